@@ -1,0 +1,92 @@
+"""mindtorch: a PyTorch-compatible tensor library whose devices are plugins.
+
+    import mindtorch as torch
+"""
+__version__ = "0.1.0"
+
+from . import _dtype
+from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32,  # noqa
+                     float64, complex64, complex128, promote_types, can_cast, get_default_dtype,
+                     set_default_dtype)
+from ._dtype import result_type as _result_type
+from ._device import device, set_default_device, get_default_device  # noqa: F401
+from ._shape import Size  # noqa: F401
+from ._tensor import Tensor  # noqa: F401
+from ._storage import Storage as UntypedStorage  # noqa: F401
+
+half, float, double, short, int, long, cfloat, cdouble = float16, float32, float64, int16, int32, int64, \
+    complex64, complex128  # noqa: A001
+
+from . import ops as _ops_pkg  # noqa: E402
+from .ops import codegen as _codegen  # noqa: E402
+
+_ops_pkg.load_table()
+_codegen.install(globals(), Tensor)
+ops = _ops_pkg.OpNamespace()
+
+from ._creation import tensor, as_tensor, from_numpy  # noqa: E402,F401
+from ._random import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,  # noqa: E402,F401
+                      default_generator as _default_generator)
+from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled)  # noqa: E402,F401
+from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402,F401
+from ._printing import set_printoptions  # noqa: E402,F401
+from . import autograd  # noqa: E402,F401
+from ._api import *  # noqa: E402,F401,F403
+
+from .plugins import loader as _loader  # noqa: E402
+from .plugins.registry import BACKENDS as _BACKENDS  # noqa: E402
+
+_loader.load_plugins()
+
+_LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    backend = _BACKENDS.get(name)
+    if backend is not None and backend.module is not None:
+        return backend.module
+    if name == "default_generator":
+        return _default_generator("cpu")
+    raise AttributeError(f"module 'mindtorch' has no attribute '{name}'")
+
+
+def backends_installed():
+    """Device types provided by the loaded backend plugins."""
+    return sorted(_BACKENDS)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(t):
+    return t.dtype.is_floating_point
+
+
+def is_complex(t):
+    return t.dtype.is_complex
+
+
+def numel(t):
+    return t.numel()
+
+
+def result_type(tensor1, tensor2):
+    return _result_type(tensor1, tensor2)
+
+
+def is_storage(obj):
+    return isinstance(obj, UntypedStorage)
+
+
+def typename(obj):
+    return obj.type() if isinstance(obj, Tensor) else type(obj).__name__
+
+
+if not _BACKENDS:
+    import warnings as _w
+    _w.warn("mindtorch: no backend is installed; install mindtorch-cpu for the 'cpu' device", RuntimeWarning,
+            stacklevel=2)

@@ -1,0 +1,2 @@
+"""Hand-written public functions that are not single ops (save/load and friends come later)."""
+__all__ = []

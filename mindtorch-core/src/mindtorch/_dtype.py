@@ -1,0 +1,163 @@
+"""dtypes and PyTorch's type-promotion rules.
+
+Core describes dtypes abstractly; each backend maps them to its own
+representation (NumPy dtypes on the CPU, aclDataType on the NPU).
+"""
+
+
+class dtype:
+    __slots__ = ("name", "itemsize", "is_floating_point", "is_complex", "is_signed", "_rank", "_kind")
+
+    def __init__(self, name, itemsize, kind, rank):
+        self.name = name
+        self.itemsize = itemsize
+        self._kind = kind  # 0 bool, 1 integral, 2 floating, 3 complex
+        self._rank = rank  # column in the promotion table
+        self.is_floating_point = kind == 2
+        self.is_complex = kind == 3
+        self.is_signed = name not in ("bool", "uint8")
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+    def to_real(self):
+        return {"complex64": float32, "complex128": float64}.get(self.name, self)
+
+    def to_complex(self):
+        return {"float64": complex128}.get(self.name, complex64 if self._kind == 2 else self)
+
+
+bool_ = dtype("bool", 1, 0, 0)
+uint8 = dtype("uint8", 1, 1, 1)
+int8 = dtype("int8", 1, 1, 2)
+int16 = dtype("int16", 2, 1, 3)
+int32 = dtype("int32", 4, 1, 4)
+int64 = dtype("int64", 8, 1, 5)
+float16 = dtype("float16", 2, 2, 6)
+bfloat16 = dtype("bfloat16", 2, 2, 7)
+float32 = dtype("float32", 4, 2, 8)
+float64 = dtype("float64", 8, 2, 9)
+complex64 = dtype("complex64", 8, 3, 10)
+complex128 = dtype("complex128", 16, 3, 11)
+
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
+_BY_NAME = {d.name: d for d in ALL}
+ALIASES = {
+    "bool": bool_, "uint8": uint8, "int8": int8, "int16": int16, "short": int16,
+    "int32": int32, "int": int32, "int64": int64, "long": int64,
+    "float16": float16, "half": float16, "bfloat16": bfloat16,
+    "float32": float32, "float": float32, "float64": float64, "double": float64,
+    "complex64": complex64, "cfloat": complex64, "complex128": complex128, "cdouble": complex128,
+}
+
+
+def _by_name(name):
+    return _BY_NAME[name]
+
+
+# PyTorch's promote_types table over the ranks above.
+_b, _u1, _i1, _i2, _i4, _i8, _f2, _bf, _f4, _f8, _c4, _c8 = ALL
+_TABLE = [
+    # b    u1   i1   i2   i4   i8   f2   bf   f4   f8   c4   c8
+    [_b, _u1, _i1, _i2, _i4, _i8, _f2, _bf, _f4, _f8, _c4, _c8],  # b
+    [_u1, _u1, _i2, _i2, _i4, _i8, _f2, _bf, _f4, _f8, _c4, _c8],  # u1
+    [_i1, _i2, _i1, _i2, _i4, _i8, _f2, _bf, _f4, _f8, _c4, _c8],  # i1
+    [_i2, _i2, _i2, _i2, _i4, _i8, _f2, _bf, _f4, _f8, _c4, _c8],  # i2
+    [_i4, _i4, _i4, _i4, _i4, _i8, _f2, _bf, _f4, _f8, _c4, _c8],  # i4
+    [_i8, _i8, _i8, _i8, _i8, _i8, _f2, _bf, _f4, _f8, _c4, _c8],  # i8
+    [_f2, _f2, _f2, _f2, _f2, _f2, _f2, _f4, _f4, _f8, _c4, _c8],  # f2
+    [_bf, _bf, _bf, _bf, _bf, _bf, _f4, _bf, _f4, _f8, _c4, _c8],  # bf
+    [_f4, _f4, _f4, _f4, _f4, _f4, _f4, _f4, _f4, _f8, _c4, _c8],  # f4
+    [_f8, _f8, _f8, _f8, _f8, _f8, _f8, _f8, _f8, _f8, _c8, _c8],  # f8
+    [_c4, _c4, _c4, _c4, _c4, _c4, _c4, _c4, _c4, _c8, _c4, _c8],  # c4
+    [_c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8, _c8],  # c8
+]
+PROMOTE = {(a, b): _TABLE[a._rank][b._rank] for a in ALL for b in ALL}
+
+
+def promote_types(a, b):
+    return PROMOTE[(a, b)]
+
+
+def can_cast(from_, to):
+    """torch.can_cast: no casting to a lower category (float->int, non-bool->bool)."""
+    return from_._kind <= to._kind
+
+
+_state = {"default": float32}
+
+
+def get_default_dtype():
+    return _state["default"]
+
+
+def set_default_dtype(d):
+    if not isinstance(d, dtype) or d._kind != 2:
+        raise TypeError("only floating-point types are supported as the default type")
+    _state["default"] = d
+
+
+def scalar_dtype(value):
+    """The dtype a Python scalar takes when it stands alone (torch.tensor(3.0))."""
+    t = type(value)
+    if t is bool:
+        return bool_
+    if t is int:
+        return int64
+    if t is float:
+        return _state["default"]
+    if t is complex:
+        return complex128 if _state["default"] is float64 else complex64
+    # numpy scalars and the like
+    name = getattr(getattr(value, "dtype", None), "name", None)
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int64
+    if isinstance(value, float):
+        return _state["default"]
+    raise TypeError(f"unsupported scalar type {t.__name__}")
+
+
+def _combine(higher, lower):
+    # at::native::combine_categories
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher._kind == 3:
+        return higher
+    if lower._kind == 3:
+        return higher.to_complex() if higher._kind == 2 else lower
+    if higher._kind == 2:
+        return higher
+    if higher is bool_ or lower._kind == 2:
+        return PROMOTE[(higher, lower)]
+    return higher
+
+
+def result_type(*operands):
+    """PyTorch's result_type: dimensioned tensors, then 0-dim tensors, then Python scalars."""
+    dim = zero = wrapped = None
+    for x in operands:
+        if x is None:
+            continue
+        d = getattr(x, "dtype", None)
+        if d is not None and hasattr(x, "_shape"):
+            if x._shape:
+                dim = d if dim is None else PROMOTE[(dim, d)]
+            else:
+                zero = d if zero is None else PROMOTE[(zero, d)]
+        else:
+            d = scalar_dtype(x)
+            if d._kind == 2:
+                d = _state["default"]
+            elif d._kind == 3:
+                d = complex128 if _state["default"] is float64 else complex64
+            wrapped = d if wrapped is None else PROMOTE[(wrapped, d)]
+    return _combine(dim, _combine(zero, wrapped))

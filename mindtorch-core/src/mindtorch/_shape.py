@@ -1,0 +1,158 @@
+"""Shape, stride and broadcasting arithmetic (pure Python, device-agnostic)."""
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints with PyTorch's repr."""
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):
+        r = tuple.__getitem__(self, item)
+        return Size(r) if isinstance(item, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+def contiguous_strides(shape):
+    strides = [1] * len(shape)
+    acc = 1
+    for i in range(len(shape) - 1, -1, -1):
+        strides[i] = acc
+        acc *= shape[i] if shape[i] > 1 else 1
+    return tuple(strides)
+
+
+def numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def is_contiguous(shape, stride):
+    expected = 1
+    for size, st in zip(reversed(shape), reversed(stride)):
+        if size == 1:
+            continue
+        if size == 0:
+            return True
+        if st != expected:
+            return False
+        expected *= size
+    return True
+
+
+def broadcast_shapes(a, b):
+    if a == b:
+        return a
+    la, lb = len(a), len(b)
+    n = max(la, lb)
+    out = []
+    for i in range(n):
+        x = a[i - n + la] if i - n + la >= 0 else 1
+        y = b[i - n + lb] if i - n + lb >= 0 else 1
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i}")
+    return tuple(out)
+
+
+def broadcast_all(*shapes):
+    out = ()
+    for s in shapes:
+        out = broadcast_shapes(out, s)
+    return out
+
+
+def wrap_dim(dim, ndim, scalar_ok=True):
+    if ndim == 0 and scalar_ok:
+        ndim = 1
+    if dim is None or isinstance(dim, bool) or not isinstance(dim, int):
+        dim = _as_int(dim)
+    if dim < -ndim or dim >= ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    return dim + ndim if dim < 0 else dim
+
+
+def _as_int(v):
+    try:
+        return v.__index__()
+    except AttributeError:
+        raise TypeError(f"expected an int dimension, got {type(v).__name__}") from None
+
+
+def wrap_dims(dims, ndim):
+    out = tuple(wrap_dim(d, ndim) for d in dims)
+    if len(set(out)) != len(out):
+        for d in out:
+            if out.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
+
+
+def infer_size(shape, total):
+    """Resolve one -1 in a view/reshape shape."""
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if neg:
+        if known == 0 or total % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {total}")
+        shape[neg[0]] = total // known
+    elif known != total:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {total}")
+    return tuple(shape)
+
+
+def view_strides(old_shape, old_stride, new_shape):
+    """Strides for viewing (old_shape, old_stride) as new_shape, or None (at::detail::computeStride)."""
+    if not old_shape:
+        return tuple(1 for _ in new_shape)
+    numel_ = numel(old_shape)
+    if numel_ == 0:
+        return contiguous_strides(new_shape) if old_shape != new_shape else tuple(old_stride)
+    new_stride = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_stride[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1 and
+                             old_stride[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_stride[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_stride[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_stride)

@@ -1,0 +1,470 @@
+"""Tensor: a strided view (shape, stride, storage_offset) of a Storage.
+
+Operator methods (add, sum, view, ...) are generated from the op schema
+table by mindtorch.ops.codegen; what is here is the state and the behaviour
+that is not an operator.
+"""
+from . import _dtype as D
+from ._shape import Size, numel as _numel, is_contiguous as _is_contig, contiguous_strides
+from ._grad_mode import state as _grad_state
+
+
+class Tensor:
+    __slots__ = ("_storage", "_shape", "_stride", "_offset", "dtype", "device", "_np",
+                 "_requires_grad", "_grad_fn", "_version", "_base", "__dict__", "__weakref__")
+
+    # Rarely-set state lives in the instance __dict__ with these defaults.
+    _grad = None
+    _output_nr = 0
+    _retains_grad = False
+    _hooks = None
+    _is_param = False
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Tensor and not args and not kwargs:
+            return object.__new__(cls)
+        from ._creation import legacy_tensor_new
+        return legacy_tensor_new(cls, *args, **kwargs)
+
+    # -- metadata -----------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._shape)
+        from ._shape import wrap_dim
+        return self._shape[wrap_dim(dim, len(self._shape), scalar_ok=False)] if self._shape else \
+            self._raise_dim0(dim)
+
+    def _raise_dim0(self, dim):
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+
+    def stride(self, dim=None):
+        if dim is None:
+            return tuple(self._stride)
+        from ._shape import wrap_dim
+        if not self._shape:
+            self._raise_dim0(dim)
+        return self._stride[wrap_dim(dim, len(self._shape), scalar_ok=False)]
+
+    def storage_offset(self):
+        return self._offset
+
+    def dim(self):
+        return len(self._shape)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def numel(self):
+        return _numel(self._shape)
+
+    nelement = numel
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.dtype.itemsize * _numel(self._shape)
+
+    def is_contiguous(self, memory_format=None):
+        return _is_contig(self._shape, self._stride)
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def is_floating_point_(self):
+        return self.dtype.is_floating_point
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    @property
+    def is_meta(self):
+        return self.device.type == "meta"
+
+    @property
+    def is_cpu(self):
+        return self.device.type == "cpu"
+
+    @property
+    def is_npu(self):
+        return self.device.type == "npu"
+
+    @property
+    def layout(self):
+        return "torch.strided"
+
+    def untyped_storage(self):
+        return self._storage
+
+    def data_ptr(self):
+        return self._storage.data_ptr() + self._offset * self.dtype.itemsize
+
+    def get_device(self):
+        return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
+    @property
+    def _version_value(self):
+        v = self._version
+        return 0 if v is None else v.value
+
+    # -- autograd state -----------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        if not isinstance(requires_grad, bool):
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+            return self
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("attempting to assign a gradient with dtype "
+                                   f"'{value.dtype}' to a tensor with dtype '{self.dtype}'. Please ensure that the "
+                                   "gradient and the tensor have the same dtype")
+            if value.device != self.device:
+                raise RuntimeError("attempting to assign a gradient located on device with index different than "
+                                   "the tensor")
+            if value._shape != self._shape:
+                raise RuntimeError(f"assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def data(self):
+        return self.detach()
+
+    @data.setter
+    def data(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError("data must be a Tensor")
+        self._storage, self._shape, self._stride, self._offset = other._storage, other._shape, other._stride, other._offset
+        self.dtype, self.device, self._np = other.dtype, other.device, other._np
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    def retain_grad(self):
+        if self._grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .autograd.graph import RemovableHandle
+        if self._hooks is None:
+            self._hooks = {}
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = hook
+        return handle
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # -- host access --------------------------------------------------------
+    def _host(self):
+        from .plugins.registry import backend_for
+        return backend_for(self.device.type).to_host(self)
+
+    def numpy(self, *, force=False):
+        if self.device.type != "cpu":
+            if not force:
+                raise TypeError(f"can't convert {self.device.type} device type tensor to numpy. "
+                                "Use Tensor.cpu() to copy the tensor to host memory first.")
+            return self.cpu().numpy()
+        if self._requires_grad and _grad_state.enabled and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self.dtype is D.bfloat16:
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        return self._host()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.detach().cpu()._host()
+        return arr.astype(dtype) if dtype is not None else arr
+
+    def tolist(self):
+        from ._creation import host_values
+        return host_values(self).tolist()
+
+    def item(self):
+        n = _numel(self._shape)
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        from ._creation import host_values
+        return host_values(self).reshape(()).item()
+
+    def __bool__(self):
+        n = _numel(self._shape)
+        if n != 1:
+            if n == 0:
+                raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.dtype.is_complex or self.dtype is D.bool_ or _numel(self._shape) != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __format__(self, spec):
+        if not self._shape:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._printing import tensor_repr
+        return tensor_repr(self)
+
+    def __reduce_ex__(self, proto):
+        from .serialization import reduce_tensor
+        return reduce_tensor(self)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        with _no_grad():
+            new = self.clone()
+        if type(self) is not Tensor:
+            new = type(self)(new, requires_grad=self._requires_grad) if self._is_param else new
+        else:
+            new._requires_grad = self._requires_grad
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_grad", "_hooks")})
+        memo[id(self)] = new
+        return new
+
+    # -- conversions (non-operator conveniences) ----------------------------
+    def cpu(self):
+        return self.to("cpu")
+
+    def type(self, dtype=None, non_blocking=False):
+        if dtype is None:
+            return "torch." + {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+                               "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+                               "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+                               "bool": "BoolTensor"}.get(self.dtype.name, self.dtype.name)
+        return self.to(dtype)
+
+    def float(self):
+        return self.to(D.float32)
+
+    def double(self):
+        return self.to(D.float64)
+
+    def half(self):
+        return self.to(D.float16)
+
+    def bfloat16(self):
+        return self.to(D.bfloat16)
+
+    def long(self):
+        return self.to(D.int64)
+
+    def int(self):
+        return self.to(D.int32)
+
+    def short(self):
+        return self.to(D.int16)
+
+    def char(self):
+        return self.to(D.int8)
+
+    def byte(self):
+        return self.to(D.uint8)
+
+    def bool(self):
+        return self.to(D.bool_)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def view_as(self, other):
+        return self.view(other._shape)
+
+    def expand_as(self, other):
+        return self.expand(other._shape)
+
+    def reshape_as(self, other):
+        return self.reshape(other._shape)
+
+    @property
+    def T(self):
+        n = len(self._shape)
+        return self.permute(tuple(range(n - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        if len(self._shape) < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):
+        return self.T.conj() if self.dtype.is_complex else self.T
+
+    @property
+    def mH(self):
+        return self.mT.conj() if self.dtype.is_complex else self.mT
+
+    def conj(self):
+        return self.conj_physical() if self.dtype.is_complex else self
+
+    def dim_order(self):
+        return tuple(sorted(range(len(self._shape)), key=lambda i: -self._stride[i]))
+
+
+def _no_grad():
+    from .autograd.grad_mode import no_grad
+    return no_grad()
+
+
+_new = object.__new__
+
+
+def make_tensor(storage, shape, stride, offset, dtype, device, cls=Tensor):
+    """Construct a tensor around a storage; the one way backends build results."""
+    t = _new(cls)
+    t._storage = storage
+    t._shape = shape
+    t._stride = stride
+    t._offset = offset
+    t.dtype = dtype
+    t.device = device
+    t._np = None
+    t._requires_grad = False
+    t._grad_fn = None
+    t._version = None
+    t._base = None
+    return t
+
+
+def _parse_to(args, kwargs):
+    from ._device import device as _dev
+    dev = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    non_blocking = kwargs.pop("non_blocking", False)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword "
+                        f"{next(iter(kwargs))}")
+    rest = list(args)
+    if rest and isinstance(rest[0], Tensor):
+        other = rest.pop(0)
+        dev, dtype = other.device, other.dtype
+    if rest and (isinstance(rest[0], (str, _dev)) or (isinstance(rest[0], int) and not isinstance(rest[0], bool))):
+        dev = rest.pop(0)
+    if rest and (isinstance(rest[0], D.dtype) or rest[0] in (float, int, bool, complex)):
+        dtype = rest.pop(0)
+    if rest and isinstance(rest[0], bool):
+        non_blocking = rest.pop(0)
+    if rest and isinstance(rest[0], bool):
+        copy = rest.pop(0)
+    if rest:
+        raise TypeError(f"to() received an invalid combination of arguments - got {tuple(type(a).__name__ for a in args)}")
+    if dev is not None:
+        if isinstance(dev, int) and not isinstance(dev, bool):
+            raise RuntimeError("to(int) is ambiguous; pass a device such as 'npu:0'")
+        dev = _dev(dev)
+    if dtype is not None and not isinstance(dtype, D.dtype):
+        from .ops.argparse_ import dtype as to_dtype
+        dtype = to_dtype(dtype)
+    return dev, dtype, non_blocking, copy
+
+
+def _to(self, *args, **kwargs):
+    dev, dtype, non_blocking, copy = _parse_to(args, dict(kwargs))
+    if dev is not None and dev.type != "cpu" and dev.index is None and dev.type == self.device.type:
+        dev = self.device
+    if dev is not None and dev.index is None and dev.type != "cpu" and dev.type != "meta":
+        from .plugins.registry import backend_for
+        mod = backend_for(dev.type).module
+        idx = mod.current_device() if mod is not None and hasattr(mod, "current_device") else 0
+        from ._device import device as _dev
+        dev = _dev(dev.type, idx)
+    same_dev = dev is None or dev == self.device
+    same_dtype = dtype is None or dtype is self.dtype
+    if same_dev and same_dtype and not copy:
+        return self
+    import mindtorch
+    return mindtorch.ops._to_copy(self, dtype=dtype, device=dev, non_blocking=non_blocking)
+
+
+Tensor.to = _to

@@ -1,0 +1,128 @@
+"""Autograd for in-place ops on views (PyTorch's CopySlices / view rebase).
+
+When a view of a tensor that is part of a graph is modified in place, the
+base's history is rewritten: the base's new grad_fn is a CopySlices node
+that routes the gradient of the modified region through the in-place op and
+the rest straight to the base's old history. The view's grad_fn then becomes
+an as_strided view of the base's new history.
+"""
+from .graph import Node, gradient_edge
+
+
+class _Geometry:
+    __slots__ = ("shape", "stride", "offset")
+
+    def __init__(self, t, base):
+        self.shape = t._shape
+        self.stride = t._stride
+        self.offset = t._offset - base._offset
+
+
+def _empty_like_layout(base_shape, base_stride, grad):
+    import mindtorch
+    return mindtorch.empty_strided(base_shape, base_stride, dtype=grad.dtype, device=grad.device)
+
+
+class CopySlices(Node):
+    __slots__ = ("geometry", "fn", "base_shape", "base_stride")
+
+    def __init__(self, base, view, fn):
+        Node.__init__(self, None, 1)
+        self.geometry = _Geometry(view, base)
+        self.fn = fn
+        self.base_shape = base._shape
+        self.base_stride = base._stride
+        # input 0: the base's previous history; then fn's inputs other than self
+        n, nr = gradient_edge(base) if (base._requires_grad or base._grad_fn is not None) else (None, 0)
+        if n is not None:
+            self.inputs.append((0, None, n, nr, base._shape, base.dtype))
+        for (pi, k, node, onr, shape, dt) in fn.inputs:
+            if pi != 0:
+                self.inputs.append((pi, k, node, onr, shape, dt))
+        self.out_meta = ((base._shape, base.dtype, base.device),)
+
+    def name(self):
+        return "CopySlices"
+
+    def apply(self, grads, create_graph):
+        grad = grads[0]
+        g = self.geometry
+        result = _empty_like_layout(self.base_shape, self.base_stride, grad)
+        result.copy_(grad)
+        region = result.as_strided(g.shape, g.stride, result._offset + g.offset)
+        fn_grads = self.fn.apply([region.clone()], create_graph)
+        out = {}
+        self_grad = fn_grads[0]
+        if self_grad is None:
+            region.zero_()
+        else:
+            region.copy_(self_grad)
+        out[(0, None)] = result
+        for (pi, k, _, _, _, _) in self.fn.inputs:
+            if pi != 0:
+                v = fn_grads[pi]
+                out[(pi, k)] = v[k] if k is not None else v
+        return out
+
+    def release(self):
+        self.fn.release()
+        Node.release(self)
+
+
+class AsStridedBackward(Node):
+    """grad_fn of a view whose base was rewritten in place."""
+
+    __slots__ = ("geometry", "base_shape", "base_stride")
+
+    def __init__(self, base, view):
+        Node.__init__(self, None, 1)
+        self.geometry = _Geometry(view, base)
+        self.base_shape = base._shape
+        self.base_stride = base._stride
+        n, nr = gradient_edge(base)
+        self.inputs.append((0, None, n, nr, base._shape, base.dtype))
+        self.out_meta = ((view._shape, view.dtype, view.device),)
+
+    def name(self):
+        return "AsStridedBackward0"
+
+    def apply(self, grads, create_graph):
+        grad = grads[0]
+        g = self.geometry
+        result = _empty_like_layout(self.base_shape, self.base_stride, grad)
+        result.zero_()
+        region = result.as_strided(g.shape, g.stride, result._offset + g.offset)
+        region.copy_(grad)
+        return {(0, None): result}
+
+
+def refresh_view_grad_fn(view):
+    """Regenerate a view's grad_fn if its base was modified in place since it was set."""
+    base = view._base
+    v = base._version
+    version = 0 if v is None else v.value
+    if view.__dict__.get("_view_fn_version", 0) == version:
+        return
+    if base._grad_fn is None and not view._requires_grad:
+        return
+    view.__dict__["_view_fn_version"] = version
+    if base._grad_fn is not None and isinstance(base._grad_fn, CopySlices):
+        view._grad_fn = AsStridedBackward(base, view)
+        view._requires_grad = True
+
+
+def rebase_history(self, node):
+    node.out_meta = ((self._shape, self.dtype, self.device),)
+    base = self._base
+    if base is None:
+        self._grad_fn = node
+        self._requires_grad = True
+        self.__dict__.pop("_output_nr", None)
+        return
+    base._grad_fn = CopySlices(base, self, node)
+    base._requires_grad = True
+    base.__dict__.pop("_output_nr", None)
+    self._grad_fn = AsStridedBackward(base, self)
+    self._requires_grad = True
+    v = base._version
+    self.__dict__["_view_fn_version"] = 0 if v is None else v.value

@@ -1,0 +1,200 @@
+"""The per-op call path: device resolution, kernel lookup, autograd recording.
+
+Every generated API function ends here. Kernel tables are plain dicts filled
+at import by the plugin loader; no hook is called per op.
+"""
+from ._tensor import Tensor, make_tensor
+from ._grad_mode import state as _grad
+from ._errors import missing_kernel_error, no_backend_error
+from ._storage import VersionCounter
+from . import _dtype as D
+from ._device import device as _device_cls
+
+_CPU = _device_cls("cpu")
+
+
+def _device_and_grad(op, args):
+    """The device the op runs on and whether any input requires grad."""
+    dev = None
+    needs = False
+    for i in op.tensor_params:
+        a = args[i]
+        if a.__class__ is Tensor or isinstance(a, Tensor):
+            needs = needs or a._requires_grad
+            d = a.device
+            if dev is None or d is dev:
+                dev = d
+            else:
+                dev = _mixed_device(op, dev, a)
+        elif isinstance(a, (list, tuple)):
+            for t in a:
+                if isinstance(t, Tensor):
+                    needs = needs or t._requires_grad
+                    if dev is None or t.device is dev:
+                        dev = t.device
+                    else:
+                        dev = _mixed_device(op, dev, t)
+    return dev, needs
+
+
+def _factory_device(op, args):
+    i = op.device_param
+    d = args[i] if i is not None else None
+    if d is None:
+        from ._device import default_device
+        return default_device()
+    return d
+
+
+def _mixed_device(op, dev, t):
+    # a 0-dim CPU tensor may join a computation on another device (as in PyTorch)
+    if t.device.type == "cpu" and not t._shape:
+        return dev
+    if dev.type == "cpu" and dev is not t.device:
+        return t.device
+    raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                       f"{dev} and {t.device}! (when checking argument for '{op.name}')")
+
+
+def _move_cpu_scalars(args, op, dev):
+    out = list(args)
+    for i in op.tensor_params:
+        a = out[i]
+        if isinstance(a, Tensor) and a.device is not dev and a.device.type == "cpu" and not a._shape:
+            out[i] = a.to(dev)
+    return tuple(out)
+
+
+def call(op, args):
+    dev, needs = _device_and_grad(op, args)
+    if dev is None:
+        dev = _factory_device(op, args)
+    if needs and not _grad.enabled:
+        needs = False
+    if op.view_fn is not None:
+        out = make_view(args[0], *op.view_fn(*args))
+    else:
+        kernel = op.kernels.get(dev.type)
+        if kernel is None or (needs and op.derivative is None and op.composite is not None):
+            if op.composite is not None:
+                return op.composite(*args)
+            if op.inplace and dev.type in _backends():
+                return _inplace_fallback(op, args)
+            raise _missing(op, dev)
+        if any(isinstance(args[i], Tensor) and args[i].device is not dev for i in op.tensor_params):
+            args = _move_cpu_scalars(args, op, dev)
+        if op.inplace:
+            return _call_inplace(op, kernel, args, needs)
+        out = kernel(op.meta(*args) if op.meta is not None else None, *args)
+    if needs:
+        if op.derivative is None:
+            _nondiff_outputs(op, out)
+        else:
+            _record(op, args, out)
+    return out
+
+
+def _backends():
+    from .plugins.registry import BACKENDS
+    return BACKENDS
+
+
+def _missing(op, dev):
+    if dev.type not in _backends():
+        return no_backend_error(dev.type)
+    return missing_kernel_error(op.qualname, dev.type)
+
+
+def _record(op, args, out):
+    from .autograd.graph import record
+    record(op, args, out)
+
+
+def _nondiff_outputs(op, out):
+    """Outputs of ops without a derivative never require grad."""
+    return out
+
+
+def bump_version(t):
+    v = t._version
+    if v is None:
+        v = t._version = VersionCounter()
+    v.value += 1
+
+
+def _call_inplace(op, kernel, args, needs):
+    self = args[0]
+    if needs or self._requires_grad:
+        from .autograd.graph import check_inplace
+        check_inplace(self, needs)
+    meta = op.meta(*args) if op.meta is not None else None
+    if meta is not None:
+        _check_inplace_meta(op, self, meta)
+    saved_self = None
+    if needs and op.derivative is not None and op.derivative.uses_self:
+        saved_self = self.clone()
+    kernel(meta, *args)
+    bump_version(self)
+    if needs and op.derivative is not None:
+        from .autograd.graph import record_inplace
+        record_inplace(op, args, self, saved_self)
+    return self
+
+
+def _check_inplace_meta(op, self, meta):
+    m = meta[0] if isinstance(meta, tuple) else meta
+    if tuple(m.shape) != tuple(self._shape):
+        raise RuntimeError(f"output with shape [{', '.join(map(str, self._shape))}] doesn't match the broadcast "
+                           f"shape [{', '.join(map(str, m.shape))}]")
+    if m.dtype is not self.dtype and not D.can_cast(m.dtype, self.dtype):
+        raise RuntimeError(f"result type {_tname(m.dtype)} can't be cast to the desired output type "
+                           f"{_tname(self.dtype)}")
+
+
+def _tname(d):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[d.name]
+
+
+def _inplace_fallback(op, args):
+    """A backend without `add_` gets it as `self.copy_(add(self, ...))`."""
+    from .ops.registry import op_out_of_place
+    base = op_out_of_place.get(op.qualname)
+    if base is None:
+        raise _missing(op, args[0].device)
+    self = args[0]
+    meta = op.meta(*args) if op.meta is not None else None
+    if meta is not None:
+        _check_inplace_meta(op, self, meta)
+    result = call(base, args)
+    return self.copy_(result)
+
+
+def call_out(op, out, args):
+    """The out= variant: compute, then resize and copy into `out`."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op.name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _grad.enabled and (out._requires_grad or any(
+            isinstance(args[i], Tensor) and args[i]._requires_grad for i in op.tensor_params)):
+        raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    result = call(op, args)
+    if result.dtype is not out.dtype and not D.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"result type {_tname(result.dtype)} can't be cast to the desired output type "
+                           f"{_tname(out.dtype)}")
+    if out.device != result.device:
+        raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
+    if out._shape != result._shape:
+        out.resize_(result._shape)
+    return out.copy_(result)
+
+
+def make_view(base, shape, stride, offset):
+    """A tensor sharing `base`'s storage and version counter."""
+    v = make_tensor(base._storage, tuple(shape), tuple(stride), offset, base.dtype, base.device)
+    if base._version is None:
+        base._version = VersionCounter()
+    v._version = base._version
+    v._base = base._base if base._base is not None else base
+    return v

@@ -1,0 +1,278 @@
+"""Generate the public API from the op schema table.
+
+For every op name this writes Python source for the function
+(`mindtorch.add`), the Tensor method (`Tensor.add`), the in-place method
+(`Tensor.add_`) and the operators (`__add__`, `__radd__`, `__iadd__`), and
+compiles it once at import. Generated code binds arguments with Python's own
+parameter handling, checks types like PyTorch's argument parser, and calls
+the dispatcher.
+"""
+from . import argparse_ as A
+from .registry import BY_NAME, OPS
+from .. import dispatch
+from .._tensor import Tensor
+
+_SENTINELS = {}
+
+
+def _pyname(param, method):
+    if param.name == "self" and not method:
+        return "input"
+    return param.name
+
+
+def _check_and_convert(p, n, fname, pos, allow_number, failure):
+    """Lines checking parameter `n` and converting it in place."""
+    if p.is_list:
+        key = "Tensor?" if (p.base == "Tensor" and p.elem_optional) else p.base
+        check, conv, expected = A.LIST_CHECKS[key]
+    else:
+        check, conv, expected = A.CHECKS[p.base]
+    if p.base == "Tensor" and not p.is_list and allow_number:
+        check = check + " or {n}.__class__ in _h_NUMS or _h_is_num({n})"
+        expected = "Tensor"
+    check = check.format(n=n)
+    lines = []
+    guard = []
+    if p.has_default:
+        guard.append(f"{n} is not _D_{n}")
+    if p.optional:
+        guard.append(f"{n} is not None")
+    body = [f"if not ({check}): {failure.format(n=n, pos=pos, expected=expected)}"]
+    if conv:
+        body.append(f"{n} = {conv.format(n=n)}")
+    if check == "True" and not conv:
+        return []
+    if guard:
+        lines.append(f"if {' and '.join(guard)}:")
+        lines += ["    " + b for b in body]
+    else:
+        lines += body
+    return lines
+
+
+def _signature_parts(op, method, with_out):
+    """Python parameter list text, the names in schema order, and defaults."""
+    params = op.params
+    names = [_pyname(p, method) for p in params]
+    parts, defaults = [], {}
+    kw_started = False
+    first_positional = 1 if method else 0
+    varargs = None
+    for i, (p, n) in enumerate(zip(params, names)):
+        if method and i == 0:
+            parts.append("self")
+            continue
+        if p.kwarg_only and not kw_started:
+            parts.append("*")
+            kw_started = True
+        if (i == first_positional and p.is_list and p.base in ("int", "SymInt") and not p.optional
+                and not p.has_default and not p.kwarg_only):
+            parts.append("*" + n)
+            varargs = n
+            kw_started = True
+            continue
+        if p.has_default:
+            defaults["_D_" + n] = p.default
+            parts.append(f"{n}=_D_{n}")
+        else:
+            parts.append(n)
+    if with_out:
+        if not kw_started:
+            parts.append("*")
+        parts.append("out=None")
+    return parts, names, defaults, varargs
+
+
+def _body(op, method, names, varargs, raise_errors):
+    fname = op.name
+    lines = []
+    if varargs:
+        lines.append(f"if len({varargs}) == 1 and not ({varargs}[0].__class__ is int or _h_is_int({varargs}[0])): "
+                     f"{varargs} = {varargs}[0]")
+    failure = (f"raise arg_error('{fname}', '{{n}}', {{pos}}, {{n}}, '{{expected}}')" if raise_errors
+               else "return None")
+    for i, (p, n) in enumerate(zip(op.params, names)):
+        allow_number = op.numbers_as_tensors and i > 0
+        lines += _check_and_convert(p, n, fname, i + 1, allow_number, failure)
+    return lines
+
+
+def _compile(src, env, name):
+    code = compile(src, f"<mindtorch generated: {name}>", "exec")
+    exec(code, env)
+    return env[name]
+
+
+def _base_env():
+    env = {"_h_" + k: getattr(A, k) for k in dir(A) if not k.startswith("__")}
+    env.update(Tensor=Tensor, _call=dispatch.call, _call_out=dispatch.call_out, arg_error=A.arg_error)
+    return env
+
+
+def _make_single(op, method, fname_py):
+    with_out = (not method) and ("out" in op.variants)
+    parts, names, defaults, varargs = _signature_parts(op, method, with_out)
+    lines = [f"def {fname_py}({', '.join(parts)}):"]
+    lines += ["    " + l for l in _body(op, method, names, varargs, True)]
+    args = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    if with_out:
+        lines.append(f"    if out is not None: return _call_out(_op, out, {args})")
+    if op.requires_grad_param is not None:
+        lines.append(f"    _r = _call(_op, {args})")
+        lines.append("    if requires_grad: _r.requires_grad_(True)")
+        lines.append("    return _r")
+    else:
+        lines.append(f"    return _call(_op, {args})")
+    env = _base_env()
+    env.update(defaults)
+    env["_op"] = op
+    fn = _compile("\n".join(lines), env, fname_py)
+    return fn
+
+
+def _make_binder(op, method, k):
+    with_out = (not method) and ("out" in op.variants)
+    parts, names, defaults, varargs = _signature_parts(op, method, with_out)
+    name = f"_bind{k}"
+    lines = [f"def {name}({', '.join(parts)}):"]
+    lines += ["    " + l for l in _body(op, method, names, varargs, False)]
+    args = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    lines.append(f"    return {args}, {'out' if with_out else 'None'}")
+    env = _base_env()
+    env.update(defaults)
+    return _compile("\n".join(lines), env, name)
+
+
+def _overload_error(name, ops, args, kwargs, method):
+    got = ", ".join([A.type_name(a) for a in args] + [f"{k}={A.type_name(v)}" for k, v in kwargs.items()])
+    sigs = "\n".join(" * (" + ", ".join(f"{p.type} {_pyname(p, method)}" for p in o.params[(1 if method else 0):])
+                     + ")" for o in ops)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n{sigs}")
+
+
+def _make_overloaded(ops, method, fname_py):
+    binders = [(op, _make_binder(op, method, k)) for k, op in enumerate(ops)]
+    call, call_out = dispatch.call, dispatch.call_out
+    name = ops[0].name
+
+    def fn(*args, **kwargs):
+        for op, bind in binders:
+            try:
+                bound = bind(*args, **kwargs)
+            except TypeError:
+                continue
+            if bound is None:
+                continue
+            bargs, out = bound
+            if out is not None:
+                return call_out(op, out, bargs)
+            return call(op, bargs)
+        raise _overload_error(name, ops, args[1:] if method else args, kwargs, method)
+
+    fn.__name__ = fname_py
+    return fn
+
+
+def make_callable(ops, method, fname_py=None):
+    fname_py = fname_py or ops[0].name
+    fn = _make_single(ops[0], method, fname_py) if len(ops) == 1 else _make_overloaded(ops, method, fname_py)
+    fn.__qualname__ = ("Tensor." if method else "") + fname_py
+    fn.__module__ = "mindtorch"
+    fn.__doc__ = "\n".join(o.signature for o in ops)
+    return fn
+
+
+# operator -> (op name, swapped operands)
+BINARY_OPERATORS = {
+    "__add__": ("add", False), "__radd__": ("add", False), "__iadd__": ("add_", False),
+    "__sub__": ("sub", False), "__rsub__": ("sub", True), "__isub__": ("sub_", False),
+    "__mul__": ("mul", False), "__rmul__": ("mul", False), "__imul__": ("mul_", False),
+    "__truediv__": ("div", False), "__rtruediv__": ("div", True), "__itruediv__": ("div_", False),
+    "__floordiv__": ("floor_divide", False), "__rfloordiv__": ("floor_divide", True),
+    "__ifloordiv__": ("floor_divide_", False),
+    "__mod__": ("remainder", False), "__rmod__": ("remainder", True), "__imod__": ("remainder_", False),
+    "__pow__": ("pow", False), "__rpow__": ("pow", True), "__ipow__": ("pow_", False),
+    "__matmul__": ("matmul", False), "__rmatmul__": ("matmul", True),
+    "__and__": ("bitwise_and", False), "__rand__": ("bitwise_and", False), "__iand__": ("bitwise_and_", False),
+    "__or__": ("bitwise_or", False), "__ror__": ("bitwise_or", False), "__ior__": ("bitwise_or_", False),
+    "__xor__": ("bitwise_xor", False), "__rxor__": ("bitwise_xor", False), "__ixor__": ("bitwise_xor_", False),
+    "__lshift__": ("bitwise_left_shift", False), "__rshift__": ("bitwise_right_shift", False),
+    "__eq__": ("eq", False), "__ne__": ("ne", False), "__lt__": ("lt", False), "__le__": ("le", False),
+    "__gt__": ("gt", False), "__ge__": ("ge", False),
+}
+UNARY_OPERATORS = {"__neg__": "neg", "__abs__": "abs", "__invert__": "bitwise_not"}
+
+
+def _first_tensor_overload(name):
+    """The overload of a binary op taking (Tensor self, Tensor other, ...)."""
+    for op in BY_NAME.get(name, ()):
+        ps = op.params
+        if len(ps) >= 2 and ps[0].is_tensor and ps[1].base in ("Tensor", "Scalar") and not ps[1].is_list:
+            return op
+    return None
+
+
+def _make_binary_operator(dunder, opname, swapped):
+    op = _first_tensor_overload(opname)
+    if op is None:
+        return None
+    extra = tuple(p.default for p in op.params[2:])
+    if any(not p.has_default for p in op.params[2:]):
+        return None
+    call = dispatch.call
+    nums = A.NUMS
+    is_num = A.is_num
+    if swapped:
+        def fn(self, other):
+            if not (other.__class__ in nums or is_num(other)):
+                return NotImplemented
+            return call(op, (other, self) + extra)
+    elif extra:
+        def fn(self, other):
+            if not (other.__class__ is Tensor or isinstance(other, Tensor) or other.__class__ in nums or is_num(other)):
+                return NotImplemented
+            return call(op, (self, other) + extra)
+    else:
+        def fn(self, other):
+            if not (other.__class__ is Tensor or isinstance(other, Tensor) or other.__class__ in nums or is_num(other)):
+                return NotImplemented
+            return call(op, (self, other))
+    fn.__name__ = dunder
+    return fn
+
+
+def install(namespace, tensor_cls):
+    """Attach generated functions to `namespace` (a dict) and methods to Tensor."""
+    by_variant = {}
+    for name, ops in BY_NAME.items():
+        fops = [o for o in ops if "function" in o.variants]
+        mops = [o for o in ops if "method" in o.variants]
+        if fops:
+            namespace[name] = make_callable(fops, False)
+        if mops and not hasattr(_HANDWRITTEN, name):
+            setattr(tensor_cls, name, make_callable(mops, True))
+        by_variant[name] = (fops, mops)
+    for dunder, (opname, swapped) in BINARY_OPERATORS.items():
+        if opname.endswith("_"):
+            ops = [o for o in BY_NAME.get(opname, ()) if "method" in o.variants]
+            if ops:
+                setattr(tensor_cls, dunder, getattr(tensor_cls, opname))
+            continue
+        fn = _make_binary_operator(dunder, opname, swapped)
+        if fn is not None:
+            setattr(tensor_cls, dunder, fn)
+    for dunder, opname in UNARY_OPERATORS.items():
+        if opname in BY_NAME:
+            op = BY_NAME[opname][0]
+            setattr(tensor_cls, dunder, (lambda o: lambda self: dispatch.call(o, (self,)))(op))
+    return by_variant
+
+
+class _HANDWRITTEN:
+    """Tensor methods written by hand in _tensor.py win over generated ones."""
+    for _n in ("size", "stride", "dim", "numel", "type", "float", "double", "half", "long", "int", "bool", "cpu",
+               "conj", "requires_grad_", "backward", "register_hook", "retain_grad", "item", "tolist", "numpy",
+               "view_as", "expand_as", "reshape_as", "type_as", "is_contiguous", "is_floating_point",
+               "is_complex", "short", "char", "byte", "bfloat16", "element_size", "data_ptr", "storage_offset"):
+        locals()[_n] = True

@@ -1,0 +1,200 @@
+"""Factory ops, copies and dtype/device conversion."""
+from .registry import defop, declare_inplace
+from .meta import TensorMeta
+from .. import _dtype as D
+from .._shape import numel
+
+F = "creation"
+_OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, " \
+        "bool requires_grad=False"
+
+
+def _check_size(size):
+    for s in size:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
+    return tuple(size)
+
+
+def _factory(size, *rest, dtype=None, **kw):
+    return TensorMeta(_check_size(size), dtype or D.get_default_dtype())
+
+
+def _factory_meta(size, dtype=None, *rest):
+    return TensorMeta(_check_size(size), dtype or D.get_default_dtype())
+
+
+def _full_meta(size, fill_value, dtype=None, *rest):
+    if dtype is None:
+        dtype = D.result_type(fill_value)
+    return TensorMeta(_check_size(size), dtype)
+
+
+defop(f"empty(SymInt[] size, *, {_OPTS}, MemoryFormat? memory_format=None) -> Tensor", meta=_factory_meta,
+      method=False, family=F)
+defop(f"empty_strided(SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor",
+      meta=lambda size, stride, dtype=None, *r: TensorMeta(_check_size(size), dtype or D.get_default_dtype()),
+      method=False, family=F)
+defop(f"full(SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor", meta=_full_meta, method=False, family=F)
+
+
+def _zeros(size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    return _call_full(size, 0, dtype, device)
+
+
+def _ones(size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    return _call_full(size, 1, dtype, device)
+
+
+def _call_full(size, value, dtype, device):
+    from .registry import OPS
+    from ..dispatch import call
+    return call(OPS["full"], (size, value, dtype or D.get_default_dtype(), None, device, None, False))
+
+
+defop(f"zeros(SymInt[] size, *, {_OPTS}) -> Tensor", composite=_zeros, method=False, family=F)
+defop(f"ones(SymInt[] size, *, {_OPTS}) -> Tensor", composite=_ones, method=False, family=F)
+
+
+def _like(fn):
+    def composite(self, *args):
+        *vals, dtype, layout, device, pin, rg, memory_format = args
+        return fn(self, *vals, dtype=dtype or self.dtype, device=device or self.device)
+    return composite
+
+
+_LIKE = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, " \
+        "bool requires_grad=False, MemoryFormat? memory_format=None"
+
+
+def _empty_like(self, dtype, device):
+    from .. import empty
+    return empty(self._shape, dtype=dtype, device=device)
+
+
+def _full_like(self, value, dtype, device):
+    return _call_full(self._shape, value, dtype, device)
+
+
+defop(f"empty_like(Tensor self, *, {_LIKE}) -> Tensor", composite=_like(_empty_like), method=False, family=F)
+defop(f"zeros_like(Tensor self, *, {_LIKE}) -> Tensor",
+      composite=_like(lambda s, dtype, device: _call_full(s._shape, 0, dtype, device)), method=False, family=F)
+defop(f"ones_like(Tensor self, *, {_LIKE}) -> Tensor",
+      composite=_like(lambda s, dtype, device: _call_full(s._shape, 1, dtype, device)), method=False, family=F)
+defop(f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", composite=_like(_full_like),
+      method=False, family=F)
+
+
+def _arange_meta(start, end=None, step=1, dtype=None, *rest):
+    if dtype is None:
+        dtype = D.get_default_dtype() if any(isinstance(v, float) for v in (start, end, step)) else D.int64
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    import math
+    n = math.ceil((end - start) / step)
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    return TensorMeta((max(n, 0),), dtype)
+
+
+def _arange_bind_meta(start, end, step, dtype=None, *rest):
+    return _arange_meta(start, end, step, dtype)
+
+
+defop(f"arange(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor", meta=_arange_bind_meta,
+      method=False, overload="start_step", family=F)
+
+
+def _arange_end(end, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    from .registry import OPS
+    from ..dispatch import call
+    return call(OPS["arange.start_step"], (0, end, 1, dtype, layout, device, pin_memory, requires_grad))
+
+
+defop(f"arange(Scalar end, *, {_OPTS}) -> Tensor", composite=_arange_end, method=False, family=F)
+
+
+def _linspace_meta(start, end, steps, dtype=None, *rest):
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return TensorMeta((steps,), dtype or D.get_default_dtype())
+
+
+defop(f"linspace(Scalar start, Scalar end, int steps, *, {_OPTS}) -> Tensor", meta=_linspace_meta,
+      method=False, family=F)
+
+
+def _logspace_meta(start, end, steps, base=10.0, dtype=None, *rest):
+    return _linspace_meta(start, end, steps, dtype)
+
+
+defop(f"logspace(Scalar start, Scalar end, int steps, float base=10.0, *, {_OPTS}) -> Tensor",
+      meta=_logspace_meta, method=False, family=F)
+
+
+def _eye_meta(n, m=None, dtype=None, *rest):
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    return TensorMeta((n, n if m is None else m), dtype or D.get_default_dtype())
+
+
+defop(f"eye(SymInt n, SymInt? m=None, *, {_OPTS}) -> Tensor", meta=_eye_meta, method=False, family=F)
+
+# --- copies and conversions ------------------------------------------------------
+
+
+def _same(self, *rest):
+    return TensorMeta(self._shape, self.dtype)
+
+
+defop("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", meta=_same, family=F,
+      grad={"self": "grad"})
+
+
+def _to_copy_meta(self, dtype=None, device=None, *rest):
+    return TensorMeta(self._shape, dtype or self.dtype)
+
+
+defop("_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, bool non_blocking=False) -> Tensor",
+      meta=_to_copy_meta, method=False, family=F,
+      grad={"self": "to_like(grad, self)"})
+
+
+def _copy_meta(self, src, non_blocking=False):
+    from .._shape import broadcast_shapes
+    sh = tuple(src._shape) if hasattr(src, "_shape") else ()
+    if broadcast_shapes(self._shape, sh) != tuple(self._shape):
+        raise RuntimeError(f"output with shape [{', '.join(map(str, self._shape))}] doesn't match the broadcast "
+                           f"shape [{', '.join(map(str, broadcast_shapes(self._shape, sh)))}]")
+    return TensorMeta(self._shape, self.dtype)
+
+
+declare_inplace("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta=_copy_meta,
+                family=F, grad={"self": "grad * 0", "src": "copy_src_grad(grad, src)"})
+declare_inplace("fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)", meta=_same, overload="Scalar", family=F,
+                grad={"self": "grad * 0"})
+declare_inplace("zero_(Tensor(a!) self) -> Tensor(a!)", meta=_same, family=F, grad={"self": "grad * 0"})
+
+
+def _resize_meta(self, size, memory_format=None):
+    return TensorMeta(tuple(size), self.dtype)
+
+
+def _resize(self, size, memory_format=None):
+    """Core-only: reshape in place, growing the storage from the device's allocator when needed."""
+    from .._shape import contiguous_strides
+    from ..plugins.registry import backend_for
+    size = _check_size(size)
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    need = (self._offset + numel(size)) * self.dtype.itemsize
+    if need > self._storage.nbytes:
+        self._storage = backend_for(self.device.type).allocator.allocate(need, self.device)
+    self._shape, self._stride, self._np = tuple(size), contiguous_strides(size), None
+    return self
+
+
+declare_inplace("resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)",
+                composite=_resize, family=F)

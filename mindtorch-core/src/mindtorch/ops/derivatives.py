@@ -1,0 +1,56 @@
+"""Compiling derivative formulas (the derivatives.yaml of mindtorch).
+
+A formula is a Python expression over the op's parameters, `grad` (the
+incoming gradient; `grads[i]` for multi-output ops) and `result`. It is
+compiled once into a function; only the names a formula reads are saved
+for backward.
+"""
+from . import grad_helpers
+
+
+class Derivative:
+    __slots__ = ("fn", "saves", "saves_result", "inputs", "formulas", "uses_self")
+
+    def __init__(self, fn, saves, saves_result, inputs, formulas, uses_self):
+        self.fn = fn
+        self.saves = saves                # parameter indices to save
+        self.saves_result = saves_result  # whether `result` is read
+        self.inputs = inputs              # parameter indices that get gradients
+        self.formulas = formulas
+        self.uses_self = uses_self
+
+
+def compile_derivative(op, formulas):
+    names = [p.name for p in op.params]
+    inputs, exprs = [], []
+    for pname, expr in formulas.items():
+        for part in pname.split(","):
+            part = part.strip()
+            if part not in names:
+                raise ValueError(f"{op.name}: derivative for unknown parameter {part!r}")
+        idxs = [names.index(p.strip()) for p in pname.split(",")]
+        inputs.append(idxs)
+        exprs.append(expr)
+    used = set()
+    for e in exprs:
+        used |= set(compile(e, "<derivative>", "eval").co_names)
+    saves = tuple(i for i, n in enumerate(names) if n in used)
+    saves_result = "result" in used
+    args = ", ".join(["grads", "needs", "result"] + [names[i] for i in saves])
+    lines = [f"def _backward({args}):", "    grad = grads[0]", f"    out = [None] * {len(names)}"]
+    for idxs, e in zip(inputs, exprs):
+        if len(idxs) == 1:
+            lines.append(f"    if needs[{idxs[0]}]: out[{idxs[0]}] = {e}")
+        else:  # one expression yields several gradients
+            cond = " or ".join(f"needs[{i}]" for i in idxs)
+            lines.append(f"    if {cond}:")
+            lines.append(f"        _r = {e}")
+            for k, i in enumerate(idxs):
+                lines.append(f"        out[{i}] = _r[{k}]")
+    lines.append("    return out")
+    src = "\n".join(lines)
+    env = dict(vars(grad_helpers))
+    exec(compile(src, f"<derivative of {op.qualname}>", "exec"), env)
+    flat_inputs = tuple(i for idxs in inputs for i in idxs)
+    return Derivative(env["_backward"], saves, saves_result, flat_inputs, dict(formulas),
+                      "self" in used)

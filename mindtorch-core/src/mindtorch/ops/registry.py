@@ -1,0 +1,74 @@
+"""The op schema table: every operator declared once.
+
+Family modules (pointwise.py, reduction.py, ...) call `defop` with a
+torch-style signature, the op's shape-and-dtype rule (`meta`), its
+derivative formulas and which variants exist. The public API and the Tensor
+methods are generated from this table by codegen.py.
+"""
+from .schema import Op
+from .derivatives import compile_derivative
+
+OPS = {}        # qualified name ("max.dim") -> Op
+BY_NAME = {}    # name -> [Op overloads in declaration order]
+METHOD_ONLY = set()
+
+
+def _add(op):
+    if op.qualname in OPS:
+        raise ValueError(f"op {op.qualname} declared twice")
+    OPS[op.qualname] = op
+    BY_NAME.setdefault(op.name, []).append(op)
+    return op
+
+
+def defop(signature, *, meta=None, grad=None, composite=None, method=True, function=True,
+          inplace=False, out=False, numbers_as_tensors=False, overload="", view=None,
+          nondiff=(), inplace_composite=None, family=""):
+    """Declare an operator.
+
+    signature  torch-style schema, e.g. "add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+    meta       shape-and-dtype rule: called with the bound arguments, returns TensorMeta(s)
+    grad       {"self": "grad * other", ...} derivative formulas, written with mindtorch ops;
+               names: the parameters, `grad` (or `grads` for several outputs), `result`
+    composite  a device-agnostic implementation in terms of other ops (no kernel needed)
+    view       for view ops: fn(*args) -> (shape, stride, offset); done by core
+    inplace    also declare `name_` writing into self
+    out        the function variant accepts out=
+    nondiff    parameters that never get a gradient (indices, masks)
+    """
+    variants = [v for v, on in (("function", function), ("method", method), ("out", out)) if on]
+    op = Op(signature, meta=meta, composite=composite, variants=variants, numbers_as_tensors=numbers_as_tensors,
+            overload=overload, view_fn=view, nondiff=nondiff, family=family)
+    if grad is not None:
+        op.derivative = compile_derivative(op, grad)
+        op.differentiable = True
+    _add(op)
+    if inplace:
+        name = op.name + "_"
+        sig = name + signature[len(op.name):]
+        sig = sig.replace("Tensor self", "Tensor(a!) self", 1)
+        sig = sig[:sig.rindex("->")] + "-> Tensor(a!)"
+        iop = Op(sig, meta=meta, composite=inplace_composite, variants=("method",) + (("function",) if function else ()),
+                 numbers_as_tensors=numbers_as_tensors, overload=overload, nondiff=nondiff, family=family)
+        iop.inplace = True
+        if grad is not None:
+            iop.derivative = compile_derivative(iop, grad)
+            iop.differentiable = True
+        op_out_of_place[iop.qualname] = op
+        _add(iop)
+    return op
+
+
+# in-place op qualname -> its out-of-place op (for the copy_ fallback)
+op_out_of_place = {}
+
+
+def declare_inplace(signature, *, meta=None, grad=None, composite=None, overload="", function=False, family=""):
+    """An in-place-only op (fill_, zero_, copy_, uniform_, ...)."""
+    op = Op(signature, meta=meta, composite=composite, variants=("method",) + (("function",) if function else ()),
+            overload=overload, family=family)
+    op.inplace = True
+    if grad is not None:
+        op.derivative = compile_derivative(op, grad)
+        op.differentiable = True
+    return _add(op)

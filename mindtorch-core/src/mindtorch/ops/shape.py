@@ -1,0 +1,396 @@
+"""Shape and view operators.
+
+View ops are done by core for every device: their `view` rule computes the
+new (shape, stride, offset) over the same storage, so backends need no
+kernel for them.
+"""
+from .registry import defop
+from . import meta as M
+from .._shape import (wrap_dim, wrap_dims, infer_size, view_strides, numel, is_contiguous,
+                      contiguous_strides)
+
+F = "shape"
+
+
+def _fmt(shape):
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _view(self, size):
+    shape = infer_size(size, numel(self._shape))
+    stride = view_strides(self._shape, self._stride, shape)
+    if stride is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return shape, stride, self._offset
+
+
+defop("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", view=_view, function=False, family=F,
+      grad={"self": "grad.reshape(shape_of(self))"})
+
+
+def _reshape(self, shape):
+    size = infer_size(shape, numel(self._shape))
+    if view_strides(self._shape, self._stride, size) is not None:
+        return self.view(size)
+    return self.clone(memory_format="contiguous_format").view(size)
+
+
+defop("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", composite=_reshape, family=F)
+
+
+def _transpose(self, dim0, dim1):
+    n = len(self._shape)
+    d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
+    shape, stride = list(self._shape), list(self._stride)
+    if n:
+        shape[d0], shape[d1] = shape[d1], shape[d0]
+        stride[d0], stride[d1] = stride[d1], stride[d0]
+    return shape, stride, self._offset
+
+
+defop("transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", view=_transpose, family=F,
+      grad={"self": "grad.transpose(dim0, dim1)"})
+defop("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", composite=lambda s, a, b: s.transpose(a, b),
+      family=F)
+defop("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", composite=lambda s, a, b: s.transpose(a, b),
+      family=F)
+
+
+def _t(self):
+    if len(self._shape) > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {len(self._shape)}D")
+    return _transpose(self, 0, -1) if len(self._shape) == 2 else (self._shape, self._stride, self._offset)
+
+
+defop("t(Tensor(a) self) -> Tensor(a)", view=_t, family=F, grad={"self": "grad.t()"})
+
+
+def _permute(self, dims):
+    n = len(self._shape)
+    if len(dims) != n:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+                           f"of the desired ordering of dimensions i.e. input.dim() = {n} is not equal to "
+                           f"len(dims) = {len(dims)}")
+    dims = wrap_dims(dims, n)
+    return [self._shape[d] for d in dims], [self._stride[d] for d in dims], self._offset
+
+
+defop("permute(Tensor(a) self, int[] dims) -> Tensor(a)", view=_permute, family=F,
+      grad={"self": "grad.permute(inverse_permutation(dims, len(shape_of(self))))"})
+
+
+def _expand(self, size, implicit=False):
+    size = tuple(size)
+    n = len(self._shape)
+    if len(size) < n:
+        raise RuntimeError(f"expand(torch.FloatTensor{{{_fmt(self._shape)}}}, size={_fmt(size)}): the number of sizes "
+                           f"provided ({len(size)}) must be greater or equal to the number of dimensions in the "
+                           f"tensor ({n})")
+    lead = len(size) - n
+    shape, stride = [], []
+    for i, s in enumerate(size):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                                   f"dimension {i}")
+            shape.append(s)
+            stride.append(0)
+            continue
+        cur, st = self._shape[i - lead], self._stride[i - lead]
+        if s == -1:
+            s = cur
+        if cur == s:
+            shape.append(s)
+            stride.append(st)
+        elif cur == 1:
+            shape.append(s)
+            stride.append(0)
+        else:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {_fmt(size)}.  Tensor sizes: "
+                               f"{_fmt(self._shape)}")
+    return shape, stride, self._offset
+
+
+defop("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", view=_expand, function=False,
+      family=F, grad={"self": "sum_to(grad, shape_of(self))"})
+defop("broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)", composite=lambda s, size: s.expand(size),
+      family=F)
+
+
+def _squeeze(self, dim=None):
+    n = len(self._shape)
+    if dim is None:
+        dims = [i for i, s in enumerate(self._shape) if s == 1]
+    else:
+        dims = [d for d in wrap_dims(dim if isinstance(dim, tuple) else (dim,), n) if n and self._shape[d] == 1]
+    shape = [s for i, s in enumerate(self._shape) if i not in dims]
+    stride = [s for i, s in enumerate(self._stride) if i not in dims]
+    return shape, stride, self._offset
+
+
+defop("squeeze(Tensor(a) self) -> Tensor(a)", view=_squeeze, family=F,
+      grad={"self": "grad.reshape(shape_of(self))"})
+defop("squeeze(Tensor(a) self, int[] dim) -> Tensor(a)", view=_squeeze, overload="dims", family=F,
+      grad={"self": "grad.reshape(shape_of(self))"})
+
+
+def _unsqueeze(self, dim):
+    n = len(self._shape)
+    d = wrap_dim(dim, n + 1)
+    shape, stride = list(self._shape), list(self._stride)
+    st = self._shape[d] * self._stride[d] if d < n else 1
+    shape.insert(d, 1)
+    stride.insert(d, st)
+    return shape, stride, self._offset
+
+
+defop("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", view=_unsqueeze, family=F,
+      grad={"self": "grad.squeeze(dim)"})
+
+
+def _select(self, dim, index):
+    n = len(self._shape)
+    if n == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, n)
+    size = self._shape[d]
+    if index < -size or index >= size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {_fmt(self._shape)} at "
+                         f"dimension {d}")
+    if index < 0:
+        index += size
+    shape = self._shape[:d] + self._shape[d + 1:]
+    stride = self._stride[:d] + self._stride[d + 1:]
+    return shape, stride, self._offset + index * self._stride[d]
+
+
+defop("select(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", view=_select, overload="int", family=F,
+      grad={"self": "select_backward(grad, shape_of(self), dim, index)"})
+
+
+def _slice(self, dim=0, start=None, end=None, step=1):
+    n = len(self._shape)
+    if n == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, n)
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    size = self._shape[d]
+    start = 0 if start is None else start
+    end = size if end is None else end
+    if start < 0:
+        start += size
+    if end < 0:
+        end += size
+    start = min(max(start, 0), size)
+    end = min(max(end, start), size)
+    length = (end - start + step - 1) // step
+    shape, stride = list(self._shape), list(self._stride)
+    shape[d] = length
+    stride[d] = self._stride[d] * step
+    return shape, stride, self._offset + start * self._stride[d]
+
+
+defop("slice(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
+      view=_slice, overload="Tensor", method=False, function=False, family=F,
+      grad={"self": "slice_backward(grad, shape_of(self), dim, start, end, step)"})
+
+
+def _narrow(self, dim, start, length):
+    n = len(self._shape)
+    if n == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, n)
+    size = self._shape[d]
+    if hasattr(start, "_shape"):
+        start = int(start.item())
+    if start < -size or start > size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _slice(self, d, start, start + length, 1)
+
+
+defop("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", view=_narrow, family=F,
+      grad={"self": "narrow_backward(grad, shape_of(self), dim, start, length)"})
+
+
+def _as_strided(self, size, stride, storage_offset=None):
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    if any(s < 0 for s in size) or any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment")
+    off = self._offset if storage_offset is None else storage_offset
+    need = off + (sum((s - 1) * st for s, st in zip(size, stride)) + 1 if all(size) else 0)
+    if need * self.dtype.itemsize > self._storage.nbytes and self.device.type != "meta":
+        raise RuntimeError(f"setStorage: sizes {_fmt(size)}, strides {_fmt(stride)}, storage offset {off}, and "
+                           f"itemsize {self.dtype.itemsize} requiring a storage size of "
+                           f"{need * self.dtype.itemsize} are out of bounds for storage of size "
+                           f"{self._storage.nbytes}")
+    return size, stride, off
+
+
+defop("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)",
+      view=_as_strided, family=F,
+      grad={"self": "as_strided_backward(grad, self, size, stride, storage_offset)"})
+
+
+def _diagonal(self, offset=0, dim1=0, dim2=1):
+    n = len(self._shape)
+    d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    s1, s2 = self._shape[d1], self._shape[d2]
+    if offset >= 0:
+        length = max(min(s1, s2 - offset), 0)
+        off = self._offset + (offset * self._stride[d2] if length else 0)
+    else:
+        length = max(min(s1 + offset, s2), 0)
+        off = self._offset + (-offset * self._stride[d1] if length else 0)
+    shape = [s for i, s in enumerate(self._shape) if i not in (d1, d2)] + [length]
+    stride = [s for i, s in enumerate(self._stride) if i not in (d1, d2)] + [self._stride[d1] + self._stride[d2]]
+    return shape, stride, off
+
+
+defop("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", view=_diagonal, family=F,
+      grad={"self": "diagonal_backward(grad, shape_of(self), offset, dim1, dim2)"})
+
+
+def _unfold(self, dimension, size, step):
+    n = len(self._shape)
+    d = wrap_dim(dimension, n)
+    cur = self._shape[d] if n else 1
+    if size > cur:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {cur} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    shape, stride = list(self._shape), list(self._stride)
+    if n:
+        shape[d] = (cur - size) // step + 1
+        stride[d] = self._stride[d] * step
+    shape.append(size)
+    stride.append(self._stride[d] if n else 1)
+    return shape, stride, self._offset
+
+
+defop("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", view=_unfold, function=False,
+      family=F, grad={"self": "unfold_backward(grad, shape_of(self), dimension, size, step)"})
+
+
+def _alias(self):
+    return self._shape, self._stride, self._offset
+
+
+defop("alias(Tensor(a) self) -> Tensor(a)", view=_alias, method=False, family=F, grad={"self": "grad"})
+defop("detach(Tensor(a) self) -> Tensor(a)", view=_alias, family=F)
+
+
+def _flatten(self, start_dim=0, end_dim=-1):
+    n = len(self._shape)
+    if n == 0:
+        return self.reshape((1,))
+    s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return self
+    shape = self._shape[:s] + (numel(self._shape[s:e + 1]),) + self._shape[e + 1:]
+    return self.reshape(shape)
+
+
+defop("flatten(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", composite=_flatten, family=F)
+
+
+def _unflatten(self, dim, sizes):
+    n = len(self._shape)
+    d = wrap_dim(dim, n)
+    sizes = infer_size(sizes, self._shape[d])
+    return self.view(self._shape[:d] + tuple(sizes) + self._shape[d + 1:])
+
+
+defop("unflatten(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", composite=_unflatten, family=F)
+
+
+def _contiguous(self, memory_format=None):
+    if is_contiguous(self._shape, self._stride):
+        return self
+    return self.clone(memory_format="contiguous_format")
+
+
+defop("contiguous(Tensor(a) self, *, MemoryFormat? memory_format=None) -> Tensor(a)", composite=_contiguous,
+      function=False, family=F)
+
+
+def _unbind(self, dim=0):
+    n = len(self._shape)
+    if n == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, n)
+    return tuple(self.select(d, i) for i in range(self._shape[d]))
+
+
+defop("unbind(Tensor(a) self, int dim=0) -> Tensor(a)[]", composite=_unbind, family=F)
+
+
+def _split(self, split_size_or_sections, dim=0):
+    n = len(self._shape)
+    d = wrap_dim(dim, n)
+    size = self._shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and not (step == 0 and size == 0):
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        if size == 0:
+            return (self,)
+        return tuple(self.narrow(d, s, min(step, size - s)) for s in range(0, size, step))
+    sections = tuple(split_size_or_sections)
+    if sum(sections) != size:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
+                           f"dimension {d}), but got split_sizes={list(sections)}")
+    out, start = [], 0
+    for s in sections:
+        out.append(self.narrow(d, start, s))
+        start += s
+    return tuple(out)
+
+
+defop("split(Tensor(a) self, SymInt[] split_size_or_sections, int dim=0) -> Tensor(a)[]", composite=_split,
+      family=F)
+
+
+def _chunk(self, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    n = len(self._shape)
+    d = wrap_dim(dim, n)
+    size = self._shape[d]
+    step = (size + chunks - 1) // chunks
+    if step == 0:
+        return tuple(self.narrow(d, 0, 0) for _ in range(chunks)) if size == 0 else (self,)
+    return _split(self, step, d)
+
+
+defop("chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]", composite=_chunk, family=F)
+
+
+def _movedim(self, source, destination):
+    n = len(self._shape)
+    src = wrap_dims(source, n)
+    dst = wrap_dims(destination, n)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
+                           f"contain the same number of dims as destination ({list(destination)} dims)")
+    order = [None] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(i for i in range(n) if i not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return self.permute(order)
+
+
+defop("movedim(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", composite=_movedim, family=F)
+defop("moveaxis(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", composite=_movedim, family=F)

@@ -1,0 +1,105 @@
+"""What a mindtorch backend contributes: the plugin author's reference.
+
+A backend is an ordinary distribution that declares an entry point in the
+group ``mindtorch.backends``; the entry point names a module (or object)
+that implements some of the hooks below, marked with
+``mindtorch.plugins.hookimpl``. Every per-device hook receives the device
+type and returns None for device types the plugin does not own.
+
+Hooks run once, when ``mindtorch`` is imported; their answers are stored in
+plain tables so that no hook call sits on the per-op path.
+"""
+import pluggy
+
+PROJECT = "mindtorch"
+# Bump when a hook's meaning or the kernel calling convention changes.
+PLUGIN_API_VERSION = 1
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def mindtorch_plugin_api_version():
+    """Return the plugin-API version the plugin was built for.
+
+    A plugin whose version differs from ``PLUGIN_API_VERSION`` is skipped
+    with a warning (or rejected under strict loading).
+    """
+
+
+@hookspec
+def mindtorch_device_types():
+    """Return the device type names this plugin provides, e.g. ``["npu"]``.
+
+    Two plugins claiming one device type is an error naming both.
+    """
+
+
+@hookspec(firstresult=True)
+def mindtorch_allocator(device_type):
+    """Return the allocator for ``device_type``.
+
+    An allocator has ``allocate(nbytes, device) -> Storage``,
+    ``free(storage)`` (called when the last tensor on the storage dies),
+    ``bytes_in_use(device) -> int`` and ``data_ptr(storage) -> int``.
+    Caching allocators may also offer ``empty_cache()``,
+    ``bytes_reserved(device)`` and ``max_bytes_in_use(device)``.
+    """
+
+
+@hookspec(firstresult=True)
+def mindtorch_copy_routines(device_type):
+    """Return the host<->device copy routines for ``device_type``.
+
+    An object with ``to_host(tensor) -> numpy.ndarray`` (a C-contiguous
+    array holding the tensor's elements), ``from_host(array, dtype, device)
+    -> Tensor`` (a new contiguous tensor) and ``copy_from_host(dst, array)``
+    (write an array of dst's shape into the possibly strided ``dst``).
+    Copies between two devices of this backend are the ``copy_`` kernel;
+    copies between backends go through the host using these routines.
+    """
+
+
+@hookspec
+def mindtorch_kernels(device_type):
+    """Return ``{op name: kernel}`` for ``device_type``.
+
+    Op names are the schema table's qualified names (``"add"``,
+    ``"max.dim"``). A kernel is called as ``kernel(meta, *args)``: ``meta``
+    is what the op's shape rule returned (a ``TensorMeta`` or a tuple of
+    them: shape and dtype of each output), ``args`` the bound arguments in
+    schema order. It returns the output tensor(s). In-place kernels
+    (``add_``) write into their first argument and return it. View ops are
+    done by core and need no kernel.
+    """
+
+
+@hookspec(firstresult=True)
+def mindtorch_is_available(device_type):
+    """Return whether ``device_type`` can run here (driver present, devices visible)."""
+
+
+@hookspec(firstresult=True)
+def mindtorch_device_count(device_type):
+    """Return the number of devices of ``device_type``."""
+
+
+@hookspec(firstresult=True)
+def mindtorch_synchronize(device_type, index):
+    """Wait for all work queued on device ``index``; return True when handled."""
+
+
+@hookspec(firstresult=True)
+def mindtorch_generator(device_type, index):
+    """Return a new random Generator state object for device ``index``.
+
+    It must offer ``manual_seed(seed)``, ``seed()``, ``initial_seed()``,
+    ``get_state()`` and ``set_state(state)``.
+    """
+
+
+@hookspec(firstresult=True)
+def mindtorch_device_module(device_type):
+    """Optionally return a module exposed as ``mindtorch.<device_type>``
+    (like ``torch.cuda``): is_available, device_count, synchronize, ..."""

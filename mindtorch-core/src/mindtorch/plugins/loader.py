@@ -1,0 +1,153 @@
+"""Backend discovery through the ``mindtorch.backends`` entry-point group.
+
+MINDTORCH_BACKENDS selects what is autoloaded (like PyTorch's
+TORCH_DEVICE_BACKEND_AUTOLOAD):
+  unset or "all"   load every installed backend
+  "0" / "none"     load nothing
+  "cpu,meta"       load only the entry points with these names
+MINDTORCH_STRICT_PLUGINS=1 turns a broken or incompatible plugin into an
+error instead of a warning.
+"""
+import os
+import warnings
+from importlib import metadata
+
+import pluggy
+
+from . import hookspec as spec
+from .registry import BACKENDS, KNOWN_DISTRIBUTIONS, DeviceBackend
+
+GROUP = "mindtorch.backends"
+ENV_SELECT = "MINDTORCH_BACKENDS"
+ENV_STRICT = "MINDTORCH_STRICT_PLUGINS"
+
+
+class PluginLoadError(RuntimeError):
+    pass
+
+
+def _new_manager():
+    pm = pluggy.PluginManager(spec.PROJECT)
+    pm.add_hookspecs(spec)
+    return pm
+
+
+# one plugin manager per plugin, so that every answer is attributed to the
+# distribution that gave it
+managers = {}
+# what happened at load time, for `python -m mindtorch`
+skipped = []  # (distribution, reason)
+
+
+def _selected_names():
+    raw = os.environ.get(ENV_SELECT, "all").strip().lower()
+    if raw in ("", "all", "1", "true"):
+        return None
+    if raw in ("0", "none", "false", "off"):
+        return set()
+    return {n.strip() for n in raw.split(",") if n.strip()}
+
+
+def _strict():
+    return os.environ.get(ENV_STRICT, "").strip().lower() in ("1", "true", "yes")
+
+
+def _fail(dist, reason, strict):
+    if strict:
+        raise PluginLoadError(f"mindtorch backend plugin from '{dist}' could not be loaded: {reason}")
+    skipped.append((dist, reason))
+    warnings.warn(f"skipping mindtorch backend plugin from '{dist}': {reason}", RuntimeWarning, stacklevel=3)
+
+
+def _first(results):
+    return results[0] if isinstance(results, list) and results else (None if isinstance(results, list) else results)
+
+
+def load_plugins(entry_points=None, strict=None):
+    """Discover, check and register backends. Returns the names of device types loaded."""
+    strict = _strict() if strict is None else strict
+    if entry_points is None:
+        selected = _selected_names()
+        if selected is not None and not selected:
+            return []
+        entry_points = [ep for ep in metadata.entry_points(group=GROUP)
+                        if selected is None or ep.name in selected]
+    loaded = []
+    for ep in sorted(entry_points, key=lambda e: e.name):
+        dist = ep.dist.name if getattr(ep, "dist", None) is not None else ep.value
+        version = ep.dist.version if getattr(ep, "dist", None) is not None else "unknown"
+        try:
+            plugin = ep.load()
+        except Exception as exc:  # a broken plugin must not break `import mindtorch`
+            _fail(dist, f"import failed: {type(exc).__name__}: {exc}", strict)
+            continue
+        loaded += register_plugin(plugin, dist, version, strict=strict)
+    return loaded
+
+
+def register_plugin(plugin, dist, version="unknown", strict=False):
+    pm = _new_manager()
+    try:
+        pm.register(plugin, name=dist)
+        hook = pm.hook
+        api = _first(hook.mindtorch_plugin_api_version())
+        if api != spec.PLUGIN_API_VERSION:
+            _fail(dist, f"built for plugin API version {api}, this mindtorch speaks version "
+                        f"{spec.PLUGIN_API_VERSION}", strict)
+            return []
+        types = [t for answer in hook.mindtorch_device_types() for t in answer]
+    except PluginLoadError:
+        raise
+    except Exception as exc:
+        _fail(dist, f"{type(exc).__name__}: {exc}", strict)
+        return []
+    for t in types:
+        if t in BACKENDS:
+            raise PluginLoadError(
+                f"device type '{t}' is claimed by two backend plugins: '{BACKENDS[t].distribution}' "
+                f"and '{dist}'; uninstall one of them")
+    try:
+        records = [_resolve(hook, plugin, t, dist, version) for t in types]
+    except Exception as exc:
+        _fail(dist, f"{type(exc).__name__}: {exc}", strict)
+        return []
+    managers[dist] = pm
+    for rec in records:
+        BACKENDS[rec.device_type] = rec
+        KNOWN_DISTRIBUTIONS.setdefault(rec.device_type, dist)
+        _install_kernels(rec)
+    return types
+
+
+def _resolve(hook, plugin, device_type, dist, version):
+    rec = DeviceBackend(device_type, dist, version, plugin)
+    rec.allocator = hook.mindtorch_allocator(device_type=device_type)
+    rec.copy = hook.mindtorch_copy_routines(device_type=device_type)
+    for table in hook.mindtorch_kernels(device_type=device_type):
+        rec.kernels.update(table)
+    if rec.allocator is None or rec.copy is None:
+        raise PluginLoadError(f"backend for '{device_type}' gives no allocator or copy routines")
+    # Probes and per-device hooks are kept as plain callables bound to this device type.
+    rec._is_available = lambda: hook.mindtorch_is_available(device_type=device_type)
+    rec._device_count = lambda: hook.mindtorch_device_count(device_type=device_type)
+    rec._synchronize = lambda index: hook.mindtorch_synchronize(device_type=device_type, index=index)
+    if pm_has(hook, "mindtorch_generator"):
+        rec._generator = lambda index: hook.mindtorch_generator(device_type=device_type, index=index)
+    rec.module = hook.mindtorch_device_module(device_type=device_type)
+    return rec
+
+
+def pm_has(hook, name):
+    return bool(getattr(hook, name).get_hookimpls())
+
+
+def _install_kernels(rec):
+    from ..ops.registry import OPS
+    for name, fn in rec.kernels.items():
+        op = OPS.get(name)
+        if op is not None:
+            op.kernels[rec.device_type] = fn
+
+
+def distribution_for_device(device_type):
+    return KNOWN_DISTRIBUTIONS.get(device_type)

@@ -1,0 +1,60 @@
+"""The resolved backends: one plain record per device type.
+
+Filled once by the loader; read by the dispatcher, Tensor.to and the
+device modules.
+"""
+from .._errors import no_backend_error
+
+
+class DeviceBackend:
+    """Everything one plugin said about one device type, resolved."""
+
+    def __init__(self, device_type, distribution, version, plugin):
+        self.device_type = device_type
+        self.distribution = distribution
+        self.version = version
+        self.plugin = plugin
+        self.allocator = None
+        self.copy = None
+        self.kernels = {}
+        self._is_available = None
+        self._device_count = None
+        self._synchronize = None
+        self._generator = None
+        self.module = None
+
+    def is_available(self):
+        return bool(self._is_available()) if self._is_available else False
+
+    def device_count(self):
+        return int(self._device_count()) if self._device_count else 0
+
+    def synchronize(self, index=None):
+        if self._synchronize:
+            self._synchronize(index)
+
+    def new_generator(self, index):
+        if self._generator is None:
+            raise RuntimeError(f"the {self.device_type} backend provides no random generator")
+        return self._generator(index)
+
+    def to_host(self, tensor):
+        return self.copy.to_host(tensor)
+
+    def from_host(self, array, dtype, device):
+        return self.copy.from_host(array, dtype, device)
+
+    def copy_from_host(self, dst, array):
+        return self.copy.copy_from_host(dst, array)
+
+
+BACKENDS = {}
+# device type -> distribution name of the plugin that ships it, for messages
+KNOWN_DISTRIBUTIONS = {"cpu": "mindtorch-cpu", "meta": "mindtorch-meta", "npu": "mindtorch-npu"}
+
+
+def backend_for(device_type):
+    b = BACKENDS.get(device_type)
+    if b is None:
+        raise no_backend_error(device_type)
+    return b

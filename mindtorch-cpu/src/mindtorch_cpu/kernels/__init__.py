@@ -1,0 +1,17 @@
+"""CPU kernels by op family; each module exports KERNELS = {op name: kernel}."""
+import importlib
+
+FAMILIES = ("pointwise", "reduction", "indexing", "creation", "random", "linalg", "nn")
+
+
+def all_kernels():
+    table = {}
+    for fam in FAMILIES:
+        try:
+            mod = importlib.import_module(f"{__name__}.{fam}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{fam}":
+                raise
+            continue
+        table.update(mod.KERNELS)
+    return table

@@ -1,0 +1,115 @@
+"""Factory and copy kernels."""
+import numpy as np
+
+from mindtorch import _dtype as D
+from ..convert import arr, wrap, TO_NP
+
+KERNELS = {}
+
+
+def kernel(name):
+    def deco(fn):
+        KERNELS[name] = fn
+        return fn
+    return deco
+
+
+@kernel("empty")
+def empty(m, *args):
+    return wrap(np.empty(m.shape, TO_NP[m.dtype]), m.dtype)
+
+
+@kernel("empty_strided")
+def empty_strided(m, size, stride, *args):
+    from mindtorch._tensor import make_tensor
+    from ..allocator import ALLOCATOR
+    from ..convert import CPU
+    isz = m.dtype.itemsize
+    span = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
+    st = ALLOCATOR.allocate(span * isz, CPU)
+    return make_tensor(st, tuple(size), tuple(stride), 0, m.dtype, CPU)
+
+
+@kernel("full")
+def full(m, size, value, *args):
+    return wrap(np.full(m.shape, value, TO_NP[m.dtype]), m.dtype)
+
+
+@kernel("arange.start_step")
+def arange(m, start, end, step, *args):
+    dt = TO_NP[m.dtype]
+    n = m.shape[0]
+    if m.dtype.is_floating_point:
+        r = (start + np.arange(n, dtype=np.float64) * step).astype(dt)
+    else:
+        r = np.arange(start, start + n * step, step, dtype=np.int64)[:n].astype(dt)
+    return wrap(r, m.dtype)
+
+
+@kernel("linspace")
+def linspace(m, start, end, steps, *args):
+    dt = TO_NP[m.dtype]
+    if m.dtype.is_floating_point or m.dtype.is_complex:
+        r = np.linspace(start, end, steps, dtype=np.float64).astype(dt)
+    else:
+        r = np.linspace(start, end, steps, dtype=np.float64).astype(dt)
+    return wrap(r, m.dtype)
+
+
+@kernel("logspace")
+def logspace(m, start, end, steps, base, *args):
+    return wrap(np.logspace(start, end, steps, base=base, dtype=np.float64).astype(TO_NP[m.dtype]), m.dtype)
+
+
+@kernel("eye")
+def eye(m, n, mm=None, *args):
+    return wrap(np.eye(m.shape[0], m.shape[1], dtype=TO_NP[m.dtype]), m.dtype)
+
+
+@kernel("clone")
+def clone(m, a, memory_format=None):
+    x = arr(a)
+    order = "C" if memory_format == "contiguous_format" else "K"
+    return wrap(np.array(x, order=order, copy=True), m.dtype)
+
+
+@kernel("_to_copy")
+def to_copy(m, a, dtype=None, device=None, non_blocking=False):
+    if device is not None and device.type != "cpu":
+        from mindtorch.plugins.registry import backend_for
+        from mindtorch._creation import to_host_array
+        host = to_host_array(np.ascontiguousarray(arr(a)), a.dtype)
+        if m.dtype is not a.dtype:
+            host = to_host_array(np.asarray(arr(a)).astype(TO_NP[m.dtype]), m.dtype)
+        return backend_for(device.type).from_host(host, m.dtype, device)
+    x = arr(a)
+    if m.dtype._kind < 2 and a.dtype._kind >= 2:
+        with np.errstate(invalid="ignore"):
+            return wrap(np.trunc(x).astype(TO_NP[m.dtype]), m.dtype)
+    return wrap(x.astype(TO_NP[m.dtype], order="K", copy=True), m.dtype)
+
+
+@kernel("copy_")
+def copy_(m, dst, src, non_blocking=False):
+    if hasattr(src, "_shape") and src.device.type != "cpu":
+        from mindtorch.plugins.registry import backend_for
+        src_values = backend_for(src.device.type).to_host(src)
+        if src.dtype is D.bfloat16:
+            from mindtorch._creation import bf16_bits_to_float
+            src_values = bf16_bits_to_float(src_values.view(np.uint16))
+    else:
+        src_values = arr(src) if hasattr(src, "_shape") else src
+    np.copyto(arr(dst), src_values, casting="unsafe")
+    return dst
+
+
+@kernel("fill_.Scalar")
+def fill_(m, a, value):
+    arr(a)[...] = value
+    return a
+
+
+@kernel("zero_")
+def zero_(m, a):
+    arr(a)[...] = 0
+    return a
