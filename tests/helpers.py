@@ -1,0 +1,75 @@
+"""Shared test helpers: PyTorch as the oracle when installed, value comparison, gradcheck."""
+import numpy as np
+import pytest
+
+import mindtorch
+
+
+def torch_or_skip():
+    """The real PyTorch module, or skip the test when it is not installed."""
+    return pytest.importorskip("torch")
+
+
+def to_np(t):
+    """Values of a mindtorch or PyTorch tensor as a NumPy array (bfloat16 widened)."""
+    if isinstance(t, mindtorch.Tensor):
+        if t.dtype is mindtorch.bfloat16:
+            t = t.float()
+        return t.detach().cpu().numpy()
+    if type(t).__module__.startswith("torch"):
+        import torch
+        if t.dtype == torch.bfloat16:
+            t = t.float()
+        return t.detach().cpu().numpy()
+    return np.asarray(t)
+
+
+def to_torch(t, requires_grad=None):
+    """A PyTorch copy of a mindtorch tensor (same dtype, values, requires_grad)."""
+    import torch
+    if t.dtype is mindtorch.bfloat16:
+        out = torch.from_numpy(to_np(t).copy()).to(torch.bfloat16)
+    else:
+        out = torch.from_numpy(to_np(t).copy())
+    rg = t.requires_grad if requires_grad is None else requires_grad
+    return out.requires_grad_(rg) if rg else out
+
+
+def dtype_name(d):
+    return str(d).replace("torch.", "")
+
+
+def assert_same(mt, th, rtol=1e-5, atol=1e-6, check_dtype=True, check_stride=False):
+    """A mindtorch result equals a PyTorch result: shape, dtype, values (and optionally strides)."""
+    if isinstance(th, (tuple, list)):
+        assert isinstance(mt, (tuple, list)) and len(mt) == len(th), (mt, th)
+        for a, b in zip(mt, th):
+            assert_same(a, b, rtol, atol, check_dtype, check_stride)
+        return
+    if not hasattr(th, "shape"):
+        assert mt == th or np.allclose(mt, th, rtol=rtol, atol=atol), (mt, th)
+        return
+    assert tuple(mt.shape) == tuple(th.shape), f"shape {tuple(mt.shape)} != {tuple(th.shape)}"
+    if check_dtype:
+        assert dtype_name(mt.dtype) == dtype_name(th.dtype), f"dtype {mt.dtype} != {th.dtype}"
+    if check_stride:
+        assert tuple(mt.stride()) == tuple(th.stride()), f"stride {mt.stride()} != {th.stride()}"
+    a, b = to_np(mt), to_np(th)
+    if a.dtype == np.bool_ or np.issubdtype(a.dtype, np.integer):
+        np.testing.assert_array_equal(a, b)
+    else:
+        np.testing.assert_allclose(a.astype(np.float64) if a.dtype.kind != "c" else a, b.astype(np.float64) if
+                                   b.dtype.kind != "c" else b, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def check_grad(fn, *inputs, **kw):
+    """gradcheck in float64 over the inputs that require grad."""
+    assert mindtorch.autograd.gradcheck(fn, inputs, **kw)
+
+
+def randn64(*shape, requires_grad=True, low=None):
+    t = mindtorch.randn(*shape, dtype=mindtorch.float64) if "randn" in dir(mindtorch) else \
+        mindtorch.tensor(np.random.default_rng(0).standard_normal(shape))
+    if low is not None:
+        t = t.abs() + low
+    return t.requires_grad_(requires_grad)
