@@ -20,7 +20,7 @@ class Derivative:
         self.uses_self = uses_self
 
 
-def compile_derivative(op, formulas):
+def compile_derivative(op, formulas, env=None):
     names = [p.name for p in op.params]
     inputs, exprs = [], []
     for pname, expr in formulas.items():
@@ -49,8 +49,16 @@ def compile_derivative(op, formulas):
                 lines.append(f"        out[{i}] = _r[{k}]")
     lines.append("    return out")
     src = "\n".join(lines)
-    env = dict(vars(grad_helpers))
+    # Formulas see grad_helpers plus the globals of the module that declared the op, so a
+    # family module can define its own backward helpers beside its ops (even after them).
+    if env is None:
+        env = dict(vars(grad_helpers))
+    else:
+        for k, v in vars(grad_helpers).items():
+            if not k.startswith("__"):
+                env.setdefault(k, v)
     exec(compile(src, f"<derivative of {op.qualname}>", "exec"), env)
     flat_inputs = tuple(i for idxs in inputs for i in idxs)
-    return Derivative(env["_backward"], saves, saves_result, flat_inputs, dict(formulas),
+    fn = env.pop("_backward")
+    return Derivative(fn, saves, saves_result, flat_inputs, dict(formulas),
                       "self" in used)

@@ -5,8 +5,15 @@ torch-style signature, the op's shape-and-dtype rule (`meta`), its
 derivative formulas and which variants exist. The public API and the Tensor
 methods are generated from this table by codegen.py.
 """
+import sys
+
 from .schema import Op
-from .derivatives import compile_derivative
+from .derivatives import compile_derivative as _compile_derivative
+
+
+def compile_derivative(op, grad):
+    # the declaring family module's globals (two frames up: defop's caller)
+    return _compile_derivative(op, grad, sys._getframe(2).f_globals)
 
 OPS = {}        # qualified name ("max.dim") -> Op
 BY_NAME = {}    # name -> [Op overloads in declaration order]
