@@ -1,9 +1,11 @@
-"""Reduction kernels."""
+"""Reduction kernels: NumPy reductions run directly on the zero-copy views."""
 import numpy as np
 
 from ..convert import arr, wrap, TO_NP
 
 KERNELS = {}
+
+_LOW = (np.dtype(np.float16),)  # accumulate half precision in float32, as PyTorch does
 
 
 def kernel(name):
@@ -21,7 +23,222 @@ def axes(dim, ndim):
     return tuple(d % ndim for d in dim) if ndim else None
 
 
+def _acc(x):
+    """Array to reduce and the accumulation dtype (float32 for 16-bit floats)."""
+    if x.dtype in _LOW or x.dtype.name == "bfloat16":
+        return x, np.float32
+    return x, None
+
+
+def _out(res, m):
+    return wrap(np.asarray(res, dtype=TO_NP[m.dtype]).reshape(m.shape), m.dtype)
+
+
 @kernel("sum")
 def sum_(m, a, dim=None, keepdim=False, dtype=None):
     x = arr(a)
-    return wrap(np.sum(x, axis=axes(dim, x.ndim), keepdims=keepdim, dtype=TO_NP[m.dtype]), m.dtype)
+    nd = TO_NP[m.dtype]
+    acc = np.float32 if nd.name in ("float16", "bfloat16") else nd
+    return _out(np.sum(x, axis=axes(dim, x.ndim), keepdims=keepdim, dtype=acc), m)
+
+
+@kernel("mean")
+def mean(m, a, dim=None, keepdim=False, dtype=None):
+    x = arr(a)
+    nd = TO_NP[m.dtype]
+    acc = np.float32 if nd.name in ("float16", "bfloat16") else nd
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.mean(x, axis=axes(dim, x.ndim), keepdims=keepdim, dtype=acc) if x.size or True else None
+    return _out(r, m)
+
+
+@kernel("prod")
+def prod(m, a, dim=None, keepdim=False, dtype=None):
+    x = arr(a)
+    nd = TO_NP[m.dtype]
+    acc = np.float32 if nd.name in ("float16", "bfloat16") else nd
+    if dim is None:
+        return _out(np.prod(x, dtype=acc), m)
+    return _out(np.prod(x, axis=dim % x.ndim if x.ndim else None, keepdims=keepdim and x.ndim > 0, dtype=acc), m)
+
+
+def _full(fn):
+    def k(m, a):
+        return _out(fn(arr(a)), m)
+    return k
+
+
+def _nan_extreme(fn, argfn):
+    # NaN wins (propagates) like in PyTorch; np.max already propagates NaN
+    return fn, argfn
+
+
+KERNELS["max"] = _full(np.max)
+KERNELS["min"] = _full(np.min)
+
+
+def _dim_kernel(valfn, argfn):
+    def k(m, a, dim, keepdim=False):
+        x = arr(a)
+        if x.ndim == 0:
+            return _out(x, m[0]), wrap(np.zeros((), np.int64))
+        d = dim % x.ndim
+        idx = argfn(x, axis=d, keepdims=True)
+        vals = np.take_along_axis(x, idx, axis=d)
+        if not keepdim:
+            idx = np.squeeze(idx, d)
+            vals = np.squeeze(vals, d)
+        return _out(vals, m[0]), _out(idx, m[1])
+    return k
+
+
+KERNELS["_max_dim"] = _dim_kernel(np.max, np.argmax)
+KERNELS["_min_dim"] = _dim_kernel(np.min, np.argmin)
+
+
+def _amax(fn):
+    def k(m, a, dim=(), keepdim=False):
+        x = arr(a)
+        return _out(fn(x, axis=axes(dim, x.ndim), keepdims=keepdim), m)
+    return k
+
+
+KERNELS["amax"] = _amax(np.max)
+KERNELS["amin"] = _amax(np.min)
+
+
+def _arg(fn):
+    def k(m, a, dim=None, keepdim=False):
+        x = arr(a)
+        if dim is None or x.ndim == 0:
+            return _out(fn(x), m)
+        return _out(fn(x, axis=dim % x.ndim, keepdims=keepdim), m)
+    return k
+
+
+KERNELS["argmax"] = _arg(np.argmax)
+KERNELS["argmin"] = _arg(np.argmin)
+
+
+def _var(m, a, dim=None, correction=None, keepdim=False):
+    x = arr(a)
+    c = 1 if correction is None else correction
+    ax = axes(dim, x.ndim)
+    n = x.size // max(int(np.prod(m.shape)) if m.shape else 1, 1) if x.size else 0
+    if ax is not None:
+        n = int(np.prod([x.shape[i] for i in ax]))
+    else:
+        n = x.size
+    acc = np.float32 if x.dtype.name in ("float16", "bfloat16") else None
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = np.mean(x, axis=ax, keepdims=True, dtype=acc)
+        dev = x - mu
+        sq = (dev.real ** 2 + dev.imag ** 2) if np.iscomplexobj(dev) else dev * dev
+        ss = np.sum(sq, axis=ax, keepdims=keepdim)
+        r = ss / max(0, n - c)
+    return r
+
+
+@kernel("var.correction")
+def var(m, a, dim=None, correction=None, keepdim=False):
+    return _out(_var(m, a, dim, correction, keepdim), m)
+
+
+@kernel("std.correction")
+def std(m, a, dim=None, correction=None, keepdim=False):
+    return _out(np.sqrt(_var(m, a, dim, correction, keepdim)), m)
+
+
+@kernel("logsumexp")
+def logsumexp(m, a, dim=(), keepdim=False):
+    x = arr(a).astype(TO_NP[m.dtype], copy=False)
+    ax = axes(dim, x.ndim)
+    if x.size == 0:
+        return _out(np.log(np.sum(np.exp(x), axis=ax, keepdims=keepdim)), m)
+    mx = np.max(x, axis=ax, keepdims=True)
+    mx = np.where(np.isinf(mx), 0, mx)  # all -inf (or inf) slices: avoid inf - inf
+    with np.errstate(divide="ignore"):
+        r = np.log(np.sum(np.exp(x - mx), axis=ax, keepdims=True)) + mx
+    if not keepdim:
+        r = r.reshape(m.shape)
+    return _out(r, m)
+
+
+def _logical(fn):
+    def k(m, a, dim=None, keepdim=False):
+        x = arr(a)
+        return _out(fn(x, axis=axes(dim, x.ndim), keepdims=keepdim), m)
+    return k
+
+
+KERNELS["all"] = _logical(np.all)
+KERNELS["any"] = _logical(np.any)
+
+
+@kernel("count_nonzero")
+def count_nonzero(m, a, dim=None):
+    x = arr(a)
+    return _out(np.count_nonzero(x, axis=axes(dim, x.ndim)), m)
+
+
+def _cum(fn):
+    def k(m, a, dim, dtype=None):
+        x = arr(a)
+        if x.ndim == 0:
+            return _out(x, m)
+        return _out(fn(x, axis=dim % x.ndim, dtype=TO_NP[m.dtype]), m)
+    return k
+
+
+KERNELS["cumsum"] = _cum(np.cumsum)
+KERNELS["cumprod"] = _cum(np.cumprod)
+
+
+@kernel("softmax")
+def softmax(m, a, dim, dtype=None):
+    x = arr(a).astype(TO_NP[m.dtype], copy=False)
+    if x.ndim == 0:
+        return _out(np.exp(x - x), m)
+    d = dim % x.ndim
+    e = np.exp(x - np.max(x, axis=d, keepdims=True)) if x.size else x.copy()
+    e /= np.sum(e, axis=d, keepdims=True)
+    return _out(e, m)
+
+
+@kernel("log_softmax")
+def log_softmax(m, a, dim, dtype=None):
+    x = arr(a).astype(TO_NP[m.dtype], copy=False)
+    if x.ndim == 0:
+        return _out(x - x, m)
+    d = dim % x.ndim
+    if x.size == 0:
+        return _out(x.copy(), m)
+    s = x - np.max(x, axis=d, keepdims=True)
+    s = s - np.log(np.sum(np.exp(s), axis=d, keepdims=True))
+    return _out(s, m)
+
+
+@kernel("linalg_vector_norm")
+def vector_norm(m, a, ord=2, dim=None, keepdim=False, dtype=None):
+    x = arr(a)
+    if dtype is not None:
+        x = x.astype(TO_NP[dtype], copy=False)
+    ax = axes(dim, x.ndim)
+    ax_all = ax if ax is not None else None
+    ab = np.abs(x)
+    ord = float(ord)
+    if ord == 2:
+        r = np.sqrt(np.sum(ab * ab, axis=ax_all, keepdims=keepdim))
+    elif ord == 1:
+        r = np.sum(ab, axis=ax_all, keepdims=keepdim)
+    elif ord == float("inf"):
+        r = np.max(ab, axis=ax_all, keepdims=keepdim, initial=0) if x.size == 0 else \
+            np.max(ab, axis=ax_all, keepdims=keepdim)
+    elif ord == float("-inf"):
+        r = np.min(ab, axis=ax_all, keepdims=keepdim)
+    elif ord == 0:
+        r = np.sum(ab != 0, axis=ax_all, keepdims=keepdim)
+    else:
+        with np.errstate(divide="ignore"):
+            r = np.sum(ab ** ord, axis=ax_all, keepdims=keepdim) ** (1.0 / ord)
+    return _out(r, m)
