@@ -14,27 +14,33 @@ _CPU = _device_cls("cpu")
 
 
 def _device_and_grad(op, args):
-    """The device the op runs on and whether any input requires grad."""
+    """The device the op runs on, whether any input requires grad, and whether a
+    0-dim CPU tensor must move to that device."""
     dev = None
     needs = False
+    mixed = False
     for i in op.tensor_params:
         a = args[i]
         if a.__class__ is Tensor or isinstance(a, Tensor):
-            needs = needs or a._requires_grad
+            if a._requires_grad:
+                needs = True
             d = a.device
-            if dev is None or d is dev:
+            if dev is None:
                 dev = d
-            else:
+            elif d is not dev:
                 dev = _mixed_device(op, dev, a)
-        elif isinstance(a, (list, tuple)):
+                mixed = True
+        elif a.__class__ is tuple or isinstance(a, (list, tuple)):
             for t in a:
                 if isinstance(t, Tensor):
-                    needs = needs or t._requires_grad
-                    if dev is None or t.device is dev:
+                    if t._requires_grad:
+                        needs = True
+                    if dev is None:
                         dev = t.device
-                    else:
+                    elif t.device is not dev:
                         dev = _mixed_device(op, dev, t)
-    return dev, needs
+                        mixed = True
+    return dev, needs, mixed
 
 
 def _factory_device(op, args):
@@ -66,7 +72,7 @@ def _move_cpu_scalars(args, op, dev):
 
 
 def call(op, args):
-    dev, needs = _device_and_grad(op, args)
+    dev, needs, mixed = _device_and_grad(op, args)
     if dev is None:
         dev = _factory_device(op, args)
     if needs and not _grad.enabled:
@@ -81,7 +87,7 @@ def call(op, args):
             if op.inplace and dev.type in _backends():
                 return _inplace_fallback(op, args)
             raise _missing(op, dev)
-        if any(isinstance(args[i], Tensor) and args[i].device is not dev for i in op.tensor_params):
+        if mixed:
             args = _move_cpu_scalars(args, op, dev)
         if op.inplace:
             return _call_inplace(op, kernel, args, needs)

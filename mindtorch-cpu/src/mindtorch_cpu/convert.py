@@ -43,32 +43,47 @@ def arr(t):
     return a
 
 
+_CSTRIDES = {}  # shape -> C-contiguous element strides (shapes repeat, so this is a hot cache)
+
+
+def _c_strides(shape):
+    st = _CSTRIDES.get(shape)
+    if st is None:
+        from mindtorch._shape import contiguous_strides
+        st = contiguous_strides(shape)
+        if len(_CSTRIDES) < 4096:
+            _CSTRIDES[shape] = st
+    return st
+
+
 def wrap(a, dtype=None):
     """A new tensor owning the NumPy result `a` (no copy when its layout is dense)."""
     global _ALLOC
     if a.__class__ is not np.ndarray:
         a = np.asarray(a)
-    if dtype is not None and TO_NP[dtype] != a.dtype:
-        a = a.astype(TO_NP[dtype])
-    elif dtype is None:
+    if dtype is None:
         dtype = FROM_NP[a.dtype]
-    flags = a.flags
-    if flags.c_contiguous:
+    else:
+        want = TO_NP[dtype]
+        if want is not a.dtype and want != a.dtype:
+            a = a.astype(want)
+    if a.flags.c_contiguous:
         data = a
+        strides = _c_strides(a.shape)
     else:
         data = _dense_buffer(a)
-        if data is None:
-            a = np.ascontiguousarray(a)
-            data = a
-    if not flags.writeable and data is a:
-        a = a.copy()
-        data = a
-    isz = a.itemsize
+        if data is None or not a.flags.writeable:
+            a = data = np.array(a, order="C", copy=True)
+            strides = _c_strides(a.shape)
+        else:
+            isz = a.itemsize
+            strides = tuple(s // isz for s in a.strides)
     if _ALLOC is None:
         _ALLOC = allocator()
-    st = Storage(CPU, a.nbytes, data, _ALLOC)
-    _ALLOC.in_use += a.nbytes
-    t = make_tensor(st, a.shape, tuple(s // isz for s in a.strides), 0, dtype, CPU)
+    nbytes = a.nbytes
+    st = Storage(CPU, nbytes, data, _ALLOC)
+    _ALLOC.in_use += nbytes
+    t = make_tensor(st, a.shape, strides, 0, dtype, CPU)
     t._np = a
     return t
 

@@ -110,6 +110,57 @@ def _base_env():
     return env
 
 
+def _fast_path(op, names):
+    """Inline call path for the common case: every tensor argument is a plain Tensor on one
+    device (Python numbers allowed where the schema takes them) and the backend has a kernel.
+    Anything else falls through to dispatch.call, which handles all cases."""
+    if (op.view_fn is not None or op.inplace or op.meta is None or op.device_param is not None
+            or op.requires_grad_param is not None):
+        return []
+    tparams = [i for i in op.tensor_params]
+    if not tparams or tparams[0] != 0 or not op.params[0].is_tensor or op.params[0].optional:
+        return []
+    conds, grads = [], []
+    first = names[0]
+    for i in tparams[1:]:
+        p, n = op.params[i], names[i]
+        if p.is_list:
+            return []
+        alts = [f"({n}.__class__ is Tensor and {n}.device is _dev)"]
+        if op.numbers_as_tensors:
+            alts.append(f"{n}.__class__ in _h_NUMS")
+        if p.optional:
+            alts.append(f"{n} is None")
+        conds.append("(" + " or ".join(alts) + ")")
+        grads.append(f"({n}.__class__ is Tensor and {n}._requires_grad)")
+    args = ", ".join(names)
+    lines = [f"if {first}.__class__ is Tensor:",
+             f"    _dev = {first}.device"]
+    body_indent = "    "
+    if conds:
+        lines.append(f"    if {' and '.join(conds)}:")
+        body_indent = "        "
+    needs = " or ".join([f"{first}._requires_grad"] + grads)
+    lines += [body_indent + l for l in (
+        "_k = _kernels.get(_dev.type)",
+        "if _k is not None:",
+        f"    if ({needs}) and _grad.enabled:",
+        "        if _op.derivative is not None:",
+        f"            _out = _k(_meta({args}), {args})",
+        f"            _record(_op, ({args},), _out)",
+        "            return _out",
+        "    else:",
+        f"        return _k(_meta({args}), {args})",
+    )]
+    return lines
+
+
+def _fast_env(op):
+    from .._grad_mode import state
+    from ..autograd.graph import record
+    return {"_kernels": op.kernels, "_meta": op.meta, "_grad": state, "_record": record}
+
+
 def _make_single(op, method, fname_py):
     with_out = (not method) and ("out" in op.variants)
     parts, names, defaults, varargs = _signature_parts(op, method, with_out)
@@ -123,9 +174,11 @@ def _make_single(op, method, fname_py):
         lines.append("    if requires_grad: _r.requires_grad_(True)")
         lines.append("    return _r")
     else:
+        lines += ["    " + l for l in _fast_path(op, names)]
         lines.append(f"    return _call(_op, {args})")
     env = _base_env()
     env.update(defaults)
+    env.update(_fast_env(op))
     env["_op"] = op
     fn = _compile("\n".join(lines), env, fname_py)
     return fn
@@ -217,6 +270,8 @@ def _make_binary_operator(dunder, opname, swapped):
     op = _first_tensor_overload(opname)
     if op is None:
         return None
+    if not swapped and all(p.has_default for p in op.params[2:]):
+        return _make_dunder(op, dunder)
     extra = tuple(p.default for p in op.params[2:])
     if any(not p.has_default for p in op.params[2:]):
         return None
@@ -240,6 +295,26 @@ def _make_binary_operator(dunder, opname, swapped):
             return call(op, (self, other))
     fn.__name__ = dunder
     return fn
+
+
+def _make_dunder(op, dunder):
+    """`a + b`: like the method, but unsupported operand types return NotImplemented."""
+    names = [p.name for p in op.params]
+    lines = [f"def {dunder}({names[0]}, {names[1]}):"]
+    n = names[1]
+    lines.append(f"    if not ({n}.__class__ is Tensor or isinstance({n}, Tensor) or {n}.__class__ in _h_NUMS "
+                 f"or _h_is_num({n})): return NotImplemented")
+    defaults = {}
+    for p in op.params[2:]:
+        defaults["_D_" + p.name] = p.default
+        lines.append(f"    {p.name} = _D_{p.name}")
+    lines += ["    " + l for l in _fast_path(op, names)]
+    lines.append(f"    return _call(_op, ({', '.join(names)},))")
+    env = _base_env()
+    env.update(defaults)
+    env.update(_fast_env(op))
+    env["_op"] = op
+    return _compile("\n".join(lines), env, dunder)
 
 
 def install(namespace, tensor_cls):

@@ -33,8 +33,17 @@ def same_shape_bool(self, *args, **kw):
 
 def binary(self, other, *rest):
     """Broadcasting pointwise op in the promoted dtype."""
-    if other.__class__ is self.__class__ and self.dtype is other.dtype:
-        return TensorMeta(broadcast_shapes(self._shape, other._shape), self.dtype)
+    oc = other.__class__
+    if oc is self.__class__:
+        if self.dtype is other.dtype:
+            return TensorMeta(broadcast_shapes(self._shape, other._shape), self.dtype)
+    elif oc is float and hasattr(self, "_shape"):
+        # a weak float scalar keeps a floating tensor's dtype
+        d = self.dtype
+        return TensorMeta(self._shape, d if d._kind == 2 else (D.get_default_dtype() if d._kind < 2 else d))
+    elif oc is int and hasattr(self, "_shape"):
+        d = self.dtype
+        return TensorMeta(self._shape, D.int64 if d is D.bool_ else d)
     return TensorMeta(broadcast_shapes(shape_of(self), shape_of(other)), D.result_type(self, other))
 
 
