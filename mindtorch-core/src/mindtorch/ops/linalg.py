@@ -1,0 +1,359 @@
+"""Linear algebra: matmul and friends, addmm/baddbmm, einsum, matrix helpers for mindtorch.linalg."""
+from .registry import defop
+from . import meta as M
+from .. import _dtype as D
+from .._shape import broadcast_shapes
+from .grad_helpers import torch, sum_to, conj, shape_of  # noqa: F401
+
+F = "linalg"
+TM = M.TensorMeta
+
+
+def _cname(d):
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}[d.name]
+
+
+def _tname(d):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[d.name]
+
+
+def _same_dtype(a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(a.dtype)} != "
+                           f"{_cname(b.dtype)}")
+    if a.dtype is D.bool_:
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+
+
+def _mm_check(s1, s2):
+    if s1[-1] != s2[-2]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({s1[-2]}x{s1[-1]} and {s2[-2]}x{s2[-1]})")
+
+
+def _dims(s):
+    return "x".join(map(str, s))
+
+
+# --- meta rules --------------------------------------------------------------
+def _matmul_meta(self, other):
+    a, b = self._shape, other._shape
+    na, nb = len(a), len(b)
+    if na == 0 or nb == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
+    if na == 1 and nb == 1:
+        if self.dtype is not other.dtype:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_tname(self.dtype)} "
+                               f"and {_tname(other.dtype)}")
+        if a[0] != b[0]:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the "
+                               f"same number of elements, but got {a[0]} and {b[0]} elements respectively")
+        return TM((), self.dtype)
+    _same_dtype(self, other)
+    if na == 2 and nb == 1:
+        if a[1] != b[0]:
+            raise RuntimeError(f"size mismatch, got input ({a[0]}), mat ({_dims(a)}), vec ({b[0]})")
+        return TM((a[0],), self.dtype)
+    a2 = (1,) + a if na == 1 else a
+    b2 = b + (1,) if nb == 1 else b
+    _mm_check(a2, b2)
+    batch = broadcast_shapes(a2[:-2], b2[:-2])
+    out = batch + ((a2[-2],) if na > 1 else ()) + ((b2[-1],) if nb > 1 else ())
+    return TM(out, self.dtype)
+
+
+def _mm_meta(self, mat2):
+    if len(self._shape) != 2:
+        raise RuntimeError("self must be a matrix")
+    if len(mat2._shape) != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _same_dtype(self, mat2)
+    _mm_check(self._shape, mat2._shape)
+    return TM((self._shape[0], mat2._shape[1]), self.dtype)
+
+
+def _bmm_meta(self, mat2):
+    if len(self._shape) != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if len(mat2._shape) != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    b, n, k = self._shape
+    if mat2._shape[:2] != (b, k):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: "
+                           f"[{mat2._shape[0]}, {mat2._shape[1]}].")
+    _same_dtype(self, mat2)
+    return TM((b, n, mat2._shape[2]), self.dtype)
+
+
+def _mv_meta(self, vec):
+    if len(self._shape) != 2 or len(vec._shape) != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {len(self._shape)}, {len(vec._shape)}")
+    if self._shape[1] != vec._shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({self._shape[0]}), mat ({_dims(self._shape)}), "
+                           f"vec ({vec._shape[0]})")
+    _same_dtype(self, vec)
+    return TM((self._shape[0],), self.dtype)
+
+
+def _dot_meta(self, tensor):
+    if len(self._shape) != 1 or len(tensor._shape) != 1:
+        raise RuntimeError(f"1D tensors expected, but got {len(self._shape)}D and {len(tensor._shape)}D tensors")
+    return _matmul_meta(self, tensor)
+
+
+# --- backward helpers ------------------------------------------------------
+def _mT(x):
+    return x.transpose(-1, -2)
+
+
+def matmul_backward(grad, self, other, which):
+    """Gradient of matmul for `which` = 0 (self) or 1 (other), any ranks."""
+    na, nb = len(self._shape), len(other._shape)
+    a = self.unsqueeze(0) if na == 1 else self
+    b = other.unsqueeze(-1) if nb == 1 else other
+    g = grad
+    if nb == 1:
+        g = g.unsqueeze(-1)
+    if na == 1:
+        g = g.unsqueeze(-2)
+    if which == 0:
+        r = torch.matmul(g, conj(_mT(b)))
+        r = sum_to(r, shape_of(a)) if r._shape != a._shape else r
+        return r.reshape(self._shape) if na == 1 else r
+    r = torch.matmul(conj(_mT(a)), g)
+    r = sum_to(r, shape_of(b)) if r._shape != b._shape else r
+    return r.reshape(other._shape) if nb == 1 else r
+
+
+# --- ops ---------------------------------------------------------------------
+defop("matmul(Tensor self, Tensor other) -> Tensor", meta=_matmul_meta, out=True, family=F,
+      grad={"self": "matmul_backward(grad, self, other, 0)", "other": "matmul_backward(grad, self, other, 1)"})
+defop("mm(Tensor self, Tensor mat2) -> Tensor", meta=_mm_meta, out=True, family=F,
+      grad={"self": "torch.mm(grad, conj(mat2.t()))", "mat2": "torch.mm(conj(self.t()), grad)"})
+defop("bmm(Tensor self, Tensor mat2) -> Tensor", meta=_bmm_meta, out=True, family=F,
+      grad={"self": "torch.bmm(grad, conj(_mT(mat2)))", "mat2": "torch.bmm(conj(_mT(self)), grad)"})
+defop("mv(Tensor self, Tensor vec) -> Tensor", meta=_mv_meta, out=True, family=F,
+      grad={"self": "grad.unsqueeze(1) * conj(vec)", "vec": "torch.mv(conj(self.t()), grad)"})
+defop("dot(Tensor self, Tensor tensor) -> Tensor", meta=_dot_meta, out=True, family=F,
+      grad={"self": "grad * conj(tensor)", "tensor": "grad * conj(self)"})
+
+
+def _outer(self, vec2):
+    if len(self._shape) != 1 or len(vec2._shape) != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {len(self._shape)}-D"
+                           if len(self._shape) != 1 else
+                           f"outer: Expected 1-D argument vec2, but got {len(vec2._shape)}-D")
+    return self.reshape((-1, 1)) * vec2
+
+
+defop("outer(Tensor self, Tensor vec2) -> Tensor", composite=_outer, family=F)
+defop("ger(Tensor self, Tensor vec2) -> Tensor", composite=_outer, family=F)
+
+
+def _scaled(prod, inp, beta, alpha):
+    prod = prod if alpha == 1 else prod * alpha
+    if beta == 0:  # beta=0 ignores inp, even its NaNs
+        return prod
+    return prod + (inp if beta == 1 else inp * beta)
+
+
+def _check_bias(name, inp, shape):
+    try:
+        out = broadcast_shapes(inp._shape, shape)
+    except RuntimeError:
+        out = None
+    if out != tuple(shape):
+        raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the existing size "
+                           f"({inp._shape[-1] if inp._shape else 1}) at non-singleton dimension "
+                           f"{len(shape) - 1}.  Target sizes: [{', '.join(map(str, shape))}].  Tensor sizes: "
+                           f"[{', '.join(map(str, inp._shape))}]")
+
+
+def _addmm(self, mat1, mat2, beta=1, alpha=1):
+    p = torch.mm(mat1, mat2)
+    _check_bias("addmm", self, p._shape)
+    return _scaled(p, self, beta, alpha)
+
+
+def _baddbmm(self, batch1, batch2, beta=1, alpha=1):
+    p = torch.bmm(batch1, batch2)
+    _check_bias("baddbmm", self, p._shape)
+    return _scaled(p, self, beta, alpha)
+
+
+def _addmv(self, mat, vec, beta=1, alpha=1):
+    p = torch.mv(mat, vec)
+    _check_bias("addmv", self, p._shape)
+    return _scaled(p, self, beta, alpha)
+
+
+defop("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+      composite=_addmm, family=F)
+defop("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+      composite=_baddbmm, family=F)
+defop("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+      composite=_addmv, family=F)
+
+
+# --- einsum: parsed here, contracted pairwise with permute/reshape/bmm -------
+def _parse_einsum(eq, operands):
+    eq = eq.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise RuntimeError(f"einsum(): more operands were provided than specified in the equation"
+                           if len(operands) > len(terms) else
+                           "einsum(): fewer operands were provided than specified in the equation")
+    ell_n = 0
+    parsed = []
+    for t, op in zip(terms, operands):
+        nd = len(op._shape)
+        if "..." in t:
+            pre, _, post = t.partition("...")
+            k = nd - len(pre) - len(post)
+            if k < 0:
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(pre) + len(post)}) "
+                                   f"is more than the number of dimensions ({nd}) for operand "
+                                   f"{len(parsed)}")
+            ell_n = max(ell_n, k)
+            labels = list(pre) + [("...", i) for i in range(k)] + list(post)
+        else:
+            if len(t) != nd:
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(t)}) does not match "
+                                   f"the number of dimensions ({nd}) for operand {len(parsed)}"
+                                   + ("" if len(t) > nd else " and no ellipsis was given"))
+            labels = list(t)
+        for c in labels:
+            if isinstance(c, str) and not c.isalpha():
+                raise RuntimeError(f"einsum(): invalid subscript given at index {eq.index(c)} in the equation "
+                                   f"string, subscripts must be in [a-zA-Z]")
+        parsed.append(labels)
+    # right-align ellipsis dims so they broadcast together
+    for labels in parsed:
+        ks = [c for c in labels if isinstance(c, tuple)]
+        shift = ell_n - len(ks)
+        for j, c in enumerate(labels):
+            if isinstance(c, tuple):
+                labels[j] = ("...", c[1] + shift)
+    ell = [("...", i) for i in range(ell_n)]
+    if arrow:
+        out = []
+        pre, dots, post = rhs.partition("...")
+        out = list(pre) + (ell if dots else []) + list(post)
+        seen = set()
+        for c in out:
+            if c in seen:
+                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
+            seen.add(c)
+            if isinstance(c, str) and not any(c in l for l in parsed):
+                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any "
+                                   "input operand")
+    else:
+        counts = {}
+        for l in parsed:
+            for c in l:
+                if isinstance(c, str):
+                    counts[c] = counts.get(c, 0) + 1
+        out = ell + sorted(c for c, n in counts.items() if n == 1)
+    return parsed, out
+
+
+def _diag_repeats(t, labels):
+    """Take diagonals for labels repeated within one operand (ii->i)."""
+    while True:
+        for i, c in enumerate(labels):
+            j = labels.index(c, i + 1) if labels.count(c) > 1 else -1
+            if j > 0:
+                t = t.diagonal(0, i, j)  # new dim goes last
+                labels = [x for k, x in enumerate(labels) if k not in (i, j)] + [c]
+                break
+        else:
+            return t, labels
+
+
+def _sum_out(t, labels, keep):
+    dims = [i for i, c in enumerate(labels) if c not in keep]
+    if dims:
+        t = t.sum(dims)
+        labels = [c for c in labels if c in keep]
+    return t, labels
+
+
+def _size_of(sizes, c):
+    return sizes.get(c, 1)
+
+
+def _contract(a, la, b, lb, keep):
+    """a, b with distinct labels each; keep: labels needed later."""
+    a, la = _sum_out(a, la, set(lb) | keep)
+    b, lb = _sum_out(b, lb, set(la) | keep)
+    batch = [c for c in la if c in lb and c in keep]
+    contr = [c for c in la if c in lb and c not in keep]
+    a_only = [c for c in la if c not in lb]
+    b_only = [c for c in lb if c not in la]
+    sa = dict(zip(la, a._shape))
+    sb = dict(zip(lb, b._shape))
+    bshape = [max(sa[c], sb[c]) for c in batch]
+    a = a.permute([la.index(c) for c in batch + a_only + contr])
+    b = b.permute([lb.index(c) for c in batch + contr + b_only])
+    ncon = 1
+    for c in contr:
+        ncon *= max(sa[c], sb[c])
+    na = 1
+    for c in a_only:
+        na *= sa[c]
+    nb = 1
+    for c in b_only:
+        nb *= sb[c]
+    nbatch = 1
+    for s in bshape:
+        nbatch *= s
+    a = a.expand(tuple(bshape) + tuple(a._shape[len(batch):])).reshape((nbatch, na, ncon))
+    b = b.expand(tuple(bshape) + tuple(b._shape[len(batch):])).reshape((nbatch, ncon, nb))
+    r = torch.bmm(a, b)
+    r = r.reshape(tuple(bshape) + tuple(sa[c] for c in a_only) + tuple(sb[c] for c in b_only))
+    return r, batch + a_only + b_only
+
+
+def _einsum(equation, tensors, path=None):
+    ops = list(tensors)
+    if not ops:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    parsed, out = _parse_einsum(equation, ops)
+    terms = []
+    for t, l in zip(ops, parsed):
+        terms.append(_diag_repeats(t, l))
+    dtype = ops[0].dtype
+    for t in ops[1:]:
+        dtype = D.promote_types(dtype, t.dtype)
+    terms = [(t if t.dtype is dtype else t.to(dtype), l) for t, l in terms]
+    if len(terms) == 1:
+        t, l = terms[0]
+        t, l = _sum_out(t, l, set(out))
+    else:
+        t, l = terms[0]
+        for k in range(1, len(terms)):
+            later = set(out)
+            for _, l2 in terms[k + 1:]:
+                later |= set(l2)
+            t, l = _contract(t, l, terms[k][0], terms[k][1], later)
+    return t.permute([l.index(c) for c in out]) if l != out else (t if len(terms) > 1 else t.clone())
+
+
+defop("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", composite=_einsum, method=False,
+      family=F)
+
+
+# --- matrix helpers for mindtorch.linalg --------------------------------------
+def _svdvals_meta(A):
+    if len(A._shape) < 2:
+        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    k = min(A._shape[-2:])
+    return TM(tuple(A._shape[:-2]) + (k,), A.dtype.to_real())
+
+
+defop("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", meta=_svdvals_meta, method=False, family=F)
