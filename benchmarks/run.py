@@ -1,0 +1,240 @@
+"""mindtorch benchmarks, side by side with NumPy and (when installed) PyTorch.
+
+    python benchmarks/run.py [--repeat N] [--quick]
+
+Each figure is the best of several repeats of a timeit loop (min-of-repeats is
+the least noisy estimate of the cost itself). Targets are SPEC §7's.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import timeit
+
+import numpy as np
+
+try:
+    import torch
+except ImportError:  # the torch column then reads n/a
+    torch = None
+
+import mindtorch as mt
+
+NA = None
+
+
+def best(fn, repeat, min_time):
+    """Seconds per call: min over `repeat` runs of an autoranged timeit loop."""
+    timer = timeit.Timer(fn)
+    number = 1
+    while True:
+        if timer.timeit(number) >= min_time:
+            break
+        number *= 2 if number < 8 else 4
+    return min(timer.repeat(repeat, number)) / number
+
+
+def measure(work, lib, repeat, min_time):
+    """work(lib) -> callable (None: not applicable); a failure (op not implemented yet) reads n/a."""
+    try:
+        fn = work(lib)
+        if fn is None:
+            return NA, ""
+        fn()
+        return best(fn, repeat, min_time), ""
+    except Exception as exc:  # noqa: BLE001 - the table reports what is missing instead of stopping
+        return NA, f"{type(exc).__name__}: {str(exc)[:60]}"
+
+
+# ---- workloads -------------------------------------------------------------------------------------
+
+def small(lib):
+    if lib == "mt":
+        return mt.randn(8), mt.randn(8)
+    if lib == "np":
+        r = np.random.default_rng(0)
+        return r.standard_normal(8, dtype=np.float32), r.standard_normal(8, dtype=np.float32)
+    return torch.randn(8), torch.randn(8)
+
+
+def add_small(lib):
+    a, b = small(lib)
+    return lambda: a + b
+
+
+def view_small(lib):
+    a, _ = small(lib)
+    a = a.reshape(2, 4)
+    if lib == "np":
+        return lambda: a.T
+    return lambda: a.t()
+
+
+def slice_small(lib):
+    a, _ = small(lib)
+    return lambda: a[1:]
+
+
+def sum_small(lib):
+    a, _ = small(lib)
+    return lambda: a.sum()
+
+
+def add_grad(lib):
+    if lib == "np":
+        return None
+    a, b = small(lib)
+    a.requires_grad_(True)
+    return lambda: a + b
+
+
+def big(lib, shape):
+    if lib == "np":
+        r = np.random.default_rng(0)
+        return r.standard_normal(shape, dtype=np.float32), r.standard_normal(shape, dtype=np.float32)
+    m = mt if lib == "mt" else torch
+    return m.randn(*shape), m.randn(*shape)
+
+
+def add_big(lib):
+    a, b = big(lib, (1024, 1024))
+    return lambda: a + b
+
+
+def matmul(lib):
+    a, b = big(lib, (512, 512))
+    return lambda: a @ b
+
+
+def mlp_step(lib):
+    if lib == "np":
+        return None
+    m = mt if lib == "mt" else torch
+    nn, optim = m.nn, m.optim
+    F = nn.functional
+    m.manual_seed(0)
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
+    opt = optim.Adam(model.parameters(), lr=1e-3)
+    x = m.randn(128, 784)
+    y = m.randint(0, 10, (128,))
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+    return step
+
+
+def import_time(module, repeat):
+    """Seconds to import `module` in a fresh interpreter (min of several; startup excluded)."""
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+    env = dict(os.environ)
+    times = []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+        if out.returncode != 0:
+            return NA, out.stderr.strip().splitlines()[-1][:60] if out.stderr.strip() else "failed"
+        times.append(float(out.stdout.strip().splitlines()[-1]))
+    return min(times), ""
+
+
+# ---- table -----------------------------------------------------------------------------------------
+
+# name, workload, unit, target kind, target value
+CASES = [
+    ("a + b, 8 elements", add_small, "us", "x_torch", 2.0),
+    ("a.t() view, 2x4", view_small, "us", "x_torch", 2.0),
+    ("a[1:] view, 8", slice_small, "us", "x_torch", 2.0),
+    ("a.sum(), 8 elements", sum_small, "us", "x_torch", 2.0),
+    ("a + b, a requires grad", add_grad, "us", "grad_overhead", 1e-6),
+    ("a + b, 1024x1024 f32", add_big, "ms", "x_numpy", 1.0),
+    ("a @ b, 512x512 f32", matmul, "ms", "x_numpy", 1.0),
+    ("MLP Adam step 784-256-10 b128", mlp_step, "ms", "x_torch", 1.2),
+]
+SCALE = {"us": 1e6, "ms": 1e3, "s": 1.0}
+TARGET_TEXT = {"x_torch": "<= {:g}x torch", "x_numpy": "<= {:g}x numpy", "grad_overhead": "+<= 1 us over a + b",
+               "abs_s": "< {:g} s"}
+
+
+def fmt(v, unit):
+    if v is None:
+        return "n/a"
+    v *= SCALE[unit]
+    return f"{v:.3g} {unit}" if v < 100 else f"{v:.0f} {unit}"
+
+
+def ratio(a, b):
+    return "n/a" if a is None or b is None or b == 0 else f"{a / b:.2f}"
+
+
+def verdict(kind, limit, mtv, npv, tv, base_mt):
+    if mtv is None:
+        return "n/a"
+    if kind == "x_torch":
+        return "n/a" if tv is None else ("ok" if mtv <= limit * tv else "MISS")
+    if kind == "x_numpy":
+        return "n/a" if npv is None else ("ok" if mtv <= limit * npv else "MISS")
+    if kind == "grad_overhead":
+        return "n/a" if base_mt is None else ("ok" if mtv - base_mt <= limit else "MISS")
+    if kind == "abs_s":
+        return "ok" if mtv < limit else "MISS"
+    return ""
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--repeat", type=int, default=5, help="repeats per figure (min is reported)")
+    p.add_argument("--quick", action="store_true", help="shorter loops, for a smoke run")
+    args = p.parse_args(argv)
+    min_time = 0.05 if args.quick else 0.2
+
+    libs = ["mt", "np"] + (["torch"] if torch is not None else [])
+    if torch is not None:
+        torch.set_grad_enabled(True)
+    print(f"mindtorch {mt.__version__} (backends: {', '.join(mt.backends_installed()) or 'none'}), "
+          f"numpy {np.__version__}, torch {torch.__version__ if torch is not None else 'not installed'}, "
+          f"Python {sys.version.split()[0]}, {os.cpu_count()} cores")
+    print(f"each figure: min of {args.repeat} repeats of an autoranged timeit loop\n")
+
+    rows, notes = [], []
+    base_mt = None
+    for name, work, unit, kind, limit in CASES:
+        res = {}
+        for lib in libs:
+            res[lib], why = measure(work, lib, args.repeat, min_time)
+            if why and lib == "mt":
+                notes.append(f"{name}: mindtorch n/a ({why})")
+        if work is add_small:
+            base_mt = res["mt"]
+        rows.append((name, unit, res.get("mt"), res.get("np"), res.get("torch"),
+                     TARGET_TEXT[kind].format(limit), verdict(kind, limit, res.get("mt"), res.get("np"),
+                                                              res.get("torch"), base_mt)))
+
+    reps = max(3, args.repeat)
+    imt, why = import_time("mindtorch", reps)
+    if why:
+        notes.append(f"import mindtorch: n/a ({why})")
+    inp, _ = import_time("numpy", reps)
+    itorch = import_time("torch", reps)[0] if torch is not None else NA
+    rows.append(("import (fresh process)", "s", imt, inp, itorch, "< 0.3 s", verdict("abs_s", 0.3, imt, 0, 0, 0)))
+
+    head = ("benchmark", "mindtorch", "numpy", "torch", "mt/np", "mt/torch", "target", "")
+    table = [head] + [(n, fmt(m, u), fmt(a, u), fmt(t, u), ratio(m, a), ratio(m, t), tgt, ok)
+                      for n, u, m, a, t, tgt, ok in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    for i, r in enumerate(table):
+        print("  ".join(c.ljust(w) if j in (0, 6, 7) else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))))
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+    if notes:
+        print()
+        for n in notes:
+            print("note: " + n)
+    summary = [r[-1] for r in rows]
+    print(f"\ntargets met: {summary.count('ok')}, missed: {summary.count('MISS')}, n/a: {summary.count('n/a')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
