@@ -1,2 +1,14 @@
-"""Hand-written public functions that are not single ops (save/load and friends come later)."""
-__all__ = []
+"""Public functions that are not single ops."""
+__all__ = ["save", "load"]
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True):
+    """Save tensors, state dicts and optimizer states in PyTorch's zip checkpoint format."""
+    from .serialization import save as _save
+    return _save(obj, f, pickle_module=pickle_module, pickle_protocol=pickle_protocol)
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
+    """Load a checkpoint written by mindtorch or PyTorch (safe by default: weights only)."""
+    from .serialization import load as _load
+    return _load(f, map_location=map_location, weights_only=weights_only)

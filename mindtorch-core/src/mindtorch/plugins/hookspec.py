@@ -52,8 +52,9 @@ def mindtorch_allocator(device_type):
 def mindtorch_copy_routines(device_type):
     """Return the host<->device copy routines for ``device_type``.
 
-    An object with ``to_host(tensor) -> numpy.ndarray`` (a C-contiguous
-    array holding the tensor's elements), ``from_host(array, dtype, device)
+    An object with ``to_host(tensor) -> numpy.ndarray`` (an array of the
+    tensor's shape holding its elements; a host device may return a view that
+    shares memory; bfloat16 travels as uint16 bits), ``from_host(array, dtype, device)
     -> Tensor`` (a new contiguous tensor) and ``copy_from_host(dst, array)``
     (write an array of dst's shape into the possibly strided ``dst``).
     Copies between two devices of this backend are the ``copy_`` kernel;
