@@ -1,8 +1,295 @@
 """Pointwise operators: arithmetic, comparisons, unary math, activations."""
+import math
+
 from .registry import defop
 from . import meta as M
+from .meta import TensorMeta
+from .grad_helpers import torch
+from .. import _dtype as D
+from .._shape import broadcast_shapes as _bs2
+
+
+def broadcast_shapes(*shapes):
+    out = shapes[0]
+    for s in shapes[1:]:
+        out = _bs2(out, s)
+    return out
 
 F = "pointwise"
+
+_TNAME = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+          "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+          "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _not_impl(kname, d):
+    # PyTorch reports an unsupported dtype as NotImplementedError (a RuntimeError subclass)
+    return NotImplementedError(f"\"{kname}\" not implemented for '{_TNAME[d.name]}'")
+
+
+def _dt(x):
+    return x.dtype if hasattr(x, "_shape") else D.result_type(x)
+
+
+# --- shape-and-dtype rules local to this family -----------------------------------------
+def _no_bool(kname):
+    def rule(self, other, *rest):
+        m = M.binary(self, other)
+        if m.dtype is D.bool_:
+            raise _not_impl(kname, m.dtype)
+        return m
+    return rule
+
+
+def _bits(kname):
+    def rule(self, other=None, *rest):
+        m = M.binary(self, other) if other is not None else TensorMeta(self._shape, self.dtype)
+        if m.dtype._kind >= 2:
+            raise _not_impl(kname, m.dtype)
+        return m
+    return rule
+
+
+def _float_only(kname):
+    def rule(self, *rest):
+        if self.dtype._kind < 2:
+            raise _not_impl(kname, self.dtype)
+        return TensorMeta(self._shape, self.dtype)
+    return rule
+
+
+def _keep_no_bool(kname):
+    def rule(self, *rest):
+        if self.dtype is D.bool_:
+            raise _not_impl(kname, self.dtype)
+        return TensorMeta(self._shape, self.dtype)
+    return rule
+
+
+def _keep_real(kname):
+    def rule(self, *rest):
+        if self.dtype._kind < 2:
+            raise _not_impl(kname, self.dtype)
+        return TensorMeta(self._shape, self.dtype)
+    return rule
+
+
+def _neg_meta(self):
+    if self.dtype is D.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    return TensorMeta(self._shape, self.dtype)
+
+
+def _square_meta(self):
+    return TensorMeta(self._shape, D.int64 if self.dtype is D.bool_ else self.dtype)
+
+
+def _pow_meta(self, exponent):
+    m = M.binary(self, exponent)
+    if not hasattr(exponent, "_shape") and m.dtype._kind == 1 and exponent.__class__ is not bool \
+            and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return m
+
+
+def _round_meta(self, decimals=0):
+    if decimals != 0 and self.dtype._kind < 2:
+        raise _not_impl("round_cpu", self.dtype)
+    return TensorMeta(self._shape, self.dtype)
+
+
+def _relu_meta(self):
+    if self.dtype is D.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return TensorMeta(self._shape, self.dtype)
+
+
+def _gelu_meta(self, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    if self.dtype._kind < 2:
+        raise _not_impl("GeluKernelImpl", self.dtype)
+    return TensorMeta(self._shape, self.dtype)
+
+
+def _lerp_meta(self, end, weight):
+    if end.dtype is not self.dtype:
+        raise RuntimeError(f"expected dtype {_short(self.dtype)} "
+                           f"for `end` but got dtype {_short(end.dtype)}")
+    if hasattr(weight, "_shape"):
+        if weight.dtype is not self.dtype:
+            raise RuntimeError(f"expected dtype {_short(self.dtype)} for `weight` but got dtype {_short(weight.dtype)}")
+        shape = broadcast_shapes(self._shape, end._shape, weight._shape)
+    else:
+        shape = broadcast_shapes(self._shape, end._shape)
+    if self.dtype._kind < 2:
+        raise _not_impl("lerp_kernel_scalar", self.dtype)
+    return TensorMeta(shape, self.dtype)
+
+
+def _short(d):
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "long int", "int32": "int"}.get(d.name, d.name)
+
+
+def _addc_meta(kname):
+    def rule(self, t1, t2, value=1):
+        dt = D.result_type(self, t1, t2)
+        if kname == "addcdiv" and t1.dtype._kind < 2 and t2.dtype._kind < 2:
+            raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release "
+                               "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+                               "addcdiv behavior can be implemented as (input + value * tensor1 / tensor2)"
+                               ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+                               "for float inputs. The future addcdiv behavior is just the latter implementation: "
+                               "(input + value * tensor1 / tensor2), for all dtypes.")
+        return TensorMeta(broadcast_shapes(self._shape, t1._shape, t2._shape), dt)
+    return rule
+
+
+def _where_meta(condition, self, other):
+    if not hasattr(condition, "_shape") or condition.dtype is not D.bool_:
+        d = condition.dtype if hasattr(condition, "_shape") else None
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{_TNAME[d.name] if d else type(condition).__name__}")
+    # two Python numbers: an int pair gives int64, floats the default dtype
+    return TensorMeta(broadcast_shapes(condition._shape, M.shape_of(self), M.shape_of(other)),
+                      D.result_type(self, other))
+
+
+def _where_method_meta(self, condition, other):
+    return _where_meta(condition, self, other)
+
+
+def _clamp_meta(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if self.dtype is D.bool_:
+        raise _not_impl("clamp_scalar_cpu", self.dtype)
+    ops = [x for x in (self, min, max) if x is not None]
+    shapes = [M.shape_of(x) for x in ops]
+    return TensorMeta(broadcast_shapes(*shapes), D.result_type(*ops))
+
+
+def _clamp_one_meta(self, bound):
+    return _clamp_meta(self, bound, None)
+
+
+def _nan_to_num_meta(self, nan=None, posinf=None, neginf=None):
+    return TensorMeta(self._shape, self.dtype)
+
+
+def _logit_meta(self, eps=None):
+    return M.unary_float(self)
+
+
+def _softplus_meta(self, beta=1, threshold=20):
+    return _float_only("softplus_cpu")(self)
+
+
+def _isclose_meta(self, other, rtol=1e-5, atol=1e-8, equal_nan=False):
+    if self.dtype is not other.dtype:
+        raise RuntimeError(f"{_TNAME[self.dtype.name]} did not match {_TNAME[other.dtype.name]}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    return TensorMeta(broadcast_shapes(self._shape, other._shape), D.bool_)
+
+
+# --- backward helpers (formulas below see this module's globals) ---------------------
+def _zeros(grad):
+    return grad * 0
+
+
+def pow_self_grad(grad, self, exponent):
+    if not hasattr(exponent, "_shape"):
+        if exponent == 0:
+            return _zeros(grad)
+        return grad * exponent * torch.pow(self, exponent - 1)
+    g = grad * exponent * torch.pow(self, exponent - 1)
+    return torch.where(exponent == 0, _zeros(g), g)
+
+
+def pow_exp_grad(grad, self, exponent, result):
+    if not hasattr(self, "_shape"):
+        return grad * result * math.log(self) if self != 0 else grad * torch.where(exponent >= 0, 0.0, result * -math.inf)
+    g = grad * result * torch.log(self)
+    # 0 ** e for e >= 0 has a zero derivative in e (not nan)
+    return torch.where((self == 0) & (exponent >= 0), _zeros(g), g)
+
+
+def minmax_grad(grad, a, b, is_max):
+    take = (a > b) if is_max else (a < b)
+    tie = a == b
+    return torch.where(take, grad, torch.where(tie, grad / 2, _zeros(grad)))
+
+
+def clamp_self_grad(grad, self, min, max):
+    mask = None
+    if min is not None:
+        mask = self >= min
+    if max is not None:
+        m2 = self <= max
+        mask = m2 if mask is None else mask & m2
+    return torch.where(mask, grad, _zeros(grad))
+
+
+def clamp_bound_grad(grad, self, min, max, which):
+    if which == "min":
+        mask = self < min
+        if max is not None:
+            mask = mask & (min <= max) if hasattr(max, "_shape") else mask & (min <= max)
+    else:
+        mask = self > max
+        if min is not None:
+            mask = mask | (min > max)
+    return torch.where(mask, grad, _zeros(grad))
+
+
+def logit_grad(grad, self, eps):
+    g = grad / (self * (1 - self))
+    if eps is None:
+        return torch.where((self < 0) | (self > 1), g * math.nan, g)
+    return torch.where((self < eps) | (self > 1 - eps), _zeros(g), g)
+
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+def gelu_grad(grad, self, approximate):
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (self + 0.044715 * self * self * self)
+        t = torch.tanh(inner)
+        d_inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * self * self)
+        return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * d_inner)
+    cdf = 0.5 * (1 + torch.erf(self * (1 / math.sqrt(2.0))))
+    pdf = torch.exp(-0.5 * self * self) * (1 / math.sqrt(2 * math.pi))
+    return grad * (cdf + self * pdf)
+
+
+def silu_grad(grad, self):
+    s = torch.sigmoid(self)
+    return grad * s * (1 + self * (1 - s))
+
+
+def softplus_grad(grad, self, beta, threshold):
+    z = self * beta
+    return torch.where(z > threshold, grad, grad * torch.sigmoid(z))
+
+
+def mish_grad(grad, self):
+    tsp = torch.tanh(softplus_value(self))
+    return grad * (tsp + self * torch.sigmoid(self) * (1 - tsp * tsp))
+
+
+def softplus_value(x):
+    return torch.where(x > 20, x, torch.log1p(torch.exp(x)))
+
+
+def lerp_weight_grad(grad, self, end, weight):
+    return grad * (end - self)
+
 
 # --- binary arithmetic -------------------------------------------------------
 defop("add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", meta=M.binary, inplace=True, out=True,
@@ -18,3 +305,224 @@ defop("div(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor", me
       out=True, numbers_as_tensors=True, family=F,
       grad={"self": "div_self_grad(grad, other, rounding_mode)",
             "other": "div_other_grad(grad, self, other, rounding_mode)"})
+defop("floor_divide(Tensor self, Tensor other) -> Tensor", meta=_no_bool("div_floor_cpu"), inplace=True, out=True,
+      numbers_as_tensors=True, family=F, grad={"self": "not_implemented('floor_divide')"})
+defop("remainder(Tensor self, Tensor other) -> Tensor", meta=_no_bool("remainder_cpu"), inplace=True, out=True,
+      numbers_as_tensors=True, family=F,
+      grad={"self": "grad", "other": "-grad * torch.div(self, other, rounding_mode='floor')"})
+defop("fmod(Tensor self, Tensor other) -> Tensor", meta=_no_bool("fmod_cpu"), inplace=True, out=True,
+      numbers_as_tensors=True, family=F,
+      grad={"self": "grad", "other": "-grad * torch.div(self, other, rounding_mode='trunc')"})
+_POW_GRAD = {"self": "pow_self_grad(grad, self, exponent)", "exponent": "pow_exp_grad(grad, self, exponent, result)"}
+# one kernel serves Tensor^Tensor, Tensor^number and number^Tensor (operators pass numbers through)
+_pow = defop("pow(Tensor self, Tensor exponent) -> Tensor", meta=_pow_meta, inplace=True, out=True,
+             numbers_as_tensors=True, family=F, grad=_POW_GRAD)
+
+
+def _pow_scalar(self, exponent):
+    from .. import dispatch
+    return dispatch.call(_pow, (self, exponent))
+
+
+defop("pow(Scalar self, Tensor exponent) -> Tensor", overload="Scalar", composite=_pow_scalar, method=False,
+      meta=_pow_meta, family=F)
+defop("float_power(Tensor self, Tensor exponent) -> Tensor", meta=lambda s, e: TensorMeta(
+    broadcast_shapes(M.shape_of(s), M.shape_of(e)),
+    D.complex128 if D.result_type(s, e)._kind == 3 else D.float64),
+    numbers_as_tensors=True, family=F, composite=lambda s, e: torch.pow(
+        s.double() if hasattr(s, "_shape") else s, e.double() if hasattr(e, "_shape") else float(e)))
+defop("atan2(Tensor self, Tensor other) -> Tensor", meta=M.binary_float, inplace=True, out=True, family=F,
+      grad={"self": "grad * other / (self * self + other * other)",
+            "other": "-grad * self / (self * self + other * other)"})
+defop("arctan2(Tensor self, Tensor other) -> Tensor", meta=M.binary_float, out=True, family=F,
+      grad={"self": "grad * other / (self * self + other * other)",
+            "other": "-grad * self / (self * self + other * other)"})
+defop("maximum(Tensor self, Tensor other) -> Tensor", meta=M.binary, out=True, family=F,
+      grad={"self": "minmax_grad(grad, self, other, True)", "other": "minmax_grad(grad, other, self, True)"})
+defop("minimum(Tensor self, Tensor other) -> Tensor", meta=M.binary, out=True, family=F,
+      grad={"self": "minmax_grad(grad, self, other, False)", "other": "minmax_grad(grad, other, self, False)"})
+defop("fmax(Tensor self, Tensor other) -> Tensor", meta=M.binary, out=True, family=F,
+      grad={"self": "minmax_grad(grad, self, other, True)", "other": "minmax_grad(grad, other, self, True)"})
+defop("fmin(Tensor self, Tensor other) -> Tensor", meta=M.binary, out=True, family=F,
+      grad={"self": "minmax_grad(grad, self, other, False)", "other": "minmax_grad(grad, other, self, False)"})
+
+# --- comparisons and logic ----------------------------------------------------------
+for _n in ("eq", "ne", "lt", "le", "gt", "ge"):
+    defop(f"{_n}(Tensor self, Tensor other) -> Tensor", meta=M.comparison, inplace=True, out=True,
+          numbers_as_tensors=True, family=F)
+for _a, _n in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"),
+               ("not_equal", "ne")):
+    defop(f"{_a}(Tensor self, Tensor other) -> Tensor", meta=M.comparison, out=True,
+          numbers_as_tensors=True, family=F)
+for _n in ("logical_and", "logical_or", "logical_xor"):
+    defop(f"{_n}(Tensor self, Tensor other) -> Tensor", meta=M.comparison, inplace=True, out=True, family=F)
+defop("logical_not(Tensor self) -> Tensor", meta=M.same_shape_bool, inplace=True, out=True, family=F)
+for _n, _k in (("bitwise_and", "bitwise_and_cpu"), ("bitwise_or", "bitwise_or_cpu"),
+               ("bitwise_xor", "bitwise_xor_cpu"), ("bitwise_left_shift", "lshift_cpu"),
+               ("bitwise_right_shift", "rshift_cpu")):
+    defop(f"{_n}(Tensor self, Tensor other) -> Tensor", meta=_bits(_k), inplace=True, out=True,
+          numbers_as_tensors=True, family=F)
+defop("bitwise_not(Tensor self) -> Tensor", meta=_bits("bitwise_not_cpu"), inplace=True, out=True, family=F)
+
+# --- ternary ------------------------------------------------------------------------------
+defop("lerp(Tensor self, Tensor end, Tensor weight) -> Tensor", meta=_lerp_meta, inplace=True, out=True,
+      numbers_as_tensors=True, family=F,
+      grad={"self": "grad * (1 - weight)", "end": "grad * weight",
+            "weight": "lerp_weight_grad(grad, self, end, weight)"})
+defop("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+      meta=_addc_meta("addcmul"), inplace=True, out=True, family=F,
+      grad={"self": "grad", "tensor1": "grad * tensor2 * value", "tensor2": "grad * tensor1 * value"})
+defop("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+      meta=_addc_meta("addcdiv"), inplace=True, out=True, family=F,
+      grad={"self": "grad", "tensor1": "grad * value / tensor2",
+            "tensor2": "-grad * value * tensor1 / (tensor2 * tensor2)"})
+defop("where(Tensor condition, Tensor self, Tensor other) -> Tensor", meta=_where_meta, method=False, out=True,
+      numbers_as_tensors=True, family=F, nondiff=("condition",),
+      grad={"self": "torch.where(condition, grad, 0.0)", "other": "torch.where(condition, 0.0, grad)"})
+
+
+def _where_method(self, condition, other):
+    return torch.where(condition, self, other)
+
+
+# Tensor.where(condition, other): self comes first, so it is its own method-only overload
+defop("where(Tensor self, Tensor condition, Tensor other) -> Tensor", overload="method", function=False,
+      meta=_where_method_meta, numbers_as_tensors=True, composite=_where_method, family=F)
+
+_CLAMP_T_GRAD = {"self": "clamp_self_grad(grad, self, min, max)",
+                 "min": "clamp_bound_grad(grad, self, min, max, 'min')",
+                 "max": "clamp_bound_grad(grad, self, min, max, 'max')"}
+for _c in ("clamp", "clip"):
+    # the Tensor overload first: numbers fail its check and fall through to the Scalar one
+    defop(f"{_c}(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", overload="Tensor",
+          meta=_clamp_meta, inplace=True, out=True, family=F, grad=_CLAMP_T_GRAD)
+    defop(f"{_c}(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", meta=_clamp_meta, inplace=True,
+          out=True, family=F, grad={"self": "clamp_self_grad(grad, self, min, max)"})
+defop("clamp_min(Tensor self, Tensor min) -> Tensor", overload="Tensor", meta=_clamp_one_meta, inplace=True,
+      out=True, family=F, grad={"self": "clamp_self_grad(grad, self, min, None)",
+                                "min": "clamp_bound_grad(grad, self, min, None, 'min')"})
+defop("clamp_min(Tensor self, Scalar min) -> Tensor", meta=_clamp_one_meta, inplace=True, out=True, family=F,
+      grad={"self": "clamp_self_grad(grad, self, min, None)"})
+defop("clamp_max(Tensor self, Tensor max) -> Tensor", overload="Tensor", meta=lambda s, m: _clamp_meta(s, None, m),
+      inplace=True, out=True, family=F, grad={"self": "clamp_self_grad(grad, self, None, max)",
+                                              "max": "clamp_bound_grad(grad, self, None, max, 'max')"})
+defop("clamp_max(Tensor self, Scalar max) -> Tensor", meta=lambda s, m: _clamp_meta(s, None, m), inplace=True,
+      out=True, family=F, grad={"self": "clamp_self_grad(grad, self, None, max)"})
+
+# --- unary ------------------------------------------------------------------------------
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_UNARY = [
+    # name, meta, derivative of self (None: not differentiable)
+    ("neg", _neg_meta, "-grad"),
+    ("negative", _neg_meta, "-grad"),
+    ("abs", _keep_no_bool("abs_cpu"), "grad * torch.sgn(self)"),
+    ("absolute", _keep_no_bool("abs_cpu"), "grad * torch.sgn(self)"),
+    ("sign", M.same, "_zeros(grad)"),
+    ("sgn", M.same, "_zeros(grad)"),
+    ("exp", M.unary_float, "grad * result"),
+    ("exp2", M.unary_float, "grad * result * _LN2"),
+    ("expm1", M.unary_float, "grad * (result + 1)"),
+    ("log", M.unary_float, "grad / self"),
+    ("log2", M.unary_float, "grad / (self * _LN2)"),
+    ("log10", M.unary_float, "grad / (self * _LN10)"),
+    ("log1p", M.unary_float, "grad / (self + 1)"),
+    ("sqrt", M.unary_float, "grad / (2 * result)"),
+    ("rsqrt", M.unary_float, "-0.5 * grad * result * result * result"),
+    ("square", _square_meta, "2 * grad * self"),
+    ("reciprocal", M.unary_float, "-grad * result * result"),
+    ("sin", M.unary_float, "grad * torch.cos(self)"),
+    ("cos", M.unary_float, "-grad * torch.sin(self)"),
+    ("tan", M.unary_float, "grad * (1 + result * result)"),
+    ("asin", M.unary_float, "grad * torch.rsqrt(1 - self * self)"),
+    ("acos", M.unary_float, "-grad * torch.rsqrt(1 - self * self)"),
+    ("atan", M.unary_float, "grad / (1 + self * self)"),
+    ("sinh", M.unary_float, "grad * torch.cosh(self)"),
+    ("cosh", M.unary_float, "grad * torch.sinh(self)"),
+    ("tanh", M.unary_float, "grad * (1 - result * result)"),
+    ("asinh", M.unary_float, "grad * torch.rsqrt(self * self + 1)"),
+    ("acosh", M.unary_float, "grad * torch.rsqrt(self * self - 1)"),
+    ("atanh", M.unary_float, "grad / (1 - self * self)"),
+    ("arcsin", M.unary_float, "grad * torch.rsqrt(1 - self * self)"),
+    ("arccos", M.unary_float, "-grad * torch.rsqrt(1 - self * self)"),
+    ("arctan", M.unary_float, "grad / (1 + self * self)"),
+    ("arcsinh", M.unary_float, "grad * torch.rsqrt(self * self + 1)"),
+    ("arccosh", M.unary_float, "grad * torch.rsqrt(self * self - 1)"),
+    ("arctanh", M.unary_float, "grad / (1 - self * self)"),
+    ("sigmoid", M.unary_float, "grad * result * (1 - result)"),
+    ("erf", M.unary_float, "grad * (2 / math.sqrt(math.pi)) * torch.exp(-self * self)"),
+    ("erfc", M.unary_float, "-grad * (2 / math.sqrt(math.pi)) * torch.exp(-self * self)"),
+    ("erfinv", M.unary_float, "grad * (math.sqrt(math.pi) / 2) * torch.exp(result * result)"),
+    ("floor", M.same, "_zeros(grad)"),
+    ("ceil", M.same, "_zeros(grad)"),
+    ("trunc", M.same, "_zeros(grad)"),
+    ("fix", M.same, "_zeros(grad)"),
+    ("frac", _keep_real("frac_cpu"), "grad"),
+    ("relu", _relu_meta, "torch.where(result > 0, grad, _zeros(grad))"),
+    ("silu", _float_only("silu_cpu"), "silu_grad(grad, self)"),
+    ("mish", _float_only("mish_cpu"), "mish_grad(grad, self)"),
+]
+_NO_INPLACE = {"sgn"}
+_NOT_METHOD = {"silu", "mish"}
+for _n, _m, _g in _UNARY:
+    defop(f"{_n}(Tensor self) -> Tensor", meta=_m, inplace=_n not in _NO_INPLACE, out=True, family=F,
+          method=_n not in _NOT_METHOD, grad={"self": _g})
+def _positive_meta(self):
+    if self.dtype is D.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return TensorMeta(self._shape, self.dtype)
+
+
+def _positive(self):
+    _positive_meta(self)
+    return self
+
+
+defop("positive(Tensor self) -> Tensor", meta=_positive_meta, composite=_positive, family=F)
+defop("round(Tensor self, *, int decimals=0) -> Tensor", meta=_round_meta, inplace=True, out=True, family=F,
+      grad={"self": "_zeros(grad)"})
+defop("logit(Tensor self, float? eps=None) -> Tensor", meta=_logit_meta, inplace=True, out=True, family=F,
+      grad={"self": "logit_grad(grad, self, eps)"})
+defop("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",
+      meta=_nan_to_num_meta, inplace=True, out=True, family=F,
+      grad={"self": "grad * torch.isfinite(self)"})
+for _n in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isreal"):
+    defop(f"{_n}(Tensor self) -> Tensor", meta=M.same_shape_bool, family=F,
+          out=_n in ("isposinf", "isneginf", "signbit"))
+
+# --- activations ------------------------------------------------------------------------
+defop("gelu(Tensor self, *, str approximate='none') -> Tensor", meta=_gelu_meta, inplace=True, method=False,
+      family=F, grad={"self": "gelu_grad(grad, self, approximate)"})
+defop("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", meta=_softplus_meta,
+      method=False, family=F, grad={"self": "softplus_grad(grad, self, beta, threshold)"})
+defop("elu(Tensor self, Scalar alpha=1.0, Scalar scale=1, Scalar input_scale=1) -> Tensor",
+      meta=_float_only("elu_cpu"), inplace=True, method=False, family=F,
+      grad={"self": "torch.where(self > 0, grad * scale, grad * (alpha * scale * input_scale) * "
+                    "torch.exp(self * input_scale))"})
+defop("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", meta=_float_only("leaky_relu_cpu"),
+      inplace=True, method=False, family=F,
+      grad={"self": "torch.where(self > 0, grad, grad * negative_slope)"})
+defop("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", meta=_keep_no_bool("hardtanh_cpu"),
+      inplace=True, method=False, family=F,
+      grad={"self": "torch.where((self > min_val) & (self < max_val), grad, _zeros(grad))"})
+
+# --- whole-tensor predicates ---------------------------------------------------------
+defop("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor",
+      meta=_isclose_meta, family=F)
+
+
+def _allclose(self, other, rtol=1e-5, atol=1e-8, equal_nan=False):
+    return bool(torch.isclose(self, other, rtol, atol, equal_nan).all())
+
+
+def _equal(self, other):
+    if tuple(self._shape) != tuple(other._shape):
+        return False
+    if self.dtype is not other.dtype:
+        other = other.to(self.dtype)
+    return bool(torch.eq(self, other).all())
+
+
+defop("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool",
+      composite=_allclose, family=F)
+defop("equal(Tensor self, Tensor other) -> bool", composite=_equal, family=F)

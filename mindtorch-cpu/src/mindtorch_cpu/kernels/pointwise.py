@@ -1,9 +1,18 @@
 """Pointwise kernels: NumPy ufuncs over zero-copy views, in the dtype core's rules chose."""
+import math
+
 import numpy as np
 
+from mindtorch import _dtype as D
 from ..convert import arr, wrap, TO_NP
 
+try:  # fast vectorised error functions when SciPy is present
+    from scipy import special as _sp
+except ImportError:  # pragma: no cover - optional
+    _sp = None
+
 KERNELS = {}
+_F32 = np.dtype(np.float32)
 
 
 def kernel(name):
@@ -18,86 +27,467 @@ def _v(x):
     return arr(x) if hasattr(x, "_shape") else x
 
 
-def _binary(ufunc, name):
-    def out_of_place(m, a, b, *rest):
-        return wrap(ufunc(_v(a), _v(b), dtype=TO_NP[m.dtype]), m.dtype)
+def _o(x, dt):
+    """Operand in compute dtype `dt`: tensors as views, Python scalars as 0-d arrays (wrapping like C casts)."""
+    if hasattr(x, "_shape"):
+        return arr(x)
+    return np.asarray(x).astype(dt)
 
-    def in_place(m, a, b, *rest):
-        ufunc(arr(a), _v(b), out=arr(a), dtype=TO_NP[m.dtype], casting="unsafe")
+
+def _cdt(d):
+    """NumPy compute dtype: bfloat16 math runs in float32 and is rounded back by wrap."""
+    return _F32 if d is D.bfloat16 else TO_NP[d]
+
+
+def _inplace(name):
+    """name_ from name: compute, then write into self (the dispatcher already checked castability)."""
+    fn = KERNELS[name]
+
+    def in_place(m, a, *rest):
+        r = fn(m, a, *rest)
+        np.copyto(arr(a), arr(r), casting="unsafe")
         return a
-    KERNELS[name] = out_of_place
     KERNELS[name + "_"] = in_place
+    return in_place
 
 
-def _scaled(x, alpha):
+def _binary(ufunc, name, inplace=True):
+    def out_of_place(m, a, b, *rest):
+        dt = _cdt(m.dtype)
+        with np.errstate(all="ignore"):
+            return wrap(ufunc(_o(a, dt), _o(b, dt), dtype=dt), m.dtype)
+    KERNELS[name] = out_of_place
+    if inplace:
+        def in_place(m, a, b, *rest):
+            x = arr(a)
+            dt = _cdt(m.dtype)
+            with np.errstate(all="ignore"):
+                if x.dtype == dt:
+                    ufunc(x, _o(b, dt), out=x, dtype=dt)
+                else:
+                    np.copyto(x, ufunc(x, _o(b, dt), dtype=dt), casting="unsafe")
+            return a
+        KERNELS[name + "_"] = in_place
+
+
+def _scaled(x, alpha, dt):
     if alpha == 1:
-        return _v(x)
-    return _v(x) * alpha
+        return _o(x, dt)
+    return np.multiply(_o(x, dt), np.asarray(alpha).astype(dt), dtype=dt)
 
 
 @kernel("add")
 def add(m, a, b, alpha=1):
-    dt = TO_NP[m.dtype]
-    if alpha != 1:
-        b = np.multiply(_v(b), alpha, dtype=dt)
-        return wrap(np.add(_v(a), b, dtype=dt), m.dtype)
-    return wrap(np.add(_v(a), _v(b), dtype=dt), m.dtype)
+    dt = _cdt(m.dtype)
+    return wrap(np.add(_o(a, dt), _scaled(b, alpha, dt), dtype=dt), m.dtype)
 
 
 @kernel("add_")
 def add_(m, a, b, alpha=1):
     out = arr(a)
-    np.add(out, _scaled(b, alpha), out=out, casting="unsafe")
+    dt = _cdt(m.dtype)
+    np.add(out, _scaled(b, alpha, dt), out=out, casting="unsafe")
     return a
 
 
 @kernel("sub")
 def sub(m, a, b, alpha=1):
-    dt = TO_NP[m.dtype]
-    if alpha != 1:
-        b = np.multiply(_v(b), alpha, dtype=dt)
-        return wrap(np.subtract(_v(a), b, dtype=dt), m.dtype)
-    return wrap(np.subtract(_v(a), _v(b), dtype=dt), m.dtype)
+    dt = _cdt(m.dtype)
+    return wrap(np.subtract(_o(a, dt), _scaled(b, alpha, dt), dtype=dt), m.dtype)
 
 
 @kernel("sub_")
 def sub_(m, a, b, alpha=1):
     out = arr(a)
-    np.subtract(out, _scaled(b, alpha), out=out, casting="unsafe")
+    dt = _cdt(m.dtype)
+    np.subtract(out, _scaled(b, alpha, dt), out=out, casting="unsafe")
     return a
 
 
 _binary(np.multiply, "mul")
 
 
-def _div_values(m, a, b, rounding_mode):
-    dt = TO_NP[m.dtype]
-    x, y = _v(a), _v(b)
-    if rounding_mode is None:
-        return np.true_divide(x, y, dtype=dt)
-    if m.dtype.is_floating_point:
-        q = np.true_divide(x, y, dtype=dt)
-        return np.trunc(q) if rounding_mode == "trunc" else np.floor(q)
-    x = np.asarray(x, dtype=dt)
-    y = np.asarray(y, dtype=dt)
+def _int_zero_check(y):
     if np.any(y == 0):
         raise RuntimeError("ZeroDivisionError")
+
+
+def _div_values(m, a, b, rounding_mode):
+    dt = _cdt(m.dtype)
+    x, y = _o(a, dt), _o(b, dt)
+    if rounding_mode is None:
+        return np.true_divide(x, y, dtype=dt)
+    if m.dtype._kind >= 2:
+        if rounding_mode == "trunc":
+            return np.trunc(np.true_divide(x, y, dtype=dt))
+        return np.floor_divide(x, y, dtype=dt)
+    _int_zero_check(y)
     if rounding_mode == "floor":
-        return np.floor_divide(x, y)
-    q = np.floor_divide(x, y)
-    fix = (q < 0) & (q * y != x)
-    return (q + fix).astype(dt)
+        return np.floor_divide(x, y, dtype=dt)
+    q = np.floor_divide(x, y, dtype=dt)
+    # floor and trunc differ where the quotient is negative and inexact
+    fix = (q < 0) & (np.multiply(q, y, dtype=dt) != x)
+    return np.add(q, fix, dtype=dt)
 
 
 @kernel("div")
 def div(m, a, b, rounding_mode=None):
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):
         return wrap(_div_values(m, a, b, rounding_mode), m.dtype)
 
 
-@kernel("div_")
-def div_(m, a, b, rounding_mode=None):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = _div_values(m, a, b, rounding_mode)
-    np.copyto(arr(a), r, casting="unsafe")
-    return a
+_inplace("div")
+
+
+@kernel("floor_divide")
+def floor_divide(m, a, b):
+    return div(m, a, b, "floor")
+
+
+def _int_checked(ufunc, name):
+    @kernel(name)
+    def k(m, a, b):
+        dt = _cdt(m.dtype)
+        x, y = _o(a, dt), _o(b, dt)
+        if m.dtype._kind < 2:
+            _int_zero_check(y)
+        with np.errstate(all="ignore"):
+            return wrap(ufunc(x, y, dtype=dt), m.dtype)
+
+
+_int_checked(np.remainder, "remainder")
+_int_checked(np.fmod, "fmod")
+
+
+def _int_pow(x, e, dt):
+    """Integer power; negative exponents give 1/x truncated (1, -1 or 0), as PyTorch does."""
+    if np.ndim(e) == 0 and e >= 0 or not np.any(e < 0):
+        return np.power(x, e, dtype=dt)
+    neg = e < 0
+    r = np.power(x, np.where(neg, 0, e).astype(dt), dtype=dt)
+    odd = np.bitwise_and(e, 1, dtype=dt) != 0
+    inv = np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0)).astype(dt)
+    return np.where(neg, inv, r)
+
+
+@kernel("pow")
+def pow_(m, a, b):
+    dt = _cdt(m.dtype)
+    if m.dtype is D.bool_:  # bool ** bool: x or not e
+        x, e = _o(a, dt), _o(b, dt)
+        return wrap(np.logical_or(x, np.logical_not(e)), m.dtype)
+    x, e = _o(a, dt), _o(b, dt)
+    with np.errstate(all="ignore"):
+        if m.dtype._kind == 1:
+            return wrap(_int_pow(x, e, dt), m.dtype)
+        return wrap(np.power(x, e, dtype=dt), m.dtype)
+
+
+_inplace("pow")
+_binary(np.arctan2, "atan2")
+_binary(np.arctan2, "arctan2", inplace=False)
+_binary(np.maximum, "maximum", inplace=False)
+_binary(np.minimum, "minimum", inplace=False)
+_binary(np.fmax, "fmax", inplace=False)
+_binary(np.fmin, "fmin", inplace=False)
+
+
+# --- comparisons / logic --------------------------------------------------------
+def _compare(ufunc, *names):
+    def k(m, a, b):
+        if hasattr(a, "_shape") and hasattr(b, "_shape"):
+            return wrap(ufunc(arr(a), arr(b)), D.bool_)
+        dt = _cdt(D.result_type(a, b))
+        return wrap(ufunc(_o(a, dt), _o(b, dt)), D.bool_)
+    for n in names:
+        KERNELS[n] = k
+    _inplace(names[0])
+
+
+_compare(np.equal, "eq")
+_compare(np.not_equal, "ne", "not_equal")
+_compare(np.less, "lt", "less")
+_compare(np.less_equal, "le", "less_equal")
+_compare(np.greater, "gt", "greater")
+_compare(np.greater_equal, "ge", "greater_equal")
+_compare(np.logical_and, "logical_and")
+_compare(np.logical_or, "logical_or")
+_compare(np.logical_xor, "logical_xor")
+
+
+@kernel("logical_not")
+def logical_not(m, a):
+    return wrap(np.logical_not(arr(a)), D.bool_)
+
+
+_inplace("logical_not")
+_binary(np.bitwise_and, "bitwise_and")
+_binary(np.bitwise_or, "bitwise_or")
+_binary(np.bitwise_xor, "bitwise_xor")
+
+
+def _shift(ufunc, name):
+    @kernel(name)
+    def k(m, a, b):
+        dt = _cdt(m.dtype)
+        x, s = _o(a, dt), _o(b, dt)
+        bits = dt.itemsize * 8
+        big = (s < 0) | (s >= bits)
+        r = ufunc(x, np.where(big, 0, s).astype(dt) if np.any(big) else s, dtype=dt)
+        if np.any(big):  # shifting past the width: 0, or the sign for arithmetic right shifts
+            fill = np.where(x < 0, -1, 0).astype(dt) if name == "bitwise_right_shift" else np.zeros((), dt)
+            r = np.where(big, fill, r)
+        return wrap(r, m.dtype)
+    _inplace(name)
+
+
+_shift(np.left_shift, "bitwise_left_shift")
+_shift(np.right_shift, "bitwise_right_shift")
+
+
+@kernel("bitwise_not")
+def bitwise_not(m, a):
+    return wrap(np.invert(arr(a)), m.dtype)
+
+
+_inplace("bitwise_not")
+
+
+# --- ternary ------------------------------------------------------------------------
+def _lerp(m, a, b, w):
+    dt = _cdt(m.dtype)
+    x, y, t = _o(a, dt), _o(b, dt), _o(w, dt)
+    d = np.subtract(y, x, dtype=dt)
+    # two forms keep the endpoints exact at weight 0 and 1
+    return wrap(np.where(np.abs(t) < 0.5, x + t * d, y - d * (1 - t)), m.dtype)
+
+
+KERNELS["lerp"] = _lerp
+_inplace("lerp")
+
+
+@kernel("addcmul")
+def addcmul(m, s, t1, t2, value=1):
+    dt = _cdt(m.dtype)
+    p = np.multiply(_o(t1, dt), _o(t2, dt), dtype=dt)
+    if value != 1:
+        p = np.multiply(p, np.asarray(value).astype(dt), dtype=dt)
+    return wrap(np.add(_o(s, dt), p, dtype=dt), m.dtype)
+
+
+@kernel("addcdiv")
+def addcdiv(m, s, t1, t2, value=1):
+    dt = _cdt(m.dtype)
+    with np.errstate(all="ignore"):
+        p = np.true_divide(_o(t1, dt), _o(t2, dt), dtype=dt)
+        if value != 1:
+            p = np.multiply(p, np.asarray(value).astype(dt), dtype=dt)
+    return wrap(np.add(_o(s, dt), p, dtype=dt), m.dtype)
+
+
+_inplace("addcmul")
+_inplace("addcdiv")
+
+
+@kernel("where")
+def where(m, c, a, b):
+    dt = _cdt(m.dtype)
+    r = np.where(arr(c), _o(a, dt), _o(b, dt))
+    return wrap(r if r.dtype == dt else r.astype(dt), m.dtype)
+
+
+def _clamp(m, a, lo=None, hi=None):
+    dt = _cdt(m.dtype)
+    x = _o(a, dt)
+    with np.errstate(all="ignore"):
+        if lo is not None:
+            x = np.maximum(x, _o(lo, dt), dtype=dt)
+        if hi is not None:
+            x = np.minimum(x, _o(hi, dt), dtype=dt)
+        # max(x, nan) is nan already; a NaN input must stay NaN even against bounds
+    if lo is None and hi is None:
+        x = x.copy()
+    return wrap(x, m.dtype)
+
+
+for _c in ("clamp", "clip"):
+    KERNELS[_c] = KERNELS[_c + ".Tensor"] = _clamp
+    _inplace(_c)
+    KERNELS[_c + "_.Tensor"] = KERNELS[_c + "_"]
+KERNELS["clamp_min"] = KERNELS["clamp_min.Tensor"] = lambda m, a, lo: _clamp(m, a, lo, None)
+KERNELS["clamp_max"] = KERNELS["clamp_max.Tensor"] = lambda m, a, hi: _clamp(m, a, None, hi)
+for _c in ("clamp_min", "clamp_max"):
+    _inplace(_c)
+    KERNELS[_c + "_.Tensor"] = KERNELS[_c + "_"]
+
+
+# --- unary ------------------------------------------------------------------------------
+def _unary(name, fn, inplace=True):
+    def k(m, a, *rest):
+        with np.errstate(all="ignore"):
+            r = fn(arr(a), _cdt(m.dtype), *rest)
+        return wrap(r, m.dtype)
+    KERNELS[name] = k
+    if inplace:
+        _inplace(name)
+
+
+def _uf(ufunc):
+    return lambda x, dt: ufunc(x, dtype=dt)
+
+
+def _erf(x, dt):
+    if _sp is not None:
+        return _sp.erf(x.astype(dt, copy=False))
+    return np.vectorize(math.erf, otypes=[dt])(x)
+
+
+def _erfc(x, dt):
+    if _sp is not None:
+        return _sp.erfc(x.astype(dt, copy=False))
+    return np.vectorize(math.erfc, otypes=[dt])(x)
+
+
+def _erfinv(x, dt):
+    if _sp is not None:
+        return _sp.erfinv(x.astype(dt, copy=False))
+    y = np.asarray(x, np.float64)
+    # Newton iterations from a closed-form start; exact enough for float64
+    a = 0.147
+    ln = np.log1p(-y * y)
+    t = 2 / (math.pi * a) + ln / 2
+    r = np.sign(y) * np.sqrt(np.sqrt(t * t - ln / a) - t)
+    for _ in range(3):
+        err = np.vectorize(math.erf)(r) - y
+        r = r - err / (2 / math.sqrt(math.pi) * np.exp(-r * r))
+    return r.astype(dt)
+
+
+def _keep_int(fn):
+    # integer floor/ceil/round are the identity (copied)
+    return lambda x, dt: x.copy() if dt.kind in "biu" else fn(x, dtype=dt)
+
+
+def _sign(x, dt):
+    return x.copy() if dt.kind == "b" else np.sign(x, dtype=dt)
+
+
+def _sgn(x, dt):
+    if dt.kind == "c":
+        ax = np.abs(x)
+        return np.where(ax == 0, 0, x / np.where(ax == 0, 1, ax)).astype(dt)
+    return _sign(x, dt)
+
+
+def _sigmoid(x, dt):
+    return np.divide(1, np.add(1, np.exp(np.negative(x, dtype=dt), dtype=dt), dtype=dt), dtype=dt)
+
+
+_UNARY = {
+    "neg": _uf(np.negative), "negative": _uf(np.negative), "abs": _uf(np.abs), "absolute": _uf(np.abs),
+    "sign": _sign, "sgn": _sgn,
+    "exp": _uf(np.exp), "exp2": _uf(np.exp2), "expm1": _uf(np.expm1), "log": _uf(np.log), "log2": _uf(np.log2),
+    "log10": _uf(np.log10), "log1p": _uf(np.log1p), "sqrt": _uf(np.sqrt),
+    "rsqrt": lambda x, dt: np.divide(1, np.sqrt(x, dtype=dt), dtype=dt),
+    "square": _uf(np.square), "reciprocal": lambda x, dt: np.divide(1, x, dtype=dt),
+    "sin": _uf(np.sin), "cos": _uf(np.cos), "tan": _uf(np.tan), "asin": _uf(np.arcsin),
+    "acos": _uf(np.arccos), "atan": _uf(np.arctan), "sinh": _uf(np.sinh), "cosh": _uf(np.cosh),
+    "tanh": _uf(np.tanh), "asinh": _uf(np.arcsinh), "acosh": _uf(np.arccosh), "atanh": _uf(np.arctanh),
+    "arcsin": _uf(np.arcsin), "arccos": _uf(np.arccos), "arctan": _uf(np.arctan), "arcsinh": _uf(np.arcsinh),
+    "arccosh": _uf(np.arccosh), "arctanh": _uf(np.arctanh),
+    "sigmoid": _sigmoid, "erf": _erf, "erfc": _erfc, "erfinv": _erfinv,
+    "floor": _keep_int(np.floor), "ceil": _keep_int(np.ceil), "trunc": _keep_int(np.trunc),
+    "fix": _keep_int(np.trunc),
+    "frac": lambda x, dt: np.subtract(x, np.trunc(x, dtype=dt), dtype=dt),
+    "relu": lambda x, dt: np.maximum(x, np.zeros((), dt), dtype=dt),
+    "silu": lambda x, dt: np.multiply(x, _sigmoid(x, dt), dtype=dt),
+    "mish": lambda x, dt: np.multiply(x, np.tanh(_softplus(x.astype(dt, copy=False), 1, 20)), dtype=dt),
+}
+
+
+def _softplus(x, beta, threshold):
+    z = x * beta
+    return np.where(z > threshold, x, np.log1p(np.exp(z)) / beta)
+
+
+for _n, _f in _UNARY.items():
+    _unary(_n, _f, inplace=_n != "sgn")
+
+
+def _round(x, dt, decimals=0):
+    if dt.kind in "biu":
+        return x.copy()
+    return np.round(x, decimals).astype(dt, copy=False)
+
+
+_unary("round", _round)
+
+
+def _logit(x, dt, eps=None):
+    x = x.astype(dt, copy=False)
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    return np.log(np.divide(x, np.subtract(1, x, dtype=dt), dtype=dt), dtype=dt)
+
+
+_unary("logit", _logit)
+
+
+def _nan_to_num(x, dt, nan=None, posinf=None, neginf=None):
+    if dt.kind in "biu":
+        return x.copy()
+    return np.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf).astype(dt, copy=False)
+
+
+_unary("nan_to_num", _nan_to_num)
+
+
+def _pred(name, fn):
+    KERNELS[name] = lambda m, a: wrap(fn(arr(a)), D.bool_)
+
+
+def _int_or(fn, const):
+    return lambda x: np.full(x.shape, const) if x.dtype.kind in "biu" else fn(x)
+
+
+_pred("isnan", _int_or(np.isnan, False))
+_pred("isinf", _int_or(np.isinf, False))
+_pred("isfinite", _int_or(np.isfinite, True))
+_pred("isposinf", _int_or(np.isposinf, False))
+_pred("isneginf", _int_or(np.isneginf, False))
+_pred("signbit", lambda x: np.zeros(x.shape, bool) if x.dtype.kind == "b" else np.signbit(x))
+_pred("isreal", lambda x: np.isreal(x) if x.dtype.kind == "c" else np.ones(x.shape, bool))
+
+
+# --- activations ----------------------------------------------------------------------
+def _gelu(x, dt, approximate="none"):
+    x = x.astype(dt, copy=False)
+    if approximate == "tanh":
+        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)
+        return (0.5 * x * (1 + np.tanh(inner))).astype(dt, copy=False)
+    return (0.5 * x * (1 + _erf(x * (1 / math.sqrt(2)), dt))).astype(dt, copy=False)
+
+
+_unary("gelu", _gelu)
+_unary("softplus", lambda x, dt, beta=1, threshold=20: _softplus(x.astype(dt, copy=False), beta, threshold)
+       .astype(dt, copy=False), inplace=False)
+
+
+def _elu(x, dt, alpha=1.0, scale=1, input_scale=1):
+    x = x.astype(dt, copy=False)
+    neg = alpha * np.expm1(x * input_scale)
+    return (np.where(x > 0, x, neg) * scale).astype(dt, copy=False)
+
+
+_unary("elu", _elu)
+_unary("leaky_relu", lambda x, dt, slope=0.01: np.where(x > 0, x, x * slope).astype(dt, copy=False))
+_unary("hardtanh", lambda x, dt, lo=-1, hi=1: np.clip(x, np.asarray(lo).astype(dt), np.asarray(hi).astype(dt))
+       .astype(dt, copy=False))
+
+
+@kernel("isclose")
+def isclose(m, a, b, rtol=1e-5, atol=1e-8, equal_nan=False):
+    x, y = arr(a), arr(b)
+    if x.dtype.kind == "b":
+        return wrap(np.equal(x, y), D.bool_)
+    return wrap(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan), D.bool_)
