@@ -1,0 +1,899 @@
+"""Indexing and joining: advanced indexing, cat/stack, gather/scatter, sort/topk, pad, ...
+
+Ops whose output shape depends on the data (nonzero, masked_select, unique,
+bincount) have no shape rule: the meta device raises NotImplementedError.
+"""
+import collections
+
+from .registry import defop
+from . import meta as M
+from .. import _dtype as D
+from .._shape import wrap_dim, wrap_dims, broadcast_shapes, broadcast_all, numel
+
+F = "indexing"
+
+
+def _fmt(shape):
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _ops():
+    import mindtorch
+    return mindtorch
+
+
+def _is_index_dtype(d):
+    return d in (D.int64, D.int32)
+
+
+# --- advanced indexing: index / index_put -------------------------------------
+
+def _mask_count(mask):
+    if mask.device.type == "meta":
+        raise NotImplementedError("indexing with a boolean mask has a data-dependent output shape, so it cannot "
+                                  "run on the meta device")
+    return int(mask.sum().item())
+
+
+def _expand_masks(self, indices):
+    """Per-dim index shapes after turning each bool mask into its nonzero count (PyTorch's expansion)."""
+    out = []
+    dim = 0
+    for idx in indices:
+        if idx is None:
+            out.append(None)
+            dim += 1
+            continue
+        if idx.dtype in (D.bool_, D.uint8):
+            k = len(idx._shape)
+            if dim + k > len(self._shape):
+                raise IndexError(f"too many indices for tensor of dimension {len(self._shape)}")
+            for j in range(k):
+                if idx._shape[j] != self._shape[dim + j]:
+                    raise IndexError(f"The shape of the mask {_fmt(idx._shape)} at index {j} does not match the "
+                                     f"shape of the indexed tensor {_fmt(self._shape)} at index {dim + j}")
+            n = _mask_count(idx)
+            out.append((n,))
+            out.extend([()] * (k - 1))  # placeholders so positions stay adjacent
+            dim += k
+        elif _is_index_dtype(idx.dtype):
+            out.append(tuple(idx._shape))
+            dim += 1
+        else:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if dim > len(self._shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(self._shape)}")
+    return out
+
+
+def index_shape(self, indices):
+    shapes = _expand_masks(self, indices)
+    shapes += [None] * (len(self._shape) - len(shapes))
+    pos = [i for i, s in enumerate(shapes) if s is not None]
+    if not pos:
+        return tuple(self._shape)
+    b = broadcast_all(*[shapes[i] for i in pos])
+    adjacent = pos == list(range(pos[0], pos[-1] + 1))
+    before = tuple(self._shape[i] for i in range(pos[0]) if shapes[i] is None)
+    rest = tuple(self._shape[i] for i in range(pos[0], len(self._shape)) if shapes[i] is None)
+    if adjacent:
+        return before + b + rest
+    return b + before + rest
+
+
+def _index_meta(self, indices):
+    return M.TensorMeta(index_shape(self, indices), self.dtype)
+
+
+def index_backward(grad, self, indices):
+    z = _ops().zeros(shape_of_t(self), dtype=grad.dtype, device=grad.device)
+    return z.index_put(indices, grad, accumulate=True)
+
+
+def shape_of_t(t):
+    return tuple(t._shape)
+
+
+defop("index(Tensor self, Tensor?[] indices) -> Tensor", meta=_index_meta, overload="Tensor", method=False,
+      function=False, family=F, grad={"self": "index_backward(grad, self, indices)"})
+
+
+def _index_put_meta(self, indices, values, accumulate=False):
+    if values.dtype is not self.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_tn(self.dtype)} for the destination and {_tn(values.dtype)} for the source.")
+    if self.device.type != "meta" or not any(i is not None and i.dtype in (D.bool_, D.uint8) for i in indices):
+        target = index_shape(self, indices)
+        try:
+            ok = broadcast_shapes(target, tuple(values._shape)) == target
+        except RuntimeError:
+            ok = False
+        if not ok:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {_fmt(values._shape)} cannot be broadcast "
+                               f"to indexing result of shape {_fmt(target)}")
+    return M.TensorMeta(self._shape, self.dtype)
+
+
+def _tn(d):
+    from ..dispatch import _tname
+    return _tname(d)
+
+
+def index_put_self_grad(grad, indices, accumulate):
+    if accumulate:
+        return grad
+    return grad.index_put(indices, _ops().zeros((), dtype=grad.dtype, device=grad.device))
+
+
+def index_put_values_grad(grad, indices, values):
+    return _ops().ops.index(grad, indices)
+
+
+defop("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
+      meta=_index_put_meta, inplace=True, family=F,
+      grad={"self": "index_put_self_grad(grad, indices, accumulate)",
+            "values": "index_put_values_grad(grad, indices, values)"})
+
+# --- cat / stack --------------------------------------------------------------
+
+
+def _cat_meta(tensors, dim=0):
+    if len(tensors) == 0:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = D.promote_types(dtype, t.dtype)
+    live = [t for t in tensors if not (len(t._shape) == 1 and t._shape[0] == 0)]
+    if not live:
+        return M.TensorMeta((0,), dtype)
+    ref = live[0]
+    n = len(ref._shape)
+    if n == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = wrap_dim(dim, n)
+    total = 0
+    for i, t in enumerate(tensors):
+        if len(t._shape) == 1 and t._shape[0] == 0:
+            continue
+        if len(t._shape) == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+        if len(t._shape) != n:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {n} and {len(t._shape)}")
+        for j in range(n):
+            if j != d and t._shape[j] != ref._shape[j]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref._shape[j]} but got size {t._shape[j]} for tensor number {i} in the list.")
+        total += t._shape[d]
+    shape = list(ref._shape)
+    shape[d] = total
+    return M.TensorMeta(tuple(shape), dtype)
+
+
+def cat_backward(grad, tensors, dim):
+    live = [t for t in tensors if not (len(t._shape) == 1 and t._shape[0] == 0)]
+    d = wrap_dim(dim, len(live[0]._shape)) if live else 0
+    out, start = [], 0
+    for t in tensors:
+        if len(t._shape) == 1 and t._shape[0] == 0:
+            out.append(_ops().zeros((0,), dtype=grad.dtype, device=grad.device))
+            continue
+        k = t._shape[d]
+        out.append(grad.narrow(d, start, k))
+        start += k
+    return out
+
+
+defop("cat(Tensor[] tensors, int dim=0) -> Tensor", meta=_cat_meta, out=True, method=False, family=F,
+      grad={"tensors": "cat_backward(grad, tensors, dim)"})
+defop("concat(Tensor[] tensors, int dim=0) -> Tensor", composite=lambda ts, dim=0: _ops().cat(ts, dim),
+      method=False, family=F)
+defop("concatenate(Tensor[] tensors, int dim=0) -> Tensor", composite=lambda ts, dim=0: _ops().cat(ts, dim),
+      method=False, family=F)
+
+
+def _stack(tensors, dim=0):
+    if len(tensors) == 0:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ref = tensors[0]._shape
+    for i, t in enumerate(tensors):
+        if t._shape != ref:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {_fmt(ref)} at entry 0 and "
+                               f"{_fmt(t._shape)} at entry {i}")
+    d = wrap_dim(dim, len(ref) + 1)
+    return _ops().cat([t.unsqueeze(d) for t in tensors], d)
+
+
+defop("stack(Tensor[] tensors, int dim=0) -> Tensor", composite=_stack, method=False, family=F)
+
+
+def _hstack(tensors):
+    ts = [t.reshape((1,)) if not t._shape else t for t in tensors]
+    if ts and len(ts[0]._shape) == 1:
+        return _ops().cat(ts, 0)
+    return _ops().cat(ts, 1)
+
+
+def _vstack(tensors):
+    ts = [t.reshape((1, -1)) if len(t._shape) < 2 else t for t in tensors]
+    return _ops().cat(ts, 0)
+
+
+defop("hstack(Tensor[] tensors) -> Tensor", composite=_hstack, method=False, family=F)
+defop("vstack(Tensor[] tensors) -> Tensor", composite=_vstack, method=False, family=F)
+
+# --- gather / scatter ---------------------------------------------------------
+
+
+def _check_int64_index(name, index):
+    if index.dtype is not D.int64:
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+
+
+def _gather_meta(self, dim, index, sparse_grad=False):
+    _check_int64_index("gather", index)
+    n = max(len(self._shape), 1)
+    d = wrap_dim(dim, len(self._shape))
+    if max(len(index._shape), 1) != n:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    ss = self._shape or (1,)
+    for j, s in enumerate(index._shape):
+        if j != d and s > ss[j]:
+            raise RuntimeError(f"Size does not match at dimension {j} expected index {_fmt(index._shape)} to be "
+                               f"smaller than self {_fmt(self._shape)} apart from dimension {d}")
+    return M.TensorMeta(tuple(index._shape), self.dtype)
+
+
+def gather_backward(grad, self, dim, index):
+    z = _ops().zeros(shape_of_t(self), dtype=grad.dtype, device=grad.device)
+    return z.scatter_add(dim, index, grad)
+
+
+defop("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", meta=_gather_meta,
+      out=True, family=F, nondiff=("index",), grad={"self": "gather_backward(grad, self, dim, index)"})
+
+
+def _scatter_meta(self, dim, index, src=None, reduce=None):
+    name = "scatter"
+    _check_int64_index(name, index)
+    n = max(len(self._shape), 1)
+    d = wrap_dim(dim, len(self._shape))
+    if max(len(index._shape), 1) != n:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    ss = self._shape or (1,)
+    for j, s in enumerate(index._shape):
+        if j != d and s > ss[j]:
+            raise RuntimeError(f"Expected index {_fmt(index._shape)} to be smaller than self {_fmt(self._shape)} "
+                               f"apart from dimension {d}")
+    if hasattr(src, "_shape"):
+        if src.dtype is not self.dtype:
+            raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype")
+        if max(len(src._shape), 1) != n:
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+        srs = src._shape or (1,)
+        for j, s in enumerate(index._shape):
+            if s > srs[j]:
+                raise RuntimeError(f"Expected index {_fmt(index._shape)} to be smaller than src "
+                                   f"{_fmt(src._shape)}")
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    return M.TensorMeta(self._shape, self.dtype)
+
+
+def scatter_self_grad(grad, dim, index, reduce):
+    if reduce == "multiply":
+        raise NotImplementedError("the derivative for 'scatter' with reduce='multiply' is not implemented")
+    if reduce == "add":
+        return grad
+    return grad.scatter(dim, index, 0)
+
+
+def scatter_src_grad(grad, dim, index, reduce):
+    if reduce == "multiply":
+        raise NotImplementedError("the derivative for 'scatter' with reduce='multiply' is not implemented")
+    return grad.gather(dim, index)
+
+
+defop("scatter(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor", meta=_scatter_meta,
+      overload="src", inplace=True, family=F, nondiff=("index",),
+      grad={"self": "scatter_self_grad(grad, dim, index, reduce)", "src": "scatter_src_grad(grad, dim, index, reduce)"})
+defop("scatter(Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None) -> Tensor",
+      meta=_scatter_meta, overload="value", inplace=True, family=F, nondiff=("index",),
+      grad={"self": "scatter_self_grad(grad, dim, index, reduce)"})
+defop("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", meta=_scatter_meta, inplace=True,
+      family=F, nondiff=("index",),
+      grad={"self": "grad", "src": "grad.gather(dim, index)"})
+
+# --- index_select / index_add / index_copy / index_fill ----------------------
+
+
+def _index_vec(name, self, dim, index, vector_msg):
+    if not _is_index_dtype(index.dtype):
+        raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
+    if len(index._shape) > 1:
+        raise IndexError(vector_msg)
+    return wrap_dim(dim, len(self._shape))
+
+
+def _index_select_meta(self, dim, index):
+    d = _index_vec("index_select", self, dim, index, "index_select(): Index is supposed to be a vector")
+    shape = list(self._shape)
+    if shape:
+        shape[d] = numel(index._shape)
+    return M.TensorMeta(tuple(shape), self.dtype)
+
+
+def index_select_backward(grad, self, dim, index):
+    z = _ops().zeros(shape_of_t(self), dtype=grad.dtype, device=grad.device)
+    return z.index_add(dim, index, grad)
+
+
+defop("index_select(Tensor self, int dim, Tensor index) -> Tensor", meta=_index_select_meta, out=True, family=F,
+      nondiff=("index",), grad={"self": "index_select_backward(grad, self, dim, index)"})
+
+
+def _index_src_meta(name):
+    def rule(self, dim, index, source, *rest, **kw):
+        d = _index_vec(name, self, dim, index, f"{name}(): Index is supposed to be a vector")
+        if source.dtype is not self.dtype:
+            raise RuntimeError(f"{name}(): self ({self.dtype}) and source ({source.dtype}) must have the same "
+                               f"scalar type")
+        n = numel(index._shape)
+        ss = list(self._shape)
+        if ss:
+            ss[d] = n
+        if tuple(ss) != tuple(source._shape) and not (not source._shape and n == 1 and len(ss) <= 1):
+            raise RuntimeError(f"{name}(): Source/destination tensor must have same slice shapes. Destination "
+                               f"slice shape: {_fmt(self._shape)} at dimension {d} and source slice shape: "
+                               f"{_fmt(source._shape)} at dimension {d}.")
+        return M.TensorMeta(self._shape, self.dtype)
+    return rule
+
+
+def index_src_grad(grad, dim, index, source):
+    g = grad.index_select(dim, index)
+    return g.reshape(shape_of_t(source))
+
+
+defop("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
+      meta=_index_src_meta("index_add"), inplace=True, family=F, nondiff=("index",),
+      grad={"self": "grad", "source": "maybe_mul(index_src_grad(grad, dim, index, source), alpha)"})
+defop("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
+      meta=_index_src_meta("index_copy"), inplace=True, family=F, nondiff=("index",),
+      grad={"self": "grad.index_fill(dim, index, 0)", "source": "index_src_grad(grad, dim, index, source)"})
+
+
+def _index_fill_meta(self, dim, index, value):
+    _index_vec("index_fill", self, dim, index, "Index has to be a vector/scalar")
+    if hasattr(value, "_shape") and value._shape:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{len(value._shape)} dimension(s).")
+    return M.TensorMeta(self._shape, self.dtype)
+
+
+def index_fill_value_grad(grad, dim, index):
+    return grad.index_select(dim, index).sum()
+
+
+defop("index_fill(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", meta=_index_fill_meta,
+      overload="int_Scalar", inplace=True, family=F, nondiff=("index",),
+      grad={"self": "grad.index_fill(dim, index, 0)"})
+defop("index_fill(Tensor self, int dim, Tensor index, Tensor value) -> Tensor", meta=_index_fill_meta,
+      overload="int_Tensor", inplace=True, family=F, nondiff=("index",),
+      grad={"self": "grad.index_fill(dim, index, 0)", "value": "index_fill_value_grad(grad, dim, index)"})
+
+# --- masked ops ---------------------------------------------------------------
+
+
+def _mask_dtype_name(d):
+    return {"int64": "long int", "int32": "int", "float32": "float", "float64": "double", "uint8": "unsigned char",
+            "int16": "short int", "int8": "signed char"}.get(d.name, d.name)
+
+
+def _masked_fill_meta(self, mask, value):
+    if mask.dtype is not D.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_mask_dtype_name(mask.dtype)}")
+    if hasattr(value, "_shape") and value._shape:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{len(value._shape)} dimension(s).")
+    return M.TensorMeta(broadcast_shapes(tuple(self._shape), tuple(mask._shape)), self.dtype)
+
+
+def masked_fill_value_grad(grad, mask):
+    return grad.masked_select(mask).sum()
+
+
+defop("masked_fill(Tensor self, Tensor mask, Scalar value) -> Tensor", meta=_masked_fill_meta, overload="Scalar",
+      inplace=True, family=F, nondiff=("mask",), grad={"self": "grad.masked_fill(mask, 0)"})
+defop("masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor", meta=_masked_fill_meta, overload="Tensor",
+      inplace=True, family=F, nondiff=("mask",),
+      grad={"self": "grad.masked_fill(mask, 0)", "value": "masked_fill_value_grad(grad, mask)"})
+
+
+def _masked_select(self, mask):
+    if mask.dtype is not D.bool_:
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(tuple(self._shape), tuple(mask._shape))
+    return _ops().ops.index(self.expand(shape), (mask.expand(shape),))
+
+
+defop("masked_select(Tensor self, Tensor mask) -> Tensor", composite=_masked_select, family=F)
+
+# --- nonzero / argwhere / where(cond) ----------------------------------------
+
+defop("argwhere(Tensor self) -> Tensor", family=F)
+
+
+def _nonzero(self, as_tuple=False):
+    r = _ops().argwhere(self)
+    if not as_tuple:
+        return r
+    if not self._shape:
+        return (r.reshape((-1,)),)
+    return tuple(r.select(1, i) for i in range(len(self._shape)))
+
+
+defop("nonzero(Tensor self, *, bool as_tuple=False) -> Tensor", composite=_nonzero, family=F)
+defop("where(Tensor condition) -> Tensor[]", composite=lambda c: _nonzero(c, True), overload="cond_only",
+      method=False, family=F)
+
+# --- triangular, flip, roll, repeat ------------------------------------------
+
+
+def _tri_meta(name):
+    def rule(self, diagonal=0):
+        if len(self._shape) < 2:
+            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+        return M.TensorMeta(self._shape, self.dtype)
+    return rule
+
+
+defop("tril(Tensor self, int diagonal=0) -> Tensor", meta=_tri_meta("tril"), inplace=True, out=True, family=F,
+      grad={"self": "grad.tril(diagonal)"})
+defop("triu(Tensor self, int diagonal=0) -> Tensor", meta=_tri_meta("triu"), inplace=True, out=True, family=F,
+      grad={"self": "grad.triu(diagonal)"})
+
+
+def _flip_meta(self, dims):
+    wrap_dims(dims, len(self._shape))
+    return M.TensorMeta(self._shape, self.dtype)
+
+
+defop("flip(Tensor self, int[] dims) -> Tensor", meta=_flip_meta, family=F, grad={"self": "grad.flip(dims)"})
+
+
+def _roll_meta(self, shifts, dims=()):
+    if len(dims) == 0 and len(shifts) != 1:
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+    if len(dims) and len(dims) != len(shifts):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    for d in dims:
+        wrap_dim(d, len(self._shape))
+    return M.TensorMeta(self._shape, self.dtype)
+
+
+def neg_shifts(shifts):
+    return tuple(-s for s in shifts)
+
+
+defop("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", meta=_roll_meta, family=F,
+      grad={"self": "grad.roll(neg_shifts(shifts), dims)"})
+
+
+def _repeat_meta(self, repeats):
+    repeats = tuple(repeats)
+    if len(repeats) < len(self._shape):
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    for r in repeats:
+        if r < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {r}: {_fmt(repeats)}")
+    src = (1,) * (len(repeats) - len(self._shape)) + tuple(self._shape)
+    return M.TensorMeta(tuple(s * r for s, r in zip(src, repeats)), self.dtype)
+
+
+def repeat_backward(grad, self, repeats):
+    repeats = tuple(repeats)
+    src = (1,) * (len(repeats) - len(self._shape)) + tuple(self._shape)
+    if numel(grad._shape) == 0:
+        return _ops().zeros(shape_of_t(self), dtype=grad.dtype, device=grad.device)
+    split = []
+    for r, s in zip(repeats, src):
+        split += [r, s]
+    g = grad.reshape(tuple(split))
+    if repeats:
+        g = g.sum(tuple(range(0, 2 * len(repeats), 2)))
+    return g.reshape(shape_of_t(self))
+
+
+defop("repeat(Tensor self, SymInt[] repeats) -> Tensor", meta=_repeat_meta, function=False, family=F,
+      grad={"self": "repeat_backward(grad, self, repeats)"})
+
+
+def _tile(self, dims):
+    dims = tuple(dims)
+    if len(dims) < len(self._shape):
+        dims = (1,) * (len(self._shape) - len(dims)) + dims
+    return self.repeat(dims)
+
+
+defop("tile(Tensor self, SymInt[] dims) -> Tensor", composite=_tile, family=F)
+
+
+def _host_ints(t):
+    import numpy as np
+    return np.asarray(t.detach()).astype("int64").reshape(-1)
+
+
+def _repeat_interleave_index(counts, device):
+    import numpy as np
+    counts = np.asarray(counts, dtype="int64")
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    idx = np.repeat(np.arange(len(counts), dtype="int64"), counts)
+    from .._creation import tensor
+    return tensor(idx, dtype=D.int64, device=device)
+
+
+def _repeat_interleave(self, repeats, dim=None, output_size=None):
+    x = self
+    if dim is None:
+        x = self.reshape((-1,))
+        d = 0
+    else:
+        d = wrap_dim(dim, len(self._shape))
+        if not self._shape:
+            x = self.reshape((1,))
+    size = x._shape[d]
+    if hasattr(repeats, "_shape"):
+        if len(repeats._shape) > 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if x.device.type == "meta" or repeats.device.type == "meta":
+            raise NotImplementedError("repeat_interleave with tensor repeats has a data-dependent output shape")
+        counts = _host_ints(repeats)
+        if len(counts) == 1:
+            counts = counts.repeat(size)
+        elif len(counts) != size:
+            raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{len(counts)} and input.size({d}) = {size}")
+    else:
+        if repeats < 0:
+            raise RuntimeError("repeats can not be negative")
+        counts = [repeats] * size
+    return x.index_select(d, _repeat_interleave_index(counts, x.device))
+
+
+def _repeat_interleave_self(repeats, output_size=None):
+    if len(repeats._shape) > 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    return _repeat_interleave_index(_host_ints(repeats), repeats.device)
+
+
+defop("repeat_interleave(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
+      composite=_repeat_interleave, overload="self_Tensor", family=F)
+defop("repeat_interleave(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
+      composite=_repeat_interleave, overload="self_int", family=F)
+defop("repeat_interleave(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
+      composite=_repeat_interleave_self, overload="Tensor", method=False, family=F)
+
+# --- sort / argsort / topk ----------------------------------------------------
+
+def _return_type(name):
+    base = collections.namedtuple(name, ["values", "indices"])
+
+    def __repr__(self):
+        return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+
+
+sort_result = _return_type("sort")
+topk_result = _return_type("topk")
+
+
+def _sort_meta(self, dim=-1, descending=False, stable=False):
+    wrap_dim(dim, len(self._shape))
+    return (M.TensorMeta(self._shape, self.dtype), M.TensorMeta(self._shape, D.int64))
+
+
+def values_backward(grad, indices, self, dim):
+    """Gradient of (values, indices) = f(self) along dim: scatter the values' gradient back."""
+    if not self._shape:
+        return grad.reshape(())
+    z = _ops().zeros(shape_of_t(self), dtype=grad.dtype, device=grad.device)
+    return z.scatter(dim, indices, grad)
+
+
+defop("_sort(Tensor self, int dim=-1, bool descending=False, bool stable=False) -> (Tensor values, Tensor indices)",
+      meta=_sort_meta, method=False, function=False, family=F,
+      grad={"self": "values_backward(grads[0], result[1], self, dim)"})
+
+
+def _sort(self, dim=-1, descending=False, stable=False):
+    v, i = _ops().ops._sort(self, dim, descending, bool(stable))
+    return sort_result(v, i)
+
+
+defop("sort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> (Tensor values, Tensor indices)",
+      composite=_sort, family=F)
+defop("argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor",
+      composite=lambda s, dim=-1, descending=False, stable=False: _ops().ops._sort(s, dim, descending, stable)[1],
+      family=F)
+
+
+def _topk_meta(self, k, dim=-1, largest=True, sorted=True):
+    n = len(self._shape)
+    d = wrap_dim(dim, n)
+    size = self._shape[d] if n else 1
+    if k < 0 or k > size:
+        raise RuntimeError("selected index k out of range")
+    shape = list(self._shape)
+    if n:
+        shape[d] = k
+    return (M.TensorMeta(tuple(shape), self.dtype), M.TensorMeta(tuple(shape), D.int64))
+
+
+defop("_topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor "
+      "indices)", meta=_topk_meta, method=False, function=False, family=F,
+      grad={"self": "values_backward(grads[0], result[1], self, dim)"})
+
+
+def _topk(self, k, dim=-1, largest=True, sorted=True):
+    v, i = _ops().ops._topk(self, k, dim, largest, sorted)
+    return topk_result(v, i)
+
+
+defop("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor "
+      "indices)", composite=_topk, family=F)
+
+# --- unique / searchsorted / bincount ----------------------------------------
+
+defop("_unique(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None) "
+      "-> (Tensor, Tensor, Tensor)", method=False, function=False, family=F)
+
+
+def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    if dim is not None:
+        wrap_dim(dim, len(self._shape))
+    out, inv, cnt = _ops().ops._unique(self, sorted, return_inverse, return_counts, dim)
+    if not return_inverse and not return_counts:
+        return out
+    res = (out,) + ((inv,) if return_inverse else ()) + ((cnt,) if return_counts else ())
+    return res
+
+
+defop("unique(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None) "
+      "-> Tensor", composite=_unique, family=F)
+
+
+def _searchsorted_meta(sorted_sequence, self, out_int32=False, right=False, side=None, sorter=None):
+    if side is not None and side not in ("left", "right"):
+        raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+    if side == "left" and right:
+        raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+                           "while right was True")
+    vs = tuple(self._shape) if hasattr(self, "_shape") else ()
+    ss = tuple(sorted_sequence._shape)
+    if len(ss) == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+                           "dimension")
+    if len(ss) > 1 and ss[:-1] != vs[:-1]:
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           f"dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {_fmt(ss)} and input value tensor {_fmt(vs)}")
+    if sorter is not None and tuple(sorter._shape) != ss:
+        raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                           f"tensor {_fmt(ss)}and got sorter tensor {_fmt(sorter._shape)}")
+    return M.TensorMeta(vs, D.int32 if out_int32 else D.int64)
+
+
+defop("searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, "
+      "Tensor? sorter=None) -> Tensor", meta=_searchsorted_meta, overload="Tensor", method=False, family=F)
+defop("searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, "
+      "Tensor? sorter=None) -> Tensor", meta=_searchsorted_meta, overload="Scalar", method=False, family=F)
+
+
+def _bincount_check(self, weights=None, minlength=0):
+    if len(self._shape) != 1 or self.dtype._kind != 1:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and tuple(weights._shape) != tuple(self._shape):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+
+
+def _bincount(self, weights=None, minlength=0):
+    _bincount_check(self, weights, minlength)
+    return _ops().ops._bincount(self, weights, minlength)
+
+
+defop("_bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor", method=False, function=False,
+      family=F)
+defop("bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor", composite=_bincount, family=F)
+
+# --- one_hot, diag, meshgrid, take, take_along_dim ---------------------------
+
+
+def _one_hot(self, num_classes=-1):
+    if self.dtype is not D.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    mt = _ops()
+    if self.device.type == "meta":
+        if num_classes < 0:
+            raise NotImplementedError("one_hot with num_classes=-1 has a data-dependent output shape")
+    elif numel(self._shape):
+        vals = _host_ints(self)
+        if vals.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes < 0:
+            num_classes = int(vals.max()) + 1
+        elif vals.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    elif num_classes < 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    out = mt.zeros(tuple(self._shape) + (num_classes,), dtype=D.int64, device=self.device)
+    return out.scatter_(-1, self.unsqueeze(-1), 1)
+
+
+defop("one_hot(Tensor self, int num_classes=-1) -> Tensor", composite=_one_hot, method=False, function=True,
+      family=F)
+
+
+def _diag(self, diagonal=0):
+    n = len(self._shape)
+    if n == 1:
+        k = self._shape[0] + abs(diagonal)
+        out = _ops().zeros((k, k), dtype=self.dtype, device=self.device)
+        out.diagonal(diagonal).copy_(self)
+        return out
+    if n == 2:
+        return self.diagonal(diagonal).clone()
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
+
+
+defop("diag(Tensor self, int diagonal=0) -> Tensor", composite=_diag, family=F)
+
+
+def _meshgrid(tensors, indexing=None):
+    if indexing is None:
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+    ts = list(tensors)
+    for t in ts:
+        if len(t._shape) > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = tuple(numel(t._shape) for t in ts)
+    n = len(ts)
+    out = []
+    for i, t in enumerate(ts):
+        view = [1] * n
+        view[i] = shape[i]
+        out.append(t.reshape(tuple(view)).expand(shape))
+    if swap:
+        out = [o.transpose(0, 1) for o in out]
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+defop("meshgrid(Tensor[] tensors, *, str? indexing=None) -> Tensor[]", composite=_meshgrid, method=False,
+      family=F)
+
+
+def _take(self, index):
+    if not _is_index_dtype(index.dtype):
+        raise RuntimeError("take(): Expected a long tensor for index, but got " + str(index.dtype))
+    return _ops().ops.index(self.reshape((-1,)), (index,))
+
+
+defop("take(Tensor self, Tensor index) -> Tensor", composite=_take, family=F)
+
+
+def _take_along_dim(self, indices, dim=None):
+    if dim is None:
+        return self.reshape((-1,)).gather(0, indices.reshape((-1,)))
+    n = len(self._shape)
+    if len(indices._shape) != n:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {n} dimensions for input, and {len(indices._shape)} dimensions for indices")
+    d = wrap_dim(dim, n)
+    s_shape, i_shape = list(self._shape), list(indices._shape)
+    s_shape[d] = 1
+    i_shape[d] = 1
+    b = list(broadcast_shapes(tuple(s_shape), tuple(i_shape)))
+    bs, bi = list(b), list(b)
+    bs[d], bi[d] = self._shape[d], indices._shape[d]
+    return self.expand(tuple(bs)).gather(d, indices.expand(tuple(bi)))
+
+
+defop("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor", composite=_take_along_dim, family=F)
+
+# --- pad ----------------------------------------------------------------------
+
+
+def _pad_index(size, lo, hi, mode):
+    """Source positions along one dim for a non-constant pad of (lo, hi)."""
+    idx = []
+    for j in range(-lo, size + hi):
+        if mode == "reflect":
+            p = j
+            if p < 0:
+                p = -p
+            if p >= size:
+                p = 2 * (size - 1) - p
+        elif mode == "replicate":
+            p = min(max(j, 0), size - 1)
+        else:  # circular
+            p = j % size
+        idx.append(p)
+    return idx
+
+
+def _pad(self, pad, mode="constant", value=None):
+    pad = tuple(pad)
+    n = len(self._shape)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > n:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {n}")
+    mt = _ops()
+    npairs = len(pad) // 2
+    pairs = [(wrap_dim(-1 - i, n), pad[2 * i], pad[2 * i + 1]) for i in range(npairs)]
+    if mode == "constant":
+        shape = list(self._shape)
+        for d, lo, hi in pairs:
+            shape[d] += lo + hi
+            if shape[d] < 0:
+                raise RuntimeError(f"The input size {self._shape[d]}, plus negative padding {lo} and {hi} resulted "
+                                   f"in a negative output size, which is invalid. Check dimension {d} of your input.")
+        out = mt.full(tuple(shape), 0 if value is None else value, dtype=self.dtype, device=self.device)
+        src, dst = self, out
+        for d, lo, hi in pairs:
+            # negative pads crop the input; positive pads leave a border in the output
+            if lo < 0:
+                src = src.narrow(d, -lo, src._shape[d] + lo)
+            else:
+                dst = dst.narrow(d, lo, dst._shape[d] - lo)
+            if hi < 0:
+                src = src.narrow(d, 0, src._shape[d] + hi)
+            else:
+                dst = dst.narrow(d, 0, dst._shape[d] - hi)
+        if numel(src._shape):
+            dst.copy_(src)
+        return out
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument.")
+    if not (npairs + 1 <= n <= npairs + 2) or npairs > 3:
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {n}D input tensor.")
+    out = self
+    for d, lo, hi in pairs:
+        size = self._shape[d]
+        if mode == "reflect" and (lo >= size or hi >= size):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({lo}, {hi}) at dimension {d} of input {_fmt(self._shape)}")
+        if mode == "circular" and (lo > size or hi > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        idx = _pad_index(size, lo, hi, mode)
+        from .._creation import tensor
+        out = out.index_select(d, tensor(idx, dtype=D.int64, device=self.device))
+    return out
+
+
+defop("pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", composite=_pad,
+      method=False, family=F)
+
+
+# Tensor.__getitem__/__setitem__ live in _indexing.py
+def _install_indexing():
+    from .. import _indexing
+    from .._tensor import Tensor
+    Tensor.__getitem__ = _indexing.getitem
+    Tensor.__setitem__ = _indexing.setitem
+
+
+_install_indexing()

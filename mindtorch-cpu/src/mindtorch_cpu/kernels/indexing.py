@@ -1,0 +1,359 @@
+"""Indexing and joining kernels over NumPy views."""
+import numpy as np
+
+from ..convert import arr, wrap, TO_NP
+
+KERNELS = {}
+
+
+def kernel(*names):
+    def deco(fn):
+        for n in names:
+            KERNELS[n] = fn
+        return fn
+    return deco
+
+
+def _v(x):
+    return arr(x) if hasattr(x, "_shape") else x
+
+
+def _bounds(idx, size, dim, exc=IndexError, allow_negative=True):
+    if idx.size == 0:
+        return idx
+    lo = -size if allow_negative else 0
+    bad = (idx < lo) | (idx >= size)
+    if bad.any():
+        i = int(idx[bad].reshape(-1)[0])
+        raise exc(f"index {i} is out of bounds for dimension {dim} with size {size}")
+    return idx
+
+
+def _nd(x):
+    """0-dim tensors act as 1-element vectors in gather/scatter/index_* ops."""
+    a = arr(x)
+    return a.reshape(1) if a.ndim == 0 else a
+
+
+def _out(m, self):
+    """A fresh copy of self for the out-of-place form of an in-place kernel."""
+    return wrap(np.array(arr(self), dtype=TO_NP[m.dtype], copy=True), m.dtype)
+
+
+def _both(name):
+    """Register fn(target_tensor, *args) as both `name` (on a copy) and `name_` (in place)."""
+    base, _, ov = name.partition(".")
+    ip = base + "_" + ("." + ov if ov else "")
+
+    def deco(fn):
+        def out_of_place(m, self, *args):
+            t = _out(m, self)
+            fn(t, *args)
+            return t
+
+        def in_place(m, self, *args):
+            fn(self, *args)
+            return self
+        KERNELS[name] = out_of_place
+        KERNELS[ip] = in_place
+        return fn
+    return deco
+
+
+# --- advanced indexing ----------------------------------------------------------
+
+def _np_index(self, indices):
+    key = []
+    dim = 0
+    shape = self._shape
+    for t in indices:
+        if t is None:
+            key.append(slice(None))
+            dim += 1
+            continue
+        a = arr(t)
+        if a.dtype == np.bool_ or a.dtype == np.uint8:
+            key.append(a.astype(np.bool_))
+            dim += a.ndim
+        else:
+            key.append(_bounds(a.astype(np.int64), shape[dim], dim))
+            dim += 1
+    return tuple(key)
+
+
+@kernel("index.Tensor")
+def index(m, self, indices):
+    r = arr(self)[_np_index(self, indices)]
+    return wrap(np.array(r, copy=True).reshape(m.shape), m.dtype)
+
+
+def _index_put(self, indices, values, accumulate=False):
+    key = _np_index(self, indices)
+    a = arr(self)
+    val = arr(values)
+    if accumulate:
+        target_shape = a[key].shape
+        np.add.at(a, key, np.broadcast_to(val, target_shape))
+    else:
+        a[key] = val
+
+
+_both("index_put")(_index_put)
+
+
+@kernel("cat")
+def cat(m, tensors, dim=0):
+    parts = [arr(t) for t in tensors if not (len(t._shape) == 1 and t._shape[0] == 0)]
+    dt = TO_NP[m.dtype]
+    if not parts:
+        return wrap(np.empty(m.shape, dt), m.dtype)
+    d = dim % len(m.shape)
+    return wrap(np.concatenate([p.astype(dt, copy=False) for p in parts], axis=d), m.dtype)
+
+
+# --- gather / scatter -------------------------------------------------------------
+
+def _grid(index, dim):
+    """Full coordinates addressed by a gather/scatter index along dim."""
+    idx = _nd(index).astype(np.int64)
+    coords = list(np.indices(idx.shape, sparse=True))
+    coords[dim] = idx
+    return tuple(coords), idx
+
+
+@kernel("gather")
+def gather(m, self, dim, index, sparse_grad=False):
+    a = _nd(self)
+    d = dim % a.ndim
+    key, idx = _grid(index, d)
+    _bounds(idx, a.shape[d], d, RuntimeError, allow_negative=False)
+    return wrap(np.array(a[key], copy=True).reshape(m.shape), m.dtype)
+
+
+def _scatter(self, dim, index, src, reduce=None):
+    a = _nd(self)
+    d = dim % a.ndim
+    key, idx = _grid(index, d)
+    _bounds(idx, a.shape[d], d, RuntimeError, allow_negative=False)
+    if hasattr(src, "_shape"):
+        s = _nd(src)
+        vals = s[tuple(slice(0, n) for n in idx.shape)]
+    else:
+        vals = np.full(idx.shape, src, dtype=a.dtype)
+    if reduce is None:
+        a[key] = vals
+    elif reduce == "add":
+        np.add.at(a, key, vals)
+    else:
+        np.multiply.at(a, key, vals)
+
+
+_both("scatter.src")(_scatter)
+_both("scatter.value")(_scatter)
+_both("scatter_add")(lambda self, dim, index, src: _scatter(self, dim, index, src, "add"))
+
+
+# --- index_select / index_add / index_copy / index_fill ---------------------------
+
+def _vec_index(index, size, dim, name):
+    idx = arr(index).astype(np.int64).reshape(-1)
+    if idx.size and ((idx < 0) | (idx >= size)).any():
+        i = int(idx[(idx < 0) | (idx >= size)][0])
+        raise IndexError(f"{name}(): index {i} is out of bounds for dimension {dim} with size {size}")
+    return idx
+
+
+@kernel("index_select")
+def index_select(m, self, dim, index):
+    a = _nd(self)
+    d = dim % a.ndim
+    idx = _vec_index(index, a.shape[d], d, "index_select")
+    return wrap(np.take(a, idx, axis=d).reshape(m.shape), m.dtype)
+
+
+def _moved(self, dim):
+    a = _nd(self)
+    d = dim % a.ndim
+    return np.moveaxis(a, d, 0), d, a
+
+
+def _source_moved(source, d, like):
+    s = arr(source)
+    if s.ndim == 0:
+        s = s.reshape((1,) * max(like.ndim, 1))
+    return np.moveaxis(s, d, 0)
+
+
+@_both("index_add")
+def _index_add(self, dim, index, source, alpha=1):
+    a, d, full = _moved(self, dim)
+    idx = _vec_index(index, a.shape[0], d, "index_add")
+    s = _source_moved(source, d, full)
+    if alpha != 1:
+        s = s * alpha
+    np.add.at(a, idx, s.astype(a.dtype, copy=False))
+
+
+@_both("index_copy")
+def _index_copy(self, dim, index, source):
+    a, d, full = _moved(self, dim)
+    idx = _vec_index(index, a.shape[0], d, "index_copy")
+    a[idx] = _source_moved(source, d, full)
+
+
+def _index_fill(self, dim, index, value):
+    a, d, _ = _moved(self, dim)
+    idx = _vec_index(index, a.shape[0], d, "index_fill")
+    a[idx] = _v(value)
+
+
+_both("index_fill.int_Scalar")(_index_fill)
+_both("index_fill.int_Tensor")(_index_fill)
+
+
+# --- masked_fill -------------------------------------------------------------------
+
+def _masked_fill_out(m, self, mask, value):
+    a = np.array(np.broadcast_to(arr(self), m.shape), dtype=TO_NP[m.dtype], copy=True)
+    a[np.broadcast_to(arr(mask), m.shape)] = _v(value)
+    return wrap(a, m.dtype)
+
+
+def _masked_fill_in(m, self, mask, value):
+    a = arr(self)
+    a[np.broadcast_to(arr(mask), a.shape)] = _v(value)
+    return self
+
+
+for _ov in ("Scalar", "Tensor"):
+    KERNELS["masked_fill." + _ov] = _masked_fill_out
+    KERNELS["masked_fill_." + _ov] = _masked_fill_in
+
+
+@kernel("argwhere")
+def argwhere(m, self):
+    a = arr(self)
+    return wrap(np.argwhere(a).astype(np.int64).reshape(-1, a.ndim), None)
+
+
+# --- tril / triu / flip / roll / repeat -------------------------------------------
+
+def _tri(fn):
+    def out_of_place(m, self, diagonal=0):
+        return wrap(fn(arr(self), diagonal), m.dtype)
+
+    def in_place(m, self, diagonal=0):
+        a = arr(self)
+        a[...] = fn(a, diagonal)
+        return self
+    return out_of_place, in_place
+
+
+KERNELS["tril"], KERNELS["tril_"] = _tri(np.tril)
+KERNELS["triu"], KERNELS["triu_"] = _tri(np.triu)
+
+
+@kernel("flip")
+def flip(m, self, dims):
+    a = arr(self)
+    if a.ndim == 0 or not dims:
+        return wrap(np.array(a, copy=True), m.dtype)
+    return wrap(np.flip(a, axis=tuple(d % a.ndim for d in dims)).copy(), m.dtype)
+
+
+@kernel("roll")
+def roll(m, self, shifts, dims=()):
+    a = arr(self)
+    if not dims:
+        return wrap(np.roll(a.reshape(-1), shifts[0]).reshape(a.shape), m.dtype)
+    return wrap(np.roll(a, tuple(shifts), axis=tuple(d % max(a.ndim, 1) for d in dims)), m.dtype)
+
+
+@kernel("repeat")
+def repeat(m, self, repeats):
+    a = arr(self)
+    a = a.reshape((1,) * (len(repeats) - a.ndim) + a.shape)
+    return wrap(np.tile(a, tuple(repeats)), m.dtype)
+
+
+# --- sort / topk -------------------------------------------------------------------
+
+def _argsort(a, axis, descending):
+    if not descending:
+        return np.argsort(a, axis=axis, kind="stable")
+    # stable descending: sort the reversed array ascending, then reverse back
+    n = a.shape[axis]
+    r = np.flip(np.argsort(np.flip(a, axis), axis=axis, kind="stable"), axis)
+    return (n - 1) - r
+
+
+@kernel("_sort")
+def sort(m, self, dim=-1, descending=False, stable=False):
+    a = arr(self)
+    if a.ndim == 0:
+        return wrap(a.copy(), m[0].dtype), wrap(np.zeros((), np.int64), m[1].dtype)
+    d = dim % a.ndim
+    idx = _argsort(a, d, descending)
+    return wrap(np.take_along_axis(a, idx, d), m[0].dtype), wrap(idx.astype(np.int64), m[1].dtype)
+
+
+@kernel("_topk")
+def topk(m, self, k, dim=-1, largest=True, sorted=True):
+    a = arr(self)
+    if a.ndim == 0:
+        return wrap(a.copy(), m[0].dtype), wrap(np.zeros((), np.int64), m[1].dtype)
+    d = dim % a.ndim
+    idx = np.take(_argsort(a, d, largest), np.arange(k), axis=d)
+    return wrap(np.take_along_axis(a, idx, d), m[0].dtype), wrap(idx.astype(np.int64), m[1].dtype)
+
+
+# --- unique / searchsorted / bincount ------------------------------------------------
+
+@kernel("_unique")
+def unique(m, self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    from mindtorch import _dtype as D
+    a = arr(self)
+    if dim is None:
+        u, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        inv = inv.reshape(a.shape)
+    else:
+        d = dim % max(a.ndim, 1)
+        u, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, axis=d)
+        inv = inv.reshape(-1)
+    return (wrap(np.ascontiguousarray(u), self.dtype), wrap(inv.astype(np.int64), D.int64),
+            wrap(cnt.astype(np.int64), D.int64))
+
+
+@kernel("searchsorted.Tensor", "searchsorted.Scalar")
+def searchsorted(m, seq, self, out_int32=False, right=False, side=None, sorter=None):
+    s = arr(seq)
+    v = np.asarray(_v(self))
+    how = "right" if (right or side == "right") else "left"
+    if sorter is not None:
+        s = np.take_along_axis(s, arr(sorter).astype(np.int64), -1)
+    if s.ndim == 1:
+        r = np.searchsorted(s, v, side=how)
+    else:
+        lead = s.shape[:-1]
+        s2 = s.reshape(-1, s.shape[-1])
+        v2 = v.reshape(s2.shape[0], -1)
+        r = np.stack([np.searchsorted(s2[i], v2[i], side=how) for i in range(s2.shape[0])]).reshape(v.shape)
+    return wrap(np.asarray(r).reshape(m.shape), m.dtype)
+
+
+@kernel("_bincount")
+def bincount(m, self, weights=None, minlength=0):
+    from mindtorch import _dtype as D
+    a = arr(self).astype(np.int64)
+    if a.size and a.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return wrap(np.bincount(a, minlength=minlength).astype(np.int64), D.int64)
+    w = arr(weights)
+    dt = D.float32 if weights.dtype is D.float32 else D.float64
+    if weights.dtype._kind != 2:
+        dt = D.float64
+    if weights.dtype is D.float16 or weights.dtype is D.bfloat16:
+        dt = weights.dtype
+    r = np.bincount(a, weights=w.astype(np.float64), minlength=minlength)
+    return wrap(r.astype(TO_NP[dt]), dt)
