@@ -1,0 +1,14 @@
+"""mindtorch.nn: modules, parameters and initialisation, built on the public tensor API."""
+from .parameter import Parameter, Buffer  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import Module  # noqa: F401
+from . import init  # noqa: F401
+from . import utils  # noqa: F401
+
+
+def __getattr__(name):
+    # functional.py is owned elsewhere and may be added later; import on first use
+    if name == "functional":
+        import importlib
+        return importlib.import_module(__name__ + ".functional")
+    raise AttributeError(f"module 'mindtorch.nn' has no attribute '{name}'")

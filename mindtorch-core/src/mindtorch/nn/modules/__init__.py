@@ -1,0 +1,9 @@
+from .module import Module  # noqa: F401
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
+from .linear import Identity, Linear, Bilinear  # noqa: F401
+from .activation import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .conv import Conv1d, Conv2d  # noqa: F401
+from .pooling import *  # noqa: F401,F403
+from .misc import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403

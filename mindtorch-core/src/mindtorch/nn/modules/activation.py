@@ -1,0 +1,284 @@
+import math
+
+import mindtorch
+from .. import init
+from ..parameter import Parameter
+from ._lazy import F
+from .linear import NonDynamicallyQuantizableLinear
+from .module import Module
+
+__all__ = ["ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LeakyReLU", "ELU", "Softplus",
+           "Hardtanh", "ReLU6", "Mish", "Softmin", "MultiheadAttention"]
+
+
+class _Inplace(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class ReLU(_Inplace):
+    def forward(self, input):
+        return F.relu(input, inplace=self.inplace)
+
+
+class SiLU(_Inplace):
+    def forward(self, input):
+        return F.silu(input, inplace=self.inplace)
+
+
+class Mish(_Inplace):
+    def forward(self, input):
+        return F.mish(input, inplace=self.inplace)
+
+
+class ReLU6(_Inplace):
+    def forward(self, input):
+        return F.relu6(input, inplace=self.inplace)
+
+
+class GELU(Module):
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class Tanh(Module):
+    def forward(self, input):
+        return mindtorch.tanh(input)
+
+
+class Sigmoid(Module):
+    def forward(self, input):
+        return mindtorch.sigmoid(input)
+
+
+class _DimModule(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, "dim"):
+            self.dim = None
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmax(_DimModule):
+    def forward(self, input):
+        return F.softmax(input, self.dim)
+
+
+class Softmin(_DimModule):
+    def forward(self, input):
+        return F.softmin(input, self.dim)
+
+
+class LogSoftmax(_DimModule):
+    def forward(self, input):
+        return F.log_softmax(input, self.dim)
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope=1e-2, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class ELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Softplus(Module):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class MultiheadAttention(Module):
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
+                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
+        super().__init__()
+        fk = {"device": device, "dtype": dtype}
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(mindtorch.empty((embed_dim, embed_dim), **fk))
+            self.k_proj_weight = Parameter(mindtorch.empty((embed_dim, self.kdim), **fk))
+            self.v_proj_weight = Parameter(mindtorch.empty((embed_dim, self.vdim), **fk))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(mindtorch.empty((3 * embed_dim, embed_dim), **fk))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(mindtorch.empty(3 * embed_dim, **fk))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **fk)
+        if add_bias_kv:
+            self.bias_k = Parameter(mindtorch.empty((1, 1, embed_dim), **fk))
+            self.bias_v = Parameter(mindtorch.empty((1, 1, embed_dim), **fk))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    @staticmethod
+    def _as_additive(mask, dtype, name):
+        if mask is None:
+            return None
+        if mask.dtype is mindtorch.bool:
+            return mindtorch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
+        if not mask.dtype.is_floating_point:
+            raise AssertionError(f"only bool and floating types of {name} are supported")
+        return mask.to(dtype)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True, is_causal=False):
+        batched = query.dim() == 3
+        if self.batch_first and batched:
+            query, key, value = (x.transpose(0, 1) for x in (query, key, value))
+        if not batched:  # (L, E) -> (L, 1, E)
+            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        # from here on: sequence-first (L, N, E)
+        tgt_len, bsz, E = query.shape
+        if E != self.embed_dim:
+            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {E}")
+        H, D = self.num_heads, self.head_dim
+        if self._qkv_same_embed_dim:
+            w_q, w_k, w_v = self.in_proj_weight.chunk(3)
+        else:
+            w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        b_q = b_k = b_v = None
+        if self.in_proj_bias is not None:
+            b_q, b_k, b_v = self.in_proj_bias.chunk(3)
+        q = F.linear(query, w_q, b_q)
+        k = F.linear(key, w_k, b_k)
+        v = F.linear(value, w_v, b_v)
+        attn_mask = self._as_additive(attn_mask, q.dtype, "attn_mask")
+        key_padding_mask = self._as_additive(key_padding_mask, q.dtype, "key_padding_mask")
+        if attn_mask is None and is_causal:
+            src = k.shape[0]
+            attn_mask = mindtorch.zeros((tgt_len, src), dtype=q.dtype, device=q.device).masked_fill(
+                mindtorch.ones((tgt_len, src), dtype=mindtorch.bool, device=q.device).triu(1), float("-inf"))
+        if self.bias_k is not None:
+            k = mindtorch.cat([k, self.bias_k.expand(1, bsz, E)])
+            v = mindtorch.cat([v, self.bias_v.expand(1, bsz, E)])
+            if attn_mask is not None:
+                attn_mask = F.pad(attn_mask, (0, 1))
+            if key_padding_mask is not None:
+                key_padding_mask = F.pad(key_padding_mask, (0, 1))
+        if self.add_zero_attn:
+            raise NotImplementedError("MultiheadAttention(add_zero_attn=True) is not supported")
+        src_len = k.shape[0]
+        # (L, N, E) -> (N, H, L, D)
+        q = q.reshape(tgt_len, bsz, H, D).permute(1, 2, 0, 3)
+        k = k.reshape(src_len, bsz, H, D).permute(1, 2, 0, 3)
+        v = v.reshape(src_len, bsz, H, D).permute(1, 2, 0, 3)
+        mask = None
+        if attn_mask is not None:
+            mask = attn_mask if attn_mask.dim() == 2 else attn_mask.reshape(bsz, H, tgt_len, src_len)
+        if key_padding_mask is not None:
+            kpm = key_padding_mask.reshape(bsz, 1, 1, src_len)
+            mask = kpm if mask is None else mask + kpm
+        dropout_p = self.dropout if self.training else 0.0
+        if need_weights:
+            scores = mindtorch.matmul(q * math.sqrt(1.0 / D), k.transpose(-2, -1))
+            if mask is not None:
+                scores = scores + mask
+            weights = F.softmax(scores, dim=-1)
+            if dropout_p > 0.0:
+                weights_d = F.dropout(weights, p=dropout_p)
+            else:
+                weights_d = weights
+            out = mindtorch.matmul(weights_d, v)
+        else:
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+            weights = None
+        out = out.permute(2, 0, 1, 3).reshape(tgt_len, bsz, E)
+        out = F.linear(out, self.out_proj.weight, self.out_proj.bias)
+        if weights is not None and average_attn_weights:
+            weights = weights.mean(dim=1)
+        if not batched:
+            out = out.squeeze(1)
+            if weights is not None:
+                weights = weights.squeeze(0)
+        elif self.batch_first:
+            out = out.transpose(0, 1)
+        return out, weights
