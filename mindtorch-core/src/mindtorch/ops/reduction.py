@@ -120,8 +120,6 @@ def _amax_meta(name):
     def rule(self, dim=(), keepdim=False):
         dims = norm_dims(dim, len(self._shape))
         _nonempty(name, self, dims, False)
-        if not dims and self._shape == () and False:
-            pass
         return TM(_rshape(self._shape, dims, keepdim), self.dtype)
     return rule
 
@@ -129,8 +127,11 @@ def _amax_meta(name):
 def _arg_meta(name):
     def rule(self, dim=None, keepdim=False):
         nd = len(self._shape)
+        if self.dtype is D.bool_:
+            raise RuntimeError(f"{name}(): does not support bool input")
         if dim is None:
-            _nonempty(name, self, (), True)
+            if self.numel() == 0:
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
             return TM((1,) * nd if keepdim else (), D.int64)
         dims = norm_dims(dim, nd)
         _nonempty(name, self, dims, False)
