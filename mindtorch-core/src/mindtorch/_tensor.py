@@ -143,16 +143,27 @@ class Tensor:
                     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
             return self
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = requires_grad
         return self
 
     @property
     def grad_fn(self):
+        if self._base is not None and self._requires_grad:
+            from .autograd.views import refresh_view_grad_fn
+            refresh_view_grad_fn(self)
         return self._grad_fn
 
     @property
     def grad(self):
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            import warnings
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+                "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+                "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+                "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+                "for more information.", UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -191,10 +202,22 @@ class Tensor:
         return self._output_nr
 
     def retain_grad(self):
-        if self._grad_fn is None:
-            if not self._requires_grad:
-                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
             return
+        # a hook on grad_fn for this output stores the incoming gradient (as PyTorch does)
+        import weakref
+        ref = weakref.ref(self)
+
+        def retain(grad):
+            t = ref()
+            if t is None:
+                return
+            old = t._grad
+            t._grad = grad.clone() if old is None else old + grad
+
+        self.grad_fn.set_retains_grad_hook(self._output_nr, retain)
         self._retains_grad = True
 
     @property
@@ -204,12 +227,39 @@ class Tensor:
     def register_hook(self, hook):
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        fn = self.grad_fn
+        if fn is not None:
+            # non-leaf: a tensor pre-hook on the node that produces this output
+            return fn.add_tensor_pre_hook(self._output_nr, hook)
         from .autograd.graph import RemovableHandle
         if self._hooks is None:
             self._hooks = {}
         handle = RemovableHandle(self._hooks)
         self._hooks[handle.id] = hook
         return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from .autograd.graph import RemovableHandle
+        table = self.__dict__.setdefault("_post_accumulate_hooks", {})
+        handle = RemovableHandle(table)
+        table[handle.id] = hook
+        return handle
+
+    def detach_(self):
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+                "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+                "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self._grad_fn = None
+        self._requires_grad = False
+        self.__dict__.pop("_output_nr", None)
+        return self
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd import backward

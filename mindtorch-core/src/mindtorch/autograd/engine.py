@@ -2,25 +2,16 @@
 
 Nodes run when every gradient flowing into them has arrived; among ready
 nodes the most recently created runs first (as PyTorch's engine does), and
-no recursion is involved, so graphs of any depth work.
+no recursion is involved, so graphs of any depth work. With `inputs`, only
+the part of the graph leading to them runs.
 """
 import heapq
 
-from .._tensor import Tensor
 from .._grad_mode import state as _grad_state
 from .graph import AccumulateGrad, gradient_edge
 
 
-def _pick(out, pi, k):
-    if isinstance(out, dict):
-        return out.get((pi, k))
-    v = out[pi]
-    if k is not None and v is not None:
-        return v[k]
-    return v
-
-
-def _reduce_to_input(g, shape, dtype):
+def _reduce_to_input(g, shape, dtype, node):
     if g._shape != shape:
         from ..ops.grad_helpers import sum_to
         from .._shape import broadcast_shapes
@@ -29,55 +20,70 @@ def _reduce_to_input(g, shape, dtype):
         except RuntimeError:
             ok = False
         if not ok:
-            raise RuntimeError(f"Function returned an invalid gradient - got [{', '.join(map(str, g._shape))}] but "
-                               f"expected shape compatible with [{', '.join(map(str, shape))}]")
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index 0 - got "
+                               f"[{', '.join(map(str, g._shape))}] but expected shape compatible with "
+                               f"[{', '.join(map(str, shape))}]")
         g = sum_to(g, shape)
     if g.dtype is not dtype:
         g = g.to(dtype)
     return g
 
 
-def _accumulate(buffers, key, g):
-    prev = buffers.get(key)
-    buffers[key] = g if prev is None else prev + g
-
-
-def _run_tensor_prehooks(node, grads):
-    if node.tensor_pre_hooks:
-        for nr, table in node.tensor_pre_hooks.items():
-            for hook in list(table.values()):
+def _run_tensor_hooks(node, grads):
+    """Tensor hooks (per output), then retain_grad hooks, then the node's pre-hooks."""
+    table = node.tensor_pre_hooks
+    if table:
+        for nr, hooks in table.items():
+            for hook in list(hooks.values()):
                 if grads[nr] is None:
                     continue
                 r = hook(grads[nr])
                 if r is not None:
                     grads[nr] = r
-    if node.pre_hooks:
-        for hook in list(node.pre_hooks.values()):
-            r = hook(tuple(grads))
-            if r is not None:
-                grads = list(r)
+    table = node.retains_grad_hooks
+    if table:
+        for nr, hook in list(table.items()):
+            if grads[nr] is not None:
+                hook(grads[nr])
     return grads
 
 
-def _accumulate_leaf(node, grad, create_graph):
-    var = node.variable
+def _run_pre_hooks(node, grads):
+    for hook in list(node.pre_hooks.values()):
+        r = hook(tuple(grads))
+        if r is not None:
+            grads = list(r)
+    return grads
+
+
+def _run_leaf_hooks(var, grad):
     hooks = var._hooks
     if hooks:
         for hook in list(hooks.values()):
             r = hook(grad)
             if r is not None:
                 grad = r
-    if var._grad is None:
+    return grad
+
+
+def _accumulate_leaf(var, grad, create_graph, owned):
+    """AccumulateGrad: the first gradient is stored (copied unless the engine made it), later ones added."""
+    old = var._grad
+    if old is None:
         if not create_graph:
             grad = grad.detach()
-            if not grad.is_contiguous() or grad._base is not None or grad is var:
-                grad = grad.contiguous() if grad._base is None and not grad.is_contiguous() else grad.clone()
+            if not owned or not grad.is_contiguous() or grad._base is not None:
+                grad = grad.clone()
         var._grad = grad
+    elif create_graph or old._requires_grad:
+        var._grad = old + grad
     else:
-        if create_graph or var._grad._requires_grad:
-            var._grad = var._grad + grad
-        else:
-            var._grad.add_(grad.detach())
+        prev = _grad_state.enabled
+        _grad_state.enabled = False
+        try:
+            old.add_(grad)
+        finally:
+            _grad_state.enabled = prev
     post = var.__dict__.get("_post_accumulate_hooks")
     if post:
         for hook in list(post.values()):
@@ -87,90 +93,184 @@ def _accumulate_leaf(node, grad, create_graph):
 def _materialize(node, grads):
     """Multi-output nodes get zeros for outputs no gradient reached."""
     import mindtorch
+    meta = node.out_meta
     for k, g in enumerate(grads):
-        if g is None and node.out_meta and node.out_meta[k] is not None:
-            shape, dtype, dev = node.out_meta[k]
+        if g is None and meta and meta[k] is not None:
+            shape, dtype, dev = meta[k]
             if dtype._kind >= 2:
                 grads[k] = mindtorch.zeros(shape, dtype=dtype, device=dev)
     return grads
 
 
+def _pick(out, pi, k):
+    if type(out) is dict:
+        return out.get((pi, k))
+    v = out[pi]
+    if k is not None and v is not None:
+        return v[k]
+    return v
+
+
 def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, accumulate=True):
-    """roots: tensors; grad_roots: their gradients. Returns captured grads for `inputs` when not accumulating."""
-    # Collect graph roots as (node, output_nr)
+    """Propagate grad_roots from roots. With `inputs`: returns {input index: grad} (accumulate=False) or
+    accumulates only into them (accumulate=True)."""
     buffers = {}
     start = []
     for t, g in zip(roots, grad_roots):
         node, nr = gradient_edge(t)
         start.append(node)
-        _accumulate(buffers, (id(node), nr), g)
-    # Dependency counts over the reachable graph.
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * max(node.num_outputs, 1)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    # Dependency counts over the reachable graph (iterative DFS).
     deps = {}
-    nodes = {}
+    children = {}
     stack = list(start)
-    seen = set()
+    seen = set(start)
     while stack:
         n = stack.pop()
-        if id(n) in seen:
-            continue
-        seen.add(id(n))
-        nodes[id(n)] = n
-        for entry in n.inputs:
-            nxt = entry[2]
-            deps[id(nxt)] = deps.get(id(nxt), 0) + 1
-            if id(nxt) not in seen:
+        kids = []
+        for e in n.inputs:
+            nxt = e[2]
+            if nxt is None:
+                continue
+            kids.append(nxt)
+            if nxt not in seen:
+                seen.add(nxt)
                 stack.append(nxt)
-    capture = None
+        children[n] = kids
+    wanted = None
+    exec_set = None
     if inputs is not None:
-        capture = {}
         wanted = {}
+        targets = set()
         for i, t in enumerate(inputs):
             node, nr = gradient_edge(t)
-            wanted[(id(node), nr)] = i
-            nodes.setdefault(id(node), node)
-    # PyTorch prunes to the subgraph leading to `inputs`; here every node runs, but leaves
-    # outside `inputs` are not accumulated into when inputs were given.
+            wanted.setdefault(node, []).append((nr, i))
+            targets.add(node)
+        # a node runs only if some target lies strictly below it
+        exec_set = set()
+        below = {}
+        order = []
+        stack = [(n, False) for n in set(start)]
+        done = set()
+        while stack:
+            n, post = stack.pop()
+            if post:
+                hit = False
+                for c in children.get(n, ()):
+                    if c in targets or below.get(c):
+                        hit = True
+                        break
+                below[n] = hit
+                if hit:
+                    exec_set.add(n)
+                continue
+            if n in done:
+                continue
+            done.add(n)
+            stack.append((n, True))
+            for c in children.get(n, ()):
+                if c not in done:
+                    stack.append((c, False))
+        relevant = exec_set | targets
+        for n in exec_set:
+            for c in children[n]:
+                if c in relevant:
+                    deps[c] = deps.get(c, 0) + 1
+    else:
+        for kids in children.values():
+            for c in kids:
+                deps[c] = deps.get(c, 0) + 1
+    capture = {} if (inputs is not None and not accumulate) else None
     ready = []
-    for n in {id(n): n for n in start}.values():
-        if deps.get(id(n), 0) == 0:
+    for n in set(start):
+        if deps.get(n, 0) == 0:
             heapq.heappush(ready, (-n.seq, id(n), n))
     prev_enabled = _grad_state.enabled
     _grad_state.enabled = create_graph
     try:
         while ready:
-            _, nid, node = heapq.heappop(ready)
-            n_out = max(node.num_outputs, 1)
-            grads = [buffers.pop((nid, k), None) for k in range(n_out)]
-            if capture is not None:
-                for k, g in enumerate(grads):
-                    idx = wanted.get((nid, k))
-                    if idx is not None:
-                        capture[idx] = g
-            if isinstance(node, AccumulateGrad):
-                if grads[0] is not None and (inputs is None or accumulate and (id(node), 0) in wanted):
-                    if capture is None or accumulate:
-                        _accumulate_leaf(node, grads[0], create_graph)
+            node = heapq.heappop(ready)[2]
+            grads = buffers.pop(node, None)
+            if grads is None:
+                grads = [None] * max(node.num_outputs, 1)
+            if node.__class__ is AccumulateGrad:
+                g = grads[0]
+                if g is not None:
+                    var = node.variable
+                    g = _run_leaf_hooks(var, g)
+                    if wanted is not None and node in wanted:
+                        if capture is not None:
+                            for _, i in wanted[node]:
+                                capture[i] = g
+                        else:
+                            _accumulate_leaf(var, g, create_graph, _made_here(g, grad_roots))
+                    elif wanted is None:
+                        _accumulate_leaf(var, g, create_graph, _made_here(g, grad_roots))
                 continue
-            grads = _run_tensor_prehooks(node, grads)
+            if node.tensor_pre_hooks or node.retains_grad_hooks:
+                grads = _run_tensor_hooks(node, grads)
+            if wanted is not None:
+                w = wanted.get(node)
+                if w is not None:
+                    for nr, i in w:
+                        if capture is not None:
+                            capture[i] = grads[nr]
+                        elif grads[nr] is not None:
+                            capture_nonleaf(inputs[i], grads[nr])
+                if node not in exec_set:
+                    continue
+            if node.pre_hooks:
+                grads = _run_pre_hooks(node, grads)
+            edges = node.inputs
             if all(g is None for g in grads):
                 in_grads = None
             else:
-                if n_out > 1:
+                if len(grads) > 1:
                     grads = _materialize(node, grads)
                 in_grads = node.apply(grads, create_graph)
                 if node.hooks:
+                    gi = tuple(_pick(in_grads, e[0], e[1]) for e in edges)
                     for hook in list(node.hooks.values()):
-                        hook(tuple(_pick(in_grads, e[0], e[1]) for e in node.inputs), tuple(grads))
+                        r = hook(gi, tuple(grads))
+                        if r is not None:
+                            gi = tuple(r)
+                    in_grads = {(e[0], e[1]): g for e, g in zip(edges, gi)}
             if not retain_graph:
                 node.release()
-            for (pi, k, nxt, nr, shape, dtype) in node.inputs:
-                g = _pick(in_grads, pi, k) if in_grads is not None else None
-                if g is not None:
-                    _accumulate(buffers, (id(nxt), nr), _reduce_to_input(g, shape, dtype))
-                key = id(nxt)
-                deps[key] -= 1
-                if deps[key] == 0:
-                    heapq.heappush(ready, (-nxt.seq, key, nxt))
+            for e in edges:
+                nxt = e[2]
+                if nxt is None or (exec_set is not None and nxt not in relevant):
+                    continue
+                if in_grads is not None:
+                    g = _pick(in_grads, e[0], e[1])
+                    if g is not None:
+                        g = _reduce_to_input(g, e[4], e[5], node)
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * max(nxt.num_outputs, 1)
+                        nr = e[3]
+                        buf[nr] = g if buf[nr] is None else buf[nr] + g
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    heapq.heappush(ready, (-nxt.seq, id(nxt), nxt))
     finally:
         _grad_state.enabled = prev_enabled
     return capture
+
+
+def _made_here(g, grad_roots):
+    """Whether a gradient was computed by the engine (so a leaf may keep it without a copy)."""
+    for r in grad_roots:
+        if g is r:
+            return False
+    return True
+
+
+def capture_nonleaf(t, g):
+    """backward(inputs=[non-leaf]): its .grad is populated as with retain_grad."""
+    old = t._grad
+    t._grad = g.detach().clone() if old is None and not _grad_state.enabled else (g if old is None else old + g)

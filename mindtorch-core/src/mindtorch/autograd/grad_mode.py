@@ -1,4 +1,8 @@
-"""no_grad, enable_grad, set_grad_enabled, inference_mode: context managers and decorators."""
+"""no_grad, enable_grad, set_grad_enabled, inference_mode: context managers and decorators.
+
+The state is thread-local (mindtorch._grad_mode.state), so a mode entered in
+one thread never leaks into another.
+"""
 import functools
 import inspect
 
@@ -16,27 +20,39 @@ def is_inference_mode_enabled():
 class _Mode:
     def __call__(self, fn):
         if inspect.isclass(fn):
-            raise TypeError("grad mode decorators apply to functions, not classes")
+            raise TypeError(f"{type(self).__name__} decorator does not support classes; decorate its methods")
+        if not callable(fn):
+            raise TypeError(f"{type(self).__name__} decorator expects a callable, got {type(fn).__name__}")
+        mode = self
         if inspect.isgeneratorfunction(fn):
             @functools.wraps(fn)
             def gen(*args, **kwargs):
-                g = fn(*args, **kwargs)
-                with self.clone():
-                    try:
-                        value = next(g)
-                    except StopIteration as stop:
-                        return stop.value
-                while True:
-                    try:
-                        with self.clone():
-                            value = g.send((yield value))
-                    except StopIteration as stop:
-                        return stop.value
+                # the mode applies while the generator body runs, not while the caller runs
+                with mode.clone():
+                    g = fn(*args, **kwargs)
+                try:
+                    with mode.clone():
+                        request = g.send(None)
+                    while True:
+                        try:
+                            response = yield request
+                        except GeneratorExit:
+                            with mode.clone():
+                                g.close()
+                            raise
+                        except BaseException as exc:
+                            with mode.clone():
+                                request = g.throw(exc)
+                        else:
+                            with mode.clone():
+                                request = g.send(response)
+                except StopIteration as stop:
+                    return stop.value
             return gen
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with self.clone():
+            with mode.clone():
                 return fn(*args, **kwargs)
         return wrapper
 
@@ -44,7 +60,19 @@ class _Mode:
         return self.__class__()
 
 
-class no_grad(_Mode):
+class _NoParamMode(_Mode):
+    """Usable as @mode, @mode() and `with mode():`."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamMode):
+    def __init__(self, orig_func=None):
+        self.prev = False
+
     def __enter__(self):
         self.prev = state.enabled
         state.enabled = False
@@ -54,7 +82,10 @@ class no_grad(_Mode):
         return False
 
 
-class enable_grad(_Mode):
+class enable_grad(_NoParamMode):
+    def __init__(self, orig_func=None):
+        self.prev = False
+
     def __enter__(self):
         self.prev = state.enabled
         state.enabled = True
@@ -70,21 +101,36 @@ class set_grad_enabled(_Mode):
             raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}")
         self.mode = mode
         self.prev = state.enabled
-        state.enabled = mode  # takes effect as a function call too, as in PyTorch
+        state.enabled = mode  # takes effect as a plain function call too, as in PyTorch
+
+    def __call__(self, fn):
+        state.enabled = self.prev  # used as a decorator: only the decorated function sees the mode
+        return super().__call__(fn)
 
     def __enter__(self):
-        pass
+        state.enabled = self.mode
 
     def __exit__(self, *exc):
         state.enabled = self.prev
         return False
 
     def clone(self):
-        return set_grad_enabled(self.mode)
+        prev = state.enabled
+        m = set_grad_enabled(self.mode)
+        m.prev = prev
+        state.enabled = prev
+        return m
 
 
 class inference_mode(_Mode):
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # bare @inference_mode
+
     def __init__(self, mode=True):
+        if not isinstance(mode, bool):
+            return
         self.mode = mode
 
     def __enter__(self):
@@ -92,6 +138,8 @@ class inference_mode(_Mode):
         if self.mode:
             state.enabled = False
             state.inference = True
+        else:
+            state.inference = False
 
     def __exit__(self, *exc):
         state.enabled, state.inference = self.prev

@@ -1,11 +1,20 @@
-"""Graph nodes recorded by the dispatcher when an input requires grad."""
+"""Graph nodes recorded by the dispatcher when an input requires grad.
+
+record() runs on every differentiable op call with an input requiring grad,
+so it avoids per-call imports, keyword handling and optional allocations;
+per-op facts (which params get gradients, which are saved) are computed once.
+"""
 import itertools
+import re
 import weakref
 
 from .._tensor import Tensor, make_tensor
-from .. import _dtype as D
+from .._storage import VersionCounter
+from .._grad_mode import state as _grad_state
 
 _seq = itertools.count()
+_next_seq = _seq.__next__
+_new = object.__new__
 
 
 class RemovableHandle:
@@ -13,12 +22,10 @@ class RemovableHandle:
 
     def __init__(self, table):
         self.id = next(RemovableHandle._ids)
-        self._table = weakref.ref(table) if not isinstance(table, dict) else (lambda t=table: t)
+        self._table = table
 
     def remove(self):
-        table = self._table()
-        if table is not None:
-            table.pop(self.id, None)
+        self._table.pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -27,43 +34,64 @@ class RemovableHandle:
         self.remove()
 
 
+_NAMES = {}
+
+
+def _op_node_name(op):
+    name = _NAMES.get(op)
+    if name is None:
+        base = op.name
+        name = "".join(w[:1].upper() + w[1:] for w in base.strip("_").split("_")) + "Backward0"
+        _NAMES[op] = name
+    return name
+
+
 class Node:
-    """A backward function: turns gradients of an op's outputs into gradients of its inputs."""
+    """A backward function: turns gradients of an op's outputs into gradients of its inputs.
 
-    __slots__ = ("op", "inputs", "saved", "needs", "num_outputs", "seq", "result", "_freed", "pre_hooks",
-                 "tensor_pre_hooks", "hooks", "__weakref__", "out_meta", "_name")
+    inputs: one edge per differentiable forward input,
+    (param index, list index or None, next node or None, output_nr, shape, dtype).
+    """
 
-    def __init__(self, op, num_outputs=1):
+    __slots__ = ("op", "inputs", "saved", "needs", "num_outputs", "seq", "result", "_freed", "_has_saved",
+                 "pre_hooks", "tensor_pre_hooks", "retains_grad_hooks", "hooks", "out_meta", "__weakref__")
+
+    def __init__(self, op=None, num_outputs=1):
         self.op = op
-        self.inputs = []          # (param index, list index or None, next node, output_nr, shape, dtype)
+        self.inputs = []
         self.saved = None
         self.needs = None
         self.num_outputs = num_outputs
-        self.seq = next(_seq)
+        self.seq = _next_seq()
         self.result = None
         self._freed = False
+        self._has_saved = False
         self.pre_hooks = None
         self.tensor_pre_hooks = None
+        self.retains_grad_hooks = None
         self.hooks = None
         self.out_meta = None
-        self._name = None
 
     def name(self):
-        if self._name is None:
-            base = self.op.name if self.op is not None else "Function"
-            self._name = "".join(w.capitalize() for w in base.strip("_").split("_")) + "Backward0"
-        return self._name
+        return _op_node_name(self.op) if self.op is not None else type(self).__name__
 
-    __name__ = property(name)
+    @property
+    def __name__(self):
+        return self.name()
 
     def __repr__(self):
         return f"<{self.name()} object at {hex(id(self))}>"
 
     @property
     def next_functions(self):
-        return tuple((n, nr) for (_, _, n, nr, _, _) in self.inputs)
+        return tuple((e[2], e[3]) for e in self.inputs)
+
+    @property
+    def metadata(self):
+        return {}
 
     def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) -> new grad_inputs or None; runs after the node."""
         if self.hooks is None:
             self.hooks = {}
         h = RemovableHandle(self.hooks)
@@ -71,6 +99,7 @@ class Node:
         return h
 
     def register_prehook(self, fn):
+        """fn(grad_outputs) -> new grad_outputs or None; runs before the node."""
         if self.pre_hooks is None:
             self.pre_hooks = {}
         h = RemovableHandle(self.pre_hooks)
@@ -85,86 +114,132 @@ class Node:
         table[h.id] = fn
         return h
 
-    def unpack_saved(self, create_graph):
-        if self._freed:
+    def set_retains_grad_hook(self, output_nr, fn):
+        if self.retains_grad_hooks is None:
+            self.retains_grad_hooks = {}
+        self.retains_grad_hooks[output_nr] = fn
+
+    def _check_freed(self):
+        if self._freed and self._has_saved:
             raise RuntimeError(
                 "Trying to backward through the graph a second time (or directly access saved tensors after they "
                 "have already been freed). Saved intermediate values of the graph are freed when you call "
                 ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
                 "graph a second time or if you need to access saved tensors after calling backward.")
-        values = []
-        for item in self.saved:
-            if type(item) is SavedTensor:
-                values.append(item.unpack(self))
-            else:
-                values.append(item)
+
+    def unpack_saved(self):
+        self._check_freed()
+        saved = self.saved
+        values = [item.unpack(self) if type(item) is SavedTensor else item for item in saved] if saved else ()
         res = self.result
         if res is not None:
-            if isinstance(res, tuple):
+            if type(res) is tuple:
                 res = tuple(r.unpack(self) if type(r) is SavedTensor else r for r in res)
             else:
                 res = res.unpack(self)
         return values, res
 
     def apply(self, grads, create_graph):
-        values, res = self.unpack_saved(create_graph)
+        values, res = self.unpack_saved()
         return self.op.derivative.fn(grads, self.needs, res, *values)
 
     def release(self):
-        self.saved = None
-        self.result = None
+        if self._has_saved:
+            self.saved = None
+            self.result = None
         self._freed = True
+
+    def __call__(self, *grads):
+        out = self.apply(list(grads), _grad_state.enabled)
+        res = []
+        for e in self.inputs:
+            if isinstance(out, dict):
+                res.append(out.get((e[0], e[1])))
+            else:
+                v = out[e[0]]
+                res.append(v[e[1]] if e[1] is not None and v is not None else v)
+        return tuple(res) if len(res) != 1 else res[0]
+
+
+_GRAD_FN_NAME = re.compile(r"Backward\d*$")
 
 
 class SavedTensor:
-    """A tensor kept for backward, with the version it had when saved."""
+    """A tensor kept for backward, with the version it had when saved.
 
-    __slots__ = ("tensor", "version", "is_output", "output_nr", "requires_grad")
+    An op's own output is kept as its raw layout (no tensor object holding
+    the grad_fn), so the node does not keep itself alive through a cycle.
+    """
 
-    def __init__(self, t, is_output=False, output_nr=0):
-        v = t._version
-        self.version = 0 if v is None else v.value
-        self.is_output = is_output
-        self.output_nr = output_nr
-        self.requires_grad = t._requires_grad
-        if is_output:
-            # keep the data without the grad_fn to avoid a reference cycle
-            alias = make_tensor(t._storage, t._shape, t._stride, t._offset, t.dtype, t.device)
-            if t._version is None:
-                from .._storage import VersionCounter
-                t._version = VersionCounter()
-            alias._version = t._version
-            alias._np = t._np
-            alias._base = t._base
-            self.tensor = alias
-        else:
-            self.tensor = t
+    __slots__ = ("tensor", "version", "counter", "layout", "fn", "output_nr")
 
     def unpack(self, node):
+        counter = self.counter
+        if counter.value != self.version:
+            self._raise_modified(node)
         t = self.tensor
-        v = t._version
-        now = 0 if v is None else v.value
-        if now != self.version:
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an inplace operation: "
-                f"[{_type_str(t)} [{', '.join(map(str, t._shape))}]], which is output {self.output_nr} of "
-                f"{node.name()}, is at version {now}; expected version {self.version} instead. Hint: the "
-                "backtrace further above can point to the operation that failed to compute its gradient.")
-        if self.is_output and self.requires_grad:
-            out = make_tensor(t._storage, t._shape, t._stride, t._offset, t.dtype, t.device)
-            out._version = t._version
-            out._np = t._np
+        if t is not None:
+            return t
+        storage, shape, stride, offset, dtype, device, np_ = self.layout
+        out = make_tensor(storage, shape, stride, offset, dtype, device)
+        out._version = counter
+        out._np = np_
+        if self.fn is not None:  # the output required grad: it is again the node's output
             out._requires_grad = True
             out._grad_fn = node
             if self.output_nr:
                 out._output_nr = self.output_nr
-            return out
-        return t
+        return out
+
+    def _raise_modified(self, node):
+        t = self.tensor
+        shape = t._shape if t is not None else self.layout[1]
+        dtype = t.dtype if t is not None else self.layout[4]
+        fn = node if (t is None and self.fn is not None) else self.fn
+        where = ""
+        if fn is not None:
+            where = f", which is output {self.output_nr} of {_GRAD_FN_NAME.sub('', fn.name())}"
+        raise RuntimeError(
+            "one of the variables needed for gradient computation has been modified by an inplace operation: "
+            f"[{_type_str(dtype)} [{', '.join(map(str, shape))}]]{where}, is at version {self.counter.value}; "
+            f"expected version {self.version} instead. Hint: enable anomaly detection to find the operation that "
+            "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-def _type_str(t):
-    return "torch." + {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor"}.get(
-        t.dtype.name, t.dtype.name)
+def save_input(t):
+    s = _new(SavedTensor)
+    v = t._version
+    if v is None:
+        v = t._version = VersionCounter()
+    s.counter = v
+    s.version = v.value
+    s.tensor = t
+    s.fn = t._grad_fn
+    s.output_nr = t._output_nr
+    return s
+
+
+def save_output(t, output_nr, requires_grad):
+    s = _new(SavedTensor)
+    v = t._version
+    if v is None:
+        v = t._version = VersionCounter()
+    s.counter = v
+    s.version = v.value
+    s.tensor = None
+    s.layout = (t._storage, t._shape, t._stride, t._offset, t.dtype, t.device, t._np)
+    s.fn = True if requires_grad else None
+    s.output_nr = output_nr
+    return s
+
+
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "bfloat16": "BFloat16Tensor", "complex64": "ComplexFloatTensor",
+               "complex128": "ComplexDoubleTensor"}
+
+
+def _type_str(dtype):
+    return "torch." + _TYPE_NAMES.get(dtype.name, dtype.name)
 
 
 class AccumulateGrad(Node):
@@ -185,11 +260,12 @@ class AccumulateGrad(Node):
 
 
 def grad_accumulator(t):
-    ref = t.__dict__.get("_accumulator")
+    d = t.__dict__
+    ref = d.get("_accumulator")
     acc = ref() if ref is not None else None
     if acc is None:
         acc = AccumulateGrad(t)
-        t.__dict__["_accumulator"] = weakref.ref(acc)
+        d["_accumulator"] = weakref.ref(acc)
     return acc
 
 
@@ -203,51 +279,124 @@ def gradient_edge(t):
     return grad_accumulator(t), 0
 
 
-def _save(op, args, out, node):
-    d = op.derivative
-    saved = []
-    for i in d.saves:
+class _Plan:
+    """Per-op facts for record(), computed once."""
+
+    __slots__ = ("diff", "saves", "tensor_saves", "saves_result", "lists", "is_view")
+
+    def __init__(self, op):
+        nondiff = op.nondiff or ()
+        self.diff = tuple(i for i in op.tensor_params if op.params[i].name not in nondiff)
+        d = op.derivative
+        self.saves = d.saves
+        self.saves_result = d.saves_result
+        tp = set(op.tensor_params)
+        self.tensor_saves = any(i in tp for i in d.saves)
+        self.is_view = op.view_fn is not None
+        self.lists = any(op.params[i].type.startswith("Tensor[") or op.params[i].type.startswith("Tensor?[")
+                         for i in op.tensor_params)
+
+
+_PLANS = {}
+
+
+def _plan(op):
+    p = _PLANS.get(op)
+    if p is None:
+        p = _PLANS[op] = _Plan(op)
+    return p
+
+
+def _connect(plan, args, node):
+    """Edges to the inputs' histories; False when no input requires grad."""
+    n = len(args)
+    needs = [False] * n
+    inputs = node.inputs = []
+    append = inputs.append
+    any_ = False
+    for i in plan.diff:
         a = args[i]
         if a.__class__ is Tensor or isinstance(a, Tensor):
-            saved.append(SavedTensor(a))
+            if a._requires_grad:
+                if a._base is not None:
+                    nxt, nr = gradient_edge(a)
+                else:
+                    nxt = a._grad_fn
+                    if nxt is None:
+                        nxt, nr = grad_accumulator(a), 0
+                    else:
+                        nr = a._output_nr
+                append((i, None, nxt, nr, a._shape, a.dtype))
+                needs[i] = any_ = True
+            else:
+                append((i, None, None, 0, None, None))
+        elif isinstance(a, (list, tuple)):
+            for k, t in enumerate(a):
+                if isinstance(t, Tensor) and t._requires_grad:
+                    nxt, nr = gradient_edge(t)
+                    append((i, k, nxt, nr, t._shape, t.dtype))
+                    needs[i] = any_ = True
+                else:
+                    append((i, k, None, 0, None, None))
+        else:
+            append((i, None, None, 0, None, None))
+    node.needs = needs
+    return any_
+
+
+def _save(plan, args, out, node):
+    saved = []
+    for i in plan.saves:
+        a = args[i]
+        if a.__class__ is Tensor or isinstance(a, Tensor):
+            saved.append(save_input(a))
         elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
             saved.append(tuple(a))
         else:
             saved.append(a)
     node.saved = saved
-    if d.saves_result:
+    if plan.saves_result:
         if isinstance(out, tuple):
-            node.result = tuple(SavedTensor(o, True, k) if isinstance(o, Tensor) else o for k, o in enumerate(out))
+            node.result = tuple(save_output(o, k, o.dtype._kind >= 2) if isinstance(o, Tensor) else o
+                                for k, o in enumerate(out))
         else:
-            node.result = SavedTensor(out, True, 0)
+            node.result = save_output(out, 0, True)
+    node._has_saved = plan.tensor_saves or plan.saves_result
 
 
-def _connect(op, args, node):
-    needs = [False] * len(args)
-    inputs = node.inputs
-    nondiff = op.nondiff
-    for i in op.tensor_params:
-        a = args[i]
-        if a.__class__ is Tensor or isinstance(a, Tensor):
-            if a._requires_grad and (not nondiff or op.params[i].name not in nondiff):
-                n, nr = gradient_edge(a)
-                inputs.append((i, None, n, nr, a._shape, a.dtype))
-                needs[i] = True
-        elif isinstance(a, (list, tuple)):
-            for k, t in enumerate(a):
-                if isinstance(t, Tensor) and t._requires_grad:
-                    n, nr = gradient_edge(t)
-                    inputs.append((i, k, n, nr, t._shape, t.dtype))
-                    needs[i] = True
-    node.needs = needs
-    return any(needs)
+def record(op, args, out):
+    plan = _PLANS.get(op) or _plan(op)
+    node = Node.__new__(Node)
+    node.op = op
+    node.saved = None
+    node.result = None
+    node._freed = False
+    node.pre_hooks = node.tensor_pre_hooks = node.retains_grad_hooks = node.hooks = None
+    node.seq = _next_seq()
+    if not _connect(plan, args, node):
+        return
+    if plan.saves or plan.saves_result:
+        _save(plan, args, out, node)
+    else:
+        node._has_saved = False
+    if out.__class__ is Tensor:
+        node.num_outputs = 1
+        node.out_meta = None
+        out._requires_grad = True
+        out._grad_fn = node
+        if plan.is_view:
+            v = out._version  # the base's version this history is valid for
+            out.__dict__["_view_fn_version"] = v.value if v is not None else 0
+        return
+    _mark_outputs(tuple(out), node)
 
 
 def _mark_outputs(out, node):
     if isinstance(out, Tensor):
+        node.num_outputs = 1
+        node.out_meta = None
         out._requires_grad = True
         out._grad_fn = node
-        node.out_meta = ((out._shape, out.dtype, out.device),)
         return
     metas = []
     for k, o in enumerate(out):
@@ -260,23 +409,12 @@ def _mark_outputs(out, node):
                     o._output_nr = k
         else:
             metas.append(None)
+    node.num_outputs = len(out)
     node.out_meta = tuple(metas)
 
 
-def record(op, args, out):
-    num = len(out) if isinstance(out, (tuple, list)) else 1
-    node = Node(op, num)
-    if not _connect(op, args, node):
-        return
-    _save(op, args, out, node)
-    if isinstance(out, list):
-        out = tuple(out)
-    _mark_outputs(out, node)
-
-
-def check_inplace(self, grad_recording):
-    from .._grad_mode import state
-    if not state.enabled:
+def check_inplace(self, grad_recording=True):
+    if not _grad_state.enabled:
         return
     if self._grad_fn is None and self._requires_grad:
         if self._base is None:
@@ -290,20 +428,21 @@ def check_inplace(self, grad_recording):
 def record_inplace(op, args, self, saved_self):
     """Make `self` the output of the in-place op's node (its old history is the node's input)."""
     from .views import rebase_history
+    plan = _plan(op)
     node = Node(op, 1)
-    if not _connect(op, args, node):
+    if not _connect(plan, args, node):
         return
-    d = op.derivative
     saved = []
-    for i in d.saves:
+    for i in plan.saves:
         a = args[i]
         if i == 0 and saved_self is not None:
-            saved.append(saved_self)
+            saved.append(save_input(saved_self))
         elif isinstance(a, Tensor):
-            saved.append(SavedTensor(a))
+            saved.append(save_input(a))
         else:
             saved.append(a)
     node.saved = saved
+    node._has_saved = plan.tensor_saves or plan.saves_result
     rebase_history(self, node)
-    if d.saves_result:
-        node.result = SavedTensor(self, True, 0)
+    if plan.saves_result:
+        node.result = save_output(self, 0, True)

@@ -18,9 +18,12 @@ class _Geometry:
         self.offset = t._offset - base._offset
 
 
-def _empty_like_layout(base_shape, base_stride, grad):
+def _zeros_like_layout(base_shape, base_stride, grad):
+    """Zeros with the base's layout (offset 0), so view geometry relative to the base applies."""
     import mindtorch
-    return mindtorch.empty_strided(base_shape, base_stride, dtype=grad.dtype, device=grad.device)
+    extent = 1 + sum((s - 1) * st for s, st in zip(base_shape, base_stride)) if all(base_shape) else 0
+    flat = mindtorch.zeros(extent, dtype=grad.dtype, device=grad.device)
+    return flat.as_strided(base_shape, stride=base_stride, storage_offset=0)
 
 
 class CopySlices(Node):
@@ -47,9 +50,9 @@ class CopySlices(Node):
     def apply(self, grads, create_graph):
         grad = grads[0]
         g = self.geometry
-        result = _empty_like_layout(self.base_shape, self.base_stride, grad)
+        result = _zeros_like_layout(self.base_shape, self.base_stride, grad)
         result.copy_(grad)
-        region = result.as_strided(g.shape, g.stride, result._offset + g.offset)
+        region = result.as_strided(g.shape, stride=g.stride, storage_offset=g.offset)
         fn_grads = self.fn.apply([region.clone()], create_graph)
         out = {}
         self_grad = fn_grads[0]
@@ -89,40 +92,53 @@ class AsStridedBackward(Node):
     def apply(self, grads, create_graph):
         grad = grads[0]
         g = self.geometry
-        result = _empty_like_layout(self.base_shape, self.base_stride, grad)
-        result.zero_()
-        region = result.as_strided(g.shape, g.stride, result._offset + g.offset)
+        result = _zeros_like_layout(self.base_shape, self.base_stride, grad)
+        region = result.as_strided(g.shape, stride=g.stride, storage_offset=g.offset)
         region.copy_(grad)
         return {(0, None): result}
 
 
 def refresh_view_grad_fn(view):
-    """Regenerate a view's grad_fn if its base was modified in place since it was set."""
+    """Regenerate a view's grad_fn if its base was modified in place since the view's history was set."""
     base = view._base
     v = base._version
     version = 0 if v is None else v.value
-    if view.__dict__.get("_view_fn_version", 0) == version:
+    d = view.__dict__
+    if d.get("_view_fn_version", 0) == version:
         return
-    if base._grad_fn is None and not view._requires_grad:
+    if not base._requires_grad:
         return
-    view.__dict__["_view_fn_version"] = version
-    if base._grad_fn is not None and isinstance(base._grad_fn, CopySlices):
-        view._grad_fn = AsStridedBackward(base, view)
-        view._requires_grad = True
+    d["_view_fn_version"] = version
+    view._grad_fn = AsStridedBackward(base, view)
+    view._requires_grad = True
+    d.pop("_output_nr", None)
 
 
 def rebase_history(self, node):
     node.out_meta = ((self._shape, self.dtype, self.device),)
     base = self._base
     if base is None:
+        _move_retain_grad(self, node)
         self._grad_fn = node
         self._requires_grad = True
         self.__dict__.pop("_output_nr", None)
         return
-    base._grad_fn = CopySlices(base, self, node)
+    cs = CopySlices(base, self, node)
+    _move_retain_grad(base, cs)
+    base._grad_fn = cs
     base._requires_grad = True
     base.__dict__.pop("_output_nr", None)
     self._grad_fn = AsStridedBackward(base, self)
     self._requires_grad = True
     v = base._version
     self.__dict__["_view_fn_version"] = 0 if v is None else v.value
+
+
+def _move_retain_grad(t, new_fn):
+    """retain_grad follows the tensor to its new history after an in-place op."""
+    if t._retains_grad:
+        old = t._grad_fn
+        if old is not None and old.retains_grad_hooks:
+            hook = old.retains_grad_hooks.pop(t._output_nr, None)
+            if hook is not None and new_fn is not None and new_fn is not old:
+                new_fn.set_retains_grad_hook(0, hook)
