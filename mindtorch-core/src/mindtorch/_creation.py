@@ -48,84 +48,107 @@ def host_values(t):
     return a
 
 
+def _complex_default():
+    return D.complex128 if D.get_default_dtype() is D.float64 else D.complex64
+
+
+def _type_dtype(cls):
+    """The dtype one Python/NumPy scalar type contributes to torch.tensor's inference."""
+    if cls is bool:
+        return D.bool_
+    if cls is int:
+        return D.int64
+    if cls is float:
+        return D.get_default_dtype()
+    if cls is complex:
+        return _complex_default()
+    if issubclass(cls, np.generic):
+        return dtype_from_numpy(np.dtype(cls))
+    if issubclass(cls, bool):
+        return D.bool_
+    if issubclass(cls, numbers.Integral):
+        return D.int64
+    if issubclass(cls, numbers.Real):
+        return D.get_default_dtype()
+    if issubclass(cls, numbers.Complex):
+        return _complex_default()
+    raise TypeError(f"new(): invalid data type '{cls.__name__}'")
+
+
+def _is_seq(x):
+    return isinstance(x, (list, tuple)) or (isinstance(x, np.ndarray) and x.ndim > 0)
+
+
+def _scan(seq, dim, shape, leaves):
+    """Collect the leaves of a nested sequence, checking it is rectangular."""
+    n = len(seq)
+    if len(shape) == dim:
+        shape.append(n)
+    elif shape[dim] != n:
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {n})")
+    if n == 0:
+        return
+    deeper = len(shape) > dim + 1 or _is_seq(seq[0])
+    for x in seq:
+        if _is_seq(x):
+            if not deeper:
+                raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+            _scan(x, dim + 1, shape, leaves)
+        elif deeper:
+            raise TypeError("not a sequence")
+        else:
+            leaves.append(x)
+
+
+def _leaf_value(x):
+    if isinstance(x, Tensor):
+        if x._shape:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return x.item()
+    return x
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
 def _infer(data):
     """Host array and dtype for Python data, following torch.tensor's inference."""
-    if isinstance(data, np.ndarray):
-        return data, dtype_from_numpy(data.dtype)
-    if isinstance(data, np.generic):
-        return np.asarray(data), dtype_from_numpy(data.dtype)
     if isinstance(data, Tensor):
         return host_values(data), data.dtype
-    if isinstance(data, (list, tuple)):
-        flat = _flatten(data)
-        kinds = set()
-        for v in flat:
-            if isinstance(v, Tensor):
-                kinds.add(v.dtype)
-            elif isinstance(v, (bool, np.bool_)):
-                kinds.add(D.bool_)
-            elif isinstance(v, numbers.Integral):
-                kinds.add(D.int64)
-            elif isinstance(v, numbers.Real):
-                kinds.add(D.float64 if isinstance(v, np.floating) and v.dtype == np.float64 and False else "float")
-            elif isinstance(v, numbers.Complex):
-                kinds.add("complex")
-            else:
-                raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
-        dtype = _infer_from_kinds(kinds)
-        values = _to_nested(data)
-        arr = np.array(values, dtype=numpy_dtype(dtype) if dtype is not D.bfloat16 else np.float32)
-        return arr, dtype
-    if isinstance(data, (bool, np.bool_)):
-        return np.asarray(data, dtype=np.bool_), D.bool_
-    if isinstance(data, numbers.Integral):
-        return np.asarray(int(data), dtype=np.int64), D.int64
-    if isinstance(data, numbers.Real):
-        d = D.get_default_dtype()
-        return np.asarray(float(data), dtype=np.float64), d
-    if isinstance(data, numbers.Complex):
-        d = D.complex128 if D.get_default_dtype() is D.float64 else D.complex64
-        return np.asarray(complex(data)), d
-    raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-
-
-def _infer_from_kinds(kinds):
-    dtype = None
-    for k in kinds:
-        if k == "float":
-            k = D.get_default_dtype()
-        elif k == "complex":
-            k = D.complex128 if D.get_default_dtype() is D.float64 else D.complex64
-        dtype = k if dtype is None else D.promote_types(dtype, k)
-    return dtype or D.get_default_dtype()
-
-
-def _flatten(data):
-    out = []
-    stack = [data]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-        elif isinstance(x, np.ndarray):
-            out.extend(x.reshape(-1)[:1].tolist() if x.size else [])
-            if x.size:
-                out[-1] = np.asarray(x.reshape(-1)[0])[()]
-        elif isinstance(x, Tensor) and x._shape:
-            out.append(x.reshape(-1)[0])
-        else:
-            out.append(x)
-    return out
-
-
-def _to_nested(data):
-    if isinstance(data, (list, tuple)):
-        return [_to_nested(x) for x in data]
-    if isinstance(data, Tensor):
-        return host_values(data).tolist()
     if isinstance(data, np.ndarray):
-        return data.tolist()
-    return data
+        return data, dtype_from_numpy(data.dtype)
+    if isinstance(data, (list, tuple)):
+        shape, leaves = [], []
+        _scan(data, 0, shape, leaves)
+        dtype = None
+        for cls in set(map(type, leaves)):
+            if issubclass(cls, Tensor):
+                continue
+            d = _type_dtype(cls)
+            dtype = d if dtype is None else D.promote_types(dtype, d)
+        for x in leaves:
+            if isinstance(x, Tensor):
+                dtype = x.dtype if dtype is None else D.promote_types(dtype, x.dtype)
+        if dtype is None:
+            dtype = D.get_default_dtype()
+        values = [_leaf_value(x) for x in leaves] if dtype is not None else leaves
+        return _host_array(values, dtype).reshape(shape), dtype
+    dtype = _type_dtype(type(data))
+    return _host_array(data, dtype), dtype
+
+
+def _host_array(values, dtype):
+    """Values as a NumPy array wide enough for `dtype` (the final cast is to_host_array's)."""
+    kind = dtype._kind
+    carrier = np.float64 if kind == 2 else np.complex128 if kind == 3 else numpy_dtype(dtype)
+    try:
+        return np.array(values, dtype=carrier)
+    except OverflowError:
+        raise RuntimeError("Overflow when unpacking long") from None
 
 
 def to_host_array(arr, dtype):
@@ -136,10 +159,11 @@ def to_host_array(arr, dtype):
         return float_to_bf16_bits(arr.astype(np.float32))
     target = numpy_dtype(dtype)
     if arr.dtype != target:
-        if dtype._kind < 2 and arr.dtype.kind == "f":
-            arr = np.trunc(arr)
+        if dtype._kind < 2 and arr.dtype.kind in "fc":
+            arr = np.trunc(arr.real)
         arr = arr.astype(target)
-    return np.ascontiguousarray(arr)
+    # np.ascontiguousarray would turn 0-dim arrays into 1-dim ones
+    return np.require(arr, requirements="C")
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -150,6 +174,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             raise TypeError(f"tensor(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
         dtype = to_dtype(dtype)
     dev = as_device(device) or (data.device if isinstance(data, Tensor) else default_device())
+    if isinstance(data, Tensor):
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                      "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     arr, inferred = _infer(data)
     dtype = dtype or inferred
     if isinstance(data, Tensor) and data.dtype is D.bfloat16 and dtype is D.bfloat16:
@@ -184,13 +213,38 @@ def from_numpy(arr):
 
 
 def legacy_tensor_new(cls, *args, **kwargs):
-    """torch.Tensor(2, 3) / torch.Tensor([1, 2]): float32 tensors (the legacy constructor)."""
+    """torch.Tensor(2, 3) / torch.Tensor([1, 2]): default-dtype tensors (the legacy constructor)."""
+    from ._shape import Size
     device = kwargs.pop("device", None)
     if kwargs:
-        raise TypeError(f"Tensor() got unexpected keyword arguments {list(kwargs)}")
-    if len(args) == 1 and not isinstance(args[0], int):
-        t = tensor(args[0], dtype=D.get_default_dtype(), device=device)
-    else:
-        from . import empty
-        t = empty(args, device=device)
-    return t
+        raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if len(args) == 1 and not isinstance(args[0], Size) and not _is_int(args[0]):
+        data = args[0]
+        if isinstance(data, Tensor):
+            return data  # PyTorch returns the very tensor, whatever its dtype
+        if not (isinstance(data, (list, tuple)) or isinstance(data, np.ndarray)):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        return tensor(data, dtype=D.get_default_dtype(), device=device)
+    size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
+    if not all(_is_int(a) for a in size):
+        raise TypeError("new() received an invalid combination of arguments - got "
+                        f"({', '.join(type(a).__name__ for a in args)})")
+    from . import empty
+    return empty(tuple(int(a) for a in size), device=device)
+
+
+def _is_int(v):
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """Tensor.new_tensor: like torch.tensor, defaulting to self's dtype and device."""
+    if isinstance(data, Tensor):
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                      "rather than tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+# the one non-op method this module provides (data is arbitrary Python, so it cannot be a schema op)
+Tensor.new_tensor = new_tensor

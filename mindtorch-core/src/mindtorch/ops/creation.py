@@ -85,16 +85,37 @@ defop(f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", compos
       method=False, family=F)
 
 
-def _arange_meta(start, end=None, step=1, dtype=None, *rest):
+def arange_params(start, end, step, dtype):
+    """(dtype, start, step, length) of arange, as PyTorch computes them."""
+    import math
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in (start, end, step)) else D.int64
+    if dtype is D.bool_ or dtype.is_complex:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_tname(dtype)}'")
+    if dtype._kind < 2:  # integral results: the bounds are cast first
+        start, end, step = (math.trunc(v) if math.isfinite(v) else v for v in (start, end, step))
     if step == 0:
         raise RuntimeError("step must be nonzero")
-    import math
-    n = math.ceil((end - start) / step)
+    for v in (start, end):
+        if not math.isfinite(v):
+            raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (step > 0 and start > end) or (step < 0 and start < end):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    return TensorMeta((max(n, 0),), dtype)
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if all(isinstance(v, int) for v in (start, end, step)):
+        n = -((start - end) // step)  # exact ceil for big integers
+    else:
+        n = math.ceil((end - start) / step)
+    return dtype, start, step, max(n, 0)
+
+
+def _tname(d):
+    from ..dispatch import _tname as name
+    return name(d)
+
+
+def _arange_meta(start, end=None, step=1, dtype=None, *rest):
+    dtype, _, _, n = arange_params(start, end, step, dtype)
+    return TensorMeta((n,), dtype)
 
 
 def _arange_bind_meta(start, end, step, dtype=None, *rest):
@@ -117,7 +138,10 @@ defop(f"arange(Scalar end, *, {_OPTS}) -> Tensor", composite=_arange_end, method
 def _linspace_meta(start, end, steps, dtype=None, *rest):
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return TensorMeta((steps,), dtype or D.get_default_dtype())
+    dtype = dtype or D.get_default_dtype()
+    if dtype is D.bool_:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    return TensorMeta((steps,), dtype)
 
 
 defop(f"linspace(Scalar start, Scalar end, int steps, *, {_OPTS}) -> Tensor", meta=_linspace_meta,
@@ -198,3 +222,37 @@ def _resize(self, size, memory_format=None):
 
 declare_inplace("resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)",
                 composite=_resize, family=F)
+
+
+# --- Tensor.new_* (method-only): self's dtype and device unless given ----------------------
+
+def _new_factory(fn):
+    def composite(self, *args):
+        *vals, dtype, layout, device, pin, rg = args
+        return fn(*vals, dtype=dtype or self.dtype, device=device or self.device)
+    return composite
+
+
+def _new_empty(size, dtype, device):
+    from .. import empty
+    return empty(size, dtype=dtype, device=device)
+
+
+def _new_empty_strided(size, stride, dtype, device):
+    from .. import empty_strided
+    return empty_strided(size, stride, dtype=dtype, device=device)
+
+
+defop(f"new_empty(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor", composite=_new_factory(_new_empty),
+      function=False, family=F)
+defop(f"new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor",
+      composite=_new_factory(_new_empty_strided), function=False, family=F)
+defop(f"new_zeros(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
+      composite=_new_factory(lambda size, dtype, device: _call_full(size, 0, dtype, device)), function=False,
+      family=F)
+defop(f"new_ones(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
+      composite=_new_factory(lambda size, dtype, device: _call_full(size, 1, dtype, device)), function=False,
+      family=F)
+defop(f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor",
+      composite=_new_factory(lambda size, value, dtype, device: _call_full(size, value, dtype, device)),
+      function=False, family=F)

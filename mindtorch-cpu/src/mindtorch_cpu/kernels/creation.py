@@ -37,12 +37,13 @@ def full(m, size, value, *args):
 
 @kernel("arange.start_step")
 def arange(m, start, end, step, *args):
+    from mindtorch.ops.creation import arange_params
+    _, start, step, n = arange_params(start, end, step, m.dtype)
     dt = TO_NP[m.dtype]
-    n = m.shape[0]
     if m.dtype.is_floating_point:
         r = (start + np.arange(n, dtype=np.float64) * step).astype(dt)
     else:
-        r = np.arange(start, start + n * step, step, dtype=np.int64)[:n].astype(dt)
+        r = (start + np.arange(n, dtype=np.int64) * step).astype(dt)
     return wrap(r, m.dtype)
 
 
