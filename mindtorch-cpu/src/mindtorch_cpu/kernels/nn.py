@@ -1,0 +1,539 @@
+"""nn kernels in NumPy: im2col convolution via as_strided windows, pooling, norms, losses."""
+import math
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..convert import arr, wrap, TO_NP
+
+KERNELS = {}
+
+
+def kernel(name):
+    def deco(fn):
+        KERNELS[name] = fn
+        return fn
+    return deco
+
+
+def _acc_dtype(a):
+    # half types accumulate in float32, as PyTorch does on CPU
+    return np.float32 if a.dtype.itemsize < 4 and a.dtype.kind == "f" or a.dtype.kind == "V" else a.dtype
+
+
+def _f(t):
+    a = arr(t)
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4:
+        a = a.astype(np.float32)
+    return a
+
+
+# --- linear ----------------------------------------------------------------------------
+@kernel("linear")
+def linear(m, x, w, b=None):
+    a, wt = arr(x), arr(w).T
+    if a.ndim > 2 and a.flags.c_contiguous:
+        out = (a.reshape(-1, a.shape[-1]) @ wt).reshape(m.shape)  # one GEMM instead of a batch loop
+    else:
+        out = a @ wt
+    if b is not None:
+        out += arr(b)
+    return wrap(out, m.dtype)
+
+
+# --- convolution -----------------------------------------------------------------------
+def _pad(a, padding, value=0):
+    pt, pb, pl, pr = padding
+    if not (pt or pb or pl or pr):
+        return a
+    return np.pad(a, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=value)
+
+
+def _windows(a, kh, kw, ho, wo, stride, dilation):
+    """(N, C, kh, kw, ho, wo) view of the (already padded) input."""
+    sn, sc, sh, sw = a.strides
+    return as_strided(a, (a.shape[0], a.shape[1], kh, kw, ho, wo),
+                      (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1]), writeable=False)
+
+
+def _cols(x, kh, kw, ho, wo, stride, padding, dilation):
+    a = _pad(x, padding)
+    win = _windows(a, kh, kw, ho, wo, stride, dilation)
+    n, c = a.shape[:2]
+    return np.ascontiguousarray(win).reshape(n, c * kh * kw, ho * wo)
+
+
+@kernel("_conv2d")
+def conv2d(m, x, w, b, stride, padding, dilation, groups):
+    a, wt = arr(x), arr(w)
+    n, o, ho, wo = m.shape
+    _, cg, kh, kw = wt.shape
+    cols = _cols(a, kh, kw, ho, wo, stride, padding, dilation)       # (N, C*kh*kw, L)
+    if groups == 1:
+        out = np.matmul(wt.reshape(o, -1), cols)                       # (N, O, L)
+    else:
+        cols = cols.reshape(n, groups, cg * kh * kw, ho * wo)
+        out = np.matmul(wt.reshape(groups, o // groups, -1), cols)      # (N, G, O/G, L)
+    out = out.reshape(n, o, ho, wo)
+    if b is not None:
+        out += arr(b).reshape(1, o, 1, 1)
+    return wrap(out, m.dtype)
+
+
+@kernel("_conv2d_backward_input")
+def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups):
+    ga, wt = arr(g), arr(w)
+    n, o, ho, wo = ga.shape
+    _, cg, kh, kw = wt.shape
+    c, h, wd = input_size[1:]
+    g3 = ga.reshape(n, groups, o // groups, ho * wo)
+    w3 = wt.reshape(groups, o // groups, cg * kh * kw)
+    cols = np.matmul(w3.transpose(0, 2, 1), g3).reshape(n, c, kh, kw, ho, wo)
+    pt, pb, pl, pr = padding
+    hp, wp = h + pt + pb, wd + pl + pr
+    dx = np.zeros((n, c, hp, wp), cols.dtype)
+    sh, sw = stride
+    dh, dw = dilation
+    for i in range(kh):           # col2im: one strided add per kernel tap
+        for j in range(kw):
+            dx[:, :, i * dh:i * dh + sh * (ho - 1) + 1:sh, j * dw:j * dw + sw * (wo - 1) + 1:sw] += cols[:, :, i, j]
+    return wrap(np.ascontiguousarray(dx[:, :, pt:pt + h, pl:pl + wd]), m.dtype)
+
+
+@kernel("_conv2d_backward_weight")
+def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, groups):
+    ga = arr(g)
+    n, o, ho, wo = ga.shape
+    _, cg, kh, kw = weight_size
+    cols = _cols(arr(x), kh, kw, ho, wo, stride, padding, dilation)
+    if groups == 1:
+        gw = np.tensordot(ga.reshape(n, o, -1), cols, axes=([0, 2], [0, 2]))
+    else:
+        g4 = ga.reshape(n, groups, o // groups, ho * wo)
+        c4 = cols.reshape(n, groups, cg * kh * kw, ho * wo)
+        gw = np.empty((groups, o // groups, cg * kh * kw), ga.dtype)
+        for k in range(groups):
+            gw[k] = np.tensordot(g4[:, k], c4[:, k], axes=([0, 2], [0, 2]))
+    return wrap(gw.reshape(weight_size), m.dtype)
+
+
+# --- pooling -----------------------------------------------------------------------------
+def _pool_windows(a, ks, stride, padding, dilation, out_hw, fill):
+    """Padded (with `fill`, extra on the far side for ceil_mode) windows (N, C, ho, wo, kh, kw)."""
+    n, c, h, w = a.shape
+    ho, wo = out_hw
+    need_h = (ho - 1) * stride[0] + dilation[0] * (ks[0] - 1) + 1
+    need_w = (wo - 1) * stride[1] + dilation[1] * (ks[1] - 1) + 1
+    ph, pw = padding
+    extra_h = max(0, need_h - (h + 2 * ph))
+    extra_w = max(0, need_w - (w + 2 * pw))
+    if ph or pw or extra_h or extra_w:
+        a = np.pad(a, ((0, 0), (0, 0), (ph, ph + extra_h), (pw, pw + extra_w)), constant_values=fill)
+    sn, sc, sh, sw = a.strides
+    return as_strided(a, (n, c, ho, wo, ks[0], ks[1]),
+                      (sn, sc, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1]), writeable=False)
+
+
+def _lowest(dt):
+    return -np.inf if dt.kind == "f" else np.iinfo(dt).min
+
+
+@kernel("_max_pool2d_with_indices")
+def max_pool2d(m, x, ks, stride, padding, dilation, ceil_mode):
+    a = arr(x)
+    mv, mi = m
+    n, c, ho, wo = mv.shape
+    h, w = a.shape[2:]
+    win = _pool_windows(a, ks, stride, padding, dilation, (ho, wo), _lowest(a.dtype))
+    flat = win.reshape(n, c, ho, wo, ks[0] * ks[1])
+    k = flat.argmax(-1)
+    vals = np.take_along_axis(flat, k[..., None], -1)[..., 0]
+    ki, kj = np.divmod(k, ks[1])
+    hh = np.arange(ho).reshape(ho, 1) * stride[0] - padding[0] + ki * dilation[0]
+    ww = np.arange(wo).reshape(1, wo) * stride[1] - padding[1] + kj * dilation[1]
+    idx = (hh * w + ww).astype(np.int64)
+    return wrap(np.ascontiguousarray(vals), mv.dtype), wrap(idx, mi.dtype)
+
+
+@kernel("_max_pool2d_backward")
+def max_pool2d_backward(m, g, x, indices):
+    n, c, h, w = m.shape
+    ga = arr(g)
+    plane = (np.arange(n * c, dtype=np.int64) * (h * w)).reshape(n, c, 1, 1)
+    flat = (arr(indices) + plane).ravel()
+    out = np.bincount(flat, weights=ga.ravel().astype(np.float64), minlength=n * c * h * w)
+    return wrap(out.reshape(m.shape).astype(TO_NP[m.dtype]), m.dtype)
+
+
+def _avg_divisor(h, w, ho, wo, ks, stride, padding, count_include_pad, divisor_override):
+    if divisor_override is not None:
+        return float(divisor_override)
+
+    def counts(n, o, k, s, p):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        full = end - start
+        start = np.maximum(start, 0)
+        end = np.minimum(end, n)
+        return full if count_include_pad else end - start
+    return np.outer(counts(h, ho, ks[0], stride[0], padding[0]), counts(w, wo, ks[1], stride[1], padding[1]))
+
+
+@kernel("_avg_pool2d")
+def avg_pool2d(m, x, ks, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    a = arr(x)
+    n, c, ho, wo = m.shape
+    acc = _acc_dtype(a)
+    win = _pool_windows(a, ks, stride, padding, (1, 1), (ho, wo), 0)
+    s = win.sum((-2, -1), dtype=acc)
+    div = _avg_divisor(a.shape[2], a.shape[3], ho, wo, ks, stride, padding, count_include_pad, divisor_override)
+    return wrap((s / div).astype(TO_NP[m.dtype]), m.dtype)
+
+
+@kernel("_avg_pool2d_backward")
+def avg_pool2d_backward(m, g, x, ks, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    ga = arr(g)
+    n, c, h, w = m.shape
+    ho, wo = ga.shape[2:]
+    div = _avg_divisor(h, w, ho, wo, ks, stride, padding, count_include_pad, divisor_override)
+    gd = ga / div
+    ph, pw = padding
+    hp = max(h + 2 * ph, (ho - 1) * stride[0] + ks[0])
+    wp = max(w + 2 * pw, (wo - 1) * stride[1] + ks[1])
+    dx = np.zeros((n, c, hp, wp), gd.dtype)
+    for i in range(ks[0]):
+        for j in range(ks[1]):
+            dx[:, :, i:i + stride[0] * (ho - 1) + 1:stride[0], j:j + stride[1] * (wo - 1) + 1:stride[1]] += gd
+    return wrap(np.ascontiguousarray(dx[:, :, ph:ph + h, pw:pw + w]).astype(TO_NP[m.dtype]), m.dtype)
+
+
+def _adaptive_matrix(n, o, dtype):
+    a = np.zeros((o, n), dtype)
+    for i in range(o):
+        s = (i * n) // o
+        e = -((-(i + 1) * n) // o)
+        a[i, s:e] = 1.0 / (e - s)
+    return a
+
+
+def _separable(a, mh, mw):
+    return np.matmul(np.matmul(mh, a), mw.T)
+
+
+@kernel("_adaptive_avg_pool2d")
+def adaptive_avg_pool2d(m, x, output_size):
+    a = arr(x)
+    acc = _acc_dtype(a)
+    mh = _adaptive_matrix(a.shape[2], m.shape[2], acc)
+    mw = _adaptive_matrix(a.shape[3], m.shape[3], acc)
+    return wrap(_separable(a.astype(acc, copy=False), mh, mw).astype(TO_NP[m.dtype]), m.dtype)
+
+
+@kernel("_adaptive_avg_pool2d_backward")
+def adaptive_avg_pool2d_backward(m, g, x):
+    ga = arr(g)
+    acc = _acc_dtype(ga)
+    mh = _adaptive_matrix(m.shape[2], ga.shape[2], acc)
+    mw = _adaptive_matrix(m.shape[3], ga.shape[3], acc)
+    return wrap(_separable(ga.astype(acc, copy=False), mh.T, mw.T).astype(TO_NP[m.dtype]), m.dtype)
+
+
+# --- upsampling ------------------------------------------------------------------------------
+def _src_scale(n_in, n_out, align_corners, scale):
+    if align_corners:
+        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    return 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+
+
+def _nearest_index(n_in, n_out, scale):
+    s = _src_scale(n_in, n_out, False, scale)
+    return np.minimum(np.floor(np.arange(n_out, dtype=np.float32) * np.float32(s)).astype(np.int64), n_in - 1)
+
+
+def _linear_matrix(n_in, n_out, align_corners, scale, dtype):
+    s = _src_scale(n_in, n_out, align_corners, scale)
+    dst = np.arange(n_out, dtype=np.float64)
+    src = dst * s if align_corners else np.maximum((dst + 0.5) * s - 0.5, 0.0)
+    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    i1 = np.minimum(i0 + 1, n_in - 1)
+    l1 = src - i0
+    mat = np.zeros((n_out, n_in), np.float64)
+    np.add.at(mat, (np.arange(n_out), i0), 1.0 - l1)
+    np.add.at(mat, (np.arange(n_out), i1), l1)
+    return mat.astype(dtype)
+
+
+@kernel("_upsample2d")
+def upsample2d(m, x, output_size, mode, align_corners, scale_h, scale_w):
+    a = arr(x)
+    h, w = a.shape[2:]
+    ho, wo = output_size
+    if mode == "nearest":
+        ih = _nearest_index(h, ho, scale_h)
+        iw = _nearest_index(w, wo, scale_w)
+        return wrap(np.ascontiguousarray(a[:, :, ih[:, None], iw[None, :]]), m.dtype)
+    acc = _acc_dtype(a)
+    mh = _linear_matrix(h, ho, align_corners, scale_h, acc)
+    mw = _linear_matrix(w, wo, align_corners, scale_w, acc)
+    return wrap(_separable(a.astype(acc, copy=False), mh, mw).astype(TO_NP[m.dtype]), m.dtype)
+
+
+@kernel("_upsample2d_backward")
+def upsample2d_backward(m, g, input_size, mode, align_corners, scale_h, scale_w):
+    ga = arr(g)
+    n, c, h, w = input_size
+    ho, wo = ga.shape[2:]
+    if mode == "nearest":
+        ih = _nearest_index(h, ho, scale_h)
+        iw = _nearest_index(w, wo, scale_w)
+        flat = (ih[:, None] * w + iw[None, :]).ravel()
+        g2 = ga.reshape(n * c, ho * wo).astype(np.float64)
+        out = np.zeros((n * c, h * w), np.float64)
+        np.add.at(out, (slice(None), flat), g2)
+        return wrap(out.reshape(input_size).astype(TO_NP[m.dtype]), m.dtype)
+    acc = _acc_dtype(ga)
+    mh = _linear_matrix(h, ho, align_corners, scale_h, acc)
+    mw = _linear_matrix(w, wo, align_corners, scale_w, acc)
+    return wrap(_separable(ga.astype(acc, copy=False), mh.T, mw.T).astype(TO_NP[m.dtype]), m.dtype)
+
+
+# --- normalization ---------------------------------------------------------------------------
+@kernel("native_layer_norm")
+def layer_norm(m, x, normalized_shape, w, b, eps):
+    a = _f(x)
+    axes = tuple(range(a.ndim - len(normalized_shape), a.ndim))
+    mean = a.mean(axes, keepdims=True)
+    xc = a - mean
+    var = np.mean(xc * xc, axes, keepdims=True)
+    rstd = 1.0 / np.sqrt(var + eps)
+    y = xc * rstd
+    if w is not None:
+        y = y * _f(w)
+    if b is not None:
+        y = y + _f(b)
+    mo, mm, mr = m
+    return wrap(y, mo.dtype), wrap(mean, mm.dtype), wrap(rstd.astype(mean.dtype), mr.dtype)
+
+
+@kernel("native_layer_norm_backward")
+def layer_norm_backward(m, g, x, normalized_shape, mean, rstd, w, b):
+    ga, a = _f(g), _f(x)
+    k = len(normalized_shape)
+    axes = tuple(range(a.ndim - k, a.ndim))
+    lead = tuple(range(a.ndim - k))
+    r = arr(rstd)
+    xhat = (a - arr(mean)) * r
+    gx = ga * _f(w) if w is not None else ga
+    dx = r * (gx - gx.mean(axes, keepdims=True) - xhat * (gx * xhat).mean(axes, keepdims=True))
+    gw = (ga * xhat).sum(lead)
+    gb = ga.sum(lead)
+    return tuple(wrap(np.asarray(v), mm.dtype) for v, mm in zip((dx, gw, gb), m))
+
+
+@kernel("_rms_norm")
+def rms_norm(m, x, normalized_shape, w, eps):
+    a = _f(x)
+    axes = tuple(range(a.ndim - len(normalized_shape), a.ndim))
+    rstd = 1.0 / np.sqrt(np.mean(a * a, axes, keepdims=True) + eps)
+    y = a * rstd
+    if w is not None:
+        y = y * _f(w)
+    return wrap(y, m[0].dtype), wrap(rstd.astype(a.dtype), m[1].dtype)
+
+
+@kernel("_rms_norm_backward")
+def rms_norm_backward(m, g, x, normalized_shape, rstd, w):
+    ga, a = _f(g), _f(x)
+    k = len(normalized_shape)
+    axes = tuple(range(a.ndim - k, a.ndim))
+    r = arr(rstd)
+    xhat = a * r
+    gx = ga * _f(w) if w is not None else ga
+    dx = r * (gx - xhat * (gx * xhat).mean(axes, keepdims=True))
+    gw = (ga * xhat).sum(tuple(range(a.ndim - k)))
+    return wrap(dx, m[0].dtype), wrap(np.asarray(gw), m[1].dtype)
+
+
+def _chan(v, nd):
+    return v.reshape((1, -1) + (1,) * (nd - 2))
+
+
+@kernel("_batch_norm")
+def batch_norm(m, x, w, b, rm, rv, training, momentum, eps):
+    a = _f(x)
+    nd = a.ndim
+    axes = (0,) + tuple(range(2, nd))
+    if training:
+        mean = a.mean(axes)
+        xc = a - _chan(mean, nd)
+        var = np.mean(xc * xc, axes)
+        invstd = 1.0 / np.sqrt(var + eps)
+        cnt = a.size // a.shape[1]
+        if rm is not None:
+            r = arr(rm)
+            r *= (1 - momentum)
+            r += momentum * mean
+        if rv is not None:
+            r = arr(rv)
+            r *= (1 - momentum)
+            r += momentum * var * (cnt / max(cnt - 1, 1))
+    else:
+        mean = arr(rm).astype(a.dtype)
+        invstd = 1.0 / np.sqrt(arr(rv).astype(a.dtype) + eps)
+        xc = a - _chan(mean, nd)
+    y = xc * _chan(invstd, nd)
+    if w is not None:
+        y = y * _chan(_f(w), nd)
+    if b is not None:
+        y = y + _chan(_f(b), nd)
+    return wrap(y, m[0].dtype), wrap(mean.astype(a.dtype), m[1].dtype), wrap(invstd.astype(a.dtype), m[2].dtype)
+
+
+@kernel("_batch_norm_backward")
+def batch_norm_backward(m, g, x, w, rm, rv, save_mean, save_invstd, training, eps):
+    ga, a = _f(g), _f(x)
+    nd = a.ndim
+    axes = (0,) + tuple(range(2, nd))
+    mean, invstd = arr(save_mean), arr(save_invstd)
+    xhat = (a - _chan(mean, nd)) * _chan(invstd, nd)
+    wv = _chan(_f(w), nd) if w is not None else 1.0
+    gb = ga.sum(axes)
+    gw = (ga * xhat).sum(axes)
+    if training:
+        cnt = a.size // a.shape[1]
+        dx = (ga - _chan(gb / cnt, nd) - xhat * _chan(gw / cnt, nd)) * _chan(invstd, nd) * wv
+    else:
+        dx = ga * _chan(invstd, nd) * wv
+    return wrap(dx, m[0].dtype), wrap(gw, m[1].dtype), wrap(gb, m[2].dtype)
+
+
+@kernel("_group_norm")
+def group_norm(m, x, w, b, groups, eps):
+    a = _f(x)
+    n, c = a.shape[:2]
+    ag = a.reshape(n, groups, -1)
+    mean = ag.mean(-1, keepdims=True)
+    xc = ag - mean
+    rstd = 1.0 / np.sqrt(np.mean(xc * xc, -1, keepdims=True) + eps)
+    y = (xc * rstd).reshape(a.shape)
+    nd = a.ndim
+    if w is not None:
+        y = y * _chan(_f(w), nd)
+    if b is not None:
+        y = y + _chan(_f(b), nd)
+    return wrap(y, m[0].dtype), wrap(mean.reshape(n, groups), m[1].dtype), wrap(rstd.reshape(n, groups), m[2].dtype)
+
+
+@kernel("_group_norm_backward")
+def group_norm_backward(m, g, x, w, mean, rstd, groups):
+    ga, a = _f(g), _f(x)
+    n, c = a.shape[:2]
+    nd = a.ndim
+    mu = arr(mean).reshape(n, groups, 1)
+    r = arr(rstd).reshape(n, groups, 1)
+    xhat = ((a.reshape(n, groups, -1) - mu) * r).reshape(a.shape)
+    sp = tuple(range(2, nd))
+    gb = ga.sum((0,) + sp)
+    gw = (ga * xhat).sum((0,) + sp)
+    gx = ga * _chan(_f(w), nd) if w is not None else ga
+    gx = gx.reshape(n, groups, -1)
+    xh = xhat.reshape(n, groups, -1)
+    dx = r * (gx - gx.mean(-1, keepdims=True) - xh * (gx * xh).mean(-1, keepdims=True))
+    return wrap(dx.reshape(a.shape), m[0].dtype), wrap(gw, m[1].dtype), wrap(gb, m[2].dtype)
+
+
+# --- embedding ---------------------------------------------------------------------------------
+def _check_range(idx, n):
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError("index out of range in self")
+
+
+@kernel("embedding")
+def embedding(m, w, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    wa, idx = arr(w), arr(indices)
+    if idx.size and (idx.min() < 0 or idx.max() >= wa.shape[0]):
+        raise IndexError("index out of range in self")
+    return wrap(wa[idx], m.dtype)
+
+
+@kernel("_embedding_backward")
+def embedding_backward(m, g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    ga = arr(g)
+    idx = arr(indices).ravel()
+    d = ga.shape[-1]
+    out = np.zeros((num_weights, d), _acc_dtype(ga))
+    g2 = ga.reshape(-1, d)
+    if scale_grad_by_freq:
+        cnt = np.bincount(idx, minlength=num_weights)
+        g2 = g2 / cnt[idx][:, None]
+    np.add.at(out, idx, g2)
+    if padding_idx is not None and padding_idx >= 0:
+        out[padding_idx] = 0
+    return wrap(out.astype(TO_NP[m.dtype]), m.dtype)
+
+
+@kernel("_embedding_renorm_")
+def embedding_renorm_(m, w, indices, max_norm, norm_type):
+    wa = arr(w)
+    rows = np.unique(arr(indices).ravel())
+    sel = wa[rows].astype(np.float64)
+    norms = np.sum(np.abs(sel) ** norm_type, -1) ** (1.0 / norm_type)
+    big = norms > max_norm
+    scale = max_norm / (norms[big] + 1e-7)
+    wa[rows[big]] = (sel[big] * scale[:, None]).astype(wa.dtype)
+    return w
+
+
+# --- nll loss ----------------------------------------------------------------------------------
+def _nll_parts(x, target, weight, ignore_index):
+    a = arr(x)
+    t = arr(target).astype(np.int64)
+    if a.ndim == 1:
+        a = a[None]
+        t = t[None]
+    c = a.shape[1]
+    if a.ndim > 2:  # (N, C, d1, ...) -> (N*d1*..., C)
+        a = np.moveaxis(a, 1, -1).reshape(-1, c)
+        t = t.reshape(-1)
+    valid = t != ignore_index
+    bad = valid & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    safe = np.where(valid, t, 0)
+    wv = arr(weight)[safe] if weight is not None else np.ones(safe.shape, a.dtype)
+    wv = np.where(valid, wv, 0).astype(a.dtype)
+    return a, safe, wv, c
+
+
+@kernel("_nll_loss")
+def nll_loss(m, x, target, weight, reduction, ignore_index):
+    a, safe, wv, c = _nll_parts(x, target, weight, ignore_index)
+    picked = np.take_along_axis(a, safe[:, None], 1)[:, 0]
+    losses = -picked * wv
+    total = wv.sum(dtype=np.float64)
+    if reduction == 0:
+        out = losses.reshape(m[0].shape)
+    elif reduction == 1:
+        out = np.float64(losses.sum(dtype=np.float64)) / total if total else np.float64("nan")
+    else:
+        out = losses.sum(dtype=np.float64)
+    return wrap(np.asarray(out, TO_NP[m[0].dtype]), m[0].dtype), wrap(np.asarray(total, TO_NP[m[1].dtype]),
+                                                                     m[1].dtype)
+
+
+@kernel("_nll_loss_backward")
+def nll_loss_backward(m, g, x, target, weight, reduction, ignore_index, total_weight):
+    a, safe, wv, c = _nll_parts(x, target, weight, ignore_index)
+    ga = arr(g)
+    if reduction == 0:
+        coef = -wv * ga.reshape(-1)
+    elif reduction == 1:
+        coef = -wv * (ga / arr(total_weight))
+    else:
+        coef = -wv * ga
+    out = np.zeros(a.shape, TO_NP[m.dtype])
+    np.put_along_axis(out, safe[:, None], coef.reshape(-1, 1).astype(out.dtype), 1)
+    if len(m.shape) > 2:
+        shp = m.shape
+        out = np.moveaxis(out.reshape((shp[0],) + tuple(shp[2:]) + (shp[1],)), -1, 1)
+    return wrap(np.ascontiguousarray(out).reshape(m.shape), m.dtype)
