@@ -33,7 +33,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):
         # singular values of the matrices moved to the last two dims
-        B = A.movedim((d0, d1), (-2, -1))
+        rest = [d for d in range(A.dim()) if d not in (d0, d1)]
+        B = A.permute(rest + [d0, d1])
         s = svdvals(B)
         if ord == "nuc":
             r = s.sum(-1)

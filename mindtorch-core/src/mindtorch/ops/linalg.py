@@ -60,8 +60,8 @@ def _matmul_meta(self, other):
         return TM((a[0],), self.dtype)
     a2 = (1,) + a if na == 1 else a
     b2 = b + (1,) if nb == 1 else b
-    _mm_check(a2, b2)
     batch = broadcast_shapes(a2[:-2], b2[:-2])
+    _mm_check(a2, b2)
     out = batch + ((a2[-2],) if na > 1 else ()) + ((b2[-1],) if nb > 1 else ())
     return TM(out, self.dtype)
 
@@ -349,7 +349,7 @@ defop("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", c
 
 
 # --- matrix helpers for mindtorch.linalg --------------------------------------
-def _svdvals_meta(A):
+def _svdvals_meta(A, driver=None):
     if len(A._shape) < 2:
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
     k = min(A._shape[-2:])
