@@ -148,7 +148,7 @@ def _host_array(values, dtype):
     try:
         return np.array(values, dtype=carrier)
     except OverflowError:
-        raise RuntimeError("Overflow when unpacking long") from None
+        raise ValueError("Overflow when unpacking long long") from None
 
 
 def to_host_array(arr, dtype):
