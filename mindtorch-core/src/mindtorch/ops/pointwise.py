@@ -41,10 +41,10 @@ def _no_bool(kname):
     return rule
 
 
-def _bits(kname):
+def _bits(kname, allow_bool=True):
     def rule(self, other=None, *rest):
         m = M.binary(self, other) if other is not None else TensorMeta(self._shape, self.dtype)
-        if m.dtype._kind >= 2:
+        if m.dtype._kind >= 2 or (m.dtype is D.bool_ and not allow_bool):
             raise _not_impl(kname, m.dtype)
         return m
     return rule
@@ -74,6 +74,24 @@ def _keep_real(kname):
     return rule
 
 
+def _is_bool(x):
+    return x.__class__ is bool or (hasattr(x, "_shape") and x.dtype is D.bool_)
+
+
+def _sub_meta(self, other, alpha=1):
+    if _is_bool(self) or _is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return M.binary(self, other)
+
+
+def _div_meta(self, other, rounding_mode=None):
+    m = M.div(self, other, rounding_mode)
+    if rounding_mode is not None and m.dtype is D.bool_:
+        raise _not_impl(f"div_{rounding_mode}_cpu", m.dtype)
+    return m
+
+
 def _neg_meta(self):
     if self.dtype is D.bool_:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
@@ -87,6 +105,8 @@ def _square_meta(self):
 
 def _pow_meta(self, exponent):
     m = M.binary(self, exponent)
+    if m.dtype is D.bool_ and hasattr(exponent, "_shape"):  # bool ** Python bool is allowed
+        raise _not_impl("pow", m.dtype)
     if not hasattr(exponent, "_shape") and m.dtype._kind == 1 and exponent.__class__ is not bool \
             and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -94,6 +114,8 @@ def _pow_meta(self, exponent):
 
 
 def _round_meta(self, decimals=0):
+    if self.dtype is D.bool_:
+        raise _not_impl("round_vml_cpu", self.dtype)
     if decimals != 0 and self.dtype._kind < 2:
         raise _not_impl("round_cpu", self.dtype)
     return TensorMeta(self._shape, self.dtype)
@@ -295,13 +317,13 @@ def lerp_weight_grad(grad, self, end, weight):
 defop("add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", meta=M.binary, inplace=True, out=True,
       numbers_as_tensors=True, family=F,
       grad={"self": "grad", "other": "maybe_mul(grad, alpha)"})
-defop("sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", meta=M.binary_no_bool, inplace=True, out=True,
+defop("sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", meta=_sub_meta, inplace=True, out=True,
       numbers_as_tensors=True, family=F,
       grad={"self": "grad", "other": "maybe_mul(-grad, alpha)"})
 defop("mul(Tensor self, Tensor other) -> Tensor", meta=M.binary, inplace=True, out=True,
       numbers_as_tensors=True, family=F,
       grad={"self": "grad * conj(other)", "other": "grad * conj(self)"})
-defop("div(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor", meta=M.div, inplace=True,
+defop("div(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor", meta=_div_meta, inplace=True,
       out=True, numbers_as_tensors=True, family=F,
       grad={"self": "div_self_grad(grad, other, rounding_mode)",
             "other": "div_other_grad(grad, self, other, rounding_mode)"})
@@ -360,7 +382,7 @@ defop("logical_not(Tensor self) -> Tensor", meta=M.same_shape_bool, inplace=True
 for _n, _k in (("bitwise_and", "bitwise_and_cpu"), ("bitwise_or", "bitwise_or_cpu"),
                ("bitwise_xor", "bitwise_xor_cpu"), ("bitwise_left_shift", "lshift_cpu"),
                ("bitwise_right_shift", "rshift_cpu")):
-    defop(f"{_n}(Tensor self, Tensor other) -> Tensor", meta=_bits(_k), inplace=True, out=True,
+    defop(f"{_n}(Tensor self, Tensor other) -> Tensor", meta=_bits(_k, "shift" not in _n), inplace=True, out=True,
           numbers_as_tensors=True, family=F)
 defop("bitwise_not(Tensor self) -> Tensor", meta=_bits("bitwise_not_cpu"), inplace=True, out=True, family=F)
 
@@ -453,10 +475,10 @@ _UNARY = [
     ("erf", M.unary_float, "grad * (2 / math.sqrt(math.pi)) * torch.exp(-self * self)"),
     ("erfc", M.unary_float, "-grad * (2 / math.sqrt(math.pi)) * torch.exp(-self * self)"),
     ("erfinv", M.unary_float, "grad * (math.sqrt(math.pi) / 2) * torch.exp(result * result)"),
-    ("floor", M.same, "_zeros(grad)"),
-    ("ceil", M.same, "_zeros(grad)"),
-    ("trunc", M.same, "_zeros(grad)"),
-    ("fix", M.same, "_zeros(grad)"),
+    ("floor", _keep_no_bool("floor_vml_cpu"), "_zeros(grad)"),
+    ("ceil", _keep_no_bool("ceil_vml_cpu"), "_zeros(grad)"),
+    ("trunc", _keep_no_bool("trunc_vml_cpu"), "_zeros(grad)"),
+    ("fix", _keep_no_bool("trunc_vml_cpu"), "_zeros(grad)"),
     ("frac", _keep_real("frac_cpu"), "grad"),
     ("relu", _relu_meta, "torch.where(result > 0, grad, _zeros(grad))"),
     ("silu", _float_only("silu_cpu"), "silu_grad(grad, self)"),

@@ -369,7 +369,11 @@ def _keep_int(fn):
 
 
 def _sign(x, dt):
-    return x.copy() if dt.kind == "b" else np.sign(x, dtype=dt)
+    if dt.kind in "biu":
+        return x.copy() if dt.kind == "b" else np.sign(x, dtype=dt)
+    s = np.sign(x, dtype=dt)
+    s[s != s] = 0  # sign(nan) is 0 in PyTorch
+    return s
 
 
 def _sgn(x, dt):
