@@ -20,11 +20,17 @@ nox.options.sessions = ["cpu", "meta", "plugins", "parity", "lint"]
 nox.options.error_on_missing_interpreters = True
 
 
-def _pytest(session, *dirs, extra=()):
-    """Run pytest on the directories that exist; an empty selection is not a failure."""
+def _present(session, *dirs):
+    """The test directories that exist; skip the session (before installing) when there are none."""
     present = [d for d in dirs if (ROOT / d).is_dir()]
     if not present:
         session.skip(f"no test directories yet: {', '.join(dirs)}")
+    return present
+
+
+def _pytest(session, *dirs, extra=()):
+    """Run pytest on the directories that exist; an empty selection is not a failure."""
+    present = _present(session, *dirs)
     # pytest exits 5 when a directory holds no tests yet; that is not an error for a session
     session.run("pytest", "-q", "-rfEs", "-p", "no:cacheprovider", *present, *extra, *session.posargs,
                 success_codes=[0, 5])
@@ -38,6 +44,7 @@ def _install(session, *dists):
 @nox.session
 def cpu(session):
     """The CPU backend: kernels, autograd and nn on the CPU."""
+    _present(session, "tests/cpu", "tests/autograd", "tests/nn")
     _install(session, CORE, CPU)
     session.install("pytest")
     _pytest(session, "tests/cpu", "tests/autograd", "tests/nn")
@@ -46,6 +53,7 @@ def cpu(session):
 @nox.session
 def meta(session):
     """The meta backend (test data is built on the CPU)."""
+    _present(session, "tests/meta")
     _install(session, CORE, META, CPU)
     session.install("pytest")
     _pytest(session, "tests/meta")
@@ -54,6 +62,7 @@ def meta(session):
 @nox.session
 def plugins(session):
     """Discovery: third-party, broken, incompatible and duplicate plugins, selection by env var."""
+    _present(session, "tests/plugins")
     _install(session, CORE, CPU, META)
     session.install("pytest", "setuptools")
     # each fixture goes to its own directory; a test puts only the ones it wants on PYTHONPATH
@@ -70,6 +79,7 @@ def plugins(session):
 @nox.session
 def parity(session):
     """Values, gradients and optimizer updates against PyTorch; skipped when torch cannot be installed."""
+    _present(session, "tests/parity")
     _install(session, CORE, CPU, META)
     session.install("pytest")
     try:
@@ -92,7 +102,7 @@ def npu(session):
 @nox.session
 def lint(session):
     session.install("ruff")
-    session.run("ruff", "check", ".")
+    session.run("ruff", "check", "--output-format", "concise", ".")
 
 
 @nox.session
