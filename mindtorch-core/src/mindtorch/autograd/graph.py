@@ -198,10 +198,10 @@ class SavedTensor:
         fn = node if (t is None and self.fn is not None) else self.fn
         where = ""
         if fn is not None:
-            where = f", which is output {self.output_nr} of {_GRAD_FN_NAME.sub('', fn.name())}"
+            where = f", which is output {self.output_nr} of {_GRAD_FN_NAME.sub('', fn.name())},"
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an inplace operation: "
-            f"[{_type_str(dtype)} [{', '.join(map(str, shape))}]]{where}, is at version {self.counter.value}; "
+            f"[{_type_str(dtype)} [{', '.join(map(str, shape))}]]{where} is at version {self.counter.value}; "
             f"expected version {self.version} instead. Hint: enable anomaly detection to find the operation that "
             "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
