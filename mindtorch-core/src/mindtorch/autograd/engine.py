@@ -228,7 +228,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, acc
             if all(g is None for g in grads):
                 in_grads = None
             else:
-                if len(grads) > 1:
+                if len(grads) > 1 and node.op is not None:  # Functions decide themselves
                     grads = _materialize(node, grads)
                 in_grads = node.apply(grads, create_graph)
                 if node.hooks:
