@@ -358,8 +358,11 @@ def _split(self, split_size_or_sections, dim=0):
     return tuple(out)
 
 
-defop("split(Tensor(a) self, SymInt[] split_size_or_sections, int dim=0) -> Tensor(a)[]", composite=_split,
+# the int overload first: a SymInt[] parameter would also accept (and listify) a bare int
+defop("split(Tensor(a) self, SymInt split_size_or_sections, int dim=0) -> Tensor(a)[]", composite=_split,
       family=F)
+defop("split(Tensor(a) self, SymInt[] split_size_or_sections, int dim=0) -> Tensor(a)[]", composite=_split,
+      overload="sizes", family=F)
 
 
 def _chunk(self, chunks, dim=0):
@@ -392,5 +395,12 @@ def _movedim(self, source, destination):
     return self.permute(order)
 
 
-defop("movedim(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", composite=_movedim, family=F)
-defop("moveaxis(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", composite=_movedim, family=F)
+def _movedim_int(self, source, destination):
+    return _movedim(self, (source,), (destination,))
+
+
+for _name in ("movedim", "moveaxis"):
+    defop(f"{_name}(Tensor(a) self, int source, int destination) -> Tensor(a)", composite=_movedim_int,
+          overload="int", family=F)
+    defop(f"{_name}(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", composite=_movedim,
+          overload="intlist", family=F)
