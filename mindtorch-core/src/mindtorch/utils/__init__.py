@@ -1,0 +1,2 @@
+"""mindtorch.utils: data loading helpers."""
+from . import data  # noqa: F401
