@@ -179,8 +179,7 @@ def setitem(self, index, value):
         return
     indices = _adv_indices(v, adv)
     if isinstance(value, Tensor):
-        if value.dtype is not self.dtype:
-            value = value.to(self.dtype)
+        # like PyTorch, a tensor value of another dtype is an error (index_put_ reports it)
         if value.device != self.device:
             value = value.to(self.device)
         from .ops.indexing import index_shape

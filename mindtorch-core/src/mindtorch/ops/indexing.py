@@ -95,7 +95,7 @@ def shape_of_t(t):
 
 
 defop("index(Tensor self, Tensor?[] indices) -> Tensor", meta=_index_meta, overload="Tensor", method=False,
-      function=False, family=F, grad={"self": "index_backward(grad, self, indices)"})
+      function=False, family=F, nondiff=("indices",), grad={"self": "index_backward(grad, self, indices)"})
 
 
 def _index_put_meta(self, indices, values, accumulate=False):
@@ -130,7 +130,7 @@ def index_put_values_grad(grad, indices, values):
 
 
 defop("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
-      meta=_index_put_meta, inplace=True, family=F,
+      meta=_index_put_meta, inplace=True, family=F, nondiff=("indices",),
       grad={"self": "index_put_self_grad(grad, indices, accumulate)",
             "values": "index_put_values_grad(grad, indices, values)"})
 
@@ -225,7 +225,7 @@ defop("vstack(Tensor[] tensors) -> Tensor", composite=_vstack, method=False, fam
 
 
 def _check_int64_index(name, index):
-    if index.dtype is not D.int64:
+    if not _is_index_dtype(index.dtype):
         raise RuntimeError(f"{name}(): Expected dtype int64 for index")
 
 
@@ -319,6 +319,9 @@ def _index_select_meta(self, dim, index):
     shape = list(self._shape)
     if shape:
         shape[d] = numel(index._shape)
+    elif numel(index._shape) != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {numel(index._shape)} "
+                           "value(s)")
     return M.TensorMeta(tuple(shape), self.dtype)
 
 
@@ -374,12 +377,12 @@ def index_fill_value_grad(grad, dim, index):
     return grad.index_select(dim, index).sum()
 
 
-defop("index_fill(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", meta=_index_fill_meta,
-      overload="int_Scalar", inplace=True, family=F, nondiff=("index",),
-      grad={"self": "grad.index_fill(dim, index, 0)"})
 defop("index_fill(Tensor self, int dim, Tensor index, Tensor value) -> Tensor", meta=_index_fill_meta,
       overload="int_Tensor", inplace=True, family=F, nondiff=("index",),
       grad={"self": "grad.index_fill(dim, index, 0)", "value": "index_fill_value_grad(grad, dim, index)"})
+defop("index_fill(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", meta=_index_fill_meta,
+      overload="int_Scalar", inplace=True, family=F, nondiff=("index",),
+      grad={"self": "grad.index_fill(dim, index, 0)"})
 
 # --- masked ops ---------------------------------------------------------------
 
@@ -403,11 +406,11 @@ def masked_fill_value_grad(grad, mask):
     return grad.masked_select(mask).sum()
 
 
-defop("masked_fill(Tensor self, Tensor mask, Scalar value) -> Tensor", meta=_masked_fill_meta, overload="Scalar",
-      inplace=True, family=F, nondiff=("mask",), grad={"self": "grad.masked_fill(mask, 0)"})
 defop("masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor", meta=_masked_fill_meta, overload="Tensor",
       inplace=True, family=F, nondiff=("mask",),
       grad={"self": "grad.masked_fill(mask, 0)", "value": "masked_fill_value_grad(grad, mask)"})
+defop("masked_fill(Tensor self, Tensor mask, Scalar value) -> Tensor", meta=_masked_fill_meta, overload="Scalar",
+      inplace=True, family=F, nondiff=("mask",), grad={"self": "grad.masked_fill(mask, 0)"})
 
 
 def _masked_select(self, mask):
@@ -462,7 +465,9 @@ def _flip_meta(self, dims):
 defop("flip(Tensor self, int[] dims) -> Tensor", meta=_flip_meta, family=F, grad={"self": "grad.flip(dims)"})
 
 
-def _roll_meta(self, shifts, dims=()):
+def _roll_meta(self, shifts=(), dims=()):
+    if len(shifts) == 0:
+        raise TypeError("roll() missing 1 required positional arguments: \"shifts\"")
     if len(dims) == 0 and len(shifts) != 1:
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
     if len(dims) and len(dims) != len(shifts):
@@ -476,7 +481,8 @@ def neg_shifts(shifts):
     return tuple(-s for s in shifts)
 
 
-defop("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", meta=_roll_meta, family=F,
+# shifts has a default only so codegen does not turn it into *varargs (roll(1, 0) is shifts=1, dims=0)
+defop("roll(Tensor self, SymInt[1] shifts=[], int[1] dims=[]) -> Tensor", meta=_roll_meta, family=F,
       grad={"self": "grad.roll(neg_shifts(shifts), dims)"})
 
 
@@ -773,7 +779,6 @@ def _meshgrid(tensors, indexing=None):
         view[i] = shape[i]
         out.append(t.reshape(tuple(view)).expand(shape))
     if swap:
-        out = [o.transpose(0, 1) for o in out]
         out[0], out[1] = out[1], out[0]
     return tuple(out)
 
@@ -849,7 +854,8 @@ def _pad(self, pad, mode="constant", value=None):
             if shape[d] < 0:
                 raise RuntimeError(f"The input size {self._shape[d]}, plus negative padding {lo} and {hi} resulted "
                                    f"in a negative output size, which is invalid. Check dimension {d} of your input.")
-        out = mt.full(tuple(shape), 0 if value is None else value, dtype=self.dtype, device=self.device)
+        out = mt.full(tuple(shape), fill_value=0 if value is None else value, dtype=self.dtype,
+                      device=self.device)
         src, dst = self, out
         for d, lo, hi in pairs:
             # negative pads crop the input; positive pads leave a border in the output

@@ -233,7 +233,7 @@ for _ov in ("Scalar", "Tensor"):
 @kernel("argwhere")
 def argwhere(m, self):
     a = arr(self)
-    return wrap(np.argwhere(a).astype(np.int64).reshape(-1, a.ndim), None)
+    return wrap(np.argwhere(a).astype(np.int64), None)
 
 
 # --- tril / triu / flip / roll / repeat -------------------------------------------
