@@ -17,6 +17,8 @@ def _out(res, m):
     dt = TO_NP[m.dtype]
     if res.__class__ is not np.ndarray or res.dtype != dt:
         res = np.asarray(res, dtype=dt)
+    if not res.flags.c_contiguous:
+        res = np.ascontiguousarray(res)
     return wrap(res, m.dtype)
 
 

@@ -31,7 +31,11 @@ def _acc(x):
 
 
 def _out(res, m):
-    return wrap(np.asarray(res, dtype=TO_NP[m.dtype]).reshape(m.shape), m.dtype)
+    # NumPy keeps the input's memory order; results are new C-contiguous tensors
+    r = np.asarray(res, dtype=TO_NP[m.dtype]).reshape(m.shape)
+    if not r.flags.c_contiguous:
+        r = np.ascontiguousarray(r)
+    return wrap(r, m.dtype)
 
 
 @kernel("sum")
@@ -48,7 +52,7 @@ def mean(m, a, dim=None, keepdim=False, dtype=None):
     nd = TO_NP[m.dtype]
     acc = np.float32 if nd.name in ("float16", "bfloat16") else nd
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.mean(x, axis=axes(dim, x.ndim), keepdims=keepdim, dtype=acc) if x.size or True else None
+        r = np.mean(x, axis=axes(dim, x.ndim), keepdims=keepdim, dtype=acc)
     return _out(r, m)
 
 
@@ -66,11 +70,6 @@ def _full(fn):
     def k(m, a):
         return _out(fn(arr(a)), m)
     return k
-
-
-def _nan_extreme(fn, argfn):
-    # NaN wins (propagates) like in PyTorch; np.max already propagates NaN
-    return fn, argfn
 
 
 KERNELS["max"] = _full(np.max)
@@ -124,7 +123,6 @@ def _var(m, a, dim=None, correction=None, keepdim=False):
     x = arr(a)
     c = 1 if correction is None else correction
     ax = axes(dim, x.ndim)
-    n = x.size // max(int(np.prod(m.shape)) if m.shape else 1, 1) if x.size else 0
     if ax is not None:
         n = int(np.prod([x.shape[i] for i in ax]))
     else:
