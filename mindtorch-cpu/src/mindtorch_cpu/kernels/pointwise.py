@@ -299,15 +299,10 @@ def where(m, c, a, b):
 def _clamp(m, a, lo=None, hi=None):
     dt = _cdt(m.dtype)
     x = _o(a, dt)
+    # np.clip is min(max(x, lo), hi) like PyTorch (hi wins when lo > hi; NaN propagates)
     with np.errstate(all="ignore"):
-        if lo is not None:
-            x = np.maximum(x, _o(lo, dt), dtype=dt)
-        if hi is not None:
-            x = np.minimum(x, _o(hi, dt), dtype=dt)
-        # max(x, nan) is nan already; a NaN input must stay NaN even against bounds
-    if lo is None and hi is None:
-        x = x.copy()
-    return wrap(x, m.dtype)
+        r = np.clip(x, None if lo is None else _o(lo, dt), None if hi is None else _o(hi, dt), dtype=dt)
+    return wrap(r, m.dtype)
 
 
 for _c in ("clamp", "clip"):
@@ -322,10 +317,14 @@ for _c in ("clamp_min", "clamp_max"):
 
 
 # --- unary ------------------------------------------------------------------------------
+_HALF = (D.float16, D.bfloat16)
+
+
 def _unary(name, fn, inplace=True):
     def k(m, a, *rest):
+        # half-precision math runs in float32 and rounds once, as PyTorch's CPU kernels do
         with np.errstate(all="ignore"):
-            r = fn(arr(a), _cdt(m.dtype), *rest)
+            r = fn(arr(a), _F32 if m.dtype in _HALF else TO_NP[m.dtype], *rest)
         return wrap(r, m.dtype)
     KERNELS[name] = k
     if inplace:
