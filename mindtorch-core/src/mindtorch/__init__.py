@@ -38,7 +38,8 @@ from .plugins.registry import BACKENDS as _BACKENDS  # noqa: E402
 
 _loader.load_plugins()
 
-_LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions"}
+_LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions",
+         "return_types"}
 
 
 def __getattr__(name):

@@ -1,5 +1,5 @@
 """Public functions that are not single ops."""
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "einsum"]
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True):
@@ -12,3 +12,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     """Load a checkpoint written by mindtorch or PyTorch (safe by default: weights only)."""
     from .serialization import load as _load
     return _load(f, map_location=map_location, weights_only=weights_only)
+
+
+def einsum(equation, *operands, out=None):
+    """einsum("ij,jk", a, b) or einsum("ij,jk", [a, b])."""
+    from . import ops
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = operands[0]
+    return ops.einsum(equation, list(operands))

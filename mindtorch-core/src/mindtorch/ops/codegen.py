@@ -66,8 +66,10 @@ def _signature_parts(op, method, with_out):
         if p.kwarg_only and not kw_started:
             parts.append("*")
             kw_started = True
+        # `x.view(2, 3)`: a leading int list may be given as varargs when nothing positional follows
         if (i == first_positional and p.is_list and p.base in ("int", "SymInt") and not p.optional
-                and not p.has_default and not p.kwarg_only):
+                and not p.has_default and not p.kwarg_only
+                and all(q.has_default or q.kwarg_only for q in params[i + 1:])):
             parts.append("*" + n)
             varargs = n
             kw_started = True
