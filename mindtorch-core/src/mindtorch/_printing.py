@@ -7,6 +7,9 @@ _opts = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sc
 
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    if profile is not None:
+        base = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, float("inf"), 3, 80)}[profile]
+        _opts.update(zip(("precision", "threshold", "edgeitems", "linewidth"), base))
     for k, v in (("precision", precision), ("threshold", threshold), ("edgeitems", edgeitems),
                  ("linewidth", linewidth)):
         if v is not None:
@@ -15,24 +18,43 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 
 def _float_formatter(values):
-    finite = values[np.isfinite(values)]
+    """PyTorch's float formatting: fixed width from the nonzero finite values, int/fixed/sci modes."""
     p = _opts["precision"]
-    if finite.size == 0:
-        return lambda v: _special(v) or f"{v}"
-    absvals = np.abs(finite)
-    nonzero = absvals[absvals != 0]
-    int_mode = np.all(finite == np.round(finite))
-    sci = _opts["sci_mode"]
-    if sci is None and nonzero.size:
-        sci = nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1e8 or nonzero.min() < 1e-4
+    finite = values[np.isfinite(values)]
+    nonzero = np.abs(finite[finite != 0])
+    width = 1
+    int_mode = bool(np.all(finite == np.ceil(finite)))
+    sci = False
+    if nonzero.size:
+        big, small = nonzero.max(), nonzero.min()
+        sci = big / small > 1000.0 or big > 1e8 or (not int_mode and small < 1e-4)
+    if _opts["sci_mode"] is not None:
+        sci = _opts["sci_mode"]
+    signed = finite[finite != 0]  # zeros never widen the columns (as in PyTorch)
     if int_mode and not sci:
-        width = max(len(f"{v:.0f}") for v in finite) + 1
-        return lambda v: (_special(v) or f"{v:.0f}.").rjust(width)
-    if sci:
-        width = max(len(f"{v:.{p}e}") for v in finite)
-        return lambda v: (_special(v) or f"{v:.{p}e}").rjust(width)
-    width = max(len(f"{v:.{p}f}") for v in finite)
-    return lambda v: (_special(v) or f"{v:.{p}f}").rjust(width)
+        fmt = lambda v: f"{v:.0f}."  # noqa: E731
+    elif sci:
+        fmt = lambda v: f"{v:.{p}e}"  # noqa: E731
+    else:
+        fmt = lambda v: f"{v:.{p}f}"  # noqa: E731
+    if signed.size:
+        width = max(len(fmt(v)) for v in _extremes(signed))
+
+    def format_(v):
+        s = _special(v) or fmt(v)
+        return " " * (width - len(s)) + s
+    format_.width = width
+    return format_
+
+
+def _extremes(vals):
+    # the widest rendering comes from the largest magnitudes (or a sign); check both ends of each sign
+    neg, pos = vals[vals < 0], vals[vals > 0]
+    out = []
+    for part in (neg, pos):
+        if part.size:
+            out += [part.min(), part.max()]
+    return out
 
 
 def _special(v):
@@ -43,31 +65,49 @@ def _special(v):
     return None
 
 
-def _summarize(a, edge):
-    if a.ndim == 0:
+def _complex_formatter(values):
+    re_fmt = _float_formatter(values.real.astype(np.float64))
+    im_fmt = _float_formatter(np.abs(values.imag).astype(np.float64))
+
+    def format_(v):
+        im = im_fmt(abs(v.imag)).lstrip()
+        return re_fmt(v.real) + ("-" if v.imag < 0 else "+") + im + "j"
+    format_.width = re_fmt.width + im_fmt.width + 2
+    return format_
+
+
+def _plain_formatter(values, render):
+    width = max((len(render(v)) for v in values), default=1)
+
+    def format_(v):
+        s = render(v)
+        return " " * (width - len(s)) + s
+    format_.width = width
+    return format_
+
+
+def _shown(a, edge, summarize):
+    """The values that will be printed (edges only along summarised dims)."""
+    if a.ndim == 0 or not summarize:
         return a
     if a.shape[0] > 2 * edge:
         a = np.concatenate([a[:edge], a[-edge:]])
-    return np.stack([_summarize(x, edge) for x in a]) if a.ndim > 1 else a
+    return np.stack([_shown(x, edge, summarize) for x in a]) if a.ndim > 1 else a
 
 
 def _format(a, fmt, indent, summarize, edge):
     if a.ndim == 0:
         return fmt(a.item())
+    cut = summarize and a.shape[0] > 2 * edge
     if a.ndim == 1:
-        items = [fmt(v) for v in a.tolist()]
-        if summarize and len(items) > 2 * edge:
-            items = items[:edge] + ["..."] + items[-edge:]
-        line = ", ".join(items)
-        width = _opts["linewidth"] - indent
-        if len(line) + 2 > width and len(items) > 1:
-            per = max(1, (width - 2) // (len(items[0]) + 2))
-            rows = [", ".join(items[i:i + per]) for i in range(0, len(items), per)]
-            line = (",\n" + " " * (indent + 1)).join(rows)
-        return "[" + line + "]"
-    rows = [_format(x, fmt, indent + 1, summarize, edge) for x in a]
-    if summarize and len(rows) > 2 * edge:
-        rows = rows[:edge] + ["..."] + rows[-edge:]
+        vals = a.tolist()
+        items = [fmt(v) for v in vals[:edge]] + [" ..."] + [fmt(v) for v in vals[-edge:]] if cut else \
+            [fmt(v) for v in vals]
+        per = max(1, (_opts["linewidth"] - indent) // (fmt.width + 2))
+        rows = [", ".join(items[i:i + per]) for i in range(0, len(items), per)]
+        return "[" + (",\n" + " " * (indent + 1)).join(rows) + "]"
+    subs = list(a[:edge]) + [None] + list(a[-edge:]) if cut else list(a)
+    rows = ["..." if x is None else _format(x, fmt, indent + 1, summarize, edge) for x in subs]
     sep = "," + "\n" * (a.ndim - 1) + " " * (indent + 1)
     return "[" + sep.join(rows) + "]"
 
@@ -77,7 +117,8 @@ def tensor_repr(t):
     suffix = []
     if t.device.type != "cpu":
         suffix.append(f"device='{t.device}'")
-    default_dtypes = (D.get_default_dtype(), D.int64, D.bool_)
+    default_dtypes = (D.get_default_dtype(), D.int64, D.bool_,
+                      D.complex128 if D.get_default_dtype() is D.float64 else D.complex64)
     if t.device.type == "meta":
         body = "..."
         suffix.append(f"size={tuple(t._shape)}")
@@ -93,19 +134,16 @@ def tensor_repr(t):
             if len(t._shape) != 1:
                 suffix.append(f"size={tuple(t._shape)}")
         else:
-            shown = _summarize(a, edge) if summarize else a
+            flat = _shown(a, edge, summarize).reshape(-1)
             if t.dtype is D.bool_:
-                fmt = lambda v: str(bool(v))
-                w = max(len(fmt(v)) for v in shown.reshape(-1).tolist())
-                fmt_w = lambda v: fmt(v).rjust(w)
+                fmt_w = _plain_formatter(flat.tolist(), lambda v: str(bool(v)))
             elif t.dtype.is_complex:
-                fmt_w = lambda v: f"{v.real:.4f}{v.imag:+.4f}j"
+                fmt_w = _complex_formatter(flat)
             elif t.dtype.is_floating_point:
-                fmt_w = _float_formatter(shown.astype(np.float64).reshape(-1))
+                fmt_w = _float_formatter(flat.astype(np.float64))
             else:
-                w = max(len(str(v)) for v in shown.reshape(-1).tolist())
-                fmt_w = lambda v: str(v).rjust(w)
-            body = _format(shown, fmt_w, len("tensor("), summarize, edge)
+                fmt_w = _plain_formatter(flat.tolist(), str)
+            body = _format(a, fmt_w, len("tensor("), summarize, edge)
         if t.dtype not in default_dtypes or (n == 0 and t.dtype is not D.get_default_dtype()):
             suffix.append(f"dtype={t.dtype}")
     if t._grad_fn is not None:
