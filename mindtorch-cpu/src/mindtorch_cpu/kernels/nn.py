@@ -528,7 +528,8 @@ def nll_loss_backward(m, g, x, target, weight, reduction, ignore_index, total_we
     if reduction == 0:
         coef = -wv * ga.reshape(-1)
     elif reduction == 1:
-        coef = -wv * (ga / arr(total_weight))
+        tw = arr(total_weight)
+        coef = -wv * (ga / tw) if tw != 0 else np.zeros_like(wv)  # all targets ignored: zero grads
     else:
         coef = -wv * ga
     out = np.zeros(a.shape, TO_NP[m.dtype])
