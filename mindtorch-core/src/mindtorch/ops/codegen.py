@@ -51,6 +51,10 @@ def _check_and_convert(p, n, fname, pos, allow_number, failure):
     return lines
 
 
+# functions taking their tensors as varargs: meshgrid(a, b) as well as meshgrid([a, b])
+VARARG_TENSOR_LISTS = {"meshgrid", "broadcast_tensors", "block_diag", "cartesian_prod", "atleast_1d"}
+
+
 def _signature_parts(op, method, with_out):
     """Python parameter list text, the names in schema order, and defaults."""
     params = op.params
@@ -67,8 +71,8 @@ def _signature_parts(op, method, with_out):
             parts.append("*")
             kw_started = True
         # `x.view(2, 3)`: a leading int list may be given as varargs when nothing positional follows
-        if (i == first_positional and p.is_list and p.base in ("int", "SymInt") and not p.optional
-                and not p.has_default and not p.kwarg_only
+        if (i == first_positional and p.is_list and not p.optional and not p.has_default and not p.kwarg_only
+                and (p.base in ("int", "SymInt") or (p.base == "Tensor" and op.name in VARARG_TENSOR_LISTS))
                 and all(q.has_default or q.kwarg_only for q in params[i + 1:])):
             parts.append("*" + n)
             varargs = n
@@ -89,7 +93,9 @@ def _signature_parts(op, method, with_out):
 def _body(op, method, names, varargs, raise_errors):
     fname = op.name
     lines = []
-    if varargs:
+    if varargs and op.params[1 if method else 0].base == "Tensor":
+        lines.append(f"if len({varargs}) == 1 and isinstance({varargs}[0], (list, tuple)): {varargs} = {varargs}[0]")
+    elif varargs:
         lines.append(f"if len({varargs}) == 1 and not ({varargs}[0].__class__ is int or _h_is_int({varargs}[0])): "
                      f"{varargs} = {varargs}[0]")
     failure = (f"raise arg_error('{fname}', '{{n}}', {{pos}}, {{n}}, '{{expected}}')" if raise_errors
