@@ -456,3 +456,12 @@ def test_floor_divide_backward_not_implemented():
     a = mk([1.0, 2.0], "float64").requires_grad_(True)
     with pytest.raises(Exception):
         (a // 2).sum().backward()
+
+
+@pytest.mark.parametrize("name", ["abs", "sgn", "exp", "neg", "sqrt", "sigmoid", "isnan", "square", "reciprocal",
+                                  "sign", "lt", "eq", "clamp"])
+def test_complex_inputs(name):
+    m, t = pair([1 + 2j, -3j, 2.5 + 0j], "complex64")
+    two = {"lt": lambda M, x: M.lt(x, x), "eq": lambda M, x: M.eq(x, x), "clamp": lambda M, x: M.clamp(x, 0)}
+    f = two.get(name, lambda M, x: getattr(M, name)(x))
+    same_error(lambda: f(mindtorch, m), lambda: f(torch, t))

@@ -92,6 +92,28 @@ def _div_meta(self, other, rounding_mode=None):
     return m
 
 
+def _abs_meta(self):
+    if self.dtype is D.bool_:
+        raise _not_impl("abs_cpu", self.dtype)
+    return TensorMeta(self._shape, self.dtype.to_real())  # |complex| is real
+
+
+def _sign_meta(self):
+    if self.dtype._kind == 3:
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. "
+                                  "Please use torch.sgn instead.")
+    return TensorMeta(self._shape, self.dtype)
+
+
+def _ordered(kname):
+    def rule(self, other, *rest):
+        m = M.comparison(self, other)
+        if _dt(self)._kind == 3 or _dt(other)._kind == 3:
+            raise _not_impl(kname, D.result_type(self, other))
+        return m
+    return rule
+
+
 def _neg_meta(self):
     if self.dtype is D.bool_:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
@@ -188,6 +210,8 @@ def _clamp_meta(self, min=None, max=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if self.dtype is D.bool_:
         raise _not_impl("clamp_scalar_cpu", self.dtype)
+    if self.dtype._kind == 3:
+        raise NotImplementedError("clamp is not supported for complex types")
     ops = [x for x in (self, min, max) if x is not None]
     shapes = [M.shape_of(x) for x in ops]
     return TensorMeta(broadcast_shapes(*shapes), D.result_type(*ops))
@@ -370,11 +394,13 @@ defop("fmin(Tensor self, Tensor other) -> Tensor", meta=M.binary, out=True, fami
 
 # --- comparisons and logic ----------------------------------------------------------
 for _n in ("eq", "ne", "lt", "le", "gt", "ge"):
-    defop(f"{_n}(Tensor self, Tensor other) -> Tensor", meta=M.comparison, inplace=True, out=True,
+    defop(f"{_n}(Tensor self, Tensor other) -> Tensor",
+          meta=M.comparison if _n in ("eq", "ne") else _ordered(f"{_n}_cpu"), inplace=True, out=True,
           numbers_as_tensors=True, family=F)
 for _a, _n in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"),
                ("not_equal", "ne")):
-    defop(f"{_a}(Tensor self, Tensor other) -> Tensor", meta=M.comparison, out=True,
+    defop(f"{_a}(Tensor self, Tensor other) -> Tensor",
+          meta=M.comparison if _n == "ne" else _ordered(f"{_n}_cpu"), out=True,
           numbers_as_tensors=True, family=F)
 for _n in ("logical_and", "logical_or", "logical_xor"):
     defop(f"{_n}(Tensor self, Tensor other) -> Tensor", meta=M.comparison, inplace=True, out=True, family=F)
@@ -438,9 +464,9 @@ _UNARY = [
     # name, meta, derivative of self (None: not differentiable)
     ("neg", _neg_meta, "-grad"),
     ("negative", _neg_meta, "-grad"),
-    ("abs", _keep_no_bool("abs_cpu"), "grad * torch.sgn(self)"),
-    ("absolute", _keep_no_bool("abs_cpu"), "grad * torch.sgn(self)"),
-    ("sign", M.same, "_zeros(grad)"),
+    ("abs", _abs_meta, "grad * torch.sgn(self)"),
+    ("absolute", _abs_meta, "grad * torch.sgn(self)"),
+    ("sign", _sign_meta, "_zeros(grad)"),
     ("sgn", M.same, "_zeros(grad)"),
     ("exp", M.unary_float, "grad * result"),
     ("exp2", M.unary_float, "grad * result * _LN2"),
