@@ -112,8 +112,19 @@ def _missing(op, dev):
 
 
 def _record(op, args, out):
-    from .autograd.graph import record
-    record(op, args, out)
+    _autograd_graph().record(op, args, out)
+
+
+_graph_mod = None
+
+
+def _autograd_graph():
+    # autograd imports dispatch, so bind it on first use rather than at import
+    global _graph_mod
+    if _graph_mod is None:
+        from .autograd import graph
+        _graph_mod = graph
+    return _graph_mod
 
 
 def _nondiff_outputs(op, out):
@@ -131,8 +142,7 @@ def bump_version(t):
 def _call_inplace(op, kernel, args, needs):
     self = args[0]
     if needs or self._requires_grad:
-        from .autograd.graph import check_inplace
-        check_inplace(self, needs)
+        _autograd_graph().check_inplace(self, needs)
     meta = op.meta(*args) if op.meta is not None else None
     if meta is not None:
         _check_inplace_meta(op, self, meta)
@@ -142,8 +152,7 @@ def _call_inplace(op, kernel, args, needs):
     kernel(meta, *args)
     bump_version(self)
     if needs and op.derivative is not None:
-        from .autograd.graph import record_inplace
-        record_inplace(op, args, self, saved_self)
+        _autograd_graph().record_inplace(op, args, self, saved_self)
     return self
 
 

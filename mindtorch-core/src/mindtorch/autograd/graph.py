@@ -282,7 +282,7 @@ def gradient_edge(t):
 class _Plan:
     """Per-op facts for record(), computed once."""
 
-    __slots__ = ("diff", "saves", "tensor_saves", "saves_result", "lists", "is_view")
+    __slots__ = ("diff", "saves", "tensor_saves", "saves_result", "lists", "is_view", "shape_only")
 
     def __init__(self, op):
         nondiff = op.nondiff or ()
@@ -291,7 +291,8 @@ class _Plan:
         self.saves = d.saves
         self.saves_result = d.saves_result
         tp = set(op.tensor_params)
-        self.tensor_saves = any(i in tp for i in d.saves)
+        self.shape_only = d.shape_only
+        self.tensor_saves = any(i in tp and i not in d.shape_only for i in d.saves)
         self.is_view = op.view_fn is not None
         self.lists = any(op.params[i].type.startswith("Tensor[") or op.params[i].type.startswith("Tensor?[")
                          for i in op.tensor_params)
@@ -346,9 +347,12 @@ def _connect(plan, args, node):
 
 def _save(plan, args, out, node):
     saved = []
+    shape_only = plan.shape_only
     for i in plan.saves:
         a = args[i]
-        if a.__class__ is Tensor or isinstance(a, Tensor):
+        if i in shape_only:
+            saved.append(tuple(a._shape) if isinstance(a, Tensor) else ())
+        elif a.__class__ is Tensor or isinstance(a, Tensor):
             saved.append(save_input(a))
         elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
             saved.append(tuple(a))
@@ -435,7 +439,9 @@ def record_inplace(op, args, self, saved_self):
     saved = []
     for i in plan.saves:
         a = args[i]
-        if i == 0 and saved_self is not None:
+        if i in plan.shape_only:
+            saved.append(tuple(a._shape) if isinstance(a, Tensor) else ())
+        elif i == 0 and saved_self is not None:
             saved.append(save_input(saved_self))
         elif isinstance(a, Tensor):
             saved.append(save_input(a))

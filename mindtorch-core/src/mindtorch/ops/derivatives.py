@@ -5,13 +5,16 @@ incoming gradient; `grads[i]` for multi-output ops) and `result`. It is
 compiled once into a function; only the names a formula reads are saved
 for backward.
 """
+import re
+
 from . import grad_helpers
 
 
 class Derivative:
-    __slots__ = ("fn", "saves", "saves_result", "inputs", "formulas", "uses_self")
+    __slots__ = ("fn", "saves", "saves_result", "inputs", "formulas", "uses_self", "shape_only")
 
-    def __init__(self, fn, saves, saves_result, inputs, formulas, uses_self):
+    def __init__(self, fn, saves, saves_result, inputs, formulas, uses_self, shape_only=frozenset()):
+        self.shape_only = shape_only      # parameter indices saved as their shape only
         self.fn = fn
         self.saves = saves                # parameter indices to save
         self.saves_result = saves_result  # whether `result` is read
@@ -31,6 +34,15 @@ def compile_derivative(op, formulas, env=None):
         idxs = [names.index(p.strip()) for p in pname.split(",")]
         inputs.append(idxs)
         exprs.append(expr)
+    # A tensor read only through shape_of(x) is saved as its shape, so the graph keeps no
+    # tensor alive for it (and backward can run twice, as PyTorch's SumBackward does).
+    shape_only = set()
+    for i, n in enumerate(names):
+        uses = sum(len(re.findall(rf"\b{n}\b", e)) for e in exprs)
+        via_shape = sum(len(re.findall(rf"\bshape_of\({n}\)", e)) for e in exprs)
+        if uses and uses == via_shape and op.params[i].is_tensor:
+            exprs = [re.sub(rf"\bshape_of\({n}\)", n, e) for e in exprs]
+            shape_only.add(i)
     used = set()
     for e in exprs:
         used |= set(compile(e, "<derivative>", "eval").co_names)
@@ -61,4 +73,4 @@ def compile_derivative(op, formulas, env=None):
     flat_inputs = tuple(i for idxs in inputs for i in idxs)
     fn = env.pop("_backward")
     return Derivative(fn, saves, saves_result, flat_inputs, dict(formulas),
-                      "self" in used)
+                      "self" in used and 0 not in shape_only, frozenset(shape_only))
