@@ -98,8 +98,20 @@ def mindtorch_kernels(device_type):
     if device_type != DEVICE:
         return None
     from mindtorch.ops.registry import OPS
-    return {name: _generic(op) for name, op in OPS.items()
-            if op.view_fn is None and op.composite is None and (op.meta is not None or op.inplace)}
+    table = {name: _generic(op) for name, op in OPS.items()
+             if op.view_fn is None and op.composite is None and (op.meta is not None or op.inplace)}
+    if "_to_copy" in OPS:
+        table["_to_copy"] = _to_copy(table["_to_copy"])
+    return table
+
+
+def _to_copy(generic):
+    """meta -> meta keeps no data; meta -> a real device has nothing to copy (PyTorch's error)."""
+    def kernel(m, self, dtype=None, device=None, non_blocking=False):
+        if device is not None and device.type != DEVICE:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        return generic(m, self, dtype, device, non_blocking)
+    return kernel
 
 
 @hookimpl
