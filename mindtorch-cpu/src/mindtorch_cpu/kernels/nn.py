@@ -88,7 +88,9 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
     c, h, wd = input_size[1:]
     g3 = ga.reshape(n, groups, o // groups, ho * wo)
     w3 = wt.reshape(groups, o // groups, cg * kh * kw)
-    cols = np.matmul(w3.transpose(0, 2, 1), g3).reshape(n, c, kh, kw, ho, wo)
+    # a contiguous transposed weight keeps the batched matmul on BLAS
+    cols = np.matmul(np.ascontiguousarray(w3.transpose(0, 2, 1)), np.ascontiguousarray(g3))
+    cols = cols.reshape(n, c, kh, kw, ho, wo)
     pt, pb, pl, pr = padding
     hp, wp = h + pt + pb, wd + pl + pr
     dx = np.zeros((n, c, hp, wp), cols.dtype)
@@ -107,7 +109,7 @@ def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, grou
     _, cg, kh, kw = weight_size
     cols = _cols(arr(x), kh, kw, ho, wo, stride, padding, dilation)
     if groups == 1:
-        gw = np.tensordot(ga.reshape(n, o, -1), cols, axes=([0, 2], [0, 2]))
+        gw = np.matmul(np.ascontiguousarray(ga).reshape(n, o, -1), cols.transpose(0, 2, 1)).sum(0)
     else:
         g4 = ga.reshape(n, groups, o // groups, ho * wo)
         c4 = cols.reshape(n, groups, cg * kh * kw, ho * wo)
