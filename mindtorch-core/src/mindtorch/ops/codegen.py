@@ -262,7 +262,7 @@ BINARY_OPERATORS = {
     "__eq__": ("eq", False), "__ne__": ("ne", False), "__lt__": ("lt", False), "__le__": ("le", False),
     "__gt__": ("gt", False), "__ge__": ("ge", False),
 }
-UNARY_OPERATORS = {"__neg__": "neg", "__abs__": "abs", "__invert__": "bitwise_not"}
+UNARY_OPERATORS = {"__neg__": "neg", "__abs__": "abs", "__invert__": "bitwise_not", "__pos__": "positive"}
 
 
 def _first_tensor_overload(name):
@@ -325,6 +325,20 @@ def _make_dunder(op, dunder):
     return _compile("\n".join(lines), env, dunder)
 
 
+def _make_unary_operator(dunder, op):
+    call = dispatch.call
+    if dunder == "__invert__":
+        def fn(self):
+            if self.dtype.is_floating_point or self.dtype.is_complex:
+                raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+            return call(op, (self,))
+    else:
+        def fn(self):
+            return call(op, (self,))
+    fn.__name__ = dunder
+    return fn
+
+
 def install(namespace, tensor_cls):
     """Attach generated functions to `namespace` (a dict) and methods to Tensor."""
     by_variant = {}
@@ -347,8 +361,7 @@ def install(namespace, tensor_cls):
             setattr(tensor_cls, dunder, fn)
     for dunder, opname in UNARY_OPERATORS.items():
         if opname in BY_NAME:
-            op = BY_NAME[opname][0]
-            setattr(tensor_cls, dunder, (lambda o: lambda self: dispatch.call(o, (self,)))(op))
+            setattr(tensor_cls, dunder, _make_unary_operator(dunder, BY_NAME[opname][0]))
     return by_variant
 
 
