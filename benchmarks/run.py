@@ -23,27 +23,36 @@ import mindtorch as mt
 NA = None
 
 
-def best(fn, repeat, min_time):
-    """Seconds per call: min over `repeat` runs of an autoranged timeit loop."""
+def loop_size(fn, min_time):
+    """Calls per timing loop so that one loop lasts at least `min_time` seconds."""
     timer = timeit.Timer(fn)
     number = 1
-    while True:
-        if timer.timeit(number) >= min_time:
-            break
+    while timer.timeit(number) < min_time:
         number *= 2 if number < 8 else 4
-    return min(timer.repeat(repeat, number)) / number
+    return number
 
 
-def measure(work, lib, repeat, min_time):
-    """work(lib) -> callable (None: not applicable); a failure (op not implemented yet) reads n/a."""
-    try:
-        fn = work(lib)
-        if fn is None:
-            return NA, ""
-        fn()
-        return best(fn, repeat, min_time), ""
-    except Exception as exc:  # noqa: BLE001 - the table reports what is missing instead of stopping
-        return NA, f"{type(exc).__name__}: {str(exc)[:60]}"
+def measure_case(work, libs, repeat, min_time):
+    """Seconds per call for each library (n/a: not applicable or failing, with the reason).
+
+    The libraries are timed in turn within every repeat, so a busy machine slows all
+    columns alike; each figure is the min over repeats.
+    """
+    fns, res, why = {}, {}, {}
+    for lib in libs:
+        res[lib], why[lib] = NA, ""
+        try:
+            fn = work(lib)
+            if fn is not None:
+                fn()
+                fns[lib] = (fn, loop_size(fn, min_time))
+        except Exception as exc:  # noqa: BLE001 - the table reports what is missing instead of stopping
+            why[lib] = f"{type(exc).__name__}: {str(exc)[:60]}"
+    for _ in range(repeat):
+        for lib, (fn, number) in fns.items():
+            t = timeit.Timer(fn).timeit(number) / number
+            res[lib] = t if res[lib] is None else min(res[lib], t)
+    return res, why
 
 
 # ---- workloads -------------------------------------------------------------------------------------
@@ -200,11 +209,9 @@ def main(argv=None):
     rows, notes = [], []
     base_mt = None
     for name, work, unit, kind, limit in CASES:
-        res = {}
-        for lib in libs:
-            res[lib], why = measure(work, lib, args.repeat, min_time)
-            if why and lib == "mt":
-                notes.append(f"{name}: mindtorch n/a ({why})")
+        res, why = measure_case(work, libs, args.repeat, min_time)
+        if why["mt"]:
+            notes.append(f"{name}: mindtorch n/a ({why['mt']})")
         if work is add_small:
             base_mt = res["mt"]
         rows.append((name, unit, res.get("mt"), res.get("np"), res.get("torch"),
