@@ -21,7 +21,7 @@ class Tensor:
     _is_param = False
 
     def __new__(cls, *args, **kwargs):
-        if cls is Tensor and not args and not kwargs:
+        if cls is not Tensor and not args and not kwargs:
             return object.__new__(cls)
         from ._creation import legacy_tensor_new
         return legacy_tensor_new(cls, *args, **kwargs)
@@ -143,7 +143,7 @@ class Tensor:
                     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
             return self
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = requires_grad
         return self
 
