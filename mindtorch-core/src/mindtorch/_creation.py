@@ -226,6 +226,8 @@ def legacy_tensor_new(cls, *args, **kwargs):
             raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
         return tensor(data, dtype=D.get_default_dtype(), device=device)
     size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
+    if not args:
+        size = (0,)  # torch.Tensor() is an empty 1-D tensor
     if not all(_is_int(a) for a in size):
         raise TypeError("new() received an invalid combination of arguments - got "
                         f"({', '.join(type(a).__name__ for a in args)})")
