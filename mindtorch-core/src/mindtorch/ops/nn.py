@@ -299,7 +299,7 @@ def _batch_norm_meta(input, weight, bias, running_mean, running_var, training, m
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
     if not training and (running_mean is None or running_var is None):
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        raise RuntimeError("running_mean must be defined in evaluation mode")
     sd = D.float32 if input.dtype in (D.float16, D.bfloat16) else input.dtype
     return TensorMeta(input._shape, input.dtype), TensorMeta((c,), sd), TensorMeta((c,), sd)
 
