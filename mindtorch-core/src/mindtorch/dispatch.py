@@ -8,7 +8,7 @@ from ._grad_mode import state as _grad
 from ._errors import missing_kernel_error, no_backend_error
 from ._storage import VersionCounter
 from . import _dtype as D
-from ._device import device as _device_cls
+from ._device import device as _device_cls, _default as _default_device
 
 _CPU = _device_cls("cpu")
 
@@ -47,8 +47,7 @@ def _factory_device(op, args):
     i = op.device_param
     d = args[i] if i is not None else None
     if d is None:
-        from ._device import default_device
-        return default_device()
+        return _default_device[0]
     return d
 
 

@@ -1,5 +1,6 @@
 """Factory ops, copies and dtype/device conversion."""
-from .registry import defop, declare_inplace
+from .registry import defop, declare_inplace, OPS
+from ..dispatch import call as _dispatch_call
 from .meta import TensorMeta
 from .. import _dtype as D
 from .._shape import numel
@@ -47,9 +48,7 @@ def _ones(size, dtype=None, layout=None, device=None, pin_memory=None, requires_
 
 
 def _call_full(size, value, dtype, device):
-    from .registry import OPS
-    from ..dispatch import call
-    return call(OPS["full"], (size, value, dtype or D.get_default_dtype(), None, device, None, False))
+    return _dispatch_call(OPS["full"], (size, value, dtype or D.get_default_dtype(), None, device, None, False))
 
 
 defop(f"zeros(SymInt[] size, *, {_OPTS}) -> Tensor", composite=_zeros, method=False, family=F)
