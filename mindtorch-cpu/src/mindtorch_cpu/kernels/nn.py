@@ -137,7 +137,7 @@ def _pool_windows(a, ks, stride, padding, dilation, out_hw, fill):
 
 
 def _lowest(dt):
-    return -np.inf if dt.kind == "f" else np.iinfo(dt).min
+    return -np.inf if dt.kind in "fV" else np.iinfo(dt).min  # V: ml_dtypes bfloat16
 
 
 @kernel("_max_pool2d_with_indices")
