@@ -288,8 +288,6 @@ class ParameterList(Module):
                 lines.append(f"  ({k}): Object of type: {type(p).__name__}")
         return "\n".join(lines)
 
-    def __repr__(self):
-        return self._get_name() + "(" + self.extra_repr() + ")"
 
 
 class ParameterDict(Module):
@@ -351,5 +349,3 @@ class ParameterDict(Module):
         return "\n".join(f"  ({k}): " + (_param_repr(p) if isinstance(p, Tensor) else
                                           f"Object of type: {type(p).__name__}") for k, p in self.items())
 
-    def __repr__(self):
-        return self._get_name() + "(" + self.extra_repr() + ")"

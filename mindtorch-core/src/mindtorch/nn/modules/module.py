@@ -353,10 +353,9 @@ class Module:
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
 
         def convert(t):
-            if t.is_floating_point() or t.is_complex():
-                return t.to(device, dtype if dtype is not None else None, non_blocking) if device is not None \
-                    else (t.to(dtype) if dtype is not None else t)
-            return t.to(device) if device is not None else t
+            if dtype is not None and (t.is_floating_point() or t.is_complex()):
+                return t.to(device=device, dtype=dtype, non_blocking=non_blocking)
+            return t.to(device=device, non_blocking=non_blocking) if device is not None else t
         return self._apply(convert)
 
     def cpu(self):
