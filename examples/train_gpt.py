@@ -1,6 +1,6 @@
 """Train a small character-level GPT on examples/data/tiny_stories.txt with mindtorch.
 
-    python examples/train_gpt.py [--steps 300] [--device cpu] [--manual-attn]
+    python examples/train_gpt.py [--steps 600] [--device cpu] [--manual-attn]
 
 Plain PyTorch-style code: only the import line differs from a PyTorch script.
 """
@@ -125,7 +125,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=os.path.join(HERE, "data", "tiny_stories.txt"))
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--block-size", type=int, default=64)
     ap.add_argument("--n-layer", type=int, default=2)
