@@ -273,7 +273,6 @@ def _allowed_globals():
         ("collections", "defaultdict"): collections.defaultdict,
         ("builtins", "set"): set, ("builtins", "frozenset"): frozenset, ("builtins", "bytearray"): bytearray,
         ("builtins", "complex"): complex, ("builtins", "slice"): slice, ("builtins", "range"): range,
-        ("__builtin__", "set"): set,
         ("torch", "Size"): mindtorch.Size, ("torch", "device"): mindtorch.device,
         ("mindtorch.serialization", "_rebuild_from_host"): _rebuild_from_host,
         ("mindtorch.serialization", "_rebuild_param_portable"): _rebuild_param_portable,
@@ -321,6 +320,12 @@ class _Reader(pickle.Unpickler):
         self._table = _allowed_globals()
 
     def find_class(self, module, name):
+        import _compat_pickle
+        # protocol-2 pickles spell Python 3 modules the Python 2 way (__builtin__, copy_reg)
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
         fn = self._table.get((module, name))
         if fn is not None:
             return fn
