@@ -1,7 +1,7 @@
 """Reduction kernels: NumPy reductions run directly on the zero-copy views."""
 import numpy as np
 
-from ..convert import arr, wrap, TO_NP
+from ..convert import arr, wrap, TO_NP, quiet
 
 KERNELS = {}
 
@@ -51,7 +51,7 @@ def mean(m, a, dim=None, keepdim=False, dtype=None):
     x = arr(a)
     nd = TO_NP[m.dtype]
     acc = np.float32 if nd.name in ("float16", "bfloat16") else nd
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with quiet():
         r = np.mean(x, axis=axes(dim, x.ndim), keepdims=keepdim, dtype=acc)
     return _out(r, m)
 
@@ -128,7 +128,7 @@ def _var(m, a, dim=None, correction=None, keepdim=False):
     else:
         n = x.size
     acc = np.float32 if x.dtype.name in ("float16", "bfloat16") else None
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with quiet():
         mu = np.mean(x, axis=ax, keepdims=True, dtype=acc)
         dev = x - mu
         sq = (dev.real ** 2 + dev.imag ** 2) if np.iscomplexobj(dev) else dev * dev
@@ -149,13 +149,13 @@ def std(m, a, dim=None, correction=None, keepdim=False):
 
 @kernel("logsumexp")
 def logsumexp(m, a, dim=(), keepdim=False):
-    x = arr(a).astype(TO_NP[m.dtype], copy=False)
+    x = arr(a).astype(_wide(TO_NP[m.dtype]), copy=False)
     ax = axes(dim, x.ndim)
     if x.size == 0:
         return _out(np.log(np.sum(np.exp(x), axis=ax, keepdims=keepdim)), m)
     mx = np.max(x, axis=ax, keepdims=True)
     mx = np.where(np.isinf(mx), 0, mx)  # all -inf (or inf) slices: avoid inf - inf
-    with np.errstate(divide="ignore"):
+    with quiet():
         r = np.log(np.sum(np.exp(x - mx), axis=ax, keepdims=True)) + mx
     if not keepdim:
         r = r.reshape(m.shape)
@@ -192,9 +192,14 @@ KERNELS["cumsum"] = _cum(np.cumsum)
 KERNELS["cumprod"] = _cum(np.cumprod)
 
 
+def _wide(nd):
+    """Compute dtype for 16-bit floats: float32, rounded once at the end (as PyTorch does)."""
+    return np.dtype(np.float32) if nd.name in ("float16", "bfloat16") else nd
+
+
 @kernel("softmax")
 def softmax(m, a, dim, dtype=None):
-    x = arr(a).astype(TO_NP[m.dtype], copy=False)
+    x = arr(a).astype(_wide(TO_NP[m.dtype]), copy=False)
     if x.ndim == 0:
         return _out(np.exp(x - x), m)
     d = dim % x.ndim
@@ -205,7 +210,7 @@ def softmax(m, a, dim, dtype=None):
 
 @kernel("log_softmax")
 def log_softmax(m, a, dim, dtype=None):
-    x = arr(a).astype(TO_NP[m.dtype], copy=False)
+    x = arr(a).astype(_wide(TO_NP[m.dtype]), copy=False)
     if x.ndim == 0:
         return _out(x - x, m)
     d = dim % x.ndim
@@ -237,6 +242,6 @@ def vector_norm(m, a, ord=2, dim=None, keepdim=False, dtype=None):
     elif ord == 0:
         r = np.sum(ab != 0, axis=ax_all, keepdims=keepdim)
     else:
-        with np.errstate(divide="ignore"):
+        with quiet():
             r = np.sum(ab ** ord, axis=ax_all, keepdims=keepdim) ** (1.0 / ord)
     return _out(r, m)
