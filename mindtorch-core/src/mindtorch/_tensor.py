@@ -143,7 +143,7 @@ class Tensor:
                     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
             return self
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = requires_grad
         return self
 
@@ -356,7 +356,7 @@ class Tensor:
             new._requires_grad = self._requires_grad
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
-        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_grad", "_hooks")})
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_grad", "_hooks", "_accumulator", "_post_accumulate_hooks")})
         memo[id(self)] = new
         return new
 

@@ -198,8 +198,8 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, acc
                 grads = [None] * max(node.num_outputs, 1)
             if node.__class__ is AccumulateGrad:
                 g = grads[0]
-                if g is not None:
-                    var = node.variable
+                var = node.variable
+                if g is not None and var is not None:  # a leaf nobody holds any more gets nothing
                     g = _run_leaf_hooks(var, g)
                     if wanted is not None and node in wanted:
                         if capture is not None:

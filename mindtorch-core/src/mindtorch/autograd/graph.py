@@ -53,24 +53,25 @@ class Node:
     (param index, list index or None, next node or None, output_nr, shape, dtype).
     """
 
-    __slots__ = ("op", "inputs", "saved", "needs", "num_outputs", "seq", "result", "_freed", "_has_saved",
-                 "pre_hooks", "tensor_pre_hooks", "retains_grad_hooks", "hooks", "out_meta", "__weakref__")
+    __slots__ = ("op", "inputs", "needs", "num_outputs", "seq", "_has_saved", "__dict__", "__weakref__")
+
+    # Set on few nodes, so they live in the instance dict with these defaults (cheaper recording).
+    saved = None
+    result = None
+    _freed = False
+    pre_hooks = None
+    tensor_pre_hooks = None
+    retains_grad_hooks = None
+    hooks = None
+    out_meta = None
 
     def __init__(self, op=None, num_outputs=1):
         self.op = op
         self.inputs = []
-        self.saved = None
         self.needs = None
         self.num_outputs = num_outputs
         self.seq = _next_seq()
-        self.result = None
-        self._freed = False
         self._has_saved = False
-        self.pre_hooks = None
-        self.tensor_pre_hooks = None
-        self.retains_grad_hooks = None
-        self.hooks = None
-        self.out_meta = None
 
     def name(self):
         return _op_node_name(self.op) if self.op is not None else type(self).__name__
@@ -243,13 +244,21 @@ def _type_str(dtype):
 
 
 class AccumulateGrad(Node):
-    """The sink for a leaf tensor: adds the incoming gradient to `.grad`."""
+    """The sink for a leaf tensor: adds the incoming gradient to `.grad`.
 
-    __slots__ = ("variable",)
+    The leaf holds its accumulator strongly and the accumulator holds the leaf weakly, so
+    the accumulator lives as long as the leaf (no rebuild per graph) without a cycle.
+    """
+
+    __slots__ = ("_variable",)
 
     def __init__(self, variable):
         Node.__init__(self, None)
-        self.variable = variable
+        self._variable = weakref.ref(variable)
+
+    @property
+    def variable(self):
+        return self._variable()
 
     def name(self):
         return "AccumulateGrad"
@@ -260,12 +269,9 @@ class AccumulateGrad(Node):
 
 
 def grad_accumulator(t):
-    d = t.__dict__
-    ref = d.get("_accumulator")
-    acc = ref() if ref is not None else None
+    acc = t.__dict__.get("_accumulator")
     if acc is None:
-        acc = AccumulateGrad(t)
-        d["_accumulator"] = weakref.ref(acc)
+        acc = t.__dict__["_accumulator"] = AccumulateGrad(t)
     return acc
 
 
@@ -370,12 +376,8 @@ def _save(plan, args, out, node):
 
 def record(op, args, out):
     plan = _PLANS.get(op) or _plan(op)
-    node = Node.__new__(Node)
+    node = _new(Node)
     node.op = op
-    node.saved = None
-    node.result = None
-    node._freed = False
-    node.pre_hooks = node.tensor_pre_hooks = node.retains_grad_hooks = node.hooks = None
     node.seq = _next_seq()
     if not _connect(plan, args, node):
         return
@@ -385,7 +387,6 @@ def record(op, args, out):
         node._has_saved = False
     if out.__class__ is Tensor:
         node.num_outputs = 1
-        node.out_meta = None
         out._requires_grad = True
         out._grad_fn = node
         if plan.is_view:

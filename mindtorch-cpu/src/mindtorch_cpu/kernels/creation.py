@@ -2,7 +2,7 @@
 import numpy as np
 
 from mindtorch import _dtype as D
-from ..convert import arr, wrap, TO_NP
+from ..convert import arr, wrap, TO_NP, quiet
 
 KERNELS = {}
 
@@ -85,7 +85,7 @@ def to_copy(m, a, dtype=None, device=None, non_blocking=False):
         return backend_for(device.type).from_host(host, m.dtype, device)
     x = arr(a)
     if m.dtype._kind < 2 and a.dtype._kind >= 2:
-        with np.errstate(invalid="ignore"):
+        with quiet():
             return wrap(np.trunc(x).astype(TO_NP[m.dtype]), m.dtype)
     return wrap(x.astype(TO_NP[m.dtype], order="K", copy=True), m.dtype)
 

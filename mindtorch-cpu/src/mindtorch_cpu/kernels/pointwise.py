@@ -4,7 +4,8 @@ import math
 import numpy as np
 
 from mindtorch import _dtype as D
-from ..convert import arr, wrap, TO_NP
+from mindtorch._tensor import Tensor
+from ..convert import arr, wrap, TO_NP, quiet
 
 try:  # fast vectorised error functions when SciPy is present
     from scipy import special as _sp
@@ -29,8 +30,13 @@ def _v(x):
 
 def _o(x, dt):
     """Operand in compute dtype `dt`: tensors as views, Python scalars as 0-d arrays (wrapping like C casts)."""
+    if x.__class__ is Tensor:
+        a = x._np
+        return a if a is not None else arr(x)
     if hasattr(x, "_shape"):
         return arr(x)
+    if dt.kind in "fc" and x.__class__ in (float, int, bool):
+        return x  # NumPy treats Python scalars as weak, like PyTorch
     return np.asarray(x).astype(dt)
 
 
@@ -54,14 +60,14 @@ def _inplace(name):
 def _binary(ufunc, name, inplace=True):
     def out_of_place(m, a, b, *rest):
         dt = _cdt(m.dtype)
-        with np.errstate(all="ignore"):
+        with quiet():
             return wrap(ufunc(_o(a, dt), _o(b, dt), dtype=dt), m.dtype)
     KERNELS[name] = out_of_place
     if inplace:
         def in_place(m, a, b, *rest):
             x = arr(a)
             dt = _cdt(m.dtype)
-            with np.errstate(all="ignore"):
+            with quiet():
                 if x.dtype == dt:
                     ufunc(x, _o(b, dt), out=x, dtype=dt)
                 else:
@@ -132,7 +138,7 @@ def _div_values(m, a, b, rounding_mode):
 
 @kernel("div")
 def div(m, a, b, rounding_mode=None):
-    with np.errstate(all="ignore"):
+    with quiet():
         return wrap(_div_values(m, a, b, rounding_mode), m.dtype)
 
 
@@ -151,7 +157,7 @@ def _int_checked(ufunc, name):
         x, y = _o(a, dt), _o(b, dt)
         if m.dtype._kind < 2:
             _int_zero_check(y)
-        with np.errstate(all="ignore"):
+        with quiet():
             return wrap(ufunc(x, y, dtype=dt), m.dtype)
 
 
@@ -177,7 +183,7 @@ def pow_(m, a, b):
         x, e = _o(a, dt), _o(b, dt)
         return wrap(np.logical_or(x, np.logical_not(e)), m.dtype)
     x, e = _o(a, dt), _o(b, dt)
-    with np.errstate(all="ignore"):
+    with quiet():
         if m.dtype._kind == 1:
             return wrap(_int_pow(x, e, dt), m.dtype)
         return wrap(np.power(x, e, dtype=dt), m.dtype)
@@ -278,7 +284,7 @@ def addcmul(m, s, t1, t2, value=1):
 @kernel("addcdiv")
 def addcdiv(m, s, t1, t2, value=1):
     dt = _cdt(m.dtype)
-    with np.errstate(all="ignore"):
+    with quiet():
         p = np.true_divide(_o(t1, dt), _o(t2, dt), dtype=dt)
         if value != 1:
             p = np.multiply(p, np.asarray(value).astype(dt), dtype=dt)
@@ -300,7 +306,7 @@ def _clamp(m, a, lo=None, hi=None):
     dt = _cdt(m.dtype)
     x = _o(a, dt)
     # np.clip is min(max(x, lo), hi) like PyTorch (hi wins when lo > hi; NaN propagates)
-    with np.errstate(all="ignore"):
+    with quiet():
         r = np.clip(x, None if lo is None else _o(lo, dt), None if hi is None else _o(hi, dt), dtype=dt)
     return wrap(r, m.dtype)
 
@@ -323,7 +329,7 @@ _HALF = (D.float16, D.bfloat16)
 def _unary(name, fn, inplace=True):
     def k(m, a, *rest):
         # half-precision math runs in float32 and rounds once, as PyTorch's CPU kernels do
-        with np.errstate(all="ignore"):
+        with quiet():
             r = fn(arr(a), _F32 if m.dtype in _HALF else TO_NP[m.dtype], *rest)
         return wrap(r, m.dtype)
     KERNELS[name] = k

@@ -4,7 +4,7 @@ import numpy as np
 from mindtorch import _dtype as D
 from mindtorch._random import generator_state
 from mindtorch.ops.random import random_bounds
-from ..convert import arr, wrap, TO_NP
+from ..convert import arr, wrap, TO_NP, quiet
 
 KERNELS = {}
 
@@ -124,7 +124,7 @@ def multinomial(m, self, num_samples, replacement=False, generator=None):
         out = np.minimum(out, rows.shape[1] - 1)
     else:
         # exponential race: the k smallest Exp(1)/p keys are a draw without replacement
-        with np.errstate(divide="ignore"):
+        with quiet():
             keys = rng.standard_exponential(rows.shape) / rows
         out = np.argsort(keys, axis=1, kind="stable")[:, :num_samples]
     return wrap(out.reshape(m.shape).astype(np.int64), D.int64)
