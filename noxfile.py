@@ -43,9 +43,13 @@ def _install(session, *dists):
 
 @nox.session
 def cpu(session):
-    """The CPU backend: kernels, autograd and nn on the CPU."""
+    """The CPU backend: kernels, autograd and nn on the CPU.
+
+    meta comes too: device-mismatch tests pair cpu tensors with meta ones. Loading cpu
+    alone is covered by the plugins session (MINDTORCH_BACKENDS=cpu).
+    """
     _present(session, "tests/cpu", "tests/autograd", "tests/nn")
-    _install(session, CORE, CPU)
+    _install(session, CORE, CPU, META)
     session.install("pytest")
     _pytest(session, "tests/cpu", "tests/autograd", "tests/nn")
 
