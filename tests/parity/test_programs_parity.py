@@ -893,6 +893,66 @@ def functional_misc(lib):
     return outs, x.grad
 
 
+@program(rtol=1e-5, atol=1e-5)
+def reduction_edge_cases(lib):
+    x = t(lib, B234)
+    i = lib.tensor([[3, 1, 2], [0, 5, 5]])
+    one = lib.tensor([2.0])
+    return (x.sum((0, 2)), x.sum(-1, keepdim=True).shape, x.mean((-1, -2)), x.amax((0, 1)), x.std(), x.var(1, correction=2),
+            one.std(), one.var(correction=0), x.prod(), i.prod(1), i.max(1), i.min(0), i.argmin(), i.amax(), i.sum(0, keepdim=True),
+            x.max(-1).indices, x.logsumexp((0, 1)), lib.logsumexp(lib.full((2,), float("-inf")), 0), x.norm(p=1),
+            x.norm(dim=(1, 2)), x.cumsum(-1).stride(), x.transpose(0, 2).sum(0), x.transpose(1, 2).cumsum(1),
+            lib.all(lib.tensor([1, 0])), lib.any(lib.tensor([0.0, 0.5])), lib.count_nonzero(i, dim=0),
+            lib.tensor(5.0).sum(0), lib.tensor(5.0).max(0).values, lib.tensor(5).mean(dtype=lib.float32) if False
+            else lib.tensor(5.0).mean(), x.var(dim=None), x.std_mean(1) if hasattr(x, "std_mean") else
+            lib.std_mean(x, 1))
+
+
+@program(rtol=1e-5, atol=1e-5)
+def reduction_grads(lib):
+    x = t(lib, A34, requires_grad=True)
+    parts = [x.sum(1, keepdim=True).exp().sum(), x.mean(0).pow(2).sum(), x.prod(1).sum(), x.std(1).sum(),
+             x.var(0, correction=0).sum(), x.norm(dim=1).sum(), x.logsumexp(0).sum(), x.amax(1).sum(),
+             x.max(0).values.sum(), x.cumsum(1).pow(2).sum(), x.cumprod(0).sum(), x.softmax(1)[:, 0].sum(),
+             x.log_softmax(0)[1].sum(), lib.linalg.vector_norm(x, ord=3), x.min()]
+    sum(parts).backward()
+    z = lib.tensor([[1.0, 0.0, 2.0]], requires_grad=True)
+    z.prod().backward()
+    return sum(parts).detach(), x.grad, z.grad
+
+
+@program(rtol=1e-5, atol=1e-5)
+def linalg_grads_and_broadcast(lib):
+    a = t(lib, B2134, requires_grad=True)
+    b = t(lib, C542, requires_grad=True)
+    v = lib.tensor([1.0, -1.0, 0.5, 2.0], requires_grad=True)
+    y = (a @ b).sum() + (v @ b).pow(2).sum() + (b.mT @ v).sum() + lib.einsum("abij,cjk->abck", a, b).mean()
+    y = y + lib.outer(v, v).sum() + lib.dot(v, v) + lib.mv(b[0].t(), v).sum()
+    y.backward()
+    return y.detach(), a.grad, b.grad, v.grad, (a @ b).stride(), (a.transpose(-1, -2).mT @ b).shape
+
+
+@program()
+def integer_matmul_and_einsum(lib):
+    a = lib.arange(6).reshape(2, 3)
+    b = lib.arange(12).reshape(3, 4)
+    return (a @ b, lib.mm(a, b), lib.einsum("ij,jk", a, b), lib.einsum("ij->j", a), lib.einsum("ij->", a),
+            lib.einsum("...j,jk->...k", a, b), lib.einsum("bij->bji", a.unsqueeze(0)), (a @ a.t()).dtype,
+            lib.tensor([1, 2], dtype=lib.int32) @ lib.tensor([3, 4], dtype=lib.int32), catch(lambda: a @ b.float()),
+            lib.einsum("i,i->", lib.ones(3), lib.ones(3)), lib.zeros(0, 3) @ lib.ones(3, 2), lib.ones(2, 0) @ lib.ones(0, 3))
+
+
+@program(rtol=1e-2, atol=1e-2)
+def zero_dim_low_precision_and_meta(lib):
+    b = lib.tensor(5.0, dtype=lib.bfloat16)
+    h = lib.tensor(300.0, dtype=lib.float16)
+    m = lib.tensor(3.0).to("meta")
+    mb = lib.ones(2, 3).to("meta") @ lib.ones(3, 4, device="meta")
+    return (b.shape, b, b.item(), h.shape, lib.tensor([300.0, 400.0], dtype=lib.float16).norm(),
+            lib.tensor([3.0, 4.0], dtype=lib.bfloat16).norm(), m.shape, m.dtype, mb.shape, lib.tensor(
+            [0.25, -0.5, 0.0]).bool(), lib.tensor([0.5, 0.0], dtype=lib.float16).bool())
+
+
 # ----------------------------------------------------------------------------- error programs
 
 def _modified_saved(lib):
@@ -908,6 +968,11 @@ def _modified_saved_view(lib):
     z = y * y
     y[0].zero_()
     z.sum().backward()
+
+
+def _overlap(lib):
+    y = lib.arange(4.0)
+    y[1:].mul_(y[:3])
 
 
 ERRORS = {
@@ -949,6 +1014,8 @@ ERRORS = {
     "arange_bad_step": lambda lib: lib.arange(0, 5, 0),
     "modified_saved_result": lambda lib: _modified_saved(lib),
     "modified_saved_input_view": lambda lib: _modified_saved_view(lib),
+    "inplace_partial_overlap": _overlap,
+    "inplace_on_expanded": lambda lib: lib.zeros(3, 1).expand(3, 4).mul_(2),
     "bool_sub": lambda lib: lib.tensor([True]) - lib.tensor([False]),
 }
 

@@ -226,6 +226,7 @@ def vector_norm(m, a, ord=2, dim=None, keepdim=False, dtype=None):
     x = arr(a)
     if dtype is not None:
         x = x.astype(TO_NP[dtype], copy=False)
+    x = x.astype(_wide(x.dtype), copy=False)  # 16-bit floats accumulate in float32
     ax = axes(dim, x.ndim)
     ax_all = ax if ax is not None else None
     ab = np.abs(x)
