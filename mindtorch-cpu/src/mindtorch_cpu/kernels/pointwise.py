@@ -7,10 +7,17 @@ from mindtorch import _dtype as D
 from mindtorch._tensor import Tensor
 from ..convert import arr, wrap, TO_NP, quiet
 
-try:  # fast vectorised error functions when SciPy is present
-    from scipy import special as _sp
-except ImportError:  # pragma: no cover - optional
-    _sp = None
+_SPECIAL = []  # scipy.special, imported on first use (it costs ~0.2 s at import)
+
+
+def _scipy_special():
+    if not _SPECIAL:
+        try:
+            from scipy import special
+        except ImportError:  # optional: fall back to math per element
+            special = None
+        _SPECIAL.append(special)
+    return _SPECIAL[0]
 
 KERNELS = {}
 _F32 = np.dtype(np.float32)
@@ -342,18 +349,21 @@ def _uf(ufunc):
 
 
 def _erf(x, dt):
+    _sp = _scipy_special()
     if _sp is not None:
         return _sp.erf(x.astype(dt, copy=False))
     return np.vectorize(math.erf, otypes=[dt])(x)
 
 
 def _erfc(x, dt):
+    _sp = _scipy_special()
     if _sp is not None:
         return _sp.erfc(x.astype(dt, copy=False))
     return np.vectorize(math.erfc, otypes=[dt])(x)
 
 
 def _erfinv(x, dt):
+    _sp = _scipy_special()
     if _sp is not None:
         return _sp.erfinv(x.astype(dt, copy=False))
     y = np.asarray(x, np.float64)
