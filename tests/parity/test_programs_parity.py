@@ -1016,6 +1016,7 @@ ERRORS = {
     "modified_saved_input_view": lambda lib: _modified_saved_view(lib),
     "inplace_partial_overlap": _overlap,
     "inplace_on_expanded": lambda lib: lib.zeros(3, 1).expand(3, 4).mul_(2),
+    "nested_list_index_is_tuple": lambda lib: lib.arange(5)[[[0, 1], [1, 0]]],
     "bool_sub": lambda lib: lib.tensor([True]) - lib.tensor([False]),
 }
 
