@@ -21,7 +21,7 @@ from . import ops as _ops_pkg  # noqa: E402
 from .ops import codegen as _codegen  # noqa: E402
 
 _ops_pkg.load_table()
-_codegen.install(globals(), Tensor)
+_lazy_functions = _codegen.install(globals(), Tensor)
 ops = _ops_pkg.OpNamespace()
 
 from ._creation import tensor, as_tensor, from_numpy  # noqa: E402,F401
@@ -43,6 +43,9 @@ _LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends
 
 
 def __getattr__(name):
+    fn = _lazy_functions.get(name)
+    if fn is not None:
+        return fn
     if name in _LAZY:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
@@ -52,6 +55,10 @@ def __getattr__(name):
     if name == "default_generator":
         return _default_generator("cpu")
     raise AttributeError(f"module 'mindtorch' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_lazy_functions.names()) | _LAZY)
 
 
 def backends_installed():

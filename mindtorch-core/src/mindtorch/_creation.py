@@ -25,7 +25,8 @@ def numpy_dtype(d):
 
 
 def float_to_bf16_bits(a):
-    a = np.ascontiguousarray(a, dtype=np.float32)
+    a = np.asarray(a, dtype=np.float32)
+    a = np.ascontiguousarray(a).reshape(a.shape)
     bits = a.view(np.uint32)
     rounded = bits + (0x7FFF + ((bits >> 16) & 1))
     out = (rounded >> 16).astype(np.uint16)

@@ -38,6 +38,11 @@ def _as_index_tensor(x, device):
 
 
 def _normalize(self, index):
+    # NumPy's legacy rule, kept by PyTorch: a short list holding sequences, slices, None or
+    # Ellipsis is read as a tuple of indices
+    if isinstance(index, list) and len(index) < 32 and any(
+            isinstance(i, (list, tuple, slice, Tensor)) or i is None or i is Ellipsis for i in index):
+        index = tuple(index)
     if not isinstance(index, tuple):
         index = (index,)
     items = []

@@ -9,6 +9,7 @@ from ._errors import missing_kernel_error, no_backend_error
 from ._storage import VersionCounter
 from . import _dtype as D
 from ._device import device as _device_cls, _default as _default_device
+from ._shape import is_contiguous as _is_contig, numel as _numel
 
 _CPU = _device_cls("cpu")
 
@@ -138,8 +139,37 @@ def bump_version(t):
     v.value += 1
 
 
+# in-place ops PyTorch lets write through overlapping (expanded) memory
+_OVERLAP_OK = ("fill_", "zero_", "masked_fill_", "index_fill_")
+
+
+def _check_overlap(op, self, args):
+    """PyTorch's memory-overlap checks for writes: no element of self may alias another
+    (expanded dims), and a dense input may not partially overlap a dense self."""
+    if op.name in _OVERLAP_OK:
+        return
+    for size, st in zip(self._shape, self._stride):
+        if st == 0 and size > 1:
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                               "single memory location. Please clone() the tensor before performing the operation.")
+    storage = self._storage
+    for o in args[1:]:
+        if o.__class__ is Tensor and o is not self and o._storage is storage:
+            if o._offset == self._offset and o._stride == self._stride and o._shape == self._shape:
+                continue  # the very same elements: allowed (x.add_(x))
+            if not (_is_contig(self._shape, self._stride) and _is_contig(o._shape, o._stride)):
+                continue  # PyTorch does not try to prove overlap for strided layouts
+            lo1, hi1 = self._offset, self._offset + _numel(self._shape)
+            lo2, hi2 = o._offset, o._offset + _numel(o._shape)
+            if lo1 < hi2 and lo2 < hi1:
+                raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
+                                   "tensor refer to a single memory location. Please clone() the tensor before "
+                                   "performing the operation.")
+
+
 def _call_inplace(op, kernel, args, needs):
     self = args[0]
+    _check_overlap(op, self, args)
     if needs or self._requires_grad:
         _autograd_graph().check_inplace(self, needs)
     meta = op.meta(*args) if op.meta is not None else None
@@ -178,6 +208,7 @@ def _inplace_fallback(op, args):
     if base is None:
         raise _missing(op, args[0].device)
     self = args[0]
+    _check_overlap(op, self, args)
     meta = op.meta(*args) if op.meta is not None else None
     if meta is not None:
         _check_inplace_meta(op, self, meta)

@@ -9,7 +9,7 @@ class CPUCopy:
     def to_host(self, t):
         a = arr(t)
         if t.dtype is D.bfloat16:
-            a = np.ascontiguousarray(a).view(np.uint16)
+            a = np.ascontiguousarray(a).reshape(a.shape).view(np.uint16)
         return a
 
     def from_host(self, array, dtype, device):

@@ -339,22 +339,51 @@ def _make_unary_operator(dunder, op):
     return fn
 
 
+class _LazyMethod:
+    """A Tensor method compiled on first use (keeps `import mindtorch` fast)."""
+
+    def __init__(self, name, ops, owner):
+        self.name, self.ops, self.owner = name, ops, owner
+
+    def __get__(self, obj, cls=None):
+        fn = make_callable(self.ops, True)
+        setattr(self.owner, self.name, fn)
+        return fn if obj is None else fn.__get__(obj, cls)
+
+
+class LazyFunctions:
+    """Module-level functions compiled on first access (through the package's __getattr__)."""
+
+    def __init__(self, namespace):
+        self.namespace = namespace
+        self.pending = {}
+
+    def get(self, name):
+        ops = self.pending.pop(name, None)
+        if ops is None:
+            return None
+        fn = self.namespace[name] = make_callable(ops, False)
+        return fn
+
+    def names(self):
+        return list(self.pending)
+
+
 def install(namespace, tensor_cls):
-    """Attach generated functions to `namespace` (a dict) and methods to Tensor."""
-    by_variant = {}
+    """Attach functions to `namespace` (a dict) and methods to Tensor, compiled lazily."""
+    lazy = LazyFunctions(namespace)
     for name, ops in BY_NAME.items():
         fops = [o for o in ops if "function" in o.variants]
         mops = [o for o in ops if "method" in o.variants]
-        if fops:
-            namespace[name] = make_callable(fops, False)
+        if fops and name not in namespace:
+            lazy.pending[name] = fops
         if mops and not hasattr(_HANDWRITTEN, name):
-            setattr(tensor_cls, name, make_callable(mops, True))
-        by_variant[name] = (fops, mops)
+            setattr(tensor_cls, name, _LazyMethod(name, mops, tensor_cls))
     for dunder, (opname, swapped) in BINARY_OPERATORS.items():
         if opname.endswith("_"):
             ops = [o for o in BY_NAME.get(opname, ()) if "method" in o.variants]
             if ops:
-                setattr(tensor_cls, dunder, getattr(tensor_cls, opname))
+                setattr(tensor_cls, dunder, _LazyMethod(dunder, ops, tensor_cls))
             continue
         fn = _make_binary_operator(dunder, opname, swapped)
         if fn is not None:
@@ -362,7 +391,7 @@ def install(namespace, tensor_cls):
     for dunder, opname in UNARY_OPERATORS.items():
         if opname in BY_NAME:
             setattr(tensor_cls, dunder, _make_unary_operator(dunder, BY_NAME[opname][0]))
-    return by_variant
+    return lazy
 
 
 class _HANDWRITTEN:

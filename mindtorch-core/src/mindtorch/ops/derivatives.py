@@ -37,11 +37,16 @@ def compile_derivative(op, formulas, env=None):
     # A tensor read only through shape_of(x) is saved as its shape, so the graph keeps no
     # tensor alive for it (and backward can run twice, as PyTorch's SumBackward does).
     shape_only = set()
+    read = set()
+    for e in exprs:
+        read |= set(compile(e, "<derivative>", "eval").co_names)
     for i, n in enumerate(names):
+        if n not in read or "shape_of(" not in "".join(exprs) or not op.params[i].is_tensor:
+            continue
         uses = sum(len(re.findall(rf"\b{n}\b", e)) for e in exprs)
-        via_shape = sum(len(re.findall(rf"\bshape_of\({n}\)", e)) for e in exprs)
-        if uses and uses == via_shape and op.params[i].is_tensor:
-            exprs = [re.sub(rf"\bshape_of\({n}\)", n, e) for e in exprs]
+        via_shape = sum(e.count(f"shape_of({n})") for e in exprs)
+        if uses == via_shape:
+            exprs = [e.replace(f"shape_of({n})", n) for e in exprs]
             shape_only.add(i)
     used = set()
     for e in exprs:

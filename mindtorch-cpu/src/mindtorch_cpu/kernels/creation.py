@@ -79,12 +79,14 @@ def to_copy(m, a, dtype=None, device=None, non_blocking=False):
     if device is not None and device.type != "cpu":
         from mindtorch.plugins.registry import backend_for
         from mindtorch._creation import to_host_array
-        host = to_host_array(np.ascontiguousarray(arr(a)), a.dtype)
+        host = to_host_array(np.ascontiguousarray(arr(a)).reshape(a._shape), a.dtype)
         if m.dtype is not a.dtype:
             host = to_host_array(np.asarray(arr(a)).astype(TO_NP[m.dtype]), m.dtype)
         return backend_for(device.type).from_host(host, m.dtype, device)
     x = arr(a)
-    if m.dtype._kind < 2 and a.dtype._kind >= 2:
+    if a.dtype.is_complex and not m.dtype.is_complex and m.dtype._kind:
+        x = x.real  # as PyTorch: the imaginary part is discarded
+    if m.dtype._kind == 1 and a.dtype._kind >= 2:  # float -> int truncates; -> bool tests nonzero
         with quiet():
             return wrap(np.trunc(x).astype(TO_NP[m.dtype]), m.dtype)
     return wrap(x.astype(TO_NP[m.dtype], order="K", copy=True), m.dtype)
