@@ -9,6 +9,9 @@ import numbers
 
 from ._tensor import Tensor
 from . import _dtype as D
+from ._grad_mode import state as _grad_state
+from .dispatch import call as _dispatch_call, make_view as _make_view
+from .ops.registry import OPS as _OPS
 
 
 def _mt():
@@ -147,13 +150,27 @@ def _adv_indices(v, adv):
     return idx
 
 
+def _view_fast(self, op, args):
+    """x[i] / x[a:b] without autograd: the view directly (the common case in loops)."""
+    if self._requires_grad and _grad_state.enabled:
+        return _dispatch_call(op, args)
+    return _make_view(self, *op.view_fn(*args))
+
+
 def getitem(self, index):
-    mt = _mt()
     if index.__class__ is int and self._shape:
         size = self._shape[0]
         if index < -size or index >= size:
             raise IndexError(f"index {index} is out of bounds for dimension 0 with size {size}")
-        return self.select(0, index)
+        return _view_fast(self, _OPS["select.int"], (self, 0, index))
+    if index.__class__ is slice and self._shape and (index.step is None or index.step.__class__ is int):
+        start, stop = index.start, index.stop
+        if (start is None or start.__class__ is int) and (stop is None or stop.__class__ is int):
+            step = 1 if index.step is None else index.step
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            return _view_fast(self, _OPS["slice.Tensor"], (self, 0, start, stop, step))
+    mt = _mt()
     if not self._shape and (_is_int(index) or isinstance(index, slice)):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
                          "C++ to convert a 0-dim tensor to a number")

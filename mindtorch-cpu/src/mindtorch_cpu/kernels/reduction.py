@@ -1,6 +1,7 @@
 """Reduction kernels: NumPy reductions run directly on the zero-copy views."""
 import numpy as np
 
+from mindtorch import _dtype as _D
 from ..convert import arr, wrap, TO_NP, quiet
 
 KERNELS = {}
@@ -32,25 +33,34 @@ def _acc(x):
 
 def _out(res, m):
     # NumPy keeps the input's memory order; results are new C-contiguous tensors
-    r = np.asarray(res, dtype=TO_NP[m.dtype]).reshape(m.shape)
-    if not r.flags.c_contiguous:
-        r = np.ascontiguousarray(r)
-    return wrap(r, m.dtype)
+    want = TO_NP[m.dtype]
+    if res.__class__ is not np.ndarray or res.dtype is not want:
+        res = np.asarray(res, dtype=want)
+    if res.shape != m.shape:
+        res = res.reshape(m.shape)
+    if not res.flags.c_contiguous:
+        res = np.ascontiguousarray(res)
+    return wrap(res, m.dtype)
+
+
+_HALF = frozenset((np.dtype(np.float16), TO_NP[_D.bfloat16]))
 
 
 @kernel("sum")
 def sum_(m, a, dim=None, keepdim=False, dtype=None):
     x = arr(a)
     nd = TO_NP[m.dtype]
-    acc = np.float32 if nd.name in ("float16", "bfloat16") else nd
-    return _out(np.sum(x, axis=axes(dim, x.ndim), keepdims=keepdim, dtype=acc), m)
+    acc = np.float32 if nd in _HALF else nd
+    if x.dtype.kind == "b" and acc.kind != "b":
+        x = x.view(np.uint8)  # add.reduce over bools is logical or
+    return _out(np.add.reduce(x, axis=axes(dim, x.ndim), dtype=acc, keepdims=keepdim), m)
 
 
 @kernel("mean")
 def mean(m, a, dim=None, keepdim=False, dtype=None):
     x = arr(a)
     nd = TO_NP[m.dtype]
-    acc = np.float32 if nd.name in ("float16", "bfloat16") else nd
+    acc = np.float32 if nd in _HALF else nd
     with quiet():
         r = np.mean(x, axis=axes(dim, x.ndim), keepdims=keepdim, dtype=acc)
     return _out(r, m)
@@ -60,7 +70,7 @@ def mean(m, a, dim=None, keepdim=False, dtype=None):
 def prod(m, a, dim=None, keepdim=False, dtype=None):
     x = arr(a)
     nd = TO_NP[m.dtype]
-    acc = np.float32 if nd.name in ("float16", "bfloat16") else nd
+    acc = np.float32 if nd in _HALF else nd
     if dim is None:
         return _out(np.prod(x, dtype=acc), m)
     return _out(np.prod(x, axis=dim % x.ndim if x.ndim else None, keepdims=keepdim and x.ndim > 0, dtype=acc), m)
