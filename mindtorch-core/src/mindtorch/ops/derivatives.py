@@ -11,19 +11,35 @@ from . import grad_helpers
 
 
 class Derivative:
-    __slots__ = ("fn", "saves", "saves_result", "inputs", "formulas", "uses_self", "shape_only")
+    """An op's compiled derivative. Built on first use, so importing the table stays cheap."""
 
-    def __init__(self, fn, saves, saves_result, inputs, formulas, uses_self, shape_only=frozenset()):
-        self.shape_only = shape_only      # parameter indices saved as their shape only
-        self.fn = fn
-        self.saves = saves                # parameter indices to save
-        self.saves_result = saves_result  # whether `result` is read
-        self.inputs = inputs              # parameter indices that get gradients
-        self.formulas = formulas
-        self.uses_self = uses_self
+    __slots__ = ("fn", "saves", "saves_result", "inputs", "formulas", "uses_self", "shape_only", "_pending")
+
+    def __init__(self, op, formulas, env):
+        self.formulas = dict(formulas)
+        self._pending = (op, env)
+
+    def __getattr__(self, name):
+        # only reached for fields not built yet
+        pending = object.__getattribute__(self, "_pending")
+        if pending is None:
+            raise AttributeError(name)
+        self._pending = None
+        _build(self, *pending)
+        return object.__getattribute__(self, name)
 
 
 def compile_derivative(op, formulas, env=None):
+    names = [p.name for p in op.params]
+    for pname in formulas:
+        for part in pname.split(","):
+            if part.strip() not in names:
+                raise ValueError(f"{op.name}: derivative for unknown parameter {part.strip()!r}")
+    return Derivative(op, formulas, env)
+
+
+def _build(d, op, env):
+    formulas = d.formulas
     names = [p.name for p in op.params]
     inputs, exprs = [], []
     for pname, expr in formulas.items():
@@ -76,6 +92,9 @@ def compile_derivative(op, formulas, env=None):
                 env.setdefault(k, v)
     exec(compile(src, f"<derivative of {op.qualname}>", "exec"), env)
     flat_inputs = tuple(i for idxs in inputs for i in idxs)
-    fn = env.pop("_backward")
-    return Derivative(fn, saves, saves_result, flat_inputs, dict(formulas),
-                      "self" in used and 0 not in shape_only, frozenset(shape_only))
+    d.fn = env.pop("_backward")
+    d.saves = saves                      # parameter indices to save
+    d.saves_result = saves_result        # whether `result` is read
+    d.inputs = flat_inputs               # parameter indices that get gradients
+    d.uses_self = "self" in used and 0 not in shape_only
+    d.shape_only = frozenset(shape_only)  # parameter indices saved as their shape only
