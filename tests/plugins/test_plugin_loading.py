@@ -144,8 +144,11 @@ def test_info_command_lists_backends_and_skipped(run_python):
     r = run_python(None, plugins=["toy", "broken"], args=["-m", "mindtorch"])
     assert r.returncode == 0, r
     out = r.stdout
-    for word in ("mindtorch-core", "mindtorch-cpu", "mindtorch-toy", "toy", "mindtorch-broken-plugin"):
+    for word in ("mindtorch-core", "mindtorch-cpu", "mindtorch-toy", "toy", "mindtorch-broken-plugin",
+                 "libbrokendevice"):
         assert word in out, out
+    toy = out[out.index("from mindtorch-toy"):]
+    assert "devices: 2" in toy and "op coverage:" in toy, out
 
 
 def test_info_command_without_backends(run_python):
