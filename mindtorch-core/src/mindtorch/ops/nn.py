@@ -304,13 +304,16 @@ def _batch_norm_meta(input, weight, bias, running_mean, running_var, training, m
     return TensorMeta(input._shape, input.dtype), TensorMeta((c,), sd), TensorMeta((c,), sd)
 
 
+# The backward recomputes the batch statistics from the input instead of reading result[1:], because
+# reading `result` saves every output, and PyTorch allows in-place ops on the output (BatchNorm2d
+# followed by ReLU(inplace=True)).
 defop("_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
       "bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", meta=_batch_norm_meta,
       method=False, function=False, family=F, nondiff=("running_mean", "running_var"),
       grad={"input, weight, bias": "torch.ops._batch_norm_backward(grads[0], input, weight, running_mean, "
-                                   "running_var, result[1], result[2], training, eps)"})
+                                   "running_var, None, None, training, eps)"})
 defop("_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, "
-      "Tensor? running_var, Tensor save_mean, Tensor save_invstd, bool training, float eps) -> "
+      "Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool training, float eps) -> "
       "(Tensor, Tensor, Tensor)",
       meta=lambda g, x, *a: (TensorMeta(x._shape, g.dtype), TensorMeta((x._shape[1],), g.dtype),
                              TensorMeta((x._shape[1],), g.dtype)),

@@ -396,7 +396,15 @@ def batch_norm_backward(m, g, x, w, rm, rv, save_mean, save_invstd, training, ep
     ga, a = _f(g), _f(x)
     nd = a.ndim
     axes = (0,) + tuple(range(2, nd))
-    mean, invstd = arr(save_mean), arr(save_invstd)
+    if save_mean is not None and save_invstd is not None:
+        mean, invstd = arr(save_mean), arr(save_invstd)
+    elif training or rm is None or rv is None:
+        mean = a.mean(axes)
+        xc = a - _chan(mean, nd)
+        invstd = 1.0 / np.sqrt(np.mean(xc * xc, axes) + eps)
+    else:
+        mean = arr(rm).astype(a.dtype)
+        invstd = 1.0 / np.sqrt(arr(rv).astype(a.dtype) + eps)
     xhat = (a - _chan(mean, nd)) * _chan(invstd, nd)
     wv = _chan(_f(w), nd) if w is not None else 1.0
     gb = ga.sum(axes)
