@@ -14,7 +14,7 @@ _NP_NAMES["bool"] = D.bool_
 def dtype_from_numpy(npdt):
     d = _NP_NAMES.get(np.dtype(npdt).name)
     if d is None:
-        raise TypeError(f"can't convert np.ndarray of type {np.dtype(npdt)}. The only supported types are: "
+        raise TypeError(f"can't convert np.ndarray of type numpy.{np.dtype(npdt).type.__name__}. The only supported types are: "
                         "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
     return d
 

@@ -18,10 +18,12 @@ class device:
             raise RuntimeError("mindtorch.device(int) needs an accelerator type; write device('npu', 0)")
         if not isinstance(type_or_str, str):
             raise TypeError(f"device() received an invalid combination of arguments - got ({type(type_or_str).__name__})")
+        if not type_or_str:
+            raise RuntimeError("Device string must not be empty")
         kind, idx = type_or_str, index
         if ":" in type_or_str:
             if index is not None:
-                raise ValueError("type (string) must not include an index because index was passed explicitly: " + type_or_str)
+                raise RuntimeError("type (string) must not include an index because index was passed explicitly: " + type_or_str)
             kind, _, num = type_or_str.partition(":")
             if not num.isdigit():
                 raise RuntimeError(f"Invalid device string: '{type_or_str}'")

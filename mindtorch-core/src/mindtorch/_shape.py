@@ -156,3 +156,31 @@ def view_strides(old_shape, old_stride, new_shape):
     if view_d != -1:
         return None
     return tuple(new_stride)
+
+
+def broadcast_shapes_public(*shapes):
+    """torch.broadcast_shapes(*shapes): shapes are ints or sequences of ints; returns a Size."""
+    def as_shape(s):
+        if isinstance(s, int) and not isinstance(s, bool) or hasattr(s, "__index__") and not hasattr(s, "__len__"):
+            s = (s,)
+        out = []
+        for i, d in enumerate(s):
+            if not (isinstance(d, int) or hasattr(d, "__index__")) or isinstance(d, float):
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(d).__name__}')")
+            out.append(int(d))
+        return tuple(out)
+    shapes = [as_shape(s) for s in shapes]
+    result = [1] * max((len(s) for s in shapes), default=0)
+    for idx, s in enumerate(shapes):
+        for i in range(-1, -len(s) - 1, -1):
+            d = s[i]
+            if d == 1 or d == result[i]:
+                continue
+            if result[i] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {d} at {i}! Mismatching argument "
+                                   f"at index {idx} had {tuple(s)}; but expected shape should be broadcastable "
+                                   f"to {list(result)}")
+            if d < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+            result[i] = d
+    return Size(result)

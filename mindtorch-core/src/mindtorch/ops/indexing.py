@@ -206,7 +206,13 @@ def _stack(tensors, dim=0):
 defop("stack(Tensor[] tensors, int dim=0) -> Tensor", composite=_stack, method=False, family=F)
 
 
+def _nonempty(name, tensors):
+    if len(tensors) == 0:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+
+
 def _hstack(tensors):
+    _nonempty("hstack", tensors)
     ts = [t.reshape((1,)) if not t._shape else t for t in tensors]
     if ts and len(ts[0]._shape) == 1:
         return _ops().cat(ts, 0)
@@ -214,12 +220,27 @@ def _hstack(tensors):
 
 
 def _vstack(tensors):
+    _nonempty("vstack", tensors)
     ts = [t.reshape((1, -1)) if len(t._shape) < 2 else t for t in tensors]
     return _ops().cat(ts, 0)
 
 
+def _dstack(tensors):
+    _nonempty("dstack", tensors)
+    return _ops().cat([_ops().atleast_3d(t) for t in tensors], 2)
+
+
+def _column_stack(tensors):
+    _nonempty("column_stack", tensors)
+    ts = [t.reshape((numel(t._shape), 1)) if len(t._shape) <= 1 else t for t in tensors]
+    return _ops().cat(ts, 1)
+
+
 defop("hstack(Tensor[] tensors) -> Tensor", composite=_hstack, method=False, family=F)
 defop("vstack(Tensor[] tensors) -> Tensor", composite=_vstack, method=False, family=F)
+defop("row_stack(Tensor[] tensors) -> Tensor", composite=_vstack, method=False, family=F)
+defop("dstack(Tensor[] tensors) -> Tensor", composite=_dstack, method=False, family=F)
+defop("column_stack(Tensor[] tensors) -> Tensor", composite=_column_stack, method=False, family=F)
 
 # --- gather / scatter ---------------------------------------------------------
 

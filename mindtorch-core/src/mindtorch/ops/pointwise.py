@@ -333,8 +333,28 @@ def softplus_value(x):
     return torch.where(x > 20, x, torch.log1p(torch.exp(x)))
 
 
+def remainder_other_grad(grad, self, other):
+    if not hasattr(self, "_shape"):  # remainder.Scalar_Tensor (2 % t) has no derivative in PyTorch
+        raise RuntimeError("derivative for aten::remainder is not implemented")
+    return -grad * torch.div(self, other, rounding_mode='floor')
+
+
 def lerp_weight_grad(grad, self, end, weight):
     return grad * (end - self)
+
+
+def _scalar_first(name, other="other"):
+    """PyTorch's `name.Scalar_Tensor(Scalar self, Tensor other)` overload (torch.remainder(2, t)): the
+    Tensor-Tensor op's kernels already take a Python number first (the reflected operators use them)."""
+    from .registry import BY_NAME
+    base = BY_NAME[name][0]
+
+    def fn(self, other_):
+        from .. import dispatch
+        return dispatch.call(base, (self, other_))
+    overload = "Scalar" if name == "float_power" else "Scalar_Tensor"
+    defop(f"{name}(Scalar self, Tensor {other}) -> Tensor", overload=overload, composite=fn, method=False,
+          meta=base.meta, family=F)
 
 
 # --- binary arithmetic -------------------------------------------------------
@@ -355,7 +375,7 @@ defop("floor_divide(Tensor self, Tensor other) -> Tensor", meta=_no_bool("div_fl
       numbers_as_tensors=True, family=F, grad={"self": "not_implemented('floor_divide')"})
 defop("remainder(Tensor self, Tensor other) -> Tensor", meta=_no_bool("remainder_cpu"), inplace=True, out=True,
       numbers_as_tensors=True, family=F,
-      grad={"self": "grad", "other": "-grad * torch.div(self, other, rounding_mode='floor')"})
+      grad={"self": "grad", "other": "remainder_other_grad(grad, self, other)"})
 defop("fmod(Tensor self, Tensor other) -> Tensor", meta=_no_bool("fmod_cpu"), inplace=True, out=True,
       numbers_as_tensors=True, family=F,
       grad={"self": "grad", "other": "-grad * torch.div(self, other, rounding_mode='trunc')"})
@@ -377,6 +397,7 @@ defop("float_power(Tensor self, Tensor exponent) -> Tensor", meta=lambda s, e: T
     D.complex128 if D.result_type(s, e)._kind == 3 else D.float64),
     numbers_as_tensors=True, family=F, composite=lambda s, e: torch.pow(
         s.double() if hasattr(s, "_shape") else s, e.double() if hasattr(e, "_shape") else float(e)))
+_scalar_first("float_power", "exponent")
 defop("atan2(Tensor self, Tensor other) -> Tensor", meta=M.binary_float, inplace=True, out=True, family=F,
       grad={"self": "grad * other / (self * self + other * other)",
             "other": "-grad * self / (self * self + other * other)"})
@@ -411,6 +432,10 @@ for _n, _k in (("bitwise_and", "bitwise_and_cpu"), ("bitwise_or", "bitwise_or_cp
     defop(f"{_n}(Tensor self, Tensor other) -> Tensor", meta=_bits(_k, "shift" not in _n), inplace=True, out=True,
           numbers_as_tensors=True, family=F)
 defop("bitwise_not(Tensor self) -> Tensor", meta=_bits("bitwise_not_cpu"), inplace=True, out=True, family=F)
+
+
+for _n in ("remainder", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"):
+    _scalar_first(_n)
 
 # --- ternary ------------------------------------------------------------------------------
 defop("lerp(Tensor self, Tensor end, Tensor weight) -> Tensor", meta=_lerp_meta, inplace=True, out=True,

@@ -95,7 +95,7 @@ def _expand(self, size, implicit=False):
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
                                    f"dimension {i}")
             shape.append(s)
-            stride.append(0)
+            stride.append(None)  # filled below, right to left
             continue
         cur, st = self._shape[i - lead], self._stride[i - lead]
         if s == -1:
@@ -110,6 +110,9 @@ def _expand(self, size, implicit=False):
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
                                f"non-singleton dimension {i}.  Target sizes: {_fmt(size)}.  Tensor sizes: "
                                f"{_fmt(self._shape)}")
+    # PyTorch's geometry for new leading dims: 0 when broadcast, else the stride of a contiguous step outward
+    for i in range(lead - 1, -1, -1):
+        stride[i] = 0 if shape[i] != 1 or i + 1 == len(shape) else shape[i + 1] * stride[i + 1]
     return shape, stride, self._offset
 
 
@@ -404,3 +407,35 @@ for _name in ("movedim", "moveaxis"):
           overload="int", family=F)
     defop(f"{_name}(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", composite=_movedim,
           overload="intlist", family=F)
+
+
+# --- broadcast_tensors, atleast_nd ----------------------------------------------------
+
+
+def _broadcast_tensors(tensors):
+    from .._shape import broadcast_all
+    shape = broadcast_all(*(t._shape for t in tensors))
+    return tuple(t.expand(shape) for t in tensors)
+
+
+defop("broadcast_tensors(Tensor[] tensors) -> Tensor[]", composite=_broadcast_tensors, method=False, family=F)
+
+
+def _atleast(nd):
+    def one(self):
+        n = len(self._shape)
+        if n >= nd:
+            return self
+        if n == 0:
+            return self.reshape((1,) * nd)
+        if nd == 2 or n == 2:  # (k,) -> (1, k) for 2-D; (m, k) -> (m, k, 1) for 3-D
+            return self.unsqueeze(0) if nd == 2 else self.unsqueeze(-1)
+        return self.unsqueeze(0).unsqueeze(-1)  # 3-D from (k,): (1, k, 1)
+    return one
+
+
+for _nd in (1, 2, 3):
+    _one = _atleast(_nd)
+    defop(f"atleast_{_nd}d(Tensor self) -> Tensor", composite=_one, method=False, family=F)
+    defop(f"atleast_{_nd}d(Tensor[] tensors) -> Tensor[]", overload="Sequence",
+          composite=(lambda one: lambda tensors: tuple(one(t) for t in tensors))(_one), method=False, family=F)

@@ -39,9 +39,16 @@ def _o(x, dt):
     """Operand in compute dtype `dt`: tensors as views, Python scalars as 0-d arrays (wrapping like C casts)."""
     if x.__class__ is Tensor:
         a = x._np
-        return a if a is not None else arr(x)
-    if hasattr(x, "_shape"):
-        return arr(x)
+        if a is None:
+            a = arr(x)
+    elif hasattr(x, "_shape"):
+        a = arr(x)
+    else:
+        a = None
+    if a is not None:
+        # a 0-dim tensor of the same category does not promote (uint8 tensor + int8 0-dim -> uint8); NumPy
+        # refuses such casts under same_kind, so convert the (cheap) 0-dim operand like a C cast
+        return a.astype(dt) if a.ndim == 0 and a.dtype != dt else a
     if dt.kind in "fc" and x.__class__ in (float, int, bool):
         return x  # NumPy treats Python scalars as weak, like PyTorch
     return np.asarray(x).astype(dt)
@@ -209,7 +216,14 @@ _binary(np.fmin, "fmin", inplace=False)
 def _compare(ufunc, *names):
     def k(m, a, b):
         if hasattr(a, "_shape") and hasattr(b, "_shape"):
-            return wrap(ufunc(arr(a), arr(b)), D.bool_)
+            x, y = arr(a), arr(b)
+            if x.dtype != y.dtype:  # compare in PyTorch's promoted dtype, not NumPy's (int64 vs float32: float32)
+                dt = TO_NP[D.result_type(a, b)]
+                with quiet():
+                    x, y = x.astype(dt, copy=False), y.astype(dt, copy=False)
+                    if dt != _cdt(D.result_type(a, b)):  # bfloat16: rounded above, compared in float32
+                        x, y = x.astype(_F32), y.astype(_F32)
+            return wrap(ufunc(x, y), D.bool_)
         dt = _cdt(D.result_type(a, b))
         return wrap(ufunc(_o(a, dt), _o(b, dt)), D.bool_)
     for n in names:
@@ -309,24 +323,48 @@ def where(m, c, a, b):
     return wrap(r if r.dtype == dt else r.astype(dt), m.dtype)
 
 
+def _clamp_bounds(lo, hi, dt):
+    # np.clip with a None bound runs through np.maximum/np.minimum, ~3x slower than the fused clip
+    # loop; for floats an infinite bound is exact (NaN still propagates)
+    lo = None if lo is None else _o(lo, dt)
+    hi = None if hi is None else _o(hi, dt)
+    if dt.kind == "f":
+        if lo is None:
+            lo = -math.inf
+        if hi is None:
+            hi = math.inf
+    return lo, hi
+
+
 def _clamp(m, a, lo=None, hi=None):
     dt = _cdt(m.dtype)
     x = _o(a, dt)
+    lo, hi = _clamp_bounds(lo, hi, dt)
     # np.clip is min(max(x, lo), hi) like PyTorch (hi wins when lo > hi; NaN propagates)
     with quiet():
-        r = np.clip(x, None if lo is None else _o(lo, dt), None if hi is None else _o(hi, dt), dtype=dt)
+        r = np.clip(x, lo, hi, dtype=dt)
     return wrap(r, m.dtype)
+
+
+def _clamp_(m, a, lo=None, hi=None):
+    x = arr(a)
+    dt = _cdt(m.dtype)
+    if x.dtype != dt:
+        np.copyto(x, arr(_clamp(m, a, lo, hi)), casting="unsafe")
+        return a
+    lo, hi = _clamp_bounds(lo, hi, dt)
+    with quiet():
+        np.clip(x, lo, hi, out=x, dtype=dt)
+    return a
 
 
 for _c in ("clamp", "clip"):
     KERNELS[_c] = KERNELS[_c + ".Tensor"] = _clamp
-    _inplace(_c)
-    KERNELS[_c + "_.Tensor"] = KERNELS[_c + "_"]
+    KERNELS[_c + "_"] = KERNELS[_c + "_.Tensor"] = _clamp_
 KERNELS["clamp_min"] = KERNELS["clamp_min.Tensor"] = lambda m, a, lo: _clamp(m, a, lo, None)
 KERNELS["clamp_max"] = KERNELS["clamp_max.Tensor"] = lambda m, a, hi: _clamp(m, a, None, hi)
-for _c in ("clamp_min", "clamp_max"):
-    _inplace(_c)
-    KERNELS[_c + "_.Tensor"] = KERNELS[_c + "_"]
+KERNELS["clamp_min_"] = KERNELS["clamp_min_.Tensor"] = lambda m, a, lo: _clamp_(m, a, lo, None)
+KERNELS["clamp_max_"] = KERNELS["clamp_max_.Tensor"] = lambda m, a, hi: _clamp_(m, a, None, hi)
 
 
 # --- unary ------------------------------------------------------------------------------
