@@ -1089,12 +1089,8 @@ def inplace_activation_after_norm_and_pool(lib):
 # ----------------------------------------------------------------------------- runner
 
 # Known bugs outside the nn/optim/utils packages (see the report): strict, so a fix shows up as XPASS.
-KNOWN_BUGS = {
-    "meta_device_context_build": "mindtorch.device is not a context manager (with torch.device('meta'): ...)",
-    "meta_to_empty_then_init": "mindtorch.device is not a context manager (with torch.device('meta'): ...)",
-    "inplace_activation_after_norm_and_pool": "an op whose backward reads result[k] saves (and version-checks) "
-                                              "every output, so in-place ops on output 0 break backward",
-}
+# programs that fail because of a known mindtorch bug; each is an expected failure until fixed
+KNOWN_BUGS = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_BUGS[n], strict=True))

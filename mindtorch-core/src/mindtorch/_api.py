@@ -1,5 +1,7 @@
 """Public functions that are not single ops."""
-__all__ = ["save", "load", "einsum"]
+__all__ = ["save", "load", "einsum", "broadcast_shapes"]
+
+from ._shape import broadcast_shapes_public as broadcast_shapes  # noqa: E402
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True):

@@ -66,6 +66,16 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self):
+        # `with torch.device("meta"):` makes it the default device for factories
+        _context.append(_default[0])
+        _default[0] = self
+        return self
+
+    def __exit__(self, *exc):
+        _default[0] = _context.pop()
+        return False
+
 
 def as_device(d):
     if d is None or type(d) is device:
@@ -76,6 +86,7 @@ def as_device(d):
 
 
 _default = [device("cpu")]
+_context = []
 
 
 def default_device():

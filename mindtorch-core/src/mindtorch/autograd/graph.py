@@ -288,7 +288,8 @@ def gradient_edge(t):
 class _Plan:
     """Per-op facts for record(), computed once."""
 
-    __slots__ = ("diff", "saves", "tensor_saves", "saves_result", "lists", "is_view", "shape_only")
+    __slots__ = ("diff", "saves", "tensor_saves", "saves_result", "lists", "is_view", "shape_only",
+                 "result_indices")
 
     def __init__(self, op):
         nondiff = op.nondiff or ()
@@ -298,6 +299,7 @@ class _Plan:
         self.saves_result = d.saves_result
         tp = set(op.tensor_params)
         self.shape_only = d.shape_only
+        self.result_indices = d.result_indices
         self.tensor_saves = any(i in tp and i not in d.shape_only for i in d.saves)
         self.is_view = op.view_fn is not None
         self.lists = any(op.params[i].type.startswith("Tensor[") or op.params[i].type.startswith("Tensor?[")
@@ -367,7 +369,9 @@ def _save(plan, args, out, node):
     node.saved = saved
     if plan.saves_result:
         if isinstance(out, tuple):
-            node.result = tuple(save_output(o, k, o.dtype._kind >= 2) if isinstance(o, Tensor) else o
+            idx = plan.result_indices
+            node.result = tuple(save_output(o, k, o.dtype._kind >= 2)
+                                if isinstance(o, Tensor) and (idx is None or k in idx) else None
                                 for k, o in enumerate(out))
         else:
             node.result = save_output(out, 0, True)

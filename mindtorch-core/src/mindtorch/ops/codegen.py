@@ -52,7 +52,10 @@ def _check_and_convert(p, n, fname, pos, allow_number, failure):
 
 
 # functions taking their tensors as varargs: meshgrid(a, b) as well as meshgrid([a, b])
-VARARG_TENSOR_LISTS = {"meshgrid", "broadcast_tensors", "block_diag", "cartesian_prod", "atleast_1d"}
+VARARG_TENSOR_LISTS = {"meshgrid", "broadcast_tensors", "block_diag", "cartesian_prod", "atleast_1d", "atleast_2d",
+                       "atleast_3d"}
+# ops PyTorch's argument parser lets take a Python number as the first operand: torch.add(2, t)
+NUMBER_FIRST = {"add", "sub", "mul", "div", "floor_divide", "true_divide"}
 
 
 def _signature_parts(op, method, with_out):
@@ -101,7 +104,7 @@ def _body(op, method, names, varargs, raise_errors):
     failure = (f"raise arg_error('{fname}', '{{n}}', {{pos}}, {{n}}, '{{expected}}')" if raise_errors
                else "return None")
     for i, (p, n) in enumerate(zip(op.params, names)):
-        allow_number = op.numbers_as_tensors and i > 0
+        allow_number = op.numbers_as_tensors and (i > 0 or op.name in NUMBER_FIRST)
         lines += _check_and_convert(p, n, fname, i + 1, allow_number, failure)
     return lines
 

@@ -13,7 +13,8 @@ from . import grad_helpers
 class Derivative:
     """An op's compiled derivative. Built on first use, so importing the table stays cheap."""
 
-    __slots__ = ("fn", "saves", "saves_result", "inputs", "formulas", "uses_self", "shape_only", "_pending")
+    __slots__ = ("fn", "saves", "saves_result", "inputs", "formulas", "uses_self", "shape_only", "_pending",
+                 "result_indices")
 
     def __init__(self, op, formulas, env):
         self.formulas = dict(formulas)
@@ -69,6 +70,14 @@ def _build(d, op, env):
         used |= set(compile(e, "<derivative>", "eval").co_names)
     saves = tuple(i for i, n in enumerate(names) if n in used)
     saves_result = "result" in used
+    # Multi-output ops whose formulas read only result[k] keep only those outputs, so an
+    # in-place op on another output (y = layer_norm(x); y.relu_()) leaves backward valid.
+    result_idx = None
+    if saves_result:
+        refs = [r for e in exprs for r in re.findall(r"\bresult\b(\s*\[\s*\d+\s*\])?", e)]
+        if refs and all(refs):
+            result_idx = frozenset(int(r.strip()[1:-1]) for r in refs)
+    d.result_indices = result_idx
     args = ", ".join(["grads", "needs", "result"] + [names[i] for i in saves])
     lines = [f"def _backward({args}):", "    grad = grads[0]", f"    out = [None] * {len(names)}"]
     for idxs, e in zip(inputs, exprs):

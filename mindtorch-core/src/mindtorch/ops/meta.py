@@ -34,6 +34,8 @@ def same_shape_bool(self, *args, **kw):
 def binary(self, other, *rest):
     """Broadcasting pointwise op in the promoted dtype."""
     oc = other.__class__
+    if not hasattr(self, "_shape"):  # torch.add(2, t)
+        return TensorMeta(shape_of(other), D.result_type(self, other))
     if oc is self.__class__:
         if self.dtype is other.dtype:
             return TensorMeta(broadcast_shapes(self._shape, other._shape), self.dtype)
