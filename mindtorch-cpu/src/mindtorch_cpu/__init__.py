@@ -1,61 +1,27 @@
 """mindtorch-cpu: the CPU device, with NumPy kernels on zero-copy strided views."""
-from mindtorch.plugins import hookimpl, PLUGIN_API_VERSION
+from mindtorch.plugins import Backend
 
 __version__ = "0.1.0"
-DEVICE = "cpu"
 
 
-@hookimpl
-def mindtorch_plugin_api_version():
-    return PLUGIN_API_VERSION
+class CPUBackend(Backend):
+    device_type = "cpu"
 
-
-@hookimpl
-def mindtorch_device_types():
-    return [DEVICE]
-
-
-@hookimpl
-def mindtorch_allocator(device_type):
-    if device_type == DEVICE:
+    def allocator(self):
         from .allocator import ALLOCATOR
         return ALLOCATOR
 
-
-@hookimpl
-def mindtorch_copy_routines(device_type):
-    if device_type == DEVICE:
+    def copy_routines(self):
         from .copy import COPY
         return COPY
 
-
-@hookimpl
-def mindtorch_kernels(device_type):
-    if device_type == DEVICE:
+    def kernels(self):
         from .kernels import all_kernels
         return all_kernels()
 
-
-@hookimpl
-def mindtorch_is_available(device_type):
-    if device_type == DEVICE:
-        return True
-
-
-@hookimpl
-def mindtorch_device_count(device_type):
-    if device_type == DEVICE:
-        return 1
-
-
-@hookimpl
-def mindtorch_synchronize(device_type, index):
-    if device_type == DEVICE:
-        return True
-
-
-@hookimpl
-def mindtorch_generator(device_type, index):
-    if device_type == DEVICE:
+    def generator(self, index):
         from .generator import CPUGenerator
         return CPUGenerator(index)
+
+
+backend = CPUBackend()

@@ -3,7 +3,7 @@
 Every op's output comes from core's shape-and-dtype rules, so the meta
 device checks shapes exactly as the real devices do, without memory.
 """
-from mindtorch.plugins import hookimpl, PLUGIN_API_VERSION
+from mindtorch.plugins import Backend
 
 __version__ = "0.1.0"
 DEVICE = "meta"
@@ -70,39 +70,26 @@ def _generic(op):
     return kernel
 
 
-@hookimpl
-def mindtorch_plugin_api_version():
-    return PLUGIN_API_VERSION
+class MetaBackend(Backend):
+    device_type = DEVICE
 
-
-@hookimpl
-def mindtorch_device_types():
-    return [DEVICE]
-
-
-@hookimpl
-def mindtorch_allocator(device_type):
-    if device_type == DEVICE:
+    def allocator(self):
         return ALLOCATOR
 
-
-@hookimpl
-def mindtorch_copy_routines(device_type):
-    if device_type == DEVICE:
+    def copy_routines(self):
         return COPY
 
+    def kernels(self):
+        """One generic kernel per op that has a shape rule: outputs are built from the rule."""
+        from mindtorch.ops.registry import OPS
+        table = {name: _generic(op) for name, op in OPS.items()
+                 if op.view_fn is None and op.composite is None and (op.meta is not None or op.inplace)}
+        if "_to_copy" in OPS:
+            table["_to_copy"] = _to_copy(table["_to_copy"])
+        return table
 
-@hookimpl
-def mindtorch_kernels(device_type):
-    """One generic kernel per op that has a shape rule: outputs are built from the rule."""
-    if device_type != DEVICE:
-        return None
-    from mindtorch.ops.registry import OPS
-    table = {name: _generic(op) for name, op in OPS.items()
-             if op.view_fn is None and op.composite is None and (op.meta is not None or op.inplace)}
-    if "_to_copy" in OPS:
-        table["_to_copy"] = _to_copy(table["_to_copy"])
-    return table
+    def generator(self, index):
+        return MetaGenerator()
 
 
 def _to_copy(generic):
@@ -112,24 +99,6 @@ def _to_copy(generic):
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return generic(m, self, dtype, device, non_blocking)
     return kernel
-
-
-@hookimpl
-def mindtorch_is_available(device_type):
-    if device_type == DEVICE:
-        return True
-
-
-@hookimpl
-def mindtorch_device_count(device_type):
-    if device_type == DEVICE:
-        return 1
-
-
-@hookimpl
-def mindtorch_generator(device_type, index):
-    if device_type == DEVICE:
-        return MetaGenerator()
 
 
 class MetaGenerator:
@@ -152,3 +121,6 @@ class MetaGenerator:
 
     def set_state(self, state):
         raise NotImplementedError("meta generators have no state")
+
+
+backend = MetaBackend()

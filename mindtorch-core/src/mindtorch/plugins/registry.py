@@ -34,9 +34,10 @@ class DeviceBackend:
             self._synchronize(index)
 
     def new_generator(self, index):
-        if self._generator is None:
+        state = self._generator(index) if self._generator is not None else None
+        if state is None:
             raise RuntimeError(f"the {self.device_type} backend provides no random generator")
-        return self._generator(index)
+        return state
 
     def to_host(self, tensor):
         return self.copy.to_host(tensor)
