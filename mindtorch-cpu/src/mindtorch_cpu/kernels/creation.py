@@ -3,15 +3,9 @@ import numpy as np
 
 from mindtorch import _dtype as D
 from ..convert import arr, wrap, TO_NP, quiet
+from . import kernel_table
 
-KERNELS = {}
-
-
-def kernel(name):
-    def deco(fn):
-        KERNELS[name] = fn
-        return fn
-    return deco
+KERNELS, kernel = kernel_table()
 
 
 @kernel("empty")

@@ -2,16 +2,9 @@
 import numpy as np
 
 from ..convert import arr, wrap, TO_NP
+from . import kernel_table
 
-KERNELS = {}
-
-
-def kernel(*names):
-    def deco(fn):
-        for n in names:
-            KERNELS[n] = fn
-        return fn
-    return deco
+KERNELS, kernel = kernel_table()
 
 
 def _v(x):

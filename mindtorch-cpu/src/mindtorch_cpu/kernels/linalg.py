@@ -2,15 +2,9 @@
 import numpy as np
 
 from ..convert import arr, wrap, TO_NP
+from . import kernel_table
 
-KERNELS = {}
-
-
-def kernel(name):
-    def deco(fn):
-        KERNELS[name] = fn
-        return fn
-    return deco
+KERNELS, kernel = kernel_table()
 
 
 def _out(res, m):

@@ -5,15 +5,9 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..convert import arr, wrap, TO_NP
+from . import kernel_table
 
-KERNELS = {}
-
-
-def kernel(name):
-    def deco(fn):
-        KERNELS[name] = fn
-        return fn
-    return deco
+KERNELS, kernel = kernel_table()
 
 
 def _acc_dtype(a):

@@ -6,6 +6,7 @@ import numpy as np
 from mindtorch import _dtype as D
 from mindtorch._tensor import Tensor
 from ..convert import arr, wrap, TO_NP, quiet
+from . import kernel_table
 
 _SPECIAL = []  # scipy.special, imported on first use (it costs ~0.2 s at import)
 
@@ -19,15 +20,9 @@ def _scipy_special():
         _SPECIAL.append(special)
     return _SPECIAL[0]
 
-KERNELS = {}
+KERNELS, kernel = kernel_table()
 _F32 = np.dtype(np.float32)
 
-
-def kernel(name):
-    def deco(fn):
-        KERNELS[name] = fn
-        return fn
-    return deco
 
 
 def _v(x):

@@ -5,18 +5,13 @@ from mindtorch import _dtype as D
 from mindtorch._random import generator_state
 from mindtorch.ops.random import random_bounds
 from ..convert import arr, wrap, TO_NP, quiet
+from . import kernel_table
 
-KERNELS = {}
+KERNELS, kernel = kernel_table()
 
 # mantissa bits (with the implicit one): uniforms on this grid are exact in the dtype and never round to 1
 _MANT = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
-
-def kernel(name):
-    def deco(fn):
-        KERNELS[name] = fn
-        return fn
-    return deco
 
 
 def _rng(generator):

@@ -3,17 +3,12 @@ import numpy as np
 
 from mindtorch import _dtype as _D
 from ..convert import arr, wrap, TO_NP, quiet
+from . import kernel_table
 
-KERNELS = {}
+KERNELS, kernel = kernel_table()
 
 _LOW = (np.dtype(np.float16),)  # accumulate half precision in float32, as PyTorch does
 
-
-def kernel(name):
-    def deco(fn):
-        KERNELS[name] = fn
-        return fn
-    return deco
 
 
 def axes(dim, ndim):
