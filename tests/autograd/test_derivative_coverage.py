@@ -1,6 +1,5 @@
 """Every differentiable op in the table has a derivative formula, and the formulas pass gradcheck."""
 import numpy as np
-import pytest
 
 import mindtorch as torch
 from mindtorch.ops.registry import OPS

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from helpers import torch_or_skip, assert_same, to_torch
+from helpers import torch_or_skip, assert_same
 
 torch = torch_or_skip()
 

@@ -6,7 +6,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import mindtorch  # noqa: E402
-from helpers import assert_same, to_torch, dtype_name  # noqa: E402
+from helpers import assert_same, to_torch  # noqa: E402
 
 RNG = np.random.default_rng(0)
 DTYPES = ["float32", "float64", "int64", "int32", "bool", "float16"]

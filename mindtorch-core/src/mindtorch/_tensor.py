@@ -5,7 +5,7 @@ table by mindtorch.ops.codegen; what is here is the state and the behaviour
 that is not an operator.
 """
 from . import _dtype as D
-from ._shape import Size, numel as _numel, is_contiguous as _is_contig, contiguous_strides
+from ._shape import Size, numel as _numel, is_contiguous as _is_contig
 from ._grad_mode import state as _grad_state
 
 
@@ -179,7 +179,7 @@ class Tensor:
                 raise RuntimeError("attempting to assign a gradient located on device with index different than "
                                    "the tensor")
             if value._shape != self._shape:
-                raise RuntimeError(f"assigned grad has data of a different size")
+                raise RuntimeError("assigned grad has data of a different size")
         self._grad = value
 
     @grad.deleter
@@ -302,7 +302,7 @@ class Tensor:
         if n != 1:
             if n == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __float__(self):

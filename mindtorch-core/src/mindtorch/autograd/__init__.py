@@ -52,7 +52,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     else:
         grad_tensors = [grad_tensors] if isinstance(grad_tensors, _tensor.Tensor) else list(grad_tensors)
     if len(grad_tensors) != len(tensors):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs")
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:

@@ -152,7 +152,6 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, acc
         # a node runs only if some target lies strictly below it
         exec_set = set()
         below = {}
-        order = []
         stack = [(n, False) for n in set(start)]
         done = set()
         while stack:

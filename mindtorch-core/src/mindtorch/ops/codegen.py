@@ -8,7 +8,7 @@ parameter handling, checks types like PyTorch's argument parser, and calls
 the dispatcher.
 """
 from . import argparse_ as A
-from .registry import BY_NAME, OPS
+from .registry import BY_NAME
 from .. import dispatch
 from .._tensor import Tensor
 

@@ -287,7 +287,7 @@ def _scatter_meta(self, dim, index, src=None, reduce=None):
                                f"apart from dimension {d}")
     if hasattr(src, "_shape"):
         if src.dtype is not self.dtype:
-            raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype")
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         if max(len(src._shape), 1) != n:
             raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
         srs = src._shape or (1,)
@@ -436,7 +436,7 @@ defop("masked_fill(Tensor self, Tensor mask, Scalar value) -> Tensor", meta=_mas
 
 def _masked_select(self, mask):
     if mask.dtype is not D.bool_:
-        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = broadcast_shapes(tuple(self._shape), tuple(mask._shape))
     return _ops().ops.index(self.expand(shape), (mask.expand(shape),))
 

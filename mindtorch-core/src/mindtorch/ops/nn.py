@@ -396,7 +396,7 @@ def _nll_meta(input, target, weight, reduction, ignore_index):
             raise ValueError(f"Expected input batch_size ({input._shape[0] if input.ndim else 0}) to match target "
                              f"batch_size ({target._shape[0] if target.ndim else 0}).") \
                 if target.ndim == 1 and input.ndim == 2 else \
-                RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+                RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         raise RuntimeError(f"Expected target size {_shp(exp_t[:1] + exp_t[1:])}, got {_shp(target.shape)}")
     if weight is not None and (weight.ndim != 1 or weight.numel() != c):
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "

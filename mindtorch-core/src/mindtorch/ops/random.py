@@ -112,7 +112,7 @@ defop(f"randperm(SymInt n, *, {_GEN}, {_OPTS}) -> Tensor", meta=_randperm_meta, 
 
 def _like_composite(name, nvals):
     def composite(self, *args):
-        vals, (generator, dtype, layout, device, pin, rg, memory_format) = args[:nvals], args[nvals:]
+        vals, (generator, dtype, _layout, device, _pin, _rg, _memory_format) = args[:nvals], args[nvals:]
         from .registry import OPS
         from ..dispatch import call
         op = OPS[name]

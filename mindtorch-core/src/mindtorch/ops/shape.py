@@ -5,9 +5,7 @@ new (shape, stride, offset) over the same storage, so backends need no
 kernel for them.
 """
 from .registry import defop
-from . import meta as M
-from .._shape import (wrap_dim, wrap_dims, infer_size, view_strides, numel, is_contiguous,
-                      contiguous_strides)
+from .._shape import (wrap_dim, wrap_dims, infer_size, view_strides, numel, is_contiguous)
 
 F = "shape"
 
@@ -224,7 +222,7 @@ defop("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 
 def _as_strided(self, size, stride, storage_offset=None):
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     if any(s < 0 for s in size) or any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment")
     off = self._offset if storage_offset is None else storage_offset

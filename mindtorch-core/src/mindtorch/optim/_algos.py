@@ -1,5 +1,4 @@
 """SGD, Adam, AdamW, RMSprop, Adagrad: PyTorch's single-tensor update, op for op."""
-import math
 
 import mindtorch
 from .optimizer import Optimizer

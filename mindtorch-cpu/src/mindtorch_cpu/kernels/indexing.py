@@ -327,7 +327,6 @@ def searchsorted(m, seq, self, out_int32=False, right=False, side=None, sorter=N
     if s.ndim == 1:
         r = np.searchsorted(s, v, side=how)
     else:
-        lead = s.shape[:-1]
         s2 = s.reshape(-1, s.shape[-1])
         v2 = v.reshape(s2.shape[0], -1)
         r = np.stack([np.searchsorted(s2[i], v2[i], side=how) for i in range(s2.shape[0])]).reshape(v.shape)

@@ -1,5 +1,4 @@
 """nn kernels in NumPy: im2col convolution via as_strided windows, pooling, norms, losses."""
-import math
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
