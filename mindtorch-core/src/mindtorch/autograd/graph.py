@@ -53,10 +53,9 @@ class Node:
     (param index, list index or None, next node or None, output_nr, shape, dtype).
     """
 
-    __slots__ = ("op", "inputs", "needs", "num_outputs", "seq", "_has_saved", "__dict__", "__weakref__")
+    __slots__ = ("op", "inputs", "needs", "num_outputs", "seq", "_has_saved", "saved", "__dict__", "__weakref__")
 
     # Set on few nodes, so they live in the instance dict with these defaults (cheaper recording).
-    saved = None
     result = None
     _freed = False
     pre_hooks = None
@@ -72,6 +71,7 @@ class Node:
         self.num_outputs = num_outputs
         self.seq = _next_seq()
         self._has_saved = False
+        self.saved = None
 
     def name(self):
         return _op_node_name(self.op) if self.op is not None else type(self).__name__
@@ -289,7 +289,7 @@ class _Plan:
     """Per-op facts for record(), computed once."""
 
     __slots__ = ("diff", "saves", "tensor_saves", "saves_result", "lists", "is_view", "shape_only",
-                 "result_indices")
+                 "result_indices", "plain_saves")
 
     def __init__(self, op):
         nondiff = op.nondiff or ()
@@ -300,6 +300,7 @@ class _Plan:
         tp = set(op.tensor_params)
         self.shape_only = d.shape_only
         self.result_indices = d.result_indices
+        self.plain_saves = not any(op.params[i].base == "Tensor" for i in d.saves)
         self.tensor_saves = any(i in tp and i not in d.shape_only for i in d.saves)
         self.is_view = op.view_fn is not None
         self.lists = any(op.params[i].type.startswith("Tensor[") or op.params[i].type.startswith("Tensor?[")
@@ -354,19 +355,22 @@ def _connect(plan, args, node):
 
 
 def _save(plan, args, out, node):
-    saved = []
-    shape_only = plan.shape_only
-    for i in plan.saves:
-        a = args[i]
-        if i in shape_only:
-            saved.append(tuple(a._shape) if isinstance(a, Tensor) else ())
-        elif a.__class__ is Tensor or isinstance(a, Tensor):
-            saved.append(save_input(a))
-        elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
-            saved.append(tuple(a))
-        else:
-            saved.append(a)
-    node.saved = saved
+    if plan.plain_saves:  # only non-tensor arguments (alpha, dims, ...): kept as they are
+        node.saved = [args[i] for i in plan.saves]
+    else:
+        saved = []
+        shape_only = plan.shape_only
+        for i in plan.saves:
+            a = args[i]
+            if i in shape_only:
+                saved.append(tuple(a._shape) if isinstance(a, Tensor) else ())
+            elif a.__class__ is Tensor or isinstance(a, Tensor):
+                saved.append(save_input(a))
+            elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
+                saved.append(tuple(a))
+            else:
+                saved.append(a)
+        node.saved = saved
     if plan.saves_result:
         if isinstance(out, tuple):
             idx = plan.result_indices
@@ -388,6 +392,7 @@ def record(op, args, out):
     if plan.saves or plan.saves_result:
         _save(plan, args, out, node)
     else:
+        node.saved = None
         node._has_saved = False
     if out.__class__ is Tensor:
         node.num_outputs = 1
