@@ -333,7 +333,8 @@ def _connect(plan, args, node):
                 else:
                     nxt = a._grad_fn
                     if nxt is None:
-                        nxt, nr = grad_accumulator(a), 0
+                        nr = 0
+                        nxt = a.__dict__.get("_accumulator") or grad_accumulator(a)
                     else:
                         nr = a._output_nr
                 append((i, None, nxt, nr, a._shape, a.dtype))
@@ -356,7 +357,8 @@ def _connect(plan, args, node):
 
 def _save(plan, args, out, node):
     if plan.plain_saves:  # only non-tensor arguments (alpha, dims, ...): kept as they are
-        node.saved = [args[i] for i in plan.saves]
+        saves = plan.saves
+        node.saved = [args[saves[0]]] if len(saves) == 1 else [args[i] for i in saves]
     else:
         saved = []
         shape_only = plan.shape_only
