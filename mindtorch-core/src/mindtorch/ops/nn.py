@@ -228,7 +228,7 @@ defop("_adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", meta=_a
       grad={"self": "torch.ops._adaptive_avg_pool2d_backward(grad, self)"})
 defop("_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor",
       meta=lambda grad, self: TensorMeta(self._shape, grad.dtype), method=False, function=False, family=F,
-      grad={"grad_output": "torch.ops._adaptive_avg_pool2d(grad, self.shape[-2:])"})
+      grad={"grad_output": "torch.ops._adaptive_avg_pool2d(grad, grad_output.shape[-2:])"})
 
 
 # --- upsampling (nearest / bilinear, 2-d) -----------------------------------------------
@@ -243,7 +243,8 @@ defop("_upsample2d_backward(Tensor grad_output, int[4] input_size, str mode, boo
       "float? scale_w) -> Tensor",
       meta=lambda grad, input_size, *a: TensorMeta(tuple(input_size), grad.dtype), method=False, function=False,
       family=F,
-      grad={"grad_output": "torch.ops._upsample2d(grad, input_size[2:], mode, align_corners, scale_h, scale_w)"})
+      grad={"grad_output": "torch.ops._upsample2d(grad, grad_output.shape[-2:], mode, align_corners, scale_h, "
+                                 "scale_w)"})
 
 
 # --- normalization ---------------------------------------------------------------------
