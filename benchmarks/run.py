@@ -135,6 +135,58 @@ def mlp_step(lib):
     return step
 
 
+def gpt_step(lib):
+    """One AdamW step of a small GPT (2 layers, 64 wide, 4 heads, context 32, batch 16, vocab 64)."""
+    if lib == "np":
+        return None
+    m = mt if lib == "mt" else torch
+    nn, F = m.nn, m.nn.functional
+    vocab, width, heads, ctx, batch = 64, 64, 4, 32, 16
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(width), nn.LayerNorm(width)
+            self.qkv, self.proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
+            self.fc, self.out = nn.Linear(width, 4 * width), nn.Linear(4 * width, width)
+
+        def forward(self, x):
+            b, t, c = x.shape
+            q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+            q, k, v = (z.view(b, t, heads, c // heads).transpose(1, 2) for z in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(y.transpose(1, 2).contiguous().view(b, t, c))
+            return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(vocab, width), nn.Embedding(ctx, width)
+            self.blocks = nn.ModuleList([Block(), Block()])
+            self.ln = nn.LayerNorm(width)
+            self.head = nn.Linear(width, vocab, bias=False)
+            self.head.weight = self.tok.weight  # weight tying
+
+        def forward(self, idx):
+            x = self.tok(idx) + self.pos(m.arange(idx.shape[1]))
+            for blk in self.blocks:
+                x = blk(x)
+            return self.head(self.ln(x))
+
+    m.manual_seed(0)
+    model = GPT()
+    opt = m.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.1)
+    idx = m.randint(0, vocab, (batch, ctx))
+    tgt = m.randint(0, vocab, (batch, ctx))
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(idx).view(-1, vocab), tgt.view(-1))
+        loss.backward()
+        opt.step()
+    return step
+
+
 def import_time(module, repeat):
     """Seconds to import `module` in a fresh interpreter (min of several; startup excluded)."""
     code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
@@ -160,6 +212,7 @@ CASES = [
     ("a + b, 1024x1024 f32", add_big, "ms", "x_numpy", 1.0),
     ("a @ b, 512x512 f32", matmul, "ms", "x_numpy", 1.0),
     ("MLP Adam step 784-256-10 b128", mlp_step, "ms", "x_torch", 1.2),
+    ("GPT AdamW step (2x64, ctx 32, b16)", gpt_step, "ms", "x_torch", 2.0),
 ]
 SCALE = {"us": 1e6, "ms": 1e3, "s": 1.0}
 TARGET_TEXT = {"x_torch": "<= {:g}x torch", "x_numpy": "<= {:g}x numpy", "grad_overhead": "+<= 1 us over a + b",
