@@ -71,9 +71,11 @@ def _accumulate_leaf(var, grad, create_graph, owned):
     old = var._grad
     if old is None:
         if not create_graph:
-            grad = grad.detach()
-            if not owned or not grad.is_contiguous() or grad._base is not None:
-                grad = grad.clone()
+            # keep the engine's own buffer when nothing else can see it (PyTorch steals it too)
+            if not owned or grad._base is not None or not grad.is_contiguous():
+                grad = grad.detach().clone()
+            elif grad._requires_grad:
+                grad = grad.detach()
         var._grad = grad
     elif create_graph or old._requires_grad:
         var._grad = old + grad
@@ -189,6 +191,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, acc
             heapq.heappush(ready, (-n.seq, id(n), n))
     prev_enabled = _grad_state.enabled
     _grad_state.enabled = create_graph
+    shared = set()  # ids of gradient tensors that something besides one leaf may hold
     try:
         while ready:
             node = heapq.heappop(ready)[2]
@@ -199,18 +202,22 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, acc
                 g = grads[0]
                 var = node.variable
                 if g is not None and var is not None:  # a leaf nobody holds any more gets nothing
-                    g = _run_leaf_hooks(var, g)
+                    h = _run_leaf_hooks(var, g)
+                    if h is not g:  # a hook's return value may be held by the hook's owner
+                        shared.add(id(h))
+                        g = h
                     if wanted is not None and node in wanted:
                         if capture is not None:
                             for _, i in wanted[node]:
                                 capture[i] = g
                         else:
-                            _accumulate_leaf(var, g, create_graph, _made_here(g, grad_roots))
+                            _accumulate_leaf(var, g, create_graph, _made_here(g, grad_roots) and id(g) not in shared)
                     elif wanted is None:
-                        _accumulate_leaf(var, g, create_graph, _made_here(g, grad_roots))
+                        _accumulate_leaf(var, g, create_graph, _made_here(g, grad_roots) and id(g) not in shared)
                 continue
             if node.tensor_pre_hooks or node.retains_grad_hooks:
                 grads = _run_tensor_hooks(node, grads)
+                shared.update(id(g) for g in grads if g is not None)
             if wanted is not None:
                 w = wanted.get(node)
                 if w is not None:
@@ -223,6 +230,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, acc
                     continue
             if node.pre_hooks:
                 grads = _run_pre_hooks(node, grads)
+                shared.update(id(g) for g in grads if g is not None)
             edges = node.inputs
             if all(g is None for g in grads):
                 in_grads = None
@@ -239,6 +247,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, acc
                     in_grads = {(e[0], e[1]): g for e, g in zip(edges, gi)}
             if not retain_graph:
                 node.release()
+            sent = None
             for e in edges:
                 nxt = e[2]
                 if nxt is None or (exec_set is not None and nxt not in relevant):
@@ -247,6 +256,13 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, acc
                     g = _pick(in_grads, e[0], e[1])
                     if g is not None:
                         g = _reduce_to_input(g, e[4], e[5], node)
+                        # one tensor sent down two edges (a + b) must not become two leaves' .grad
+                        if sent is None:
+                            sent = {id(g)}
+                        elif id(g) in sent:
+                            shared.add(id(g))
+                        else:
+                            sent.add(id(g))
                         buf = buffers.get(nxt)
                         if buf is None:
                             buf = buffers[nxt] = [None] * max(nxt.num_outputs, 1)
