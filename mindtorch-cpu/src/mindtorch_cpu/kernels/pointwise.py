@@ -311,6 +311,52 @@ _inplace("addcmul")
 _inplace("addcdiv")
 
 
+# Optimizer updates (Adam: lerp_, addcmul_, addcdiv_) run these on every parameter each step:
+# with a float self and a Python-number weight they work in place with one temporary.
+def _fast_inplace(name, update):
+    general = KERNELS[name]
+
+    def kernel(m, a, b, c, *rest):
+        x = arr(a)
+        dt = _cdt(m.dtype)
+        scalar = rest[0] if rest else c
+        if x.dtype is dt and dt.kind == "f" and scalar.__class__ in (float, int):
+            with quiet():
+                update(x, _o(b, dt), _o(c, dt) if rest else c, scalar)
+            return a
+        return general(m, a, b, c, *rest)
+    KERNELS[name] = kernel
+
+
+def _lerp_update(x, y, _, w):
+    d = np.subtract(y, x, dtype=x.dtype)
+    if abs(w) < 0.5:
+        d *= w
+        x += d
+    else:
+        d *= 1 - w
+        np.subtract(y, d, out=x)
+
+
+def _addcmul_update(x, t1, t2, value):
+    p = np.multiply(t1, t2, dtype=x.dtype)
+    if value != 1:
+        p *= value
+    x += p
+
+
+def _addcdiv_update(x, t1, t2, value):
+    p = np.true_divide(t1, t2, dtype=x.dtype)
+    if value != 1:
+        p *= value
+    x += p
+
+
+_fast_inplace("lerp_", _lerp_update)
+_fast_inplace("addcmul_", _addcmul_update)
+_fast_inplace("addcdiv_", _addcdiv_update)
+
+
 @kernel("where")
 def where(m, c, a, b):
     dt = _cdt(m.dtype)
