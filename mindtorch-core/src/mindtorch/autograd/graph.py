@@ -46,6 +46,12 @@ def _op_node_name(op):
     return name
 
 
+def _add_hook(table, fn):
+    h = RemovableHandle(table)
+    table[h.id] = fn
+    return h
+
+
 class Node:
     """A backward function: turns gradients of an op's outputs into gradients of its inputs.
 
@@ -95,17 +101,13 @@ class Node:
         """fn(grad_inputs, grad_outputs) -> new grad_inputs or None; runs after the node."""
         if self.hooks is None:
             self.hooks = {}
-        h = RemovableHandle(self.hooks)
-        self.hooks[h.id] = fn
-        return h
+        return _add_hook(self.hooks, fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) -> new grad_outputs or None; runs before the node."""
         if self.pre_hooks is None:
             self.pre_hooks = {}
-        h = RemovableHandle(self.pre_hooks)
-        self.pre_hooks[h.id] = fn
-        return h
+        return _add_hook(self.pre_hooks, fn)
 
     def add_tensor_pre_hook(self, output_nr, fn):
         if self.tensor_pre_hooks is None:
@@ -207,13 +209,19 @@ class SavedTensor:
             "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-def save_input(t):
+def _saved(t):
+    """A SavedTensor stamped with t's current version."""
     s = _new(SavedTensor)
     v = t._version
     if v is None:
         v = t._version = VersionCounter()
     s.counter = v
     s.version = v.value
+    return s
+
+
+def save_input(t):
+    s = _saved(t)
     s.tensor = t
     s.fn = t._grad_fn
     s.output_nr = t._output_nr
@@ -221,12 +229,7 @@ def save_input(t):
 
 
 def save_output(t, output_nr, requires_grad):
-    s = _new(SavedTensor)
-    v = t._version
-    if v is None:
-        v = t._version = VersionCounter()
-    s.counter = v
-    s.version = v.value
+    s = _saved(t)
     s.tensor = None
     s.layout = (t._storage, t._shape, t._stride, t._offset, t.dtype, t.device, t._np)
     s.fn = True if requires_grad else None
