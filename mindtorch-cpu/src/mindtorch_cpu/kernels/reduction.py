@@ -29,8 +29,10 @@ def _acc(x):
 def _out(res, m):
     # NumPy keeps the input's memory order; results are new C-contiguous tensors
     want = TO_NP[m.dtype]
-    if res.__class__ is not np.ndarray or res.dtype is not want:
-        res = np.asarray(res, dtype=want)
+    if res.__class__ is not np.ndarray:
+        res = np.array(res, dtype=want)  # a NumPy scalar from a full reduction
+    elif res.dtype is not want:
+        res = res.astype(want)
     if res.shape != m.shape:
         res = res.reshape(m.shape)
     if not res.flags.c_contiguous:
@@ -41,14 +43,16 @@ def _out(res, m):
 _HALF = frozenset((np.dtype(np.float16), TO_NP[_D.bfloat16]))
 
 
+_SUM_ACC = {d: (np.dtype(np.float32) if d in (_D.float16, _D.bfloat16) else TO_NP[d]) for d in TO_NP}
+
+
 @kernel("sum")
 def sum_(m, a, dim=None, keepdim=False, dtype=None):
     x = arr(a)
-    nd = TO_NP[m.dtype]
-    acc = np.float32 if nd in _HALF else nd
-    if x.dtype.kind == "b" and acc.kind != "b":
+    acc = _SUM_ACC[m.dtype]
+    if a.dtype is _D.bool_ and m.dtype is not _D.bool_:
         x = x.view(np.uint8)  # add.reduce over bools is logical or
-    return _out(np.add.reduce(x, axis=axes(dim, x.ndim), dtype=acc, keepdims=keepdim), m)
+    return _out(np.add.reduce(x, axis=None if dim is None else axes(dim, x.ndim), dtype=acc, keepdims=keepdim), m)
 
 
 @kernel("mean")
