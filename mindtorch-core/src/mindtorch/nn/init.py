@@ -149,3 +149,14 @@ def orthogonal_(tensor, gain=1, generator=None):
     with mindtorch.no_grad():
         tensor.copy_(mindtorch.tensor(q.reshape(tuple(tensor.shape)) * gain, dtype=tensor.dtype))
     return tensor
+
+
+def _default_layer_init(weight, bias):
+    """PyTorch's default for Linear and Conv: kaiming_uniform(a=sqrt(5)) weights, which is
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the same bound for the bias."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        if fan_in != 0:
+            bound = 1 / math.sqrt(fan_in)
+            uniform_(bias, -bound, bound)
