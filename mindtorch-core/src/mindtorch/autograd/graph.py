@@ -292,7 +292,7 @@ class _Plan:
     """Per-op facts for record(), computed once."""
 
     __slots__ = ("diff", "saves", "tensor_saves", "saves_result", "lists", "is_view", "shape_only",
-                 "result_indices", "plain_saves")
+                 "result_indices", "plain_saves", "empty_edges")
 
     def __init__(self, op):
         nondiff = op.nondiff or ()
@@ -304,6 +304,8 @@ class _Plan:
         self.shape_only = d.shape_only
         self.result_indices = d.result_indices
         self.plain_saves = not any(op.params[i].base == "Tensor" for i in d.saves)
+        # the (shared, immutable) edge of an input that needs no gradient
+        self.empty_edges = {i: (i, None, None, 0, None, None) for i in self.diff}
         self.tensor_saves = any(i in tp and i not in d.shape_only for i in d.saves)
         self.is_view = op.view_fn is not None
         self.lists = any(op.params[i].type.startswith("Tensor[") or op.params[i].type.startswith("Tensor?[")
@@ -322,11 +324,10 @@ def _plan(op):
 
 def _connect(plan, args, node):
     """Edges to the inputs' histories; False when no input requires grad."""
-    n = len(args)
-    needs = [False] * n
-    inputs = node.inputs = []
-    append = inputs.append
+    needs = [False] * len(args)
+    inputs = []
     any_ = False
+    empty = plan.empty_edges
     for i in plan.diff:
         a = args[i]
         if a.__class__ is Tensor or isinstance(a, Tensor):
@@ -340,20 +341,21 @@ def _connect(plan, args, node):
                         nxt = a.__dict__.get("_accumulator") or grad_accumulator(a)
                     else:
                         nr = a._output_nr
-                append((i, None, nxt, nr, a._shape, a.dtype))
+                inputs.append((i, None, nxt, nr, a._shape, a.dtype))
                 needs[i] = any_ = True
             else:
-                append((i, None, None, 0, None, None))
+                inputs.append(empty[i])
         elif isinstance(a, (list, tuple)):
             for k, t in enumerate(a):
                 if isinstance(t, Tensor) and t._requires_grad:
                     nxt, nr = gradient_edge(t)
-                    append((i, k, nxt, nr, t._shape, t.dtype))
+                    inputs.append((i, k, nxt, nr, t._shape, t.dtype))
                     needs[i] = any_ = True
                 else:
-                    append((i, k, None, 0, None, None))
+                    inputs.append((i, k, None, 0, None, None))
         else:
-            append((i, None, None, 0, None, None))
+            inputs.append(empty[i])
+    node.inputs = inputs
     node.needs = needs
     return any_
 
