@@ -6,6 +6,7 @@ from itertools import chain
 
 import mindtorch
 from .._tensor import Tensor
+from ..nn.utils.clip_grad import zero_grads
 
 __all__ = ["Optimizer", "required"]
 
@@ -94,17 +95,7 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none=True):
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    if set_to_none:
-                        p.grad = None
-                    else:
-                        g = p.grad
-                        if g.grad_fn is not None:
-                            g = g.detach()
-                            p._grad = g
-                        g.zero_()
+        zero_grads(chain.from_iterable(g["params"] for g in self.param_groups), set_to_none)
 
     def step(self, closure=None):
         raise NotImplementedError

@@ -6,6 +6,7 @@ import mindtorch
 from ..._tensor import Tensor, _parse_to, make_tensor
 from ...autograd.graph import RemovableHandle
 from ..parameter import Parameter, Buffer
+from ..utils.clip_grad import zero_grads
 
 __all__ = ["Module"]
 
@@ -309,16 +310,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    g = p.grad
-                    if g.grad_fn is not None:
-                        g = g.detach()
-                        p._grad = g
-                    g.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         for m in self.children():

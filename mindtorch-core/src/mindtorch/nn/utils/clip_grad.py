@@ -1,4 +1,4 @@
-"""Gradient clipping (in place, under no_grad)."""
+"""Gradient utilities: clipping (in place, under no_grad) and zeroing."""
 import math
 
 import mindtorch
@@ -74,3 +74,19 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
         for p in _params(parameters):
             if p.grad is not None:
                 p.grad.clamp_(min=-clip_value, max=clip_value)
+
+
+def zero_grads(parameters, set_to_none=True):
+    """Module.zero_grad / Optimizer.zero_grad: drop each .grad, or zero it in place (detached first
+    when it carries history, as PyTorch does)."""
+    for p in parameters:
+        g = p.grad
+        if g is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            if g.grad_fn is not None:
+                g = g.detach()
+                p._grad = g
+            g.zero_()
