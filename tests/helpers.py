@@ -1,4 +1,6 @@
 """Shared test helpers: PyTorch as the oracle when installed, value comparison, gradcheck."""
+import math
+
 import numpy as np
 import pytest
 
@@ -73,3 +75,47 @@ def randn64(*shape, requires_grad=True, low=None):
     if low is not None:
         t = t.abs() + low
     return t.requires_grad_(requires_grad)
+
+
+def compare_results(m, th, rtol, atol, where="result", *, ordered_keys=False, int_as_float=False):
+    """A program's mindtorch result equals its PyTorch result, through nested containers.
+
+    ordered_keys: dict keys must come in the same order (state_dict); otherwise as sets.
+    int_as_float: a Python int may stand where PyTorch gave a float.
+    """
+    import torch
+
+    def rec(m, th, where):
+        if isinstance(th, torch.Tensor):
+            assert isinstance(m, mindtorch.Tensor), f"{where}: {type(m)} is not a Tensor"
+            assert m.requires_grad == th.requires_grad, f"{where}: requires_grad {m.requires_grad}"
+            try:
+                assert_same(m, th, rtol=rtol, atol=atol)
+            except AssertionError as e:
+                raise AssertionError(f"{where}: {e}") from None
+        elif isinstance(th, torch.dtype):
+            assert dtype_name(m) == dtype_name(th), f"{where}: {m} != {th}"
+        elif isinstance(th, torch.Size):
+            assert tuple(m) == tuple(th), f"{where}: {m} != {th}"
+        elif isinstance(th, torch.device):
+            assert str(m) == str(th), f"{where}: {m} != {th}"
+        elif isinstance(th, dict):
+            keys_m, keys_t = (list(m), list(th)) if ordered_keys else (sorted(m), sorted(th))
+            assert keys_m == keys_t, f"{where}: keys {keys_m} != {keys_t}"
+            for k in th:
+                rec(m[k], th[k], f"{where}[{k!r}]")
+        elif isinstance(th, (tuple, list)):
+            assert isinstance(m, (tuple, list)) and len(m) == len(th), f"{where}: {m!r} != {th!r}"
+            for i, (a, b) in enumerate(zip(m, th)):
+                rec(a, b, f"{where}[{i}]")
+        elif isinstance(th, float):
+            ok_types = (float, int) if int_as_float else float
+            assert isinstance(m, ok_types), f"{where}: {type(m)} is not float"
+            assert (math.isnan(m) and math.isnan(th)) or math.isclose(m, th, rel_tol=rtol, abs_tol=atol), \
+                f"{where}: {m} != {th}"
+        elif th is None:
+            assert m is None, f"{where}: {m!r} is not None"
+        else:
+            assert type(m) is type(th) and m == th, f"{where}: {m!r} != {th!r}"
+
+    rec(m, th, where)

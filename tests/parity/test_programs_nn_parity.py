@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import mindtorch  # noqa: E402
-from helpers import assert_same, dtype_name  # noqa: E402
+from helpers import compare_results  # noqa: E402
 
 PROGRAMS = {}
 
@@ -65,34 +65,7 @@ def params(model):
 
 
 def compare(m, th, rtol, atol, where="result"):
-    if isinstance(th, torch.Tensor):
-        assert isinstance(m, mindtorch.Tensor), f"{where}: {type(m)} is not a Tensor"
-        try:
-            assert_same(m, th, rtol=rtol, atol=atol)
-        except AssertionError as e:
-            raise AssertionError(f"{where}: {e}") from None
-    elif isinstance(th, torch.dtype):
-        assert dtype_name(m) == dtype_name(th), f"{where}: {m} != {th}"
-    elif isinstance(th, torch.Size):
-        assert tuple(m) == tuple(th), f"{where}: {m} != {th}"
-    elif isinstance(th, torch.device):
-        assert str(m) == str(th), f"{where}: {m} != {th}"
-    elif isinstance(th, dict):
-        assert list(m) == list(th), f"{where}: keys {list(m)} != {list(th)}"
-        for k in th:
-            compare(m[k], th[k], rtol, atol, f"{where}[{k!r}]")
-    elif isinstance(th, (tuple, list)):
-        assert isinstance(m, (tuple, list)) and len(m) == len(th), f"{where}: {m!r} != {th!r}"
-        for i, (a, b) in enumerate(zip(m, th)):
-            compare(a, b, rtol, atol, f"{where}[{i}]")
-    elif isinstance(th, float):
-        assert isinstance(m, (float, int)), f"{where}: {type(m)} is not float"
-        assert (math.isnan(m) and math.isnan(th)) or math.isclose(m, th, rel_tol=rtol, abs_tol=atol), \
-            f"{where}: {m} != {th}"
-    elif th is None:
-        assert m is None, f"{where}: {m!r} is not None"
-    else:
-        assert type(m) is type(th) and m == th, f"{where}: {m!r} != {th!r}"
+    compare_results(m, th, rtol, atol, where, ordered_keys=True, int_as_float=True)
 
 
 # ----------------------------------------------------------------------------- nanoGPT
