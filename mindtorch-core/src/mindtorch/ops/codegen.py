@@ -172,6 +172,15 @@ def _fast_env(op):
     return {"_kernels": op.kernels, "_meta": op.meta, "_grad": state, "_record": record}
 
 
+def _compile_op_function(lines, op, defaults, name):
+    """Compile generated source that calls `op` (through the fast path or dispatch.call)."""
+    env = _base_env()
+    env.update(defaults)
+    env.update(_fast_env(op))
+    env["_op"] = op
+    return _compile("\n".join(lines), env, name)
+
+
 def _make_single(op, method, fname_py):
     with_out = (not method) and ("out" in op.variants)
     parts, names, defaults, varargs = _signature_parts(op, method, with_out)
@@ -187,12 +196,7 @@ def _make_single(op, method, fname_py):
     else:
         lines += ["    " + l for l in _fast_path(op, names)]
         lines.append(f"    return _call(_op, {args})")
-    env = _base_env()
-    env.update(defaults)
-    env.update(_fast_env(op))
-    env["_op"] = op
-    fn = _compile("\n".join(lines), env, fname_py)
-    return fn
+    return _compile_op_function(lines, op, defaults, fname_py)
 
 
 def _make_binder(op, method, k):
@@ -321,11 +325,7 @@ def _make_dunder(op, dunder):
         lines.append(f"    {p.name} = _D_{p.name}")
     lines += ["    " + l for l in _fast_path(op, names)]
     lines.append(f"    return _call(_op, ({', '.join(names)},))")
-    env = _base_env()
-    env.update(defaults)
-    env.update(_fast_env(op))
-    env["_op"] = op
-    return _compile("\n".join(lines), env, dunder)
+    return _compile_op_function(lines, op, defaults, dunder)
 
 
 def _make_unary_operator(dunder, op):
