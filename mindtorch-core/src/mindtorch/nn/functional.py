@@ -227,19 +227,16 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 # --- embedding -------------------------------------------------------------------------------
+def _padding_index(padding_idx, num_embeddings):
+    """padding_idx checked against the table size, negative values counted from the end."""
+    if (padding_idx > 0 and padding_idx >= num_embeddings) or padding_idx < -num_embeddings:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
-    if padding_idx is not None:
-        n = weight.shape[0]
-        if padding_idx > 0:
-            if padding_idx >= n:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-        elif padding_idx < 0:
-            if padding_idx < -n:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx = n + padding_idx
-    else:
-        padding_idx = -1
+    padding_idx = -1 if padding_idx is None else _padding_index(padding_idx, weight.shape[0])
     if max_norm is not None:
         with torch.no_grad():
             _ops._embedding_renorm_(weight, input.contiguous(), float(max_norm), float(norm_type))
