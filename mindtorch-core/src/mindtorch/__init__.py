@@ -13,6 +13,7 @@ from ._device import device, set_default_device, get_default_device  # noqa: F40
 from ._shape import Size  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
 from ._storage import Storage as UntypedStorage  # noqa: F401
+from ._errors import OutOfMemoryError  # noqa: F401
 
 half, float, double, short, int, long, cfloat, cdouble = float16, float32, float64, int16, int32, int64, \
     complex64, complex128  # noqa: A001

@@ -11,3 +11,7 @@ def no_backend_error(device_type):
 def missing_kernel_error(op_name, device_type):
     return NotImplementedError(
         f"Could not run '{op_name}' on the '{device_type}' device: the {device_type} backend has no kernel for it")
+
+
+class OutOfMemoryError(RuntimeError):
+    """A device allocator could not satisfy a request (torch.OutOfMemoryError)."""

@@ -13,6 +13,7 @@ from here and nothing private from core:
     contiguous_strides, numel, broadcast_shapes
                                              geometry helpers
     missing_kernel_error(op, device_type)    the error for an op a device cannot run
+    OutOfMemoryError                         what an allocator raises when the device is full
 """
 from .hookspec import hookimpl, PLUGIN_API_VERSION  # noqa: F401
 from .backend import Backend  # noqa: F401
@@ -22,4 +23,4 @@ from ..ops.meta import TensorMeta  # noqa: F401
 from .. import _dtype as dtypes  # noqa: F401
 from .._device import device  # noqa: F401
 from .._shape import contiguous_strides, numel, broadcast_shapes  # noqa: F401
-from .._errors import missing_kernel_error  # noqa: F401
+from .._errors import missing_kernel_error, OutOfMemoryError  # noqa: F401
