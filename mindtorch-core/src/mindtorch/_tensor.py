@@ -364,6 +364,15 @@ class Tensor:
     def cpu(self):
         return self.to("cpu")
 
+    def record_stream(self, stream):
+        """Mark the memory as in use by `stream` (torch.Tensor.record_stream): the device's caching
+        allocator will not reuse it before the work queued on `stream` so far has finished."""
+        from .plugins.registry import backend_for
+        record = getattr(backend_for(self.device.type).allocator, "record_stream", None)
+        if record is None:
+            raise RuntimeError(f"record_stream is not supported on the {self.device.type} device")
+        record(self._storage, stream)
+
     def type(self, dtype=None, non_blocking=False):
         if dtype is None:
             return "torch." + {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",

@@ -1,0 +1,87 @@
+"""mindtorch-npu host-side costs on the ACL simulator, side by side with the CPU backend.
+
+    python benchmarks/npu.py [--repeat N]
+
+Builds the simulator (mindtorch-npu/simulator/build.py) unless MINDTORCH_NPU_LIB_DIR points at
+CANN or a built simulator. The simulator executes queued work on its own threads, so what is timed
+here is the host side of each call: descriptors, the two-phase ACLNN call, queueing.
+Targets (issues 7 and 9): an npu op's host overhead <= 3x the CPU op; a cached allocation <= 2 us.
+"""
+import argparse
+import os
+import sys
+import tempfile
+import timeit
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _setup():
+    if not os.environ.get("MINDTORCH_NPU_LIB_DIR"):
+        sys.path.insert(0, str(ROOT / "mindtorch-npu" / "simulator"))
+        from build import build
+        out = Path(os.environ.get("ACLSIM_BUILD_DIR", Path(tempfile.gettempdir()) / "mindtorch-aclsim"))
+        os.environ["MINDTORCH_NPU_LIB_DIR"] = str(build(out))
+
+
+def best(fn, repeat, number=None):
+    timer = timeit.Timer(fn)
+    if number is None:
+        number = 1
+        while timer.timeit(number) < 0.05:
+            number *= 4
+    return min(timer.timeit(number) / number for _ in range(repeat))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=7)
+    args = ap.parse_args(argv)
+    _setup()
+    import ctypes
+    import mindtorch as torch
+    from mindtorch_npu.state import RUNTIME, ALLOCATOR
+
+    dev = torch.device("npu", 0)
+    rows = []
+    a, b = torch.randn(8), torch.randn(8)
+    na, nb = a.to(dev), b.to(dev)
+
+    def npu_add():
+        na + nb
+    cpu = best(lambda: a + b, args.repeat)
+    npu = best(npu_add, args.repeat)
+    torch.npu.synchronize()
+    rows.append(("a + b, 8 el (host time)", npu, cpu, "cpu", 3.0))
+
+    x = torch.randn(64, 64)
+    nx = x.to(dev)
+    rows.append(("64x64 matmul (host time)", best(lambda: nx @ nx, args.repeat), best(lambda: x @ x, args.repeat),
+                 "cpu", 3.0))
+    torch.npu.synchronize()
+
+    def cached():
+        ALLOCATOR.free_block(ALLOCATOR.malloc(4096, 0, 0))
+    rt = RUNTIME.rt
+    p = ctypes.c_void_p()
+
+    def raw():
+        rt.aclrtMalloc(ctypes.byref(p), 4096, 0)
+        rt.aclrtFree(p)
+    rows.append(("allocator malloc+free, 4 KiB (cached)", best(cached, args.repeat), best(raw, args.repeat),
+                 "aclrtMalloc+aclrtFree", None))
+    rows.append(("allocator malloc+free via a tensor", best(lambda: torch.empty(1024, device=dev), args.repeat),
+                 None, "", None))
+    torch.npu.synchronize()
+
+    print(f"{'benchmark':42s} {'npu':>10s} {'reference':>12s} {'ratio':>7s}  reference / target")
+    for name, t, ref, what, target in rows:
+        ratio = f"{t / ref:7.2f}" if ref else "       "
+        ref_s = f"{ref * 1e6:10.2f} us" if ref else " " * 13
+        verdict = "" if target is None else (" ok" if t / ref <= target else " MISS") + f" (<= {target}x)"
+        print(f"{name:42s} {t * 1e6:8.2f} us {ref_s} {ratio}  {what}{verdict}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""mindtorch-npu: Huawei Ascend NPUs through CANN (ACL runtime + ACLNN operators) over ctypes.
+
+Nothing here touches CANN at import: the libraries are found and initialised on first use, so
+`import mindtorch` works on machines without CANN and `mindtorch.npu.is_available()` is False there.
+"""
+from mindtorch.plugins import Backend
+
+__version__ = "0.1.0"
+
+
+class NPUBackend(Backend):
+    device_type = "npu"
+
+    def allocator(self):
+        from .state import ALLOCATOR
+        return ALLOCATOR
+
+    def copy_routines(self):
+        from .copy import COPY
+        return COPY
+
+    def kernels(self):
+        from .kernels import KERNELS
+        return dict(KERNELS)
+
+    def is_available(self):
+        from .state import RUNTIME
+        return RUNTIME.available()
+
+    def device_count(self):
+        from . import module
+        return module.device_count()
+
+    def synchronize(self, index):
+        from . import module
+        module.synchronize(index)
+        return True
+
+    def generator(self, index):
+        from .generator import NPUGenerator
+        return NPUGenerator(index)
+
+    def device_module(self):
+        from . import module
+        return module
+
+
+backend = NPUBackend()

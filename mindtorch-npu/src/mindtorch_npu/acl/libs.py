@@ -1,0 +1,72 @@
+"""Finding CANN's libraries from the environment (read only; the user's variables are never changed).
+
+Search order, first hit wins per library:
+  MINDTORCH_NPU_LIB_DIR                                   an explicit directory (the simulator uses it)
+  ASCEND_HOME_PATH, ASCEND_TOOLKIT_HOME                   <root>/lib64, <root>/<arch>-linux/lib64
+  LD_LIBRARY_PATH                                         each directory
+  /usr/local/Ascend/ascend-toolkit/latest                 the standard install prefix
+"""
+import ctypes
+import os
+import platform
+
+LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libopapi.so")
+STANDARD_PREFIX = "/usr/local/Ascend/ascend-toolkit/latest"
+SETUP_HINT = ("install the CANN toolkit and run `source /usr/local/Ascend/ascend-toolkit/set_env.sh` "
+              "(or set ASCEND_HOME_PATH / MINDTORCH_NPU_LIB_DIR to the directory holding libascendcl.so)")
+
+
+def _roots(root):
+    arch = platform.machine()
+    return [os.path.join(root, "lib64"), os.path.join(root, f"{arch}-linux", "lib64"), root]
+
+
+def candidate_dirs(environ=None):
+    """[(directory, where it came from)] in search order."""
+    env = os.environ if environ is None else environ
+    out = []
+    if env.get("MINDTORCH_NPU_LIB_DIR"):
+        out.append((env["MINDTORCH_NPU_LIB_DIR"], "MINDTORCH_NPU_LIB_DIR"))
+    for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"):
+        if env.get(var):
+            out += [(d, var) for d in _roots(env[var])]
+    for d in filter(None, env.get("LD_LIBRARY_PATH", "").split(os.pathsep)):
+        out.append((d, "LD_LIBRARY_PATH"))
+    out += [(d, "standard prefix") for d in _roots(STANDARD_PREFIX)]
+    return out
+
+
+def locate(environ=None):
+    """{library: (path or None, where)}: where each library was found, or every place looked."""
+    dirs = candidate_dirs(environ)
+    found = {}
+    for lib in LIBRARIES:
+        hit = next(((os.path.join(d, lib), src) for d, src in dirs if os.path.isfile(os.path.join(d, lib))), None)
+        found[lib] = hit if hit else (None, "not found in " + (", ".join(d for d, _ in dirs) or "any directory"))
+    return found
+
+
+class Libraries:
+    """The three loaded libraries, or the reason they could not be loaded."""
+
+    def __init__(self, environ=None):
+        self.located = locate(environ)
+        self.ascendcl = self.nnopbase = self.opapi = None
+        self.error = None
+        missing = [lib for lib, (path, _) in self.located.items() if path is None]
+        if missing:
+            self.error = f"CANN libraries not found ({', '.join(missing)}): {SETUP_HINT}"
+            return
+        try:  # order matters: opapi resolves symbols of the other two
+            self.ascendcl, self.nnopbase, self.opapi = (
+                ctypes.CDLL(self.located[lib][0], mode=ctypes.RTLD_GLOBAL) for lib in LIBRARIES)
+        except OSError as exc:
+            self.error = f"CANN libraries could not be loaded: {exc}; {SETUP_HINT}"
+
+    @property
+    def ok(self):
+        return self.error is None
+
+    def describe(self):
+        return {lib: (path if path else f"missing ({where})") + (f" [{where}]" if path else "")
+                for lib, (path, where) in self.located.items()}

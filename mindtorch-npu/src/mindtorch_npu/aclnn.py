@@ -1,0 +1,191 @@
+"""The ACLNN calling convention, once for every kernel.
+
+`launch("Add", out_or_inputs...)` builds a descriptor for each argument (aclTensor with view dims,
+strides, offset and storage dims, so strided views reach the device without a copy; aclScalar;
+aclIntArray; aclTensorList), runs phase 1 (aclnnAddGetWorkspaceSize), takes the workspace from the
+caching allocator on the op's stream, runs phase 2 on the current stream, and destroys every
+descriptor whatever happens. The executor belongs to phase 2, which consumes it; only when phase 2
+never runs (the workspace could not be allocated) is it released here, by making it repeatable and
+destroying it, as the opbase documentation prescribes for executors that outlive their launch.
+"""
+import ctypes
+
+from mindtorch.plugins import Tensor, dtypes as D
+
+from .acl import types as A
+from .acl.prototypes import bind_op
+from .state import RUNTIME, ALLOCATOR
+
+ACL_DTYPE = {D.float32: A.ACL_FLOAT, D.float16: A.ACL_FLOAT16, D.bfloat16: A.ACL_BF16, D.float64: A.ACL_DOUBLE,
+             D.int8: A.ACL_INT8, D.uint8: A.ACL_UINT8, D.int16: A.ACL_INT16, D.int32: A.ACL_INT32,
+             D.int64: A.ACL_INT64, D.bool_: A.ACL_BOOL, D.complex64: A.ACL_COMPLEX64,
+             D.complex128: A.ACL_COMPLEX128}
+
+_I64 = ctypes.c_int64
+_arrays = {}  # shape/stride tuple -> c_int64 array (shapes repeat; building arrays is the costly part)
+
+
+def _int64s(values):
+    a = _arrays.get(values)
+    if a is None:
+        a = (_I64 * len(values))(*values)
+        if len(_arrays) < 8192:
+            _arrays[values] = a
+    return a
+
+
+class Scalar:
+    """A host value passed as aclScalar of an explicit ACL dtype."""
+    __slots__ = ("value", "dtype")
+
+    _CTYPE = {A.ACL_DOUBLE: ctypes.c_double, A.ACL_FLOAT: ctypes.c_float, A.ACL_INT64: ctypes.c_int64,
+              A.ACL_INT32: ctypes.c_int32, A.ACL_BOOL: ctypes.c_bool}
+
+    def __init__(self, value, acl_dtype=None):
+        if acl_dtype is None:
+            acl_dtype = A.ACL_BOOL if isinstance(value, bool) else A.ACL_INT64 if isinstance(value, int) else A.ACL_DOUBLE
+        self.value, self.dtype = value, acl_dtype
+
+
+def scalar_for(value, dtype):
+    """`value` as an aclScalar in the computation dtype family of `dtype` (a mindtorch dtype)."""
+    if dtype.is_floating_point:
+        return Scalar(float(value), A.ACL_DOUBLE)
+    if dtype is D.bool_:
+        return Scalar(bool(value), A.ACL_BOOL)
+    return Scalar(int(value), A.ACL_INT64)
+
+
+class IntArray:
+    __slots__ = ("values",)
+
+    def __init__(self, values):
+        self.values = tuple(int(v) for v in values)
+
+
+class DType:
+    """An aclDataType enum argument (aclnnCast's target)."""
+    __slots__ = ("value",)
+
+    def __init__(self, dtype):
+        self.value = acl_dtype(dtype)
+
+
+def acl_dtype(dtype):
+    code = ACL_DTYPE.get(dtype)
+    if code is None:
+        raise TypeError(f"the npu backend cannot hold {dtype} tensors")
+    return code
+
+
+class _Descriptors:
+    """Creates descriptors and destroys all of them on exit."""
+    __slots__ = ("made", "nn", "keep")
+
+    def __init__(self, nn):
+        self.nn, self.made, self.keep = nn, [], []
+
+    def tensor(self, t):
+        st = t._storage
+        shape, stride = t._shape, t._stride
+        isz = t.dtype.itemsize
+        storage_dims = _int64s((st.nbytes // isz,))
+        h = self.nn.aclCreateTensor(_int64s(shape), len(shape), acl_dtype(t.dtype), _int64s(stride), t._offset,
+                                    A.ACL_FORMAT_ND, storage_dims, 1, st.data)
+        return self._made(h, self.nn.aclDestroyTensor, "aclCreateTensor")
+
+    def scalar(self, s):
+        box = Scalar._CTYPE[s.dtype](s.value)
+        self.keep.append(box)
+        h = self.nn.aclCreateScalar(ctypes.cast(ctypes.pointer(box), ctypes.c_void_p), s.dtype)
+        return self._made(h, self.nn.aclDestroyScalar, "aclCreateScalar")
+
+    def int_array(self, a):
+        h = self.nn.aclCreateIntArray(_int64s(a.values), len(a.values))
+        return self._made(h, self.nn.aclDestroyIntArray, "aclCreateIntArray")
+
+    def tensor_list(self, ts):
+        hs = (ctypes.c_void_p * len(ts))(*[self.tensor(t) for t in ts])
+        h = self.nn.aclCreateTensorList(hs, len(ts))
+        return self._made(h, self.nn.aclDestroyTensorList, "aclCreateTensorList")
+
+    def _made(self, h, destroy, call):
+        if not h:
+            raise RuntimeError(f"{call} returned NULL: {RUNTIME.rt.aclGetRecentErrMsg() or b''!r}")
+        self.made.append((destroy, h))
+        return h
+
+    def convert(self, a):
+        if isinstance(a, Tensor):
+            return self.tensor(a)
+        if a is None:
+            return None
+        cls = a.__class__
+        if cls is Scalar:
+            return self.scalar(a)
+        if cls is IntArray:
+            return self.int_array(a)
+        if cls is DType:
+            return a.value
+        if cls in (list, tuple):
+            return self.tensor_list(a)
+        return a  # plain C scalars (int8_t cubeMathType, ...)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        # descriptors go whatever happened; destroying in reverse keeps lists before their tensors
+        for destroy, h in reversed(self.made):
+            destroy(h)
+
+
+_bound = {}
+
+
+def _op(name):
+    fns = _bound.get(name)
+    if fns is None:
+        RUNTIME.ensure()
+        fns = bind_op(RUNTIME.libs.opapi, name)
+        if fns is None:
+            raise NotImplementedError(f"aclnn{name} is not provided by the loaded libopapi.so")
+        _bound[name] = fns
+    return fns
+
+
+def launch(name, *args, device=None):
+    """Run ACLNN operator `name` on the current stream of the first tensor argument's device."""
+    first, second = _op(name)
+    if device is None:
+        device = next(a for a in args if isinstance(a, Tensor)).device.index
+    RUNTIME.use(device)
+    stream = RUNTIME.current_stream(device)
+    ws_size, executor = ctypes.c_uint64(), ctypes.c_void_p()
+    with _Descriptors(RUNTIME.nn) as d:
+        cargs = [d.convert(a) for a in args]
+        _check(f"aclnn{name}GetWorkspaceSize",
+               first(*cargs, ctypes.byref(ws_size), ctypes.byref(executor)))
+        block = None
+        if ws_size.value:
+            try:
+                block = ALLOCATOR.malloc(ws_size.value, device, stream)
+            except BaseException:
+                _release(executor)
+                raise
+        try:
+            _check(f"aclnn{name}", second(block.ptr if block else None, ws_size.value, executor, stream))
+        finally:
+            if block is not None:  # stream-ordered: later work on this stream may reuse it
+                ALLOCATOR.free_block(block)
+
+
+def _release(executor):
+    nn = RUNTIME.nn
+    nn.aclSetAclOpExecutorRepeatable(executor)
+    nn.aclDestroyAclOpExecutor(executor)
+
+
+def _check(call, code):
+    if code != 0:
+        RUNTIME.check(call, code)

@@ -1,0 +1,94 @@
+"""Host <-> NPU copies (the backend's copy routines) and the tensor helpers kernels share.
+
+Copies run on the current stream with aclrtMemcpyAsync and, unless non-blocking, wait for that
+stream, so they are ordered after the kernels that produced their source (a plain synchronous copy
+would only be ordered after the default stream).
+"""
+import numpy as np
+
+from mindtorch.plugins import make_tensor, contiguous_strides, numel, dtypes as D, device as Device
+
+from .state import RUNTIME, ALLOCATOR, STAGING
+
+H2D, D2H = 1, 2  # aclrtMemcpyKind: ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST
+HOST_DTYPE = {D.float32: np.float32, D.float16: np.float16, D.bfloat16: np.uint16, D.float64: np.float64,
+              D.int8: np.int8, D.uint8: np.uint8, D.int16: np.int16, D.int32: np.int32, D.int64: np.int64,
+              D.bool_: np.bool_, D.complex64: np.complex64, D.complex128: np.complex128}
+
+
+def npu_device(dev=None):
+    """An indexed npu device: `None` or a bare "npu" means this thread's current device."""
+    if dev is None or dev.index is None:
+        return Device("npu", RUNTIME.current_device())
+    RUNTIME.valid_index(dev.index)
+    return dev
+
+
+def empty(shape, dtype, dev):
+    shape = tuple(shape)
+    storage = ALLOCATOR.allocate(numel(shape) * dtype.itemsize, dev)
+    return make_tensor(storage, shape, contiguous_strides(shape), 0, dtype, dev)
+
+
+def address(t):
+    return t._storage.data + t._offset * t.dtype.itemsize
+
+
+def is_dense(t):
+    """C-contiguous (size-1 dims may carry any stride)."""
+    expected = 1
+    for size, stride in zip(reversed(t._shape), reversed(t._stride)):
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
+
+
+class NPUCopy:
+    def to_host(self, t):
+        """An array of t's shape holding its values (bfloat16 as uint16 bits)."""
+        index = t.device.index
+        host_dt = HOST_DTYPE[t.dtype]
+        n = numel(t._shape)
+        if n == 0:
+            return np.empty(t._shape, host_dt)
+        if not is_dense(t):
+            from .kernels import contiguous
+            t = contiguous(t)
+        out = np.empty(t._shape, host_dt)
+        RUNTIME.use(index)
+        stream = RUNTIME.current_stream(index)
+        RUNTIME.memcpy_async(out.ctypes.data, address(t), out.nbytes, D2H, stream)
+        RUNTIME.synchronize_stream(index, stream)
+        return out
+
+    def from_host(self, array, dtype, device, non_blocking=False):
+        dev = npu_device(device)
+        host = np.ascontiguousarray(array, dtype=HOST_DTYPE[dtype])
+        t = empty(host.shape, dtype, dev)
+        self._upload(address(t), host, dev.index, non_blocking)
+        return t
+
+    def copy_from_host(self, dst, array, non_blocking=False):
+        host = np.ascontiguousarray(np.broadcast_to(array, dst._shape), dtype=HOST_DTYPE[dst.dtype])
+        if is_dense(dst):
+            self._upload(address(dst), host, dst.device.index, non_blocking)
+        else:  # upload densely, then let the device scatter into the strided view
+            from .aclnn import launch
+            launch("InplaceCopy", dst, self.from_host(host, dst.dtype, dst.device, non_blocking))
+        return dst
+
+    def _upload(self, dst_ptr, host, index, non_blocking):
+        if not host.nbytes:
+            return
+        RUNTIME.use(index)
+        stream = RUNTIME.current_stream(index)
+        if non_blocking:
+            STAGING.upload(dst_ptr, host, stream, index)
+        else:
+            RUNTIME.memcpy_async(dst_ptr, host.ctypes.data, host.nbytes, H2D, stream)
+            RUNTIME.synchronize_stream(index, stream)
+
+
+COPY = NPUCopy()

@@ -1,0 +1,124 @@
+"""`mindtorch.npu`: the device module, as PyTorch users know torch.cuda / torch.npu."""
+import contextlib
+
+from mindtorch.plugins import OutOfMemoryError, default_generator, device as Device  # noqa: F401 (torch.cuda has it)
+
+from .state import RUNTIME, ALLOCATOR, STAGING
+from .streams import (Stream, Event, StreamContext, stream, current_stream, default_stream, set_stream,  # noqa: F401
+                      _index)
+
+
+def is_available():
+    return RUNTIME.available()
+
+
+def device_count():
+    return RUNTIME.device_count() if RUNTIME.probe() else 0
+
+
+def is_initialized():
+    return RUNTIME.state == "ready"
+
+
+def init():
+    RUNTIME.ensure()
+
+
+def current_device():
+    RUNTIME.ensure()
+    return RUNTIME.current_device()
+
+
+def set_device(device):
+    RUNTIME.set_device(_index(device))
+
+
+@contextlib.contextmanager
+def device(device):
+    """`with mindtorch.npu.device(1):` makes npu:1 current inside the block."""
+    prev = RUNTIME.current_device()
+    RUNTIME.set_device(_index(device))
+    try:
+        yield
+    finally:
+        RUNTIME.set_device(prev)
+
+
+def synchronize(device=None):
+    RUNTIME.synchronize(_index(device))
+    STAGING.poll()
+
+
+def get_device_name(device=None):
+    _index(device)
+    return RUNTIME.soc_name()
+
+
+def mem_get_info(device=None):
+    return RUNTIME.mem_info(_index(device))
+
+
+def manual_seed(seed):
+    default_generator(Device("npu", RUNTIME.current_device())).manual_seed(seed)
+
+
+def manual_seed_all(seed):
+    for i in range(device_count()):
+        default_generator(Device("npu", i)).manual_seed(seed)
+
+
+# -- memory ------------------------------------------------------------------------------------------
+
+def memory_allocated(device=None):
+    return ALLOCATOR.bytes_in_use(_index(device))
+
+
+def max_memory_allocated(device=None):
+    return ALLOCATOR.max_bytes_in_use(_index(device))
+
+
+def memory_reserved(device=None):
+    return ALLOCATOR.bytes_reserved(_index(device))
+
+
+def max_memory_reserved(device=None):
+    return ALLOCATOR.max_bytes_reserved(_index(device))
+
+
+def memory_stats(device=None):
+    return ALLOCATOR.memory_stats(_index(device))
+
+
+def memory_summary(device=None, abbreviated=False):
+    return ALLOCATOR.memory_summary(_index(device), abbreviated=abbreviated)
+
+
+def memory_snapshot():
+    return ALLOCATOR.memory_snapshot()
+
+
+def reset_peak_memory_stats(device=None):
+    ALLOCATOR.reset_peak_memory_stats(_index(device))
+
+
+def reset_accumulated_memory_stats(device=None):
+    ALLOCATOR.reset_accumulated_memory_stats(_index(device))
+
+
+def empty_cache():
+    if RUNTIME.state == "ready":
+        STAGING.poll()
+        ALLOCATOR.empty_cache()
+
+
+# -- what `python -m mindtorch` shows ------------------------------------------------------------------
+
+def backend_info():
+    """Where each CANN library was found (or why not), and the chip when the runtime is up."""
+    RUNTIME.probe()
+    info = {lib: desc for lib, desc in RUNTIME.libs.describe().items()}
+    if RUNTIME.reason:
+        info["status"] = RUNTIME.reason
+    elif RUNTIME.available():
+        info["soc"] = RUNTIME.soc_name()
+    return info

@@ -1,0 +1,239 @@
+"""The ACL runtime: initialise once, devices, streams, events, memory and copies.
+
+Every call's return code is checked; a failure raises RuntimeError naming the call, CANN's code,
+its symbolic name and aclGetRecentErrMsg(). Nothing touches CANN until first use, so importing
+mindtorch on a machine without CANN works and `is_available()` is simply False.
+Device contexts are per thread in ACL, so each thread sets its device before device calls.
+"""
+import atexit
+import ctypes
+import threading
+
+from .acl import types as A
+from .acl.libs import Libraries
+from .acl.prototypes import RUNTIME, NNOPBASE, bind
+
+_c_void_p, _byref = ctypes.c_void_p, ctypes.byref
+
+
+class AclRuntimeError(RuntimeError):
+    def __init__(self, call, code, detail):
+        self.call, self.code = call, code
+        msg = f"{call} failed with ACL error {code} ({A.error_name(code)})"
+        super().__init__(msg + (f": {detail}" if detail else ""))
+
+
+class Runtime:
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._tls = threading.local()
+        self.libs = None
+        self.rt = self.nn = None
+        self.state = "new"          # new -> ready | unavailable -> finalized
+        self.reason = None
+        self._count = None
+        self._opened = set()        # device indices set at least once (reset at exit)
+
+    # -- bring-up ---------------------------------------------------------------------------
+    def probe(self):
+        """Load the libraries (not aclInit); True when they load."""
+        with self._lock:
+            if self.libs is None:
+                self.libs = Libraries()
+                if self.libs.ok:
+                    self.rt = bind(self.libs.ascendcl, RUNTIME)
+                    self.nn = bind(self.libs.nnopbase, NNOPBASE)
+                    missing = self.rt.missing + self.nn.missing
+                    if missing:
+                        self.libs.error = f"CANN libraries lack required functions: {', '.join(missing)}"
+                if not self.libs.ok:
+                    self.reason = self.libs.error
+            return self.libs.ok
+
+    def ensure(self):
+        """aclInit once; raise RuntimeError saying what to install or source when CANN is absent."""
+        if self.state == "ready":
+            return self
+        with self._lock:
+            if self.state == "ready":
+                return self
+            if self.state == "finalized":
+                raise RuntimeError("the NPU runtime was finalized at interpreter exit")
+            if not self.probe():
+                self.state = "unavailable"
+                raise RuntimeError(f"the npu device is not available: {self.reason}")
+            self.check("aclInit", self.rt.aclInit(None))
+            self.state = "ready"
+            atexit.register(self.shutdown)
+        return self
+
+    def available(self):
+        try:
+            return self.device_count() > 0
+        except RuntimeError:
+            return False
+
+    def device_count(self):
+        if self._count is None:
+            if not self.probe():
+                return 0
+            n = ctypes.c_uint32()
+            self.ensure()
+            self.check("aclrtGetDeviceCount", self.rt.aclrtGetDeviceCount(_byref(n)))
+            self._count = n.value
+        return self._count
+
+    def check(self, call, code):
+        if code != 0:
+            detail = self.rt.aclGetRecentErrMsg() if self.rt is not None else None
+            raise AclRuntimeError(call, code, detail.decode(errors="replace").strip() if detail else "")
+        return code
+
+    def soc_name(self):
+        self.ensure()
+        name = self.rt.aclrtGetSocName()
+        return name.decode() if name else "unknown"
+
+    # -- devices -----------------------------------------------------------------------------
+    def current_device(self):
+        return getattr(self._tls, "device", 0)
+
+    def set_device(self, index):
+        """Make `index` this thread's device (ACL contexts are per thread)."""
+        index = self.valid_index(index)
+        self.use(index)
+        self._tls.device = index
+
+    def valid_index(self, index):
+        n = self.device_count()
+        if not isinstance(index, int) or not 0 <= index < n:
+            raise RuntimeError(f"Invalid device ordinal npu:{index}: {n} npu device(s) are visible")
+        return index
+
+    def use(self, index):
+        """Bind `index` to the calling thread before a device call."""
+        if getattr(self._tls, "bound", None) != index:
+            self.ensure()
+            self.check("aclrtSetDevice", self.rt.aclrtSetDevice(index))
+            self._tls.bound = index
+            self._opened.add(index)
+
+    # -- streams ---------------------------------------------------------------------------------
+    def current_stream(self, index):
+        """The handle of this thread's current stream on device `index` (0 = the default stream)."""
+        streams = getattr(self._tls, "streams", None)
+        return streams.get(index, 0) if streams else 0
+
+    def set_current_stream(self, index, handle):
+        streams = getattr(self._tls, "streams", None)
+        if streams is None:
+            streams = self._tls.streams = {}
+        streams[index] = handle
+
+    def create_stream(self, index):
+        self.use(index)
+        h = _c_void_p()
+        self.check("aclrtCreateStream", self.rt.aclrtCreateStream(_byref(h)))
+        return h.value
+
+    def destroy_stream(self, index, handle):
+        self.use(index)
+        self.check("aclrtDestroyStream", self.rt.aclrtDestroyStream(handle))
+
+    def synchronize_stream(self, index, handle):
+        self.use(index)
+        self.check("aclrtSynchronizeStream", self.rt.aclrtSynchronizeStream(handle))
+
+    def stream_done(self, index, handle):
+        self.use(index)
+        status = ctypes.c_int()
+        self.check("aclrtStreamQuery", self.rt.aclrtStreamQuery(handle, _byref(status)))
+        return status.value == A.ACL_STREAM_STATUS_COMPLETE
+
+    def synchronize(self, index):
+        self.use(index)
+        self.check("aclrtSynchronizeDevice", self.rt.aclrtSynchronizeDevice())
+
+    # -- events ------------------------------------------------------------------------------------
+    def new_event(self, index, timing=False):
+        self.use(index)
+        h = _c_void_p()
+        flag = A.ACL_EVENT_SYNC | (A.ACL_EVENT_TIME_LINE if timing else 0)
+        self.check("aclrtCreateEventWithFlag", self.rt.aclrtCreateEventWithFlag(_byref(h), flag))
+        return h.value
+
+    def record_event(self, event, stream):
+        self.check("aclrtRecordEvent", self.rt.aclrtRecordEvent(event, stream))
+
+    def stream_wait_event(self, stream, event):
+        self.check("aclrtStreamWaitEvent", self.rt.aclrtStreamWaitEvent(stream, event))
+
+    def event_done(self, event):
+        status = ctypes.c_int()
+        self.check("aclrtQueryEventStatus", self.rt.aclrtQueryEventStatus(event, _byref(status)))
+        return status.value == A.ACL_EVENT_RECORDED_STATUS_COMPLETE
+
+    def sync_event(self, event):
+        self.check("aclrtSynchronizeEvent", self.rt.aclrtSynchronizeEvent(event))
+
+    def elapsed_ms(self, start, end):
+        ms = ctypes.c_float()
+        self.check("aclrtEventElapsedTime", self.rt.aclrtEventElapsedTime(_byref(ms), start, end))
+        return ms.value
+
+    def destroy_event(self, event):
+        self.check("aclrtDestroyEvent", self.rt.aclrtDestroyEvent(event))
+
+    # -- memory -----------------------------------------------------------------------------------------
+    def malloc(self, index, nbytes):
+        """A device address, or 0 when the device is out of memory."""
+        self.use(index)
+        p = _c_void_p()
+        code = self.rt.aclrtMalloc(_byref(p), nbytes, A.ACL_MEM_MALLOC_HUGE_FIRST)
+        if code == A.ACL_ERROR_RT_MEMORY_ALLOCATION:
+            return 0
+        self.check("aclrtMalloc", code)
+        return p.value
+
+    def free(self, index, ptr):
+        if self.state != "ready":  # after aclFinalize the device memory is gone already
+            return
+        self.use(index)
+        self.check("aclrtFree", self.rt.aclrtFree(ptr))
+
+    def mem_info(self, index):
+        self.use(index)
+        free, total = ctypes.c_size_t(), ctypes.c_size_t()
+        self.check("aclrtGetMemInfo", self.rt.aclrtGetMemInfo(A.ACL_HBM_MEM, _byref(free), _byref(total)))
+        return free.value, total.value
+
+    def malloc_host(self, nbytes):
+        self.ensure()
+        p = _c_void_p()
+        self.check("aclrtMallocHost", self.rt.aclrtMallocHost(_byref(p), nbytes))
+        return p.value
+
+    def free_host(self, ptr):
+        self.check("aclrtFreeHost", self.rt.aclrtFreeHost(ptr))
+
+    def memcpy_async(self, dst, src, nbytes, kind, stream):
+        if nbytes:
+            self.check("aclrtMemcpyAsync", self.rt.aclrtMemcpyAsync(dst, nbytes, src, nbytes, kind, stream))
+
+    def memset_async(self, dst, value, nbytes, stream):
+        if nbytes:
+            self.check("aclrtMemsetAsync", self.rt.aclrtMemsetAsync(dst, nbytes, value, nbytes, stream))
+
+    # -- exit ---------------------------------------------------------------------------------------------
+    def shutdown(self):
+        """Drain, return cached memory, reset devices, aclFinalize (registered with atexit)."""
+        if self.state != "ready":
+            return
+        from . import state
+        try:
+            state.before_shutdown()
+            for index in sorted(self._opened):
+                self.rt.aclrtResetDevice(index)
+            self.rt.aclFinalize()
+        finally:
+            self.state = "finalized"

@@ -1,0 +1,26 @@
+"""The process-wide NPU objects: the runtime, the caching allocator, the pinned staging area."""
+from .runtime import Runtime
+from .allocator import CachingAllocator
+from .staging import PinnedStaging
+
+
+
+class NPUAllocator(CachingAllocator):
+    def record_stream(self, storage, stream):
+        """Accepts a mindtorch.npu.Stream (Tensor.record_stream's argument) or a raw handle."""
+        super().record_stream(storage, stream.handle() if hasattr(stream, "handle") else stream)
+
+
+RUNTIME = Runtime()
+ALLOCATOR = NPUAllocator(RUNTIME)
+STAGING = PinnedStaging(RUNTIME)
+
+
+def before_shutdown():
+    """At exit, before aclFinalize: finish queued work, then hand cached and staged memory back."""
+    for index in sorted(RUNTIME._opened):
+        RUNTIME.synchronize(index)
+    STAGING.drain()
+    ALLOCATOR.empty_cache()
+    from .streams import destroy_user_streams
+    destroy_user_streams()

@@ -1,0 +1,254 @@
+"""Tensors on the npu device (ACL simulator): copies, the first kernels, against the CPU backend."""
+import numpy as np
+import pytest
+
+import mindtorch as torch
+
+DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int8, torch.uint8, torch.int16,
+          torch.int32, torch.int64, torch.bool]
+FLOATS = [torch.float32, torch.float16, torch.bfloat16, torch.float64]
+# broadcasting patterns: equal shapes, a size-1 dim in the middle, the shorter operand on either side,
+# 3+ dims, 0-dim and empty tensors
+SHAPES = [((3, 4), (3, 4)), ((2, 1, 4), (2, 3, 4)), ((4,), (3, 4)), ((3, 4), (4,)), ((2, 3, 1, 5), (3, 4, 1)),
+          ((), (2, 3)), ((2, 3), ()), ((0, 3), (1, 3)), ((2, 0), (2, 0))]
+
+
+def sample(shape, dtype, seed=0):
+    g = np.random.default_rng(seed)
+    if dtype is torch.bool:
+        return torch.tensor(g.random(shape) > 0.5)
+    if dtype.is_floating_point:
+        return torch.tensor(g.standard_normal(shape) * 3, dtype=torch.float64).to(dtype)
+    lo, hi = (0, 20) if dtype is torch.uint8 else (-20, 20)
+    return torch.tensor(g.integers(lo, hi, size=shape), dtype=dtype)
+
+
+def same(npu_result, cpu_result, dtype=None):
+    got = npu_result.cpu()
+    assert got.dtype == cpu_result.dtype and tuple(got.shape) == tuple(cpu_result.shape)
+    a, b = got.to(torch.float64).numpy(), cpu_result.to(torch.float64).numpy()
+    tol = {torch.float16: 1e-3, torch.bfloat16: 8e-3, torch.float32: 1e-6}.get(got.dtype, 0)
+    np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def test_available():
+    assert torch.npu.is_available()
+    assert torch.npu.device_count() == 2
+    assert torch.npu.current_device() == 0
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_round_trip(dtype):
+    x = sample((3, 5), dtype)
+    y = x.to("npu")
+    assert y.device == torch.device("npu", 0) and y.dtype == dtype and y.is_npu
+    same(y, x)
+    assert y.data_ptr() != 0
+
+
+@pytest.mark.parametrize("view", ["t", "slice", "step", "expand", "offset"])
+def test_strided_views_reach_host(view):
+    base = sample((4, 6), torch.float32)
+    make = {"t": lambda t: t.t(), "slice": lambda t: t[1:3], "step": lambda t: t[:, ::2],
+            "expand": lambda t: t[:1].expand(3, 6), "offset": lambda t: t[2:, 3:]}[view]
+    same(make(base.to("npu")), make(base))
+
+
+@pytest.mark.parametrize("op", ["add", "mul", "sub"])
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+def test_binary_broadcasting(op, shapes):
+    a, b = sample(shapes[0], torch.float32, 1), sample(shapes[1], torch.float32, 2)
+    fn = getattr(torch, op)
+    same(fn(a.to("npu"), b.to("npu")), fn(a, b))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("op", ["add", "mul"])
+def test_binary_dtypes(op, dtype):
+    a, b = sample((2, 3, 4), dtype, 1), sample((3, 1), dtype, 2)
+    fn = getattr(torch, op)
+    same(fn(a.to("npu"), b.to("npu")), fn(a, b))
+
+
+@pytest.mark.parametrize("pair", [(torch.int32, torch.float32), (torch.uint8, torch.int64),
+                                  (torch.float16, torch.float32), (torch.bool, torch.int8),
+                                  (torch.bfloat16, torch.float16)], ids=str)
+def test_promotion(pair):
+    a, b = sample((3, 4), pair[0], 3), sample((3, 4), pair[1], 4)
+    same(a.to("npu") + b.to("npu"), a + b)
+    same(a.to("npu") * b.to("npu"), a * b)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.float16, torch.int32], ids=str)
+def test_scalars_and_alpha(dtype):
+    a, b = sample((3, 4), dtype, 5), sample((3, 4), dtype, 6)
+    na, nb = a.to("npu"), b.to("npu")
+    same(na + 2, a + 2)
+    same(na * 3, a * 3)
+    same(na + 1.5, a + 1.5)          # int tensor + float scalar is float32 (weak scalar)
+    same(na * 0.5, a * 0.5)
+    same(torch.add(na, nb, alpha=2), torch.add(a, b, alpha=2))
+    same(torch.sub(na, nb, alpha=3), torch.sub(a, b, alpha=3))
+    same(2 * na, 2 * a)
+
+
+def test_zero_dim_cpu_tensor_joins_npu():
+    a = sample((3,), torch.float32)
+    s = torch.tensor(2.5)
+    same(a.to("npu") * s, a * s)
+
+
+def test_inplace_and_views():
+    base = sample((4, 6), torch.float32)
+    nb = base.to("npu")
+    nb[:, ::2].add_(10)
+    base[:, ::2].add_(10)
+    same(nb, base)
+    nb.t()[1:3].mul_(-2)
+    base.t()[1:3].mul_(-2)
+    same(nb, base)
+    nb.sub_(sample((6,), torch.float32, 9).to("npu"), alpha=0.5)
+    base.sub_(sample((6,), torch.float32, 9), alpha=0.5)
+    same(nb, base)
+    n = nb.add_(1)
+    assert n is nb and nb._version.value > 0
+
+
+def test_inplace_scalar_and_int():
+    a = sample((5,), torch.int32)
+    na = a.to("npu")
+    na.mul_(3).add_(7)
+    same(na, a * 3 + 7)
+
+
+def test_bad_inplace_broadcast_leaves_target():
+    a = sample((3, 1), torch.float32)
+    na = a.to("npu")
+    with pytest.raises(RuntimeError):
+        na.add_(sample((3, 4), torch.float32).to("npu"))
+    same(na, a)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((4,), (4, 2)), ((3, 4), (4,)),
+                                    ((2, 1, 3, 4), (5, 4, 2)), ((4,), (4,))], ids=str)
+def test_matmul(shapes, dtype):
+    a, b = sample(shapes[0], dtype, 7), sample(shapes[1], dtype, 8)
+    same(a.to("npu") @ b.to("npu"), a @ b)
+
+
+def test_mm_bmm_and_strided_operands():
+    a, b = sample((5, 3), torch.float32), sample((4, 5), torch.float32)
+    same(torch.mm(a.to("npu").t(), b.to("npu").t()), torch.mm(a.t(), b.t()))
+    x, y = sample((2, 3, 4), torch.float32), sample((2, 5, 4), torch.float32)
+    same(torch.bmm(x.to("npu"), y.to("npu").transpose(1, 2)), torch.bmm(x, y.transpose(1, 2)))
+
+
+def test_matmul_unsupported_dtype_is_clear():
+    a = sample((2, 2), torch.float64).to("npu")
+    with pytest.raises(RuntimeError, match="float16, bfloat16 and float32"):
+        a @ a
+    with pytest.raises(RuntimeError, match="size mismatch|shapes cannot be multiplied"):
+        sample((2, 3), torch.float32).to("npu") @ sample((2, 3), torch.float32).to("npu")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_factories_fill_zero(dtype):
+    value = True if dtype is torch.bool else 3
+    f = torch.full((2, 3), value, dtype=dtype, device="npu")
+    same(f, torch.full((2, 3), value, dtype=dtype))
+    same(torch.zeros(4, dtype=dtype, device="npu"), torch.zeros(4, dtype=dtype))
+    same(torch.ones(2, 2, dtype=dtype, device="npu"), torch.ones(2, 2, dtype=dtype))
+    z = sample((3, 4), dtype).to("npu")
+    z[:, 1:3].zero_()
+    ref = sample((3, 4), dtype)
+    ref[:, 1:3].zero_()
+    same(z, ref)
+    e = torch.empty(3, dtype=dtype, device="npu")
+    assert e.shape == (3,) and e.device.type == "npu"
+
+
+def test_fill_float_value():
+    same(torch.full((2,), 2.5, device="npu"), torch.full((2,), 2.5))
+    t = torch.zeros(3, 4, device="npu")
+    t.t()[1].fill_(-1.25)
+    ref = torch.zeros(3, 4)
+    ref.t()[1].fill_(-1.25)
+    same(t, ref)
+
+
+@pytest.mark.parametrize("src", DTYPES, ids=str)
+@pytest.mark.parametrize("dst", [torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int64,
+                                 torch.bool, torch.uint8], ids=str)
+def test_cast_on_device(src, dst):
+    x = sample((3, 4), src)
+    same(x.to("npu").to(dst), x.to(dst))
+
+
+def test_clone_and_copy_on_device():
+    x = sample((3, 4), torch.float32)
+    nx = x.to("npu")
+    c = nx.t().clone()
+    assert c.is_contiguous()
+    same(c, x.t().clone())
+    d = torch.empty(4, 3, dtype=torch.float16, device="npu")
+    d.copy_(nx.t())                   # cross-dtype, strided source
+    same(d, x.t().to(torch.float16))
+    e = torch.zeros(3, 4, device="npu")
+    e.copy_(nx[0])                    # broadcasting source
+    same(e, x[0].expand(3, 4))
+
+
+def test_between_two_npus():
+    x = sample((3, 4), torch.float32)
+    a = x.to("npu:0")
+    b = a.to("npu:1")
+    assert b.device == torch.device("npu", 1)
+    same(b, x)
+    same(b + b, x + x)
+    c = torch.zeros(3, 4, dtype=torch.float16, device="npu:1")
+    c.copy_(a)
+    same(c, x.to(torch.float16))
+    with pytest.raises(RuntimeError, match="same device"):
+        a + b
+
+
+def test_copy_to_host_tensor():
+    x = sample((3, 4), torch.float32)
+    host = torch.zeros(3, 4)
+    out = host.copy_(x.to("npu"))
+    assert out is host
+    same(host.to("npu"), x)
+
+
+def test_device_selection():
+    with torch.npu.device(1):
+        assert torch.npu.current_device() == 1
+        t = torch.ones(2, device="npu")
+        assert t.device == torch.device("npu", 1)
+        assert torch.randn(2).to("npu").device.index == 1
+    assert torch.npu.current_device() == 0
+    torch.npu.set_device(1)
+    try:
+        assert torch.zeros(1, device="npu").device.index == 1
+    finally:
+        torch.npu.set_device(0)
+
+
+def test_bad_device_index_is_clear_and_changes_nothing():
+    before = torch.npu.memory_stats(0)
+    with pytest.raises(RuntimeError, match="npu:5"):
+        torch.zeros(2, device="npu:5")
+    with pytest.raises(RuntimeError, match="npu:7"):
+        torch.ones(2).to("npu:7")
+    with pytest.raises(RuntimeError):
+        torch.npu.set_device(2)
+    assert torch.npu.current_device() == 0
+    assert torch.npu.memory_stats(0)["allocated_bytes.all.current"] == before["allocated_bytes.all.current"]
+
+
+def test_printing_and_item():
+    t = torch.tensor([[1.5, 2.0], [3.0, 4.0]]).to("npu")
+    assert "device='npu:0'" in repr(t)
+    assert float((t @ t).cpu()[0, 0]) == 1.5 * 1.5 + 2.0 * 3.0
+    assert t[1, 0].item() == 3.0
