@@ -93,18 +93,21 @@ class _Pool:
     Sizes whose stack ran empty keep their key, so the common "same size again" pattern never
     touches the sorted list; the best-fit scan skips empty stacks and compacts when they pile up.
     """
-    __slots__ = ("dev", "stream", "small", "hot", "kind", "sizes", "keys")
+    __slots__ = ("dev", "stream", "small", "kind", "hot", "other", "all", "sizes", "keys")
 
     def __init__(self, dev, stream, small):
         self.dev = dev
         self.stream = stream
         self.small = small
         self.kind = 1 if small else 2
-        self.hot = dev.hot[self.kind]
+        self.hot = dev.hot[self.kind]           # counters of this pool kind
+        self.other = dev.hot[3 - self.kind]     # of the other kind
+        self.all = dev.hot[0]                   # peaks over both kinds
         self.sizes = {}
         self.keys = []
 
     def push(self, block):
+        # a size seen for the first time also goes into the sorted keys
         stack = self.sizes.get(block.size)
         if stack is None:
             self.sizes[block.size] = stack = []
@@ -315,30 +318,51 @@ class CachingAllocator:
 
     # ---- raw blocks (ACLNN workspaces, staging bookkeeping) -------------------------------
     def malloc(self, nbytes, device_index=None, stream=None):
-        """A Block of at least `nbytes` on `stream`, from the same pools and statistics."""
-        index = self._index(device_index)
-        d = self._state(index)
-        nbytes = _check_nbytes(nbytes)
-        if nbytes < 0:
-            raise TypeError(f"allocation size must be a non-negative integer, got {nbytes}")
+        """A Block of at least `nbytes` on `stream` (default: the device's current stream),
+        from the same pools and statistics as storages; None for 0 bytes."""
+        d = self._devices.get(device_index)
+        if d is None:
+            d = self._state(self._index(device_index))
+        if type(nbytes) is not int:
+            nbytes = _check_nbytes(nbytes)
+        if nbytes <= 0:
+            if nbytes < 0:
+                raise TypeError(f"allocation size must be a non-negative integer, got {nbytes}")
+            return None         # like PyTorch's raw_alloc(0): no block
         if stream is None:
-            stream = self._driver.current_stream(index)
+            stream = self._driver.current_stream(d.index)
         elif type(stream) is not int:
             raise TypeError(f"stream must be an int handle, got {type(stream).__name__}")
-        if not nbytes:
-            return None         # like PyTorch's raw_alloc(0): no block
-        with self:
+        token = self._token
+        try:
+            token.pop()
+        except IndexError:
+            self._acquire()
+        try:
             return self._malloc(d, nbytes, stream)
+        finally:
+            token.append(True)
+            if self._deferred:
+                self._drain()
 
     def free_block(self, block):
         if block is None:
             return
-        with self:
+        token = self._token
+        try:
+            token.pop()
+        except IndexError:
+            self._acquire()
+        try:
             d = block.pool.dev
             if d.active.get(block.ptr) is not block:
                 raise RuntimeError(f"invalid device pointer: {block.ptr:#x} (block not allocated)")
             del d.active[block.ptr]
             self._release(d, block)
+        finally:
+            token.append(True)
+            if self._deferred:
+                self._drain()
 
     def record_stream(self, storage, stream):
         """`storage` (or a Block) was used on `stream`: do not reuse it after free until the
@@ -383,7 +407,7 @@ class CachingAllocator:
     # ---- statistics -------------------------------------------------------------------------
     def bytes_in_use(self, device=None):
         d = self._devices.get(self._index(device))
-        return d.hot[0].b if d is not None else 0
+        return d.hot[1].b + d.hot[2].b if d is not None else 0
 
     def max_bytes_in_use(self, device=None):
         d = self._devices.get(self._index(device))
@@ -414,10 +438,11 @@ class CachingAllocator:
                     out[f"{name}.{kind}.freed"] = freed
 
             def derived(cur, peak, cumul_alloc, cumul_freed):
-                # per kind, then "all": current and peak of its own, cumulative = sum of kinds
+                # per kind, then "all": the sum of the kinds, with peaks of its own
                 rows = [(cur(h), peak(h), cumul_alloc(h), cumul_freed(h)) for h in kinds]
-                a = hot[0]
-                return [(cur(a), peak(a), rows[0][2] + rows[1][2], rows[0][3] + rows[1][3])] + rows
+                total = [x + y for x, y in zip(*rows)]
+                total[1] = peak(hot[0])
+                return [total] + rows
 
             put("allocation", derived(lambda h: h.n, lambda h: h.pn,
                                       lambda h: h.n - h.n0 + h.fn, lambda h: h.fn))
@@ -452,10 +477,14 @@ class CachingAllocator:
             d = self._devices.get(self._index(device))
             if d is None:
                 return
-            for h in d.hot:
+            a, small, large = d.hot
+            for h in (small, large):
                 h.pn, h.pb, h.pr = h.n, h.b, h.r
                 h.xn, h.xb, h.xr = h.n + h.qn, h.b + h.qb, h.r + h.qr
                 h.spn, h.spb = h.sn, h.sb
+            a.pn, a.pb, a.pr = small.n + large.n, small.b + large.b, small.r + large.r
+            a.xn, a.xb, a.xr = a.pn + a.qn, a.pb + a.qb, a.pr + a.qr
+            a.spn, a.spb = small.sn + large.sn, small.sb + large.sb
             for s in d.segment + d.reserved:
                 s.peak = s.current
 
@@ -564,7 +593,6 @@ class CachingAllocator:
         small = size <= SMALL_SIZE
         pool = pair[0] if small else pair[1]
         k = pool.hot
-        a = d.hot[0]
         stack = pool.sizes.get(size)
         if stack:
             # exact fit: nothing to split
@@ -575,8 +603,6 @@ class CachingAllocator:
                 k.sb -= s
                 k.sfn += 1
                 k.sfb += s
-                a.sn -= 1
-                a.sb -= s
         else:
             block = pool.best_fit(size)
             if block is None:
@@ -585,38 +611,72 @@ class CachingAllocator:
         block.state = _ALLOCATED
         block.requested = nbytes
         d.active[block.ptr] = block
+        # per kind current and peak; "all" keeps only peaks (its current is the sum of kinds)
         s = block.size
+        o = pool.other
+        a = pool.all
         k.n = n = k.n + 1
         if n > k.pn:
             k.pn = n
+        n += o.n
+        if n > a.pn:
+            a.pn = n
         k.b = v = k.b + s
         if v > k.pb:
             k.pb = v
+        v += o.b
+        if v > a.pb:
+            a.pb = v
         k.r = v = k.r + nbytes
         if v > k.pr:
             k.pr = v
-        a.n = n = a.n + 1
-        if n > a.pn:
-            a.pn = n
-        a.b = v = a.b + s
-        if v > a.pb:
-            a.pb = v
-        a.r = v = a.r + nbytes
+        v += o.r
         if v > a.pr:
             a.pr = v
         if a.qn:
-            for h in (k, a):
-                h.xn = max(h.xn, h.n + h.qn)
-                h.xb = max(h.xb, h.b + h.qb)
-                h.xr = max(h.xr, h.r + h.qr)
+            self._pending_peaks(k, o, a)
         return block
+
+    @staticmethod
+    def _pending_peaks(k, o, a):
+        # active = allocated + waiting for events: its peaks move only while blocks wait
+        k.xn = max(k.xn, k.n + k.qn)
+        k.xb = max(k.xb, k.b + k.qb)
+        k.xr = max(k.xr, k.r + k.qr)
+        a.xn = max(a.xn, k.n + o.n + a.qn)
+        a.xb = max(a.xb, k.b + o.b + a.qb)
+        a.xr = max(a.xr, k.r + o.r + a.qr)
+
+    @staticmethod
+    def _inactive_split(pool, dn, db):
+        """Net change of the inactive split blocks of a pool kind (PyTorch's increase or
+        decrease of inactive_split / inactive_split_bytes)."""
+        k, o, a = pool.hot, pool.other, pool.all
+        if dn > 0:
+            k.sn = n = k.sn + dn
+            if n > k.spn:
+                k.spn = n
+            n += o.sn
+            if n > a.spn:
+                a.spn = n
+        elif dn < 0:
+            k.sn += dn
+            k.sfn -= dn
+        if db > 0:
+            k.sb = v = k.sb + db
+            if v > k.spb:
+                k.spb = v
+            v += o.sb
+            if v > a.spb:
+                a.spb = v
+        elif db < 0:
+            k.sb += db
+            k.sfb -= db
 
     def _split(self, pool, block, size, small):
         """Hand out the front `size` bytes of a free `block` (PyTorch's alloc_found_block)."""
         already_split = block.prev is not None or block.next is not None
         remaining = block.size - size
-        k = pool.hot
-        a = pool.dev.hot[0]
         if remaining >= MIN_BLOCK_SIZE if small else remaining > SMALL_SIZE:
             front = Block(block.ptr, size, block.stream, pool)
             front.prev = prev = block.prev
@@ -628,39 +688,18 @@ class CachingAllocator:
             block.size = remaining
             pool.push(block)
             if already_split:
-                # an inactive split block shrinks by `size`
-                k.sb -= size
-                k.sfb += size
-                a.sb -= size
+                self._inactive_split(pool, 0, -size)        # an inactive split block shrinks
             else:
-                # a new inactive split block of `remaining` bytes
-                k.sn = n = k.sn + 1
-                if n > k.spn:
-                    k.spn = n
-                k.sb = v = k.sb + remaining
-                if v > k.spb:
-                    k.spb = v
-                a.sn = n = a.sn + 1
-                if n > a.spn:
-                    a.spn = n
-                a.sb = v = a.sb + remaining
-                if v > a.spb:
-                    a.spb = v
+                self._inactive_split(pool, 1, remaining)    # a new inactive split block
             return front
         if already_split:
-            s = block.size
-            k.sn -= 1
-            k.sb -= s
-            k.sfn += 1
-            k.sfb += s
-            a.sn -= 1
-            a.sb -= s
+            self._inactive_split(pool, -1, -block.size)     # a split block becomes active
         return block
 
     def _release(self, d, block):
         """The caller is done with `block` (PyTorch's free)."""
-        k = block.pool.hot
-        a = d.hot[0]
+        pool = block.pool
+        k = pool.hot
         s = block.size
         r = block.requested
         k.n -= 1
@@ -669,9 +708,6 @@ class CachingAllocator:
         k.fn += 1
         k.fb += s
         k.fr += r
-        a.n -= 1
-        a.b -= s
-        a.r -= r
         if block.stream_uses:
             self._insert_events(d, block)
             return
@@ -680,22 +716,23 @@ class CachingAllocator:
         nxt = block.next
         if (prev is None or prev.state) and (nxt is None or nxt.state):
             # no free neighbour to merge with (the common case): straight onto its stack
-            stack = block.pool.sizes.get(s)
+            stack = pool.sizes.get(s)
             if stack is None:
-                block.pool.push(block)
+                pool.push(block)
             else:
                 stack.append(block)
             if prev is not None or nxt is not None:
                 k.sn = n = k.sn + 1
                 if n > k.spn:
                     k.spn = n
+                a = pool.all
+                n += pool.other.sn
+                if n > a.spn:
+                    a.spn = n
                 k.sb = v = k.sb + s
                 if v > k.spb:
                     k.spb = v
-                a.sn = n = a.sn + 1
-                if n > a.spn:
-                    a.spn = n
-                a.sb = v = a.sb + s
+                v += pool.other.sb
                 if v > a.spb:
                     a.spb = v
             return
@@ -707,11 +744,7 @@ class CachingAllocator:
         prev = block.prev
         nxt = block.next
         if prev is None and nxt is None:
-            stack = pool.sizes.get(block.size)
-            if stack is None:
-                pool.push(block)
-            else:
-                stack.append(block)
+            pool.push(block)
             return
         dn = db = 0
         if prev is not None and prev.state == _FREE:
@@ -731,33 +764,11 @@ class CachingAllocator:
             block.size += nxt.size
             dn -= 1
             db -= nxt.size
-        stack = pool.sizes.get(block.size)
-        if stack is None:
-            pool.push(block)
-        else:
-            stack.append(block)
+        pool.push(block)
         if block.prev is not None or block.next is not None:
             dn += 1
             db += block.size
-        k = pool.hot
-        a = d.hot[0]
-        for h, own in ((k, True), (a, False)):
-            if dn > 0:
-                h.sn += dn
-                if h.sn > h.spn:
-                    h.spn = h.sn
-            elif dn < 0:
-                h.sn += dn
-                if own:
-                    h.sfn -= dn
-            if db > 0:
-                h.sb += db
-                if h.sb > h.spb:
-                    h.spb = h.sb
-            elif db < 0:
-                h.sb += db
-                if own:
-                    h.sfb -= db
+        self._inactive_split(pool, dn, db)
 
     def _new_segment(self, d, pool, size):
         """A fresh segment from the driver; on out-of-memory, empty this device's cache and
@@ -772,11 +783,11 @@ class CachingAllocator:
             if not ptr:
                 d.num_ooms += 1
                 free, total = driver.mem_info(d.index)
-                a = d.hot[0]
+                allocated = d.hot[1].b + d.hot[2].b
                 raise OutOfMemoryError(
                     f"NPU out of memory. Tried to allocate {format_size(nbytes)} (NPU {d.index}; "
-                    f"{format_size(total)} total capacity; {format_size(a.b)} already allocated; "
-                    f"{format_size(a.b + a.qb)} current active; {format_size(free)} free; "
+                    f"{format_size(total)} total capacity; {format_size(allocated)} already allocated; "
+                    f"{format_size(allocated + d.hot[0].qb)} current active; {format_size(free)} free; "
                     f"{format_size(d.reserved[0].current)} reserved in total by PyTorch)")
         d.num_device_alloc += 1
         for i in (0, pool.kind):
