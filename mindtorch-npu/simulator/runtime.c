@@ -1,0 +1,950 @@
+/* libascendcl.so: init, devices, device memory, streams (one worker thread each), events, error messages. */
+#define _GNU_SOURCE
+#include "aclsim.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GRAIN 512u          /* allocation granularity */
+#define PUNCH_MIN (64u << 10) /* freed blocks at least this large give their pages back */
+
+/* ---------------------------------------------------------------- errors and counters */
+static _Thread_local char t_err[1024];
+static _Thread_local int t_has_err;
+
+EXPORT void aclsim_set_err(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t_err, sizeof t_err, fmt, ap);
+    va_end(ap);
+    t_has_err = 1;
+}
+
+EXPORT const char *aclGetRecentErrMsg(void) { return t_has_err ? t_err : NULL; }
+
+static _Atomic int64_t g_count[K_COUNT];
+static const char *const k_names[K_COUNT] = {
+    "device_allocations", "device_bytes", "host_allocations", "streams", "events", "tensors", "scalars",
+    "int_arrays", "float_arrays", "bool_arrays", "tensor_lists", "scalar_lists", "executors"};
+
+EXPORT void aclsim_count(int kind, int64_t delta) { atomic_fetch_add(&g_count[kind], delta); }
+
+EXPORT int64_t aclsimLiveCount(const char *kind) {
+    if (!kind) return -1;
+    for (int k = 0; k < K_COUNT; k++)
+        if (!strcmp(kind, k_names[k])) return atomic_load(&g_count[k]);
+    return -1;
+}
+
+#define FAIL(code, ...) do { aclsim_set_err(__VA_ARGS__); return (code); } while (0)
+
+/* ---------------------------------------------------------------- state */
+typedef struct block {
+    uint64_t off, size;
+    int used;
+    struct block *prev, *next;
+} block;
+
+typedef struct stream stream;
+typedef struct {
+    int fd;
+    char *host;    /* the simulator's own read-write mapping of the device memory */
+    char *dbase;   /* reserved PROT_NONE range handed out as device addresses */
+    block *blocks; /* address-ordered list covering the whole range */
+    uint64_t used;
+    int refs;      /* aclrtSetDevice count */
+    stream *dflt;
+} device;
+
+enum { T_FN, T_RECORD, T_WAIT, T_RESET };
+typedef struct event event;
+typedef struct task {
+    int kind;
+    int (*run)(void *, int, char *, size_t);
+    void (*release)(void *);
+    void *arg;
+    event *ev;
+    uint64_t target;
+    int sync, done, rc; /* sync tasks are owned by the waiting caller, their error returned directly */
+    char msg[512];
+    struct task *next;
+} task;
+
+struct stream {
+    uint64_t id;
+    int dev, is_default, paused, stop, running, refs;
+    task *head, *tail;
+    int sticky;
+    char sticky_msg[512];
+    pthread_t th;
+    pthread_cond_t cv;
+};
+
+struct event {
+    uint64_t id;
+    uint32_t flags;
+    uint64_t rec_seq, done_seq; /* records issued / highest record completed */
+    uint64_t t_ns;
+    int refs, timing;
+};
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_done = PTHREAD_COND_INITIALIZER; /* broadcast whenever a task completes */
+static int g_state;                                       /* 0 never initialised, 1 live, 2 finalised */
+static int g_ndev;
+static uint64_t g_devmem;
+static char g_soc[128];
+static device *g_dev;
+static unsigned g_gen; /* bumped by aclInit: a thread's current device from an earlier init is void */
+static _Thread_local int t_dev_raw = -1;
+static _Thread_local unsigned t_gen;
+#define t_dev (t_gen == g_gen ? t_dev_raw : -1)
+static void set_cur_dev(int d) { t_dev_raw = d; t_gen = g_gen; }
+
+/* handles are tagged ids (never reused, never dereferenceable), looked up in growable tables */
+#define TAG_STREAM 0x5d00000000000000ull
+#define TAG_EVENT 0x5e00000000000000ull
+static stream **g_streams;
+static uint64_t g_nstreams, g_capstreams;
+static event **g_events;
+static uint64_t g_nevents, g_capevents;
+
+typedef struct hostblk { void *p; struct hostblk *next; } hostblk;
+static hostblk *g_host;
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *grow(void *arr, uint64_t *cap, uint64_t need, size_t elem) {
+    if (need <= *cap) return arr;
+    uint64_t nc = *cap ? *cap * 2 : 64;
+    while (nc < need) nc *= 2;
+    void *n = realloc(arr, nc * elem);
+    if (!n) return NULL;
+    memset((char *)n + *cap * elem, 0, (nc - *cap) * elem);
+    *cap = nc;
+    return n;
+}
+
+EXPORT int aclsim_initialized(void) {
+    pthread_mutex_lock(&g_lock);
+    int r = g_state == 1;
+    pthread_mutex_unlock(&g_lock);
+    return r;
+}
+
+/* ---------------------------------------------------------------- device memory */
+static int dev_of_addr(const void *p) { /* caller holds g_lock */
+    uintptr_t a = (uintptr_t)p;
+    for (int d = 0; d < g_ndev; d++)
+        if (g_dev[d].dbase && a >= (uintptr_t)g_dev[d].dbase && a < (uintptr_t)g_dev[d].dbase + g_devmem) return d;
+    return -1;
+}
+
+static block *find_block(device *dv, uint64_t off) { /* the block containing off */
+    for (block *b = dv->blocks; b; b = b->next)
+        if (off >= b->off && off < b->off + b->size) return b;
+    return NULL;
+}
+
+/* host pointer for [p, p+n) inside one live allocation; caller holds g_lock */
+static char *translate(const void *p, uint64_t n, int want_dev, int *dev_out) {
+    int d = dev_of_addr(p);
+    if (d < 0 || (want_dev >= 0 && d != want_dev)) return NULL;
+    device *dv = &g_dev[d];
+    uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)dv->dbase);
+    block *b = find_block(dv, off);
+    if (!b || !b->used || off + n > b->off + b->size) return NULL;
+    if (dev_out) *dev_out = d;
+    return dv->host + off;
+}
+
+EXPORT char *aclsim_dev2host(const void *p, uint64_t n, int device) {
+    pthread_mutex_lock(&g_lock);
+    char *h = g_state == 1 ? translate(p, n, device, NULL) : NULL;
+    pthread_mutex_unlock(&g_lock);
+    return h;
+}
+
+static int dev_mem_init(device *dv) {
+    dv->fd = memfd_create("aclsim-device", MFD_CLOEXEC);
+    if (dv->fd < 0 || ftruncate(dv->fd, (off_t)g_devmem) != 0) return -1;
+    dv->host = mmap(NULL, g_devmem, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, dv->fd, 0);
+    dv->dbase = mmap(NULL, g_devmem, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (dv->host == MAP_FAILED || dv->dbase == MAP_FAILED) return -1;
+    dv->blocks = calloc(1, sizeof(block));
+    dv->blocks->size = g_devmem;
+    return 0;
+}
+
+static void dev_mem_fini(device *dv) {
+    for (block *b = dv->blocks, *n; b; b = n) {
+        n = b->next;
+        if (b->used) { aclsim_count(K_DEV_ALLOC, -1); aclsim_count(K_DEV_BYTES, -(int64_t)b->size); }
+        free(b);
+    }
+    if (dv->host && dv->host != MAP_FAILED) munmap(dv->host, g_devmem);
+    if (dv->dbase && dv->dbase != MAP_FAILED) munmap(dv->dbase, g_devmem);
+    if (dv->fd >= 0) close(dv->fd);
+    memset(dv, 0, sizeof *dv);
+}
+
+/* ---------------------------------------------------------------- streams */
+static void *worker(void *arg);
+
+static stream *stream_new(int dev, int is_default) { /* caller holds g_lock */
+    stream *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    g_streams = grow(g_streams, &g_capstreams, g_nstreams + 1, sizeof *g_streams);
+    s->id = g_nstreams++;
+    s->dev = dev;
+    s->is_default = is_default;
+    s->refs = 1;
+    pthread_cond_init(&s->cv, NULL);
+    g_streams[s->id] = s;
+    pthread_create(&s->th, NULL, worker, s);
+    if (!is_default) aclsim_count(K_STREAMS, 1);
+    return s;
+}
+
+static void task_free(task *t) { /* event references are dropped by the worker under g_lock */
+    if (t->release) t->release(t->arg);
+    free(t);
+}
+
+static int stream_idle(stream *s) { return !s->head && !s->running; }
+
+/* stop the worker after it drained the queue, then free; caller holds g_lock (released while joining) */
+static void stream_kill(stream *s) {
+    s->paused = 0;
+    s->stop = 1;
+    pthread_cond_signal(&s->cv);
+    g_streams[s->id] = NULL;
+    pthread_t th = s->th;
+    pthread_mutex_unlock(&g_lock);
+    pthread_join(th, NULL);
+    pthread_mutex_lock(&g_lock);
+    if (!s->is_default) aclsim_count(K_STREAMS, -1);
+    pthread_cond_destroy(&s->cv);
+    free(s);
+}
+
+static void *worker(void *arg) {
+    stream *s = arg;
+    pthread_mutex_lock(&g_lock);
+    for (;;) {
+        while (!s->head && !s->stop) pthread_cond_wait(&s->cv, &g_lock);
+        while (s->paused && !s->stop) pthread_cond_wait(&s->cv, &g_lock);
+        if (!s->head) {
+            if (s->stop) break;
+            continue;
+        }
+        task *t = s->head;
+        s->head = t->next;
+        if (!s->head) s->tail = NULL;
+        s->running = 1;
+        int rc = 0;
+        char msg[512] = "";
+        switch (t->kind) {
+        case T_FN:
+            pthread_mutex_unlock(&g_lock);
+            rc = t->run(t->arg, s->dev, msg, sizeof msg);
+            pthread_mutex_lock(&g_lock);
+            break;
+        case T_RECORD:
+            if (t->target > t->ev->done_seq) { t->ev->done_seq = t->target; t->ev->t_ns = now_ns(); }
+            break;
+        case T_WAIT:
+            while (t->ev->done_seq < t->target) pthread_cond_wait(&g_done, &g_lock);
+            break;
+        case T_RESET:
+            if (t->ev->done_seq >= t->ev->rec_seq) t->ev->rec_seq = t->ev->done_seq = 0;
+            break;
+        }
+        s->running = 0;
+        if (t->sync) {
+            t->rc = rc;
+            memcpy(t->msg, msg, sizeof msg);
+            t->done = 1;
+        } else {
+            if (rc && !s->sticky) {
+                s->sticky = rc;
+                memcpy(s->sticky_msg, msg, sizeof msg);
+            }
+            if (t->ev && --t->ev->refs == 0) free(t->ev);
+            t->ev = NULL;
+            pthread_mutex_unlock(&g_lock);
+            task_free(t);
+            pthread_mutex_lock(&g_lock);
+        }
+        pthread_cond_broadcast(&g_done);
+    }
+    pthread_mutex_unlock(&g_lock);
+    return NULL;
+}
+
+static void push(stream *s, task *t) { /* caller holds g_lock */
+    if (s->tail) s->tail->next = t; else s->head = t;
+    s->tail = t;
+    pthread_cond_signal(&s->cv);
+}
+
+/* resolve a stream handle; NULL means the current device's default stream. caller holds g_lock */
+static stream *get_stream(aclrtStream h, const char *fn, aclError *err) {
+    if (g_state != 1) { *err = ACL_ERROR_UNINITIALIZE; aclsim_set_err("%s: aclInit has not been called", fn); return NULL; }
+    if (!h) {
+        if (t_dev < 0) {
+            *err = ACL_ERROR_RT_CONTEXT_NULL;
+            aclsim_set_err("%s: no current device on this thread (call aclrtSetDevice)", fn);
+            return NULL;
+        }
+        device *dv = &g_dev[t_dev];
+        if (!dv->dflt) dv->dflt = stream_new(t_dev, 1); /* released by a reset, recreated on use */
+        return dv->dflt;
+    }
+    uint64_t v = (uint64_t)(uintptr_t)h;
+    if ((v & 0xff00000000000000ull) == TAG_STREAM && (v & 0xffffffffffffull) < g_nstreams) {
+        stream *s = g_streams[v & 0xffffffffffffull];
+        if (s) return s;
+    }
+    *err = ACL_ERROR_RT_INVALID_HANDLE;
+    aclsim_set_err("%s: stream %p is not a live stream (destroyed or never created)", fn, h);
+    return NULL;
+}
+
+static event *get_event(aclrtEvent h, const char *fn, aclError *err) {
+    if (g_state != 1) { *err = ACL_ERROR_UNINITIALIZE; aclsim_set_err("%s: aclInit has not been called", fn); return NULL; }
+    if (!h) { *err = ACL_ERROR_INVALID_PARAM; aclsim_set_err("%s: event is NULL", fn); return NULL; }
+    uint64_t v = (uint64_t)(uintptr_t)h;
+    if ((v & 0xff00000000000000ull) == TAG_EVENT && (v & 0xffffffffffffull) < g_nevents) {
+        event *e = g_events[v & 0xffffffffffffull];
+        if (e) return e;
+    }
+    *err = ACL_ERROR_RT_INVALID_HANDLE;
+    aclsim_set_err("%s: event %p is not a live event (destroyed or never created)", fn, h);
+    return NULL;
+}
+
+static aclrtStream stream_handle(stream *s) { return (aclrtStream)(uintptr_t)(TAG_STREAM | s->id); }
+
+/* wait until the stream drained; returns and clears its sticky error. caller holds g_lock */
+static aclError drain(stream *s, const char *fn) {
+    s->refs++;
+    while (!stream_idle(s)) pthread_cond_wait(&g_done, &g_lock);
+    s->refs--;
+    aclError rc = s->sticky;
+    if (rc) {
+        aclsim_set_err("%s: a task on the stream failed: %s", fn, s->sticky_msg);
+        s->sticky = 0;
+    }
+    return rc;
+}
+
+#define LOCKED_INIT(fn)                                                                   \
+    pthread_mutex_lock(&g_lock);                                                          \
+    if (g_state != 1) {                                                                   \
+        pthread_mutex_unlock(&g_lock);                                                    \
+        FAIL(ACL_ERROR_UNINITIALIZE, "%s: aclInit has not been called", fn);              \
+    }
+#define UNLOCK_RET(rc) do { aclError r__ = (rc); pthread_mutex_unlock(&g_lock); return r__; } while (0)
+
+/* ---------------------------------------------------------------- init / devices */
+static uint64_t env_u64(const char *name, uint64_t dflt) {
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    unsigned long long x = strtoull(v, &end, 0);
+    return *end ? dflt : (uint64_t)x;
+}
+
+EXPORT aclError aclInit(const char *configPath) {
+    (void)configPath;
+    pthread_mutex_lock(&g_lock);
+    if (g_state == 1) { pthread_mutex_unlock(&g_lock); FAIL(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: already initialised"); }
+    g_ndev = (int)env_u64("ACLSIM_DEVICE_COUNT", 2);
+    g_devmem = env_u64("ACLSIM_DEVICE_MEMORY", 1ull << 30);
+    g_devmem = (g_devmem + 4095) & ~4095ull;
+    const char *soc = getenv("ACLSIM_SOC_NAME");
+    snprintf(g_soc, sizeof g_soc, "%s", soc && *soc ? soc : "Ascend910B1");
+    g_dev = calloc(g_ndev ? (size_t)g_ndev : 1, sizeof(device));
+    for (int d = 0; d < g_ndev; d++) {
+        if (dev_mem_init(&g_dev[d]) != 0) {
+            for (int e = 0; e <= d; e++) dev_mem_fini(&g_dev[e]);
+            free(g_dev);
+            g_dev = NULL;
+            pthread_mutex_unlock(&g_lock);
+            FAIL(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclInit: cannot map %llu bytes of simulated device memory",
+                 (unsigned long long)g_devmem);
+        }
+    }
+    g_state = 1;
+    g_gen++;
+    pthread_mutex_unlock(&g_lock);
+    return ACL_SUCCESS;
+}
+
+EXPORT aclError aclFinalize(void) {
+    pthread_mutex_lock(&g_lock);
+    if (g_state == 0) { pthread_mutex_unlock(&g_lock); FAIL(ACL_ERROR_UNINITIALIZE, "aclFinalize: aclInit has not been called"); }
+    if (g_state == 2) { pthread_mutex_unlock(&g_lock); FAIL(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: already finalised"); }
+    for (uint64_t i = 0; i < g_nstreams; i++)
+        if (g_streams[i]) stream_kill(g_streams[i]);
+    for (uint64_t i = 0; i < g_nevents; i++)
+        if (g_events[i]) {
+            event *e = g_events[i];
+            g_events[i] = NULL;
+            aclsim_count(K_EVENTS, -1);
+            if (--e->refs == 0) free(e);
+        }
+    for (int d = 0; d < g_ndev; d++) dev_mem_fini(&g_dev[d]);
+    free(g_dev);
+    g_dev = NULL;
+    for (hostblk *h = g_host, *n; h; h = n) { n = h->next; free(h->p); free(h); aclsim_count(K_HOST_ALLOC, -1); }
+    g_host = NULL;
+    g_state = 2;
+    set_cur_dev(-1);
+    pthread_mutex_unlock(&g_lock);
+    return ACL_SUCCESS;
+}
+
+EXPORT const char *aclrtGetSocName(void) {
+    pthread_mutex_lock(&g_lock);
+    const char *r = g_state == 1 ? g_soc : NULL;
+    pthread_mutex_unlock(&g_lock);
+    return r;
+}
+
+EXPORT aclError aclrtGetDeviceCount(uint32_t *count) {
+    if (!count) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceCount: count is NULL");
+    LOCKED_INIT("aclrtGetDeviceCount");
+    *count = (uint32_t)g_ndev;
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclrtSetDevice(int32_t deviceId) {
+    LOCKED_INIT("aclrtSetDevice");
+    if (deviceId < 0 || deviceId >= g_ndev) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtSetDevice: device id %d is out of range [0, %d)", deviceId, g_ndev);
+    }
+    device *dv = &g_dev[deviceId];
+    if (!dv->dflt) dv->dflt = stream_new(deviceId, 1);
+    dv->refs++;
+    set_cur_dev(deviceId);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclrtResetDevice(int32_t deviceId) {
+    LOCKED_INIT("aclrtResetDevice");
+    if (deviceId < 0 || deviceId >= g_ndev) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtResetDevice: device id %d is out of range [0, %d)", deviceId, g_ndev);
+    }
+    device *dv = &g_dev[deviceId];
+    if (dv->refs > 0 && --dv->refs == 0) {
+        /* the last reset releases the device's streams (default and user-created) after they drained */
+        for (uint64_t i = 0; i < g_nstreams; i++)
+            if (g_streams[i] && g_streams[i]->dev == deviceId) stream_kill(g_streams[i]);
+        dv->dflt = NULL;
+    }
+    if (t_dev == deviceId) set_cur_dev(-1);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclrtGetDevice(int32_t *deviceId) {
+    if (!deviceId) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtGetDevice: deviceId is NULL");
+    LOCKED_INIT("aclrtGetDevice");
+    if (t_dev < 0) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_CONTEXT_NULL, "aclrtGetDevice: no current device on this thread (call aclrtSetDevice)");
+    }
+    *deviceId = t_dev;
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclrtSynchronizeDevice(void) {
+    LOCKED_INIT("aclrtSynchronizeDevice");
+    if (t_dev < 0) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_CONTEXT_NULL, "aclrtSynchronizeDevice: no current device on this thread");
+    }
+    aclError rc = 0;
+    for (uint64_t i = 0; i < g_nstreams; i++) {
+        stream *s = g_streams[i];
+        if (s && s->dev == t_dev) {
+            aclError r = drain(s, "aclrtSynchronizeDevice");
+            if (r && !rc) rc = r;
+        }
+    }
+    UNLOCK_RET(rc);
+}
+
+/* ---------------------------------------------------------------- memory */
+EXPORT aclError aclrtMalloc(void **devPtr, size_t size, int policy) {
+    (void)policy;
+    if (!devPtr) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: devPtr is NULL");
+    if (size == 0) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: size must be greater than 0");
+    LOCKED_INIT("aclrtMalloc");
+    if (t_dev < 0) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_CONTEXT_NULL, "aclrtMalloc: no current device on this thread (call aclrtSetDevice)");
+    }
+    device *dv = &g_dev[t_dev];
+    uint64_t need = ((uint64_t)size + GRAIN - 1) / GRAIN * GRAIN;
+    block *best = NULL;
+    for (block *b = dv->blocks; b; b = b->next) /* best fit */
+        if (!b->used && b->size >= need && (!best || b->size < best->size)) best = b;
+    if (!best) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_MEMORY_ALLOCATION,
+             "aclrtMalloc: out of device memory on device %d: requested %zu bytes, %llu of %llu bytes in use", t_dev,
+             size, (unsigned long long)dv->used, (unsigned long long)g_devmem);
+    }
+    if (best->size > need) { /* split: the tail stays free */
+        block *rest = calloc(1, sizeof *rest);
+        rest->off = best->off + need;
+        rest->size = best->size - need;
+        rest->prev = best;
+        rest->next = best->next;
+        if (best->next) best->next->prev = rest;
+        best->next = rest;
+        best->size = need;
+    }
+    best->used = 1;
+    dv->used += need;
+    aclsim_count(K_DEV_ALLOC, 1);
+    aclsim_count(K_DEV_BYTES, (int64_t)need);
+    *devPtr = dv->dbase + best->off;
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclrtFree(void *devPtr) {
+    if (!devPtr) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr is NULL");
+    LOCKED_INIT("aclrtFree");
+    int d = dev_of_addr(devPtr);
+    block *b = NULL;
+    if (d >= 0) b = find_block(&g_dev[d], (uint64_t)((char *)devPtr - g_dev[d].dbase));
+    if (!b || !b->used || g_dev[d].dbase + b->off != (char *)devPtr) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclrtFree: %p is not the start of a live device allocation%s", devPtr,
+             b && b->used ? " (interior pointer)" : "");
+    }
+    device *dv = &g_dev[d];
+    b->used = 0;
+    dv->used -= b->size;
+    aclsim_count(K_DEV_ALLOC, -1);
+    aclsim_count(K_DEV_BYTES, -(int64_t)b->size);
+    if (b->size >= PUNCH_MIN)
+        fallocate(dv->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)b->off, (off_t)b->size);
+    if (b->next && !b->next->used) { /* coalesce with free neighbours */
+        block *n = b->next;
+        b->size += n->size;
+        b->next = n->next;
+        if (n->next) n->next->prev = b;
+        free(n);
+    }
+    if (b->prev && !b->prev->used) {
+        block *p = b->prev;
+        p->size += b->size;
+        p->next = b->next;
+        if (b->next) b->next->prev = p;
+        free(b);
+    }
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size) {
+    if (!hostPtr) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr is NULL");
+    if (size == 0) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: size must be greater than 0");
+    LOCKED_INIT("aclrtMallocHost");
+    void *p = NULL;
+    hostblk *h = malloc(sizeof *h);
+    if (!h || posix_memalign(&p, 64, size) != 0) {
+        free(h);
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMallocHost: cannot allocate %zu bytes", size);
+    }
+    h->p = p;
+    h->next = g_host;
+    g_host = h;
+    aclsim_count(K_HOST_ALLOC, 1);
+    *hostPtr = p;
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclrtFreeHost(void *hostPtr) {
+    if (!hostPtr) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost: hostPtr is NULL");
+    LOCKED_INIT("aclrtFreeHost");
+    for (hostblk **pp = &g_host; *pp; pp = &(*pp)->next)
+        if ((*pp)->p == hostPtr) {
+            hostblk *h = *pp;
+            *pp = h->next;
+            free(h->p);
+            free(h);
+            aclsim_count(K_HOST_ALLOC, -1);
+            UNLOCK_RET(ACL_SUCCESS);
+        }
+    pthread_mutex_unlock(&g_lock);
+    FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclrtFreeHost: %p was not returned by aclrtMallocHost (or already freed)", hostPtr);
+}
+
+EXPORT aclError aclrtGetMemInfo(int attr, size_t *freeb, size_t *total) {
+    if (!freeb || !total) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: free or total is NULL");
+    if (attr < 0 || attr > 17 /* ACL_MEM_P2P_HUGE1G */) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: invalid aclrtMemAttr %d", attr);
+    LOCKED_INIT("aclrtGetMemInfo");
+    if (t_dev < 0) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_CONTEXT_NULL, "aclrtGetMemInfo: no current device on this thread");
+    }
+    *total = g_devmem;
+    *freeb = g_devmem - g_dev[t_dev].used;
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+/* ---------------------------------------------------------------- copies and memset (tasks) */
+enum { H2H, H2D, D2H, D2D, KIND_DEFAULT, H2BUF2D, INNER_D2D, INTER_D2D };
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t n;
+    int dst_dev, src_dev; /* -1 = host */
+    int value, is_set;
+} copy_args;
+
+static int copy_run(void *arg, int dev, char *msg, size_t len) {
+    (void)dev;
+    copy_args *c = arg;
+    char *d = c->dst, *s = (char *)c->src;
+    pthread_mutex_lock(&g_lock);
+    if (c->dst_dev >= 0) d = translate(c->dst, c->n, c->dst_dev, NULL);
+    if (!c->is_set && c->src_dev >= 0) s = translate(c->src, c->n, c->src_dev, NULL);
+    pthread_mutex_unlock(&g_lock);
+    if (!d || !s) {
+        snprintf(msg, len, "%s: device address %p is no longer a live allocation of %zu bytes",
+                 c->is_set ? "memset" : "memcpy", !d ? c->dst : c->src, c->n);
+        return ACL_ERROR_RT_SYS_DMA;
+    }
+    if (c->is_set) memset(d, c->value, c->n);
+    else memmove(d, s, c->n);
+    return 0;
+}
+
+/* validate a copy against the pointers' locations; caller holds g_lock */
+static aclError copy_check(const char *fn, void *dst, size_t destMax, const void *src, size_t count, int kind,
+                           copy_args *c) {
+    if (!dst || !src) FAIL(ACL_ERROR_INVALID_PARAM, "%s: dst or src is NULL", fn);
+    if (count > destMax) FAIL(ACL_ERROR_INVALID_PARAM, "%s: count %zu exceeds destMax %zu", fn, count, destMax);
+    if (kind < H2H || kind > INTER_D2D) FAIL(ACL_ERROR_INVALID_PARAM, "%s: invalid aclrtMemcpyKind %d", fn, kind);
+    int dd = dev_of_addr(dst), sd = dev_of_addr(src);
+    int want_dd, want_sd;
+    switch (kind) {
+    case H2H: want_dd = 0; want_sd = 0; break;
+    case H2D: case H2BUF2D: want_dd = 1; want_sd = 0; break;
+    case D2H: want_dd = 0; want_sd = 1; break;
+    case KIND_DEFAULT: want_dd = dd >= 0; want_sd = sd >= 0; break;
+    default: want_dd = 1; want_sd = 1; break;
+    }
+    static const char *const names[] = {"HOST_TO_HOST", "HOST_TO_DEVICE", "DEVICE_TO_HOST", "DEVICE_TO_DEVICE",
+                                        "DEFAULT", "HOST_TO_BUF_TO_DEVICE", "INNER_DEVICE_TO_DEVICE",
+                                        "INTER_DEVICE_TO_DEVICE"};
+    if ((dd >= 0) != want_dd || (sd >= 0) != want_sd)
+        FAIL(ACL_ERROR_RT_PARAM_INVALID, "%s: kind ACL_MEMCPY_%s does not match the pointers (dst is %s, src is %s)",
+             fn, names[kind], dd >= 0 ? "device" : "host", sd >= 0 ? "device" : "host");
+    if (dd >= 0 && !translate(dst, count, dd, NULL))
+        FAIL(ACL_ERROR_RT_PARAM_INVALID, "%s: dst %p + %zu bytes is not inside a live device allocation", fn, dst, count);
+    if (sd >= 0 && !translate(src, count, sd, NULL))
+        FAIL(ACL_ERROR_RT_PARAM_INVALID, "%s: src %p + %zu bytes is not inside a live device allocation", fn, src, count);
+    memset(c, 0, sizeof *c);
+    c->dst = dst;
+    c->src = src;
+    c->n = count;
+    c->dst_dev = dd;
+    c->src_dev = sd;
+    return 0;
+}
+
+static aclError set_check(const char *fn, void *p, size_t maxCount, size_t count, copy_args *c) {
+    if (!p) FAIL(ACL_ERROR_INVALID_PARAM, "%s: devPtr is NULL", fn);
+    if (count > maxCount) FAIL(ACL_ERROR_INVALID_PARAM, "%s: count %zu exceeds maxCount %zu", fn, count, maxCount);
+    int d = dev_of_addr(p);
+    if (d >= 0 && !translate(p, count, d, NULL))
+        FAIL(ACL_ERROR_RT_PARAM_INVALID, "%s: %p + %zu bytes is not inside a live device allocation", fn, p, count);
+    memset(c, 0, sizeof *c);
+    c->dst = p;
+    c->src = p;
+    c->n = count;
+    c->dst_dev = d;
+    c->src_dev = -1;
+    c->is_set = 1;
+    return 0;
+}
+
+/* a synchronous operation: queue on the device's default stream behind prior work and wait for it */
+static aclError run_sync(const char *fn, copy_args *c, int dev) {
+    if (dev < 0) { /* host only */
+        char msg[8];
+        copy_run(c, -1, msg, sizeof msg);
+        return 0;
+    }
+    device *dv = &g_dev[dev];
+    if (!dv->dflt) dv->dflt = stream_new(dev, 1);
+    task t = {0};
+    t.kind = T_FN;
+    t.run = copy_run;
+    t.arg = c;
+    t.sync = 1;
+    push(dv->dflt, &t);
+    while (!t.done) pthread_cond_wait(&g_done, &g_lock);
+    if (t.rc) FAIL(t.rc, "%s: %s", fn, t.msg);
+    return 0;
+}
+
+static void free_arg(void *p) { free(p); }
+
+static aclError enqueue_copy(const char *fn, copy_args *c, aclrtStream sh) {
+    aclError err = 0;
+    stream *s = get_stream(sh, fn, &err);
+    if (!s) return err;
+    copy_args *heap = malloc(sizeof *heap);
+    task *t = calloc(1, sizeof *t);
+    *heap = *c;
+    t->kind = T_FN;
+    t->run = copy_run;
+    t->release = free_arg;
+    t->arg = heap;
+    push(s, t);
+    return 0;
+}
+
+EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, int kind) {
+    LOCKED_INIT("aclrtMemcpy");
+    copy_args c;
+    aclError rc = copy_check("aclrtMemcpy", dst, destMax, src, count, kind, &c);
+    if (!rc && count) rc = run_sync("aclrtMemcpy", &c, c.dst_dev >= 0 ? c.dst_dev : c.src_dev);
+    UNLOCK_RET(rc);
+}
+
+EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, int kind,
+                                 aclrtStream stream) {
+    LOCKED_INIT("aclrtMemcpyAsync");
+    copy_args c;
+    aclError rc = copy_check("aclrtMemcpyAsync", dst, destMax, src, count, kind, &c);
+    if (!rc) rc = enqueue_copy("aclrtMemcpyAsync", &c, stream);
+    UNLOCK_RET(rc);
+}
+
+EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
+    LOCKED_INIT("aclrtMemset");
+    copy_args c;
+    aclError rc = set_check("aclrtMemset", devPtr, maxCount, count, &c);
+    c.value = value;
+    if (!rc && count) rc = run_sync("aclrtMemset", &c, c.dst_dev);
+    UNLOCK_RET(rc);
+}
+
+EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
+    LOCKED_INIT("aclrtMemsetAsync");
+    copy_args c;
+    aclError rc = set_check("aclrtMemsetAsync", devPtr, maxCount, count, &c);
+    c.value = value;
+    if (!rc) rc = enqueue_copy("aclrtMemsetAsync", &c, stream);
+    UNLOCK_RET(rc);
+}
+
+/* ---------------------------------------------------------------- streams (API) */
+EXPORT aclError aclrtCreateStream(aclrtStream *out) {
+    if (!out) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is NULL");
+    LOCKED_INIT("aclrtCreateStream");
+    if (t_dev < 0) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_CONTEXT_NULL, "aclrtCreateStream: no current device on this thread (call aclrtSetDevice)");
+    }
+    stream *s = stream_new(t_dev, 0);
+    *out = stream_handle(s);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclrtDestroyStream(aclrtStream h) {
+    LOCKED_INIT("aclrtDestroyStream");
+    aclError err = 0;
+    if (!h) { pthread_mutex_unlock(&g_lock); FAIL(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is NULL"); }
+    stream *s = get_stream(h, "aclrtDestroyStream", &err);
+    if (!s) UNLOCK_RET(err);
+    if (s->is_default) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream: the default stream cannot be destroyed");
+    }
+    stream_kill(s); /* drains first */
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclrtSynchronizeStream(aclrtStream h) {
+    LOCKED_INIT("aclrtSynchronizeStream");
+    aclError err = 0;
+    stream *s = get_stream(h, "aclrtSynchronizeStream", &err);
+    if (!s) UNLOCK_RET(err);
+    UNLOCK_RET(drain(s, "aclrtSynchronizeStream"));
+}
+
+EXPORT aclError aclrtStreamQuery(aclrtStream h, int *status) {
+    if (!status) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtStreamQuery: status is NULL");
+    LOCKED_INIT("aclrtStreamQuery");
+    aclError err = 0;
+    stream *s = get_stream(h, "aclrtStreamQuery", &err);
+    if (!s) UNLOCK_RET(err);
+    *status = stream_idle(s) ? 0 /* ACL_STREAM_STATUS_COMPLETE */ : 1 /* NOT_READY */;
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+static aclError set_paused(aclrtStream h, int paused, const char *fn) {
+    LOCKED_INIT(fn);
+    aclError err = 0;
+    stream *s = get_stream(h, fn, &err);
+    if (!s) UNLOCK_RET(err);
+    s->paused = paused;
+    pthread_cond_signal(&s->cv);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+EXPORT aclError aclsimPauseStream(aclrtStream h) { return set_paused(h, 1, "aclsimPauseStream"); }
+EXPORT aclError aclsimResumeStream(aclrtStream h) { return set_paused(h, 0, "aclsimResumeStream"); }
+
+EXPORT int aclsim_stream_device(aclrtStream h, aclError *err) {
+    pthread_mutex_lock(&g_lock);
+    stream *s = get_stream(h, "aclnn launch", err);
+    int d = s ? s->dev : -1;
+    pthread_mutex_unlock(&g_lock);
+    return d;
+}
+
+EXPORT aclError aclsim_enqueue(aclrtStream h, int (*run)(void *, int, char *, size_t), void (*release)(void *),
+                               void *arg) {
+    pthread_mutex_lock(&g_lock);
+    aclError err = 0;
+    stream *s = get_stream(h, "aclnn launch", &err);
+    if (!s) UNLOCK_RET(err);
+    task *t = calloc(1, sizeof *t);
+    t->kind = T_FN;
+    t->run = run;
+    t->release = release;
+    t->arg = arg;
+    push(s, t);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+/* ---------------------------------------------------------------- events */
+#define ACL_EVENT_TIME_LINE 0x00000008u
+
+static aclError event_create(aclrtEvent *out, uint32_t flags, int timing, const char *fn) {
+    if (!out) FAIL(ACL_ERROR_INVALID_PARAM, "%s: event is NULL", fn);
+    LOCKED_INIT(fn);
+    if (t_dev < 0) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_CONTEXT_NULL, "%s: no current device on this thread (call aclrtSetDevice)", fn);
+    }
+    event *e = calloc(1, sizeof *e);
+    g_events = grow(g_events, &g_capevents, g_nevents + 1, sizeof *g_events);
+    e->id = g_nevents++;
+    e->flags = flags;
+    e->timing = timing;
+    e->refs = 1;
+    g_events[e->id] = e;
+    aclsim_count(K_EVENTS, 1);
+    *out = (aclrtEvent)(uintptr_t)(TAG_EVENT | e->id);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclrtCreateEvent(aclrtEvent *event) { return event_create(event, 0, 1, "aclrtCreateEvent"); }
+EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag) {
+    return event_create(event, flag, (flag & ACL_EVENT_TIME_LINE) != 0, "aclrtCreateEventWithFlag");
+}
+
+EXPORT aclError aclrtDestroyEvent(aclrtEvent h) {
+    LOCKED_INIT("aclrtDestroyEvent");
+    aclError err = 0;
+    event *e = get_event(h, "aclrtDestroyEvent", &err);
+    if (!e) UNLOCK_RET(err);
+    g_events[e->id] = NULL; /* pending record/wait tasks keep their reference */
+    aclsim_count(K_EVENTS, -1);
+    if (--e->refs == 0) free(e);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+static aclError event_task(aclrtEvent eh, aclrtStream sh, int kind, const char *fn) {
+    LOCKED_INIT(fn);
+    aclError err = 0;
+    event *e = get_event(eh, fn, &err);
+    stream *s = e ? get_stream(sh, fn, &err) : NULL;
+    if (!s) UNLOCK_RET(err);
+    if (kind == T_WAIT && e->rec_seq == 0) UNLOCK_RET(ACL_SUCCESS); /* nothing captured: nothing to wait for */
+    task *t = calloc(1, sizeof *t);
+    t->kind = kind;
+    t->ev = e;
+    e->refs++;
+    if (kind == T_RECORD) t->target = ++e->rec_seq;
+    else t->target = e->rec_seq; /* a wait sees the most recent record as of this call */
+    push(s, t);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclrtRecordEvent(aclrtEvent e, aclrtStream s) { return event_task(e, s, T_RECORD, "aclrtRecordEvent"); }
+EXPORT aclError aclrtResetEvent(aclrtEvent e, aclrtStream s) { return event_task(e, s, T_RESET, "aclrtResetEvent"); }
+EXPORT aclError aclrtStreamWaitEvent(aclrtStream s, aclrtEvent e) {
+    return event_task(e, s, T_WAIT, "aclrtStreamWaitEvent");
+}
+
+EXPORT aclError aclrtQueryEventStatus(aclrtEvent h, int *status) {
+    if (!status) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: status is NULL");
+    LOCKED_INIT("aclrtQueryEventStatus");
+    aclError err = 0;
+    event *e = get_event(h, "aclrtQueryEventStatus", &err);
+    if (!e) UNLOCK_RET(err);
+    *status = e->done_seq >= e->rec_seq ? 1 /* ACL_EVENT_RECORDED_STATUS_COMPLETE */ : 0 /* NOT_READY */;
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclrtSynchronizeEvent(aclrtEvent h) {
+    LOCKED_INIT("aclrtSynchronizeEvent");
+    aclError err = 0;
+    event *e = get_event(h, "aclrtSynchronizeEvent", &err);
+    if (!e) UNLOCK_RET(err);
+    uint64_t target = e->rec_seq;
+    e->refs++;
+    while (e->done_seq < target) pthread_cond_wait(&g_done, &g_lock);
+    if (--e->refs == 0) free(e);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent start, aclrtEvent end) {
+    if (!ms) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: ms is NULL");
+    LOCKED_INIT("aclrtEventElapsedTime");
+    aclError err = 0;
+    event *a = get_event(start, "aclrtEventElapsedTime", &err);
+    event *b = a ? get_event(end, "aclrtEventElapsedTime", &err) : NULL;
+    if (!b) UNLOCK_RET(err);
+    if (!a->timing || !b->timing) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+             "aclrtEventElapsedTime: event created without ACL_EVENT_TIME_LINE has no timestamp");
+    }
+    if (a->rec_seq == 0 || b->rec_seq == 0) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "aclrtEventElapsedTime: event has not been recorded");
+    }
+    if (a->done_seq < a->rec_seq || b->done_seq < b->rec_seq) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_EVENT_NOT_COMPLETE, "aclrtEventElapsedTime: event has not completed yet");
+    }
+    *ms = (float)(((double)b->t_ns - (double)a->t_ns) / 1e6);
+    UNLOCK_RET(ACL_SUCCESS);
+}

@@ -1,0 +1,947 @@
+"""The npu caching device allocator, in the spirit of PyTorch's CUDA caching allocator.
+
+Device memory comes from the driver in segments (2 MiB for requests <= 1 MiB, 20 MiB for
+requests < 10 MiB, the request rounded up to 2 MiB above that). Segments are split into blocks;
+a freed block merges with its free neighbours and waits, per stream, for the next request of its
+size. `empty_cache` gives whole free segments back to the driver. Statistics use PyTorch's names.
+
+The driver (the lead's ACL layer, or a fake in tests) offers: current_device(), malloc(device,
+nbytes) -> address or 0 when the device is full, free(device, ptr), mem_info(device) -> (free,
+total), current_stream(device), new_event(device), record_event(event, stream), event_done(event),
+sync_event(event), destroy_event(event), synchronize(device).
+
+Deviation from PyTorch, on purpose: among free blocks of one size, the most recently freed is
+reused first (a stack per size) instead of the lowest address. Everything else (rounding, pools,
+split thresholds, merge, per-stream reuse, record_stream events, retry on out-of-memory and the
+statistics) follows PyTorch's rules; max_split_size, expandable segments and graph pools are not
+implemented (max_split_size reads -1, oversize stats stay 0).
+"""
+import operator
+import time
+from bisect import bisect_left, insort
+from collections import OrderedDict, deque
+
+from mindtorch.plugins import OutOfMemoryError, Storage, device as _device
+
+MIN_BLOCK_SIZE = 512            # every request is rounded up to a multiple of this
+SMALL_SIZE = 1 << 20            # largest request served by the small pool
+SMALL_BUFFER = 2 << 20          # small-pool segment size
+LARGE_BUFFER = 20 << 20         # large-pool segment size for requests below MIN_LARGE_ALLOC
+MIN_LARGE_ALLOC = 10 << 20
+ROUND_LARGE = 2 << 20           # larger requests get a segment of their size rounded to this
+
+_FREE, _ALLOCATED, _PENDING = 0, 1, 2   # Block.state: in a pool / handed out / waiting for events
+
+
+def round_size(nbytes):
+    return MIN_BLOCK_SIZE if nbytes < MIN_BLOCK_SIZE else (nbytes + MIN_BLOCK_SIZE - 1) & -MIN_BLOCK_SIZE
+
+
+def allocation_size(size):
+    """The segment size the driver is asked for when no cached block fits a rounded `size`."""
+    if size <= SMALL_SIZE:
+        return SMALL_BUFFER
+    if size < MIN_LARGE_ALLOC:
+        return LARGE_BUFFER
+    return (size + ROUND_LARGE - 1) // ROUND_LARGE * ROUND_LARGE
+
+
+def format_size(nbytes):
+    """PyTorch's format_size: bytes up to 1 KiB, then KiB/MiB/GiB with two decimals."""
+    if nbytes <= 1024:
+        return f"{nbytes} bytes"
+    if nbytes <= 1048576:
+        return f"{nbytes / 1024.0:.2f} KiB"
+    if nbytes <= 1073741824:
+        return f"{nbytes / 1048576.0:.2f} MiB"
+    return f"{nbytes / 1073741824.0:.2f} GiB"
+
+
+class Block:
+    """A piece of a segment. `prev`/`next` link the blocks of one segment in address order."""
+    __slots__ = ("ptr", "size", "requested", "stream", "pool", "prev", "next", "state",
+                 "event_count", "stream_uses")
+
+    def __init__(self, ptr, size, stream, pool):
+        self.ptr = ptr
+        self.size = size
+        self.requested = 0
+        self.stream = stream
+        self.pool = pool
+        self.prev = None
+        self.next = None
+        self.state = _FREE
+        self.event_count = 0
+        self.stream_uses = None
+
+    @property
+    def device(self):
+        return self.pool.dev.index
+
+    @property
+    def allocated(self):
+        return self.state == _ALLOCATED
+
+    def __repr__(self):
+        state = ("free", "allocated", "pending")[self.state]
+        return f"Block(ptr={self.ptr:#x}, size={self.size}, stream={self.stream}, {state})"
+
+
+class _Pool:
+    """Free blocks of one device, stream and pool kind: a stack per size plus the sorted sizes.
+
+    Sizes whose stack ran empty keep their key, so the common "same size again" pattern never
+    touches the sorted list; the best-fit scan skips empty stacks and compacts when they pile up.
+    """
+    __slots__ = ("dev", "stream", "small", "kind", "hot", "other", "all", "sizes", "keys")
+
+    def __init__(self, dev, stream, small):
+        self.dev = dev
+        self.stream = stream
+        self.small = small
+        self.kind = 1 if small else 2
+        self.hot = dev.hot[self.kind]           # counters of this pool kind
+        self.other = dev.hot[3 - self.kind]     # of the other kind
+        self.all = dev.hot[0]                   # peaks over both kinds
+        self.sizes = {}
+        self.keys = []
+
+    def push(self, block):
+        # a size seen for the first time also goes into the sorted keys
+        stack = self.sizes.get(block.size)
+        if stack is None:
+            self.sizes[block.size] = stack = []
+            insort(self.keys, block.size)
+        stack.append(block)
+
+    def remove(self, block):
+        self.sizes[block.size].remove(block)
+
+    def best_fit(self, size):
+        keys, sizes = self.keys, self.sizes
+        i = bisect_left(keys, size)
+        n = len(keys)
+        skipped = 0
+        while i < n:
+            stack = sizes[keys[i]]
+            if stack:
+                if skipped > 32:
+                    self.compact()
+                return stack.pop()
+            i += 1
+            skipped += 1
+        if skipped > 32:
+            self.compact()
+        return None
+
+    def compact(self):
+        self.sizes = {k: v for k, v in self.sizes.items() if v}
+        self.keys = sorted(self.sizes)
+
+    def blocks(self):
+        return [b for stack in self.sizes.values() for b in stack]
+
+
+class _Hot:
+    """Counters of one pool kind (or of all) that change on every allocation and free.
+
+    Only allocation-level values are kept on the hot path: count n, bytes b, requested bytes r
+    of the allocated blocks, their peaks, and (per kind) the cumulative frees. PyTorch's
+    active/requested stats differ from them only by blocks waiting for record_stream events
+    (q*), so they are derived: peaks reached while such blocks exist are tracked in x*, and
+    qi/qo count what entered/left that waiting state since the last accumulated reset.
+    inactive_split (s*) is kept the same way: current, peaks, cumulative decreases.
+    """
+    __slots__ = ("n", "b", "r", "pn", "pb", "pr", "fn", "fb", "fr", "n0", "b0", "r0",
+                 "qn", "qb", "qr", "xn", "xb", "xr", "qi", "qo",
+                 "sn", "sb", "spn", "spb", "sfn", "sfb", "sn0", "sb0")
+
+    def __init__(self):
+        for name in self.__slots__:
+            setattr(self, name, 0)
+        self.qi = [0, 0, 0]
+        self.qo = [0, 0, 0]
+
+
+class _Stat:
+    """One PyTorch Stat (current, peak, allocated, freed) for the rarely changing counters."""
+    __slots__ = ("current", "peak", "allocated", "freed")
+
+    def __init__(self):
+        self.current = self.peak = self.allocated = self.freed = 0
+
+    def increase(self, amount):
+        self.current += amount
+        if self.current > self.peak:
+            self.peak = self.current
+        self.allocated += amount
+
+    def decrease(self, amount):
+        self.current -= amount
+        self.freed += amount
+
+
+class _Device:
+    """Everything the allocator keeps for one device index."""
+
+    def __init__(self, index):
+        self.index = index
+        self.device = _device("npu", index)
+        self.hot = (_Hot(), _Hot(), _Hot())           # all, small_pool, large_pool
+        self.segment = (_Stat(), _Stat(), _Stat())
+        self.reserved = (_Stat(), _Stat(), _Stat())
+        self.pools = {}                               # stream -> (small _Pool, large _Pool)
+        self.active = {}                              # ptr -> allocated Block
+        self.events = {}                              # stream -> deque[(event, Block)]
+        self.num_alloc_retries = 0
+        self.num_ooms = 0
+        self.num_sync_all_streams = 0
+        self.num_device_alloc = 0
+        self.num_device_free = 0
+
+    def pools_for(self, stream):
+        pair = self.pools.get(stream)
+        if pair is None:
+            pair = self.pools[stream] = (_Pool(self, stream, True), _Pool(self, stream, False))
+        return pair
+
+    def free_blocks(self):
+        return [b for pair in self.pools.values() for pool in pair for b in pool.blocks()]
+
+    def pending_blocks(self):
+        seen = {}
+        for queue in self.events.values():
+            for _, block in queue:
+                seen[id(block)] = block
+        return list(seen.values())
+
+
+_KINDS = ("all", "small_pool", "large_pool")
+
+
+class CachingAllocator:
+    """mindtorch's allocator protocol for npu, plus PyTorch's caching-allocator extras."""
+
+    def __init__(self, driver):
+        self._driver = driver
+        self._devices = {}
+        # Mutual exclusion by a token: list.pop/append are atomic, and cost a fraction of a
+        # threading.Lock round trip on the hot path. A free that finds the token taken (another
+        # thread, or Storage.__del__ run by the garbage collector inside the allocator) is
+        # queued and done by whoever holds or next takes the token.
+        self._token = [True]
+        self._deferred = []
+
+    # ---- devices -------------------------------------------------------------------------
+    def _state(self, index):
+        d = self._devices.get(index)
+        if d is None:
+            if type(index) is not int or index < 0:
+                raise RuntimeError(f"invalid npu device index {index!r}")
+            self._acquire()
+            try:
+                d = self._devices.get(index)
+                if d is None:
+                    d = self._devices[index] = _Device(index)
+            finally:
+                self._release_token()
+        return d
+
+    def _index(self, device):
+        """None -> current device; an int index; an npu device object or string."""
+        if device is None:
+            return self._driver.current_device()
+        if isinstance(device, int) and not isinstance(device, bool):
+            if device < 0:
+                raise ValueError(f"Expected a non-negative npu device index, but got: {device}")
+            return device
+        if isinstance(device, str):
+            device = _device(device)
+        if isinstance(device, _device):
+            if device.type != "npu":
+                raise ValueError(f"Expected a npu device, but got: {device}")
+            return self._driver.current_device() if device.index is None else device.index
+        raise TypeError(f"expected a device, an int or None, but got {type(device).__name__}")
+
+    # ---- the allocator protocol ------------------------------------------------------------
+    def allocate(self, nbytes, device):
+        index = device.index
+        if index is None:
+            index = self._driver.current_device()
+        d = self._devices.get(index)
+        if d is None:
+            d = self._state(index)
+        if type(nbytes) is not int:
+            nbytes = _check_nbytes(nbytes)
+        if nbytes <= 0:
+            if nbytes < 0:
+                raise TypeError(f"allocation size must be a non-negative integer, got {nbytes}")
+            return Storage(d.device, 0, 0, self)
+        stream = self._driver.current_stream(index)
+        token = self._token
+        try:
+            token.pop()
+        except IndexError:
+            self._acquire()
+        try:
+            block = self._malloc(d, nbytes, stream)
+        finally:
+            token.append(True)
+        if self._deferred:
+            self._drain()
+        return Storage(d.device, nbytes, block.ptr, self)
+
+    def free(self, storage):
+        ptr = storage.data
+        if not ptr:
+            return
+        token = self._token
+        try:
+            token.pop()
+        except IndexError:
+            self._deferred.append((storage.device.index, ptr))
+            self._drain()
+            return
+        try:
+            d = self._devices.get(storage.device.index)
+            block = d.active.pop(ptr, None) if d is not None else None
+            if block is None:
+                raise RuntimeError(f"invalid device pointer: {ptr:#x}")
+            self._release(d, block)
+        finally:
+            token.append(True)
+        if self._deferred:
+            self._drain()
+
+    def data_ptr(self, storage):
+        return storage.data or 0
+
+    # ---- raw blocks (ACLNN workspaces, staging bookkeeping) -------------------------------
+    def malloc(self, nbytes, device_index=None, stream=None):
+        """A Block of at least `nbytes` on `stream` (default: the device's current stream),
+        from the same pools and statistics as storages; None for 0 bytes."""
+        d = self._devices.get(device_index)
+        if d is None:
+            d = self._state(self._index(device_index))
+        if type(nbytes) is not int:
+            nbytes = _check_nbytes(nbytes)
+        if nbytes <= 0:
+            if nbytes < 0:
+                raise TypeError(f"allocation size must be a non-negative integer, got {nbytes}")
+            return None         # like PyTorch's raw_alloc(0): no block
+        if stream is None:
+            stream = self._driver.current_stream(d.index)
+        elif type(stream) is not int:
+            raise TypeError(f"stream must be an int handle, got {type(stream).__name__}")
+        token = self._token
+        try:
+            token.pop()
+        except IndexError:
+            self._acquire()
+        try:
+            return self._malloc(d, nbytes, stream)
+        finally:
+            token.append(True)
+            if self._deferred:
+                self._drain()
+
+    def free_block(self, block):
+        if block is None:
+            return
+        token = self._token
+        try:
+            token.pop()
+        except IndexError:
+            self._acquire()
+        try:
+            d = block.pool.dev
+            if d.active.get(block.ptr) is not block:
+                raise RuntimeError(f"invalid device pointer: {block.ptr:#x} (block not allocated)")
+            del d.active[block.ptr]
+            self._release(d, block)
+        finally:
+            token.append(True)
+            if self._deferred:
+                self._drain()
+
+    def record_stream(self, storage, stream):
+        """`storage` (or a Block) was used on `stream`: do not reuse it after free until the
+        work queued on `stream` at free time has completed."""
+        if type(stream) is not int:
+            raise TypeError(f"stream must be an int handle, got {type(stream).__name__}")
+        with self:
+            if isinstance(storage, Block):
+                block = storage
+                if block.state != _ALLOCATED:
+                    raise RuntimeError("record_stream on a block that is not allocated")
+            else:
+                if not storage.data:
+                    return
+                d = self._devices.get(storage.device.index)
+                block = d.active.get(storage.data) if d is not None else None
+                if block is None:
+                    raise RuntimeError(f"invalid device pointer: {storage.data:#x}")
+            if stream == block.stream:
+                return          # uses on the allocation stream need no synchronization
+            if block.stream_uses is None:
+                block.stream_uses = {stream}
+            else:
+                block.stream_uses.add(stream)
+
+    # ---- cache control ----------------------------------------------------------------------
+    def empty_cache(self):
+        """Wait for pending record_stream events, then return every whole free segment."""
+        with self:
+            for d in list(self._devices.values()):
+                self._release_cached(d)
+
+    def synchronize(self, device=None):
+        """Synchronize the device, then recycle blocks whose events have completed."""
+        index = self._index(device)
+        self._driver.synchronize(index)
+        with self:
+            d = self._devices.get(index)
+            if d is not None and d.events:
+                self._process_events(d)
+
+    # ---- statistics -------------------------------------------------------------------------
+    def bytes_in_use(self, device=None):
+        d = self._devices.get(self._index(device))
+        return d.hot[1].b + d.hot[2].b if d is not None else 0
+
+    def max_bytes_in_use(self, device=None):
+        d = self._devices.get(self._index(device))
+        return d.hot[0].pb if d is not None else 0
+
+    def bytes_reserved(self, device=None):
+        d = self._devices.get(self._index(device))
+        return d.reserved[0].current if d is not None else 0
+
+    def max_bytes_reserved(self, device=None):
+        d = self._devices.get(self._index(device))
+        return d.reserved[0].peak if d is not None else 0
+
+    def memory_stats(self, device=None):
+        """PyTorch's flat memory_stats dict for one device, keys sorted."""
+        index = self._index(device)
+        with self:
+            d = self._devices.get(index) or _Device(index)
+            out = {}
+            hot = d.hot
+            kinds = hot[1:]
+
+            def put(name, values):
+                for kind, (cur, peak, alloc, freed) in zip(_KINDS, values):
+                    out[f"{name}.{kind}.current"] = cur
+                    out[f"{name}.{kind}.peak"] = peak
+                    out[f"{name}.{kind}.allocated"] = alloc
+                    out[f"{name}.{kind}.freed"] = freed
+
+            def derived(cur, peak, cumul_alloc, cumul_freed):
+                # per kind, then "all": the sum of the kinds, with peaks of its own
+                rows = [(cur(h), peak(h), cumul_alloc(h), cumul_freed(h)) for h in kinds]
+                total = [x + y for x, y in zip(*rows)]
+                total[1] = peak(hot[0])
+                return [total] + rows
+
+            put("allocation", derived(lambda h: h.n, lambda h: h.pn,
+                                      lambda h: h.n - h.n0 + h.fn, lambda h: h.fn))
+            put("allocated_bytes", derived(lambda h: h.b, lambda h: h.pb,
+                                           lambda h: h.b - h.b0 + h.fb, lambda h: h.fb))
+            put("active", derived(lambda h: h.n + h.qn, lambda h: max(h.pn, h.xn),
+                                  lambda h: h.n - h.n0 + h.fn, lambda h: h.fn - h.qi[0] + h.qo[0]))
+            put("active_bytes", derived(lambda h: h.b + h.qb, lambda h: max(h.pb, h.xb),
+                                        lambda h: h.b - h.b0 + h.fb, lambda h: h.fb - h.qi[1] + h.qo[1]))
+            put("requested_bytes", derived(lambda h: h.r + h.qr, lambda h: max(h.pr, h.xr),
+                                           lambda h: h.r - h.r0 + h.fr, lambda h: h.fr - h.qi[2] + h.qo[2]))
+            put("inactive_split", derived(lambda h: h.sn, lambda h: h.spn,
+                                          lambda h: h.sn - h.sn0 + h.sfn, lambda h: h.sfn))
+            put("inactive_split_bytes", derived(lambda h: h.sb, lambda h: h.spb,
+                                                lambda h: h.sb - h.sb0 + h.sfb, lambda h: h.sfb))
+            put("segment", [(s.current, s.peak, s.allocated, s.freed) for s in d.segment])
+            put("reserved_bytes", [(s.current, s.peak, s.allocated, s.freed) for s in d.reserved])
+            for name in ("oversize_allocations", "oversize_segments"):
+                for field in ("current", "peak", "allocated", "freed"):
+                    out[f"{name}.{field}"] = 0
+            out["max_split_size"] = -1
+            out["num_alloc_retries"] = d.num_alloc_retries
+            out["num_ooms"] = d.num_ooms
+            out["num_oom_rejections"] = 0
+            out["num_sync_all_streams"] = d.num_sync_all_streams
+            out["num_device_alloc"] = d.num_device_alloc
+            out["num_device_free"] = d.num_device_free
+        return OrderedDict(sorted(out.items()))
+
+    def reset_peak_memory_stats(self, device=None):
+        with self:
+            d = self._devices.get(self._index(device))
+            if d is None:
+                return
+            a, small, large = d.hot
+            for h in (small, large):
+                h.pn, h.pb, h.pr = h.n, h.b, h.r
+                h.xn, h.xb, h.xr = h.n + h.qn, h.b + h.qb, h.r + h.qr
+                h.spn, h.spb = h.sn, h.sb
+            a.pn, a.pb, a.pr = small.n + large.n, small.b + large.b, small.r + large.r
+            a.xn, a.xb, a.xr = a.pn + a.qn, a.pb + a.qb, a.pr + a.qr
+            a.spn, a.spb = small.sn + large.sn, small.sb + large.sb
+            for s in d.segment + d.reserved:
+                s.peak = s.current
+
+    def reset_accumulated_memory_stats(self, device=None):
+        with self:
+            d = self._devices.get(self._index(device))
+            if d is None:
+                return
+            for h in d.hot:
+                h.n0, h.b0, h.r0 = h.n, h.b, h.r
+                h.fn = h.fb = h.fr = 0
+                h.qi, h.qo = [0, 0, 0], [0, 0, 0]
+                h.sn0, h.sb0 = h.sn, h.sb
+                h.sfn = h.sfb = 0
+            for s in d.segment + d.reserved:
+                s.allocated = s.freed = 0
+            d.num_alloc_retries = d.num_ooms = d.num_sync_all_streams = 0
+            d.num_device_alloc = d.num_device_free = 0
+
+    def memory_snapshot(self):
+        """Every segment of every device, by address, with its blocks (PyTorch's layout)."""
+        with self:
+            segments = []
+            for d in self._devices.values():
+                blocks = d.free_blocks() + list(d.active.values()) + d.pending_blocks()
+                for head in blocks:
+                    if head.prev is not None:
+                        continue
+                    seg = {"device": d.index, "address": head.ptr, "total_size": 0, "allocated_size": 0,
+                           "active_size": 0, "requested_size": 0, "stream": head.stream,
+                           "segment_type": "small" if head.pool.small else "large",
+                           "segment_pool_id": (0, 0), "is_expandable": False, "frames": [], "blocks": []}
+                    b = head
+                    while b is not None:
+                        active = b.state != _FREE or bool(b.stream_uses)
+                        state = ("active_allocated" if b.state == _ALLOCATED
+                                 else "active_pending_free" if active else "inactive")
+                        seg["blocks"].append({"address": b.ptr, "size": b.size, "requested_size": b.requested,
+                                              "state": state, "frames": []})
+                        seg["total_size"] += b.size
+                        if b.state == _ALLOCATED:
+                            seg["allocated_size"] += b.size
+                        if active:
+                            seg["active_size"] += b.size
+                            seg["requested_size"] += b.requested
+                        b = b.next
+                    segments.append(seg)
+            segments.sort(key=lambda s: (s["device"], s["address"]))
+            return segments
+
+    def memory_summary(self, device=None, abbreviated=False):
+        """A table like torch.cuda.memory_summary, with torch_npu's wording."""
+        index = self._index(device)
+        stats = self.memory_stats(index)
+        return _render_summary(stats, index, abbreviated)
+
+    # ---- internals (caller holds the lock) ------------------------------------------------
+    def __enter__(self):
+        self._acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self._release_token()
+        return False
+
+    def _acquire(self):
+        # the token is taken: wait for it (the holder may be in a driver call without the GIL)
+        token = self._token
+        delay = 0.0
+        while True:
+            try:
+                token.pop()
+                return
+            except IndexError:
+                time.sleep(delay)
+                delay = min(delay * 2 or 1e-6, 1e-3)
+
+    def _release_token(self):
+        self._token.append(True)
+        if self._deferred:
+            self._drain()
+
+    def _drain(self):
+        # frees queued while the token was taken; whoever holds the token next does them
+        token = self._token
+        while self._deferred:
+            try:
+                token.pop()
+            except IndexError:
+                return
+            try:
+                while self._deferred:
+                    index, ptr = self._deferred.pop()
+                    d = self._devices.get(index)
+                    block = d.active.pop(ptr, None) if d is not None else None
+                    if block is not None:
+                        self._release(d, block)
+            finally:
+                token.append(True)
+
+    def _malloc(self, d, nbytes, stream):
+        if d.events:
+            self._process_events(d)
+        size = MIN_BLOCK_SIZE if nbytes < MIN_BLOCK_SIZE else (nbytes + MIN_BLOCK_SIZE - 1) & -MIN_BLOCK_SIZE
+        pair = d.pools.get(stream) or d.pools_for(stream)
+        small = size <= SMALL_SIZE
+        pool = pair[0] if small else pair[1]
+        k = pool.hot
+        stack = pool.sizes.get(size)
+        if stack:
+            # exact fit: nothing to split
+            block = stack.pop()
+            if block.prev is not None or block.next is not None:
+                s = block.size
+                k.sn -= 1
+                k.sb -= s
+                k.sfn += 1
+                k.sfb += s
+        else:
+            block = pool.best_fit(size)
+            if block is None:
+                block = self._new_segment(d, pool, size)
+            block = self._split(pool, block, size, small)
+        block.state = _ALLOCATED
+        block.requested = nbytes
+        d.active[block.ptr] = block
+        # per kind current and peak; "all" keeps only peaks (its current is the sum of kinds)
+        s = block.size
+        o = pool.other
+        a = pool.all
+        k.n = n = k.n + 1
+        if n > k.pn:
+            k.pn = n
+        n += o.n
+        if n > a.pn:
+            a.pn = n
+        k.b = v = k.b + s
+        if v > k.pb:
+            k.pb = v
+        v += o.b
+        if v > a.pb:
+            a.pb = v
+        k.r = v = k.r + nbytes
+        if v > k.pr:
+            k.pr = v
+        v += o.r
+        if v > a.pr:
+            a.pr = v
+        if a.qn:
+            self._pending_peaks(k, o, a)
+        return block
+
+    @staticmethod
+    def _pending_peaks(k, o, a):
+        # active = allocated + waiting for events: its peaks move only while blocks wait
+        k.xn = max(k.xn, k.n + k.qn)
+        k.xb = max(k.xb, k.b + k.qb)
+        k.xr = max(k.xr, k.r + k.qr)
+        a.xn = max(a.xn, k.n + o.n + a.qn)
+        a.xb = max(a.xb, k.b + o.b + a.qb)
+        a.xr = max(a.xr, k.r + o.r + a.qr)
+
+    @staticmethod
+    def _inactive_split(pool, dn, db):
+        """Net change of the inactive split blocks of a pool kind (PyTorch's increase or
+        decrease of inactive_split / inactive_split_bytes)."""
+        k, o, a = pool.hot, pool.other, pool.all
+        if dn > 0:
+            k.sn = n = k.sn + dn
+            if n > k.spn:
+                k.spn = n
+            n += o.sn
+            if n > a.spn:
+                a.spn = n
+        elif dn < 0:
+            k.sn += dn
+            k.sfn -= dn
+        if db > 0:
+            k.sb = v = k.sb + db
+            if v > k.spb:
+                k.spb = v
+            v += o.sb
+            if v > a.spb:
+                a.spb = v
+        elif db < 0:
+            k.sb += db
+            k.sfb -= db
+
+    def _split(self, pool, block, size, small):
+        """Hand out the front `size` bytes of a free `block` (PyTorch's alloc_found_block)."""
+        already_split = block.prev is not None or block.next is not None
+        remaining = block.size - size
+        if remaining >= MIN_BLOCK_SIZE if small else remaining > SMALL_SIZE:
+            front = Block(block.ptr, size, block.stream, pool)
+            front.prev = prev = block.prev
+            if prev is not None:
+                prev.next = front
+            front.next = block
+            block.prev = front
+            block.ptr += size
+            block.size = remaining
+            pool.push(block)
+            if already_split:
+                self._inactive_split(pool, 0, -size)        # an inactive split block shrinks
+            else:
+                self._inactive_split(pool, 1, remaining)    # a new inactive split block
+            return front
+        if already_split:
+            self._inactive_split(pool, -1, -block.size)     # a split block becomes active
+        return block
+
+    def _release(self, d, block):
+        """The caller is done with `block` (PyTorch's free)."""
+        pool = block.pool
+        k = pool.hot
+        s = block.size
+        r = block.requested
+        k.n -= 1
+        k.b -= s
+        k.r -= r
+        k.fn += 1
+        k.fb += s
+        k.fr += r
+        if block.stream_uses:
+            self._insert_events(d, block)
+            return
+        block.state = _FREE
+        prev = block.prev
+        nxt = block.next
+        if (prev is None or prev.state) and (nxt is None or nxt.state):
+            # no free neighbour to merge with (the common case): straight onto its stack
+            stack = pool.sizes.get(s)
+            if stack is None:
+                pool.push(block)
+            else:
+                stack.append(block)
+            if prev is not None or nxt is not None:
+                k.sn = n = k.sn + 1
+                if n > k.spn:
+                    k.spn = n
+                a = pool.all
+                n += pool.other.sn
+                if n > a.spn:
+                    a.spn = n
+                k.sb = v = k.sb + s
+                if v > k.spb:
+                    k.spb = v
+                v += pool.other.sb
+                if v > a.spb:
+                    a.spb = v
+            return
+        self._free_block(d, block)
+
+    def _free_block(self, d, block):
+        """Return a block to its pool, merging free neighbours (PyTorch's free_block)."""
+        pool = block.pool
+        prev = block.prev
+        nxt = block.next
+        if prev is None and nxt is None:
+            pool.push(block)
+            return
+        dn = db = 0
+        if prev is not None and prev.state == _FREE:
+            pool.sizes[prev.size].remove(prev)
+            block.ptr = prev.ptr
+            block.prev = pp = prev.prev
+            if pp is not None:
+                pp.next = block
+            block.size += prev.size
+            dn -= 1
+            db -= prev.size
+        if nxt is not None and nxt.state == _FREE:
+            pool.sizes[nxt.size].remove(nxt)
+            block.next = nn = nxt.next
+            if nn is not None:
+                nn.prev = block
+            block.size += nxt.size
+            dn -= 1
+            db -= nxt.size
+        pool.push(block)
+        if block.prev is not None or block.next is not None:
+            dn += 1
+            db += block.size
+        self._inactive_split(pool, dn, db)
+
+    def _new_segment(self, d, pool, size):
+        """A fresh segment from the driver; on out-of-memory, empty this device's cache and
+        retry once (PyTorch's alloc_block / release_cached_blocks)."""
+        nbytes = allocation_size(size)
+        driver = self._driver
+        ptr = driver.malloc(d.index, nbytes)
+        if not ptr:
+            self._release_cached(d)
+            d.num_alloc_retries += 1
+            ptr = driver.malloc(d.index, nbytes)
+            if not ptr:
+                d.num_ooms += 1
+                free, total = driver.mem_info(d.index)
+                allocated = d.hot[1].b + d.hot[2].b
+                raise OutOfMemoryError(
+                    f"NPU out of memory. Tried to allocate {format_size(nbytes)} (NPU {d.index}; "
+                    f"{format_size(total)} total capacity; {format_size(allocated)} already allocated; "
+                    f"{format_size(allocated + d.hot[0].qb)} current active; {format_size(free)} free; "
+                    f"{format_size(d.reserved[0].current)} reserved in total by PyTorch)")
+        d.num_device_alloc += 1
+        for i in (0, pool.kind):
+            d.segment[i].increase(1)
+            d.reserved[i].increase(nbytes)
+        return Block(ptr, nbytes, pool.stream, pool)
+
+    def _release_cached(self, d):
+        self._sync_events(d)
+        for pair in list(d.pools.values()):
+            for pool in (pair[1], pair[0]):          # large pool first, as PyTorch
+                for block in pool.blocks():
+                    if block.prev is None and block.next is None:
+                        self._driver.free(d.index, block.ptr)
+                        pool.remove(block)
+                        d.num_device_free += 1
+                        for i in (0, pool.kind):
+                            d.segment[i].decrease(1)
+                            d.reserved[i].decrease(block.size)
+                pool.compact()
+
+    def _insert_events(self, d, block):
+        block.state = _PENDING
+        for stream in sorted(block.stream_uses):
+            event = self._driver.new_event(d.index)
+            self._driver.record_event(event, stream)
+            block.event_count += 1
+            queue = d.events.get(stream)
+            if queue is None:
+                queue = d.events[stream] = deque()
+            queue.append((event, block))
+        block.stream_uses = None
+        s, r = block.size, block.requested
+        for h in (block.pool.hot, d.hot[0]):
+            h.qn += 1
+            h.qb += s
+            h.qr += r
+            h.qi[0] += 1
+            h.qi[1] += s
+            h.qi[2] += r
+
+    def _unpend(self, d, block):
+        s, r = block.size, block.requested
+        for h in (block.pool.hot, d.hot[0]):
+            h.qn -= 1
+            h.qb -= s
+            h.qr -= r
+            h.qo[0] += 1
+            h.qo[1] += s
+            h.qo[2] += r
+        block.state = _FREE
+        self._free_block(d, block)
+
+    def _process_events(self, d):
+        driver = self._driver
+        for stream in list(d.events):
+            queue = d.events[stream]
+            while queue:
+                event, block = queue[0]
+                if not driver.event_done(event):
+                    break
+                queue.popleft()
+                driver.destroy_event(event)
+                block.event_count -= 1
+                if block.event_count == 0:
+                    self._unpend(d, block)
+            if not queue:
+                del d.events[stream]
+
+    def _sync_events(self, d):
+        d.num_sync_all_streams += 1
+        driver = self._driver
+        while d.events:
+            stream, queue = next(iter(d.events.items()))
+            while queue:
+                event, block = queue[0]
+                driver.sync_event(event)
+                queue.popleft()
+                driver.destroy_event(event)
+                block.event_count -= 1
+                if block.event_count == 0:
+                    self._unpend(d, block)
+            del d.events[stream]
+
+
+def _check_nbytes(nbytes):
+    if isinstance(nbytes, bool):
+        raise TypeError("allocation size must be an integer, got bool")
+    try:
+        return operator.index(nbytes)
+    except TypeError:
+        raise TypeError(f"allocation size must be an integer, got {type(nbytes).__name__}") from None
+
+
+# ---- memory_summary --------------------------------------------------------------------------
+def _summary_size(sz, pref_sz):
+    prefixes = ["B  ", "KiB", "MiB", "GiB", "TiB", "PiB"]
+    prefix = prefixes[0]
+    for new_prefix in prefixes[1:]:
+        if pref_sz < 768 * 1024:
+            break
+        prefix = new_prefix
+        sz //= 1024
+        pref_sz /= 1024
+    return f"{sz:6d} {prefix}"
+
+
+def _summary_count(cnt, pref_cnt):
+    prefixes = [" ", "K", "M"]
+    prefix = prefixes[0]
+    for new_prefix in prefixes[1:]:
+        if pref_cnt < 750 * 1000:
+            break
+        prefix = new_prefix
+        cnt //= 1000
+        pref_cnt /= 1000
+    return f"{cnt:7d} {prefix} "
+
+
+_SUMMARY_METRICS = (
+    ("allocated_bytes", "Allocated memory", _summary_size),
+    ("active_bytes", "Active memory", _summary_size),
+    ("requested_bytes", "Requested memory", _summary_size),
+    ("reserved_bytes", "NPU reserved memory", _summary_size),
+    ("inactive_split_bytes", "Non-releasable memory", _summary_size),
+    ("allocation", "Allocations", _summary_count),
+    ("active", "Active allocs", _summary_count),
+    ("segment", "NPU reserved segments", _summary_count),
+    ("inactive_split", "Non-releasable allocs", _summary_count),
+)
+
+
+def _render_summary(stats, index, abbreviated):
+    rule, thick = "-" * 75, "=" * 75
+    lines = [thick,
+             f" {'':16} PyTorch NPU memory summary, device ID {index:<18d} ",
+             rule,
+             f"  {'':9} NPU OOMs: {stats['num_ooms']:<13d} | {'':6} npuMalloc retries: "
+             f"{stats['num_alloc_retries']:<9d}  ",
+             thick,
+             "        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  "]
+    fields = ("current", "peak", "allocated", "freed")
+    for key, name, fmt in _SUMMARY_METRICS:
+        lines.append(rule)
+        rows = [("all", name)]
+        if not abbreviated:
+            rows += [("large_pool", "      from large pool"), ("small_pool", "      from small pool")]
+        pref = [stats[f"{key}.all.{f}"] for f in fields]
+        for kind, label in rows:
+            cells = " | ".join(fmt(stats[f"{key}.{kind}.{f}"], p) for f, p in zip(fields, pref))
+            lines.append(f" {label:<21} | {cells} ")
+    for key, name in (("oversize_allocations", "Oversize allocations"), ("oversize_segments", "Oversize NPU segments")):
+        lines.append(rule)
+        cells = " | ".join(_summary_count(stats[f"{key}.{f}"], stats[f"{key}.{f}"]) for f in fields)
+        lines.append(f" {name:<21} | {cells} ")
+    lines.append(thick)
+    return "|" + "|\n|".join(lines) + "|\n"
