@@ -78,51 +78,111 @@ def acl_dtype(dtype):
     return code
 
 
+class DescriptorCache:
+    """aclTensor / aclScalar descriptors kept for reuse.
+
+    A descriptor is only a description (device address, view dims, strides, offset, storage dims,
+    dtype; or a scalar value), so one built for the same description serves again: parameters,
+    and outputs the caching allocator hands the same block again, hit every step. Creating and
+    destroying four descriptors is most of an op's host time otherwise. When full, the oldest
+    generation is retired and destroyed one generation later, so a launch in flight never sees its
+    descriptors destroyed; `clear()` (from empty_cache and at exit) destroys them all.
+    """
+
+    LIMIT = 4096
+
+    def __init__(self):
+        self.tensors, self.scalars = {}, {}
+        self.retired = []
+
+    def tensor(self, t, nn):
+        st = t._storage
+        key = (st.data, st.nbytes, t._shape, t._stride, t._offset, t.dtype)
+        h = self.tensors.get(key)
+        if h is None:
+            shape, isz = t._shape, t.dtype.itemsize
+            h = nn.aclCreateTensor(_int64s(shape), len(shape), acl_dtype(t.dtype), _int64s(t._stride), t._offset,
+                                   A.ACL_FORMAT_ND, _int64s((st.nbytes // isz,)), 1, st.data)
+            if not h:
+                _null("aclCreateTensor")
+            if len(self.tensors) >= self.LIMIT:
+                self._retire()
+            self.tensors[key] = h
+        return h
+
+    def scalar(self, s, nn):
+        value = s.value
+        cacheable = value.__class__ is not float or (value == value and value != 0.0)  # not NaN, keep -0.0 exact
+        key = (s.dtype, value.__class__, value)
+        h = self.scalars.get(key) if cacheable else None
+        if h is None:
+            box = Scalar._CTYPE[s.dtype](value)
+            h = nn.aclCreateScalar(ctypes.cast(ctypes.pointer(box), ctypes.c_void_p), s.dtype)  # copies the value
+            if not h:
+                _null("aclCreateScalar")
+            if not cacheable:
+                return h, True
+            if len(self.scalars) >= self.LIMIT:
+                self._retire()
+            self.scalars[key] = h
+        return h, False
+
+    def _retire(self):
+        nn = RUNTIME.nn
+        for tensors, scalars in self.retired:
+            for h in tensors.values():
+                nn.aclDestroyTensor(h)
+            for h in scalars.values():
+                nn.aclDestroyScalar(h)
+        self.retired = [(self.tensors, self.scalars)]
+        self.tensors, self.scalars = {}, {}
+
+    def clear(self):
+        if RUNTIME.state == "ready":
+            self._retire()
+            self._retire()
+
+
+CACHE = DescriptorCache()
+
+
+def _null(call):
+    raise RuntimeError(f"{call} returned NULL: {(RUNTIME.rt.aclGetRecentErrMsg() or b'').decode(errors='replace')}")
+
+
 class _Descriptors:
-    """Creates descriptors and destroys all of them on exit."""
-    __slots__ = ("made", "nn", "keep")
+    """Converts launch arguments to C; destroys on exit the descriptors that are not cached."""
+    __slots__ = ("made", "nn")
 
     def __init__(self, nn):
-        self.nn, self.made, self.keep = nn, [], []
+        self.nn, self.made = nn, []
 
-    def tensor(self, t):
-        st = t._storage
-        shape, stride = t._shape, t._stride
-        isz = t.dtype.itemsize
-        storage_dims = _int64s((st.nbytes // isz,))
-        h = self.nn.aclCreateTensor(_int64s(shape), len(shape), acl_dtype(t.dtype), _int64s(stride), t._offset,
-                                    A.ACL_FORMAT_ND, storage_dims, 1, st.data)
-        return self._made(h, self.nn.aclDestroyTensor, "aclCreateTensor")
-
-    def scalar(self, s):
-        box = Scalar._CTYPE[s.dtype](s.value)
-        self.keep.append(box)
-        h = self.nn.aclCreateScalar(ctypes.cast(ctypes.pointer(box), ctypes.c_void_p), s.dtype)
-        return self._made(h, self.nn.aclDestroyScalar, "aclCreateScalar")
+    def tensor_list(self, ts):
+        hs = (ctypes.c_void_p * len(ts))(*[CACHE.tensor(t, self.nn) for t in ts])
+        h = self.nn.aclCreateTensorList(hs, len(ts))
+        return self._made(h, self.nn.aclDestroyTensorList, "aclCreateTensorList")
 
     def int_array(self, a):
         h = self.nn.aclCreateIntArray(_int64s(a.values), len(a.values))
         return self._made(h, self.nn.aclDestroyIntArray, "aclCreateIntArray")
 
-    def tensor_list(self, ts):
-        hs = (ctypes.c_void_p * len(ts))(*[self.tensor(t) for t in ts])
-        h = self.nn.aclCreateTensorList(hs, len(ts))
-        return self._made(h, self.nn.aclDestroyTensorList, "aclCreateTensorList")
-
     def _made(self, h, destroy, call):
         if not h:
-            raise RuntimeError(f"{call} returned NULL: {RUNTIME.rt.aclGetRecentErrMsg() or b''!r}")
+            _null(call)
         self.made.append((destroy, h))
         return h
 
     def convert(self, a):
-        if isinstance(a, Tensor):
-            return self.tensor(a)
+        cls = a.__class__
+        if cls is Tensor or isinstance(a, Tensor):
+            return CACHE.tensor(a, self.nn)
         if a is None:
             return None
-        cls = a.__class__
         if cls is Scalar:
-            return self.scalar(a)
+            h, own = CACHE.scalar(a, self.nn)
+            if own:
+                self.made.append((self.nn.aclDestroyScalar, h))
+            return h
         if cls is IntArray:
             return self.int_array(a)
         if cls is DType:
@@ -135,7 +195,6 @@ class _Descriptors:
         return self
 
     def __exit__(self, *exc):
-        # descriptors go whatever happened; destroying in reverse keeps lists before their tensors
         for destroy, h in reversed(self.made):
             destroy(h)
 
@@ -156,36 +215,39 @@ def _op(name):
 
 def launch(name, *args, device=None):
     """Run ACLNN operator `name` on the current stream of the first tensor argument's device."""
-    first, second = _op(name)
+    fns = _bound.get(name) or _op(name)
     if device is None:
         device = next(a for a in args if isinstance(a, Tensor)).device.index
-    RUNTIME.use(device)
-    stream = RUNTIME.current_stream(device)
+    rt = RUNTIME
+    rt.use(device)
+    stream = rt.current_stream(device)
     ws_size, executor = ctypes.c_uint64(), ctypes.c_void_p()
-    with _Descriptors(RUNTIME.nn) as d:
-        cargs = [d.convert(a) for a in args]
-        _check(f"aclnn{name}GetWorkspaceSize",
-               first(*cargs, ctypes.byref(ws_size), ctypes.byref(executor)))
-        block = None
-        if ws_size.value:
+    d = _Descriptors(rt.nn)
+    try:
+        code = fns[0](*[d.convert(a) for a in args], ctypes.byref(ws_size), ctypes.byref(executor))
+        if code:
+            rt.check(f"aclnn{name}GetWorkspaceSize", code)
+        size = ws_size.value
+        if not size:
+            code = fns[1](None, 0, executor, stream)
+        else:
             try:
-                block = ALLOCATOR.malloc(ws_size.value, device, stream)
+                block = ALLOCATOR.malloc(size, device, stream)
             except BaseException:
                 _release(executor)
                 raise
-        try:
-            _check(f"aclnn{name}", second(block.ptr if block else None, ws_size.value, executor, stream))
-        finally:
-            if block is not None:  # stream-ordered: later work on this stream may reuse it
+            try:
+                code = fns[1](block.ptr, size, executor, stream)
+            finally:  # stream-ordered: only later work on this stream can reuse it
                 ALLOCATOR.free_block(block)
+        if code:
+            rt.check(f"aclnn{name}", code)
+    finally:
+        if d.made:
+            d.__exit__()
 
 
 def _release(executor):
     nn = RUNTIME.nn
     nn.aclSetAclOpExecutorRepeatable(executor)
     nn.aclDestroyAclOpExecutor(executor)
-
-
-def _check(call, code):
-    if code != 0:
-        RUNTIME.check(call, code)

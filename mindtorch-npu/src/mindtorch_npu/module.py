@@ -106,8 +106,11 @@ def reset_accumulated_memory_stats(device=None):
 
 
 def empty_cache():
+    """Return cached device memory to CANN (whole free segments) and drop cached ACLNN descriptors."""
     if RUNTIME.state == "ready":
+        from .aclnn import CACHE
         STAGING.poll()
+        CACHE.clear()
         ALLOCATOR.empty_cache()
 
 

@@ -21,6 +21,8 @@ def before_shutdown():
     for index in sorted(RUNTIME._opened):
         RUNTIME.synchronize(index)
     STAGING.drain()
+    from .aclnn import CACHE
+    CACHE.clear()
     ALLOCATOR.empty_cache()
     from .streams import destroy_user_streams
     destroy_user_streams()
