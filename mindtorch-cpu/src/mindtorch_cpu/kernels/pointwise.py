@@ -3,8 +3,8 @@ import math
 
 import numpy as np
 
-from mindtorch import _dtype as D
-from mindtorch._tensor import Tensor
+from mindtorch.plugins import dtypes as D
+from mindtorch.plugins import Tensor
 from ..convert import arr, wrap, TO_NP, quiet
 from . import kernel_table
 
