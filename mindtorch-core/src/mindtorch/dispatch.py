@@ -297,13 +297,28 @@ def _inplace_fallback(op, args):
         prev = _grad.enabled
         _grad.enabled = False
         try:
-            self.copy_(call(base, (self,) + rest))
+            write_into(self, call(base, (self,) + rest))
         finally:
             _grad.enabled = prev
         return self
 
     needs = _grad.enabled and any(isinstance(args[i], Tensor) and args[i]._requires_grad for i in op.tensor_params)
     return _call_inplace(op, kernel, args, needs)
+
+
+def write_into(dst, src):
+    """dst's elements := src (moved to dst's device first), through the device's copy_ kernel:
+    no autograd record and no version bump (for kernels built from other ops)."""
+    from .ops.registry import OPS
+    if src.device != dst.device:
+        import mindtorch
+        src = mindtorch.ops._to_copy(src, device=dst.device)
+    op = OPS["copy_"]
+    kernel = op.kernels.get(dst.device.type)
+    if kernel is None:
+        raise _missing(op, dst.device)
+    kernel(op.meta(dst, src), dst, src)
+    return dst
 
 
 def call_out(op, out, args):

@@ -37,8 +37,11 @@ def arr(t):
     if a is None:
         dt = TO_NP[t.dtype]
         isz = dt.itemsize
-        a = np.ndarray(t._shape, dt, buffer=t._storage.data, offset=t._offset * isz,
-                       strides=tuple(s * isz for s in t._stride))
+        if 0 in t._shape:  # an empty view may sit past the end of its (empty) storage
+            a = np.empty(t._shape, dt)
+        else:
+            a = np.ndarray(t._shape, dt, buffer=t._storage.data, offset=t._offset * isz,
+                           strides=tuple(s * isz for s in t._stride))
         t._np = a
     return a
 

@@ -54,9 +54,8 @@ def _fallback_kernel(op, host_kernel, device_type):
                 host_args = _replace(host_args, op.device_param, _cpu())
             out = host_kernel(meta, *host_args)
             if op.inplace:
-                self = args[0]
-                self.copy_(host_args[0])
-                return self
+                from ..dispatch import write_into
+                return write_into(args[0], host_args[0])
             return _back(out, dev)
         finally:
             _grad.enabled = prev
