@@ -43,7 +43,7 @@ def _install(session, *dists):
 
 @nox.session
 def cpu(session):
-    """The CPU backend: kernels, autograd and nn on the CPU.
+    """The CPU backend: kernels, autograd and nn on the CPU, and its conformance report.
 
     meta comes too: device-mismatch tests pair cpu tensors with meta ones. Loading cpu
     alone is covered by the plugins session (MINDTORCH_BACKENDS=cpu).
@@ -52,20 +52,29 @@ def cpu(session):
     _install(session, CORE, CPU, META)
     session.install("pytest")
     _pytest(session, "tests/cpu", "tests/autograd", "tests/nn")
+    _conformance(session, "cpu")
+
+
+def _conformance(session, device):
+    """The conformance report in the log, ending in its summary line (its tests ran in pytest already)."""
+    session.env["MINDTORCH_CONFORMANCE_DIR"] = session.create_tmp()
+    session.run("python", "-m", "mindtorch.testing.conformance", "--device", device, "--strict")
 
 
 @nox.session
 def meta(session):
-    """The meta backend (test data is built on the CPU)."""
+    """The meta backend (test data is built on the CPU), and its conformance report."""
     _present(session, "tests/meta")
     _install(session, CORE, META, CPU)
     session.install("pytest")
     _pytest(session, "tests/meta")
+    _conformance(session, "meta")
 
 
 @nox.session
 def plugins(session):
-    """Discovery: third-party, broken, incompatible and duplicate plugins, selection by env var."""
+    """Discovery (third-party, broken, incompatible and duplicate plugins, selection by env var), the
+    public surface rule, contract fixes, host fallback, the conformance kit and the scaffold."""
     _present(session, "tests/plugins")
     _install(session, CORE, CPU, META)
     session.install("pytest", "setuptools")

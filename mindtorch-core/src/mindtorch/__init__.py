@@ -51,6 +51,8 @@ def __getattr__(name):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     backend = _BACKENDS.get(name)
+    if backend is None and _loader.deferred and _loader.finish_deferred():
+        backend = _BACKENDS.get(name)
     if backend is not None and backend.module is not None:
         return backend.module
     if name == "default_generator":
@@ -64,6 +66,7 @@ def __dir__():
 
 def backends_installed():
     """Device types provided by the loaded backend plugins."""
+    _loader.finish_deferred()
     return sorted(_BACKENDS)
 
 

@@ -2,6 +2,7 @@
 
     python -m mindtorch            summary
     python -m mindtorch --missing  also list the ops each backend lacks
+    python -m mindtorch --conformance  also show the last conformance report of each device
 """
 import sys
 import warnings
@@ -16,19 +17,69 @@ def _version(dist):
 
 
 def _coverage(device_type):
-    """(kernels, composite/view, in-place via copy_ fallback, missing names) over the op table."""
-    from mindtorch.ops.registry import OPS, op_out_of_place
-    kern, comp, fallback, missing = 0, 0, 0, []
+    """(kernels, composite/view, in-place via copy_ fallback, host fallback, missing names) over the op
+    table. A composite counts only when every kernel its decomposition reaches is covered."""
+    from mindtorch.ops.registry import OPS
+    covered = {name: how for name, op in OPS.items() if (how := _direct(op, device_type))}
+    decomp = _decompositions()
+    kern = comp = fallback = host = 0
+    missing = []
     for name, op in sorted(OPS.items()):
-        if device_type in op.kernels:
+        how = covered.get(name)
+        if how is None and op.composite is not None and op.view_fn is None:
+            parts = decomp.get(name)
+            if parts is None or all(p in covered for p in parts):
+                how = "composite"
+        if how == "kernel":
             kern += 1
-        elif op.composite is not None or op.view_fn is not None:
+        elif how in ("composite", "view"):
             comp += 1
-        elif op.inplace and device_type in getattr(op_out_of_place.get(name), "kernels", {}):
+        elif how == "inplace":
             fallback += 1
+        elif how == "host":
+            host += 1
         else:
             missing.append(name)
-    return kern, comp, fallback, missing
+    return kern, comp, fallback, host, missing
+
+
+def _direct(op, device_type):
+    """How a device runs an op without looking inside composites (None: it does not)."""
+    from mindtorch.ops.registry import op_out_of_place
+    k = op.kernels.get(device_type)
+    if k is not None:
+        return "host" if getattr(k, "host_fallback", False) else "kernel"
+    if op.view_fn is not None:
+        return "view"
+    base = op_out_of_place.get(op.qualname)
+    if op.inplace and op.composite is None and base is not None and device_type in base.kernels:
+        return "inplace"
+    return None
+
+
+def _decompositions():
+    try:
+        from mindtorch.testing.conformance.decompose import decompositions
+        return decompositions()
+    except Exception:  # noqa: BLE001 - without the kit (or cpu) composites are counted as declared
+        return {}
+
+
+def _show_last_conformance():
+    """The summary lines of the last conformance report of each device."""
+    from mindtorch.testing.conformance.report import last_reports, last_report_dir
+    reports = last_reports()
+    print()
+    if not reports:
+        print(f"No conformance report yet (in {last_report_dir()}): run "
+              "`python -m mindtorch.testing.conformance --device DEVICE`.")
+        return
+    print("Last conformance reports:")
+    for dev, rep in sorted(reports.items()):
+        print(f"  {rep.get('summary', dev)}")
+        bad = [n for n, r in rep.get("ops", {}).items() if r.get("status") == "failing"]
+        if bad:
+            print(f"    failing: {', '.join(bad[:20])}" + (" ..." if len(bad) > 20 else ""))
 
 
 def _safe(fn, default="?"):
@@ -63,13 +114,14 @@ def main(argv=None):
         total = len(OPS)
         for dt in sorted(BACKENDS):
             b = BACKENDS[dt]
-            kern, comp, fb, missing = _coverage(dt)
-            covered = kern + comp + fb
+            kern, comp, fb, host, missing = _coverage(dt)
+            covered = kern + comp + fb + host
             pct = 100.0 * covered / total if total else 0.0
             print(f"  {dt:<8} from {b.distribution} {b.version}")
             print(f"           available: {_safe(b.is_available)}   devices: {_safe(b.device_count)}")
             print(f"           op coverage: {covered}/{total} ({pct:.0f}%): {kern} kernels, "
-                  f"{comp} composite/view, {fb} in-place via copy_; {len(missing)} missing")
+                  f"{comp} composite/view, {fb} in-place via copy_, {host} fallback (host); "
+                  f"{len(missing)} missing")
             if show_missing and missing:
                 print("           missing: " + ", ".join(missing))
     found = _unselected(BACKENDS, loader)
@@ -83,6 +135,8 @@ def main(argv=None):
         print("Skipped at load:")
         for dist, reason in loader.skipped:
             print(f"  {dist}: {reason}")
+    if "--conformance" in argv:
+        _show_last_conformance()
     return 0
 
 

@@ -2,7 +2,10 @@
 
 
 def no_backend_error(device_type):
-    from .plugins.loader import distribution_for_device
+    from .plugins.loader import distribution_for_device, skip_reason
+    reason = skip_reason(device_type)
+    if reason is not None:
+        return RuntimeError(f"the mindtorch backend for the device '{device_type}' was skipped at load: {reason}")
     dist = distribution_for_device(device_type)
     hint = f"; install it with `pip install {dist}`" if dist else ""
     return RuntimeError(f"no installed mindtorch backend provides the device '{device_type}'{hint}")

@@ -50,7 +50,7 @@ def manual_seed(seed):
     for (kind, index), g in list(_defaults.items()):
         g.manual_seed(seed)
     for kind, b in BACKENDS.items():
-        if kind != "cpu" and b._generator is not None and b.is_available():
+        if kind != "cpu" and b.has_generator() and b.is_available():
             for i in range(max(b.device_count(), 0)):
                 default_generator(_device(kind, i)).manual_seed(seed)
     return default_generator("cpu")

@@ -29,7 +29,7 @@ def _device_and_grad(op, args):
             if dev is None:
                 dev = d
             elif d is not dev:
-                dev = _mixed_device(op, dev, a)
+                dev = _mixed_device(op, dev, a, args)
                 mixed = True
         elif a.__class__ is tuple or isinstance(a, (list, tuple)):
             for t in a:
@@ -39,7 +39,7 @@ def _device_and_grad(op, args):
                     if dev is None:
                         dev = t.device
                     elif t.device is not dev:
-                        dev = _mixed_device(op, dev, t)
+                        dev = _mixed_device(op, dev, t, args)
                         mixed = True
     return dev, needs, mixed
 
@@ -47,19 +47,48 @@ def _device_and_grad(op, args):
 def _factory_device(op, args):
     i = op.device_param
     d = args[i] if i is not None else None
-    if d is None:
-        return _default_device[0]
-    return d
+    return normalize_device(_default_device[0] if d is None else d)
 
 
-def _mixed_device(op, dev, t):
-    # a 0-dim CPU tensor may join a computation on another device (as in PyTorch)
+_NORMAL = {}
+
+
+def normalize_device(d):
+    """The device a tensor created on `d` reports: cpu and meta carry no index, other
+    types get the current device's index (as torch.device("cuda") -> cuda:0)."""
+    n = _NORMAL.get(d)
+    if n is None:
+        if d.type in ("cpu", "meta"):
+            n = _device_cls(d.type)
+        elif d.index is not None:
+            n = d
+        else:
+            b = _backends().get(d.type)
+            mod = b.module if b is not None else None
+            idx = mod.current_device() if mod is not None and hasattr(mod, "current_device") else 0
+            return _device_cls(d.type, idx)  # not cached: the current device may change
+        _NORMAL[d] = n
+    return n
+
+
+def _mixed_device(op, dev, t, args):
+    # a 0-dim CPU tensor may join a computation on another device (as in PyTorch), on either side
     if t.device.type == "cpu" and not t._shape:
         return dev
-    if dev.type == "cpu" and dev is not t.device:
+    if dev.type == "cpu" and _only_cpu_scalars(op, args, t.device):
         return t.device
     raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                        f"{dev} and {t.device}! (when checking argument for '{op.name}')")
+
+
+def _only_cpu_scalars(op, args, dev):
+    """Whether every tensor argument not on `dev` is a 0-dim CPU tensor."""
+    for i in op.tensor_params:
+        a = args[i]
+        for t in (a if isinstance(a, (list, tuple)) else (a,)):
+            if isinstance(t, Tensor) and t.device != dev and (t.device.type != "cpu" or t._shape):
+                return False
+    return True
 
 
 def _move_cpu_scalars(args, op, dev):
@@ -72,20 +101,33 @@ def _move_cpu_scalars(args, op, dev):
 
 
 def call(op, args):
+    if op.name in _COPIES:
+        routed = _cross_backend(op, args)
+        if routed is not None:
+            return routed
     dev, needs, mixed = _device_and_grad(op, args)
     if dev is None:
         dev = _factory_device(op, args)
+        i = op.device_param
+        if i is not None and args[i] is not dev:
+            args = args[:i] + (dev,) + args[i + 1:]
     if needs and not _grad.enabled:
         needs = False
     if op.view_fn is not None:
         out = make_view(args[0], *op.view_fn(*args))
     else:
         kernel = op.kernels.get(dev.type)
+        if op.name == "_to_copy" and args[2] is not None:
+            args = (args[0], args[1], normalize_device(args[2])) + args[3:]
+            if args[2].type != dev.type:
+                kernel = _to_copy_via_host
         if kernel is None or (needs and op.derivative is None and op.composite is not None):
             if op.composite is not None:
                 return op.composite(*args)
             if op.inplace and dev.type in _backends():
                 return _inplace_fallback(op, args)
+            if _finish_deferred():
+                return call(op, args)
             raise _missing(op, dev)
         if mixed:
             args = _move_cpu_scalars(args, op, dev)
@@ -105,10 +147,52 @@ def _backends():
     return BACKENDS
 
 
+def _finish_deferred():
+    """Load plugins whose import was under way when mindtorch loaded; True if any loaded."""
+    from .plugins.loader import deferred, finish_deferred
+    return bool(deferred) and bool(finish_deferred())
+
+
 def _missing(op, dev):
     if dev.type not in _backends():
         return no_backend_error(dev.type)
     return missing_kernel_error(op.qualname, dev.type)
+
+
+# -- copies between backends: core moves data through the host copy routines, so a backend
+# -- implements only copies within itself (between its own devices too)
+_COPIES = ("copy_", "_to_copy")
+
+
+def _cross_backend(op, args):
+    """copy_ across backends as `_to_copy` to dst's device plus a same-device copy_ (so autograd
+    and broadcasting work as usual); None when the copy stays within one backend."""
+    if op.name != "copy_":
+        return None
+    dst, src = args[0], args[1]
+    if not isinstance(src, Tensor) or not isinstance(dst, Tensor):
+        return None
+    if src.device.type == dst.device.type:
+        if src.device is dst.device or src.device == dst.device:
+            return None
+        kernel = op.kernels.get(dst.device.type)  # two devices of one backend: its own kernel
+        if kernel is None:
+            raise _missing(op, dst.device)
+        return _call_inplace(op, kernel, args, _grad.enabled and (src._requires_grad or dst._requires_grad))
+    import mindtorch
+    moved = mindtorch.ops._to_copy(src, device=dst.device)
+    return dst.copy_(moved, *args[2:])
+
+
+def _to_copy_via_host(meta, self, dtype=None, device=None, non_blocking=False):
+    """`_to_copy` to another backend: the source backend's to_host, the target's from_host."""
+    from .plugins.registry import backend_for
+    src, dst = backend_for(self.device.type), backend_for(device.type)
+    out = dst.from_host(src.to_host(self), self.dtype, device)
+    if meta.dtype is not self.dtype:
+        import mindtorch
+        out = mindtorch.ops._to_copy(out, dtype=meta.dtype)
+    return out
 
 
 def _record(op, args, out):
@@ -202,18 +286,39 @@ def _tname(d):
 
 
 def _inplace_fallback(op, args):
-    """A backend without `add_` gets it as `self.copy_(add(self, ...))`."""
+    """A backend without `add_` gets it as `self.copy_(add(self, ...))`, recorded for autograd
+    as the in-place op itself (so version tracking works as with a real in-place kernel)."""
     from .ops.registry import op_out_of_place
     base = op_out_of_place.get(op.qualname)
     if base is None:
         raise _missing(op, args[0].device)
-    self = args[0]
-    _check_overlap(op, self, args)
-    meta = op.meta(*args) if op.meta is not None else None
-    if meta is not None:
-        _check_inplace_meta(op, self, meta)
-    result = call(base, args)
-    return self.copy_(result)
+
+    def kernel(meta, self, *rest):
+        prev = _grad.enabled
+        _grad.enabled = False
+        try:
+            write_into(self, call(base, (self,) + rest))
+        finally:
+            _grad.enabled = prev
+        return self
+
+    needs = _grad.enabled and any(isinstance(args[i], Tensor) and args[i]._requires_grad for i in op.tensor_params)
+    return _call_inplace(op, kernel, args, needs)
+
+
+def write_into(dst, src):
+    """dst's elements := src (moved to dst's device first), through the device's copy_ kernel:
+    no autograd record and no version bump (for kernels built from other ops)."""
+    from .ops.registry import OPS
+    if src.device != dst.device:
+        import mindtorch
+        src = mindtorch.ops._to_copy(src, device=dst.device)
+    op = OPS["copy_"]
+    kernel = op.kernels.get(dst.device.type)
+    if kernel is None:
+        raise _missing(op, dst.device)
+    kernel(op.meta(dst, src), dst, src)
+    return dst
 
 
 def call_out(op, out, args):

@@ -1,7 +1,7 @@
 """The CPU allocator: host memory from NumPy, with byte accounting."""
 import numpy as np
 
-from mindtorch._storage import Storage
+from mindtorch.plugins import Storage
 
 
 class CPUAllocator:

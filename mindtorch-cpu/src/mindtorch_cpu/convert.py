@@ -1,10 +1,10 @@
 """Tensor <-> NumPy: zero-copy strided views of a storage, and wrapping results."""
 import numpy as np
 
-from mindtorch import _dtype as D
-from mindtorch._tensor import make_tensor
-from mindtorch._storage import Storage
-from mindtorch._device import device as _device
+from mindtorch.plugins import dtypes as D
+from mindtorch.plugins import make_tensor
+from mindtorch.plugins import Storage
+from mindtorch.plugins import device as _device
 
 CPU = _device("cpu")
 
@@ -37,8 +37,11 @@ def arr(t):
     if a is None:
         dt = TO_NP[t.dtype]
         isz = dt.itemsize
-        a = np.ndarray(t._shape, dt, buffer=t._storage.data, offset=t._offset * isz,
-                       strides=tuple(s * isz for s in t._stride))
+        if 0 in t._shape:  # an empty view may sit past the end of its (empty) storage
+            a = np.empty(t._shape, dt)
+        else:
+            a = np.ndarray(t._shape, dt, buffer=t._storage.data, offset=t._offset * isz,
+                           strides=tuple(s * isz for s in t._stride))
         t._np = a
     return a
 
@@ -49,7 +52,7 @@ _CSTRIDES = {}  # shape -> C-contiguous element strides (shapes repeat, so this 
 def _c_strides(shape):
     st = _CSTRIDES.get(shape)
     if st is None:
-        from mindtorch._shape import contiguous_strides
+        from mindtorch.plugins import contiguous_strides
         st = contiguous_strides(shape)
         if len(_CSTRIDES) < 4096:
             _CSTRIDES[shape] = st

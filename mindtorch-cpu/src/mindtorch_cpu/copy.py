@@ -1,7 +1,7 @@
 """Host copy routines for the CPU: the host *is* the device, so most are views."""
 import numpy as np
 
-from mindtorch import _dtype as D
+from mindtorch.plugins import dtypes as D
 from .convert import arr, wrap, TO_NP, CPU
 
 
@@ -25,8 +25,8 @@ class CPUCopy:
 
     def share_numpy(self, a, dtype):
         """from_numpy: a tensor over the array's own memory."""
-        from mindtorch._tensor import make_tensor
-        from mindtorch._storage import Storage
+        from mindtorch.plugins import make_tensor
+        from mindtorch.plugins import Storage
         from .allocator import ALLOCATOR
         isz = a.itemsize
         if any(s < 0 for s in a.strides):

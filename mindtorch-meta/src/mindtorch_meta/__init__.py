@@ -13,7 +13,7 @@ class MetaAllocator:
     """Hands out storages with a size and no memory."""
 
     def allocate(self, nbytes, device):
-        from mindtorch._storage import Storage
+        from mindtorch.plugins import Storage
         return Storage(device, nbytes, None, None)
 
     def free(self, storage):
@@ -42,9 +42,9 @@ COPY = MetaCopy()
 
 
 def empty(shape, dtype, device):
-    from mindtorch._tensor import make_tensor
-    from mindtorch._shape import contiguous_strides, numel
-    from mindtorch._storage import Storage
+    from mindtorch.plugins import make_tensor
+    from mindtorch.plugins import contiguous_strides, numel
+    from mindtorch.plugins import Storage
     st = Storage(device, numel(shape) * dtype.itemsize, None, None)
     return make_tensor(st, tuple(shape), contiguous_strides(shape), 0, dtype, device)
 
@@ -56,7 +56,7 @@ def _from_meta(m, device):
 
 
 def _generic(op):
-    from mindtorch._device import device as _dev
+    from mindtorch.plugins import device as _dev
     meta_device = _dev(DEVICE)
     if op.inplace:
         def inplace_kernel(m, self, *args):
@@ -81,7 +81,7 @@ class MetaBackend(Backend):
 
     def kernels(self):
         """One generic kernel per op that has a shape rule: outputs are built from the rule."""
-        from mindtorch.ops.registry import OPS
+        from mindtorch.plugins import OPS
         table = {name: _generic(op) for name, op in OPS.items()
                  if op.view_fn is None and op.composite is None and (op.meta is not None or op.inplace)}
         if "_to_copy" in OPS:

@@ -1,20 +1,31 @@
 """The backend plugin system and the public surface a backend builds on.
 
 Backends (in this repository and third parties') import what they need
-from here and nothing private from core:
+from here and nothing private from core (a test in the plugins session
+enforces this for the in-repo backends):
 
     Backend, hookimpl, PLUGIN_API_VERSION   the plugin shape and hook markers
-    Storage                                  a block of device memory from an allocator
+    Storage                                  a block of device memory from an allocator:
+                                             Storage(device, nbytes, data, allocator)
     make_tensor(storage, shape, stride, offset, dtype, device)
-                                             a tensor viewing a storage
+                                             a tensor viewing a storage (geometry in elements)
     Tensor, TensorMeta                       tensors; the (shape, dtype) a shape rule returns
-    dtypes                                   the dtype objects (dtypes.float32, ...) and helpers
+    dtypes                                   the dtype objects (dtypes.float32, ...) and helpers:
+                                             .ALL, .itemsize, .is_floating_point, promote_types, ...
     device                                   device objects (device("npu", 1))
     contiguous_strides, numel, broadcast_shapes
                                              geometry helpers
     missing_kernel_error(op, device_type)    the error for an op a device cannot run
     OutOfMemoryError                         what an allocator raises when the device is full
     default_generator(device)                the default random Generator of a device (torch.cuda.default_generators)
+    backend_for(device_type)                 a loaded backend's record: .allocator, .to_host(t),
+                                             .from_host(array, dtype, device), .copy_from_host(dst, a)
+    OPS                                      the op table {qualified name: Op}: .meta, .inplace,
+                                             .view_fn, .composite, .name, .qualname
+    generator_state(generator, device)       the backend state object a random kernel draws from
+    arange_params, random_bounds             how arange / random_ compute their ranges
+    bf16_bits_to_float, float_to_bf16_bits, to_host_array
+                                             bfloat16 travels between host and devices as uint16 bits
 """
 from .hookspec import hookimpl, PLUGIN_API_VERSION  # noqa: F401
 from .backend import Backend  # noqa: F401
@@ -26,3 +37,9 @@ from .._device import device  # noqa: F401
 from .._shape import contiguous_strides, numel, broadcast_shapes  # noqa: F401
 from .._errors import missing_kernel_error, OutOfMemoryError  # noqa: F401
 from .._random import default_generator  # noqa: F401
+from .registry import backend_for  # noqa: F401
+from ..ops.registry import OPS  # noqa: F401
+from .._random import generator_state  # noqa: F401
+from ..ops.creation import arange_params  # noqa: F401
+from ..ops.random import random_bounds  # noqa: F401
+from .._creation import bf16_bits_to_float, float_to_bf16_bits, to_host_array  # noqa: F401

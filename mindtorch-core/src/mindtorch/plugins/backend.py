@@ -8,6 +8,7 @@ point your entry point at an instance:
         def allocator(self): ...
         def copy_routines(self): ...
         def kernels(self): return {"add": my_add, ...}
+        fallback = True            # optional: ops without a kernel run on the host, with a warning
 
     backend = MyBackend()          # [project.entry-points."mindtorch.backends"] mydev = "my_pkg:backend"
 
@@ -21,6 +22,9 @@ from .hookspec import hookimpl, PLUGIN_API_VERSION
 class Backend:
     device_type = None
     api_version = PLUGIN_API_VERSION
+    # host fallback for bring-up: False, True (every op without a kernel) or a set of op names;
+    # override host_fallback() to decide at load time (e.g. from an environment variable)
+    fallback = False
 
     # -- what a device provides (override) --------------------------------------------
     def allocator(self):
@@ -47,6 +51,10 @@ class Backend:
 
     def device_module(self):
         return None
+
+    def host_fallback(self):
+        """Ops that may run through the host when this device has no kernel: see `fallback`."""
+        return self.fallback
 
     # -- the hooks, answering for this backend's device type only ---------------------------
     def _mine(self, device_type):
@@ -91,3 +99,7 @@ class Backend:
     @hookimpl
     def mindtorch_device_module(self, device_type):
         return self.device_module() if self._mine(device_type) else None
+
+    @hookimpl
+    def mindtorch_host_fallback(self, device_type):
+        return self.host_fallback() if self._mine(device_type) else None

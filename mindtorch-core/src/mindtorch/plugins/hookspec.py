@@ -104,3 +104,16 @@ def mindtorch_generator(device_type, index):
 def mindtorch_device_module(device_type):
     """Optionally return a module exposed as ``mindtorch.<device_type>``
     (like ``torch.cuda``): is_available, device_count, synchronize, ..."""
+
+
+@hookspec(firstresult=True)
+def mindtorch_host_fallback(device_type):
+    """Optionally opt ``device_type`` into host fallback for bring-up.
+
+    Return True (every op the device lacks) or a collection of op names.
+    Such an op runs on the cpu backend: inputs are copied to the host with
+    the copy routines, the cpu kernel runs, results are copied back. Each op
+    warns once when it first falls back, and ``python -m mindtorch`` and the
+    conformance report show it as "fallback". Decided at load time, so a
+    backend may read an environment variable here. Needs mindtorch-cpu.
+    """

@@ -9,6 +9,7 @@ MINDTORCH_STRICT_PLUGINS=1 turns a broken or incompatible plugin into an
 error instead of a warning.
 """
 import os
+import sys
 import warnings
 from importlib import metadata
 
@@ -37,6 +38,10 @@ def _new_manager():
 managers = {}
 # what happened at load time, for `python -m mindtorch`
 skipped = []  # (distribution, reason)
+_skipped_devices = {}  # entry-point name (the device type, by convention) -> "from 'dist': reason"
+# entry points whose module was mid-import when mindtorch loaded (`import my_backend` before
+# `import mindtorch`): loaded on first need, once that import has finished
+deferred = []
 
 
 def _selected_names():
@@ -52,10 +57,12 @@ def _strict():
     return os.environ.get(ENV_STRICT, "").strip().lower() in ("1", "true", "yes")
 
 
-def _fail(dist, reason, strict):
+def _fail(dist, reason, strict, name=None):
     if strict:
         raise PluginLoadError(f"mindtorch backend plugin from '{dist}' could not be loaded: {reason}")
     skipped.append((dist, reason))
+    if name:
+        _skipped_devices[name] = f"plugin from '{dist}': {reason}"
     warnings.warn(f"skipping mindtorch backend plugin from '{dist}': {reason}", RuntimeWarning, stacklevel=3)
 
 
@@ -74,18 +81,71 @@ def load_plugins(entry_points=None, strict=None):
                         if selected is None or ep.name in selected]
     loaded = []
     for ep in sorted(entry_points, key=lambda e: e.name):
-        dist = ep.dist.name if getattr(ep, "dist", None) is not None else ep.value
-        version = ep.dist.version if getattr(ep, "dist", None) is not None else "unknown"
-        try:
-            plugin = ep.load()
-        except Exception as exc:  # a broken plugin must not break `import mindtorch`
-            _fail(dist, f"import failed: {type(exc).__name__}: {exc}", strict)
+        if _initializing(ep):
+            deferred.append((ep, strict))
             continue
-        loaded += register_plugin(plugin, dist, version, strict=strict)
+        loaded += _load_one(ep, strict)
+    install_host_fallbacks()
     return loaded
 
 
-def register_plugin(plugin, dist, version="unknown", strict=False):
+def _load_one(ep, strict):
+    dist = ep.dist.name if getattr(ep, "dist", None) is not None else ep.value
+    version = ep.dist.version if getattr(ep, "dist", None) is not None else "unknown"
+    try:
+        plugin = ep.load()
+    except Exception as exc:  # a broken plugin must not break `import mindtorch`
+        _fail(dist, f"import failed: {type(exc).__name__}: {exc}", strict, ep.name)
+        return []
+    return register_plugin(plugin, dist, version, strict=strict, name=ep.name)
+
+
+def _initializing(ep):
+    """Whether the entry point's module (or a parent package) is being imported right now."""
+    parts = ep.value.split(":")[0].strip().split(".")
+    for i in range(1, len(parts) + 1):
+        mod = sys.modules.get(".".join(parts[:i]))
+        if mod is not None and getattr(getattr(mod, "__spec__", None), "_initializing", False):
+            return True
+    return False
+
+
+def finish_deferred():
+    """Load the plugins deferred at import; returns the device types loaded."""
+    if not deferred:
+        return []
+    pending = deferred[:]
+    deferred.clear()
+    loaded = []
+    for ep, strict in pending:
+        if _initializing(ep):
+            deferred.append((ep, strict))
+        else:
+            loaded += _load_one(ep, strict)
+    if loaded:
+        install_host_fallbacks()
+    return loaded
+
+
+def skip_reason(device_type):
+    """Why the plugin for `device_type` was skipped at load, or None."""
+    reason = _skipped_devices.get(device_type)
+    if reason is None:
+        dist = KNOWN_DISTRIBUTIONS.get(device_type)
+        for d, r in skipped:
+            if d == dist:
+                return f"plugin from '{d}': {r}"
+    return reason
+
+
+def install_host_fallbacks():
+    from .fallback import install
+    for rec in BACKENDS.values():
+        if rec.host_fallback:
+            install(rec)
+
+
+def register_plugin(plugin, dist, version="unknown", strict=False, name=None):
     pm = _new_manager()
     try:
         pm.register(plugin, name=dist)
@@ -93,13 +153,13 @@ def register_plugin(plugin, dist, version="unknown", strict=False):
         api = _first(hook.mindtorch_plugin_api_version())
         if api != spec.PLUGIN_API_VERSION:
             _fail(dist, f"built for plugin API version {api}, this mindtorch speaks version "
-                        f"{spec.PLUGIN_API_VERSION}", strict)
+                        f"{spec.PLUGIN_API_VERSION}", strict, name)
             return []
         types = [t for answer in hook.mindtorch_device_types() for t in answer]
     except PluginLoadError:
         raise
     except Exception as exc:
-        _fail(dist, f"{type(exc).__name__}: {exc}", strict)
+        _fail(dist, f"{type(exc).__name__}: {exc}", strict, name)
         return []
     for t in types:
         if t in BACKENDS:
@@ -109,7 +169,7 @@ def register_plugin(plugin, dist, version="unknown", strict=False):
     try:
         records = [_resolve(hook, plugin, t, dist, version) for t in types]
     except Exception as exc:
-        _fail(dist, f"{type(exc).__name__}: {exc}", strict)
+        _fail(dist, f"{type(exc).__name__}: {exc}", strict, name)
         return []
     managers[dist] = pm
     for rec in records:
@@ -134,6 +194,7 @@ def _resolve(hook, plugin, device_type, dist, version):
     if pm_has(hook, "mindtorch_generator"):
         rec._generator = lambda index: hook.mindtorch_generator(device_type=device_type, index=index)
     rec.module = hook.mindtorch_device_module(device_type=device_type)
+    rec.host_fallback = hook.mindtorch_host_fallback(device_type=device_type) or False
     return rec
 
 

@@ -21,7 +21,10 @@ class DeviceBackend:
         self._device_count = None
         self._synchronize = None
         self._generator = None
+        self._has_generator = None
         self.module = None
+        self.host_fallback = False  # what the plugin opted into: False, True or op names
+        self.fallback_ops = set()  # ops this device runs through the host (coverage shows them)
 
     def is_available(self):
         return bool(self._is_available()) if self._is_available else False
@@ -32,6 +35,15 @@ class DeviceBackend:
     def synchronize(self, index=None):
         if self._synchronize:
             self._synchronize(index)
+
+    def has_generator(self):
+        """Whether the device draws random numbers (the generator hook is optional)."""
+        if self._has_generator is None:
+            try:
+                self._has_generator = self._generator is not None and self._generator(0) is not None
+            except Exception:
+                self._has_generator = False
+        return self._has_generator
 
     def new_generator(self, index):
         state = self._generator(index) if self._generator is not None else None
@@ -57,5 +69,8 @@ KNOWN_DISTRIBUTIONS = {"cpu": "mindtorch-cpu", "meta": "mindtorch-meta", "npu": 
 def backend_for(device_type):
     b = BACKENDS.get(device_type)
     if b is None:
+        from .loader import finish_deferred
+        if finish_deferred():
+            return backend_for(device_type)
         raise no_backend_error(device_type)
     return b

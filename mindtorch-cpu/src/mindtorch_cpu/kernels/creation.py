@@ -1,7 +1,6 @@
 """Factory and copy kernels."""
 import numpy as np
 
-from mindtorch import _dtype as D
 from ..convert import arr, wrap, TO_NP, quiet
 from . import kernel_table
 
@@ -15,7 +14,7 @@ def empty(m, *args):
 
 @kernel("empty_strided")
 def empty_strided(m, size, stride, *args):
-    from mindtorch._tensor import make_tensor
+    from mindtorch.plugins import make_tensor
     from ..allocator import ALLOCATOR
     from ..convert import CPU
     isz = m.dtype.itemsize
@@ -31,7 +30,7 @@ def full(m, size, value, *args):
 
 @kernel("arange.start_step")
 def arange(m, start, end, step, *args):
-    from mindtorch.ops.creation import arange_params
+    from mindtorch.plugins import arange_params
     _, start, step, n = arange_params(start, end, step, m.dtype)
     dt = TO_NP[m.dtype]
     if m.dtype.is_floating_point:
@@ -70,13 +69,6 @@ def clone(m, a, memory_format=None):
 
 @kernel("_to_copy")
 def to_copy(m, a, dtype=None, device=None, non_blocking=False):
-    if device is not None and device.type != "cpu":
-        from mindtorch.plugins.registry import backend_for
-        from mindtorch._creation import to_host_array
-        host = to_host_array(np.ascontiguousarray(arr(a)).reshape(a._shape), a.dtype)
-        if m.dtype is not a.dtype:
-            host = to_host_array(np.asarray(arr(a)).astype(TO_NP[m.dtype]), m.dtype)
-        return backend_for(device.type).from_host(host, m.dtype, device)
     x = arr(a)
     if a.dtype.is_complex and not m.dtype.is_complex and m.dtype._kind:
         x = x.real  # as PyTorch: the imaginary part is discarded
@@ -88,14 +80,7 @@ def to_copy(m, a, dtype=None, device=None, non_blocking=False):
 
 @kernel("copy_")
 def copy_(m, dst, src, non_blocking=False):
-    if hasattr(src, "_shape") and src.device.type != "cpu":
-        from mindtorch.plugins.registry import backend_for
-        src_values = backend_for(src.device.type).to_host(src)
-        if src.dtype is D.bfloat16:
-            from mindtorch._creation import bf16_bits_to_float
-            src_values = bf16_bits_to_float(src_values.view(np.uint16))
-    else:
-        src_values = arr(src) if hasattr(src, "_shape") else src
+    src_values = arr(src) if hasattr(src, "_shape") else src
     np.copyto(arr(dst), src_values, casting="unsafe")
     return dst
 

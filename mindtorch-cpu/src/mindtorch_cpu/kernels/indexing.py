@@ -304,7 +304,7 @@ def topk(m, self, k, dim=-1, largest=True, sorted=True):
 
 @kernel("_unique")
 def unique(m, self, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    from mindtorch import _dtype as D
+    from mindtorch.plugins import dtypes as D
     a = arr(self)
     if dim is None:
         u, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
@@ -335,7 +335,7 @@ def searchsorted(m, seq, self, out_int32=False, right=False, side=None, sorter=N
 
 @kernel("_bincount")
 def bincount(m, self, weights=None, minlength=0):
-    from mindtorch import _dtype as D
+    from mindtorch.plugins import dtypes as D
     a = arr(self).astype(np.int64)
     if a.size and a.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")

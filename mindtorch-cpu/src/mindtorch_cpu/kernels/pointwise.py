@@ -3,8 +3,8 @@ import math
 
 import numpy as np
 
-from mindtorch import _dtype as D
-from mindtorch._tensor import Tensor
+from mindtorch.plugins import dtypes as D
+from mindtorch.plugins import Tensor
 from ..convert import arr, wrap, TO_NP, quiet
 from . import kernel_table
 
@@ -465,7 +465,7 @@ def _keep_int(fn):
 def _sign(x, dt):
     if dt.kind in "biu":
         return x.copy() if dt.kind == "b" else np.sign(x, dtype=dt)
-    s = np.sign(x, dtype=dt)
+    s = np.asarray(np.sign(x, dtype=dt))  # a 0-dim input gives a NumPy scalar
     s[s != s] = 0  # sign(nan) is 0 in PyTorch
     return s
 

@@ -1,9 +1,9 @@
 """Random sampling kernels: NumPy draws from the device generator's bit stream."""
 import numpy as np
 
-from mindtorch import _dtype as D
-from mindtorch._random import generator_state
-from mindtorch.ops.random import random_bounds
+from mindtorch.plugins import dtypes as D
+from mindtorch.plugins import generator_state
+from mindtorch.plugins import random_bounds
 from ..convert import arr, wrap, TO_NP, quiet
 from . import kernel_table
 

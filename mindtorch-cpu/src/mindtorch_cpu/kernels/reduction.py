@@ -1,7 +1,7 @@
 """Reduction kernels: NumPy reductions run directly on the zero-copy views."""
 import numpy as np
 
-from mindtorch import _dtype as _D
+from mindtorch.plugins import dtypes as _D
 from ..convert import arr, wrap, TO_NP, quiet
 from . import kernel_table
 

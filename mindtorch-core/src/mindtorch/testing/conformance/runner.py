@@ -1,0 +1,287 @@
+"""Runs every op's samples on a device and compares with the cpu backend."""
+import gc
+import time
+import warnings
+
+import numpy as np
+
+import mindtorch
+from mindtorch.ops.registry import OPS, op_out_of_place
+from mindtorch.ops.codegen import make_callable
+from mindtorch.plugins.registry import BACKENDS, backend_for
+from .samples import Maker, samples_for, SAMPLES
+
+CONFORMANT, FALLBACK, FAILING, MISSING, NA = "conformant", "fallback", "failing", "missing", "n/a"
+# (rtol, atol) per dtype name, for values compared with the cpu backend
+TOLERANCE = {"float64": (1e-7, 1e-7), "float32": (1.3e-6, 1e-5), "float16": (1e-3, 1e-5),
+             "bfloat16": (1.6e-2, 1e-5), "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7)}
+# ops whose values are not defined (uninitialised memory) or are the device's own random draws
+UNDEFINED_VALUES = {"empty", "empty_strided", "empty_like", "new_empty", "new_empty_strided"}
+
+
+def coverage(op, device_type):
+    """How a device runs `op`: kernel, fallback (host), composite, view, inplace (copy_ of the
+    out-of-place op), or missing."""
+    k = op.kernels.get(device_type)
+    if k is not None:
+        return FALLBACK if getattr(k, "host_fallback", False) else "kernel"
+    if op.view_fn is not None:
+        return "view"
+    if op.composite is not None:
+        return "composite"
+    base = op_out_of_place.get(op.qualname)
+    if op.inplace and base is not None and device_type in base.kernels:
+        return "inplace"
+    return MISSING
+
+
+class OpResult:
+    def __init__(self, name, status, coverage, samples=0, detail=""):
+        self.name, self.status, self.coverage, self.samples, self.detail = name, status, coverage, samples, detail
+
+    def as_dict(self):
+        return {"status": self.status, "coverage": self.coverage, "samples": self.samples, "detail": self.detail}
+
+
+class Mismatch(Exception):
+    pass
+
+
+def is_dataless(device):
+    """A device whose tensors hold no data (meta): values are not compared there."""
+    b = backend_for(device.type)
+    t = b.from_host(np.zeros(1, np.float32), mindtorch.float32, device)
+    try:
+        b.to_host(t)
+    except NotImplementedError:
+        return True
+    return False
+
+
+# -- moving samples to the device ------------------------------------------------------------------
+
+def to_device(x, device):
+    """x on `device`, keeping strided views strided (the view is re-made over the moved base)."""
+    if isinstance(x, mindtorch.Tensor):
+        base = x._base
+        if base is not None and not x.is_contiguous():
+            moved = base.to(device)
+            return moved.as_strided(tuple(x.shape), x.stride(), x.storage_offset())
+        return x.to(device)
+    if isinstance(x, mindtorch.device) and x.type == "cpu":
+        return device
+    if isinstance(x, dict):
+        return {k: to_device(a, device) for k, a in x.items()}
+    if isinstance(x, list):
+        return [to_device(a, device) for a in x]
+    if isinstance(x, tuple):
+        return tuple(to_device(a, device) for a in x)
+    return x
+
+
+def host_array(t):
+    """t's values as a NumPy array (bfloat16 widened to float32)."""
+    t = t.detach()
+    if t.dtype is mindtorch.bfloat16:
+        t = t.float()
+    return t.to("cpu").numpy()
+
+
+# -- comparing -------------------------------------------------------------------------------------
+
+def compare(ref, out, device, values=True, where="output"):
+    if isinstance(ref, mindtorch.Tensor):
+        if not isinstance(out, mindtorch.Tensor):
+            raise Mismatch(f"{where}: expected a Tensor, got {type(out).__name__}")
+        if out.device.type != device.type:
+            raise Mismatch(f"{where}: on {out.device}, expected {device.type}")
+        if tuple(out.shape) != tuple(ref.shape):
+            raise Mismatch(f"{where}: shape {tuple(out.shape)}, expected {tuple(ref.shape)}")
+        if out.dtype is not ref.dtype:
+            raise Mismatch(f"{where}: dtype {out.dtype}, expected {ref.dtype}")
+        if values:
+            _compare_values(host_array(ref), host_array(out), ref.dtype, where)
+        return
+    if isinstance(ref, (tuple, list)):
+        if not isinstance(out, (tuple, list)) or len(out) != len(ref):
+            raise Mismatch(f"{where}: expected a sequence of {len(ref)}, got {type(out).__name__}")
+        for k, (r, o) in enumerate(zip(ref, out)):
+            compare(r, o, device, values, f"{where}[{k}]")
+        return
+    if values and ref != out and not (isinstance(ref, float) and np.isnan(ref) and np.isnan(out)):
+        raise Mismatch(f"{where}: {out!r}, expected {ref!r}")
+
+
+def _compare_values(a, b, dtype, where):
+    tol = TOLERANCE.get(dtype.name)
+    if tol is None:
+        ok = np.array_equal(a, b)
+    else:
+        with np.errstate(all="ignore"):
+            ok = np.allclose(b, a, rtol=tol[0], atol=tol[1], equal_nan=True)
+    if not ok:
+        with np.errstate(all="ignore"):
+            diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+        worst = np.nanmax(diff) if diff.size and not np.all(np.isnan(diff)) else "nan placement"
+        raise Mismatch(f"{where}: values differ from cpu (max abs diff {worst})")
+
+
+# -- one op ----------------------------------------------------------------------------------------
+
+def _run(fn, sample):
+    try:
+        return fn(*sample.args, **sample.kwargs), None
+    except Exception as exc:  # noqa: BLE001 - the exception class itself is compared
+        return None, exc
+
+
+def _samples(qualname, mode):
+    fn = samples_for(qualname)
+    return fn(Maker(qualname, mode))
+
+
+def _reference_mode(qualname, fn):
+    """The element mode the cpu reference accepts (float, else int, else bool) for generic samples."""
+    if qualname in SAMPLES:
+        return "float"
+    for mode in ("float", "int", "bool"):
+        if _run(fn, _samples(qualname, mode)[0])[1] is None:
+            return mode
+    return "float"
+
+
+def check_op(qualname, device, dataless=False, grad=True):
+    op = OPS[qualname]
+    cov = coverage(op, device.type)
+    if samples_for(qualname) is None:
+        return OpResult(qualname, FAILING, cov, 0, "no samples for this op (the suite's own coverage check)")
+    if cov == MISSING:
+        if dataless and op.meta is None:
+            return OpResult(qualname, NA, cov, 0, "data-dependent output shape (no shape rule)")
+        return OpResult(qualname, MISSING, cov, 0, f"no kernel on {device.type}")
+    fn = make_callable([op], False)
+    values = not dataless and op.family != "random" and op.name not in UNDEFINED_VALUES
+    try:
+        mode = _reference_mode(qualname, fn)
+        refs, devs = _samples(qualname, mode), _samples(qualname, mode)
+    except Exception as exc:  # noqa: BLE001 - a broken sample is the suite's own failure
+        return OpResult(qualname, FAILING, cov, 0, f"building the samples failed: {type(exc).__name__}: {exc}")
+    status, detail = (FALLBACK if cov == FALLBACK else CONFORMANT), ""
+    for k, (rs, ds) in enumerate(zip(refs, devs)):
+        ref, ref_exc = _run(fn, rs)
+        ds = type(ds)(*to_device(ds.args, device), **to_device(ds.kwargs, device))
+        out, exc = _run(fn, ds)
+        where = f"sample {k} {rs!r}"
+        if ref_exc is not None:
+            if exc is None or not isinstance(exc, type(ref_exc)):
+                got = "no error" if exc is None else type(exc).__name__
+                return OpResult(qualname, FAILING, cov, k + 1, f"{where}: cpu raises {type(ref_exc).__name__}, "
+                                f"{device.type} gives {got}")
+            continue
+        if exc is not None:
+            msg = f"{type(exc).__name__}: {exc}"[:300]
+            if isinstance(exc, NotImplementedError):
+                if dataless:
+                    return OpResult(qualname, NA, cov, k + 1, f"{where}: needs data ({msg})")
+                if "Could not run" in str(exc):
+                    return OpResult(qualname, MISSING, cov, k + 1, f"{where}: {msg}")
+            return OpResult(qualname, FAILING, cov, k + 1, f"{where}: {msg}")
+        try:
+            compare(ref, out, device, values, where)
+            if op.inplace and isinstance(ref, mindtorch.Tensor) and out is not ds.args[0]:
+                raise Mismatch(f"{where}: an in-place op must return its first argument")
+            if k == 0 and grad:
+                _check_grad(op, fn, qualname, mode, device, dataless)
+        except Mismatch as m:
+            return OpResult(qualname, FAILING, cov, k + 1, str(m))
+        except NotImplementedError as exc:
+            st = NA if dataless else MISSING
+            return OpResult(qualname, st, cov, k + 1, f"backward: {exc}"[:300])
+        except Exception as exc:  # noqa: BLE001
+            return OpResult(qualname, FAILING, cov, k + 1, f"{where}: {type(exc).__name__}: {exc}"[:300])
+    return OpResult(qualname, status, cov, len(refs), detail)
+
+
+def _float_leaves(args):
+    found = []
+    for a in args:
+        if isinstance(a, mindtorch.Tensor) and a.dtype is mindtorch.float32 and a.is_contiguous():
+            found.append(a)
+        elif isinstance(a, (list, tuple)):
+            found += _float_leaves(a)
+    return found
+
+
+def _grad_of(fn, sample, leaves, device):
+    for t in leaves:
+        t.requires_grad_(True)
+    out = fn(*sample.args, **sample.kwargs)
+    outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,))
+            if isinstance(o, mindtorch.Tensor) and o.grad_fn is not None and o.dtype.is_floating_point]
+    if not outs:
+        return None
+    loss = None
+    for o in outs:
+        w = mindtorch.linspace(0.5, 1.5, max(o.numel(), 1))[:o.numel()].reshape(o.shape).to(device)
+        term = (o * w).sum()
+        loss = term if loss is None else loss + term
+    return mindtorch.autograd.grad(loss, leaves, allow_unused=True)
+
+
+def _check_grad(op, fn, qualname, mode, device, dataless):
+    """The first sample's gradients through the device match the cpu's."""
+    if op.inplace or op.family == "random" or (op.derivative is None and op.composite is None):
+        return
+    rs = _samples(qualname, mode)[0]
+    leaves = _float_leaves(rs.args)
+    if not leaves:
+        return
+    try:
+        ref = _grad_of(fn, rs, leaves, mindtorch.device("cpu"))
+    except Exception:  # noqa: BLE001 - no gradient on the cpu either: nothing to compare
+        return
+    if ref is None:
+        return
+    ds = _samples(qualname, mode)[0]
+    ds = type(ds)(*to_device(ds.args, device), **to_device(ds.kwargs, device))
+    try:
+        got = _grad_of(fn, ds, _float_leaves(ds.args), device)
+    except NotImplementedError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise Mismatch(f"backward: {type(exc).__name__}: {exc}") from exc
+    for k, (r, g) in enumerate(zip(ref, got or ())):
+        if r is None or g is None:
+            if (r is None) != (g is None):
+                raise Mismatch(f"gradient {k}: {'none' if g is None else 'one'} on {device.type}")
+            continue
+        compare(r, g, device, not dataless, f"gradient {k}")
+
+
+# -- the whole suite -------------------------------------------------------------------------------
+
+def run(device, ops=None, checks=True, grad=True, progress=None):
+    """Run the conformance suite against `device`; returns a Report."""
+    from .checks import CHECKS
+    from .report import Report
+    device = mindtorch.device(device)
+    if device.type not in BACKENDS:
+        backend_for(device.type)  # raises: not installed, or why it was skipped
+    if device.index is None and device.type not in ("cpu", "meta"):
+        device = mindtorch.device(device.type, 0)
+    dataless = is_dataless(device)
+    start = time.perf_counter()
+    results = {}
+    names = sorted(OPS) if ops is None else list(ops)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # fallback warnings are reported as the "fallback" status
+        for name in names:
+            results[name] = check_op(name, device, dataless, grad)
+            if progress:
+                progress(results[name])
+        gc.collect()
+        check_results = {}
+        if checks:
+            for cname, check in CHECKS.items():
+                check_results[cname] = check(device, dataless)
+    return Report(device, results, check_results, time.perf_counter() - start, dataless)

@@ -1,0 +1,1133 @@
+"""Sample inputs for every op of the schema table, keyed by qualified op name.
+
+A sample is the positional and keyword arguments of one call, built on the
+host (the cpu device) from a seeded generator, so every run and every device
+sees the same values. The runner moves tensors to the device under test.
+Families share generators: unary and binary pointwise ops get broadcasting
+patterns (square shapes, a size-1 dim in the middle, the shorter operand on
+either side, three and more dims, 0-dim and empty tensors); everything else
+is listed by name. `missing_samples()` is the suite's own coverage check.
+"""
+import zlib
+
+import numpy as np
+
+import mindtorch
+from mindtorch.ops.registry import OPS, op_out_of_place
+
+
+class Sample:
+    __slots__ = ("args", "kwargs")
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+    def __repr__(self):
+        def show(a):
+            if isinstance(a, mindtorch.Tensor):
+                return f"{'x'.join(map(str, a.shape)) or '0-dim'} {str(a.dtype).split('.')[-1]}" + \
+                       ("" if a.is_contiguous() else " strided")
+            if isinstance(a, (list, tuple)):
+                return "[" + ", ".join(show(x) for x in a) + "]"
+            return repr(a)
+        parts = [show(a) for a in self.args] + [f"{k}={show(v)}" for k, v in self.kwargs.items()]
+        return "(" + ", ".join(parts) + ")"
+
+
+S = Sample
+
+
+class Maker:
+    """Deterministic host tensors. `mode` swaps the element type of the generic float maker, so that
+    integer-only ops (bitwise_*) reuse the float patterns."""
+
+    def __init__(self, name, mode="float"):
+        self.rng = np.random.default_rng(zlib.crc32(name.encode()))
+        self.mode = mode
+
+    def _t(self, a, dtype):
+        return mindtorch.tensor(np.asarray(a), dtype=dtype)
+
+    def f(self, *shape, lo=-2.0, hi=2.0, dtype=None):
+        if self.mode == "int" and dtype is None:
+            return self.i(*shape, lo=-3, hi=4)
+        if self.mode == "bool" and dtype is None:
+            return self.b(*shape)
+        return self._t(self.rng.uniform(lo, hi, shape), dtype or mindtorch.float32)
+
+    def pos(self, *shape, dtype=None):
+        return self.f(*shape, lo=0.5, hi=2.0, dtype=dtype)
+
+    def u(self, *shape):
+        return self.f(*shape, lo=0.1, hi=0.9)
+
+    def i(self, *shape, lo=0, hi=5, dtype=None):
+        return self._t(self.rng.integers(lo, hi, shape), dtype or mindtorch.int64)
+
+    def b(self, *shape):
+        return self._t(self.rng.integers(0, 2, shape).astype(bool), mindtorch.bool)
+
+    def nc(self, *shape):
+        """A non-contiguous (transposed) view with the given shape."""
+        return self.f(*reversed(shape)).permute(*reversed(range(len(shape))))
+
+    def distinct(self, *shape):
+        n = int(np.prod(shape))
+        return self._t(self.rng.permutation(n).reshape(shape) * 0.25 - n * 0.1, mindtorch.float32)
+
+
+SAMPLES = {}  # qualified op name -> fn(Maker) -> [Sample]
+
+
+def samples(*names):
+    def deco(fn):
+        for n in names:
+            if n in SAMPLES:
+                raise ValueError(f"samples for {n} declared twice")
+            SAMPLES[n] = fn
+        return fn
+    return deco
+
+
+# -- broadcasting patterns -------------------------------------------------------------------------
+
+BINARY_SHAPES = [((3, 4), (3, 4)), ((3, 1, 4), (3, 5, 4)), ((4,), (3, 4)), ((3, 4), (4,)),
+                 ((2, 3, 4, 5), (3, 1, 5)), ((1, 3, 1), (2, 1, 4)), ((), (3, 4)), ((3, 4), ()), ((0, 4), (4,)),
+                 ((2, 0, 3), (1, 3))]
+TERNARY_SHAPES = [((3, 4), (3, 4), (3, 4)), ((3, 1, 4), (5, 1), (4,)), ((4,), (3, 4), (3, 1)),
+                  ((2, 3, 4, 5), (3, 1, 5), (1, 5)), ((), (2, 3), ()), ((0, 3), (3,), ())]
+
+
+def _broadcast(*shapes):
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+def _inplace_ok(shapes):
+    return _broadcast(*shapes) == tuple(shapes[0])
+
+
+def unary(m):
+    return [S(m.f(3, 4)), S(m.f()), S(m.f(0, 3)), S(m.nc(2, 3, 4))]
+
+
+def binary(m, inplace=False, scalar=2.5):
+    shapes = [s for s in BINARY_SHAPES if not inplace or _inplace_ok(s)]
+    out = [S(m.f(*a), m.f(*b)) for a, b in shapes]
+    out.append(S(m.nc(3, 4), m.f(4)))
+    if scalar is not None:
+        out.append(S(m.f(3, 4), 3 if m.mode != "float" else scalar))
+    return out
+
+
+def ternary(m, inplace=False, first=None):
+    shapes = [s for s in TERNARY_SHAPES if not inplace or _inplace_ok(s)]
+    return [S((first or m.f)(*a), m.f(*b), m.f(*c)) for a, b, c in shapes]
+
+
+def _inplace_name(name):
+    return name.endswith("_") or "_." in name
+
+
+def generic(op):
+    """Samples by the op's shape when none are listed by name."""
+    req = [p for p in op.params if not p.has_default and not p.optional]
+    tensors = [p for p in req if p.is_tensor]
+    if op.family != "pointwise" or len(tensors) != len(req):
+        return None
+    if len(req) == 1:
+        return unary
+    if len(req) == 2:
+        inplace = op.inplace
+        return lambda m: binary(m, inplace, 2.5 if op.numbers_as_tensors else None)
+    if len(req) == 3:
+        inplace = op.inplace
+        return lambda m: ternary(m, inplace)
+    return None
+
+
+def samples_for(qualname):
+    """The sample function of an op (listed by name, or by its shape), or None."""
+    fn = SAMPLES.get(qualname)
+    if fn is None and qualname in OPS:
+        fn = generic(OPS[qualname])
+    return fn
+
+
+def missing_samples():
+    return sorted(q for q in OPS if samples_for(q) is None)
+
+
+# -- pointwise ops listed by name ------------------------------------------------------------------
+
+@samples("pow", "pow_", "float_power")
+def _pow(m):
+    out = [S(m.pos(*a), m.f(*b, lo=-2, hi=3)) for a, b in BINARY_SHAPES if _inplace_ok((a, b))]
+    return out + [S(m.pos(3, 4), 2), S(m.pos(3, 4), 0.5)]
+
+
+@samples("pow.Scalar", "float_power.Scalar")
+def _pow_scalar(m):
+    return [S(2.0, m.f(3, 4)), S(0.5, m.f(2, 0))]
+
+
+@samples("remainder.Scalar_Tensor")
+def _scalar_first(m):
+    return [S(2.5, m.pos(3, 4)), S(-3.0, m.pos(2, 1, 3))]
+
+
+@samples("bitwise_and.Scalar_Tensor", "bitwise_or.Scalar_Tensor", "bitwise_xor.Scalar_Tensor",
+         "bitwise_left_shift.Scalar_Tensor", "bitwise_right_shift.Scalar_Tensor")
+def _bitwise_scalar_first(m):
+    return [S(5, m.i(3, 4, hi=4)), S(3, m.i(0, 2))]
+
+
+@samples("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_and_", "bitwise_or_", "bitwise_xor_")
+def _bitwise(m):
+    m.mode = "int"
+    out = binary(m, True) + [S(m.b(3, 4), m.b(4)), S(m.i(3, 4, dtype=mindtorch.uint8), m.i(4, dtype=mindtorch.uint8))]
+    return out
+
+
+@samples("bitwise_left_shift", "bitwise_right_shift", "bitwise_left_shift_", "bitwise_right_shift_")
+def _shift(m):
+    return [S(m.i(*a, hi=50), m.i(*b, hi=4)) for a, b in BINARY_SHAPES if _inplace_ok((a, b))] + \
+        [S(m.i(3, 4, hi=50), 2)]
+
+
+@samples("bitwise_not", "bitwise_not_")
+def _bitwise_not(m):
+    return [S(m.i(3, 4, lo=-5, hi=5)), S(m.i()), S(m.b(2, 3)), S(m.i(0, 2))]
+
+
+@samples("div", "div_")
+def _div(m):
+    out = binary(m, True)
+    out += [S(m.f(3, 4), m.pos(4), rounding_mode="trunc"), S(m.f(3, 1, 4), m.pos(5, 4), rounding_mode="floor")]
+    out += [S(m.i(3, 4, hi=20), m.i(4, lo=1, hi=4), rounding_mode="floor")]
+    return [s for s in out if _inplace_ok((tuple(s.args[0].shape), tuple(np.shape(s.args[1]))))]
+
+
+@samples("floor_divide", "floor_divide_", "remainder", "remainder_", "fmod", "fmod_")
+def _divmod(m):
+    out = [S(m.f(*a, lo=-5, hi=5), m.pos(*b)) for a, b in BINARY_SHAPES if _inplace_ok((a, b))]
+    return out + [S(m.i(3, 4, lo=-9, hi=9), m.i(4, lo=1, hi=4)), S(m.f(3, 4), 1.5)]
+
+
+@samples("lerp", "lerp_")
+def _lerp(m):
+    return ternary(m, True) + [S(m.f(3, 4), m.f(4), 0.3)]
+
+
+@samples("addcdiv", "addcdiv_")
+def _addcdiv(m):
+    out = [S(m.f(*a), m.f(*b), m.pos(*c)) for a, b, c in TERNARY_SHAPES if _inplace_ok((a, b, c))]
+    return out + [S(m.f(3, 4), m.f(4), m.pos(3, 1), value=-0.5)]
+
+
+@samples("addcmul", "addcmul_")
+def _addcmul(m):
+    return ternary(m, True) + [S(m.f(3, 4), m.f(4), m.f(3, 1), value=2)]
+
+
+@samples("where")
+def _where(m):
+    return ternary(m, first=m.b) + [S(m.b(3, 4), m.f(3, 4), 0.5)]
+
+
+@samples("where.method")
+def _where_method(m):
+    return [S(m.f(*b), m.b(*a), m.f(*c)) for a, b, c in TERNARY_SHAPES]
+
+
+@samples("clamp.Tensor", "clip.Tensor", "clamp_.Tensor", "clip_.Tensor")
+def _clamp_t(m):
+    return [S(m.f(3, 4), m.f(4, lo=-1, hi=0), m.f(3, 1, lo=0, hi=1)), S(m.f(2, 3, 4), m.f(3, 1)),
+            S(m.f(3, 4), None, m.f()), S(m.f(0, 2), m.f(2), m.f(2))]
+
+
+@samples("clamp", "clip", "clamp_", "clip_")
+def _clamp(m):
+    return [S(m.f(3, 4), -0.5, 0.5), S(m.f(2, 3), None, 0.2), S(m.f(), -1), S(m.i(3, 4), 1, 3)]
+
+
+@samples("clamp_min.Tensor", "clamp_max.Tensor", "clamp_min_.Tensor", "clamp_max_.Tensor")
+def _clamp_one_t(m):
+    return [S(m.f(3, 4), m.f(4)), S(m.f(2, 3, 4), m.f(3, 1)), S(m.f(3, 4), m.f())]
+
+
+@samples("clamp_min", "clamp_max", "clamp_min_", "clamp_max_")
+def _clamp_one(m):
+    return [S(m.f(3, 4), 0.3), S(m.f(), -0.5), S(m.i(2, 3), 2)]
+
+
+@samples("acosh", "acosh_", "arccosh", "arccosh_")
+def _acosh(m):
+    return [S(m.f(3, 4, lo=1, hi=3)), S(m.f(lo=1.5, hi=2)), S(m.f(0, 2))]
+
+
+@samples("round", "round_")
+def _round(m):
+    return unary(m) + [S(m.f(3, 4, lo=-50, hi=50), decimals=1), S(m.f(3, 4, lo=-500, hi=500), decimals=-1)]
+
+
+@samples("logit", "logit_")
+def _logit(m):
+    return [S(m.u(3, 4)), S(m.f(3, 4, lo=-0.2, hi=1.2), 0.1), S(m.u())]
+
+
+@samples("nan_to_num", "nan_to_num_")
+def _nan_to_num(m):
+    x = mindtorch.tensor([[float("nan"), 1.0, float("inf")], [-float("inf"), -2.0, 0.5]])
+    return [S(x.clone()), S(x.clone(), 0.5, 10.0, -10.0), S(m.f(0, 3))]
+
+
+@samples("gelu", "gelu_")
+def _gelu(m):
+    return unary(m) + [S(m.f(3, 4), approximate="tanh")]
+
+
+@samples("softplus")
+def _softplus(m):
+    return unary(m) + [S(m.f(3, 4, lo=-30, hi=30), 2, 10)]
+
+
+@samples("elu", "elu_")
+def _elu(m):
+    return unary(m) + [S(m.f(3, 4), 0.5, 2.0, 1.5)]
+
+
+@samples("leaky_relu", "leaky_relu_")
+def _leaky(m):
+    return unary(m) + [S(m.f(3, 4), 0.2)]
+
+
+@samples("hardtanh", "hardtanh_")
+def _hardtanh(m):
+    return unary(m) + [S(m.f(3, 4), -0.5, 0.25)]
+
+
+@samples("isclose", "allclose", "equal")
+def _isclose(m):
+    a = m.f(3, 4)
+    return [S(a, a + 1e-7), S(a, m.f(4)), S(a, a.clone()), S(m.f(0, 2), m.f(0, 2))]
+
+
+# -- reductions ------------------------------------------------------------------------------------
+
+@samples("sum", "mean")
+def _sum(m):
+    return [S(m.f(3, 4)), S(m.f(3, 4), 1), S(m.nc(2, 3, 4), (0, 2), True), S(m.f()), S(m.f(0, 3), 0),
+            S(m.f(3, 4), -1, dtype=mindtorch.float64)]
+
+
+@samples("prod")
+def _prod(m):
+    return [S(m.f(3, 4)), S(m.f(3, 4), 1), S(m.f(2, 3, 4), 0, True), S(m.f()), S(m.f(0, 3), 1)]
+
+
+@samples("_max_dim", "_min_dim", "max.dim", "min.dim")
+def _max_dim(m):
+    return [S(m.distinct(3, 4), 1), S(m.distinct(2, 3, 4), 0, True), S(m.distinct(3, 4), -1)]
+
+
+@samples("max", "min")
+def _max_all(m):
+    return [S(m.distinct(3, 4)), S(m.distinct()), S(m.i(2, 3))]
+
+
+@samples("max.other", "min.other")
+def _max_other(m):
+    return binary(m, scalar=None)
+
+
+@samples("amax", "amin")
+def _amax(m):
+    return [S(m.f(3, 4)), S(m.f(3, 4), 1), S(m.f(2, 3, 4), (0, 2), True)]
+
+
+@samples("argmax", "argmin")
+def _argmax(m):
+    return [S(m.distinct(3, 4)), S(m.distinct(3, 4), 1), S(m.distinct(2, 3, 4), 0, True)]
+
+
+@samples("var.correction", "std.correction", "var_mean.correction", "std_mean.correction")
+def _var(m):
+    return [S(m.f(3, 4)), S(m.f(3, 4), 1), S(m.f(2, 3, 4), (0, 2), correction=0, keepdim=True)]
+
+
+@samples("var", "std", "var_mean", "std_mean")
+def _var_unbiased(m):
+    return [S(m.f(3, 4)), S(m.f(3, 4), False)]
+
+
+@samples("var.dim", "std.dim", "var_mean.dim", "std_mean.dim")
+def _var_dim(m):
+    return [S(m.f(3, 4), 1), S(m.f(2, 3, 4), (0, 2), False, True)]
+
+
+@samples("logsumexp")
+def _logsumexp(m):
+    return [S(m.f(3, 4), 1), S(m.f(2, 3, 4), (0, 2), True), S(m.f(3, 4, lo=50, hi=90), 0)]
+
+
+@samples("all", "any", "count_nonzero")
+def _all(m):
+    return [S(m.b(3, 4)), S(m.b(3, 4), 1), S(m.i(2, 3, 4, hi=2), (0, 2)), S(m.f(0, 3)), S(m.f(3, 4))]
+
+
+@samples("cumsum", "cumprod", "cumsum_", "cumprod_")
+def _cumsum(m):
+    return [S(m.f(3, 4), 1), S(m.f(2, 3, 4), 0), S(m.f(), 0), S(m.f(3, 4), -1, dtype=mindtorch.float64)]
+
+
+@samples("softmax", "log_softmax")
+def _softmax(m):
+    return [S(m.f(3, 4), 1), S(m.f(2, 3, 4), 0), S(m.f(3, 4, lo=-80, hi=80), -1), S(m.f(0, 3), 1),
+            S(m.f(3, 4), 1, mindtorch.float64)]
+
+
+@samples("linalg_vector_norm")
+def _vnorm(m):
+    return [S(m.f(3, 4)), S(m.f(3, 4), 1, 1), S(m.f(2, 3, 4), float("inf"), (0, 2), True), S(m.f(3, 4), 0)]
+
+
+@samples("norm")
+def _norm(m):
+    return [S(m.f(3, 4)), S(m.f(3, 4), 1, 1), S(m.f(2, 3, 4), 3, (0, 2), True)]
+
+
+@samples("norm.str")
+def _norm_str(m):
+    return [S(m.f(3, 4), "fro"), S(m.f(2, 3, 4), "fro", (1, 2))]
+
+
+# -- shapes and views ------------------------------------------------------------------------------
+
+@samples("view", "reshape")
+def _view(m):
+    return [S(m.f(3, 4), (4, 3)), S(m.f(2, 3, 4), (-1, 4)), S(m.f(), (1,)), S(m.f(0, 3), (3, 0))]
+
+
+@samples("transpose", "swapaxes", "swapdims")
+def _transpose(m):
+    return [S(m.f(3, 4), 0, 1), S(m.f(2, 3, 4), -1, 0)]
+
+
+@samples("t")
+def _t(m):
+    return [S(m.f(3, 4)), S(m.f(4))]
+
+
+@samples("permute")
+def _permute(m):
+    return [S(m.f(2, 3, 4), (2, 0, 1)), S(m.nc(3, 4), (1, 0))]
+
+
+@samples("expand", "broadcast_to")
+def _expand(m):
+    return [S(m.f(3, 1), (3, 4)), S(m.f(4), (2, 3, 4)), S(m.f(), (2, 2))]
+
+
+@samples("squeeze")
+def _squeeze(m):
+    return [S(m.f(3, 1, 4, 1)), S(m.f(1))]
+
+
+@samples("squeeze.dims")
+def _squeeze_dims(m):
+    return [S(m.f(3, 1, 4, 1), (1,)), S(m.f(3, 1, 4, 1), (1, 3))]
+
+
+@samples("unsqueeze")
+def _unsqueeze(m):
+    return [S(m.f(3, 4), 1), S(m.f(), 0), S(m.f(3, 4), -1)]
+
+
+@samples("select.int")
+def _select(m):
+    return [S(m.f(3, 4), 1, 2), S(m.f(2, 3, 4), 0, -1)]
+
+
+@samples("slice.Tensor")
+def _slice(m):
+    return [S(m.f(5, 4), 0, 1, 4, 2), S(m.f(3, 6), 1, None, None, 3)]
+
+
+@samples("narrow")
+def _narrow(m):
+    return [S(m.f(5, 4), 0, 1, 3), S(m.f(3, 6), 1, 2, 0)]
+
+
+@samples("as_strided")
+def _as_strided(m):
+    return [S(m.f(3, 4), (2, 2), (4, 1), 1), S(m.f(3, 4), (3,), (5,))]
+
+
+@samples("diagonal")
+def _diagonal(m):
+    return [S(m.f(3, 4)), S(m.f(3, 4), 1), S(m.f(2, 3, 4), -1, 1, 2)]
+
+
+@samples("unfold")
+def _unfold(m):
+    return [S(m.f(3, 7), 1, 3, 2), S(m.f(5), 0, 2, 1)]
+
+
+@samples("alias", "detach", "contiguous", "atleast_1d", "atleast_2d", "atleast_3d")
+def _alias(m):
+    return [S(m.f(3, 4)), S(m.nc(2, 3)), S(m.f())]
+
+
+@samples("atleast_1d.Sequence", "atleast_2d.Sequence", "atleast_3d.Sequence")
+def _atleast_seq(m):
+    return [S([m.f(), m.f(3), m.f(2, 3)])]
+
+
+@samples("flatten")
+def _flatten(m):
+    return [S(m.f(2, 3, 4)), S(m.f(2, 3, 4), 1), S(m.nc(2, 3, 4), 0, 1), S(m.f())]
+
+
+@samples("unflatten")
+def _unflatten(m):
+    return [S(m.f(3, 4), 1, (2, 2)), S(m.f(6), 0, (-1, 3))]
+
+
+@samples("unbind")
+def _unbind(m):
+    return [S(m.f(3, 4)), S(m.f(2, 3, 4), 2)]
+
+
+@samples("split")
+def _split(m):
+    return [S(m.f(5, 4), 2), S(m.f(3, 6), 4, 1)]
+
+
+@samples("split.sizes")
+def _split_sizes(m):
+    return [S(m.f(5, 4), (2, 3)), S(m.f(3, 6), (1, 0, 5), 1)]
+
+
+@samples("chunk")
+def _chunk(m):
+    return [S(m.f(5, 4), 2), S(m.f(3, 6), 4, 1)]
+
+
+@samples("movedim.int", "moveaxis.int")
+def _movedim(m):
+    return [S(m.f(2, 3, 4), 0, 2), S(m.f(2, 3, 4), -1, 0)]
+
+
+@samples("movedim.intlist", "moveaxis.intlist")
+def _movedim_list(m):
+    return [S(m.f(2, 3, 4), (0, 1), (2, 0))]
+
+
+@samples("broadcast_tensors")
+def _broadcast_tensors(m):
+    return [S([m.f(3, 1), m.f(4), m.f()]), S([m.f(2, 1, 3), m.f(4, 1)])]
+
+
+# -- indexing and joining --------------------------------------------------------------------------
+
+@samples("index.Tensor")
+def _index(m):
+    return [S(m.f(4, 3), [m.i(5, hi=4)]), S(m.f(4, 3), [None, m.i(2, 2, hi=3)]), S(m.f(4, 3), [m.b(4)]),
+            S(m.f(2, 3, 4), [m.i(3, hi=2), None, m.i(3, hi=4)])]
+
+
+@samples("index_put", "index_put_")
+def _index_put(m):
+    return [S(m.f(4, 3), [m.i(2, hi=4).unique()], m.f(3)), S(m.f(4, 3), [m.i(5, hi=4)], m.f(5, 3), True),
+            S(m.f(4, 3), [m.b(4, 3)], m.f())]
+
+
+@samples("cat", "concat", "concatenate")
+def _cat(m):
+    return [S([m.f(2, 3), m.f(4, 3)]), S([m.f(2, 3), m.nc(2, 1), m.f(2, 0)], 1), S([m.f(0), m.f(3)])]
+
+
+@samples("stack")
+def _stack(m):
+    return [S([m.f(2, 3), m.f(2, 3)]), S([m.f(2, 3), m.nc(2, 3)], 2)]
+
+
+@samples("hstack", "vstack", "row_stack", "dstack", "column_stack")
+def _hstack(m):
+    return [S([m.f(2, 3), m.f(2, 3)]), S([m.f(3), m.f(3)])]
+
+
+@samples("gather")
+def _gather(m):
+    return [S(m.f(3, 4), 1, m.i(3, 2, hi=4)), S(m.f(3, 4), 0, m.i(2, 4, hi=3))]
+
+
+def _perm_index(m, rows, cols, hi):
+    """Distinct targets along dim 1 (scatter without reduction is order-dependent on duplicates)."""
+    return mindtorch.tensor(np.stack([m.rng.permutation(hi)[:cols] for _ in range(rows)]))
+
+
+@samples("scatter.src", "scatter_.src")
+def _scatter(m):
+    return [S(m.f(3, 4), 1, _perm_index(m, 3, 2, 4), m.f(3, 2)),
+            S(m.f(3, 4), 1, _perm_index(m, 2, 3, 4), m.f(3, 3), reduce="add")]
+
+
+@samples("scatter.value", "scatter_.value")
+def _scatter_value(m):
+    return [S(m.f(3, 4), 1, _perm_index(m, 3, 2, 4), 0.5)]
+
+
+@samples("scatter_add", "scatter_add_")
+def _scatter_add(m):
+    return [S(m.f(3, 4), 1, m.i(3, 5, hi=4), m.f(3, 5)), S(m.f(3, 4), 0, m.i(2, 4, hi=3), m.f(2, 4))]
+
+
+@samples("index_select")
+def _index_select(m):
+    return [S(m.f(3, 4), 1, m.i(5, hi=4)), S(m.f(3, 4), 0, m.i(0, hi=3)), S(m.f(5), 0, m.i(hi=5))]
+
+
+@samples("index_add", "index_add_")
+def _index_add(m):
+    return [S(m.f(4, 3), 0, m.i(5, hi=4), m.f(5, 3)), S(m.f(4, 3), 1, m.i(2, hi=3), m.f(4, 2), alpha=2)]
+
+
+@samples("index_copy", "index_copy_")
+def _index_copy(m):
+    return [S(m.f(4, 3), 0, mindtorch.tensor([3, 0]), m.f(2, 3)), S(m.f(4, 3), 1, mindtorch.tensor([2]), m.f(4, 1))]
+
+
+@samples("index_fill.int_Tensor", "index_fill_.int_Tensor")
+def _index_fill_t(m):
+    return [S(m.f(4, 3), 1, m.i(2, hi=3), m.f())]
+
+
+@samples("index_fill.int_Scalar", "index_fill_.int_Scalar")
+def _index_fill(m):
+    return [S(m.f(4, 3), 1, m.i(2, hi=3), -1.5), S(m.f(4, 3), 0, m.i(0, hi=3), 2)]
+
+
+@samples("masked_fill.Tensor", "masked_fill_.Tensor")
+def _masked_fill_t(m):
+    return [S(m.f(3, 4), m.b(3, 4), m.f()), S(m.f(3, 4), m.b(4), m.f())]
+
+
+@samples("masked_fill.Scalar", "masked_fill_.Scalar")
+def _masked_fill(m):
+    return [S(m.f(3, 4), m.b(3, 4), 0.5), S(m.f(2, 3, 4), m.b(3, 1), -2), S(m.f(0, 4), m.b(4), 1.0)]
+
+
+@samples("masked_select")
+def _masked_select(m):
+    return [S(m.f(3, 4), m.b(3, 4)), S(m.f(3, 4), m.b(4))]
+
+
+@samples("argwhere", "nonzero", "where.cond_only")
+def _nonzero(m):
+    return [S(m.i(3, 4, hi=2)), S(m.b(5)), S(m.f(0, 3))]
+
+
+@samples("tril", "triu", "tril_", "triu_")
+def _tril(m):
+    return [S(m.f(3, 4)), S(m.f(4, 3), 1), S(m.f(2, 3, 3), -1)]
+
+
+@samples("flip")
+def _flip(m):
+    return [S(m.f(3, 4), (0,)), S(m.f(2, 3, 4), (0, 2))]
+
+
+@samples("roll")
+def _roll(m):
+    return [S(m.f(3, 4), 1, 1), S(m.f(3, 4), (1, -2), (0, 1)), S(m.f(3, 4), 5)]
+
+
+@samples("repeat", "tile")
+def _repeat(m):
+    return [S(m.f(2, 3), (2, 1)), S(m.f(3), (2, 1, 2)), S(m.f(2, 3), (1, 1, 0))]
+
+
+@samples("repeat_interleave.self_Tensor")
+def _repeat_interleave_t(m):
+    return [S(m.f(3, 2), mindtorch.tensor([1, 0, 2]), 0), S(m.f(2, 2), mindtorch.tensor([2]))]
+
+
+@samples("repeat_interleave.self_int")
+def _repeat_interleave_i(m):
+    return [S(m.f(3, 2), 2, 0), S(m.f(2, 2), 3)]
+
+
+@samples("repeat_interleave.Tensor")
+def _repeat_interleave(m):
+    return [S(mindtorch.tensor([1, 0, 3]))]
+
+
+@samples("_sort", "sort", "argsort")
+def _sort(m):
+    return [S(m.distinct(3, 4)), S(m.distinct(3, 4), 0, True), S(m.i(2, 5), stable=True)]
+
+
+@samples("_topk", "topk")
+def _topk(m):
+    return [S(m.distinct(3, 4), 2), S(m.distinct(3, 4), 2, 0, False), S(m.distinct(5), 0)]
+
+
+@samples("_unique", "unique")
+def _unique(m):
+    return [S(m.i(3, 4)), S(m.i(6), True, True, True), S(m.i(4, 2, hi=2), True, False, False, 0)]
+
+
+@samples("searchsorted.Tensor")
+def _searchsorted(m):
+    seq = mindtorch.tensor([-1.0, 0.0, 0.5, 1.5])
+    return [S(seq, m.f(3, 2)), S(seq, m.f(5), right=True), S(mindtorch.tensor([[0, 2, 4], [1, 3, 5]]), m.i(2, 3, hi=6))]
+
+
+@samples("searchsorted.Scalar")
+def _searchsorted_scalar(m):
+    return [S(mindtorch.tensor([-1.0, 0.0, 0.5, 1.5]), 0.5), S(mindtorch.tensor([1, 3, 5]), 3, right=True)]
+
+
+@samples("_bincount", "bincount")
+def _bincount(m):
+    return [S(m.i(10, hi=5)), S(m.i(6, hi=3), m.f(6)), S(m.i(4, hi=2), None, 5)]
+
+
+@samples("one_hot")
+def _one_hot(m):
+    return [S(m.i(3, 2, hi=4)), S(m.i(5, hi=3), 6)]
+
+
+@samples("diag")
+def _diag(m):
+    return [S(m.f(4)), S(m.f(3, 4)), S(m.f(3), 1), S(m.f(3, 3), -1)]
+
+
+@samples("meshgrid")
+def _meshgrid(m):
+    return [S([m.f(3), m.f(4)], indexing="ij"), S([m.f(2), m.f(3)], indexing="xy")]
+
+
+@samples("take")
+def _take(m):
+    return [S(m.f(3, 4), m.i(2, 3, hi=12)), S(m.f(5), m.i(0, hi=5))]
+
+
+@samples("take_along_dim")
+def _take_along(m):
+    return [S(m.f(3, 4), m.i(3, 2, hi=4), 1), S(m.f(3, 4), m.i(5, hi=12))]
+
+
+@samples("pad")
+def _pad(m):
+    return [S(m.f(3, 4), (1, 2)), S(m.f(2, 3, 4), (1, 0, 0, 2), value=0.5), S(m.f(1, 2, 3, 4), (1, 1, 2, 0), "reflect"),
+            S(m.f(1, 3, 4), (2, 1), "replicate")]
+
+
+# -- creation --------------------------------------------------------------------------------------
+
+def _opts(dtype=None):
+    return {"device": mindtorch.device("cpu")} | ({"dtype": dtype} if dtype else {})
+
+
+@samples("empty", "zeros", "ones")
+def _empty(m):
+    return [S((3, 4), **_opts()), S((2, 0), **_opts(mindtorch.int64)), S((), **_opts(mindtorch.float16))]
+
+
+@samples("empty_strided")
+def _empty_strided(m):
+    return [S((3, 4), (1, 3), **_opts()), S((2, 2), (2, 1), **_opts(mindtorch.int32))]
+
+
+@samples("full")
+def _full(m):
+    return [S((3, 4), 1.5, **_opts()), S((2,), 7, **_opts()), S((2, 3), True, **_opts()), S((0, 2), 2.0, **_opts())]
+
+
+@samples("empty_like", "zeros_like", "ones_like", "rand_like", "randn_like")
+def _like(m):
+    return [S(m.f(3, 4)), S(m.f(2, 3), dtype=mindtorch.float64), S(m.nc(2, 3))]
+
+
+@samples("full_like")
+def _full_like(m):
+    return [S(m.f(3, 4), 2.5), S(m.i(2, 3), 7)]
+
+
+@samples("arange.start_step")
+def _arange(m):
+    return [S(0, 5, 1, **_opts()), S(1.0, 2.5, 0.25, **_opts()), S(10, 0, -3, **_opts())]
+
+
+@samples("arange")
+def _arange_end(m):
+    return [S(5, **_opts()), S(2.5, **_opts())]
+
+
+@samples("linspace")
+def _linspace(m):
+    return [S(0, 1, 5, **_opts()), S(-2.0, 2.0, 1, **_opts()), S(0, 10, 4, **_opts(mindtorch.int64))]
+
+
+@samples("logspace")
+def _logspace(m):
+    return [S(0, 2, 3, **_opts()), S(-1.0, 1.0, 4, 2.0, **_opts())]
+
+
+@samples("eye")
+def _eye(m):
+    return [S(3, **_opts()), S(2, 4, **_opts(mindtorch.int64))]
+
+
+@samples("clone")
+def _clone(m):
+    return [S(m.f(3, 4)), S(m.nc(2, 3, 4)), S(m.f()), S(m.f(3, 4).expand(2, 3, 4))]
+
+
+@samples("_to_copy")
+def _to_copy(m):
+    return [S(m.f(3, 4), dtype=mindtorch.float64), S(m.f(3, 4, lo=-9, hi=9), dtype=mindtorch.int32),
+            S(m.i(2, 3), dtype=mindtorch.float16), S(m.nc(2, 3), dtype=mindtorch.bfloat16), S(m.b(3), dtype=mindtorch.float32)]
+
+
+@samples("copy_")
+def _copy(m):
+    return [S(m.f(3, 4), m.f(3, 4)), S(m.f(3, 4), m.f(4)), S(m.nc(3, 4), m.i(3, 4)), S(m.f(2, 3), m.f())]
+
+
+@samples("fill_.Scalar")
+def _fill(m):
+    return [S(m.f(3, 4), 2.5), S(m.i(2, 3), 7), S(m.nc(2, 3), -1)]
+
+
+@samples("zero_")
+def _zero(m):
+    return [S(m.f(3, 4)), S(m.nc(2, 3))]
+
+
+@samples("resize_")
+def _resize(m):
+    return [S(m.f(3, 4), (2, 3)), S(m.f(3, 4), (12,))]
+
+
+@samples("new_empty", "new_zeros", "new_ones")
+def _new(m):
+    return [S(m.f(3, 4), (2, 3)), S(m.i(2), (4,), dtype=mindtorch.float64)]
+
+
+@samples("new_empty_strided")
+def _new_strided(m):
+    return [S(m.f(3, 4), (2, 3), (1, 2))]
+
+
+@samples("new_full")
+def _new_full(m):
+    return [S(m.f(3, 4), (2, 3), 1.5)]
+
+
+# -- random (values are the device's own draws: shapes and dtypes are compared) ---------------------
+
+@samples("rand", "randn")
+def _rand(m):
+    return [S((3, 4), **_opts()), S((2, 0), **_opts()), S((5,), **_opts(mindtorch.float64))]
+
+
+@samples("randint")
+def _randint(m):
+    return [S(5, (3, 4), **_opts()), S(3, (2,), **_opts(mindtorch.int32))]
+
+
+@samples("randint.low")
+def _randint_low(m):
+    return [S(-2, 5, (3, 4), **_opts())]
+
+
+@samples("randperm")
+def _randperm(m):
+    return [S(7, **_opts()), S(0, **_opts())]
+
+
+@samples("randint_like")
+def _randint_like(m):
+    return [S(m.f(3, 4), 5)]
+
+
+@samples("randint_like.low_dtype")
+def _randint_like_low(m):
+    return [S(m.f(3, 4), -2, 5)]
+
+
+@samples("normal.Tensor_Tensor")
+def _normal_tt(m):
+    return [S(m.f(3, 4), m.pos(3, 4))]
+
+
+@samples("normal.Tensor_float")
+def _normal_tf(m):
+    return [S(m.f(3, 4), 0.5)]
+
+
+@samples("normal.float_Tensor")
+def _normal_ft(m):
+    return [S(0.5, m.pos(3, 4))]
+
+
+@samples("normal.float_float")
+def _normal_ff(m):
+    return [S(0.0, 2.0, (3, 4), **_opts())]
+
+
+@samples("bernoulli")
+def _bernoulli(m):
+    return [S(m.u(3, 4))]
+
+
+@samples("bernoulli.p")
+def _bernoulli_p(m):
+    return [S(m.f(3, 4), 0.3)]
+
+
+@samples("multinomial")
+def _multinomial(m):
+    return [S(m.pos(5), 3), S(m.pos(2, 4), 6, True)]
+
+
+@samples("uniform_", "normal_", "exponential_", "random_", "bernoulli_.float")
+def _fill_random(m):
+    return [S(m.f(3, 4)), S(m.nc(2, 3))]
+
+
+@samples("bernoulli_.Tensor")
+def _bernoulli_t(m):
+    return [S(m.f(3, 4), m.u(3, 4))]
+
+
+@samples("random_.to")
+def _random_to(m):
+    return [S(m.f(3, 4), 10), S(m.i(3, 4), 3)]
+
+
+@samples("random_.from")
+def _random_from(m):
+    return [S(m.f(3, 4), -5, 10), S(m.i(3, 4), 2, None)]
+
+
+# -- linear algebra --------------------------------------------------------------------------------
+
+@samples("matmul")
+def _matmul(m):
+    return [S(m.f(3, 4), m.f(4, 5)), S(m.f(4), m.f(4)), S(m.f(4), m.f(4, 2)), S(m.f(3, 4), m.f(4)),
+            S(m.f(2, 3, 4), m.f(4, 5)), S(m.f(2, 1, 3, 4), m.f(5, 4, 2)), S(m.nc(3, 4), m.nc(4, 2)),
+            S(m.f(0, 4), m.f(4, 3)), S(m.f(3, 0), m.f(0, 2))]
+
+
+@samples("mm")
+def _mm(m):
+    return [S(m.f(3, 4), m.f(4, 5)), S(m.nc(3, 4), m.f(4, 2)), S(m.f(0, 3), m.f(3, 2))]
+
+
+@samples("bmm")
+def _bmm(m):
+    return [S(m.f(2, 3, 4), m.f(2, 4, 5)), S(m.nc(2, 3, 4), m.f(2, 4, 1))]
+
+
+@samples("mv")
+def _mv(m):
+    return [S(m.f(3, 4), m.f(4)), S(m.nc(3, 4), m.f(4))]
+
+
+@samples("dot")
+def _dot(m):
+    return [S(m.f(4), m.f(4)), S(m.f(0), m.f(0))]
+
+
+@samples("outer", "ger")
+def _outer(m):
+    return [S(m.f(3), m.f(4)), S(m.f(0), m.f(2))]
+
+
+@samples("addmm")
+def _addmm(m):
+    return [S(m.f(3, 5), m.f(3, 4), m.f(4, 5)), S(m.f(5), m.f(3, 4), m.f(4, 5), beta=0.5, alpha=2)]
+
+
+@samples("baddbmm")
+def _baddbmm(m):
+    return [S(m.f(2, 3, 5), m.f(2, 3, 4), m.f(2, 4, 5)), S(m.f(3, 1), m.f(2, 3, 4), m.f(2, 4, 5), beta=0.5)]
+
+
+@samples("addmv")
+def _addmv(m):
+    return [S(m.f(3), m.f(3, 4), m.f(4)), S(m.f(), m.f(3, 4), m.f(4), alpha=2)]
+
+
+@samples("einsum")
+def _einsum(m):
+    return [S("ij,jk->ik", [m.f(3, 4), m.f(4, 5)]), S("bij->bji", [m.f(2, 3, 4)]), S("i,i->", [m.f(4), m.f(4)]),
+            S("...ij,...jk", [m.f(2, 3, 4), m.f(4, 2)])]
+
+
+@samples("linalg_svdvals")
+def _svdvals(m):
+    return [S(m.f(3, 4)), S(m.f(2, 4, 3))]
+
+
+# -- nn kernels ------------------------------------------------------------------------------------
+
+_CONV = ((2, 1), (1, 0, 0, 1), (1, 2), 2)        # stride, padding (t, b, l, r), dilation, groups
+_AVG = ((2, 2), (1, 1), (1, 1), False, False, None)
+
+
+@samples("linear")
+def _linear(m):
+    return [S(m.f(3, 4), m.f(5, 4), m.f(5)), S(m.f(2, 3, 4), m.f(5, 4)), S(m.f(4), m.f(2, 4), m.f(2)),
+            S(m.f(0, 4), m.f(5, 4), m.f(5))]
+
+
+@samples("_conv2d")
+def _conv2d(m):
+    return [S(m.f(1, 2, 4, 5), m.f(2, 1, 2, 2), m.f(2), *_CONV),
+            S(m.f(2, 3, 5, 5), m.f(4, 3, 3, 3), None, (1, 1), (1, 1, 1, 1), (1, 1), 1)]
+
+
+@samples("_conv2d_backward_input")
+def _conv2d_bi(m):
+    return [S(m.f(1, 2, 2, 4), m.f(2, 1, 2, 2), (1, 2, 4, 5), *_CONV)]
+
+
+@samples("_conv2d_backward_weight")
+def _conv2d_bw(m):
+    return [S(m.f(1, 2, 2, 4), m.f(1, 2, 4, 5), (2, 1, 2, 2), *_CONV)]
+
+
+@samples("_max_pool2d_with_indices")
+def _maxpool(m):
+    return [S(m.distinct(1, 2, 4, 4), (2, 2), (2, 2), (0, 0), (1, 1), False),
+            S(m.distinct(2, 1, 5, 5), (3, 3), (2, 2), (1, 1), (1, 1), True)]
+
+
+@samples("_max_pool2d_backward")
+def _maxpool_b(m):
+    x = m.distinct(1, 2, 4, 4)
+    _, idx = mindtorch.ops._max_pool2d_with_indices(x, (2, 2), (2, 2), (0, 0), (1, 1), False)
+    return [S(m.f(1, 2, 2, 2), x, idx)]
+
+
+@samples("_avg_pool2d")
+def _avgpool(m):
+    return [S(m.f(1, 1, 3, 3), *_AVG), S(m.f(2, 3, 4, 4), (2, 2), (2, 2), (0, 0), True, True, 3)]
+
+
+@samples("_avg_pool2d_backward")
+def _avgpool_b(m):
+    return [S(m.f(1, 1, 4, 4), m.f(1, 1, 3, 3), *_AVG)]
+
+
+@samples("_adaptive_avg_pool2d")
+def _adaptive(m):
+    return [S(m.f(1, 2, 5, 7), (2, 3)), S(m.f(2, 1, 4, 4), (1, 1))]
+
+
+@samples("_adaptive_avg_pool2d_backward")
+def _adaptive_b(m):
+    return [S(m.f(1, 2, 2, 3), m.f(1, 2, 5, 7))]
+
+
+@samples("_upsample2d")
+def _upsample(m):
+    x = m.f(1, 2, 2, 3)
+    return [S(x, (4, 6), "nearest", False, None, None), S(x, (3, 5), "bilinear", False, None, None),
+            S(x, (3, 5), "bilinear", True, None, None), S(x, (3, 4), "bilinear", False, 1.5, 1.5)]
+
+
+@samples("_upsample2d_backward")
+def _upsample_b(m):
+    g = m.f(1, 2, 4, 6)
+    return [S(g, (1, 2, 2, 3), "nearest", False, None, None), S(g, (1, 2, 2, 3), "bilinear", True, None, None)]
+
+
+@samples("native_layer_norm")
+def _layer_norm(m):
+    return [S(m.f(3, 4), (4,), m.f(4), m.f(4), 1e-5), S(m.f(2, 3, 4), (3, 4), None, None, 1e-5)]
+
+
+@samples("native_layer_norm_backward")
+def _layer_norm_b(m):
+    x, w, b = m.f(3, 4), m.f(4), m.f(4)
+    _, mean, rstd = mindtorch.ops.native_layer_norm(x, (4,), w, b, 1e-5)
+    return [S(m.f(3, 4), x, (4,), mean, rstd, w, b)]
+
+
+@samples("_rms_norm")
+def _rms(m):
+    return [S(m.f(3, 4), (4,), m.f(4), 1e-5), S(m.f(2, 3, 4), (3, 4), None, 1e-6)]
+
+
+@samples("_rms_norm_backward")
+def _rms_b(m):
+    x, w = m.f(3, 4), m.f(4)
+    _, rstd = mindtorch.ops._rms_norm(x, (4,), w, 1e-5)
+    return [S(m.f(3, 4), x, (4,), rstd, w)]
+
+
+@samples("_batch_norm")
+def _batch_norm(m):
+    return [S(m.f(4, 3, 2), m.f(3), m.f(3), None, None, True, 0.1, 1e-5),
+            S(m.f(4, 3), m.f(3), m.f(3), m.f(3), m.pos(3), False, 0.1, 1e-5),
+            S(m.f(4, 3, 2, 2), None, None, m.f(3), m.pos(3), True, 0.1, 1e-5)]
+
+
+@samples("_batch_norm_backward")
+def _batch_norm_b(m):
+    x, w, b = m.f(4, 3, 2), m.f(3), m.f(3)
+    _, mean, invstd = mindtorch.ops._batch_norm(x, w, b, None, None, True, 0.1, 1e-5)
+    return [S(m.f(4, 3, 2), x, w, None, None, mean, invstd, True, 1e-5)]
+
+
+@samples("_group_norm")
+def _group_norm(m):
+    return [S(m.f(2, 4, 3), m.f(4), m.f(4), 2, 1e-5), S(m.f(2, 6, 2, 2), None, None, 3, 1e-5)]
+
+
+@samples("_group_norm_backward")
+def _group_norm_b(m):
+    x, w, b = m.f(2, 4, 3), m.f(4), m.f(4)
+    _, mean, rstd = mindtorch.ops._group_norm(x, w, b, 2, 1e-5)
+    return [S(m.f(2, 4, 3), x, w, mean, rstd, 2)]
+
+
+@samples("embedding")
+def _embedding(m):
+    return [S(m.f(5, 3), m.i(2, 4, hi=5)), S(m.f(5, 3), m.i(6, hi=5), 0)]
+
+
+@samples("_embedding_backward")
+def _embedding_b(m):
+    return [S(m.f(2, 4, 3), m.i(2, 4, hi=5), 5, -1, False), S(m.f(6, 3), m.i(6, hi=5), 5, 0, True)]
+
+
+@samples("_embedding_renorm_")
+def _embedding_renorm(m):
+    return [S(m.f(5, 3), m.i(4, hi=5), 1.0, 2.0)]
+
+
+@samples("_nll_loss")
+def _nll(m):
+    x = m.f(4, 5)
+    return [S(x, m.i(4, hi=5), None, 1, -100), S(x, mindtorch.tensor([0, 3, 1, 3]), m.pos(5), 1, 3),
+            S(x, m.i(4, hi=5), None, 0, -100), S(x, m.i(4, hi=5), m.pos(5), 2, -100)]
+
+
+@samples("_nll_loss_backward")
+def _nll_b(m):
+    x, t, w = m.f(4, 5), mindtorch.tensor([0, 3, 1, 3]), m.pos(5)
+    _, total = mindtorch.ops._nll_loss(x, t, w, 1, 3)
+    return [S(m.f(), x, t, w, 1, 3, total)]
+
+
+def inplace_base(qualname):
+    """The out-of-place op of an in-place one (for reporting), or None."""
+    op = op_out_of_place.get(qualname)
+    return op.qualname if op is not None else None

@@ -1,0 +1,80 @@
+"""The conformance kit against third-party backends: the report, its sensitivity, and coverage."""
+import json
+
+
+def test_vault_report_shows_fallbacks(run_python, tmp_path):
+    out = tmp_path / "vault.json"
+    r = run_python(None, plugins=["vault"], MINDTORCH_CONFORMANCE_DIR=tmp_path / "last",
+                   args=["-m", "mindtorch.testing.conformance", "--device", "vault", "--json", str(out)])
+    assert r.returncode == 0, r
+    summary = r.stdout.strip().splitlines()[-1]
+    assert summary.startswith("conformance vault:0: 440/440 ops conformant") and "0 failing" in summary, summary
+    rep = json.loads(out.read_text())
+    assert rep["ok"] is True and rep["summary"] == summary
+    assert rep["ops"]["linear"]["status"] == "fallback" and rep["ops"]["add"]["status"] == "conformant"
+    assert rep["ops"]["mul_"]["coverage"] == "inplace"
+    assert all(c["status"] == "passed" for c in rep["checks"].values()), rep["checks"]
+    info = run_python(None, plugins=["vault"], MINDTORCH_CONFORMANCE_DIR=tmp_path / "last",
+                      args=["-m", "mindtorch", "--conformance"])
+    assert info.returncode == 0, info
+    assert summary in info.stdout and "fallback (host)" in info.stdout
+
+
+def test_a_kernel_that_broadcasts_wrongly_is_caught(run_python):
+    r = run_python("""
+import warnings
+warnings.simplefilter("ignore")
+import numpy as np
+import mindtorch as torch
+import mindtorch_vault as V
+from mindtorch.plugins import OPS
+from mindtorch.testing.conformance import check_op, run
+
+def left_aligned_add(m, a, b, alpha=1):
+    # the classic bug: a shorter operand is aligned on the left instead of the right
+    x, y = V._values(a), V._values(b)
+    if np.ndim(y) < np.ndim(x):
+        y = np.reshape(y, np.shape(y) + (1,) * (np.ndim(x) - np.ndim(y)))
+    return V._result(np.add(x, y * alpha), m.dtype, a.device)
+
+good = check_op("add", torch.device("vault", 0))
+OPS["add"].kernels["vault"] = left_aligned_add
+bad = check_op("add", torch.device("vault", 0))
+# the same kernel passes when shapes happen to agree: only the broadcasting samples catch it
+a = torch.ones(3, 4, device="vault")
+same = left_aligned_add(OPS["add"].meta(a, a), a, a)
+emit([good.status, bad.status, bad.detail, same.cpu().tolist() == [[2.0] * 4] * 3])
+""", plugins=["vault"])
+    assert r.returncode == 0, r
+    good, bad, detail, same = r.result
+    assert good == "conformant" and bad == "failing" and same, r.result
+    assert "sample" in detail
+
+
+def test_an_op_without_samples_fails_the_coverage_check():
+    import mindtorch
+    from mindtorch.testing.conformance import samples, check_op, missing_samples, FAILING
+    assert missing_samples() == []
+    saved = samples.SAMPLES.pop("linear")
+    try:
+        assert "linear" in missing_samples()
+        r = check_op("linear", mindtorch.device("cpu"))
+        assert r.status == FAILING and "no samples" in r.detail
+    finally:
+        samples.SAMPLES["linear"] = saved
+
+
+def test_composite_counts_only_when_its_decomposition_is_covered(run_python):
+    r = run_python(None, plugins=["toy"], args=["-m", "mindtorch", "--missing"])
+    assert r.returncode == 0, r
+    toy = r.stdout[r.stdout.index("from mindtorch-toy"):]
+    missing = toy[toy.index("missing: "):].split("\n")[0]
+    # zeros is a composite over `full`, which toy lacks
+    assert "zeros" in missing[len("missing: "):].split(", "), missing
+    meta = r.stdout[r.stdout.index("from mindtorch-meta"):]
+    assert "nonzero" in meta[meta.index("missing: "):].split("\n")[0]
+
+
+def test_conformance_needs_an_installed_device(run_python):
+    r = run_python(None, args=["-m", "mindtorch.testing.conformance", "--device", "nosuchdev"])
+    assert r.returncode != 0 and "nosuchdev" in r.stderr, r

@@ -1,0 +1,76 @@
+"""`python -m mindtorch.plugins new NAME` writes a distribution that installs and passes the
+conformance suite's structural checks as generated."""
+import subprocess
+import sys
+
+import pytest
+
+from conftest import Run
+
+
+def _run(argv, cwd=None, **env):
+    import os
+    e = {k: v for k, v in os.environ.items() if k not in ("MINDTORCH_BACKENDS", "PYTHONPATH")}
+    e.update({k: str(v) for k, v in env.items()})
+    return Run(subprocess.run([sys.executable] + argv, capture_output=True, text=True, env=e, cwd=cwd, timeout=600))
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    root = tmp_path_factory.mktemp("scaffold")
+    r = _run(["-m", "mindtorch.plugins", "new", "gizmo", "--dir", str(root)])
+    assert r.returncode == 0, r
+    dist = root / "mindtorch-gizmo"
+    written = sorted(str(p.relative_to(dist)) for p in dist.rglob("*") if p.is_file())
+    site = root / "site"
+    cmd = ["-m", "pip", "install", "--quiet", "--no-deps", "--disable-pip-version-check", "--target", str(site)]
+    r = _run(cmd + ["--no-build-isolation", str(dist)])
+    if r.returncode != 0:
+        r = _run(cmd + [str(dist)])
+    assert r.returncode == 0, r
+    return dist, site, written
+
+
+def test_scaffold_files(generated):
+    dist, _, names = generated
+    assert names == ["README.md", "pyproject.toml", "src/mindtorch_gizmo/__init__.py", "tests/test_conformance.py"]
+    assert 'gizmo = "mindtorch_gizmo:backend"' in (dist / "pyproject.toml").read_text()
+    src = (dist / "src/mindtorch_gizmo/__init__.py").read_text()
+    assert "from mindtorch.plugins import" in src and "mindtorch._" not in src
+
+
+def test_generated_backend_passes_structural_checks(generated, tmp_path):
+    _, site, _ = generated
+    out = tmp_path / "r.json"
+    r = _run(["-m", "mindtorch.testing.conformance", "--device", "gizmo", "--json", str(out)],
+             PYTHONPATH=site, MINDTORCH_CONFORMANCE_DIR=tmp_path)
+    assert r.returncode == 0, r
+    import json
+    rep = json.loads(out.read_text())
+    assert all(c["status"] == "passed" for c in rep["checks"].values()), rep["checks"]
+    assert rep["ok"] and rep["ops"]["empty"]["status"] == "conformant" and rep["ops"]["add"]["status"] == "fallback"
+
+
+def test_generated_conformance_test_runs_under_pytest(generated):
+    dist, site, _ = generated
+    r = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_conformance.py", "-k", "check"],
+             cwd=dist, PYTHONPATH=site)
+    assert r.returncode == 0, r
+    assert "7 passed" in r.stdout, r.stdout
+
+
+def test_generated_backend_without_fallback_reports_missing(generated):
+    _, site, _ = generated
+    r = _run(["-m", "mindtorch.testing.conformance", "--device", "gizmo", "--ops", "add,empty,zeros",
+              "--no-checks"],
+             PYTHONPATH=site, MINDTORCH_GIZMO_HOST_FALLBACK="0")
+    summary = r.stdout.strip().splitlines()[-1]
+    assert r.returncode == 0 and "2 missing" in summary and "1/3 ops conformant" in summary, r
+    strict = _run(["-m", "mindtorch.testing.conformance", "--device", "gizmo", "--ops", "add", "--no-checks",
+                   "--strict"], PYTHONPATH=site, MINDTORCH_GIZMO_HOST_FALLBACK="0")
+    assert strict.returncode == 1, strict
+
+
+def test_bad_names_are_refused(tmp_path):
+    r = _run(["-m", "mindtorch.plugins", "new", "Bad-Name", "--dir", str(tmp_path)])
+    assert r.returncode != 0 and "not a usable device type" in r.stderr
