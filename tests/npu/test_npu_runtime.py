@@ -144,14 +144,17 @@ def test_device_pointer_after_free_is_an_error():
 
 # -- asynchronous host -> device copies -----------------------------------------------------------
 
-def test_non_blocking_upload_reads_staged_copy_and_keeps_it_alive():
-    from mindtorch_npu.copy import COPY
+@pytest.mark.parametrize("how", ["to", "copy_"])
+def test_non_blocking_upload_reads_staged_copy_and_keeps_it_alive(how):
     from mindtorch_npu.state import STAGING
     torch.npu.synchronize()
     hosts_before = live("host_allocations")
     src = np.arange(1024, dtype=np.float32)
+    host = torch.from_numpy(src)                          # shares src's memory
+    dst = torch.zeros(1024, device="npu") if how == "copy_" else None
+    torch.npu.synchronize()
     pause(None)                                           # the default stream of npu:0
-    t = COPY.from_host(src, torch.float32, torch.device("npu", 0), non_blocking=True)
+    t = host.to("npu", non_blocking=True) if how == "to" else dst.copy_(host, non_blocking=True)
     src[:] = -1                                           # the caller may reuse its buffer at once
     assert len(STAGING) == 1 and live("host_allocations") == hosts_before + 1
     gc.collect()

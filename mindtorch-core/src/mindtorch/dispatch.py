@@ -180,7 +180,7 @@ def _cross_backend(op, args):
             raise _missing(op, dst.device)
         return _call_inplace(op, kernel, args, _grad.enabled and (src._requires_grad or dst._requires_grad))
     import mindtorch
-    moved = mindtorch.ops._to_copy(src, device=dst.device)
+    moved = mindtorch.ops._to_copy(src, device=dst.device, non_blocking=bool(args[2:] and args[2]))
     return dst.copy_(moved, *args[2:])
 
 
@@ -188,7 +188,7 @@ def _to_copy_via_host(meta, self, dtype=None, device=None, non_blocking=False):
     """`_to_copy` to another backend: the source backend's to_host, the target's from_host."""
     from .plugins.registry import backend_for
     src, dst = backend_for(self.device.type), backend_for(device.type)
-    out = dst.from_host(src.to_host(self), self.dtype, device)
+    out = dst.from_host(src.to_host(self), self.dtype, device, non_blocking)
     if meta.dtype is not self.dtype:
         import mindtorch
         out = mindtorch.ops._to_copy(out, dtype=meta.dtype)

@@ -68,28 +68,16 @@ def zero_(m, a):
 
 @kernel("copy_")
 def copy_(m, dst, src, non_blocking=False):
-    if not isinstance(src, Tensor):
-        return fill_(None, dst, src)
-    if dst.device.type != "npu":  # npu -> host tensor
-        from mindtorch.plugins.registry import backend_for
-        backend_for(dst.device.type).copy_from_host(dst, _host_values(src))
-        return dst
-    if src.device.type != "npu":  # host tensor -> npu
-        from mindtorch.plugins.registry import backend_for
-        COPY.copy_from_host(dst, backend_for(src.device.type).to_host(src), non_blocking)
-        return dst
+    # core moves data between backends through the copy routines; here both are NPU tensors
     if src.device.index != dst.device.index:  # between two NPUs, through the host
         COPY.copy_from_host(dst, _host_values(src, dst.dtype))
-        return dst
-    launch("InplaceCopy", dst, src)
+    else:
+        launch("InplaceCopy", dst, src)
     return dst
 
 
 @kernel("_to_copy")
 def to_copy(m, a, dtype=None, device=None, non_blocking=False):
-    if device is not None and device.type != "npu":
-        from mindtorch.plugins.registry import backend_for
-        return backend_for(device.type).from_host(_host_values(a, m.dtype), m.dtype, device)
     dev = a.device if device is None else npu_device(device)
     if dev.index != a.device.index:
         return COPY.from_host(_host_values(a, m.dtype), m.dtype, dev, non_blocking)

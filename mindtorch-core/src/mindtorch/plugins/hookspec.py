@@ -57,6 +57,9 @@ def mindtorch_copy_routines(device_type):
     shares memory; bfloat16 travels as uint16 bits), ``from_host(array, dtype, device)
     -> Tensor`` (a new contiguous tensor) and ``copy_from_host(dst, array)``
     (write an array of dst's shape into the possibly strided ``dst``).
+    ``from_host`` may also accept ``non_blocking=False``: when it does, copies asked
+    for with ``non_blocking=True`` pass it, and the backend may return before the
+    device has read the array (it must then keep its own copy of the data alive).
     Copies between two devices of this backend are the ``copy_`` kernel;
     copies between backends go through the host using these routines.
     """

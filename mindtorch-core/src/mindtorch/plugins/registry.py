@@ -54,8 +54,22 @@ class DeviceBackend:
     def to_host(self, tensor):
         return self.copy.to_host(tensor)
 
-    def from_host(self, array, dtype, device):
+    def from_host(self, array, dtype, device, non_blocking=False):
+        if non_blocking and self._takes_non_blocking():
+            return self.copy.from_host(array, dtype, device, non_blocking=True)
         return self.copy.from_host(array, dtype, device)
+
+    def _takes_non_blocking(self):
+        """Whether the backend's from_host accepts non_blocking= (an optional extension)."""
+        takes = getattr(self, "_non_blocking", None)
+        if takes is None:
+            import inspect
+            try:
+                takes = "non_blocking" in inspect.signature(self.copy.from_host).parameters
+            except (TypeError, ValueError):
+                takes = False
+            self._non_blocking = takes
+        return takes
 
     def copy_from_host(self, dst, array):
         return self.copy.copy_from_host(dst, array)
