@@ -1,5 +1,4 @@
 """The runtime under the tensors: streams, events, memory API, async copies, errors, no-CANN machines."""
-import ctypes
 import gc
 
 import numpy as np

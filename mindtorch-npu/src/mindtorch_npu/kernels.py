@@ -5,8 +5,8 @@ shape and dtype from core's shape rule, so a kernel allocates its output and lau
 """
 from mindtorch.plugins import Tensor, dtypes as D
 
-from .aclnn import launch, Scalar, DType, scalar_for
-from .copy import COPY, empty, npu_device, is_dense
+from .aclnn import launch, DType, scalar_for
+from .copy import COPY, empty, npu_device
 from .state import RUNTIME
 
 KERNELS = {}
