@@ -9,6 +9,7 @@ never runs (the workspace could not be allocated) is it released here, by making
 destroying it, as the opbase documentation prescribes for executors that outlive their launch.
 """
 import ctypes
+import threading
 
 from mindtorch.plugins import Tensor, dtypes as D
 
@@ -213,18 +214,38 @@ def _op(name):
     return fns
 
 
+_out = threading.local()  # per-thread phase-1 out-parameters (ctypes releases the GIL during calls)
+
+
+def _out_params():
+    o = getattr(_out, "params", None)
+    if o is None:
+        ws, ex = ctypes.c_uint64(), ctypes.c_void_p()
+        o = _out.params = (ws, ex, ctypes.byref(ws), ctypes.byref(ex))
+    return o
+
+
 def launch(name, *args, device=None):
     """Run ACLNN operator `name` on the current stream of the first tensor argument's device."""
     fns = _bound.get(name) or _op(name)
-    if device is None:
-        device = next(a for a in args if isinstance(a, Tensor)).device.index
     rt = RUNTIME
+    d = _Descriptors(rt.nn)
+    tensors = CACHE.tensors
+    cargs = []
+    for a in args:  # tensors inline: a cached descriptor per distinct geometry and address
+        if isinstance(a, Tensor):
+            st = a._storage
+            h = tensors.get((st.data, st.nbytes, a._shape, a._stride, a._offset, a.dtype))
+            cargs.append(h if h is not None else CACHE.tensor(a, d.nn))
+            if device is None:
+                device = a.device.index
+        else:
+            cargs.append(d.convert(a))
     rt.use(device)
     stream = rt.current_stream(device)
-    ws_size, executor = ctypes.c_uint64(), ctypes.c_void_p()
-    d = _Descriptors(rt.nn)
+    ws_size, executor, ws_ref, ex_ref = _out_params()
     try:
-        code = fns[0](*[d.convert(a) for a in args], ctypes.byref(ws_size), ctypes.byref(executor))
+        code = fns[0](*cargs, ws_ref, ex_ref)
         if code:
             rt.check(f"aclnn{name}GetWorkspaceSize", code)
         size = ws_size.value
