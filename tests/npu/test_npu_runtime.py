@@ -239,3 +239,19 @@ def test_library_discovery_order(tmp_path):
     found = locate({"LD_LIBRARY_PATH": str(tmp_path)})
     assert found["libascendcl.so"] == (str(tmp_path / "libascendcl.so"), "LD_LIBRARY_PATH")
     assert found["libopapi.so"][0] is None and str(tmp_path) in found["libopapi.so"][1]
+
+
+def test_descriptors_are_destroyed_and_lists_own_their_tensors():
+    from mindtorch_npu.aclnn import _Descriptors, IntArray, Scalar
+    t1, t2 = torch.ones(3, device="npu"), torch.zeros(2, 2, device="npu")
+    before = {k: live(k) for k in ("tensors", "tensor_lists", "int_arrays", "scalars")}
+    d = _Descriptors(rt().nn)
+    with d:
+        d.convert([t1, t2])
+        d.convert(IntArray([1, 2, 3]))
+        d.convert(Scalar(0.0))                            # -0.0/0.0/NaN are never cached: owned by the call
+        assert live("tensor_lists") == before["tensor_lists"] + 1
+        assert live("tensors") == before["tensors"] + 2
+        assert live("int_arrays") == before["int_arrays"] + 1
+        assert live("scalars") == before["scalars"] + 1
+    assert {k: live(k) for k in before} == before

@@ -101,11 +101,7 @@ class DescriptorCache:
         key = (st.data, st.nbytes, t._shape, t._stride, t._offset, t.dtype)
         h = self.tensors.get(key)
         if h is None:
-            shape, isz = t._shape, t.dtype.itemsize
-            h = nn.aclCreateTensor(_int64s(shape), len(shape), acl_dtype(t.dtype), _int64s(t._stride), t._offset,
-                                   A.ACL_FORMAT_ND, _int64s((st.nbytes // isz,)), 1, st.data)
-            if not h:
-                _null("aclCreateTensor")
+            h = _new_tensor(t, nn)
             if len(self.tensors) >= self.LIMIT:
                 self._retire()
             self.tensors[key] = h
@@ -147,6 +143,16 @@ class DescriptorCache:
 CACHE = DescriptorCache()
 
 
+def _new_tensor(t, nn):
+    """An aclTensor for t: view dims, strides and offset over the whole storage (in elements)."""
+    st, shape = t._storage, t._shape
+    h = nn.aclCreateTensor(_int64s(shape), len(shape), acl_dtype(t.dtype), _int64s(t._stride), t._offset,
+                           A.ACL_FORMAT_ND, _int64s((st.nbytes // t.dtype.itemsize,)), 1, st.data)
+    if not h:
+        _null("aclCreateTensor")
+    return h
+
+
 def _null(call):
     raise RuntimeError(f"{call} returned NULL: {(RUNTIME.rt.aclGetRecentErrMsg() or b'').decode(errors='replace')}")
 
@@ -159,8 +165,20 @@ class _Descriptors:
         self.nn, self.made = nn, []
 
     def tensor_list(self, ts):
-        hs = (ctypes.c_void_p * len(ts))(*[CACHE.tensor(t, self.nn) for t in ts])
-        h = self.nn.aclCreateTensorList(hs, len(ts))
+        """A list owns its tensors (aclDestroyTensorList destroys them), so they are never cached ones."""
+        made = []
+        try:
+            for t in ts:
+                made.append(_new_tensor(t, self.nn))
+            hs = (ctypes.c_void_p * len(made))(*made)
+            h = self.nn.aclCreateTensorList(hs, len(made))
+        except BaseException:
+            for h in made:
+                self.nn.aclDestroyTensor(h)
+            raise
+        if not h:
+            for t in made:
+                self.nn.aclDestroyTensor(t)
         return self._made(h, self.nn.aclDestroyTensorList, "aclCreateTensorList")
 
     def int_array(self, a):
