@@ -267,10 +267,22 @@ def test_same_size_reuses_the_freed_block(alloc, drv):
     p = st.data
     del st
     for _ in range(3):
-        st = alloc.allocate(4096, NPU0)
+        st = alloc.allocate(4096, NPU0)       # an exact hit on a split block, each time
         assert st.data == p
         del st
     assert len(drv.mallocs) == 1
+    R = SEG_SMALL
+    want = zero_stats()
+    for name in ("allocation", "active"):
+        put(want, name, "small_pool", 2, 3, 6, 4)
+    for name in ("allocated_bytes", "active_bytes", "requested_bytes"):
+        put(want, name, "small_pool", 1024, 5120, 17408, 16384)
+    put(want, "segment", "small_pool", 1, 1, 1, 0)
+    put(want, "reserved_bytes", "small_pool", R, R, R, 0)
+    put(want, "inactive_split", "small_pool", 2, 2, 5, 3)
+    put(want, "inactive_split_bytes", "small_pool", R - 1024, R - 512, R - 512 + 16384, 16896)
+    want["num_device_alloc"] = 1
+    assert_stats(alloc, want)
     del keep, guard
 
 
@@ -633,3 +645,88 @@ def test_threads(alloc, drv):
     assert stats["allocation.all.current"] == 0 and stats["allocated_bytes.all.current"] == 0
     assert stats["allocation.all.allocated"] == stats["allocation.all.freed"] == 1200
     assert stats["inactive_split.all.current"] == 0
+
+
+# ---- a random workload checked against the snapshot ----------------------------------------------
+def check_invariants(a, drv, dev=0):
+    stats = a.memory_stats(dev)
+    segs = [s for s in a.memory_snapshot() if s["device"] == dev]
+    assert sorted((s["address"], s["total_size"]) for s in segs) == sorted(
+        (p, n) for (d, p), n in drv.live.items() if d == dev)
+    want = {f"{n}.{k}": 0 for n in ("allocated_bytes", "active_bytes", "requested_bytes", "allocation",
+                                     "active", "inactive_split", "inactive_split_bytes", "segment",
+                                     "reserved_bytes") for k in ("small_pool", "large_pool")}
+    for s in segs:
+        kind = "small_pool" if s["segment_type"] == "small" else "large_pool"
+        want[f"segment.{kind}"] += 1
+        want[f"reserved_bytes.{kind}"] += s["total_size"]
+        blocks = s["blocks"]
+        for blk, nxt in zip(blocks, blocks[1:]):
+            assert blk["address"] + blk["size"] == nxt["address"]
+            assert not (blk["state"] == nxt["state"] == "inactive"), "free neighbours not merged"
+        for blk in blocks:
+            if blk["state"] == "active_allocated":
+                want[f"allocation.{kind}"] += 1
+                want[f"allocated_bytes.{kind}"] += blk["size"]
+            if blk["state"] != "inactive":
+                want[f"active.{kind}"] += 1
+                want[f"active_bytes.{kind}"] += blk["size"]
+                want[f"requested_bytes.{kind}"] += blk["requested_size"]
+            elif len(blocks) > 1:
+                want[f"inactive_split.{kind}"] += 1
+                want[f"inactive_split_bytes.{kind}"] += blk["size"]
+    for key, value in want.items():
+        assert stats[key + ".current"] == value, key
+    for name in CORE:
+        for kind in KINDS:
+            p = f"{name}.{kind}."
+            if kind == "all":
+                assert stats[p + "current"] == stats[f"{name}.small_pool.current"] + stats[f"{name}.large_pool.current"]
+            assert stats[p + "peak"] >= stats[p + "current"] >= 0
+            assert stats[p + "allocated"] - stats[p + "freed"] == stats[p + "current"], p
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_workload_keeps_stats_consistent(drv, seed):
+    import random
+    rng = random.Random(seed)
+    drv.capacity = 96 * MiB
+    a = CachingAllocator(drv)
+    live = []
+    sizes = [1, 500, 512, 4000, 70_000, MiB, MiB + 1, 3 * MiB, 9 * MiB, 12 * MiB + 1, 25 * MiB]
+    peak_alloc = peak_active = 0
+    made = dropped = requested = ooms = 0
+    for step in range(400):
+        op = rng.random()
+        drv.streams[0] = rng.choice([0, 0, 0, 3])
+        if op < 0.45:
+            n = rng.choice(sizes)
+            try:
+                live.append(a.allocate(n, NPU0))
+                made += 1
+                requested += n
+            except OutOfMemoryError:
+                ooms += 1
+        elif op < 0.55 and live:
+            a.record_stream(rng.choice(live), rng.choice([0, 5, 6]))
+        elif op < 0.9 and live:
+            live.pop(rng.randrange(len(live)))
+            dropped += 1
+        elif op < 0.95:
+            drv.complete(rng.choice([5, 6]))
+        else:
+            a.empty_cache()
+        stats = a.memory_stats(0)
+        peak_alloc = max(peak_alloc, stats["allocated_bytes.all.current"])
+        peak_active = max(peak_active, stats["active_bytes.all.current"])
+        assert stats["allocated_bytes.all.peak"] == peak_alloc
+        assert stats["active_bytes.all.peak"] == peak_active
+        assert (stats["allocation.all.allocated"], stats["allocation.all.freed"]) == (made, dropped)
+        assert stats["requested_bytes.all.allocated"] == requested and stats["num_ooms"] == ooms
+        if step % 20 == 0:
+            check_invariants(a, drv)
+    check_invariants(a, drv)
+    live.clear()
+    a.empty_cache()
+    assert drv.live == {} and drv.live_events() == []
+    check_invariants(a, drv)
