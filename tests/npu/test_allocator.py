@@ -730,3 +730,25 @@ def test_random_workload_keeps_stats_consistent(drv, seed):
     a.empty_cache()
     assert drv.live == {} and drv.live_events() == []
     check_invariants(a, drv)
+
+
+def test_storages_freed_on_another_thread(alloc, drv):
+    import queue
+    handoff = queue.Queue(maxsize=8)
+
+    def consumer():
+        while True:
+            st = handoff.get()
+            if st is None:
+                return
+            del st                          # Storage.__del__ runs on this thread
+    t = threading.Thread(target=consumer)
+    t.start()
+    for i in range(2000):
+        handoff.put(alloc.allocate((i % 7 + 1) * 1000, NPU0))
+    handoff.put(None)
+    t.join()
+    stats = alloc.memory_stats(0)
+    assert stats["allocation.all.current"] == 0 and stats["active_bytes.all.current"] == 0
+    assert stats["allocation.all.allocated"] == stats["allocation.all.freed"] == 2000
+    check_invariants(alloc, drv)
