@@ -10,6 +10,9 @@ nbytes) -> address or 0 when the device is full, free(device, ptr), mem_info(dev
 total), current_stream(device), new_event(device), record_event(event, stream), event_done(event),
 sync_event(event), destroy_event(event), synchronize(device).
 
+Thread safety: pool mutation happens under a token (see CachingAllocator.__init__); a
+Storage.__del__ that runs while the allocator is busy, on any thread, is queued, not lost.
+
 Deviation from PyTorch, on purpose: among free blocks of one size, the most recently freed is
 reused first (a stack per size) instead of the lowest address. Everything else (rounding, pools,
 split thresholds, merge, per-stream reuse, record_stream events, retry on out-of-memory and the
@@ -320,7 +323,7 @@ class CachingAllocator:
     def malloc(self, nbytes, device_index=None, stream=None):
         """A Block of at least `nbytes` on `stream` (default: the device's current stream),
         from the same pools and statistics as storages; None for 0 bytes."""
-        d = self._devices.get(device_index)
+        d = self._devices.get(device_index) if type(device_index) is int else None
         if d is None:
             d = self._state(self._index(device_index))
         if type(nbytes) is not int:
