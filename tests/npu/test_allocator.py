@@ -34,6 +34,7 @@ class FakeDriver:
         self.events = []
         self.fail_with = None               # an exception malloc raises once
         self.on_malloc = None               # hook run inside malloc (a GC-run __del__, say)
+        self.event_fail = None              # an exception new_event raises once
 
     def used(self, dev):
         return sum(n for (d, _), n in self.live.items() if d == dev)
@@ -69,6 +70,9 @@ class FakeDriver:
         return self.capacity - self.used(dev), self.capacity
 
     def new_event(self, dev):
+        if self.event_fail is not None:
+            exc, self.event_fail = self.event_fail, None
+            raise exc
         ev = FakeEvent(dev)
         self.events.append(ev)
         return ev
@@ -377,6 +381,21 @@ def test_empty_cache_waits_for_pending_events(alloc, drv):
     assert stats["segment.all.current"] == 0
 
 
+def test_event_failure_on_free_leaves_the_block_allocated(alloc, drv):
+    x = alloc.allocate(512, NPU0)
+    alloc.record_stream(x, 4)
+    alloc.record_stream(x, 5)
+    before = dict(alloc.memory_stats(0))
+    drv.event_fail = RuntimeError("aclrtCreateEvent failed")
+    with pytest.raises(RuntimeError, match="aclrtCreateEvent"):
+        alloc.free(x)
+    assert dict(alloc.memory_stats(0)) == before and drv.live_events() == []
+    del x                                   # the storage's own free now succeeds
+    gc.collect()                            # (the raised exception's frames formed a cycle)
+    assert len(drv.live_events()) == 2
+    assert alloc.memory_stats(0)["active.all.current"] == 1
+
+
 def test_reset_accumulated_while_pending(alloc, drv):
     x = alloc.allocate(512, NPU0)
     alloc.record_stream(x, 5)
@@ -422,6 +441,27 @@ def test_oom_frees_the_cache_and_retries(drv):
     assert stats["num_device_free"] == 1 and stats["num_sync_all_streams"] == 1
     assert stats["reserved_bytes.all.current"] == SEG_SMALL
     assert list(drv.live.values()) == [SEG_SMALL]
+    del st
+    a.empty_cache()
+    assert drv.live == {}
+
+
+def test_oom_retry_waits_for_pending_blocks_of_that_device_only(drv):
+    drv.capacity = 21 * MiB
+    a = CachingAllocator(drv)
+    other = a.allocate(20 * MiB, device("npu", 1))
+    del other                                 # cached on device 1: an OOM on device 0 keeps it
+    x = a.allocate(20 * MiB, NPU0)
+    a.record_stream(x, 5)
+    del x                                     # waits for an event on stream 5
+    [ev] = drv.events
+    st = a.allocate(1000, NPU0)               # no room: sync the event, release x's segment, retry
+    assert ev.done and ev.destroyed
+    stats = a.memory_stats(0)
+    assert stats["num_alloc_retries"] == 1 and stats["num_sync_all_streams"] == 1
+    assert stats["segment.large_pool.current"] == 0 and stats["active.all.current"] == 1
+    assert a.memory_stats(1)["segment.large_pool.current"] == 1
+    assert sorted(drv.live.values()) == [SEG_SMALL, SEG_LARGE]
     del st
     a.empty_cache()
     assert drv.live == {}

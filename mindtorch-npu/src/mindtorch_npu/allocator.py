@@ -310,7 +310,11 @@ class CachingAllocator:
             block = d.active.pop(ptr, None) if d is not None else None
             if block is None:
                 raise RuntimeError(f"invalid device pointer: {ptr:#x}")
-            self._release(d, block)
+            try:
+                self._release(d, block)
+            except BaseException:
+                d.active[ptr] = block           # the driver failed: still allocated
+                raise
         finally:
             token.append(True)
         if self._deferred:
@@ -361,7 +365,11 @@ class CachingAllocator:
             if d.active.get(block.ptr) is not block:
                 raise RuntimeError(f"invalid device pointer: {block.ptr:#x} (block not allocated)")
             del d.active[block.ptr]
-            self._release(d, block)
+            try:
+                self._release(d, block)
+            except BaseException:
+                d.active[block.ptr] = block     # the driver failed: still allocated
+                raise
         finally:
             token.append(True)
             if self._deferred:
@@ -701,6 +709,8 @@ class CachingAllocator:
 
     def _release(self, d, block):
         """The caller is done with `block` (PyTorch's free)."""
+        if block.stream_uses:
+            self._insert_events(d, block)       # first: it is the step that may fail
         pool = block.pool
         k = pool.hot
         s = block.size
@@ -711,8 +721,7 @@ class CachingAllocator:
         k.fn += 1
         k.fb += s
         k.fr += r
-        if block.stream_uses:
-            self._insert_events(d, block)
+        if block.state == _PENDING:
             return
         block.state = _FREE
         prev = block.prev
@@ -813,16 +822,27 @@ class CachingAllocator:
                 pool.compact()
 
     def _insert_events(self, d, block):
-        block.state = _PENDING
-        for stream in sorted(block.stream_uses):
-            event = self._driver.new_event(d.index)
-            self._driver.record_event(event, stream)
-            block.event_count += 1
+        """Record an event on every stream the block was used on; the block waits for them.
+        A driver failure leaves the block allocated, as it was."""
+        driver = self._driver
+        recorded = []
+        try:
+            for stream in sorted(block.stream_uses):
+                event = driver.new_event(d.index)
+                recorded.append((stream, event))
+                driver.record_event(event, stream)
+        except BaseException:
+            for _, event in recorded:
+                driver.destroy_event(event)
+            raise
+        for stream, event in recorded:
             queue = d.events.get(stream)
             if queue is None:
                 queue = d.events[stream] = deque()
             queue.append((event, block))
+        block.event_count = len(recorded)
         block.stream_uses = None
+        block.state = _PENDING
         s, r = block.size, block.requested
         for h in (block.pool.hot, d.hot[0]):
             h.qn += 1
