@@ -227,6 +227,7 @@ class CachingAllocator:
 
     def __init__(self, driver):
         self._driver = driver
+        self._current_stream = driver.current_stream     # bound once: it is on the hot path
         self._devices = {}
         # Mutual exclusion by a token: list.pop/append are atomic, and cost a fraction of a
         # threading.Lock round trip on the hot path. A free that finds the token taken (another
@@ -280,7 +281,7 @@ class CachingAllocator:
             if nbytes < 0:
                 raise TypeError(f"allocation size must be a non-negative integer, got {nbytes}")
             return Storage(d.device, 0, 0, self)
-        stream = self._driver.current_stream(index)
+        stream = self._current_stream(index)
         token = self._token
         try:
             token.pop()
