@@ -698,7 +698,11 @@ class CachingAllocator:
             block.prev = front
             block.ptr += size
             block.size = remaining
-            pool.push(block)
+            stack = pool.sizes.get(remaining)
+            if stack is None:
+                pool.push(block)
+            else:
+                stack.append(block)
             if already_split:
                 self._inactive_split(pool, 0, -size)        # an inactive split block shrinks
             else:
@@ -777,7 +781,11 @@ class CachingAllocator:
             block.size += nxt.size
             dn -= 1
             db -= nxt.size
-        pool.push(block)
+        stack = pool.sizes.get(block.size)
+        if stack is None:
+            pool.push(block)
+        else:
+            stack.append(block)
         if block.prev is not None or block.next is not None:
             dn += 1
             db += block.size
