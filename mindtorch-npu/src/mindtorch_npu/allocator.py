@@ -563,7 +563,8 @@ class CachingAllocator:
         return False
 
     def _acquire(self):
-        # the token is taken: wait for it (the holder may be in a driver call without the GIL)
+        # the token is taken: wait for it (the holder may be in a driver call without the GIL).
+        # Only frees may come back in on the holder's own thread; they never wait (see free).
         token = self._token
         delay = 0.0
         while True:
