@@ -27,13 +27,14 @@ class FakeDriver:
         self.capacity = capacity
         self.ndev = ndev
         self.live = {}                      # (device, ptr) -> nbytes
-        self.mallocs, self.frees = [], []
+        self.mallocs, self.frees, self.results = [], [], []
         self.next_addr = {d: 0x10000000 * (d + 1) for d in range(ndev)}
         self.device = 0
         self.streams = {}
         self.events = []
         self.fail_with = None               # an exception malloc raises once
         self.on_malloc = None               # hook run inside malloc (a GC-run __del__, say)
+        self.event_fail = None              # an exception new_event raises once
 
     def used(self, dev):
         return sum(n for (d, _), n in self.live.items() if d == dev)
@@ -55,8 +56,10 @@ class FakeDriver:
             raise exc
         self.mallocs.append((dev, nbytes))
         if self.used(dev) + nbytes > self.capacity:
+            self.results.append(0)
             return 0
         ptr = self.next_addr[dev]
+        self.results.append(ptr)
         self.next_addr[dev] += nbytes + 4096     # a gap: segments are never contiguous
         self.live[(dev, ptr)] = nbytes
         return ptr
@@ -69,6 +72,9 @@ class FakeDriver:
         return self.capacity - self.used(dev), self.capacity
 
     def new_event(self, dev):
+        if self.event_fail is not None:
+            exc, self.event_fail = self.event_fail, None
+            raise exc
         ev = FakeEvent(dev)
         self.events.append(ev)
         return ev
@@ -267,10 +273,22 @@ def test_same_size_reuses_the_freed_block(alloc, drv):
     p = st.data
     del st
     for _ in range(3):
-        st = alloc.allocate(4096, NPU0)
+        st = alloc.allocate(4096, NPU0)       # an exact hit on a split block, each time
         assert st.data == p
         del st
     assert len(drv.mallocs) == 1
+    R = SEG_SMALL
+    want = zero_stats()
+    for name in ("allocation", "active"):
+        put(want, name, "small_pool", 2, 3, 6, 4)
+    for name in ("allocated_bytes", "active_bytes", "requested_bytes"):
+        put(want, name, "small_pool", 1024, 5120, 17408, 16384)
+    put(want, "segment", "small_pool", 1, 1, 1, 0)
+    put(want, "reserved_bytes", "small_pool", R, R, R, 0)
+    put(want, "inactive_split", "small_pool", 2, 2, 5, 3)
+    put(want, "inactive_split_bytes", "small_pool", R - 1024, R - 512, R - 512 + 16384, 16896)
+    want["num_device_alloc"] = 1
+    assert_stats(alloc, want)
     del keep, guard
 
 
@@ -365,6 +383,21 @@ def test_empty_cache_waits_for_pending_events(alloc, drv):
     assert stats["segment.all.current"] == 0
 
 
+def test_event_failure_on_free_leaves_the_block_allocated(alloc, drv):
+    x = alloc.allocate(512, NPU0)
+    alloc.record_stream(x, 4)
+    alloc.record_stream(x, 5)
+    before = dict(alloc.memory_stats(0))
+    drv.event_fail = RuntimeError("aclrtCreateEvent failed")
+    with pytest.raises(RuntimeError, match="aclrtCreateEvent"):
+        alloc.free(x)
+    assert dict(alloc.memory_stats(0)) == before and drv.live_events() == []
+    del x                                   # the storage's own free now succeeds
+    gc.collect()                            # (the raised exception's frames formed a cycle)
+    assert len(drv.live_events()) == 2
+    assert alloc.memory_stats(0)["active.all.current"] == 1
+
+
 def test_reset_accumulated_while_pending(alloc, drv):
     x = alloc.allocate(512, NPU0)
     alloc.record_stream(x, 5)
@@ -410,6 +443,27 @@ def test_oom_frees_the_cache_and_retries(drv):
     assert stats["num_device_free"] == 1 and stats["num_sync_all_streams"] == 1
     assert stats["reserved_bytes.all.current"] == SEG_SMALL
     assert list(drv.live.values()) == [SEG_SMALL]
+    del st
+    a.empty_cache()
+    assert drv.live == {}
+
+
+def test_oom_retry_waits_for_pending_blocks_of_that_device_only(drv):
+    drv.capacity = 21 * MiB
+    a = CachingAllocator(drv)
+    other = a.allocate(20 * MiB, device("npu", 1))
+    del other                                 # cached on device 1: an OOM on device 0 keeps it
+    x = a.allocate(20 * MiB, NPU0)
+    a.record_stream(x, 5)
+    del x                                     # waits for an event on stream 5
+    [ev] = drv.events
+    st = a.allocate(1000, NPU0)               # no room: sync the event, release x's segment, retry
+    assert ev.done and ev.destroyed
+    stats = a.memory_stats(0)
+    assert stats["num_alloc_retries"] == 1 and stats["num_sync_all_streams"] == 1
+    assert stats["segment.large_pool.current"] == 0 and stats["active.all.current"] == 1
+    assert a.memory_stats(1)["segment.large_pool.current"] == 1
+    assert sorted(drv.live.values()) == [SEG_SMALL, SEG_LARGE]
     del st
     a.empty_cache()
     assert drv.live == {}
@@ -633,3 +687,118 @@ def test_threads(alloc, drv):
     assert stats["allocation.all.current"] == 0 and stats["allocated_bytes.all.current"] == 0
     assert stats["allocation.all.allocated"] == stats["allocation.all.freed"] == 1200
     assert stats["inactive_split.all.current"] == 0
+
+
+# ---- a random workload checked against the snapshot ----------------------------------------------
+def check_invariants(a, drv, dev=0):
+    stats = a.memory_stats(dev)
+    segs = [s for s in a.memory_snapshot() if s["device"] == dev]
+    assert sorted((s["address"], s["total_size"]) for s in segs) == sorted(
+        (p, n) for (d, p), n in drv.live.items() if d == dev)
+    want = {f"{n}.{k}": 0 for n in ("allocated_bytes", "active_bytes", "requested_bytes", "allocation",
+                                     "active", "inactive_split", "inactive_split_bytes", "segment",
+                                     "reserved_bytes") for k in ("small_pool", "large_pool")}
+    for s in segs:
+        kind = "small_pool" if s["segment_type"] == "small" else "large_pool"
+        want[f"segment.{kind}"] += 1
+        want[f"reserved_bytes.{kind}"] += s["total_size"]
+        blocks = s["blocks"]
+        for blk, nxt in zip(blocks, blocks[1:]):
+            assert blk["address"] + blk["size"] == nxt["address"]
+            assert not (blk["state"] == nxt["state"] == "inactive"), "free neighbours not merged"
+        for blk in blocks:
+            if blk["state"] == "active_allocated":
+                want[f"allocation.{kind}"] += 1
+                want[f"allocated_bytes.{kind}"] += blk["size"]
+            if blk["state"] != "inactive":
+                want[f"active.{kind}"] += 1
+                want[f"active_bytes.{kind}"] += blk["size"]
+                want[f"requested_bytes.{kind}"] += blk["requested_size"]
+            elif len(blocks) > 1:
+                want[f"inactive_split.{kind}"] += 1
+                want[f"inactive_split_bytes.{kind}"] += blk["size"]
+    for key, value in want.items():
+        assert stats[key + ".current"] == value, key
+    for name in CORE:
+        for kind in KINDS:
+            p = f"{name}.{kind}."
+            if kind == "all":
+                assert stats[p + "current"] == stats[f"{name}.small_pool.current"] + stats[f"{name}.large_pool.current"]
+            assert stats[p + "peak"] >= stats[p + "current"] >= 0
+            assert stats[p + "allocated"] - stats[p + "freed"] == stats[p + "current"], p
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_workload_keeps_stats_consistent(drv, seed):
+    import random
+    rng = random.Random(seed)
+    drv.capacity = 96 * MiB
+    a = CachingAllocator(drv)
+    live = []
+    sizes = [1, 500, 512, 4000, 70_000, MiB, MiB + 1, 3 * MiB, 9 * MiB, 12 * MiB + 1, 25 * MiB]
+    seen = {}
+    made = dropped = requested = ooms = 0
+    for step in range(400):
+        op = rng.random()
+        drv.streams[0] = rng.choice([0, 0, 0, 3])
+        if op < 0.45:
+            n = rng.choice(sizes)
+            try:
+                live.append(a.allocate(n, NPU0))
+                made += 1
+                requested += n
+            except OutOfMemoryError:
+                ooms += 1
+        elif op < 0.55 and live:
+            a.record_stream(rng.choice(live), rng.choice([0, 5, 6]))
+        elif op < 0.9 and live:
+            live.pop(rng.randrange(len(live)))
+            dropped += 1
+        elif op < 0.95:
+            drv.complete(rng.choice([5, 6]))
+        else:
+            a.empty_cache()
+        stats = a.memory_stats(0)
+        for key, value in stats.items():
+            if key.endswith(".current"):
+                name = key[:-len(".current")]
+                seen[name] = max(seen.get(name, 0), value)
+                if name.startswith("inactive_split"):   # may peak inside an operation
+                    assert stats[name + ".peak"] >= seen[name], name
+                else:
+                    assert stats[name + ".peak"] == seen[name], name
+        grown = [n for (_, n), ptr in zip(drv.mallocs, drv.results) if ptr]
+        assert stats["num_device_alloc"] == stats["segment.all.allocated"] == len(grown)
+        assert stats["reserved_bytes.all.allocated"] == sum(grown)
+        assert stats["num_device_free"] == stats["segment.all.freed"] == len(drv.frees)
+        assert (stats["allocation.all.allocated"], stats["allocation.all.freed"]) == (made, dropped)
+        assert stats["requested_bytes.all.allocated"] == requested and stats["num_ooms"] == ooms
+        if step % 20 == 0:
+            check_invariants(a, drv)
+    check_invariants(a, drv)
+    live.clear()
+    a.empty_cache()
+    assert drv.live == {} and drv.live_events() == []
+    check_invariants(a, drv)
+
+
+def test_storages_freed_on_another_thread(alloc, drv):
+    import queue
+    handoff = queue.Queue(maxsize=8)
+
+    def consumer():
+        while True:
+            st = handoff.get()
+            if st is None:
+                return
+            del st                          # Storage.__del__ runs on this thread
+    t = threading.Thread(target=consumer)
+    t.start()
+    for i in range(2000):
+        handoff.put(alloc.allocate((i % 7 + 1) * 1000, NPU0))
+    handoff.put(None)
+    t.join()
+    stats = alloc.memory_stats(0)
+    assert stats["allocation.all.current"] == 0 and stats["active_bytes.all.current"] == 0
+    assert stats["allocation.all.allocated"] == stats["allocation.all.freed"] == 2000
+    check_invariants(alloc, drv)

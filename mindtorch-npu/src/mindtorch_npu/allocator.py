@@ -10,6 +10,9 @@ nbytes) -> address or 0 when the device is full, free(device, ptr), mem_info(dev
 total), current_stream(device), new_event(device), record_event(event, stream), event_done(event),
 sync_event(event), destroy_event(event), synchronize(device).
 
+Thread safety: pool mutation happens under a token (see CachingAllocator.__init__); a
+Storage.__del__ that runs while the allocator is busy, on any thread, is queued, not lost.
+
 Deviation from PyTorch, on purpose: among free blocks of one size, the most recently freed is
 reused first (a stack per size) instead of the lowest address. Everything else (rounding, pools,
 split thresholds, merge, per-stream reuse, record_stream events, retry on out-of-memory and the
@@ -224,6 +227,7 @@ class CachingAllocator:
 
     def __init__(self, driver):
         self._driver = driver
+        self._current_stream = driver.current_stream     # bound once: it is on the hot path
         self._devices = {}
         # Mutual exclusion by a token: list.pop/append are atomic, and cost a fraction of a
         # threading.Lock round trip on the hot path. A free that finds the token taken (another
@@ -277,7 +281,7 @@ class CachingAllocator:
             if nbytes < 0:
                 raise TypeError(f"allocation size must be a non-negative integer, got {nbytes}")
             return Storage(d.device, 0, 0, self)
-        stream = self._driver.current_stream(index)
+        stream = self._current_stream(index)
         token = self._token
         try:
             token.pop()
@@ -307,7 +311,11 @@ class CachingAllocator:
             block = d.active.pop(ptr, None) if d is not None else None
             if block is None:
                 raise RuntimeError(f"invalid device pointer: {ptr:#x}")
-            self._release(d, block)
+            try:
+                self._release(d, block)
+            except BaseException:
+                d.active[ptr] = block           # the driver failed: still allocated
+                raise
         finally:
             token.append(True)
         if self._deferred:
@@ -320,7 +328,7 @@ class CachingAllocator:
     def malloc(self, nbytes, device_index=None, stream=None):
         """A Block of at least `nbytes` on `stream` (default: the device's current stream),
         from the same pools and statistics as storages; None for 0 bytes."""
-        d = self._devices.get(device_index)
+        d = self._devices.get(device_index) if type(device_index) is int else None
         if d is None:
             d = self._state(self._index(device_index))
         if type(nbytes) is not int:
@@ -358,7 +366,11 @@ class CachingAllocator:
             if d.active.get(block.ptr) is not block:
                 raise RuntimeError(f"invalid device pointer: {block.ptr:#x} (block not allocated)")
             del d.active[block.ptr]
-            self._release(d, block)
+            try:
+                self._release(d, block)
+            except BaseException:
+                d.active[block.ptr] = block     # the driver failed: still allocated
+                raise
         finally:
             token.append(True)
             if self._deferred:
@@ -551,7 +563,8 @@ class CachingAllocator:
         return False
 
     def _acquire(self):
-        # the token is taken: wait for it (the holder may be in a driver call without the GIL)
+        # the token is taken: wait for it (the holder may be in a driver call without the GIL).
+        # Only frees may come back in on the holder's own thread; they never wait (see free).
         token = self._token
         delay = 0.0
         while True:
@@ -686,7 +699,11 @@ class CachingAllocator:
             block.prev = front
             block.ptr += size
             block.size = remaining
-            pool.push(block)
+            stack = pool.sizes.get(remaining)
+            if stack is None:
+                pool.push(block)
+            else:
+                stack.append(block)
             if already_split:
                 self._inactive_split(pool, 0, -size)        # an inactive split block shrinks
             else:
@@ -698,6 +715,8 @@ class CachingAllocator:
 
     def _release(self, d, block):
         """The caller is done with `block` (PyTorch's free)."""
+        if block.stream_uses:
+            self._insert_events(d, block)       # first: it is the step that may fail
         pool = block.pool
         k = pool.hot
         s = block.size
@@ -708,8 +727,7 @@ class CachingAllocator:
         k.fn += 1
         k.fb += s
         k.fr += r
-        if block.stream_uses:
-            self._insert_events(d, block)
+        if block.state == _PENDING:
             return
         block.state = _FREE
         prev = block.prev
@@ -764,7 +782,11 @@ class CachingAllocator:
             block.size += nxt.size
             dn -= 1
             db -= nxt.size
-        pool.push(block)
+        stack = pool.sizes.get(block.size)
+        if stack is None:
+            pool.push(block)
+        else:
+            stack.append(block)
         if block.prev is not None or block.next is not None:
             dn += 1
             db += block.size
@@ -810,16 +832,27 @@ class CachingAllocator:
                 pool.compact()
 
     def _insert_events(self, d, block):
-        block.state = _PENDING
-        for stream in sorted(block.stream_uses):
-            event = self._driver.new_event(d.index)
-            self._driver.record_event(event, stream)
-            block.event_count += 1
+        """Record an event on every stream the block was used on; the block waits for them.
+        A driver failure leaves the block allocated, as it was."""
+        driver = self._driver
+        recorded = []
+        try:
+            for stream in sorted(block.stream_uses):
+                event = driver.new_event(d.index)
+                recorded.append((stream, event))
+                driver.record_event(event, stream)
+        except BaseException:
+            for _, event in recorded:
+                driver.destroy_event(event)
+            raise
+        for stream, event in recorded:
             queue = d.events.get(stream)
             if queue is None:
                 queue = d.events[stream] = deque()
             queue.append((event, block))
+        block.event_count = len(recorded)
         block.stream_uses = None
+        block.state = _PENDING
         s, r = block.size, block.requested
         for h in (block.pool.hot, d.hot[0]):
             h.qn += 1
