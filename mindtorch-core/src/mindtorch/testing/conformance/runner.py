@@ -6,9 +6,9 @@ import warnings
 import numpy as np
 
 import mindtorch
-from mindtorch.ops.registry import OPS, op_out_of_place
+from mindtorch.ops.registry import OPS
 from mindtorch.ops.codegen import make_callable
-from mindtorch.plugins.registry import BACKENDS, backend_for
+from mindtorch.plugins.registry import BACKENDS, backend_for, how_runs
 from .samples import Maker, samples_for, SAMPLES
 
 CONFORMANT, FALLBACK, FAILING, MISSING, NA = "conformant", "fallback", "failing", "missing", "n/a"
@@ -22,17 +22,7 @@ UNDEFINED_VALUES = {"empty", "empty_strided", "empty_like", "new_empty", "new_em
 def coverage(op, device_type):
     """How a device runs `op`: kernel, fallback (host), composite, view, inplace (copy_ of the
     out-of-place op), or missing."""
-    k = op.kernels.get(device_type)
-    if k is not None:
-        return FALLBACK if getattr(k, "host_fallback", False) else "kernel"
-    if op.view_fn is not None:
-        return "view"
-    if op.composite is not None:
-        return "composite"
-    base = op_out_of_place.get(op.qualname)
-    if op.inplace and base is not None and device_type in base.kernels:
-        return "inplace"
-    return MISSING
+    return how_runs(op, device_type) or MISSING
 
 
 class OpResult:
