@@ -160,6 +160,7 @@ def check_op(qualname, device, dataless=False, grad=True):
     for k, (rs, ds) in enumerate(zip(refs, devs)):
         ref, ref_exc = _run(fn, rs)
         ds = type(ds)(*to_device(ds.args, device), **to_device(ds.kwargs, device))
+        before = _snapshot(ds.args) if ref_exc is not None and not dataless else None
         out, exc = _run(fn, ds)
         where = f"sample {k} {rs!r}"
         if ref_exc is not None:
@@ -167,6 +168,9 @@ def check_op(qualname, device, dataless=False, grad=True):
                 got = "no error" if exc is None else type(exc).__name__
                 return OpResult(qualname, FAILING, cov, k + 1, f"{where}: cpu raises {type(ref_exc).__name__}, "
                                 f"{device.type} gives {got}")
+            if before is not None and not all(np.array_equal(b, a, equal_nan=b.dtype.kind in "fc")
+                                               for b, a in zip(before, _snapshot(ds.args))):
+                return OpResult(qualname, FAILING, cov, k + 1, f"{where}: raised, but changed its inputs")
             continue
         if exc is not None:
             msg = f"{type(exc).__name__}: {exc}"[:300]
@@ -190,6 +194,11 @@ def check_op(qualname, device, dataless=False, grad=True):
         except Exception as exc:  # noqa: BLE001
             return OpResult(qualname, FAILING, cov, k + 1, f"{where}: {type(exc).__name__}: {exc}"[:300])
     return OpResult(qualname, status, cov, len(refs), detail)
+
+
+def _snapshot(args):
+    """Host copies of the tensor arguments (to check that bad input changes nothing)."""
+    return [host_array(a).copy() for a in args if isinstance(a, mindtorch.Tensor)]
 
 
 def _float_leaves(args):
