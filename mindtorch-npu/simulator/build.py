@@ -28,6 +28,11 @@ def _compiler():
     return shlex.split(os.environ.get("CC") or "cc")
 
 
+def source_digest():
+    """Hash of the sources, compiler and flags: a build directory named after it is never stale."""
+    return _digest(_compiler())
+
+
 def _digest(cc):
     h = hashlib.sha256()
     h.update(repr((cc, FLAGS, LIBS)).encode())

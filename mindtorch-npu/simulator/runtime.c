@@ -692,9 +692,9 @@ static aclError set_check(const char *fn, void *p, size_t maxCount, size_t count
 
 /* a synchronous operation: queue on the device's default stream behind prior work and wait for it */
 static aclError run_sync(const char *fn, copy_args *c, int dev) {
-    if (dev < 0) { /* host only */
-        char msg[8];
-        copy_run(c, -1, msg, sizeof msg);
+    if (dev < 0) { /* host only: nothing queued on a device */
+        if (c->is_set) memset(c->dst, c->value, c->n);
+        else memmove(c->dst, c->src, c->n);
         return 0;
     }
     device *dv = &g_dev[dev];
