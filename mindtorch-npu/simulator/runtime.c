@@ -91,10 +91,23 @@ struct stream {
 struct event {
     uint64_t id;
     uint32_t flags;
-    uint64_t rec_seq, done_seq; /* records issued / highest record completed */
-    uint64_t t_ns;
+    uint64_t rec_seq;  /* number of the most recent record (0: none) */
+    uint64_t *pend;    /* records issued but not yet executed, any stream */
+    int npend, cappend;
+    uint64_t t_ns;     /* completion time of the most recent record, once it completed */
     int refs, timing;
 };
+
+static int pending(const event *e, uint64_t seq) {
+    for (int i = 0; i < e->npend; i++)
+        if (e->pend[i] == seq) return 1;
+    return 0;
+}
+static void pend_del(event *e, uint64_t seq) {
+    for (int i = 0; i < e->npend; i++)
+        if (e->pend[i] == seq) { e->pend[i] = e->pend[--e->npend]; return; }
+}
+static void event_free(event *e) { free(e->pend); free(e); }
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_done = PTHREAD_COND_INITIALIZER; /* broadcast whenever a task completes */
@@ -263,13 +276,14 @@ static void *worker(void *arg) {
             pthread_mutex_lock(&g_lock);
             break;
         case T_RECORD:
-            if (t->target > t->ev->done_seq) { t->ev->done_seq = t->target; t->ev->t_ns = now_ns(); }
+            pend_del(t->ev, t->target);
+            if (t->target == t->ev->rec_seq) t->ev->t_ns = now_ns(); /* a superseded record stamps nothing */
             break;
         case T_WAIT:
-            while (t->ev->done_seq < t->target) pthread_cond_wait(&g_done, &g_lock);
+            while (pending(t->ev, t->target)) pthread_cond_wait(&g_done, &g_lock);
             break;
         case T_RESET:
-            if (t->ev->done_seq >= t->ev->rec_seq) t->ev->rec_seq = t->ev->done_seq = 0;
+            if (!t->ev->npend) t->ev->rec_seq = 0; /* back to "never recorded" */
             break;
         }
         s->running = 0;
@@ -282,7 +296,7 @@ static void *worker(void *arg) {
                 s->sticky = rc;
                 memcpy(s->sticky_msg, msg, sizeof msg);
             }
-            if (t->ev && --t->ev->refs == 0) free(t->ev);
+            if (t->ev && --t->ev->refs == 0) event_free(t->ev);
             t->ev = NULL;
             pthread_mutex_unlock(&g_lock);
             task_free(t);
@@ -405,7 +419,7 @@ EXPORT aclError aclFinalize(void) {
             event *e = g_events[i];
             g_events[i] = NULL;
             aclsim_count(K_EVENTS, -1);
-            if (--e->refs == 0) free(e);
+            if (--e->refs == 0) event_free(e);
         }
     for (int d = 0; d < g_ndev; d++) dev_mem_fini(&g_dev[d]);
     free(g_dev);
@@ -876,7 +890,7 @@ EXPORT aclError aclrtDestroyEvent(aclrtEvent h) {
     if (!e) UNLOCK_RET(err);
     g_events[e->id] = NULL; /* pending record/wait tasks keep their reference */
     aclsim_count(K_EVENTS, -1);
-    if (--e->refs == 0) free(e);
+    if (--e->refs == 0) event_free(e);
     UNLOCK_RET(ACL_SUCCESS);
 }
 
@@ -891,7 +905,14 @@ static aclError event_task(aclrtEvent eh, aclrtStream sh, int kind, const char *
     t->kind = kind;
     t->ev = e;
     e->refs++;
-    if (kind == T_RECORD) t->target = ++e->rec_seq;
+    if (kind == T_RECORD) {
+        t->target = ++e->rec_seq;
+        if (e->npend == e->cappend) {
+            e->cappend = e->cappend ? 2 * e->cappend : 4;
+            e->pend = realloc(e->pend, (size_t)e->cappend * sizeof *e->pend);
+        }
+        e->pend[e->npend++] = t->target;
+    }
     else t->target = e->rec_seq; /* a wait sees the most recent record as of this call */
     push(s, t);
     UNLOCK_RET(ACL_SUCCESS);
@@ -909,7 +930,7 @@ EXPORT aclError aclrtQueryEventStatus(aclrtEvent h, int *status) {
     aclError err = 0;
     event *e = get_event(h, "aclrtQueryEventStatus", &err);
     if (!e) UNLOCK_RET(err);
-    *status = e->done_seq >= e->rec_seq ? 1 /* ACL_EVENT_RECORDED_STATUS_COMPLETE */ : 0 /* NOT_READY */;
+    *status = !pending(e, e->rec_seq) ? 1 /* ACL_EVENT_RECORDED_STATUS_COMPLETE */ : 0 /* NOT_READY */;
     UNLOCK_RET(ACL_SUCCESS);
 }
 
@@ -920,8 +941,8 @@ EXPORT aclError aclrtSynchronizeEvent(aclrtEvent h) {
     if (!e) UNLOCK_RET(err);
     uint64_t target = e->rec_seq;
     e->refs++;
-    while (e->done_seq < target) pthread_cond_wait(&g_done, &g_lock);
-    if (--e->refs == 0) free(e);
+    while (pending(e, target)) pthread_cond_wait(&g_done, &g_lock);
+    if (--e->refs == 0) event_free(e);
     UNLOCK_RET(ACL_SUCCESS);
 }
 
@@ -941,7 +962,7 @@ EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent start, aclrtEvent en
         pthread_mutex_unlock(&g_lock);
         FAIL(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "aclrtEventElapsedTime: event has not been recorded");
     }
-    if (a->done_seq < a->rec_seq || b->done_seq < b->rec_seq) {
+    if (pending(a, a->rec_seq) || pending(b, b->rec_seq)) {
         pthread_mutex_unlock(&g_lock);
         FAIL(ACL_ERROR_RT_EVENT_NOT_COMPLETE, "aclrtEventElapsedTime: event has not completed yet");
     }

@@ -552,6 +552,32 @@ def test_events_record_query_wait_and_elapsed(dev):
     d.free()
 
 
+def test_wait_uses_the_record_current_at_the_wait_call(dev):
+    sim = dev
+    s1, s2, s3, e = P(), P(), P(), P()
+    for s in (s1, s2, s3):
+        assert sim.aclrtCreateStream(C.byref(s)) == 0
+    assert sim.aclrtCreateEvent(C.byref(e)) == 0
+    d = Dev(sim, 64)
+    st = C.c_int()
+    assert sim.aclsimPauseStream(s1) == 0
+    assert sim.aclrtRecordEvent(e, s1) == 0          # record 1, held back by the paused s1
+    assert sim.aclrtStreamWaitEvent(s2, e) == 0      # s2 waits for record 1 ...
+    assert sim.aclrtMemsetAsync(d.ptr, 64, 3, 64, s2) == 0
+    assert sim.aclrtRecordEvent(e, s3) == 0          # ... not for record 2, which completes at once
+    assert sim.aclrtSynchronizeStream(s3) == 0
+    assert sim.aclrtQueryEventStatus(e, C.byref(st)) == 0 and st.value == 1  # the latest record is done
+    time.sleep(0.02)
+    assert sim.aclrtStreamQuery(s2, C.byref(st)) == 0 and st.value == 1      # still waiting for record 1
+    assert sim.aclsimResumeStream(s1) == 0
+    assert sim.aclrtSynchronizeStream(s2) == 0
+    assert set(d.read(np.uint8, 64)) == {3}
+    assert sim.aclrtDestroyEvent(e) == 0
+    for s in (s1, s2, s3):
+        assert sim.aclrtDestroyStream(s) == 0
+    d.free()
+
+
 def test_event_destroyed_while_a_wait_is_queued(dev):
     sim = dev
     s1, s2, e = P(), P(), P()
@@ -945,3 +971,48 @@ def test_launch_on_a_destroyed_stream(dev):
     assert sim.InplaceZero[1](None, 0, ex, s) == 361001  # ACLNN_ERR_RUNTIME_ERROR
     assert sim.aclDestroyAclOpExecutor(ex) == 0  # not consumed: the launch never happened
     A.close()
+
+
+# ---------------------------------------------------------------- concurrency and the build itself
+def test_threads_drive_their_own_streams_concurrently(dev):
+    sim, errors = dev, []
+
+    def body(k):
+        try:
+            assert sim.aclrtSetDevice(k % 2) == 0
+            s = P()
+            assert sim.aclrtCreateStream(C.byref(s)) == 0
+            x = np.arange(256, dtype=np.float32) + k
+            A, O = DT(sim, x, FLOAT), DT(sim, np.zeros(256, np.float32), FLOAT)
+            one = scalar(sim, 1, INT64)
+            for _ in range(20):  # O += A, 20 times, queued back to back
+                assert run_op(sim, "InplaceAdd", O.t, A.t, one, stream=s, sync=False) == 0
+            assert sim.aclrtSynchronizeStream(s) == 0
+            np.testing.assert_array_equal(O.host(), 20 * x)
+            sim.aclDestroyScalar(one)
+            A.close()
+            O.close()
+            assert sim.aclrtDestroyStream(s) == 0
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=body, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+def test_build_is_warning_free_and_cached(tmp_path):
+    here = os.path.join(os.path.dirname(_here), "..", "mindtorch-npu", "simulator")
+    env = dict(os.environ, CC=os.environ.get("CC", "cc") + " -Werror")
+    r = subprocess.run([sys.executable, os.path.join(here, "build.py"), str(tmp_path)], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and not r.stderr, r.stderr  # -Wall -Wextra clean
+    libs = sorted(p.name for p in tmp_path.glob("*.so"))
+    assert libs == ["libascendcl.so", "libnnopbase.so", "libopapi.so"]
+    mtimes = {p: p.stat().st_mtime_ns for p in tmp_path.glob("*.so")}
+    code = f"import sys; sys.path.insert(0, {here!r}); import build; build.build({str(tmp_path)!r})"
+    assert subprocess.run([sys.executable, "-c", code], env=env, timeout=120).returncode == 0
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.glob("*.so")} == mtimes  # up to date: not rebuilt
