@@ -104,7 +104,6 @@ struct aclOpExecutor {
 /* libascendcl internals used by the siblings */
 EXPORT void aclsim_set_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 EXPORT void aclsim_count(int kind, int64_t delta);
-EXPORT int aclsim_initialized(void);
 /* device of a stream handle (NULL = current device's default stream); <0 on error (err set) */
 EXPORT int aclsim_stream_device(aclrtStream s, aclError *err);
 /* queue a kernel on a stream; run(arg, device, msg, msglen) executes on the stream's worker,

@@ -150,13 +150,6 @@ static void *grow(void *arr, uint64_t *cap, uint64_t need, size_t elem) {
     return n;
 }
 
-EXPORT int aclsim_initialized(void) {
-    pthread_mutex_lock(&g_lock);
-    int r = g_state == 1;
-    pthread_mutex_unlock(&g_lock);
-    return r;
-}
-
 /* ---------------------------------------------------------------- device memory */
 static int dev_of_addr(const void *p) { /* caller holds g_lock */
     uintptr_t a = (uintptr_t)p;
@@ -412,6 +405,8 @@ EXPORT aclError aclFinalize(void) {
     pthread_mutex_lock(&g_lock);
     if (g_state == 0) { pthread_mutex_unlock(&g_lock); FAIL(ACL_ERROR_UNINITIALIZE, "aclFinalize: aclInit has not been called"); }
     if (g_state == 2) { pthread_mutex_unlock(&g_lock); FAIL(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: already finalised"); }
+    for (uint64_t i = 0; i < g_nstreams; i++) /* resume all first: a queued wait may depend on another stream */
+        if (g_streams[i]) { g_streams[i]->paused = 0; pthread_cond_signal(&g_streams[i]->cv); }
     for (uint64_t i = 0; i < g_nstreams; i++)
         if (g_streams[i]) stream_kill(g_streams[i]);
     for (uint64_t i = 0; i < g_nevents; i++)
