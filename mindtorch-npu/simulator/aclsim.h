@@ -91,14 +91,13 @@ struct aclOpExecutor {
     const char *op;          /* launch checks it is the op the executor was made for */
     kernel_fn run;
     const void *def;         /* the op-table row */
-    int repeatable, refs, consumed;
+    int repeatable, refs;
     uint64_t ws_size;
     int ct;                  /* computation dtype */
     int nt;
     tview t[4];              /* t[0] is the output */
     val p[4];                /* scalar parameters, in the computation domain of ct */
     int64_t ip[4];           /* integer parameters */
-    struct aclOpExecutor *prev, *next;
 };
 
 /* libascendcl internals used by the siblings */

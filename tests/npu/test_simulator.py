@@ -130,8 +130,10 @@ def sample(shape, dt, rng):
 def sim(aclsim_dir):
     s = _load(aclsim_dir)
     rc = s.aclInit(None)
-    assert rc in (0, REPEAT_INIT)  # another npu test may have initialised the shared simulator
-    return s
+    assert rc in (0, REPEAT_INIT)  # the backend may have initialised the shared simulator already
+    yield s
+    if rc == 0:  # we initialised it: finalize, so a later aclInit (the backend's) starts afresh
+        assert s.aclFinalize() == 0
 
 
 @pytest.fixture
