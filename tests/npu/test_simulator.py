@@ -1018,3 +1018,95 @@ def test_build_is_warning_free_and_cached(tmp_path):
     code = f"import sys; sys.path.insert(0, {here!r}); import build; build.build({str(tmp_path)!r})"
     assert subprocess.run([sys.executable, "-c", code], env=env, timeout=120).returncode == 0
     assert {p: p.stat().st_mtime_ns for p in tmp_path.glob("*.so")} == mtimes  # up to date: not rebuilt
+
+
+# ---------------------------------------------------------------- PyTorch as the oracle (when installed)
+def _torch():
+    return pytest.importorskip("torch")
+
+
+def _torch_dtype(torch, dt):
+    return {FLOAT: torch.float32, FLOAT16: torch.float16, INT8: torch.int8, INT32: torch.int32, UINT8: torch.uint8,
+            INT16: torch.int16, INT64: torch.int64, DOUBLE: torch.float64, BOOL: torch.bool,
+            BF16: torch.bfloat16}[dt]
+
+
+def _to_torch(torch, arr, dt):
+    t = torch.from_numpy(np.ascontiguousarray(arr))
+    return t.view(torch.bfloat16) if dt == BF16 else t
+
+
+def _from_torch(torch, t, dt):
+    return t.view(torch.uint16).numpy() if dt == BF16 else t.numpy()
+
+
+def test_binary_promotion_matches_pytorch(dev):
+    torch = _torch()
+    sim, rng = dev, np.random.default_rng(11)
+    by_torch = {_torch_dtype(torch, d): d for d in ALL}
+    for d1 in ALL:
+        for d2 in ALL:
+            a, b = sample((2, 1, 3), d1, rng), sample((4, 3), d2, rng)
+            ta, tb = _to_torch(torch, a, d1), _to_torch(torch, b, d2)
+            rt = by_torch[torch.result_type(ta, tb)]
+            for op in ("Add", "Mul"):
+                want = torch.add(ta, tb, alpha=2 if rt != BOOL else True) if op == "Add" else torch.mul(ta, tb)
+                for out_dt in (rt, FLOAT, BOOL, INT32):
+                    A, B = DT(sim, a, d1), DT(sim, b, d2)
+                    O = DT(sim, np.zeros((2, 4, 3), NP[out_dt]), out_dt)
+                    args = [A.t, B.t]
+                    if op == "Add":
+                        args.append(scalar(sim, 2 if rt != BOOL else True, INT64 if rt != BOOL else BOOL))
+                    rc = run_op(sim, op, *args, O.t)
+                    if op == "Add":
+                        sim.aclDestroyScalar(args[2])
+                    ok = torch.can_cast(torch.result_type(ta, tb), _torch_dtype(torch, out_dt))
+                    assert (rc == 0) == ok, (op, d1, d2, out_dt, rc, errmsg(sim))
+                    if ok:
+                        assert_close(O.host(), host_values(_from_torch(torch, want.to(_torch_dtype(torch, out_dt)),
+                                                                       out_dt), out_dt), out_dt)
+                    for x in (A, B, O):
+                        x.close()
+
+
+def test_scalar_promotion_matches_pytorch(dev):
+    torch = _torch()
+    sim, rng = dev, np.random.default_rng(12)
+    by_torch = {_torch_dtype(torch, d): d for d in ALL}
+    for d in ALL:
+        a = sample((5,), d, rng)
+        ta = _to_torch(torch, a, d)
+        for value, sdt in ((3, INT64), (0.5, DOUBLE), (True, BOOL)):
+            rt = by_torch[torch.result_type(ta, value)]
+            A, O = DT(sim, a, d), DT(sim, np.zeros(5, NP[rt]), rt)
+            s = scalar(sim, value, sdt)
+            assert run_op(sim, "Muls", A.t, s, O.t) == 0, (d, value, errmsg(sim))
+            assert_close(O.host(), host_values(_from_torch(torch, torch.mul(ta, value), rt), rt), rt)
+            sim.aclDestroyScalar(s)
+            A.close()
+            O.close()
+
+
+@pytest.mark.parametrize("dt", [FLOAT, FLOAT16, BF16])
+def test_elementwise_bits_match_pytorch(dev, dt):
+    torch = _torch()
+    sim, rng = dev, np.random.default_rng(13)
+    a, b = encode(rng.standard_normal((64,)) * 100, dt), encode(rng.standard_normal((64,)) * 0.01, dt)
+    ta, tb = _to_torch(torch, a, dt), _to_torch(torch, b, dt)
+    for op, want in (("Add", torch.add(ta, tb)), ("Mul", torch.mul(ta, tb))):
+        A, B, O = DT(sim, a, dt), DT(sim, b, dt), DT(sim, np.zeros(64, NP[dt]), dt)
+        args = [A.t, B.t] + ([scalar(sim, 1, INT64)] if op == "Add" else [])
+        assert run_op(sim, op, *args, O.t) == 0
+        np.testing.assert_array_equal(O.host().view(np.uint8), _from_torch(torch, want, dt).view(np.uint8))
+        if op == "Add":
+            sim.aclDestroyScalar(args[2])
+        for x in (A, B, O):
+            x.close()
+    # casts from float64, including ties and overflow, round exactly as PyTorch does
+    x = rng.standard_normal(256) * np.logspace(-8, 6, 256)
+    S, O = DT(sim, x, DOUBLE), DT(sim, np.zeros(256, NP[dt]), dt)
+    assert run_op(sim, "Cast", S.t, dt, O.t) == 0
+    want = torch.from_numpy(x).to(_torch_dtype(torch, dt))
+    np.testing.assert_array_equal(O.host().view(np.uint8), _from_torch(torch, want, dt).view(np.uint8))
+    S.close()
+    O.close()
