@@ -1110,3 +1110,81 @@ def test_elementwise_bits_match_pytorch(dev, dt):
     np.testing.assert_array_equal(O.host().view(np.uint8), _from_torch(torch, want, dt).view(np.uint8))
     S.close()
     O.close()
+
+
+def _convert_ref(v, dst):
+    """PyTorch's conversion of float64 values v to dst (float -> int truncates, -> bool is != 0)."""
+    if dst == BOOL:
+        return v != 0
+    if dst in FLOATS:
+        return v
+    return np.trunc(v).astype(np.int64).astype(NP[dst])
+
+
+def test_copy_every_pair_broadcast_into_a_strided_view(dev):
+    sim = dev
+    vals = np.array([0.0, 2.75, -1.5])
+    for src in ALL:
+        x = (vals != 0) if src == BOOL else encode(np.abs(vals) if src == UINT8 else vals, src)
+        v = host_values(x, src)
+        for dst in ALL:
+            D = DT(sim, encode(np.full(12, 9.0), dst), dst, shape=[4, 3], strides=[1, 4])  # a transposed view
+            S = DT(sim, x, src)
+            assert run_op(sim, "InplaceCopy", D.t, S.t) == 0, (src, dst, errmsg(sim))
+            assert_close(D.host(), np.broadcast_to(_convert_ref(v, dst), (4, 3)), dst)
+            D.close()
+            S.close()
+
+
+def test_scalar_ops_on_0_dim_and_empty_tensors(dev):
+    sim = dev
+    two = scalar(sim, 2, INT64)
+    one = scalar(sim, 1, INT64)
+    Z = DT(sim, np.array(3.0, np.float32), FLOAT)  # 0-dim
+    O = DT(sim, np.array(0.0, np.float32), FLOAT)
+    assert run_op(sim, "Adds", Z.t, two, one, O.t) == 0 and O.host() == 5.0
+    assert run_op(sim, "InplaceMuls", Z.t, two) == 0 and Z.host() == 6.0
+    E = DT(sim, np.zeros((0, 4), np.float32), FLOAT)
+    EO = DT(sim, np.zeros((0, 4), np.float32), FLOAT)
+    assert run_op(sim, "Muls", E.t, two, EO.t) == 0 and EO.host().shape == (0, 4)
+    assert run_op(sim, "InplaceZero", E.t) == 0
+    for x in (Z, O, E, EO):
+        x.close()
+    sim.aclDestroyScalar(two)
+    sim.aclDestroyScalar(one)
+
+
+def test_reset_event_and_device_wide_synchronize(dev):
+    sim = dev
+    s, e = P(), P()
+    assert sim.aclrtCreateStream(C.byref(s)) == 0
+    assert sim.aclrtCreateEventWithFlag(C.byref(e), 0x1 | 0x8) == 0  # SYNC | TIME_LINE
+    ms = C.c_float()
+    assert sim.aclrtRecordEvent(e, s) == 0 and sim.aclrtSynchronizeEvent(e) == 0
+    assert sim.aclrtEventElapsedTime(C.byref(ms), e, e) == 0 and ms.value == 0.0
+    assert sim.aclrtResetEvent(e, s) == 0 and sim.aclrtSynchronizeStream(s) == 0
+    assert sim.aclrtEventElapsedTime(C.byref(ms), e, e) == RT_TIMESTAMP_INVALID  # no record any more
+    # a failure on a user stream surfaces through aclrtSynchronizeDevice too
+    d = Dev(sim, 64)
+    assert sim.aclsimPauseStream(s) == 0
+    assert sim.aclrtMemsetAsync(d.ptr, 64, 0, 64, s) == 0
+    d.free()
+    assert sim.aclsimResumeStream(s) == 0
+    assert sim.aclrtSynchronizeDevice() == RT_SYS_DMA and "aclrtSynchronizeDevice" in errmsg(sim)
+    assert sim.aclrtSynchronizeDevice() == 0
+    assert sim.aclrtDestroyEvent(e) == 0 and sim.aclrtDestroyStream(s) == 0
+
+
+@pytest.mark.parametrize("dt", [FLOAT, FLOAT16, BF16])
+def test_matmul_matches_pytorch(dev, dt):
+    torch = _torch()
+    sim, rng = dev, np.random.default_rng(14)
+    for sa, sb in (((3, 64), (64, 5)), ((2, 1, 4, 32), (3, 32, 2)), ((32,), (2, 32, 3))):
+        a, b = encode(rng.standard_normal(sa), dt), encode(rng.standard_normal(sb), dt)
+        want = torch.matmul(_to_torch(torch, a, dt), _to_torch(torch, b, dt))
+        A, B, O = DT(sim, a, dt), DT(sim, b, dt), DT(sim, np.zeros(tuple(want.shape), NP[dt]), dt)
+        assert run_op(sim, "Matmul", A.t, B.t, O.t, 0) == 0
+        got, ref = host_values(O.host(), dt), host_values(_from_torch(torch, want, dt), dt)
+        np.testing.assert_allclose(got, ref, rtol={FLOAT: 1e-5, FLOAT16: 1e-3, BF16: 8e-3}[dt], atol=1e-4)
+        for x in (A, B, O):
+            x.close()
