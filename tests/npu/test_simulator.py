@@ -1188,3 +1188,38 @@ def test_matmul_matches_pytorch(dev, dt):
         np.testing.assert_allclose(got, ref, rtol={FLOAT: 1e-5, FLOAT16: 1e-3, BF16: 8e-3}[dt], atol=1e-4)
         for x in (A, B, O):
             x.close()
+
+
+def test_synchronous_copy_runs_after_work_queued_on_the_default_stream(dev):
+    sim = dev
+    s1, e = P(), P()
+    assert sim.aclrtCreateStream(C.byref(s1)) == 0 and sim.aclrtCreateEvent(C.byref(e)) == 0
+    d = Dev(sim, 64)
+    assert sim.aclrtMemset(d.ptr, 64, 1, 64) == 0
+    assert sim.aclsimPauseStream(s1) == 0
+    assert sim.aclrtRecordEvent(e, s1) == 0
+    assert sim.aclrtStreamWaitEvent(None, e) == 0          # the default stream now waits for the paused s1
+    assert sim.aclrtMemsetAsync(d.ptr, 64, 7, 64, None) == 0
+    out, rc = np.zeros(64, np.uint8), []
+    th = threading.Thread(target=lambda: rc.append(sim.aclrtMemcpy(out.ctypes.data, 64, d.ptr, 64, D2H)))
+    th.start()
+    time.sleep(0.05)
+    assert th.is_alive() and not out.any()  # the synchronous copy is queued behind the memset
+    assert sim.aclsimResumeStream(s1) == 0
+    th.join(10)
+    assert rc == [0] and set(out) == {7}
+    assert sim.aclrtDestroyEvent(e) == 0 and sim.aclrtDestroyStream(s1) == 0
+    d.free()
+
+
+def test_kernel_with_an_operand_on_another_device_fails_at_execution(dev):
+    sim = dev
+    assert sim.aclrtSetDevice(1) == 0
+    other = Dev.of(sim, np.ones(4, np.float32))  # lives on npu:1
+    assert sim.aclrtSetDevice(0) == 0
+    t = tensor(sim, other.ptr, FLOAT, [4])
+    assert run_op(sim, "InplaceZero", t, sync=False) == 0  # queued on npu:0's default stream
+    assert sim.aclrtSynchronizeStream(None) == RT_AICORE_EXCEPTION and "device 0" in errmsg(sim)
+    np.testing.assert_array_equal(other.read(np.float32, 4), np.ones(4))
+    sim.aclDestroyTensor(t)
+    other.free()
