@@ -1223,3 +1223,13 @@ def test_kernel_with_an_operand_on_another_device_fails_at_execution(dev):
     np.testing.assert_array_equal(other.read(np.float32, 4), np.ones(4))
     sim.aclDestroyTensor(t)
     other.free()
+
+
+def test_kernel_reading_host_memory_fails_at_execution(dev):
+    sim = dev
+    host = np.ones(4, np.float32)  # tensorData must be a device address; host memory is not one
+    t = tensor(sim, host.ctypes.data, FLOAT, [4])
+    assert run_op(sim, "InplaceZero", t, sync=False) == 0
+    assert sim.aclrtSynchronizeStream(None) == RT_AICORE_EXCEPTION
+    np.testing.assert_array_equal(host, np.ones(4))
+    sim.aclDestroyTensor(t)
