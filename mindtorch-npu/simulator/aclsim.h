@@ -91,20 +91,18 @@ struct aclOpExecutor {
     const char *op;          /* launch checks it is the op the executor was made for */
     kernel_fn run;
     const void *def;         /* the op-table row */
-    int repeatable, refs, consumed;
+    int repeatable, refs;
     uint64_t ws_size;
     int ct;                  /* computation dtype */
     int nt;
     tview t[4];              /* t[0] is the output */
     val p[4];                /* scalar parameters, in the computation domain of ct */
     int64_t ip[4];           /* integer parameters */
-    struct aclOpExecutor *prev, *next;
 };
 
 /* libascendcl internals used by the siblings */
 EXPORT void aclsim_set_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 EXPORT void aclsim_count(int kind, int64_t delta);
-EXPORT int aclsim_initialized(void);
 /* device of a stream handle (NULL = current device's default stream); <0 on error (err set) */
 EXPORT int aclsim_stream_device(aclrtStream s, aclError *err);
 /* queue a kernel on a stream; run(arg, device, msg, msglen) executes on the stream's worker,

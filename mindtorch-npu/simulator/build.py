@@ -28,6 +28,11 @@ def _compiler():
     return shlex.split(os.environ.get("CC") or "cc")
 
 
+def source_digest():
+    """Hash of the sources, compiler and flags: a build directory named after it is never stale."""
+    return _digest(_compiler())
+
+
 def _digest(cc):
     h = hashlib.sha256()
     h.update(repr((cc, FLAGS, LIBS)).encode())
@@ -52,7 +57,11 @@ def build(outdir, *, force=False, quiet=True):
         os.close(fd)
         cmd = [*cc, *FLAGS, "-o", tmp, *(str(HERE / s) for s in sources),
                f"-L{out}", *(f"-l{d}" for d in deps), "-Wl,-rpath,$ORIGIN", "-lm"]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+        except OSError as exc:  # no compiler at all
+            os.unlink(tmp)
+            raise RuntimeError(f"building the ACL simulator needs a C compiler ($CC or `cc`): {exc}") from exc
         if proc.returncode != 0 or (proc.stderr.strip() and not quiet):
             sys.stderr.write(proc.stderr)
         if proc.returncode != 0:

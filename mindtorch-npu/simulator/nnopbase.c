@@ -231,14 +231,53 @@ EXPORT aclnnStatus aclGetScalarListSize(const void *a, uint64_t *n) { return arr
 
 /* ---------------------------------------------------------------- executors */
 #define M_EXEC 0x45584543u
+/* registry of live executors (open addressing on the pointer): only listed handles are accepted, so a
+ * consumed or destroyed executor is recognised without touching its freed memory */
 static pthread_mutex_t x_lock = PTHREAD_MUTEX_INITIALIZER;
-static aclOpExecutor *x_live; /* registry: only listed executors are accepted */
+static aclOpExecutor **x_tab;
+static size_t x_cap, x_used, x_n; /* slots, slots ever filled (incl. tombstones), live entries */
+#define TOMB ((aclOpExecutor *)1)
 
-static int exec_live(aclOpExecutor *e) { /* caller holds x_lock */
-    for (aclOpExecutor *x = x_live; x; x = x->next)
-        if (x == e) return 1;
-    return 0;
+static size_t x_hash(const void *p) {
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)x;
 }
+
+static long x_find(const aclOpExecutor *e) { /* caller holds x_lock */
+    if (!x_cap) return -1;
+    for (size_t i = x_hash(e) & (x_cap - 1);; i = (i + 1) & (x_cap - 1)) {
+        if (!x_tab[i]) return -1;
+        if (x_tab[i] == e) return (long)i;
+    }
+}
+
+static void x_put(aclOpExecutor **tab, size_t cap, aclOpExecutor *e) {
+    size_t i = x_hash(e) & (cap - 1);
+    while (tab[i] && tab[i] != TOMB) i = (i + 1) & (cap - 1);
+    tab[i] = e;
+}
+
+static void x_add(aclOpExecutor *e) { /* caller holds x_lock */
+    if ((x_used + 1) * 2 > x_cap) { /* rehash, dropping tombstones */
+        size_t cap = 64;
+        while (cap < (x_n + 1) * 4) cap *= 2;
+        aclOpExecutor **tab = calloc(cap, sizeof *tab);
+        for (size_t i = 0; i < x_cap; i++)
+            if (x_tab[i] && x_tab[i] != TOMB) x_put(tab, cap, x_tab[i]);
+        free(x_tab);
+        x_tab = tab;
+        x_cap = cap;
+        x_used = x_n;
+    }
+    x_put(x_tab, x_cap, e);
+    x_used++;
+    x_n++;
+}
+
+static int exec_live(aclOpExecutor *e) { return x_find(e) >= 0; } /* caller holds x_lock */
 
 EXPORT aclOpExecutor *aclsim_exec_new(const aclOpExecutor *tmpl) {
     aclOpExecutor *e = malloc(sizeof *e);
@@ -246,11 +285,8 @@ EXPORT aclOpExecutor *aclsim_exec_new(const aclOpExecutor *tmpl) {
     e->magic = M_EXEC;
     e->refs = 1;
     e->repeatable = 0;
-    e->prev = NULL;
     pthread_mutex_lock(&x_lock);
-    e->next = x_live;
-    if (x_live) x_live->prev = e;
-    x_live = e;
+    x_add(e);
     pthread_mutex_unlock(&x_lock);
     aclsim_count(K_EXECUTORS, 1);
     return e;
@@ -265,10 +301,9 @@ static void exec_unref(void *p) {
     if (last) { e->magic = M_DEAD; free(e); }
 }
 
-static void unlist(aclOpExecutor *e) { /* caller holds x_lock */
-    if (e->prev) e->prev->next = e->next; else x_live = e->next;
-    if (e->next) e->next->prev = e->prev;
-    e->prev = e->next = NULL;
+static void unlist(aclOpExecutor *e) { /* caller holds x_lock; e is listed */
+    x_tab[x_find(e)] = TOMB;
+    x_n--;
     aclsim_count(K_EXECUTORS, -1);
 }
 

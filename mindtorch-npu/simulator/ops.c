@@ -325,13 +325,17 @@ static void bind(opnd *o, const tview *v, char *base, int nd) {
 static void ew_loop(int nd, const int64_t *shape, int n, opnd *o, elem_fn fn, const val *p, int ct) {
     int64_t total = 1, idx[SIM_MAXDIM] = {0};
     for (int i = 0; i < nd; i++) total *= shape[i];
-    int isf = dt_is_float(ct);
+    int isf = dt_is_float(ct), recast = o[0].dt != ct;
     for (int64_t c = 0; c < total; c++) {
         val x[3];
         for (int k = 1; k < n; k++) {
             if (isf) x[k - 1].f = ldf(o[k].dt, o[k].p); else x[k - 1].i = ldi(o[k].dt, o[k].p);
         }
         val r = fn(x, p, isf);
+        if (recast) { /* the result is a value of the computation dtype first, then cast to out's (as PyTorch) */
+            char tmp[8];
+            if (isf) { stf(ct, tmp, r.f); r.f = ldf(ct, tmp); } else { sti(ct, tmp, r.i); r.i = ldi(ct, tmp); }
+        }
         if (isf) stf(o[0].dt, o[0].p, r.f); else sti(o[0].dt, o[0].p, r.i);
         for (int ax = nd - 1; ax >= 0; ax--) {
             for (int k = 0; k < n; k++) o[k].p += o[k].st[ax];

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #define GRAIN 512u          /* allocation granularity */
 #define PUNCH_MIN (64u << 10) /* freed blocks at least this large give their pages back */
+#define SPIN_NS 50000u        /* an idle worker polls this long before sleeping on its condition */
 
 /* ---------------------------------------------------------------- errors and counters */
 static _Thread_local char t_err[1024];
@@ -80,7 +82,7 @@ typedef struct task {
 
 struct stream {
     uint64_t id;
-    int dev, is_default, paused, stop, running, refs;
+    int dev, is_default, paused, stop, running, sleeping, refs;
     task *head, *tail;
     int sticky;
     char sticky_msg[512];
@@ -91,12 +93,26 @@ struct stream {
 struct event {
     uint64_t id;
     uint32_t flags;
-    uint64_t rec_seq, done_seq; /* records issued / highest record completed */
-    uint64_t t_ns;
+    uint64_t rec_seq;  /* number of the most recent record (0: none) */
+    uint64_t *pend;    /* records issued but not yet executed, any stream */
+    int npend, cappend;
+    uint64_t t_ns;     /* completion time of the most recent record, once it completed */
     int refs, timing;
 };
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static int pending(const event *e, uint64_t seq) {
+    for (int i = 0; i < e->npend; i++)
+        if (e->pend[i] == seq) return 1;
+    return 0;
+}
+static void pend_del(event *e, uint64_t seq) {
+    for (int i = 0; i < e->npend; i++)
+        if (e->pend[i] == seq) { e->pend[i] = e->pend[--e->npend]; return; }
+}
+static void event_free(event *e) { free(e->pend); free(e); }
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* state, streams, events */
+static pthread_mutex_t g_mem = PTHREAD_MUTEX_INITIALIZER;  /* device block lists; taken after g_lock, never before */
 static pthread_cond_t g_done = PTHREAD_COND_INITIALIZER; /* broadcast whenever a task completes */
 static int g_state;                                       /* 0 never initialised, 1 live, 2 finalised */
 static int g_ndev;
@@ -137,15 +153,8 @@ static void *grow(void *arr, uint64_t *cap, uint64_t need, size_t elem) {
     return n;
 }
 
-EXPORT int aclsim_initialized(void) {
-    pthread_mutex_lock(&g_lock);
-    int r = g_state == 1;
-    pthread_mutex_unlock(&g_lock);
-    return r;
-}
-
 /* ---------------------------------------------------------------- device memory */
-static int dev_of_addr(const void *p) { /* caller holds g_lock */
+static int dev_of_addr(const void *p) { /* caller holds g_lock or g_mem (g_dev lives from init to finalize) */
     uintptr_t a = (uintptr_t)p;
     for (int d = 0; d < g_ndev; d++)
         if (g_dev[d].dbase && a >= (uintptr_t)g_dev[d].dbase && a < (uintptr_t)g_dev[d].dbase + g_devmem) return d;
@@ -158,24 +167,25 @@ static block *find_block(device *dv, uint64_t off) { /* the block containing off
     return NULL;
 }
 
-/* host pointer for [p, p+n) inside one live allocation; caller holds g_lock */
+/* host pointer for [p, p+n) inside one live allocation (of want_dev, if >= 0) */
 static char *translate(const void *p, uint64_t n, int want_dev, int *dev_out) {
-    int d = dev_of_addr(p);
-    if (d < 0 || (want_dev >= 0 && d != want_dev)) return NULL;
-    device *dv = &g_dev[d];
-    uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)dv->dbase);
-    block *b = find_block(dv, off);
-    if (!b || !b->used || off + n > b->off + b->size) return NULL;
-    if (dev_out) *dev_out = d;
-    return dv->host + off;
-}
-
-EXPORT char *aclsim_dev2host(const void *p, uint64_t n, int device) {
-    pthread_mutex_lock(&g_lock);
-    char *h = g_state == 1 ? translate(p, n, device, NULL) : NULL;
-    pthread_mutex_unlock(&g_lock);
+    char *h = NULL;
+    pthread_mutex_lock(&g_mem);
+    int d = g_dev ? dev_of_addr(p) : -1;
+    if (d >= 0 && (want_dev < 0 || d == want_dev)) {
+        device *dv = &g_dev[d];
+        uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)dv->dbase);
+        block *b = find_block(dv, off);
+        if (b && b->used && off + n <= b->off + b->size) {
+            if (dev_out) *dev_out = d;
+            h = dv->host + off;
+        }
+    }
+    pthread_mutex_unlock(&g_mem);
     return h;
 }
+
+EXPORT char *aclsim_dev2host(const void *p, uint64_t n, int device) { return translate(p, n, device, NULL); }
 
 static int dev_mem_init(device *dv) {
     dv->fd = memfd_create("aclsim-device", MFD_CLOEXEC);
@@ -240,54 +250,63 @@ static void stream_kill(stream *s) {
     free(s);
 }
 
+/* The worker takes the whole queue at once and runs it in order; g_lock is held only for the
+ * bookkeeping (events, completion), never while a kernel or copy runs. */
 static void *worker(void *arg) {
     stream *s = arg;
     pthread_mutex_lock(&g_lock);
     for (;;) {
-        while (!s->head && !s->stop) pthread_cond_wait(&s->cv, &g_lock);
-        while (s->paused && !s->stop) pthread_cond_wait(&s->cv, &g_lock);
-        if (!s->head) {
-            if (s->stop) break;
-            continue;
-        }
-        task *t = s->head;
-        s->head = t->next;
-        if (!s->head) s->tail = NULL;
-        s->running = 1;
-        int rc = 0;
-        char msg[512] = "";
-        switch (t->kind) {
-        case T_FN:
+        if (!s->head && !s->stop && !s->paused) { /* idle: poll briefly before sleeping (launches come in bursts) */
+            uint64_t until = now_ns() + SPIN_NS;
             pthread_mutex_unlock(&g_lock);
-            rc = t->run(t->arg, s->dev, msg, sizeof msg);
+            while (!__atomic_load_n(&s->head, __ATOMIC_RELAXED) && now_ns() < until) sched_yield();
             pthread_mutex_lock(&g_lock);
-            break;
-        case T_RECORD:
-            if (t->target > t->ev->done_seq) { t->ev->done_seq = t->target; t->ev->t_ns = now_ns(); }
-            break;
-        case T_WAIT:
-            while (t->ev->done_seq < t->target) pthread_cond_wait(&g_done, &g_lock);
-            break;
-        case T_RESET:
-            if (t->ev->done_seq >= t->ev->rec_seq) t->ev->rec_seq = t->ev->done_seq = 0;
-            break;
         }
-        s->running = 0;
-        if (t->sync) {
-            t->rc = rc;
-            memcpy(t->msg, msg, sizeof msg);
-            t->done = 1;
-        } else {
-            if (rc && !s->sticky) {
+        while ((!s->head || s->paused) && !s->stop) {
+            s->sleeping = 1;
+            pthread_cond_wait(&s->cv, &g_lock);
+            s->sleeping = 0;
+        }
+        if (!s->head) break; /* stopping, and drained */
+        task *batch = s->head;
+        s->head = s->tail = NULL;
+        s->running = 1;
+        pthread_mutex_unlock(&g_lock);
+        for (task *t = batch, *next; t; t = next) {
+            next = t->next;
+            int rc = 0, wake = t->sync || t->kind != T_FN;
+            char msg[512] = "";
+            if (t->kind == T_FN) rc = t->run(t->arg, s->dev, msg, sizeof msg);
+            pthread_mutex_lock(&g_lock);
+            switch (t->kind) {
+            case T_RECORD:
+                pend_del(t->ev, t->target);
+                if (t->target == t->ev->rec_seq) t->ev->t_ns = now_ns(); /* a superseded record stamps nothing */
+                break;
+            case T_WAIT:
+                while (pending(t->ev, t->target)) pthread_cond_wait(&g_done, &g_lock);
+                break;
+            case T_RESET:
+                if (!t->ev->npend) t->ev->rec_seq = 0; /* back to "never recorded" */
+                break;
+            }
+            if (t->ev && --t->ev->refs == 0) event_free(t->ev);
+            t->ev = NULL;
+            if (t->sync) { /* owned by the waiting caller */
+                t->rc = rc;
+                memcpy(t->msg, msg, sizeof msg);
+                t->done = 1;
+                t = NULL;
+            } else if (rc && !s->sticky) {
                 s->sticky = rc;
                 memcpy(s->sticky_msg, msg, sizeof msg);
             }
-            if (t->ev && --t->ev->refs == 0) free(t->ev);
-            t->ev = NULL;
+            if (wake) pthread_cond_broadcast(&g_done); /* a caller or an event waiter may proceed */
             pthread_mutex_unlock(&g_lock);
-            task_free(t);
-            pthread_mutex_lock(&g_lock);
+            if (t) task_free(t);
         }
+        pthread_mutex_lock(&g_lock);
+        s->running = 0;
         pthread_cond_broadcast(&g_done);
     }
     pthread_mutex_unlock(&g_lock);
@@ -295,9 +314,9 @@ static void *worker(void *arg) {
 }
 
 static void push(stream *s, task *t) { /* caller holds g_lock */
-    if (s->tail) s->tail->next = t; else s->head = t;
+    if (s->tail) s->tail->next = t; else __atomic_store_n(&s->head, t, __ATOMIC_RELEASE); /* polled unlocked */
     s->tail = t;
-    pthread_cond_signal(&s->cv);
+    if (s->sleeping && !s->paused) pthread_cond_signal(&s->cv); /* a busy worker finds it on its next round */
 }
 
 /* resolve a stream handle; NULL means the current device's default stream. caller holds g_lock */
@@ -398,6 +417,8 @@ EXPORT aclError aclFinalize(void) {
     pthread_mutex_lock(&g_lock);
     if (g_state == 0) { pthread_mutex_unlock(&g_lock); FAIL(ACL_ERROR_UNINITIALIZE, "aclFinalize: aclInit has not been called"); }
     if (g_state == 2) { pthread_mutex_unlock(&g_lock); FAIL(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: already finalised"); }
+    for (uint64_t i = 0; i < g_nstreams; i++) /* resume all first: a queued wait may depend on another stream */
+        if (g_streams[i]) { g_streams[i]->paused = 0; pthread_cond_signal(&g_streams[i]->cv); }
     for (uint64_t i = 0; i < g_nstreams; i++)
         if (g_streams[i]) stream_kill(g_streams[i]);
     for (uint64_t i = 0; i < g_nevents; i++)
@@ -405,11 +426,13 @@ EXPORT aclError aclFinalize(void) {
             event *e = g_events[i];
             g_events[i] = NULL;
             aclsim_count(K_EVENTS, -1);
-            if (--e->refs == 0) free(e);
+            if (--e->refs == 0) event_free(e);
         }
+    pthread_mutex_lock(&g_mem);
     for (int d = 0; d < g_ndev; d++) dev_mem_fini(&g_dev[d]);
     free(g_dev);
     g_dev = NULL;
+    pthread_mutex_unlock(&g_mem);
     for (hostblk *h = g_host, *n; h; h = n) { n = h->next; free(h->p); free(h); aclsim_count(K_HOST_ALLOC, -1); }
     g_host = NULL;
     g_state = 2;
@@ -503,9 +526,11 @@ EXPORT aclError aclrtMalloc(void **devPtr, size_t size, int policy) {
     device *dv = &g_dev[t_dev];
     uint64_t need = ((uint64_t)size + GRAIN - 1) / GRAIN * GRAIN;
     block *best = NULL;
+    pthread_mutex_lock(&g_mem);
     for (block *b = dv->blocks; b; b = b->next) /* best fit */
         if (!b->used && b->size >= need && (!best || b->size < best->size)) best = b;
     if (!best) {
+        pthread_mutex_unlock(&g_mem);
         pthread_mutex_unlock(&g_lock);
         FAIL(ACL_ERROR_RT_MEMORY_ALLOCATION,
              "aclrtMalloc: out of device memory on device %d: requested %zu bytes, %llu of %llu bytes in use", t_dev,
@@ -526,16 +551,19 @@ EXPORT aclError aclrtMalloc(void **devPtr, size_t size, int policy) {
     aclsim_count(K_DEV_ALLOC, 1);
     aclsim_count(K_DEV_BYTES, (int64_t)need);
     *devPtr = dv->dbase + best->off;
+    pthread_mutex_unlock(&g_mem);
     UNLOCK_RET(ACL_SUCCESS);
 }
 
 EXPORT aclError aclrtFree(void *devPtr) {
     if (!devPtr) FAIL(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr is NULL");
     LOCKED_INIT("aclrtFree");
+    pthread_mutex_lock(&g_mem);
     int d = dev_of_addr(devPtr);
     block *b = NULL;
     if (d >= 0) b = find_block(&g_dev[d], (uint64_t)((char *)devPtr - g_dev[d].dbase));
     if (!b || !b->used || g_dev[d].dbase + b->off != (char *)devPtr) {
+        pthread_mutex_unlock(&g_mem);
         pthread_mutex_unlock(&g_lock);
         FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclrtFree: %p is not the start of a live device allocation%s", devPtr,
              b && b->used ? " (interior pointer)" : "");
@@ -561,6 +589,7 @@ EXPORT aclError aclrtFree(void *devPtr) {
         if (b->next) b->next->prev = p;
         free(b);
     }
+    pthread_mutex_unlock(&g_mem);
     UNLOCK_RET(ACL_SUCCESS);
 }
 
@@ -608,7 +637,9 @@ EXPORT aclError aclrtGetMemInfo(int attr, size_t *freeb, size_t *total) {
         FAIL(ACL_ERROR_RT_CONTEXT_NULL, "aclrtGetMemInfo: no current device on this thread");
     }
     *total = g_devmem;
+    pthread_mutex_lock(&g_mem);
     *freeb = g_devmem - g_dev[t_dev].used;
+    pthread_mutex_unlock(&g_mem);
     UNLOCK_RET(ACL_SUCCESS);
 }
 
@@ -626,10 +657,8 @@ static int copy_run(void *arg, int dev, char *msg, size_t len) {
     (void)dev;
     copy_args *c = arg;
     char *d = c->dst, *s = (char *)c->src;
-    pthread_mutex_lock(&g_lock);
     if (c->dst_dev >= 0) d = translate(c->dst, c->n, c->dst_dev, NULL);
     if (!c->is_set && c->src_dev >= 0) s = translate(c->src, c->n, c->src_dev, NULL);
-    pthread_mutex_unlock(&g_lock);
     if (!d || !s) {
         snprintf(msg, len, "%s: device address %p is no longer a live allocation of %zu bytes",
                  c->is_set ? "memset" : "memcpy", !d ? c->dst : c->src, c->n);
@@ -692,9 +721,9 @@ static aclError set_check(const char *fn, void *p, size_t maxCount, size_t count
 
 /* a synchronous operation: queue on the device's default stream behind prior work and wait for it */
 static aclError run_sync(const char *fn, copy_args *c, int dev) {
-    if (dev < 0) { /* host only */
-        char msg[8];
-        copy_run(c, -1, msg, sizeof msg);
+    if (dev < 0) { /* host only: nothing queued on a device */
+        if (c->is_set) memset(c->dst, c->value, c->n);
+        else memmove(c->dst, c->src, c->n);
         return 0;
     }
     device *dv = &g_dev[dev];
@@ -876,7 +905,7 @@ EXPORT aclError aclrtDestroyEvent(aclrtEvent h) {
     if (!e) UNLOCK_RET(err);
     g_events[e->id] = NULL; /* pending record/wait tasks keep their reference */
     aclsim_count(K_EVENTS, -1);
-    if (--e->refs == 0) free(e);
+    if (--e->refs == 0) event_free(e);
     UNLOCK_RET(ACL_SUCCESS);
 }
 
@@ -891,7 +920,14 @@ static aclError event_task(aclrtEvent eh, aclrtStream sh, int kind, const char *
     t->kind = kind;
     t->ev = e;
     e->refs++;
-    if (kind == T_RECORD) t->target = ++e->rec_seq;
+    if (kind == T_RECORD) {
+        t->target = ++e->rec_seq;
+        if (e->npend == e->cappend) {
+            e->cappend = e->cappend ? 2 * e->cappend : 4;
+            e->pend = realloc(e->pend, (size_t)e->cappend * sizeof *e->pend);
+        }
+        e->pend[e->npend++] = t->target;
+    }
     else t->target = e->rec_seq; /* a wait sees the most recent record as of this call */
     push(s, t);
     UNLOCK_RET(ACL_SUCCESS);
@@ -909,7 +945,7 @@ EXPORT aclError aclrtQueryEventStatus(aclrtEvent h, int *status) {
     aclError err = 0;
     event *e = get_event(h, "aclrtQueryEventStatus", &err);
     if (!e) UNLOCK_RET(err);
-    *status = e->done_seq >= e->rec_seq ? 1 /* ACL_EVENT_RECORDED_STATUS_COMPLETE */ : 0 /* NOT_READY */;
+    *status = !pending(e, e->rec_seq) ? 1 /* ACL_EVENT_RECORDED_STATUS_COMPLETE */ : 0 /* NOT_READY */;
     UNLOCK_RET(ACL_SUCCESS);
 }
 
@@ -920,8 +956,8 @@ EXPORT aclError aclrtSynchronizeEvent(aclrtEvent h) {
     if (!e) UNLOCK_RET(err);
     uint64_t target = e->rec_seq;
     e->refs++;
-    while (e->done_seq < target) pthread_cond_wait(&g_done, &g_lock);
-    if (--e->refs == 0) free(e);
+    while (pending(e, target)) pthread_cond_wait(&g_done, &g_lock);
+    if (--e->refs == 0) event_free(e);
     UNLOCK_RET(ACL_SUCCESS);
 }
 
@@ -941,7 +977,7 @@ EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent start, aclrtEvent en
         pthread_mutex_unlock(&g_lock);
         FAIL(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "aclrtEventElapsedTime: event has not been recorded");
     }
-    if (a->done_seq < a->rec_seq || b->done_seq < b->rec_seq) {
+    if (pending(a, a->rec_seq) || pending(b, b->rec_seq)) {
         pthread_mutex_unlock(&g_lock);
         FAIL(ACL_ERROR_RT_EVENT_NOT_COMPLETE, "aclrtEventElapsedTime: event has not completed yet");
     }

@@ -1,18 +1,22 @@
 """`python -m mindtorch.plugins new NAME` writes a distribution that installs and passes the
 conformance suite's structural checks as generated."""
+import os
 import subprocess
 import sys
 
 import pytest
 
-from conftest import Run
+
+class _Done(subprocess.CompletedProcess):
+    def __repr__(self):
+        return f"<rc={self.returncode}\nstdout:\n{self.stdout}\nstderr:\n{self.stderr}>"
 
 
 def _run(argv, cwd=None, **env):
-    import os
     e = {k: v for k, v in os.environ.items() if k not in ("MINDTORCH_BACKENDS", "PYTHONPATH")}
     e.update({k: str(v) for k, v in env.items()})
-    return Run(subprocess.run([sys.executable] + argv, capture_output=True, text=True, env=e, cwd=cwd, timeout=600))
+    p = subprocess.run([sys.executable] + argv, capture_output=True, text=True, env=e, cwd=cwd, timeout=600)
+    return _Done(p.args, p.returncode, p.stdout, p.stderr)
 
 
 @pytest.fixture(scope="module")

@@ -20,41 +20,20 @@ def _coverage(device_type):
     """(kernels, composite/view, in-place via copy_ fallback, host fallback, missing names) over the op
     table. A composite counts only when every kernel its decomposition reaches is covered."""
     from mindtorch.ops.registry import OPS
-    covered = {name: how for name, op in OPS.items() if (how := _direct(op, device_type))}
+    from mindtorch.plugins.registry import how_runs
+    how = {name: how_runs(op, device_type) for name, op in OPS.items()}
     decomp = _decompositions()
-    kern = comp = fallback = host = 0
+    counts = {"kernel": 0, "composite": 0, "inplace": 0, "fallback": 0}
     missing = []
-    for name, op in sorted(OPS.items()):
-        how = covered.get(name)
-        if how is None and op.composite is not None and op.view_fn is None:
-            parts = decomp.get(name)
-            if parts is None or all(p in covered for p in parts):
-                how = "composite"
-        if how == "kernel":
-            kern += 1
-        elif how in ("composite", "view"):
-            comp += 1
-        elif how == "inplace":
-            fallback += 1
-        elif how == "host":
-            host += 1
-        else:
+    for name in sorted(OPS):
+        h = how[name]
+        if h == "composite" and any(how.get(p) in (None, "composite") for p in decomp.get(name, ())):
+            h = None
+        if h is None:
             missing.append(name)
-    return kern, comp, fallback, host, missing
-
-
-def _direct(op, device_type):
-    """How a device runs an op without looking inside composites (None: it does not)."""
-    from mindtorch.ops.registry import op_out_of_place
-    k = op.kernels.get(device_type)
-    if k is not None:
-        return "host" if getattr(k, "host_fallback", False) else "kernel"
-    if op.view_fn is not None:
-        return "view"
-    base = op_out_of_place.get(op.qualname)
-    if op.inplace and op.composite is None and base is not None and device_type in base.kernels:
-        return "inplace"
-    return None
+        else:
+            counts["composite" if h == "view" else h] += 1
+    return counts["kernel"], counts["composite"], counts["inplace"], counts["fallback"], missing
 
 
 def _decompositions():

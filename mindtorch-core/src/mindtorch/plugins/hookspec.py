@@ -76,6 +76,12 @@ def mindtorch_kernels(device_type):
     schema order. It returns the output tensor(s). In-place kernels
     (``add_``) write into their first argument and return it. View ops are
     done by core and need no kernel.
+
+    Kernels see only tensors of their own device type (and Python numbers):
+    core moves 0-dim cpu operands, routes copies between backends through
+    the copy routines, and gives factory kernels a normalised ``device``
+    (``mydev:0``, never None or an index-less device). The tutorial is
+    docs/PLUGINS.md.
     """
 
 

@@ -6,9 +6,9 @@ import warnings
 import numpy as np
 
 import mindtorch
-from mindtorch.ops.registry import OPS, op_out_of_place
+from mindtorch.ops.registry import OPS
 from mindtorch.ops.codegen import make_callable
-from mindtorch.plugins.registry import BACKENDS, backend_for
+from mindtorch.plugins.registry import BACKENDS, backend_for, how_runs
 from .samples import Maker, samples_for, SAMPLES
 
 CONFORMANT, FALLBACK, FAILING, MISSING, NA = "conformant", "fallback", "failing", "missing", "n/a"
@@ -22,17 +22,7 @@ UNDEFINED_VALUES = {"empty", "empty_strided", "empty_like", "new_empty", "new_em
 def coverage(op, device_type):
     """How a device runs `op`: kernel, fallback (host), composite, view, inplace (copy_ of the
     out-of-place op), or missing."""
-    k = op.kernels.get(device_type)
-    if k is not None:
-        return FALLBACK if getattr(k, "host_fallback", False) else "kernel"
-    if op.view_fn is not None:
-        return "view"
-    if op.composite is not None:
-        return "composite"
-    base = op_out_of_place.get(op.qualname)
-    if op.inplace and base is not None and device_type in base.kernels:
-        return "inplace"
-    return MISSING
+    return how_runs(op, device_type) or MISSING
 
 
 class OpResult:
@@ -170,6 +160,7 @@ def check_op(qualname, device, dataless=False, grad=True):
     for k, (rs, ds) in enumerate(zip(refs, devs)):
         ref, ref_exc = _run(fn, rs)
         ds = type(ds)(*to_device(ds.args, device), **to_device(ds.kwargs, device))
+        before = _snapshot(ds.args) if ref_exc is not None and not dataless else None
         out, exc = _run(fn, ds)
         where = f"sample {k} {rs!r}"
         if ref_exc is not None:
@@ -177,6 +168,9 @@ def check_op(qualname, device, dataless=False, grad=True):
                 got = "no error" if exc is None else type(exc).__name__
                 return OpResult(qualname, FAILING, cov, k + 1, f"{where}: cpu raises {type(ref_exc).__name__}, "
                                 f"{device.type} gives {got}")
+            if before is not None and not all(np.array_equal(b, a, equal_nan=b.dtype.kind in "fc")
+                                               for b, a in zip(before, _snapshot(ds.args))):
+                return OpResult(qualname, FAILING, cov, k + 1, f"{where}: raised, but changed its inputs")
             continue
         if exc is not None:
             msg = f"{type(exc).__name__}: {exc}"[:300]
@@ -200,6 +194,11 @@ def check_op(qualname, device, dataless=False, grad=True):
         except Exception as exc:  # noqa: BLE001
             return OpResult(qualname, FAILING, cov, k + 1, f"{where}: {type(exc).__name__}: {exc}"[:300])
     return OpResult(qualname, status, cov, len(refs), detail)
+
+
+def _snapshot(args):
+    """Host copies of the tensor arguments (to check that bad input changes nothing)."""
+    return [host_array(a).copy() for a in args if isinstance(a, mindtorch.Tensor)]
 
 
 def _float_leaves(args):

@@ -103,11 +103,19 @@ def _broadcast(*shapes):
 
 
 def _inplace_ok(shapes):
-    return _broadcast(*shapes) == tuple(shapes[0])
+    try:
+        return _broadcast(*shapes) == tuple(shapes[0])
+    except ValueError:
+        return False
 
 
 def unary(m):
     return [S(m.f(3, 4)), S(m.f()), S(m.f(0, 3)), S(m.nc(2, 3, 4))]
+
+
+# bad input: shapes that do not broadcast (and, in place, a self the result would not fit)
+BAD_BINARY_SHAPES = [((3, 4), (5,)), ((2, 3), (3, 2))]
+BAD_INPLACE_SHAPES = [((4,), (3, 4)), ((3, 1), (3, 4))]
 
 
 def binary(m, inplace=False, scalar=2.5):
@@ -116,6 +124,7 @@ def binary(m, inplace=False, scalar=2.5):
     out.append(S(m.nc(3, 4), m.f(4)))
     if scalar is not None:
         out.append(S(m.f(3, 4), 3 if m.mode != "float" else scalar))
+    out += [S(m.f(*a), m.f(*b)) for a, b in BAD_BINARY_SHAPES + (BAD_INPLACE_SHAPES if inplace else [])]
     return out
 
 
@@ -199,12 +208,16 @@ def _bitwise_not(m):
     return [S(m.i(3, 4, lo=-5, hi=5)), S(m.i()), S(m.b(2, 3)), S(m.i(0, 2))]
 
 
-@samples("div", "div_")
-def _div(m):
-    out = binary(m, True)
-    out += [S(m.f(3, 4), m.pos(4), rounding_mode="trunc"), S(m.f(3, 1, 4), m.pos(5, 4), rounding_mode="floor")]
-    out += [S(m.i(3, 4, hi=20), m.i(4, lo=1, hi=4), rounding_mode="floor")]
-    return [s for s in out if _inplace_ok((tuple(s.args[0].shape), tuple(np.shape(s.args[1]))))]
+def _div(m, inplace):
+    out = [S(m.f(3, 4), m.pos(4), rounding_mode="trunc"), S(m.f(3, 1, 4), m.pos(5, 4), rounding_mode="floor"),
+           S(m.f(3, 4), m.i(4, lo=1, hi=4), rounding_mode="floor"), S(m.i(3, 4, hi=20), m.i(4, lo=1, hi=4))]
+    if inplace:
+        out = [s for s in out if _inplace_ok((tuple(s.args[0].shape), tuple(s.args[1].shape)))]
+    return binary(m, inplace) + out
+
+
+samples("div")(lambda m: _div(m, False))
+samples("div_")(lambda m: _div(m, True))
 
 
 @samples("floor_divide", "floor_divide_", "remainder", "remainder_", "fmod", "fmod_")

@@ -1,0 +1,66 @@
+"""NPU tests run against the ACL simulator (mindtorch-npu/simulator), built once per pytest run.
+
+The libraries go to $ACLSIM_BUILD_DIR, or to a temp directory named after the sources' hash (so concurrent
+runs of different checkouts never share a stale build). MINDTORCH_NPU_LIB_DIR points the backend at them
+before any test imports it. There is no Ascend hardware here: tests marked `hardware` are skipped.
+"""
+import ctypes
+import importlib.util
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+_BUILD = ROOT / "mindtorch-npu" / "simulator" / "build.py"
+_LIBS = ("libascendcl.so", "libnnopbase.so", "libopapi.so")
+_state = {}
+
+
+def _builder():
+    spec = importlib.util.spec_from_file_location("aclsim_build", _BUILD)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def build_simulator():
+    """Build (if needed) and return the simulator's directory; idempotent within a process."""
+    if "dir" not in _state:
+        b = _builder()
+        out = os.environ.get("ACLSIM_BUILD_DIR") or os.path.join(
+            tempfile.gettempdir(), f"aclsim-{os.getuid()}-{b.source_digest()[:16]}")
+        _state["dir"] = b.build(out)
+    return _state["dir"]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "hardware: needs a real Ascend NPU (skipped on the simulator)")
+    d = build_simulator()
+    os.environ["MINDTORCH_NPU_LIB_DIR"] = str(d)
+    os.environ.setdefault("ACLSIM_DEVICE_COUNT", "2")
+
+
+def pytest_collection_modifyitems(config, items):
+    skip = pytest.mark.skip(reason="needs Ascend hardware; only the simulator is available")
+    for item in items:
+        if "hardware" in item.keywords:
+            item.add_marker(skip)
+
+
+def load_sim():
+    """The three simulator libraries as ctypes.CDLLs (RTLD_GLOBAL), in order ascendcl, nnopbase, opapi."""
+    d = build_simulator()
+    return tuple(ctypes.CDLL(str(d / name), mode=ctypes.RTLD_GLOBAL) for name in _LIBS)
+
+
+@pytest.fixture(scope="session")
+def aclsim_dir():
+    return build_simulator()
+
+
+@pytest.fixture(scope="session")
+def sim_libs():
+    """load_sim() as a fixture: (ascendcl, nnopbase, opapi)."""
+    return load_sim()
