@@ -107,7 +107,7 @@ def npu(session):
     """The Ascend backend against the ACL simulator, which tests/npu/conftest.py builds with the
     system C compiler (`python mindtorch-npu/simulator/build.py DIR` builds it by hand)."""
     _install(session, CORE, CPU, NPU)
-    session.install("pytest")
+    session.install("pytest", TORCH)  # torch: the rounding oracle of some simulator tests
     session.env["ACLSIM_BUILD_DIR"] = str(Path(session.create_tmp()) / "aclsim")
     _pytest(session, "tests/npu")
 

@@ -255,3 +255,21 @@ def test_descriptors_are_destroyed_and_lists_own_their_tensors():
         assert live("int_arrays") == before["int_arrays"] + 1
         assert live("scalars") == before["scalars"] + 1
     assert {k: live(k) for k in before} == before
+
+
+def test_missing_op_names_op_and_device_unless_fallback_opted_in():
+    with pytest.raises(NotImplementedError, match="'tanh' on the 'npu' device"):
+        torch.tanh(torch.ones(3, device="npu"))
+    res = run_python("""
+        import warnings, mindtorch as torch
+        x = torch.tensor([0.5, -1.0]).to("npu")
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            y = torch.tanh(x)
+            torch.tanh(x)
+        assert y.device.type == "npu", y.device
+        print(len([m for m in w if "tanh" in str(m.message)]), float(y.cpu()[0]))
+    """, {"MINDTORCH_NPU_CPU_FALLBACK": "1"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    count, value = res.stdout.split()
+    assert count == "1" and abs(float(value) - 0.46211716) < 1e-6

@@ -252,3 +252,13 @@ def test_printing_and_item():
     assert "device='npu:0'" in repr(t)
     assert float((t @ t).cpu()[0, 0]) == 1.5 * 1.5 + 2.0 * 3.0
     assert t[1, 0].item() == 3.0
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool], ids=str)
+def test_zero_dim_tensors_stay_zero_dim(dtype):
+    x = sample((), dtype)
+    y = x.to("npu")
+    assert y.shape == () and y.cpu().shape == ()
+    same(y, x)
+    same(y.clone(), x)
+    assert torch.tensor(3.5, device="npu").shape == ()

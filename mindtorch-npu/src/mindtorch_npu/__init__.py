@@ -3,6 +3,8 @@
 Nothing here touches CANN at import: the libraries are found and initialised on first use, so
 `import mindtorch` works on machines without CANN and `mindtorch.npu.is_available()` is False there.
 """
+import os
+
 from mindtorch.plugins import Backend
 
 __version__ = "0.1.0"
@@ -22,6 +24,11 @@ class NPUBackend(Backend):
     def kernels(self):
         from .kernels import KERNELS
         return dict(KERNELS)
+
+    def host_fallback(self):
+        """Never silent: ops without an npu kernel run on the CPU only when the user opts in with
+        MINDTORCH_NPU_CPU_FALLBACK=1 (core then warns once per op and coverage counts them)."""
+        return os.environ.get("MINDTORCH_NPU_CPU_FALLBACK", "").strip().lower() in ("1", "true", "yes")
 
     def is_available(self):
         from .state import RUNTIME

@@ -65,13 +65,13 @@ class NPUCopy:
 
     def from_host(self, array, dtype, device, non_blocking=False):
         dev = npu_device(device)
-        host = np.ascontiguousarray(array, dtype=HOST_DTYPE[dtype])
+        host = np.asarray(array, dtype=HOST_DTYPE[dtype], order="C")  # keeps 0-dim (ascontiguousarray does not)
         t = empty(host.shape, dtype, dev)
         self._upload(address(t), host, dev.index, non_blocking)
         return t
 
     def copy_from_host(self, dst, array, non_blocking=False):
-        host = np.ascontiguousarray(np.broadcast_to(array, dst._shape), dtype=HOST_DTYPE[dst.dtype])
+        host = np.asarray(np.broadcast_to(array, dst._shape), dtype=HOST_DTYPE[dst.dtype], order="C")
         if is_dense(dst):
             self._upload(address(dst), host, dst.device.index, non_blocking)
         else:  # upload densely, then let the device scatter into the strided view
