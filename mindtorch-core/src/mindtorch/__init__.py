@@ -37,7 +37,28 @@ from ._api import *  # noqa: E402,F401,F403
 from .plugins import loader as _loader  # noqa: E402
 from .plugins.registry import BACKENDS as _BACKENDS  # noqa: E402
 
-_loader.load_plugins()
+
+
+def _imported_by_cli():
+    """True while `python -m mindtorch` imports this package: its report says what warnings would."""
+    import sys
+    if sys.argv[:1] != ["-m"]:  # runpy keeps "-m" in argv[0] while it imports the package
+        return False
+    args = getattr(sys, "orig_argv", [])
+    return any(a == "-mmindtorch" or (a == "-m" and args[i + 1:i + 2] == ["mindtorch"]) for i, a in enumerate(args))
+
+
+_LOAD_ERROR = None
+if _imported_by_cli():
+    import warnings as _w
+    with _w.catch_warnings():
+        _w.simplefilter("ignore")
+        try:
+            _loader.load_plugins()
+        except _loader.PluginLoadError as _exc:  # the report shows it and exits 1
+            _LOAD_ERROR = _exc
+else:
+    _loader.load_plugins()
 
 _LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions",
          "return_types"}
@@ -95,7 +116,9 @@ def typename(obj):
     return obj.type() if isinstance(obj, Tensor) else type(obj).__name__
 
 
-if not _BACKENDS:
+if not _BACKENDS and not _loader.unknown_selected and not _imported_by_cli():  # a typo was warned about already
     import warnings as _w
-    _w.warn("mindtorch: no backend is installed; install mindtorch-cpu for the 'cpu' device", RuntimeWarning,
-            stacklevel=2)
+    _w.warn("mindtorch: no backend is loaded: " + (
+        f"{_loader.ENV_SELECT} selects none of the installed ones ({', '.join(n for n, _ in _loader.deselected)})"
+        if _loader.deselected else "none is installed; install mindtorch-cpu for the 'cpu' device"),
+        RuntimeWarning, stacklevel=2)

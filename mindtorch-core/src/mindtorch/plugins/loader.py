@@ -37,6 +37,8 @@ def _new_manager():
 managers = {}
 # what happened at load time, for `python -m mindtorch`
 skipped = []  # (distribution, reason)
+deselected = []  # (entry-point name, distribution) installed but left out by MINDTORCH_BACKENDS
+unknown_selected = []  # names in MINDTORCH_BACKENDS that no installed backend has
 
 
 def _selected_names():
@@ -68,10 +70,10 @@ def load_plugins(entry_points=None, strict=None):
     strict = _strict() if strict is None else strict
     if entry_points is None:
         selected = _selected_names()
-        if selected is not None and not selected:
-            return []
-        entry_points = [ep for ep in metadata.entry_points(group=GROUP)
-                        if selected is None or ep.name in selected]
+        installed = list(metadata.entry_points(group=GROUP))
+        if selected is not None:
+            _note_selection(selected, installed)
+        entry_points = [ep for ep in installed if selected is None or ep.name in selected]
     loaded = []
     for ep in sorted(entry_points, key=lambda e: e.name):
         dist = ep.dist.name if getattr(ep, "dist", None) is not None else ep.value
@@ -83,6 +85,21 @@ def load_plugins(entry_points=None, strict=None):
             continue
         loaded += register_plugin(plugin, dist, version, strict=strict)
     return loaded
+
+
+def _note_selection(selected, installed):
+    """Remember what MINDTORCH_BACKENDS left out, and warn about names no installed backend has."""
+    names = sorted({ep.name for ep in installed})
+    deselected[:] = sorted({(ep.name, _dist_name(ep)) for ep in installed if ep.name not in selected})
+    unknown_selected[:] = sorted(selected - set(names))
+    if unknown_selected:
+        warnings.warn(f"{ENV_SELECT}={os.environ.get(ENV_SELECT, '')} names {', '.join(map(repr, unknown_selected))}, "
+                      f"which no installed backend provides; installed backends: {', '.join(names) or 'none'}",
+                      RuntimeWarning, stacklevel=4)
+
+
+def _dist_name(ep):
+    return ep.dist.name if getattr(ep, "dist", None) is not None else ep.value
 
 
 def register_plugin(plugin, dist, version="unknown", strict=False):
