@@ -18,6 +18,9 @@ from ._errors import OutOfMemoryError  # noqa: F401
 half, float, double, short, int, long, cfloat, cdouble = float16, float32, float64, int16, int32, int64, \
     complex64, complex128  # noqa: A001
 
+from . import _fpwarnings  # noqa: E402
+
+_fpwarnings.install()
 from . import ops as _ops_pkg  # noqa: E402
 from .ops import codegen as _codegen  # noqa: E402
 
