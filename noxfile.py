@@ -74,7 +74,7 @@ def cpu(session):
     """
     _present(session, "tests/cpu", "tests/autograd", "tests/nn")
     _install(session, CORE, CPU, META)
-    session.install("pytest")
+    session.install("pytest", "tqdm")  # tqdm: the demo's terminal progress bar is tested here
     _pytest(session, "tests/cpu", "tests/autograd", "tests/nn")
 
 
