@@ -171,7 +171,7 @@ def main(argv=None):
     else:
         show = tuple(report["backends"]) if args.missing == "" else ()
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps(report, indent=2, default=str))  # backend_info may hold paths
     else:
         print(_text(report, show))
     return exit_status(report)
