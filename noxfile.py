@@ -191,5 +191,5 @@ def demo(session):
     try:  # optional: the loss curve as a PNG
         session.install("matplotlib")
     except nox.command.CommandFailed:
-        session.log("matplotlib not installable: the demo prints its curve but draws no PNG")
+        session.log("matplotlib not installable: the demo runs without drawing its loss curve")
     session.run("python", os.path.relpath(script, ROOT), *session.posargs)

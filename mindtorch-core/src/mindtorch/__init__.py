@@ -20,7 +20,8 @@ half, float, double, short, int, long, cfloat, cdouble = float16, float32, float
 
 from . import _fpwarnings  # noqa: E402
 
-_fpwarnings.install()
+_fpwarnings.install()  # before any NumPy work: kernels' overflow/invalid warnings stay silent, as in PyTorch
+
 from . import ops as _ops_pkg  # noqa: E402
 from .ops import codegen as _codegen  # noqa: E402
 
@@ -41,14 +42,15 @@ from .plugins import loader as _loader  # noqa: E402
 from .plugins.registry import BACKENDS as _BACKENDS  # noqa: E402
 
 
-
 def _imported_by_cli():
     """True while `python -m mindtorch` imports this package: its report says what warnings would."""
     import sys
     if sys.argv[:1] != ["-m"]:  # runpy keeps "-m" in argv[0] while it imports the package
         return False
     args = getattr(sys, "orig_argv", [])
-    return any(a == "-mmindtorch" or (a == "-m" and args[i + 1:i + 2] == ["mindtorch"]) for i, a in enumerate(args))
+    names = ("mindtorch", "mindtorch.__main__")
+    return any(a[2:] in names or (a == "-m" and args[i + 1:i + 2] in (["mindtorch"], ["mindtorch.__main__"]))
+               for i, a in enumerate(args) if a.startswith("-m"))
 
 
 _LOAD_ERROR = None
