@@ -1,13 +1,15 @@
 """One session per backend, plus plugin loading, parity with PyTorch, lint, benchmarks and the demo.
 
-    nox -s cpu meta plugins parity npu lint the test suite (what .ci/run runs)
-    nox -s demo                             train a small GPT on the CPU
-    nox -s bench                            benchmarks side by side with NumPy and PyTorch
+    nox -s cpu meta plugins parity npu lint build   the test suite (what .ci/run runs)
+    nox -s demo                                 train a small GPT on the CPU
+    nox -s bench                                benchmarks side by side with NumPy and PyTorch
+    nox -s build                                wheels and sdists of every distribution into dist/
 
-Every session installs the distributions from this repository non-editable into its own
-virtualenv, so the tests see exactly what `pip install` would give a user.
+Every session builds the wheels of the distributions it needs fresh, out of the source tree,
+and installs those into its own virtualenv, so the tests see exactly what users get.
 """
 import os
+import shutil
 from pathlib import Path
 
 import nox
@@ -16,7 +18,7 @@ ROOT = Path(__file__).parent
 CORE, CPU, META, NPU = "./mindtorch-core", "./mindtorch-cpu", "./mindtorch-meta", "./mindtorch-npu"
 TORCH = "torch==2.13.0"
 
-nox.options.sessions = ["cpu", "meta", "plugins", "parity", "npu", "lint"]
+nox.options.sessions = ["cpu", "meta", "plugins", "parity", "npu", "lint", "build"]
 nox.options.error_on_missing_interpreters = True
 
 
@@ -36,9 +38,31 @@ def _pytest(session, *dirs, extra=()):
                 success_codes=[0, 5])
 
 
+def _dists():
+    """Every distribution directory in the repository ("./mindtorch-core", ...), core first."""
+    found = sorted(f"./{p.parent.name}" for p in ROOT.glob("mindtorch-*/pyproject.toml"))
+    return sorted(found, key=lambda d: d != CORE)
+
+
+def _fresh_dir(session, name):
+    out = Path(session.create_tmp()) / name
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    return out
+
+
 def _install(session, *dists):
-    # local paths: always rebuilt from the working tree, never editable
-    session.install(*dists)
+    """Build the wheels of these distribution directories and install them (with their dependencies).
+
+    The build backend writes nothing into the source tree, and the wheels go to this session's
+    temp dir, so a module deleted from the source can never reach the tests.
+    """
+    out = _fresh_dir(session, "wheels")
+    session.run("python", "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(out), *dists)
+    wheels = sorted(str(w) for w in out.glob("*.whl"))
+    # a reused virtualenv may hold the same version built from an older tree: replace it
+    session.install("--force-reinstall", "--no-deps", *wheels)
+    session.install(*wheels)
 
 
 @nox.session
@@ -50,7 +74,7 @@ def cpu(session):
     """
     _present(session, "tests/cpu", "tests/autograd", "tests/nn")
     _install(session, CORE, CPU, META)
-    session.install("pytest")
+    session.install("pytest", "tqdm")  # tqdm: the demo's terminal progress bar is tested here
     _pytest(session, "tests/cpu", "tests/autograd", "tests/nn")
     _conformance(session, "cpu")
 
@@ -83,8 +107,12 @@ def plugins(session):
     target = Path(session.create_tmp()) / "plugin-fixtures"
     if fixtures.is_dir():
         for fx in sorted(p for p in fixtures.iterdir() if (p / "pyproject.toml").is_file()):
+            # built from a copy: setuptools would leave build/ state in the source tree
+            src = Path(session.create_tmp()) / "fixture-src" / fx.name
+            shutil.rmtree(src, ignore_errors=True)
+            shutil.copytree(fx, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
             session.run("python", "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                        "--upgrade", "--target", str(target / fx.name), str(fx))
+                        "--upgrade", "--target", str(target / fx.name), str(src))
     session.env["MINDTORCH_TEST_PLUGIN_DIR"] = str(target)
     _pytest(session, "tests/plugins")
 
@@ -114,8 +142,40 @@ def npu(session):
 
 @nox.session
 def lint(session):
-    session.install("ruff")
+    """ruff, and the distributions agreeing on version, core range, license and metadata."""
+    session.install("ruff", "pytest", "tomli; python_version < '3.11'")
     session.run("ruff", "check", "--output-format", "concise", ".")
+    session.run("python", "tools/dists.py", "check")
+    _pytest(session, "tests/tools")
+
+
+@nox.session
+def build(session):
+    """Wheels and sdists of every distribution into dist/, checked with twine and installed into a clean venv."""
+    session.install("build", "twine", "tomli; python_version < '3.11'")
+    out = _fresh_dir(session, "dist")
+    for d in _dists():
+        # sdist first, then the wheel built from that sdist: a file the sdist lacks fails here
+        session.run("python", "-m", "build", "--outdir", str(out), d, silent=True)
+    artifacts = sorted(str(f) for f in out.iterdir())
+    session.run("twine", "check", "--strict", *artifacts)
+    session.run("python", "tools/dists.py", "artifacts", str(out))
+    # a clean virtualenv with the wheels alone gives a working mindtorch
+    venv = Path(session.create_tmp()) / "clean-venv"
+    shutil.rmtree(venv, ignore_errors=True)
+    session.run("python", "-m", "venv", str(venv))
+    py = str(venv / ("Scripts" if os.name == "nt" else "bin") / "python")
+    session.run(py, "-m", "pip", "install", "--quiet", *(a for a in artifacts if a.endswith(".whl")), external=True)
+    session.run(py, "-m", "mindtorch", external=True)
+    session.run(py, "-c", "import mindtorch as t; x = t.ones(3, requires_grad=True); (x * 2).sum().backward(); "
+                "assert x.grad.tolist() == [2.0, 2.0, 2.0]; print('clean venv: mindtorch works')", external=True)
+    dist = ROOT / "dist"
+    dist.mkdir(exist_ok=True)
+    for old in dist.glob("mindtorch_*"):
+        old.unlink()
+    for a in artifacts:
+        shutil.copy(a, dist)
+    session.log(f"{len(artifacts)} artifacts in {dist}")
 
 
 @nox.session
@@ -136,4 +196,9 @@ def demo(session):
     if not script.is_file():
         session.skip("examples/train_gpt.py is not in this tree yet")
     _install(session, CORE, CPU)
+    session.install("tqdm")
+    try:  # optional: the loss curve as a PNG
+        session.install("matplotlib")
+    except nox.command.CommandFailed:
+        session.log("matplotlib not installable: the demo runs without drawing its loss curve")
     session.run("python", os.path.relpath(script, ROOT), *session.posargs)

@@ -1,8 +1,10 @@
 """Train a small character-level GPT on examples/data/tiny_stories.txt with mindtorch.
 
-    python examples/train_gpt.py [--steps 600] [--device cpu] [--manual-attn]
+    python examples/train_gpt.py [--steps 600] [--device cpu] [--manual-attn] [--plot PNG]
 
-Plain PyTorch-style code: only the import line differs from a PyTorch script.
+Plain PyTorch-style code: only the import line differs from a PyTorch script. Progress is a
+tqdm bar on a terminal and a line every ~5% of the steps in a log; the loss curve goes to a
+PNG when matplotlib is installed.
 """
 import argparse
 import math
@@ -115,6 +117,60 @@ class GPT(nn.Module):
         return idx
 
 
+class Progress:
+    """A tqdm bar on a terminal; on a log (pipe, file, CI) a plain line every `total // lines` steps."""
+
+    def __init__(self, total, desc="train", stream=None, lines=20):
+        self.total, self.desc, self.stream = total, desc, stream or sys.stderr
+        self.every = max(1, total // lines)
+        self.t0 = time.time()
+        try:
+            from tqdm import tqdm
+        except ImportError:  # the demo session installs it; without it, log lines only
+            tqdm = None
+        self.tqdm = tqdm
+        tty = getattr(self.stream, "isatty", lambda: False)()
+        self.bar = tqdm(total=total, desc=desc, unit="step", file=self.stream) if tqdm and tty else None
+
+    def update(self, step, **stats):
+        if self.bar is not None:
+            self.bar.set_postfix(stats, refresh=False)
+            self.bar.update(1)
+        elif step % self.every == 0 or step == self.total:
+            post = ", ".join(f"{k}={v}" for k, v in stats.items())
+            elapsed = time.time() - self.t0
+            if self.tqdm is not None:
+                line = self.tqdm.format_meter(step, self.total, elapsed, ascii=True, unit="step",
+                                              prefix=self.desc, postfix=post)
+            else:
+                line = f"{self.desc}: step {step}/{self.total} [{elapsed:.0f}s, {post}]"
+            self.stream.write(line + "\n")
+            self.stream.flush()
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def plot_curve(losses, path):
+    """The training loss per step as a PNG; returns why not when matplotlib is missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is not installed (pip install matplotlib)"
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(range(1, len(losses) + 1), losses, lw=1)
+    ax.set(xlabel="step", ylabel="train loss (nats/char)", title="mindtorch: small GPT on tiny_stories")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return None
+
+
 def unigram_entropy(data, vocab_size):
     counts = torch.bincount(data, minlength=vocab_size).double()
     p = counts[counts > 0] / counts.sum()
@@ -138,6 +194,8 @@ def main(argv=None):
     ap.add_argument("--manual-attn", action="store_true", help="masked_fill + softmax instead of SDPA")
     ap.add_argument("--checkpoint", default=os.path.join(HERE, "out", "gpt_ckpt.pt"))
     ap.add_argument("--sample-tokens", type=int, default=200)
+    ap.add_argument("--plot", default=os.path.join(HERE, "out", "loss_curve.png"),
+                    help="where to write the loss curve (needs matplotlib); '' for none")
     args = ap.parse_args(argv)
 
     torch.manual_seed(args.seed)
@@ -182,8 +240,9 @@ def main(argv=None):
         m.train()
         return out
 
-    t0 = time.time()
     model.train()
+    curve = []
+    progress = Progress(args.steps)
     for step in range(1, args.steps + 1):
         x, y = get_batch("train")
         _, loss = model(x, y)
@@ -192,11 +251,12 @@ def main(argv=None):
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         sched.step()
-        done = int(30 * step / args.steps)
-        sys.stderr.write(f"\rtrain [{'#' * done}{'.' * (30 - done)}] step {step}/{args.steps} "
-                         f"loss {loss.item():.4f} lr {sched.get_last_lr()[0]:.2e} {time.time() - t0:.0f}s")
-        sys.stderr.flush()
-    sys.stderr.write("\n")
+        curve.append(loss.item())
+        progress.update(step, loss=f"{curve[-1]:.4f}", lr=f"{sched.get_last_lr()[0]:.2e}")
+    progress.close()
+    if args.plot:
+        why_not = plot_curve(curve, args.plot)
+        print(f"loss curve: {args.plot}" if why_not is None else f"loss curve not drawn: {why_not}")
 
     losses = estimate_loss(model)
     h_unigram = unigram_entropy(val_data, vocab_size)

@@ -18,6 +18,10 @@ from ._errors import OutOfMemoryError  # noqa: F401
 half, float, double, short, int, long, cfloat, cdouble = float16, float32, float64, int16, int32, int64, \
     complex64, complex128  # noqa: A001
 
+from . import _fpwarnings  # noqa: E402
+
+_fpwarnings.install()  # before any NumPy work: kernels' overflow/invalid warnings stay silent, as in PyTorch
+
 from . import ops as _ops_pkg  # noqa: E402
 from .ops import codegen as _codegen  # noqa: E402
 
@@ -37,7 +41,29 @@ from ._api import *  # noqa: E402,F401,F403
 from .plugins import loader as _loader  # noqa: E402
 from .plugins.registry import BACKENDS as _BACKENDS  # noqa: E402
 
-_loader.load_plugins()
+
+def _imported_by_cli():
+    """True while `python -m mindtorch` imports this package: its report says what warnings would."""
+    import sys
+    if sys.argv[:1] != ["-m"]:  # runpy keeps "-m" in argv[0] while it imports the package
+        return False
+    args = getattr(sys, "orig_argv", [])
+    names = ("mindtorch", "mindtorch.__main__")
+    return any(a[2:] in names or (a == "-m" and args[i + 1:i + 2] in (["mindtorch"], ["mindtorch.__main__"]))
+               for i, a in enumerate(args) if a.startswith("-m"))
+
+
+_LOAD_ERROR = None
+if _imported_by_cli():
+    import warnings as _w
+    with _w.catch_warnings():
+        _w.simplefilter("ignore")
+        try:
+            _loader.load_plugins()
+        except _loader.PluginLoadError as _exc:  # the report shows it and exits 1
+            _LOAD_ERROR = _exc
+else:
+    _loader.load_plugins()
 
 _LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions",
          "return_types"}
@@ -98,7 +124,9 @@ def typename(obj):
     return obj.type() if isinstance(obj, Tensor) else type(obj).__name__
 
 
-if not _BACKENDS:
+if not _BACKENDS and not _loader.unknown_selected and not _imported_by_cli():  # a typo was warned about already
     import warnings as _w
-    _w.warn("mindtorch: no backend is installed; install mindtorch-cpu for the 'cpu' device", RuntimeWarning,
-            stacklevel=2)
+    _w.warn("mindtorch: no backend is loaded: " + (
+        f"{_loader.ENV_SELECT} selects none of the installed ones ({', '.join(n for n, _ in _loader.deselected)})"
+        if _loader.deselected else "none is installed; install mindtorch-cpu for the 'cpu' device"),
+        RuntimeWarning, stacklevel=2)

@@ -1,24 +1,33 @@
 """`python -m mindtorch`: what is installed, what loaded, and how much of the op table each backend covers.
 
-    python -m mindtorch            summary
-    python -m mindtorch --missing  also list the ops each backend lacks
-    python -m mindtorch --conformance  also show the last conformance report of each device
+    python -m mindtorch                   the report
+    python -m mindtorch --json            the same, as JSON
+    python -m mindtorch --missing [DEV]   also list the ops a backend lacks (every backend without DEV)
+    python -m mindtorch --conformance     also show the last conformance report of each device
+
+Exit status: 0 when at least one backend loaded and none failed to; 1 when no backend loaded or a
+plugin failed to load; 2 for a usage error (an unknown option, or --missing naming a device that
+no loaded backend provides).
 """
+import argparse
+import json
+import os
 import sys
-import warnings
 from importlib import metadata
+
+EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
 
 
 def _version(dist):
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
-        return "not installed"
+        return None
 
 
-def _coverage(device_type):
-    """(kernels, composite/view, in-place via copy_ fallback, host fallback, missing names) over the op
-    table. A composite counts only when every kernel its decomposition reaches is covered."""
+def coverage(device_type):
+    """How much of the op table a device covers: counts, and the names of the ops it lacks.
+    A composite counts only when every kernel its decomposition reaches is covered."""
     from mindtorch.ops.registry import OPS
     from mindtorch.plugins.registry import how_runs
     how = {name: how_runs(op, device_type) for name, op in OPS.items()}
@@ -33,7 +42,11 @@ def _coverage(device_type):
             missing.append(name)
         else:
             counts["composite" if h == "view" else h] += 1
-    return counts["kernel"], counts["composite"], counts["inplace"], counts["fallback"], missing
+    total = len(OPS)
+    covered = total - len(missing)
+    return {"covered": covered, "total": total, "percent": round(100.0 * covered / total, 1) if total else 0.0,
+            "kernels": counts["kernel"], "composite_or_view": counts["composite"],
+            "inplace_via_copy": counts["inplace"], "host_fallback": counts["fallback"], "missing": missing}
 
 
 def _decompositions():
@@ -44,95 +57,158 @@ def _decompositions():
         return {}
 
 
-def _show_last_conformance():
+def _last_conformance_lines():
     """The summary lines of the last conformance report of each device."""
     from mindtorch.testing.conformance.report import last_reports, last_report_dir
     reports = last_reports()
-    print()
     if not reports:
-        print(f"No conformance report yet (in {last_report_dir()}): run "
-              "`python -m mindtorch.testing.conformance --device DEVICE`.")
-        return
-    print("Last conformance reports:")
+        return ["", f"No conformance report yet (in {last_report_dir()}): run "
+                    "`python -m mindtorch.testing.conformance --device DEVICE`."]
+    lines = ["", "Last conformance reports:"]
     for dev, rep in sorted(reports.items()):
-        print(f"  {rep.get('summary', dev)}")
+        lines.append(f"  {rep.get('summary', dev)}")
         bad = [n for n, r in rep.get("ops", {}).items() if r.get("status") == "failing"]
         if bad:
-            print(f"    failing: {', '.join(bad[:20])}" + (" ..." if len(bad) > 20 else ""))
+            lines.append(f"    failing: {', '.join(bad[:20])}" + (" ..." if len(bad) > 20 else ""))
+    return lines
 
 
-def _safe(fn, default="?"):
+def _probe(fn):
+    """(value, None) or (None, "ExcType: message"): a probe failing is itself worth reporting."""
     try:
-        return fn()
-    except Exception as exc:  # a probe failing is itself worth reporting
-        return f"{default} ({type(exc).__name__}: {exc})"
+        return fn(), None
+    except Exception as exc:
+        return None, f"{type(exc).__name__}: {exc}"
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    show_missing = "--missing" in argv
-    # import warnings are reported below as "skipped" instead
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import mindtorch
+def _backend_entry(b):
+    entry = {"distribution": b.distribution, "version": b.version}
+    errors = {}
+    for key, fn in (("available", b.is_available), ("device_count", b.device_count)):
+        entry[key], err = _probe(fn)
+        if err:
+            errors[key] = err
+    entry["coverage"] = coverage(b.device_type)
+    info_fn = getattr(b.module, "backend_info", None)
+    if callable(info_fn):
+        info, err = _probe(info_fn)
+        if err:
+            errors["backend_info"] = err
+        else:
+            entry["info"] = {str(k): v for k, v in dict(info or {}).items()}
+    if errors:
+        entry["errors"] = errors
+    return entry
+
+
+def gather():
+    """Everything the report says, as a plain dict (the text report and --json both print this)."""
+    import mindtorch
     from mindtorch.ops.registry import OPS
     from mindtorch.plugins import loader
     from mindtorch.plugins.hookspec import PLUGIN_API_VERSION
     from mindtorch.plugins.registry import BACKENDS
 
-    print(f"mindtorch {mindtorch.__version__} (mindtorch-core {_version('mindtorch-core')}), "
-          f"plugin API version {PLUGIN_API_VERSION}, Python {sys.version.split()[0]}")
-    print(f"ops in the schema table: {len(OPS)}")
-    print(f"{loader.ENV_SELECT}={_env(loader.ENV_SELECT, 'all')}  {loader.ENV_STRICT}={_env(loader.ENV_STRICT, '0')}")
-    print()
-    if not BACKENDS:
-        print("No backend is installed (or none was selected): install mindtorch-cpu for the 'cpu' device,")
-        print("e.g. `pip install mindtorch-cpu`.")
+    load_error = getattr(mindtorch, "_LOAD_ERROR", None)
+    return {
+        "mindtorch": {"version": mindtorch.__version__, "distribution": "mindtorch-core",
+                      "distribution_version": _version("mindtorch-core"), "plugin_api_version": PLUGIN_API_VERSION},
+        "python": sys.version.split()[0],
+        "ops": len(OPS),
+        "environment": {loader.ENV_SELECT: os.environ.get(loader.ENV_SELECT) or "all",
+                        loader.ENV_STRICT: os.environ.get(loader.ENV_STRICT) or "0"},
+        "backends": {dt: _backend_entry(BACKENDS[dt]) for dt in sorted(BACKENDS)},
+        "not_selected": [{"name": n, "distribution": d} for n, d in getattr(loader, "deselected", [])],
+        "unknown_selected": list(getattr(loader, "unknown_selected", [])),
+        "skipped": [{"distribution": s[0], "reason": s[1]} for s in loader.skipped],
+        "load_error": f"{type(load_error).__name__}: {load_error}" if load_error else None,
+    }
+
+
+def exit_status(report):
+    if report["load_error"] or report["skipped"] or not report["backends"]:
+        return EXIT_PROBLEM
+    return EXIT_OK
+
+
+def _text(report, show_missing=()):
+    m = report["mindtorch"]
+    env = report["environment"]
+    lines = [f"mindtorch {m['version']} ({m['distribution']} {m['distribution_version']}), "
+             f"plugin API version {m['plugin_api_version']}, Python {report['python']}",
+             f"ops in the schema table: {report['ops']}",
+             "  ".join(f"{k}={v}" for k, v in env.items()), ""]
+    if report["load_error"]:
+        lines += [f"Loading backends failed: {report['load_error']}", ""]
+    if not report["backends"]:
+        lines.append("No backend is loaded: MINDTORCH_BACKENDS selects none of the installed ones (see below)."
+                     if report["not_selected"] else
+                     "No backend is installed: install mindtorch-cpu for the 'cpu' device (`pip install mindtorch-cpu`).")
     else:
-        print("Backends:")
-        total = len(OPS)
-        for dt in sorted(BACKENDS):
-            b = BACKENDS[dt]
-            kern, comp, fb, host, missing = _coverage(dt)
-            covered = kern + comp + fb + host
-            pct = 100.0 * covered / total if total else 0.0
-            print(f"  {dt:<8} from {b.distribution} {b.version}")
-            print(f"           available: {_safe(b.is_available)}   devices: {_safe(b.device_count)}")
-            print(f"           op coverage: {covered}/{total} ({pct:.0f}%): {kern} kernels, "
-                  f"{comp} composite/view, {fb} in-place via copy_, {host} fallback (host); "
-                  f"{len(missing)} missing")
-            if show_missing and missing:
-                print("           missing: " + ", ".join(missing))
-    found = _unselected(BACKENDS, loader)
-    if found:
-        print()
-        print(f"Installed but not loaded ({loader.ENV_SELECT}):")
-        for name, dist in found:
-            print(f"  {name:<8} from {dist}")
-    if loader.skipped:
-        print()
-        print("Skipped at load:")
-        for dist, reason in loader.skipped:
-            print(f"  {dist}: {reason}")
-    if "--conformance" in argv:
-        _show_last_conformance()
-    return 0
+        lines.append("Backends:")
+        pad = " " * 11
+        for dt, b in report["backends"].items():
+            c = b["coverage"]
+            errors = b.get("errors", {})
+            lines.append(f"  {dt:<8} from {b['distribution']} {b['version']}")
+            lines.append(f"{pad}available: {_shown(b['available'], errors.get('available'))}   "
+                         f"devices: {_shown(b['device_count'], errors.get('device_count'))}")
+            lines.append(f"{pad}op coverage: {c['covered']}/{c['total']} ({c['percent']:.0f}%): {c['kernels']} kernels, "
+                         f"{c['composite_or_view']} composite/view, {c['inplace_via_copy']} in-place via copy_, "
+                         f"{c['host_fallback']} fallback (host); "
+                         f"{len(c['missing'])} missing")
+            if "backend_info" in errors:
+                lines.append(f"{pad}backend info: ? ({errors['backend_info']})")
+            for k, v in b.get("info", {}).items():
+                lines.append(f"{pad}{k}: {v}")
+            if dt in show_missing and c["missing"]:
+                lines.append(f"{pad}missing: " + ", ".join(c["missing"]))
+    if report["not_selected"]:
+        names = ",".join(sorted({*report["backends"], *(e["name"] for e in report["not_selected"])}))
+        lines += ["", f"Installed but not selected by MINDTORCH_BACKENDS (set MINDTORCH_BACKENDS={names}, "
+                      "or unset it, to load them):"]
+        lines += [f"  {e['name']:<8} from {e['distribution']}" for e in report["not_selected"]]
+    if report["unknown_selected"]:
+        lines += ["", "MINDTORCH_BACKENDS names no installed backend: " + ", ".join(report["unknown_selected"])]
+    if report["skipped"]:
+        lines += ["", "Skipped at load:"]
+        lines += [f"  {s['distribution']}: {s['reason']}" for s in report["skipped"]]
+    return "\n".join(lines)
 
 
-def _env(name, default):
-    import os
-    return os.environ.get(name) or default
+def _shown(value, error):
+    return f"? ({error})" if error else value
 
 
-def _unselected(backends, loader):
-    loaded = {b.distribution for b in backends.values()}
-    skipped = {d for d, _ in loader.skipped}
-    out = []
-    for ep in metadata.entry_points(group=loader.GROUP):
-        dist = ep.dist.name if getattr(ep, "dist", None) is not None else ep.value
-        if dist not in loaded and dist not in skipped:
-            out.append((ep.name, dist))
-    return sorted(set(out))
+def _parser():
+    first, _, rest = __doc__.partition("\n\n")
+    p = argparse.ArgumentParser(prog="python -m mindtorch", description=first,
+                                epilog=rest.split("\n\n", 1)[-1], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--missing", metavar="DEVICE", nargs="?", const="", default=None,
+                   help="list the ops DEVICE's backend lacks (every backend's when no DEVICE is given)")
+    p.add_argument("--conformance", action="store_true", help="also show the last conformance report of each device")
+    return p
+
+
+def main(argv=None):
+    parser = _parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    report = gather()
+    if args.missing:
+        if args.missing not in report["backends"]:
+            from mindtorch._errors import no_backend_error
+            parser.error(f"--missing {args.missing}: {no_backend_error(args.missing)}")
+        show = (args.missing,)
+    else:
+        show = tuple(report["backends"]) if args.missing == "" else ()
+    if args.json:
+        print(json.dumps(report, indent=2, default=str))  # backend_info may hold paths
+    else:
+        print(_text(report, show))
+        if args.conformance:
+            print("\n".join(_last_conformance_lines()))
+    return exit_status(report)
 
 
 if __name__ == "__main__":

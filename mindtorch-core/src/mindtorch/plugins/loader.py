@@ -42,6 +42,8 @@ _skipped_devices = {}  # entry-point name (the device type, by convention) -> "f
 # entry points whose module was mid-import when mindtorch loaded (`import my_backend` before
 # `import mindtorch`): loaded on first need, once that import has finished
 deferred = []
+deselected = []  # (entry-point name, distribution) installed but left out by MINDTORCH_BACKENDS
+unknown_selected = []  # names in MINDTORCH_BACKENDS that no installed backend has
 
 
 def _selected_names():
@@ -75,10 +77,10 @@ def load_plugins(entry_points=None, strict=None):
     strict = _strict() if strict is None else strict
     if entry_points is None:
         selected = _selected_names()
-        if selected is not None and not selected:
-            return []
-        entry_points = [ep for ep in metadata.entry_points(group=GROUP)
-                        if selected is None or ep.name in selected]
+        installed = list(metadata.entry_points(group=GROUP))
+        if selected is not None:
+            _note_selection(selected, installed)
+        entry_points = [ep for ep in installed if selected is None or ep.name in selected]
     loaded = []
     for ep in sorted(entry_points, key=lambda e: e.name):
         if _initializing(ep):
@@ -90,7 +92,7 @@ def load_plugins(entry_points=None, strict=None):
 
 
 def _load_one(ep, strict):
-    dist = ep.dist.name if getattr(ep, "dist", None) is not None else ep.value
+    dist = _dist_name(ep)
     version = ep.dist.version if getattr(ep, "dist", None) is not None else "unknown"
     try:
         plugin = ep.load()
@@ -143,6 +145,21 @@ def install_host_fallbacks():
     for rec in BACKENDS.values():
         if rec.host_fallback:
             install(rec)
+
+
+def _note_selection(selected, installed):
+    """Remember what MINDTORCH_BACKENDS left out, and warn about names no installed backend has."""
+    names = sorted({ep.name for ep in installed})
+    deselected[:] = sorted({(ep.name, _dist_name(ep)) for ep in installed if ep.name not in selected})
+    unknown_selected[:] = sorted(selected - set(names))
+    if unknown_selected:
+        warnings.warn(f"{ENV_SELECT}={os.environ.get(ENV_SELECT, '')} names {', '.join(map(repr, unknown_selected))}, "
+                      f"which no installed backend provides; installed backends: {', '.join(names) or 'none'}",
+                      RuntimeWarning, stacklevel=4)
+
+
+def _dist_name(ep):
+    return ep.dist.name if getattr(ep, "dist", None) is not None else ep.value
 
 
 def register_plugin(plugin, dist, version="unknown", strict=False, name=None):
