@@ -64,23 +64,23 @@ def test_missing_license_and_metadata_are_reported(tree):
 
 
 def test_a_new_distribution_joins_by_its_directory(tree):
-    npu = tree / "mindtorch-npu"
-    (npu / "src" / "mindtorch_npu").mkdir(parents=True)
+    xpu = tree / "mindtorch-xpu"
+    (xpu / "src" / "mindtorch_xpu").mkdir(parents=True)
     pp = (tree / "mindtorch-cpu" / "pyproject.toml").read_text()
-    pp = pp.replace("mindtorch-cpu", "mindtorch-npu").replace("mindtorch_cpu", "mindtorch_npu")
+    pp = pp.replace("mindtorch-cpu", "mindtorch-xpu").replace("mindtorch_cpu", "mindtorch_xpu")
     pp = pp.replace('"mindtorch-core>=0.1,<0.2"', '"mindtorch-core>=0.1,<0.2", "mindtorch-cpu>=0.0"')
-    (npu / "pyproject.toml").write_text(pp)
-    (npu / "README.md").write_text("# mindtorch-npu\n")
-    (npu / "src" / "mindtorch_npu" / "__init__.py").write_text('__version__ = "0.0.9"\n')
+    (xpu / "pyproject.toml").write_text(pp)
+    (xpu / "README.md").write_text("# mindtorch-xpu\n")
+    (xpu / "src" / "mindtorch_xpu" / "__init__.py").write_text('__version__ = "0.0.9"\n')
     problems = dists.check(tree)
-    assert any("mindtorch-npu" in p and "version 0.0.9" in p for p in problems)
-    assert any("mindtorch-npu" in p and "mindtorch-cpu>=0.0" in p for p in problems)
-    assert any(p.startswith("mindtorch-npu/LICENSE") for p in problems)
+    assert any("mindtorch-xpu" in p and "version 0.0.9" in p for p in problems)
+    assert any("mindtorch-xpu" in p and "mindtorch-cpu>=0.0" in p for p in problems)
+    assert any(p.startswith("mindtorch-xpu/LICENSE") for p in problems)
     # set-version brings every distribution, range and LICENSE copy into line
     dists.set_version("0.3.0", tree)
     assert dists.check(tree) == []
     assert {d.version for d in dists.find(tree)} == {"0.3.0"}
-    assert '"mindtorch-cpu>=0.3,<0.4"' in (npu / "pyproject.toml").read_text()
+    assert '"mindtorch-cpu>=0.3,<0.4"' in (xpu / "pyproject.toml").read_text()
 
 
 def test_cli_exit_codes(tree):
