@@ -379,21 +379,32 @@ static aclError drain(stream *s, const char *fn) {
 #define UNLOCK_RET(rc) do { aclError r__ = (rc); pthread_mutex_unlock(&g_lock); return r__; } while (0)
 
 /* ---------------------------------------------------------------- init / devices */
-static uint64_t env_u64(const char *name, uint64_t dflt) {
+/* an unset variable gives the default; a malformed one is an error (-1), not silently ignored */
+static int env_u64(const char *name, uint64_t dflt, uint64_t *out) {
     const char *v = getenv(name);
-    if (!v || !*v) return dflt;
+    *out = dflt;
+    if (!v || !*v) return 0;
     char *end;
     unsigned long long x = strtoull(v, &end, 0);
-    return *end ? dflt : (uint64_t)x;
+    if (*end || *v == '-') return -1;
+    *out = (uint64_t)x;
+    return 0;
 }
 
 EXPORT aclError aclInit(const char *configPath) {
     (void)configPath;
     pthread_mutex_lock(&g_lock);
     if (g_state == 1) { pthread_mutex_unlock(&g_lock); FAIL(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: already initialised"); }
-    g_ndev = (int)env_u64("ACLSIM_DEVICE_COUNT", 2);
-    g_devmem = env_u64("ACLSIM_DEVICE_MEMORY", 1ull << 30);
-    g_devmem = (g_devmem + 4095) & ~4095ull;
+    uint64_t ndev, mem;
+    if (env_u64("ACLSIM_DEVICE_COUNT", 2, &ndev) || ndev > 1024 || env_u64("ACLSIM_DEVICE_MEMORY", 1ull << 30, &mem) ||
+        mem == 0) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_INVALID_PARAM, "aclInit: ACLSIM_DEVICE_COUNT='%s' / ACLSIM_DEVICE_MEMORY='%s' is not a valid "
+             "count (0..1024) / byte size", getenv("ACLSIM_DEVICE_COUNT") ? getenv("ACLSIM_DEVICE_COUNT") : "",
+             getenv("ACLSIM_DEVICE_MEMORY") ? getenv("ACLSIM_DEVICE_MEMORY") : "");
+    }
+    g_ndev = (int)ndev;
+    g_devmem = (mem + 4095) & ~4095ull;
     const char *soc = getenv("ACLSIM_SOC_NAME");
     snprintf(g_soc, sizeof g_soc, "%s", soc && *soc ? soc : "Ascend910B1");
     g_dev = calloc(g_ndev ? (size_t)g_ndev : 1, sizeof(device));

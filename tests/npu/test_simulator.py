@@ -307,6 +307,15 @@ def test_lifecycle_error_codes(aclsim_dir):
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr
 
 
+def test_malformed_configuration_fails_init(aclsim_dir):
+    r = run_py(aclsim_dir, """
+        check(sim.aclInit(None), 100000)
+        assert "ACLSIM_DEVICE_MEMORY" in errmsg(sim)
+        print("ok")
+    """, ACLSIM_DEVICE_MEMORY="1G")
+    assert r.returncode == 0 and "ok" in r.stdout, r.stderr
+
+
 def test_out_of_memory_and_allocator(aclsim_dir):
     r = run_py(aclsim_dir, """
         check(sim.aclInit(None)); check(sim.aclrtSetDevice(0))
