@@ -62,7 +62,9 @@ class Runtime:
             if not self.probe():
                 self.state = "unavailable"
                 raise RuntimeError(f"the npu device is not available: {self.reason}")
-            self.check("aclInit", self.rt.aclInit(None))
+            code = self.rt.aclInit(None)
+            if code != A.ACL_ERROR_REPEAT_INITIALIZE:  # another library in the process may have done it
+                self.check("aclInit", code)
             self.state = "ready"
             atexit.register(self.shutdown)
         return self

@@ -46,6 +46,7 @@ ACL_STREAM_STATUS_COMPLETE, ACL_STREAM_STATUS_NOT_READY = 0, 1
 
 # --- error codes: name by value, for messages ---------------------------------------------------------
 ACL_SUCCESS = 0
+ACL_ERROR_REPEAT_INITIALIZE = 100002
 ACL_ERROR_RT_MEMORY_ALLOCATION = 207001
 ERROR_NAMES = {
     0: "ACL_SUCCESS",
