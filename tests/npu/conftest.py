@@ -3,6 +3,8 @@
 The libraries go to $ACLSIM_BUILD_DIR, or to a temp directory named after the sources' hash (so concurrent
 runs of different checkouts never share a stale build). MINDTORCH_NPU_LIB_DIR points the backend at them
 before any test imports it. There is no Ascend hardware here: tests marked `hardware` are skipped.
+On an Ascend host, MINDTORCH_NPU_TEST_HARDWARE=1 runs the `hardware` tests against the CANN the
+environment points at (and skips the simulator's own tests).
 """
 import ctypes
 import importlib.util
@@ -35,17 +37,28 @@ def build_simulator():
     return _state["dir"]
 
 
+def on_hardware():
+    return os.environ.get("MINDTORCH_NPU_TEST_HARDWARE", "") == "1"
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "hardware: needs a real Ascend NPU (skipped on the simulator)")
+    if on_hardware():
+        return
     d = build_simulator()
     os.environ["MINDTORCH_NPU_LIB_DIR"] = str(d)
     os.environ.setdefault("ACLSIM_DEVICE_COUNT", "2")
 
 
 def pytest_collection_modifyitems(config, items):
-    skip = pytest.mark.skip(reason="needs Ascend hardware; only the simulator is available")
+    if on_hardware():
+        skip = pytest.mark.skip(reason="a simulator test (MINDTORCH_NPU_TEST_HARDWARE=1 runs hardware tests only)")
+        hit = lambda item: "hardware" not in item.keywords  # noqa: E731
+    else:
+        skip = pytest.mark.skip(reason="needs Ascend hardware; only the simulator is available")
+        hit = lambda item: "hardware" in item.keywords  # noqa: E731
     for item in items:
-        if "hardware" in item.keywords:
+        if hit(item):
             item.add_marker(skip)
 
 
