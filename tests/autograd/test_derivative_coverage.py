@@ -90,6 +90,11 @@ _AVG = ([2, 2], [1, 1], [1, 1], False, False, None)
 # Explicit samples: op qualname -> (fn, inputs). Ops not listed get an automatic sample when all their
 # required parameters are tensors (unary: one (2,3) input in (0.2, 0.8); binary: two).
 SAMPLES = {
+    # fused gelu kernels: both forms, on both sides of zero (the float64 path must be exact)
+    "gelu": lambda: (lambda a: (torch.gelu(a), torch.gelu(a, approximate="tanh")), (_x(lo=-2.5, hi=2.5),)),
+    "gelu_backward": lambda: (
+        lambda g, a: (torch.ops.gelu_backward(g, a), torch.ops.gelu_backward(g, a, approximate="tanh")),
+        (_x(seed=1), _x(lo=-2.5, hi=2.5))),
     # one `sum` op covers the full and the per-dimension reduction
     "sum": lambda: (lambda a: (a.sum(), torch.sum(a, 1)), (_x(),)),
     "clone": lambda: (lambda a: a.clone(), (_x(),)),

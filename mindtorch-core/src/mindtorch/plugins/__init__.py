@@ -14,6 +14,7 @@ from here and nothing private from core:
                                              geometry helpers
     missing_kernel_error(op, device_type)    the error for an op a device cannot run
     OutOfMemoryError                         what an allocator raises when the device is full
+    get_num_threads                          the intra-op thread count a backend's pool should use
 """
 from .hookspec import hookimpl, PLUGIN_API_VERSION  # noqa: F401
 from .backend import Backend  # noqa: F401
@@ -24,3 +25,4 @@ from .. import _dtype as dtypes  # noqa: F401
 from .._device import device  # noqa: F401
 from .._shape import contiguous_strides, numel, broadcast_shapes  # noqa: F401
 from .._errors import missing_kernel_error, OutOfMemoryError  # noqa: F401
+from .._threads import get_num_threads  # noqa: F401

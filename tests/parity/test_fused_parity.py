@@ -1,0 +1,86 @@
+"""Fused CPU kernels against PyTorch, forward and backward, on tensors large enough to be split into
+cache blocks and across threads (and on small ones, which run inline)."""
+from helpers import torch_or_skip
+torch = torch_or_skip()
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import mindtorch  # noqa: E402
+from helpers import assert_same, to_torch  # noqa: E402
+
+# (shape, threads): 1 thread and 2 threads, a small tensor (inline) and a large one (many blocks)
+SIZES = [((5, 7), 2), ((3, 70001), 1), ((3, 70001), 2)]
+TOL = {"float32": (1e-5, 2e-6), "float64": (1e-12, 1e-12), "float16": (2e-3, 2e-3), "bfloat16": (2e-2, 2e-2)}
+
+
+@pytest.fixture
+def threads():
+    before = mindtorch.get_num_threads()
+    yield mindtorch.set_num_threads
+    mindtorch.set_num_threads(before)
+
+
+def leaf(shape, dtype, scale=3.0, seed=0):
+    a = np.random.default_rng(seed).standard_normal(shape) * scale
+    m = mindtorch.tensor(a, dtype=getattr(mindtorch, dtype)).requires_grad_()
+    return m, to_torch(m)
+
+
+@pytest.mark.parametrize("shape, nt", SIZES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_forward_backward(shape, nt, dtype, approximate, threads):
+    threads(nt)
+    m, t = leaf(shape, dtype)
+    ym = mindtorch.nn.functional.gelu(m, approximate=approximate)
+    yt = torch.nn.functional.gelu(t, approximate=approximate)
+    rtol, atol = TOL[dtype]
+    assert_same(ym, yt, rtol=rtol, atol=atol)
+    g = np.random.default_rng(1).standard_normal(shape)
+    ym.backward(mindtorch.tensor(g, dtype=ym.dtype))
+    yt.backward(torch.tensor(g).to(yt.dtype))
+    assert_same(m.grad, t.grad, rtol=rtol, atol=4 * atol)
+
+
+def test_gelu_float32_is_float32_accurate():
+    # against float64: the erf approximation's 1.5e-7 bound (times |x|) plus float32 rounding, and no worse
+    # than PyTorch's own float32 kernel
+    x = np.linspace(-8, 8, 200001).astype(np.float32)
+    got = mindtorch.nn.functional.gelu(mindtorch.tensor(x)).numpy()
+    ref = torch.nn.functional.gelu(torch.tensor(x)).numpy()
+    exact = torch.nn.functional.gelu(torch.tensor(x, dtype=torch.float64)).numpy()
+    assert np.all(np.abs(got - exact) <= 3e-7 * np.abs(x) + 1.2e-7 * np.abs(exact) + 1e-30)
+    scale = np.abs(x) + 1e-3
+    assert np.max(np.abs(got - exact) / scale) <= np.max(np.abs(ref - exact) / scale)
+
+
+def test_gelu_inplace_and_special_values():
+    vals = [0.0, -0.0, 1e-30, -1e-30, 40.0, -40.0, 0.5, -0.5]
+    m = mindtorch.tensor(vals)
+    assert_same(mindtorch.nn.functional.gelu(m), torch.nn.functional.gelu(torch.tensor(vals)))
+    m2 = mindtorch.tensor(vals)
+    mindtorch.gelu_(m2)
+    assert_same(m2, torch.nn.functional.gelu(torch.tensor(vals)))
+
+
+def test_num_threads_api():
+    before = mindtorch.get_num_threads()
+    assert before >= 1 and mindtorch.get_num_interop_threads() >= 1
+    try:
+        mindtorch.set_num_threads(1)
+        assert mindtorch.get_num_threads() == 1
+        for bad in (0, -2, 1.5):
+            with pytest.raises(type(_torch_error(torch.set_num_threads, bad))):
+                mindtorch.set_num_threads(bad)
+        assert mindtorch.get_num_threads() == 1
+    finally:
+        mindtorch.set_num_threads(before)
+
+
+def _torch_error(fn, arg):
+    try:
+        fn(arg)
+    except Exception as e:  # noqa: BLE001 - the class is what we compare
+        return e
+    raise AssertionError(f"torch accepted {arg!r}")
