@@ -95,6 +95,13 @@ SAMPLES = {
     "gelu_backward": lambda: (
         lambda g, a: (torch.ops.gelu_backward(g, a), torch.ops.gelu_backward(g, a, approximate="tanh")),
         (_x(seed=1), _x(lo=-2.5, hi=2.5))),
+    # fused softmax derivatives, along either dim (y stands for a softmax / log_softmax output)
+    "_softmax_backward_data": lambda: (
+        lambda g, y: (torch.ops._softmax_backward_data(g, y, 1), torch.ops._softmax_backward_data(g, y, 0)),
+        (_x(seed=1), _x())),
+    "_log_softmax_backward_data": lambda: (
+        lambda g, y: (torch.ops._log_softmax_backward_data(g, y, 1), torch.ops._log_softmax_backward_data(g, y, 0)),
+        (_x(seed=1), _x(lo=-2.0, hi=-0.2))),
     # one `sum` op covers the full and the per-dimension reduction
     "sum": lambda: (lambda a: (a.sum(), torch.sum(a, 1)), (_x(),)),
     "clone": lambda: (lambda a: a.clone(), (_x(),)),

@@ -84,3 +84,40 @@ def _torch_error(fn, arg):
     except Exception as e:  # noqa: BLE001 - the class is what we compare
         return e
     raise AssertionError(f"torch accepted {arg!r}")
+
+
+@pytest.mark.parametrize("shape, nt", [((4, 5, 6), 2), ((300, 1000), 1), ((300, 1000), 2)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [-1, 0, 1])
+def test_softmax_forward_backward(shape, nt, dtype, name, dim, threads):
+    threads(nt)
+    m, t = leaf(shape, dtype, scale=4.0)
+    ym = getattr(mindtorch, name)(m, dim)
+    yt = getattr(torch, name)(t, dim)
+    rtol, atol = TOL[dtype]
+    assert_same(ym, yt, rtol=rtol, atol=atol)
+    g = np.random.default_rng(1).standard_normal(shape)
+    ym.backward(mindtorch.tensor(g, dtype=ym.dtype))
+    yt.backward(torch.tensor(g).to(yt.dtype))
+    assert_same(m.grad, t.grad, rtol=rtol, atol=4 * atol)
+
+
+def test_softmax_masked_rows_and_dtype_argument():
+    x = np.random.default_rng(0).standard_normal((70, 1000)).astype(np.float32)
+    x[3] = -np.inf          # a fully masked row: nan, as PyTorch
+    x[5, 10:] = -np.inf     # a causal-style partial mask
+    x[7, 0] = np.inf
+    for fn in ("softmax", "log_softmax"):
+        assert_same(getattr(mindtorch, fn)(mindtorch.tensor(x), 1), getattr(torch, fn)(torch.tensor(x), 1))
+        assert_same(getattr(mindtorch, fn)(mindtorch.tensor(x), 1, dtype=mindtorch.float64),
+                    getattr(torch, fn)(torch.tensor(x), 1, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("shape, dims", [((300, 1000), 1), ((300, 1000), 0), ((40, 30, 20), (1, 2)),
+                                         ((40, 30, 20), (0, 1)), ((3, 70001), 1), ((5, 7), 1)])
+def test_sum_over_leading_or_trailing_dims(shape, dims):
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    for keepdim in (False, True):
+        assert_same(mindtorch.tensor(x).sum(dims, keepdim=keepdim), torch.tensor(x).sum(dims, keepdim=keepdim),
+                    rtol=1e-5, atol=1e-4)

@@ -83,3 +83,14 @@ def elementwise(fn, out, *inputs, scratch=0, block=BLOCK):
             fn(o[lo:hi], *[a[lo:hi] for a in ins], *[s[:k] for s in bufs])
     parallel_for(nblocks, run, cost=block)
     return out
+
+
+def row_blocks(fn, nrows, rowlen, block=4 * BLOCK):
+    """fn(lo, hi) over blocks of whole rows (about `block` elements each), shared out across the pool."""
+    per = max(1, block // max(rowlen, 1))
+    nb = -(-nrows // per)
+
+    def run(b0, b1):
+        for b in range(b0, b1):
+            fn(b * per, min(nrows, (b + 1) * per))
+    parallel_for(nb, run, cost=per * rowlen)
