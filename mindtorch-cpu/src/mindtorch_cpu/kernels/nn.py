@@ -3,7 +3,9 @@
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..convert import arr, wrap, TO_NP
+from ..convert import arr, wrap, TO_NP, quiet
+from ..parallel import row_blocks
+from .reduction import _ones
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()
@@ -293,59 +295,113 @@ def upsample2d_backward(m, g, input_size, mode, align_corners, scale_h, scale_w)
 
 
 # --- normalization ---------------------------------------------------------------------------
+# Layer and RMS norm run over blocks of rows on the thread pool: row sums are BLAS matrix-vector
+# products, and each block's temporaries stay in cache. Statistics are float32 for 16-bit inputs.
+def _norm_rows(x, k):
+    a = _f(x)
+    c = 1
+    for s in a.shape[a.ndim - k:]:
+        c *= s
+    return np.ascontiguousarray(a).reshape(-1, c)
+
+
+def _row_mean(a, ones):
+    return np.matmul(a, ones)[:, None] * (1.0 / a.shape[1])
+
+
+def _norm_forward(x, normalized_shape, w, b, eps, center):
+    """(y, mean or None, rstd) with y in float (mean/rstd shaped (rows, 1))."""
+    k = len(normalized_shape)
+    a = _norm_rows(x, k)
+    n, c = a.shape
+    dt = a.dtype
+    ones = _ones(c, dt)
+    y = np.empty((n, c), dt)
+    mean = np.zeros((n, 1), dt) if center else None
+    rstd = np.empty((n, 1), dt)
+    wv = _f(w).reshape(c) if w is not None else None
+    bv = _f(b).reshape(c) if b is not None else None
+
+    def run(lo, hi):
+        xb, yb, r = a[lo:hi], y[lo:hi], rstd[lo:hi]
+        if center:
+            mean[lo:hi] = _row_mean(xb, ones)
+            np.subtract(xb, mean[lo:hi], out=yb)
+        else:
+            yb[...] = xb
+        sq = np.multiply(yb, yb)
+        np.add(_row_mean(sq, ones), eps, out=r)
+        np.sqrt(r, out=r)
+        np.reciprocal(r, out=r)
+        yb *= r
+        if wv is not None:
+            yb *= wv
+        if bv is not None:
+            yb += bv
+    row_blocks(run, n, c)
+    return y.reshape(x.shape), mean, rstd
+
+
+def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
+    """(dx, dweight, dbias) for layer norm (center) or RMS norm."""
+    k = len(normalized_shape)
+    ga, a = _norm_rows(g, k), _norm_rows(x, k)
+    n, c = a.shape
+    dt = a.dtype
+    ones = _ones(c, dt)
+    mu = arr(mean).reshape(n, 1) if center else None
+    r = arr(rstd).reshape(n, 1).astype(dt, copy=False)
+    wv = _f(w).reshape(c) if w is not None else None
+    dx = np.empty((n, c), dt)
+    partial = []
+
+    def run(lo, hi):
+        gb, xb, o, rb = ga[lo:hi], a[lo:hi], dx[lo:hi], r[lo:hi]
+        xhat = np.subtract(xb, mu[lo:hi]) if center else xb.copy()
+        xhat *= rb
+        t = np.multiply(gb, xhat)
+        ones_rows = _ones(hi - lo, dt)
+        partial.append((np.matmul(ones_rows, t), np.matmul(ones_rows, gb)))   # dweight, dbias parts
+        gx = gb * wv if wv is not None else gb
+        if wv is not None:
+            np.multiply(gx, xhat, out=t)
+        xhat *= _row_mean(t, ones)
+        np.subtract(gx, xhat, out=o)
+        if center:
+            o -= _row_mean(gx, ones)
+        o *= rb
+    row_blocks(run, n, c)
+    gw = np.sum([p[0] for p in partial], axis=0) if partial else np.zeros(c, dt)
+    gbias = np.sum([p[1] for p in partial], axis=0) if partial else np.zeros(c, dt)
+    return dx.reshape(x.shape), gw.reshape(normalized_shape), gbias.reshape(normalized_shape)
+
+
 @kernel("native_layer_norm")
 def layer_norm(m, x, normalized_shape, w, b, eps):
-    a = _f(x)
-    axes = tuple(range(a.ndim - len(normalized_shape), a.ndim))
-    mean = a.mean(axes, keepdims=True)
-    xc = a - mean
-    var = np.mean(xc * xc, axes, keepdims=True)
-    rstd = 1.0 / np.sqrt(var + eps)
-    y = xc * rstd
-    if w is not None:
-        y = y * _f(w)
-    if b is not None:
-        y = y + _f(b)
+    with quiet():
+        y, mean, rstd = _norm_forward(x, normalized_shape, w, b, eps, True)
     mo, mm, mr = m
-    return wrap(y, mo.dtype), wrap(mean, mm.dtype), wrap(rstd.astype(mean.dtype), mr.dtype)
+    return wrap(y, mo.dtype), wrap(mean.reshape(mm.shape), mm.dtype), wrap(rstd.reshape(mr.shape), mr.dtype)
 
 
 @kernel("native_layer_norm_backward")
 def layer_norm_backward(m, g, x, normalized_shape, mean, rstd, w, b):
-    ga, a = _f(g), _f(x)
-    k = len(normalized_shape)
-    axes = tuple(range(a.ndim - k, a.ndim))
-    lead = tuple(range(a.ndim - k))
-    r = arr(rstd)
-    xhat = (a - arr(mean)) * r
-    gx = ga * _f(w) if w is not None else ga
-    dx = r * (gx - gx.mean(axes, keepdims=True) - xhat * (gx * xhat).mean(axes, keepdims=True))
-    gw = (ga * xhat).sum(lead)
-    gb = ga.sum(lead)
+    with quiet():
+        dx, gw, gb = _norm_backward(g, x, normalized_shape, mean, rstd, w, True)
     return tuple(wrap(np.asarray(v), mm.dtype) for v, mm in zip((dx, gw, gb), m))
 
 
 @kernel("_rms_norm")
 def rms_norm(m, x, normalized_shape, w, eps):
-    a = _f(x)
-    axes = tuple(range(a.ndim - len(normalized_shape), a.ndim))
-    rstd = 1.0 / np.sqrt(np.mean(a * a, axes, keepdims=True) + eps)
-    y = a * rstd
-    if w is not None:
-        y = y * _f(w)
-    return wrap(y, m[0].dtype), wrap(rstd.astype(a.dtype), m[1].dtype)
+    with quiet():
+        y, _, rstd = _norm_forward(x, normalized_shape, w, None, eps, False)
+    return wrap(y, m[0].dtype), wrap(rstd.reshape(m[1].shape), m[1].dtype)
 
 
 @kernel("_rms_norm_backward")
 def rms_norm_backward(m, g, x, normalized_shape, rstd, w):
-    ga, a = _f(g), _f(x)
-    k = len(normalized_shape)
-    axes = tuple(range(a.ndim - k, a.ndim))
-    r = arr(rstd)
-    xhat = a * r
-    gx = ga * _f(w) if w is not None else ga
-    dx = r * (gx - xhat * (gx * xhat).mean(axes, keepdims=True))
-    gw = (ga * xhat).sum(tuple(range(a.ndim - k)))
+    with quiet():
+        dx, gw, _ = _norm_backward(g, x, normalized_shape, None, rstd, w, False)
     return wrap(dx, m[0].dtype), wrap(np.asarray(gw), m[1].dtype)
 
 
