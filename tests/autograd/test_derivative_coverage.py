@@ -95,6 +95,13 @@ SAMPLES = {
     "gelu_backward": lambda: (
         lambda g, a: (torch.ops.gelu_backward(g, a), torch.ops.gelu_backward(g, a, approximate="tanh")),
         (_x(seed=1), _x(lo=-2.5, hi=2.5))),
+    # fused attention: causal, boolean and additive masks, L != S
+    "_scaled_dot_product_attention": lambda: (
+        lambda q, k, v: (torch.ops._scaled_dot_product_attention(q, k, v, None, True, 0.7)[0],
+                         torch.ops._scaled_dot_product_attention(q, k, v, _i([[1, 0, 1]]).bool(), False, 0.5)[0],
+                         torch.ops._scaled_dot_product_attention(q[:, :2], k, v, _v([[0.1, -0.4, 0.2]]).detach(),
+                                                                 False, 1.0)[0]),
+        (_x((2, 3, 4), lo=-1, hi=1), _x((2, 3, 4), lo=-1, hi=1, seed=1), _x((2, 3, 5), seed=2))),
     # fused softmax derivatives, along either dim (y stands for a softmax / log_softmax output)
     "_softmax_backward_data": lambda: (
         lambda g, y: (torch.ops._softmax_backward_data(g, y, 1), torch.ops._softmax_backward_data(g, y, 0)),
@@ -255,6 +262,7 @@ EXCLUDED = {
     "native_layer_norm_backward": "double backward not implemented (raises)",
     "_rms_norm_backward": "double backward not implemented (raises)",
     "_batch_norm_backward": "double backward not implemented (raises)",
+    "_scaled_dot_product_attention_backward": "double backward not implemented (raises)",
     "_group_norm_backward": "double backward not implemented (raises)",
 }
 

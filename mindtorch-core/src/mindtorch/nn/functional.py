@@ -560,6 +560,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         key = key.repeat_interleave(rep, -3)
         value = value.repeat_interleave(rep, -3)
     s = 1.0 / math.sqrt(E) if scale is None else scale
+    mask_grad = attn_mask is not None and attn_mask.requires_grad and torch.is_grad_enabled()
+    if dropout_p == 0.0 and not mask_grad and query.ndim >= 2 and query.shape[:-2] == key.shape[:-2] == \
+            value.shape[:-2] and query.dtype == key.dtype == value.dtype:
+        # one fused op (kernel or composite per backend), with one fused backward
+        return _ops._scaled_dot_product_attention(query, key, value, attn_mask, bool(is_causal), float(s))[0]
     attn = torch.matmul(query, key.transpose(-2, -1)) * s
     if is_causal:
         keep = torch.ones((L, S), dtype=torch.bool, device=query.device).tril()

@@ -5,7 +5,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..convert import arr, wrap, TO_NP, quiet
 from ..parallel import row_blocks
-from .reduction import _ones
+from .reduction import _ones, _softmax_rows, _softmax_backward_rows
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()
@@ -597,3 +597,53 @@ def nll_loss_backward(m, g, x, target, weight, reduction, ignore_index, total_we
         shp = m.shape
         out = np.moveaxis(out.reshape((shp[0],) + tuple(shp[2:]) + (shp[1],)), -1, 1)
     return wrap(np.ascontiguousarray(out).reshape(m.shape), m.dtype)
+
+
+# --- scaled dot-product attention ------------------------------------------------------------------
+def _rows_apply(block_fn, out2, *ins2, scratch=False):
+    """block_fn(out_rows, *in_rows, tmp, ones) over row blocks of 2-d C-contiguous arrays, on the pool."""
+    n, c = out2.shape
+    ones = _ones(c, out2.dtype)
+
+    def run(lo, hi):
+        tmp = np.empty((hi - lo, c), out2.dtype) if scratch else None
+        block_fn(out2[lo:hi], *[a[lo:hi] for a in ins2], tmp, ones)
+    row_blocks(run, n, c)
+
+
+@kernel("_scaled_dot_product_attention")
+def sdpa(m, q, k, v, mask, is_causal, scale):
+    qa, ka, va = _f(q), _f(k), _f(v)
+    s = np.matmul(qa, ka.swapaxes(-1, -2))
+    s *= s.dtype.type(scale)
+    L, S = s.shape[-2:]
+    with quiet():
+        if is_causal:
+            np.copyto(s, -np.inf, where=np.triu(np.ones((L, S), bool), 1))
+        elif mask is not None:
+            ma = arr(mask)
+            if ma.dtype == np.bool_:
+                np.copyto(s, -np.inf, where=~ma)
+            else:
+                s += ma
+        if s.size:
+            p2 = s.reshape(-1, S)
+            _rows_apply(_softmax_rows, p2, p2)
+        out = np.matmul(s, va)
+    return wrap(out, m[0].dtype), wrap(s, m[1].dtype)
+
+
+@kernel("_scaled_dot_product_attention_backward")
+def sdpa_backward(m, g, q, k, v, attn, scale):
+    ga, qa, ka, va, p = _f(g), _f(q), _f(k), _f(v), _f(attn)
+    dv = np.matmul(p.swapaxes(-1, -2), ga)
+    dp = np.matmul(ga, va.swapaxes(-1, -2))
+    S = dp.shape[-1]
+    with quiet():
+        if dp.size:
+            d2 = dp.reshape(-1, S)
+            _rows_apply(_softmax_backward_rows, d2, d2, np.ascontiguousarray(p).reshape(-1, S), scratch=True)
+        dp *= dp.dtype.type(scale)
+        dq = np.matmul(dp, ka)
+        dk = np.matmul(dp.swapaxes(-1, -2), qa)
+    return tuple(wrap(a, mm.dtype) for a, mm in zip((dq, dk, dv), m))
