@@ -223,3 +223,46 @@ def test_composite_fallback_matches_fused_kernel(i):
     comp = comp if isinstance(comp, tuple) else (comp,)
     for a, b in zip(fused, comp):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("other", ["tensor", "row", "zero", "neg_zero", "nan", "number"])
+def test_where_large_bitmask_path(dtype, other):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((70, 100)) * 5
+    b = rng.standard_normal((70, 100)) * 5
+    if dtype.startswith("float"):
+        a[0, :4] = [np.nan, np.inf, -np.inf, -0.0]
+        b[1, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    cond = rng.random((70, 100)) > 0.5
+    am, at = mindtorch.tensor(a).to(getattr(mindtorch, dtype)), torch.tensor(a).to(getattr(torch, dtype))
+    bm, bt = mindtorch.tensor(b).to(getattr(mindtorch, dtype)), torch.tensor(b).to(getattr(torch, dtype))
+    cm, ct = mindtorch.tensor(cond), torch.tensor(cond)
+    pick = {"tensor": (bm, bt), "row": (bm[0], bt[0]), "zero": (0.0, 0.0), "neg_zero": (-0.0, -0.0),
+            "nan": (float("nan"), float("nan")), "number": (3, 3)}
+    ym, yt = pick[other]
+    if other in ("nan", "zero", "neg_zero") and not dtype.startswith("float"):
+        ym = yt = 0
+    rm, rt = mindtorch.where(cm, am, ym), torch.where(ct, at, yt)
+    assert_same(rm, rt, rtol=0, atol=0)
+    assert np.array_equal(np.signbit(rm.float().numpy()), np.signbit(rt.float().numpy()))
+    assert_same(mindtorch.where(cm, ym, am), torch.where(ct, yt, at), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=3, stride=1, dilation=2, ceil_mode=True),
+                                dict(kernel_size=(2, 3), stride=(1, 2), padding=(1, 0))])
+def test_max_pool2d_ties_nan_and_grads(kw):
+    rng = np.random.default_rng(0)
+    x = np.round(rng.standard_normal((4, 3, 17, 19)) * 2) / 2  # many ties
+    x[0, 0, 3, 4] = np.nan
+    x[1, 2, 5:7, 5:7] = np.nan
+    m, t = mindtorch.tensor(x, dtype=mindtorch.float32).requires_grad_(), torch.tensor(x).float().requires_grad_()
+    om, im = mindtorch.nn.functional.max_pool2d(m, return_indices=True, **kw)
+    ot, it = torch.nn.functional.max_pool2d(t, return_indices=True, **kw)
+    assert_same(om, ot, rtol=0, atol=0)
+    assert_same(im, it)
+    g = rng.standard_normal(tuple(ot.shape))
+    om.backward(mindtorch.tensor(g, dtype=mindtorch.float32))
+    ot.backward(torch.tensor(g).float())
+    assert_same(m.grad, t.grad)

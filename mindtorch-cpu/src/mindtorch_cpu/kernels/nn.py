@@ -142,10 +142,20 @@ def max_pool2d(m, x, ks, stride, padding, dilation, ceil_mode):
     n, c, ho, wo = mv.shape
     h, w = a.shape[2:]
     win = _pool_windows(a, ks, stride, padding, dilation, (ho, wo), _lowest(a.dtype))
-    flat = win.reshape(n, c, ho, wo, ks[0] * ks[1])
-    k = flat.argmax(-1)
-    vals = np.take_along_axis(flat, k[..., None], -1)[..., 0]
-    ki, kj = np.divmod(k, ks[1])
+    # one pass per kernel tap over strided views (no window copy, no argmax over tiny rows): the first
+    # maximum wins, a NaN always does (as PyTorch); taps only grow, so the tap index is a running max
+    taps = ks[0] * ks[1]
+    kt = np.int8 if taps < 128 else np.int32
+    vals = np.array(win[..., 0, 0])
+    k = np.zeros(vals.shape, kt)
+    with quiet():
+        for tap in range(1, taps):
+            v = win[..., tap // ks[1], tap % ks[1]]
+            upd = np.greater(v, vals)
+            upd |= np.isnan(v)
+            np.maximum(vals, v, out=vals)
+            np.maximum(k, np.multiply(upd, tap, dtype=kt), out=k)
+    ki, kj = np.divmod(k.astype(np.int64), ks[1])
     hh = np.arange(ho).reshape(ho, 1) * stride[0] - padding[0] + ki * dilation[0]
     ww = np.arange(wo).reshape(1, wo) * stride[1] - padding[1] + kj * dilation[1]
     idx = (hh * w + ww).astype(np.int64)
