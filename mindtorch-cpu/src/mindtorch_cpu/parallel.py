@@ -1,5 +1,6 @@
 """Intra-op parallelism: NumPy releases the GIL inside its loops, so a large op split
 into blocks runs on a small pool of threads (sized by torch.set_num_threads)."""
+import contextvars
 import threading
 
 import numpy as np
@@ -57,7 +58,8 @@ def parallel_for(n, fn, grain=GRAIN, cost=1):
     if len(parts) == 1:
         return [fn(0, n)]
     ex = _executor(get_num_threads())
-    futs = [ex.submit(_run, fn, lo, hi) for lo, hi in parts[1:]]
+    # each task runs in a copy of the caller's context: NumPy's error state (quiet()) lives there
+    futs = [ex.submit(contextvars.copy_context().run, _run, fn, lo, hi) for lo, hi in parts[1:]]
     first = _run(fn, *parts[0])
     return [first] + [f.result() for f in futs]
 
@@ -94,3 +96,27 @@ def row_blocks(fn, nrows, rowlen, block=4 * BLOCK):
         for b in range(b0, b1):
             fn(b * per, min(nrows, (b + 1) * per))
     parallel_for(nb, run, cost=per * rowlen)
+
+
+def ufunc(uf, dt, *xs, **kw):
+    """uf(*xs, dtype=dt) split across the pool when the operands are large, same-shaped and
+    C-contiguous (Python scalars and 0-d arrays ride along); otherwise one plain call."""
+    shape = size = None
+    for x in xs:
+        if x.__class__ is np.ndarray and x.ndim:
+            if shape is None:
+                shape, size = x.shape, x.size
+            elif x.shape != shape:
+                return uf(*xs, dtype=dt, **kw)
+            if not x.flags.c_contiguous:
+                return uf(*xs, dtype=dt, **kw)
+    if shape is None or size < 2 * GRAIN or get_num_threads() < 2 or getattr(_local, "inside", False):
+        return uf(*xs, dtype=dt, **kw)
+    out = np.empty(shape, dt)
+    o = out.reshape(-1)
+    flat = [x.reshape(-1) if x.__class__ is np.ndarray and x.ndim else x for x in xs]
+
+    def run(lo, hi):
+        uf(*[f[lo:hi] if f.__class__ is np.ndarray and f.ndim else f for f in flat], out=o[lo:hi], dtype=dt, **kw)
+    parallel_for(o.size, run)
+    return out

@@ -6,7 +6,7 @@ import numpy as np
 from mindtorch import _dtype as D
 from mindtorch._tensor import Tensor
 from ..convert import arr, wrap, TO_NP, quiet
-from ..parallel import elementwise
+from ..parallel import elementwise, ufunc as par_ufunc
 from . import kernel_table
 
 _SPECIAL = []  # scipy.special, imported on first use (it costs ~0.2 s at import)
@@ -71,7 +71,7 @@ def _binary(ufunc, name, inplace=True):
     def out_of_place(m, a, b, *rest):
         dt = _cdt(m.dtype)
         with quiet():
-            return wrap(ufunc(_o(a, dt), _o(b, dt), dtype=dt), m.dtype)
+            return wrap(par_ufunc(ufunc, dt, _o(a, dt), _o(b, dt)), m.dtype)
     KERNELS[name] = out_of_place
     if inplace:
         def in_place(m, a, b, *rest):
@@ -95,7 +95,7 @@ def _scaled(x, alpha, dt):
 @kernel("add")
 def add(m, a, b, alpha=1):
     dt = _cdt(m.dtype)
-    return wrap(np.add(_o(a, dt), _scaled(b, alpha, dt), dtype=dt), m.dtype)
+    return wrap(par_ufunc(np.add, dt, _o(a, dt), _scaled(b, alpha, dt)), m.dtype)
 
 
 @kernel("add_")
@@ -109,7 +109,7 @@ def add_(m, a, b, alpha=1):
 @kernel("sub")
 def sub(m, a, b, alpha=1):
     dt = _cdt(m.dtype)
-    return wrap(np.subtract(_o(a, dt), _scaled(b, alpha, dt), dtype=dt), m.dtype)
+    return wrap(par_ufunc(np.subtract, dt, _o(a, dt), _scaled(b, alpha, dt)), m.dtype)
 
 
 @kernel("sub_")
@@ -447,7 +447,7 @@ def _unary(name, fn, inplace=True):
 
 
 def _uf(ufunc):
-    return lambda x, dt: ufunc(x, dtype=dt)
+    return lambda x, dt: par_ufunc(ufunc, dt, x)
 
 
 def _erf(x, dt):
