@@ -287,3 +287,18 @@ def test_large_elementwise_split_across_threads(name, nt, threads, recwarn):
     assert_same(got, getattr(torch, name)(*(torch.tensor(v) for v in ((a, b) if fn.nin == 2 else (a,)))),
                 rtol=1e-5, atol=1e-6)
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("padding_idx, scale", [(None, False), (3, False), (None, True)])
+def test_embedding_backward_grouped_sum(padding_idx, scale):
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, 50, (16, 64))
+    w = rng.standard_normal((50, 128))
+    g = rng.standard_normal((16, 64, 128))
+    wm = mindtorch.tensor(w, dtype=mindtorch.float32).requires_grad_()
+    wt = torch.tensor(w).float().requires_grad_()
+    mindtorch.nn.functional.embedding(mindtorch.tensor(idx), wm, padding_idx=padding_idx,
+                                      scale_grad_by_freq=scale).backward(mindtorch.tensor(g, dtype=mindtorch.float32))
+    torch.nn.functional.embedding(torch.tensor(idx), wt, padding_idx=padding_idx,
+                                  scale_grad_by_freq=scale).backward(torch.tensor(g).float())
+    assert_same(wm.grad, wt.grad, rtol=1e-5, atol=1e-5)

@@ -535,7 +535,13 @@ def embedding_backward(m, g, indices, num_weights, padding_idx, scale_grad_by_fr
     if scale_grad_by_freq:
         cnt = np.bincount(idx, minlength=num_weights)
         g2 = g2 / cnt[idx][:, None]
-    np.add.at(out, idx, g2)
+    if idx.size:
+        # rows grouped by index (stable sort keeps each group's order) and summed with one reduceat:
+        # the sums np.add.at makes, at a fraction of its per-element cost
+        order = np.argsort(idx, kind="stable")
+        si = idx[order]
+        starts = np.flatnonzero(np.r_[True, si[1:] != si[:-1]])
+        out[si[starts]] = np.add.reduceat(g2[order].astype(out.dtype, copy=False), starts, axis=0)
     if padding_idx is not None and padding_idx >= 0:
         out[padding_idx] = 0
     return wrap(out.astype(TO_NP[m.dtype]), m.dtype)
@@ -621,6 +627,19 @@ def _rows_apply(block_fn, out2, *ins2, scratch=False):
     row_blocks(run, n, c)
 
 
+_CAUSAL = {}
+
+
+def _causal_bias(L, S, dt):
+    b = _CAUSAL.get((L, S, dt))
+    if b is None:
+        b = np.where(np.tril(np.ones((L, S), bool)), dt.type(0), dt.type(-np.inf))
+        b.flags.writeable = False
+        if len(_CAUSAL) < 64:
+            _CAUSAL[(L, S, dt)] = b
+    return b
+
+
 @kernel("_scaled_dot_product_attention")
 def sdpa(m, q, k, v, mask, is_causal, scale):
     qa, ka, va = _f(q), _f(k), _f(v)
@@ -628,14 +647,12 @@ def sdpa(m, q, k, v, mask, is_causal, scale):
     s *= s.dtype.type(scale)
     L, S = s.shape[-2:]
     with quiet():
+        # masks are added as 0 / -inf (a broadcast add is ~10x cheaper than a masked copy in NumPy)
         if is_causal:
-            np.copyto(s, -np.inf, where=np.triu(np.ones((L, S), bool), 1))
+            s += _causal_bias(L, S, s.dtype)
         elif mask is not None:
             ma = arr(mask)
-            if ma.dtype == np.bool_:
-                np.copyto(s, -np.inf, where=~ma)
-            else:
-                s += ma
+            s += np.where(ma, s.dtype.type(0), s.dtype.type(-np.inf)) if ma.dtype == np.bool_ else ma
         if s.size:
             p2 = s.reshape(-1, S)
             _rows_apply(_softmax_rows, p2, p2)
