@@ -102,6 +102,12 @@ SAMPLES = {
                          torch.ops._scaled_dot_product_attention(q[:, :2], k, v, _v([[0.1, -0.4, 0.2]]).detach(),
                                                                  False, 1.0)[0]),
         (_x((2, 3, 4), lo=-1, hi=1), _x((2, 3, 4), lo=-1, hi=1, seed=1), _x((2, 3, 5), seed=2))),
+    # fused cross entropy: mean with an ignored target, sum with class weights, none
+    "_cross_entropy": lambda: (
+        lambda x: (torch.ops._cross_entropy(x, _i([2, 0, -100, 1]), None, 1, -100)[0],
+                   torch.ops._cross_entropy(x, _i([2, 0, 1, 1]), _v([0.5, 2.0, 1.0]).detach(), 2, -100)[0],
+                   torch.ops._cross_entropy(x, _i([2, 0, 1, 1]), None, 0, -100)[0]),
+        (_x((4, 3), lo=-1, hi=1),)),
     # fused softmax derivatives, along either dim (y stands for a softmax / log_softmax output)
     "_softmax_backward_data": lambda: (
         lambda g, y: (torch.ops._softmax_backward_data(g, y, 1), torch.ops._softmax_backward_data(g, y, 0)),
@@ -263,6 +269,7 @@ EXCLUDED = {
     "_rms_norm_backward": "double backward not implemented (raises)",
     "_batch_norm_backward": "double backward not implemented (raises)",
     "_scaled_dot_product_attention_backward": "double backward not implemented (raises)",
+    "_cross_entropy_backward": "double backward not implemented (raises)",
     "_group_norm_backward": "double backward not implemented (raises)",
 }
 

@@ -207,10 +207,14 @@ def _composite_cases():
     return [("gelu_backward", (g, x), {"approximate": "none"}), ("gelu_backward", (g, x), {"approximate": "tanh"}),
             ("_softmax_backward_data", (g, y, 1), {}), ("_log_softmax_backward_data", (g, y.log(), -1), {}),
             ("_scaled_dot_product_attention", (x, k, v, None, True, 0.4), {}),
-            ("_scaled_dot_product_attention_backward", (g2, x, k, v, attn, 0.4), {})]
+            ("_scaled_dot_product_attention_backward", (g2, x, k, v, attn, 0.4), {}),
+            ("_cross_entropy", (x[0], mindtorch.tensor([1, 5, -100, 0]), None, 1, -100), {}),
+            ("_cross_entropy_backward", (g[0, 0, 0].detach(), mindtorch.log_softmax(x[0], 1).detach(),
+                                         mindtorch.tensor([1, 5, -100, 0]), mindtorch.rand(6, dtype=x.dtype), 1,
+                                         -100, mindtorch.tensor(2.5, dtype=x.dtype)), {})]
 
 
-@pytest.mark.parametrize("i", range(6))
+@pytest.mark.parametrize("i", range(8))
 def test_composite_fallback_matches_fused_kernel(i):
     # what a backend without the fused kernel runs gives the fused kernel's values
     from mindtorch.ops.registry import OPS
@@ -302,3 +306,37 @@ def test_embedding_backward_grouped_sum(padding_idx, scale):
     torch.nn.functional.embedding(torch.tensor(idx), wt, padding_idx=padding_idx,
                                   scale_grad_by_freq=scale).backward(torch.tensor(g).float())
     assert_same(wm.grad, wt.grad, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_cross_entropy_fused(reduction, weighted, dtype):
+    rng = np.random.default_rng(0)
+    n, c = 1024, 256
+    m, t = leaf((n, c), dtype, scale=3.0)
+    tgt = rng.integers(0, c, n)
+    tgt[::7] = -100
+    w = rng.random(c) + 0.5 if weighted else None
+    wm = None if w is None else mindtorch.tensor(w, dtype=m.dtype)
+    wt = None if w is None else torch.tensor(w).to(t.dtype)
+    lm = mindtorch.nn.functional.cross_entropy(m, mindtorch.tensor(tgt), wm, reduction=reduction)
+    lt = torch.nn.functional.cross_entropy(t, torch.tensor(tgt), wt, reduction=reduction)
+    rtol, atol = TOL[dtype]
+    assert_same(lm, lt, rtol=rtol, atol=atol)
+    g = rng.standard_normal(tuple(lt.shape))
+    lm.backward(mindtorch.tensor(g, dtype=lm.dtype))
+    lt.backward(torch.tensor(g).to(lt.dtype))
+    assert_same(m.grad, t.grad, rtol=rtol, atol=atol)
+
+
+def test_cross_entropy_errors_and_all_ignored():
+    x = mindtorch.randn(4, 3, requires_grad=True)
+    with pytest.raises(IndexError):
+        mindtorch.nn.functional.cross_entropy(x, mindtorch.tensor([0, 1, 3, 0]))
+    loss = mindtorch.nn.functional.cross_entropy(x, mindtorch.tensor([-100] * 4))
+    lt = torch.nn.functional.cross_entropy(torch.tensor(x.detach().numpy()).requires_grad_(),
+                                           torch.tensor([-100] * 4))
+    assert np.isnan(loss.item()) and np.isnan(lt.item())
+    loss.backward()
+    assert np.all(x.grad.numpy() == 0)

@@ -407,6 +407,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     red = _reduction_enum(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if input.ndim == 2 and label_smoothing <= 0 and not target.dtype.is_floating_point:
+        # one fused op: log_softmax + nll forward, a single pass over the logits backward
+        return _ops._cross_entropy(input, target, weight, red, int(ignore_index))[0]
     cdim = 1 if input.ndim >= 2 else 0
     logp = torch.log_softmax(input, cdim)
     c = input.shape[cdim]

@@ -472,3 +472,36 @@ defop("_scaled_dot_product_attention_backward(Tensor grad_out, Tensor query, Ten
                                      TensorMeta(v._shape, v.dtype)),
       composite=sdpa_backward_composite, method=False, function=False, family=F,
       grad={"grad_out": "not_implemented('scaled_dot_product_attention double backward')"})
+
+
+# --- cross entropy with class indices (fused log_softmax + nll) ----------------------------------
+def _cross_entropy_meta(input, target, weight, reduction, ignore_index):
+    if input.ndim != 2:
+        raise RuntimeError(f"_cross_entropy: expected 2-d input (N, C), but got {_shp(input.shape)}")
+    loss, total = _nll_meta(input, target, weight, reduction, ignore_index)
+    return loss, total, TensorMeta(input._shape, input.dtype)
+
+
+def cross_entropy_composite(input, target, weight, reduction, ignore_index):
+    logp = torch.log_softmax(input, 1)
+    loss, total = torch.ops._nll_loss(logp, target, weight, reduction, ignore_index)
+    return loss, total, logp
+
+
+def cross_entropy_backward_composite(grad, log_probs, target, weight, reduction, ignore_index, total_weight):
+    g = torch.ops._nll_loss_backward(grad, log_probs, target, weight, reduction, ignore_index, total_weight)
+    return torch.ops._log_softmax_backward_data(g, log_probs, 1)
+
+
+# Outputs: the loss, the total weight and the log-probabilities (kept for the backward, which is one
+# pass over the logits: (softmax - one_hot) * weight * grad).
+defop("_cross_entropy(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
+      "(Tensor, Tensor, Tensor)", meta=_cross_entropy_meta, composite=cross_entropy_composite, method=False,
+      function=False, family=F, nondiff=("target", "weight"),
+      grad={"self": "torch.ops._cross_entropy_backward(grads[0], result[2], target, weight, reduction, "
+                    "ignore_index, result[1])"})
+defop("_cross_entropy_backward(Tensor grad_output, Tensor log_probs, Tensor target, Tensor? weight, int reduction, "
+      "SymInt ignore_index, Tensor total_weight) -> Tensor",
+      meta=lambda g, lp, *a: TensorMeta(lp._shape, g.dtype), composite=cross_entropy_backward_composite,
+      method=False, function=False, family=F, nondiff=("target", "weight", "total_weight"),
+      grad={"grad_output": "not_implemented('cross_entropy double backward')"})

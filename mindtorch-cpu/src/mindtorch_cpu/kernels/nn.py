@@ -5,7 +5,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..convert import arr, wrap, TO_NP, quiet
 from ..parallel import row_blocks
-from .reduction import _ones, _softmax_rows, _softmax_backward_rows
+from .reduction import _ones, _softmax_rows, _softmax_backward_rows, log_softmax as log_softmax_kernel
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()
@@ -674,3 +674,31 @@ def sdpa_backward(m, g, q, k, v, attn, scale):
         dq = np.matmul(dp, ka)
         dk = np.matmul(dp.swapaxes(-1, -2), qa)
     return tuple(wrap(a, mm.dtype) for a, mm in zip((dq, dk, dv), m))
+
+
+# --- cross entropy (class indices, 2-d) ---------------------------------------------------------------
+@kernel("_cross_entropy")
+def cross_entropy(m, x, target, weight, reduction, ignore_index):
+    logp = log_softmax_kernel(m[2], x, 1)
+    loss, total = nll_loss(m[:2], logp, target, weight, reduction, ignore_index)
+    return loss, total, logp
+
+
+@kernel("_cross_entropy_backward")
+def cross_entropy_backward(m, g, log_probs, target, weight, reduction, ignore_index, total_weight):
+    lp, safe, wv, c = _nll_parts(log_probs, target, weight, ignore_index)
+    ga = arr(g)
+    if reduction == 0:
+        coef = wv * ga.reshape(-1)
+    elif reduction == 1:
+        tw = arr(total_weight)
+        coef = wv * (ga / tw) if tw != 0 else np.zeros_like(wv)  # all targets ignored: zero grads
+    else:
+        coef = wv * ga
+    dt = _f(log_probs).dtype
+    coef = coef.astype(dt, copy=False)
+    with quiet():
+        out = np.exp(lp, dtype=dt)          # d/dlogits = coef * (softmax - one_hot), in one pass
+        out *= coef[:, None]
+        out[np.arange(out.shape[0]), safe] -= coef
+    return wrap(out, m.dtype)
