@@ -340,3 +340,26 @@ def test_cross_entropy_errors_and_all_ignored():
     assert np.isnan(loss.item()) and np.isnan(lt.item())
     loss.backward()
     assert np.all(x.grad.numpy() == 0)
+
+
+def test_allocator_pool_reuses_only_unreferenced_blocks():
+    from mindtorch_cpu.allocator import ALLOCATOR, POOL_MIN
+    a, b = mindtorch.randn(512, 512), mindtorch.randn(512, 512)
+    assert a.numel() * 4 >= POOL_MIN
+    before = ALLOCATOR.bytes_in_use()
+    x = a + b
+    view = x.numpy()          # the user keeps a NumPy view of the result
+    keep = view.copy()
+    ptr = x.data_ptr()
+    del x
+    assert ALLOCATOR.bytes_in_use() == before
+    ys = [a * b for _ in range(3)]   # must not land in the viewed block
+    assert all(y.data_ptr() != ptr for y in ys)
+    np.testing.assert_array_equal(view, keep)
+    del view, ys
+    z = a - b                 # nothing references a freed block now: it is reused
+    w = a - b
+    del z
+    z2 = a + b
+    assert z2.data_ptr() != w.data_ptr()
+    np.testing.assert_array_equal(z2.numpy(), a.numpy() + b.numpy())

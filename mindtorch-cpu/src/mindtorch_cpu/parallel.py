@@ -8,6 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from mindtorch.plugins import get_num_threads
 
+from .allocator import ALLOCATOR, POOL_MIN
+
 # Elements per block below which splitting costs more than it saves (a task hand-off is ~10 us;
 # measured on 1024x1024 add/exp in benchmarks/run.py: 2 blocks pay from ~64k float32 elements).
 GRAIN = 1 << 16
@@ -99,8 +101,9 @@ def row_blocks(fn, nrows, rowlen, block=4 * BLOCK):
 
 
 def ufunc(uf, dt, *xs, **kw):
-    """uf(*xs, dtype=dt) split across the pool when the operands are large, same-shaped and
-    C-contiguous (Python scalars and 0-d arrays ride along); otherwise one plain call."""
+    """uf(*xs, dtype=dt), its result from the allocator's pool and split across the thread pool when
+    the operands are large, same-shaped and C-contiguous (Python scalars and 0-d arrays ride along);
+    otherwise one plain call."""
     shape = size = None
     for x in xs:
         if x.__class__ is np.ndarray and x.ndim:
@@ -110,9 +113,11 @@ def ufunc(uf, dt, *xs, **kw):
                 return uf(*xs, dtype=dt, **kw)
             if not x.flags.c_contiguous:
                 return uf(*xs, dtype=dt, **kw)
-    if shape is None or size < 2 * GRAIN or get_num_threads() < 2 or getattr(_local, "inside", False):
+    if shape is None or size * dt.itemsize < POOL_MIN:
         return uf(*xs, dtype=dt, **kw)
-    out = np.empty(shape, dt)
+    out = ALLOCATOR.empty(shape, dt)
+    if size < 2 * GRAIN or get_num_threads() < 2 or getattr(_local, "inside", False):
+        return uf(*xs, out=out, dtype=dt, **kw)
     o = out.reshape(-1)
     flat = [x.reshape(-1) if x.__class__ is np.ndarray and x.ndim else x for x in xs]
 

@@ -6,6 +6,7 @@ import numpy as np
 from mindtorch import _dtype as D
 from mindtorch._tensor import Tensor
 from ..convert import arr, wrap, TO_NP, quiet
+from ..allocator import ALLOCATOR
 from ..parallel import elementwise, ufunc as par_ufunc
 from . import kernel_table
 
@@ -671,7 +672,7 @@ def _f32_operands(*ts):
 def _fused_elementwise(block_fn, m, *ts):
     """A float32 fused kernel over cache blocks and threads; the result is cast to m.dtype by wrap."""
     xs = _f32_operands(*ts)
-    out = np.empty(xs[-1].shape, _F32)
+    out = ALLOCATOR.empty(xs[-1].shape, _F32)
     with quiet():
         elementwise(block_fn, out, *xs, scratch=3)
     return wrap(out, m.dtype)

@@ -3,6 +3,7 @@ import numpy as np
 
 from mindtorch import _dtype as _D
 from ..convert import arr, wrap, TO_NP, quiet
+from ..allocator import ALLOCATOR
 from ..parallel import row_blocks
 from . import kernel_table
 
@@ -282,7 +283,7 @@ def _fused_rows(block_fn, m, dim, *ts, scratch=False):
         r, back = _as_rows(x.astype(dt, copy=False), d)
         rows.append(r)
     n, c = rows[0].shape
-    out = np.empty((n, c), dt)
+    out = ALLOCATOR.empty((n, c), dt)
     ones = _ones(c, dt) if c <= BLAS_SUM_MAX else None
 
     def run(lo, hi):
