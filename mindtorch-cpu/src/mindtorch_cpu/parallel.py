@@ -100,28 +100,42 @@ def row_blocks(fn, nrows, rowlen, block=4 * BLOCK):
     parallel_for(nb, run, cost=per * rowlen)
 
 
-def ufunc(uf, dt, *xs, **kw):
-    """uf(*xs, dtype=dt), its result from the allocator's pool and split across the thread pool when
-    the operands are large, same-shaped and C-contiguous (Python scalars and 0-d arrays ride along);
-    otherwise one plain call."""
-    shape = size = None
+def ufunc(uf, dt, x, y=None):
+    """uf(x[, y], dtype=dt): the result from the allocator's pool, split across the thread pool, when the
+    operands are large; a small op pays two size checks over the plain call."""
+    n = x.size if x.__class__ is np.ndarray else 0
+    if y is None:
+        if n * dt.itemsize < POOL_MIN:
+            return uf(x, dtype=dt)
+        return _ufunc_big(uf, dt, (x,))
+    if y.__class__ is np.ndarray and y.size > n:
+        n = y.size
+    if n * dt.itemsize < POOL_MIN:
+        return uf(x, y, dtype=dt)
+    return _ufunc_big(uf, dt, (x, y))
+
+
+def _ufunc_big(uf, dt, xs):
+    """Same-shaped C-contiguous operands (Python scalars and 0-d arrays ride along) get a pooled result,
+    split across the thread pool; anything else is one plain call."""
+    shape = None
     for x in xs:
         if x.__class__ is np.ndarray and x.ndim:
             if shape is None:
-                shape, size = x.shape, x.size
+                shape = x.shape
             elif x.shape != shape:
-                return uf(*xs, dtype=dt, **kw)
+                return uf(*xs, dtype=dt)
             if not x.flags.c_contiguous:
-                return uf(*xs, dtype=dt, **kw)
-    if shape is None or size * dt.itemsize < POOL_MIN:
-        return uf(*xs, dtype=dt, **kw)
+                return uf(*xs, dtype=dt)
+    if shape is None:
+        return uf(*xs, dtype=dt)
     out = ALLOCATOR.empty(shape, dt)
-    if size < 2 * GRAIN or get_num_threads() < 2 or getattr(_local, "inside", False):
-        return uf(*xs, out=out, dtype=dt, **kw)
+    if out.size < 2 * GRAIN or get_num_threads() < 2 or getattr(_local, "inside", False):
+        return uf(*xs, out=out, dtype=dt)
     o = out.reshape(-1)
     flat = [x.reshape(-1) if x.__class__ is np.ndarray and x.ndim else x for x in xs]
 
     def run(lo, hi):
-        uf(*[f[lo:hi] if f.__class__ is np.ndarray and f.ndim else f for f in flat], out=o[lo:hi], dtype=dt, **kw)
+        uf(*[f[lo:hi] if f.__class__ is np.ndarray and f.ndim else f for f in flat], out=o[lo:hi], dtype=dt)
     parallel_for(o.size, run)
     return out

@@ -68,11 +68,21 @@ def _inplace(name):
     return in_place
 
 
+_SMALL = 1 << 15  # elements: below this an op is one plain NumPy call (no pool, no threads)
+
+
+def _small(x):
+    return x.__class__ is not np.ndarray or x.size < _SMALL
+
+
 def _binary(ufunc, name, inplace=True):
     def out_of_place(m, a, b, *rest):
         dt = _cdt(m.dtype)
+        x, y = _o(a, dt), _o(b, dt)
         with quiet():
-            return wrap(par_ufunc(ufunc, dt, _o(a, dt), _o(b, dt)), m.dtype)
+            if _small(x) and _small(y):
+                return wrap(ufunc(x, y, dtype=dt), m.dtype)
+            return wrap(par_ufunc(ufunc, dt, x, y), m.dtype)
     KERNELS[name] = out_of_place
     if inplace:
         def in_place(m, a, b, *rest):
@@ -96,7 +106,10 @@ def _scaled(x, alpha, dt):
 @kernel("add")
 def add(m, a, b, alpha=1):
     dt = _cdt(m.dtype)
-    return wrap(par_ufunc(np.add, dt, _o(a, dt), _scaled(b, alpha, dt)), m.dtype)
+    x, y = _o(a, dt), _scaled(b, alpha, dt)
+    if _small(x) and _small(y):
+        return wrap(np.add(x, y, dtype=dt), m.dtype)
+    return wrap(par_ufunc(np.add, dt, x, y), m.dtype)
 
 
 @kernel("add_")
