@@ -90,6 +90,31 @@ _AVG = ([2, 2], [1, 1], [1, 1], False, False, None)
 # Explicit samples: op qualname -> (fn, inputs). Ops not listed get an automatic sample when all their
 # required parameters are tensors (unary: one (2,3) input in (0.2, 0.8); binary: two).
 SAMPLES = {
+    # fused gelu kernels: both forms, on both sides of zero (the float64 path must be exact)
+    "gelu": lambda: (lambda a: (torch.gelu(a), torch.gelu(a, approximate="tanh")), (_x(lo=-2.5, hi=2.5),)),
+    "gelu_backward": lambda: (
+        lambda g, a: (torch.ops.gelu_backward(g, a), torch.ops.gelu_backward(g, a, approximate="tanh")),
+        (_x(seed=1), _x(lo=-2.5, hi=2.5))),
+    # fused attention: causal, boolean and additive masks, L != S
+    "_scaled_dot_product_attention": lambda: (
+        lambda q, k, v: (torch.ops._scaled_dot_product_attention(q, k, v, None, True, 0.7)[0],
+                         torch.ops._scaled_dot_product_attention(q, k, v, _i([[1, 0, 1]]).bool(), False, 0.5)[0],
+                         torch.ops._scaled_dot_product_attention(q[:, :2], k, v, _v([[0.1, -0.4, 0.2]]).detach(),
+                                                                 False, 1.0)[0]),
+        (_x((2, 3, 4), lo=-1, hi=1), _x((2, 3, 4), lo=-1, hi=1, seed=1), _x((2, 3, 5), seed=2))),
+    # fused cross entropy: mean with an ignored target, sum with class weights, none
+    "_cross_entropy": lambda: (
+        lambda x: (torch.ops._cross_entropy(x, _i([2, 0, -100, 1]), None, 1, -100)[0],
+                   torch.ops._cross_entropy(x, _i([2, 0, 1, 1]), _v([0.5, 2.0, 1.0]).detach(), 2, -100)[0],
+                   torch.ops._cross_entropy(x, _i([2, 0, 1, 1]), None, 0, -100)[0]),
+        (_x((4, 3), lo=-1, hi=1),)),
+    # fused softmax derivatives, along either dim (y stands for a softmax / log_softmax output)
+    "_softmax_backward_data": lambda: (
+        lambda g, y: (torch.ops._softmax_backward_data(g, y, 1), torch.ops._softmax_backward_data(g, y, 0)),
+        (_x(seed=1), _x())),
+    "_log_softmax_backward_data": lambda: (
+        lambda g, y: (torch.ops._log_softmax_backward_data(g, y, 1), torch.ops._log_softmax_backward_data(g, y, 0)),
+        (_x(seed=1), _x(lo=-2.0, hi=-0.2))),
     # one `sum` op covers the full and the per-dimension reduction
     "sum": lambda: (lambda a: (a.sum(), torch.sum(a, 1)), (_x(),)),
     "clone": lambda: (lambda a: a.clone(), (_x(),)),
@@ -243,6 +268,8 @@ EXCLUDED = {
     "native_layer_norm_backward": "double backward not implemented (raises)",
     "_rms_norm_backward": "double backward not implemented (raises)",
     "_batch_norm_backward": "double backward not implemented (raises)",
+    "_scaled_dot_product_attention_backward": "double backward not implemented (raises)",
+    "_cross_entropy_backward": "double backward not implemented (raises)",
     "_group_norm_backward": "double backward not implemented (raises)",
 }
 

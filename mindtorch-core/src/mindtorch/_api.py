@@ -1,7 +1,10 @@
 """Public functions that are not single ops."""
-__all__ = ["save", "load", "einsum", "broadcast_shapes"]
+__all__ = ["save", "load", "einsum", "broadcast_shapes", "get_num_threads", "set_num_threads",
+           "get_num_interop_threads", "set_num_interop_threads"]
 
 from ._shape import broadcast_shapes_public as broadcast_shapes  # noqa: E402
+from ._threads import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: E402,F401
+                       set_num_interop_threads)
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True):

@@ -407,6 +407,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     red = _reduction_enum(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if input.ndim == 2 and label_smoothing <= 0 and not target.dtype.is_floating_point:
+        # one fused op: log_softmax + nll forward, a single pass over the logits backward
+        return _ops._cross_entropy(input, target, weight, red, int(ignore_index))[0]
     cdim = 1 if input.ndim >= 2 else 0
     logp = torch.log_softmax(input, cdim)
     c = input.shape[cdim]
@@ -560,6 +563,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         key = key.repeat_interleave(rep, -3)
         value = value.repeat_interleave(rep, -3)
     s = 1.0 / math.sqrt(E) if scale is None else scale
+    mask_grad = attn_mask is not None and attn_mask.requires_grad and torch.is_grad_enabled()
+    if dropout_p == 0.0 and not mask_grad and query.ndim >= 2 and query.shape[:-2] == key.shape[:-2] == \
+            value.shape[:-2] and query.dtype == key.dtype == value.dtype:
+        # one fused op (kernel or composite per backend), with one fused backward
+        return _ops._scaled_dot_product_attention(query, key, value, attn_mask, bool(is_causal), float(s))[0]
     attn = torch.matmul(query, key.transpose(-2, -1)) * s
     if is_causal:
         keep = torch.ones((L, S), dtype=torch.bool, device=query.device).tril()

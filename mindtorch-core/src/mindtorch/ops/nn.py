@@ -415,3 +415,93 @@ defop("_nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor
       meta=lambda g, s, *a: TensorMeta(s._shape, g.dtype), method=False, function=False, family=F,
       nondiff=("target", "weight", "total_weight"),
       grad={"grad_output": "not_implemented('nll_loss double backward')"})
+
+
+# --- scaled dot-product attention (fused) -------------------------------------------------------
+def _sdpa_meta(query, key, value, attn_mask, is_causal, scale):
+    if query.ndim < 2 or key.ndim != query.ndim or value.ndim != query.ndim:
+        raise RuntimeError("scaled_dot_product_attention: expected query, key and value of the same rank (>= 2)")
+    _check_float("scaled_dot_product_attention", query, key, value)
+    lead = tuple(query._shape[:-2])
+    if tuple(key._shape[:-2]) != lead or tuple(value._shape[:-2]) != lead:
+        raise RuntimeError("scaled_dot_product_attention: query, key and value must have the same batch "
+                           f"dimensions, but got {_shp(query.shape)}, {_shp(key.shape)} and {_shp(value.shape)}")
+    L, E = query._shape[-2:]
+    S = key._shape[-2]
+    if key._shape[-1] != E or value._shape[-2] != S:
+        raise RuntimeError(f"scaled_dot_product_attention: shapes {_shp(query.shape)}, {_shp(key.shape)} and "
+                           f"{_shp(value.shape)} do not fit together")
+    return TensorMeta(lead + (L, value._shape[-1]), query.dtype), TensorMeta(lead + (L, S), query.dtype)
+
+
+def _sdpa_scores(query, key, attn_mask, is_causal, scale):
+    attn = torch.matmul(query, key.transpose(-2, -1)) * scale
+    L, S = query.shape[-2], key.shape[-2]
+    if is_causal:
+        keep = torch.ones((L, S), dtype=torch.bool, device=query.device).tril()
+        attn = attn.masked_fill(~keep, float("-inf"))
+    elif attn_mask is not None:
+        attn = attn.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype is torch.bool else attn + attn_mask
+    return attn
+
+
+def sdpa_composite(query, key, value, attn_mask, is_causal, scale):
+    """Attention as a chain of ops (backends without the fused kernel); returns (out, probabilities)."""
+    attn = torch.softmax(_sdpa_scores(query, key, attn_mask, is_causal, scale), -1)
+    return torch.matmul(attn, value), attn
+
+
+def sdpa_backward_composite(grad_out, query, key, value, attn, scale):
+    dv = torch.matmul(attn.transpose(-2, -1), grad_out)
+    dp = torch.matmul(grad_out, value.transpose(-2, -1))
+    ds = attn * (dp - (dp * attn).sum(-1, keepdim=True)) * scale
+    return torch.matmul(ds, key), torch.matmul(ds.transpose(-2, -1), query), dv
+
+
+# The probabilities are the second output, kept for the backward (no recomputation); a float mask is
+# added before the softmax and gets no gradient here (F.scaled_dot_product_attention routes a mask that
+# requires grad through the op-by-op path).
+defop("_scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask, bool is_causal, "
+      "float scale) -> (Tensor, Tensor)", meta=_sdpa_meta, composite=sdpa_composite, method=False, function=False,
+      family=F, nondiff=("attn_mask",),
+      grad={"query, key, value": "torch.ops._scaled_dot_product_attention_backward(grads[0], query, key, value, "
+                                 "result[1], scale)"})
+defop("_scaled_dot_product_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, "
+      "Tensor attn, float scale) -> (Tensor, Tensor, Tensor)",
+      meta=lambda g, q, k, v, a, s: (TensorMeta(q._shape, q.dtype), TensorMeta(k._shape, k.dtype),
+                                     TensorMeta(v._shape, v.dtype)),
+      composite=sdpa_backward_composite, method=False, function=False, family=F,
+      grad={"grad_out": "not_implemented('scaled_dot_product_attention double backward')"})
+
+
+# --- cross entropy with class indices (fused log_softmax + nll) ----------------------------------
+def _cross_entropy_meta(input, target, weight, reduction, ignore_index):
+    if input.ndim != 2:
+        raise RuntimeError(f"_cross_entropy: expected 2-d input (N, C), but got {_shp(input.shape)}")
+    loss, total = _nll_meta(input, target, weight, reduction, ignore_index)
+    return loss, total, TensorMeta(input._shape, input.dtype)
+
+
+def cross_entropy_composite(input, target, weight, reduction, ignore_index):
+    logp = torch.log_softmax(input, 1)
+    loss, total = torch.ops._nll_loss(logp, target, weight, reduction, ignore_index)
+    return loss, total, logp
+
+
+def cross_entropy_backward_composite(grad, log_probs, target, weight, reduction, ignore_index, total_weight):
+    g = torch.ops._nll_loss_backward(grad, log_probs, target, weight, reduction, ignore_index, total_weight)
+    return torch.ops._log_softmax_backward_data(g, log_probs, 1)
+
+
+# Outputs: the loss, the total weight and the log-probabilities (kept for the backward, which is one
+# pass over the logits: (softmax - one_hot) * weight * grad).
+defop("_cross_entropy(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
+      "(Tensor, Tensor, Tensor)", meta=_cross_entropy_meta, composite=cross_entropy_composite, method=False,
+      function=False, family=F, nondiff=("target", "weight"),
+      grad={"self": "torch.ops._cross_entropy_backward(grads[0], result[2], target, weight, reduction, "
+                    "ignore_index, result[1])"})
+defop("_cross_entropy_backward(Tensor grad_output, Tensor log_probs, Tensor target, Tensor? weight, int reduction, "
+      "SymInt ignore_index, Tensor total_weight) -> Tensor",
+      meta=lambda g, lp, *a: TensorMeta(lp._shape, g.dtype), composite=cross_entropy_backward_composite,
+      method=False, function=False, family=F, nondiff=("target", "weight", "total_weight"),
+      grad={"grad_output": "not_implemented('cross_entropy double backward')"})

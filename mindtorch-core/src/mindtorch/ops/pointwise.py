@@ -303,15 +303,27 @@ def logit_grad(grad, self, eps):
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
-def gelu_grad(grad, self, approximate):
+def gelu_backward_composite(grad_output, self, approximate="none"):
+    """gelu's derivative as a chain of ops, for backends without a fused gelu_backward kernel."""
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (self + 0.044715 * self * self * self)
         t = torch.tanh(inner)
         d_inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * self * self)
-        return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * d_inner)
+        return grad_output * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * d_inner)
     cdf = 0.5 * (1 + torch.erf(self * (1 / math.sqrt(2.0))))
     pdf = torch.exp(-0.5 * self * self) * (1 / math.sqrt(2 * math.pi))
-    return grad * (cdf + self * pdf)
+    return grad_output * (cdf + self * pdf)
+
+
+def gelu_second(self, approximate):
+    """d^2 gelu / dx^2 (the derivative of gelu_backward in `self`)."""
+    if approximate == "tanh":
+        c = 0.044715
+        t = torch.tanh(_SQRT_2_OVER_PI * (self + c * self * self * self))
+        du = _SQRT_2_OVER_PI * (1 + 3 * c * self * self)
+        return (1 - t * t) * (du - self * t * du * du + 3 * _SQRT_2_OVER_PI * c * self * self)
+    pdf = torch.exp(-0.5 * self * self) * (1 / math.sqrt(2 * math.pi))
+    return pdf * (2 - self * self)
 
 
 def silu_grad(grad, self):
@@ -565,7 +577,13 @@ for _n in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isr
 
 # --- activations ------------------------------------------------------------------------
 defop("gelu(Tensor self, *, str approximate='none') -> Tensor", meta=_gelu_meta, inplace=True, method=False,
-      family=F, grad={"self": "gelu_grad(grad, self, approximate)"})
+      family=F, grad={"self": "torch.ops.gelu_backward(grad, self, approximate=approximate)"})
+# one fused kernel for the derivative; backends without it get the composite chain
+defop("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor",
+      meta=lambda g, s, approximate="none": _gelu_meta(s, approximate), composite=gelu_backward_composite,
+      method=False, family=F,
+      grad={"grad_output": "torch.ops.gelu_backward(grad, self, approximate=approximate)",
+            "self": "grad * grad_output * gelu_second(self, approximate)"})
 defop("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", meta=_softplus_meta,
       method=False, family=F, grad={"self": "softplus_grad(grad, self, beta, threshold)"})
 defop("elu(Tensor self, Scalar alpha=1.0, Scalar scale=1, Scalar input_scale=1) -> Tensor",

@@ -298,12 +298,13 @@ def cumprod_backward(grad, self, result, dim):
     return out
 
 
-def softmax_backward(grad, result, dim):
-    return result * (grad - (grad * result).sum(dim, keepdim=True))
+def softmax_backward(grad_output, output, dim):
+    """softmax's derivative as a chain of ops (the composite of _softmax_backward_data)."""
+    return output * (grad_output - (grad_output * output).sum(dim, keepdim=True))
 
 
-def log_softmax_backward(grad, result, dim):
-    return grad - torch.exp(result) * grad.sum(dim, keepdim=True)
+def log_softmax_backward(grad_output, output, dim):
+    return grad_output - torch.exp(output) * grad_output.sum(dim, keepdim=True)
 
 
 def vector_norm_backward(grad, self, result, ord, dim, keepdim):
@@ -436,10 +437,27 @@ defop("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", meta=
 defop("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", meta=_cumprod_meta, out=True,
       inplace=True, family=F, grad={"self": "cumprod_backward(grad, self, result, dim)"})
 defop("softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", meta=_softmax_meta("softmax_kernel_impl"),
-      family=F, grad={"self": "softmax_backward(grad, result, dim)"})
+      family=F, grad={"self": "torch.ops._softmax_backward_data(grad, result, dim)"})
 defop("log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
       meta=_softmax_meta("log_softmax_kernel_impl"), family=F,
-      grad={"self": "log_softmax_backward(grad, result, dim)"})
+      grad={"self": "torch.ops._log_softmax_backward_data(grad, result, dim)"})
+
+
+def _softmax_bwd_meta(grad_output, output, dim):
+    wrap_dim(dim, len(output._shape))
+    return TM(output._shape, output.dtype)
+
+
+# one fused kernel per derivative; backends without it get the composite chain
+defop("_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor", meta=_softmax_bwd_meta,
+      composite=softmax_backward, method=False, function=False, family=F,
+      grad={"grad_output": "torch.ops._softmax_backward_data(grad, output, dim)",
+            "output": "grad * (grad_output - (grad_output * output).sum(dim, keepdim=True)) - "
+                      "grad_output * (grad * output).sum(dim, keepdim=True)"})
+defop("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor", meta=_softmax_bwd_meta,
+      composite=log_softmax_backward, method=False, function=False, family=F,
+      grad={"grad_output": "grad - (grad * torch.exp(output)).sum(dim, keepdim=True)",
+            "output": "-grad * torch.exp(output) * grad_output.sum(dim, keepdim=True)"})
 defop("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
       "ScalarType? dtype=None) -> Tensor", meta=_vector_norm_meta, method=False, out=True, family=F,
       grad={"self": "vector_norm_backward(grad, self, result, ord, dim, keepdim)"})

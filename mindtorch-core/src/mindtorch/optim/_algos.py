@@ -1,6 +1,8 @@
-"""SGD, Adam, AdamW, RMSprop, Adagrad: PyTorch's single-tensor update, op for op."""
+"""SGD, Adam, AdamW, RMSprop, Adagrad: PyTorch's updates, op for op; SGD, Adam and AdamW run as one
+foreach op per parameter group (ops/foreach.py), or its single-tensor composite with foreach=False."""
 
 import mindtorch
+from ..ops import foreach as _F
 from .optimizer import Optimizer
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
@@ -31,27 +33,33 @@ class SGD(Optimizer):
         loss = self._run_closure(closure)
         with mindtorch.no_grad():
             for group in self.param_groups:
-                lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-                wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
-                for p in group["params"]:
-                    grad = p.grad
-                    if grad is None:
-                        continue
-                    if maximize:
-                        grad = -grad
-                    if wd != 0:
-                        grad = grad.add(p, alpha=wd)
-                    if momentum != 0:
-                        state = self.state[p]
-                        buf = state.get("momentum_buffer")
-                        if buf is None:
-                            buf = grad.clone().detach()
-                            state["momentum_buffer"] = buf
-                        else:
-                            buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                        grad = grad.add(buf, alpha=momentum) if nesterov else buf
-                    p.add_(grad, alpha=-lr)
+                momentum = group["momentum"]
+                params = [p for p in group["params"] if p.grad is not None]
+                # buffers made on this step start as the gradient (no dampening): a separate call
+                fresh, old = [], []
+                for p in params:
+                    if momentum != 0 and self.state[p].get("momentum_buffer") is None:
+                        self.state[p]["momentum_buffer"] = mindtorch.empty_like(p)
+                        fresh.append(p)
+                    else:
+                        old.append(p)
+                for ps, is_fresh in ((fresh, True), (old, False)):
+                    if ps:
+                        bufs = [self.state[p]["momentum_buffer"] for p in ps] if momentum != 0 else []
+                        _run(group, mindtorch.ops._foreach_sgd_, _F.sgd_composite, ps, [p.grad for p in ps], bufs,
+                             lr=group["lr"], momentum=momentum, dampening=group["dampening"],
+                             weight_decay=group["weight_decay"], nesterov=group["nesterov"],
+                             maximize=group["maximize"], fresh=is_fresh)
         return loss
+
+
+def _run(group, fused, single, params, *lists, **options):
+    """The foreach op (one call for the group) unless foreach=False asks for the single-tensor loop;
+    lists that mix devices or dtypes also take the loop."""
+    p0 = params[0]
+    if group.get("foreach") is False or any(p.device != p0.device or p.dtype != p0.dtype for p in params):
+        return single(params, *lists, **options)
+    return fused(params, *lists, **options)
 
 
 class Adam(Optimizer):
@@ -77,12 +85,11 @@ class Adam(Optimizer):
         with mindtorch.no_grad():
             for group in self.param_groups:
                 beta1, beta2 = group["betas"]
-                lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
-                amsgrad, maximize, decoupled = group["amsgrad"], group["maximize"], group["decoupled_weight_decay"]
-                for p in group["params"]:
-                    grad = p.grad
-                    if grad is None:
-                        continue
+                amsgrad = group["amsgrad"]
+                params = [p for p in group["params"] if p.grad is not None]
+                if not params:
+                    continue
+                for p in params:
                     state = self.state[p]
                     if not state:
                         state["step"] = _zero_step()
@@ -90,29 +97,12 @@ class Adam(Optimizer):
                         state["exp_avg_sq"] = mindtorch.zeros_like(p)
                         if amsgrad:
                             state["max_exp_avg_sq"] = mindtorch.zeros_like(p)
-                    step_t, exp_avg, exp_avg_sq = state["step"], state["exp_avg"], state["exp_avg_sq"]
-                    if maximize:
-                        grad = -grad
-                    step_t.add_(1)
-                    if wd != 0:
-                        if decoupled:
-                            p.mul_(1 - lr * wd)
-                        else:
-                            grad = grad.add(p, alpha=wd)
-                    exp_avg.lerp_(grad, 1 - beta1)
-                    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-                    step = step_t.item()
-                    bias_correction1 = 1 - beta1 ** step
-                    bias_correction2 = 1 - beta2 ** step
-                    step_size = lr / bias_correction1
-                    bc2_sqrt = bias_correction2 ** 0.5
-                    if amsgrad:
-                        mx = state["max_exp_avg_sq"]
-                        mx.copy_(mindtorch.maximum(mx, exp_avg_sq))
-                        denom = mx.sqrt().div_(bc2_sqrt).add_(eps)
-                    else:
-                        denom = exp_avg_sq.sqrt().div_(bc2_sqrt).add_(eps)
-                    p.addcdiv_(exp_avg, denom, value=-step_size)
+                st = [self.state[p] for p in params]
+                _run(group, mindtorch.ops._foreach_adam_, _F.adam_composite, params, [p.grad for p in params],
+                     [s["exp_avg"] for s in st], [s["exp_avg_sq"] for s in st],
+                     [s["max_exp_avg_sq"] for s in st] if amsgrad else [], [s["step"] for s in st],
+                     lr=group["lr"], beta1=beta1, beta2=beta2, weight_decay=group["weight_decay"], eps=group["eps"],
+                     amsgrad=amsgrad, maximize=group["maximize"], decoupled=group["decoupled_weight_decay"])
         return loss
 
 

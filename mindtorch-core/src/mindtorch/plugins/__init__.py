@@ -26,6 +26,7 @@ enforces this for the in-repo backends):
     arange_params, random_bounds             how arange / random_ compute their ranges
     bf16_bits_to_float, float_to_bf16_bits, to_host_array
                                              bfloat16 travels between host and devices as uint16 bits
+    get_num_threads                          the intra-op thread count a backend's pool should use
 """
 from .hookspec import hookimpl, PLUGIN_API_VERSION  # noqa: F401
 from .backend import Backend  # noqa: F401
@@ -43,3 +44,4 @@ from .._random import generator_state  # noqa: F401
 from ..ops.creation import arange_params  # noqa: F401
 from ..ops.random import random_bounds  # noqa: F401
 from .._creation import bf16_bits_to_float, float_to_bf16_bits, to_host_array  # noqa: F401
+from .._threads import get_num_threads  # noqa: F401

@@ -14,7 +14,7 @@ def kernel_table():
         return deco
     return table, kernel
 
-FAMILIES = ("pointwise", "reduction", "indexing", "creation", "random", "linalg", "nn")
+FAMILIES = ("pointwise", "reduction", "indexing", "creation", "random", "linalg", "nn", "foreach")
 
 
 def all_kernels():

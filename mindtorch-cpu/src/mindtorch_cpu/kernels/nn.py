@@ -3,7 +3,9 @@
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..convert import arr, wrap, TO_NP
+from ..convert import arr, wrap, TO_NP, quiet
+from ..parallel import row_blocks
+from .reduction import _ones, _softmax_rows, _softmax_backward_rows, log_softmax as log_softmax_kernel
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()
@@ -140,10 +142,20 @@ def max_pool2d(m, x, ks, stride, padding, dilation, ceil_mode):
     n, c, ho, wo = mv.shape
     h, w = a.shape[2:]
     win = _pool_windows(a, ks, stride, padding, dilation, (ho, wo), _lowest(a.dtype))
-    flat = win.reshape(n, c, ho, wo, ks[0] * ks[1])
-    k = flat.argmax(-1)
-    vals = np.take_along_axis(flat, k[..., None], -1)[..., 0]
-    ki, kj = np.divmod(k, ks[1])
+    # one pass per kernel tap over strided views (no window copy, no argmax over tiny rows): the first
+    # maximum wins, a NaN always does (as PyTorch); taps only grow, so the tap index is a running max
+    taps = ks[0] * ks[1]
+    kt = np.int8 if taps < 128 else np.int32
+    vals = np.array(win[..., 0, 0])
+    k = np.zeros(vals.shape, kt)
+    with quiet():
+        for tap in range(1, taps):
+            v = win[..., tap // ks[1], tap % ks[1]]
+            upd = np.greater(v, vals)
+            upd |= np.isnan(v)
+            np.maximum(vals, v, out=vals)
+            np.maximum(k, np.multiply(upd, tap, dtype=kt), out=k)
+    ki, kj = np.divmod(k.astype(np.int64), ks[1])
     hh = np.arange(ho).reshape(ho, 1) * stride[0] - padding[0] + ki * dilation[0]
     ww = np.arange(wo).reshape(1, wo) * stride[1] - padding[1] + kj * dilation[1]
     idx = (hh * w + ww).astype(np.int64)
@@ -293,59 +305,113 @@ def upsample2d_backward(m, g, input_size, mode, align_corners, scale_h, scale_w)
 
 
 # --- normalization ---------------------------------------------------------------------------
+# Layer and RMS norm run over blocks of rows on the thread pool: row sums are BLAS matrix-vector
+# products, and each block's temporaries stay in cache. Statistics are float32 for 16-bit inputs.
+def _norm_rows(x, k):
+    a = _f(x)
+    c = 1
+    for s in a.shape[a.ndim - k:]:
+        c *= s
+    return np.ascontiguousarray(a).reshape(-1, c)
+
+
+def _row_mean(a, ones):
+    return np.matmul(a, ones)[:, None] * (1.0 / a.shape[1])
+
+
+def _norm_forward(x, normalized_shape, w, b, eps, center):
+    """(y, mean or None, rstd) with y in float (mean/rstd shaped (rows, 1))."""
+    k = len(normalized_shape)
+    a = _norm_rows(x, k)
+    n, c = a.shape
+    dt = a.dtype
+    ones = _ones(c, dt)
+    y = np.empty((n, c), dt)
+    mean = np.zeros((n, 1), dt) if center else None
+    rstd = np.empty((n, 1), dt)
+    wv = _f(w).reshape(c) if w is not None else None
+    bv = _f(b).reshape(c) if b is not None else None
+
+    def run(lo, hi):
+        xb, yb, r = a[lo:hi], y[lo:hi], rstd[lo:hi]
+        if center:
+            mean[lo:hi] = _row_mean(xb, ones)
+            np.subtract(xb, mean[lo:hi], out=yb)
+        else:
+            yb[...] = xb
+        sq = np.multiply(yb, yb)
+        np.add(_row_mean(sq, ones), eps, out=r)
+        np.sqrt(r, out=r)
+        np.reciprocal(r, out=r)
+        yb *= r
+        if wv is not None:
+            yb *= wv
+        if bv is not None:
+            yb += bv
+    row_blocks(run, n, c)
+    return y.reshape(x.shape), mean, rstd
+
+
+def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
+    """(dx, dweight, dbias) for layer norm (center) or RMS norm."""
+    k = len(normalized_shape)
+    ga, a = _norm_rows(g, k), _norm_rows(x, k)
+    n, c = a.shape
+    dt = a.dtype
+    ones = _ones(c, dt)
+    mu = arr(mean).reshape(n, 1) if center else None
+    r = arr(rstd).reshape(n, 1).astype(dt, copy=False)
+    wv = _f(w).reshape(c) if w is not None else None
+    dx = np.empty((n, c), dt)
+    partial = []
+
+    def run(lo, hi):
+        gb, xb, o, rb = ga[lo:hi], a[lo:hi], dx[lo:hi], r[lo:hi]
+        xhat = np.subtract(xb, mu[lo:hi]) if center else xb.copy()
+        xhat *= rb
+        t = np.multiply(gb, xhat)
+        ones_rows = _ones(hi - lo, dt)
+        partial.append((np.matmul(ones_rows, t), np.matmul(ones_rows, gb)))   # dweight, dbias parts
+        gx = gb * wv if wv is not None else gb
+        if wv is not None:
+            np.multiply(gx, xhat, out=t)
+        xhat *= _row_mean(t, ones)
+        np.subtract(gx, xhat, out=o)
+        if center:
+            o -= _row_mean(gx, ones)
+        o *= rb
+    row_blocks(run, n, c)
+    gw = np.sum([p[0] for p in partial], axis=0) if partial else np.zeros(c, dt)
+    gbias = np.sum([p[1] for p in partial], axis=0) if partial else np.zeros(c, dt)
+    return dx.reshape(x.shape), gw.reshape(normalized_shape), gbias.reshape(normalized_shape)
+
+
 @kernel("native_layer_norm")
 def layer_norm(m, x, normalized_shape, w, b, eps):
-    a = _f(x)
-    axes = tuple(range(a.ndim - len(normalized_shape), a.ndim))
-    mean = a.mean(axes, keepdims=True)
-    xc = a - mean
-    var = np.mean(xc * xc, axes, keepdims=True)
-    rstd = 1.0 / np.sqrt(var + eps)
-    y = xc * rstd
-    if w is not None:
-        y = y * _f(w)
-    if b is not None:
-        y = y + _f(b)
+    with quiet():
+        y, mean, rstd = _norm_forward(x, normalized_shape, w, b, eps, True)
     mo, mm, mr = m
-    return wrap(y, mo.dtype), wrap(mean, mm.dtype), wrap(rstd.astype(mean.dtype), mr.dtype)
+    return wrap(y, mo.dtype), wrap(mean.reshape(mm.shape), mm.dtype), wrap(rstd.reshape(mr.shape), mr.dtype)
 
 
 @kernel("native_layer_norm_backward")
 def layer_norm_backward(m, g, x, normalized_shape, mean, rstd, w, b):
-    ga, a = _f(g), _f(x)
-    k = len(normalized_shape)
-    axes = tuple(range(a.ndim - k, a.ndim))
-    lead = tuple(range(a.ndim - k))
-    r = arr(rstd)
-    xhat = (a - arr(mean)) * r
-    gx = ga * _f(w) if w is not None else ga
-    dx = r * (gx - gx.mean(axes, keepdims=True) - xhat * (gx * xhat).mean(axes, keepdims=True))
-    gw = (ga * xhat).sum(lead)
-    gb = ga.sum(lead)
+    with quiet():
+        dx, gw, gb = _norm_backward(g, x, normalized_shape, mean, rstd, w, True)
     return tuple(wrap(np.asarray(v), mm.dtype) for v, mm in zip((dx, gw, gb), m))
 
 
 @kernel("_rms_norm")
 def rms_norm(m, x, normalized_shape, w, eps):
-    a = _f(x)
-    axes = tuple(range(a.ndim - len(normalized_shape), a.ndim))
-    rstd = 1.0 / np.sqrt(np.mean(a * a, axes, keepdims=True) + eps)
-    y = a * rstd
-    if w is not None:
-        y = y * _f(w)
-    return wrap(y, m[0].dtype), wrap(rstd.astype(a.dtype), m[1].dtype)
+    with quiet():
+        y, _, rstd = _norm_forward(x, normalized_shape, w, None, eps, False)
+    return wrap(y, m[0].dtype), wrap(rstd.reshape(m[1].shape), m[1].dtype)
 
 
 @kernel("_rms_norm_backward")
 def rms_norm_backward(m, g, x, normalized_shape, rstd, w):
-    ga, a = _f(g), _f(x)
-    k = len(normalized_shape)
-    axes = tuple(range(a.ndim - k, a.ndim))
-    r = arr(rstd)
-    xhat = a * r
-    gx = ga * _f(w) if w is not None else ga
-    dx = r * (gx - xhat * (gx * xhat).mean(axes, keepdims=True))
-    gw = (ga * xhat).sum(tuple(range(a.ndim - k)))
+    with quiet():
+        dx, gw, _ = _norm_backward(g, x, normalized_shape, None, rstd, w, False)
     return wrap(dx, m[0].dtype), wrap(np.asarray(gw), m[1].dtype)
 
 
@@ -469,7 +535,13 @@ def embedding_backward(m, g, indices, num_weights, padding_idx, scale_grad_by_fr
     if scale_grad_by_freq:
         cnt = np.bincount(idx, minlength=num_weights)
         g2 = g2 / cnt[idx][:, None]
-    np.add.at(out, idx, g2)
+    if idx.size:
+        # rows grouped by index (stable sort keeps each group's order) and summed with one reduceat:
+        # the sums np.add.at makes, at a fraction of its per-element cost
+        order = np.argsort(idx, kind="stable")
+        si = idx[order]
+        starts = np.flatnonzero(np.r_[True, si[1:] != si[:-1]])
+        out[si[starts]] = np.add.reduceat(g2[order].astype(out.dtype, copy=False), starts, axis=0)
     if padding_idx is not None and padding_idx >= 0:
         out[padding_idx] = 0
     return wrap(out.astype(TO_NP[m.dtype]), m.dtype)
@@ -541,3 +613,92 @@ def nll_loss_backward(m, g, x, target, weight, reduction, ignore_index, total_we
         shp = m.shape
         out = np.moveaxis(out.reshape((shp[0],) + tuple(shp[2:]) + (shp[1],)), -1, 1)
     return wrap(np.ascontiguousarray(out).reshape(m.shape), m.dtype)
+
+
+# --- scaled dot-product attention ------------------------------------------------------------------
+def _rows_apply(block_fn, out2, *ins2, scratch=False):
+    """block_fn(out_rows, *in_rows, tmp, ones) over row blocks of 2-d C-contiguous arrays, on the pool."""
+    n, c = out2.shape
+    ones = _ones(c, out2.dtype)
+
+    def run(lo, hi):
+        tmp = np.empty((hi - lo, c), out2.dtype) if scratch else None
+        block_fn(out2[lo:hi], *[a[lo:hi] for a in ins2], tmp, ones)
+    row_blocks(run, n, c)
+
+
+_CAUSAL = {}
+
+
+def _causal_bias(L, S, dt):
+    b = _CAUSAL.get((L, S, dt))
+    if b is None:
+        b = np.where(np.tril(np.ones((L, S), bool)), dt.type(0), dt.type(-np.inf))
+        b.flags.writeable = False
+        if len(_CAUSAL) < 64:
+            _CAUSAL[(L, S, dt)] = b
+    return b
+
+
+@kernel("_scaled_dot_product_attention")
+def sdpa(m, q, k, v, mask, is_causal, scale):
+    qa, ka, va = _f(q), _f(k), _f(v)
+    s = np.matmul(qa, ka.swapaxes(-1, -2))
+    s *= s.dtype.type(scale)
+    L, S = s.shape[-2:]
+    with quiet():
+        # masks are added as 0 / -inf (a broadcast add is ~10x cheaper than a masked copy in NumPy)
+        if is_causal:
+            s += _causal_bias(L, S, s.dtype)
+        elif mask is not None:
+            ma = arr(mask)
+            s += np.where(ma, s.dtype.type(0), s.dtype.type(-np.inf)) if ma.dtype == np.bool_ else ma
+        if s.size:
+            p2 = s.reshape(-1, S)
+            _rows_apply(_softmax_rows, p2, p2)
+        out = np.matmul(s, va)
+    return wrap(out, m[0].dtype), wrap(s, m[1].dtype)
+
+
+@kernel("_scaled_dot_product_attention_backward")
+def sdpa_backward(m, g, q, k, v, attn, scale):
+    ga, qa, ka, va, p = _f(g), _f(q), _f(k), _f(v), _f(attn)
+    dv = np.matmul(p.swapaxes(-1, -2), ga)
+    dp = np.matmul(ga, va.swapaxes(-1, -2))
+    S = dp.shape[-1]
+    with quiet():
+        if dp.size:
+            d2 = dp.reshape(-1, S)
+            _rows_apply(_softmax_backward_rows, d2, d2, np.ascontiguousarray(p).reshape(-1, S), scratch=True)
+        dp *= dp.dtype.type(scale)
+        dq = np.matmul(dp, ka)
+        dk = np.matmul(dp.swapaxes(-1, -2), qa)
+    return tuple(wrap(a, mm.dtype) for a, mm in zip((dq, dk, dv), m))
+
+
+# --- cross entropy (class indices, 2-d) ---------------------------------------------------------------
+@kernel("_cross_entropy")
+def cross_entropy(m, x, target, weight, reduction, ignore_index):
+    logp = log_softmax_kernel(m[2], x, 1)
+    loss, total = nll_loss(m[:2], logp, target, weight, reduction, ignore_index)
+    return loss, total, logp
+
+
+@kernel("_cross_entropy_backward")
+def cross_entropy_backward(m, g, log_probs, target, weight, reduction, ignore_index, total_weight):
+    lp, safe, wv, c = _nll_parts(log_probs, target, weight, ignore_index)
+    ga = arr(g)
+    if reduction == 0:
+        coef = wv * ga.reshape(-1)
+    elif reduction == 1:
+        tw = arr(total_weight)
+        coef = wv * (ga / tw) if tw != 0 else np.zeros_like(wv)  # all targets ignored: zero grads
+    else:
+        coef = wv * ga
+    dt = _f(log_probs).dtype
+    coef = coef.astype(dt, copy=False)
+    with quiet():
+        out = np.exp(lp, dtype=dt)          # d/dlogits = coef * (softmax - one_hot), in one pass
+        out *= coef[:, None]
+        out[np.arange(out.shape[0]), safe] -= coef
+    return wrap(out, m.dtype)

@@ -6,6 +6,8 @@ import numpy as np
 from mindtorch.plugins import dtypes as D
 from mindtorch.plugins import Tensor
 from ..convert import arr, wrap, TO_NP, quiet
+from ..allocator import ALLOCATOR
+from ..parallel import elementwise, ufunc as par_ufunc
 from . import kernel_table
 
 _SPECIAL = []  # scipy.special, imported on first use (it costs ~0.2 s at import)
@@ -66,11 +68,21 @@ def _inplace(name):
     return in_place
 
 
+_SMALL = 1 << 15  # elements: below this an op is one plain NumPy call (no pool, no threads)
+
+
+def _small(x):
+    return x.__class__ is not np.ndarray or x.size < _SMALL
+
+
 def _binary(ufunc, name, inplace=True):
     def out_of_place(m, a, b, *rest):
         dt = _cdt(m.dtype)
+        x, y = _o(a, dt), _o(b, dt)
         with quiet():
-            return wrap(ufunc(_o(a, dt), _o(b, dt), dtype=dt), m.dtype)
+            if _small(x) and _small(y):
+                return wrap(ufunc(x, y, dtype=dt), m.dtype)
+            return wrap(par_ufunc(ufunc, dt, x, y), m.dtype)
     KERNELS[name] = out_of_place
     if inplace:
         def in_place(m, a, b, *rest):
@@ -94,7 +106,10 @@ def _scaled(x, alpha, dt):
 @kernel("add")
 def add(m, a, b, alpha=1):
     dt = _cdt(m.dtype)
-    return wrap(np.add(_o(a, dt), _scaled(b, alpha, dt), dtype=dt), m.dtype)
+    x, y = _o(a, dt), _scaled(b, alpha, dt)
+    if _small(x) and _small(y):
+        return wrap(np.add(x, y, dtype=dt), m.dtype)
+    return wrap(par_ufunc(np.add, dt, x, y), m.dtype)
 
 
 @kernel("add_")
@@ -108,7 +123,7 @@ def add_(m, a, b, alpha=1):
 @kernel("sub")
 def sub(m, a, b, alpha=1):
     dt = _cdt(m.dtype)
-    return wrap(np.subtract(_o(a, dt), _scaled(b, alpha, dt), dtype=dt), m.dtype)
+    return wrap(par_ufunc(np.subtract, dt, _o(a, dt), _scaled(b, alpha, dt)), m.dtype)
 
 
 @kernel("sub_")
@@ -357,10 +372,32 @@ _fast_inplace("addcmul_", _addcmul_update)
 _fast_inplace("addcdiv_", _addcdiv_update)
 
 
+_BITS = {np.dtype(np.float32): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.int64),
+         np.dtype(np.int32): np.dtype(np.int32), np.dtype(np.int64): np.dtype(np.int64)}
+
+
+def _where_bits(cond, x, y, dt):
+    """where() as bit masks: (x & -cond) | (y & ~-cond), 5-25x faster than np.where's select loop
+    (relu's and masked_fill's backward); exact for every value, nan and inf included."""
+    it = _BITS[dt]
+    xb = (x if x.__class__ is np.ndarray and x.dtype == dt else np.asarray(x, dt)).view(it)
+    yb = (y if y.__class__ is np.ndarray and y.dtype == dt else np.asarray(y, dt)).view(it)
+    mask = np.subtract(0, cond, dtype=it)
+    out = np.bitwise_and(xb, mask)
+    if yb.ndim or yb != 0:
+        np.invert(mask, out=mask)
+        np.bitwise_and(yb, mask, out=mask)
+        np.bitwise_or(out, mask, out=out)
+    return out.view(dt)
+
+
 @kernel("where")
 def where(m, c, a, b):
     dt = _cdt(m.dtype)
-    r = np.where(arr(c), _o(a, dt), _o(b, dt))
+    cond, x, y = arr(c), _o(a, dt), _o(b, dt)
+    if dt in _BITS and cond.dtype == np.bool_ and cond.size >= 4096 and cond.shape == m.shape:
+        return wrap(_where_bits(cond, x, y, dt), m.dtype)
+    r = np.where(cond, x, y)
     return wrap(r if r.dtype == dt else r.astype(dt), m.dtype)
 
 
@@ -424,7 +461,7 @@ def _unary(name, fn, inplace=True):
 
 
 def _uf(ufunc):
-    return lambda x, dt: ufunc(x, dtype=dt)
+    return lambda x, dt: par_ufunc(ufunc, dt, x)
 
 
 def _erf(x, dt):
@@ -558,7 +595,104 @@ _pred("isreal", lambda x: np.isreal(x) if x.dtype.kind == "c" else np.ones(x.sha
 
 
 # --- activations ----------------------------------------------------------------------
+# Exact GELU in float32 without a float64 round trip: h = Phi(-|x|) = 0.5 * erfc(|x|/sqrt 2) from the
+# Abramowitz-Stegun 7.1.26 form t * poly(t) * exp(-x^2/2), t = 1 / (1 + p |x| / sqrt 2), absolute error
+# <= 1.5e-7 (the bound PyTorch's vectorised float kernel has); the 0.5 is folded into the coefficients.
+# Each step is one NumPy pass over a cache-sized block; max, sign and copysign are avoided (they are
+# 3-5x slower per element than a multiply in NumPy).
+_AS_P = 0.3275911 / math.sqrt(2.0)
+_AS_C = tuple(0.5 * c for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592))
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SIGN_BIT = np.int32(-2 ** 31)
+
+
+def _phi_tail(x, a, t, e):
+    """t <- Phi(-|x|), e <- exp(-x^2/2), a <- |x| (float32 blocks)."""
+    np.abs(x, out=a)
+    np.add(a, 1.0 / _AS_P, out=t)
+    np.divide(1.0 / _AS_P, t, out=t)   # t = 1 / (1 + p|x|)
+    np.multiply(t, _AS_C[0], out=e)
+    for c in _AS_C[1:]:
+        e += c
+        e *= t
+    np.multiply(x, x, out=t)
+    t *= -0.5
+    np.exp(t, out=t)
+    np.multiply(t, e, out=e)           # e = Phi(-|x|), t = exp(-x^2/2)
+    return e, t
+
+
+def _gelu_block(out, x, a, t, e):
+    # gelu(x) = x * Phi(x) = 0.5 x + |x| (0.5 - Phi(-|x|))
+    h, _ = _phi_tail(x, a, t, e)
+    np.subtract(0.5, h, out=h)
+    h *= a
+    np.multiply(x, 0.5, out=out)
+    out += h
+
+
+def _gelu_backward_block(out, g, x, a, t, e):
+    # d gelu = Phi(x) + x pdf(x), Phi(x) = 0.5 + sign(x) (0.5 - Phi(-|x|)); the sign goes on as a bit
+    h, ex = _phi_tail(x, a, t, e)
+    np.subtract(0.5, h, out=h)
+    s = a.view(np.int32)
+    np.bitwise_and(x.view(np.int32), _SIGN_BIT, out=s)
+    np.bitwise_or(h.view(np.int32), s, out=h.view(np.int32))
+    ex *= x
+    ex *= _INV_SQRT_2PI
+    h += ex
+    h += 0.5
+    np.multiply(g, h, out=out)
+
+
+def _gelu_tanh_block(out, x, a, t, e):
+    np.multiply(x, x, out=t)
+    t *= 0.044715
+    t += 1.0
+    t *= x
+    t *= math.sqrt(2.0 / math.pi)
+    np.tanh(t, out=t)
+    t += 1.0
+    t *= 0.5
+    np.multiply(x, t, out=out)
+
+
+def _gelu_tanh_backward_block(out, g, x, a, t, e):
+    k = math.sqrt(2.0 / math.pi)
+    np.multiply(x, x, out=a)
+    np.multiply(a, 0.044715, out=t)
+    t += 1.0
+    t *= x
+    t *= k
+    np.tanh(t, out=t)             # tanh(inner)
+    a *= 3 * 0.044715
+    a += 1.0
+    a *= k                        # d inner / dx
+    np.multiply(t, t, out=e)
+    np.subtract(1.0, e, out=e)
+    e *= a
+    e *= x
+    t += 1.0
+    t += e
+    t *= 0.5
+    np.multiply(g, t, out=out)
+
+
+def _f32_operands(*ts):
+    return [np.ascontiguousarray(arr(t), dtype=_F32) for t in ts]
+
+
+def _fused_elementwise(block_fn, m, *ts):
+    """A float32 fused kernel over cache blocks and threads; the result is cast to m.dtype by wrap."""
+    xs = _f32_operands(*ts)
+    out = ALLOCATOR.empty(xs[-1].shape, _F32)
+    with quiet():
+        elementwise(block_fn, out, *xs, scratch=3)
+    return wrap(out, m.dtype)
+
+
 def _gelu(x, dt, approximate="none"):
+    """Reference path (float64): scipy's erf, accurate to float64."""
     x = x.astype(dt, copy=False)
     if approximate == "tanh":
         inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)
@@ -566,7 +700,41 @@ def _gelu(x, dt, approximate="none"):
     return (0.5 * x * (1 + _erf(x * (1 / math.sqrt(2)), dt))).astype(dt, copy=False)
 
 
-_unary("gelu", _gelu)
+def _gelu_backward_ref(g, x, dt, approximate):
+    x = x.astype(dt, copy=False)
+    if approximate == "tanh":
+        k = math.sqrt(2 / math.pi)
+        t = np.tanh(k * (x + 0.044715 * x * x * x))
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x))
+    cdf = 0.5 * (1 + _erf(x * (1 / math.sqrt(2)), dt))
+    return g * (cdf + x * np.exp(-0.5 * x * x) * _INV_SQRT_2PI)
+
+
+def _low_precision(d):
+    return d is D.float32 or d in _HALF
+
+
+@kernel("gelu")
+def gelu(m, x, approximate="none"):
+    if _low_precision(m.dtype):
+        return _fused_elementwise(_gelu_tanh_block if approximate == "tanh" else _gelu_block, m, x)
+    with quiet():
+        return wrap(_gelu(arr(x), TO_NP[m.dtype], approximate), m.dtype)
+
+
+_inplace("gelu")
+
+
+@kernel("gelu_backward")
+def gelu_backward(m, g, x, approximate="none"):
+    if _low_precision(m.dtype):
+        blk = _gelu_tanh_backward_block if approximate == "tanh" else _gelu_backward_block
+        return _fused_elementwise(blk, m, g, x)
+    dt = TO_NP[m.dtype]
+    with quiet():
+        return wrap(_gelu_backward_ref(arr(g).astype(dt, copy=False), arr(x), dt, approximate), m.dtype)
+
+
 _unary("softplus", lambda x, dt, beta=1, threshold=20: _softplus(x.astype(dt, copy=False), beta, threshold)
        .astype(dt, copy=False), inplace=False)
 

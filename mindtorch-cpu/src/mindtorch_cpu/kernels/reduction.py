@@ -3,6 +3,8 @@ import numpy as np
 
 from mindtorch.plugins import dtypes as _D
 from ..convert import arr, wrap, TO_NP, quiet
+from ..allocator import ALLOCATOR
+from ..parallel import row_blocks
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()
@@ -46,13 +48,58 @@ _HALF = frozenset((np.dtype(np.float16), TO_NP[_D.bfloat16]))
 _SUM_ACC = {d: (np.dtype(np.float32) if d in (_D.float16, _D.bfloat16) else TO_NP[d]) for d in TO_NP}
 
 
+_ONES = {}
+_BLAS_SUM = (np.dtype(np.float32), np.dtype(np.float64))
+# Longest run summed by BLAS (a few float32 partial sums per row); longer runs keep NumPy's pairwise
+# summation, whose error grows only with log n.
+BLAS_SUM_MAX = 8192
+
+
+def _ones(n, dt):
+    v = _ONES.get((n, dt))
+    if v is None:
+        v = np.ones(n, dt)
+        if n <= BLAS_SUM_MAX:
+            _ONES[(n, dt)] = v
+    return v
+
+
+def blas_sum(x, ax):
+    """Sum of a C-contiguous float array over leading or trailing axes as one matrix-vector product
+    (BLAS is vectorised and threaded; NumPy's sum along the last axis is neither), or None."""
+    if x.dtype not in _BLAS_SUM or not x.flags.c_contiguous or x.size < 4096 or not ax:
+        return None
+    nd = x.ndim
+    k = len(ax)
+    if ax == tuple(range(nd - k, nd)):
+        inner = 1
+        for s in x.shape[nd - k:]:
+            inner *= s
+        if inner > BLAS_SUM_MAX or inner < 8:
+            return None
+        return np.matmul(x.reshape(-1, inner), _ones(inner, x.dtype))
+    if ax == tuple(range(k)):
+        outer = 1
+        for s in x.shape[:k]:
+            outer *= s
+        if outer > BLAS_SUM_MAX or outer < 8:
+            return None
+        return np.matmul(_ones(outer, x.dtype), x.reshape(outer, -1))
+    return None
+
+
 @kernel("sum")
 def sum_(m, a, dim=None, keepdim=False, dtype=None):
     x = arr(a)
     acc = _SUM_ACC[m.dtype]
     if a.dtype is _D.bool_ and m.dtype is not _D.bool_:
         x = x.view(np.uint8)  # add.reduce over bools is logical or
-    return _out(np.add.reduce(x, axis=None if dim is None else axes(dim, x.ndim), dtype=acc, keepdims=keepdim), m)
+    ax = None if dim is None else axes(dim, x.ndim)
+    if ax is not None and acc == x.dtype:
+        r = blas_sum(x, tuple(sorted(set(ax))))
+        if r is not None:
+            return _out(r, m)
+    return _out(np.add.reduce(x, axis=ax, dtype=acc, keepdims=keepdim), m)
 
 
 @kernel("mean")
@@ -206,28 +253,101 @@ def _wide(nd):
     return np.dtype(np.float32) if nd.name in ("float16", "bfloat16") else nd
 
 
+def _as_rows(x, d):
+    """(rows, C) C-contiguous float array with dim d last, and how to put a result back."""
+    if d != x.ndim - 1:
+        moved = np.moveaxis(x, d, -1)
+        shape = moved.shape
+        return np.ascontiguousarray(moved).reshape(-1, shape[-1]), lambda r: np.moveaxis(r.reshape(shape), -1, d)
+    shape = x.shape
+    return np.ascontiguousarray(x).reshape(-1, shape[-1]), lambda r: r.reshape(shape)
+
+
+def _row_sum(a, ones):
+    # a (r, C) @ ones: BLAS's vectorised row sums (NumPy sums a contiguous row several times slower)
+    return np.matmul(a, ones)[:, None] if ones is not None else a.sum(1, keepdims=True)
+
+
+def _fused_rows(block_fn, m, dim, *ts, scratch=False):
+    """A fused kernel over blocks of rows (dim moved last), on the thread pool; float math in float32
+    for 16-bit inputs. block_fn(out_rows, *in_rows, tmp_rows, ones)."""
+    dt = _wide(TO_NP[m.dtype])
+    xs = [arr(t) for t in ts]
+    x0 = xs[-1]
+    if x0.ndim == 0 or x0.size == 0:
+        return None
+    d = dim % x0.ndim
+    rows = []
+    back = None
+    for x in xs:
+        r, back = _as_rows(x.astype(dt, copy=False), d)
+        rows.append(r)
+    n, c = rows[0].shape
+    out = ALLOCATOR.empty((n, c), dt)
+    ones = _ones(c, dt) if c <= BLAS_SUM_MAX else None
+
+    def run(lo, hi):
+        tmp = np.empty((hi - lo, c), dt) if scratch else None
+        block_fn(out[lo:hi], *[r[lo:hi] for r in rows], tmp, ones)
+    with quiet():
+        row_blocks(run, n, c)
+    return _out(back(out), m)
+
+
+def _softmax_rows(o, x, tmp, ones):
+    np.subtract(x, x.max(1, keepdims=True), out=o)
+    np.exp(o, out=o)
+    o *= np.reciprocal(_row_sum(o, ones))
+
+
+def _log_softmax_rows(o, x, tmp, ones):
+    np.subtract(x, x.max(1, keepdims=True), out=o)
+    np.exp(o, out=tmp)
+    o -= np.log(_row_sum(tmp, ones))
+
+
+def _softmax_backward_rows(o, g, y, tmp, ones):
+    np.multiply(g, y, out=tmp)
+    np.subtract(g, _row_sum(tmp, ones), out=o)
+    o *= y
+
+
+def _log_softmax_backward_rows(o, g, y, tmp, ones):
+    np.exp(y, out=o)
+    o *= _row_sum(g, ones)
+    np.subtract(g, o, out=o)
+
+
 @kernel("softmax")
 def softmax(m, a, dim, dtype=None):
+    r = _fused_rows(_softmax_rows, m, dim, a)
+    if r is not None:
+        return r
     x = arr(a).astype(_wide(TO_NP[m.dtype]), copy=False)
-    if x.ndim == 0:
-        return _out(np.exp(x - x), m)
-    d = dim % x.ndim
-    e = np.exp(x - np.max(x, axis=d, keepdims=True)) if x.size else x.copy()
-    e /= np.sum(e, axis=d, keepdims=True)
-    return _out(e, m)
+    return _out(np.exp(x - x) if x.ndim == 0 else x.copy(), m)
 
 
 @kernel("log_softmax")
 def log_softmax(m, a, dim, dtype=None):
+    r = _fused_rows(_log_softmax_rows, m, dim, a, scratch=True)
+    if r is not None:
+        return r
     x = arr(a).astype(_wide(TO_NP[m.dtype]), copy=False)
-    if x.ndim == 0:
-        return _out(x - x, m)
-    d = dim % x.ndim
-    if x.size == 0:
-        return _out(x.copy(), m)
-    s = x - np.max(x, axis=d, keepdims=True)
-    s = s - np.log(np.sum(np.exp(s), axis=d, keepdims=True))
-    return _out(s, m)
+    return _out(x - x if x.ndim == 0 else x.copy(), m)
+
+
+def _softmax_bwd(block_fn, scratch):
+    def k(m, g, y, dim):
+        r = _fused_rows(block_fn, m, dim, g, y, scratch=scratch)
+        if r is not None:
+            return r
+        ga = arr(g).astype(_wide(TO_NP[m.dtype]), copy=False)  # 0-dim: the gradient is 0; empty: empty
+        return _out(ga - ga, m)
+    return k
+
+
+KERNELS["_softmax_backward_data"] = _softmax_bwd(_softmax_backward_rows, True)
+KERNELS["_log_softmax_backward_data"] = _softmax_bwd(_log_softmax_backward_rows, False)
 
 
 @kernel("linalg_vector_norm")

@@ -1,0 +1,79 @@
+"""Optimizer updates over whole parameter lists: the single-tensor update's NumPy steps, in the same
+order and dtype (so results match it bit for bit), without an op dispatch per step and parameter."""
+import numpy as np
+
+from ..convert import arr, quiet
+from . import kernel_table
+from .pointwise import _lerp_update, _addcmul_update, _addcdiv_update
+
+KERNELS, kernel = kernel_table()
+
+
+def _scaled_add(g, p, alpha):
+    return np.add(g, np.multiply(p, np.asarray(alpha).astype(g.dtype), dtype=g.dtype), dtype=g.dtype)
+
+
+@kernel("_foreach_adam_")
+def foreach_adam(m, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
+                 weight_decay, eps, amsgrad, maximize, decoupled):
+    with quiet():
+        for i, pt in enumerate(params):
+            p, g, ea, es, st = arr(pt), arr(grads[i]), arr(exp_avgs[i]), arr(exp_avg_sqs[i]), arr(state_steps[i])
+            if maximize:
+                g = np.negative(g)
+            st += 1
+            if weight_decay != 0:
+                if decoupled:
+                    p *= 1 - lr * weight_decay
+                else:
+                    g = _scaled_add(g, p, weight_decay)
+            _lerp_update(ea, g, None, 1 - beta1)
+            es *= beta2
+            _addcmul_update(es, g, g, 1 - beta2)
+            step = float(st)
+            step_size = lr / (1 - beta1 ** step)
+            bc2_sqrt = (1 - beta2 ** step) ** 0.5
+            if amsgrad:
+                mx = arr(max_exp_avg_sqs[i])
+                np.maximum(mx, es, out=mx)
+                denom = np.sqrt(mx)
+            else:
+                denom = np.sqrt(es)
+            denom /= bc2_sqrt
+            denom += eps
+            _addcdiv_update(p, ea, denom, -step_size)
+    for t in list(params) + list(exp_avgs) + list(exp_avg_sqs) + list(state_steps) + \
+            (list(max_exp_avg_sqs) if amsgrad else []):
+        _bump(t)
+
+
+@kernel("_foreach_sgd_")
+def foreach_sgd(m, params, grads, momentum_buffers, lr, momentum, dampening, weight_decay, nesterov, maximize, fresh):
+    with quiet():
+        for i, pt in enumerate(params):
+            p, g = arr(pt), arr(grads[i])
+            if maximize:
+                g = np.negative(g)
+            if weight_decay != 0:
+                g = _scaled_add(g, p, weight_decay)
+            if momentum != 0:
+                buf = arr(momentum_buffers[i])
+                if fresh:
+                    np.copyto(buf, g)
+                else:
+                    buf *= momentum
+                    if dampening == 0:
+                        buf += g
+                    else:
+                        buf += np.multiply(g, np.asarray(1 - dampening).astype(g.dtype))
+                g = _scaled_add(g, buf, momentum) if nesterov else buf
+            p += np.multiply(g, np.asarray(-lr).astype(g.dtype))
+    for t in list(params) + (list(momentum_buffers) if momentum != 0 else []):
+        _bump(t)
+
+
+def _bump(t):
+    # in-place writes bump the version counter, as the single-tensor ops would
+    v = t._version
+    if v is not None:
+        v.value += 1

@@ -1,0 +1,141 @@
+"""Intra-op parallelism: NumPy releases the GIL inside its loops, so a large op split
+into blocks runs on a small pool of threads (sized by torch.set_num_threads)."""
+import contextvars
+import threading
+
+import numpy as np
+from concurrent.futures import ThreadPoolExecutor
+
+from mindtorch.plugins import get_num_threads
+
+from .allocator import ALLOCATOR, POOL_MIN
+
+# Elements per block below which splitting costs more than it saves (a task hand-off is ~10 us;
+# measured on 1024x1024 add/exp in benchmarks/run.py: 2 blocks pay from ~64k float32 elements).
+GRAIN = 1 << 16
+
+_pool = [None, 0]  # executor, its size
+_lock = threading.Lock()
+_local = threading.local()
+
+
+def threads():
+    return get_num_threads()
+
+
+def _executor(n):
+    ex, size = _pool
+    if ex is None or size != n:
+        with _lock:
+            ex, size = _pool
+            if ex is None or size != n:
+                if ex is not None:
+                    ex.shutdown(wait=False)
+                ex = ThreadPoolExecutor(max_workers=n - 1, thread_name_prefix="mindtorch-cpu")
+                _pool[0], _pool[1] = ex, n
+    return ex
+
+
+def blocks(n, grain=GRAIN, cost=1):
+    """Split range(n) (items of `cost` elements each) into at most get_num_threads() blocks."""
+    nt = get_num_threads()
+    k = min(nt, (n * cost) // grain, n)
+    if k <= 1 or getattr(_local, "inside", False):
+        return [(0, n)]
+    step = -(-n // k)
+    return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
+
+
+def _run(fn, lo, hi):
+    _local.inside = True  # nested parallel regions run inline
+    try:
+        return fn(lo, hi)
+    finally:
+        _local.inside = False
+
+
+def parallel_for(n, fn, grain=GRAIN, cost=1):
+    """fn(lo, hi) over blocks of range(n); the caller's thread takes the first block."""
+    parts = blocks(n, grain, cost)
+    if len(parts) == 1:
+        return [fn(0, n)]
+    ex = _executor(get_num_threads())
+    # each task runs in a copy of the caller's context: NumPy's error state (quiet()) lives there
+    futs = [ex.submit(contextvars.copy_context().run, _run, fn, lo, hi) for lo, hi in parts[1:]]
+    first = _run(fn, *parts[0])
+    return [first] + [f.result() for f in futs]
+
+
+# Elements per cache block of a fused elementwise kernel: its few float32 temporaries stay in L2.
+BLOCK = 1 << 14
+
+
+def elementwise(fn, out, *inputs, scratch=0, block=BLOCK):
+    """Run fn(out_block, *input_blocks, *scratch_buffers) over cache-sized blocks of flat,
+    C-contiguous arrays, the blocks shared out across the pool."""
+    o = out.reshape(-1)
+    ins = [a.reshape(-1) for a in inputs]
+    n = o.size
+    nblocks = -(-n // block)
+
+    def run(b0, b1):
+        bufs = [np.empty(min(block, n), o.dtype) for _ in range(scratch)]
+        for b in range(b0, b1):
+            lo = b * block
+            hi = min(n, lo + block)
+            k = hi - lo
+            fn(o[lo:hi], *[a[lo:hi] for a in ins], *[s[:k] for s in bufs])
+    parallel_for(nblocks, run, cost=block)
+    return out
+
+
+def row_blocks(fn, nrows, rowlen, block=4 * BLOCK):
+    """fn(lo, hi) over blocks of whole rows (about `block` elements each), shared out across the pool."""
+    per = max(1, block // max(rowlen, 1))
+    nb = -(-nrows // per)
+
+    def run(b0, b1):
+        for b in range(b0, b1):
+            fn(b * per, min(nrows, (b + 1) * per))
+    parallel_for(nb, run, cost=per * rowlen)
+
+
+def ufunc(uf, dt, x, y=None):
+    """uf(x[, y], dtype=dt): the result from the allocator's pool, split across the thread pool, when the
+    operands are large; a small op pays two size checks over the plain call."""
+    n = x.size if x.__class__ is np.ndarray else 0
+    if y is None:
+        if n * dt.itemsize < POOL_MIN:
+            return uf(x, dtype=dt)
+        return _ufunc_big(uf, dt, (x,))
+    if y.__class__ is np.ndarray and y.size > n:
+        n = y.size
+    if n * dt.itemsize < POOL_MIN:
+        return uf(x, y, dtype=dt)
+    return _ufunc_big(uf, dt, (x, y))
+
+
+def _ufunc_big(uf, dt, xs):
+    """Same-shaped C-contiguous operands (Python scalars and 0-d arrays ride along) get a pooled result,
+    split across the thread pool; anything else is one plain call."""
+    shape = None
+    for x in xs:
+        if x.__class__ is np.ndarray and x.ndim:
+            if shape is None:
+                shape = x.shape
+            elif x.shape != shape:
+                return uf(*xs, dtype=dt)
+            if not x.flags.c_contiguous:
+                return uf(*xs, dtype=dt)
+    if shape is None:
+        return uf(*xs, dtype=dt)
+    out = ALLOCATOR.empty(shape, dt)
+    if out.size < 2 * GRAIN or get_num_threads() < 2 or getattr(_local, "inside", False):
+        return uf(*xs, out=out, dtype=dt)
+    o = out.reshape(-1)
+    flat = [x.reshape(-1) if x.__class__ is np.ndarray and x.ndim else x for x in xs]
+
+    def run(lo, hi):
+        uf(*[f[lo:hi] if f.__class__ is np.ndarray and f.ndim else f for f in flat], out=o[lo:hi], dtype=dt)
+    parallel_for(o.size, run)
+    return out

@@ -1,0 +1,365 @@
+"""Fused CPU kernels against PyTorch, forward and backward, on tensors large enough to be split into
+cache blocks and across threads (and on small ones, which run inline)."""
+from helpers import torch_or_skip
+torch = torch_or_skip()
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import mindtorch  # noqa: E402
+from helpers import assert_same, to_torch  # noqa: E402
+
+# (shape, threads): 1 thread and 2 threads, a small tensor (inline) and a large one (many blocks)
+SIZES = [((5, 7), 2), ((3, 70001), 1), ((3, 70001), 2)]
+TOL = {"float32": (1e-5, 2e-6), "float64": (1e-12, 1e-12), "float16": (2e-3, 2e-3), "bfloat16": (2e-2, 2e-2)}
+
+
+@pytest.fixture
+def threads():
+    before = mindtorch.get_num_threads()
+    yield mindtorch.set_num_threads
+    mindtorch.set_num_threads(before)
+
+
+def leaf(shape, dtype, scale=3.0, seed=0):
+    a = np.random.default_rng(seed).standard_normal(shape) * scale
+    m = mindtorch.tensor(a, dtype=getattr(mindtorch, dtype)).requires_grad_()
+    return m, to_torch(m)
+
+
+@pytest.mark.parametrize("shape, nt", SIZES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_forward_backward(shape, nt, dtype, approximate, threads):
+    threads(nt)
+    m, t = leaf(shape, dtype)
+    ym = mindtorch.nn.functional.gelu(m, approximate=approximate)
+    yt = torch.nn.functional.gelu(t, approximate=approximate)
+    rtol, atol = TOL[dtype]
+    assert_same(ym, yt, rtol=rtol, atol=atol)
+    g = np.random.default_rng(1).standard_normal(shape)
+    ym.backward(mindtorch.tensor(g, dtype=ym.dtype))
+    yt.backward(torch.tensor(g).to(yt.dtype))
+    assert_same(m.grad, t.grad, rtol=rtol, atol=4 * atol)
+
+
+def test_gelu_float32_is_float32_accurate():
+    # against float64: the erf approximation's 1.5e-7 bound (times |x|) plus float32 rounding, and no worse
+    # than PyTorch's own float32 kernel
+    x = np.linspace(-8, 8, 200001).astype(np.float32)
+    got = mindtorch.nn.functional.gelu(mindtorch.tensor(x)).numpy()
+    ref = torch.nn.functional.gelu(torch.tensor(x)).numpy()
+    exact = torch.nn.functional.gelu(torch.tensor(x, dtype=torch.float64)).numpy()
+    assert np.all(np.abs(got - exact) <= 3e-7 * np.abs(x) + 1.2e-7 * np.abs(exact) + 1e-30)
+    scale = np.abs(x) + 1e-3
+    assert np.max(np.abs(got - exact) / scale) <= np.max(np.abs(ref - exact) / scale)
+
+
+def test_gelu_inplace_and_special_values():
+    vals = [0.0, -0.0, 1e-30, -1e-30, 40.0, -40.0, 0.5, -0.5]
+    m = mindtorch.tensor(vals)
+    assert_same(mindtorch.nn.functional.gelu(m), torch.nn.functional.gelu(torch.tensor(vals)))
+    m2 = mindtorch.tensor(vals)
+    mindtorch.gelu_(m2)
+    assert_same(m2, torch.nn.functional.gelu(torch.tensor(vals)))
+
+
+def test_num_threads_api():
+    before = mindtorch.get_num_threads()
+    assert before >= 1 and mindtorch.get_num_interop_threads() >= 1
+    try:
+        mindtorch.set_num_threads(1)
+        assert mindtorch.get_num_threads() == 1
+        for bad in (0, -2, 1.5):
+            with pytest.raises(type(_torch_error(torch.set_num_threads, bad))):
+                mindtorch.set_num_threads(bad)
+        assert mindtorch.get_num_threads() == 1
+    finally:
+        mindtorch.set_num_threads(before)
+
+
+def _torch_error(fn, arg):
+    try:
+        fn(arg)
+    except Exception as e:  # noqa: BLE001 - the class is what we compare
+        return e
+    raise AssertionError(f"torch accepted {arg!r}")
+
+
+@pytest.mark.parametrize("shape, nt", [((4, 5, 6), 2), ((300, 1000), 1), ((300, 1000), 2)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [-1, 0, 1])
+def test_softmax_forward_backward(shape, nt, dtype, name, dim, threads):
+    threads(nt)
+    m, t = leaf(shape, dtype, scale=4.0)
+    ym = getattr(mindtorch, name)(m, dim)
+    yt = getattr(torch, name)(t, dim)
+    rtol, atol = TOL[dtype]
+    assert_same(ym, yt, rtol=rtol, atol=atol)
+    g = np.random.default_rng(1).standard_normal(shape)
+    ym.backward(mindtorch.tensor(g, dtype=ym.dtype))
+    yt.backward(torch.tensor(g).to(yt.dtype))
+    assert_same(m.grad, t.grad, rtol=rtol, atol=4 * atol)
+
+
+def test_softmax_masked_rows_and_dtype_argument():
+    x = np.random.default_rng(0).standard_normal((70, 1000)).astype(np.float32)
+    x[3] = -np.inf          # a fully masked row: nan, as PyTorch
+    x[5, 10:] = -np.inf     # a causal-style partial mask
+    x[7, 0] = np.inf
+    for fn in ("softmax", "log_softmax"):
+        assert_same(getattr(mindtorch, fn)(mindtorch.tensor(x), 1), getattr(torch, fn)(torch.tensor(x), 1))
+        assert_same(getattr(mindtorch, fn)(mindtorch.tensor(x), 1, dtype=mindtorch.float64),
+                    getattr(torch, fn)(torch.tensor(x), 1, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("shape, dims", [((300, 1000), 1), ((300, 1000), 0), ((40, 30, 20), (1, 2)),
+                                         ((40, 30, 20), (0, 1)), ((3, 70001), 1), ((5, 7), 1)])
+def test_sum_over_leading_or_trailing_dims(shape, dims):
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    for keepdim in (False, True):
+        assert_same(mindtorch.tensor(x).sum(dims, keepdim=keepdim), torch.tensor(x).sum(dims, keepdim=keepdim),
+                    rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape, nt", [((4, 5, 6), 2), ((16, 64, 512), 1), ((16, 64, 512), 2)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("kind", ["layer_norm", "rms_norm"])
+def test_norm_forward_backward(shape, nt, dtype, affine, kind, threads):
+    threads(nt)
+    c = shape[-1]
+    m, t = leaf(shape, dtype, scale=2.0)
+    wm, wt = leaf((c,), dtype, seed=2) if affine else (None, None)
+    bm, bt = leaf((c,), dtype, seed=3) if affine and kind == "layer_norm" else (None, None)
+    g = np.random.default_rng(1).standard_normal(shape)
+
+    def run(lib, x, w, b):
+        f = lib.nn.functional
+        y = f.layer_norm(x + 1.5, (c,), w, b) if kind == "layer_norm" else f.rms_norm(x, (c,), w, 1e-6)
+        y.backward(lib.tensor(g).to(y.dtype))
+        return y
+    ym, yt = run(mindtorch, m, wm, bm), run(torch, t, wt, bt)
+    rtol, atol = TOL[dtype]
+    assert_same(ym, yt, rtol=rtol, atol=4 * atol)
+    assert_same(m.grad, t.grad, rtol=rtol, atol=4 * atol)
+    rows = int(np.prod(shape[:-1]))
+    if dtype == "bfloat16":  # PyTorch sums weight grads in bfloat16 (off by ~3 here); we sum in float32:
+        ref = [None if v is None else v.detach().double().requires_grad_() for v in (t, wt, bt)]
+        run(torch, *ref)     # so compare with float64 on the same inputs
+        wt, bt = ref[1], ref[2]
+    for a, b in ((wm, wt), (bm, bt)):  # sums over all rows: rounding grows like sqrt(rows)
+        if a is not None:
+            assert np.allclose(a.grad.double().numpy(), b.grad.double().numpy(), rtol=rtol,
+                               atol=4 * rtol * rows ** 0.5)
+
+
+@pytest.mark.parametrize("case", ["causal", "bool_mask", "float_mask", "cross", "none", "scale"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_scaled_dot_product_attention(case, dtype):
+    b, h, L, S, e = 3, 4, 64, (48 if case == "cross" else 64), 32
+    q, qt = leaf((b, h, L, e), dtype, scale=1.0, seed=1)
+    k, kt = leaf((b, h, S, e), dtype, scale=1.0, seed=2)
+    v, vt = leaf((b, h, S, e + 8), dtype, scale=1.0, seed=3)
+    kw_m, kw_t = {}, {}
+    if case == "causal":
+        kw_m = kw_t = {"is_causal": True}
+    elif case == "bool_mask":
+        mask = np.random.default_rng(4).random((L, S)) > 0.3
+        mask[:, 0] = True
+        kw_m, kw_t = {"attn_mask": mindtorch.tensor(mask)}, {"attn_mask": torch.tensor(mask)}
+    elif case == "float_mask":
+        mask = np.random.default_rng(4).standard_normal((h, L, S))
+        kw_m = {"attn_mask": mindtorch.tensor(mask, dtype=q.dtype)}
+        kw_t = {"attn_mask": torch.tensor(mask).to(qt.dtype)}
+    elif case == "scale":
+        kw_m = kw_t = {"scale": 0.3}
+    ym = mindtorch.nn.functional.scaled_dot_product_attention(q, k, v, **kw_m)
+    yt = torch.nn.functional.scaled_dot_product_attention(qt, kt, vt, **kw_t)
+    rtol, atol = TOL[dtype]
+    if dtype == "bfloat16":
+        rtol, atol = 5e-2, 5e-2
+    assert_same(ym, yt, rtol=rtol, atol=4 * atol)
+    g = np.random.default_rng(5).standard_normal(tuple(yt.shape))
+    ym.backward(mindtorch.tensor(g, dtype=ym.dtype))
+    yt.backward(torch.tensor(g).to(yt.dtype))
+    for a, c in ((q, qt), (k, kt), (v, vt)):
+        assert_same(a.grad, c.grad, rtol=rtol, atol=10 * atol)
+
+
+def test_sdpa_mask_requiring_grad_still_gets_its_gradient():
+    q, qt = leaf((2, 5, 4), "float64", seed=1)
+    mask, mask_t = leaf((5, 5), "float64", seed=2)
+    mindtorch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=mask).sum().backward()
+    torch.nn.functional.scaled_dot_product_attention(qt, qt, qt, attn_mask=mask_t).sum().backward()
+    assert_same(mask.grad, mask_t.grad, rtol=1e-10, atol=1e-12)
+
+
+def _composite_cases():
+    x, _ = leaf((3, 4, 6), "float64", seed=1)
+    g, _ = leaf((3, 4, 6), "float64", seed=2)
+    y = mindtorch.softmax(x, -1).detach()
+    k, _ = leaf((3, 5, 6), "float64", seed=3)
+    v, _ = leaf((3, 5, 2), "float64", seed=4)
+    attn = mindtorch.softmax(x @ k.transpose(-2, -1), -1).detach()
+    g2, _ = leaf((3, 4, 2), "float64", seed=5)
+    return [("gelu_backward", (g, x), {"approximate": "none"}), ("gelu_backward", (g, x), {"approximate": "tanh"}),
+            ("_softmax_backward_data", (g, y, 1), {}), ("_log_softmax_backward_data", (g, y.log(), -1), {}),
+            ("_scaled_dot_product_attention", (x, k, v, None, True, 0.4), {}),
+            ("_scaled_dot_product_attention_backward", (g2, x, k, v, attn, 0.4), {}),
+            ("_cross_entropy", (x[0], mindtorch.tensor([1, 5, -100, 0]), None, 1, -100), {}),
+            ("_cross_entropy_backward", (g[0, 0, 0].detach(), mindtorch.log_softmax(x[0], 1).detach(),
+                                         mindtorch.tensor([1, 5, -100, 0]), mindtorch.rand(6, dtype=x.dtype), 1,
+                                         -100, mindtorch.tensor(2.5, dtype=x.dtype)), {})]
+
+
+@pytest.mark.parametrize("i", range(8))
+def test_composite_fallback_matches_fused_kernel(i):
+    # what a backend without the fused kernel runs gives the fused kernel's values
+    from mindtorch.ops.registry import OPS
+    name, args, kw = _composite_cases()[i]
+    op = OPS[name]
+    with mindtorch.no_grad():
+        fused = getattr(mindtorch.ops, name)(*args, **kw)
+        comp = op.composite(*args, **kw)
+    fused = fused if isinstance(fused, tuple) else (fused,)
+    comp = comp if isinstance(comp, tuple) else (comp,)
+    for a, b in zip(fused, comp):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("other", ["tensor", "row", "zero", "neg_zero", "nan", "number"])
+def test_where_large_bitmask_path(dtype, other):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((70, 100)) * 5
+    b = rng.standard_normal((70, 100)) * 5
+    if dtype.startswith("float"):
+        a[0, :4] = [np.nan, np.inf, -np.inf, -0.0]
+        b[1, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    cond = rng.random((70, 100)) > 0.5
+    am, at = mindtorch.tensor(a).to(getattr(mindtorch, dtype)), torch.tensor(a).to(getattr(torch, dtype))
+    bm, bt = mindtorch.tensor(b).to(getattr(mindtorch, dtype)), torch.tensor(b).to(getattr(torch, dtype))
+    cm, ct = mindtorch.tensor(cond), torch.tensor(cond)
+    pick = {"tensor": (bm, bt), "row": (bm[0], bt[0]), "zero": (0.0, 0.0), "neg_zero": (-0.0, -0.0),
+            "nan": (float("nan"), float("nan")), "number": (3, 3)}
+    ym, yt = pick[other]
+    if other in ("nan", "zero", "neg_zero") and not dtype.startswith("float"):
+        ym = yt = 0
+    rm, rt = mindtorch.where(cm, am, ym), torch.where(ct, at, yt)
+    assert_same(rm, rt, rtol=0, atol=0)
+    assert np.array_equal(np.signbit(rm.float().numpy()), np.signbit(rt.float().numpy()))
+    assert_same(mindtorch.where(cm, ym, am), torch.where(ct, yt, at), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=3, stride=1, dilation=2, ceil_mode=True),
+                                dict(kernel_size=(2, 3), stride=(1, 2), padding=(1, 0))])
+def test_max_pool2d_ties_nan_and_grads(kw):
+    rng = np.random.default_rng(0)
+    x = np.round(rng.standard_normal((4, 3, 17, 19)) * 2) / 2  # many ties
+    x[0, 0, 3, 4] = np.nan
+    x[1, 2, 5:7, 5:7] = np.nan
+    m, t = mindtorch.tensor(x, dtype=mindtorch.float32).requires_grad_(), torch.tensor(x).float().requires_grad_()
+    om, im = mindtorch.nn.functional.max_pool2d(m, return_indices=True, **kw)
+    ot, it = torch.nn.functional.max_pool2d(t, return_indices=True, **kw)
+    assert_same(om, ot, rtol=0, atol=0)
+    assert_same(im, it)
+    g = rng.standard_normal(tuple(ot.shape))
+    om.backward(mindtorch.tensor(g, dtype=mindtorch.float32))
+    ot.backward(torch.tensor(g).float())
+    assert_same(m.grad, t.grad)
+
+
+@pytest.mark.parametrize("nt", [1, 2])
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "exp", "tanh", "sqrt", "log"])
+def test_large_elementwise_split_across_threads(name, nt, threads, recwarn):
+    # split across the pool, the result is bit-for-bit NumPy's; overflow and nan stay silent in workers
+    threads(nt)
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((300, 1000)) * 60).astype(np.float32)
+    b = rng.standard_normal((300, 1000)).astype(np.float32)
+    am, bm = mindtorch.tensor(a), mindtorch.tensor(b)
+    fm = getattr(mindtorch, name)
+    fn = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "exp": np.exp, "tanh": np.tanh,
+          "sqrt": np.sqrt, "log": np.log}[name]
+    with np.errstate(all="ignore"):
+        want = fn(a, b) if fn.nin == 2 else fn(a)
+    got = fm(am, bm) if fn.nin == 2 else fm(am)
+    np.testing.assert_array_equal(got.numpy(), want)
+    assert_same(got, getattr(torch, name)(*(torch.tensor(v) for v in ((a, b) if fn.nin == 2 else (a,)))),
+                rtol=1e-5, atol=1e-6)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("padding_idx, scale", [(None, False), (3, False), (None, True)])
+def test_embedding_backward_grouped_sum(padding_idx, scale):
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, 50, (16, 64))
+    w = rng.standard_normal((50, 128))
+    g = rng.standard_normal((16, 64, 128))
+    wm = mindtorch.tensor(w, dtype=mindtorch.float32).requires_grad_()
+    wt = torch.tensor(w).float().requires_grad_()
+    mindtorch.nn.functional.embedding(mindtorch.tensor(idx), wm, padding_idx=padding_idx,
+                                      scale_grad_by_freq=scale).backward(mindtorch.tensor(g, dtype=mindtorch.float32))
+    torch.nn.functional.embedding(torch.tensor(idx), wt, padding_idx=padding_idx,
+                                  scale_grad_by_freq=scale).backward(torch.tensor(g).float())
+    assert_same(wm.grad, wt.grad, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_cross_entropy_fused(reduction, weighted, dtype):
+    rng = np.random.default_rng(0)
+    n, c = 1024, 256
+    m, t = leaf((n, c), dtype, scale=3.0)
+    tgt = rng.integers(0, c, n)
+    tgt[::7] = -100
+    w = rng.random(c) + 0.5 if weighted else None
+    wm = None if w is None else mindtorch.tensor(w, dtype=m.dtype)
+    wt = None if w is None else torch.tensor(w).to(t.dtype)
+    lm = mindtorch.nn.functional.cross_entropy(m, mindtorch.tensor(tgt), wm, reduction=reduction)
+    lt = torch.nn.functional.cross_entropy(t, torch.tensor(tgt), wt, reduction=reduction)
+    rtol, atol = TOL[dtype]
+    assert_same(lm, lt, rtol=rtol, atol=atol)
+    g = rng.standard_normal(tuple(lt.shape))
+    lm.backward(mindtorch.tensor(g, dtype=lm.dtype))
+    lt.backward(torch.tensor(g).to(lt.dtype))
+    assert_same(m.grad, t.grad, rtol=rtol, atol=atol)
+
+
+def test_cross_entropy_errors_and_all_ignored():
+    x = mindtorch.randn(4, 3, requires_grad=True)
+    with pytest.raises(IndexError):
+        mindtorch.nn.functional.cross_entropy(x, mindtorch.tensor([0, 1, 3, 0]))
+    loss = mindtorch.nn.functional.cross_entropy(x, mindtorch.tensor([-100] * 4))
+    lt = torch.nn.functional.cross_entropy(torch.tensor(x.detach().numpy()).requires_grad_(),
+                                           torch.tensor([-100] * 4))
+    assert np.isnan(loss.item()) and np.isnan(lt.item())
+    loss.backward()
+    assert np.all(x.grad.numpy() == 0)
+
+
+def test_allocator_pool_reuses_only_unreferenced_blocks():
+    from mindtorch_cpu.allocator import ALLOCATOR, POOL_MIN
+    a, b = mindtorch.randn(512, 512), mindtorch.randn(512, 512)
+    assert a.numel() * 4 >= POOL_MIN
+    before = ALLOCATOR.bytes_in_use()
+    x = a + b
+    view = x.numpy()          # the user keeps a NumPy view of the result
+    keep = view.copy()
+    ptr = x.data_ptr()
+    del x
+    assert ALLOCATOR.bytes_in_use() == before
+    ys = [a * b for _ in range(3)]   # must not land in the viewed block
+    assert all(y.data_ptr() != ptr for y in ys)
+    np.testing.assert_array_equal(view, keep)
+    del view, ys
+    z = a - b                 # nothing references a freed block now: it is reused
+    w = a - b
+    del z
+    z2 = a + b
+    assert z2.data_ptr() != w.data_ptr()
+    np.testing.assert_array_equal(z2.numpy(), a.numpy() + b.numpy())
