@@ -7,3 +7,4 @@ from .conv import Conv1d, Conv2d  # noqa: F401
 from .pooling import *  # noqa: F401,F403
 from .misc import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403

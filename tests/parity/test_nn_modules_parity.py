@@ -1,0 +1,257 @@
+"""Recurrent, Transformer and the other common nn modules against PyTorch.
+
+Both modules are built with the same arguments; PyTorch's state_dict is loaded into the mindtorch
+module through NumPy; then outputs, input gradients and parameter gradients must agree to float32
+rounding, and repr and state_dict keys must be identical.
+"""
+import numpy as np
+import pytest
+
+from helpers import torch_or_skip, assert_same
+
+torch = torch_or_skip()
+
+import mindtorch as mt  # noqa: E402
+import mindtorch.nn as mnn  # noqa: E402
+from mindtorch.nn.utils import rnn as mrnn  # noqa: E402
+from torch.nn.utils import rnn as trnn  # noqa: E402
+
+RTOL, ATOL = 1e-4, 1e-5
+
+
+def _pair(name, *args, **kwargs):
+    """The same module built in both libraries, PyTorch's weights copied into mindtorch's."""
+    tmod = getattr(torch.nn, name)(*args, **kwargs)
+    mmod = getattr(mnn, name)(*args, **kwargs)
+    assert repr(mmod) == repr(tmod)
+    tsd = tmod.state_dict()
+    assert list(mmod.state_dict()) == list(tsd)
+    mmod.load_state_dict({k: mt.tensor(v.detach().numpy().copy()) for k, v in tsd.items()})
+    return mmod, tmod
+
+
+def _inputs(rng, *shapes, grad=True):
+    """Random float32 inputs as (mindtorch, torch) pairs."""
+    out = []
+    for s in shapes:
+        a = rng.standard_normal(s).astype(np.float32)
+        m, t = mt.tensor(a), torch.tensor(a)
+        if grad:
+            m.requires_grad_()
+            t.requires_grad_()
+        out.append((m, t))
+    return out
+
+
+def _flat(x):
+    if isinstance(x, (trnn.PackedSequence, mrnn.PackedSequence)):
+        return [x.data]
+    if isinstance(x, (tuple, list)):
+        return [t for v in x for t in _flat(v)]
+    return [] if x is None else [x]
+
+
+def _check(mout, tout, mmod, tmod, inputs, rtol=RTOL, atol=ATOL, seed=1):
+    """Outputs equal; then backward of a random projection of every output: the gradients equal."""
+    mo, to = _flat(mout), _flat(tout)
+    assert len(mo) == len(to)
+    for a, b in zip(mo, to):
+        assert_same(a, b, rtol=rtol, atol=atol)
+    rng = np.random.default_rng(seed)
+    ml, tl = 0, 0
+    for a, b in zip(mo, to):
+        if b.requires_grad:
+            g = rng.standard_normal(tuple(b.shape)).astype(np.float32)
+            ml = ml + (a * mt.tensor(g)).sum()
+            tl = tl + (b * torch.tensor(g)).sum()
+    if isinstance(tl, int):
+        return
+    ml.backward()
+    tl.backward()
+    for m, t in inputs:
+        if t.requires_grad:
+            assert_same(m.grad, t.grad, rtol=rtol, atol=atol)
+    if mmod is not None:
+        for (n, mp), (_, tp) in zip(mmod.named_parameters(), tmod.named_parameters()):
+            assert (mp.grad is None) == (tp.grad is None), n
+            if tp.grad is not None:
+                assert_same(mp.grad, tp.grad, rtol=rtol, atol=1e-4)
+
+
+# --- recurrent layers ----------------------------------------------------------------------------------
+RNN_CONFIGS = [
+    dict(num_layers=1),
+    dict(num_layers=2, bidirectional=True),
+    dict(num_layers=2, batch_first=True),
+    dict(num_layers=3, bidirectional=True, batch_first=True, bias=False),
+]
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("cfg", RNN_CONFIGS, ids=lambda c: "-".join(f"{k}{v}" for k, v in c.items()))
+@pytest.mark.parametrize("with_hx", [False, True])
+def test_recurrent_padded(kind, cfg, with_hx):
+    mmod, tmod = _pair(kind, 3, 5, **cfg)
+    rng = np.random.default_rng(0)
+    dirs = 2 if cfg.get("bidirectional") else 1
+    T, N = 4, 2
+    shape = (N, T, 3) if cfg.get("batch_first") else (T, N, 3)
+    ins = _inputs(rng, shape)
+    if with_hx:
+        hs = _inputs(rng, *[(cfg["num_layers"] * dirs, N, 5)] * (2 if kind == "LSTM" else 1))
+        ins += hs
+        mh = tuple(m for m, _ in hs) if kind == "LSTM" else hs[0][0]
+        th = tuple(t for _, t in hs) if kind == "LSTM" else hs[0][1]
+        mout, tout = mmod(ins[0][0], mh), tmod(ins[0][1], th)
+    else:
+        mout, tout = mmod(ins[0][0]), tmod(ins[0][1])
+    _check(mout, tout, mmod, tmod, ins)
+
+
+@pytest.mark.parametrize("kind,kw", [("RNN", {"nonlinearity": "relu"}), ("LSTM", {"proj_size": 3}),
+                                     ("LSTM", {"proj_size": 2, "num_layers": 2, "bidirectional": True})])
+def test_recurrent_options(kind, kw):
+    mmod, tmod = _pair(kind, 4, 5, **kw)
+    ins = _inputs(np.random.default_rng(2), (6, 3, 4))
+    _check(mmod(ins[0][0]), tmod(ins[0][1]), mmod, tmod, ins)
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+def test_recurrent_unbatched(kind):
+    mmod, tmod = _pair(kind, 3, 4, num_layers=2, bidirectional=True)
+    rng = np.random.default_rng(3)
+    ins = _inputs(rng, (5, 3))
+    hs = _inputs(rng, *[(4, 4)] * (2 if kind == "LSTM" else 1))
+    mh = tuple(m for m, _ in hs) if kind == "LSTM" else hs[0][0]
+    th = tuple(t for _, t in hs) if kind == "LSTM" else hs[0][1]
+    _check(mmod(ins[0][0], mh), tmod(ins[0][1], th), mmod, tmod, ins + hs)
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("enforce_sorted", [True, False])
+def test_recurrent_packed(kind, bidirectional, enforce_sorted):
+    mmod, tmod = _pair(kind, 3, 4, num_layers=2, bidirectional=bidirectional, batch_first=True)
+    rng = np.random.default_rng(4)
+    lengths = [5, 3, 3, 1] if enforce_sorted else [2, 5, 1, 3]
+    ins = _inputs(rng, (4, 5, 3))
+    mp = mrnn.pack_padded_sequence(ins[0][0], lengths, batch_first=True, enforce_sorted=enforce_sorted)
+    tp = trnn.pack_padded_sequence(ins[0][1], lengths, batch_first=True, enforce_sorted=enforce_sorted)
+    assert_same(mp.batch_sizes, tp.batch_sizes)
+    assert_same(mp.data, tp.data)
+    if not enforce_sorted:
+        assert_same(mp.sorted_indices, tp.sorted_indices)
+        assert_same(mp.unsorted_indices, tp.unsorted_indices)
+    hs = _inputs(rng, *[((2 if bidirectional else 1) * 2, 4, 4)] * (2 if kind == "LSTM" else 1))
+    mh = tuple(m for m, _ in hs) if kind == "LSTM" else hs[0][0]
+    th = tuple(t for _, t in hs) if kind == "LSTM" else hs[0][1]
+    mo, mhn = mmod(mp, mh)
+    to, thn = tmod(tp, th)
+    assert isinstance(mo, mrnn.PackedSequence)
+    mpad, mlen = mrnn.pad_packed_sequence(mo, batch_first=True, total_length=6)
+    tpad, tlen = trnn.pad_packed_sequence(to, batch_first=True, total_length=6)
+    assert_same(mlen, tlen)
+    _check((mpad, mhn), (tpad, thn), mmod, tmod, ins + hs)
+
+
+@pytest.mark.parametrize("kind", ["RNNCell", "LSTMCell", "GRUCell"])
+@pytest.mark.parametrize("batched", [True, False])
+@pytest.mark.parametrize("bias", [True, False])
+def test_cells(kind, batched, bias):
+    mmod, tmod = _pair(kind, 3, 4, bias=bias)
+    rng = np.random.default_rng(5)
+    lead = (2,) if batched else ()
+    ins = _inputs(rng, lead + (3,))
+    hs = _inputs(rng, *[lead + (4,)] * (2 if kind == "LSTMCell" else 1))
+    mh = tuple(m for m, _ in hs) if kind == "LSTMCell" else hs[0][0]
+    th = tuple(t for _, t in hs) if kind == "LSTMCell" else hs[0][1]
+    _check(mmod(ins[0][0], mh), tmod(ins[0][1], th), mmod, tmod, ins + hs)
+    _check(mmod(ins[0][0]), tmod(ins[0][1]), None, None, [])
+
+
+def test_rnn_cell_relu_repr_and_init_bounds():
+    mmod, tmod = _pair("RNNCell", 3, 4, nonlinearity="relu")
+    ins = _inputs(np.random.default_rng(6), (2, 3))
+    _check(mmod(ins[0][0]), tmod(ins[0][1]), mmod, tmod, ins)
+    big = mnn.LSTM(10, 100)
+    bound = 1 / 100 ** 0.5
+    for p in big.parameters():
+        assert p.abs().max().item() <= bound
+        assert p.abs().max().item() > 0.9 * bound
+
+
+def test_recurrent_dropout_train_vs_eval():
+    m = mnn.GRU(3, 4, num_layers=2, dropout=0.5)
+    x = mt.randn(5, 2, 3)
+    m.eval()
+    a, b = m(x)[0], m(x)[0]
+    assert_same(a, b)
+    m.train()
+    assert not np.allclose(m(x)[0].detach().numpy(), a.detach().numpy())
+
+
+@pytest.mark.parametrize("call,exc", [
+    (lambda m: m.LSTM(3, 4, dropout=1.5), ValueError),
+    (lambda m: m.LSTM(3, 4, proj_size=4), ValueError),
+    (lambda m: m.GRU(3, 4, proj_size=2), ValueError),
+    (lambda m: m.RNN(3, 4, nonlinearity="gelu"), ValueError),
+    (lambda m: m.RNN(3, 0), ValueError),
+    (lambda m: m.RNN(3, 4.0), TypeError),
+    (lambda m: m.LSTM(3, 4)(m_or_t(m).zeros(2, 3, 4, 5)), ValueError),
+    (lambda m: m.LSTM(3, 4)(m_or_t(m).zeros(2, 3, 5)), RuntimeError),
+    (lambda m: m.GRU(3, 4)(m_or_t(m).zeros(2, 3, 3), m_or_t(m).zeros(1, 2, 4)), RuntimeError),
+    (lambda m: m.GRU(3, 4)(m_or_t(m).zeros(2, 3, 3), m_or_t(m).zeros(2, 4)), RuntimeError),
+    (lambda m: m.LSTM(3, 4)(m_or_t(m).zeros(2, 3, 3, dtype=m_or_t(m).float64)), ValueError),
+    (lambda m: m.GRUCell(3, 4)(m_or_t(m).zeros(2, 2, 3)), ValueError),
+])
+def test_recurrent_errors(call, exc):
+    for lib in (torch.nn, mnn):
+        with pytest.raises(exc):
+            call(lib)
+
+
+def m_or_t(nn_module):
+    return torch if nn_module is torch.nn else mt
+
+
+# --- nn.utils.rnn ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("padding_side", ["right", "left"])
+def test_pad_sequence(batch_first, padding_side):
+    ins = _inputs(np.random.default_rng(7), (3, 2), (5, 2), (1, 2))
+    mo = mrnn.pad_sequence([m for m, _ in ins], batch_first, -1.0, padding_side)
+    to = trnn.pad_sequence([t for _, t in ins], batch_first, -1.0, padding_side)
+    _check(mo, to, None, None, ins)
+
+
+@pytest.mark.parametrize("enforce_sorted", [True, False])
+def test_pack_sequence_roundtrip(enforce_sorted):
+    shapes = [(4, 2), (3, 2), (3, 2), (1, 2)] if enforce_sorted else [(1, 2), (3, 2), (4, 2), (3, 2)]
+    ins = _inputs(np.random.default_rng(8), *shapes)
+    mp = mrnn.pack_sequence([m for m, _ in ins], enforce_sorted)
+    tp = trnn.pack_sequence([t for _, t in ins], enforce_sorted)
+    for a, b in zip(mp, tp):
+        if b is None:
+            assert a is None
+        else:
+            assert_same(a, b)
+    mseqs, tseqs = mrnn.unpack_sequence(mp), trnn.unpack_sequence(tp)
+    _check(mseqs, tseqs, None, None, ins)
+    mpad, mlen = mrnn.pad_packed_sequence(mp, padding_value=9.0)
+    tpad, tlen = trnn.pad_packed_sequence(tp, padding_value=9.0)
+    assert_same(mpad, tpad)
+    assert_same(mlen, tlen)
+    for a, b in zip(mrnn.unpad_sequence(mpad, mlen), trnn.unpad_sequence(tpad, tlen)):
+        assert_same(a, b)
+
+
+def test_packing_errors():
+    for lib, rnn in ((torch, trnn), (mt, mrnn)):
+        x = lib.zeros(3, 2, 1)
+        with pytest.raises(RuntimeError):
+            rnn.pack_padded_sequence(x, [1, 3])
+        with pytest.raises(RuntimeError):
+            rnn.pack_padded_sequence(x, [2, 0])
+        p = rnn.pack_padded_sequence(x, [3, 2])
+        with pytest.raises(ValueError):
+            rnn.pad_packed_sequence(p, total_length=2)
