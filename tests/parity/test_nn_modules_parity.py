@@ -21,8 +21,11 @@ RTOL, ATOL = 1e-4, 1e-5
 
 def _pair(name, *args, **kwargs):
     """The same module built in both libraries, PyTorch's weights copied into mindtorch's."""
-    tmod = getattr(torch.nn, name)(*args, **kwargs)
-    mmod = getattr(mnn, name)(*args, **kwargs)
+    if callable(name):  # a builder taking (library, its nn)
+        tmod, mmod = name(torch, torch.nn), name(mt, mnn)
+    else:
+        tmod = getattr(torch.nn, name)(*args, **kwargs)
+        mmod = getattr(mnn, name)(*args, **kwargs)
     assert repr(mmod) == repr(tmod)
     tsd = tmod.state_dict()
     assert list(mmod.state_dict()) == list(tsd)
@@ -255,3 +258,121 @@ def test_packing_errors():
         p = rnn.pack_padded_sequence(x, [3, 2])
         with pytest.raises(ValueError):
             rnn.pad_packed_sequence(p, total_length=2)
+
+
+# --- Transformer family ------------------------------------------------------------------------------------
+def _masks(lib, kind, L, S, N):
+    """(attn_mask (L, S), key_padding_mask (N, S)) of the given kind: None, bool or float."""
+    if kind is None:
+        return None, None
+    causal = lib.ones(L, S, dtype=lib.bool).triu(1)
+    kpm = lib.zeros(N, S, dtype=lib.bool)
+    kpm[0, S - 1] = True
+    kpm[N - 1, S - 2:] = True
+    if kind == "bool":
+        return causal, kpm
+    return (lib.zeros(L, S).masked_fill(causal, float("-inf")),
+            lib.zeros(N, S).masked_fill(kpm, float("-inf")))
+
+
+LAYER_CONFIGS = [dict(), dict(norm_first=True), dict(batch_first=True, activation="gelu"),
+                 dict(batch_first=True, norm_first=True, bias=False), dict(layer_norm_eps=1e-3)]
+
+
+def _cfg_id(c):
+    return "-".join(f"{k}{v}" for k, v in c.items()) or "default"
+
+
+@pytest.mark.parametrize("cfg", LAYER_CONFIGS, ids=_cfg_id)
+@pytest.mark.parametrize("mask", [None, "bool", "float"])
+def test_transformer_encoder(cfg, mask):
+    def build(lib, nn):
+        layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **cfg)
+        return nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(8), enable_nested_tensor=False)
+    mmod, tmod = _pair(build)
+    N, S = 3, 5
+    ins = _inputs(np.random.default_rng(9), (N, S, 8) if cfg.get("batch_first") else (S, N, 8))
+    (ma, mk), (ta, tk) = _masks(mt, mask, S, S, N), _masks(torch, mask, S, S, N)
+    mo = mmod(ins[0][0], mask=ma, src_key_padding_mask=mk)
+    to = tmod(ins[0][1], mask=ta, src_key_padding_mask=tk)
+    _check(mo, to, mmod, tmod, ins)
+
+
+@pytest.mark.parametrize("cfg", LAYER_CONFIGS, ids=_cfg_id)
+@pytest.mark.parametrize("mask", [None, "bool", "float"])
+def test_transformer_decoder(cfg, mask):
+    def build(lib, nn):
+        return nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, **cfg), 2)
+    mmod, tmod = _pair(build)
+    N, T, S = 2, 4, 6
+    bf = cfg.get("batch_first")
+    ins = _inputs(np.random.default_rng(10), (N, T, 8) if bf else (T, N, 8), (N, S, 8) if bf else (S, N, 8))
+    (ma, mk), (ta, tk) = _masks(mt, mask, T, T, N), _masks(torch, mask, T, T, N)
+    (mma, mmk), (tma, tmk) = _masks(mt, mask, T, S, N), _masks(torch, mask, T, S, N)
+    mo = mmod(ins[0][0], ins[1][0], tgt_mask=ma, memory_mask=mma, tgt_key_padding_mask=mk,
+              memory_key_padding_mask=mmk)
+    to = tmod(ins[0][1], ins[1][1], tgt_mask=ta, memory_mask=tma, tgt_key_padding_mask=tk,
+              memory_key_padding_mask=tmk)
+    _check(mo, to, mmod, tmod, ins)
+
+
+@pytest.mark.parametrize("cfg", [dict(), dict(batch_first=True, norm_first=True)], ids=_cfg_id)
+def test_transformer_full(cfg):
+    def build(lib, nn):
+        return nn.Transformer(8, 2, 2, 1, 16, dropout=0.0, **cfg)
+    mmod, tmod = _pair(build)
+    N, S, T = 2, 5, 4
+    bf = cfg.get("batch_first")
+    ins = _inputs(np.random.default_rng(11), (N, S, 8) if bf else (S, N, 8), (N, T, 8) if bf else (T, N, 8))
+    mmask = mnn.Transformer.generate_square_subsequent_mask(T)
+    tmask = torch.nn.Transformer.generate_square_subsequent_mask(T)
+    assert_same(mmask, tmask)
+    _, mk = _masks(mt, "bool", S, S, N)
+    _, tk = _masks(torch, "bool", S, S, N)
+    mo = mmod(ins[0][0], ins[1][0], tgt_mask=mmask, src_key_padding_mask=mk, memory_key_padding_mask=mk)
+    to = tmod(ins[0][1], ins[1][1], tgt_mask=tmask, src_key_padding_mask=tk, memory_key_padding_mask=tk)
+    _check(mo, to, mmod, tmod, ins)
+
+
+@pytest.mark.parametrize("act", ["module", "function"])
+def test_transformer_callable_activation_and_unbatched(act):
+    def build(lib, nn):
+        a = nn.GELU(approximate="tanh") if act == "module" else nn.functional.silu
+        return nn.TransformerEncoderLayer(8, 4, 16, dropout=0.0, activation=a)
+    mmod, tmod = _pair(build)
+    assert mmod.activation_relu_or_gelu == tmod.activation_relu_or_gelu
+    ins = _inputs(np.random.default_rng(12), (5, 8))
+    _check(mmod(ins[0][0]), tmod(ins[0][1]), mmod, tmod, ins)
+
+
+def test_transformer_dropout_and_errors():
+    layer = mnn.TransformerEncoderLayer(8, 2, 16, dropout=0.5)
+    x = mt.randn(4, 2, 8)
+    layer.eval()
+    assert_same(layer(x), layer(x))
+    layer.train()
+    assert not np.allclose(layer(x).detach().numpy(), layer.eval()(x).detach().numpy())
+    for lib in (torch, mt):
+        with pytest.raises(RuntimeError):
+            lib.nn.TransformerEncoderLayer(8, 2, activation="tanh")
+        layer = lib.nn.TransformerEncoderLayer(8, 2, 16)
+        with pytest.raises(RuntimeError):
+            layer(lib.zeros(3, 2, 8), is_causal=True)
+        with pytest.raises(AssertionError):
+            layer(lib.zeros(3, 2, 8), src_mask=lib.zeros(3, 3, dtype=lib.int64))
+        model = lib.nn.Transformer(8, 2, 1, 1, 16)
+        with pytest.raises(RuntimeError):
+            model(lib.zeros(3, 2, 8), lib.zeros(3, 4, 8))
+        with pytest.raises(RuntimeError):
+            model(lib.zeros(3, 2, 8), lib.zeros(3, 2, 6))
+
+
+def test_transformer_nested_tensor_warning_matches():
+    import warnings
+    msgs = []
+    for nn in (torch.nn, mnn):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 1)
+        msgs.append([str(x.message) for x in w if "nested" in str(x.message)])
+    assert msgs[0] == msgs[1] and msgs[0]

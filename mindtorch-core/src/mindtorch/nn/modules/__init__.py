@@ -8,3 +8,4 @@ from .pooling import *  # noqa: F401,F403
 from .misc import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
