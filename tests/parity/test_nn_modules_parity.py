@@ -376,3 +376,161 @@ def test_transformer_nested_tensor_warning_matches():
             nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 1)
         msgs.append([str(x.message) for x in w if "nested" in str(x.message)])
     assert msgs[0] == msgs[1] and msgs[0]
+
+
+# --- the other common modules --------------------------------------------------------------------------------
+def _data(rng, spec):
+    """One input from a spec: (kind, shape[, extra]); returns (ndarray, requires_grad)."""
+    kind, shape = spec[0], spec[1]
+    if kind == "f":
+        return rng.standard_normal(shape).astype(np.float32), True
+    if kind == "pos":
+        return rng.uniform(0.2, 2.0, shape).astype(np.float32), True
+    if kind == "sign":
+        return rng.choice([-1.0, 1.0], shape).astype(np.float32), False
+    if kind == "bin":
+        return rng.integers(0, 2, shape).astype(np.float32), False
+    if kind == "int":
+        return rng.integers(0, spec[2], shape), False
+    if kind == "const":
+        return np.asarray(spec[1]), False
+    raise ValueError(kind)
+
+
+def _nn(name, *args, **kwargs):
+    return lambda lib, nn: getattr(nn, name)(*args, **kwargs)
+
+
+MODULE_CASES = [
+    # activations
+    ("Threshold", _nn("Threshold", 0.1, 20.0), [("f", (3, 4, 5))]),
+    ("RReLU-eval", _nn("RReLU", 0.1, 0.3), [("f", (3, 4, 5))], "eval"),
+    ("Hardsigmoid", _nn("Hardsigmoid"), [("f", (3, 4, 5))]),
+    ("Hardswish", _nn("Hardswish"), [("f", (3, 4, 5))]),
+    ("SELU", _nn("SELU"), [("f", (3, 4, 5))]),
+    ("CELU", _nn("CELU", 0.5), [("f", (3, 4, 5))]),
+    ("GLU", _nn("GLU", 1), [("f", (3, 4, 5))]),
+    ("Hardshrink", _nn("Hardshrink", 0.3), [("f", (3, 4, 5))]),
+    ("Softshrink", _nn("Softshrink", 0.3), [("f", (3, 4, 5))]),
+    ("LogSigmoid", _nn("LogSigmoid"), [("f", (3, 4, 5))]),
+    ("PReLU", _nn("PReLU"), [("f", (3, 4, 5))]),
+    ("PReLU-channels", _nn("PReLU", 4, 0.1), [("f", (3, 4, 5))]),
+    ("PReLU-1d", _nn("PReLU", 1), [("f", (6,))]),
+    ("Softsign", _nn("Softsign"), [("f", (3, 4, 5))]),
+    ("Tanhshrink", _nn("Tanhshrink"), [("f", (3, 4, 5))]),
+    ("Softmax2d", _nn("Softmax2d"), [("f", (2, 3, 4, 5))]),
+    ("ReLU6", _nn("ReLU6"), [("f", (3, 4, 5))]),
+    ("Softmin", _nn("Softmin", 1), [("f", (3, 4, 5))]),
+    # padding
+    ("ConstantPad1d", _nn("ConstantPad1d", 2, 1.5), [("f", (2, 3, 4))]),
+    ("ConstantPad2d", _nn("ConstantPad2d", (1, 0, 2, 1), -1.0), [("f", (2, 3, 4, 5))]),
+    ("ConstantPad3d", _nn("ConstantPad3d", 1, 0.5), [("f", (1, 2, 3, 3, 3))]),
+    ("ZeroPad1d", _nn("ZeroPad1d", (1, 2)), [("f", (2, 3, 4))]),
+    ("ZeroPad2d", _nn("ZeroPad2d", 2), [("f", (3, 4, 5))]),
+    ("ZeroPad3d", _nn("ZeroPad3d", (1, 0, 0, 1, 2, 0)), [("f", (1, 2, 3, 3, 3))]),
+    ("ReflectionPad1d", _nn("ReflectionPad1d", 2), [("f", (2, 3, 5))]),
+    ("ReflectionPad2d", _nn("ReflectionPad2d", [1, 2, 0, 1]), [("f", (1, 2, 4, 5))]),
+    ("ReflectionPad3d", _nn("ReflectionPad3d", 1), [("f", (1, 2, 3, 3, 3))]),
+    ("ReplicationPad1d", _nn("ReplicationPad1d", (3, 1)), [("f", (2, 3, 4))]),
+    ("ReplicationPad2d", _nn("ReplicationPad2d", 2), [("f", (1, 2, 3, 4))]),
+    ("ReplicationPad3d", _nn("ReplicationPad3d", 1), [("f", (1, 2, 3, 3, 3))]),
+    ("CircularPad1d", _nn("CircularPad1d", 2), [("f", (2, 3, 4))]),
+    ("CircularPad2d", _nn("CircularPad2d", (1, 2, 2, 1)), [("f", (1, 2, 4, 5))]),
+    ("CircularPad3d", _nn("CircularPad3d", 1), [("f", (1, 2, 3, 3, 3))]),
+    # rearrangement and resampling
+    ("PixelShuffle", _nn("PixelShuffle", 2), [("f", (2, 8, 3, 4))]),
+    ("PixelShuffle-unbatched", _nn("PixelShuffle", 3), [("f", (9, 2, 2))]),
+    ("PixelUnshuffle", _nn("PixelUnshuffle", 2), [("f", (1, 2, 4, 6))]),
+    ("ChannelShuffle", _nn("ChannelShuffle", 2), [("f", (2, 4, 3, 3))]),
+    ("Upsample-nearest", _nn("Upsample", scale_factor=2), [("f", (1, 2, 3, 4))]),
+    ("Upsample-bilinear", _nn("Upsample", size=(5, 7), mode="bilinear"), [("f", (1, 2, 3, 4))]),
+    ("Upsample-bilinear-ac", _nn("Upsample", scale_factor=2, mode="bilinear", align_corners=True),
+     [("f", (1, 2, 3, 4))]),
+    ("Upsample-linear", _nn("Upsample", scale_factor=3, mode="linear"), [("f", (2, 2, 4))]),
+    ("UpsamplingNearest2d", _nn("UpsamplingNearest2d", scale_factor=2), [("f", (1, 2, 3, 3))]),
+    ("UpsamplingBilinear2d", _nn("UpsamplingBilinear2d", size=(5, 6)), [("f", (1, 2, 3, 3))]),
+    ("Identity", _nn("Identity", 3, unused=True), [("f", (2, 3))]),
+    ("Unflatten", _nn("Unflatten", 1, (2, 3)), [("f", (4, 6, 2))]),
+    ("Bilinear", _nn("Bilinear", 3, 4, 5), [("f", (6, 3)), ("f", (6, 4))]),
+    # distances
+    ("CosineSimilarity", _nn("CosineSimilarity"), [("f", (4, 5)), ("f", (4, 5))]),
+    ("CosineSimilarity-dim", _nn("CosineSimilarity", 0, 1e-6), [("f", (4, 5)), ("f", (4, 5))]),
+    ("PairwiseDistance", _nn("PairwiseDistance"), [("f", (4, 5)), ("f", (4, 5))]),
+    ("PairwiseDistance-p1", _nn("PairwiseDistance", 1.0, 1e-5, True), [("f", (4, 5)), ("f", (4, 5))]),
+    # normalization
+    ("InstanceNorm1d", _nn("InstanceNorm1d", 3), [("f", (2, 3, 5))]),
+    ("InstanceNorm1d-unbatched", _nn("InstanceNorm1d", 3, affine=True), [("f", (3, 5))]),
+    ("InstanceNorm2d-affine", _nn("InstanceNorm2d", 3, affine=True), [("f", (2, 3, 4, 4))]),
+    ("InstanceNorm2d-stats", _nn("InstanceNorm2d", 3, track_running_stats=True, momentum=0.3),
+     [("f", (2, 3, 4, 4))]),
+    ("InstanceNorm2d-stats-eval", _nn("InstanceNorm2d", 3, track_running_stats=True), [("f", (2, 3, 4, 4))],
+     "eval"),
+    ("InstanceNorm3d", _nn("InstanceNorm3d", 2, affine=True), [("f", (1, 2, 3, 3, 3))]),
+    ("LocalResponseNorm", _nn("LocalResponseNorm", 3), [("f", (2, 5, 4, 4))]),
+    ("LocalResponseNorm-3d", _nn("LocalResponseNorm", 2, 0.1, 0.5, 2.0), [("f", (2, 6, 7))]),
+    ("LocalResponseNorm-5d", _nn("LocalResponseNorm", 4), [("f", (1, 5, 2, 3, 2))]),
+    # forward only: PyTorch's legacy backward is not the derivative of its own forward at channel 0
+    ("CrossMapLRN2d", _nn("CrossMapLRN2d", 3), [("f", (2, 5, 4, 4))], "forward"),
+    # pooling
+    ("LPPool1d", _nn("LPPool1d", 2, 3), [("f", (2, 3, 7))]),
+    ("LPPool2d", _nn("LPPool2d", 3, (2, 3), stride=1), [("f", (1, 2, 5, 6))]),
+    ("AdaptiveMaxPool1d", _nn("AdaptiveMaxPool1d", 3), [("f", (2, 3, 7))]),
+    ("AdaptiveMaxPool1d-indices", _nn("AdaptiveMaxPool1d", 4, return_indices=True), [("f", (2, 3, 9))]),
+    ("AdaptiveMaxPool2d-indices", _nn("AdaptiveMaxPool2d", (2, 3), return_indices=True), [("f", (2, 3, 5, 7))]),
+    ("AdaptiveMaxPool2d-none", _nn("AdaptiveMaxPool2d", (None, 2)), [("f", (3, 4, 5))]),
+    # dropout in eval mode is the identity
+    ("Dropout3d-eval", _nn("Dropout3d", 0.3), [("f", (2, 3, 2, 2, 2))], "eval"),
+    ("AlphaDropout-eval", _nn("AlphaDropout", 0.3), [("f", (2, 3))], "eval"),
+    ("FeatureAlphaDropout-eval", _nn("FeatureAlphaDropout", 0.3), [("f", (2, 3, 4))], "eval"),
+    # losses
+    ("PoissonNLLLoss", _nn("PoissonNLLLoss"), [("f", (4, 5)), ("pos", (4, 5))]),
+    ("PoissonNLLLoss-full", _nn("PoissonNLLLoss", log_input=False, full=True, reduction="sum"),
+     [("pos", (4, 5)), ("pos", (4, 5))]),
+    ("GaussianNLLLoss", _nn("GaussianNLLLoss"), [("f", (4, 5)), ("f", (4, 5)), ("pos", (4, 5))]),
+    ("GaussianNLLLoss-full", _nn("GaussianNLLLoss", full=True, reduction="none"),
+     [("f", (4, 5)), ("f", (4, 5)), ("pos", (4,))]),
+    ("HingeEmbeddingLoss", _nn("HingeEmbeddingLoss", 0.5), [("f", (4, 5)), ("sign", (4, 5))]),
+    ("MultiLabelMarginLoss", _nn("MultiLabelMarginLoss"),
+     [("f", (3, 5)), ("const", [[3, 0, -1, 1, 2], [4, 4, 1, -1, -1], [-1, 0, 1, 2, 3]])]),
+    ("MultiLabelMarginLoss-1d", _nn("MultiLabelMarginLoss", reduction="none"), [("f", (4,)), ("const", [2, 1, -1, 0])]),
+    ("SoftMarginLoss", _nn("SoftMarginLoss"), [("f", (4, 5)), ("sign", (4, 5))]),
+    ("MultiLabelSoftMarginLoss", lambda lib, nn: nn.MultiLabelSoftMarginLoss(lib.tensor([1.0, 2.0, 0.5, 1.0, 3.0])),
+     [("f", (3, 5)), ("bin", (3, 5))]),
+    ("CosineEmbeddingLoss", _nn("CosineEmbeddingLoss", 0.2), [("f", (4, 5)), ("f", (4, 5)), ("sign", (4,))]),
+    ("CosineEmbeddingLoss-1d", _nn("CosineEmbeddingLoss", reduction="sum"),
+     [("f", (5,)), ("f", (5,)), ("const", -1.0)]),
+    ("MarginRankingLoss", _nn("MarginRankingLoss", 0.1), [("f", (6,)), ("f", (6,)), ("sign", (6,))]),
+    ("MultiMarginLoss", _nn("MultiMarginLoss"), [("f", (4, 5)), ("int", (4,), 5)]),
+    ("MultiMarginLoss-p2-weight", lambda lib, nn: nn.MultiMarginLoss(2, 0.5, lib.tensor([1.0, 2.0, 0.5, 1.0, 3.0])),
+     [("f", (4, 5)), ("int", (4,), 5)]),
+    ("TripletMarginLoss", _nn("TripletMarginLoss"), [("f", (4, 5))] * 3),
+    ("TripletMarginLoss-swap", _nn("TripletMarginLoss", 0.5, 1.0, swap=True, reduction="none"), [("f", (4, 5))] * 3),
+    ("TripletMarginWithDistanceLoss", _nn("TripletMarginWithDistanceLoss", margin=0.7, swap=True),
+     [("f", (4, 5))] * 3),
+    ("NLLLoss2d", _nn("NLLLoss2d"), [("f", (2, 3, 4, 4)), ("int", (2, 4, 4), 3)]),
+]
+
+
+@pytest.mark.parametrize("case", MODULE_CASES, ids=[c[0] for c in MODULE_CASES])
+def test_module_parity(case):
+    _, build, specs = case[:3]
+    mmod, tmod = _pair(build)
+    if len(case) > 3 and case[3] == "eval":
+        mmod.eval()
+        tmod.eval()
+    rng = np.random.default_rng(13)
+    ins = []
+    for spec in specs:
+        a, grad = _data(rng, spec)
+        m, t = mt.tensor(a), torch.tensor(a)
+        if grad:
+            m.requires_grad_()
+            t.requires_grad_()
+        ins.append((m, t))
+    mo, to = mmod(*[m for m, _ in ins]), tmod(*[t for _, t in ins])
+    if len(case) > 3 and case[3] == "forward":
+        assert_same(mo, to, rtol=RTOL, atol=ATOL)
+        return
+    _check(mo, to, mmod, tmod, ins)
+    for (n, mb), (_, tb) in zip(mmod.named_buffers(), tmod.named_buffers()):
+        assert_same(mb, tb, rtol=1e-5, atol=1e-6)

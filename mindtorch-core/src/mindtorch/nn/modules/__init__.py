@@ -9,3 +9,12 @@ from .misc import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
+from .activation_more import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .instancenorm import *  # noqa: F401,F403
+from .dropout_more import *  # noqa: F401,F403
+from .loss_more import *  # noqa: F401,F403
+from .pooling_more import *  # noqa: F401,F403

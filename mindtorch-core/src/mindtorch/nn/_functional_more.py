@@ -1,0 +1,395 @@
+"""More of torch.nn.functional, each a composition of existing ops (autograd and every backend for free).
+
+Re-exported by nn/functional.py; kept apart so the compositions the extra modules need stay in one place.
+"""
+import math
+
+import mindtorch as torch
+
+__all__ = ["threshold", "threshold_", "hardshrink", "softshrink", "prelu", "rrelu", "rrelu_", "pixel_shuffle",
+           "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "dropout3d", "alpha_dropout",
+           "feature_alpha_dropout", "upsample_nearest", "upsample_bilinear", "lp_pool1d", "lp_pool2d",
+           "local_response_norm", "cosine_embedding_loss", "hinge_embedding_loss", "soft_margin_loss",
+           "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+           "gaussian_nll_loss", "multi_margin_loss", "multilabel_margin_loss", "pdist",
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
+           "adaptive_max_pool2d_with_indices"]
+
+
+def _F():
+    import mindtorch.nn.functional as F
+    return F
+
+
+def _reduced(loss, size_average, reduce, reduction):
+    F = _F()
+    return F._reduce(loss, F._reduction_enum(size_average, reduce, reduction))
+
+
+# --- activations ------------------------------------------------------------------------------------
+def threshold(input, threshold, value, inplace=False):
+    # x <= threshold -> value; NaN stays NaN (as PyTorch's kernel)
+    mask = input <= threshold
+    if inplace:
+        return input.masked_fill_(mask, value)
+    return input.masked_fill(mask, value)
+
+
+def threshold_(input, threshold, value):
+    return input.masked_fill_(input <= threshold, value)
+
+
+def hardshrink(input, lambd=0.5):
+    return input.masked_fill((input >= -lambd) & (input <= lambd), 0)
+
+
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    out = torch.where(input > lambd, input - lambd, torch.where(input < -lambd, input + lambd, input * 0))
+    return out
+
+
+def prelu(input, weight):
+    if weight.numel() != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.size(1) if input.dim() >= 2 else 1
+        if channels != weight.numel():
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
+        if input.dim() >= 2:
+            weight = weight.reshape((-1,) + (1,) * (input.dim() - 2))
+    return torch.where(input > 0, input, weight * input)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if not training:
+        return _F().leaky_relu(input, (lower + upper) / 2, inplace)
+    # a random slope per negative element, drawn uniformly from [lower, upper]
+    slope = torch.empty_like(input).uniform_(lower, upper)
+    noise = torch.where(input >= 0, torch.ones_like(input), slope)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+# --- rearrangements ---------------------------------------------------------------------------------
+def pixel_shuffle(input, upscale_factor):
+    r = int(upscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    n = len(lead)
+    x = input.reshape(*lead, c // (r * r), r, r, h, w)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    r = int(downscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    *lead, c, h, w = input.shape
+    if h % r:
+        raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)="
+                           f"{h} is not divisible by {r}")
+    if w % r:
+        raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)="
+                           f"{w} is not divisible by {r}")
+    n = len(lead)
+    x = input.reshape(*lead, c, h // r, r, w // r, r)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+def channel_shuffle(input, groups):
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    n, c = input.shape[:2]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    rest = tuple(input.shape[2:])
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+
+
+native_channel_shuffle = channel_shuffle
+
+
+# --- dropout ------------------------------------------------------------------------------------------
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _F()._feature_dropout(input, p, training, inplace, 3)
+
+
+def _alpha_dropout(input, p, training, inplace, feature):
+    _F()._check_p(p)
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input.mul_(0) if inplace else input * 0
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
+    keep = torch.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    # SELU's negative saturation value; a and b keep mean 0 and variance 1
+    alpha = 1.7580993408473766
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    b = (keep - 1) * (alpha * a) + alpha * a * p
+    keep = keep * a
+    return input.mul_(keep).add_(b) if inplace else input * keep + b
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _alpha_dropout(input, p, training, inplace, False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _alpha_dropout(input, p, training, inplace, True)
+
+
+# --- resampling and pooling ---------------------------------------------------------------------------
+def upsample_nearest(input, size=None, scale_factor=None):
+    return _F().interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return _F().interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def _lp_finish(out, norm_type, window):
+    return (torch.sign(out) * torch.relu(torch.abs(out))).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    F = _F()
+    out = F.avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    k = kernel_size[0] if isinstance(kernel_size, (list, tuple)) else kernel_size
+    return _lp_finish(out, norm_type, k)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    F = _F()
+    kh, kw = F._pair(kernel_size)
+    out = F.avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_finish(out, norm_type, kh * kw)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    c = input.size(1)
+    sq = input * input
+    # the mean of squares over a window of `size` channels, zero beyond the edges
+    pad = (0, 0) * (dim - 2) + (size // 2, (size - 1) // 2)
+    sq = torch.pad(sq, pad)
+    div = sum(sq.narrow(1, i, c) for i in range(size)) / size
+    return input / div.mul(alpha).add(k).pow(beta)
+
+
+def pdist(input, p=2):
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    n = input.size(0)
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    rows = torch.tensor([a for a, _ in pairs], dtype=torch.int64, device=input.device)
+    cols = torch.tensor([b for _, b in pairs], dtype=torch.int64, device=input.device)
+    diff = input.index_select(0, rows) - input.index_select(0, cols)
+    return torch.linalg_vector_norm(diff, p, -1)
+
+
+# --- losses -----------------------------------------------------------------------------------------------
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    if input1.dim() != input2.dim() or input1.dim() not in (1, 2):
+        raise RuntimeError(f"cosine_embedding_loss : 1D target tensor expects 2D input tensors, but found inputs "
+                           f"with sizes {list(input1.shape)} and {list(input2.shape)}.")
+    d = input1.dim() - 1
+    eps = 1e-12
+    prod = (input1 * input2).sum(d)
+    mag1 = (input1 * input1).sum(d) + eps
+    mag2 = (input2 * input2).sum(d) + eps
+    cos = prod / (mag1 * mag2).sqrt()
+    zeros = torch.zeros_like(cos)
+    loss = torch.where(target == 1, 1 - cos, zeros) + torch.where(target == -1, (cos - margin).clamp_min(0), zeros)
+    return _reduced(loss, size_average, reduce, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    zeros = torch.zeros_like(input)
+    loss = torch.where(target != 1, (margin - input).clamp_min(0), zeros) + torch.where(target != -1, input, zeros)
+    return _reduced(loss, size_average, reduce, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    loss = torch.log1p(torch.exp(-target * input))
+    return _reduced(loss, size_average, reduce, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    F = _F()
+    red = F._reduction_enum(size_average, reduce, reduction)
+    loss = -(target * F.logsigmoid(input) + (1 - target) * F.logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(class_dim) / input.size(class_dim)
+    return F._reduce(loss, red)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
+                           "inputs")
+    F = _F()
+    d_pos = F.pairwise_distance(anchor, positive, p, eps)
+    d_neg = F.pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = torch.minimum(d_neg, F.pairwise_distance(positive, negative, p, eps))
+    loss = (margin + d_pos - d_neg).clamp_min(0)
+    return _reduced(loss, size_average, reduce, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    F = _F()
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_with_distance_loss: expected margin to be greater than 0, got {margin} "
+                         "instead")
+    dist = distance_function if distance_function is not None else F.pairwise_distance
+    d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
+    if swap:
+        d_neg = torch.minimum(d_neg, dist(positive, negative))
+    loss = (margin + d_pos - d_neg).clamp_min(0)
+    return _reduced(loss, None, None, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if isinstance(var, (int, float)):
+        var = torch.full_like(input, float(var))
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.size(-1) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    # clamped for stability; the gradient passes as if unclamped (PyTorch clamps a clone under no_grad)
+    var = var + (var.clamp(min=eps) - var).detach()
+    loss = 0.5 * (torch.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError(f"weight must be one-dimensional, got {weight.dim()}D")
+    x = input.unsqueeze(0) if input.dim() <= 1 else input
+    if x.dim() != 2:
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    t = target.reshape(-1)
+    c = x.size(1)
+    x_y = x.gather(1, t.unsqueeze(1))
+    z = (margin - x_y + x).clamp_min(0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight.index_select(0, t).unsqueeze(1)
+    z = z.masked_fill(torch.arange(c, device=x.device).unsqueeze(0) == t.unsqueeze(1), 0)
+    loss = z.sum(1) / c
+    if input.dim() <= 1:
+        loss = loss.reshape(target.shape)
+    return _reduced(loss, size_average, reduce, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    x = input.unsqueeze(0) if input.dim() <= 1 else input
+    t = target.unsqueeze(0) if target.dim() <= 1 else target
+    if tuple(x.shape) != tuple(t.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    c = x.size(1)
+    # targets are the entries before the first -1
+    valid = (t >= 0).to(torch.int64).cumprod(1)
+    idx = t.clamp(min=0) * valid
+    is_target = torch.zeros_like(t).scatter_add(1, idx, valid) > 0
+    x_t = x.gather(1, idx)
+    terms = (1 - x_t.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)
+    keep = valid.to(x.dtype).unsqueeze(2) * (~is_target).to(x.dtype).unsqueeze(1)
+    loss = (terms * keep).sum((1, 2)) / c
+    if input.dim() <= 1:
+        loss = loss.reshape(())
+    return _reduced(loss, size_average, reduce, reduction)
+
+
+# --- adaptive max pooling: one max per output window -----------------------------------------------------
+def _adaptive_windows(n_in, n_out):
+    return [((i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)) for i in range(n_out)]
+
+
+def _adaptive_max(input, output_size, nd, name):
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}")
+    spatial = tuple(input.shape[-nd:])
+    out = tuple(s if o is None else int(o) for s, o in
+                zip(spatial, output_size if isinstance(output_size, (list, tuple)) else (output_size,) * nd))
+    lead = tuple(input.shape[:-nd])
+    vals, idxs = [], []
+    grids = [_adaptive_windows(s, o) for s, o in zip(spatial, out)]
+    cells = [[w] for w in grids[0]] if nd == 1 else [[a, b] for a in grids[0] for b in grids[1]]
+    for cell in cells:
+        win = input
+        for d, (s, e) in enumerate(cell):
+            win = win.narrow(input.dim() - nd + d, s, e - s)
+        v, a = win.reshape(lead + (-1,)).max(-1)
+        if nd == 1:
+            idx = a + cell[0][0]
+        else:
+            w = cell[1][1] - cell[1][0]
+            idx = (a // w + cell[0][0]) * spatial[1] + (a % w + cell[1][0])
+        vals.append(v)
+        idxs.append(idx)
+    value = torch.stack(vals, -1).reshape(lead + out)
+    return value, torch.stack(idxs, -1).reshape(lead + out)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(input, output_size, 1, "adaptive_max_pool1d")
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(input, output_size, 2, "adaptive_max_pool2d")
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    out = adaptive_max_pool1d_with_indices(input, output_size)
+    return out if return_indices else out[0]
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    out = adaptive_max_pool2d_with_indices(input, output_size)
+    return out if return_indices else out[0]
