@@ -534,3 +534,77 @@ def test_module_parity(case):
     _check(mo, to, mmod, tmod, ins)
     for (n, mb), (_, tb) in zip(mmod.named_buffers(), tmod.named_buffers()):
         assert_same(mb, tb, rtol=1e-5, atol=1e-6)
+
+
+def _lib_errors(cases):
+    for i, (build, exc) in enumerate(cases):
+        for lib in (torch, mt):
+            with pytest.raises(exc):
+                build(lib, lib.nn)
+                pytest.fail(f"case {i}: {lib.__name__} did not raise")
+
+
+def test_module_errors_match_pytorch():
+    _lib_errors([
+        (lambda lib, nn: nn.PixelShuffle(2)(lib.zeros(1, 6, 2, 2)), RuntimeError),
+        (lambda lib, nn: nn.PixelShuffle(2)(lib.zeros(6, 2)), RuntimeError),
+        (lambda lib, nn: nn.PixelUnshuffle(2)(lib.zeros(1, 1, 3, 4)), RuntimeError),
+        (lambda lib, nn: nn.ChannelShuffle(3)(lib.zeros(1, 4, 2, 2)), RuntimeError),
+        (lambda lib, nn: nn.Softshrink(-1.0)(lib.zeros(3)), RuntimeError),
+        (lambda lib, nn: nn.PReLU(3)(lib.zeros(2, 4)), RuntimeError),
+        (lambda lib, nn: nn.Softmax2d()(lib.zeros(2, 3)), ValueError),
+        (lambda lib, nn: nn.CircularPad2d(1)(lib.zeros(2, 3)), ValueError),
+        (lambda lib, nn: nn.InstanceNorm1d(3, affine=True)(lib.zeros(2, 4, 5)), ValueError),
+        (lambda lib, nn: nn.InstanceNorm2d(3)(lib.zeros(2, 3)), ValueError),
+        (lambda lib, nn: nn.InstanceNorm1d(3)(lib.zeros(2, 3, 1)), ValueError),
+        (lambda lib, nn: nn.LocalResponseNorm(2)(lib.zeros(2, 3)), ValueError),
+        (lambda lib, nn: nn.TripletMarginLoss(margin=0.0), ValueError),
+        (lambda lib, nn: nn.TripletMarginWithDistanceLoss(margin=-1.0), ValueError),
+        (lambda lib, nn: nn.MultiMarginLoss(p=3), ValueError),
+        (lambda lib, nn: nn.GaussianNLLLoss()(lib.zeros(2, 3), lib.zeros(2, 3), -lib.ones(2, 3)), ValueError),
+        (lambda lib, nn: nn.GaussianNLLLoss()(lib.zeros(2, 3), lib.zeros(2, 3), lib.ones(3, 3)), ValueError),
+        (lambda lib, nn: nn.Dropout3d(p=1.5), ValueError),
+        (lambda lib, nn: nn.AlphaDropout(p=-0.1), ValueError),
+    ])
+
+
+def test_random_modules_in_training_mode():
+    x = mt.randn(200, 50)
+    # alpha dropout keeps zero mean and unit variance of a standard normal input
+    y = mnn.AlphaDropout(0.2)(x)
+    assert abs(y.mean().item()) < 0.1 and abs(y.std().item() - 1) < 0.1
+    dropped = np.isclose(y.numpy(), -1.7580993408473766 * (1 / np.sqrt((1.7580993408473766 ** 2 * 0.2 + 1) * 0.8))
+                         + 1.7580993408473766 * (1 / np.sqrt((1.7580993408473766 ** 2 * 0.2 + 1) * 0.8)) * 0.2)
+    assert 0.15 < dropped.mean() < 0.25
+    # feature variants drop whole channels
+    f = mnn.FeatureAlphaDropout(0.5)(mt.randn(4, 30, 6)).numpy()
+    assert all(np.ptp(f[i, c]) < 1e-6 or len(set(np.round(f[i, c], 5))) > 1 for i in range(4) for c in range(30))
+    d = mnn.Dropout3d(0.5)(mt.ones(4, 30, 2, 2, 2)).numpy()
+    per_channel = d.reshape(4, 30, -1)
+    assert np.all(per_channel.min(-1) == per_channel.max(-1))
+    assert set(np.unique(d)) <= {0.0, 2.0}
+    # RReLU: negative inputs scaled by a slope in [lower, upper], which is also their gradient
+    x = mt.full((1000,), -1.0, requires_grad=True)
+    y = mnn.RReLU(0.1, 0.3)(x)
+    y.sum().backward()
+    slopes = -y.detach().numpy()
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3 and slopes.std() > 0.03
+    assert_same(x.grad, -y.detach())
+
+
+def test_functional_extras_match_pytorch():
+    rng = np.random.default_rng(14)
+    a = rng.standard_normal((5, 4)).astype(np.float32)
+    mx, tx = mt.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    _check(mt.nn.functional.pdist(mx), torch.nn.functional.pdist(tx), None, None, [(mx, tx)])
+    _check(mt.nn.functional.pdist(mx, 1.0), torch.nn.functional.pdist(tx, 1.0), None, None, [])
+    b = rng.standard_normal((1, 2, 3, 3)).astype(np.float32)
+    assert_same(mt.nn.functional.upsample_nearest(mt.tensor(b), scale_factor=2),
+                torch.nn.functional.upsample_nearest(torch.tensor(b), scale_factor=2))
+    assert_same(mt.nn.functional.upsample_bilinear(mt.tensor(b), size=(4, 5)),
+                torch.nn.functional.upsample_bilinear(torch.tensor(b), size=(4, 5)), rtol=RTOL, atol=ATOL)
+    mi, ti = mt.tensor(a), torch.tensor(a)
+    mt.nn.functional.threshold(mi, 0.2, -5.0, inplace=True)
+    torch.nn.functional.threshold(ti, 0.2, -5.0, inplace=True)
+    assert_same(mi, ti)
+    assert_same(mt.nn.functional.rrelu(mt.tensor(a)), torch.nn.functional.rrelu(torch.tensor(a)))
