@@ -608,3 +608,70 @@ def test_functional_extras_match_pytorch():
     torch.nn.functional.threshold(ti, 0.2, -5.0, inplace=True)
     assert_same(mi, ti)
     assert_same(mt.nn.functional.rrelu(mt.tensor(a)), torch.nn.functional.rrelu(torch.tensor(a)))
+
+
+CONV_CASES = [
+    ("Conv3d", _nn("Conv3d", 2, 4, 3), [("f", (2, 2, 5, 5, 5))]),
+    ("Conv3d-strided", _nn("Conv3d", 2, 4, (2, 3, 1), stride=(2, 1, 2), padding=(1, 0, 1), dilation=(1, 2, 1)),
+     [("f", (1, 2, 6, 7, 5))]),
+    ("Conv3d-groups", _nn("Conv3d", 4, 6, 2, groups=2, bias=False), [("f", (1, 4, 3, 4, 4))]),
+    ("Conv3d-same", _nn("Conv3d", 2, 3, (3, 2, 3), padding="same"), [("f", (1, 2, 4, 5, 5))]),
+    ("Conv3d-circular", _nn("Conv3d", 2, 3, 3, padding=1, padding_mode="circular"), [("f", (2, 4, 4, 4))]),
+    ("ConvTranspose1d", _nn("ConvTranspose1d", 3, 4, 3, stride=2, padding=1, output_padding=1),
+     [("f", (2, 3, 5))]),
+    ("ConvTranspose1d-unbatched", _nn("ConvTranspose1d", 3, 2, 4, dilation=2), [("f", (3, 6))]),
+    ("ConvTranspose2d", _nn("ConvTranspose2d", 3, 4, 3), [("f", (2, 3, 4, 5))]),
+    ("ConvTranspose2d-strided", _nn("ConvTranspose2d", 4, 6, (3, 2), stride=(2, 3), padding=(1, 0),
+                                    output_padding=(1, 2), groups=2), [("f", (1, 4, 3, 4))]),
+    ("ConvTranspose2d-crop", _nn("ConvTranspose2d", 2, 2, 2, stride=2, padding=2, dilation=1, bias=False),
+     [("f", (1, 2, 5, 5))]),
+    ("ConvTranspose3d", _nn("ConvTranspose3d", 2, 3, 2, stride=2), [("f", (1, 2, 2, 3, 2))]),
+    ("Unfold", _nn("Unfold", (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), [("f", (2, 3, 5, 6))]),
+    ("Unfold-unbatched", _nn("Unfold", 2), [("f", (2, 4, 4))]),
+    ("Fold", _nn("Fold", (5, 6), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), [("f", (2, 18, 12))]),
+    ("Fold-overlap", _nn("Fold", 4, 2), [("f", (1, 12, 9))]),
+    ("EmbeddingBag-2d", _nn("EmbeddingBag", 10, 3), [("int", (4, 3), 10)]),
+    ("EmbeddingBag-sum-offsets", _nn("EmbeddingBag", 10, 3, mode="sum"),
+     [("int", (7,), 10), ("const", [0, 2, 2, 5])]),
+    ("EmbeddingBag-max-last", _nn("EmbeddingBag", 10, 3, mode="max", include_last_offset=True),
+     [("int", (7,), 10), ("const", [0, 3, 4, 7])]),
+    ("EmbeddingBag-padding", _nn("EmbeddingBag", 10, 3, padding_idx=2),
+     [("const", [2, 1, 2, 2, 5, 7]), ("const", [0, 2, 4])]),
+    ("EmbeddingBag-weights", _nn("EmbeddingBag", 10, 3, mode="sum"),
+     [("int", (6,), 10), ("const", [0, 3]), ("f", (6,))]),
+]
+
+
+@pytest.mark.parametrize("case", CONV_CASES, ids=[c[0] for c in CONV_CASES])
+def test_conv_fold_bag_parity(case):
+    test_module_parity(case)
+
+
+@pytest.mark.parametrize("output_size", [None, (8, 9), [1, 2, 8, 10]])
+def test_conv_transpose_output_size(output_size):
+    mmod, tmod = _pair("ConvTranspose2d", 4, 2, 3, stride=2, padding=1)
+    ins = _inputs(np.random.default_rng(15), (1, 4, 4, 5))
+    _check(mmod(ins[0][0], output_size), tmod(ins[0][1], output_size), mmod, tmod, ins)
+    for lib, mod in ((torch, tmod), (mt, mmod)):
+        with pytest.raises(ValueError):
+            mod(lib.zeros(1, 4, 4, 5), (12, 9))
+        with pytest.raises(RuntimeError):
+            lib.nn.functional.conv_transpose2d(lib.zeros(1, 4, 4, 5), mod.weight, stride=1, output_padding=1)
+        with pytest.raises(ValueError):
+            lib.nn.ConvTranspose2d(4, 2, 3, padding_mode="reflect")
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_max_unpool_parity(n):
+    rng = np.random.default_rng(16)
+    shape = (2, 3, 8) if n == 1 else (2, 3, 6, 8)
+    a = rng.standard_normal(shape).astype(np.float32)
+    pool = getattr(torch.nn, f"MaxPool{n}d")(2, return_indices=True)
+    tv, ti = pool(torch.tensor(a))
+    mmod, tmod = _pair(f"MaxUnpool{n}d", 2)
+    mv = mt.tensor(tv.numpy(), requires_grad=True)
+    tv = tv.detach().requires_grad_()
+    mi = mt.tensor(ti.numpy())
+    _check(mmod(mv, mi), tmod(tv, ti), None, None, [(mv, tv)])
+    size = (9,) if n == 1 else (7, 9)
+    _check(mmod(mv, mi, size), tmod(tv, ti, size), None, None, [])

@@ -13,7 +13,8 @@ __all__ = ["threshold", "threshold_", "hardshrink", "softshrink", "prelu", "rrel
            "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
            "gaussian_nll_loss", "multi_margin_loss", "multilabel_margin_loss", "pdist",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
-           "adaptive_max_pool2d_with_indices"]
+           "adaptive_max_pool2d_with_indices", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+           "unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding_bag"]
 
 
 def _F():
@@ -393,3 +394,251 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     out = adaptive_max_pool2d_with_indices(input, output_size)
     return out if return_indices else out[0]
+
+
+# --- 3-d convolution and transposed convolutions, built on the 2-d kernel --------------------------------
+def _tuple(v, n):
+    return tuple(int(x) for x in v) if isinstance(v, (list, tuple)) else (int(v),) * n
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """A sum over kernel depth of 2-d convolutions, with the output depth folded into the batch."""
+    F = _F()
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: "
+                           f"{list(input.shape)}")
+    if weight.dim() != 5:
+        raise RuntimeError(f"Expected 5-dimensional weight for conv3d, but got weight of size {list(weight.shape)}")
+    unbatched = input.dim() == 4
+    x = input.unsqueeze(0) if unbatched else input
+    stride, dilation = _tuple(stride, 3), _tuple(dilation, 3)
+    pads = F._conv_padding(padding, weight.shape[2:], stride, dilation, 3)
+    x = torch.pad(x, (0, 0, 0, 0) + pads[0])
+    n, c, depth = x.shape[:3]
+    kd = weight.shape[2]
+    od = (depth - dilation[0] * (kd - 1) - 1) // stride[0] + 1
+    if od <= 0:
+        raise RuntimeError(f"Calculated padded input size per channel: ({depth}). Kernel size: ({kd}). Kernel size "
+                           "can't be greater than actual input size")
+    hw_pad = padding if isinstance(padding, str) else (pads[1][0], pads[2][0])
+    out = None
+    for i in range(kd):
+        xs = x.narrow(2, i * dilation[0], (od - 1) * stride[0] + 1)[:, :, ::stride[0]]
+        xs = xs.transpose(1, 2).reshape((n * od, c) + tuple(x.shape[3:]))
+        y = F.conv2d(xs, weight[:, :, i], None, stride[1:], hw_pad, dilation[1:], groups)
+        out = y if out is None else out + y
+    out = out.reshape((n, od) + tuple(out.shape[1:])).transpose(1, 2)
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def _zero_insert(x, dim, s):
+    """s - 1 zeros between neighbours along dim."""
+    if s == 1:
+        return x
+    length = x.shape[dim]
+    xe = x.unsqueeze(dim + 1)
+    zeros = torch.zeros(tuple(xe.shape[:dim + 1]) + (s - 1,) + tuple(xe.shape[dim + 2:]), dtype=x.dtype,
+                        device=x.device)
+    out = torch.cat([xe, zeros], dim + 1).reshape(tuple(x.shape[:dim]) + (length * s,) + tuple(x.shape[dim + 1:]))
+    return out.narrow(dim, 0, (length - 1) * s + 1)
+
+
+def _pad_or_crop(x, dim, before, after):
+    if before < 0:
+        x = x.narrow(dim, -before, x.shape[dim] + before)
+        before = 0
+    if after < 0:
+        x = x.narrow(dim, 0, x.shape[dim] + after)
+        after = 0
+    if before or after:
+        pad = [0, 0] * (x.dim() - dim - 1) + [before, after]
+        x = torch.pad(x, tuple(pad))
+    return x
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n):
+    """The adjoint of a convolution: zero-insert by stride, pad by dilation * (k - 1) - padding, then
+    convolve with the flipped, transposed kernel."""
+    name = f"conv_transpose{n}d"
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of "
+                           f"size: {list(input.shape)}")
+    if weight.dim() != n + 2:
+        raise RuntimeError(f"Expected {n + 2}-dimensional weight for {name}, but got weight of size "
+                           f"{list(weight.shape)}")
+    unbatched = input.dim() == n + 1
+    x = input.unsqueeze(0) if unbatched else input
+    s, p, op, d = (_tuple(v, n) for v in (stride, padding, output_padding, dilation))
+    if any(o >= st and o >= dl for o, st, dl in zip(op, s, d)):
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got output_padding: "
+                           f"{op}, stride: {s}, dilation: {d}")
+    cin = weight.shape[0]
+    if x.shape[1] != cin:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
+                           f"{list(x.shape)} to have {cin} channels, but got {x.shape[1]} channels instead")
+    k = tuple(weight.shape[2:])
+    for i in range(n):
+        x = _zero_insert(x, 2 + i, s[i])
+        edge = d[i] * (k[i] - 1) - p[i]
+        x = _pad_or_crop(x, 2 + i, edge, edge + op[i])
+    cout_g = weight.shape[1]
+    w = weight.reshape((groups, cin // groups, cout_g) + k).transpose(1, 2).reshape((groups * cout_g, cin // groups) + k)
+    w = torch.flip(w, list(range(2, 2 + n)))
+    conv = {1: _F().conv1d, 2: _F().conv2d, 3: conv3d}[n]
+    out = conv(x, w, bias, 1, 0, d, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)
+
+
+# --- sliding blocks ------------------------------------------------------------------------------------------
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col: (N, C, H, W) -> (N, C * kh * kw, L), read through a strided window view."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
+    k, d, p, s = (_tuple(v, 2) for v in (kernel_size, dilation, padding, stride))
+    unbatched = input.dim() == 3
+    x = input.unsqueeze(0) if unbatched else input
+    x = torch.pad(x, (p[1], p[1], p[0], p[0]))
+    span = [d[i] * (k[i] - 1) + 1 for i in range(2)]
+    if any(x.shape[2 + i] < span[i] for i in range(2)):
+        raise RuntimeError(f"Given input with spatial size {tuple(input.shape[-2:])}, kernel_size={k}, dilation={d}, "
+                           f"padding={p}, calculated shape of the array of sliding blocks is non-positive.")
+    win = x.unfold(2, span[0], s[0]).unfold(3, span[1], s[1])[..., ::d[0], ::d[1]]
+    n, c, oh, ow = win.shape[:4]
+    out = win.permute(0, 1, 4, 5, 2, 3).reshape(n, c * k[0] * k[1], oh * ow)
+    return out.squeeze(0) if unbatched else out
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im, the adjoint of unfold: every block added back at its place."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported (got "
+                           f"{input.dim()}D)")
+    o, k, d, p, s = (_tuple(v, 2) for v in (output_size, kernel_size, dilation, padding, stride))
+    unbatched = input.dim() == 2
+    x = input.unsqueeze(0) if unbatched else input
+    n, ck, length = x.shape
+    kk = k[0] * k[1]
+    if ck % kk:
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
+                           f"got input.size(1)={ck} and kernel_size={k}")
+    blocks = [(o[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2)]
+    if blocks[0] * blocks[1] != length:
+        raise RuntimeError(f"Given output_size={o}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, expected "
+                           f"size of input's dimension 2 to match the calculated number of sliding blocks "
+                           f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={length}.")
+    c = ck // kk
+    cols = x.reshape(n, c, k[0], k[1], blocks[0], blocks[1])
+    full = (o[0] + 2 * p[0], o[1] + 2 * p[1])
+    out = None
+    for i in range(k[0]):
+        for j in range(k[1]):
+            v = _zero_insert(_zero_insert(cols[:, :, i, j], 2, s[0]), 3, s[1])
+            top, left = i * d[0], j * d[1]
+            v = torch.pad(v, (left, full[1] - left - v.shape[3], top, full[0] - top - v.shape[2]))
+            out = v if out is None else out + v
+    out = out[:, :, p[0]:p[0] + o[0], p[1]:p[1] + o[1]]
+    return out.squeeze(0) if unbatched else out
+
+
+# --- unpooling and bags -----------------------------------------------------------------------------------
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
+    k = _tuple(kernel_size, n)
+    s = _tuple(stride if stride is not None else kernel_size, n)
+    p = _tuple(padding, n)
+    spatial = tuple(input.shape[-n:])
+    default = tuple((spatial[i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(n))
+    if output_size is None:
+        out_size = default
+    else:
+        out_size = tuple(int(v) for v in output_size)[-n:]
+        for i in range(n):
+            lo, hi = default[i] - s[i], default[i] + s[i]
+            if not lo < out_size[i] < hi:
+                raise ValueError(f"invalid output_size {list(output_size)} (dim {i} must be between {lo} and {hi})")
+    lead = tuple(input.shape[:-n])
+    flat_in = input.reshape(lead + (-1,))
+    size = 1
+    for v in out_size:
+        size *= v
+    out = torch.zeros(lead + (size,), dtype=input.dtype, device=input.device)
+    out = out.scatter(-1, indices.reshape(lead + (-1,)), flat_in)
+    return out.reshape(lead + out_size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sums, means or maxima of bags of embeddings, bags given as rows (2-d input) or by offsets."""
+    F = _F()
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max, but got {mode}")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences. However, found offsets of type " + type(offsets).__name__)
+        b, per = input.shape
+        starts = [i * per for i in range(b)]
+        ends = starts[1:] + [b * per]
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = [int(v) for v in offsets.tolist()]
+        if include_last_offset:
+            ends, starts = starts[1:], starts[:-1]
+        else:
+            ends = starts[1:] + [input.shape[0]]
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if padding_idx is not None:
+        padding_idx = F._padding_index(padding_idx, weight.shape[0])
+    emb = F.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+    keep = None
+    if padding_idx is not None:
+        keep = input != padding_idx
+        emb = emb * keep.unsqueeze(1).to(emb.dtype)
+    if per_sample_weights is not None:
+        emb = emb * per_sample_weights.unsqueeze(1)
+    rows = []
+    for a, e in zip(starts, ends):
+        count = e - a if keep is None else int(keep[a:e].sum().item()) if e > a else 0
+        if count == 0:
+            rows.append(torch.zeros((weight.shape[1],), dtype=emb.dtype, device=emb.device))
+        elif mode == "max":
+            bag = emb[a:e] if keep is None else emb[a:e][keep[a:e]]
+            rows.append(bag.amax(0))
+        else:
+            total = emb[a:e].sum(0)
+            rows.append(total / count if mode == "mean" else total)
+    if not rows:
+        return torch.zeros((0, weight.shape[1]), dtype=weight.dtype, device=weight.device)
+    return torch.stack(rows, 0)

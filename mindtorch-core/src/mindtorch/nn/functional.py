@@ -655,8 +655,4 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 
-def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    raise NotImplementedError("F.unfold is not implemented yet")
-
-
 from ._functional_more import *  # noqa: E402,F401,F403  (compositions used by the extra modules)

@@ -18,3 +18,6 @@ from .instancenorm import *  # noqa: F401,F403
 from .dropout_more import *  # noqa: F401,F403
 from .loss_more import *  # noqa: F401,F403
 from .pooling_more import *  # noqa: F401,F403
+from .conv_more import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403

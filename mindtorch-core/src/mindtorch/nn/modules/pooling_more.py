@@ -3,7 +3,7 @@ from ._lazy import F
 from .module import Module
 from .pooling import _AdaptiveNd
 
-__all__ = ["LPPool1d", "LPPool2d", "AdaptiveMaxPool1d"]
+__all__ = ["LPPool1d", "LPPool2d", "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d"]
 
 
 class _LPPoolNd(Module):
@@ -33,3 +33,32 @@ class AdaptiveMaxPool1d(_AdaptiveNd):
 
     def forward(self, input):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+def _ntuple(v, n):
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,) * n
+
+
+class _MaxUnpoolNd(Module):
+    _n = 1
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = _ntuple(kernel_size, self._n)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, self._n)
+        self.padding = _ntuple(padding, self._n)
+
+    def forward(self, input, indices, output_size=None):
+        fn = F.max_unpool1d if self._n == 1 else F.max_unpool2d
+        return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _n = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _n = 2
