@@ -642,6 +642,27 @@ CONV_CASES = [
 ]
 
 
+POOL3D_CASES = [
+    ("MaxPool3d", _nn("MaxPool3d", 2), [("f", (2, 3, 4, 5, 6))]),
+    ("MaxPool3d-full", _nn("MaxPool3d", (3, 2, 2), stride=(2, 1, 2), padding=1, dilation=(1, 2, 1), ceil_mode=True),
+     [("f", (1, 2, 6, 6, 7))]),
+    ("MaxPool3d-indices", _nn("MaxPool3d", 2, stride=1, padding=1, return_indices=True), [("f", (2, 3, 3, 4))]),
+    ("AvgPool3d", _nn("AvgPool3d", 2), [("f", (2, 3, 4, 5, 6))]),
+    ("AvgPool3d-pad", _nn("AvgPool3d", 3, stride=2, padding=1, ceil_mode=True), [("f", (1, 2, 6, 5, 7))]),
+    ("AvgPool3d-nopadcount", _nn("AvgPool3d", 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+     [("f", (1, 2, 6, 5, 7))]),
+    ("AvgPool3d-divisor", _nn("AvgPool3d", (2, 1, 2), stride=1, divisor_override=3), [("f", (2, 3, 4, 5))]),
+    ("LPPool3d", _nn("LPPool3d", 2, 2), [("f", (1, 2, 4, 4, 5))]),
+    ("AdaptiveAvgPool3d", _nn("AdaptiveAvgPool3d", (2, 3, None)), [("f", (2, 3, 5, 7, 4))]),
+    ("AdaptiveMaxPool3d", _nn("AdaptiveMaxPool3d", 2, return_indices=True), [("f", (2, 3, 5, 7, 4))]),
+]
+
+
+@pytest.mark.parametrize("case", POOL3D_CASES, ids=[c[0] for c in POOL3D_CASES])
+def test_pool3d_parity(case):
+    test_module_parity(case)
+
+
 @pytest.mark.parametrize("case", CONV_CASES, ids=[c[0] for c in CONV_CASES])
 def test_conv_fold_bag_parity(case):
     test_module_parity(case)
@@ -661,10 +682,10 @@ def test_conv_transpose_output_size(output_size):
             lib.nn.ConvTranspose2d(4, 2, 3, padding_mode="reflect")
 
 
-@pytest.mark.parametrize("n", [1, 2])
+@pytest.mark.parametrize("n", [1, 2, 3])
 def test_max_unpool_parity(n):
     rng = np.random.default_rng(16)
-    shape = (2, 3, 8) if n == 1 else (2, 3, 6, 8)
+    shape = {1: (2, 3, 8), 2: (2, 3, 6, 8), 3: (1, 2, 4, 4, 6)}[n]
     a = rng.standard_normal(shape).astype(np.float32)
     pool = getattr(torch.nn, f"MaxPool{n}d")(2, return_indices=True)
     tv, ti = pool(torch.tensor(a))
@@ -673,5 +694,5 @@ def test_max_unpool_parity(n):
     tv = tv.detach().requires_grad_()
     mi = mt.tensor(ti.numpy())
     _check(mmod(mv, mi), tmod(tv, ti), None, None, [(mv, tv)])
-    size = (9,) if n == 1 else (7, 9)
+    size = {1: (9,), 2: (7, 9), 3: (5, 4, 7)}[n]
     _check(mmod(mv, mi, size), tmod(tv, ti, size), None, None, [])

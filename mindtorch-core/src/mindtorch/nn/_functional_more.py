@@ -2,6 +2,7 @@
 
 Re-exported by nn/functional.py; kept apart so the compositions the extra modules need stay in one place.
 """
+import itertools
 import math
 
 import mindtorch as torch
@@ -14,7 +15,9 @@ __all__ = ["threshold", "threshold_", "hardshrink", "softshrink", "prelu", "rrel
            "gaussian_nll_loss", "multi_margin_loss", "multilabel_margin_loss", "pdist",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d_with_indices", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-           "unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding_bag"]
+           "unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding_bag", "adaptive_max_pool3d",
+           "adaptive_max_pool3d_with_indices", "adaptive_avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
+           "avg_pool3d", "lp_pool3d", "max_unpool3d"]
 
 
 def _F():
@@ -352,30 +355,159 @@ def _adaptive_windows(n_in, n_out):
     return [((i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)) for i in range(n_out)]
 
 
-def _adaptive_max(input, output_size, nd, name):
+def _adaptive(input, output_size, nd, name, mode):
+    """Adaptive pooling as one reduction per output cell (mode "max" also returns flat indices)."""
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}")
     spatial = tuple(input.shape[-nd:])
-    out = tuple(s if o is None else int(o) for s, o in
-                zip(spatial, output_size if isinstance(output_size, (list, tuple)) else (output_size,) * nd))
+    sizes = output_size if isinstance(output_size, (list, tuple)) else (output_size,) * nd
+    out = tuple(s if o is None else int(o) for s, o in zip(spatial, sizes))
     lead = tuple(input.shape[:-nd])
     vals, idxs = [], []
     grids = [_adaptive_windows(s, o) for s, o in zip(spatial, out)]
-    cells = [[w] for w in grids[0]] if nd == 1 else [[a, b] for a in grids[0] for b in grids[1]]
-    for cell in cells:
+    for cell in itertools.product(*grids):
         win = input
-        for d, (s, e) in enumerate(cell):
-            win = win.narrow(input.dim() - nd + d, s, e - s)
-        v, a = win.reshape(lead + (-1,)).max(-1)
-        if nd == 1:
-            idx = a + cell[0][0]
-        else:
-            w = cell[1][1] - cell[1][0]
-            idx = (a // w + cell[0][0]) * spatial[1] + (a % w + cell[1][0])
+        for d, (a, b) in enumerate(cell):
+            win = win.narrow(input.dim() - nd + d, a, b - a)
+        flat = win.reshape(lead + (-1,))
+        if mode == "avg":
+            vals.append(flat.mean(-1))
+            continue
+        v, arg = flat.max(-1)
+        # local window position -> flat position in the input plane
+        idx, rem = 0, arg
+        widths = [b - a for a, b in cell]
+        for d in range(nd):
+            inner = 1
+            for w in widths[d + 1:]:
+                inner *= w
+            pos = rem // inner + cell[d][0]
+            rem = rem % inner
+            idx = idx * spatial[d] + pos
         vals.append(v)
         idxs.append(idx)
     value = torch.stack(vals, -1).reshape(lead + out)
+    if mode == "avg":
+        return value
     return value, torch.stack(idxs, -1).reshape(lead + out)
+
+
+def _adaptive_max(input, output_size, nd, name):
+    return _adaptive(input, output_size, nd, name, "max")
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(input, output_size, 3, "adaptive_max_pool3d")
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    out = adaptive_max_pool3d_with_indices(input, output_size)
+    return out if return_indices else out[0]
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _adaptive(input, output_size, 3, "adaptive_avg_pool3d", "avg")
+
+
+# --- 3-d pooling through a strided window view ------------------------------------------------------------
+def _pool_out(length, k, s, p, d, ceil_mode):
+    span = d * (k - 1) + 1
+    num = length + 2 * p - span
+    o = (-(-num // s) if ceil_mode else num // s) + 1
+    if ceil_mode and (o - 1) * s >= length + p:
+        o -= 1
+    return o
+
+
+def _windows(x, k, s, p, d, ceil_mode, fill):
+    """(N, C, o1, o2, o3, k1, k2, k3) windows of x padded with `fill` (extra on the right for ceil_mode)."""
+    outs, pads = [], []
+    for i in range(3):
+        length = x.shape[2 + i]
+        o = _pool_out(length, k[i], s[i], p[i], d[i], ceil_mode)
+        if o <= 0:
+            raise RuntimeError(f"Given input size: {tuple(x.shape[1:])}. Calculated output size is too small")
+        need = (o - 1) * s[i] + d[i] * (k[i] - 1) + 1
+        outs.append(o)
+        pads.append((p[i], max(need - length - p[i], p[i])))
+    flat = []
+    for before, after in reversed(pads):
+        flat += [before, after]
+    xp = torch.pad(x, tuple(flat), value=fill)
+    for i in range(3):
+        span = d[i] * (k[i] - 1) + 1
+        xp = xp.unfold(2 + i, span, s[i]).narrow(2 + i, 0, outs[i])
+    return xp[..., ::d[0], ::d[1], ::d[2]], outs
+
+
+def _pool3d_args(input, name, kernel_size, stride, padding):
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"{name}: Expected 4D or 5D tensor for input, but got: {list(input.shape)}")
+    k = _tuple(kernel_size, 3)
+    s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _tuple(stride, 3)
+    p = _tuple(padding, 3)
+    if any(pp * 2 > kk for pp, kk in zip(p, k)):
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, "
+                           f"kernel_size={k[0]} and dilation=1")
+    return k, s, p
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    k, s, p = _pool3d_args(input, "max_pool3d", kernel_size, stride, padding)
+    d = _tuple(dilation, 3)
+    unbatched = input.dim() == 4
+    x = input.unsqueeze(0) if unbatched else input
+    win, outs = _windows(x, k, s, p, d, ceil_mode, float("-inf"))
+    n, c = x.shape[:2]
+    v, arg = win.reshape(n, c, *outs, -1).max(-1)
+    # window position (i, j, l) -> input position o * stride - pad + offset * dilation
+    i, j, l = arg // (k[1] * k[2]), (arg // k[2]) % k[1], arg % k[2]
+    grid = [torch.arange(o, device=x.device) * s[a] - p[a] for a, o in enumerate(outs)]
+    zd = grid[0].reshape(-1, 1, 1) + i * d[0]
+    zh = grid[1].reshape(1, -1, 1) + j * d[1]
+    zw = grid[2].reshape(1, 1, -1) + l * d[2]
+    idx = (zd * x.shape[3] + zh) * x.shape[4] + zw
+    if unbatched:
+        v, idx = v.squeeze(0), idx.squeeze(0)
+    return v, idx
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    out = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return out if return_indices else out[0]
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    k, s, p = _pool3d_args(input, "avg_pool3d", kernel_size, stride, padding)
+    unbatched = input.dim() == 4
+    x = input.unsqueeze(0) if unbatched else input
+    win, outs = _windows(x, k, s, p, (1, 1, 1), ceil_mode, 0.0)
+    total = win.sum((-3, -2, -1))
+    if divisor_override:
+        out = total / divisor_override
+    else:
+        # how many cells each window covers: of the padded input, or of the input alone
+        ones = torch.ones((1, 1) + tuple(x.shape[2:]), dtype=x.dtype, device=x.device)
+        if count_include_pad:
+            ones = torch.pad(ones, (p[2], p[2], p[1], p[1], p[0], p[0]), value=1.0)
+            cnt, _ = _windows(ones, k, s, (0, 0, 0), (1, 1, 1), ceil_mode, 0.0)
+            cnt = cnt.narrow(2, 0, outs[0]).narrow(3, 0, outs[1]).narrow(4, 0, outs[2])
+        else:
+            cnt, _ = _windows(ones, k, s, p, (1, 1, 1), ceil_mode, 0.0)
+        out = total / cnt.sum((-3, -2, -1))
+    return out.squeeze(0) if unbatched else out
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    kd, kh, kw = _tuple(kernel_size, 3)
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_finish(out, norm_type, kd * kh * kw)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):

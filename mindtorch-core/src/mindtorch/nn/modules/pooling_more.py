@@ -1,9 +1,10 @@
 """LPPool1d/2d and AdaptiveMaxPool1d."""
 from ._lazy import F
 from .module import Module
-from .pooling import _AdaptiveNd
+from .pooling import AvgPool2d, _AdaptiveNd, _MaxPoolNd
 
-__all__ = ["LPPool1d", "LPPool2d", "AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d"]
+__all__ = ["LPPool1d", "LPPool2d", "LPPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool3d", "AdaptiveAvgPool3d",
+           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "MaxPool3d", "AvgPool3d"]
 
 
 class _LPPoolNd(Module):
@@ -49,7 +50,7 @@ class _MaxUnpoolNd(Module):
         self.padding = _ntuple(padding, self._n)
 
     def forward(self, input, indices, output_size=None):
-        fn = F.max_unpool1d if self._n == 1 else F.max_unpool2d
+        fn = (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d)[self._n - 1]
         return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self):
@@ -62,3 +63,34 @@ class MaxUnpool1d(_MaxUnpoolNd):
 
 class MaxUnpool2d(_MaxUnpoolNd):
     _n = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _n = 3
+
+
+class LPPool3d(_LPPoolNd):
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool1d):
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveAvgPool3d(_AdaptiveNd):
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class MaxPool3d(_MaxPoolNd):
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool3d(AvgPool2d):
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
