@@ -696,3 +696,86 @@ def test_max_unpool_parity(n):
     _check(mmod(mv, mi), tmod(tv, ti), None, None, [(mv, tv)])
     size = {1: (9,), 2: (7, 9), 3: (5, 4, 7)}[n]
     _check(mmod(mv, mi, size), tmod(tv, ti, size), None, None, [])
+
+
+MISC_CASES = [
+    ("SyncBatchNorm", _nn("SyncBatchNorm", 3), [("f", (4, 3, 2, 2, 2))]),
+    ("SyncBatchNorm-eval", _nn("SyncBatchNorm", 3, momentum=None), [("f", (4, 3))], "eval"),
+    ("LinearCrossEntropyLoss", _nn("LinearCrossEntropyLoss", 4, 5), [("f", (6, 4)), ("int", (6,), 5)]),
+    ("LinearCrossEntropyLoss-kd", lambda lib, nn: nn.LinearCrossEntropyLoss(
+        4, 3, out_features=(2,), bias=True, weight=lib.tensor([1.0, 2.0, 0.5]), ignore_index=1, label_smoothing=0.1,
+        reduction="sum"), [("f", (5, 4)), ("int", (5, 2), 3)]),
+]
+
+
+@pytest.mark.parametrize("case", MISC_CASES, ids=[c[0] for c in MISC_CASES])
+def test_misc_module_parity(case):
+    test_module_parity(case)
+
+
+def test_sync_batchnorm_conversion():
+    for nn in (torch.nn, mnn):
+        model = nn.Sequential(nn.Conv2d(2, 3, 1), nn.BatchNorm2d(3), nn.Sequential(nn.BatchNorm1d(4)))
+        model.eval()
+        conv = nn.SyncBatchNorm.convert_sync_batchnorm(model)
+        assert isinstance(conv[1], nn.SyncBatchNorm) and isinstance(conv[2][0], nn.SyncBatchNorm)
+        assert conv[1].weight is model[1].weight and not conv[1].training
+        assert [k for k, _ in conv.state_dict().items()] == [k for k, _ in model.state_dict().items()]
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_adaptive_log_softmax(batched):
+    def build(lib, nn):
+        return nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 10, 15], div_value=2.0, head_bias=True)
+    mmod, tmod = _pair(build)
+    rng = np.random.default_rng(17)
+    ins = _inputs(rng, (6, 8) if batched else (8,))
+    tgt = np.array([0, 5, 12, 19, 3, 11]) if batched else np.array(17)
+    mo, to = mmod(ins[0][0], mt.tensor(tgt)), tmod(ins[0][1], torch.tensor(tgt))
+    assert type(mo).__name__ == "_ASMoutput"
+    _check(tuple(mo), tuple(to), mmod, tmod, ins)
+    if batched:
+        assert_same(mmod.log_prob(ins[0][0]), tmod.log_prob(ins[0][1]), rtol=RTOL, atol=ATOL)
+        assert_same(mmod.predict(ins[0][0]), tmod.predict(ins[0][1]))
+    for lib, mod in ((torch, tmod), (mt, mmod)):
+        with pytest.raises(RuntimeError):
+            mod(lib.zeros(2, 8), lib.tensor([1, 20]))
+        with pytest.raises(ValueError):
+            lib.nn.AdaptiveLogSoftmaxWithLoss(8, 20, [10, 4])
+
+
+def test_linear_cross_entropy_options_validation():
+    assert repr(mnn.LinearCrossEntropyOptions()) == repr(torch.nn.LinearCrossEntropyOptions())
+    for kw in ({"acc_policy": "fast"}, {"chunking_method": "aspect_ratio:0"}, {"batch_chunk_size": 0}):
+        for nn in (torch.nn, mnn):
+            with pytest.raises(ValueError):
+                nn.LinearCrossEntropyOptions(**kw)
+    opts = {"batch_chunk_size": 2}
+    m = lambda lib, nn: nn.LinearCrossEntropyLoss(4, 3, options=nn.LinearCrossEntropyOptions(**opts))  # noqa: E731
+    test_module_parity(("opts", m, [("f", (6, 4)), ("int", (6,), 3)]))
+
+
+CTC_CASES = [
+    ("CTCLoss", _nn("CTCLoss"), [(7, 2, 5), ("const", [[1, 2, 2], [3, 1, 0]]), ("const", [7, 6]),
+                                 ("const", [3, 2])]),
+    ("CTCLoss-concat-sum", _nn("CTCLoss", blank=4, reduction="sum"),
+     [(6, 3, 5), ("const", [0, 1, 1, 2, 3, 0]), ("const", [6, 5, 6]), ("const", [2, 1, 3])]),
+    ("CTCLoss-none-empty", _nn("CTCLoss", reduction="none"),
+     [(5, 2, 4), ("const", [[2, 3], [0, 0]]), ("const", [5, 4]), ("const", [2, 0])]),
+    ("CTCLoss-zero-infinity", _nn("CTCLoss", reduction="none", zero_infinity=True),
+     [(3, 2, 4), ("const", [[1, 1, 1], [2, 3, 1]]), ("const", [3, 3]), ("const", [3, 2])]),
+    ("CTCLoss-unbatched", _nn("CTCLoss"), [(6, 4), ("const", [1, 2]), ("const", 6), ("const", 2)]),
+]
+
+
+@pytest.mark.parametrize("case", CTC_CASES, ids=[c[0] for c in CTC_CASES])
+def test_ctc_loss(case):
+    # the gradient is compared at the logits: PyTorch's CTC backward returns the gradient through
+    # log_softmax rather than the gradient with respect to log_probs themselves
+    _, build, (shape, *rest) = case
+    mmod, tmod = _pair(build)
+    ins = _inputs(np.random.default_rng(18), shape)
+    args = [np.asarray(r[1]) for r in rest]
+    mo = mmod(mt.nn.functional.log_softmax(ins[0][0], -1), *[mt.tensor(a) for a in args])
+    to = tmod(torch.nn.functional.log_softmax(ins[0][1], -1), *[torch.tensor(a) for a in args])
+    _check(mo, to, None, None, ins)

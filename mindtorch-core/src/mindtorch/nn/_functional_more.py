@@ -17,7 +17,7 @@ __all__ = ["threshold", "threshold_", "hardshrink", "softshrink", "prelu", "rrel
            "adaptive_max_pool2d_with_indices", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding_bag", "adaptive_max_pool3d",
            "adaptive_max_pool3d_with_indices", "adaptive_avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
-           "avg_pool3d", "lp_pool3d", "max_unpool3d"]
+           "avg_pool3d", "lp_pool3d", "max_unpool3d", "linear_cross_entropy", "ctc_loss"]
 
 
 def _F():
@@ -774,3 +774,94 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if not rows:
         return torch.zeros((0, weight.shape[1]), dtype=weight.dtype, device=weight.device)
     return torch.stack(rows, 0)
+
+
+# --- sequence and output-layer losses ----------------------------------------------------------------
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                         ignore_index=None, label_smoothing=0.0, options=None):
+    """cross_entropy(linear(input)); options select PyTorch's chunked path, which this reference path ignores."""
+    F = _F()
+    # (..., in) x (C, *out, in) -> (..., C, *out)
+    logits = F.linear(input, linear_weight.reshape(-1, linear_weight.shape[-1]))
+    logits = logits.reshape(tuple(input.shape[:-1]) + tuple(linear_weight.shape[:-1]))
+    if linear_bias is not None:
+        logits = logits + linear_bias
+    return F.cross_entropy(logits, target, weight=weight, reduction=reduction,
+                           ignore_index=-100 if ignore_index is None else ignore_index,
+                           label_smoothing=label_smoothing)
+
+
+def _logaddexp3(a, b, c):
+    """log(exp(a) + exp(b) + exp(c)) that stays finite, with zero gradient, where all three are -inf."""
+    m = torch.maximum(torch.maximum(a, b), c)
+    alive = m > float("-inf")
+    m = torch.where(alive, m, torch.zeros_like(m))
+    s = torch.exp(a - m) + torch.exp(b - m) + torch.exp(c - m)
+    s = torch.where(alive, s, torch.ones_like(s))
+    return torch.where(alive, m + torch.log(s), torch.full_like(s, float("-inf")))
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """Connectionist temporal classification: the forward (alpha) recursion in log space, batched over N."""
+    unbatched = log_probs.dim() == 2
+    if log_probs.dim() not in (2, 3):
+        raise RuntimeError(f"ctc_loss: expected log_probs to be 2-D or 3-D, got {log_probs.dim()}-D")
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    steps, n, classes = lp.shape
+    as_list = (lambda v: [int(x) for x in (v.reshape(-1).tolist() if isinstance(v, torch.Tensor) else
+                                          (v if isinstance(v, (list, tuple)) else [v]))])
+    in_lens, tg_lens = as_list(input_lengths), as_list(target_lengths)
+    if len(in_lens) != n or len(tg_lens) != n:
+        raise RuntimeError(f"input_lengths and target_lengths must have size {n}, got {len(in_lens)} and "
+                           f"{len(tg_lens)}")
+    if any(t > steps for t in in_lens):
+        raise RuntimeError(f"Expected input_lengths to have value at most {steps}, but got value {max(in_lens)}")
+    if unbatched:
+        targets = targets.reshape(1, -1)
+    if targets.dim() == 2:
+        labels = [targets[i, :tg_lens[i]].tolist() for i in range(n)]
+    else:
+        flat, labels, off = targets.tolist(), [], 0
+        for t in tg_lens:
+            labels.append(flat[off:off + t])
+            off += t
+    width = 2 * max(tg_lens + [0]) + 1
+    ext = [[blank] * width for _ in range(n)]
+    skip = [[False] * width for _ in range(n)]
+    for i, lab in enumerate(labels):
+        for j, c in enumerate(lab):
+            ext[i][2 * j + 1] = int(c)
+            # a label may be reached from two back when it differs from the label before it
+            skip[i][2 * j + 1] = j > 0 and int(c) != int(lab[j - 1])
+    ext_t = torch.tensor(ext, dtype=torch.int64, device=lp.device)
+    skip_t = torch.tensor(skip, dtype=torch.bool, device=lp.device)
+    valid = torch.arange(width, device=lp.device).unsqueeze(0) < torch.tensor(
+        [2 * t + 1 for t in tg_lens], device=lp.device).unsqueeze(1)
+    neg = torch.full((n, width), float("-inf"), dtype=lp.dtype, device=lp.device)
+    emit = lp.gather(2, ext_t.unsqueeze(0).expand(steps, n, width))  # (T, N, S)
+    start = torch.arange(width, device=lp.device).unsqueeze(0) < 2
+    alpha = torch.where(start & valid, emit[0], neg)
+    pad1 = torch.full((n, 1), float("-inf"), dtype=lp.dtype, device=lp.device)
+    pad2 = torch.full((n, 2), float("-inf"), dtype=lp.dtype, device=lp.device)
+    for t in range(1, steps):
+        prev1 = torch.cat([pad1, alpha[:, :-1]], 1)
+        prev2 = torch.where(skip_t, torch.cat([pad2, alpha[:, :-2]], 1), neg)
+        new = torch.where(valid, _logaddexp3(alpha, prev1, prev2) + emit[t], neg)
+        running = torch.tensor([t < T for T in in_lens], device=lp.device).unsqueeze(1)
+        alpha = torch.where(running, new, alpha)
+    last = torch.tensor([2 * t for t in tg_lens], device=lp.device).unsqueeze(1)
+    end_blank = alpha.gather(1, last).squeeze(1)
+    end_label = alpha.gather(1, (last - 1).clamp(min=0)).squeeze(1)
+    has_label = torch.tensor([t > 0 for t in tg_lens], device=lp.device)
+    end_label = torch.where(has_label, end_label, torch.full_like(end_label, float("-inf")))
+    loss = -_logaddexp3(end_blank, end_label, torch.full_like(end_label, float("-inf")))
+    if zero_infinity:
+        loss = torch.where(torch.isinf(loss), torch.zeros_like(loss), loss)
+    if reduction == "mean":
+        denom = torch.tensor([max(t, 1) for t in tg_lens], dtype=loss.dtype, device=loss.device)
+        return (loss / denom).mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction != "none":
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return loss.squeeze(0) if unbatched else loss

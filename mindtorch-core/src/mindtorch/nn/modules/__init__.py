@@ -21,3 +21,4 @@ from .pooling_more import *  # noqa: F401,F403
 from .conv_more import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
+from .misc_more import *  # noqa: F401,F403
