@@ -779,3 +779,50 @@ def test_ctc_loss(case):
     mo = mmod(mt.nn.functional.log_softmax(ins[0][0], -1), *[mt.tensor(a) for a in args])
     to = tmod(torch.nn.functional.log_softmax(ins[0][1], -1), *[torch.tensor(a) for a in args])
     _check(mo, to, None, None, ins)
+
+
+LAZY_CASES = [
+    ("LazyLinear", (7,), {}, (3, 4)),
+    ("LazyLinear", (7,), {"bias": False}, (2, 3, 4)),
+    ("LazyConv1d", (4, 3), {"padding": 1}, (2, 3, 6)),
+    ("LazyConv2d", (4, 3), {"groups": 2, "stride": 2}, (2, 6, 7, 7)),
+    ("LazyConv3d", (2, 2), {}, (1, 3, 3, 4, 4)),
+    ("LazyConvTranspose1d", (4, 3), {"stride": 2}, (3, 5)),
+    ("LazyConvTranspose2d", (4, 3), {"output_padding": 1, "stride": 2}, (1, 2, 3, 3)),
+    ("LazyConvTranspose3d", (2, 2), {}, (1, 2, 2, 2, 2)),
+    ("LazyBatchNorm1d", (), {}, (5, 3)),
+    ("LazyBatchNorm2d", (), {"affine": False}, (2, 3, 4, 4)),
+    ("LazyBatchNorm3d", (), {"momentum": None}, (2, 3, 2, 2, 2)),
+    ("LazyInstanceNorm1d", (), {}, (2, 3, 5)),
+    ("LazyInstanceNorm2d", (), {"affine": False, "track_running_stats": False}, (3, 4, 4)),
+    ("LazyInstanceNorm3d", (), {}, (1, 2, 3, 3, 3)),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs,shape", LAZY_CASES, ids=[c[0] for c in LAZY_CASES])
+def test_lazy_modules(name, args, kwargs, shape):
+    tmod, mmod = getattr(torch.nn, name)(*args, **kwargs), getattr(mnn, name)(*args, **kwargs)
+    assert repr(mmod) == repr(tmod)
+    assert mmod.has_uninitialized_params() == tmod.has_uninitialized_params()
+    ins = _inputs(np.random.default_rng(19), shape)
+    with torch.no_grad():
+        tmod(ins[0][1])
+    with mt.no_grad():
+        mmod(ins[0][0])
+    assert type(mmod).__name__ == type(tmod).__name__ and repr(mmod) == repr(tmod)
+    tsd = tmod.state_dict()
+    assert list(mmod.state_dict()) == list(tsd)
+    mmod.load_state_dict({k: mt.tensor(v.numpy().copy()) for k, v in tsd.items()})
+    _check(mmod(ins[0][0]), tmod(ins[0][1]), mmod, tmod, ins)
+
+
+def test_lazy_module_loads_a_checkpoint_before_its_first_call():
+    src = torch.nn.Linear(3, 5)
+    for nn, lib in ((torch.nn, torch), (mnn, mt)):
+        m = nn.LazyLinear(5)
+        m.load_state_dict({k: lib.tensor(v.detach().numpy().copy()) for k, v in src.state_dict().items()})
+        assert tuple(m.weight.shape) == (5, 3) and type(m).__name__ == "LazyLinear"
+        m(lib.zeros(2, 3))
+        assert type(m).__name__ == "Linear"
+        with pytest.raises(RuntimeError):
+            nn.LazyConv2d(4, 3)(lib.zeros(3, 2))

@@ -22,3 +22,4 @@ from .conv_more import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .misc_more import *  # noqa: F401,F403
+from .lazy import *  # noqa: F401,F403
