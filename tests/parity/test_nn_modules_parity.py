@@ -826,3 +826,31 @@ def test_lazy_module_loads_a_checkpoint_before_its_first_call():
         assert type(m).__name__ == "Linear"
         with pytest.raises(RuntimeError):
             nn.LazyConv2d(4, 3)(lib.zeros(3, 2))
+
+
+@pytest.mark.parametrize("nd,shape,kw", [
+    (2, (2, 3, 9, 11), {"kernel_size": 2, "output_size": (4, 5)}),
+    (2, (3, 10, 7), {"kernel_size": (3, 2), "output_ratio": 0.5}),
+    (3, (1, 2, 6, 7, 8), {"kernel_size": 2, "output_size": (3, 4, 5)}),
+    (3, (2, 5, 6, 7), {"kernel_size": (2, 3, 2), "output_ratio": (0.5, 0.6, 0.7)}),
+])
+def test_fractional_max_pool(nd, shape, kw):
+    rng = np.random.default_rng(20)
+    n = shape[0] if len(shape) == nd + 2 else 1
+    c = shape[-nd - 1]
+    u = rng.uniform(size=(n, c, nd)).astype(np.float32)
+
+    def build(lib, nn):
+        return getattr(nn, f"FractionalMaxPool{nd}d")(return_indices=True, _random_samples=lib.tensor(u), **kw)
+    mmod, tmod = _pair(build)
+    ins = _inputs(rng, shape)
+    _check(mmod(ins[0][0]), tmod(ins[0][1]), None, None, ins)
+    # without given samples: the windows are random, the shape and the value-index agreement are not
+    out, idx = getattr(mnn, f"FractionalMaxPool{nd}d")(return_indices=True, **kw)(ins[0][0])
+    flat = ins[0][0].detach().reshape(shape[:-nd] + (-1,))
+    assert_same(flat.gather(-1, idx.reshape(idx.shape[:-nd] + (-1,))).reshape(out.shape), out.detach())
+    for nn in (torch.nn, mnn):
+        with pytest.raises(ValueError):
+            getattr(nn, f"FractionalMaxPool{nd}d")(2)
+        with pytest.raises(ValueError):
+            getattr(nn, f"FractionalMaxPool{nd}d")(2, output_ratio=1.5)

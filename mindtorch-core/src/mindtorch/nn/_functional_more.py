@@ -5,6 +5,8 @@ Re-exported by nn/functional.py; kept apart so the compositions the extra module
 import itertools
 import math
 
+import numpy as np
+
 import mindtorch as torch
 
 __all__ = ["threshold", "threshold_", "hardshrink", "softshrink", "prelu", "rrelu", "rrelu_", "pixel_shuffle",
@@ -17,7 +19,9 @@ __all__ = ["threshold", "threshold_", "hardshrink", "softshrink", "prelu", "rrel
            "adaptive_max_pool2d_with_indices", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "unfold", "fold", "max_unpool1d", "max_unpool2d", "embedding_bag", "adaptive_max_pool3d",
            "adaptive_max_pool3d_with_indices", "adaptive_avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
-           "avg_pool3d", "lp_pool3d", "max_unpool3d", "linear_cross_entropy", "ctc_loss"]
+           "avg_pool3d", "lp_pool3d", "max_unpool3d", "linear_cross_entropy", "ctc_loss",
+           "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+           "fractional_max_pool3d_with_indices"]
 
 
 def _F():
@@ -865,3 +869,76 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if reduction != "none":
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return loss.squeeze(0) if unbatched else loss
+
+
+# --- fractional max pooling: pseudo-random window starts, then one gathered max per output cell ----------------
+def _fractional_starts(samples, in_size, out_size, pool):
+    """Window starts per plane, computed in float32 as PyTorch's kernel does: (planes, out_size) int64."""
+    u = np.asarray(samples, dtype=np.float32)
+    starts = np.empty(u.shape + (out_size,), dtype=np.int64)
+    if out_size > 1:
+        alpha = np.float32(in_size - pool) / np.float32(out_size - 1)
+        i = np.arange(out_size - 1, dtype=np.float32)
+        starts[..., :-1] = ((i + u[..., None]) * alpha).astype(np.int64) - (u[..., None] * alpha).astype(np.int64)
+    starts[..., -1] = in_size - pool
+    return starts
+
+
+def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, samples, nd):
+    name = f"fractional_max_pool{nd}d"
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}")
+    k = _tuple(kernel_size, nd)
+    spatial = tuple(input.shape[-nd:])
+    if output_size is None:
+        if output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+        ratio = output_ratio if isinstance(output_ratio, (list, tuple)) else (output_ratio,) * nd
+        output_size = [int(s * r) for s, r in zip(spatial, ratio)]
+    out = _tuple(output_size, nd)
+    for s, o, kk in zip(spatial, out, k):
+        if o + kk - 1 > s:
+            raise RuntimeError(f"{name}(): pool size {kk} too large relative to input size {s} and output size {o}")
+    unbatched = input.dim() == nd + 1
+    x = input.unsqueeze(0) if unbatched else input
+    n, c = x.shape[:2]
+    if samples is None:
+        samples = torch.rand((n, c, nd), dtype=x.dtype, device=x.device)
+    u = samples.detach().float().cpu().numpy().reshape(n * c, nd)
+    # PyTorch's sample order: 2-d (w, h); 3-d (t, h, w)
+    order = (1, 0) if nd == 2 else tuple(range(nd))
+    starts = [_fractional_starts(u[:, order[d]], spatial[d], out[d], k[d]) for d in range(nd)]
+    # flat input index of every (output cell, window offset), per plane
+    idx = np.zeros((n * c,) + out + k, dtype=np.int64)
+    for d in range(nd):
+        pos = starts[d].reshape((n * c,) + (1,) * d + (out[d],) + (1,) * (nd - d - 1) + (1,) * nd) + \
+            np.arange(k[d]).reshape((1,) + (1,) * nd + (1,) * d + (k[d],) + (1,) * (nd - d - 1))
+        idx = idx * spatial[d] + pos
+    idx_t = torch.tensor(idx.reshape(n, c, -1), dtype=torch.int64, device=x.device)
+    plane = x.reshape(n, c, -1)
+    win = plane.gather(2, idx_t).reshape((n, c) + out + (-1,))
+    v, arg = win.max(-1)
+    flat_idx = idx_t.reshape((n, c) + out + (-1,)).gather(-1, arg.unsqueeze(-1)).squeeze(-1)
+    if unbatched:
+        v, flat_idx = v.squeeze(0), flat_idx.squeeze(0)
+    return (v, flat_idx) if return_indices else v
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 2)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 3)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)

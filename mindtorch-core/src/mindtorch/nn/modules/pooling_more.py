@@ -4,7 +4,8 @@ from .module import Module
 from .pooling import AvgPool2d, _AdaptiveNd, _MaxPoolNd
 
 __all__ = ["LPPool1d", "LPPool2d", "LPPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool3d", "AdaptiveAvgPool3d",
-           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "MaxPool3d", "AvgPool3d"]
+           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "MaxPool3d", "AvgPool3d", "FractionalMaxPool2d",
+           "FractionalMaxPool3d"]
 
 
 class _LPPoolNd(Module):
@@ -94,3 +95,38 @@ class AvgPool3d(AvgPool2d):
     def forward(self, input):
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
+
+
+class _FractionalMaxPoolNd(Module):
+    _n = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        n, name = self._n, type(self).__name__
+        self.kernel_size = _ntuple(kernel_size, n)
+        if n == 3 and any(k <= 0 for k in self.kernel_size):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, n) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        fn = F.fractional_max_pool2d if self._n == 2 else F.fractional_max_pool3d
+        return fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                  _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    _n = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _n = 3
