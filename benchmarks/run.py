@@ -187,6 +187,46 @@ def gpt_step(lib):
     return step
 
 
+def lstm_step(lib):
+    """One Adam step of a 2-layer LSTM language model (embedding 64, hidden 128, seq 32, batch 16)."""
+    if lib == "np":
+        return None
+    m = mt if lib == "mt" else torch
+    nn, F = m.nn, m.nn.functional
+    m.manual_seed(0)
+    emb, lstm, head = nn.Embedding(64, 64), nn.LSTM(64, 128, num_layers=2), nn.Linear(128, 64)
+    params = [*emb.parameters(), *lstm.parameters(), *head.parameters()]
+    opt = m.optim.Adam(params, lr=1e-3)
+    idx, tgt = m.randint(0, 64, (32, 16)), m.randint(0, 64, (32, 16))
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        out, _ = lstm(emb(idx))
+        F.cross_entropy(head(out).view(-1, 64), tgt.view(-1)).backward()
+        opt.step()
+    return step
+
+
+def transformer_step(lib):
+    """One AdamW step of nn.TransformerEncoder (2 layers, d_model 64, 4 heads, ff 256, seq 32, batch 16)."""
+    if lib == "np":
+        return None
+    m = mt if lib == "mt" else torch
+    nn = m.nn
+    m.manual_seed(0)
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(64, 4, 256, dropout=0.1, batch_first=True), 2,
+                                enable_nested_tensor=False)
+    opt = m.optim.AdamW(enc.parameters(), lr=1e-3)
+    x = m.randn(16, 32, 64)
+    mask = nn.Transformer.generate_square_subsequent_mask(32)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        enc(x, mask=mask).pow(2).mean().backward()
+        opt.step()
+    return step
+
+
 def import_time(module, repeat):
     """Seconds to import `module` in a fresh interpreter (min of several; startup excluded)."""
     code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
@@ -213,10 +253,12 @@ CASES = [
     ("a @ b, 512x512 f32", matmul, "ms", "x_numpy", 1.0),
     ("MLP Adam step 784-256-10 b128", mlp_step, "ms", "x_torch", 1.2),
     ("GPT AdamW step (2x64, ctx 32, b16)", gpt_step, "ms", "x_torch", 2.0),
+    ("LSTM LM Adam step (2x128, seq 32, b16)", lstm_step, "ms", "info", None),
+    ("TransformerEncoder step (2x64, seq 32, b16)", transformer_step, "ms", "info", None),
 ]
 SCALE = {"us": 1e6, "ms": 1e3, "s": 1.0}
 TARGET_TEXT = {"x_torch": "<= {:g}x torch", "x_numpy": "<= {:g}x numpy", "grad_overhead": "+<= 1 us over a + b",
-               "abs_s": "< {:g} s"}
+               "abs_s": "< {:g} s", "info": "(no target yet)"}
 
 
 def fmt(v, unit):
