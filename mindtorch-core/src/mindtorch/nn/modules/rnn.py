@@ -22,17 +22,22 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 # --- one time step of each cell kind: (input projection, state, weights) -> new state ----------------
+# RNN and LSTM steps get gi with both biases already added (folded once per sequence), so the
+# recurrent term is a single addmm; GRU needs b_hh apart, inside r * (W_hn h + b_hn).
 def _rnn_step(act):
-    def step(gi, h, w_hh, b_hh, w_hr=None):
-        return act(gi + F.linear(h, w_hh, b_hh))
+    def step(gi, h, w_hh, b_hh=None, w_hr=None):
+        return act(mindtorch.addmm(gi, h, w_hh.t()))
     return step
 
 
-def _lstm_step(gi, state, w_hh, b_hh, w_hr=None):
+def _lstm_step(gi, state, w_hh, b_hh=None, w_hr=None):
     h, c = state
-    i, f, g, o = (gi + F.linear(h, w_hh, b_hh)).chunk(4, -1)
-    c = mindtorch.sigmoid(f) * c + mindtorch.sigmoid(i) * mindtorch.tanh(g)
-    h = mindtorch.sigmoid(o) * mindtorch.tanh(c)
+    gates = mindtorch.addmm(gi, h, w_hh.t())
+    # one sigmoid over all four gates (the g slice is unused) instead of three
+    i, f, _, o = mindtorch.sigmoid(gates).chunk(4, -1)
+    g = mindtorch.tanh(gates.chunk(4, -1)[2])
+    c = f * c + i * g
+    h = o * mindtorch.tanh(c)
     if w_hr is not None:
         h = F.linear(h, w_hr)
     return h, c
@@ -49,6 +54,14 @@ def _gru_step(gi, h, w_hh, b_hh, w_hr=None):
 
 _STEP = {"RNN_TANH": _rnn_step(mindtorch.tanh), "RNN_RELU": _rnn_step(mindtorch.relu),
          "LSTM": _lstm_step, "GRU": _gru_step}
+
+
+def _input_projection(mode, x, w_ih, b_ih, b_hh):
+    """x W_ih^T + b_ih, plus b_hh where the step takes it folded in."""
+    gi = F.linear(x, w_ih, b_ih)
+    if mode != "GRU" and b_hh is not None:
+        gi = gi + b_hh
+    return gi
 
 
 def _head(state, b):
@@ -288,7 +301,7 @@ class RNNBase(Module):
                 w_hr = w[-1] if self.proj_size > 0 else None
                 k = layer * dirs + d
                 state = (hx[0][k], hx[1][k]) if lstm else hx[k]
-                gi = F.linear(data, w_ih, b_ih)
+                gi = _input_projection(self.mode, data, w_ih, b_ih, b_hh)
                 seq, state = _run_direction(step, gi, steps, state, (w_hh, b_hh, w_hr), d == 1, packed)
                 outs.append(mindtorch.cat(seq, 0) if packed else mindtorch.stack(seq, 0))
                 if lstm:
@@ -391,9 +404,9 @@ class RNNCellBase(Module):
                                    f"{self.hidden_size}")
         return input, states, batched
 
-    def _cell(self, step, input, hx, n_states):
+    def _cell(self, step, input, hx, n_states, mode):
         input, states, batched = self._prepare(input, hx, n_states)
-        gi = F.linear(input, self.weight_ih, self.bias_ih)
+        gi = _input_projection(mode, input, self.weight_ih, self.bias_ih, self.bias_hh)
         out = step(gi, states if n_states == 2 else states[0], self.weight_hh, self.bias_hh)
         if not batched:
             out = tuple(o.squeeze(0) for o in out) if n_states == 2 else out.squeeze(0)
@@ -408,7 +421,8 @@ class RNNCell(RNNCellBase):
     def forward(self, input, hx=None):
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        return self._cell(_STEP["RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"], input, hx, 1)
+        mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
+        return self._cell(_STEP[mode], input, hx, 1, mode)
 
 
 class LSTMCell(RNNCellBase):
@@ -416,7 +430,7 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
-        return self._cell(_lstm_step, input, hx, 2)
+        return self._cell(_lstm_step, input, hx, 2, "LSTM")
 
 
 class GRUCell(RNNCellBase):
@@ -424,4 +438,4 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
-        return self._cell(_gru_step, input, hx, 1)
+        return self._cell(_gru_step, input, hx, 1, "GRU")
