@@ -854,3 +854,62 @@ def test_fractional_max_pool(nd, shape, kw):
             getattr(nn, f"FractionalMaxPool{nd}d")(2)
         with pytest.raises(ValueError):
             getattr(nn, f"FractionalMaxPool{nd}d")(2, output_ratio=1.5)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid_and_grid_sample(mode, padding_mode, align_corners):
+    rng = np.random.default_rng(21)
+    # generic transforms: no sample lands exactly on a pixel, where bilinear gradients are one-sided
+    th = (np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]) + 0.3 * rng.standard_normal((2, 2, 3))).astype(np.float32)
+    (mth, tth), (mx, tx) = _inputs(rng, (2, 2, 3), (2, 3, 5, 6))
+    with torch.no_grad():
+        tth.copy_(torch.tensor(th))
+    with mt.no_grad():
+        mth.copy_(mt.tensor(th))
+    mg = mt.nn.functional.affine_grid(mth, (2, 3, 4, 7), align_corners=align_corners)
+    tg = torch.nn.functional.affine_grid(tth, (2, 3, 4, 7), align_corners=align_corners)
+    assert_same(mg, tg, rtol=RTOL, atol=ATOL)
+    mo = mt.nn.functional.grid_sample(mx, mg * 1.3, mode, padding_mode, align_corners)
+    to = torch.nn.functional.grid_sample(tx, tg * 1.3, mode, padding_mode, align_corners)
+    # nearest sampling has no gradient for the grid: PyTorch fills zeros, mindtorch leaves it unset
+    _check(mo, to, None, None, [(mx, tx)] + ([(mth, tth)] if mode == "bilinear" else []), atol=1e-4)
+    if mode == "nearest":
+        assert mth.grad is None or not mth.grad.abs().sum().item()
+
+
+def test_affine_grid_3d():
+    rng = np.random.default_rng(22)
+    ins = _inputs(rng, (2, 3, 4))
+    _check(mt.nn.functional.affine_grid(ins[0][0], (2, 1, 3, 4, 5), align_corners=False),
+           torch.nn.functional.affine_grid(ins[0][1], (2, 1, 3, 4, 5), align_corners=False), None, None, ins)
+
+
+def test_functional_wrappers():
+    F_m, F_t = mt.nn.functional, torch.nn.functional
+    rng = np.random.default_rng(23)
+    a = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    for name, args in (("elu_", (0.7,)), ("celu_", (0.5,)), ("selu_", ()), ("hardtanh_", (-0.5, 0.4)),
+                       ("leaky_relu_", (0.2,))):
+        mx, tx = mt.tensor(a), torch.tensor(a)
+        r = getattr(F_m, name)(mx, *args)
+        getattr(F_t, name)(tx, *args)
+        assert r is mx
+        assert_same(mx, tx, rtol=RTOL, atol=ATOL)
+    for n, shape in ((1, (2, 3, 8)), (2, (2, 3, 4, 6))):
+        b = rng.standard_normal(shape).astype(np.float32)
+        assert_same(getattr(F_m, f"max_pool{n}d_with_indices")(mt.tensor(b), 2),
+                    getattr(F_t, f"max_pool{n}d_with_indices")(torch.tensor(b), 2))
+    (mi, ti), (mw, tw), (mb, tb) = _inputs(rng, (7, 2, 3), (3, 3, 4), (4,))
+    _check(F_m.conv_tbc(mi, mw, mb, 1), F_t.conv_tbc(ti, tw, tb, 1), None, None, [(mi, ti), (mw, tw), (mb, tb)])
+    logits = mt.randn(1000, 5, requires_grad=True)
+    soft = F_m.gumbel_softmax(logits, tau=0.5)
+    assert np.allclose(soft.sum(-1).detach().numpy(), 1, atol=1e-5)
+    hard = F_m.gumbel_softmax(logits, hard=True)
+    assert set(np.unique(hard.detach().numpy())) == {0.0, 1.0} and np.all(hard.detach().numpy().sum(-1) == 1)
+    hard[:, 0].sum().backward()
+    assert logits.grad.abs().sum().item() > 0
+    # with equal logits every class is drawn about equally often
+    counts = np.bincount(F_m.gumbel_softmax(mt.zeros(4000, 4), hard=True).argmax(-1).numpy(), minlength=4)
+    assert counts.min() > 850

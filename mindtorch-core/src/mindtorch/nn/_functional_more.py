@@ -4,6 +4,7 @@ Re-exported by nn/functional.py; kept apart so the compositions the extra module
 """
 import itertools
 import math
+import warnings
 
 import numpy as np
 
@@ -21,7 +22,9 @@ __all__ = ["threshold", "threshold_", "hardshrink", "softshrink", "prelu", "rrel
            "adaptive_max_pool3d_with_indices", "adaptive_avg_pool3d", "max_pool3d", "max_pool3d_with_indices",
            "avg_pool3d", "lp_pool3d", "max_unpool3d", "linear_cross_entropy", "ctc_loss",
            "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
-           "fractional_max_pool3d_with_indices"]
+           "fractional_max_pool3d_with_indices", "elu_", "celu_", "selu_", "hardtanh_", "leaky_relu_",
+           "max_pool1d_with_indices", "max_pool2d_with_indices", "gumbel_softmax", "conv_tbc", "affine_grid",
+           "grid_sample"]
 
 
 def _F():
@@ -942,3 +945,155 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+# --- in-place activation spellings and thin wrappers -----------------------------------------------------
+def elu_(input, alpha=1.0):
+    return torch.elu_(input, alpha)
+
+
+def celu_(input, alpha=1.0):
+    # celu(x) = alpha * elu(x / alpha); each in-place step records its own derivative
+    return torch.elu_(input.div_(alpha), 1.0).mul_(alpha)
+
+
+def selu_(input):
+    return torch.elu_(input, 1.6732632423543772848170429916717).mul_(1.0507009873554804934193349852946)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return torch.hardtanh_(input, min_val, max_val)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return torch.leaky_relu_(input, negative_slope)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return _F().max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return _F().max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    gumbels = -torch.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    # straight-through: one-hot forward, soft gradient
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = torch.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """Time-batch-channel convolution: (T, B, Cin) with a (K, Cin, Cout) kernel."""
+    if input.dim() != 3 or weight.dim() != 3:
+        raise RuntimeError("conv_tbc: input and weight must be 3-dimensional")
+    out = _F().conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)
+
+
+# --- spatial transformers ------------------------------------------------------------------------------------
+def _align_default(align_corners, name):
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                      "grid_sample for details.")
+        return False
+    return align_corners
+
+
+def _base_coords(n, align_corners, like):
+    v = torch.linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device) if n > 1 else \
+        torch.zeros((1,), dtype=like.dtype, device=like.device)
+    return v if align_corners else v * ((n - 1) / n)
+
+
+def affine_grid(theta, size, align_corners=None):
+    align_corners = _align_default(align_corners, "affine_grid")
+    if not theta.dtype.is_floating_point:
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = list(size)
+    if len(size) == 4:
+        if theta.dim() != 3 or tuple(theta.shape[-2:]) != (2, 3):
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
+                             f"{list(theta.shape)}.")
+        n, _, h, w = size
+        xs, ys = _base_coords(w, align_corners, theta), _base_coords(h, align_corners, theta)
+        base = torch.stack([xs.reshape(1, w).expand(h, w), ys.reshape(h, 1).expand(h, w),
+                            torch.ones((h, w), dtype=theta.dtype, device=theta.device)], -1)
+        return base.reshape(1, h * w, 3).matmul(theta.transpose(1, 2)).reshape(n, h, w, 2)
+    if len(size) == 5:
+        if theta.dim() != 3 or tuple(theta.shape[-2:]) != (3, 4):
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. Got "
+                             f"{list(theta.shape)}.")
+        n, _, d, h, w = size
+        xs, ys, zs = (_base_coords(s, align_corners, theta) for s in (w, h, d))
+        base = torch.stack([xs.reshape(1, 1, w).expand(d, h, w), ys.reshape(1, h, 1).expand(d, h, w),
+                            zs.reshape(d, 1, 1).expand(d, h, w),
+                            torch.ones((d, h, w), dtype=theta.dtype, device=theta.device)], -1)
+        return base.reshape(1, d * h * w, 4).matmul(theta.transpose(1, 2)).reshape(n, d, h, w, 3)
+    raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                              f"respectively. Got size {size}.")
+
+
+def _reflect(x, twice_low, twice_high):
+    if twice_low == twice_high:
+        return torch.zeros_like(x)
+    lo, span = twice_low / 2, (twice_high - twice_low) / 2
+    x = (x - lo).abs()
+    extra = torch.fmod(x, span)
+    flips = torch.floor(x / span)
+    return torch.where(torch.fmod(flips, 2) == 0, extra + lo, span - extra + lo)
+
+
+def _source_coord(g, size, padding_mode, align_corners):
+    x = (g + 1) / 2 * (size - 1) if align_corners else ((g + 1) * size - 1) / 2
+    if padding_mode == "border":
+        x = x.clamp(0, size - 1)
+    elif padding_mode == "reflection":
+        x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
+        x = x.clamp(0, size - 1)
+    return x
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """2-d sampling at normalized grid points, by gathering the neighbouring pixels."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if input.dim() != 4:
+        raise NotImplementedError("grid_sample is implemented here for 4-D input only")
+    if mode == "bicubic":
+        raise NotImplementedError("grid_sample(mode='bicubic') is not implemented")
+    if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension and the same batch size "
+                           f"as input, but got grid with sizes {list(grid.shape)}")
+    align_corners = _align_default(align_corners, "grid_sample")
+    n, c, h, w = input.shape
+    ho, wo = grid.shape[1:3]
+    x = _source_coord(grid[..., 0], w, padding_mode, align_corners)
+    y = _source_coord(grid[..., 1], h, padding_mode, align_corners)
+    flat = input.reshape(n, c, h * w)
+
+    def tap(ix, iy):
+        """Pixels at integer (ix, iy), zero outside the image: (N, C, Ho, Wo)."""
+        inside = (ix >= 0) & (ix <= w - 1) & (iy >= 0) & (iy <= h - 1)
+        idx = (iy.clamp(0, h - 1) * w + ix.clamp(0, w - 1)).to(torch.int64).reshape(n, 1, ho * wo)
+        vals = flat.gather(2, idx.expand(n, c, ho * wo)).reshape(n, c, ho, wo)
+        return vals * inside.unsqueeze(1).to(input.dtype)
+
+    if mode == "nearest":
+        return tap(torch.round(x), torch.round(y))
+    x0, y0 = torch.floor(x), torch.floor(y)
+    tx, ty = (x - x0).unsqueeze(1), (y - y0).unsqueeze(1)
+    return (tap(x0, y0) * (1 - tx) * (1 - ty) + tap(x0 + 1, y0) * tx * (1 - ty)
+            + tap(x0, y0 + 1) * (1 - tx) * ty + tap(x0 + 1, y0 + 1) * tx * ty)
