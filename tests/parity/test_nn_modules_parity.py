@@ -913,3 +913,18 @@ def test_functional_wrappers():
     # with equal logits every class is drawn about equally often
     counts = np.bincount(F_m.gumbel_softmax(mt.zeros(4000, 4), hard=True).argmax(-1).numpy(), minlength=4)
     assert counts.min() > 850
+
+
+@pytest.mark.parametrize("build", [_nn("SELU", True), _nn("CELU", 0.5, True), _nn("Hardsigmoid", True),
+                                   _nn("Threshold", 0.1, -2.0, True), _nn("RReLU", inplace=True),
+                                   _nn("ReLU6", True)], ids=["SELU", "CELU", "Hardsigmoid", "Threshold", "RReLU",
+                                                            "ReLU6"])
+def test_inplace_activation_modules(build):
+    mmod, tmod = _pair(build)
+    mmod.eval()
+    tmod.eval()
+    (mx, tx), = _inputs(np.random.default_rng(24), (3, 4))
+    my, ty = mx * 1, tx * 1
+    mo, to = mmod(my), tmod(ty)
+    assert mo is my
+    _check(mo, to, None, None, [(mx, tx)])

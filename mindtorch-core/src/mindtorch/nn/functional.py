@@ -343,11 +343,15 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def selu(input, inplace=False):
+    if inplace:
+        return selu_(input)  # noqa: F405 (from _functional_more)
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
     return scale * torch.elu(input, alpha)
 
 
 def celu(input, alpha=1.0, inplace=False):
+    if inplace:
+        return celu_(input, alpha)  # noqa: F405 (from _functional_more)
     return torch.elu(input / alpha, 1.0) * alpha if alpha != 1.0 else torch.elu(input, 1.0)
 
 
@@ -372,6 +376,8 @@ def logsigmoid(input):
 
 
 def hardsigmoid(input, inplace=False):
+    if inplace:
+        return input.div_(6).add_(0.5).clamp_(0.0, 1.0)
     return torch.clamp(input / 6 + 0.5, 0.0, 1.0)
 
 
