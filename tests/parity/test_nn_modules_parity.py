@@ -928,3 +928,14 @@ def test_inplace_activation_modules(build):
     mo, to = mmod(my), tmod(ty)
     assert mo is my
     _check(mo, to, None, None, [(mx, tx)])
+
+
+def test_embedding_bag_errors_and_empty_mean_bag():
+    _lib_errors([
+        (lambda lib, nn: nn.EmbeddingBag(10, 3)(lib.tensor([1, 2, 3]), lib.tensor([1, 2])), RuntimeError),
+        (lambda lib, nn: nn.EmbeddingBag(10, 3)(lib.tensor([1, 2, 3])), ValueError),
+        (lambda lib, nn: nn.EmbeddingBag(10, 3)(lib.tensor([[1, 2]]), lib.tensor([0])), ValueError),
+        (lambda lib, nn: nn.EmbeddingBag(10, 3)(lib.tensor([1, 2, 3]), lib.tensor([0, 1]), lib.ones(3)),
+         NotImplementedError),
+    ])
+    test_module_parity(("mean-empty", _nn("EmbeddingBag", 10, 3), [("int", (5,), 10), ("const", [0, 0, 2, 5])]))

@@ -752,6 +752,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         if offsets.dim() != 1:
             raise ValueError("offsets has to be a 1D Tensor")
         starts = [int(v) for v in offsets.tolist()]
+        if starts and starts[0] != 0:
+            raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                               f"position 0. However, got {starts[0]}")
         if include_last_offset:
             ends, starts = starts[1:], starts[:-1]
         else:
@@ -767,20 +770,28 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         emb = emb * keep.unsqueeze(1).to(emb.dtype)
     if per_sample_weights is not None:
         emb = emb * per_sample_weights.unsqueeze(1)
-    rows = []
-    for a, e in zip(starts, ends):
-        count = e - a if keep is None else int(keep[a:e].sum().item()) if e > a else 0
-        if count == 0:
-            rows.append(torch.zeros((weight.shape[1],), dtype=emb.dtype, device=emb.device))
-        elif mode == "max":
+    bags, dim = len(starts), weight.shape[1]
+    if bags == 0:
+        return torch.zeros((0, dim), dtype=weight.dtype, device=weight.device)
+    if mode == "max":
+        rows = []
+        for a, e in zip(starts, ends):
             bag = emb[a:e] if keep is None else emb[a:e][keep[a:e]]
-            rows.append(bag.amax(0))
-        else:
-            total = emb[a:e].sum(0)
-            rows.append(total / count if mode == "mean" else total)
-    if not rows:
-        return torch.zeros((0, weight.shape[1]), dtype=weight.dtype, device=weight.device)
-    return torch.stack(rows, 0)
+            rows.append(bag.amax(0) if bag.shape[0] else torch.zeros((dim,), dtype=emb.dtype, device=emb.device))
+        return torch.stack(rows, 0)
+    # sum and mean: one index_add over the bag id of every looked-up row
+    sizes = [max(e - a, 0) for a, e in zip(starts, ends)]
+    bag_id = torch.repeat_interleave(torch.arange(bags, device=emb.device),
+                                     torch.tensor(sizes, dtype=torch.int64, device=emb.device))
+    used = emb[starts[0]:starts[0] + sum(sizes)]
+    total = torch.zeros((bags, dim), dtype=emb.dtype, device=emb.device).index_add(0, bag_id, used)
+    if mode == "sum":
+        return total
+    ones = torch.ones((used.shape[0],), dtype=emb.dtype, device=emb.device)
+    if keep is not None:
+        ones = ones * keep[starts[0]:starts[0] + sum(sizes)].to(emb.dtype)
+    count = torch.zeros((bags,), dtype=emb.dtype, device=emb.device).index_add(0, bag_id, ones)
+    return total / count.clamp(min=1).unsqueeze(1)
 
 
 # --- sequence and output-layer losses ----------------------------------------------------------------
