@@ -939,3 +939,89 @@ def test_embedding_bag_errors_and_empty_mean_bag():
          NotImplementedError),
     ])
     test_module_parity(("mean-empty", _nn("EmbeddingBag", 10, 3), [("int", (5,), 10), ("const", [0, 0, 2, 5])]))
+
+
+# --- small training programs, unchanged between the libraries -------------------------------------------------
+def _lm_program(lib, kind, init_sd=None, steps=4):
+    """A word-language-model loop (as PyTorch's example): embedding, recurrent or Transformer body, decoder,
+    packed variable-length batches for the recurrent case, gradient clipping, SGD. Returns losses and weights."""
+    nn, F = lib.nn, lib.nn.functional
+    rnn_utils = nn.utils.rnn
+    vocab, emb, hid = 20, 8, 12
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Embedding(vocab, emb)
+            if kind == "lstm":
+                self.body = nn.LSTM(emb, hid, num_layers=2, dropout=0.0, batch_first=True, bidirectional=True)
+                out = 2 * hid
+            elif kind == "gru":
+                self.body = nn.GRU(emb, hid, num_layers=2, batch_first=True)
+                out = hid
+            else:
+                layer = nn.TransformerEncoderLayer(emb, 2, 16, dropout=0.0, batch_first=True, norm_first=True)
+                self.body = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+                out = emb
+            self.decoder = nn.Linear(out, vocab)
+
+        def forward(self, tokens, lengths):
+            x = self.encoder(tokens)
+            if kind == "transformer":
+                t = tokens.shape[1]
+                causal = nn.Transformer.generate_square_subsequent_mask(t)
+                pad = lib.arange(t).unsqueeze(0) >= lengths.unsqueeze(1)
+                return self.decoder(self.body(x, mask=causal, src_key_padding_mask=pad))
+            packed = rnn_utils.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+            out, _ = self.body(packed)
+            out, _ = rnn_utils.pad_packed_sequence(out, batch_first=True, total_length=tokens.shape[1])
+            return self.decoder(out)
+
+    model = Model()
+    model.load_state_dict({k: lib.tensor(v) for k, v in init_sd.items()})
+    opt = lib.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)
+    rng = np.random.default_rng(25)
+    losses = []
+    for _ in range(steps):
+        tokens = lib.tensor(rng.integers(0, vocab, (4, 7)))
+        lengths = lib.tensor([7, 3, 5, 6])
+        target = tokens.roll(-1, 1).masked_fill(lib.arange(7).unsqueeze(0) >= lengths.unsqueeze(1) - 1, -100)
+        opt.zero_grad()
+        loss = F.cross_entropy(model(tokens, lengths).reshape(-1, vocab), target.reshape(-1), ignore_index=-100)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+        opt.step()
+        losses.append(loss.item())
+    return losses, {k: v.detach().numpy() for k, v in model.state_dict().items()}
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru", "transformer"])
+def test_language_model_training_matches(kind):
+    torch.manual_seed(0)
+    sd = _initial_state(kind)  # PyTorch's initialization; both programs load it
+    t_losses, t_sd = _lm_program(torch, kind, sd)
+    m_losses, m_sd = _lm_program(mt, kind, sd)
+    np.testing.assert_allclose(m_losses, t_losses, rtol=2e-5, atol=1e-5)
+    assert list(m_sd) == list(t_sd)
+    for k in t_sd:
+        np.testing.assert_allclose(m_sd[k], t_sd[k], rtol=1e-4, atol=2e-5, err_msg=k)
+
+
+def _initial_state(kind):
+    """The program's parameters as PyTorch initializes them, keyed as the program's model names them."""
+    nn = torch.nn
+    vocab, emb, hid = 20, 8, 12
+    parts = {"encoder": nn.Embedding(vocab, emb)}
+    if kind == "lstm":
+        parts["body"] = nn.LSTM(emb, hid, num_layers=2, batch_first=True, bidirectional=True)
+        out = 2 * hid
+    elif kind == "gru":
+        parts["body"] = nn.GRU(emb, hid, num_layers=2, batch_first=True)
+        out = hid
+    else:
+        parts["body"] = nn.TransformerEncoder(nn.TransformerEncoderLayer(emb, 2, 16, dropout=0.0, batch_first=True,
+                                                                         norm_first=True), 2,
+                                              enable_nested_tensor=False)
+        out = emb
+    parts["decoder"] = nn.Linear(out, vocab)
+    return {f"{name}.{k}": v.numpy().copy() for name, mod in parts.items() for k, v in mod.state_dict().items()}
