@@ -25,8 +25,9 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 # RNN and LSTM steps get gi with both biases already added (folded once per sequence), so the
 # recurrent term is a single addmm; GRU needs b_hh apart, inside r * (W_hn h + b_hn).
 def _rnn_step(act):
+    # looked up per call: naming mindtorch.tanh at import would generate it then
     def step(gi, h, w_hh, b_hh=None, w_hr=None):
-        return act(mindtorch.addmm(gi, h, w_hh.t()))
+        return getattr(mindtorch, act)(mindtorch.addmm(gi, h, w_hh.t()))
     return step
 
 
@@ -52,7 +53,7 @@ def _gru_step(gi, h, w_hh, b_hh, w_hr=None):
     return (1 - z) * n + z * h
 
 
-_STEP = {"RNN_TANH": _rnn_step(mindtorch.tanh), "RNN_RELU": _rnn_step(mindtorch.relu),
+_STEP = {"RNN_TANH": _rnn_step("tanh"), "RNN_RELU": _rnn_step("relu"),
          "LSTM": _lstm_step, "GRU": _gru_step}
 
 
