@@ -117,3 +117,27 @@ def test_shuffles_and_padding_on_cpu():
     t = mt.randn(1, 4, 2, 3, dtype=mt.float64, requires_grad=True)
     check_grad(lambda t: nn.functional.pixel_shuffle(t, 2), t)
     check_grad(lambda t: nn.functional.local_response_norm(t, 3), t)
+
+
+def _r(*shape):
+    return mt.randn(*shape, dtype=mt.float64, requires_grad=True)
+
+
+@pytest.mark.parametrize("name,fn,shapes", [
+    ("conv_transpose2d", lambda x, w: nn.functional.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1),
+     [(1, 2, 3, 3), (2, 3, 3, 3)]),
+    ("conv3d", lambda x, w: nn.functional.conv3d(x, w, stride=(1, 2, 1), padding=1), [(1, 2, 3, 4, 3), (2, 2, 2, 2, 2)]),
+    ("fold", lambda x: nn.functional.fold(x, (4, 5), 2, stride=1), [(1, 8, 12)]),
+    ("unfold", lambda x: nn.functional.unfold(x, 2, dilation=2, padding=1), [(1, 2, 4, 4)]),
+    ("max_pool3d", lambda x: nn.functional.max_pool3d(x, 2, stride=1), [(1, 1, 3, 3, 3)]),
+    ("avg_pool3d", lambda x: nn.functional.avg_pool3d(x, 2, padding=1, count_include_pad=False), [(1, 1, 3, 3, 3)]),
+    ("grid_sample", lambda x, g: nn.functional.grid_sample(x, g * 0.9, align_corners=False), [(1, 2, 4, 5),
+                                                                                              (1, 3, 2, 2)]),
+    ("ctc_loss", lambda lp: nn.functional.ctc_loss(lp.log_softmax(-1), mt.tensor([[1, 2], [2, 2]]), [4, 4], [2, 2]),
+     [(4, 2, 3)]),
+    ("embedding_bag", lambda w: nn.functional.embedding_bag(mt.tensor([1, 2, 4, 4, 0]), w, mt.tensor([0, 2]),
+                                                            mode="mean"), [(5, 3)]),
+    ("local_response_norm", lambda x: nn.functional.local_response_norm(x, 3), [(1, 4, 2, 3)]),
+])
+def test_composed_functionals_gradcheck(name, fn, shapes):
+    check_grad(fn, *[_r(*s) for s in shapes])
