@@ -141,3 +141,13 @@ def _r(*shape):
 ])
 def test_composed_functionals_gradcheck(name, fn, shapes):
     check_grad(fn, *[_r(*s) for s in shapes])
+
+
+def test_lazy_module_copies_and_pickles_before_init():
+    import copy
+    import pickle
+    m = nn.LazyLinear(3)
+    for c in (copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+        assert type(c).__name__ == "LazyLinear" and c.has_uninitialized_params()
+        assert tuple(c(mt.randn(2, 5)).shape) == (2, 3) and type(c).__name__ == "Linear"
+    assert m.has_uninitialized_params()

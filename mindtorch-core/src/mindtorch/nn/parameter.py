@@ -69,6 +69,11 @@ class UninitializedTensorMixin:
     def __reduce_ex__(self, proto):
         return (self.__class__, (self.requires_grad,))
 
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
 
 class UninitializedParameter(UninitializedTensorMixin, Parameter):
     cls_to_become = Parameter
