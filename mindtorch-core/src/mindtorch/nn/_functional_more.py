@@ -1010,7 +1010,7 @@ def conv_tbc(input, weight, bias, pad=0):
 
 
 # --- spatial transformers ------------------------------------------------------------------------------------
-def _align_default(align_corners, name):
+def _align_default(align_corners):
     if align_corners is None:
         warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
                       "Please specify align_corners=True if the old behavior is desired. See the documentation of "
@@ -1026,7 +1026,7 @@ def _base_coords(n, align_corners, like):
 
 
 def affine_grid(theta, size, align_corners=None):
-    align_corners = _align_default(align_corners, "affine_grid")
+    align_corners = _align_default(align_corners)
     if not theta.dtype.is_floating_point:
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
     size = list(size)
@@ -1088,7 +1088,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension and the same batch size "
                            f"as input, but got grid with sizes {list(grid.shape)}")
-    align_corners = _align_default(align_corners, "grid_sample")
+    align_corners = _align_default(align_corners)
     n, c, h, w = input.shape
     ho, wo = grid.shape[1:3]
     x = _source_coord(grid[..., 0], w, padding_mode, align_corners)
