@@ -22,18 +22,19 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 # --- one time step of each cell kind: (input projection, state, weights) -> new state ----------------
-# RNN and LSTM steps get gi with both biases already added (folded once per sequence), so the
-# recurrent term is a single addmm; GRU needs b_hh apart, inside r * (W_hn h + b_hn).
+# w_hh_t is W_hh transposed once per sequence. RNN and LSTM steps get gi with both biases already
+# added (folded once per sequence), so the recurrent term is a single addmm; GRU needs b_hh apart,
+# inside r * (W_hn h + b_hn).
 def _rnn_step(act):
     # looked up per call: naming mindtorch.tanh at import would generate it then
-    def step(gi, h, w_hh, b_hh=None, w_hr=None):
-        return getattr(mindtorch, act)(mindtorch.addmm(gi, h, w_hh.t()))
+    def step(gi, h, w_hh_t, b_hh=None, w_hr=None):
+        return getattr(mindtorch, act)(mindtorch.addmm(gi, h, w_hh_t))
     return step
 
 
-def _lstm_step(gi, state, w_hh, b_hh=None, w_hr=None):
+def _lstm_step(gi, state, w_hh_t, b_hh=None, w_hr=None):
     h, c = state
-    gates = mindtorch.addmm(gi, h, w_hh.t())
+    gates = mindtorch.addmm(gi, h, w_hh_t)
     # one sigmoid over all four gates (the g slice is unused) instead of three
     i, f, _, o = mindtorch.sigmoid(gates).chunk(4, -1)
     g = mindtorch.tanh(gates.chunk(4, -1)[2])
@@ -44,9 +45,10 @@ def _lstm_step(gi, state, w_hh, b_hh=None, w_hr=None):
     return h, c
 
 
-def _gru_step(gi, h, w_hh, b_hh, w_hr=None):
+def _gru_step(gi, h, w_hh_t, b_hh, w_hr=None):
     i_r, i_z, i_n = gi.chunk(3, -1)
-    h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, -1)
+    gh = h.mm(w_hh_t) if b_hh is None else mindtorch.addmm(b_hh, h, w_hh_t)
+    h_r, h_z, h_n = gh.chunk(3, -1)
     r = mindtorch.sigmoid(i_r + h_r)
     z = mindtorch.sigmoid(i_z + h_z)
     n = mindtorch.tanh(i_n + r * h_n)
@@ -303,7 +305,7 @@ class RNNBase(Module):
                 k = layer * dirs + d
                 state = (hx[0][k], hx[1][k]) if lstm else hx[k]
                 gi = _input_projection(self.mode, data, w_ih, b_ih, b_hh)
-                seq, state = _run_direction(step, gi, steps, state, (w_hh, b_hh, w_hr), d == 1, packed)
+                seq, state = _run_direction(step, gi, steps, state, (w_hh.t(), b_hh, w_hr), d == 1, packed)
                 outs.append(mindtorch.cat(seq, 0) if packed else mindtorch.stack(seq, 0))
                 if lstm:
                     h_out.append(state[0])
@@ -408,7 +410,7 @@ class RNNCellBase(Module):
     def _cell(self, step, input, hx, n_states, mode):
         input, states, batched = self._prepare(input, hx, n_states)
         gi = _input_projection(mode, input, self.weight_ih, self.bias_ih, self.bias_hh)
-        out = step(gi, states if n_states == 2 else states[0], self.weight_hh, self.bias_hh)
+        out = step(gi, states if n_states == 2 else states[0], self.weight_hh.t(), self.bias_hh)
         if not batched:
             out = tuple(o.squeeze(0) for o in out) if n_states == 2 else out.squeeze(0)
         return out
