@@ -1025,3 +1025,13 @@ def _initial_state(kind):
         out = emb
     parts["decoder"] = nn.Linear(out, vocab)
     return {f"{name}.{k}": v.numpy().copy() for name, mod in parts.items() for k, v in mod.state_dict().items()}
+
+
+def test_every_pytorch_module_class_exists_at_pytorch_path():
+    import importlib
+    for name in torch.nn.modules.__all__:
+        assert hasattr(mnn, name), name
+        path = getattr(torch.nn, name).__module__.replace("torch.", "mindtorch.", 1)
+        assert getattr(importlib.import_module(path), name) is getattr(mnn, name), (path, name)
+    for name in trnn.__all__:
+        assert hasattr(mrnn, name), name

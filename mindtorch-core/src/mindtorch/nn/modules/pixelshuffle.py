@@ -1,8 +1,8 @@
-"""PixelShuffle, PixelUnshuffle and ChannelShuffle: pure rearrangements (reshape + permute)."""
+"""PixelShuffle and PixelUnshuffle: pure rearrangements (reshape + permute)."""
 from ._lazy import F
 from .module import Module
 
-__all__ = ["PixelShuffle", "PixelUnshuffle", "ChannelShuffle"]
+__all__ = ["PixelShuffle", "PixelUnshuffle"]
 
 
 class PixelShuffle(Module):
@@ -27,15 +27,3 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self):
         return f"downscale_factor={self.downscale_factor}"
-
-
-class ChannelShuffle(Module):
-    def __init__(self, groups):
-        super().__init__()
-        self.groups = groups
-
-    def forward(self, input):
-        return F.channel_shuffle(input, self.groups)
-
-    def extra_repr(self):
-        return f"groups={self.groups}"

@@ -1,11 +1,12 @@
-"""EmbeddingBag: reduced bags of embeddings."""
+"""EmbeddingBag; Embedding (misc.py) re-exported at PyTorch's path."""
 import mindtorch
 from .. import init
 from ..parameter import Parameter
 from ._lazy import F
+from .misc import Embedding  # noqa: F401
 from .module import Module
 
-__all__ = ["EmbeddingBag"]
+__all__ = ["Embedding", "EmbeddingBag"]
 
 
 class EmbeddingBag(Module):

@@ -1,8 +1,8 @@
-"""Dropout3d, AlphaDropout and FeatureAlphaDropout."""
+"""Dropout3d, AlphaDropout and FeatureAlphaDropout; the other dropouts (misc.py) re-exported at PyTorch's path."""
 from ._lazy import F
-from .misc import _DropoutNd
+from .misc import Dropout, Dropout1d, Dropout2d, _DropoutNd  # noqa: F401
 
-__all__ = ["Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class Dropout3d(_DropoutNd):
