@@ -1,5 +1,5 @@
 """mindtorch.nn: modules, parameters and initialisation, built on the public tensor API."""
-from .parameter import Parameter, Buffer  # noqa: F401
+from .parameter import Parameter, Buffer, UninitializedParameter, UninitializedBuffer  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
 from . import init  # noqa: F401

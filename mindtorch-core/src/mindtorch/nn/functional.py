@@ -217,7 +217,27 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
-    out = group_norm(input, input.shape[1], None, None, eps)
+    if use_input_stats:
+        n = 1
+        for s in input.shape[2:]:
+            n *= s
+        if n == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    if running_mean is None and running_var is None:
+        out = group_norm(input, input.shape[1], None, None, eps)
+    else:
+        # batch norm over (1, N*C, ...): each instance its own channel; running stats averaged over N
+        b, c = input.shape[:2]
+        rm = running_mean.repeat(b) if running_mean is not None else None
+        rv = running_var.repeat(b) if running_var is not None else None
+        out = batch_norm(input.reshape((1, b * c) + tuple(input.shape[2:])), rm, rv, None, None, use_input_stats,
+                         momentum, eps).reshape(input.shape)
+        if use_input_stats:
+            with torch.no_grad():
+                if running_mean is not None:
+                    running_mean.copy_(rm.reshape(b, c).mean(0))
+                if running_var is not None:
+                    running_var.copy_(rv.reshape(b, c).mean(0))
     shape = (1, -1) + (1,) * (input.ndim - 2)
     if weight is not None:
         out = out * weight.reshape(shape)
@@ -323,11 +343,15 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def selu(input, inplace=False):
+    if inplace:
+        return selu_(input)  # noqa: F405 (from _functional_more)
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
     return scale * torch.elu(input, alpha)
 
 
 def celu(input, alpha=1.0, inplace=False):
+    if inplace:
+        return celu_(input, alpha)  # noqa: F405 (from _functional_more)
     return torch.elu(input / alpha, 1.0) * alpha if alpha != 1.0 else torch.elu(input, 1.0)
 
 
@@ -352,6 +376,8 @@ def logsigmoid(input):
 
 
 def hardsigmoid(input, inplace=False):
+    if inplace:
+        return input.div_(6).add_(0.5).clamp_(0.0, 1.0)
     return torch.clamp(input / 6 + 0.5, 0.0, 1.0)
 
 
@@ -643,5 +669,4 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 
-def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    raise NotImplementedError("F.unfold is not implemented yet")
+from ._functional_more import *  # noqa: E402,F401,F403  (compositions used by the extra modules)

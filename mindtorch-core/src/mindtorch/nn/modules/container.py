@@ -5,7 +5,7 @@ from itertools import chain, islice
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _addindent
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
@@ -129,6 +129,19 @@ class ModuleList(Module):
             delattr(self, self._get_abs_string_index(idx))
         self.__dict__["_modules"] = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
 
+    def __repr__(self):
+        # runs of identical children print once, as "(0-5): 6 x Block(...)" (PyTorch's format)
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        lines, start = [], 0
+        for i in range(1, len(reprs) + 1):
+            if i == len(reprs) or reprs[i] != reprs[start]:
+                head = f"({start})" if i - 1 == start else f"({start}-{i - 1}): {i - start} x"
+                lines.append(_addindent(f"{head}: {reprs[start]}" if i - 1 == start else f"{head} {reprs[start]}", 2))
+                start = i
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
     def __len__(self):
         return len(self._modules)
 
@@ -167,11 +180,6 @@ class ModuleList(Module):
         for i, m in enumerate(modules):
             self.add_module(str(offset + i), m)
         return self
-
-    def __repr__(self):
-        if not self._modules:
-            return self._get_name() + "()"
-        return super().__repr__()
 
 
 class ModuleDict(Module):
