@@ -151,3 +151,10 @@ def test_lazy_module_copies_and_pickles_before_init():
         assert type(c).__name__ == "LazyLinear" and c.has_uninitialized_params()
         assert tuple(c(mt.randn(2, 5)).shape) == (2, 3) and type(c).__name__ == "Linear"
     assert m.has_uninitialized_params()
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_recurrent_double_backward(kind):
+    m = getattr(nn, kind)(2, 2).double()
+    x = mt.randn(2, 1, 2, dtype=mt.float64, requires_grad=True)
+    assert mt.autograd.gradgradcheck(lambda x: m(x)[0], (x,))
