@@ -167,6 +167,16 @@ def to_host_array(arr, dtype):
     return np.require(arr, requirements="C")
 
 
+def _check_int_range(arr, dtype):
+    """Python values must fit an integer dtype (PyTorch lets negatives wrap into unsigned ones)."""
+    if not arr.size:
+        return
+    info = np.iinfo(numpy_dtype(dtype))
+    vals = np.trunc(arr.real) if arr.dtype.kind in "fc" else arr
+    if vals.max() > info.max or (info.min < 0 and vals.min() < info.min):
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     from .ops.argparse_ import is_dtype, dtype as to_dtype
     from .plugins.registry import backend_for
@@ -182,6 +192,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     arr, inferred = _infer(data)
     dtype = dtype or inferred
+    if dtype._kind == 1 and not isinstance(data, (Tensor, np.ndarray)):
+        _check_int_range(arr, dtype)
     if isinstance(data, Tensor) and data.dtype is D.bfloat16 and dtype is D.bfloat16:
         arr = data.detach().cpu()._host()
     host = to_host_array(arr, dtype)

@@ -133,7 +133,12 @@ def call(op, args):
             args = _move_cpu_scalars(args, op, dev)
         if op.inplace:
             return _call_inplace(op, kernel, args, needs)
-        out = kernel(op.meta(*args) if op.meta is not None else None, *args)
+        meta = op.meta(*args) if op.meta is not None else None
+        try:
+            out = kernel(meta, *args)
+        except MemoryError:  # a backend's host library ran out: PyTorch's allocators raise RuntimeError
+            raise RuntimeError(f"{op.name}: not enough memory on {dev.type} for a result of shape "
+                               f"{list(getattr(meta, 'shape', ()) or ())}") from None
     if needs:
         if op.derivative is None:
             _nondiff_outputs(op, out)

@@ -3,11 +3,18 @@
 Files hold `<name>/data.pkl` (pickle protocol 2) plus one record per storage under
 `<name>/data/<key>`; the pickle names PyTorch's globals (torch._utils._rebuild_tensor_v2,
 torch.FloatStorage, ...) by module/name strings, so PyTorch loads them and we load PyTorch's.
+
+Every failure to read a checkpoint raises `CheckpointError`, a RuntimeError (PyTorch raises
+RuntimeError for a corrupt archive) that is also a `pickle.UnpicklingError` (PyTorch's class for
+a refused global); its message names the file and the record. Loading never executes code from
+the file (weights_only), checks each storage record's size against the element count and dtype
+its pickle declares before reading it, and validates every tensor's geometry against its storage.
 """
 import collections
 import io
 import os
 import pickle
+import re
 import struct
 import zipfile
 
@@ -16,7 +23,11 @@ import numpy as np
 from . import _dtype as D
 from ._tensor import Tensor, make_tensor
 
-__all__ = ["save", "load", "reduce_tensor", "DEFAULT_PROTOCOL"]
+__all__ = ["save", "load", "reduce_tensor", "DEFAULT_PROTOCOL", "CheckpointError"]
+
+
+class CheckpointError(RuntimeError, pickle.UnpicklingError):
+    """The one error mindtorch.load raises for a bad, corrupt or unsafe checkpoint."""
 
 DEFAULT_PROTOCOL = 2
 _ALIGN = 64
@@ -237,9 +248,41 @@ def _bytes_tensor(raw, dtype):
     return mindtorch.from_numpy(np.frombuffer(raw, dtype=npdt).copy())
 
 
+def _int_tuple(value, what):
+    if not isinstance(value, (tuple, list)) or not all(type(v) is int for v in value):
+        raise CheckpointError(f"{what} must be a sequence of ints, got {value!r:.80}")
+    return tuple(value)
+
+
+def _check_geometry(storage, offset, size, stride):
+    """PyTorch's setStorage checks: the view must lie inside its storage."""
+    size, stride = _int_tuple(size, "size"), _int_tuple(stride, "stride")
+    if type(offset) is not int:
+        raise CheckpointError(f"storage offset must be an int, got {offset!r:.80}")
+    if len(size) != len(stride):
+        raise CheckpointError(f"mismatch in length of strides and shape: {len(stride)} strides, {len(size)} sizes")
+    if any(n < 0 for n in size):
+        raise CheckpointError(f"Trying to create tensor with negative dimension: {list(size)}")
+    if any(st < 0 for st in stride):
+        raise CheckpointError(f"negative strides are not supported: {list(stride)}")
+    if offset < 0:
+        raise CheckpointError(f"Tensor: invalid storage offset {offset}")
+    numel = storage._storage.nbytes // storage.dtype.itemsize
+    needed = 0 if 0 in size else offset + 1 + sum((n - 1) * st for n, st in zip(size, stride))
+    if needed > numel:
+        raise CheckpointError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
+            f"{storage.dtype.itemsize} requiring a storage size of {needed * storage.dtype.itemsize} are out of "
+            f"bounds for storage of size {numel * storage.dtype.itemsize}")
+    return size, stride
+
+
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                        metadata=None):
-    t = make_tensor(storage._storage, tuple(size), tuple(stride), storage_offset, storage.dtype, storage.device)
+    if not isinstance(storage, _StorageView):
+        raise CheckpointError(f"_rebuild_tensor_v2 expects a storage, got {type(storage).__name__}")
+    size, stride = _check_geometry(storage, storage_offset, size, stride)
+    t = make_tensor(storage._storage, size, stride, storage_offset, storage.dtype, storage.device)
     t._version = None
     if requires_grad:
         t.requires_grad_(True)
@@ -248,34 +291,71 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
 
 def _rebuild_parameter(data, requires_grad, backward_hooks=None):
     from .nn.parameter import Parameter
-    return Parameter(data, requires_grad)
+    if not isinstance(data, Tensor):
+        raise CheckpointError(f"_rebuild_parameter expects a tensor, got {type(data).__name__}")
+    return Parameter(data, bool(requires_grad))
 
 
 def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     p = _rebuild_parameter(data, requires_grad)
-    for k, v in (state or {}).items():
-        setattr(p, k, v)
+    _set_user_state(p, state)
     return p
+
+
+def _set_user_state(obj, state):
+    """PyTorch restores the Python attributes a user set on a tensor or Parameter (its __dict__, then
+    slots); anything naming our own tensor internals or the object's API is refused."""
+    p = obj
+    parts = state if isinstance(state, tuple) else (state,)
+    for part in parts:
+        if part is None:
+            continue
+        if not isinstance(part, dict):
+            raise CheckpointError(f"parameter state must be a dict, got {type(part).__name__}")
+        for k, v in part.items():
+            if not isinstance(k, str) or not k.isidentifier() or k.startswith("_") or hasattr(p, k):
+                raise CheckpointError(f"object state names attribute {k!r:.80}, which a checkpoint may not set")
+            setattr(p, k, v)
+
+
+def _only(fn, *types, most=1):
+    """A constructor the unpickler may call only with arguments of the given types: set(range(10**12))
+    and bytearray(10**12) would allocate without bound."""
+    def guarded(*args):
+        if len(args) > most or not all(isinstance(a, types) for a in args):
+            raise CheckpointError(f"{fn.__name__} called with {tuple(type(a).__name__ for a in args)}")
+        return fn(*args)
+    return guarded
+
+
+def _codecs_encode(text, encoding="latin1"):
+    # protocol-2 pickles write bytes as _codecs.encode(str, 'latin1')
+    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
+        raise CheckpointError("_codecs.encode is allowed only for latin1 text")
+    return text.encode("latin1")
 
 
 class _StorageType:
     def __init__(self, dtype):
         self.dtype = dtype
 
+    def __call__(self, *args):
+        raise CheckpointError(f"storage type {self.dtype} is not callable in a checkpoint")
+
 
 def _allowed_globals():
+    # the globals PyTorch's weights_only unpickler allows, each bounded in what it may build
     import mindtorch
     table = {
         ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
         ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
         ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
-        ("collections", "OrderedDict"): collections.OrderedDict,
-        ("collections", "defaultdict"): collections.defaultdict,
-        ("builtins", "set"): set, ("builtins", "frozenset"): frozenset, ("builtins", "bytearray"): bytearray,
-        ("builtins", "complex"): complex, ("builtins", "slice"): slice, ("builtins", "range"): range,
-        ("torch", "Size"): mindtorch.Size, ("torch", "device"): mindtorch.device,
-        ("mindtorch.serialization", "_rebuild_from_host"): _rebuild_from_host,
-        ("mindtorch.serialization", "_rebuild_param_portable"): _rebuild_param_portable,
+        ("collections", "OrderedDict"): _only(collections.OrderedDict, list, tuple, dict),
+        ("collections", "Counter"): _only(collections.Counter, dict),
+        ("builtins", "set"): _only(set, list, tuple),
+        ("builtins", "bytearray"): _only(bytearray, bytes), ("builtins", "complex"): _only(complex, int, float),
+        ("_codecs", "encode"): _codecs_encode,
+        ("torch", "Size"): _only(mindtorch.Size, list, tuple), ("torch", "device"): _only(mindtorch.device, str, int, most=2),
     }
     for name, d in _DTYPE_BY_STORAGE.items():
         table[("torch", name)] = _StorageType(d)
@@ -311,13 +391,60 @@ def _resolve_location(map_location, location, flat):
     return flat if target.type == "cpu" else flat.to(target)
 
 
-class _Reader(pickle.Unpickler):
+# a deflated record cannot expand more than ~1032x; a header claiming more is a zip bomb or a lie
+_MAX_RATIO = 1100
+_KEY = re.compile(r"[A-Za-z0-9_.]{1,64}")
+
+
+def _read_record(zf, name, expected=None):
+    """Read one record, checking its declared size before decompressing and bounding the read."""
+    try:
+        info = zf.getinfo(name)
+    except KeyError:
+        raise CheckpointError(f"failed locating record {name}: file not found") from None
+    if expected is not None and info.file_size != expected:
+        raise CheckpointError(f"record {name} holds {info.file_size} bytes, but its storage declares {expected}")
+    if info.compress_type != zipfile.ZIP_STORED and info.file_size > _MAX_RATIO * info.compress_size + 4096:
+        raise CheckpointError(f"record {name} claims to expand {info.compress_size} bytes to {info.file_size}")
+    if info.compress_type == zipfile.ZIP_STORED and info.file_size != info.compress_size:
+        raise CheckpointError(f"record {name} is stored with inconsistent sizes")
+    chunks, left = [], info.file_size
+    with zf.open(info) as fh:  # ZipExtFile stops at file_size and checks the CRC at the end
+        while left > 0:
+            chunk = fh.read(min(left, 1 << 20))
+            if not chunk:
+                raise CheckpointError(f"record {name} is truncated")
+            chunks.append(chunk)
+            left -= len(chunk)
+        fh.read(1)  # reach the end, so a bad CRC is reported
+    return b"".join(chunks)
+
+
+class _Reader(pickle._Unpickler):
+    # the Python unpickler, so that BUILD (which sets attributes, slots included) can be restricted
+    dispatch = dict(pickle._Unpickler.dispatch)
+
+    def load_build(self):
+        if not self._weights_only:
+            return pickle._Unpickler.load_build(self)
+        state = self.stack.pop()
+        obj = self.stack[-1]
+        if isinstance(obj, Tensor):
+            _set_user_state(obj, state)
+        elif type(obj) in (collections.OrderedDict, collections.Counter) and isinstance(state, dict) \
+                and all(isinstance(k, str) and not k.startswith("__") for k in state):
+            obj.__dict__.update(state)  # an OrderedDict state_dict carries _metadata
+        else:
+            raise CheckpointError(f"refusing to set state on a {type(obj).__name__}")
+    dispatch[pickle.BUILD[0]] = load_build
+
     def __init__(self, file, zf, prefix, map_location, weights_only):
         super().__init__(file)
         self._zf, self._prefix, self._map_location = zf, prefix, map_location
         self._weights_only = weights_only
         self._loaded = {}
         self._table = _allowed_globals()
+        self.record = prefix + "data.pkl"
 
     def find_class(self, module, name):
         import _compat_pickle
@@ -331,50 +458,79 @@ class _Reader(pickle.Unpickler):
             return fn
         if not self._weights_only and not module.split(".")[0] == "torch":
             return super().find_class(module, name)
-        raise pickle.UnpicklingError(
+        raise CheckpointError(
             "Weights only load failed. mindtorch.load refuses globals it does not know how to rebuild safely. "
             f"Unsupported global: GLOBAL {module}.{name}")
 
     def persistent_load(self, pid):
-        if not (isinstance(pid, tuple) and pid and pid[0] == "storage"):
-            raise pickle.UnpicklingError(f"Unsupported persistent id {pid!r}")
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
+            raise CheckpointError(f"Unsupported persistent id {pid!r:.80}")
         _, storage_type, key, location, numel = pid
+        if not isinstance(key, str) or not _KEY.fullmatch(key) or ".." in key:
+            raise CheckpointError(f"invalid storage key {key!r:.80}")
         if key in self._loaded:
             return self._loaded[key]
         if not isinstance(storage_type, _StorageType):
-            raise pickle.UnpicklingError(f"Unsupported storage type {storage_type!r}")
-        raw = self._zf.read(f"{self._prefix}data/{key}")
+            raise CheckpointError(f"Unsupported storage type {storage_type!r:.80}")
+        if type(numel) is not int or numel < 0 or not isinstance(location, str):
+            raise CheckpointError(f"storage {key} declares an invalid element count or location")
+        self.record = f"{self._prefix}data/{key}"
+        raw = _read_record(self._zf, self.record, numel * storage_type.dtype.itemsize)
         flat = _bytes_tensor(raw, storage_type.dtype)
         flat = _resolve_location(self._map_location, location, flat)
         view = _StorageView(flat)
         self._loaded[key] = view
+        self.record = self._prefix + "data.pkl"
         return view
+
+
+def _unsafe_name(n):
+    return n.startswith(("/", "\\")) or "\\" in n or ".." in n.split("/") or ":" in n.split("/")[0]
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
     import mindtorch
     if isinstance(map_location, str) or isinstance(map_location, mindtorch.device):
         mindtorch.device(map_location)  # validate early, like PyTorch
+    where = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", "<file object>")
     if isinstance(f, (str, os.PathLike)):
         fh = open(f, "rb")
         close = True
     else:
         fh, close = f, False
+    record = None
     try:
         if not zipfile.is_zipfile(fh):
-            raise RuntimeError("mindtorch.load only reads PyTorch's zip checkpoint format (torch.save with "
-                               "_use_new_zipfile_serialization=True); this file is in another format")
+            raise CheckpointError("mindtorch.load only reads PyTorch's zip checkpoint format (torch.save with "
+                                  "_use_new_zipfile_serialization=True); this file is in another format")
         fh.seek(0)
         with zipfile.ZipFile(fh) as zf:
             names = zf.namelist()
+            bad = next((n for n in names if _unsafe_name(n)), None)
+            if bad is not None:
+                raise CheckpointError(f"archive entry {bad!r:.80} is not a plain relative name")
             pkl = next((n for n in names if n.endswith("data.pkl") and n.count("/") == 1), None)
             if pkl is None:
-                raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found")
+                raise CheckpointError("PytorchStreamReader failed locating file data.pkl: file not found")
             prefix = pkl[:-len("data.pkl")]
-            if prefix + "byteorder" in names and zf.read(prefix + "byteorder").strip() != b"little":
-                raise RuntimeError("mindtorch.load: big-endian checkpoints are not supported")
-            reader = _Reader(io.BytesIO(zf.read(pkl)), zf, prefix, map_location, weights_only)
-            return reader.load()
+            record = prefix + "byteorder"
+            if record in names and _read_record(zf, record).strip() != b"little":
+                raise CheckpointError("mindtorch.load: big-endian checkpoints are not supported")
+            record = pkl
+            reader = _Reader(io.BytesIO(_read_record(zf, pkl)), zf, prefix, map_location, weights_only)
+            try:
+                return reader.load()
+            finally:
+                record = reader.record
+    except CheckpointError as exc:
+        raise CheckpointError(f"{where}" + (f", record {record}" if record else "") + f": {exc}") from None
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:
+        if not weights_only and not isinstance(exc, (zipfile.BadZipFile, pickle.UnpicklingError, EOFError)):
+            raise  # a full unpickle runs the file's own code: its errors are its own
+        raise CheckpointError(f"{where}" + (f", record {record}" if record else "") +
+                              f": corrupt or unsupported checkpoint ({type(exc).__name__}: {exc})") from exc
     finally:
         if close:
             fh.close()

@@ -25,7 +25,10 @@ class CPUAllocator:
         self._ours = set()        # ids of the blocks this pool made (alive while referenced here or by arrays)
 
     def allocate(self, nbytes, device):
-        buf = np.empty(nbytes, np.uint8)
+        try:
+            buf = np.empty(nbytes, np.uint8)
+        except (MemoryError, ValueError):  # PyTorch reports a failed host allocation as a RuntimeError
+            raise RuntimeError(f"DefaultCPUAllocator: not enough memory: you tried to allocate {nbytes} bytes.") from None
         self.in_use += nbytes
         if self.in_use > self.peak:
             self.peak = self.in_use

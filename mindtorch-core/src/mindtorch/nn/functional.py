@@ -670,3 +670,42 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 from ._functional_more import *  # noqa: E402,F401,F403  (compositions used by the extra modules)
+
+
+class _NotATensorError(TypeError, AttributeError):
+    """PyTorch raises TypeError where its argument parser checks a tensor argument, and AttributeError
+    where its Python code first touches one (mse_loss(x, None)); this error is both."""
+
+
+# A required tensor argument given None (or a non-tensor) is refused before the function body
+# touches it: checked once here for every public function instead of in each one.
+_TENSOR_PARAMS = frozenset(("input", "target", "weight", "query", "key", "value", "input1", "input2", "x1", "x2",
+                            "anchor", "positive", "negative", "log_probs", "targets"))
+
+
+def _require_tensors(fn):
+    import functools
+    import inspect
+    params = list(inspect.signature(fn).parameters.values())
+    checks = tuple((i, p.name) for i, p in enumerate(params)
+                   if p.name in _TENSOR_PARAMS and p.default is inspect.Parameter.empty
+                   and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    if not checks:
+        return fn
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        for i, name in checks:
+            v = args[i] if i < len(args) else kwargs.get(name, Tensor)
+            if v is not Tensor and not isinstance(v, Tensor):
+                raise _NotATensorError(f"{fn.__name__}(): argument '{name}' (position {i + 1}) must be Tensor, "
+                                f"not {type(v).__name__}")
+        return fn(*args, **kwargs)
+    return checked
+
+
+for _name, _fn in list(globals().items()):
+    if not _name.startswith("_") and callable(_fn) and getattr(_fn, "__module__", None) == __name__ \
+            and type(_fn).__name__ == "function":
+        globals()[_name] = _require_tensors(_fn)
+del _name, _fn

@@ -10,31 +10,36 @@ _OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool?
         "bool requires_grad=False"
 
 
-def _check_size(size):
+_MAX_BYTES = 2 ** 63 - 1
+
+
+def _check_size(size, dtype=None):
     for s in size:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
+    if numel(size) * (dtype or D.get_default_dtype()).itemsize > _MAX_BYTES:  # meta would otherwise describe a tensor no storage can hold
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     return tuple(size)
 
 
 def _factory(size, *rest, dtype=None, **kw):
-    return TensorMeta(_check_size(size), dtype or D.get_default_dtype())
+    return TensorMeta(_check_size(size, dtype), dtype or D.get_default_dtype())
 
 
 def _factory_meta(size, dtype=None, *rest):
-    return TensorMeta(_check_size(size), dtype or D.get_default_dtype())
+    return TensorMeta(_check_size(size, dtype), dtype or D.get_default_dtype())
 
 
 def _full_meta(size, fill_value, dtype=None, *rest):
     if dtype is None:
         dtype = D.result_type(fill_value)
-    return TensorMeta(_check_size(size), dtype)
+    return TensorMeta(_check_size(size, dtype), dtype)
 
 
 defop(f"empty(SymInt[] size, *, {_OPTS}, MemoryFormat? memory_format=None) -> Tensor", meta=_factory_meta,
       method=False, family=F)
 defop(f"empty_strided(SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor",
-      meta=lambda size, stride, dtype=None, *r: TensorMeta(_check_size(size), dtype or D.get_default_dtype()),
+      meta=lambda size, stride, dtype=None, *r: TensorMeta(_check_size(size, dtype), dtype or D.get_default_dtype()),
       method=False, family=F)
 defop(f"full(SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor", meta=_full_meta, method=False, family=F)
 
@@ -209,7 +214,7 @@ def _resize(self, size, memory_format=None):
     """Core-only: reshape in place, growing the storage from the device's allocator when needed."""
     from .._shape import contiguous_strides
     from ..plugins.registry import backend_for
-    size = _check_size(size)
+    size = _check_size(size, self.dtype)
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     need = (self._offset + numel(size)) * self.dtype.itemsize

@@ -45,7 +45,15 @@ def _linear_meta(input, weight, bias=None):
                            f"{_tn(weight.dtype)}")
     if bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(f"expected bias to have dtype {_tn(input.dtype)}, but got {_tn(bias.dtype)}")
-    return TensorMeta(tuple(input._shape[:-1]) + (weight._shape[0],), input.dtype)
+    out = tuple(input._shape[:-1]) + (weight._shape[0],)
+    if bias is not None:  # the bias is expanded to the output: checked here so no kernel broadcasts it
+        b = tuple(bias._shape)
+        bad = len(b) > len(out) or any(s not in (1, o) for s, o in zip(reversed(b), reversed(out)))
+        if bad:
+            raise RuntimeError(f"The expanded size of the tensor ({out[-1]}) must match the existing size "
+                               f"({b[-1] if b else 1}) at non-singleton dimension {len(out) - 1}.  Target sizes: "
+                               f"{list(out)}.  Tensor sizes: {list(b)}")
+    return TensorMeta(out, input.dtype)
 
 
 def linear_grad_weight(grad, input):

@@ -7,6 +7,7 @@ errors as the real devices.
 """
 from .registry import defop, declare_inplace
 from .meta import TensorMeta
+from .creation import _check_size
 from .. import _dtype as D
 from .._shape import broadcast_shapes
 
@@ -16,13 +17,6 @@ _OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool?
 _LIKE = "Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
         "bool? pin_memory=None, bool requires_grad=False, MemoryFormat? memory_format=None"
 _GEN = "Generator? generator=None"
-
-
-def _check_size(size):
-    for s in size:
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
-    return tuple(size)
 
 
 def _not_impl(kernel_name, dtype):
@@ -44,12 +38,12 @@ def _float_only(dtype, kernel_name):
 
 def _rand_meta(size, generator=None, dtype=None, *rest):
     dtype = _float_only(dtype or D.get_default_dtype(), "check_uniform_bounds")
-    return TensorMeta(_check_size(size), dtype)
+    return TensorMeta(_check_size(size, dtype), dtype)
 
 
 def _randn_meta(size, generator=None, dtype=None, *rest):
     dtype = _float_only(dtype or D.get_default_dtype(), "normal_kernel_cpu")
-    return TensorMeta(_check_size(size), dtype)
+    return TensorMeta(_check_size(size, dtype), dtype)
 
 
 defop(f"rand(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", meta=_rand_meta, method=False, family=F)
@@ -80,7 +74,7 @@ def check_random_range(low, high, dtype):
 def _randint_meta(low, high, size, generator=None, dtype=None, *rest):
     dtype = dtype or D.int64
     check_random_range(low, high, dtype)
-    return TensorMeta(_check_size(size), dtype)
+    return TensorMeta(_check_size(size, dtype), dtype)
 
 
 def _randint_high(high, size, generator=None, dtype=None, layout=None, device=None, pin_memory=None,

@@ -98,6 +98,9 @@ def _expand(self, size, implicit=False):
         cur, st = self._shape[i - lead], self._stride[i - lead]
         if s == -1:
             s = cur
+        elif s < 0:
+            raise RuntimeError(f"expand: the expanded size {s} at dimension {i} is negative; only -1 (keep the "
+                               f"size) is allowed. Target sizes: {_fmt(size)}")
         if cur == s:
             shape.append(s)
             stride.append(st)

@@ -10,6 +10,7 @@ error instead of a warning.
 """
 import os
 import sys
+import time
 import warnings
 from importlib import metadata
 
@@ -25,6 +26,15 @@ ENV_STRICT = "MINDTORCH_STRICT_PLUGINS"
 
 class PluginLoadError(RuntimeError):
     pass
+
+
+# what the hookspec promises of the objects a plugin returns; checked at load so that a
+# missing method names its distribution instead of failing later as an AttributeError
+REQUIRED_METHODS = {"allocator": ("allocate", "free", "bytes_in_use", "data_ptr"),
+                    "copy routines": ("to_host", "from_host", "copy_from_host")}
+SLOW_IMPORT_SECONDS = 1.0
+# device type -> the distributions that claimed it after the first (reported by `python -m mindtorch`)
+clashes = []
 
 
 def _new_manager():
@@ -94,11 +104,20 @@ def load_plugins(entry_points=None, strict=None):
 def _load_one(ep, strict):
     dist = _dist_name(ep)
     version = ep.dist.version if getattr(ep, "dist", None) is not None else "unknown"
+    start = time.perf_counter()
     try:
         plugin = ep.load()
-    except Exception as exc:  # a broken plugin must not break `import mindtorch`
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a broken plugin (even one calling sys.exit) must not break `import mindtorch`
         _fail(dist, f"import failed: {type(exc).__name__}: {exc}", strict, ep.name)
         return []
+    finally:
+        took = time.perf_counter() - start
+        if took > SLOW_IMPORT_SECONDS:
+            warnings.warn(f"mindtorch backend plugin from '{dist}' took {took:.1f}s to import; `import mindtorch` "
+                          f"waits for every installed backend (MINDTORCH_BACKENDS selects which)",
+                          RuntimeWarning, stacklevel=3)
     return register_plugin(plugin, dist, version, strict=strict, name=ep.name)
 
 
@@ -173,19 +192,22 @@ def register_plugin(plugin, dist, version="unknown", strict=False, name=None):
                         f"{spec.PLUGIN_API_VERSION}", strict, name)
             return []
         types = [t for answer in hook.mindtorch_device_types() for t in answer]
-    except PluginLoadError:
+    except (PluginLoadError, KeyboardInterrupt):
         raise
-    except Exception as exc:
+    except BaseException as exc:
         _fail(dist, f"{type(exc).__name__}: {exc}", strict, name)
         return []
     for t in types:
         if t in BACKENDS:
+            clashes.append((t, BACKENDS[t].distribution, dist))
             raise PluginLoadError(
                 f"device type '{t}' is claimed by two backend plugins: '{BACKENDS[t].distribution}' "
                 f"and '{dist}'; uninstall one of them")
     try:
         records = [_resolve(hook, plugin, t, dist, version) for t in types]
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
         _fail(dist, f"{type(exc).__name__}: {exc}", strict, name)
         return []
     managers[dist] = pm
@@ -204,6 +226,11 @@ def _resolve(hook, plugin, device_type, dist, version):
         rec.kernels.update(table)
     if rec.allocator is None or rec.copy is None:
         raise PluginLoadError(f"backend for '{device_type}' gives no allocator or copy routines")
+    for what, obj in (("allocator", rec.allocator), ("copy routines", rec.copy)):
+        missing = [m for m in REQUIRED_METHODS[what] if not callable(getattr(obj, m, None))]
+        if missing:
+            raise PluginLoadError(f"the {what} for '{device_type}' ({type(obj).__name__}) lacks "
+                                  f"{', '.join(missing)}, which the mindtorch hookspec requires")
     # Probes and per-device hooks are kept as plain callables bound to this device type.
     rec._is_available = lambda: hook.mindtorch_is_available(device_type=device_type)
     rec._device_count = lambda: hook.mindtorch_device_count(device_type=device_type)

@@ -307,7 +307,8 @@ def unique(m, self, sorted=True, return_inverse=False, return_counts=False, dim=
     from mindtorch.plugins import dtypes as D
     a = arr(self)
     if dim is None:
-        u, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        # NaN != NaN: PyTorch keeps every NaN as its own value
+        u, inv, cnt = np.unique(a.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
         inv = inv.reshape(a.shape)
     else:
         d = dim % max(a.ndim, 1)

@@ -240,7 +240,10 @@ def _cum(fn):
         x = arr(a)
         if x.ndim == 0:
             return _out(x, m)
-        return _out(fn(x, axis=dim % x.ndim, dtype=TO_NP[m.dtype]), m)
+        nd = TO_NP[m.dtype]
+        # PyTorch accumulates 16-bit floats in float32 (a float16 running sum would stop at 2048)
+        acc = np.float32 if nd.name in ("float16", "bfloat16") else nd
+        return _out(fn(x, axis=dim % x.ndim, dtype=acc).astype(nd, copy=False), m)
     return k
 
 
