@@ -157,7 +157,7 @@ def distributed(session):
     runs as root with --allow-run-as-root and on few cores with --oversubscribe (the helpers add both)."""
     _present(session, "tests/distributed")
     _system_mpi(session)
-    _install(session, CORE, CPU)
+    _install(session, CORE, CPU, META)  # meta: a tensor on a device without a distributed backend
     session.install("pytest", "mpi4py")
     _pytest(session, "tests/distributed")
 
