@@ -17,7 +17,6 @@ __all__ = ["ReduceOp", "Work", "ProcessGroup", "GroupMember", "DistBackendError"
            "all_to_all_single", "barrier", "send", "recv", "isend", "irecv"]
 
 _NOT_INIT = "Default process group has not been initialized, please make sure to call init_process_group."
-_DEFAULT_TIMEOUT = timedelta(minutes=30)
 
 
 class DistBackendError(RuntimeError):
@@ -112,8 +111,6 @@ def _mpi():
 
 
 def _timeout(timeout):
-    if timeout is None:
-        return _DEFAULT_TIMEOUT.total_seconds()
     if not isinstance(timeout, timedelta):
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {type(timeout).__name__}")
     return timeout.total_seconds()
@@ -131,7 +128,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise ValueError(f"Invalid backend: '{backend}'; mindtorch supports 'mpi' (cpu) and 'hccl' (npu)")
     if backend == "hccl":
         raise RuntimeError("the hccl backend is not available in this build of mindtorch.distributed")
-    seconds = _timeout(timeout)
+    # no timeout given: MPI's blocking calls, no deadline (PyTorch's default is 30 min); a dead peer still
+    # ends the job, through the launcher. A timeout given is enforced by polling nonblocking requests.
+    seconds = None if timeout is None else _timeout(timeout)
     MPI = _mpi()
     comm = MPI.COMM_WORLD.Dup()
     n = comm.Get_size()
@@ -276,6 +275,16 @@ class Work:
         raise RuntimeError("Work.get_future is not supported by the mpi backend")
 
 
+def _start(g, async_op, name, *args, **kw):
+    """The requests of a collective started nonblocking (I<name>), or none when it ran to completion as
+    MPI's blocking call: a blocking op on a group without a timeout takes MPI's fastest path (a dead peer
+    then ends the job through the launcher); with a timeout, nonblocking requests are polled against it."""
+    if async_op or g.timeout is not None:
+        return [getattr(g.comm, "I" + name.lower())(*args, **kw)]
+    getattr(g.comm, name)(*args, **kw)
+    return []
+
+
 def _finished(work, async_op):
     if async_op:
         return work
@@ -389,9 +398,9 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         return None
     b = _Buf(tensor, out=True)
     spec, mop = _reduce_spec(b.arr, op)
-    req = g.comm.Iallreduce(_mpi().IN_PLACE, spec, mop)
+    req = _start(g, async_op, "Allreduce", _mpi().IN_PLACE, spec, mop)
     fin = _divide(b, g.size()) if op == ReduceOp.AVG else b.back
-    return _finished(Work([req], [fin], g.timeout, keep=(b,)), async_op)
+    return _finished(Work(req, [fin], g.timeout, keep=(b,)), async_op)
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -401,8 +410,8 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
         return None
     root = _root(g, src, group_src, "src")
     b = _Buf(tensor, out=True)
-    req = g.comm.Ibcast(_bytes(b.arr), root=root)
-    return _finished(Work([req], [b.back], g.timeout, keep=(b,)), async_op)
+    req = _start(g, async_op, "Bcast", _bytes(b.arr), root=root)
+    return _finished(Work(req, [b.back], g.timeout, keep=(b,)), async_op)
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -415,12 +424,12 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     b = _Buf(tensor, out=True)
     spec, mop = _reduce_spec(b.arr, op)
     if g.rank() == root:
-        req = g.comm.Ireduce(MPI.IN_PLACE, spec, mop, root=root)
+        req = _start(g, async_op, "Reduce", MPI.IN_PLACE, spec, mop, root=root)
         fin = _divide(b, g.size()) if op == ReduceOp.AVG else b.back
     else:
-        req = g.comm.Ireduce(spec, None, mop, root=root)
+        req = _start(g, async_op, "Reduce", spec, None, mop, root=root)
         fin = None
-    return _finished(Work([req], [fin] if fin else [], g.timeout, keep=(b,)), async_op)
+    return _finished(Work(req, [fin] if fin else [], g.timeout, keep=(b,)), async_op)
 
 
 def _root(g, rank, group_rank, what):
@@ -462,8 +471,8 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     _same(tensor_list, tensor, "all_gather")
     src = _Buf(tensor).arr
     packed = np.empty((g.size(),) + src.shape, src.dtype)
-    req = g.comm.Iallgather(_bytes(src), _bytes(packed))
-    return _finished(Work([req], [_split_back(packed, tensor_list)], g.timeout, keep=(src, packed)), async_op)
+    req = _start(g, async_op, "Allgather", _bytes(src), _bytes(packed))
+    return _finished(Work(req, [_split_back(packed, tensor_list)], g.timeout, keep=(src, packed)), async_op)
 
 
 def _numel(t):
@@ -484,8 +493,8 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if _numel(output_tensor) != g.size() * _numel(input_tensor):
         raise ValueError("output tensor size must be equal to world_size times input tensor size")
     src, out = _Buf(input_tensor), _Buf(output_tensor, out=True)
-    req = g.comm.Iallgather(_bytes(src.arr), _bytes(out.arr))
-    return _finished(Work([req], [out.back], g.timeout, keep=(src, out)), async_op)
+    req = _start(g, async_op, "Allgather", _bytes(src.arr), _bytes(out.arr))
+    return _finished(Work(req, [out.back], g.timeout, keep=(src, out)), async_op)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -501,9 +510,9 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     src, out = _Buf(input), _Buf(output, out=True)
     spec, mop = _reduce_spec(src.arr, op)
     ospec, _ = _reduce_spec(out.arr, op)
-    req = g.comm.Ireduce_scatter_block(spec, ospec, mop)
+    req = _start(g, async_op, "Reduce_scatter_block", spec, ospec, mop)
     fin = _divide(out, g.size()) if op == ReduceOp.AVG else out.back
-    return _finished(Work([req], [fin], g.timeout, keep=(src, out)), async_op)
+    return _finished(Work(req, [fin], g.timeout, keep=(src, out)), async_op)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -521,15 +530,15 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
             raise ValueError(f"gather: gather_list has {len(gather_list)} tensors for a group of {g.size()}")
         _same(gather_list, tensor, "gather")
         packed = np.empty((g.size(),) + src.shape, src.dtype)
-        req = g.comm.Igather(_bytes(src), _bytes(packed), root=root)
+        req = _start(g, async_op, "Gather", _bytes(src), _bytes(packed), root=root)
         fin = [_split_back(packed, gather_list)]
     else:
         if gather_list:
             raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
         packed = None
-        req = g.comm.Igather(_bytes(src), None, root=root)
+        req = _start(g, async_op, "Gather", _bytes(src), None, root=root)
         fin = []
-    return _finished(Work([req], fin, g.timeout, keep=(src, packed)), async_op)
+    return _finished(Work(req, fin, g.timeout, keep=(src, packed)), async_op)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -547,13 +556,13 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
             raise ValueError(f"scatter: scatter_list has {len(scatter_list)} tensors for a group of {g.size()}")
         _same(scatter_list, tensor, "scatter")
         packed = np.stack([t.detach().numpy() for t in scatter_list]) if scatter_list else None
-        req = g.comm.Iscatter(_bytes(packed), _bytes(out.arr), root=root)
+        req = _start(g, async_op, "Scatter", _bytes(packed), _bytes(out.arr), root=root)
     else:
         if scatter_list:
             raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
         packed = None
-        req = g.comm.Iscatter(None, _bytes(out.arr), root=root)
-    return _finished(Work([req], [out.back], g.timeout, keep=(out, packed)), async_op)
+        req = _start(g, async_op, "Scatter", None, _bytes(out.arr), root=root)
+    return _finished(Work(req, [out.back], g.timeout, keep=(out, packed)), async_op)
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
@@ -586,15 +595,15 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     rc = counts(output_split_sizes, output, row_out, "output")
     sd, rd = list(np.cumsum([0] + sc[:-1])), list(np.cumsum([0] + rc[:-1]))
     MPI = _mpi()
-    req = g.comm.Ialltoallv([_bytes(src.arr)[0], (sc, sd), MPI.BYTE], [_bytes(out.arr)[0], (rc, rd), MPI.BYTE])
-    return _finished(Work([req], [out.back], g.timeout, keep=(src, out)), async_op)
+    req = _start(g, async_op, "Alltoallv", [_bytes(src.arr)[0], (sc, sd), MPI.BYTE], [_bytes(out.arr)[0], (rc, rd), MPI.BYTE])
+    return _finished(Work(req, [out.back], g.timeout, keep=(src, out)), async_op)
 
 
 def barrier(group=None, async_op=False, device_ids=None):
     g = _group(group)
     if g is None:
         return None
-    return _finished(Work([g.comm.Ibarrier()], (), g.timeout), async_op)
+    return _finished(Work((_start(g, async_op, "Barrier")), (), g.timeout), async_op)
 
 
 def _peer(g, rank, group_rank, what):
@@ -651,7 +660,10 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
     peer = _peer(g, src, group_src, "src") if (src is not None or group_src is not None) else MPI.ANY_SOURCE
     out, status = _Buf(tensor, out=True), MPI.Status()
     req = g.comm.Irecv(_bytes(out.arr), source=peer, tag=tag)
-    _poll(lambda: req.Test(status), g.timeout)
+    if g.timeout is None:
+        req.Wait(status)
+    else:
+        _poll(lambda: req.Test(status), g.timeout)
     out.back()
     return g.ranks[status.Get_source()]
 
