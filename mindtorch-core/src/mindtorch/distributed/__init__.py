@@ -101,12 +101,18 @@ def _group(group):
     return group
 
 
+_MPI = []  # the mpi4py.MPI module once imported (each call is on the per-op path)
+
+
 def _mpi():
+    if _MPI:
+        return _MPI[0]
     try:
         from mpi4py import MPI
     except ImportError as e:  # the engine is an optional dependency
         raise RuntimeError("the mpi backend needs mpi4py (pip install mpi4py) and an MPI library "
                            "(for instance apt-get install openmpi-bin libopenmpi-dev)") from e
+    _MPI.append(MPI)
     return MPI
 
 
@@ -320,7 +326,7 @@ class _Buf:
     contiguous, else a packed copy that `back()` writes into the tensor after the operation."""
 
     def __init__(self, t, out=False):
-        view = t.detach().numpy()
+        view = (t.detach() if t.requires_grad else t).numpy()
         if view.flags.c_contiguous:
             self.arr, self.view = view, None
         else:
@@ -343,39 +349,46 @@ _OPS = {ReduceOp.SUM: "SUM", ReduceOp.AVG: "SUM", ReduceOp.PRODUCT: "PROD", Redu
         ReduceOp.MAX: "MAX"}
 _NP_OPS = {ReduceOp.SUM: np.add, ReduceOp.AVG: np.add, ReduceOp.PRODUCT: np.multiply, ReduceOp.MIN: np.minimum,
            ReduceOp.MAX: np.maximum}
-_user_ops = {}
 
 
 def _reduce_spec(arr, op):
     """(buffer spec, MPI op) for a reduction of `arr` with `op`."""
+    key = (arr.dtype, op)
+    hit = _specs.get(key)
+    if hit is None:
+        hit = _specs[key] = _make_spec(arr.dtype, op)
+    return [arr, hit[0]], hit[1]
+
+
+_specs = {}
+
+
+def _make_spec(dtype, op):
     MPI = _mpi()
     if op not in _OPS:
         raise ValueError(f"Invalid reduce op: {op!r}")
-    kind = arr.dtype.kind
+    kind = dtype.kind
     if op == ReduceOp.AVG and kind not in "fc":
         raise RuntimeError("ReduceOp.AVG is only supported for floating point and complex tensors")
     if kind == "c" and op in (ReduceOp.MIN, ReduceOp.MAX):
         raise RuntimeError(f"Cannot use ReduceOp.{op.upper()} with complex inputs")
-    name = _MPI_TYPES.get(arr.dtype.name)
+    name = _MPI_TYPES.get(dtype.name)
     if name is not None:
-        mop = _BOOL_OPS[op] if kind == "b" else _OPS[op]
-        return [arr, getattr(MPI, name)], getattr(MPI, mop)
-    # float16, bfloat16 and the like: MPI has no such type; reduce raw elements with NumPy
-    key = (arr.dtype.str, op)
-    mop = _user_ops.get(key)
-    if mop is None:
-        dt, fn = arr.dtype, _NP_OPS[op]
+        return getattr(MPI, name), getattr(MPI, _BOOL_OPS[op] if kind == "b" else _OPS[op])
+    # float16 and the like: MPI has no such type; reduce elements of the item size with NumPy
+    fn = _NP_OPS[op]
 
-        def combine(inbuf, inoutbuf, datatype):
-            a = np.frombuffer(inbuf, dtype=dt)
-            b = np.frombuffer(inoutbuf, dtype=dt)
-            fn(a, b, out=b)
+    def combine(inbuf, inoutbuf, datatype):
+        b = np.frombuffer(inoutbuf, dtype=dtype)
+        fn(np.frombuffer(inbuf, dtype=dtype), b, out=b)
 
-        mop = _user_ops[key] = MPI.Op.Create(combine, commute=True)
-    etype = _user_ops.get(arr.itemsize)
+    etype = _item_types.get(dtype.itemsize)
     if etype is None:
-        etype = _user_ops[arr.itemsize] = MPI.BYTE.Create_contiguous(arr.itemsize).Commit()
-    return [arr, etype], mop
+        etype = _item_types[dtype.itemsize] = MPI.BYTE.Create_contiguous(dtype.itemsize).Commit()
+    return etype, MPI.Op.Create(combine, commute=True)
+
+
+_item_types = {}
 
 
 def _bytes(arr):
