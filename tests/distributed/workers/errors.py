@@ -35,7 +35,16 @@ raises(ValueError, dist.broadcast, x, src=N)
 raises(ValueError, dist.send, x, dst=R)
 raises(ValueError, dist.gather, x, None, dst=R)  # the destination needs gather_list
 assert np.array_equal(x.numpy(), keep)
-raises(TypeError, dist.init_process_group if False else dist.new_group, [0], timeout=5)
+raises(TypeError, dist.new_group, [0], timeout=5)
+
+# a collective writes in place: a tensor saved for backward and then reduced makes backward fail, as in PyTorch
+w = torch.ones(3, requires_grad=True)
+y = w * 1
+z = (y * y).sum()
+v = y._version_value
+dist.all_reduce(y)
+assert y._version_value == v + 1
+raises(RuntimeError, z.backward, match="modified by an inplace operation")
 dist.barrier()
 dist.destroy_process_group()
 raises(ValueError, dist.get_rank, match="has not been initialized")

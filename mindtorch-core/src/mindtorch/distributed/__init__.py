@@ -10,6 +10,8 @@ from datetime import timedelta
 
 import numpy as np
 
+from ..dispatch import bump_version
+
 __all__ = ["ReduceOp", "Work", "ProcessGroup", "GroupMember", "DistBackendError", "is_available",
            "init_process_group", "destroy_process_group", "is_initialized", "is_mpi_available",
            "get_rank", "get_world_size", "get_backend", "new_group", "all_reduce", "broadcast", "reduce",
@@ -327,6 +329,7 @@ class _Buf:
 
     def __init__(self, t, out=False):
         view = (t.detach() if t.requires_grad else t).numpy()
+        self.out = t if out else None
         if view.flags.c_contiguous:
             self.arr, self.view = view, None
         else:
@@ -336,6 +339,8 @@ class _Buf:
     def back(self):
         if self.view is not None:
             self.view[...] = self.arr
+        if self.out is not None:  # written in place, as an in-place op: autograd sees the new version
+            bump_version(self.out)
 
 
 # dtype -> MPI datatype name for reductions; other dtypes move as bytes and reduce with a NumPy op
@@ -470,6 +475,7 @@ def _split_back(packed, outs):
     def f():
         for k, o in enumerate(outs):
             o.detach().numpy()[...] = packed[k].reshape(o.shape)
+            bump_version(o)
     return f
 
 
