@@ -55,6 +55,8 @@ def _allreduce(args, comm, dist, mt):
                    for _ in range(args.repeat))
     if rank == 0:
         print(f"all_reduce float32, {n} processes (bus bandwidth GB/s; target: overhead <= 10%)")
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"  load average {load:.1f} on {os.cpu_count()} cores: above the core count, figures are noisy")
         print(f"  each figure: the best of {args.repeat * (2 if args.quick else 8)} alternating single-call samples")
         print(f"{'size':>8} {'mpi4py':>10} {'mindtorch':>10} {'overhead':>9}")
         for mb, a, b, o in rows:
