@@ -1,6 +1,6 @@
 """One session per backend, plus plugin loading, parity with PyTorch, lint, benchmarks and the demo.
 
-    nox -s cpu meta plugins parity npu lint build   the test suite (what .ci/run runs)
+    nox -s cpu meta plugins parity npu distributed lint build   the test suite (what .ci/run runs)
     nox -s demo                                 train a small GPT on the CPU
     nox -s bench                                benchmarks side by side with NumPy and PyTorch
     nox -s build                                wheels and sdists of every distribution into dist/
@@ -18,7 +18,7 @@ ROOT = Path(__file__).parent
 CORE, CPU, META, NPU = "./mindtorch-core", "./mindtorch-cpu", "./mindtorch-meta", "./mindtorch-npu"
 TORCH = "torch==2.13.0"
 
-nox.options.sessions = ["cpu", "meta", "plugins", "parity", "npu", "lint", "build"]
+nox.options.sessions = ["cpu", "meta", "plugins", "parity", "npu", "distributed", "lint", "build"]
 nox.options.error_on_missing_interpreters = True
 
 
@@ -138,6 +138,28 @@ def npu(session):
     session.install("pytest", TORCH)  # torch: the rounding oracle of some simulator tests
     session.env["ACLSIM_BUILD_DIR"] = str(Path(session.create_tmp()) / "aclsim")
     _pytest(session, "tests/npu")
+
+
+def _system_mpi(session):
+    """Open MPI from the system's package registry (mpi4py builds against it); apt-get as root."""
+    if shutil.which("mpiexec") and shutil.which("mpicc"):
+        return
+    if shutil.which("apt-get") and hasattr(os, "geteuid") and os.geteuid() == 0:
+        session.run("apt-get", "update", "-qq", external=True)
+        session.run("apt-get", "install", "-y", "-qq", "openmpi-bin", "libopenmpi-dev", external=True)
+    else:
+        session.error("mindtorch.distributed needs MPI: install openmpi-bin and libopenmpi-dev (or MPICH)")
+
+
+@nox.session
+def distributed(session):
+    """mindtorch.distributed over MPI with 2 and 3 processes: collectives, DDP, failures. Open MPI
+    runs as root with --allow-run-as-root and on few cores with --oversubscribe (the helpers add both)."""
+    _present(session, "tests/distributed")
+    _system_mpi(session)
+    _install(session, CORE, CPU, META)  # meta: a tensor on a device without a distributed backend
+    session.install("pytest", "mpi4py")
+    _pytest(session, "tests/distributed")
 
 
 @nox.session

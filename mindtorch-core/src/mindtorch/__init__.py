@@ -66,7 +66,7 @@ else:
     _loader.load_plugins()
 
 _LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions",
-         "return_types"}
+         "distributed", "return_types"}
 
 
 def __getattr__(name):

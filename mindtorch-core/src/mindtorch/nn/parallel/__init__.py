@@ -1,0 +1,1 @@
+from .distributed import DistributedDataParallel  # noqa: F401

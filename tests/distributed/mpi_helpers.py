@@ -1,0 +1,41 @@
+"""Run worker scripts under the MPI engine's launcher and check every process's outcome.
+
+Open MPI refuses root without --allow-run-as-root and refuses more processes than cores
+without --oversubscribe (containers, CI); mindtorch.distributed.run adds both the same way.
+"""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+WORKERS = Path(__file__).parent / "workers"
+
+
+def _have_mpi():
+    if shutil.which("mpiexec") is None:
+        return False
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+requires_mpi = pytest.mark.skipif(not _have_mpi(), reason="needs mpiexec and mpi4py (the distributed session installs them)")
+
+
+def mpiexec(script, n, *args, timeout=60, env=None):
+    """Run workers/<script> on n processes; returns the CompletedProcess (stdout and stderr as text)."""
+    from mindtorch.distributed.run import mpiexec_command
+    cmd = mpiexec_command(n) + [sys.executable, str(WORKERS / script), *map(str, args)]
+    full_env = dict(os.environ, **(env or {}))
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
+
+
+def expect_ok(proc, n, marker):
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for r in range(n):
+        assert f"{marker} rank {r} of {n}" in proc.stdout, proc.stdout + proc.stderr
