@@ -118,6 +118,8 @@ EXPORT aclOpExecutor *aclsim_exec_new(const aclOpExecutor *tmpl);
 EXPORT aclnnStatus aclsim_exec_launch(const char *op, void *ws, uint64_t ws_size, aclOpExecutor *e, aclrtStream s);
 EXPORT int aclsim_check_tensor(const aclTensor *t);
 EXPORT int aclsim_check_scalar(const aclScalar *s);
+/* the values of a live aclIntArray (NULL if `a` is not one) */
+EXPORT const int64_t *aclsim_int_array(const void *a, uint64_t *n);
 
 /* dtype helpers (dtype.h-style inline, shared by every library) */
 static inline int dt_size(int dt) {

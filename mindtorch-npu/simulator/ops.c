@@ -118,7 +118,11 @@ static void stf(int dt, char *p, double v) {
 }
 
 /* ---------------------------------------------------------------- the op table */
-enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM };
+enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
+       SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX };
+/* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
+ * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
+enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64 };
 typedef val (*elem_fn)(const val *x, const val *p, int isf);
 typedef struct op_def {
     const char *name;
@@ -127,12 +131,15 @@ typedef struct op_def {
     int has_alpha;
     uint32_t dtypes;  /* bit (1 << aclDataType) per supported dtype (910B-class chips, per the op's doc) */
     elem_fn fn;       /* element function, for elementwise signatures */
+    int flags;
 } op_def;
 
 #define B(d) (1u << (d))
 #define ALL10 (B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_BF16) | B(ACL_DOUBLE) | B(ACL_INT8) | B(ACL_UINT8) | \
                B(ACL_INT16) | B(ACL_INT32) | B(ACL_INT64) | B(ACL_BOOL))
 #define MMTYPES (B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_BF16))
+#define FLOATS (MMTYPES | B(ACL_DOUBLE))
+#define SIGNED (FLOATS | B(ACL_INT8) | B(ACL_INT16) | B(ACL_INT32) | B(ACL_INT64))
 
 static val e_add(const val *x, const val *p, int isf) { /* self + alpha * other; bool: OR via the != 0 store */
     val r;
@@ -147,22 +154,118 @@ static val e_mul(const val *x, const val *p, int isf) {
 }
 static val e_id(const val *x, const val *p, int isf) { (void)p; (void)isf; return x[0]; }
 
+/* unary element functions: float domain (double) and, where the op keeps integers, int64 domain */
+#define UF(N, FEXPR, IEXPR)                                                                                  \
+    static val e_##N(const val *x, const val *p, int isf) {                                                \
+        (void)p;                                                                                            \
+        val r;                                                                                              \
+        if (isf) { double a = x[0].f; r.f = (FEXPR); } else { int64_t a = x[0].i; (void)a; r.i = (IEXPR); }        \
+        return r;                                                                                           \
+    }
+static double sigm(double a) { return 1.0 / (1.0 + exp(-a)); }
+static double sgnf(double a) { return a > 0 ? 1.0 : a < 0 ? -1.0 : a; }  /* keeps NaN and -0.0 */
+UF(exp, exp(a), 0) UF(exp2, exp2(a), 0) UF(expm1, expm1(a), 0) UF(log, log(a), 0) UF(log2, log2(a), 0)
+UF(log10, log10(a), 0) UF(log1p, log1p(a), 0) UF(sqrt, sqrt(a), 0) UF(rsqrt, 1.0 / sqrt(a), 0)
+UF(sin, sin(a), 0) UF(cos, cos(a), 0) UF(tan, tan(a), 0) UF(asin, asin(a), 0) UF(acos, acos(a), 0)
+UF(atan, atan(a), 0) UF(sinh, sinh(a), 0) UF(cosh, cosh(a), 0) UF(tanh, tanh(a), 0) UF(erf, erf(a), 0)
+UF(sigmoid, sigm(a), 0) UF(silu, a * sigm(a), 0) UF(gelu, 0.5 * a * (1.0 + erf(a * 0.70710678118654752440)), 0)
+UF(reciprocal, 1.0 / a, 0)
+UF(neg, -a, (int64_t)(0 - (uint64_t)a)) UF(abs, fabs(a), a < 0 ? (int64_t)(0 - (uint64_t)a) : a)
+UF(relu, a > 0 ? a : (a != a ? a : 0.0), a > 0 ? a : 0) UF(sign, sgnf(a), (a > 0) - (a < 0))
+UF(floor, floor(a), a) UF(ceil, ceil(a), a) UF(round, nearbyint(a), a) UF(trunc, trunc(a), a)
+UF(frac, a - trunc(a), 0) UF(lnot, a == 0, a == 0)
+
+/* binary element functions over (x[0] self, x[1] other) */
+#define BF(N, FEXPR, IEXPR)                                                                                  \
+    static val e_##N(const val *x, const val *p, int isf) {                                                \
+        (void)p;                                                                                            \
+        val r;                                                                                              \
+        if (isf) { double a = x[0].f, b = x[1].f; r.f = (FEXPR); } else { int64_t a = x[0].i, b = x[1].i; (void)a; (void)b; r.i = (IEXPR); } \
+        return r;                                                                                           \
+    }
+static int64_t ipow(int64_t a, int64_t b) { /* negative exponents: 1/a truncated, as PyTorch */
+    if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+    uint64_t r = 1, x = (uint64_t)a;
+    for (; b; b >>= 1, x *= x) if (b & 1) r *= x;
+    return (int64_t)r;
+}
+static double fmaxn(double a, double b) { return a != a || b != b ? NAN : a > b ? a : b; }
+static double fminn(double a, double b) { return a != a || b != b ? NAN : a < b ? a : b; }
+BF(div, a / b, 0) BF(pow, pow(a, b), ipow(a, b)) BF(atan2, atan2(a, b), 0)
+BF(max, fmaxn(a, b), a > b ? a : b) BF(min, fminn(a, b), a < b ? a : b)
+BF(eq, a == b, a == b) BF(ne, a != b, a != b) BF(lt, a < b, a < b) BF(le, a <= b, a <= b)
+BF(gt, a > b, a > b) BF(ge, a >= b, a >= b)
+BF(land, a != 0 && b != 0, a != 0 && b != 0) BF(lor, a != 0 || b != 0, a != 0 || b != 0)
+BF(lxor, (a != 0) != (b != 0), (a != 0) != (b != 0))
+static val e_sub(const val *x, const val *p, int isf) { /* self - alpha * other */
+    val r;
+    if (isf) r.f = x[0].f - p[0].f * x[1].f; else r.i = (int64_t)((uint64_t)x[0].i - (uint64_t)p[0].i * (uint64_t)x[1].i);
+    return r;
+}
+static val e_where(const val *x, const val *p, int isf) {
+    (void)p;
+    return (isf ? x[0].f != 0 : x[0].i != 0) ? x[1] : x[2];
+}
+
 static const op_def OPS[] = {
-    {"Add", SIG_BINARY, 0, 1, ALL10, e_add},
-    {"Adds", SIG_BINARY_SCALAR, 0, 1, ALL10, e_add},
-    {"InplaceAdd", SIG_BINARY, 1, 1, ALL10, e_add},
-    {"InplaceAdds", SIG_BINARY_SCALAR, 1, 1, ALL10, e_add},
-    {"Mul", SIG_BINARY, 0, 0, ALL10, e_mul},
-    {"Muls", SIG_BINARY_SCALAR, 0, 0, ALL10, e_mul},
-    {"InplaceMul", SIG_BINARY, 1, 0, ALL10, e_mul},
-    {"InplaceMuls", SIG_BINARY_SCALAR, 1, 0, ALL10, e_mul},
-    {"Cast", SIG_CAST, 0, 0, ALL10, e_id},
-    {"InplaceCopy", SIG_COPY, 1, 0, ALL10, e_id},
-    {"InplaceFillScalar", SIG_FILL, 1, 0, ALL10, e_id},
-    {"InplaceZero", SIG_ZERO, 1, 0, ALL10, e_id},
-    {"Matmul", SIG_MATMUL, 0, 0, MMTYPES, NULL},
-    {"Mm", SIG_MM, 0, 0, MMTYPES, NULL},
-    {"BatchMatMul", SIG_BMM, 0, 0, MMTYPES, NULL},
+    {"Add", SIG_BINARY, 0, 1, ALL10, e_add, 0},
+    {"Adds", SIG_BINARY_SCALAR, 0, 1, ALL10, e_add, 0},
+    {"InplaceAdd", SIG_BINARY, 1, 1, ALL10, e_add, 0},
+    {"InplaceAdds", SIG_BINARY_SCALAR, 1, 1, ALL10, e_add, 0},
+    {"Mul", SIG_BINARY, 0, 0, ALL10, e_mul, 0},
+    {"Muls", SIG_BINARY_SCALAR, 0, 0, ALL10, e_mul, 0},
+    {"InplaceMul", SIG_BINARY, 1, 0, ALL10, e_mul, 0},
+    {"InplaceMuls", SIG_BINARY_SCALAR, 1, 0, ALL10, e_mul, 0},
+    {"Cast", SIG_CAST, 0, 0, ALL10, e_id, 0},
+    {"InplaceCopy", SIG_COPY, 1, 0, ALL10, e_id, 0},
+    {"InplaceFillScalar", SIG_FILL, 1, 0, ALL10, e_id, 0},
+    {"InplaceZero", SIG_ZERO, 1, 0, ALL10, e_id, 0},
+    {"Matmul", SIG_MATMUL, 0, 0, MMTYPES, NULL, 0},
+    {"Mm", SIG_MM, 0, 0, MMTYPES, NULL, 0},
+    {"BatchMatMul", SIG_BMM, 0, 0, MMTYPES, NULL, 0},
+    /* unary: {name, SIG_UNARY, inplace, 0, dtypes, fn, flags}; F_FLOAT ops take integers as FLOAT */
+#define UN(N, FN, DT, FL) {N, SIG_UNARY, 0, 0, DT, FN, FL}, {"Inplace" N, SIG_UNARY, 1, 0, DT, FN, FL}
+    UN("Exp", e_exp, ALL10, F_FLOAT), UN("Exp2", e_exp2, ALL10, F_FLOAT), UN("Expm1", e_expm1, ALL10, F_FLOAT),
+    UN("Log", e_log, ALL10, F_FLOAT), UN("Log2", e_log2, ALL10, F_FLOAT), UN("Log10", e_log10, ALL10, F_FLOAT),
+    UN("Log1p", e_log1p, ALL10, F_FLOAT), UN("Sqrt", e_sqrt, ALL10, F_FLOAT), UN("Rsqrt", e_rsqrt, ALL10, F_FLOAT),
+    UN("Sin", e_sin, ALL10, F_FLOAT), UN("Cos", e_cos, ALL10, F_FLOAT), UN("Tan", e_tan, ALL10, F_FLOAT),
+    UN("Asin", e_asin, ALL10, F_FLOAT), UN("Acos", e_acos, ALL10, F_FLOAT), UN("Atan", e_atan, ALL10, F_FLOAT),
+    UN("Sinh", e_sinh, ALL10, F_FLOAT), UN("Cosh", e_cosh, ALL10, F_FLOAT), UN("Tanh", e_tanh, ALL10, F_FLOAT),
+    UN("Erf", e_erf, ALL10, F_FLOAT), UN("Sigmoid", e_sigmoid, ALL10, F_FLOAT),
+    UN("Reciprocal", e_reciprocal, ALL10, F_FLOAT),
+    {"Gelu", SIG_UNARY, 0, 0, FLOATS, e_gelu, 0}, {"Silu", SIG_UNARY, 0, 0, FLOATS, e_silu, 0},
+    UN("Neg", e_neg, SIGNED, 0), UN("Relu", e_relu, SIGNED | B(ACL_UINT8), 0),
+    {"Abs", SIG_UNARY, 0, 0, SIGNED | B(ACL_UINT8) | B(ACL_BOOL), e_abs, 0},
+    {"Sign", SIG_UNARY, 0, 0, SIGNED | B(ACL_UINT8) | B(ACL_BOOL), e_sign, 0},
+    UN("Floor", e_floor, SIGNED | B(ACL_UINT8), 0), UN("Ceil", e_ceil, SIGNED | B(ACL_UINT8), 0),
+    UN("Round", e_round, SIGNED | B(ACL_UINT8), 0), UN("Trunc", e_trunc, SIGNED | B(ACL_UINT8), 0),
+    UN("Frac", e_frac, FLOATS, 0), UN("LogicalNot", e_lnot, ALL10, F_BOOL),
+#undef UN
+    /* binary: tensor and scalar forms (and their in-place forms where the header has them) */
+    {"Sub", SIG_BINARY, 0, 1, ALL10 & ~B(ACL_BOOL), e_sub, 0}, {"Subs", SIG_BINARY_SCALAR, 0, 1, ALL10 & ~B(ACL_BOOL), e_sub, 0},
+    {"InplaceSub", SIG_BINARY, 1, 1, ALL10 & ~B(ACL_BOOL), e_sub, 0},
+    {"InplaceSubs", SIG_BINARY_SCALAR, 1, 1, ALL10 & ~B(ACL_BOOL), e_sub, 0},
+    {"Div", SIG_BINARY, 0, 0, ALL10, e_div, F_FLOAT}, {"Divs", SIG_BINARY_SCALAR, 0, 0, ALL10, e_div, F_FLOAT},
+    {"InplaceDiv", SIG_BINARY, 1, 0, ALL10, e_div, F_FLOAT}, {"InplaceDivs", SIG_BINARY_SCALAR, 1, 0, ALL10, e_div, F_FLOAT},
+    {"PowTensorTensor", SIG_BINARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_pow, 0},
+    {"InplacePowTensorTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_pow, 0},
+    {"PowTensorScalar", SIG_BINARY_SCALAR, 0, 0, ALL10 & ~B(ACL_BOOL), e_pow, 0},
+    {"InplacePowTensorScalar", SIG_BINARY_SCALAR, 1, 0, ALL10 & ~B(ACL_BOOL), e_pow, 0},
+    {"Atan2", SIG_BINARY, 0, 0, ALL10, e_atan2, F_FLOAT}, {"InplaceAtan2", SIG_BINARY, 1, 0, ALL10, e_atan2, F_FLOAT},
+    {"Maximum", SIG_BINARY, 0, 0, ALL10, e_max, 0}, {"Minimum", SIG_BINARY, 0, 0, ALL10, e_min, 0},
+#define CMP(N, FN) {N "Tensor", SIG_BINARY, 0, 0, ALL10, FN, F_BOOL}, {N "Scalar", SIG_BINARY_SCALAR, 0, 0, ALL10, FN, F_BOOL}, \
+                   {"Inplace" N "Tensor", SIG_BINARY, 1, 0, ALL10, FN, F_BOOL},                                       \
+                   {"Inplace" N "Scalar", SIG_BINARY_SCALAR, 1, 0, ALL10, FN, F_BOOL}
+    CMP("Eq", e_eq), CMP("Ne", e_ne), CMP("Lt", e_lt), CMP("Le", e_le), CMP("Gt", e_gt), CMP("Ge", e_ge),
+#undef CMP
+    {"LogicalAnd", SIG_BINARY, 0, 0, ALL10, e_land, F_BOOL}, {"InplaceLogicalAnd", SIG_BINARY, 1, 0, ALL10, e_land, F_BOOL},
+    {"LogicalOr", SIG_BINARY, 0, 0, ALL10, e_lor, F_BOOL}, {"InplaceLogicalOr", SIG_BINARY, 1, 0, ALL10, e_lor, F_BOOL},
+    {"LogicalXor", SIG_BINARY, 0, 0, ALL10, e_lxor, F_BOOL},
+    {"SWhere", SIG_WHERE, 0, 0, ALL10, e_where, 0},
+    /* reductions over an aclIntArray of dims (empty: all dims) */
+    {"ReduceSum", SIG_REDUCE, 0, 0, ALL10, NULL, R_SUM}, {"Mean", SIG_REDUCE, 0, 0, FLOATS, NULL, R_MEAN},
+    {"Amax", SIG_REDUCE, 0, 0, ALL10, NULL, R_MAX}, {"Amin", SIG_REDUCE, 0, 0, ALL10, NULL, R_MIN},
+    {"Softmax", SIG_SOFTMAX, 0, 0, FLOATS, NULL, 0}, {"LogSoftmax", SIG_SOFTMAX, 0, 0, FLOATS, NULL, F_LOG},
 };
 
 /* ---------------------------------------------------------------- dtype rules (PyTorch's) */
@@ -196,9 +299,10 @@ static const char *dtname(int dt) {
 
 /* ---------------------------------------------------------------- validation helpers */
 typedef struct {
-    const aclTensor *t[3]; /* t[0] output (selfRef for in-place ops), t[1] self, t[2] other */
+    const aclTensor *t[4]; /* t[0] output (selfRef for in-place ops), t[1] self, t[2] other, t[3] condition */
     const aclScalar *s[2]; /* s[0] other/value, s[1] alpha */
     int64_t i[2];
+    const void *arr;       /* aclIntArray (reduction dims) */
 } args;
 
 #define BAD(code, ...) do { aclsim_set_err(__VA_ARGS__); return (code); } while (0)
@@ -429,6 +533,94 @@ static int k_matmul(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) 
     return 0;
 }
 
+
+/* element offsets of a row-major counter over `nd` dims: advance idx and the offsets of k views */
+static void step(int nd, const int64_t *shape, int64_t *idx, int k, int64_t *off, int64_t st[][SIM_MAXDIM]) {
+    for (int ax = nd - 1; ax >= 0; ax--) {
+        for (int j = 0; j < k; j++) off[j] += st[j][ax];
+        if (++idx[ax] < shape[ax]) return;
+        for (int j = 0; j < k; j++) off[j] -= st[j][ax] * shape[ax];
+        idx[ax] = 0;
+    }
+}
+
+/* reduction: self's elements accumulate into a host buffer indexed by out's row-major position */
+static int k_reduce(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0], *x = &e->t[1];
+    char *ob, *xb;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len))) return rc;
+    int64_t on = numel(o), xn = numel(x), mask = e->ip[0], cnt = 1;
+    if (!on) return 0;
+    int isf = dt_is_float(e->ct) || (d->flags & R_MEAN);
+    val *acc = calloc((size_t)on, sizeof *acc);
+    char *seen = calloc((size_t)on, 1);
+    /* out position strides over self's dims (0 on reduced dims) */
+    int64_t ost[2][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[2] = {x->off, 0}, run = 1;
+    for (int i = x->nd - 1; i >= 0; i--) {
+        ost[0][i] = x->st[i];
+        if (mask >> i & 1) { ost[1][i] = 0; cnt *= x->dims[i]; }
+        else { ost[1][i] = run; run *= x->dims[i]; }
+    }
+    int es = dt_size(x->dt);
+    for (int64_t c = 0; c < xn; c++) {
+        const char *p = xb + off[0] * es;
+        val v, *r = &acc[off[1]];
+        if (isf) v.f = ldf(x->dt, p); else v.i = ldi(x->dt, p);
+        if (!seen[off[1]] && (d->flags & (R_MAX | R_MIN))) *r = v;
+        else if (d->flags & (R_SUM | R_MEAN)) { if (isf) r->f += v.f; else r->i = (int64_t)((uint64_t)r->i + (uint64_t)v.i); }
+        else if (isf) r->f = (d->flags & R_MAX) ? fmaxn(r->f, v.f) : fminn(r->f, v.f);
+        else r->i = (d->flags & R_MAX) ? (v.i > r->i ? v.i : r->i) : (v.i < r->i ? v.i : r->i);
+        seen[off[1]] = 1;
+        step(x->nd, x->dims, idx, 2, off, ost);
+    }
+    int64_t oidx[SIM_MAXDIM] = {0}, ooff[1] = {o->off}, ost2[1][SIM_MAXDIM];
+    memcpy(ost2[0], o->st, sizeof ost2[0]);
+    int eo = dt_size(o->dt);
+    for (int64_t c = 0; c < on; c++) {
+        if (d->flags & R_MEAN) acc[c].f /= (double)cnt;
+        if (isf) stf(o->dt, ob + ooff[0] * eo, acc[c].f); else sti(o->dt, ob + ooff[0] * eo, acc[c].i);
+        step(o->nd, o->dims, oidx, 1, ooff, ost2);
+    }
+    free(acc);
+    free(seen);
+    return 0;
+}
+
+/* softmax along ip[0]: per line, max-shifted exponentials in double */
+static int k_softmax(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0], *x = &e->t[1];
+    char *ob, *xb;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len))) return rc;
+    if (!numel(o)) return 0;
+    int ax = (int)e->ip[0];
+    int64_t L = ax < 0 ? 1 : x->dims[ax], xs = ax < 0 ? 0 : x->st[ax], os = ax < 0 ? 0 : o->st[ax];
+    int64_t shape[SIM_MAXDIM], st[2][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[2] = {x->off, o->off}, lines = 1;
+    for (int i = 0; i < x->nd; i++) {
+        shape[i] = i == ax ? 1 : x->dims[i];
+        st[0][i] = x->st[i];
+        st[1][i] = o->st[i];
+        lines *= shape[i];
+    }
+    int ex = dt_size(x->dt), eo = dt_size(o->dt);
+    for (int64_t c = 0; c < lines; c++) {
+        double m = -INFINITY, sum = 0;
+        for (int64_t k = 0; k < L; k++) { double v = ldf(x->dt, xb + (off[0] + k * xs) * ex); if (v > m || v != v) m = v; }
+        for (int64_t k = 0; k < L; k++) sum += exp(ldf(x->dt, xb + (off[0] + k * xs) * ex) - m);
+        for (int64_t k = 0; k < L; k++) {
+            double z = ldf(x->dt, xb + (off[0] + k * xs) * ex) - m;
+            stf(o->dt, ob + (off[1] + k * os) * eo, (d->flags & F_LOG) ? z - log(sum) : exp(z) / sum);
+        }
+        step(x->nd, shape, idx, 2, off, st);
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- validators, one per signature */
 static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     const char *nm = d->name;
@@ -447,8 +639,9 @@ static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     if (!d->inplace && (rc = check_tensor(d, out, "out", 8))) return rc;
     if (d->has_alpha && (rc = check_scalar(d, a->s[1], "alpha"))) return rc;
     int ct = scalar_other ? promote_scalar(self->dtype, odt) : promote(self->dtype, odt);
+    if ((d->flags & F_FLOAT) && !dt_is_float(ct)) ct = ACL_FLOAT;
     if (!(d->dtypes & B(ct))) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: promoted dtype %s is not supported", nm, dtname(ct));
-    if (!can_cast(ct, out->dtype))
+    if (!(d->flags & F_BOOL) && !can_cast(ct, out->dtype))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: result dtype %s cannot be cast to %s %s", nm, dtname(ct),
             d->inplace ? "selfRef" : "out", dtname(out->dtype));
     if (d->has_alpha) {
@@ -570,6 +763,134 @@ static aclnnStatus v_matmul(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+
+/* unary math: out (or selfRef) = fn(self), same shape; F_FLOAT ops compute integers as FLOAT */
+static aclnnStatus v_unary_math(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = d->inplace ? a->t[0] : a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, d->inplace ? "selfRef" : "self", 8))) return rc;
+    if (!d->inplace && (rc = check_tensor(d, out, "out", 8))) return rc;
+    int ct = (d->flags & F_FLOAT) && !dt_is_float(self->dtype) ? ACL_FLOAT : self->dtype;
+    if (!(d->flags & F_BOOL) && !can_cast(ct, out->dtype))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: result dtype %s cannot be cast to %s %s", d->name,
+            dtname(ct), d->inplace ? "selfRef" : "out", dtname(out->dtype));
+    if (!same_shape(out, (int)self->ndim, self->dims)) {
+        char s1[256], s2[256];
+        shape_str(s1, sizeof s1, (int)self->ndim, self->dims);
+        shape_str(s2, sizeof s2, (int)out->ndim, out->dims);
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self shape %s differs from out shape %s", d->name, s1, s2);
+    }
+    e->ct = ct;
+    e->nt = 2;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
+/* out = condition ? self : other, all three broadcast to out */
+static aclnnStatus v_where(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0], *cond = a->t[3], *self = a->t[1], *other = a->t[2];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, cond, "condition", 8)) || (rc = check_tensor(d, self, "self", 8)) ||
+        (rc = check_tensor(d, other, "other", 8)) || (rc = check_tensor(d, out, "out", 8)))
+        return rc;
+    if (cond->dtype != ACL_BOOL && cond->dtype != ACL_UINT8)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnSWhereGetWorkspaceSize: condition dtype %s is not BOOL or UINT8", dtname(cond->dtype));
+    int ct = promote(self->dtype, other->dtype);
+    if (!can_cast(ct, out->dtype))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnSWhereGetWorkspaceSize: result dtype %s cannot be cast to out %s", dtname(ct),
+            dtname(out->dtype));
+    int64_t s1[SIM_MAXDIM], s2[SIM_MAXDIM];
+    int n = bshape((int)self->ndim, self->dims, (int)other->ndim, other->dims, s1);
+    if (n >= 0) n = bshape(n, s1, (int)cond->ndim, cond->dims, s2);
+    if (n < 0 || !same_shape(out, n, s2))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnSWhereGetWorkspaceSize: condition, self, other and out do not broadcast");
+    e->ct = ct;
+    e->nt = 4;
+    snap(&e->t[0], out);
+    snap(&e->t[1], cond);
+    snap(&e->t[2], self);
+    snap(&e->t[3], other);
+    return 0;
+}
+
+/* reductions: ip[0] bit mask of reduced dims; ReduceSum/Mean take a dtype that must be out's */
+static aclnnStatus v_reduce(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_tensor(d, out, "out", 8))) return rc;
+    if (!a->arr) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: dim is NULL", d->name);
+    uint64_t nd;
+    const int64_t *dims = aclsim_int_array(a->arr, &nd);
+    if (!dims) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim is not a live aclIntArray", d->name);
+    int rank = (int)self->ndim;
+    int64_t mask = 0;
+    for (uint64_t i = 0; i < nd; i++) {
+        int64_t k = dims[i];
+        if (k < -(rank ? rank : 1) || k >= (rank ? rank : 1))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range for %d dims", d->name,
+                (long long)k, rank);
+        if (rank) mask |= (int64_t)1 << (k < 0 ? k + rank : k);
+    }
+    if (!nd) mask = rank ? ((int64_t)1 << rank) - 1 : 0;
+    int keep = (int)a->i[0];
+    int64_t shape[SIM_MAXDIM];
+    int n = 0;
+    for (int i = 0; i < rank; i++) {
+        if (!(mask >> i & 1)) shape[n++] = self->dims[i];
+        else if (keep) shape[n++] = 1;
+        else if (!self->dims[i] && (d->flags & (R_MAX | R_MIN)))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: reducing an empty dim %d", d->name, i);
+        if ((mask >> i & 1) && !self->dims[i] && (d->flags & (R_MAX | R_MIN)))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: reducing an empty dim %d", d->name, i);
+    }
+    if (!same_shape(out, n, shape)) {
+        char s1[256], s2[256];
+        shape_str(s1, sizeof s1, (int)out->ndim, out->dims);
+        shape_str(s2, sizeof s2, n, shape);
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape %s, expected %s", d->name, s1, s2);
+    }
+    int ct = self->dtype;
+    if (d->flags & (R_SUM | R_MEAN)) {
+        if (a->i[1] != out->dtype)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dtype %s differs from out dtype %s", d->name,
+                dtname((int)a->i[1]), dtname(out->dtype));
+        ct = out->dtype;
+        if (!can_cast(self->dtype, ct) && !(d->flags & R_SUM))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: cannot reduce %s into %s", d->name,
+                dtname(self->dtype), dtname(ct));
+    } else if (out->dtype != self->dtype) {
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s differs from self dtype %s", d->name,
+            dtname(out->dtype), dtname(self->dtype));
+    }
+    e->ct = ct;
+    e->nt = 2;
+    e->ip[0] = mask;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
+/* softmax / log-softmax along ip[0]; out has self's shape and a floating dtype */
+static aclnnStatus v_softmax(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_tensor(d, out, "out", 8))) return rc;
+    int rank = (int)self->ndim, r1 = rank ? rank : 1;
+    int64_t dim = a->i[0];
+    if (dim < -r1 || dim >= r1)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range for %d dims", d->name,
+            (long long)dim, rank);
+    if (!same_shape(out, rank, self->dims))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape differs from self shape", d->name);
+    e->ct = out->dtype;
+    e->nt = 2;
+    e->ip[0] = rank ? (dim < 0 ? dim + rank : dim) : -1;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- phase 1 and phase 2, shared */
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
@@ -582,6 +903,10 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     switch (d->sig) {
     case SIG_BINARY: case SIG_BINARY_SCALAR: rc = v_binary(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_MATMUL: case SIG_MM: case SIG_BMM: rc = v_matmul(d, a, &tmp); tmp.run = k_matmul; break;
+    case SIG_UNARY: rc = v_unary_math(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_WHERE: rc = v_where(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_REDUCE: rc = v_reduce(d, a, &tmp); tmp.run = k_reduce; break;
+    case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
     default: rc = v_unary(d, a, &tmp); tmp.run = k_elementwise; break;
     }
     if (rc) return rc;
@@ -662,3 +987,84 @@ LAUNCH(InplaceZero)
 LAUNCH(Matmul)
 LAUNCH(Mm)
 LAUNCH(BatchMatMul)
+
+
+/* the new ops' entry points, by argument shape (prototypes as in their headers) */
+#define UNARY_API(N)                                                                                         \
+    EXPORT aclnnStatus aclnn##N##GetWorkspaceSize(const aclTensor *self, aclTensor *out, WS) { PREP(N, .t = {out, self}); } \
+    LAUNCH(N)
+#define INPLACE_UNARY_API(N)                                                                                 \
+    EXPORT aclnnStatus aclnnInplace##N##GetWorkspaceSize(aclTensor *selfRef, WS) { PREP(Inplace##N, .t = {selfRef, selfRef}); } \
+    LAUNCH(Inplace##N)
+#define UNARY_BOTH(N) UNARY_API(N) INPLACE_UNARY_API(N)
+UNARY_BOTH(Exp) UNARY_BOTH(Exp2) UNARY_BOTH(Expm1) UNARY_BOTH(Log) UNARY_BOTH(Log2) UNARY_BOTH(Log10) UNARY_BOTH(Log1p)
+UNARY_BOTH(Sqrt) UNARY_BOTH(Rsqrt) UNARY_BOTH(Sin) UNARY_BOTH(Cos) UNARY_BOTH(Tan) UNARY_BOTH(Asin) UNARY_BOTH(Acos)
+UNARY_BOTH(Atan) UNARY_BOTH(Sinh) UNARY_BOTH(Cosh) UNARY_BOTH(Tanh) UNARY_BOTH(Erf) UNARY_BOTH(Sigmoid)
+UNARY_BOTH(Reciprocal) UNARY_BOTH(Neg) UNARY_BOTH(Relu) UNARY_BOTH(Floor) UNARY_BOTH(Ceil) UNARY_BOTH(Round)
+UNARY_BOTH(Trunc) UNARY_BOTH(Frac) UNARY_BOTH(LogicalNot)
+UNARY_API(Gelu) UNARY_API(Silu) UNARY_API(Abs) UNARY_API(Sign)
+
+#define BINARY_API(N)                                                                                        \
+    EXPORT aclnnStatus aclnn##N##GetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, WS) { \
+        PREP(N, .t = {out, self, other});                                                                   \
+    }                                                                                                       \
+    LAUNCH(N)
+#define INPLACE_BINARY_API(N)                                                                                \
+    EXPORT aclnnStatus aclnnInplace##N##GetWorkspaceSize(aclTensor *selfRef, const aclTensor *other, WS) {  \
+        PREP(Inplace##N, .t = {selfRef, selfRef, other});                                                   \
+    }                                                                                                       \
+    LAUNCH(Inplace##N)
+#define SCALAR_API(N)                                                                                        \
+    EXPORT aclnnStatus aclnn##N##GetWorkspaceSize(const aclTensor *self, const aclScalar *other, aclTensor *out, WS) { \
+        PREP(N, .t = {out, self}, .s = {other});                                                            \
+    }                                                                                                       \
+    LAUNCH(N)
+#define INPLACE_SCALAR_API(N)                                                                                \
+    EXPORT aclnnStatus aclnnInplace##N##GetWorkspaceSize(aclTensor *selfRef, const aclScalar *other, WS) {  \
+        PREP(Inplace##N, .t = {selfRef, selfRef}, .s = {other});                                            \
+    }                                                                                                       \
+    LAUNCH(Inplace##N)
+#define CMP_API(N) BINARY_API(N##Tensor) INPLACE_BINARY_API(N##Tensor) SCALAR_API(N##Scalar) INPLACE_SCALAR_API(N##Scalar)
+CMP_API(Eq) CMP_API(Ne) CMP_API(Lt) CMP_API(Le) CMP_API(Gt) CMP_API(Ge)
+BINARY_API(Div) INPLACE_BINARY_API(Div) SCALAR_API(Divs) INPLACE_SCALAR_API(Divs)
+BINARY_API(PowTensorTensor) INPLACE_BINARY_API(PowTensorTensor) SCALAR_API(PowTensorScalar)
+INPLACE_SCALAR_API(PowTensorScalar) BINARY_API(Atan2) INPLACE_BINARY_API(Atan2)
+BINARY_API(Maximum) BINARY_API(Minimum) BINARY_API(LogicalAnd) INPLACE_BINARY_API(LogicalAnd)
+BINARY_API(LogicalOr) INPLACE_BINARY_API(LogicalOr) BINARY_API(LogicalXor)
+
+EXPORT aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const aclTensor *other, const aclScalar *alpha,
+                                            aclTensor *out, WS) { PREP(Sub, .t = {out, self, other}, .s = {NULL, alpha}); }
+EXPORT aclnnStatus aclnnSubsGetWorkspaceSize(const aclTensor *self, const aclScalar *other, const aclScalar *alpha,
+                                             aclTensor *out, WS) { PREP(Subs, .t = {out, self, NULL}, .s = {other, alpha}); }
+EXPORT aclnnStatus aclnnInplaceSubGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other, const aclScalar *alpha, WS) {
+    PREP(InplaceSub, .t = {selfRef, selfRef, other}, .s = {NULL, alpha});
+}
+EXPORT aclnnStatus aclnnInplaceSubsGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other, const aclScalar *alpha, WS) {
+    PREP(InplaceSubs, .t = {selfRef, selfRef, NULL}, .s = {other, alpha});
+}
+LAUNCH(Sub) LAUNCH(Subs) LAUNCH(InplaceSub) LAUNCH(InplaceSubs)
+EXPORT aclnnStatus aclnnSWhereGetWorkspaceSize(const aclTensor *condition, const aclTensor *self, const aclTensor *other,
+                                               aclTensor *out, WS) { PREP(SWhere, .t = {out, self, other, condition}); }
+LAUNCH(SWhere)
+EXPORT aclnnStatus aclnnReduceSumGetWorkspaceSize(const aclTensor *self, const void *dims, bool keepDims, int dtype,
+                                                  aclTensor *out, WS) {
+    PREP(ReduceSum, .t = {out, self}, .i = {keepDims, dtype}, .arr = dims);
+}
+EXPORT aclnnStatus aclnnMeanGetWorkspaceSize(const aclTensor *self, const void *dim, bool keepDim, int dtype,
+                                             aclTensor *out, WS) {
+    PREP(Mean, .t = {out, self}, .i = {keepDim, dtype}, .arr = dim);
+}
+EXPORT aclnnStatus aclnnAmaxGetWorkspaceSize(const aclTensor *self, const void *dim, bool keepDim, aclTensor *out, WS) {
+    PREP(Amax, .t = {out, self}, .i = {keepDim}, .arr = dim);
+}
+EXPORT aclnnStatus aclnnAminGetWorkspaceSize(const aclTensor *self, const void *dim, bool keepDim, aclTensor *out, WS) {
+    PREP(Amin, .t = {out, self}, .i = {keepDim}, .arr = dim);
+}
+LAUNCH(ReduceSum) LAUNCH(Mean) LAUNCH(Amax) LAUNCH(Amin)
+EXPORT aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *out, WS) {
+    PREP(Softmax, .t = {out, self}, .i = {dim});
+}
+EXPORT aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *out, WS) {
+    PREP(LogSoftmax, .t = {out, self}, .i = {dim});
+}
+LAUNCH(Softmax) LAUNCH(LogSoftmax)

@@ -102,6 +102,8 @@ def _host_values(t, dtype=None):
 
 def _binary(tensor_op, scalar_op, has_alpha, negate=False):
     def out_of_place(m, a, b, alpha=1):
+        if not isinstance(a, Tensor):  # number - tensor (rsub, derivative formulas)
+            a = _scalar_tensor(a, m.dtype, b.device)
         out = empty(m.shape, m.dtype, a.device)
         extra = (scalar_for(-alpha if negate else alpha, m.dtype),) if has_alpha else ()
         if isinstance(b, Tensor):
@@ -155,3 +157,223 @@ def _matmul_op(name, acl_name):
 KERNELS["mm"] = _matmul_op("mm", "Mm")
 KERNELS["bmm"] = _matmul_op("bmm", "BatchMatMul")
 KERNELS["matmul"] = _matmul_op("matmul", "Matmul")
+
+
+# --- the op table: core op name -> ACLNN operator, one helper per argument shape -------------------
+
+from .acl.prototypes import UNARY_HEADERS, UNARY_ONLY_HEADERS  # noqa: E402
+from .aclnn import IntArray  # noqa: E402
+
+UNARY = {  # core name: ACLNN operator
+    "exp": "Exp", "exp2": "Exp2", "expm1": "Expm1", "log": "Log", "log2": "Log2", "log10": "Log10",
+    "log1p": "Log1p", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "sin": "Sin", "cos": "Cos", "tan": "Tan",
+    "asin": "Asin", "arcsin": "Asin", "acos": "Acos", "arccos": "Acos", "atan": "Atan", "arctan": "Atan",
+    "sinh": "Sinh", "cosh": "Cosh", "tanh": "Tanh", "erf": "Erf", "sigmoid": "Sigmoid", "reciprocal": "Reciprocal",
+    "neg": "Neg", "negative": "Neg", "relu": "Relu", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc",
+    "fix": "Trunc", "frac": "Frac", "logical_not": "LogicalNot", "abs": "Abs", "absolute": "Abs", "sign": "Sign",
+    "silu": "Silu",
+}
+
+
+def _unary(acl):
+    def out_of_place(m, a):
+        out = empty(m.shape, m.dtype, a.device)
+        launch(acl, a, out)
+        return out
+
+    def in_place(m, a):
+        if acl in UNARY_HEADERS:
+            launch("Inplace" + acl, a)
+        else:  # no in-place form in the header: the elementwise op writes its result over its input
+            launch(acl, a, a)
+        return a
+    return out_of_place, in_place
+
+
+for _name, _acl in UNARY.items():
+    assert _acl in UNARY_HEADERS or _acl in UNARY_ONLY_HEADERS
+    KERNELS[_name], KERNELS[_name + "_"] = _unary(_acl)
+KERNELS.pop("logical_not_")  # core composes it (bool result into selfRef's dtype)
+
+
+@kernel("round")
+def round_(m, a, decimals=0):
+    if decimals:
+        raise NotImplementedError("round(decimals != 0) has no npu kernel (aclnnRoundDecimals is not wired)")
+    return KERNELS["_round"](m, a)
+
+
+KERNELS["_round"], _round_inplace = _unary("Round")
+
+
+@kernel("round_")
+def round_inplace(m, a, decimals=0):
+    if decimals:
+        raise NotImplementedError("round_(decimals != 0) has no npu kernel (aclnnRoundDecimals is not wired)")
+    return _round_inplace(m, a)
+
+
+@kernel("gelu")
+def gelu(m, a, approximate="none"):
+    if approximate != "none":
+        raise NotImplementedError("gelu(approximate='tanh') has no npu kernel (aclnnGeluV2 is not wired)")
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Gelu", a, out)
+    return out
+
+
+def _binary_table(tensor_op, scalar_op=None, inplace=True):
+    """out-of-place and in-place kernels of a binary op with tensor and (optionally) scalar forms."""
+    def out_of_place(m, a, b):
+        out = empty(m.shape, m.dtype, a.device)
+        if isinstance(b, Tensor):
+            launch(tensor_op, a, b, out)
+        elif scalar_op:
+            launch(scalar_op, a, scalar_for(b, m.dtype if m.dtype is not D.bool_ else a.dtype), out)
+        else:
+            launch(tensor_op, a, _scalar_tensor(b, a.dtype, a.device), out)
+        return out
+
+    def in_place(m, a, b):
+        if isinstance(b, Tensor):
+            launch("Inplace" + tensor_op, a, b)
+        elif scalar_op:
+            launch("Inplace" + scalar_op, a, scalar_for(b, a.dtype))
+        else:
+            launch("Inplace" + tensor_op, a, _scalar_tensor(b, a.dtype, a.device))
+        return a
+    return out_of_place, (in_place if inplace else None)
+
+
+def _scalar_tensor(value, dtype, device):
+    """A 0-dim device tensor holding a Python number (for ops whose header has no scalar form)."""
+    # the number keeps its category (bool / int64 / default float), as a wrapped number does in PyTorch;
+    # within the tensor's category it takes the tensor's dtype, so it never widens the result
+    dt = D.bool_ if isinstance(value, bool) else D.int64 if isinstance(value, int) else D.float32
+    if (dt.is_floating_point and dtype.is_floating_point) or (dt is D.int64 and not dtype.is_floating_point
+                                                            and dtype is not D.bool_):
+        dt = dtype
+    t = empty((), dt, device)
+    launch("InplaceFillScalar", t, scalar_for(value, dt))
+    return t
+
+
+def _register(names, fns):
+    out_of_place, in_place = fns
+    for n in names:
+        KERNELS[n] = out_of_place
+    if in_place is not None:
+        KERNELS[names[0] + "_"] = in_place
+
+
+for _names, _t, _s in ((("eq",), "EqTensor", "EqScalar"), (("ne", "not_equal"), "NeTensor", "NeScalar"),
+                       (("lt", "less"), "LtTensor", "LtScalar"), (("le", "less_equal"), "LeTensor", "LeScalar"),
+                       (("gt", "greater"), "GtTensor", "GtScalar"), (("ge", "greater_equal"), "GeTensor", "GeScalar")):
+    _out, _in = _binary_table(_t, _s)
+
+    def _cmp_inplace(m, a, b, _in=_in):  # the tensor forms' in-place rows exist for every comparison
+        return _in(m, a, b)
+    _register(_names, (_out, _cmp_inplace))
+
+_register(("maximum",), _binary_table("Maximum", inplace=False))
+_register(("minimum",), _binary_table("Minimum", inplace=False))
+_register(("atan2", "arctan2"), _binary_table("Atan2"))
+_register(("logical_and",), _binary_table("LogicalAnd"))
+_register(("logical_or",), _binary_table("LogicalOr"))
+_register(("logical_xor",), _binary_table("LogicalXor", inplace=False))
+KERNELS.pop("arctan2_", None)
+for _n in ("logical_and_", "logical_or_", "eq_", "ne_", "lt_", "le_", "gt_", "ge_"):
+    KERNELS.pop(_n, None)  # core's in-place of a bool-result op goes through its own cast rule
+KERNELS["sub"], KERNELS["sub_"] = _binary("Sub", "Subs", True)
+
+
+def _div_fns():
+    out_of_place, in_place = _binary_table("Div", "Divs")
+
+    def div(m, a, b, rounding_mode=None):
+        if rounding_mode is not None:
+            raise NotImplementedError(f"div(rounding_mode={rounding_mode!r}) has no npu kernel (aclnnDivMod is not wired)")
+        return out_of_place(m, a, b)
+
+    def div_(m, a, b, rounding_mode=None):
+        if rounding_mode is not None:
+            raise NotImplementedError(f"div_(rounding_mode={rounding_mode!r}) has no npu kernel (aclnnDivMod is not wired)")
+        return in_place(m, a, b)
+    return div, div_
+
+
+KERNELS["div"], KERNELS["div_"] = _div_fns()
+
+
+@kernel("pow")
+def pow_(m, a, b):
+    if not isinstance(a, Tensor):
+        raise NotImplementedError("pow(scalar, tensor) has no npu kernel (aclnnPowScalarTensor is not wired)")
+    out = empty(m.shape, m.dtype, a.device)
+    if isinstance(b, Tensor):
+        launch("PowTensorTensor", a, b, out)
+    else:
+        launch("PowTensorScalar", a, scalar_for(b, m.dtype), out)
+    return out
+
+
+@kernel("pow_")
+def pow_inplace(m, a, b):
+    if isinstance(b, Tensor):
+        launch("InplacePowTensorTensor", a, b)
+    else:
+        launch("InplacePowTensorScalar", a, scalar_for(b, a.dtype))
+    return a
+
+
+@kernel("where")
+def where(m, c, a, b):
+    a = a if isinstance(a, Tensor) else _scalar_tensor(a, m.dtype, c.device)
+    b = b if isinstance(b, Tensor) else _scalar_tensor(b, m.dtype, c.device)
+    out = empty(m.shape, m.dtype, c.device)
+    launch("SWhere", c, a, b, out)
+    return out
+
+
+# --- reductions ------------------------------------------------------------------------------------
+
+def _dims(dim, ndim):
+    if dim is None:
+        return IntArray(range(ndim))
+    if isinstance(dim, int):
+        dim = (dim,)
+    return IntArray(dim if len(dim) else range(ndim))
+
+
+def _reduce_dtype(acl):
+    def k(m, a, dim=None, keepdim=False, dtype=None):
+        out = empty(m.shape, m.dtype, a.device)
+        launch(acl, a, _dims(dim, len(a._shape)), bool(keepdim), DType(m.dtype), out)
+        return out
+    return k
+
+
+def _reduce(acl):
+    def k(m, a, dim=(), keepdim=False):
+        out = empty(m.shape, m.dtype, a.device)
+        launch(acl, a, _dims(dim, len(a._shape)), bool(keepdim), out)
+        return out
+    return k
+
+
+KERNELS["sum"] = _reduce_dtype("ReduceSum")
+KERNELS["mean"] = _reduce_dtype("Mean")
+KERNELS["amax"], KERNELS["amin"] = _reduce("Amax"), _reduce("Amin")
+KERNELS["max"] = lambda m, a: _reduce("Amax")(m, a, None)
+KERNELS["min"] = lambda m, a: _reduce("Amin")(m, a, None)
+
+
+def _softmax(acl):
+    def k(m, a, dim, dtype=None):
+        out = empty(m.shape, m.dtype, a.device)
+        launch(acl, a, int(dim), out)
+        return out
+    return k
+
+
+KERNELS["softmax"], KERNELS["log_softmax"] = _softmax("Softmax"), _softmax("LogSoftmax")

@@ -7,7 +7,7 @@ Every (name, restype, argtypes) row is transcribed from the public header named 
 so an op row lists only its own arguments.
 """
 import ctypes
-from ctypes import c_char_p, c_int8, c_int32, c_uint32, c_int64, c_uint64, c_size_t, c_void_p, c_float, POINTER
+from ctypes import c_bool, c_char_p, c_int8, c_int32, c_uint32, c_int64, c_uint64, c_size_t, c_void_p, c_float, POINTER
 
 from .types import (aclError, aclnnStatus, aclrtStream, aclrtEvent, aclDataType, aclFormat, aclrtMemcpyKind,
                     aclrtMemMallocPolicy, aclrtMemAttr, aclrtEventRecordedStatus, aclrtStreamStatus, handle,
@@ -87,6 +87,59 @@ OPS = {
     # ops-nn matmul/mat_mul_v3/op_host/op_api/aclnn_matmul.h, aclnn_mm.h; batch_mat_mul_v3/.../aclnn_batch_matmul.h
     "Matmul": [T, T, T, I8], "Mm": [T, T, T, I8], "BatchMatMul": [T, T, T, I8],
 }
+# unary `(self, out)` with `InplaceXxx(selfRef)` beside it; the header of each, under ops-math math/ unless noted
+UNARY_HEADERS = {
+    "Exp": "exp/op_api/aclnn_exp.h", "Exp2": "pow/op_api/aclnn_exp2.h", "Expm1": "expm1/op_api/aclnn_expm1.h",
+    "Log": "log/op_api/aclnn_log.h", "Log2": "log/op_api/aclnn_log2.h", "Log10": "log/op_api/aclnn_log10.h",
+    "Log1p": "log1p/op_api/aclnn_log1p.h", "Sqrt": "sqrt/op_api/aclnn_sqrt.h", "Rsqrt": "rsqrt/op_api/aclnn_rsqrt.h",
+    "Sin": "sin/op_api/aclnn_sin.h", "Cos": "cos/op_api/aclnn_cos.h", "Tan": "tan/op_api/aclnn_tan.h",
+    "Asin": "asin/op_api/aclnn_asin.h", "Acos": "acos/op_api/aclnn_acos.h", "Atan": "atan/op_api/aclnn_atan.h",
+    "Sinh": "sinh/op_api/aclnn_sinh.h", "Cosh": "cosh/op_api/aclnn_cosh.h", "Tanh": "tanh/op_api/aclnn_tanh.h",
+    "Erf": "erf/op_api/aclnn_erf.h", "Reciprocal": "reciprocal/op_api/aclnn_reciprocal.h",
+    "Neg": "neg/op_api/aclnn_neg.h", "Floor": "floor/op_api/aclnn_floor.h", "Ceil": "ceil/op_api/aclnn_ceil.h",
+    "Round": "round/op_api/aclnn_round.h", "Trunc": "trunc/op_api/aclnn_trunc.h", "Frac": "sub/op_api/aclnn_frac.h",
+    "LogicalNot": "logical_not/op_api/aclnn_logical_not.h",
+    "Sigmoid": "ops-nn activation/sigmoid/op_api/aclnn_sigmoid.h", "Relu": "ops-nn activation/relu/op_api/aclnn_relu.h",
+}
+# unary `(self, out)` only: their headers declare no in-place form
+UNARY_ONLY_HEADERS = {
+    "Abs": "abs/op_api/aclnn_abs.h", "Sign": "sign/op_api/aclnn_sign.h",
+    "Gelu": "ops-nn activation/gelu/op_api/aclnn_gelu.h", "Silu": "ops-nn activation/swish/op_api/aclnn_silu.h",
+}
+for _n in UNARY_HEADERS:
+    OPS[_n], OPS["Inplace" + _n] = [T, T], [T]
+for _n in UNARY_ONLY_HEADERS:
+    OPS[_n] = [T, T]
+# comparisons, ops-math math/{equal,not_equal,less,less_equal,greater,greater_equal}/op_api/aclnn_{eq,ne,lt,le,gt,ge}
+# _tensor.h and _scalar.h: XxTensor(self, other, out), XxScalar(self, other, out) and their in-place forms
+for _n in ("Eq", "Ne", "Lt", "Le", "Gt", "Ge"):
+    OPS[_n + "Tensor"], OPS["Inplace" + _n + "Tensor"] = [T, T, T], [T, T]
+    OPS[_n + "Scalar"], OPS["Inplace" + _n + "Scalar"] = [T, S, T], [T, S]
+OPS.update({
+    # ops-math math/sub/op_api/aclnn_sub.h
+    "Sub": [T, T, S, T], "Subs": [T, S, S, T], "InplaceSub": [T, T, S], "InplaceSubs": [T, S, S],
+    # ops-math math/div/op_api/aclnn_div.h
+    "Div": [T, T, T], "Divs": [T, S, T], "InplaceDiv": [T, T], "InplaceDivs": [T, S],
+    # ops-math math/pow/op_api/aclnn_pow_tensor_tensor.h, aclnn_pow.h
+    "PowTensorTensor": [T, T, T], "InplacePowTensorTensor": [T, T],
+    "PowTensorScalar": [T, S, T], "InplacePowTensorScalar": [T, S],
+    # ops-math math/atan2/op_api/aclnn_atan2.h
+    "Atan2": [T, T, T], "InplaceAtan2": [T, T],
+    # ops-math math/maximum/op_api/aclnn_maximum.h, math/minimum/op_api/aclnn_minimum.h
+    "Maximum": [T, T, T], "Minimum": [T, T, T],
+    # ops-math math/logical_and/op_api/aclnn_logical_and.h, logical_or/.../aclnn_logical_or.h,
+    # not_equal/op_api/aclnn_logical_xor.h
+    "LogicalAnd": [T, T, T], "InplaceLogicalAnd": [T, T], "LogicalOr": [T, T, T], "InplaceLogicalOr": [T, T],
+    "LogicalXor": [T, T, T],
+    # ops-math math/select/op_api/aclnn_s_where.h
+    "SWhere": [T, T, T, T],
+    # ops-math math/reduce_sum/op_api/aclnn_reduce_sum.h, reduce_mean/op_api/aclnn_mean.h,
+    # reduce_max/op_api/aclnn_amax.h, reduce_min/op_api/aclnn_amin.h
+    "ReduceSum": [T, ARR, c_bool, aclDataType, T], "Mean": [T, ARR, c_bool, aclDataType, T],
+    "Amax": [T, ARR, c_bool, T], "Amin": [T, ARR, c_bool, T],
+    # ops-nn activation/softmax_v2/op_api/aclnn_softmax.h, activation/log_softmax_v2/op_api/aclnn_logsoftmax.h
+    "Softmax": [T, c_int64, T], "LogSoftmax": [T, c_int64, T],
+})
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
 PHASE2 = [c_void_p, c_uint64, handle, aclrtStream]
 
