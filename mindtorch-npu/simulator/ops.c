@@ -119,10 +119,12 @@ static void stf(int dt, char *p, double v) {
 
 /* ---------------------------------------------------------------- the op table */
 enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
-       SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX };
+       SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
-enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64 };
+enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128 };
+/* F_MODE: an int attribute (DivMod's rounding mode 0..2; GeluV2's approximate 0..1; RoundDecimals' decimals)
+ * reaches the element function as p[0].i */
 typedef val (*elem_fn)(const val *x, const val *p, int isf);
 typedef struct op_def {
     const char *name;
@@ -202,6 +204,34 @@ static val e_sub(const val *x, const val *p, int isf) { /* self - alpha * other 
     if (isf) r.f = x[0].f - p[0].f * x[1].f; else r.i = (int64_t)((uint64_t)x[0].i - (uint64_t)p[0].i * (uint64_t)x[1].i);
     return r;
 }
+static val e_divmod(const val *x, const val *p, int isf) { /* mode 0 true, 1 trunc, 2 floor division */
+    val r;
+    if (isf) {
+        double q = x[0].f / x[1].f;
+        r.f = p[0].i == 1 ? trunc(q) : p[0].i == 2 ? floor(q) : q;
+    } else { /* a device does not trap: x / 0 gives 0 here; INT64_MIN / -1 wraps */
+        int64_t a = x[0].i, b = x[1].i;
+        if (!b) r.i = 0;
+        else if (b == -1) r.i = (int64_t)(0 - (uint64_t)a);
+        else r.i = a / b - (p[0].i == 2 && (a % b) && ((a < 0) != (b < 0)));
+    }
+    return r;
+}
+static val e_gelu2(const val *x, const val *p, int isf) {
+    (void)isf;
+    double a = x[0].f;
+    val r;
+    r.f = p[0].i ? 0.5 * a * (1.0 + tanh(0.79788456080286535588 * (a + 0.044715 * a * a * a)))
+                 : 0.5 * a * (1.0 + erf(a * 0.70710678118654752440));
+    return r;
+}
+static val e_roundd(const val *x, const val *p, int isf) { /* PyTorch: scale by 10^|d|, round half even, unscale */
+    if (!isf) return x[0];
+    double a = x[0].f, ten = pow(10.0, (double)(p[0].i < 0 ? -p[0].i : p[0].i));
+    val r;
+    r.f = p[0].i >= 0 ? nearbyint(a * ten) / ten : nearbyint(a / ten) * ten;
+    return r;
+}
 static val e_where(const val *x, const val *p, int isf) {
     (void)p;
     return (isf ? x[0].f != 0 : x[0].i != 0) ? x[1] : x[2];
@@ -225,21 +255,26 @@ static const op_def OPS[] = {
     {"BatchMatMul", SIG_BMM, 0, 0, MMTYPES, NULL, 0},
     /* unary: {name, SIG_UNARY, inplace, 0, dtypes, fn, flags}; F_FLOAT ops take integers as FLOAT */
 #define UN(N, FN, DT, FL) {N, SIG_UNARY, 0, 0, DT, FN, FL}, {"Inplace" N, SIG_UNARY, 1, 0, DT, FN, FL}
-    UN("Exp", e_exp, ALL10, F_FLOAT), UN("Exp2", e_exp2, ALL10, F_FLOAT), UN("Expm1", e_expm1, ALL10, F_FLOAT),
+    /* dtype sets: the `self` row of each op's doc (docs/aclnnXxx.md), 910B-class parts */
+    UN("Exp", e_exp, FLOATS | B(ACL_INT64) | B(ACL_BOOL), F_FLOAT), UN("Exp2", e_exp2, ALL10, F_FLOAT),
+    UN("Expm1", e_expm1, MMTYPES | B(ACL_INT64) | B(ACL_BOOL), F_FLOAT),
     UN("Log", e_log, ALL10, F_FLOAT), UN("Log2", e_log2, ALL10, F_FLOAT), UN("Log10", e_log10, ALL10, F_FLOAT),
     UN("Log1p", e_log1p, ALL10, F_FLOAT), UN("Sqrt", e_sqrt, ALL10, F_FLOAT), UN("Rsqrt", e_rsqrt, ALL10, F_FLOAT),
     UN("Sin", e_sin, ALL10, F_FLOAT), UN("Cos", e_cos, ALL10, F_FLOAT), UN("Tan", e_tan, ALL10, F_FLOAT),
-    UN("Asin", e_asin, ALL10, F_FLOAT), UN("Acos", e_acos, ALL10, F_FLOAT), UN("Atan", e_atan, ALL10, F_FLOAT),
-    UN("Sinh", e_sinh, ALL10, F_FLOAT), UN("Cosh", e_cosh, ALL10, F_FLOAT), UN("Tanh", e_tanh, ALL10, F_FLOAT),
-    UN("Erf", e_erf, ALL10, F_FLOAT), UN("Sigmoid", e_sigmoid, ALL10, F_FLOAT),
-    UN("Reciprocal", e_reciprocal, ALL10, F_FLOAT),
-    {"Gelu", SIG_UNARY, 0, 0, FLOATS, e_gelu, 0}, {"Silu", SIG_UNARY, 0, 0, FLOATS, e_silu, 0},
-    UN("Neg", e_neg, SIGNED, 0), UN("Relu", e_relu, SIGNED | B(ACL_UINT8), 0),
-    {"Abs", SIG_UNARY, 0, 0, SIGNED | B(ACL_UINT8) | B(ACL_BOOL), e_abs, 0},
+    UN("Asin", e_asin, ALL10 & ~B(ACL_BF16), F_FLOAT), UN("Acos", e_acos, ALL10 & ~B(ACL_BF16), F_FLOAT),
+    UN("Atan", e_atan, ALL10, F_FLOAT), UN("Sinh", e_sinh, ALL10, F_FLOAT),
+    UN("Cosh", e_cosh, B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_DOUBLE), F_FLOAT),
+    UN("Tanh", e_tanh, ALL10 & ~B(ACL_DOUBLE), F_FLOAT),
+    UN("Erf", e_erf, B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_DOUBLE) | B(ACL_INT64) | B(ACL_BOOL), F_FLOAT),
+    UN("Sigmoid", e_sigmoid, MMTYPES, F_FLOAT), UN("Reciprocal", e_reciprocal, ALL10, F_FLOAT),
+    {"Gelu", SIG_UNARY, 0, 0, MMTYPES, e_gelu, 0}, {"Silu", SIG_UNARY, 0, 0, MMTYPES, e_silu, 0},
+    UN("Neg", e_neg, FLOATS | B(ACL_INT8) | B(ACL_INT32) | B(ACL_INT64), 0),
+    UN("Relu", e_relu, MMTYPES | B(ACL_INT8) | B(ACL_INT32) | B(ACL_INT64), 0),
+    {"Abs", SIG_UNARY, 0, 0, ALL10, e_abs, 0},
     {"Sign", SIG_UNARY, 0, 0, SIGNED | B(ACL_UINT8) | B(ACL_BOOL), e_sign, 0},
-    UN("Floor", e_floor, SIGNED | B(ACL_UINT8), 0), UN("Ceil", e_ceil, SIGNED | B(ACL_UINT8), 0),
-    UN("Round", e_round, SIGNED | B(ACL_UINT8), 0), UN("Trunc", e_trunc, SIGNED | B(ACL_UINT8), 0),
-    UN("Frac", e_frac, FLOATS, 0), UN("LogicalNot", e_lnot, ALL10, F_BOOL),
+    UN("Floor", e_floor, (SIGNED | B(ACL_UINT8)) & ~B(ACL_BF16), 0), UN("Ceil", e_ceil, FLOATS, 0),
+    UN("Round", e_round, FLOATS | B(ACL_INT32) | B(ACL_INT64), 0), UN("Trunc", e_trunc, SIGNED | B(ACL_UINT8), 0),
+    UN("Frac", e_frac, MMTYPES, 0), UN("LogicalNot", e_lnot, ALL10, F_BOOL),
 #undef UN
     /* binary: tensor and scalar forms (and their in-place forms where the header has them) */
     {"Sub", SIG_BINARY, 0, 1, ALL10 & ~B(ACL_BOOL), e_sub, 0}, {"Subs", SIG_BINARY_SCALAR, 0, 1, ALL10 & ~B(ACL_BOOL), e_sub, 0},
@@ -262,6 +297,13 @@ static const op_def OPS[] = {
     {"LogicalOr", SIG_BINARY, 0, 0, ALL10, e_lor, F_BOOL}, {"InplaceLogicalOr", SIG_BINARY, 1, 0, ALL10, e_lor, F_BOOL},
     {"LogicalXor", SIG_BINARY, 0, 0, ALL10, e_lxor, F_BOOL},
     {"SWhere", SIG_WHERE, 0, 0, ALL10, e_where, 0},
+    {"DivMod", SIG_BINARY, 0, 0, ALL10, e_divmod, F_MODE}, {"DivMods", SIG_BINARY_SCALAR, 0, 0, ALL10, e_divmod, F_MODE},
+    {"InplaceDivMod", SIG_BINARY, 1, 0, ALL10, e_divmod, F_MODE},
+    {"InplaceDivMods", SIG_BINARY_SCALAR, 1, 0, ALL10, e_divmod, F_MODE},
+    {"PowScalarTensor", SIG_SCALAR_TENSOR, 0, 0, ALL10 & ~B(ACL_BOOL), e_pow, 0},
+    {"GeluV2", SIG_UNARY, 0, 0, MMTYPES, e_gelu2, F_MODE},
+    {"RoundDecimals", SIG_UNARY, 0, 0, FLOATS | B(ACL_INT32) | B(ACL_INT64), e_roundd, F_MODE},
+    {"InplaceRoundDecimals", SIG_UNARY, 1, 0, FLOATS | B(ACL_INT32) | B(ACL_INT64), e_roundd, F_MODE},
     /* reductions over an aclIntArray of dims (empty: all dims) */
     {"ReduceSum", SIG_REDUCE, 0, 0, ALL10, NULL, R_SUM}, {"Mean", SIG_REDUCE, 0, 0, FLOATS, NULL, R_MEAN},
     {"Amax", SIG_REDUCE, 0, 0, ALL10, NULL, R_MAX}, {"Amin", SIG_REDUCE, 0, 0, ALL10, NULL, R_MIN},
@@ -312,11 +354,21 @@ static int fmt_plain(int f) {
            f == ACL_FORMAT_NDHWC || f == ACL_FORMAT_NCDHW || f == ACL_FORMAT_NC || f == ACL_FORMAT_NCL;
 }
 
+/* the chip the simulator is (ACLSIM_SOC_NAME): BFLOAT16 only on 910B-class parts (910B, 910_93), as the docs say */
+const char *aclrtGetSocName(void);
+static int chip_has_bf16(void) {
+    const char *soc = aclrtGetSocName();
+    return !soc || !strncmp(soc, "Ascend910B", 10) || !strncmp(soc, "Ascend910_93", 12);
+}
+
 static aclnnStatus check_tensor(const op_def *d, const aclTensor *t, const char *what, int maxdim) {
     if (!t) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: %s is NULL", d->name, what);
     if (!aclsim_check_tensor(t)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s is not a live aclTensor", d->name, what);
     if (!(d->dtypes & B(t->dtype)))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s dtype %s is not supported", d->name, what, dtname(t->dtype));
+    if (t->dtype == ACL_BF16 && !chip_has_bf16())
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s dtype BFLOAT16 is not supported on %s", d->name, what,
+            aclrtGetSocName());
     if (!fmt_plain(t->format))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s format %d is not ND", d->name, what, t->format);
     if ((int)t->ndim > maxdim)
@@ -639,7 +691,9 @@ static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     if (!d->inplace && (rc = check_tensor(d, out, "out", 8))) return rc;
     if (d->has_alpha && (rc = check_scalar(d, a->s[1], "alpha"))) return rc;
     int ct = scalar_other ? promote_scalar(self->dtype, odt) : promote(self->dtype, odt);
-    if ((d->flags & F_FLOAT) && !dt_is_float(ct)) ct = ACL_FLOAT;
+    if ((d->flags & F_MODE) && (a->i[0] < 0 || a->i[0] > 2))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: mode %lld is not 0, 1 or 2", nm, (long long)a->i[0]);
+    if (((d->flags & F_FLOAT) || ((d->flags & F_MODE) && !a->i[0])) && !dt_is_float(ct)) ct = ACL_FLOAT;
     if (!(d->dtypes & B(ct))) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: promoted dtype %s is not supported", nm, dtname(ct));
     if (!(d->flags & F_BOOL) && !can_cast(ct, out->dtype))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: result dtype %s cannot be cast to %s %s", nm, dtname(ct),
@@ -671,6 +725,7 @@ static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     snap(&e->t[1], self);
     if (scalar_other) snap_const(&e->t[2], odt, a->s[0]->raw); else snap(&e->t[2], other);
     if (d->has_alpha) e->p[0] = to_domain(a->s[1]->dtype, a->s[1]->raw, ct);
+    if (d->flags & F_MODE) e->p[0].i = a->i[0];
     return 0;
 }
 
@@ -780,10 +835,34 @@ static aclnnStatus v_unary_math(const op_def *d, args *a, aclOpExecutor *e) {
         shape_str(s2, sizeof s2, (int)out->ndim, out->dims);
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self shape %s differs from out shape %s", d->name, s1, s2);
     }
+    if (d->fn == e_gelu2 && (a->i[0] < 0 || a->i[0] > 1))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnGeluV2GetWorkspaceSize: approximate %lld is not 0 or 1", (long long)a->i[0]);
     e->ct = ct;
     e->nt = 2;
+    e->p[0].i = a->i[0];
     snap(&e->t[0], out);
     snap(&e->t[1], self);
+    return 0;
+}
+
+/* scalar op tensor (PowScalarTensor): out has the tensor's shape; the scalar only lifts the category */
+static aclnnStatus v_scalar_tensor(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *t = a->t[2], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_scalar(d, a->s[0], "self")) || (rc = check_tensor(d, t, "exponent", 8)) ||
+        (rc = check_tensor(d, out, "out", 8)))
+        return rc;
+    int ct = promote_scalar(t->dtype, a->s[0]->dtype);
+    if (!(d->dtypes & B(ct)) || !can_cast(ct, out->dtype))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: result dtype %s into out %s is not supported", d->name,
+            dtname(ct), dtname(out->dtype));
+    if (!same_shape(out, (int)t->ndim, t->dims))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape differs from exponent shape", d->name);
+    e->ct = ct;
+    e->nt = 3;
+    snap(&e->t[0], out);
+    snap_const(&e->t[1], a->s[0]->dtype, a->s[0]->raw);
+    snap(&e->t[2], t);
     return 0;
 }
 
@@ -905,6 +984,7 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_MATMUL: case SIG_MM: case SIG_BMM: rc = v_matmul(d, a, &tmp); tmp.run = k_matmul; break;
     case SIG_UNARY: rc = v_unary_math(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_WHERE: rc = v_where(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_SCALAR_TENSOR: rc = v_scalar_tensor(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_REDUCE: rc = v_reduce(d, a, &tmp); tmp.run = k_reduce; break;
     case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
     default: rc = v_unary(d, a, &tmp); tmp.run = k_elementwise; break;
@@ -1068,3 +1148,31 @@ EXPORT aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor *self, int64_
     PREP(LogSoftmax, .t = {out, self}, .i = {dim});
 }
 LAUNCH(Softmax) LAUNCH(LogSoftmax)
+EXPORT aclnnStatus aclnnDivModGetWorkspaceSize(const aclTensor *self, const aclTensor *other, int mode, aclTensor *out, WS) {
+    PREP(DivMod, .t = {out, self, other}, .i = {mode});
+}
+EXPORT aclnnStatus aclnnDivModsGetWorkspaceSize(const aclTensor *self, const aclScalar *other, int mode, aclTensor *out, WS) {
+    PREP(DivMods, .t = {out, self}, .s = {other}, .i = {mode});
+}
+EXPORT aclnnStatus aclnnInplaceDivModGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other, int mode, WS) {
+    PREP(InplaceDivMod, .t = {selfRef, selfRef, other}, .i = {mode});
+}
+EXPORT aclnnStatus aclnnInplaceDivModsGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other, int mode, WS) {
+    PREP(InplaceDivMods, .t = {selfRef, selfRef}, .s = {other}, .i = {mode});
+}
+LAUNCH(DivMod) LAUNCH(DivMods) LAUNCH(InplaceDivMod) LAUNCH(InplaceDivMods)
+EXPORT aclnnStatus aclnnPowScalarTensorGetWorkspaceSize(const aclScalar *self, const aclTensor *exponent,
+                                                        const aclTensor *out, WS) {
+    PREP(PowScalarTensor, .t = {out, NULL, exponent}, .s = {self});
+}
+LAUNCH(PowScalarTensor)
+EXPORT aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor *x, int64_t approximate, aclTensor *y, WS) {
+    PREP(GeluV2, .t = {y, x}, .i = {approximate});
+}
+EXPORT aclnnStatus aclnnRoundDecimalsGetWorkspaceSize(const aclTensor *self, int64_t decimals, aclTensor *out, WS) {
+    PREP(RoundDecimals, .t = {out, self}, .i = {decimals});
+}
+EXPORT aclnnStatus aclnnInplaceRoundDecimalsGetWorkspaceSize(aclTensor *selfRef, int64_t decimals, WS) {
+    PREP(InplaceRoundDecimals, .t = {selfRef, selfRef}, .i = {decimals});
+}
+LAUNCH(GeluV2) LAUNCH(RoundDecimals) LAUNCH(InplaceRoundDecimals)

@@ -163,6 +163,7 @@ KERNELS["matmul"] = _matmul_op("matmul", "Matmul")
 
 from .acl.prototypes import UNARY_HEADERS, UNARY_ONLY_HEADERS  # noqa: E402
 from .aclnn import IntArray  # noqa: E402
+from . import chips  # noqa: E402
 
 UNARY = {  # core name: ACLNN operator
     "exp": "Exp", "exp2": "Exp2", "expm1": "Expm1", "log": "Log", "log2": "Log2", "log10": "Log10",
@@ -175,17 +176,40 @@ UNARY = {  # core name: ACLNN operator
 }
 
 
+def cast(t, dtype):
+    out = empty(t._shape, dtype, t.device)
+    launch("Cast", t, DType(dtype), out)
+    return out
+
+
+def through(acl, a, result):
+    """(input, out dtype) for running `acl` on `a` toward a `result`-typed value, per the chip table: an input
+    dtype the operator does not take is cast to one it does, and so is an out dtype it cannot write."""
+    chips.check_chip_dtype(a.dtype, f"aclnn{acl}")
+    cdt = chips.compute_dtype(acl, a.dtype, result)
+    x = a if cdt is a.dtype else cast(a, cdt)
+    return x, (result if chips.supports(acl, result) or not (chips.supports(acl, cdt)) else cdt)
+
+
+def run(acl, a, m, *attrs):
+    """out = acl(a, *attrs) with m's shape and dtype, through a supported dtype when needed."""
+    x, rdt = through(acl, a, m.dtype)
+    out = empty(m.shape, rdt, a.device)
+    launch(acl, x, *attrs, out)
+    return out if rdt is m.dtype else cast(out, m.dtype)
+
+
 def _unary(acl):
     def out_of_place(m, a):
-        out = empty(m.shape, m.dtype, a.device)
-        launch(acl, a, out)
-        return out
+        return run(acl, a, m)
 
     def in_place(m, a):
-        if acl in UNARY_HEADERS:
+        if chips.supports(acl, a.dtype) and acl in UNARY_HEADERS:
             launch("Inplace" + acl, a)
-        else:  # no in-place form in the header: the elementwise op writes its result over its input
+        elif chips.supports(acl, a.dtype):  # no in-place form in the header: the elementwise op writes over a
             launch(acl, a, a)
+        else:
+            launch("InplaceCopy", a, run(acl, a, m))
         return a
     return out_of_place, in_place
 
@@ -198,28 +222,28 @@ KERNELS.pop("logical_not_")  # core composes it (bool result into selfRef's dtyp
 
 @kernel("round")
 def round_(m, a, decimals=0):
-    if decimals:
-        raise NotImplementedError("round(decimals != 0) has no npu kernel (aclnnRoundDecimals is not wired)")
-    return KERNELS["_round"](m, a)
-
-
-KERNELS["_round"], _round_inplace = _unary("Round")
+    return run("RoundDecimals", a, m, int(decimals)) if decimals else run("Round", a, m)
 
 
 @kernel("round_")
 def round_inplace(m, a, decimals=0):
-    if decimals:
-        raise NotImplementedError("round_(decimals != 0) has no npu kernel (aclnnRoundDecimals is not wired)")
-    return _round_inplace(m, a)
+    if not chips.supports("Round", a.dtype):
+        launch("InplaceCopy", a, round_(m, a, decimals))
+    elif decimals:
+        launch("InplaceRoundDecimals", a, int(decimals))
+    else:
+        launch("InplaceRound", a)
+    return a
+
+
+GELU_APPROXIMATE = {"none": 0, "tanh": 1}  # aclnnGeluV2's approximate attribute
 
 
 @kernel("gelu")
 def gelu(m, a, approximate="none"):
-    if approximate != "none":
-        raise NotImplementedError("gelu(approximate='tanh') has no npu kernel (aclnnGeluV2 is not wired)")
-    out = empty(m.shape, m.dtype, a.device)
-    launch("Gelu", a, out)
-    return out
+    if approximate == "none":
+        return run("Gelu", a, m)
+    return run("GeluV2", a, m, GELU_APPROXIMATE[approximate])
 
 
 def _binary_table(tensor_op, scalar_op=None, inplace=True):
@@ -287,30 +311,54 @@ for _n in ("logical_and_", "logical_or_", "eq_", "ne_", "lt_", "le_", "gt_", "ge
 KERNELS["sub"], KERNELS["sub_"] = _binary("Sub", "Subs", True)
 
 
-def _div_fns():
-    out_of_place, in_place = _binary_table("Div", "Divs")
-
-    def div(m, a, b, rounding_mode=None):
-        if rounding_mode is not None:
-            raise NotImplementedError(f"div(rounding_mode={rounding_mode!r}) has no npu kernel (aclnnDivMod is not wired)")
-        return out_of_place(m, a, b)
-
-    def div_(m, a, b, rounding_mode=None):
-        if rounding_mode is not None:
-            raise NotImplementedError(f"div_(rounding_mode={rounding_mode!r}) has no npu kernel (aclnnDivMod is not wired)")
-        return in_place(m, a, b)
-    return div, div_
+DIV_MODE = {None: 0, "trunc": 1, "floor": 2}  # aclnnDivMod's rounding modes
 
 
-KERNELS["div"], KERNELS["div_"] = _div_fns()
+@kernel("div")
+def div(m, a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return _div(m, a, b)
+    out = empty(m.shape, m.dtype, a.device)
+    mode = DIV_MODE[rounding_mode]
+    if isinstance(b, Tensor):
+        launch("DivMod", a, b, mode, out)
+    else:
+        launch("DivMods", a, scalar_for(b, m.dtype), mode, out)
+    return out
+
+
+@kernel("div_")
+def div_inplace(m, a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return _div_(m, a, b)
+    mode = DIV_MODE[rounding_mode]
+    if isinstance(b, Tensor):
+        launch("InplaceDivMod", a, b, mode)
+    else:
+        launch("InplaceDivMods", a, scalar_for(b, a.dtype), mode)
+    return a
+
+
+@kernel("floor_divide")
+def floor_divide(m, a, b):
+    return div(m, a, b, "floor")
+
+
+@kernel("floor_divide_")
+def floor_divide_(m, a, b):
+    return div_inplace(m, a, b, "floor")
+
+
+_div, _div_ = _binary_table("Div", "Divs")
+
 
 
 @kernel("pow")
 def pow_(m, a, b):
+    out = empty(m.shape, m.dtype, (a if isinstance(a, Tensor) else b).device)
     if not isinstance(a, Tensor):
-        raise NotImplementedError("pow(scalar, tensor) has no npu kernel (aclnnPowScalarTensor is not wired)")
-    out = empty(m.shape, m.dtype, a.device)
-    if isinstance(b, Tensor):
+        launch("PowScalarTensor", scalar_for(a, m.dtype), b, out)
+    elif isinstance(b, Tensor):
         launch("PowTensorTensor", a, b, out)
     else:
         launch("PowTensorScalar", a, scalar_for(b, m.dtype), out)
@@ -370,9 +418,7 @@ KERNELS["min"] = lambda m, a: _reduce("Amin")(m, a, None)
 
 def _softmax(acl):
     def k(m, a, dim, dtype=None):
-        out = empty(m.shape, m.dtype, a.device)
-        launch(acl, a, int(dim), out)
-        return out
+        return run(acl, a, m, int(dim))
     return k
 
 

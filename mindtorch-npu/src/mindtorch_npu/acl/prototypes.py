@@ -7,7 +7,7 @@ Every (name, restype, argtypes) row is transcribed from the public header named 
 so an op row lists only its own arguments.
 """
 import ctypes
-from ctypes import c_bool, c_char_p, c_int8, c_int32, c_uint32, c_int64, c_uint64, c_size_t, c_void_p, c_float, POINTER
+from ctypes import c_bool, c_char_p, c_int, c_int8, c_int32, c_uint32, c_int64, c_uint64, c_size_t, c_void_p, c_float, POINTER
 
 from .types import (aclError, aclnnStatus, aclrtStream, aclrtEvent, aclDataType, aclFormat, aclrtMemcpyKind,
                     aclrtMemMallocPolicy, aclrtMemAttr, aclrtEventRecordedStatus, aclrtStreamStatus, handle,
@@ -120,9 +120,13 @@ OPS.update({
     "Sub": [T, T, S, T], "Subs": [T, S, S, T], "InplaceSub": [T, T, S], "InplaceSubs": [T, S, S],
     # ops-math math/div/op_api/aclnn_div.h
     "Div": [T, T, T], "Divs": [T, S, T], "InplaceDiv": [T, T], "InplaceDivs": [T, S],
+    "DivMod": [T, T, c_int, T], "DivMods": [T, S, c_int, T], "InplaceDivMod": [T, T, c_int],
+    "InplaceDivMods": [T, S, c_int],
     # ops-math math/pow/op_api/aclnn_pow_tensor_tensor.h, aclnn_pow.h
     "PowTensorTensor": [T, T, T], "InplacePowTensorTensor": [T, T],
-    "PowTensorScalar": [T, S, T], "InplacePowTensorScalar": [T, S],
+    "PowTensorScalar": [T, S, T], "InplacePowTensorScalar": [T, S], "PowScalarTensor": [S, T, T],
+    # ops-math math/round/op_api/aclnn_round.h; ops-nn activation/gelu_v2/op_api/aclnn_gelu_v2.h
+    "RoundDecimals": [T, c_int64, T], "InplaceRoundDecimals": [T, c_int64], "GeluV2": [T, c_int64, T],
     # ops-math math/atan2/op_api/aclnn_atan2.h
     "Atan2": [T, T, T], "InplaceAtan2": [T, T],
     # ops-math math/maximum/op_api/aclnn_maximum.h, math/minimum/op_api/aclnn_minimum.h
