@@ -6,7 +6,7 @@ import pytest
 import mindtorch as torch
 from mindtorch.testing.conformance.pytest_plugin import conformance_tests
 
-from npu_helpers import live_counts
+from npu_helpers import live_counts, run_python
 
 # every op with an npu path must conform (a missing op is skipped); and the structural checks that the npu passes
 test_conformance = conformance_tests("npu", checks=("views_and_inplace", "autograd", "copies"))
@@ -135,3 +135,39 @@ def test_float64_is_never_narrowed_to_an_op_s_float32():
     for fn in (torch.tanh, torch.sigmoid, torch.nn.functional.silu):
         with pytest.raises(TypeError, match=r"does not take torch.float64 on Ascend910B1.*without loss"):
             fn(x)
+
+
+@pytest.mark.parametrize("soc,family", [("Ascend910A", "910A"), ("Ascend310P3", "310P"), ("Ascend910B2", "910B")])
+def test_one_backend_for_every_chip_the_capability_table_decides(soc, family):
+    res = run_python("""
+        import mindtorch as torch
+        from mindtorch_npu import chips
+        from mindtorch_npu.module import backend_info
+        info = backend_info()
+        x = torch.tensor([0.5, -1.5, 2.0])
+        assert torch.allclose(torch.softmax(x.to("npu"), 0).cpu(), torch.softmax(x, 0))
+        y = x.to(torch.bfloat16).to("npu")          # holding bytes is a copy; computing on them needs the chip
+        try:
+            torch.exp(y)
+            print(info["chip family"], "bf16-ok")
+        except TypeError as e:
+            assert "Ascend" in str(e) and "bfloat16" in str(e), e
+            print(info["chip family"], "bf16-refused")
+    """, {"ACLSIM_SOC_NAME": soc})
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split() == [family, "bf16-ok" if family == "910B" else "bf16-refused"]
+
+
+def test_the_simulator_refuses_bfloat16_off_910b_class_chips():
+    res = run_python("""
+        import mindtorch as torch
+        from mindtorch_npu.aclnn import launch
+        from mindtorch_npu.copy import empty
+        y = torch.ones(3, dtype=torch.bfloat16).to("npu")
+        try:
+            launch("Exp", y, empty((3,), torch.bfloat16, y.device))
+        except RuntimeError as e:
+            print("161002" in str(e) and "BFLOAT16 is not supported on Ascend910A" in str(e))
+    """, {"ACLSIM_SOC_NAME": "Ascend910A"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip() == "True"

@@ -145,6 +145,7 @@ def _cube_math_type(dtype):
 
 def _matmul_op(name, acl_name):
     def k(m, a, b):
+        chips.check_chip_dtype(m.dtype, f"aclnn{acl_name}")
         if m.dtype not in MATMUL_DTYPES:
             raise RuntimeError(f"\"{name}\" not implemented for '{m.dtype}' on npu: aclnn{acl_name} supports "
                                "float16, bfloat16 and float32")
