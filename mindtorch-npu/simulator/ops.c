@@ -119,10 +119,13 @@ static void stf(int dt, char *p, double v) {
 
 /* ---------------------------------------------------------------- the op table */
 enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
-       SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR };
+       SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
+       SIG_INDEX, SIG_MASKED_FILL };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
-enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128 };
+enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
+       L_ARG = 512, F_EMBED = 1024 };
+/* SIG_SOFTMAX covers every op along one dim's lines: softmax (F_LOG: log-softmax), L_CUMSUM, L_ARG|R_MAX/R_MIN */
 /* F_MODE: an int attribute (DivMod's rounding mode 0..2; GeluV2's approximate 0..1; RoundDecimals' decimals)
  * reaches the element function as p[0].i */
 typedef val (*elem_fn)(const val *x, const val *p, int isf);
@@ -308,6 +311,12 @@ static const op_def OPS[] = {
     {"ReduceSum", SIG_REDUCE, 0, 0, ALL10, NULL, R_SUM}, {"Mean", SIG_REDUCE, 0, 0, FLOATS, NULL, R_MEAN},
     {"Amax", SIG_REDUCE, 0, 0, ALL10, NULL, R_MAX}, {"Amin", SIG_REDUCE, 0, 0, ALL10, NULL, R_MIN},
     {"Softmax", SIG_SOFTMAX, 0, 0, FLOATS, NULL, 0}, {"LogSoftmax", SIG_SOFTMAX, 0, 0, FLOATS, NULL, F_LOG},
+    {"Cumsum", SIG_SOFTMAX, 0, 0, ALL10, NULL, L_CUMSUM},
+    {"ArgMax", SIG_SOFTMAX, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, L_ARG | R_MAX},
+    {"ArgMin", SIG_SOFTMAX, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, L_ARG | R_MIN},
+    /* index ops: out = self.shape[:dim] + index.shape + self.shape[dim+1:] (Embedding: dim 0) */
+    {"IndexSelect", SIG_INDEX, 0, 0, ALL10, NULL, 0}, {"Embedding", SIG_INDEX, 0, 0, ALL10, NULL, F_EMBED},
+    {"InplaceMaskedFillScalar", SIG_MASKED_FILL, 1, 0, ALL10, e_where, 0},
 };
 
 /* ---------------------------------------------------------------- dtype rules (PyTorch's) */
@@ -641,7 +650,8 @@ static int k_reduce(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) 
     return 0;
 }
 
-/* softmax along ip[0]: per line, max-shifted exponentials in double */
+/* along ip[0], line by line: softmax / log-softmax (max-shifted, in double), cumsum, argmax / argmin (first
+ * extreme; NaN counts as the extreme, as PyTorch) */
 static int k_softmax(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     (void)ws;
     const op_def *d = e->def;
@@ -659,16 +669,78 @@ static int k_softmax(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len)
         st[1][i] = o->st[i];
         lines *= shape[i];
     }
-    int ex = dt_size(x->dt), eo = dt_size(o->dt);
+    int ex = dt_size(x->dt), eo = dt_size(o->dt), isf = dt_is_float(e->ct);
+#define XF(k) ldf(x->dt, xb + (off[0] + (k) * xs) * ex)
+#define XI(k) ldi(x->dt, xb + (off[0] + (k) * xs) * ex)
     for (int64_t c = 0; c < lines; c++) {
-        double m = -INFINITY, sum = 0;
-        for (int64_t k = 0; k < L; k++) { double v = ldf(x->dt, xb + (off[0] + k * xs) * ex); if (v > m || v != v) m = v; }
-        for (int64_t k = 0; k < L; k++) sum += exp(ldf(x->dt, xb + (off[0] + k * xs) * ex) - m);
-        for (int64_t k = 0; k < L; k++) {
-            double z = ldf(x->dt, xb + (off[0] + k * xs) * ex) - m;
-            stf(o->dt, ob + (off[1] + k * os) * eo, (d->flags & F_LOG) ? z - log(sum) : exp(z) / sum);
+        if (d->flags & L_ARG) {
+            int64_t best = 0;
+            for (int64_t k = 1; k < L; k++) {
+                if (isf) {
+                    double v = XF(k), b = XF(best);
+                    if (b != b) break;
+                    if (v != v || ((d->flags & R_MAX) ? v > b : v < b)) best = k;
+                } else {
+                    int64_t v = XI(k), b = XI(best);
+                    if ((d->flags & R_MAX) ? v > b : v < b) best = k;
+                }
+            }
+            sti(o->dt, ob + off[1] * eo, best);
+        } else if (d->flags & L_CUMSUM) {
+            double sf = 0;
+            int64_t si = 0;
+            for (int64_t k = 0; k < L; k++) {
+                if (isf) { sf += XF(k); stf(o->dt, ob + (off[1] + k * os) * eo, sf); }
+                else { si = (int64_t)((uint64_t)si + (uint64_t)XI(k)); sti(o->dt, ob + (off[1] + k * os) * eo, si); }
+            }
+        } else {
+            double m = -INFINITY, sum = 0;
+            for (int64_t k = 0; k < L; k++) { double v = XF(k); if (v > m || v != v) m = v; }
+            for (int64_t k = 0; k < L; k++) sum += exp(XF(k) - m);
+            for (int64_t k = 0; k < L; k++) {
+                double z = XF(k) - m;
+                stf(o->dt, ob + (off[1] + k * os) * eo, (d->flags & F_LOG) ? z - log(sum) : exp(z) / sum);
+            }
         }
         step(x->nd, shape, idx, 2, off, st);
+    }
+#undef XF
+#undef XI
+    return 0;
+}
+
+/* index_select / embedding: each out element reads self at the index's value on dim ip[0] */
+static int k_index(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0], *x = &e->t[1], *ix = &e->t[2];
+    char *ob, *xb, *ib;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len)) ||
+        (rc = map_view(ix, dev, &ib, d->name, 2, msg, len)))
+        return rc;
+    int64_t total = numel(o), idx[SIM_MAXDIM] = {0};
+    int ax = (int)e->ip[0], ind_nd = (int)e->ip[1], rank = (int)e->ip[2];
+    int64_t size = rank ? x->dims[ax] : 1, es = dt_size(x->dt), ei = dt_size(ix->dt);
+    for (int64_t c = 0; c < total; c++) {
+        int64_t io = ix->off, xo = x->off, oo = o->off;
+        for (int i = 0; i < ind_nd && ix->nd; i++) io += idx[ax + i] * ix->st[i];
+        int64_t v = ldi(ix->dt, ib + io * ei);
+        if (v < -size || v >= size) {
+            snprintf(msg, len, "aclnn%s: index %lld is out of bounds for dim %d of size %lld", d->name, (long long)v, ax,
+                     (long long)size);
+            return ACL_ERROR_RT_AICORE_EXCEPTION;
+        }
+        if (v < 0) v += size;
+        for (int i = 0; i < ax; i++) xo += idx[i] * x->st[i];
+        if (rank) xo += v * x->st[ax];
+        for (int i = ax + 1; i < rank; i++) xo += idx[i - 1 + ind_nd] * x->st[i];
+        for (int i = 0; i < o->nd; i++) oo += idx[i] * o->st[i];
+        memcpy(ob + oo * es, xb + xo * es, (size_t)es);
+        for (int i = o->nd - 1; i >= 0; i--) {
+            if (++idx[i] < o->dims[i]) break;
+            idx[i] = 0;
+        }
     }
     return 0;
 }
@@ -950,23 +1022,107 @@ static aclnnStatus v_reduce(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
-/* softmax / log-softmax along ip[0]; out has self's shape and a floating dtype */
+/* ops along the lines of one dim (ip[0]): softmax, log-softmax, cumsum (out like self); argmax/argmin (out
+ * INT64 without that dim, or with it as 1 under keepdim) */
 static aclnnStatus v_softmax(const op_def *d, args *a, aclOpExecutor *e) {
     const aclTensor *self = a->t[1], *out = a->t[0];
     aclnnStatus rc;
-    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_tensor(d, out, "out", 8))) return rc;
+    if ((rc = check_tensor(d, self, "self", 8))) return rc;
+    if (!out) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: out is NULL", d->name);
+    if (!aclsim_check_tensor(out)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out is not a live aclTensor", d->name);
     int rank = (int)self->ndim, r1 = rank ? rank : 1;
     int64_t dim = a->i[0];
     if (dim < -r1 || dim >= r1)
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range for %d dims", d->name,
             (long long)dim, rank);
-    if (!same_shape(out, rank, self->dims))
-        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape differs from self shape", d->name);
-    e->ct = out->dtype;
+    int ax = rank ? (int)(dim < 0 ? dim + rank : dim) : -1;
+    int64_t shape[SIM_MAXDIM];
+    int n = 0;
+    for (int i = 0; i < rank; i++)
+        if (!(d->flags & L_ARG) || i != ax) shape[n++] = self->dims[i];
+        else if (a->i[1]) shape[n++] = 1;
+    if (!same_shape(out, n, shape))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape is not the result shape", d->name);
+    if ((d->flags & L_ARG) && out->dtype != ACL_INT64 && out->dtype != ACL_INT32)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s is not INT64 or INT32", d->name, dtname(out->dtype));
+    if ((d->flags & L_ARG) && ax >= 0 && !self->dims[ax])
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %d is empty", d->name, ax);
+    if ((d->flags & L_CUMSUM) && a->i[1] != out->dtype)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnCumsumGetWorkspaceSize: dtype %s differs from out dtype %s",
+            dtname((int)a->i[1]), dtname(out->dtype));
+    if (!(d->flags & L_ARG) && !(d->dtypes & B(out->dtype)))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s is not supported", d->name, dtname(out->dtype));
+    e->ct = (d->flags & L_ARG) ? self->dtype : out->dtype;
     e->nt = 2;
-    e->ip[0] = rank ? (dim < 0 ? dim + rank : dim) : -1;
+    e->ip[0] = ax;
     snap(&e->t[0], out);
     snap(&e->t[1], self);
+    if ((d->flags & L_ARG) && ax >= 0 && !a->i[1]) { /* view out with the reduced dim back in, stride 0 */
+        tview *o = &e->t[0];
+        for (int i = o->nd; i > ax; i--) { o->dims[i] = o->dims[i - 1]; o->st[i] = o->st[i - 1]; }
+        o->dims[ax] = 1;
+        o->st[ax] = 0;
+        o->nd++;
+    }
+    return 0;
+}
+
+/* IndexSelect(self, dim, index, out) and Embedding(weight, indices, out): index INT32/INT64 */
+static aclnnStatus v_index(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[1], *index = a->t[2], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_tensor(d, out, "out", 8))) return rc;
+    if (!index) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: index is NULL", d->name);
+    if (!aclsim_check_tensor(index)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index is not a live aclTensor", d->name);
+    if (index->dtype != ACL_INT64 && index->dtype != ACL_INT32)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index dtype %s is not INT64 or INT32", d->name, dtname(index->dtype));
+    int rank = (int)self->ndim;
+    int64_t dim = (d->flags & F_EMBED) ? 0 : a->i[0];
+    if ((d->flags & F_EMBED) && rank != 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnEmbeddingGetWorkspaceSize: weight must be 2-D");
+    if (!(d->flags & F_EMBED) && index->ndim > 1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnIndexSelectGetWorkspaceSize: index must be 0-D or 1-D");
+    int r1 = rank ? rank : 1;
+    if (dim < -r1 || dim >= r1)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range", d->name, (long long)dim);
+    int ax = rank ? (int)(dim < 0 ? dim + rank : dim) : 0;
+    int64_t shape[SIM_MAXDIM];
+    int n = 0;
+    for (int i = 0; i < ax; i++) shape[n++] = self->dims[i];
+    int ind_nd = (d->flags & F_EMBED) || index->ndim ? (int)index->ndim : (rank ? 1 : 0);
+    if (ind_nd == (int)index->ndim) for (uint32_t i = 0; i < index->ndim; i++) shape[n++] = index->dims[i];
+    else if (ind_nd) shape[n++] = 1;
+    for (int i = ax + 1; i < rank; i++) shape[n++] = self->dims[i];
+    if (n > SIM_MAXDIM || !same_shape(out, n, shape) || out->dtype != self->dtype)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out is not the selected shape and self's dtype", d->name);
+    e->nt = 3;
+    e->ct = self->dtype;
+    e->ip[0] = ax;
+    e->ip[1] = ind_nd;
+    e->ip[2] = rank;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    snap(&e->t[2], index);
+    return 0;
+}
+
+/* InplaceMaskedFillScalar(selfRef, mask, value): mask BOOL, broadcast to selfRef */
+static aclnnStatus v_masked_fill(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[0], *mask = a->t[2];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "selfRef", 8)) || (rc = check_tensor(d, mask, "mask", 8)) ||
+        (rc = check_scalar(d, a->s[0], "value")))
+        return rc;
+    if (mask->dtype != ACL_BOOL && mask->dtype != ACL_UINT8)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceMaskedFillScalarGetWorkspaceSize: mask dtype %s is not BOOL", dtname(mask->dtype));
+    int64_t bs[SIM_MAXDIM];
+    int n = bshape((int)self->ndim, self->dims, (int)mask->ndim, mask->dims, bs);
+    if (n < 0 || !same_shape(self, n, bs))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceMaskedFillScalarGetWorkspaceSize: mask does not broadcast to selfRef");
+    e->nt = 4;
+    e->ct = self->dtype;
+    snap(&e->t[0], self);
+    snap(&e->t[1], mask);
+    snap_const(&e->t[2], a->s[0]->dtype, a->s[0]->raw);
+    snap(&e->t[3], self);
     return 0;
 }
 
@@ -985,6 +1141,8 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_UNARY: rc = v_unary_math(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_WHERE: rc = v_where(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_SCALAR_TENSOR: rc = v_scalar_tensor(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_INDEX: rc = v_index(d, a, &tmp); tmp.run = k_index; break;
+    case SIG_MASKED_FILL: rc = v_masked_fill(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_REDUCE: rc = v_reduce(d, a, &tmp); tmp.run = k_reduce; break;
     case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
     default: rc = v_unary(d, a, &tmp); tmp.run = k_elementwise; break;
@@ -1176,3 +1334,25 @@ EXPORT aclnnStatus aclnnInplaceRoundDecimalsGetWorkspaceSize(aclTensor *selfRef,
     PREP(InplaceRoundDecimals, .t = {selfRef, selfRef}, .i = {decimals});
 }
 LAUNCH(GeluV2) LAUNCH(RoundDecimals) LAUNCH(InplaceRoundDecimals)
+EXPORT aclnnStatus aclnnCumsumGetWorkspaceSize(const aclTensor *self, int64_t dim, int dtype, aclTensor *out, WS) {
+    PREP(Cumsum, .t = {out, self}, .i = {dim, dtype});
+}
+EXPORT aclnnStatus aclnnArgMaxGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepdim, aclTensor *out, WS) {
+    PREP(ArgMax, .t = {out, self}, .i = {dim, keepdim});
+}
+EXPORT aclnnStatus aclnnArgMinGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepdim, aclTensor *out, WS) {
+    PREP(ArgMin, .t = {out, self}, .i = {dim, keepdim});
+}
+EXPORT aclnnStatus aclnnIndexSelectGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
+                                                    aclTensor *out, WS) {
+    PREP(IndexSelect, .t = {out, self, index}, .i = {dim});
+}
+EXPORT aclnnStatus aclnnEmbeddingGetWorkspaceSize(const aclTensor *weight, const aclTensor *indices, const aclTensor *out,
+                                                  WS) {
+    PREP(Embedding, .t = {(aclTensor *)out, weight, indices});
+}
+EXPORT aclnnStatus aclnnInplaceMaskedFillScalarGetWorkspaceSize(aclTensor *selfRef, const aclTensor *mask,
+                                                                const aclScalar *value, WS) {
+    PREP(InplaceMaskedFillScalar, .t = {selfRef, NULL, mask}, .s = {value});
+}
+LAUNCH(Cumsum) LAUNCH(ArgMax) LAUNCH(ArgMin) LAUNCH(IndexSelect) LAUNCH(Embedding) LAUNCH(InplaceMaskedFillScalar)

@@ -9,7 +9,8 @@ from mindtorch.testing.conformance.pytest_plugin import conformance_tests
 from npu_helpers import live_counts, run_python
 
 # every op with an npu path must conform (a missing op is skipped); and the structural checks that the npu passes
-test_conformance = conformance_tests("npu", checks=("views_and_inplace", "autograd", "copies"))
+test_conformance = conformance_tests("npu", checks=("views_and_inplace", "autograd", "copies", "allocator",
+                                                     "bad_input"))
 
 FLOATS = [torch.float32, torch.float16, torch.bfloat16, torch.float64]
 INTS = [torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64]
@@ -171,3 +172,23 @@ def test_the_simulator_refuses_bfloat16_off_910b_class_chips():
     """, {"ACLSIM_SOC_NAME": "Ascend910A"})
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.strip() == "True"
+
+
+def test_index_ops_cumsum_argmax_cat_linear_match_cpu():
+    w, x = rnd((6, 4), torch.float32, 3), rnd((3, 4), torch.float32, 4)
+    idx = torch.tensor([[0, 5], [-1, 2]])
+    close(torch.nn.functional.embedding(idx.abs().to("npu"), w.to("npu")), torch.nn.functional.embedding(idx.abs(), w))
+    close(torch.index_select(w.to("npu").t(), 1, torch.tensor([5, 0, 5]).to("npu")),
+          torch.index_select(w.t(), 1, torch.tensor([5, 0, 5])))
+    with pytest.raises(IndexError, match="out of bounds"):
+        torch.index_select(w.to("npu"), 0, torch.tensor([6]).to("npu"))
+    for dtype in (torch.float32, torch.int32, torch.bool):
+        v = rnd((3, 5), dtype, 5)
+        close(torch.cumsum(v.to("npu"), 1), torch.cumsum(v, 1))
+    close(torch.argmax(x.to("npu"), 1, keepdim=True), torch.argmax(x, 1, keepdim=True))
+    close(torch.argmin(x.to("npu").t()), torch.argmin(x.t()))
+    close(torch.cat([x.to("npu"), w.to("npu")[:2]], 0), torch.cat([x, w[:2]], 0))
+    close(torch.nn.functional.linear(x.to("npu"), w.to("npu"), w[:, 0].to("npu")),
+          torch.nn.functional.linear(x, w, w[:, 0]))
+    m = x > 0
+    close(x.to("npu").masked_fill(m.to("npu"), -1.5), x.masked_fill(m, -1.5))

@@ -424,3 +424,144 @@ def _softmax(acl):
 
 
 KERNELS["softmax"], KERNELS["log_softmax"] = _softmax("Softmax"), _softmax("LogSoftmax")
+
+
+@kernel("cumsum")
+def cumsum(m, a, dim, dtype=None):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Cumsum", a, int(dim), DType(m.dtype), out)
+    return out
+
+
+def _arg(acl):
+    def k(m, a, dim=None, keepdim=False):
+        if dim is None:  # over the flattened tensor: a contiguous 1-D view of it
+            a = _flat(a)
+            dim, keepdim = 0, False
+        out = empty(m.shape, m.dtype, a.device)
+        launch(acl, a, int(dim), bool(keepdim), out)
+        return out
+    return k
+
+
+def _flat(a):
+    from mindtorch.plugins import make_tensor
+    c = a if _is_contiguous(a) else contiguous(a)
+    n = 1
+    for s in c._shape:
+        n *= s
+    return make_tensor(c._storage, (n,), (1,), c._offset, c.dtype, c.device)
+
+
+def _is_contiguous(t):
+    acc = 1
+    for s, st in zip(reversed(t._shape), reversed(t._stride)):
+        if s != 1 and st != acc:
+            return False
+        acc *= s
+    return True
+
+
+KERNELS["argmax"], KERNELS["argmin"] = _arg("ArgMax"), _arg("ArgMin")
+
+
+def _check_index(index, size, dim, name):
+    """PyTorch's IndexError for an index out of [-size, size) (index_select: [0, size)); the bounds are
+    reduced on the device and only two numbers reach the host."""
+    if not _numel(index):
+        return
+    lo_m = _Meta((), index.dtype)
+    lo = COPY.to_host(_reduce("Amin")(lo_m, index, None)).item()
+    hi = COPY.to_host(_reduce("Amax")(lo_m, index, None)).item()
+    bad = lo if lo < 0 else hi if hi >= size else None
+    if bad is not None:
+        raise IndexError(f"{name}(): index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+def _numel(t):
+    n = 1
+    for s in t._shape:
+        n *= s
+    return n
+
+
+class _Meta:
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = shape, dtype
+
+
+@kernel("index_select")
+def index_select(m, a, dim, index):
+    nd = len(a._shape)
+    d = dim % nd if nd else 0
+    _check_index(index, a._shape[d] if nd else 1, d, "index_select")
+    out = empty(m.shape, m.dtype, a.device)
+    launch("IndexSelect", a, int(dim), index, out)
+    return out
+
+
+@kernel("embedding")
+def embedding(m, w, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    _check_index(indices, w._shape[0], 0, "embedding")
+    out = empty(m.shape, m.dtype, w.device)
+    launch("Embedding", w, indices, out)
+    return out
+
+
+def _masked_fill_value(value):
+    if isinstance(value, Tensor):  # masked_fill.Tensor: a 0-dim value, read once
+        return COPY.to_host(value).item()
+    return value
+
+
+@kernel("masked_fill_.Scalar", "masked_fill_.Tensor")
+def masked_fill_(m, a, mask, value):
+    launch("InplaceMaskedFillScalar", a, mask, scalar_for(_masked_fill_value(value), a.dtype))
+    return a
+
+
+@kernel("masked_fill.Scalar", "masked_fill.Tensor")
+def masked_fill(m, a, mask, value):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("InplaceCopy", out, a)
+    launch("InplaceMaskedFillScalar", out, mask, scalar_for(_masked_fill_value(value), m.dtype))
+    return out
+
+
+@kernel("cat")
+def cat(m, tensors, dim=0):
+    """Each part copied into its slice of the output (aclnnInplaceCopy on a strided view of out)."""
+    from mindtorch.plugins import make_tensor
+    out = empty(m.shape, m.dtype, tensors[0].device)
+    if not m.shape:
+        return out
+    d = dim % len(m.shape)
+    pos = 0
+    for t in tensors:
+        if len(t._shape) == 1 and t._shape[0] == 0 and len(m.shape) != 1:
+            continue  # legacy empty 1-D parts are skipped, as PyTorch does
+        n = t._shape[d]
+        if n:
+            shape = out._shape[:d] + (n,) + out._shape[d + 1:]
+            view = make_tensor(out._storage, shape, out._stride, out._offset + pos * out._stride[d], m.dtype, out.device)
+            if t.dtype is m.dtype:
+                launch("InplaceCopy", view, t)
+            else:
+                launch("Cast", t, DType(m.dtype), view)
+        pos += n
+    return out
+
+
+@kernel("linear")
+def linear(m, x, w, b=None):
+    """x @ w.T (+ b): aclnnMatmul on the transposed view of w, then aclnnInplaceAdd of the bias."""
+    from mindtorch.plugins import make_tensor
+    chips.check_chip_dtype(m.dtype, "aclnnMatmul")
+    wt = make_tensor(w._storage, tuple(reversed(w._shape)), tuple(reversed(w._stride)), w._offset, w.dtype, w.device)
+    out = empty(m.shape, m.dtype, x.device)
+    launch("Matmul", x, wt, out, _cube_math_type(m.dtype))
+    if b is not None:
+        launch("InplaceAdd", out, b, scalar_for(1, m.dtype))
+    return out

@@ -143,6 +143,12 @@ OPS.update({
     "Amax": [T, ARR, c_bool, T], "Amin": [T, ARR, c_bool, T],
     # ops-nn activation/softmax_v2/op_api/aclnn_softmax.h, activation/log_softmax_v2/op_api/aclnn_logsoftmax.h
     "Softmax": [T, c_int64, T], "LogSoftmax": [T, c_int64, T],
+    # ops-math math/cumsum/op_api/aclnn_cumsum.h; math/arg_max_v2/op_api/aclnn_argmax.h, arg_min/.../aclnn_argmin.h
+    "Cumsum": [T, c_int64, aclDataType, T], "ArgMax": [T, c_int64, c_bool, T], "ArgMin": [T, c_int64, c_bool, T],
+    # ops-nn index/gather_v2/op_api/aclnn_index_select.h, index/embedding/op_api/aclnn_embedding.h
+    "IndexSelect": [T, c_int64, T, T], "Embedding": [T, T, T],
+    # ops-math conversion/masked_fill/op_api/aclnn_masked_fill_scalar.h
+    "InplaceMaskedFillScalar": [T, T, S],
 })
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
 PHASE2 = [c_void_p, c_uint64, handle, aclrtStream]
