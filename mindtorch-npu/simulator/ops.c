@@ -120,11 +120,11 @@ static void stf(int dt, char *p, double v) {
 /* ---------------------------------------------------------------- the op table */
 enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
-       SIG_INDEX, SIG_MASKED_FILL };
+       SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
-       L_ARG = 512, F_EMBED = 1024 };
+       L_ARG = 512, F_EMBED = 1024, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384 };
 /* SIG_SOFTMAX covers every op along one dim's lines: softmax (F_LOG: log-softmax), L_CUMSUM, L_ARG|R_MAX/R_MIN */
 /* F_MODE: an int attribute (DivMod's rounding mode 0..2; GeluV2's approximate 0..1; RoundDecimals' decimals)
  * reaches the element function as p[0].i */
@@ -317,6 +317,11 @@ static const op_def OPS[] = {
     /* index ops: out = self.shape[:dim] + index.shape + self.shape[dim+1:] (Embedding: dim 0) */
     {"IndexSelect", SIG_INDEX, 0, 0, ALL10, NULL, 0}, {"Embedding", SIG_INDEX, 0, 0, ALL10, NULL, F_EMBED},
     {"InplaceMaskedFillScalar", SIG_MASKED_FILL, 1, 0, ALL10, e_where, 0},
+    /* random: counter-based, element i of the view in row-major order draws from (seed, offset + i) */
+    {"InplaceUniform", SIG_RANDOM, 1, 0, FLOATS, NULL, RND_UNIFORM},
+    {"InplaceNormal", SIG_RANDOM, 1, 0, FLOATS, NULL, RND_NORMAL},
+    {"InplaceRandom", SIG_RANDOM, 1, 0, ALL10 & ~B(ACL_BOOL), NULL, RND_INT},
+    {"InplaceBernoulli", SIG_RANDOM, 1, 0, ALL10, NULL, RND_BERNOULLI},
 };
 
 /* ---------------------------------------------------------------- dtype rules (PyTorch's) */
@@ -354,6 +359,8 @@ typedef struct {
     const aclScalar *s[2]; /* s[0] other/value, s[1] alpha */
     int64_t i[2];
     const void *arr;       /* aclIntArray (reduction dims) */
+    double f[2];           /* double / float attributes (random ranges) */
+    uint64_t seed, offset;
 } args;
 
 #define BAD(code, ...) do { aclsim_set_err(__VA_ARGS__); return (code); } while (0)
@@ -745,6 +752,49 @@ static int k_index(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     return 0;
 }
 
+/* a counter-based generator: 64 random bits of (seed, counter), splitmix64 finalisers over both */
+static uint64_t mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static uint64_t bits64(uint64_t seed, uint64_t ctr) { return mix(mix(seed + 0x9e3779b97f4a7c15ull) ^ (ctr * 0xd1b54a32d192ed03ull)); }
+static double unit(uint64_t seed, uint64_t ctr) { return (double)(bits64(seed, ctr) >> 11) * 0x1.0p-53; } /* [0, 1) */
+
+static int k_random(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0];
+    char *ob;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len))) return rc;
+    int64_t total = numel(o), idx[SIM_MAXDIM] = {0}, off[1] = {o->off}, st[1][SIM_MAXDIM];
+    memcpy(st[0], o->st, sizeof st[0]);
+    uint64_t seed = (uint64_t)e->ip[0], base = (uint64_t)e->ip[1];
+    int eo = dt_size(o->dt);
+    for (int64_t c = 0; c < total; c++) {
+        char *p = ob + off[0] * eo;
+        uint64_t ctr = base + (uint64_t)c;
+        if (d->flags & RND_UNIFORM) {
+            double lo = e->p[0].f, hi = e->p[1].f, v = lo + (hi - lo) * unit(seed, ctr);
+            char tmp[8];
+            stf(o->dt, tmp, v);
+            if (ldf(o->dt, tmp) >= hi && hi > lo) v = lo; /* rounding up to `to` stays inside [from, to) */
+            stf(o->dt, p, v);
+        } else if (d->flags & RND_NORMAL) { /* Box-Muller over two streams at the same counter */
+            double u1 = 1.0 - unit(seed, ctr), u2 = unit(seed ^ 0x5851f42d4c957f2dull, ctr);
+            stf(o->dt, p, e->p[0].f + e->p[1].f * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+        } else if (d->flags & RND_INT) {
+            uint64_t range = (uint64_t)(e->p[1].i - e->p[0].i);
+            sti(o->dt, p, e->p[0].i + (int64_t)(bits64(seed, ctr) % range));
+        } else {
+            sti(o->dt, p, unit(seed, ctr) < e->p[0].f);
+        }
+        step(o->nd, o->dims, idx, 1, off, st);
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- validators, one per signature */
 static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     const char *nm = d->name;
@@ -1126,6 +1176,37 @@ static aclnnStatus v_masked_fill(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+/* random fills of selfRef: ip[0] seed, ip[1] offset; p[0], p[1] the range / mean, std / probability */
+static aclnnStatus v_random(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "selfRef", 8))) return rc;
+    if (d->flags & RND_UNIFORM) {
+        if (!(a->f[0] <= a->f[1])) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceUniformGetWorkspaceSize: from > to");
+        e->p[0].f = a->f[0];
+        e->p[1].f = a->f[1];
+    } else if (d->flags & RND_NORMAL) {
+        if (!(a->f[1] >= 0)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceNormalGetWorkspaceSize: std %g is negative", a->f[1]);
+        e->p[0].f = a->f[0];
+        e->p[1].f = a->f[1];
+    } else if (d->flags & RND_INT) {
+        if (a->i[0] >= a->i[1]) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceRandomGetWorkspaceSize: from >= to");
+        e->p[0].i = a->i[0];
+        e->p[1].i = a->i[1];
+    } else {
+        if ((rc = check_scalar(d, a->s[0], "prob"))) return rc;
+        double p = ldf(a->s[0]->dtype, (const char *)a->s[0]->raw);
+        if (!(p >= 0 && p <= 1)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceBernoulliGetWorkspaceSize: prob %g is not in [0, 1]", p);
+        e->p[0].f = p;
+    }
+    e->nt = 1;
+    e->ct = self->dtype;
+    e->ip[0] = (int64_t)a->seed;
+    e->ip[1] = (int64_t)a->offset;
+    snap(&e->t[0], self);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- phase 1 and phase 2, shared */
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
@@ -1142,6 +1223,7 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_WHERE: rc = v_where(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_SCALAR_TENSOR: rc = v_scalar_tensor(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_INDEX: rc = v_index(d, a, &tmp); tmp.run = k_index; break;
+    case SIG_RANDOM: rc = v_random(d, a, &tmp); tmp.run = k_random; break;
     case SIG_MASKED_FILL: rc = v_masked_fill(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_REDUCE: rc = v_reduce(d, a, &tmp); tmp.run = k_reduce; break;
     case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
@@ -1356,3 +1438,20 @@ EXPORT aclnnStatus aclnnInplaceMaskedFillScalarGetWorkspaceSize(aclTensor *selfR
     PREP(InplaceMaskedFillScalar, .t = {selfRef, NULL, mask}, .s = {value});
 }
 LAUNCH(Cumsum) LAUNCH(ArgMax) LAUNCH(ArgMin) LAUNCH(IndexSelect) LAUNCH(Embedding) LAUNCH(InplaceMaskedFillScalar)
+EXPORT aclnnStatus aclnnInplaceUniformGetWorkspaceSize(const aclTensor *selfRef, double from, double to, uint64_t seed,
+                                                       uint64_t offset, WS) {
+    PREP(InplaceUniform, .t = {(aclTensor *)selfRef}, .f = {from, to}, .seed = seed, .offset = offset);
+}
+EXPORT aclnnStatus aclnnInplaceNormalGetWorkspaceSize(const aclTensor *selfRef, float mean, float std, int64_t seed,
+                                                      int64_t offset, WS) {
+    PREP(InplaceNormal, .t = {(aclTensor *)selfRef}, .f = {mean, std}, .seed = (uint64_t)seed, .offset = (uint64_t)offset);
+}
+EXPORT aclnnStatus aclnnInplaceRandomGetWorkspaceSize(const aclTensor *selfRef, int64_t from, int64_t to, int64_t seed,
+                                                      int64_t offset, WS) {
+    PREP(InplaceRandom, .t = {(aclTensor *)selfRef}, .i = {from, to}, .seed = (uint64_t)seed, .offset = (uint64_t)offset);
+}
+EXPORT aclnnStatus aclnnInplaceBernoulliGetWorkspaceSize(const aclTensor *selfRef, const aclScalar *prob, int64_t seed,
+                                                         int64_t offset, WS) {
+    PREP(InplaceBernoulli, .t = {(aclTensor *)selfRef}, .s = {prob}, .seed = (uint64_t)seed, .offset = (uint64_t)offset);
+}
+LAUNCH(InplaceUniform) LAUNCH(InplaceNormal) LAUNCH(InplaceRandom) LAUNCH(InplaceBernoulli)

@@ -10,7 +10,7 @@ from npu_helpers import live_counts, run_python
 
 # every op with an npu path must conform (a missing op is skipped); and the structural checks that the npu passes
 test_conformance = conformance_tests("npu", checks=("views_and_inplace", "autograd", "copies", "allocator",
-                                                     "bad_input"))
+                                                     "bad_input", "random"))
 
 FLOATS = [torch.float32, torch.float16, torch.bfloat16, torch.float64]
 INTS = [torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64]
@@ -192,3 +192,23 @@ def test_index_ops_cumsum_argmax_cat_linear_match_cpu():
           torch.nn.functional.linear(x, w, w[:, 0]))
     m = x > 0
     close(x.to("npu").masked_fill(m.to("npu"), -1.5), x.masked_fill(m, -1.5))
+
+
+def test_random_on_the_device_follows_the_generator_state():
+    from mindtorch.plugins import default_generator
+    gen = default_generator(torch.device("npu", 0))
+    torch.manual_seed(11)
+    a = torch.rand(2000, device="npu")
+    state = gen.get_state()
+    b = torch.randn(2000, device="npu")
+    u = a.cpu().numpy()
+    assert 0 <= u.min() and u.max() < 1 and abs(u.mean() - 0.5) < 0.03
+    n = b.cpu().numpy()
+    assert abs(n.mean()) < 0.08 and abs(n.std() - 1) < 0.08
+    gen.set_state(state)  # set_state replays the same draws; the next draw differs
+    close(torch.randn(2000, device="npu"), b.cpu())
+    assert not np.array_equal(torch.randn(2000, device="npu").cpu().numpy(), n)
+    x = torch.empty(4000, device="npu").bernoulli_(0.25).cpu().numpy()
+    assert set(np.unique(x)) <= {0.0, 1.0} and abs(x.mean() - 0.25) < 0.03
+    r = torch.randint(3, 9, (500,), device="npu").cpu().numpy()
+    assert r.min() == 3 and r.max() == 8

@@ -565,3 +565,84 @@ def linear(m, x, w, b=None):
     if b is not None:
         launch("InplaceAdd", out, b, scalar_for(1, m.dtype))
     return out
+
+
+
+# --- random numbers: ACLNN's counter-based operators, (seed, offset) from the device's generator ---------
+
+def _draw(t, generator):
+    """(seed, offset) for filling t: the generator of t's device advances by t's element count."""
+    from mindtorch.plugins import generator_state
+    if generator is not None and generator.device.type != "npu":
+        raise RuntimeError(f"Expected a 'npu' device type for generator but found '{generator.device.type}'")
+    if generator is None:
+        from mindtorch.plugins import default_generator
+        generator = default_generator(t.device)
+    return generator_state(generator, t.device).advance(_numel(t))
+
+
+def _fill_random(t, acl, params, generator):
+    if _numel(t):
+        launch(acl, t, *params, *_draw(t, generator))
+    return t
+
+
+@kernel("uniform_")
+def uniform_(m, a, low=0.0, high=1.0, generator=None):
+    return _fill_random(a, "InplaceUniform", (float(low), float(high)), generator)
+
+
+@kernel("normal_")
+def normal_(m, a, mean=0.0, std=1.0, generator=None):
+    return _fill_random(a, "InplaceNormal", (float(mean), float(std)), generator)
+
+
+@kernel("bernoulli_.float")
+def bernoulli_(m, a, p=0.5, generator=None):
+    return _fill_random(a, "InplaceBernoulli", (scalar_for(p, D.float64),), generator)
+
+
+_I64_MAX = (1 << 63) - 1
+
+
+def _random_range(a, low, high, generator):
+    # aclnnInplaceRandom's `to` is an exclusive int64: int64's full range [from, 2**63) ends one short
+    return _fill_random(a, "InplaceRandom", (int(low), min(int(high), _I64_MAX)), generator)
+
+
+@kernel("random_")
+def random_(m, a, generator=None):
+    from mindtorch.plugins import random_bounds
+    return _random_range(a, *random_bounds(a.dtype), generator)
+
+
+@kernel("random_.to")
+def random_to(m, a, to, generator=None):
+    from mindtorch.plugins import random_bounds
+    return _random_range(a, *random_bounds(a.dtype, 0, to), generator)
+
+
+@kernel("random_.from")
+def random_from(m, a, low, to=None, generator=None):
+    from mindtorch.plugins import random_bounds
+    return _random_range(a, *random_bounds(a.dtype, low, to), generator)
+
+
+@kernel("rand")
+def rand(m, size, generator=None, *rest):
+    return uniform_(None, empty(m.shape, m.dtype, npu_device(_device_of(rest))), 0.0, 1.0, generator)
+
+
+@kernel("randn")
+def randn(m, size, generator=None, *rest):
+    return normal_(None, empty(m.shape, m.dtype, npu_device(_device_of(rest))), 0.0, 1.0, generator)
+
+
+@kernel("randint.low")
+def randint(m, low, high, size, generator=None, *rest):
+    return _random_range(empty(m.shape, m.dtype, npu_device(_device_of(rest))), low, high, generator)
+
+
+def _device_of(rest):
+    """The device argument of a factory's (dtype, layout, device, ...) tail."""
+    return rest[2] if len(rest) > 2 else None

@@ -7,7 +7,7 @@ Every (name, restype, argtypes) row is transcribed from the public header named 
 so an op row lists only its own arguments.
 """
 import ctypes
-from ctypes import c_bool, c_char_p, c_int, c_int8, c_int32, c_uint32, c_int64, c_uint64, c_size_t, c_void_p, c_float, POINTER
+from ctypes import c_bool, c_char_p, c_int, c_int8, c_int32, c_uint32, c_int64, c_uint64, c_size_t, c_void_p, c_float, c_double, POINTER
 
 from .types import (aclError, aclnnStatus, aclrtStream, aclrtEvent, aclDataType, aclFormat, aclrtMemcpyKind,
                     aclrtMemMallocPolicy, aclrtMemAttr, aclrtEventRecordedStatus, aclrtStreamStatus, handle,
@@ -149,6 +149,12 @@ OPS.update({
     "IndexSelect": [T, c_int64, T, T], "Embedding": [T, T, T],
     # ops-math conversion/masked_fill/op_api/aclnn_masked_fill_scalar.h
     "InplaceMaskedFillScalar": [T, T, S],
+    # ops-math random/dsa_random_uniform/op_host/op_api/aclnn_uniform.h, aclnn_random.h;
+    # random/dsa_random_normal/op_host/op_api/aclnn_normal.h; random/dsa_gen_bit_mask/op_host/op_api/aclnn_bernoulli.h
+    "InplaceUniform": [T, c_double, c_double, c_uint64, c_uint64],
+    "InplaceNormal": [T, c_float, c_float, c_int64, c_int64],
+    "InplaceRandom": [T, c_int64, c_int64, c_int64, c_int64],
+    "InplaceBernoulli": [T, S, c_int64, c_int64],
 })
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
 PHASE2 = [c_void_p, c_uint64, handle, aclrtStream]
