@@ -120,7 +120,7 @@ static void stf(int dt, char *p, double v) {
 /* ---------------------------------------------------------------- the op table */
 enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
-       SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM };
+       SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -235,6 +235,25 @@ static val e_roundd(const val *x, const val *p, int isf) { /* PyTorch: scale by 
     r.f = p[0].i >= 0 ? nearbyint(a * ten) / ten : nearbyint(a / ten) * ten;
     return r;
 }
+static val e_lerp(const val *x, const val *p, int isf) { /* two forms keep both endpoints exact, as PyTorch */
+    (void)p; (void)isf;
+    double s = x[0].f, e = x[1].f, w = x[2].f;
+    val r;
+    r.f = fabs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1 - w);
+    return r;
+}
+static val e_addcmul(const val *x, const val *p, int isf) {
+    val r;
+    if (isf) r.f = x[0].f + p[0].f * x[1].f * x[2].f;
+    else r.i = (int64_t)((uint64_t)x[0].i + (uint64_t)p[0].i * (uint64_t)x[1].i * (uint64_t)x[2].i);
+    return r;
+}
+static val e_addcdiv(const val *x, const val *p, int isf) {
+    (void)isf;
+    val r;
+    r.f = x[0].f + p[0].f * (x[1].f / x[2].f);
+    return r;
+}
 static val e_where(const val *x, const val *p, int isf) {
     (void)p;
     return (isf ? x[0].f != 0 : x[0].i != 0) ? x[1] : x[2];
@@ -319,6 +338,15 @@ static const op_def OPS[] = {
     {"InplaceMaskedFillScalar", SIG_MASKED_FILL, 1, 0, ALL10, e_where, 0},
     /* random: counter-based, element i of the view in row-major order draws from (seed, offset + i) */
     {"InplaceUniform", SIG_RANDOM, 1, 0, FLOATS, NULL, RND_UNIFORM},
+    /* NLLLoss(self [N, C] or [C], target, weight [C], reduction, ignoreIndex, out, totalWeightOut) and its backward
+     * (F_LOG marks the backward: gradOutput, self, target, weight, reduction, ignoreIndex, totalWeight, out) */
+    /* ternary elementwise: (self, tensor1, tensor2-or-weight[, value]); Lerps' weight is a scalar (F_MODE) */
+    {"Lerp", SIG_TERNARY, 0, 0, FLOATS, e_lerp, 0}, {"InplaceLerp", SIG_TERNARY, 1, 0, FLOATS, e_lerp, 0},
+    {"Lerps", SIG_TERNARY, 0, 0, FLOATS, e_lerp, F_MODE}, {"InplaceLerps", SIG_TERNARY, 1, 0, FLOATS, e_lerp, F_MODE},
+    {"Addcmul", SIG_TERNARY, 0, 1, ALL10 & ~B(ACL_BOOL), e_addcmul, 0},
+    {"InplaceAddcmul", SIG_TERNARY, 1, 1, ALL10 & ~B(ACL_BOOL), e_addcmul, 0},
+    {"Addcdiv", SIG_TERNARY, 0, 1, FLOATS, e_addcdiv, 0}, {"InplaceAddcdiv", SIG_TERNARY, 1, 1, FLOATS, e_addcdiv, 0},
+    {"NLLLoss", SIG_NLL, 0, 0, MMTYPES, NULL, 0}, {"NLLLossBackward", SIG_NLL, 0, 0, MMTYPES, NULL, F_LOG},
     {"InplaceNormal", SIG_RANDOM, 1, 0, FLOATS, NULL, RND_NORMAL},
     {"InplaceRandom", SIG_RANDOM, 1, 0, ALL10 & ~B(ACL_BOOL), NULL, RND_INT},
     {"InplaceBernoulli", SIG_RANDOM, 1, 0, ALL10, NULL, RND_BERNOULLI},
@@ -359,6 +387,7 @@ typedef struct {
     const aclScalar *s[2]; /* s[0] other/value, s[1] alpha */
     int64_t i[2];
     const void *arr;       /* aclIntArray (reduction dims) */
+    const aclTensor *x[3]; /* further tensors (NLLLoss: weight, totalWeight, gradOutput) */
     double f[2];           /* double / float attributes (random ranges) */
     uint64_t seed, offset;
 } args;
@@ -795,6 +824,60 @@ static int k_random(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) 
     return 0;
 }
 
+/* NLLLoss forward (loss, total weight) and backward (zeros but -w[t] * g at each row's target) */
+static int k_nll(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0], *x = &e->t[1], *t = &e->t[2], *w = &e->t[3];
+    char *ob, *xb, *tb, *wb;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len)) ||
+        (rc = map_view(t, dev, &tb, d->name, 2, msg, len)) || (rc = map_view(w, dev, &wb, d->name, 3, msg, len)))
+        return rc;
+    int twdt = (int)e->p[1].i, bwd = d->flags & F_LOG;
+    char *twp = aclsim_dev2host((void *)(intptr_t)e->p[0].i, (uint64_t)dt_size(twdt), dev);
+    char *gp = bwd ? aclsim_dev2host((void *)(intptr_t)e->p[2].i, 1, dev) : NULL;
+    if (!twp || (bwd && !gp)) {
+        snprintf(msg, len, "aclnn%s: totalWeight or gradOutput is not a live allocation", d->name);
+        return ACL_ERROR_RT_AICORE_EXCEPTION;
+    }
+    int64_t red = e->ip[0], ign = e->ip[1], n = e->ip[2], c = e->ip[3], gst = e->p[3].i >> 8;
+    int gdt = (int)(e->p[3].i & 0xff);
+    int ex = dt_size(x->dt), et = dt_size(t->dt), ew = dt_size(w->dt), eo = dt_size(o->dt);
+    int64_t xr = x->nd == 2 ? x->st[0] : 0, xc = x->st[x->nd - 1], tr = t->nd ? t->st[0] : 0;
+    double total = 0, sum = 0;
+    for (int64_t r = 0; r < n; r++) {
+        int64_t k = ldi(t->dt, tb + (t->off + r * tr) * et);
+        if (k != ign && (k < 0 || k >= c)) {
+            snprintf(msg, len, "aclnn%s: target %lld is out of bounds for %lld classes", d->name, (long long)k, (long long)c);
+            return ACL_ERROR_RT_AICORE_EXCEPTION;
+        }
+        double wk = k == ign ? 0.0 : ldf(w->dt, wb + (w->off + k * w->st[0]) * ew);
+        total += wk;
+        if (!bwd) {
+            double loss = k == ign ? 0.0 : -wk * ldf(x->dt, xb + (x->off + r * xr + k * xc) * ex);
+            sum += loss;
+            if (!red) stf(o->dt, ob + (o->off + r * (o->nd ? o->st[0] : 0)) * eo, loss);
+        }
+    }
+    if (!bwd) {
+        if (red) stf(o->dt, ob + o->off * eo, red == 1 ? sum / total : sum);
+        stf(twdt, twp, total);
+        return 0;
+    }
+    double tw = ldf(twdt, twp);
+    int64_t orow = o->nd == 2 ? o->st[0] : 0, ocol = o->st[o->nd - 1];
+    for (int64_t r = 0; r < n; r++) {
+        int64_t k = ldi(t->dt, tb + (t->off + r * tr) * et);
+        for (int64_t j = 0; j < c; j++) stf(o->dt, ob + (o->off + r * orow + j * ocol) * eo, 0.0);
+        if (k == ign) continue;
+        double wk = ldf(w->dt, wb + (w->off + k * w->st[0]) * ew);
+        double g = ldf(gdt, gp + (red ? 0 : r * gst) * dt_size(gdt));
+        stf(o->dt, ob + (o->off + r * orow + k * ocol) * eo, red == 1 ? (tw != 0 ? -wk * g / tw : 0.0) : -wk * g);
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- validators, one per signature */
 static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     const char *nm = d->name;
@@ -1207,6 +1290,79 @@ static aclnnStatus v_random(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+/* t: out, self, target; x: weight, totalWeight, gradOutput (backward). A 1-D self is one row. */
+static aclnnStatus v_nll(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0], *self = a->t[1], *target = a->t[2], *weight = a->x[0], *tw = a->x[1], *g = a->x[2];
+    int bwd = d->flags & F_LOG;
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 2)) || (rc = check_tensor(d, weight, "weight", 1)) ||
+        (rc = check_tensor(d, out, bwd ? "out" : "out", 2)) || (rc = check_tensor(d, tw, "totalWeight", 1)))
+        return rc;
+    if (bwd && (rc = check_tensor(d, g, "gradOutput", 1))) return rc;
+    if (!target) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: target is NULL", d->name);
+    if (!aclsim_check_tensor(target) || (target->dtype != ACL_INT64 && target->dtype != ACL_UINT8 && target->dtype != ACL_INT32))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: target must be an INT64, INT32 or UINT8 tensor", d->name);
+    if (self->ndim < 1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self must be 1-D or 2-D", d->name);
+    int64_t n = self->ndim == 2 ? self->dims[0] : 1, c = self->dims[self->ndim - 1];
+    int64_t red = a->i[0];
+    if (red < 0 || red > 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: reduction %lld is not 0, 1 or 2", d->name, (long long)red);
+    if ((int64_t)(target->ndim ? target->dims[0] : 1) != n || target->ndim != self->ndim - 1)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: target shape does not match self's batch", d->name);
+    if (weight->ndim != 1 || weight->dims[0] != c)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: weight must be [C] with C = %lld", d->name, (long long)c);
+    if (bwd ? !same_shape(out, (int)self->ndim, self->dims)
+            : (red ? out->ndim != 0 : (int)out->ndim != (int)self->ndim - 1 || (out->ndim && out->dims[0] != n)))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape is not the result shape", d->name);
+    e->nt = 4;
+    e->ct = self->dtype;
+    e->ip[0] = red;
+    e->ip[1] = a->i[1];
+    e->ip[2] = n;
+    e->ip[3] = c;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    snap(&e->t[2], target);
+    snap(&e->t[3], weight);
+    /* the executor holds 4 views: the backward's gradOutput and totalWeight ride in p[] as device addresses */
+    e->p[0].i = (int64_t)(intptr_t)tw->data + tw->offset * dt_size(tw->dtype);
+    e->p[1].i = tw->dtype;
+    e->p[2].i = bwd ? (int64_t)(intptr_t)g->data + g->offset * dt_size(g->dtype) : 0;
+    e->p[3].i = bwd ? (g->dtype | (int64_t)(g->ndim ? g->strides[0] : 0) << 8) : 0;
+    return 0;
+}
+
+/* t[0] out (selfRef), t[1] self, t[2] tensor1/end, t[3] tensor2/weight (or s[0], a scalar weight); s[1] value */
+static aclnnStatus v_ternary(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0], *self = d->inplace ? a->t[0] : a->t[1], *t1 = a->t[2], *t2 = a->t[3];
+    int sw = d->flags & F_MODE;
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, d->inplace ? "selfRef" : "self", 8)) || (rc = check_tensor(d, t1, "tensor1", 8)) ||
+        (!d->inplace && (rc = check_tensor(d, out, "out", 8))))
+        return rc;
+    if (sw ? (rc = check_scalar(d, a->s[0], "weight")) : (rc = check_tensor(d, t2, "tensor2", 8))) return rc;
+    if (d->has_alpha && (rc = check_scalar(d, a->s[1], "value"))) return rc;
+    int ct = promote(self->dtype, t1->dtype);
+    if (!sw) ct = promote(ct, t2->dtype);
+    if (!(d->dtypes & B(ct)) || !can_cast(ct, out->dtype))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: result dtype %s into %s is not supported", d->name,
+            dtname(ct), dtname(out->dtype));
+    int64_t s1[SIM_MAXDIM], s2[SIM_MAXDIM];
+    int n = bshape((int)self->ndim, self->dims, (int)t1->ndim, t1->dims, s1);
+    if (sw) { memcpy(s2, s1, sizeof s1); }
+    else if (n >= 0) n = bshape(n, s1, (int)t2->ndim, t2->dims, s2);
+    if (n < 0 || !same_shape(out, n, s2))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: operands do not broadcast to %s", d->name,
+            d->inplace ? "selfRef" : "out");
+    e->ct = ct;
+    e->nt = 4;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    snap(&e->t[2], t1);
+    if (sw) snap_const(&e->t[3], a->s[0]->dtype, a->s[0]->raw); else snap(&e->t[3], t2);
+    if (d->has_alpha) e->p[0] = to_domain(a->s[1]->dtype, a->s[1]->raw, ct);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- phase 1 and phase 2, shared */
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
@@ -1224,6 +1380,8 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_SCALAR_TENSOR: rc = v_scalar_tensor(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_INDEX: rc = v_index(d, a, &tmp); tmp.run = k_index; break;
     case SIG_RANDOM: rc = v_random(d, a, &tmp); tmp.run = k_random; break;
+    case SIG_NLL: rc = v_nll(d, a, &tmp); tmp.run = k_nll; break;
+    case SIG_TERNARY: rc = v_ternary(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_MASKED_FILL: rc = v_masked_fill(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_REDUCE: rc = v_reduce(d, a, &tmp); tmp.run = k_reduce; break;
     case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
@@ -1455,3 +1613,43 @@ EXPORT aclnnStatus aclnnInplaceBernoulliGetWorkspaceSize(const aclTensor *selfRe
     PREP(InplaceBernoulli, .t = {(aclTensor *)selfRef}, .s = {prob}, .seed = (uint64_t)seed, .offset = (uint64_t)offset);
 }
 LAUNCH(InplaceUniform) LAUNCH(InplaceNormal) LAUNCH(InplaceRandom) LAUNCH(InplaceBernoulli)
+EXPORT aclnnStatus aclnnNLLLossGetWorkspaceSize(const aclTensor *self, const aclTensor *target, const aclTensor *weight,
+                                                int64_t reduction, int64_t ignoreIndex, aclTensor *out,
+                                                aclTensor *totalWeightOut, WS) {
+    PREP(NLLLoss, .t = {out, self, target}, .i = {reduction, ignoreIndex}, .x = {weight, totalWeightOut});
+}
+EXPORT aclnnStatus aclnnNLLLossBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                        const aclTensor *target, const aclTensor *weight,
+                                                        int64_t reduction, int64_t ignoreIndex,
+                                                        const aclTensor *totalWeight, aclTensor *out, WS) {
+    PREP(NLLLossBackward, .t = {out, self, target}, .i = {reduction, ignoreIndex}, .x = {weight, totalWeight, gradOutput});
+}
+LAUNCH(NLLLoss) LAUNCH(NLLLossBackward)
+EXPORT aclnnStatus aclnnLerpGetWorkspaceSize(const aclTensor *self, const aclTensor *end, const aclTensor *weight,
+                                             aclTensor *out, WS) { PREP(Lerp, .t = {out, self, end, weight}); }
+EXPORT aclnnStatus aclnnInplaceLerpGetWorkspaceSize(aclTensor *selfRef, const aclTensor *end, const aclTensor *weight, WS) {
+    PREP(InplaceLerp, .t = {selfRef, selfRef, end, weight});
+}
+EXPORT aclnnStatus aclnnLerpsGetWorkspaceSize(const aclTensor *self, const aclTensor *end, const aclScalar *weight,
+                                              aclTensor *out, WS) { PREP(Lerps, .t = {out, self, end}, .s = {weight}); }
+EXPORT aclnnStatus aclnnInplaceLerpsGetWorkspaceSize(aclTensor *selfRef, const aclTensor *end, const aclScalar *weight, WS) {
+    PREP(InplaceLerps, .t = {selfRef, selfRef, end}, .s = {weight});
+}
+EXPORT aclnnStatus aclnnAddcmulGetWorkspaceSize(const aclTensor *self, const aclTensor *tensor1, const aclTensor *tensor2,
+                                                const aclScalar *value, aclTensor *out, WS) {
+    PREP(Addcmul, .t = {out, self, tensor1, tensor2}, .s = {NULL, value});
+}
+EXPORT aclnnStatus aclnnInplaceAddcmulGetWorkspaceSize(const aclTensor *selfRef, const aclTensor *tensor1,
+                                                       const aclTensor *tensor2, const aclScalar *value, WS) {
+    PREP(InplaceAddcmul, .t = {(aclTensor *)selfRef, selfRef, tensor1, tensor2}, .s = {NULL, value});
+}
+EXPORT aclnnStatus aclnnAddcdivGetWorkspaceSize(const aclTensor *self, const aclTensor *tensor1, const aclTensor *tensor2,
+                                                const aclScalar *value, const aclTensor *out, WS) {
+    PREP(Addcdiv, .t = {(aclTensor *)out, self, tensor1, tensor2}, .s = {NULL, value});
+}
+EXPORT aclnnStatus aclnnInplaceAddcdivGetWorkspaceSize(const aclTensor *selfRef, const aclTensor *tensor1,
+                                                       const aclTensor *tensor2, const aclScalar *value, WS) {
+    PREP(InplaceAddcdiv, .t = {(aclTensor *)selfRef, selfRef, tensor1, tensor2}, .s = {NULL, value});
+}
+LAUNCH(Lerp) LAUNCH(InplaceLerp) LAUNCH(Lerps) LAUNCH(InplaceLerps) LAUNCH(Addcmul) LAUNCH(InplaceAddcmul)
+LAUNCH(Addcdiv) LAUNCH(InplaceAddcdiv)

@@ -646,3 +646,102 @@ def randint(m, low, high, size, generator=None, *rest):
 def _device_of(rest):
     """The device argument of a factory's (dtype, layout, device, ...) tail."""
     return rest[2] if len(rest) > 2 else None
+
+
+
+# --- losses ----------------------------------------------------------------------------------------
+
+def _view(t, shape, stride, offset=None):
+    from mindtorch.plugins import make_tensor
+    return make_tensor(t._storage, tuple(shape), tuple(stride), t._offset if offset is None else offset, t.dtype,
+                       t.device)
+
+
+def _rows(x, target):
+    """aclnnNLLLoss takes [N, C] (or [C]): an [N, C, d...] input becomes [N*d..., C] (one copy)."""
+    if len(x._shape) <= 2:
+        return x, target
+    n, c, rest = x._shape[0], x._shape[1], x._shape[2:]
+    perm = (0,) + tuple(range(2, len(x._shape))) + (1,)
+    moved = contiguous(_view(x, [x._shape[i] for i in perm], [x._stride[i] for i in perm]))
+    rows = _numel(moved) // c
+    t = target if _is_contiguous(target) else contiguous(target)
+    del n, rest
+    return _view(moved, (rows, c), (c, 1)), _view(t, (rows,), (1,))
+
+
+def _weight(weight, x):
+    if weight is not None:
+        return weight
+    w = empty((x._shape[1] if len(x._shape) > 1 else x._shape[0],), x.dtype, x.device)
+    return fill_(None, w, 1)
+
+
+@kernel("_nll_loss")
+def nll_loss(m, x, target, weight, reduction, ignore_index):
+    w = _weight(weight, x)
+    xr, tr = _rows(x, target)
+    out, total = empty(m[0].shape, m[0].dtype, x.device), empty(m[1].shape, m[1].dtype, x.device)
+    o = out if reduction or len(x._shape) <= 2 else _view(out, (_numel(out),), (1,))
+    launch("NLLLoss", xr, tr, w, int(reduction), int(ignore_index), o, total)
+    return out, total
+
+
+@kernel("_nll_loss_backward")
+def nll_loss_backward(m, g, x, target, weight, reduction, ignore_index, total_weight):
+    w = _weight(weight, x)
+    xr, tr = _rows(x, target)
+    gr = g if reduction or len(x._shape) <= 2 else _view(contiguous(g), (_numel(g),), (1,))
+    if len(x._shape) <= 2:
+        out = empty(m.shape, m.dtype, x.device)
+        launch("NLLLossBackward", gr, xr, tr, w, int(reduction), int(ignore_index), total_weight, out)
+        return out
+    rows = empty(xr._shape, m.dtype, x.device)
+    launch("NLLLossBackward", gr, xr, tr, w, int(reduction), int(ignore_index), total_weight, rows)
+    # [N*d..., C] back to [N, C, d...]: a permuted view of the rows, copied into a contiguous out
+    shp = m.shape
+    moved_shape = (shp[0],) + tuple(shp[2:]) + (shp[1],)
+    st, acc = [0] * len(moved_shape), 1
+    for i in range(len(moved_shape) - 1, -1, -1):
+        st[i], acc = acc, acc * moved_shape[i]
+    inv = [0, len(shp) - 1] + list(range(1, len(shp) - 1))
+    view = _view(rows, [moved_shape[i] for i in inv], [st[i] for i in inv])
+    return contiguous(view)
+
+
+
+# --- ternary pointwise (the optimizers' updates) -----------------------------------------------------
+
+@kernel("lerp")
+def lerp(m, a, end, weight):
+    out = empty(m.shape, m.dtype, a.device)
+    if isinstance(weight, Tensor):
+        launch("Lerp", a, end, weight, out)
+    else:
+        launch("Lerps", a, end, scalar_for(weight, m.dtype), out)
+    return out
+
+
+@kernel("lerp_")
+def lerp_(m, a, end, weight):
+    if isinstance(weight, Tensor):
+        launch("InplaceLerp", a, end, weight)
+    else:
+        launch("InplaceLerps", a, end, scalar_for(weight, a.dtype))
+    return a
+
+
+def _addc(acl):
+    def out_of_place(m, s, t1, t2, value=1):
+        out = empty(m.shape, m.dtype, s.device)
+        launch(acl, s, t1, t2, scalar_for(value, m.dtype), out)
+        return out
+
+    def in_place(m, s, t1, t2, value=1):
+        launch("Inplace" + acl, s, t1, t2, scalar_for(value, s.dtype))
+        return s
+    return out_of_place, in_place
+
+
+KERNELS["addcmul"], KERNELS["addcmul_"] = _addc("Addcmul")
+KERNELS["addcdiv"], KERNELS["addcdiv_"] = _addc("Addcdiv")

@@ -155,6 +155,12 @@ OPS.update({
     "InplaceNormal": [T, c_float, c_float, c_int64, c_int64],
     "InplaceRandom": [T, c_int64, c_int64, c_int64, c_int64],
     "InplaceBernoulli": [T, S, c_int64, c_int64],
+    # ops-math math/lerp/op_api/aclnn_lerp_tensor.h, aclnn_lerp_scalar.h
+    "Lerp": [T, T, T, T], "InplaceLerp": [T, T, T], "Lerps": [T, T, S, T], "InplaceLerps": [T, T, S],
+    # ops-math math/addcmul/op_api/aclnn_addcmul.h, math/addcdiv/op_api/aclnn_addcdiv.h
+    "Addcmul": [T, T, T, S, T], "InplaceAddcmul": [T, T, T, S], "Addcdiv": [T, T, T, S, T], "InplaceAddcdiv": [T, T, T, S],
+    # ops-nn loss/nll_loss/op_api/aclnn_nll_loss.h, loss/nll_loss_grad/op_api/aclnn_nll_loss_backward.h
+    "NLLLoss": [T, T, T, c_int64, c_int64, T, T], "NLLLossBackward": [T, T, T, T, c_int64, c_int64, T, T],
 })
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
 PHASE2 = [c_void_p, c_uint64, handle, aclrtStream]
