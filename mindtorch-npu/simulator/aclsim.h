@@ -95,7 +95,7 @@ struct aclOpExecutor {
     uint64_t ws_size;
     int ct;                  /* computation dtype */
     int nt;
-    tview t[4];              /* t[0] is the output */
+    tview t[8];              /* t[0] is the output (LayerNorm and its backward use up to 8) */
     val p[4];                /* scalar parameters, in the computation domain of ct */
     int64_t ip[4];           /* integer parameters */
 };

@@ -120,7 +120,7 @@ static void stf(int dt, char *p, double v) {
 /* ---------------------------------------------------------------- the op table */
 enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
-       SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY };
+       SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -346,6 +346,10 @@ static const op_def OPS[] = {
     {"Addcmul", SIG_TERNARY, 0, 1, ALL10 & ~B(ACL_BOOL), e_addcmul, 0},
     {"InplaceAddcmul", SIG_TERNARY, 1, 1, ALL10 & ~B(ACL_BOOL), e_addcmul, 0},
     {"Addcdiv", SIG_TERNARY, 0, 1, FLOATS, e_addcdiv, 0}, {"InplaceAddcdiv", SIG_TERNARY, 1, 1, FLOATS, e_addcdiv, 0},
+    {"Arange", SIG_ARANGE, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, 0},
+    /* LayerNorm(input, normalizedShape, weight?, bias?, eps, out, meanOut?, rstdOut?); F_LOG marks the backward */
+    {"LayerNorm", SIG_LAYER_NORM, 0, 0, FLOATS, NULL, 0}, {"LayerNormBackward", SIG_LAYER_NORM, 0, 0, FLOATS, NULL, F_LOG},
+    {"EmbeddingDenseBackward", SIG_EMBED_BWD, 0, 0, FLOATS, NULL, 0},
     {"NLLLoss", SIG_NLL, 0, 0, MMTYPES, NULL, 0}, {"NLLLossBackward", SIG_NLL, 0, 0, MMTYPES, NULL, F_LOG},
     {"InplaceNormal", SIG_RANDOM, 1, 0, FLOATS, NULL, RND_NORMAL},
     {"InplaceRandom", SIG_RANDOM, 1, 0, ALL10 & ~B(ACL_BOOL), NULL, RND_INT},
@@ -387,7 +391,7 @@ typedef struct {
     const aclScalar *s[2]; /* s[0] other/value, s[1] alpha */
     int64_t i[2];
     const void *arr;       /* aclIntArray (reduction dims) */
-    const aclTensor *x[3]; /* further tensors (NLLLoss: weight, totalWeight, gradOutput) */
+    const aclTensor *x[8]; /* further tensors (NLLLoss: weight, totalWeight, gradOutput; LayerNorm: all of its) */
     double f[2];           /* double / float attributes (random ranges) */
     uint64_t seed, offset;
 } args;
@@ -878,6 +882,126 @@ static int k_nll(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     return 0;
 }
 
+static int k_arange(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const tview *o = &e->t[0];
+    char *ob;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, "Arange", 0, msg, len))) return rc;
+    int64_t n = numel(o), es = dt_size(o->dt);
+    for (int64_t i = 0; i < n; i++) {
+        char *p = ob + (o->off + i * (o->nd ? o->st[0] : 0)) * es;
+        if (dt_is_float(e->ct)) stf(o->dt, p, e->p[0].f + (double)i * e->p[1].f);
+        else sti(o->dt, p, (int64_t)((uint64_t)e->p[0].i + (uint64_t)i * (uint64_t)e->p[1].i));
+    }
+    return 0;
+}
+
+/* element r*cols + c of a view whose last k dims are dense: row r steps through the outer dims */
+static int64_t row_off(const tview *v, int k, int64_t r) {
+    int64_t off = v->off;
+    for (int i = v->nd - k - 1; i >= 0; i--) { off += (r % v->dims[i]) * v->st[i]; r /= v->dims[i]; }
+    return off;
+}
+
+static int k_layer_norm(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    char *b[8] = {0};
+    int rc;
+    for (int j = 0; j < 8; j++)
+        if (e->t[j].data && (rc = map_view(&e->t[j], dev, &b[j], d->name, j, msg, len))) return rc;
+    int k = (int)e->ip[0];
+    int64_t rows = e->ip[1], cols = e->ip[2];
+    const tview *t = e->t;
+#define AT(j, r, c) (b[j] + (row_off(&t[j], k, (r)) + (c)) * dt_size(t[j].dt))
+#define PAR(j, c) (b[j] + (t[j].off + (c) * (t[j].nd ? t[j].st[t[j].nd - 1] : 0)) * dt_size(t[j].dt))
+#define STAT(j, r) (b[j] + row_off(&t[j], 0, (r)) * dt_size(t[j].dt))
+    if (!(d->flags & F_LOG)) { /* x: input, weight, bias, out, mean, rstd */
+        for (int64_t r = 0; r < rows; r++) {
+            double m = 0, v = 0;
+            for (int64_t c = 0; c < cols; c++) m += ldf(t[0].dt, AT(0, r, c));
+            m /= (double)cols;
+            for (int64_t c = 0; c < cols; c++) { double z = ldf(t[0].dt, AT(0, r, c)) - m; v += z * z; }
+            double rs = 1.0 / sqrt(v / (double)cols + e->p[0].f);
+            for (int64_t c = 0; c < cols; c++) {
+                double y = (ldf(t[0].dt, AT(0, r, c)) - m) * rs;
+                if (b[1]) y *= ldf(t[1].dt, PAR(1, c));
+                if (b[2]) y += ldf(t[2].dt, PAR(2, c));
+                stf(t[3].dt, AT(3, r, c), y);
+            }
+            if (b[4]) stf(t[4].dt, STAT(4, r), m);
+            if (b[5]) stf(t[5].dt, STAT(5, r), rs);
+        }
+        return 0;
+    }
+    /* x: gradOut, input, mean, rstd, weight, gradInput, gradWeight, gradBias */
+    double *gw = calloc((size_t)cols, sizeof *gw), *gb = calloc((size_t)cols, sizeof *gb);
+    for (int64_t r = 0; r < rows; r++) {
+        double m = ldf(t[2].dt, STAT(2, r)), rs = ldf(t[3].dt, STAT(3, r)), s1 = 0, s2 = 0;
+        for (int64_t c = 0; c < cols; c++) {
+            double g = ldf(t[0].dt, AT(0, r, c)), xh = (ldf(t[1].dt, AT(1, r, c)) - m) * rs;
+            double gx = b[4] ? g * ldf(t[4].dt, PAR(4, c)) : g;
+            s1 += gx;
+            s2 += gx * xh;
+            gw[c] += g * xh;
+            gb[c] += g;
+        }
+        s1 /= (double)cols;
+        s2 /= (double)cols;
+        if (b[5])
+            for (int64_t c = 0; c < cols; c++) {
+                double g = ldf(t[0].dt, AT(0, r, c)), xh = (ldf(t[1].dt, AT(1, r, c)) - m) * rs;
+                double gx = b[4] ? g * ldf(t[4].dt, PAR(4, c)) : g;
+                stf(t[5].dt, AT(5, r, c), rs * (gx - s1 - xh * s2));
+            }
+    }
+    for (int64_t c = 0; c < cols; c++) {
+        if (b[6]) stf(t[6].dt, PAR(6, c), gw[c]);
+        if (b[7]) stf(t[7].dt, PAR(7, c), gb[c]);
+    }
+    free(gw);
+    free(gb);
+#undef AT
+#undef PAR
+#undef STAT
+    return 0;
+}
+
+static int k_embed_bwd(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const tview *o = &e->t[0], *g = &e->t[1], *ix = &e->t[2];
+    char *ob, *gb, *ib;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, "EmbeddingDenseBackward", 0, msg, len)) ||
+        (rc = map_view(g, dev, &gb, "EmbeddingDenseBackward", 1, msg, len)) ||
+        (rc = map_view(ix, dev, &ib, "EmbeddingDenseBackward", 2, msg, len)))
+        return rc;
+    int64_t nw = e->ip[0], pad = e->ip[1], n = e->ip[2], dd = e->ip[3];
+    double *acc = calloc((size_t)(nw * dd), sizeof *acc);
+    int64_t *cnt = calloc((size_t)nw, sizeof *cnt);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t k = ldi(ix->dt, ib + (ix->off + i) * dt_size(ix->dt));
+        if (k < 0 || k >= nw) {
+            free(acc); free(cnt);
+            snprintf(msg, len, "aclnnEmbeddingDenseBackward: index %lld is out of range", (long long)k);
+            return ACL_ERROR_RT_AICORE_EXCEPTION;
+        }
+        cnt[k]++;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t k = ldi(ix->dt, ib + (ix->off + i) * dt_size(ix->dt));
+        if (k == pad) continue;
+        double sc = e->p[0].i ? 1.0 / (double)cnt[k] : 1.0;
+        for (int64_t c = 0; c < dd; c++) acc[k * dd + c] += sc * ldf(g->dt, gb + (g->off + i * dd + c) * dt_size(g->dt));
+    }
+    for (int64_t r = 0; r < nw; r++)
+        for (int64_t c = 0; c < dd; c++) stf(o->dt, ob + (o->off + r * o->st[0] + c * o->st[1]) * dt_size(o->dt), acc[r * dd + c]);
+    free(acc);
+    free(cnt);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- validators, one per signature */
 static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     const char *nm = d->name;
@@ -1363,6 +1487,102 @@ static aclnnStatus v_ternary(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+/* Arange(start, end, step, out): out[i] = start + i * step over out's length (the caller sizes out) */
+static aclnnStatus v_arange(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, out, "out", 1)) || (rc = check_scalar(d, a->s[0], "start")) ||
+        (rc = check_scalar(d, a->s[1], "step")))
+        return rc;
+    int ct = dt_is_float(out->dtype) ? ACL_DOUBLE : ACL_INT64;
+    e->p[0] = to_domain(a->s[0]->dtype, a->s[0]->raw, ct);
+    e->p[1] = to_domain(a->s[1]->dtype, a->s[1]->raw, ct);
+    if (dt_is_float(ct) ? e->p[1].f == 0 : e->p[1].i == 0) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnArangeGetWorkspaceSize: step is 0");
+    e->nt = 1;
+    e->ct = ct;
+    snap(&e->t[0], out);
+    return 0;
+}
+
+/* the normalized block (last k dims) must be dense, rows may stride: this simulator is stricter than CANN */
+static int dense_tail(const aclTensor *t, int k) {
+    int64_t acc = 1;
+    for (int i = (int)t->ndim - 1; i >= (int)t->ndim - k; i--) {
+        if (t->dims[i] != 1 && t->strides[i] != acc) return 0;
+        acc *= t->dims[i];
+    }
+    return 1;
+}
+
+/* forward x: {input, weight, bias, out, mean, rstd}; backward x: {gradOut, input, mean, rstd, weight, gradInput,
+ * gradWeight, gradBias}; normalized shape in arr, eps in f[0]; t[] holds the same views in that order */
+static aclnnStatus v_layer_norm(const op_def *d, args *a, aclOpExecutor *e) {
+    int bwd = d->flags & F_LOG;
+    const aclTensor *in = a->x[bwd ? 1 : 0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, in, "input", 8))) return rc;
+    uint64_t k;
+    const int64_t *ns = a->arr ? aclsim_int_array(a->arr, &k) : NULL;
+    if (!ns) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: normalizedShape is not a live aclIntArray", d->name);
+    if (!k || k > in->ndim) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: normalizedShape has %llu dims", d->name, (unsigned long long)k);
+    int64_t cols = 1, rows = 1;
+    for (uint64_t i = 0; i < k; i++) {
+        if (ns[i] != in->dims[in->ndim - k + i])
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: normalizedShape does not match input's last dims", d->name);
+        cols *= ns[i];
+    }
+    for (uint32_t i = 0; i < in->ndim - k; i++) rows *= in->dims[i];
+    for (int j = 0; j < 8; j++) {
+        const aclTensor *t = a->x[j];
+        if (!t) { memset(&e->t[j], 0, sizeof e->t[j]); continue; }
+        if ((rc = check_tensor(d, t, "operand", 8))) return rc;
+        int64_t n = 1;
+        for (uint32_t i = 0; i < t->ndim; i++) n *= t->dims[i];
+        int stat = bwd ? (j == 2 || j == 3) : (j == 4 || j == 5), param = bwd ? (j == 4 || j == 6 || j == 7) : (j == 1 || j == 2);
+        int64_t want = stat ? rows : param ? cols : rows * cols;
+        if (n != want) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: operand %d has %lld elements, expected %lld",
+                           d->name, j, (long long)n, (long long)want);
+        if (!stat && !param && !dense_tail(t, (int)k))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: operand %d's normalized dims are not dense", d->name, j);
+        snap(&e->t[j], t);
+    }
+    if (!a->x[bwd ? 5 : 3] && !bwd) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnnLayerNormGetWorkspaceSize: out is NULL");
+    e->nt = 8;
+    e->ct = in->dtype;
+    e->ip[0] = (int64_t)k;
+    e->ip[1] = rows;
+    e->ip[2] = cols;
+    e->p[0].f = a->f[0];
+    return 0;
+}
+
+/* EmbeddingDenseBackward(grad [..., D], indices, numWeights, paddingIdx, scaleGradByFreq, out [numWeights, D]) */
+static aclnnStatus v_embed_bwd(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *g = a->t[1], *ix = a->t[2], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, g, "grad", 8)) || (rc = check_tensor(d, out, "out", 2))) return rc;
+    if (!ix || !aclsim_check_tensor(ix) || (ix->dtype != ACL_INT64 && ix->dtype != ACL_INT32))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnEmbeddingDenseBackwardGetWorkspaceSize: indices must be an INT64/INT32 tensor");
+    int64_t dd = g->ndim ? g->dims[g->ndim - 1] : 1, n = 1, gn = 1;
+    for (uint32_t i = 0; i < ix->ndim; i++) n *= ix->dims[i];
+    for (uint32_t i = 0; i < g->ndim; i++) gn *= g->dims[i];
+    if (out->ndim != 2 || out->dims[0] != a->i[0] || out->dims[1] != dd || gn != n * dd || !dense_tail(g, (int)g->ndim))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnEmbeddingDenseBackwardGetWorkspaceSize: grad, indices and out do not agree");
+    if (!dense_tail(ix, (int)ix->ndim) || !dense_tail(out, 2))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnEmbeddingDenseBackwardGetWorkspaceSize: operands must be contiguous");
+    e->nt = 3;
+    e->ct = out->dtype;
+    e->ip[0] = a->i[0];
+    e->ip[1] = a->i[1];
+    e->ip[2] = n;
+    e->ip[3] = dd;
+    e->p[0].i = a->seed; /* scaleGradByFreq */
+    snap(&e->t[0], out);
+    snap(&e->t[1], g);
+    snap(&e->t[2], ix);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- phase 1 and phase 2, shared */
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
@@ -1382,6 +1602,9 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_RANDOM: rc = v_random(d, a, &tmp); tmp.run = k_random; break;
     case SIG_NLL: rc = v_nll(d, a, &tmp); tmp.run = k_nll; break;
     case SIG_TERNARY: rc = v_ternary(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_ARANGE: rc = v_arange(d, a, &tmp); tmp.run = k_arange; break;
+    case SIG_LAYER_NORM: rc = v_layer_norm(d, a, &tmp); tmp.run = k_layer_norm; break;
+    case SIG_EMBED_BWD: rc = v_embed_bwd(d, a, &tmp); tmp.run = k_embed_bwd; break;
     case SIG_MASKED_FILL: rc = v_masked_fill(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_REDUCE: rc = v_reduce(d, a, &tmp); tmp.run = k_reduce; break;
     case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
@@ -1653,3 +1876,32 @@ EXPORT aclnnStatus aclnnInplaceAddcdivGetWorkspaceSize(const aclTensor *selfRef,
 }
 LAUNCH(Lerp) LAUNCH(InplaceLerp) LAUNCH(Lerps) LAUNCH(InplaceLerps) LAUNCH(Addcmul) LAUNCH(InplaceAddcmul)
 LAUNCH(Addcdiv) LAUNCH(InplaceAddcdiv)
+EXPORT aclnnStatus aclnnArangeGetWorkspaceSize(const aclScalar *start, const aclScalar *end, const aclScalar *step,
+                                               aclTensor *out, WS) {
+    (void)end; /* out's length already says how many values: the caller sized it from (start, end, step) */
+    PREP(Arange, .t = {out}, .s = {start, step});
+}
+EXPORT aclnnStatus aclnnLayerNormGetWorkspaceSize(const aclTensor *input, const void *normalizedShape,
+                                                  const aclTensor *weightOptional, const aclTensor *biasOptional,
+                                                  double eps, aclTensor *out, aclTensor *meanOutOptional,
+                                                  aclTensor *rstdOutOptional, WS) {
+    PREP(LayerNorm, .arr = normalizedShape, .f = {eps},
+         .x = {input, weightOptional, biasOptional, out, meanOutOptional, rstdOutOptional});
+}
+EXPORT aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(const aclTensor *gradOut, const aclTensor *input,
+                                                          const void *normalizedShape, const aclTensor *mean,
+                                                          const aclTensor *rstd, const aclTensor *weightOptional,
+                                                          const aclTensor *biasOptional, const void *outputMask,
+                                                          aclTensor *gradInputOut, aclTensor *gradWeightOut,
+                                                          aclTensor *gradBiasOut, WS) {
+    (void)biasOptional; (void)outputMask; /* which grads: the non-NULL outputs */
+    PREP(LayerNormBackward, .arr = normalizedShape,
+         .x = {gradOut, input, mean, rstd, weightOptional, gradInputOut, gradWeightOut, gradBiasOut});
+}
+EXPORT aclnnStatus aclnnEmbeddingDenseBackwardGetWorkspaceSize(const aclTensor *grad, const aclTensor *indices,
+                                                               uint64_t numWeights, uint64_t paddingIdx,
+                                                               bool scaleGradByFreq, const aclTensor *out, WS) {
+    PREP(EmbeddingDenseBackward, .t = {(aclTensor *)out, grad, indices}, .i = {(int64_t)numWeights, (int64_t)paddingIdx},
+         .seed = scaleGradByFreq);
+}
+LAUNCH(Arange) LAUNCH(LayerNorm) LAUNCH(LayerNormBackward) LAUNCH(EmbeddingDenseBackward)

@@ -745,3 +745,47 @@ def _addc(acl):
 
 KERNELS["addcmul"], KERNELS["addcmul_"] = _addc("Addcmul")
 KERNELS["addcdiv"], KERNELS["addcdiv_"] = _addc("Addcdiv")
+
+
+
+# --- creation, normalisation, embedding backward -----------------------------------------------------
+
+@kernel("arange.start_step")
+def arange(m, start, end, step, *rest):
+    from mindtorch.plugins import arange_params
+    _, start, step, n = arange_params(start, end, step, m.dtype)
+    out = empty(m.shape, m.dtype, npu_device(_device_of(rest)))
+    if n:
+        launch("Arange", scalar_for(start, m.dtype), scalar_for(end, m.dtype), scalar_for(step, m.dtype), out)
+    return out
+
+
+def _dense(t):
+    return t if t is None or _is_contiguous(t) else contiguous(t)
+
+
+@kernel("native_layer_norm")
+def layer_norm(m, x, normalized_shape, w, b, eps):
+    mo, mm, mr = m
+    x = _dense(x)
+    out, mean, rstd = (empty(mo.shape, mo.dtype, x.device), empty(mm.shape, mm.dtype, x.device),
+                       empty(mr.shape, mr.dtype, x.device))
+    launch("LayerNorm", x, IntArray(normalized_shape), _dense(w), _dense(b), float(eps), out, mean, rstd)
+    return out, mean, rstd
+
+
+@kernel("native_layer_norm_backward")
+def layer_norm_backward(m, g, x, normalized_shape, mean, rstd, w, b):
+    outs = tuple(empty(mm.shape, mm.dtype, x.device) for mm in m)
+    launch("LayerNormBackward", _dense(g), _dense(x), IntArray(normalized_shape), _dense(mean), _dense(rstd),
+           _dense(w), _dense(b), None, *outs)
+    return outs
+
+
+@kernel("_embedding_backward")
+def embedding_backward(m, g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    out = empty(m.shape, m.dtype, g.device)
+    pad = padding_idx if padding_idx is not None and padding_idx >= 0 else -1
+    launch("EmbeddingDenseBackward", _dense(g), _dense(indices), int(num_weights), pad & 0xFFFFFFFFFFFFFFFF,
+           bool(scale_grad_by_freq), out)
+    return out

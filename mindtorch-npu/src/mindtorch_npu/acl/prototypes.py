@@ -159,6 +159,13 @@ OPS.update({
     "Lerp": [T, T, T, T], "InplaceLerp": [T, T, T], "Lerps": [T, T, S, T], "InplaceLerps": [T, T, S],
     # ops-math math/addcmul/op_api/aclnn_addcmul.h, math/addcdiv/op_api/aclnn_addcdiv.h
     "Addcmul": [T, T, T, S, T], "InplaceAddcmul": [T, T, T, S], "Addcdiv": [T, T, T, S, T], "InplaceAddcdiv": [T, T, T, S],
+    # ops-math math/range/op_api/aclnn_arange.h
+    "Arange": [S, S, S, T],
+    # ops-nn norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.h, norm/layer_norm_grad_v3/.../aclnn_layer_norm_backward.h
+    "LayerNorm": [T, ARR, T, T, c_double, T, T, T],
+    "LayerNormBackward": [T, T, ARR, T, T, T, T, handle, T, T, T],
+    # ops-nn index/embedding_dense_grad_v2/op_api/aclnn_embedding_dense_backward.h
+    "EmbeddingDenseBackward": [T, T, c_uint64, c_uint64, c_bool, T],
     # ops-nn loss/nll_loss/op_api/aclnn_nll_loss.h, loss/nll_loss_grad/op_api/aclnn_nll_loss_backward.h
     "NLLLoss": [T, T, T, c_int64, c_int64, T, T], "NLLLossBackward": [T, T, T, T, c_int64, c_int64, T, T],
 })
