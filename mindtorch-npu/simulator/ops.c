@@ -120,7 +120,8 @@ static void stf(int dt, char *p, double v) {
 /* ---------------------------------------------------------------- the op table */
 enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
-       SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD };
+       SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
+       SIG_CLAMP, SIG_TRI };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -164,7 +165,7 @@ static val e_id(const val *x, const val *p, int isf) { (void)p; (void)isf; retur
     static val e_##N(const val *x, const val *p, int isf) {                                                \
         (void)p;                                                                                            \
         val r;                                                                                              \
-        if (isf) { double a = x[0].f; r.f = (FEXPR); } else { int64_t a = x[0].i; (void)a; r.i = (IEXPR); }        \
+        if (isf) { double a = x[0].f; (void)a; r.f = (FEXPR); } else { int64_t a = x[0].i; (void)a; r.i = (IEXPR); }        \
         return r;                                                                                           \
     }
 static double sigm(double a) { return 1.0 / (1.0 + exp(-a)); }
@@ -179,13 +180,15 @@ UF(neg, -a, (int64_t)(0 - (uint64_t)a)) UF(abs, fabs(a), a < 0 ? (int64_t)(0 - (
 UF(relu, a > 0 ? a : (a != a ? a : 0.0), a > 0 ? a : 0) UF(sign, sgnf(a), (a > 0) - (a < 0))
 UF(floor, floor(a), a) UF(ceil, ceil(a), a) UF(round, nearbyint(a), a) UF(trunc, trunc(a), a)
 UF(frac, a - trunc(a), 0) UF(lnot, a == 0, a == 0)
+UF(isfinite, isfinite(a), 1) UF(isposinf, isinf(a) && a > 0, 0) UF(isneginf, isinf(a) && a < 0, 0)
+UF(square, a * a, (int64_t)((uint64_t)a * (uint64_t)a)) UF(bnot, 0, ~a)
 
 /* binary element functions over (x[0] self, x[1] other) */
 #define BF(N, FEXPR, IEXPR)                                                                                  \
     static val e_##N(const val *x, const val *p, int isf) {                                                \
         (void)p;                                                                                            \
         val r;                                                                                              \
-        if (isf) { double a = x[0].f, b = x[1].f; r.f = (FEXPR); } else { int64_t a = x[0].i, b = x[1].i; (void)a; (void)b; r.i = (IEXPR); } \
+        if (isf) { double a = x[0].f, b = x[1].f; (void)a; (void)b; r.f = (FEXPR); } else { int64_t a = x[0].i, b = x[1].i; (void)a; (void)b; r.i = (IEXPR); } \
         return r;                                                                                           \
     }
 static int64_t ipow(int64_t a, int64_t b) { /* negative exponents: 1/a truncated, as PyTorch */
@@ -202,6 +205,7 @@ BF(eq, a == b, a == b) BF(ne, a != b, a != b) BF(lt, a < b, a < b) BF(le, a <= b
 BF(gt, a > b, a > b) BF(ge, a >= b, a >= b)
 BF(land, a != 0 && b != 0, a != 0 && b != 0) BF(lor, a != 0 || b != 0, a != 0 || b != 0)
 BF(lxor, (a != 0) != (b != 0), (a != 0) != (b != 0))
+BF(band, 0, a & b) BF(bor, 0, a | b) BF(bxor, 0, a ^ b)
 static val e_sub(const val *x, const val *p, int isf) { /* self - alpha * other */
     val r;
     if (isf) r.f = x[0].f - p[0].f * x[1].f; else r.i = (int64_t)((uint64_t)x[0].i - (uint64_t)p[0].i * (uint64_t)x[1].i);
@@ -254,6 +258,34 @@ static val e_addcdiv(const val *x, const val *p, int isf) {
     r.f = x[0].f + p[0].f * (x[1].f / x[2].f);
     return r;
 }
+/* clamp: p[0] min, p[1] max, p[2].i / p[3].i whether each is given; NaN propagates (as PyTorch) */
+static val e_clamp(const val *x, const val *p, int isf) {
+    val r = x[0];
+    if (isf) {
+        if (r.f != r.f) return r;
+        if (p[2].i && (p[0].f != p[0].f || r.f < p[0].f)) r.f = p[0].f;
+        if (p[3].i && (p[1].f != p[1].f || r.f > p[1].f)) r.f = p[1].f;
+    } else {
+        if (p[2].i && r.i < p[0].i) r.i = p[0].i;
+        if (p[3].i && r.i > p[1].i) r.i = p[1].i;
+    }
+    return r;
+}
+static val e_clamp_t(const val *x, const val *p, int isf) { /* ClampTensor: x[1] min, x[2] max */
+    val q[4] = {x[1], x[2], {.i = 1}, {.i = 1}};
+    (void)p;
+    return e_clamp(x, q, isf);
+}
+static val e_clamp_min_t(const val *x, const val *p, int isf) {
+    val q[4] = {x[1], x[1], {.i = 1}, {.i = 0}};
+    (void)p;
+    return e_clamp(x, q, isf);
+}
+static val e_clamp_max_t(const val *x, const val *p, int isf) {
+    val q[4] = {x[1], x[1], {.i = 0}, {.i = 1}};
+    (void)p;
+    return e_clamp(x, q, isf);
+}
 static val e_where(const val *x, const val *p, int isf) {
     (void)p;
     return (isf ? x[0].f != 0 : x[0].i != 0) ? x[1] : x[2];
@@ -297,6 +329,9 @@ static const op_def OPS[] = {
     UN("Floor", e_floor, (SIGNED | B(ACL_UINT8)) & ~B(ACL_BF16), 0), UN("Ceil", e_ceil, FLOATS, 0),
     UN("Round", e_round, FLOATS | B(ACL_INT32) | B(ACL_INT64), 0), UN("Trunc", e_trunc, SIGNED | B(ACL_UINT8), 0),
     UN("Frac", e_frac, MMTYPES, 0), UN("LogicalNot", e_lnot, ALL10, F_BOOL),
+    {"IsFinite", SIG_UNARY, 0, 0, ALL10, e_isfinite, F_BOOL}, {"IsPosInf", SIG_UNARY, 0, 0, ALL10, e_isposinf, F_BOOL},
+    {"IsNegInf", SIG_UNARY, 0, 0, ALL10, e_isneginf, F_BOOL}, {"Square", SIG_UNARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_square, 0},
+    {"BitwiseNot", SIG_UNARY, 0, 0, ALL10 & ~FLOATS, e_bnot, 0},
 #undef UN
     /* binary: tensor and scalar forms (and their in-place forms where the header has them) */
     {"Sub", SIG_BINARY, 0, 1, ALL10 & ~B(ACL_BOOL), e_sub, 0}, {"Subs", SIG_BINARY_SCALAR, 0, 1, ALL10 & ~B(ACL_BOOL), e_sub, 0},
@@ -319,6 +354,20 @@ static const op_def OPS[] = {
     {"LogicalOr", SIG_BINARY, 0, 0, ALL10, e_lor, F_BOOL}, {"InplaceLogicalOr", SIG_BINARY, 1, 0, ALL10, e_lor, F_BOOL},
     {"LogicalXor", SIG_BINARY, 0, 0, ALL10, e_lxor, F_BOOL},
     {"SWhere", SIG_WHERE, 0, 0, ALL10, e_where, 0},
+#define BIT(N, FN) {N "Tensor", SIG_BINARY, 0, 0, ALL10 & ~FLOATS, FN, 0}, {"Inplace" N "Tensor", SIG_BINARY, 1, 0, ALL10 & ~FLOATS, FN, 0}
+    BIT("BitwiseAnd", e_band), BIT("BitwiseOr", e_bor), BIT("BitwiseXor", e_bxor),
+#undef BIT
+    /* clamp: scalar bounds (either may be NULL, not both), tensor bounds */
+    {"Clamp", SIG_CLAMP, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 3}, {"ClampMin", SIG_CLAMP, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 1},
+    {"ClampMax", SIG_CLAMP, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 2}, {"InplaceClampMax", SIG_CLAMP, 1, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 2},
+    {"ClampTensor", SIG_TERNARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp_t, 0},
+    {"ClampMinTensor", SIG_BINARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp_min_t, 0},
+    {"InplaceClampMinTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_clamp_min_t, 0},
+    {"ClampMaxTensor", SIG_BINARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp_max_t, 0},
+    {"InplaceClampMaxTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_clamp_max_t, 0},
+    /* Tril / Triu over the last two dims (flags 1: Triu) */
+    {"Tril", SIG_TRI, 0, 0, ALL10, NULL, 0}, {"InplaceTril", SIG_TRI, 1, 0, ALL10, NULL, 0},
+    {"Triu", SIG_TRI, 0, 0, ALL10, NULL, 1}, {"InplaceTriu", SIG_TRI, 1, 0, ALL10, NULL, 1},
     {"DivMod", SIG_BINARY, 0, 0, ALL10, e_divmod, F_MODE}, {"DivMods", SIG_BINARY_SCALAR, 0, 0, ALL10, e_divmod, F_MODE},
     {"InplaceDivMod", SIG_BINARY, 1, 0, ALL10, e_divmod, F_MODE},
     {"InplaceDivMods", SIG_BINARY_SCALAR, 1, 0, ALL10, e_divmod, F_MODE},
@@ -1002,6 +1051,28 @@ static int k_embed_bwd(aclOpExecutor *e, int dev, char *ws, char *msg, size_t le
     return 0;
 }
 
+/* tril / triu: keep (i, j) of the last two dims where j - i <= diag (tril) or >= diag (triu), else 0 */
+static int k_tri(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0], *x = &e->t[1];
+    char *ob, *xb;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len))) return rc;
+    int64_t total = numel(o), idx[SIM_MAXDIM] = {0}, off[2] = {o->off, x->off}, st[2][SIM_MAXDIM];
+    memcpy(st[0], o->st, sizeof st[0]);
+    memcpy(st[1], x->st, sizeof st[1]);
+    int es = dt_size(o->dt), nd = o->nd;
+    for (int64_t c = 0; c < total; c++) {
+        int64_t diff = idx[nd - 1] - idx[nd - 2];
+        int keep = d->flags ? diff >= e->ip[0] : diff <= e->ip[0];
+        if (keep) memmove(ob + off[0] * es, xb + off[1] * es, (size_t)es);
+        else memset(ob + off[0] * es, 0, (size_t)es);
+        step(nd, o->dims, idx, 2, off, st);
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- validators, one per signature */
 static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     const char *nm = d->name;
@@ -1583,6 +1654,48 @@ static aclnnStatus v_embed_bwd(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+/* Clamp / ClampMin / ClampMax (flags: 1 min given, 2 max given); a bound the op takes may not be NULL */
+static aclnnStatus v_clamp(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = d->inplace ? a->t[0] : a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, d->inplace ? "selfRef" : "self", 8)) || (!d->inplace && (rc = check_tensor(d, out, "out", 8))))
+        return rc;
+    const aclScalar *lo = a->s[0], *hi = a->s[1];
+    if (d->flags == 3 && !lo && !hi) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnnClampGetWorkspaceSize: min and max are both NULL");
+    if ((d->flags == 1 && !lo) || (d->flags == 2 && !hi)) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: bound is NULL", d->name);
+    if ((lo && (rc = check_scalar(d, lo, "min"))) || (hi && (rc = check_scalar(d, hi, "max")))) return rc;
+    int ct = self->dtype;
+    if (lo) ct = promote_scalar(ct, lo->dtype);
+    if (hi) ct = promote_scalar(ct, hi->dtype);
+    if (!can_cast(ct, out->dtype) || !same_shape(out, (int)self->ndim, self->dims))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out must have self's shape and hold %s", d->name, dtname(ct));
+    e->ct = ct;
+    e->nt = 2;
+    if (lo) e->p[0] = to_domain(lo->dtype, lo->raw, ct);
+    if (hi) e->p[1] = to_domain(hi->dtype, hi->raw, ct);
+    e->p[2].i = lo != NULL;
+    e->p[3].i = hi != NULL;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
+static aclnnStatus v_tri(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = d->inplace ? a->t[0] : a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, d->inplace ? "selfRef" : "self", 8)) || (!d->inplace && (rc = check_tensor(d, out, "out", 8))))
+        return rc;
+    if (self->ndim < 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self needs at least 2 dims", d->name);
+    if (!same_shape(out, (int)self->ndim, self->dims) || out->dtype != self->dtype)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out must have self's shape and dtype", d->name);
+    e->ct = self->dtype;
+    e->nt = 2;
+    e->ip[0] = a->i[0];
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- phase 1 and phase 2, shared */
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
@@ -1603,6 +1716,8 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_NLL: rc = v_nll(d, a, &tmp); tmp.run = k_nll; break;
     case SIG_TERNARY: rc = v_ternary(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_ARANGE: rc = v_arange(d, a, &tmp); tmp.run = k_arange; break;
+    case SIG_CLAMP: rc = v_clamp(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_TRI: rc = v_tri(d, a, &tmp); tmp.run = k_tri; break;
     case SIG_LAYER_NORM: rc = v_layer_norm(d, a, &tmp); tmp.run = k_layer_norm; break;
     case SIG_EMBED_BWD: rc = v_embed_bwd(d, a, &tmp); tmp.run = k_embed_bwd; break;
     case SIG_MASKED_FILL: rc = v_masked_fill(d, a, &tmp); tmp.run = k_elementwise; break;
@@ -1905,3 +2020,38 @@ EXPORT aclnnStatus aclnnEmbeddingDenseBackwardGetWorkspaceSize(const aclTensor *
          .seed = scaleGradByFreq);
 }
 LAUNCH(Arange) LAUNCH(LayerNorm) LAUNCH(LayerNormBackward) LAUNCH(EmbeddingDenseBackward)
+UNARY_API(IsFinite) UNARY_API(IsPosInf) UNARY_API(IsNegInf) UNARY_API(Square) UNARY_API(BitwiseNot)
+BINARY_API(BitwiseAndTensor) INPLACE_BINARY_API(BitwiseAndTensor) BINARY_API(BitwiseOrTensor)
+INPLACE_BINARY_API(BitwiseOrTensor) BINARY_API(BitwiseXorTensor) INPLACE_BINARY_API(BitwiseXorTensor)
+BINARY_API(ClampMinTensor) INPLACE_BINARY_API(ClampMinTensor) BINARY_API(ClampMaxTensor) INPLACE_BINARY_API(ClampMaxTensor)
+EXPORT aclnnStatus aclnnClampTensorGetWorkspaceSize(const aclTensor *self, const aclTensor *clipValueMin,
+                                                    const aclTensor *clipValueMax, aclTensor *out, WS) {
+    PREP(ClampTensor, .t = {out, self, clipValueMin, clipValueMax});
+}
+EXPORT aclnnStatus aclnnClampGetWorkspaceSize(const aclTensor *self, const aclScalar *clipValueMin,
+                                              const aclScalar *clipValueMax, aclTensor *out, WS) {
+    PREP(Clamp, .t = {out, self}, .s = {clipValueMin, clipValueMax});
+}
+EXPORT aclnnStatus aclnnClampMinGetWorkspaceSize(const aclTensor *self, const aclScalar *clipValueMin, aclTensor *out, WS) {
+    PREP(ClampMin, .t = {out, self}, .s = {clipValueMin, NULL});
+}
+EXPORT aclnnStatus aclnnClampMaxGetWorkspaceSize(const aclTensor *self, const aclScalar *clipValueMax, aclTensor *out, WS) {
+    PREP(ClampMax, .t = {out, self}, .s = {NULL, clipValueMax});
+}
+EXPORT aclnnStatus aclnnInplaceClampMaxGetWorkspaceSize(const aclTensor *selfRef, const aclScalar *clipValueMax, WS) {
+    PREP(InplaceClampMax, .t = {(aclTensor *)selfRef, selfRef}, .s = {NULL, clipValueMax});
+}
+LAUNCH(ClampTensor) LAUNCH(Clamp) LAUNCH(ClampMin) LAUNCH(ClampMax) LAUNCH(InplaceClampMax)
+EXPORT aclnnStatus aclnnTrilGetWorkspaceSize(const aclTensor *self, int64_t diagonal, aclTensor *out, WS) {
+    PREP(Tril, .t = {out, self}, .i = {diagonal});
+}
+EXPORT aclnnStatus aclnnInplaceTrilGetWorkspaceSize(const aclTensor *selfRef, int64_t diagonal, WS) {
+    PREP(InplaceTril, .t = {(aclTensor *)selfRef, selfRef}, .i = {diagonal});
+}
+EXPORT aclnnStatus aclnnTriuGetWorkspaceSize(const aclTensor *self, int64_t diagonal, aclTensor *out, WS) {
+    PREP(Triu, .t = {out, self}, .i = {diagonal});
+}
+EXPORT aclnnStatus aclnnInplaceTriuGetWorkspaceSize(aclTensor *selfRef, int64_t diagonal, WS) {
+    PREP(InplaceTriu, .t = {selfRef, selfRef}, .i = {diagonal});
+}
+LAUNCH(Tril) LAUNCH(InplaceTril) LAUNCH(Triu) LAUNCH(InplaceTriu)

@@ -250,6 +250,8 @@ def gelu(m, a, approximate="none"):
 def _binary_table(tensor_op, scalar_op=None, inplace=True):
     """out-of-place and in-place kernels of a binary op with tensor and (optionally) scalar forms."""
     def out_of_place(m, a, b):
+        if not isinstance(a, Tensor):  # number op tensor
+            a = _scalar_tensor(a, b.dtype, b.device)
         out = empty(m.shape, m.dtype, a.device)
         if isinstance(b, Tensor):
             launch(tensor_op, a, b, out)
@@ -789,3 +791,70 @@ def embedding_backward(m, g, indices, num_weights, padding_idx, scale_grad_by_fr
     launch("EmbeddingDenseBackward", _dense(g), _dense(indices), int(num_weights), pad & 0xFFFFFFFFFFFFFFFF,
            bool(scale_grad_by_freq), out)
     return out
+
+
+
+# --- clamp, triangles, predicates, bitwise -----------------------------------------------------------
+
+def clamp(m, a, lo=None, hi=None):
+    out = empty(m.shape, m.dtype, a.device)
+    if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
+        s = [None if v is None else scalar_for(v, m.dtype) for v in (lo, hi)]
+        if s[0] is not None and s[1] is not None:
+            launch("Clamp", a, s[0], s[1], out)
+        elif s[0] is not None:
+            launch("ClampMin", a, s[0], out)
+        else:
+            launch("ClampMax", a, s[1], out)
+        return out
+    lo, hi = (v if v is None or isinstance(v, Tensor) else _scalar_tensor(v, m.dtype, a.device) for v in (lo, hi))
+    if lo is not None and hi is not None:
+        launch("ClampTensor", a, lo, hi, out)
+    elif lo is not None:
+        launch("ClampMinTensor", a, lo, out)
+    else:
+        launch("ClampMaxTensor", a, hi, out)
+    return out
+
+
+def clamp_(m, a, lo=None, hi=None):
+    launch("InplaceCopy", a, clamp(m, a, lo, hi))
+    return a
+
+
+for _c in ("clamp", "clip"):
+    KERNELS[_c] = KERNELS[_c + ".Tensor"] = clamp
+    KERNELS[_c + "_"] = KERNELS[_c + "_.Tensor"] = clamp_
+KERNELS["clamp_min"] = KERNELS["clamp_min.Tensor"] = lambda m, a, lo: clamp(m, a, lo, None)
+KERNELS["clamp_max"] = KERNELS["clamp_max.Tensor"] = lambda m, a, hi: clamp(m, a, None, hi)
+KERNELS["clamp_min_"] = KERNELS["clamp_min_.Tensor"] = lambda m, a, lo: clamp_(m, a, lo, None)
+KERNELS["clamp_max_"] = KERNELS["clamp_max_.Tensor"] = lambda m, a, hi: clamp_(m, a, None, hi)
+
+
+def _tri(acl):
+    def out_of_place(m, a, diagonal=0):
+        out = empty(m.shape, m.dtype, a.device)
+        launch(acl, a, int(diagonal), out)
+        return out
+
+    def in_place(m, a, diagonal=0):
+        launch("Inplace" + acl, a, int(diagonal))
+        return a
+    return out_of_place, in_place
+
+
+KERNELS["tril"], KERNELS["tril_"] = _tri("Tril")
+KERNELS["triu"], KERNELS["triu_"] = _tri("Triu")
+for _name, _acl in (("isfinite", "IsFinite"), ("isposinf", "IsPosInf"), ("isneginf", "IsNegInf"),
+                    ("square", "Square")):
+    KERNELS[_name] = _unary(_acl)[0]
+
+
+@kernel("bitwise_not")
+def bitwise_not(m, a):
+    return run("LogicalNot" if a.dtype is D.bool_ else "BitwiseNot", a, m)  # ~ of a bool is its negation
+KERNELS["square_"] = lambda m, a: (launch("InplaceCopy", a, KERNELS["square"](m, a)), a)[1]
+KERNELS["bitwise_not_"] = lambda m, a: (launch("InplaceCopy", a, KERNELS["bitwise_not"](m, a)), a)[1]
+_register(("bitwise_and",), _binary_table("BitwiseAndTensor"))
+_register(("bitwise_or",), _binary_table("BitwiseOrTensor"))
+_register(("bitwise_xor",), _binary_table("BitwiseXorTensor"))

@@ -159,6 +159,18 @@ OPS.update({
     "Lerp": [T, T, T, T], "InplaceLerp": [T, T, T], "Lerps": [T, T, S, T], "InplaceLerps": [T, T, S],
     # ops-math math/addcmul/op_api/aclnn_addcmul.h, math/addcdiv/op_api/aclnn_addcdiv.h
     "Addcmul": [T, T, T, S, T], "InplaceAddcmul": [T, T, T, S], "Addcdiv": [T, T, T, S, T], "InplaceAddcdiv": [T, T, T, S],
+    # ops-math conversion/clip_by_value_v2/op_api/aclnn_clamp.h
+    "Clamp": [T, S, S, T], "ClampMin": [T, S, T], "ClampMax": [T, S, T], "InplaceClampMax": [T, S],
+    "ClampTensor": [T, T, T, T], "ClampMinTensor": [T, T, T], "InplaceClampMinTensor": [T, T],
+    "ClampMaxTensor": [T, T, T], "InplaceClampMaxTensor": [T, T],
+    # ops-math conversion/tril/op_api/aclnn_tril.h, conversion/triu/op_api/aclnn_triu.h
+    "Tril": [T, c_int64, T], "InplaceTril": [T, c_int64], "Triu": [T, c_int64, T], "InplaceTriu": [T, c_int64],
+    # ops-math math/is_finite/.../aclnn_isfinite.h, is_pos_inf/.../aclnn_isposinf.h, is_neg_inf/.../aclnn_isneginf.h,
+    # math/square/op_api/aclnn_square.h, math/bitwise_not/op_api/aclnn_bitwise_not.h
+    "IsFinite": [T, T], "IsPosInf": [T, T], "IsNegInf": [T, T], "Square": [T, T], "BitwiseNot": [T, T],
+    # ops-math math/bitwise_{and,or,xor}/op_api/aclnn_bitwise_{and,or,xor}_tensor.h
+    "BitwiseAndTensor": [T, T, T], "InplaceBitwiseAndTensor": [T, T], "BitwiseOrTensor": [T, T, T],
+    "InplaceBitwiseOrTensor": [T, T], "BitwiseXorTensor": [T, T, T], "InplaceBitwiseXorTensor": [T, T],
     # ops-math math/range/op_api/aclnn_arange.h
     "Arange": [S, S, S, T],
     # ops-nn norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.h, norm/layer_norm_grad_v3/.../aclnn_layer_norm_backward.h
