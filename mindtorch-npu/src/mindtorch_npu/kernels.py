@@ -468,13 +468,17 @@ KERNELS["argmax"], KERNELS["argmin"] = _arg("ArgMax"), _arg("ArgMin")
 
 
 def _check_index(index, size, dim, name):
-    """PyTorch's IndexError for an index out of [-size, size) (index_select: [0, size)); the bounds are
-    reduced on the device and only two numbers reach the host."""
+    """PyTorch's IndexError for an index out of [0, size): both bounds are reduced on the device into one
+    2-element tensor, so the host waits for the stream once and reads two numbers."""
     if not _numel(index):
         return
-    lo_m = _Meta((), index.dtype)
-    lo = COPY.to_host(_reduce("Amin")(lo_m, index, None)).item()
-    hi = COPY.to_host(_reduce("Amax")(lo_m, index, None)).item()
+    from mindtorch.plugins import make_tensor
+    bounds = empty((2,), index.dtype, index.device)
+    every = IntArray(range(len(index._shape)))
+    for i, acl in enumerate(("Amin", "Amax")):
+        slot = make_tensor(bounds._storage, (), (), bounds._offset + i, index.dtype, index.device)
+        launch(acl, index, every, False, slot)
+    lo, hi = COPY.to_host(bounds).tolist()
     bad = lo if lo < 0 else hi if hi >= size else None
     if bad is not None:
         raise IndexError(f"{name}(): index {bad} is out of bounds for dimension {dim} with size {size}")
@@ -485,13 +489,6 @@ def _numel(t):
     for s in t._shape:
         n *= s
     return n
-
-
-class _Meta:
-    __slots__ = ("shape", "dtype")
-
-    def __init__(self, shape, dtype):
-        self.shape, self.dtype = shape, dtype
 
 
 @kernel("index_select")
