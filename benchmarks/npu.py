@@ -80,7 +80,6 @@ def main(argv=None):
     sys.path.insert(0, str(ROOT / "tests" / "npu"))
     from test_training import GPT
     import numpy as np
-    F = torch.nn.functional
 
     def gpt(device):
         torch.manual_seed(0)
