@@ -75,6 +75,40 @@ def main(argv=None):
                  None, "", None))
     torch.npu.synchronize()
 
+    # a GPT-style AdamW step (tests/npu/test_training.py's model): host time per step, the device work
+    # queued behind it (synchronized once per timing loop), against the same step on the cpu backend
+    sys.path.insert(0, str(ROOT / "tests" / "npu"))
+    from test_training import GPT
+    import numpy as np
+
+    def gpt(device):
+        torch.manual_seed(0)
+        model = GPT().to(device)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        data = torch.tensor((np.arange(4)[:, None] + np.arange(9)) % 11)
+        x, y = data[:, :-1].to(device), data[:, 1:].to(device)
+
+        def step():
+            loss = model(x, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        step()
+        return step
+    npu_step, cpu_step = gpt(dev), gpt("cpu")
+
+    def npu_steps():
+        for _ in range(10):
+            npu_step()
+    t_host = best(npu_steps, args.repeat, number=1) / 10
+    torch.npu.synchronize()
+
+    def npu_synced():
+        npu_step()
+        torch.npu.synchronize()
+    rows.append(("GPT AdamW step (host time)", t_host, best(cpu_step, args.repeat), "cpu step", 1.5))
+    rows.append(("GPT AdamW step (host + simulated device)", best(npu_synced, args.repeat), None, "", None))
+
     print(f"{'benchmark':42s} {'npu':>10s} {'reference':>12s} {'ratio':>7s}  reference / target")
     for name, t, ref, what, target in rows:
         ratio = f"{t / ref:7.2f}" if ref else "       "

@@ -95,7 +95,7 @@ struct aclOpExecutor {
     uint64_t ws_size;
     int ct;                  /* computation dtype */
     int nt;
-    tview t[4];              /* t[0] is the output */
+    tview t[8];              /* t[0] is the output (LayerNorm and its backward use up to 8) */
     val p[4];                /* scalar parameters, in the computation domain of ct */
     int64_t ip[4];           /* integer parameters */
 };
@@ -118,6 +118,8 @@ EXPORT aclOpExecutor *aclsim_exec_new(const aclOpExecutor *tmpl);
 EXPORT aclnnStatus aclsim_exec_launch(const char *op, void *ws, uint64_t ws_size, aclOpExecutor *e, aclrtStream s);
 EXPORT int aclsim_check_tensor(const aclTensor *t);
 EXPORT int aclsim_check_scalar(const aclScalar *s);
+/* the values of a live aclIntArray (NULL if `a` is not one) */
+EXPORT const int64_t *aclsim_int_array(const void *a, uint64_t *n);
 
 /* dtype helpers (dtype.h-style inline, shared by every library) */
 static inline int dt_size(int dt) {

@@ -218,6 +218,13 @@ EXPORT void *aclCreateScalarList(const aclScalar *const *value, uint64_t size) {
     return array_new(M_SLIST, K_SCALAR_LISTS, value, size, sizeof(void *));
 }
 
+EXPORT const int64_t *aclsim_int_array(const void *p, uint64_t *n) {
+    const array *a = p;
+    if (!a || a->kind != K_INT_ARRAYS || a->magic != M_ARRAY) return NULL;
+    *n = a->size;
+    return a->items;
+}
+
 EXPORT aclnnStatus aclDestroyIntArray(const void *a) { return array_free(a, K_INT_ARRAYS, "aclDestroyIntArray"); }
 EXPORT aclnnStatus aclDestroyFloatArray(const void *a) { return array_free(a, K_FLOAT_ARRAYS, "aclDestroyFloatArray"); }
 EXPORT aclnnStatus aclDestroyBoolArray(const void *a) { return array_free(a, K_BOOL_ARRAYS, "aclDestroyBoolArray"); }

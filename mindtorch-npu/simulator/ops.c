@@ -118,7 +118,17 @@ static void stf(int dt, char *p, double v) {
 }
 
 /* ---------------------------------------------------------------- the op table */
-enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM };
+enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
+       SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
+       SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
+       SIG_CLAMP, SIG_TRI };
+/* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
+ * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
+enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
+       L_ARG = 512, F_EMBED = 1024, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384 };
+/* SIG_SOFTMAX covers every op along one dim's lines: softmax (F_LOG: log-softmax), L_CUMSUM, L_ARG|R_MAX/R_MIN */
+/* F_MODE: an int attribute (DivMod's rounding mode 0..2; GeluV2's approximate 0..1; RoundDecimals' decimals)
+ * reaches the element function as p[0].i */
 typedef val (*elem_fn)(const val *x, const val *p, int isf);
 typedef struct op_def {
     const char *name;
@@ -127,12 +137,15 @@ typedef struct op_def {
     int has_alpha;
     uint32_t dtypes;  /* bit (1 << aclDataType) per supported dtype (910B-class chips, per the op's doc) */
     elem_fn fn;       /* element function, for elementwise signatures */
+    int flags;
 } op_def;
 
 #define B(d) (1u << (d))
 #define ALL10 (B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_BF16) | B(ACL_DOUBLE) | B(ACL_INT8) | B(ACL_UINT8) | \
                B(ACL_INT16) | B(ACL_INT32) | B(ACL_INT64) | B(ACL_BOOL))
 #define MMTYPES (B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_BF16))
+#define FLOATS (MMTYPES | B(ACL_DOUBLE))
+#define SIGNED (FLOATS | B(ACL_INT8) | B(ACL_INT16) | B(ACL_INT32) | B(ACL_INT64))
 
 static val e_add(const val *x, const val *p, int isf) { /* self + alpha * other; bool: OR via the != 0 store */
     val r;
@@ -147,22 +160,249 @@ static val e_mul(const val *x, const val *p, int isf) {
 }
 static val e_id(const val *x, const val *p, int isf) { (void)p; (void)isf; return x[0]; }
 
+/* unary element functions: float domain (double) and, where the op keeps integers, int64 domain */
+#define UF(N, FEXPR, IEXPR)                                                                                  \
+    static val e_##N(const val *x, const val *p, int isf) {                                                \
+        (void)p;                                                                                            \
+        val r;                                                                                              \
+        if (isf) { double a = x[0].f; (void)a; r.f = (FEXPR); } else { int64_t a = x[0].i; (void)a; r.i = (IEXPR); }        \
+        return r;                                                                                           \
+    }
+static double sigm(double a) { return 1.0 / (1.0 + exp(-a)); }
+static double sgnf(double a) { return a > 0 ? 1.0 : a < 0 ? -1.0 : a; }  /* keeps NaN and -0.0 */
+UF(exp, exp(a), 0) UF(exp2, exp2(a), 0) UF(expm1, expm1(a), 0) UF(log, log(a), 0) UF(log2, log2(a), 0)
+UF(log10, log10(a), 0) UF(log1p, log1p(a), 0) UF(sqrt, sqrt(a), 0) UF(rsqrt, 1.0 / sqrt(a), 0)
+UF(sin, sin(a), 0) UF(cos, cos(a), 0) UF(tan, tan(a), 0) UF(asin, asin(a), 0) UF(acos, acos(a), 0)
+UF(atan, atan(a), 0) UF(sinh, sinh(a), 0) UF(cosh, cosh(a), 0) UF(tanh, tanh(a), 0) UF(erf, erf(a), 0)
+UF(sigmoid, sigm(a), 0) UF(silu, a * sigm(a), 0) UF(gelu, 0.5 * a * (1.0 + erf(a * 0.70710678118654752440)), 0)
+UF(reciprocal, 1.0 / a, 0)
+UF(neg, -a, (int64_t)(0 - (uint64_t)a)) UF(abs, fabs(a), a < 0 ? (int64_t)(0 - (uint64_t)a) : a)
+UF(relu, a > 0 ? a : (a != a ? a : 0.0), a > 0 ? a : 0) UF(sign, sgnf(a), (a > 0) - (a < 0))
+UF(floor, floor(a), a) UF(ceil, ceil(a), a) UF(round, nearbyint(a), a) UF(trunc, trunc(a), a)
+UF(frac, a - trunc(a), 0) UF(lnot, a == 0, a == 0)
+UF(isfinite, isfinite(a), 1) UF(isposinf, isinf(a) && a > 0, 0) UF(isneginf, isinf(a) && a < 0, 0)
+UF(square, a * a, (int64_t)((uint64_t)a * (uint64_t)a)) UF(bnot, 0, ~a)
+
+/* binary element functions over (x[0] self, x[1] other) */
+#define BF(N, FEXPR, IEXPR)                                                                                  \
+    static val e_##N(const val *x, const val *p, int isf) {                                                \
+        (void)p;                                                                                            \
+        val r;                                                                                              \
+        if (isf) { double a = x[0].f, b = x[1].f; (void)a; (void)b; r.f = (FEXPR); } else { int64_t a = x[0].i, b = x[1].i; (void)a; (void)b; r.i = (IEXPR); } \
+        return r;                                                                                           \
+    }
+static int64_t ipow(int64_t a, int64_t b) { /* negative exponents: 1/a truncated, as PyTorch */
+    if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+    uint64_t r = 1, x = (uint64_t)a;
+    for (; b; b >>= 1, x *= x) if (b & 1) r *= x;
+    return (int64_t)r;
+}
+static double fmaxn(double a, double b) { return a != a || b != b ? NAN : a > b ? a : b; }
+static double fminn(double a, double b) { return a != a || b != b ? NAN : a < b ? a : b; }
+BF(div, a / b, 0) BF(pow, pow(a, b), ipow(a, b)) BF(atan2, atan2(a, b), 0)
+BF(max, fmaxn(a, b), a > b ? a : b) BF(min, fminn(a, b), a < b ? a : b)
+BF(eq, a == b, a == b) BF(ne, a != b, a != b) BF(lt, a < b, a < b) BF(le, a <= b, a <= b)
+BF(gt, a > b, a > b) BF(ge, a >= b, a >= b)
+BF(land, a != 0 && b != 0, a != 0 && b != 0) BF(lor, a != 0 || b != 0, a != 0 || b != 0)
+BF(lxor, (a != 0) != (b != 0), (a != 0) != (b != 0))
+BF(band, 0, a & b) BF(bor, 0, a | b) BF(bxor, 0, a ^ b)
+static val e_sub(const val *x, const val *p, int isf) { /* self - alpha * other */
+    val r;
+    if (isf) r.f = x[0].f - p[0].f * x[1].f; else r.i = (int64_t)((uint64_t)x[0].i - (uint64_t)p[0].i * (uint64_t)x[1].i);
+    return r;
+}
+static val e_divmod(const val *x, const val *p, int isf) { /* mode 0 true, 1 trunc, 2 floor division */
+    val r;
+    if (isf) {
+        double q = x[0].f / x[1].f;
+        r.f = p[0].i == 1 ? trunc(q) : p[0].i == 2 ? floor(q) : q;
+    } else { /* a device does not trap: x / 0 gives 0 here; INT64_MIN / -1 wraps */
+        int64_t a = x[0].i, b = x[1].i;
+        if (!b) r.i = 0;
+        else if (b == -1) r.i = (int64_t)(0 - (uint64_t)a);
+        else r.i = a / b - (p[0].i == 2 && (a % b) && ((a < 0) != (b < 0)));
+    }
+    return r;
+}
+static val e_gelu2(const val *x, const val *p, int isf) {
+    (void)isf;
+    double a = x[0].f;
+    val r;
+    r.f = p[0].i ? 0.5 * a * (1.0 + tanh(0.79788456080286535588 * (a + 0.044715 * a * a * a)))
+                 : 0.5 * a * (1.0 + erf(a * 0.70710678118654752440));
+    return r;
+}
+static val e_roundd(const val *x, const val *p, int isf) { /* PyTorch: scale by 10^|d|, round half even, unscale */
+    if (!isf) return x[0];
+    double a = x[0].f, ten = pow(10.0, (double)(p[0].i < 0 ? -p[0].i : p[0].i));
+    val r;
+    r.f = p[0].i >= 0 ? nearbyint(a * ten) / ten : nearbyint(a / ten) * ten;
+    return r;
+}
+static val e_lerp(const val *x, const val *p, int isf) { /* two forms keep both endpoints exact, as PyTorch */
+    (void)p; (void)isf;
+    double s = x[0].f, e = x[1].f, w = x[2].f;
+    val r;
+    r.f = fabs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1 - w);
+    return r;
+}
+static val e_addcmul(const val *x, const val *p, int isf) {
+    val r;
+    if (isf) r.f = x[0].f + p[0].f * x[1].f * x[2].f;
+    else r.i = (int64_t)((uint64_t)x[0].i + (uint64_t)p[0].i * (uint64_t)x[1].i * (uint64_t)x[2].i);
+    return r;
+}
+static val e_addcdiv(const val *x, const val *p, int isf) {
+    (void)isf;
+    val r;
+    r.f = x[0].f + p[0].f * (x[1].f / x[2].f);
+    return r;
+}
+/* clamp: p[0] min, p[1] max, p[2].i / p[3].i whether each is given; NaN propagates (as PyTorch) */
+static val e_clamp(const val *x, const val *p, int isf) {
+    val r = x[0];
+    if (isf) {
+        if (r.f != r.f) return r;
+        if (p[2].i && (p[0].f != p[0].f || r.f < p[0].f)) r.f = p[0].f;
+        if (p[3].i && (p[1].f != p[1].f || r.f > p[1].f)) r.f = p[1].f;
+    } else {
+        if (p[2].i && r.i < p[0].i) r.i = p[0].i;
+        if (p[3].i && r.i > p[1].i) r.i = p[1].i;
+    }
+    return r;
+}
+static val e_clamp_t(const val *x, const val *p, int isf) { /* ClampTensor: x[1] min, x[2] max */
+    val q[4] = {x[1], x[2], {.i = 1}, {.i = 1}};
+    (void)p;
+    return e_clamp(x, q, isf);
+}
+static val e_clamp_min_t(const val *x, const val *p, int isf) {
+    val q[4] = {x[1], x[1], {.i = 1}, {.i = 0}};
+    (void)p;
+    return e_clamp(x, q, isf);
+}
+static val e_clamp_max_t(const val *x, const val *p, int isf) {
+    val q[4] = {x[1], x[1], {.i = 0}, {.i = 1}};
+    (void)p;
+    return e_clamp(x, q, isf);
+}
+static val e_where(const val *x, const val *p, int isf) {
+    (void)p;
+    return (isf ? x[0].f != 0 : x[0].i != 0) ? x[1] : x[2];
+}
+
 static const op_def OPS[] = {
-    {"Add", SIG_BINARY, 0, 1, ALL10, e_add},
-    {"Adds", SIG_BINARY_SCALAR, 0, 1, ALL10, e_add},
-    {"InplaceAdd", SIG_BINARY, 1, 1, ALL10, e_add},
-    {"InplaceAdds", SIG_BINARY_SCALAR, 1, 1, ALL10, e_add},
-    {"Mul", SIG_BINARY, 0, 0, ALL10, e_mul},
-    {"Muls", SIG_BINARY_SCALAR, 0, 0, ALL10, e_mul},
-    {"InplaceMul", SIG_BINARY, 1, 0, ALL10, e_mul},
-    {"InplaceMuls", SIG_BINARY_SCALAR, 1, 0, ALL10, e_mul},
-    {"Cast", SIG_CAST, 0, 0, ALL10, e_id},
-    {"InplaceCopy", SIG_COPY, 1, 0, ALL10, e_id},
-    {"InplaceFillScalar", SIG_FILL, 1, 0, ALL10, e_id},
-    {"InplaceZero", SIG_ZERO, 1, 0, ALL10, e_id},
-    {"Matmul", SIG_MATMUL, 0, 0, MMTYPES, NULL},
-    {"Mm", SIG_MM, 0, 0, MMTYPES, NULL},
-    {"BatchMatMul", SIG_BMM, 0, 0, MMTYPES, NULL},
+    {"Add", SIG_BINARY, 0, 1, ALL10, e_add, 0},
+    {"Adds", SIG_BINARY_SCALAR, 0, 1, ALL10, e_add, 0},
+    {"InplaceAdd", SIG_BINARY, 1, 1, ALL10, e_add, 0},
+    {"InplaceAdds", SIG_BINARY_SCALAR, 1, 1, ALL10, e_add, 0},
+    {"Mul", SIG_BINARY, 0, 0, ALL10, e_mul, 0},
+    {"Muls", SIG_BINARY_SCALAR, 0, 0, ALL10, e_mul, 0},
+    {"InplaceMul", SIG_BINARY, 1, 0, ALL10, e_mul, 0},
+    {"InplaceMuls", SIG_BINARY_SCALAR, 1, 0, ALL10, e_mul, 0},
+    {"Cast", SIG_CAST, 0, 0, ALL10, e_id, 0},
+    {"InplaceCopy", SIG_COPY, 1, 0, ALL10, e_id, 0},
+    {"InplaceFillScalar", SIG_FILL, 1, 0, ALL10, e_id, 0},
+    {"InplaceZero", SIG_ZERO, 1, 0, ALL10, e_id, 0},
+    {"Matmul", SIG_MATMUL, 0, 0, MMTYPES, NULL, 0},
+    {"Mm", SIG_MM, 0, 0, MMTYPES, NULL, 0},
+    {"BatchMatMul", SIG_BMM, 0, 0, MMTYPES, NULL, 0},
+    /* unary: {name, SIG_UNARY, inplace, 0, dtypes, fn, flags}; F_FLOAT ops take integers as FLOAT */
+#define UN(N, FN, DT, FL) {N, SIG_UNARY, 0, 0, DT, FN, FL}, {"Inplace" N, SIG_UNARY, 1, 0, DT, FN, FL}
+    /* dtype sets: the `self` row of each op's doc (docs/aclnnXxx.md), 910B-class parts */
+    UN("Exp", e_exp, FLOATS | B(ACL_INT64) | B(ACL_BOOL), F_FLOAT), UN("Exp2", e_exp2, ALL10, F_FLOAT),
+    UN("Expm1", e_expm1, MMTYPES | B(ACL_INT64) | B(ACL_BOOL), F_FLOAT),
+    UN("Log", e_log, ALL10, F_FLOAT), UN("Log2", e_log2, ALL10, F_FLOAT), UN("Log10", e_log10, ALL10, F_FLOAT),
+    UN("Log1p", e_log1p, ALL10, F_FLOAT), UN("Sqrt", e_sqrt, ALL10, F_FLOAT), UN("Rsqrt", e_rsqrt, ALL10, F_FLOAT),
+    UN("Sin", e_sin, ALL10, F_FLOAT), UN("Cos", e_cos, ALL10, F_FLOAT), UN("Tan", e_tan, ALL10, F_FLOAT),
+    UN("Asin", e_asin, ALL10 & ~B(ACL_BF16), F_FLOAT), UN("Acos", e_acos, ALL10 & ~B(ACL_BF16), F_FLOAT),
+    UN("Atan", e_atan, ALL10, F_FLOAT), UN("Sinh", e_sinh, ALL10, F_FLOAT),
+    UN("Cosh", e_cosh, B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_DOUBLE), F_FLOAT),
+    UN("Tanh", e_tanh, ALL10 & ~B(ACL_DOUBLE), F_FLOAT),
+    UN("Erf", e_erf, B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_DOUBLE) | B(ACL_INT64) | B(ACL_BOOL), F_FLOAT),
+    UN("Sigmoid", e_sigmoid, MMTYPES, F_FLOAT), UN("Reciprocal", e_reciprocal, ALL10, F_FLOAT),
+    {"Gelu", SIG_UNARY, 0, 0, MMTYPES, e_gelu, 0}, {"Silu", SIG_UNARY, 0, 0, MMTYPES, e_silu, 0},
+    UN("Neg", e_neg, FLOATS | B(ACL_INT8) | B(ACL_INT32) | B(ACL_INT64), 0),
+    UN("Relu", e_relu, MMTYPES | B(ACL_INT8) | B(ACL_INT32) | B(ACL_INT64), 0),
+    {"Abs", SIG_UNARY, 0, 0, ALL10, e_abs, 0},
+    {"Sign", SIG_UNARY, 0, 0, SIGNED | B(ACL_UINT8) | B(ACL_BOOL), e_sign, 0},
+    UN("Floor", e_floor, (SIGNED | B(ACL_UINT8)) & ~B(ACL_BF16), 0), UN("Ceil", e_ceil, FLOATS, 0),
+    UN("Round", e_round, FLOATS | B(ACL_INT32) | B(ACL_INT64), 0), UN("Trunc", e_trunc, SIGNED | B(ACL_UINT8), 0),
+    UN("Frac", e_frac, MMTYPES, 0), UN("LogicalNot", e_lnot, ALL10, F_BOOL),
+    {"IsFinite", SIG_UNARY, 0, 0, ALL10, e_isfinite, F_BOOL}, {"IsPosInf", SIG_UNARY, 0, 0, ALL10, e_isposinf, F_BOOL},
+    {"IsNegInf", SIG_UNARY, 0, 0, ALL10, e_isneginf, F_BOOL}, {"Square", SIG_UNARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_square, 0},
+    {"BitwiseNot", SIG_UNARY, 0, 0, ALL10 & ~FLOATS, e_bnot, 0},
+#undef UN
+    /* binary: tensor and scalar forms (and their in-place forms where the header has them) */
+    {"Sub", SIG_BINARY, 0, 1, ALL10 & ~B(ACL_BOOL), e_sub, 0}, {"Subs", SIG_BINARY_SCALAR, 0, 1, ALL10 & ~B(ACL_BOOL), e_sub, 0},
+    {"InplaceSub", SIG_BINARY, 1, 1, ALL10 & ~B(ACL_BOOL), e_sub, 0},
+    {"InplaceSubs", SIG_BINARY_SCALAR, 1, 1, ALL10 & ~B(ACL_BOOL), e_sub, 0},
+    {"Div", SIG_BINARY, 0, 0, ALL10, e_div, F_FLOAT}, {"Divs", SIG_BINARY_SCALAR, 0, 0, ALL10, e_div, F_FLOAT},
+    {"InplaceDiv", SIG_BINARY, 1, 0, ALL10, e_div, F_FLOAT}, {"InplaceDivs", SIG_BINARY_SCALAR, 1, 0, ALL10, e_div, F_FLOAT},
+    {"PowTensorTensor", SIG_BINARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_pow, 0},
+    {"InplacePowTensorTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_pow, 0},
+    {"PowTensorScalar", SIG_BINARY_SCALAR, 0, 0, ALL10 & ~B(ACL_BOOL), e_pow, 0},
+    {"InplacePowTensorScalar", SIG_BINARY_SCALAR, 1, 0, ALL10 & ~B(ACL_BOOL), e_pow, 0},
+    {"Atan2", SIG_BINARY, 0, 0, ALL10, e_atan2, F_FLOAT}, {"InplaceAtan2", SIG_BINARY, 1, 0, ALL10, e_atan2, F_FLOAT},
+    {"Maximum", SIG_BINARY, 0, 0, ALL10, e_max, 0}, {"Minimum", SIG_BINARY, 0, 0, ALL10, e_min, 0},
+#define CMP(N, FN) {N "Tensor", SIG_BINARY, 0, 0, ALL10, FN, F_BOOL}, {N "Scalar", SIG_BINARY_SCALAR, 0, 0, ALL10, FN, F_BOOL}, \
+                   {"Inplace" N "Tensor", SIG_BINARY, 1, 0, ALL10, FN, F_BOOL},                                       \
+                   {"Inplace" N "Scalar", SIG_BINARY_SCALAR, 1, 0, ALL10, FN, F_BOOL}
+    CMP("Eq", e_eq), CMP("Ne", e_ne), CMP("Lt", e_lt), CMP("Le", e_le), CMP("Gt", e_gt), CMP("Ge", e_ge),
+#undef CMP
+    {"LogicalAnd", SIG_BINARY, 0, 0, ALL10, e_land, F_BOOL}, {"InplaceLogicalAnd", SIG_BINARY, 1, 0, ALL10, e_land, F_BOOL},
+    {"LogicalOr", SIG_BINARY, 0, 0, ALL10, e_lor, F_BOOL}, {"InplaceLogicalOr", SIG_BINARY, 1, 0, ALL10, e_lor, F_BOOL},
+    {"LogicalXor", SIG_BINARY, 0, 0, ALL10, e_lxor, F_BOOL},
+    {"SWhere", SIG_WHERE, 0, 0, ALL10, e_where, 0},
+#define BIT(N, FN) {N "Tensor", SIG_BINARY, 0, 0, ALL10 & ~FLOATS, FN, 0}, {"Inplace" N "Tensor", SIG_BINARY, 1, 0, ALL10 & ~FLOATS, FN, 0}
+    BIT("BitwiseAnd", e_band), BIT("BitwiseOr", e_bor), BIT("BitwiseXor", e_bxor),
+#undef BIT
+    /* clamp: scalar bounds (either may be NULL, not both), tensor bounds */
+    {"Clamp", SIG_CLAMP, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 3}, {"ClampMin", SIG_CLAMP, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 1},
+    {"ClampMax", SIG_CLAMP, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 2}, {"InplaceClampMax", SIG_CLAMP, 1, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 2},
+    {"ClampTensor", SIG_TERNARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp_t, 0},
+    {"ClampMinTensor", SIG_BINARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp_min_t, 0},
+    {"InplaceClampMinTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_clamp_min_t, 0},
+    {"ClampMaxTensor", SIG_BINARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp_max_t, 0},
+    {"InplaceClampMaxTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_clamp_max_t, 0},
+    /* Tril / Triu over the last two dims (flags 1: Triu) */
+    {"Tril", SIG_TRI, 0, 0, ALL10, NULL, 0}, {"InplaceTril", SIG_TRI, 1, 0, ALL10, NULL, 0},
+    {"Triu", SIG_TRI, 0, 0, ALL10, NULL, 1}, {"InplaceTriu", SIG_TRI, 1, 0, ALL10, NULL, 1},
+    {"DivMod", SIG_BINARY, 0, 0, ALL10, e_divmod, F_MODE}, {"DivMods", SIG_BINARY_SCALAR, 0, 0, ALL10, e_divmod, F_MODE},
+    {"InplaceDivMod", SIG_BINARY, 1, 0, ALL10, e_divmod, F_MODE},
+    {"InplaceDivMods", SIG_BINARY_SCALAR, 1, 0, ALL10, e_divmod, F_MODE},
+    {"PowScalarTensor", SIG_SCALAR_TENSOR, 0, 0, ALL10 & ~B(ACL_BOOL), e_pow, 0},
+    {"GeluV2", SIG_UNARY, 0, 0, MMTYPES, e_gelu2, F_MODE},
+    {"RoundDecimals", SIG_UNARY, 0, 0, FLOATS | B(ACL_INT32) | B(ACL_INT64), e_roundd, F_MODE},
+    {"InplaceRoundDecimals", SIG_UNARY, 1, 0, FLOATS | B(ACL_INT32) | B(ACL_INT64), e_roundd, F_MODE},
+    /* reductions over an aclIntArray of dims (empty: all dims) */
+    {"ReduceSum", SIG_REDUCE, 0, 0, ALL10, NULL, R_SUM}, {"Mean", SIG_REDUCE, 0, 0, FLOATS, NULL, R_MEAN},
+    {"Amax", SIG_REDUCE, 0, 0, ALL10, NULL, R_MAX}, {"Amin", SIG_REDUCE, 0, 0, ALL10, NULL, R_MIN},
+    {"Softmax", SIG_SOFTMAX, 0, 0, FLOATS, NULL, 0}, {"LogSoftmax", SIG_SOFTMAX, 0, 0, FLOATS, NULL, F_LOG},
+    {"Cumsum", SIG_SOFTMAX, 0, 0, ALL10, NULL, L_CUMSUM},
+    {"ArgMax", SIG_SOFTMAX, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, L_ARG | R_MAX},
+    {"ArgMin", SIG_SOFTMAX, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, L_ARG | R_MIN},
+    /* index ops: out = self.shape[:dim] + index.shape + self.shape[dim+1:] (Embedding: dim 0) */
+    {"IndexSelect", SIG_INDEX, 0, 0, ALL10, NULL, 0}, {"Embedding", SIG_INDEX, 0, 0, ALL10, NULL, F_EMBED},
+    {"InplaceMaskedFillScalar", SIG_MASKED_FILL, 1, 0, ALL10, e_where, 0},
+    /* random: counter-based, element i of the view in row-major order draws from (seed, offset + i) */
+    {"InplaceUniform", SIG_RANDOM, 1, 0, FLOATS, NULL, RND_UNIFORM},
+    /* NLLLoss(self [N, C] or [C], target, weight [C], reduction, ignoreIndex, out, totalWeightOut) and its backward
+     * (F_LOG marks the backward: gradOutput, self, target, weight, reduction, ignoreIndex, totalWeight, out) */
+    /* ternary elementwise: (self, tensor1, tensor2-or-weight[, value]); Lerps' weight is a scalar (F_MODE) */
+    {"Lerp", SIG_TERNARY, 0, 0, FLOATS, e_lerp, 0}, {"InplaceLerp", SIG_TERNARY, 1, 0, FLOATS, e_lerp, 0},
+    {"Lerps", SIG_TERNARY, 0, 0, FLOATS, e_lerp, F_MODE}, {"InplaceLerps", SIG_TERNARY, 1, 0, FLOATS, e_lerp, F_MODE},
+    {"Addcmul", SIG_TERNARY, 0, 1, ALL10 & ~B(ACL_BOOL), e_addcmul, 0},
+    {"InplaceAddcmul", SIG_TERNARY, 1, 1, ALL10 & ~B(ACL_BOOL), e_addcmul, 0},
+    {"Addcdiv", SIG_TERNARY, 0, 1, FLOATS, e_addcdiv, 0}, {"InplaceAddcdiv", SIG_TERNARY, 1, 1, FLOATS, e_addcdiv, 0},
+    {"Arange", SIG_ARANGE, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, 0},
+    /* LayerNorm(input, normalizedShape, weight?, bias?, eps, out, meanOut?, rstdOut?); F_LOG marks the backward */
+    {"LayerNorm", SIG_LAYER_NORM, 0, 0, FLOATS, NULL, 0}, {"LayerNormBackward", SIG_LAYER_NORM, 0, 0, FLOATS, NULL, F_LOG},
+    {"EmbeddingDenseBackward", SIG_EMBED_BWD, 0, 0, FLOATS, NULL, 0},
+    {"NLLLoss", SIG_NLL, 0, 0, MMTYPES, NULL, 0}, {"NLLLossBackward", SIG_NLL, 0, 0, MMTYPES, NULL, F_LOG},
+    {"InplaceNormal", SIG_RANDOM, 1, 0, FLOATS, NULL, RND_NORMAL},
+    {"InplaceRandom", SIG_RANDOM, 1, 0, ALL10 & ~B(ACL_BOOL), NULL, RND_INT},
+    {"InplaceBernoulli", SIG_RANDOM, 1, 0, ALL10, NULL, RND_BERNOULLI},
 };
 
 /* ---------------------------------------------------------------- dtype rules (PyTorch's) */
@@ -196,9 +436,13 @@ static const char *dtname(int dt) {
 
 /* ---------------------------------------------------------------- validation helpers */
 typedef struct {
-    const aclTensor *t[3]; /* t[0] output (selfRef for in-place ops), t[1] self, t[2] other */
+    const aclTensor *t[4]; /* t[0] output (selfRef for in-place ops), t[1] self, t[2] other, t[3] condition */
     const aclScalar *s[2]; /* s[0] other/value, s[1] alpha */
     int64_t i[2];
+    const void *arr;       /* aclIntArray (reduction dims) */
+    const aclTensor *x[8]; /* further tensors (NLLLoss: weight, totalWeight, gradOutput; LayerNorm: all of its) */
+    double f[2];           /* double / float attributes (random ranges) */
+    uint64_t seed, offset;
 } args;
 
 #define BAD(code, ...) do { aclsim_set_err(__VA_ARGS__); return (code); } while (0)
@@ -208,11 +452,21 @@ static int fmt_plain(int f) {
            f == ACL_FORMAT_NDHWC || f == ACL_FORMAT_NCDHW || f == ACL_FORMAT_NC || f == ACL_FORMAT_NCL;
 }
 
+/* the chip the simulator is (ACLSIM_SOC_NAME): BFLOAT16 only on 910B-class parts (910B, 910_93), as the docs say */
+const char *aclrtGetSocName(void);
+static int chip_has_bf16(void) {
+    const char *soc = aclrtGetSocName();
+    return !soc || !strncmp(soc, "Ascend910B", 10) || !strncmp(soc, "Ascend910_93", 12);
+}
+
 static aclnnStatus check_tensor(const op_def *d, const aclTensor *t, const char *what, int maxdim) {
     if (!t) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: %s is NULL", d->name, what);
     if (!aclsim_check_tensor(t)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s is not a live aclTensor", d->name, what);
     if (!(d->dtypes & B(t->dtype)))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s dtype %s is not supported", d->name, what, dtname(t->dtype));
+    if (t->dtype == ACL_BF16 && !chip_has_bf16())
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s dtype BFLOAT16 is not supported on %s", d->name, what,
+            aclrtGetSocName());
     if (!fmt_plain(t->format))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s format %d is not ND", d->name, what, t->format);
     if ((int)t->ndim > maxdim)
@@ -429,6 +683,396 @@ static int k_matmul(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) 
     return 0;
 }
 
+
+/* element offsets of a row-major counter over `nd` dims: advance idx and the offsets of k views */
+static void step(int nd, const int64_t *shape, int64_t *idx, int k, int64_t *off, int64_t st[][SIM_MAXDIM]) {
+    for (int ax = nd - 1; ax >= 0; ax--) {
+        for (int j = 0; j < k; j++) off[j] += st[j][ax];
+        if (++idx[ax] < shape[ax]) return;
+        for (int j = 0; j < k; j++) off[j] -= st[j][ax] * shape[ax];
+        idx[ax] = 0;
+    }
+}
+
+/* reduction: self's elements accumulate into a host buffer indexed by out's row-major position */
+static int k_reduce(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0], *x = &e->t[1];
+    char *ob, *xb;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len))) return rc;
+    int64_t on = numel(o), xn = numel(x), mask = e->ip[0], cnt = 1;
+    if (!on) return 0;
+    int isf = dt_is_float(e->ct) || (d->flags & R_MEAN);
+    val *acc = calloc((size_t)on, sizeof *acc);
+    char *seen = calloc((size_t)on, 1);
+    /* out position strides over self's dims (0 on reduced dims) */
+    int64_t ost[2][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[2] = {x->off, 0}, run = 1;
+    for (int i = x->nd - 1; i >= 0; i--) {
+        ost[0][i] = x->st[i];
+        if (mask >> i & 1) { ost[1][i] = 0; cnt *= x->dims[i]; }
+        else { ost[1][i] = run; run *= x->dims[i]; }
+    }
+    int es = dt_size(x->dt);
+    for (int64_t c = 0; c < xn; c++) {
+        const char *p = xb + off[0] * es;
+        val v, *r = &acc[off[1]];
+        if (isf) v.f = ldf(x->dt, p); else v.i = ldi(x->dt, p);
+        if (!seen[off[1]] && (d->flags & (R_MAX | R_MIN))) *r = v;
+        else if (d->flags & (R_SUM | R_MEAN)) { if (isf) r->f += v.f; else r->i = (int64_t)((uint64_t)r->i + (uint64_t)v.i); }
+        else if (isf) r->f = (d->flags & R_MAX) ? fmaxn(r->f, v.f) : fminn(r->f, v.f);
+        else r->i = (d->flags & R_MAX) ? (v.i > r->i ? v.i : r->i) : (v.i < r->i ? v.i : r->i);
+        seen[off[1]] = 1;
+        step(x->nd, x->dims, idx, 2, off, ost);
+    }
+    int64_t oidx[SIM_MAXDIM] = {0}, ooff[1] = {o->off}, ost2[1][SIM_MAXDIM];
+    memcpy(ost2[0], o->st, sizeof ost2[0]);
+    int eo = dt_size(o->dt);
+    for (int64_t c = 0; c < on; c++) {
+        if (d->flags & R_MEAN) acc[c].f /= (double)cnt;
+        if (isf) stf(o->dt, ob + ooff[0] * eo, acc[c].f); else sti(o->dt, ob + ooff[0] * eo, acc[c].i);
+        step(o->nd, o->dims, oidx, 1, ooff, ost2);
+    }
+    free(acc);
+    free(seen);
+    return 0;
+}
+
+/* along ip[0], line by line: softmax / log-softmax (max-shifted, in double), cumsum, argmax / argmin (first
+ * extreme; NaN counts as the extreme, as PyTorch) */
+static int k_softmax(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0], *x = &e->t[1];
+    char *ob, *xb;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len))) return rc;
+    if (!numel(o)) return 0;
+    int ax = (int)e->ip[0];
+    int64_t L = ax < 0 ? 1 : x->dims[ax], xs = ax < 0 ? 0 : x->st[ax], os = ax < 0 ? 0 : o->st[ax];
+    int64_t shape[SIM_MAXDIM], st[2][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[2] = {x->off, o->off}, lines = 1;
+    for (int i = 0; i < x->nd; i++) {
+        shape[i] = i == ax ? 1 : x->dims[i];
+        st[0][i] = x->st[i];
+        st[1][i] = o->st[i];
+        lines *= shape[i];
+    }
+    int ex = dt_size(x->dt), eo = dt_size(o->dt), isf = dt_is_float(e->ct);
+#define XF(k) ldf(x->dt, xb + (off[0] + (k) * xs) * ex)
+#define XI(k) ldi(x->dt, xb + (off[0] + (k) * xs) * ex)
+    for (int64_t c = 0; c < lines; c++) {
+        if (d->flags & L_ARG) {
+            int64_t best = 0;
+            for (int64_t k = 1; k < L; k++) {
+                if (isf) {
+                    double v = XF(k), b = XF(best);
+                    if (b != b) break;
+                    if (v != v || ((d->flags & R_MAX) ? v > b : v < b)) best = k;
+                } else {
+                    int64_t v = XI(k), b = XI(best);
+                    if ((d->flags & R_MAX) ? v > b : v < b) best = k;
+                }
+            }
+            sti(o->dt, ob + off[1] * eo, best);
+        } else if (d->flags & L_CUMSUM) {
+            double sf = 0;
+            int64_t si = 0;
+            for (int64_t k = 0; k < L; k++) {
+                if (isf) { sf += XF(k); stf(o->dt, ob + (off[1] + k * os) * eo, sf); }
+                else { si = (int64_t)((uint64_t)si + (uint64_t)XI(k)); sti(o->dt, ob + (off[1] + k * os) * eo, si); }
+            }
+        } else {
+            double m = -INFINITY, sum = 0;
+            for (int64_t k = 0; k < L; k++) { double v = XF(k); if (v > m || v != v) m = v; }
+            for (int64_t k = 0; k < L; k++) sum += exp(XF(k) - m);
+            for (int64_t k = 0; k < L; k++) {
+                double z = XF(k) - m;
+                stf(o->dt, ob + (off[1] + k * os) * eo, (d->flags & F_LOG) ? z - log(sum) : exp(z) / sum);
+            }
+        }
+        step(x->nd, shape, idx, 2, off, st);
+    }
+#undef XF
+#undef XI
+    return 0;
+}
+
+/* index_select / embedding: each out element reads self at the index's value on dim ip[0] */
+static int k_index(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0], *x = &e->t[1], *ix = &e->t[2];
+    char *ob, *xb, *ib;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len)) ||
+        (rc = map_view(ix, dev, &ib, d->name, 2, msg, len)))
+        return rc;
+    int64_t total = numel(o), idx[SIM_MAXDIM] = {0};
+    int ax = (int)e->ip[0], ind_nd = (int)e->ip[1], rank = (int)e->ip[2];
+    int64_t size = rank ? x->dims[ax] : 1, es = dt_size(x->dt), ei = dt_size(ix->dt);
+    for (int64_t c = 0; c < total; c++) {
+        int64_t io = ix->off, xo = x->off, oo = o->off;
+        for (int i = 0; i < ind_nd && ix->nd; i++) io += idx[ax + i] * ix->st[i];
+        int64_t v = ldi(ix->dt, ib + io * ei);
+        if (v < -size || v >= size) {
+            snprintf(msg, len, "aclnn%s: index %lld is out of bounds for dim %d of size %lld", d->name, (long long)v, ax,
+                     (long long)size);
+            return ACL_ERROR_RT_AICORE_EXCEPTION;
+        }
+        if (v < 0) v += size;
+        for (int i = 0; i < ax; i++) xo += idx[i] * x->st[i];
+        if (rank) xo += v * x->st[ax];
+        for (int i = ax + 1; i < rank; i++) xo += idx[i - 1 + ind_nd] * x->st[i];
+        for (int i = 0; i < o->nd; i++) oo += idx[i] * o->st[i];
+        memcpy(ob + oo * es, xb + xo * es, (size_t)es);
+        for (int i = o->nd - 1; i >= 0; i--) {
+            if (++idx[i] < o->dims[i]) break;
+            idx[i] = 0;
+        }
+    }
+    return 0;
+}
+
+/* a counter-based generator: 64 random bits of (seed, counter), splitmix64 finalisers over both */
+static uint64_t mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static uint64_t bits64(uint64_t seed, uint64_t ctr) { return mix(mix(seed + 0x9e3779b97f4a7c15ull) ^ (ctr * 0xd1b54a32d192ed03ull)); }
+static double unit(uint64_t seed, uint64_t ctr) { return (double)(bits64(seed, ctr) >> 11) * 0x1.0p-53; } /* [0, 1) */
+
+static int k_random(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0];
+    char *ob;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len))) return rc;
+    int64_t total = numel(o), idx[SIM_MAXDIM] = {0}, off[1] = {o->off}, st[1][SIM_MAXDIM];
+    memcpy(st[0], o->st, sizeof st[0]);
+    uint64_t seed = (uint64_t)e->ip[0], base = (uint64_t)e->ip[1];
+    int eo = dt_size(o->dt);
+    for (int64_t c = 0; c < total; c++) {
+        char *p = ob + off[0] * eo;
+        uint64_t ctr = base + (uint64_t)c;
+        if (d->flags & RND_UNIFORM) {
+            double lo = e->p[0].f, hi = e->p[1].f, v = lo + (hi - lo) * unit(seed, ctr);
+            char tmp[8];
+            stf(o->dt, tmp, v);
+            if (ldf(o->dt, tmp) >= hi && hi > lo) v = lo; /* rounding up to `to` stays inside [from, to) */
+            stf(o->dt, p, v);
+        } else if (d->flags & RND_NORMAL) { /* Box-Muller over two streams at the same counter */
+            double u1 = 1.0 - unit(seed, ctr), u2 = unit(seed ^ 0x5851f42d4c957f2dull, ctr);
+            stf(o->dt, p, e->p[0].f + e->p[1].f * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+        } else if (d->flags & RND_INT) {
+            uint64_t range = (uint64_t)(e->p[1].i - e->p[0].i);
+            sti(o->dt, p, e->p[0].i + (int64_t)(bits64(seed, ctr) % range));
+        } else {
+            sti(o->dt, p, unit(seed, ctr) < e->p[0].f);
+        }
+        step(o->nd, o->dims, idx, 1, off, st);
+    }
+    return 0;
+}
+
+/* NLLLoss forward (loss, total weight) and backward (zeros but -w[t] * g at each row's target) */
+static int k_nll(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0], *x = &e->t[1], *t = &e->t[2], *w = &e->t[3];
+    char *ob, *xb, *tb, *wb;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len)) ||
+        (rc = map_view(t, dev, &tb, d->name, 2, msg, len)) || (rc = map_view(w, dev, &wb, d->name, 3, msg, len)))
+        return rc;
+    int twdt = (int)e->p[1].i, bwd = d->flags & F_LOG;
+    char *twp = aclsim_dev2host((void *)(intptr_t)e->p[0].i, (uint64_t)dt_size(twdt), dev);
+    char *gp = bwd ? aclsim_dev2host((void *)(intptr_t)e->p[2].i, 1, dev) : NULL;
+    if (!twp || (bwd && !gp)) {
+        snprintf(msg, len, "aclnn%s: totalWeight or gradOutput is not a live allocation", d->name);
+        return ACL_ERROR_RT_AICORE_EXCEPTION;
+    }
+    int64_t red = e->ip[0], ign = e->ip[1], n = e->ip[2], c = e->ip[3], gst = e->p[3].i >> 8;
+    int gdt = (int)(e->p[3].i & 0xff);
+    int ex = dt_size(x->dt), et = dt_size(t->dt), ew = dt_size(w->dt), eo = dt_size(o->dt);
+    int64_t xr = x->nd == 2 ? x->st[0] : 0, xc = x->st[x->nd - 1], tr = t->nd ? t->st[0] : 0;
+    double total = 0, sum = 0;
+    for (int64_t r = 0; r < n; r++) {
+        int64_t k = ldi(t->dt, tb + (t->off + r * tr) * et);
+        if (k != ign && (k < 0 || k >= c)) {
+            snprintf(msg, len, "aclnn%s: target %lld is out of bounds for %lld classes", d->name, (long long)k, (long long)c);
+            return ACL_ERROR_RT_AICORE_EXCEPTION;
+        }
+        double wk = k == ign ? 0.0 : ldf(w->dt, wb + (w->off + k * w->st[0]) * ew);
+        total += wk;
+        if (!bwd) {
+            double loss = k == ign ? 0.0 : -wk * ldf(x->dt, xb + (x->off + r * xr + k * xc) * ex);
+            sum += loss;
+            if (!red) stf(o->dt, ob + (o->off + r * (o->nd ? o->st[0] : 0)) * eo, loss);
+        }
+    }
+    if (!bwd) {
+        if (red) stf(o->dt, ob + o->off * eo, red == 1 ? sum / total : sum);
+        stf(twdt, twp, total);
+        return 0;
+    }
+    double tw = ldf(twdt, twp);
+    int64_t orow = o->nd == 2 ? o->st[0] : 0, ocol = o->st[o->nd - 1];
+    for (int64_t r = 0; r < n; r++) {
+        int64_t k = ldi(t->dt, tb + (t->off + r * tr) * et);
+        for (int64_t j = 0; j < c; j++) stf(o->dt, ob + (o->off + r * orow + j * ocol) * eo, 0.0);
+        if (k == ign) continue;
+        double wk = ldf(w->dt, wb + (w->off + k * w->st[0]) * ew);
+        double g = ldf(gdt, gp + (red ? 0 : r * gst) * dt_size(gdt));
+        stf(o->dt, ob + (o->off + r * orow + k * ocol) * eo, red == 1 ? (tw != 0 ? -wk * g / tw : 0.0) : -wk * g);
+    }
+    return 0;
+}
+
+static int k_arange(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const tview *o = &e->t[0];
+    char *ob;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, "Arange", 0, msg, len))) return rc;
+    int64_t n = numel(o), es = dt_size(o->dt);
+    for (int64_t i = 0; i < n; i++) {
+        char *p = ob + (o->off + i * (o->nd ? o->st[0] : 0)) * es;
+        if (dt_is_float(e->ct)) stf(o->dt, p, e->p[0].f + (double)i * e->p[1].f);
+        else sti(o->dt, p, (int64_t)((uint64_t)e->p[0].i + (uint64_t)i * (uint64_t)e->p[1].i));
+    }
+    return 0;
+}
+
+/* element r*cols + c of a view whose last k dims are dense: row r steps through the outer dims */
+static int64_t row_off(const tview *v, int k, int64_t r) {
+    int64_t off = v->off;
+    for (int i = v->nd - k - 1; i >= 0; i--) { off += (r % v->dims[i]) * v->st[i]; r /= v->dims[i]; }
+    return off;
+}
+
+static int k_layer_norm(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    char *b[8] = {0};
+    int rc;
+    for (int j = 0; j < 8; j++)
+        if (e->t[j].data && (rc = map_view(&e->t[j], dev, &b[j], d->name, j, msg, len))) return rc;
+    int k = (int)e->ip[0];
+    int64_t rows = e->ip[1], cols = e->ip[2];
+    const tview *t = e->t;
+#define AT(j, r, c) (b[j] + (row_off(&t[j], k, (r)) + (c)) * dt_size(t[j].dt))
+#define PAR(j, c) (b[j] + (t[j].off + (c) * (t[j].nd ? t[j].st[t[j].nd - 1] : 0)) * dt_size(t[j].dt))
+#define STAT(j, r) (b[j] + row_off(&t[j], 0, (r)) * dt_size(t[j].dt))
+    if (!(d->flags & F_LOG)) { /* x: input, weight, bias, out, mean, rstd */
+        for (int64_t r = 0; r < rows; r++) {
+            double m = 0, v = 0;
+            for (int64_t c = 0; c < cols; c++) m += ldf(t[0].dt, AT(0, r, c));
+            m /= (double)cols;
+            for (int64_t c = 0; c < cols; c++) { double z = ldf(t[0].dt, AT(0, r, c)) - m; v += z * z; }
+            double rs = 1.0 / sqrt(v / (double)cols + e->p[0].f);
+            for (int64_t c = 0; c < cols; c++) {
+                double y = (ldf(t[0].dt, AT(0, r, c)) - m) * rs;
+                if (b[1]) y *= ldf(t[1].dt, PAR(1, c));
+                if (b[2]) y += ldf(t[2].dt, PAR(2, c));
+                stf(t[3].dt, AT(3, r, c), y);
+            }
+            if (b[4]) stf(t[4].dt, STAT(4, r), m);
+            if (b[5]) stf(t[5].dt, STAT(5, r), rs);
+        }
+        return 0;
+    }
+    /* x: gradOut, input, mean, rstd, weight, gradInput, gradWeight, gradBias */
+    double *gw = calloc((size_t)cols, sizeof *gw), *gb = calloc((size_t)cols, sizeof *gb);
+    for (int64_t r = 0; r < rows; r++) {
+        double m = ldf(t[2].dt, STAT(2, r)), rs = ldf(t[3].dt, STAT(3, r)), s1 = 0, s2 = 0;
+        for (int64_t c = 0; c < cols; c++) {
+            double g = ldf(t[0].dt, AT(0, r, c)), xh = (ldf(t[1].dt, AT(1, r, c)) - m) * rs;
+            double gx = b[4] ? g * ldf(t[4].dt, PAR(4, c)) : g;
+            s1 += gx;
+            s2 += gx * xh;
+            gw[c] += g * xh;
+            gb[c] += g;
+        }
+        s1 /= (double)cols;
+        s2 /= (double)cols;
+        if (b[5])
+            for (int64_t c = 0; c < cols; c++) {
+                double g = ldf(t[0].dt, AT(0, r, c)), xh = (ldf(t[1].dt, AT(1, r, c)) - m) * rs;
+                double gx = b[4] ? g * ldf(t[4].dt, PAR(4, c)) : g;
+                stf(t[5].dt, AT(5, r, c), rs * (gx - s1 - xh * s2));
+            }
+    }
+    for (int64_t c = 0; c < cols; c++) {
+        if (b[6]) stf(t[6].dt, PAR(6, c), gw[c]);
+        if (b[7]) stf(t[7].dt, PAR(7, c), gb[c]);
+    }
+    free(gw);
+    free(gb);
+#undef AT
+#undef PAR
+#undef STAT
+    return 0;
+}
+
+static int k_embed_bwd(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const tview *o = &e->t[0], *g = &e->t[1], *ix = &e->t[2];
+    char *ob, *gb, *ib;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, "EmbeddingDenseBackward", 0, msg, len)) ||
+        (rc = map_view(g, dev, &gb, "EmbeddingDenseBackward", 1, msg, len)) ||
+        (rc = map_view(ix, dev, &ib, "EmbeddingDenseBackward", 2, msg, len)))
+        return rc;
+    int64_t nw = e->ip[0], pad = e->ip[1], n = e->ip[2], dd = e->ip[3];
+    double *acc = calloc((size_t)(nw * dd), sizeof *acc);
+    int64_t *cnt = calloc((size_t)nw, sizeof *cnt);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t k = ldi(ix->dt, ib + (ix->off + i) * dt_size(ix->dt));
+        if (k < 0 || k >= nw) {
+            free(acc); free(cnt);
+            snprintf(msg, len, "aclnnEmbeddingDenseBackward: index %lld is out of range", (long long)k);
+            return ACL_ERROR_RT_AICORE_EXCEPTION;
+        }
+        cnt[k]++;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t k = ldi(ix->dt, ib + (ix->off + i) * dt_size(ix->dt));
+        if (k == pad) continue;
+        double sc = e->p[0].i ? 1.0 / (double)cnt[k] : 1.0;
+        for (int64_t c = 0; c < dd; c++) acc[k * dd + c] += sc * ldf(g->dt, gb + (g->off + i * dd + c) * dt_size(g->dt));
+    }
+    for (int64_t r = 0; r < nw; r++)
+        for (int64_t c = 0; c < dd; c++) stf(o->dt, ob + (o->off + r * o->st[0] + c * o->st[1]) * dt_size(o->dt), acc[r * dd + c]);
+    free(acc);
+    free(cnt);
+    return 0;
+}
+
+/* tril / triu: keep (i, j) of the last two dims where j - i <= diag (tril) or >= diag (triu), else 0 */
+static int k_tri(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0], *x = &e->t[1];
+    char *ob, *xb;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len))) return rc;
+    int64_t total = numel(o), idx[SIM_MAXDIM] = {0}, off[2] = {o->off, x->off}, st[2][SIM_MAXDIM];
+    memcpy(st[0], o->st, sizeof st[0]);
+    memcpy(st[1], x->st, sizeof st[1]);
+    int es = dt_size(o->dt), nd = o->nd;
+    for (int64_t c = 0; c < total; c++) {
+        int64_t diff = idx[nd - 1] - idx[nd - 2];
+        int keep = d->flags ? diff >= e->ip[0] : diff <= e->ip[0];
+        if (keep) memmove(ob + off[0] * es, xb + off[1] * es, (size_t)es);
+        else memset(ob + off[0] * es, 0, (size_t)es);
+        step(nd, o->dims, idx, 2, off, st);
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- validators, one per signature */
 static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     const char *nm = d->name;
@@ -447,8 +1091,11 @@ static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     if (!d->inplace && (rc = check_tensor(d, out, "out", 8))) return rc;
     if (d->has_alpha && (rc = check_scalar(d, a->s[1], "alpha"))) return rc;
     int ct = scalar_other ? promote_scalar(self->dtype, odt) : promote(self->dtype, odt);
+    if ((d->flags & F_MODE) && (a->i[0] < 0 || a->i[0] > 2))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: mode %lld is not 0, 1 or 2", nm, (long long)a->i[0]);
+    if (((d->flags & F_FLOAT) || ((d->flags & F_MODE) && !a->i[0])) && !dt_is_float(ct)) ct = ACL_FLOAT;
     if (!(d->dtypes & B(ct))) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: promoted dtype %s is not supported", nm, dtname(ct));
-    if (!can_cast(ct, out->dtype))
+    if (!(d->flags & F_BOOL) && !can_cast(ct, out->dtype))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: result dtype %s cannot be cast to %s %s", nm, dtname(ct),
             d->inplace ? "selfRef" : "out", dtname(out->dtype));
     if (d->has_alpha) {
@@ -478,6 +1125,7 @@ static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     snap(&e->t[1], self);
     if (scalar_other) snap_const(&e->t[2], odt, a->s[0]->raw); else snap(&e->t[2], other);
     if (d->has_alpha) e->p[0] = to_domain(a->s[1]->dtype, a->s[1]->raw, ct);
+    if (d->flags & F_MODE) e->p[0].i = a->i[0];
     return 0;
 }
 
@@ -570,6 +1218,484 @@ static aclnnStatus v_matmul(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+
+/* unary math: out (or selfRef) = fn(self), same shape; F_FLOAT ops compute integers as FLOAT */
+static aclnnStatus v_unary_math(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = d->inplace ? a->t[0] : a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, d->inplace ? "selfRef" : "self", 8))) return rc;
+    if (!d->inplace && (rc = check_tensor(d, out, "out", 8))) return rc;
+    int ct = (d->flags & F_FLOAT) && !dt_is_float(self->dtype) ? ACL_FLOAT : self->dtype;
+    if (!(d->flags & F_BOOL) && !can_cast(ct, out->dtype))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: result dtype %s cannot be cast to %s %s", d->name,
+            dtname(ct), d->inplace ? "selfRef" : "out", dtname(out->dtype));
+    if (!same_shape(out, (int)self->ndim, self->dims)) {
+        char s1[256], s2[256];
+        shape_str(s1, sizeof s1, (int)self->ndim, self->dims);
+        shape_str(s2, sizeof s2, (int)out->ndim, out->dims);
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self shape %s differs from out shape %s", d->name, s1, s2);
+    }
+    if (d->fn == e_gelu2 && (a->i[0] < 0 || a->i[0] > 1))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnGeluV2GetWorkspaceSize: approximate %lld is not 0 or 1", (long long)a->i[0]);
+    e->ct = ct;
+    e->nt = 2;
+    e->p[0].i = a->i[0];
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
+/* scalar op tensor (PowScalarTensor): out has the tensor's shape; the scalar only lifts the category */
+static aclnnStatus v_scalar_tensor(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *t = a->t[2], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_scalar(d, a->s[0], "self")) || (rc = check_tensor(d, t, "exponent", 8)) ||
+        (rc = check_tensor(d, out, "out", 8)))
+        return rc;
+    int ct = promote_scalar(t->dtype, a->s[0]->dtype);
+    if (!(d->dtypes & B(ct)) || !can_cast(ct, out->dtype))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: result dtype %s into out %s is not supported", d->name,
+            dtname(ct), dtname(out->dtype));
+    if (!same_shape(out, (int)t->ndim, t->dims))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape differs from exponent shape", d->name);
+    e->ct = ct;
+    e->nt = 3;
+    snap(&e->t[0], out);
+    snap_const(&e->t[1], a->s[0]->dtype, a->s[0]->raw);
+    snap(&e->t[2], t);
+    return 0;
+}
+
+/* out = condition ? self : other, all three broadcast to out */
+static aclnnStatus v_where(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0], *cond = a->t[3], *self = a->t[1], *other = a->t[2];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, cond, "condition", 8)) || (rc = check_tensor(d, self, "self", 8)) ||
+        (rc = check_tensor(d, other, "other", 8)) || (rc = check_tensor(d, out, "out", 8)))
+        return rc;
+    if (cond->dtype != ACL_BOOL && cond->dtype != ACL_UINT8)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnSWhereGetWorkspaceSize: condition dtype %s is not BOOL or UINT8", dtname(cond->dtype));
+    int ct = promote(self->dtype, other->dtype);
+    if (!can_cast(ct, out->dtype))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnSWhereGetWorkspaceSize: result dtype %s cannot be cast to out %s", dtname(ct),
+            dtname(out->dtype));
+    int64_t s1[SIM_MAXDIM], s2[SIM_MAXDIM];
+    int n = bshape((int)self->ndim, self->dims, (int)other->ndim, other->dims, s1);
+    if (n >= 0) n = bshape(n, s1, (int)cond->ndim, cond->dims, s2);
+    if (n < 0 || !same_shape(out, n, s2))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnSWhereGetWorkspaceSize: condition, self, other and out do not broadcast");
+    e->ct = ct;
+    e->nt = 4;
+    snap(&e->t[0], out);
+    snap(&e->t[1], cond);
+    snap(&e->t[2], self);
+    snap(&e->t[3], other);
+    return 0;
+}
+
+/* reductions: ip[0] bit mask of reduced dims; ReduceSum/Mean take a dtype that must be out's */
+static aclnnStatus v_reduce(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_tensor(d, out, "out", 8))) return rc;
+    if (!a->arr) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: dim is NULL", d->name);
+    uint64_t nd;
+    const int64_t *dims = aclsim_int_array(a->arr, &nd);
+    if (!dims) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim is not a live aclIntArray", d->name);
+    int rank = (int)self->ndim;
+    int64_t mask = 0;
+    for (uint64_t i = 0; i < nd; i++) {
+        int64_t k = dims[i];
+        if (k < -(rank ? rank : 1) || k >= (rank ? rank : 1))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range for %d dims", d->name,
+                (long long)k, rank);
+        if (rank) mask |= (int64_t)1 << (k < 0 ? k + rank : k);
+    }
+    if (!nd) mask = rank ? ((int64_t)1 << rank) - 1 : 0;
+    int keep = (int)a->i[0];
+    int64_t shape[SIM_MAXDIM];
+    int n = 0;
+    for (int i = 0; i < rank; i++) {
+        if (!(mask >> i & 1)) shape[n++] = self->dims[i];
+        else if (keep) shape[n++] = 1;
+        else if (!self->dims[i] && (d->flags & (R_MAX | R_MIN)))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: reducing an empty dim %d", d->name, i);
+        if ((mask >> i & 1) && !self->dims[i] && (d->flags & (R_MAX | R_MIN)))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: reducing an empty dim %d", d->name, i);
+    }
+    if (!same_shape(out, n, shape)) {
+        char s1[256], s2[256];
+        shape_str(s1, sizeof s1, (int)out->ndim, out->dims);
+        shape_str(s2, sizeof s2, n, shape);
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape %s, expected %s", d->name, s1, s2);
+    }
+    int ct = self->dtype;
+    if (d->flags & (R_SUM | R_MEAN)) {
+        if (a->i[1] != out->dtype)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dtype %s differs from out dtype %s", d->name,
+                dtname((int)a->i[1]), dtname(out->dtype));
+        ct = out->dtype;
+        if (!can_cast(self->dtype, ct) && !(d->flags & R_SUM))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: cannot reduce %s into %s", d->name,
+                dtname(self->dtype), dtname(ct));
+    } else if (out->dtype != self->dtype) {
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s differs from self dtype %s", d->name,
+            dtname(out->dtype), dtname(self->dtype));
+    }
+    e->ct = ct;
+    e->nt = 2;
+    e->ip[0] = mask;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
+/* ops along the lines of one dim (ip[0]): softmax, log-softmax, cumsum (out like self); argmax/argmin (out
+ * INT64 without that dim, or with it as 1 under keepdim) */
+static aclnnStatus v_softmax(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8))) return rc;
+    if (!out) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: out is NULL", d->name);
+    if (!aclsim_check_tensor(out)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out is not a live aclTensor", d->name);
+    int rank = (int)self->ndim, r1 = rank ? rank : 1;
+    int64_t dim = a->i[0];
+    if (dim < -r1 || dim >= r1)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range for %d dims", d->name,
+            (long long)dim, rank);
+    int ax = rank ? (int)(dim < 0 ? dim + rank : dim) : -1;
+    int64_t shape[SIM_MAXDIM];
+    int n = 0;
+    for (int i = 0; i < rank; i++)
+        if (!(d->flags & L_ARG) || i != ax) shape[n++] = self->dims[i];
+        else if (a->i[1]) shape[n++] = 1;
+    if (!same_shape(out, n, shape))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape is not the result shape", d->name);
+    if ((d->flags & L_ARG) && out->dtype != ACL_INT64 && out->dtype != ACL_INT32)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s is not INT64 or INT32", d->name, dtname(out->dtype));
+    if ((d->flags & L_ARG) && ax >= 0 && !self->dims[ax])
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %d is empty", d->name, ax);
+    if ((d->flags & L_CUMSUM) && a->i[1] != out->dtype)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnCumsumGetWorkspaceSize: dtype %s differs from out dtype %s",
+            dtname((int)a->i[1]), dtname(out->dtype));
+    if (!(d->flags & L_ARG) && !(d->dtypes & B(out->dtype)))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s is not supported", d->name, dtname(out->dtype));
+    e->ct = (d->flags & L_ARG) ? self->dtype : out->dtype;
+    e->nt = 2;
+    e->ip[0] = ax;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    if ((d->flags & L_ARG) && ax >= 0 && !a->i[1]) { /* view out with the reduced dim back in, stride 0 */
+        tview *o = &e->t[0];
+        for (int i = o->nd; i > ax; i--) { o->dims[i] = o->dims[i - 1]; o->st[i] = o->st[i - 1]; }
+        o->dims[ax] = 1;
+        o->st[ax] = 0;
+        o->nd++;
+    }
+    return 0;
+}
+
+/* IndexSelect(self, dim, index, out) and Embedding(weight, indices, out): index INT32/INT64 */
+static aclnnStatus v_index(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[1], *index = a->t[2], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_tensor(d, out, "out", 8))) return rc;
+    if (!index) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: index is NULL", d->name);
+    if (!aclsim_check_tensor(index)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index is not a live aclTensor", d->name);
+    if (index->dtype != ACL_INT64 && index->dtype != ACL_INT32)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index dtype %s is not INT64 or INT32", d->name, dtname(index->dtype));
+    int rank = (int)self->ndim;
+    int64_t dim = (d->flags & F_EMBED) ? 0 : a->i[0];
+    if ((d->flags & F_EMBED) && rank != 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnEmbeddingGetWorkspaceSize: weight must be 2-D");
+    if (!(d->flags & F_EMBED) && index->ndim > 1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnIndexSelectGetWorkspaceSize: index must be 0-D or 1-D");
+    int r1 = rank ? rank : 1;
+    if (dim < -r1 || dim >= r1)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range", d->name, (long long)dim);
+    int ax = rank ? (int)(dim < 0 ? dim + rank : dim) : 0;
+    int64_t shape[SIM_MAXDIM];
+    int n = 0;
+    for (int i = 0; i < ax; i++) shape[n++] = self->dims[i];
+    int ind_nd = (d->flags & F_EMBED) || index->ndim ? (int)index->ndim : (rank ? 1 : 0);
+    if (ind_nd == (int)index->ndim) for (uint32_t i = 0; i < index->ndim; i++) shape[n++] = index->dims[i];
+    else if (ind_nd) shape[n++] = 1;
+    for (int i = ax + 1; i < rank; i++) shape[n++] = self->dims[i];
+    if (n > SIM_MAXDIM || !same_shape(out, n, shape) || out->dtype != self->dtype)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out is not the selected shape and self's dtype", d->name);
+    e->nt = 3;
+    e->ct = self->dtype;
+    e->ip[0] = ax;
+    e->ip[1] = ind_nd;
+    e->ip[2] = rank;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    snap(&e->t[2], index);
+    return 0;
+}
+
+/* InplaceMaskedFillScalar(selfRef, mask, value): mask BOOL, broadcast to selfRef */
+static aclnnStatus v_masked_fill(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[0], *mask = a->t[2];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "selfRef", 8)) || (rc = check_tensor(d, mask, "mask", 8)) ||
+        (rc = check_scalar(d, a->s[0], "value")))
+        return rc;
+    if (mask->dtype != ACL_BOOL && mask->dtype != ACL_UINT8)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceMaskedFillScalarGetWorkspaceSize: mask dtype %s is not BOOL", dtname(mask->dtype));
+    int64_t bs[SIM_MAXDIM];
+    int n = bshape((int)self->ndim, self->dims, (int)mask->ndim, mask->dims, bs);
+    if (n < 0 || !same_shape(self, n, bs))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceMaskedFillScalarGetWorkspaceSize: mask does not broadcast to selfRef");
+    e->nt = 4;
+    e->ct = self->dtype;
+    snap(&e->t[0], self);
+    snap(&e->t[1], mask);
+    snap_const(&e->t[2], a->s[0]->dtype, a->s[0]->raw);
+    snap(&e->t[3], self);
+    return 0;
+}
+
+/* random fills of selfRef: ip[0] seed, ip[1] offset; p[0], p[1] the range / mean, std / probability */
+static aclnnStatus v_random(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "selfRef", 8))) return rc;
+    if (d->flags & RND_UNIFORM) {
+        if (!(a->f[0] <= a->f[1])) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceUniformGetWorkspaceSize: from > to");
+        e->p[0].f = a->f[0];
+        e->p[1].f = a->f[1];
+    } else if (d->flags & RND_NORMAL) {
+        if (!(a->f[1] >= 0)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceNormalGetWorkspaceSize: std %g is negative", a->f[1]);
+        e->p[0].f = a->f[0];
+        e->p[1].f = a->f[1];
+    } else if (d->flags & RND_INT) {
+        if (a->i[0] >= a->i[1]) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceRandomGetWorkspaceSize: from >= to");
+        e->p[0].i = a->i[0];
+        e->p[1].i = a->i[1];
+    } else {
+        if ((rc = check_scalar(d, a->s[0], "prob"))) return rc;
+        double p = ldf(a->s[0]->dtype, (const char *)a->s[0]->raw);
+        if (!(p >= 0 && p <= 1)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceBernoulliGetWorkspaceSize: prob %g is not in [0, 1]", p);
+        e->p[0].f = p;
+    }
+    e->nt = 1;
+    e->ct = self->dtype;
+    e->ip[0] = (int64_t)a->seed;
+    e->ip[1] = (int64_t)a->offset;
+    snap(&e->t[0], self);
+    return 0;
+}
+
+/* t: out, self, target; x: weight, totalWeight, gradOutput (backward). A 1-D self is one row. */
+static aclnnStatus v_nll(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0], *self = a->t[1], *target = a->t[2], *weight = a->x[0], *tw = a->x[1], *g = a->x[2];
+    int bwd = d->flags & F_LOG;
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 2)) || (rc = check_tensor(d, weight, "weight", 1)) ||
+        (rc = check_tensor(d, out, bwd ? "out" : "out", 2)) || (rc = check_tensor(d, tw, "totalWeight", 1)))
+        return rc;
+    if (bwd && (rc = check_tensor(d, g, "gradOutput", 1))) return rc;
+    if (!target) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: target is NULL", d->name);
+    if (!aclsim_check_tensor(target) || (target->dtype != ACL_INT64 && target->dtype != ACL_UINT8 && target->dtype != ACL_INT32))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: target must be an INT64, INT32 or UINT8 tensor", d->name);
+    if (self->ndim < 1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self must be 1-D or 2-D", d->name);
+    int64_t n = self->ndim == 2 ? self->dims[0] : 1, c = self->dims[self->ndim - 1];
+    int64_t red = a->i[0];
+    if (red < 0 || red > 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: reduction %lld is not 0, 1 or 2", d->name, (long long)red);
+    if ((int64_t)(target->ndim ? target->dims[0] : 1) != n || target->ndim != self->ndim - 1)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: target shape does not match self's batch", d->name);
+    if (weight->ndim != 1 || weight->dims[0] != c)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: weight must be [C] with C = %lld", d->name, (long long)c);
+    if (bwd ? !same_shape(out, (int)self->ndim, self->dims)
+            : (red ? out->ndim != 0 : (int)out->ndim != (int)self->ndim - 1 || (out->ndim && out->dims[0] != n)))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape is not the result shape", d->name);
+    e->nt = 4;
+    e->ct = self->dtype;
+    e->ip[0] = red;
+    e->ip[1] = a->i[1];
+    e->ip[2] = n;
+    e->ip[3] = c;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    snap(&e->t[2], target);
+    snap(&e->t[3], weight);
+    /* the executor holds 4 views: the backward's gradOutput and totalWeight ride in p[] as device addresses */
+    e->p[0].i = (int64_t)(intptr_t)tw->data + tw->offset * dt_size(tw->dtype);
+    e->p[1].i = tw->dtype;
+    e->p[2].i = bwd ? (int64_t)(intptr_t)g->data + g->offset * dt_size(g->dtype) : 0;
+    e->p[3].i = bwd ? (g->dtype | (int64_t)(g->ndim ? g->strides[0] : 0) << 8) : 0;
+    return 0;
+}
+
+/* t[0] out (selfRef), t[1] self, t[2] tensor1/end, t[3] tensor2/weight (or s[0], a scalar weight); s[1] value */
+static aclnnStatus v_ternary(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0], *self = d->inplace ? a->t[0] : a->t[1], *t1 = a->t[2], *t2 = a->t[3];
+    int sw = d->flags & F_MODE;
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, d->inplace ? "selfRef" : "self", 8)) || (rc = check_tensor(d, t1, "tensor1", 8)) ||
+        (!d->inplace && (rc = check_tensor(d, out, "out", 8))))
+        return rc;
+    if (sw ? (rc = check_scalar(d, a->s[0], "weight")) : (rc = check_tensor(d, t2, "tensor2", 8))) return rc;
+    if (d->has_alpha && (rc = check_scalar(d, a->s[1], "value"))) return rc;
+    int ct = promote(self->dtype, t1->dtype);
+    if (!sw) ct = promote(ct, t2->dtype);
+    if (!(d->dtypes & B(ct)) || !can_cast(ct, out->dtype))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: result dtype %s into %s is not supported", d->name,
+            dtname(ct), dtname(out->dtype));
+    int64_t s1[SIM_MAXDIM], s2[SIM_MAXDIM];
+    int n = bshape((int)self->ndim, self->dims, (int)t1->ndim, t1->dims, s1);
+    if (sw) { memcpy(s2, s1, sizeof s1); }
+    else if (n >= 0) n = bshape(n, s1, (int)t2->ndim, t2->dims, s2);
+    if (n < 0 || !same_shape(out, n, s2))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: operands do not broadcast to %s", d->name,
+            d->inplace ? "selfRef" : "out");
+    e->ct = ct;
+    e->nt = 4;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    snap(&e->t[2], t1);
+    if (sw) snap_const(&e->t[3], a->s[0]->dtype, a->s[0]->raw); else snap(&e->t[3], t2);
+    if (d->has_alpha) e->p[0] = to_domain(a->s[1]->dtype, a->s[1]->raw, ct);
+    return 0;
+}
+
+/* Arange(start, end, step, out): out[i] = start + i * step over out's length (the caller sizes out) */
+static aclnnStatus v_arange(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, out, "out", 1)) || (rc = check_scalar(d, a->s[0], "start")) ||
+        (rc = check_scalar(d, a->s[1], "step")))
+        return rc;
+    int ct = dt_is_float(out->dtype) ? ACL_DOUBLE : ACL_INT64;
+    e->p[0] = to_domain(a->s[0]->dtype, a->s[0]->raw, ct);
+    e->p[1] = to_domain(a->s[1]->dtype, a->s[1]->raw, ct);
+    if (dt_is_float(ct) ? e->p[1].f == 0 : e->p[1].i == 0) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnArangeGetWorkspaceSize: step is 0");
+    e->nt = 1;
+    e->ct = ct;
+    snap(&e->t[0], out);
+    return 0;
+}
+
+/* the normalized block (last k dims) must be dense, rows may stride: this simulator is stricter than CANN */
+static int dense_tail(const aclTensor *t, int k) {
+    int64_t acc = 1;
+    for (int i = (int)t->ndim - 1; i >= (int)t->ndim - k; i--) {
+        if (t->dims[i] != 1 && t->strides[i] != acc) return 0;
+        acc *= t->dims[i];
+    }
+    return 1;
+}
+
+/* forward x: {input, weight, bias, out, mean, rstd}; backward x: {gradOut, input, mean, rstd, weight, gradInput,
+ * gradWeight, gradBias}; normalized shape in arr, eps in f[0]; t[] holds the same views in that order */
+static aclnnStatus v_layer_norm(const op_def *d, args *a, aclOpExecutor *e) {
+    int bwd = d->flags & F_LOG;
+    const aclTensor *in = a->x[bwd ? 1 : 0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, in, "input", 8))) return rc;
+    uint64_t k;
+    const int64_t *ns = a->arr ? aclsim_int_array(a->arr, &k) : NULL;
+    if (!ns) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: normalizedShape is not a live aclIntArray", d->name);
+    if (!k || k > in->ndim) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: normalizedShape has %llu dims", d->name, (unsigned long long)k);
+    int64_t cols = 1, rows = 1;
+    for (uint64_t i = 0; i < k; i++) {
+        if (ns[i] != in->dims[in->ndim - k + i])
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: normalizedShape does not match input's last dims", d->name);
+        cols *= ns[i];
+    }
+    for (uint32_t i = 0; i < in->ndim - k; i++) rows *= in->dims[i];
+    for (int j = 0; j < 8; j++) {
+        const aclTensor *t = a->x[j];
+        if (!t) { memset(&e->t[j], 0, sizeof e->t[j]); continue; }
+        if ((rc = check_tensor(d, t, "operand", 8))) return rc;
+        int64_t n = 1;
+        for (uint32_t i = 0; i < t->ndim; i++) n *= t->dims[i];
+        int stat = bwd ? (j == 2 || j == 3) : (j == 4 || j == 5), param = bwd ? (j == 4 || j == 6 || j == 7) : (j == 1 || j == 2);
+        int64_t want = stat ? rows : param ? cols : rows * cols;
+        if (n != want) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: operand %d has %lld elements, expected %lld",
+                           d->name, j, (long long)n, (long long)want);
+        if (!stat && !param && !dense_tail(t, (int)k))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: operand %d's normalized dims are not dense", d->name, j);
+        snap(&e->t[j], t);
+    }
+    if (!a->x[bwd ? 5 : 3] && !bwd) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnnLayerNormGetWorkspaceSize: out is NULL");
+    e->nt = 8;
+    e->ct = in->dtype;
+    e->ip[0] = (int64_t)k;
+    e->ip[1] = rows;
+    e->ip[2] = cols;
+    e->p[0].f = a->f[0];
+    return 0;
+}
+
+/* EmbeddingDenseBackward(grad [..., D], indices, numWeights, paddingIdx, scaleGradByFreq, out [numWeights, D]) */
+static aclnnStatus v_embed_bwd(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *g = a->t[1], *ix = a->t[2], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, g, "grad", 8)) || (rc = check_tensor(d, out, "out", 2))) return rc;
+    if (!ix || !aclsim_check_tensor(ix) || (ix->dtype != ACL_INT64 && ix->dtype != ACL_INT32))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnEmbeddingDenseBackwardGetWorkspaceSize: indices must be an INT64/INT32 tensor");
+    int64_t dd = g->ndim ? g->dims[g->ndim - 1] : 1, n = 1, gn = 1;
+    for (uint32_t i = 0; i < ix->ndim; i++) n *= ix->dims[i];
+    for (uint32_t i = 0; i < g->ndim; i++) gn *= g->dims[i];
+    if (out->ndim != 2 || out->dims[0] != a->i[0] || out->dims[1] != dd || gn != n * dd || !dense_tail(g, (int)g->ndim))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnEmbeddingDenseBackwardGetWorkspaceSize: grad, indices and out do not agree");
+    if (!dense_tail(ix, (int)ix->ndim) || !dense_tail(out, 2))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnEmbeddingDenseBackwardGetWorkspaceSize: operands must be contiguous");
+    e->nt = 3;
+    e->ct = out->dtype;
+    e->ip[0] = a->i[0];
+    e->ip[1] = a->i[1];
+    e->ip[2] = n;
+    e->ip[3] = dd;
+    e->p[0].i = a->seed; /* scaleGradByFreq */
+    snap(&e->t[0], out);
+    snap(&e->t[1], g);
+    snap(&e->t[2], ix);
+    return 0;
+}
+
+/* Clamp / ClampMin / ClampMax (flags: 1 min given, 2 max given); a bound the op takes may not be NULL */
+static aclnnStatus v_clamp(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = d->inplace ? a->t[0] : a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, d->inplace ? "selfRef" : "self", 8)) || (!d->inplace && (rc = check_tensor(d, out, "out", 8))))
+        return rc;
+    const aclScalar *lo = a->s[0], *hi = a->s[1];
+    if (d->flags == 3 && !lo && !hi) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnnClampGetWorkspaceSize: min and max are both NULL");
+    if ((d->flags == 1 && !lo) || (d->flags == 2 && !hi)) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: bound is NULL", d->name);
+    if ((lo && (rc = check_scalar(d, lo, "min"))) || (hi && (rc = check_scalar(d, hi, "max")))) return rc;
+    int ct = self->dtype;
+    if (lo) ct = promote_scalar(ct, lo->dtype);
+    if (hi) ct = promote_scalar(ct, hi->dtype);
+    if (!can_cast(ct, out->dtype) || !same_shape(out, (int)self->ndim, self->dims))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out must have self's shape and hold %s", d->name, dtname(ct));
+    e->ct = ct;
+    e->nt = 2;
+    if (lo) e->p[0] = to_domain(lo->dtype, lo->raw, ct);
+    if (hi) e->p[1] = to_domain(hi->dtype, hi->raw, ct);
+    e->p[2].i = lo != NULL;
+    e->p[3].i = hi != NULL;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
+static aclnnStatus v_tri(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = d->inplace ? a->t[0] : a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, d->inplace ? "selfRef" : "self", 8)) || (!d->inplace && (rc = check_tensor(d, out, "out", 8))))
+        return rc;
+    if (self->ndim < 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self needs at least 2 dims", d->name);
+    if (!same_shape(out, (int)self->ndim, self->dims) || out->dtype != self->dtype)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out must have self's shape and dtype", d->name);
+    e->ct = self->dtype;
+    e->nt = 2;
+    e->ip[0] = a->i[0];
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- phase 1 and phase 2, shared */
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
@@ -582,6 +1708,21 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     switch (d->sig) {
     case SIG_BINARY: case SIG_BINARY_SCALAR: rc = v_binary(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_MATMUL: case SIG_MM: case SIG_BMM: rc = v_matmul(d, a, &tmp); tmp.run = k_matmul; break;
+    case SIG_UNARY: rc = v_unary_math(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_WHERE: rc = v_where(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_SCALAR_TENSOR: rc = v_scalar_tensor(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_INDEX: rc = v_index(d, a, &tmp); tmp.run = k_index; break;
+    case SIG_RANDOM: rc = v_random(d, a, &tmp); tmp.run = k_random; break;
+    case SIG_NLL: rc = v_nll(d, a, &tmp); tmp.run = k_nll; break;
+    case SIG_TERNARY: rc = v_ternary(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_ARANGE: rc = v_arange(d, a, &tmp); tmp.run = k_arange; break;
+    case SIG_CLAMP: rc = v_clamp(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_TRI: rc = v_tri(d, a, &tmp); tmp.run = k_tri; break;
+    case SIG_LAYER_NORM: rc = v_layer_norm(d, a, &tmp); tmp.run = k_layer_norm; break;
+    case SIG_EMBED_BWD: rc = v_embed_bwd(d, a, &tmp); tmp.run = k_embed_bwd; break;
+    case SIG_MASKED_FILL: rc = v_masked_fill(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_REDUCE: rc = v_reduce(d, a, &tmp); tmp.run = k_reduce; break;
+    case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
     default: rc = v_unary(d, a, &tmp); tmp.run = k_elementwise; break;
     }
     if (rc) return rc;
@@ -662,3 +1803,255 @@ LAUNCH(InplaceZero)
 LAUNCH(Matmul)
 LAUNCH(Mm)
 LAUNCH(BatchMatMul)
+
+
+/* the new ops' entry points, by argument shape (prototypes as in their headers) */
+#define UNARY_API(N)                                                                                         \
+    EXPORT aclnnStatus aclnn##N##GetWorkspaceSize(const aclTensor *self, aclTensor *out, WS) { PREP(N, .t = {out, self}); } \
+    LAUNCH(N)
+#define INPLACE_UNARY_API(N)                                                                                 \
+    EXPORT aclnnStatus aclnnInplace##N##GetWorkspaceSize(aclTensor *selfRef, WS) { PREP(Inplace##N, .t = {selfRef, selfRef}); } \
+    LAUNCH(Inplace##N)
+#define UNARY_BOTH(N) UNARY_API(N) INPLACE_UNARY_API(N)
+UNARY_BOTH(Exp) UNARY_BOTH(Exp2) UNARY_BOTH(Expm1) UNARY_BOTH(Log) UNARY_BOTH(Log2) UNARY_BOTH(Log10) UNARY_BOTH(Log1p)
+UNARY_BOTH(Sqrt) UNARY_BOTH(Rsqrt) UNARY_BOTH(Sin) UNARY_BOTH(Cos) UNARY_BOTH(Tan) UNARY_BOTH(Asin) UNARY_BOTH(Acos)
+UNARY_BOTH(Atan) UNARY_BOTH(Sinh) UNARY_BOTH(Cosh) UNARY_BOTH(Tanh) UNARY_BOTH(Erf) UNARY_BOTH(Sigmoid)
+UNARY_BOTH(Reciprocal) UNARY_BOTH(Neg) UNARY_BOTH(Relu) UNARY_BOTH(Floor) UNARY_BOTH(Ceil) UNARY_BOTH(Round)
+UNARY_BOTH(Trunc) UNARY_BOTH(Frac) UNARY_BOTH(LogicalNot)
+UNARY_API(Gelu) UNARY_API(Silu) UNARY_API(Abs) UNARY_API(Sign)
+
+#define BINARY_API(N)                                                                                        \
+    EXPORT aclnnStatus aclnn##N##GetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, WS) { \
+        PREP(N, .t = {out, self, other});                                                                   \
+    }                                                                                                       \
+    LAUNCH(N)
+#define INPLACE_BINARY_API(N)                                                                                \
+    EXPORT aclnnStatus aclnnInplace##N##GetWorkspaceSize(aclTensor *selfRef, const aclTensor *other, WS) {  \
+        PREP(Inplace##N, .t = {selfRef, selfRef, other});                                                   \
+    }                                                                                                       \
+    LAUNCH(Inplace##N)
+#define SCALAR_API(N)                                                                                        \
+    EXPORT aclnnStatus aclnn##N##GetWorkspaceSize(const aclTensor *self, const aclScalar *other, aclTensor *out, WS) { \
+        PREP(N, .t = {out, self}, .s = {other});                                                            \
+    }                                                                                                       \
+    LAUNCH(N)
+#define INPLACE_SCALAR_API(N)                                                                                \
+    EXPORT aclnnStatus aclnnInplace##N##GetWorkspaceSize(aclTensor *selfRef, const aclScalar *other, WS) {  \
+        PREP(Inplace##N, .t = {selfRef, selfRef}, .s = {other});                                            \
+    }                                                                                                       \
+    LAUNCH(Inplace##N)
+#define CMP_API(N) BINARY_API(N##Tensor) INPLACE_BINARY_API(N##Tensor) SCALAR_API(N##Scalar) INPLACE_SCALAR_API(N##Scalar)
+CMP_API(Eq) CMP_API(Ne) CMP_API(Lt) CMP_API(Le) CMP_API(Gt) CMP_API(Ge)
+BINARY_API(Div) INPLACE_BINARY_API(Div) SCALAR_API(Divs) INPLACE_SCALAR_API(Divs)
+BINARY_API(PowTensorTensor) INPLACE_BINARY_API(PowTensorTensor) SCALAR_API(PowTensorScalar)
+INPLACE_SCALAR_API(PowTensorScalar) BINARY_API(Atan2) INPLACE_BINARY_API(Atan2)
+BINARY_API(Maximum) BINARY_API(Minimum) BINARY_API(LogicalAnd) INPLACE_BINARY_API(LogicalAnd)
+BINARY_API(LogicalOr) INPLACE_BINARY_API(LogicalOr) BINARY_API(LogicalXor)
+
+EXPORT aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const aclTensor *other, const aclScalar *alpha,
+                                            aclTensor *out, WS) { PREP(Sub, .t = {out, self, other}, .s = {NULL, alpha}); }
+EXPORT aclnnStatus aclnnSubsGetWorkspaceSize(const aclTensor *self, const aclScalar *other, const aclScalar *alpha,
+                                             aclTensor *out, WS) { PREP(Subs, .t = {out, self, NULL}, .s = {other, alpha}); }
+EXPORT aclnnStatus aclnnInplaceSubGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other, const aclScalar *alpha, WS) {
+    PREP(InplaceSub, .t = {selfRef, selfRef, other}, .s = {NULL, alpha});
+}
+EXPORT aclnnStatus aclnnInplaceSubsGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other, const aclScalar *alpha, WS) {
+    PREP(InplaceSubs, .t = {selfRef, selfRef, NULL}, .s = {other, alpha});
+}
+LAUNCH(Sub) LAUNCH(Subs) LAUNCH(InplaceSub) LAUNCH(InplaceSubs)
+EXPORT aclnnStatus aclnnSWhereGetWorkspaceSize(const aclTensor *condition, const aclTensor *self, const aclTensor *other,
+                                               aclTensor *out, WS) { PREP(SWhere, .t = {out, self, other, condition}); }
+LAUNCH(SWhere)
+EXPORT aclnnStatus aclnnReduceSumGetWorkspaceSize(const aclTensor *self, const void *dims, bool keepDims, int dtype,
+                                                  aclTensor *out, WS) {
+    PREP(ReduceSum, .t = {out, self}, .i = {keepDims, dtype}, .arr = dims);
+}
+EXPORT aclnnStatus aclnnMeanGetWorkspaceSize(const aclTensor *self, const void *dim, bool keepDim, int dtype,
+                                             aclTensor *out, WS) {
+    PREP(Mean, .t = {out, self}, .i = {keepDim, dtype}, .arr = dim);
+}
+EXPORT aclnnStatus aclnnAmaxGetWorkspaceSize(const aclTensor *self, const void *dim, bool keepDim, aclTensor *out, WS) {
+    PREP(Amax, .t = {out, self}, .i = {keepDim}, .arr = dim);
+}
+EXPORT aclnnStatus aclnnAminGetWorkspaceSize(const aclTensor *self, const void *dim, bool keepDim, aclTensor *out, WS) {
+    PREP(Amin, .t = {out, self}, .i = {keepDim}, .arr = dim);
+}
+LAUNCH(ReduceSum) LAUNCH(Mean) LAUNCH(Amax) LAUNCH(Amin)
+EXPORT aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *out, WS) {
+    PREP(Softmax, .t = {out, self}, .i = {dim});
+}
+EXPORT aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *out, WS) {
+    PREP(LogSoftmax, .t = {out, self}, .i = {dim});
+}
+LAUNCH(Softmax) LAUNCH(LogSoftmax)
+EXPORT aclnnStatus aclnnDivModGetWorkspaceSize(const aclTensor *self, const aclTensor *other, int mode, aclTensor *out, WS) {
+    PREP(DivMod, .t = {out, self, other}, .i = {mode});
+}
+EXPORT aclnnStatus aclnnDivModsGetWorkspaceSize(const aclTensor *self, const aclScalar *other, int mode, aclTensor *out, WS) {
+    PREP(DivMods, .t = {out, self}, .s = {other}, .i = {mode});
+}
+EXPORT aclnnStatus aclnnInplaceDivModGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other, int mode, WS) {
+    PREP(InplaceDivMod, .t = {selfRef, selfRef, other}, .i = {mode});
+}
+EXPORT aclnnStatus aclnnInplaceDivModsGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other, int mode, WS) {
+    PREP(InplaceDivMods, .t = {selfRef, selfRef}, .s = {other}, .i = {mode});
+}
+LAUNCH(DivMod) LAUNCH(DivMods) LAUNCH(InplaceDivMod) LAUNCH(InplaceDivMods)
+EXPORT aclnnStatus aclnnPowScalarTensorGetWorkspaceSize(const aclScalar *self, const aclTensor *exponent,
+                                                        const aclTensor *out, WS) {
+    PREP(PowScalarTensor, .t = {out, NULL, exponent}, .s = {self});
+}
+LAUNCH(PowScalarTensor)
+EXPORT aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor *x, int64_t approximate, aclTensor *y, WS) {
+    PREP(GeluV2, .t = {y, x}, .i = {approximate});
+}
+EXPORT aclnnStatus aclnnRoundDecimalsGetWorkspaceSize(const aclTensor *self, int64_t decimals, aclTensor *out, WS) {
+    PREP(RoundDecimals, .t = {out, self}, .i = {decimals});
+}
+EXPORT aclnnStatus aclnnInplaceRoundDecimalsGetWorkspaceSize(aclTensor *selfRef, int64_t decimals, WS) {
+    PREP(InplaceRoundDecimals, .t = {selfRef, selfRef}, .i = {decimals});
+}
+LAUNCH(GeluV2) LAUNCH(RoundDecimals) LAUNCH(InplaceRoundDecimals)
+EXPORT aclnnStatus aclnnCumsumGetWorkspaceSize(const aclTensor *self, int64_t dim, int dtype, aclTensor *out, WS) {
+    PREP(Cumsum, .t = {out, self}, .i = {dim, dtype});
+}
+EXPORT aclnnStatus aclnnArgMaxGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepdim, aclTensor *out, WS) {
+    PREP(ArgMax, .t = {out, self}, .i = {dim, keepdim});
+}
+EXPORT aclnnStatus aclnnArgMinGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepdim, aclTensor *out, WS) {
+    PREP(ArgMin, .t = {out, self}, .i = {dim, keepdim});
+}
+EXPORT aclnnStatus aclnnIndexSelectGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
+                                                    aclTensor *out, WS) {
+    PREP(IndexSelect, .t = {out, self, index}, .i = {dim});
+}
+EXPORT aclnnStatus aclnnEmbeddingGetWorkspaceSize(const aclTensor *weight, const aclTensor *indices, const aclTensor *out,
+                                                  WS) {
+    PREP(Embedding, .t = {(aclTensor *)out, weight, indices});
+}
+EXPORT aclnnStatus aclnnInplaceMaskedFillScalarGetWorkspaceSize(aclTensor *selfRef, const aclTensor *mask,
+                                                                const aclScalar *value, WS) {
+    PREP(InplaceMaskedFillScalar, .t = {selfRef, NULL, mask}, .s = {value});
+}
+LAUNCH(Cumsum) LAUNCH(ArgMax) LAUNCH(ArgMin) LAUNCH(IndexSelect) LAUNCH(Embedding) LAUNCH(InplaceMaskedFillScalar)
+EXPORT aclnnStatus aclnnInplaceUniformGetWorkspaceSize(const aclTensor *selfRef, double from, double to, uint64_t seed,
+                                                       uint64_t offset, WS) {
+    PREP(InplaceUniform, .t = {(aclTensor *)selfRef}, .f = {from, to}, .seed = seed, .offset = offset);
+}
+EXPORT aclnnStatus aclnnInplaceNormalGetWorkspaceSize(const aclTensor *selfRef, float mean, float std, int64_t seed,
+                                                      int64_t offset, WS) {
+    PREP(InplaceNormal, .t = {(aclTensor *)selfRef}, .f = {mean, std}, .seed = (uint64_t)seed, .offset = (uint64_t)offset);
+}
+EXPORT aclnnStatus aclnnInplaceRandomGetWorkspaceSize(const aclTensor *selfRef, int64_t from, int64_t to, int64_t seed,
+                                                      int64_t offset, WS) {
+    PREP(InplaceRandom, .t = {(aclTensor *)selfRef}, .i = {from, to}, .seed = (uint64_t)seed, .offset = (uint64_t)offset);
+}
+EXPORT aclnnStatus aclnnInplaceBernoulliGetWorkspaceSize(const aclTensor *selfRef, const aclScalar *prob, int64_t seed,
+                                                         int64_t offset, WS) {
+    PREP(InplaceBernoulli, .t = {(aclTensor *)selfRef}, .s = {prob}, .seed = (uint64_t)seed, .offset = (uint64_t)offset);
+}
+LAUNCH(InplaceUniform) LAUNCH(InplaceNormal) LAUNCH(InplaceRandom) LAUNCH(InplaceBernoulli)
+EXPORT aclnnStatus aclnnNLLLossGetWorkspaceSize(const aclTensor *self, const aclTensor *target, const aclTensor *weight,
+                                                int64_t reduction, int64_t ignoreIndex, aclTensor *out,
+                                                aclTensor *totalWeightOut, WS) {
+    PREP(NLLLoss, .t = {out, self, target}, .i = {reduction, ignoreIndex}, .x = {weight, totalWeightOut});
+}
+EXPORT aclnnStatus aclnnNLLLossBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                        const aclTensor *target, const aclTensor *weight,
+                                                        int64_t reduction, int64_t ignoreIndex,
+                                                        const aclTensor *totalWeight, aclTensor *out, WS) {
+    PREP(NLLLossBackward, .t = {out, self, target}, .i = {reduction, ignoreIndex}, .x = {weight, totalWeight, gradOutput});
+}
+LAUNCH(NLLLoss) LAUNCH(NLLLossBackward)
+EXPORT aclnnStatus aclnnLerpGetWorkspaceSize(const aclTensor *self, const aclTensor *end, const aclTensor *weight,
+                                             aclTensor *out, WS) { PREP(Lerp, .t = {out, self, end, weight}); }
+EXPORT aclnnStatus aclnnInplaceLerpGetWorkspaceSize(aclTensor *selfRef, const aclTensor *end, const aclTensor *weight, WS) {
+    PREP(InplaceLerp, .t = {selfRef, selfRef, end, weight});
+}
+EXPORT aclnnStatus aclnnLerpsGetWorkspaceSize(const aclTensor *self, const aclTensor *end, const aclScalar *weight,
+                                              aclTensor *out, WS) { PREP(Lerps, .t = {out, self, end}, .s = {weight}); }
+EXPORT aclnnStatus aclnnInplaceLerpsGetWorkspaceSize(aclTensor *selfRef, const aclTensor *end, const aclScalar *weight, WS) {
+    PREP(InplaceLerps, .t = {selfRef, selfRef, end}, .s = {weight});
+}
+EXPORT aclnnStatus aclnnAddcmulGetWorkspaceSize(const aclTensor *self, const aclTensor *tensor1, const aclTensor *tensor2,
+                                                const aclScalar *value, aclTensor *out, WS) {
+    PREP(Addcmul, .t = {out, self, tensor1, tensor2}, .s = {NULL, value});
+}
+EXPORT aclnnStatus aclnnInplaceAddcmulGetWorkspaceSize(const aclTensor *selfRef, const aclTensor *tensor1,
+                                                       const aclTensor *tensor2, const aclScalar *value, WS) {
+    PREP(InplaceAddcmul, .t = {(aclTensor *)selfRef, selfRef, tensor1, tensor2}, .s = {NULL, value});
+}
+EXPORT aclnnStatus aclnnAddcdivGetWorkspaceSize(const aclTensor *self, const aclTensor *tensor1, const aclTensor *tensor2,
+                                                const aclScalar *value, const aclTensor *out, WS) {
+    PREP(Addcdiv, .t = {(aclTensor *)out, self, tensor1, tensor2}, .s = {NULL, value});
+}
+EXPORT aclnnStatus aclnnInplaceAddcdivGetWorkspaceSize(const aclTensor *selfRef, const aclTensor *tensor1,
+                                                       const aclTensor *tensor2, const aclScalar *value, WS) {
+    PREP(InplaceAddcdiv, .t = {(aclTensor *)selfRef, selfRef, tensor1, tensor2}, .s = {NULL, value});
+}
+LAUNCH(Lerp) LAUNCH(InplaceLerp) LAUNCH(Lerps) LAUNCH(InplaceLerps) LAUNCH(Addcmul) LAUNCH(InplaceAddcmul)
+LAUNCH(Addcdiv) LAUNCH(InplaceAddcdiv)
+EXPORT aclnnStatus aclnnArangeGetWorkspaceSize(const aclScalar *start, const aclScalar *end, const aclScalar *step,
+                                               aclTensor *out, WS) {
+    (void)end; /* out's length already says how many values: the caller sized it from (start, end, step) */
+    PREP(Arange, .t = {out}, .s = {start, step});
+}
+EXPORT aclnnStatus aclnnLayerNormGetWorkspaceSize(const aclTensor *input, const void *normalizedShape,
+                                                  const aclTensor *weightOptional, const aclTensor *biasOptional,
+                                                  double eps, aclTensor *out, aclTensor *meanOutOptional,
+                                                  aclTensor *rstdOutOptional, WS) {
+    PREP(LayerNorm, .arr = normalizedShape, .f = {eps},
+         .x = {input, weightOptional, biasOptional, out, meanOutOptional, rstdOutOptional});
+}
+EXPORT aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(const aclTensor *gradOut, const aclTensor *input,
+                                                          const void *normalizedShape, const aclTensor *mean,
+                                                          const aclTensor *rstd, const aclTensor *weightOptional,
+                                                          const aclTensor *biasOptional, const void *outputMask,
+                                                          aclTensor *gradInputOut, aclTensor *gradWeightOut,
+                                                          aclTensor *gradBiasOut, WS) {
+    (void)biasOptional; (void)outputMask; /* which grads: the non-NULL outputs */
+    PREP(LayerNormBackward, .arr = normalizedShape,
+         .x = {gradOut, input, mean, rstd, weightOptional, gradInputOut, gradWeightOut, gradBiasOut});
+}
+EXPORT aclnnStatus aclnnEmbeddingDenseBackwardGetWorkspaceSize(const aclTensor *grad, const aclTensor *indices,
+                                                               uint64_t numWeights, uint64_t paddingIdx,
+                                                               bool scaleGradByFreq, const aclTensor *out, WS) {
+    PREP(EmbeddingDenseBackward, .t = {(aclTensor *)out, grad, indices}, .i = {(int64_t)numWeights, (int64_t)paddingIdx},
+         .seed = scaleGradByFreq);
+}
+LAUNCH(Arange) LAUNCH(LayerNorm) LAUNCH(LayerNormBackward) LAUNCH(EmbeddingDenseBackward)
+UNARY_API(IsFinite) UNARY_API(IsPosInf) UNARY_API(IsNegInf) UNARY_API(Square) UNARY_API(BitwiseNot)
+BINARY_API(BitwiseAndTensor) INPLACE_BINARY_API(BitwiseAndTensor) BINARY_API(BitwiseOrTensor)
+INPLACE_BINARY_API(BitwiseOrTensor) BINARY_API(BitwiseXorTensor) INPLACE_BINARY_API(BitwiseXorTensor)
+BINARY_API(ClampMinTensor) INPLACE_BINARY_API(ClampMinTensor) BINARY_API(ClampMaxTensor) INPLACE_BINARY_API(ClampMaxTensor)
+EXPORT aclnnStatus aclnnClampTensorGetWorkspaceSize(const aclTensor *self, const aclTensor *clipValueMin,
+                                                    const aclTensor *clipValueMax, aclTensor *out, WS) {
+    PREP(ClampTensor, .t = {out, self, clipValueMin, clipValueMax});
+}
+EXPORT aclnnStatus aclnnClampGetWorkspaceSize(const aclTensor *self, const aclScalar *clipValueMin,
+                                              const aclScalar *clipValueMax, aclTensor *out, WS) {
+    PREP(Clamp, .t = {out, self}, .s = {clipValueMin, clipValueMax});
+}
+EXPORT aclnnStatus aclnnClampMinGetWorkspaceSize(const aclTensor *self, const aclScalar *clipValueMin, aclTensor *out, WS) {
+    PREP(ClampMin, .t = {out, self}, .s = {clipValueMin, NULL});
+}
+EXPORT aclnnStatus aclnnClampMaxGetWorkspaceSize(const aclTensor *self, const aclScalar *clipValueMax, aclTensor *out, WS) {
+    PREP(ClampMax, .t = {out, self}, .s = {NULL, clipValueMax});
+}
+EXPORT aclnnStatus aclnnInplaceClampMaxGetWorkspaceSize(const aclTensor *selfRef, const aclScalar *clipValueMax, WS) {
+    PREP(InplaceClampMax, .t = {(aclTensor *)selfRef, selfRef}, .s = {NULL, clipValueMax});
+}
+LAUNCH(ClampTensor) LAUNCH(Clamp) LAUNCH(ClampMin) LAUNCH(ClampMax) LAUNCH(InplaceClampMax)
+EXPORT aclnnStatus aclnnTrilGetWorkspaceSize(const aclTensor *self, int64_t diagonal, aclTensor *out, WS) {
+    PREP(Tril, .t = {out, self}, .i = {diagonal});
+}
+EXPORT aclnnStatus aclnnInplaceTrilGetWorkspaceSize(const aclTensor *selfRef, int64_t diagonal, WS) {
+    PREP(InplaceTril, .t = {(aclTensor *)selfRef, selfRef}, .i = {diagonal});
+}
+EXPORT aclnnStatus aclnnTriuGetWorkspaceSize(const aclTensor *self, int64_t diagonal, aclTensor *out, WS) {
+    PREP(Triu, .t = {out, self}, .i = {diagonal});
+}
+EXPORT aclnnStatus aclnnInplaceTriuGetWorkspaceSize(aclTensor *selfRef, int64_t diagonal, WS) {
+    PREP(InplaceTriu, .t = {selfRef, selfRef}, .i = {diagonal});
+}
+LAUNCH(Tril) LAUNCH(InplaceTril) LAUNCH(Triu) LAUNCH(InplaceTriu)

@@ -102,6 +102,8 @@ def _host_values(t, dtype=None):
 
 def _binary(tensor_op, scalar_op, has_alpha, negate=False):
     def out_of_place(m, a, b, alpha=1):
+        if not isinstance(a, Tensor):  # number - tensor (rsub, derivative formulas)
+            a = _scalar_tensor(a, m.dtype, b.device)
         out = empty(m.shape, m.dtype, a.device)
         extra = (scalar_for(-alpha if negate else alpha, m.dtype),) if has_alpha else ()
         if isinstance(b, Tensor):
@@ -143,6 +145,7 @@ def _cube_math_type(dtype):
 
 def _matmul_op(name, acl_name):
     def k(m, a, b):
+        chips.check_chip_dtype(m.dtype, f"aclnn{acl_name}")
         if m.dtype not in MATMUL_DTYPES:
             raise RuntimeError(f"\"{name}\" not implemented for '{m.dtype}' on npu: aclnn{acl_name} supports "
                                "float16, bfloat16 and float32")
@@ -155,3 +158,700 @@ def _matmul_op(name, acl_name):
 KERNELS["mm"] = _matmul_op("mm", "Mm")
 KERNELS["bmm"] = _matmul_op("bmm", "BatchMatMul")
 KERNELS["matmul"] = _matmul_op("matmul", "Matmul")
+
+
+# --- the op table: core op name -> ACLNN operator, one helper per argument shape -------------------
+
+from .acl.prototypes import UNARY_HEADERS, UNARY_ONLY_HEADERS  # noqa: E402
+from .aclnn import IntArray  # noqa: E402
+from . import chips  # noqa: E402
+
+UNARY = {  # core name: ACLNN operator
+    "exp": "Exp", "exp2": "Exp2", "expm1": "Expm1", "log": "Log", "log2": "Log2", "log10": "Log10",
+    "log1p": "Log1p", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "sin": "Sin", "cos": "Cos", "tan": "Tan",
+    "asin": "Asin", "arcsin": "Asin", "acos": "Acos", "arccos": "Acos", "atan": "Atan", "arctan": "Atan",
+    "sinh": "Sinh", "cosh": "Cosh", "tanh": "Tanh", "erf": "Erf", "sigmoid": "Sigmoid", "reciprocal": "Reciprocal",
+    "neg": "Neg", "negative": "Neg", "relu": "Relu", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc",
+    "fix": "Trunc", "frac": "Frac", "logical_not": "LogicalNot", "abs": "Abs", "absolute": "Abs", "sign": "Sign",
+    "silu": "Silu",
+}
+
+
+def cast(t, dtype):
+    out = empty(t._shape, dtype, t.device)
+    launch("Cast", t, DType(dtype), out)
+    return out
+
+
+def through(acl, a, result):
+    """(input, out dtype) for running `acl` on `a` toward a `result`-typed value, per the chip table: an input
+    dtype the operator does not take is cast to one it does, and so is an out dtype it cannot write."""
+    chips.check_chip_dtype(a.dtype, f"aclnn{acl}")
+    cdt = chips.compute_dtype(acl, a.dtype, result)
+    x = a if cdt is a.dtype else cast(a, cdt)
+    return x, (result if chips.supports(acl, result) or not (chips.supports(acl, cdt)) else cdt)
+
+
+def run(acl, a, m, *attrs):
+    """out = acl(a, *attrs) with m's shape and dtype, through a supported dtype when needed."""
+    x, rdt = through(acl, a, m.dtype)
+    out = empty(m.shape, rdt, a.device)
+    launch(acl, x, *attrs, out)
+    return out if rdt is m.dtype else cast(out, m.dtype)
+
+
+def _unary(acl):
+    def out_of_place(m, a):
+        return run(acl, a, m)
+
+    def in_place(m, a):
+        if chips.supports(acl, a.dtype) and acl in UNARY_HEADERS:
+            launch("Inplace" + acl, a)
+        elif chips.supports(acl, a.dtype):  # no in-place form in the header: the elementwise op writes over a
+            launch(acl, a, a)
+        else:
+            launch("InplaceCopy", a, run(acl, a, m))
+        return a
+    return out_of_place, in_place
+
+
+for _name, _acl in UNARY.items():
+    assert _acl in UNARY_HEADERS or _acl in UNARY_ONLY_HEADERS
+    KERNELS[_name], KERNELS[_name + "_"] = _unary(_acl)
+KERNELS.pop("logical_not_")  # core composes it (bool result into selfRef's dtype)
+
+
+@kernel("round")
+def round_(m, a, decimals=0):
+    return run("RoundDecimals", a, m, int(decimals)) if decimals else run("Round", a, m)
+
+
+@kernel("round_")
+def round_inplace(m, a, decimals=0):
+    if not chips.supports("Round", a.dtype):
+        launch("InplaceCopy", a, round_(m, a, decimals))
+    elif decimals:
+        launch("InplaceRoundDecimals", a, int(decimals))
+    else:
+        launch("InplaceRound", a)
+    return a
+
+
+GELU_APPROXIMATE = {"none": 0, "tanh": 1}  # aclnnGeluV2's approximate attribute
+
+
+@kernel("gelu")
+def gelu(m, a, approximate="none"):
+    if approximate == "none":
+        return run("Gelu", a, m)
+    return run("GeluV2", a, m, GELU_APPROXIMATE[approximate])
+
+
+def _binary_table(tensor_op, scalar_op=None, inplace=True):
+    """out-of-place and in-place kernels of a binary op with tensor and (optionally) scalar forms."""
+    def out_of_place(m, a, b):
+        if not isinstance(a, Tensor):  # number op tensor
+            a = _scalar_tensor(a, b.dtype, b.device)
+        out = empty(m.shape, m.dtype, a.device)
+        if isinstance(b, Tensor):
+            launch(tensor_op, a, b, out)
+        elif scalar_op:
+            launch(scalar_op, a, scalar_for(b, m.dtype if m.dtype is not D.bool_ else a.dtype), out)
+        else:
+            launch(tensor_op, a, _scalar_tensor(b, a.dtype, a.device), out)
+        return out
+
+    def in_place(m, a, b):
+        if isinstance(b, Tensor):
+            launch("Inplace" + tensor_op, a, b)
+        elif scalar_op:
+            launch("Inplace" + scalar_op, a, scalar_for(b, a.dtype))
+        else:
+            launch("Inplace" + tensor_op, a, _scalar_tensor(b, a.dtype, a.device))
+        return a
+    return out_of_place, (in_place if inplace else None)
+
+
+def _scalar_tensor(value, dtype, device):
+    """A 0-dim device tensor holding a Python number (for ops whose header has no scalar form)."""
+    # the number keeps its category (bool / int64 / default float), as a wrapped number does in PyTorch;
+    # within the tensor's category it takes the tensor's dtype, so it never widens the result
+    dt = D.bool_ if isinstance(value, bool) else D.int64 if isinstance(value, int) else D.float32
+    if (dt.is_floating_point and dtype.is_floating_point) or (dt is D.int64 and not dtype.is_floating_point
+                                                            and dtype is not D.bool_):
+        dt = dtype
+    t = empty((), dt, device)
+    launch("InplaceFillScalar", t, scalar_for(value, dt))
+    return t
+
+
+def _register(names, fns):
+    out_of_place, in_place = fns
+    for n in names:
+        KERNELS[n] = out_of_place
+    if in_place is not None:
+        KERNELS[names[0] + "_"] = in_place
+
+
+for _names, _t, _s in ((("eq",), "EqTensor", "EqScalar"), (("ne", "not_equal"), "NeTensor", "NeScalar"),
+                       (("lt", "less"), "LtTensor", "LtScalar"), (("le", "less_equal"), "LeTensor", "LeScalar"),
+                       (("gt", "greater"), "GtTensor", "GtScalar"), (("ge", "greater_equal"), "GeTensor", "GeScalar")):
+    _out, _in = _binary_table(_t, _s)
+
+    def _cmp_inplace(m, a, b, _in=_in):  # the tensor forms' in-place rows exist for every comparison
+        return _in(m, a, b)
+    _register(_names, (_out, _cmp_inplace))
+
+_register(("maximum",), _binary_table("Maximum", inplace=False))
+_register(("minimum",), _binary_table("Minimum", inplace=False))
+_register(("atan2", "arctan2"), _binary_table("Atan2"))
+_register(("logical_and",), _binary_table("LogicalAnd"))
+_register(("logical_or",), _binary_table("LogicalOr"))
+_register(("logical_xor",), _binary_table("LogicalXor", inplace=False))
+KERNELS.pop("arctan2_", None)
+for _n in ("logical_and_", "logical_or_", "eq_", "ne_", "lt_", "le_", "gt_", "ge_"):
+    KERNELS.pop(_n, None)  # core's in-place of a bool-result op goes through its own cast rule
+KERNELS["sub"], KERNELS["sub_"] = _binary("Sub", "Subs", True)
+
+
+DIV_MODE = {None: 0, "trunc": 1, "floor": 2}  # aclnnDivMod's rounding modes
+
+
+@kernel("div")
+def div(m, a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return _div(m, a, b)
+    out = empty(m.shape, m.dtype, a.device)
+    mode = DIV_MODE[rounding_mode]
+    if isinstance(b, Tensor):
+        launch("DivMod", a, b, mode, out)
+    else:
+        launch("DivMods", a, scalar_for(b, m.dtype), mode, out)
+    return out
+
+
+@kernel("div_")
+def div_inplace(m, a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return _div_(m, a, b)
+    mode = DIV_MODE[rounding_mode]
+    if isinstance(b, Tensor):
+        launch("InplaceDivMod", a, b, mode)
+    else:
+        launch("InplaceDivMods", a, scalar_for(b, a.dtype), mode)
+    return a
+
+
+@kernel("floor_divide")
+def floor_divide(m, a, b):
+    return div(m, a, b, "floor")
+
+
+@kernel("floor_divide_")
+def floor_divide_(m, a, b):
+    return div_inplace(m, a, b, "floor")
+
+
+_div, _div_ = _binary_table("Div", "Divs")
+
+
+
+@kernel("pow")
+def pow_(m, a, b):
+    out = empty(m.shape, m.dtype, (a if isinstance(a, Tensor) else b).device)
+    if not isinstance(a, Tensor):
+        launch("PowScalarTensor", scalar_for(a, m.dtype), b, out)
+    elif isinstance(b, Tensor):
+        launch("PowTensorTensor", a, b, out)
+    else:
+        launch("PowTensorScalar", a, scalar_for(b, m.dtype), out)
+    return out
+
+
+@kernel("pow_")
+def pow_inplace(m, a, b):
+    if isinstance(b, Tensor):
+        launch("InplacePowTensorTensor", a, b)
+    else:
+        launch("InplacePowTensorScalar", a, scalar_for(b, a.dtype))
+    return a
+
+
+@kernel("where")
+def where(m, c, a, b):
+    a = a if isinstance(a, Tensor) else _scalar_tensor(a, m.dtype, c.device)
+    b = b if isinstance(b, Tensor) else _scalar_tensor(b, m.dtype, c.device)
+    out = empty(m.shape, m.dtype, c.device)
+    launch("SWhere", c, a, b, out)
+    return out
+
+
+# --- reductions ------------------------------------------------------------------------------------
+
+def _dims(dim, ndim):
+    if dim is None:
+        return IntArray(range(ndim))
+    if isinstance(dim, int):
+        dim = (dim,)
+    return IntArray(dim if len(dim) else range(ndim))
+
+
+def _reduce_dtype(acl):
+    def k(m, a, dim=None, keepdim=False, dtype=None):
+        out = empty(m.shape, m.dtype, a.device)
+        launch(acl, a, _dims(dim, len(a._shape)), bool(keepdim), DType(m.dtype), out)
+        return out
+    return k
+
+
+def _reduce(acl):
+    def k(m, a, dim=(), keepdim=False):
+        out = empty(m.shape, m.dtype, a.device)
+        launch(acl, a, _dims(dim, len(a._shape)), bool(keepdim), out)
+        return out
+    return k
+
+
+KERNELS["sum"] = _reduce_dtype("ReduceSum")
+KERNELS["mean"] = _reduce_dtype("Mean")
+KERNELS["amax"], KERNELS["amin"] = _reduce("Amax"), _reduce("Amin")
+KERNELS["max"] = lambda m, a: _reduce("Amax")(m, a, None)
+KERNELS["min"] = lambda m, a: _reduce("Amin")(m, a, None)
+
+
+def _softmax(acl):
+    def k(m, a, dim, dtype=None):
+        return run(acl, a, m, int(dim))
+    return k
+
+
+KERNELS["softmax"], KERNELS["log_softmax"] = _softmax("Softmax"), _softmax("LogSoftmax")
+
+
+@kernel("cumsum")
+def cumsum(m, a, dim, dtype=None):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Cumsum", a, int(dim), DType(m.dtype), out)
+    return out
+
+
+def _arg(acl):
+    def k(m, a, dim=None, keepdim=False):
+        if dim is None:  # over the flattened tensor: a contiguous 1-D view of it
+            a = _flat(a)
+            dim, keepdim = 0, False
+        out = empty(m.shape, m.dtype, a.device)
+        launch(acl, a, int(dim), bool(keepdim), out)
+        return out
+    return k
+
+
+def _flat(a):
+    from mindtorch.plugins import make_tensor
+    c = a if _is_contiguous(a) else contiguous(a)
+    n = 1
+    for s in c._shape:
+        n *= s
+    return make_tensor(c._storage, (n,), (1,), c._offset, c.dtype, c.device)
+
+
+def _is_contiguous(t):
+    acc = 1
+    for s, st in zip(reversed(t._shape), reversed(t._stride)):
+        if s != 1 and st != acc:
+            return False
+        acc *= s
+    return True
+
+
+KERNELS["argmax"], KERNELS["argmin"] = _arg("ArgMax"), _arg("ArgMin")
+
+
+def _check_index(index, size, dim, name):
+    """PyTorch's IndexError for an index out of [0, size): both bounds are reduced on the device into one
+    2-element tensor, so the host waits for the stream once and reads two numbers."""
+    if not _numel(index):
+        return
+    from mindtorch.plugins import make_tensor
+    bounds = empty((2,), index.dtype, index.device)
+    every = IntArray(range(len(index._shape)))
+    for i, acl in enumerate(("Amin", "Amax")):
+        slot = make_tensor(bounds._storage, (), (), bounds._offset + i, index.dtype, index.device)
+        launch(acl, index, every, False, slot)
+    lo, hi = COPY.to_host(bounds).tolist()
+    bad = lo if lo < 0 else hi if hi >= size else None
+    if bad is not None:
+        raise IndexError(f"{name}(): index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+def _numel(t):
+    n = 1
+    for s in t._shape:
+        n *= s
+    return n
+
+
+@kernel("index_select")
+def index_select(m, a, dim, index):
+    nd = len(a._shape)
+    d = dim % nd if nd else 0
+    _check_index(index, a._shape[d] if nd else 1, d, "index_select")
+    out = empty(m.shape, m.dtype, a.device)
+    launch("IndexSelect", a, int(dim), index, out)
+    return out
+
+
+@kernel("embedding")
+def embedding(m, w, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    _check_index(indices, w._shape[0], 0, "embedding")
+    out = empty(m.shape, m.dtype, w.device)
+    launch("Embedding", w, indices, out)
+    return out
+
+
+def _masked_fill_value(value):
+    if isinstance(value, Tensor):  # masked_fill.Tensor: a 0-dim value, read once
+        return COPY.to_host(value).item()
+    return value
+
+
+@kernel("masked_fill_.Scalar", "masked_fill_.Tensor")
+def masked_fill_(m, a, mask, value):
+    launch("InplaceMaskedFillScalar", a, mask, scalar_for(_masked_fill_value(value), a.dtype))
+    return a
+
+
+@kernel("masked_fill.Scalar", "masked_fill.Tensor")
+def masked_fill(m, a, mask, value):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("InplaceCopy", out, a)
+    launch("InplaceMaskedFillScalar", out, mask, scalar_for(_masked_fill_value(value), m.dtype))
+    return out
+
+
+@kernel("cat")
+def cat(m, tensors, dim=0):
+    """Each part copied into its slice of the output (aclnnInplaceCopy on a strided view of out)."""
+    from mindtorch.plugins import make_tensor
+    out = empty(m.shape, m.dtype, tensors[0].device)
+    if not m.shape:
+        return out
+    d = dim % len(m.shape)
+    pos = 0
+    for t in tensors:
+        if len(t._shape) == 1 and t._shape[0] == 0 and len(m.shape) != 1:
+            continue  # legacy empty 1-D parts are skipped, as PyTorch does
+        n = t._shape[d]
+        if n:
+            shape = out._shape[:d] + (n,) + out._shape[d + 1:]
+            view = make_tensor(out._storage, shape, out._stride, out._offset + pos * out._stride[d], m.dtype, out.device)
+            if t.dtype is m.dtype:
+                launch("InplaceCopy", view, t)
+            else:
+                launch("Cast", t, DType(m.dtype), view)
+        pos += n
+    return out
+
+
+@kernel("linear")
+def linear(m, x, w, b=None):
+    """x @ w.T (+ b): aclnnMatmul on the transposed view of w, then aclnnInplaceAdd of the bias."""
+    from mindtorch.plugins import make_tensor
+    chips.check_chip_dtype(m.dtype, "aclnnMatmul")
+    wt = make_tensor(w._storage, tuple(reversed(w._shape)), tuple(reversed(w._stride)), w._offset, w.dtype, w.device)
+    out = empty(m.shape, m.dtype, x.device)
+    launch("Matmul", x, wt, out, _cube_math_type(m.dtype))
+    if b is not None:
+        launch("InplaceAdd", out, b, scalar_for(1, m.dtype))
+    return out
+
+
+
+# --- random numbers: ACLNN's counter-based operators, (seed, offset) from the device's generator ---------
+
+def _draw(t, generator):
+    """(seed, offset) for filling t: the generator of t's device advances by t's element count."""
+    from mindtorch.plugins import generator_state
+    if generator is not None and generator.device.type != "npu":
+        raise RuntimeError(f"Expected a 'npu' device type for generator but found '{generator.device.type}'")
+    if generator is None:
+        from mindtorch.plugins import default_generator
+        generator = default_generator(t.device)
+    return generator_state(generator, t.device).advance(_numel(t))
+
+
+def _fill_random(t, acl, params, generator):
+    if _numel(t):
+        launch(acl, t, *params, *_draw(t, generator))
+    return t
+
+
+@kernel("uniform_")
+def uniform_(m, a, low=0.0, high=1.0, generator=None):
+    return _fill_random(a, "InplaceUniform", (float(low), float(high)), generator)
+
+
+@kernel("normal_")
+def normal_(m, a, mean=0.0, std=1.0, generator=None):
+    return _fill_random(a, "InplaceNormal", (float(mean), float(std)), generator)
+
+
+@kernel("bernoulli_.float")
+def bernoulli_(m, a, p=0.5, generator=None):
+    return _fill_random(a, "InplaceBernoulli", (scalar_for(p, D.float64),), generator)
+
+
+_I64_MAX = (1 << 63) - 1
+
+
+def _random_range(a, low, high, generator):
+    # aclnnInplaceRandom's `to` is an exclusive int64: int64's full range [from, 2**63) ends one short
+    return _fill_random(a, "InplaceRandom", (int(low), min(int(high), _I64_MAX)), generator)
+
+
+@kernel("random_")
+def random_(m, a, generator=None):
+    from mindtorch.plugins import random_bounds
+    return _random_range(a, *random_bounds(a.dtype), generator)
+
+
+@kernel("random_.to")
+def random_to(m, a, to, generator=None):
+    from mindtorch.plugins import random_bounds
+    return _random_range(a, *random_bounds(a.dtype, 0, to), generator)
+
+
+@kernel("random_.from")
+def random_from(m, a, low, to=None, generator=None):
+    from mindtorch.plugins import random_bounds
+    return _random_range(a, *random_bounds(a.dtype, low, to), generator)
+
+
+@kernel("rand")
+def rand(m, size, generator=None, *rest):
+    return uniform_(None, empty(m.shape, m.dtype, npu_device(_device_of(rest))), 0.0, 1.0, generator)
+
+
+@kernel("randn")
+def randn(m, size, generator=None, *rest):
+    return normal_(None, empty(m.shape, m.dtype, npu_device(_device_of(rest))), 0.0, 1.0, generator)
+
+
+@kernel("randint.low")
+def randint(m, low, high, size, generator=None, *rest):
+    return _random_range(empty(m.shape, m.dtype, npu_device(_device_of(rest))), low, high, generator)
+
+
+def _device_of(rest):
+    """The device argument of a factory's (dtype, layout, device, ...) tail."""
+    return rest[2] if len(rest) > 2 else None
+
+
+
+# --- losses ----------------------------------------------------------------------------------------
+
+def _view(t, shape, stride, offset=None):
+    from mindtorch.plugins import make_tensor
+    return make_tensor(t._storage, tuple(shape), tuple(stride), t._offset if offset is None else offset, t.dtype,
+                       t.device)
+
+
+def _rows(x, target):
+    """aclnnNLLLoss takes [N, C] (or [C]): an [N, C, d...] input becomes [N*d..., C] (one copy)."""
+    if len(x._shape) <= 2:
+        return x, target
+    n, c, rest = x._shape[0], x._shape[1], x._shape[2:]
+    perm = (0,) + tuple(range(2, len(x._shape))) + (1,)
+    moved = contiguous(_view(x, [x._shape[i] for i in perm], [x._stride[i] for i in perm]))
+    rows = _numel(moved) // c
+    t = target if _is_contiguous(target) else contiguous(target)
+    del n, rest
+    return _view(moved, (rows, c), (c, 1)), _view(t, (rows,), (1,))
+
+
+def _weight(weight, x):
+    if weight is not None:
+        return weight
+    w = empty((x._shape[1] if len(x._shape) > 1 else x._shape[0],), x.dtype, x.device)
+    return fill_(None, w, 1)
+
+
+@kernel("_nll_loss")
+def nll_loss(m, x, target, weight, reduction, ignore_index):
+    w = _weight(weight, x)
+    xr, tr = _rows(x, target)
+    out, total = empty(m[0].shape, m[0].dtype, x.device), empty(m[1].shape, m[1].dtype, x.device)
+    o = out if reduction or len(x._shape) <= 2 else _view(out, (_numel(out),), (1,))
+    launch("NLLLoss", xr, tr, w, int(reduction), int(ignore_index), o, total)
+    return out, total
+
+
+@kernel("_nll_loss_backward")
+def nll_loss_backward(m, g, x, target, weight, reduction, ignore_index, total_weight):
+    w = _weight(weight, x)
+    xr, tr = _rows(x, target)
+    gr = g if reduction or len(x._shape) <= 2 else _view(contiguous(g), (_numel(g),), (1,))
+    if len(x._shape) <= 2:
+        out = empty(m.shape, m.dtype, x.device)
+        launch("NLLLossBackward", gr, xr, tr, w, int(reduction), int(ignore_index), total_weight, out)
+        return out
+    rows = empty(xr._shape, m.dtype, x.device)
+    launch("NLLLossBackward", gr, xr, tr, w, int(reduction), int(ignore_index), total_weight, rows)
+    # [N*d..., C] back to [N, C, d...]: a permuted view of the rows, copied into a contiguous out
+    shp = m.shape
+    moved_shape = (shp[0],) + tuple(shp[2:]) + (shp[1],)
+    st, acc = [0] * len(moved_shape), 1
+    for i in range(len(moved_shape) - 1, -1, -1):
+        st[i], acc = acc, acc * moved_shape[i]
+    inv = [0, len(shp) - 1] + list(range(1, len(shp) - 1))
+    view = _view(rows, [moved_shape[i] for i in inv], [st[i] for i in inv])
+    return contiguous(view)
+
+
+
+# --- ternary pointwise (the optimizers' updates) -----------------------------------------------------
+
+@kernel("lerp")
+def lerp(m, a, end, weight):
+    out = empty(m.shape, m.dtype, a.device)
+    if isinstance(weight, Tensor):
+        launch("Lerp", a, end, weight, out)
+    else:
+        launch("Lerps", a, end, scalar_for(weight, m.dtype), out)
+    return out
+
+
+@kernel("lerp_")
+def lerp_(m, a, end, weight):
+    if isinstance(weight, Tensor):
+        launch("InplaceLerp", a, end, weight)
+    else:
+        launch("InplaceLerps", a, end, scalar_for(weight, a.dtype))
+    return a
+
+
+def _addc(acl):
+    def out_of_place(m, s, t1, t2, value=1):
+        out = empty(m.shape, m.dtype, s.device)
+        launch(acl, s, t1, t2, scalar_for(value, m.dtype), out)
+        return out
+
+    def in_place(m, s, t1, t2, value=1):
+        launch("Inplace" + acl, s, t1, t2, scalar_for(value, s.dtype))
+        return s
+    return out_of_place, in_place
+
+
+KERNELS["addcmul"], KERNELS["addcmul_"] = _addc("Addcmul")
+KERNELS["addcdiv"], KERNELS["addcdiv_"] = _addc("Addcdiv")
+
+
+
+# --- creation, normalisation, embedding backward -----------------------------------------------------
+
+@kernel("arange.start_step")
+def arange(m, start, end, step, *rest):
+    from mindtorch.plugins import arange_params
+    _, start, step, n = arange_params(start, end, step, m.dtype)
+    out = empty(m.shape, m.dtype, npu_device(_device_of(rest)))
+    if n:
+        launch("Arange", scalar_for(start, m.dtype), scalar_for(end, m.dtype), scalar_for(step, m.dtype), out)
+    return out
+
+
+def _dense(t):
+    return t if t is None or _is_contiguous(t) else contiguous(t)
+
+
+@kernel("native_layer_norm")
+def layer_norm(m, x, normalized_shape, w, b, eps):
+    mo, mm, mr = m
+    x = _dense(x)
+    out, mean, rstd = (empty(mo.shape, mo.dtype, x.device), empty(mm.shape, mm.dtype, x.device),
+                       empty(mr.shape, mr.dtype, x.device))
+    launch("LayerNorm", x, IntArray(normalized_shape), _dense(w), _dense(b), float(eps), out, mean, rstd)
+    return out, mean, rstd
+
+
+@kernel("native_layer_norm_backward")
+def layer_norm_backward(m, g, x, normalized_shape, mean, rstd, w, b):
+    outs = tuple(empty(mm.shape, mm.dtype, x.device) for mm in m)
+    launch("LayerNormBackward", _dense(g), _dense(x), IntArray(normalized_shape), _dense(mean), _dense(rstd),
+           _dense(w), _dense(b), None, *outs)
+    return outs
+
+
+@kernel("_embedding_backward")
+def embedding_backward(m, g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    out = empty(m.shape, m.dtype, g.device)
+    pad = padding_idx if padding_idx is not None and padding_idx >= 0 else -1
+    launch("EmbeddingDenseBackward", _dense(g), _dense(indices), int(num_weights), pad & 0xFFFFFFFFFFFFFFFF,
+           bool(scale_grad_by_freq), out)
+    return out
+
+
+
+# --- clamp, triangles, predicates, bitwise -----------------------------------------------------------
+
+def clamp(m, a, lo=None, hi=None):
+    out = empty(m.shape, m.dtype, a.device)
+    if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
+        s = [None if v is None else scalar_for(v, m.dtype) for v in (lo, hi)]
+        if s[0] is not None and s[1] is not None:
+            launch("Clamp", a, s[0], s[1], out)
+        elif s[0] is not None:
+            launch("ClampMin", a, s[0], out)
+        else:
+            launch("ClampMax", a, s[1], out)
+        return out
+    lo, hi = (v if v is None or isinstance(v, Tensor) else _scalar_tensor(v, m.dtype, a.device) for v in (lo, hi))
+    if lo is not None and hi is not None:
+        launch("ClampTensor", a, lo, hi, out)
+    elif lo is not None:
+        launch("ClampMinTensor", a, lo, out)
+    else:
+        launch("ClampMaxTensor", a, hi, out)
+    return out
+
+
+def clamp_(m, a, lo=None, hi=None):
+    launch("InplaceCopy", a, clamp(m, a, lo, hi))
+    return a
+
+
+for _c in ("clamp", "clip"):
+    KERNELS[_c] = KERNELS[_c + ".Tensor"] = clamp
+    KERNELS[_c + "_"] = KERNELS[_c + "_.Tensor"] = clamp_
+KERNELS["clamp_min"] = KERNELS["clamp_min.Tensor"] = lambda m, a, lo: clamp(m, a, lo, None)
+KERNELS["clamp_max"] = KERNELS["clamp_max.Tensor"] = lambda m, a, hi: clamp(m, a, None, hi)
+KERNELS["clamp_min_"] = KERNELS["clamp_min_.Tensor"] = lambda m, a, lo: clamp_(m, a, lo, None)
+KERNELS["clamp_max_"] = KERNELS["clamp_max_.Tensor"] = lambda m, a, hi: clamp_(m, a, None, hi)
+
+
+def _tri(acl):
+    def out_of_place(m, a, diagonal=0):
+        out = empty(m.shape, m.dtype, a.device)
+        launch(acl, a, int(diagonal), out)
+        return out
+
+    def in_place(m, a, diagonal=0):
+        launch("Inplace" + acl, a, int(diagonal))
+        return a
+    return out_of_place, in_place
+
+
+KERNELS["tril"], KERNELS["tril_"] = _tri("Tril")
+KERNELS["triu"], KERNELS["triu_"] = _tri("Triu")
+for _name, _acl in (("isfinite", "IsFinite"), ("isposinf", "IsPosInf"), ("isneginf", "IsNegInf"),
+                    ("square", "Square")):
+    KERNELS[_name] = _unary(_acl)[0]
+
+
+@kernel("bitwise_not")
+def bitwise_not(m, a):
+    return run("LogicalNot" if a.dtype is D.bool_ else "BitwiseNot", a, m)  # ~ of a bool is its negation
+KERNELS["square_"] = lambda m, a: (launch("InplaceCopy", a, KERNELS["square"](m, a)), a)[1]
+KERNELS["bitwise_not_"] = lambda m, a: (launch("InplaceCopy", a, KERNELS["bitwise_not"](m, a)), a)[1]
+_register(("bitwise_and",), _binary_table("BitwiseAndTensor"))
+_register(("bitwise_or",), _binary_table("BitwiseOrTensor"))
+_register(("bitwise_xor",), _binary_table("BitwiseXorTensor"))

@@ -123,5 +123,7 @@ def backend_info():
     if RUNTIME.reason:
         info["status"] = RUNTIME.reason
     elif RUNTIME.available():
+        from . import chips
         info["soc"] = RUNTIME.soc_name()
+        info.update({f"chip {k}": v for k, v in chips.info().items()})
     return info

@@ -7,7 +7,7 @@ Every (name, restype, argtypes) row is transcribed from the public header named 
 so an op row lists only its own arguments.
 """
 import ctypes
-from ctypes import c_char_p, c_int8, c_int32, c_uint32, c_int64, c_uint64, c_size_t, c_void_p, c_float, POINTER
+from ctypes import c_bool, c_char_p, c_int, c_int8, c_int32, c_uint32, c_int64, c_uint64, c_size_t, c_void_p, c_float, c_double, POINTER
 
 from .types import (aclError, aclnnStatus, aclrtStream, aclrtEvent, aclDataType, aclFormat, aclrtMemcpyKind,
                     aclrtMemMallocPolicy, aclrtMemAttr, aclrtEventRecordedStatus, aclrtStreamStatus, handle,
@@ -87,6 +87,100 @@ OPS = {
     # ops-nn matmul/mat_mul_v3/op_host/op_api/aclnn_matmul.h, aclnn_mm.h; batch_mat_mul_v3/.../aclnn_batch_matmul.h
     "Matmul": [T, T, T, I8], "Mm": [T, T, T, I8], "BatchMatMul": [T, T, T, I8],
 }
+# unary `(self, out)` with `InplaceXxx(selfRef)` beside it; the header of each, under ops-math math/ unless noted
+UNARY_HEADERS = {
+    "Exp": "exp/op_api/aclnn_exp.h", "Exp2": "pow/op_api/aclnn_exp2.h", "Expm1": "expm1/op_api/aclnn_expm1.h",
+    "Log": "log/op_api/aclnn_log.h", "Log2": "log/op_api/aclnn_log2.h", "Log10": "log/op_api/aclnn_log10.h",
+    "Log1p": "log1p/op_api/aclnn_log1p.h", "Sqrt": "sqrt/op_api/aclnn_sqrt.h", "Rsqrt": "rsqrt/op_api/aclnn_rsqrt.h",
+    "Sin": "sin/op_api/aclnn_sin.h", "Cos": "cos/op_api/aclnn_cos.h", "Tan": "tan/op_api/aclnn_tan.h",
+    "Asin": "asin/op_api/aclnn_asin.h", "Acos": "acos/op_api/aclnn_acos.h", "Atan": "atan/op_api/aclnn_atan.h",
+    "Sinh": "sinh/op_api/aclnn_sinh.h", "Cosh": "cosh/op_api/aclnn_cosh.h", "Tanh": "tanh/op_api/aclnn_tanh.h",
+    "Erf": "erf/op_api/aclnn_erf.h", "Reciprocal": "reciprocal/op_api/aclnn_reciprocal.h",
+    "Neg": "neg/op_api/aclnn_neg.h", "Floor": "floor/op_api/aclnn_floor.h", "Ceil": "ceil/op_api/aclnn_ceil.h",
+    "Round": "round/op_api/aclnn_round.h", "Trunc": "trunc/op_api/aclnn_trunc.h", "Frac": "sub/op_api/aclnn_frac.h",
+    "LogicalNot": "logical_not/op_api/aclnn_logical_not.h",
+    "Sigmoid": "ops-nn activation/sigmoid/op_api/aclnn_sigmoid.h", "Relu": "ops-nn activation/relu/op_api/aclnn_relu.h",
+}
+# unary `(self, out)` only: their headers declare no in-place form
+UNARY_ONLY_HEADERS = {
+    "Abs": "abs/op_api/aclnn_abs.h", "Sign": "sign/op_api/aclnn_sign.h",
+    "Gelu": "ops-nn activation/gelu/op_api/aclnn_gelu.h", "Silu": "ops-nn activation/swish/op_api/aclnn_silu.h",
+}
+for _n in UNARY_HEADERS:
+    OPS[_n], OPS["Inplace" + _n] = [T, T], [T]
+for _n in UNARY_ONLY_HEADERS:
+    OPS[_n] = [T, T]
+# comparisons, ops-math math/{equal,not_equal,less,less_equal,greater,greater_equal}/op_api/aclnn_{eq,ne,lt,le,gt,ge}
+# _tensor.h and _scalar.h: XxTensor(self, other, out), XxScalar(self, other, out) and their in-place forms
+for _n in ("Eq", "Ne", "Lt", "Le", "Gt", "Ge"):
+    OPS[_n + "Tensor"], OPS["Inplace" + _n + "Tensor"] = [T, T, T], [T, T]
+    OPS[_n + "Scalar"], OPS["Inplace" + _n + "Scalar"] = [T, S, T], [T, S]
+OPS.update({
+    # ops-math math/sub/op_api/aclnn_sub.h
+    "Sub": [T, T, S, T], "Subs": [T, S, S, T], "InplaceSub": [T, T, S], "InplaceSubs": [T, S, S],
+    # ops-math math/div/op_api/aclnn_div.h
+    "Div": [T, T, T], "Divs": [T, S, T], "InplaceDiv": [T, T], "InplaceDivs": [T, S],
+    "DivMod": [T, T, c_int, T], "DivMods": [T, S, c_int, T], "InplaceDivMod": [T, T, c_int],
+    "InplaceDivMods": [T, S, c_int],
+    # ops-math math/pow/op_api/aclnn_pow_tensor_tensor.h, aclnn_pow.h
+    "PowTensorTensor": [T, T, T], "InplacePowTensorTensor": [T, T],
+    "PowTensorScalar": [T, S, T], "InplacePowTensorScalar": [T, S], "PowScalarTensor": [S, T, T],
+    # ops-math math/round/op_api/aclnn_round.h; ops-nn activation/gelu_v2/op_api/aclnn_gelu_v2.h
+    "RoundDecimals": [T, c_int64, T], "InplaceRoundDecimals": [T, c_int64], "GeluV2": [T, c_int64, T],
+    # ops-math math/atan2/op_api/aclnn_atan2.h
+    "Atan2": [T, T, T], "InplaceAtan2": [T, T],
+    # ops-math math/maximum/op_api/aclnn_maximum.h, math/minimum/op_api/aclnn_minimum.h
+    "Maximum": [T, T, T], "Minimum": [T, T, T],
+    # ops-math math/logical_and/op_api/aclnn_logical_and.h, logical_or/.../aclnn_logical_or.h,
+    # not_equal/op_api/aclnn_logical_xor.h
+    "LogicalAnd": [T, T, T], "InplaceLogicalAnd": [T, T], "LogicalOr": [T, T, T], "InplaceLogicalOr": [T, T],
+    "LogicalXor": [T, T, T],
+    # ops-math math/select/op_api/aclnn_s_where.h
+    "SWhere": [T, T, T, T],
+    # ops-math math/reduce_sum/op_api/aclnn_reduce_sum.h, reduce_mean/op_api/aclnn_mean.h,
+    # reduce_max/op_api/aclnn_amax.h, reduce_min/op_api/aclnn_amin.h
+    "ReduceSum": [T, ARR, c_bool, aclDataType, T], "Mean": [T, ARR, c_bool, aclDataType, T],
+    "Amax": [T, ARR, c_bool, T], "Amin": [T, ARR, c_bool, T],
+    # ops-nn activation/softmax_v2/op_api/aclnn_softmax.h, activation/log_softmax_v2/op_api/aclnn_logsoftmax.h
+    "Softmax": [T, c_int64, T], "LogSoftmax": [T, c_int64, T],
+    # ops-math math/cumsum/op_api/aclnn_cumsum.h; math/arg_max_v2/op_api/aclnn_argmax.h, arg_min/.../aclnn_argmin.h
+    "Cumsum": [T, c_int64, aclDataType, T], "ArgMax": [T, c_int64, c_bool, T], "ArgMin": [T, c_int64, c_bool, T],
+    # ops-nn index/gather_v2/op_api/aclnn_index_select.h, index/embedding/op_api/aclnn_embedding.h
+    "IndexSelect": [T, c_int64, T, T], "Embedding": [T, T, T],
+    # ops-math conversion/masked_fill/op_api/aclnn_masked_fill_scalar.h
+    "InplaceMaskedFillScalar": [T, T, S],
+    # ops-math random/dsa_random_uniform/op_host/op_api/aclnn_uniform.h, aclnn_random.h;
+    # random/dsa_random_normal/op_host/op_api/aclnn_normal.h; random/dsa_gen_bit_mask/op_host/op_api/aclnn_bernoulli.h
+    "InplaceUniform": [T, c_double, c_double, c_uint64, c_uint64],
+    "InplaceNormal": [T, c_float, c_float, c_int64, c_int64],
+    "InplaceRandom": [T, c_int64, c_int64, c_int64, c_int64],
+    "InplaceBernoulli": [T, S, c_int64, c_int64],
+    # ops-math math/lerp/op_api/aclnn_lerp_tensor.h, aclnn_lerp_scalar.h
+    "Lerp": [T, T, T, T], "InplaceLerp": [T, T, T], "Lerps": [T, T, S, T], "InplaceLerps": [T, T, S],
+    # ops-math math/addcmul/op_api/aclnn_addcmul.h, math/addcdiv/op_api/aclnn_addcdiv.h
+    "Addcmul": [T, T, T, S, T], "InplaceAddcmul": [T, T, T, S], "Addcdiv": [T, T, T, S, T], "InplaceAddcdiv": [T, T, T, S],
+    # ops-math conversion/clip_by_value_v2/op_api/aclnn_clamp.h
+    "Clamp": [T, S, S, T], "ClampMin": [T, S, T], "ClampMax": [T, S, T], "InplaceClampMax": [T, S],
+    "ClampTensor": [T, T, T, T], "ClampMinTensor": [T, T, T], "InplaceClampMinTensor": [T, T],
+    "ClampMaxTensor": [T, T, T], "InplaceClampMaxTensor": [T, T],
+    # ops-math conversion/tril/op_api/aclnn_tril.h, conversion/triu/op_api/aclnn_triu.h
+    "Tril": [T, c_int64, T], "InplaceTril": [T, c_int64], "Triu": [T, c_int64, T], "InplaceTriu": [T, c_int64],
+    # ops-math math/is_finite/.../aclnn_isfinite.h, is_pos_inf/.../aclnn_isposinf.h, is_neg_inf/.../aclnn_isneginf.h,
+    # math/square/op_api/aclnn_square.h, math/bitwise_not/op_api/aclnn_bitwise_not.h
+    "IsFinite": [T, T], "IsPosInf": [T, T], "IsNegInf": [T, T], "Square": [T, T], "BitwiseNot": [T, T],
+    # ops-math math/bitwise_{and,or,xor}/op_api/aclnn_bitwise_{and,or,xor}_tensor.h
+    "BitwiseAndTensor": [T, T, T], "InplaceBitwiseAndTensor": [T, T], "BitwiseOrTensor": [T, T, T],
+    "InplaceBitwiseOrTensor": [T, T], "BitwiseXorTensor": [T, T, T], "InplaceBitwiseXorTensor": [T, T],
+    # ops-math math/range/op_api/aclnn_arange.h
+    "Arange": [S, S, S, T],
+    # ops-nn norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.h, norm/layer_norm_grad_v3/.../aclnn_layer_norm_backward.h
+    "LayerNorm": [T, ARR, T, T, c_double, T, T, T],
+    "LayerNormBackward": [T, T, ARR, T, T, T, T, handle, T, T, T],
+    # ops-nn index/embedding_dense_grad_v2/op_api/aclnn_embedding_dense_backward.h
+    "EmbeddingDenseBackward": [T, T, c_uint64, c_uint64, c_bool, T],
+    # ops-nn loss/nll_loss/op_api/aclnn_nll_loss.h, loss/nll_loss_grad/op_api/aclnn_nll_loss_backward.h
+    "NLLLoss": [T, T, T, c_int64, c_int64, T, T], "NLLLossBackward": [T, T, T, T, c_int64, c_int64, T, T],
+})
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
 PHASE2 = [c_void_p, c_uint64, handle, aclrtStream]
 

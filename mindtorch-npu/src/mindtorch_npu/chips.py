@@ -1,0 +1,90 @@
+"""The chip capability table: one place that says what each Ascend chip family computes.
+
+The family comes from `aclrtGetSocName()`. Dtypes per family and per ACLNN operator are taken from the
+operators' documentation (`docs/aclnnXxx.md` in hicann/ops-math and hicann/ops-nn: the `self` row for
+910B-class parts, and the notes there that training-series (910A) and inference-series (310P) parts lack
+BFLOAT16). Kernels consult it before launching: an input the operator does not take is cast on the device to
+one it does (and the result cast back), and a dtype the chip cannot hold at all is a clear error.
+"""
+from mindtorch.plugins import dtypes as D
+
+from .state import RUNTIME
+
+_ALL = frozenset((D.float32, D.float16, D.bfloat16, D.float64, D.int8, D.uint8, D.int16, D.int32, D.int64, D.bool_))
+_NO_BF16 = _ALL - {D.bfloat16}
+
+# family -> (soc name prefixes, dtypes the chip holds)
+FAMILIES = {
+    "910B": (("Ascend910B", "Ascend910_93"), _ALL),
+    "910A": (("Ascend910A", "Ascend910ProA", "Ascend910ProB", "Ascend910PremiumA"), _NO_BF16),
+    "310P": (("Ascend310P",), _NO_BF16),
+}
+
+_F = frozenset((D.float32, D.float16, D.bfloat16))
+_FD = _F | {D.float64}
+_I = frozenset((D.int8, D.int32, D.int64))
+# ACLNN operator -> dtypes of `self` it takes (910B-class); operators not listed take every dtype of the chip
+OP_DTYPES = {
+    "Exp": _FD | {D.int64, D.bool_}, "Expm1": _F | {D.int64, D.bool_},
+    "Asin": _ALL - {D.bfloat16}, "Acos": _ALL - {D.bfloat16},
+    "Cosh": frozenset((D.float32, D.float16, D.float64)), "Tanh": _ALL - {D.float64},
+    "Erf": frozenset((D.float32, D.float16, D.float64, D.int64, D.bool_)),
+    "Sigmoid": _F, "Gelu": _F, "GeluV2": _F, "Silu": _F, "Frac": _F,
+    "Neg": _FD | _I, "Relu": _F | _I,
+    "Floor": (_FD | _I | {D.int16, D.uint8}) - {D.bfloat16}, "Ceil": _FD,
+    "Round": _FD | {D.int32, D.int64}, "RoundDecimals": _FD | {D.int32, D.int64},
+    "InplaceRoundDecimals": _FD | {D.int32, D.int64},
+    "Trunc": _ALL - {D.bool_}, "Softmax": _FD, "LogSoftmax": _FD, "Mean": _FD,
+    "Matmul": _F, "Mm": _F, "BatchMatMul": _F,
+}
+# operators a family lacks (none recorded yet: the public docs we follow list dtype gaps, not missing ops)
+MISSING_OPS = {"910B": frozenset(), "910A": frozenset(), "310P": frozenset()}
+
+
+def family(soc=None):
+    soc = RUNTIME.soc_name() if soc is None else soc
+    for name, (prefixes, _) in FAMILIES.items():
+        if soc.startswith(prefixes):
+            return name
+    return "910B"  # an unknown newer part: assume the newest family's capabilities
+
+
+def chip_dtypes(soc=None):
+    return FAMILIES[family(soc)][1]
+
+
+def supports(op, dtype, soc=None):
+    fam = family(soc)
+    if op in MISSING_OPS[fam] or dtype not in FAMILIES[fam][1]:
+        return False
+    return dtype in OP_DTYPES.get(op, _ALL)
+
+
+def check_chip_dtype(dtype, what):
+    """A dtype this chip cannot hold at all is a TypeError naming the chip (no silent widening)."""
+    if dtype not in chip_dtypes():
+        raise TypeError(f"{what}: {dtype} is not supported on {RUNTIME.soc_name()} (family {family()}); "
+                        f"this chip holds {', '.join(sorted(str(d) for d in chip_dtypes()))}")
+
+
+def compute_dtype(op, dtype, result):
+    """The dtype to feed `op` for an input of `dtype` whose result is `result`: the input's own when the op
+    takes it, else the result's (an int input of a float op), else a wider one of the same kind. Never a
+    narrower one: float64 through float32 would silently lose precision, so that is a TypeError instead."""
+    if supports(op, dtype):
+        return dtype
+    if result.is_floating_point or dtype.is_floating_point:
+        candidates = (result, D.float32) if result.is_floating_point else (D.float32,)
+    else:
+        candidates = (D.int64, D.int32)
+    for c in candidates:
+        if supports(op, c) and (not dtype.is_floating_point or c.itemsize >= dtype.itemsize):
+            return c
+    raise TypeError(f"aclnn{op} does not take {dtype} on {RUNTIME.soc_name()} (family {family()}) "
+                    "and no dtype it takes holds these values without loss")
+
+
+def info():
+    fam = family()
+    return {"family": fam, "dtypes": ", ".join(sorted(str(d).replace("mindtorch.", "") for d in chip_dtypes())),
+            "ops with narrower dtypes": len(OP_DTYPES)}

@@ -1,0 +1,213 @@
+"""The op table on ACLNN (simulator): the conformance kit over every op the npu runs, and what the simulator's
+phase 1 refuses (as the op documents), with nothing leaked on the refusal."""
+import numpy as np
+import pytest
+
+import mindtorch as torch
+from mindtorch.testing.conformance.pytest_plugin import conformance_tests
+
+from npu_helpers import live_counts, run_python
+
+# every op with an npu path must conform (a missing op is skipped)
+test_conformance = conformance_tests("npu")  # every structural check too (training_step: AdamW on an MLP)
+
+FLOATS = [torch.float32, torch.float16, torch.bfloat16, torch.float64]
+INTS = [torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64]
+
+
+def rnd(shape, dtype, seed=0):
+    g = np.random.default_rng(seed)
+    if dtype is torch.bool:
+        return torch.tensor(g.random(shape) > 0.5)
+    if dtype.is_floating_point:
+        return torch.tensor(g.standard_normal(shape) * 2, dtype=torch.float64).to(dtype)
+    return torch.tensor(g.integers(0 if dtype is torch.uint8 else -9, 10, size=shape), dtype=dtype)
+
+
+def close(got, want):
+    got = got.cpu()
+    assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape)
+    tol = {torch.float16: 2e-3, torch.bfloat16: 1e-2, torch.float32: 2e-6, torch.float64: 1e-12}.get(want.dtype, 0)
+    np.testing.assert_allclose(got.to(torch.float64).numpy(), want.to(torch.float64).numpy(), rtol=tol, atol=tol,
+                               equal_nan=True)
+
+
+NARROW = {("tanh", torch.float64), ("sigmoid", torch.float64), ("relu", torch.float64)}
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS + [torch.bool])
+@pytest.mark.parametrize("op", ["exp", "sqrt", "tanh", "sigmoid", "erf", "floor", "neg", "abs", "relu", "sign"])
+def test_unary_on_a_strided_view_matches_cpu(op, dtype):
+    """Inputs the operator does not take (exp of int32, neg of uint8, floor of bfloat16) go through a dtype
+    it does, per the chip table, with PyTorch's result."""
+    if (op, dtype) in NARROW:
+        pytest.skip("the op's doc has no float64: test_float64_is_never_narrowed covers it")
+    fn = getattr(torch, op)
+    x = rnd((5, 6), dtype)
+    try:
+        want = fn(x.t()[1:, ::2])
+    except RuntimeError as e:  # the op does not take this dtype on cpu: the npu refuses it too
+        with pytest.raises(type(e)):
+            fn(x.to("npu").t()[1:, ::2])
+        return
+    close(fn(x.to("npu").t()[1:, ::2]), want)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [torch.int32, torch.int64, torch.bool])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), ((0,), True), ((1, 2), False), ((-1,), True), ((), False)])
+def test_reductions_match_cpu(dtype, dim, keepdim):
+    x = rnd((3, 4, 5), dtype)
+    xn = x.to("npu").transpose(0, 2)
+    xc = x.transpose(0, 2)
+    if dim is None:
+        close(torch.sum(xn), torch.sum(xc))
+        close(torch.amax(xn), torch.amax(xc))
+    else:
+        close(torch.sum(xn, dim, keepdim), torch.sum(xc, dim, keepdim))
+        close(torch.amin(xn, dim, keepdim), torch.amin(xc, dim, keepdim))
+    if dtype.is_floating_point and dim is not None:
+        close(torch.mean(xn, dim, keepdim), torch.mean(xc, dim, keepdim))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_softmax_and_log_softmax_match_cpu(dtype, dim):
+    x = rnd((4, 7), dtype)
+    close(torch.softmax(x.to("npu"), dim), torch.softmax(x, dim))
+    close(torch.log_softmax(x.to("npu").t(), dim), torch.log_softmax(x.t(), dim))
+
+
+@pytest.mark.parametrize("mode", [None, "trunc", "floor"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.int8])
+def test_div_modes_match_cpu(mode, dtype):
+    a, b = rnd((3, 4), dtype, 1), rnd((4,), dtype, 2)
+    if not dtype.is_floating_point:
+        b = torch.where(b == 0, torch.ones_like(b), b)
+    close(torch.div(a.to("npu"), b.to("npu"), rounding_mode=mode), torch.div(a, b, rounding_mode=mode))
+    close(torch.div(a.to("npu"), 3, rounding_mode=mode), torch.div(a, 3, rounding_mode=mode))
+
+
+def test_comparisons_where_and_logical_ops_match_cpu():
+    a, b = rnd((3, 4), torch.float32, 1), rnd((3, 4), torch.int64, 2)
+    an, bn = a.to("npu"), b.to("npu")
+    for op in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "maximum"):
+        close(getattr(torch, op)(an, bn), getattr(torch, op)(a, b))
+    close(torch.gt(an, 0.5), torch.gt(a, 0.5))
+    close(torch.where(an > 0, an, bn), torch.where(a > 0, a, b))
+    close(torch.where(an > 0, an, 0.0), torch.where(a > 0, a, 0.0))
+
+
+def _phase1_refuses(call, match):
+    before = live_counts()
+    with pytest.raises(RuntimeError, match=match):
+        call()
+    assert live_counts() == before
+
+
+def test_phase1_refuses_what_the_ops_document_and_leaks_nothing():
+    from mindtorch_npu.aclnn import launch, IntArray, DType, Scalar
+    from mindtorch_npu.copy import empty
+    dev = torch.device("npu", 0)
+    x, out = torch.ones(3, 4, device="npu"), empty((3,), torch.float32, dev)
+    torch.npu.synchronize()
+    # ReduceSum: the dtype argument must be out's dtype; a dim past the rank is refused
+    _phase1_refuses(lambda: launch("ReduceSum", x, IntArray([1]), False, DType(torch.float64), out),
+                    r"aclnnReduceSumGetWorkspaceSize.*161002")
+    _phase1_refuses(lambda: launch("ReduceSum", x, IntArray([2]), False, DType(torch.float32), out),
+                    r"aclnnReduceSumGetWorkspaceSize.*161002")
+    # out of the wrong shape (keepDim false: [3])
+    _phase1_refuses(lambda: launch("Amax", x, IntArray([0]), False, out), r"aclnnAmaxGetWorkspaceSize.*161002")
+    # Softmax: dim out of range; DivMod: mode outside 0..2; SWhere: a float condition
+    _phase1_refuses(lambda: launch("Softmax", x, 2, x), r"aclnnSoftmaxGetWorkspaceSize.*161002")
+    _phase1_refuses(lambda: launch("DivMod", x, x, 3, x), r"aclnnDivModGetWorkspaceSize.*161002")
+    _phase1_refuses(lambda: launch("SWhere", x, x, x, x), r"aclnnSWhereGetWorkspaceSize.*161002")
+    # Sub has no BOOL; a comparison writes any out dtype but Exp cannot write a float into an int out
+    b = torch.ones(3, dtype=torch.bool, device="npu")
+    _phase1_refuses(lambda: launch("Sub", b, b, Scalar(True), b), r"aclnnSubGetWorkspaceSize.*161002")
+    i = torch.ones(3, dtype=torch.int32, device="npu")
+    _phase1_refuses(lambda: launch("Exp", i, i), r"aclnnExpGetWorkspaceSize.*161002")
+    # Gelu: no integer dtypes
+    _phase1_refuses(lambda: launch("Gelu", i, i), r"aclnnGeluGetWorkspaceSize.*161002")
+
+
+def test_float64_is_never_narrowed_to_an_op_s_float32():
+    x = torch.ones(3, dtype=torch.float64, device="npu")
+    for fn in (torch.tanh, torch.sigmoid, torch.nn.functional.silu):
+        with pytest.raises(TypeError, match=r"does not take torch.float64 on Ascend910B1.*without loss"):
+            fn(x)
+
+
+@pytest.mark.parametrize("soc,family", [("Ascend910A", "910A"), ("Ascend310P3", "310P"), ("Ascend910B2", "910B")])
+def test_one_backend_for_every_chip_the_capability_table_decides(soc, family):
+    res = run_python("""
+        import mindtorch as torch
+        from mindtorch_npu import chips
+        from mindtorch_npu.module import backend_info
+        info = backend_info()
+        x = torch.tensor([0.5, -1.5, 2.0])
+        assert torch.allclose(torch.softmax(x.to("npu"), 0).cpu(), torch.softmax(x, 0))
+        y = x.to(torch.bfloat16).to("npu")          # holding bytes is a copy; computing on them needs the chip
+        try:
+            torch.exp(y)
+            print(info["chip family"], "bf16-ok")
+        except TypeError as e:
+            assert "Ascend" in str(e) and "bfloat16" in str(e), e
+            print(info["chip family"], "bf16-refused")
+    """, {"ACLSIM_SOC_NAME": soc})
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split() == [family, "bf16-ok" if family == "910B" else "bf16-refused"]
+
+
+def test_the_simulator_refuses_bfloat16_off_910b_class_chips():
+    res = run_python("""
+        import mindtorch as torch
+        from mindtorch_npu.aclnn import launch
+        from mindtorch_npu.copy import empty
+        y = torch.ones(3, dtype=torch.bfloat16).to("npu")
+        try:
+            launch("Exp", y, empty((3,), torch.bfloat16, y.device))
+        except RuntimeError as e:
+            print("161002" in str(e) and "BFLOAT16 is not supported on Ascend910A" in str(e))
+    """, {"ACLSIM_SOC_NAME": "Ascend910A"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip() == "True"
+
+
+def test_index_ops_cumsum_argmax_cat_linear_match_cpu():
+    w, x = rnd((6, 4), torch.float32, 3), rnd((3, 4), torch.float32, 4)
+    idx = torch.tensor([[0, 5], [-1, 2]])
+    close(torch.nn.functional.embedding(idx.abs().to("npu"), w.to("npu")), torch.nn.functional.embedding(idx.abs(), w))
+    close(torch.index_select(w.to("npu").t(), 1, torch.tensor([5, 0, 5]).to("npu")),
+          torch.index_select(w.t(), 1, torch.tensor([5, 0, 5])))
+    with pytest.raises(IndexError, match="out of bounds"):
+        torch.index_select(w.to("npu"), 0, torch.tensor([6]).to("npu"))
+    for dtype in (torch.float32, torch.int32, torch.bool):
+        v = rnd((3, 5), dtype, 5)
+        close(torch.cumsum(v.to("npu"), 1), torch.cumsum(v, 1))
+    close(torch.argmax(x.to("npu"), 1, keepdim=True), torch.argmax(x, 1, keepdim=True))
+    close(torch.argmin(x.to("npu").t()), torch.argmin(x.t()))
+    close(torch.cat([x.to("npu"), w.to("npu")[:2]], 0), torch.cat([x, w[:2]], 0))
+    close(torch.nn.functional.linear(x.to("npu"), w.to("npu"), w[:, 0].to("npu")),
+          torch.nn.functional.linear(x, w, w[:, 0]))
+    m = x > 0
+    close(x.to("npu").masked_fill(m.to("npu"), -1.5), x.masked_fill(m, -1.5))
+
+
+def test_random_on_the_device_follows_the_generator_state():
+    from mindtorch.plugins import default_generator
+    gen = default_generator(torch.device("npu", 0))
+    torch.manual_seed(11)
+    a = torch.rand(2000, device="npu")
+    state = gen.get_state()
+    b = torch.randn(2000, device="npu")
+    u = a.cpu().numpy()
+    assert 0 <= u.min() and u.max() < 1 and abs(u.mean() - 0.5) < 0.03
+    n = b.cpu().numpy()
+    assert abs(n.mean()) < 0.08 and abs(n.std() - 1) < 0.08
+    gen.set_state(state)  # set_state replays the same draws; the next draw differs
+    close(torch.randn(2000, device="npu"), b.cpu())
+    assert not np.array_equal(torch.randn(2000, device="npu").cpu().numpy(), n)
+    x = torch.empty(4000, device="npu").bernoulli_(0.25).cpu().numpy()
+    assert set(np.unique(x)) <= {0.0, 1.0} and abs(x.mean() - 0.25) < 0.03
+    r = torch.randint(3, 9, (500,), device="npu").cpu().numpy()
+    assert r.min() == 3 and r.max() == 8
