@@ -65,8 +65,10 @@ if _imported_by_cli():
 else:
     _loader.load_plugins()
 
+# submodules imported on first use; a name whose module is not written yet answers AttributeError
+# (so hasattr is False), never ModuleNotFoundError
 _LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions",
-         "return_types"}
+         "return_types", "cuda", "accelerator", "onnx", "jit", "compiler", "amp", "library", "version"}
 
 
 def __getattr__(name):
@@ -75,7 +77,11 @@ def __getattr__(name):
         return fn
     if name in _LAZY:
         import importlib
-        return importlib.import_module(f"{__name__}.{name}")
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
     backend = _BACKENDS.get(name)
     if backend is None and _loader.deferred and _loader.finish_deferred():
         backend = _BACKENDS.get(name)
@@ -87,7 +93,9 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_lazy_functions.names()) | _LAZY)
+    import importlib.util
+    present = {n for n in _LAZY if importlib.util.find_spec(f"{__name__}.{n}") is not None}
+    return sorted(set(globals()) | set(_lazy_functions.names()) | present)
 
 
 def backends_installed():

@@ -1,5 +1,5 @@
 """Public functions that are not single ops."""
-__all__ = ["save", "load", "einsum", "broadcast_shapes"]
+__all__ = ["save", "load", "einsum", "broadcast_shapes", "compile"]
 
 from ._shape import broadcast_shapes_public as broadcast_shapes  # noqa: E402
 
@@ -22,3 +22,15 @@ def einsum(equation, *operands, out=None):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
     return ops.einsum(equation, list(operands))
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+            disable=False):
+    """torch.compile: mindtorch runs eagerly, so the model or function comes back unchanged (warns once)."""
+    from ._eager import warn_once
+    if model is None:  # used as @compile(...)
+        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                                 options=options, disable=disable)
+    if not disable:
+        warn_once("compile")
+    return model
