@@ -9,6 +9,9 @@ from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, flo
                      float64, complex64, complex128, promote_types, can_cast, get_default_dtype,
                      set_default_dtype)
 from ._dtype import result_type as _result_type
+from ._dtype import finfo, iinfo  # noqa: F401,E402
+
+globals().update(_dtype.SHELL)  # uint16/32/64 and the float8 formats
 from ._device import device, set_default_device, get_default_device  # noqa: F401
 from ._shape import Size  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
