@@ -1,0 +1,136 @@
+"""Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop and the optimizer hooks against PyTorch (issue 12 item 3)."""
+import numpy as np
+import pytest
+
+from helpers import torch_or_skip, assert_same
+
+torch = torch_or_skip()
+
+import mindtorch as mt  # noqa: E402
+
+OPTS = [("Adadelta", {}), ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1, maximize=True)),
+        ("Adamax", {}), ("Adamax", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1, maximize=True)),
+        ("NAdam", {}), ("NAdam", dict(lr=0.01, weight_decay=0.1, momentum_decay=0.01)),
+        ("NAdam", dict(weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+        ("RAdam", {}), ("RAdam", dict(lr=0.01, betas=(0.5, 0.6), weight_decay=0.1)),
+        ("RAdam", dict(weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+        ("ASGD", {}), ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.1)),
+        ("ASGD", dict(t0=0, maximize=True)),
+        ("Rprop", {}), ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1), maximize=True)),
+        ("Adamax", dict(foreach=False)), ("NAdam", dict(foreach=True)), ("Rprop", dict(foreach=None))]
+
+
+def _trajectory(lib, cls, kw, steps=12, groups=False, same_grads=False):
+    rng = np.random.default_rng(0)
+    ps = [lib.nn.Parameter(lib.tensor(rng.standard_normal(s).astype(np.float32))) for s in ((4, 3), (3,), (2, 2))]
+    params = [{"params": ps[:2]}, {"params": ps[2:], "lr": 0.05}] if groups else ps
+    opt = getattr(lib.optim, cls)(params, **kw)
+    for i in range(steps):
+        for p in ps:
+            g = rng.standard_normal(tuple(p.shape)).astype(np.float32)
+            p.grad = lib.tensor(np.abs(g) if same_grads and i % 3 else g)  # Rprop: runs of equal signs
+        opt.step()
+    return ps, opt
+
+
+@pytest.mark.parametrize("cls,kw", OPTS, ids=[f"{c}-{i}" for i, (c, _) in enumerate(OPTS)])
+def test_optimizer_matches(cls, kw):
+    for groups, same in ((False, False), (True, False), (False, True)):
+        mps, mopt = _trajectory(mt, cls, kw, groups=groups, same_grads=same)
+        tps, topt = _trajectory(torch, cls, kw, groups=groups, same_grads=same)
+        for a, b in zip(mps, tps):
+            assert_same(a, b, rtol=1e-5, atol=1e-6)
+        msd, tsd = mopt.state_dict(), topt.state_dict()
+        assert msd["param_groups"] == tsd["param_groups"]
+        assert list(msd["state"]) == list(tsd["state"])
+        for k in tsd["state"]:
+            assert list(msd["state"][k]) == list(tsd["state"][k])
+            for name in tsd["state"][k]:
+                assert_same(msd["state"][k][name], tsd["state"][k][name], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("cls", ["Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop"])
+def test_state_dict_round_trip_continues_the_trajectory(cls):
+    mps, mopt = _trajectory(mt, cls, {}, steps=4)
+    tps, topt = _trajectory(torch, cls, {}, steps=4)
+    sd = mopt.state_dict()
+    fresh = getattr(mt.optim, cls)(mps)
+    fresh.load_state_dict(sd)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        for a, b in zip(mps, tps):
+            g = rng.standard_normal(tuple(a.shape)).astype(np.float32)
+            a.grad, b.grad = mt.tensor(g), torch.tensor(g)
+        fresh.step()
+        topt.step()
+    for a, b in zip(mps, tps):
+        assert_same(a, b, rtol=1e-5, atol=1e-6)
+
+
+BAD = [("Adadelta", dict(lr=-1.0)), ("Adadelta", dict(rho=1.5)), ("Adamax", dict(betas=(1.0, 0.9))),
+       ("NAdam", dict(momentum_decay=-1)), ("RAdam", dict(eps=-1.0)), ("ASGD", dict(weight_decay=-1)),
+       ("Rprop", dict(etas=(1.5, 1.2))), ("Rprop", dict(lr=-0.1))]
+
+
+@pytest.mark.parametrize("cls,kw", BAD)
+def test_invalid_arguments(cls, kw):
+    with pytest.raises(ValueError) as th:
+        getattr(torch.optim, cls)([torch.nn.Parameter(torch.ones(2))], **kw)
+    with pytest.raises(ValueError) as m:
+        getattr(mt.optim, cls)([mt.nn.Parameter(mt.ones(2))], **kw)
+    assert str(m.value) == str(th.value)
+
+
+def _hook_log(lib, cls="SGD"):
+    import importlib
+    glob = importlib.import_module(lib.__name__ + ".optim.optimizer")
+    log = []
+    p = lib.nn.Parameter(lib.ones(2))
+    opt = getattr(lib.optim, cls)([p], lr=0.1)
+    handles = [
+        opt.register_step_pre_hook(lambda o, a, k: log.append(("pre", o is opt, a[0] is opt, a[1:], k))),
+        opt.register_step_post_hook(lambda o, a, k: log.append(("post", o is opt, a[0] is opt, a[1:], k))),
+        glob.register_optimizer_step_pre_hook(lambda o, a, k: log.append(("gpre",))),
+        glob.register_optimizer_step_post_hook(lambda o, a, k: log.append(("gpost",))),
+        opt.register_state_dict_pre_hook(lambda o: log.append(("sd_pre",))),
+        opt.register_state_dict_post_hook(lambda o, sd: log.append(("sd_post", sorted(sd))) or
+                                          dict(sd, extra=1)),
+        opt.register_load_state_dict_pre_hook(lambda o, sd: log.append(("lsd_pre", sorted(sd))) or
+                                              {k: v for k, v in sd.items() if k != "extra"}),
+        opt.register_load_state_dict_post_hook(lambda o: log.append(("lsd_post",))),
+    ]
+    p.grad = lib.ones(2)
+    opt.step()
+    sd = opt.state_dict()
+    log.append(("keys", sorted(sd)))
+    opt.load_state_dict(sd)
+    for h in handles:
+        h.remove()
+    opt.step()
+    sd = opt.state_dict()
+    log.append(("keys", sorted(sd)))
+    return log, p.detach().tolist()
+
+
+@pytest.mark.parametrize("cls", ["SGD", "Adam", "AdamW", "NAdam", "Rprop"])
+def test_hooks_run_in_pytorch_order(cls):
+    assert _hook_log(mt, cls) == _hook_log(torch, cls)
+
+
+def test_pre_hook_can_replace_arguments_and_subclass_hooks_run_per_level():
+    seen = []
+    for lib in (mt, torch):
+        calls = []
+
+        class Mine(lib.optim.SGD):
+            def step(self, closure=None):
+                calls.append("mine")
+                return super().step(closure)
+
+        p = lib.nn.Parameter(lib.ones(2))
+        opt = Mine([p], lr=0.1)
+        opt.register_step_pre_hook(lambda o, a, k: calls.append("pre") or ((o,), {"closure": lambda: 7.0}))
+        p.grad = lib.ones(2)
+        assert opt.step() == 7.0
+        seen.append(calls)
+    assert seen[0] == seen[1] == ["pre", "mine", "pre"]  # PyTorch wraps each class's step
