@@ -134,3 +134,87 @@ def test_pre_hook_can_replace_arguments_and_subclass_hooks_run_per_level():
         assert opt.step() == 7.0
         seen.append(calls)
     assert seen[0] == seen[1] == ["pre", "mine", "pre"]  # PyTorch wraps each class's step
+
+
+SCHEDS = [("PolynomialLR", dict(total_iters=6, power=2.0)), ("PolynomialLR", {}),
+          ("CosineAnnealingWarmRestarts", dict(T_0=3)), ("CosineAnnealingWarmRestarts", dict(T_0=2, T_mult=2,
+                                                                                         eta_min=0.01)),
+          ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=3)),
+          ("CyclicLR", dict(base_lr=[0.01, 0.02], max_lr=0.1, step_size_up=2, step_size_down=4, mode="triangular2")),
+          ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=2, mode="exp_range", gamma=0.9)),
+          ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=2, scale_fn=lambda x: 0.5 ** x,
+                            scale_mode="iterations", cycle_momentum=False))]
+
+
+def _sched_run(lib, opt_cls, okw, name, kw, steps=14):
+    ps = [lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(3))]
+    opt = getattr(lib.optim, opt_cls)([{"params": ps[:1]}, {"params": ps[1:], "lr": 0.05}], **okw)
+    s = getattr(lib.optim.lr_scheduler, name)(opt, **kw)
+    lrs, moms = [], []
+    for _ in range(steps):
+        for p in ps:
+            p.grad = lib.ones_like(p)
+        opt.step()
+        s.step()
+        lrs.append(s.get_last_lr())
+        moms.append([g.get("momentum", g.get("betas")) for g in opt.param_groups])
+    return lrs, moms, opt, s
+
+
+@pytest.mark.parametrize("name,kw", SCHEDS, ids=[f"{c}-{i}" for i, (c, _) in enumerate(SCHEDS)])
+def test_scheduler_matches(name, kw):
+    for opt_cls, okw in (("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.1))):
+        mlrs, mmoms, mopt, ms = _sched_run(mt, opt_cls, okw, name, kw)
+        tlrs, tmoms, topt, ts = _sched_run(torch, opt_cls, okw, name, kw)
+        np.testing.assert_allclose(mlrs, tlrs, rtol=1e-12)
+        assert mmoms == tmoms or np.allclose(np.array(mmoms, dtype=float), np.array(tmoms, dtype=float))
+        assert mopt.param_groups[0].keys() == topt.param_groups[0].keys()
+        msd, tsd = ms.state_dict(), ts.state_dict()
+        assert set(msd) - {"_get_lr_called_within_step", "_is_initial"} == \
+            set(tsd) - {"_get_lr_called_within_step", "_is_initial"}
+
+
+def test_cosine_warm_restarts_with_epochs():
+    res = []
+    for lib in (mt, torch):
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=0.1)
+        s = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
+        out = []
+        for e in (0.5, 1, 2.5, 7, 3):
+            s.step(e)
+            out.append(s.get_last_lr()[0])
+        res.append(out)
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-12)
+
+
+def test_chained_scheduler():
+    res = []
+    for lib in (mt, torch):
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(1))], lr=1.0)
+        sch = lib.optim.lr_scheduler
+        s = sch.ChainedScheduler([sch.ConstantLR(opt, factor=0.1, total_iters=2), sch.ExponentialLR(opt, gamma=0.9)])
+        assert isinstance(s, sch.LRScheduler)
+        out = []
+        for _ in range(5):
+            opt.step()
+            s.step()
+            out.append(s.get_last_lr()[0])
+        sd = s.state_dict()
+        assert len(sd["_schedulers"]) == 2
+        res.append(out)
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name,kw", [("CosineAnnealingWarmRestarts", dict(T_0=0)),
+                                     ("CosineAnnealingWarmRestarts", dict(T_0=2, T_mult=0)),
+                                     ("CyclicLR", dict(base_lr=0.1, max_lr=1.0, mode="bad")),
+                                     ("CyclicLR", dict(base_lr=[0.1, 0.2], max_lr=1.0)),
+                                     ("CyclicLR", dict(base_lr=0.1, max_lr=1.0))])
+def test_scheduler_errors(name, kw):
+    msgs = []
+    for lib in (mt, torch):
+        opt = lib.optim.Adagrad([lib.nn.Parameter(lib.ones(1))], lr=0.1)
+        with pytest.raises(ValueError) as info:
+            getattr(lib.optim.lr_scheduler, name)(opt, **kw)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]
