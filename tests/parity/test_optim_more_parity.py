@@ -218,3 +218,54 @@ def test_scheduler_errors(name, kw):
             getattr(lib.optim.lr_scheduler, name)(opt, **kw)
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
+
+
+# short runs: near the optimum the 1e-9 tolerances compare rounding noise, and a branch may flip either way
+@pytest.mark.parametrize("kw", [dict(max_iter=6), dict(lr=0.5, max_iter=5, history_size=3), dict(max_iter=1),
+                                dict(lr=0.1, max_iter=30, max_eval=10, tolerance_change=1e-3)])
+def test_lbfgs_matches(kw):
+    # float64: L-BFGS amplifies float32 rounding differences of dot products, and the test is of the algorithm
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((16, 5))
+    y = rng.standard_normal((16, 2))
+    w0 = rng.standard_normal((2, 5)) * 0.1
+
+    def run(lib):
+        model = lib.nn.Linear(5, 2).double()
+        with lib.no_grad():
+            model.weight.copy_(lib.tensor(w0))
+            model.bias.zero_()
+        opt = lib.optim.LBFGS(model.parameters(), **kw)
+        X, Y = lib.tensor(x), lib.tensor(y)
+        losses = []
+
+        def closure():
+            opt.zero_grad()
+            loss = ((lib.tanh(model(X)) - Y) ** 2).mean()
+            loss.backward()
+            return loss
+        for _ in range(4):
+            losses.append(float(opt.step(closure)))
+        st = opt.state[model.weight]
+        return losses, [p.detach().numpy().copy() for p in model.parameters()], st["func_evals"], st["n_iter"]
+    ml, mp, mfe, mni = run(mt)
+    tl, tp, tfe, tni = run(torch)
+    np.testing.assert_allclose(ml, tl, rtol=1e-10)
+    for a, b in zip(mp, tp):
+        np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-10)
+    assert (mfe, mni) == (tfe, tni)
+
+
+def test_lbfgs_rejects_groups_and_unknown_line_search():
+    for lib in (mt, torch):
+        a, b = lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(2))
+        with pytest.raises(ValueError, match="per-parameter options"):
+            lib.optim.LBFGS([{"params": [a]}, {"params": [b]}])
+        opt = lib.optim.LBFGS([a], line_search_fn="backtracking")
+        def closure():
+            opt.zero_grad()
+            loss = (a * a).sum()
+            loss.backward()
+            return loss
+        with pytest.raises(RuntimeError, match="only 'strong_wolfe'"):
+            opt.step(closure)

@@ -2,4 +2,5 @@
 from .optimizer import Optimizer  # noqa: F401
 from ._algos import SGD, Adam, AdamW, RMSprop, Adagrad  # noqa: F401
 from ._more import Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop  # noqa: F401
+from ._lbfgs import LBFGS  # noqa: F401
 from . import lr_scheduler  # noqa: F401
