@@ -9,6 +9,9 @@ from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, flo
                      float64, complex64, complex128, promote_types, can_cast, get_default_dtype,
                      set_default_dtype)
 from ._dtype import result_type as _result_type
+from ._dtype import finfo, iinfo  # noqa: F401,E402
+
+globals().update(_dtype.SHELL)  # uint16/32/64 and the float8 formats
 from ._device import device, set_default_device, get_default_device  # noqa: F401
 from ._shape import Size  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
@@ -65,8 +68,10 @@ if _imported_by_cli():
 else:
     _loader.load_plugins()
 
+# submodules imported on first use; a name whose module is not written yet answers AttributeError
+# (so hasattr is False), never ModuleNotFoundError
 _LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions",
-         "distributed", "return_types"}
+         "distributed", "return_types", "cuda", "accelerator", "onnx", "jit", "compiler", "amp", "library", "version"}
 
 
 def __getattr__(name):
@@ -75,7 +80,11 @@ def __getattr__(name):
         return fn
     if name in _LAZY:
         import importlib
-        return importlib.import_module(f"{__name__}.{name}")
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
     backend = _BACKENDS.get(name)
     if backend is None and _loader.deferred and _loader.finish_deferred():
         backend = _BACKENDS.get(name)
@@ -87,7 +96,9 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_lazy_functions.names()) | _LAZY)
+    import importlib.util
+    present = {n for n in _LAZY if importlib.util.find_spec(f"{__name__}.{n}") is not None}
+    return sorted(set(globals()) | set(_lazy_functions.names()) | present)
 
 
 def backends_installed():

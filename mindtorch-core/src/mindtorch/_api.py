@@ -1,5 +1,5 @@
 """Public functions that are not single ops."""
-__all__ = ["save", "load", "einsum", "broadcast_shapes", "get_num_threads", "set_num_threads",
+__all__ = ["save", "load", "einsum", "broadcast_shapes", "compile", "get_num_threads", "set_num_threads",
            "get_num_interop_threads", "set_num_interop_threads"]
 
 from ._shape import broadcast_shapes_public as broadcast_shapes  # noqa: E402
@@ -25,3 +25,15 @@ def einsum(equation, *operands, out=None):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
     return ops.einsum(equation, list(operands))
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+            disable=False):
+    """torch.compile: mindtorch runs eagerly, so the model or function comes back unchanged (warns once)."""
+    from ._eager import warn_once
+    if model is None:  # used as @compile(...)
+        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                                 options=options, disable=disable)
+    if not disable:
+        warn_once("compile")
+    return model

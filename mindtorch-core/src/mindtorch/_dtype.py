@@ -15,7 +15,7 @@ class dtype:
         self._rank = rank  # column in the promotion table
         self.is_floating_point = kind == 2
         self.is_complex = kind == 3
-        self.is_signed = name not in ("bool", "uint8")
+        self.is_signed = name not in ("bool", "uint8", "uint16", "uint32", "uint64", "float8_e8m0fnu")
 
     def __repr__(self):
         return "torch." + self.name
@@ -54,6 +54,14 @@ ALIASES = {
 }
 
 
+# dtypes that exist as names (programs compare against them, finfo/iinfo describe them) but have no
+# promotion and no tensors yet: PyTorch itself gives them no promotion and few kernels
+SHELL = {n: dtype(n, size, kind, None) for n, size, kind in (
+    ("uint16", 2, 1), ("uint32", 4, 1), ("uint64", 8, 1), ("float8_e4m3fn", 1, 2), ("float8_e4m3fnuz", 1, 2),
+    ("float8_e5m2", 1, 2), ("float8_e5m2fnuz", 1, 2), ("float8_e8m0fnu", 1, 2))}
+_BY_NAME.update(SHELL)
+
+
 def _by_name(name):
     return _BY_NAME[name]
 
@@ -79,7 +87,98 @@ PROMOTE = {(a, b): _TABLE[a._rank][b._rank] for a in ALL for b in ALL}
 
 
 def promote_types(a, b):
-    return PROMOTE[(a, b)]
+    got = PROMOTE.get((a, b))
+    if got is None and a is b:
+        return a
+    if got is None:
+        for u, f in ((a, b), (b, a)):  # a wide unsigned integer meets a floating type: the float
+            if u._kind == 1 and f._kind == 2 and f._rank is not None:
+                return f
+        kind = "Float8 Types" if "float8" in a.name + b.name else "uint16, uint32, uint64 types"
+        raise RuntimeError(f"Promotion for {kind} is not supported, attempted to promote {_cname(a)} and {_cname(b)}")
+    return got
+
+
+def _cname(d):
+    """PyTorch's C++ scalar-type name (Float, UInt16, Float8_e4m3fn) for messages."""
+    if d.name.startswith("float8"):
+        return "F" + d.name[1:]
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(d.name, d.name.capitalize().replace(
+                "Uint", "UInt"))
+
+
+# (bits, eps, max, tiny) of each floating format; IEEE-style ones are computed from (mantissa, exponent) bits
+def _ieee(bits, mant, exp):
+    return bits, 2.0 ** -mant, (2 - 2.0 ** -mant) * 2.0 ** (2 ** (exp - 1) - 1), 2.0 ** (2 - 2 ** (exp - 1))
+
+
+_FLOAT_FORMATS = {"float16": _ieee(16, 10, 5), "bfloat16": _ieee(16, 7, 8), "float32": _ieee(32, 23, 8),
+                  "float64": _ieee(64, 52, 11), "float8_e5m2": _ieee(8, 2, 5),
+                  # the fn/fnuz formats give up infinities (and fnuz negative zero) for range
+                  "float8_e4m3fn": (8, 0.125, 448.0, 2.0 ** -6), "float8_e4m3fnuz": (8, 0.125, 240.0, 2.0 ** -7),
+                  "float8_e5m2fnuz": (8, 0.125, 57344.0, 2.0 ** -15), "float8_e8m0fnu": (8, 1.0, 2.0 ** 127, 2.0 ** -127)}
+
+
+class finfo:
+    """Machine limits of a floating dtype (torch.finfo); a complex dtype describes its real part."""
+
+    def __init__(self, type=None):
+        import math
+        if type is None:
+            type = get_default_dtype()
+        if not isinstance(type, dtype):
+            raise TypeError(f"finfo(): argument 'type' (position 1) must be torch.dtype, not {_tn(type)}")
+        if type._kind < 2:
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                            "'torch.finfo'")
+        type = type.to_real()
+        self.bits, self.eps, self.max, self.tiny = _FLOAT_FORMATS[type.name]
+        # e8m0 has no sign bit: its smallest value is its tiny
+        self.min = self.tiny if type.name == "float8_e8m0fnu" else -self.max
+        self.smallest_normal = self.tiny
+        self.resolution = 10.0 ** -math.floor(-math.log10(self.eps))
+        self.dtype = type.name
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Machine limits of an integer dtype (torch.iinfo)."""
+
+    def __init__(self, type):
+        if not isinstance(type, dtype):
+            raise TypeError(f"iinfo(): argument 'type' (position 1) must be torch.dtype, not {_tn(type)}")
+        if type is bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if type._kind != 1:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
+        self.bits = type.itemsize * 8
+        self.min = -(1 << (self.bits - 1)) if type.is_signed else 0
+        self.max = (1 << (self.bits - 1)) - 1 if type.is_signed else (1 << self.bits) - 1
+        self.dtype = type.name
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    def __hash__(self):
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+def _tn(obj):
+    return type(obj).__name__
 
 
 def can_cast(from_, to):

@@ -15,6 +15,8 @@ def no_backend_error(device_type):
                 f"the mindtorch backend for the device '{device_type}' is installed ({d}) but not loaded: "
                 f"{loader.ENV_SELECT} does not select '{name}'; set {loader.ENV_SELECT}={sel} (or unset it) "
                 f"before importing mindtorch")
+    if device_type == "cuda" and dist is None:  # PyTorch's own message and class on a build without CUDA
+        return AssertionError("Torch not compiled with CUDA enabled")
     hint = f"; install it with `pip install {dist}`" if dist else ""
     return RuntimeError(f"no installed mindtorch backend provides the device '{device_type}'{hint}")
 

@@ -364,6 +364,14 @@ class Tensor:
     def cpu(self):
         return self.to("cpu")
 
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        # no CUDA backend exists: Tensor.to raises PyTorch's "not compiled with CUDA" error
+        return self.to(_cuda_device(device), non_blocking=non_blocking)
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
     def record_stream(self, stream):
         """Mark the memory as in use by `stream` (torch.Tensor.record_stream): the device's caching
         allocator will not reuse it before the work queued on `stream` so far has finished."""
@@ -527,3 +535,15 @@ def _to(self, *args, **kwargs):
 
 
 Tensor.to = _to
+
+
+def _cuda_device(device):
+    """The cuda device named by Tensor.cuda / Module.cuda's argument (None, an index or a device)."""
+    if device is None:
+        return "cuda"
+    if isinstance(device, int):
+        from .plugins.registry import BACKENDS
+        if "cuda" not in BACKENDS:  # PyTorch's CPU build asks the accelerator for the index first
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        return f"cuda:{device}"
+    return device

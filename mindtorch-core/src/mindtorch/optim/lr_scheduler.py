@@ -402,3 +402,8 @@ class ReduceLROnPlateau:
 
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
+
+
+from ._schedulers_more import PolynomialLR, CosineAnnealingWarmRestarts, CyclicLR, ChainedScheduler  # noqa: E402
+
+__all__ += ["PolynomialLR", "CosineAnnealingWarmRestarts", "CyclicLR", "ChainedScheduler"]

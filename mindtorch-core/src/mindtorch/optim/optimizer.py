@@ -8,7 +8,53 @@ import mindtorch
 from .._tensor import Tensor
 from ..nn.utils.clip_grad import zero_grads
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+
+_global_step_pre_hooks = {}
+_global_step_post_hooks = {}
+
+
+def register_optimizer_step_pre_hook(hook):
+    """hook(optimizer, args, kwargs) -> None or (args, kwargs), before every optimizer's step."""
+    return _add_hook(_global_step_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """hook(optimizer, args, kwargs) -> None, after every optimizer's step."""
+    return _add_hook(_global_step_post_hooks, hook)
+
+
+def _add_hook(table, hook, prepend=False):
+    from ..autograd.graph import RemovableHandle
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    if prepend:  # dicts keep insertion order: rebuild with the new hook first
+        items = list(table.items())
+        table.clear()
+        table.update([items[-1]] + items[:-1])
+    return handle
+
+
+def _with_step_hooks(step):
+    """Wrap a subclass's step so the registered pre/post hooks run around it, as PyTorch does."""
+    import functools
+
+    @functools.wraps(step)
+    def wrapper(*args, **kwargs):
+        self = args[0]  # hooks see (self, ...) as args, as in PyTorch, and may replace them
+        for hook in chain(_global_step_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got "
+                                       f"{result}.")
+                args, kwargs = result
+        out = step(*args, **kwargs)
+        for hook in chain(self._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+    wrapper._hooked = True
+    return wrapper
 
 
 class _RequiredParameter:
@@ -24,10 +70,20 @@ def _typename(v):
 
 
 class Optimizer:
+    _HOOK_TABLES = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+                    "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+                    "_optimizer_load_state_dict_post_hooks")
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_hooked", False):
+            cls.step = _with_step_hooks(step)
+
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self._optimizer_step_pre_hooks = {}
-        self._optimizer_step_post_hooks = {}
+        for name in self._HOOK_TABLES:
+            setattr(self, name, {})
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
                             "got " + _typename(params))
@@ -46,8 +102,27 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self.__dict__.setdefault("_optimizer_step_pre_hooks", {})
-        self.__dict__.setdefault("_optimizer_step_post_hooks", {})
+        for name in self._HOOK_TABLES:
+            self.__dict__.setdefault(name, {})
+
+    # -- hooks (PyTorch's registration API; each returns a handle with .remove()) ---------------
+    def register_step_pre_hook(self, hook):
+        return _add_hook(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        return _add_hook(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     def __repr__(self):
         s = self.__class__.__name__ + " ("
@@ -108,6 +183,16 @@ class Optimizer:
 
     # -- state dict ---------------------------------------------------------
     def state_dict(self):
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        sd = self._state_dict()
+        for hook in self._optimizer_state_dict_post_hooks.values():
+            result = hook(self, sd)
+            if result is not None:
+                sd = result
+        return sd
+
+    def _state_dict(self):
         param_mappings = {}
         start_index = 0
 
@@ -135,6 +220,16 @@ class Optimizer:
         return value
 
     def load_state_dict(self, state_dict):
+        state_dict = state_dict.copy()
+        for hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        self._load_state_dict(state_dict)
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
+
+    def _load_state_dict(self, state_dict):
         state_dict = copy.deepcopy(state_dict)
         groups = self.param_groups
         saved_groups = state_dict["param_groups"]

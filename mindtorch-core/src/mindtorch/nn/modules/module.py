@@ -353,6 +353,10 @@ class Module:
     def cpu(self):
         return self._apply(lambda t: t.cpu())
 
+    def cuda(self, device=None):
+        from ..._tensor import _cuda_device
+        return self._apply(lambda t: t.to(_cuda_device(device)))
+
     def npu(self, device=None):
         return self._apply(lambda t: t.to("npu" if device is None else device))
 

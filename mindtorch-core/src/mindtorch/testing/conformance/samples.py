@@ -1140,6 +1140,109 @@ def _nll_b(m):
     return [S(m.f(), x, t, w, 1, 3, total)]
 
 
+# --- compositions of other ops (ops/composite.py) -------------------------------------
+@samples("diff")
+def _diff(m):
+    return [S(m.f(3, 4)), S(m.f(3, 4), 2, 0), S(m.f(2, 5), 1, -1, m.f(2, 1), m.f(2, 2))]
+
+
+@samples("rot90")
+def _rot90(m):
+    return [S(m.f(3, 4)), S(m.f(2, 3, 4), 3, (2, 0)), S(m.f(3, 4), -2)]
+
+
+@samples("cummax", "cummin")
+def _cummax(m):
+    return [S(m.f(3, 4), 1), S(m.f(2, 3, 4), 0), S(m.f(), 0), S(m.i(3, 5, hi=3), -1)]
+
+
+@samples("nansum", "nanmean")
+def _nansum(m):
+    x = m.f(3, 4)
+    x[1, 2] = float("nan")
+    return [S(x), S(x, 1), S(m.f(2, 3, 4), (0, 2), True)]
+
+
+@samples("quantile", "nanquantile")
+def _quantile(m):
+    return [S(m.f(3, 4), mindtorch.tensor([0.1, 0.5, 0.9])), S(m.f(5, 4), mindtorch.tensor([0.25]), 0, True)]
+
+
+@samples("quantile.scalar", "nanquantile.scalar")
+def _quantile_scalar(m):
+    return [S(m.f(3, 4), 0.3), S(m.f(5, 4), 0.5, 1, interpolation="midpoint")]
+
+
+@samples("aminmax")
+def _aminmax(m):
+    return [S(m.f(3, 4)), S(m.f(3, 4), dim=1), S(m.i(2, 3), dim=0, keepdim=True)]
+
+
+@samples("bucketize.Tensor")
+def _bucketize(m):
+    return [S(m.f(3, 4), mindtorch.tensor([-1.0, 0.0, 1.0])), S(m.f(5), mindtorch.tensor([0.0, 0.5]), right=True)]
+
+
+@samples("bucketize.Scalar")
+def _bucketize_scalar(m):
+    return [S(0.5, mindtorch.tensor([0.0, 0.5, 1.0])), S(2, mindtorch.tensor([0, 5]))]
+
+
+@samples("isin.Tensor_Tensor")
+def _isin(m):
+    return [S(m.i(3, 4), mindtorch.tensor([1, 3])), S(m.i(5), m.i(2), invert=True)]
+
+
+@samples("isin.Tensor_Scalar")
+def _isin_ts(m):
+    return [S(m.i(3, 4), 2)]
+
+
+@samples("isin.Scalar_Tensor")
+def _isin_st(m):
+    return [S(2, m.i(4))]
+
+
+@samples("cdist")
+def _cdist(m):
+    return [S(m.f(4, 3), m.f(5, 3)), S(m.f(2, 3, 2), m.f(2, 4, 2), 1.0)]
+
+
+@samples("block_diag")
+def _block_diag(m):
+    return [S([m.f(2, 3), m.f(1, 2)]), S([m.f(3), m.f(2, 2)])]
+
+
+@samples("tensor_split.sections")
+def _tensor_split(m):
+    return [S(m.f(7, 4), 3), S(m.f(3, 5), 2, 1)]
+
+
+@samples("tensor_split.indices")
+def _tensor_split_idx(m):
+    return [S(m.f(7, 4), (1, 4)), S(m.f(3, 5), (2,), 1)]
+
+
+@samples("hsplit.int", "vsplit.int", "dsplit.int")
+def _dir_split(m):
+    return [S(m.f(4, 4, 4), 2)]
+
+
+@samples("hsplit.array", "vsplit.array", "dsplit.array")
+def _dir_split_idx(m):
+    return [S(m.f(4, 4, 4), (1, 3))]
+
+
+@samples("tril_indices", "triu_indices")
+def _tri_indices(m):
+    return [S(3, 4, **_opts()), S(4, 3, -1, **_opts(mindtorch.int32))]
+
+
+@samples("range")
+def _range(m):
+    return [S(0, 4, **_opts()), S(1.0, 2.0, 0.25, **_opts())]
+
+
 def inplace_base(qualname):
     """The out-of-place op of an in-place one (for reporting), or None."""
     op = op_out_of_place.get(qualname)

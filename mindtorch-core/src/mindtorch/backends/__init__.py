@@ -1,0 +1,6 @@
+"""mindtorch.backends: the flags programs set on torch.backends (cudnn, cuda, mps, ...).
+
+The flags are stored and read back as in PyTorch's CPU build; no mindtorch device uses cuDNN,
+TF32 or MPS, so setting them changes no result.
+"""
+from . import cpu, cuda, cudnn, mkldnn, mps, openmp, mkl  # noqa: F401

@@ -1,0 +1,93 @@
+"""Run a program written for PyTorch with mindtorch standing in for it, unchanged.
+
+    python -m mindtorch.run script.py [args...]
+    python -m mindtorch.run -m package.module [args...]
+
+`import torch` and every `torch.<submodule>` import resolve to mindtorch's modules, and
+importlib.metadata reports a `torch` distribution at the PyTorch API version mindtorch implements
+(libraries such as transformers check it). Nothing changes outside the process this starts.
+"""
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.metadata
+import importlib.util
+import os
+import runpy
+import sys
+
+USAGE = "usage: python -m mindtorch.run script.py [args...] | -m module [args...]"
+
+
+def _target(name):
+    return "mindtorch" + name[len("torch"):]
+
+
+class _TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Resolves torch and torch.* to the mindtorch module of the same path (the same module object)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "torch" and not name.startswith("torch."):
+            return None
+        try:
+            real = importlib.util.find_spec(_target(name))
+        except ModuleNotFoundError:
+            return None
+        if real is None:
+            return None
+        return importlib.machinery.ModuleSpec(name, self, is_package=real.submodule_search_locations is not None)
+
+    def create_module(self, spec):
+        return importlib.import_module(_target(spec.name))
+
+    def exec_module(self, module):
+        pass  # already executed under its mindtorch name
+
+    def find_distributions(self, context=importlib.metadata.DistributionFinder.Context()):
+        if context.name is None or context.name.lower() == "torch":
+            yield _TorchDistribution()
+
+
+class _TorchDistribution(importlib.metadata.Distribution):
+    def read_text(self, filename):
+        if filename == "METADATA":
+            from .version import torch_api
+            return f"Metadata-Version: 2.1\nName: torch\nVersion: {torch_api}\nSummary: mindtorch standing in for torch\n"
+        return None
+
+    def locate_file(self, path):
+        return os.path.join(os.path.dirname(__file__), str(path))
+
+
+def install():
+    """Make `torch` mean mindtorch in this process (idempotent)."""
+    if not any(isinstance(f, _TorchAlias) for f in sys.meta_path):
+        sys.meta_path.insert(0, _TorchAlias())
+    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+        del sys.modules[name]  # a real torch imported earlier must not leak through
+    import mindtorch
+    sys.modules["torch"] = mindtorch
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE, file=sys.stderr if not argv else sys.stdout)
+        return 2 if not argv else 0
+    install()
+    if argv[0] == "-m":
+        if len(argv) < 2:
+            print(USAGE, file=sys.stderr)
+            return 2
+        sys.argv = [argv[1]] + argv[2:]
+        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+    else:
+        script = argv[0]
+        sys.argv = argv
+        sys.path[0] = os.path.dirname(os.path.abspath(script))
+        runpy.run_path(script, run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
