@@ -1,9 +1,11 @@
 """mindtorch benchmarks, side by side with NumPy and (when installed) PyTorch.
 
-    python benchmarks/run.py [--repeat N] [--quick]
+    python benchmarks/run.py [--repeat N] [--quick] [--threads N] [--only TEXT] [--breakdown-only]
 
 Each figure is the best of several repeats of a timeit loop (min-of-repeats is
-the least noisy estimate of the cost itself). Targets are SPEC §7's.
+the least noisy estimate of the cost itself). Targets are SPEC §7's and issue 10's.
+--threads N pins every library (mindtorch's pool, PyTorch, NumPy's BLAS) to N threads: on a
+shared, busy machine --threads 1 compares per-core cost, which time-sharing distorts least.
 """
 import argparse
 import os
@@ -11,14 +13,27 @@ import subprocess
 import sys
 import timeit
 
-import numpy as np
+
+def _pin_threads(argv):
+    # BLAS and OpenMP read these once, at import: set them before NumPy and PyTorch load
+    for i, a in enumerate(argv):
+        n = a.split("=", 1)[1] if a.startswith("--threads=") else (argv[i + 1] if a == "--threads" and
+                                                                    i + 1 < len(argv) else None)
+        if n:
+            for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+                os.environ[var] = n
+
+
+_pin_threads(sys.argv[1:])
+
+import numpy as np  # noqa: E402
 
 try:
     import torch
 except ImportError:  # the torch column then reads n/a
     torch = None
 
-import mindtorch as mt
+import mindtorch as mt  # noqa: E402
 
 NA = None
 
@@ -521,7 +536,13 @@ def main(argv=None):
     p.add_argument("--only", help="run only the rows whose name contains this text")
     p.add_argument("--no-breakdown", action="store_true", help="skip the per-op breakdown of a GPT step")
     p.add_argument("--breakdown-only", action="store_true", help="only the per-op breakdown of a GPT step")
+    p.add_argument("--threads", type=int, help="threads for every library (default: each library's own)")
     args = p.parse_args(argv)
+    if args.threads:
+        if hasattr(mt, "set_num_threads"):
+            mt.set_num_threads(args.threads)
+        if torch is not None:
+            torch.set_num_threads(args.threads)
     min_time = 0.05 if args.quick else 0.2
 
     libs = ["mt", "np"] + (["torch"] if torch is not None else [])
@@ -530,7 +551,8 @@ def main(argv=None):
     print(f"mindtorch {mt.__version__} (backends: {', '.join(mt.backends_installed()) or 'none'}), "
           f"numpy {np.__version__}, torch {torch.__version__ if torch is not None else 'not installed'}, "
           f"Python {sys.version.split()[0]}, {os.cpu_count()} cores")
-    print(f"each figure: min of {args.repeat} repeats of an autoranged timeit loop\n")
+    print(f"each figure: min of {args.repeat} repeats of an autoranged timeit loop; threads: "
+          f"{args.threads or 'library defaults'}; load average {os.getloadavg()[0]:.1f}\n")
 
     if args.breakdown_only:
         gpt_breakdown()
