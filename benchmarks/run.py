@@ -1,9 +1,12 @@
 """mindtorch benchmarks, side by side with NumPy and (when installed) PyTorch.
 
-    python benchmarks/run.py [--repeat N] [--quick]
+    python benchmarks/run.py [--repeat N] [--quick] [--threads N] [--only TEXT] [--breakdown-only]
 
 Each figure is the best of several repeats of a timeit loop (min-of-repeats is
-the least noisy estimate of the cost itself). Targets are SPEC §7's.
+the least noisy estimate of the cost itself). Targets are SPEC §7's and issue 10's.
+--threads N pins every library (mindtorch's pool, PyTorch, NumPy's BLAS) to N threads; --cpu-time
+times with this process's CPU time instead of the wall clock. On a shared, busy machine
+`--threads 1 --cpu-time` compares per-core cost, which other processes' load barely moves.
 """
 import argparse
 import os
@@ -11,21 +14,35 @@ import subprocess
 import sys
 import timeit
 
-import numpy as np
+
+def _pin_threads(argv):
+    # BLAS and OpenMP read these once, at import: set them before NumPy and PyTorch load
+    for i, a in enumerate(argv):
+        n = a.split("=", 1)[1] if a.startswith("--threads=") else (argv[i + 1] if a == "--threads" and
+                                                                    i + 1 < len(argv) else None)
+        if n:
+            for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+                os.environ[var] = n
+
+
+_pin_threads(sys.argv[1:])
+
+import numpy as np  # noqa: E402
 
 try:
     import torch
 except ImportError:  # the torch column then reads n/a
     torch = None
 
-import mindtorch as mt
+import mindtorch as mt  # noqa: E402
 
 NA = None
+CLOCK = [timeit.default_timer]  # or time.process_time (--cpu-time)
 
 
 def loop_size(fn, min_time):
     """Calls per timing loop so that one loop lasts at least `min_time` seconds."""
-    timer = timeit.Timer(fn)
+    timer = timeit.Timer(fn, timer=CLOCK[0])
     number = 1
     while timer.timeit(number) < min_time:
         number *= 2 if number < 8 else 4
@@ -50,7 +67,7 @@ def measure_case(work, libs, repeat, min_time):
             why[lib] = f"{type(exc).__name__}: {str(exc)[:60]}"
     for _ in range(repeat):
         for lib, (fn, number) in fns.items():
-            t = timeit.Timer(fn).timeit(number) / number
+            t = timeit.Timer(fn, timer=CLOCK[0]).timeit(number) / number
             res[lib] = t if res[lib] is None else min(res[lib], t)
     return res, why
 
@@ -337,7 +354,7 @@ class KernelTimer:
         self.depth = 0
 
     def _wrap(self, name, fn):
-        perf = timeit.default_timer
+        perf = CLOCK[0]
         times = self.times
 
         def timed(*args, **kw):
@@ -398,20 +415,20 @@ def gpt_breakdown(steps=10):
         phase_ops = {}
         for rep in range(steps):
             opt.zero_grad(set_to_none=True)
-            t = [timeit.default_timer()]
+            t = [CLOCK[0]()]
             if timer is not None:
                 timer.times = {}
                 timer.__enter__()
             try:
                 marks = []
                 loss = F.cross_entropy(model(idx).view(-1, vocab), tgt.view(-1))
-                t.append(timeit.default_timer())
+                t.append(CLOCK[0]())
                 marks.append(dict(timer.times) if timer else {})
                 loss.backward()
-                t.append(timeit.default_timer())
+                t.append(CLOCK[0]())
                 marks.append(dict(timer.times) if timer else {})
                 opt.step()
-                t.append(timeit.default_timer())
+                t.append(CLOCK[0]())
                 marks.append(dict(timer.times) if timer else {})
             finally:
                 if timer is not None:
@@ -423,7 +440,7 @@ def gpt_breakdown(steps=10):
         res[lib] = (best, phase_ops)
     mt_phases, marks = res["mt"]
     total = sum(mt_phases)
-    print(f"\nGPT step breakdown (mindtorch, best of {steps} steps; kernel time by op family, "
+    print(f"\nGPT step breakdown (mindtorch, best of {steps} steps, {'CPU' if CLOCK[0] is not timeit.default_timer else 'wall'} time; kernel time by op family, "
           f"the rest is Python: dispatch, autograd, module and optimizer code)")
     names = ("forward", "backward", "optimizer")
     tph = res.get("torch", (None,))[0]
@@ -521,7 +538,17 @@ def main(argv=None):
     p.add_argument("--only", help="run only the rows whose name contains this text")
     p.add_argument("--no-breakdown", action="store_true", help="skip the per-op breakdown of a GPT step")
     p.add_argument("--breakdown-only", action="store_true", help="only the per-op breakdown of a GPT step")
+    p.add_argument("--threads", type=int, help="threads for every library (default: each library's own)")
+    p.add_argument("--cpu-time", action="store_true", help="time with process CPU time (use with --threads 1)")
     args = p.parse_args(argv)
+    if args.cpu_time:
+        import time
+        CLOCK[0] = time.process_time
+    if args.threads:
+        if hasattr(mt, "set_num_threads"):
+            mt.set_num_threads(args.threads)
+        if torch is not None:
+            torch.set_num_threads(args.threads)
     min_time = 0.05 if args.quick else 0.2
 
     libs = ["mt", "np"] + (["torch"] if torch is not None else [])
@@ -530,7 +557,9 @@ def main(argv=None):
     print(f"mindtorch {mt.__version__} (backends: {', '.join(mt.backends_installed()) or 'none'}), "
           f"numpy {np.__version__}, torch {torch.__version__ if torch is not None else 'not installed'}, "
           f"Python {sys.version.split()[0]}, {os.cpu_count()} cores")
-    print(f"each figure: min of {args.repeat} repeats of an autoranged timeit loop\n")
+    print(f"each figure: min of {args.repeat} repeats of an autoranged timeit loop; threads: "
+          f"{args.threads or 'library defaults'}; clock: {'process CPU time' if args.cpu_time else 'wall'}; "
+          f"load average {os.getloadavg()[0]:.1f}\n")
 
     if args.breakdown_only:
         gpt_breakdown()

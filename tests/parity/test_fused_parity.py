@@ -363,3 +363,13 @@ def test_allocator_pool_reuses_only_unreferenced_blocks():
     z2 = a + b
     assert z2.data_ptr() != w.data_ptr()
     np.testing.assert_array_equal(z2.numpy(), a.numpy() + b.numpy())
+
+
+def test_num_threads_default_follows_omp_num_threads():
+    import os
+    import subprocess
+    import sys
+    code = "import mindtorch; print(mindtorch.get_num_threads(), mindtorch.get_num_interop_threads())"
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "1"]

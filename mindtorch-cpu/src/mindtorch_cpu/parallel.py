@@ -4,23 +4,19 @@ import contextvars
 import threading
 
 import numpy as np
-from concurrent.futures import ThreadPoolExecutor
 
 from mindtorch.plugins import get_num_threads
 
 from .allocator import ALLOCATOR, POOL_MIN
 
-# Elements per block below which splitting costs more than it saves (a task hand-off is ~10 us;
-# measured on 1024x1024 add/exp in benchmarks/run.py: 2 blocks pay from ~64k float32 elements).
+# Elements per task below which an op is not split: twice PyTorch's grain (32k), since handing a task
+# to a Python thread costs more than to an OpenMP one. Not tuned on an idle machine (the shared machine
+# this was written on never was one); benchmarks/run.py is where to retune it.
 GRAIN = 1 << 16
 
 _pool = [None, 0]  # executor, its size
 _lock = threading.Lock()
 _local = threading.local()
-
-
-def threads():
-    return get_num_threads()
 
 
 def _executor(n):
@@ -29,6 +25,7 @@ def _executor(n):
         with _lock:
             ex, size = _pool
             if ex is None or size != n:
+                from concurrent.futures import ThreadPoolExecutor  # on first use: it costs ~10 ms to import
                 if ex is not None:
                     ex.shutdown(wait=False)
                 ex = ThreadPoolExecutor(max_workers=n - 1, thread_name_prefix="mindtorch-cpu")

@@ -363,7 +363,7 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
     r = arr(rstd).reshape(n, 1).astype(dt, copy=False)
     wv = _f(w).reshape(c) if w is not None else None
     dx = np.empty((n, c), dt)
-    partial = []
+    partial = {}  # block start -> (dweight, dbias) part, summed in block order (deterministic)
 
     def run(lo, hi):
         gb, xb, o, rb = ga[lo:hi], a[lo:hi], dx[lo:hi], r[lo:hi]
@@ -371,7 +371,7 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
         xhat *= rb
         t = np.multiply(gb, xhat)
         ones_rows = _ones(hi - lo, dt)
-        partial.append((np.matmul(ones_rows, t), np.matmul(ones_rows, gb)))   # dweight, dbias parts
+        partial[lo] = (np.matmul(ones_rows, t), np.matmul(ones_rows, gb))
         gx = gb * wv if wv is not None else gb
         if wv is not None:
             np.multiply(gx, xhat, out=t)
@@ -381,8 +381,9 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
             o -= _row_mean(gx, ones)
         o *= rb
     row_blocks(run, n, c)
-    gw = np.sum([p[0] for p in partial], axis=0) if partial else np.zeros(c, dt)
-    gbias = np.sum([p[1] for p in partial], axis=0) if partial else np.zeros(c, dt)
+    parts = [partial[lo] for lo in sorted(partial)]
+    gw = np.sum([p[0] for p in parts], axis=0) if parts else np.zeros(c, dt)
+    gbias = np.sum([p[1] for p in parts], axis=0) if parts else np.zeros(c, dt)
     return dx.reshape(x.shape), gw.reshape(normalized_shape), gbias.reshape(normalized_shape)
 
 
