@@ -170,6 +170,6 @@ def test_bad_input_sweep_over_the_op_table(capsys):
 
 # 251 of these are "wrong dtype" (complex64 into ops PyTorch does not implement for complex: it
 # raises NotImplementedError/RuntimeError, mindtorch computes or raises TypeError); the rest are
-# IndexError-vs-RuntimeError for index_copy/addmv shape checks, torch.norm/split(None) being
+# IndexError-vs-RuntimeError for an addmv shape check, torch.norm/split(None) being
 # AttributeError in PyTorch's Python code, and resize_ of a too-small target
-KNOWN_MISMATCHES = 270
+KNOWN_MISMATCHES = 264
