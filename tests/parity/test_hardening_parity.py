@@ -141,3 +141,17 @@ def test_unique_keeps_every_nan():
     th = torch.unique(torch.tensor(vals), return_inverse=True, return_counts=True)
     for a, b in zip(mt, th):
         assert_same(a, b)
+
+
+INDEX_SRC_CASES = {
+    "index_copy source rows != indices": lambda L: L.ones(3, 4).index_copy(0, L.tensor([0]), L.ones(7, 4)),
+    "index_copy along dim 1": lambda L: L.ones(3, 4).index_copy(1, L.tensor([0]), L.ones(3, 2)),
+    "index_copy slice shape": lambda L: L.ones(3, 4).index_copy(0, L.tensor([0]), L.ones(1, 5)),
+    "index_copy scalar source": lambda L: L.ones(3).index_copy(0, L.tensor([0, 1]), L.tensor(1.0)),
+    "index_add source rows != indices": lambda L: L.ones(3, 4).index_add(0, L.tensor([0]), L.ones(7, 4)),
+}
+
+
+@pytest.mark.parametrize("name", list(INDEX_SRC_CASES))
+def test_index_source_checks_raise_pytorch_class(name):
+    assert _same_class(INDEX_SRC_CASES[name]) in (IndexError, RuntimeError)

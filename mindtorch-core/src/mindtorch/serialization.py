@@ -524,6 +524,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
                 record = reader.record
     except CheckpointError as exc:
         raise CheckpointError(f"{where}" + (f", record {record}" if record else "") + f": {exc}") from None
+    except MemoryError:  # never dressed up as a corrupt file: it means a bound above is missing
+        raise
     except (KeyboardInterrupt, SystemExit):
         raise
     except Exception as exc:

@@ -362,6 +362,13 @@ def _index_src_meta(name):
             raise RuntimeError(f"{name}(): self ({self.dtype}) and source ({source.dtype}) must have the same "
                                f"scalar type")
         n = numel(index._shape)
+        # PyTorch counts the indices against source.size(dim) before comparing slice shapes;
+        # index_copy reports it as an IndexError, index_add as a RuntimeError
+        err = IndexError if name == "index_copy" else RuntimeError
+        if not source._shape and name == "index_copy" and n != 1:
+            raise err(f"{name}_(): When source is scalar, index should have one element (got {n})")
+        if len(source._shape) > d and source._shape[d] != n:
+            raise err(f"{name}_(): Number of indices ({n}) should be equal to source.size(dim) ({source._shape[d]})")
         ss = list(self._shape)
         if ss:
             ss[d] = n
