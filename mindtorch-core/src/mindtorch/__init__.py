@@ -77,7 +77,7 @@ else:
 # submodules imported on first use; a name whose module is not written yet answers AttributeError
 # (so hasattr is False), never ModuleNotFoundError
 _LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions",
-         "return_types", "cuda", "accelerator", "onnx", "jit", "compiler", "amp", "library", "version"}
+         "return_types", "cuda", "accelerator", "onnx", "jit", "compiler", "amp", "library", "version", "_dynamo"}
 
 
 def __getattr__(name):
