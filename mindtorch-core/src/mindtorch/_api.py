@@ -1,5 +1,6 @@
 """Public functions that are not single ops."""
-__all__ = ["save", "load", "einsum", "broadcast_shapes", "compile"]
+__all__ = ["save", "load", "einsum", "broadcast_shapes", "compile", "autocast", "is_autocast_enabled",
+           "get_autocast_dtype"]
 
 from ._shape import broadcast_shapes_public as broadcast_shapes  # noqa: E402
 
@@ -34,3 +35,6 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if not disable:
         warn_once("compile")
     return model
+
+
+from .amp.autocast_mode import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: E402
