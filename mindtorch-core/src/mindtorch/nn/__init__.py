@@ -8,7 +8,7 @@ from . import utils  # noqa: F401
 
 def __getattr__(name):
     # functional.py is owned elsewhere and may be added later; import on first use
-    if name == "functional":
+    if name in ("functional", "attention"):
         import importlib
         return importlib.import_module(__name__ + ".functional")
     raise AttributeError(f"module 'mindtorch.nn' has no attribute '{name}'")
