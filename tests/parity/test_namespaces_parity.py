@@ -16,7 +16,7 @@ def _outcome(lib, expr):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return ("ok", eval(expr, {"torch": lib}))
+            return ("ok", eval(expr, {"torch": lib, "_f": lambda v: v * 2}))
     except Exception as e:  # noqa: BLE001
         return ("raise", type(e), str(e))
 
@@ -135,3 +135,26 @@ def test_every_top_level_name_resolves_without_raising():
             hasattr(mindtorch, name)
         except Exception as e:  # noqa: BLE001
             pytest.fail(f"hasattr(mindtorch, {name!r}) raised {type(e).__name__}: {e}")
+
+
+@pytest.mark.parametrize("expr", ["torch._dynamo.config.cache_size_limit", "torch._dynamo.config.suppress_errors",
+                                  "torch._dynamo.is_compiling()", "torch.compiler.is_dynamo_compiling()",
+                                  "torch._dynamo.allow_in_graph(_f) is _f", "torch.compiler.allow_in_graph(_f) is _f",
+                                  "torch._dynamo.assume_constant_result(_f)(3)", "torch._dynamo.disable(_f)(3)",
+                                  "torch.compiler.disable(_f)(3)", "torch.compiler.disable()(_f)(3)",
+                                  "torch.jit.ignore(_f)(3)", "torch.jit.unused(_f)(3)", "torch.version.cuda",
+                                  "torch.version.hip"])
+def test_eager_compiler_names(expr):
+    mt, th = _outcome(mindtorch, expr), _outcome(torch, expr)
+    assert mt == th
+
+
+def test_save_on_cpu_keeps_results_and_gradients():
+    grads = []
+    for lib in (mindtorch, torch):
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        with lib.autograd.graph.save_on_cpu(pin_memory=False):
+            y = (x.sin() * x).sum()
+        y.backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == pytest.approx(grads[1], rel=1e-6)

@@ -12,6 +12,12 @@ from ._dtype import result_type as _result_type
 from ._dtype import finfo, iinfo  # noqa: F401,E402
 
 globals().update(_dtype.SHELL)  # uint16/32/64 and the float8 formats
+from . import _legacy  # noqa: E402
+from ._legacy import layout, memory_format  # noqa: E402,F401
+
+globals().update(_legacy.LAYOUTS)
+globals().update(_legacy.FORMATS)
+globals().update(_legacy.TYPED)
 from ._device import device, set_default_device, get_default_device  # noqa: F401
 from ._shape import Size  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
@@ -71,7 +77,8 @@ else:
 # submodules imported on first use; a name whose module is not written yet answers AttributeError
 # (so hasattr is False), never ModuleNotFoundError
 _LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions",
-         "distributed", "return_types", "cuda", "accelerator", "onnx", "jit", "compiler", "amp", "library", "version"}
+         "distributed", "return_types", "cuda", "accelerator", "onnx", "jit", "compiler", "amp", "library", "version",
+         "_dynamo"}
 
 
 def __getattr__(name):

@@ -1,6 +1,7 @@
 """Public functions that are not single ops."""
-__all__ = ["save", "load", "einsum", "broadcast_shapes", "compile", "get_num_threads", "set_num_threads",
-           "get_num_interop_threads", "set_num_interop_threads"]
+__all__ = ["save", "load", "einsum", "broadcast_shapes", "compile", "autocast", "is_autocast_enabled",
+           "get_autocast_dtype", "get_num_threads", "set_num_threads", "get_num_interop_threads",
+           "set_num_interop_threads"]
 
 from ._shape import broadcast_shapes_public as broadcast_shapes  # noqa: E402
 from ._threads import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: E402,F401
@@ -37,3 +38,6 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if not disable:
         warn_once("compile")
     return model
+
+
+from .amp.autocast_mode import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: E402

@@ -108,7 +108,8 @@ class Tensor:
 
     @property
     def layout(self):
-        return "torch.strided"
+        from ._legacy import LAYOUTS
+        return LAYOUTS["strided"]
 
     def untyped_storage(self):
         return self._storage
@@ -371,6 +372,15 @@ class Tensor:
     @property
     def is_cuda(self):
         return self.device.type == "cuda"
+
+    def is_pinned(self, device=None):
+        return False  # no mindtorch allocator hands out page-locked host memory
+
+    def pin_memory(self, device=None):
+        from . import accelerator
+        if not accelerator.is_available():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        raise NotImplementedError("pin_memory: no mindtorch backend provides page-locked host memory yet")
 
     def record_stream(self, stream):
         """Mark the memory as in use by `stream` (torch.Tensor.record_stream): the device's caching

@@ -469,3 +469,22 @@ def record_inplace(op, args, self, saved_self):
     rebase_history(self, node)
     if plan.saves_result:
         node.result = save_output(self, 0, True)
+
+
+class save_on_cpu:
+    """Context manager asking autograd to keep the tensors it saves for backward in host memory.
+
+    mindtorch keeps saved tensors where they were made; for the cpu device that is host memory already,
+    so inside this context nothing changes (results and gradients are PyTorch's). Offloading device
+    tensors would need saved-tensor hooks, which mindtorch does not have yet.
+    """
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        self.pin_memory = pin_memory
+        self.device_type = device_type
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -8,6 +8,7 @@ AssertionError("Torch not compiled with CUDA enabled").
 import contextlib
 
 from .._errors import OutOfMemoryError  # noqa: F401
+from . import amp  # noqa: F401
 
 _NOT_COMPILED = "Torch not compiled with CUDA enabled"
 

@@ -7,8 +7,8 @@ from . import utils  # noqa: F401
 
 
 def __getattr__(name):
-    # functional.py is owned elsewhere and may be added later; import on first use
-    if name in ("functional", "parallel"):
+    # submodules imported on first use
+    if name in ("functional", "parallel", "attention"):
         import importlib
-        return importlib.import_module(__name__ + ".functional")
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'mindtorch.nn' has no attribute '{name}'")

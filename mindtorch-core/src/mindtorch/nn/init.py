@@ -5,7 +5,8 @@ import warnings
 import mindtorch
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_"]
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "dirac_",
+           "sparse_"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -98,6 +99,37 @@ def eye_(tensor):
         raise ValueError("Only tensors with 2 dimensions are supported")
     with mindtorch.no_grad():
         tensor.copy_(mindtorch.eye(*tensor.shape, dtype=tensor.dtype))
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    """The identity kernel of a convolution (per group): input channels pass through unchanged."""
+    if tensor.dim() not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    center = tuple(s // 2 for s in sizes[2:])
+    with mindtorch.no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(per_group, sizes[1])):
+                tensor[(g * per_group + d, d) + center] = 1
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Normal(0, std) entries with a fraction `sparsity` of each column set to zero."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with mindtorch.no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            zero_rows = mindtorch.randperm(rows, generator=generator)[:num_zeros]
+            tensor[zero_rows, col] = 0
     return tensor
 
 
