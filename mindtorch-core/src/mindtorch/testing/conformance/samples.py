@@ -1243,6 +1243,80 @@ def _range(m):
     return [S(0, 4, **_opts()), S(1.0, 2.0, 0.25, **_opts())]
 
 
+# -- fused ops (each has a composite fallback; these samples hold a device kernel to the cpu's) ----------
+
+@samples("gelu_backward")
+def _gelu_backward(m):
+    return [S(m.f(3, 4), m.f(3, 4)), S(m.f(), m.f()), S(m.f(2, 3, 4), m.nc(2, 3, 4), approximate="tanh"),
+            S(m.f(0, 3), m.f(0, 3)), S(m.f(3, 1, 4), m.f(3, 5, 4))]
+
+
+@samples("_softmax_backward_data", "_log_softmax_backward_data")
+def _softmax_backward(m):
+    return [S(m.f(3, 4), m.u(3, 4), 1), S(m.f(2, 3, 4), m.u(2, 3, 4), 0), S(m.f(5), m.u(5), -1),
+            S(m.f(2, 0), m.u(2, 0), 1)]
+
+
+@samples("_cross_entropy")
+def _cross_entropy(m):
+    x = m.f(4, 5)
+    return [S(x, m.i(4, hi=5), None, 1, -100), S(x, mindtorch.tensor([0, 3, 1, 3]), m.pos(5), 1, 3),
+            S(x, m.i(4, hi=5), None, 0, -100), S(x, m.i(4, hi=5), m.pos(5), 2, -100)]
+
+
+@samples("_cross_entropy_backward")
+def _cross_entropy_backward(m):
+    x, t, w = m.f(4, 5), m.i(4, hi=5), m.pos(5)
+    out = []
+    for weight, reduction in ((None, 1), (w, 1), (w, 0), (None, 2)):
+        _, logp, total = mindtorch.ops._cross_entropy(x, t, weight, reduction, -100)
+        g = m.f(4) if reduction == 0 else m.f()
+        out.append(S(g, logp, t, weight, reduction, -100, total))
+    return out
+
+
+@samples("_scaled_dot_product_attention")
+def _sdpa(m):
+    q, k, v = m.f(2, 3, 4, 8), m.f(2, 3, 5, 8), m.f(2, 3, 5, 8)
+    return [S(q, k, v, None, False, 8 ** -0.5), S(m.f(2, 4, 8), m.f(2, 4, 8), m.f(2, 4, 8), None, True, 0.3),
+            S(q, k, v, m.b(4, 5), False, 0.5), S(q, k, v, m.f(1, 3, 4, 5), False, 8 ** -0.5)]
+
+
+@samples("_scaled_dot_product_attention_backward")
+def _sdpa_backward(m):
+    q, k, v = m.f(2, 4, 8), m.f(2, 5, 8), m.f(2, 5, 8)
+    out, attn = mindtorch.ops._scaled_dot_product_attention(q, k, v, None, False, 0.35)
+    return [S(m.f(*out.shape), q, k, v, attn, 0.35)]
+
+
+def _param_group(m, n_state):
+    shapes = [(3, 4), (5,), ()]
+    return [[m.f(*s) for s in shapes] for _ in range(n_state)]
+
+
+@samples("_foreach_adam_")
+def _foreach_adam(m):
+    out = []
+    for amsgrad, decoupled, maximize in ((False, False, False), (True, True, False), (False, True, True)):
+        p, g, ea = _param_group(m, 3)
+        eas = [x.abs() for x in _param_group(m, 1)[0]]
+        mx = [x.abs() for x in _param_group(m, 1)[0]] if amsgrad else []
+        steps = [mindtorch.tensor(3.0) for _ in p]
+        out.append(S(p, g, ea, eas, mx, steps, lr=1e-2, beta1=0.9, beta2=0.999, weight_decay=0.01, eps=1e-8,
+                     amsgrad=amsgrad, maximize=maximize, decoupled=decoupled))
+    return out
+
+
+@samples("_foreach_sgd_")
+def _foreach_sgd(m):
+    out = []
+    for momentum, nesterov, fresh in ((0.0, False, False), (0.9, False, False), (0.9, True, True)):
+        p, g, buf = _param_group(m, 3)
+        out.append(S(p, g, buf if momentum else [], lr=0.1, momentum=momentum, dampening=0.0, weight_decay=1e-4,
+                     nesterov=nesterov, maximize=False, fresh=fresh))
+    return out
+
+
 def inplace_base(qualname):
     """The out-of-place op of an in-place one (for reporting), or None."""
     op = op_out_of_place.get(qualname)
