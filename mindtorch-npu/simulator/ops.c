@@ -125,7 +125,7 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
-       L_ARG = 512, F_EMBED = 1024, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384 };
+       L_ARG = 512, F_EMBED = 1024, L_VALUES = 32768, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384 };
 /* SIG_SOFTMAX covers every op along one dim's lines: softmax (F_LOG: log-softmax), L_CUMSUM, L_ARG|R_MAX/R_MIN */
 /* F_MODE: an int attribute (DivMod's rounding mode 0..2; GeluV2's approximate 0..1; RoundDecimals' decimals)
  * reaches the element function as p[0].i */
@@ -382,6 +382,9 @@ static const op_def OPS[] = {
     {"Cumsum", SIG_SOFTMAX, 0, 0, ALL10, NULL, L_CUMSUM},
     {"ArgMax", SIG_SOFTMAX, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, L_ARG | R_MAX},
     {"ArgMin", SIG_SOFTMAX, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, L_ARG | R_MIN},
+    /* MaxDim / MinDim: ArgMax / ArgMin that also write the extreme values (out, indices) */
+    {"MaxDim", SIG_SOFTMAX, 0, 0, ALL10, NULL, L_ARG | R_MAX | L_VALUES},
+    {"MinDim", SIG_SOFTMAX, 0, 0, ALL10, NULL, L_ARG | R_MIN | L_VALUES},
     /* index ops: out = self.shape[:dim] + index.shape + self.shape[dim+1:] (Embedding: dim 0) */
     {"IndexSelect", SIG_INDEX, 0, 0, ALL10, NULL, 0}, {"Embedding", SIG_INDEX, 0, 0, ALL10, NULL, F_EMBED},
     {"InplaceMaskedFillScalar", SIG_MASKED_FILL, 1, 0, ALL10, e_where, 0},
@@ -748,14 +751,18 @@ static int k_softmax(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len)
     char *ob, *xb;
     int rc;
     if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len))) return rc;
+    char *vb = NULL;
+    const tview *vv = &e->t[2];
+    if ((d->flags & L_VALUES) && (rc = map_view(vv, dev, &vb, d->name, 2, msg, len))) return rc;
     if (!numel(o)) return 0;
     int ax = (int)e->ip[0];
     int64_t L = ax < 0 ? 1 : x->dims[ax], xs = ax < 0 ? 0 : x->st[ax], os = ax < 0 ? 0 : o->st[ax];
-    int64_t shape[SIM_MAXDIM], st[2][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[2] = {x->off, o->off}, lines = 1;
+    int64_t shape[SIM_MAXDIM], st[3][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[3] = {x->off, o->off, vv->off}, lines = 1;
     for (int i = 0; i < x->nd; i++) {
         shape[i] = i == ax ? 1 : x->dims[i];
         st[0][i] = x->st[i];
         st[1][i] = o->st[i];
+        st[2][i] = vb ? vv->st[i] : 0;
         lines *= shape[i];
     }
     int ex = dt_size(x->dt), eo = dt_size(o->dt), isf = dt_is_float(e->ct);
@@ -775,6 +782,7 @@ static int k_softmax(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len)
                 }
             }
             sti(o->dt, ob + off[1] * eo, best);
+            if (vb) memcpy(vb + off[2] * ex, xb + (off[0] + best * xs) * ex, (size_t)ex);
         } else if (d->flags & L_CUMSUM) {
             double sf = 0;
             int64_t si = 0;
@@ -791,7 +799,7 @@ static int k_softmax(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len)
                 stf(o->dt, ob + (off[1] + k * os) * eo, (d->flags & F_LOG) ? z - log(sum) : exp(z) / sum);
             }
         }
-        step(x->nd, shape, idx, 2, off, st);
+        step(x->nd, shape, idx, 3, off, st);
     }
 #undef XF
 #undef XI
@@ -1371,6 +1379,11 @@ static aclnnStatus v_softmax(const op_def *d, args *a, aclOpExecutor *e) {
         else if (a->i[1]) shape[n++] = 1;
     if (!same_shape(out, n, shape))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape is not the result shape", d->name);
+    const aclTensor *vals = a->t[2];
+    if ((d->flags & L_VALUES) && ((rc = check_tensor(d, vals, "out", 8)) || vals->dtype != self->dtype ||
+                                  !same_shape(vals, n, shape)))
+        return rc ? rc : (aclsim_set_err("aclnn%sGetWorkspaceSize: out must have indices' shape and self's dtype", d->name),
+                          ACLNN_ERR_PARAM_INVALID);
     if ((d->flags & L_ARG) && out->dtype != ACL_INT64 && out->dtype != ACL_INT32)
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s is not INT64 or INT32", d->name, dtname(out->dtype));
     if ((d->flags & L_ARG) && ax >= 0 && !self->dims[ax])
@@ -1381,17 +1394,19 @@ static aclnnStatus v_softmax(const op_def *d, args *a, aclOpExecutor *e) {
     if (!(d->flags & L_ARG) && !(d->dtypes & B(out->dtype)))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s is not supported", d->name, dtname(out->dtype));
     e->ct = (d->flags & L_ARG) ? self->dtype : out->dtype;
-    e->nt = 2;
+    e->nt = (d->flags & L_VALUES) ? 3 : 2;
     e->ip[0] = ax;
     snap(&e->t[0], out);
     snap(&e->t[1], self);
-    if ((d->flags & L_ARG) && ax >= 0 && !a->i[1]) { /* view out with the reduced dim back in, stride 0 */
-        tview *o = &e->t[0];
-        for (int i = o->nd; i > ax; i--) { o->dims[i] = o->dims[i - 1]; o->st[i] = o->st[i - 1]; }
-        o->dims[ax] = 1;
-        o->st[ax] = 0;
-        o->nd++;
-    }
+    if (d->flags & L_VALUES) snap(&e->t[2], vals);
+    for (int j = 0; j < 3; j += 2) /* outputs viewed with the reduced dim back in, stride 0 */
+        if ((d->flags & L_ARG) && ax >= 0 && !a->i[1] && (j == 0 || (d->flags & L_VALUES))) {
+            tview *o = &e->t[j];
+            for (int i = o->nd; i > ax; i--) { o->dims[i] = o->dims[i - 1]; o->st[i] = o->st[i - 1]; }
+            o->dims[ax] = 1;
+            o->st[ax] = 0;
+            o->nd++;
+        }
     return 0;
 }
 
@@ -2055,3 +2070,12 @@ EXPORT aclnnStatus aclnnInplaceTriuGetWorkspaceSize(aclTensor *selfRef, int64_t 
     PREP(InplaceTriu, .t = {selfRef, selfRef}, .i = {diagonal});
 }
 LAUNCH(Tril) LAUNCH(InplaceTril) LAUNCH(Triu) LAUNCH(InplaceTriu)
+EXPORT aclnnStatus aclnnMaxDimGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepdim, aclTensor *out,
+                                               aclTensor *indices, WS) {
+    PREP(MaxDim, .t = {indices, self, out}, .i = {dim, keepdim});
+}
+EXPORT aclnnStatus aclnnMinDimGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepdim, aclTensor *out,
+                                               aclTensor *indices, WS) {
+    PREP(MinDim, .t = {indices, self, out}, .i = {dim, keepdim});
+}
+LAUNCH(MaxDim) LAUNCH(MinDim)

@@ -211,3 +211,26 @@ def test_random_on_the_device_follows_the_generator_state():
     assert set(np.unique(x)) <= {0.0, 1.0} and abs(x.mean() - 0.25) < 0.03
     r = torch.randint(3, 9, (500,), device="npu").cpu().numpy()
     assert r.min() == 3 and r.max() == 8
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.bool])
+def test_max_min_along_a_dim_give_values_and_first_indices(dtype):
+    x = rnd((4, 5), dtype, 7)
+    for fn in (torch.max, torch.min):
+        for dim, keep in ((0, False), (1, True), (-1, False)):
+            v, i = fn(x.to("npu").t(), dim, keepdim=keep)
+            wv, wi = fn(x.t(), dim, keepdim=keep)
+            close(v, wv)
+            close(i, wi)
+
+
+def test_clamp_tril_and_predicates_match_cpu():
+    x = rnd((4, 5), torch.float32, 8)
+    x[0, 0], x[1, 1] = float("nan"), float("inf")
+    xn = x.to("npu")
+    close(torch.clamp(xn, -0.5, 0.5), torch.clamp(x, -0.5, 0.5))
+    close(torch.clamp(xn, min=xn[0]), torch.clamp(x, min=x[0]))
+    close(torch.tril(xn, -1), torch.tril(x, -1))
+    close(torch.triu(xn.t(), 1), torch.triu(x.t(), 1))
+    for fn in (torch.isfinite, torch.isposinf, torch.isneginf):
+        close(fn(xn), fn(x))

@@ -855,3 +855,14 @@ KERNELS["bitwise_not_"] = lambda m, a: (launch("InplaceCopy", a, KERNELS["bitwis
 _register(("bitwise_and",), _binary_table("BitwiseAndTensor"))
 _register(("bitwise_or",), _binary_table("BitwiseOrTensor"))
 _register(("bitwise_xor",), _binary_table("BitwiseXorTensor"))
+
+
+def _dim_extreme(acl):
+    def k(m, a, dim, keepdim=False):
+        values, indices = empty(m[0].shape, m[0].dtype, a.device), empty(m[1].shape, m[1].dtype, a.device)
+        launch(acl, a, int(dim), bool(keepdim), values, indices)
+        return values, indices
+    return k
+
+
+KERNELS["_max_dim"], KERNELS["_min_dim"] = _dim_extreme("MaxDim"), _dim_extreme("MinDim")

@@ -145,6 +145,8 @@ OPS.update({
     "Softmax": [T, c_int64, T], "LogSoftmax": [T, c_int64, T],
     # ops-math math/cumsum/op_api/aclnn_cumsum.h; math/arg_max_v2/op_api/aclnn_argmax.h, arg_min/.../aclnn_argmin.h
     "Cumsum": [T, c_int64, aclDataType, T], "ArgMax": [T, c_int64, c_bool, T], "ArgMin": [T, c_int64, c_bool, T],
+    # ops-math math/arg_max_with_value/op_api/aclnn_max_dim.h, arg_min_with_value/op_api/aclnn_min_dim.h
+    "MaxDim": [T, c_int64, c_bool, T, T], "MinDim": [T, c_int64, c_bool, T, T],
     # ops-nn index/gather_v2/op_api/aclnn_index_select.h, index/embedding/op_api/aclnn_embedding.h
     "IndexSelect": [T, c_int64, T, T], "Embedding": [T, T, T],
     # ops-math conversion/masked_fill/op_api/aclnn_masked_fill_scalar.h
