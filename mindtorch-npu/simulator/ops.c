@@ -121,7 +121,7 @@ static void stf(int dt, char *p, double v) {
 enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
-       SIG_CLAMP, SIG_TRI };
+       SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -365,6 +365,16 @@ static const op_def OPS[] = {
     {"InplaceClampMinTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_clamp_min_t, 0},
     {"ClampMaxTensor", SIG_BINARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp_max_t, 0},
     {"InplaceClampMaxTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_clamp_max_t, 0},
+    /* Sort(self, stable, dim, descending, values, indices), Topk(self, k, dim, largest, sorted, values, indices):
+     * stable by value, NaN above every number (as PyTorch); F_MODE marks Topk */
+    {"Sort", SIG_SORT, 0, 0, ALL10, NULL, 0}, {"Topk", SIG_SORT, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, F_MODE},
+    /* Gather(self, dim, index, out); Scatter / ScatterValue (reduce 0 replace, 1 add, 2 multiply), in-place forms,
+     * ScatterAdd: out is self with src (or value) written at index along dim. F_MODE: a scatter; F_FLOAT: value */
+    {"Gather", SIG_ELEMENTS, 0, 0, ALL10, NULL, 0},
+    {"Scatter", SIG_ELEMENTS, 0, 0, ALL10, NULL, F_MODE}, {"InplaceScatter", SIG_ELEMENTS, 1, 0, ALL10, NULL, F_MODE},
+    {"ScatterValue", SIG_ELEMENTS, 0, 0, ALL10, NULL, F_MODE | F_FLOAT},
+    {"InplaceScatterValue", SIG_ELEMENTS, 1, 0, ALL10, NULL, F_MODE | F_FLOAT},
+    {"ScatterAdd", SIG_ELEMENTS, 0, 0, ALL10, NULL, F_MODE},
     /* Tril / Triu over the last two dims (flags 1: Triu) */
     {"Tril", SIG_TRI, 0, 0, ALL10, NULL, 0}, {"InplaceTril", SIG_TRI, 1, 0, ALL10, NULL, 0},
     {"Triu", SIG_TRI, 0, 0, ALL10, NULL, 1}, {"InplaceTriu", SIG_TRI, 1, 0, ALL10, NULL, 1},
@@ -1081,6 +1091,124 @@ static int k_tri(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     return 0;
 }
 
+typedef struct { double v; int64_t i; } keyed;
+static __thread int sort_desc;
+static int key_cmp(const void *pa, const void *pb) { /* NaN is the largest; ties keep their order (stable) */
+    const keyed *a = pa, *b = pb;
+    int an = a->v != a->v, bn = b->v != b->v, c;
+    if (an || bn) c = an - bn;
+    else c = (a->v > b->v) - (a->v < b->v);
+    if (sort_desc) c = -c;
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int key_cmp_int(const void *pa, const void *pb) { /* the keys hold int64 bits */
+    const keyed *a = pa, *b = pb;
+    int64_t x, y;
+    memcpy(&x, &a->v, 8);
+    memcpy(&y, &b->v, 8);
+    int c = (x > y) - (x < y);
+    if (sort_desc) c = -c;
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int k_sort(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *io = &e->t[0], *x = &e->t[1], *vo = &e->t[2];
+    char *ib, *xb, *vb;
+    int rc;
+    if ((rc = map_view(io, dev, &ib, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len)) ||
+        (rc = map_view(vo, dev, &vb, d->name, 2, msg, len)))
+        return rc;
+    if (!numel(x) || !e->ip[1]) return 0;
+    int ax = (int)e->ip[0];
+    int64_t L = ax < 0 ? 1 : x->dims[ax], k = e->ip[1];
+    int64_t xs = ax < 0 ? 0 : x->st[ax], is = ax < 0 ? 0 : io->st[ax], vs = ax < 0 ? 0 : vo->st[ax];
+    int64_t shape[SIM_MAXDIM], st[3][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[3] = {x->off, io->off, vo->off}, lines = 1;
+    for (int i = 0; i < x->nd; i++) {
+        shape[i] = i == ax ? 1 : x->dims[i];
+        st[0][i] = x->st[i];
+        st[1][i] = io->st[i];
+        st[2][i] = vo->st[i];
+        lines *= shape[i];
+    }
+    int ex = dt_size(x->dt), isf = dt_is_float(x->dt);
+    keyed *buf = malloc((size_t)L * sizeof *buf);
+    sort_desc = (int)e->ip[2];
+    for (int64_t c = 0; c < lines; c++) {
+        for (int64_t j = 0; j < L; j++) {
+            const char *p = xb + (off[0] + j * xs) * ex;
+            buf[j].v = isf ? ldf(x->dt, p) : (double)ldi(x->dt, p);
+            buf[j].i = j;
+        }
+        if (!isf) { /* int64 beyond 2^53 would collide in double: compare exactly */
+            for (int64_t j = 0; j < L; j++) { int64_t v = ldi(x->dt, xb + (off[0] + j * xs) * ex); memcpy(&buf[j].v, &v, 8); }
+        }
+        qsort(buf, (size_t)L, sizeof *buf, isf ? key_cmp : key_cmp_int);
+        for (int64_t j = 0; j < k; j++) {
+            memcpy(vb + (off[2] + j * vs) * ex, xb + (off[0] + buf[j].i * xs) * ex, (size_t)ex);
+            sti(ACL_INT64, ib + (off[1] + j * is) * 8, buf[j].i);
+        }
+        step(x->nd, shape, idx, 3, off, st);
+    }
+    free(buf);
+    return 0;
+}
+
+static int k_elements(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0], *x = &e->t[1], *ix = &e->t[2], *sv = &e->t[3];
+    char *ob, *xb, *ib, *sb = NULL;
+    int rc, scatter = (int)e->ip[2];
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len)) ||
+        (rc = map_view(ix, dev, &ib, d->name, 2, msg, len)) || (scatter && (rc = map_view(sv, dev, &sb, d->name, 3, msg, len))))
+        return rc;
+    int ax = (int)e->ip[0], nd = ix->nd, es = dt_size(x->dt), ei = dt_size(ix->dt), isf = dt_is_float(x->dt);
+    int64_t size = x->nd ? x->dims[ax] : 1;
+    if (scatter && ob != xb) { /* out starts as a copy of self (in place, they are one view) */
+        int64_t idx[SIM_MAXDIM] = {0}, off[2] = {o->off, x->off}, st[2][SIM_MAXDIM];
+        memcpy(st[0], o->st, sizeof st[0]);
+        memcpy(st[1], x->st, sizeof st[1]);
+        for (int64_t c = 0, n = numel(o); c < n; c++) {
+            memmove(ob + off[0] * es, xb + off[1] * es, (size_t)es);
+            step(o->nd, o->dims, idx, 2, off, st);
+        }
+    }
+    int64_t idx[SIM_MAXDIM] = {0}, total = numel(ix);
+    for (int64_t c = 0; c < total; c++) {
+        int64_t io = ix->off, so = sv->off, to = 0;
+        for (int i = 0; i < nd; i++) { io += idx[i] * ix->st[i]; if (!sv->is_const) so += idx[i] * sv->st[i]; }
+        int64_t v = ldi(ix->dt, ib + io * ei);
+        if (v < 0 || v >= size) {
+            snprintf(msg, len, "aclnn%s: index %lld is out of bounds for dim %d of size %lld", d->name, (long long)v, ax, (long long)size);
+            return ACL_ERROR_RT_AICORE_EXCEPTION;
+        }
+        const tview *tv = scatter ? o : x;
+        to = tv->off;
+        for (int i = 0; i < tv->nd; i++) to += (i == ax ? v : idx[i]) * tv->st[i];
+        if (!scatter) {
+            int64_t oo = o->off;
+            for (int i = 0; i < nd; i++) oo += idx[i] * o->st[i];
+            memcpy(ob + oo * es, xb + to * es, (size_t)es);
+        } else {
+            char *dst = ob + to * es;
+            const char *from = sv->is_const ? sb : sb + so * es;
+            int sdt = sv->dt;
+            if (e->ip[1] == 0) { if (isf) stf(o->dt, dst, ldf(sdt, from)); else sti(o->dt, dst, ldi(sdt, from)); }
+            else if (isf) stf(o->dt, dst, e->ip[1] == 1 ? ldf(o->dt, dst) + ldf(sdt, from) : ldf(o->dt, dst) * ldf(sdt, from));
+            else sti(o->dt, dst, e->ip[1] == 1 ? (int64_t)((uint64_t)ldi(o->dt, dst) + (uint64_t)ldi(sdt, from))
+                                               : (int64_t)((uint64_t)ldi(o->dt, dst) * (uint64_t)ldi(sdt, from)));
+        }
+        for (int i = nd - 1; i >= 0; i--) {
+            if (++idx[i] < ix->dims[i]) break;
+            idx[i] = 0;
+        }
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- validators, one per signature */
 static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     const char *nm = d->name;
@@ -1711,6 +1839,75 @@ static aclnnStatus v_tri(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+/* t: indices, self, values; i: {dim, k}; ip: {axis, k, descending} */
+static aclnnStatus v_sort(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *idx = a->t[0], *self = a->t[1], *vals = a->t[2];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_tensor(d, vals, "valuesOut", 8))) return rc;
+    if (!idx || !aclsim_check_tensor(idx) || idx->dtype != ACL_INT64)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: indicesOut must be an INT64 tensor", d->name);
+    int rank = (int)self->ndim, r1 = rank ? rank : 1;
+    int64_t dim = a->i[0];
+    if (dim < -r1 || dim >= r1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range", d->name, (long long)dim);
+    int ax = rank ? (int)(dim < 0 ? dim + rank : dim) : -1;
+    int64_t size = ax < 0 ? 1 : self->dims[ax], k = (d->flags & F_MODE) ? a->i[1] : size;
+    if (k < 0 || k > size) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnTopkGetWorkspaceSize: k %lld is not in [0, %lld]", (long long)k, (long long)size);
+    int64_t shape[SIM_MAXDIM];
+    for (int i = 0; i < rank; i++) shape[i] = i == ax ? k : self->dims[i];
+    if (!same_shape(vals, rank, shape) || !same_shape(idx, rank, shape) || vals->dtype != self->dtype)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: valuesOut / indicesOut shape or dtype is wrong", d->name);
+    e->nt = 3;
+    e->ct = self->dtype;
+    e->ip[0] = ax;
+    e->ip[1] = k;
+    e->ip[2] = a->seed; /* descending (Sort) / largest (Topk) */
+    snap(&e->t[0], idx);
+    snap(&e->t[1], self);
+    snap(&e->t[2], vals);
+    return 0;
+}
+
+/* t: out (selfRef), self, index, src (or the value as a constant); ip: {axis, reduce} */
+static aclnnStatus v_elements(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0], *self = d->inplace ? a->t[0] : a->t[1], *index = a->t[2], *src = a->t[3];
+    int scatter = d->flags & F_MODE, value = d->flags & F_FLOAT;
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, d->inplace ? "selfRef" : "self", 8)) || (!d->inplace && (rc = check_tensor(d, out, "out", 8))))
+        return rc;
+    if (!index || !aclsim_check_tensor(index) || (index->dtype != ACL_INT64 && index->dtype != ACL_INT32))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index must be an INT64 or INT32 tensor", d->name);
+    if (value ? (rc = check_scalar(d, a->s[0], "value")) : scatter ? (rc = check_tensor(d, src, "src", 8)) : 0) return rc;
+    int rank = (int)self->ndim, r1 = rank ? rank : 1;
+    int64_t dim = a->i[0];
+    if (dim < -r1 || dim >= r1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range", d->name, (long long)dim);
+    int ax = rank ? (int)(dim < 0 ? dim + rank : dim) : 0;
+    if ((int)index->ndim != rank && !(rank == 0 && index->ndim <= 1))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index must have self's rank", d->name);
+    for (int i = 0; i < (int)index->ndim && rank; i++) {
+        if (i != ax && index->dims[i] > self->dims[i])
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index is larger than self in dim %d", d->name, i);
+        if (scatter && !value && (src->ndim != index->ndim || index->dims[i] > src->dims[i]))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index is larger than src in dim %d", d->name, i);
+    }
+    if (scatter ? !same_shape(out, rank, self->dims) : !same_shape(out, (int)index->ndim, index->dims))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape is wrong", d->name);
+    if (out->dtype != self->dtype || (scatter && !value && src->dtype != self->dtype))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self, src and out must share a dtype", d->name);
+    int64_t reduce = !strcmp(d->name, "ScatterAdd") ? 1 : scatter ? a->i[1] : 0;
+    if (reduce < 0 || reduce > 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: reduce %lld is not 0, 1 or 2", d->name, (long long)reduce);
+    e->nt = 4;
+    e->ct = self->dtype;
+    e->ip[0] = ax;
+    e->ip[1] = reduce;
+    e->ip[2] = scatter;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    snap(&e->t[2], index);
+    if (value) snap_const(&e->t[3], a->s[0]->dtype, a->s[0]->raw);
+    else if (scatter) snap(&e->t[3], src);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- phase 1 and phase 2, shared */
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
@@ -1733,6 +1930,8 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_ARANGE: rc = v_arange(d, a, &tmp); tmp.run = k_arange; break;
     case SIG_CLAMP: rc = v_clamp(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_TRI: rc = v_tri(d, a, &tmp); tmp.run = k_tri; break;
+    case SIG_SORT: rc = v_sort(d, a, &tmp); tmp.run = k_sort; break;
+    case SIG_ELEMENTS: rc = v_elements(d, a, &tmp); tmp.run = k_elements; break;
     case SIG_LAYER_NORM: rc = v_layer_norm(d, a, &tmp); tmp.run = k_layer_norm; break;
     case SIG_EMBED_BWD: rc = v_embed_bwd(d, a, &tmp); tmp.run = k_embed_bwd; break;
     case SIG_MASKED_FILL: rc = v_masked_fill(d, a, &tmp); tmp.run = k_elementwise; break;
@@ -2079,3 +2278,37 @@ EXPORT aclnnStatus aclnnMinDimGetWorkspaceSize(const aclTensor *self, int64_t di
     PREP(MinDim, .t = {indices, self, out}, .i = {dim, keepdim});
 }
 LAUNCH(MaxDim) LAUNCH(MinDim)
+EXPORT aclnnStatus aclnnSortGetWorkspaceSize(const aclTensor *self, bool stable, int64_t dim, bool descending,
+                                             aclTensor *valuesOut, aclTensor *indicesOut, WS) {
+    (void)stable; /* always stable here: a valid order for stable=false too */
+    PREP(Sort, .t = {indicesOut, self, valuesOut}, .i = {dim}, .seed = descending);
+}
+EXPORT aclnnStatus aclnnTopkGetWorkspaceSize(const aclTensor *self, int64_t k, int64_t dim, bool largest, bool sorted,
+                                             aclTensor *valuesOut, aclTensor *indicesOut, WS) {
+    (void)sorted; /* always sorted here: a valid order for sorted=false too */
+    PREP(Topk, .t = {indicesOut, self, valuesOut}, .i = {dim, k}, .seed = largest);
+}
+LAUNCH(Sort) LAUNCH(Topk)
+EXPORT aclnnStatus aclnnGatherGetWorkspaceSize(const aclTensor *self, const int64_t dim, const aclTensor *index,
+                                               aclTensor *out, WS) { PREP(Gather, .t = {out, self, index}, .i = {dim}); }
+EXPORT aclnnStatus aclnnScatterGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
+                                                const aclTensor *src, int64_t reduce, aclTensor *out, WS) {
+    PREP(Scatter, .t = {out, self, index, src}, .i = {dim, reduce});
+}
+EXPORT aclnnStatus aclnnScatterValueGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
+                                                     const aclScalar *value, int64_t reduce, aclTensor *out, WS) {
+    PREP(ScatterValue, .t = {out, self, index}, .s = {value}, .i = {dim, reduce});
+}
+EXPORT aclnnStatus aclnnInplaceScatterGetWorkspaceSize(aclTensor *selfRef, int64_t dim, const aclTensor *index,
+                                                       const aclTensor *src, int64_t reduce, WS) {
+    PREP(InplaceScatter, .t = {selfRef, selfRef, index, src}, .i = {dim, reduce});
+}
+EXPORT aclnnStatus aclnnInplaceScatterValueGetWorkspaceSize(aclTensor *selfRef, int64_t dim, const aclTensor *index,
+                                                            const aclScalar *value, int64_t reduce, WS) {
+    PREP(InplaceScatterValue, .t = {selfRef, selfRef, index}, .s = {value}, .i = {dim, reduce});
+}
+EXPORT aclnnStatus aclnnScatterAddGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
+                                                   const aclTensor *src, aclTensor *out, WS) {
+    PREP(ScatterAdd, .t = {out, self, index, src}, .i = {dim});
+}
+LAUNCH(Gather) LAUNCH(Scatter) LAUNCH(ScatterValue) LAUNCH(InplaceScatter) LAUNCH(InplaceScatterValue) LAUNCH(ScatterAdd)

@@ -234,3 +234,33 @@ def test_clamp_tril_and_predicates_match_cpu():
     close(torch.triu(xn.t(), 1), torch.triu(x.t(), 1))
     for fn in (torch.isfinite, torch.isposinf, torch.isneginf):
         close(fn(xn), fn(x))
+
+
+def test_sort_topk_gather_scatter_match_cpu():
+    x = rnd((4, 6), torch.float32, 9)
+    x[1, 2] = float("nan")
+    xn = x.to("npu")
+    for desc in (False, True):
+        v, i = torch.sort(xn, 1, descending=desc)
+        wv, wi = torch.sort(x, 1, descending=desc)
+        close(v, wv)
+        close(i, wi)
+    q = rnd((5, 7), torch.int64, 10)
+    v, i = torch.sort(q.to("npu").t(), 0, stable=True)
+    wv, wi = torch.sort(q.t(), 0, stable=True)
+    close(v, wv)
+    close(i, wi)
+    y = rnd((3, 8), torch.float32, 11)
+    for largest in (True, False):
+        v, i = torch.topk(y.to("npu"), 3, 1, largest=largest)
+        wv, wi = torch.topk(y, 3, 1, largest=largest)
+        close(v, wv)
+        close(i, wi)
+    idx = torch.tensor([[0, 2, 1], [3, 3, 0]])
+    close(torch.gather(y.to("npu"), 1, idx.to("npu")), torch.gather(y, 1, idx))
+    src = rnd((2, 3), torch.float32, 12)
+    close(torch.zeros(2, 8, device="npu").scatter_add(1, idx.to("npu"), src.to("npu")),
+          torch.zeros(2, 8).scatter_add(1, idx, src))
+    close(torch.zeros(2, 8, device="npu").scatter(1, idx.to("npu"), 2.5), torch.zeros(2, 8).scatter(1, idx, 2.5))
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        torch.gather(y.to("npu"), 1, torch.tensor([[8]]).to("npu"))

@@ -467,7 +467,7 @@ def _is_contiguous(t):
 KERNELS["argmax"], KERNELS["argmin"] = _arg("ArgMax"), _arg("ArgMin")
 
 
-def _check_index(index, size, dim, name):
+def _check_index(index, size, dim, name, exc=IndexError):
     """PyTorch's IndexError for an index out of [0, size): both bounds are reduced on the device into one
     2-element tensor, so the host waits for the stream once and reads two numbers."""
     if not _numel(index):
@@ -481,7 +481,7 @@ def _check_index(index, size, dim, name):
     lo, hi = COPY.to_host(bounds).tolist()
     bad = lo if lo < 0 else hi if hi >= size else None
     if bad is not None:
-        raise IndexError(f"{name}(): index {bad} is out of bounds for dimension {dim} with size {size}")
+        raise exc(f"{name}(): index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
 def _numel(t):
@@ -866,3 +866,61 @@ def _dim_extreme(acl):
 
 
 KERNELS["_max_dim"], KERNELS["_min_dim"] = _dim_extreme("MaxDim"), _dim_extreme("MinDim")
+
+
+@kernel("_sort")
+def sort(m, a, dim=-1, descending=False, stable=False):
+    values, indices = empty(m[0].shape, m[0].dtype, a.device), empty(m[1].shape, m[1].dtype, a.device)
+    launch("Sort", a, bool(stable), int(dim), bool(descending), values, indices)
+    return values, indices
+
+
+@kernel("_topk")
+def topk(m, a, k, dim=-1, largest=True, sorted=True):
+    values, indices = empty(m[0].shape, m[0].dtype, a.device), empty(m[1].shape, m[1].dtype, a.device)
+    launch("Topk", a, int(k), int(dim), bool(largest), bool(sorted), values, indices)
+    return values, indices
+
+
+# --- gather / scatter ------------------------------------------------------------------------------
+
+SCATTER_REDUCE = {None: 0, "add": 1, "multiply": 2}  # aclnnScatter's reduce attribute
+
+
+def _axis(a, dim):
+    n = len(a._shape)
+    return dim % n if n else 0
+
+
+@kernel("gather")
+def gather(m, a, dim, index, sparse_grad=False):
+    d = _axis(a, dim)
+    _check_index(index, a._shape[d] if a._shape else 1, d, "gather", RuntimeError)
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Gather", a, int(dim), index, out)
+    return out
+
+
+def _scatter_args(a, dim, index, src, reduce):
+    d = _axis(a, dim)
+    _check_index(index, a._shape[d] if a._shape else 1, d, "scatter", RuntimeError)
+    return (src if isinstance(src, Tensor) else scalar_for(src, a.dtype)), SCATTER_REDUCE[reduce]
+
+
+def _scatter_pair(reduce_default=None):
+    def out_of_place(m, a, dim, index, src, reduce=reduce_default):
+        s, r = _scatter_args(a, dim, index, src, reduce)
+        out = empty(m.shape, m.dtype, a.device)
+        launch("Scatter" if isinstance(src, Tensor) else "ScatterValue", a, int(dim), index, s, r, out)
+        return out
+
+    def in_place(m, a, dim, index, src, reduce=reduce_default):
+        s, r = _scatter_args(a, dim, index, src, reduce)
+        launch("InplaceScatter" if isinstance(src, Tensor) else "InplaceScatterValue", a, int(dim), index, s, r)
+        return a
+    return out_of_place, in_place
+
+
+KERNELS["scatter.src"], KERNELS["scatter_.src"] = _scatter_pair()
+KERNELS["scatter.value"], KERNELS["scatter_.value"] = _scatter_pair()
+KERNELS["scatter_add"], KERNELS["scatter_add_"] = _scatter_pair("add")

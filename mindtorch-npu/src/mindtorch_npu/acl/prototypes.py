@@ -147,6 +147,13 @@ OPS.update({
     "Cumsum": [T, c_int64, aclDataType, T], "ArgMax": [T, c_int64, c_bool, T], "ArgMin": [T, c_int64, c_bool, T],
     # ops-math math/arg_max_with_value/op_api/aclnn_max_dim.h, arg_min_with_value/op_api/aclnn_min_dim.h
     "MaxDim": [T, c_int64, c_bool, T, T], "MinDim": [T, c_int64, c_bool, T, T],
+    # ops-nn index/gather_elements_v2/op_host/op_api/aclnn_gather.h, index/scatter_elements_v2/op_api/aclnn_scatter.h,
+    # aclnn_scatter_add.h
+    "Gather": [T, c_int64, T, T], "Scatter": [T, c_int64, T, T, c_int64, T], "ScatterValue": [T, c_int64, T, S, c_int64, T],
+    "InplaceScatter": [T, c_int64, T, T, c_int64], "InplaceScatterValue": [T, c_int64, T, S, c_int64],
+    "ScatterAdd": [T, c_int64, T, T, T],
+    # ops-math math/sort/op_api/aclnn_sort.h; ops-nn index/gather_elements/op_api/aclnn_topk.h
+    "Sort": [T, c_bool, c_int64, c_bool, T, T], "Topk": [T, c_int64, c_int64, c_bool, c_bool, T, T],
     # ops-nn index/gather_v2/op_api/aclnn_index_select.h, index/embedding/op_api/aclnn_embedding.h
     "IndexSelect": [T, c_int64, T, T], "Embedding": [T, T, T],
     # ops-math conversion/masked_fill/op_api/aclnn_masked_fill_scalar.h
