@@ -125,7 +125,7 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
-       L_ARG = 512, F_EMBED = 1024, L_VALUES = 32768, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384 };
+       L_ARG = 512, F_EMBED = 1024, L_VALUES = 32768, R_ALL = 65536, R_ANY = 131072, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384 };
 /* SIG_SOFTMAX covers every op along one dim's lines: softmax (F_LOG: log-softmax), L_CUMSUM, L_ARG|R_MAX/R_MIN */
 /* F_MODE: an int attribute (DivMod's rounding mode 0..2; GeluV2's approximate 0..1; RoundDecimals' decimals)
  * reaches the element function as p[0].i */
@@ -180,6 +180,8 @@ UF(neg, -a, (int64_t)(0 - (uint64_t)a)) UF(abs, fabs(a), a < 0 ? (int64_t)(0 - (
 UF(relu, a > 0 ? a : (a != a ? a : 0.0), a > 0 ? a : 0) UF(sign, sgnf(a), (a > 0) - (a < 0))
 UF(floor, floor(a), a) UF(ceil, ceil(a), a) UF(round, nearbyint(a), a) UF(trunc, trunc(a), a)
 UF(frac, a - trunc(a), 0) UF(lnot, a == 0, a == 0)
+UF(acosh, acosh(a), 0) UF(asinh, asinh(a), 0) UF(atanh, atanh(a), 0) UF(erfc, erfc(a), 0)
+UF(mish, a * tanh(a * 1.0 > 20 ? a : log1p(exp(a))), 0) UF(signbit, signbit(a) != 0, a < 0)
 UF(isfinite, isfinite(a), 1) UF(isposinf, isinf(a) && a > 0, 0) UF(isneginf, isinf(a) && a < 0, 0)
 UF(square, a * a, (int64_t)((uint64_t)a * (uint64_t)a)) UF(bnot, 0, ~a)
 
@@ -205,6 +207,10 @@ BF(eq, a == b, a == b) BF(ne, a != b, a != b) BF(lt, a < b, a < b) BF(le, a <= b
 BF(gt, a > b, a > b) BF(ge, a >= b, a >= b)
 BF(land, a != 0 && b != 0, a != 0 && b != 0) BF(lor, a != 0 || b != 0, a != 0 || b != 0)
 BF(lxor, (a != 0) != (b != 0), (a != 0) != (b != 0))
+/* remainder: the sign of the divisor (Python's %); fmod: the sign of the dividend; integer x % 0 gives 0 here */
+BF(rem, b != 0 && fmod(a, b) != 0 && ((fmod(a, b) < 0) != (b < 0)) ? fmod(a, b) + b : (b != 0 ? fmod(a, b) : NAN),
+   b == 0 ? 0 : b == -1 ? 0 : ((a % b) != 0 && ((a % b) < 0) != (b < 0)) ? a % b + b : a % b)
+BF(fmodf, fmod(a, b), b == 0 || b == -1 ? 0 : a % b)
 BF(band, 0, a & b) BF(bor, 0, a | b) BF(bxor, 0, a ^ b)
 static val e_sub(const val *x, const val *p, int isf) { /* self - alpha * other */
     val r;
@@ -329,6 +335,9 @@ static const op_def OPS[] = {
     UN("Floor", e_floor, (SIGNED | B(ACL_UINT8)) & ~B(ACL_BF16), 0), UN("Ceil", e_ceil, FLOATS, 0),
     UN("Round", e_round, FLOATS | B(ACL_INT32) | B(ACL_INT64), 0), UN("Trunc", e_trunc, SIGNED | B(ACL_UINT8), 0),
     UN("Frac", e_frac, MMTYPES, 0), UN("LogicalNot", e_lnot, ALL10, F_BOOL),
+    UN("Acosh", e_acosh, ALL10, F_FLOAT), UN("Asinh", e_asinh, ALL10, F_FLOAT), UN("Atanh", e_atanh, ALL10, F_FLOAT),
+    UN("Erfc", e_erfc, ALL10, F_FLOAT), UN("Mish", e_mish, MMTYPES, 0),
+    {"Signbit", SIG_UNARY, 0, 0, ALL10, e_signbit, F_BOOL},
     {"IsFinite", SIG_UNARY, 0, 0, ALL10, e_isfinite, F_BOOL}, {"IsPosInf", SIG_UNARY, 0, 0, ALL10, e_isposinf, F_BOOL},
     {"IsNegInf", SIG_UNARY, 0, 0, ALL10, e_isneginf, F_BOOL}, {"Square", SIG_UNARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_square, 0},
     {"BitwiseNot", SIG_UNARY, 0, 0, ALL10 & ~FLOATS, e_bnot, 0},
@@ -388,6 +397,15 @@ static const op_def OPS[] = {
     /* reductions over an aclIntArray of dims (empty: all dims) */
     {"ReduceSum", SIG_REDUCE, 0, 0, ALL10, NULL, R_SUM}, {"Mean", SIG_REDUCE, 0, 0, FLOATS, NULL, R_MEAN},
     {"Amax", SIG_REDUCE, 0, 0, ALL10, NULL, R_MAX}, {"Amin", SIG_REDUCE, 0, 0, ALL10, NULL, R_MIN},
+    {"All", SIG_REDUCE, 0, 0, ALL10, NULL, R_ALL}, {"Any", SIG_REDUCE, 0, 0, ALL10, NULL, R_ANY},
+    {"RemainderTensorTensor", SIG_BINARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_rem, 0},
+    {"InplaceRemainderTensorTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_rem, 0},
+    {"RemainderTensorScalar", SIG_BINARY_SCALAR, 0, 0, ALL10 & ~B(ACL_BOOL), e_rem, 0},
+    {"InplaceRemainderTensorScalar", SIG_BINARY_SCALAR, 1, 0, ALL10 & ~B(ACL_BOOL), e_rem, 0},
+    {"FmodTensor", SIG_BINARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_fmodf, 0},
+    {"InplaceFmodTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_fmodf, 0},
+    {"FmodScalar", SIG_BINARY_SCALAR, 0, 0, ALL10 & ~B(ACL_BOOL), e_fmodf, 0},
+    {"InplaceFmodScalar", SIG_BINARY_SCALAR, 1, 0, ALL10 & ~B(ACL_BOOL), e_fmodf, 0},
     {"Softmax", SIG_SOFTMAX, 0, 0, FLOATS, NULL, 0}, {"LogSoftmax", SIG_SOFTMAX, 0, 0, FLOATS, NULL, F_LOG},
     {"Cumsum", SIG_SOFTMAX, 0, 0, ALL10, NULL, L_CUMSUM},
     {"ArgMax", SIG_SOFTMAX, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, L_ARG | R_MAX},
@@ -732,6 +750,13 @@ static int k_reduce(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) 
         const char *p = xb + off[0] * es;
         val v, *r = &acc[off[1]];
         if (isf) v.f = ldf(x->dt, p); else v.i = ldi(x->dt, p);
+        if (d->flags & (R_ALL | R_ANY)) { /* over truth values: all is a min, any a max */
+            int64_t t = dt_is_float(x->dt) ? ldf(x->dt, p) != 0 : ldi(x->dt, p) != 0;
+            r->i = !seen[off[1]] ? t : (d->flags & R_ALL) ? (r->i && t) : (r->i || t);
+            seen[off[1]] = 1;
+            step(x->nd, x->dims, idx, 2, off, ost);
+            continue;
+        }
         if (!seen[off[1]] && (d->flags & (R_MAX | R_MIN))) *r = v;
         else if (d->flags & (R_SUM | R_MEAN)) { if (isf) r->f += v.f; else r->i = (int64_t)((uint64_t)r->i + (uint64_t)v.i); }
         else if (isf) r->f = (d->flags & R_MAX) ? fmaxn(r->f, v.f) : fminn(r->f, v.f);
@@ -744,6 +769,7 @@ static int k_reduce(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) 
     int eo = dt_size(o->dt);
     for (int64_t c = 0; c < on; c++) {
         if (d->flags & R_MEAN) acc[c].f /= (double)cnt;
+        if ((d->flags & R_ALL) && !seen[c]) acc[c].i = 1; /* all() of nothing is true */
         if (isf) stf(o->dt, ob + ooff[0] * eo, acc[c].f); else sti(o->dt, ob + ooff[0] * eo, acc[c].i);
         step(o->nd, o->dims, oidx, 1, ooff, ost2);
     }
@@ -1474,6 +1500,10 @@ static aclnnStatus v_reduce(const op_def *d, args *a, aclOpExecutor *e) {
         if (!can_cast(self->dtype, ct) && !(d->flags & R_SUM))
             BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: cannot reduce %s into %s", d->name,
                 dtname(self->dtype), dtname(ct));
+    } else if (d->flags & (R_ALL | R_ANY)) {
+        if (out->dtype != ACL_BOOL && out->dtype != ACL_UINT8)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s is not BOOL or UINT8", d->name, dtname(out->dtype));
+        ct = ACL_INT64;
     } else if (out->dtype != self->dtype) {
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s differs from self dtype %s", d->name,
             dtname(out->dtype), dtname(self->dtype));
@@ -2234,6 +2264,17 @@ EXPORT aclnnStatus aclnnEmbeddingDenseBackwardGetWorkspaceSize(const aclTensor *
          .seed = scaleGradByFreq);
 }
 LAUNCH(Arange) LAUNCH(LayerNorm) LAUNCH(LayerNormBackward) LAUNCH(EmbeddingDenseBackward)
+UNARY_BOTH(Acosh) UNARY_BOTH(Asinh) UNARY_BOTH(Atanh) UNARY_BOTH(Erfc) UNARY_BOTH(Mish) UNARY_API(Signbit)
+BINARY_API(RemainderTensorTensor) INPLACE_BINARY_API(RemainderTensorTensor) SCALAR_API(RemainderTensorScalar)
+INPLACE_SCALAR_API(RemainderTensorScalar) BINARY_API(FmodTensor) INPLACE_BINARY_API(FmodTensor) SCALAR_API(FmodScalar)
+INPLACE_SCALAR_API(FmodScalar)
+EXPORT aclnnStatus aclnnAllGetWorkspaceSize(const aclTensor *self, const void *dim, bool keepdim, aclTensor *out, WS) {
+    PREP(All, .t = {out, self}, .i = {keepdim}, .arr = dim);
+}
+EXPORT aclnnStatus aclnnAnyGetWorkspaceSize(const aclTensor *self, const void *dim, bool keepdim, aclTensor *out, WS) {
+    PREP(Any, .t = {out, self}, .i = {keepdim}, .arr = dim);
+}
+LAUNCH(All) LAUNCH(Any)
 UNARY_API(IsFinite) UNARY_API(IsPosInf) UNARY_API(IsNegInf) UNARY_API(Square) UNARY_API(BitwiseNot)
 BINARY_API(BitwiseAndTensor) INPLACE_BINARY_API(BitwiseAndTensor) BINARY_API(BitwiseOrTensor)
 INPLACE_BINARY_API(BitwiseOrTensor) BINARY_API(BitwiseXorTensor) INPLACE_BINARY_API(BitwiseXorTensor)

@@ -264,3 +264,18 @@ def test_sort_topk_gather_scatter_match_cpu():
     close(torch.zeros(2, 8, device="npu").scatter(1, idx.to("npu"), 2.5), torch.zeros(2, 8).scatter(1, idx, 2.5))
     with pytest.raises(RuntimeError, match="out of bounds"):
         torch.gather(y.to("npu"), 1, torch.tensor([[8]]).to("npu"))
+
+
+def test_remainder_fmod_all_any_match_cpu():
+    a, b = rnd((3, 4), torch.float32, 13), rnd((4,), torch.float32, 14)
+    for fn in (torch.remainder, torch.fmod):
+        close(fn(a.to("npu"), b.to("npu")), fn(a, b))
+        close(fn(a.to("npu"), -1.5), fn(a, -1.5))
+    i, j = rnd((3, 4), torch.int64, 15), torch.tensor([3, -2, 5, -7])
+    close(torch.remainder(i.to("npu"), j.to("npu")), torch.remainder(i, j))
+    close(torch.fmod(i.to("npu"), j.to("npu")), torch.fmod(i, j))
+    m = a > 0
+    for fn in (torch.all, torch.any):
+        close(fn(m.to("npu")), fn(m))
+        close(fn(a.to("npu"), 1), fn(a, 1))
+        close(fn(torch.zeros(0, 3, device="npu"), 0), fn(torch.zeros(0, 3), 0))

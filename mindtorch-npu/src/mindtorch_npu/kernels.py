@@ -173,7 +173,8 @@ UNARY = {  # core name: ACLNN operator
     "sinh": "Sinh", "cosh": "Cosh", "tanh": "Tanh", "erf": "Erf", "sigmoid": "Sigmoid", "reciprocal": "Reciprocal",
     "neg": "Neg", "negative": "Neg", "relu": "Relu", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc",
     "fix": "Trunc", "frac": "Frac", "logical_not": "LogicalNot", "abs": "Abs", "absolute": "Abs", "sign": "Sign",
-    "silu": "Silu",
+    "silu": "Silu", "acosh": "Acosh", "arccosh": "Acosh", "asinh": "Asinh", "arcsinh": "Asinh", "atanh": "Atanh",
+    "arctanh": "Atanh", "erfc": "Erfc", "mish": "Mish", "signbit": "Signbit",
 }
 
 
@@ -219,6 +220,7 @@ for _name, _acl in UNARY.items():
     assert _acl in UNARY_HEADERS or _acl in UNARY_ONLY_HEADERS
     KERNELS[_name], KERNELS[_name + "_"] = _unary(_acl)
 KERNELS.pop("logical_not_")  # core composes it (bool result into selfRef's dtype)
+KERNELS.pop("signbit_")  # no such op
 
 
 @kernel("round")
@@ -924,3 +926,8 @@ def _scatter_pair(reduce_default=None):
 KERNELS["scatter.src"], KERNELS["scatter_.src"] = _scatter_pair()
 KERNELS["scatter.value"], KERNELS["scatter_.value"] = _scatter_pair()
 KERNELS["scatter_add"], KERNELS["scatter_add_"] = _scatter_pair("add")
+
+
+_register(("remainder",), _binary_table("RemainderTensorTensor", "RemainderTensorScalar"))
+_register(("fmod",), _binary_table("FmodTensor", "FmodScalar"))
+KERNELS["all"], KERNELS["any"] = _reduce("All"), _reduce("Any")

@@ -100,11 +100,14 @@ UNARY_HEADERS = {
     "Round": "round/op_api/aclnn_round.h", "Trunc": "trunc/op_api/aclnn_trunc.h", "Frac": "sub/op_api/aclnn_frac.h",
     "LogicalNot": "logical_not/op_api/aclnn_logical_not.h",
     "Sigmoid": "ops-nn activation/sigmoid/op_api/aclnn_sigmoid.h", "Relu": "ops-nn activation/relu/op_api/aclnn_relu.h",
+    "Acosh": "acosh/op_api/aclnn_acosh.h", "Asinh": "asinh/op_api/aclnn_asinh.h", "Atanh": "atanh/op_api/aclnn_atanh.h",
+    "Erfc": "erfc/op_api/aclnn_erfc.h", "Mish": "ops-nn activation/mish/op_api/aclnn_mish.h",
 }
 # unary `(self, out)` only: their headers declare no in-place form
 UNARY_ONLY_HEADERS = {
     "Abs": "abs/op_api/aclnn_abs.h", "Sign": "sign/op_api/aclnn_sign.h",
     "Gelu": "ops-nn activation/gelu/op_api/aclnn_gelu.h", "Silu": "ops-nn activation/swish/op_api/aclnn_silu.h",
+    "Signbit": "signbit/op_api/aclnn_signbit.h",
 }
 for _n in UNARY_HEADERS:
     OPS[_n], OPS["Inplace" + _n] = [T, T], [T]
@@ -180,6 +183,12 @@ OPS.update({
     # ops-math math/bitwise_{and,or,xor}/op_api/aclnn_bitwise_{and,or,xor}_tensor.h
     "BitwiseAndTensor": [T, T, T], "InplaceBitwiseAndTensor": [T, T], "BitwiseOrTensor": [T, T, T],
     "InplaceBitwiseOrTensor": [T, T], "BitwiseXorTensor": [T, T, T], "InplaceBitwiseXorTensor": [T, T],
+    # ops-math math/floor_mod/op_api/aclnn_remainder.h, math/mod/op_api/aclnn_fmod_tensor.h, aclnn_fmod_scalar.h
+    "RemainderTensorTensor": [T, T, T], "InplaceRemainderTensorTensor": [T, T], "RemainderTensorScalar": [T, S, T],
+    "InplaceRemainderTensorScalar": [T, S], "FmodTensor": [T, T, T], "InplaceFmodTensor": [T, T],
+    "FmodScalar": [T, S, T], "InplaceFmodScalar": [T, S],
+    # ops-math math/reduce_all/op_api/aclnn_all.h, math/reduce_any/op_api/aclnn_any.h
+    "All": [T, ARR, c_bool, T], "Any": [T, ARR, c_bool, T],
     # ops-math math/range/op_api/aclnn_arange.h
     "Arange": [S, S, S, T],
     # ops-nn norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.h, norm/layer_norm_grad_v3/.../aclnn_layer_norm_backward.h
