@@ -121,7 +121,7 @@ static void stf(int dt, char *p, double v) {
 enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
-       SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS };
+       SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -434,6 +434,9 @@ static const op_def OPS[] = {
     {"InplaceNormal", SIG_RANDOM, 1, 0, FLOATS, NULL, RND_NORMAL},
     {"InplaceRandom", SIG_RANDOM, 1, 0, ALL10 & ~B(ACL_BOOL), NULL, RND_INT},
     {"InplaceBernoulli", SIG_RANDOM, 1, 0, ALL10, NULL, RND_BERNOULLI},
+    /* Multinomial(self [C] or [N, C] weights, numsamples, replacement, seed, offset, out INT64): row r, draw s uses
+     * counter offset + r * numsamples + s (with replacement) or offset + r * C + j (exponential race, without) */
+    {"Multinomial", SIG_MULTINOMIAL, 0, 0, FLOATS, NULL, 0},
 };
 
 /* ---------------------------------------------------------------- dtype rules (PyTorch's) */
@@ -1235,6 +1238,63 @@ static int k_elements(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len
     return 0;
 }
 
+static int k_multinomial(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const tview *o = &e->t[0], *x = &e->t[1];
+    char *ob, *xb;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, "Multinomial", 0, msg, len)) || (rc = map_view(x, dev, &xb, "Multinomial", 1, msg, len))) return rc;
+    int64_t rows = x->nd == 2 ? x->dims[0] : 1, c = x->dims[x->nd - 1], n = e->ip[2];
+    int64_t xr = x->nd == 2 ? x->st[0] : 0, xc = x->st[x->nd - 1], orow = o->nd == 2 ? o->st[0] : 0, ocol = o->st[o->nd - 1];
+    uint64_t seed = (uint64_t)e->ip[0], base = (uint64_t)e->ip[1];
+    keyed *buf = malloc((size_t)c * sizeof *buf);
+    double *cdf = malloc((size_t)c * sizeof *cdf);
+    int es = dt_size(x->dt);
+    sort_desc = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        double total = 0;
+        for (int64_t j = 0; j < c; j++) {
+            double p = ldf(x->dt, xb + (x->off + r * xr + j * xc) * es);
+            if (!(p >= 0) || isinf(p)) {
+                free(buf); free(cdf);
+                snprintf(msg, len, "aclnnMultinomial: probability tensor contains either inf, nan or element < 0");
+                return ACL_ERROR_RT_AICORE_EXCEPTION;
+            }
+            total += p;
+            cdf[j] = total;
+        }
+        if (!(total > 0)) {
+            free(buf); free(cdf);
+            snprintf(msg, len, "aclnnMultinomial: invalid multinomial distribution (sum of probabilities <= 0)");
+            return ACL_ERROR_RT_AICORE_EXCEPTION;
+        }
+        for (int64_t s = 0; s < n; s++) {
+            int64_t pick;
+            if (e->ip[3]) {
+                double u = unit(seed, base + (uint64_t)(r * n + s)) * total;
+                int64_t lo = 0, hi = c - 1;
+                while (lo < hi) { int64_t mid = (lo + hi) / 2; if (cdf[mid] > u) hi = mid; else lo = mid + 1; }
+                while (lo > 0 && cdf[lo] == cdf[lo - 1]) lo--; /* never a zero-probability category */
+                pick = lo;
+            } else {
+                if (s == 0) {
+                    for (int64_t j = 0; j < c; j++) {
+                        double p = ldf(x->dt, xb + (x->off + r * xr + j * xc) * es);
+                        buf[j].v = p > 0 ? -log(1.0 - unit(seed, base + (uint64_t)(r * c + j))) / p : INFINITY;
+                        buf[j].i = j;
+                    }
+                    qsort(buf, (size_t)c, sizeof *buf, key_cmp);
+                }
+                pick = buf[s].i;
+            }
+            sti(ACL_INT64, ob + (o->off + r * orow + s * ocol) * 8, pick);
+        }
+    }
+    free(buf);
+    free(cdf);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- validators, one per signature */
 static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     const char *nm = d->name;
@@ -1938,6 +1998,28 @@ static aclnnStatus v_elements(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+static aclnnStatus v_multinomial(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 2)) || !out || !aclsim_check_tensor(out))
+        return rc ? rc : (aclsim_set_err("aclnnMultinomialGetWorkspaceSize: out is not a live aclTensor"), ACLNN_ERR_PARAM_INVALID);
+    int64_t n = a->i[0], c = self->ndim ? self->dims[self->ndim - 1] : 0;
+    if (self->ndim < 1 || n <= 0 || (!a->i[1] && n > c))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnMultinomialGetWorkspaceSize: numsamples %lld does not fit %lld categories", (long long)n, (long long)c);
+    int64_t shape[2] = {self->dims[0], n};
+    if (out->dtype != ACL_INT64 || !same_shape(out, (int)self->ndim, self->ndim == 2 ? shape : shape + 1))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnMultinomialGetWorkspaceSize: out must be INT64 of shape [..., numsamples]");
+    e->nt = 2;
+    e->ct = ACL_DOUBLE;
+    e->ip[0] = (int64_t)a->seed;
+    e->ip[1] = (int64_t)a->offset;
+    e->ip[2] = n;
+    e->ip[3] = a->i[1];
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- phase 1 and phase 2, shared */
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
@@ -1962,6 +2044,7 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_TRI: rc = v_tri(d, a, &tmp); tmp.run = k_tri; break;
     case SIG_SORT: rc = v_sort(d, a, &tmp); tmp.run = k_sort; break;
     case SIG_ELEMENTS: rc = v_elements(d, a, &tmp); tmp.run = k_elements; break;
+    case SIG_MULTINOMIAL: rc = v_multinomial(d, a, &tmp); tmp.run = k_multinomial; break;
     case SIG_LAYER_NORM: rc = v_layer_norm(d, a, &tmp); tmp.run = k_layer_norm; break;
     case SIG_EMBED_BWD: rc = v_embed_bwd(d, a, &tmp); tmp.run = k_embed_bwd; break;
     case SIG_MASKED_FILL: rc = v_masked_fill(d, a, &tmp); tmp.run = k_elementwise; break;
@@ -2353,3 +2436,8 @@ EXPORT aclnnStatus aclnnScatterAddGetWorkspaceSize(const aclTensor *self, int64_
     PREP(ScatterAdd, .t = {out, self, index, src}, .i = {dim});
 }
 LAUNCH(Gather) LAUNCH(Scatter) LAUNCH(ScatterValue) LAUNCH(InplaceScatter) LAUNCH(InplaceScatterValue) LAUNCH(ScatterAdd)
+EXPORT aclnnStatus aclnnMultinomialGetWorkspaceSize(const aclTensor *self, int64_t numsamples, bool replacement,
+                                                    int64_t seed, int64_t offset, aclTensor *out, WS) {
+    PREP(Multinomial, .t = {out, self}, .i = {numsamples, replacement}, .seed = (uint64_t)seed, .offset = (uint64_t)offset);
+}
+LAUNCH(Multinomial)

@@ -279,3 +279,20 @@ def test_remainder_fmod_all_any_match_cpu():
         close(fn(m.to("npu")), fn(m))
         close(fn(a.to("npu"), 1), fn(a, 1))
         close(fn(torch.zeros(0, 3, device="npu"), 0), fn(torch.zeros(0, 3), 0))
+
+
+def test_multinomial_on_the_device():
+    torch.manual_seed(5)
+    p = torch.tensor([[0.0, 1.0, 3.0, 0.0], [2.0, 0.0, 0.0, 2.0]])
+    draws = torch.multinomial(p.to("npu"), 4000, replacement=True).cpu().numpy()
+    assert set(np.unique(draws[0])) == {1, 2} and set(np.unique(draws[1])) == {0, 3}
+    assert abs((draws[0] == 2).mean() - 0.75) < 0.03
+    no_rep = torch.multinomial(p.to("npu"), 2).cpu().numpy()
+    assert sorted(no_rep[0]) == [1, 2] and sorted(no_rep[1]) == [0, 3]
+    torch.manual_seed(5)
+    again = torch.multinomial(p.to("npu"), 4000, replacement=True).cpu().numpy()
+    assert np.array_equal(draws, again)
+    with pytest.raises(RuntimeError, match="element < 0"):
+        torch.multinomial(torch.tensor([1.0, -1.0]).to("npu"), 1)
+    with pytest.raises(RuntimeError, match="sum of probabilities"):
+        torch.multinomial(torch.zeros(3).to("npu"), 1)

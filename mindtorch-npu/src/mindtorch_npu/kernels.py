@@ -3,6 +3,8 @@
 Kernels follow core's calling convention, kernel(meta, *bound args); `meta` carries the output
 shape and dtype from core's shape rule, so a kernel allocates its output and launches.
 """
+import math
+
 from mindtorch.plugins import Tensor, dtypes as D
 
 from .aclnn import launch, DType, scalar_for
@@ -931,3 +933,37 @@ KERNELS["scatter_add"], KERNELS["scatter_add_"] = _scatter_pair("add")
 _register(("remainder",), _binary_table("RemainderTensorTensor", "RemainderTensorScalar"))
 _register(("fmod",), _binary_table("FmodTensor", "FmodScalar"))
 KERNELS["all"], KERNELS["any"] = _reduce("All"), _reduce("Any")
+
+
+
+@kernel("multinomial")
+def multinomial(m, probs, num_samples, replacement=False, generator=None):
+    """aclnnMultinomial; PyTorch's errors for bad probabilities from three numbers reduced on the device
+    (min, max, smallest row sum), read with one stream wait."""
+    from mindtorch.plugins import make_tensor
+    nd = len(probs._shape)
+    checks = empty((3,), probs.dtype, probs.device)
+    slot = [make_tensor(checks._storage, (), (), checks._offset + i, probs.dtype, probs.device) for i in range(3)]
+    every = IntArray(range(nd))
+    launch("Amin", probs, every, False, slot[0])
+    launch("Amax", probs, every, False, slot[1])
+    sums = empty(probs._shape[:-1], probs.dtype, probs.device)
+    launch("ReduceSum", probs, IntArray([nd - 1]), False, DType(probs.dtype), sums)
+    launch("Amin", sums, IntArray(range(nd - 1)), False, slot[2])
+    lo, hi, least = COPY.to_host(checks).tolist()
+    if not (lo >= 0 and math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if not least > 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    out = empty(m.shape, m.dtype, probs.device)
+    rows = _numel(probs) // probs._shape[-1] if probs._shape[-1] else 0
+    seed, offset = _draw_n(probs.device, rows * max(num_samples, probs._shape[-1]), generator)
+    launch("Multinomial", probs, int(num_samples), bool(replacement), seed, offset, out)
+    return out
+
+
+def _draw_n(device, n, generator):
+    from mindtorch.plugins import generator_state, default_generator
+    if generator is not None and generator.device.type != "npu":
+        raise RuntimeError(f"Expected a 'npu' device type for generator but found '{generator.device.type}'")
+    return generator_state(generator or default_generator(device), device).advance(n)

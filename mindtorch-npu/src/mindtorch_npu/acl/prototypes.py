@@ -167,6 +167,8 @@ OPS.update({
     "InplaceNormal": [T, c_float, c_float, c_int64, c_int64],
     "InplaceRandom": [T, c_int64, c_int64, c_int64, c_int64],
     "InplaceBernoulli": [T, S, c_int64, c_int64],
+    # ops-math random/stateless_sample_multinomial/op_api/aclnn_multinomial.h
+    "Multinomial": [T, c_int64, c_bool, c_int64, c_int64, T],
     # ops-math math/lerp/op_api/aclnn_lerp_tensor.h, aclnn_lerp_scalar.h
     "Lerp": [T, T, T, T], "InplaceLerp": [T, T, T], "Lerps": [T, T, S, T], "InplaceLerps": [T, T, S],
     # ops-math math/addcmul/op_api/aclnn_addcmul.h, math/addcdiv/op_api/aclnn_addcdiv.h
