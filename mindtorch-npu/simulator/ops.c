@@ -121,7 +121,7 @@ static void stf(int dt, char *p, double v) {
 enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
-       SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL };
+       SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -313,6 +313,7 @@ static const op_def OPS[] = {
     {"Matmul", SIG_MATMUL, 0, 0, MMTYPES, NULL, 0},
     {"Mm", SIG_MM, 0, 0, MMTYPES, NULL, 0},
     {"BatchMatMul", SIG_BMM, 0, 0, MMTYPES, NULL, 0},
+    {"Mv", SIG_MV, 0, 0, MMTYPES, NULL, 0}, {"Dot", SIG_DOT, 0, 0, MMTYPES, NULL, 0},
     /* unary: {name, SIG_UNARY, inplace, 0, dtypes, fn, flags}; F_FLOAT ops take integers as FLOAT */
 #define UN(N, FN, DT, FL) {N, SIG_UNARY, 0, 0, DT, FN, FL}, {"Inplace" N, SIG_UNARY, 1, 0, DT, FN, FL}
     /* dtype sets: the `self` row of each op's doc (docs/aclnnXxx.md), 910B-class parts */
@@ -1404,6 +1405,8 @@ static aclnnStatus v_matmul(const op_def *d, args *a, aclOpExecutor *e) {
     if (want && (na != want || nb != want || (int)out->ndim != want))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self, mat2 and out must be %d-D (got %d, %d, %u)", nm,
             want, na, nb, out->ndim);
+    if ((d->sig == SIG_MV && (na != 2 || nb != 1)) || (d->sig == SIG_DOT && (na != 1 || nb != 1)))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: operands of %d and %d dims", nm, na, nb);
     if (na < 1 || nb < 1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self and mat2 need at least 1 dim", nm);
     int ct = promote(self->dtype, mat2->dtype);
     int8_t cube = (int8_t)a->i[0];
@@ -2031,7 +2034,7 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     aclnnStatus rc;
     switch (d->sig) {
     case SIG_BINARY: case SIG_BINARY_SCALAR: rc = v_binary(d, a, &tmp); tmp.run = k_elementwise; break;
-    case SIG_MATMUL: case SIG_MM: case SIG_BMM: rc = v_matmul(d, a, &tmp); tmp.run = k_matmul; break;
+    case SIG_MATMUL: case SIG_MM: case SIG_BMM: case SIG_MV: case SIG_DOT: rc = v_matmul(d, a, &tmp); tmp.run = k_matmul; break;
     case SIG_UNARY: rc = v_unary_math(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_WHERE: rc = v_where(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_SCALAR_TENSOR: rc = v_scalar_tensor(d, a, &tmp); tmp.run = k_elementwise; break;
@@ -2441,3 +2444,9 @@ EXPORT aclnnStatus aclnnMultinomialGetWorkspaceSize(const aclTensor *self, int64
     PREP(Multinomial, .t = {out, self}, .i = {numsamples, replacement}, .seed = (uint64_t)seed, .offset = (uint64_t)offset);
 }
 LAUNCH(Multinomial)
+EXPORT aclnnStatus aclnnMvGetWorkspaceSize(const aclTensor *self, const aclTensor *vec, aclTensor *out, int8_t cubeMathType,
+                                           WS) { PREP(Mv, .t = {out, self, vec}, .i = {cubeMathType}); }
+EXPORT aclnnStatus aclnnDotGetWorkspaceSize(const aclTensor *self, const aclTensor *tensor, aclTensor *out, WS) {
+    PREP(Dot, .t = {out, self, tensor}, .i = {0});
+}
+LAUNCH(Mv) LAUNCH(Dot)

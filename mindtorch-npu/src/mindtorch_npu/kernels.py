@@ -160,6 +160,18 @@ def _matmul_op(name, acl_name):
 KERNELS["mm"] = _matmul_op("mm", "Mm")
 KERNELS["bmm"] = _matmul_op("bmm", "BatchMatMul")
 KERNELS["matmul"] = _matmul_op("matmul", "Matmul")
+KERNELS["mv"] = _matmul_op("mv", "Mv")
+
+
+@kernel("dot")
+def dot(m, a, b):
+    chips.check_chip_dtype(m.dtype, "aclnnDot")
+    if m.dtype not in MATMUL_DTYPES:
+        raise RuntimeError(f"\"dot\" not implemented for '{m.dtype}' on npu: aclnnDot supports float16, bfloat16 and "
+                           "float32")
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Dot", a, b, out)
+    return out
 
 
 # --- the op table: core op name -> ACLNN operator, one helper per argument shape -------------------

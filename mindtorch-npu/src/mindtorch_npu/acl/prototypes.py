@@ -86,6 +86,8 @@ OPS = {
     "InplaceFillScalar": [T, S], "InplaceZero": [T],
     # ops-nn matmul/mat_mul_v3/op_host/op_api/aclnn_matmul.h, aclnn_mm.h; batch_mat_mul_v3/.../aclnn_batch_matmul.h
     "Matmul": [T, T, T, I8], "Mm": [T, T, T, I8], "BatchMatMul": [T, T, T, I8],
+    # ops-nn matmul/mv/op_host/op_api/aclnn_mv.h; ops-math math/dot/op_api/aclnn_dot.h
+    "Mv": [T, T, T, I8], "Dot": [T, T, T],
 }
 # unary `(self, out)` with `InplaceXxx(selfRef)` beside it; the header of each, under ops-math math/ unless noted
 UNARY_HEADERS = {
