@@ -121,7 +121,7 @@ static void stf(int dt, char *p, double v) {
 enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
-       SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT };
+       SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT, SIG_UNARY_P };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -292,6 +292,27 @@ static val e_clamp_max_t(const val *x, const val *p, int isf) {
     (void)p;
     return e_clamp(x, q, isf);
 }
+/* unary ops with parameters p[0..2] (floats): leaky relu, softplus, nan_to_num */
+static val e_leaky(const val *x, const val *p, int isf) {
+    (void)isf;
+    val r;
+    r.f = x[0].f > 0 ? x[0].f : x[0].f * p[0].f;
+    return r;
+}
+static val e_softplus(const val *x, const val *p, int isf) { /* x if beta * x > threshold, else log1p(exp(beta x)) / beta */
+    (void)isf;
+    val r;
+    double z = x[0].f * p[0].f;
+    r.f = z > p[1].f ? x[0].f : log1p(exp(z)) / p[0].f;
+    return r;
+}
+static val e_nan2num(const val *x, const val *p, int isf) {
+    val r = x[0];
+    if (!isf) return r;
+    if (r.f != r.f) r.f = p[0].f;
+    else if (isinf(r.f)) r.f = r.f > 0 ? p[1].f : p[2].f;
+    return r;
+}
 static val e_where(const val *x, const val *p, int isf) {
     (void)p;
     return (isf ? x[0].f != 0 : x[0].i != 0) ? x[1] : x[2];
@@ -428,6 +449,12 @@ static const op_def OPS[] = {
     {"InplaceAddcmul", SIG_TERNARY, 1, 1, ALL10 & ~B(ACL_BOOL), e_addcmul, 0},
     {"Addcdiv", SIG_TERNARY, 0, 1, FLOATS, e_addcdiv, 0}, {"InplaceAddcdiv", SIG_TERNARY, 1, 1, FLOATS, e_addcdiv, 0},
     {"Arange", SIG_ARANGE, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, 0},
+    /* unary with scalar / float parameters */
+    {"LeakyRelu", SIG_UNARY_P, 0, 0, FLOATS, e_leaky, 0}, {"InplaceLeakyRelu", SIG_UNARY_P, 1, 0, FLOATS, e_leaky, 0},
+    {"Softplus", SIG_UNARY_P, 0, 0, FLOATS, e_softplus, 0},
+    {"NanToNum", SIG_UNARY_P, 0, 0, ALL10, e_nan2num, F_MODE}, {"InplaceNanToNum", SIG_UNARY_P, 1, 0, ALL10, e_nan2num, F_MODE},
+    {"Hardtanh", SIG_CLAMP, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 3},
+    {"InplaceHardtanh", SIG_CLAMP, 1, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 3},
     /* LayerNorm(input, normalizedShape, weight?, bias?, eps, out, meanOut?, rstdOut?); F_LOG marks the backward */
     {"LayerNorm", SIG_LAYER_NORM, 0, 0, FLOATS, NULL, 0}, {"LayerNormBackward", SIG_LAYER_NORM, 0, 0, FLOATS, NULL, F_LOG},
     {"EmbeddingDenseBackward", SIG_EMBED_BWD, 0, 0, FLOATS, NULL, 0},
@@ -476,7 +503,7 @@ typedef struct {
     int64_t i[2];
     const void *arr;       /* aclIntArray (reduction dims) */
     const aclTensor *x[8]; /* further tensors (NLLLoss: weight, totalWeight, gradOutput; LayerNorm: all of its) */
-    double f[2];           /* double / float attributes (random ranges) */
+    double f[3];           /* double / float attributes (random ranges, nan_to_num's replacements) */
     uint64_t seed, offset;
 } args;
 
@@ -2023,6 +2050,30 @@ static aclnnStatus v_multinomial(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+/* unary with parameters: scalars s[0], s[1] (LeakyRelu, Softplus) or floats f[0..2] (F_MODE: NanToNum) */
+static aclnnStatus v_unary_p(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = d->inplace ? a->t[0] : a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, d->inplace ? "selfRef" : "self", 8)) || (!d->inplace && (rc = check_tensor(d, out, "out", 8))))
+        return rc;
+    if (!same_shape(out, (int)self->ndim, self->dims) || !can_cast(self->dtype, out->dtype))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out must have self's shape and hold its dtype", d->name);
+    for (int k = 0; k < 3; k++) e->p[k].f = a->f[k];
+    if (!(d->flags & F_MODE))
+        for (int k = 0; k < 2; k++) {
+            if (!a->s[k] && (k == 0 || d->fn == e_softplus)) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: a parameter is NULL", d->name);
+            if (a->s[k]) {
+                if ((rc = check_scalar(d, a->s[k], "parameter"))) return rc;
+                e->p[k].f = ldf(a->s[k]->dtype, (const char *)a->s[k]->raw);
+            }
+        }
+    e->ct = self->dtype;
+    e->nt = 2;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- phase 1 and phase 2, shared */
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
@@ -2048,6 +2099,7 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_SORT: rc = v_sort(d, a, &tmp); tmp.run = k_sort; break;
     case SIG_ELEMENTS: rc = v_elements(d, a, &tmp); tmp.run = k_elements; break;
     case SIG_MULTINOMIAL: rc = v_multinomial(d, a, &tmp); tmp.run = k_multinomial; break;
+    case SIG_UNARY_P: rc = v_unary_p(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_LAYER_NORM: rc = v_layer_norm(d, a, &tmp); tmp.run = k_layer_norm; break;
     case SIG_EMBED_BWD: rc = v_embed_bwd(d, a, &tmp); tmp.run = k_embed_bwd; break;
     case SIG_MASKED_FILL: rc = v_masked_fill(d, a, &tmp); tmp.run = k_elementwise; break;
@@ -2450,3 +2502,30 @@ EXPORT aclnnStatus aclnnDotGetWorkspaceSize(const aclTensor *self, const aclTens
     PREP(Dot, .t = {out, self, tensor}, .i = {0});
 }
 LAUNCH(Mv) LAUNCH(Dot)
+EXPORT aclnnStatus aclnnLeakyReluGetWorkspaceSize(const aclTensor *self, const aclScalar *negativeSlope, aclTensor *out, WS) {
+    PREP(LeakyRelu, .t = {out, self}, .s = {negativeSlope});
+}
+EXPORT aclnnStatus aclnnInplaceLeakyReluGetWorkspaceSize(aclTensor *selfRef, const aclScalar *negativeSlope, WS) {
+    PREP(InplaceLeakyRelu, .t = {selfRef, selfRef}, .s = {negativeSlope});
+}
+EXPORT aclnnStatus aclnnSoftplusGetWorkspaceSize(const aclTensor *self, const aclScalar *beta, const aclScalar *threshold,
+                                                 aclTensor *out, WS) {
+    PREP(Softplus, .t = {out, self}, .s = {beta, threshold});
+}
+EXPORT aclnnStatus aclnnNanToNumGetWorkspaceSize(const aclTensor *self, float nan, float posinf, float neginf,
+                                                 aclTensor *out, WS) {
+    PREP(NanToNum, .t = {out, self}, .f = {nan, posinf, neginf});
+}
+EXPORT aclnnStatus aclnnInplaceNanToNumGetWorkspaceSize(aclTensor *selfRef, float nan, float posinf, float neginf, WS) {
+    PREP(InplaceNanToNum, .t = {selfRef, selfRef}, .f = {nan, posinf, neginf});
+}
+EXPORT aclnnStatus aclnnHardtanhGetWorkspaceSize(const aclTensor *self, const aclScalar *clipValueMin,
+                                                 const aclScalar *clipValueMax, aclTensor *out, WS) {
+    PREP(Hardtanh, .t = {out, self}, .s = {clipValueMin, clipValueMax});
+}
+EXPORT aclnnStatus aclnnInplaceHardtanhGetWorkspaceSize(aclTensor *selfRef, const aclScalar *clipValueMin,
+                                                        const aclScalar *clipValueMax, WS) {
+    PREP(InplaceHardtanh, .t = {selfRef, selfRef}, .s = {clipValueMin, clipValueMax});
+}
+LAUNCH(LeakyRelu) LAUNCH(InplaceLeakyRelu) LAUNCH(Softplus) LAUNCH(NanToNum) LAUNCH(InplaceNanToNum) LAUNCH(Hardtanh)
+LAUNCH(InplaceHardtanh)

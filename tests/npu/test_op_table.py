@@ -296,3 +296,17 @@ def test_multinomial_on_the_device():
         torch.multinomial(torch.tensor([1.0, -1.0]).to("npu"), 1)
     with pytest.raises(RuntimeError, match="sum of probabilities"):
         torch.multinomial(torch.zeros(3).to("npu"), 1)
+
+
+def test_parameterised_activations_match_cpu():
+    x = rnd((3, 5), torch.float32, 16)
+    x[0, 0], x[0, 1], x[0, 2] = float("nan"), float("inf"), -float("inf")
+    xn = x.to("npu")
+    F = torch.nn.functional
+    close(F.leaky_relu(xn, 0.2), F.leaky_relu(x, 0.2))
+    close(F.softplus(xn, 2.0, 3.0), F.softplus(x, 2.0, 3.0))
+    close(F.hardtanh(xn, -0.5, 0.25), F.hardtanh(x, -0.5, 0.25))
+    close(torch.nan_to_num(xn), torch.nan_to_num(x))
+    close(torch.nan_to_num(xn, 1.0, 2.0, -3.0), torch.nan_to_num(x, 1.0, 2.0, -3.0))
+    with pytest.raises(TypeError, match="aclnnNanToNum takes float32"):
+        torch.nan_to_num(x.to(torch.float64).to("npu"))

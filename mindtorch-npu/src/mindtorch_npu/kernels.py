@@ -979,3 +979,61 @@ def _draw_n(device, n, generator):
     if generator is not None and generator.device.type != "npu":
         raise RuntimeError(f"Expected a 'npu' device type for generator but found '{generator.device.type}'")
     return generator_state(generator or default_generator(device), device).advance(n)
+
+
+
+# --- activations with parameters ---------------------------------------------------------------------
+
+@kernel("leaky_relu")
+def leaky_relu(m, a, slope=0.01):
+    return run("LeakyRelu", a, m, scalar_for(slope, D.float64))
+
+
+@kernel("leaky_relu_")
+def leaky_relu_(m, a, slope=0.01):
+    launch("InplaceLeakyRelu", a, scalar_for(slope, D.float64))
+    return a
+
+
+@kernel("softplus")
+def softplus(m, a, beta=1, threshold=20):
+    return run("Softplus", a, m, scalar_for(beta, D.float64), scalar_for(threshold, D.float64))
+
+
+@kernel("hardtanh")
+def hardtanh(m, a, lo=-1, hi=1):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Hardtanh", a, scalar_for(lo, m.dtype), scalar_for(hi, m.dtype), out)
+    return out
+
+
+@kernel("hardtanh_")
+def hardtanh_(m, a, lo=-1, hi=1):
+    launch("InplaceHardtanh", a, scalar_for(lo, a.dtype), scalar_for(hi, a.dtype))
+    return a
+
+
+_FMAX = {D.float16: 65504.0, D.bfloat16: 3.3895313892515355e38, D.float32: 3.4028234663852886e38}
+
+
+def _nan_to_num_args(dtype, nan, posinf, neginf):
+    """aclnnNanToNum takes float replacements: float64's own range does not fit them."""
+    if dtype.is_floating_point and dtype not in _FMAX and (posinf is None or neginf is None):
+        raise TypeError("nan_to_num on npu: aclnnNanToNum takes float32 replacement values, so float64's default "
+                        "(its largest finite value) cannot be passed; give posinf and neginf explicitly")
+    big = _FMAX.get(dtype, 0.0)
+    return (0.0 if nan is None else float(nan), big if posinf is None else float(posinf),
+            -big if neginf is None else float(neginf))
+
+
+@kernel("nan_to_num")
+def nan_to_num(m, a, nan=None, posinf=None, neginf=None):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("NanToNum", a, *_nan_to_num_args(a.dtype, nan, posinf, neginf), out)
+    return out
+
+
+@kernel("nan_to_num_")
+def nan_to_num_(m, a, nan=None, posinf=None, neginf=None):
+    launch("InplaceNanToNum", a, *_nan_to_num_args(a.dtype, nan, posinf, neginf))
+    return a

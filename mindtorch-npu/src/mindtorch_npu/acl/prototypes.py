@@ -193,6 +193,11 @@ OPS.update({
     "FmodScalar": [T, S, T], "InplaceFmodScalar": [T, S],
     # ops-math math/reduce_all/op_api/aclnn_all.h, math/reduce_any/op_api/aclnn_any.h
     "All": [T, ARR, c_bool, T], "Any": [T, ARR, c_bool, T],
+    # ops-nn activation/leaky_relu/op_api/aclnn_leaky_relu.h, activation/softplus_v2/op_api/aclnn_softplus.h;
+    # ops-math math/nan_to_num/op_api/aclnn_nan_to_num.h, conversion/clip_by_value_v2/op_api/aclnn_hardtanh.h
+    "LeakyRelu": [T, S, T], "InplaceLeakyRelu": [T, S], "Softplus": [T, S, S, T],
+    "NanToNum": [T, c_float, c_float, c_float, T], "InplaceNanToNum": [T, c_float, c_float, c_float],
+    "Hardtanh": [T, S, S, T], "InplaceHardtanh": [T, S, S],
     # ops-math math/range/op_api/aclnn_arange.h
     "Arange": [S, S, S, T],
     # ops-nn norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.h, norm/layer_norm_grad_v3/.../aclnn_layer_norm_backward.h
