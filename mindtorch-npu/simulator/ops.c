@@ -121,7 +121,8 @@ static void stf(int dt, char *p, double v) {
 enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
-       SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT, SIG_UNARY_P };
+       SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT, SIG_UNARY_P,
+       SIG_FILLS, SIG_FLIP };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -449,6 +450,9 @@ static const op_def OPS[] = {
     {"InplaceAddcmul", SIG_TERNARY, 1, 1, ALL10 & ~B(ACL_BOOL), e_addcmul, 0},
     {"Addcdiv", SIG_TERNARY, 0, 1, FLOATS, e_addcdiv, 0}, {"InplaceAddcdiv", SIG_TERNARY, 1, 1, FLOATS, e_addcdiv, 0},
     {"Arange", SIG_ARANGE, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, 0},
+    /* factories over out: Eye(n, m, out) (flags 0), Linspace(start, end, steps, out) (flags 1) */
+    {"Eye", SIG_FILLS, 0, 0, ALL10, NULL, 0}, {"Linspace", SIG_FILLS, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, 1},
+    {"Flip", SIG_FLIP, 0, 0, ALL10, NULL, 0},
     /* unary with scalar / float parameters */
     {"LeakyRelu", SIG_UNARY_P, 0, 0, FLOATS, e_leaky, 0}, {"InplaceLeakyRelu", SIG_UNARY_P, 1, 0, FLOATS, e_leaky, 0},
     {"Softplus", SIG_UNARY_P, 0, 0, FLOATS, e_softplus, 0},
@@ -1323,6 +1327,49 @@ static int k_multinomial(aclOpExecutor *e, int dev, char *ws, char *msg, size_t 
     return 0;
 }
 
+static int k_fills(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0];
+    char *ob;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len))) return rc;
+    int es = dt_size(o->dt);
+    if (!d->flags) {
+        for (int64_t i = 0; i < o->dims[0]; i++)
+            for (int64_t j = 0; j < o->dims[1]; j++) sti(o->dt, ob + (o->off + i * o->st[0] + j * o->st[1]) * es, i == j);
+        return 0;
+    }
+    int64_t n = o->dims[0];
+    double a = e->p[0].f, b = e->p[1].f, st = n > 1 ? (b - a) / (double)(n - 1) : 0;
+    for (int64_t i = 0; i < n; i++) /* from both ends, as PyTorch, so the last value is exactly `end` */
+        stf(o->dt, ob + (o->off + i * o->st[0]) * es, (i < n / 2 || n == 1) ? a + (double)i * st : b - (double)(n - 1 - i) * st);
+    return 0;
+}
+
+static int k_flip(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const tview *o = &e->t[0], *x = &e->t[1];
+    char *ob, *xb;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, "Flip", 0, msg, len)) || (rc = map_view(x, dev, &xb, "Flip", 1, msg, len))) return rc;
+    int64_t total = numel(o), idx[SIM_MAXDIM] = {0}, mask = e->ip[0];
+    int es = dt_size(o->dt);
+    for (int64_t c = 0; c < total; c++) {
+        int64_t oo = o->off, xo = x->off;
+        for (int i = 0; i < o->nd; i++) {
+            oo += idx[i] * o->st[i];
+            xo += ((mask >> i & 1) ? x->dims[i] - 1 - idx[i] : idx[i]) * x->st[i];
+        }
+        memcpy(ob + oo * es, xb + xo * es, (size_t)es);
+        for (int i = o->nd - 1; i >= 0; i--) {
+            if (++idx[i] < o->dims[i]) break;
+            idx[i] = 0;
+        }
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- validators, one per signature */
 static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     const char *nm = d->name;
@@ -2074,6 +2121,52 @@ static aclnnStatus v_unary_p(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+static aclnnStatus v_fills(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, out, "out", 2))) return rc;
+    if (!d->flags) {
+        if (out->ndim != 2 || out->dims[0] != a->i[0] || out->dims[1] != a->i[1])
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnnEyeGetWorkspaceSize: out must be [n, m]");
+    } else {
+        if ((rc = check_scalar(d, a->s[0], "start")) || (rc = check_scalar(d, a->s[1], "end"))) return rc;
+        if (out->ndim != 1 || out->dims[0] != a->i[0] || a->i[0] < 0)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnnLinspaceGetWorkspaceSize: out must be [steps]");
+        e->p[0].f = ldf(a->s[0]->dtype, (const char *)a->s[0]->raw);
+        e->p[1].f = ldf(a->s[1]->dtype, (const char *)a->s[1]->raw);
+    }
+    e->nt = 1;
+    e->ct = out->dtype;
+    snap(&e->t[0], out);
+    return 0;
+}
+
+static aclnnStatus v_flip(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_tensor(d, out, "out", 8))) return rc;
+    uint64_t n;
+    const int64_t *dims = a->arr ? aclsim_int_array(a->arr, &n) : NULL;
+    if (!dims) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnFlipGetWorkspaceSize: dims is not a live aclIntArray");
+    int rank = (int)self->ndim;
+    int64_t mask = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        int64_t k = dims[i];
+        if (k < -rank || k >= rank) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnFlipGetWorkspaceSize: dim %lld is out of range", (long long)k);
+        k = k < 0 ? k + rank : k;
+        if (mask >> k & 1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnFlipGetWorkspaceSize: dim %lld appears twice", (long long)k);
+        mask |= (int64_t)1 << k;
+    }
+    if (!same_shape(out, rank, self->dims) || out->dtype != self->dtype)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnFlipGetWorkspaceSize: out must have self's shape and dtype");
+    e->nt = 2;
+    e->ct = self->dtype;
+    e->ip[0] = mask;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- phase 1 and phase 2, shared */
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
@@ -2100,6 +2193,8 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_ELEMENTS: rc = v_elements(d, a, &tmp); tmp.run = k_elements; break;
     case SIG_MULTINOMIAL: rc = v_multinomial(d, a, &tmp); tmp.run = k_multinomial; break;
     case SIG_UNARY_P: rc = v_unary_p(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_FILLS: rc = v_fills(d, a, &tmp); tmp.run = k_fills; break;
+    case SIG_FLIP: rc = v_flip(d, a, &tmp); tmp.run = k_flip; break;
     case SIG_LAYER_NORM: rc = v_layer_norm(d, a, &tmp); tmp.run = k_layer_norm; break;
     case SIG_EMBED_BWD: rc = v_embed_bwd(d, a, &tmp); tmp.run = k_embed_bwd; break;
     case SIG_MASKED_FILL: rc = v_masked_fill(d, a, &tmp); tmp.run = k_elementwise; break;
@@ -2529,3 +2624,10 @@ EXPORT aclnnStatus aclnnInplaceHardtanhGetWorkspaceSize(aclTensor *selfRef, cons
 }
 LAUNCH(LeakyRelu) LAUNCH(InplaceLeakyRelu) LAUNCH(Softplus) LAUNCH(NanToNum) LAUNCH(InplaceNanToNum) LAUNCH(Hardtanh)
 LAUNCH(InplaceHardtanh)
+EXPORT aclnnStatus aclnnEyeGetWorkspaceSize(int64_t n, int64_t m, aclTensor *out, WS) { PREP(Eye, .t = {out}, .i = {n, m}); }
+EXPORT aclnnStatus aclnnLinspaceGetWorkspaceSize(const aclScalar *start, const aclScalar *end, int64_t steps, aclTensor *out,
+                                                 WS) { PREP(Linspace, .t = {out}, .s = {start, end}, .i = {steps}); }
+EXPORT aclnnStatus aclnnFlipGetWorkspaceSize(const aclTensor *self, const void *dims, aclTensor *out, WS) {
+    PREP(Flip, .t = {out, self}, .arr = dims);
+}
+LAUNCH(Eye) LAUNCH(Linspace) LAUNCH(Flip)

@@ -310,3 +310,11 @@ def test_parameterised_activations_match_cpu():
     close(torch.nan_to_num(xn, 1.0, 2.0, -3.0), torch.nan_to_num(x, 1.0, 2.0, -3.0))
     with pytest.raises(TypeError, match="aclnnNanToNum takes float32"):
         torch.nan_to_num(x.to(torch.float64).to("npu"))
+
+
+def test_eye_linspace_flip_match_cpu():
+    close(torch.eye(3, 5, device="npu"), torch.eye(3, 5))
+    for steps in (1, 2, 7):
+        close(torch.linspace(-2.0, 3.0, steps, device="npu"), torch.linspace(-2.0, 3.0, steps))
+    x = rnd((3, 4, 2), torch.int32, 17)
+    close(torch.flip(x.to("npu").transpose(0, 1), [0, 2]), torch.flip(x.transpose(0, 1), [0, 2]))

@@ -1037,3 +1037,27 @@ def nan_to_num(m, a, nan=None, posinf=None, neginf=None):
 def nan_to_num_(m, a, nan=None, posinf=None, neginf=None):
     launch("InplaceNanToNum", a, *_nan_to_num_args(a.dtype, nan, posinf, neginf))
     return a
+
+
+
+@kernel("eye")
+def eye(m, n, mm=None, *rest):
+    out = empty(m.shape, m.dtype, npu_device(_device_of(rest)))
+    if _numel(out):
+        launch("Eye", int(m.shape[0]), int(m.shape[1]), out)
+    return out
+
+
+@kernel("linspace")
+def linspace(m, start, end, steps, *rest):
+    out = empty(m.shape, m.dtype, npu_device(_device_of(rest)))
+    if steps:
+        launch("Linspace", scalar_for(start, D.float64), scalar_for(end, D.float64), int(steps), out)
+    return out
+
+
+@kernel("flip")
+def flip(m, a, dims):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Flip", a, IntArray(dims if len(a._shape) else ()), out)
+    return out

@@ -198,6 +198,8 @@ OPS.update({
     "LeakyRelu": [T, S, T], "InplaceLeakyRelu": [T, S], "Softplus": [T, S, S, T],
     "NanToNum": [T, c_float, c_float, c_float, T], "InplaceNanToNum": [T, c_float, c_float, c_float],
     "Hardtanh": [T, S, S, T], "InplaceHardtanh": [T, S, S],
+    # ops-math math/eye/op_api/aclnn_eye.h, math/lin_space/op_api/aclnn_linspace.h; ops-nn index/reverse_v2/.../aclnn_flip.h
+    "Eye": [c_int64, c_int64, T], "Linspace": [S, S, c_int64, T], "Flip": [T, ARR, T],
     # ops-math math/range/op_api/aclnn_arange.h
     "Arange": [S, S, S, T],
     # ops-nn norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.h, norm/layer_norm_grad_v3/.../aclnn_layer_norm_backward.h
