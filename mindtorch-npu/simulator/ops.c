@@ -121,11 +121,12 @@ static void stf(int dt, char *p, double v) {
 enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
-       SIG_CLAMP, SIG_TRI };
+       SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT, SIG_UNARY_P,
+       SIG_FILLS, SIG_FLIP };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
-       L_ARG = 512, F_EMBED = 1024, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384 };
+       L_ARG = 512, F_EMBED = 1024, L_VALUES = 32768, R_ALL = 65536, R_ANY = 131072, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384 };
 /* SIG_SOFTMAX covers every op along one dim's lines: softmax (F_LOG: log-softmax), L_CUMSUM, L_ARG|R_MAX/R_MIN */
 /* F_MODE: an int attribute (DivMod's rounding mode 0..2; GeluV2's approximate 0..1; RoundDecimals' decimals)
  * reaches the element function as p[0].i */
@@ -180,6 +181,8 @@ UF(neg, -a, (int64_t)(0 - (uint64_t)a)) UF(abs, fabs(a), a < 0 ? (int64_t)(0 - (
 UF(relu, a > 0 ? a : (a != a ? a : 0.0), a > 0 ? a : 0) UF(sign, sgnf(a), (a > 0) - (a < 0))
 UF(floor, floor(a), a) UF(ceil, ceil(a), a) UF(round, nearbyint(a), a) UF(trunc, trunc(a), a)
 UF(frac, a - trunc(a), 0) UF(lnot, a == 0, a == 0)
+UF(acosh, acosh(a), 0) UF(asinh, asinh(a), 0) UF(atanh, atanh(a), 0) UF(erfc, erfc(a), 0)
+UF(mish, a * tanh(a * 1.0 > 20 ? a : log1p(exp(a))), 0) UF(signbit, signbit(a) != 0, a < 0)
 UF(isfinite, isfinite(a), 1) UF(isposinf, isinf(a) && a > 0, 0) UF(isneginf, isinf(a) && a < 0, 0)
 UF(square, a * a, (int64_t)((uint64_t)a * (uint64_t)a)) UF(bnot, 0, ~a)
 
@@ -205,6 +208,10 @@ BF(eq, a == b, a == b) BF(ne, a != b, a != b) BF(lt, a < b, a < b) BF(le, a <= b
 BF(gt, a > b, a > b) BF(ge, a >= b, a >= b)
 BF(land, a != 0 && b != 0, a != 0 && b != 0) BF(lor, a != 0 || b != 0, a != 0 || b != 0)
 BF(lxor, (a != 0) != (b != 0), (a != 0) != (b != 0))
+/* remainder: the sign of the divisor (Python's %); fmod: the sign of the dividend; integer x % 0 gives 0 here */
+BF(rem, b != 0 && fmod(a, b) != 0 && ((fmod(a, b) < 0) != (b < 0)) ? fmod(a, b) + b : (b != 0 ? fmod(a, b) : NAN),
+   b == 0 ? 0 : b == -1 ? 0 : ((a % b) != 0 && ((a % b) < 0) != (b < 0)) ? a % b + b : a % b)
+BF(fmodf, fmod(a, b), b == 0 || b == -1 ? 0 : a % b)
 BF(band, 0, a & b) BF(bor, 0, a | b) BF(bxor, 0, a ^ b)
 static val e_sub(const val *x, const val *p, int isf) { /* self - alpha * other */
     val r;
@@ -286,6 +293,27 @@ static val e_clamp_max_t(const val *x, const val *p, int isf) {
     (void)p;
     return e_clamp(x, q, isf);
 }
+/* unary ops with parameters p[0..2] (floats): leaky relu, softplus, nan_to_num */
+static val e_leaky(const val *x, const val *p, int isf) {
+    (void)isf;
+    val r;
+    r.f = x[0].f > 0 ? x[0].f : x[0].f * p[0].f;
+    return r;
+}
+static val e_softplus(const val *x, const val *p, int isf) { /* x if beta * x > threshold, else log1p(exp(beta x)) / beta */
+    (void)isf;
+    val r;
+    double z = x[0].f * p[0].f;
+    r.f = z > p[1].f ? x[0].f : log1p(exp(z)) / p[0].f;
+    return r;
+}
+static val e_nan2num(const val *x, const val *p, int isf) {
+    val r = x[0];
+    if (!isf) return r;
+    if (r.f != r.f) r.f = p[0].f;
+    else if (isinf(r.f)) r.f = r.f > 0 ? p[1].f : p[2].f;
+    return r;
+}
 static val e_where(const val *x, const val *p, int isf) {
     (void)p;
     return (isf ? x[0].f != 0 : x[0].i != 0) ? x[1] : x[2];
@@ -307,6 +335,7 @@ static const op_def OPS[] = {
     {"Matmul", SIG_MATMUL, 0, 0, MMTYPES, NULL, 0},
     {"Mm", SIG_MM, 0, 0, MMTYPES, NULL, 0},
     {"BatchMatMul", SIG_BMM, 0, 0, MMTYPES, NULL, 0},
+    {"Mv", SIG_MV, 0, 0, MMTYPES, NULL, 0}, {"Dot", SIG_DOT, 0, 0, MMTYPES, NULL, 0},
     /* unary: {name, SIG_UNARY, inplace, 0, dtypes, fn, flags}; F_FLOAT ops take integers as FLOAT */
 #define UN(N, FN, DT, FL) {N, SIG_UNARY, 0, 0, DT, FN, FL}, {"Inplace" N, SIG_UNARY, 1, 0, DT, FN, FL}
     /* dtype sets: the `self` row of each op's doc (docs/aclnnXxx.md), 910B-class parts */
@@ -329,6 +358,9 @@ static const op_def OPS[] = {
     UN("Floor", e_floor, (SIGNED | B(ACL_UINT8)) & ~B(ACL_BF16), 0), UN("Ceil", e_ceil, FLOATS, 0),
     UN("Round", e_round, FLOATS | B(ACL_INT32) | B(ACL_INT64), 0), UN("Trunc", e_trunc, SIGNED | B(ACL_UINT8), 0),
     UN("Frac", e_frac, MMTYPES, 0), UN("LogicalNot", e_lnot, ALL10, F_BOOL),
+    UN("Acosh", e_acosh, ALL10, F_FLOAT), UN("Asinh", e_asinh, ALL10, F_FLOAT), UN("Atanh", e_atanh, ALL10, F_FLOAT),
+    UN("Erfc", e_erfc, ALL10, F_FLOAT), UN("Mish", e_mish, MMTYPES, 0),
+    {"Signbit", SIG_UNARY, 0, 0, ALL10, e_signbit, F_BOOL},
     {"IsFinite", SIG_UNARY, 0, 0, ALL10, e_isfinite, F_BOOL}, {"IsPosInf", SIG_UNARY, 0, 0, ALL10, e_isposinf, F_BOOL},
     {"IsNegInf", SIG_UNARY, 0, 0, ALL10, e_isneginf, F_BOOL}, {"Square", SIG_UNARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_square, 0},
     {"BitwiseNot", SIG_UNARY, 0, 0, ALL10 & ~FLOATS, e_bnot, 0},
@@ -365,6 +397,16 @@ static const op_def OPS[] = {
     {"InplaceClampMinTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_clamp_min_t, 0},
     {"ClampMaxTensor", SIG_BINARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp_max_t, 0},
     {"InplaceClampMaxTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_clamp_max_t, 0},
+    /* Sort(self, stable, dim, descending, values, indices), Topk(self, k, dim, largest, sorted, values, indices):
+     * stable by value, NaN above every number (as PyTorch); F_MODE marks Topk */
+    {"Sort", SIG_SORT, 0, 0, ALL10, NULL, 0}, {"Topk", SIG_SORT, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, F_MODE},
+    /* Gather(self, dim, index, out); Scatter / ScatterValue (reduce 0 replace, 1 add, 2 multiply), in-place forms,
+     * ScatterAdd: out is self with src (or value) written at index along dim. F_MODE: a scatter; F_FLOAT: value */
+    {"Gather", SIG_ELEMENTS, 0, 0, ALL10, NULL, 0},
+    {"Scatter", SIG_ELEMENTS, 0, 0, ALL10, NULL, F_MODE}, {"InplaceScatter", SIG_ELEMENTS, 1, 0, ALL10, NULL, F_MODE},
+    {"ScatterValue", SIG_ELEMENTS, 0, 0, ALL10, NULL, F_MODE | F_FLOAT},
+    {"InplaceScatterValue", SIG_ELEMENTS, 1, 0, ALL10, NULL, F_MODE | F_FLOAT},
+    {"ScatterAdd", SIG_ELEMENTS, 0, 0, ALL10, NULL, F_MODE},
     /* Tril / Triu over the last two dims (flags 1: Triu) */
     {"Tril", SIG_TRI, 0, 0, ALL10, NULL, 0}, {"InplaceTril", SIG_TRI, 1, 0, ALL10, NULL, 0},
     {"Triu", SIG_TRI, 0, 0, ALL10, NULL, 1}, {"InplaceTriu", SIG_TRI, 1, 0, ALL10, NULL, 1},
@@ -378,10 +420,22 @@ static const op_def OPS[] = {
     /* reductions over an aclIntArray of dims (empty: all dims) */
     {"ReduceSum", SIG_REDUCE, 0, 0, ALL10, NULL, R_SUM}, {"Mean", SIG_REDUCE, 0, 0, FLOATS, NULL, R_MEAN},
     {"Amax", SIG_REDUCE, 0, 0, ALL10, NULL, R_MAX}, {"Amin", SIG_REDUCE, 0, 0, ALL10, NULL, R_MIN},
+    {"All", SIG_REDUCE, 0, 0, ALL10, NULL, R_ALL}, {"Any", SIG_REDUCE, 0, 0, ALL10, NULL, R_ANY},
+    {"RemainderTensorTensor", SIG_BINARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_rem, 0},
+    {"InplaceRemainderTensorTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_rem, 0},
+    {"RemainderTensorScalar", SIG_BINARY_SCALAR, 0, 0, ALL10 & ~B(ACL_BOOL), e_rem, 0},
+    {"InplaceRemainderTensorScalar", SIG_BINARY_SCALAR, 1, 0, ALL10 & ~B(ACL_BOOL), e_rem, 0},
+    {"FmodTensor", SIG_BINARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_fmodf, 0},
+    {"InplaceFmodTensor", SIG_BINARY, 1, 0, ALL10 & ~B(ACL_BOOL), e_fmodf, 0},
+    {"FmodScalar", SIG_BINARY_SCALAR, 0, 0, ALL10 & ~B(ACL_BOOL), e_fmodf, 0},
+    {"InplaceFmodScalar", SIG_BINARY_SCALAR, 1, 0, ALL10 & ~B(ACL_BOOL), e_fmodf, 0},
     {"Softmax", SIG_SOFTMAX, 0, 0, FLOATS, NULL, 0}, {"LogSoftmax", SIG_SOFTMAX, 0, 0, FLOATS, NULL, F_LOG},
     {"Cumsum", SIG_SOFTMAX, 0, 0, ALL10, NULL, L_CUMSUM},
     {"ArgMax", SIG_SOFTMAX, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, L_ARG | R_MAX},
     {"ArgMin", SIG_SOFTMAX, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, L_ARG | R_MIN},
+    /* MaxDim / MinDim: ArgMax / ArgMin that also write the extreme values (out, indices) */
+    {"MaxDim", SIG_SOFTMAX, 0, 0, ALL10, NULL, L_ARG | R_MAX | L_VALUES},
+    {"MinDim", SIG_SOFTMAX, 0, 0, ALL10, NULL, L_ARG | R_MIN | L_VALUES},
     /* index ops: out = self.shape[:dim] + index.shape + self.shape[dim+1:] (Embedding: dim 0) */
     {"IndexSelect", SIG_INDEX, 0, 0, ALL10, NULL, 0}, {"Embedding", SIG_INDEX, 0, 0, ALL10, NULL, F_EMBED},
     {"InplaceMaskedFillScalar", SIG_MASKED_FILL, 1, 0, ALL10, e_where, 0},
@@ -396,6 +450,15 @@ static const op_def OPS[] = {
     {"InplaceAddcmul", SIG_TERNARY, 1, 1, ALL10 & ~B(ACL_BOOL), e_addcmul, 0},
     {"Addcdiv", SIG_TERNARY, 0, 1, FLOATS, e_addcdiv, 0}, {"InplaceAddcdiv", SIG_TERNARY, 1, 1, FLOATS, e_addcdiv, 0},
     {"Arange", SIG_ARANGE, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, 0},
+    /* factories over out: Eye(n, m, out) (flags 0), Linspace(start, end, steps, out) (flags 1) */
+    {"Eye", SIG_FILLS, 0, 0, ALL10, NULL, 0}, {"Linspace", SIG_FILLS, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, 1},
+    {"Flip", SIG_FLIP, 0, 0, ALL10, NULL, 0},
+    /* unary with scalar / float parameters */
+    {"LeakyRelu", SIG_UNARY_P, 0, 0, FLOATS, e_leaky, 0}, {"InplaceLeakyRelu", SIG_UNARY_P, 1, 0, FLOATS, e_leaky, 0},
+    {"Softplus", SIG_UNARY_P, 0, 0, FLOATS, e_softplus, 0},
+    {"NanToNum", SIG_UNARY_P, 0, 0, ALL10, e_nan2num, F_MODE}, {"InplaceNanToNum", SIG_UNARY_P, 1, 0, ALL10, e_nan2num, F_MODE},
+    {"Hardtanh", SIG_CLAMP, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 3},
+    {"InplaceHardtanh", SIG_CLAMP, 1, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 3},
     /* LayerNorm(input, normalizedShape, weight?, bias?, eps, out, meanOut?, rstdOut?); F_LOG marks the backward */
     {"LayerNorm", SIG_LAYER_NORM, 0, 0, FLOATS, NULL, 0}, {"LayerNormBackward", SIG_LAYER_NORM, 0, 0, FLOATS, NULL, F_LOG},
     {"EmbeddingDenseBackward", SIG_EMBED_BWD, 0, 0, FLOATS, NULL, 0},
@@ -403,6 +466,9 @@ static const op_def OPS[] = {
     {"InplaceNormal", SIG_RANDOM, 1, 0, FLOATS, NULL, RND_NORMAL},
     {"InplaceRandom", SIG_RANDOM, 1, 0, ALL10 & ~B(ACL_BOOL), NULL, RND_INT},
     {"InplaceBernoulli", SIG_RANDOM, 1, 0, ALL10, NULL, RND_BERNOULLI},
+    /* Multinomial(self [C] or [N, C] weights, numsamples, replacement, seed, offset, out INT64): row r, draw s uses
+     * counter offset + r * numsamples + s (with replacement) or offset + r * C + j (exponential race, without) */
+    {"Multinomial", SIG_MULTINOMIAL, 0, 0, FLOATS, NULL, 0},
 };
 
 /* ---------------------------------------------------------------- dtype rules (PyTorch's) */
@@ -441,7 +507,7 @@ typedef struct {
     int64_t i[2];
     const void *arr;       /* aclIntArray (reduction dims) */
     const aclTensor *x[8]; /* further tensors (NLLLoss: weight, totalWeight, gradOutput; LayerNorm: all of its) */
-    double f[2];           /* double / float attributes (random ranges) */
+    double f[3];           /* double / float attributes (random ranges, nan_to_num's replacements) */
     uint64_t seed, offset;
 } args;
 
@@ -719,6 +785,13 @@ static int k_reduce(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) 
         const char *p = xb + off[0] * es;
         val v, *r = &acc[off[1]];
         if (isf) v.f = ldf(x->dt, p); else v.i = ldi(x->dt, p);
+        if (d->flags & (R_ALL | R_ANY)) { /* over truth values: all is a min, any a max */
+            int64_t t = dt_is_float(x->dt) ? ldf(x->dt, p) != 0 : ldi(x->dt, p) != 0;
+            r->i = !seen[off[1]] ? t : (d->flags & R_ALL) ? (r->i && t) : (r->i || t);
+            seen[off[1]] = 1;
+            step(x->nd, x->dims, idx, 2, off, ost);
+            continue;
+        }
         if (!seen[off[1]] && (d->flags & (R_MAX | R_MIN))) *r = v;
         else if (d->flags & (R_SUM | R_MEAN)) { if (isf) r->f += v.f; else r->i = (int64_t)((uint64_t)r->i + (uint64_t)v.i); }
         else if (isf) r->f = (d->flags & R_MAX) ? fmaxn(r->f, v.f) : fminn(r->f, v.f);
@@ -731,6 +804,7 @@ static int k_reduce(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) 
     int eo = dt_size(o->dt);
     for (int64_t c = 0; c < on; c++) {
         if (d->flags & R_MEAN) acc[c].f /= (double)cnt;
+        if ((d->flags & R_ALL) && !seen[c]) acc[c].i = 1; /* all() of nothing is true */
         if (isf) stf(o->dt, ob + ooff[0] * eo, acc[c].f); else sti(o->dt, ob + ooff[0] * eo, acc[c].i);
         step(o->nd, o->dims, oidx, 1, ooff, ost2);
     }
@@ -748,14 +822,18 @@ static int k_softmax(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len)
     char *ob, *xb;
     int rc;
     if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len))) return rc;
+    char *vb = NULL;
+    const tview *vv = &e->t[2];
+    if ((d->flags & L_VALUES) && (rc = map_view(vv, dev, &vb, d->name, 2, msg, len))) return rc;
     if (!numel(o)) return 0;
     int ax = (int)e->ip[0];
     int64_t L = ax < 0 ? 1 : x->dims[ax], xs = ax < 0 ? 0 : x->st[ax], os = ax < 0 ? 0 : o->st[ax];
-    int64_t shape[SIM_MAXDIM], st[2][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[2] = {x->off, o->off}, lines = 1;
+    int64_t shape[SIM_MAXDIM], st[3][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[3] = {x->off, o->off, vv->off}, lines = 1;
     for (int i = 0; i < x->nd; i++) {
         shape[i] = i == ax ? 1 : x->dims[i];
         st[0][i] = x->st[i];
         st[1][i] = o->st[i];
+        st[2][i] = vb ? vv->st[i] : 0;
         lines *= shape[i];
     }
     int ex = dt_size(x->dt), eo = dt_size(o->dt), isf = dt_is_float(e->ct);
@@ -775,6 +853,7 @@ static int k_softmax(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len)
                 }
             }
             sti(o->dt, ob + off[1] * eo, best);
+            if (vb) memcpy(vb + off[2] * ex, xb + (off[0] + best * xs) * ex, (size_t)ex);
         } else if (d->flags & L_CUMSUM) {
             double sf = 0;
             int64_t si = 0;
@@ -791,7 +870,7 @@ static int k_softmax(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len)
                 stf(o->dt, ob + (off[1] + k * os) * eo, (d->flags & F_LOG) ? z - log(sum) : exp(z) / sum);
             }
         }
-        step(x->nd, shape, idx, 2, off, st);
+        step(x->nd, shape, idx, 3, off, st);
     }
 #undef XF
 #undef XI
@@ -1073,6 +1152,224 @@ static int k_tri(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     return 0;
 }
 
+typedef struct { double v; int64_t i; } keyed;
+static __thread int sort_desc;
+static int key_cmp(const void *pa, const void *pb) { /* NaN is the largest; ties keep their order (stable) */
+    const keyed *a = pa, *b = pb;
+    int an = a->v != a->v, bn = b->v != b->v, c;
+    if (an || bn) c = an - bn;
+    else c = (a->v > b->v) - (a->v < b->v);
+    if (sort_desc) c = -c;
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int key_cmp_int(const void *pa, const void *pb) { /* the keys hold int64 bits */
+    const keyed *a = pa, *b = pb;
+    int64_t x, y;
+    memcpy(&x, &a->v, 8);
+    memcpy(&y, &b->v, 8);
+    int c = (x > y) - (x < y);
+    if (sort_desc) c = -c;
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int k_sort(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *io = &e->t[0], *x = &e->t[1], *vo = &e->t[2];
+    char *ib, *xb, *vb;
+    int rc;
+    if ((rc = map_view(io, dev, &ib, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len)) ||
+        (rc = map_view(vo, dev, &vb, d->name, 2, msg, len)))
+        return rc;
+    if (!numel(x) || !e->ip[1]) return 0;
+    int ax = (int)e->ip[0];
+    int64_t L = ax < 0 ? 1 : x->dims[ax], k = e->ip[1];
+    int64_t xs = ax < 0 ? 0 : x->st[ax], is = ax < 0 ? 0 : io->st[ax], vs = ax < 0 ? 0 : vo->st[ax];
+    int64_t shape[SIM_MAXDIM], st[3][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[3] = {x->off, io->off, vo->off}, lines = 1;
+    for (int i = 0; i < x->nd; i++) {
+        shape[i] = i == ax ? 1 : x->dims[i];
+        st[0][i] = x->st[i];
+        st[1][i] = io->st[i];
+        st[2][i] = vo->st[i];
+        lines *= shape[i];
+    }
+    int ex = dt_size(x->dt), isf = dt_is_float(x->dt);
+    keyed *buf = malloc((size_t)L * sizeof *buf);
+    sort_desc = (int)e->ip[2];
+    for (int64_t c = 0; c < lines; c++) {
+        for (int64_t j = 0; j < L; j++) {
+            const char *p = xb + (off[0] + j * xs) * ex;
+            buf[j].v = isf ? ldf(x->dt, p) : (double)ldi(x->dt, p);
+            buf[j].i = j;
+        }
+        if (!isf) { /* int64 beyond 2^53 would collide in double: compare exactly */
+            for (int64_t j = 0; j < L; j++) { int64_t v = ldi(x->dt, xb + (off[0] + j * xs) * ex); memcpy(&buf[j].v, &v, 8); }
+        }
+        qsort(buf, (size_t)L, sizeof *buf, isf ? key_cmp : key_cmp_int);
+        for (int64_t j = 0; j < k; j++) {
+            memcpy(vb + (off[2] + j * vs) * ex, xb + (off[0] + buf[j].i * xs) * ex, (size_t)ex);
+            sti(ACL_INT64, ib + (off[1] + j * is) * 8, buf[j].i);
+        }
+        step(x->nd, shape, idx, 3, off, st);
+    }
+    free(buf);
+    return 0;
+}
+
+static int k_elements(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0], *x = &e->t[1], *ix = &e->t[2], *sv = &e->t[3];
+    char *ob, *xb, *ib, *sb = NULL;
+    int rc, scatter = (int)e->ip[2];
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len)) ||
+        (rc = map_view(ix, dev, &ib, d->name, 2, msg, len)) || (scatter && (rc = map_view(sv, dev, &sb, d->name, 3, msg, len))))
+        return rc;
+    int ax = (int)e->ip[0], nd = ix->nd, es = dt_size(x->dt), ei = dt_size(ix->dt), isf = dt_is_float(x->dt);
+    int64_t size = x->nd ? x->dims[ax] : 1;
+    if (scatter && ob != xb) { /* out starts as a copy of self (in place, they are one view) */
+        int64_t idx[SIM_MAXDIM] = {0}, off[2] = {o->off, x->off}, st[2][SIM_MAXDIM];
+        memcpy(st[0], o->st, sizeof st[0]);
+        memcpy(st[1], x->st, sizeof st[1]);
+        for (int64_t c = 0, n = numel(o); c < n; c++) {
+            memmove(ob + off[0] * es, xb + off[1] * es, (size_t)es);
+            step(o->nd, o->dims, idx, 2, off, st);
+        }
+    }
+    int64_t idx[SIM_MAXDIM] = {0}, total = numel(ix);
+    for (int64_t c = 0; c < total; c++) {
+        int64_t io = ix->off, so = sv->off, to = 0;
+        for (int i = 0; i < nd; i++) { io += idx[i] * ix->st[i]; if (!sv->is_const) so += idx[i] * sv->st[i]; }
+        int64_t v = ldi(ix->dt, ib + io * ei);
+        if (v < 0 || v >= size) {
+            snprintf(msg, len, "aclnn%s: index %lld is out of bounds for dim %d of size %lld", d->name, (long long)v, ax, (long long)size);
+            return ACL_ERROR_RT_AICORE_EXCEPTION;
+        }
+        const tview *tv = scatter ? o : x;
+        to = tv->off;
+        for (int i = 0; i < tv->nd; i++) to += (i == ax ? v : idx[i]) * tv->st[i];
+        if (!scatter) {
+            int64_t oo = o->off;
+            for (int i = 0; i < nd; i++) oo += idx[i] * o->st[i];
+            memcpy(ob + oo * es, xb + to * es, (size_t)es);
+        } else {
+            char *dst = ob + to * es;
+            const char *from = sv->is_const ? sb : sb + so * es;
+            int sdt = sv->dt;
+            if (e->ip[1] == 0) { if (isf) stf(o->dt, dst, ldf(sdt, from)); else sti(o->dt, dst, ldi(sdt, from)); }
+            else if (isf) stf(o->dt, dst, e->ip[1] == 1 ? ldf(o->dt, dst) + ldf(sdt, from) : ldf(o->dt, dst) * ldf(sdt, from));
+            else sti(o->dt, dst, e->ip[1] == 1 ? (int64_t)((uint64_t)ldi(o->dt, dst) + (uint64_t)ldi(sdt, from))
+                                               : (int64_t)((uint64_t)ldi(o->dt, dst) * (uint64_t)ldi(sdt, from)));
+        }
+        for (int i = nd - 1; i >= 0; i--) {
+            if (++idx[i] < ix->dims[i]) break;
+            idx[i] = 0;
+        }
+    }
+    return 0;
+}
+
+static int k_multinomial(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const tview *o = &e->t[0], *x = &e->t[1];
+    char *ob, *xb;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, "Multinomial", 0, msg, len)) || (rc = map_view(x, dev, &xb, "Multinomial", 1, msg, len))) return rc;
+    int64_t rows = x->nd == 2 ? x->dims[0] : 1, c = x->dims[x->nd - 1], n = e->ip[2];
+    int64_t xr = x->nd == 2 ? x->st[0] : 0, xc = x->st[x->nd - 1], orow = o->nd == 2 ? o->st[0] : 0, ocol = o->st[o->nd - 1];
+    uint64_t seed = (uint64_t)e->ip[0], base = (uint64_t)e->ip[1];
+    keyed *buf = malloc((size_t)c * sizeof *buf);
+    double *cdf = malloc((size_t)c * sizeof *cdf);
+    int es = dt_size(x->dt);
+    sort_desc = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        double total = 0;
+        for (int64_t j = 0; j < c; j++) {
+            double p = ldf(x->dt, xb + (x->off + r * xr + j * xc) * es);
+            if (!(p >= 0) || isinf(p)) {
+                free(buf); free(cdf);
+                snprintf(msg, len, "aclnnMultinomial: probability tensor contains either inf, nan or element < 0");
+                return ACL_ERROR_RT_AICORE_EXCEPTION;
+            }
+            total += p;
+            cdf[j] = total;
+        }
+        if (!(total > 0)) {
+            free(buf); free(cdf);
+            snprintf(msg, len, "aclnnMultinomial: invalid multinomial distribution (sum of probabilities <= 0)");
+            return ACL_ERROR_RT_AICORE_EXCEPTION;
+        }
+        for (int64_t s = 0; s < n; s++) {
+            int64_t pick;
+            if (e->ip[3]) {
+                double u = unit(seed, base + (uint64_t)(r * n + s)) * total;
+                int64_t lo = 0, hi = c - 1;
+                while (lo < hi) { int64_t mid = (lo + hi) / 2; if (cdf[mid] > u) hi = mid; else lo = mid + 1; }
+                while (lo > 0 && cdf[lo] == cdf[lo - 1]) lo--; /* never a zero-probability category */
+                pick = lo;
+            } else {
+                if (s == 0) {
+                    for (int64_t j = 0; j < c; j++) {
+                        double p = ldf(x->dt, xb + (x->off + r * xr + j * xc) * es);
+                        buf[j].v = p > 0 ? -log(1.0 - unit(seed, base + (uint64_t)(r * c + j))) / p : INFINITY;
+                        buf[j].i = j;
+                    }
+                    qsort(buf, (size_t)c, sizeof *buf, key_cmp);
+                }
+                pick = buf[s].i;
+            }
+            sti(ACL_INT64, ob + (o->off + r * orow + s * ocol) * 8, pick);
+        }
+    }
+    free(buf);
+    free(cdf);
+    return 0;
+}
+
+static int k_fills(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0];
+    char *ob;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len))) return rc;
+    int es = dt_size(o->dt);
+    if (!d->flags) {
+        for (int64_t i = 0; i < o->dims[0]; i++)
+            for (int64_t j = 0; j < o->dims[1]; j++) sti(o->dt, ob + (o->off + i * o->st[0] + j * o->st[1]) * es, i == j);
+        return 0;
+    }
+    int64_t n = o->dims[0];
+    double a = e->p[0].f, b = e->p[1].f, st = n > 1 ? (b - a) / (double)(n - 1) : 0;
+    for (int64_t i = 0; i < n; i++) /* from both ends, as PyTorch, so the last value is exactly `end` */
+        stf(o->dt, ob + (o->off + i * o->st[0]) * es, (i < n / 2 || n == 1) ? a + (double)i * st : b - (double)(n - 1 - i) * st);
+    return 0;
+}
+
+static int k_flip(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const tview *o = &e->t[0], *x = &e->t[1];
+    char *ob, *xb;
+    int rc;
+    if ((rc = map_view(o, dev, &ob, "Flip", 0, msg, len)) || (rc = map_view(x, dev, &xb, "Flip", 1, msg, len))) return rc;
+    int64_t total = numel(o), idx[SIM_MAXDIM] = {0}, mask = e->ip[0];
+    int es = dt_size(o->dt);
+    for (int64_t c = 0; c < total; c++) {
+        int64_t oo = o->off, xo = x->off;
+        for (int i = 0; i < o->nd; i++) {
+            oo += idx[i] * o->st[i];
+            xo += ((mask >> i & 1) ? x->dims[i] - 1 - idx[i] : idx[i]) * x->st[i];
+        }
+        memcpy(ob + oo * es, xb + xo * es, (size_t)es);
+        for (int i = o->nd - 1; i >= 0; i--) {
+            if (++idx[i] < o->dims[i]) break;
+            idx[i] = 0;
+        }
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- validators, one per signature */
 static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     const char *nm = d->name;
@@ -1182,6 +1479,8 @@ static aclnnStatus v_matmul(const op_def *d, args *a, aclOpExecutor *e) {
     if (want && (na != want || nb != want || (int)out->ndim != want))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self, mat2 and out must be %d-D (got %d, %d, %u)", nm,
             want, na, nb, out->ndim);
+    if ((d->sig == SIG_MV && (na != 2 || nb != 1)) || (d->sig == SIG_DOT && (na != 1 || nb != 1)))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: operands of %d and %d dims", nm, na, nb);
     if (na < 1 || nb < 1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self and mat2 need at least 1 dim", nm);
     int ct = promote(self->dtype, mat2->dtype);
     int8_t cube = (int8_t)a->i[0];
@@ -1338,6 +1637,10 @@ static aclnnStatus v_reduce(const op_def *d, args *a, aclOpExecutor *e) {
         if (!can_cast(self->dtype, ct) && !(d->flags & R_SUM))
             BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: cannot reduce %s into %s", d->name,
                 dtname(self->dtype), dtname(ct));
+    } else if (d->flags & (R_ALL | R_ANY)) {
+        if (out->dtype != ACL_BOOL && out->dtype != ACL_UINT8)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s is not BOOL or UINT8", d->name, dtname(out->dtype));
+        ct = ACL_INT64;
     } else if (out->dtype != self->dtype) {
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s differs from self dtype %s", d->name,
             dtname(out->dtype), dtname(self->dtype));
@@ -1371,6 +1674,11 @@ static aclnnStatus v_softmax(const op_def *d, args *a, aclOpExecutor *e) {
         else if (a->i[1]) shape[n++] = 1;
     if (!same_shape(out, n, shape))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape is not the result shape", d->name);
+    const aclTensor *vals = a->t[2];
+    if ((d->flags & L_VALUES) && ((rc = check_tensor(d, vals, "out", 8)) || vals->dtype != self->dtype ||
+                                  !same_shape(vals, n, shape)))
+        return rc ? rc : (aclsim_set_err("aclnn%sGetWorkspaceSize: out must have indices' shape and self's dtype", d->name),
+                          ACLNN_ERR_PARAM_INVALID);
     if ((d->flags & L_ARG) && out->dtype != ACL_INT64 && out->dtype != ACL_INT32)
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s is not INT64 or INT32", d->name, dtname(out->dtype));
     if ((d->flags & L_ARG) && ax >= 0 && !self->dims[ax])
@@ -1381,17 +1689,19 @@ static aclnnStatus v_softmax(const op_def *d, args *a, aclOpExecutor *e) {
     if (!(d->flags & L_ARG) && !(d->dtypes & B(out->dtype)))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s is not supported", d->name, dtname(out->dtype));
     e->ct = (d->flags & L_ARG) ? self->dtype : out->dtype;
-    e->nt = 2;
+    e->nt = (d->flags & L_VALUES) ? 3 : 2;
     e->ip[0] = ax;
     snap(&e->t[0], out);
     snap(&e->t[1], self);
-    if ((d->flags & L_ARG) && ax >= 0 && !a->i[1]) { /* view out with the reduced dim back in, stride 0 */
-        tview *o = &e->t[0];
-        for (int i = o->nd; i > ax; i--) { o->dims[i] = o->dims[i - 1]; o->st[i] = o->st[i - 1]; }
-        o->dims[ax] = 1;
-        o->st[ax] = 0;
-        o->nd++;
-    }
+    if (d->flags & L_VALUES) snap(&e->t[2], vals);
+    for (int j = 0; j < 3; j += 2) /* outputs viewed with the reduced dim back in, stride 0 */
+        if ((d->flags & L_ARG) && ax >= 0 && !a->i[1] && (j == 0 || (d->flags & L_VALUES))) {
+            tview *o = &e->t[j];
+            for (int i = o->nd; i > ax; i--) { o->dims[i] = o->dims[i - 1]; o->st[i] = o->st[i - 1]; }
+            o->dims[ax] = 1;
+            o->st[ax] = 0;
+            o->nd++;
+        }
     return 0;
 }
 
@@ -1696,6 +2006,167 @@ static aclnnStatus v_tri(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+/* t: indices, self, values; i: {dim, k}; ip: {axis, k, descending} */
+static aclnnStatus v_sort(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *idx = a->t[0], *self = a->t[1], *vals = a->t[2];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_tensor(d, vals, "valuesOut", 8))) return rc;
+    if (!idx || !aclsim_check_tensor(idx) || idx->dtype != ACL_INT64)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: indicesOut must be an INT64 tensor", d->name);
+    int rank = (int)self->ndim, r1 = rank ? rank : 1;
+    int64_t dim = a->i[0];
+    if (dim < -r1 || dim >= r1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range", d->name, (long long)dim);
+    int ax = rank ? (int)(dim < 0 ? dim + rank : dim) : -1;
+    int64_t size = ax < 0 ? 1 : self->dims[ax], k = (d->flags & F_MODE) ? a->i[1] : size;
+    if (k < 0 || k > size) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnTopkGetWorkspaceSize: k %lld is not in [0, %lld]", (long long)k, (long long)size);
+    int64_t shape[SIM_MAXDIM];
+    for (int i = 0; i < rank; i++) shape[i] = i == ax ? k : self->dims[i];
+    if (!same_shape(vals, rank, shape) || !same_shape(idx, rank, shape) || vals->dtype != self->dtype)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: valuesOut / indicesOut shape or dtype is wrong", d->name);
+    e->nt = 3;
+    e->ct = self->dtype;
+    e->ip[0] = ax;
+    e->ip[1] = k;
+    e->ip[2] = a->seed; /* descending (Sort) / largest (Topk) */
+    snap(&e->t[0], idx);
+    snap(&e->t[1], self);
+    snap(&e->t[2], vals);
+    return 0;
+}
+
+/* t: out (selfRef), self, index, src (or the value as a constant); ip: {axis, reduce} */
+static aclnnStatus v_elements(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0], *self = d->inplace ? a->t[0] : a->t[1], *index = a->t[2], *src = a->t[3];
+    int scatter = d->flags & F_MODE, value = d->flags & F_FLOAT;
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, d->inplace ? "selfRef" : "self", 8)) || (!d->inplace && (rc = check_tensor(d, out, "out", 8))))
+        return rc;
+    if (!index || !aclsim_check_tensor(index) || (index->dtype != ACL_INT64 && index->dtype != ACL_INT32))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index must be an INT64 or INT32 tensor", d->name);
+    if (value ? (rc = check_scalar(d, a->s[0], "value")) : scatter ? (rc = check_tensor(d, src, "src", 8)) : 0) return rc;
+    int rank = (int)self->ndim, r1 = rank ? rank : 1;
+    int64_t dim = a->i[0];
+    if (dim < -r1 || dim >= r1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range", d->name, (long long)dim);
+    int ax = rank ? (int)(dim < 0 ? dim + rank : dim) : 0;
+    if ((int)index->ndim != rank && !(rank == 0 && index->ndim <= 1))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index must have self's rank", d->name);
+    for (int i = 0; i < (int)index->ndim && rank; i++) {
+        if (i != ax && index->dims[i] > self->dims[i])
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index is larger than self in dim %d", d->name, i);
+        if (scatter && !value && (src->ndim != index->ndim || index->dims[i] > src->dims[i]))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index is larger than src in dim %d", d->name, i);
+    }
+    if (scatter ? !same_shape(out, rank, self->dims) : !same_shape(out, (int)index->ndim, index->dims))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape is wrong", d->name);
+    if (out->dtype != self->dtype || (scatter && !value && src->dtype != self->dtype))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self, src and out must share a dtype", d->name);
+    int64_t reduce = !strcmp(d->name, "ScatterAdd") ? 1 : scatter ? a->i[1] : 0;
+    if (reduce < 0 || reduce > 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: reduce %lld is not 0, 1 or 2", d->name, (long long)reduce);
+    e->nt = 4;
+    e->ct = self->dtype;
+    e->ip[0] = ax;
+    e->ip[1] = reduce;
+    e->ip[2] = scatter;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    snap(&e->t[2], index);
+    if (value) snap_const(&e->t[3], a->s[0]->dtype, a->s[0]->raw);
+    else if (scatter) snap(&e->t[3], src);
+    return 0;
+}
+
+static aclnnStatus v_multinomial(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 2)) || !out || !aclsim_check_tensor(out))
+        return rc ? rc : (aclsim_set_err("aclnnMultinomialGetWorkspaceSize: out is not a live aclTensor"), ACLNN_ERR_PARAM_INVALID);
+    int64_t n = a->i[0], c = self->ndim ? self->dims[self->ndim - 1] : 0;
+    if (self->ndim < 1 || n <= 0 || (!a->i[1] && n > c))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnMultinomialGetWorkspaceSize: numsamples %lld does not fit %lld categories", (long long)n, (long long)c);
+    int64_t shape[2] = {self->dims[0], n};
+    if (out->dtype != ACL_INT64 || !same_shape(out, (int)self->ndim, self->ndim == 2 ? shape : shape + 1))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnMultinomialGetWorkspaceSize: out must be INT64 of shape [..., numsamples]");
+    e->nt = 2;
+    e->ct = ACL_DOUBLE;
+    e->ip[0] = (int64_t)a->seed;
+    e->ip[1] = (int64_t)a->offset;
+    e->ip[2] = n;
+    e->ip[3] = a->i[1];
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
+/* unary with parameters: scalars s[0], s[1] (LeakyRelu, Softplus) or floats f[0..2] (F_MODE: NanToNum) */
+static aclnnStatus v_unary_p(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = d->inplace ? a->t[0] : a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, d->inplace ? "selfRef" : "self", 8)) || (!d->inplace && (rc = check_tensor(d, out, "out", 8))))
+        return rc;
+    if (!same_shape(out, (int)self->ndim, self->dims) || !can_cast(self->dtype, out->dtype))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out must have self's shape and hold its dtype", d->name);
+    for (int k = 0; k < 3; k++) e->p[k].f = a->f[k];
+    if (!(d->flags & F_MODE))
+        for (int k = 0; k < 2; k++) {
+            if (!a->s[k] && (k == 0 || d->fn == e_softplus)) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: a parameter is NULL", d->name);
+            if (a->s[k]) {
+                if ((rc = check_scalar(d, a->s[k], "parameter"))) return rc;
+                e->p[k].f = ldf(a->s[k]->dtype, (const char *)a->s[k]->raw);
+            }
+        }
+    e->ct = self->dtype;
+    e->nt = 2;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
+static aclnnStatus v_fills(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, out, "out", 2))) return rc;
+    if (!d->flags) {
+        if (out->ndim != 2 || out->dims[0] != a->i[0] || out->dims[1] != a->i[1])
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnnEyeGetWorkspaceSize: out must be [n, m]");
+    } else {
+        if ((rc = check_scalar(d, a->s[0], "start")) || (rc = check_scalar(d, a->s[1], "end"))) return rc;
+        if (out->ndim != 1 || out->dims[0] != a->i[0] || a->i[0] < 0)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnnLinspaceGetWorkspaceSize: out must be [steps]");
+        e->p[0].f = ldf(a->s[0]->dtype, (const char *)a->s[0]->raw);
+        e->p[1].f = ldf(a->s[1]->dtype, (const char *)a->s[1]->raw);
+    }
+    e->nt = 1;
+    e->ct = out->dtype;
+    snap(&e->t[0], out);
+    return 0;
+}
+
+static aclnnStatus v_flip(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->t[1], *out = a->t[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_tensor(d, out, "out", 8))) return rc;
+    uint64_t n;
+    const int64_t *dims = a->arr ? aclsim_int_array(a->arr, &n) : NULL;
+    if (!dims) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnFlipGetWorkspaceSize: dims is not a live aclIntArray");
+    int rank = (int)self->ndim;
+    int64_t mask = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        int64_t k = dims[i];
+        if (k < -rank || k >= rank) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnFlipGetWorkspaceSize: dim %lld is out of range", (long long)k);
+        k = k < 0 ? k + rank : k;
+        if (mask >> k & 1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnFlipGetWorkspaceSize: dim %lld appears twice", (long long)k);
+        mask |= (int64_t)1 << k;
+    }
+    if (!same_shape(out, rank, self->dims) || out->dtype != self->dtype)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnFlipGetWorkspaceSize: out must have self's shape and dtype");
+    e->nt = 2;
+    e->ct = self->dtype;
+    e->ip[0] = mask;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- phase 1 and phase 2, shared */
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
@@ -1707,7 +2178,7 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     aclnnStatus rc;
     switch (d->sig) {
     case SIG_BINARY: case SIG_BINARY_SCALAR: rc = v_binary(d, a, &tmp); tmp.run = k_elementwise; break;
-    case SIG_MATMUL: case SIG_MM: case SIG_BMM: rc = v_matmul(d, a, &tmp); tmp.run = k_matmul; break;
+    case SIG_MATMUL: case SIG_MM: case SIG_BMM: case SIG_MV: case SIG_DOT: rc = v_matmul(d, a, &tmp); tmp.run = k_matmul; break;
     case SIG_UNARY: rc = v_unary_math(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_WHERE: rc = v_where(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_SCALAR_TENSOR: rc = v_scalar_tensor(d, a, &tmp); tmp.run = k_elementwise; break;
@@ -1718,6 +2189,12 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_ARANGE: rc = v_arange(d, a, &tmp); tmp.run = k_arange; break;
     case SIG_CLAMP: rc = v_clamp(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_TRI: rc = v_tri(d, a, &tmp); tmp.run = k_tri; break;
+    case SIG_SORT: rc = v_sort(d, a, &tmp); tmp.run = k_sort; break;
+    case SIG_ELEMENTS: rc = v_elements(d, a, &tmp); tmp.run = k_elements; break;
+    case SIG_MULTINOMIAL: rc = v_multinomial(d, a, &tmp); tmp.run = k_multinomial; break;
+    case SIG_UNARY_P: rc = v_unary_p(d, a, &tmp); tmp.run = k_elementwise; break;
+    case SIG_FILLS: rc = v_fills(d, a, &tmp); tmp.run = k_fills; break;
+    case SIG_FLIP: rc = v_flip(d, a, &tmp); tmp.run = k_flip; break;
     case SIG_LAYER_NORM: rc = v_layer_norm(d, a, &tmp); tmp.run = k_layer_norm; break;
     case SIG_EMBED_BWD: rc = v_embed_bwd(d, a, &tmp); tmp.run = k_embed_bwd; break;
     case SIG_MASKED_FILL: rc = v_masked_fill(d, a, &tmp); tmp.run = k_elementwise; break;
@@ -2020,6 +2497,17 @@ EXPORT aclnnStatus aclnnEmbeddingDenseBackwardGetWorkspaceSize(const aclTensor *
          .seed = scaleGradByFreq);
 }
 LAUNCH(Arange) LAUNCH(LayerNorm) LAUNCH(LayerNormBackward) LAUNCH(EmbeddingDenseBackward)
+UNARY_BOTH(Acosh) UNARY_BOTH(Asinh) UNARY_BOTH(Atanh) UNARY_BOTH(Erfc) UNARY_BOTH(Mish) UNARY_API(Signbit)
+BINARY_API(RemainderTensorTensor) INPLACE_BINARY_API(RemainderTensorTensor) SCALAR_API(RemainderTensorScalar)
+INPLACE_SCALAR_API(RemainderTensorScalar) BINARY_API(FmodTensor) INPLACE_BINARY_API(FmodTensor) SCALAR_API(FmodScalar)
+INPLACE_SCALAR_API(FmodScalar)
+EXPORT aclnnStatus aclnnAllGetWorkspaceSize(const aclTensor *self, const void *dim, bool keepdim, aclTensor *out, WS) {
+    PREP(All, .t = {out, self}, .i = {keepdim}, .arr = dim);
+}
+EXPORT aclnnStatus aclnnAnyGetWorkspaceSize(const aclTensor *self, const void *dim, bool keepdim, aclTensor *out, WS) {
+    PREP(Any, .t = {out, self}, .i = {keepdim}, .arr = dim);
+}
+LAUNCH(All) LAUNCH(Any)
 UNARY_API(IsFinite) UNARY_API(IsPosInf) UNARY_API(IsNegInf) UNARY_API(Square) UNARY_API(BitwiseNot)
 BINARY_API(BitwiseAndTensor) INPLACE_BINARY_API(BitwiseAndTensor) BINARY_API(BitwiseOrTensor)
 INPLACE_BINARY_API(BitwiseOrTensor) BINARY_API(BitwiseXorTensor) INPLACE_BINARY_API(BitwiseXorTensor)
@@ -2055,3 +2543,91 @@ EXPORT aclnnStatus aclnnInplaceTriuGetWorkspaceSize(aclTensor *selfRef, int64_t 
     PREP(InplaceTriu, .t = {selfRef, selfRef}, .i = {diagonal});
 }
 LAUNCH(Tril) LAUNCH(InplaceTril) LAUNCH(Triu) LAUNCH(InplaceTriu)
+EXPORT aclnnStatus aclnnMaxDimGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepdim, aclTensor *out,
+                                               aclTensor *indices, WS) {
+    PREP(MaxDim, .t = {indices, self, out}, .i = {dim, keepdim});
+}
+EXPORT aclnnStatus aclnnMinDimGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepdim, aclTensor *out,
+                                               aclTensor *indices, WS) {
+    PREP(MinDim, .t = {indices, self, out}, .i = {dim, keepdim});
+}
+LAUNCH(MaxDim) LAUNCH(MinDim)
+EXPORT aclnnStatus aclnnSortGetWorkspaceSize(const aclTensor *self, bool stable, int64_t dim, bool descending,
+                                             aclTensor *valuesOut, aclTensor *indicesOut, WS) {
+    (void)stable; /* always stable here: a valid order for stable=false too */
+    PREP(Sort, .t = {indicesOut, self, valuesOut}, .i = {dim}, .seed = descending);
+}
+EXPORT aclnnStatus aclnnTopkGetWorkspaceSize(const aclTensor *self, int64_t k, int64_t dim, bool largest, bool sorted,
+                                             aclTensor *valuesOut, aclTensor *indicesOut, WS) {
+    (void)sorted; /* always sorted here: a valid order for sorted=false too */
+    PREP(Topk, .t = {indicesOut, self, valuesOut}, .i = {dim, k}, .seed = largest);
+}
+LAUNCH(Sort) LAUNCH(Topk)
+EXPORT aclnnStatus aclnnGatherGetWorkspaceSize(const aclTensor *self, const int64_t dim, const aclTensor *index,
+                                               aclTensor *out, WS) { PREP(Gather, .t = {out, self, index}, .i = {dim}); }
+EXPORT aclnnStatus aclnnScatterGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
+                                                const aclTensor *src, int64_t reduce, aclTensor *out, WS) {
+    PREP(Scatter, .t = {out, self, index, src}, .i = {dim, reduce});
+}
+EXPORT aclnnStatus aclnnScatterValueGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
+                                                     const aclScalar *value, int64_t reduce, aclTensor *out, WS) {
+    PREP(ScatterValue, .t = {out, self, index}, .s = {value}, .i = {dim, reduce});
+}
+EXPORT aclnnStatus aclnnInplaceScatterGetWorkspaceSize(aclTensor *selfRef, int64_t dim, const aclTensor *index,
+                                                       const aclTensor *src, int64_t reduce, WS) {
+    PREP(InplaceScatter, .t = {selfRef, selfRef, index, src}, .i = {dim, reduce});
+}
+EXPORT aclnnStatus aclnnInplaceScatterValueGetWorkspaceSize(aclTensor *selfRef, int64_t dim, const aclTensor *index,
+                                                            const aclScalar *value, int64_t reduce, WS) {
+    PREP(InplaceScatterValue, .t = {selfRef, selfRef, index}, .s = {value}, .i = {dim, reduce});
+}
+EXPORT aclnnStatus aclnnScatterAddGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
+                                                   const aclTensor *src, aclTensor *out, WS) {
+    PREP(ScatterAdd, .t = {out, self, index, src}, .i = {dim});
+}
+LAUNCH(Gather) LAUNCH(Scatter) LAUNCH(ScatterValue) LAUNCH(InplaceScatter) LAUNCH(InplaceScatterValue) LAUNCH(ScatterAdd)
+EXPORT aclnnStatus aclnnMultinomialGetWorkspaceSize(const aclTensor *self, int64_t numsamples, bool replacement,
+                                                    int64_t seed, int64_t offset, aclTensor *out, WS) {
+    PREP(Multinomial, .t = {out, self}, .i = {numsamples, replacement}, .seed = (uint64_t)seed, .offset = (uint64_t)offset);
+}
+LAUNCH(Multinomial)
+EXPORT aclnnStatus aclnnMvGetWorkspaceSize(const aclTensor *self, const aclTensor *vec, aclTensor *out, int8_t cubeMathType,
+                                           WS) { PREP(Mv, .t = {out, self, vec}, .i = {cubeMathType}); }
+EXPORT aclnnStatus aclnnDotGetWorkspaceSize(const aclTensor *self, const aclTensor *tensor, aclTensor *out, WS) {
+    PREP(Dot, .t = {out, self, tensor}, .i = {0});
+}
+LAUNCH(Mv) LAUNCH(Dot)
+EXPORT aclnnStatus aclnnLeakyReluGetWorkspaceSize(const aclTensor *self, const aclScalar *negativeSlope, aclTensor *out, WS) {
+    PREP(LeakyRelu, .t = {out, self}, .s = {negativeSlope});
+}
+EXPORT aclnnStatus aclnnInplaceLeakyReluGetWorkspaceSize(aclTensor *selfRef, const aclScalar *negativeSlope, WS) {
+    PREP(InplaceLeakyRelu, .t = {selfRef, selfRef}, .s = {negativeSlope});
+}
+EXPORT aclnnStatus aclnnSoftplusGetWorkspaceSize(const aclTensor *self, const aclScalar *beta, const aclScalar *threshold,
+                                                 aclTensor *out, WS) {
+    PREP(Softplus, .t = {out, self}, .s = {beta, threshold});
+}
+EXPORT aclnnStatus aclnnNanToNumGetWorkspaceSize(const aclTensor *self, float nan, float posinf, float neginf,
+                                                 aclTensor *out, WS) {
+    PREP(NanToNum, .t = {out, self}, .f = {nan, posinf, neginf});
+}
+EXPORT aclnnStatus aclnnInplaceNanToNumGetWorkspaceSize(aclTensor *selfRef, float nan, float posinf, float neginf, WS) {
+    PREP(InplaceNanToNum, .t = {selfRef, selfRef}, .f = {nan, posinf, neginf});
+}
+EXPORT aclnnStatus aclnnHardtanhGetWorkspaceSize(const aclTensor *self, const aclScalar *clipValueMin,
+                                                 const aclScalar *clipValueMax, aclTensor *out, WS) {
+    PREP(Hardtanh, .t = {out, self}, .s = {clipValueMin, clipValueMax});
+}
+EXPORT aclnnStatus aclnnInplaceHardtanhGetWorkspaceSize(aclTensor *selfRef, const aclScalar *clipValueMin,
+                                                        const aclScalar *clipValueMax, WS) {
+    PREP(InplaceHardtanh, .t = {selfRef, selfRef}, .s = {clipValueMin, clipValueMax});
+}
+LAUNCH(LeakyRelu) LAUNCH(InplaceLeakyRelu) LAUNCH(Softplus) LAUNCH(NanToNum) LAUNCH(InplaceNanToNum) LAUNCH(Hardtanh)
+LAUNCH(InplaceHardtanh)
+EXPORT aclnnStatus aclnnEyeGetWorkspaceSize(int64_t n, int64_t m, aclTensor *out, WS) { PREP(Eye, .t = {out}, .i = {n, m}); }
+EXPORT aclnnStatus aclnnLinspaceGetWorkspaceSize(const aclScalar *start, const aclScalar *end, int64_t steps, aclTensor *out,
+                                                 WS) { PREP(Linspace, .t = {out}, .s = {start, end}, .i = {steps}); }
+EXPORT aclnnStatus aclnnFlipGetWorkspaceSize(const aclTensor *self, const void *dims, aclTensor *out, WS) {
+    PREP(Flip, .t = {out, self}, .arr = dims);
+}
+LAUNCH(Eye) LAUNCH(Linspace) LAUNCH(Flip)

@@ -211,3 +211,110 @@ def test_random_on_the_device_follows_the_generator_state():
     assert set(np.unique(x)) <= {0.0, 1.0} and abs(x.mean() - 0.25) < 0.03
     r = torch.randint(3, 9, (500,), device="npu").cpu().numpy()
     assert r.min() == 3 and r.max() == 8
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.bool])
+def test_max_min_along_a_dim_give_values_and_first_indices(dtype):
+    x = rnd((4, 5), dtype, 7)
+    for fn in (torch.max, torch.min):
+        for dim, keep in ((0, False), (1, True), (-1, False)):
+            v, i = fn(x.to("npu").t(), dim, keepdim=keep)
+            wv, wi = fn(x.t(), dim, keepdim=keep)
+            close(v, wv)
+            close(i, wi)
+
+
+def test_clamp_tril_and_predicates_match_cpu():
+    x = rnd((4, 5), torch.float32, 8)
+    x[0, 0], x[1, 1] = float("nan"), float("inf")
+    xn = x.to("npu")
+    close(torch.clamp(xn, -0.5, 0.5), torch.clamp(x, -0.5, 0.5))
+    close(torch.clamp(xn, min=xn[0]), torch.clamp(x, min=x[0]))
+    close(torch.tril(xn, -1), torch.tril(x, -1))
+    close(torch.triu(xn.t(), 1), torch.triu(x.t(), 1))
+    for fn in (torch.isfinite, torch.isposinf, torch.isneginf):
+        close(fn(xn), fn(x))
+
+
+def test_sort_topk_gather_scatter_match_cpu():
+    x = rnd((4, 6), torch.float32, 9)
+    x[1, 2] = float("nan")
+    xn = x.to("npu")
+    for desc in (False, True):
+        v, i = torch.sort(xn, 1, descending=desc)
+        wv, wi = torch.sort(x, 1, descending=desc)
+        close(v, wv)
+        close(i, wi)
+    q = rnd((5, 7), torch.int64, 10)
+    v, i = torch.sort(q.to("npu").t(), 0, stable=True)
+    wv, wi = torch.sort(q.t(), 0, stable=True)
+    close(v, wv)
+    close(i, wi)
+    y = rnd((3, 8), torch.float32, 11)
+    for largest in (True, False):
+        v, i = torch.topk(y.to("npu"), 3, 1, largest=largest)
+        wv, wi = torch.topk(y, 3, 1, largest=largest)
+        close(v, wv)
+        close(i, wi)
+    idx = torch.tensor([[0, 2, 1], [3, 3, 0]])
+    close(torch.gather(y.to("npu"), 1, idx.to("npu")), torch.gather(y, 1, idx))
+    src = rnd((2, 3), torch.float32, 12)
+    close(torch.zeros(2, 8, device="npu").scatter_add(1, idx.to("npu"), src.to("npu")),
+          torch.zeros(2, 8).scatter_add(1, idx, src))
+    close(torch.zeros(2, 8, device="npu").scatter(1, idx.to("npu"), 2.5), torch.zeros(2, 8).scatter(1, idx, 2.5))
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        torch.gather(y.to("npu"), 1, torch.tensor([[8]]).to("npu"))
+
+
+def test_remainder_fmod_all_any_match_cpu():
+    a, b = rnd((3, 4), torch.float32, 13), rnd((4,), torch.float32, 14)
+    for fn in (torch.remainder, torch.fmod):
+        close(fn(a.to("npu"), b.to("npu")), fn(a, b))
+        close(fn(a.to("npu"), -1.5), fn(a, -1.5))
+    i, j = rnd((3, 4), torch.int64, 15), torch.tensor([3, -2, 5, -7])
+    close(torch.remainder(i.to("npu"), j.to("npu")), torch.remainder(i, j))
+    close(torch.fmod(i.to("npu"), j.to("npu")), torch.fmod(i, j))
+    m = a > 0
+    for fn in (torch.all, torch.any):
+        close(fn(m.to("npu")), fn(m))
+        close(fn(a.to("npu"), 1), fn(a, 1))
+        close(fn(torch.zeros(0, 3, device="npu"), 0), fn(torch.zeros(0, 3), 0))
+
+
+def test_multinomial_on_the_device():
+    torch.manual_seed(5)
+    p = torch.tensor([[0.0, 1.0, 3.0, 0.0], [2.0, 0.0, 0.0, 2.0]])
+    draws = torch.multinomial(p.to("npu"), 4000, replacement=True).cpu().numpy()
+    assert set(np.unique(draws[0])) == {1, 2} and set(np.unique(draws[1])) == {0, 3}
+    assert abs((draws[0] == 2).mean() - 0.75) < 0.03
+    no_rep = torch.multinomial(p.to("npu"), 2).cpu().numpy()
+    assert sorted(no_rep[0]) == [1, 2] and sorted(no_rep[1]) == [0, 3]
+    torch.manual_seed(5)
+    again = torch.multinomial(p.to("npu"), 4000, replacement=True).cpu().numpy()
+    assert np.array_equal(draws, again)
+    with pytest.raises(RuntimeError, match="element < 0"):
+        torch.multinomial(torch.tensor([1.0, -1.0]).to("npu"), 1)
+    with pytest.raises(RuntimeError, match="sum of probabilities"):
+        torch.multinomial(torch.zeros(3).to("npu"), 1)
+
+
+def test_parameterised_activations_match_cpu():
+    x = rnd((3, 5), torch.float32, 16)
+    x[0, 0], x[0, 1], x[0, 2] = float("nan"), float("inf"), -float("inf")
+    xn = x.to("npu")
+    F = torch.nn.functional
+    close(F.leaky_relu(xn, 0.2), F.leaky_relu(x, 0.2))
+    close(F.softplus(xn, 2.0, 3.0), F.softplus(x, 2.0, 3.0))
+    close(F.hardtanh(xn, -0.5, 0.25), F.hardtanh(x, -0.5, 0.25))
+    close(torch.nan_to_num(xn), torch.nan_to_num(x))
+    close(torch.nan_to_num(xn, 1.0, 2.0, -3.0), torch.nan_to_num(x, 1.0, 2.0, -3.0))
+    with pytest.raises(TypeError, match="aclnnNanToNum takes float32"):
+        torch.nan_to_num(x.to(torch.float64).to("npu"))
+
+
+def test_eye_linspace_flip_match_cpu():
+    close(torch.eye(3, 5, device="npu"), torch.eye(3, 5))
+    for steps in (1, 2, 7):
+        close(torch.linspace(-2.0, 3.0, steps, device="npu"), torch.linspace(-2.0, 3.0, steps))
+    x = rnd((3, 4, 2), torch.int32, 17)
+    close(torch.flip(x.to("npu").transpose(0, 1), [0, 2]), torch.flip(x.transpose(0, 1), [0, 2]))

@@ -3,6 +3,8 @@
 Kernels follow core's calling convention, kernel(meta, *bound args); `meta` carries the output
 shape and dtype from core's shape rule, so a kernel allocates its output and launches.
 """
+import math
+
 from mindtorch.plugins import Tensor, dtypes as D
 
 from .aclnn import launch, DType, scalar_for
@@ -158,6 +160,18 @@ def _matmul_op(name, acl_name):
 KERNELS["mm"] = _matmul_op("mm", "Mm")
 KERNELS["bmm"] = _matmul_op("bmm", "BatchMatMul")
 KERNELS["matmul"] = _matmul_op("matmul", "Matmul")
+KERNELS["mv"] = _matmul_op("mv", "Mv")
+
+
+@kernel("dot")
+def dot(m, a, b):
+    chips.check_chip_dtype(m.dtype, "aclnnDot")
+    if m.dtype not in MATMUL_DTYPES:
+        raise RuntimeError(f"\"dot\" not implemented for '{m.dtype}' on npu: aclnnDot supports float16, bfloat16 and "
+                           "float32")
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Dot", a, b, out)
+    return out
 
 
 # --- the op table: core op name -> ACLNN operator, one helper per argument shape -------------------
@@ -173,7 +187,8 @@ UNARY = {  # core name: ACLNN operator
     "sinh": "Sinh", "cosh": "Cosh", "tanh": "Tanh", "erf": "Erf", "sigmoid": "Sigmoid", "reciprocal": "Reciprocal",
     "neg": "Neg", "negative": "Neg", "relu": "Relu", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc",
     "fix": "Trunc", "frac": "Frac", "logical_not": "LogicalNot", "abs": "Abs", "absolute": "Abs", "sign": "Sign",
-    "silu": "Silu",
+    "silu": "Silu", "acosh": "Acosh", "arccosh": "Acosh", "asinh": "Asinh", "arcsinh": "Asinh", "atanh": "Atanh",
+    "arctanh": "Atanh", "erfc": "Erfc", "mish": "Mish", "signbit": "Signbit",
 }
 
 
@@ -219,6 +234,7 @@ for _name, _acl in UNARY.items():
     assert _acl in UNARY_HEADERS or _acl in UNARY_ONLY_HEADERS
     KERNELS[_name], KERNELS[_name + "_"] = _unary(_acl)
 KERNELS.pop("logical_not_")  # core composes it (bool result into selfRef's dtype)
+KERNELS.pop("signbit_")  # no such op
 
 
 @kernel("round")
@@ -467,7 +483,7 @@ def _is_contiguous(t):
 KERNELS["argmax"], KERNELS["argmin"] = _arg("ArgMax"), _arg("ArgMin")
 
 
-def _check_index(index, size, dim, name):
+def _check_index(index, size, dim, name, exc=IndexError):
     """PyTorch's IndexError for an index out of [0, size): both bounds are reduced on the device into one
     2-element tensor, so the host waits for the stream once and reads two numbers."""
     if not _numel(index):
@@ -481,7 +497,7 @@ def _check_index(index, size, dim, name):
     lo, hi = COPY.to_host(bounds).tolist()
     bad = lo if lo < 0 else hi if hi >= size else None
     if bad is not None:
-        raise IndexError(f"{name}(): index {bad} is out of bounds for dimension {dim} with size {size}")
+        raise exc(f"{name}(): index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
 def _numel(t):
@@ -855,3 +871,193 @@ KERNELS["bitwise_not_"] = lambda m, a: (launch("InplaceCopy", a, KERNELS["bitwis
 _register(("bitwise_and",), _binary_table("BitwiseAndTensor"))
 _register(("bitwise_or",), _binary_table("BitwiseOrTensor"))
 _register(("bitwise_xor",), _binary_table("BitwiseXorTensor"))
+
+
+def _dim_extreme(acl):
+    def k(m, a, dim, keepdim=False):
+        values, indices = empty(m[0].shape, m[0].dtype, a.device), empty(m[1].shape, m[1].dtype, a.device)
+        launch(acl, a, int(dim), bool(keepdim), values, indices)
+        return values, indices
+    return k
+
+
+KERNELS["_max_dim"], KERNELS["_min_dim"] = _dim_extreme("MaxDim"), _dim_extreme("MinDim")
+
+
+@kernel("_sort")
+def sort(m, a, dim=-1, descending=False, stable=False):
+    values, indices = empty(m[0].shape, m[0].dtype, a.device), empty(m[1].shape, m[1].dtype, a.device)
+    launch("Sort", a, bool(stable), int(dim), bool(descending), values, indices)
+    return values, indices
+
+
+@kernel("_topk")
+def topk(m, a, k, dim=-1, largest=True, sorted=True):
+    values, indices = empty(m[0].shape, m[0].dtype, a.device), empty(m[1].shape, m[1].dtype, a.device)
+    launch("Topk", a, int(k), int(dim), bool(largest), bool(sorted), values, indices)
+    return values, indices
+
+
+# --- gather / scatter ------------------------------------------------------------------------------
+
+SCATTER_REDUCE = {None: 0, "add": 1, "multiply": 2}  # aclnnScatter's reduce attribute
+
+
+def _axis(a, dim):
+    n = len(a._shape)
+    return dim % n if n else 0
+
+
+@kernel("gather")
+def gather(m, a, dim, index, sparse_grad=False):
+    d = _axis(a, dim)
+    _check_index(index, a._shape[d] if a._shape else 1, d, "gather", RuntimeError)
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Gather", a, int(dim), index, out)
+    return out
+
+
+def _scatter_args(a, dim, index, src, reduce):
+    d = _axis(a, dim)
+    _check_index(index, a._shape[d] if a._shape else 1, d, "scatter", RuntimeError)
+    return (src if isinstance(src, Tensor) else scalar_for(src, a.dtype)), SCATTER_REDUCE[reduce]
+
+
+def _scatter_pair(reduce_default=None):
+    def out_of_place(m, a, dim, index, src, reduce=reduce_default):
+        s, r = _scatter_args(a, dim, index, src, reduce)
+        out = empty(m.shape, m.dtype, a.device)
+        launch("Scatter" if isinstance(src, Tensor) else "ScatterValue", a, int(dim), index, s, r, out)
+        return out
+
+    def in_place(m, a, dim, index, src, reduce=reduce_default):
+        s, r = _scatter_args(a, dim, index, src, reduce)
+        launch("InplaceScatter" if isinstance(src, Tensor) else "InplaceScatterValue", a, int(dim), index, s, r)
+        return a
+    return out_of_place, in_place
+
+
+KERNELS["scatter.src"], KERNELS["scatter_.src"] = _scatter_pair()
+KERNELS["scatter.value"], KERNELS["scatter_.value"] = _scatter_pair()
+KERNELS["scatter_add"], KERNELS["scatter_add_"] = _scatter_pair("add")
+
+
+_register(("remainder",), _binary_table("RemainderTensorTensor", "RemainderTensorScalar"))
+_register(("fmod",), _binary_table("FmodTensor", "FmodScalar"))
+KERNELS["all"], KERNELS["any"] = _reduce("All"), _reduce("Any")
+
+
+
+@kernel("multinomial")
+def multinomial(m, probs, num_samples, replacement=False, generator=None):
+    """aclnnMultinomial; PyTorch's errors for bad probabilities from three numbers reduced on the device
+    (min, max, smallest row sum), read with one stream wait."""
+    from mindtorch.plugins import make_tensor
+    nd = len(probs._shape)
+    checks = empty((3,), probs.dtype, probs.device)
+    slot = [make_tensor(checks._storage, (), (), checks._offset + i, probs.dtype, probs.device) for i in range(3)]
+    every = IntArray(range(nd))
+    launch("Amin", probs, every, False, slot[0])
+    launch("Amax", probs, every, False, slot[1])
+    sums = empty(probs._shape[:-1], probs.dtype, probs.device)
+    launch("ReduceSum", probs, IntArray([nd - 1]), False, DType(probs.dtype), sums)
+    launch("Amin", sums, IntArray(range(nd - 1)), False, slot[2])
+    lo, hi, least = COPY.to_host(checks).tolist()
+    if not (lo >= 0 and math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if not least > 0:
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    out = empty(m.shape, m.dtype, probs.device)
+    rows = _numel(probs) // probs._shape[-1] if probs._shape[-1] else 0
+    seed, offset = _draw_n(probs.device, rows * max(num_samples, probs._shape[-1]), generator)
+    launch("Multinomial", probs, int(num_samples), bool(replacement), seed, offset, out)
+    return out
+
+
+def _draw_n(device, n, generator):
+    from mindtorch.plugins import generator_state, default_generator
+    if generator is not None and generator.device.type != "npu":
+        raise RuntimeError(f"Expected a 'npu' device type for generator but found '{generator.device.type}'")
+    return generator_state(generator or default_generator(device), device).advance(n)
+
+
+
+# --- activations with parameters ---------------------------------------------------------------------
+
+@kernel("leaky_relu")
+def leaky_relu(m, a, slope=0.01):
+    return run("LeakyRelu", a, m, scalar_for(slope, D.float64))
+
+
+@kernel("leaky_relu_")
+def leaky_relu_(m, a, slope=0.01):
+    launch("InplaceLeakyRelu", a, scalar_for(slope, D.float64))
+    return a
+
+
+@kernel("softplus")
+def softplus(m, a, beta=1, threshold=20):
+    return run("Softplus", a, m, scalar_for(beta, D.float64), scalar_for(threshold, D.float64))
+
+
+@kernel("hardtanh")
+def hardtanh(m, a, lo=-1, hi=1):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Hardtanh", a, scalar_for(lo, m.dtype), scalar_for(hi, m.dtype), out)
+    return out
+
+
+@kernel("hardtanh_")
+def hardtanh_(m, a, lo=-1, hi=1):
+    launch("InplaceHardtanh", a, scalar_for(lo, a.dtype), scalar_for(hi, a.dtype))
+    return a
+
+
+_FMAX = {D.float16: 65504.0, D.bfloat16: 3.3895313892515355e38, D.float32: 3.4028234663852886e38}
+
+
+def _nan_to_num_args(dtype, nan, posinf, neginf):
+    """aclnnNanToNum takes float replacements: float64's own range does not fit them."""
+    if dtype.is_floating_point and dtype not in _FMAX and (posinf is None or neginf is None):
+        raise TypeError("nan_to_num on npu: aclnnNanToNum takes float32 replacement values, so float64's default "
+                        "(its largest finite value) cannot be passed; give posinf and neginf explicitly")
+    big = _FMAX.get(dtype, 0.0)
+    return (0.0 if nan is None else float(nan), big if posinf is None else float(posinf),
+            -big if neginf is None else float(neginf))
+
+
+@kernel("nan_to_num")
+def nan_to_num(m, a, nan=None, posinf=None, neginf=None):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("NanToNum", a, *_nan_to_num_args(a.dtype, nan, posinf, neginf), out)
+    return out
+
+
+@kernel("nan_to_num_")
+def nan_to_num_(m, a, nan=None, posinf=None, neginf=None):
+    launch("InplaceNanToNum", a, *_nan_to_num_args(a.dtype, nan, posinf, neginf))
+    return a
+
+
+
+@kernel("eye")
+def eye(m, n, mm=None, *rest):
+    out = empty(m.shape, m.dtype, npu_device(_device_of(rest)))
+    if _numel(out):
+        launch("Eye", int(m.shape[0]), int(m.shape[1]), out)
+    return out
+
+
+@kernel("linspace")
+def linspace(m, start, end, steps, *rest):
+    out = empty(m.shape, m.dtype, npu_device(_device_of(rest)))
+    if steps:
+        launch("Linspace", scalar_for(start, D.float64), scalar_for(end, D.float64), int(steps), out)
+    return out
+
+
+@kernel("flip")
+def flip(m, a, dims):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Flip", a, IntArray(dims if len(a._shape) else ()), out)
+    return out

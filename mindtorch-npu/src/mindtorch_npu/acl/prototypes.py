@@ -86,6 +86,8 @@ OPS = {
     "InplaceFillScalar": [T, S], "InplaceZero": [T],
     # ops-nn matmul/mat_mul_v3/op_host/op_api/aclnn_matmul.h, aclnn_mm.h; batch_mat_mul_v3/.../aclnn_batch_matmul.h
     "Matmul": [T, T, T, I8], "Mm": [T, T, T, I8], "BatchMatMul": [T, T, T, I8],
+    # ops-nn matmul/mv/op_host/op_api/aclnn_mv.h; ops-math math/dot/op_api/aclnn_dot.h
+    "Mv": [T, T, T, I8], "Dot": [T, T, T],
 }
 # unary `(self, out)` with `InplaceXxx(selfRef)` beside it; the header of each, under ops-math math/ unless noted
 UNARY_HEADERS = {
@@ -100,11 +102,14 @@ UNARY_HEADERS = {
     "Round": "round/op_api/aclnn_round.h", "Trunc": "trunc/op_api/aclnn_trunc.h", "Frac": "sub/op_api/aclnn_frac.h",
     "LogicalNot": "logical_not/op_api/aclnn_logical_not.h",
     "Sigmoid": "ops-nn activation/sigmoid/op_api/aclnn_sigmoid.h", "Relu": "ops-nn activation/relu/op_api/aclnn_relu.h",
+    "Acosh": "acosh/op_api/aclnn_acosh.h", "Asinh": "asinh/op_api/aclnn_asinh.h", "Atanh": "atanh/op_api/aclnn_atanh.h",
+    "Erfc": "erfc/op_api/aclnn_erfc.h", "Mish": "ops-nn activation/mish/op_api/aclnn_mish.h",
 }
 # unary `(self, out)` only: their headers declare no in-place form
 UNARY_ONLY_HEADERS = {
     "Abs": "abs/op_api/aclnn_abs.h", "Sign": "sign/op_api/aclnn_sign.h",
     "Gelu": "ops-nn activation/gelu/op_api/aclnn_gelu.h", "Silu": "ops-nn activation/swish/op_api/aclnn_silu.h",
+    "Signbit": "signbit/op_api/aclnn_signbit.h",
 }
 for _n in UNARY_HEADERS:
     OPS[_n], OPS["Inplace" + _n] = [T, T], [T]
@@ -145,6 +150,15 @@ OPS.update({
     "Softmax": [T, c_int64, T], "LogSoftmax": [T, c_int64, T],
     # ops-math math/cumsum/op_api/aclnn_cumsum.h; math/arg_max_v2/op_api/aclnn_argmax.h, arg_min/.../aclnn_argmin.h
     "Cumsum": [T, c_int64, aclDataType, T], "ArgMax": [T, c_int64, c_bool, T], "ArgMin": [T, c_int64, c_bool, T],
+    # ops-math math/arg_max_with_value/op_api/aclnn_max_dim.h, arg_min_with_value/op_api/aclnn_min_dim.h
+    "MaxDim": [T, c_int64, c_bool, T, T], "MinDim": [T, c_int64, c_bool, T, T],
+    # ops-nn index/gather_elements_v2/op_host/op_api/aclnn_gather.h, index/scatter_elements_v2/op_api/aclnn_scatter.h,
+    # aclnn_scatter_add.h
+    "Gather": [T, c_int64, T, T], "Scatter": [T, c_int64, T, T, c_int64, T], "ScatterValue": [T, c_int64, T, S, c_int64, T],
+    "InplaceScatter": [T, c_int64, T, T, c_int64], "InplaceScatterValue": [T, c_int64, T, S, c_int64],
+    "ScatterAdd": [T, c_int64, T, T, T],
+    # ops-math math/sort/op_api/aclnn_sort.h; ops-nn index/gather_elements/op_api/aclnn_topk.h
+    "Sort": [T, c_bool, c_int64, c_bool, T, T], "Topk": [T, c_int64, c_int64, c_bool, c_bool, T, T],
     # ops-nn index/gather_v2/op_api/aclnn_index_select.h, index/embedding/op_api/aclnn_embedding.h
     "IndexSelect": [T, c_int64, T, T], "Embedding": [T, T, T],
     # ops-math conversion/masked_fill/op_api/aclnn_masked_fill_scalar.h
@@ -155,6 +169,8 @@ OPS.update({
     "InplaceNormal": [T, c_float, c_float, c_int64, c_int64],
     "InplaceRandom": [T, c_int64, c_int64, c_int64, c_int64],
     "InplaceBernoulli": [T, S, c_int64, c_int64],
+    # ops-math random/stateless_sample_multinomial/op_api/aclnn_multinomial.h
+    "Multinomial": [T, c_int64, c_bool, c_int64, c_int64, T],
     # ops-math math/lerp/op_api/aclnn_lerp_tensor.h, aclnn_lerp_scalar.h
     "Lerp": [T, T, T, T], "InplaceLerp": [T, T, T], "Lerps": [T, T, S, T], "InplaceLerps": [T, T, S],
     # ops-math math/addcmul/op_api/aclnn_addcmul.h, math/addcdiv/op_api/aclnn_addcdiv.h
@@ -171,6 +187,19 @@ OPS.update({
     # ops-math math/bitwise_{and,or,xor}/op_api/aclnn_bitwise_{and,or,xor}_tensor.h
     "BitwiseAndTensor": [T, T, T], "InplaceBitwiseAndTensor": [T, T], "BitwiseOrTensor": [T, T, T],
     "InplaceBitwiseOrTensor": [T, T], "BitwiseXorTensor": [T, T, T], "InplaceBitwiseXorTensor": [T, T],
+    # ops-math math/floor_mod/op_api/aclnn_remainder.h, math/mod/op_api/aclnn_fmod_tensor.h, aclnn_fmod_scalar.h
+    "RemainderTensorTensor": [T, T, T], "InplaceRemainderTensorTensor": [T, T], "RemainderTensorScalar": [T, S, T],
+    "InplaceRemainderTensorScalar": [T, S], "FmodTensor": [T, T, T], "InplaceFmodTensor": [T, T],
+    "FmodScalar": [T, S, T], "InplaceFmodScalar": [T, S],
+    # ops-math math/reduce_all/op_api/aclnn_all.h, math/reduce_any/op_api/aclnn_any.h
+    "All": [T, ARR, c_bool, T], "Any": [T, ARR, c_bool, T],
+    # ops-nn activation/leaky_relu/op_api/aclnn_leaky_relu.h, activation/softplus_v2/op_api/aclnn_softplus.h;
+    # ops-math math/nan_to_num/op_api/aclnn_nan_to_num.h, conversion/clip_by_value_v2/op_api/aclnn_hardtanh.h
+    "LeakyRelu": [T, S, T], "InplaceLeakyRelu": [T, S], "Softplus": [T, S, S, T],
+    "NanToNum": [T, c_float, c_float, c_float, T], "InplaceNanToNum": [T, c_float, c_float, c_float],
+    "Hardtanh": [T, S, S, T], "InplaceHardtanh": [T, S, S],
+    # ops-math math/eye/op_api/aclnn_eye.h, math/lin_space/op_api/aclnn_linspace.h; ops-nn index/reverse_v2/.../aclnn_flip.h
+    "Eye": [c_int64, c_int64, T], "Linspace": [S, S, c_int64, T], "Flip": [T, ARR, T],
     # ops-math math/range/op_api/aclnn_arange.h
     "Arange": [S, S, S, T],
     # ops-nn norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.h, norm/layer_norm_grad_v3/.../aclnn_layer_norm_backward.h
