@@ -20,9 +20,10 @@ SRC = {"mindtorch-core": "mindtorch", "mindtorch-cpu": "mindtorch_cpu", "mindtor
 MUTATIONS = [
     ("cpu binary kernel broadcasts the other operand wrongly",
      "mindtorch-cpu/src/mindtorch_cpu/kernels/pointwise.py",
-     "            return wrap(ufunc(_o(a, dt), _o(b, dt), dtype=dt), m.dtype)",
-     "            y = _o(b, dt)\n            y = y if np.shape(y) == np.shape(_o(a, dt)) else np.flip(y, -1) if np.ndim(y) else y\n"
-     "            return wrap(ufunc(_o(a, dt), y, dtype=dt), m.dtype)",
+     "        x, y = _o(a, dt), _o(b, dt)\n        with quiet():\n            if _small(x) and _small(y):\n",
+     "        x, y = _o(a, dt), _o(b, dt)\n"
+     "        y = y if np.shape(y) == np.shape(x) else np.flip(y, -1) if np.ndim(y) else y\n"
+     "        with quiet():\n            if _small(x) and _small(y):\n",
      ["tests/parity/test_pointwise_parity.py"]),
     ("meta reduction shape rule drops keepdim",
      "mindtorch-core/src/mindtorch/ops/reduction.py",

@@ -456,7 +456,7 @@ def _sdpa_scores(query, key, attn_mask, is_causal, scale):
 def sdpa_composite(query, key, value, attn_mask, is_causal, scale):
     """Attention as a chain of ops (backends without the fused kernel); returns (out, probabilities)."""
     attn = torch.softmax(_sdpa_scores(query, key, attn_mask, is_causal, scale), -1)
-    return torch.matmul(attn, value), attn
+    return torch.matmul(attn, value), attn.detach()  # the probabilities are saved, not differentiated
 
 
 def sdpa_backward_composite(grad_out, query, key, value, attn, scale):
@@ -493,7 +493,9 @@ def _cross_entropy_meta(input, target, weight, reduction, ignore_index):
 def cross_entropy_composite(input, target, weight, reduction, ignore_index):
     logp = torch.log_softmax(input, 1)
     loss, total = torch.ops._nll_loss(logp, target, weight, reduction, ignore_index)
-    return loss, total, logp
+    # the total weight and log-probabilities are saved values, not differentiable outputs: the fused
+    # op's derivative reads only grads[0], so the decomposition must not differ from it
+    return loss, total.detach(), logp.detach()
 
 
 def cross_entropy_backward_composite(grad, log_probs, target, weight, reduction, ignore_index, total_weight):

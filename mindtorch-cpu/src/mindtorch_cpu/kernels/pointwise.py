@@ -678,14 +678,16 @@ def _gelu_tanh_backward_block(out, g, x, a, t, e):
     np.multiply(g, t, out=out)
 
 
-def _f32_operands(*ts):
-    return [np.ascontiguousarray(arr(t), dtype=_F32) for t in ts]
+def _f32_operands(shape, *ts):
+    # broadcast to the result's shape; reshape keeps 0-dim results 0-dim (ascontiguousarray makes them 1-d)
+    return [np.ascontiguousarray(np.broadcast_to(arr(t), shape), dtype=_F32).reshape(shape) for t in ts]
 
 
 def _fused_elementwise(block_fn, m, *ts):
     """A float32 fused kernel over cache blocks and threads; the result is cast to m.dtype by wrap."""
-    xs = _f32_operands(*ts)
-    out = ALLOCATOR.empty(xs[-1].shape, _F32)
+    shape = tuple(m.shape)
+    xs = _f32_operands(shape, *ts)
+    out = ALLOCATOR.empty(shape, _F32)
     with quiet():
         elementwise(block_fn, out, *xs, scratch=3)
     return wrap(out, m.dtype)
@@ -732,7 +734,8 @@ def gelu_backward(m, g, x, approximate="none"):
         return _fused_elementwise(blk, m, g, x)
     dt = TO_NP[m.dtype]
     with quiet():
-        return wrap(_gelu_backward_ref(arr(g).astype(dt, copy=False), arr(x), dt, approximate), m.dtype)
+        g, x = np.broadcast_arrays(arr(g), arr(x))
+        return wrap(_gelu_backward_ref(g.astype(dt, copy=False), x, dt, approximate), m.dtype)
 
 
 _unary("softplus", lambda x, dt, beta=1, threshold=20: _softplus(x.astype(dt, copy=False), beta, threshold)

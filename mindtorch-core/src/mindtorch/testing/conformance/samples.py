@@ -1269,7 +1269,7 @@ def _cross_entropy_backward(m):
     x, t, w = m.f(4, 5), m.i(4, hi=5), m.pos(5)
     out = []
     for weight, reduction in ((None, 1), (w, 1), (w, 0), (None, 2)):
-        _, logp, total = mindtorch.ops._cross_entropy(x, t, weight, reduction, -100)
+        _, total, logp = mindtorch.ops._cross_entropy(x, t, weight, reduction, -100)
         g = m.f(4) if reduction == 0 else m.f()
         out.append(S(g, logp, t, weight, reduction, -100, total))
     return out
