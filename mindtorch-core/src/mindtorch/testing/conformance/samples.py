@@ -1126,7 +1126,7 @@ def _embedding_renorm(m):
     return [S(m.f(5, 3), m.i(4, hi=5), 1.0, 2.0)]
 
 
-@samples("_nll_loss")
+@samples("_nll_loss", "_cross_entropy")  # same arguments: (input, target, weight, reduction, ignore_index)
 def _nll(m):
     x = m.f(4, 5)
     return [S(x, m.i(4, hi=5), None, 1, -100), S(x, mindtorch.tensor([0, 3, 1, 3]), m.pos(5), 1, 3),
@@ -1255,13 +1255,6 @@ def _gelu_backward(m):
 def _softmax_backward(m):
     return [S(m.f(3, 4), m.u(3, 4), 1), S(m.f(2, 3, 4), m.u(2, 3, 4), 0), S(m.f(5), m.u(5), -1),
             S(m.f(2, 0), m.u(2, 0), 1)]
-
-
-@samples("_cross_entropy")
-def _cross_entropy(m):
-    x = m.f(4, 5)
-    return [S(x, m.i(4, hi=5), None, 1, -100), S(x, mindtorch.tensor([0, 3, 1, 3]), m.pos(5), 1, 3),
-            S(x, m.i(4, hi=5), None, 0, -100), S(x, m.i(4, hi=5), m.pos(5), 2, -100)]
 
 
 @samples("_cross_entropy_backward")
