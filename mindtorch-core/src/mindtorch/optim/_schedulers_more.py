@@ -2,7 +2,7 @@
 import math
 import types
 
-from .lr_scheduler import LRScheduler
+from .lr_scheduler import LRScheduler, _SchedulerOfSchedulers
 
 __all__ = ["PolynomialLR", "CosineAnnealingWarmRestarts", "CyclicLR", "ChainedScheduler"]
 
@@ -156,7 +156,7 @@ class CyclicLR(LRScheduler):
             self._scale_fn_custom.__dict__.update(saved)
 
 
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_SchedulerOfSchedulers):
     def __init__(self, schedulers, optimizer=None):
         if len(schedulers) < 1:
             raise ValueError(f"{type(self).__name__} expects at least one scheduler to be chained, but got no "
@@ -175,15 +175,3 @@ class ChainedScheduler(LRScheduler):
         for s in self._schedulers:
             s.step()
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
-
-    def state_dict(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict):
-        state_dict = dict(state_dict)
-        scheds = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        for s, sd in zip(self._schedulers, scheds):
-            s.load_state_dict(sd)

@@ -213,7 +213,23 @@ class CosineAnnealingLR(LRScheduler):
                 for b in self.base_lrs]
 
 
-class SequentialLR(LRScheduler):
+class _SchedulerOfSchedulers(LRScheduler):
+    """State of a scheduler that drives others: its own fields plus each child's state_dict."""
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        scheds = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for s, sd in zip(self._schedulers, scheds):
+            s.load_state_dict(sd)
+
+
+class SequentialLR(_SchedulerOfSchedulers):
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         if len(milestones) != len(schedulers) - 1:
             raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
@@ -240,17 +256,6 @@ class SequentialLR(LRScheduler):
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
 
-    def state_dict(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict):
-        state_dict = dict(state_dict)
-        scheds = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        for s, sd in zip(self._schedulers, scheds):
-            s.load_state_dict(sd)
 
 
 class OneCycleLR(LRScheduler):
