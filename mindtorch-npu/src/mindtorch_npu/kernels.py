@@ -5,21 +5,13 @@ shape and dtype from core's shape rule, so a kernel allocates its output and lau
 """
 import math
 
-from mindtorch.plugins import Tensor, dtypes as D
+from mindtorch.plugins import Tensor, clamp_family, dtypes as D, kernel_table
 
 from .aclnn import launch, DType, scalar_for
 from .copy import COPY, empty, npu_device
 from .state import RUNTIME
 
-KERNELS = {}
-
-
-def kernel(*names):
-    def deco(fn):
-        for name in names:
-            KERNELS[name] = fn
-        return fn
-    return deco
+KERNELS, kernel = kernel_table()
 
 
 def contiguous(t):
@@ -835,13 +827,7 @@ def clamp_(m, a, lo=None, hi=None):
     return a
 
 
-for _c in ("clamp", "clip"):
-    KERNELS[_c] = KERNELS[_c + ".Tensor"] = clamp
-    KERNELS[_c + "_"] = KERNELS[_c + "_.Tensor"] = clamp_
-KERNELS["clamp_min"] = KERNELS["clamp_min.Tensor"] = lambda m, a, lo: clamp(m, a, lo, None)
-KERNELS["clamp_max"] = KERNELS["clamp_max.Tensor"] = lambda m, a, hi: clamp(m, a, None, hi)
-KERNELS["clamp_min_"] = KERNELS["clamp_min_.Tensor"] = lambda m, a, lo: clamp_(m, a, lo, None)
-KERNELS["clamp_max_"] = KERNELS["clamp_max_.Tensor"] = lambda m, a, hi: clamp_(m, a, None, hi)
+KERNELS.update(clamp_family(clamp, clamp_))
 
 
 def _tri(acl):

@@ -16,6 +16,8 @@ enforces this for the in-repo backends):
     contiguous_strides, numel, broadcast_shapes
                                              geometry helpers
     missing_kernel_error(op, device_type)    the error for an op a device cannot run
+    kernel_table(), clamp_family(clamp, clamp_)
+                                             a kernel dict with its registering decorator; the clamp ops
     OutOfMemoryError                         what an allocator raises when the device is full
     default_generator(device)                the default random Generator of a device (torch.cuda.default_generators)
     backend_for(device_type)                 a loaded backend's record: .allocator, .to_host(t),
@@ -37,6 +39,7 @@ from .. import _dtype as dtypes  # noqa: F401
 from .._device import device  # noqa: F401
 from .._shape import contiguous_strides, numel, broadcast_shapes  # noqa: F401
 from .._errors import missing_kernel_error, OutOfMemoryError  # noqa: F401
+from .kernel_helpers import kernel_table, clamp_family  # noqa: F401
 from .._random import default_generator  # noqa: F401
 from .registry import backend_for  # noqa: F401
 from ..ops.registry import OPS  # noqa: F401

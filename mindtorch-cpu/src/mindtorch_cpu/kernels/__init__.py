@@ -1,18 +1,8 @@
 """CPU kernels by op family; each module exports KERNELS = {op name: kernel}."""
 import importlib
 
+from mindtorch.plugins import kernel_table  # noqa: F401  (the families import it from here)
 
-def kernel_table():
-    """A family's kernel dict and the decorator that fills it: @kernel("add")."""
-    table = {}
-
-    def kernel(*names):
-        def deco(fn):
-            for name in names:
-                table[name] = fn
-            return fn
-        return deco
-    return table, kernel
 
 FAMILIES = ("pointwise", "reduction", "indexing", "creation", "random", "linalg", "nn", "foreach")
 

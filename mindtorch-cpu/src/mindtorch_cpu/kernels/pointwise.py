@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from mindtorch.plugins import dtypes as D
-from mindtorch.plugins import Tensor
+from mindtorch.plugins import Tensor, clamp_family
 from ..convert import arr, wrap, TO_NP, quiet
 from ..allocator import ALLOCATOR
 from ..parallel import elementwise, ufunc as par_ufunc
@@ -436,13 +436,7 @@ def _clamp_(m, a, lo=None, hi=None):
     return a
 
 
-for _c in ("clamp", "clip"):
-    KERNELS[_c] = KERNELS[_c + ".Tensor"] = _clamp
-    KERNELS[_c + "_"] = KERNELS[_c + "_.Tensor"] = _clamp_
-KERNELS["clamp_min"] = KERNELS["clamp_min.Tensor"] = lambda m, a, lo: _clamp(m, a, lo, None)
-KERNELS["clamp_max"] = KERNELS["clamp_max.Tensor"] = lambda m, a, hi: _clamp(m, a, None, hi)
-KERNELS["clamp_min_"] = KERNELS["clamp_min_.Tensor"] = lambda m, a, lo: _clamp_(m, a, lo, None)
-KERNELS["clamp_max_"] = KERNELS["clamp_max_.Tensor"] = lambda m, a, hi: _clamp_(m, a, None, hi)
+KERNELS.update(clamp_family(_clamp, _clamp_))
 
 
 # --- unary ------------------------------------------------------------------------------
