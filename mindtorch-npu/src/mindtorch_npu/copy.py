@@ -34,17 +34,6 @@ def address(t):
     return t._storage.data + t._offset * t.dtype.itemsize
 
 
-def is_dense(t):
-    """C-contiguous (size-1 dims may carry any stride)."""
-    expected = 1
-    for size, stride in zip(reversed(t._shape), reversed(t._stride)):
-        if size != 1:
-            if stride != expected:
-                return False
-            expected *= size
-    return True
-
-
 class NPUCopy:
     def to_host(self, t):
         """An array of t's shape holding its values (bfloat16 as uint16 bits)."""
@@ -53,7 +42,7 @@ class NPUCopy:
         n = numel(t._shape)
         if n == 0:
             return np.empty(t._shape, host_dt)
-        if not is_dense(t):
+        if not t.is_contiguous():
             from .kernels import contiguous
             t = contiguous(t)
         out = np.empty(t._shape, host_dt)
@@ -72,7 +61,7 @@ class NPUCopy:
 
     def copy_from_host(self, dst, array, non_blocking=False):
         host = np.asarray(np.broadcast_to(array, dst._shape), dtype=HOST_DTYPE[dst.dtype], order="C")
-        if is_dense(dst):
+        if dst.is_contiguous():
             self._upload(address(dst), host, dst.device.index, non_blocking)
         else:  # upload densely, then let the device scatter into the strided view
             from .aclnn import launch
