@@ -128,6 +128,31 @@ def test_multihead_attention(batch_first):
             assert_same(mw, tw, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("bias_kv,zero_attn", [(False, True), (True, True), (True, False)])
+def test_multihead_attention_extra_key_rows(bias_kv, zero_attn):
+    """add_bias_kv and add_zero_attn each append a key/value row; masks are padded to match."""
+    mmha = mnn.MultiheadAttention(8, 2, add_bias_kv=bias_kv, add_zero_attn=zero_attn)
+    tmha = torch.nn.MultiheadAttention(8, 2, add_bias_kv=bias_kv, add_zero_attn=zero_attn)
+    _copy_weights(mmha, tmha)
+    rng = np.random.default_rng(5)
+    q = rng.standard_normal((5, 3, 8)).astype(np.float32)
+    kv = rng.standard_normal((4, 3, 8)).astype(np.float32)
+    mask = np.triu(np.ones((5, 4), dtype=bool), 1)
+    kpm = np.zeros((3, 4), dtype=bool)
+    kpm[2, 0] = True
+    mq, tq = mt.tensor(q).requires_grad_(), torch.tensor(q).requires_grad_()
+    mo, mw = mmha(mq, mt.tensor(kv), mt.tensor(kv), attn_mask=mt.tensor(mask), key_padding_mask=mt.tensor(kpm))
+    to, tw = tmha(tq, torch.tensor(kv), torch.tensor(kv), attn_mask=torch.tensor(mask),
+                  key_padding_mask=torch.tensor(kpm))
+    assert_same(mo, to, rtol=1e-4, atol=1e-5)
+    assert_same(mw, tw, rtol=1e-4, atol=1e-5)
+    mo.sum().backward()
+    to.sum().backward()
+    assert_same(mq.grad, tq.grad, rtol=1e-4, atol=1e-5)
+    if bias_kv:
+        assert_same(mmha.bias_k.grad, tmha.bias_k.grad, rtol=1e-4, atol=1e-5)
+
+
 def test_module_state_dict_and_error_text_match():
     def build(nn):
         return nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3), nn.ModuleDict({"a": nn.LayerNorm(3)}))

@@ -237,15 +237,19 @@ class MultiheadAttention(Module):
             src = k.shape[0]
             attn_mask = mindtorch.zeros((tgt_len, src), dtype=q.dtype, device=q.device).masked_fill(
                 mindtorch.ones((tgt_len, src), dtype=mindtorch.bool, device=q.device).triu(1), float("-inf"))
+        # learned bias row, then a zero row (PyTorch's order): one more key/value, masks padded to match
+        extra = []
         if self.bias_k is not None:
-            k = mindtorch.cat([k, self.bias_k.expand(1, bsz, E)])
-            v = mindtorch.cat([v, self.bias_v.expand(1, bsz, E)])
+            extra.append((self.bias_k.expand(1, bsz, E), self.bias_v.expand(1, bsz, E)))
+        if self.add_zero_attn:
+            zeros = k.new_zeros((1, bsz, E))
+            extra.append((zeros, zeros))
+        for k_row, v_row in extra:
+            k, v = mindtorch.cat([k, k_row]), mindtorch.cat([v, v_row])
             if attn_mask is not None:
                 attn_mask = F.pad(attn_mask, (0, 1))
             if key_padding_mask is not None:
                 key_padding_mask = F.pad(key_padding_mask, (0, 1))
-        if self.add_zero_attn:
-            raise NotImplementedError("MultiheadAttention(add_zero_attn=True) is not supported")
         src_len = k.shape[0]
         # (L, N, E) -> (N, H, L, D)
         q = q.reshape(tgt_len, bsz, H, D).permute(1, 2, 0, 3)
