@@ -188,9 +188,12 @@ class _LazyNormBase(LazyModuleMixin):
         if not self.has_uninitialized_params() and self.num_features != 0:
             super().reset_parameters()
 
+    def _features_of(self, input):
+        return input.shape[1]
+
     def initialize_parameters(self, input):
         if self.has_uninitialized_params():
-            self.num_features = input.shape[1]
+            self.num_features = self._features_of(input)
             if self.affine:
                 self.weight.materialize((self.num_features,))
                 self.bias.materialize((self.num_features,))
@@ -213,20 +216,9 @@ class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
 
 
 class _LazyInstanceNorm(_LazyNormBase):
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
-        super().__init__(eps, momentum, affine, track_running_stats, device, dtype)
-
-    def initialize_parameters(self, input):
-        if self.has_uninitialized_params():
-            # unbatched input has its channels first
-            self.num_features = input.shape[0 if input.dim() == self._dims + 1 else 1]
-            if self.affine:
-                self.weight.materialize((self.num_features,))
-                self.bias.materialize((self.num_features,))
-            if self.track_running_stats:
-                self.running_mean.materialize((self.num_features,))
-                self.running_var.materialize((self.num_features,))
-            self.reset_parameters()
+    def _features_of(self, input):
+        # unbatched input has its channels first
+        return input.shape[0 if input.dim() == self._dims + 1 else 1]
 
 
 class LazyInstanceNorm1d(_LazyInstanceNorm, InstanceNorm1d):
