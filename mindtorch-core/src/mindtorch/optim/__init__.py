@@ -4,3 +4,4 @@ from ._algos import SGD, Adam, AdamW, RMSprop, Adagrad  # noqa: F401
 from ._more import Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop  # noqa: F401
 from ._lbfgs import LBFGS  # noqa: F401
 from . import lr_scheduler  # noqa: F401
+from . import swa_utils  # noqa: F401
