@@ -154,3 +154,19 @@ def test_matrix_norm_grad(ord):
     mt.linalg.matrix_norm(a, ord).backward()
     torch.linalg.matrix_norm(t, ord).backward()
     assert_same(a.grad, t.grad)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("op,shapes", [("addmm", ((3, 4), (3, 5), (5, 4))), ("baddbmm", ((2, 3, 4), (2, 3, 5), (2, 5, 4))),
+                                       ("addmv", ((3,), (3, 5), (5,)))])
+def test_add_product_rounds_once_in_half_precision(op, shapes, dtype):
+    """PyTorch accumulates beta*self + alpha*(a@b) in float32 and rounds once; so must we (bit-equal)."""
+    rng = np.random.default_rng(7)
+    arrays = [(rng.standard_normal(s) * 8).astype(np.float32) for s in shapes]
+    m = getattr(mt, op)(*(mt.tensor(a).to(getattr(mt, dtype)) for a in arrays), beta=-4.775, alpha=2.0315)
+    t = getattr(torch, op)(*(torch.tensor(a).to(getattr(torch, dtype)) for a in arrays), beta=-4.775, alpha=2.0315)
+    assert m.dtype == getattr(mt, dtype)
+    if (op, dtype) == ("addmv", "float16"):  # PyTorch's float16 mv kernel accumulates its own way: 1 ulp
+        np.testing.assert_allclose(m.float().numpy(), t.float().numpy(), rtol=2 ** -10)
+    else:
+        np.testing.assert_array_equal(m.float().numpy(), t.float().numpy())

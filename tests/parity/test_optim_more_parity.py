@@ -17,7 +17,9 @@ OPTS = [("Adadelta", {}), ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-5, weight_de
         ("ASGD", {}), ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.1)),
         ("ASGD", dict(t0=0, maximize=True)),
         ("Rprop", {}), ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1), maximize=True)),
-        ("Adamax", dict(foreach=False)), ("NAdam", dict(foreach=True)), ("Rprop", dict(foreach=None))]
+        ("Adamax", dict(foreach=False)), ("NAdam", dict(foreach=True)), ("Rprop", dict(foreach=None)),
+        ("Adafactor", {}), ("Adafactor", dict(lr=0.05, beta2_decay=-0.5, eps=(1e-20, 1e-2), d=2.0,
+                                              weight_decay=0.1, maximize=True))]
 
 
 def _trajectory(lib, cls, kw, steps=12, groups=False, same_grads=False):
@@ -49,7 +51,7 @@ def test_optimizer_matches(cls, kw):
                 assert_same(msd["state"][k][name], tsd["state"][k][name], rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("cls", ["Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop"])
+@pytest.mark.parametrize("cls", ["Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "Adafactor"])
 def test_state_dict_round_trip_continues_the_trajectory(cls):
     mps, mopt = _trajectory(mt, cls, {}, steps=4)
     tps, topt = _trajectory(torch, cls, {}, steps=4)
@@ -69,7 +71,9 @@ def test_state_dict_round_trip_continues_the_trajectory(cls):
 
 BAD = [("Adadelta", dict(lr=-1.0)), ("Adadelta", dict(rho=1.5)), ("Adamax", dict(betas=(1.0, 0.9))),
        ("NAdam", dict(momentum_decay=-1)), ("RAdam", dict(eps=-1.0)), ("ASGD", dict(weight_decay=-1)),
-       ("Rprop", dict(etas=(1.5, 1.2))), ("Rprop", dict(lr=-0.1))]
+       ("Rprop", dict(etas=(1.5, 1.2))), ("Rprop", dict(lr=-0.1)), ("Adafactor", dict(beta2_decay=0.5)),
+       ("Adafactor", dict(d=0.5)), ("Adafactor", dict(eps=(None, -1.0))), ("Muon", dict(momentum=-1.0)),
+       ("Muon", dict(adjust_lr_fn="other"))]
 
 
 @pytest.mark.parametrize("cls,kw", BAD)
@@ -79,6 +83,35 @@ def test_invalid_arguments(cls, kw):
     with pytest.raises(ValueError) as m:
         getattr(mt.optim, cls)([mt.nn.Parameter(mt.ones(2))], **kw)
     assert str(m.value) == str(th.value)
+
+
+def _muon_trajectory(lib, kw, steps=5):
+    rng = np.random.default_rng(0)
+    ps = [lib.nn.Parameter(lib.tensor(rng.standard_normal(s).astype(np.float32))) for s in ((6, 3), (3, 5))]
+    opt = lib.optim.Muon(ps, **kw)
+    for _ in range(steps):
+        for p in ps:
+            p.grad = lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32))
+        opt.step()
+    return ps, opt
+
+
+@pytest.mark.parametrize("kw", [{}, dict(lr=0.02, nesterov=False, weight_decay=0.0, adjust_lr_fn="match_rms_adamw"),
+                                dict(ns_steps=3, momentum=0.5, adjust_lr_fn="original")])
+def test_muon_matches(kw):
+    """Muon orthogonalizes in bfloat16: parameters agree to bfloat16 rounding of the step."""
+    (mps, mopt), (tps, topt) = _muon_trajectory(mt, kw), _muon_trajectory(torch, kw)
+    for a, b in zip(mps, tps):
+        assert_same(a, b, rtol=2e-3, atol=2e-4)
+    for k in topt.state_dict()["state"]:
+        assert_same(mopt.state_dict()["state"][k]["momentum_buffer"], topt.state_dict()["state"][k]["momentum_buffer"],
+                    rtol=1e-5, atol=1e-6)
+
+
+def test_muon_refuses_non_matrix_parameters():
+    for lib in (mt, torch):
+        with pytest.raises(ValueError, match="Muon only supports 2D parameters"):
+            lib.optim.Muon([lib.nn.Parameter(lib.ones(3))])
 
 
 def _hook_log(lib, cls="SGD"):

@@ -173,22 +173,22 @@ def _check_bias(name, inp, shape):
                            f"[{', '.join(map(str, inp._shape))}]")
 
 
-def _addmm(self, mat1, mat2, beta=1, alpha=1):
-    p = torch.mm(mat1, mat2)
-    _check_bias("addmm", self, p._shape)
-    return _scaled(p, self, beta, alpha)
+def _add_product(name, product):
+    """self * beta + (a @ b) * alpha; float16/bfloat16 are computed in float32 and rounded once, as PyTorch."""
+    def composite(self, a, b, beta=1, alpha=1):
+        low = a.dtype if a.dtype in (torch.float16, torch.bfloat16) and a.dtype == b.dtype == self.dtype else None
+        if low is not None:
+            self, a, b = self.float(), a.float(), b.float()
+        p = product(a, b)
+        _check_bias(name, self, p._shape)
+        out = _scaled(p, self, beta, alpha)
+        return out if low is None else out.to(low)
+    return composite
 
 
-def _baddbmm(self, batch1, batch2, beta=1, alpha=1):
-    p = torch.bmm(batch1, batch2)
-    _check_bias("baddbmm", self, p._shape)
-    return _scaled(p, self, beta, alpha)
-
-
-def _addmv(self, mat, vec, beta=1, alpha=1):
-    p = torch.mv(mat, vec)
-    _check_bias("addmv", self, p._shape)
-    return _scaled(p, self, beta, alpha)
+_addmm = _add_product("addmm", lambda a, b: torch.mm(a, b))
+_baddbmm = _add_product("baddbmm", lambda a, b: torch.bmm(a, b))
+_addmv = _add_product("addmv", lambda a, b: torch.mv(a, b))
 
 
 defop("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",

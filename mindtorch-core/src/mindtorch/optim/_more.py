@@ -1,12 +1,14 @@
-"""Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop: PyTorch's single-tensor updates, op for op.
+"""Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop, Adafactor, Muon: PyTorch's single-tensor updates, op for op.
 
 Scalars that PyTorch keeps as float32 tensors in the state (step, mu_product, eta, mu) are float32
 tensors here too, so the arithmetic rounds the same way and state_dicts load across libraries.
 """
+import math
+
 import mindtorch
 from .optimizer import Optimizer
 
-__all__ = ["Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop"]
+__all__ = ["Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "Adafactor", "Muon"]
 
 
 def _check(cond, msg):
@@ -232,3 +234,113 @@ class Rprop(_Single):
         grad = mindtorch.where(factor == etaminus, mindtorch.zeros_like(grad), grad)  # a sign flip skips the step
         p.addcmul_(grad.sign(), step_size, value=-1)
         prev.copy_(grad)
+
+
+class Adafactor(_Single):
+    """Adafactor with PyTorch's defaults: the second moment of a matrix is kept as a row and a column factor
+    over its last two dimensions, the step is relative to the parameter's RMS and clipped at `d`."""
+
+    def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0, weight_decay=0.0, *,
+                 foreach=None, maximize=False):
+        if isinstance(lr, mindtorch.Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        _check(0.0 <= lr, f"Learning rate should be >= 0 but is: {lr}")
+        _check(0.0 >= beta2_decay, f"beta2_decay should be <= 0 but is: {beta2_decay}")
+        _check(eps[0] is None or 0.0 <= eps[0], f"epsilon1 should be >= 0 but is: {eps[0]}")
+        _check(0.0 <= eps[1], f"epsilon2 should be >= 0 but is: {eps[1]}")
+        _check(1.0 <= d, f"Clipping threshold d should be >= 1 but is: {d}")
+        _check(0.0 <= weight_decay, f"weight_decay should be >= 0 but is: {weight_decay}")
+        super().__init__(params, dict(lr=lr, beta2_decay=beta2_decay, eps=eps, d=d, weight_decay=weight_decay,
+                                      foreach=foreach, maximize=maximize))
+
+    def _update(self, p, grad, state, group):
+        if p.is_complex():
+            raise RuntimeError("Adafactor does not support complex parameters")
+        factored = grad.dim() > 1
+        if not state:
+            state["step"] = _scalar(0.0)
+            if factored:
+                state["row_var"] = grad.new_zeros(tuple(grad.shape[:-1]) + (1,))
+                state["col_var"] = grad.new_zeros(tuple(grad.shape[:-2]) + (1, grad.shape[-1]))
+            else:
+                state["variance"] = mindtorch.zeros_like(grad)
+        lr = float(group["lr"])
+        eps1, eps2 = group["eps"]
+        if eps1 is None:
+            eps1 = mindtorch.finfo(p.dtype).eps
+        state["step"].add_(1)
+        step = state["step"].item()
+        beta2_weight = step ** group["beta2_decay"]  # 1 - beta2_t
+        alpha = max(eps2, p.norm(2).item() / p.numel() ** 0.5) * min(lr, 1 / step ** 0.5)
+        if group["weight_decay"] != 0:
+            p.mul_(1 - lr * group["weight_decay"])
+        if factored:
+            row_var, col_var = state["row_var"], state["col_var"]
+            row_var.lerp_(grad.norm(dim=-1, keepdim=True).square_().div_(grad.shape[-1]), beta2_weight)
+            col_var.lerp_(grad.norm(dim=-2, keepdim=True).square_().div_(grad.shape[-2]), beta2_weight)
+            var_estimate = (row_var @ col_var).div_(row_var.mean(dim=-2, keepdim=True).clamp_(min=eps1))
+        else:
+            state["variance"].lerp_(grad * grad, beta2_weight)
+            var_estimate = state["variance"].clone()
+        update = var_estimate.clamp_(min=eps1 * eps1).rsqrt_().mul_(grad)
+        denom = max(1.0, update.norm(2).item() / (update.numel() ** 0.5 * group["d"]))
+        p.add_(update, alpha=-alpha / denom)
+
+
+def _orthogonalize(grad, coefficients, steps, eps):
+    """Newton-Schulz iterations toward the nearest semi-orthogonal matrix, in bfloat16 as PyTorch's Muon."""
+    if steps >= 100:
+        raise ValueError("Number of steps must be less than 100 for computational efficiency")
+    if grad.dim() != 2:
+        raise ValueError("Input tensor gradient must be a 2D matrix")
+    if len(coefficients) != 3:
+        raise ValueError("Coefficients must be a tuple of exactly 3 values")
+    a, b, c = coefficients
+    tall = grad.shape[0] > grad.shape[1]
+    x = grad.bfloat16()
+    if tall:
+        x = x.T
+    x = x.div(x.norm().clamp(min=eps))
+    for _ in range(steps):
+        gram = x @ x.T
+        x = mindtorch.addmm(x, mindtorch.addmm(gram, gram, gram, beta=b, alpha=c), x, beta=a)
+    return x.T if tall else x
+
+
+class Muon(_Single):
+    """Muon for 2-D parameters: Nesterov momentum, then the update orthogonalized by Newton-Schulz."""
+
+    def __init__(self, params, lr=1e-3, weight_decay=0.1, momentum=0.95, nesterov=True,
+                 ns_coefficients=(3.4445, -4.775, 2.0315), eps=1e-7, ns_steps=5, adjust_lr_fn=None):
+        if isinstance(lr, mindtorch.Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        _check(0.0 <= lr, f"Learning rate should be >= 0 but is: {lr}")
+        _check(0.0 <= momentum, f"momentum should be >= 0 but is: {momentum}")
+        _check(0.0 <= weight_decay, f"weight decay should be >= 0 but is: {weight_decay}")
+        _check(adjust_lr_fn in (None, "original", "match_rms_adamw"),
+               f"Adjust learning rate function {adjust_lr_fn} is not supported")
+        super().__init__(params, dict(lr=lr, weight_decay=weight_decay, momentum=momentum, nesterov=nesterov,
+                                      ns_coefficients=ns_coefficients, eps=eps, ns_steps=ns_steps,
+                                      adjust_lr_fn=adjust_lr_fn))
+        for group in self.param_groups:
+            for p in group["params"]:
+                _check(p.dim() == 2, f"Muon only supports 2D parameters whereas we found a parameter with size: "
+                                     f"{p.size()}")
+
+    def _update(self, p, grad, state, group):
+        if p.is_complex():
+            raise RuntimeError("Muon does not support complex parameters")
+        if grad.dim() != 2:
+            raise ValueError("Param gradient must be a 2D matrix")
+        if "momentum_buffer" not in state:
+            state["momentum_buffer"] = mindtorch.zeros_like(grad)
+        buf = state["momentum_buffer"]
+        buf.lerp_(grad, 1 - group["momentum"])
+        update = grad.lerp(buf, group["momentum"]) if group["nesterov"] else buf
+        update = _orthogonalize(update, group["ns_coefficients"], group["ns_steps"], group["eps"])
+        rows, cols = p.shape[:2]
+        lr = float(group["lr"])
+        scale = {None: math.sqrt(max(1, rows / cols)), "original": math.sqrt(max(1, rows / cols)),
+                 "match_rms_adamw": 0.2 * math.sqrt(max(rows, cols))}[group["adjust_lr_fn"]]
+        p.mul_(1 - lr * group["weight_decay"])
+        p.add_(update, alpha=-lr * scale)
