@@ -8,7 +8,9 @@ from . import utils  # noqa: F401
 
 def __getattr__(name):
     # submodules imported on first use
-    if name in ("functional", "parallel", "attention"):
-        import importlib
+    import importlib
+    if name in ("functional", "parallel", "attention", "grad"):
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "DataParallel":
+        return importlib.import_module(f"{__name__}.parallel").DataParallel
     raise AttributeError(f"module 'mindtorch.nn' has no attribute '{name}'")
