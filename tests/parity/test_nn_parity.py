@@ -170,3 +170,49 @@ def test_module_state_dict_and_error_text_match():
     pl_t = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(2)), torch.nn.Parameter(torch.ones(3))])
     assert repr(pl_m) == repr(pl_t)
     assert repr(mnn.Parameter(mt.ones(2))) == repr(torch.nn.Parameter(torch.ones(2)))
+
+
+@pytest.mark.parametrize("variant", ["packed", "separate", "static_kv", "unbatched", "causal-no-weights"])
+def test_multi_head_attention_forward_function(variant):
+    rng = np.random.default_rng(11)
+    E, H, L, S, N = 8, 2, 5, 4, 3
+    arr = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    q, kv = (arr(L, E), arr(S, E)) if variant == "unbatched" else (arr(L, N, E), arr(S, N, E))
+    w = dict(in_proj_weight=arr(3 * E, E), in_proj_bias=arr(3 * E), bias_k=arr(1, 1, E), bias_v=arr(1, 1, E),
+             out_proj_weight=arr(E, E), out_proj_bias=arr(E))
+    kw = {}
+    if variant == "separate":
+        kw = dict(use_separate_proj_weight=True, q_proj_weight=arr(E, E), k_proj_weight=arr(E, E),
+                  v_proj_weight=arr(E, E))
+        w["in_proj_weight"] = None
+    if variant == "static_kv":
+        kw = dict(static_k=arr(N * H, S, E // H), static_v=arr(N * H, S, E // H))
+        w["bias_k"] = w["bias_v"] = None
+    if variant == "causal-no-weights":
+        kw = dict(is_causal=True, need_weights=False, attn_mask=np.triu(np.full((L, L), -np.inf, np.float32), 1))
+        w["bias_k"] = w["bias_v"] = None
+        kv = q
+
+    def run(lib):
+        t = lambda a: None if a is None else lib.tensor(a)  # noqa: E731
+        qt = lib.tensor(q).requires_grad_()
+        out, weights = lib.nn.functional.multi_head_attention_forward(
+            qt, t(kv), t(kv), E, H, t(w["in_proj_weight"]), t(w["in_proj_bias"]), t(w["bias_k"]), t(w["bias_v"]),
+            variant == "packed", 0.0, t(w["out_proj_weight"]), t(w["out_proj_bias"]),
+            **{k: t(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()})
+        out.sum().backward()
+        return out, weights, qt.grad
+
+    for m, t_ in zip(run(mt), run(torch)):
+        if t_ is None:  # need_weights=False
+            assert m is None
+        else:
+            assert_same(m, t_, rtol=1e-4, atol=1e-5)
+
+
+def test_multi_head_attention_causal_hint_needs_a_mask():
+    for lib in (mt, torch):
+        mha = lib.nn.MultiheadAttention(4, 2)
+        x = lib.ones(3, 1, 4)
+        with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
+            mha(x, x, x, is_causal=True)

@@ -24,7 +24,7 @@ __all__ = ["threshold", "threshold_", "hardshrink", "softshrink", "prelu", "rrel
            "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
            "fractional_max_pool3d_with_indices", "elu_", "celu_", "selu_", "hardtanh_", "leaky_relu_",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "gumbel_softmax", "conv_tbc", "affine_grid",
-           "grid_sample"]
+           "grid_sample", "multi_head_attention_forward"]
 
 
 def _F():
@@ -1108,3 +1108,97 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     tx, ty = (x - x0).unsqueeze(1), (y - y0).unsqueeze(1)
     return (tap(x0, y0) * (1 - tx) * (1 - ty) + tap(x0 + 1, y0) * tx * (1 - ty)
             + tap(x0, y0 + 1) * (1 - tx) * ty + tap(x0 + 1, y0 + 1) * tx * ty)
+
+
+def _additive_mask(mask, dtype, name):
+    """A bool mask (True = masked out) or a float mask, as the float mask added to attention scores."""
+    if mask is None:
+        return None
+    if mask.dtype is torch.bool:
+        return torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
+    if not mask.dtype.is_floating_point:
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    return mask.to(dtype)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """Multi-head attention on sequence-first inputs (L, N, E) or unbatched (L, E); returns (output, weights)."""
+    F = _F()
+    batched = query.dim() == 3
+    if not batched:  # (L, E) -> (L, 1, E)
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, E = query.shape
+    if E != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
+    H = num_heads
+    D = E // H
+    if D * H != E:
+        raise AssertionError(f"embed_dim {E} not divisible by num_heads {H}")
+    if use_separate_proj_weight:
+        w_q, w_k, w_v = q_proj_weight, k_proj_weight, v_proj_weight
+    else:
+        w_q, w_k, w_v = in_proj_weight.chunk(3)
+    b_q = b_k = b_v = None
+    if in_proj_bias is not None:
+        b_q, b_k, b_v = in_proj_bias.chunk(3)
+    q = F.linear(query, w_q, b_q)
+    k = F.linear(key, w_k, b_k) if static_k is None else None
+    v = F.linear(value, w_v, b_v) if static_v is None else None
+    attn_mask = _additive_mask(attn_mask, q.dtype, "attn_mask")
+    key_padding_mask = _additive_mask(key_padding_mask, q.dtype, "key_padding_mask")
+    if attn_mask is None and is_causal:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    # per-head layout (N*H, S, D), as PyTorch's static_k / static_v are given
+    q = q.reshape(tgt_len, bsz * H, D).transpose(0, 1)
+    k = static_k if static_k is not None else k.reshape(k.shape[0], bsz * H, D).transpose(0, 1)
+    v = static_v if static_v is not None else v.reshape(v.shape[0], bsz * H, D).transpose(0, 1)
+    # learned bias row, then a zero row (PyTorch's order): one more key/value, masks padded to match
+    extra = []
+    if bias_k is not None and bias_v is not None:
+        extra.append((bias_k.reshape(1, 1, E).expand(1, bsz, E).reshape(1, bsz * H, D).transpose(0, 1),
+                      bias_v.reshape(1, 1, E).expand(1, bsz, E).reshape(1, bsz * H, D).transpose(0, 1)))
+    if add_zero_attn:
+        zeros = q.new_zeros((bsz * H, 1, D))
+        extra.append((zeros, zeros))
+    for k_row, v_row in extra:
+        k, v = torch.cat([k, k_row], 1), torch.cat([v, v_row], 1)
+        if attn_mask is not None:
+            attn_mask = F.pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+    q, k, v = (t.reshape(bsz, H, t.shape[1], D) for t in (q, k, v))
+    mask = None
+    if attn_mask is not None:
+        mask = attn_mask if attn_mask.dim() == 2 else attn_mask.reshape(bsz, H, tgt_len, src_len)
+    if key_padding_mask is not None:
+        kpm = key_padding_mask.reshape(bsz, 1, 1, src_len)
+        mask = kpm if mask is None else mask + kpm
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        scores = torch.matmul(q * math.sqrt(1.0 / D), k.transpose(-2, -1))
+        if mask is not None:
+            scores = scores + mask
+        weights = F.softmax(scores, dim=-1)
+        out = torch.matmul(F.dropout(weights, p=dropout_p) if dropout_p > 0.0 else weights, v)
+    else:
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+        weights = None
+    out = out.permute(2, 0, 1, 3).reshape(tgt_len, bsz, E)
+    out = F.linear(out, out_proj_weight, out_proj_bias)
+    if weights is not None and average_attn_weights:
+        weights = weights.mean(dim=1)
+    if not batched:
+        out = out.squeeze(1)
+        if weights is not None:
+            weights = weights.squeeze(0)
+    return out, weights

@@ -1,4 +1,3 @@
-import math
 
 import mindtorch
 from .. import init
@@ -197,92 +196,19 @@ class MultiheadAttention(Module):
         if self.bias_v is not None:
             init.xavier_normal_(self.bias_v)
 
-    @staticmethod
-    def _as_additive(mask, dtype, name):
-        if mask is None:
-            return None
-        if mask.dtype is mindtorch.bool:
-            return mindtorch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
-        if not mask.dtype.is_floating_point:
-            raise AssertionError(f"only bool and floating types of {name} are supported")
-        return mask.to(dtype)
-
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         batched = query.dim() == 3
         if self.batch_first and batched:
             query, key, value = (x.transpose(0, 1) for x in (query, key, value))
-        if not batched:  # (L, E) -> (L, 1, E)
-            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        # from here on: sequence-first (L, N, E)
-        tgt_len, bsz, E = query.shape
-        if E != self.embed_dim:
-            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {E}")
-        H, D = self.num_heads, self.head_dim
-        if self._qkv_same_embed_dim:
-            w_q, w_k, w_v = self.in_proj_weight.chunk(3)
-        else:
-            w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        b_q = b_k = b_v = None
-        if self.in_proj_bias is not None:
-            b_q, b_k, b_v = self.in_proj_bias.chunk(3)
-        q = F.linear(query, w_q, b_q)
-        k = F.linear(key, w_k, b_k)
-        v = F.linear(value, w_v, b_v)
-        attn_mask = self._as_additive(attn_mask, q.dtype, "attn_mask")
-        key_padding_mask = self._as_additive(key_padding_mask, q.dtype, "key_padding_mask")
-        if attn_mask is None and is_causal:
-            src = k.shape[0]
-            attn_mask = mindtorch.zeros((tgt_len, src), dtype=q.dtype, device=q.device).masked_fill(
-                mindtorch.ones((tgt_len, src), dtype=mindtorch.bool, device=q.device).triu(1), float("-inf"))
-        # learned bias row, then a zero row (PyTorch's order): one more key/value, masks padded to match
-        extra = []
-        if self.bias_k is not None:
-            extra.append((self.bias_k.expand(1, bsz, E), self.bias_v.expand(1, bsz, E)))
-        if self.add_zero_attn:
-            zeros = k.new_zeros((1, bsz, E))
-            extra.append((zeros, zeros))
-        for k_row, v_row in extra:
-            k, v = mindtorch.cat([k, k_row]), mindtorch.cat([v, v_row])
-            if attn_mask is not None:
-                attn_mask = F.pad(attn_mask, (0, 1))
-            if key_padding_mask is not None:
-                key_padding_mask = F.pad(key_padding_mask, (0, 1))
-        src_len = k.shape[0]
-        # (L, N, E) -> (N, H, L, D)
-        q = q.reshape(tgt_len, bsz, H, D).permute(1, 2, 0, 3)
-        k = k.reshape(src_len, bsz, H, D).permute(1, 2, 0, 3)
-        v = v.reshape(src_len, bsz, H, D).permute(1, 2, 0, 3)
-        mask = None
-        if attn_mask is not None:
-            mask = attn_mask if attn_mask.dim() == 2 else attn_mask.reshape(bsz, H, tgt_len, src_len)
-        if key_padding_mask is not None:
-            kpm = key_padding_mask.reshape(bsz, 1, 1, src_len)
-            mask = kpm if mask is None else mask + kpm
-        dropout_p = self.dropout if self.training else 0.0
-        if need_weights:
-            scores = mindtorch.matmul(q * math.sqrt(1.0 / D), k.transpose(-2, -1))
-            if mask is not None:
-                scores = scores + mask
-            weights = F.softmax(scores, dim=-1)
-            if dropout_p > 0.0:
-                weights_d = F.dropout(weights, p=dropout_p)
-            else:
-                weights_d = weights
-            out = mindtorch.matmul(weights_d, v)
-        else:
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
-            weights = None
-        out = out.permute(2, 0, 1, 3).reshape(tgt_len, bsz, E)
-        out = F.linear(out, self.out_proj.weight, self.out_proj.bias)
-        if weights is not None and average_attn_weights:
-            weights = weights.mean(dim=1)
-        if not batched:
-            out = out.squeeze(1)
-            if weights is not None:
-                weights = weights.squeeze(0)
-        elif self.batch_first:
+        separate = not self._qkv_same_embed_dim
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+            self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        if self.batch_first and batched:
             out = out.transpose(0, 1)
         return out, weights
