@@ -56,3 +56,21 @@ def test_data_parallel_without_accelerator_is_the_module():
     for lib, mod in ((mt, md.module), (torch, td.module)):
         with pytest.raises(RuntimeError, match="device type could not be determined"):
             lib.nn.parallel.data_parallel(mod, lib.ones(2, 3))
+
+
+@pytest.mark.parametrize("kwargs", [None, {}, {"dtype": "D", "device": "cpu"}, {"factory_kwargs": {"dtype": "D"}},
+                                    {"factory_kwargs": {"memory_format": 1}, "device": "cpu"},
+                                    {"dtype": "D", "factory_kwargs": {"dtype": "D"}}, {"bogus": 1}])
+def test_factory_kwargs(kwargs):
+    def run(lib):
+        try:
+            return lib.nn.factory_kwargs(kwargs)
+        except TypeError as exc:
+            return ("TypeError", str(exc))
+    assert run(mt) == run(torch)
+
+
+def test_common_types_names():
+    import mindtorch.nn.common_types as mc
+    import torch.nn.common_types as tc
+    assert {n for n in dir(tc) if n.startswith("_size") or n.startswith("_ratio")} <= set(dir(mc))
