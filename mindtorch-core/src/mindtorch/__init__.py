@@ -46,6 +46,7 @@ from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402,F401
 from ._printing import set_printoptions  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from ._api import *  # noqa: E402,F401,F403
+from ._nn_at_top_level import *  # noqa: E402,F401,F403
 
 from .plugins import loader as _loader  # noqa: E402
 from .plugins.registry import BACKENDS as _BACKENDS  # noqa: E402
