@@ -1,7 +1,7 @@
 """Public functions that are not single ops."""
 __all__ = ["save", "load", "einsum", "broadcast_shapes", "compile", "autocast", "is_autocast_enabled",
            "get_autocast_dtype", "get_num_threads", "set_num_threads", "get_num_interop_threads",
-           "set_num_interop_threads"]
+           "set_num_interop_threads", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
 
 from ._shape import broadcast_shapes_public as broadcast_shapes  # noqa: E402
 from ._threads import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: E402,F401
@@ -41,3 +41,5 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
 
 
 from .amp.autocast_mode import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: E402
+from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa: E402,F401
+                                   set_anomaly_enabled)

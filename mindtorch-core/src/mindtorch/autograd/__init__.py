@@ -4,6 +4,7 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, 
 from .engine import run_backward
 from .. import _tensor
 from . import graph  # noqa: F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 
 
 def _make_grads(outputs, grad_outputs, is_grads_batched=False):

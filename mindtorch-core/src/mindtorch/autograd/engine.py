@@ -8,7 +8,8 @@ the part of the graph leading to them runs.
 import heapq
 
 from .._grad_mode import state as _grad_state
-from .graph import AccumulateGrad, gradient_edge
+from . import anomaly_mode
+from .graph import AccumulateGrad, Node, gradient_edge
 
 
 def _reduce_to_input(g, shape, dtype, node):
@@ -237,14 +238,21 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, acc
             else:
                 if len(grads) > 1 and node.op is not None:  # Functions decide themselves
                     grads = _materialize(node, grads)
-                in_grads = node.apply(grads, create_graph)
-                if node.hooks:
-                    gi = tuple(_pick(in_grads, e[0], e[1]) for e in edges)
-                    for hook in list(node.hooks.values()):
-                        r = hook(gi, tuple(grads))
-                        if r is not None:
-                            gi = tuple(r)
-                    in_grads = {(e[0], e[1]): g for e, g in zip(edges, gi)}
+                try:
+                    in_grads = node.apply(grads, create_graph)
+                    if node.hooks:
+                        gi = tuple(_pick(in_grads, e[0], e[1]) for e in edges)
+                        for hook in list(node.hooks.values()):
+                            r = hook(gi, tuple(grads))
+                            if r is not None:
+                                gi = tuple(r)
+                        in_grads = {(e[0], e[1]): g for e, g in zip(edges, gi)}
+                    if Node.anomaly_enabled and Node.anomaly_check_nan:
+                        anomaly_mode.check_nan(node, [_pick(in_grads, e[0], e[1]) for e in edges])
+                except Exception:
+                    if Node.anomaly_enabled:
+                        anomaly_mode.warn_forward_trace(node)
+                    raise
             if not retain_graph:
                 node.release()
             sent = None

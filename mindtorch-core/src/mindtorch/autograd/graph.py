@@ -69,6 +69,8 @@ class Node:
     retains_grad_hooks = None
     hooks = None
     out_meta = None
+    anomaly_enabled = False  # set by autograd.anomaly_mode
+    anomaly_check_nan = True
 
     def __init__(self, op=None, num_outputs=1):
         self.op = op
@@ -78,6 +80,9 @@ class Node:
         self.seq = _next_seq()
         self._has_saved = False
         self.saved = None
+        if Node.anomaly_enabled:
+            from .anomaly_mode import record_forward_trace
+            record_forward_trace(self)
 
     def name(self):
         return _op_node_name(self.op) if self.op is not None else type(self).__name__
@@ -396,6 +401,9 @@ def record(op, args, out):
     node.seq = _next_seq()
     if not _connect(plan, args, node):
         return
+    if Node.anomaly_enabled:
+        from .anomaly_mode import record_forward_trace
+        record_forward_trace(node)
     if plan.saves or plan.saves_result:
         _save(plan, args, out, node)
     else:
