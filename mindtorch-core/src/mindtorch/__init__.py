@@ -47,6 +47,7 @@ from ._printing import set_printoptions  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from ._api import *  # noqa: E402,F401,F403
 from ._nn_at_top_level import *  # noqa: E402,F401,F403
+from ._flags import *  # noqa: E402,F401,F403
 
 from .plugins import loader as _loader  # noqa: E402
 from .plugins.registry import BACKENDS as _BACKENDS  # noqa: E402
@@ -117,6 +118,7 @@ def backends_installed():
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
 
 
 def is_floating_point(t):

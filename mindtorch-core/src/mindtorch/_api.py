@@ -1,7 +1,9 @@
 """Public functions that are not single ops."""
 __all__ = ["save", "load", "einsum", "broadcast_shapes", "compile", "autocast", "is_autocast_enabled",
            "get_autocast_dtype", "get_num_threads", "set_num_threads", "get_num_interop_threads",
-           "set_num_interop_threads", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
+           "set_num_interop_threads", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "e", "pi", "inf", "nan", "newaxis", "is_signed", "is_conj", "is_neg",
+           "resolve_conj", "resolve_neg", "is_same_size", "is_nonzero", "get_device", "conj", "scalar_tensor",
+           "get_device_module"]
 
 from ._shape import broadcast_shapes_public as broadcast_shapes  # noqa: E402
 from ._threads import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: E402,F401
@@ -43,3 +45,43 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
 from .amp.autocast_mode import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: E402
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa: E402,F401
                                    set_anomaly_enabled)
+
+
+import math as _math  # noqa: E402
+
+e, pi, inf, nan, newaxis = _math.e, _math.pi, _math.inf, _math.nan, None
+
+
+def _tensor_method(name):
+    def fn(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name}(input, ...): the same as input.{name}(...)."
+    return fn
+
+
+(is_signed, is_conj, is_neg, resolve_conj, resolve_neg, is_same_size, is_nonzero, get_device, conj) = (
+    _tensor_method(n) for n in ("is_signed", "is_conj", "is_neg", "resolve_conj", "resolve_neg", "is_same_size",
+                                "is_nonzero", "get_device", "conj"))
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False):
+    """A 0-dim tensor holding the number `s` (the default float dtype unless `dtype` is given)."""
+    import mindtorch
+    return mindtorch.tensor(s, dtype=mindtorch.get_default_dtype() if dtype is None else dtype, device=device)
+
+
+def get_device_module(device=None):
+    """The module of a device type (mindtorch.cpu, mindtorch.npu, ...); the current accelerator's by default."""
+    import importlib
+    if device is None:
+        acc = importlib.import_module("mindtorch.accelerator").current_accelerator()
+        name = "cpu" if acc is None else acc.type
+    else:
+        from ._device import device as device_cls
+        name = device.type if isinstance(device, device_cls) else device_cls(device).type
+    try:
+        return getattr(importlib.import_module("mindtorch"), name)
+    except AttributeError:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'.") \
+            from None

@@ -120,6 +120,32 @@ class Tensor:
     def get_device(self):
         return -1 if self.device.type == "cpu" else (self.device.index or 0)
 
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def is_conj(self):
+        return False  # conjugation is always materialised: no lazy conjugate bit
+
+    def is_neg(self):
+        return False  # likewise no lazy negative bit
+
+    def resolve_conj(self):
+        return self
+
+    def resolve_neg(self):
+        return self
+
+    def is_same_size(self, other):
+        return self._shape == other._shape
+
+    def is_nonzero(self):
+        n = self.numel()
+        if n == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if n > 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
     @property
     def _version_value(self):
         v = self._version
