@@ -124,3 +124,11 @@ def compare_results(m, th, rtol, atol, where="result", *, ordered_keys=False, in
             assert type(m) is type(th) and m == th, f"{where}: {m!r} != {th!r}"
 
     rec(m, th, where)
+
+
+def installed_backends(*extra):
+    """Sorted device types of the installed backend distributions plus `extra` (fixture plugins on the path).
+
+    nox installs only what a session needs; a developer's environment may hold more (mindtorch-npu)."""
+    import importlib.metadata
+    return sorted({e.name for e in importlib.metadata.entry_points(group="mindtorch.backends")} | set(extra))

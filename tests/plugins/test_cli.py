@@ -1,12 +1,12 @@
 """`python -m mindtorch` as a command, and what backend selection tells the user (fresh interpreters)."""
-import importlib.metadata
 import json
 
 import pytest
 
+from helpers import installed_backends
+
 CLI = ["-m", "mindtorch"]
-# backends installed in this environment (nox installs only cpu and meta here; a developer's env may hold npu too)
-INSTALLED = {e.name for e in importlib.metadata.entry_points(group="mindtorch.backends")}
+INSTALLED = set(installed_backends())
 
 
 def test_help_prints_usage_not_the_report(run_python):

@@ -1,5 +1,7 @@
 """Plugin faults (issue 11, point 5): one plugin's failure never takes `import mindtorch` or
 `python -m mindtorch` down, and the report names the distribution at fault."""
+from helpers import installed_backends
+
 import pytest
 
 CLI = ["-m", "mindtorch"]
@@ -20,7 +22,7 @@ def test_plugin_calling_sys_exit_is_contained(run_python):
     assert r.returncode == 0, r
     assert [d for d, _ in r.result["skipped"]] == ["mindtorch-exiter-plugin"]
     assert "SystemExit" in r.result["skipped"][0][1]
-    assert r.result["backends"] == ["cpu", "meta"] and r.result["works"] == [2.0, 2.0]
+    assert r.result["backends"] == installed_backends() and r.result["works"] == [2.0, 2.0]
 
 
 def test_slow_plugin_import_is_warned(run_python):
