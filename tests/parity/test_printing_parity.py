@@ -61,6 +61,18 @@ def test_printoptions(opts, expr):
         torch.set_printoptions(**opts)
         mt.set_printoptions(**opts)
         assert _repr(mt, expr) == _repr(torch, expr)
+        assert mt.get_printoptions() == torch._tensor_str.get_printoptions()
     finally:
         torch.set_printoptions(profile="default")
         mt.set_printoptions(profile="default")
+
+
+def test_get_printoptions_after_profile():
+    try:
+        mt.set_printoptions(profile="short", sci_mode=True)
+        torch.set_printoptions(profile="short", sci_mode=True)
+        assert mt.get_printoptions() == torch._tensor_str.get_printoptions()
+    finally:
+        torch.set_printoptions(profile="default")
+        mt.set_printoptions(profile="default")
+    assert mt.get_printoptions() == torch._tensor_str.get_printoptions()

@@ -43,7 +43,7 @@ from ._random import (Generator, manual_seed, seed, initial_seed, get_rng_state,
                       default_generator as _default_generator)
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled)  # noqa: E402,F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402,F401
-from ._printing import set_printoptions  # noqa: E402,F401
+from ._printing import set_printoptions, get_printoptions  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
 from ._api import *  # noqa: E402,F401,F403
 from ._nn_at_top_level import *  # noqa: E402,F401,F403

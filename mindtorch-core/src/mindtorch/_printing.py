@@ -17,6 +17,11 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     _opts["sci_mode"] = sci_mode
 
 
+def get_printoptions():
+    """The current print options (PyTorch keeps this in torch._tensor_str.get_printoptions)."""
+    return dict(_opts)
+
+
 def _float_formatter(values):
     """PyTorch's float formatting: fixed width from the nonzero finite values, int/fixed/sci modes."""
     p = _opts["precision"]
