@@ -23,5 +23,9 @@ class CPUBackend(Backend):
         from .generator import CPUGenerator
         return CPUGenerator(index)
 
+    def device_module(self):
+        from . import module
+        return module
+
 
 backend = CPUBackend()
