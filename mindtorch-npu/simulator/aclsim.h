@@ -1,4 +1,4 @@
-/* ACL simulator: declarations shared by the three libraries.
+/* ACL simulator: declarations shared by its libraries.
  * Public prototypes follow CANN's headers (acl_rt.h, acl_base_rt.h, acl_meta.h, aclnn_base.h, op headers);
  * the aclsim_* functions are internal helpers exported by libascendcl.so / libnnopbase.so for the siblings. */
 #ifndef ACLSIM_H
@@ -49,7 +49,7 @@ enum {
 /* live-object counters, reported by aclsimLiveCount */
 enum {
     K_DEV_ALLOC, K_DEV_BYTES, K_HOST_ALLOC, K_STREAMS, K_EVENTS, K_TENSORS, K_SCALARS, K_INT_ARRAYS,
-    K_FLOAT_ARRAYS, K_BOOL_ARRAYS, K_TENSOR_LISTS, K_SCALAR_LISTS, K_EXECUTORS, K_COUNT
+    K_FLOAT_ARRAYS, K_BOOL_ARRAYS, K_TENSOR_LISTS, K_SCALAR_LISTS, K_EXECUTORS, K_HCCL_COMMS, K_COUNT
 };
 
 #define SIM_MAXDIM 32

@@ -1,4 +1,4 @@
-"""Build the ACL simulator: libascendcl.so, libnnopbase.so and libopapi.so into one directory.
+"""Build the ACL simulator: libascendcl.so, libnnopbase.so, libopapi.so and libhccl.so into one directory.
 
     python mindtorch-npu/simulator/build.py OUTDIR
 
@@ -20,6 +20,7 @@ LIBS = {
     "libascendcl.so": (["runtime.c"], []),
     "libnnopbase.so": (["nnopbase.c"], ["ascendcl"]),
     "libopapi.so": (["ops.c"], ["nnopbase", "ascendcl"]),
+    "libhccl.so": (["hccl.c"], ["ascendcl"]),
 }
 STAMP = ".aclsim-build-stamp"
 

@@ -35,7 +35,7 @@ EXPORT const char *aclGetRecentErrMsg(void) { return t_has_err ? t_err : NULL; }
 static _Atomic int64_t g_count[K_COUNT];
 static const char *const k_names[K_COUNT] = {
     "device_allocations", "device_bytes", "host_allocations", "streams", "events", "tensors", "scalars",
-    "int_arrays", "float_arrays", "bool_arrays", "tensor_lists", "scalar_lists", "executors"};
+    "int_arrays", "float_arrays", "bool_arrays", "tensor_lists", "scalar_lists", "executors", "hccl_comms"};
 
 EXPORT void aclsim_count(int kind, int64_t delta) { atomic_fetch_add(&g_count[kind], delta); }
 

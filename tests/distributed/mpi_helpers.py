@@ -27,6 +27,31 @@ def _have_mpi():
 requires_mpi = pytest.mark.skipif(not _have_mpi(), reason="needs mpiexec and mpi4py (the distributed session installs them)")
 
 
+def simulator_env():
+    """Environment for workers on the simulated npu: the ACL simulator (with libhccl) built once, two
+    devices per process."""
+    import importlib.util
+    import tempfile
+    build_py = Path(__file__).resolve().parents[2] / "mindtorch-npu" / "simulator" / "build.py"
+    spec = importlib.util.spec_from_file_location("aclsim_build", build_py)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = os.environ.get("ACLSIM_BUILD_DIR") or os.path.join(
+        tempfile.gettempdir(), f"aclsim-{os.getuid()}-{mod.source_digest()[:16]}")
+    return {"MINDTORCH_NPU_LIB_DIR": str(mod.build(out)), "ACLSIM_DEVICE_COUNT": "2"}
+
+
+def _have_npu():
+    try:
+        import mindtorch_npu  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+requires_npu = pytest.mark.skipif(not _have_npu(), reason="needs mindtorch-npu (the distributed session installs it)")
+
+
 def mpiexec(script, n, *args, timeout=60, env=None):
     """Run workers/<script> on n processes; returns the CompletedProcess (stdout and stderr as text)."""
     from mindtorch.distributed.run import mpiexec_command

@@ -12,7 +12,7 @@ pytestmark = requires_mpi
 @pytest.mark.parametrize("model", ["mlp", "gpt"])
 def test_ddp_equals_single_process_on_the_concatenated_batch(model, n):
     """20 steps of SGD with momentum, parameters compared after every step; then no_sync accumulation."""
-    expect_ok(mpiexec("ddp.py", n, model), n, f"ddp {model} ok")
+    expect_ok(mpiexec("ddp.py", n, model), n, f"ddp {model} cpu ok")
 
 
 @pytest.mark.parametrize("n", [2, 3])

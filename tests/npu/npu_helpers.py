@@ -6,7 +6,7 @@ import sys
 import textwrap
 
 KINDS = ("device_allocations", "device_bytes", "host_allocations", "streams", "events", "tensors", "scalars",
-         "int_arrays", "float_arrays", "bool_arrays", "tensor_lists", "scalar_lists", "executors")
+         "int_arrays", "float_arrays", "bool_arrays", "tensor_lists", "scalar_lists", "executors", "hccl_comms")
 
 
 def simulator():

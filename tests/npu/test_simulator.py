@@ -1022,7 +1022,7 @@ def test_build_is_warning_free_and_cached(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and not r.stderr, r.stderr  # -Wall -Wextra clean
     libs = sorted(p.name for p in tmp_path.glob("*.so"))
-    assert libs == ["libascendcl.so", "libnnopbase.so", "libopapi.so"]
+    assert libs == ["libascendcl.so", "libhccl.so", "libnnopbase.so", "libopapi.so"]
     mtimes = {p: p.stat().st_mtime_ns for p in tmp_path.glob("*.so")}
     code = f"import sys; sys.path.insert(0, {here!r}); import build; build.build({str(tmp_path)!r})"
     assert subprocess.run([sys.executable, "-c", code], env=env, timeout=120).returncode == 0

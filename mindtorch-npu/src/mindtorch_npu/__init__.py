@@ -51,5 +51,11 @@ class NPUBackend(Backend):
         from . import module
         return module
 
+    def distributed_backends(self):
+        def hccl(comm, timeout):
+            from .hccl import HcclEngine
+            return HcclEngine(comm, timeout)
+        return {"hccl": hccl}
+
 
 backend = NPUBackend()

@@ -1,4 +1,5 @@
-"""DDP over N processes equals one process training on the concatenated batch (argv[1]: mlp | gpt)."""
+"""DDP over N processes equals one process training on the concatenated batch (argv[1]: mlp | gpt;
+argv[2]: cpu over mpi (default) | npu over hccl, the simulated device)."""
 import sys
 from pathlib import Path
 
@@ -14,7 +15,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples"))
 from train_gpt import GPT  # noqa: E402
 
 which = sys.argv[1]
-dist.init_process_group("mpi")
+DEVICE = sys.argv[2] if len(sys.argv) > 2 else "cpu"
+if DEVICE == "npu":
+    import os
+    rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0")))
+    torch.npu.set_device(rank % torch.npu.device_count())
+    DEVICE = f"npu:{rank % torch.npu.device_count()}"
+dist.init_process_group("hccl" if DEVICE.startswith("npu") else "mpi")
 R, N = dist.get_rank(), dist.get_world_size()
 STEPS, B = 20, 4
 
@@ -32,8 +39,8 @@ class MLP(nn.Module):
 def build(seed):
     torch.manual_seed(seed)
     if which == "mlp":
-        return MLP()
-    return GPT(vocab_size=17, block_size=8, n_layer=2, n_head=2, n_embd=16, dropout=0.0)
+        return MLP().to(DEVICE)
+    return GPT(vocab_size=17, block_size=8, n_layer=2, n_head=2, n_embd=16, dropout=0.0).to(DEVICE)
 
 
 def batch(step):
@@ -45,7 +52,7 @@ def batch(step):
     else:
         x = rng.integers(0, 17, (N * B, 8))
         y = rng.integers(0, 17, (N * B, 8))
-    return torch.from_numpy(x), torch.from_numpy(y)
+    return torch.from_numpy(x).to(DEVICE), torch.from_numpy(y).to(DEVICE)
 
 
 def loss_of(model, x, y):
@@ -61,7 +68,7 @@ def optimizer(model):
 
 
 def close(a, b, what):
-    a, b = a.detach().numpy(), b.detach().numpy()
+    a, b = a.detach().cpu().numpy(), b.detach().cpu().numpy()
     assert np.allclose(a, b, rtol=2e-5, atol=2e-6), (what, float(np.abs(a - b).max()))
 
 
@@ -100,11 +107,11 @@ for k in range(K):
             g = next(local.parameters()).grad.clone()
             gathered = [torch.zeros_like(g) for _ in range(N)]
             dist.all_gather(gathered, g)
-            assert not all(np.allclose(gathered[0].numpy(), o.numpy()) for o in gathered[1:])
+            assert not all(np.allclose(gathered[0].cpu().numpy(), o.cpu().numpy()) for o in gathered[1:])
     else:
         loss_of(ddp, x[R * B:(R + 1) * B], y[R * B:(R + 1) * B]).backward()
     loss_of(ref, x, y).backward()
 for (n, p), q in zip(local.named_parameters(), ref.parameters()):
     close(p.grad, q.grad, f"no_sync grad {n}")
 dist.destroy_process_group()
-print(f"ddp {which} ok rank {R} of {N}")
+print(f"ddp {which} {DEVICE.split(':')[0]} ok rank {R} of {N}")

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..dispatch import bump_version
 
-__all__ = ["ReduceOp", "Work", "ProcessGroup", "GroupMember", "DistBackendError", "is_available",
+__all__ = ["Backend", "ReduceOp", "Work", "ProcessGroup", "GroupMember", "DistBackendError", "is_available",
            "init_process_group", "destroy_process_group", "is_initialized", "is_mpi_available",
            "get_rank", "get_world_size", "get_backend", "new_group", "all_reduce", "broadcast", "reduce",
            "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor", "gather", "scatter",
@@ -58,10 +58,13 @@ def is_mpi_available():
 # --------------------------------------------------------------------------- groups
 
 class ProcessGroup:
-    """One communicator: `ranks` are the global ranks of its members, in group-rank order."""
+    """One communicator: `ranks` are the global ranks of its members, in group-rank order. `comm` is the
+    MPI communicator (rank, size, bootstrap); `engine` moves device tensors for a registered backend
+    (None: MPI itself moves cpu tensors)."""
 
-    def __init__(self, backend, comm, ranks, timeout):
+    def __init__(self, backend, comm, ranks, timeout, engine=None):
         self.backend, self.comm, self.ranks, self.timeout = backend, comm, list(ranks), timeout
+        self.engine = engine
 
     def rank(self):
         return self.comm.Get_rank()
@@ -77,6 +80,49 @@ class ProcessGroup:
 
 
 _state = {"world": None, "groups": []}
+
+
+class Backend(str):
+    """Backend names, and the registry of collective engines for device tensors.
+
+    An engine factory is called as `factory(comm, timeout)` with the group's MPI communicator (for the
+    rank, the size and exchanging bootstrap data such as HCCL's root info) and the timeout in seconds (or
+    None); it returns an object with the collectives the hookspec mindtorch_distributed_backends documents.
+    A device plugin offers its engines through that hook; users may register more.
+    """
+
+    UNDEFINED, MPI, HCCL = "undefined", "mpi", "hccl"
+    _engines = {}   # name -> (factory, device types)
+
+    def __new__(cls, name):
+        if not isinstance(name, str):
+            raise ValueError(f"Backend constructor parameter must be string-ish, but got: {type(name)}")
+        return super().__new__(cls, name.lower())
+
+    @classmethod
+    def register_backend(cls, name, func, extended_api=False, devices=None):
+        name = name.lower()
+        if name == cls.MPI or name in cls._engines:
+            raise ValueError(f"{name} backend already exist in torch.distributed.Backend")
+        cls._engines[name] = (func, tuple(devices or ()))
+
+
+def _engine_factory(name):
+    """(factory, device types) of a non-MPI backend: registered, or offered by a loaded device plugin."""
+    hit = Backend._engines.get(name)
+    if hit is None:
+        from ..plugins import loader
+        from ..plugins.registry import BACKENDS
+        loader.finish_deferred()
+        for rec in BACKENDS.values():
+            if name in rec.distributed:
+                hit = (rec.distributed[name], (rec.device_type,))
+                break
+    if hit is None:
+        known = sorted({"mpi", *Backend._engines})
+        hint = " (install mindtorch-npu for 'hccl')" if name == "hccl" else ""
+        raise RuntimeError(f"the {name} backend is not available{hint}; available backends: {', '.join(known)}")
+    return hit
 
 
 def is_initialized():
@@ -132,10 +178,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         dev = getattr(device_id, "type", device_id)
         backend = "hccl" if dev is not None and str(dev).startswith("npu") else "mpi"
     backend = str(backend).lower()
-    if backend not in ("mpi", "hccl"):
+    if backend not in ("mpi", "hccl") and backend not in Backend._engines:
         raise ValueError(f"Invalid backend: '{backend}'; mindtorch supports 'mpi' (cpu) and 'hccl' (npu)")
-    if backend == "hccl":
-        raise RuntimeError("the hccl backend is not available in this build of mindtorch.distributed")
+    factory = None if backend == "mpi" else _engine_factory(backend)[0]
     # no timeout given: MPI's blocking calls, no deadline (PyTorch's default is 30 min); a dead peer still
     # ends the job, through the launcher. A timeout given is enforced by polling nonblocking requests.
     seconds = None if timeout is None else _timeout(timeout)
@@ -147,7 +192,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise ValueError(f"world_size={world_size} but the MPI launcher started {n} processes")
     if rank not in (-1, None) and rank != comm.Get_rank():
         raise ValueError(f"rank={rank} but the MPI launcher gave this process rank {comm.Get_rank()}")
-    pg = ProcessGroup(backend, comm, range(n), seconds)
+    engine = None if factory is None else factory(comm, seconds)
+    pg = ProcessGroup(backend, comm, range(n), seconds, engine)
     if n > 1:
         _abort_on_uncaught_exception(MPI)
     _state["world"] = pg
@@ -178,14 +224,20 @@ def destroy_process_group(group=None):
     if group is None or group is GroupMember.WORLD:
         pg = _world()
         for g in _state["groups"] + [pg]:
-            if g.comm is not None:
-                g.comm.Free()
-                g.comm = None
+            _free(g)
         _state["world"], _state["groups"] = None, []
         GroupMember.WORLD = None
         return
     g = _group(group)
-    if g is not None and g.comm is not None:
+    if g is not None:
+        _free(g)
+
+
+def _free(g):
+    if g.engine is not None:
+        g.engine.destroy()
+        g.engine = None
+    if g.comm is not None:
         g.comm.Free()
         g.comm = None
 
@@ -230,7 +282,8 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     comm = world.comm.Split(0 if member else MPI.UNDEFINED, ranks.index(me) if member else 0)
     if not member:
         return GroupMember.NON_GROUP_MEMBER
-    pg = ProcessGroup(world.backend, comm, ranks, seconds)
+    engine = None if world.engine is None else _engine_factory(world.backend)[0](comm, seconds)
+    pg = ProcessGroup(world.backend, comm, ranks, seconds, engine)
     _state["groups"].append(pg)
     return pg
 
@@ -306,7 +359,9 @@ def _check_tensor(t, what="tensor"):
         raise TypeError(f"Invalid function argument. Expected parameter `{what}` of type torch.Tensor\n"
                         f"             but got {type(t)} instead.")
     dev = t.device.type
-    if dev != "cpu":
+    world = _state["world"]
+    expected = "cpu" if world is None or world.engine is None else world.engine.device_type
+    if dev != expected:
         raise RuntimeError(f"No backend type associated with device type {dev}")
 
 
@@ -414,6 +469,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g = _group(group)
     if g is None:
         return None
+    if g.engine is not None:
+        return _finished(_written(g.engine.all_reduce(tensor, _valid_op(op)), tensor), async_op)
     b = _Buf(tensor, out=True)
     spec, mop = _reduce_spec(b.arr, op)
     req = _start(g, async_op, "Allreduce", _mpi().IN_PLACE, spec, mop)
@@ -427,6 +484,8 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     if g is None:
         return None
     root = _root(g, src, group_src, "src")
+    if g.engine is not None:
+        return _finished(_written(g.engine.broadcast(tensor, root), tensor), async_op)
     b = _Buf(tensor, out=True)
     req = _start(g, async_op, "Bcast", _bytes(b.arr), root=root)
     return _finished(Work(req, [b.back], g.timeout, keep=(b,)), async_op)
@@ -438,6 +497,8 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     if g is None:
         return None
     root = _root(g, dst, group_dst, "dst")
+    if g.engine is not None:
+        return _finished(_written(g.engine.reduce(tensor, root, _valid_op(op)), tensor), async_op)
     MPI = _mpi()
     b = _Buf(tensor, out=True)
     spec, mop = _reduce_spec(b.arr, op)
@@ -448,6 +509,27 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         req = _start(g, async_op, "Reduce", spec, None, mop, root=root)
         fin = None
     return _finished(Work(req, [fin] if fin else [], g.timeout, keep=(b,)), async_op)
+
+
+def _written(work, tensor):
+    """An engine wrote `tensor` in place: autograd sees a new version, as after any in-place op."""
+    bump_version(tensor)
+    return work
+
+
+def _valid_op(op):
+    if op not in _OPS:
+        raise ValueError(f"Invalid reduce op: {op!r}")
+    return op
+
+
+def _gather_via_all_gather(g, tensor, gather_list):
+    """gather on an engine without one: every rank gathers, the destination keeps the pieces."""
+    packed = tensor.new_empty((g.size(),) + tuple(tensor.shape))
+    work = g.engine.all_gather_into_tensor(packed, tensor)
+    for k, o in enumerate(gather_list or ()):
+        o.detach().copy_(packed[k])
+    return work
 
 
 def _root(g, rank, group_rank, what):
@@ -488,6 +570,12 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     if len(tensor_list) != g.size():
         raise ValueError(f"all_gather: tensor_list has {len(tensor_list)} tensors for a group of {g.size()}")
     _same(tensor_list, tensor, "all_gather")
+    if g.engine is not None:  # one gather into a packed tensor, then device copies into the list
+        packed = tensor.new_empty((g.size(),) + tuple(tensor.shape))
+        work = g.engine.all_gather_into_tensor(packed, tensor)
+        for k, o in enumerate(tensor_list):
+            o.detach().copy_(packed[k])
+        return _finished(work, async_op)
     src = _Buf(tensor).arr
     packed = np.empty((g.size(),) + src.shape, src.dtype)
     req = _start(g, async_op, "Allgather", _bytes(src), _bytes(packed))
@@ -511,6 +599,9 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         raise TypeError("output tensor must have the same type as input tensor")
     if _numel(output_tensor) != g.size() * _numel(input_tensor):
         raise ValueError("output tensor size must be equal to world_size times input tensor size")
+    if g.engine is not None:
+        return _finished(_written(g.engine.all_gather_into_tensor(output_tensor, input_tensor), output_tensor),
+                         async_op)
     src, out = _Buf(input_tensor), _Buf(output_tensor, out=True)
     req = _start(g, async_op, "Allgather", _bytes(src.arr), _bytes(out.arr))
     return _finished(Work(req, [out.back], g.timeout, keep=(src, out)), async_op)
@@ -526,6 +617,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         raise TypeError("output tensor must have the same type as input tensor")
     if _numel(input) != g.size() * _numel(output):
         raise ValueError("input tensor must be the same size as output size times world size")
+    if g.engine is not None:
+        return _finished(_written(g.engine.reduce_scatter_tensor(output, input, _valid_op(op)), output), async_op)
     src, out = _Buf(input), _Buf(output, out=True)
     spec, mop = _reduce_spec(src.arr, op)
     ospec, _ = _reduce_spec(out.arr, op)
@@ -540,7 +633,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     if g is None:
         return None
     root = _root(g, dst, group_dst, "dst")
-    src = _Buf(tensor).arr
+    src = _Buf(tensor).arr if g.engine is None else None
     if g.rank() == root:
         if gather_list is None:
             raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
@@ -548,12 +641,16 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         if len(gather_list) != g.size():
             raise ValueError(f"gather: gather_list has {len(gather_list)} tensors for a group of {g.size()}")
         _same(gather_list, tensor, "gather")
+        if g.engine is not None:
+            return _finished(_gather_via_all_gather(g, tensor, gather_list), async_op)
         packed = np.empty((g.size(),) + src.shape, src.dtype)
         req = _start(g, async_op, "Gather", _bytes(src), _bytes(packed), root=root)
         fin = [_split_back(packed, gather_list)]
     else:
         if gather_list:
             raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+        if g.engine is not None:
+            return _finished(_gather_via_all_gather(g, tensor, None), async_op)
         packed = None
         req = _start(g, async_op, "Gather", _bytes(src), None, root=root)
         fin = []
@@ -566,7 +663,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     if g is None:
         return None
     root = _root(g, src, group_src, "src")
-    out = _Buf(tensor, out=True)
+    out = _Buf(tensor, out=True) if g.engine is None else None
     if g.rank() == root:
         if scatter_list is None:
             raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
@@ -574,11 +671,17 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         if len(scatter_list) != g.size():
             raise ValueError(f"scatter: scatter_list has {len(scatter_list)} tensors for a group of {g.size()}")
         _same(scatter_list, tensor, "scatter")
+        if g.engine is not None:
+            import mindtorch
+            packed = mindtorch.stack([t.detach() for t in scatter_list])
+            return _finished(_written(g.engine.scatter(tensor, packed, root), tensor), async_op)
         packed = np.stack([t.detach().numpy() for t in scatter_list]) if scatter_list else None
         req = _start(g, async_op, "Scatter", _bytes(packed), _bytes(out.arr), root=root)
     else:
         if scatter_list:
             raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+        if g.engine is not None:
+            return _finished(_written(g.engine.scatter(tensor, None, root), tensor), async_op)
         packed = None
         req = _start(g, async_op, "Scatter", None, _bytes(out.arr), root=root)
     return _finished(Work(req, [out.back], g.timeout, keep=(out, packed)), async_op)
@@ -594,6 +697,8 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     n = g.size()
     if output.dtype != input.dtype:
         raise TypeError("output tensor must have the same type as input tensor")
+    if g.engine is not None:
+        raise RuntimeError(f"all_to_all_single is not supported by mindtorch's {g.backend} backend")
     src, out = _Buf(input), _Buf(output, out=True)
     row_in = _numel(input) // input.shape[0] if input.dim() and input.shape[0] else 0
     row_out = _numel(output) // output.shape[0] if output.dim() and output.shape[0] else 0
@@ -622,6 +727,8 @@ def barrier(group=None, async_op=False, device_ids=None):
     g = _group(group)
     if g is None:
         return None
+    if g.engine is not None:
+        return _finished(g.engine.barrier(), async_op)
     return _finished(Work((_start(g, async_op, "Barrier")), (), g.timeout), async_op)
 
 
@@ -649,6 +756,8 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     if g is None:
         return None
     peer = _peer(g, dst, group_dst, "dst")
+    if g.engine is not None:
+        return g.engine.send(tensor, peer)
     src = _Buf(tensor)
     return Work([g.comm.Isend(_bytes(src.arr), dest=peer, tag=tag)], (), g.timeout, keep=(src,))
 
@@ -658,6 +767,8 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     g = _group(group)
     if g is None:
         return None
+    if g.engine is not None:
+        return _written(g.engine.recv(tensor, _peer(g, src, group_src, "src")), tensor)
     peer = _peer(g, src, group_src, "src") if (src is not None or group_src is not None) else _mpi().ANY_SOURCE
     out = _Buf(tensor, out=True)
     return Work([g.comm.Irecv(_bytes(out.arr), source=peer, tag=tag)], [out.back], g.timeout, keep=(out,))
@@ -675,6 +786,10 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
     g = _group(group)
     if g is None:
         return -1
+    if g.engine is not None:  # HCCL receives from a named peer only
+        peer = _peer(g, src, group_src, "src")
+        _written(g.engine.recv(tensor, peer), tensor).wait()
+        return g.ranks[peer]
     MPI = _mpi()
     peer = _peer(g, src, group_src, "src") if (src is not None or group_src is not None) else MPI.ANY_SOURCE
     out, status = _Buf(tensor, out=True), MPI.Status()

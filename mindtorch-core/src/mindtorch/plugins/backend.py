@@ -52,6 +52,11 @@ class Backend:
     def device_module(self):
         return None
 
+    def distributed_backends(self):
+        """{backend name: engine factory} for mindtorch.distributed (see the hookspec
+        mindtorch_distributed_backends for the engine's methods)."""
+        return {}
+
     def host_fallback(self):
         """Ops that may run through the host when this device has no kernel: see `fallback`."""
         return self.fallback
@@ -99,6 +104,10 @@ class Backend:
     @hookimpl
     def mindtorch_device_module(self, device_type):
         return self.device_module() if self._mine(device_type) else None
+
+    @hookimpl
+    def mindtorch_distributed_backends(self, device_type):
+        return self.distributed_backends() if self._mine(device_type) else None
 
     @hookimpl
     def mindtorch_host_fallback(self, device_type):

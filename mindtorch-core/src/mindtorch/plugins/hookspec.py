@@ -126,3 +126,22 @@ def mindtorch_host_fallback(device_type):
     conformance report show it as "fallback". Decided at load time, so a
     backend may read an environment variable here. Needs mindtorch-cpu.
     """
+
+
+@hookspec(firstresult=True)
+def mindtorch_distributed_backends(device_type):
+    """Optionally return the collective engines ``device_type`` offers to mindtorch.distributed, as
+    ``{backend name: factory}`` (mindtorch-npu offers ``"hccl"``).
+
+    ``init_process_group(name)`` calls ``factory(comm, timeout)`` once per process group, with the
+    group's mpi4py communicator (rank, size, and a channel for bootstrap data such as a root id) and
+    the timeout in seconds or None. The engine it returns has ``device_type`` and, each on tensors of
+    that device type and each returning a work handle with ``wait()``, ``is_completed()``,
+    ``is_success()``, ``exception()`` and ``result()``: ``all_reduce(tensor, op)``,
+    ``broadcast(tensor, root)``, ``reduce(tensor, root, op)``, ``all_gather_into_tensor(output, input)``,
+    ``reduce_scatter_tensor(output, input, op)``, ``scatter(output, packed_or_None, root)``,
+    ``send(tensor, peer)``, ``recv(tensor, peer)``, ``barrier()``; and ``destroy()``. ``op`` is a
+    ReduceOp name ("sum", "avg", "product", "min", "max"); roots and peers are ranks within the group.
+    Core composes all_gather, gather and the tensor-list forms from these and bumps the version of
+    every tensor written.
+    """

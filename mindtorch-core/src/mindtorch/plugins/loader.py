@@ -238,6 +238,8 @@ def _resolve(hook, plugin, device_type, dist, version):
     if pm_has(hook, "mindtorch_generator"):
         rec._generator = lambda index: hook.mindtorch_generator(device_type=device_type, index=index)
     rec.module = hook.mindtorch_device_module(device_type=device_type)
+    if pm_has(hook, "mindtorch_distributed_backends"):
+        rec.distributed = hook.mindtorch_distributed_backends(device_type=device_type) or {}
     rec.host_fallback = hook.mindtorch_host_fallback(device_type=device_type) or False
     return rec
 

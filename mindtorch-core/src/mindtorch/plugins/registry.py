@@ -23,6 +23,7 @@ class DeviceBackend:
         self._generator = None
         self._has_generator = None
         self.module = None
+        self.distributed = {}  # backend name -> collective engine factory (mindtorch.distributed)
         self.host_fallback = False  # what the plugin opted into: False, True or op names
         self.fallback_ops = set()  # ops this device runs through the host (coverage shows them)
 

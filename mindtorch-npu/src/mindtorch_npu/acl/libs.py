@@ -11,6 +11,7 @@ import os
 import platform
 
 LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libopapi.so")
+OPTIONAL = ("libhccl.so",)  # collectives: needed by torch.distributed's hccl backend only
 STANDARD_PREFIX = "/usr/local/Ascend/ascend-toolkit/latest"
 SETUP_HINT = ("install the CANN toolkit and run `source /usr/local/Ascend/ascend-toolkit/set_env.sh` "
               "(or set ASCEND_HOME_PATH / MINDTORCH_NPU_LIB_DIR to the directory holding libascendcl.so)")
@@ -40,20 +41,20 @@ def locate(environ=None):
     """{library: (path or None, where)}: where each library was found, or every place looked."""
     dirs = candidate_dirs(environ)
     found = {}
-    for lib in LIBRARIES:
+    for lib in LIBRARIES + OPTIONAL:
         hit = next(((os.path.join(d, lib), src) for d, src in dirs if os.path.isfile(os.path.join(d, lib))), None)
         found[lib] = hit if hit else (None, "not found in " + (", ".join(d for d, _ in dirs) or "any directory"))
     return found
 
 
 class Libraries:
-    """The three loaded libraries, or the reason they could not be loaded."""
+    """The three loaded libraries (and libhccl.so on demand), or the reason they could not be loaded."""
 
     def __init__(self, environ=None):
         self.located = locate(environ)
-        self.ascendcl = self.nnopbase = self.opapi = None
+        self.ascendcl = self.nnopbase = self.opapi = self.hccl = None
         self.error = None
-        missing = [lib for lib, (path, _) in self.located.items() if path is None]
+        missing = [lib for lib in LIBRARIES if self.located[lib][0] is None]
         if missing:
             self.error = f"CANN libraries not found ({', '.join(missing)}): {SETUP_HINT}"
             return
@@ -62,6 +63,15 @@ class Libraries:
                 ctypes.CDLL(self.located[lib][0], mode=ctypes.RTLD_GLOBAL) for lib in LIBRARIES)
         except OSError as exc:
             self.error = f"CANN libraries could not be loaded: {exc}; {SETUP_HINT}"
+
+    def load_hccl(self):
+        """libhccl.so, loaded on first use; RuntimeError saying where it was looked for when it is absent."""
+        if self.hccl is None:
+            path, where = self.located["libhccl.so"]
+            if path is None:
+                raise RuntimeError(f"libhccl.so was {where}: the hccl backend needs CANN's HCCL; {SETUP_HINT}")
+            self.hccl = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        return self.hccl
 
     @property
     def ok(self):

@@ -11,7 +11,7 @@ from ctypes import c_bool, c_char_p, c_int, c_int8, c_int32, c_uint32, c_int64, 
 
 from .types import (aclError, aclnnStatus, aclrtStream, aclrtEvent, aclDataType, aclFormat, aclrtMemcpyKind,
                     aclrtMemMallocPolicy, aclrtMemAttr, aclrtEventRecordedStatus, aclrtStreamStatus, handle,
-                    int64_p, uint64_p, size_p)
+                    int64_p, uint64_p, size_p, HcclResult, HcclComm, HcclDataType, HcclReduceOp, HcclRootInfo)
 
 # libascendcl.so -- hicann/runtime include/external/acl/acl_rt.h and acl_base_rt.h (aclrtGetSocName)
 RUNTIME = [
@@ -228,6 +228,29 @@ class Bound:
                 continue
             fn.restype, fn.argtypes = restype, argtypes
             setattr(self, name, fn)
+
+
+# libhccl.so -- Ascend/pytorch third_party/hccl/inc/hccl/hccl.h (types: hccl_types.h)
+HCCL = [
+    ("HcclGetErrorString", c_char_p, [HcclResult]),
+    ("HcclGetRootInfo", HcclResult, [POINTER(HcclRootInfo)]),
+    ("HcclCommInitRootInfo", HcclResult, [c_uint32, POINTER(HcclRootInfo), c_uint32, POINTER(HcclComm)]),
+    ("HcclCommDestroy", HcclResult, [HcclComm]),
+    ("HcclGetRankSize", HcclResult, [HcclComm, POINTER(c_uint32)]),
+    ("HcclGetRankId", HcclResult, [HcclComm, POINTER(c_uint32)]),
+    ("HcclGetCommAsyncError", HcclResult, [HcclComm, POINTER(HcclResult)]),
+    ("HcclAllReduce", HcclResult, [c_void_p, c_void_p, c_uint64, HcclDataType, HcclReduceOp, HcclComm, aclrtStream]),
+    ("HcclBroadcast", HcclResult, [c_void_p, c_uint64, HcclDataType, c_uint32, HcclComm, aclrtStream]),
+    ("HcclReduce", HcclResult, [c_void_p, c_void_p, c_uint64, HcclDataType, HcclReduceOp, c_uint32, HcclComm,
+                                aclrtStream]),
+    ("HcclAllGather", HcclResult, [c_void_p, c_void_p, c_uint64, HcclDataType, HcclComm, aclrtStream]),
+    ("HcclReduceScatter", HcclResult, [c_void_p, c_void_p, c_uint64, HcclDataType, HcclReduceOp, HcclComm,
+                                       aclrtStream]),
+    ("HcclScatter", HcclResult, [c_void_p, c_void_p, c_uint64, HcclDataType, c_uint32, HcclComm, aclrtStream]),
+    ("HcclSend", HcclResult, [c_void_p, c_uint64, HcclDataType, c_uint32, HcclComm, aclrtStream]),
+    ("HcclRecv", HcclResult, [c_void_p, c_uint64, HcclDataType, c_uint32, HcclComm, aclrtStream]),
+    ("HcclBarrier", HcclResult, [HcclComm, aclrtStream]),
+]
 
 
 def bind(lib, table):

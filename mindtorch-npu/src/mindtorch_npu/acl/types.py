@@ -74,7 +74,8 @@ ERROR_NAMES = {
     507008: "ACL_ERROR_RT_SOC_VERSION", 507011: "ACL_ERROR_RT_MODEL_EXECUTE", 507013: "ACL_ERROR_RT_SYS_DMA",
     507014: "ACL_ERROR_RT_AICORE_TIMEOUT", 507015: "ACL_ERROR_RT_AICORE_EXCEPTION",
     507016: "ACL_ERROR_RT_AICORE_TRAP_EXCEPTION", 507046: "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT",
-    507047: "ACL_ERROR_RT_EVENT_SYNC_TIMEOUT", 507899: "ACL_ERROR_RT_DRV_INTERNAL_ERROR",
+    507047: "ACL_ERROR_RT_EVENT_SYNC_TIMEOUT", 507057: "ACL_ERROR_RT_SUSPECT_REMOTE_ERROR",
+    507899: "ACL_ERROR_RT_DRV_INTERNAL_ERROR", 507904: "ACL_ERROR_RT_COMM_OP_RETRY_FAIL",
     # opbase include/nnopbase/opdev/op_errno.h
     161001: "ACLNN_ERR_PARAM_NULLPTR", 161002: "ACLNN_ERR_PARAM_INVALID", 361001: "ACLNN_ERR_RUNTIME_ERROR",
     561000: "ACLNN_ERR_INNER", 561001: "ACLNN_ERR_INNER_INFERSHAPE_ERROR", 561002: "ACLNN_ERR_INNER_TILING_ERROR",
@@ -86,3 +87,27 @@ ERROR_NAMES = {
 
 def error_name(code):
     return ERROR_NAMES.get(code, "unknown error code")
+
+
+# --- HCCL (Ascend/pytorch third_party/hccl/inc/hccl/hccl_types.h) ----------------------------------------
+HcclResult = ctypes.c_int
+HcclComm = ctypes.c_void_p
+HcclDataType = ctypes.c_int
+HcclReduceOp = ctypes.c_int
+HCCL_ROOT_INFO_BYTES = 4108
+HCCL_RESULT_NAMES = {
+    0: "HCCL_SUCCESS", 1: "HCCL_E_PARA", 2: "HCCL_E_PTR", 3: "HCCL_E_MEMORY", 4: "HCCL_E_INTERNAL",
+    5: "HCCL_E_NOT_SUPPORT", 6: "HCCL_E_NOT_FOUND", 7: "HCCL_E_UNAVAIL", 8: "HCCL_E_SYSCALL", 9: "HCCL_E_TIMEOUT",
+    10: "HCCL_E_OPEN_FILE_FAILURE", 11: "HCCL_E_TCP_CONNECT", 12: "HCCL_E_ROCE_CONNECT", 13: "HCCL_E_TCP_TRANSFER",
+    14: "HCCL_E_ROCE_TRANSFER", 15: "HCCL_E_RUNTIME", 16: "HCCL_E_DRV", 17: "HCCL_E_PROFILING", 18: "HCCL_E_CCE",
+    19: "HCCL_E_NETWORK", 20: "HCCL_E_AGAIN", 21: "HCCL_E_REMOTE", 22: "HCCL_E_SUSPENDING",
+    23: "HCCL_E_OPRETRY_FAIL", 24: "HCCL_E_OOM",
+}
+HCCL_REDUCE_SUM, HCCL_REDUCE_PROD, HCCL_REDUCE_MAX, HCCL_REDUCE_MIN = 0, 1, 2, 3
+# HcclDataType by mindtorch dtype name (bool travels as uint8, as torch_npu sends it)
+HCCL_DATA_TYPES = {"int8": 0, "int16": 1, "int32": 2, "float16": 3, "float32": 4, "int64": 5, "uint64": 6,
+                   "uint8": 7, "bool": 7, "uint16": 8, "uint32": 9, "float64": 10, "bfloat16": 11}
+
+
+class HcclRootInfo(ctypes.Structure):
+    _fields_ = [("internal", ctypes.c_char * HCCL_ROOT_INFO_BYTES)]

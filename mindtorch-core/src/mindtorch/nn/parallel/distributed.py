@@ -129,7 +129,7 @@ class DistributedDataParallel(Module):
             reached = _graph_leaves(out)
             self._unused = [p for p in self._params if id(p) not in reached]
             self._used = mindtorch.tensor([0 if id(p) not in reached else 1 for p in self._params],
-                                          dtype=mindtorch.int32)
+                                          dtype=mindtorch.int32, device=self._params[0].device)
 
     # ---- backward
     def _grad_ready(self, p):

@@ -1,0 +1,38 @@
+"""The hccl backend: npu tensors through HCCL (the ACL simulator's libhccl), 2 and 3 processes."""
+import time
+
+import pytest
+
+from mpi_helpers import expect_ok, mpiexec, requires_mpi, requires_npu, simulator_env
+
+pytestmark = [requires_mpi, requires_npu]
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_every_collective_against_numpy(n):
+    expect_ok(mpiexec("hccl_collectives.py", n, timeout=180, env=simulator_env()), n, "hccl collectives ok")
+
+
+@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("model", ["mlp", "gpt"])
+def test_ddp_on_npu_equals_single_process(model, n):
+    """DDP over hccl on the simulated npu: 20 SGD steps equal one process on the concatenated batch."""
+    expect_ok(mpiexec("ddp.py", n, model, "npu", timeout=300, env=simulator_env()), n, f"ddp {model} npu ok")
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_dying_rank_fails_the_others_with_a_clear_error(n):
+    """The survivors' next synchronisation raises, naming the rank that left, well before any timeout."""
+    t0 = time.monotonic()
+    proc = mpiexec("hccl_dies.py", n, timeout=120, env=dict(simulator_env(), ACLSIM_HCCL_TIMEOUT="60"))
+    assert proc.returncode != 0
+    assert time.monotonic() - t0 < 45, "the failure was not detected promptly"
+    assert "not reached" not in proc.stdout
+    assert f"rank {n - 1} (pid" in proc.stdout + proc.stderr and "exited while the others waited" in proc.stdout + \
+        proc.stderr, proc.stdout + proc.stderr
+
+
+def test_peer_that_never_arrives_times_out():
+    proc = mpiexec("hccl_dies.py", 2, "hang", timeout=120, env=dict(simulator_env(), ACLSIM_HCCL_TIMEOUT="3"))
+    assert proc.returncode != 0 and "not reached" not in proc.stdout
+    assert "timed out after 3 s" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
