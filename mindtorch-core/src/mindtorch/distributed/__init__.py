@@ -383,8 +383,10 @@ class _Buf:
     contiguous, else a packed copy that `back()` writes into the tensor after the operation."""
 
     def __init__(self, t, out=False):
-        view = (t.detach() if t.requires_grad else t).numpy()
+        view = t.detach()._host()  # the tensor's own memory; bfloat16 as uint16 bits (a packed copy if strided)
+        self.bf16 = str(t.dtype) == "torch.bfloat16"
         self.out = t if out else None
+        self.through_backend = out and self.bf16 and not t.is_contiguous()
         if view.flags.c_contiguous:
             self.arr, self.view = view, None
         else:
@@ -392,7 +394,10 @@ class _Buf:
             self.view = view if out else None
 
     def back(self):
-        if self.view is not None:
+        if self.through_backend:  # the bits are a copy: the backend writes them into the strided tensor
+            from ..plugins.registry import backend_for
+            backend_for(self.out.device.type).copy_from_host(self.out.detach(), self.arr.reshape(self.out.shape))
+        elif self.view is not None:
             self.view[...] = self.arr
         if self.out is not None:  # written in place, as an in-place op: autograd sees the new version
             bump_version(self.out)
@@ -411,13 +416,13 @@ _NP_OPS = {ReduceOp.SUM: np.add, ReduceOp.AVG: np.add, ReduceOp.PRODUCT: np.mult
            ReduceOp.MAX: np.maximum}
 
 
-def _reduce_spec(arr, op):
-    """(buffer spec, MPI op) for a reduction of `arr` with `op`."""
-    key = (arr.dtype, op)
+def _reduce_spec(buf, op):
+    """(buffer spec, MPI op) for a reduction of a _Buf's array with `op`."""
+    key = ("bfloat16" if buf.bf16 else buf.arr.dtype, op)
     hit = _specs.get(key)
     if hit is None:
-        hit = _specs[key] = _make_spec(arr.dtype, op)
-    return [arr, hit[0]], hit[1]
+        hit = _specs[key] = _make_spec(key[0], op)
+    return [buf.arr, hit[0]], hit[1]
 
 
 _specs = {}
@@ -427,6 +432,8 @@ def _make_spec(dtype, op):
     MPI = _mpi()
     if op not in _OPS:
         raise ValueError(f"Invalid reduce op: {op!r}")
+    if dtype == "bfloat16":
+        return _bf16_spec(MPI, op)
     kind = dtype.kind
     if op == ReduceOp.AVG and kind not in "fc":
         raise RuntimeError("ReduceOp.AVG is only supported for floating point and complex tensors")
@@ -451,13 +458,34 @@ def _make_spec(dtype, op):
 _item_types = {}
 
 
+def _bf16_spec(MPI, op):
+    """bfloat16 travels as its uint16 bits (MPI has no such type); each combining step widens both sides to
+    float32, applies the op and rounds back once, as a bfloat16 kernel does."""
+    from .._creation import bf16_bits_to_float, float_to_bf16_bits
+    fn = _NP_OPS[op]
+
+    def combine(inbuf, inoutbuf, datatype):
+        b = np.frombuffer(inoutbuf, dtype=np.uint16)
+        b[...] = float_to_bf16_bits(fn(bf16_bits_to_float(np.frombuffer(inbuf, dtype=np.uint16)),
+                                       bf16_bits_to_float(b)))
+
+    etype = _item_types.get(2)
+    if etype is None:
+        etype = _item_types[2] = MPI.BYTE.Create_contiguous(2).Commit()
+    return etype, MPI.Op.Create(combine, commute=True)
+
+
 def _bytes(arr):
     return [arr.reshape(-1).view(np.uint8), _mpi().BYTE]
 
 
 def _divide(buf, n):
     def f():
-        np.divide(buf.arr, n, out=buf.arr, casting="unsafe")
+        if buf.bf16:
+            from .._creation import bf16_bits_to_float, float_to_bf16_bits
+            buf.arr[...] = float_to_bf16_bits(bf16_bits_to_float(buf.arr) / n)
+        else:
+            np.divide(buf.arr, n, out=buf.arr, casting="unsafe")
         buf.back()
     return f
 
@@ -472,7 +500,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if g.engine is not None:
         return _finished(_written(g.engine.all_reduce(tensor, _valid_op(op)), tensor), async_op)
     b = _Buf(tensor, out=True)
-    spec, mop = _reduce_spec(b.arr, op)
+    spec, mop = _reduce_spec(b, op)
     req = _start(g, async_op, "Allreduce", _mpi().IN_PLACE, spec, mop)
     fin = _divide(b, g.size()) if op == ReduceOp.AVG else b.back
     return _finished(Work(req, [fin], g.timeout, keep=(b,)), async_op)
@@ -501,7 +529,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         return _finished(_written(g.engine.reduce(tensor, root, _valid_op(op)), tensor), async_op)
     MPI = _mpi()
     b = _Buf(tensor, out=True)
-    spec, mop = _reduce_spec(b.arr, op)
+    spec, mop = _reduce_spec(b, op)
     if g.rank() == root:
         req = _start(g, async_op, "Reduce", MPI.IN_PLACE, spec, mop, root=root)
         fin = _divide(b, g.size()) if op == ReduceOp.AVG else b.back
@@ -620,8 +648,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     if g.engine is not None:
         return _finished(_written(g.engine.reduce_scatter_tensor(output, input, _valid_op(op)), output), async_op)
     src, out = _Buf(input), _Buf(output, out=True)
-    spec, mop = _reduce_spec(src.arr, op)
-    ospec, _ = _reduce_spec(out.arr, op)
+    spec, mop = _reduce_spec(src, op)
+    ospec, _ = _reduce_spec(out, op)
     req = _start(g, async_op, "Reduce_scatter_block", spec, ospec, mop)
     fin = _divide(out, g.size()) if op == ReduceOp.AVG else out.back
     return _finished(Work(req, [fin], g.timeout, keep=(src, out)), async_op)
