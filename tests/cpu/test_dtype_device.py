@@ -121,3 +121,10 @@ def test_device_index_in_string_and_argument():
 def test_tensor_device():
     assert T([1]).device == torch.device("cpu")
     assert T([1]).device.type == "cpu"
+
+
+def test_device_objects_are_canonical_however_spelled():
+    """Dispatch compares devices by identity: "npu:1" and ("npu", 1) must be the same object."""
+    assert torch.device("npu:1") is torch.device("npu", 1) is torch.device(torch.device("npu:1"))
+    assert torch.device("xla", 0) is torch.device("xla:0")
+    assert torch.device("npu") is not torch.device("npu:0") and torch.device("npu").index is None

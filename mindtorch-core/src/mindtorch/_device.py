@@ -35,10 +35,14 @@ class device:
                 raise TypeError("device index must be an int")
             if idx < 0:
                 raise RuntimeError(f"Device index must not be negative, got {idx}")
-        self = object.__new__(cls)
-        object.__setattr__(self, "type", kind)
-        object.__setattr__(self, "index", idx)
-        object.__setattr__(self, "_key", (kind, idx))
+        # one object per (type, index), however it was spelled: dispatch compares devices by identity
+        self = cls._cache.get((kind, idx))
+        if self is None:
+            self = object.__new__(cls)
+            object.__setattr__(self, "type", kind)
+            object.__setattr__(self, "index", idx)
+            object.__setattr__(self, "_key", (kind, idx))
+            cls._cache[(kind, idx)] = self
         cls._cache[key] = self
         return self
 
