@@ -1,7 +1,8 @@
 """mindtorch.distributed benchmarks: all_reduce bandwidth against mpi4py on raw NumPy arrays, and a
-DDP training step against one process.
+DDP training step against one process; then the hccl backend on npu tensors (the ACL simulator's
+libhccl when MINDTORCH_NPU_LIB_DIR points at it) against the same mpi4py baseline.
 
-    python benchmarks/distributed.py [--nproc 2] [--repeat 5] [--quick]
+    python benchmarks/distributed.py [--nproc 2] [--repeat 5] [--quick] [--backend mpi|hccl|both]
 
 The script starts itself under mpiexec (mindtorch.distributed.run's command). Bandwidth is the
 bus bandwidth of a ring all-reduce, 2 (n-1)/n * bytes / time, each figure the best of the repeats
@@ -28,23 +29,32 @@ def _timed(fn, iters, comm):
     return (time.perf_counter() - t0) / iters
 
 
-def _allreduce(args, comm, dist, mt):
+def _allreduce(args, comm, dist, mt, device="cpu"):
     from mpi4py import MPI
     n, rank = comm.Get_size(), comm.Get_rank()
     rows = []
+    sync = mt.npu.synchronize if device != "cpu" else (lambda: None)  # a device call is done when synchronized
     for mb in SIZES_MB[:2] if args.quick else SIZES_MB:
         count = mb * 1024 * 1024 // 4
         raw = np.ones(count, np.float32)
-        t = mt.ones(count)
+        t = mt.ones(count, device=device)
         # many alternating samples of one call each (and the closing barrier, the same in both columns):
         # on a shared machine the minimum is the least disturbed estimate of the call's own cost
         iters = 1
         best_mpi = best_mt = float("inf")
         for _ in range(args.repeat * (2 if args.quick else 8)):
             best_mpi = min(best_mpi, _timed(lambda: comm.Allreduce(MPI.IN_PLACE, raw, MPI.SUM), iters, comm))
-            best_mt = min(best_mt, _timed(lambda: dist.all_reduce(t), iters, comm))
+            best_mt = min(best_mt, _timed(lambda: (dist.all_reduce(t), sync()), iters, comm))
         bus = 2 * (n - 1) / n * count * 4 / 1e9
         rows.append((mb, bus / best_mpi, bus / best_mt, best_mt / best_mpi - 1))
+    if device != "cpu":
+        if rank == 0:
+            print(f"\nall_reduce float32 on {device} tensors over hccl, {n} processes (bus bandwidth GB/s; the "
+                  f"simulator's libhccl moves the data through host shared memory)")
+            print(f"{'size':>8} {'mpi4py':>10} {'hccl':>10} {'vs mpi4py':>10}")
+            for mb, a, b, o in rows:
+                print(f"{mb:>6}MB {a:>10.2f} {b:>10.2f} {o:>+9.1%}")
+        return
     # the host cost mindtorch adds per call, apart from the transfer: the same 1 MB call on this process alone
     solo = dist.ProcessGroup("mpi", MPI.COMM_SELF, [rank], None)
     small = mt.ones(262144)
@@ -107,18 +117,32 @@ def main():
     p.add_argument("--nproc", type=int, default=2)
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--backend", choices=["mpi", "hccl", "both"], default="both")
     args = p.parse_args()
     if "OMPI_COMM_WORLD_SIZE" not in os.environ and "PMI_SIZE" not in os.environ:
         from mindtorch.distributed.run import mpiexec_command
-        cmd = mpiexec_command(args.nproc) + [sys.executable, os.path.abspath(__file__), *sys.argv[1:]]
-        sys.exit(subprocess.call(cmd))
+        status = 0
+        for backend in (["mpi", "hccl"] if args.backend == "both" else [args.backend]):
+            argv = [f"--nproc={args.nproc}", f"--repeat={args.repeat}", f"--backend={backend}"] + \
+                (["--quick"] if args.quick else [])
+            status |= subprocess.call(mpiexec_command(args.nproc) + [sys.executable, os.path.abspath(__file__), *argv])
+        sys.exit(status)
     import mindtorch as mt
     import mindtorch.distributed as dist
-    dist.init_process_group("mpi")
     from mpi4py import MPI
     comm = MPI.COMM_WORLD
-    _allreduce(args, comm, dist, mt)
-    _ddp(args, comm, dist, mt)
+    if args.backend == "hccl":
+        if not mt.npu.is_available():
+            if comm.Get_rank() == 0:
+                print("\nhccl: no npu (set MINDTORCH_NPU_LIB_DIR to the ACL simulator's build directory)")
+            return
+        mt.npu.set_device(comm.Get_rank() % mt.npu.device_count())
+        dist.init_process_group("hccl")
+        _allreduce(args, comm, dist, mt, device="npu")
+    else:
+        dist.init_process_group("mpi")
+        _allreduce(args, comm, dist, mt)
+        _ddp(args, comm, dist, mt)
     dist.destroy_process_group()
 
 
