@@ -1,17 +1,20 @@
 import collections.abc
+import itertools
+import multiprocessing
 import numbers
+import queue
+import time
+import warnings
 
 import numpy as np
 
 import mindtorch
+from . import _worker
+from ._worker import get_worker_info
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
-
-
-def get_worker_info():
-    return None
 
 
 def default_convert(data):
@@ -69,10 +72,28 @@ class DataLoader:
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
                  pin_memory_device="", in_order=True):
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
+                             "multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
+                             "to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
         self.dataset = dataset
-        self.num_workers = num_workers  # loading always happens in this process
-        self.pin_memory, self.timeout, self.worker_init_fn = pin_memory, timeout, worker_init_fn
+        self.num_workers, self.prefetch_factor = num_workers, prefetch_factor
+        self.persistent_workers, self.in_order = persistent_workers, in_order
+        self.pin_memory, self.pin_memory_device = pin_memory, pin_memory_device
+        self.timeout, self.worker_init_fn = timeout, worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
         self.generator = generator
+        self._iterator = None
         self._is_iterable = isinstance(dataset, IterableDataset)
         if self._is_iterable:
             if shuffle not in (None, False):
@@ -112,28 +133,70 @@ class DataLoader:
             items = [ds[i] for i in indices]
         return self.collate_fn(items)
 
-    def __iter__(self):
+    @property
+    def multiprocessing_context(self):
+        return self._mp_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, ctx):
+        if ctx is not None:
+            if self.num_workers == 0:
+                raise ValueError("multiprocessing_context can only be used with multi-process loading (num_workers "
+                                 f"> 0), but got num_workers={self.num_workers}")
+            if isinstance(ctx, str):
+                methods = multiprocessing.get_all_start_methods()
+                if ctx not in methods:
+                    raise ValueError(f"multiprocessing_context option should specify a valid start method in "
+                                     f"{methods!r}, but got multiprocessing_context={ctx!r}")
+                ctx = multiprocessing.get_context(ctx)
+            elif not isinstance(ctx, multiprocessing.context.BaseContext):
+                raise TypeError(f"multiprocessing_context option should be a valid context object or a string "
+                                f"specifying the start method, but got multiprocessing_context={ctx}")
+        self._mp_context = ctx
+
+    def _pin(self, batch):
+        if not self.pin_memory:
+            return batch
+        if not mindtorch.accelerator.is_available():
+            return batch  # warned once per iterator
+        return _map_tensors(batch, lambda t: t.pin_memory())
+
+    def _single_process_iter(self):
         if self._is_iterable:
             it = iter(self.dataset)
             if self.batch_size is None:
                 for x in it:
-                    yield self.collate_fn(x)
+                    yield self._pin(self.collate_fn(x))
                 return
             batch = []
             for x in it:
                 batch.append(x)
                 if len(batch) == self.batch_size:
-                    yield self.collate_fn(batch)
+                    yield self._pin(self.collate_fn(batch))
                     batch = []
             if batch and not self.drop_last:
-                yield self.collate_fn(batch)
+                yield self._pin(self.collate_fn(batch))
             return
         if self.batch_sampler is not None:
             for indices in self.batch_sampler:
-                yield self._fetch(indices)
+                yield self._pin(self._fetch(indices))
         else:
             for i in self.sampler:
-                yield self.collate_fn(self.dataset[i])
+                yield self._pin(self.collate_fn(self.dataset[i]))
+
+    def __iter__(self):
+        if self.pin_memory and not mindtorch.accelerator.is_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                          "memory won't be used.", UserWarning, stacklevel=2)
+        if self.num_workers == 0:
+            return self._single_process_iter()
+        if self.persistent_workers:
+            if self._iterator is None or self._iterator.closed:
+                self._iterator = _MultiProcessingIter(self)
+            else:
+                self._iterator.reset()
+            return self._iterator
+        return _MultiProcessingIter(self)
 
     def __len__(self):
         if self._is_iterable:
@@ -144,3 +207,209 @@ class DataLoader:
         if self.batch_sampler is not None:
             return len(self.batch_sampler)
         return len(self.sampler)
+
+
+def _map_tensors(obj, fn):
+    if isinstance(obj, mindtorch.Tensor):
+        return fn(obj)
+    if isinstance(obj, dict):
+        return type(obj)({k: _map_tensors(v, fn) for k, v in obj.items()})
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*(_map_tensors(v, fn) for v in obj))
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_map_tensors(v, fn) for v in obj)
+    return obj
+
+
+class _MapFetcher:
+    """What a worker does with a task of a map-style dataset: the batch (or sample) at those indices."""
+
+    def __init__(self, dataset, collate_fn, auto_batch):
+        self.dataset, self.collate_fn, self.auto_batch = dataset, collate_fn, auto_batch
+
+    def __call__(self, index):
+        ds = self.dataset
+        if not self.auto_batch:
+            return self.collate_fn(ds[index])
+        items = ds.__getitems__(index) if hasattr(ds, "__getitems__") else [ds[i] for i in index]
+        return self.collate_fn(items)
+
+
+class _IterFetcher:
+    """What a worker does for an iterable dataset: the next batch of its own copy (StopIteration at the end)."""
+
+    def __init__(self, collate_fn, batch_size, drop_last):
+        self.collate_fn, self.batch_size, self.drop_last = collate_fn, batch_size, drop_last
+
+    def __call__(self, it):
+        if self.batch_size is None:
+            return self.collate_fn(next(it))
+        batch = list(itertools.islice(it, self.batch_size))
+        if not batch or (self.drop_last and len(batch) < self.batch_size):
+            raise StopIteration
+        return self.collate_fn(batch)
+
+
+class _MultiProcessingIter:
+    """Batches from `num_workers` worker processes, in sampler order (or as they come with in_order=False).
+
+    Each worker has an index queue; at most prefetch_factor tasks per worker are outstanding. Results
+    come back on one queue as (epoch, idx, data) and are reordered here. A worker's exception is re-raised
+    with its traceback; a worker that dies or a wait longer than `timeout` raises RuntimeError.
+    """
+
+    _poll = 1.0  # seconds between liveness checks while waiting
+
+    def __init__(self, loader):
+        self.loader = loader
+        n = self.num_workers = loader.num_workers
+        ctx = loader.multiprocessing_context or multiprocessing.get_context()
+        iterable = loader._is_iterable
+        fetch = (_IterFetcher(loader.collate_fn, loader.batch_size, loader.drop_last) if iterable else
+                 _MapFetcher(loader.dataset, loader.collate_fn, loader.batch_sampler is not None))
+        base_seed = int(mindtorch.empty((), dtype=mindtorch.int64).random_(generator=loader.generator).item())
+        self.result_queue = ctx.Queue()
+        self.index_queues = [ctx.Queue() for _ in range(n)]
+        self.done = ctx.Event()
+        self.workers = []
+        for w in range(n):
+            p = ctx.Process(target=_worker.worker_loop, daemon=True,
+                            args=(loader.dataset, self.index_queues[w], self.result_queue, self.done, fetch,
+                                  base_seed + w, loader.worker_init_fn, w, n, iterable))
+            p.start()
+            self.workers.append(p)
+        self.closed = False
+        self.epoch = -1
+        self.reset(first=True)
+
+    def reset(self, first=False):
+        """A new epoch over the same workers (persistent_workers); the first epoch on construction."""
+        self.epoch += 1
+        loader = self.loader
+        self.sampler_iter = (itertools.count() if loader._is_iterable else
+                             iter(loader.batch_sampler if loader.batch_sampler is not None else loader.sampler))
+        self.active = [True] * self.num_workers
+        self.next_worker = itertools.cycle(range(self.num_workers))
+        self.send_idx = self.rcvd_idx = 0
+        self.tasks = {}          # idx -> worker id, for tasks sent and not yet yielded
+        self.arrived = {}        # idx -> data that came early
+        if not first:
+            for w in range(self.num_workers):
+                self.index_queues[w].put((self.epoch, None, _worker.Resume()))
+            acks = 0
+            while acks < self.num_workers:
+                epoch, _, data = self._get()
+                acks += epoch == self.epoch and isinstance(data, _worker.Resume)
+        for _ in range(loader.prefetch_factor * self.num_workers):
+            self._send()
+
+    def _send(self):
+        if not any(self.active):
+            return
+        try:
+            task = next(self.sampler_iter)
+        except StopIteration:
+            return
+        for _ in range(self.num_workers):
+            w = next(self.next_worker)
+            if self.active[w]:
+                break
+        self.index_queues[w].put((self.epoch, self.send_idx, task))
+        self.tasks[self.send_idx] = w
+        self.send_idx += 1
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        while True:
+            # results of exhausted workers' last tasks never come
+            while self.rcvd_idx < self.send_idx and self.rcvd_idx not in self.arrived and (
+                    self.rcvd_idx not in self.tasks or not self.active[self.tasks[self.rcvd_idx]]):
+                self.tasks.pop(self.rcvd_idx, None)
+                self.rcvd_idx += 1
+            if self.rcvd_idx in self.arrived:
+                return self._deliver(self.rcvd_idx, self.arrived.pop(self.rcvd_idx))
+            if not self.tasks:
+                if not self.loader.persistent_workers:
+                    self.shutdown()
+                raise StopIteration
+            epoch, idx, data = self._get()
+            if epoch is None:  # the worker failed before its loop (worker_init_fn)
+                self.shutdown()
+                data.reraise()
+            if epoch != self.epoch:  # left over from an epoch abandoned early
+                _worker.discard(data)
+                continue
+            if isinstance(data, _worker.WorkerDone):
+                self.active[data.worker_id] = False
+                self.tasks.pop(idx, None)
+                continue
+            if idx == self.rcvd_idx or not self.loader.in_order:
+                return self._deliver(idx, data)
+            self.arrived[idx] = data
+
+    def _deliver(self, idx, data):
+        self.tasks.pop(idx, None)
+        if idx == self.rcvd_idx:
+            self.rcvd_idx += 1
+        self._send()
+        if isinstance(data, _worker.ExceptionWrapper):
+            if not self.loader.persistent_workers:
+                self.shutdown()
+            data.reraise()
+        return self.loader._pin(_worker.from_shared(data))
+
+    def _get(self):
+        timeout = self.loader.timeout
+        start = time.monotonic()
+        while True:
+            wait = self._poll if not timeout else min(self._poll, max(timeout - (time.monotonic() - start), 0.001))
+            try:
+                return self.result_queue.get(timeout=wait)
+            except queue.Empty:
+                pass
+            dead = [p.pid for p in self.workers if not p.is_alive()]
+            if dead:
+                self.shutdown()
+                raise RuntimeError(f"DataLoader worker (pid(s) {', '.join(map(str, dead))}) exited unexpectedly")
+            if timeout and time.monotonic() - start >= timeout:
+                self.shutdown()
+                raise RuntimeError(f"DataLoader timed out after {timeout} seconds")
+
+    def __len__(self):
+        return len(self.loader)
+
+    def shutdown(self):
+        if self.closed:
+            return
+        self.closed = True
+        self.done.set()
+        for q in self.index_queues:
+            try:
+                q.put(None)
+            except (OSError, ValueError):
+                pass
+        for p in self.workers:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+                p.join()
+        while True:  # batches nobody will read: their shared-memory files go too
+            try:
+                _, _, data = self.result_queue.get_nowait()
+            except (queue.Empty, OSError, ValueError, EOFError):
+                break
+            _worker.discard(data)
+        for data in self.arrived.values():
+            _worker.discard(data)
+        self.arrived = {}
+        for q in self.index_queues + [self.result_queue]:
+            q.close()
+            q.join_thread()
+
+    def __del__(self):
+        try:
+            self.shutdown()
+        except Exception:  # interpreter teardown
+            pass
