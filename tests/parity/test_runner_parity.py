@@ -31,6 +31,28 @@ def test_mnist_adadelta_steplr_matches_pytorch_step_by_step():
     assert ours == pytest.approx(theirs, rel=1e-5)
 
 
+PROGRAM_RUNS = [  # script and arguments, steps printed
+    (["nanogpt.py", "--iters", "12"], 12),
+    (["word_lm.py", "--model", "LSTM"], 9),
+    (["word_lm.py", "--model", "Transformer"], 9),
+    (["trainer.py", "--epochs", "2", "--workers", "2"], 8),
+]
+
+
+@pytest.mark.parametrize("args,steps", PROGRAM_RUNS, ids=[" ".join(a) for a, _ in PROGRAM_RUNS])
+def test_public_style_programs_match_pytorch_step_by_step(args, steps):
+    """A nanoGPT, a word-level LSTM / Transformer LM and a trainer with cuda checks and DataLoader workers,
+    unchanged, under the runner: the same loss at every step (and the same final evaluation line)."""
+    argv = [os.path.join(PROGRAMS, args[0])] + args[1:]
+    ours, theirs = _run(argv, True), _run(argv, False)
+    assert len(_losses(ours)) == len(_losses(theirs)) == steps
+    assert _losses(ours) == pytest.approx(_losses(theirs), rel=2e-5)
+    tail = [ln for ln in theirs.splitlines() if not ln.startswith("loss ")]
+    mine = [ln for ln in ours.splitlines() if not ln.startswith("loss ")]
+    assert [ln.split()[0] for ln in mine] == [ln.split()[0] for ln in tail]
+    assert [float(ln.split()[1]) for ln in mine] == pytest.approx([float(ln.split()[1]) for ln in tail], rel=2e-5)
+
+
 def test_torch_names_resolve_to_mindtorch(tmp_path):
     script = tmp_path / "probe.py"
     script.write_text(
