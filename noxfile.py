@@ -1,6 +1,6 @@
 """One session per backend, plus plugin loading, parity with PyTorch, lint, benchmarks and the demo.
 
-    nox -s cpu meta plugins parity npu distributed lint build   the test suite (what .ci/run runs)
+    nox -s cpu meta plugins parity transformers npu distributed lint build   the test suite (what .ci/run runs)
     nox -s demo                                 train a small GPT on the CPU
     nox -s bench                                benchmarks side by side with NumPy and PyTorch
     nox -s build                                wheels and sdists of every distribution into dist/
@@ -18,7 +18,7 @@ ROOT = Path(__file__).parent
 CORE, CPU, META, NPU = "./mindtorch-core", "./mindtorch-cpu", "./mindtorch-meta", "./mindtorch-npu"
 TORCH = "torch==2.13.0"
 
-nox.options.sessions = ["cpu", "meta", "plugins", "parity", "npu", "distributed", "lint", "build"]
+nox.options.sessions = ["cpu", "meta", "plugins", "parity", "transformers", "npu", "distributed", "lint", "build"]
 nox.options.error_on_missing_interpreters = True
 
 
@@ -32,7 +32,8 @@ def _present(session, *dirs):
 
 # the least number of tests each session must pass: a session that silently collects or runs
 # fewer (skips, a missing directory, a broken conftest) fails instead of going green
-MIN_PASSED = {"cpu": 900, "meta": 500, "plugins": 85, "parity": 3100, "npu": 300, "distributed": 28, "lint": 8}
+MIN_PASSED = {"cpu": 900, "meta": 500, "plugins": 85, "parity": 3100, "transformers": 3, "npu": 300, "distributed": 28,
+              "lint": 8}
 
 
 def _pytest(session, *dirs, extra=()):
@@ -142,6 +143,19 @@ def parity(session):
     session.install("pytest", TORCH)
     session.env["MINDTORCH_REQUIRE_TORCH"] = "1"
     _pytest(session, "tests/parity")
+
+
+TRANSFORMERS = "transformers==5.23.0"
+
+
+@nox.session
+def transformers(session):
+    """Hugging Face transformers' modeling code (tiny GPT-2, BERT, LLaMA from configs) under
+    `python -m mindtorch.run`, against the same programs on real PyTorch."""
+    _present(session, "tests/transformers")
+    _install(session, CORE, CPU)
+    session.install("pytest", TORCH, TRANSFORMERS)
+    _pytest(session, "tests/transformers")
 
 
 @nox.session

@@ -14,7 +14,7 @@ from ..dispatch import bump_version
 
 __all__ = ["Backend", "ReduceOp", "Work", "ProcessGroup", "GroupMember", "DistBackendError", "is_available",
            "init_process_group", "destroy_process_group", "is_initialized", "is_mpi_available",
-           "get_rank", "get_world_size", "get_backend", "new_group", "all_reduce", "broadcast", "reduce",
+           "get_rank", "get_world_size", "get_backend", "get_process_group_ranks", "new_group", "all_reduce", "broadcast", "reduce",
            "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor", "gather", "scatter",
            "all_to_all_single", "barrier", "send", "recv", "isend", "irecv"]
 
@@ -257,6 +257,14 @@ def get_backend(group=None):
     if g is None:
         raise ValueError("Invalid process group specified")
     return g.backend
+
+
+def get_process_group_ranks(group):
+    """The global ranks of a group's members, in group-rank order."""
+    g = _group(group)
+    if g is None:
+        raise ValueError("Group is not part of the process group")
+    return list(g.ranks)
 
 
 def get_global_rank(group, group_rank):

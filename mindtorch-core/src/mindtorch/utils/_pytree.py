@@ -6,7 +6,11 @@ added with register_pytree_node; everything else (None included, as in PyTorch 2
 import collections
 
 __all__ = ["TreeSpec", "LeafSpec", "register_pytree_node", "tree_flatten", "tree_unflatten", "tree_leaves",
-           "tree_structure", "tree_map", "tree_map_only", "tree_all", "tree_any"]
+           "tree_structure", "tree_map", "tree_map_only", "tree_all", "tree_any", "MappingKey", "SequenceKey",
+           "GetAttrKey", "Context", "KeyEntry"]
+
+Context = object
+KeyEntry = object
 
 # type -> (flatten(node) -> (children, context), unflatten(children, context) -> node)
 SUPPORTED_NODES = {}
@@ -23,9 +27,63 @@ def _is_namedtuple(node):
     return isinstance(node, tuple) and hasattr(type(node), "_fields")
 
 
+class _Key:
+    """A path entry naming how a child is reached from its container (key paths of flatten_with_keys)."""
+    __slots__ = ("key",)
+    _fmt = "{!r}"
+
+    def __init__(self, key):
+        self.key = key
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.key == self.key
+
+    def __hash__(self):
+        return hash((type(self), self.key))
+
+    def __str__(self):
+        return self._fmt.format(self.key)
+
+    def __repr__(self):
+        return f"{type(self).__name__}(key={self.key!r})"
+
+
+class MappingKey(_Key):
+    _fmt = "[{!r}]"
+
+
+class SequenceKey(_Key):
+    _fmt = "[{}]"
+
+    @property
+    def idx(self):
+        return self.key
+
+
+class GetAttrKey(_Key):
+    _fmt = ".{}"
+
+    @property
+    def name(self):
+        return self.key
+
+
+def _dict_flatten(d):
+    return list(d.values()), list(d.keys())
+
+
+def _dict_unflatten(values, context):
+    return dict(zip(context, values))
+
+
+def _dict_flatten_with_keys(d):
+    values, context = _dict_flatten(d)
+    return [(MappingKey(k), v) for k, v in zip(context, values)], context
+
+
 register_pytree_node(tuple, lambda t: (list(t), None), lambda c, _: tuple(c))
 register_pytree_node(list, lambda t: (list(t), None), lambda c, _: list(c))
-register_pytree_node(dict, lambda d: (list(d.values()), list(d.keys())), lambda c, k: dict(zip(k, c)))
+register_pytree_node(dict, _dict_flatten, _dict_unflatten)
 register_pytree_node(collections.OrderedDict, lambda d: (list(d.values()), list(d.keys())),
                      lambda c, k: collections.OrderedDict(zip(k, c)))
 register_pytree_node(collections.defaultdict, lambda d: (list(d.values()), (d.default_factory, list(d.keys()))),

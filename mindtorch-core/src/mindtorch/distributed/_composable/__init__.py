@@ -1,0 +1,1 @@
+"""torch.distributed._composable: the composable FSDP API's location (see mindtorch.distributed.fsdp)."""

@@ -1,0 +1,1 @@
+from ...fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, OffloadPolicy, fully_shard  # noqa: F401
