@@ -54,6 +54,8 @@ def _check_and_convert(p, n, fname, pos, allow_number, failure):
 # functions taking their tensors as varargs: meshgrid(a, b) as well as meshgrid([a, b])
 VARARG_TENSOR_LISTS = {"meshgrid", "broadcast_tensors", "block_diag", "cartesian_prod", "atleast_1d", "atleast_2d",
                        "atleast_3d"}
+# NumPy spellings PyTorch's argument parser accepts for these keywords: x.sum(axis=1, keepdims=True)
+NUMPY_ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",)}
 # ops PyTorch's argument parser lets take a Python number as the first operand: torch.add(2, t)
 NUMBER_FIRST = {"add", "sub", "mul", "div", "floor_divide", "true_divide"}
 
@@ -84,13 +86,35 @@ def _signature_parts(op, method, with_out):
         if p.has_default:
             defaults["_D_" + n] = p.default
             parts.append(f"{n}=_D_{n}")
+        elif _aliasable(params, i, n, varargs):  # required, but may come under its NumPy name: checked in the body
+            defaults["_D_" + n] = _MISSING
+            parts.append(f"{n}=_D_{n}")
         else:
             parts.append(n)
     if with_out:
         if not kw_started:
             parts.append("*")
         parts.append("out=None")
+    if any(_aliasable(params, i, n, varargs) for i, n in enumerate(names)):
+        parts.append("**_aliases")
     return parts, names, defaults, varargs
+
+
+class _Missing:
+    def __repr__(self):
+        return "<required>"
+
+
+_MISSING = _Missing()
+
+
+def _aliasable(params, i, name, varargs):
+    """Whether parameter i may be given by a NumPy alias: it has a default, or every later positional one does
+    (so it can take a "required" sentinel default); never the varargs sizes."""
+    p = params[i]
+    if name not in NUMPY_ALIASES or name == varargs:
+        return False
+    return p.has_default or (not p.kwarg_only and all(q.has_default or q.kwarg_only for q in params[i + 1:]))
 
 
 def _body(op, method, names, varargs, raise_errors):
@@ -99,8 +123,32 @@ def _body(op, method, names, varargs, raise_errors):
     if varargs and op.params[1 if method else 0].base == "Tensor":
         lines.append(f"if len({varargs}) == 1 and isinstance({varargs}[0], (list, tuple)): {varargs} = {varargs}[0]")
     elif varargs:
-        lines.append(f"if len({varargs}) == 1 and not ({varargs}[0].__class__ is int or _h_is_int({varargs}[0])): "
-                     f"{varargs} = {varargs}[0]")
+        # `x.view(2, 3)` packs ints; `x.split([1, 3], 1)` gives the list itself, then the following positionals
+        start = names.index(varargs) + 1
+        follow = [n for p, n in zip(op.params[start:], names[start:]) if not p.kwarg_only]
+        lines.append(f"if {varargs} and not ({varargs}[0].__class__ is int or _h_is_int({varargs}[0])):")
+        lines.append(f"    {varargs}, _rest = {varargs}[0], {varargs}[1:]")
+        lines.append(f"    if len(_rest) > {len(follow)}: raise TypeError('{fname}() takes at most {len(follow) + 1} "
+                     f"positional arguments after the sizes')")
+        for k, n in enumerate(follow):
+            lines.append(f"    if len(_rest) > {k}:")
+            lines.append(f"        if {n} is not _D_{n}: raise TypeError(\"{fname}() got multiple values for argument "
+                         f"'{n}'\")")
+            lines.append(f"        {n} = _rest[{k}]")
+    aliased = [(p, n) for i, (p, n) in enumerate(zip(op.params, names)) if _aliasable(op.params, i, n, varargs)]
+    if aliased:
+        lines.append("if _aliases:")
+        for p, n in aliased:
+            for alias in NUMPY_ALIASES[n]:
+                lines.append(f"    if '{alias}' in _aliases:")
+                lines.append(f"        if {n} is not _D_{n}: raise TypeError(\"{fname}() got an unexpected keyword "
+                             f"argument '{alias}'\")")
+                lines.append(f"        {n} = _aliases.pop('{alias}')")
+        lines.append(f"    if _aliases: raise TypeError(f\"{fname}() got an unexpected keyword argument "
+                     f"'{{next(iter(_aliases))}}'\")")
+        for p, n in aliased:
+            if not p.has_default:
+                lines.append(f"if {n} is _D_{n}: raise TypeError(\"{fname}() missing required argument '{n}'\")")
     failure = (f"raise arg_error('{fname}', '{{n}}', {{pos}}, {{n}}, '{{expected}}')" if raise_errors
                else "return None")
     for i, (p, n) in enumerate(zip(op.params, names)):

@@ -1,0 +1,80 @@
+"""Argument forms PyTorch's parser accepts, generated over the op table: NumPy's axis= / keepdims= for
+every op with a dim / keepdim parameter, and sizes given as a list followed by more positionals
+(`x.split([1, 3], 1)`) or packed as varargs (`x.view(2, 6)`)."""
+import numpy as np
+import pytest
+
+from helpers import torch_or_skip
+
+torch = torch_or_skip()
+
+import mindtorch as mt  # noqa: E402
+from mindtorch.ops import BY_NAME  # noqa: E402
+
+
+def _ops_with(param):
+    names = set()
+    for name, ops in BY_NAME.items():
+        if name.startswith("_") or name.endswith("_"):
+            continue
+        if any(any(p.name == param for p in op.params) for op in ops) and hasattr(torch, name) and hasattr(mt, name):
+            names.add(name)
+    return sorted(names)
+
+
+X = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+
+
+def _outcome(fn):
+    """("raises", class name), or the result's arrays (a tuple for multiple outputs)."""
+    try:
+        r = fn()
+    except Exception as exc:  # noqa: BLE001 - the class is what we compare
+        return ("raises", type(exc).__name__)
+    if isinstance(r, (tuple, list)):
+        return ("values",) + tuple(np.asarray(t.detach().float().numpy()) for t in r)
+    return ("values", np.asarray(r.detach().float().numpy()))
+
+
+def _raised(r):
+    return r[0] == "raises"
+
+
+def _same(a, b):
+    if _raised(a) or _raised(b):
+        return a == b
+    return len(a) == len(b) and all(np.shape(x) == np.shape(y) and np.allclose(x, y, rtol=1e-5, atol=1e-6,
+                                                                                equal_nan=True)
+                                    for x, y in zip(a[1:], b[1:]))
+
+
+# torch.norm and torch.unique are Python wrappers in PyTorch whose signatures lack the NumPy spellings, so
+# PyTorch refuses axis= there; mindtorch's generated functions accept it (a harmless extension)
+PYTHON_WRAPPERS_IN_TORCH = {"norm", "unique"}
+
+
+@pytest.mark.parametrize("name", [n for n in _ops_with("dim") if n not in PYTHON_WRAPPERS_IN_TORCH])
+def test_axis_and_keepdims_are_accepted_like_pytorch(name):
+    for kw in ({"axis": 1}, {"axis": 0, "keepdims": True}):
+        m = _outcome(lambda: getattr(mt, name)(mt.tensor(X), **kw))
+        t = _outcome(lambda: getattr(torch, name)(torch.tensor(X), **kw))
+        if _raised(t) and m != t:
+            # PyTorch refuses this call for this op (a required argument is missing, a list is expected):
+            # so must we, with the same class
+            assert _raised(m), (name, kw, m, t)
+            continue
+        assert _same(m, t), (name, kw, m, t)
+
+
+@pytest.mark.parametrize("call", [
+    "x.split([1, 3], 1)", "x.split([1, 3], dim=1)", "L.split(x, [2, 1], 0)", "x.split(2, 1)", "x.view(4, 3)",
+    "x.view([2, 6])", "x.reshape(6, 2)", "x.reshape((12,))", "x.permute(1, 0)", "x.permute([1, 0])",
+    "x.repeat(2, 1)", "x.repeat([1, 2])", "x.expand(2, 3, 4)", "x.expand([2, 3, 4])", "x.flip(0)", "x.flip([0, 1])",
+    "x.tile(2)", "x.tile([2, 1])", "x.sum((0, 1))", "x.mean([0])", "x.amax(dim=(0, 1))", "x.std((1,), keepdim=True)",
+    "x.squeeze(0)", "x.unsqueeze(-1)", "x.transpose(0, 1)", "x.narrow(1, 1, 2)", "x.chunk(2, 1)",
+    "x.tensor_split(3, 1)", "x.tensor_split([1, 2], 1)", "x.roll(1, 1)", "x.roll([1, 1], [0, 1])",
+])
+def test_overload_forms(call):
+    m = _outcome(lambda: eval(call, {"x": mt.tensor(X).reshape(3, 4), "L": mt}))
+    t = _outcome(lambda: eval(call, {"x": torch.tensor(X).reshape(3, 4), "L": torch}))
+    assert _same(m, t), (call, m, t)
