@@ -240,6 +240,20 @@ SAMPLES = {
         torch.ops._batch_norm(x, w, b, None, None, True, 0.1, 1e-5)[0],
         torch.ops._batch_norm(x, w, b, _x((2,)).detach(), _x((2,), lo=0.5, hi=1.5).detach(), False, 0.1, 1e-5)[0]),
         (_x((3, 2, 2)), _x((2,), seed=1), _x((2,), seed=2))),
+    # --- matrix functions: well-conditioned inputs; symmetric ones built inside for cholesky / eigh ---
+    "linalg_inv": lambda: (lambda a: torch.ops.linalg_inv(a + 3 * torch.eye(3, dtype=a.dtype)), (_x((2, 3, 3)),)),
+    "linalg_slogdet": lambda: (lambda a: torch.ops.linalg_slogdet(a + 3 * torch.eye(3, dtype=a.dtype))[1],
+                               (_x((2, 3, 3)),)),
+    "linalg_solve": lambda: (lambda a, b: torch.ops.linalg_solve(a + 3 * torch.eye(3, dtype=a.dtype), b),
+                             (_x((2, 3, 3)), _x((3, 2), seed=1))),
+    "linalg_cholesky": lambda: (lambda a: (torch.ops.linalg_cholesky(a @ a.mT + 3 * torch.eye(3, dtype=a.dtype)),
+                                           torch.ops.linalg_cholesky(a @ a.mT + 3 * torch.eye(3, dtype=a.dtype),
+                                                                     upper=True)),
+                                (_x((3, 3)),)),
+    # eigenvectors up to sign: fix each column's sign by its first entry
+    "linalg_eigh": lambda: (lambda a: (lambda r: (r[0], r[1] * r[1][..., :1, :].sign()))(
+        torch.ops.linalg_eigh(a + a.mT + torch.diag(torch.tensor([0.0, 1.0, 2.5], dtype=a.dtype)))),
+        (_x((3, 3)),)),
     "_nll_loss": lambda: (lambda a: (torch.ops._nll_loss(a, _i([0, 3, 1]), _x((4,)).detach(), 1, 3)[0],
                                      torch.ops._nll_loss(a, _i([0, 3, 1]), None, 0, -100)[0]),
                           (_x((3, 4)),)),
@@ -271,6 +285,10 @@ EXCLUDED = {
     "_scaled_dot_product_attention_backward": "double backward not implemented (raises)",
     "_cross_entropy_backward": "double backward not implemented (raises)",
     "_group_norm_backward": "double backward not implemented (raises)",
+    # PyTorch differentiates these; their backward formulas are not written yet (formula raises): known gaps
+    "linalg_qr": "derivative not written yet (raises)",
+    "linalg_svd": "derivative not written yet (raises)",
+    "linalg_lstsq": "derivative not written yet (raises)",
 }
 
 # Ops whose gradcheck currently fails (a real bug each), with the reason. Empty: keep it that way.

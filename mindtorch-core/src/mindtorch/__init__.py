@@ -48,6 +48,12 @@ from . import autograd  # noqa: E402,F401
 from ._api import *  # noqa: E402,F401,F403
 from ._nn_at_top_level import *  # noqa: E402,F401,F403
 from ._flags import *  # noqa: E402,F401,F403
+from ._linalg_legacy import *  # noqa: E402,F401,F403
+from . import _linalg_legacy  # noqa: E402
+
+for _name in _linalg_legacy.METHODS:  # Tensor methods too: A.inverse(), A.det(), ...
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, getattr(_linalg_legacy, _name))
 
 from .plugins import loader as _loader  # noqa: E402
 from .plugins.registry import BACKENDS as _BACKENDS  # noqa: E402

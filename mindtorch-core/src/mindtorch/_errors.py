@@ -28,3 +28,10 @@ def missing_kernel_error(op_name, device_type):
 
 class OutOfMemoryError(RuntimeError):
     """A device allocator could not satisfy a request (torch.OutOfMemoryError)."""
+
+
+class LinAlgError(RuntimeError):
+    """A singular or non-positive-definite input to a linear-algebra op (torch.linalg.LinAlgError)."""
+
+
+LinAlgError.__module__ = "mindtorch.linalg"

@@ -87,3 +87,143 @@ def matmul(input, other, *, out=None):
 
 def vecdot(x, y, *, dim=-1, out=None):
     return (x.conj() * y).sum(dim) if x.dtype.is_complex else (x * y).sum(dim)
+
+
+# --- decompositions, inverses and solvers --------------------------------------------------------
+from ._errors import LinAlgError  # noqa: E402,F401  (kernels raise it through mindtorch.plugins)
+
+
+_RESULTS = {}
+
+
+def _named(name, fields, values):
+    """values as torch.return_types.<name>(field=...), like PyTorch's named results."""
+    cls = _RESULTS.get(name)
+    if cls is None:
+        import collections
+        cls = _RESULTS[name] = collections.namedtuple(name, fields)
+        cls.__module__ = "mindtorch.return_types"
+    return cls(*values)
+
+
+def inv(A, *, out=None):
+    return _assign(out, _mt.ops.linalg_inv(A))
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    try:
+        res, info = inv(A), _mt.zeros(tuple(A.shape[:-2]), dtype=_mt.int32, device=A.device)
+    except LinAlgError:
+        if check_errors:
+            raise
+        res = _mt.full(tuple(A.shape), float("nan"), dtype=A.dtype, device=A.device)
+        info = _mt.ones(tuple(A.shape[:-2]), dtype=_mt.int32, device=A.device)
+    return _named("linalg_inv_ex", ("inverse", "info"), (res, info))
+
+
+def slogdet(A, *, out=None):
+    return _named("linalg_slogdet", ("sign", "logabsdet"), _mt.ops.linalg_slogdet(A))
+
+
+def det(A, *, out=None):
+    from .ops.decompositions import _square
+    _square("det", A)  # errors name det, not the slogdet it is computed from
+    sign, logabsdet = _mt.ops.linalg_slogdet(A)
+    return _assign(out, sign * logabsdet.exp())
+
+
+def solve(A, B, *, left=True, out=None):
+    if not left:  # X A = B  <=>  A^T X^T = B^T
+        return _assign(out, solve(A.mT, B.mT).mT)
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    X = _mt.ops.linalg_solve(A, B.unsqueeze(-1) if vector else B)
+    return _assign(out, X.squeeze(-1) if vector else X)
+
+
+def cholesky(A, *, upper=False, out=None):
+    return _assign(out, _mt.ops.linalg_cholesky(A, upper=upper))
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    try:
+        L, info = cholesky(A, upper=upper), _mt.zeros(tuple(A.shape[:-2]), dtype=_mt.int32, device=A.device)
+    except LinAlgError:
+        if check_errors:
+            raise
+        L = _mt.full(tuple(A.shape), float("nan"), dtype=A.dtype, device=A.device)
+        info = _mt.ones(tuple(A.shape[:-2]), dtype=_mt.int32, device=A.device)
+    return _named("linalg_cholesky_ex", ("L", "info"), (L, info))
+
+
+def eigh(A, UPLO="L", *, out=None):
+    return _named("linalg_eigh", ("eigenvalues", "eigenvectors"), _mt.ops.linalg_eigh(A, UPLO))
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    return _assign(out, _mt.ops.linalg_eigh(A, UPLO)[0])
+
+
+def qr(A, mode="reduced", *, out=None):
+    return _named("linalg_qr", ("Q", "R"), _mt.ops.linalg_qr(A, mode))
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    return _named("linalg_svd", ("U", "S", "Vh"), _mt.ops.linalg_svd(A, full_matrices, driver=driver))
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    return _named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"),
+                  _mt.ops.linalg_lstsq(A, B, rcond, driver=driver))
+
+
+def matrix_power(A, n, *, out=None):
+    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices")
+    if not isinstance(n, int):
+        raise TypeError(f"matrix_power(): argument 'n' must be int, not {type(n).__name__}")
+    if n == 0:
+        eye = _mt.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+        return _assign(out, eye.expand(tuple(A.shape)).clone())
+    base = inv(A) if n < 0 else A
+    result, power, k = None, base, abs(n)
+    while k:  # square-and-multiply
+        if k & 1:
+            result = power if result is None else _mt.matmul(result, power)
+        k >>= 1
+        if k:
+            power = _mt.matmul(power, power)
+    return _assign(out, result)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    s = svdvals(A)
+    if atol is None and rtol is None:
+        eps = _mt.finfo(s.dtype).eps
+        tol = s.amax(-1, keepdim=True) * max(A.shape[-2:]) * eps
+    else:
+        tol = _mt.zeros((), dtype=s.dtype)
+        if rtol is not None:
+            tol = _mt.maximum(tol, s.amax(-1, keepdim=True) * rtol)
+        if atol is not None:
+            tol = _mt.maximum(tol, _mt.as_tensor(atol, dtype=s.dtype))
+    return _assign(out, (s > tol).sum(-1))
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    U, S, Vh = svd(A, full_matrices=False)
+    if atol is None and rtol is None:
+        rtol = max(A.shape[-2:]) * _mt.finfo(S.dtype).eps
+    tol = _mt.zeros((), dtype=S.dtype)
+    if rtol is not None:
+        tol = _mt.maximum(tol, S.amax(-1, keepdim=True) * rtol)
+    if atol is not None:
+        tol = _mt.maximum(tol, _mt.as_tensor(atol, dtype=S.dtype))
+    S_inv = _mt.where(S > tol, 1.0 / S, _mt.zeros_like(S))
+    return _assign(out, _mt.matmul(Vh.mT * S_inv.unsqueeze(-2), U.mT))
+
+
+def _assign(out, value):
+    if out is None:
+        return value
+    out.resize_(value.shape).copy_(value)
+    return out

@@ -4,8 +4,8 @@ import importlib
 from .registry import OPS, BY_NAME, defop  # noqa: F401
 
 # Family modules declare their ops on import; order only affects listings.
-FAMILIES = ("pointwise", "reduction", "shape", "indexing", "creation", "random", "linalg", "nn", "foreach",
-            "composite")
+FAMILIES = ("pointwise", "reduction", "shape", "indexing", "creation", "random", "linalg", "decompositions", "nn",
+            "foreach", "composite")
 
 
 def load_table():

@@ -19,6 +19,8 @@ enforces this for the in-repo backends):
     kernel_table(), clamp_family(clamp, clamp_)
                                              a kernel dict with its registering decorator; the clamp ops
     OutOfMemoryError                         what an allocator raises when the device is full
+    LinAlgError                              what a linear-algebra kernel raises for a singular or
+                                             non-positive-definite input
     default_generator(device)                the default random Generator of a device (torch.cuda.default_generators)
     backend_for(device_type)                 a loaded backend's record: .allocator, .to_host(t),
                                              .from_host(array, dtype, device), .copy_from_host(dst, a)
@@ -38,7 +40,7 @@ from ..ops.meta import TensorMeta  # noqa: F401
 from .. import _dtype as dtypes  # noqa: F401
 from .._device import device  # noqa: F401
 from .._shape import contiguous_strides, numel, broadcast_shapes  # noqa: F401
-from .._errors import missing_kernel_error, OutOfMemoryError  # noqa: F401
+from .._errors import missing_kernel_error, OutOfMemoryError, LinAlgError  # noqa: F401
 from .kernel_helpers import kernel_table, clamp_family  # noqa: F401
 from .._random import default_generator  # noqa: F401
 from .registry import backend_for  # noqa: F401

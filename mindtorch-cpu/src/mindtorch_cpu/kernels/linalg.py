@@ -36,3 +36,122 @@ def svdvals(m, a, driver=None):
     if x.size == 0:
         return wrap(np.zeros(m.shape, TO_NP[m.dtype]), m.dtype)
     return _out(np.linalg.svd(x, compute_uv=False), m)
+
+
+# --- decompositions and solvers (NumPy's LAPACK) --------------------------------------------------
+def _linalg_error(msg):
+    from mindtorch.plugins import LinAlgError
+    return LinAlgError(msg)
+
+
+def _lapack(a, m):
+    """The input in a dtype LAPACK computes in (float16/bfloat16 widen to float32)."""
+    x = arr(a)
+    return x.astype(np.float32) if x.dtype.itemsize < 4 and x.dtype.kind in "fV" else x
+
+
+def _singular_order(x):
+    """1-based index of the first zero pivot of an LU factorisation, as PyTorch's message reports it."""
+    import scipy.linalg
+    for mat in x.reshape((-1,) + x.shape[-2:]):
+        try:
+            _, u = scipy.linalg.lu(mat, permute_l=True)
+        except ValueError:
+            continue
+        zero = np.flatnonzero(np.abs(np.diag(u)) == 0)
+        if zero.size:
+            return int(zero[0]) + 1
+    return x.shape[-1]
+
+
+@kernel("linalg_inv")
+def linalg_inv(m, A):
+    x = _lapack(A, m)
+    try:
+        return _out(np.linalg.inv(x), m)
+    except np.linalg.LinAlgError:
+        raise _linalg_error(f"linalg.inv: The diagonal element {_singular_order(x)} is zero, the inversion could "
+                            "not be completed because the input matrix is singular.") from None
+
+
+@kernel("linalg_slogdet")
+def linalg_slogdet(m, A):
+    sign, logabs = np.linalg.slogdet(_lapack(A, m[0]))
+    return _out(sign, m[0]), _out(logabs, m[1])
+
+
+@kernel("linalg_solve")
+def linalg_solve(m, A, B, left=True):
+    x, b = _lapack(A, m), arr(B)
+    batch = np.broadcast_shapes(x.shape[:-2], b.shape[:-2])
+    x = np.broadcast_to(x, batch + x.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    try:
+        return _out(np.linalg.solve(x, b), m)
+    except np.linalg.LinAlgError:
+        raise _linalg_error("linalg.solve: The solver failed because the input matrix is singular.") from None
+
+
+@kernel("linalg_cholesky")
+def linalg_cholesky(m, A, upper=False):
+    x = _lapack(A, m)
+    try:
+        L = np.linalg.cholesky(x)
+    except np.linalg.LinAlgError:
+        order = _cholesky_failure(x)
+        raise _linalg_error(f"linalg.cholesky: The factorization could not be completed because the input is not "
+                            f"positive-definite (the leading minor of order {order} is not positive-definite).") \
+            from None
+    return _out(np.swapaxes(L, -1, -2).conj() if upper else L, m)
+
+
+def _cholesky_failure(x):
+    for mat in x.reshape((-1,) + x.shape[-2:]):
+        for k in range(1, mat.shape[-1] + 1):
+            try:
+                np.linalg.cholesky(mat[:k, :k])
+            except np.linalg.LinAlgError:
+                return k
+    return x.shape[-1]
+
+
+@kernel("linalg_eigh")
+def linalg_eigh(m, A, UPLO="L"):
+    w, v = np.linalg.eigh(_lapack(A, m[1]), UPLO=UPLO)
+    return _out(w, m[0]), _out(v, m[1])
+
+
+@kernel("linalg_qr")
+def linalg_qr(m, A, mode="reduced"):
+    x = _lapack(A, m[1])
+    if mode == "r":
+        return _out(np.zeros(m[0].shape), m[0]), _out(np.linalg.qr(x, mode="r"), m[1])
+    q, r = np.linalg.qr(x, mode=mode)
+    return _out(q, m[0]), _out(r, m[1])
+
+
+@kernel("linalg_svd")
+def linalg_svd(m, A, full_matrices=True, driver=None):
+    x = _lapack(A, m[0])
+    if x.size == 0:
+        return tuple(_out(np.zeros(t.shape), t) for t in m)
+    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    return _out(u, m[0]), _out(s, m[1]), _out(vh, m[2])
+
+
+@kernel("linalg_lstsq")
+def linalg_lstsq(m, A, B, rcond=None, driver=None):
+    x, b = _lapack(A, m[0]), arr(B)
+    if x.ndim == 2:
+        sol, _, rank, sv = np.linalg.lstsq(x, b, rcond=rcond)
+        return _out(sol, m[0]), _out(np.zeros(m[1].shape), m[1]), _out(np.int64(rank), m[2]), _out(sv, m[3])
+    sols, ranks, svs = [], [], []
+    batch = x.shape[:-2]
+    for mat, rhs in zip(x.reshape((-1,) + x.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:]).reshape(
+            (-1,) + b.shape[-2:])):
+        sol, _, rank, sv = np.linalg.lstsq(mat, rhs, rcond=rcond)
+        sols.append(sol)
+        ranks.append(rank)
+        svs.append(sv)
+    return (_out(np.stack(sols).reshape(m[0].shape), m[0]), _out(np.zeros(m[1].shape), m[1]),
+            _out(np.array(ranks, np.int64).reshape(m[2].shape), m[2]), _out(np.stack(svs).reshape(m[3].shape), m[3]))

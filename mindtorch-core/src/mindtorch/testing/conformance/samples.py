@@ -71,6 +71,12 @@ class Maker:
         """A non-contiguous (transposed) view with the given shape."""
         return self.f(*reversed(shape)).permute(*reversed(range(len(shape))))
 
+    def spd(self, *shape):
+        """Symmetric positive-definite matrices (..., n, n), well conditioned."""
+        a = self.rng.uniform(-1.0, 1.0, shape)
+        n = shape[-1]
+        return self._t(a @ np.swapaxes(a, -1, -2) + n * np.eye(n), mindtorch.float32)
+
     def distinct(self, *shape):
         n = int(np.prod(shape))
         return self._t(self.rng.permutation(n).reshape(shape) * 0.25 - n * 0.1, mindtorch.float32)
@@ -985,6 +991,31 @@ def _einsum(m):
 @samples("linalg_svdvals")
 def _svdvals(m):
     return [S(m.f(3, 4)), S(m.f(2, 4, 3))]
+
+
+@samples("linalg_inv", "linalg_slogdet", "linalg_cholesky")
+def _square_matrix(m):
+    return [S(m.spd(3, 3)), S(m.spd(2, 4, 4))]
+
+
+@samples("linalg_solve")
+def _solve(m):
+    return [S(m.spd(3, 3), m.f(3, 2)), S(m.spd(2, 4, 4), m.f(4, 1))]
+
+
+@samples("linalg_eigh")
+def _eigh(m):
+    return [S(m.spd(3, 3)), S(m.spd(2, 4, 4), "U")]
+
+
+@samples("linalg_qr", "linalg_svd")
+def _factor(m):
+    return [S(m.f(4, 3)), S(m.f(2, 3, 4))]
+
+
+@samples("linalg_lstsq")
+def _lstsq(m):
+    return [S(m.f(5, 3), m.f(5, 2))]
 
 
 # -- nn kernels ------------------------------------------------------------------------------------

@@ -1,0 +1,167 @@
+"""Matrix decompositions and solvers for mindtorch.linalg: inverse, slogdet, solve, cholesky, eigh, qr, svd,
+lstsq — each declared with its shape rule and, where PyTorch differentiates it, its derivative.
+
+Batched over leading dimensions; float32/float64 (and complex where the backend supports it). A singular
+or non-positive-definite input raises mindtorch.linalg.LinAlgError (a RuntimeError), as PyTorch.
+"""
+from .registry import defop
+from . import meta as M
+from .grad_helpers import torch, shape_of, not_implemented  # noqa: F401
+from .linalg import _tname
+
+F = "linalg"
+TM = M.TensorMeta
+
+
+def _square(name, A):
+    if len(A._shape) < 2:
+        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they are "
+                           f"{A._shape[-2]} by {A._shape[-1]} matrices")
+    _floating(name, A)
+
+
+def _floating(name, A):
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. Got {_tname(A.dtype)}")
+
+
+def _matrix(name, A):
+    if len(A._shape) < 2:
+        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    _floating(name, A)
+
+
+def _inv_meta(A):
+    _square("inv", A)
+    return TM(A._shape, A.dtype)
+
+
+def _slogdet_meta(A):
+    _square("slogdet", A)
+    return TM(A._shape[:-2], A.dtype), TM(A._shape[:-2], A.dtype.to_real())
+
+
+def _solve_meta(A, B, left=True):
+    _square("solve", A)
+    if B._shape[-2:-1] != A._shape[-1:]:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({A._shape[-2]}x{A._shape[-1]} and {B._shape[-2]}x{B._shape[-1]})")
+    from .._shape import broadcast_shapes
+    batch = broadcast_shapes(A._shape[:-2], B._shape[:-2])
+    return TM(tuple(batch) + tuple(B._shape[-2:]), A.dtype)
+
+
+def _cholesky_meta(A, upper=False):
+    _square("cholesky", A)
+    return TM(A._shape, A.dtype)
+
+
+def _eigh_meta(A, UPLO="L"):
+    _square("eigh", A)
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return TM(A._shape[:-1], A.dtype.to_real()), TM(A._shape, A.dtype)
+
+
+def _qr_meta(A, mode="reduced"):
+    _matrix("qr", A)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+                           "'r', or 'complete'")
+    m, n = A._shape[-2:]
+    k = min(m, n)
+    batch = tuple(A._shape[:-2])
+    if mode == "r":
+        return TM(batch + (0,), A.dtype), TM(batch + (k, n), A.dtype)
+    q = m if mode == "complete" else k
+    return TM(batch + (m, q), A.dtype), TM(batch + (q, n), A.dtype)
+
+
+def _svd_meta(A, full_matrices=True, driver=None):
+    _matrix("svd", A)
+    m, n = A._shape[-2:]
+    k = min(m, n)
+    batch = tuple(A._shape[:-2])
+    um, vn = (m, n) if full_matrices else (k, k)
+    return TM(batch + (m, um), A.dtype), TM(batch + (k,), A.dtype.to_real()), TM(batch + (vn, n), A.dtype)
+
+
+def _lstsq_meta(A, B, rcond=None, driver=None):
+    _matrix("lstsq", A)
+    m, n = A._shape[-2:]
+    batch = tuple(A._shape[:-2])
+    return (TM(batch + (n,) + tuple(B._shape[-1:]), A.dtype), TM((0,), A.dtype.to_real()),
+            TM(batch, torch.int64), TM(batch + (min(m, n),), A.dtype.to_real()))
+
+
+# --- derivatives (real inputs; the standard matrix-calculus results) ------------------------------
+def _diag_embed(d):
+    """(..., n) -> (..., n, n) with d on the diagonal."""
+    return d.unsqueeze(-1) * torch.eye(d.shape[-1], dtype=d.dtype, device=d.device)
+
+
+def inv_backward(grad, result):
+    Ainv_t = result.mT
+    return -torch.matmul(torch.matmul(Ainv_t, grad), Ainv_t)
+
+
+def slogdet_backward(grad_logabsdet, A):
+    return grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * torch.ops.linalg_inv(A).mT
+
+
+def solve_backward_B(grad, A):
+    return torch.ops.linalg_solve(A.mT, grad)
+
+
+def solve_backward_A(grad, A, result):
+    gB = torch.ops.linalg_solve(A.mT, grad)
+    return -torch.matmul(gB, result.mT)
+
+
+def cholesky_backward(grad, L, upper):
+    """A = L L^T: gA = sym(L^{-T} Phi(L^T gL) L^{-1}), Phi taking the lower triangle with a halved diagonal."""
+    if upper:  # result is U = L^T; its gradient is the transposed one
+        L, grad = L.mT, grad.mT
+    P = torch.matmul(L.mT, grad).tril()
+    P = P - 0.5 * _diag_embed(P.diagonal(dim1=-2, dim2=-1))
+    Linv = torch.ops.linalg_inv(L)
+    S = torch.matmul(torch.matmul(Linv.mT, P), Linv)
+    return 0.5 * (S + S.mT)
+
+
+def eigh_backward(grads, L, V):
+    """gA = V (diag(gL) + skew(V^T gV) / (L_j - L_i)) V^T (PyTorch's formula for the Hermitian case)."""
+    gL, gV = grads
+    inner = None
+    if gV is not None:
+        VtgV = torch.matmul(V.mT, gV)
+        E = L.unsqueeze(-2) - L.unsqueeze(-1)
+        E = E + _diag_embed(torch.ones_like(L))  # the diagonal is replaced below; avoid 0/0
+        inner = 0.5 * (VtgV - VtgV.mT) / E
+        inner = inner - _diag_embed(inner.diagonal(dim1=-2, dim2=-1))
+    if gL is not None:
+        d = _diag_embed(gL)
+        inner = d if inner is None else inner + d
+    return torch.matmul(torch.matmul(V, inner), V.mT)
+
+
+defop("linalg_inv(Tensor A) -> Tensor", meta=_inv_meta, method=False, family=F,
+      grad={"A": "inv_backward(grad, result)"})
+defop("linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", meta=_slogdet_meta, method=False, family=F,
+      grad={"A": "slogdet_backward(grads[1], A)"})
+defop("linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor", meta=_solve_meta, method=False, family=F,
+      grad={"A": "solve_backward_A(grad, A, result)", "B": "solve_backward_B(grad, A)"})
+defop("linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor", meta=_cholesky_meta, method=False, family=F,
+      grad={"A": "cholesky_backward(grad, result, upper)"})
+defop("linalg_eigh(Tensor A, str UPLO=\"L\") -> (Tensor eigenvalues, Tensor eigenvectors)", meta=_eigh_meta,
+      method=False, family=F, grad={"A": "eigh_backward(grads, result[0], result[1])"})
+# their backward formulas are not written yet: differentiating through them raises
+defop("linalg_qr(Tensor A, str mode=\"reduced\") -> (Tensor Q, Tensor R)", meta=_qr_meta, method=False, family=F,
+      grad={"A": "not_implemented('linalg_qr')"})
+defop("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
+      meta=_svd_meta, method=False, family=F, grad={"A": "not_implemented('linalg_svd')"})
+defop("linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor "
+      "residuals, Tensor rank, Tensor singular_values)", meta=_lstsq_meta, method=False, family=F,
+      grad={"A": "not_implemented('linalg_lstsq')", "B": "not_implemented('linalg_lstsq')"})
