@@ -240,6 +240,7 @@ SAMPLES = {
         torch.ops._batch_norm(x, w, b, None, None, True, 0.1, 1e-5)[0],
         torch.ops._batch_norm(x, w, b, _x((2,)).detach(), _x((2,), lo=0.5, hi=1.5).detach(), False, 0.1, 1e-5)[0]),
         (_x((3, 2, 2)), _x((2,), seed=1), _x((2,), seed=2))),
+    "polygamma": lambda: (lambda a: (torch.polygamma(1, a), torch.polygamma(2, a)), (_x(lo=0.5, hi=2.0),)),
     # --- matrix functions: well-conditioned inputs; symmetric ones built inside for cholesky / eigh ---
     "linalg_inv": lambda: (lambda a: torch.ops.linalg_inv(a + 3 * torch.eye(3, dtype=a.dtype)), (_x((2, 3, 3)),)),
     "linalg_slogdet": lambda: (lambda a: torch.ops.linalg_slogdet(a + 3 * torch.eye(3, dtype=a.dtype))[1],

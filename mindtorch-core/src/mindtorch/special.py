@@ -8,7 +8,8 @@ import math
 import mindtorch as _t
 
 __all__ = ["erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit", "logsumexp",
-           "round", "softmax", "entr", "ndtr", "ndtri", "log_ndtr", "sinc", "xlogy", "xlog1py"]
+           "round", "softmax", "entr", "ndtr", "ndtri", "log_ndtr", "sinc", "xlogy", "xlog1py", "gammaln", "digamma",
+           "psi", "polygamma", "multigammaln"]
 
 erf, erfc, erfinv, exp2, expm1, log1p, logit, logsumexp, round = (  # noqa: A001
     _t.erf, _t.erfc, _t.erfinv, _t.exp2, _t.expm1, _t.log1p, _t.logit, _t.logsumexp, _t.round)
@@ -78,3 +79,14 @@ def xlogy(input, other):
 def xlog1py(input, other):
     """x * log1p(y), 0 where x is 0 (unless y is NaN)."""
     return _xlog(_t.log1p, input, other)
+
+
+gammaln, digamma, psi = _t.lgamma, _t.digamma, _t.digamma
+
+
+def polygamma(n, input):
+    return _t.polygamma(n, input)
+
+
+def multigammaln(input, p):
+    return _t.mvlgamma(input, p)

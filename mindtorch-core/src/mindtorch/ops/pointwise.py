@@ -50,6 +50,15 @@ def _bits(kname, allow_bool=True):
     return rule
 
 
+def _real_unary(kname):
+    """unary_float, but complex inputs are refused as PyTorch's real-only kernels refuse them."""
+    def rule(self, *rest):
+        if self.dtype.is_complex:
+            raise _not_impl(kname, self.dtype)
+        return M.unary_float(self)
+    return rule
+
+
 def _float_only(kname):
     def rule(self, *rest):
         if self.dtype._kind < 2:
@@ -538,6 +547,8 @@ _UNARY = [
     ("erf", M.unary_float, "grad * (2 / math.sqrt(math.pi)) * torch.exp(-self * self)"),
     ("erfc", M.unary_float, "-grad * (2 / math.sqrt(math.pi)) * torch.exp(-self * self)"),
     ("erfinv", M.unary_float, "grad * (math.sqrt(math.pi) / 2) * torch.exp(result * result)"),
+    ("lgamma", _real_unary("lgamma_vml_cpu"), "grad * torch.digamma(self)"),
+    ("digamma", _real_unary("digamma"), "grad * torch.polygamma(1, self)"),
     ("floor", _keep_no_bool("floor_vml_cpu"), "_zeros(grad)"),
     ("ceil", _keep_no_bool("ceil_vml_cpu"), "_zeros(grad)"),
     ("trunc", _keep_no_bool("trunc_vml_cpu"), "_zeros(grad)"),
@@ -552,6 +563,29 @@ _NOT_METHOD = {"silu", "mish"}
 for _n, _m, _g in _UNARY:
     defop(f"{_n}(Tensor self) -> Tensor", meta=_m, inplace=_n not in _NO_INPLACE, out=True, family=F,
           method=_n not in _NOT_METHOD, grad={"self": _g})
+def _polygamma_meta(n, self):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return _real_unary({0: "digamma", 1: "trigamma"}.get(n, "polygamma"))(self)
+
+
+defop("polygamma(int n, Tensor self) -> Tensor", meta=_polygamma_meta, out=True, method=False, family=F,
+      grad={"self": "grad * torch.polygamma(n + 1, self)"})
+
+
+def _mvlgamma(self, p):
+    if self.dtype.is_complex:
+        raise _not_impl("arange_cpu", self.dtype)  # PyTorch's refusal comes from the arange it builds
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    terms = torch.stack([torch.lgamma(self - j / 2) for j in range(p)]).sum(0)
+    return terms + p * (p - 1) / 4 * math.log(math.pi)
+
+
+defop("mvlgamma(Tensor self, int p) -> Tensor", composite=_mvlgamma, inplace=True, out=True, family=F,
+      inplace_composite=lambda self, p: self.copy_(_mvlgamma(self, p)))
+
+
 def _positive_meta(self):
     if self.dtype is D.bool_:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")

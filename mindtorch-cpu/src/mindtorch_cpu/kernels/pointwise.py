@@ -488,6 +488,15 @@ def _erfinv(x, dt):
     return r.astype(dt)
 
 
+def _lgamma(x, dt):
+    r = _scipy_special().gammaln(x.astype(dt, copy=False))
+    return np.where(np.isneginf(x), np.inf, r).astype(dt, copy=False)  # PyTorch: lgamma(-inf) = inf
+
+
+def _digamma(x, dt):
+    return np.asarray(_scipy_special().psi(x.astype(dt, copy=False))).astype(dt, copy=False)
+
+
 def _keep_int(fn):
     # integer floor/ceil/round are the identity (copied)
     return lambda x, dt: x.copy() if dt.kind in "biu" else fn(x, dtype=dt)
@@ -524,7 +533,7 @@ _UNARY = {
     "tanh": _uf(np.tanh), "asinh": _uf(np.arcsinh), "acosh": _uf(np.arccosh), "atanh": _uf(np.arctanh),
     "arcsin": _uf(np.arcsin), "arccos": _uf(np.arccos), "arctan": _uf(np.arctan), "arcsinh": _uf(np.arcsinh),
     "arccosh": _uf(np.arccosh), "arctanh": _uf(np.arctanh),
-    "sigmoid": _sigmoid, "erf": _erf, "erfc": _erfc, "erfinv": _erfinv,
+    "sigmoid": _sigmoid, "erf": _erf, "erfc": _erfc, "erfinv": _erfinv, "lgamma": _lgamma, "digamma": _digamma,
     "floor": _keep_int(np.floor), "ceil": _keep_int(np.ceil), "trunc": _keep_int(np.trunc),
     "fix": _keep_int(np.trunc),
     "frac": lambda x, dt: np.subtract(x, np.trunc(x, dtype=dt), dtype=dt),
@@ -550,6 +559,15 @@ def _round(x, dt, decimals=0):
 
 
 _unary("round", _round)
+
+
+@kernel("polygamma")
+def polygamma(m, n, self):
+    x = arr(self)
+    dt = TO_NP[m.dtype]
+    # computed in float64 then rounded, so large values overflow to inf as in PyTorch
+    r = _scipy_special().polygamma(n, x.astype(np.float64)) if n else _scipy_special().psi(x.astype(np.float64))
+    return wrap(np.asarray(r).astype(dt), m.dtype)
 
 
 def _logit(x, dt, eps=None):

@@ -988,6 +988,16 @@ def _einsum(m):
             S("...ij,...jk", [m.f(2, 3, 4), m.f(4, 2)])]
 
 
+@samples("mvlgamma", "mvlgamma_")
+def _mvlgamma(m):
+    return [S(m.f(3, 4, lo=1.5, hi=4.0), 2), S(m.f(5, lo=2.0, hi=3.0), 3)]
+
+
+@samples("polygamma")
+def _polygamma(m):
+    return [S(1, m.f(3, 4, lo=0.5, hi=3.0)), S(0, m.f(4, lo=0.5, hi=3.0)), S(2, m.f(2, 3, lo=0.5, hi=3.0))]
+
+
 @samples("linalg_svdvals")
 def _svdvals(m):
     return [S(m.f(3, 4)), S(m.f(2, 4, 3))]
