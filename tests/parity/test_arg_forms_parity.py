@@ -73,6 +73,8 @@ def test_axis_and_keepdims_are_accepted_like_pytorch(name):
     "x.tile(2)", "x.tile([2, 1])", "x.sum((0, 1))", "x.mean([0])", "x.amax(dim=(0, 1))", "x.std((1,), keepdim=True)",
     "x.squeeze(0)", "x.unsqueeze(-1)", "x.transpose(0, 1)", "x.narrow(1, 1, 2)", "x.chunk(2, 1)",
     "x.tensor_split(3, 1)", "x.tensor_split([1, 2], 1)", "x.roll(1, 1)", "x.roll([1, 1], [0, 1])",
+    "x.logsumexp(dim=-1)", "x.logsumexp(1, keepdim=True)", "x.view(size=(4, 3))", "x.permute(dims=(1, 0))",
+    "x.view()", "x.view(4, 3, size=(4, 3))", "L.block_diag()", "x.repeat(repeats=(1, 2))",
 ])
 def test_overload_forms(call):
     m = _outcome(lambda: eval(call, {"x": mt.tensor(X).reshape(3, 4), "L": mt}))

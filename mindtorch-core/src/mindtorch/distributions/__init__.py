@@ -1,5 +1,15 @@
-"""mindtorch.distributions: so far the constraint objects (torch.distributions.constraints), which
-programs use to validate parameters; the distribution classes are not written yet."""
+"""mindtorch.distributions: probability distributions with sample / rsample, log_prob, entropy, moments
+and KL divergences, written with mindtorch ops (autograd and every backend), as torch.distributions."""
 from . import constraints  # noqa: F401
+from .distribution import Distribution  # noqa: F401
+from .normal import Normal  # noqa: F401
+from .uniform import Uniform  # noqa: F401
+from .bernoulli import Bernoulli  # noqa: F401
+from .categorical import Categorical, OneHotCategorical  # noqa: F401
+from ._more import Exponential, Laplace, Gamma, Beta, Dirichlet, MultivariateNormal, Independent  # noqa: F401
+from .kl import kl_divergence, register_kl  # noqa: F401
+from . import kl  # noqa: F401
 
-__all__ = ["constraints"]
+__all__ = ["constraints", "Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "OneHotCategorical",
+           "Exponential", "Laplace", "Gamma", "Beta", "Dirichlet", "MultivariateNormal", "Independent",
+           "kl_divergence", "register_kl"]

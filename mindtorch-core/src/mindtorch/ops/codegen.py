@@ -79,7 +79,9 @@ def _signature_parts(op, method, with_out):
         if (i == first_positional and p.is_list and not p.optional and not p.has_default and not p.kwarg_only
                 and (p.base in ("int", "SymInt") or (p.base == "Tensor" and op.name in VARARG_TENSOR_LISTS))
                 and all(q.has_default or q.kwarg_only for q in params[i + 1:])):
-            parts.append("*" + n)
+            # positional sizes arrive in `_va_<name>`; the name itself stays a keyword (x.logsumexp(dim=-1))
+            parts += ["*_va_" + n, f"{n}=_D_{n}"]
+            defaults["_D_" + n] = _MISSING
             varargs = n
             kw_started = True
             continue
@@ -117,24 +119,38 @@ def _aliasable(params, i, name, varargs):
     return p.has_default or (not p.kwarg_only and all(q.has_default or q.kwarg_only for q in params[i + 1:]))
 
 
+def _unpack_varargs(op, names, v, fname, method):
+    """Lines turning the positional sizes tuple `v` into the parameter's value."""
+    if op.params[1 if method else 0].base == "Tensor":
+        return [f"if len({v}) == 1 and isinstance({v}[0], (list, tuple)): {v} = {v}[0]"]
+    # `x.view(2, 3)` packs ints; `x.split([1, 3], 1)` gives the list itself, then the following positionals
+    start = names.index(v) + 1
+    follow = [n for p, n in zip(op.params[start:], names[start:]) if not p.kwarg_only]
+    lines = [f"if not ({v}[0].__class__ is int or _h_is_int({v}[0])):",
+             f"    {v}, _rest = {v}[0], {v}[1:]",
+             f"    if len(_rest) > {len(follow)}: raise TypeError('{fname}() takes at most {len(follow) + 1} "
+             f"positional arguments after the sizes')"]
+    for k, n in enumerate(follow):
+        lines += [f"    if len(_rest) > {k}:",
+                  f"        if {n} is not _D_{n}: raise TypeError(\"{fname}() got multiple values for argument "
+                  f"'{n}'\")",
+                  f"        {n} = _rest[{k}]"]
+    return lines
+
+
 def _body(op, method, names, varargs, raise_errors):
     fname = op.name
     lines = []
-    if varargs and op.params[1 if method else 0].base == "Tensor":
-        lines.append(f"if len({varargs}) == 1 and isinstance({varargs}[0], (list, tuple)): {varargs} = {varargs}[0]")
-    elif varargs:
-        # `x.view(2, 3)` packs ints; `x.split([1, 3], 1)` gives the list itself, then the following positionals
-        start = names.index(varargs) + 1
-        follow = [n for p, n in zip(op.params[start:], names[start:]) if not p.kwarg_only]
-        lines.append(f"if {varargs} and not ({varargs}[0].__class__ is int or _h_is_int({varargs}[0])):")
-        lines.append(f"    {varargs}, _rest = {varargs}[0], {varargs}[1:]")
-        lines.append(f"    if len(_rest) > {len(follow)}: raise TypeError('{fname}() takes at most {len(follow) + 1} "
-                     f"positional arguments after the sizes')")
-        for k, n in enumerate(follow):
-            lines.append(f"    if len(_rest) > {k}:")
-            lines.append(f"        if {n} is not _D_{n}: raise TypeError(\"{fname}() got multiple values for argument "
-                         f"'{n}'\")")
-            lines.append(f"        {n} = _rest[{k}]")
+    if varargs:
+        v = varargs
+        lines.append(f"if _va_{v}:")
+        lines.append(f"    if {v} is not _D_{v}: raise TypeError(\"{fname}() got multiple values for argument '{v}'\")")
+        lines.append(f"    {v} = _va_{v}")
+        lines += ["    " + ln for ln in _unpack_varargs(op, names, v, fname, method)]
+        if op.params[1 if method else 0].base == "Tensor":  # meshgrid() / block_diag(): no tensors at all
+            lines.append(f"elif {v} is _D_{v}: {v} = ()")
+        else:
+            lines.append(f"elif {v} is _D_{v}: raise TypeError(\"{fname}() missing required argument '{v}'\")")
     aliased = [(p, n) for i, (p, n) in enumerate(zip(op.params, names)) if _aliasable(op.params, i, n, varargs)]
     if aliased:
         lines.append("if _aliases:")

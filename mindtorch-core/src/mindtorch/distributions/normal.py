@@ -1,0 +1,69 @@
+import math
+
+import mindtorch
+
+from . import constraints
+from .distribution import LOG_SQRT_2PI, Distribution, broadcast_all
+
+__all__ = ["Normal"]
+
+
+class Normal(Distribution):
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(self.loc.shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = type(self).__new__(type(self))
+        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def stddev(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        return self.scale.pow(2)
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        eps = mindtorch.randn(tuple(shape), dtype=self.loc.dtype, device=self.loc.device)
+        return self.loc + eps * self.scale
+
+    def sample(self, sample_shape=()):
+        with mindtorch.no_grad():
+            return mindtorch.normal(self.loc.expand(self._extended_shape(sample_shape)),
+                                    self.scale.expand(self._extended_shape(sample_shape)))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        var = self.scale ** 2
+        log_scale = math.log(self.scale) if isinstance(self.scale, float) else self.scale.log()
+        return -((value - self.loc) ** 2) / (2 * var) - log_scale - LOG_SQRT_2PI
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + mindtorch.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+
+    def icdf(self, value):
+        return self.loc + self.scale * mindtorch.erfinv(2 * value - 1) * math.sqrt(2)
+
+    def entropy(self):
+        return 0.5 + 0.5 * math.log(2 * math.pi) + mindtorch.log(self.scale)
