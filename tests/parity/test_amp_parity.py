@@ -95,9 +95,3 @@ def test_disabled_autocast_runs_the_code_unchanged(args):
         with ctx:
             y = x @ x
         assert str(y.dtype).endswith("float32") and not lib.is_autocast_enabled()
-
-
-def test_enabled_cpu_autocast_says_not_implemented():
-    with pytest.raises(NotImplementedError, match="autocast"):
-        with mindtorch.autocast("cpu", dtype=mindtorch.bfloat16):
-            pass

@@ -1,14 +1,59 @@
-"""autocast: only its disabled form runs (see mindtorch.amp)."""
+"""autocast: mixed precision by op, with PyTorch's CPU policies.
+
+Inside `autocast(device_type, dtype)` ops on that device's tensors cast their floating inputs first:
+- lower precision (matmul, linear, convolutions, attention, ...): float32 / float16 / bfloat16 inputs go
+  to the autocast dtype (float64 is left alone, as PyTorch does);
+- float32 (losses, cdist, prod, quantile, cholesky, ...): half-precision inputs go to float32;
+- promote (cat, stack): every floating input goes to the widest floating dtype among them.
+Other ops run in whatever dtype their inputs have. The casts are ordinary differentiable ops, so
+gradients reach float32 parameters in float32. CUDA is not available here: autocast("cuda") warns and
+disables itself, as PyTorch does on a machine without CUDA.
+"""
 import functools
 import warnings
 
 import mindtorch
 
+from .. import _amp_state as _state
+
+__all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype",
+           "set_autocast_enabled", "set_autocast_dtype"]
+
 _DEFAULT_DTYPES = {"cpu": "bfloat16", "cuda": "float16", "npu": "float16"}
+_ALLOWED = {"cpu": ("bfloat16", "float16"), "npu": ("float16", "bfloat16"), "cuda": ("float16", "bfloat16")}
+
+LOWER, FP32, PROMOTE = _state.LOWER, _state.FP32, _state.PROMOTE
+
+# device type -> autocast dtype, for the devices where autocast is on (read by dispatch on every op)
+ACTIVE = _state.ACTIVE
+_dtypes = {}
 
 
 def is_autocast_available(device_type):
-    return False
+    return device_type in ("cpu", "npu")
+
+
+def is_autocast_enabled(device_type=None):
+    return (device_type or "cuda") in ACTIVE
+
+
+def get_autocast_dtype(device_type):
+    return _dtypes.get(device_type) or getattr(mindtorch, _DEFAULT_DTYPES.get(device_type, "float16"))
+
+
+def set_autocast_enabled(device_type, enabled=None):
+    if enabled is None:  # the old one-argument form: the cuda switch
+        device_type, enabled = "cuda", device_type
+    if enabled:
+        ACTIVE[device_type] = get_autocast_dtype(device_type)
+    else:
+        ACTIVE.pop(device_type, None)
+
+
+def set_autocast_dtype(device_type, dtype):
+    _dtypes[device_type] = dtype
+    if device_type in ACTIVE:
+        ACTIVE[device_type] = dtype
 
 
 class autocast:
@@ -16,21 +61,40 @@ class autocast:
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
         self.device = device_type
-        self.fast_dtype = dtype if dtype is not None else getattr(mindtorch, _DEFAULT_DTYPES.get(device_type,
-                                                                                               "float16"))
+        self.fast_dtype = dtype if dtype is not None else get_autocast_dtype(device_type)
         if enabled and device_type == "cuda" and not mindtorch.cuda.is_available():
             warnings.warn("User provided device_type of 'cuda', but CUDA is not available. Disabling",
+                          UserWarning, stacklevel=2)
+            enabled = False
+        if enabled and device_type not in _ALLOWED:
+            raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
+        if enabled and str(self.fast_dtype).split(".")[-1] not in _ALLOWED[device_type]:
+            kinds = ", ".join(f"torch.{d}" for d in _ALLOWED[device_type])
+            warnings.warn(f"In {device_type.upper()} autocast, but the target dtype is not supported. Disabling "
+                          f"autocast.\n{device_type.upper()} Autocast only supports dtypes of {kinds} currently.",
                           UserWarning, stacklevel=2)
             enabled = False
         self._enabled = enabled
 
     def __enter__(self):
+        self._prev = (self.device in ACTIVE, ACTIVE.get(self.device), _dtypes.get(self.device))
         if self._enabled:
-            raise NotImplementedError(f"mindtorch.autocast(device_type={self.device!r}, enabled=True): mixed-"
-                                      "precision autocasting is not implemented yet; run with enabled=False")
+            ACTIVE[self.device] = self.fast_dtype
+        else:
+            ACTIVE.pop(self.device, None)
+        _dtypes[self.device] = self.fast_dtype
         return self
 
     def __exit__(self, *exc):
+        was_on, dtype, chosen = self._prev
+        if was_on:
+            ACTIVE[self.device] = dtype
+        else:
+            ACTIVE.pop(self.device, None)
+        if chosen is None:
+            _dtypes.pop(self.device, None)
+        else:
+            _dtypes[self.device] = chosen
         return False
 
     def __call__(self, func):
@@ -41,9 +105,92 @@ class autocast:
         return wrapper
 
 
-def is_autocast_enabled(device_type=None):
-    return False
+# --- casting (dispatch calls cast_args for table ops; nn.functional wraps its non-op functions) --------
+_LOW = ("float16", "bfloat16")
 
 
-def get_autocast_dtype(device_type):
-    return getattr(mindtorch, _DEFAULT_DTYPES.get(device_type, "float16"))
+def _cast(x, dtype):
+    if isinstance(x, mindtorch.Tensor):
+        return x.to(dtype) if x.dtype.is_floating_point and x.dtype is not dtype else x
+    if isinstance(x, (list, tuple)):
+        return type(x)(_cast(v, dtype) for v in x)
+    return x
+
+
+def _device_of(args):
+    for a in args:
+        if isinstance(a, mindtorch.Tensor):
+            return a.device.type
+        if isinstance(a, (list, tuple)):
+            d = _device_of(a)
+            if d is not None:
+                return d
+    return None
+
+
+def _tensors(args):
+    for a in args:
+        if isinstance(a, mindtorch.Tensor):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            yield from _tensors(a)
+
+
+def cast_args(name, args):
+    """`args` as the autocast policy of `name` wants them (unchanged when no policy applies)."""
+    dev = _device_of(args)
+    target = ACTIVE.get(dev)
+    if target is None:
+        return args
+    if name in LOWER:
+        return tuple(_lower(a, target) for a in args)
+    if name in FP32:
+        return tuple(_up(a) for a in args)
+    if name in PROMOTE:
+        widest = _prioritize(target, [t.dtype for t in _tensors(args) if t.dtype.is_floating_point])
+        return tuple(_cast(a, widest) for a in args)
+    return args
+
+
+def _prioritize(target, dtypes):
+    """The dtype a promote op computes in: PyTorch's rule, taken in argument order (a half type other than
+    the autocast dtype met before any float32 is an error there, so it is here)."""
+    current = target
+    for d in dtypes:
+        if current.name == "float64":
+            break
+        if current.name == "float32":
+            current = d if d.name == "float64" else current
+        elif d.name in ("float32", "float64"):
+            current = d
+        elif d is not target:
+            raise RuntimeError("Unexpected floating ScalarType in at::autocast::prioritize")
+    return current
+
+
+def _lower(a, target):
+    if isinstance(a, mindtorch.Tensor):
+        return a.to(target) if a.dtype.is_floating_point and a.dtype.name != "float64" and a.dtype is not target \
+            else a
+    if isinstance(a, (list, tuple)):
+        return type(a)(_lower(v, target) for v in a)
+    return a
+
+
+def _up(a):
+    if isinstance(a, mindtorch.Tensor):
+        return a.float() if a.dtype.name in _LOW else a
+    if isinstance(a, (list, tuple)):
+        return type(a)(_up(v) for v in a)
+    return a
+
+
+def with_policy(name, fn):
+    """Wrap a Python-level function (an nn.functional loss, conv1d, ...) with the policy of `name`."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if ACTIVE:
+            args = cast_args(name, args)
+            kwargs = {k: v for k, v in zip(kwargs, cast_args(name, tuple(kwargs.values())))}
+        return fn(*args, **kwargs)
+    return wrapper

@@ -709,3 +709,19 @@ for _name, _fn in list(globals().items()):
             and type(_fn).__name__ == "function":
         globals()[_name] = _require_tensors(_fn)
 del _name, _fn
+
+
+def _autocast_wrappers():
+    """nn.functional functions that are not table ops get their autocast policy here (ops get it in dispatch)."""
+    from ..amp.autocast_mode import FP32, LOWER, with_policy
+    g = globals()
+    for name in sorted((FP32 | LOWER) & set(g)):
+        fn = g[name]
+        if callable(fn) and not getattr(fn, "_autocast_wrapped", False) and getattr(fn, "__module__", "").startswith(
+                "mindtorch.nn"):
+            wrapped = with_policy(name, fn)
+            wrapped._autocast_wrapped = True
+            g[name] = wrapped
+
+
+_autocast_wrappers()

@@ -181,7 +181,9 @@ def _compile(src, env, name):
 
 def _base_env():
     env = {"_h_" + k: getattr(A, k) for k in dir(A) if not k.startswith("__")}
-    env.update(Tensor=Tensor, _call=dispatch.call, _call_out=dispatch.call_out, arg_error=A.arg_error)
+    from .._amp_state import ACTIVE
+    env.update(Tensor=Tensor, _call=dispatch.call, _call_out=dispatch.call_out, arg_error=A.arg_error,
+               _amp_active=ACTIVE)  # the dict itself: non-empty while autocast is on
     return env
 
 
@@ -209,7 +211,10 @@ def _fast_path(op, names):
         conds.append("(" + " or ".join(alts) + ")")
         grads.append(f"({n}.__class__ is Tensor and {n}._requires_grad)")
     args = ", ".join(names)
-    lines = [f"if {first}.__class__ is Tensor:",
+    from .._amp_state import POLICY_OPS
+    # an op with an autocast policy takes the fast path only while autocast is off
+    guard = " and not _amp_active" if op.name in POLICY_OPS else ""
+    lines = [f"if {first}.__class__ is Tensor{guard}:",
              f"    _dev = {first}.device"]
     body_indent = "    "
     if conds:
