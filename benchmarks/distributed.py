@@ -38,9 +38,9 @@ def _allreduce(args, comm, dist, mt, device="cpu"):
         count = mb * 1024 * 1024 // 4
         raw = np.ones(count, np.float32)
         t = mt.ones(count, device=device)
-        # many alternating samples of one call each (and the closing barrier, the same in both columns):
-        # on a shared machine the minimum is the least disturbed estimate of the call's own cost
-        iters = 1
+        # many alternating samples (the closing barrier is the same in both columns); a sample of small
+        # sizes holds several calls, so the barrier's own jitter does not swamp a ~100 us call
+        iters = max(1, 16 // mb)
         best_mpi = best_mt = float("inf")
         for _ in range(args.repeat * (2 if args.quick else 8)):
             best_mpi = min(best_mpi, _timed(lambda: comm.Allreduce(MPI.IN_PLACE, raw, MPI.SUM), iters, comm))
@@ -67,7 +67,8 @@ def _allreduce(args, comm, dist, mt, device="cpu"):
         print(f"all_reduce float32, {n} processes (bus bandwidth GB/s; target: overhead <= 10%)")
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(f"  load average {load:.1f} on {os.cpu_count()} cores: above the core count, figures are noisy")
-        print(f"  each figure: the best of {args.repeat * (2 if args.quick else 8)} alternating single-call samples")
+        print(f"  each figure: the best of {args.repeat * (2 if args.quick else 8)} alternating samples (16 calls each "
+              f"at 1 MB, 4 at 4 MB, 1 from 16 MB)")
         print(f"{'size':>8} {'mpi4py':>10} {'mindtorch':>10} {'overhead':>9}")
         for mb, a, b, o in rows:
             print(f"{mb:>6}MB {a:>10.2f} {b:>10.2f} {o:>+8.1%}  {'ok' if o <= 0.10 else 'over target'}")
