@@ -7,6 +7,7 @@
  * communicator is then aborted for every rank. Send/Recv use a mailbox per (source, destination) pair. */
 #define _GNU_SOURCE
 #include "aclsim.h"
+#include "half.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -158,48 +159,6 @@ static int barrier(comm *c, char *msg, size_t len) {
 }
 
 /* ---------------------------------------------------------------- reduction */
-static float h2f(uint16_t h) {
-    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
-    if (exp == 0x1f) bits = sign | 0x7f800000u | (man << 13);
-    else if (exp) bits = sign | ((exp + 112) << 23) | (man << 13);
-    else if (!man) bits = sign;
-    else {
-        int e = -1;
-        do { man <<= 1; e++; } while (!(man & 0x400));
-        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ff) << 13);
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-static uint16_t f2h(float f) {
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
-    uint32_t ax = x & 0x7fffffffu;
-    if (ax > 0x7f800000u) return sign | 0x7e00;
-    if (ax >= 0x477ff000u) return sign | 0x7c00;
-    if (ax < 0x38800000u) {
-        float a;
-        memcpy(&a, &ax, 4);
-        return sign | (uint16_t)nearbyintf(a * 16777216.0f);
-    }
-    uint32_t r = ax + 0x0fffu + ((ax >> 13) & 1u);
-    return sign | (uint16_t)((r - 0x38000000u) >> 13);
-}
-static float b2f(uint16_t b) {
-    uint32_t bits = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-static uint16_t f2b(float f) {
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40);
-    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
-
 #define RED(a, b) (op == HCCL_REDUCE_SUM ? (a) + (b) : op == HCCL_REDUCE_PROD ? (a) * (b) : \
                    op == HCCL_REDUCE_MAX ? ((a) > (b) || (a) != (a) ? (a) : (b)) : ((a) < (b) || (a) != (a) ? (a) : (b)))
 #define LOOP(T) do { T *d = (T *)dst; const T *x = (const T *)src; \

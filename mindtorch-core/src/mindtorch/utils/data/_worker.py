@@ -96,7 +96,7 @@ def to_shared(obj):
         return SharedTensor(path, tuple(arr.shape), str(obj.dtype))
     if isinstance(obj, mindtorch.Tensor):
         return obj
-    return _map(obj, to_shared)
+    return map_children(obj, to_shared)
 
 
 def from_shared(obj):
@@ -113,7 +113,7 @@ def from_shared(obj):
         return mindtorch.from_numpy(np.frombuffer(mm, dtype=_NP_OF[obj.dtype]).reshape(obj.shape))
     if isinstance(obj, mindtorch.Tensor):
         return obj
-    return _map(obj, from_shared)
+    return map_children(obj, from_shared)
 
 
 def discard(obj):
@@ -124,10 +124,11 @@ def discard(obj):
         except OSError:
             pass
     elif isinstance(obj, (list, tuple, dict)):
-        _map(obj, discard)
+        map_children(obj, discard)
 
 
-def _map(obj, fn):
+def map_children(obj, fn):
+    """`obj` with fn applied to each child of a dict / namedtuple / list / tuple (other objects as they are)."""
     if isinstance(obj, dict):
         mapped = {k: fn(v) for k, v in obj.items()}
         try:

@@ -210,15 +210,10 @@ class DataLoader:
 
 
 def _map_tensors(obj, fn):
+    """fn applied to every tensor of a batch, its containers kept."""
     if isinstance(obj, mindtorch.Tensor):
         return fn(obj)
-    if isinstance(obj, dict):
-        return type(obj)({k: _map_tensors(v, fn) for k, v in obj.items()})
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return type(obj)(*(_map_tensors(v, fn) for v in obj))
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_map_tensors(v, fn) for v in obj)
-    return obj
+    return _worker.map_children(obj, lambda v: _map_tensors(v, fn))
 
 
 class _MapFetcher:
