@@ -14,7 +14,9 @@ def test_public_names_present():
     wanted = {n for n in dir(torch.cpu) if not n.startswith("_") and callable(getattr(torch.cpu, n))}
     wanted -= {"AbstractContextManager", "Any", "Mapping", "MappingProxyType", "lru_cache"}  # typing/stdlib
     assert wanted <= set(dir(mt.cpu)), wanted - set(dir(mt.cpu))
-    assert mt.get_device_module("cpu") is mt.cpu and mt.get_device_module() is mt.cpu
+    assert mt.get_device_module("cpu") is mt.cpu
+    acc = mt.accelerator.current_accelerator()  # the current accelerator's module, else the cpu's
+    assert mt.get_device_module() is (mt.cpu if acc is None else getattr(mt, acc.type))
 
 
 def test_answers_match():

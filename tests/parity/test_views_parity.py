@@ -125,3 +125,19 @@ def test_detach_shares_and_drops_grad():
     assert not d.requires_grad and d.untyped_storage() is x.untyped_storage()
     d.fill_(2)
     assert x.detach().numpy().tolist() == [2.0, 2.0, 2.0]
+
+
+def test_storage_apis_report_like_pytorch():
+    import warnings
+    for lib in (mt, torch):
+        a = lib.arange(6.0).reshape(2, 3)
+        v = a[1]
+        s = v.untyped_storage()
+        assert (s.nbytes(), s.size(), len(s), s.element_size(), s.data_ptr() == a.data_ptr()) == (24, 24, 24, 1, True)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            ts = v.storage()
+        assert any("TypedStorage is deprecated" in str(w.message) for w in rec)
+        assert (ts.size(), len(ts), ts.element_size(), ts.nbytes(), ts.tolist(), ts[4]) == \
+            (6, 6, 4, 24, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 4.0)
+        assert ts.data_ptr() == a.data_ptr() and not v.is_shared()

@@ -6,12 +6,21 @@ of a storage; several tensors may share one.
 """
 
 
+class _ByteCount(int):
+    """An int that can also be called: backends read `storage.nbytes` as a number, while PyTorch's
+    UntypedStorage API spells it `storage.nbytes()`."""
+    __slots__ = ()
+
+    def __call__(self):
+        return int(self)
+
+
 class Storage:
     __slots__ = ("device", "nbytes", "data", "_allocator", "__weakref__")
 
     def __init__(self, device, nbytes, data, allocator):
         self.device = device
-        self.nbytes = nbytes
+        self.nbytes = _ByteCount(nbytes)
         self.data = data
         self._allocator = allocator
 
@@ -21,10 +30,22 @@ class Storage:
             allocator.free(self)
 
     def size(self):
-        return self.nbytes
+        return int(self.nbytes)
+
+    def __len__(self):
+        return int(self.nbytes)
+
+    def element_size(self):
+        return 1
 
     def data_ptr(self):
         return self._allocator.data_ptr(self) if self._allocator is not None else 0
+
+    def is_shared(self):
+        return False  # mindtorch does not move storages into shared memory (share_memory_ is not offered)
+
+    def is_pinned(self, device="cuda"):
+        return False
 
     def __repr__(self):
         return f"Storage(device={self.device}, nbytes={self.nbytes})"
@@ -37,3 +58,51 @@ class VersionCounter:
 
     def __init__(self, value=0):
         self.value = value
+
+
+class TypedStorage:
+    """Tensor.storage(): the tensor's storage seen as elements of its dtype (PyTorch's deprecated
+    TypedStorage view over the UntypedStorage)."""
+
+    def __init__(self, untyped, dtype):
+        self._untyped, self.dtype = untyped, dtype
+
+    @property
+    def device(self):
+        return self._untyped.device
+
+    def untyped(self):
+        return self._untyped
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    def size(self):
+        return int(self._untyped.nbytes) // self.dtype.itemsize
+
+    def __len__(self):
+        return self.size()
+
+    def nbytes(self):
+        return int(self._untyped.nbytes)
+
+    def data_ptr(self):
+        return self._untyped.data_ptr()
+
+    def is_shared(self):
+        return False
+
+    def tolist(self):
+        return _elements(self)
+
+    def __getitem__(self, i):
+        return _elements(self)[i]
+
+    def __repr__(self):
+        return f"{_elements(self)}\n[{type(self).__name__}(dtype={self.dtype}, device={self.device}) of size {self.size()}]"
+
+
+def _elements(ts):
+    """The storage's elements as Python numbers (through a flat tensor over the whole storage)."""
+    from ._tensor import make_tensor
+    return make_tensor(ts._untyped, (ts.size(),), (1,), 0, ts.dtype, ts.device).tolist()

@@ -114,6 +114,19 @@ class Tensor:
     def untyped_storage(self):
         return self._storage
 
+    def storage(self):
+        """The storage as elements of this tensor's dtype (PyTorch's TypedStorage, deprecated there too)."""
+        import warnings
+        from ._storage import TypedStorage
+        warnings.warn("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
+                      "only storage class. This should only matter to you if you are using storages directly.  To "
+                      "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",
+                      UserWarning, stacklevel=2)
+        return TypedStorage(self._storage, self.dtype)
+
+    def is_shared(self):
+        return self._storage.is_shared()
+
     def data_ptr(self):
         return self._storage.data_ptr() + self._offset * self.dtype.itemsize
 
