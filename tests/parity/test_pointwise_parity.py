@@ -465,3 +465,13 @@ def test_complex_inputs(name):
     two = {"lt": lambda M, x: M.lt(x, x), "eq": lambda M, x: M.eq(x, x), "clamp": lambda M, x: M.clamp(x, 0)}
     f = two.get(name, lambda M, x: getattr(M, name)(x))
     same_error(lambda: f(mindtorch, m), lambda: f(torch, t))
+
+
+def test_conj_and_conj_physical_like_pytorch():
+    mt = mindtorch
+    z = np.array([1 + 2j, -3 - 0.5j], np.complex64)
+    for name in ("conj", "conj_physical"):
+        m, t = getattr(mt, name)(mt.tensor(z)), getattr(torch, name)(torch.tensor(z))
+        np.testing.assert_array_equal(m.numpy(), t.resolve_conj().numpy())
+        assert getattr(mt, name)(mt.tensor([1.5])).tolist() == [1.5]
+    np.testing.assert_array_equal(mt.tensor(z).conj().numpy(), np.conj(z))

@@ -50,6 +50,10 @@ def _bits(kname, allow_bool=True):
     return rule
 
 
+def _keep_meta(self):
+    return TensorMeta(self._shape, self.dtype)
+
+
 def _real_unary(kname):
     """unary_float, but complex inputs are refused as PyTorch's real-only kernels refuse them."""
     def rule(self, *rest):
@@ -509,6 +513,7 @@ _LN10 = math.log(10.0)
 _UNARY = [
     # name, meta, derivative of self (None: not differentiable)
     ("neg", _neg_meta, "-grad"),
+    ("conj_physical", _keep_meta, "grad.conj_physical()"),
     ("negative", _neg_meta, "-grad"),
     ("abs", _abs_meta, "grad * torch.sgn(self)"),
     ("absolute", _abs_meta, "grad * torch.sgn(self)"),

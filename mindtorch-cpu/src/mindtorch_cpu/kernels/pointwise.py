@@ -522,7 +522,7 @@ def _sigmoid(x, dt):
 
 
 _UNARY = {
-    "neg": _uf(np.negative), "negative": _uf(np.negative), "abs": _uf(np.abs), "absolute": _uf(np.abs),
+    "neg": _uf(np.negative), "negative": _uf(np.negative), "conj_physical": lambda x, dt: np.conj(x).astype(dt, copy=False), "abs": _uf(np.abs), "absolute": _uf(np.abs),
     "sign": _sign, "sgn": _sgn,
     "exp": _uf(np.exp), "exp2": _uf(np.exp2), "expm1": _uf(np.expm1), "log": _uf(np.log), "log2": _uf(np.log2),
     "log10": _uf(np.log10), "log1p": _uf(np.log1p), "sqrt": _uf(np.sqrt),
