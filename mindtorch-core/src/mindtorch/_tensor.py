@@ -94,6 +94,25 @@ class Tensor:
     def is_complex(self):
         return self.dtype.is_complex
 
+    # the parts of a complex tensor are views of its storage: writing to them writes the tensor
+    @property
+    def real(self):
+        from .ops.complex import _real
+        return _real(self)
+
+    @real.setter
+    def real(self, value):
+        self.real.copy_(value)
+
+    @property
+    def imag(self):
+        from .ops.complex import _imag
+        return _imag(self)
+
+    @imag.setter
+    def imag(self, value):
+        self.imag.copy_(value)
+
     @property
     def is_meta(self):
         return self.device.type == "meta"
@@ -126,6 +145,14 @@ class Tensor:
 
     def is_shared(self):
         return self._storage.is_shared()
+
+    def share_memory_(self):
+        """Move this tensor's storage into shared memory (no-op if already there, or on a device whose
+        memory is its own): processes forked afterwards, and those it is sent to through
+        mindtorch.multiprocessing, see the same memory."""
+        from ._storage import share_storages
+        share_storages([self._storage])
+        return self
 
     def data_ptr(self):
         return self._storage.data_ptr() + self._offset * self.dtype.itemsize
@@ -432,10 +459,7 @@ class Tensor:
 
     def type(self, dtype=None, non_blocking=False):
         if dtype is None:
-            return "torch." + {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-                               "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-                               "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
-                               "bool": "BoolTensor"}.get(self.dtype.name, self.dtype.name)
+            return D.tensor_type_name(self.dtype)
         return self.to(dtype)
 
     def float(self):

@@ -245,7 +245,7 @@ _OVERLAP_OK = ("fill_", "zero_", "masked_fill_", "index_fill_")
 def _check_overlap(op, self, args):
     """PyTorch's memory-overlap checks for writes: no element of self may alias another
     (expanded dims), and a dense input may not partially overlap a dense self."""
-    if op.name in _OVERLAP_OK:
+    if op.name in _OVERLAP_OK or 0 in self._shape:
         return
     for size, st in zip(self._shape, self._stride):
         if st == 0 and size > 1:
@@ -294,10 +294,7 @@ def _check_inplace_meta(op, self, meta):
                            f"{_tname(self.dtype)}")
 
 
-def _tname(d):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[d.name]
+from ._dtype import _cname as _tname  # noqa: E402  (PyTorch's scalar-type names)
 
 
 def _inplace_fallback(op, args):
@@ -355,9 +352,10 @@ def call_out(op, out, args):
     return out.copy_(result)
 
 
-def make_view(base, shape, stride, offset):
-    """A tensor sharing `base`'s storage and version counter."""
-    v = make_tensor(base._storage, tuple(shape), tuple(stride), offset, base.dtype, base.device)
+def make_view(base, shape, stride, offset, dtype=None):
+    """A tensor sharing `base`'s storage and version counter (`dtype`: a view reading the bytes as another
+    dtype, as view_as_real does; shape, stride and offset are then in that dtype's elements)."""
+    v = make_tensor(base._storage, tuple(shape), tuple(stride), offset, dtype or base.dtype, base.device)
     if base._version is None:
         base._version = VersionCounter()
     v._version = base._version

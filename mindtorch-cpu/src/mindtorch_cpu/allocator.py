@@ -5,7 +5,10 @@ storage dies and handed out again for the same size: a fresh 4 MB block costs ~5
 12-20% of a 1024x1024 float32 add (benchmarks/run.py). A freed block is only reused once nothing
 references it any more (a NumPy view handed to the user keeps it out of the pool).
 """
+import mmap
+import os
 import sys
+import uuid
 
 import numpy as np
 
@@ -23,6 +26,7 @@ class CPUAllocator:
         self._cached = []         # freed pool blocks, oldest first (references held here)
         self._cached_bytes = 0
         self._ours = set()        # ids of the blocks this pool made (alive while referenced here or by arrays)
+        self._shm = {}            # id(shared array) -> (/dev/shm path or None if mapped from another process, mmap)
 
     def allocate(self, nbytes, device):
         try:
@@ -56,9 +60,58 @@ class CPUAllocator:
         self._ours.add(id(buf))
         return buf.view(dtype).reshape(shape)
 
+    # -- shared memory (Tensor.share_memory_, mindtorch.multiprocessing) ------------------------------
+    # A shared block is a file in /dev/shm mapped MAP_SHARED: forked children inherit the mapping, other
+    # processes map the file by name. The creating process removes the file when the storage dies;
+    # mappings made before that stay valid.
+    def share(self, storage):
+        n = int(storage.nbytes)
+        path = os.path.join("/dev/shm", f"mindtorch_{os.getpid()}_{uuid.uuid4().hex}")
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+        try:
+            os.ftruncate(fd, max(n, 1))
+            mm = mmap.mmap(fd, max(n, 1))
+        finally:
+            os.close(fd)
+        block = np.frombuffer(mm, np.uint8, count=n)
+        if n:
+            block[...] = np.frombuffer(memoryview(storage.data).cast("B"), np.uint8, count=n) \
+                if storage.data.flags.c_contiguous else np.ascontiguousarray(storage.data).view(np.uint8).reshape(-1)
+        self._shm[id(block)] = (path, mm)
+        storage.data = block
+
+    def is_shared(self, storage):
+        return id(storage.data) in self._shm
+
+    def shared_handle(self, storage):
+        """What another process needs to map this storage's shared block."""
+        path = self._shm[id(storage.data)][0]
+        return path, int(storage.nbytes)
+
+    def from_shared_handle(self, handle, device):
+        path, n = handle
+        fd = os.open(path, os.O_RDWR)
+        try:
+            mm = mmap.mmap(fd, max(n, 1))
+        finally:
+            os.close(fd)
+        self.in_use += n
+        block = np.frombuffer(mm, np.uint8, count=n)
+        self._shm[id(block)] = (path, mm)
+        return Storage(device, n, block, self)
+
     def free(self, storage):
         self.in_use -= storage.nbytes
         data = storage.data
+        shared = self._shm.pop(id(data), None)
+        if shared is not None:
+            path = shared[0]
+            if path.startswith(f"/dev/shm/mindtorch_{os.getpid()}_"):  # made here: the file goes with it
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
+            return
         if data is None or storage.nbytes < POOL_MIN:
             return
         buf = data.base if isinstance(data, np.ndarray) else None

@@ -18,9 +18,9 @@ TO_NP = {D.bool_: np.dtype(np.bool_), D.uint8: np.dtype(np.uint8), D.int8: np.dt
          D.int16: np.dtype(np.int16), D.int32: np.dtype(np.int32), D.int64: np.dtype(np.int64),
          D.float16: np.dtype(np.float16), D.bfloat16: _BF16, D.float32: np.dtype(np.float32),
          D.float64: np.dtype(np.float64), D.complex64: np.dtype(np.complex64),
-         D.complex128: np.dtype(np.complex128)}
+         D.complex128: np.dtype(np.complex128), D.uint16: np.dtype(np.uint16), D.uint32: np.dtype(np.uint32),
+         D.uint64: np.dtype(np.uint64)}
 FROM_NP = {v: k for k, v in TO_NP.items() if v is not None}
-FROM_NP[np.dtype(np.uint16)] = D.bfloat16  # host interchange form of bfloat16 bits
 
 
 def allocator():

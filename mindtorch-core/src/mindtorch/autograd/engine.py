@@ -26,6 +26,9 @@ def _reduce_to_input(g, shape, dtype, node):
                                f"[{', '.join(map(str, shape))}]")
         g = sum_to(g, shape)
     if g.dtype is not dtype:
+        if g.dtype.is_complex and not dtype.is_complex:  # a real input's gradient is the real part
+            from ..ops.complex import _real
+            g = _real(g)
         g = g.to(dtype)
     return g
 

@@ -242,13 +242,9 @@ def save_output(t, output_nr, requires_grad):
     return s
 
 
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "bfloat16": "BFloat16Tensor", "complex64": "ComplexFloatTensor",
-               "complex128": "ComplexDoubleTensor"}
-
-
 def _type_str(dtype):
-    return "torch." + _TYPE_NAMES.get(dtype.name, dtype.name)
+    from .._dtype import tensor_type_name
+    return tensor_type_name(dtype)
 
 
 class AccumulateGrad(Node):

@@ -10,20 +10,29 @@ from .graph import Node, gradient_edge
 
 
 class _Geometry:
-    __slots__ = ("shape", "stride", "offset")
+    """Where a view sits in its base, in the view's own elements (a real view of a complex base counts
+    two per base element)."""
+    __slots__ = ("shape", "stride", "offset", "dtype")
 
     def __init__(self, t, base):
         self.shape = t._shape
         self.stride = t._stride
-        self.offset = t._offset - base._offset
+        self.dtype = t.dtype if t.dtype is not base.dtype else None
+        self.offset = t._offset - base._offset * base.dtype.itemsize // t.dtype.itemsize
+
+    def region(self, flat):
+        """This view's elements within `flat`, a dense buffer laid out like the base from offset 0."""
+        space = flat if self.dtype is None else flat.view(self.dtype)
+        return space.as_strided(self.shape, stride=self.stride, storage_offset=self.offset)
 
 
-def _zeros_like_layout(base_shape, base_stride, grad):
-    """Zeros with the base's layout (offset 0), so view geometry relative to the base applies."""
+def _zeros_like_layout(base_shape, base_stride, dtype, device):
+    """Zeros with the base's layout (offset 0), so view geometry relative to the base applies; also the flat
+    buffer under them."""
     import mindtorch
     extent = 1 + sum((s - 1) * st for s, st in zip(base_shape, base_stride)) if all(base_shape) else 0
-    flat = mindtorch.zeros(extent, dtype=grad.dtype, device=grad.device)
-    return flat.as_strided(base_shape, stride=base_stride, storage_offset=0)
+    flat = mindtorch.zeros(extent, dtype=dtype, device=device)
+    return flat.as_strided(base_shape, stride=base_stride, storage_offset=0), flat
 
 
 class CopySlices(Node):
@@ -50,9 +59,9 @@ class CopySlices(Node):
     def apply(self, grads, create_graph):
         grad = grads[0]
         g = self.geometry
-        result = _zeros_like_layout(self.base_shape, self.base_stride, grad)
+        result, flat = _zeros_like_layout(self.base_shape, self.base_stride, grad.dtype, grad.device)
         result.copy_(grad)
-        region = result.as_strided(g.shape, stride=g.stride, storage_offset=g.offset)
+        region = g.region(flat)
         fn_grads = self.fn.apply([region.clone()], create_graph)
         out = {}
         self_grad = fn_grads[0]
@@ -92,9 +101,8 @@ class AsStridedBackward(Node):
     def apply(self, grads, create_graph):
         grad = grads[0]
         g = self.geometry
-        result = _zeros_like_layout(self.base_shape, self.base_stride, grad)
-        region = result.as_strided(g.shape, stride=g.stride, storage_offset=g.offset)
-        region.copy_(grad)
+        result, flat = _zeros_like_layout(self.base_shape, self.base_stride, self.inputs[0][5], grad.device)
+        g.region(flat).copy_(grad)
         return {(0, None): result}
 
 

@@ -272,6 +272,9 @@ defop("bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool r
 
 
 def _isin(elements, test_elements, assume_unique=False, invert=False):
+    if not isinstance(test_elements, torch.Tensor):  # a Python number compares as a wrapped scalar (no promotion)
+        hit = elements == test_elements
+        return ~hit if invert else hit
     el = elements if isinstance(elements, torch.Tensor) else torch.tensor(elements, device=test_elements.device)
     te = test_elements if isinstance(test_elements, torch.Tensor) else torch.tensor(test_elements,
                                                                                    device=el.device)

@@ -112,9 +112,7 @@ def arange_params(start, end, step, dtype):
     return dtype, start, step, max(n, 0)
 
 
-def _tname(d):
-    from ..dispatch import _tname as name
-    return name(d)
+from .._dtype import _cname as _tname  # noqa: E402
 
 
 def _arange_meta(start, end=None, step=1, dtype=None, *rest):
@@ -201,7 +199,18 @@ def _copy_meta(self, src, non_blocking=False):
 
 declare_inplace("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta=_copy_meta,
                 family=F, grad={"self": "grad * 0", "src": "copy_src_grad(grad, src)"})
-declare_inplace("fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)", meta=_same, overload="Scalar", family=F,
+def _fill_meta(self, value):
+    """An int must fit the integer dtype; negatives down to -2**bits wrap into an unsigned one."""
+    d = self.dtype
+    if value.__class__ is int and d._kind == 1:
+        bits = 8 * d.itemsize
+        lo, hi = (-(1 << bits), (1 << bits) - 1) if not d.is_signed else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        if not lo <= value <= hi:
+            raise RuntimeError(f"value cannot be converted to type {d.name}_t without overflow")
+    return TensorMeta(self._shape, d)
+
+
+declare_inplace("fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)", meta=_fill_meta, overload="Scalar", family=F,
                 grad={"self": "grad * 0"})
 declare_inplace("zero_(Tensor(a!) self) -> Tensor(a!)", meta=_same, family=F, grad={"self": "grad * 0"})
 

@@ -4,6 +4,13 @@ A formula is a Python expression over the op's parameters, `grad` (the
 incoming gradient; `grads[i]` for multi-output ops) and `result`. It is
 compiled once into a function; only the names a formula reads are saved
 for backward.
+
+Formulas are written as for real numbers: d out / d in times grad. For
+complex tensors PyTorch's convention is grad times the conjugate of that
+derivative, which for a formula linear in grad is conj(formula(conj(grad))):
+the compiled function does that when a gradient is complex, unless the
+formula calls `conj` or a helper marked complex_aware (it handles complex
+itself).
 """
 import re
 
@@ -79,7 +86,18 @@ def _build(d, op, env):
             result_idx = frozenset(int(r.strip()[1:-1]) for r in refs)
     d.result_indices = result_idx
     args = ", ".join(["grads", "needs", "result"] + [names[i] for i in saves])
-    lines = [f"def _backward({args}):", "    grad = grads[0]", f"    out = [None] * {len(names)}"]
+    if env is None:
+        env = dict(vars(grad_helpers))
+    else:
+        for k, v in vars(grad_helpers).items():
+            if not k.startswith("__"):
+                env.setdefault(k, v)
+    aware = any(getattr(env.get(n), "complex_aware", False) for n in used)
+    lines = [f"def _backward({args}):"]
+    if not aware:
+        test = "grads[0] is not None and grads[0].dtype._kind == 3" if len(op.returns) == 1 else "any_complex(grads)"
+        lines += [f"    _cx = {test}", "    if _cx: grads = conj_all(grads)"]
+    lines += ["    grad = grads[0]", f"    out = [None] * {len(names)}"]
     for idxs, e in zip(inputs, exprs):
         if len(idxs) == 1:
             lines.append(f"    if needs[{idxs[0]}]: out[{idxs[0]}] = {e}")
@@ -89,16 +107,12 @@ def _build(d, op, env):
             lines.append(f"        _r = {e}")
             for k, i in enumerate(idxs):
                 lines.append(f"        out[{i}] = _r[{k}]")
+    if not aware:
+        lines.append("    if _cx: out = conj_all(out)")
     lines.append("    return out")
     src = "\n".join(lines)
     # Formulas see grad_helpers plus the globals of the module that declared the op, so a
     # family module can define its own backward helpers beside its ops (even after them).
-    if env is None:
-        env = dict(vars(grad_helpers))
-    else:
-        for k, v in vars(grad_helpers).items():
-            if not k.startswith("__"):
-                env.setdefault(k, v)
     exec(compile(src, f"<derivative of {op.qualname}>", "exec"), env)
     flat_inputs = tuple(i for idxs in inputs for i in idxs)
     d.fn = env.pop("_backward")

@@ -50,8 +50,37 @@ def unsqueeze_dims(g, dims, ndim):
     return g
 
 
+def complex_aware(fn):
+    """Mark a backward helper whose result is already right for complex tensors (it conjugates where
+    PyTorch's convention needs it, or is an adjoint); formulas calling it are left as written."""
+    fn.complex_aware = True
+    return fn
+
+
+@complex_aware
 def conj(x):
+    if x.__class__ is complex:
+        return x.conjugate()
     return x.conj() if getattr(x, "dtype", None) is not None and x.dtype.is_complex else x
+
+
+@complex_aware
+def sgn_backward(grad, self, result):
+    """sgn(z) = z/|z| moves only along the circle: i * sgn * Im(conj(sgn) * grad) / |z| (zero at 0 and for
+    real inputs, where sgn is piecewise constant)."""
+    if not self.dtype.is_complex:
+        return grad * 0
+    a = self.abs()
+    g = result * torch.imag(result.conj() * grad) / a
+    return torch.where(a == 0, 0, torch.complex(-torch.imag(g), torch.real(g)))
+
+
+def conj_all(xs):
+    return [conj(x) for x in xs]
+
+
+def any_complex(xs):
+    return any(x is not None and x.dtype._kind == 3 for x in xs)
 
 
 def is_tensor(x):
@@ -74,12 +103,14 @@ def _zeros_for(grad):
     return grad * 0
 
 
+@complex_aware
 def div_self_grad(grad, other, rounding_mode):
     if rounding_mode is not None:
         return _zeros_for(grad)
     return grad / conj(other)
 
 
+@complex_aware
 def div_other_grad(grad, self, other, rounding_mode):
     if rounding_mode is not None:
         return _zeros_for(grad)

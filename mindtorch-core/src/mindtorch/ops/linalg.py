@@ -3,7 +3,7 @@ from .registry import defop
 from . import meta as M
 from .. import _dtype as D
 from .._shape import broadcast_shapes
-from .grad_helpers import torch, sum_to, conj, shape_of  # noqa: F401
+from .grad_helpers import torch, sum_to, conj, shape_of, complex_aware  # noqa: F401
 
 F = "linalg"
 TM = M.TensorMeta
@@ -16,10 +16,7 @@ def _cname(d):
             "complex128": "c10::complex<double>"}[d.name]
 
 
-def _tname(d):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[d.name]
+from .._dtype import _cname as _tname  # noqa: E402
 
 
 def _same_dtype(a, b):
@@ -110,6 +107,7 @@ def _mT(x):
     return x.transpose(-1, -2)
 
 
+@complex_aware
 def matmul_backward(grad, self, other, which):
     """Gradient of matmul for `which` = 0 (self) or 1 (other), any ranks."""
     na, nb = len(self._shape), len(other._shape)

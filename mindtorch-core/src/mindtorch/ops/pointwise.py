@@ -17,14 +17,12 @@ def broadcast_shapes(*shapes):
 
 F = "pointwise"
 
-_TNAME = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-          "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-          "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+from .._dtype import _cname  # noqa: E402
 
 
 def _not_impl(kname, d):
     # PyTorch reports an unsupported dtype as NotImplementedError (a RuntimeError subclass)
-    return NotImplementedError(f"\"{kname}\" not implemented for '{_TNAME[d.name]}'")
+    return NotImplementedError(f"\"{kname}\" not implemented for '{_cname(d)}'")
 
 
 def _dt(x):
@@ -208,7 +206,7 @@ def _where_meta(condition, self, other):
     if not hasattr(condition, "_shape") or condition.dtype is not D.bool_:
         d = condition.dtype if hasattr(condition, "_shape") else None
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{_TNAME[d.name] if d else type(condition).__name__}")
+                           f"{_cname(d) if d else type(condition).__name__}")
     # two Python numbers: an int pair gives int64, floats the default dtype
     return TensorMeta(broadcast_shapes(condition._shape, M.shape_of(self), M.shape_of(other)),
                       D.result_type(self, other))
@@ -248,7 +246,7 @@ def _softplus_meta(self, beta=1, threshold=20):
 
 def _isclose_meta(self, other, rtol=1e-5, atol=1e-8, equal_nan=False):
     if self.dtype is not other.dtype:
-        raise RuntimeError(f"{_TNAME[self.dtype.name]} did not match {_TNAME[other.dtype.name]}")
+        raise RuntimeError(f"{_cname(self.dtype)} did not match {_cname(other.dtype)}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
@@ -274,8 +272,9 @@ def pow_exp_grad(grad, self, exponent, result):
     if not hasattr(self, "_shape"):
         return grad * result * math.log(self) if self != 0 else grad * torch.where(exponent >= 0, 0.0, result * -math.inf)
     g = grad * result * torch.log(self)
-    # 0 ** e for e >= 0 has a zero derivative in e (not nan)
-    return torch.where((self == 0) & (exponent >= 0), _zeros(g), g)
+    # 0 ** e for e >= 0 has a zero derivative in e (not nan); complex exponents have no order: Re(e) >= 0
+    nonneg = (torch.real(exponent) if exponent.dtype.is_complex else exponent) >= 0
+    return torch.where((self == 0) & nonneg, _zeros(g), g)
 
 
 def minmax_grad(grad, a, b, is_max):
@@ -518,7 +517,7 @@ _UNARY = [
     ("abs", _abs_meta, "grad * torch.sgn(self)"),
     ("absolute", _abs_meta, "grad * torch.sgn(self)"),
     ("sign", _sign_meta, "_zeros(grad)"),
-    ("sgn", M.same, "_zeros(grad)"),
+    ("sgn", M.same, "sgn_backward(grad, self, result)"),
     ("exp", M.unary_float, "grad * result"),
     ("exp2", M.unary_float, "grad * result * _LN2"),
     ("expm1", M.unary_float, "grad * (result + 1)"),
@@ -540,17 +539,11 @@ _UNARY = [
     ("cosh", M.unary_float, "grad * torch.sinh(self)"),
     ("tanh", M.unary_float, "grad * (1 - result * result)"),
     ("asinh", M.unary_float, "grad * torch.rsqrt(self * self + 1)"),
-    ("acosh", M.unary_float, "grad * torch.rsqrt(self * self - 1)"),
+    ("acosh", M.unary_float, "grad * torch.rsqrt(self - 1) * torch.rsqrt(self + 1)"),  # right branch for complex
     ("atanh", M.unary_float, "grad / (1 - self * self)"),
-    ("arcsin", M.unary_float, "grad * torch.rsqrt(1 - self * self)"),
-    ("arccos", M.unary_float, "-grad * torch.rsqrt(1 - self * self)"),
-    ("arctan", M.unary_float, "grad / (1 + self * self)"),
-    ("arcsinh", M.unary_float, "grad * torch.rsqrt(self * self + 1)"),
-    ("arccosh", M.unary_float, "grad * torch.rsqrt(self * self - 1)"),
-    ("arctanh", M.unary_float, "grad / (1 - self * self)"),
     ("sigmoid", M.unary_float, "grad * result * (1 - result)"),
-    ("erf", M.unary_float, "grad * (2 / math.sqrt(math.pi)) * torch.exp(-self * self)"),
-    ("erfc", M.unary_float, "-grad * (2 / math.sqrt(math.pi)) * torch.exp(-self * self)"),
+    ("erf", _real_unary("erf_vml_cpu"), "grad * (2 / math.sqrt(math.pi)) * torch.exp(-self * self)"),
+    ("erfc", _real_unary("erfc_vml_cpu"), "-grad * (2 / math.sqrt(math.pi)) * torch.exp(-self * self)"),
     ("erfinv", M.unary_float, "grad * (math.sqrt(math.pi) / 2) * torch.exp(result * result)"),
     ("lgamma", _real_unary("lgamma_vml_cpu"), "grad * torch.digamma(self)"),
     ("digamma", _real_unary("digamma"), "grad * torch.polygamma(1, self)"),
@@ -563,6 +556,7 @@ _UNARY = [
     ("silu", _float_only("silu_cpu"), "silu_grad(grad, self)"),
     ("mish", _float_only("mish_cpu"), "mish_grad(grad, self)"),
 ]
+_UNARY += [("arc" + n[1:], m, g) for n, m, g in _UNARY if n in ("asin", "acos", "atan", "asinh", "acosh", "atanh")]
 _NO_INPLACE = {"sgn"}
 _NOT_METHOD = {"silu", "mish"}
 for _n, _m, _g in _UNARY:

@@ -19,13 +19,13 @@ _LIKE = "Generator? generator=None, ScalarType? dtype=None, Layout? layout=None,
 _GEN = "Generator? generator=None"
 
 
+from .._dtype import _cname  # noqa: E402
+
+
 def _not_impl(kernel_name, dtype):
-    return NotImplementedError(f"\"{kernel_name}\" not implemented for '{_TYPE_NAMES[dtype.name]}'")
+    return NotImplementedError(f"\"{kernel_name}\" not implemented for '{_cname(dtype)}'")
 
 
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-               "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-               "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def _float_only(dtype, kernel_name):
@@ -50,12 +50,13 @@ defop(f"rand(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", meta=_rand_meta, met
 defop(f"randn(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", meta=_randn_meta, method=False, family=F)
 
 _INT_RANGE = {"bool": (0, 2), "uint8": (0, 2 ** 8), "int8": (-2 ** 7, 2 ** 7), "int16": (-2 ** 15, 2 ** 15),
-              "int32": (-2 ** 31, 2 ** 31), "int64": (-2 ** 63, 2 ** 63),
+              "int32": (-2 ** 31, 2 ** 31), "int64": (-2 ** 63, 2 ** 63), "uint16": (0, 2 ** 16),
+              "uint32": (0, 2 ** 32), "uint64": (0, 2 ** 64),
               "float16": (-2 ** 11, 2 ** 11 + 1), "bfloat16": (-2 ** 8, 2 ** 8 + 1),
               "float32": (-2 ** 24, 2 ** 24 + 1), "float64": (-2 ** 53, 2 ** 53 + 1)}
 _C_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int", "int64": "long",
             "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-            "float64": "double"}
+            "float64": "double", "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "unsigned long"}
 
 
 def check_random_range(low, high, dtype):
@@ -199,7 +200,7 @@ def _multinomial_meta(self, num_samples, replacement=False, generator=None):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if self.dtype._kind != 2:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
-                           f"{_TYPE_NAMES[self.dtype.name]}")
+                           f"{_cname(self.dtype)}")
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     ncat = self._shape[-1]

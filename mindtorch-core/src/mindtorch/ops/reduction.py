@@ -49,10 +49,7 @@ def _count(shape, dim):
     return n
 
 
-def _tname(d):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}[d.name]
+from .._dtype import _cname as _tname  # noqa: E402
 
 
 def _int_to_long(d):

@@ -38,7 +38,7 @@ def defop(signature, *, meta=None, grad=None, composite=None, method=True, funct
     grad       {"self": "grad * other", ...} derivative formulas, written with mindtorch ops;
                names: the parameters, `grad` (or `grads` for several outputs), `result`
     composite  a device-agnostic implementation in terms of other ops (no kernel needed)
-    view       for view ops: fn(*args) -> (shape, stride, offset); done by core
+    view       for view ops: fn(*args) -> (shape, stride, offset[, dtype]); done by core
     inplace    also declare `name_` writing into self
     out        the function variant accepts out=
     nondiff    parameters that never get a gradient (indices, masks)

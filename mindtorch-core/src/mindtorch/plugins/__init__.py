@@ -13,8 +13,8 @@ enforces this for the in-repo backends):
     dtypes                                   the dtype objects (dtypes.float32, ...) and helpers:
                                              .ALL, .itemsize, .is_floating_point, promote_types, ...
     device                                   device objects (device("npu", 1))
-    contiguous_strides, numel, broadcast_shapes
-                                             geometry helpers
+    contiguous_strides, numel, broadcast_shapes, wrap_dims
+                                             geometry helpers (wrap_dims: negative dims to positions)
     missing_kernel_error(op, device_type)    the error for an op a device cannot run
     kernel_table(), clamp_family(clamp, clamp_)
                                              a kernel dict with its registering decorator; the clamp ops
@@ -39,7 +39,7 @@ from .._tensor import Tensor, make_tensor  # noqa: F401
 from ..ops.meta import TensorMeta  # noqa: F401
 from .. import _dtype as dtypes  # noqa: F401
 from .._device import device  # noqa: F401
-from .._shape import contiguous_strides, numel, broadcast_shapes  # noqa: F401
+from .._shape import contiguous_strides, numel, broadcast_shapes, wrap_dims  # noqa: F401
 from .._errors import missing_kernel_error, OutOfMemoryError, LinAlgError  # noqa: F401
 from .kernel_helpers import kernel_table, clamp_family  # noqa: F401
 from .._random import default_generator  # noqa: F401

@@ -46,7 +46,8 @@ DEVICE = "{name}"
 # bfloat16 is kept as its uint16 bits (NumPy has no bfloat16)
 NP = {{dtypes.bool_: np.bool_, dtypes.uint8: np.uint8, dtypes.int8: np.int8, dtypes.int16: np.int16,
       dtypes.int32: np.int32, dtypes.int64: np.int64, dtypes.float16: np.float16, dtypes.bfloat16: np.uint16,
-      dtypes.float32: np.float32, dtypes.float64: np.float64}}
+      dtypes.float32: np.float32, dtypes.float64: np.float64, dtypes.complex64: np.complex64,
+      dtypes.complex128: np.complex128}}
 
 
 class Allocator:

@@ -4,7 +4,7 @@ import importlib
 from mindtorch.plugins import kernel_table  # noqa: F401  (the families import it from here)
 
 
-FAMILIES = ("pointwise", "reduction", "indexing", "creation", "random", "linalg", "nn", "foreach")
+FAMILIES = ("pointwise", "reduction", "indexing", "creation", "random", "linalg", "nn", "foreach", "fft")
 
 
 def all_kernels():

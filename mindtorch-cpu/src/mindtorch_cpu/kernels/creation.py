@@ -85,9 +85,19 @@ def copy_(m, dst, src, non_blocking=False):
     return dst
 
 
+def _wrapped(value, dt):
+    """A Python int out of an integer dtype's range wraps modulo 2**bits, as PyTorch's casts do."""
+    if value.__class__ is int and dt.kind in "iu":
+        info = np.iinfo(dt)
+        if not info.min <= value <= info.max:
+            return np.array(value % (1 << info.bits), dtype=np.uint64).astype(dt)
+    return value
+
+
 @kernel("fill_.Scalar")
 def fill_(m, a, value):
-    arr(a)[...] = value
+    x = arr(a)
+    x[...] = _wrapped(value, x.dtype)
     return a
 
 

@@ -379,6 +379,11 @@ class Module:
         return self._apply(lambda t: mindtorch.empty_like(t, device=device), recurse)
 
     def share_memory(self):
+        """Move every parameter, gradient and buffer into shared memory (see Tensor.share_memory_)."""
+        from ..._storage import share_storages
+        tensors = [t for t in list(self.parameters()) + list(self.buffers()) if t is not None]
+        tensors += [t.grad for t in tensors if t.grad is not None]
+        share_storages(list({id(t._storage): t._storage for t in tensors}.values()))
         return self
 
     # -- hooks and call -----------------------------------------------------

@@ -159,10 +159,14 @@ def check_op(qualname, device, dataless=False, grad=True):
     status, detail = (FALLBACK if cov == FALLBACK else CONFORMANT), ""
     for k, (rs, ds) in enumerate(zip(refs, devs)):
         ref, ref_exc = _run(fn, rs)
-        ds = type(ds)(*to_device(ds.args, device), **to_device(ds.kwargs, device))
+        where = f"sample {k} {rs!r}"
+        try:
+            ds = type(ds)(*to_device(ds.args, device), **to_device(ds.kwargs, device))
+        except Exception as exc:  # noqa: BLE001 - e.g. a dtype the device has no storage format for
+            return OpResult(qualname, MISSING, cov, k + 1, f"{where}: the inputs cannot be moved to "
+                            f"{device.type}: {type(exc).__name__}: {exc}"[:300])
         before = _snapshot(ds.args) if ref_exc is not None and not dataless else None
         out, exc = _run(fn, ds)
-        where = f"sample {k} {rs!r}"
         if ref_exc is not None:
             if exc is None or not isinstance(exc, type(ref_exc)):
                 got = "no error" if exc is None else type(exc).__name__

@@ -67,6 +67,11 @@ class Maker:
     def b(self, *shape):
         return self._t(self.rng.integers(0, 2, shape).astype(bool), mindtorch.bool)
 
+    def c(self, *shape):
+        """complex64 values with both parts drawn like f()."""
+        parts = self.rng.uniform(-2.0, 2.0, shape + (2,))
+        return self._t(parts[..., 0] + 1j * parts[..., 1], mindtorch.complex64)
+
     def nc(self, *shape):
         """A non-contiguous (transposed) view with the given shape."""
         return self.f(*reversed(shape)).permute(*reversed(range(len(shape))))
@@ -1349,6 +1354,44 @@ def _foreach_sgd(m):
         out.append(S(p, g, buf if momentum else [], lr=0.1, momentum=momentum, dampening=0.0, weight_decay=1e-4,
                      nesterov=nesterov, maximize=False, fresh=fresh))
     return out
+
+
+# -- complex numbers and Fourier transforms ----------------------------------------------------------
+
+@samples("view_as_real", "real", "imag", "angle")
+def _complex_parts(m):
+    return [S(m.c(3, 4)), S(m.c(4, 3).t()), S(m.c()), S(m.f(3, 4))]
+
+
+@samples("view_as_complex")
+def _view_as_complex(m):
+    return [S(m.f(3, 2)), S(m.f(2, 4, 2)), S(m.f(3, 3)), S(m.f(2, 3).t())]
+
+
+@samples("view.dtype")
+def _view_dtype(m):
+    return [S(m.f(3, 4), mindtorch.int32), S(m.f(3, 4), mindtorch.int16), S(m.f(3, 4), mindtorch.float64),
+            S(m.f(3, 3), mindtorch.float64)]
+
+
+@samples("complex", "polar")
+def _complex_from_parts(m):
+    return [S(m.pos(3, 4), m.f(3, 4)), S(m.pos(3, 1), m.f(4)), S(m.f(3), m.i(3))]
+
+
+@samples("_fft_c2c")
+def _fft_c2c(m):
+    return [S(m.c(4, 6), [1], 0, True), S(m.c(4, 6), [0, 1], 2, False), S(m.c(5), [0], 1, True)]
+
+
+@samples("_fft_r2c")
+def _fft_r2c(m):
+    return [S(m.f(4, 6), [1], 0, True), S(m.f(4, 6), [0, 1], 1, False), S(m.f(3, 5), [0], 2, True)]
+
+
+@samples("_fft_c2r")
+def _fft_c2r(m):
+    return [S(m.c(4, 4), [1], 2, 6), S(m.c(4, 4), [0, 1], 0, 7), S(m.c(3, 2), [0], 1, 3)]
 
 
 def inplace_base(qualname):
