@@ -15,6 +15,8 @@ NON_DIFFERENTIABLE = {
     # integer-only arithmetic
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
     "gcd", "lcm",
+    # floating-point bit manipulation: PyTorch defines no derivative
+    "nextafter", "_frexp",
     # indices and counts
     "argmax", "argmin", "argwhere", "argsort", "nonzero", "count_nonzero", "searchsorted", "bucketize",
     "_bincount", "bincount", "_unique", "unique", "unique_consecutive", "histc",

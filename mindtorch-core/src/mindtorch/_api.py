@@ -3,7 +3,8 @@ __all__ = ["save", "load", "einsum", "broadcast_shapes", "compile", "autocast", 
            "get_autocast_dtype", "get_num_threads", "set_num_threads", "get_num_interop_threads",
            "set_num_interop_threads", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "e", "pi", "inf", "nan", "newaxis", "is_signed", "is_conj", "is_neg",
            "resolve_conj", "resolve_neg", "is_same_size", "is_nonzero", "get_device", "conj", "scalar_tensor",
-           "get_device_module"]
+           "get_device_module", "tensordot", "asarray", "cond", "is_inference", "split_with_sizes",
+           "unsafe_chunk", "unsafe_split", "resize_as_", "zero_", "fill_"]
 
 from ._shape import broadcast_shapes_public as broadcast_shapes  # noqa: E402
 from ._threads import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: E402,F401
@@ -85,3 +86,70 @@ def get_device_module(device=None):
     except AttributeError:
         raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'.") \
             from None
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Sum of products over dims of a and b: `dims` counts a's trailing and b's leading dims, or lists them
+    ([dims of a], [dims of b])."""
+    from .ops.tensor_algebra import _tensordot
+    return _tensordot(a, b, dims, out)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """A tensor from obj, sharing its memory when it is already a tensor or a NumPy array of the right
+    dtype and device (copy=True always copies; copy=False refuses to)."""
+    import numpy as np
+    from ._tensor import Tensor
+    from . import _creation
+    if isinstance(obj, Tensor):
+        t = obj
+        if dtype is not None or device is not None:
+            t = t.to(device=device or t.device, dtype=dtype or t.dtype)
+            if t is not obj and copy is False:
+                raise ValueError("asarray(): a copy is needed for the requested dtype or device")
+        if copy and t is obj:
+            t = t.clone()
+    elif isinstance(obj, np.ndarray) and not copy:
+        t = _creation.from_numpy(obj)
+        if dtype is not None or device is not None:
+            t = t.to(device=device or t.device, dtype=dtype or t.dtype)
+    else:
+        if copy is False:
+            raise ValueError("asarray(): can't share memory with a Python sequence (copy=False)")
+        t = _creation.tensor(obj, dtype=dtype, device=device)
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+def cond(pred, true_fn, false_fn, operands=()):
+    """Run true_fn(*operands) or false_fn(*operands) by pred (eager: the branch simply runs)."""
+    taken = true_fn if bool(pred) else false_fn
+    return taken(*operands)
+
+
+def is_inference(input):
+    """Whether the tensor was made in inference mode."""
+    return input.is_inference()
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    return input.split(list(split_sizes), dim)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    return input.chunk(chunks, dim)
+
+
+def unsafe_split(input, split_size, dim=0):
+    return input.split(split_size, dim)
+
+
+def resize_as_(input, the_template, *, memory_format=None):
+    return input.resize_(the_template.shape)
+
+
+def zero_(input):
+    return input.zero_()
+
+
+def fill_(input, value):
+    return input.fill_(value)

@@ -215,6 +215,17 @@ def pow_(m, a, b):
 
 _inplace("pow")
 _binary(np.arctan2, "atan2")
+for _uf, _name in ((np.gcd, "gcd"), (np.lcm, "lcm"), (np.hypot, "hypot"), (np.copysign, "copysign"),
+                   (np.nextafter, "nextafter")):
+    _binary(_uf, _name)
+_binary(np.logaddexp, "logaddexp", inplace=False)
+_binary(np.logaddexp2, "logaddexp2", inplace=False)
+
+
+@kernel("_frexp")
+def frexp(m, a):
+    mant, exp = np.frexp(arr(a))
+    return wrap(np.asarray(mant, TO_NP[m[0].dtype]), m[0].dtype), wrap(np.asarray(exp, np.int32), m[1].dtype)
 _binary(np.arctan2, "arctan2", inplace=False)
 _binary(np.maximum, "maximum", inplace=False)
 _binary(np.minimum, "minimum", inplace=False)

@@ -1394,6 +1394,124 @@ def _fft_c2r(m):
     return [S(m.c(4, 4), [1], 2, 6), S(m.c(4, 4), [0, 1], 0, 7), S(m.c(3, 2), [0], 1, 3)]
 
 
+# -- products, statistics, order statistics, scatters (composites) ----------------------------------
+
+@samples("trace")
+def _trace(m):
+    return [S(m.f(3, 3)), S(m.f(2, 4)), S(m.f(2, 2, 2))]
+
+
+@samples("kron", "inner")
+def _kron(m):
+    return [S(m.f(2, 3), m.f(3, 3)), S(m.f(4), m.f(2, 4)), S(m.f(2, 3), m.f(4, 2))]
+
+
+@samples("vdot")
+def _vdot(m):
+    return [S(m.f(4), m.f(4)), S(m.f(4), m.f(3))]
+
+
+@samples("addr", "addr_")
+def _addr(m):
+    return [S(m.f(3, 4), m.f(3), m.f(4), beta=0.5, alpha=2.0), S(m.f(3, 4), m.f(3), m.f(4))]
+
+
+@samples("addbmm", "addbmm_")
+def _addbmm(m):
+    return [S(m.f(3, 5), m.f(2, 3, 4), m.f(2, 4, 5)), S(m.f(3, 5), m.f(2, 3, 4), m.f(2, 4, 5), beta=0.0)]
+
+
+@samples("dist")
+def _dist(m):
+    return [S(m.f(3, 4), m.f(3, 4)), S(m.f(3, 4), m.f(4), 1.0), S(m.f(3, 4), m.f(3, 4), float("inf"))]
+
+
+@samples("cov", "corrcoef")
+def _cov(m):
+    return [S(m.f(3, 5)), S(m.f(5)), S(m.f(2, 2, 2))]
+
+
+@samples("cartesian_prod")
+def _cartesian(m):
+    return [S([m.f(2), m.f(3)]), S([m.f(3)]), S([m.f(2), m.f(2), m.f(2)])]
+
+
+@samples("combinations")
+def _combinations(m):
+    return [S(m.f(4)), S(m.f(4), 3), S(m.f(3), 2, True), S(m.f(2, 2))]
+
+
+@samples("diag_embed", "diagflat")
+def _diag_embed(m):
+    return [S(m.f(3, 4)), S(m.f(3), 1), S(m.f(2, 3), -1)]
+
+
+@samples("vander")
+def _vander(m):
+    return [S(m.f(4)), S(m.f(3), 5), S(m.f(3), None, True)]
+
+
+@samples("trapezoid", "trapz", "cumulative_trapezoid")
+def _trapezoid(m):
+    return [S(m.f(3, 4)), S(m.f(3, 4), m.distinct(4)), S(m.f(3, 4), dx=0.5, dim=0)]
+
+
+@samples("median", "nanmedian", "msort")
+def _median(m):
+    return [S(m.distinct(3, 4)), S(m.distinct(5)), S(m.f(0))]
+
+
+@samples("median.dim", "nanmedian.dim", "mode")
+def _median_dim(m):
+    return [S(m.distinct(3, 4), 1), S(m.distinct(3, 4), 0, True), S(m.i(2, 6), 1)]
+
+
+@samples("kthvalue")
+def _kthvalue(m):
+    return [S(m.distinct(3, 4), 2), S(m.distinct(3, 4), 3, 0, True), S(m.f(3, 4), 9)]
+
+
+@samples("logcumsumexp")
+def _logcumsumexp(m):
+    return [S(m.f(3, 4), 1), S(m.f(3, 4), 0), S(m.f(), 0)]
+
+
+@samples("histc")
+def _histc(m):
+    return [S(m.f(3, 4), 5), S(m.f(20), 4, -1.0, 1.0), S(m.i(5))]
+
+
+@samples("select_scatter")
+def _select_scatter(m):
+    return [S(m.f(3, 4), m.f(4), 0, 1), S(m.f(3, 4), m.f(3), 1, -1), S(m.f(3, 4), m.f(3), 0, 1)]
+
+
+@samples("slice_scatter")
+def _slice_scatter(m):
+    return [S(m.f(3, 4), m.f(3, 2), 1, 1, 4, 2), S(m.f(3, 4), m.f(1, 4), 0, 2)]
+
+
+@samples("diagonal_scatter")
+def _diagonal_scatter(m):
+    return [S(m.f(3, 3), m.f(3)), S(m.f(3, 4), m.f(3), 1)]
+
+
+@samples("masked_scatter", "masked_scatter_")
+def _masked_scatter(m):
+    return [S(m.f(3, 4), m.b(3, 4), m.f(12)), S(m.f(3, 4), m.b(4), m.f(3, 4))]
+
+
+@samples("put", "put_")
+def _put(m):
+    return [S(m.f(3, 4), mindtorch.tensor([0, 5, 11]), m.f(3)),
+            S(m.f(3, 4), mindtorch.tensor([1, 1, 2]), m.f(3), True)]
+
+
+@samples("fill")
+def _fill(m):
+    return [S(m.f(3, 4), 2.5), S(m.i(3), 7)]
+
+
 def inplace_base(qualname):
     """The out-of-place op of an in-place one (for reporting), or None."""
     op = op_out_of_place.get(qualname)

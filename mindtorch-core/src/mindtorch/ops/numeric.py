@@ -1,0 +1,143 @@
+"""More pointwise math: PyTorch's spelled-out aliases (multiply, divide, ...), number-theory and
+floating-point kernels (gcd, lcm, hypot, logaddexp, copysign, nextafter, frexp), and the compositions
+programs reach for (deg2rad, heaviside, ldexp, hardshrink, ...)."""
+import collections
+import math
+
+from .. import _dtype as D
+from . import meta as M
+from .meta import TensorMeta
+from .grad_helpers import torch
+from .pointwise import _not_impl, _bits
+from .reduction import RETURN_TYPES
+from .registry import defop
+
+F = "pointwise"
+
+# --- aliases: the same op under PyTorch's longer names ---------------------------------------------
+defop("multiply(Tensor self, Tensor other) -> Tensor", composite=lambda s, o: torch.mul(s, o), out=True,
+      numbers_as_tensors=True, inplace=True, inplace_composite=lambda s, o: s.mul_(o), family=F)
+defop("divide(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor",
+      composite=lambda s, o, rounding_mode=None: torch.div(s, o, rounding_mode=rounding_mode), out=True,
+      numbers_as_tensors=True, inplace=True,
+      inplace_composite=lambda s, o, rounding_mode=None: s.div_(o, rounding_mode=rounding_mode), family=F)
+defop("true_divide(Tensor self, Tensor other) -> Tensor", composite=lambda s, o: torch.div(s, o), out=True,
+      numbers_as_tensors=True, inplace=True, inplace_composite=lambda s, o: s.div_(o), family=F)
+defop("subtract(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+      composite=lambda s, o, alpha=1: torch.sub(s, o, alpha=alpha), out=True, numbers_as_tensors=True,
+      inplace=True, inplace_composite=lambda s, o, alpha=1: s.sub_(o, alpha=alpha), family=F)
+defop("rsub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+      composite=lambda s, o, alpha=1: torch.sub(o, s, alpha=alpha), numbers_as_tensors=True, method=False, family=F)
+
+
+# --- kernels ------------------------------------------------------------------------------------------
+def _float_binary(kname):
+    def rule(self, other, *rest):
+        m = M.binary_float(self, other)
+        if m.dtype.is_complex:
+            raise _not_impl(kname, m.dtype)
+        return m
+    return rule
+
+
+def _real_float_binary(kname):
+    """Both operands real; integers compute in the default float dtype (PyTorch's float-only kernels)."""
+    def rule(self, other, *rest):
+        m = M.binary(self, other)
+        if m.dtype.is_complex or m.dtype._kind < 2:
+            raise _not_impl(kname, m.dtype)
+        return m
+    return rule
+
+
+defop("gcd(Tensor self, Tensor other) -> Tensor", meta=_bits("gcd_cpu", allow_bool=False), inplace=True, out=True,
+      family=F)
+defop("lcm(Tensor self, Tensor other) -> Tensor", meta=_bits("lcm_cpu", allow_bool=False), inplace=True, out=True,
+      family=F)
+defop("hypot(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("hypot_cpu"), inplace=True, out=True,
+      family=F, grad={"self": "grad * self / result", "other": "grad * other / result"})
+defop("logaddexp(Tensor self, Tensor other) -> Tensor", meta=_float_binary("logaddexp_cpu"), out=True, family=F,
+      grad={"self": "grad * torch.exp(self - result)", "other": "grad * torch.exp(other - result)"})
+defop("logaddexp2(Tensor self, Tensor other) -> Tensor", meta=_float_binary("logaddexp2_cpu"), out=True, family=F,
+      grad={"self": "grad * torch.exp2(self - result)", "other": "grad * torch.exp2(other - result)"})
+defop("copysign(Tensor self, Tensor other) -> Tensor", meta=_float_binary("copysign_cpu"), inplace=True, out=True,
+      numbers_as_tensors=True, family=F,
+      grad={"self": "copysign_self_grad(grad, self, result)", "other": "grad * 0"})
+defop("nextafter(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("nextafter_cpu"), inplace=True,
+      out=True, family=F)
+
+
+def copysign_self_grad(grad, self, result):
+    """d copysign(x, y) / dx = sign agreement of x and the result; zero where x is zero."""
+    return torch.where(self == 0, grad * 0, grad * (result / torch.where(self == 0, 1, self)))
+
+
+def _frexp_meta(self):
+    if self.dtype._kind != 2:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    return TensorMeta(self._shape, self.dtype), TensorMeta(self._shape, D.int32)
+
+
+defop("_frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)", meta=_frexp_meta, method=False, function=False,
+      family=F)
+_FREXP = collections.namedtuple("frexp", ["mantissa", "exponent"])
+_FREXP.__module__ = "mindtorch.return_types"
+RETURN_TYPES["frexp"] = _FREXP
+defop("frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)", composite=lambda s: _FREXP(*torch.ops._frexp(s)),
+      family=F)
+
+
+# --- compositions -------------------------------------------------------------------------------------
+def _as_float(x):
+    return x if x.dtype._kind >= 2 else x.to(torch.get_default_dtype())
+
+
+defop("deg2rad(Tensor self) -> Tensor", composite=lambda s: _as_float(s) * (math.pi / 180), out=True,
+      inplace=True, inplace_composite=lambda s: s.mul_(math.pi / 180), family=F)
+defop("rad2deg(Tensor self) -> Tensor", composite=lambda s: _as_float(s) * (180 / math.pi), out=True,
+      inplace=True, inplace_composite=lambda s: s.mul_(180 / math.pi), family=F)
+
+
+def _heaviside(self, values):
+    if self.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+    if self.dtype.is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    with torch.no_grad():  # a step: no gradient, as in PyTorch
+        step = (self > 0).to(self.dtype)
+        return torch.where(self == 0, values, step)
+
+
+defop("heaviside(Tensor self, Tensor values) -> Tensor", composite=_heaviside, out=True, family=F)
+
+
+def _ldexp(self, other):
+    return _as_float(self) * torch.pow(2.0, other).to(_as_float(self).dtype)
+
+
+defop("ldexp(Tensor self, Tensor other) -> Tensor", composite=_ldexp, out=True, inplace=True,
+      inplace_composite=lambda s, o: s.mul_(torch.pow(2.0, o)), family=F)
+defop("xlogy(Tensor self, Tensor other) -> Tensor", composite=lambda s, o: torch.special.xlogy(s, o), out=True,
+      numbers_as_tensors=True, inplace=True, inplace_composite=lambda s, o: s.copy_(torch.special.xlogy(s, o)),
+      family=F)
+defop("sinc(Tensor self) -> Tensor", composite=lambda s: torch.special.sinc(s), out=True, inplace=True,
+      inplace_composite=lambda s: s.copy_(torch.special.sinc(s)), family=F)
+
+
+def _hardshrink(self, lambd=0.5):
+    return torch.where((self > lambd) | (self < -lambd), self, self * 0)
+
+
+defop("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", composite=_hardshrink, out=True, family=F)
+
+
+def _fill(self, value):
+    if hasattr(value, "_shape") and value.dim():
+        raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with {value.dim()} "
+                           "dimensions.")
+    if getattr(value, "requires_grad", False):  # the gradient flows to the fill value
+        return torch.zeros_like(self) + value
+    return torch.full_like(self, value.item() if hasattr(value, "_shape") else value)
+
+
+defop("fill(Tensor self, Scalar value) -> Tensor", composite=_fill, method=False, family=F)
