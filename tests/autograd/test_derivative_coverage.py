@@ -269,6 +269,8 @@ SAMPLES = {
     "_fft_c2r": lambda: (lambda re, im: (torch._fft_c2r(torch.complex(re, im), [1], 2, 6),
                                          torch._fft_c2r(torch.complex(re, im), [0, 1], 0, 7)),
                          (_x((3, 4)), _x((3, 4), seed=1))),
+    # a gradient of both signs, and a wide range of values (the log-space backward must not overflow)
+    "logcumsumexp": lambda: (lambda a: (torch.logcumsumexp(a * 40, 1), torch.logcumsumexp(a, 0)), (_x((3, 4)),)),
     "_nll_loss": lambda: (lambda a: (torch.ops._nll_loss(a, _i([0, 3, 1]), _x((4,)).detach(), 1, 3)[0],
                                      torch.ops._nll_loss(a, _i([0, 3, 1]), None, 0, -100)[0]),
                           (_x((3, 4)),)),

@@ -3,7 +3,7 @@ __all__ = ["save", "load", "einsum", "broadcast_shapes", "compile", "autocast", 
            "get_autocast_dtype", "get_num_threads", "set_num_threads", "get_num_interop_threads",
            "set_num_interop_threads", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "e", "pi", "inf", "nan", "newaxis", "is_signed", "is_conj", "is_neg",
            "resolve_conj", "resolve_neg", "is_same_size", "is_nonzero", "get_device", "conj", "scalar_tensor",
-           "get_device_module", "tensordot", "asarray", "cond", "is_inference", "split_with_sizes",
+           "get_device_module", "tensordot", "asarray", "cond", "split_with_sizes",
            "unsafe_chunk", "unsafe_split", "resize_as_", "zero_", "fill_"]
 
 from ._shape import broadcast_shapes_public as broadcast_shapes  # noqa: E402
@@ -124,11 +124,6 @@ def cond(pred, true_fn, false_fn, operands=()):
     """Run true_fn(*operands) or false_fn(*operands) by pred (eager: the branch simply runs)."""
     taken = true_fn if bool(pred) else false_fn
     return taken(*operands)
-
-
-def is_inference(input):
-    """Whether the tensor was made in inference mode."""
-    return input.is_inference()
 
 
 def split_with_sizes(input, split_sizes, dim=0):

@@ -35,8 +35,8 @@ def slogdet(input):
     return _linalg().slogdet(input)
 
 
-def matrix_power(input, n):
-    return _linalg().matrix_power(input, n)
+def matrix_power(input, n, *, out=None):
+    return _linalg().matrix_power(input, n, out=out)
 
 
 def pinverse(input, rcond=1e-15):

@@ -334,14 +334,32 @@ def write_into(dst, src):
 
 
 def call_out(op, out, args):
-    """The out= variant: compute, then resize and copy into `out`."""
+    """The out= variant: compute, then resize and copy into `out` (a factory without dtype/device takes
+    out's; ops with several results take a tuple of outs)."""
+    if isinstance(out, (tuple, list)) and len(op.returns) > 1:
+        results = call(op, args)
+        return type(results)(*(call_out_copy(op, o, r) for o, r in zip(out, results))) \
+            if hasattr(results, "_fields") else tuple(call_out_copy(op, o, r) for o, r in zip(out, results))
     if not isinstance(out, Tensor):
         raise TypeError(f"{op.name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if _grad.enabled and (out._requires_grad or any(
             isinstance(args[i], Tensor) and args[i]._requires_grad for i in op.tensor_params)):
         raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
-    result = call(op, args)
+    if op.device_param is not None:  # a factory: out's dtype and device unless given
+        names = [p.name for p in op.params]
+        args = list(args)
+        if "dtype" in names and args[names.index("dtype")] is None:
+            args[names.index("dtype")] = out.dtype
+        if args[op.device_param] is None:
+            args[op.device_param] = out.device
+        args = tuple(args)
+    return call_out_copy(op, out, call(op, args))
+
+
+def call_out_copy(op, out, result):
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op.name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if result.dtype is not out.dtype and not D.can_cast(result.dtype, out.dtype):
         raise RuntimeError(f"result type {_tname(result.dtype)} can't be cast to the desired output type "
                            f"{_tname(out.dtype)}")

@@ -218,7 +218,7 @@ def _aminmax(self, dim=None, keepdim=False):
 
 
 defop("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
-      composite=_aminmax, family=F)
+      composite=_aminmax, out=True, family=F)
 
 
 def _cumext(name):
@@ -251,7 +251,7 @@ def _cumext(name):
                 idx = torch.where(nan_idx >= 0, nan_idx, idx)
             idx = idx.movedim(-1, dim)
         return cum_results[name](self.gather(dim, idx), idx)
-    defop(f"{name}(Tensor self, int dim) -> (Tensor values, Tensor indices)", composite=cum, family=F)
+    defop(f"{name}(Tensor self, int dim) -> (Tensor values, Tensor indices)", composite=cum, out=True, family=F)
 
 
 _cumext("cummax")
@@ -385,4 +385,4 @@ def _range(start, end, step=1, dtype=None, layout=None, device=None, pin_memory=
 
 
 defop(f"range(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor", composite=_range, method=False,
-      family=F)
+      out=True, family=F)

@@ -37,11 +37,11 @@ def _full_meta(size, fill_value, dtype=None, *rest):
 
 
 defop(f"empty(SymInt[] size, *, {_OPTS}, MemoryFormat? memory_format=None) -> Tensor", meta=_factory_meta,
-      method=False, family=F)
+      method=False, out=True, family=F)
 defop(f"empty_strided(SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor",
       meta=lambda size, stride, dtype=None, *r: TensorMeta(_check_size(size, dtype), dtype or D.get_default_dtype()),
       method=False, family=F)
-defop(f"full(SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor", meta=_full_meta, method=False, family=F)
+defop(f"full(SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor", meta=_full_meta, method=False, out=True, family=F)
 
 
 def _zeros(size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -56,8 +56,8 @@ def _call_full(size, value, dtype, device):
     return _dispatch_call(OPS["full"], (size, value, dtype or D.get_default_dtype(), None, device, None, False))
 
 
-defop(f"zeros(SymInt[] size, *, {_OPTS}) -> Tensor", composite=_zeros, method=False, family=F)
-defop(f"ones(SymInt[] size, *, {_OPTS}) -> Tensor", composite=_ones, method=False, family=F)
+defop(f"zeros(SymInt[] size, *, {_OPTS}) -> Tensor", composite=_zeros, method=False, out=True, family=F)
+defop(f"ones(SymInt[] size, *, {_OPTS}) -> Tensor", composite=_ones, method=False, out=True, family=F)
 
 
 def _like(fn):
@@ -125,7 +125,7 @@ def _arange_bind_meta(start, end, step, dtype=None, *rest):
 
 
 defop(f"arange(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor", meta=_arange_bind_meta,
-      method=False, overload="start_step", family=F)
+      method=False, overload="start_step", out=True, family=F)
 
 
 def _arange_end(end, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -134,7 +134,7 @@ def _arange_end(end, dtype=None, layout=None, device=None, pin_memory=None, requ
     return call(OPS["arange.start_step"], (0, end, 1, dtype, layout, device, pin_memory, requires_grad))
 
 
-defop(f"arange(Scalar end, *, {_OPTS}) -> Tensor", composite=_arange_end, method=False, family=F)
+defop(f"arange(Scalar end, *, {_OPTS}) -> Tensor", composite=_arange_end, method=False, out=True, family=F)
 
 
 def _linspace_meta(start, end, steps, dtype=None, *rest):
@@ -147,7 +147,7 @@ def _linspace_meta(start, end, steps, dtype=None, *rest):
 
 
 defop(f"linspace(Scalar start, Scalar end, int steps, *, {_OPTS}) -> Tensor", meta=_linspace_meta,
-      method=False, family=F)
+      method=False, out=True, family=F)
 
 
 def _logspace_meta(start, end, steps, base=10.0, dtype=None, *rest):
@@ -155,7 +155,7 @@ def _logspace_meta(start, end, steps, base=10.0, dtype=None, *rest):
 
 
 defop(f"logspace(Scalar start, Scalar end, int steps, float base=10.0, *, {_OPTS}) -> Tensor",
-      meta=_logspace_meta, method=False, family=F)
+      meta=_logspace_meta, method=False, out=True, family=F)
 
 
 def _eye_meta(n, m=None, dtype=None, *rest):
@@ -166,7 +166,7 @@ def _eye_meta(n, m=None, dtype=None, *rest):
     return TensorMeta((n, n if m is None else m), dtype or D.get_default_dtype())
 
 
-defop(f"eye(SymInt n, SymInt? m=None, *, {_OPTS}) -> Tensor", meta=_eye_meta, method=False, family=F)
+defop(f"eye(SymInt n, SymInt? m=None, *, {_OPTS}) -> Tensor", meta=_eye_meta, method=False, out=True, family=F)
 
 # --- copies and conversions ------------------------------------------------------
 

@@ -186,9 +186,9 @@ def cat_backward(grad, tensors, dim):
 defop("cat(Tensor[] tensors, int dim=0) -> Tensor", meta=_cat_meta, out=True, method=False, family=F,
       grad={"tensors": "cat_backward(grad, tensors, dim)"})
 defop("concat(Tensor[] tensors, int dim=0) -> Tensor", composite=lambda ts, dim=0: _ops().cat(ts, dim),
-      method=False, family=F)
+      method=False, out=True, family=F)
 defop("concatenate(Tensor[] tensors, int dim=0) -> Tensor", composite=lambda ts, dim=0: _ops().cat(ts, dim),
-      method=False, family=F)
+      method=False, out=True, family=F)
 
 
 def _stack(tensors, dim=0):
@@ -203,7 +203,7 @@ def _stack(tensors, dim=0):
     return _ops().cat([t.unsqueeze(d) for t in tensors], d)
 
 
-defop("stack(Tensor[] tensors, int dim=0) -> Tensor", composite=_stack, method=False, family=F)
+defop("stack(Tensor[] tensors, int dim=0) -> Tensor", composite=_stack, method=False, out=True, family=F)
 
 
 def _nonempty(name, tensors):
@@ -236,11 +236,11 @@ def _column_stack(tensors):
     return _ops().cat(ts, 1)
 
 
-defop("hstack(Tensor[] tensors) -> Tensor", composite=_hstack, method=False, family=F)
-defop("vstack(Tensor[] tensors) -> Tensor", composite=_vstack, method=False, family=F)
-defop("row_stack(Tensor[] tensors) -> Tensor", composite=_vstack, method=False, family=F)
-defop("dstack(Tensor[] tensors) -> Tensor", composite=_dstack, method=False, family=F)
-defop("column_stack(Tensor[] tensors) -> Tensor", composite=_column_stack, method=False, family=F)
+defop("hstack(Tensor[] tensors) -> Tensor", composite=_hstack, method=False, out=True, family=F)
+defop("vstack(Tensor[] tensors) -> Tensor", composite=_vstack, method=False, out=True, family=F)
+defop("row_stack(Tensor[] tensors) -> Tensor", composite=_vstack, method=False, out=True, family=F)
+defop("dstack(Tensor[] tensors) -> Tensor", composite=_dstack, method=False, out=True, family=F)
+defop("column_stack(Tensor[] tensors) -> Tensor", composite=_column_stack, method=False, out=True, family=F)
 
 # --- gather / scatter ---------------------------------------------------------
 
@@ -448,7 +448,7 @@ def _masked_select(self, mask):
     return _ops().ops.index(self.expand(shape), (mask.expand(shape),))
 
 
-defop("masked_select(Tensor self, Tensor mask) -> Tensor", composite=_masked_select, family=F)
+defop("masked_select(Tensor self, Tensor mask) -> Tensor", composite=_masked_select, out=True, family=F)
 
 # --- nonzero / argwhere / where(cond) ----------------------------------------
 
@@ -464,7 +464,7 @@ def _nonzero(self, as_tuple=False):
     return tuple(r.select(1, i) for i in range(len(self._shape)))
 
 
-defop("nonzero(Tensor self, *, bool as_tuple=False) -> Tensor", composite=_nonzero, family=F)
+defop("nonzero(Tensor self, *, bool as_tuple=False) -> Tensor", composite=_nonzero, out=True, family=F)
 defop("where(Tensor condition) -> Tensor[]", composite=lambda c: _nonzero(c, True), overload="cond_only",
       method=False, family=F)
 
@@ -648,7 +648,7 @@ def _sort(self, dim=-1, descending=False, stable=False):
 
 
 defop("sort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> (Tensor values, Tensor indices)",
-      composite=_sort, family=F)
+      composite=_sort, out=True, family=F)
 defop("argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor",
       composite=lambda s, dim=-1, descending=False, stable=False: _ops().ops._sort(s, dim, descending, stable)[1],
       family=F)
@@ -677,7 +677,7 @@ def _topk(self, k, dim=-1, largest=True, sorted=True):
 
 
 defop("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor "
-      "indices)", composite=_topk, family=F)
+      "indices)", composite=_topk, out=True, family=F)
 
 # --- unique / searchsorted / bincount ----------------------------------------
 
@@ -721,9 +721,9 @@ def _searchsorted_meta(sorted_sequence, self, out_int32=False, right=False, side
 
 
 defop("searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, "
-      "Tensor? sorter=None) -> Tensor", meta=_searchsorted_meta, overload="Tensor", method=False, family=F)
+      "Tensor? sorter=None) -> Tensor", meta=_searchsorted_meta, overload="Tensor", method=False, out=True, family=F)
 defop("searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, "
-      "Tensor? sorter=None) -> Tensor", meta=_searchsorted_meta, overload="Scalar", method=False, family=F)
+      "Tensor? sorter=None) -> Tensor", meta=_searchsorted_meta, overload="Scalar", method=False, out=True, family=F)
 
 
 def _bincount_check(self, weights=None, minlength=0):
@@ -784,7 +784,7 @@ def _diag(self, diagonal=0):
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
 
 
-defop("diag(Tensor self, int diagonal=0) -> Tensor", composite=_diag, family=F)
+defop("diag(Tensor self, int diagonal=0) -> Tensor", composite=_diag, out=True, family=F)
 
 
 def _meshgrid(tensors, indexing=None):
@@ -841,7 +841,7 @@ def _take_along_dim(self, indices, dim=None):
     return self.expand(tuple(bs)).gather(d, indices.expand(tuple(bi)))
 
 
-defop("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor", composite=_take_along_dim, family=F)
+defop("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor", composite=_take_along_dim, out=True, family=F)
 
 # --- pad ----------------------------------------------------------------------
 

@@ -148,8 +148,8 @@ def _outer(self, vec2):
     return self.reshape((-1, 1)) * vec2
 
 
-defop("outer(Tensor self, Tensor vec2) -> Tensor", composite=_outer, family=F)
-defop("ger(Tensor self, Tensor vec2) -> Tensor", composite=_outer, family=F)
+defop("outer(Tensor self, Tensor vec2) -> Tensor", composite=_outer, out=True, family=F)
+defop("ger(Tensor self, Tensor vec2) -> Tensor", composite=_outer, out=True, family=F)
 
 
 def _scaled(prod, inp, beta, alpha):
@@ -190,11 +190,11 @@ _addmv = _add_product("addmv", lambda a, b: torch.mv(a, b))
 
 
 defop("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-      composite=_addmm, family=F)
+      composite=_addmm, out=True, family=F)
 defop("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-      composite=_baddbmm, family=F)
+      composite=_baddbmm, out=True, family=F)
 defop("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-      composite=_addmv, family=F)
+      composite=_addmv, out=True, family=F)
 
 
 # --- einsum: parsed here, contracted pairwise with permute/reshape/bmm -------

@@ -84,7 +84,7 @@ _FREXP = collections.namedtuple("frexp", ["mantissa", "exponent"])
 _FREXP.__module__ = "mindtorch.return_types"
 RETURN_TYPES["frexp"] = _FREXP
 defop("frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)", composite=lambda s: _FREXP(*torch.ops._frexp(s)),
-      family=F)
+      out=True, family=F)
 
 
 # --- compositions -------------------------------------------------------------------------------------

@@ -419,7 +419,7 @@ defop("pow(Scalar self, Tensor exponent) -> Tensor", overload="Scalar", composit
 defop("float_power(Tensor self, Tensor exponent) -> Tensor", meta=lambda s, e: TensorMeta(
     broadcast_shapes(M.shape_of(s), M.shape_of(e)),
     D.complex128 if D.result_type(s, e)._kind == 3 else D.float64),
-    numbers_as_tensors=True, family=F, composite=lambda s, e: torch.pow(
+    numbers_as_tensors=True, out=True, family=F, composite=lambda s, e: torch.pow(
         s.double() if hasattr(s, "_shape") else s, e.double() if hasattr(e, "_shape") else float(e)))
 _scalar_first("float_power", "exponent")
 defop("atan2(Tensor self, Tensor other) -> Tensor", meta=M.binary_float, inplace=True, out=True, family=F,

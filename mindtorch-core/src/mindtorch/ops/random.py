@@ -46,8 +46,8 @@ def _randn_meta(size, generator=None, dtype=None, *rest):
     return TensorMeta(_check_size(size, dtype), dtype)
 
 
-defop(f"rand(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", meta=_rand_meta, method=False, family=F)
-defop(f"randn(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", meta=_randn_meta, method=False, family=F)
+defop(f"rand(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", meta=_rand_meta, method=False, out=True, family=F)
+defop(f"randn(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", meta=_randn_meta, method=False, out=True, family=F)
 
 _INT_RANGE = {"bool": (0, 2), "uint8": (0, 2 ** 8), "int8": (-2 ** 7, 2 ** 7), "int16": (-2 ** 15, 2 ** 15),
               "int32": (-2 ** 31, 2 ** 31), "int64": (-2 ** 63, 2 ** 63), "uint16": (0, 2 ** 16),
@@ -86,9 +86,9 @@ def _randint_high(high, size, generator=None, dtype=None, layout=None, device=No
 
 
 defop(f"randint(SymInt high, SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", composite=_randint_high,
-      method=False, family=F)
+      method=False, out=True, family=F)
 defop(f"randint(SymInt low, SymInt high, SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", meta=_randint_meta,
-      method=False, overload="low", family=F)
+      method=False, overload="low", out=True, family=F)
 
 
 def _randperm_meta(n, generator=None, dtype=None, *rest):
@@ -100,7 +100,7 @@ def _randperm_meta(n, generator=None, dtype=None, *rest):
     return TensorMeta((n,), dtype)
 
 
-defop(f"randperm(SymInt n, *, {_GEN}, {_OPTS}) -> Tensor", meta=_randperm_meta, method=False, family=F)
+defop(f"randperm(SymInt n, *, {_GEN}, {_OPTS}) -> Tensor", meta=_randperm_meta, method=False, out=True, family=F)
 
 
 # --- *_like --------------------------------------------------------------------------------
@@ -162,13 +162,13 @@ def normal_std_grad(grad, result, mean, std):
 
 
 defop(f"normal(Tensor mean, Tensor std, *, {_GEN}) -> Tensor", meta=_normal_tt, method=False,
-      overload="Tensor_Tensor", family=F, grad={"mean": "grad", "std": "normal_std_grad(grad, result, mean, std)"})
+      overload="Tensor_Tensor", out=True, family=F, grad={"mean": "grad", "std": "normal_std_grad(grad, result, mean, std)"})
 defop(f"normal(Tensor mean, float std=1, *, {_GEN}) -> Tensor", meta=_normal_tf, method=False,
-      overload="Tensor_float", family=F, grad={"mean": "grad"})
+      overload="Tensor_float", out=True, family=F, grad={"mean": "grad"})
 defop(f"normal(float mean, Tensor std, *, {_GEN}) -> Tensor", meta=_normal_ft, method=False,
-      overload="float_Tensor", family=F, grad={"std": "normal_std_grad(grad, result, mean, std)"})
+      overload="float_Tensor", out=True, family=F, grad={"std": "normal_std_grad(grad, result, mean, std)"})
 defop(f"normal(float mean, float std, SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", meta=_normal_ff,
-      method=False, overload="float_float", family=F)
+      method=False, overload="float_float", out=True, family=F)
 
 
 # --- bernoulli / multinomial ---------------------------------------------------------------
@@ -188,9 +188,9 @@ def _bernoulli_p_meta(self, p, generator=None):
     return TensorMeta(self._shape, self.dtype)
 
 
-defop(f"bernoulli(Tensor self, *, {_GEN}) -> Tensor", meta=_bernoulli_meta, family=F,
+defop(f"bernoulli(Tensor self, *, {_GEN}) -> Tensor", meta=_bernoulli_meta, out=True, family=F,
       grad={"self": "grad * 0"})
-defop(f"bernoulli(Tensor self, float p, *, {_GEN}) -> Tensor", meta=_bernoulli_p_meta, overload="p", family=F,
+defop(f"bernoulli(Tensor self, float p, *, {_GEN}) -> Tensor", meta=_bernoulli_p_meta, overload="p", out=True, family=F,
       grad={"self": "grad * 0"})
 
 
@@ -210,7 +210,7 @@ def _multinomial_meta(self, num_samples, replacement=False, generator=None):
 
 
 defop(f"multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, {_GEN}) -> Tensor",
-      meta=_multinomial_meta, family=F)
+      meta=_multinomial_meta, out=True, family=F)
 
 
 # --- in-place samplers ---------------------------------------------------------------------

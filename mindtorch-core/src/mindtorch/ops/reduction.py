@@ -351,11 +351,11 @@ def _minmax(name):
     def with_other(self, other):
         return getattr(torch, other_name)(self, other)
 
-    defop(f"{name}(Tensor self) -> Tensor", meta=_full_meta(name), family=F,
+    defop(f"{name}(Tensor self) -> Tensor", meta=_full_meta(name), out=True, family=F,
           grad={"self": "evenly_backward(grad, self, result, None, False)"})
-    defop(f"{name}(Tensor self, Tensor other) -> Tensor", composite=with_other, overload="other", family=F)
+    defop(f"{name}(Tensor self, Tensor other) -> Tensor", composite=with_other, overload="other", out=True, family=F)
     defop(f"{name}(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
-          composite=with_dim, overload="dim", family=F)
+          composite=with_dim, overload="dim", out=True, family=F)
 
 
 _minmax("max")
@@ -477,6 +477,6 @@ def _norm_str(self, p, dim=None, keepdim=False, dtype=None):
 
 
 defop("norm(Tensor self, Scalar? p=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-      composite=_norm_num, family=F)
+      composite=_norm_num, out=True, family=F)
 defop("norm(Tensor self, str p, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-      composite=_norm_str, overload="str", family=F)
+      composite=_norm_str, overload="str", out=True, family=F)

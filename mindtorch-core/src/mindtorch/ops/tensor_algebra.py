@@ -8,6 +8,7 @@ from .. import _dtype as D
 from .._shape import wrap_dim
 from .grad_helpers import torch
 from .reduction import RETURN_TYPES
+from .meta import TensorMeta
 from .registry import defop
 
 F = "linalg"
@@ -335,7 +336,7 @@ def _kthvalue(self, k, dim=-1, keepdim=False):
 
 
 defop("kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
-      composite=_kthvalue, family=R)
+      composite=_kthvalue, out=True, family=R)
 
 
 def _mode(self, dim=-1, keepdim=False):
@@ -360,23 +361,34 @@ def _mode(self, dim=-1, keepdim=False):
 
 
 defop("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", composite=_mode,
-      family=R)
+      out=True, family=R)
 defop("msort(Tensor self) -> Tensor", composite=lambda s: torch.sort(s, 0).values, out=True, family=R)
 
 
-def _logcumsumexp(self, dim):
-    d = wrap_dim(dim, max(self.dim(), 1))
-    x = self if self.dtype._kind >= 2 else self.to(torch.get_default_dtype())
-    if x.dim() == 0:
-        return x.clone()
-    shift = torch.cummax(x.detach(), d).values     # running max: every partial sum is >= 1 before the log
-    shift = torch.where(torch.isinf(shift), torch.zeros_like(shift), shift)
-    last = shift.narrow(d, shift.shape[d] - 1, 1) if shift.shape[d] else shift
-    # exp(x - M) with M the final running max keeps every term <= 1; the log adds M back
-    return torch.log(torch.cumsum(torch.exp(x - last), d)) + last
+def _logcumsumexp_meta(self, dim):
+    wrap_dim(dim, self.dim())
+    if self.dtype.is_complex or self.dtype._kind < 2:
+        d = self.dtype if self.dtype.is_complex else torch.get_default_dtype()
+        return TensorMeta(self._shape, d)
+    return TensorMeta(self._shape, self.dtype)
 
 
-defop("logcumsumexp(Tensor self, int dim) -> Tensor", composite=_logcumsumexp, out=True, family=R)
+def logcumsumexp_backward(grad, self, result, dim):
+    """d r_k / d x_i = exp(x_i - r_k) for i <= k: the sum over k >= i is taken in log space, separately for
+    the positive and the negative parts of grad, so nothing overflows."""
+    if self.dim() == 0:
+        return grad
+    d = wrap_dim(dim, self.dim())
+
+    def tail_logsum(w):  # log sum_{k >= i} exp(w_k)
+        return torch.logcumsumexp(w.flip(d), d).flip(d)
+    pos = torch.exp(self + tail_logsum(torch.log(torch.clamp(grad, min=0)) - result))
+    neg = torch.exp(self + tail_logsum(torch.log(torch.clamp(-grad, min=0)) - result))
+    return pos - neg
+
+
+defop("logcumsumexp(Tensor self, int dim) -> Tensor", meta=_logcumsumexp_meta, out=True, family=R,
+      grad={"self": "logcumsumexp_backward(grad, self, result, dim)"})
 
 
 def _histc(self, bins=100, min=0, max=0):

@@ -378,3 +378,14 @@ def vector_norm(m, a, ord=2, dim=None, keepdim=False, dtype=None):
         with quiet():
             r = np.sum(ab ** ord, axis=ax_all, keepdims=keepdim) ** (1.0 / ord)
     return _out(r, m)
+
+
+@kernel("logcumsumexp")
+def logcumsumexp(m, a, dim):
+    x = arr(a)
+    if x.ndim == 0:
+        return wrap(np.array(x, dtype=TO_NP[m.dtype]), m.dtype)
+    work = np.float32 if m.dtype.itemsize < 4 else TO_NP[m.dtype]  # half types accumulate in float32
+    with np.errstate(all="ignore"):
+        out = np.logaddexp.accumulate(x.astype(work, copy=False), axis=dim % x.ndim)
+    return wrap(np.ascontiguousarray(out, dtype=TO_NP[m.dtype]), m.dtype)

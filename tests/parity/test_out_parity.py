@@ -1,0 +1,111 @@
+"""out= on every function whose PyTorch signature has it (issue 12 item 5), generated: the functions are
+PyTorch's public ones that document out=, the inputs are the conformance samples of the op of that name.
+The result lands in the given tensor (resized from empty, same values and dtype as PyTorch's)."""
+import inspect
+import re
+import warnings
+
+from helpers import torch_or_skip
+
+torch = torch_or_skip()
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import mindtorch  # noqa: E402
+from helpers import assert_same  # noqa: E402
+
+
+def _torch_documents_out(name):
+    """PyTorch's signature (the docstring up to its first "->") has out=."""
+    doc = getattr(getattr(torch, name), "__doc__", None) or ""
+    return re.search(r"\bout=None", doc.strip().split("->")[0]) is not None
+
+
+def _functions_with_out():
+    names = []
+    for n in sorted(getattr(torch, "__all__", [])):
+        f = getattr(torch, n, None)
+        if callable(f) and not isinstance(f, type) and _torch_documents_out(n) and callable(getattr(mindtorch, n, None)):
+            names.append(n)
+    return names
+
+
+FUNCTIONS = _functions_with_out()
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_signature_accepts_out(name):
+    try:
+        params = inspect.signature(getattr(mindtorch, name)).parameters
+    except (TypeError, ValueError):
+        pytest.skip("no introspectable signature")
+    assert "out" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+
+
+def _to_torch(x):
+    if isinstance(x, mindtorch.Tensor):
+        return torch.from_numpy(x.detach().float().numpy().copy() if x.dtype is mindtorch.bfloat16
+                                else x.detach().numpy().copy())
+    if isinstance(x, (list, tuple)):
+        return type(x)(_to_torch(a) for a in x)
+    if isinstance(x, mindtorch.dtype):
+        return getattr(torch, x.name)
+    if isinstance(x, mindtorch.device):
+        return torch.device("cpu")
+    return x
+
+
+def _empty_like_result(lib, r):
+    if isinstance(r, (tuple, list)):
+        return tuple(_empty_like_result(lib, x) for x in r)
+    return lib.empty(0, dtype=getattr(lib, str(r.dtype).split(".")[-1]))
+
+
+def _samples(name):
+    from mindtorch.ops.registry import BY_NAME
+    from mindtorch.testing.conformance.samples import Maker, samples_for
+    for op in BY_NAME.get(name, ()):
+        fn = samples_for(op.qualname)
+        if fn is not None and "function" in op.variants:
+            yield from fn(Maker(op.qualname))
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_result_lands_in_out(name):
+    compared = 0
+    for s in list(_samples(name))[:4]:
+        if any(isinstance(a, mindtorch.Tensor) and a.dtype is mindtorch.bfloat16 for a in s.args):
+            continue
+        targs, tkw = _to_torch(s.args), {k: _to_torch(v) for k, v in s.kwargs.items()}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                plain = getattr(torch, name)(*targs, **tkw)
+                tout = _empty_like_result(torch, plain)
+                want = getattr(torch, name)(*targs, **tkw, out=tout)
+            except Exception:  # noqa: BLE001 - PyTorch refuses this sample (or its out form)
+                continue
+            if name in ("empty", "rand", "randn", "randperm", "multinomial", "normal", "randint", "poisson",
+                        "bernoulli"):
+                mout = _empty_like_result(mindtorch, plain)
+                got = getattr(mindtorch, name)(*s.args, **s.kwargs, out=mout)
+                for g, w, o in zip(*(x if isinstance(x, tuple) else (x,) for x in (got, want, mout))):
+                    assert g is o and tuple(g.shape) == tuple(w.shape) and str(g.dtype) == str(w.dtype)
+                compared += 1
+                continue
+            mout = _empty_like_result(mindtorch, plain)
+            got = getattr(mindtorch, name)(*s.args, **s.kwargs, out=mout)
+        for g, w, o in zip(*(x if isinstance(x, tuple) else (x,) for x in (got, want, mout))):
+            assert g is o, "the result must be the out tensor itself"
+            assert_same(g, w, rtol=2e-5, atol=2e-6)
+        compared += 1
+    if not compared:
+        pytest.skip("no sample PyTorch accepts with out=")
+
+
+def test_out_with_a_factory_takes_its_dtype():
+    for lib in (mindtorch, torch):
+        out = lib.empty(0, dtype=lib.int64)
+        assert lib.zeros(2, 3, out=out) is out and out.dtype == lib.int64 and tuple(out.shape) == (2, 3)
+        assert np.all(out.numpy() == 0)
