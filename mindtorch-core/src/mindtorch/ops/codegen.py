@@ -316,7 +316,8 @@ def make_callable(ops, method, fname_py=None):
     fn = _make_single(ops[0], method, fname_py) if len(ops) == 1 else _make_overloaded(ops, method, fname_py)
     fn.__qualname__ = ("Tensor." if method else "") + fname_py
     fn.__module__ = "mindtorch"
-    fn.__doc__ = "\n".join(o.signature for o in ops)
+    from .docs import docstring
+    fn.__doc__ = docstring(ops, method)
     return fn
 
 
