@@ -271,6 +271,11 @@ SAMPLES = {
                          (_x((3, 4)), _x((3, 4), seed=1))),
     # a gradient of both signs, and a wide range of values (the log-space backward must not overflow)
     "logcumsumexp": lambda: (lambda a: (torch.logcumsumexp(a * 40, 1), torch.logcumsumexp(a, 0)), (_x((3, 4)),)),
+    # every reduction, with and without self; values kept away from zero (prod) and from ties (amax/amin)
+    "scatter_reduce.two": lambda: (lambda a, s: tuple(
+        torch.scatter_reduce(a, 1, _i([[0, 1, 0, 2], [2, 2, 1, 0]]), s, r, include_self=inc)
+        for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)),
+        (_x((2, 3)), _x((2, 4), seed=1))),
     "_nll_loss": lambda: (lambda a: (torch.ops._nll_loss(a, _i([0, 3, 1]), _x((4,)).detach(), 1, 3)[0],
                                      torch.ops._nll_loss(a, _i([0, 3, 1]), None, 0, -100)[0]),
                           (_x((3, 4)),)),
@@ -291,6 +296,10 @@ def _auto_sample(op):
 # purpose, so there is nothing to check numerically.
 EXCLUDED = {
     "floor_divide": "PyTorch does not implement its derivative either (formula raises on purpose)",
+    # random draws: the derivative is defined as zero (as in PyTorch); finite differences of fresh samples
+    # measure the noise, not a derivative
+    "poisson": "random sampling (zero derivative by definition)",
+    "binomial": "random sampling (zero derivative by definition)",
     # Double backward of these backward ops is not implemented yet (formula is `not_implemented(...)`).
     # PyTorch does support it (all are linear in grad_out), so each entry is a known gap, not a choice.
     "_max_pool2d_backward": "double backward not implemented (raises)",

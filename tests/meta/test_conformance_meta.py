@@ -16,9 +16,12 @@ def test_meta_report_is_complete_and_names_what_needs_data():
         # output shape depends on values
         "_bincount", "bincount", "_unique", "unique", "argwhere", "nonzero", "where.cond_only", "masked_select",
         "index.Tensor", "one_hot", "repeat_interleave.Tensor", "repeat_interleave.self_Tensor", "tril_indices",
-        "triu_indices",
+        "triu_indices", "unique_consecutive",
+        # composed from a data-dependent op although its own shape is fixed
+        "nonzero_static",
         # a Python bool or number read from the values (a comparison result, a count, a data range)
         "allclose", "equal", "quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar", "histc",
+        "histogram.bin_ct",
         "masked_scatter", "masked_scatter_", "_foreach_adam_",
         # a backward that reads values (zeros in a product, a boolean-mask gradient)
         "cumprod", "prod", "vander", "masked_fill.Tensor",

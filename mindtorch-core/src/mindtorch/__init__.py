@@ -86,7 +86,7 @@ else:
 # (so hasattr is False), never ModuleNotFoundError
 _LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions",
          "distributed", "return_types", "cuda", "accelerator", "onnx", "jit", "compiler", "amp", "library", "version",
-         "_dynamo", "multiprocessing"}
+         "_dynamo", "multiprocessing", "func"}
 
 
 def __getattr__(name):
@@ -107,6 +107,9 @@ def __getattr__(name):
         return backend.module
     if name == "default_generator":
         return _default_generator("cpu")
+    if name == "GradScaler":  # torch.GradScaler: the amp one, imported on first use
+        from .amp import GradScaler
+        return GradScaler
     raise AttributeError(f"module 'mindtorch' has no attribute '{name}'")
 
 

@@ -4,7 +4,11 @@ __all__ = ["save", "load", "einsum", "broadcast_shapes", "compile", "autocast", 
            "set_num_interop_threads", "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "e", "pi", "inf", "nan", "newaxis", "is_signed", "is_conj", "is_neg",
            "resolve_conj", "resolve_neg", "is_same_size", "is_nonzero", "get_device", "conj", "scalar_tensor",
            "get_device_module", "tensordot", "asarray", "cond", "split_with_sizes",
-           "unsafe_chunk", "unsafe_split", "resize_as_", "zero_", "fill_"]
+           "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "resize_as_", "zero_", "fill_", "gradient",
+           "detach_", "set_default_tensor_type", "frombuffer", "prelu", "vmap"] + \
+    [n + "_copy" for n in ("alias", "as_strided", "detach", "diagonal", "expand", "narrow", "permute", "select",
+                           "slice", "split", "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold",
+                           "unsqueeze", "view", "view_as_real", "view_as_complex")]
 
 from ._shape import broadcast_shapes_public as broadcast_shapes  # noqa: E402
 from ._threads import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: E402,F401
@@ -148,3 +152,77 @@ def zero_(input):
 
 def fill_(input, value):
     return input.fill_(value)
+
+
+unsafe_split_with_sizes = split_with_sizes
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Estimated derivative of a sampled function along each dim, one tensor per dim (NumPy's gradient)."""
+    from .ops.selection import _gradient
+    return _gradient(input, spacing, dim, edge_order)
+
+
+def detach_(input):
+    return input.detach_()
+
+
+def set_default_tensor_type(t):
+    """Legacy: the default floating dtype from a tensor type (torch.DoubleTensor or "torch.DoubleTensor")."""
+    from . import _legacy
+    name = t if isinstance(t, str) else getattr(t, "__name__", str(t))
+    name = name.rsplit(".", 1)[-1]
+    cls = _legacy.TYPED.get(name)
+    dtype = cls.dtype if cls is not None else None
+    if dtype is None or not dtype.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {t}")
+    from ._dtype import set_default_dtype
+    set_default_dtype(dtype)
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D CPU tensor sharing the memory of an object with the buffer protocol."""
+    import numpy as np
+    from ._creation import from_numpy, numpy_dtype
+    if dtype.is_floating_point and dtype.name == "bfloat16":
+        raise TypeError("frombuffer: bfloat16 is not supported")
+    arr = np.frombuffer(buffer, dtype=numpy_dtype(dtype), count=count, offset=offset)
+    if not arr.flags.writeable:
+        import warnings
+        warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors.",
+                      UserWarning, stacklevel=2)
+        arr = np.frombuffer(memoryview(bytearray(arr.tobytes())), dtype=arr.dtype)
+    t = from_numpy(arr)
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+def prelu(input, weight):
+    from .nn.functional import prelu as _prelu
+    return _prelu(input, weight)
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    from .func import vmap as _vmap
+    return _vmap(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
+
+
+def _copy_of(view_name):
+    def fn(input, *args, out=None, **kwargs):
+        from . import ops
+        if view_name == "split_with_sizes":
+            res = input.split(*args, **kwargs)
+        elif view_name in ("detach", "t", "split"):
+            res = getattr(input, view_name)(*args, **kwargs)
+        else:
+            res = getattr(ops, view_name)(input, *args, **kwargs)
+        res = tuple(r.clone() for r in res) if isinstance(res, (tuple, list)) else res.clone()
+        return res if out is None else out.resize_(res.shape).copy_(res)
+    fn.__name__ = view_name + "_copy"
+    fn.__doc__ = f"{view_name}, materialized as a new tensor instead of a view."
+    return fn
+
+
+for _n in ("alias", "as_strided", "detach", "diagonal", "expand", "narrow", "permute", "select", "slice", "split",
+           "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze", "view", "view_as_real",
+           "view_as_complex"):
+    globals()[_n + "_copy"] = _copy_of(_n)

@@ -89,6 +89,12 @@ def vecdot(x, y, *, dim=-1, out=None):
     return (x.conj() * y).sum(dim) if x.dtype.is_complex else (x * y).sum(dim)
 
 
+def cross(input, other, *, dim=-1, out=None):
+    """Cross product of 3-vectors along dim (inputs broadcast)."""
+    res = _mt.ops.linalg_cross(input, other, dim=dim)
+    return res if out is None else out.resize_(res.shape).copy_(res)
+
+
 # --- decompositions, inverses and solvers --------------------------------------------------------
 from ._errors import LinAlgError  # noqa: E402,F401  (kernels raise it through mindtorch.plugins)
 

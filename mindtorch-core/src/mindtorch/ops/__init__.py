@@ -5,7 +5,7 @@ from .registry import OPS, BY_NAME, defop  # noqa: F401
 
 # Family modules declare their ops on import; order only affects listings.
 FAMILIES = ("pointwise", "reduction", "shape", "indexing", "creation", "random", "linalg", "decompositions", "nn",
-            "foreach", "complex", "spectral", "numeric", "tensor_algebra", "composite")
+            "foreach", "complex", "spectral", "numeric", "tensor_algebra", "selection", "windows", "composite")
 
 
 def load_table():

@@ -52,8 +52,8 @@ def _check_and_convert(p, n, fname, pos, allow_number, failure):
 
 
 # functions taking their tensors as varargs: meshgrid(a, b) as well as meshgrid([a, b])
-VARARG_TENSOR_LISTS = {"meshgrid", "broadcast_tensors", "block_diag", "cartesian_prod", "atleast_1d", "atleast_2d",
-                       "atleast_3d"}
+VARARG_TENSOR_LISTS = {"meshgrid", "broadcast_tensors", "block_diag", "cartesian_prod", "chain_matmul", "atleast_1d",
+                       "atleast_2d", "atleast_3d"}
 # NumPy spellings PyTorch's argument parser accepts for these keywords: x.sum(axis=1, keepdims=True)
 NUMPY_ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",)}
 # ops PyTorch's argument parser lets take a Python number as the first operand: torch.add(2, t)

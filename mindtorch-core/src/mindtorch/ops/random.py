@@ -194,6 +194,35 @@ defop(f"bernoulli(Tensor self, float p, *, {_GEN}) -> Tensor", meta=_bernoulli_p
       grad={"self": "grad * 0"})
 
 
+def _poisson_meta(self, generator=None):
+    _float_only(self.dtype, "poisson_cpu")
+    return TensorMeta(self._shape, self.dtype)
+
+
+def _binomial_meta(count, prob, generator=None):
+    if count.dtype._kind != 2:
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {_cname(count.dtype)}")
+    return TensorMeta(broadcast_shapes(count._shape, prob._shape), count.dtype)
+
+
+defop(f"poisson(Tensor self, {_GEN}) -> Tensor", meta=_poisson_meta, method=False, family=F, grad={"self": "grad * 0"})
+defop(f"binomial(Tensor count, Tensor prob, {_GEN}) -> Tensor", meta=_binomial_meta, method=False, family=F,
+      grad={"count": "grad * 0", "prob": "grad * 0"})
+
+
+def _native_dropout(input, p, train=None):
+    import mindtorch
+    if not train:
+        return input.clone(), mindtorch.ones_like(input, dtype=D.bool_)
+    keep = mindtorch.rand_like(input) >= p if p < 1 else mindtorch.zeros_like(input, dtype=D.bool_)
+    scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
+    return input * keep * scale, keep
+
+
+defop("native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", composite=_native_dropout,
+      method=False, family=F)
+
+
 def _multinomial_meta(self, num_samples, replacement=False, generator=None):
     n = len(self._shape)
     if n not in (1, 2):

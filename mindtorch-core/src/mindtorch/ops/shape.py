@@ -440,3 +440,30 @@ for _nd in (1, 2, 3):
     defop(f"atleast_{_nd}d(Tensor self) -> Tensor", composite=_one, method=False, family=F)
     defop(f"atleast_{_nd}d(Tensor[] tensors) -> Tensor[]", overload="Sequence",
           composite=(lambda one: lambda tensors: tuple(one(t) for t in tensors))(_one), method=False, family=F)
+
+
+def _flip_lr(self):
+    if self.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return self.flip(1)
+
+
+def _flip_ud(self):
+    if self.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return self.flip(0)
+
+
+def _adjoint(self):
+    if self.dim() < 2:
+        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of matrices. Got 1-D tensor."
+                           if self.dim() == 1 else "tensor.adjoint() is only supported on matrices or batches of "
+                           "matrices. Got 0-D tensor.")
+    t = self.transpose(-2, -1)
+    return t.conj() if self.dtype.is_complex else t
+
+
+defop("ravel(Tensor(a) self) -> Tensor(a)", composite=lambda s: s.reshape(-1), family=F)
+defop("fliplr(Tensor self) -> Tensor", composite=_flip_lr, family=F)
+defop("flipud(Tensor self) -> Tensor", composite=_flip_ud, family=F)
+defop("adjoint(Tensor(a) self) -> Tensor(a)", composite=_adjoint, family=F)

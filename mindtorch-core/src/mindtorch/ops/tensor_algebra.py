@@ -463,3 +463,69 @@ def _put(self, index, source, accumulate=False):
 
 defop("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor", composite=_put,
       inplace=True, inplace_composite=lambda s, i, src, acc=False: s.copy_(_put(s, i, src, acc)), family=F)
+
+
+def _cross3(a, b, d):
+    """The cross product of the length-3 vectors along dim d (broadcast first)."""
+    if a.dim() != b.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    a, b = torch.broadcast_tensors(a, b)
+    if a.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {a.shape[d]} and "
+                           f"{b.shape[d]}")
+    ax, ay, az = (a.select(d, i) for i in range(3))
+    bx, by, bz = (b.select(d, i) for i in range(3))
+    return torch.stack([ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx], d)
+
+
+def _cross(self, other, dim=None):
+    if self.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if dim is None:
+        import warnings
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=3)
+        dim = next((i for i, n in enumerate(self.shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return _cross3(self, other, wrap_dim(dim, self.dim()))
+
+
+defop("cross(Tensor self, Tensor other, int? dim=None) -> Tensor", composite=_cross, out=True, family=F)
+defop("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
+      composite=lambda s, o, dim=-1: _cross3(s, o, wrap_dim(dim, max(s.dim(), o.dim()))), function=False,
+      method=False, family=F)
+
+
+def _chain_matmul(matrices):
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    out = matrices[0]
+    for m in matrices[1:]:
+        out = torch.mm(out, m)
+    return out.clone() if len(matrices) == 1 else out
+
+
+defop("chain_matmul(Tensor[] matrices) -> Tensor", composite=_chain_matmul, out=True, method=False, family=F)
+
+
+def _renorm(self, p, dim, maxnorm):
+    """Rescale each slice along dim whose p-norm exceeds maxnorm down to maxnorm."""
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = wrap_dim(dim, self.dim())
+    others = [i for i in range(self.dim()) if i != d]
+    norms = torch.linalg.vector_norm(self, p, others, keepdim=True)
+    factor = torch.where(norms > maxnorm, maxnorm / (norms + 1e-7), torch.ones_like(norms))
+    return self * factor
+
+
+defop("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", composite=_renorm, out=True, inplace=True,
+      inplace_composite=lambda s, p, dim, maxnorm: s.copy_(_renorm(s, p, dim, maxnorm)), family=F)
+defop("nuclear_norm(Tensor self, bool keepdim=False) -> Tensor",
+      composite=lambda s, keepdim=False: torch.linalg.matrix_norm(s, "nuc", keepdim=keepdim), method=False,
+      out=True, family=F)
+defop("frobenius_norm(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+      composite=lambda s, dim, keepdim=False: torch.linalg.vector_norm(s, 2, dim, keepdim=keepdim), method=False,
+      out=True, family=F)

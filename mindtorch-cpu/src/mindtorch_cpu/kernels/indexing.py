@@ -145,6 +145,47 @@ _both("scatter.src")(_scatter)
 _both("scatter.value")(_scatter)
 _both("scatter_add")(lambda self, dim, index, src: _scatter(self, dim, index, src, "add"))
 
+_REDUCE_AT = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.fmax, "amin": np.fmin, "max": np.fmax,
+              "min": np.fmin}
+
+
+def _scatter_reduce(self, dim, index, src, reduce, include_self=True):
+    """Reduce src into self at index along dim; without include_self the addressed places start from the
+    reduction's identity. NaN wins in amax/amin, as in PyTorch."""
+    a = _nd(self)
+    d = dim % a.ndim
+    key, idx = _grid(index, d)
+    _bounds(idx, a.shape[d], d, RuntimeError, allow_negative=False)
+    vals = _nd(src)[tuple(slice(0, n) for n in idx.shape)]
+    hit = np.zeros(a.shape, bool)
+    hit[key] = True
+    count = None
+    if reduce == "mean":
+        count = np.zeros(a.shape, np.int64)
+        np.add.at(count, key, 1)
+        if include_self:
+            count += 1
+    if not include_self:
+        identity = {"sum": 0, "mean": 0, "prod": 1}.get(reduce)
+        if identity is None:  # amax/amin: the first value scattered to each place starts it
+            first = np.zeros(a.shape, a.dtype)
+            first[key] = vals
+            a[hit] = first[hit]
+        else:
+            a[hit] = identity
+    with np.errstate(invalid="ignore"):
+        _REDUCE_AT[reduce].at(a, key, vals)
+        if reduce in ("amax", "amin", "max", "min") and a.dtype.kind in "fc":
+            nan = np.zeros(a.shape, bool)
+            np.logical_or.at(nan, key, np.isnan(vals))
+            a[nan] = np.nan
+        if count is not None:
+            divided = a / np.maximum(count, 1)
+            a[hit] = (np.floor_divide(a, np.maximum(count, 1)) if a.dtype.kind in "iu" else divided)[hit]
+
+
+_both("scatter_reduce.two")(_scatter_reduce)
+
 
 # --- index_select / index_add / index_copy / index_fill ---------------------------
 

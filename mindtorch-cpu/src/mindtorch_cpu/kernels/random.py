@@ -176,3 +176,19 @@ def random_to(m, self, to, generator=None):
 @kernel("random_.from")
 def random_from(m, self, low, to=None, generator=None):
     return _random_fill(self, *random_bounds(self.dtype, low, to), generator)
+
+
+@kernel("poisson")
+def poisson(m, self, generator=None):
+    rate = arr(self).astype(np.float64)
+    if rate.size and (rate < 0).any():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return wrap(_rng(generator).poisson(rate).astype(TO_NP[m.dtype]), m.dtype)
+
+
+@kernel("binomial")
+def binomial(m, count, prob, generator=None):
+    n, p = np.broadcast_arrays(arr(count).astype(np.float64), arr(prob).astype(np.float64))
+    if p.size and ((p < 0) | (p > 1)).any():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    return wrap(_rng(generator).binomial(n.astype(np.int64), p).astype(TO_NP[m.dtype]), m.dtype)

@@ -1512,6 +1512,94 @@ def _fill(m):
     return [S(m.f(3, 4), 2.5), S(m.i(3), 7)]
 
 
+@samples("adjoint", "fliplr", "ravel")
+def _flips(m):
+    return [S(m.f(3, 4)), S(m.nc(2, 3, 4)), S(m.f(4))]
+
+
+@samples("flipud")
+def _flipud(m):
+    return [S(m.f(3, 4)), S(m.f(4)), S(m.f())]
+
+
+@samples("cross", "linalg_cross")
+def _cross(m):
+    return [S(m.f(4, 3), m.f(4, 3)), S(m.f(3, 2), m.f(3, 2)), S(m.f(2, 4), m.f(2, 4))]
+
+
+@samples("chain_matmul")
+def _chain_matmul(m):
+    return [S([m.f(2, 3), m.f(3, 4), m.f(4, 2)]), S([m.f(3, 3)]), S([m.f(2, 3), m.f(2, 3)])]
+
+
+@samples("renorm", "renorm_")
+def _renorm(m):
+    return [S(m.f(3, 4), 2, 0, 1.0), S(m.f(3, 4), 1, 1, 0.5), S(m.f(3, 4), 2, 0, -1.0)]
+
+
+@samples("nuclear_norm")
+def _nuclear(m):
+    return [S(m.f(3, 4)), S(m.f(2, 3, 3), True)]
+
+
+@samples("frobenius_norm")
+def _frobenius(m):
+    return [S(m.f(3, 4), [0, 1]), S(m.f(2, 3, 4), [1], True)]
+
+
+@samples("hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window")
+def _windows(m):
+    cpu = mindtorch.device("cpu")
+    return [S(8, device=cpu), S(5, False, device=cpu), S(1, device=cpu), S(0, device=cpu), S(-1, device=cpu)]
+
+
+@samples("poisson")
+def _poisson(m):
+    return [S(m.pos(3, 4)), S(m.f(0, 2))]
+
+
+@samples("binomial")
+def _binomial(m):
+    return [S(m.f(3, 4, lo=1.0, hi=9.0).round(), m.u(3, 4)), S(m.i(3), m.u(3))]
+
+
+@samples("native_dropout")
+def _native_dropout(m):
+    return [S(m.f(3, 4), 0.5, True), S(m.f(3, 4), 0.5, False), S(m.f(4), 1.0, True)]
+
+
+@samples("nonzero_static")
+def _nonzero_static(m):
+    return [S(m.b(3, 4), size=5), S(m.i(6), size=10, fill_value=-2), S(m.b(3), size=-1)]
+
+
+@samples("unique_consecutive")
+def _unique_consecutive(m):
+    return [S(m.i(10, hi=3)), S(m.i(10, hi=3), True, True), S(m.i(4, 3, hi=2), False, True, 0)]
+
+
+@samples("unravel_index")
+def _unravel_index(m):
+    return [S(m.i(5, hi=24), [2, 3, 4]), S(m.i(3, hi=6), [6]), S(m.f(3), [2, 2])]
+
+
+@samples("histogram.bin_ct")
+def _histogram(m):
+    return [S(m.f(20), 5), S(m.f(3, 4), 4, range=[-1.0, 1.0], density=True), S(m.i(5), 3)]
+
+
+@samples("histogram.bins_tensor")
+def _histogram_edges(m):
+    return [S(m.f(20), mindtorch.tensor([-2.0, 0.0, 0.5, 2.0])), S(m.f(20), m.distinct(5).sort().values)]
+
+
+@samples("scatter_reduce.two", "scatter_reduce_.two")
+def _scatter_reduce(m):
+    idx = mindtorch.tensor([[0, 1, 0, 3], [2, 2, 1, 0], [3, 0, 0, 1]])
+    return [S(m.f(3, 5), 1, idx, m.f(3, 4), reduce) for reduce in ("sum", "prod", "mean", "amax", "amin")] + \
+        [S(m.f(3, 5), 1, idx, m.f(3, 4), "mean", include_self=False), S(m.f(3, 5), 1, idx, m.f(3, 4), "median")]
+
+
 def inplace_base(qualname):
     """The out-of-place op of an in-place one (for reporting), or None."""
     op = op_out_of_place.get(qualname)
