@@ -46,7 +46,7 @@ def _names(sig):
 KNOWN = {"all", "any", "argmax", "max", "min", "mean", "median", "nanmedian", "nansum", "prod", "sum", "std", "var",
          "std_mean", "var_mean", "bernoulli", "scatter", "normal", "broadcast_to", "concatenate", "dsplit", "hsplit",
          "vsplit", "tensor_split", "einsum", "isin", "searchsorted", "true_divide", "trapz", "tril_indices",
-         "triu_indices"}
+         "triu_indices", "hamming_window"}
 
 
 def test_parameter_names_follow_pytorch_documentation():

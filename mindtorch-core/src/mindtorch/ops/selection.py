@@ -105,9 +105,9 @@ _HISTOGRAM = __import__("collections").namedtuple("histogram", ["hist", "bin_edg
 _HISTOGRAM.__module__ = "mindtorch.return_types"
 defop("histogram(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor "
       "bin_edges)", composite=lambda s, b, weight=None, density=False: _histogram(s, b, None, weight, density),
-      overload="bins_tensor", family=F)
+      overload="bins_tensor", out=True, family=F)
 defop("histogram(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> "
-      "(Tensor hist, Tensor bin_edges)", composite=_histogram, overload="bin_ct", family=F)
+      "(Tensor hist, Tensor bin_edges)", composite=_histogram, overload="bin_ct", out=True, family=F)
 
 
 def _gradient(self, spacing=1, dim=None, edge_order=1):

@@ -1575,7 +1575,8 @@ def _nonzero_static(m):
 
 @samples("unique_consecutive")
 def _unique_consecutive(m):
-    return [S(m.i(10, hi=3)), S(m.i(10, hi=3), True, True), S(m.i(4, 3, hi=2), False, True, 0)]
+    # keywords: PyTorch 2.13 swaps the positional return_inverse/return_counts when dim is given
+    return [S(m.i(10, hi=3)), S(m.i(10, hi=3), True, True), S(m.i(4, 3, hi=2), return_counts=True, dim=0)]
 
 
 @samples("unravel_index")
