@@ -276,6 +276,9 @@ SAMPLES = {
         torch.scatter_reduce(a, 1, _i([[0, 1, 0, 2], [2, 2, 1, 0]]), s, r, include_self=inc)
         for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)),
         (_x((2, 3)), _x((2, 4), seed=1))),
+    # PyTorch differentiates the incomplete gamma functions in x only (the shape argument raises there too)
+    "igamma": lambda: (lambda x: torch.igamma(_x(lo=0.5, hi=2.0).detach(), x), (_x(lo=0.3, hi=3.0, seed=1),)),
+    "igammac": lambda: (lambda x: torch.igammac(_x(lo=0.5, hi=2.0).detach(), x), (_x(lo=0.3, hi=3.0, seed=1),)),
     "_nll_loss": lambda: (lambda a: (torch.ops._nll_loss(a, _i([0, 3, 1]), _x((4,)).detach(), 1, 3)[0],
                                      torch.ops._nll_loss(a, _i([0, 3, 1]), None, 0, -100)[0]),
                           (_x((3, 4)),)),

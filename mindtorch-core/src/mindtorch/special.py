@@ -9,11 +9,21 @@ import mindtorch as _t
 
 __all__ = ["erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit", "logsumexp",
            "round", "softmax", "entr", "ndtr", "ndtri", "log_ndtr", "sinc", "xlogy", "xlog1py", "gammaln", "digamma",
-           "psi", "polygamma", "multigammaln"]
+           "psi", "polygamma", "multigammaln", "gammainc", "gammaincc"]
 
 erf, erfc, erfinv, exp2, expm1, log1p, logit, logsumexp, round = (  # noqa: A001
     _t.erf, _t.erfc, _t.erfinv, _t.exp2, _t.expm1, _t.log1p, _t.logit, _t.logsumexp, _t.round)
 expit = _t.sigmoid
+
+
+def gammainc(input, other, *, out=None):
+    """Regularized lower incomplete gamma function."""
+    return _t.igamma(input, other, out=out) if out is not None else _t.igamma(input, other)
+
+
+def gammaincc(input, other, *, out=None):
+    """Regularized upper incomplete gamma function."""
+    return _t.igammac(input, other, out=out) if out is not None else _t.igammac(input, other)
 
 
 def softmax(input, dim, *, dtype=None):

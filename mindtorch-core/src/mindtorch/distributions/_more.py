@@ -124,10 +124,40 @@ def _standard_gamma(alpha):
     return out.clamp(min=mindtorch.finfo(alpha.dtype).tiny)
 
 
+class _ReparamGamma(mindtorch.autograd.Function):
+    """Gamma(alpha, 1) draws whose gradient in alpha is the implicit one: holding the draw's quantile
+    F(x; alpha) fixed, dx/dalpha = -(dF/dalpha) / (dF/dx), with F the regularized incomplete gamma
+    function; dF/dx is its density, dF/dalpha a central difference of F in alpha (float64)."""
+
+    @staticmethod
+    def forward(ctx, alpha):
+        x = _standard_gamma(alpha.detach())
+        ctx.save_for_backward(alpha, x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        alpha, x = ctx.saved_tensors
+        a, xd = alpha.double(), x.double()
+        h = 1e-5 * a.clamp(min=1.0)
+        dF_da = (mindtorch.igamma(a + h, xd) - mindtorch.igamma((a - h).clamp(min=1e-12), xd)) / (
+            h + (a - (a - h).clamp(min=1e-12)))
+        log_density = (a - 1) * xd.log() - xd - mindtorch.lgamma(a)
+        dx_da = -dF_da / log_density.exp().clamp(min=1e-300)
+        return grad * dx_da.to(grad.dtype)
+
+
+def _rsample_gamma(alpha):
+    """Gamma(alpha, 1) draws, differentiable in alpha."""
+    if alpha.requires_grad and mindtorch.is_grad_enabled():
+        return _ReparamGamma.apply(alpha)
+    return _standard_gamma(alpha)
+
+
 class Gamma(Distribution):
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
-    has_rsample = False  # draws are not reparameterised here (no implicit-gradient sampler yet)
+    has_rsample = True
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -145,10 +175,10 @@ class Gamma(Distribution):
     def variance(self):
         return self.concentration / self.rate.pow(2)
 
-    def sample(self, sample_shape=()):
+    def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
-        with mindtorch.no_grad():
-            return _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        value = _rsample_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        return value.clamp(min=mindtorch.finfo(value.dtype).tiny)
 
     def log_prob(self, value):
         if self._validate_args:
@@ -158,7 +188,9 @@ class Gamma(Distribution):
             self.concentration - 1, value) - self.rate * value - mindtorch.lgamma(self.concentration))
 
     def cdf(self, value):
-        raise NotImplementedError("Gamma.cdf needs the regularised incomplete gamma function (not in mindtorch yet)")
+        if self._validate_args:
+            self._validate_sample(value)
+        return mindtorch.special.gammainc(self.concentration, self.rate * value)
 
     def entropy(self):
         return (self.concentration - mindtorch.log(self.rate) + mindtorch.lgamma(self.concentration)
@@ -168,6 +200,7 @@ class Gamma(Distribution):
 class Dirichlet(Distribution):
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
+    has_rsample = True
 
     def __init__(self, concentration, validate_args=None):
         if concentration.dim() < 1:
@@ -189,11 +222,10 @@ class Dirichlet(Distribution):
         con0 = self.concentration.sum(-1, keepdim=True)
         return self.concentration * (con0 - self.concentration) / (con0.pow(2) * (con0 + 1))
 
-    def sample(self, sample_shape=()):
+    def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
-        with mindtorch.no_grad():
-            g = _standard_gamma(self.concentration.expand(shape))
-            return g / g.sum(-1, keepdim=True)
+        g = _rsample_gamma(self.concentration.expand(shape))
+        return g / g.sum(-1, keepdim=True)
 
     def log_prob(self, value):
         if self._validate_args:
@@ -211,6 +243,7 @@ class Dirichlet(Distribution):
 class Beta(Distribution):
     arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
+    has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         c1, c0 = broadcast_all(concentration1, concentration0)
@@ -238,8 +271,8 @@ class Beta(Distribution):
         total = self.concentration1 + self.concentration0
         return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
 
-    def sample(self, sample_shape=()):
-        return self._dirichlet.sample(sample_shape).select(-1, 0)
+    def rsample(self, sample_shape=()):
+        return self._dirichlet.rsample(sample_shape).select(-1, 0)
 
     def log_prob(self, value):
         if self._validate_args:

@@ -113,6 +113,8 @@ SUMMARIES = {
     "hardtanh": "Clamps each element to [min_val, max_val].",
     "heaviside": "Step function: 0 below zero, 1 above, `values` at zero.",
     "hypot": "Hypotenuse sqrt(input^2 + other^2), elementwise and overflow-safe.",
+    "igamma": "Regularized lower incomplete gamma function P(input, other).",
+    "igammac": "Regularized upper incomplete gamma function Q(input, other) = 1 - P(input, other).",
     "imag": "The imaginary part of a complex tensor, as a view.",
     "isclose": "Elementwise test that input and other are equal within tolerances.",
     "isfinite": "Elementwise test for finite values.",

@@ -67,6 +67,14 @@ defop("nextafter(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary(
       out=True, family=F)
 
 
+defop("igamma(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("igamma_cpu"), inplace=True, out=True,
+      family=F, grad={"self": "not_implemented('igamma: input')",
+                      "other": "grad * torch.exp((self - 1) * torch.log(other) - other - torch.lgamma(self))"})
+defop("igammac(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("igammac_cpu"), inplace=True,
+      out=True, family=F, grad={"self": "not_implemented('igammac: input')",
+                                "other": "-grad * torch.exp((self - 1) * torch.log(other) - other - torch.lgamma(self))"})
+
+
 def copysign_self_grad(grad, self, result):
     """d copysign(x, y) / dx = sign agreement of x and the result; zero where x is zero."""
     return torch.where(self == 0, grad * 0, grad * (result / torch.where(self == 0, 1, self)))
