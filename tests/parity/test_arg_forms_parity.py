@@ -48,9 +48,9 @@ def _same(a, b):
                                     for x, y in zip(a[1:], b[1:]))
 
 
-# torch.norm and torch.unique are Python wrappers in PyTorch whose signatures lack the NumPy spellings, so
+# torch.norm, torch.unique and torch.unique_consecutive are Python wrappers in PyTorch whose signatures lack the NumPy spellings, so
 # PyTorch refuses axis= there; mindtorch's generated functions accept it (a harmless extension)
-PYTHON_WRAPPERS_IN_TORCH = {"norm", "unique"}
+PYTHON_WRAPPERS_IN_TORCH = {"norm", "unique", "unique_consecutive"}
 
 
 @pytest.mark.parametrize("name", [n for n in _ops_with("dim") if n not in PYTHON_WRAPPERS_IN_TORCH])

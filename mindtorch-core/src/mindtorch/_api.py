@@ -146,11 +146,19 @@ def resize_as_(input, the_template, *, memory_format=None):
     return input.resize_(the_template.shape)
 
 
+def _tensor_arg(fn, input):
+    from ._tensor import Tensor
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+
 def zero_(input):
+    _tensor_arg("zero_", input)
     return input.zero_()
 
 
 def fill_(input, value):
+    _tensor_arg("fill_", input)
     return input.fill_(value)
 
 

@@ -625,6 +625,8 @@ topk_result = _return_type("topk")
 
 
 def _sort_meta(self, dim=-1, descending=False, stable=False):
+    if self.dtype.is_complex:
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
     wrap_dim(dim, len(self._shape))
     return (M.TensorMeta(self._shape, self.dtype), M.TensorMeta(self._shape, D.int64))
 

@@ -56,7 +56,7 @@ defop("lcm(Tensor self, Tensor other) -> Tensor", meta=_bits("lcm_cpu", allow_bo
       family=F)
 defop("hypot(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("hypot_cpu"), inplace=True, out=True,
       family=F, grad={"self": "grad * self / result", "other": "grad * other / result"})
-defop("logaddexp(Tensor self, Tensor other) -> Tensor", meta=_float_binary("logaddexp_cpu"), out=True, family=F,
+defop("logaddexp(Tensor self, Tensor other) -> Tensor", meta=M.binary_float, out=True, family=F,
       grad={"self": "grad * torch.exp(self - result)", "other": "grad * torch.exp(other - result)"})
 defop("logaddexp2(Tensor self, Tensor other) -> Tensor", meta=_float_binary("logaddexp2_cpu"), out=True, family=F,
       grad={"self": "grad * torch.exp2(self - result)", "other": "grad * torch.exp2(other - result)"})
@@ -100,10 +100,22 @@ def _as_float(x):
     return x if x.dtype._kind >= 2 else x.to(torch.get_default_dtype())
 
 
-defop("deg2rad(Tensor self) -> Tensor", composite=lambda s: _as_float(s) * (math.pi / 180), out=True,
-      inplace=True, inplace_composite=lambda s: s.mul_(math.pi / 180), family=F)
-defop("rad2deg(Tensor self) -> Tensor", composite=lambda s: _as_float(s) * (180 / math.pi), out=True,
-      inplace=True, inplace_composite=lambda s: s.mul_(180 / math.pi), family=F)
+def _angle_units(name, factor):
+    def convert(self):
+        if self.dtype.is_complex:
+            raise RuntimeError(f"{name} is not supported for complex tensors.")
+        return _as_float(self) * factor
+
+    def convert_(self):
+        if self.dtype.is_complex:
+            raise RuntimeError(f"{name} is not supported for complex tensors.")
+        return self.mul_(factor)
+    defop(f"{name}(Tensor self) -> Tensor", composite=convert, out=True, inplace=True, inplace_composite=convert_,
+          family=F)
+
+
+_angle_units("deg2rad", math.pi / 180)
+_angle_units("rad2deg", 180 / math.pi)
 
 
 def _heaviside(self, values):
@@ -125,8 +137,15 @@ def _ldexp(self, other):
 
 defop("ldexp(Tensor self, Tensor other) -> Tensor", composite=_ldexp, out=True, inplace=True,
       inplace_composite=lambda s, o: s.mul_(torch.pow(2.0, o)), family=F)
-defop("xlogy(Tensor self, Tensor other) -> Tensor", composite=lambda s, o: torch.special.xlogy(s, o), out=True,
-      numbers_as_tensors=True, inplace=True, inplace_composite=lambda s, o: s.copy_(torch.special.xlogy(s, o)),
+def _xlogy(self, other):
+    for x in (self, other):
+        if getattr(x, "dtype", D.float32).is_complex:
+            raise NotImplementedError(f"\"xlogy_cpu\" not implemented for '{D._cname(x.dtype)}'")
+    return torch.special.xlogy(self, other)
+
+
+defop("xlogy(Tensor self, Tensor other) -> Tensor", composite=_xlogy, out=True,
+      numbers_as_tensors=True, inplace=True, inplace_composite=lambda s, o: s.copy_(_xlogy(s, o)),
       family=F)
 defop("sinc(Tensor self) -> Tensor", composite=lambda s: torch.special.sinc(s), out=True, inplace=True,
       inplace_composite=lambda s: s.copy_(torch.special.sinc(s)), family=F)

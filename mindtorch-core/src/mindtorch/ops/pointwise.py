@@ -544,7 +544,7 @@ _UNARY = [
     ("sigmoid", M.unary_float, "grad * result * (1 - result)"),
     ("erf", _real_unary("erf_vml_cpu"), "grad * (2 / math.sqrt(math.pi)) * torch.exp(-self * self)"),
     ("erfc", _real_unary("erfc_vml_cpu"), "-grad * (2 / math.sqrt(math.pi)) * torch.exp(-self * self)"),
-    ("erfinv", M.unary_float, "grad * (math.sqrt(math.pi) / 2) * torch.exp(result * result)"),
+    ("erfinv", _real_unary("erfinv_vml_cpu"), "grad * (math.sqrt(math.pi) / 2) * torch.exp(result * result)"),
     ("lgamma", _real_unary("lgamma_vml_cpu"), "grad * torch.digamma(self)"),
     ("digamma", _real_unary("digamma"), "grad * torch.polygamma(1, self)"),
     ("floor", _keep_no_bool("floor_vml_cpu"), "_zeros(grad)"),
@@ -604,8 +604,14 @@ defop("logit(Tensor self, float? eps=None) -> Tensor", meta=_logit_meta, inplace
 defop("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",
       meta=_nan_to_num_meta, inplace=True, out=True, family=F,
       grad={"self": "grad * torch.isfinite(self)"})
+def _signbit_meta(self):
+    if self.dtype.is_complex:
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
+    return M.same_shape_bool(self)
+
+
 for _n in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isreal"):
-    defop(f"{_n}(Tensor self) -> Tensor", meta=M.same_shape_bool, family=F,
+    defop(f"{_n}(Tensor self) -> Tensor", meta=_signbit_meta if _n == "signbit" else M.same_shape_bool, family=F,
           out=_n in ("isposinf", "isneginf", "signbit"))
 
 # --- activations ------------------------------------------------------------------------

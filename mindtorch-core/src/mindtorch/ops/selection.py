@@ -10,6 +10,8 @@ F = "indexing"
 
 
 def _unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    if self.dtype.is_complex:
+        raise NotImplementedError(f"\"unique\" not implemented for '{D._cname(self.dtype)}'")
     if dim is None:
         x = self.reshape(-1)
         n = x.shape[0]
@@ -76,8 +78,7 @@ defop("nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor"
 
 def _histogram(self, bins, range=None, weight=None, density=False):
     if self.dtype._kind != 2:
-        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
-                           f"input {D._cname(self.dtype)}")
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{D._cname(self.dtype)}'")
     x = self.reshape(-1)
     if hasattr(bins, "_shape"):
         if bins.dtype is not self.dtype:
@@ -163,6 +164,13 @@ _LEGACY_REDUCES = {"max": "amax", "min": "amin"}  # older spellings PyTorch stil
 
 
 def _scatter_reduce_meta(self, dim, index, src, reduce, include_self=True):
+    if index.dim() != src.dim() or index.dim() != self.dim():
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    d = wrap_dim(dim, max(self.dim(), 1))
+    for i in range(index.dim()):
+        if index.shape[i] > src.shape[i] or (i != d and index.shape[i] > self.shape[i]):
+            raise RuntimeError(f"Expected index {list(index.shape)} to be smaller than self {list(self.shape)} "
+                               f"apart from dimension {d} and to be smaller size than src {list(src.shape)}")
     if reduce not in _REDUCES and reduce not in _LEGACY_REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if index.dtype is not D.int64:

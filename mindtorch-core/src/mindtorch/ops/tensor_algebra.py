@@ -77,6 +77,9 @@ defop("inner(Tensor self, Tensor other) -> Tensor", composite=_inner, out=True, 
 
 
 def _vdot(self, other):
+    if self.dtype is not other.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {D._cname(self.dtype)} and "
+                           f"{D._cname(other.dtype)}")
     if self.dim() != 1 or other.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
     return (self.conj() * other).sum() if self.is_complex() else torch.dot(self, other)
@@ -92,6 +95,11 @@ def _addr(self, vec1, vec2, beta=1, alpha=1):
 
 
 def _addbmm(self, batch1, batch2, beta=1, alpha=1):
+    if batch1.dim() != 3 or batch2.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if not (self.dtype is batch1.dtype is batch2.dtype):
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {D._cname(batch1.dtype)} and "
+                           f"{D._cname(batch2.dtype)}")
     prod = torch.bmm(batch1, batch2).sum(0)
     prod = prod if alpha == 1 else prod * alpha
     return prod if beta == 0 else (self if beta == 1 else self * beta) + prod
@@ -264,6 +272,11 @@ defop("cumulative_trapezoid(Tensor y, Tensor? x=None, *, Scalar? dx=None, int di
 
 
 # --- order statistics -----------------------------------------------------------------------------
+def _real_only(x, kernel):
+    if x.dtype.is_complex:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D._cname(x.dtype)}'")
+
+
 def _kth(self, k, dim, keepdim, name, ignore_nan=False):
     """The k-th smallest (1-based) along dim, and its index; NaN sorts last (and counts, unless ignored)."""
     if self.dim() == 0:
@@ -283,6 +296,7 @@ def _kth(self, k, dim, keepdim, name, ignore_nan=False):
 
 
 def _median_all(self, ignore_nan):
+    _real_only(self, "median_cpu")
     """The lower median of all elements; NaN if any is NaN (nanmedian: of the non-NaN ones). Written with
     tensor ops only, so shape-only devices can run it."""
     flat = self.reshape(-1)
@@ -300,6 +314,7 @@ def _median_all(self, ignore_nan):
 
 
 def _median_dim(self, dim, keepdim=False, ignore_nan=False, name="median"):
+    _real_only(self, "median_out")
     d = wrap_dim(dim, max(self.dim(), 1))
     if self.dim() and self.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -329,6 +344,7 @@ defop("nanmedian(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Te
 
 
 def _kthvalue(self, k, dim=-1, keepdim=False):
+    _real_only(self, "kthvalue_cpu")
     n = self.shape[wrap_dim(dim, self.dim())] if self.dim() else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {wrap_dim(dim, self.dim())}")
@@ -342,6 +358,7 @@ defop("kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor v
 def _mode(self, dim=-1, keepdim=False):
     """The most frequent value along dim (the smallest of equally frequent ones) and the index of its last
     occurrence."""
+    _real_only(self, "mode_cpu")
     if self.dim() == 0:
         return RETURN_TYPES["mode"](self.clone(), torch.zeros((), dtype=D.int64, device=self.device))
     d = wrap_dim(dim, self.dim())
@@ -455,6 +472,17 @@ defop("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", compo
 
 
 def _put(self, index, source, accumulate=False):
+    if index.dtype is not D.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {D._cname(index.dtype)}")
+    if self.dtype is not source.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{D._cname(self.dtype)} and source.dtype = {D._cname(source.dtype)}")
+    if index.numel() != source.numel():
+        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+                           f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    n = self.numel()
+    if index.numel() and (bool((index >= n).any()) or bool((index < -n).any())):
+        raise IndexError(f"out of range: tried to access index {int(index.max())} on a tensor of {n} elements.")
     out = self.clone()
     flat = out.view(-1) if out.is_contiguous() else out.reshape(-1)
     flat.index_put_((index.reshape(-1),), source.reshape(-1), accumulate)
@@ -467,6 +495,8 @@ defop("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> T
 
 def _cross3(a, b, d):
     """The cross product of the length-3 vectors along dim d (broadcast first)."""
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected scalar type {D._cname(a.dtype)} but found {D._cname(b.dtype)}")
     if a.dim() != b.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     a, b = torch.broadcast_tensors(a, b)

@@ -218,7 +218,17 @@ _binary(np.arctan2, "atan2")
 for _uf, _name in ((np.gcd, "gcd"), (np.lcm, "lcm"), (np.hypot, "hypot"), (np.copysign, "copysign"),
                    (np.nextafter, "nextafter")):
     _binary(_uf, _name)
-_binary(np.logaddexp, "logaddexp", inplace=False)
+def _logaddexp(x, y, dtype=None, out=None):
+    """log(exp(x) + exp(y)); complex numbers shifted by the larger real part (NumPy's ufunc is real-only)."""
+    if np.dtype(dtype).kind != "c":
+        return np.logaddexp(x, y, dtype=dtype)
+    x, y = np.asarray(x, dtype), np.asarray(y, dtype)
+    m = np.where(x.real >= y.real, x, y)
+    m = np.where(np.isfinite(m.real), m.real, 0).astype(dtype)
+    return (np.log(np.exp(x - m) + np.exp(y - m)) + m).astype(dtype)
+
+
+_binary(_logaddexp, "logaddexp", inplace=False)
 _binary(np.logaddexp2, "logaddexp2", inplace=False)
 
 

@@ -386,6 +386,13 @@ def logcumsumexp(m, a, dim):
     if x.ndim == 0:
         return wrap(np.array(x, dtype=TO_NP[m.dtype]), m.dtype)
     work = np.float32 if m.dtype.itemsize < 4 else TO_NP[m.dtype]  # half types accumulate in float32
+    axis = dim % x.ndim
     with np.errstate(all="ignore"):
-        out = np.logaddexp.accumulate(x.astype(work, copy=False), axis=dim % x.ndim)
+        if np.dtype(work).kind == "c":  # NumPy's logaddexp is real-only: shift by the largest real part
+            xw = x.astype(work, copy=False)
+            shift = np.max(xw.real, axis=axis, keepdims=True)
+            shift = np.where(np.isfinite(shift), shift, 0)
+            out = np.log(np.cumsum(np.exp(xw - shift), axis=axis)) + shift
+        else:
+            out = np.logaddexp.accumulate(x.astype(work, copy=False), axis=axis)
     return wrap(np.ascontiguousarray(out, dtype=TO_NP[m.dtype]), m.dtype)
