@@ -5,7 +5,11 @@ __all__ = ["save", "load", "einsum", "broadcast_shapes", "compile", "autocast", 
            "resolve_conj", "resolve_neg", "is_same_size", "is_nonzero", "get_device", "conj", "scalar_tensor",
            "get_device_module", "tensordot", "asarray", "cond", "split_with_sizes",
            "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "resize_as_", "zero_", "fill_", "gradient",
-           "detach_", "set_default_tensor_type", "frombuffer", "prelu", "vmap"] + \
+           "detach_", "set_default_tensor_type", "frombuffer", "prelu", "vmap", "set_autocast_enabled",
+           "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+           "autocast_increment_nesting", "autocast_decrement_nesting"] + \
+    [f"{verb}_autocast_{kind}_{what}" for kind in ("cpu", "gpu", "ipu", "xla")
+     for verb, what in (("is", "enabled"), ("set", "enabled"), ("get", "dtype"), ("set", "dtype"))] + \
     [n + "_copy" for n in ("alias", "as_strided", "detach", "diagonal", "expand", "narrow", "permute", "select",
                            "slice", "split", "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold",
                            "unsqueeze", "view", "view_as_real", "view_as_complex")]
@@ -47,7 +51,59 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     return model
 
 
-from .amp.autocast_mode import autocast, is_autocast_enabled, get_autocast_dtype  # noqa: E402
+from .amp.autocast_mode import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E402
+                                 set_autocast_enabled, set_autocast_dtype)
+
+# PyTorch's older per-device autocast switches (gpu means cuda); ipu and xla are devices mindtorch does not
+# have, so they report off
+_LEGACY_AUTOCAST = {"cpu": "cpu", "gpu": "cuda", "ipu": None, "xla": None}
+_autocast_state = {"cache": True, "nesting": 0}
+
+
+def _legacy_autocast(kind):
+    device = _LEGACY_AUTOCAST[kind]
+
+    def is_enabled():
+        return device is not None and is_autocast_enabled(device)
+
+    def set_enabled(enabled):
+        if device is not None:
+            set_autocast_enabled(device, enabled)
+
+    def get_dtype():
+        return get_autocast_dtype(device) if device is not None else get_autocast_dtype("cpu")
+
+    def set_dtype(dtype):
+        if device is not None:
+            set_autocast_dtype(device, dtype)
+    return is_enabled, set_enabled, get_dtype, set_dtype
+
+
+for _kind in _LEGACY_AUTOCAST:
+    (globals()[f"is_autocast_{_kind}_enabled"], globals()[f"set_autocast_{_kind}_enabled"],
+     globals()[f"get_autocast_{_kind}_dtype"], globals()[f"set_autocast_{_kind}_dtype"]) = _legacy_autocast(_kind)
+
+
+def is_autocast_cache_enabled():
+    return _autocast_state["cache"]
+
+
+def set_autocast_cache_enabled(enabled):
+    _autocast_state["cache"] = bool(enabled)
+
+
+def clear_autocast_cache():
+    """mindtorch keeps no cast cache (each cast is made when an op runs): nothing to clear."""
+
+
+def autocast_increment_nesting():
+    _autocast_state["nesting"] += 1
+    return _autocast_state["nesting"]
+
+
+def autocast_decrement_nesting():
+    _autocast_state["nesting"] -= 1
+    return _autocast_state["nesting"]
 from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa: E402,F401
                                    set_anomaly_enabled)
 

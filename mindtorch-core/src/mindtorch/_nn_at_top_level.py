@@ -5,7 +5,8 @@ PyTorch exposes these at the top level with ATen's signatures, which differ from
 Python binding leaves these losses unreduced when `reduction` is not given), pooling takes `stride=[]`
 for "same as the kernel". Each forwards to the nn.functional function that does the work.
 """
-__all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_", "batch_norm",
+__all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d",
+           "batch_norm",
            "bilinear", "binary_cross_entropy_with_logits", "celu", "celu_", "channel_shuffle", "constant_pad_nd",
            "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "cosine_embedding_loss", "cosine_similarity", "dropout", "dropout_", "feature_alpha_dropout",
@@ -133,6 +134,10 @@ def _pool(name):
 
 max_pool1d, max_pool2d, max_pool3d = _pool("max_pool1d"), _pool("max_pool2d"), _pool("max_pool3d")
 max_pool1d_with_indices = _pool("max_pool1d_with_indices")
+
+
+def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
+    return _F().avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
