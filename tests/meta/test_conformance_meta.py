@@ -22,7 +22,7 @@ def test_meta_report_is_complete_and_names_what_needs_data():
         # a Python bool or number read from the values (a comparison result, a count, a data range)
         "allclose", "equal", "quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar", "histc",
         "histogram.bin_ct",
-        "masked_scatter", "masked_scatter_", "_foreach_adam_",
+        "masked_scatter", "masked_scatter_", "_foreach_adam_", "put", "put_",
         # a backward that reads values (zeros in a product, a boolean-mask gradient)
         "cumprod", "prod", "vander", "masked_fill.Tensor",
     }
