@@ -4,7 +4,7 @@ import math
 import mindtorch
 
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import Distribution, LocScale, broadcast_all
 
 __all__ = ["Exponential", "Laplace", "Gamma", "Beta", "Dirichlet", "MultivariateNormal", "Independent"]
 
@@ -53,14 +53,7 @@ class Exponential(Distribution):
         return 1.0 - mindtorch.log(self.rate)
 
 
-class Laplace(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
+class Laplace(LocScale):
 
     @property
     def mean(self):

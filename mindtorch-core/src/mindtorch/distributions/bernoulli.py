@@ -2,34 +2,19 @@ import mindtorch
 import mindtorch.nn.functional as F
 
 from . import constraints
-from .distribution import Distribution, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .distribution import BinaryParams, Distribution, broadcast_all
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(Distribution):
+class Bernoulli(BinaryParams, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            param = self.probs
-        else:
-            (self.logits,) = broadcast_all(logits)
-            param = self.logits
-        super().__init__(param.shape, validate_args=validate_args)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+        self._set_binary(probs, logits)
+        super().__init__(self._param.shape, validate_args=validate_args)
 
     @property
     def mean(self):

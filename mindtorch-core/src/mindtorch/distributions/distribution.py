@@ -161,3 +161,43 @@ class Distribution:
 
 
 LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
+
+
+class BinaryParams:
+    """probs and logits of a two-outcome parameter (Bernoulli, Binomial, Geometric, ...), each computed
+    from the other on first use."""
+
+    def _set_binary(self, probs, logits, *others):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        name, value = ("probs", probs) if probs is not None else ("logits", logits)
+        values = broadcast_all(value, *others)
+        setattr(self, name, values[0])
+        self._param = values[0]
+        return values[1:]
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+
+class LocScale(Distribution):
+    """A real-valued location-scale family: loc and scale broadcast together, expand views both."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(self.loc.shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = type(self).__new__(type(self))
+        new.loc, new.scale = self.loc.expand(tuple(batch_shape)), self.scale.expand(tuple(batch_shape))
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new

@@ -10,7 +10,7 @@ from mindtorch.nn import functional as F
 from . import constraints
 from ._more import Gamma, Independent, _rsample_gamma
 from .categorical import Categorical, OneHotCategorical
-from .distribution import Distribution, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .distribution import BinaryParams, Distribution, LocScale, broadcast_all
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform, ExpTransform, SigmoidTransform, StickBreakingTransform
@@ -25,27 +25,6 @@ EULER = 0.57721566490153286061
 
 class ExponentialFamily(Distribution):
     """Base class of the exponential-family distributions (a marker, as in torch.distributions)."""
-
-
-class _BinaryParams:
-    """probs and logits of a two-outcome parameter, each computed from the other on first use."""
-
-    def _set_binary(self, probs, logits, *others):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        name, value = ("probs", probs) if probs is not None else ("logits", logits)
-        values = broadcast_all(value, *others)
-        setattr(self, name, values[0])
-        self._param = values[0]
-        return values[1:]
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
 
 def _expand_into(self, batch_shape, names):
@@ -88,7 +67,7 @@ class Poisson(ExponentialFamily):
         return mindtorch.special.xlogy(value, rate) - rate - mindtorch.lgamma(value + 1)
 
 
-class Binomial(_BinaryParams, Distribution):
+class Binomial(BinaryParams, Distribution):
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
                        "logits": constraints.real}
     has_enumerate_support = True
@@ -151,7 +130,7 @@ class Binomial(_BinaryParams, Distribution):
         return -(logp.exp() * logp).sum(0)
 
 
-class Geometric(_BinaryParams, Distribution):
+class Geometric(BinaryParams, Distribution):
     """Number of failures before the first success, with success probability probs."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
@@ -184,7 +163,7 @@ class Geometric(_BinaryParams, Distribution):
         return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs
 
 
-class NegativeBinomial(_BinaryParams, Distribution):
+class NegativeBinomial(BinaryParams, Distribution):
     """Number of successes before total_count failures, success probability probs."""
     arg_constraints = {"total_count": constraints.greater_than_eq(0), "probs": constraints.half_open_interval(0.0, 1.0),
                        "logits": constraints.real}
@@ -270,17 +249,7 @@ class Multinomial(Distribution):
 
 
 # --- continuous ---------------------------------------------------------------------------------------
-class Cauchy(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return _expand_into(self, batch_shape, ("loc", "scale"))
+class Cauchy(LocScale):
 
     mean = property(lambda self: mindtorch.full_like(self.loc, math.nan))
     mode = property(lambda self: self.loc)
@@ -306,64 +275,46 @@ class Cauchy(Distribution):
         return math.log(4 * math.pi) + self.scale.log()
 
 
-class HalfCauchy(TransformedDistribution):
+class _Folded(TransformedDistribution):
+    """|X| for X symmetric about zero: twice the density on [0, inf), cdf 2F - 1, entropy less log 2."""
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
 
+    scale = property(lambda self: self.base_dist.scale)
+    mode = property(lambda self: mindtorch.zeros_like(self.scale))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        value = _as(value, self.scale)
+        lp = self.base_dist.log_prob(value) + math.log(2)
+        return mindtorch.where(value >= 0, lp, mindtorch.full_like(lp, -math.inf))
+
+    def cdf(self, value):
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob):
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self):
+        return self.base_dist.entropy() - math.log(2)
+
+
+class HalfCauchy(_Folded):
     def __init__(self, scale, validate_args=None):
         super().__init__(Cauchy(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
 
-    scale = property(lambda self: self.base_dist.scale)
     mean = property(lambda self: mindtorch.full_like(self.scale, math.inf))
-    mode = property(lambda self: mindtorch.zeros_like(self.scale))
     variance = property(lambda self: mindtorch.full_like(self.scale, math.inf))
 
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        value = _as(value, self.scale)
-        lp = self.base_dist.log_prob(value) + math.log(2)
-        return mindtorch.where(value >= 0, lp, mindtorch.full_like(lp, -math.inf))
 
-    def cdf(self, value):
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
-
-
-class HalfNormal(TransformedDistribution):
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-
+class HalfNormal(_Folded):
     def __init__(self, scale, validate_args=None):
         super().__init__(Normal(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
 
-    scale = property(lambda self: self.base_dist.scale)
     mean = property(lambda self: self.scale * math.sqrt(2 / math.pi))
-    mode = property(lambda self: mindtorch.zeros_like(self.scale))
     variance = property(lambda self: self.scale.pow(2) * (1 - 2 / math.pi))
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        value = _as(value, self.scale)
-        lp = self.base_dist.log_prob(value) + math.log(2)
-        return mindtorch.where(value >= 0, lp, mindtorch.full_like(lp, -math.inf))
-
-    def cdf(self, value):
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
 
 
 class LogNormal(TransformedDistribution):
@@ -456,17 +407,7 @@ class StudentT(Distribution):
                 + 0.5 * self.df.log() + lbeta)
 
 
-class Gumbel(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return _expand_into(self, batch_shape, ("loc", "scale"))
+class Gumbel(LocScale):
 
     mean = property(lambda self: self.loc + self.scale * EULER)
     mode = property(lambda self: self.loc)
@@ -681,7 +622,7 @@ class FisherSnedecor(Distribution):
 
 
 # --- relaxed discrete distributions (gradient estimators) ----------------------------------------------
-class _LogitRelaxedBernoulli(_BinaryParams, Distribution):
+class _LogitRelaxedBernoulli(BinaryParams, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
     has_rsample = True

@@ -2,27 +2,12 @@ import math
 
 import mindtorch
 
-from . import constraints
-from .distribution import LOG_SQRT_2PI, Distribution, broadcast_all
+from .distribution import LOG_SQRT_2PI, LocScale
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = type(self).__new__(type(self))
-        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+class Normal(LocScale):
 
     @property
     def mean(self):
