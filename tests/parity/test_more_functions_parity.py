@@ -246,8 +246,3 @@ def test_legacy_autocast_switches():
             lib.set_autocast_cpu_enabled(False)
             assert not lib.is_autocast_enabled("cpu")
 
-
-def test_avg_pool1d_at_top_level():
-    x = np.arange(12.0).reshape(1, 2, 6)
-    for args in ((3,), (2, 1, 1, True, False), (3, [], 1)):
-        assert_same(mindtorch.avg_pool1d(mindtorch.tensor(x), *args), torch.avg_pool1d(torch.tensor(x), *args))

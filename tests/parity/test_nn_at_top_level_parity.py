@@ -57,6 +57,7 @@ CASES = {
     "layer_norm": ((a(2, 3, 4), [4], a(4), a(4)), {"eps": 1e-3}),
     "margin_ranking_loss": ((a(5), a(5), sign(5)), {"margin": 0.1}),
     "max_pool1d": ((a(2, 3, 9), [3]), {}),
+    "avg_pool1d": ((a(2, 3, 9), [3], [2], 1, True, False), {}),
     "max_pool1d_with_indices": ((a(2, 3, 9), [3], [2], [1]), {}),
     "max_pool2d": ((a(1, 2, 6, 6), [2, 2], [], 0, 1, True), {}),
     "max_pool3d": ((a(1, 2, 4, 4, 4), 2), {}),
