@@ -279,6 +279,12 @@ SAMPLES = {
     # PyTorch differentiates the incomplete gamma functions in x only (the shape argument raises there too)
     "igamma": lambda: (lambda x: torch.igamma(_x(lo=0.5, hi=2.0).detach(), x), (_x(lo=0.3, hi=3.0, seed=1),)),
     "igammac": lambda: (lambda x: torch.igammac(_x(lo=0.5, hi=2.0).detach(), x), (_x(lo=0.3, hi=3.0, seed=1),)),
+    # QR of a tall, a square and a wide matrix; R's diagonal is kept positive by LAPACK's convention here
+    "linalg_qr": lambda: (lambda a, w: (*torch.ops.linalg_qr(a), *torch.ops.linalg_qr(a[:3]),
+                                        *torch.ops.linalg_qr(w)), (_x((4, 3)), _x((2, 4), seed=1))),
+    # the singular vectors only up to sign: functions of them that a sign flip leaves alone
+    "linalg_svd": lambda: (lambda a: (lambda r: (r[1], r[0] * r[0], r[2] * r[2], r[0] @ r[2]))(
+        torch.ops.linalg_svd(a, False)), (_x((4, 3)),)),
     "_nll_loss": lambda: (lambda a: (torch.ops._nll_loss(a, _i([0, 3, 1]), _x((4,)).detach(), 1, 3)[0],
                                      torch.ops._nll_loss(a, _i([0, 3, 1]), None, 0, -100)[0]),
                           (_x((3, 4)),)),
@@ -315,8 +321,6 @@ EXCLUDED = {
     "_cross_entropy_backward": "double backward not implemented (raises)",
     "_group_norm_backward": "double backward not implemented (raises)",
     # PyTorch differentiates these; their backward formulas are not written yet (formula raises): known gaps
-    "linalg_qr": "derivative not written yet (raises)",
-    "linalg_svd": "derivative not written yet (raises)",
     "linalg_lstsq": "derivative not written yet (raises)",
 }
 

@@ -115,10 +115,42 @@ def test_ex_variants_report_instead_of_raising():
     assert info.item() != 0
 
 
-def test_qr_and_svd_backward_raise_not_silently_zero():
-    a = mt.tensor(_gen((3, 3))).requires_grad_()
-    with pytest.raises(NotImplementedError, match="linalg_qr"):
-        mt.linalg.qr(a).Q.sum().backward()
+_R = np.random.RandomState(7)
+QR_SVD_GRADS = {
+    # losses a sign flip of a singular vector pair (or of a Q column with its R row) leaves alone
+    "qr_tall": (lambda L, a: (lambda q, r: (q * q.detach().cos()).sum() + r.sin().sum())(*L.linalg.qr(a)), (4, 3)),
+    "qr_square_complete": (lambda L, a: (lambda q, r: (q * 1.5).pow(3).sum() + (r * r).sum())(
+        *L.linalg.qr(a, mode="complete")), (3, 3)),
+    "qr_wide": (lambda L, a: (lambda q, r: (q * q.detach().cos()).sum() + r.sin().sum())(*L.linalg.qr(a)), (3, 5)),
+    "qr_batched": (lambda L, a: (lambda q, r: q.sum() + r.sum())(*L.linalg.qr(a)), (2, 5, 3)),
+    "svd_reduced": (lambda L, a: (lambda u, s, vh: (u @ vh).sin().sum() + (s * s).sum() + (u * u).pow(2).sum()
+                                  + (vh * vh).pow(3).sum())(*L.linalg.svd(a, full_matrices=False)), (4, 3)),
+    "svd_wide": (lambda L, a: (lambda u, s, vh: (u * u).sum() + (vh * vh * 2).pow(2).sum() + s.sum())(
+        *L.linalg.svd(a)), (3, 5)),
+    "svd_full_tall": (lambda L, a: (lambda u, s, vh: (u * u).sum() + s.pow(3).sum())(*L.linalg.svd(a)), (4, 3)),
+    "svd_batched": (lambda L, a: (lambda u, s, vh: (u @ vh).sum() + s.sum())(*L.linalg.svd(a, full_matrices=False)),
+                    (2, 5, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(QR_SVD_GRADS))
+def test_qr_and_svd_gradients_match(name):
+    loss, shape = QR_SVD_GRADS[name]
+    a = _R.randn(*shape)
+    grads = []
+    for lib in (mt, torch):
+        x = lib.tensor(a, requires_grad=True)
+        loss(lib, x).backward()
+        grads.append(x.grad)
+    assert_same(*grads, rtol=1e-8, atol=1e-10)
+
+
+def test_qr_backward_errors_as_pytorch():
+    for lib in (mt, torch):
+        x = lib.tensor(_R.randn(4, 3), requires_grad=True)
+        q, r = lib.linalg.qr(x, mode="complete")
+        with pytest.raises(RuntimeError, match="not differentiable when mode='complete'"):
+            (q.sum() + r.sum()).backward()
 
 
 LEGACY = {

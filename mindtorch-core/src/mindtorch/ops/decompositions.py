@@ -147,6 +147,74 @@ def eigh_backward(grads, L, V):
     return torch.matmul(torch.matmul(V, inner), V.mT)
 
 
+def _zeros_if_none(g, like):
+    return torch.zeros_like(like) if g is None else g
+
+
+def _qr_backward_tall(gQ, gR, Q, R):
+    """m >= n: M = R gR^T - gQ^T Q, gA = (gQ + Q sym_lower(M)) R^{-T}, sym_lower mirroring M's lower
+    triangle onto the upper one (diagonal kept)."""
+    M = torch.matmul(R, gR.mT) - torch.matmul(gQ.mT, Q)
+    low = M.tril(-1)
+    sym = low + low.mT + _diag_embed(M.diagonal(dim1=-2, dim2=-1))
+    b = gQ + torch.matmul(Q, sym)
+    return torch.ops.linalg_solve(R, b.mT).mT  # b R^{-T}
+
+
+def qr_backward(grads, A, Q, R, mode):
+    """Tall or square A directly; wide A = [X Y] as X = Q R1 with R2 = Q^T Y, whose gradient reaches Q too."""
+    m, n = A.shape[-2], A.shape[-1]
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                           "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+                           "linalg.qr.")
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    gQ, gR = _zeros_if_none(grads[0], Q), _zeros_if_none(grads[1], R)
+    if m >= n:
+        return _qr_backward_tall(gQ, gR, Q, R)
+    Y = A[..., :, m:]
+    gR1, gR2 = gR[..., :, :m], gR[..., :, m:]
+    gX = _qr_backward_tall(gQ + torch.matmul(Y, gR2.mT), gR1, Q, R[..., :, :m])
+    return torch.cat([gX, torch.matmul(Q, gR2)], -1)
+
+
+def svd_backward(grads, A, U, S, Vh, full_matrices):
+    """A = U diag(S) V^T (distinct nonzero singular values): the inner part U^T gA V from the symmetric
+    parts of U^T gU and V^T gV scaled by 1/(s_j^2 - s_i^2), plus the parts of gU and gV outside the spans
+    of U and V."""
+    gU, gS, gVh = grads
+    m, n = A.shape[-2], A.shape[-1]
+    k = S.shape[-1]
+    # with full_matrices, the columns of U and rows of Vh past min(m, n) carry no gradient (as in PyTorch)
+    U, Vh = U[..., :, :k], Vh[..., :k, :]
+    V = Vh.mT
+    gU = None if gU is None else gU[..., :, :k]
+    gV = None if gVh is None else gVh[..., :k, :].mT
+    Sd = _diag_embed(S)
+    inner = _diag_embed(gS) if gS is not None else torch.zeros_like(Sd)
+    if gU is not None or gV is not None:
+        s2 = S * S
+        E = s2.unsqueeze(-2) - s2.unsqueeze(-1)            # E_ij = s_j^2 - s_i^2
+        eye = _diag_embed(torch.ones_like(S))
+        F = torch.where(eye > 0, torch.zeros_like(E), 1 / (E + eye))
+    if gU is not None:
+        UtgU = torch.matmul(U.mT, gU)
+        inner = inner + torch.matmul(F * (UtgU - UtgU.mT), Sd)
+    if gV is not None:
+        VtgV = torch.matmul(V.mT, gV)
+        inner = inner + torch.matmul(Sd, F * (VtgV - VtgV.mT))
+    gA = torch.matmul(torch.matmul(U, inner), Vh)
+    Sinv = _diag_embed(1 / S)
+    if gU is not None and m > k:
+        proj = gU - torch.matmul(U, torch.matmul(U.mT, gU))
+        gA = gA + torch.matmul(torch.matmul(proj, Sinv), Vh)
+    if gV is not None and n > k:
+        proj = gV - torch.matmul(V, torch.matmul(V.mT, gV))
+        gA = gA + torch.matmul(torch.matmul(U, Sinv), proj.mT)
+    return gA
+
+
 defop("linalg_inv(Tensor A) -> Tensor", meta=_inv_meta, method=False, family=F,
       grad={"A": "inv_backward(grad, result)"})
 defop("linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", meta=_slogdet_meta, method=False, family=F,
@@ -157,11 +225,12 @@ defop("linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor", meta=_cholesky
       grad={"A": "cholesky_backward(grad, result, upper)"})
 defop("linalg_eigh(Tensor A, str UPLO=\"L\") -> (Tensor eigenvalues, Tensor eigenvectors)", meta=_eigh_meta,
       method=False, family=F, grad={"A": "eigh_backward(grads, result[0], result[1])"})
-# their backward formulas are not written yet: differentiating through them raises
 defop("linalg_qr(Tensor A, str mode=\"reduced\") -> (Tensor Q, Tensor R)", meta=_qr_meta, method=False, family=F,
-      grad={"A": "not_implemented('linalg_qr')"})
+      grad={"A": "qr_backward(grads, A, result[0], result[1], mode)"})
 defop("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
-      meta=_svd_meta, method=False, family=F, grad={"A": "not_implemented('linalg_svd')"})
+      meta=_svd_meta, method=False, family=F,
+      grad={"A": "svd_backward(grads, A, result[0], result[1], result[2], full_matrices)"})
+# the least-squares backward is not written yet: differentiating through it raises
 defop("linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor "
       "residuals, Tensor rank, Tensor singular_values)", meta=_lstsq_meta, method=False, family=F,
       grad={"A": "not_implemented('linalg_lstsq')", "B": "not_implemented('linalg_lstsq')"})
