@@ -285,6 +285,9 @@ SAMPLES = {
     # the singular vectors only up to sign: functions of them that a sign flip leaves alone
     "linalg_svd": lambda: (lambda a: (lambda r: (r[1], r[0] * r[0], r[2] * r[2], r[0] @ r[2]))(
         torch.ops.linalg_svd(a, False)), (_x((4, 3)),)),
+    # least squares: tall (normal equations) and wide (minimum norm) systems
+    "linalg_lstsq": lambda: (lambda a, b: (torch.ops.linalg_lstsq(a, b)[0], torch.ops.linalg_lstsq(a.mT, b[:3])[0]),
+                             (_x((4, 3)), _x((4, 2), seed=1))),
     "_nll_loss": lambda: (lambda a: (torch.ops._nll_loss(a, _i([0, 3, 1]), _x((4,)).detach(), 1, 3)[0],
                                      torch.ops._nll_loss(a, _i([0, 3, 1]), None, 0, -100)[0]),
                           (_x((3, 4)),)),
@@ -320,8 +323,6 @@ EXCLUDED = {
     "_scaled_dot_product_attention_backward": "double backward not implemented (raises)",
     "_cross_entropy_backward": "double backward not implemented (raises)",
     "_group_norm_backward": "double backward not implemented (raises)",
-    # PyTorch differentiates these; their backward formulas are not written yet (formula raises): known gaps
-    "linalg_lstsq": "derivative not written yet (raises)",
 }
 
 # Ops whose gradcheck currently fails (a real bug each), with the reason. Empty: keep it that way.

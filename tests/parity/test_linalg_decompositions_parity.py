@@ -128,6 +128,9 @@ QR_SVD_GRADS = {
     "svd_wide": (lambda L, a: (lambda u, s, vh: (u * u).sum() + (vh * vh * 2).pow(2).sum() + s.sum())(
         *L.linalg.svd(a)), (3, 5)),
     "svd_full_tall": (lambda L, a: (lambda u, s, vh: (u * u).sum() + s.pow(3).sum())(*L.linalg.svd(a)), (4, 3)),
+    "lstsq_tall": (lambda L, a: L.linalg.lstsq(a, a[:, :2].cos()).solution.sin().sum(), (5, 3)),
+    "lstsq_wide": (lambda L, a: L.linalg.lstsq(a, a[:, :2].cos()).solution.sin().sum(), (3, 5)),
+    "lstsq_vector_rhs": (lambda L, a: L.linalg.lstsq(a, a[:, 0].exp()).solution.pow(2).sum(), (5, 3)),
     "svd_batched": (lambda L, a: (lambda u, s, vh: (u @ vh).sum() + s.sum())(*L.linalg.svd(a, full_matrices=False)),
                     (2, 5, 3)),
 }

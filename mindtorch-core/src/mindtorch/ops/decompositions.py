@@ -179,6 +179,31 @@ def qr_backward(grads, A, Q, R, mode):
     return torch.cat([gX, torch.matmul(Q, gR2)], -1)
 
 
+def lstsq_backward(grad, A, B, X, which):
+    """The solution of a full-rank least-squares problem: X = (A^T A)^{-1} A^T B when A is tall or square,
+    the minimum-norm X = A^T (A A^T)^{-1} B when it is wide. Gradients for A (which=0) or B (which=1)."""
+    m, n = A.shape[-2], A.shape[-1]
+    vector = B.dim() == A.dim() - 1
+    if vector:
+        B, X, grad = B.unsqueeze(-1), X.unsqueeze(-1), grad.unsqueeze(-1)
+    if m >= n:
+        G = torch.ops.linalg_solve(torch.matmul(A.mT, A), grad)
+        if which == 1:
+            out = torch.matmul(A, G)
+        else:
+            R = B - torch.matmul(A, X)
+            out = torch.matmul(R, G.mT) - torch.matmul(torch.matmul(A, G), X.mT)
+    else:
+        AAt = torch.matmul(A, A.mT)
+        Z = torch.ops.linalg_solve(AAt, torch.matmul(A, grad))
+        if which == 1:
+            out = Z
+        else:
+            Y = torch.ops.linalg_solve(AAt, B)
+            out = torch.matmul(Y, grad.mT) - torch.matmul(Z, X.mT) - torch.matmul(torch.matmul(Y, Z.mT), A)
+    return out.squeeze(-1) if vector and which == 1 else out
+
+
 def svd_backward(grads, A, U, S, Vh, full_matrices):
     """A = U diag(S) V^T (distinct nonzero singular values): the inner part U^T gA V from the symmetric
     parts of U^T gU and V^T gV scaled by 1/(s_j^2 - s_i^2), plus the parts of gU and gV outside the spans
@@ -230,7 +255,6 @@ defop("linalg_qr(Tensor A, str mode=\"reduced\") -> (Tensor Q, Tensor R)", meta=
 defop("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
       meta=_svd_meta, method=False, family=F,
       grad={"A": "svd_backward(grads, A, result[0], result[1], result[2], full_matrices)"})
-# the least-squares backward is not written yet: differentiating through it raises
 defop("linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor "
       "residuals, Tensor rank, Tensor singular_values)", meta=_lstsq_meta, method=False, family=F,
-      grad={"A": "not_implemented('linalg_lstsq')", "B": "not_implemented('linalg_lstsq')"})
+      grad={"A": "lstsq_backward(grads[0], A, B, result[0], 0)", "B": "lstsq_backward(grads[0], A, B, result[0], 1)"})
