@@ -62,8 +62,8 @@ uint64 = dtype("uint64", 8, 1, None)
 WIDE_UINTS = (uint16, uint32, uint64)
 ALIASES.update({d.name: d for d in WIDE_UINTS})
 
-# dtypes that exist as names (programs compare against them, finfo/iinfo describe them) but have no
-# tensors yet: the float8 formats
+# the dtypes outside the promotion table, exported by name from mindtorch: the wide unsigned integers
+# and the float8 formats (names programs compare against and finfo describes; no float8 tensors yet)
 SHELL = {d.name: d for d in WIDE_UINTS}
 SHELL.update({n: dtype(n, size, kind, None) for n, size, kind in (
     ("float8_e4m3fn", 1, 2), ("float8_e4m3fnuz", 1, 2), ("float8_e5m2", 1, 2), ("float8_e5m2fnuz", 1, 2),

@@ -26,7 +26,7 @@ class CPUAllocator:
         self._cached = []         # freed pool blocks, oldest first (references held here)
         self._cached_bytes = 0
         self._ours = set()        # ids of the blocks this pool made (alive while referenced here or by arrays)
-        self._shm = {}            # id(shared array) -> (/dev/shm path or None if mapped from another process, mmap)
+        self._shm = {}            # id(shared array) -> (its /dev/shm path, the mmap holding it)
 
     def allocate(self, nbytes, device):
         try:
@@ -75,8 +75,7 @@ class CPUAllocator:
             os.close(fd)
         block = np.frombuffer(mm, np.uint8, count=n)
         if n:
-            block[...] = np.frombuffer(memoryview(storage.data).cast("B"), np.uint8, count=n) \
-                if storage.data.flags.c_contiguous else np.ascontiguousarray(storage.data).view(np.uint8).reshape(-1)
+            block[...] = np.ascontiguousarray(storage.data).view(np.uint8).reshape(-1)[:n]
         self._shm[id(block)] = (path, mm)
         storage.data = block
 

@@ -1,7 +1,6 @@
 """More pointwise math: PyTorch's spelled-out aliases (multiply, divide, ...), number-theory and
 floating-point kernels (gcd, lcm, hypot, logaddexp, copysign, nextafter, frexp), and the compositions
 programs reach for (deg2rad, heaviside, ldexp, hardshrink, ...)."""
-import collections
 import math
 
 from .. import _dtype as D
@@ -9,7 +8,7 @@ from . import meta as M
 from .meta import TensorMeta
 from .grad_helpers import torch
 from .pointwise import _not_impl, _bits
-from .reduction import RETURN_TYPES
+from .reduction import named_result
 from .registry import defop
 
 F = "pointwise"
@@ -88,9 +87,7 @@ def _frexp_meta(self):
 
 defop("_frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)", meta=_frexp_meta, method=False, function=False,
       family=F)
-_FREXP = collections.namedtuple("frexp", ["mantissa", "exponent"])
-_FREXP.__module__ = "mindtorch.return_types"
-RETURN_TYPES["frexp"] = _FREXP
+_FREXP = named_result("frexp", ("mantissa", "exponent"))
 defop("frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)", composite=lambda s: _FREXP(*torch.ops._frexp(s)),
       out=True, family=F)
 

@@ -12,14 +12,22 @@ TM = M.TensorMeta
 
 
 # --- named results (torch.return_types) --------------------------------------
-def _rt(name):
-    cls = collections.namedtuple(name, ["values", "indices"])
+def _rt(name, fields=("values", "indices")):
+    cls = collections.namedtuple(name, fields)
     cls.__module__ = "mindtorch.return_types"
     return cls
 
 
 RETURN_TYPES = {n: _rt(n) for n in ("max", "min", "mode", "median", "kthvalue", "sort", "topk", "cummax",
                                      "cummin", "aminmax")}
+
+
+def named_result(name, fields=("values", "indices")):
+    """The torch.return_types class `name` (made and registered on first request)."""
+    cls = RETURN_TYPES.get(name)
+    if cls is None:
+        cls = RETURN_TYPES[name] = _rt(name, fields)
+    return cls
 
 
 # --- shape helpers ---------------------------------------------------------

@@ -4,6 +4,7 @@ from .. import _dtype as D
 from .._shape import wrap_dim
 from .grad_helpers import torch, complex_aware  # noqa: F401
 from .meta import TensorMeta
+from .reduction import named_result
 from .registry import defop
 
 F = "indexing"
@@ -102,8 +103,7 @@ def _histogram(self, bins, range=None, weight=None, density=False):
     return _HISTOGRAM(hist, edges)
 
 
-_HISTOGRAM = __import__("collections").namedtuple("histogram", ["hist", "bin_edges"])
-_HISTOGRAM.__module__ = "mindtorch.return_types"
+_HISTOGRAM = named_result("histogram", ("hist", "bin_edges"))
 defop("histogram(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor "
       "bin_edges)", composite=lambda s, b, weight=None, density=False: _histogram(s, b, None, weight, density),
       overload="bins_tensor", out=True, family=F)

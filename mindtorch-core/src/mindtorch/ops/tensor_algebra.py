@@ -7,7 +7,7 @@ import itertools
 from .. import _dtype as D
 from .._shape import wrap_dim
 from .grad_helpers import torch
-from .reduction import RETURN_TYPES
+from .reduction import RETURN_TYPES, named_result
 from .meta import TensorMeta
 from .registry import defop
 
@@ -333,7 +333,7 @@ def _median_dim(self, dim, keepdim=False, ignore_nan=False, name="median"):
     return _kth(self, (n + 1) // 2, d, keepdim, name, ignore_nan)
 
 
-RETURN_TYPES.setdefault("nanmedian", RETURN_TYPES["median"])
+named_result("nanmedian")
 defop("median(Tensor self) -> Tensor", composite=lambda s: _median_all(s, False), family=R)
 defop("median(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
       composite=lambda s, dim, keepdim=False: _median_dim(s, dim, keepdim), overload="dim", family=R)

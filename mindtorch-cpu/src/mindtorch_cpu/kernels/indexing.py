@@ -145,13 +145,13 @@ _both("scatter.src")(_scatter)
 _both("scatter.value")(_scatter)
 _both("scatter_add")(lambda self, dim, index, src: _scatter(self, dim, index, src, "add"))
 
-_REDUCE_AT = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.fmax, "amin": np.fmin, "max": np.fmax,
-              "min": np.fmin}
+_REDUCE_AT = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.fmax, "amin": np.fmin}
 
 
 def _scatter_reduce(self, dim, index, src, reduce, include_self=True):
     """Reduce src into self at index along dim; without include_self the addressed places start from the
     reduction's identity. NaN wins in amax/amin, as in PyTorch."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # the older spellings PyTorch accepts
     a = _nd(self)
     d = dim % a.ndim
     key, idx = _grid(index, d)
@@ -175,13 +175,13 @@ def _scatter_reduce(self, dim, index, src, reduce, include_self=True):
             a[hit] = identity
     with np.errstate(invalid="ignore"):
         _REDUCE_AT[reduce].at(a, key, vals)
-        if reduce in ("amax", "amin", "max", "min") and a.dtype.kind in "fc":
+        if reduce in ("amax", "amin") and a.dtype.kind in "fc":
             nan = np.zeros(a.shape, bool)
             np.logical_or.at(nan, key, np.isnan(vals))
             a[nan] = np.nan
         if count is not None:
-            divided = a / np.maximum(count, 1)
-            a[hit] = (np.floor_divide(a, np.maximum(count, 1)) if a.dtype.kind in "iu" else divided)[hit]
+            n = np.maximum(count, 1)
+            a[hit] = (np.floor_divide(a, n) if a.dtype.kind in "iu" else a / n)[hit]
 
 
 _both("scatter_reduce.two")(_scatter_reduce)

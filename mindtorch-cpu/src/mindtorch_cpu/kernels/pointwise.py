@@ -215,16 +215,24 @@ def pow_(m, a, b):
 
 _inplace("pow")
 _binary(np.arctan2, "atan2")
+_binary(np.arctan2, "arctan2", inplace=False)
+_binary(np.maximum, "maximum", inplace=False)
+_binary(np.minimum, "minimum", inplace=False)
+_binary(np.fmax, "fmax", inplace=False)
+_binary(np.fmin, "fmin", inplace=False)
+
 for _uf, _name in ((np.gcd, "gcd"), (np.lcm, "lcm"), (np.hypot, "hypot"), (np.copysign, "copysign"),
                    (np.nextafter, "nextafter")):
     _binary(_uf, _name)
-def _logaddexp(x, y, dtype=None, out=None):
+
+
+def _logaddexp(x, y, dtype=None):
     """log(exp(x) + exp(y)); complex numbers shifted by the larger real part (NumPy's ufunc is real-only)."""
     if np.dtype(dtype).kind != "c":
         return np.logaddexp(x, y, dtype=dtype)
     x, y = np.asarray(x, dtype), np.asarray(y, dtype)
-    m = np.where(x.real >= y.real, x, y)
-    m = np.where(np.isfinite(m.real), m.real, 0).astype(dtype)
+    m = np.maximum(x.real, y.real)
+    m = np.where(np.isfinite(m), m, 0).astype(dtype)
     return (np.log(np.exp(x - m) + np.exp(y - m)) + m).astype(dtype)
 
 
@@ -236,11 +244,6 @@ _binary(np.logaddexp2, "logaddexp2", inplace=False)
 def frexp(m, a):
     mant, exp = np.frexp(arr(a))
     return wrap(np.asarray(mant, TO_NP[m[0].dtype]), m[0].dtype), wrap(np.asarray(exp, np.int32), m[1].dtype)
-_binary(np.arctan2, "arctan2", inplace=False)
-_binary(np.maximum, "maximum", inplace=False)
-_binary(np.minimum, "minimum", inplace=False)
-_binary(np.fmax, "fmax", inplace=False)
-_binary(np.fmin, "fmin", inplace=False)
 
 
 # --- comparisons / logic --------------------------------------------------------

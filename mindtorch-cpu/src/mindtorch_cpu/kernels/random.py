@@ -26,10 +26,14 @@ def _uniform01(rng, shape, dtype):
     return np.ldexp(u.astype(np.float64), -bits)
 
 
+def _as_complex(parts, dtype):
+    """(..., 2) real draws as complex numbers of `dtype` (real part first)."""
+    return np.ascontiguousarray(parts, dtype=TO_NP[dtype.to_real()]).view(TO_NP[dtype])[..., 0]
+
+
 def _std_normal(rng, shape, dtype):
     if dtype.is_complex:  # unit variance overall: each part has variance 1/2, as in PyTorch
-        parts = _std_normal(rng, tuple(shape) + (2,), dtype.to_real()) * np.sqrt(0.5)
-        return parts.view(np.complex128 if parts.dtype == np.float64 else np.complex64)[..., 0]
+        return _as_complex(_std_normal(rng, tuple(shape) + (2,), dtype.to_real()) * np.sqrt(0.5), dtype)
     if dtype is D.float64:
         return rng.standard_normal(shape, dtype=np.float64)
     return rng.standard_normal(shape, dtype=np.float32)
@@ -44,8 +48,8 @@ def _fill(t, values):
 @kernel("rand")
 def rand(m, size, generator=None, *rest):
     if m.dtype.is_complex:  # both parts uniform on [0, 1)
-        parts = _uniform01(_rng(generator), tuple(m.shape) + (2,), m.dtype.to_real()).astype(TO_NP[m.dtype.to_real()])
-        return wrap(np.ascontiguousarray(parts).view(TO_NP[m.dtype])[..., 0], m.dtype)
+        return wrap(_as_complex(_uniform01(_rng(generator), tuple(m.shape) + (2,), m.dtype.to_real()), m.dtype),
+                    m.dtype)
     return wrap(_uniform01(_rng(generator), m.shape, m.dtype).astype(TO_NP[m.dtype]), m.dtype)
 
 
