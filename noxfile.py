@@ -92,6 +92,7 @@ def cpu(session):
     _present(session, "tests/cpu", "tests/autograd", "tests/nn")
     _install(session, CORE, CPU, META)
     session.install("pytest", "tqdm")  # tqdm: the demo's terminal progress bar is tested here
+    session.env["MINDTORCH_CPU_REQUIRE_NATIVE"] = "1"  # the wheel's compiled kernels must load, not fall back
     _pytest(session, "tests/cpu", "tests/autograd", "tests/nn")
     _conformance(session, "cpu")
 
@@ -142,6 +143,7 @@ def parity(session):
     _install(session, CORE, CPU, META)
     session.install("pytest", TORCH)
     session.env["MINDTORCH_REQUIRE_TORCH"] = "1"
+    session.env["MINDTORCH_CPU_REQUIRE_NATIVE"] = "1"
     _pytest(session, "tests/parity")
 
 

@@ -8,10 +8,20 @@ import pytest  # noqa: E402
 
 import mindtorch  # noqa: E402
 from helpers import assert_same, to_torch  # noqa: E402
+from mindtorch_cpu import native  # noqa: E402
 
 # (shape, threads): 1 thread and 2 threads, a small tensor (inline) and a large one (many blocks)
 SIZES = [((5, 7), 2), ((3, 70001), 1), ((3, 70001), 2)]
 TOL = {"float32": (1e-5, 2e-6), "float64": (1e-12, 1e-12), "float16": (2e-3, 2e-3), "bfloat16": (2e-2, 2e-2)}
+
+
+def _ulps(a, b):
+    """Distance in units in the last place between float32 arrays (equal nans and infinities: 0)."""
+    ia, ib = a.view(np.int32).astype(np.int64), b.view(np.int32).astype(np.int64)
+    ia = np.where(ia < 0, -(2 ** 31) - ia, ia)  # order negative floats below positive ones
+    ib = np.where(ib < 0, -(2 ** 31) - ib, ib)
+    same = (a == b) | (np.isnan(a) & np.isnan(b))
+    return np.where(same, 0, np.abs(ia - ib))
 
 
 @pytest.fixture
@@ -276,7 +286,8 @@ def test_max_pool2d_ties_nan_and_grads(kw):
 @pytest.mark.parametrize("nt", [1, 2])
 @pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "exp", "tanh", "sqrt", "log"])
 def test_large_elementwise_split_across_threads(name, nt, threads, recwarn):
-    # split across the pool, the result is bit-for-bit NumPy's; overflow and nan stay silent in workers
+    # split across the pool, the result is bit-for-bit NumPy's (exp: within 1 ulp of the correctly rounded
+    # value when the compiled kernel runs it); overflow and nan stay silent in workers
     threads(nt)
     rng = np.random.default_rng(0)
     a = (rng.standard_normal((300, 1000)) * 60).astype(np.float32)
@@ -288,7 +299,12 @@ def test_large_elementwise_split_across_threads(name, nt, threads, recwarn):
     with np.errstate(all="ignore"):
         want = fn(a, b) if fn.nin == 2 else fn(a)
     got = fm(am, bm) if fn.nin == 2 else fm(am)
-    np.testing.assert_array_equal(got.numpy(), want)
+    if name == "exp" and native.LIB is not None:
+        with np.errstate(all="ignore"):
+            exact = np.exp(a.astype(np.float64)).astype(np.float32)
+        assert _ulps(got.numpy(), exact).max() <= 1
+    else:
+        np.testing.assert_array_equal(got.numpy(), want)
     assert_same(got, getattr(torch, name)(*(torch.tensor(v) for v in ((a, b) if fn.nin == 2 else (a,)))),
                 rtol=1e-5, atol=1e-6)
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

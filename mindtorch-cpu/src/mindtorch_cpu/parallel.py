@@ -7,6 +7,7 @@ import numpy as np
 
 from mindtorch.plugins import get_num_threads
 
+from . import native
 from .allocator import ALLOCATOR, POOL_MIN
 
 # Elements per task below which an op is not split: twice PyTorch's grain (32k), since handing a task
@@ -97,6 +98,10 @@ def row_blocks(fn, nrows, rowlen, block=4 * BLOCK):
     parallel_for(nb, run, cost=per * rowlen)
 
 
+# ufuncs with a compiled float32 kernel (faster than NumPy's loop: see benchmarks/run.py)
+_NATIVE_UNARY = {np.exp: native.exp}
+
+
 def ufunc(uf, dt, x, y=None):
     """uf(x[, y], dtype=dt): the result from the allocator's pool, split across the thread pool, when the
     operands are large; a small op pays two size checks over the plain call."""
@@ -127,6 +132,9 @@ def _ufunc_big(uf, dt, xs):
     if shape is None:
         return uf(*xs, dtype=dt)
     out = ALLOCATOR.empty(shape, dt)
+    fused = _NATIVE_UNARY.get(uf) if len(xs) == 1 and dt == native.F32 and native.usable(xs[0]) else None
+    if fused is not None:
+        return elementwise(fused, out, xs[0], block=native.BLOCK)
     if out.size < 2 * GRAIN or get_num_threads() < 2 or getattr(_local, "inside", False):
         return uf(*xs, out=out, dtype=dt)
     o = out.reshape(-1)

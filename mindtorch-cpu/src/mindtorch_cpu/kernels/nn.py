@@ -5,6 +5,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..convert import arr, wrap, TO_NP, quiet
 from ..parallel import row_blocks
+from .. import native
 from .reduction import _ones, _softmax_rows, _softmax_backward_rows, log_softmax as log_softmax_kernel
 from . import kernel_table
 
@@ -141,6 +142,12 @@ def max_pool2d(m, x, ks, stride, padding, dilation, ceil_mode):
     mv, mi = m
     n, c, ho, wo = mv.shape
     h, w = a.shape[2:]
+    if native.usable(a) and a.ndim == 4:
+        vals, idx = np.empty((n * c, ho, wo), np.float32), np.empty((n * c, ho, wo), np.int64)
+        planes = a.reshape(n * c, h, w)
+        row_blocks(lambda lo, hi: native.max_pool2d(vals[lo:hi], idx[lo:hi], planes[lo:hi], ks, stride, padding,
+                                                    dilation), n * c, h * w)
+        return wrap(vals.reshape(mv.shape), mv.dtype), wrap(idx.reshape(mi.shape), mi.dtype)
     win = _pool_windows(a, ks, stride, padding, dilation, (ho, wo), _lowest(a.dtype))
     # one pass per kernel tap over strided views (no window copy, no argmax over tiny rows): the first
     # maximum wins, a NaN always does (as PyTorch); taps only grow, so the tap index is a running max
@@ -165,7 +172,13 @@ def max_pool2d(m, x, ks, stride, padding, dilation, ceil_mode):
 @kernel("_max_pool2d_backward")
 def max_pool2d_backward(m, g, x, indices):
     n, c, h, w = m.shape
-    ga = arr(g)
+    ga, ia = arr(g), arr(indices)
+    if native.usable(ga) and TO_NP[m.dtype] == native.F32 and ia.flags.c_contiguous and ia.dtype == np.int64:
+        ho, wo = ga.shape[-2:]
+        out = np.empty((n * c, h, w), np.float32)
+        g3, i3 = ga.reshape(n * c, ho, wo), ia.reshape(n * c, ho, wo)
+        row_blocks(lambda lo, hi: native.max_pool2d_backward(out[lo:hi], g3[lo:hi], i3[lo:hi]), n * c, h * w)
+        return wrap(out.reshape(m.shape), m.dtype)
     plane = (np.arange(n * c, dtype=np.int64) * (h * w)).reshape(n, c, 1, 1)
     flat = (arr(indices) + plane).ravel()
     out = np.bincount(flat, weights=ga.ravel().astype(np.float64), minlength=n * c * h * w)
@@ -331,9 +344,12 @@ def _norm_forward(x, normalized_shape, w, b, eps, center):
     rstd = np.empty((n, 1), dt)
     wv = _f(w).reshape(c) if w is not None else None
     bv = _f(b).reshape(c) if b is not None else None
+    fused = native.usable(a, y, *(v for v in (wv, bv) if v is not None))
 
     def run(lo, hi):
         xb, yb, r = a[lo:hi], y[lo:hi], rstd[lo:hi]
+        if fused:
+            return native.norm(yb, xb, wv, bv, mean[lo:hi] if center else None, r, eps, center)
         if center:
             mean[lo:hi] = _row_mean(xb, ones)
             np.subtract(xb, mean[lo:hi], out=yb)
@@ -364,9 +380,15 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
     wv = _f(w).reshape(c) if w is not None else None
     dx = np.empty((n, c), dt)
     partial = {}  # block start -> (dweight, dbias) part, summed in block order (deterministic)
+    fused = native.usable(ga, a, r, *(v for v in (mu, wv) if v is not None))
 
     def run(lo, hi):
         gb, xb, o, rb = ga[lo:hi], a[lo:hi], dx[lo:hi], r[lo:hi]
+        if fused:
+            dw, db = np.zeros(c, dt), np.zeros(c, dt)
+            native.norm_backward(o, gb, xb, mu[lo:hi] if center else None, rb, wv, dw, db, center)
+            partial[lo] = (dw, db)
+            return
         xhat = np.subtract(xb, mu[lo:hi]) if center else xb.copy()
         xhat *= rb
         t = np.multiply(gb, xhat)
@@ -698,6 +720,11 @@ def cross_entropy_backward(m, g, log_probs, target, weight, reduction, ignore_in
         coef = wv * ga
     dt = _f(log_probs).dtype
     coef = coef.astype(dt, copy=False)
+    if native.usable(lp, coef) and lp.ndim == 2:
+        out = np.empty(lp.shape, dt)
+        row_blocks(lambda lo, hi: native.cross_entropy_backward(out[lo:hi], lp[lo:hi], coef[lo:hi], safe[lo:hi]),
+                   *lp.shape)
+        return wrap(out, m.dtype)
     with quiet():
         out = np.exp(lp, dtype=dt)          # d/dlogits = coef * (softmax - one_hot), in one pass
         out *= coef[:, None]

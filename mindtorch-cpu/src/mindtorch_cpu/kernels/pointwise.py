@@ -8,6 +8,7 @@ from mindtorch.plugins import Tensor, clamp_family
 from ..convert import arr, wrap, TO_NP, quiet
 from ..allocator import ALLOCATOR
 from ..parallel import elementwise, ufunc as par_ufunc
+from .. import native
 from . import kernel_table
 
 _SPECIAL = []  # scipy.special, imported on first use (it costs ~0.2 s at import)
@@ -719,13 +720,17 @@ def _f32_operands(shape, *ts):
     return [np.ascontiguousarray(np.broadcast_to(arr(t), shape), dtype=_F32).reshape(shape) for t in ts]
 
 
-def _fused_elementwise(block_fn, m, *ts):
-    """A float32 fused kernel over cache blocks and threads; the result is cast to m.dtype by wrap."""
+def _fused_elementwise(block_fn, native_fn, m, *ts):
+    """A float32 fused kernel over cache blocks and threads (the compiled one when it was built, else
+    NumPy passes); the result is cast to m.dtype by wrap."""
     shape = tuple(m.shape)
     xs = _f32_operands(shape, *ts)
     out = ALLOCATOR.empty(shape, _F32)
     with quiet():
-        elementwise(block_fn, out, *xs, scratch=3)
+        if native.usable(out):
+            elementwise(native_fn, out, *xs, block=native.BLOCK)
+        else:
+            elementwise(block_fn, out, *xs, scratch=3)
     return wrap(out, m.dtype)
 
 
@@ -755,7 +760,9 @@ def _low_precision(d):
 @kernel("gelu")
 def gelu(m, x, approximate="none"):
     if _low_precision(m.dtype):
-        return _fused_elementwise(_gelu_tanh_block if approximate == "tanh" else _gelu_block, m, x)
+        tanh = approximate == "tanh"
+        return _fused_elementwise(_gelu_tanh_block if tanh else _gelu_block,
+                                  lambda o, a: native.gelu(o, a, tanh), m, x)
     with quiet():
         return wrap(_gelu(arr(x), TO_NP[m.dtype], approximate), m.dtype)
 
@@ -766,8 +773,9 @@ _inplace("gelu")
 @kernel("gelu_backward")
 def gelu_backward(m, g, x, approximate="none"):
     if _low_precision(m.dtype):
-        blk = _gelu_tanh_backward_block if approximate == "tanh" else _gelu_backward_block
-        return _fused_elementwise(blk, m, g, x)
+        tanh = approximate == "tanh"
+        blk = _gelu_tanh_backward_block if tanh else _gelu_backward_block
+        return _fused_elementwise(blk, lambda o, a, b: native.gelu_backward(o, a, b, tanh), m, g, x)
     dt = TO_NP[m.dtype]
     with quiet():
         g, x = np.broadcast_arrays(arr(g), arr(x))

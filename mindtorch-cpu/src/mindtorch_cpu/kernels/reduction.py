@@ -5,6 +5,7 @@ from mindtorch.plugins import dtypes as _D
 from ..convert import arr, wrap, TO_NP, quiet
 from ..allocator import ALLOCATOR
 from ..parallel import row_blocks
+from .. import native
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()
@@ -298,24 +299,32 @@ def _fused_rows(block_fn, m, dim, *ts, scratch=False):
 
 
 def _softmax_rows(o, x, tmp, ones):
+    if native.usable(o, x):
+        return native.softmax(o, x)
     np.subtract(x, x.max(1, keepdims=True), out=o)
     np.exp(o, out=o)
     o *= np.reciprocal(_row_sum(o, ones))
 
 
 def _log_softmax_rows(o, x, tmp, ones):
+    if native.usable(o, x):
+        return native.softmax(o, x, log=True)
     np.subtract(x, x.max(1, keepdims=True), out=o)
     np.exp(o, out=tmp)
     o -= np.log(_row_sum(tmp, ones))
 
 
 def _softmax_backward_rows(o, g, y, tmp, ones):
+    if native.usable(o, g, y):
+        return native.softmax_backward(o, g, y)
     np.multiply(g, y, out=tmp)
     np.subtract(g, _row_sum(tmp, ones), out=o)
     o *= y
 
 
 def _log_softmax_backward_rows(o, g, y, tmp, ones):
+    if native.usable(o, g, y):
+        return native.softmax_backward(o, g, y, log=True)
     np.exp(y, out=o)
     o *= _row_sum(g, ones)
     np.subtract(g, o, out=o)

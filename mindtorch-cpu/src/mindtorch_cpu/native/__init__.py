@@ -1,0 +1,136 @@
+"""Fused float32 kernels (kernels.c) through ctypes, or ``LIB is None`` when they were not built.
+
+Callers check ``usable(*arrays)`` (the library is loaded and every array is C-contiguous float32)
+and otherwise run their NumPy kernels. Each call works on one block; ctypes drops the GIL for the
+call, so blocks run in parallel on the backend's thread pool. MINDTORCH_CPU_NATIVE=0 turns the
+library off (the NumPy kernels then run everywhere).
+"""
+import ctypes
+import os
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+# library file -> NumPy CPU features it needs; build.py makes them, the first usable one is loaded
+VARIANTS = {"_kernels_x86_64_v3.so": ("AVX2", "FMA3"), "_kernels.so": ()}
+F32 = np.dtype(np.float32)
+BLOCK = 1 << 16  # elements per call on flat blocks: the call's ~2 us is then well under 1% of it
+
+_P, _N, _I = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
+_SIGNATURES = {
+    "mt_exp_f32": (_P, _P, _N),
+    "mt_gelu_f32": (_P, _P, _N),
+    "mt_gelu_backward_f32": (_P, _P, _P, _N),
+    "mt_gelu_tanh_f32": (_P, _P, _N),
+    "mt_gelu_tanh_backward_f32": (_P, _P, _P, _N),
+    "mt_softmax_f32": (_P, _P, _N, _N, _I),
+    "mt_softmax_backward_f32": (_P, _P, _P, _N, _N, _I),
+    "mt_norm_f32": (_P, _P, _P, _P, _P, _P, _N, _N, ctypes.c_float, _I),
+    "mt_norm_backward_f32": (_P, _P, _P, _P, _P, _P, _P, _P, _P, _N, _N, _I),
+    "mt_cross_entropy_backward_f32": (_P, _P, _P, _P, _N, _N),
+    "mt_max_pool2d_f32": (_P, _P, _P) + (_N,) * 13,
+    "mt_max_pool2d_backward_f32": (_P, _P, _P, _N, _N, _N),
+}
+
+
+def _cpu_features():
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:  # NumPy 1.x
+        from numpy.core._multiarray_umath import __cpu_features__
+    return __cpu_features__
+
+
+def _load():
+    if os.environ.get("MINDTORCH_CPU_NATIVE", "1") == "0":
+        return None, None
+    features = None
+    for name, needs in VARIANTS.items():
+        path = HERE / name
+        if not path.exists():
+            continue
+        if needs:
+            features = features if features is not None else _cpu_features()
+            if not all(features.get(f) for f in needs):
+                continue
+        try:
+            lib = ctypes.CDLL(str(path))
+        except OSError:
+            continue
+        for fn, args in _SIGNATURES.items():
+            f = getattr(lib, fn)
+            f.argtypes, f.restype = args, None
+        return lib, name
+    return None, None
+
+
+LIB, VARIANT = _load()
+
+
+def usable(*arrays):
+    """True when the library is loaded and every array is C-contiguous float32."""
+    if LIB is None:
+        return False
+    for a in arrays:
+        if a.dtype != F32 or not a.flags.c_contiguous:
+            return False
+    return True
+
+
+def _p(a):
+    return a.ctypes.data if a is not None else None
+
+
+# --- elementwise, on flat blocks: out and inputs of one size ---------------------------------------
+def exp(out, x):
+    LIB.mt_exp_f32(_p(x), _p(out), out.size)
+
+
+def gelu(out, x, tanh=False):
+    (LIB.mt_gelu_tanh_f32 if tanh else LIB.mt_gelu_f32)(_p(x), _p(out), out.size)
+
+
+def gelu_backward(out, g, x, tanh=False):
+    (LIB.mt_gelu_tanh_backward_f32 if tanh else LIB.mt_gelu_backward_f32)(_p(g), _p(x), _p(out), out.size)
+
+
+# --- rows: 2-d blocks (rows, d) ----------------------------------------------------------------------
+def softmax(out, x, log=False):
+    LIB.mt_softmax_f32(_p(x), _p(out), out.shape[0], out.shape[1], int(log))
+
+
+def softmax_backward(out, g, y, log=False):
+    LIB.mt_softmax_backward_f32(_p(g), _p(y), _p(out), out.shape[0], out.shape[1], int(log))
+
+
+def norm(y, x, w, b, mean, rstd, eps, center):
+    """Layer norm (center) or RMS norm of the rows of x into y; mean (if center) and rstd get one value per row."""
+    LIB.mt_norm_f32(_p(x), _p(w), _p(b), _p(y), _p(mean), _p(rstd), x.shape[0], x.shape[1], eps, int(center))
+
+
+def norm_backward(dx, g, x, mean, rstd, w, dw, db, center):
+    """dx of the rows; dw / db (zeroed by the caller, or None) accumulate this block's sums."""
+    d = x.shape[1]
+    tmp = np.empty(d, F32)
+    LIB.mt_norm_backward_f32(_p(g), _p(x), _p(mean), _p(rstd), _p(w), _p(dx), _p(dw), _p(db), _p(tmp),
+                             x.shape[0], d, int(center))
+
+
+def cross_entropy_backward(out, logp, coef, target):
+    """out = coef[:, None] * (exp(logp) - one_hot(target)); target int64, in range."""
+    LIB.mt_cross_entropy_backward_f32(_p(logp), _p(coef), _p(target), _p(out), out.shape[0], out.shape[1])
+
+
+# --- pooling: (planes, h, w) blocks ---------------------------------------------------------------------
+def max_pool2d(y, idx, x, ks, stride, padding, dilation):
+    """Max and its flat in-plane index over windows of x (planes, h, w) into y / idx (planes, ho, wo)."""
+    planes, h, w = x.shape
+    LIB.mt_max_pool2d_f32(_p(x), _p(y), _p(idx), planes, h, w, y.shape[1], y.shape[2], *ks, *stride, *padding,
+                          *dilation)
+
+
+def max_pool2d_backward(dx, g, idx):
+    """dx (planes, h, w) = the gradients g (planes, ho, wo) added at their indices."""
+    LIB.mt_max_pool2d_backward_f32(_p(g), _p(idx), _p(dx), dx.shape[0], dx.shape[1] * dx.shape[2],
+                                   g.shape[1] * g.shape[2])

@@ -1,0 +1,325 @@
+/* Fused float32 kernels of the CPU backend, called through ctypes on C-contiguous blocks.
+ *
+ * Each function works on one block (a range of elements or of rows); the Python side shares the
+ * blocks out across its thread pool (ctypes releases the GIL during the call). Everything here is
+ * branch-free in the inner loops so the compiler vectorises it; on x86_64 each hot function is
+ * also compiled for AVX2+FMA and picked at load time (target_clones), so one build runs anywhere.
+ * No -ffast-math: NaN and infinity propagate as in PyTorch. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if 0
+#define MT_HOT __attribute__((target_clones("arch=haswell", "default")))
+#else
+#define MT_HOT
+#endif
+#define MT_API __attribute__((visibility("default")))
+
+typedef int64_t i64;
+
+static inline __attribute__((always_inline)) float bits_to_float(int32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static inline __attribute__((always_inline)) int32_t float_to_bits(float f) { int32_t b; memcpy(&b, &f, 4); return b; }
+
+/* exp(x) in float32 within ~1 ulp: x = n ln2 + r (two-part ln2), e^r by a degree-6 polynomial on
+ * |r| <= ln2/2, times 2^n built in two halves so results down to the denormals and up to inf are right. */
+static inline __attribute__((always_inline)) float mt_expf(float x) {
+    const float magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer in the low bits */
+    float xc = x < -104.0f ? -104.0f : x;
+    xc = xc > 89.0f ? 89.0f : xc;
+    float t = xc * 1.44269504088896341f + magic;
+    float n = t - magic;
+    int32_t ni = float_to_bits(t) - float_to_bits(magic);
+    float r = xc - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    int32_t h = ni >> 1;
+    float y = p * bits_to_float((h + 127) << 23) * bits_to_float((ni - h + 127) << 23);
+    return x != x ? x : y;
+}
+
+/* sigmoid(2u) = (1 + tanh u) / 2, with e = exp(-2u): the tanh GELU is written in these, so nothing
+ * cancels where tanh u is near -1 */
+static inline __attribute__((always_inline)) float half_one_plus_tanh(float u, float *e) {
+    *e = mt_expf(-2.0f * u);
+    return 1.0f / (1.0f + *e);
+}
+
+/* ---- elementwise ---------------------------------------------------------------------------- */
+MT_API MT_HOT void mt_exp_f32(const float *restrict x, float *restrict y, i64 n) {
+    for (i64 i = 0; i < n; i++) y[i] = mt_expf(x[i]);
+}
+
+/* Phi(-|x|) by Abramowitz-Stegun 7.1.26 (absolute error <= 1.5e-7), also returning exp(-x^2/2). */
+#define AS_P (0.3275911f * 0.70710678118654752f)
+static inline __attribute__((always_inline)) float phi_tail(float ax, float *e) {
+    float t = 1.0f / (1.0f + AS_P * ax);
+    float p = 0.5f * 1.061405429f;
+    p = p * t + 0.5f * -1.453152027f;
+    p = p * t + 0.5f * 1.421413741f;
+    p = p * t + 0.5f * -0.284496736f;
+    p = p * t + 0.5f * 0.254829592f;
+    *e = mt_expf(-0.5f * ax * ax);
+    return p * t * *e;
+}
+
+MT_API MT_HOT void mt_gelu_f32(const float *restrict x, float *restrict y, i64 n) {
+    for (i64 i = 0; i < n; i++) {
+        float v = x[i], a = fabsf(v), e;
+        float h = phi_tail(a, &e);
+        y[i] = 0.5f * v + a * (0.5f - h);  /* x Phi(x) */
+    }
+}
+
+MT_API MT_HOT void mt_gelu_backward_f32(const float *restrict g, const float *restrict x,
+                                        float *restrict y, i64 n) {
+    for (i64 i = 0; i < n; i++) {
+        float v = x[i], e;
+        float h = phi_tail(fabsf(v), &e);
+        float q = 0.5f - h;
+        float cdf = 0.5f + (v < 0.0f ? -q : q);
+        y[i] = g[i] * (cdf + v * e * 0.39894228040143268f);
+    }
+}
+
+#define GELU_K 0.79788456080286536f /* sqrt(2/pi) */
+MT_API MT_HOT void mt_gelu_tanh_f32(const float *restrict x, float *restrict y, i64 n) {
+    for (i64 i = 0; i < n; i++) {
+        float v = x[i], e;
+        y[i] = v * half_one_plus_tanh(GELU_K * (v + 0.044715f * v * v * v), &e);
+    }
+}
+
+/* d/dx [x (1 + tanh u) / 2] = s + x (1 - tanh^2 u) u' / 2, with 1 - tanh^2 u = 4 e s^2; e is capped so
+ * e s stays finite (it tends to 1), and an infinite x gives nan as PyTorch's kernel does */
+MT_API MT_HOT void mt_gelu_tanh_backward_f32(const float *restrict g, const float *restrict x,
+                                             float *restrict y, i64 n) {
+    for (i64 i = 0; i < n; i++) {
+        float v = x[i], e;
+        float s = half_one_plus_tanh(GELU_K * (v + 0.044715f * v * v * v), &e);
+        e = e > 1e38f ? 1e38f : e;
+        float dinner = GELU_K * (1.0f + 3.0f * 0.044715f * v * v);
+        float d = g[i] * (s + (e * s) * s * (2.0f * v * dinner));
+        y[i] = v - v == 0.0f ? d : NAN;
+    }
+}
+
+/* ---- row reductions: eight lanes so the loops vectorise without reassociating by flag ---------- */
+#define LANES 8
+static inline __attribute__((always_inline)) float row_max(const float *x, i64 d) {
+    float m[LANES];
+    for (int j = 0; j < LANES; j++) m[j] = -INFINITY;
+    i64 i = 0;
+    for (; i + LANES <= d; i += LANES)
+        for (int j = 0; j < LANES; j++) m[j] = x[i + j] > m[j] || x[i + j] != x[i + j] ? x[i + j] : m[j];
+    float r = -INFINITY;
+    for (int j = 0; j < LANES; j++) r = m[j] > r || m[j] != m[j] ? m[j] : r;
+    for (; i < d; i++) r = x[i] > r || x[i] != x[i] ? x[i] : r;
+    return r;
+}
+
+static inline __attribute__((always_inline)) double row_sum(const float *x, i64 d) {
+    float s[LANES] = {0};
+    i64 i = 0;
+    for (; i + LANES <= d; i += LANES)
+        for (int j = 0; j < LANES; j++) s[j] += x[i + j];
+    double r = 0.0;
+    for (int j = 0; j < LANES; j++) r += s[j];
+    for (; i < d; i++) r += x[i];
+    return r;
+}
+
+static inline __attribute__((always_inline)) double row_dot(const float *x, const float *y, i64 d) {
+    float s[LANES] = {0};
+    i64 i = 0;
+    for (; i + LANES <= d; i += LANES)
+        for (int j = 0; j < LANES; j++) s[j] += x[i + j] * y[i + j];
+    double r = 0.0;
+    for (int j = 0; j < LANES; j++) r += s[j];
+    for (; i < d; i++) r += (double)x[i] * y[i];
+    return r;
+}
+
+/* e^(x - max) into y, returning the row's sum */
+static inline __attribute__((always_inline)) double exp_shifted(const float *x, float *y, i64 d, float mx) {
+    for (i64 i = 0; i < d; i++) y[i] = mt_expf(x[i] - mx);
+    return row_sum(y, d);
+}
+
+/* softmax (log = 0) or log_softmax (log = 1) of `rows` rows of length d; y may alias x */
+MT_API MT_HOT void mt_softmax_f32(const float *x, float *y, i64 rows, i64 d, int log) {
+    for (i64 r = 0; r < rows; r++) {
+        const float *xr = x + r * d;
+        float *yr = y + r * d;
+        float mx = row_max(xr, d);
+        /* no special case for an infinite or nan max: the shift then makes nans, as PyTorch's does */
+        if (log) {
+            float s[LANES] = {0};
+            i64 i = 0;
+            for (; i + LANES <= d; i += LANES)
+                for (int j = 0; j < LANES; j++) s[j] += mt_expf(xr[i + j] - mx);
+            double sum = 0.0;
+            for (int j = 0; j < LANES; j++) sum += s[j];
+            for (; i < d; i++) sum += mt_expf(xr[i] - mx);
+            float shift = mx + logf((float)sum);
+            for (i64 k = 0; k < d; k++) yr[k] = xr[k] - shift;
+        } else {
+            float inv = (float)(1.0 / exp_shifted(xr, yr, d, mx));
+            for (i64 k = 0; k < d; k++) yr[k] *= inv;
+        }
+    }
+}
+
+/* gradient of softmax (y = softmax): (g - <g, y>) * y; of log_softmax (y = log_softmax): g - e^y sum(g) */
+MT_API MT_HOT void mt_softmax_backward_f32(const float *g, const float *y, float *dx, i64 rows, i64 d, int log) {
+    for (i64 r = 0; r < rows; r++) {
+        const float *gr = g + r * d, *yr = y + r * d;
+        float *o = dx + r * d;
+        if (log) {
+            float s = (float)row_sum(gr, d);
+            for (i64 k = 0; k < d; k++) o[k] = gr[k] - mt_expf(yr[k]) * s;
+        } else {
+            float s = (float)row_dot(gr, yr, d);
+            for (i64 k = 0; k < d; k++) o[k] = (gr[k] - s) * yr[k];
+        }
+    }
+}
+
+/* ---- layer norm (center = 1) and RMS norm (center = 0) over rows of length d ------------------- */
+MT_API MT_HOT void mt_norm_f32(const float *restrict x, const float *restrict w, const float *restrict b,
+                               float *restrict y, float *restrict mean, float *restrict rstd,
+                               i64 rows, i64 d, float eps, int center) {
+    for (i64 r = 0; r < rows; r++) {
+        const float *xr = x + r * d;
+        float *yr = y + r * d;
+        float mu = center ? (float)(row_sum(xr, d) / (double)d) : 0.0f;
+        float s[LANES] = {0};
+        i64 i = 0;
+        for (; i + LANES <= d; i += LANES)
+            for (int j = 0; j < LANES; j++) {
+                float c = xr[i + j] - mu;
+                s[j] += c * c;
+            }
+        double var = 0.0;
+        for (int j = 0; j < LANES; j++) var += s[j];
+        for (; i < d; i++) var += (double)(xr[i] - mu) * (xr[i] - mu);
+        float rs = 1.0f / sqrtf((float)(var / (double)d) + eps);
+        if (center) mean[r] = mu;
+        rstd[r] = rs;
+        if (w && b)
+            for (i64 k = 0; k < d; k++) yr[k] = (xr[k] - mu) * rs * w[k] + b[k];
+        else if (w)
+            for (i64 k = 0; k < d; k++) yr[k] = (xr[k] - mu) * rs * w[k];
+        else if (b)
+            for (i64 k = 0; k < d; k++) yr[k] = (xr[k] - mu) * rs + b[k];
+        else
+            for (i64 k = 0; k < d; k++) yr[k] = (xr[k] - mu) * rs;
+    }
+}
+
+/* dx for each row; dw += g * xhat and db += g summed over this block's rows (caller zeroes them).
+ * gx = g * w; dx = (gx - xhat <gx, xhat>/d - center * sum(gx)/d) * rstd. tmp holds d floats. */
+MT_API MT_HOT void mt_norm_backward_f32(const float *restrict g, const float *restrict x,
+                                        const float *restrict mean, const float *restrict rstd,
+                                        const float *restrict w, float *restrict dx,
+                                        float *restrict dw, float *restrict db, float *restrict tmp,
+                                        i64 rows, i64 d, int center) {
+    for (i64 r = 0; r < rows; r++) {
+        const float *gr = g + r * d, *xr = x + r * d;
+        float *o = dx + r * d;
+        float mu = center ? mean[r] : 0.0f, rs = rstd[r];
+        for (i64 k = 0; k < d; k++) tmp[k] = (xr[k] - mu) * rs;  /* xhat */
+        if (dw)
+            for (i64 k = 0; k < d; k++) dw[k] += gr[k] * tmp[k];
+        if (db)
+            for (i64 k = 0; k < d; k++) db[k] += gr[k];
+        float a, c;
+        if (w) {
+            float s1[LANES] = {0}, s2[LANES] = {0};
+            i64 i = 0;
+            for (; i + LANES <= d; i += LANES)
+                for (int j = 0; j < LANES; j++) {
+                    float gx = gr[i + j] * w[i + j];
+                    s1[j] += gx * tmp[i + j];
+                    s2[j] += gx;
+                }
+            double t1 = 0.0, t2 = 0.0;
+            for (int j = 0; j < LANES; j++) { t1 += s1[j]; t2 += s2[j]; }
+            for (; i < d; i++) { float gx = gr[i] * w[i]; t1 += (double)gx * tmp[i]; t2 += gx; }
+            a = (float)(t1 / (double)d);
+            c = center ? (float)(t2 / (double)d) : 0.0f;
+            for (i64 k = 0; k < d; k++) o[k] = (gr[k] * w[k] - tmp[k] * a - c) * rs;
+        } else {
+            a = (float)(row_dot(gr, tmp, d) / (double)d);
+            c = center ? (float)(row_sum(gr, d) / (double)d) : 0.0f;
+            for (i64 k = 0; k < d; k++) o[k] = (gr[k] - tmp[k] * a - c) * rs;
+        }
+    }
+}
+
+/* ---- cross entropy backward from log-probabilities: coef_i * (softmax - one_hot(t_i)) ------------ */
+MT_API MT_HOT void mt_cross_entropy_backward_f32(const float *restrict logp, const float *restrict coef,
+                                                 const int64_t *restrict target, float *restrict dx,
+                                                 i64 rows, i64 d) {
+    for (i64 r = 0; r < rows; r++) {
+        const float *lr = logp + r * d;
+        float *o = dx + r * d;
+        float c = coef[r];
+        for (i64 k = 0; k < d; k++) o[k] = mt_expf(lr[k]) * c;
+        o[target[r]] -= c;
+    }
+}
+
+/* ---- max pooling over planes (N*C of them) of h x w: the first maximum of a window wins, a NaN
+ * always does (as PyTorch); indices are flat positions within the plane --------------------------- */
+MT_API void mt_max_pool2d_f32(const float *restrict x, float *restrict y, int64_t *restrict idx,
+                              i64 planes, i64 h, i64 w, i64 ho, i64 wo, i64 kh, i64 kw,
+                              i64 sh, i64 sw, i64 ph, i64 pw, i64 dh, i64 dw) {
+    for (i64 p = 0; p < planes; p++) {
+        const float *xp = x + p * h * w;
+        float *yp = y + p * ho * wo;
+        int64_t *ip = idx + p * ho * wo;
+        for (i64 oh = 0; oh < ho; oh++) {
+            i64 h0 = oh * sh - ph;
+            i64 i0 = 0, i1 = kh;  /* taps inside the plane */
+            while (i0 < kh && h0 + i0 * dh < 0) i0++;
+            while (i1 > i0 && h0 + (i1 - 1) * dh >= h) i1--;
+            for (i64 ow = 0; ow < wo; ow++) {
+                i64 w0 = ow * sw - pw;
+                i64 j0 = 0, j1 = kw;
+                while (j0 < kw && w0 + j0 * dw < 0) j0++;
+                while (j1 > j0 && w0 + (j1 - 1) * dw >= w) j1--;
+                float best = -INFINITY;
+                i64 bi = (h0 + i0 * dh) * w + (w0 + j0 * dw);
+                for (i64 i = i0; i < i1; i++) {
+                    i64 row = (h0 + i * dh) * w;
+                    for (i64 j = j0; j < j1; j++) {
+                        i64 at = row + w0 + j * dw;
+                        float v = xp[at];
+                        if (v > best || v != v) { best = v; bi = at; }
+                    }
+                }
+                yp[oh * wo + ow] = best;
+                ip[oh * wo + ow] = bi;
+            }
+        }
+    }
+}
+
+/* gradient of max pooling: each output's gradient added at its input position (dx zeroed here) */
+MT_API void mt_max_pool2d_backward_f32(const float *restrict g, const int64_t *restrict idx, float *restrict dx,
+                                       i64 planes, i64 hw, i64 out_hw) {
+    memset(dx, 0, (size_t)(planes * hw) * sizeof(float));
+    for (i64 p = 0; p < planes; p++) {
+        const float *gp = g + p * out_hw;
+        const int64_t *ip = idx + p * out_hw;
+        float *dp = dx + p * hw;
+        for (i64 k = 0; k < out_hw; k++) dp[ip[k]] += gp[k];
+    }
+}

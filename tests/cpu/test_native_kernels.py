@@ -1,0 +1,155 @@
+"""The compiled float32 kernels (mindtorch_cpu.native) against the NumPy kernels they replace and
+against float64 (which never takes the compiled path), on small and split-across-threads sizes,
+special values and non-contiguous inputs. Each case runs the op twice: compiled, and with the
+library switched off (the fallback users without a compiler get)."""
+import math
+import os
+
+import numpy as np
+import pytest
+
+import mindtorch
+import mindtorch.nn.functional as F
+from mindtorch_cpu import native
+
+pytestmark = pytest.mark.skipif(native.LIB is None and os.environ.get("MINDTORCH_CPU_REQUIRE_NATIVE") != "1",
+                                reason="the compiled kernels were not built (no C compiler at install)")
+
+
+def test_library_is_built_where_required():
+    # the nox sessions install wheels built with a compiler: a silent fallback would hide a broken build
+    assert native.LIB is not None, "mindtorch-cpu's compiled kernels did not load"
+    assert native.VARIANT in native.VARIANTS
+
+
+@pytest.fixture
+def numpy_only(monkeypatch):
+    """Run a function with the compiled library switched off."""
+    def run(fn):
+        with monkeypatch.context() as mp:
+            mp.setattr(native, "LIB", None)
+            return fn()
+    return run
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def threads(request):
+    before = mindtorch.get_num_threads()
+    mindtorch.set_num_threads(request.param)
+    yield request.param
+    mindtorch.set_num_threads(before)
+
+
+def _ulps(a, b):
+    ia, ib = a.view(np.int32).astype(np.int64), b.view(np.int32).astype(np.int64)
+    ia = np.where(ia < 0, -(2 ** 31) - ia, ia)
+    ib = np.where(ib < 0, -(2 ** 31) - ib, ib)
+    same = (a == b) | (np.isnan(a) & np.isnan(b))
+    return np.where(same, 0, np.abs(ia - ib))
+
+
+def test_exp_within_one_ulp_over_the_whole_range(threads):
+    x = np.concatenate([np.linspace(-110, 95, 400_001, dtype=np.float32),
+                        np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 88.72283, 88.72284, -87.33655, -103.97208,
+                                  -103.97209, 1e-30, -1e-30], np.float32)])
+    got = mindtorch.tensor(x).exp().numpy()
+    with np.errstate(all="ignore"):
+        exact = np.exp(x.astype(np.float64)).astype(np.float32)
+    assert _ulps(got, exact).max() <= 1
+    assert np.signbit(got).sum() == 0
+
+
+def _sample(shape, seed=0, scale=3.0, specials=True):
+    x = (np.random.default_rng(seed).standard_normal(shape) * scale).astype(np.float32)
+    if specials and x.size > 8:
+        x.reshape(-1)[:7] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 60.0, -60.0]
+    return x
+
+
+def _tensor(x, layout):
+    t = mindtorch.tensor(x)
+    if layout == "transposed":  # a non-contiguous view of the same values
+        t = mindtorch.tensor(np.ascontiguousarray(np.swapaxes(x, -1, -2))).transpose(-1, -2)
+    return t
+
+
+def _grad_of(fn, x, layout, seed=1):
+    t = _tensor(x, layout).requires_grad_()
+    y = fn(t)
+    g = np.random.default_rng(seed).standard_normal(tuple(y.shape)).astype(np.float32)
+    y.backward(mindtorch.tensor(g))
+    return y.detach().numpy(), t.grad.numpy()
+
+
+W512 = np.random.default_rng(5).standard_normal(512).astype(np.float32)
+B512 = np.random.default_rng(6).standard_normal(512).astype(np.float32)
+TARGET = mindtorch.tensor(np.random.default_rng(7).integers(0, 512, 300))
+
+
+
+def _like(a, t):
+    return mindtorch.tensor(a, dtype=t.dtype)
+
+
+# name -> (function of a tensor, tolerance against float64 as (rtol, atol)); max pooling's overlapping
+# windows sum their gradients in float32 (as PyTorch does), the NumPy kernel in float64
+CASES = {
+    "gelu": (F.gelu, (1e-5, 1e-6)),
+    "gelu_tanh": (lambda t: F.gelu(t, approximate="tanh"), (1e-5, 2e-6)),
+    "softmax": (lambda t: F.softmax(t, -1), (1e-5, 1e-7)),
+    "log_softmax": (lambda t: F.log_softmax(t, -1), (1e-5, 1e-5)),
+    "softmax_dim0": (lambda t: F.softmax(t, 0), (1e-5, 1e-7)),
+    "layer_norm": (lambda t: F.layer_norm(t, (512,), _like(W512, t), _like(B512, t)), (1e-4, 1e-5)),
+    "layer_norm_plain": (lambda t: F.layer_norm(t, (512,)), (1e-4, 1e-5)),
+    "rms_norm": (lambda t: F.rms_norm(t, (512,), _like(W512, t)), (1e-4, 1e-5)),
+    "cross_entropy": (lambda t: F.cross_entropy(t, TARGET, reduction="none"), (1e-5, 1e-5)),
+    "max_pool2d": (lambda t: F.max_pool2d(t.reshape(3, 4, 25, 512), 3, stride=2, padding=1), (1e-6, 1e-6)),
+}
+FINITE_ONLY = {"layer_norm", "layer_norm_plain", "rms_norm", "cross_entropy", "softmax", "log_softmax",
+               "softmax_dim0"}
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_compiled_matches_numpy_kernels_and_float64(name, layout, threads, numpy_only):
+    fn, (rtol, atol) = CASES[name]
+    x = _sample((300, 512), specials=name not in FINITE_ONLY)
+    got = _grad_of(fn, x, layout)
+    fallback = numpy_only(lambda: _grad_of(fn, x, layout))
+    ref64 = _grad_of(lambda t: fn(t.double()), x, layout)
+    for g, f, r in zip(got, fallback, ref64):
+        np.testing.assert_allclose(g, f, rtol=rtol * 4, atol=atol * 4, equal_nan=True)
+        np.testing.assert_allclose(g, r.astype(np.float32), rtol=rtol, atol=atol, equal_nan=True)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 1), dilation=(2, 1),
+                                     ceil_mode=True)])
+def test_max_pool_indices_ties_and_nan_as_numpy_kernel(kw, threads, numpy_only):
+    x = np.round(np.random.default_rng(0).standard_normal((4, 3, 17, 19)) * 2).astype(np.float32) / 2
+    x[0, 0, 3, 4] = np.nan
+    x[1, 2, 5:7, 5:7] = np.nan
+
+    def run():
+        t = mindtorch.tensor(x).requires_grad_()
+        y, i = F.max_pool2d(t, return_indices=True, **kw)
+        y.backward(mindtorch.ones_like(y))
+        return y.detach().numpy(), i.numpy(), t.grad.numpy()
+    for a, b in zip(run(), numpy_only(run)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_softmax_rows_with_infinities_and_nan(numpy_only):
+    x = np.array([[1, 2, 3, 4], [-np.inf] * 4, [1, np.inf, 2, 3], [1, np.nan, 2, 3], [-np.inf, 0, 1, -np.inf]],
+                 np.float32)
+    for f in (F.softmax, F.log_softmax):
+        got = f(mindtorch.tensor(x), 1).numpy()
+        want = numpy_only(lambda: f(mindtorch.tensor(x), 1).numpy())
+        np.testing.assert_allclose(got, want, rtol=1e-6, equal_nan=True)
+
+
+def test_gelu_specials_exact():
+    x = mindtorch.tensor([math.nan, math.inf, -math.inf, -0.0, 0.0])
+    for approx in ("none", "tanh"):
+        y = F.gelu(x, approximate=approx).tolist()
+        assert math.isnan(y[0]) and y[1] == math.inf and math.isnan(y[2]) and y[3] == 0 and y[4] == 0
