@@ -87,6 +87,12 @@ def elementwise(fn, out, *inputs, scratch=0, block=BLOCK):
     return out
 
 
+def rows_per_call(*arrays):
+    """Elements per block for a row kernel: cache-sized for NumPy passes, large for the compiled kernels
+    (one pass each, so a block only has to outweigh the call's pointer conversions, a few us)."""
+    return native.BLOCK if native.usable(*arrays) else 4 * BLOCK
+
+
 def row_blocks(fn, nrows, rowlen, block=4 * BLOCK):
     """fn(lo, hi) over blocks of whole rows (about `block` elements each), shared out across the pool."""
     per = max(1, block // max(rowlen, 1))

@@ -4,7 +4,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..convert import arr, wrap, TO_NP, quiet
-from ..parallel import row_blocks
+from ..parallel import BLOCK, row_blocks, rows_per_call
 from .. import native
 from .reduction import _ones, _softmax_rows, _softmax_backward_rows, log_softmax as log_softmax_kernel
 from . import kernel_table
@@ -53,6 +53,12 @@ def _windows(a, kh, kw, ho, wo, stride, dilation):
 
 
 def _cols(x, kh, kw, ho, wo, stride, padding, dilation):
+    if native.usable(x) and x.ndim == 4:
+        n, c = x.shape[:2]
+        cols = np.empty((n, c * kh * kw, ho * wo), np.float32)
+        row_blocks(lambda lo, hi: native.im2col(cols[lo:hi], x[lo:hi], (kh, kw), (ho, wo), stride,
+                                                (padding[0], padding[2]), dilation), n, cols[0].size, native.BLOCK)
+        return cols
     a = _pad(x, padding)
     win = _windows(a, kh, kw, ho, wo, stride, dilation)
     n, c = a.shape[:2]
@@ -86,8 +92,14 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
     w3 = wt.reshape(groups, o // groups, cg * kh * kw)
     # a contiguous transposed weight keeps the batched matmul on BLAS
     cols = np.matmul(np.ascontiguousarray(w3.transpose(0, 2, 1)), np.ascontiguousarray(g3))
-    cols = cols.reshape(n, c, kh, kw, ho, wo)
     pt, pb, pl, pr = padding
+    if native.usable(cols):
+        c3 = cols.reshape(n, c * kh * kw, ho * wo)
+        dxn = np.empty((n, c, h, wd), np.float32)
+        row_blocks(lambda lo, hi: native.col2im(dxn[lo:hi], c3[lo:hi], (kh, kw), (ho, wo), stride, (pt, pl),
+                                                dilation), n, c3[0].size, native.BLOCK)
+        return wrap(dxn, m.dtype)
+    cols = cols.reshape(n, c, kh, kw, ho, wo)
     hp, wp = h + pt + pb, wd + pl + pr
     dx = np.zeros((n, c, hp, wp), cols.dtype)
     sh, sw = stride
@@ -146,7 +158,7 @@ def max_pool2d(m, x, ks, stride, padding, dilation, ceil_mode):
         vals, idx = np.empty((n * c, ho, wo), np.float32), np.empty((n * c, ho, wo), np.int64)
         planes = a.reshape(n * c, h, w)
         row_blocks(lambda lo, hi: native.max_pool2d(vals[lo:hi], idx[lo:hi], planes[lo:hi], ks, stride, padding,
-                                                    dilation), n * c, h * w)
+                                                    dilation), n * c, h * w, native.BLOCK)
         return wrap(vals.reshape(mv.shape), mv.dtype), wrap(idx.reshape(mi.shape), mi.dtype)
     win = _pool_windows(a, ks, stride, padding, dilation, (ho, wo), _lowest(a.dtype))
     # one pass per kernel tap over strided views (no window copy, no argmax over tiny rows): the first
@@ -173,11 +185,13 @@ def max_pool2d(m, x, ks, stride, padding, dilation, ceil_mode):
 def max_pool2d_backward(m, g, x, indices):
     n, c, h, w = m.shape
     ga, ia = arr(g), arr(indices)
-    if native.usable(ga) and TO_NP[m.dtype] == native.F32 and ia.flags.c_contiguous and ia.dtype == np.int64:
+    if TO_NP[m.dtype] == native.F32 and native.LIB is not None and ia.dtype == np.int64 and ia.flags.c_contiguous:
+        ga = np.ascontiguousarray(ga, np.float32)  # a loss's gradient is often a broadcast view
         ho, wo = ga.shape[-2:]
         out = np.empty((n * c, h, w), np.float32)
         g3, i3 = ga.reshape(n * c, ho, wo), ia.reshape(n * c, ho, wo)
-        row_blocks(lambda lo, hi: native.max_pool2d_backward(out[lo:hi], g3[lo:hi], i3[lo:hi]), n * c, h * w)
+        row_blocks(lambda lo, hi: native.max_pool2d_backward(out[lo:hi], g3[lo:hi], i3[lo:hi]), n * c, h * w,
+                   native.BLOCK)
         return wrap(out.reshape(m.shape), m.dtype)
     plane = (np.arange(n * c, dtype=np.int64) * (h * w)).reshape(n, c, 1, 1)
     flat = (arr(indices) + plane).ravel()
@@ -364,7 +378,7 @@ def _norm_forward(x, normalized_shape, w, b, eps, center):
             yb *= wv
         if bv is not None:
             yb += bv
-    row_blocks(run, n, c)
+    row_blocks(run, n, c, native.BLOCK if fused else 4 * BLOCK)
     return y.reshape(x.shape), mean, rstd
 
 
@@ -402,7 +416,7 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
         if center:
             o -= _row_mean(gx, ones)
         o *= rb
-    row_blocks(run, n, c)
+    row_blocks(run, n, c, native.BLOCK if fused else 4 * BLOCK)
     parts = [partial[lo] for lo in sorted(partial)]
     gw = np.sum([p[0] for p in parts], axis=0) if parts else np.zeros(c, dt)
     gbias = np.sum([p[1] for p in parts], axis=0) if parts else np.zeros(c, dt)
@@ -647,7 +661,7 @@ def _rows_apply(block_fn, out2, *ins2, scratch=False):
     def run(lo, hi):
         tmp = np.empty((hi - lo, c), out2.dtype) if scratch else None
         block_fn(out2[lo:hi], *[a[lo:hi] for a in ins2], tmp, ones)
-    row_blocks(run, n, c)
+    row_blocks(run, n, c, rows_per_call(out2, *ins2))
 
 
 _CAUSAL = {}
@@ -723,7 +737,7 @@ def cross_entropy_backward(m, g, log_probs, target, weight, reduction, ignore_in
     if native.usable(lp, coef) and lp.ndim == 2:
         out = np.empty(lp.shape, dt)
         row_blocks(lambda lo, hi: native.cross_entropy_backward(out[lo:hi], lp[lo:hi], coef[lo:hi], safe[lo:hi]),
-                   *lp.shape)
+                   *lp.shape, native.BLOCK)
         return wrap(out, m.dtype)
     with quiet():
         out = np.exp(lp, dtype=dt)          # d/dlogits = coef * (softmax - one_hot), in one pass

@@ -4,7 +4,7 @@ import numpy as np
 from mindtorch.plugins import dtypes as _D
 from ..convert import arr, wrap, TO_NP, quiet
 from ..allocator import ALLOCATOR
-from ..parallel import row_blocks
+from ..parallel import row_blocks, rows_per_call
 from .. import native
 from . import kernel_table
 
@@ -294,7 +294,7 @@ def _fused_rows(block_fn, m, dim, *ts, scratch=False):
         tmp = np.empty((hi - lo, c), dt) if scratch else None
         block_fn(out[lo:hi], *[r[lo:hi] for r in rows], tmp, ones)
     with quiet():
-        row_blocks(run, n, c)
+        row_blocks(run, n, c, rows_per_call(out, *rows))
     return _out(back(out), m)
 
 

@@ -15,7 +15,8 @@ HERE = Path(__file__).resolve().parent
 # library file -> NumPy CPU features it needs; build.py makes them, the first usable one is loaded
 VARIANTS = {"_kernels_x86_64_v3.so": ("AVX2", "FMA3"), "_kernels.so": ()}
 F32 = np.dtype(np.float32)
-BLOCK = 1 << 16  # elements per call on flat blocks: the call's ~2 us is then well under 1% of it
+# elements per call: converting its pointers costs a few us per call, well under 1% of a block this big
+BLOCK = 1 << 18
 
 _P, _N, _I = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
 _SIGNATURES = {
@@ -31,6 +32,8 @@ _SIGNATURES = {
     "mt_cross_entropy_backward_f32": (_P, _P, _P, _P, _N, _N),
     "mt_max_pool2d_f32": (_P, _P, _P) + (_N,) * 13,
     "mt_max_pool2d_backward_f32": (_P, _P, _P, _N, _N, _N),
+    "mt_im2col_f32": (_P, _P) + (_N,) * 14,
+    "mt_col2im_f32": (_P, _P) + (_N,) * 14,
 }
 
 
@@ -112,7 +115,7 @@ def norm(y, x, w, b, mean, rstd, eps, center):
 def norm_backward(dx, g, x, mean, rstd, w, dw, db, center):
     """dx of the rows; dw / db (zeroed by the caller, or None) accumulate this block's sums."""
     d = x.shape[1]
-    tmp = np.empty(d, F32)
+    tmp = np.empty(2 * d, F32)
     LIB.mt_norm_backward_f32(_p(g), _p(x), _p(mean), _p(rstd), _p(w), _p(dx), _p(dw), _p(db), _p(tmp),
                              x.shape[0], d, int(center))
 
@@ -134,3 +137,17 @@ def max_pool2d_backward(dx, g, idx):
     """dx (planes, h, w) = the gradients g (planes, ho, wo) added at their indices."""
     LIB.mt_max_pool2d_backward_f32(_p(g), _p(idx), _p(dx), dx.shape[0], dx.shape[1] * dx.shape[2],
                                    g.shape[1] * g.shape[2])
+
+
+# --- convolution: blocks of whole images ----------------------------------------------------------------
+def im2col(cols, x, ks, out_hw, stride, top_left, dilation):
+    """cols (n, c*kh*kw, ho*wo) <- the kernel taps of x (n, c, h, w), zero in the padding; the padding
+    is given by its top and left sizes (the far sides follow from the output size)."""
+    n, c, h, w = x.shape
+    LIB.mt_im2col_f32(_p(x), _p(cols), n, c, h, w, *out_hw, *ks, *stride, *top_left, *dilation)
+
+
+def col2im(dx, cols, ks, out_hw, stride, top_left, dilation):
+    """dx (n, c, h, w) = the adjoint of im2col applied to cols."""
+    n, c, h, w = dx.shape
+    LIB.mt_col2im_f32(_p(cols), _p(dx), n, c, h, w, *out_hw, *ks, *stride, *top_left, *dilation)

@@ -19,7 +19,7 @@ SOURCE = HERE / "kernels.c"
 # -fno-trapping-math / -fno-math-errno only let comparisons and selects vectorise; results are
 # unchanged (no -ffast-math: NaN and infinity behave as IEEE says)
 FLAGS = ["-O3", "-fPIC", "-shared", "-std=gnu11", "-fvisibility=hidden", "-fno-trapping-math",
-         "-fno-math-errno", "-Wall", "-Wextra"]
+         "-fno-math-errno", "-Wall", "-Wextra", "-Wno-psabi"]
 
 
 def variants():

@@ -40,8 +40,7 @@ static inline __attribute__((always_inline)) float mt_expf(float x) {
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
     int32_t h = ni >> 1;
-    float y = p * bits_to_float((h + 127) << 23) * bits_to_float((ni - h + 127) << 23);
-    return x != x ? x : y;
+    return p * bits_to_float((h + 127) << 23) * bits_to_float((ni - h + 127) << 23);  /* a nan stays nan */
 }
 
 /* sigmoid(2u) = (1 + tanh u) / 2, with e = exp(-2u): the tanh GELU is written in these, so nothing
@@ -110,39 +109,64 @@ MT_API MT_HOT void mt_gelu_tanh_backward_f32(const float *restrict g, const floa
     }
 }
 
-/* ---- row reductions: eight lanes so the loops vectorise without reassociating by flag ---------- */
-#define LANES 8
+/* ---- row reductions: explicit 8-float vectors (GCC/clang vector extension; two SSE registers on a
+ * baseline build, one AVX register on x86-64-v3), since float sums only vectorise by themselves under
+ * -ffast-math; partial sums are added in double at the end -------------------------------------- */
+typedef float v8f __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+#define V 8
+
+static inline __attribute__((always_inline)) v8f load8(const float *p) { v8f v; memcpy(&v, p, sizeof v); return v; }
+
+static inline __attribute__((always_inline)) double hsum(v8f v) {
+    double r = 0.0;
+    for (int j = 0; j < V; j++) r += v[j];
+    return r;
+}
+
+/* max of a row; a NaN anywhere makes it NaN */
 static inline __attribute__((always_inline)) float row_max(const float *x, i64 d) {
-    float m[LANES];
-    for (int j = 0; j < LANES; j++) m[j] = -INFINITY;
+    v8f m = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
     i64 i = 0;
-    for (; i + LANES <= d; i += LANES)
-        for (int j = 0; j < LANES; j++) m[j] = x[i + j] > m[j] || x[i + j] != x[i + j] ? x[i + j] : m[j];
+    for (; i + V <= d; i += V) {
+        v8f v = load8(x + i);
+        v8i take = (v > m) | (v != v);
+        m = (v8f)(((v8i)v & take) | ((v8i)m & ~take));
+    }
     float r = -INFINITY;
-    for (int j = 0; j < LANES; j++) r = m[j] > r || m[j] != m[j] ? m[j] : r;
+    for (int j = 0; j < V; j++) r = m[j] > r || m[j] != m[j] ? m[j] : r;
     for (; i < d; i++) r = x[i] > r || x[i] != x[i] ? x[i] : r;
     return r;
 }
 
 static inline __attribute__((always_inline)) double row_sum(const float *x, i64 d) {
-    float s[LANES] = {0};
+    v8f s = {0};
     i64 i = 0;
-    for (; i + LANES <= d; i += LANES)
-        for (int j = 0; j < LANES; j++) s[j] += x[i + j];
-    double r = 0.0;
-    for (int j = 0; j < LANES; j++) r += s[j];
+    for (; i + V <= d; i += V) s += load8(x + i);
+    double r = hsum(s);
     for (; i < d; i++) r += x[i];
     return r;
 }
 
 static inline __attribute__((always_inline)) double row_dot(const float *x, const float *y, i64 d) {
-    float s[LANES] = {0};
+    v8f s = {0};
     i64 i = 0;
-    for (; i + LANES <= d; i += LANES)
-        for (int j = 0; j < LANES; j++) s[j] += x[i + j] * y[i + j];
-    double r = 0.0;
-    for (int j = 0; j < LANES; j++) r += s[j];
+    for (; i + V <= d; i += V) s += load8(x + i) * load8(y + i);
+    double r = hsum(s);
     for (; i < d; i++) r += (double)x[i] * y[i];
+    return r;
+}
+
+/* sum of (x - c)^2 */
+static inline __attribute__((always_inline)) double row_sq_dev(const float *x, float c, i64 d) {
+    v8f s = {0};
+    i64 i = 0;
+    for (; i + V <= d; i += V) {
+        v8f t = load8(x + i) - c;
+        s += t * t;
+    }
+    double r = hsum(s);
+    for (; i < d; i++) r += (double)(x[i] - c) * (x[i] - c);
     return r;
 }
 
@@ -159,15 +183,8 @@ MT_API MT_HOT void mt_softmax_f32(const float *x, float *y, i64 rows, i64 d, int
         float *yr = y + r * d;
         float mx = row_max(xr, d);
         /* no special case for an infinite or nan max: the shift then makes nans, as PyTorch's does */
-        if (log) {
-            float s[LANES] = {0};
-            i64 i = 0;
-            for (; i + LANES <= d; i += LANES)
-                for (int j = 0; j < LANES; j++) s[j] += mt_expf(xr[i + j] - mx);
-            double sum = 0.0;
-            for (int j = 0; j < LANES; j++) sum += s[j];
-            for (; i < d; i++) sum += mt_expf(xr[i] - mx);
-            float shift = mx + logf((float)sum);
+        if (log) {  /* y holds e^(x - max) until it is overwritten with the result */
+            float shift = mx + logf((float)exp_shifted(xr, yr, d, mx));
             for (i64 k = 0; k < d; k++) yr[k] = xr[k] - shift;
         } else {
             float inv = (float)(1.0 / exp_shifted(xr, yr, d, mx));
@@ -199,16 +216,7 @@ MT_API MT_HOT void mt_norm_f32(const float *restrict x, const float *restrict w,
         const float *xr = x + r * d;
         float *yr = y + r * d;
         float mu = center ? (float)(row_sum(xr, d) / (double)d) : 0.0f;
-        float s[LANES] = {0};
-        i64 i = 0;
-        for (; i + LANES <= d; i += LANES)
-            for (int j = 0; j < LANES; j++) {
-                float c = xr[i + j] - mu;
-                s[j] += c * c;
-            }
-        double var = 0.0;
-        for (int j = 0; j < LANES; j++) var += s[j];
-        for (; i < d; i++) var += (double)(xr[i] - mu) * (xr[i] - mu);
+        double var = row_sq_dev(xr, mu, d);
         float rs = 1.0f / sqrtf((float)(var / (double)d) + eps);
         if (center) mean[r] = mu;
         rstd[r] = rs;
@@ -223,43 +231,29 @@ MT_API MT_HOT void mt_norm_f32(const float *restrict x, const float *restrict w,
     }
 }
 
-/* dx for each row; dw += g * xhat and db += g summed over this block's rows (caller zeroes them).
- * gx = g * w; dx = (gx - xhat <gx, xhat>/d - center * sum(gx)/d) * rstd. tmp holds d floats. */
+/* dx for each row; dw += g * xhat and db += g summed over this block's rows (caller zeroes both).
+ * gx = g * w; dx = (gx - xhat <gx, xhat>/d - center * sum(gx)/d) * rstd. tmp holds 2 d floats. */
 MT_API MT_HOT void mt_norm_backward_f32(const float *restrict g, const float *restrict x,
                                         const float *restrict mean, const float *restrict rstd,
                                         const float *restrict w, float *restrict dx,
                                         float *restrict dw, float *restrict db, float *restrict tmp,
                                         i64 rows, i64 d, int center) {
+    float *restrict xhat = tmp, *restrict gx = tmp + d;
     for (i64 r = 0; r < rows; r++) {
         const float *gr = g + r * d, *xr = x + r * d;
         float *o = dx + r * d;
         float mu = center ? mean[r] : 0.0f, rs = rstd[r];
-        for (i64 k = 0; k < d; k++) tmp[k] = (xr[k] - mu) * rs;  /* xhat */
-        if (dw)
-            for (i64 k = 0; k < d; k++) dw[k] += gr[k] * tmp[k];
-        if (db)
-            for (i64 k = 0; k < d; k++) db[k] += gr[k];
-        float a, c;
-        if (w) {
-            float s1[LANES] = {0}, s2[LANES] = {0};
-            i64 i = 0;
-            for (; i + LANES <= d; i += LANES)
-                for (int j = 0; j < LANES; j++) {
-                    float gx = gr[i + j] * w[i + j];
-                    s1[j] += gx * tmp[i + j];
-                    s2[j] += gx;
-                }
-            double t1 = 0.0, t2 = 0.0;
-            for (int j = 0; j < LANES; j++) { t1 += s1[j]; t2 += s2[j]; }
-            for (; i < d; i++) { float gx = gr[i] * w[i]; t1 += (double)gx * tmp[i]; t2 += gx; }
-            a = (float)(t1 / (double)d);
-            c = center ? (float)(t2 / (double)d) : 0.0f;
-            for (i64 k = 0; k < d; k++) o[k] = (gr[k] * w[k] - tmp[k] * a - c) * rs;
-        } else {
-            a = (float)(row_dot(gr, tmp, d) / (double)d);
-            c = center ? (float)(row_sum(gr, d) / (double)d) : 0.0f;
-            for (i64 k = 0; k < d; k++) o[k] = (gr[k] - tmp[k] * a - c) * rs;
+        /* one pass: xhat, the weight and bias sums, g * w */
+        for (i64 k = 0; k < d; k++) {
+            float xh = (xr[k] - mu) * rs;
+            xhat[k] = xh;
+            dw[k] += gr[k] * xh;
+            db[k] += gr[k];
+            gx[k] = w ? gr[k] * w[k] : gr[k];
         }
+        double t1 = row_dot(gx, xhat, d), t2 = center ? row_sum(gx, d) : 0.0;
+        float a = (float)(t1 / (double)d), c = center ? (float)(t2 / (double)d) : 0.0f;
+        for (i64 k = 0; k < d; k++) o[k] = (gx[k] - xhat[k] * a - c) * rs;
     }
 }
 
@@ -302,7 +296,9 @@ MT_API void mt_max_pool2d_f32(const float *restrict x, float *restrict y, int64_
                     for (i64 j = j0; j < j1; j++) {
                         i64 at = row + w0 + j * dw;
                         float v = xp[at];
-                        if (v > best || v != v) { best = v; bi = at; }
+                        int take = (v > best) | (v != v);  /* branch-free: random data mispredicts */
+                        best = take ? v : best;
+                        bi = take ? at : bi;
                     }
                 }
                 yp[oh * wo + ow] = best;
@@ -321,5 +317,74 @@ MT_API void mt_max_pool2d_backward_f32(const float *restrict g, const int64_t *r
         const int64_t *ip = idx + p * out_hw;
         float *dp = dx + p * hw;
         for (i64 k = 0; k < out_hw; k++) dp[ip[k]] += gp[k];
+    }
+}
+
+/* the outputs ow in [lo, hi) whose tap ow * sw + off lies inside a row of w inputs */
+static inline void tap_range(i64 off, i64 sw, i64 w, i64 wo, i64 *lo, i64 *hi) {
+    i64 a = off < 0 ? (-off + sw - 1) / sw : 0;
+    i64 b = w - 1 - off < 0 ? 0 : (w - 1 - off) / sw + 1;
+    if (a > wo) a = wo;
+    if (b > wo) b = wo;
+    if (b < a) b = a;
+    *lo = a;
+    *hi = b;
+}
+
+/* ---- convolution's unfold (im2col) and fold (col2im) for `images` images of c x h x w -----------
+ * cols of one image: (c * kh * kw) rows of ho * wo, zero where a tap falls in the padding */
+MT_API void mt_im2col_f32(const float *restrict x, float *restrict cols, i64 images, i64 c, i64 h, i64 w,
+                          i64 ho, i64 wo, i64 kh, i64 kw, i64 sh, i64 sw, i64 ph, i64 pw, i64 dh, i64 dw) {
+    i64 L = ho * wo;
+    for (i64 n = 0; n < images; n++) {
+        const float *xn = x + n * c * h * w;
+        float *cn = cols + n * c * kh * kw * L;
+        for (i64 ch = 0; ch < c; ch++)
+            for (i64 i = 0; i < kh; i++)
+                for (i64 j = 0; j < kw; j++) {
+                    float *row = cn + ((ch * kh + i) * kw + j) * L;
+                    for (i64 oh = 0; oh < ho; oh++) {
+                        i64 ih = oh * sh - ph + i * dh;
+                        float *o = row + oh * wo;
+                        if (ih < 0 || ih >= h) {
+                            memset(o, 0, (size_t)wo * sizeof(float));
+                            continue;
+                        }
+                        const float *src = xn + (ch * h + ih) * w;
+                        i64 off = j * dw - pw, lo, hi;  /* iw = ow * sw + off */
+                        tap_range(off, sw, w, wo, &lo, &hi);
+                        for (i64 ow = 0; ow < lo; ow++) o[ow] = 0.0f;
+                        if (sw == 1)
+                            memcpy(o + lo, src + lo + off, (size_t)(hi - lo) * sizeof(float));
+                        else
+                            for (i64 ow = lo; ow < hi; ow++) o[ow] = src[ow * sw + off];
+                        for (i64 ow = hi; ow < wo; ow++) o[ow] = 0.0f;
+                    }
+                }
+    }
+}
+
+/* the adjoint of mt_im2col_f32: each column entry added back at its input position (dx zeroed here) */
+MT_API void mt_col2im_f32(const float *restrict cols, float *restrict dx, i64 images, i64 c, i64 h, i64 w,
+                          i64 ho, i64 wo, i64 kh, i64 kw, i64 sh, i64 sw, i64 ph, i64 pw, i64 dh, i64 dw) {
+    i64 L = ho * wo;
+    memset(dx, 0, (size_t)(images * c * h * w) * sizeof(float));
+    for (i64 n = 0; n < images; n++) {
+        float *dn = dx + n * c * h * w;
+        const float *cn = cols + n * c * kh * kw * L;
+        for (i64 ch = 0; ch < c; ch++)
+            for (i64 i = 0; i < kh; i++)
+                for (i64 j = 0; j < kw; j++) {
+                    const float *row = cn + ((ch * kh + i) * kw + j) * L;
+                    for (i64 oh = 0; oh < ho; oh++) {
+                        i64 ih = oh * sh - ph + i * dh;
+                        if (ih < 0 || ih >= h) continue;
+                        float *dst = dn + (ch * h + ih) * w;
+                        const float *src = row + oh * wo;
+                        i64 off = j * dw - pw, lo, hi;
+                        tap_range(off, sw, w, wo, &lo, &hi);
+                        for (i64 ow = lo; ow < hi; ow++) dst[ow * sw + off] += src[ow];
+                    }
+                }
     }
 }
