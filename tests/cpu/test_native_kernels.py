@@ -153,3 +153,26 @@ def test_gelu_specials_exact():
     for approx in ("none", "tanh"):
         y = F.gelu(x, approximate=approx).tolist()
         assert math.isnan(y[0]) and y[1] == math.inf and math.isnan(y[2]) and y[3] == 0 and y[4] == 0
+
+
+@pytest.mark.parametrize("shape, wshape, kw", [
+    ((4, 6, 11, 13), (8, 6, 3, 3), dict(padding=1)),
+    ((2, 4, 12, 9), (6, 2, 3, 2), dict(stride=(2, 3), padding=(2, 1), dilation=(2, 1), groups=2)),
+    ((3, 3, 10, 10), (5, 3, 4, 4), dict(padding="same")),
+    ((2, 3, 9, 9), (4, 3, 2, 2), dict(stride=2)),
+    ((1, 2, 5, 5), (2, 2, 3, 3), dict(padding=4, dilation=2)),  # taps entirely in the padding
+], ids=["same3x3", "strided-grouped", "same-even", "stride2", "wide-padding"])
+def test_conv2d_unfold_and_fold_as_numpy_kernels(shape, wshape, kw, threads, numpy_only):
+    rng = np.random.default_rng(0)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in (shape, wshape, wshape[:1]))
+
+    def run(dtype=mindtorch.float32):
+        xa, wa, ba = (mindtorch.tensor(v, dtype=dtype).requires_grad_() for v in (x, w, b))
+        y = F.conv2d(xa, wa, ba, **kw)
+        g = np.cos(np.arange(y.numel())).reshape(tuple(y.shape))
+        y.backward(mindtorch.tensor(g, dtype=dtype))
+        return [v.detach().numpy().astype(np.float32) for v in (y, xa.grad, wa.grad, ba.grad)]
+    got, fallback, ref64 = run(), numpy_only(run), run(mindtorch.float64)
+    for g, f, r in zip(got, fallback, ref64):
+        np.testing.assert_allclose(g, f, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-5)
