@@ -1,6 +1,7 @@
 """Intra-op parallelism: NumPy releases the GIL inside its loops, so a large op split
 into blocks runs on a small pool of threads (sized by torch.set_num_threads)."""
 import contextvars
+import os
 import threading
 
 import numpy as np
@@ -15,23 +16,68 @@ from .allocator import ALLOCATOR, POOL_MIN
 # this was written on never was one); benchmarks/run.py is where to retune it.
 GRAIN = 1 << 16
 
-_pool = [None, 0]  # executor, its size
-_lock = threading.Lock()
 _local = threading.local()
 
 
-def _executor(n):
-    ex, size = _pool
-    if ex is None or size != n:
-        with _lock:
-            ex, size = _pool
-            if ex is None or size != n:
-                from concurrent.futures import ThreadPoolExecutor  # on first use: it costs ~10 ms to import
-                if ex is not None:
-                    ex.shutdown(wait=False)
-                ex = ThreadPoolExecutor(max_workers=n - 1, thread_name_prefix="mindtorch-cpu")
-                _pool[0], _pool[1] = ex, n
-    return ex
+class _Worker:
+    """A thread that runs one task at a time, handed over through two locks (a round trip costs
+    ~12 us here, a ThreadPoolExecutor's ~60 us: the handoff decides which ops are worth splitting)."""
+
+    def __init__(self):
+        self.start, self.done = threading.Lock(), threading.Lock()
+        self.start.acquire()
+        self.done.acquire()
+        self.task = self.result = self.error = None
+        threading.Thread(target=self._loop, name="mindtorch-cpu", daemon=True).start()
+
+    def _loop(self):
+        while True:
+            self.start.acquire()
+            task = self.task
+            if task is None:  # retired
+                return
+            try:
+                self.result = task()
+            except BaseException as e:  # handed back to the caller
+                self.error = e
+            self.task = None
+            self.done.release()
+
+    def submit(self, task):
+        self.task, self.result, self.error = task, None, None
+        self.start.release()
+
+    def wait(self):
+        self.done.acquire()
+        if self.error is not None:
+            err, self.error = self.error, None
+            raise err
+        return self.result
+
+    def retire(self):
+        self.task = None
+        self.start.release()
+
+
+_pool = []                    # workers (the calling thread is the pool's first member)
+_busy = threading.Lock()      # one parallel region at a time; a second caller thread runs inline
+
+
+def _workers(n):
+    if len(_pool) != n:
+        for w in _pool:
+            w.retire()
+        _pool[:] = [_Worker() for _ in range(n)]
+    return _pool
+
+
+def _after_fork():  # a forked child has none of the parent's threads
+    global _busy
+    _pool.clear()
+    _busy = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 def blocks(n, grain=GRAIN, cost=1):
@@ -55,17 +101,40 @@ def _run(fn, lo, hi):
 def parallel_for(n, fn, grain=GRAIN, cost=1):
     """fn(lo, hi) over blocks of range(n); the caller's thread takes the first block."""
     parts = blocks(n, grain, cost)
-    if len(parts) == 1:
+    if len(parts) == 1 or not _busy.acquire(blocking=False):
         return [fn(0, n)]
-    ex = _executor(get_num_threads())
-    # each task runs in a copy of the caller's context: NumPy's error state (quiet()) lives there
-    futs = [ex.submit(contextvars.copy_context().run, _run, fn, lo, hi) for lo, hi in parts[1:]]
-    first = _run(fn, *parts[0])
-    return [first] + [f.result() for f in futs]
+    try:
+        workers = _workers(len(parts) - 1) if len(_pool) < len(parts) - 1 else _pool
+        # each task runs in a copy of the caller's context: NumPy's error state (quiet()) lives there
+        for w, (lo, hi) in zip(workers, parts[1:]):
+            w.submit(lambda lo=lo, hi=hi, run=contextvars.copy_context().run: run(_run, fn, lo, hi))
+        try:
+            first = _run(fn, *parts[0])
+        finally:
+            rest = []
+            error = None
+            for w in workers[:len(parts) - 1]:
+                try:
+                    rest.append(w.wait())
+                except BaseException as e:
+                    error = error or e
+        if error is not None:
+            raise error
+        return [first] + rest
+    finally:
+        _busy.release()
 
 
 # Elements per cache block of a fused elementwise kernel: its few float32 temporaries stay in L2.
 BLOCK = 1 << 14
+
+
+def _share(block, total, grain=GRAIN):
+    """A block no bigger than each thread's share of a splittable op, so no thread is left idle."""
+    nt = get_num_threads()
+    if nt > 1 and total >= 2 * grain:
+        return max(1, min(block, -(-total // nt)))
+    return block
 
 
 def elementwise(fn, out, *inputs, scratch=0, block=BLOCK):
@@ -74,6 +143,7 @@ def elementwise(fn, out, *inputs, scratch=0, block=BLOCK):
     o = out.reshape(-1)
     ins = [a.reshape(-1) for a in inputs]
     n = o.size
+    block = _share(block, n)
     nblocks = -(-n // block)
 
     def run(b0, b1):
@@ -93,15 +163,16 @@ def rows_per_call(*arrays):
     return native.BLOCK if native.usable(*arrays) else 4 * BLOCK
 
 
-def row_blocks(fn, nrows, rowlen, block=4 * BLOCK):
-    """fn(lo, hi) over blocks of whole rows (about `block` elements each), shared out across the pool."""
-    per = max(1, block // max(rowlen, 1))
+def row_blocks(fn, nrows, rowlen, block=4 * BLOCK, grain=GRAIN):
+    """fn(lo, hi) over blocks of whole rows (about `block` elements each), shared out across the pool
+    when there are at least 2 * grain elements."""
+    per = max(1, _share(block, nrows * rowlen, grain) // max(rowlen, 1))
     nb = -(-nrows // per)
 
     def run(b0, b1):
         for b in range(b0, b1):
             fn(b * per, min(nrows, (b + 1) * per))
-    parallel_for(nb, run, cost=per * rowlen)
+    parallel_for(nb, run, grain, cost=per * rowlen)
 
 
 # ufuncs with a compiled float32 kernel (faster than NumPy's loop: see benchmarks/run.py)

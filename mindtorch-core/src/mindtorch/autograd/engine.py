@@ -97,11 +97,14 @@ def _accumulate_leaf(var, grad, create_graph, owned):
 
 
 def _materialize(node, grads):
-    """Multi-output nodes get zeros for outputs no gradient reached."""
+    """Multi-output nodes get zeros for outputs no gradient reached (only for the gradients their
+    derivative formulas read: cross_entropy's log-probabilities output needs none)."""
     import mindtorch
     meta = node.out_meta
+    d = node.op.derivative
+    wanted = d.grad_indices if d is not None else None
     for k, g in enumerate(grads):
-        if g is None and meta and meta[k] is not None:
+        if g is None and meta and meta[k] is not None and (wanted is None or k in wanted):
             shape, dtype, dev = meta[k]
             if dtype._kind >= 2:
                 grads[k] = mindtorch.zeros(shape, dtype=dtype, device=dev)

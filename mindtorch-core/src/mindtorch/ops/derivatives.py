@@ -21,7 +21,7 @@ class Derivative:
     """An op's compiled derivative. Built on first use, so importing the table stays cheap."""
 
     __slots__ = ("fn", "saves", "saves_result", "inputs", "formulas", "uses_self", "shape_only", "_pending",
-                 "result_indices")
+                 "result_indices", "grad_indices")
 
     def __init__(self, op, formulas, env):
         self.formulas = dict(formulas)
@@ -85,6 +85,13 @@ def _build(d, op, env):
         if refs and all(refs):
             result_idx = frozenset(int(r.strip()[1:-1]) for r in refs)
     d.result_indices = result_idx
+    # Which incoming gradients the formulas read (`grad` is grads[0]); None: all of them. The engine
+    # makes zeros only for these when an output got no gradient.
+    grad_refs = [r for e in exprs for r in re.findall(r"\bgrads\b(\s*\[\s*\d+\s*\])?", e)]
+    grad_idx = {int(r.strip()[1:-1]) for r in grad_refs} if all(grad_refs) else None
+    if grad_idx is not None and any(re.search(r"\bgrad\b", e) for e in exprs):
+        grad_idx.add(0)
+    d.grad_indices = frozenset(grad_idx) if grad_idx is not None else None
     args = ", ".join(["grads", "needs", "result"] + [names[i] for i in saves])
     if env is None:
         env = dict(vars(grad_helpers))

@@ -3,6 +3,7 @@
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ..allocator import ALLOCATOR
 from ..convert import arr, wrap, TO_NP, quiet
 from ..parallel import BLOCK, row_blocks, rows_per_call
 from .. import native
@@ -95,7 +96,7 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
     pt, pb, pl, pr = padding
     if native.usable(cols):
         c3 = cols.reshape(n, c * kh * kw, ho * wo)
-        dxn = np.empty((n, c, h, wd), np.float32)
+        dxn = ALLOCATOR.empty((n, c, h, wd), np.float32)
         row_blocks(lambda lo, hi: native.col2im(dxn[lo:hi], c3[lo:hi], (kh, kw), (ho, wo), stride, (pt, pl),
                                                 dilation), n, c3[0].size, native.BLOCK)
         return wrap(dxn, m.dtype)
@@ -155,7 +156,7 @@ def max_pool2d(m, x, ks, stride, padding, dilation, ceil_mode):
     n, c, ho, wo = mv.shape
     h, w = a.shape[2:]
     if native.usable(a) and a.ndim == 4:
-        vals, idx = np.empty((n * c, ho, wo), np.float32), np.empty((n * c, ho, wo), np.int64)
+        vals, idx = ALLOCATOR.empty((n * c, ho, wo), np.float32), ALLOCATOR.empty((n * c, ho, wo), np.int64)
         planes = a.reshape(n * c, h, w)
         row_blocks(lambda lo, hi: native.max_pool2d(vals[lo:hi], idx[lo:hi], planes[lo:hi], ks, stride, padding,
                                                     dilation), n * c, h * w, native.BLOCK)
@@ -188,7 +189,7 @@ def max_pool2d_backward(m, g, x, indices):
     if TO_NP[m.dtype] == native.F32 and native.LIB is not None and ia.dtype == np.int64 and ia.flags.c_contiguous:
         ga = np.ascontiguousarray(ga, np.float32)  # a loss's gradient is often a broadcast view
         ho, wo = ga.shape[-2:]
-        out = np.empty((n * c, h, w), np.float32)
+        out = ALLOCATOR.empty((n * c, h, w), np.float32)
         g3, i3 = ga.reshape(n * c, ho, wo), ia.reshape(n * c, ho, wo)
         row_blocks(lambda lo, hi: native.max_pool2d_backward(out[lo:hi], g3[lo:hi], i3[lo:hi]), n * c, h * w,
                    native.BLOCK)
@@ -353,7 +354,7 @@ def _norm_forward(x, normalized_shape, w, b, eps, center):
     n, c = a.shape
     dt = a.dtype
     ones = _ones(c, dt)
-    y = np.empty((n, c), dt)
+    y = ALLOCATOR.empty((n, c), dt)
     mean = np.zeros((n, 1), dt) if center else None
     rstd = np.empty((n, 1), dt)
     wv = _f(w).reshape(c) if w is not None else None
@@ -392,7 +393,7 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
     mu = arr(mean).reshape(n, 1) if center else None
     r = arr(rstd).reshape(n, 1).astype(dt, copy=False)
     wv = _f(w).reshape(c) if w is not None else None
-    dx = np.empty((n, c), dt)
+    dx = ALLOCATOR.empty((n, c), dt)
     partial = {}  # block start -> (dweight, dbias) part, summed in block order (deterministic)
     fused = native.usable(ga, a, r, *(v for v in (mu, wv) if v is not None))
 
@@ -735,7 +736,7 @@ def cross_entropy_backward(m, g, log_probs, target, weight, reduction, ignore_in
     dt = _f(log_probs).dtype
     coef = coef.astype(dt, copy=False)
     if native.usable(lp, coef) and lp.ndim == 2:
-        out = np.empty(lp.shape, dt)
+        out = ALLOCATOR.empty(lp.shape, dt)
         row_blocks(lambda lo, hi: native.cross_entropy_backward(out[lo:hi], lp[lo:hi], coef[lo:hi], safe[lo:hi]),
                    *lp.shape, native.BLOCK)
         return wrap(out, m.dtype)

@@ -15,8 +15,10 @@ HERE = Path(__file__).resolve().parent
 # library file -> NumPy CPU features it needs; build.py makes them, the first usable one is loaded
 VARIANTS = {"_kernels_x86_64_v3.so": ("AVX2", "FMA3"), "_kernels.so": ()}
 F32 = np.dtype(np.float32)
-# elements per call: converting its pointers costs a few us per call, well under 1% of a block this big
-BLOCK = 1 << 18
+# Elements per call: no cache blocking is needed (each kernel makes one pass per element or per row),
+# and a call costs ~15 us here (ctypes and pointer conversions), so each thread takes its whole share
+# of an op in one call.
+BLOCK = 1 << 40
 
 _P, _N, _I = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
 _SIGNATURES = {

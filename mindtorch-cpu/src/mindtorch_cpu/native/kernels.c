@@ -139,20 +139,35 @@ static inline __attribute__((always_inline)) float row_max(const float *x, i64 d
     return r;
 }
 
+/* float partial sums over chunks of at most CHUNK elements, added in double: the float error stays
+ * that of a short sum however long the row */
+#define CHUNK 2048
 static inline __attribute__((always_inline)) double row_sum(const float *x, i64 d) {
-    v8f s = {0};
+    double r = 0.0;
     i64 i = 0;
-    for (; i + V <= d; i += V) s += load8(x + i);
-    double r = hsum(s);
+    while (i + 4 * V <= d) {  /* four accumulators: one would wait on the add's latency */
+        i64 end = i + CHUNK < d ? i + CHUNK : d;
+        v8f s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+        for (; i + 4 * V <= end; i += 4 * V) {
+            s0 += load8(x + i);
+            s1 += load8(x + i + V);
+            s2 += load8(x + i + 2 * V);
+            s3 += load8(x + i + 3 * V);
+        }
+        r += hsum((s0 + s1) + (s2 + s3));
+    }
     for (; i < d; i++) r += x[i];
     return r;
 }
 
 static inline __attribute__((always_inline)) double row_dot(const float *x, const float *y, i64 d) {
-    v8f s = {0};
+    v8f s0 = {0}, s1 = {0};
     i64 i = 0;
-    for (; i + V <= d; i += V) s += load8(x + i) * load8(y + i);
-    double r = hsum(s);
+    for (; i + 2 * V <= d; i += 2 * V) {
+        s0 += load8(x + i) * load8(y + i);
+        s1 += load8(x + i + V) * load8(y + i + V);
+    }
+    double r = hsum(s0 + s1);
     for (; i < d; i++) r += (double)x[i] * y[i];
     return r;
 }
