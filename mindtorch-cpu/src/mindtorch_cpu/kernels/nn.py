@@ -3,7 +3,7 @@
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..allocator import ALLOCATOR
+from ..allocator import ALLOCATOR, dense
 from ..convert import arr, wrap, TO_NP, quiet
 from ..parallel import BLOCK, row_blocks, rows_per_call
 from .. import native
@@ -56,7 +56,7 @@ def _windows(a, kh, kw, ho, wo, stride, dilation):
 def _cols(x, kh, kw, ho, wo, stride, padding, dilation):
     if native.usable(x) and x.ndim == 4:
         n, c = x.shape[:2]
-        cols = np.empty((n, c * kh * kw, ho * wo), np.float32)
+        cols = ALLOCATOR.empty((n, c * kh * kw, ho * wo), np.float32)  # given back by the caller
         row_blocks(lambda lo, hi: native.im2col(cols[lo:hi], x[lo:hi], (kh, kw), (ho, wo), stride,
                                                 (padding[0], padding[2]), dilation), n, cols[0].size, native.BLOCK)
         return cols
@@ -73,10 +73,11 @@ def conv2d(m, x, w, b, stride, padding, dilation, groups):
     _, cg, kh, kw = wt.shape
     cols = _cols(a, kh, kw, ho, wo, stride, padding, dilation)       # (N, C*kh*kw, L)
     if groups == 1:
-        out = np.matmul(wt.reshape(o, -1), cols)                       # (N, O, L)
+        out = np.matmul(wt.reshape(o, -1), cols, out=ALLOCATOR.empty((n, o, ho * wo), cols.dtype))  # (N, O, L)
     else:
-        cols = cols.reshape(n, groups, cg * kh * kw, ho * wo)
-        out = np.matmul(wt.reshape(groups, o // groups, -1), cols)      # (N, G, O/G, L)
+        out = np.matmul(wt.reshape(groups, o // groups, -1),
+                        cols.reshape(n, groups, cg * kh * kw, ho * wo))  # (N, G, O/G, L)
+    ALLOCATOR.release(cols)
     out = out.reshape(n, o, ho, wo)
     if b is not None:
         out += arr(b).reshape(1, o, 1, 1)
@@ -92,13 +93,18 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
     g3 = ga.reshape(n, groups, o // groups, ho * wo)
     w3 = wt.reshape(groups, o // groups, cg * kh * kw)
     # a contiguous transposed weight keeps the batched matmul on BLAS
-    cols = np.matmul(np.ascontiguousarray(w3.transpose(0, 2, 1)), np.ascontiguousarray(g3))
+    g3d = dense(g3)
+    cols = np.matmul(np.ascontiguousarray(w3.transpose(0, 2, 1)), g3d,
+                     out=ALLOCATOR.empty((n, groups, cg * kh * kw, ho * wo), np.result_type(w3, g3d)))
+    if g3d is not g3:
+        ALLOCATOR.release(g3d)
     pt, pb, pl, pr = padding
     if native.usable(cols):
         c3 = cols.reshape(n, c * kh * kw, ho * wo)
         dxn = ALLOCATOR.empty((n, c, h, wd), np.float32)
         row_blocks(lambda lo, hi: native.col2im(dxn[lo:hi], c3[lo:hi], (kh, kw), (ho, wo), stride, (pt, pl),
                                                 dilation), n, c3[0].size, native.BLOCK)
+        ALLOCATOR.release(cols)
         return wrap(dxn, m.dtype)
     cols = cols.reshape(n, c, kh, kw, ho, wo)
     hp, wp = h + pt + pb, wd + pl + pr
@@ -118,13 +124,17 @@ def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, grou
     _, cg, kh, kw = weight_size
     cols = _cols(arr(x), kh, kw, ho, wo, stride, padding, dilation)
     if groups == 1:
-        gw = np.matmul(np.ascontiguousarray(ga).reshape(n, o, -1), cols.transpose(0, 2, 1)).sum(0)
+        g3 = dense(ga)
+        gw = np.matmul(g3.reshape(n, o, -1), cols.transpose(0, 2, 1)).sum(0)
+        if g3 is not ga:
+            ALLOCATOR.release(g3)
     else:
         g4 = ga.reshape(n, groups, o // groups, ho * wo)
         c4 = cols.reshape(n, groups, cg * kh * kw, ho * wo)
         gw = np.empty((groups, o // groups, cg * kh * kw), ga.dtype)
         for k in range(groups):
             gw[k] = np.tensordot(g4[:, k], c4[:, k], axes=([0, 2], [0, 2]))
+    ALLOCATOR.release(cols)
     return wrap(gw.reshape(weight_size), m.dtype)
 
 

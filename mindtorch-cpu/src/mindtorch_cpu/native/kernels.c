@@ -369,9 +369,10 @@ MT_API void mt_im2col_f32(const float *restrict x, float *restrict cols, i64 ima
                         i64 off = j * dw - pw, lo, hi;  /* iw = ow * sw + off */
                         tap_range(off, sw, w, wo, &lo, &hi);
                         for (i64 ow = 0; ow < lo; ow++) o[ow] = 0.0f;
-                        if (sw == 1)
-                            memcpy(o + lo, src + lo + off, (size_t)(hi - lo) * sizeof(float));
-                        else
+                        if (sw == 1) {  /* rows are short (a feature map's width): a loop beats memcpy */
+                            const float *sp = src + off;
+                            for (i64 ow = lo; ow < hi; ow++) o[ow] = sp[ow];
+                        } else
                             for (i64 ow = lo; ow < hi; ow++) o[ow] = src[ow * sw + off];
                         for (i64 ow = hi; ow < wo; ow++) o[ow] = 0.0f;
                     }
