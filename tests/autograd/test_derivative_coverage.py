@@ -97,6 +97,10 @@ SAMPLES = {
     "gelu_backward": lambda: (
         lambda g, a: (torch.ops.gelu_backward(g, a), torch.ops.gelu_backward(g, a, approximate="tanh")),
         (_x(seed=1), _x(lo=-2.5, hi=2.5))),
+    # relu's gradient: linear in grad_output, the mask from self (values kept away from the threshold)
+    "threshold_backward": lambda: (
+        lambda g, x: (torch.ops.threshold_backward(g, x.detach(), 0), torch.ops.threshold_backward(g, x.detach(), 0.5)),
+        (_x(seed=1), _x(lo=-1.0, hi=0.4))),
     # fused attention: causal, boolean and additive masks, L != S
     "_scaled_dot_product_attention": lambda: (
         lambda q, k, v: (torch.ops._scaled_dot_product_attention(q, k, v, None, True, 0.7)[0],

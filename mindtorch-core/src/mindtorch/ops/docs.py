@@ -164,6 +164,7 @@ SUMMARIES = {
     "real": "The real part of a complex tensor, as a view (real tensors: input itself).",
     "reciprocal": "1 / x of each element.",
     "relu": "Rectified linear unit max(x, 0).",
+    "threshold_backward": "Gradient of relu and threshold: 0 where self <= threshold, grad_output elsewhere.",
     "remainder": "Remainder of division with the sign of the divisor (Python %).",
     "round": "Rounds each element to the given number of decimals (halves to even).",
     "rsqrt": "Reciprocal square root of each element.",

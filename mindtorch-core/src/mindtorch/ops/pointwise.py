@@ -473,6 +473,18 @@ defop("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -
       meta=_addc_meta("addcdiv"), inplace=True, out=True, family=F,
       grad={"self": "grad", "tensor1": "grad * value / tensor2",
             "tensor2": "-grad * value * tensor1 / (tensor2 * tensor2)"})
+def _threshold_backward_meta(grad_output, self, threshold):
+    return TensorMeta(broadcast_shapes(grad_output._shape, self._shape), grad_output.dtype)
+
+
+# relu's gradient in one pass: 0 where self <= threshold, else grad (so a NaN in self passes the
+# gradient, as in PyTorch). The composite serves backends without a kernel of their own.
+defop("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+      meta=_threshold_backward_meta, method=False, function=False, family=F, nondiff=("self",),
+      composite=lambda g, x, threshold: torch.where(x <= threshold, 0.0, g),
+      grad={"grad_output": "torch.ops.threshold_backward(grad, self, threshold)"})
+
+
 defop("where(Tensor condition, Tensor self, Tensor other) -> Tensor", meta=_where_meta, method=False, out=True,
       numbers_as_tensors=True, family=F, nondiff=("condition",),
       grad={"self": "torch.where(condition, grad, 0.0)", "other": "torch.where(condition, 0.0, grad)"})
@@ -552,7 +564,7 @@ _UNARY = [
     ("trunc", _keep_no_bool("trunc_vml_cpu"), "_zeros(grad)"),
     ("fix", _keep_no_bool("trunc_vml_cpu"), "_zeros(grad)"),
     ("frac", _keep_real("frac_cpu"), "grad"),
-    ("relu", _relu_meta, "torch.where(result > 0, grad, _zeros(grad))"),
+    ("relu", _relu_meta, "torch.ops.threshold_backward(grad, result, 0)"),
     ("silu", _float_only("silu_cpu"), "silu_grad(grad, self)"),
     ("mish", _float_only("mish_cpu"), "mish_grad(grad, self)"),
 ]

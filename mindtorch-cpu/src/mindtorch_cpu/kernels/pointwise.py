@@ -416,6 +416,31 @@ def _where_bits(cond, x, y, dt):
     return out.view(dt)
 
 
+def _compiled_ok(x, dt):
+    """A large C-contiguous float32 operand, and the compiled kernels are there."""
+    return dt == _F32 and x.size >= _SMALL and native.usable(x)
+
+
+def _compiled(fn, *xs):
+    """fn(out, *xs) over the thread pool into a pooled float32 result shaped like xs[0]."""
+    out = ALLOCATOR.empty(xs[0].shape, _F32)
+    elementwise(fn, out, *xs, block=native.BLOCK)
+    return out
+
+
+@kernel("threshold_backward")
+def threshold_backward(m, g, x, threshold):
+    dt = _cdt(m.dtype)
+    shape = tuple(m.shape)
+    ga, xa = np.broadcast_to(arr(g), shape), np.broadcast_to(arr(x), shape)
+    if _compiled_ok(ga, dt) and native.usable(xa):
+        return wrap(_compiled(lambda o, a, b: native.threshold_backward(o, a, b, threshold), ga, xa), m.dtype)
+    with quiet():
+        if dt in _BITS and shape:  # (NumPy hands 0-dim results back as scalars)
+            return wrap(_where_bits(xa <= threshold, 0, ga.astype(dt, copy=False), dt), m.dtype)
+        return wrap(np.where(xa <= threshold, dt.type(0), ga).astype(dt, copy=False), m.dtype)
+
+
 @kernel("where")
 def where(m, c, a, b):
     dt = _cdt(m.dtype)
@@ -562,7 +587,8 @@ _UNARY = {
     "floor": _keep_int(np.floor), "ceil": _keep_int(np.ceil), "trunc": _keep_int(np.trunc),
     "fix": _keep_int(np.trunc),
     "frac": lambda x, dt: np.subtract(x, np.trunc(x, dtype=dt), dtype=dt),
-    "relu": lambda x, dt: np.maximum(x, np.zeros((), dt), dtype=dt),
+    "relu": lambda x, dt: _compiled(native.relu, x) if _compiled_ok(x, dt)
+    else np.maximum(x, np.zeros((), dt), dtype=dt),
     "silu": lambda x, dt: np.multiply(x, _sigmoid(x, dt), dtype=dt),
     "mish": lambda x, dt: np.multiply(x, np.tanh(_softplus(x.astype(dt, copy=False), 1, 20)), dtype=dt),
 }

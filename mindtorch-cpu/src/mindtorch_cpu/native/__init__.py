@@ -23,6 +23,8 @@ BLOCK = 1 << 40
 _P, _N, _I = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
 _SIGNATURES = {
     "mt_exp_f32": (_P, _P, _N),
+    "mt_relu_f32": (_P, _P, _N),
+    "mt_threshold_backward_f32": (_P, _P, _P, _N, ctypes.c_float),
     "mt_gelu_f32": (_P, _P, _N),
     "mt_gelu_backward_f32": (_P, _P, _P, _N),
     "mt_gelu_tanh_f32": (_P, _P, _N),
@@ -90,6 +92,14 @@ def _p(a):
 # --- elementwise, on flat blocks: out and inputs of one size ---------------------------------------
 def exp(out, x):
     LIB.mt_exp_f32(_p(x), _p(out), out.size)
+
+
+def relu(out, x):
+    LIB.mt_relu_f32(_p(x), _p(out), out.size)
+
+
+def threshold_backward(out, g, x, threshold):
+    LIB.mt_threshold_backward_f32(_p(g), _p(x), _p(out), out.size, threshold)
 
 
 def gelu(out, x, tanh=False):

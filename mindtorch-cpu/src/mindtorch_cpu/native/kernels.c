@@ -55,6 +55,17 @@ MT_API MT_HOT void mt_exp_f32(const float *restrict x, float *restrict y, i64 n)
     for (i64 i = 0; i < n; i++) y[i] = mt_expf(x[i]);
 }
 
+/* relu keeps a NaN and -0.0 (as NumPy's maximum(x, 0) and PyTorch's kernel do) */
+MT_API MT_HOT void mt_relu_f32(const float *restrict x, float *restrict y, i64 n) {
+    for (i64 i = 0; i < n; i++) y[i] = x[i] < 0.0f ? 0.0f : x[i];
+}
+
+/* the gradient of relu / threshold: 0 where x <= threshold, else g (a NaN in x passes g) */
+MT_API MT_HOT void mt_threshold_backward_f32(const float *restrict g, const float *restrict x,
+                                             float *restrict y, i64 n, float threshold) {
+    for (i64 i = 0; i < n; i++) y[i] = x[i] <= threshold ? 0.0f : g[i];
+}
+
 /* Phi(-|x|) by Abramowitz-Stegun 7.1.26 (absolute error <= 1.5e-7), also returning exp(-x^2/2). */
 #define AS_P (0.3275911f * 0.70710678118654752f)
 static inline __attribute__((always_inline)) float phi_tail(float ax, float *e) {
@@ -290,6 +301,15 @@ MT_API MT_HOT void mt_cross_entropy_backward_f32(const float *restrict logp, con
 MT_API void mt_max_pool2d_f32(const float *restrict x, float *restrict y, int64_t *restrict idx,
                               i64 planes, i64 h, i64 w, i64 ho, i64 wo, i64 kh, i64 kw,
                               i64 sh, i64 sw, i64 ph, i64 pw, i64 dh, i64 dw) {
+    /* the taps of each output column that fall inside the plane, worked out once per call */
+    i64 cols[2 * wo];
+    for (i64 ow = 0; ow < wo; ow++) {
+        i64 w0 = ow * sw - pw, j0 = 0, j1 = kw;
+        while (j0 < kw && w0 + j0 * dw < 0) j0++;
+        while (j1 > j0 && w0 + (j1 - 1) * dw >= w) j1--;
+        cols[2 * ow] = j0;
+        cols[2 * ow + 1] = j1;
+    }
     for (i64 p = 0; p < planes; p++) {
         const float *xp = x + p * h * w;
         float *yp = y + p * ho * wo;
@@ -300,20 +320,17 @@ MT_API void mt_max_pool2d_f32(const float *restrict x, float *restrict y, int64_
             while (i0 < kh && h0 + i0 * dh < 0) i0++;
             while (i1 > i0 && h0 + (i1 - 1) * dh >= h) i1--;
             for (i64 ow = 0; ow < wo; ow++) {
-                i64 w0 = ow * sw - pw;
-                i64 j0 = 0, j1 = kw;
-                while (j0 < kw && w0 + j0 * dw < 0) j0++;
-                while (j1 > j0 && w0 + (j1 - 1) * dw >= w) j1--;
+                i64 w0 = ow * sw - pw, j0 = cols[2 * ow], j1 = cols[2 * ow + 1];
                 float best = -INFINITY;
                 i64 bi = (h0 + i0 * dh) * w + (w0 + j0 * dw);
                 for (i64 i = i0; i < i1; i++) {
-                    i64 row = (h0 + i * dh) * w;
+                    const float *row = xp + (h0 + i * dh) * w + w0;
+                    i64 at0 = (h0 + i * dh) * w + w0;
                     for (i64 j = j0; j < j1; j++) {
-                        i64 at = row + w0 + j * dw;
-                        float v = xp[at];
+                        float v = row[j * dw];
                         int take = (v > best) | (v != v);  /* branch-free: random data mispredicts */
                         best = take ? v : best;
-                        bi = take ? at : bi;
+                        bi = take ? at0 + j * dw : bi;
                     }
                 }
                 yp[oh * wo + ow] = best;

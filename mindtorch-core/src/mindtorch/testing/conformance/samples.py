@@ -1297,6 +1297,12 @@ def _gelu_backward(m):
             S(m.f(0, 3), m.f(0, 3)), S(m.f(3, 1, 4), m.f(3, 5, 4))]
 
 
+@samples("threshold_backward")
+def _threshold_backward(m):
+    return [S(m.f(3, 4), m.f(3, 4), 0), S(m.f(2, 3, 4), m.nc(2, 3, 4), 0.25), S(m.f(), m.f(), 0),
+            S(m.f(0, 3), m.f(0, 3), 0), S(m.f(3, 1, 4), m.f(3, 5, 4), -0.5)]
+
+
 @samples("_softmax_backward_data", "_log_softmax_backward_data")
 def _softmax_backward(m):
     return [S(m.f(3, 4), m.u(3, 4), 1), S(m.f(2, 3, 4), m.u(2, 3, 4), 0), S(m.f(5), m.u(5), -1),
