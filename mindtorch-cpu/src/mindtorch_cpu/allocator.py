@@ -100,7 +100,10 @@ class CPUAllocator:
         return Storage(device, n, block, self)
 
     def free(self, storage):
-        self.in_use -= storage.nbytes
+        n = storage.nbytes
+        self.in_use -= n
+        if n < POOL_MIN and not self._shm:  # the common small block: nothing to keep or unlink
+            return
         data = storage.data
         shared = self._shm.pop(id(data), None)
         if shared is not None:

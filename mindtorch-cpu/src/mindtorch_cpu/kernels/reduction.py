@@ -109,7 +109,7 @@ def sum_(m, a, dim=None, keepdim=False, dtype=None):
     if a.dtype is _D.bool_ and m.dtype is not _D.bool_:
         x = x.view(np.uint8)  # add.reduce over bools is logical or
     ax = None if dim is None else axes(dim, x.ndim)
-    if ax is None and acc == x.dtype:
+    if ax is None and x.size >= 1 << 16 and acc == x.dtype:
         r = blas_full_sum(x)
         if r is not None:
             return _out(r, m)
