@@ -26,12 +26,20 @@ def decompositions():
             warnings.simplefilter("ignore")
             for q in composites:
                 seen.clear()
-                fn = make_callable([OPS[q]], False)
-                for s in (samples_for(q) or (lambda m: []))(Maker(q)):
-                    try:
-                        fn(*s.args, **s.kwargs)
-                    except Exception:  # noqa: BLE001 - a sample that raises still shows what it reached
-                        pass
+                op = OPS[q]
+                # a composite with a cpu kernel of its own (a fused op) is traced through its decomposition,
+                # which is what a device without that kernel runs
+                own = op.kernels.pop("cpu", None)
+                try:
+                    fn = make_callable([op], False)
+                    for s in (samples_for(q) or (lambda m: []))(Maker(q)):
+                        try:
+                            fn(*s.args, **s.kwargs)
+                        except Exception:  # noqa: BLE001 - a sample that raises still shows what it reached
+                            pass
+                finally:
+                    if own is not None:
+                        op.kernels["cpu"] = own
                 _CACHE[q] = frozenset(seen)
     finally:
         for op, k in originals.items():
