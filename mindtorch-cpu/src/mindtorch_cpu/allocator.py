@@ -9,6 +9,7 @@ import mmap
 import os
 import sys
 import uuid
+import weakref
 
 import numpy as np
 
@@ -25,7 +26,9 @@ class CPUAllocator:
         self.peak = 0
         self._cached = []         # freed pool blocks, oldest first (references held here)
         self._cached_bytes = 0
-        self._ours = set()        # ids of the blocks this pool made (alive while referenced here or by arrays)
+        # the blocks this pool made, by id, held weakly: an entry goes when its block dies, so a new array
+        # that happens to get a dead block's id is never taken for one of ours
+        self._ours = weakref.WeakValueDictionary()
         self._shm = {}            # id(shared array) -> (its /dev/shm path, the mmap holding it)
 
     def allocate(self, nbytes, device):
@@ -55,9 +58,7 @@ class CPUAllocator:
                 self._cached_bytes -= n
                 return buf.view(dtype).reshape(shape)
         buf = np.empty(n, np.uint8)
-        if len(self._ours) > 4096:  # ids of blocks that died elsewhere: forget them
-            self._ours = {id(b) for b in cached}
-        self._ours.add(id(buf))
+        self._ours[id(buf)] = buf
         return buf.view(dtype).reshape(shape)
 
     # -- shared memory (Tensor.share_memory_, mindtorch.multiprocessing) ------------------------------
@@ -128,18 +129,18 @@ class CPUAllocator:
                 self._cache(buf)
 
     def _cache(self, buf):
-        if buf is None or id(buf) not in self._ours:
+        if buf is None or self._ours.get(id(buf)) is not buf:
             return
         self._cached.append(buf)
         self._cached_bytes += buf.nbytes
         while self._cached_bytes > POOL_MAX_BYTES or len(self._cached) > POOL_MAX_BLOCKS:
             old = self._cached.pop(0)
             self._cached_bytes -= old.nbytes
-            self._ours.discard(id(old))
+            self._ours.pop(id(old), None)
 
     def empty_cache(self):
         for buf in self._cached:
-            self._ours.discard(id(buf))
+            self._ours.pop(id(buf), None)
         self._cached.clear()
         self._cached_bytes = 0
 

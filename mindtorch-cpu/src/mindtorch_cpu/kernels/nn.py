@@ -350,7 +350,8 @@ def _norm_rows(x, k):
     c = 1
     for s in a.shape[a.ndim - k:]:
         c *= s
-    return np.ascontiguousarray(a).reshape(-1, c)
+    d = dense(a)  # a copy (a broadcast gradient) comes from the pool: the caller gives it back
+    return d.reshape(-1, c), d if d is not a else None
 
 
 def _row_mean(a, ones):
@@ -360,7 +361,7 @@ def _row_mean(a, ones):
 def _norm_forward(x, normalized_shape, w, b, eps, center):
     """(y, mean or None, rstd) with y in float (mean/rstd shaped (rows, 1))."""
     k = len(normalized_shape)
-    a = _norm_rows(x, k)
+    a, x_copy = _norm_rows(x, k)
     n, c = a.shape
     dt = a.dtype
     ones = _ones(c, dt)
@@ -390,13 +391,14 @@ def _norm_forward(x, normalized_shape, w, b, eps, center):
         if bv is not None:
             yb += bv
     row_blocks(run, n, c, native.BLOCK if fused else 4 * BLOCK)
+    ALLOCATOR.release(x_copy)
     return y.reshape(x.shape), mean, rstd
 
 
 def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
     """(dx, dweight, dbias) for layer norm (center) or RMS norm."""
     k = len(normalized_shape)
-    ga, a = _norm_rows(g, k), _norm_rows(x, k)
+    (ga, g_copy), (a, x_copy) = _norm_rows(g, k), _norm_rows(x, k)
     n, c = a.shape
     dt = a.dtype
     ones = _ones(c, dt)
@@ -431,6 +433,8 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
     parts = [partial[lo] for lo in sorted(partial)]
     gw = np.sum([p[0] for p in parts], axis=0) if parts else np.zeros(c, dt)
     gbias = np.sum([p[1] for p in parts], axis=0) if parts else np.zeros(c, dt)
+    ALLOCATOR.release(g_copy)
+    ALLOCATOR.release(x_copy)
     return dx.reshape(x.shape), gw.reshape(normalized_shape), gbias.reshape(normalized_shape)
 
 

@@ -6,7 +6,7 @@ import numpy as np
 from mindtorch.plugins import dtypes as D
 from mindtorch.plugins import Tensor, clamp_family
 from ..convert import arr, wrap, TO_NP, quiet
-from ..allocator import ALLOCATOR
+from ..allocator import ALLOCATOR, dense
 from ..parallel import elementwise, ufunc as par_ufunc
 from .. import native
 from . import kernel_table
@@ -742,21 +742,26 @@ def _gelu_tanh_backward_block(out, g, x, a, t, e):
 
 
 def _f32_operands(shape, *ts):
-    # broadcast to the result's shape; reshape keeps 0-dim results 0-dim (ascontiguousarray makes them 1-d)
-    return [np.ascontiguousarray(np.broadcast_to(arr(t), shape), dtype=_F32).reshape(shape) for t in ts]
+    """Operands broadcast to the result's shape as C-contiguous float32, and which of them are copies
+    (from the pool, given back after the kernel: a loss's broadcast gradient is copied every step)."""
+    views = [np.broadcast_to(arr(t), shape) for t in ts]
+    xs = [dense(v, _F32) for v in views]
+    return xs, [x for x, v in zip(xs, views) if x is not v]
 
 
 def _fused_elementwise(block_fn, native_fn, m, *ts):
     """A float32 fused kernel over cache blocks and threads (the compiled one when it was built, else
     NumPy passes); the result is cast to m.dtype by wrap."""
     shape = tuple(m.shape)
-    xs = _f32_operands(shape, *ts)
+    xs, copies = _f32_operands(shape, *ts)
     out = ALLOCATOR.empty(shape, _F32)
     with quiet():
         if native.usable(out):
             elementwise(native_fn, out, *xs, block=native.BLOCK)
         else:
             elementwise(block_fn, out, *xs, scratch=3)
+    for c in copies:
+        ALLOCATOR.release(c)
     return wrap(out, m.dtype)
 
 
