@@ -137,12 +137,22 @@ static inline __attribute__((always_inline)) double hsum(v8f v) {
 
 /* max of a row; a NaN anywhere makes it NaN */
 static inline __attribute__((always_inline)) float row_max(const float *x, i64 d) {
-    v8f m = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    v8f m = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY}, m1 = m;
     i64 i = 0;
+    for (; i + 2 * V <= d; i += 2 * V) {  /* two running maxima: independent chains */
+        v8f v = load8(x + i), v1 = load8(x + i + V);
+        v8i take = (v > m) | (v != v), take1 = (v1 > m1) | (v1 != v1);
+        m = (v8f)(((v8i)v & take) | ((v8i)m & ~take));
+        m1 = (v8f)(((v8i)v1 & take1) | ((v8i)m1 & ~take1));
+    }
     for (; i + V <= d; i += V) {
         v8f v = load8(x + i);
         v8i take = (v > m) | (v != v);
         m = (v8f)(((v8i)v & take) | ((v8i)m & ~take));
+    }
+    {
+        v8i take = (m1 > m) | (m1 != m1);
+        m = (v8f)(((v8i)m1 & take) | ((v8i)m & ~take));
     }
     float r = -INFINITY;
     for (int j = 0; j < V; j++) r = m[j] > r || m[j] != m[j] ? m[j] : r;
@@ -183,15 +193,16 @@ static inline __attribute__((always_inline)) double row_dot(const float *x, cons
     return r;
 }
 
-/* sum of (x - c)^2 */
+/* sum of (x - c)^2 (two accumulators: one would wait on the add's latency) */
 static inline __attribute__((always_inline)) double row_sq_dev(const float *x, float c, i64 d) {
-    v8f s = {0};
+    v8f s0 = {0}, s1 = {0};
     i64 i = 0;
-    for (; i + V <= d; i += V) {
-        v8f t = load8(x + i) - c;
-        s += t * t;
+    for (; i + 2 * V <= d; i += 2 * V) {
+        v8f t0 = load8(x + i) - c, t1 = load8(x + i + V) - c;
+        s0 += t0 * t0;
+        s1 += t1 * t1;
     }
-    double r = hsum(s);
+    double r = hsum(s0 + s1);
     for (; i < d; i++) r += (double)(x[i] - c) * (x[i] - c);
     return r;
 }
