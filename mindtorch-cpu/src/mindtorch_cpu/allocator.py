@@ -115,7 +115,7 @@ class CPUAllocator:
                 except FileNotFoundError:
                     pass
             return
-        if data is None or storage.nbytes < POOL_MIN:
+        if data is None or n < POOL_MIN:
             return
         self._cache(data.base if isinstance(data, np.ndarray) else None)
 

@@ -64,7 +64,8 @@ _busy = threading.Lock()      # one parallel region at a time; a second caller t
 
 
 def _workers(n):
-    if len(_pool) != n:
+    """At least n workers (a region uses the first ones it needs)."""
+    if len(_pool) < n:
         for w in _pool:
             w.retire()
         _pool[:] = [_Worker() for _ in range(n)]
@@ -104,7 +105,7 @@ def parallel_for(n, fn, grain=GRAIN, cost=1):
     if len(parts) == 1 or not _busy.acquire(blocking=False):
         return [fn(0, n)]
     try:
-        workers = _workers(len(parts) - 1) if len(_pool) < len(parts) - 1 else _pool
+        workers = _workers(len(parts) - 1)
         # each task runs in a copy of the caller's context: NumPy's error state (quiet()) lives there
         for w, (lo, hi) in zip(workers, parts[1:]):
             w.submit(lambda lo=lo, hi=hi, run=contextvars.copy_context().run: run(_run, fn, lo, hi))
@@ -157,10 +158,10 @@ def elementwise(fn, out, *inputs, scratch=0, block=BLOCK):
     return out
 
 
-def rows_per_call(*arrays):
+def rows_per_call(compiled):
     """Elements per block for a row kernel: cache-sized for NumPy passes, large for the compiled kernels
     (one pass each, so a block only has to outweigh the call's pointer conversions, a few us)."""
-    return native.BLOCK if native.usable(*arrays) else 4 * BLOCK
+    return native.BLOCK if compiled else 4 * BLOCK
 
 
 def row_blocks(fn, nrows, rowlen, block=4 * BLOCK, grain=GRAIN):

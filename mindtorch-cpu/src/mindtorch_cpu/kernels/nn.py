@@ -5,7 +5,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..allocator import ALLOCATOR, dense
 from ..convert import arr, wrap, TO_NP, quiet
-from ..parallel import BLOCK, row_blocks, rows_per_call
+from ..parallel import row_blocks, rows_per_call
 from .. import native
 from .reduction import _ones, _softmax_rows, _softmax_backward_rows, log_softmax as log_softmax_kernel
 from . import kernel_table
@@ -390,7 +390,7 @@ def _norm_forward(x, normalized_shape, w, b, eps, center):
             yb *= wv
         if bv is not None:
             yb += bv
-    row_blocks(run, n, c, native.BLOCK if fused else 4 * BLOCK)
+    row_blocks(run, n, c, rows_per_call(fused))
     ALLOCATOR.release(x_copy)
     return y.reshape(x.shape), mean, rstd
 
@@ -429,7 +429,7 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
         if center:
             o -= _row_mean(gx, ones)
         o *= rb
-    row_blocks(run, n, c, native.BLOCK if fused else 4 * BLOCK)
+    row_blocks(run, n, c, rows_per_call(fused))
     parts = [partial[lo] for lo in sorted(partial)]
     gw = np.sum([p[0] for p in parts], axis=0) if parts else np.zeros(c, dt)
     gbias = np.sum([p[1] for p in parts], axis=0) if parts else np.zeros(c, dt)
@@ -676,7 +676,7 @@ def _rows_apply(block_fn, out2, *ins2, scratch=False):
     def run(lo, hi):
         tmp = np.empty((hi - lo, c), out2.dtype) if scratch else None
         block_fn(out2[lo:hi], *[a[lo:hi] for a in ins2], tmp, ones)
-    row_blocks(run, n, c, rows_per_call(out2, *ins2))
+    row_blocks(run, n, c, rows_per_call(native.usable(out2, *ins2)))
 
 
 _CAUSAL = {}

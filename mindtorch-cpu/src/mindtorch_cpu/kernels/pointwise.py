@@ -754,12 +754,11 @@ def _fused_elementwise(block_fn, native_fn, m, *ts):
     NumPy passes); the result is cast to m.dtype by wrap."""
     shape = tuple(m.shape)
     xs, copies = _f32_operands(shape, *ts)
-    out = ALLOCATOR.empty(shape, _F32)
     with quiet():
-        if native.usable(out):
-            elementwise(native_fn, out, *xs, block=native.BLOCK)
+        if native.usable(*xs):
+            out = _compiled(native_fn, *xs)
         else:
-            elementwise(block_fn, out, *xs, scratch=3)
+            out = elementwise(block_fn, ALLOCATOR.empty(shape, _F32), *xs, scratch=3)
     for c in copies:
         ALLOCATOR.release(c)
     return wrap(out, m.dtype)

@@ -109,7 +109,7 @@ def sum_(m, a, dim=None, keepdim=False, dtype=None):
     if a.dtype is _D.bool_ and m.dtype is not _D.bool_:
         x = x.view(np.uint8)  # add.reduce over bools is logical or
     ax = None if dim is None else axes(dim, x.ndim)
-    if ax is None and x.size >= 1 << 16 and acc == x.dtype:
+    if ax is None and acc == x.dtype:
         r = blas_full_sum(x)
         if r is not None:
             return _out(r, m)
@@ -311,7 +311,7 @@ def _fused_rows(block_fn, m, dim, *ts, scratch=False):
         tmp = np.empty((hi - lo, c), dt) if scratch else None
         block_fn(out[lo:hi], *[r[lo:hi] for r in rows], tmp, ones)
     with quiet():
-        row_blocks(run, n, c, rows_per_call(out, *rows))
+        row_blocks(run, n, c, rows_per_call(native.usable(out, *rows)))
     return _out(back(out), m)
 
 
