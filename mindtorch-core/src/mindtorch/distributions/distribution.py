@@ -185,6 +185,16 @@ class BinaryParams:
         return logits_to_probs(self.logits, is_binary=True)
 
 
+def _expand_into(self, batch_shape, names):
+    """A copy of `self` with the parameters `names` expanded to batch_shape (views, no data copied)."""
+    new = type(self).__new__(type(self))
+    for n in names:
+        setattr(new, n, getattr(self, n).expand(tuple(batch_shape)))
+    Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+    new._validate_args = self._validate_args
+    return new
+
+
 class LocScale(Distribution):
     """A real-valued location-scale family: loc and scale broadcast together, expand views both."""
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
@@ -196,8 +206,4 @@ class LocScale(Distribution):
         super().__init__(self.loc.shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = type(self).__new__(type(self))
-        new.loc, new.scale = self.loc.expand(tuple(batch_shape)), self.scale.expand(tuple(batch_shape))
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return _expand_into(self, batch_shape, ("loc", "scale"))

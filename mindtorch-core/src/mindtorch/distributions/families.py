@@ -10,7 +10,7 @@ from mindtorch.nn import functional as F
 from . import constraints
 from ._more import Gamma, Independent, _rsample_gamma
 from .categorical import Categorical, OneHotCategorical
-from .distribution import BinaryParams, Distribution, LocScale, broadcast_all
+from .distribution import BinaryParams, Distribution, LocScale, _expand_into, broadcast_all
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform, ExpTransform, SigmoidTransform, StickBreakingTransform
@@ -25,15 +25,6 @@ EULER = 0.57721566490153286061
 
 class ExponentialFamily(Distribution):
     """Base class of the exponential-family distributions (a marker, as in torch.distributions)."""
-
-
-def _expand_into(self, batch_shape, names):
-    new = type(self).__new__(type(self))
-    for n in names:
-        setattr(new, n, getattr(self, n).expand(tuple(batch_shape)))
-    Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-    new._validate_args = self._validate_args
-    return new
 
 
 def _as(value, like):
