@@ -95,9 +95,9 @@ struct aclOpExecutor {
     uint64_t ws_size;
     int ct;                  /* computation dtype */
     int nt;
-    tview t[8];              /* t[0] is the output (LayerNorm and its backward use up to 8) */
+    tview t[12];             /* t[0] is the output (batch norm's backward uses 10) */
     val p[4];                /* scalar parameters, in the computation domain of ct */
-    int64_t ip[4];           /* integer parameters */
+    int64_t ip[16];          /* integer parameters (pooling takes 11; ip[14], ip[15] are the NCHW operators' read / write masks) */
 };
 
 /* libascendcl internals used by the siblings */
@@ -120,6 +120,8 @@ EXPORT int aclsim_check_tensor(const aclTensor *t);
 EXPORT int aclsim_check_scalar(const aclScalar *s);
 /* the values of a live aclIntArray (NULL if `a` is not one) */
 EXPORT const int64_t *aclsim_int_array(const void *a, uint64_t *n);
+/* the values of a live aclBoolArray (NULL if `a` is not one) */
+EXPORT const bool *aclsim_bool_array(const void *a, uint64_t *n);
 
 /* dtype helpers (dtype.h-style inline, shared by every library) */
 static inline int dt_size(int dt) {

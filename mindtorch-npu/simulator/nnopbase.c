@@ -225,6 +225,13 @@ EXPORT const int64_t *aclsim_int_array(const void *p, uint64_t *n) {
     return a->items;
 }
 
+EXPORT const bool *aclsim_bool_array(const void *p, uint64_t *n) {
+    const array *a = p;
+    if (!a || a->kind != K_BOOL_ARRAYS || a->magic != M_ARRAY) return NULL;
+    *n = a->size;
+    return a->items;
+}
+
 EXPORT aclnnStatus aclDestroyIntArray(const void *a) { return array_free(a, K_INT_ARRAYS, "aclDestroyIntArray"); }
 EXPORT aclnnStatus aclDestroyFloatArray(const void *a) { return array_free(a, K_FLOAT_ARRAYS, "aclDestroyFloatArray"); }
 EXPORT aclnnStatus aclDestroyBoolArray(const void *a) { return array_free(a, K_BOOL_ARRAYS, "aclDestroyBoolArray"); }

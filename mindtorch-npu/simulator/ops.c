@@ -79,7 +79,7 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
        SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT, SIG_UNARY_P,
-       SIG_FILLS, SIG_FLIP };
+       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -426,7 +426,38 @@ static const op_def OPS[] = {
     /* Multinomial(self [C] or [N, C] weights, numsamples, replacement, seed, offset, out INT64): row r, draw s uses
      * counter offset + r * numsamples + s (with replacement) or offset + r * C + j (exponential race, without) */
     {"Multinomial", SIG_MULTINOMIAL, 0, 0, FLOATS, NULL, 0},
+    /* NCHW operators (ops-nn conv/, pooling/, norm/): F_LOG marks a backward, F_MODE average pooling */
+    {"Convolution", SIG_CONV, 0, 0, MMTYPES, NULL, 0},
+    {"ConvolutionBackward", SIG_CONV, 0, 0, MMTYPES, NULL, F_LOG},
+    {"MaxPool2dWithIndices", SIG_POOL, 0, 0, MMTYPES, NULL, 0},
+    {"MaxPool2dWithIndicesBackward", SIG_POOL, 0, 0, MMTYPES, NULL, F_LOG},
+    {"AvgPool2d", SIG_POOL, 0, 0, MMTYPES, NULL, F_MODE},
+    {"AvgPool2dBackward", SIG_POOL, 0, 0, MMTYPES, NULL, F_MODE | F_LOG},
+    {"AdaptiveAvgPool2d", SIG_ADAPTIVE, 0, 0, MMTYPES, NULL, 0},
+    {"AdaptiveAvgPool2dBackward", SIG_ADAPTIVE, 0, 0, MMTYPES, NULL, F_LOG},
+    {"BatchNorm", SIG_BATCH_NORM, 0, 0, MMTYPES, NULL, 0},
+    {"BatchNormBackward", SIG_BATCH_NORM, 0, 0, MMTYPES, NULL, F_LOG},
+    {"GroupNorm", SIG_GROUP_NORM, 0, 0, MMTYPES, NULL, 0},
+    {"GroupNormBackward", SIG_GROUP_NORM, 0, 0, MMTYPES, NULL, F_LOG},
 };
+
+/* operators a chip family lacks: each op doc's product list (ops-nn docs/aclnnXxx.md) marks them unsupported on
+ * the training series (910A class) or the inference series (310P) */
+enum { A_910A = 1, A_310P = 2 };
+const char *aclrtGetSocName(void);
+static const struct { const char *op; int absent; } ABSENT[] = {
+    {"Convolution", A_910A}, {"MaxPool2dWithIndices", A_910A | A_310P}, {"MaxPool2dWithIndicesBackward", A_910A | A_310P},
+    {"BatchNormBackward", A_310P}, {"GroupNormBackward", A_310P},
+};
+
+static int chip_lacks(const char *op) {
+    const char *soc = aclrtGetSocName();
+    int fam = !soc ? 0 : !strncmp(soc, "Ascend310P", 10) ? A_310P
+            : (!strncmp(soc, "Ascend910", 9) && strncmp(soc, "Ascend910B", 10) && strncmp(soc, "Ascend910_93", 12)) ? A_910A : 0;
+    for (size_t i = 0; i < sizeof ABSENT / sizeof ABSENT[0]; i++)
+        if (!strcmp(ABSENT[i].op, op)) return (ABSENT[i].absent & fam) != 0;
+    return 0;
+}
 
 /* ---------------------------------------------------------------- dtype rules (PyTorch's) */
 static int cat(int dt) { return dt == ACL_BOOL ? 0 : dt_is_float(dt) ? 2 : 1; }
@@ -463,7 +494,9 @@ typedef struct {
     const aclScalar *s[2]; /* s[0] other/value, s[1] alpha */
     int64_t i[2];
     const void *arr;       /* aclIntArray (reduction dims) */
-    const aclTensor *x[8]; /* further tensors (NLLLoss: weight, totalWeight, gradOutput; LayerNorm: all of its) */
+    const aclTensor *x[12]; /* further tensors (NLLLoss: weight, totalWeight, gradOutput; norms and convolution: all) */
+    const void *ia[4];      /* further aclIntArrays (convolution and pooling: kernel, stride, padding, dilation) */
+    const void *mask;       /* aclBoolArray outputMask of the backward operators */
     double f[3];           /* double / float attributes (random ranges, nan_to_num's replacements) */
     uint64_t seed, offset;
 } args;
@@ -476,7 +509,6 @@ static int fmt_plain(int f) {
 }
 
 /* the chip the simulator is (ACLSIM_SOC_NAME): BFLOAT16 only on 910B-class parts (910B, 910_93), as the docs say */
-const char *aclrtGetSocName(void);
 static int chip_has_bf16(void) {
     const char *soc = aclrtGetSocName();
     return !soc || !strncmp(soc, "Ascend910B", 10) || !strncmp(soc, "Ascend910_93", 12);
@@ -2125,11 +2157,551 @@ static aclnnStatus v_flip(const op_def *d, args *a, aclOpExecutor *e) {
 }
 
 /* ---------------------------------------------------------------- phase 1 and phase 2, shared */
+/* ---------------------------------------------------------------- NCHW operators: convolution, pooling, norms */
+/* They read every input view into a dense row-major double array, compute there, and store the outputs back
+ * through their views: the strided walk and the dtype conversion live once, in `walk`. ip[14] / ip[15] say
+ * which of t[0..11] are read / written. */
+static int64_t nz(int64_t v) { return v ? v : 1; }
+
+static void walk(const tview *v, char *base, double *x, int store) {
+    int64_t n = numel(v), idx[SIM_MAXDIM] = {0};
+    int es = dt_size(v->dt);
+    char *p = base + v->off * es;
+    for (int64_t c = 0; c < n; c++) {
+        if (store) stf(v->dt, p, x[c]); else x[c] = ldf(v->dt, p);
+        for (int ax = v->nd - 1; ax >= 0; ax--) {
+            p += v->st[ax] * es;
+            if (++idx[ax] < v->dims[ax]) break;
+            p -= v->st[ax] * es * v->dims[ax];
+            idx[ax] = 0;
+        }
+    }
+}
+
+/* the direct convolution Y = X (*) W (X [N, C, H, W], W [O, C/g, kh, kw], Y [N, O, Ho, Wo]) in one of three
+ * directions: 0 computes Y, 1 accumulates dX from Y (dY), 2 accumulates dW from Y (dY) and X. A transposed
+ * convolution is the same relation with its input in Y's place and its output in X's. */
+static void conv_loop(int mode, double *X, double *Wt, double *Y, const int64_t *xs, const int64_t *wsh,
+                      const int64_t *ys, const int64_t *ip) {
+    int64_t N = xs[0], C = xs[1], H = xs[2], Wd = xs[3], O = wsh[0], cg = wsh[1], kh = wsh[2], kw = wsh[3];
+    int64_t Ho = ys[2], Wo = ys[3], og = O / ip[6];
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t o = 0; o < O; o++)
+            for (int64_t oh = 0; oh < Ho; oh++)
+                for (int64_t ow = 0; ow < Wo; ow++) {
+                    int64_t yi = ((n * O + o) * Ho + oh) * Wo + ow;
+                    double acc = 0, dy = mode ? Y[yi] : 0;
+                    for (int64_t c = 0; c < cg; c++) {
+                        int64_t ci = (o / og) * cg + c;
+                        for (int64_t i = 0; i < kh; i++) {
+                            int64_t ih = oh * ip[0] - ip[2] + i * ip[4];
+                            if (ih < 0 || ih >= H) continue;
+                            for (int64_t j = 0; j < kw; j++) {
+                                int64_t iw = ow * ip[1] - ip[3] + j * ip[5];
+                                if (iw < 0 || iw >= Wd) continue;
+                                int64_t xi = ((n * C + ci) * H + ih) * Wd + iw, wi = ((o * cg + c) * kh + i) * kw + j;
+                                if (mode == 0) acc += X[xi] * Wt[wi];
+                                else if (mode == 1) X[xi] += dy * Wt[wi];
+                                else Wt[wi] += dy * X[xi];
+                            }
+                        }
+                    }
+                    if (mode == 0) Y[yi] = acc;
+                }
+}
+
+/* per-channel sums of a [N, C, S...] array (bias gradients) */
+static void channel_sums(const double *g, const tview *v, double *out) {
+    int64_t N = v->dims[0], C = v->dims[1], S = numel(v) / nz(N * C);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t s = 0; s < S; s++) out[c] += g[(n * C + c) * S + s];
+}
+
+/* Convolution: t = {output, input, weight, bias}; ConvolutionBackward: t = {gradInput, gradOutput, input, weight,
+ * gradWeight, gradBias}; ip: stride h/w, padding h/w, dilation h/w, groups, transposed */
+static void run_conv(aclOpExecutor *e, double **x) {
+    const tview *t = e->t;
+    int tr = (int)e->ip[7];
+    if (!(((const op_def *)e->def)->flags & F_LOG)) {
+        if (tr) conv_loop(1, x[0], x[2], x[1], t[0].dims, t[2].dims, t[1].dims, e->ip);
+        else conv_loop(0, x[1], x[2], x[0], t[1].dims, t[2].dims, t[0].dims, e->ip);
+        if (x[3]) {
+            int64_t N = t[0].dims[0], C = t[0].dims[1], S = numel(&t[0]) / nz(N * C);
+            for (int64_t k = 0; k < N * C * S; k++) x[0][k] += x[3][(k / S) % C];
+        }
+        return;
+    }
+    /* direct relation: X = input, Y = gradOutput; transposed: X = gradOutput, Y = input */
+    double *X = tr ? x[1] : x[2], *Y = tr ? x[2] : x[1];
+    const int64_t *xs = tr ? t[1].dims : t[2].dims, *ys = tr ? t[2].dims : t[1].dims;
+    if (x[0]) conv_loop(tr ? 0 : 1, tr ? X : x[0], x[3], tr ? x[0] : Y, xs, t[3].dims, ys, e->ip);
+    if (x[4]) conv_loop(2, X, x[4], Y, xs, t[3].dims, ys, e->ip);
+    if (x[5]) channel_sums(x[1], &t[1], x[5]);
+}
+
+/* pooling windows over planes of [.., H, W]; ip: kernel h/w, stride h/w, padding h/w, dilation h/w, ceil,
+ * countIncludePad, divisorOverride. Max: t = {out, self, indices} / backward {gradInput, gradOutput, self,
+ * indices}; average: t = {out, self} / backward {gradInput, gradOutput, self} */
+static void run_pool(aclOpExecutor *e, double **x) {
+    const int64_t *ip = e->ip;
+    int bwd = ((const op_def *)e->def)->flags & F_LOG, avg = ((const op_def *)e->def)->flags & F_MODE;
+    const tview *in = &e->t[bwd ? 2 : 1], *ov = &e->t[bwd ? 1 : 0];
+    int64_t H = in->dims[in->nd - 2], W = in->dims[in->nd - 1], Ho = ov->dims[ov->nd - 2], Wo = ov->dims[ov->nd - 1];
+    int64_t planes = numel(in) / (H * W);
+    double *X = x[bwd ? 2 : 1], *Y = x[bwd ? 1 : 0], *dX = x[0], *I = x[bwd ? 3 : 2];
+    for (int64_t pl = 0; pl < planes; pl++)
+        for (int64_t oh = 0; oh < Ho; oh++)
+            for (int64_t ow = 0; ow < Wo; ow++) {
+                int64_t yi = (pl * Ho + oh) * Wo + ow, h0 = oh * ip[2] - ip[4], w0 = ow * ip[3] - ip[5];
+                const double *xp = X ? X + pl * H * W : NULL;
+                if (!avg) {
+                    if (bwd) { dX[pl * H * W + (int64_t)I[yi]] += Y[yi]; continue; }
+                    double best = -INFINITY;
+                    int64_t bi = -1;
+                    for (int64_t i = 0; i < ip[0]; i++) {
+                        int64_t ih = h0 + i * ip[6];
+                        if (ih < 0 || ih >= H) continue;
+                        for (int64_t j = 0; j < ip[1]; j++) {
+                            int64_t iw = w0 + j * ip[7];
+                            if (iw < 0 || iw >= W) continue;
+                            double v = xp[ih * W + iw];
+                            if (bi < 0) bi = ih * W + iw;
+                            if (v > best || v != v) { best = v; bi = ih * W + iw; }
+                        }
+                    }
+                    Y[yi] = best;
+                    I[yi] = (double)bi;
+                    continue;
+                }
+                int64_t h1 = h0 + ip[0] < H + ip[4] ? h0 + ip[0] : H + ip[4], w1 = w0 + ip[1] < W + ip[5] ? w0 + ip[1] : W + ip[5];
+                int64_t pool = (h1 - h0) * (w1 - w0);
+                h0 = h0 < 0 ? 0 : h0; w0 = w0 < 0 ? 0 : w0; h1 = h1 > H ? H : h1; w1 = w1 > W ? W : w1;
+                if (h0 >= h1 || w0 >= w1) { if (!bwd) Y[yi] = 0; continue; }
+                double div = ip[10] ? (double)ip[10] : ip[9] ? (double)pool : (double)((h1 - h0) * (w1 - w0)), s = 0;
+                for (int64_t ih = h0; ih < h1; ih++)
+                    for (int64_t iw = w0; iw < w1; iw++) {
+                        if (bwd) dX[pl * H * W + ih * W + iw] += Y[yi] / div;
+                        else s += xp[ih * W + iw];
+                    }
+                if (!bwd) Y[yi] = s / div;
+            }
+}
+
+/* AdaptiveAvgPool2d: t = {out, self}; backward: t = {out (gradInput), gradOutput, self} */
+static void run_adaptive(aclOpExecutor *e, double **x) {
+    int bwd = ((const op_def *)e->def)->flags & F_LOG;
+    const tview *in = &e->t[bwd ? 2 : 1], *ov = &e->t[bwd ? 1 : 0];
+    int64_t H = in->dims[in->nd - 2], W = in->dims[in->nd - 1], Ho = ov->dims[ov->nd - 2], Wo = ov->dims[ov->nd - 1];
+    int64_t planes = numel(in) / nz(H * W);
+    double *Y = x[bwd ? 1 : 0];
+    for (int64_t pl = 0; pl < planes; pl++)
+        for (int64_t oh = 0; oh < Ho; oh++)
+            for (int64_t ow = 0; ow < Wo; ow++) {
+                int64_t h0 = oh * H / Ho, h1 = ((oh + 1) * H + Ho - 1) / Ho, w0 = ow * W / Wo, w1 = ((ow + 1) * W + Wo - 1) / Wo;
+                double cnt = (double)((h1 - h0) * (w1 - w0)), s = 0;
+                int64_t yi = (pl * Ho + oh) * Wo + ow;
+                for (int64_t ih = h0; ih < h1; ih++)
+                    for (int64_t iw = w0; iw < w1; iw++) {
+                        if (bwd) x[0][(pl * H + ih) * W + iw] += Y[yi] / cnt;
+                        else s += x[1][(pl * H + ih) * W + iw];
+                    }
+                if (!bwd) Y[yi] = s / cnt;
+            }
+}
+
+/* BatchNorm: t = {output, input, weight, bias, runningMean, runningVar, saveMean, saveInvstd}, ip[0] training,
+ * p[0] momentum, p[1] eps. Backward: t = {gradInput, gradOut, input, weight, runningMean, runningVar, saveMean,
+ * saveInvstd, gradWeight, gradBias} */
+static void run_batch_norm(aclOpExecutor *e, double **x) {
+    const tview *in = &e->t[(((const op_def *)e->def)->flags & F_LOG) ? 2 : 1];
+    int64_t N = in->dims[0], C = in->dims[1], S = numel(in) / nz(N * C), cnt = N * S;
+    double eps = e->p[1].f;
+    for (int64_t c = 0; c < C; c++) {
+        double mean, invstd, w = 1, b = 0;
+        if (((const op_def *)e->def)->flags & F_LOG) {
+            double *g = x[1], *X = x[2];
+            if (x[3]) w = x[3][c];
+            if (e->ip[0]) { mean = x[6][c]; invstd = x[7][c]; }
+            else { mean = x[4][c]; invstd = 1.0 / sqrt(x[5][c] + eps); }
+            double sg = 0, sgx = 0;
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t s = 0; s < S; s++) {
+                    int64_t k = (n * C + c) * S + s;
+                    sg += g[k];
+                    sgx += g[k] * (X[k] - mean) * invstd;
+                }
+            if (x[8]) x[8][c] = sgx;
+            if (x[9]) x[9][c] = sg;
+            if (x[0])
+                for (int64_t n = 0; n < N; n++)
+                    for (int64_t s = 0; s < S; s++) {
+                        int64_t k = (n * C + c) * S + s;
+                        double xh = (X[k] - mean) * invstd;
+                        x[0][k] = e->ip[0] ? w * invstd * (g[k] - sg / (double)cnt - xh * sgx / (double)cnt) : g[k] * w * invstd;
+                    }
+            continue;
+        }
+        double *X = x[1];
+        if (x[2]) w = x[2][c];
+        if (x[3]) b = x[3][c];
+        if (e->ip[0]) {
+            double s = 0, v = 0;
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t k = 0; k < S; k++) s += X[(n * C + c) * S + k];
+            mean = cnt ? s / (double)cnt : NAN;
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t k = 0; k < S; k++) { double z = X[(n * C + c) * S + k] - mean; v += z * z; }
+            invstd = 1.0 / sqrt(v / (double)cnt + eps);
+            double m = e->p[0].f;
+            if (x[4]) x[4][c] = (1 - m) * x[4][c] + m * mean;
+            if (x[5]) x[5][c] = (1 - m) * x[5][c] + m * (cnt > 1 ? v / (double)(cnt - 1) : NAN);
+            if (x[6]) x[6][c] = mean;
+            if (x[7]) x[7][c] = invstd;
+        } else {
+            mean = x[4][c];
+            invstd = 1.0 / sqrt(x[5][c] + eps);
+        }
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t k = 0; k < S; k++) {
+                int64_t i = (n * C + c) * S + k;
+                x[0][i] = (X[i] - mean) * invstd * w + b;
+            }
+    }
+}
+
+/* GroupNorm: t = {out, self, gamma, beta, meanOut, rstdOut}; backward: t = {gradInput, gradOut, input, mean, rstd,
+ * gamma, gradGamma, gradBeta}; ip: N, C, HxW, group; p[0] eps */
+static void run_group_norm(aclOpExecutor *e, double **x) {
+    int64_t N = e->ip[0], C = e->ip[1], HW = e->ip[2], G = e->ip[3], cpg = C / G, D = cpg * HW;
+    int bwd = ((const op_def *)e->def)->flags & F_LOG;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t g = 0; g < G; g++) {
+            int64_t base = (n * C + g * cpg) * HW;
+            if (!bwd) {
+                double *X = x[1] + base, m = 0, v = 0;
+                for (int64_t k = 0; k < D; k++) m += X[k];
+                m /= (double)D;
+                for (int64_t k = 0; k < D; k++) v += (X[k] - m) * (X[k] - m);
+                double rs = 1.0 / sqrt(v / (double)D + e->p[0].f);
+                for (int64_t k = 0; k < D; k++) {
+                    int64_t c = g * cpg + k / HW;
+                    x[0][base + k] = (X[k] - m) * rs * (x[2] ? x[2][c] : 1) + (x[3] ? x[3][c] : 0);
+                }
+                if (x[4]) x[4][n * G + g] = m;
+                if (x[5]) x[5][n * G + g] = rs;
+                continue;
+            }
+            double *dy = x[1] + base, *X = x[2] + base, m = x[3][n * G + g], rs = x[4][n * G + g], s1 = 0, s2 = 0;
+            for (int64_t k = 0; k < D; k++) {
+                int64_t c = g * cpg + k / HW;
+                double xh = (X[k] - m) * rs, gx = dy[k] * (x[5] ? x[5][c] : 1);
+                s1 += gx;
+                s2 += gx * xh;
+                if (x[6]) x[6][c] += dy[k] * xh;
+                if (x[7]) x[7][c] += dy[k];
+            }
+            if (x[0])
+                for (int64_t k = 0; k < D; k++) {
+                    int64_t c = g * cpg + k / HW;
+                    double xh = (X[k] - m) * rs, gx = dy[k] * (x[5] ? x[5][c] : 1);
+                    x[0][base + k] = rs * (gx - s1 / (double)D - xh * s2 / (double)D);
+                }
+        }
+}
+
+static int k_nchw(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    char *b[12] = {0};
+    double *x[12] = {0};
+    int rc = 0;
+    for (int j = 0; j < 12 && !rc; j++) {
+        if (!((e->ip[14] | e->ip[15]) >> j & 1)) continue;
+        if ((rc = map_view(&e->t[j], dev, &b[j], d->name, j, msg, len))) break;
+        x[j] = calloc((size_t)(numel(&e->t[j]) ? numel(&e->t[j]) : 1), sizeof(double));
+        if (!x[j]) { snprintf(msg, len, "aclnn%s: out of host memory", d->name); rc = ACL_ERROR_RT_MEMORY_ALLOCATION; break; }
+        if (e->ip[14] >> j & 1 && b[j]) walk(&e->t[j], b[j], x[j], 0);
+    }
+    if (!rc) {
+        switch (d->sig) {
+        case SIG_CONV: run_conv(e, x); break;
+        case SIG_POOL: run_pool(e, x); break;
+        case SIG_ADAPTIVE: run_adaptive(e, x); break;
+        case SIG_BATCH_NORM: run_batch_norm(e, x); break;
+        default: run_group_norm(e, x); break;
+        }
+        for (int j = 0; j < 12; j++)
+            if (e->ip[15] >> j & 1 && b[j]) walk(&e->t[j], b[j], x[j], 1);
+    }
+    for (int j = 0; j < 12; j++) free(x[j]);
+    return rc;
+}
+
+/* ---- their validators */
+/* an aclIntArray of one of the lengths in `lens` (bit n: n values) into out[0..1] (one value serves both);
+ * returns the length, or -1 */
+static int pair(const void *arr, int64_t *out, unsigned lens) {
+    uint64_t n;
+    const int64_t *v = arr ? aclsim_int_array(arr, &n) : NULL;
+    if (!v || n > 2 || !(lens >> n & 1)) return -1;
+    if (n) { out[0] = v[0]; out[1] = v[n - 1]; }
+    return (int)n;
+}
+
+static aclnnStatus check_same(const op_def *d, const aclTensor *t, const aclTensor *like, const char *what) {
+    aclnnStatus rc = check_tensor(d, t, what, 8);
+    if (rc) return rc;
+    if (t->dtype != like->dtype) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s dtype %s differs from %s", d->name, what, dtname(t->dtype), dtname(like->dtype));
+    return 0;
+}
+
+static aclnnStatus check_shape(const op_def *d, const aclTensor *t, int n, const int64_t *s, const char *what) {
+    if (same_shape(t, n, s)) return 0;
+    char want[160], got[160];
+    shape_str(want, sizeof want, n, s);
+    shape_str(got, sizeof got, (int)t->ndim, t->dims);
+    BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s has shape %s, expected %s", d->name, what, got, want);
+}
+
+/* snapshot x[0..n) into t[], marking which are read and which written */
+static void snap_all(aclOpExecutor *e, const aclTensor *const *x, int n, unsigned reads, unsigned writes) {
+    for (int j = 0; j < n; j++) {
+        if (!x[j]) continue;
+        snap(&e->t[j], x[j]);
+        e->ip[14] |= (int64_t)(reads >> j & 1) << j;
+        e->ip[15] |= (int64_t)(writes >> j & 1) << j;
+    }
+    e->nt = n;
+}
+
+/* Convolution x = {output, input, weight, bias}; ConvolutionBackward x = {gradInput, gradOutput, input, weight,
+ * gradWeight, gradBias}; ia = {stride, padding, dilation, outputPadding}; i = {transposed, groups}; the
+ * simulator computes 2-d convolutions (4-d NCHW operands) with one padding per spatial dim */
+static aclnnStatus v_conv(const op_def *d, args *a, aclOpExecutor *e) {
+    int bwd = d->flags & F_LOG, tr = a->i[0] != 0;
+    const aclTensor *in = a->x[bwd ? 2 : 1], *w = a->x[bwd ? 3 : 2], *y = a->x[bwd ? 1 : 0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, in, "input", 8)) || (rc = check_same(d, w, in, "weight")) ||
+        (rc = check_same(d, y, in, bwd ? "gradOutput" : "output")))
+        return rc;
+    if (in->ndim != 4 || w->ndim != 4 || y->ndim != 4)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: the simulator computes 2-d convolutions: input, weight and output must be 4-d (NCHW)", d->name);
+    int64_t st[2], pd[2], dl[2], op[2] = {0, 0}, g = a->i[1];
+    if (pair(a->ia[0], st, 4) < 0 || pair(a->ia[1], pd, 4) < 0 || pair(a->ia[2], dl, 4) < 0 ||
+        (a->ia[3] && pair(a->ia[3], op, 4) < 0))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: stride, padding, dilation and outputPadding must hold 2 values", d->name);
+    if (st[0] <= 0 || st[1] <= 0 || dl[0] <= 0 || dl[1] <= 0 || pd[0] < 0 || pd[1] < 0)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: stride and dilation must be > 0, padding >= 0", d->name);
+    if (tr ? (op[0] < 0 || op[1] < 0 || (op[0] >= st[0] && op[0] >= dl[0]) || (op[1] >= st[1] && op[1] >= dl[1])) : (op[0] || op[1]))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: outputPadding is out of range", d->name);
+    if (g < 1 || g > 65535) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: groups %lld is not in [1, 65535]", d->name, (long long)g);
+    /* the direct relation's X (conv input) and Y (conv output): transposed swaps them */
+    const aclTensor *X = tr ? y : in, *Y = tr ? in : y;
+    if (X->dims[1] != w->dims[1] * g || w->dims[0] % g || Y->dims[1] != w->dims[0])
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: channels of input (%lld), weight [%lld, %lld] and groups %lld do not agree",
+            d->name, (long long)in->dims[1], (long long)w->dims[0], (long long)w->dims[1], (long long)g);
+    int64_t ys[4] = {in->dims[0], tr ? w->dims[1] * g : w->dims[0], 0, 0};
+    for (int k = 0; k < 2; k++) {
+        int64_t eff = dl[k] * (w->dims[2 + k] - 1) + 1;
+        ys[2 + k] = tr ? (in->dims[2 + k] - 1) * st[k] - 2 * pd[k] + eff + op[k] : (in->dims[2 + k] + 2 * pd[k] - eff) / st[k] + 1;
+        if (!tr && in->dims[2 + k] + 2 * pd[k] < eff)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: the padded input is smaller than the dilated kernel", d->name);
+    }
+    if ((rc = check_shape(d, y, 4, ys, bwd ? "gradOutput" : "output"))) return rc;
+    int64_t cshape[1] = {ys[1]};
+    if (!bwd) {
+        if (a->x[3] && ((rc = check_same(d, a->x[3], in, "bias")) || (rc = check_shape(d, a->x[3], 1, cshape, "bias")))) return rc;
+        snap_all(e, a->x, 4, 0xE, 0x1);
+    } else {
+        uint64_t nm;
+        const bool *m = a->mask ? aclsim_bool_array(a->mask, &nm) : NULL;
+        if (!m || nm != 3) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnConvolutionBackwardGetWorkspaceSize: outputMask must be an aclBoolArray of 3");
+        const aclTensor *outs[3] = {a->x[0], a->x[4], a->x[5]}, *like[3] = {in, w, NULL};
+        static const char *names[3] = {"gradInput", "gradWeight", "gradBias"};
+        for (int k = 0; k < 3; k++) {
+            if (!m[k]) { a->x[k ? k + 3 : 0] = NULL; continue; }
+            if ((rc = check_same(d, outs[k], in, names[k]))) return rc;
+            if ((rc = like[k] ? check_shape(d, outs[k], 4, like[k]->dims, names[k]) : check_shape(d, outs[k], 1, cshape, names[k]))) return rc;
+        }
+        snap_all(e, a->x, 6, 0xE, 0x31);
+    }
+    e->ct = in->dtype;
+    int64_t ip[8] = {st[0], st[1], pd[0], pd[1], dl[0], dl[1], g, tr};
+    memcpy(e->ip, ip, sizeof ip);
+    return 0;
+}
+
+/* pooling: x = {out, self, indices} (max), {out, self} (avg); backward x = {gradInput, gradOutput, self, indices};
+ * ia = {kernel, stride, padding, dilation}; i = {ceilMode, countIncludePad}; seed: divisorOverride */
+static aclnnStatus v_pool(const op_def *d, args *a, aclOpExecutor *e) {
+    int bwd = d->flags & F_LOG, avg = d->flags & F_MODE;
+    const aclTensor *self = a->x[bwd ? 2 : 1], *o = a->x[bwd ? 1 : 0], *ix = avg ? NULL : a->x[bwd ? 3 : 2], *gi = a->x[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 4)) || (rc = check_same(d, o, self, bwd ? "gradOutput" : "out")) ||
+        (bwd && (rc = check_same(d, gi, self, "gradInput"))))
+        return rc;
+    if (self->ndim < 3) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self must be 3-d or 4-d", d->name);
+    if (ix && (!aclsim_check_tensor(ix) || (ix->dtype != ACL_INT64 && ix->dtype != ACL_INT32)))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: indices must be an INT32 or INT64 tensor", d->name);
+    int64_t k[2], s[2], p[2], dl[2] = {1, 1};
+    if (pair(a->ia[0], k, 6) < 0 || pair(a->ia[2], p, 6) < 0 || (!avg && pair(a->ia[3], dl, 6) < 0))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: kernelSize, padding and dilation must hold 1 or 2 values", d->name);
+    int ns = pair(a->ia[1], s, 7);
+    if (ns < 0) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: stride must hold 0, 1 or 2 values", d->name);
+    if (!ns) { s[0] = k[0]; s[1] = k[1]; }
+    if (k[0] <= 0 || k[1] <= 0 || s[0] <= 0 || s[1] <= 0 || dl[0] <= 0 || dl[1] <= 0 || p[0] < 0 || p[1] < 0 ||
+        p[0] > k[0] / 2 || p[1] > k[1] / 2)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: kernel, stride, dilation must be > 0 and padding in [0, kernel / 2]", d->name);
+    int nd = (int)self->ndim;
+    int64_t shape[4];
+    memcpy(shape, self->dims, sizeof(int64_t) * (size_t)nd);
+    for (int q = 0; q < 2; q++) {
+        int64_t n = self->dims[nd - 2 + q], num = n + 2 * p[q] - dl[q] * (k[q] - 1) - 1;
+        int64_t out = (a->i[0] ? (num + s[q] - 1) / s[q] : num / s[q]) + 1;
+        if (a->i[0] && (out - 1) * s[q] >= n + p[q]) out--;
+        if (num < 0 || out <= 0) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: the output would be empty", d->name);
+        shape[nd - 2 + q] = out;
+    }
+    if ((rc = check_shape(d, o, nd, shape, bwd ? "gradOutput" : "out")) || (ix && (rc = check_shape(d, ix, nd, shape, "indices"))) ||
+        (bwd && (rc = check_shape(d, gi, nd, self->dims, "gradInput"))))
+        return rc;
+    if (!bwd) snap_all(e, a->x, avg ? 2 : 3, 0x2, avg ? 0x1 : 0x5);
+    else snap_all(e, a->x, avg ? 3 : 4, avg ? 0x2 : 0xA, 0x1);
+    e->ct = self->dtype;
+    int64_t ip[11] = {k[0], k[1], s[0], s[1], p[0], p[1], dl[0], dl[1], a->i[0], a->i[1], (int64_t)a->seed};
+    memcpy(e->ip, ip, sizeof ip);
+    return 0;
+}
+
+/* AdaptiveAvgPool2d x = {out, self}, outputSize in arr; backward x = {out, gradOutput, self} */
+static aclnnStatus v_adaptive(const op_def *d, args *a, aclOpExecutor *e) {
+    int bwd = d->flags & F_LOG;
+    const aclTensor *self = a->x[bwd ? 2 : 1], *o = a->x[bwd ? 1 : 0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 4)) || (rc = check_same(d, o, self, bwd ? "gradOutput" : "out")) ||
+        (bwd && (rc = check_same(d, a->x[0], self, "out"))))
+        return rc;
+    int nd = (int)self->ndim;
+    if (nd < 3 || (int)o->ndim != nd) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self must be 3-d or 4-d", d->name);
+    int64_t shape[4], os[2];
+    memcpy(shape, self->dims, sizeof(int64_t) * (size_t)nd);
+    if (!bwd) {
+        if (pair(a->arr, os, 4) < 0) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnAdaptiveAvgPool2dGetWorkspaceSize: outputSize must hold 2 values");
+        shape[nd - 2] = os[0];
+        shape[nd - 1] = os[1];
+    } else {
+        shape[nd - 2] = o->dims[nd - 2];
+        shape[nd - 1] = o->dims[nd - 1];
+        if ((rc = check_shape(d, a->x[0], nd, self->dims, "out"))) return rc;
+    }
+    if (shape[nd - 2] <= 0 || shape[nd - 1] <= 0 || self->dims[nd - 2] <= 0 || self->dims[nd - 1] <= 0)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: spatial sizes must be positive", d->name);
+    if ((rc = check_shape(d, o, nd, shape, bwd ? "gradOutput" : "out"))) return rc;
+    if (bwd) snap_all(e, a->x, 3, 0x2, 0x1);
+    else snap_all(e, a->x, 2, 0x2, 0x1);
+    e->ct = self->dtype;
+    return 0;
+}
+
+/* per-channel operand: 1-d with C elements, the input's dtype (NULL allowed when optional) */
+static aclnnStatus check_channel(const op_def *d, const aclTensor *t, int64_t c, const char *what, int optional) {
+    if (!t) {
+        if (optional) return 0;
+        BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: %s is NULL", d->name, what);
+    }
+    aclnnStatus rc = check_tensor(d, t, what, 1);
+    if (rc) return rc;
+    return check_shape(d, t, 1, &c, what);
+}
+
+/* BatchNorm x = {output, input, weight, bias, runningMean, runningVar, saveMean, saveInvstd}, i[0] training,
+ * f = {momentum, eps}; backward x = {gradInput, gradOut, input, weight, runningMean, runningVar, saveMean,
+ * saveInvstd, gradWeight, gradBias}, outputMask */
+static aclnnStatus v_batch_norm(const op_def *d, args *a, aclOpExecutor *e) {
+    int bwd = d->flags & F_LOG, tr = a->i[0] != 0;
+    const aclTensor *in = a->x[bwd ? 2 : 1], *g = a->x[bwd ? 1 : 0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, in, "input", 8)) || (rc = check_same(d, g, in, bwd ? "gradOut" : "output"))) return rc;
+    if (in->ndim < 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: input must have 2 to 8 dims", d->name);
+    if ((rc = check_shape(d, g, (int)in->ndim, in->dims, bwd ? "gradOut" : "output"))) return rc;
+    int64_t c = in->dims[1];
+    static const char *fwd_names[8] = {0, 0, "weight", "bias", "runningMean", "runningVar", "saveMean", "saveInvstd"};
+    static const char *bwd_names[10] = {0, 0, 0, "weight", "runningMean", "runningVar", "saveMean", "saveInvstd", "gradWeight", "gradBias"};
+    if (!bwd) {
+        for (int j = 2; j < 8; j++)
+            if ((rc = check_channel(d, a->x[j], c, fwd_names[j], j < 4 || (tr && j < 6) || (!tr && j >= 6)))) return rc;
+        e->p[0].f = a->f[0];
+        e->p[1].f = a->f[1];
+        /* training reads the running stats to update them and writes the saved ones; inference only reads them */
+        snap_all(e, a->x, 8, 0x3E, tr ? 0xF1 : 0x01);
+    } else {
+        uint64_t nm;
+        const bool *m = a->mask ? aclsim_bool_array(a->mask, &nm) : NULL;
+        if (!m || nm != 3) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnBatchNormBackwardGetWorkspaceSize: outputMask must be an aclBoolArray of 3");
+        if (!m[0]) a->x[0] = NULL;
+        if (!m[1]) a->x[8] = NULL;
+        if (!m[2]) a->x[9] = NULL;
+        if (m[0] && ((rc = check_same(d, a->x[0], in, "gradInput")) || (rc = check_shape(d, a->x[0], (int)in->ndim, in->dims, "gradInput")))) return rc;
+        for (int j = 3; j < 10; j++)
+            if ((rc = check_channel(d, a->x[j], c, bwd_names[j], j == 3 || (tr ? (j == 4 || j == 5) : (j == 6 || j == 7)) || (j >= 8 && !m[j - 7]))))
+                return rc;
+        e->p[1].f = a->f[1];
+        snap_all(e, a->x, 10, 0xFE, 0x301);
+    }
+    e->ip[0] = tr;
+    e->ct = in->dtype;
+    return 0;
+}
+
+/* GroupNorm x = {out, self, gamma, beta, meanOut, rstdOut}; backward x = {gradInput, gradOut, input, mean, rstd,
+ * gamma, gradGamma, gradBeta}, outputMask; i = {N, C}, ia-less: HxW in seed, group in offset; f[0] eps */
+static aclnnStatus v_group_norm(const op_def *d, args *a, aclOpExecutor *e) {
+    int bwd = d->flags & F_LOG;
+    const aclTensor *in = a->x[bwd ? 2 : 1], *o = a->x[bwd ? 1 : 0];
+    int64_t N = a->i[0], C = a->i[1], HW = (int64_t)a->seed, G = (int64_t)a->offset;
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, in, bwd ? "input" : "self", 8)) || (rc = check_same(d, o, in, bwd ? "gradOut" : "out"))) return rc;
+    int64_t n = 1;
+    for (uint32_t i = 0; i < in->ndim; i++) n *= in->dims[i];
+    if (in->ndim < 2 || G <= 0 || N < 0 || C <= 0 || HW < 0 || C % G || N != in->dims[0] || C != in->dims[1] || n != N * C * HW)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: N, C, HxW and group do not describe the input", d->name);
+    if ((rc = check_shape(d, o, (int)in->ndim, in->dims, bwd ? "gradOut" : "out"))) return rc;
+    int64_t stat[2] = {N, G};
+    if (!bwd) {
+        if (a->f[0] <= 0) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnGroupNormGetWorkspaceSize: eps must be > 0");
+        if ((rc = check_channel(d, a->x[2], C, "gamma", 1)) || (rc = check_channel(d, a->x[3], C, "beta", 1))) return rc;
+        for (int j = 4; j < 6; j++)
+            if ((rc = check_same(d, a->x[j], in, j == 4 ? "meanOut" : "rstdOut")) || (rc = check_shape(d, a->x[j], 2, stat, "meanOut/rstdOut"))) return rc;
+        e->p[0].f = a->f[0];
+        snap_all(e, a->x, 6, 0xE, 0x31);
+    } else {
+        uint64_t nm;
+        const bool *m = a->mask ? aclsim_bool_array(a->mask, &nm) : NULL;
+        if (!m || nm != 3) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnGroupNormBackwardGetWorkspaceSize: outputMask must be an aclBoolArray of 3");
+        if (!m[0]) a->x[0] = NULL;
+        if (!m[1]) a->x[6] = NULL;
+        if (!m[2]) a->x[7] = NULL;
+        for (int j = 3; j < 5; j++)
+            if ((rc = check_same(d, a->x[j], in, "mean/rstd")) || (rc = check_shape(d, a->x[j], 2, stat, "mean/rstd"))) return rc;
+        if (m[0] && ((rc = check_same(d, a->x[0], in, "gradInput")) || (rc = check_shape(d, a->x[0], (int)in->ndim, in->dims, "gradInput")))) return rc;
+        if ((rc = check_channel(d, a->x[5], C, "gamma", 1)) || (rc = check_channel(d, a->x[6], C, "gradGammaOut", !m[1])) ||
+            (rc = check_channel(d, a->x[7], C, "gradBetaOut", !m[2])))
+            return rc;
+        snap_all(e, a->x, 8, 0x3E, 0xC1);
+    }
+    int64_t ip[4] = {N, C, HW, G};
+    memcpy(e->ip, ip, sizeof ip);
+    e->ct = in->dtype;
+    return 0;
+}
+
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0] && !d; i++)
         if (!strcmp(OPS[i].name, name)) d = &OPS[i];
     if (!wsSize || !executor) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: workspaceSize or executor is NULL", name);
+    if (chip_lacks(name)) BAD(ACLNN_ERR_RUNTIME_ERROR, "aclnn%sGetWorkspaceSize: not supported on %s", name, aclrtGetSocName());
     aclOpExecutor tmp;
     memset(&tmp, 0, sizeof tmp);
     aclnnStatus rc;
@@ -2156,6 +2728,11 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_EMBED_BWD: rc = v_embed_bwd(d, a, &tmp); tmp.run = k_embed_bwd; break;
     case SIG_MASKED_FILL: rc = v_masked_fill(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_REDUCE: rc = v_reduce(d, a, &tmp); tmp.run = k_reduce; break;
+    case SIG_CONV: rc = v_conv(d, a, &tmp); tmp.run = k_nchw; break;
+    case SIG_POOL: rc = v_pool(d, a, &tmp); tmp.run = k_nchw; break;
+    case SIG_ADAPTIVE: rc = v_adaptive(d, a, &tmp); tmp.run = k_nchw; break;
+    case SIG_BATCH_NORM: rc = v_batch_norm(d, a, &tmp); tmp.run = k_nchw; break;
+    case SIG_GROUP_NORM: rc = v_group_norm(d, a, &tmp); tmp.run = k_nchw; break;
     case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
     default: rc = v_unary(d, a, &tmp); tmp.run = k_elementwise; break;
     }
@@ -2588,3 +3165,93 @@ EXPORT aclnnStatus aclnnFlipGetWorkspaceSize(const aclTensor *self, const void *
     PREP(Flip, .t = {out, self}, .arr = dims);
 }
 LAUNCH(Eye) LAUNCH(Linspace) LAUNCH(Flip)
+
+/* the NCHW operators' entry points (ops-nn conv/, pooling/, norm/ headers) */
+EXPORT aclnnStatus aclnnConvolutionGetWorkspaceSize(const aclTensor *input, const aclTensor *weight, const aclTensor *bias,
+                                                    const void *stride, const void *padding, const void *dilation,
+                                                    bool transposed, const void *outputPadding, const int64_t groups,
+                                                    aclTensor *output, int8_t cubeMathType, WS) {
+    if (cubeMathType < 0 || cubeMathType > 3) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnConvolutionGetWorkspaceSize: cubeMathType %d", cubeMathType);
+    PREP(Convolution, .x = {output, input, weight, bias}, .ia = {stride, padding, dilation, outputPadding}, .i = {transposed, groups});
+}
+EXPORT aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *input,
+                                                            const aclTensor *weight, const void *biasSizes,
+                                                            const void *stride, const void *padding, const void *dilation,
+                                                            bool transposed, const void *outputPadding, int groups,
+                                                            const void *outputMask, int8_t cubeMathType,
+                                                            aclTensor *gradInput, aclTensor *gradWeight, aclTensor *gradBias,
+                                                            WS) {
+    (void)biasSizes; /* gradBias's own shape says it */
+    if (cubeMathType < 0 || cubeMathType > 3) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnConvolutionBackwardGetWorkspaceSize: cubeMathType %d", cubeMathType);
+    PREP(ConvolutionBackward, .x = {gradInput, gradOutput, input, weight, gradWeight, gradBias},
+         .ia = {stride, padding, dilation, outputPadding}, .i = {transposed, groups}, .mask = outputMask);
+}
+EXPORT aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(const aclTensor *self, const void *kernelSize, const void *stride,
+                                                             const void *padding, const void *dilation, bool ceilMode,
+                                                             aclTensor *out, aclTensor *indices, WS) {
+    PREP(MaxPool2dWithIndices, .x = {out, self, indices}, .ia = {kernelSize, stride, padding, dilation}, .i = {ceilMode});
+}
+EXPORT aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                                     const aclTensor *indices, const void *kernelSize,
+                                                                     const void *stride, const void *padding,
+                                                                     const void *dilation, bool ceilMode,
+                                                                     aclTensor *gradInput, WS) {
+    PREP(MaxPool2dWithIndicesBackward, .x = {gradInput, gradOutput, self, indices},
+         .ia = {kernelSize, stride, padding, dilation}, .i = {ceilMode});
+}
+EXPORT aclnnStatus aclnnAvgPool2dGetWorkspaceSize(const aclTensor *self, const void *kernelSize, const void *strides,
+                                                  const void *paddings, const bool ceilMode, const bool countIncludePad,
+                                                  const int64_t divisorOverride, const int8_t cubeMathType, aclTensor *out,
+                                                  WS) {
+    (void)cubeMathType;
+    PREP(AvgPool2d, .x = {out, self}, .ia = {kernelSize, strides, paddings}, .i = {ceilMode, countIncludePad},
+         .seed = (uint64_t)divisorOverride);
+}
+EXPORT aclnnStatus aclnnAvgPool2dBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                          const void *kernelSize, const void *stride, const void *padding,
+                                                          bool ceilMode, bool countIncludePad, int64_t divisorOverride,
+                                                          int8_t cubeMathType, aclTensor *gradInput, WS) {
+    (void)cubeMathType;
+    PREP(AvgPool2dBackward, .x = {gradInput, gradOutput, self}, .ia = {kernelSize, stride, padding},
+         .i = {ceilMode, countIncludePad}, .seed = (uint64_t)divisorOverride);
+}
+EXPORT aclnnStatus aclnnAdaptiveAvgPool2dGetWorkspaceSize(const aclTensor *self, const void *outputSize, aclTensor *out, WS) {
+    PREP(AdaptiveAvgPool2d, .x = {out, self}, .arr = outputSize);
+}
+EXPORT aclnnStatus aclnnAdaptiveAvgPool2dBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
+                                                                  aclTensor *out, WS) {
+    PREP(AdaptiveAvgPool2dBackward, .x = {out, gradOutput, self});
+}
+EXPORT aclnnStatus aclnnBatchNormGetWorkspaceSize(const aclTensor *input, const aclTensor *weight, const aclTensor *bias,
+                                                  aclTensor *runningMean, aclTensor *runningVar, bool training,
+                                                  double momentum, double eps, aclTensor *output, aclTensor *saveMean,
+                                                  aclTensor *saveInvstd, WS) {
+    PREP(BatchNorm, .x = {output, input, weight, bias, runningMean, runningVar, saveMean, saveInvstd}, .i = {training},
+         .f = {momentum, eps});
+}
+EXPORT aclnnStatus aclnnBatchNormBackwardGetWorkspaceSize(const aclTensor *gradOut, const aclTensor *input,
+                                                          const aclTensor *weight, const aclTensor *runningMean,
+                                                          const aclTensor *runningVar, const aclTensor *saveMean,
+                                                          const aclTensor *saveInvstd, bool training, double eps,
+                                                          const void *outputMask, aclTensor *gradInput,
+                                                          aclTensor *gradWeight, aclTensor *gradBias, WS) {
+    PREP(BatchNormBackward, .x = {gradInput, gradOut, input, weight, runningMean, runningVar, saveMean, saveInvstd,
+                                  gradWeight, gradBias}, .i = {training}, .f = {0, eps}, .mask = outputMask);
+}
+EXPORT aclnnStatus aclnnGroupNormGetWorkspaceSize(const aclTensor *self, const aclTensor *gamma, const aclTensor *beta,
+                                                  int64_t N, int64_t C, int64_t HxW, int64_t group, double eps,
+                                                  aclTensor *out, aclTensor *meanOut, aclTensor *rstdOut, WS) {
+    PREP(GroupNorm, .x = {out, self, gamma, beta, meanOut, rstdOut}, .i = {N, C}, .seed = (uint64_t)HxW,
+         .offset = (uint64_t)group, .f = {eps});
+}
+EXPORT aclnnStatus aclnnGroupNormBackwardGetWorkspaceSize(const aclTensor *gradOut, const aclTensor *input,
+                                                          const aclTensor *mean, const aclTensor *rstd,
+                                                          const aclTensor *gamma, int64_t N, int64_t C, int64_t HxW,
+                                                          int64_t group, const void *outputMask, aclTensor *gradInput,
+                                                          aclTensor *gradGammaOut, aclTensor *gradBetaOut, WS) {
+    PREP(GroupNormBackward, .x = {gradInput, gradOut, input, mean, rstd, gamma, gradGammaOut, gradBetaOut}, .i = {N, C},
+         .seed = (uint64_t)HxW, .offset = (uint64_t)group, .mask = outputMask);
+}
+LAUNCH(Convolution) LAUNCH(ConvolutionBackward) LAUNCH(MaxPool2dWithIndices) LAUNCH(MaxPool2dWithIndicesBackward)
+LAUNCH(AvgPool2d) LAUNCH(AvgPool2dBackward) LAUNCH(AdaptiveAvgPool2d) LAUNCH(AdaptiveAvgPool2dBackward)
+LAUNCH(BatchNorm) LAUNCH(BatchNormBackward) LAUNCH(GroupNorm) LAUNCH(GroupNormBackward)

@@ -64,3 +64,91 @@ def test_gpt_training_on_npu_matches_cpu_step_by_step():
     for (name, p), q in zip(mc.named_parameters(), mn.parameters()):
         tol = 1e-2 if name == "qkv.bias" else 1e-4
         np.testing.assert_allclose(q.detach().cpu().numpy(), p.detach().numpy(), rtol=tol, atol=tol, err_msg=name)
+
+
+class CNN(nn.Module):
+    """Every NCHW family the npu backend runs through ops-nn: convolution, batch and group norm, max, average
+    and adaptive pooling, with dropout between."""
+
+    def __init__(self, classes=4):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 3, padding=1)
+        self.bn = nn.BatchNorm2d(6)
+        self.conv2 = nn.Conv2d(6, 8, 3, stride=1, padding="same", groups=2)
+        self.gn = nn.GroupNorm(2, 8)
+        self.drop = nn.Dropout(0.1)
+        self.head = nn.Linear(8 * 2 * 2, classes)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn(self.conv1(x))), 2)
+        x = F.avg_pool2d(F.gelu(self.gn(self.conv2(x))), 2, ceil_mode=True)
+        x = F.adaptive_avg_pool2d(self.drop(x), (2, 2))
+        return self.head(x.flatten(1))
+
+
+def _images(g, n=16):
+    """Four classes of 12x12 images: a bright bar in one of four places, under noise."""
+    y = g.integers(0, 4, size=n)
+    x = g.normal(0, 0.3, size=(n, 1, 12, 12)).astype(np.float32)
+    for i, c in enumerate(y):
+        r = 1 + 3 * int(c)
+        x[i, 0, r:r + 2, 2:10] += 1.5
+    return torch.tensor(x), torch.tensor(y)
+
+
+def run_cnn(device, steps, seed=0):
+    torch.manual_seed(seed)
+    model = CNN()
+    model.drop.p = 0.0   # random masks differ between the devices' generators; the dropout path still runs
+    model.to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    g = np.random.default_rng(2)
+    losses = []
+    for _ in range(steps):
+        x, y = _images(g)
+        loss = F.cross_entropy(model(x.to(device)), y.to(device))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach().cpu()))
+    return losses, model
+
+
+def test_cnn_training_on_npu_matches_cpu_step_by_step(tmp_path):
+    cpu, mc = run_cnn("cpu", 150)
+    npu, mn = run_cnn("npu", 150)
+    assert np.mean(cpu[-10:]) < cpu[0] / 4  # it learns
+    np.testing.assert_allclose(npu, cpu, rtol=1e-4, atol=1e-5)
+    # conv1's bias feeds batch norm, which removes any per-channel constant: its gradient is rounding noise
+    # that Adam turns into lr-sized steps (as the GPT's key bias above), so it is not compared
+    for (name, p), q in zip(mc.named_parameters(), mn.parameters()):
+        if name != "conv1.bias":
+            np.testing.assert_allclose(q.detach().cpu().numpy(), p.detach().numpy(), rtol=1e-3, atol=1e-3,
+                                       err_msg=name)
+    np.testing.assert_allclose(mn.bn.running_var.cpu().numpy(), mc.bn.running_var.numpy(), rtol=1e-4)
+
+    # evaluation under no_grad uses the running statistics, as on the cpu (the cpu-trained weights, moved)
+    x, _ = _images(np.random.default_rng(5), 8)
+    mn.load_state_dict({k: v.to("npu") for k, v in mc.state_dict().items()})
+    mc.eval(), mn.eval()
+    with torch.no_grad():
+        lc, ln = mc(x), mn(x.to("npu"))
+    assert ln.device.type == "npu" and not ln.requires_grad
+    np.testing.assert_allclose(ln.cpu().numpy(), lc.numpy(), rtol=1e-4, atol=1e-5)
+    top = ln.softmax(-1).topk(2, dim=-1).indices.cpu()
+    assert top.tolist() == lc.softmax(-1).topk(2, dim=-1).indices.tolist()
+    drawn = torch.multinomial(ln.softmax(-1), 3, replacement=True)
+    assert drawn.device.type == "npu" and drawn.shape == (8, 3) and int(drawn.max().cpu()) < 4
+
+    # a checkpoint saved from npu loads back onto the cpu and onto the npu
+    path = tmp_path / "cnn.pt"
+    torch.save(mn.state_dict(), path)
+    on_cpu = torch.load(path, map_location="cpu")
+    on_npu = torch.load(path, map_location="npu")
+    assert all(t.device.type == "cpu" for t in on_cpu.values())
+    assert all(t.device.type == "npu" for t in on_npu.values())
+    fresh = CNN().to("npu")
+    fresh.load_state_dict(on_npu)
+    fresh.eval()
+    with torch.no_grad():
+        np.testing.assert_allclose(fresh(x.to("npu")).cpu().numpy(), ln.cpu().numpy(), rtol=0, atol=0)

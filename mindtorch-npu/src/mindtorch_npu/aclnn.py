@@ -2,7 +2,7 @@
 
 `launch("Add", out_or_inputs...)` builds a descriptor for each argument (aclTensor with view dims,
 strides, offset and storage dims, so strided views reach the device without a copy; aclScalar;
-aclIntArray; aclTensorList), runs phase 1 (aclnnAddGetWorkspaceSize), takes the workspace from the
+aclIntArray; aclBoolArray; aclTensorList), runs phase 1 (aclnnAddGetWorkspaceSize), takes the workspace from the
 caching allocator on the op's stream, runs phase 2 on the current stream, and destroys every
 descriptor whatever happens. The executor belongs to phase 2, which consumes it; only when phase 2
 never runs (the workspace could not be allocated) is it released here, by making it repeatable and
@@ -62,6 +62,13 @@ class IntArray:
 
     def __init__(self, values):
         self.values = tuple(int(v) for v in values)
+
+
+class BoolArray:
+    __slots__ = ("values",)
+
+    def __init__(self, values):
+        self.values = tuple(bool(v) for v in values)
 
 
 class DType:
@@ -185,6 +192,10 @@ class _Descriptors:
         h = self.nn.aclCreateIntArray(_int64s(a.values), len(a.values))
         return self._made(h, self.nn.aclDestroyIntArray, "aclCreateIntArray")
 
+    def bool_array(self, a):
+        h = self.nn.aclCreateBoolArray((ctypes.c_bool * len(a.values))(*a.values), len(a.values))
+        return self._made(h, self.nn.aclDestroyBoolArray, "aclCreateBoolArray")
+
     def _made(self, h, destroy, call):
         if not h:
             _null(call)
@@ -206,6 +217,8 @@ class _Descriptors:
             return self.int_array(a)
         if cls is DType:
             return a.value
+        if cls is BoolArray:
+            return self.bool_array(a)
         if cls in (list, tuple):
             return self.tensor_list(a)
         return a  # plain C scalars (int8_t cubeMathType, ...)

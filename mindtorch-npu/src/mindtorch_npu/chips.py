@@ -37,8 +37,14 @@ OP_DTYPES = {
     "Trunc": _ALL - {D.bool_}, "Softmax": _FD, "LogSoftmax": _FD, "Mean": _FD,
     "Matmul": _F, "Mm": _F, "BatchMatMul": _F,
 }
-# operators a family lacks (none recorded yet: the public docs we follow list dtype gaps, not missing ops)
-MISSING_OPS = {"910B": frozenset(), "910A": frozenset(), "310P": frozenset()}
+# operators a family lacks: the product list at the top of each op's doc (ops-nn docs/aclnnXxx.md) marks them
+# unsupported on the training series (910A class) or the inference series (310P)
+MISSING_OPS = {
+    "910B": frozenset(),
+    "910A": frozenset(("Convolution", "MaxPool2dWithIndices", "MaxPool2dWithIndicesBackward")),
+    "310P": frozenset(("MaxPool2dWithIndices", "MaxPool2dWithIndicesBackward", "BatchNormBackward",
+                       "GroupNormBackward")),
+}
 
 
 def family(soc=None):
@@ -58,6 +64,17 @@ def supports(op, dtype, soc=None):
     if op in MISSING_OPS[fam] or dtype not in FAMILIES[fam][1]:
         return False
     return dtype in OP_DTYPES.get(op, _ALL)
+
+
+def has_op(op, soc=None):
+    return op not in MISSING_OPS[family(soc)]
+
+
+def check_op(op, what):
+    """An operator this chip's family lacks is NotImplementedError naming the op, npu and the chip."""
+    if not has_op(op):
+        raise NotImplementedError(f"{what}: aclnn{op} is not available on {RUNTIME.soc_name()} (family {family()}), "
+                                  "so this op has no npu path on this chip")
 
 
 def check_chip_dtype(dtype, what):
@@ -87,4 +104,5 @@ def compute_dtype(op, dtype, result):
 def info():
     fam = family()
     return {"family": fam, "dtypes": ", ".join(sorted(str(d).replace("mindtorch.", "") for d in chip_dtypes())),
-            "ops with narrower dtypes": len(OP_DTYPES)}
+            "ops with narrower dtypes": len(OP_DTYPES),
+            "ACLNN operators this chip lacks": ", ".join(sorted(MISSING_OPS[fam])) or "none"}

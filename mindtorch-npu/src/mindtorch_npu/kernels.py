@@ -169,7 +169,7 @@ def dot(m, a, b):
 # --- the op table: core op name -> ACLNN operator, one helper per argument shape -------------------
 
 from .acl.prototypes import UNARY_HEADERS, UNARY_ONLY_HEADERS  # noqa: E402
-from .aclnn import IntArray  # noqa: E402
+from .aclnn import BoolArray, IntArray  # noqa: E402
 from . import chips  # noqa: E402
 
 UNARY = {  # core name: ACLNN operator
@@ -785,7 +785,7 @@ def layer_norm(m, x, normalized_shape, w, b, eps):
 def layer_norm_backward(m, g, x, normalized_shape, mean, rstd, w, b):
     outs = tuple(empty(mm.shape, mm.dtype, x.device) for mm in m)
     launch("LayerNormBackward", _dense(g), _dense(x), IntArray(normalized_shape), _dense(mean), _dense(rstd),
-           _dense(w), _dense(b), None, *outs)
+           _dense(w), _dense(b), BoolArray((True, True, True)), *outs)
     return outs
 
 
@@ -1047,3 +1047,196 @@ def flip(m, a, dims):
     out = empty(m.shape, m.dtype, a.device)
     launch("Flip", a, IntArray(dims if len(a._shape) else ()), out)
     return out
+
+
+# --- convolution, pooling, batch and group norm: ops-nn's NCHW operators -----------------------------
+
+NCHW_DTYPES = (D.float16, D.bfloat16, D.float32)
+
+
+def _nchw_check(name, acl, dtype):
+    """The chip has the operator and the operator takes the dtype (its docs list float16, bfloat16, float32)."""
+    chips.check_op(acl, name)
+    chips.check_chip_dtype(dtype, f"aclnn{acl}")
+    if dtype not in NCHW_DTYPES:
+        raise RuntimeError(f"\"{name}\" not implemented for '{dtype}' on npu: aclnn{acl} supports float16, bfloat16 "
+                           "and float32")
+
+
+def _symmetric(padding):
+    """(top, left) when core's (top, bottom, left, right) padding is the same on both sides, else None: the
+    operators take one padding per spatial dim."""
+    t, b, l, r = padding
+    return (t, l) if t == b and l == r else None
+
+
+def _interior(t, padding, shape):
+    """The unpadded window of a padded [N, C, H, W] tensor, as a view."""
+    return _view(t, shape, t._stride, t._offset + padding[0] * t._stride[2] + padding[2] * t._stride[3])
+
+
+def _zero_padded(x, padding):
+    t, b, l, r = padding
+    n, c, h, w = x._shape
+    out = empty((n, c, h + t + b, w + l + r), x.dtype, x.device)
+    launch("InplaceZero", out)
+    launch("InplaceCopy", _interior(out, padding, x._shape), x)
+    return out
+
+
+def _convolution_backward(g, x, w, stride, pad, dilation, groups, grad_input=None, grad_weight=None):
+    launch("ConvolutionBackward", g, x, w, IntArray((w._shape[0],)), IntArray(stride), IntArray(pad),
+           IntArray(dilation), False, IntArray((0, 0)), int(groups),
+           BoolArray((grad_input is not None, grad_weight is not None, False)), _cube_math_type(g.dtype),
+           grad_input, grad_weight, None)
+
+
+@kernel("_conv2d")
+def conv2d(m, x, w, b, stride, padding, dilation, groups):
+    _nchw_check("conv2d", "Convolution", m.dtype)
+    pad = _symmetric(padding)
+    if pad is None:  # asymmetric ('same' with an even kernel): the zeros are written out
+        x, pad = _zero_padded(x, padding), (0, 0)
+    out = empty(m.shape, m.dtype, x.device)
+    launch("Convolution", x, w, b, IntArray(stride), IntArray(pad), IntArray(dilation), False, IntArray((0, 0)),
+           int(groups), out, _cube_math_type(m.dtype))
+    return out
+
+
+@kernel("_conv2d_backward_input")
+def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups):
+    _nchw_check("conv2d backward", "ConvolutionBackward", m.dtype)
+    pad = _symmetric(padding)
+    n, c, h, wd = input_size
+    size = tuple(input_size) if pad else (n, c, h + padding[0] + padding[1], wd + padding[2] + padding[3])
+    gi = empty(size, m.dtype, g.device)
+    # the operator reads the input only for its geometry when just gradInput is asked for
+    _convolution_backward(g, empty(size, m.dtype, g.device), w, stride, pad or (0, 0), dilation, groups,
+                          grad_input=gi)
+    return gi if pad else contiguous(_interior(gi, padding, tuple(input_size)))
+
+
+@kernel("_conv2d_backward_weight")
+def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, groups):
+    _nchw_check("conv2d backward", "ConvolutionBackward", m.dtype)
+    pad = _symmetric(padding)
+    if pad is None:
+        x, pad = _zero_padded(x, padding), (0, 0)
+    gw = empty(m.shape, m.dtype, g.device)
+    _convolution_backward(g, x, empty(m.shape, m.dtype, g.device), stride, pad, dilation, groups, grad_weight=gw)
+    return gw
+
+
+def _window(kernel_size, stride, padding, dilation):
+    return IntArray(kernel_size), IntArray(stride), IntArray(padding), IntArray(dilation)
+
+
+@kernel("_max_pool2d_with_indices")
+def max_pool2d_with_indices(m, x, kernel_size, stride, padding, dilation, ceil_mode):
+    _nchw_check("max_pool2d", "MaxPool2dWithIndices", x.dtype)
+    out, idx = empty(m[0].shape, m[0].dtype, x.device), empty(m[1].shape, m[1].dtype, x.device)
+    launch("MaxPool2dWithIndices", x, *_window(kernel_size, stride, padding, dilation), bool(ceil_mode), out, idx)
+    return out, idx
+
+
+@kernel("_max_pool2d_backward")
+def max_pool2d_backward(m, g, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    _nchw_check("max_pool2d backward", "MaxPool2dWithIndicesBackward", m.dtype)
+    out = empty(m.shape, m.dtype, g.device)
+    launch("MaxPool2dWithIndicesBackward", g, x, indices, *_window(kernel_size, stride, padding, dilation),
+           bool(ceil_mode), out)
+    return out
+
+
+@kernel("_avg_pool2d")
+def avg_pool2d(m, x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    _nchw_check("avg_pool2d", "AvgPool2d", m.dtype)
+    out = empty(m.shape, m.dtype, x.device)
+    launch("AvgPool2d", x, IntArray(kernel_size), IntArray(stride), IntArray(padding), bool(ceil_mode),
+           bool(count_include_pad), int(divisor_override or 0), _cube_math_type(m.dtype), out)
+    return out
+
+
+@kernel("_avg_pool2d_backward")
+def avg_pool2d_backward(m, g, x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    _nchw_check("avg_pool2d backward", "AvgPool2dBackward", m.dtype)
+    out = empty(m.shape, m.dtype, g.device)
+    launch("AvgPool2dBackward", g, x, IntArray(kernel_size), IntArray(stride), IntArray(padding), bool(ceil_mode),
+           bool(count_include_pad), int(divisor_override or 0), _cube_math_type(m.dtype), out)
+    return out
+
+
+@kernel("_adaptive_avg_pool2d")
+def adaptive_avg_pool2d(m, x, output_size):
+    _nchw_check("adaptive_avg_pool2d", "AdaptiveAvgPool2d", m.dtype)
+    out = empty(m.shape, m.dtype, x.device)
+    if _numel(out):
+        launch("AdaptiveAvgPool2d", x, IntArray(output_size), out)
+    return out
+
+
+@kernel("_adaptive_avg_pool2d_backward")
+def adaptive_avg_pool2d_backward(m, g, x):
+    _nchw_check("adaptive_avg_pool2d backward", "AdaptiveAvgPool2dBackward", m.dtype)
+    out = empty(m.shape, m.dtype, g.device)
+    if _numel(g):
+        launch("AdaptiveAvgPool2dBackward", g, x, out)
+    else:
+        launch("InplaceZero", out)
+    return out
+
+
+@kernel("_batch_norm")
+def batch_norm(m, x, w, b, rm, rv, training, momentum, eps):
+    _nchw_check("batch_norm", "BatchNorm", m[0].dtype)
+    out, mean, invstd = (empty(mm.shape, mm.dtype, x.device) for mm in m)
+    launch("BatchNorm", x, w, b, rm, rv, bool(training), float(momentum), float(eps), out,
+           mean if training else None, invstd if training else None)
+    if not training:  # the statistics used, as the CPU returns them: the running mean and 1 / sqrt(var + eps)
+        launch("InplaceCopy", mean, rm)
+        launch("Adds", rv, scalar_for(eps, D.float64), scalar_for(1, D.float64), invstd)
+        launch("InplaceRsqrt", invstd)
+    return out, mean, invstd
+
+
+@kernel("_batch_norm_backward")
+def batch_norm_backward(m, g, x, w, rm, rv, save_mean, save_invstd, training, eps):
+    _nchw_check("batch_norm backward", "BatchNormBackward", m[0].dtype)
+    if training and (save_mean is None or save_invstd is None):  # core recomputes the batch statistics
+        c = x._shape[1]
+        sd = D.float32 if x.dtype in (D.float16, D.bfloat16) else x.dtype
+        save_mean, save_invstd = empty((c,), sd, x.device), empty((c,), sd, x.device)
+        launch("BatchNorm", x, None, None, None, None, True, 0.0, float(eps), empty(x._shape, x.dtype, x.device),
+               save_mean, save_invstd)
+    outs = tuple(empty(mm.shape, mm.dtype, x.device) for mm in m)
+    launch("BatchNormBackward", g, x, w, rm, rv, save_mean if training else None, save_invstd if training else None,
+           bool(training), float(eps), BoolArray((True, True, True)), *outs)
+    return outs
+
+
+def _group_shape(x):
+    n, c = x._shape[:2]
+    return n, c, _numel(x) // (n * c) if n * c else 1
+
+
+@kernel("_group_norm")
+def group_norm(m, x, w, b, num_groups, eps):
+    _nchw_check("group_norm", "GroupNorm", m[0].dtype)
+    out = empty(m[0].shape, m[0].dtype, x.device)
+    # meanOut / rstdOut share self's dtype (the doc); core keeps half-precision statistics in float32
+    mean, rstd = empty(m[1].shape, x.dtype, x.device), empty(m[2].shape, x.dtype, x.device)
+    launch("GroupNorm", x, w, b, *_group_shape(x), int(num_groups), float(eps), out, mean, rstd)
+    if m[1].dtype is not x.dtype:
+        mean, rstd = cast(mean, m[1].dtype), cast(rstd, m[2].dtype)
+    return out, mean, rstd
+
+
+@kernel("_group_norm_backward")
+def group_norm_backward(m, g, x, w, mean, rstd, num_groups):
+    _nchw_check("group_norm backward", "GroupNormBackward", m[0].dtype)
+    if mean.dtype is not x.dtype:
+        mean, rstd = cast(mean, x.dtype), cast(rstd, x.dtype)
+    outs = tuple(empty(mm.shape, mm.dtype, x.device) for mm in m)
+    launch("GroupNormBackward", g, x, mean, rstd, w, *_group_shape(x), int(num_groups), BoolArray((True, True, True)),
+           *outs)
+    return outs

@@ -196,9 +196,13 @@ def _max_pool2d_meta(input, kernel_size, stride, padding, dilation, ceil_mode):
 
 defop("_max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, "
       "bool ceil_mode) -> (Tensor, Tensor)", meta=_max_pool2d_meta, method=False, function=False, family=F,
-      grad={"self": "torch.ops._max_pool2d_backward(grad, self, result[1])"})
-defop("_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor",
-      meta=lambda grad, self, indices: TensorMeta(self._shape, grad.dtype), method=False, function=False,
+      grad={"self": "torch.ops._max_pool2d_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, "
+                    "result[1])"})
+# the window geometry travels with the indices, as in PyTorch's max_pool2d_with_indices_backward: devices whose
+# backward operator takes it (ACLNN's) need it, the CPU reads only the indices
+defop("_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, "
+      "int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor",
+      meta=lambda grad, self, *a: TensorMeta(self._shape, grad.dtype), method=False, function=False,
       family=F, nondiff=("indices",), grad={"grad_output": "not_implemented('max_pool2d double backward')"})
 
 

@@ -193,7 +193,7 @@ def max_pool2d(m, x, ks, stride, padding, dilation, ceil_mode):
 
 
 @kernel("_max_pool2d_backward")
-def max_pool2d_backward(m, g, x, indices):
+def max_pool2d_backward(m, g, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
     n, c, h, w = m.shape
     ga, ia = arr(g), arr(indices)
     if TO_NP[m.dtype] == native.F32 and native.LIB is not None and ia.dtype == np.int64 and ia.flags.c_contiguous:

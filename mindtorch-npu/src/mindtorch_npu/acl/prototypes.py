@@ -72,7 +72,7 @@ NNOPBASE = [
 ]
 
 # libopapi.so -- each op's own arguments, from its header in hicann/ops-math and hicann/ops-nn
-T, S, ARR, I8 = handle, handle, handle, c_int8   # aclTensor*, aclScalar*, aclIntArray*, int8_t
+T, S, ARR, BARR, I8 = handle, handle, handle, handle, c_int8   # aclTensor*, aclScalar*, aclIntArray*, aclBoolArray*, int8_t
 OPS = {
     # ops-math math/add/op_api/aclnn_add.h
     "Add": [T, T, S, T], "Adds": [T, S, S, T], "InplaceAdd": [T, T, S], "InplaceAdds": [T, S, S],
@@ -204,11 +204,30 @@ OPS.update({
     "Arange": [S, S, S, T],
     # ops-nn norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.h, norm/layer_norm_grad_v3/.../aclnn_layer_norm_backward.h
     "LayerNorm": [T, ARR, T, T, c_double, T, T, T],
-    "LayerNormBackward": [T, T, ARR, T, T, T, T, handle, T, T, T],
+    "LayerNormBackward": [T, T, ARR, T, T, T, T, BARR, T, T, T],
     # ops-nn index/embedding_dense_grad_v2/op_api/aclnn_embedding_dense_backward.h
     "EmbeddingDenseBackward": [T, T, c_uint64, c_uint64, c_bool, T],
     # ops-nn loss/nll_loss/op_api/aclnn_nll_loss.h, loss/nll_loss_grad/op_api/aclnn_nll_loss_backward.h
     "NLLLoss": [T, T, T, c_int64, c_int64, T, T], "NLLLossBackward": [T, T, T, T, c_int64, c_int64, T, T],
+    # ops-nn conv/convolution_forward/op_host/op_api/aclnn_convolution.h,
+    # conv/convolution_backward/op_api/aclnn_convolution_backward.h (BARR: aclBoolArray* outputMask)
+    "Convolution": [T, T, T, ARR, ARR, ARR, c_bool, ARR, c_int64, T, I8],
+    "ConvolutionBackward": [T, T, T, ARR, ARR, ARR, ARR, c_bool, ARR, c_int, BARR, I8, T, T, T],
+    # ops-nn pooling/max_pool3d_with_argmax_v2/op_api/aclnn_max_pool2d_with_indices.h,
+    # pooling/max_pool3d_grad_with_argmax/op_api/aclnn_max_pool2d_with_indices_backward.h
+    "MaxPool2dWithIndices": [T, ARR, ARR, ARR, ARR, c_bool, T, T],
+    "MaxPool2dWithIndicesBackward": [T, T, T, ARR, ARR, ARR, ARR, c_bool, T],
+    # ops-nn pooling/avg_pool3_d/op_api/aclnn_avgpool2d.h, pooling/avg_pool3_d_grad/op_api/aclnn_avgpool2d_backward.h
+    "AvgPool2d": [T, ARR, ARR, ARR, c_bool, c_bool, c_int64, I8, T],
+    "AvgPool2dBackward": [T, T, ARR, ARR, ARR, c_bool, c_bool, c_int64, I8, T],
+    # ops-nn pooling/adaptive_avg_pool2d/op_api/aclnn_adaptive_avg_pool2d.h, adaptive_avg_pool2d_grad/.../_backward.h
+    "AdaptiveAvgPool2d": [T, ARR, T], "AdaptiveAvgPool2dBackward": [T, T, T],
+    # ops-nn norm/batch_norm_v3/op_host/op_api/aclnn_batch_norm.h, norm/batch_norm_grad_v3/.../aclnn_batch_norm_backward.h
+    "BatchNorm": [T, T, T, T, T, c_bool, c_double, c_double, T, T, T],
+    "BatchNormBackward": [T, T, T, T, T, T, T, c_bool, c_double, BARR, T, T, T],
+    # ops-nn norm/group_norm/op_host/op_api/aclnn_group_norm.h, norm/group_norm_grad/.../aclnn_group_norm_backward.h
+    "GroupNorm": [T, T, T, c_int64, c_int64, c_int64, c_int64, c_double, T, T, T],
+    "GroupNormBackward": [T, T, T, T, T, c_int64, c_int64, c_int64, c_int64, BARR, T, T, T],
 })
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
 PHASE2 = [c_void_p, c_uint64, handle, aclrtStream]

@@ -1071,7 +1071,7 @@ def _maxpool(m):
 def _maxpool_b(m):
     x = m.distinct(1, 2, 4, 4)
     _, idx = mindtorch.ops._max_pool2d_with_indices(x, (2, 2), (2, 2), (0, 0), (1, 1), False)
-    return [S(m.f(1, 2, 2, 2), x, idx)]
+    return [S(m.f(1, 2, 2, 2), x, (2, 2), (2, 2), (0, 0), (1, 1), False, idx)]
 
 
 @samples("_avg_pool2d")
