@@ -79,11 +79,13 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
        SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT, SIG_UNARY_P,
-       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM };
+       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
-       L_ARG = 512, F_EMBED = 1024, L_VALUES = 32768, R_ALL = 65536, R_ANY = 131072, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384 };
+       L_ARG = 512, F_EMBED = 1024, L_VALUES = 32768, R_ALL = 65536, R_ANY = 131072, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384, F_CLOSE = 262144 };
+enum { S_PROD, S_LSE, S_VAR, S_STD, S_NORM }; /* SIG_STATS: which statistic, in flags bits 20-22 */
+#define KIND(k) ((k) << 20)
 /* SIG_SOFTMAX covers every op along one dim's lines: softmax (F_LOG: log-softmax), L_CUMSUM, L_ARG|R_MAX/R_MIN */
 /* F_MODE: an int attribute (DivMod's rounding mode 0..2; GeluV2's approximate 0..1; RoundDecimals' decimals)
  * reaches the element function as p[0].i */
@@ -142,6 +144,28 @@ UF(acosh, acosh(a), 0) UF(asinh, asinh(a), 0) UF(atanh, atanh(a), 0) UF(erfc, er
 UF(mish, a * tanh(a * 1.0 > 20 ? a : log1p(exp(a))), 0) UF(signbit, signbit(a) != 0, a < 0)
 UF(isfinite, isfinite(a), 1) UF(isposinf, isinf(a) && a > 0, 0) UF(isneginf, isinf(a) && a < 0, 0)
 UF(square, a * a, (int64_t)((uint64_t)a * (uint64_t)a)) UF(bnot, 0, ~a)
+static double erfinv_d(double y) { /* a closed-form first guess refined by Newton steps on erfc (on erf near 0) */
+    if (y != y || y < -1 || y > 1) return NAN;
+    double a = fabs(y), c = 1 - a;
+    if (a == 1) return copysign(INFINITY, y);
+    double l = log(c * (1 + a)), t = 2 / (3.14159265358979323846 * 0.147) + l / 2;
+    double x = sqrt(sqrt(t * t - l / 0.147) - t);
+    for (int i = 0; i < 4; i++) {
+        double slope = 1.12837916709551257390 * exp(-x * x); /* d erf / dx */
+        if (slope == 0) break;
+        x += a > 0.5 ? (erfc(x) - c) / slope : (a - erf(x)) / slope;
+    }
+    return copysign(x, y);
+}
+static double digamma_d(double x) { /* reflection below 0, recurrence up to 6, then the asymptotic series */
+    if (x == 0) return copysign(INFINITY, -x);
+    if (x < 0) return x == floor(x) ? NAN : digamma_d(1 - x) - 3.14159265358979323846 / tan(3.14159265358979323846 * x);
+    double r = 0;
+    for (; x < 6; x += 1) r -= 1 / x;
+    double f = 1 / (x * x);
+    return r + log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
+}
+UF(erfinv, erfinv_d(a), 0) UF(lgamma, lgamma(a), 0) UF(digamma, digamma_d(a), 0)
 
 /* binary element functions over (x[0] self, x[1] other) */
 #define BF(N, FEXPR, IEXPR)                                                                                  \
@@ -170,6 +194,25 @@ BF(rem, b != 0 && fmod(a, b) != 0 && ((fmod(a, b) < 0) != (b < 0)) ? fmod(a, b) 
    b == 0 ? 0 : b == -1 ? 0 : ((a % b) != 0 && ((a % b) < 0) != (b < 0)) ? a % b + b : a % b)
 BF(fmodf, fmod(a, b), b == 0 || b == -1 ? 0 : a % b)
 BF(band, 0, a & b) BF(bor, 0, a | b) BF(bxor, 0, a ^ b)
+static double lae(double a, double b, double (*ex)(double), double ln) { /* log(e^a + e^b), in base e or 2 */
+    if (a == b && isinf(a)) return a;
+    double m = a > b ? a : b, d = fabs(a - b);
+    return a != a || b != b ? NAN : m + log1p(ex(-d)) / ln;
+}
+static int64_t igcd(int64_t a, int64_t b) {
+    uint64_t x = a < 0 ? 0 - (uint64_t)a : (uint64_t)a, y = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+    while (y) { uint64_t t = x % y; x = y; y = t; }
+    return (int64_t)x;
+}
+BF(logaddexp, lae(a, b, exp, 1.0), 0) BF(logaddexp2, lae(a, b, exp2, 0.69314718055994530942), 0)
+BF(gcd, 0, igcd(a, b))
+static val e_isclose(const val *x, const val *p, int isf) { /* p: rtol, atol, equal_nan (p[0] is alpha's slot) */
+    (void)isf;
+    double a = x[0].f, b = x[1].f;
+    val r;
+    r.f = a == b || (p[3].i && a != a && b != b) || (isfinite(a) && isfinite(b) && fabs(a - b) <= p[2].f + p[1].f * fabs(b));
+    return r;
+}
 static val e_sub(const val *x, const val *p, int isf) { /* self - alpha * other */
     val r;
     if (isf) r.f = x[0].f - p[0].f * x[1].f; else r.i = (int64_t)((uint64_t)x[0].i - (uint64_t)p[0].i * (uint64_t)x[1].i);
@@ -439,6 +482,20 @@ static const op_def OPS[] = {
     {"BatchNormBackward", SIG_BATCH_NORM, 0, 0, MMTYPES, NULL, F_LOG},
     {"GroupNorm", SIG_GROUP_NORM, 0, 0, MMTYPES, NULL, 0},
     {"GroupNormBackward", SIG_GROUP_NORM, 0, 0, MMTYPES, NULL, F_LOG},
+    /* statistics over an aclIntArray of dims (Prod: all dims; ProdDim: one) and scans along one dim */
+    {"Prod", SIG_STATS, 0, 0, ALL10, NULL, KIND(S_PROD)}, {"ProdDim", SIG_STATS, 0, 0, ALL10, NULL, KIND(S_PROD)},
+    {"LogSumExp", SIG_STATS, 0, 0, ALL10 & ~B(ACL_DOUBLE), NULL, KIND(S_LSE)},
+    {"VarCorrection", SIG_STATS, 0, 0, MMTYPES, NULL, KIND(S_VAR)}, {"Std", SIG_STATS, 0, 0, MMTYPES, NULL, KIND(S_STD)},
+    {"LinalgVectorNorm", SIG_STATS, 0, 0, MMTYPES, NULL, KIND(S_NORM)},
+    {"Cumprod", SIG_SCAN, 0, 0, ALL10, NULL, F_MODE}, {"Cummax", SIG_SCAN, 0, 0, ALL10, NULL, R_MAX},
+    {"Cummin", SIG_SCAN, 0, 0, ALL10, NULL, R_MIN},
+    /* elementwise: ops-nn activation/erfinv, ops-math math/{lgamma,digamma,log_add_exp,gcd,is_close} */
+    {"Erfinv", SIG_UNARY, 0, 0, FLOATS, e_erfinv, F_FLOAT}, {"InplaceErfinv", SIG_UNARY, 1, 0, FLOATS, e_erfinv, F_FLOAT},
+    {"Lgamma", SIG_UNARY, 0, 0, B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_DOUBLE), e_lgamma, F_FLOAT},
+    {"Digamma", SIG_UNARY, 0, 0, FLOATS, e_digamma, F_FLOAT},
+    {"LogAddExp", SIG_BINARY, 0, 0, ALL10, e_logaddexp, F_FLOAT}, {"LogAddExp2", SIG_BINARY, 0, 0, ALL10, e_logaddexp2, F_FLOAT},
+    {"Gcd", SIG_BINARY, 0, 0, ALL10 & ~FLOATS & ~B(ACL_BOOL), e_gcd, 0},
+    {"IsClose", SIG_BINARY, 0, 0, ALL10, e_isclose, F_BOOL | F_FLOAT | F_CLOSE},
 };
 
 /* operators a chip family lacks: each op doc's product list (ops-nn docs/aclnnXxx.md) marks them unsupported on
@@ -492,7 +549,7 @@ static const char *dtname(int dt) {
 typedef struct {
     const aclTensor *t[4]; /* t[0] output (selfRef for in-place ops), t[1] self, t[2] other, t[3] condition */
     const aclScalar *s[2]; /* s[0] other/value, s[1] alpha */
-    int64_t i[2];
+    int64_t i[4];
     const void *arr;       /* aclIntArray (reduction dims) */
     const aclTensor *x[12]; /* further tensors (NLLLoss: weight, totalWeight, gradOutput; norms and convolution: all) */
     const void *ia[4];      /* further aclIntArrays (convolution and pooling: kernel, stride, padding, dilation) */
@@ -1412,6 +1469,7 @@ static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     if (scalar_other) snap_const(&e->t[2], odt, a->s[0]->raw); else snap(&e->t[2], other);
     if (d->has_alpha) e->p[0] = to_domain(a->s[1]->dtype, a->s[1]->raw, ct);
     if (d->flags & F_MODE) e->p[0].i = a->i[0];
+    if (d->flags & F_CLOSE) { e->p[1].f = a->f[0]; e->p[2].f = a->f[1]; e->p[3].i = a->i[0]; }
     return 0;
 }
 
@@ -2410,7 +2468,10 @@ static void run_group_norm(aclOpExecutor *e, double **x) {
         }
 }
 
-static int k_nchw(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+static void run_stats(aclOpExecutor *e, double **x);
+static void run_scan(aclOpExecutor *e, double **x);
+
+static int k_dense(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     (void)ws;
     const op_def *d = e->def;
     char *b[12] = {0};
@@ -2429,6 +2490,8 @@ static int k_nchw(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
         case SIG_POOL: run_pool(e, x); break;
         case SIG_ADAPTIVE: run_adaptive(e, x); break;
         case SIG_BATCH_NORM: run_batch_norm(e, x); break;
+        case SIG_STATS: run_stats(e, x); break;
+        case SIG_SCAN: run_scan(e, x); break;
         default: run_group_norm(e, x); break;
         }
         for (int j = 0; j < 12; j++)
@@ -2696,6 +2759,162 @@ static aclnnStatus v_group_norm(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+
+/* ---- reductions and scans on dense copies (the NCHW operators' load/store) */
+/* position of every element of x (row-major) in the output of a reduction over the dims in `mask` */
+static int64_t *reduce_map(const tview *x, int64_t mask) {
+    int64_t n = numel(x), idx[SIM_MAXDIM] = {0}, ost[SIM_MAXDIM], run = 1, o = 0;
+    int64_t *map = malloc((size_t)(n ? n : 1) * sizeof *map);
+    for (int i = x->nd - 1; i >= 0; i--) {
+        ost[i] = (mask >> i & 1) ? 0 : run;
+        if (!(mask >> i & 1)) run *= x->dims[i];
+    }
+    for (int64_t k = 0; k < n; k++) {
+        map[k] = o;
+        for (int ax = x->nd - 1; ax >= 0; ax--) {
+            o += ost[ax];
+            if (++idx[ax] < x->dims[ax]) break;
+            o -= ost[ax] * x->dims[ax];
+            idx[ax] = 0;
+        }
+    }
+    return map;
+}
+
+/* t = {out, self}; ip[0] dim mask, ip[1] kind; p[0] correction,
+ * p[1] the norm's order */
+static void run_stats(aclOpExecutor *e, double **x) {
+    const tview *xv = &e->t[1];
+    int64_t n = numel(xv), on = numel(&e->t[0]), kind = e->ip[1], cnt = on ? n / on : 0;
+    int64_t *map = reduce_map(xv, e->ip[0]);
+    double *y = x[0], *m = calloc((size_t)(on ? on : 1), sizeof *m), ord = e->p[1].f;
+    for (int64_t o = 0; o < on; o++) y[o] = kind == S_PROD ? 1 : (kind == S_LSE || (kind == S_NORM && isinf(ord))) ? (ord < 0 ? INFINITY : -INFINITY) : 0;
+    for (int64_t k = 0; k < n; k++) { /* pass 1: product, maximum, sum (for the mean), or the norm's terms */
+        double v = x[1][k], *r = &y[map[k]];
+        switch (kind) {
+        case S_PROD: *r *= v; break;
+        case S_LSE: if (v > *r || v != v) *r = v; break;
+        case S_VAR: case S_STD: m[map[k]] += v; break;
+        default:
+            v = fabs(v);
+            if (isinf(ord)) { if ((ord > 0 ? v > *r : v < *r) || v != v) *r = v; }
+            else if (ord == 0) *r += v != 0;
+            else *r += pow(v, ord);
+        }
+    }
+    if (kind == S_LSE || kind == S_VAR || kind == S_STD) {
+        for (int64_t o = 0; o < on; o++) {
+            m[o] = kind == S_LSE ? (isinf(y[o]) ? 0 : y[o]) : m[o] / (double)cnt;
+            if (kind != S_LSE) y[o] = 0;
+        }
+        double *s = calloc((size_t)(on ? on : 1), sizeof *s);
+        for (int64_t k = 0; k < n; k++) { /* pass 2: around the max / the mean */
+            double z = x[1][k] - m[map[k]];
+            if (kind == S_LSE) s[map[k]] += exp(z); else y[map[k]] += z * z;
+        }
+        for (int64_t o = 0; o < on; o++) {
+            if (kind == S_LSE) { y[o] = isinf(y[o]) && y[o] > 0 ? y[o] : m[o] + log(s[o]); continue; }
+            double dof = (double)cnt - e->p[0].f;
+            y[o] = y[o] / (dof > 0 ? dof : 0);
+            if (kind == S_STD) y[o] = sqrt(y[o]);
+        }
+        free(s);
+    }
+    if (kind == S_NORM && !isinf(ord) && ord != 0 && ord != 1)
+        for (int64_t o = 0; o < on; o++) y[o] = pow(y[o], 1.0 / ord);
+    free(m);
+    free(map);
+}
+
+/* scans along ip[0]: t = {out (values), self, indices}; ip[1]: 0 product, 1 running max, 2 running min */
+static void run_scan(aclOpExecutor *e, double **x) {
+    const tview *xv = &e->t[1];
+    int ax = (int)e->ip[0];
+    int64_t len = xv->nd ? xv->dims[ax] : 1, inner = 1, n = numel(xv);
+    for (int i = ax + 1; i < xv->nd; i++) inner *= xv->dims[i];
+    for (int64_t base = 0; base < n; base++) {
+        if ((base / inner) % len) continue; /* start of a line */
+        double acc = 0;
+        int64_t at = 0;
+        for (int64_t j = 0; j < len; j++) {
+            int64_t k = base + j * inner;
+            double v = x[1][k];
+            if (e->ip[1] == 0) acc = j ? acc * v : v;
+            else if (!j || v != v || (acc == acc && (e->ip[1] == 1 ? v >= acc : v <= acc))) { acc = v; at = j; }
+            x[0][k] = acc;
+            if (x[2]) x[2][k] = (double)at;
+        }
+    }
+}
+
+/* x = {out, self}; arr: dims (empty: all), or a single dim in i[3] when i[2] says so (ProdDim), or all
+ * dims (Prod); i[0] keepdim; f[0] correction; s[0] the norm's order; i[1] a dtype that must be out's (-1: none) */
+static aclnnStatus v_stats(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->x[1], *out = a->x[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_tensor(d, out, "out", 8))) return rc;
+    int rank = (int)self->ndim;
+    int64_t mask = 0;
+    uint64_t nd = 0;
+    const int64_t *dims = NULL, one = a->i[3];
+    if (a->i[2] == 1) { dims = &one; nd = 1; }
+    else if (a->i[2] == 0) {
+        if (!a->arr || !(dims = aclsim_int_array(a->arr, &nd)))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim is not a live aclIntArray", d->name);
+    }
+    for (uint64_t i = 0; i < nd; i++) {
+        int64_t k = dims[i], r1 = rank ? rank : 1;
+        if (k < -r1 || k >= r1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range", d->name, (long long)k);
+        if (rank) mask |= (int64_t)1 << (k < 0 ? k + rank : k);
+    }
+    if (!nd) mask = rank ? ((int64_t)1 << rank) - 1 : 0;
+    int64_t shape[SIM_MAXDIM];
+    int n = 0;
+    for (int i = 0; i < rank; i++)
+        if (!(mask >> i & 1)) shape[n++] = self->dims[i];
+        else if (a->i[0]) shape[n++] = 1;
+    if ((rc = check_shape(d, out, n, shape, "out"))) return rc;
+    if (a->i[1] >= 0 && a->i[1] != out->dtype)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dtype %s differs from out's %s", d->name, dtname((int)a->i[1]), dtname(out->dtype));
+    int kind = d->flags >> 20 & 7;
+    if (kind == S_NORM) {
+        if ((rc = check_scalar(d, a->s[0], "ord"))) return rc;
+        e->p[1].f = ldf(a->s[0]->dtype, (const char *)a->s[0]->raw);
+    }
+    snap_all(e, a->x, 2, 0x2, 0x1);
+    e->ip[0] = mask;
+    e->ip[1] = kind;
+    e->p[0].f = a->f[0];
+    e->ct = out->dtype;
+    return 0;
+}
+
+/* Cumprod(input, dim scalar, dtype, out), Cummax / Cummin(self, dim, values, indices): x = {out, self, indices} */
+static aclnnStatus v_scan(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->x[1], *out = a->x[0], *ix = a->x[2];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_tensor(d, out, "out", 8))) return rc;
+    int rank = (int)self->ndim, r1 = rank ? rank : 1;
+    int64_t dim = a->i[0];
+    if (d->flags & F_MODE) { /* Cumprod: the dim arrives as an aclScalar */
+        if ((rc = check_scalar(d, a->s[0], "dim"))) return rc;
+        dim = ldi(a->s[0]->dtype, (const char *)a->s[0]->raw);
+        if (a->i[1] != out->dtype) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnCumprodGetWorkspaceSize: dtype differs from out's");
+    } else {
+        if (!ix || !aclsim_check_tensor(ix) || ix->dtype != ACL_INT64)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: indicesOut must be an INT64 tensor", d->name);
+        if (out->dtype != self->dtype) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: valuesOut dtype differs from self's", d->name);
+        if ((rc = check_shape(d, ix, rank, self->dims, "indicesOut"))) return rc;
+    }
+    if (dim < -r1 || dim >= r1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range", d->name, (long long)dim);
+    if ((rc = check_shape(d, out, rank, self->dims, "out"))) return rc;
+    snap_all(e, a->x, 3, 0x2, 0x5);
+    e->ip[0] = rank ? (dim < 0 ? dim + rank : dim) : 0;
+    e->ip[1] = (d->flags & F_MODE) ? 0 : (d->flags & R_MAX) ? 1 : 2;
+    e->ct = out->dtype;
+    return 0;
+}
+
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0] && !d; i++)
@@ -2728,11 +2947,13 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_EMBED_BWD: rc = v_embed_bwd(d, a, &tmp); tmp.run = k_embed_bwd; break;
     case SIG_MASKED_FILL: rc = v_masked_fill(d, a, &tmp); tmp.run = k_elementwise; break;
     case SIG_REDUCE: rc = v_reduce(d, a, &tmp); tmp.run = k_reduce; break;
-    case SIG_CONV: rc = v_conv(d, a, &tmp); tmp.run = k_nchw; break;
-    case SIG_POOL: rc = v_pool(d, a, &tmp); tmp.run = k_nchw; break;
-    case SIG_ADAPTIVE: rc = v_adaptive(d, a, &tmp); tmp.run = k_nchw; break;
-    case SIG_BATCH_NORM: rc = v_batch_norm(d, a, &tmp); tmp.run = k_nchw; break;
-    case SIG_GROUP_NORM: rc = v_group_norm(d, a, &tmp); tmp.run = k_nchw; break;
+    case SIG_CONV: rc = v_conv(d, a, &tmp); tmp.run = k_dense; break;
+    case SIG_POOL: rc = v_pool(d, a, &tmp); tmp.run = k_dense; break;
+    case SIG_ADAPTIVE: rc = v_adaptive(d, a, &tmp); tmp.run = k_dense; break;
+    case SIG_BATCH_NORM: rc = v_batch_norm(d, a, &tmp); tmp.run = k_dense; break;
+    case SIG_GROUP_NORM: rc = v_group_norm(d, a, &tmp); tmp.run = k_dense; break;
+    case SIG_STATS: rc = v_stats(d, a, &tmp); tmp.run = k_dense; break;
+    case SIG_SCAN: rc = v_scan(d, a, &tmp); tmp.run = k_dense; break;
     case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
     default: rc = v_unary(d, a, &tmp); tmp.run = k_elementwise; break;
     }
@@ -3255,3 +3476,43 @@ EXPORT aclnnStatus aclnnGroupNormBackwardGetWorkspaceSize(const aclTensor *gradO
 LAUNCH(Convolution) LAUNCH(ConvolutionBackward) LAUNCH(MaxPool2dWithIndices) LAUNCH(MaxPool2dWithIndicesBackward)
 LAUNCH(AvgPool2d) LAUNCH(AvgPool2dBackward) LAUNCH(AdaptiveAvgPool2d) LAUNCH(AdaptiveAvgPool2dBackward)
 LAUNCH(BatchNorm) LAUNCH(BatchNormBackward) LAUNCH(GroupNorm) LAUNCH(GroupNormBackward)
+
+/* statistics, scans and the new elementwise operators (ops-math math/, ops-nn norm/ and activation/ headers) */
+EXPORT aclnnStatus aclnnProdGetWorkspaceSize(const aclTensor *self, const int dtype, aclTensor *out, WS) {
+    PREP(Prod, .x = {out, self}, .i = {0, dtype, 2});
+}
+EXPORT aclnnStatus aclnnProdDimGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keepDim, const int dtype, aclTensor *out, WS) {
+    PREP(ProdDim, .x = {out, self}, .i = {keepDim, dtype, 1, dim});
+}
+EXPORT aclnnStatus aclnnLogSumExpGetWorkspaceSize(const aclTensor *self, const void *dim, bool keepDim, aclTensor *out, WS) {
+    PREP(LogSumExp, .x = {out, self}, .arr = dim, .i = {keepDim, -1, 0});
+}
+EXPORT aclnnStatus aclnnVarCorrectionGetWorkspaceSize(const aclTensor *self, const void *dim, int64_t correction, bool keepdim,
+                                                      aclTensor *out, WS) {
+    PREP(VarCorrection, .x = {out, self}, .arr = dim, .i = {keepdim, -1, 0}, .f = {(double)correction});
+}
+EXPORT aclnnStatus aclnnStdGetWorkspaceSize(const aclTensor *self, const void *dim, const int64_t correction, bool keepdim,
+                                            aclTensor *out, WS) {
+    PREP(Std, .x = {out, self}, .arr = dim, .i = {keepdim, -1, 0}, .f = {(double)correction});
+}
+EXPORT aclnnStatus aclnnLinalgVectorNormGetWorkspaceSize(const aclTensor *self, const aclScalar *ord, const void *dims,
+                                                         bool keepDims, const int dtype, aclTensor *out, WS) {
+    PREP(LinalgVectorNorm, .x = {out, self}, .s = {ord}, .arr = dims, .i = {keepDims, dtype, 0});
+}
+EXPORT aclnnStatus aclnnCumprodGetWorkspaceSize(const aclTensor *input, const aclScalar *dim, const int dtype, aclTensor *out, WS) {
+    PREP(Cumprod, .x = {out, input}, .s = {dim}, .i = {0, dtype});
+}
+EXPORT aclnnStatus aclnnCummaxGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *valuesOut, aclTensor *indicesOut, WS) {
+    PREP(Cummax, .x = {valuesOut, self, indicesOut}, .i = {dim});
+}
+EXPORT aclnnStatus aclnnCumminGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *valuesOut, aclTensor *indicesOut, WS) {
+    PREP(Cummin, .x = {valuesOut, self, indicesOut}, .i = {dim});
+}
+LAUNCH(Prod) LAUNCH(ProdDim) LAUNCH(LogSumExp) LAUNCH(VarCorrection) LAUNCH(Std) LAUNCH(LinalgVectorNorm) LAUNCH(Cumprod) LAUNCH(Cummax) LAUNCH(Cummin)
+UNARY_BOTH(Erfinv) UNARY_API(Lgamma) UNARY_API(Digamma)
+BINARY_API(LogAddExp) BINARY_API(LogAddExp2) BINARY_API(Gcd)
+EXPORT aclnnStatus aclnnIsCloseGetWorkspaceSize(const aclTensor *self, const aclTensor *other, double rtol, double atol,
+                                                bool equalNan, aclTensor *out, WS) {
+    PREP(IsClose, .t = {out, self, other}, .f = {rtol, atol}, .i = {equalNan});
+}
+LAUNCH(IsClose)

@@ -36,6 +36,8 @@ OP_DTYPES = {
     "InplaceRoundDecimals": _FD | {D.int32, D.int64},
     "Trunc": _ALL - {D.bool_}, "Softmax": _FD, "LogSoftmax": _FD, "Mean": _FD,
     "Matmul": _F, "Mm": _F, "BatchMatMul": _F,
+    "Erfinv": _FD, "Lgamma": frozenset((D.float32, D.float16, D.float64)), "Digamma": _FD,
+    "LogSumExp": _ALL - {D.float64}, "VarCorrection": _F, "Std": _F, "LinalgVectorNorm": _F,
 }
 # operators a family lacks: the product list at the top of each op's doc (ops-nn docs/aclnnXxx.md) marks them
 # unsupported on the training series (910A class) or the inference series (310P)

@@ -7,7 +7,8 @@ import math
 
 from mindtorch.plugins import Tensor, clamp_family, dtypes as D, kernel_table
 
-from .aclnn import launch, DType, scalar_for
+from .aclnn import launch, DType, Scalar, scalar_for
+from .acl import types as A
 from .copy import COPY, empty, npu_device
 from .state import RUNTIME
 
@@ -180,7 +181,8 @@ UNARY = {  # core name: ACLNN operator
     "neg": "Neg", "negative": "Neg", "relu": "Relu", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc",
     "fix": "Trunc", "frac": "Frac", "logical_not": "LogicalNot", "abs": "Abs", "absolute": "Abs", "sign": "Sign",
     "silu": "Silu", "acosh": "Acosh", "arccosh": "Acosh", "asinh": "Asinh", "arcsinh": "Asinh", "atanh": "Atanh",
-    "arctanh": "Atanh", "erfc": "Erfc", "mish": "Mish", "signbit": "Signbit",
+    "arctanh": "Atanh", "erfc": "Erfc", "mish": "Mish", "signbit": "Signbit", "erfinv": "Erfinv",
+    "lgamma": "Lgamma", "digamma": "Digamma", "special_erfinv": "Erfinv",
 }
 
 
@@ -316,6 +318,9 @@ _register(("atan2", "arctan2"), _binary_table("Atan2"))
 _register(("logical_and",), _binary_table("LogicalAnd"))
 _register(("logical_or",), _binary_table("LogicalOr"))
 _register(("logical_xor",), _binary_table("LogicalXor", inplace=False))
+_register(("logaddexp",), _binary_table("LogAddExp", inplace=False))
+_register(("logaddexp2",), _binary_table("LogAddExp2", inplace=False))
+_register(("gcd",), _binary_table("Gcd", inplace=False))
 KERNELS.pop("arctan2_", None)
 for _n in ("logical_and_", "logical_or_", "eq_", "ne_", "lt_", "le_", "gt_", "ge_"):
     KERNELS.pop(_n, None)  # core's in-place of a bool-result op goes through its own cast rule
@@ -1240,3 +1245,100 @@ def group_norm_backward(m, g, x, w, mean, rstd, num_groups):
     launch("GroupNormBackward", g, x, mean, rstd, w, *_group_shape(x), int(num_groups), BoolArray((True, True, True)),
            *outs)
     return outs
+
+
+
+# --- statistics and scans ------------------------------------------------------------------------------
+
+def _float_only(name, acl, dtype):
+    chips.check_chip_dtype(dtype, f"aclnn{acl}")
+    if not chips.supports(acl, dtype):
+        raise RuntimeError(f"\"{name}\" not implemented for '{dtype}' on npu: aclnn{acl} supports "
+                           f"{', '.join(sorted(str(d) for d in chips.OP_DTYPES[acl]))}")
+
+
+@kernel("prod")
+def prod(m, a, dim=None, keepdim=False, dtype=None):
+    out = empty(m.shape, m.dtype, a.device)
+    if dim is None:
+        launch("Prod", a, DType(m.dtype), out)
+    else:
+        launch("ProdDim", a, int(dim), bool(keepdim), DType(m.dtype), out)
+    return out
+
+
+@kernel("logsumexp")
+def logsumexp(m, a, dim, keepdim=False):
+    _float_only("logsumexp", "LogSumExp", m.dtype)
+    x = a if chips.supports("LogSumExp", a.dtype) else cast(a, m.dtype)
+    out = empty(m.shape, m.dtype, a.device)
+    launch("LogSumExp", x, _dims(dim, len(a._shape)), bool(keepdim), out)
+    return out
+
+
+def _moment(name, acl):
+    """var / std with a correction (core composes the unbiased= spellings and var_mean / std_mean from it)."""
+    def k(m, a, dim=None, correction=None, keepdim=False):
+        _float_only(name, acl, a.dtype)
+        c = 1 if correction is None else correction
+        if c != int(c):
+            raise RuntimeError(f"{name} on npu: aclnn{acl} takes an integer correction, got {c}")
+        out = empty(m.shape, m.dtype, a.device)
+        launch(acl, a, _dims(dim, len(a._shape)), int(c), bool(keepdim), out)
+        return out
+    return k
+
+
+KERNELS["var.correction"], KERNELS["std.correction"] = _moment("var", "VarCorrection"), _moment("std", "Std")
+
+
+@kernel("linalg_vector_norm")
+def vector_norm(m, a, ord=2, dim=None, keepdim=False, dtype=None):
+    _float_only("linalg_vector_norm", "LinalgVectorNorm", m.dtype)
+    out = empty(m.shape, m.dtype, a.device)
+    launch("LinalgVectorNorm", a, Scalar(float(ord), A.ACL_DOUBLE), _dims(dim, len(a._shape)), bool(keepdim),
+           DType(m.dtype), out)
+    return out
+
+
+@kernel("cumprod")
+def cumprod(m, a, dim, dtype=None):
+    out = empty(m.shape, m.dtype, a.device)
+    if _numel(out):
+        launch("Cumprod", a, Scalar(int(dim), A.ACL_INT64), DType(m.dtype), out)
+    return out
+
+
+def _cumulative_extreme(acl):
+    def k(m, a, dim):  # core's op is a composite (no shape rule): the outputs have self's shape
+        values, indices = empty(a._shape, a.dtype, a.device), empty(a._shape, D.int64, a.device)
+        if _numel(values):
+            launch(acl, a, int(dim), values, indices)
+        return values, indices
+    return k
+
+
+KERNELS["cummax"], KERNELS["cummin"] = _cumulative_extreme("Cummax"), _cumulative_extreme("Cummin")
+
+
+@kernel("isclose")
+def isclose(m, a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("IsClose", a, b, float(rtol), float(atol), bool(equal_nan), out)
+    return out
+
+
+@kernel("isnan")
+def isnan(m, a):
+    out = empty(m.shape, D.bool_, a.device)
+    launch("NeTensor", a, a, out)  # NaN is the one value unequal to itself
+    return out
+
+
+@kernel("isinf")
+def isinf(m, a):
+    pos, neg, out = (empty(m.shape, D.bool_, a.device) for _ in range(3))
+    launch("IsPosInf", a, pos)
+    launch("IsNegInf", a, neg)
+    launch("LogicalOr", pos, neg, out)
+    return out

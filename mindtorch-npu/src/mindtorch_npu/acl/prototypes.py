@@ -104,12 +104,14 @@ UNARY_HEADERS = {
     "Sigmoid": "ops-nn activation/sigmoid/op_api/aclnn_sigmoid.h", "Relu": "ops-nn activation/relu/op_api/aclnn_relu.h",
     "Acosh": "acosh/op_api/aclnn_acosh.h", "Asinh": "asinh/op_api/aclnn_asinh.h", "Atanh": "atanh/op_api/aclnn_atanh.h",
     "Erfc": "erfc/op_api/aclnn_erfc.h", "Mish": "ops-nn activation/mish/op_api/aclnn_mish.h",
+    "Erfinv": "ops-nn activation/erfinv/op_api/aclnn_erfinv.h",
 }
 # unary `(self, out)` only: their headers declare no in-place form
 UNARY_ONLY_HEADERS = {
     "Abs": "abs/op_api/aclnn_abs.h", "Sign": "sign/op_api/aclnn_sign.h",
     "Gelu": "ops-nn activation/gelu/op_api/aclnn_gelu.h", "Silu": "ops-nn activation/swish/op_api/aclnn_silu.h",
-    "Signbit": "signbit/op_api/aclnn_signbit.h",
+    "Signbit": "signbit/op_api/aclnn_signbit.h", "Lgamma": "lgamma/op_host/op_api/aclnn_lgamma.h",
+    "Digamma": "digamma/op_host/op_api/aclnn_digamma.h",
 }
 for _n in UNARY_HEADERS:
     OPS[_n], OPS["Inplace" + _n] = [T, T], [T]
@@ -228,6 +230,17 @@ OPS.update({
     # ops-nn norm/group_norm/op_host/op_api/aclnn_group_norm.h, norm/group_norm_grad/.../aclnn_group_norm_backward.h
     "GroupNorm": [T, T, T, c_int64, c_int64, c_int64, c_int64, c_double, T, T, T],
     "GroupNormBackward": [T, T, T, T, T, c_int64, c_int64, c_int64, c_int64, BARR, T, T, T],
+    # ops-math math/reduce_prod/op_api/aclnn_prod.h, math/reduce_log_sum_exp/op_api/aclnn_logsumexp.h
+    "Prod": [T, aclDataType, T], "ProdDim": [T, c_int64, c_bool, aclDataType, T], "LogSumExp": [T, ARR, c_bool, T],
+    # ops-math math/reduce_var/op_api/aclnn_var.h, math/reduce_std_v2/op_api/aclnn_std.h;
+    # ops-nn norm/lp_norm_v2/op_api/aclnn_linalg_vector_norm.h
+    "VarCorrection": [T, ARR, c_int64, c_bool, T], "Std": [T, ARR, c_int64, c_bool, T],
+    "LinalgVectorNorm": [T, S, ARR, c_bool, aclDataType, T],
+    # ops-math math/cumprod/op_api/aclnn_cumprod.h, math/cummax/op_api/aclnn_cummax.h, math/cummin/op_api/aclnn_cummin.h
+    "Cumprod": [T, S, aclDataType, T], "Cummax": [T, c_int64, T, T], "Cummin": [T, c_int64, T, T],
+    # ops-math math/log_add_exp/op_api/aclnn_logaddexp.h, aclnn_logaddexp2.h; math/gcd/op_api/aclnn_gcd.h;
+    # math/is_close/op_api/aclnn_isclose.h
+    "LogAddExp": [T, T, T], "LogAddExp2": [T, T, T], "Gcd": [T, T, T], "IsClose": [T, T, c_double, c_double, c_bool, T],
 })
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
 PHASE2 = [c_void_p, c_uint64, handle, aclrtStream]
