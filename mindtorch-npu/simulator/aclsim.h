@@ -120,6 +120,8 @@ EXPORT int aclsim_check_tensor(const aclTensor *t);
 EXPORT int aclsim_check_scalar(const aclScalar *s);
 /* the values of a live aclIntArray (NULL if `a` is not one) */
 EXPORT const int64_t *aclsim_int_array(const void *a, uint64_t *n);
+/* the tensors of a live aclTensorList (NULL if `a` is not one) */
+EXPORT const aclTensor *const *aclsim_tensor_list(const void *a, uint64_t *n);
 /* the values of a live aclBoolArray (NULL if `a` is not one) */
 EXPORT const bool *aclsim_bool_array(const void *a, uint64_t *n);
 

@@ -232,6 +232,13 @@ EXPORT const bool *aclsim_bool_array(const void *p, uint64_t *n) {
     return a->items;
 }
 
+EXPORT const aclTensor *const *aclsim_tensor_list(const void *p, uint64_t *n) {
+    const array *a = p;
+    if (!a || a->kind != K_TENSOR_LISTS || a->magic != M_TLIST) return NULL;
+    *n = a->size;
+    return a->items;
+}
+
 EXPORT aclnnStatus aclDestroyIntArray(const void *a) { return array_free(a, K_INT_ARRAYS, "aclDestroyIntArray"); }
 EXPORT aclnnStatus aclDestroyFloatArray(const void *a) { return array_free(a, K_FLOAT_ARRAYS, "aclDestroyFloatArray"); }
 EXPORT aclnnStatus aclDestroyBoolArray(const void *a) { return array_free(a, K_BOOL_ARRAYS, "aclDestroyBoolArray"); }

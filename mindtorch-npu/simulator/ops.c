@@ -79,7 +79,7 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
        SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT, SIG_UNARY_P,
-       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN };
+       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -489,6 +489,12 @@ static const op_def OPS[] = {
     {"LinalgVectorNorm", SIG_STATS, 0, 0, MMTYPES, NULL, KIND(S_NORM)},
     {"Cumprod", SIG_SCAN, 0, 0, ALL10, NULL, F_MODE}, {"Cummax", SIG_SCAN, 0, 0, ALL10, NULL, R_MAX},
     {"Cummin", SIG_SCAN, 0, 0, ALL10, NULL, R_MIN},
+    /* element moves (ops-nn index/, ops-math conversion/roll, math/tile): F_MODE marks IndexPutImpl, IndexAdd, Roll;
+     * advanced indexing takes INT32 / INT64 index tensors here (the doc also lists BOOL masks) */
+    {"Index", SIG_INDEX_LIST, 0, 0, ALL10, NULL, 0}, {"IndexPutImpl", SIG_INDEX_LIST, 1, 0, ALL10, NULL, F_MODE},
+    {"IndexAdd", SIG_INDEX_DIM, 0, 0, ALL10, NULL, F_MODE}, {"InplaceIndexCopy", SIG_INDEX_DIM, 1, 0, ALL10, NULL, 0},
+    {"Nonzero", SIG_NONZERO, 0, 0, ALL10, NULL, 0},
+    {"Repeat", SIG_REPEAT, 0, 0, ALL10, NULL, 0}, {"Roll", SIG_REPEAT, 0, 0, ALL10, NULL, F_MODE},
     /* elementwise: ops-nn activation/erfinv, ops-math math/{lgamma,digamma,log_add_exp,gcd,is_close} */
     {"Erfinv", SIG_UNARY, 0, 0, FLOATS, e_erfinv, F_FLOAT}, {"InplaceErfinv", SIG_UNARY, 1, 0, FLOATS, e_erfinv, F_FLOAT},
     {"Lgamma", SIG_UNARY, 0, 0, B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_DOUBLE), e_lgamma, F_FLOAT},
@@ -554,6 +560,7 @@ typedef struct {
     const aclTensor *x[12]; /* further tensors (NLLLoss: weight, totalWeight, gradOutput; norms and convolution: all) */
     const void *ia[4];      /* further aclIntArrays (convolution and pooling: kernel, stride, padding, dilation) */
     const void *mask;       /* aclBoolArray outputMask of the backward operators */
+    const void *list;       /* aclTensorList (Index, IndexPutImpl: the index tensors) */
     double f[3];           /* double / float attributes (random ranges, nan_to_num's replacements) */
     uint64_t seed, offset;
 } args;
@@ -2915,6 +2922,332 @@ static aclnnStatus v_scan(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+
+/* ---- operators that move elements: advanced indexing, index_add / copy, nonzero, repeat, roll */
+/* element offsets (from the storage base) of view v broadcast right-aligned to dims[nd], in row-major order */
+static int64_t *offsets(const tview *v, int nd, const int64_t *dims) {
+    int64_t n = 1, idx[SIM_MAXDIM] = {0}, st[SIM_MAXDIM], o = v->off;
+    for (int i = 0; i < nd; i++) {
+        int j = i - (nd - v->nd);
+        st[i] = (j < 0 || v->dims[j] == 1) ? 0 : v->st[j];
+        n *= dims[i];
+    }
+    int64_t *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+    for (int64_t k = 0; k < n; k++) {
+        r[k] = o;
+        for (int ax = nd - 1; ax >= 0; ax--) {
+            o += st[ax];
+            if (++idx[ax] < dims[ax]) break;
+            o -= st[ax] * dims[ax];
+            idx[ax] = 0;
+        }
+    }
+    return r;
+}
+
+/* dst element = src element (accumulate: +=), converting dtypes through the destination's domain */
+static void put_elem(const tview *dv, char *db, int64_t doff, const tview *sv, const char *sb, int64_t soff, int acc) {
+    int de = dt_size(dv->dt), se = dt_size(sv->dt);
+    char *d = db + doff * de;
+    const char *s = sb + soff * se;
+    if (!acc && dv->dt == sv->dt) memcpy(d, s, (size_t)de);
+    else if (dt_is_float(dv->dt)) stf(dv->dt, d, (acc ? ldf(dv->dt, d) : 0) + ldf(sv->dt, s));
+    else sti(dv->dt, d, (int64_t)((uint64_t)(acc ? ldi(dv->dt, d) : 0) + (uint64_t)ldi(sv->dt, s)));
+}
+
+static int64_t row_major_index(const int64_t *idx, int nd, const int64_t *dims) {
+    int64_t r = 0;
+    for (int i = 0; i < nd; i++) r = r * dims[i] + idx[i];
+    return r;
+}
+
+/* Index: t = {out, self, indices...}; IndexPutImpl (F_MODE): t = {selfRef, values, indices...}, ip[0] the number of
+ * index tensors k, ip[1] accumulate. The index space is broadcast(indices) x self.dims[k:], row-major */
+static int run_index_list(aclOpExecutor *e, char **b, char *msg, size_t len) {
+    const tview *self = &e->t[(e->def && (((const op_def *)e->def)->flags & F_MODE)) ? 0 : 1];
+    int put = (((const op_def *)e->def)->flags & F_MODE) != 0, k = (int)e->ip[0], nb = (int)e->ip[2], nd = 0;
+    int64_t dims[SIM_MAXDIM] = {0}, rest = 1;
+    for (int i = 0; i < nb; i++) dims[nd++] = e->ip[3 + i];
+    for (int i = k; i < self->nd; i++) { dims[nd++] = self->dims[i]; rest *= self->dims[i]; }
+    int64_t total = 1;
+    for (int i = 0; i < nd; i++) total *= dims[i];
+    int64_t *ix[8], *so = offsets(self, self->nd, self->dims), *vo = offsets(&e->t[put ? 1 : 0], nd, dims);
+    for (int i = 0; i < k; i++) ix[i] = offsets(&e->t[2 + i], nb, dims);
+    int rc = 0;
+    for (int64_t j = 0; j < total && !rc; j++) {
+        int64_t bi = rest ? j / rest : 0, src = 0;
+        for (int i = 0; i < k; i++) {
+            int64_t v = ldi(e->t[2 + i].dt, b[2 + i] + ix[i][bi] * dt_size(e->t[2 + i].dt)), n = self->dims[i];
+            if (v < -n || v >= n) {
+                snprintf(msg, len, "aclnn%s: index %lld is out of bounds for dimension %d with size %lld",
+                         put ? "IndexPutImpl" : "Index", (long long)v, i, (long long)n);
+                rc = ACL_ERROR_RT_AICORE_EXCEPTION;
+                break;
+            }
+            src = src * n + (v < 0 ? v + n : v);
+        }
+        src = src * rest + (rest ? j % rest : 0);
+        if (put) put_elem(self, b[0], so[src], &e->t[1], b[1], vo[j], (int)e->ip[1]);
+        else put_elem(&e->t[0], b[0], vo[j], self, b[1], so[src], 0);
+    }
+    for (int i = 0; i < k; i++) free(ix[i]);
+    free(so);
+    free(vo);
+    return rc;
+}
+
+/* IndexAdd (F_MODE, p[0] alpha) / InplaceIndexCopy: t = {out, self, index, source}, ip[0] dim; out starts as self */
+static int run_index_dim(aclOpExecutor *e, char **b, char *msg, size_t len) {
+    const op_def *d = e->def;
+    const tview *out = &e->t[0];
+    int ax = (int)e->ip[0];
+    int64_t n = out->nd ? out->dims[ax] : 1, inner = 1;
+    for (int i = ax + 1; i < out->nd; i++) inner *= out->dims[i];
+    int64_t *oo = offsets(out, out->nd, out->dims), on = numel(out);
+    if (b[1] != b[0] || e->t[1].off != out->off) { /* out-of-place: out = self first */
+        int64_t *si = offsets(&e->t[1], out->nd, out->dims);
+        for (int64_t j = 0; j < on; j++) put_elem(out, b[0], oo[j], &e->t[1], b[1], si[j], 0);
+        free(si);
+    }
+    const tview *src = &e->t[3], *ix = &e->t[2];
+    int64_t sn = numel(src), slen = src->nd ? src->dims[ax] : 1, *sof = offsets(src, src->nd, src->dims);
+    int64_t *iof = offsets(ix, ix->nd, ix->dims);
+    int rc = 0;
+    double alpha = e->p[0].f;
+    for (int64_t j = 0; j < sn && !rc; j++) {
+        int64_t c = (j / inner) % slen, v = ldi(ix->dt, b[2] + iof[c] * dt_size(ix->dt));
+        if (v < -n || v >= n) {
+            snprintf(msg, len, "aclnn%s: index %lld is out of bounds for dimension %d with size %lld", d->name, (long long)v, ax, (long long)n);
+            rc = ACL_ERROR_RT_AICORE_EXCEPTION;
+            break;
+        }
+        int64_t dst = ((j / inner / slen) * n + (v < 0 ? v + n : v)) * inner + j % inner;
+        if (!(d->flags & F_MODE)) put_elem(out, b[0], oo[dst], src, b[3], sof[j], 0);
+        else if (dt_is_float(out->dt)) {
+            char *p = b[0] + oo[dst] * dt_size(out->dt);
+            stf(out->dt, p, ldf(out->dt, p) + alpha * ldf(src->dt, b[3] + sof[j] * dt_size(src->dt)));
+        } else {
+            char *p = b[0] + oo[dst] * dt_size(out->dt);
+            sti(out->dt, p, (int64_t)((uint64_t)ldi(out->dt, p) + (uint64_t)e->p[0].i * (uint64_t)ldi(src->dt, b[3] + sof[j] * dt_size(src->dt))));
+        }
+    }
+    free(oo);
+    free(sof);
+    free(iof);
+    return rc;
+}
+
+/* Nonzero: t = {out [numel, ndim] INT64, self}: the first N rows get the coordinates of the N nonzero elements */
+static int run_nonzero(aclOpExecutor *e, char **b) {
+    const tview *x = &e->t[1], *o = &e->t[0];
+    int64_t n = numel(x), idx[SIM_MAXDIM] = {0}, row = 0, *xo = offsets(x, x->nd, x->dims), *oo = offsets(o, o->nd, o->dims);
+    int es = dt_size(x->dt);
+    for (int64_t k = 0; k < n; k++) {
+        const char *p = b[1] + xo[k] * es;
+        if (dt_is_float(x->dt) ? ldf(x->dt, p) != 0 : ldi(x->dt, p) != 0) {
+            for (int i = 0; i < x->nd; i++) sti(ACL_INT64, b[0] + oo[row * x->nd + i] * 8, idx[i]);
+            row++;
+        }
+        for (int ax = x->nd - 1; ax >= 0; ax--) {
+            if (++idx[ax] < x->dims[ax]) break;
+            idx[ax] = 0;
+        }
+    }
+    free(xo);
+    free(oo);
+    return 0;
+}
+
+/* Repeat (ip: self padded to out's rank with leading 1s) and Roll (F_MODE; ip[0..nd) shift per dim): t = {out, self} */
+static int run_repeat_roll(aclOpExecutor *e, char **b) {
+    const tview *o = &e->t[0], *x = &e->t[1];
+    int nd = o->nd, roll = (((const op_def *)e->def)->flags & F_MODE) != 0;
+    int64_t xd[SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, si[SIM_MAXDIM], n = numel(o);
+    for (int i = 0; i < nd; i++) xd[i] = i < nd - x->nd ? 1 : x->dims[i - (nd - x->nd)];
+    int64_t *oo = offsets(o, nd, o->dims), *xo = offsets(x, x->nd, x->dims);
+    for (int64_t j = 0; j < n; j++) {
+        for (int i = 0; i < nd; i++) {
+            int64_t s = roll ? (idx[i] - e->ip[i]) % xd[i] : idx[i] % xd[i];
+            si[i] = s < 0 ? s + xd[i] : s;
+        }
+        put_elem(o, b[0], oo[j], x, b[1], xo[row_major_index(si, nd, xd)], 0);
+        for (int ax = nd - 1; ax >= 0; ax--) {
+            if (++idx[ax] < o->dims[ax]) break;
+            idx[ax] = 0;
+        }
+    }
+    free(oo);
+    free(xo);
+    return 0;
+}
+
+static int k_move(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    char *b[12] = {0};
+    int rc;
+    for (int j = 0; j < e->nt; j++)
+        if ((rc = map_view(&e->t[j], dev, &b[j], d->name, j, msg, len))) return rc;
+    if (!numel(&e->t[0]) && d->sig != SIG_INDEX_DIM) return 0;
+    switch (d->sig) {
+    case SIG_INDEX_LIST: return run_index_list(e, b, msg, len);
+    case SIG_INDEX_DIM: return numel(&e->t[0]) ? run_index_dim(e, b, msg, len) : 0;
+    case SIG_NONZERO: return run_nonzero(e, b);
+    default: return run_repeat_roll(e, b);
+    }
+}
+
+/* ---- their validators */
+static aclnnStatus check_index(const op_def *d, const aclTensor *t, const char *what) {
+    if (!t) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: %s is NULL", d->name, what);
+    if (!aclsim_check_tensor(t) || (t->dtype != ACL_INT64 && t->dtype != ACL_INT32))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s must be an INT32 or INT64 aclTensor", d->name, what);
+    return 0;
+}
+
+/* Index x = {out, self}; IndexPutImpl x = {selfRef, values}; the aclTensorList in `list`; i[0] accumulate */
+static aclnnStatus v_index_list(const op_def *d, args *a, aclOpExecutor *e) {
+    int put = (d->flags & F_MODE) != 0;
+    const aclTensor *self = a->x[put ? 0 : 1], *o = a->x[put ? 1 : 0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, put ? "selfRef" : "self", 8)) || (rc = check_same(d, o, self, put ? "values" : "out"))) return rc;
+    uint64_t k;
+    const aclTensor *const *ix = a->list ? aclsim_tensor_list(a->list, &k) : NULL;
+    if (!ix) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: indices is not a live aclTensorList", d->name);
+    if (!k || k > (self->ndim ? self->ndim : 1) || k > 8)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %llu index tensors for %u dims", d->name, (unsigned long long)k, self->ndim);
+    int64_t bs[SIM_MAXDIM];
+    int nb = 0;
+    for (uint64_t i = 0; i < k; i++) {
+        if ((rc = check_index(d, ix[i], "an index tensor"))) return rc;
+        int64_t t[SIM_MAXDIM];
+        nb = i ? bshape(nb, bs, (int)ix[i]->ndim, ix[i]->dims, t) : (int)ix[i]->ndim;
+        if (nb < 0) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index tensors do not broadcast", d->name);
+        memcpy(bs, i ? t : ix[i]->dims, sizeof(int64_t) * (size_t)nb);
+    }
+    int64_t shape[SIM_MAXDIM];
+    int n = 0;
+    for (int i = 0; i < nb; i++) shape[n++] = bs[i];
+    for (int i = (int)k; i < (int)self->ndim; i++) shape[n++] = self->dims[i];
+    if (n > SIM_MAXDIM || nb > 11) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: too many dims", d->name);
+    if (put) {
+        int64_t t[SIM_MAXDIM];
+        if (bshape(n, shape, (int)o->ndim, o->dims, t) != n || memcmp(t, shape, sizeof(int64_t) * (size_t)n))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnnIndexPutImplGetWorkspaceSize: values do not broadcast to the indexed shape");
+    } else if ((rc = check_shape(d, o, n, shape, "out"))) return rc;
+    snap(&e->t[0], put ? self : o);
+    snap(&e->t[1], put ? o : self);
+    for (uint64_t i = 0; i < k; i++) snap(&e->t[2 + i], ix[i]);
+    e->nt = 2 + (int)k;
+    e->ip[0] = (int64_t)k;
+    e->ip[1] = a->i[0];
+    e->ip[2] = nb;
+    memcpy(&e->ip[3], bs, sizeof(int64_t) * (size_t)nb);
+    e->ct = self->dtype;
+    return 0;
+}
+
+/* IndexAdd x = {out, self, index, source}, alpha s[0]; InplaceIndexCopy x = {selfRef, selfRef, index, source}; i[0] dim */
+static aclnnStatus v_index_dim(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->x[0], *self = a->x[1] ? a->x[1] : a->x[0], *ix = a->x[2], *src = a->x[3];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_same(d, out, self, "out"))) return rc;
+    int rank = (int)self->ndim, r1 = rank ? rank : 1;
+    int64_t dim = a->i[0];
+    if (dim < -r1 || dim >= r1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range", d->name, (long long)dim);
+    int ax = rank ? (int)(dim < 0 ? dim + rank : dim) : 0;
+    if ((rc = check_shape(d, out, rank, self->dims, "out"))) return rc;
+    e->ip[0] = ax;
+    e->ct = self->dtype;
+    snap(&e->t[0], out);
+    if ((rc = check_index(d, ix, "index")) || (rc = check_same(d, src, self, "source"))) return rc;
+    int64_t nix = 1;
+    for (uint32_t i = 0; i < ix->ndim; i++) nix *= ix->dims[i];
+    if (ix->ndim > 1 || (int)src->ndim != rank || (rank && src->dims[ax] != nix))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index must be 1-d with source.shape[dim] entries", d->name);
+    for (int i = 0; i < rank; i++)
+        if (i != ax && src->dims[i] != self->dims[i])
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: source and self differ outside dim", d->name);
+    if (d->flags & F_MODE) {
+        if ((rc = check_scalar(d, a->s[0], "alpha"))) return rc;
+        e->p[0] = to_domain(a->s[0]->dtype, a->s[0]->raw, self->dtype);
+    }
+    snap(&e->t[1], self);
+    snap(&e->t[2], ix);
+    snap(&e->t[3], src);
+    e->nt = 4;
+    return 0;
+}
+
+/* Nonzero x = {out, self}: out is INT64 [numel(self), ndim(self)] */
+static aclnnStatus v_nonzero(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->x[1], *out = a->x[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8))) return rc;
+    if (!out || !aclsim_check_tensor(out) || out->dtype != ACL_INT64)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnNonzeroGetWorkspaceSize: out must be an INT64 aclTensor");
+    int64_t n = 1;
+    for (uint32_t i = 0; i < self->ndim; i++) n *= self->dims[i];
+    int64_t shape[2] = {n, self->ndim};
+    if ((rc = check_shape(d, out, 2, shape, "out"))) return rc;
+    snap(&e->t[0], out);
+    snap(&e->t[1], self);
+    e->nt = 2;
+    e->ct = ACL_INT64;
+    return 0;
+}
+
+/* Repeat x = {out, self}, repeats in arr; Roll (F_MODE) x = {out, self}, shifts in arr, dims in ia[0] */
+static aclnnStatus v_repeat_roll(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->x[1], *out = a->x[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_same(d, out, self, "out"))) return rc;
+    uint64_t n, nd = 0;
+    const int64_t *v = a->arr ? aclsim_int_array(a->arr, &n) : NULL, *dims = NULL;
+    if (!v) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s is not a live aclIntArray", d->name, (d->flags & F_MODE) ? "shifts" : "repeats");
+    int rank = (int)self->ndim;
+    if (d->flags & F_MODE) {
+        if (!a->ia[0] || !(dims = aclsim_int_array(a->ia[0], &nd)))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnnRollGetWorkspaceSize: dims is not a live aclIntArray");
+        if (nd ? nd != n : n != 1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnRollGetWorkspaceSize: shifts and dims differ in length");
+        if ((rc = check_shape(d, out, rank, self->dims, "out"))) return rc;
+        memset(e->ip, 0, sizeof e->ip);
+        if (!nd) { /* the flattened tensor rolls: shift the element index */
+            if (!dense_tail(self, rank)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnRollGetWorkspaceSize: a flat roll needs a contiguous x");
+        }
+        for (uint64_t i = 0; i < nd; i++) {
+            int64_t k = dims[i];
+            if (k < -rank || k >= rank) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnRollGetWorkspaceSize: dim %lld is out of range", (long long)k);
+            e->ip[k < 0 ? k + rank : k] += v[i];
+        }
+        snap(&e->t[0], out);
+        snap(&e->t[1], self);
+        if (!nd) { /* as a 1-d roll of the contiguous storage */
+            int64_t total = 1;
+            for (int i = 0; i < rank; i++) total *= self->dims[i];
+            e->t[0].nd = e->t[1].nd = 1;
+            e->t[0].dims[0] = e->t[1].dims[0] = total;
+            e->t[0].st[0] = e->t[1].st[0] = 1;
+            e->ip[0] = v[0];
+            if (!dense_tail(out, rank)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnRollGetWorkspaceSize: a flat roll needs a contiguous out");
+        }
+    } else {
+        if ((int)n < rank) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnRepeatGetWorkspaceSize: repeats has fewer values than self has dims");
+        int64_t shape[SIM_MAXDIM];
+        for (uint64_t i = 0; i < n; i++) {
+            if (v[i] < 0) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnRepeatGetWorkspaceSize: repeats must be >= 0");
+            int j = (int)i - ((int)n - rank);
+            shape[i] = v[i] * (j < 0 ? 1 : self->dims[j]);
+        }
+        if ((rc = check_shape(d, out, (int)n, shape, "out"))) return rc;
+        snap(&e->t[0], out);
+        snap(&e->t[1], self);
+    }
+    e->nt = 2;
+    e->ct = self->dtype;
+    return 0;
+}
+
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0] && !d; i++)
@@ -2954,6 +3287,10 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_GROUP_NORM: rc = v_group_norm(d, a, &tmp); tmp.run = k_dense; break;
     case SIG_STATS: rc = v_stats(d, a, &tmp); tmp.run = k_dense; break;
     case SIG_SCAN: rc = v_scan(d, a, &tmp); tmp.run = k_dense; break;
+    case SIG_INDEX_LIST: rc = v_index_list(d, a, &tmp); tmp.run = k_move; break;
+    case SIG_INDEX_DIM: rc = v_index_dim(d, a, &tmp); tmp.run = k_move; break;
+    case SIG_NONZERO: rc = v_nonzero(d, a, &tmp); tmp.run = k_move; break;
+    case SIG_REPEAT: rc = v_repeat_roll(d, a, &tmp); tmp.run = k_move; break;
     case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
     default: rc = v_unary(d, a, &tmp); tmp.run = k_elementwise; break;
     }
@@ -3516,3 +3853,30 @@ EXPORT aclnnStatus aclnnIsCloseGetWorkspaceSize(const aclTensor *self, const acl
     PREP(IsClose, .t = {out, self, other}, .f = {rtol, atol}, .i = {equalNan});
 }
 LAUNCH(IsClose)
+
+/* the element-moving operators' entry points (ops-nn index/ headers; ops-math conversion/roll, math/tile) */
+EXPORT aclnnStatus aclnnIndexGetWorkspaceSize(const aclTensor *self, const void *indices, aclTensor *out, WS) {
+    PREP(Index, .x = {out, self}, .list = indices);
+}
+EXPORT aclnnStatus aclnnIndexPutImplGetWorkspaceSize(aclTensor *selfRef, const void *indices, const aclTensor *values,
+                                                     const bool accumulate, const bool unsafe, WS) {
+    (void)unsafe; /* out-of-range indices always fail the launch here */
+    PREP(IndexPutImpl, .x = {selfRef, values}, .list = indices, .i = {accumulate});
+}
+EXPORT aclnnStatus aclnnIndexAddGetWorkspaceSize(const aclTensor *self, const int64_t dim, const aclTensor *index,
+                                                 const aclTensor *source, const aclScalar *alpha, aclTensor *out, WS) {
+    PREP(IndexAdd, .x = {out, self, index, source}, .i = {dim}, .s = {alpha});
+}
+EXPORT aclnnStatus aclnnInplaceIndexCopyGetWorkspaceSize(aclTensor *selfRef, int64_t dim, const aclTensor *index,
+                                                         const aclTensor *source, WS) {
+    PREP(InplaceIndexCopy, .x = {selfRef, selfRef, index, source}, .i = {dim});
+}
+EXPORT aclnnStatus aclnnNonzeroGetWorkspaceSize(const aclTensor *self, aclTensor *out, WS) { PREP(Nonzero, .x = {out, self}); }
+EXPORT aclnnStatus aclnnRepeatGetWorkspaceSize(const aclTensor *self, const void *repeats, aclTensor *out, WS) {
+    PREP(Repeat, .x = {out, self}, .arr = repeats);
+}
+EXPORT aclnnStatus aclnnRollGetWorkspaceSize(const aclTensor *x, const void *shifts, const void *dims, aclTensor *out, WS) {
+    PREP(Roll, .x = {out, x}, .arr = shifts, .ia = {dims});
+}
+LAUNCH(Index) LAUNCH(IndexPutImpl) LAUNCH(IndexAdd) LAUNCH(InplaceIndexCopy) LAUNCH(Nonzero)
+LAUNCH(Repeat) LAUNCH(Roll)

@@ -262,3 +262,52 @@ def test_zero_dim_tensors_stay_zero_dim(dtype):
     same(y, x)
     same(y.clone(), x)
     assert torch.tensor(3.5, device="npu").shape == ()
+
+
+INDEXING = {  # PyTorch's advanced-indexing forms: leading, inner and separated index tensors, masks, negative
+    "leading": lambda t, d: t[torch.tensor([0, 4, 2, -1], device=d)],
+    "inner": lambda t, d: t[:, torch.tensor([3, 1], device=d)],
+    "separated": lambda t, d: t[torch.tensor([0, 1], device=d), :, torch.tensor([2, 0], device=d)],
+    "broadcast": lambda t, d: t[torch.tensor([[0], [1]], device=d), torch.tensor([1, 2, 3], device=d)],
+    "mask": lambda t, d: t[t > 0],
+    "row mask": lambda t, d: t[torch.tensor([True, False, True, False, True], device=d)],
+    "nonzero": lambda t, d: (t > 0.5).nonzero(),
+    "empty nonzero": lambda t, d: (t > 99).nonzero(),
+    "masked_select": lambda t, d: t.masked_select(t < 0),
+}
+
+
+@pytest.mark.parametrize("form", sorted(INDEXING))
+def test_advanced_indexing_matches_cpu(form):
+    x = torch.randn(5, 4, 3)
+    expect = INDEXING[form](x, "cpu")
+    got = INDEXING[form](x.to("npu"), "npu")
+    assert got.device.type == "npu" and got.shape == expect.shape and got.dtype == expect.dtype
+    np.testing.assert_array_equal(got.cpu().numpy(), expect.numpy())
+
+
+def _set_mask(t, d):
+    t[t > 0] = 0.0
+
+
+def _set_inner(t, d):
+    t[:, torch.tensor([1, 2], device=d)] = torch.arange(3.0, device=d)
+
+
+def _accumulate(t, d):
+    t.index_put_((torch.tensor([0, 0, 1], device=d),), torch.ones(3, 4, 3, device=d), accumulate=True)
+
+
+@pytest.mark.parametrize("write", [_set_mask, _set_inner, _accumulate])
+def test_index_put_matches_cpu(write):
+    x = torch.randn(5, 4, 3)
+    y = x.to("npu")
+    write(x, "cpu")
+    write(y, "npu")
+    np.testing.assert_array_equal(y.cpu().numpy(), x.numpy())
+
+
+def test_out_of_range_index_fails_on_the_device():
+    x = torch.zeros(3, device="npu")
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        x[torch.tensor([5], device="npu")].cpu()

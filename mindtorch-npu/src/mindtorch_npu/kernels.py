@@ -1342,3 +1342,165 @@ def isinf(m, a):
     launch("IsNegInf", a, neg)
     launch("LogicalOr", pos, neg, out)
     return out
+
+
+# --- advanced indexing and element moves ---------------------------------------------------------------
+
+def _count_nonzero(a):
+    """How many elements of a are nonzero, on the host: a data-dependent shape needs it (one sync)."""
+    mask = empty(a._shape, D.bool_, a.device)
+    launch("NeScalar", a, scalar_for(0, a.dtype), mask)
+    total = empty((), D.int64, a.device)
+    launch("ReduceSum", mask, IntArray(range(len(a._shape))), False, DType(D.int64), total)
+    return int(_host_values(total))
+
+
+@kernel("argwhere")
+def argwhere(m, a):
+    n, nd = _numel(a), len(a._shape)
+    rows = _count_nonzero(a) if n else 0
+    full = empty((n, nd), D.int64, a.device)
+    if rows:
+        launch("Nonzero", a, full)
+    # aclnnNonzero fills the first `rows` rows of its [numel, ndim] output; they are copied out exactly
+    return contiguous(_view(full, (rows, nd), (nd, 1))) if rows < n else full
+
+
+def _long_indices(indices):
+    """Tensor?[] indices with each bool mask replaced by the columns of its argwhere (as PyTorch does)."""
+    out = []
+    for t in indices:
+        if t is not None and t.dtype is D.bool_:
+            where = argwhere(None, t)
+            k = len(t._shape)
+            out.extend(_view(where, (where._shape[0],), (k,), where._offset + j) for j in range(k))
+        else:
+            out.append(t)
+    return out
+
+
+def _indexed_layout(self, indices):
+    """(self's view with the indexed dims first, the index tensors, where PyTorch puts the broadcast index dims):
+    adjacent indexed dims keep their place in the result, separated ones go to the front."""
+    pos = [i for i, t in enumerate(indices) if t is not None]
+    nd = len(self._shape)
+    perm = pos + [i for i in range(nd) if i not in pos]
+    view = _view(self, [self._shape[i] for i in perm], [self._stride[i] for i in perm])
+    front = pos[0] if pos == list(range(pos[0], pos[-1] + 1)) else 0
+    return view, [indices[i] for i in pos], front
+
+
+def _move_dims(t, start, count, to):
+    """t with its dims [start, start + count) moved to position `to` (a view)."""
+    order = list(range(len(t._shape)))
+    block = order[start:start + count]
+    rest = order[:start] + order[start + count:]
+    order = rest[:to] + block + rest[to:]
+    return _view(t, [t._shape[i] for i in order], [t._stride[i] for i in order])
+
+
+@kernel("index.Tensor")
+def index(m, a, indices):
+    view, idx, front = _indexed_layout(a, _long_indices(indices))
+    from mindtorch.plugins import broadcast_shapes
+    b = ()
+    for t in idx:
+        b = broadcast_shapes(b, t._shape)
+    shape = tuple(b) + tuple(view._shape[len(idx):])
+    out = empty(shape, a.dtype, a.device)
+    if _numel(out):
+        launch("Index", view, list(idx), out)
+    return contiguous(_move_dims(out, 0, len(b), front)) if front else out
+
+
+def _index_put(target, indices, values, accumulate):
+    view, idx, front = _indexed_layout(target, _long_indices(indices))
+    from mindtorch.plugins import broadcast_shapes
+    b = ()
+    for t in idx:
+        b = broadcast_shapes(b, t._shape)
+    rest = tuple(view._shape[len(idx):])
+    # values broadcast against PyTorch's result layout, then viewed in the operator's (index dims first)
+    result_shape = rest[:front] + tuple(b) + rest[front:]
+    if values.dtype is not target.dtype:
+        values = cast(values, target.dtype)
+    vs = (0,) * (len(result_shape) - len(values._shape)) + tuple(
+        0 if n == 1 and r != 1 else st for n, st, r in zip(values._shape, values._stride, result_shape[-len(values._shape):]))
+    values = _move_dims(_view(values, result_shape, vs[-len(result_shape):] if result_shape else ()), front, len(b), 0)
+    if _numel(values):
+        launch("IndexPutImpl", view, list(idx), values, bool(accumulate), False)
+    return target
+
+
+@kernel("index_put")
+def index_put(m, a, indices, values, accumulate=False):
+    return _index_put(contiguous(a), indices, values, accumulate)
+
+
+@kernel("index_put_")
+def index_put_(m, a, indices, values, accumulate=False):
+    return _index_put(a, indices, values, accumulate)
+
+
+def _as_1d(t):
+    return _view(t, (1,), (1,)) if not t._shape else t
+
+
+@kernel("index_add")
+def index_add(m, a, dim, index, source, alpha=1):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("IndexAdd", _as_1d(a), int(dim), _as_1d(index), _as_1d(source), scalar_for(alpha, m.dtype), _as_1d(out))
+    return out
+
+
+@kernel("index_add_")
+def index_add_(m, a, dim, index, source, alpha=1):
+    launch("InplaceCopy", a, index_add(m, a, dim, index, source, alpha))
+    return a
+
+
+@kernel("index_copy_")
+def index_copy_(m, a, dim, index, source):
+    launch("InplaceIndexCopy", _as_1d(a), int(dim), _as_1d(index), _as_1d(source))
+    return a
+
+
+@kernel("index_copy")
+def index_copy(m, a, dim, index, source):
+    return index_copy_(m, contiguous(a), dim, index, source)
+
+
+def _index_fill(a, dim, index, value):
+    """index_fill as index_copy of a source holding `value` (the fill operator takes its index on the host)."""
+    x = _as_1d(a)
+    d = dim % len(x._shape)
+    shape = x._shape[:d] + (_numel(index),) + x._shape[d + 1:]
+    src = empty(shape, a.dtype, a.device)
+    if isinstance(value, Tensor):
+        launch("InplaceCopy", src, _view(value, shape, (0,) * len(shape)))
+    else:
+        fill_(None, src, value)
+    launch("InplaceIndexCopy", x, d, _as_1d(index), src)
+    return a
+
+
+KERNELS["index_fill_.int_Scalar"] = KERNELS["index_fill_.int_Tensor"] = \
+    lambda m, a, dim, index, value: _index_fill(a, dim, index, value)
+KERNELS["index_fill.int_Scalar"] = KERNELS["index_fill.int_Tensor"] = \
+    lambda m, a, dim, index, value: _index_fill(contiguous(a), dim, index, value)
+
+
+@kernel("repeat")
+def repeat(m, a, repeats):
+    out = empty(m.shape, m.dtype, a.device)
+    if _numel(out):
+        launch("Repeat", a, IntArray(repeats), out)
+    return out
+
+
+@kernel("roll")
+def roll(m, a, shifts, dims=()):
+    out = empty(m.shape, m.dtype, a.device)
+    if _numel(out):
+        launch("Roll", a if dims else _dense(a), IntArray(shifts), IntArray(dims), out)
+    return out

@@ -72,7 +72,8 @@ NNOPBASE = [
 ]
 
 # libopapi.so -- each op's own arguments, from its header in hicann/ops-math and hicann/ops-nn
-T, S, ARR, BARR, I8 = handle, handle, handle, handle, c_int8   # aclTensor*, aclScalar*, aclIntArray*, aclBoolArray*, int8_t
+T, S, ARR, BARR, TL, I8 = handle, handle, handle, handle, handle, c_int8  # aclTensor*, aclScalar*, aclIntArray*,
+# aclBoolArray*, aclTensorList*, int8_t
 OPS = {
     # ops-math math/add/op_api/aclnn_add.h
     "Add": [T, T, S, T], "Adds": [T, S, S, T], "InplaceAdd": [T, T, S], "InplaceAdds": [T, S, S],
@@ -241,6 +242,11 @@ OPS.update({
     # ops-math math/log_add_exp/op_api/aclnn_logaddexp.h, aclnn_logaddexp2.h; math/gcd/op_api/aclnn_gcd.h;
     # math/is_close/op_api/aclnn_isclose.h
     "LogAddExp": [T, T, T], "LogAddExp2": [T, T, T], "Gcd": [T, T, T], "IsClose": [T, T, c_double, c_double, c_bool, T],
+    # ops-nn index/index/op_api/aclnn_index.h, index/index_put_v2/op_api/aclnn_index_put_impl.h (TL: aclTensorList*),
+    # index/inplace_scatter_add/op_host/op_api/aclnn_index_add.h, index/scatter_update/op_api/aclnn_index_copy.h,
+    # index/non_zero/op_api/aclnn_nonzero.h; ops-math math/tile/op_api/aclnn_repeat.h, conversion/roll/op_api/aclnn_roll.h
+    "Index": [T, TL, T], "IndexPutImpl": [T, TL, T, c_bool, c_bool], "IndexAdd": [T, c_int64, T, T, S, T],
+    "InplaceIndexCopy": [T, c_int64, T, T], "Nonzero": [T, T], "Repeat": [T, ARR, T], "Roll": [T, ARR, ARR, T],
 })
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
 PHASE2 = [c_void_p, c_uint64, handle, aclrtStream]
