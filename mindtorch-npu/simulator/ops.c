@@ -83,7 +83,7 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
-       L_ARG = 512, F_EMBED = 1024, L_VALUES = 32768, R_ALL = 65536, R_ANY = 131072, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384, F_CLOSE = 262144 };
+       L_ARG = 512, F_EMBED = 1024, L_VALUES = 32768, R_ALL = 65536, R_ANY = 131072, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384, F_CLOSE = 262144, RND_PERM = 524288 };
 enum { S_PROD, S_LSE, S_VAR, S_STD, S_NORM }; /* SIG_STATS: which statistic, in flags bits 20-22 */
 #define KIND(k) ((k) << 20)
 /* SIG_SOFTMAX covers every op along one dim's lines: softmax (F_LOG: log-softmax), L_CUMSUM, L_ARG|R_MAX/R_MIN */
@@ -300,6 +300,12 @@ static val e_leaky(const val *x, const val *p, int isf) {
     r.f = x[0].f > 0 ? x[0].f : x[0].f * p[0].f;
     return r;
 }
+static val e_elu(const val *x, const val *p, int isf) { /* p: alpha, scale, inputScale */
+    (void)isf;
+    val r;
+    r.f = x[0].f > 0 ? p[1].f * x[0].f : p[1].f * p[0].f * expm1(x[0].f * p[2].f);
+    return r;
+}
 static val e_softplus(const val *x, const val *p, int isf) { /* x if beta * x > threshold, else log1p(exp(beta x)) / beta */
     (void)isf;
     val r;
@@ -456,6 +462,7 @@ static const op_def OPS[] = {
     /* unary with scalar / float parameters */
     {"LeakyRelu", SIG_UNARY_P, 0, 0, FLOATS, e_leaky, 0}, {"InplaceLeakyRelu", SIG_UNARY_P, 1, 0, FLOATS, e_leaky, 0},
     {"Softplus", SIG_UNARY_P, 0, 0, FLOATS, e_softplus, 0},
+    {"Elu", SIG_UNARY_P, 0, 0, MMTYPES, e_elu, 0}, {"InplaceElu", SIG_UNARY_P, 1, 0, MMTYPES, e_elu, 0},
     {"NanToNum", SIG_UNARY_P, 0, 0, ALL10, e_nan2num, F_MODE}, {"InplaceNanToNum", SIG_UNARY_P, 1, 0, ALL10, e_nan2num, F_MODE},
     {"Hardtanh", SIG_CLAMP, 0, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 3},
     {"InplaceHardtanh", SIG_CLAMP, 1, 0, ALL10 & ~B(ACL_BOOL), e_clamp, 3},
@@ -466,6 +473,9 @@ static const op_def OPS[] = {
     {"InplaceNormal", SIG_RANDOM, 1, 0, FLOATS, NULL, RND_NORMAL},
     {"InplaceRandom", SIG_RANDOM, 1, 0, ALL10 & ~B(ACL_BOOL), NULL, RND_INT},
     {"InplaceBernoulli", SIG_RANDOM, 1, 0, ALL10, NULL, RND_BERNOULLI},
+    {"InplaceBernoulliTensor", SIG_RANDOM, 1, 0, ALL10, NULL, RND_BERNOULLI | F_MODE},
+    /* Randperm(n, seed, offset, out): Fisher-Yates, swap i draws from (seed, offset + i) */
+    {"Randperm", SIG_RANDOM, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, RND_PERM},
     /* Multinomial(self [C] or [N, C] weights, numsamples, replacement, seed, offset, out INT64): row r, draw s uses
      * counter offset + r * numsamples + s (with replacement) or offset + r * C + j (exponential race, without) */
     {"Multinomial", SIG_MULTINOMIAL, 0, 0, FLOATS, NULL, 0},
@@ -554,7 +564,7 @@ static const char *dtname(int dt) {
 /* ---------------------------------------------------------------- validation helpers */
 typedef struct {
     const aclTensor *t[4]; /* t[0] output (selfRef for in-place ops), t[1] self, t[2] other, t[3] condition */
-    const aclScalar *s[2]; /* s[0] other/value, s[1] alpha */
+    const aclScalar *s[3]; /* s[0] other/value, s[1] alpha (Elu: alpha, scale, inputScale) */
     int64_t i[4];
     const void *arr;       /* aclIntArray (reduction dims) */
     const aclTensor *x[12]; /* further tensors (NLLLoss: weight, totalWeight, gradOutput; norms and convolution: all) */
@@ -975,6 +985,8 @@ static uint64_t mix(uint64_t z) {
 static uint64_t bits64(uint64_t seed, uint64_t ctr) { return mix(mix(seed + 0x9e3779b97f4a7c15ull) ^ (ctr * 0xd1b54a32d192ed03ull)); }
 static double unit(uint64_t seed, uint64_t ctr) { return (double)(bits64(seed, ctr) >> 11) * 0x1.0p-53; } /* [0, 1) */
 
+static int64_t *offsets(const tview *v, int nd, const int64_t *dims);
+
 static int k_random(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     (void)ws;
     const op_def *d = e->def;
@@ -986,6 +998,24 @@ static int k_random(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) 
     memcpy(st[0], o->st, sizeof st[0]);
     uint64_t seed = (uint64_t)e->ip[0], base = (uint64_t)e->ip[1];
     int eo = dt_size(o->dt);
+    if (d->flags & RND_PERM) { /* contiguous out (checked): 0..n-1, then Fisher-Yates from the top */
+        int64_t n = total, *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+        for (int64_t i = 0; i < n; i++) v[i] = i;
+        for (int64_t i = n - 1; i > 0; i--) {
+            int64_t j = (int64_t)(bits64(seed, base + (uint64_t)i) % (uint64_t)(i + 1)), t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+        }
+        for (int64_t i = 0; i < n; i++) sti(o->dt, ob + (o->off + i * (o->nd ? o->st[0] : 0)) * eo, v[i]);
+        free(v);
+        return 0;
+    }
+    char *pb = NULL;
+    int64_t *po = NULL;
+    if (e->nt > 1) { /* per-element probabilities, broadcast to self */
+        if ((rc = map_view(&e->t[1], dev, &pb, d->name, 1, msg, len))) return rc;
+        po = offsets(&e->t[1], o->nd, o->dims);
+    }
     for (int64_t c = 0; c < total; c++) {
         char *p = ob + off[0] * eo;
         uint64_t ctr = base + (uint64_t)c;
@@ -1002,10 +1032,12 @@ static int k_random(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) 
             uint64_t range = (uint64_t)(e->p[1].i - e->p[0].i);
             sti(o->dt, p, e->p[0].i + (int64_t)(bits64(seed, ctr) % range));
         } else {
-            sti(o->dt, p, unit(seed, ctr) < e->p[0].f);
+            double prob = po ? ldf(e->t[1].dt, pb + po[c] * dt_size(e->t[1].dt)) : e->p[0].f;
+            sti(o->dt, p, unit(seed, ctr) < prob);
         }
         step(o->nd, o->dims, idx, 1, off, st);
     }
+    free(po);
     return 0;
 }
 
@@ -1835,13 +1867,24 @@ static aclnnStatus v_random(const op_def *d, args *a, aclOpExecutor *e) {
         if (a->i[0] >= a->i[1]) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceRandomGetWorkspaceSize: from >= to");
         e->p[0].i = a->i[0];
         e->p[1].i = a->i[1];
+    } else if (d->flags & RND_PERM) {
+        if (a->i[0] < 0 || self->ndim != 1 || self->dims[0] != a->i[0] || (self->dims[0] > 1 && self->strides[0] != 1))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnnRandpermGetWorkspaceSize: out must be a contiguous 1-d tensor of n elements");
+    } else if (d->flags & F_MODE) {
+        const aclTensor *pt = a->t[1];
+        int64_t bs[SIM_MAXDIM];
+        if (!pt || !aclsim_check_tensor(pt) || !dt_is_float(pt->dtype))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceBernoulliTensorGetWorkspaceSize: prob must be a floating aclTensor");
+        if (bshape((int)self->ndim, self->dims, (int)pt->ndim, pt->dims, bs) != (int)self->ndim || !same_shape(self, (int)self->ndim, bs))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceBernoulliTensorGetWorkspaceSize: prob does not broadcast to selfRef");
+        snap(&e->t[1], pt);
     } else {
         if ((rc = check_scalar(d, a->s[0], "prob"))) return rc;
         double p = ldf(a->s[0]->dtype, (const char *)a->s[0]->raw);
         if (!(p >= 0 && p <= 1)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnInplaceBernoulliGetWorkspaceSize: prob %g is not in [0, 1]", p);
         e->p[0].f = p;
     }
-    e->nt = 1;
+    e->nt = (d->flags & RND_BERNOULLI) && (d->flags & F_MODE) ? 2 : 1;
     e->ct = self->dtype;
     e->ip[0] = (int64_t)a->seed;
     e->ip[1] = (int64_t)a->offset;
@@ -2161,8 +2204,8 @@ static aclnnStatus v_unary_p(const op_def *d, args *a, aclOpExecutor *e) {
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out must have self's shape and hold its dtype", d->name);
     for (int k = 0; k < 3; k++) e->p[k].f = a->f[k];
     if (!(d->flags & F_MODE))
-        for (int k = 0; k < 2; k++) {
-            if (!a->s[k] && (k == 0 || d->fn == e_softplus)) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: a parameter is NULL", d->name);
+        for (int k = 0; k < (d->fn == e_elu ? 3 : 2); k++) {
+            if (!a->s[k] && (k == 0 || d->fn != e_leaky)) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: a parameter is NULL", d->name);
             if (a->s[k]) {
                 if ((rc = check_scalar(d, a->s[k], "parameter"))) return rc;
                 e->p[k].f = ldf(a->s[k]->dtype, (const char *)a->s[k]->raw);
@@ -3880,3 +3923,21 @@ EXPORT aclnnStatus aclnnRollGetWorkspaceSize(const aclTensor *x, const void *shi
 }
 LAUNCH(Index) LAUNCH(IndexPutImpl) LAUNCH(IndexAdd) LAUNCH(InplaceIndexCopy) LAUNCH(Nonzero)
 LAUNCH(Repeat) LAUNCH(Roll)
+
+/* Elu (ops-nn activation/elu), tensor-probability Bernoulli (random/dsa_gen_bit_mask), Randperm (random/stateless_randperm) */
+EXPORT aclnnStatus aclnnEluGetWorkspaceSize(const aclTensor *self, const aclScalar *alpha, const aclScalar *scale,
+                                            const aclScalar *inputScale, aclTensor *out, WS) {
+    PREP(Elu, .t = {out, self}, .s = {alpha, scale, inputScale});
+}
+EXPORT aclnnStatus aclnnInplaceEluGetWorkspaceSize(aclTensor *selfRef, const aclScalar *alpha, const aclScalar *scale,
+                                                   const aclScalar *inputScale, WS) {
+    PREP(InplaceElu, .t = {selfRef, selfRef}, .s = {alpha, scale, inputScale});
+}
+EXPORT aclnnStatus aclnnInplaceBernoulliTensorGetWorkspaceSize(const aclTensor *selfRef, const aclTensor *prob, int64_t seed,
+                                                               int64_t offset, WS) {
+    PREP(InplaceBernoulliTensor, .t = {(aclTensor *)selfRef, prob}, .seed = (uint64_t)seed, .offset = (uint64_t)offset);
+}
+EXPORT aclnnStatus aclnnRandpermGetWorkspaceSize(int64_t n, int64_t seed, int64_t offset, aclTensor *out, WS) {
+    PREP(Randperm, .t = {out}, .i = {n}, .seed = (uint64_t)seed, .offset = (uint64_t)offset);
+}
+LAUNCH(Elu) LAUNCH(InplaceElu) LAUNCH(InplaceBernoulliTensor) LAUNCH(Randperm)

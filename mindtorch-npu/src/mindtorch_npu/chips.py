@@ -37,7 +37,7 @@ OP_DTYPES = {
     "Trunc": _ALL - {D.bool_}, "Softmax": _FD, "LogSoftmax": _FD, "Mean": _FD,
     "Matmul": _F, "Mm": _F, "BatchMatMul": _F,
     "Erfinv": _FD, "Lgamma": frozenset((D.float32, D.float16, D.float64)), "Digamma": _FD,
-    "LogSumExp": _ALL - {D.float64}, "VarCorrection": _F, "Std": _F, "LinalgVectorNorm": _F,
+    "LogSumExp": _ALL - {D.float64}, "VarCorrection": _F, "Std": _F, "LinalgVectorNorm": _F, "Elu": _F,
 }
 # operators a family lacks: the product list at the top of each op's doc (ops-nn docs/aclnnXxx.md) marks them
 # unsupported on the training series (910A class) or the inference series (310P)

@@ -614,6 +614,67 @@ def bernoulli_(m, a, p=0.5, generator=None):
     return _fill_random(a, "InplaceBernoulli", (scalar_for(p, D.float64),), generator)
 
 
+@kernel("bernoulli_.Tensor")
+def bernoulli_tensor_(m, a, p, generator=None):
+    return _fill_random(a, "InplaceBernoulliTensor", (p,), generator)
+
+
+@kernel("bernoulli")
+def bernoulli(m, probs, generator=None):
+    return bernoulli_tensor_(None, empty(m.shape, m.dtype, probs.device), probs, generator)
+
+
+@kernel("bernoulli.p")
+def bernoulli_p(m, a, p, generator=None):
+    return bernoulli_(None, empty(m.shape, m.dtype, a.device), p, generator)
+
+
+@kernel("randperm")
+def randperm(m, n, generator=None, *rest):
+    out = empty(m.shape, m.dtype, npu_device(_device_of(rest)))
+    if n:
+        launch("Randperm", int(n), *_draw(out, generator), out)
+    return out
+
+
+def _scaled_normal(m, mean, std, device, generator):
+    """normal(mean, std) with tensor parameters: a standard normal draw, scaled and shifted on the device."""
+    out = normal_(None, empty(m.shape, m.dtype, device), 0.0, 1.0, generator)
+    if isinstance(std, Tensor):
+        launch("InplaceMul", out, std)
+    else:
+        launch("InplaceMuls", out, scalar_for(std, m.dtype))
+    if isinstance(mean, Tensor):
+        launch("InplaceAdd", out, mean, scalar_for(1, m.dtype))
+    else:
+        launch("InplaceAdds", out, scalar_for(mean, m.dtype), scalar_for(1, m.dtype))
+    return out
+
+
+KERNELS["normal.Tensor_Tensor"] = lambda m, mean, std, generator=None: _scaled_normal(m, mean, std, mean.device,
+                                                                                      generator)
+KERNELS["normal.Tensor_float"] = lambda m, mean, std=1, generator=None: _scaled_normal(m, mean, std, mean.device,
+                                                                                       generator)
+KERNELS["normal.float_Tensor"] = lambda m, mean, std, generator=None: _scaled_normal(m, mean, std, std.device,
+                                                                                     generator)
+
+
+@kernel("normal.float_float")
+def normal_float_float(m, mean, std, size, generator=None, *rest):
+    return normal_(None, empty(m.shape, m.dtype, npu_device(_device_of(rest))), mean, std, generator)
+
+
+@kernel("exponential_")
+def exponential_(m, a, lambd=1.0, generator=None):
+    """-log(1 - u) / lambda from a uniform draw (ACLNN has no exponential sampler)."""
+    uniform_(None, a, 0.0, 1.0, generator)
+    launch("InplaceMuls", a, scalar_for(-1, a.dtype))
+    launch("InplaceAdds", a, scalar_for(1, a.dtype), scalar_for(1, a.dtype))
+    launch("InplaceLog", a)
+    launch("InplaceMuls", a, scalar_for(-1.0 / lambd, a.dtype))
+    return a
+
+
 _I64_MAX = (1 << 63) - 1
 
 
@@ -983,6 +1044,25 @@ def leaky_relu(m, a, slope=0.01):
 @kernel("leaky_relu_")
 def leaky_relu_(m, a, slope=0.01):
     launch("InplaceLeakyRelu", a, scalar_for(slope, D.float64))
+    return a
+
+
+def _elu_args(alpha, scale, input_scale):
+    return tuple(Scalar(float(v), A.ACL_DOUBLE) for v in (alpha, scale, input_scale))
+
+
+@kernel("elu")
+def elu(m, a, alpha=1.0, scale=1, input_scale=1):
+    _float_only("elu", "Elu", m.dtype)
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Elu", a, *_elu_args(alpha, scale, input_scale), out)
+    return out
+
+
+@kernel("elu_")
+def elu_(m, a, alpha=1.0, scale=1, input_scale=1):
+    _float_only("elu", "Elu", a.dtype)
+    launch("InplaceElu", a, *_elu_args(alpha, scale, input_scale))
     return a
 
 

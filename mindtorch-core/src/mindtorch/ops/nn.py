@@ -293,11 +293,30 @@ def _rms_norm_meta(input, normalized_shape, weight, eps):
     return m[0], m[2]
 
 
+def _rms_norm(input, normalized_shape, weight, eps):
+    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    x = input.float() if input.dtype in (D.float16, D.bfloat16) else input
+    rstd = torch.rsqrt((x * x).mean(dims, keepdim=True) + eps)
+    y = x * rstd
+    return (y if weight is None else y * weight).to(input.dtype), rstd.detach()  # rstd: a non-differentiable output
+
+
+def _rms_norm_backward(grad_out, input, normalized_shape, rstd, weight):
+    k = len(normalized_shape)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    xhat = input * rstd
+    gx = grad_out if weight is None else grad_out * weight
+    grad_input = rstd * (gx - xhat * (gx * xhat).mean(dims, keepdim=True))
+    lead = tuple(range(input.ndim - k))
+    grad_weight = (grad_out * xhat).sum(lead) if lead else grad_out * xhat
+    return grad_input.to(grad_out.dtype), grad_weight.to(grad_out.dtype)
+
+
 defop("_rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, float eps) -> (Tensor, Tensor)",
-      meta=_rms_norm_meta, method=False, function=False, family=F,
+      meta=_rms_norm_meta, method=False, function=False, family=F, composite=_rms_norm,
       grad={"input, weight": "torch.ops._rms_norm_backward(grads[0], input, normalized_shape, result[1], weight)"})
 defop("_rms_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor rstd, Tensor? weight) "
-      "-> (Tensor, Tensor)",
+      "-> (Tensor, Tensor)", composite=_rms_norm_backward,
       meta=lambda g, x, ns, r, w: (TensorMeta(x._shape, g.dtype), TensorMeta(tuple(ns), g.dtype)),
       method=False, function=False, family=F, nondiff=("rstd",),
       grad={"grad_out": "not_implemented('rms_norm double backward')"})

@@ -51,8 +51,13 @@ def _real_float_binary(kname):
 
 defop("gcd(Tensor self, Tensor other) -> Tensor", meta=_bits("gcd_cpu", allow_bool=False), inplace=True, out=True,
       family=F)
+def _lcm(self, other):
+    g = torch.gcd(self, other)
+    return torch.where(g == 0, torch.zeros_like(g), torch.abs(self // torch.where(g == 0, 1, g) * other))
+
+
 defop("lcm(Tensor self, Tensor other) -> Tensor", meta=_bits("lcm_cpu", allow_bool=False), inplace=True, out=True,
-      family=F)
+      composite=_lcm, inplace_composite=lambda self, other: self.copy_(_lcm(self, other)), family=F)
 defop("hypot(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("hypot_cpu"), inplace=True, out=True,
       family=F, grad={"self": "grad * self / result", "other": "grad * other / result"})
 defop("logaddexp(Tensor self, Tensor other) -> Tensor", meta=M.binary_float, out=True, family=F,

@@ -432,9 +432,18 @@ defop("maximum(Tensor self, Tensor other) -> Tensor", meta=M.binary, out=True, f
       grad={"self": "minmax_grad(grad, self, other, True)", "other": "minmax_grad(grad, other, self, True)"})
 defop("minimum(Tensor self, Tensor other) -> Tensor", meta=M.binary, out=True, family=F,
       grad={"self": "minmax_grad(grad, self, other, False)", "other": "minmax_grad(grad, other, self, False)"})
+def _nan_ignoring(extreme):
+    """fmax / fmin: maximum / minimum where a NaN operand yields the other one."""
+    def composite(self, other):
+        return torch.where(torch.isnan(other), self, torch.where(torch.isnan(self), other, extreme(self, other)))
+    return composite
+
+
 defop("fmax(Tensor self, Tensor other) -> Tensor", meta=M.binary, out=True, family=F,
+      composite=_nan_ignoring(lambda a, b: torch.maximum(a, b)),
       grad={"self": "minmax_grad(grad, self, other, True)", "other": "minmax_grad(grad, other, self, True)"})
 defop("fmin(Tensor self, Tensor other) -> Tensor", meta=M.binary, out=True, family=F,
+      composite=_nan_ignoring(lambda a, b: torch.minimum(a, b)),
       grad={"self": "minmax_grad(grad, self, other, False)", "other": "minmax_grad(grad, other, self, False)"})
 
 # --- comparisons and logic ----------------------------------------------------------
@@ -571,9 +580,25 @@ _UNARY = [
 _UNARY += [("arc" + n[1:], m, g) for n, m, g in _UNARY if n in ("asin", "acos", "atan", "asinh", "acosh", "atanh")]
 _NO_INPLACE = {"sgn"}
 _NOT_METHOD = {"silu", "mish"}
+
+
+def _sgn(self):
+    if not self.dtype.is_complex:
+        return torch.sign(self)
+    a = torch.abs(self)
+    return torch.where(a == 0, torch.zeros_like(self), self / torch.where(a == 0, 1.0, a))
+
+
+def _conj_physical(self):
+    return torch.complex(self.real, -self.imag) if self.dtype.is_complex else self.clone()
+
+
+# composites: what a device without its own kernel runs (the cpu has kernels for these)
+_UNARY_COMPOSITES = {"sgn": _sgn, "conj_physical": _conj_physical}
 for _n, _m, _g in _UNARY:
     defop(f"{_n}(Tensor self) -> Tensor", meta=_m, inplace=_n not in _NO_INPLACE, out=True, family=F,
-          method=_n not in _NOT_METHOD, grad={"self": _g})
+          method=_n not in _NOT_METHOD, grad={"self": _g}, composite=_UNARY_COMPOSITES.get(_n),
+          inplace_composite=(lambda f: f and (lambda self: self.copy_(f(self))))(_UNARY_COMPOSITES.get(_n)))
 def _polygamma_meta(n, self):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
@@ -611,7 +636,13 @@ def _positive(self):
 defop("positive(Tensor self) -> Tensor", meta=_positive_meta, composite=_positive, family=F)
 defop("round(Tensor self, *, int decimals=0) -> Tensor", meta=_round_meta, inplace=True, out=True, family=F,
       grad={"self": "_zeros(grad)"})
+def _logit(self, eps=None):
+    x = self if eps is None else torch.clamp(self, eps, 1 - eps)
+    return torch.log(x / (1 - x))
+
+
 defop("logit(Tensor self, float? eps=None) -> Tensor", meta=_logit_meta, inplace=True, out=True, family=F,
+      composite=_logit, inplace_composite=lambda self, eps=None: self.copy_(_logit(self, eps)),
       grad={"self": "logit_grad(grad, self, eps)"})
 defop("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",
       meta=_nan_to_num_meta, inplace=True, out=True, family=F,
@@ -622,9 +653,13 @@ def _signbit_meta(self):
     return M.same_shape_bool(self)
 
 
+def _isreal(self):
+    return self.imag == 0 if self.dtype.is_complex else torch.ones_like(self, dtype=D.bool_)
+
+
 for _n in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isreal"):
     defop(f"{_n}(Tensor self) -> Tensor", meta=_signbit_meta if _n == "signbit" else M.same_shape_bool, family=F,
-          out=_n in ("isposinf", "isneginf", "signbit"))
+          out=_n in ("isposinf", "isneginf", "signbit"), composite=_isreal if _n == "isreal" else None)
 
 # --- activations ------------------------------------------------------------------------
 defop("gelu(Tensor self, *, str approximate='none') -> Tensor", meta=_gelu_meta, inplace=True, method=False,

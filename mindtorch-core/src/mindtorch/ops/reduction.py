@@ -436,7 +436,8 @@ defop("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", meta=_
       family=F, grad={"self": "logsumexp_backward(grad, self, result, dim, keepdim)"})
 defop("all(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor", meta=_bool_meta, out=True, family=F)
 defop("any(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor", meta=_bool_meta, out=True, family=F)
-defop("count_nonzero(Tensor self, int[1]? dim=None) -> Tensor", meta=_count_nonzero_meta, family=F)
+defop("count_nonzero(Tensor self, int[1]? dim=None) -> Tensor", meta=_count_nonzero_meta, family=F,
+      composite=lambda self, dim=None: (self != 0).sum(dim, dtype=D.int64))
 defop("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", meta=_cum_meta, out=True,
       inplace=True, family=F, grad={"self": "cumsum_backward(grad, dim)"})
 defop("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", meta=_cumprod_meta, out=True,

@@ -171,7 +171,9 @@ OPS.update({
     "InplaceUniform": [T, c_double, c_double, c_uint64, c_uint64],
     "InplaceNormal": [T, c_float, c_float, c_int64, c_int64],
     "InplaceRandom": [T, c_int64, c_int64, c_int64, c_int64],
-    "InplaceBernoulli": [T, S, c_int64, c_int64],
+    "InplaceBernoulli": [T, S, c_int64, c_int64], "InplaceBernoulliTensor": [T, T, c_int64, c_int64],
+    # ops-math random/stateless_randperm/op_api/aclnn_randperm.h
+    "Randperm": [c_int64, c_int64, c_int64, T],
     # ops-math random/stateless_sample_multinomial/op_api/aclnn_multinomial.h
     "Multinomial": [T, c_int64, c_bool, c_int64, c_int64, T],
     # ops-math math/lerp/op_api/aclnn_lerp_tensor.h, aclnn_lerp_scalar.h
@@ -199,6 +201,7 @@ OPS.update({
     # ops-nn activation/leaky_relu/op_api/aclnn_leaky_relu.h, activation/softplus_v2/op_api/aclnn_softplus.h;
     # ops-math math/nan_to_num/op_api/aclnn_nan_to_num.h, conversion/clip_by_value_v2/op_api/aclnn_hardtanh.h
     "LeakyRelu": [T, S, T], "InplaceLeakyRelu": [T, S], "Softplus": [T, S, S, T],
+    "Elu": [T, S, S, S, T], "InplaceElu": [T, S, S, S],  # ops-nn activation/elu/op_api/aclnn_elu.h
     "NanToNum": [T, c_float, c_float, c_float, T], "InplaceNanToNum": [T, c_float, c_float, c_float],
     "Hardtanh": [T, S, S, T], "InplaceHardtanh": [T, S, S],
     # ops-math math/eye/op_api/aclnn_eye.h, math/lin_space/op_api/aclnn_linspace.h; ops-nn index/reverse_v2/.../aclnn_flip.h
