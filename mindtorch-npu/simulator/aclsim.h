@@ -98,6 +98,8 @@ struct aclOpExecutor {
     tview t[12];             /* t[0] is the output (batch norm's backward uses 10) */
     val p[4];                /* scalar parameters, in the computation domain of ct */
     int64_t ip[16];          /* integer parameters (pooling takes 11; ip[14], ip[15] are the NCHW operators' read / write masks) */
+    tview *lt;               /* tensor-list operands (foreach operators), malloc'd, freed with the executor */
+    int nlt;
 };
 
 /* libascendcl internals used by the siblings */

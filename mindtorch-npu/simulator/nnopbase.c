@@ -319,7 +319,7 @@ static void exec_unref(void *p) {
     pthread_mutex_lock(&x_lock);
     int last = --e->refs == 0;
     pthread_mutex_unlock(&x_lock);
-    if (last) { e->magic = M_DEAD; free(e); }
+    if (last) { e->magic = M_DEAD; free(e->lt); free(e); }
 }
 
 static void unlist(aclOpExecutor *e) { /* caller holds x_lock; e is listed */

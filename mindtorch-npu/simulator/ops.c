@@ -79,7 +79,7 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
        SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT, SIG_UNARY_P,
-       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT };
+       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -505,6 +505,13 @@ static const op_def OPS[] = {
     {"IndexAdd", SIG_INDEX_DIM, 0, 0, ALL10, NULL, F_MODE}, {"InplaceIndexCopy", SIG_INDEX_DIM, 1, 0, ALL10, NULL, 0},
     {"Nonzero", SIG_NONZERO, 0, 0, ALL10, NULL, 0},
     {"Repeat", SIG_REPEAT, 0, 0, ALL10, NULL, 0}, {"Roll", SIG_REPEAT, 0, 0, ALL10, NULL, F_MODE},
+    /* foreach (ops-nn foreach/): one elementwise function over every tensor of the lists; F_MODE: the scalar is
+     * the function's last operand (Mul, Div, Add, Lerp), otherwise its parameter p[0] (Addcmul, Addcdiv) */
+    {"ForeachMulScalarV2", SIG_FOREACH, 0, 0, MMTYPES, e_mul, F_MODE}, {"ForeachDivScalarV2", SIG_FOREACH, 0, 0, MMTYPES, e_div, F_MODE},
+    {"ForeachAddScalarV2", SIG_FOREACH, 0, 0, MMTYPES, e_add, F_MODE}, {"ForeachSqrt", SIG_FOREACH, 0, 0, MMTYPES, e_sqrt, 0},
+    {"ForeachLerpScalar", SIG_FOREACH, 0, 0, MMTYPES, e_lerp, F_MODE},
+    {"ForeachAddcmulScalarV2", SIG_FOREACH, 0, 0, MMTYPES, e_addcmul, 0},
+    {"ForeachAddcdivScalarV2", SIG_FOREACH, 0, 0, MMTYPES, e_addcdiv, 0},
     /* elementwise: ops-nn activation/erfinv, ops-math math/{lgamma,digamma,log_add_exp,gcd,is_close} */
     {"Erfinv", SIG_UNARY, 0, 0, FLOATS, e_erfinv, F_FLOAT}, {"InplaceErfinv", SIG_UNARY, 1, 0, FLOATS, e_erfinv, F_FLOAT},
     {"Lgamma", SIG_UNARY, 0, 0, B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_DOUBLE), e_lgamma, F_FLOAT},
@@ -571,6 +578,7 @@ typedef struct {
     const void *ia[4];      /* further aclIntArrays (convolution and pooling: kernel, stride, padding, dilation) */
     const void *mask;       /* aclBoolArray outputMask of the backward operators */
     const void *list;       /* aclTensorList (Index, IndexPutImpl: the index tensors) */
+    const void *lists[4];   /* the foreach operators' aclTensorLists: inputs x1..x3, then out */
     double f[3];           /* double / float attributes (random ranges, nan_to_num's replacements) */
     uint64_t seed, offset;
 } args;
@@ -3291,6 +3299,62 @@ static aclnnStatus v_repeat_roll(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+
+/* ---- foreach: lt holds, per list position, {out, x1[, x2[, x3]]}; the scalar (F_MODE) is t[0], a constant */
+static int k_foreach(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    int per = (int)e->ip[0], with_scalar = (d->flags & F_MODE) != 0;
+    for (int i = 0; i < e->nlt / per; i++) {
+        const tview *v = &e->lt[i * per];
+        opnd o[5];
+        int rc;
+        for (int k = 0; k < per; k++) {
+            char *base;
+            if ((rc = map_view(&v[k], dev, &base, d->name, i * per + k, msg, len))) return rc;
+            bind(&o[k], &v[k], base, v[0].nd);
+        }
+        if (with_scalar) bind(&o[per], &e->t[0], (char *)e->t[0].cbuf, v[0].nd);
+        if (numel(&v[0])) ew_loop(v[0].nd, v[0].dims, per + with_scalar, o, d->fn, e->p, e->ct);
+    }
+    return 0;
+}
+
+/* lists[0..n) inputs, lists[3] out (all of one length, shape per position, one floating dtype); s[0] the scalar */
+static aclnnStatus v_foreach(const op_def *d, args *a, aclOpExecutor *e) {
+    int nin = d->fn == e_addcmul || d->fn == e_addcdiv ? 3 : d->fn == e_lerp ? 2 : 1, per = nin + 1;
+    const aclTensor *const *ls[4];
+    uint64_t n = 0, m;
+    for (int k = 0; k < per; k++) {
+        const void *l = a->lists[k == nin ? 3 : k];
+        if (!l || !(ls[k] = aclsim_tensor_list(l, &m))) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: a tensor list is not a live aclTensorList", d->name);
+        if (k && m != n) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: the tensor lists differ in length", d->name);
+        n = m;
+    }
+    if (d->fn != e_sqrt && d->fn != e_addcmul && d->fn != e_addcdiv && !a->s[0]) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: scalar is NULL", d->name);
+    if (a->s[0] && !aclsim_check_scalar(a->s[0])) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: scalar is not a live aclScalar", d->name);
+    e->lt = calloc((size_t)nz((int64_t)n * per), sizeof *e->lt);
+    e->nlt = (int)(n * per);
+    aclnnStatus rc;
+    int dt = n ? ls[0][0]->dtype : ACL_FLOAT;
+    for (uint64_t i = 0; i < n; i++)
+        for (int k = 0; k < per; k++) {
+            const aclTensor *t = ls[k][i];
+            if ((rc = check_tensor(d, t, k == nin ? "out" : "x", 8)) || (rc = check_shape(d, t, (int)ls[0][i]->ndim, ls[0][i]->dims, "a list tensor")))
+                return rc;  /* e->lt is freed by the caller's template cleanup */
+            if (t->dtype != dt) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: the lists hold more than one dtype", d->name);
+            snap(&e->lt[i * per + (k == nin ? 0 : k + 1)], t);
+        }
+    if (a->s[0]) {
+        if (d->flags & F_MODE) snap_const(&e->t[0], a->s[0]->dtype, a->s[0]->raw);
+        else e->p[0] = to_domain(a->s[0]->dtype, a->s[0]->raw, dt);
+    }
+    if (d->fn == e_add) e->p[0].f = 1; /* x + 1 * scalar */
+    e->ip[0] = per;
+    e->ct = dt;
+    return 0;
+}
+
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0] && !d; i++)
@@ -3334,10 +3398,11 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_INDEX_DIM: rc = v_index_dim(d, a, &tmp); tmp.run = k_move; break;
     case SIG_NONZERO: rc = v_nonzero(d, a, &tmp); tmp.run = k_move; break;
     case SIG_REPEAT: rc = v_repeat_roll(d, a, &tmp); tmp.run = k_move; break;
+    case SIG_FOREACH: rc = v_foreach(d, a, &tmp); tmp.run = k_foreach; break;
     case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
     default: rc = v_unary(d, a, &tmp); tmp.run = k_elementwise; break;
     }
-    if (rc) return rc;
+    if (rc) { free(tmp.lt); return rc; }
     tmp.op = d->name;
     tmp.def = d;
     aclOpExecutor *e = aclsim_exec_new(&tmp);
@@ -3941,3 +4006,24 @@ EXPORT aclnnStatus aclnnRandpermGetWorkspaceSize(int64_t n, int64_t seed, int64_
     PREP(Randperm, .t = {out}, .i = {n}, .seed = (uint64_t)seed, .offset = (uint64_t)offset);
 }
 LAUNCH(Elu) LAUNCH(InplaceElu) LAUNCH(InplaceBernoulliTensor) LAUNCH(Randperm)
+
+/* the foreach operators (ops-nn foreach/, one directory per operator) */
+#define FOREACH_SCALAR_API(N)                                                                                \
+    EXPORT aclnnStatus aclnn##N##GetWorkspaceSize(const void *x, const aclScalar *scalar, void *out, WS) {   \
+        PREP(N, .lists = {x, NULL, NULL, out}, .s = {scalar});                                               \
+    }                                                                                                       \
+    LAUNCH(N)
+FOREACH_SCALAR_API(ForeachMulScalarV2) FOREACH_SCALAR_API(ForeachDivScalarV2) FOREACH_SCALAR_API(ForeachAddScalarV2)
+EXPORT aclnnStatus aclnnForeachSqrtGetWorkspaceSize(const void *x, void *out, WS) { PREP(ForeachSqrt, .lists = {x, NULL, NULL, out}); }
+EXPORT aclnnStatus aclnnForeachLerpScalarGetWorkspaceSize(const void *x1, const void *x2, const aclScalar *weight, void *out, WS) {
+    PREP(ForeachLerpScalar, .lists = {x1, x2, NULL, out}, .s = {weight});
+}
+EXPORT aclnnStatus aclnnForeachAddcmulScalarV2GetWorkspaceSize(const void *x1, const void *x2, const void *x3,
+                                                               const aclScalar *scalar, void *out, WS) {
+    PREP(ForeachAddcmulScalarV2, .lists = {x1, x2, x3, out}, .s = {scalar});
+}
+EXPORT aclnnStatus aclnnForeachAddcdivScalarV2GetWorkspaceSize(const void *x1, const void *x2, const void *x3,
+                                                               const aclScalar *scalar, void *out, WS) {
+    PREP(ForeachAddcdivScalarV2, .lists = {x1, x2, x3, out}, .s = {scalar});
+}
+LAUNCH(ForeachSqrt) LAUNCH(ForeachLerpScalar) LAUNCH(ForeachAddcmulScalarV2) LAUNCH(ForeachAddcdivScalarV2)

@@ -241,20 +241,25 @@ def test_library_discovery_order(tmp_path):
     assert found["libopapi.so"][0] is None and str(tmp_path) in found["libopapi.so"][1]
 
 
-def test_descriptors_are_destroyed_and_lists_own_their_tensors():
-    from mindtorch_npu.aclnn import _Descriptors, IntArray, Scalar
+def test_descriptors_are_cached_by_description_and_lists_own_their_tensors():
+    from mindtorch_npu.aclnn import CACHE, IntArray, Scalar, launch
     t1, t2 = torch.ones(3, device="npu"), torch.zeros(2, 2, device="npu")
+    out = torch.empty((), device="npu")
+    torch.npu.synchronize()
     before = {k: live(k) for k in ("tensors", "tensor_lists", "int_arrays", "scalars")}
-    d = _Descriptors(rt().nn)
-    with d:
-        d.convert([t1, t2])
-        d.convert(IntArray([1, 2, 3]))
-        d.convert(Scalar(0.0))                            # -0.0/0.0/NaN are never cached: owned by the call
-        assert live("tensor_lists") == before["tensor_lists"] + 1
-        assert live("tensors") == before["tensors"] + 2
-        assert live("int_arrays") == before["int_arrays"] + 1
-        assert live("scalars") == before["scalars"] + 1
-    assert {k: live(k) for k in before} == before
+    # a list, an int array and a scalar that is never cached (0.0: its sign must survive)
+    launch("ForeachAddScalarV2", [t1, t2], Scalar(0.0), [t1, t2])
+    launch("ReduceSum", t1, IntArray([0]), False, 0, out)  # 0: ACL_FLOAT, out's dtype
+    assert live("scalars") == before["scalars"]               # the call's own scalar is gone
+    assert live("tensor_lists") == before["tensor_lists"] + 1   # cached, with its own two tensors
+    assert live("tensors") == before["tensors"] + 2 + 1         # ... and `out`'s descriptor
+    assert live("int_arrays") == before["int_arrays"] + 1
+    launch("ForeachAddScalarV2", [t1, t2], Scalar(0.0), [t1, t2])
+    launch("ReduceSum", t1, IntArray([0]), False, 0, out)    # the same descriptions: nothing new
+    assert live("tensor_lists") == before["tensor_lists"] + 1 and live("int_arrays") == before["int_arrays"] + 1
+    torch.npu.synchronize()
+    CACHE.clear()                                            # empty_cache's path: every descriptor destroyed
+    assert all(live(k) == 0 for k in before), {k: live(k) for k in before}
 
 
 def test_missing_op_names_op_and_device_unless_fallback_opted_in():

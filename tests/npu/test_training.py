@@ -2,6 +2,7 @@
 import math
 
 import numpy as np
+import pytest
 
 import mindtorch as torch
 import mindtorch.nn as nn
@@ -152,3 +153,30 @@ def test_cnn_training_on_npu_matches_cpu_step_by_step(tmp_path):
     fresh.eval()
     with torch.no_grad():
         np.testing.assert_allclose(fresh(x.to("npu")).cpu().numpy(), ln.cpu().numpy(), rtol=0, atol=0)
+
+
+OPTIMIZERS = {  # the foreach path (whole groups through ACLNN's foreach operators) and the forms left to core
+    "adamw": lambda ps: torch.optim.AdamW(ps, lr=1e-2, weight_decay=0.1),
+    "adam": lambda ps: torch.optim.Adam(ps, lr=1e-2),
+    "adam l2": lambda ps: torch.optim.Adam(ps, lr=1e-2, weight_decay=0.1),
+    "adam amsgrad": lambda ps: torch.optim.Adam(ps, lr=1e-2, amsgrad=True),
+    "sgd momentum": lambda ps: torch.optim.SGD(ps, lr=1e-2, momentum=0.9, nesterov=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_optimizer_steps_on_npu_match_cpu(name):
+    def run(device):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3)).to(device)
+        opt = OPTIMIZERS[name](model.parameters())
+        g = np.random.default_rng(0)
+        for _ in range(5):
+            x = torch.tensor(g.normal(size=(8, 6)).astype(np.float32)).to(device)
+            loss = model(x).square().mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return [p.detach().cpu().numpy() for p in model.parameters()]
+    for a, b in zip(run("npu"), run("cpu")):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

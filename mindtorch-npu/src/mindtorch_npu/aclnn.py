@@ -1,12 +1,14 @@
 """The ACLNN calling convention, once for every kernel.
 
-`launch("Add", out_or_inputs...)` builds a descriptor for each argument (aclTensor with view dims,
+`launch("Add", out_or_inputs...)` passes a descriptor for each argument (aclTensor with view dims,
 strides, offset and storage dims, so strided views reach the device without a copy; aclScalar;
-aclIntArray; aclBoolArray; aclTensorList), runs phase 1 (aclnnAddGetWorkspaceSize), takes the workspace from the
-caching allocator on the op's stream, runs phase 2 on the current stream, and destroys every
-descriptor whatever happens. The executor belongs to phase 2, which consumes it; only when phase 2
-never runs (the workspace could not be allocated) is it released here, by making it repeatable and
-destroying it, as the opbase documentation prescribes for executors that outlive their launch.
+aclIntArray; aclBoolArray; aclTensorList), runs phase 1 (aclnnAddGetWorkspaceSize), takes the workspace
+from the caching allocator on the op's stream and runs phase 2 on the current stream. Descriptors are
+descriptions, so they are cached by what they describe (DescriptorCache) and made once; the few that
+cannot be (a 0.0 or NaN scalar) are destroyed after the call whatever happens. The executor belongs to
+phase 2, which consumes it; only when phase 2 never runs (the workspace could not be allocated) is it
+released here, by making it repeatable and destroying it, as the opbase documentation prescribes for
+executors that outlive their launch.
 """
 import ctypes
 import threading
@@ -87,12 +89,13 @@ def acl_dtype(dtype):
 
 
 class DescriptorCache:
-    """aclTensor / aclScalar descriptors kept for reuse.
+    """aclTensor / aclScalar / aclIntArray / aclBoolArray / aclTensorList descriptors kept for reuse.
 
     A descriptor is only a description (device address, view dims, strides, offset, storage dims,
-    dtype; or a scalar value), so one built for the same description serves again: parameters,
-    and outputs the caching allocator hands the same block again, hit every step. Creating and
-    destroying four descriptors is most of an op's host time otherwise. When full, the oldest
+    dtype; a scalar value; array values; a list of tensor descriptions), so one built for the same
+    description serves again: parameters, outputs the caching allocator hands the same block again,
+    reduction dims and an optimizer group's lists hit every step. Creating and destroying them is
+    most of an op's host time otherwise. When full, the oldest
     generation is retired and destroyed one generation later, so a launch in flight never sees its
     descriptors destroyed; `clear()` (from empty_cache and at exit) destroys them all.
     """
@@ -100,7 +103,7 @@ class DescriptorCache:
     LIMIT = 4096
 
     def __init__(self):
-        self.tensors, self.scalars = {}, {}
+        self.tensors, self.scalars, self.lists, self.arrays = {}, {}, {}, {}
         self.retired = []
 
     def tensor(self, t, nn):
@@ -131,15 +134,48 @@ class DescriptorCache:
             self.scalars[key] = h
         return h, False
 
+    def array(self, a, nn):
+        """aclIntArray / aclBoolArray by value (reduction dims, window sizes, output masks repeat every step)."""
+        key = (a.__class__, a.values)
+        h = self.arrays.get(key)
+        if h is None:
+            n = len(a.values)
+            if a.__class__ is IntArray:
+                h = nn.aclCreateIntArray(_int64s(a.values), n)
+            else:
+                h = nn.aclCreateBoolArray((ctypes.c_bool * n)(*a.values), n)
+            if not h:
+                _null("aclCreateIntArray" if a.__class__ is IntArray else "aclCreateBoolArray")
+            if len(self.arrays) >= self.LIMIT:
+                self._retire()
+            self.arrays[key] = h
+        return h
+
+    def tensor_list(self, ts, nn):
+        """A list owns its tensors (aclDestroyTensorList destroys them), so a cached list holds its own
+        descriptors; optimizer groups pass the same lists every step."""
+        key = tuple((t._storage.data, t._storage.nbytes, t._shape, t._stride, t._offset, t.dtype) for t in ts)
+        h = self.lists.get(key)
+        if h is None:
+            h = _new_tensor_list(ts, nn)
+            if len(self.lists) >= self.LIMIT // 16:
+                self._retire()
+            self.lists[key] = h
+        return h
+
     def _retire(self):
         nn = RUNTIME.nn
-        for tensors, scalars in self.retired:
+        for tensors, scalars, lists, arrays in self.retired:
             for h in tensors.values():
                 nn.aclDestroyTensor(h)
             for h in scalars.values():
                 nn.aclDestroyScalar(h)
-        self.retired = [(self.tensors, self.scalars)]
-        self.tensors, self.scalars = {}, {}
+            for h in lists.values():
+                nn.aclDestroyTensorList(h)
+            for (cls, _), h in arrays.items():
+                (nn.aclDestroyIntArray if cls is IntArray else nn.aclDestroyBoolArray)(h)
+        self.retired = [(self.tensors, self.scalars, self.lists, self.arrays)]
+        self.tensors, self.scalars, self.lists, self.arrays = {}, {}, {}, {}
 
     def clear(self):
         if RUNTIME.state == "ready":
@@ -160,75 +196,26 @@ def _new_tensor(t, nn):
     return h
 
 
+def _new_tensor_list(ts, nn):
+    """An aclTensorList of fresh descriptors (the list owns and destroys them)."""
+    made = []
+    try:
+        for t in ts:
+            made.append(_new_tensor(t, nn))
+        h = nn.aclCreateTensorList((ctypes.c_void_p * len(made))(*made), len(made))
+    except BaseException:
+        for h in made:
+            nn.aclDestroyTensor(h)
+        raise
+    if not h:
+        for t in made:
+            nn.aclDestroyTensor(t)
+        _null("aclCreateTensorList")
+    return h
+
+
 def _null(call):
     raise RuntimeError(f"{call} returned NULL: {(RUNTIME.rt.aclGetRecentErrMsg() or b'').decode(errors='replace')}")
-
-
-class _Descriptors:
-    """Converts launch arguments to C; destroys on exit the descriptors that are not cached."""
-    __slots__ = ("made", "nn")
-
-    def __init__(self, nn):
-        self.nn, self.made = nn, []
-
-    def tensor_list(self, ts):
-        """A list owns its tensors (aclDestroyTensorList destroys them), so they are never cached ones."""
-        made = []
-        try:
-            for t in ts:
-                made.append(_new_tensor(t, self.nn))
-            hs = (ctypes.c_void_p * len(made))(*made)
-            h = self.nn.aclCreateTensorList(hs, len(made))
-        except BaseException:
-            for h in made:
-                self.nn.aclDestroyTensor(h)
-            raise
-        if not h:
-            for t in made:
-                self.nn.aclDestroyTensor(t)
-        return self._made(h, self.nn.aclDestroyTensorList, "aclCreateTensorList")
-
-    def int_array(self, a):
-        h = self.nn.aclCreateIntArray(_int64s(a.values), len(a.values))
-        return self._made(h, self.nn.aclDestroyIntArray, "aclCreateIntArray")
-
-    def bool_array(self, a):
-        h = self.nn.aclCreateBoolArray((ctypes.c_bool * len(a.values))(*a.values), len(a.values))
-        return self._made(h, self.nn.aclDestroyBoolArray, "aclCreateBoolArray")
-
-    def _made(self, h, destroy, call):
-        if not h:
-            _null(call)
-        self.made.append((destroy, h))
-        return h
-
-    def convert(self, a):
-        cls = a.__class__
-        if cls is Tensor or isinstance(a, Tensor):
-            return CACHE.tensor(a, self.nn)
-        if a is None:
-            return None
-        if cls is Scalar:
-            h, own = CACHE.scalar(a, self.nn)
-            if own:
-                self.made.append((self.nn.aclDestroyScalar, h))
-            return h
-        if cls is IntArray:
-            return self.int_array(a)
-        if cls is DType:
-            return a.value
-        if cls is BoolArray:
-            return self.bool_array(a)
-        if cls in (list, tuple):
-            return self.tensor_list(a)
-        return a  # plain C scalars (int8_t cubeMathType, ...)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        for destroy, h in reversed(self.made):
-            destroy(h)
 
 
 _bound = {}
@@ -260,20 +247,41 @@ def launch(name, *args, device=None):
     """Run ACLNN operator `name` on the current stream of the first tensor argument's device."""
     fns = _bound.get(name) or _op(name)
     rt = RUNTIME
-    d = _Descriptors(rt.nn)
-    tensors = CACHE.tensors
+    nn = rt.nn
+    cache = CACHE
+    tensors = cache.tensors
     cargs = []
-    for a in args:  # tensors inline: a cached descriptor per distinct geometry and address
-        if isinstance(a, Tensor):
+    own = None  # descriptors made for this launch only (uncacheable scalars), destroyed after it
+    for a in args:  # every description is cached: tensors by geometry and address, the rest by value
+        cls = a.__class__
+        if cls is Tensor or isinstance(a, Tensor):
             st = a._storage
             h = tensors.get((st.data, st.nbytes, a._shape, a._stride, a._offset, a.dtype))
-            cargs.append(h if h is not None else CACHE.tensor(a, d.nn))
+            cargs.append(h if h is not None else cache.tensor(a, nn))
             if device is None:
                 device = a.device.index
+        elif a is None:
+            cargs.append(None)
+        elif cls is Scalar:
+            h, mine = cache.scalar(a, nn)
+            if mine:
+                own = (own or []) + [h]
+            cargs.append(h)
+        elif cls is IntArray or cls is BoolArray:
+            cargs.append(cache.array(a, nn))
+        elif cls is DType:
+            cargs.append(a.value)
+        elif cls is list or cls is tuple:
+            if device is None and a:
+                device = a[0].device.index
+            cargs.append(cache.tensor_list(a, nn))
         else:
-            cargs.append(d.convert(a))
-    rt.use(device)
-    stream = rt.current_stream(device)
+            cargs.append(a)  # plain C values (int8_t cubeMathType, ...)
+    tls = rt._tls
+    if getattr(tls, "bound", None) != device:
+        rt.use(device)
+    streams = getattr(tls, "streams", None)
+    stream = streams.get(device, 0) if streams else 0
     ws_size, executor, ws_ref, ex_ref = _out_params()
     try:
         code = fns[0](*cargs, ws_ref, ex_ref)
@@ -295,8 +303,9 @@ def launch(name, *args, device=None):
         if code:
             rt.check(f"aclnn{name}", code)
     finally:
-        if d.made:
-            d.__exit__()
+        if own:
+            for h in own:
+                nn.aclDestroyScalar(h)
 
 
 def _release(executor):

@@ -1584,3 +1584,42 @@ def roll(m, a, shifts, dims=()):
     if _numel(out):
         launch("Roll", a if dims else _dense(a), IntArray(shifts), IntArray(dims), out)
     return out
+
+
+
+# --- optimizer updates over whole parameter groups: ACLNN's foreach operators ---------------------------
+
+def _one_group(*lists):
+    """Every tensor of the lists is a dense float tensor of one dtype the foreach operators take."""
+    ts = [t for ts in lists for t in ts]
+    return bool(ts) and all(t.dtype is ts[0].dtype and _is_contiguous(t) for t in ts) and ts[0].dtype in NCHW_DTYPES
+
+
+@kernel("_foreach_adam_")
+def foreach_adam(m, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
+                 weight_decay, eps, amsgrad, maximize, decoupled):
+    """Adam / AdamW in eight launches per group (PyTorch's single-tensor update, op for op, on lists); the
+    forms they do not cover (amsgrad, maximize, L2 weight decay, mixed steps or layouts) take core's composite."""
+    from mindtorch.plugins import OPS
+    steps = {float(s.item()) for s in state_steps}
+    if amsgrad or maximize or (weight_decay and not decoupled) or len(steps) != 1 or \
+            not _one_group(params, grads, exp_avgs, exp_avg_sqs):
+        return OPS["_foreach_adam_"].composite(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
+                                               lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, decoupled)
+    for s in state_steps:
+        s.add_(1)
+    step = steps.pop() + 1
+
+    def num(v):
+        return Scalar(float(v), A.ACL_DOUBLE)
+    params, grads, exp_avgs, exp_avg_sqs = (list(x) for x in (params, grads, exp_avgs, exp_avg_sqs))
+    if weight_decay:
+        launch("ForeachMulScalarV2", params, num(1 - lr * weight_decay), params)
+    launch("ForeachLerpScalar", exp_avgs, grads, num(1 - beta1), exp_avgs)
+    launch("ForeachMulScalarV2", exp_avg_sqs, num(beta2), exp_avg_sqs)
+    launch("ForeachAddcmulScalarV2", exp_avg_sqs, grads, grads, num(1 - beta2), exp_avg_sqs)
+    denom = [empty(t._shape, t.dtype, t.device) for t in exp_avg_sqs]
+    launch("ForeachSqrt", exp_avg_sqs, denom)
+    launch("ForeachDivScalarV2", denom, num((1 - beta2 ** step) ** 0.5), denom)
+    launch("ForeachAddScalarV2", denom, num(eps), denom)
+    launch("ForeachAddcdivScalarV2", params, exp_avgs, denom, num(-lr / (1 - beta1 ** step)), params)

@@ -250,6 +250,12 @@ OPS.update({
     # index/non_zero/op_api/aclnn_nonzero.h; ops-math math/tile/op_api/aclnn_repeat.h, conversion/roll/op_api/aclnn_roll.h
     "Index": [T, TL, T], "IndexPutImpl": [T, TL, T, c_bool, c_bool], "IndexAdd": [T, c_int64, T, T, S, T],
     "InplaceIndexCopy": [T, c_int64, T, T], "Nonzero": [T, T], "Repeat": [T, ARR, T], "Roll": [T, ARR, ARR, T],
+    # ops-nn foreach/foreach_{mul,div,add}_scalar/op_host/op_api/aclnn_foreach_{mul,div,add}_scalar_v2.h,
+    # foreach_sqrt/.../aclnn_foreach_sqrt.h, foreach_lerp_scalar/.../aclnn_foreach_lerp_scalar.h,
+    # foreach_addcmul_scalar/.../aclnn_foreach_addcmul_scalar_v2.h, foreach_addcdiv_scalar/.../_v2.h
+    "ForeachMulScalarV2": [TL, S, TL], "ForeachDivScalarV2": [TL, S, TL], "ForeachAddScalarV2": [TL, S, TL],
+    "ForeachSqrt": [TL, TL], "ForeachLerpScalar": [TL, TL, S, TL], "ForeachAddcmulScalarV2": [TL, TL, TL, S, TL],
+    "ForeachAddcdivScalarV2": [TL, TL, TL, S, TL],
 })
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
 PHASE2 = [c_void_p, c_uint64, handle, aclrtStream]
