@@ -79,7 +79,7 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
        SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT, SIG_UNARY_P,
-       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH };
+       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH, SIG_SEARCH, SIG_BINCOUNT };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -206,6 +206,19 @@ static int64_t igcd(int64_t a, int64_t b) {
 }
 BF(logaddexp, lae(a, b, exp, 1.0), 0) BF(logaddexp2, lae(a, b, exp2, 0.69314718055994530942), 0)
 BF(gcd, 0, igcd(a, b))
+/* shifts by the computation dtype's width p[1].i: out-of-range counts give 0 (left) or the sign (right), as PyTorch */
+static val e_lshift(const val *x, const val *p, int isf) {
+    (void)isf;
+    val r;
+    r.i = x[1].i < 0 || x[1].i >= p[1].i ? 0 : (int64_t)((uint64_t)x[0].i << x[1].i);
+    return r;
+}
+static val e_rshift(const val *x, const val *p, int isf) {
+    (void)isf;
+    val r;
+    r.i = x[1].i < 0 || x[1].i >= p[1].i ? (x[0].i < 0 ? -1 : 0) : x[0].i >> x[1].i;
+    return r;
+}
 static val e_isclose(const val *x, const val *p, int isf) { /* p: rtol, atol, equal_nan (p[0] is alpha's slot) */
     (void)isf;
     double a = x[0].f, b = x[1].f;
@@ -518,6 +531,12 @@ static const op_def OPS[] = {
     {"Digamma", SIG_UNARY, 0, 0, FLOATS, e_digamma, F_FLOAT},
     {"LogAddExp", SIG_BINARY, 0, 0, ALL10, e_logaddexp, F_FLOAT}, {"LogAddExp2", SIG_BINARY, 0, 0, ALL10, e_logaddexp2, F_FLOAT},
     {"Gcd", SIG_BINARY, 0, 0, ALL10 & ~FLOATS & ~B(ACL_BOOL), e_gcd, 0},
+    {"LeftShift", SIG_BINARY, 0, 0, ALL10 & ~FLOATS & ~B(ACL_BOOL), e_lshift, 0},
+    {"LeftShifts", SIG_BINARY_SCALAR, 0, 0, ALL10 & ~FLOATS & ~B(ACL_BOOL), e_lshift, 0},
+    {"RightShift", SIG_BINARY, 0, 0, ALL10 & ~FLOATS & ~B(ACL_BOOL), e_rshift, 0},
+    /* SearchSorted(sortedSequence, self, outInt32, right, sorter?, out); Bincount(self, weights?, minlength, out) */
+    {"SearchSorted", SIG_SEARCH, 0, 0, (FLOATS & ~B(ACL_BF16)) | B(ACL_UINT8) | B(ACL_INT8) | B(ACL_INT16) | B(ACL_INT32) | B(ACL_INT64), NULL, 0},
+    {"Bincount", SIG_BINCOUNT, 0, 0, ALL10, NULL, 0},
     {"IsClose", SIG_BINARY, 0, 0, ALL10, e_isclose, F_BOOL | F_FLOAT | F_CLOSE},
 };
 
@@ -1517,6 +1536,7 @@ static aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     if (d->has_alpha) e->p[0] = to_domain(a->s[1]->dtype, a->s[1]->raw, ct);
     if (d->flags & F_MODE) e->p[0].i = a->i[0];
     if (d->flags & F_CLOSE) { e->p[1].f = a->f[0]; e->p[2].f = a->f[1]; e->p[3].i = a->i[0]; }
+    if (d->fn == e_lshift || d->fn == e_rshift) e->p[1].i = 8 * dt_size(ct);
     return 0;
 }
 
@@ -2528,6 +2548,8 @@ static void run_group_norm(aclOpExecutor *e, double **x) {
 
 static void run_stats(aclOpExecutor *e, double **x);
 static void run_scan(aclOpExecutor *e, double **x);
+static void run_search(aclOpExecutor *e, double **x);
+static int run_bincount(aclOpExecutor *e, double **x, char *msg, size_t len);
 
 static int k_dense(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     (void)ws;
@@ -2550,9 +2572,11 @@ static int k_dense(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
         case SIG_BATCH_NORM: run_batch_norm(e, x); break;
         case SIG_STATS: run_stats(e, x); break;
         case SIG_SCAN: run_scan(e, x); break;
+        case SIG_SEARCH: run_search(e, x); break;
+        case SIG_BINCOUNT: rc = run_bincount(e, x, msg, len); break;
         default: run_group_norm(e, x); break;
         }
-        for (int j = 0; j < 12; j++)
+        for (int j = 0; j < 12 && !rc; j++) /* a failed launch leaves its outputs untouched */
             if (e->ip[15] >> j & 1 && b[j]) walk(&e->t[j], b[j], x[j], 1);
     }
     for (int j = 0; j < 12; j++) free(x[j]);
@@ -3355,6 +3379,71 @@ static aclnnStatus v_foreach(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+
+/* SearchSorted: t = {out, sortedSequence, self, sorter?}; ip[0] right. Rows of the sequence's last dim pair
+ * with rows of self (a 1-d sequence serves every element) */
+static void run_search(aclOpExecutor *e, double **x) {
+    const tview *seq = &e->t[1], *self = &e->t[2];
+    int64_t n = seq->nd ? seq->dims[seq->nd - 1] : 1, rows = numel(seq) / nz(n), total = numel(self);
+    int64_t k = seq->nd <= 1 ? total : total / nz(rows);
+    for (int64_t i = 0; i < total; i++) {
+        int64_t r = seq->nd <= 1 ? 0 : i / nz(k), lo = 0, hi = n;
+        double v = x[2][i];
+        while (lo < hi) {
+            int64_t mid = (lo + hi) / 2, j = x[3] ? (int64_t)x[3][r * n + mid] : mid;
+            double s = x[1][r * n + j];
+            if (e->ip[0] ? s <= v : s < v) lo = mid + 1; else hi = mid;
+        }
+        x[0][i] = (double)lo;
+    }
+}
+
+/* Bincount: t = {out, self, weights?}; a negative value fails the launch */
+static int run_bincount(aclOpExecutor *e, double **x, char *msg, size_t len) {
+    int64_t n = numel(&e->t[1]), m = numel(&e->t[0]);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = (int64_t)x[1][i];
+        if (v < 0 || v >= m) {
+            snprintf(msg, len, "aclnnBincount: value %lld is negative or beyond out's %lld bins", (long long)v, (long long)m);
+            return ACL_ERROR_RT_AICORE_EXCEPTION;
+        }
+        x[0][v] += x[2] ? x[2][i] : 1.0;
+    }
+    return 0;
+}
+
+static aclnnStatus v_search(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *seq = a->x[1], *self = a->x[2], *out = a->x[0], *sorter = a->x[3];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, seq, "sortedSequence", 8)) || (rc = check_tensor(d, self, "self", 8))) return rc;
+    if (!out || !aclsim_check_tensor(out) || out->dtype != (a->i[0] ? ACL_INT32 : ACL_INT64))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnSearchSortedGetWorkspaceSize: out must be %s", a->i[0] ? "INT32" : "INT64");
+    if ((rc = check_shape(d, out, (int)self->ndim, self->dims, "out"))) return rc;
+    if (seq->ndim > 1 && ((int)self->ndim != (int)seq->ndim || memcmp(seq->dims, self->dims, sizeof(int64_t) * (seq->ndim - 1))))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnSearchSortedGetWorkspaceSize: sortedSequence and self differ in their leading dims");
+    if (sorter && (!aclsim_check_tensor(sorter) || sorter->dtype != ACL_INT64 || (rc = check_shape(d, sorter, (int)seq->ndim, seq->dims, "sorter"))))
+        return rc ? rc : (aclsim_set_err("aclnnSearchSortedGetWorkspaceSize: sorter must be INT64 with sortedSequence's shape"), ACLNN_ERR_PARAM_INVALID);
+    snap_all(e, a->x, 4, 0xE, 0x1);
+    e->ip[0] = a->i[1];
+    e->ct = ACL_INT64;
+    return 0;
+}
+
+static aclnnStatus v_bincount(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->x[1], *w = a->x[2], *out = a->x[0];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 1)) || (rc = check_tensor(d, out, "out", 1)) || (w && (rc = check_tensor(d, w, "weights", 1))))
+        return rc;
+    if (dt_is_float(self->dtype) || self->dtype == ACL_BOOL || self->ndim != 1 || out->ndim != 1 || out->dims[0] < a->i[0] ||
+        (w && (w->ndim != 1 || w->dims[0] != self->dims[0])))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnBincountGetWorkspaceSize: self and weights must be 1-d (self integral), out at least minlength long");
+    if (out->dtype != ACL_INT32 && out->dtype != ACL_INT64 && out->dtype != ACL_FLOAT && out->dtype != ACL_DOUBLE)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnBincountGetWorkspaceSize: out dtype %s is not INT32, INT64, FLOAT or DOUBLE", dtname(out->dtype));
+    snap_all(e, a->x, 3, 0x6, 0x1);
+    e->ct = out->dtype;
+    return 0;
+}
+
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0] && !d; i++)
@@ -3399,6 +3488,8 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_NONZERO: rc = v_nonzero(d, a, &tmp); tmp.run = k_move; break;
     case SIG_REPEAT: rc = v_repeat_roll(d, a, &tmp); tmp.run = k_move; break;
     case SIG_FOREACH: rc = v_foreach(d, a, &tmp); tmp.run = k_foreach; break;
+    case SIG_SEARCH: rc = v_search(d, a, &tmp); tmp.run = k_dense; break;
+    case SIG_BINCOUNT: rc = v_bincount(d, a, &tmp); tmp.run = k_dense; break;
     case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
     default: rc = v_unary(d, a, &tmp); tmp.run = k_elementwise; break;
     }
@@ -4027,3 +4118,15 @@ EXPORT aclnnStatus aclnnForeachAddcdivScalarV2GetWorkspaceSize(const void *x1, c
     PREP(ForeachAddcdivScalarV2, .lists = {x1, x2, x3, out}, .s = {scalar});
 }
 LAUNCH(ForeachSqrt) LAUNCH(ForeachLerpScalar) LAUNCH(ForeachAddcmulScalarV2) LAUNCH(ForeachAddcdivScalarV2)
+
+/* shifts (ops-math math/left_shift, math/right_shift), SearchSorted (math/search_sorted), Bincount (math/bincount) */
+BINARY_API(LeftShift) SCALAR_API(LeftShifts) BINARY_API(RightShift)
+EXPORT aclnnStatus aclnnSearchSortedGetWorkspaceSize(const aclTensor *sortedSequence, const aclTensor *self, bool outInt32,
+                                                     bool right, const aclTensor *sorter, aclTensor *out, WS) {
+    PREP(SearchSorted, .x = {out, sortedSequence, self, sorter}, .i = {outInt32, right});
+}
+EXPORT aclnnStatus aclnnBincountGetWorkspaceSize(const aclTensor *self, const aclTensor *weights, int64_t minlength,
+                                                 aclTensor *out, WS) {
+    PREP(Bincount, .x = {out, self, weights}, .i = {minlength});
+}
+LAUNCH(SearchSorted) LAUNCH(Bincount)

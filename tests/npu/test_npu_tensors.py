@@ -311,3 +311,16 @@ def test_out_of_range_index_fails_on_the_device():
     x = torch.zeros(3, device="npu")
     with pytest.raises(RuntimeError, match="out of bounds"):
         x[torch.tensor([5], device="npu")].cpu()
+
+
+def test_rng_state_round_trip_per_device():
+    torch.npu.manual_seed(3)
+    state = torch.npu.get_rng_state()
+    first = torch.rand(5, device="npu").cpu()
+    torch.npu.set_rng_state(state)
+    np.testing.assert_array_equal(torch.rand(5, device="npu").cpu().numpy(), first.numpy())
+    assert torch.npu.initial_seed() == 3
+    if torch.npu.device_count() > 1:  # each device has its own generator
+        torch.npu.set_rng_state(state, "npu:1")
+        other = torch.rand(5, device="npu:1").cpu()
+        np.testing.assert_array_equal(other.numpy(), first.numpy())

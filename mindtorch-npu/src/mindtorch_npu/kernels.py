@@ -1623,3 +1623,69 @@ def foreach_adam(m, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state
     launch("ForeachDivScalarV2", denom, num((1 - beta2 ** step) ** 0.5), denom)
     launch("ForeachAddScalarV2", denom, num(eps), denom)
     launch("ForeachAddcdivScalarV2", params, exp_avgs, denom, num(-lr / (1 - beta1 ** step)), params)
+
+
+
+# --- shifts, searchsorted, bincount ------------------------------------------------------------------
+
+def _shift(acl, scalar_acl=None):
+    def k(m, a, b):
+        if not isinstance(a, Tensor):  # number << tensor
+            a = _scalar_tensor(a, m.dtype, b.device)
+        out = empty(m.shape, m.dtype, a.device)
+        if isinstance(b, Tensor):
+            launch(acl, a, b, out)
+        elif scalar_acl:
+            launch(scalar_acl, a, scalar_for(b, m.dtype), out)
+        else:
+            launch(acl, a, _scalar_tensor(b, m.dtype, a.device), out)
+        return out
+    return k
+
+
+KERNELS["bitwise_left_shift"] = KERNELS["bitwise_left_shift.Scalar_Tensor"] = _shift("LeftShift", "LeftShifts")
+KERNELS["bitwise_right_shift"] = KERNELS["bitwise_right_shift.Scalar_Tensor"] = _shift("RightShift")
+
+
+def _searchsorted(m, seq, values, out_int32=False, right=False, side=None, sorter=None):
+    if not isinstance(values, Tensor):
+        values = _scalar_tensor(values, seq.dtype, seq.device)
+    if values.dtype is not seq.dtype:  # the operator takes one dtype for both (PyTorch promotes them)
+        from mindtorch.plugins import dtypes
+        common = dtypes.promote_types(seq.dtype, values.dtype)
+        seq, values = (t if t.dtype is common else cast(t, common) for t in (seq, values))
+    out = empty(m.shape, m.dtype, seq.device)
+    if _numel(out):
+        launch("SearchSorted", seq, values, bool(out_int32), bool(right or side == "right"), sorter, out)
+    return out
+
+
+KERNELS["searchsorted.Tensor"] = KERNELS["searchsorted.Scalar"] = _searchsorted
+
+
+@kernel("_bincount")
+def bincount(m, a, weights=None, minlength=0):
+    """The output length is data-dependent: the largest value comes to the host (one sync)."""
+    top = -1
+    if _numel(a):
+        high, low = empty((), a.dtype, a.device), empty((), a.dtype, a.device)
+        dims = IntArray(range(len(a._shape)))
+        launch("Amax", a, dims, False, high)
+        launch("Amin", a, dims, False, low)
+        top, bottom = int(_host_values(high)), int(_host_values(low))
+        if bottom < 0:
+            raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        dt = D.int64
+    elif weights.dtype in (D.float16, D.bfloat16, D.float32):
+        dt = weights.dtype
+    else:
+        dt = D.float64
+    n = max(top + 1, int(minlength))
+    # the operator writes INT32, INT64, FLOAT or DOUBLE: half precision counts in float and is cast back
+    wide = D.float32 if dt in (D.float16, D.bfloat16) else dt
+    out = empty((n,), wide, a.device)
+    launch("InplaceZero", out)
+    if _numel(a):
+        launch("Bincount", a, weights, int(minlength), out)
+    return out if wide is dt else cast(out, dt)

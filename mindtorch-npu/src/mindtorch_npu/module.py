@@ -67,6 +67,28 @@ def manual_seed_all(seed):
         default_generator(Device("npu", i)).manual_seed(seed)
 
 
+def _generator(device=None):
+    return default_generator(Device("npu", RUNTIME.current_device() if device is None else _index(device)))
+
+
+def seed():
+    """A fresh nondeterministic seed for the current device's generator."""
+    _generator().seed()
+
+
+def initial_seed():
+    return _generator().initial_seed()
+
+
+def get_rng_state(device=None):
+    """The generator state of an npu device (a uint8 tensor, as torch.npu.get_rng_state)."""
+    return _generator(device).get_state()
+
+
+def set_rng_state(new_state, device=None):
+    _generator(device).set_state(new_state)
+
+
 # -- memory ------------------------------------------------------------------------------------------
 
 def memory_allocated(device=None):

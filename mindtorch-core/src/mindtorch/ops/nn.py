@@ -3,6 +3,9 @@
 Forward and backward are separate ops (like ATen's *_backward ops), so a
 backend provides kernels for both; the derivative formulas only call ops.
 """
+import math
+import struct
+
 from .registry import defop, declare_inplace
 from .meta import TensorMeta
 from .. import _dtype as D
@@ -248,13 +251,73 @@ def _upsample_meta(input, output_size, mode, align_corners, scale_h, scale_w):
     return TensorMeta(tuple(input._shape[:2]) + tuple(output_size), input.dtype)
 
 
+def _src_scale(n_in, n_out, align_corners, scale):
+    if align_corners:
+        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    return 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+
+
+def _f32(v):
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+def _nearest_rows(n_in, n_out, scale):
+    """Source row of each output row: floor(i * scale) in float32, as PyTorch's nearest kernel."""
+    s = _f32(_src_scale(n_in, n_out, False, scale))
+    return [min(math.floor(_f32(i * s)), n_in - 1) for i in range(n_out)]
+
+
+def _linear_rows(n_in, n_out, align_corners, scale):
+    """The (n_out, n_in) matrix of linear interpolation weights along one dim."""
+    s = _src_scale(n_in, n_out, align_corners, scale)
+    rows = []
+    for dst in range(n_out):
+        src = dst * s if align_corners else max((dst + 0.5) * s - 0.5, 0.0)
+        i0 = min(math.floor(src), n_in - 1)
+        row = [0.0] * n_in
+        row[i0] += 1.0 - (src - i0)
+        row[min(i0 + 1, n_in - 1)] += src - i0
+        rows.append(row)
+    return rows
+
+
+def _upsample_plan(x, in_hw, out_hw, mode, align_corners, scale_h, scale_w):
+    """Index tensors (nearest) or weight matrices (bilinear) for both spatial dims, on x's device; half
+    precision interpolates in float32."""
+    if mode == "nearest":
+        return [torch.tensor(_nearest_rows(i, o, s), device=x.device)
+                for i, o, s in zip(in_hw, out_hw, (scale_h, scale_w))]
+    acc = D.float32 if x.dtype in (D.float16, D.bfloat16) else x.dtype
+    return [torch.tensor(_linear_rows(i, o, align_corners, s), dtype=acc, device=x.device)
+            for i, o, s in zip(in_hw, out_hw, (scale_h, scale_w))]
+
+
+# composites for devices without upsampling kernels: gathers (nearest) or two small matmuls (bilinear)
+def _upsample2d(self, output_size, mode, align_corners, scale_h, scale_w):
+    ph, pw = _upsample_plan(self, self.shape[2:], output_size, mode, align_corners, scale_h, scale_w)
+    if mode == "nearest":
+        return self.index_select(2, ph).index_select(3, pw)
+    return torch.matmul(torch.matmul(ph, self.to(ph.dtype)), pw.t()).to(self.dtype)
+
+
+def _upsample2d_backward(grad_output, input_size, mode, align_corners, scale_h, scale_w):
+    n, c, h, w = input_size
+    ph, pw = _upsample_plan(grad_output, (h, w), grad_output.shape[2:], mode, align_corners, scale_h, scale_w)
+    if mode == "nearest":
+        rows = torch.zeros((n, c, grad_output.shape[2], w), dtype=grad_output.dtype, device=grad_output.device)
+        rows.index_add_(3, pw, grad_output)
+        out = torch.zeros(tuple(input_size), dtype=grad_output.dtype, device=grad_output.device)
+        return out.index_add_(2, ph, rows)
+    return torch.matmul(torch.matmul(ph.t(), grad_output.to(ph.dtype)), pw).to(grad_output.dtype)
+
+
 defop("_upsample2d(Tensor self, int[2] output_size, str mode, bool align_corners, float? scale_h, "
-      "float? scale_w) -> Tensor", meta=_upsample_meta, method=False, function=False, family=F,
+      "float? scale_w) -> Tensor", meta=_upsample_meta, method=False, function=False, family=F, composite=_upsample2d,
       grad={"self": "torch.ops._upsample2d_backward(grad, self.shape, mode, align_corners, scale_h, scale_w)"})
 defop("_upsample2d_backward(Tensor grad_output, int[4] input_size, str mode, bool align_corners, float? scale_h, "
       "float? scale_w) -> Tensor",
       meta=lambda grad, input_size, *a: TensorMeta(tuple(input_size), grad.dtype), method=False, function=False,
-      family=F,
+      family=F, composite=_upsample2d_backward,
       grad={"grad_output": "torch.ops._upsample2d(grad, grad_output.shape[-2:], mode, align_corners, scale_h, "
                                  "scale_w)"})
 

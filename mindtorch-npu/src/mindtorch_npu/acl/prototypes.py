@@ -256,6 +256,10 @@ OPS.update({
     "ForeachMulScalarV2": [TL, S, TL], "ForeachDivScalarV2": [TL, S, TL], "ForeachAddScalarV2": [TL, S, TL],
     "ForeachSqrt": [TL, TL], "ForeachLerpScalar": [TL, TL, S, TL], "ForeachAddcmulScalarV2": [TL, TL, TL, S, TL],
     "ForeachAddcdivScalarV2": [TL, TL, TL, S, TL],
+    # ops-math math/left_shift/op_api/aclnn_left_shift.h, math/right_shift/op_api/aclnn_right_shift.h,
+    # math/search_sorted/op_api/aclnn_searchsorted.h, math/bincount/op_api/aclnn_bincount.h
+    "LeftShift": [T, T, T], "LeftShifts": [T, S, T], "RightShift": [T, T, T],
+    "SearchSorted": [T, T, c_bool, c_bool, T, T], "Bincount": [T, T, c_int64, T],
 })
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
 PHASE2 = [c_void_p, c_uint64, handle, aclrtStream]
