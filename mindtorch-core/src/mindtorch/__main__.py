@@ -27,17 +27,26 @@ def _version(dist):
 
 def coverage(device_type):
     """How much of the op table a device covers: counts, and the names of the ops it lacks.
-    A composite counts only when every kernel its decomposition reaches is covered."""
+    A composite counts only when every op its decomposition reaches is covered (a composite reached
+    counts when its own decomposition is)."""
     from mindtorch.ops.registry import OPS
     from mindtorch.plugins.registry import how_runs
     how = {name: how_runs(op, device_type) for name, op in OPS.items()}
     decomp = _decompositions()
+    covered = {}
+
+    def runs(name, seen=()):
+        if name not in covered:
+            h = how.get(name)
+            if h == "composite":
+                h = None if name in seen or any(how.get(p) is None or runs(p, seen + (name,)) is None
+                                                for p in decomp.get(name, ())) else h
+            covered[name] = h
+        return covered[name]
     counts = {"kernel": 0, "composite": 0, "inplace": 0, "fallback": 0}
     missing = []
     for name in sorted(OPS):
-        h = how[name]
-        if h == "composite" and any(how.get(p) in (None, "composite") for p in decomp.get(name, ())):
-            h = None
+        h = runs(name)
         if h is None:
             missing.append(name)
         else:

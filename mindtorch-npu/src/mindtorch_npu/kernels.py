@@ -1689,3 +1689,71 @@ def bincount(m, a, weights=None, minlength=0):
     if _numel(a):
         launch("Bincount", a, weights, int(minlength), out)
     return out if wide is dt else cast(out, dt)
+
+
+def _sorted_rows(rows, k, r, device):
+    """The row order of a (k, r) tensor sorted lexicographically: stable sorts by the last column first."""
+    order = empty((k,), D.int64, device)
+    launch("Arange", scalar_for(0, D.int64), scalar_for(k, D.int64), scalar_for(1, D.int64), order)
+    col, keys, idx, nxt = (empty((k,), t, device) for t in (rows.dtype, rows.dtype, D.int64, D.int64))
+    for c in range(r - 1, -1, -1):
+        launch("IndexSelect", _view(rows, (k,), (rows._stride[0],), rows._offset + c * rows._stride[1]), 0, order, col)
+        launch("Sort", col, True, 0, False, keys, idx)
+        launch("IndexSelect", order, 0, idx, nxt)
+        order, nxt = nxt, order
+    return order
+
+
+@kernel("_unique")
+def unique(m, a, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """Sorted unique values (or slices along `dim`) from stable device sorts: an entry starts where it
+    differs from its predecessor (so every NaN stays its own value, as PyTorch keeps them), the number
+    of entries comes to the host through argwhere, inverse indices from a cumulative count put back in
+    the original order."""
+    if dim is None:
+        n, r = _numel(a), 1
+        rows = _view(_dense(a), (n, 1), (1, 1))
+        inverse = empty(a._shape, D.int64, a.device)
+    else:
+        d = dim % max(len(a._shape), 1)
+        moved = _dense(_move_dims(a, d, 1, 0)) if a._shape else _view(a, (1,), (1,))
+        n = moved._shape[0]
+        r = _numel(moved) // n if n else 0
+        rows = _view(moved, (n, r), (r, 1))
+        inverse = empty((n,), D.int64, a.device)
+    if n == 0:  # nothing to sort: the empty result keeps the other dims
+        return empty((0,) if dim is None else a._shape, a.dtype, a.device), inverse, empty((0,), D.int64, a.device)
+    order = _sorted_rows(rows, n, r, a.device) if r != 1 else None
+    values = empty((n, r), a.dtype, a.device)
+    if order is None:
+        order = empty((n,), D.int64, a.device)
+        launch("Sort", _view(rows, (n,), (rows._stride[0],)), True, 0, False, _view(values, (n,), (1,)), order)
+    else:
+        launch("IndexSelect", rows, 0, order, values)
+    change = empty((n,), D.bool_, a.device)
+    launch("InplaceFillScalar", _view(change, (1,), (1,)), scalar_for(True, D.bool_))
+    if n > 1:
+        diff = empty((n - 1, r), D.bool_, a.device)
+        launch("NeTensor", _view(values, (n - 1, r), (r, 1), values._offset + r), _view(values, (n - 1, r), (r, 1)), diff)
+        launch("Any", diff, IntArray((1,)), False, _view(change, (n - 1,), (1,), change._offset + 1))
+    where = argwhere(None, change)
+    k = where._shape[0]
+    starts = _view(where, (k,), (1,))
+    uniques = empty((k, r), a.dtype, a.device)
+    launch("IndexSelect", values, 0, starts, uniques)
+    group = empty((n,), D.int64, a.device)
+    launch("Cumsum", change, 0, DType(D.int64), group)
+    launch("InplaceAdds", group, scalar_for(-1, D.int64), scalar_for(1, D.int64))
+    launch("IndexPutImpl", _view(inverse, (n,), (1,)), [order], group, False, False)
+    ends = empty((k,), D.int64, a.device)
+    if k > 1:
+        launch("InplaceCopy", _view(ends, (k - 1,), (1,)), _view(starts, (k - 1,), (1,), starts._offset + 1))
+    launch("InplaceFillScalar", _view(ends, (1,), (1,), ends._offset + k - 1), scalar_for(n, D.int64))
+    counts = empty((k,), D.int64, a.device)
+    launch("Sub", ends, starts, scalar_for(1, D.int64), counts)
+    if dim is None:
+        return _view(uniques, (k,), (1,)), inverse, counts
+    d = dim % max(len(a._shape), 1)
+    shape = (k,) + tuple(a._shape[:d]) + tuple(a._shape[d + 1:])
+    from mindtorch.plugins import contiguous_strides
+    return contiguous(_move_dims(_view(uniques, shape, contiguous_strides(shape)), 0, 1, d)), inverse, counts

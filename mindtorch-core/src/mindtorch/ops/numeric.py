@@ -58,8 +58,19 @@ def _lcm(self, other):
 
 defop("lcm(Tensor self, Tensor other) -> Tensor", meta=_bits("lcm_cpu", allow_bool=False), inplace=True, out=True,
       composite=_lcm, inplace_composite=lambda self, other: self.copy_(_lcm(self, other)), family=F)
+def _hypot(self, other):
+    """sqrt(a^2 + b^2) scaled by the larger magnitude (no overflow or underflow in the squares); an
+    infinite operand gives inf even beside a NaN, as C's hypot."""
+    dt = _real_float_binary("hypot_cpu")(self, other).dtype
+    a, b = torch.abs(self).to(dt), torch.abs(other).to(dt)
+    big, small = torch.maximum(a, b), torch.minimum(a, b)
+    ratio = small / torch.where(big == 0, torch.ones_like(big), big)
+    return torch.where(torch.isinf(a) | torch.isinf(b), torch.full_like(big, math.inf),
+                       big * torch.sqrt(1 + ratio * ratio))
+
+
 defop("hypot(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("hypot_cpu"), inplace=True, out=True,
-      family=F, grad={"self": "grad * self / result", "other": "grad * other / result"})
+      family=F, composite=_hypot, inplace_composite=lambda self, other: self.copy_(_hypot(self, other)), grad={"self": "grad * self / result", "other": "grad * other / result"})
 defop("logaddexp(Tensor self, Tensor other) -> Tensor", meta=M.binary_float, out=True, family=F,
       grad={"self": "grad * torch.exp(self - result)", "other": "grad * torch.exp(other - result)"})
 defop("logaddexp2(Tensor self, Tensor other) -> Tensor", meta=_float_binary("logaddexp2_cpu"), out=True, family=F,

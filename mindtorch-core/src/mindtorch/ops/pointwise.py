@@ -605,8 +605,33 @@ def _polygamma_meta(n, self):
     return _real_unary({0: "digamma", 1: "trigamma"}.get(n, "polygamma"))(self)
 
 
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730)  # B2 .. B12
+
+
+def _hurwitz_zeta(s, q):
+    """zeta(s, q) for an integer s >= 2: twenty terms of the sum, then Euler-Maclaurin's tail (double
+    precision for q > -11; integer s keeps (q + k)^-s defined for negative q)."""
+    terms = 20
+    out = sum(torch.pow(q + k, -float(s)) for k in range(terms))
+    a = q + terms
+    out = out + torch.pow(a, 1.0 - s) / (s - 1) + 0.5 * torch.pow(a, -float(s))
+    for j, b in enumerate(_BERNOULLI, start=1):
+        coef = b / math.factorial(2 * j) * math.prod(s + i for i in range(2 * j - 1))
+        out = out + coef * torch.pow(a, -float(s + 2 * j - 1))
+    return out
+
+
+def _polygamma(n, self):
+    """polygamma(n, x) = (-1)^(n+1) n! zeta(n + 1, x): what a device without a kernel runs."""
+    _polygamma_meta(n, self)
+    x = self if self.dtype.is_floating_point else self.to(D.get_default_dtype())
+    if n == 0:
+        return torch.digamma(x)
+    return (-1) ** (n + 1) * math.factorial(n) * _hurwitz_zeta(n + 1, x)
+
+
 defop("polygamma(int n, Tensor self) -> Tensor", meta=_polygamma_meta, out=True, method=False, family=F,
-      grad={"self": "grad * torch.polygamma(n + 1, self)"})
+      composite=_polygamma, grad={"self": "grad * torch.polygamma(n + 1, self)"})
 
 
 def _mvlgamma(self, p):
