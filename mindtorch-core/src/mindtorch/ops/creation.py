@@ -4,6 +4,7 @@ from ..dispatch import call as _dispatch_call
 from .meta import TensorMeta
 from .. import _dtype as D
 from .._shape import numel
+from .grad_helpers import torch
 
 F = "creation"
 _OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, " \
@@ -154,8 +155,16 @@ def _logspace_meta(start, end, steps, base=10.0, dtype=None, *rest):
     return _linspace_meta(start, end, steps, dtype)
 
 
+def _logspace(start, end, steps, base=10.0, dtype=None, layout=None, device=None, pin_memory=None,
+              requires_grad=False):
+    """base ** linspace(start, end) in float64, then cast (the cpu kernel's order): for devices without a kernel."""
+    dtype = _logspace_meta(start, end, steps, base, dtype).dtype
+    exps = torch.linspace(start, end, steps, dtype=D.float64, device=device)
+    return torch.pow(base, exps).to(dtype).requires_grad_(requires_grad)
+
+
 defop(f"logspace(Scalar start, Scalar end, int steps, float base=10.0, *, {_OPTS}) -> Tensor",
-      meta=_logspace_meta, method=False, out=True, family=F)
+      meta=_logspace_meta, method=False, out=True, family=F, composite=_logspace)
 
 
 def _eye_meta(n, m=None, dtype=None, *rest):

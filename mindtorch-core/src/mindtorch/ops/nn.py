@@ -468,8 +468,19 @@ defop("_embedding_backward(Tensor grad_output, Tensor indices, SymInt num_weight
       "bool scale_grad_by_freq) -> Tensor",
       meta=lambda g, i, n, p, s: TensorMeta((n, g._shape[-1]), g.dtype), method=False, function=False, family=F,
       nondiff=("indices",), grad={"grad_output": "not_implemented('embedding double backward')"})
+def _embedding_renorm(self, indices, max_norm, norm_type):
+    """Rows named by `indices` whose norm exceeds max_norm are scaled to max_norm / (norm + 1e-7); a row
+    named twice is written twice with the same values."""
+    rows = indices.reshape(-1)
+    picked = self.index_select(0, rows)
+    norms = torch.linalg.vector_norm(picked, norm_type, dim=1, keepdim=True)
+    scale = torch.where(norms > max_norm, max_norm / (norms + 1e-7), torch.ones_like(norms))
+    return self.index_copy_(0, rows, picked * scale)
+
+
 declare_inplace("_embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> "
-                "Tensor(a!)", meta=lambda s, i, m, n: TensorMeta(s._shape, s.dtype), function=True, family=F)
+                "Tensor(a!)", meta=lambda s, i, m, n: TensorMeta(s._shape, s.dtype), function=True, family=F,
+                composite=_embedding_renorm)
 
 
 # --- nll loss (class-index targets) --------------------------------------------------------

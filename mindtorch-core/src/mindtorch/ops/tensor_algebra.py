@@ -404,8 +404,22 @@ def logcumsumexp_backward(grad, self, result, dim):
     return pos - neg
 
 
+def _logcumsumexp(self, dim):
+    """A log-domain prefix scan in log2(n) rounds of logaddexp over shifted halves (Hillis-Steele), so a
+    value far below its predecessors never underflows: what a device without a kernel runs."""
+    y = self.to(_logcumsumexp_meta(self, dim).dtype)
+    if y.dim() == 0:
+        return y.clone()
+    n, shift = y.shape[dim], 1
+    while shift < n:
+        y = torch.cat([y.narrow(dim, 0, shift),
+                       torch.logaddexp(y.narrow(dim, shift, n - shift), y.narrow(dim, 0, n - shift))], dim)
+        shift *= 2
+    return y if shift > 1 else y.clone()
+
+
 defop("logcumsumexp(Tensor self, int dim) -> Tensor", meta=_logcumsumexp_meta, out=True, family=R,
-      grad={"self": "logcumsumexp_backward(grad, self, result, dim)"})
+      composite=_logcumsumexp, grad={"self": "logcumsumexp_backward(grad, self, result, dim)"})
 
 
 def _histc(self, bins=100, min=0, max=0):
