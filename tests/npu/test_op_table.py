@@ -318,3 +318,36 @@ def test_eye_linspace_flip_match_cpu():
         close(torch.linspace(-2.0, 3.0, steps, device="npu"), torch.linspace(-2.0, 3.0, steps))
     x = rnd((3, 4, 2), torch.int32, 17)
     close(torch.flip(x.to("npu").transpose(0, 1), [0, 2]), torch.flip(x.transpose(0, 1), [0, 2]))
+
+
+@pytest.mark.parametrize("soc,lacks", [("Ascend910A", ["conv2d", "max_pool2d"]), ("Ascend310P3", ["max_pool2d"]),
+                                       ("Ascend910B2", [])])
+def test_operators_a_chip_lacks_are_refused_by_name_on_that_chip(soc, lacks):
+    """chips.MISSING_OPS (from the ops' product lists) and the simulator's ABSENT table agree: the kernel
+    raises NotImplementedError naming the chip, and a direct launch fails in phase 1."""
+    res = run_python("""
+        import mindtorch as torch
+        import mindtorch.nn.functional as F
+        from mindtorch_npu.aclnn import IntArray, launch
+        from mindtorch_npu.copy import empty
+        x, w = torch.randn(1, 2, 6, 6).to("npu"), torch.randn(3, 2, 3, 3).to("npu")
+        for name, fn in (("conv2d", lambda: F.conv2d(x, w)), ("max_pool2d", lambda: F.max_pool2d(x, 2)),
+                         ("avg_pool2d", lambda: F.avg_pool2d(x, 2))):
+            try:
+                fn().cpu()
+                print(name, "runs")
+            except NotImplementedError as e:
+                assert "Ascend" in str(e) and "npu" in str(e), e
+                print(name, "refused")
+        try:  # the device itself: phase 1 of the operator fails on that chip
+            launch("MaxPool2dWithIndices", x, IntArray([2, 2]), IntArray([2, 2]), IntArray([0, 0]), IntArray([1, 1]),
+                   False, empty((1, 2, 3, 3), torch.float32, x.device), empty((1, 2, 3, 3), torch.int64, x.device))
+            print("device runs")
+        except RuntimeError as e:
+            print("device refused" if "not supported on" in str(e) else str(e))
+    """, {"ACLSIM_SOC_NAME": soc})
+    assert res.returncode == 0, res.stderr[-2000:]
+    got = dict(line.split(" ", 1) for line in res.stdout.strip().splitlines())
+    for name in ("conv2d", "max_pool2d", "avg_pool2d"):
+        assert got[name] == ("refused" if name in lacks else "runs"), (name, got)
+    assert got["device"] == ("refused" if "max_pool2d" in lacks else "runs")
