@@ -79,7 +79,7 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
        SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT, SIG_UNARY_P,
-       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH, SIG_SEARCH, SIG_BINCOUNT };
+       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH, SIG_SEARCH, SIG_BINCOUNT, SIG_SCATTER_REDUCE };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -537,6 +537,10 @@ static const op_def OPS[] = {
     /* SearchSorted(sortedSequence, self, outInt32, right, sorter?, out); Bincount(self, weights?, minlength, out) */
     {"SearchSorted", SIG_SEARCH, 0, 0, (FLOATS & ~B(ACL_BF16)) | B(ACL_UINT8) | B(ACL_INT8) | B(ACL_INT16) | B(ACL_INT32) | B(ACL_INT64), NULL, 0},
     {"Bincount", SIG_BINCOUNT, 0, 0, ALL10, NULL, 0},
+    /* ScatterReduce(self, dim, index, src, reduce, includeSelf, out): reduce 0 none, 1 add, 2 mul, 3 max, 4 min,
+     * 5 mean (the header's values) */
+    {"ScatterReduce", SIG_SCATTER_REDUCE, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, 0},
+    {"InplaceScatterReduce", SIG_SCATTER_REDUCE, 1, 0, ALL10 & ~B(ACL_BOOL), NULL, 0},
     {"IsClose", SIG_BINARY, 0, 0, ALL10, e_isclose, F_BOOL | F_FLOAT | F_CLOSE},
 };
 
@@ -2550,6 +2554,7 @@ static void run_stats(aclOpExecutor *e, double **x);
 static void run_scan(aclOpExecutor *e, double **x);
 static void run_search(aclOpExecutor *e, double **x);
 static int run_bincount(aclOpExecutor *e, double **x, char *msg, size_t len);
+static int run_scatter_reduce(aclOpExecutor *e, double **x, char *msg, size_t len);
 
 static int k_dense(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     (void)ws;
@@ -2574,6 +2579,7 @@ static int k_dense(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
         case SIG_SCAN: run_scan(e, x); break;
         case SIG_SEARCH: run_search(e, x); break;
         case SIG_BINCOUNT: rc = run_bincount(e, x, msg, len); break;
+        case SIG_SCATTER_REDUCE: rc = run_scatter_reduce(e, x, msg, len); break;
         default: run_group_norm(e, x); break;
         }
         for (int j = 0; j < 12 && !rc; j++) /* a failed launch leaves its outputs untouched */
@@ -3444,6 +3450,76 @@ static aclnnStatus v_bincount(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+
+/* ScatterReduce: t = {out, self, index, src}; ip[0] dim, ip[1] reduce, ip[2] includeSelf. Index and src are
+ * walked over the index's shape; a position's first contribution replaces self's value unless self is
+ * included; mean divides by the contributions (self counting once when included); NaN wins max / min */
+static int run_scatter_reduce(aclOpExecutor *e, double **x, char *msg, size_t len) {
+    const tview *o = &e->t[0], *ix = &e->t[2], *src = &e->t[3];
+    int ax = (int)e->ip[0], red = (int)e->ip[1], incl = (int)e->ip[2], nd = ix->nd;
+    int64_t on = numel(o), n = numel(ix), idx[SIM_MAXDIM] = {0};
+    int64_t *cnt = calloc((size_t)nz(on), sizeof *cnt);
+    memcpy(x[0], x[1], sizeof(double) * (size_t)on);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t dst = 0, s = 0;
+        for (int i = 0; i < nd; i++) {
+            int64_t c = i == ax ? (int64_t)x[2][k] : idx[i];
+            if (c < -o->dims[i] || c >= o->dims[i]) {
+                snprintf(msg, len, "aclnnScatterReduce: index %lld is out of bounds for dimension %d with size %lld",
+                         (long long)c, i, (long long)o->dims[i]);
+                free(cnt);
+                return ACL_ERROR_RT_AICORE_EXCEPTION;
+            }
+            if (c < 0) c += o->dims[i];
+            dst = dst * o->dims[i] + c;
+            s = s * src->dims[i] + idx[i];
+        }
+        double v = x[3][s], *r = &x[0][dst];
+        if (red && !incl && !cnt[dst]) *r = v;
+        else if (red == 0) *r = v;
+        else if (red == 1 || red == 5) *r += v;
+        else if (red == 2) *r *= v;
+        else if (v != v || (red == 3 ? v > *r : v < *r)) *r = v;
+        cnt[dst]++;
+        for (int a = nd - 1; a >= 0; a--) {
+            if (++idx[a] < ix->dims[a]) break;
+            idx[a] = 0;
+        }
+    }
+    if (red == 5)
+        for (int64_t p = 0; p < on; p++)
+            if (cnt[p]) {
+                double c = (double)(cnt[p] + (incl ? 1 : 0));
+                x[0][p] = dt_is_float(o->dt) ? x[0][p] / c : floor(x[0][p] / c);
+            }
+    free(cnt);
+    return 0;
+}
+
+static aclnnStatus v_scatter_reduce(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *self = a->x[1], *out = a->x[0], *ix = a->x[2], *src = a->x[3];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_same(d, out, self, "out")) || (rc = check_same(d, src, self, "src")))
+        return rc;
+    if (!ix || !aclsim_check_tensor(ix) || ix->dtype != ACL_INT64)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index must be an INT64 tensor", d->name);
+    int rank = (int)self->ndim, r1 = rank ? rank : 1;
+    if (a->i[0] < -r1 || a->i[0] >= r1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim is out of range", d->name);
+    if (a->i[1] < 0 || a->i[1] > 5) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: reduce %lld is not 0..5", d->name, (long long)a->i[1]);
+    int ax = rank ? (int)(a->i[0] < 0 ? a->i[0] + rank : a->i[0]) : 0;
+    if ((int)ix->ndim != rank || (int)src->ndim != rank) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index and src need self's rank", d->name);
+    for (int i = 0; i < rank; i++)
+        if (ix->dims[i] > src->dims[i] || (i != ax && ix->dims[i] > self->dims[i]))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index is larger than src or self in dim %d", d->name, i);
+    if ((rc = check_shape(d, out, rank, self->dims, "out"))) return rc;
+    snap_all(e, a->x, 4, 0xE, 0x1);
+    e->ip[0] = ax;
+    e->ip[1] = a->i[1];
+    e->ip[2] = a->i[2];
+    e->ct = self->dtype;
+    return 0;
+}
+
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0] && !d; i++)
@@ -3490,6 +3566,7 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_FOREACH: rc = v_foreach(d, a, &tmp); tmp.run = k_foreach; break;
     case SIG_SEARCH: rc = v_search(d, a, &tmp); tmp.run = k_dense; break;
     case SIG_BINCOUNT: rc = v_bincount(d, a, &tmp); tmp.run = k_dense; break;
+    case SIG_SCATTER_REDUCE: rc = v_scatter_reduce(d, a, &tmp); tmp.run = k_dense; break;
     case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
     default: rc = v_unary(d, a, &tmp); tmp.run = k_elementwise; break;
     }
@@ -4130,3 +4207,15 @@ EXPORT aclnnStatus aclnnBincountGetWorkspaceSize(const aclTensor *self, const ac
     PREP(Bincount, .x = {out, self, weights}, .i = {minlength});
 }
 LAUNCH(SearchSorted) LAUNCH(Bincount)
+
+/* ops-nn index/scatter_elements_v2/op_api/aclnn_scatter_reduce.h */
+EXPORT aclnnStatus aclnnScatterReduceGetWorkspaceSize(const aclTensor *self, int64_t dim, const aclTensor *index,
+                                                      const aclTensor *src, int64_t reduce, bool includeSelf,
+                                                      aclTensor *out, WS) {
+    PREP(ScatterReduce, .x = {out, self, index, src}, .i = {dim, reduce, includeSelf});
+}
+EXPORT aclnnStatus aclnnInplaceScatterReduceGetWorkspaceSize(aclTensor *selfRef, int64_t dim, const aclTensor *index,
+                                                             const aclTensor *src, int64_t reduce, bool includeSelf, WS) {
+    PREP(InplaceScatterReduce, .x = {selfRef, selfRef, index, src}, .i = {dim, reduce, includeSelf});
+}
+LAUNCH(ScatterReduce) LAUNCH(InplaceScatterReduce)

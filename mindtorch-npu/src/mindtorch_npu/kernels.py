@@ -1757,3 +1757,22 @@ def unique(m, a, sorted=True, return_inverse=False, return_counts=False, dim=Non
     shape = (k,) + tuple(a._shape[:d]) + tuple(a._shape[d + 1:])
     from mindtorch.plugins import contiguous_strides
     return contiguous(_move_dims(_view(uniques, shape, contiguous_strides(shape)), 0, 1, d)), inverse, counts
+
+
+
+SCATTER_REDUCTIONS = {"sum": 1, "prod": 2, "amax": 3, "amin": 4, "mean": 5}  # aclnn_scatter_reduce.h's values
+
+
+@kernel("scatter_reduce.two")
+def scatter_reduce(m, a, dim, index, src, reduce, include_self=True):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("ScatterReduce", _as_1d(a), int(dim), _as_1d(index), _as_1d(src), SCATTER_REDUCTIONS[reduce],
+           bool(include_self), _as_1d(out))
+    return out
+
+
+@kernel("scatter_reduce_.two")
+def scatter_reduce_(m, a, dim, index, src, reduce, include_self=True):
+    launch("InplaceScatterReduce", _as_1d(a), int(dim), _as_1d(index), _as_1d(src), SCATTER_REDUCTIONS[reduce],
+           bool(include_self))
+    return a

@@ -260,6 +260,8 @@ OPS.update({
     # math/search_sorted/op_api/aclnn_searchsorted.h, math/bincount/op_api/aclnn_bincount.h
     "LeftShift": [T, T, T], "LeftShifts": [T, S, T], "RightShift": [T, T, T],
     "SearchSorted": [T, T, c_bool, c_bool, T, T], "Bincount": [T, T, c_int64, T],
+    # ops-nn index/scatter_elements_v2/op_api/aclnn_scatter_reduce.h
+    "ScatterReduce": [T, c_int64, T, T, c_int64, c_bool, T], "InplaceScatterReduce": [T, c_int64, T, T, c_int64, c_bool],
 })
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
 PHASE2 = [c_void_p, c_uint64, handle, aclrtStream]
