@@ -79,12 +79,13 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
        SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT, SIG_UNARY_P,
-       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH, SIG_SEARCH, SIG_BINCOUNT, SIG_SCATTER_REDUCE };
+       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH, SIG_SEARCH, SIG_BINCOUNT, SIG_SCATTER_REDUCE, SIG_LINALG };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
        L_ARG = 512, F_EMBED = 1024, L_VALUES = 32768, R_ALL = 65536, R_ANY = 131072, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384, F_CLOSE = 262144, RND_PERM = 524288 };
 enum { S_PROD, S_LSE, S_VAR, S_STD, S_NORM }; /* SIG_STATS: which statistic, in flags bits 20-22 */
+enum { LA_CHOLESKY, LA_SLOGDET, LA_QR, LA_TRISOLVE }; /* SIG_LINALG: which operator, likewise */
 #define KIND(k) ((k) << 20)
 /* SIG_SOFTMAX covers every op along one dim's lines: softmax (F_LOG: log-softmax), L_CUMSUM, L_ARG|R_MAX/R_MIN */
 /* F_MODE: an int attribute (DivMod's rounding mode 0..2; GeluV2's approximate 0..1; RoundDecimals' decimals)
@@ -541,6 +542,11 @@ static const op_def OPS[] = {
      * 5 mean (the header's values) */
     {"ScatterReduce", SIG_SCATTER_REDUCE, 0, 0, ALL10 & ~B(ACL_BOOL), NULL, 0},
     {"InplaceScatterReduce", SIG_SCATTER_REDUCE, 1, 0, ALL10 & ~B(ACL_BOOL), NULL, 0},
+    /* linear algebra (ops-math math/cholesky, slogdet, qr, triangular_solve), the dtypes of each header */
+    {"LinalgCholesky", SIG_LINALG, 0, 0, B(ACL_FLOAT) | B(ACL_BF16), NULL, KIND(LA_CHOLESKY)},
+    {"Slogdet", SIG_LINALG, 0, 0, B(ACL_FLOAT) | B(ACL_DOUBLE), NULL, KIND(LA_SLOGDET)},
+    {"LinalgQr", SIG_LINALG, 0, 0, B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_DOUBLE), NULL, KIND(LA_QR)},
+    {"TriangularSolve", SIG_LINALG, 0, 0, B(ACL_FLOAT) | B(ACL_DOUBLE), NULL, KIND(LA_TRISOLVE)},
     {"IsClose", SIG_BINARY, 0, 0, ALL10, e_isclose, F_BOOL | F_FLOAT | F_CLOSE},
 };
 
@@ -2555,6 +2561,7 @@ static void run_scan(aclOpExecutor *e, double **x);
 static void run_search(aclOpExecutor *e, double **x);
 static int run_bincount(aclOpExecutor *e, double **x, char *msg, size_t len);
 static int run_scatter_reduce(aclOpExecutor *e, double **x, char *msg, size_t len);
+static void run_linalg(aclOpExecutor *e, double **x);
 
 static int k_dense(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     (void)ws;
@@ -2580,6 +2587,7 @@ static int k_dense(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
         case SIG_SEARCH: run_search(e, x); break;
         case SIG_BINCOUNT: rc = run_bincount(e, x, msg, len); break;
         case SIG_SCATTER_REDUCE: rc = run_scatter_reduce(e, x, msg, len); break;
+        case SIG_LINALG: run_linalg(e, x); break;
         default: run_group_norm(e, x); break;
         }
         for (int j = 0; j < 12 && !rc; j++) /* a failed launch leaves its outputs untouched */
@@ -3520,6 +3528,192 @@ static aclnnStatus v_scatter_reduce(const op_def *d, args *a, aclOpExecutor *e) 
     return 0;
 }
 
+
+/* ---- linear algebra (ops-math math/cholesky, slogdet, qr, triangular_solve) on dense double copies, batched over
+ * the leading dims; ip[3] selects the operator */
+
+/* row-major index of batch `b` of `out_dims` in an operand whose batch dims broadcast to them */
+static int64_t batch_of(int64_t b, int nb, const int64_t *out_dims, int nin, const int64_t *in_dims) {
+    int64_t r = 0, stride = 1;
+    for (int i = nb - 1; i >= 0; i--) {
+        int64_t c = b % out_dims[i];
+        b /= out_dims[i];
+        int j = i - (nb - nin);
+        if (j >= 0) {
+            if (in_dims[j] != 1) r += c * stride;
+            stride *= in_dims[j];
+        }
+    }
+    return r;
+}
+
+static void run_linalg(aclOpExecutor *e, double **x) {
+    const tview *in = &e->t[1];
+    int64_t m = in->dims[in->nd - 2], n = in->dims[in->nd - 1], mats = numel(in) / nz(m * n);
+    if (e->ip[3] == LA_CHOLESKY) { /* lower factor, or its transpose; a non-positive pivot poisons the rows after */
+        for (int64_t b = 0; b < mats; b++) {
+            double *a = x[1] + b * n * n, *l = x[0] + b * n * n;
+            int64_t bad = n; /* the first non-positive pivot: rows from there on are NaN */
+            for (int64_t j = 0; j < n && bad == n; j++) {
+                double d = a[j * n + j];
+                for (int64_t k = 0; k < j; k++) d -= l[j * n + k] * l[j * n + k];
+                if (!(d > 0)) { bad = j; break; }
+                l[j * n + j] = sqrt(d);
+                for (int64_t i = j + 1; i < n; i++) {
+                    double s = a[i * n + j];
+                    for (int64_t k = 0; k < j; k++) s -= l[i * n + k] * l[j * n + k];
+                    l[i * n + j] = s / l[j * n + j];
+                }
+            }
+            for (int64_t i = bad * n; i < n * n; i++) l[i] = NAN;
+            if (e->ip[0])
+                for (int64_t i = 0; i < n; i++)
+                    for (int64_t j = i + 1; j < n; j++) { l[i * n + j] = l[j * n + i]; l[j * n + i] = 0; }
+        }
+    } else if (e->ip[3] == LA_SLOGDET) { /* LU with partial pivoting: sign and log |det| (singular: 0, -inf) */
+        double *w = malloc(sizeof(double) * (size_t)nz(n * n));
+        for (int64_t b = 0; b < mats; b++) {
+            memcpy(w, x[1] + b * n * n, sizeof(double) * (size_t)(n * n));
+            double sign = 1, logabs = 0;
+            for (int64_t c = 0; c < n; c++) {
+                int64_t p = c;
+                for (int64_t r = c + 1; r < n; r++) if (fabs(w[r * n + c]) > fabs(w[p * n + c])) p = r;
+                if (w[p * n + c] == 0) { sign = 0; logabs = -INFINITY; break; }
+                if (p != c) { for (int64_t k = 0; k < n; k++) { double t = w[c * n + k]; w[c * n + k] = w[p * n + k]; w[p * n + k] = t; } sign = -sign; }
+                double piv = w[c * n + c];
+                if (piv < 0) sign = -sign;
+                logabs += log(fabs(piv));
+                for (int64_t r = c + 1; r < n; r++) {
+                    double f = w[r * n + c] / piv;
+                    for (int64_t k = c; k < n; k++) w[r * n + k] -= f * w[c * n + k];
+                }
+            }
+            x[0][b] = sign;
+            x[2][b] = logabs;
+        }
+        free(w);
+    } else if (e->ip[3] == LA_QR) { /* Householder reflections with LAPACK's sign convention (dgeqrf / dorgqr) */
+        int64_t k = m < n ? m : n, qc = e->ip[0] ? m : k, rr = e->ip[0] ? m : k;
+        double *r = malloc(sizeof(double) * (size_t)nz(m * n)), *q = malloc(sizeof(double) * (size_t)nz(m * m));
+        double *v = malloc(sizeof(double) * (size_t)nz(m)), *tau = malloc(sizeof(double) * (size_t)nz(k));
+        double *vs = malloc(sizeof(double) * (size_t)nz(m * k));
+        for (int64_t b = 0; b < mats; b++) {
+            memcpy(r, x[1] + b * m * n, sizeof(double) * (size_t)(m * n));
+            for (int64_t j = 0; j < k; j++) {
+                double alpha = r[j * n + j], xn = 0;
+                for (int64_t i = j + 1; i < m; i++) xn += r[i * n + j] * r[i * n + j];
+                for (int64_t i = 0; i < m; i++) v[i] = 0;
+                tau[j] = 0;
+                if (xn > 0) {
+                    double beta = -copysign(sqrt(alpha * alpha + xn), alpha);
+                    tau[j] = (beta - alpha) / beta;
+                    v[j] = 1;
+                    for (int64_t i = j + 1; i < m; i++) v[i] = r[i * n + j] / (alpha - beta);
+                    for (int64_t c = j; c < n; c++) { /* R <- (I - tau v v^T) R */
+                        double s = 0;
+                        for (int64_t i = j; i < m; i++) s += v[i] * r[i * n + c];
+                        for (int64_t i = j; i < m; i++) r[i * n + c] -= tau[j] * v[i] * s;
+                    }
+                    for (int64_t i = j + 1; i < m; i++) r[i * n + j] = 0;
+                }
+                for (int64_t i = 0; i < m; i++) vs[i * k + j] = v[i];
+            }
+            for (int64_t i = 0; i < m * m; i++) q[i] = 0;
+            for (int64_t i = 0; i < m; i++) q[i * m + i] = 1;
+            for (int64_t j = k - 1; j >= 0; j--) { /* Q = H1 ... Hk applied to the identity */
+                if (tau[j] == 0) continue;
+                for (int64_t c = 0; c < m; c++) {
+                    double s = 0;
+                    for (int64_t i = j; i < m; i++) s += vs[i * k + j] * q[i * m + c];
+                    for (int64_t i = j; i < m; i++) q[i * m + c] -= tau[j] * vs[i * k + j] * s;
+                }
+            }
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t c = 0; c < qc; c++) x[0][(b * m + i) * qc + c] = q[i * m + c];
+            for (int64_t i = 0; i < rr; i++)
+                for (int64_t c = 0; c < n; c++) x[2][(b * rr + i) * n + c] = i < m ? r[i * n + c] : 0;
+        }
+        free(r); free(q); free(v); free(tau); free(vs);
+    } else { /* A X = B (or A^T X = B) with A triangular; t = {X, B, A, M}, batch dims broadcast */
+        const tview *xo = &e->t[0], *bv = &e->t[1], *av = &e->t[2];
+        int64_t nn = av->dims[av->nd - 1], kk = xo->dims[xo->nd - 1], nbat = numel(xo) / nz(nn * kk);
+        int up = (int)e->ip[0], tr = (int)e->ip[1], unit = (int)e->ip[2], nb = xo->nd - 2;
+        for (int64_t bi = 0; bi < nbat; bi++) {
+            const double *A = x[2] + batch_of(bi, nb, xo->dims, av->nd - 2, av->dims) * nn * nn;
+            const double *Bm = x[1] + batch_of(bi, nb, xo->dims, bv->nd - 2, bv->dims) * nn * kk;
+            double *X = x[0] + bi * nn * kk, *M = x[3] ? x[3] + bi * nn * nn : NULL;
+            /* the effective matrix is upper triangular iff (upper xor transpose) */
+            int eff_up = up != tr;
+            for (int64_t c = 0; c < kk; c++)
+                for (int64_t s = 0; s < nn; s++) {
+                    int64_t i = eff_up ? nn - 1 - s : s;
+                    double acc = Bm[i * kk + c];
+                    for (int64_t j = 0; j < nn; j++) {
+                        if (eff_up ? j <= i : j >= i) continue;
+                        double aij = tr ? A[j * nn + i] : A[i * nn + j];
+                        acc -= aij * X[j * kk + c];
+                    }
+                    X[i * kk + c] = unit ? acc : acc / A[i * nn + i];
+                }
+            if (M)
+                for (int64_t i = 0; i < nn; i++)
+                    for (int64_t j = 0; j < nn; j++) M[i * nn + j] = (up ? j >= i : j <= i) ? A[i * nn + j] : 0;
+        }
+    }
+}
+
+/* LinalgCholesky x = {out, self}, i[0] upper; Slogdet x = {signOut, self, logOut}; LinalgQr x = {Q, self, R},
+ * i[0] mode (0 reduced, 1 complete); TriangularSolve x = {xOut, self (b), A, mOut}, i = {upper, transpose, unit} */
+static aclnnStatus v_linalg(const op_def *d, args *a, aclOpExecutor *e) {
+    int kind = d->flags >> 20 & 7;
+    const aclTensor *in = a->x[kind == LA_TRISOLVE ? 2 : 1];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, in, kind == LA_TRISOLVE ? "A" : "self", 8))) return rc;
+    if (in->ndim < 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self needs at least 2 dims", d->name);
+    int nd = (int)in->ndim;
+    int64_t m = in->dims[nd - 2], n = in->dims[nd - 1], shape[SIM_MAXDIM];
+    if (kind != LA_QR && m != n) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: the last two dims must be equal", d->name);
+    memcpy(shape, in->dims, sizeof(int64_t) * (size_t)nd);
+    if (kind == LA_CHOLESKY) {
+        if ((rc = check_same(d, a->x[0], in, "out")) || (rc = check_shape(d, a->x[0], nd, shape, "out"))) return rc;
+        snap_all(e, a->x, 2, 0x2, 0x1);
+    } else if (kind == LA_SLOGDET) {
+        for (int j = 0; j < 3; j += 2)
+            if ((rc = check_same(d, a->x[j], in, j ? "logOut" : "signOut")) || (rc = check_shape(d, a->x[j], nd - 2, shape, "signOut/logOut")))
+                return rc;
+        snap_all(e, a->x, 3, 0x2, 0x5);
+    } else if (kind == LA_QR) {
+        if (a->i[0] != 0 && a->i[0] != 1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnLinalgQrGetWorkspaceSize: mode %lld is not 0 or 1", (long long)a->i[0]);
+        int64_t k = a->i[0] ? m : (m < n ? m : n);
+        shape[nd - 1] = k;
+        if ((rc = check_same(d, a->x[0], in, "Q")) || (rc = check_shape(d, a->x[0], nd, shape, "Q"))) return rc;
+        shape[nd - 2] = k;
+        shape[nd - 1] = n;
+        if ((rc = check_same(d, a->x[2], in, "R")) || (rc = check_shape(d, a->x[2], nd, shape, "R"))) return rc;
+        snap_all(e, a->x, 3, 0x2, 0x5);
+    } else {
+        const aclTensor *b = a->x[1];
+        if ((rc = check_same(d, b, in, "self")) || b->ndim < 2 || b->dims[b->ndim - 2] != n)
+            return rc ? rc : (aclsim_set_err("aclnnTriangularSolveGetWorkspaceSize: self must be [..., n, k] for A [..., n, n]"), ACLNN_ERR_PARAM_INVALID);
+        if (a->i[2] && in->dtype != ACL_FLOAT) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnTriangularSolveGetWorkspaceSize: unitriangular takes FLOAT only");
+        int64_t bs[SIM_MAXDIM];
+        int nb = bshape(nd - 2, in->dims, (int)b->ndim - 2, b->dims, bs);
+        if (nb < 0) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnTriangularSolveGetWorkspaceSize: the batch dims of A and self do not broadcast");
+        bs[nb] = n;
+        bs[nb + 1] = b->dims[b->ndim - 1];
+        if ((rc = check_same(d, a->x[0], in, "xOut")) || (rc = check_shape(d, a->x[0], nb + 2, bs, "xOut"))) return rc;
+        bs[nb + 1] = n;
+        if (a->x[3] && ((rc = check_same(d, a->x[3], in, "mOut")) || (rc = check_shape(d, a->x[3], nb + 2, bs, "mOut")))) return rc;
+        snap_all(e, a->x, 4, 0x6, 0x9);
+        e->ip[1] = a->i[1];
+        e->ip[2] = a->i[2];
+    }
+    e->ip[0] = a->i[0];
+    e->ip[3] = kind;
+    e->ct = in->dtype;
+    return 0;
+}
+
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0] && !d; i++)
@@ -3567,6 +3761,7 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_SEARCH: rc = v_search(d, a, &tmp); tmp.run = k_dense; break;
     case SIG_BINCOUNT: rc = v_bincount(d, a, &tmp); tmp.run = k_dense; break;
     case SIG_SCATTER_REDUCE: rc = v_scatter_reduce(d, a, &tmp); tmp.run = k_dense; break;
+    case SIG_LINALG: rc = v_linalg(d, a, &tmp); tmp.run = k_dense; break;
     case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
     default: rc = v_unary(d, a, &tmp); tmp.run = k_elementwise; break;
     }
@@ -4219,3 +4414,20 @@ EXPORT aclnnStatus aclnnInplaceScatterReduceGetWorkspaceSize(aclTensor *selfRef,
     PREP(InplaceScatterReduce, .x = {selfRef, selfRef, index, src}, .i = {dim, reduce, includeSelf});
 }
 LAUNCH(ScatterReduce) LAUNCH(InplaceScatterReduce)
+
+/* ops-math math/cholesky/op_api/aclnn_linalg_cholesky.h, math/slogdet/op_host/op_api/aclnn_slogdet.h,
+ * math/qr/op_api/aclnn_linalg_qr.h, math/triangular_solve/op_host/op_api/aclnn_triangular_solve.h */
+EXPORT aclnnStatus aclnnLinalgCholeskyGetWorkspaceSize(const aclTensor *self, bool upper, aclTensor *out, WS) {
+    PREP(LinalgCholesky, .x = {out, self}, .i = {upper});
+}
+EXPORT aclnnStatus aclnnSlogdetGetWorkspaceSize(const aclTensor *self, aclTensor *signOut, aclTensor *logOut, WS) {
+    PREP(Slogdet, .x = {signOut, self, logOut});
+}
+EXPORT aclnnStatus aclnnLinalgQrGetWorkspaceSize(const aclTensor *self, int64_t mode, aclTensor *Q, aclTensor *R, WS) {
+    PREP(LinalgQr, .x = {Q, self, R}, .i = {mode});
+}
+EXPORT aclnnStatus aclnnTriangularSolveGetWorkspaceSize(const aclTensor *self, const aclTensor *A, bool upper, bool transpose,
+                                                        bool unitriangular, aclTensor *xOut, aclTensor *mOut, WS) {
+    PREP(TriangularSolve, .x = {xOut, self, A, mOut}, .i = {upper, transpose, unitriangular});
+}
+LAUNCH(LinalgCholesky) LAUNCH(Slogdet) LAUNCH(LinalgQr) LAUNCH(TriangularSolve)

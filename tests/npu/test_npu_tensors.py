@@ -324,3 +324,22 @@ def test_rng_state_round_trip_per_device():
         torch.npu.set_rng_state(state, "npu:1")
         other = torch.rand(5, device="npu:1").cpu()
         np.testing.assert_array_equal(other.numpy(), first.numpy())
+
+
+def test_linalg_on_npu_matches_cpu_and_raises_as_pytorch():
+    torch.manual_seed(0)
+    A = torch.randn(2, 4, 4)
+    S = A @ A.mT + 4 * torch.eye(4)
+    B = torch.randn(2, 4, 3)
+    for fn, args, tol in ((torch.linalg.cholesky, (S,), 1e-6), (torch.linalg.qr, (torch.randn(5, 3),), 1e-6),
+                          (torch.linalg.slogdet, (A,), 1e-6), (torch.linalg.solve, (A, B), 1e-4),
+                          (torch.linalg.inv, (A,), 1e-4), (torch.linalg.det, (A,), 1e-5)):
+        expect, got = fn(*args), fn(*(t.to("npu") for t in args))
+        for e, g in zip(expect if isinstance(expect, tuple) else (expect,), got if isinstance(got, tuple) else (got,)):
+            assert g.device.type == "npu"
+            np.testing.assert_allclose(g.cpu().numpy(), e.numpy(), rtol=tol, atol=tol)
+    not_pd = torch.tensor([[4.0, 2, 0], [2, 1, 0], [0, 0, 3]], device="npu")
+    with pytest.raises(torch.linalg.LinAlgError, match="leading minor of order 2"):
+        torch.linalg.cholesky(not_pd)
+    with pytest.raises(torch.linalg.LinAlgError, match="singular"):
+        torch.linalg.inv(torch.zeros(3, 3, device="npu"))

@@ -38,6 +38,8 @@ OP_DTYPES = {
     "Matmul": _F, "Mm": _F, "BatchMatMul": _F,
     "Erfinv": _FD, "Lgamma": frozenset((D.float32, D.float16, D.float64)), "Digamma": _FD,
     "LogSumExp": _ALL - {D.float64}, "VarCorrection": _F, "Std": _F, "LinalgVectorNorm": _F, "Elu": _F,
+    "LinalgCholesky": frozenset((D.float32, D.bfloat16)), "Slogdet": frozenset((D.float32, D.float64)),
+    "LinalgQr": frozenset((D.float32, D.float16, D.float64)), "TriangularSolve": frozenset((D.float32, D.float64)),
 }
 # operators a family lacks: the product list at the top of each op's doc (ops-nn docs/aclnnXxx.md) marks them
 # unsupported on the training series (910A class) or the inference series (310P)

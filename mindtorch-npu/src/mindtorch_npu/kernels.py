@@ -1408,11 +1408,15 @@ def isclose(m, a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return out
 
 
-@kernel("isnan")
-def isnan(m, a):
-    out = empty(m.shape, D.bool_, a.device)
+def _nan_mask(a):
+    out = empty(a._shape, D.bool_, a.device)
     launch("NeTensor", a, a, out)  # NaN is the one value unequal to itself
     return out
+
+
+@kernel("isnan")
+def isnan(m, a):
+    return _nan_mask(a)
 
 
 @kernel("isinf")
@@ -1776,3 +1780,120 @@ def scatter_reduce_(m, a, dim, index, src, reduce, include_self=True):
     launch("InplaceScatterReduce", _as_1d(a), int(dim), _as_1d(index), _as_1d(src), SCATTER_REDUCTIONS[reduce],
            bool(include_self))
     return a
+
+
+
+# --- linear algebra: ops-math's Cholesky, Slogdet, QR and TriangularSolve -------------------------------
+
+def _linalg_error(message):
+    from mindtorch.plugins import LinAlgError
+    return LinAlgError(message)
+
+
+def _any_host(mask):
+    """Whether any element of a bool device tensor is set (one sync: PyTorch's device linalg checks its
+    info codes the same way)."""
+    flag = empty((), D.bool_, mask.device)
+    launch("Any", mask, IntArray(range(len(mask._shape))), False, flag)
+    return bool(_host_values(flag))
+
+
+def _diagonal(t):
+    n = t._shape[-1]
+    return _view(t, t._shape[:-2] + (n,), t._stride[:-2] + (t._stride[-2] + t._stride[-1],))
+
+
+@kernel("linalg_cholesky")
+def linalg_cholesky(m, A, upper=False):
+    _float_only("linalg.cholesky", "LinalgCholesky", m.dtype)
+    out = empty(m.shape, m.dtype, A.device)
+    if not _numel(out):
+        return out
+    launch("LinalgCholesky", A, bool(upper), out)
+    bad = _nan_mask(_diagonal(out))
+    if _any_host(bad):  # the order of the failing minor, as PyTorch reports it
+        first = argwhere(None, bad)
+        order = int(_host_values(_view(first, (), (), first._offset + len(bad._shape) - 1))) + 1
+        raise _linalg_error(f"linalg.cholesky: The factorization could not be completed because the input is not "
+                            f"positive-definite (the leading minor of order {order} is not positive-definite).")
+    return out
+
+
+@kernel("linalg_slogdet")
+def linalg_slogdet(m, A):
+    _float_only("linalg.slogdet", "Slogdet", A.dtype)
+    sign, logabs = empty(m[0].shape, m[0].dtype, A.device), empty(m[1].shape, m[1].dtype, A.device)
+    if _numel(A):
+        launch("Slogdet", A, sign, logabs)
+    else:  # the determinant of an empty matrix is 1
+        fill_(None, sign, 1)
+        fill_(None, logabs, 0)
+    return sign, logabs
+
+
+QR_MODE = {"reduced": 0, "complete": 1, "r": 0}  # aclnnLinalgQr's mode (the doc: 0 reduced, 1 complete)
+
+
+@kernel("linalg_qr")
+def linalg_qr(m, A, mode="reduced"):
+    _float_only("linalg.qr", "LinalgQr", A.dtype)
+    r = empty(m[1].shape, m[1].dtype, A.device)
+    # mode "r": R alone; Q is computed in the reduced shape and dropped (PyTorch returns an empty Q)
+    q = empty(A._shape[:-1] + (min(A._shape[-2:]),), A.dtype, A.device) if mode == "r" else \
+        empty(m[0].shape, m[0].dtype, A.device)
+    if _numel(A):
+        launch("LinalgQr", A, QR_MODE[mode], q, r)
+    return (empty(m[0].shape, m[0].dtype, A.device) if mode == "r" else q), r
+
+
+def _qr_solve(A, B, dtype):
+    """X with A X = B: A = Q R (QR, complete), X = R^-1 (Q^T B) by one triangular solve; a zero on R's
+    diagonal is a singular A."""
+    n = A._shape[-1]
+    q, r = empty(A._shape, dtype, A.device), empty(A._shape, dtype, A.device)
+    launch("LinalgQr", A, 1, q, r)
+    if _any_host(_eq_zero(_diagonal(r))):
+        raise _linalg_error("linalg.solve: The solver failed because the input matrix is singular.")
+    qt = _view(q, q._shape[:-2] + (n, n), q._stride[:-2] + (q._stride[-1], q._stride[-2]))
+    from mindtorch.plugins import broadcast_shapes
+    batch = tuple(broadcast_shapes(tuple(A._shape[:-2]), tuple(B._shape[:-2])))
+    qtb = empty(batch + tuple(B._shape[-2:]), dtype, A.device)
+    launch("Matmul", qt, B, qtb, _cube_math_type(dtype))
+    x, mo = empty(qtb._shape, dtype, A.device), empty(batch + (n, n), dtype, A.device)
+    launch("TriangularSolve", qtb, r, True, False, False, x, mo)
+    return x
+
+
+def _eq_zero(t):
+    out = empty(t._shape, D.bool_, t.device)
+    launch("EqScalar", t, scalar_for(0, t.dtype), out)
+    return out
+
+
+@kernel("linalg_solve")
+def linalg_solve(m, A, B, left=True):
+    _nchw_check("linalg.solve", "Matmul", m.dtype)  # the product with Q^T: float16 / bfloat16 / float32
+    if not _numel(A) or not _numel(B):
+        return empty(m.shape, m.dtype, A.device)
+    if left:
+        return _qr_solve(A, B, m.dtype)
+    # X A = B  <=>  A^T X^T = B^T
+    t = lambda x: _view(x, x._shape[:-2] + (x._shape[-1], x._shape[-2]), x._stride[:-2] + (x._stride[-1], x._stride[-2]))  # noqa: E731
+    return contiguous(t(_qr_solve(contiguous(t(A)), contiguous(t(B)), m.dtype)))
+
+
+@kernel("linalg_inv")
+def linalg_inv(m, A):
+    _nchw_check("linalg.inv", "Matmul", m.dtype)
+    n = A._shape[-1]
+    if not _numel(A):
+        return empty(m.shape, m.dtype, A.device)
+    eye_ = empty((n, n), m.dtype, A.device)
+    launch("Eye", n, n, eye_)
+    try:
+        return _qr_solve(A, _view(eye_, tuple(A._shape[:-2]) + (n, n), (0,) * (len(A._shape) - 2) + (n, 1)), m.dtype)
+    except RuntimeError as e:
+        if "singular" in str(e):
+            raise _linalg_error("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed "
+                                "because the input matrix is singular.") from None
+        raise

@@ -262,6 +262,10 @@ OPS.update({
     "SearchSorted": [T, T, c_bool, c_bool, T, T], "Bincount": [T, T, c_int64, T],
     # ops-nn index/scatter_elements_v2/op_api/aclnn_scatter_reduce.h
     "ScatterReduce": [T, c_int64, T, T, c_int64, c_bool, T], "InplaceScatterReduce": [T, c_int64, T, T, c_int64, c_bool],
+    # ops-math math/cholesky/op_api/aclnn_linalg_cholesky.h, math/slogdet/op_host/op_api/aclnn_slogdet.h,
+    # math/qr/op_api/aclnn_linalg_qr.h, math/triangular_solve/op_host/op_api/aclnn_triangular_solve.h
+    "LinalgCholesky": [T, c_bool, T], "Slogdet": [T, T, T], "LinalgQr": [T, c_int64, T, T],
+    "TriangularSolve": [T, T, c_bool, c_bool, c_bool, T, T],
 })
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
 PHASE2 = [c_void_p, c_uint64, handle, aclrtStream]
