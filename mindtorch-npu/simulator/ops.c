@@ -79,7 +79,7 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
        SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT, SIG_UNARY_P,
-       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH, SIG_SEARCH, SIG_BINCOUNT, SIG_SCATTER_REDUCE, SIG_LINALG };
+       SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH, SIG_SEARCH, SIG_BINCOUNT, SIG_SCATTER_REDUCE, SIG_LINALG, SIG_SVD };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
 enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F_LOG = 64, F_MODE = 128, L_CUMSUM = 256,
@@ -547,6 +547,7 @@ static const op_def OPS[] = {
     {"Slogdet", SIG_LINALG, 0, 0, B(ACL_FLOAT) | B(ACL_DOUBLE), NULL, KIND(LA_SLOGDET)},
     {"LinalgQr", SIG_LINALG, 0, 0, B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_DOUBLE), NULL, KIND(LA_QR)},
     {"TriangularSolve", SIG_LINALG, 0, 0, B(ACL_FLOAT) | B(ACL_DOUBLE), NULL, KIND(LA_TRISOLVE)},
+    {"Svd", SIG_SVD, 0, 0, B(ACL_FLOAT) | B(ACL_DOUBLE), NULL, 0}, /* math/svd: one-sided Jacobi here */
     {"IsClose", SIG_BINARY, 0, 0, ALL10, e_isclose, F_BOOL | F_FLOAT | F_CLOSE},
 };
 
@@ -2562,6 +2563,7 @@ static void run_search(aclOpExecutor *e, double **x);
 static int run_bincount(aclOpExecutor *e, double **x, char *msg, size_t len);
 static int run_scatter_reduce(aclOpExecutor *e, double **x, char *msg, size_t len);
 static void run_linalg(aclOpExecutor *e, double **x);
+static void run_svd(aclOpExecutor *e, double **x);
 
 static int k_dense(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     (void)ws;
@@ -2588,6 +2590,7 @@ static int k_dense(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
         case SIG_BINCOUNT: rc = run_bincount(e, x, msg, len); break;
         case SIG_SCATTER_REDUCE: rc = run_scatter_reduce(e, x, msg, len); break;
         case SIG_LINALG: run_linalg(e, x); break;
+        case SIG_SVD: run_svd(e, x); break;
         default: run_group_norm(e, x); break;
         }
         for (int j = 0; j < 12 && !rc; j++) /* a failed launch leaves its outputs untouched */
@@ -3714,6 +3717,136 @@ static aclnnStatus v_linalg(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+
+/* one-sided Jacobi SVD of a (m x n, m >= n) column-major-in-spirit work copy W (row-major m x n): W's columns
+ * become U * sigma, V accumulates the rotations; sigma descending afterwards (column order permuted) */
+static void jacobi_svd(double *w, double *v, double *sigma, int64_t m, int64_t n) {
+    for (int64_t i = 0; i < n * n; i++) v[i] = 0;
+    for (int64_t i = 0; i < n; i++) v[i * n + i] = 1;
+    for (int sweep = 0; sweep < 80; sweep++) {
+        int rotated = 0;
+        for (int64_t p = 0; p < n; p++)
+            for (int64_t q = p + 1; q < n; q++) {
+                double al = 0, be = 0, ga = 0;
+                for (int64_t i = 0; i < m; i++) {
+                    al += w[i * n + p] * w[i * n + p];
+                    be += w[i * n + q] * w[i * n + q];
+                    ga += w[i * n + p] * w[i * n + q];
+                }
+                if (fabs(ga) <= 1e-15 * sqrt(al * be) || ga == 0) continue;
+                rotated = 1;
+                double zeta = (be - al) / (2 * ga), t = copysign(1.0, zeta) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+                double c = 1 / sqrt(1 + t * t), s = c * t;
+                for (int64_t i = 0; i < m; i++) {
+                    double a = w[i * n + p], b = w[i * n + q];
+                    w[i * n + p] = c * a - s * b;
+                    w[i * n + q] = s * a + c * b;
+                }
+                for (int64_t i = 0; i < n; i++) {
+                    double a = v[i * n + p], b = v[i * n + q];
+                    v[i * n + p] = c * a - s * b;
+                    v[i * n + q] = s * a + c * b;
+                }
+            }
+        if (!rotated) break;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        double s = 0;
+        for (int64_t i = 0; i < m; i++) s += w[i * n + j] * w[i * n + j];
+        sigma[j] = sqrt(s);
+    }
+    for (int64_t j = 0; j < n; j++) { /* selection sort, descending, carrying the columns */
+        int64_t b = j;
+        for (int64_t k = j + 1; k < n; k++) if (sigma[k] > sigma[b]) b = k;
+        if (b == j) continue;
+        double t = sigma[j]; sigma[j] = sigma[b]; sigma[b] = t;
+        for (int64_t i = 0; i < m; i++) { t = w[i * n + j]; w[i * n + j] = w[i * n + b]; w[i * n + b] = t; }
+        for (int64_t i = 0; i < n; i++) { t = v[i * n + j]; v[i * n + j] = v[i * n + b]; v[i * n + b] = t; }
+    }
+}
+
+/* columns [from, cols) of the r x cols row-major q made orthonormal to the ones before (Gram-Schmidt over the
+ * unit vectors): completes a basis, and replaces columns of zero singular values */
+static void complete_basis(double *q, int64_t r, int64_t cols, int64_t from) {
+    int64_t e = 0;
+    for (int64_t j = from; j < cols; j++) {
+        for (;;) {
+            for (int64_t i = 0; i < r; i++) q[i * cols + j] = i == e % r ? 1 : 0;
+            e++;
+            for (int pass = 0; pass < 2; pass++)
+                for (int64_t k = 0; k < j; k++) {
+                    double d = 0;
+                    for (int64_t i = 0; i < r; i++) d += q[i * cols + k] * q[i * cols + j];
+                    for (int64_t i = 0; i < r; i++) q[i * cols + j] -= d * q[i * cols + k];
+                }
+            double nrm = 0;
+            for (int64_t i = 0; i < r; i++) nrm += q[i * cols + j] * q[i * cols + j];
+            if (nrm > 1e-6 || e > 2 * r) {
+                nrm = sqrt(nrm);
+                for (int64_t i = 0; i < r; i++) q[i * cols + j] /= nrm;
+                break;
+            }
+        }
+    }
+}
+
+/* Svd: t = {sigma, input, u, v}; ip[0] fullMatrices, ip[1] computeUV (false: u and v are zeros) */
+static void run_svd(aclOpExecutor *e, double **x) {
+    const tview *in = &e->t[1];
+    int64_t m = in->dims[in->nd - 2], n = in->dims[in->nd - 1], k = m < n ? m : n, mats = numel(in) / nz(m * n);
+    int tall = m >= n, full = (int)e->ip[0];
+    int64_t r = tall ? m : n, c = tall ? n : m; /* the work matrix is r x c, r >= c */
+    int64_t uc = full ? m : k, vc = full ? n : k;
+    double *w = malloc(sizeof(double) * (size_t)nz(r * c)), *vv = malloc(sizeof(double) * (size_t)nz(c * c));
+    double *sg = malloc(sizeof(double) * (size_t)nz(c));
+    double *U = malloc(sizeof(double) * (size_t)nz(m * uc)), *V = malloc(sizeof(double) * (size_t)nz(n * vc));
+    for (int64_t b = 0; b < mats; b++) {
+        const double *a = x[1] + b * m * n;
+        for (int64_t i = 0; i < r; i++)
+            for (int64_t j = 0; j < c; j++) w[i * c + j] = tall ? a[i * n + j] : a[j * n + i];
+        jacobi_svd(w, vv, sg, r, c);
+        for (int64_t j = 0; j < k; j++) x[0][b * k + j] = sg[j];
+        if (!e->ip[1]) continue;
+        /* the work matrix's left vectors (w / sigma) and right vectors (vv): U and V, or V and U when wide */
+        double *L = tall ? U : V, *R = tall ? V : U;
+        int64_t lc = tall ? uc : vc, rc = tall ? vc : uc;
+        for (int64_t i = 0; i < r; i++)
+            for (int64_t j = 0; j < lc; j++) L[i * lc + j] = j < c && sg[j] > 0 ? w[i * c + j] / sg[j] : 0;
+        for (int64_t i = 0; i < c; i++)
+            for (int64_t j = 0; j < rc; j++) R[i * rc + j] = j < c ? vv[i * c + j] : 0;
+        int64_t nz_sv = 0;
+        while (nz_sv < c && sg[nz_sv] > 0) nz_sv++;
+        complete_basis(L, r, lc, nz_sv < lc ? nz_sv : lc);
+        complete_basis(R, c, rc, c < rc ? c : rc);
+        memcpy(x[2] + b * m * uc, U, sizeof(double) * (size_t)(m * uc));
+        memcpy(x[3] + b * n * vc, V, sizeof(double) * (size_t)(n * vc));
+    }
+    free(w); free(vv); free(sg); free(U); free(V);
+}
+
+static aclnnStatus v_svd(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *in = a->x[1];
+    aclnnStatus rc;
+    if ((rc = check_tensor(d, in, "input", 8))) return rc;
+    int nd = (int)in->ndim;
+    if (nd < 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnSvdGetWorkspaceSize: input needs at least 2 dims");
+    int64_t m = in->dims[nd - 2], n = in->dims[nd - 1], k = m < n ? m : n, shape[SIM_MAXDIM];
+    memcpy(shape, in->dims, sizeof(int64_t) * (size_t)nd);
+    shape[nd - 2] = k;
+    if ((rc = check_same(d, a->x[0], in, "sigma")) || (rc = check_shape(d, a->x[0], nd - 1, shape, "sigma"))) return rc;
+    shape[nd - 2] = m;
+    shape[nd - 1] = a->i[0] ? m : k;
+    if ((rc = check_same(d, a->x[2], in, "u")) || (rc = check_shape(d, a->x[2], nd, shape, "u"))) return rc;
+    shape[nd - 2] = n;
+    shape[nd - 1] = a->i[0] ? n : k;
+    if ((rc = check_same(d, a->x[3], in, "v")) || (rc = check_shape(d, a->x[3], nd, shape, "v"))) return rc;
+    snap_all(e, a->x, 4, 0x2, 0xD);
+    e->ip[0] = a->i[0];
+    e->ip[1] = a->i[1];
+    e->ct = in->dtype;
+    return 0;
+}
+
 static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0] && !d; i++)
@@ -3762,6 +3895,7 @@ static aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExe
     case SIG_BINCOUNT: rc = v_bincount(d, a, &tmp); tmp.run = k_dense; break;
     case SIG_SCATTER_REDUCE: rc = v_scatter_reduce(d, a, &tmp); tmp.run = k_dense; break;
     case SIG_LINALG: rc = v_linalg(d, a, &tmp); tmp.run = k_dense; break;
+    case SIG_SVD: rc = v_svd(d, a, &tmp); tmp.run = k_dense; break;
     case SIG_SOFTMAX: rc = v_softmax(d, a, &tmp); tmp.run = k_softmax; break;
     default: rc = v_unary(d, a, &tmp); tmp.run = k_elementwise; break;
     }
@@ -4431,3 +4565,10 @@ EXPORT aclnnStatus aclnnTriangularSolveGetWorkspaceSize(const aclTensor *self, c
     PREP(TriangularSolve, .x = {xOut, self, A, mOut}, .i = {upper, transpose, unitriangular});
 }
 LAUNCH(LinalgCholesky) LAUNCH(Slogdet) LAUNCH(LinalgQr) LAUNCH(TriangularSolve)
+
+/* ops-math math/svd/op_host/op_api/aclnn_svd.h */
+EXPORT aclnnStatus aclnnSvdGetWorkspaceSize(const aclTensor *input, const bool fullMatrices, const bool computeUV,
+                                            aclTensor *sigma, aclTensor *u, aclTensor *v, WS) {
+    PREP(Svd, .x = {sigma, input, u, v}, .i = {fullMatrices, computeUV});
+}
+LAUNCH(Svd)

@@ -343,3 +343,17 @@ def test_linalg_on_npu_matches_cpu_and_raises_as_pytorch():
         torch.linalg.cholesky(not_pd)
     with pytest.raises(torch.linalg.LinAlgError, match="singular"):
         torch.linalg.inv(torch.zeros(3, 3, device="npu"))
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5)])
+@pytest.mark.parametrize("full", [True, False])
+def test_svd_on_npu_is_an_svd(shape, full):
+    """Singular vectors are unique only up to sign: the factors are checked by what defines them."""
+    a = torch.randn(*shape, dtype=torch.float64)
+    u, s, vh = (t.cpu() for t in torch.linalg.svd(a.to("npu"), full_matrices=full))
+    k = min(shape[-2:])
+    np.testing.assert_allclose((u[..., :, :k] @ torch.diag_embed(s) @ vh[..., :k, :]).numpy(), a.numpy(), atol=1e-12)
+    np.testing.assert_allclose((u.mT @ u).numpy(), np.eye(u.shape[-1]) + np.zeros(u.mT.shape[:-2] + (1, 1)), atol=1e-12)
+    np.testing.assert_allclose((vh @ vh.mT).numpy(), np.eye(vh.shape[-2]) + np.zeros(vh.shape[:-2] + (1, 1)),
+                               atol=1e-12)
+    np.testing.assert_allclose(s.numpy(), torch.linalg.svdvals(a).numpy(), atol=1e-12)

@@ -40,6 +40,7 @@ OP_DTYPES = {
     "LogSumExp": _ALL - {D.float64}, "VarCorrection": _F, "Std": _F, "LinalgVectorNorm": _F, "Elu": _F,
     "LinalgCholesky": frozenset((D.float32, D.bfloat16)), "Slogdet": frozenset((D.float32, D.float64)),
     "LinalgQr": frozenset((D.float32, D.float16, D.float64)), "TriangularSolve": frozenset((D.float32, D.float64)),
+    "Svd": frozenset((D.float32, D.float64)),
 }
 # operators a family lacks: the product list at the top of each op's doc (ops-nn docs/aclnnXxx.md) marks them
 # unsupported on the training series (910A class) or the inference series (310P)

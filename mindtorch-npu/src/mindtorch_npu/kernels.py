@@ -1897,3 +1897,33 @@ def linalg_inv(m, A):
             raise _linalg_error("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed "
                                 "because the input matrix is singular.") from None
         raise
+
+
+
+def _svd(A, full_matrices, compute_uv):
+    """(U, S, V) from aclnnSvd (V, not its transpose: the header's input = U diag(S) V^T)."""
+    _float_only("linalg.svd", "Svd", A.dtype)
+    m, n = A._shape[-2:]
+    k = min(m, n)
+    batch = tuple(A._shape[:-2])
+    s = empty(batch + (k,), A.dtype, A.device)
+    u = empty(batch + (m, m if full_matrices else k), A.dtype, A.device)
+    v = empty(batch + (n, n if full_matrices else k), A.dtype, A.device)
+    if _numel(A):
+        launch("Svd", A, bool(full_matrices), bool(compute_uv), s, u, v)
+    else:
+        for t in (s, u, v):
+            launch("InplaceZero", t)
+    return u, s, v
+
+
+@kernel("linalg_svdvals")
+def linalg_svdvals(m, A, driver=None):
+    return _svd(A, False, False)[1]
+
+
+@kernel("linalg_svd")
+def linalg_svd(m, A, full_matrices=True, driver=None):
+    u, s, v = _svd(A, full_matrices, True)
+    vh = _view(v, v._shape[:-2] + (v._shape[-1], v._shape[-2]), v._stride[:-2] + (v._stride[-1], v._stride[-2]))
+    return u, s, contiguous(vh)

@@ -266,6 +266,7 @@ OPS.update({
     # math/qr/op_api/aclnn_linalg_qr.h, math/triangular_solve/op_host/op_api/aclnn_triangular_solve.h
     "LinalgCholesky": [T, c_bool, T], "Slogdet": [T, T, T], "LinalgQr": [T, c_int64, T, T],
     "TriangularSolve": [T, T, c_bool, c_bool, c_bool, T, T],
+    "Svd": [T, c_bool, c_bool, T, T, T],  # ops-math math/svd/op_host/op_api/aclnn_svd.h
 })
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
 PHASE2 = [c_void_p, c_uint64, handle, aclrtStream]
