@@ -133,6 +133,8 @@ def call(op, args):
                 kernel = _to_copy_via_host
         if kernel is None or (needs and op.derivative is None and op.composite is not None):
             if op.composite is not None:
+                if needs and op.derivative is not None and not op.inplace:
+                    return _composite_with_formula(op, args)
                 return op.composite(*args)
             if op.inplace and dev.type in _backends():
                 return _inplace_fallback(op, args)
@@ -154,6 +156,20 @@ def call(op, args):
             _nondiff_outputs(op, out)
         else:
             _record(op, args, out)
+    return out
+
+
+def _composite_with_formula(op, args):
+    """An op that has a derivative formula runs its decomposition unrecorded and is recorded as itself, as
+    PyTorch's CompositeExplicitAutograd ops are: the backward is the op's formula (what the cpu kernel's
+    backward is), not the chain of the decomposition's pieces."""
+    prev = _grad.enabled
+    _grad.enabled = False
+    try:
+        out = op.composite(*args)
+    finally:
+        _grad.enabled = prev
+    _record(op, args, out)
     return out
 
 

@@ -75,8 +75,16 @@ defop("logaddexp(Tensor self, Tensor other) -> Tensor", meta=M.binary_float, out
       grad={"self": "grad * torch.exp(self - result)", "other": "grad * torch.exp(other - result)"})
 defop("logaddexp2(Tensor self, Tensor other) -> Tensor", meta=_float_binary("logaddexp2_cpu"), out=True, family=F,
       grad={"self": "grad * torch.exp2(self - result)", "other": "grad * torch.exp2(other - result)"})
+def _copysign(self, other):
+    magnitude = torch.abs(self).to(_float_binary("copysign_cpu")(self, other).dtype)
+    if not isinstance(other, torch.Tensor):  # a number: its sign, -0.0 included
+        return -magnitude if math.copysign(1.0, other) < 0 else magnitude
+    return torch.where(torch.signbit(other), -magnitude, magnitude)
+
+
 defop("copysign(Tensor self, Tensor other) -> Tensor", meta=_float_binary("copysign_cpu"), inplace=True, out=True,
-      numbers_as_tensors=True, family=F,
+      numbers_as_tensors=True, family=F, composite=_copysign,
+      inplace_composite=lambda self, other: self.copy_(_copysign(self, other)),
       grad={"self": "copysign_self_grad(grad, self, result)", "other": "grad * 0"})
 defop("nextafter(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("nextafter_cpu"), inplace=True,
       out=True, family=F)
