@@ -54,6 +54,7 @@ CASES = {
     "copysign": lambda L, g: L.copysign(t(L, A, grad=g), t(L, B, grad=g)),
     "copysign_scalar": lambda L, g: L.copysign(t(L, I), -1.0),
     "nextafter": lambda L, g: L.nextafter(t(L, A), t(L, B)),
+    "nextafter_half": lambda L, g: L.nextafter(t(L, A, L.bfloat16), t(L, B, L.bfloat16)).float(),
     "frexp": lambda L, g: tuple(L.frexp(t(L, A * 100))),
     "frexp_int": lambda L, g: L.frexp(t(L, I)),
     "deg2rad": lambda L, g: L.deg2rad(t(L, A, grad=g)), "rad2deg_int": lambda L, g: L.rad2deg(t(L, I)),

@@ -86,8 +86,23 @@ defop("copysign(Tensor self, Tensor other) -> Tensor", meta=_float_binary("copys
       numbers_as_tensors=True, family=F, composite=_copysign,
       inplace_composite=lambda self, other: self.copy_(_copysign(self, other)),
       grad={"self": "copysign_self_grad(grad, self, result)", "other": "grad * 0"})
+def _nextafter(self, other):
+    """One step of the bit pattern toward `other` (away from zero when the magnitude grows); from zero, the
+    smallest subnormal with other's sign."""
+    dt = _real_float_binary("nextafter_cpu")(self, other).dtype
+    a, b = (t.contiguous() for t in torch.broadcast_tensors(self.to(dt), other.to(dt)))
+    ity = _LAYOUT[dt][0]
+    away = (b > a) == (a > 0)
+    stepped = (a.view(ity) + torch.where(away, 1, -1).to(ity)).view(dt)
+    tiny = torch.ones((), dtype=ity, device=a.device).view(dt)
+    out = torch.where(a == 0, torch.where(b > 0, tiny, -tiny), stepped)
+    out = torch.where(a == b, b, out)
+    return torch.where(torch.isnan(a) | torch.isnan(b), a + b, out)
+
+
 defop("nextafter(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("nextafter_cpu"), inplace=True,
-      out=True, family=F)
+      out=True, family=F, composite=_nextafter,
+      inplace_composite=lambda self, other: self.copy_(_nextafter(self, other)))
 
 
 defop("igamma(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("igamma_cpu"), inplace=True, out=True,
@@ -109,8 +124,29 @@ def _frexp_meta(self):
     return TensorMeta(self._shape, self.dtype), TensorMeta(self._shape, D.int32)
 
 
+# (integer type of the same width, mantissa bits, exponent bits) of each floating dtype: frexp and nextafter work
+# on the bit patterns, as their C implementations do
+_LAYOUT = {D.float16: (D.int16, 10, 5), D.bfloat16: (D.int16, 7, 8), D.float32: (D.int32, 23, 8),
+           D.float64: (D.int64, 52, 11)}
+
+
+def _frexp(self):
+    """mantissa in [0.5, 1) and exponent from the bit pattern; subnormals are scaled into the normal range
+    first; zero, inf and NaN keep their value with exponent 0. What a device without a kernel runs."""
+    _frexp_meta(self)
+    ity, mb, eb = _LAYOUT[self.dtype]
+    bias = (1 << (eb - 1)) - 1
+    finite = torch.isfinite(self) & (self != 0)
+    sub = finite & (torch.abs(self) < 2.0 ** (1 - bias))
+    bits = torch.where(sub, self * 2.0 ** mb, self).contiguous().view(ity)
+    exponent = ((bits >> mb) & ((1 << eb) - 1)) - (bias - 1) - torch.where(sub, mb, 0).to(ity)
+    mantissa = ((bits & ~(((1 << eb) - 1) << mb)) | ((bias - 1) << mb)).view(self.dtype)
+    return (torch.where(finite, mantissa, self),
+            torch.where(finite, exponent, torch.zeros_like(exponent)).to(D.int32))
+
+
 defop("_frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)", meta=_frexp_meta, method=False, function=False,
-      family=F)
+      family=F, composite=_frexp)
 _FREXP = named_result("frexp", ("mantissa", "exponent"))
 defop("frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)", composite=lambda s: _FREXP(*torch.ops._frexp(s)),
       out=True, family=F)

@@ -225,6 +225,26 @@ _binary(np.fmin, "fmin", inplace=False)
 for _uf, _name in ((np.gcd, "gcd"), (np.lcm, "lcm"), (np.hypot, "hypot"), (np.copysign, "copysign"),
                    (np.nextafter, "nextafter")):
     _binary(_uf, _name)
+_nextafter_f32 = KERNELS["nextafter"]
+
+
+@kernel("nextafter")
+def nextafter(m, a, b, *rest):
+    """bfloat16 steps on its own grid (its float32 neighbours round back to the value itself): one step of
+    the 16-bit pattern, toward other, as PyTorch's bfloat16 nextafter."""
+    if m.dtype is not D.bfloat16:
+        return _nextafter_f32(m, a, b, *rest)
+    x, y = np.broadcast_arrays(_o(a, _F32), _o(b, _F32))
+    bits = (np.ascontiguousarray(x, np.float32).view(np.uint32) >> 16).astype(np.int32)
+    away = (y > x) == (x > 0)
+    step = ((bits + np.where(away, 1, -1)).astype(np.uint32) << 16).view(np.float32)
+    tiny = np.float32(np.uint32(1 << 16).view(np.float32))
+    out = np.where(x == 0, np.where(y > 0, tiny, -tiny), step)
+    out = np.where(x == y, y, out)
+    return wrap(np.where(np.isnan(x) | np.isnan(y), x + y, out).astype(np.float32), m.dtype)
+
+
+_inplace("nextafter")
 
 
 def _logaddexp(x, y, dtype=None):
