@@ -21,6 +21,7 @@ FAMILIES = {
 }
 
 _F = frozenset((D.float32, D.float16, D.bfloat16))
+_ORDER = (D.float16, D.bfloat16, D.float32, D.float64, D.int8, D.uint8, D.int16, D.int32, D.int64, D.bool_)
 _FD = _F | {D.float64}
 _I = frozenset((D.int8, D.int32, D.int64))
 # ACLNN operator -> dtypes of `self` it takes (910B-class); operators not listed take every dtype of the chip
@@ -41,7 +42,14 @@ OP_DTYPES = {
     "LinalgCholesky": frozenset((D.float32, D.bfloat16)), "Slogdet": frozenset((D.float32, D.float64)),
     "LinalgQr": frozenset((D.float32, D.float16, D.float64)), "TriangularSolve": frozenset((D.float32, D.float64)),
     "Svd": frozenset((D.float32, D.float64)),
+    "Mv": _F, "Dot": _F,
 }
+# ops-nn's NCHW operators and the foreach operators all take float16, bfloat16 and float32 (their docs)
+OP_DTYPES.update(dict.fromkeys((
+    "Convolution", "ConvolutionBackward", "MaxPool2dWithIndices", "MaxPool2dWithIndicesBackward", "AvgPool2d",
+    "AvgPool2dBackward", "AdaptiveAvgPool2d", "AdaptiveAvgPool2dBackward", "BatchNorm", "BatchNormBackward",
+    "GroupNorm", "GroupNormBackward", "ForeachMulScalarV2", "ForeachDivScalarV2", "ForeachAddScalarV2",
+    "ForeachSqrt", "ForeachLerpScalar", "ForeachAddcmulScalarV2", "ForeachAddcdivScalarV2"), _F))
 # operators a family lacks: the product list at the top of each op's doc (ops-nn docs/aclnnXxx.md) marks them
 # unsupported on the training series (910A class) or the inference series (310P)
 MISSING_OPS = {
@@ -80,6 +88,17 @@ def check_op(op, what):
     if not has_op(op):
         raise NotImplementedError(f"{what}: aclnn{op} is not available on {RUNTIME.soc_name()} (family {family()}), "
                                   "so this op has no npu path on this chip")
+
+
+def check_dtype(op, dtype, what):
+    """The chip has operator `op` and `op` takes `dtype`: NotImplementedError naming the chip for an operator
+    its family lacks, TypeError for a dtype the chip cannot hold, RuntimeError naming the dtypes `op` takes."""
+    check_op(op, what)
+    check_chip_dtype(dtype, f"aclnn{op}")
+    if not supports(op, dtype):
+        names = [str(d).replace("torch.", "") for d in _ORDER if d in OP_DTYPES[op]]
+        listed = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+        raise RuntimeError(f"\"{what}\" not implemented for '{dtype}' on npu: aclnn{op} supports {listed}")
 
 
 def check_chip_dtype(dtype, what):

@@ -124,9 +124,6 @@ KERNELS["mul"], KERNELS["mul_"] = _binary("Mul", "Muls", False)
 
 # --- matrix products -------------------------------------------------------------------------------
 
-MATMUL_DTYPES = (D.float16, D.bfloat16, D.float32)
-
-
 _native_fp32 = []
 
 
@@ -140,10 +137,7 @@ def _cube_math_type(dtype):
 
 def _matmul_op(name, acl_name):
     def k(m, a, b):
-        chips.check_chip_dtype(m.dtype, f"aclnn{acl_name}")
-        if m.dtype not in MATMUL_DTYPES:
-            raise RuntimeError(f"\"{name}\" not implemented for '{m.dtype}' on npu: aclnn{acl_name} supports "
-                               "float16, bfloat16 and float32")
+        chips.check_dtype(acl_name, m.dtype, name)
         out = empty(m.shape, m.dtype, a.device)
         launch(acl_name, a, b, out, _cube_math_type(m.dtype))
         return out
@@ -158,10 +152,7 @@ KERNELS["mv"] = _matmul_op("mv", "Mv")
 
 @kernel("dot")
 def dot(m, a, b):
-    chips.check_chip_dtype(m.dtype, "aclnnDot")
-    if m.dtype not in MATMUL_DTYPES:
-        raise RuntimeError(f"\"dot\" not implemented for '{m.dtype}' on npu: aclnnDot supports float16, bfloat16 and "
-                           "float32")
+    chips.check_dtype("Dot", m.dtype, "dot")
     out = empty(m.shape, m.dtype, a.device)
     launch("Dot", a, b, out)
     return out
@@ -1053,7 +1044,7 @@ def _elu_args(alpha, scale, input_scale):
 
 @kernel("elu")
 def elu(m, a, alpha=1.0, scale=1, input_scale=1):
-    _float_only("elu", "Elu", m.dtype)
+    chips.check_dtype("Elu", m.dtype, "elu")
     out = empty(m.shape, m.dtype, a.device)
     launch("Elu", a, *_elu_args(alpha, scale, input_scale), out)
     return out
@@ -1061,7 +1052,7 @@ def elu(m, a, alpha=1.0, scale=1, input_scale=1):
 
 @kernel("elu_")
 def elu_(m, a, alpha=1.0, scale=1, input_scale=1):
-    _float_only("elu", "Elu", a.dtype)
+    chips.check_dtype("Elu", a.dtype, "elu")
     launch("InplaceElu", a, *_elu_args(alpha, scale, input_scale))
     return a
 
@@ -1136,18 +1127,6 @@ def flip(m, a, dims):
 
 # --- convolution, pooling, batch and group norm: ops-nn's NCHW operators -----------------------------
 
-NCHW_DTYPES = (D.float16, D.bfloat16, D.float32)
-
-
-def _nchw_check(name, acl, dtype):
-    """The chip has the operator and the operator takes the dtype (its docs list float16, bfloat16, float32)."""
-    chips.check_op(acl, name)
-    chips.check_chip_dtype(dtype, f"aclnn{acl}")
-    if dtype not in NCHW_DTYPES:
-        raise RuntimeError(f"\"{name}\" not implemented for '{dtype}' on npu: aclnn{acl} supports float16, bfloat16 "
-                           "and float32")
-
-
 def _symmetric(padding):
     """(top, left) when core's (top, bottom, left, right) padding is the same on both sides, else None: the
     operators take one padding per spatial dim."""
@@ -1178,7 +1157,7 @@ def _convolution_backward(g, x, w, stride, pad, dilation, groups, grad_input=Non
 
 @kernel("_conv2d")
 def conv2d(m, x, w, b, stride, padding, dilation, groups):
-    _nchw_check("conv2d", "Convolution", m.dtype)
+    chips.check_dtype("Convolution", m.dtype, "conv2d")
     pad = _symmetric(padding)
     if pad is None:  # asymmetric ('same' with an even kernel): the zeros are written out
         x, pad = _zero_padded(x, padding), (0, 0)
@@ -1190,7 +1169,7 @@ def conv2d(m, x, w, b, stride, padding, dilation, groups):
 
 @kernel("_conv2d_backward_input")
 def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups):
-    _nchw_check("conv2d backward", "ConvolutionBackward", m.dtype)
+    chips.check_dtype("ConvolutionBackward", m.dtype, "conv2d backward")
     pad = _symmetric(padding)
     n, c, h, wd = input_size
     size = tuple(input_size) if pad else (n, c, h + padding[0] + padding[1], wd + padding[2] + padding[3])
@@ -1203,7 +1182,7 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
 
 @kernel("_conv2d_backward_weight")
 def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, groups):
-    _nchw_check("conv2d backward", "ConvolutionBackward", m.dtype)
+    chips.check_dtype("ConvolutionBackward", m.dtype, "conv2d backward")
     pad = _symmetric(padding)
     if pad is None:
         x, pad = _zero_padded(x, padding), (0, 0)
@@ -1218,7 +1197,7 @@ def _window(kernel_size, stride, padding, dilation):
 
 @kernel("_max_pool2d_with_indices")
 def max_pool2d_with_indices(m, x, kernel_size, stride, padding, dilation, ceil_mode):
-    _nchw_check("max_pool2d", "MaxPool2dWithIndices", x.dtype)
+    chips.check_dtype("MaxPool2dWithIndices", x.dtype, "max_pool2d")
     out, idx = empty(m[0].shape, m[0].dtype, x.device), empty(m[1].shape, m[1].dtype, x.device)
     launch("MaxPool2dWithIndices", x, *_window(kernel_size, stride, padding, dilation), bool(ceil_mode), out, idx)
     return out, idx
@@ -1226,34 +1205,38 @@ def max_pool2d_with_indices(m, x, kernel_size, stride, padding, dilation, ceil_m
 
 @kernel("_max_pool2d_backward")
 def max_pool2d_backward(m, g, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    _nchw_check("max_pool2d backward", "MaxPool2dWithIndicesBackward", m.dtype)
+    chips.check_dtype("MaxPool2dWithIndicesBackward", m.dtype, "max_pool2d backward")
     out = empty(m.shape, m.dtype, g.device)
     launch("MaxPool2dWithIndicesBackward", g, x, indices, *_window(kernel_size, stride, padding, dilation),
            bool(ceil_mode), out)
     return out
 
 
+def _average(dtype, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """aclnnAvgPool2d's and its backward's window arguments (divisorOverride 0: none)."""
+    return (IntArray(kernel_size), IntArray(stride), IntArray(padding), bool(ceil_mode), bool(count_include_pad),
+            int(divisor_override or 0), _cube_math_type(dtype))
+
+
 @kernel("_avg_pool2d")
-def avg_pool2d(m, x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    _nchw_check("avg_pool2d", "AvgPool2d", m.dtype)
+def avg_pool2d(m, x, *window):
+    chips.check_dtype("AvgPool2d", m.dtype, "avg_pool2d")
     out = empty(m.shape, m.dtype, x.device)
-    launch("AvgPool2d", x, IntArray(kernel_size), IntArray(stride), IntArray(padding), bool(ceil_mode),
-           bool(count_include_pad), int(divisor_override or 0), _cube_math_type(m.dtype), out)
+    launch("AvgPool2d", x, *_average(m.dtype, *window), out)
     return out
 
 
 @kernel("_avg_pool2d_backward")
-def avg_pool2d_backward(m, g, x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    _nchw_check("avg_pool2d backward", "AvgPool2dBackward", m.dtype)
+def avg_pool2d_backward(m, g, x, *window):
+    chips.check_dtype("AvgPool2dBackward", m.dtype, "avg_pool2d backward")
     out = empty(m.shape, m.dtype, g.device)
-    launch("AvgPool2dBackward", g, x, IntArray(kernel_size), IntArray(stride), IntArray(padding), bool(ceil_mode),
-           bool(count_include_pad), int(divisor_override or 0), _cube_math_type(m.dtype), out)
+    launch("AvgPool2dBackward", g, x, *_average(m.dtype, *window), out)
     return out
 
 
 @kernel("_adaptive_avg_pool2d")
 def adaptive_avg_pool2d(m, x, output_size):
-    _nchw_check("adaptive_avg_pool2d", "AdaptiveAvgPool2d", m.dtype)
+    chips.check_dtype("AdaptiveAvgPool2d", m.dtype, "adaptive_avg_pool2d")
     out = empty(m.shape, m.dtype, x.device)
     if _numel(out):
         launch("AdaptiveAvgPool2d", x, IntArray(output_size), out)
@@ -1262,7 +1245,7 @@ def adaptive_avg_pool2d(m, x, output_size):
 
 @kernel("_adaptive_avg_pool2d_backward")
 def adaptive_avg_pool2d_backward(m, g, x):
-    _nchw_check("adaptive_avg_pool2d backward", "AdaptiveAvgPool2dBackward", m.dtype)
+    chips.check_dtype("AdaptiveAvgPool2dBackward", m.dtype, "adaptive_avg_pool2d backward")
     out = empty(m.shape, m.dtype, g.device)
     if _numel(g):
         launch("AdaptiveAvgPool2dBackward", g, x, out)
@@ -1273,7 +1256,7 @@ def adaptive_avg_pool2d_backward(m, g, x):
 
 @kernel("_batch_norm")
 def batch_norm(m, x, w, b, rm, rv, training, momentum, eps):
-    _nchw_check("batch_norm", "BatchNorm", m[0].dtype)
+    chips.check_dtype("BatchNorm", m[0].dtype, "batch_norm")
     out, mean, invstd = (empty(mm.shape, mm.dtype, x.device) for mm in m)
     launch("BatchNorm", x, w, b, rm, rv, bool(training), float(momentum), float(eps), out,
            mean if training else None, invstd if training else None)
@@ -1286,7 +1269,7 @@ def batch_norm(m, x, w, b, rm, rv, training, momentum, eps):
 
 @kernel("_batch_norm_backward")
 def batch_norm_backward(m, g, x, w, rm, rv, save_mean, save_invstd, training, eps):
-    _nchw_check("batch_norm backward", "BatchNormBackward", m[0].dtype)
+    chips.check_dtype("BatchNormBackward", m[0].dtype, "batch_norm backward")
     if training and (save_mean is None or save_invstd is None):  # core recomputes the batch statistics
         c = x._shape[1]
         sd = D.float32 if x.dtype in (D.float16, D.bfloat16) else x.dtype
@@ -1306,7 +1289,7 @@ def _group_shape(x):
 
 @kernel("_group_norm")
 def group_norm(m, x, w, b, num_groups, eps):
-    _nchw_check("group_norm", "GroupNorm", m[0].dtype)
+    chips.check_dtype("GroupNorm", m[0].dtype, "group_norm")
     out = empty(m[0].shape, m[0].dtype, x.device)
     # meanOut / rstdOut share self's dtype (the doc); core keeps half-precision statistics in float32
     mean, rstd = empty(m[1].shape, x.dtype, x.device), empty(m[2].shape, x.dtype, x.device)
@@ -1318,7 +1301,7 @@ def group_norm(m, x, w, b, num_groups, eps):
 
 @kernel("_group_norm_backward")
 def group_norm_backward(m, g, x, w, mean, rstd, num_groups):
-    _nchw_check("group_norm backward", "GroupNormBackward", m[0].dtype)
+    chips.check_dtype("GroupNormBackward", m[0].dtype, "group_norm backward")
     if mean.dtype is not x.dtype:
         mean, rstd = cast(mean, x.dtype), cast(rstd, x.dtype)
     outs = tuple(empty(mm.shape, mm.dtype, x.device) for mm in m)
@@ -1329,13 +1312,6 @@ def group_norm_backward(m, g, x, w, mean, rstd, num_groups):
 
 
 # --- statistics and scans ------------------------------------------------------------------------------
-
-def _float_only(name, acl, dtype):
-    chips.check_chip_dtype(dtype, f"aclnn{acl}")
-    if not chips.supports(acl, dtype):
-        raise RuntimeError(f"\"{name}\" not implemented for '{dtype}' on npu: aclnn{acl} supports "
-                           f"{', '.join(sorted(str(d) for d in chips.OP_DTYPES[acl]))}")
-
 
 @kernel("prod")
 def prod(m, a, dim=None, keepdim=False, dtype=None):
@@ -1349,7 +1325,7 @@ def prod(m, a, dim=None, keepdim=False, dtype=None):
 
 @kernel("logsumexp")
 def logsumexp(m, a, dim, keepdim=False):
-    _float_only("logsumexp", "LogSumExp", m.dtype)
+    chips.check_dtype("LogSumExp", m.dtype, "logsumexp")
     x = a if chips.supports("LogSumExp", a.dtype) else cast(a, m.dtype)
     out = empty(m.shape, m.dtype, a.device)
     launch("LogSumExp", x, _dims(dim, len(a._shape)), bool(keepdim), out)
@@ -1359,7 +1335,7 @@ def logsumexp(m, a, dim, keepdim=False):
 def _moment(name, acl):
     """var / std with a correction (core composes the unbiased= spellings and var_mean / std_mean from it)."""
     def k(m, a, dim=None, correction=None, keepdim=False):
-        _float_only(name, acl, a.dtype)
+        chips.check_dtype(acl, a.dtype, name)
         c = 1 if correction is None else correction
         if c != int(c):
             raise RuntimeError(f"{name} on npu: aclnn{acl} takes an integer correction, got {c}")
@@ -1374,7 +1350,7 @@ KERNELS["var.correction"], KERNELS["std.correction"] = _moment("var", "VarCorrec
 
 @kernel("linalg_vector_norm")
 def vector_norm(m, a, ord=2, dim=None, keepdim=False, dtype=None):
-    _float_only("linalg_vector_norm", "LinalgVectorNorm", m.dtype)
+    chips.check_dtype("LinalgVectorNorm", m.dtype, "linalg_vector_norm")
     out = empty(m.shape, m.dtype, a.device)
     launch("LinalgVectorNorm", a, Scalar(float(ord), A.ACL_DOUBLE), _dims(dim, len(a._shape)), bool(keepdim),
            DType(m.dtype), out)
@@ -1464,14 +1440,24 @@ def _long_indices(indices):
 
 
 def _indexed_layout(self, indices):
-    """(self's view with the indexed dims first, the index tensors, where PyTorch puts the broadcast index dims):
-    adjacent indexed dims keep their place in the result, separated ones go to the front."""
+    """(self's view with the indexed dims first, the index tensors, their broadcast shape, where PyTorch puts
+    the broadcast index dims): adjacent indexed dims keep their place in the result, separated ones go first."""
+    from mindtorch.plugins import broadcast_shapes
     pos = [i for i, t in enumerate(indices) if t is not None]
     nd = len(self._shape)
     perm = pos + [i for i in range(nd) if i not in pos]
     view = _view(self, [self._shape[i] for i in perm], [self._stride[i] for i in perm])
     front = pos[0] if pos == list(range(pos[0], pos[-1] + 1)) else 0
-    return view, [indices[i] for i in pos], front
+    idx = [indices[i] for i in pos]
+    b = ()
+    for t in idx:
+        b = tuple(broadcast_shapes(b, t._shape))
+    return view, idx, b, front
+
+
+def _mT(t):
+    """t with its last two dims swapped (a view)."""
+    return _view(t, t._shape[:-2] + (t._shape[-1], t._shape[-2]), t._stride[:-2] + (t._stride[-1], t._stride[-2]))
 
 
 def _move_dims(t, start, count, to):
@@ -1485,12 +1471,8 @@ def _move_dims(t, start, count, to):
 
 @kernel("index.Tensor")
 def index(m, a, indices):
-    view, idx, front = _indexed_layout(a, _long_indices(indices))
-    from mindtorch.plugins import broadcast_shapes
-    b = ()
-    for t in idx:
-        b = broadcast_shapes(b, t._shape)
-    shape = tuple(b) + tuple(view._shape[len(idx):])
+    view, idx, b, front = _indexed_layout(a, _long_indices(indices))
+    shape = b + tuple(view._shape[len(idx):])
     out = empty(shape, a.dtype, a.device)
     if _numel(out):
         launch("Index", view, list(idx), out)
@@ -1498,14 +1480,10 @@ def index(m, a, indices):
 
 
 def _index_put(target, indices, values, accumulate):
-    view, idx, front = _indexed_layout(target, _long_indices(indices))
-    from mindtorch.plugins import broadcast_shapes
-    b = ()
-    for t in idx:
-        b = broadcast_shapes(b, t._shape)
+    view, idx, b, front = _indexed_layout(target, _long_indices(indices))
     rest = tuple(view._shape[len(idx):])
     # values broadcast against PyTorch's result layout, then viewed in the operator's (index dims first)
-    result_shape = rest[:front] + tuple(b) + rest[front:]
+    result_shape = rest[:front] + b + rest[front:]
     if values.dtype is not target.dtype:
         values = cast(values, target.dtype)
     vs = (0,) * (len(result_shape) - len(values._shape)) + tuple(
@@ -1596,7 +1574,7 @@ def roll(m, a, shifts, dims=()):
 def _one_group(*lists):
     """Every tensor of the lists is a dense float tensor of one dtype the foreach operators take."""
     ts = [t for ts in lists for t in ts]
-    return bool(ts) and all(t.dtype is ts[0].dtype and _is_contiguous(t) for t in ts) and ts[0].dtype in NCHW_DTYPES
+    return bool(ts) and all(t.dtype is ts[0].dtype and _is_contiguous(t) for t in ts) and chips.supports("ForeachAddcdivScalarV2", ts[0].dtype)
 
 
 @kernel("_foreach_adam_")
@@ -1672,11 +1650,11 @@ def bincount(m, a, weights=None, minlength=0):
     """The output length is data-dependent: the largest value comes to the host (one sync)."""
     top = -1
     if _numel(a):
-        high, low = empty((), a.dtype, a.device), empty((), a.dtype, a.device)
+        extremes = empty((2,), a.dtype, a.device)  # max and min, brought to the host in one copy
         dims = IntArray(range(len(a._shape)))
-        launch("Amax", a, dims, False, high)
-        launch("Amin", a, dims, False, low)
-        top, bottom = int(_host_values(high)), int(_host_values(low))
+        launch("Amax", a, dims, False, _view(extremes, (), ()))
+        launch("Amin", a, dims, False, _view(extremes, (), (), extremes._offset + 1))
+        top, bottom = (int(v) for v in _host_values(extremes))
         if bottom < 0:
             raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is None:
@@ -1757,7 +1735,6 @@ def unique(m, a, sorted=True, return_inverse=False, return_counts=False, dim=Non
     launch("Sub", ends, starts, scalar_for(1, D.int64), counts)
     if dim is None:
         return _view(uniques, (k,), (1,)), inverse, counts
-    d = dim % max(len(a._shape), 1)
     shape = (k,) + tuple(a._shape[:d]) + tuple(a._shape[d + 1:])
     from mindtorch.plugins import contiguous_strides
     return contiguous(_move_dims(_view(uniques, shape, contiguous_strides(shape)), 0, 1, d)), inverse, counts
@@ -1805,7 +1782,7 @@ def _diagonal(t):
 
 @kernel("linalg_cholesky")
 def linalg_cholesky(m, A, upper=False):
-    _float_only("linalg.cholesky", "LinalgCholesky", m.dtype)
+    chips.check_dtype("LinalgCholesky", m.dtype, "linalg.cholesky")
     out = empty(m.shape, m.dtype, A.device)
     if not _numel(out):
         return out
@@ -1821,7 +1798,7 @@ def linalg_cholesky(m, A, upper=False):
 
 @kernel("linalg_slogdet")
 def linalg_slogdet(m, A):
-    _float_only("linalg.slogdet", "Slogdet", A.dtype)
+    chips.check_dtype("Slogdet", A.dtype, "linalg.slogdet")
     sign, logabs = empty(m[0].shape, m[0].dtype, A.device), empty(m[1].shape, m[1].dtype, A.device)
     if _numel(A):
         launch("Slogdet", A, sign, logabs)
@@ -1836,7 +1813,7 @@ QR_MODE = {"reduced": 0, "complete": 1, "r": 0}  # aclnnLinalgQr's mode (the doc
 
 @kernel("linalg_qr")
 def linalg_qr(m, A, mode="reduced"):
-    _float_only("linalg.qr", "LinalgQr", A.dtype)
+    chips.check_dtype("LinalgQr", A.dtype, "linalg.qr")
     r = empty(m[1].shape, m[1].dtype, A.device)
     # mode "r": R alone; Q is computed in the reduced shape and dropped (PyTorch returns an empty Q)
     q = empty(A._shape[:-1] + (min(A._shape[-2:]),), A.dtype, A.device) if mode == "r" else \
@@ -1846,19 +1823,21 @@ def linalg_qr(m, A, mode="reduced"):
     return (empty(m[0].shape, m[0].dtype, A.device) if mode == "r" else q), r
 
 
-def _qr_solve(A, B, dtype):
+_SOLVE_SINGULAR = "linalg.solve: The solver failed because the input matrix is singular."
+
+
+def _qr_solve(A, B, dtype, singular=_SOLVE_SINGULAR):
     """X with A X = B: A = Q R (QR, complete), X = R^-1 (Q^T B) by one triangular solve; a zero on R's
-    diagonal is a singular A."""
+    diagonal is a singular A (LinAlgError with the caller's message)."""
     n = A._shape[-1]
     q, r = empty(A._shape, dtype, A.device), empty(A._shape, dtype, A.device)
     launch("LinalgQr", A, 1, q, r)
     if _any_host(_eq_zero(_diagonal(r))):
-        raise _linalg_error("linalg.solve: The solver failed because the input matrix is singular.")
-    qt = _view(q, q._shape[:-2] + (n, n), q._stride[:-2] + (q._stride[-1], q._stride[-2]))
+        raise _linalg_error(singular)
     from mindtorch.plugins import broadcast_shapes
     batch = tuple(broadcast_shapes(tuple(A._shape[:-2]), tuple(B._shape[:-2])))
     qtb = empty(batch + tuple(B._shape[-2:]), dtype, A.device)
-    launch("Matmul", qt, B, qtb, _cube_math_type(dtype))
+    launch("Matmul", _mT(q), B, qtb, _cube_math_type(dtype))
     x, mo = empty(qtb._shape, dtype, A.device), empty(batch + (n, n), dtype, A.device)
     launch("TriangularSolve", qtb, r, True, False, False, x, mo)
     return x
@@ -1872,37 +1851,32 @@ def _eq_zero(t):
 
 @kernel("linalg_solve")
 def linalg_solve(m, A, B, left=True):
-    _nchw_check("linalg.solve", "Matmul", m.dtype)  # the product with Q^T: float16 / bfloat16 / float32
+    chips.check_dtype("Matmul", m.dtype, "linalg.solve")  # the product with Q^T
     if not _numel(A) or not _numel(B):
         return empty(m.shape, m.dtype, A.device)
     if left:
         return _qr_solve(A, B, m.dtype)
     # X A = B  <=>  A^T X^T = B^T
-    t = lambda x: _view(x, x._shape[:-2] + (x._shape[-1], x._shape[-2]), x._stride[:-2] + (x._stride[-1], x._stride[-2]))  # noqa: E731
-    return contiguous(t(_qr_solve(contiguous(t(A)), contiguous(t(B)), m.dtype)))
+    return contiguous(_mT(_qr_solve(contiguous(_mT(A)), contiguous(_mT(B)), m.dtype)))
 
 
 @kernel("linalg_inv")
 def linalg_inv(m, A):
-    _nchw_check("linalg.inv", "Matmul", m.dtype)
+    chips.check_dtype("Matmul", m.dtype, "linalg.inv")
     n = A._shape[-1]
     if not _numel(A):
         return empty(m.shape, m.dtype, A.device)
     eye_ = empty((n, n), m.dtype, A.device)
     launch("Eye", n, n, eye_)
-    try:
-        return _qr_solve(A, _view(eye_, tuple(A._shape[:-2]) + (n, n), (0,) * (len(A._shape) - 2) + (n, 1)), m.dtype)
-    except RuntimeError as e:
-        if "singular" in str(e):
-            raise _linalg_error("linalg.inv: The diagonal element 1 is zero, the inversion could not be completed "
-                                "because the input matrix is singular.") from None
-        raise
+    return _qr_solve(A, _view(eye_, tuple(A._shape[:-2]) + (n, n), (0,) * (len(A._shape) - 2) + (n, 1)), m.dtype,
+                     "linalg.inv: The diagonal element 1 is zero, the inversion could not be completed because the "
+                     "input matrix is singular.")
 
 
 
 def _svd(A, full_matrices, compute_uv):
     """(U, S, V) from aclnnSvd (V, not its transpose: the header's input = U diag(S) V^T)."""
-    _float_only("linalg.svd", "Svd", A.dtype)
+    chips.check_dtype("Svd", A.dtype, "linalg.svd")
     m, n = A._shape[-2:]
     k = min(m, n)
     batch = tuple(A._shape[:-2])
@@ -1925,5 +1899,4 @@ def linalg_svdvals(m, A, driver=None):
 @kernel("linalg_svd")
 def linalg_svd(m, A, full_matrices=True, driver=None):
     u, s, v = _svd(A, full_matrices, True)
-    vh = _view(v, v._shape[:-2] + (v._shape[-1], v._shape[-2]), v._stride[:-2] + (v._stride[-1], v._stride[-2]))
-    return u, s, contiguous(vh)
+    return u, s, contiguous(_mT(v))

@@ -58,17 +58,17 @@ def mem_get_info(device=None):
     return RUNTIME.mem_info(_index(device))
 
 
+def _generator(device=None):
+    return default_generator(Device("npu", _index(device)))  # None: the current device
+
+
 def manual_seed(seed):
-    default_generator(Device("npu", RUNTIME.current_device())).manual_seed(seed)
+    _generator().manual_seed(seed)
 
 
 def manual_seed_all(seed):
     for i in range(device_count()):
-        default_generator(Device("npu", i)).manual_seed(seed)
-
-
-def _generator(device=None):
-    return default_generator(Device("npu", RUNTIME.current_device() if device is None else _index(device)))
+        _generator(i).manual_seed(seed)
 
 
 def seed():
