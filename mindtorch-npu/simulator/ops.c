@@ -861,6 +861,30 @@ static void step(int nd, const int64_t *shape, int64_t *idx, int k, int64_t *off
     }
 }
 
+/* the offset (from `off`, in elements) of every element of an nd-dim iteration over `dims` with strides `st`, in
+ * row-major order (malloc'd) */
+static int64_t *strided_offsets(int nd, const int64_t *dims, const int64_t *st, int64_t off) {
+    int64_t n = 1, idx[SIM_MAXDIM] = {0}, s[1][SIM_MAXDIM], o[1] = {off};
+    for (int i = 0; i < nd; i++) n *= dims[i];
+    memcpy(s[0], st, sizeof(int64_t) * (size_t)nd);
+    int64_t *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+    for (int64_t k = 0; k < n; k++) {
+        r[k] = o[0];
+        step(nd, dims, idx, 1, o, s);
+    }
+    return r;
+}
+
+/* element offsets (from the storage base) of view v broadcast right-aligned to dims[nd], in row-major order */
+static int64_t *offsets(const tview *v, int nd, const int64_t *dims) {
+    int64_t st[SIM_MAXDIM];
+    for (int i = 0; i < nd; i++) {
+        int j = i - (nd - v->nd);
+        st[i] = (j < 0 || v->dims[j] == 1) ? 0 : v->st[j];
+    }
+    return strided_offsets(nd, dims, st, v->off);
+}
+
 /* reduction: self's elements accumulate into a host buffer indexed by out's row-major position */
 static int k_reduce(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     (void)ws;
@@ -1022,8 +1046,6 @@ static uint64_t mix(uint64_t z) {
 }
 static uint64_t bits64(uint64_t seed, uint64_t ctr) { return mix(mix(seed + 0x9e3779b97f4a7c15ull) ^ (ctr * 0xd1b54a32d192ed03ull)); }
 static double unit(uint64_t seed, uint64_t ctr) { return (double)(bits64(seed, ctr) >> 11) * 0x1.0p-53; } /* [0, 1) */
-
-static int64_t *offsets(const tview *v, int nd, const int64_t *dims);
 
 static int k_random(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     (void)ws;
@@ -1718,6 +1740,20 @@ static aclnnStatus v_where(const op_def *d, args *a, aclOpExecutor *e) {
 }
 
 /* reductions: ip[0] bit mask of reduced dims; ReduceSum/Mean take a dtype that must be out's */
+/* the bit mask of the reduced dims of a rank-`rank` tensor: nd dims (negative ones wrap), none meaning all */
+static aclnnStatus dims_mask(const op_def *d, const int64_t *dims, uint64_t nd, int rank, int64_t *mask) {
+    *mask = 0;
+    for (uint64_t i = 0; i < nd; i++) {
+        int64_t k = dims[i];
+        if (k < -(rank ? rank : 1) || k >= (rank ? rank : 1))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range for %d dims", d->name,
+                (long long)k, rank);
+        if (rank) *mask |= (int64_t)1 << (k < 0 ? k + rank : k);
+    }
+    if (!nd) *mask = rank ? ((int64_t)1 << rank) - 1 : 0;
+    return 0;
+}
+
 static aclnnStatus v_reduce(const op_def *d, args *a, aclOpExecutor *e) {
     const aclTensor *self = a->t[1], *out = a->t[0];
     aclnnStatus rc;
@@ -1727,15 +1763,8 @@ static aclnnStatus v_reduce(const op_def *d, args *a, aclOpExecutor *e) {
     const int64_t *dims = aclsim_int_array(a->arr, &nd);
     if (!dims) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim is not a live aclIntArray", d->name);
     int rank = (int)self->ndim;
-    int64_t mask = 0;
-    for (uint64_t i = 0; i < nd; i++) {
-        int64_t k = dims[i];
-        if (k < -(rank ? rank : 1) || k >= (rank ? rank : 1))
-            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range for %d dims", d->name,
-                (long long)k, rank);
-        if (rank) mask |= (int64_t)1 << (k < 0 ? k + rank : k);
-    }
-    if (!nd) mask = rank ? ((int64_t)1 << rank) - 1 : 0;
+    int64_t mask;
+    if ((rc = dims_mask(d, dims, nd, rank, &mask))) return rc;
     int keep = (int)a->i[0];
     int64_t shape[SIM_MAXDIM];
     int n = 0;
@@ -2311,18 +2340,12 @@ static aclnnStatus v_flip(const op_def *d, args *a, aclOpExecutor *e) {
 static int64_t nz(int64_t v) { return v ? v : 1; }
 
 static void walk(const tview *v, char *base, double *x, int store) {
-    int64_t n = numel(v), idx[SIM_MAXDIM] = {0};
+    int64_t n = numel(v), *off = strided_offsets(v->nd, v->dims, v->st, v->off);
     int es = dt_size(v->dt);
-    char *p = base + v->off * es;
     for (int64_t c = 0; c < n; c++) {
-        if (store) stf(v->dt, p, x[c]); else x[c] = ldf(v->dt, p);
-        for (int ax = v->nd - 1; ax >= 0; ax--) {
-            p += v->st[ax] * es;
-            if (++idx[ax] < v->dims[ax]) break;
-            p -= v->st[ax] * es * v->dims[ax];
-            idx[ax] = 0;
-        }
+        if (store) stf(v->dt, base + off[c] * es, x[c]); else x[c] = ldf(v->dt, base + off[c] * es);
     }
+    free(off);
 }
 
 /* the direct convolution Y = X (*) W (X [N, C, H, W], W [O, C/g, kh, kw], Y [N, O, Ho, Wo]) in one of three
@@ -2862,22 +2885,12 @@ static aclnnStatus v_group_norm(const op_def *d, args *a, aclOpExecutor *e) {
 /* ---- reductions and scans on dense copies (the NCHW operators' load/store) */
 /* position of every element of x (row-major) in the output of a reduction over the dims in `mask` */
 static int64_t *reduce_map(const tview *x, int64_t mask) {
-    int64_t n = numel(x), idx[SIM_MAXDIM] = {0}, ost[SIM_MAXDIM], run = 1, o = 0;
-    int64_t *map = malloc((size_t)(n ? n : 1) * sizeof *map);
+    int64_t ost[SIM_MAXDIM], run = 1;
     for (int i = x->nd - 1; i >= 0; i--) {
         ost[i] = (mask >> i & 1) ? 0 : run;
         if (!(mask >> i & 1)) run *= x->dims[i];
     }
-    for (int64_t k = 0; k < n; k++) {
-        map[k] = o;
-        for (int ax = x->nd - 1; ax >= 0; ax--) {
-            o += ost[ax];
-            if (++idx[ax] < x->dims[ax]) break;
-            o -= ost[ax] * x->dims[ax];
-            idx[ax] = 0;
-        }
-    }
-    return map;
+    return strided_offsets(x->nd, x->dims, ost, 0);
 }
 
 /* t = {out, self}; ip[0] dim mask, ip[1] kind; p[0] correction,
@@ -2953,7 +2966,7 @@ static aclnnStatus v_stats(const op_def *d, args *a, aclOpExecutor *e) {
     aclnnStatus rc;
     if ((rc = check_tensor(d, self, "self", 8)) || (rc = check_tensor(d, out, "out", 8))) return rc;
     int rank = (int)self->ndim;
-    int64_t mask = 0;
+    int64_t mask;
     uint64_t nd = 0;
     const int64_t *dims = NULL, one = a->i[3];
     if (a->i[2] == 1) { dims = &one; nd = 1; }
@@ -2961,12 +2974,7 @@ static aclnnStatus v_stats(const op_def *d, args *a, aclOpExecutor *e) {
         if (!a->arr || !(dims = aclsim_int_array(a->arr, &nd)))
             BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim is not a live aclIntArray", d->name);
     }
-    for (uint64_t i = 0; i < nd; i++) {
-        int64_t k = dims[i], r1 = rank ? rank : 1;
-        if (k < -r1 || k >= r1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim %lld is out of range", d->name, (long long)k);
-        if (rank) mask |= (int64_t)1 << (k < 0 ? k + rank : k);
-    }
-    if (!nd) mask = rank ? ((int64_t)1 << rank) - 1 : 0;
+    if ((rc = dims_mask(d, dims, nd, rank, &mask))) return rc;
     int64_t shape[SIM_MAXDIM];
     int n = 0;
     for (int i = 0; i < rank; i++)
@@ -3016,27 +3024,6 @@ static aclnnStatus v_scan(const op_def *d, args *a, aclOpExecutor *e) {
 
 
 /* ---- operators that move elements: advanced indexing, index_add / copy, nonzero, repeat, roll */
-/* element offsets (from the storage base) of view v broadcast right-aligned to dims[nd], in row-major order */
-static int64_t *offsets(const tview *v, int nd, const int64_t *dims) {
-    int64_t n = 1, idx[SIM_MAXDIM] = {0}, st[SIM_MAXDIM], o = v->off;
-    for (int i = 0; i < nd; i++) {
-        int j = i - (nd - v->nd);
-        st[i] = (j < 0 || v->dims[j] == 1) ? 0 : v->st[j];
-        n *= dims[i];
-    }
-    int64_t *r = malloc((size_t)(n ? n : 1) * sizeof *r);
-    for (int64_t k = 0; k < n; k++) {
-        r[k] = o;
-        for (int ax = nd - 1; ax >= 0; ax--) {
-            o += st[ax];
-            if (++idx[ax] < dims[ax]) break;
-            o -= st[ax] * dims[ax];
-            idx[ax] = 0;
-        }
-    }
-    return r;
-}
-
 /* dst element = src element (accumulate: +=), converting dtypes through the destination's domain */
 static void put_elem(const tview *dv, char *db, int64_t doff, const tview *sv, const char *sb, int64_t soff, int acc) {
     int de = dt_size(dv->dt), se = dt_size(sv->dt);
@@ -3140,10 +3127,7 @@ static int run_nonzero(aclOpExecutor *e, char **b) {
             for (int i = 0; i < x->nd; i++) sti(ACL_INT64, b[0] + oo[row * x->nd + i] * 8, idx[i]);
             row++;
         }
-        for (int ax = x->nd - 1; ax >= 0; ax--) {
-            if (++idx[ax] < x->dims[ax]) break;
-            idx[ax] = 0;
-        }
+        step(x->nd, x->dims, idx, 0, NULL, NULL);
     }
     free(xo);
     free(oo);
@@ -3163,10 +3147,7 @@ static int run_repeat_roll(aclOpExecutor *e, char **b) {
             si[i] = s < 0 ? s + xd[i] : s;
         }
         put_elem(o, b[0], oo[j], x, b[1], xo[row_major_index(si, nd, xd)], 0);
-        for (int ax = nd - 1; ax >= 0; ax--) {
-            if (++idx[ax] < o->dims[ax]) break;
-            idx[ax] = 0;
-        }
+        step(nd, o->dims, idx, 0, NULL, NULL);
     }
     free(oo);
     free(xo);
@@ -3492,10 +3473,7 @@ static int run_scatter_reduce(aclOpExecutor *e, double **x, char *msg, size_t le
         else if (red == 2) *r *= v;
         else if (v != v || (red == 3 ? v > *r : v < *r)) *r = v;
         cnt[dst]++;
-        for (int a = nd - 1; a >= 0; a--) {
-            if (++idx[a] < ix->dims[a]) break;
-            idx[a] = 0;
-        }
+        step(nd, ix->dims, idx, 0, NULL, NULL);
     }
     if (red == 5)
         for (int64_t p = 0; p < on; p++)
