@@ -9,7 +9,7 @@ from .meta import TensorMeta
 from .grad_helpers import torch
 from .pointwise import _not_impl, _bits
 from .reduction import named_result
-from .registry import defop
+from .registry import defop, copy_into_self
 
 F = "pointwise"
 
@@ -57,7 +57,7 @@ def _lcm(self, other):
 
 
 defop("lcm(Tensor self, Tensor other) -> Tensor", meta=_bits("lcm_cpu", allow_bool=False), inplace=True, out=True,
-      composite=_lcm, inplace_composite=lambda self, other: self.copy_(_lcm(self, other)), family=F)
+      composite=_lcm, inplace_composite=copy_into_self(_lcm), family=F)
 def _hypot(self, other):
     """sqrt(a^2 + b^2) scaled by the larger magnitude (no overflow or underflow in the squares); an
     infinite operand gives inf even beside a NaN, as C's hypot."""
@@ -70,7 +70,8 @@ def _hypot(self, other):
 
 
 defop("hypot(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("hypot_cpu"), inplace=True, out=True,
-      family=F, composite=_hypot, inplace_composite=lambda self, other: self.copy_(_hypot(self, other)), grad={"self": "grad * self / result", "other": "grad * other / result"})
+      family=F, composite=_hypot, inplace_composite=copy_into_self(_hypot),
+      grad={"self": "grad * self / result", "other": "grad * other / result"})
 defop("logaddexp(Tensor self, Tensor other) -> Tensor", meta=M.binary_float, out=True, family=F,
       grad={"self": "grad * torch.exp(self - result)", "other": "grad * torch.exp(other - result)"})
 defop("logaddexp2(Tensor self, Tensor other) -> Tensor", meta=_float_binary("logaddexp2_cpu"), out=True, family=F,
@@ -84,7 +85,7 @@ def _copysign(self, other):
 
 defop("copysign(Tensor self, Tensor other) -> Tensor", meta=_float_binary("copysign_cpu"), inplace=True, out=True,
       numbers_as_tensors=True, family=F, composite=_copysign,
-      inplace_composite=lambda self, other: self.copy_(_copysign(self, other)),
+      inplace_composite=copy_into_self(_copysign),
       grad={"self": "copysign_self_grad(grad, self, result)", "other": "grad * 0"})
 def _nextafter(self, other):
     """One step of the bit pattern toward `other` (away from zero when the magnitude grows); from zero, the
@@ -102,7 +103,7 @@ def _nextafter(self, other):
 
 defop("nextafter(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("nextafter_cpu"), inplace=True,
       out=True, family=F, composite=_nextafter,
-      inplace_composite=lambda self, other: self.copy_(_nextafter(self, other)))
+      inplace_composite=copy_into_self(_nextafter))
 
 
 defop("igamma(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("igamma_cpu"), inplace=True, out=True,
@@ -202,10 +203,14 @@ def _xlogy(self, other):
 
 
 defop("xlogy(Tensor self, Tensor other) -> Tensor", composite=_xlogy, out=True,
-      numbers_as_tensors=True, inplace=True, inplace_composite=lambda s, o: s.copy_(_xlogy(s, o)),
+      numbers_as_tensors=True, inplace=True, inplace_composite=copy_into_self(_xlogy),
       family=F)
-defop("sinc(Tensor self) -> Tensor", composite=lambda s: torch.special.sinc(s), out=True, inplace=True,
-      inplace_composite=lambda s: s.copy_(torch.special.sinc(s)), family=F)
+def _sinc(s):
+    return torch.special.sinc(s)  # mindtorch.special is only there once the package has loaded
+
+
+defop("sinc(Tensor self) -> Tensor", composite=_sinc, out=True, inplace=True, inplace_composite=copy_into_self(_sinc),
+      family=F)
 
 
 def _hardshrink(self, lambd=0.5):

@@ -1,7 +1,7 @@
 """Pointwise operators: arithmetic, comparisons, unary math, activations."""
 import math
 
-from .registry import defop
+from .registry import defop, copy_into_self
 from . import meta as M
 from .meta import TensorMeta
 from .grad_helpers import torch
@@ -598,7 +598,7 @@ _UNARY_COMPOSITES = {"sgn": _sgn, "conj_physical": _conj_physical}
 for _n, _m, _g in _UNARY:
     defop(f"{_n}(Tensor self) -> Tensor", meta=_m, inplace=_n not in _NO_INPLACE, out=True, family=F,
           method=_n not in _NOT_METHOD, grad={"self": _g}, composite=_UNARY_COMPOSITES.get(_n),
-          inplace_composite=(lambda f: f and (lambda self: self.copy_(f(self))))(_UNARY_COMPOSITES.get(_n)))
+          inplace_composite=copy_into_self(_UNARY_COMPOSITES[_n]) if _n in _UNARY_COMPOSITES else None)
 def _polygamma_meta(n, self):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
@@ -644,7 +644,7 @@ def _mvlgamma(self, p):
 
 
 defop("mvlgamma(Tensor self, int p) -> Tensor", composite=_mvlgamma, inplace=True, out=True, family=F,
-      inplace_composite=lambda self, p: self.copy_(_mvlgamma(self, p)))
+      inplace_composite=copy_into_self(_mvlgamma))
 
 
 def _positive_meta(self):
@@ -667,7 +667,7 @@ def _logit(self, eps=None):
 
 
 defop("logit(Tensor self, float? eps=None) -> Tensor", meta=_logit_meta, inplace=True, out=True, family=F,
-      composite=_logit, inplace_composite=lambda self, eps=None: self.copy_(_logit(self, eps)),
+      composite=_logit, inplace_composite=copy_into_self(_logit),
       grad={"self": "logit_grad(grad, self, eps)"})
 defop("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",
       meta=_nan_to_num_meta, inplace=True, out=True, family=F,

@@ -66,6 +66,13 @@ def defop(signature, *, meta=None, grad=None, composite=None, method=True, funct
     return op
 
 
+def copy_into_self(fn):
+    """An in-place composite from an out-of-place one: self.copy_(fn(self, ...))."""
+    def inplace(self, *args, **kwargs):
+        return self.copy_(fn(self, *args, **kwargs))
+    return inplace
+
+
 # in-place op qualname -> its out-of-place op (for the copy_ fallback)
 op_out_of_place = {}
 

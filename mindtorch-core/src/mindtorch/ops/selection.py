@@ -5,7 +5,7 @@ from .._shape import wrap_dim
 from .grad_helpers import torch, complex_aware  # noqa: F401
 from .meta import TensorMeta
 from .reduction import named_result
-from .registry import defop
+from .registry import defop, copy_into_self
 
 F = "indexing"
 
@@ -216,7 +216,7 @@ def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, r
 
 defop("scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> "
       "Tensor", meta=_scatter_reduce_meta, inplace=True, out=True, overload="two", nondiff=("index",), family=F,
-      inplace_composite=lambda s, dim, index, src, reduce, include_self=True: s.copy_(
-          torch.scatter_reduce(s, dim, index, src, reduce, include_self=include_self)),
+      inplace_composite=copy_into_self(lambda s, dim, index, src, reduce, include_self=True: torch.scatter_reduce(
+          s, dim, index, src, reduce, include_self=include_self)),
       grad={"self": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 0)",
             "src": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 1)"})

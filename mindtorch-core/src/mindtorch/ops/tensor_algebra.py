@@ -9,7 +9,7 @@ from .._shape import wrap_dim
 from .grad_helpers import torch
 from .reduction import RETURN_TYPES, named_result
 from .meta import TensorMeta
-from .registry import defop
+from .registry import defop, copy_into_self
 
 F = "linalg"
 R = "reduction"
@@ -106,9 +106,9 @@ def _addbmm(self, batch1, batch2, beta=1, alpha=1):
 
 
 defop("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", composite=_addr,
-      out=True, inplace=True, inplace_composite=lambda s, *a, **k: s.copy_(_addr(s, *a, **k)), family=F)
+      out=True, inplace=True, inplace_composite=copy_into_self(_addr), family=F)
 defop("addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-      composite=_addbmm, out=True, inplace=True, inplace_composite=lambda s, *a, **k: s.copy_(_addbmm(s, *a, **k)),
+      composite=_addbmm, out=True, inplace=True, inplace_composite=copy_into_self(_addbmm),
       family=F)
 
 
@@ -482,7 +482,7 @@ def _masked_scatter(self, mask, source):
 
 
 defop("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", composite=_masked_scatter,
-      inplace=True, inplace_composite=lambda s, m, src: s.copy_(_masked_scatter(s, m, src)), family=F)
+      inplace=True, inplace_composite=copy_into_self(_masked_scatter), family=F)
 
 
 def _put(self, index, source, accumulate=False):
@@ -504,7 +504,7 @@ def _put(self, index, source, accumulate=False):
 
 
 defop("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor", composite=_put,
-      inplace=True, inplace_composite=lambda s, i, src, acc=False: s.copy_(_put(s, i, src, acc)), family=F)
+      inplace=True, inplace_composite=copy_into_self(_put), family=F)
 
 
 def _cross3(a, b, d):
@@ -566,7 +566,7 @@ def _renorm(self, p, dim, maxnorm):
 
 
 defop("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", composite=_renorm, out=True, inplace=True,
-      inplace_composite=lambda s, p, dim, maxnorm: s.copy_(_renorm(s, p, dim, maxnorm)), family=F)
+      inplace_composite=copy_into_self(_renorm), family=F)
 defop("nuclear_norm(Tensor self, bool keepdim=False) -> Tensor",
       composite=lambda s, keepdim=False: torch.linalg.matrix_norm(s, "nuc", keepdim=keepdim), method=False,
       out=True, family=F)
