@@ -1,0 +1,219 @@
+"""What the kernel families share: tensor views and copies, the host reads a kernel needs (one sync each), a
+unary operator run through a dtype the chip's operator takes, and the one dispatcher of binary operators
+between a tensor and a tensor or a number (the tensor-tensor, tensor-scalar and number-first forms)."""
+from mindtorch.plugins import Tensor, dtypes as D, make_tensor
+
+from .. import chips
+from ..aclnn import DType, IntArray, launch, scalar_for
+from ..copy import COPY, empty
+from ..state import RUNTIME
+
+
+# --- tensors: views, dense copies, casts -----------------------------------------------------------
+
+def numel(t):
+    n = 1
+    for s in t._shape:
+        n *= s
+    return n
+
+
+def view(t, shape, stride, offset=None):
+    """A view of t's storage (t's own offset unless one is given)."""
+    return make_tensor(t._storage, tuple(shape), tuple(stride), t._offset if offset is None else offset, t.dtype,
+                       t.device)
+
+
+def is_contiguous(t):
+    acc = 1
+    for s, st in zip(reversed(t._shape), reversed(t._stride)):
+        if s != 1 and st != acc:
+            return False
+        acc *= s
+    return True
+
+
+def contiguous(t):
+    out = empty(t._shape, t.dtype, t.device)
+    launch("InplaceCopy", out, t)
+    return out
+
+
+def dense(t):
+    """t itself when it is dense (or None), else a contiguous copy."""
+    return t if t is None or is_contiguous(t) else contiguous(t)
+
+
+def mT(t):
+    """t with its last two dims swapped (a view)."""
+    return view(t, t._shape[:-2] + (t._shape[-1], t._shape[-2]), t._stride[:-2] + (t._stride[-1], t._stride[-2]))
+
+
+def move_dims(t, start, count, to):
+    """t with its dims [start, start + count) moved to position `to` (a view)."""
+    order = list(range(len(t._shape)))
+    block = order[start:start + count]
+    rest = order[:start] + order[start + count:]
+    order = rest[:to] + block + rest[to:]
+    return view(t, [t._shape[i] for i in order], [t._stride[i] for i in order])
+
+
+def as_1d(t):
+    """A 0-dim tensor as a 1-element 1-D view (operators that take no 0-dim tensors)."""
+    return view(t, (1,), (1,)) if not t._shape else t
+
+
+def cast(t, dtype):
+    out = empty(t._shape, dtype, t.device)
+    launch("Cast", t, DType(dtype), out)
+    return out
+
+
+def fill(t, value):
+    launch("InplaceFillScalar", t, scalar_for(value, t.dtype))
+    return t
+
+
+def scalar_tensor(value, dtype, device):
+    """A 0-dim device tensor holding a Python number (for ops whose header has no scalar form)."""
+    # the number keeps its category (bool / int64 / default float), as a wrapped number does in PyTorch;
+    # within the tensor's category it takes the tensor's dtype, so it never widens the result
+    dt = D.bool_ if isinstance(value, bool) else D.int64 if isinstance(value, int) else D.float32
+    if (dt.is_floating_point and dtype.is_floating_point) or (dt is D.int64 and not dtype.is_floating_point
+                                                            and dtype is not D.bool_):
+        dt = dtype
+    return fill(empty((), dt, device), value)
+
+
+def in_place_by_copy(out_of_place):
+    """The in-place kernel of an op whose operator has no in-place form: the result copied over self."""
+    def in_place(m, a, *args):
+        launch("InplaceCopy", a, out_of_place(m, a, *args))
+        return a
+    return in_place
+
+
+def device_of(rest):
+    """The device argument of a factory's (dtype, layout, device, ...) tail."""
+    return rest[2] if len(rest) > 2 else None
+
+
+# --- host reads: one stream wait each ----------------------------------------------------------------
+
+def host_values(t, dtype=None):
+    """t's values on the host, cast on the device first when another dtype is asked for."""
+    return COPY.to_host(t if dtype is None or dtype is t.dtype else cast(t, dtype))
+
+
+def check_index(index, size, dim, name, exc=IndexError):
+    """PyTorch's IndexError for an index out of [0, size): both bounds are reduced on the device into one
+    2-element tensor, so the host waits for the stream once and reads two numbers."""
+    if not numel(index):
+        return
+    bounds = empty((2,), index.dtype, index.device)
+    every = IntArray(range(len(index._shape)))
+    for i, acl in enumerate(("Amin", "Amax")):
+        launch(acl, index, every, False, view(bounds, (), (), bounds._offset + i))
+    lo, hi = COPY.to_host(bounds).tolist()
+    bad = lo if lo < 0 else hi if hi >= size else None
+    if bad is not None:
+        raise exc(f"{name}(): index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+def nan_mask(a):
+    out = empty(a._shape, D.bool_, a.device)
+    launch("NeTensor", a, a, out)  # NaN is the one value unequal to itself
+    return out
+
+
+def _count_nonzero(a):
+    """How many elements of a are nonzero, on the host: a data-dependent shape needs it (one sync)."""
+    mask = empty(a._shape, D.bool_, a.device)
+    launch("NeScalar", a, scalar_for(0, a.dtype), mask)
+    total = empty((), D.int64, a.device)
+    launch("ReduceSum", mask, IntArray(range(len(a._shape))), False, DType(D.int64), total)
+    return int(host_values(total))
+
+
+def nonzero(a):
+    """The [rows, ndim] int64 indices of a's nonzero elements (argwhere)."""
+    n, nd = numel(a), len(a._shape)
+    rows = _count_nonzero(a) if n else 0
+    full = empty((n, nd), D.int64, a.device)
+    if rows:
+        launch("Nonzero", a, full)
+    # aclnnNonzero fills the first `rows` rows of its [numel, ndim] output; they are copied out exactly
+    return contiguous(view(full, (rows, nd), (nd, 1))) if rows < n else full
+
+
+# --- the chip: matmul precision, operators run through a dtype they take ------------------------------
+
+_native_fp32 = []
+
+
+def cube_math_type(dtype):
+    """KEEP_DTYPE (0) where the chip multiplies float32 natively (910B/910_93 class), otherwise
+    ALLOW_FP32_DOWN_PRECISION (1), which aclnnMatmul requires for float32 on older chips."""
+    if not _native_fp32:
+        _native_fp32.append(RUNTIME.soc_name().startswith(("Ascend910B", "Ascend910_93")))
+    return 1 if dtype is D.float32 and not _native_fp32[0] else 0
+
+
+def through(acl, a, result):
+    """(input, out dtype) for running `acl` on `a` toward a `result`-typed value, per the chip table: an input
+    dtype the operator does not take is cast to one it does, and so is an out dtype it cannot write."""
+    chips.check_chip_dtype(a.dtype, f"aclnn{acl}")
+    cdt = chips.compute_dtype(acl, a.dtype, result)
+    x = a if cdt is a.dtype else cast(a, cdt)
+    return x, (result if chips.supports(acl, result) or not (chips.supports(acl, cdt)) else cdt)
+
+
+def run(acl, a, m, *attrs):
+    """out = acl(a, *attrs) with m's shape and dtype, through a supported dtype when needed."""
+    x, rdt = through(acl, a, m.dtype)
+    out = empty(m.shape, rdt, a.device)
+    launch(acl, x, *attrs, out)
+    return out if rdt is m.dtype else cast(out, m.dtype)
+
+
+# --- binary operators: tensor-tensor, tensor-scalar and number-first forms ---------------------------
+
+def launch_binary(tensor_op, scalar_op, a, b, dtype, *attrs, out=None):
+    """One binary operator on tensor `a` and `b`, a tensor or a number: `tensor_op` for a tensor, `scalar_op`
+    with b as an aclScalar of `dtype` for a number (or, when the header has no scalar form, `tensor_op` with b
+    as a 0-dim tensor against a's dtype). `attrs` follow the operands (alpha, a rounding mode). Without `out`
+    the Inplace form writes into a. Returns the result."""
+    if isinstance(b, Tensor):
+        op = tensor_op
+    elif scalar_op:
+        op, b = scalar_op, scalar_for(b, dtype)
+    else:
+        op, b = tensor_op, scalar_tensor(b, a.dtype, a.device)
+    if out is None:
+        launch("Inplace" + op, a, b, *attrs)
+        return a
+    launch(op, a, b, *attrs, out)
+    return out
+
+
+def binary_out(m, tensor_op, scalar_op, a, b, *attrs):
+    """a op b into a new tensor of m's shape and dtype. A number a (`2 - t`, derivative formulas) becomes a
+    0-dim tensor: against b's dtype, a float against a non-float b in the result's float dtype. A number b
+    is given in the result's dtype, or in a's when the result is bool (a comparison)."""
+    if not isinstance(a, Tensor):
+        like = m.dtype if isinstance(a, float) and m.dtype.is_floating_point else b.dtype
+        a = scalar_tensor(a, like, b.device)
+    out = empty(m.shape, m.dtype, a.device)
+    return launch_binary(tensor_op, scalar_op, a, b, a.dtype if m.dtype is D.bool_ else m.dtype, *attrs, out=out)
+
+
+def binary(tensor_op, scalar_op=None, *, with_alpha=False, inplace=True):
+    """(out-of-place kernel, in-place kernel or None) of a binary op; `with_alpha`: the operator takes other
+    scaled by alpha (add, sub)."""
+    def out_of_place(m, a, b, alpha=1):
+        return binary_out(m, tensor_op, scalar_op, a, b, *((scalar_for(alpha, m.dtype),) if with_alpha else ()))
+
+    def in_place(m, a, b, alpha=1):
+        return launch_binary(tensor_op, scalar_op, a, b, a.dtype,
+                             *((scalar_for(alpha, a.dtype),) if with_alpha else ()))
+    return out_of_place, (in_place if inplace else None)

@@ -1,0 +1,92 @@
+"""Creation and copy kernels: the factories (empty, full, arange, eye, linspace), fills, clone, and the copies
+between npu tensors (copy_ and _to_copy; copies to and from the host are the backend's copy routines)."""
+from mindtorch.plugins import arange_params, dtypes as D, kernel_table, make_tensor
+
+from ..aclnn import DType, launch, scalar_for
+from ..copy import COPY, empty, npu_device
+from ..state import ALLOCATOR
+from ._common import contiguous, device_of, fill, host_values, numel
+
+KERNELS, kernel = kernel_table()
+
+
+@kernel("empty")
+def empty_(m, size, dtype=None, layout=None, device=None, *rest):
+    return empty(m.shape, m.dtype, npu_device(device))
+
+
+@kernel("empty_strided")
+def empty_strided(m, size, stride, dtype=None, layout=None, device=None, *rest):
+    dev = npu_device(device)
+    span = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
+    storage = ALLOCATOR.allocate(span * m.dtype.itemsize, dev)
+    return make_tensor(storage, tuple(size), tuple(stride), 0, m.dtype, dev)
+
+
+@kernel("full")
+def full(m, size, value, dtype=None, layout=None, device=None, *rest):
+    return fill(empty(m.shape, m.dtype, npu_device(device)), value)
+
+
+@kernel("fill_.Scalar")
+def fill_(m, a, value):
+    return fill(a, value)
+
+
+@kernel("zero_")
+def zero_(m, a):
+    launch("InplaceZero", a)
+    return a
+
+
+@kernel("clone")
+def clone(m, a, memory_format=None):
+    return contiguous(a)
+
+
+@kernel("copy_")
+def copy_(m, dst, src, non_blocking=False):
+    # core moves data between backends through the copy routines; here both are NPU tensors
+    if src.device.index != dst.device.index:  # between two NPUs, through the host
+        COPY.copy_from_host(dst, host_values(src, dst.dtype))
+    else:
+        launch("InplaceCopy", dst, src)
+    return dst
+
+
+@kernel("_to_copy")
+def to_copy(m, a, dtype=None, device=None, non_blocking=False):
+    dev = a.device if device is None else npu_device(device)
+    if dev.index != a.device.index:
+        return COPY.from_host(host_values(a, m.dtype), m.dtype, dev, non_blocking)
+    out = empty(a._shape, m.dtype, dev)
+    if m.dtype is a.dtype:
+        launch("InplaceCopy", out, a)
+    else:
+        launch("Cast", a, DType(m.dtype), out)
+    return out
+
+
+@kernel("arange.start_step")
+def arange(m, start, end, step, *rest):
+    _, start, step, n = arange_params(start, end, step, m.dtype)
+    out = empty(m.shape, m.dtype, npu_device(device_of(rest)))
+    if n:
+        launch("Arange", scalar_for(start, m.dtype), scalar_for(end, m.dtype), scalar_for(step, m.dtype), out)
+    return out
+
+
+@kernel("eye")
+def eye(m, n, mm=None, *rest):
+    out = empty(m.shape, m.dtype, npu_device(device_of(rest)))
+    if numel(out):
+        launch("Eye", int(m.shape[0]), int(m.shape[1]), out)
+    return out
+
+
+@kernel("linspace")
+def linspace(m, start, end, steps, *rest):
+    out = empty(m.shape, m.dtype, npu_device(device_of(rest)))
+    if steps:
+        launch("Linspace", scalar_for(start, D.float64), scalar_for(end, D.float64), int(steps), out)
+    return out

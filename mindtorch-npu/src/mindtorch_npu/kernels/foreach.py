@@ -1,0 +1,47 @@
+"""Foreach kernels: optimizer updates over whole parameter groups through ACLNN's foreach operators."""
+from mindtorch.plugins import OPS, kernel_table
+
+from .. import chips
+from ..acl import types as A
+from ..aclnn import Scalar, launch
+from ..copy import empty
+from ._common import is_contiguous
+
+KERNELS, kernel = kernel_table()
+
+
+def _one_group(*lists):
+    """Every tensor of the lists is a dense float tensor of one dtype the foreach operators take."""
+    ts = [t for ts in lists for t in ts]
+    return bool(ts) and all(t.dtype is ts[0].dtype and is_contiguous(t) for t in ts) and \
+        chips.supports("ForeachAddcdivScalarV2", ts[0].dtype)
+
+
+def _number(v):
+    return Scalar(float(v), A.ACL_DOUBLE)
+
+
+@kernel("_foreach_adam_")
+def foreach_adam(m, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
+                 weight_decay, eps, amsgrad, maximize, decoupled):
+    """Adam / AdamW in eight launches per group (PyTorch's single-tensor update, op for op, on lists); the
+    forms they do not cover (amsgrad, maximize, L2 weight decay, mixed steps or layouts) take core's composite."""
+    steps = {float(s.item()) for s in state_steps}
+    if amsgrad or maximize or (weight_decay and not decoupled) or len(steps) != 1 or \
+            not _one_group(params, grads, exp_avgs, exp_avg_sqs):
+        return OPS["_foreach_adam_"].composite(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
+                                               lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, decoupled)
+    for s in state_steps:
+        s.add_(1)
+    step = steps.pop() + 1
+    params, grads, exp_avgs, exp_avg_sqs = (list(x) for x in (params, grads, exp_avgs, exp_avg_sqs))
+    if weight_decay:
+        launch("ForeachMulScalarV2", params, _number(1 - lr * weight_decay), params)
+    launch("ForeachLerpScalar", exp_avgs, grads, _number(1 - beta1), exp_avgs)
+    launch("ForeachMulScalarV2", exp_avg_sqs, _number(beta2), exp_avg_sqs)
+    launch("ForeachAddcmulScalarV2", exp_avg_sqs, grads, grads, _number(1 - beta2), exp_avg_sqs)
+    denom = [empty(t._shape, t.dtype, t.device) for t in exp_avg_sqs]
+    launch("ForeachSqrt", exp_avg_sqs, denom)
+    launch("ForeachDivScalarV2", denom, _number((1 - beta2 ** step) ** 0.5), denom)
+    launch("ForeachAddScalarV2", denom, _number(eps), denom)
+    launch("ForeachAddcdivScalarV2", params, exp_avgs, denom, _number(-lr / (1 - beta1 ** step)), params)

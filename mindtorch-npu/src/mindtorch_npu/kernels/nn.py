@@ -1,0 +1,297 @@
+"""Neural-network kernels: linear, embedding and its backward, ops-nn's NCHW convolution and pooling, layer /
+batch / group norm, and the negative log-likelihood loss (with their backward passes)."""
+from mindtorch.plugins import dtypes as D, kernel_table
+
+from .. import chips
+from ..aclnn import BoolArray, IntArray, launch, scalar_for
+from ..copy import empty
+from ._common import cast, check_index, contiguous, cube_math_type, dense, fill, is_contiguous, numel, view
+
+KERNELS, kernel = kernel_table()
+
+
+@kernel("linear")
+def linear(m, x, w, b=None):
+    """x @ w.T (+ b): aclnnMatmul on the transposed view of w, then aclnnInplaceAdd of the bias."""
+    chips.check_chip_dtype(m.dtype, "aclnnMatmul")
+    wt = view(w, tuple(reversed(w._shape)), tuple(reversed(w._stride)))
+    out = empty(m.shape, m.dtype, x.device)
+    launch("Matmul", x, wt, out, cube_math_type(m.dtype))
+    if b is not None:
+        launch("InplaceAdd", out, b, scalar_for(1, m.dtype))
+    return out
+
+
+@kernel("embedding")
+def embedding(m, w, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    check_index(indices, w._shape[0], 0, "embedding")
+    out = empty(m.shape, m.dtype, w.device)
+    launch("Embedding", w, indices, out)
+    return out
+
+
+@kernel("_embedding_backward")
+def embedding_backward(m, g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    out = empty(m.shape, m.dtype, g.device)
+    pad = padding_idx if padding_idx is not None and padding_idx >= 0 else -1
+    launch("EmbeddingDenseBackward", dense(g), dense(indices), int(num_weights), pad & 0xFFFFFFFFFFFFFFFF,
+           bool(scale_grad_by_freq), out)
+    return out
+
+
+# --- convolution -----------------------------------------------------------------------------------------------
+
+def _symmetric(padding):
+    """(top, left) when core's (top, bottom, left, right) padding is the same on both sides, else None: the
+    operators take one padding per spatial dim."""
+    t, b, l, r = padding
+    return (t, l) if t == b and l == r else None
+
+
+def _interior(t, padding, shape):
+    """The unpadded window of a padded [N, C, H, W] tensor, as a view."""
+    return view(t, shape, t._stride, t._offset + padding[0] * t._stride[2] + padding[2] * t._stride[3])
+
+
+def _zero_padded(x, padding):
+    t, b, l, r = padding
+    n, c, h, w = x._shape
+    out = empty((n, c, h + t + b, w + l + r), x.dtype, x.device)
+    launch("InplaceZero", out)
+    launch("InplaceCopy", _interior(out, padding, x._shape), x)
+    return out
+
+
+def _convolution_backward(g, x, w, stride, pad, dilation, groups, grad_input=None, grad_weight=None):
+    launch("ConvolutionBackward", g, x, w, IntArray((w._shape[0],)), IntArray(stride), IntArray(pad),
+           IntArray(dilation), False, IntArray((0, 0)), int(groups),
+           BoolArray((grad_input is not None, grad_weight is not None, False)), cube_math_type(g.dtype),
+           grad_input, grad_weight, None)
+
+
+@kernel("_conv2d")
+def conv2d(m, x, w, b, stride, padding, dilation, groups):
+    chips.check_dtype("Convolution", m.dtype, "conv2d")
+    pad = _symmetric(padding)
+    if pad is None:  # asymmetric ('same' with an even kernel): the zeros are written out
+        x, pad = _zero_padded(x, padding), (0, 0)
+    out = empty(m.shape, m.dtype, x.device)
+    launch("Convolution", x, w, b, IntArray(stride), IntArray(pad), IntArray(dilation), False, IntArray((0, 0)),
+           int(groups), out, cube_math_type(m.dtype))
+    return out
+
+
+@kernel("_conv2d_backward_input")
+def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups):
+    chips.check_dtype("ConvolutionBackward", m.dtype, "conv2d backward")
+    pad = _symmetric(padding)
+    n, c, h, wd = input_size
+    size = tuple(input_size) if pad else (n, c, h + padding[0] + padding[1], wd + padding[2] + padding[3])
+    gi = empty(size, m.dtype, g.device)
+    # the operator reads the input only for its geometry when just gradInput is asked for
+    _convolution_backward(g, empty(size, m.dtype, g.device), w, stride, pad or (0, 0), dilation, groups,
+                          grad_input=gi)
+    return gi if pad else contiguous(_interior(gi, padding, tuple(input_size)))
+
+
+@kernel("_conv2d_backward_weight")
+def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, groups):
+    chips.check_dtype("ConvolutionBackward", m.dtype, "conv2d backward")
+    pad = _symmetric(padding)
+    if pad is None:
+        x, pad = _zero_padded(x, padding), (0, 0)
+    gw = empty(m.shape, m.dtype, g.device)
+    _convolution_backward(g, x, empty(m.shape, m.dtype, g.device), stride, pad, dilation, groups, grad_weight=gw)
+    return gw
+
+
+# --- pooling ------------------------------------------------------------------------------------------------------
+
+def _window(kernel_size, stride, padding, dilation):
+    return IntArray(kernel_size), IntArray(stride), IntArray(padding), IntArray(dilation)
+
+
+@kernel("_max_pool2d_with_indices")
+def max_pool2d_with_indices(m, x, kernel_size, stride, padding, dilation, ceil_mode):
+    chips.check_dtype("MaxPool2dWithIndices", x.dtype, "max_pool2d")
+    out, idx = empty(m[0].shape, m[0].dtype, x.device), empty(m[1].shape, m[1].dtype, x.device)
+    launch("MaxPool2dWithIndices", x, *_window(kernel_size, stride, padding, dilation), bool(ceil_mode), out, idx)
+    return out, idx
+
+
+@kernel("_max_pool2d_backward")
+def max_pool2d_backward(m, g, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    chips.check_dtype("MaxPool2dWithIndicesBackward", m.dtype, "max_pool2d backward")
+    out = empty(m.shape, m.dtype, g.device)
+    launch("MaxPool2dWithIndicesBackward", g, x, indices, *_window(kernel_size, stride, padding, dilation),
+           bool(ceil_mode), out)
+    return out
+
+
+def _average(dtype, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """aclnnAvgPool2d's and its backward's window arguments (divisorOverride 0: none)."""
+    return (IntArray(kernel_size), IntArray(stride), IntArray(padding), bool(ceil_mode), bool(count_include_pad),
+            int(divisor_override or 0), cube_math_type(dtype))
+
+
+@kernel("_avg_pool2d")
+def avg_pool2d(m, x, *window):
+    chips.check_dtype("AvgPool2d", m.dtype, "avg_pool2d")
+    out = empty(m.shape, m.dtype, x.device)
+    launch("AvgPool2d", x, *_average(m.dtype, *window), out)
+    return out
+
+
+@kernel("_avg_pool2d_backward")
+def avg_pool2d_backward(m, g, x, *window):
+    chips.check_dtype("AvgPool2dBackward", m.dtype, "avg_pool2d backward")
+    out = empty(m.shape, m.dtype, g.device)
+    launch("AvgPool2dBackward", g, x, *_average(m.dtype, *window), out)
+    return out
+
+
+@kernel("_adaptive_avg_pool2d")
+def adaptive_avg_pool2d(m, x, output_size):
+    chips.check_dtype("AdaptiveAvgPool2d", m.dtype, "adaptive_avg_pool2d")
+    out = empty(m.shape, m.dtype, x.device)
+    if numel(out):
+        launch("AdaptiveAvgPool2d", x, IntArray(output_size), out)
+    return out
+
+
+@kernel("_adaptive_avg_pool2d_backward")
+def adaptive_avg_pool2d_backward(m, g, x):
+    chips.check_dtype("AdaptiveAvgPool2dBackward", m.dtype, "adaptive_avg_pool2d backward")
+    out = empty(m.shape, m.dtype, g.device)
+    if numel(g):
+        launch("AdaptiveAvgPool2dBackward", g, x, out)
+    else:
+        launch("InplaceZero", out)
+    return out
+
+
+# --- normalisation -------------------------------------------------------------------------------------------------
+
+@kernel("native_layer_norm")
+def layer_norm(m, x, normalized_shape, w, b, eps):
+    mo, mm, mr = m
+    x = dense(x)
+    out, mean, rstd = (empty(mo.shape, mo.dtype, x.device), empty(mm.shape, mm.dtype, x.device),
+                       empty(mr.shape, mr.dtype, x.device))
+    launch("LayerNorm", x, IntArray(normalized_shape), dense(w), dense(b), float(eps), out, mean, rstd)
+    return out, mean, rstd
+
+
+@kernel("native_layer_norm_backward")
+def layer_norm_backward(m, g, x, normalized_shape, mean, rstd, w, b):
+    outs = tuple(empty(mm.shape, mm.dtype, x.device) for mm in m)
+    launch("LayerNormBackward", dense(g), dense(x), IntArray(normalized_shape), dense(mean), dense(rstd),
+           dense(w), dense(b), BoolArray((True, True, True)), *outs)
+    return outs
+
+
+@kernel("_batch_norm")
+def batch_norm(m, x, w, b, rm, rv, training, momentum, eps):
+    chips.check_dtype("BatchNorm", m[0].dtype, "batch_norm")
+    out, mean, invstd = (empty(mm.shape, mm.dtype, x.device) for mm in m)
+    launch("BatchNorm", x, w, b, rm, rv, bool(training), float(momentum), float(eps), out,
+           mean if training else None, invstd if training else None)
+    if not training:  # the statistics used, as the CPU returns them: the running mean and 1 / sqrt(var + eps)
+        launch("InplaceCopy", mean, rm)
+        launch("Adds", rv, scalar_for(eps, D.float64), scalar_for(1, D.float64), invstd)
+        launch("InplaceRsqrt", invstd)
+    return out, mean, invstd
+
+
+@kernel("_batch_norm_backward")
+def batch_norm_backward(m, g, x, w, rm, rv, save_mean, save_invstd, training, eps):
+    chips.check_dtype("BatchNormBackward", m[0].dtype, "batch_norm backward")
+    if training and (save_mean is None or save_invstd is None):  # core recomputes the batch statistics
+        c = x._shape[1]
+        sd = D.float32 if x.dtype in (D.float16, D.bfloat16) else x.dtype
+        save_mean, save_invstd = empty((c,), sd, x.device), empty((c,), sd, x.device)
+        launch("BatchNorm", x, None, None, None, None, True, 0.0, float(eps), empty(x._shape, x.dtype, x.device),
+               save_mean, save_invstd)
+    outs = tuple(empty(mm.shape, mm.dtype, x.device) for mm in m)
+    launch("BatchNormBackward", g, x, w, rm, rv, save_mean if training else None, save_invstd if training else None,
+           bool(training), float(eps), BoolArray((True, True, True)), *outs)
+    return outs
+
+
+def _group_shape(x):
+    n, c = x._shape[:2]
+    return n, c, numel(x) // (n * c) if n * c else 1
+
+
+@kernel("_group_norm")
+def group_norm(m, x, w, b, num_groups, eps):
+    chips.check_dtype("GroupNorm", m[0].dtype, "group_norm")
+    out = empty(m[0].shape, m[0].dtype, x.device)
+    # meanOut / rstdOut share self's dtype (the doc); core keeps half-precision statistics in float32
+    mean, rstd = empty(m[1].shape, x.dtype, x.device), empty(m[2].shape, x.dtype, x.device)
+    launch("GroupNorm", x, w, b, *_group_shape(x), int(num_groups), float(eps), out, mean, rstd)
+    if m[1].dtype is not x.dtype:
+        mean, rstd = cast(mean, m[1].dtype), cast(rstd, m[2].dtype)
+    return out, mean, rstd
+
+
+@kernel("_group_norm_backward")
+def group_norm_backward(m, g, x, w, mean, rstd, num_groups):
+    chips.check_dtype("GroupNormBackward", m[0].dtype, "group_norm backward")
+    if mean.dtype is not x.dtype:
+        mean, rstd = cast(mean, x.dtype), cast(rstd, x.dtype)
+    outs = tuple(empty(mm.shape, mm.dtype, x.device) for mm in m)
+    launch("GroupNormBackward", g, x, mean, rstd, w, *_group_shape(x), int(num_groups), BoolArray((True, True, True)),
+           *outs)
+    return outs
+
+
+# --- negative log-likelihood loss ----------------------------------------------------------------------------------
+
+def _rows(x, target):
+    """aclnnNLLLoss takes [N, C] (or [C]): an [N, C, d...] input becomes [N*d..., C] (one copy)."""
+    if len(x._shape) <= 2:
+        return x, target
+    c = x._shape[1]
+    perm = (0,) + tuple(range(2, len(x._shape))) + (1,)
+    moved = contiguous(view(x, [x._shape[i] for i in perm], [x._stride[i] for i in perm]))
+    rows = numel(moved) // c
+    t = target if is_contiguous(target) else contiguous(target)
+    return view(moved, (rows, c), (c, 1)), view(t, (rows,), (1,))
+
+
+def _weight(weight, x):
+    if weight is not None:
+        return weight
+    return fill(empty((x._shape[1] if len(x._shape) > 1 else x._shape[0],), x.dtype, x.device), 1)
+
+
+@kernel("_nll_loss")
+def nll_loss(m, x, target, weight, reduction, ignore_index):
+    w = _weight(weight, x)
+    xr, tr = _rows(x, target)
+    out, total = empty(m[0].shape, m[0].dtype, x.device), empty(m[1].shape, m[1].dtype, x.device)
+    o = out if reduction or len(x._shape) <= 2 else view(out, (numel(out),), (1,))
+    launch("NLLLoss", xr, tr, w, int(reduction), int(ignore_index), o, total)
+    return out, total
+
+
+@kernel("_nll_loss_backward")
+def nll_loss_backward(m, g, x, target, weight, reduction, ignore_index, total_weight):
+    w = _weight(weight, x)
+    xr, tr = _rows(x, target)
+    gr = g if reduction or len(x._shape) <= 2 else view(contiguous(g), (numel(g),), (1,))
+    if len(x._shape) <= 2:
+        out = empty(m.shape, m.dtype, x.device)
+        launch("NLLLossBackward", gr, xr, tr, w, int(reduction), int(ignore_index), total_weight, out)
+        return out
+    rows = empty(xr._shape, m.dtype, x.device)
+    launch("NLLLossBackward", gr, xr, tr, w, int(reduction), int(ignore_index), total_weight, rows)
+    # [N*d..., C] back to [N, C, d...]: a permuted view of the rows, copied into a contiguous out
+    shp = m.shape
+    moved_shape = (shp[0],) + tuple(shp[2:]) + (shp[1],)
+    st, acc = [0] * len(moved_shape), 1
+    for i in range(len(moved_shape) - 1, -1, -1):
+        st[i], acc = acc, acc * moved_shape[i]
+    inv = [0, len(shp) - 1] + list(range(1, len(shp) - 1))
+    return contiguous(view(rows, [moved_shape[i] for i in inv], [st[i] for i in inv]))

@@ -1,0 +1,359 @@
+"""Pointwise kernels: the unary math table, arithmetic, comparisons, logical and bitwise ops (all binary ones
+through the shared tensor / scalar dispatcher), clamp and where, activations with parameters, the optimizers'
+ternary updates (lerp, addcmul, addcdiv) and the float predicates."""
+from mindtorch.plugins import Tensor, clamp_family, dtypes as D, kernel_table
+
+from .. import chips
+from ..acl import types as A
+from ..acl.prototypes import UNARY_HEADERS, UNARY_ONLY_HEADERS
+from ..aclnn import Scalar, launch, scalar_for
+from ..copy import empty
+from ._common import binary, binary_out, in_place_by_copy, launch_binary, nan_mask, run, scalar_tensor
+
+KERNELS, kernel = kernel_table()
+
+
+def _register(names, kernels):
+    """The out-of-place kernel under every name, the in-place one (if any) under the first name's."""
+    out_of_place, in_place = kernels
+    for n in names:
+        KERNELS[n] = out_of_place
+    if in_place is not None:
+        KERNELS[names[0] + "_"] = in_place
+
+
+# --- unary math: core name -> ACLNN operator ---------------------------------------------------------
+
+UNARY = {
+    "exp": "Exp", "exp2": "Exp2", "expm1": "Expm1", "log": "Log", "log2": "Log2", "log10": "Log10",
+    "log1p": "Log1p", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "sin": "Sin", "cos": "Cos", "tan": "Tan",
+    "asin": "Asin", "arcsin": "Asin", "acos": "Acos", "arccos": "Acos", "atan": "Atan", "arctan": "Atan",
+    "sinh": "Sinh", "cosh": "Cosh", "tanh": "Tanh", "erf": "Erf", "sigmoid": "Sigmoid", "reciprocal": "Reciprocal",
+    "neg": "Neg", "negative": "Neg", "relu": "Relu", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc",
+    "fix": "Trunc", "frac": "Frac", "logical_not": "LogicalNot", "abs": "Abs", "absolute": "Abs", "sign": "Sign",
+    "silu": "Silu", "acosh": "Acosh", "arccosh": "Acosh", "asinh": "Asinh", "arcsinh": "Asinh", "atanh": "Atanh",
+    "arctanh": "Atanh", "erfc": "Erfc", "mish": "Mish", "signbit": "Signbit", "erfinv": "Erfinv",
+    "lgamma": "Lgamma", "digamma": "Digamma", "special_erfinv": "Erfinv",
+}
+# no in-place kernel: core composes logical_not_ (a bool result into self's dtype); signbit_ is no op
+UNARY_OUT_OF_PLACE_ONLY = {"logical_not", "signbit"}
+
+
+def _unary(acl):
+    def out_of_place(m, a):
+        return run(acl, a, m)
+
+    def in_place(m, a):
+        if chips.supports(acl, a.dtype) and acl in UNARY_HEADERS:
+            launch("Inplace" + acl, a)
+        elif chips.supports(acl, a.dtype):  # no in-place form in the header: the elementwise op writes over a
+            launch(acl, a, a)
+        else:
+            launch("InplaceCopy", a, run(acl, a, m))
+        return a
+    return out_of_place, in_place
+
+
+for _name, _acl in UNARY.items():
+    assert _acl in UNARY_HEADERS or _acl in UNARY_ONLY_HEADERS
+    _out, _in = _unary(_acl)
+    _register((_name,), (_out, None if _name in UNARY_OUT_OF_PLACE_ONLY else _in))
+
+
+@kernel("isfinite")
+def isfinite(m, a):
+    return run("IsFinite", a, m)
+
+
+@kernel("isposinf")
+def isposinf(m, a):
+    return run("IsPosInf", a, m)
+
+
+@kernel("isneginf")
+def isneginf(m, a):
+    return run("IsNegInf", a, m)
+
+
+@kernel("square")
+def square(m, a):
+    return run("Square", a, m)
+
+
+KERNELS["square_"] = in_place_by_copy(square)
+
+
+@kernel("round")
+def round_(m, a, decimals=0):
+    return run("RoundDecimals", a, m, int(decimals)) if decimals else run("Round", a, m)
+
+
+@kernel("round_")
+def round_inplace(m, a, decimals=0):
+    if not chips.supports("Round", a.dtype):
+        launch("InplaceCopy", a, round_(m, a, decimals))
+    elif decimals:
+        launch("InplaceRoundDecimals", a, int(decimals))
+    else:
+        launch("InplaceRound", a)
+    return a
+
+
+@kernel("isnan")
+def isnan(m, a):
+    return nan_mask(a)
+
+
+@kernel("isinf")
+def isinf(m, a):
+    pos, neg, out = (empty(m.shape, D.bool_, a.device) for _ in range(3))
+    launch("IsPosInf", a, pos)
+    launch("IsNegInf", a, neg)
+    launch("LogicalOr", pos, neg, out)
+    return out
+
+
+@kernel("isclose")
+def isclose(m, a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("IsClose", a, b, float(rtol), float(atol), bool(equal_nan), out)
+    return out
+
+
+# --- arithmetic ----------------------------------------------------------------------------------------
+
+_register(("add",), binary("Add", "Adds", with_alpha=True))
+_register(("sub",), binary("Sub", "Subs", with_alpha=True))
+_register(("mul",), binary("Mul", "Muls"))
+_register(("maximum",), binary("Maximum", inplace=False))
+_register(("minimum",), binary("Minimum", inplace=False))
+_register(("atan2", "arctan2"), binary("Atan2"))
+_register(("logaddexp",), binary("LogAddExp", inplace=False))
+_register(("logaddexp2",), binary("LogAddExp2", inplace=False))
+_register(("gcd",), binary("Gcd", inplace=False))
+_register(("remainder",), binary("RemainderTensorTensor", "RemainderTensorScalar"))
+_register(("fmod",), binary("FmodTensor", "FmodScalar"))
+
+_div, _div_ = binary("Div", "Divs")
+DIV_MODE = {None: 0, "trunc": 1, "floor": 2}  # aclnnDivMod's rounding modes
+
+
+@kernel("div")
+def div(m, a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return _div(m, a, b)
+    return binary_out(m, "DivMod", "DivMods", a, b, DIV_MODE[rounding_mode])
+
+
+@kernel("div_")
+def div_inplace(m, a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return _div_(m, a, b)
+    return launch_binary("DivMod", "DivMods", a, b, a.dtype, DIV_MODE[rounding_mode])
+
+
+@kernel("floor_divide")
+def floor_divide(m, a, b):
+    return div(m, a, b, "floor")
+
+
+@kernel("floor_divide_")
+def floor_divide_(m, a, b):
+    return div_inplace(m, a, b, "floor")
+
+
+@kernel("pow")
+def pow_(m, a, b):
+    if isinstance(a, Tensor):
+        return binary_out(m, "PowTensorTensor", "PowTensorScalar", a, b)
+    out = empty(m.shape, m.dtype, b.device)  # number ** tensor has its own operator
+    launch("PowScalarTensor", scalar_for(a, m.dtype), b, out)
+    return out
+
+
+@kernel("pow_")
+def pow_inplace(m, a, b):
+    return launch_binary("PowTensorTensor", "PowTensorScalar", a, b, a.dtype)
+
+
+# --- comparisons, logical and bitwise ops ---------------------------------------------------------------
+# no in-place kernels for the bool-result ops: core's in-place form goes through its own cast rule
+
+for _names, _t, _s in ((("eq",), "EqTensor", "EqScalar"), (("ne", "not_equal"), "NeTensor", "NeScalar"),
+                       (("lt", "less"), "LtTensor", "LtScalar"), (("le", "less_equal"), "LeTensor", "LeScalar"),
+                       (("gt", "greater"), "GtTensor", "GtScalar"), (("ge", "greater_equal"), "GeTensor", "GeScalar")):
+    _register(_names, binary(_t, _s, inplace=False))
+_register(("logical_and",), binary("LogicalAnd", inplace=False))
+_register(("logical_or",), binary("LogicalOr", inplace=False))
+_register(("logical_xor",), binary("LogicalXor", inplace=False))
+_register(("bitwise_and",), binary("BitwiseAndTensor"))
+_register(("bitwise_or",), binary("BitwiseOrTensor"))
+_register(("bitwise_xor",), binary("BitwiseXorTensor"))
+_register(("bitwise_left_shift", "bitwise_left_shift.Scalar_Tensor"), binary("LeftShift", "LeftShifts", inplace=False))
+_register(("bitwise_right_shift", "bitwise_right_shift.Scalar_Tensor"), binary("RightShift", inplace=False))
+
+
+@kernel("bitwise_not")
+def bitwise_not(m, a):
+    return run("LogicalNot" if a.dtype is D.bool_ else "BitwiseNot", a, m)  # ~ of a bool is its negation
+
+
+KERNELS["bitwise_not_"] = in_place_by_copy(bitwise_not)
+
+
+# --- where and clamp -------------------------------------------------------------------------------------
+
+@kernel("where")
+def where(m, c, a, b):
+    a = a if isinstance(a, Tensor) else scalar_tensor(a, m.dtype, c.device)
+    b = b if isinstance(b, Tensor) else scalar_tensor(b, m.dtype, c.device)
+    out = empty(m.shape, m.dtype, c.device)
+    launch("SWhere", c, a, b, out)
+    return out
+
+
+def clamp(m, a, lo=None, hi=None):
+    out = empty(m.shape, m.dtype, a.device)
+    if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
+        s = [None if v is None else scalar_for(v, m.dtype) for v in (lo, hi)]
+        if s[0] is not None and s[1] is not None:
+            launch("Clamp", a, s[0], s[1], out)
+        elif s[0] is not None:
+            launch("ClampMin", a, s[0], out)
+        else:
+            launch("ClampMax", a, s[1], out)
+        return out
+    lo, hi = (v if v is None or isinstance(v, Tensor) else scalar_tensor(v, m.dtype, a.device) for v in (lo, hi))
+    if lo is not None and hi is not None:
+        launch("ClampTensor", a, lo, hi, out)
+    elif lo is not None:
+        launch("ClampMinTensor", a, lo, out)
+    else:
+        launch("ClampMaxTensor", a, hi, out)
+    return out
+
+
+KERNELS.update(clamp_family(clamp, in_place_by_copy(clamp)))
+
+
+# --- activations with parameters -------------------------------------------------------------------------
+
+GELU_APPROXIMATE = {"none": 0, "tanh": 1}  # aclnnGeluV2's approximate attribute
+
+
+@kernel("gelu")
+def gelu(m, a, approximate="none"):
+    if approximate == "none":
+        return run("Gelu", a, m)
+    return run("GeluV2", a, m, GELU_APPROXIMATE[approximate])
+
+
+@kernel("leaky_relu")
+def leaky_relu(m, a, slope=0.01):
+    return run("LeakyRelu", a, m, scalar_for(slope, D.float64))
+
+
+@kernel("leaky_relu_")
+def leaky_relu_(m, a, slope=0.01):
+    launch("InplaceLeakyRelu", a, scalar_for(slope, D.float64))
+    return a
+
+
+def _elu_args(alpha, scale, input_scale):
+    return tuple(Scalar(float(v), A.ACL_DOUBLE) for v in (alpha, scale, input_scale))
+
+
+@kernel("elu")
+def elu(m, a, alpha=1.0, scale=1, input_scale=1):
+    chips.check_dtype("Elu", m.dtype, "elu")
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Elu", a, *_elu_args(alpha, scale, input_scale), out)
+    return out
+
+
+@kernel("elu_")
+def elu_(m, a, alpha=1.0, scale=1, input_scale=1):
+    chips.check_dtype("Elu", a.dtype, "elu")
+    launch("InplaceElu", a, *_elu_args(alpha, scale, input_scale))
+    return a
+
+
+@kernel("softplus")
+def softplus(m, a, beta=1, threshold=20):
+    return run("Softplus", a, m, scalar_for(beta, D.float64), scalar_for(threshold, D.float64))
+
+
+@kernel("hardtanh")
+def hardtanh(m, a, lo=-1, hi=1):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Hardtanh", a, scalar_for(lo, m.dtype), scalar_for(hi, m.dtype), out)
+    return out
+
+
+@kernel("hardtanh_")
+def hardtanh_(m, a, lo=-1, hi=1):
+    launch("InplaceHardtanh", a, scalar_for(lo, a.dtype), scalar_for(hi, a.dtype))
+    return a
+
+
+_FMAX = {D.float16: 65504.0, D.bfloat16: 3.3895313892515355e38, D.float32: 3.4028234663852886e38}
+
+
+def _nan_to_num_args(dtype, nan, posinf, neginf):
+    """aclnnNanToNum takes float replacements: float64's own range does not fit them."""
+    if dtype.is_floating_point and dtype not in _FMAX and (posinf is None or neginf is None):
+        raise TypeError("nan_to_num on npu: aclnnNanToNum takes float32 replacement values, so float64's default "
+                        "(its largest finite value) cannot be passed; give posinf and neginf explicitly")
+    big = _FMAX.get(dtype, 0.0)
+    return (0.0 if nan is None else float(nan), big if posinf is None else float(posinf),
+            -big if neginf is None else float(neginf))
+
+
+@kernel("nan_to_num")
+def nan_to_num(m, a, nan=None, posinf=None, neginf=None):
+    out = empty(m.shape, m.dtype, a.device)
+    launch("NanToNum", a, *_nan_to_num_args(a.dtype, nan, posinf, neginf), out)
+    return out
+
+
+@kernel("nan_to_num_")
+def nan_to_num_(m, a, nan=None, posinf=None, neginf=None):
+    launch("InplaceNanToNum", a, *_nan_to_num_args(a.dtype, nan, posinf, neginf))
+    return a
+
+
+# --- ternary updates (the optimizers') --------------------------------------------------------------------
+
+@kernel("lerp")
+def lerp(m, a, end, weight):
+    out = empty(m.shape, m.dtype, a.device)
+    if isinstance(weight, Tensor):
+        launch("Lerp", a, end, weight, out)
+    else:
+        launch("Lerps", a, end, scalar_for(weight, m.dtype), out)
+    return out
+
+
+@kernel("lerp_")
+def lerp_(m, a, end, weight):
+    if isinstance(weight, Tensor):
+        launch("InplaceLerp", a, end, weight)
+    else:
+        launch("InplaceLerps", a, end, scalar_for(weight, a.dtype))
+    return a
+
+
+def _addc(acl):
+    def out_of_place(m, s, t1, t2, value=1):
+        out = empty(m.shape, m.dtype, s.device)
+        launch(acl, s, t1, t2, scalar_for(value, m.dtype), out)
+        return out
+
+    def in_place(m, s, t1, t2, value=1):
+        launch("Inplace" + acl, s, t1, t2, scalar_for(value, s.dtype))
+        return s
+    return out_of_place, in_place
+
+
+_register(("addcmul",), _addc("Addcmul"))
+_register(("addcdiv",), _addc("Addcdiv"))
