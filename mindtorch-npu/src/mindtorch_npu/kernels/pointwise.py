@@ -60,27 +60,11 @@ for _name, _acl in UNARY.items():
     _register((_name,), (_out, None if _name in UNARY_OUT_OF_PLACE_ONLY else _in))
 
 
-@kernel("isfinite")
-def isfinite(m, a):
-    return run("IsFinite", a, m)
-
-
-@kernel("isposinf")
-def isposinf(m, a):
-    return run("IsPosInf", a, m)
-
-
-@kernel("isneginf")
-def isneginf(m, a):
-    return run("IsNegInf", a, m)
-
-
-@kernel("square")
-def square(m, a):
-    return run("Square", a, m)
-
-
-KERNELS["square_"] = in_place_by_copy(square)
+# out of place only: the predicates (a bool result) and square, whose in-place form copies its result
+for _name, _acl in (("isfinite", "IsFinite"), ("isposinf", "IsPosInf"), ("isneginf", "IsNegInf"),
+                    ("square", "Square")):
+    KERNELS[_name] = _unary(_acl)[0]
+KERNELS["square_"] = in_place_by_copy(KERNELS["square"])
 
 
 @kernel("round")
