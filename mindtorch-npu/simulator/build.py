@@ -15,11 +15,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 FLAGS = ["-O2", "-fPIC", "-pthread", "-shared", "-std=gnu11", "-Wall", "-Wextra", "-fvisibility=hidden"]
+# libopapi's sources: the operator families of ops/ around their shared core (ops/ops_internal.h)
+OPS_SOURCES = sorted(f"ops/{p.name}" for p in (HERE / "ops").glob("*.c"))
 # library -> (sources, sibling libraries it links against)
 LIBS = {
     "libascendcl.so": (["runtime.c"], []),
     "libnnopbase.so": (["nnopbase.c"], ["ascendcl"]),
-    "libopapi.so": (["ops.c"], ["nnopbase", "ascendcl"]),
+    "libopapi.so": (OPS_SOURCES, ["nnopbase", "ascendcl"]),
     "libhccl.so": (["hccl.c"], ["ascendcl"]),
 }
 STAMP = ".aclsim-build-stamp"
@@ -37,8 +39,8 @@ def source_digest():
 def _digest(cc):
     h = hashlib.sha256()
     h.update(repr((cc, FLAGS, LIBS)).encode())
-    for src in sorted(HERE.glob("*.[ch]")):
-        h.update(src.name.encode())
+    for src in sorted(HERE.rglob("*.[ch]")):
+        h.update(src.relative_to(HERE).as_posix().encode())
         h.update(src.read_bytes())
     return h.hexdigest()
 
