@@ -79,11 +79,11 @@ aclnnStatus v_matmul(const op_def *d, args *a, aclOpExecutor *e) {
         (rc = check_tensor(d, out, "out", 6)))
         return rc;
     int na = (int)self->ndim, nb = (int)mat2->ndim;
-    int want = d->sig == SIG_MM ? 2 : d->sig == SIG_BMM ? 3 : 0;
+    int kind = KIND_OF(d->flags), want = kind == MM_2D ? 2 : kind == MM_BATCH ? 3 : 0;
     if (want && (na != want || nb != want || (int)out->ndim != want))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self, mat2 and out must be %d-D (got %d, %d, %u)", nm,
             want, na, nb, out->ndim);
-    if ((d->sig == SIG_MV && (na != 2 || nb != 1)) || (d->sig == SIG_DOT && (na != 1 || nb != 1)))
+    if ((kind == MM_MV && (na != 2 || nb != 1)) || (kind == MM_DOT && (na != 1 || nb != 1)))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: operands of %d and %d dims", nm, na, nb);
     if (na < 1 || nb < 1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self and mat2 need at least 1 dim", nm);
     int ct = promote(self->dtype, mat2->dtype);
@@ -97,7 +97,7 @@ aclnnStatus v_matmul(const op_def *d, args *a, aclOpExecutor *e) {
     int64_t shape[SIM_MAXDIM];
     int anb = na > 2 ? na - 2 : 0, bnb = nb > 2 ? nb - 2 : 0;
     int n = bshape(anb, self->dims, bnb, mat2->dims, shape);
-    if (n < 0 || (d->sig == SIG_BMM && self->dims[0] != mat2->dims[0]))
+    if (n < 0 || (kind == MM_BATCH && self->dims[0] != mat2->dims[0]))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: batch dims do not match", nm);
     if (na > 1) shape[n++] = self->dims[na - 2];
     if (nb > 1) shape[n++] = mat2->dims[nb - 1];
@@ -256,7 +256,7 @@ int run_linalg(aclOpExecutor *e, double **x, char *msg, size_t len) {
 /* LinalgCholesky x = {out, self}, i[0] upper; Slogdet x = {signOut, self, logOut}; LinalgQr x = {Q, self, R},
  * i[0] mode (0 reduced, 1 complete); TriangularSolve x = {xOut, self (b), A, mOut}, i = {upper, transpose, unit} */
 aclnnStatus v_linalg(const op_def *d, args *a, aclOpExecutor *e) {
-    int kind = d->flags >> 20 & 7;
+    int kind = KIND_OF(d->flags);
     const aclTensor *in = a->x[kind == LA_TRISOLVE ? 2 : 1];
     aclnnStatus rc;
     if ((rc = check_tensor(d, in, kind == LA_TRISOLVE ? "A" : "self", 8))) return rc;

@@ -75,10 +75,10 @@ static inline void stf(int dt, char *p, double v) {
 }
 
 /* ---------------------------------------------------------------- the op table */
-enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_MM, SIG_BMM, SIG_UNARY,
+enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SIG_MATMUL, SIG_UNARY,
        SIG_WHERE, SIG_REDUCE, SIG_SOFTMAX, SIG_SCALAR_TENSOR,
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
-       SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_MV, SIG_DOT, SIG_UNARY_P,
+       SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_UNARY_P,
        SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH, SIG_SEARCH, SIG_BINCOUNT, SIG_SCATTER_REDUCE, SIG_LINALG, SIG_SVD,
        SIG_COUNT };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
@@ -87,7 +87,9 @@ enum { F_FLOAT = 1, F_BOOL = 2, R_SUM = 4, R_MEAN = 8, R_MAX = 16, R_MIN = 32, F
        L_ARG = 512, F_EMBED = 1024, L_VALUES = 32768, R_ALL = 65536, R_ANY = 131072, RND_UNIFORM = 2048, RND_NORMAL = 4096, RND_INT = 8192, RND_BERNOULLI = 16384, F_CLOSE = 262144, RND_PERM = 524288 };
 enum { S_PROD, S_LSE, S_VAR, S_STD, S_NORM }; /* SIG_STATS: which statistic, in flags bits 20-22 */
 enum { LA_CHOLESKY, LA_SLOGDET, LA_QR, LA_TRISOLVE }; /* SIG_LINALG: which operator, likewise */
+enum { MM_ANY, MM_2D, MM_BATCH, MM_MV, MM_DOT }; /* SIG_MATMUL: the operand ranks, likewise */
 #define KIND(k) ((k) << 20)
+#define KIND_OF(flags) ((flags) >> 20 & 7)
 /* SIG_SOFTMAX covers every op along one dim's lines: softmax (F_LOG: log-softmax), L_CUMSUM, L_ARG|R_MAX/R_MIN */
 /* F_MODE: an int attribute (DivMod's rounding mode 0..2; GeluV2's approximate 0..1; RoundDecimals' decimals)
  * reaches the element function as p[0].i */

@@ -339,7 +339,7 @@ aclnnStatus v_stats(const op_def *d, args *a, aclOpExecutor *e) {
     if ((rc = check_shape(d, out, n, shape, "out"))) return rc;
     if (a->i[1] >= 0 && a->i[1] != out->dtype)
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dtype %s differs from out's %s", d->name, dtname((int)a->i[1]), dtname(out->dtype));
-    int kind = d->flags >> 20 & 7;
+    int kind = KIND_OF(d->flags);
     if (kind == S_NORM) {
         if ((rc = check_scalar(d, a->s[0], "ord"))) return rc;
         e->p[1].f = ldf(a->s[0]->dtype, (const char *)a->s[0]->raw);

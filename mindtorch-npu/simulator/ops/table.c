@@ -21,9 +21,10 @@ const op_def OPS[] = {
     OP("InplaceFillScalar", SIG_FILL, 1, 0, ALL10, e_id, 0),
     OP("InplaceZero", SIG_ZERO, 1, 0, ALL10, e_id, 0),
     OP("Matmul", SIG_MATMUL, 0, 0, MMTYPES, NULL, 0),
-    OP("Mm", SIG_MM, 0, 0, MMTYPES, NULL, 0),
-    OP("BatchMatMul", SIG_BMM, 0, 0, MMTYPES, NULL, 0),
-    OP("Mv", SIG_MV, 0, 0, MMTYPES, NULL, 0), OP("Dot", SIG_DOT, 0, 0, MMTYPES, NULL, 0),
+    /* the rank rules of each (KIND): Matmul any, Mm 2-D, BatchMatMul 3-D with equal batch, Mv 2-D x 1-D, Dot 1-D */
+    OP("Mm", SIG_MATMUL, 0, 0, MMTYPES, NULL, KIND(MM_2D)),
+    OP("BatchMatMul", SIG_MATMUL, 0, 0, MMTYPES, NULL, KIND(MM_BATCH)),
+    OP("Mv", SIG_MATMUL, 0, 0, MMTYPES, NULL, KIND(MM_MV)), OP("Dot", SIG_MATMUL, 0, 0, MMTYPES, NULL, KIND(MM_DOT)),
     /* unary: OP(name, SIG_UNARY, inplace, 0, dtypes, fn, flags); F_FLOAT ops take integers as FLOAT */
 #define UN(N, FN, DT, FL) OP(N, SIG_UNARY, 0, 0, DT, FN, FL), OP("Inplace" N, SIG_UNARY, 1, 0, DT, FN, FL)
     /* dtype sets: the `self` row of each op's doc (docs/aclnnXxx.md), 910B-class parts */
@@ -248,8 +249,7 @@ const sig_def SIGS[SIG_COUNT] = {
     [SIG_SCALAR_TENSOR] = {v_scalar_tensor, k_elementwise}, [SIG_TERNARY] = {v_ternary, k_elementwise},
     [SIG_WHERE] = {v_where, k_elementwise}, [SIG_CLAMP] = {v_clamp, k_elementwise},
     [SIG_MASKED_FILL] = {v_masked_fill, k_elementwise},
-    [SIG_MATMUL] = {v_matmul, k_matmul}, [SIG_MM] = {v_matmul, k_matmul}, [SIG_BMM] = {v_matmul, k_matmul},
-    [SIG_MV] = {v_matmul, k_matmul}, [SIG_DOT] = {v_matmul, k_matmul},
+    [SIG_MATMUL] = {v_matmul, k_matmul},
     [SIG_REDUCE] = {v_reduce, k_reduce}, [SIG_SOFTMAX] = {v_softmax, k_softmax},
     [SIG_STATS] = {v_stats, k_dense, run_stats}, [SIG_SCAN] = {v_scan, k_dense, run_scan},
     [SIG_BINCOUNT] = {v_bincount, k_dense, run_bincount},
