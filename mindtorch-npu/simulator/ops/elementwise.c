@@ -247,7 +247,7 @@ int k_elementwise(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     return 0;
 }
 
-/* ---------------------------------------------------------------- validators, one per signature */
+/* ---------------------------------------------------------------- validators */
 aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     const char *nm = d->name;
     const aclTensor *self = d->inplace ? a->t[0] : a->t[1], *out = a->t[0], *other = a->t[2];

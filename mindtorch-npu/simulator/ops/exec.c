@@ -126,7 +126,7 @@ int contiguous(const tview *v) {
     return 1;
 }
 
-/* ---------------------------------------------------------------- kernels (run on the stream's worker) */
+/* ---------------------------------------------------------------- kernels' helpers (run on the stream's worker) */
 /* host address of a view's storage element 0, after checking its whole extent is one live allocation */
 int map_view(const tview *v, int dev, char **base, const char *op, int idx, char *msg, size_t len) {
     if (v->is_const) { *base = (char *)v->cbuf; return 0; }
@@ -210,11 +210,11 @@ int64_t *offsets(const tview *v, int nd, const int64_t *dims) {
     return strided_offsets(nd, dims, st, v->off);
 }
 
-/* ---------------------------------------------------------------- phase 1 and phase 2, shared */
-/* ---------------------------------------------------------------- NCHW operators: convolution, pooling, norms */
-/* They read every input view into a dense row-major double array, compute there, and store the outputs back
- * through their views: the strided walk and the dtype conversion live once, in `walk`. ip[14] / ip[15] say
- * which of t[0..11] are read / written. */
+/* ---------------------------------------------------------------- the dense kernel */
+/* The NCHW operators, statistics, scans, linear algebra...: they read every input view into a dense row-major
+ * double array, compute there (their signature's `dense` function), and store the outputs back through their
+ * views: the strided walk and the dtype conversion live once, in `walk`. ip[14] / ip[15] say which of t[0..11]
+ * are read / written. */
 int64_t nz(int64_t v) { return v ? v : 1; }
 
 static void walk(const tview *v, char *base, double *x, int store) {
@@ -284,8 +284,7 @@ void keep(aclOpExecutor *e, int ct, int n, const aclTensor *const *x) {
 /* a scalar operand the executor holds itself, in slot j */
 void keep_scalar(aclOpExecutor *e, int j, const aclScalar *s) { snap_const(&e->t[j], s->dtype, s->raw); }
 
-
-/* ---- operators that move elements: advanced indexing, index_add / copy, nonzero, repeat, roll */
+/* ---------------------------------------------------------------- the element mover (index.c's operators) */
 /* dst element = src element (accumulate: +=), converting dtypes through the destination's domain */
 void put_elem(const tview *dv, char *db, int64_t doff, const tview *sv, const char *sb, int64_t soff, int acc) {
     int de = dt_size(dv->dt), se = dt_size(sv->dt);
@@ -302,6 +301,9 @@ int64_t row_major_index(const int64_t *idx, int nd, const int64_t *dims) {
     return r;
 }
 
+/* ---------------------------------------------------------------- phase 1 */
+/* every aclnnXxxGetWorkspaceSize: find the op's row, check the outputs' pointers and the chip, run its signature's
+ * validator and its own check on a template executor, then register the executor */
 aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
     const op_def *d = NULL;
     for (size_t i = 0; i < N_OPS && !d; i++)
@@ -313,8 +315,8 @@ aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor *
     const sig_def *s = &SIGS[d->sig];
     aclnnStatus rc = s->validate(d, a, &tmp);
     if (!rc && d->check) rc = d->check(d, a, &tmp);
-    tmp.run = s->kernel;
     if (rc) { free(tmp.lt); return rc; }
+    tmp.run = s->kernel;
     tmp.op = d->name;
     tmp.def = d;
     aclOpExecutor *e = aclsim_exec_new(&tmp);

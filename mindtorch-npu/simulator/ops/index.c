@@ -371,7 +371,7 @@ int k_move(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     }
 }
 
-/* ---- their validators */
+/* ---- the element moves' validators */
 static aclnnStatus check_index(const op_def *d, const aclTensor *t, const char *what) {
     if (!t) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: %s is NULL", d->name, what);
     if (!aclsim_check_tensor(t) || (t->dtype != ACL_INT64 && t->dtype != ACL_INT32))

@@ -512,7 +512,7 @@ int run_group_norm(aclOpExecutor *e, double **x, char *msg, size_t len) {
     return 0;
 }
 
-/* ---- their validators */
+/* ---- the NCHW operators' validators */
 /* an aclIntArray of one of the lengths in `lens` (bit n: n values) into out[0..1] (one value serves both);
  * returns the length, or -1 */
 int pair(const void *arr, int64_t *out, unsigned lens) {

@@ -233,8 +233,7 @@ aclnnStatus v_softmax(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
-
-/* ---- reductions and scans on dense copies (the NCHW operators' load/store) */
+/* ---- statistics and scans on dense copies (the dense kernel's load / store) */
 /* position of every element of x (row-major) in the output of a reduction over the dims in `mask` */
 static int64_t *reduce_map(const tview *x, int64_t mask) {
     int64_t ost[SIM_MAXDIM], run = 1;
