@@ -8,8 +8,7 @@ import mindtorch
 
 from ..nn.modules.batchnorm import _BatchNorm
 from ..nn.modules.module import Module
-from ._schedulers_more import _per_group
-from .lr_scheduler import LRScheduler
+from .lr_scheduler import LRScheduler, _per_group
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
            "get_ema_avg_fn", "get_swa_avg_fn"]

@@ -1,4 +1,4 @@
-"""L-BFGS (torch.optim.LBFGS) without a line search: PyTorch's two-loop recursion, op for op."""
+"""L-BFGS without a line search: PyTorch's two-loop recursion, op for op."""
 import mindtorch
 from .optimizer import Optimizer
 
