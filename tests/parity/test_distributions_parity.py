@@ -205,7 +205,7 @@ def test_has_rsample_as_pytorch_and_rsample_is_differentiable(name, make, value)
 
 def test_gamma_rsample_gradient_is_the_implicit_one():
     """d x / d alpha at fixed quantile, against PyTorch's own implicit gradient for the same (alpha, x)."""
-    from mindtorch.distributions._more import _ReparamGamma
+    from mindtorch.distributions.gamma import _ReparamGamma
     alpha = np.array([0.3, 0.9, 1.5, 4.0, 20.0])
     x = np.array([0.05, 0.7, 2.0, 3.5, 25.0])
 

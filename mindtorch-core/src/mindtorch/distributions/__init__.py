@@ -1,20 +1,56 @@
 """mindtorch.distributions: probability distributions with sample / rsample, log_prob, entropy, moments
 and KL divergences, written with mindtorch ops (autograd and every backend), as torch.distributions."""
 from . import constraints  # noqa: F401
-from .distribution import Distribution  # noqa: F401
-from .normal import Normal  # noqa: F401
-from .uniform import Uniform  # noqa: F401
-from .bernoulli import Bernoulli  # noqa: F401
-from .categorical import Categorical, OneHotCategorical  # noqa: F401
-from ._more import Exponential, Laplace, Gamma, Beta, Dirichlet, MultivariateNormal, Independent  # noqa: F401
-from .families import *  # noqa: F401,F403,E402
-from .families import __all__ as _families
-from .transforms import *  # noqa: F401,F403,E402
-from .transforms import __all__ as _transforms
-from .transformed_distribution import TransformedDistribution  # noqa: F401
-from .kl import kl_divergence, register_kl  # noqa: F401
+from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
+from .categorical import Categorical
+from .cauchy import Cauchy
+from .chi2 import Chi2
+from .constraint_registry import biject_to, transform_to
+from .dirichlet import Dirichlet
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
+from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
+from .independent import Independent
+from .inverse_gamma import InverseGamma
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
+from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
+from .poisson import Poisson
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
+from .studentT import StudentT
+from .transformed_distribution import TransformedDistribution
+from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform,
+                         PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
+                         StickBreakingTransform, TanhTransform, Transform, identity_transform)
+from .uniform import Uniform
+from .weibull import Weibull
+# kl last: its closed forms register against the classes imported above
 from . import kl  # noqa: F401
+from .kl import kl_divergence, register_kl
 
-__all__ = ["constraints", "Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "OneHotCategorical",
-           "Exponential", "Laplace", "Gamma", "Beta", "Dirichlet", "MultivariateNormal", "Independent",
-           "kl_divergence", "register_kl", "TransformedDistribution"] + _families + _transforms
+__all__ = ["constraints", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
+           "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
+           "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Laplace", "LogNormal", "LogisticNormal",
+           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "StudentT", "Uniform", "Weibull", "TransformedDistribution", "biject_to",
+           "kl_divergence", "register_kl", "transform_to", "AbsTransform", "AffineTransform", "ComposeTransform",
+           "ExpTransform", "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+           "SoftplusTransform", "TanhTransform", "SoftmaxTransform", "StickBreakingTransform", "Transform",
+           "identity_transform"]

@@ -2,7 +2,9 @@ import mindtorch
 import mindtorch.nn.functional as F
 
 from . import constraints
-from .distribution import BinaryParams, Distribution, broadcast_all
+from ._bases import BinaryParams
+from .distribution import Distribution
+from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
 

@@ -1,9 +1,10 @@
 import mindtorch
 
 from . import constraints
-from .distribution import Distribution, lazy_property, logits_to_probs, probs_to_logits
+from .distribution import Distribution
+from .utils import lazy_property, logits_to_probs, probs_to_logits
 
-__all__ = ["Categorical", "OneHotCategorical"]
+__all__ = ["Categorical"]
 
 
 class Categorical(Distribution):
@@ -84,49 +85,3 @@ class Categorical(Distribution):
         values = mindtorch.arange(self._num_events, dtype=mindtorch.long, device=self._param.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
-
-
-class OneHotCategorical(Distribution):
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
-    support = constraints.one_hot
-    has_enumerate_support = True
-
-    def __init__(self, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def mean(self):
-        return self._categorical.probs
-
-    @property
-    def mode(self):
-        probs = self._categorical.probs
-        return mindtorch.nn.functional.one_hot(probs.argmax(dim=-1), probs.shape[-1]).to(probs)
-
-    @property
-    def variance(self):
-        return self._categorical.probs * (1 - self._categorical.probs)
-
-    def sample(self, sample_shape=()):
-        probs = self._categorical.probs
-        indices = self._categorical.sample(sample_shape)
-        return mindtorch.nn.functional.one_hot(indices, probs.shape[-1]).to(probs)
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return self._categorical.log_prob(value.max(-1)[1])
-
-    def entropy(self):
-        return self._categorical.entropy()

@@ -1,49 +1,16 @@
-"""The Distribution base class: shapes, argument validation, sample / rsample, and the shared helpers."""
-import math
+"""The Distribution base class: shapes, argument validation, sample / rsample."""
 import warnings
 
 import mindtorch
 
 from . import constraints
+from .utils import lazy_property
 
 __all__ = ["Distribution"]
 
 
 def _size(shape):
     return mindtorch.Size(tuple(shape))
-
-
-def broadcast_all(*values):
-    """Tensors (numbers become tensors of the default dtype) broadcast to one shape."""
-    ref = next((v for v in values if isinstance(v, mindtorch.Tensor)), None)
-    kw = {} if ref is None else {"dtype": ref.dtype if ref.dtype.is_floating_point else None, "device": ref.device}
-    tensors = [v if isinstance(v, mindtorch.Tensor) else mindtorch.tensor(float(v), **kw) for v in values]
-    return mindtorch.broadcast_tensors(*tensors)
-
-
-def probs_to_logits(probs, is_binary=False):
-    eps = mindtorch.finfo(probs.dtype).eps
-    p = probs.clamp(min=eps, max=1 - eps)
-    return mindtorch.log(p) - mindtorch.log1p(-p) if is_binary else mindtorch.log(p)
-
-
-def logits_to_probs(logits, is_binary=False):
-    return mindtorch.sigmoid(logits) if is_binary else mindtorch.softmax(logits, dim=-1)
-
-
-class lazy_property:
-    """Computed on first access and cached on the instance (probs from logits and the other way)."""
-
-    def __init__(self, fn):
-        self.fn = fn
-        self.__doc__ = fn.__doc__
-
-    def __get__(self, instance, owner=None):
-        if instance is None:
-            return self
-        value = self.fn(instance)
-        instance.__dict__[self.fn.__name__] = value
-        return value
 
 
 class Distribution:
@@ -158,52 +125,3 @@ class Distribution:
         args = ", ".join(f"{k}: {self.__dict__[k] if self.__dict__[k].numel() == 1 else self.__dict__[k].size()}"
                          for k in names)
         return f"{type(self).__name__}({args})"
-
-
-LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
-
-
-class BinaryParams:
-    """probs and logits of a two-outcome parameter (Bernoulli, Binomial, Geometric, ...), each computed
-    from the other on first use."""
-
-    def _set_binary(self, probs, logits, *others):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        name, value = ("probs", probs) if probs is not None else ("logits", logits)
-        values = broadcast_all(value, *others)
-        setattr(self, name, values[0])
-        self._param = values[0]
-        return values[1:]
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-
-def _expand_into(self, batch_shape, names):
-    """A copy of `self` with the parameters `names` expanded to batch_shape (views, no data copied)."""
-    new = type(self).__new__(type(self))
-    for n in names:
-        setattr(new, n, getattr(self, n).expand(tuple(batch_shape)))
-    Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-    new._validate_args = self._validate_args
-    return new
-
-
-class LocScale(Distribution):
-    """A real-valued location-scale family: loc and scale broadcast together, expand views both."""
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return _expand_into(self, batch_shape, ("loc", "scale"))

@@ -2,10 +2,14 @@
 
 import mindtorch
 
-from ._more import Exponential, Independent, Laplace, MultivariateNormal
 from .bernoulli import Bernoulli
-from .categorical import Categorical, OneHotCategorical
+from .categorical import Categorical
+from .exponential import Exponential
+from .independent import Independent
+from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
 from .uniform import Uniform
 
 __all__ = ["kl_divergence", "register_kl"]

@@ -2,7 +2,8 @@ import math
 
 import mindtorch
 
-from .distribution import LOG_SQRT_2PI, LocScale
+from ._bases import LocScale
+from .utils import LOG_SQRT_2PI
 
 __all__ = ["Normal"]
 

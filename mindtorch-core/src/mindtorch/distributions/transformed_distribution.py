@@ -3,7 +3,8 @@ import mindtorch
 
 from . import constraints
 from .distribution import Distribution
-from .transforms import ComposeTransform, Transform, _sum_rightmost
+from .transforms import ComposeTransform, Transform
+from .utils import _sum_rightmost
 
 __all__ = ["TransformedDistribution"]
 

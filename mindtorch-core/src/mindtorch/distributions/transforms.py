@@ -1,20 +1,15 @@
-"""Invertible transforms between constrained spaces (torch.distributions.transforms), and the registries
-biject_to / transform_to that map a constraint to a transform from unconstrained reals onto it."""
+"""Invertible transforms between constrained spaces (torch.distributions.transforms)."""
 import math
 
 import mindtorch
 from mindtorch.nn import functional as F
 
 from . import constraints
+from .utils import _sum_rightmost
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
            "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
-           "SoftmaxTransform", "StickBreakingTransform", "Transform", "identity_transform", "biject_to",
-           "transform_to"]
-
-
-def _sum_rightmost(value, dim):
-    return value.reshape(tuple(value.shape[:value.dim() - dim]) + (-1,)).sum(-1) if dim > 0 else value
+           "SoftmaxTransform", "StickBreakingTransform", "Transform", "identity_transform"]
 
 
 class Transform:
@@ -412,62 +407,3 @@ class ReshapeTransform(Transform):
 
     def inverse_shape(self, shape):
         return tuple(shape[:len(shape) - len(self.out_shape)]) + tuple(self.in_shape)
-
-
-# --- constraint -> transform registries ---------------------------------------------------------------
-class ConstraintRegistry:
-    def __init__(self):
-        self._registry = {}
-
-    def register(self, constraint, factory=None):
-        if factory is None:
-            return lambda f: self.register(constraint, f)
-        key = constraint if isinstance(constraint, type) else type(constraint)
-        self._registry[key] = factory
-        return factory
-
-    def __call__(self, constraint):
-        factory = self._registry.get(type(constraint))
-        if factory is None:
-            raise NotImplementedError(f"Cannot transform {type(constraint).__name__} constraints")
-        return factory(constraint)
-
-
-biject_to = ConstraintRegistry()
-transform_to = ConstraintRegistry()
-
-
-def _real(c):
-    return identity_transform
-
-
-def _positive(c):
-    lower = getattr(c, "lower_bound", 0.0)
-    return ExpTransform() if lower == 0 else ComposeTransform([ExpTransform(), AffineTransform(lower, 1)])
-
-
-def _less_than(c):
-    return ComposeTransform([ExpTransform(), AffineTransform(c.upper_bound, -1)])
-
-
-def _interval(c):
-    lo, hi = c.lower_bound, c.upper_bound
-    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo == 0 and hi == 1:
-        return SigmoidTransform()
-    return ComposeTransform([SigmoidTransform(), AffineTransform(lo, hi - lo)])
-
-
-def _independent(c):
-    return IndependentTransform(biject_to(c.base_constraint), c.reinterpreted_batch_ndims)
-
-
-for _reg in (biject_to, transform_to):
-    _reg.register(type(constraints.real), _real)
-    _reg.register(type(constraints.positive), _positive)
-    _reg.register(type(constraints.nonnegative), _positive)
-    _reg.register(constraints.less_than, _less_than)
-    _reg.register(constraints.interval, _interval)
-    _reg.register(constraints.half_open_interval, _interval)
-    _reg.register(constraints.independent, _independent)
-biject_to.register(type(constraints.simplex), lambda c: StickBreakingTransform())
-transform_to.register(type(constraints.simplex), lambda c: SoftmaxTransform())

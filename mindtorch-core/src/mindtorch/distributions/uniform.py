@@ -1,7 +1,8 @@
 import mindtorch
 
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import Distribution
+from .utils import broadcast_all
 
 __all__ = ["Uniform"]
 
