@@ -71,6 +71,20 @@ def test_torch_names_resolve_to_mindtorch(tmp_path):
     assert out[2] == "True False"
 
 
+def test_pytorch_submodule_paths_import_under_the_runner(tmp_path):
+    script = tmp_path / "paths.py"
+    script.write_text(
+        "from torch.optim.adam import Adam\n"
+        "from torch.optim.lr_scheduler import CyclicLR\n"
+        "from torch.distributions.gamma import Gamma\n"
+        "from torch.distributions.one_hot_categorical import OneHotCategorical\n"
+        "from torch.utils.data.sampler import RandomSampler\n"
+        "print(*(c.__module__ for c in (Adam, CyclicLR, Gamma, OneHotCategorical, RandomSampler)))\n")
+    assert _run([str(script)], True).split() == [
+        "mindtorch.optim.adam", "mindtorch.optim.lr_scheduler", "mindtorch.distributions.gamma",
+        "mindtorch.distributions.one_hot_categorical", "mindtorch.utils.data.sampler"]
+
+
 def test_module_form_and_usage(tmp_path):
     pkg = tmp_path / "prog"
     pkg.mkdir()

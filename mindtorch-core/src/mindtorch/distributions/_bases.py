@@ -56,6 +56,11 @@ class LocScale(Distribution):
     def expand(self, batch_shape, _instance=None):
         return _expand_into(self, batch_shape, ("loc", "scale"))
 
+    # the location is the mode of every family here and the mean of the symmetric ones (Cauchy's and
+    # Gumbel's means override it)
+    mean = property(lambda self: self.loc)
+    mode = property(lambda self: self.loc)
+
 
 class _Folded(TransformedDistribution):
     """|X| for X symmetric about zero: twice the density on [0, inf), cdf 2F - 1, entropy less log 2."""

@@ -9,14 +9,6 @@ __all__ = ["Laplace"]
 class Laplace(LocScale):
 
     @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
-
-    @property
     def variance(self):
         return 2 * self.scale.pow(2)
 

@@ -11,14 +11,6 @@ __all__ = ["Normal"]
 class Normal(LocScale):
 
     @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
-
-    @property
     def stddev(self):
         return self.scale
 
