@@ -44,8 +44,10 @@ class lazy_property:
 
 
 def _sum_rightmost(value, dim):
+    """`value` summed over its `dim` rightmost dimensions (an event's log-density terms)."""
     return value.reshape(tuple(value.shape[:value.dim() - dim]) + (-1,)).sum(-1) if dim > 0 else value
 
 
 def _as(value, like):
+    """`value` as a tensor of `like`'s dtype and device."""
     return mindtorch.as_tensor(value, dtype=like.dtype, device=like.device)
