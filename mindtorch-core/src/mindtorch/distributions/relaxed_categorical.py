@@ -5,7 +5,7 @@ from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
-from .transforms import ExpTransform
+from .transforms import ExpTransform, IndependentTransform
 
 __all__ = ["RelaxedOneHotCategorical"]
 
@@ -49,7 +49,6 @@ class RelaxedOneHotCategorical(TransformedDistribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         base = _ExpRelaxedCategorical(temperature, probs, logits)
-        from .transforms import IndependentTransform
         super().__init__(base, IndependentTransform(ExpTransform(), 1), validate_args=validate_args)
 
     temperature = property(lambda self: self.base_dist.temperature)
