@@ -1,3 +1,4 @@
+"""The Bernoulli distribution."""
 import mindtorch
 import mindtorch.nn.functional as F
 

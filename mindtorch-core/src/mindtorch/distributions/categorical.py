@@ -1,3 +1,4 @@
+"""The categorical distribution over class indices."""
 import mindtorch
 
 from . import constraints

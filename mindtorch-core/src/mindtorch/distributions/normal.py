@@ -1,3 +1,4 @@
+"""The normal (Gaussian) distribution."""
 import math
 
 import mindtorch

@@ -1,3 +1,4 @@
+"""The continuous uniform distribution on [low, high)."""
 import mindtorch
 
 from . import constraints
