@@ -1,6 +1,6 @@
 """Training-program behaviour checked without PyTorch: self-consistency and closed-form answers.
 
-Companion of tests/parity/test_programs_nn_parity.py, for machines without the PyTorch oracle.
+Companion of tests/parity/programs/test_nn_programs.py, for machines without the PyTorch oracle.
 """
 import io
 import math

@@ -9,8 +9,7 @@ torch = torch_or_skip()
 
 import pytest  # noqa: E402
 
-HERE = os.path.dirname(__file__)
-PROGRAMS = os.path.join(HERE, "programs")
+PROGRAMS = os.path.dirname(os.path.abspath(__file__))  # the scripts live beside this file
 
 
 def _run(args, runner):

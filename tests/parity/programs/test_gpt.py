@@ -15,7 +15,7 @@ torch = torch_or_skip()
 
 import mindtorch as mt  # noqa: E402
 
-SRC = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "train_gpt.py")
+SRC = os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples", "train_gpt.py")
 
 
 def _namespace(lib_name):

@@ -1,0 +1,1 @@
+"""torch.amp: GradScaler and autocast."""

@@ -1,0 +1,1 @@
+"""Autograd: gradients, errors, views, activation checkpointing."""

@@ -1,0 +1,1 @@
+"""torch.distributions: distributions and constraints."""

@@ -1,0 +1,1 @@
+"""Dtypes: type promotion, finfo / iinfo, the wide unsigned integers."""

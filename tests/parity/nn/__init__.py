@@ -1,0 +1,1 @@
+"""torch.nn: functional, layers and modules, init, attention, the top-level forms."""

@@ -1,0 +1,1 @@
+"""torch.optim: optimizers, schedulers, hooks, swa_utils."""

@@ -1,0 +1,1 @@
+"""Whole programs under both libraries: training and inference programs, the GPT example, the runner."""

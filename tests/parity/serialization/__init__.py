@@ -1,0 +1,1 @@
+"""torch.save / torch.load across the library boundary."""

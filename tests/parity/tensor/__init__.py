@@ -1,0 +1,1 @@
+"""The Tensor object: printing, typed classes and layouts, shared memory."""
