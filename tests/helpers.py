@@ -69,6 +69,19 @@ def assert_same(mt, th, rtol=1e-5, atol=1e-6, check_dtype=True, check_stride=Fal
                                    b.dtype.kind != "c" else b, rtol=rtol, atol=atol, equal_nan=True)
 
 
+def results_or_same_error(fn):
+    """fn(lib) run with mindtorch and with PyTorch: both results, or (None, None) once mindtorch has raised
+    the exception class PyTorch raised."""
+    torch = torch_or_skip()
+    try:
+        th = fn(torch)
+    except Exception as e:  # noqa: BLE001
+        with pytest.raises(type(e)):
+            fn(mindtorch)
+        return None, None
+    return fn(mindtorch), th
+
+
 def check_grad(fn, *inputs, **kw):
     """gradcheck in float64 over the inputs that require grad."""
     assert mindtorch.autograd.gradcheck(fn, inputs, **kw)

@@ -10,6 +10,7 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
+import mindtorch  # noqa: E402
 import mindtorch as mt  # noqa: E402
 
 R = np.random.default_rng(0)
@@ -95,3 +96,19 @@ def test_unsupported_dtype_warns_and_disables_like_pytorch():
         assert out.dtype == lib.float32
         msgs.append([str(w.message) for w in rec])
     assert msgs[0] == msgs[1]
+
+
+def test_legacy_autocast_switches():
+    import warnings as w
+    for lib in (mindtorch, torch):
+        with w.catch_warnings():
+            w.simplefilter("ignore")
+            assert lib.is_autocast_cpu_enabled() is False and lib.is_autocast_cache_enabled() is True
+            assert str(lib.get_autocast_cpu_dtype()).endswith("bfloat16")
+            assert str(lib.get_autocast_gpu_dtype()).endswith("float16")
+            with lib.autocast("cpu"):
+                assert lib.is_autocast_cpu_enabled() is True
+            lib.set_autocast_cpu_enabled(True)
+            assert lib.is_autocast_enabled("cpu")
+            lib.set_autocast_cpu_enabled(False)
+            assert not lib.is_autocast_enabled("cpu")

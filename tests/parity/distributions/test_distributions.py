@@ -1,5 +1,6 @@
 """mindtorch.distributions against torch.distributions: log_prob, entropy, moments, cdf/icdf, shapes, KL,
-argument validation, reparameterised gradients; samples by their statistics (the random streams differ)."""
+argument validation, reparameterised gradients; samples by their statistics (the random streams differ);
+the constraints' checks."""
 import numpy as np
 import pytest
 
@@ -236,3 +237,33 @@ def test_transforms_invert_and_registries():
         t = getattr(torch.distributions, name)(*args)
         xm, xt = x, torch.tensor(x.numpy())
         assert_same(m.log_abs_det_jacobian(xm, m(xm)), t.log_abs_det_jacobian(xt, t(xt)), rtol=1e-9, atol=1e-9)
+
+
+CONSTRAINT_CASES = [
+    ("real", [1.0, float("nan"), float("inf")]), ("positive", [1.0, 0.0, -1.0]), ("nonnegative", [0.0, -1e-9]),
+    ("unit_interval", [0.0, 0.5, 1.0, 1.5]), ("boolean", [0.0, 1.0, 0.5]), ("simplex", [[0.2, 0.8], [0.5, 0.6]]),
+    ("nonnegative_integer", [0.0, 2.0, 1.5, -1.0]), ("positive_definite", [[[2.0, 0.5], [0.5, 1.0]],
+                                                                             [[1.0, 2.0], [2.0, 1.0]]]),
+    ("lower_cholesky", [[[1.0, 0.0], [3.0, 2.0]], [[1.0, 1.0], [0.0, 1.0]]]), ("real_vector", [[1.0, float("nan")]]),
+]
+
+
+@pytest.mark.parametrize("name,value", CONSTRAINT_CASES, ids=[c for c, _ in CONSTRAINT_CASES])
+def test_constraints_check_like_pytorch(name, value):
+    import torch.distributions.constraints as tc
+    from mindtorch.distributions import constraints as mc
+    m = getattr(mc, name).check(mt.tensor(value))
+    t = getattr(tc, name).check(torch.tensor(value))
+    assert m.tolist() == t.tolist()
+    assert getattr(mc, name).event_dim == getattr(tc, name).event_dim
+
+
+def test_parametrised_constraints():
+    import torch.distributions.constraints as tc
+    from mindtorch.distributions import constraints as mc
+    x = [0.0, 1.0, 2.5, 3.0]
+    for mk, tk in ((mc.interval(1.0, 3.0), tc.interval(1.0, 3.0)), (mc.greater_than(1.0), tc.greater_than(1.0)),
+                   (mc.integer_interval(0, 2), tc.integer_interval(0, 2)),
+                   (mc.half_open_interval(0.0, 3.0), tc.half_open_interval(0.0, 3.0))):
+        assert mk.check(mt.tensor(x)).tolist() == tk.check(torch.tensor(x)).tolist()
+    assert mc.is_dependent(mc.dependent) and tc.is_dependent(tc.dependent)

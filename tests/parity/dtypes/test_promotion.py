@@ -4,9 +4,11 @@ torch = torch_or_skip()
 
 import itertools  # noqa: E402
 
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import mindtorch as mt  # noqa: E402
+from helpers import assert_same, results_or_same_error  # noqa: E402
 
 NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
          "complex64", "complex128"]
@@ -103,3 +105,18 @@ def test_size_repr(shape):
     assert repr(mt.zeros(shape).shape) == repr(torch.zeros(shape).shape)
     assert mt.Size(shape).numel() == torch.Size(shape).numel()
     assert isinstance(mt.zeros(shape).shape[:1], mt.Size)
+
+
+@pytest.mark.parametrize("op", ["eq", "ne", "lt", "le", "gt", "ge"])
+@pytest.mark.parametrize("da, db", [("int64", "float32"), ("int32", "float16"), ("int64", "bfloat16"),
+                                    ("float64", "float32"), ("uint8", "int8"), ("bool", "float32")])
+def test_comparison_in_promoted_dtype(op, da, db):
+    a = np.array([16777217, 2049, 257, -1, 0, 1], dtype=np.int64)
+    b = np.array([16777216., 2048., 256., 255., 0., 1.])
+
+    def run(L):
+        x = L.tensor(a.tolist()).to(getattr(L, da))
+        y = L.tensor(b.tolist()).to(getattr(L, db))
+        return getattr(L, op)(x, y), getattr(L, op)(y, x), getattr(L, op)(x, y[0])
+    mt, th = results_or_same_error(run)
+    assert_same(list(mt), list(th))

@@ -56,3 +56,15 @@ def test_unflatten_wrong_count():
         _, spec = lib.tree_flatten([1, 2])
         with pytest.raises(ValueError):
             lib.tree_unflatten([1], spec)
+
+
+def test_pytree_key_entries():
+    import mindtorch.utils._pytree as mp
+    import torch.utils._pytree as tp
+    for cls in ("MappingKey", "SequenceKey", "GetAttrKey"):
+        m, t = getattr(mp, cls)("a" if cls != "SequenceKey" else 3), getattr(tp, cls)("a" if cls != "SequenceKey" else 3)
+        assert str(m) == str(t)
+    kv, ctx = mp._dict_flatten_with_keys({"x": 1, "y": 2})
+    tkv, tctx = tp._dict_flatten_with_keys({"x": 1, "y": 2})
+    assert [(str(k), v) for k, v in kv] == [(str(k), v) for k, v in tkv] and ctx == tctx
+    assert mp._dict_unflatten([1, 2], ["x", "y"]) == tp._dict_unflatten([1, 2], ["x", "y"])

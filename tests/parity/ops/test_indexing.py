@@ -2,11 +2,14 @@
 from helpers import torch_or_skip
 torch = torch_or_skip()
 
+import math  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+import mindtorch  # noqa: E402
 import mindtorch as mt  # noqa: E402
-from helpers import assert_same  # noqa: E402
+from helpers import assert_same, results_or_same_error  # noqa: E402
 
 
 def _x(T, shape=(3, 4), dtype="float32"):
@@ -331,4 +334,25 @@ def test_setitem_grad():
         with pytest.raises(RuntimeError):
             y.detach()[[0]] = T.tensor([1.])  # float32 value into float64: dtypes must match
     for a, b in zip(*outs):
+        assert_same(a, b)
+
+
+STACK_INPUTS = [[(3,), (3,)], [(), ()], [(2, 3), (2, 3)], [(2, 3), (2, 1)], [(2, 2, 2), (2, 1, 2)], [(2,), (2, 3)],
+                [(2, 3, 4), (2,)], [(2, 3), (2,)], []]
+
+
+@pytest.mark.parametrize("name", ["hstack", "vstack", "dstack", "column_stack", "row_stack"])
+@pytest.mark.parametrize("shapes", STACK_INPUTS)
+def test_stacking(name, shapes):
+    data = [np.arange(float(np.prod(s, dtype=int))).reshape(s) for s in shapes]
+    mt, th = results_or_same_error(lambda L: getattr(L, name)([L.tensor(d) for d in data]))
+    if th is not None:
+        assert_same(mt, th)
+
+
+def test_unique_keeps_every_nan():
+    vals = [math.nan, 1.0, math.nan, 2.0, 1.0]
+    mt = mindtorch.unique(mindtorch.tensor(vals), return_inverse=True, return_counts=True)
+    th = torch.unique(torch.tensor(vals), return_inverse=True, return_counts=True)
+    for a, b in zip(mt, th):
         assert_same(a, b)

@@ -6,7 +6,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import mindtorch  # noqa: E402
-from helpers import assert_same, to_torch  # noqa: E402
+from helpers import assert_same, results_or_same_error, to_torch  # noqa: E402
 
 RNG = np.random.default_rng(0)
 DTYPES = ["float32", "float64", "int64", "int32", "bool", "float16"]
@@ -475,3 +475,50 @@ def test_conj_and_conj_physical_like_pytorch():
         np.testing.assert_array_equal(m.numpy(), t.resolve_conj().numpy())
         assert getattr(mt, name)(mt.tensor([1.5])).tolist() == [1.5]
     np.testing.assert_array_equal(mt.tensor(z).conj().numpy(), np.conj(z))
+
+
+@pytest.mark.parametrize("name", ["remainder", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                                  "bitwise_right_shift", "float_power", "pow", "fmod", "atan2", "maximum"])
+@pytest.mark.parametrize("scalar", [2, -3, 2.5, True])
+@pytest.mark.parametrize("dtype", ["int64", "int8", "float32", "bool"])
+def test_scalar_first(name, scalar, dtype):
+    vals = [1, 2, 3] if dtype != "bool" else [True, False, True]
+    mt, th = results_or_same_error(lambda L: getattr(L, name)(scalar, L.tensor(vals, dtype=getattr(L, dtype))))
+    if th is not None:
+        assert_same(mt, th)
+
+
+@pytest.mark.parametrize("lo, hi", [(-0.5, 0.5), (0, None), (None, 0.25), (1, -1), (None, 2)])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64", "int32", "uint8"])
+def test_clamp(lo, hi, dtype):
+    data = [float("nan"), -2.0, -0.3, 0.0, 0.4, 3.0]
+    if dtype in ("int32", "uint8"):
+        data = [0, 1, 2, 3, 200, 5]
+
+    def run(L):
+        x = L.tensor(data).to(getattr(L, dtype))
+        y = x.clone()
+        y.clamp_(lo, hi)
+        z = x.t() if x.dim() == 2 else x[::2].clone()
+        z.clamp_(min=lo) if lo is not None else z.clamp_(max=hi)
+        return x.clamp(lo, hi), y, z, x.clamp(min=lo) if lo is not None else x.clamp(max=hi)
+    mt, th = results_or_same_error(run)
+    if th is not None:
+        assert_same(list(mt), list(th))
+
+
+def test_clamp_is_not_much_slower_than_np_clip():
+    import time
+    x = mindtorch.randn(1_000_000)
+    a = x.numpy()
+
+    def best(f):
+        t = []
+        for _ in range(5):
+            s = time.perf_counter()
+            f()
+            t.append(time.perf_counter() - s)
+        return min(t)
+    ref = best(lambda: np.clip(a, -0.5, 0.5))
+    assert best(lambda: mindtorch.clamp(x, min=0)) < 2.5 * ref + 2e-4
+    assert best(lambda: x.clamp_(-0.5, 0.5)) < 2.5 * ref + 2e-4

@@ -5,6 +5,7 @@ torch = torch_or_skip()
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+import mindtorch  # noqa: E402
 import mindtorch as mt  # noqa: E402
 
 RNG = np.random.default_rng(0)
@@ -142,3 +143,12 @@ def test_gradients_with_zeros(fn):
     arr = np.array([[0.0, 2.0, 3.0], [0.0, 0.0, 1.5], [1.0, 1.0, 1.0]])
     _grad_pair(fn, arr if fn(torch, torch.ones(1, 1)).dim() >= 0 else arr)
     _grad_pair(fn, np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("fn", ["cumsum", "cumprod"])
+def test_16_bit_cumulative_ops_accumulate_in_float32(dtype, fn):
+    vals = [1.0] * 4096 if fn == "cumsum" else [1.001] * 300
+    mt = getattr(mindtorch.tensor(vals, dtype=getattr(mindtorch, dtype)), fn)(0)
+    th = getattr(torch.tensor(vals, dtype=getattr(torch, dtype)), fn)(0)
+    assert_same(mt, th)

@@ -230,20 +230,3 @@ def test_gradients(name):
     assert got is not None and len(got) == len(want)
     for g, w in zip(got, want):
         assert_same(g, w, rtol=1e-8, atol=1e-10)
-
-
-def test_legacy_autocast_switches():
-    import warnings as w
-    for lib in (mindtorch, torch):
-        with w.catch_warnings():
-            w.simplefilter("ignore")
-            assert lib.is_autocast_cpu_enabled() is False and lib.is_autocast_cache_enabled() is True
-            assert str(lib.get_autocast_cpu_dtype()).endswith("bfloat16")
-            assert str(lib.get_autocast_gpu_dtype()).endswith("float16")
-            with lib.autocast("cpu"):
-                assert lib.is_autocast_cpu_enabled() is True
-            lib.set_autocast_cpu_enabled(True)
-            assert lib.is_autocast_enabled("cpu")
-            lib.set_autocast_cpu_enabled(False)
-            assert not lib.is_autocast_enabled("cpu")
-

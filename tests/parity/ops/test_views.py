@@ -5,7 +5,9 @@ torch = torch_or_skip()
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+import mindtorch  # noqa: E402
 import mindtorch as mt  # noqa: E402
+from helpers import assert_same, results_or_same_error, to_torch  # noqa: E402
 
 
 def make(lib, shape, perm=None):
@@ -141,3 +143,48 @@ def test_storage_apis_report_like_pytorch():
         assert (ts.size(), len(ts), ts.element_size(), ts.nbytes(), ts.tolist(), ts[4]) == \
             (6, 6, 4, 24, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 4.0)
         assert ts.data_ptr() == a.data_ptr() and not v.is_shared()
+
+
+SHAPES = [[(2, 1), (3,)], [(), (4, 1, 3)], [(1,), (2, 1), (1, 1, 5)], [(2,), (3,)], [(0,), (1,)]]
+
+
+@pytest.mark.parametrize("shapes", SHAPES)
+def test_broadcast_tensors(shapes):
+    mt, th = results_or_same_error(lambda L: L.broadcast_tensors(*[L.ones(s) for s in shapes]))
+    if th is not None:
+        assert_same(list(mt), list(th), check_stride=True)
+
+
+@pytest.mark.parametrize("shapes", [[(2, 1), (3,)], [2, (3, 1)], [], [(2,), (3,)], [(-1,), (2,)], [(2,), (-1,)],
+                                    [(3, 1), (2, 1)], [(0,), (1,)]])
+def test_broadcast_shapes(shapes):
+    from mindtorch._shape import broadcast_shapes_public
+    try:
+        th = torch.broadcast_shapes(*shapes)
+    except Exception as e:  # noqa: BLE001
+        with pytest.raises(type(e)) as info:
+            broadcast_shapes_public(*shapes)
+        assert str(info.value) == str(e)
+        return
+    assert tuple(broadcast_shapes_public(*shapes)) == tuple(th)
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4), (1, 2, 3, 4)])
+def test_atleast(nd, shape):
+    x = mindtorch.arange(float(np.prod(shape, dtype=int))).reshape(shape)
+    mt = getattr(mindtorch, f"atleast_{nd}d")(x)
+    th = getattr(torch, f"atleast_{nd}d")(to_torch(x))
+    assert_same(mt, th, check_stride=True)
+    mt = getattr(mindtorch, f"atleast_{nd}d")([x, x])
+    th = getattr(torch, f"atleast_{nd}d")([to_torch(x), to_torch(x)])
+    assert isinstance(mt, tuple)
+    assert_same(mt, th)
+
+
+@pytest.mark.parametrize("shape, size", [((), (1, 1)), ((), (2, 1)), ((2, 1), (1, 2, 5)), ((2, 1), (1, 1, 2, 1)),
+                                         ((3,), (2, 1, 3)), ((), ())])
+def test_expand_new_dim_strides(shape, size):
+    mt = mindtorch.zeros(shape).expand(size)
+    th = torch.zeros(shape).expand(size)
+    assert_same(mt, th, check_stride=True)
