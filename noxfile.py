@@ -163,7 +163,8 @@ def transformers(session):
 @nox.session
 def npu(session):
     """The Ascend backend against the ACL simulator, which tests/npu/conftest.py builds with the
-    system C compiler (`python mindtorch-npu/simulator/build.py DIR` builds it by hand)."""
+    system C compiler (`python mindtorch-npu/simulator/build.py DIR` builds it by hand); the same
+    conftest fails the session when its tests leave anything alive in the simulator."""
     _install(session, CORE, CPU, NPU)
     session.install("pytest", TORCH)  # torch: the rounding oracle of some simulator tests
     session.env["ACLSIM_BUILD_DIR"] = str(Path(session.create_tmp()) / "aclsim")

@@ -5,10 +5,15 @@ runs of different checkouts never share a stale build). MINDTORCH_NPU_LIB_DIR po
 before any test imports it. There is no Ascend hardware here: tests marked `hardware` are skipped.
 On an Ascend host, MINDTORCH_NPU_TEST_HARDWARE=1 runs the `hardware` tests against the CANN the
 environment points at (and skips the simulator's own tests).
+
+After the whole session, nothing the tests made may still be alive in the simulator: a session whose tests
+leave an allocation, stream, event, tensor descriptor, ... behind fails (pytest_sessionfinish below).
 """
 import ctypes
+import gc
 import importlib.util
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -77,3 +82,37 @@ def aclsim_dir():
 def sim_libs():
     """load_sim() as a fixture: (ascendcl, nnopbase, opapi)."""
     return load_sim()
+
+
+def leaked():
+    """What the simulator still holds once every device is synchronized and the allocator's cache emptied:
+    {counter: live count} for the nonzero counters; empty when this process never started the runtime."""
+    state = sys.modules.get("mindtorch_npu.state")
+    if on_hardware() or state is None or state.RUNTIME.state != "ready":
+        return {}
+    import mindtorch as torch
+    from npu_helpers import live_counts
+    gc.collect()
+    for i in range(torch.npu.device_count()):
+        torch.npu.synchronize(i)
+    torch.npu.empty_cache()
+    return {k: n for k, n in live_counts().items() if n}
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Fail the run (exit status 1) when the tests left anything alive in the simulator, naming what."""
+    if session.config.option.collectonly or not session.testscollected:
+        return
+    leaks = leaked()
+    if not leaks:
+        return
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    message = "npu leak check: still alive in the simulator after the session: " + ", ".join(
+        f"{k}={n}" for k, n in leaks.items())
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_sep("=", "npu leak check failed", red=True)
+        reporter.write_line(message)
+    else:
+        sys.stderr.write(message + "\n")
