@@ -14,7 +14,7 @@ from .graph import AccumulateGrad, Node, gradient_edge
 
 def _reduce_to_input(g, shape, dtype, node):
     if g._shape != shape:
-        from ..ops.grad_helpers import sum_to
+        from ..ops.formulas import sum_to
         from .._shape import broadcast_shapes
         try:
             ok = broadcast_shapes(tuple(shape), tuple(g._shape)) == tuple(g._shape)

@@ -8,7 +8,6 @@ import math
 
 from .. import _dtype as D
 from .._dtype import _cname as _tname
-from .grad_helpers import complex_aware
 from .registry import defop
 
 F = "complex"
@@ -39,15 +38,10 @@ def _view_as_complex(self):
     return self._shape[:-1], tuple(s // 2 for s in self._stride[:-1]), self._offset // 2, self.dtype.to_complex()
 
 
-@complex_aware  # a reinterpretation, not a function of z: the gradient's parts are the parts' gradients
-def _as_complex_grad(grad):
-    return grad if grad.dtype.is_complex else grad.to(grad.dtype.to_complex())
-
-
 defop("view_as_real(Tensor(a) self) -> Tensor(a)", view=_view_as_real, method=False, family=F,
       grad={"self": "torch.view_as_complex(grad.contiguous())"})
 defop("view_as_complex(Tensor(a) self) -> Tensor(a)", view=_view_as_complex, method=False, family=F,
-      grad={"self": "torch.view_as_real(_as_complex_grad(grad))"})
+      grad={"self": "torch.view_as_real(complex_grad(grad))"})
 
 
 def _view_dtype(self, dtype):

@@ -6,7 +6,7 @@ PyTorch's argument checking from codegen; gradients come from the ops it is made
 import collections
 
 from .registry import defop
-from .grad_helpers import torch
+from .formulas import torch
 from .. import _dtype as D
 from .._shape import wrap_dim
 

@@ -4,7 +4,7 @@ from ..dispatch import call as _dispatch_call
 from .meta import TensorMeta
 from .. import _dtype as D
 from .._shape import numel
-from .grad_helpers import torch
+from .formulas import torch
 
 F = "creation"
 _OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, " \

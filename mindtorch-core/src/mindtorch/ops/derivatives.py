@@ -1,9 +1,10 @@
 """Compiling derivative formulas (the derivatives.yaml of mindtorch).
 
 A formula is a Python expression over the op's parameters, `grad` (the
-incoming gradient; `grads[i]` for multi-output ops) and `result`. It is
-compiled once into a function; only the names a formula reads are saved
-for backward.
+incoming gradient; `grads[i]` for multi-output ops), `result` and the names
+of formulas.py (its helpers and `torch`), nothing else: where an op is
+declared does not change what its formula calls. It is compiled once into
+a function; only the names a formula reads are saved for backward.
 
 Formulas are written as for real numbers: d out / d in times grad. For
 complex tensors PyTorch's convention is grad times the conjugate of that
@@ -14,7 +15,7 @@ itself).
 """
 import re
 
-from . import grad_helpers
+from . import formulas as _formulas
 
 
 class Derivative:
@@ -23,9 +24,9 @@ class Derivative:
     __slots__ = ("fn", "saves", "saves_result", "inputs", "formulas", "uses_self", "shape_only", "_pending",
                  "result_indices", "grad_indices")
 
-    def __init__(self, op, formulas, env):
+    def __init__(self, op, formulas):
         self.formulas = dict(formulas)
-        self._pending = (op, env)
+        self._pending = (op,)
 
     def __getattr__(self, name):
         # only reached for fields not built yet
@@ -37,16 +38,16 @@ class Derivative:
         return object.__getattribute__(self, name)
 
 
-def compile_derivative(op, formulas, env=None):
+def compile_derivative(op, formulas):
     names = [p.name for p in op.params]
     for pname in formulas:
         for part in pname.split(","):
             if part.strip() not in names:
                 raise ValueError(f"{op.name}: derivative for unknown parameter {part.strip()!r}")
-    return Derivative(op, formulas, env)
+    return Derivative(op, formulas)
 
 
-def _build(d, op, env):
+def _build(d, op):
     formulas = d.formulas
     names = [p.name for p in op.params]
     inputs, exprs = [], []
@@ -93,12 +94,7 @@ def _build(d, op, env):
         grad_idx.add(0)
     d.grad_indices = frozenset(grad_idx) if grad_idx is not None else None
     args = ", ".join(["grads", "needs", "result"] + [names[i] for i in saves])
-    if env is None:
-        env = dict(vars(grad_helpers))
-    else:
-        for k, v in vars(grad_helpers).items():
-            if not k.startswith("__"):
-                env.setdefault(k, v)
+    env = dict(vars(_formulas))
     aware = any(getattr(env.get(n), "complex_aware", False) for n in used)
     lines = [f"def _backward({args}):"]
     if not aware:
@@ -118,8 +114,6 @@ def _build(d, op, env):
         lines.append("    if _cx: out = conj_all(out)")
     lines.append("    return out")
     src = "\n".join(lines)
-    # Formulas see grad_helpers plus the globals of the module that declared the op, so a
-    # family module can define its own backward helpers beside its ops (even after them).
     exec(compile(src, f"<derivative of {op.qualname}>", "exec"), env)
     flat_inputs = tuple(i for idxs in inputs for i in idxs)
     d.fn = env.pop("_backward")

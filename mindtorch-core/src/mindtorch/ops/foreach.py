@@ -4,7 +4,7 @@ One op call per parameter group instead of ~8 per parameter: a backend's kernel 
 tensor in place; backends without one get the composite, PyTorch's single-tensor update op for op.
 """
 from .registry import defop
-from .grad_helpers import torch
+from .formulas import torch
 
 F = "foreach"
 

@@ -85,15 +85,6 @@ def _index_meta(self, indices):
     return M.TensorMeta(index_shape(self, indices), self.dtype)
 
 
-def index_backward(grad, self, indices):
-    z = _ops().zeros(shape_of_t(self), dtype=grad.dtype, device=grad.device)
-    return z.index_put(indices, grad, accumulate=True)
-
-
-def shape_of_t(t):
-    return tuple(t._shape)
-
-
 defop("index(Tensor self, Tensor?[] indices) -> Tensor", meta=_index_meta, overload="Tensor", method=False,
       function=False, family=F, nondiff=("indices",), grad={"self": "index_backward(grad, self, indices)"})
 
@@ -117,16 +108,6 @@ def _index_put_meta(self, indices, values, accumulate=False):
 def _tn(d):
     from ..dispatch import _tname
     return _tname(d)
-
-
-def index_put_self_grad(grad, indices, accumulate):
-    if accumulate:
-        return grad
-    return grad.index_put(indices, _ops().zeros((), dtype=grad.dtype, device=grad.device))
-
-
-def index_put_values_grad(grad, indices, values):
-    return _ops().ops.index(grad, indices)
 
 
 defop("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
@@ -167,20 +148,6 @@ def _cat_meta(tensors, dim=0):
     shape = list(ref._shape)
     shape[d] = total
     return M.TensorMeta(tuple(shape), dtype)
-
-
-def cat_backward(grad, tensors, dim):
-    live = [t for t in tensors if not (len(t._shape) == 1 and t._shape[0] == 0)]
-    d = wrap_dim(dim, len(live[0]._shape)) if live else 0
-    out, start = [], 0
-    for t in tensors:
-        if len(t._shape) == 1 and t._shape[0] == 0:
-            out.append(_ops().zeros((0,), dtype=grad.dtype, device=grad.device))
-            continue
-        k = t._shape[d]
-        out.append(grad.narrow(d, start, k))
-        start += k
-    return out
 
 
 defop("cat(Tensor[] tensors, int dim=0) -> Tensor", meta=_cat_meta, out=True, method=False, family=F,
@@ -264,11 +231,6 @@ def _gather_meta(self, dim, index, sparse_grad=False):
     return M.TensorMeta(tuple(index._shape), self.dtype)
 
 
-def gather_backward(grad, self, dim, index):
-    z = _ops().zeros(shape_of_t(self), dtype=grad.dtype, device=grad.device)
-    return z.scatter_add(dim, index, grad)
-
-
 defop("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", meta=_gather_meta,
       out=True, family=F, nondiff=("index",), grad={"self": "gather_backward(grad, self, dim, index)"})
 
@@ -298,20 +260,6 @@ def _scatter_meta(self, dim, index, src=None, reduce=None):
     if reduce is not None and reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
     return M.TensorMeta(self._shape, self.dtype)
-
-
-def scatter_self_grad(grad, dim, index, reduce):
-    if reduce == "multiply":
-        raise NotImplementedError("the derivative for 'scatter' with reduce='multiply' is not implemented")
-    if reduce == "add":
-        return grad
-    return grad.scatter(dim, index, 0)
-
-
-def scatter_src_grad(grad, dim, index, reduce):
-    if reduce == "multiply":
-        raise NotImplementedError("the derivative for 'scatter' with reduce='multiply' is not implemented")
-    return grad.gather(dim, index)
 
 
 defop("scatter(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor", meta=_scatter_meta,
@@ -346,11 +294,6 @@ def _index_select_meta(self, dim, index):
     return M.TensorMeta(tuple(shape), self.dtype)
 
 
-def index_select_backward(grad, self, dim, index):
-    z = _ops().zeros(shape_of_t(self), dtype=grad.dtype, device=grad.device)
-    return z.index_add(dim, index, grad)
-
-
 defop("index_select(Tensor self, int dim, Tensor index) -> Tensor", meta=_index_select_meta, out=True, family=F,
       nondiff=("index",), grad={"self": "index_select_backward(grad, self, dim, index)"})
 
@@ -380,11 +323,6 @@ def _index_src_meta(name):
     return rule
 
 
-def index_src_grad(grad, dim, index, source):
-    g = grad.index_select(dim, index)
-    return g.reshape(shape_of_t(source))
-
-
 defop("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
       meta=_index_src_meta("index_add"), inplace=True, family=F, nondiff=("index",),
       grad={"self": "grad", "source": "maybe_mul(index_src_grad(grad, dim, index, source), alpha)"})
@@ -399,10 +337,6 @@ def _index_fill_meta(self, dim, index, value):
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{len(value._shape)} dimension(s).")
     return M.TensorMeta(self._shape, self.dtype)
-
-
-def index_fill_value_grad(grad, dim, index):
-    return grad.index_select(dim, index).sum()
 
 
 defop("index_fill(Tensor self, int dim, Tensor index, Tensor value) -> Tensor", meta=_index_fill_meta,
@@ -428,10 +362,6 @@ def _masked_fill_meta(self, mask, value):
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{len(value._shape)} dimension(s).")
     return M.TensorMeta(broadcast_shapes(tuple(self._shape), tuple(mask._shape)), self.dtype)
-
-
-def masked_fill_value_grad(grad, mask):
-    return grad.masked_select(mask).sum()
 
 
 defop("masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor", meta=_masked_fill_meta, overload="Tensor",
@@ -505,10 +435,6 @@ def _roll_meta(self, shifts=(), dims=()):
     return M.TensorMeta(self._shape, self.dtype)
 
 
-def neg_shifts(shifts):
-    return tuple(-s for s in shifts)
-
-
 # shifts has a default only so codegen does not turn it into *varargs (roll(1, 0) is shifts=1, dims=0)
 defop("roll(Tensor self, SymInt[1] shifts=[], int[1] dims=[]) -> Tensor", meta=_roll_meta, family=F,
       grad={"self": "grad.roll(neg_shifts(shifts), dims)"})
@@ -524,20 +450,6 @@ def _repeat_meta(self, repeats):
             raise RuntimeError(f"Trying to create tensor with negative dimension {r}: {_fmt(repeats)}")
     src = (1,) * (len(repeats) - len(self._shape)) + tuple(self._shape)
     return M.TensorMeta(tuple(s * r for s, r in zip(src, repeats)), self.dtype)
-
-
-def repeat_backward(grad, self, repeats):
-    repeats = tuple(repeats)
-    src = (1,) * (len(repeats) - len(self._shape)) + tuple(self._shape)
-    if numel(grad._shape) == 0:
-        return _ops().zeros(shape_of_t(self), dtype=grad.dtype, device=grad.device)
-    split = []
-    for r, s in zip(repeats, src):
-        split += [r, s]
-    g = grad.reshape(tuple(split))
-    if repeats:
-        g = g.sum(tuple(range(0, 2 * len(repeats), 2)))
-    return g.reshape(shape_of_t(self))
 
 
 defop("repeat(Tensor self, SymInt[] repeats) -> Tensor", meta=_repeat_meta, function=False, family=F,
@@ -631,17 +543,9 @@ def _sort_meta(self, dim=-1, descending=False, stable=False):
     return (M.TensorMeta(self._shape, self.dtype), M.TensorMeta(self._shape, D.int64))
 
 
-def values_backward(grad, indices, self, dim):
-    """Gradient of (values, indices) = f(self) along dim: scatter the values' gradient back."""
-    if not self._shape:
-        return grad.reshape(())
-    z = _ops().zeros(shape_of_t(self), dtype=grad.dtype, device=grad.device)
-    return z.scatter(dim, indices, grad)
-
-
 defop("_sort(Tensor self, int dim=-1, bool descending=False, bool stable=False) -> (Tensor values, Tensor indices)",
       meta=_sort_meta, method=False, function=False, family=F,
-      grad={"self": "values_backward(grads[0], result[1], self, dim)"})
+      grad={"self": "selected_values_backward(grads[0], result[1], self, dim)"})
 
 
 def _sort(self, dim=-1, descending=False, stable=False):
@@ -670,7 +574,7 @@ def _topk_meta(self, k, dim=-1, largest=True, sorted=True):
 
 defop("_topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor "
       "indices)", meta=_topk_meta, method=False, function=False, family=F,
-      grad={"self": "values_backward(grads[0], result[1], self, dim)"})
+      grad={"self": "selected_values_backward(grads[0], result[1], self, dim)"})
 
 
 def _topk(self, k, dim=-1, largest=True, sorted=True):

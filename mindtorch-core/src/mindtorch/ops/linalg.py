@@ -3,7 +3,7 @@ from .registry import defop
 from . import meta as M
 from .. import _dtype as D
 from .._shape import broadcast_shapes
-from .grad_helpers import torch, sum_to, conj, shape_of, complex_aware  # noqa: F401
+from .formulas import torch, sum_to, conj, shape_of, complex_aware  # noqa: F401
 
 F = "linalg"
 TM = M.TensorMeta
@@ -103,37 +103,13 @@ def _dot_meta(self, tensor):
 
 
 # --- backward helpers ------------------------------------------------------
-def _mT(x):
-    return x.transpose(-1, -2)
-
-
-@complex_aware
-def matmul_backward(grad, self, other, which):
-    """Gradient of matmul for `which` = 0 (self) or 1 (other), any ranks."""
-    na, nb = len(self._shape), len(other._shape)
-    a = self.unsqueeze(0) if na == 1 else self
-    b = other.unsqueeze(-1) if nb == 1 else other
-    g = grad
-    if nb == 1:
-        g = g.unsqueeze(-1)
-    if na == 1:
-        g = g.unsqueeze(-2)
-    if which == 0:
-        r = torch.matmul(g, conj(_mT(b)))
-        r = sum_to(r, shape_of(a)) if r._shape != a._shape else r
-        return r.reshape(self._shape) if na == 1 else r
-    r = torch.matmul(conj(_mT(a)), g)
-    r = sum_to(r, shape_of(b)) if r._shape != b._shape else r
-    return r.reshape(other._shape) if nb == 1 else r
-
-
 # --- ops ---------------------------------------------------------------------
 defop("matmul(Tensor self, Tensor other) -> Tensor", meta=_matmul_meta, out=True, family=F,
       grad={"self": "matmul_backward(grad, self, other, 0)", "other": "matmul_backward(grad, self, other, 1)"})
 defop("mm(Tensor self, Tensor mat2) -> Tensor", meta=_mm_meta, out=True, family=F,
       grad={"self": "torch.mm(grad, conj(mat2.t()))", "mat2": "torch.mm(conj(self.t()), grad)"})
 defop("bmm(Tensor self, Tensor mat2) -> Tensor", meta=_bmm_meta, out=True, family=F,
-      grad={"self": "torch.bmm(grad, conj(_mT(mat2)))", "mat2": "torch.bmm(conj(_mT(self)), grad)"})
+      grad={"self": "torch.bmm(grad, conj(mT(mat2)))", "mat2": "torch.bmm(conj(mT(self)), grad)"})
 defop("mv(Tensor self, Tensor vec) -> Tensor", meta=_mv_meta, out=True, family=F,
       grad={"self": "grad.unsqueeze(1) * conj(vec)", "vec": "torch.mv(conj(self.t()), grad)"})
 defop("dot(Tensor self, Tensor tensor) -> Tensor", meta=_dot_meta, out=True, family=F,

@@ -9,7 +9,7 @@ import struct
 from .registry import defop, declare_inplace
 from .meta import TensorMeta
 from .. import _dtype as D
-from .grad_helpers import torch
+from .formulas import torch
 
 F = "nn"
 _TN = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
@@ -57,17 +57,6 @@ def _linear_meta(input, weight, bias=None):
                                f"({b[-1] if b else 1}) at non-singleton dimension {len(out) - 1}.  Target sizes: "
                                f"{list(out)}.  Tensor sizes: {list(b)}")
     return TensorMeta(out, input.dtype)
-
-
-def linear_grad_weight(grad, input):
-    # grad2d.T @ input2d, written as linear(A, B) = A @ B.T so it stays one op
-    g = grad.reshape(-1, grad.shape[-1])
-    x = input.reshape(-1, input.shape[-1])
-    return torch.ops.linear(g.t(), x.t())
-
-
-def linear_grad_bias(grad, bias):
-    return grad.reshape(-1, grad.shape[-1]).sum(0).reshape(bias.shape)
 
 
 defop("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", meta=_linear_meta, method=False,
@@ -123,10 +112,6 @@ def _conv2d_bwd_input_meta(grad, weight, input_size, stride, padding, dilation, 
 
 def _conv2d_bwd_weight_meta(grad, input, weight_size, stride, padding, dilation, groups):
     return TensorMeta(tuple(weight_size), grad.dtype)
-
-
-def conv_bias_grad(grad):
-    return grad.sum((0, 2, 3))
 
 
 # The backward ops are adjoints of the forward in one argument, which gives their own

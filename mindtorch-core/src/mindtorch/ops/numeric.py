@@ -6,7 +6,7 @@ import math
 from .. import _dtype as D
 from . import meta as M
 from .meta import TensorMeta
-from .grad_helpers import torch
+from .formulas import torch
 from .pointwise import _not_impl, _bits
 from .reduction import named_result
 from .registry import defop, copy_into_self
@@ -112,11 +112,6 @@ defop("igamma(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("ig
 defop("igammac(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("igammac_cpu"), inplace=True,
       out=True, family=F, grad={"self": "not_implemented('igammac: input')",
                                 "other": "-grad * torch.exp((self - 1) * torch.log(other) - other - torch.lgamma(self))"})
-
-
-def copysign_self_grad(grad, self, result):
-    """d copysign(x, y) / dx = sign agreement of x and the result; zero where x is zero."""
-    return torch.where(self == 0, grad * 0, grad * (result / torch.where(self == 0, 1, self)))
 
 
 def _frexp_meta(self):

@@ -4,7 +4,7 @@ import math
 from .registry import defop, copy_into_self
 from . import meta as M
 from .meta import TensorMeta
-from .grad_helpers import torch
+from .formulas import torch, SQRT_2_OVER_PI
 from .. import _dtype as D
 from .._shape import broadcast_shapes as _bs2
 
@@ -254,117 +254,18 @@ def _isclose_meta(self, other, rtol=1e-5, atol=1e-8, equal_nan=False):
     return TensorMeta(broadcast_shapes(self._shape, other._shape), D.bool_)
 
 
-# --- backward helpers (formulas below see this module's globals) ---------------------
-def _zeros(grad):
-    return grad * 0
-
-
-def pow_self_grad(grad, self, exponent):
-    if not hasattr(exponent, "_shape"):
-        if exponent == 0:
-            return _zeros(grad)
-        return grad * exponent * torch.pow(self, exponent - 1)
-    g = grad * exponent * torch.pow(self, exponent - 1)
-    return torch.where(exponent == 0, _zeros(g), g)
-
-
-def pow_exp_grad(grad, self, exponent, result):
-    if not hasattr(self, "_shape"):
-        return grad * result * math.log(self) if self != 0 else grad * torch.where(exponent >= 0, 0.0, result * -math.inf)
-    g = grad * result * torch.log(self)
-    # 0 ** e for e >= 0 has a zero derivative in e (not nan); complex exponents have no order: Re(e) >= 0
-    nonneg = (torch.real(exponent) if exponent.dtype.is_complex else exponent) >= 0
-    return torch.where((self == 0) & nonneg, _zeros(g), g)
-
-
-def minmax_grad(grad, a, b, is_max):
-    take = (a > b) if is_max else (a < b)
-    tie = a == b
-    return torch.where(take, grad, torch.where(tie, grad / 2, _zeros(grad)))
-
-
-def clamp_self_grad(grad, self, min, max):
-    mask = None
-    if min is not None:
-        mask = self >= min
-    if max is not None:
-        m2 = self <= max
-        mask = m2 if mask is None else mask & m2
-    return torch.where(mask, grad, _zeros(grad))
-
-
-def clamp_bound_grad(grad, self, min, max, which):
-    if which == "min":
-        mask = self < min
-        if max is not None:
-            mask = mask & (min <= max) if hasattr(max, "_shape") else mask & (min <= max)
-    else:
-        mask = self > max
-        if min is not None:
-            mask = mask | (min > max)
-    return torch.where(mask, grad, _zeros(grad))
-
-
-def logit_grad(grad, self, eps):
-    g = grad / (self * (1 - self))
-    if eps is None:
-        return torch.where((self < 0) | (self > 1), g * math.nan, g)
-    return torch.where((self < eps) | (self > 1 - eps), _zeros(g), g)
-
-
-_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
 def gelu_backward_composite(grad_output, self, approximate="none"):
     """gelu's derivative as a chain of ops, for backends without a fused gelu_backward kernel."""
     if approximate == "tanh":
-        inner = _SQRT_2_OVER_PI * (self + 0.044715 * self * self * self)
+        inner = SQRT_2_OVER_PI * (self + 0.044715 * self * self * self)
         t = torch.tanh(inner)
-        d_inner = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * self * self)
+        d_inner = SQRT_2_OVER_PI * (1 + 3 * 0.044715 * self * self)
         return grad_output * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * d_inner)
     cdf = 0.5 * (1 + torch.erf(self * (1 / math.sqrt(2.0))))
     pdf = torch.exp(-0.5 * self * self) * (1 / math.sqrt(2 * math.pi))
     return grad_output * (cdf + self * pdf)
-
-
-def gelu_second(self, approximate):
-    """d^2 gelu / dx^2 (the derivative of gelu_backward in `self`)."""
-    if approximate == "tanh":
-        c = 0.044715
-        t = torch.tanh(_SQRT_2_OVER_PI * (self + c * self * self * self))
-        du = _SQRT_2_OVER_PI * (1 + 3 * c * self * self)
-        return (1 - t * t) * (du - self * t * du * du + 3 * _SQRT_2_OVER_PI * c * self * self)
-    pdf = torch.exp(-0.5 * self * self) * (1 / math.sqrt(2 * math.pi))
-    return pdf * (2 - self * self)
-
-
-def silu_grad(grad, self):
-    s = torch.sigmoid(self)
-    return grad * s * (1 + self * (1 - s))
-
-
-def softplus_grad(grad, self, beta, threshold):
-    z = self * beta
-    return torch.where(z > threshold, grad, grad * torch.sigmoid(z))
-
-
-def mish_grad(grad, self):
-    tsp = torch.tanh(softplus_value(self))
-    return grad * (tsp + self * torch.sigmoid(self) * (1 - tsp * tsp))
-
-
-def softplus_value(x):
-    return torch.where(x > 20, x, torch.log1p(torch.exp(x)))
-
-
-def remainder_other_grad(grad, self, other):
-    if not hasattr(self, "_shape"):  # remainder.Scalar_Tensor (2 % t) has no derivative in PyTorch
-        raise RuntimeError("derivative for aten::remainder is not implemented")
-    return -grad * torch.div(self, other, rounding_mode='floor')
-
-
-def lerp_weight_grad(grad, self, end, weight):
-    return grad * (end - self)
 
 
 def _scalar_first(name, other="other"):
@@ -528,8 +429,6 @@ defop("clamp_max(Tensor self, Scalar max) -> Tensor", meta=lambda s, m: _clamp_m
       out=True, family=F, grad={"self": "clamp_self_grad(grad, self, None, max)"})
 
 # --- unary ------------------------------------------------------------------------------
-_LN2 = math.log(2.0)
-_LN10 = math.log(10.0)
 _UNARY = [
     # name, meta, derivative of self (None: not differentiable)
     ("neg", _neg_meta, "-grad"),
@@ -537,14 +436,14 @@ _UNARY = [
     ("negative", _neg_meta, "-grad"),
     ("abs", _abs_meta, "grad * torch.sgn(self)"),
     ("absolute", _abs_meta, "grad * torch.sgn(self)"),
-    ("sign", _sign_meta, "_zeros(grad)"),
+    ("sign", _sign_meta, "zeros_like_grad(grad)"),
     ("sgn", M.same, "sgn_backward(grad, self, result)"),
     ("exp", M.unary_float, "grad * result"),
-    ("exp2", M.unary_float, "grad * result * _LN2"),
+    ("exp2", M.unary_float, "grad * result * LN2"),
     ("expm1", M.unary_float, "grad * (result + 1)"),
     ("log", M.unary_float, "grad / self"),
-    ("log2", M.unary_float, "grad / (self * _LN2)"),
-    ("log10", M.unary_float, "grad / (self * _LN10)"),
+    ("log2", M.unary_float, "grad / (self * LN2)"),
+    ("log10", M.unary_float, "grad / (self * LN10)"),
     ("log1p", M.unary_float, "grad / (self + 1)"),
     ("sqrt", M.unary_float, "grad / (2 * result)"),
     ("rsqrt", M.unary_float, "-0.5 * grad * result * result * result"),
@@ -568,10 +467,10 @@ _UNARY = [
     ("erfinv", _real_unary("erfinv_vml_cpu"), "grad * (math.sqrt(math.pi) / 2) * torch.exp(result * result)"),
     ("lgamma", _real_unary("lgamma_vml_cpu"), "grad * torch.digamma(self)"),
     ("digamma", _real_unary("digamma"), "grad * torch.polygamma(1, self)"),
-    ("floor", _keep_no_bool("floor_vml_cpu"), "_zeros(grad)"),
-    ("ceil", _keep_no_bool("ceil_vml_cpu"), "_zeros(grad)"),
-    ("trunc", _keep_no_bool("trunc_vml_cpu"), "_zeros(grad)"),
-    ("fix", _keep_no_bool("trunc_vml_cpu"), "_zeros(grad)"),
+    ("floor", _keep_no_bool("floor_vml_cpu"), "zeros_like_grad(grad)"),
+    ("ceil", _keep_no_bool("ceil_vml_cpu"), "zeros_like_grad(grad)"),
+    ("trunc", _keep_no_bool("trunc_vml_cpu"), "zeros_like_grad(grad)"),
+    ("fix", _keep_no_bool("trunc_vml_cpu"), "zeros_like_grad(grad)"),
     ("frac", _keep_real("frac_cpu"), "grad"),
     ("relu", _relu_meta, "torch.ops.threshold_backward(grad, result, 0)"),
     ("silu", _float_only("silu_cpu"), "silu_grad(grad, self)"),
@@ -660,7 +559,7 @@ def _positive(self):
 
 defop("positive(Tensor self) -> Tensor", meta=_positive_meta, composite=_positive, family=F)
 defop("round(Tensor self, *, int decimals=0) -> Tensor", meta=_round_meta, inplace=True, out=True, family=F,
-      grad={"self": "_zeros(grad)"})
+      grad={"self": "zeros_like_grad(grad)"})
 def _logit(self, eps=None):
     x = self if eps is None else torch.clamp(self, eps, 1 - eps)
     return torch.log(x / (1 - x))
@@ -706,7 +605,7 @@ defop("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", meta=_flo
       grad={"self": "torch.where(self > 0, grad, grad * negative_slope)"})
 defop("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", meta=_keep_no_bool("hardtanh_cpu"),
       inplace=True, method=False, family=F,
-      grad={"self": "torch.where((self > min_val) & (self < max_val), grad, _zeros(grad))"})
+      grad={"self": "torch.where((self > min_val) & (self < max_val), grad, zeros_like_grad(grad))"})
 
 # --- whole-tensor predicates ---------------------------------------------------------
 defop("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor",

@@ -156,11 +156,6 @@ def _normal_ff(mean, std, size, generator=None, dtype=None, *rest):
     return TensorMeta(_check_size(size), _normal_float_dtype(dtype or D.get_default_dtype()))
 
 
-def normal_std_grad(grad, result, mean, std):
-    # result = mean + std * eps, so d/dstd = eps = (result - mean) / std
-    return grad * (result - mean) / std
-
-
 defop(f"normal(Tensor mean, Tensor std, *, {_GEN}) -> Tensor", meta=_normal_tt, method=False,
       overload="Tensor_Tensor", out=True, family=F, grad={"mean": "grad", "std": "normal_std_grad(grad, result, mean, std)"})
 defop(f"normal(Tensor mean, float std=1, *, {_GEN}) -> Tensor", meta=_normal_tf, method=False,

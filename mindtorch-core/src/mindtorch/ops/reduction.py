@@ -5,7 +5,7 @@ from .registry import defop, OPS
 from . import meta as M
 from .. import _dtype as D
 from .._shape import wrap_dim, wrap_dims
-from .grad_helpers import torch, unsqueeze_dims, expand_reduced, shape_of  # noqa: F401
+from .formulas import torch, unsqueeze_multiple, expand_reduced, shape_of  # noqa: F401
 
 F = "reduction"
 TM = M.TensorMeta
@@ -48,13 +48,6 @@ def _rshape(shape, dims, keepdim):
     if keepdim:
         return tuple(1 if i in dims else s for i, s in enumerate(shape))
     return tuple(s for i, s in enumerate(shape) if i not in dims)
-
-
-def _count(shape, dim):
-    n = 1
-    for d in norm_dims(dim, len(shape)):
-        n *= shape[d]
-    return n
 
 
 from .._dtype import _cname as _tname  # noqa: E402
@@ -203,106 +196,6 @@ def _vector_norm_meta(self, ord=2, dim=None, keepdim=False, dtype=None):
 
 
 # --- backward helpers ------------------------------------------------------
-def _keep(g, dim, keepdim, nd):
-    return g if keepdim else unsqueeze_dims(g, dim, nd)
-
-
-def _fmask(mask, like):
-    return mask.to(like.dtype)
-
-
-def mean_backward(grad, self, dim, keepdim):
-    shape = shape_of(self)
-    n = _count(shape, dim)
-    return expand_reduced(grad, dim, keepdim, shape) / max(n, 1)
-
-
-def prod_backward(grad, self, result, dim, keepdim):
-    nd = len(shape_of(self))
-    if dim is None:
-        keepdim = False
-    g = _keep(grad, dim, keepdim, nd)
-    r = _keep(result, dim, keepdim, nd)
-    zero = torch.eq(self, 0)
-    if nd == 0 or self.numel() == 0 or not bool(zero.any()):
-        return (g * r / self).expand(shape_of(self)) if nd else g * r / self
-    zf = _fmask(zero, self)
-    nz = self + zf  # zeros replaced by ones
-    pnz = nz.prod() if dim is None else nz.prod(dim, True)
-    cnt = zf.sum(dim, keepdim=True)
-    one = _fmask(torch.eq(cnt, 1), self)
-    return g * (zf * pnz * one + (1 - zf) * r / nz)
-
-
-def evenly_backward(grad, self, result, dim, keepdim):
-    """max/min/amax/amin: the gradient is shared by all tied extrema."""
-    nd = len(shape_of(self))
-    g = _keep(grad, dim, keepdim, nd)
-    r = _keep(result, dim, keepdim, nd)
-    mask = _fmask(torch.eq(self, r), g)
-    return g * mask / mask.sum(dim, keepdim=True)
-
-
-def index_backward(grad, indices, dim, keepdim, shape):
-    """max.dim/min.dim: the gradient goes to the selected index."""
-    nd = len(shape)
-    if nd == 0:
-        return grad
-    d = dim % nd
-    g = _keep(grad, dim, keepdim, nd)
-    idx = _keep(indices, dim, keepdim, nd)
-    ar = torch.arange(shape[d], device=grad.device).reshape(tuple(-1 if i == d else 1 for i in range(nd)))
-    return g * _fmask(torch.eq(ar, idx), g)
-
-
-def var_backward(grad, self, dim, correction, keepdim):
-    shape = shape_of(self)
-    n = _count(shape, dim)
-    c = 1 if correction is None else correction
-    nd = len(shape)
-    g = _keep(grad, dim, keepdim, nd)
-    mu = self.mean(dim, keepdim=True) if nd else self
-    return g * (2.0 / max(0, n - c) if n - c > 0 else float("inf")) * (self - mu)
-
-
-def std_backward(grad, self, result, dim, correction, keepdim):
-    zero = _fmask(torch.eq(result, 0), result)
-    gv = grad / (2 * (result + zero)) * (1 - zero)  # std == 0 gives a zero gradient
-    return var_backward(gv, self, dim, correction, keepdim)
-
-
-def logsumexp_backward(grad, self, result, dim, keepdim):
-    nd = len(shape_of(self))
-    return _keep(grad, dim, keepdim, nd) * torch.exp(self - _keep(result, dim, keepdim, nd))
-
-
-def cumsum_backward(grad, dim):
-    if not grad._shape:
-        return grad
-    # reversed cumulative sum: total - inclusive prefix + own term
-    return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
-
-
-def cumprod_backward(grad, self, result, dim):
-    if not self._shape:
-        return grad
-    if not bool(torch.eq(self, 0).any()):
-        return cumsum_backward(grad * result, dim) / self
-    # with zeros: d out_j / d x_k = prod_{i<k} x_i * prod_{k<i<=j} x_i
-    d = dim % len(self._shape)
-    n = self._shape[d]
-    out = torch.zeros_like(grad)
-    for k in range(n):
-        term = grad.narrow(d, k, 1)
-        if k + 1 < n:
-            tail = self.narrow(d, k + 1, n - k - 1).cumprod(d)
-            term = term + (grad.narrow(d, k + 1, n - k - 1) * tail).sum(d, keepdim=True)
-        if k > 0:
-            term = term * result.narrow(d, k - 1, 1)
-        out.narrow(d, k, 1).copy_(term)
-    return out
-
-
 def softmax_backward(grad_output, output, dim):
     """softmax's derivative as a chain of ops (the composite of _softmax_backward_data)."""
     return output * (grad_output - (grad_output * output).sum(dim, keepdim=True))
@@ -310,27 +203,6 @@ def softmax_backward(grad_output, output, dim):
 
 def log_softmax_backward(grad_output, output, dim):
     return grad_output - torch.exp(output) * grad_output.sum(dim, keepdim=True)
-
-
-def vector_norm_backward(grad, self, result, ord, dim, keepdim):
-    nd = len(shape_of(self))
-    g = _keep(grad, dim, keepdim, nd)
-    r = _keep(result, dim, keepdim, nd)
-    ord = float(ord)
-    if ord == 0:
-        return self * 0
-    if ord == 1:
-        return g * torch.sgn(self)
-    if ord in (float("inf"), float("-inf")):
-        a = torch.abs(self)
-        mask = _fmask(torch.eq(a, r), g)
-        return g * torch.sgn(self) * mask / mask.sum(dim, keepdim=True)
-    zero = _fmask(torch.eq(r, 0), r)
-    safe = r + zero
-    if ord == 2:
-        return g * self / safe * (1 - zero)
-    a = torch.abs(self)
-    return g * torch.sgn(self) * torch.pow(a, ord - 1) / torch.pow(safe, ord - 1) * (1 - zero)
 
 
 # --- ops ---------------------------------------------------------------------
@@ -347,7 +219,7 @@ def _minmax(name):
     inner = "_" + name + "_dim"
     defop(f"{inner}(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
           meta=_dim_meta(name), function=False, method=False, family=F,
-          grad={"self": "index_backward(grads[0], result[1], dim, keepdim, shape_of(self))"})
+          grad={"self": "value_selecting_reduction_backward(grads[0], result[1], dim, keepdim, shape_of(self))"})
     rt = RETURN_TYPES[name]
     inner_op = OPS[inner]
     other_name = {"max": "maximum", "min": "minimum"}[name]
@@ -360,7 +232,7 @@ def _minmax(name):
         return getattr(torch, other_name)(self, other)
 
     defop(f"{name}(Tensor self) -> Tensor", meta=_full_meta(name), out=True, family=F,
-          grad={"self": "evenly_backward(grad, self, result, None, False)"})
+          grad={"self": "evenly_distribute_backward(grad, self, result, None, False)"})
     defop(f"{name}(Tensor self, Tensor other) -> Tensor", composite=with_other, overload="other", out=True, family=F)
     defop(f"{name}(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
           composite=with_dim, overload="dim", out=True, family=F)
@@ -371,7 +243,7 @@ _minmax("min")
 
 for _n in ("amax", "amin"):
     defop(f"{_n}(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", meta=_amax_meta(_n), out=True,
-          family=F, grad={"self": "evenly_backward(grad, self, result, dim, keepdim)"})
+          family=F, grad={"self": "evenly_distribute_backward(grad, self, result, dim, keepdim)"})
 for _n in ("argmax", "argmin"):
     defop(f"{_n}(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", meta=_arg_meta(_n), out=True,
           family=F)

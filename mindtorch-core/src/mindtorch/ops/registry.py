@@ -5,15 +5,8 @@ torch-style signature, the op's shape-and-dtype rule (`meta`), its
 derivative formulas and which variants exist. The public API and the Tensor
 methods are generated from this table by codegen.py.
 """
-import sys
-
 from .schema import Op
-from .derivatives import compile_derivative as _compile_derivative
-
-
-def compile_derivative(op, grad):
-    # the declaring family module's globals (two frames up: defop's caller)
-    return _compile_derivative(op, grad, sys._getframe(2).f_globals)
+from .derivatives import compile_derivative
 
 OPS = {}        # qualified name ("max.dim") -> Op
 BY_NAME = {}    # name -> [Op overloads in declaration order]
@@ -36,7 +29,8 @@ def defop(signature, *, meta=None, grad=None, composite=None, method=True, funct
     signature  torch-style schema, e.g. "add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
     meta       shape-and-dtype rule: called with the bound arguments, returns TensorMeta(s)
     grad       {"self": "grad * other", ...} derivative formulas, written with mindtorch ops;
-               names: the parameters, `grad` (or `grads` for several outputs), `result`
+               names: the parameters, `grad` (or `grads` for several outputs), `result`, and
+               formulas.py (its helpers and `torch`)
     composite  a device-agnostic implementation in terms of other ops (no kernel needed)
     view       for view ops: fn(*args) -> (shape, stride, offset[, dtype]); done by core
     inplace    also declare `name_` writing into self

@@ -2,7 +2,7 @@
 gradient (finite differences), and scatter_reduce (a kernel per backend, with its gradients here)."""
 from .. import _dtype as D
 from .._shape import wrap_dim
-from .grad_helpers import torch, complex_aware  # noqa: F401
+from .formulas import torch, SCATTER_REDUCE_ALIASES  # noqa: F401
 from .meta import TensorMeta
 from .reduction import named_result
 from .registry import defop, copy_into_self
@@ -160,9 +160,6 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
-_LEGACY_REDUCES = {"max": "amax", "min": "amin"}  # older spellings PyTorch still accepts
-
-
 def _scatter_reduce_meta(self, dim, index, src, reduce, include_self=True):
     if index.dim() != src.dim() or index.dim() != self.dim():
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
@@ -171,7 +168,7 @@ def _scatter_reduce_meta(self, dim, index, src, reduce, include_self=True):
         if index.shape[i] > src.shape[i] or (i != d and index.shape[i] > self.shape[i]):
             raise RuntimeError(f"Expected index {list(index.shape)} to be smaller than self {list(self.shape)} "
                                f"apart from dimension {d} and to be smaller size than src {list(src.shape)}")
-    if reduce not in _REDUCES and reduce not in _LEGACY_REDUCES:
+    if reduce not in _REDUCES and reduce not in SCATTER_REDUCE_ALIASES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if index.dtype is not D.int64:
         raise RuntimeError("scatter_reduce(): Expected dtype int64 for index")
@@ -179,39 +176,6 @@ def _scatter_reduce_meta(self, dim, index, src, reduce, include_self=True):
         raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
     wrap_dim(dim, max(self.dim(), 1))
     return TensorMeta(self._shape, self.dtype)
-
-
-@complex_aware
-def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, which):
-    """Gradients for self (which=0) and src (which=1): sum and mean spread the gradient, amax/amin share it
-    evenly among the elements that reached the extreme, prod divides the product by the element."""
-    reduce = _LEGACY_REDUCES.get(reduce, reduce)
-    if reduce == "sum":
-        g_self = grad if include_self else grad.scatter(dim, index, 0.0)
-        return g_self if which == 0 else grad.gather(dim, index)
-    if reduce == "mean":
-        count = torch.ones_like(self) if include_self else torch.zeros_like(self)
-        count = count.scatter_add(dim, index, torch.ones_like(src))
-        count = torch.where(count == 0, torch.ones_like(count), count)
-        g = grad / count
-        if which == 0:
-            return g if include_self else g.scatter(dim, index, 0.0)
-        return g.gather(dim, index)
-    if reduce in ("amax", "amin"):
-        # without include_self, self counts only where nothing was scattered (it is the result there)
-        self_hit = (self == result).to(grad.dtype) if include_self else \
-            torch.ones_like(grad).scatter(dim, index, 0.0)
-        src_hit = (src == result.gather(dim, index)).to(grad.dtype)
-        count = self_hit.scatter_add(dim, index, src_hit)
-        g = grad / torch.where(count == 0, torch.ones_like(count), count)
-        return g * self_hit if which == 0 else g.gather(dim, index) * src_hit
-    # prod: d/dx of a product is the product of the others; elements that are zero need the others' product
-    if bool((src == 0).any()) or (include_self and bool((self == 0).any())):
-        raise NotImplementedError("scatter_reduce(reduce='prod') backward with zeros among the inputs is not "
-                                  "implemented in mindtorch")
-    if which == 0:
-        return grad * result / self if include_self else grad.scatter(dim, index, 0.0)
-    return (grad * result).gather(dim, index) / src
 
 
 defop("scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> "

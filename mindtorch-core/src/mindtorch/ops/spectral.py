@@ -9,7 +9,6 @@ the same scale, which is what the derivatives below use.
 from .. import _dtype as D
 from .._shape import wrap_dims
 from .meta import TensorMeta
-from .grad_helpers import complex_aware
 from .registry import defop
 
 F = "spectral"
@@ -41,43 +40,9 @@ def _c2r_meta(self, dim, normalization, last_dim_size):
     return TensorMeta(tuple(shape), self.dtype.to_real())
 
 
-@complex_aware  # adjoints: already conjugate-transposed
-def _c2c_backward(grad, dim, normalization, forward):
-    import mindtorch
-    return mindtorch._fft_c2c(grad, dim, normalization, not forward)
-
-
-@complex_aware
-def _r2c_backward(grad, self, dim, normalization, onesided):
-    """Zero-fill the dropped half of the spectrum, run the adjoint transform, keep the real part."""
-    import mindtorch
-    if onesided:
-        last = wrap_dims(dim, self.dim())[-1]
-        full = list(grad.shape)
-        full[last] = self.shape[last]
-        padded = mindtorch.zeros(full, dtype=grad.dtype, device=grad.device)
-        padded.narrow(last, 0, grad.shape[last]).copy_(grad)
-        grad = padded
-    return mindtorch.real(mindtorch._fft_c2c(grad, dim, normalization, False))
-
-
-@complex_aware
-def _c2r_backward(grad, dim, normalization):
-    """The adjoint of c2r: r2c of the gradient, with the bins that stand for two conjugate bins doubled."""
-    import mindtorch
-    g = mindtorch._fft_r2c(grad, dim, normalization, True)
-    last = wrap_dims(dim, grad.dim())[-1]
-    doubled = grad.shape[last] - g.shape[last]
-    if doubled > 0:
-        scale = mindtorch.ones(g.shape[last], dtype=grad.dtype, device=grad.device)
-        scale[1:1 + doubled] = 2
-        g = g * scale.view([-1] + [1] * (g.dim() - 1 - last))
-    return g
-
-
 defop("_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor", meta=_c2c_meta,
-      method=False, family=F, grad={"self": "_c2c_backward(grad, dim, normalization, forward)"})
+      method=False, family=F, grad={"self": "fft_c2c_backward(grad, dim, normalization, forward)"})
 defop("_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor", meta=_r2c_meta,
-      method=False, family=F, grad={"self": "_r2c_backward(grad, self, dim, normalization, onesided)"})
+      method=False, family=F, grad={"self": "fft_r2c_backward(grad, self, dim, normalization, onesided)"})
 defop("_fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor", meta=_c2r_meta,
-      method=False, family=F, grad={"self": "_c2r_backward(grad, dim, normalization)"})
+      method=False, family=F, grad={"self": "fft_c2r_backward(grad, dim, normalization)"})

@@ -6,7 +6,7 @@ import itertools
 
 from .. import _dtype as D
 from .._shape import wrap_dim
-from .grad_helpers import torch
+from .formulas import torch
 from .reduction import RETURN_TYPES, named_result
 from .meta import TensorMeta
 from .registry import defop, copy_into_self
@@ -388,20 +388,6 @@ def _logcumsumexp_meta(self, dim):
         d = self.dtype if self.dtype.is_complex else torch.get_default_dtype()
         return TensorMeta(self._shape, d)
     return TensorMeta(self._shape, self.dtype)
-
-
-def logcumsumexp_backward(grad, self, result, dim):
-    """d r_k / d x_i = exp(x_i - r_k) for i <= k: the sum over k >= i is taken in log space, separately for
-    the positive and the negative parts of grad, so nothing overflows."""
-    if self.dim() == 0:
-        return grad
-    d = wrap_dim(dim, self.dim())
-
-    def tail_logsum(w):  # log sum_{k >= i} exp(w_k)
-        return torch.logcumsumexp(w.flip(d), d).flip(d)
-    pos = torch.exp(self + tail_logsum(torch.log(torch.clamp(grad, min=0)) - result))
-    neg = torch.exp(self + tail_logsum(torch.log(torch.clamp(-grad, min=0)) - result))
-    return pos - neg
 
 
 def _logcumsumexp(self, dim):

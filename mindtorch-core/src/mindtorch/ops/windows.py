@@ -5,7 +5,7 @@ import math
 
 from .. import _dtype as D
 from .creation import _OPTS
-from .grad_helpers import torch
+from .formulas import torch
 from .registry import defop
 
 F = "creation"
