@@ -151,7 +151,7 @@ def get_device_module(device=None):
 def tensordot(a, b, dims=2, out=None):
     """Sum of products over dims of a and b: `dims` counts a's trailing and b's leading dims, or lists them
     ([dims of a], [dims of b])."""
-    from .ops.tensor_algebra import _tensordot
+    from .ops.linalg import _tensordot
     return _tensordot(a, b, dims, out)
 
 
@@ -223,7 +223,7 @@ unsafe_split_with_sizes = split_with_sizes
 
 def gradient(input, *, spacing=1, dim=None, edge_order=1):
     """Estimated derivative of a sampled function along each dim, one tensor per dim (NumPy's gradient)."""
-    from .ops.selection import _gradient
+    from .ops.reduction import _gradient
     return _gradient(input, spacing, dim, edge_order)
 
 

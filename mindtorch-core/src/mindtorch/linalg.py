@@ -132,7 +132,7 @@ def slogdet(A, *, out=None):
 
 
 def det(A, *, out=None):
-    from .ops.decompositions import _square
+    from .ops.linalg import _square
     _square("det", A)  # errors name det, not the slogdet it is computed from
     sign, logabsdet = _mt.ops.linalg_slogdet(A)
     return _assign(out, sign * logabsdet.exp())

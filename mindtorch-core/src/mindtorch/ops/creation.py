@@ -1,9 +1,13 @@
-"""Factory ops, copies and dtype/device conversion."""
+"""Factory ops (empty, zeros, full, arange, linspace, eye, tril_indices, range, ...), tensors built from
+other tensors (diag_embed, diagflat, block_diag, cartesian_prod, combinations, vander), copies and
+dtype/device conversion, Tensor.new_*."""
+import itertools
+
 from .registry import defop, declare_inplace, OPS
 from ..dispatch import call as _dispatch_call
 from .meta import TensorMeta
 from .. import _dtype as D
-from .._shape import numel
+from .._shape import numel, wrap_dim
 from .formulas import torch
 
 F = "creation"
@@ -177,9 +181,8 @@ def _eye_meta(n, m=None, dtype=None, *rest):
 
 defop(f"eye(SymInt n, SymInt? m=None, *, {_OPTS}) -> Tensor", meta=_eye_meta, method=False, out=True, family=F)
 
+
 # --- copies and conversions ------------------------------------------------------
-
-
 def _same(self, *rest):
     return TensorMeta(self._shape, self.dtype)
 
@@ -208,6 +211,8 @@ def _copy_meta(self, src, non_blocking=False):
 
 declare_inplace("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta=_copy_meta,
                 family=F, grad={"self": "grad * 0", "src": "copy_src_grad(grad, src)"})
+
+
 def _fill_meta(self, value):
     """An int must fit the integer dtype; negatives down to -2**bits wrap into an unsigned one."""
     d = self.dtype
@@ -247,7 +252,6 @@ declare_inplace("resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory
 
 
 # --- Tensor.new_* (method-only): self's dtype and device unless given ----------------------
-
 def _new_factory(fn):
     def composite(self, *args):
         *vals, dtype, layout, device, pin, rg = args
@@ -278,3 +282,146 @@ defop(f"new_ones(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
 defop(f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor",
       composite=_new_factory(lambda size, value, dtype, device: _call_full(size, value, dtype, device)),
       function=False, family=F)
+
+
+# --- tensors built from other tensors: diag_embed, diagflat, block_diag, cartesian_prod, combinations, vander ---
+def _diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    nd = self.dim() + 1
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = self.shape[-1] + abs(offset)
+    shape = list(self.shape[:-1])
+    for d in sorted((d1, d2)):
+        shape.insert(d, n)
+    return torch.diagonal_scatter(self.new_zeros(shape), self, offset, d1, d2)
+
+
+def _diagflat(self, offset=0):
+    return torch.diag(self.reshape(-1), offset)
+
+
+defop("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor", composite=_diag_embed, family=F)
+defop("diagflat(Tensor self, int offset=0) -> Tensor", composite=_diagflat, family=F)
+
+
+def _block_diag(tensors):
+    mats = []
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t.dim()} dimensions")
+        mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
+    if not mats:
+        return torch.empty(1, 0)
+    dtype = mats[0].dtype
+    for m in mats[1:]:
+        dtype = D.promote_types(dtype, m.dtype)
+    rows = sum(m.shape[0] for m in mats)
+    cols = sum(m.shape[1] for m in mats)
+    out = torch.zeros(rows, cols, dtype=dtype, device=mats[0].device)
+    r = c = 0
+    for m in mats:
+        h, w = m.shape
+        out = _place(out, m.to(dtype), r, c)
+        r, c = r + h, c + w
+    return out
+
+
+def _place(out, m, r, c):
+    """out with m written at (r, c), differentiably: pad m to out's shape and add."""
+    h, w = m.shape
+    R, C = out.shape
+    return out + torch.nn.functional.pad(m, (c, C - c - w, r, R - r - h))
+
+
+defop("block_diag(Tensor[] tensors) -> Tensor", composite=_block_diag, method=False, family=F)
+
+
+def _cartesian_prod(tensors):
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = torch.meshgrid(*tensors, indexing="ij")
+    return torch.stack([g.reshape(-1) for g in grids], 1)
+
+
+defop("cartesian_prod(Tensor[] tensors) -> Tensor", composite=_cartesian_prod, method=False, family=F)
+
+
+def _combinations(self, r=2, with_replacement=False):
+    if self.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(self.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return self.new_empty(0)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(self.shape[0]), r))
+    if not rows:
+        return self.new_empty((0, r))
+    idx = torch.tensor(rows, dtype=D.int64, device=self.device)
+    return self[idx.reshape(-1)].reshape(len(rows), r)
+
+
+defop("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor", composite=_combinations,
+      method=False, family=F)
+
+
+def _vander(x, N=None, increasing=False):
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    base = x if x.dtype._kind >= 1 and x.dtype is not D.bool_ else x.to(D.int64)
+    if base.dtype._kind == 1 and base.dtype is not D.int64:
+        base = base.to(D.int64)
+    powers = torch.arange(n, device=x.device)
+    if not increasing:
+        powers = powers.flip(0)
+    if n == 0:
+        return base.new_empty((x.shape[0], 0))
+    cols = torch.cumprod(torch.cat([torch.ones_like(base).unsqueeze(1),
+                                    base.unsqueeze(1).expand(-1, max(n - 1, 0))], 1), 1)
+    return cols if increasing else cols.flip(1)
+
+
+defop("vander(Tensor x, int? N=None, bool increasing=False) -> Tensor", composite=_vander, method=False, family=F)
+
+
+# --- index grids and torch.range ------------------------------------------------------------------
+def _tri_indices(upper):
+    def indices(row, col, offset=0, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+        dtype = D.int64 if dtype is None else dtype
+        r = torch.arange(row, device=device).unsqueeze(1)
+        c = torch.arange(col, device=device).unsqueeze(0)
+        keep = (c - r >= offset) if upper else (c - r <= offset)
+        return torch.stack(torch.nonzero(keep, as_tuple=True)).to(dtype) if row * col else \
+            torch.zeros(2, 0, dtype=dtype, device=device)
+    return indices
+
+
+for _n, _up in (("tril_indices", False), ("triu_indices", True)):
+    defop(f"{_n}(int row, int col, int offset=0, *, {_OPTS}) -> Tensor", composite=_tri_indices(_up),
+          method=False, family=F)
+
+
+def _range(start, end, step=1, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    """torch.range: deprecated, end included; like arange(start, end + step) computed in the target dtype."""
+    import warnings
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).", UserWarning, stacklevel=4)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    dtype = D.get_default_dtype() if dtype is None else dtype
+    n = int((end - start) // step) + 1
+    t = torch.arange(n, dtype=D.float64, device=device) * step + start
+    t = t.to(dtype)
+    return t.requires_grad_() if requires_grad else t
+
+
+defop(f"range(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor", composite=_range, method=False,
+      out=True, family=F)

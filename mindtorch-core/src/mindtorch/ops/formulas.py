@@ -313,7 +313,6 @@ def copysign_self_grad(grad, self, result):
 
 
 # --- reductions and scans -------------------------------------------------------------------------
-
 def _reduced_numel(shape, dim):
     from .reduction import norm_dims
     n = 1
@@ -458,7 +457,6 @@ def logcumsumexp_backward(grad, self, result, dim):
 
 
 # --- indexing, joining and sorting ----------------------------------------------------------------
-
 def index_backward(grad, self, indices):
     z = torch.zeros(shape_of(self), dtype=grad.dtype, device=grad.device)
     return z.index_put(indices, grad, accumulate=True)
@@ -588,7 +586,6 @@ def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, r
 
 
 # --- linear algebra -------------------------------------------------------------------------------
-
 def mT(x):
     return x.transpose(-1, -2)
 
@@ -757,7 +754,6 @@ def svd_backward(grads, A, U, S, Vh, full_matrices):
 
 
 # --- nn -------------------------------------------------------------------------------------------
-
 def linear_grad_weight(grad, input):
     # grad2d.T @ input2d, written as linear(A, B) = A @ B.T so it stays one op
     g = grad.reshape(-1, grad.shape[-1])
@@ -774,14 +770,12 @@ def conv_bias_grad(grad):
 
 
 # --- random ---------------------------------------------------------------------------------------
-
 def normal_std_grad(grad, result, mean, std):
     # result = mean + std * eps, so d/dstd = eps = (result - mean) / std
     return grad * (result - mean) / std
 
 
 # --- complex numbers and Fourier transforms -------------------------------------------------------
-
 @complex_aware  # a reinterpretation, not a function of z: the gradient's parts are the parts' gradients
 def complex_grad(grad):
     return grad if grad.dtype.is_complex else grad.to(grad.dtype.to_complex())

@@ -1,20 +1,17 @@
-"""Indexing and joining: advanced indexing, cat/stack, gather/scatter, sort/topk, pad, ...
+"""Indexing and joining: advanced indexing, cat/stack, gather/scatter, index_*, masked ops, nonzero,
+tril/triu, flip/roll/repeat, one_hot, diag, meshgrid, take/put, the *_scatter copies, scatter_reduce, pad.
 
-Ops whose output shape depends on the data (nonzero, masked_select, unique,
-bincount) have no shape rule: the meta device raises NotImplementedError.
+Ops whose output shape depends on the data (nonzero, masked_select) have no
+shape rule: the meta device raises NotImplementedError.
 """
-import collections
-
-from .registry import defop
+from .registry import defop, copy_into_self
 from . import meta as M
+from .meta import TensorMeta, fmt_shape
+from .formulas import torch, SCATTER_REDUCE_ALIASES
 from .. import _dtype as D
 from .._shape import wrap_dim, wrap_dims, broadcast_shapes, broadcast_all, numel
 
 F = "indexing"
-
-
-def _fmt(shape):
-    return "[" + ", ".join(map(str, shape)) + "]"
 
 
 def _ops():
@@ -27,7 +24,6 @@ def _is_index_dtype(d):
 
 
 # --- advanced indexing: index / index_put -------------------------------------
-
 def _mask_count(mask):
     if mask.device.type == "meta":
         raise NotImplementedError("indexing with a boolean mask has a data-dependent output shape, so it cannot "
@@ -50,8 +46,8 @@ def _expand_masks(self, indices):
                 raise IndexError(f"too many indices for tensor of dimension {len(self._shape)}")
             for j in range(k):
                 if idx._shape[j] != self._shape[dim + j]:
-                    raise IndexError(f"The shape of the mask {_fmt(idx._shape)} at index {j} does not match the "
-                                     f"shape of the indexed tensor {_fmt(self._shape)} at index {dim + j}")
+                    raise IndexError(f"The shape of the mask {fmt_shape(idx._shape)} at index {j} does not match the "
+                                     f"shape of the indexed tensor {fmt_shape(self._shape)} at index {dim + j}")
             n = _mask_count(idx)
             out.append((n,))
             out.extend([()] * (k - 1))  # placeholders so positions stay adjacent
@@ -100,8 +96,8 @@ def _index_put_meta(self, indices, values, accumulate=False):
         except RuntimeError:
             ok = False
         if not ok:
-            raise RuntimeError(f"shape mismatch: value tensor of shape {_fmt(values._shape)} cannot be broadcast "
-                               f"to indexing result of shape {_fmt(target)}")
+            raise RuntimeError(f"shape mismatch: value tensor of shape {fmt_shape(values._shape)} cannot be broadcast "
+                               f"to indexing result of shape {fmt_shape(target)}")
     return M.TensorMeta(self._shape, self.dtype)
 
 
@@ -115,9 +111,8 @@ defop("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=
       grad={"self": "index_put_self_grad(grad, indices, accumulate)",
             "values": "index_put_values_grad(grad, indices, values)"})
 
+
 # --- cat / stack --------------------------------------------------------------
-
-
 def _cat_meta(tensors, dim=0):
     if len(tensors) == 0:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -164,8 +159,8 @@ def _stack(tensors, dim=0):
     ref = tensors[0]._shape
     for i, t in enumerate(tensors):
         if t._shape != ref:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {_fmt(ref)} at entry 0 and "
-                               f"{_fmt(t._shape)} at entry {i}")
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {fmt_shape(ref)} at entry 0 and "
+                               f"{fmt_shape(t._shape)} at entry {i}")
     d = wrap_dim(dim, len(ref) + 1)
     return _ops().cat([t.unsqueeze(d) for t in tensors], d)
 
@@ -209,9 +204,8 @@ defop("row_stack(Tensor[] tensors) -> Tensor", composite=_vstack, method=False, 
 defop("dstack(Tensor[] tensors) -> Tensor", composite=_dstack, method=False, out=True, family=F)
 defop("column_stack(Tensor[] tensors) -> Tensor", composite=_column_stack, method=False, out=True, family=F)
 
+
 # --- gather / scatter ---------------------------------------------------------
-
-
 def _check_int64_index(name, index):
     if not _is_index_dtype(index.dtype):
         raise RuntimeError(f"{name}(): Expected dtype int64 for index")
@@ -226,8 +220,8 @@ def _gather_meta(self, dim, index, sparse_grad=False):
     ss = self._shape or (1,)
     for j, s in enumerate(index._shape):
         if j != d and s > ss[j]:
-            raise RuntimeError(f"Size does not match at dimension {j} expected index {_fmt(index._shape)} to be "
-                               f"smaller than self {_fmt(self._shape)} apart from dimension {d}")
+            raise RuntimeError(f"Size does not match at dimension {j} expected index {fmt_shape(index._shape)} to be "
+                               f"smaller than self {fmt_shape(self._shape)} apart from dimension {d}")
     return M.TensorMeta(tuple(index._shape), self.dtype)
 
 
@@ -245,8 +239,8 @@ def _scatter_meta(self, dim, index, src=None, reduce=None):
     ss = self._shape or (1,)
     for j, s in enumerate(index._shape):
         if j != d and s > ss[j]:
-            raise RuntimeError(f"Expected index {_fmt(index._shape)} to be smaller than self {_fmt(self._shape)} "
-                               f"apart from dimension {d}")
+            raise RuntimeError(f"Expected index {fmt_shape(index._shape)} to be smaller than self "
+                               f"{fmt_shape(self._shape)} apart from dimension {d}")
     if hasattr(src, "_shape"):
         if src.dtype is not self.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
@@ -255,8 +249,8 @@ def _scatter_meta(self, dim, index, src=None, reduce=None):
         srs = src._shape or (1,)
         for j, s in enumerate(index._shape):
             if s > srs[j]:
-                raise RuntimeError(f"Expected index {_fmt(index._shape)} to be smaller than src "
-                                   f"{_fmt(src._shape)}")
+                raise RuntimeError(f"Expected index {fmt_shape(index._shape)} to be smaller than src "
+                                   f"{fmt_shape(src._shape)}")
     if reduce is not None and reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
     return M.TensorMeta(self._shape, self.dtype)
@@ -272,9 +266,8 @@ defop("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", m
       family=F, nondiff=("index",),
       grad={"self": "grad", "src": "grad.gather(dim, index)"})
 
+
 # --- index_select / index_add / index_copy / index_fill ----------------------
-
-
 def _index_vec(name, self, dim, index, vector_msg):
     if not _is_index_dtype(index.dtype):
         raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
@@ -317,8 +310,8 @@ def _index_src_meta(name):
             ss[d] = n
         if tuple(ss) != tuple(source._shape) and not (not source._shape and n == 1 and len(ss) <= 1):
             raise RuntimeError(f"{name}(): Source/destination tensor must have same slice shapes. Destination "
-                               f"slice shape: {_fmt(self._shape)} at dimension {d} and source slice shape: "
-                               f"{_fmt(source._shape)} at dimension {d}.")
+                               f"slice shape: {fmt_shape(self._shape)} at dimension {d} and source slice shape: "
+                               f"{fmt_shape(source._shape)} at dimension {d}.")
         return M.TensorMeta(self._shape, self.dtype)
     return rule
 
@@ -346,9 +339,8 @@ defop("index_fill(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", 
       overload="int_Scalar", inplace=True, family=F, nondiff=("index",),
       grad={"self": "grad.index_fill(dim, index, 0)"})
 
+
 # --- masked ops ---------------------------------------------------------------
-
-
 def _mask_dtype_name(d):
     return {"int64": "long int", "int32": "int", "float32": "float", "float64": "double", "uint8": "unsigned char",
             "int16": "short int", "int8": "signed char"}.get(d.name, d.name)
@@ -380,8 +372,8 @@ def _masked_select(self, mask):
 
 defop("masked_select(Tensor self, Tensor mask) -> Tensor", composite=_masked_select, out=True, family=F)
 
-# --- nonzero / argwhere / where(cond) ----------------------------------------
 
+# --- nonzero / argwhere / where(cond) ----------------------------------------
 defop("argwhere(Tensor self) -> Tensor", family=F)
 
 
@@ -398,9 +390,8 @@ defop("nonzero(Tensor self, *, bool as_tuple=False) -> Tensor", composite=_nonze
 defop("where(Tensor condition) -> Tensor[]", composite=lambda c: _nonzero(c, True), overload="cond_only",
       method=False, family=F)
 
+
 # --- triangular, flip, roll, repeat ------------------------------------------
-
-
 def _tri_meta(name):
     def rule(self, diagonal=0):
         if len(self._shape) < 2:
@@ -447,7 +438,7 @@ def _repeat_meta(self, repeats):
                            "tensor")
     for r in repeats:
         if r < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {r}: {_fmt(repeats)}")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {r}: {fmt_shape(repeats)}")
     src = (1,) * (len(repeats) - len(self._shape)) + tuple(self._shape)
     return M.TensorMeta(tuple(s * r for s, r in zip(src, repeats)), self.dtype)
 
@@ -522,137 +513,8 @@ defop("repeat_interleave(Tensor self, SymInt repeats, int? dim=None, *, SymInt? 
 defop("repeat_interleave(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
       composite=_repeat_interleave_self, overload="Tensor", method=False, family=F)
 
-# --- sort / argsort / topk ----------------------------------------------------
-
-def _return_type(name):
-    base = collections.namedtuple(name, ["values", "indices"])
-
-    def __repr__(self):
-        return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
-    return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
-
-
-sort_result = _return_type("sort")
-topk_result = _return_type("topk")
-
-
-def _sort_meta(self, dim=-1, descending=False, stable=False):
-    if self.dtype.is_complex:
-        raise RuntimeError(" Sort does not support complex dtypes on CPU")
-    wrap_dim(dim, len(self._shape))
-    return (M.TensorMeta(self._shape, self.dtype), M.TensorMeta(self._shape, D.int64))
-
-
-defop("_sort(Tensor self, int dim=-1, bool descending=False, bool stable=False) -> (Tensor values, Tensor indices)",
-      meta=_sort_meta, method=False, function=False, family=F,
-      grad={"self": "selected_values_backward(grads[0], result[1], self, dim)"})
-
-
-def _sort(self, dim=-1, descending=False, stable=False):
-    v, i = _ops().ops._sort(self, dim, descending, bool(stable))
-    return sort_result(v, i)
-
-
-defop("sort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> (Tensor values, Tensor indices)",
-      composite=_sort, out=True, family=F)
-defop("argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor",
-      composite=lambda s, dim=-1, descending=False, stable=False: _ops().ops._sort(s, dim, descending, stable)[1],
-      family=F)
-
-
-def _topk_meta(self, k, dim=-1, largest=True, sorted=True):
-    n = len(self._shape)
-    d = wrap_dim(dim, n)
-    size = self._shape[d] if n else 1
-    if k < 0 or k > size:
-        raise RuntimeError("selected index k out of range")
-    shape = list(self._shape)
-    if n:
-        shape[d] = k
-    return (M.TensorMeta(tuple(shape), self.dtype), M.TensorMeta(tuple(shape), D.int64))
-
-
-defop("_topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor "
-      "indices)", meta=_topk_meta, method=False, function=False, family=F,
-      grad={"self": "selected_values_backward(grads[0], result[1], self, dim)"})
-
-
-def _topk(self, k, dim=-1, largest=True, sorted=True):
-    v, i = _ops().ops._topk(self, k, dim, largest, sorted)
-    return topk_result(v, i)
-
-
-defop("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor "
-      "indices)", composite=_topk, out=True, family=F)
-
-# --- unique / searchsorted / bincount ----------------------------------------
-
-defop("_unique(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None) "
-      "-> (Tensor, Tensor, Tensor)", method=False, function=False, family=F)
-
-
-def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    if dim is not None:
-        wrap_dim(dim, len(self._shape))
-    out, inv, cnt = _ops().ops._unique(self, sorted, return_inverse, return_counts, dim)
-    if not return_inverse and not return_counts:
-        return out
-    res = (out,) + ((inv,) if return_inverse else ()) + ((cnt,) if return_counts else ())
-    return res
-
-
-defop("unique(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None) "
-      "-> Tensor", composite=_unique, family=F)
-
-
-def _searchsorted_meta(sorted_sequence, self, out_int32=False, right=False, side=None, sorter=None):
-    if side is not None and side not in ("left", "right"):
-        raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
-    if side == "left" and right:
-        raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
-                           "while right was True")
-    vs = tuple(self._shape) if hasattr(self, "_shape") else ()
-    ss = tuple(sorted_sequence._shape)
-    if len(ss) == 0:
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
-                           "dimension")
-    if len(ss) > 1 and ss[:-1] != vs[:-1]:
-        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-                           f"dimensions of boundaries tensor and input value tensor must match, but we got "
-                           f"boundaries tensor {_fmt(ss)} and input value tensor {_fmt(vs)}")
-    if sorter is not None and tuple(sorter._shape) != ss:
-        raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
-                           f"tensor {_fmt(ss)}and got sorter tensor {_fmt(sorter._shape)}")
-    return M.TensorMeta(vs, D.int32 if out_int32 else D.int64)
-
-
-defop("searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, "
-      "Tensor? sorter=None) -> Tensor", meta=_searchsorted_meta, overload="Tensor", method=False, out=True, family=F)
-defop("searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, "
-      "Tensor? sorter=None) -> Tensor", meta=_searchsorted_meta, overload="Scalar", method=False, out=True, family=F)
-
-
-def _bincount_check(self, weights=None, minlength=0):
-    if len(self._shape) != 1 or self.dtype._kind != 1:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if weights is not None and tuple(weights._shape) != tuple(self._shape):
-        raise RuntimeError("weights should be 1-d and have the same length as input")
-    if minlength < 0:
-        raise RuntimeError("minlength should be >= 0")
-
-
-def _bincount(self, weights=None, minlength=0):
-    _bincount_check(self, weights, minlength)
-    return _ops().ops._bincount(self, weights, minlength)
-
-
-defop("_bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor", method=False, function=False,
-      family=F)
-defop("bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor", composite=_bincount, family=F)
 
 # --- one_hot, diag, meshgrid, take, take_along_dim ---------------------------
-
-
 def _one_hot(self, num_classes=-1):
     if self.dtype is not D.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
@@ -749,9 +611,8 @@ def _take_along_dim(self, indices, dim=None):
 
 defop("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor", composite=_take_along_dim, out=True, family=F)
 
+
 # --- pad ----------------------------------------------------------------------
-
-
 def _pad_index(size, lo, hi, mode):
     """Source positions along one dim for a non-constant pad of (lo, hi)."""
     idx = []
@@ -815,7 +676,7 @@ def _pad(self, pad, mode="constant", value=None):
         size = self._shape[d]
         if mode == "reflect" and (lo >= size or hi >= size):
             raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
-                               f"but got: padding ({lo}, {hi}) at dimension {d} of input {_fmt(self._shape)}")
+                               f"but got: padding ({lo}, {hi}) at dimension {d} of input {fmt_shape(self._shape)}")
         if mode == "circular" and (lo > size or hi > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         idx = _pad_index(size, lo, hi, mode)
@@ -837,3 +698,130 @@ def _install_indexing():
 
 
 _install_indexing()
+
+
+# --- unravel_index, nonzero_static ----------------------------------------------------------------
+def _unravel_index(indices, shape):
+    if indices.dtype._kind != 1:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    total = 1
+    for s in shape:
+        if s < 0:
+            raise ValueError("'shape' cannot have negative values, but got " + str(tuple(shape)))
+        total *= s
+    rem = torch.remainder(indices, total) if total else indices
+    coords = []
+    for s in reversed(shape):
+        coords.append(torch.remainder(rem, s))
+        rem = torch.div(rem, s, rounding_mode="floor")
+    return tuple(reversed(coords))
+
+
+defop("unravel_index(Tensor indices, int[] shape) -> Tensor[]", composite=_unravel_index, method=False, family=F)
+
+
+def _nonzero_static(self, size, fill_value=-1):
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got {size}")
+    idx = torch.nonzero(self)
+    if idx.shape[0] >= size:
+        return idx[:size]
+    pad = torch.full((size - idx.shape[0], self.dim()), fill_value, dtype=D.int64, device=self.device)
+    return torch.cat([idx, pad])
+
+
+defop("nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor", composite=_nonzero_static, family=F)
+
+
+# --- scatters: a copy of self with one region replaced (gradients through the region copy) --------
+def _scatter_into(self, src, region):
+    out = self.clone()
+    view = region(out)
+    if tuple(view.shape) != tuple(src.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                           f"slice size = {list(view.shape)}")
+    view.copy_(src)
+    return out
+
+
+defop("select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor",
+      composite=lambda s, src, dim, index: _scatter_into(s, src, lambda o: o.select(dim, index)), family=F)
+defop("slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) "
+      "-> Tensor", composite=lambda s, src, dim=0, start=None, end=None, step=1: _scatter_into(
+          s, src, lambda o: o[(slice(None),) * wrap_dim(dim, o.dim()) + (slice(start, end, step),)]), family=F)
+defop("diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor",
+      composite=lambda s, src, offset=0, dim1=0, dim2=1: _scatter_into(
+          s, src, lambda o: torch.diagonal(o, offset, dim1, dim2)), family=F)
+
+
+def _masked_scatter(self, mask, source):
+    if mask.dtype is not D.bool_:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{D._cname(mask.dtype)}")
+    if self.dtype is not source.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got "
+                           f"{D._cname(self.dtype)} and {D._cname(source.dtype)}")
+    m = mask.expand_as(self) if mask.shape != self.shape else mask
+    n = int(m.sum())
+    if n > source.numel():
+        raise RuntimeError("masked_scatter: expected source to have at least as many elements as ones in mask")
+    out = self.clone()
+    out[m] = source.reshape(-1)[:n]
+    return out
+
+
+defop("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", composite=_masked_scatter,
+      inplace=True, inplace_composite=copy_into_self(_masked_scatter), family=F)
+
+
+def _put(self, index, source, accumulate=False):
+    if index.dtype is not D.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {D._cname(index.dtype)}")
+    if self.dtype is not source.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{D._cname(self.dtype)} and source.dtype = {D._cname(source.dtype)}")
+    if index.numel() != source.numel():
+        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+                           f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    n = self.numel()
+    if index.numel() and (bool((index >= n).any()) or bool((index < -n).any())):
+        raise IndexError(f"out of range: tried to access index {int(index.max())} on a tensor of {n} elements.")
+    out = self.clone()
+    flat = out.view(-1) if out.is_contiguous() else out.reshape(-1)
+    flat.index_put_((index.reshape(-1),), source.reshape(-1), accumulate)
+    return out if out.is_contiguous() else out.copy_(flat.reshape(out.shape))
+
+
+defop("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor", composite=_put,
+      inplace=True, inplace_composite=copy_into_self(_put), family=F)
+
+
+# --- scatter_reduce: a kernel, and the gradients PyTorch defines for it ---------------------------
+_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_reduce_meta(self, dim, index, src, reduce, include_self=True):
+    if index.dim() != src.dim() or index.dim() != self.dim():
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    d = wrap_dim(dim, max(self.dim(), 1))
+    for i in range(index.dim()):
+        if index.shape[i] > src.shape[i] or (i != d and index.shape[i] > self.shape[i]):
+            raise RuntimeError(f"Expected index {list(index.shape)} to be smaller than self {list(self.shape)} "
+                               f"apart from dimension {d} and to be smaller size than src {list(src.shape)}")
+    if reduce not in _REDUCES and reduce not in SCATTER_REDUCE_ALIASES:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if index.dtype is not D.int64:
+        raise RuntimeError("scatter_reduce(): Expected dtype int64 for index")
+    if self.dtype is not src.dtype:
+        raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+    wrap_dim(dim, max(self.dim(), 1))
+    return TensorMeta(self._shape, self.dtype)
+
+
+defop("scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> "
+      "Tensor", meta=_scatter_reduce_meta, inplace=True, out=True, overload="two", nondiff=("index",), family=F,
+      inplace_composite=copy_into_self(lambda s, dim, index, src, reduce, include_self=True: torch.scatter_reduce(
+          s, dim, index, src, reduce, include_self=include_self)),
+      grad={"self": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 0)",
+            "src": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 1)"})

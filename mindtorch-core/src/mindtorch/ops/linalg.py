@@ -1,8 +1,11 @@
-"""Linear algebra: matmul and friends, addmm/baddbmm, einsum, matrix helpers for mindtorch.linalg."""
-from .registry import defop
+"""Linear algebra: matmul and friends, addmm/baddbmm, einsum, products composed of other ops (trace, kron,
+tensordot, inner, vdot, addr, addbmm, cross, chain_matmul), cdist, matrix norms, and the factorizations
+and solvers of mindtorch.linalg (inverse, slogdet, solve, cholesky, eigh, qr, svd, lstsq: a kernel per
+backend, batched over leading dims; a singular or non-positive-definite input raises LinAlgError)."""
+from .registry import defop, copy_into_self
 from . import meta as M
 from .. import _dtype as D
-from .._shape import broadcast_shapes
+from .._shape import broadcast_shapes, wrap_dim
 from .formulas import torch, sum_to, conj, shape_of, complex_aware  # noqa: F401
 
 F = "linalg"
@@ -102,7 +105,6 @@ def _dot_meta(self, tensor):
     return _matmul_meta(self, tensor)
 
 
-# --- backward helpers ------------------------------------------------------
 # --- ops ---------------------------------------------------------------------
 defop("matmul(Tensor self, Tensor other) -> Tensor", meta=_matmul_meta, out=True, family=F,
       grad={"self": "matmul_backward(grad, self, other, 0)", "other": "matmul_backward(grad, self, other, 1)"})
@@ -331,3 +333,301 @@ def _svdvals_meta(A, driver=None):
 
 
 defop("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", meta=_svdvals_meta, method=False, family=F)
+
+
+# --- products composed of other ops: trace, kron, tensordot, inner, vdot, addr, addbmm, chain_matmul, cross ---
+def _trace(self):
+    if self.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.dim()}")
+    return torch.diagonal(self).sum()
+
+
+defop("trace(Tensor self) -> Tensor", composite=_trace, family=F)
+
+
+def _kron(self, other):
+    nd = max(self.dim(), other.dim())
+    a = self.reshape((1,) * (nd - self.dim()) + tuple(self.shape))
+    b = other.reshape((1,) * (nd - other.dim()) + tuple(other.shape))
+    # interleave: a[i0, 1, i1, 1, ...] * b[1, j0, 1, j1, ...] -> (i0*j0, i1*j1, ...)
+    ai = a.reshape([s for d in a.shape for s in (d, 1)])
+    bi = b.reshape([s for d in b.shape for s in (1, d)])
+    return (ai * bi).reshape([x * y for x, y in zip(a.shape, b.shape)])
+
+
+defop("kron(Tensor self, Tensor other) -> Tensor", composite=_kron, out=True, family=F)
+
+
+def _tensordot(a, b, dims=2, out=None):
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    elif hasattr(dims, "_shape"):
+        return _tensordot(a, b, dims.tolist() if dims.dim() else int(dims.item()))
+    else:
+        da, db = dims
+        da, db = ([da] if isinstance(da, int) else list(da)), ([db] if isinstance(db, int) else list(db))
+    da = [wrap_dim(d, a.dim()) for d in da]
+    db = [wrap_dim(d, b.dim()) for d in db]
+    for x, y in zip(da, db):
+        if a.shape[x] != b.shape[y]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[x]} in dim {x} "
+                               f"and second has size {b.shape[y]} in dim {y}")
+    ra = [d for d in range(a.dim()) if d not in da]
+    rb = [d for d in range(b.dim()) if d not in db]
+    k = 1
+    for d in da:
+        k *= a.shape[d]
+    am = a.permute(ra + da).reshape(-1, k)
+    bm = b.permute(db + rb).reshape(k, -1)
+    res = (am @ bm).reshape([a.shape[d] for d in ra] + [b.shape[d] for d in rb])
+    return res if out is None else out.resize_(res.shape).copy_(res)
+
+
+def _inner(self, other):
+    if self.dim() == 0 or other.dim() == 0:
+        return self * other
+    if self.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(self.shape)} and {list(other.shape)}")
+    return _tensordot(self, other, ([-1], [-1]))
+
+
+defop("inner(Tensor self, Tensor other) -> Tensor", composite=_inner, out=True, family=F)
+
+
+def _vdot(self, other):
+    if self.dtype is not other.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {D._cname(self.dtype)} and "
+                           f"{D._cname(other.dtype)}")
+    if self.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
+    return (self.conj() * other).sum() if self.is_complex() else torch.dot(self, other)
+
+
+defop("vdot(Tensor self, Tensor other) -> Tensor", composite=_vdot, out=True, family=F)
+
+
+def _addr(self, vec1, vec2, beta=1, alpha=1):
+    prod = torch.outer(vec1, vec2)
+    prod = prod if alpha == 1 else prod * alpha
+    return prod if beta == 0 else (self if beta == 1 else self * beta) + prod
+
+
+def _addbmm(self, batch1, batch2, beta=1, alpha=1):
+    if batch1.dim() != 3 or batch2.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if not (self.dtype is batch1.dtype is batch2.dtype):
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {D._cname(batch1.dtype)} and "
+                           f"{D._cname(batch2.dtype)}")
+    prod = torch.bmm(batch1, batch2).sum(0)
+    prod = prod if alpha == 1 else prod * alpha
+    return prod if beta == 0 else (self if beta == 1 else self * beta) + prod
+
+
+defop("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", composite=_addr,
+      out=True, inplace=True, inplace_composite=copy_into_self(_addr), family=F)
+defop("addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+      composite=_addbmm, out=True, inplace=True, inplace_composite=copy_into_self(_addbmm),
+      family=F)
+
+
+def _chain_matmul(matrices):
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    out = matrices[0]
+    for m in matrices[1:]:
+        out = torch.mm(out, m)
+    return out.clone() if len(matrices) == 1 else out
+
+
+defop("chain_matmul(Tensor[] matrices) -> Tensor", composite=_chain_matmul, out=True, method=False, family=F)
+
+
+def _cross3(a, b, d):
+    """The cross product of the length-3 vectors along dim d (broadcast first)."""
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected scalar type {D._cname(a.dtype)} but found {D._cname(b.dtype)}")
+    if a.dim() != b.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    a, b = torch.broadcast_tensors(a, b)
+    if a.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {a.shape[d]} and "
+                           f"{b.shape[d]}")
+    ax, ay, az = (a.select(d, i) for i in range(3))
+    bx, by, bz = (b.select(d, i) for i in range(3))
+    return torch.stack([ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx], d)
+
+
+def _cross(self, other, dim=None):
+    if self.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if dim is None:
+        import warnings
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=3)
+        dim = next((i for i, n in enumerate(self.shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return _cross3(self, other, wrap_dim(dim, self.dim()))
+
+
+defop("cross(Tensor self, Tensor other, int? dim=None) -> Tensor", composite=_cross, out=True, family=F)
+defop("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
+      composite=lambda s, o, dim=-1: _cross3(s, o, wrap_dim(dim, max(s.dim(), o.dim()))), function=False,
+      method=False, family=F)
+
+
+# --- distances: cdist -----------------------------------------------------------------------------
+def _cdist(x1, x2, p=2.0, compute_mode=None):
+    if x1.dim() < 2 or x2.dim() < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+                           f"{x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    diff = (x1.unsqueeze(-2) - x2.unsqueeze(-3)).abs()
+    if p == 0:
+        return (diff != 0).sum(-1).to(x1.dtype)
+    if p == float("inf"):
+        return diff.amax(-1)
+    if p == 1:
+        return diff.sum(-1)
+    if p == 2:  # sqrt's gradient at 0 is inf; PyTorch's cdist backward gives 0 there
+        sq = (diff * diff).sum(-1)
+        zero = sq == 0
+        return torch.where(zero, torch.zeros_like(sq), torch.where(zero, torch.ones_like(sq), sq).sqrt())
+    return diff.pow(p).sum(-1).pow(1.0 / p)
+
+
+defop("cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor", composite=_cdist,
+      method=False, family=F)
+
+
+# --- matrix norms: renorm, nuclear_norm, frobenius_norm -------------------------------------------
+def _renorm(self, p, dim, maxnorm):
+    """Rescale each slice along dim whose p-norm exceeds maxnorm down to maxnorm."""
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = wrap_dim(dim, self.dim())
+    others = [i for i in range(self.dim()) if i != d]
+    norms = torch.linalg.vector_norm(self, p, others, keepdim=True)
+    factor = torch.where(norms > maxnorm, maxnorm / (norms + 1e-7), torch.ones_like(norms))
+    return self * factor
+
+
+defop("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", composite=_renorm, out=True, inplace=True,
+      inplace_composite=copy_into_self(_renorm), family=F)
+defop("nuclear_norm(Tensor self, bool keepdim=False) -> Tensor",
+      composite=lambda s, keepdim=False: torch.linalg.matrix_norm(s, "nuc", keepdim=keepdim), method=False,
+      out=True, family=F)
+defop("frobenius_norm(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+      composite=lambda s, dim, keepdim=False: torch.linalg.vector_norm(s, 2, dim, keepdim=keepdim), method=False,
+      out=True, family=F)
+
+
+# --- factorizations and solvers for mindtorch.linalg: shape rules ---------------------------------
+def _square(name, A):
+    if len(A._shape) < 2:
+        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they are "
+                           f"{A._shape[-2]} by {A._shape[-1]} matrices")
+    _floating(name, A)
+
+
+def _floating(name, A):
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. Got {_tname(A.dtype)}")
+
+
+def _matrix(name, A):
+    if len(A._shape) < 2:
+        raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    _floating(name, A)
+
+
+def _inv_meta(A):
+    _square("inv", A)
+    return TM(A._shape, A.dtype)
+
+
+def _slogdet_meta(A):
+    _square("slogdet", A)
+    return TM(A._shape[:-2], A.dtype), TM(A._shape[:-2], A.dtype.to_real())
+
+
+def _solve_meta(A, B, left=True):
+    _square("solve", A)
+    if B._shape[-2:-1] != A._shape[-1:]:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({A._shape[-2]}x{A._shape[-1]} and {B._shape[-2]}x{B._shape[-1]})")
+    batch = broadcast_shapes(A._shape[:-2], B._shape[:-2])
+    return TM(tuple(batch) + tuple(B._shape[-2:]), A.dtype)
+
+
+def _cholesky_meta(A, upper=False):
+    _square("cholesky", A)
+    return TM(A._shape, A.dtype)
+
+
+def _eigh_meta(A, UPLO="L"):
+    _square("eigh", A)
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return TM(A._shape[:-1], A.dtype.to_real()), TM(A._shape, A.dtype)
+
+
+def _qr_meta(A, mode="reduced"):
+    _matrix("qr", A)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+                           "'r', or 'complete'")
+    m, n = A._shape[-2:]
+    k = min(m, n)
+    batch = tuple(A._shape[:-2])
+    if mode == "r":
+        return TM(batch + (0,), A.dtype), TM(batch + (k, n), A.dtype)
+    q = m if mode == "complete" else k
+    return TM(batch + (m, q), A.dtype), TM(batch + (q, n), A.dtype)
+
+
+def _svd_meta(A, full_matrices=True, driver=None):
+    _matrix("svd", A)
+    m, n = A._shape[-2:]
+    k = min(m, n)
+    batch = tuple(A._shape[:-2])
+    um, vn = (m, n) if full_matrices else (k, k)
+    return TM(batch + (m, um), A.dtype), TM(batch + (k,), A.dtype.to_real()), TM(batch + (vn, n), A.dtype)
+
+
+def _lstsq_meta(A, B, rcond=None, driver=None):
+    _matrix("lstsq", A)
+    m, n = A._shape[-2:]
+    batch = tuple(A._shape[:-2])
+    return (TM(batch + (n,) + tuple(B._shape[-1:]), A.dtype), TM((0,), A.dtype.to_real()),
+            TM(batch, torch.int64), TM(batch + (min(m, n),), A.dtype.to_real()))
+
+
+# --- factorizations and solvers: the ops (kernels per backend, derivatives in formulas.py) --------
+defop("linalg_inv(Tensor A) -> Tensor", meta=_inv_meta, method=False, family=F,
+      grad={"A": "inv_backward(grad, result)"})
+defop("linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", meta=_slogdet_meta, method=False, family=F,
+      grad={"A": "slogdet_backward(grads[1], A)"})
+defop("linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor", meta=_solve_meta, method=False, family=F,
+      grad={"A": "solve_backward_A(grad, A, result)", "B": "solve_backward_B(grad, A)"})
+defop("linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor", meta=_cholesky_meta, method=False, family=F,
+      grad={"A": "cholesky_backward(grad, result, upper)"})
+defop("linalg_eigh(Tensor A, str UPLO=\"L\") -> (Tensor eigenvalues, Tensor eigenvectors)", meta=_eigh_meta,
+      method=False, family=F, grad={"A": "eigh_backward(grads, result[0], result[1])"})
+defop("linalg_qr(Tensor A, str mode=\"reduced\") -> (Tensor Q, Tensor R)", meta=_qr_meta, method=False, family=F,
+      grad={"A": "qr_backward(grads, A, result[0], result[1], mode)"})
+defop("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
+      meta=_svd_meta, method=False, family=F,
+      grad={"A": "svd_backward(grads, A, result[0], result[1], result[2], full_matrices)"})
+defop("linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor "
+      "residuals, Tensor rank, Tensor singular_values)", meta=_lstsq_meta, method=False, family=F,
+      grad={"A": "lstsq_backward(grads[0], A, B, result[0], 0)", "B": "lstsq_backward(grads[0], A, B, result[0], 1)"})

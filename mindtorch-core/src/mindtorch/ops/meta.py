@@ -19,6 +19,11 @@ class TensorMeta:
         return f"TensorMeta({self.shape}, {self.dtype})"
 
 
+def fmt_shape(shape):
+    """A shape as PyTorch's messages print it: [2, 3]."""
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
 def shape_of(x):
     return x._shape if hasattr(x, "_shape") else ()
 

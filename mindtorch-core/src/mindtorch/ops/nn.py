@@ -453,6 +453,8 @@ defop("_embedding_backward(Tensor grad_output, Tensor indices, SymInt num_weight
       "bool scale_grad_by_freq) -> Tensor",
       meta=lambda g, i, n, p, s: TensorMeta((n, g._shape[-1]), g.dtype), method=False, function=False, family=F,
       nondiff=("indices",), grad={"grad_output": "not_implemented('embedding double backward')"})
+
+
 def _embedding_renorm(self, indices, max_norm, norm_type):
     """Rows named by `indices` whose norm exceeds max_norm are scaled to max_norm / (norm + 1e-7); a row
     named twice is written twice with the same values."""

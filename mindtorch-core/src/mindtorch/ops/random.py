@@ -7,13 +7,11 @@ errors as the real devices.
 """
 from .registry import defop, declare_inplace
 from .meta import TensorMeta
-from .creation import _check_size
+from .creation import _check_size, _OPTS
 from .. import _dtype as D
 from .._shape import broadcast_shapes
 
 F = "random"
-_OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, " \
-        "bool requires_grad=False"
 _LIKE = "Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
         "bool? pin_memory=None, bool requires_grad=False, MemoryFormat? memory_format=None"
 _GEN = "Generator? generator=None"
@@ -26,8 +24,6 @@ def _not_impl(kernel_name, dtype):
     return NotImplementedError(f"\"{kernel_name}\" not implemented for '{_cname(dtype)}'")
 
 
-
-
 def _float_only(dtype, kernel_name):
     if dtype._kind < 2:
         raise _not_impl(kernel_name, dtype)
@@ -35,7 +31,6 @@ def _float_only(dtype, kernel_name):
 
 
 # --- factories -----------------------------------------------------------------------------
-
 def _rand_meta(size, generator=None, dtype=None, *rest):
     dtype = _float_only(dtype or D.get_default_dtype(), "check_uniform_bounds")
     return TensorMeta(_check_size(size, dtype), dtype)
@@ -104,7 +99,6 @@ defop(f"randperm(SymInt n, *, {_GEN}, {_OPTS}) -> Tensor", meta=_randperm_meta, 
 
 
 # --- *_like --------------------------------------------------------------------------------
-
 def _like_composite(name, nvals):
     def composite(self, *args):
         vals, (generator, dtype, _layout, device, _pin, _rg, _memory_format) = args[:nvals], args[nvals:]
@@ -127,7 +121,6 @@ defop(f"randint_like(Tensor self, SymInt low, SymInt high, *, {_LIKE}) -> Tensor
 
 
 # --- normal ------------------------------------------------------------------------------
-
 def check_std(std):
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
@@ -167,7 +160,6 @@ defop(f"normal(float mean, float std, SymInt[] size, *, {_GEN}, {_OPTS}) -> Tens
 
 
 # --- bernoulli / multinomial ---------------------------------------------------------------
-
 def _bernoulli_meta(self, generator=None):
     _float_only(self.dtype, "bernoulli_tensor_cpu_p_")
     return TensorMeta(self._shape, self.dtype)
@@ -238,7 +230,6 @@ defop(f"multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, 
 
 
 # --- in-place samplers ---------------------------------------------------------------------
-
 def _uniform_meta(self, low=0.0, high=1.0, generator=None):
     _float_only(self.dtype, "check_uniform_bounds")
     if low > high:

@@ -1,8 +1,11 @@
-"""Reductions: sum, mean, prod, max/min, var/std, norms, logsumexp, cumulative ops, softmax."""
+"""Reductions: sum, mean, prod, max/min, var/std, norms, logsumexp, cumulative ops, softmax; the
+NaN-ignoring reductions, quantiles, aminmax, cummax/cummin, logcumsumexp; statistics (dist, cov,
+corrcoef); differences and integrals along a dim (diff, gradient, trapezoid)."""
 import collections
 
 from .registry import defop, OPS
 from . import meta as M
+from .meta import TensorMeta
 from .. import _dtype as D
 from .._shape import wrap_dim, wrap_dims
 from .formulas import torch, unsqueeze_multiple, expand_reduced, shape_of  # noqa: F401
@@ -195,7 +198,7 @@ def _vector_norm_meta(self, ord=2, dim=None, keepdim=False, dtype=None):
     return TM(_rshape(self._shape, dims, keepdim), (dtype or self.dtype).to_real())
 
 
-# --- backward helpers ------------------------------------------------------
+# --- the derivative of softmax / log_softmax as a chain of ops (their _backward_data composites) ------
 def softmax_backward(grad_output, output, dim):
     """softmax's derivative as a chain of ops (the composite of _softmax_backward_data)."""
     return output * (grad_output - (grad_output * output).sum(dim, keepdim=True))
@@ -361,3 +364,333 @@ defop("norm(Tensor self, Scalar? p=2, int[1]? dim=None, bool keepdim=False, *, S
       composite=_norm_num, out=True, family=F)
 defop("norm(Tensor self, str p, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
       composite=_norm_str, overload="str", out=True, family=F)
+
+
+# --- reductions ignoring NaN, quantiles, min-and-max, running extremes ----------------------------
+aminmax_result = collections.namedtuple("aminmax", ["min", "max"])
+aminmax_result.__module__ = "mindtorch.return_types"
+cum_results = {n: collections.namedtuple(n, ["values", "indices"]) for n in ("cummax", "cummin")}
+for _cum_rt in cum_results.values():
+    _cum_rt.__module__ = "mindtorch.return_types"
+
+
+def _nansum(self, dim=None, keepdim=False, dtype=None):
+    x = torch.where(self.isnan(), torch.zeros_like(self), self) if self.is_floating_point() else self
+    return x.sum(dim, keepdim=keepdim, dtype=dtype)
+
+
+defop("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+      composite=_nansum, out=True, family=F)
+
+
+def _nanmean(self, dim=None, keepdim=False, dtype=None):
+    if not (self.is_floating_point() or self.is_complex()):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{self.dtype.name.capitalize() if self.dtype is not D.int64 else 'Long'}")
+    count = (~self.isnan()).sum(dim, keepdim=keepdim)
+    return _nansum(self, dim, keepdim, dtype) / count
+
+
+defop("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+      composite=_nanmean, out=True, family=F)
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name, ignore_nan):
+    def quantile(self, q, dim=None, keepdim=False, interpolation="linear"):
+        scalar_q = not isinstance(q, torch.Tensor)
+        if not scalar_q and q.dim() > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if not self.is_floating_point():
+            raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+        if interpolation not in _INTERPOLATIONS:
+            raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                             f"Got {interpolation}")
+        qt = torch.tensor([q] if scalar_q else 0.0, dtype=self.dtype, device=self.device) if scalar_q else q
+        if not scalar_q and qt.dtype is not self.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        if bool(((qt < 0) | (qt > 1)).any()):
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+        x = self.reshape(-1) if dim is None else self
+        d = 0 if dim is None else wrap_dim(dim, max(self.dim(), 1))
+        x = x.movedim(d, -1) if x.dim() else x.reshape(1)
+        n = x.shape[-1]
+        if n == 0:
+            raise RuntimeError(f"{name}() input tensor must be non-empty")
+        srt = x.sort(-1).values  # NaN sort last
+        nans = x.isnan()
+        valid = (n - nans.sum(-1, keepdim=True)) if ignore_nan else \
+            torch.full_like(nans.sum(-1, keepdim=True), n)
+        qv = qt.reshape(-1)
+        rank = qv * (valid - 1).to(self.dtype)  # (..., nq)
+        if interpolation == "lower":
+            rank = rank.floor()
+        elif interpolation == "higher":
+            rank = rank.ceil()
+        elif interpolation == "nearest":
+            rank = rank.round()
+        lo = rank.floor().clamp(min=0).long()
+        hi = rank.ceil().clamp(min=0).long()
+        lo, hi = lo.clamp(max=n - 1), hi.clamp(max=n - 1)
+        vlo, vhi = srt.gather(-1, lo), srt.gather(-1, hi)
+        if interpolation == "midpoint":
+            out = vlo + (vhi - vlo) * 0.5
+        else:
+            out = torch.lerp(vlo, vhi, (rank - lo.to(self.dtype)))
+        bad = (valid == 0) if ignore_nan else nans.any(-1, keepdim=True)
+        out = torch.where(bad, torch.full_like(out, float("nan")), out)
+        out = out.movedim(-1, 0)  # q first, as PyTorch orders it
+        if keepdim:
+            if dim is None:
+                out = out.reshape((out.shape[0],) + (1,) * self.dim())
+            else:
+                out = out.unsqueeze(d + 1)
+        if dim is None and not keepdim:
+            out = out.reshape(out.shape[0])
+        return out[0] if scalar_q else out
+    defop(f"{name}(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') "
+          "-> Tensor", composite=quantile, out=True, family=F)
+    defop(f"{name}(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') "
+          "-> Tensor", composite=quantile, out=True, overload="scalar", family=F)
+
+
+_quantile("quantile", False)
+_quantile("nanquantile", True)
+
+
+def _aminmax(self, dim=None, keepdim=False):
+    if dim is None:
+        if self.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
+                               "no identity.")
+        mn, mx = self.amin(), self.amax()
+        if keepdim:
+            shape = (1,) * self.dim()
+            mn, mx = mn.reshape(shape), mx.reshape(shape)
+        return aminmax_result(mn, mx)
+    return aminmax_result(self.amin(dim, keepdim), self.amax(dim, keepdim))
+
+
+defop("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
+      composite=_aminmax, out=True, family=F)
+
+
+def _cumext(name):
+    greater = name == "cummax"
+
+    def cum(self, dim):
+        if self.dim() == 0:
+            wrap_dim(dim, 0)
+            return cum_results[name](self.clone(), torch.zeros((), dtype=D.int64, device=self.device))
+        dim = wrap_dim(dim, self.dim())
+        n = self.shape[dim]
+        with torch.no_grad():
+            x = self.detach().movedim(dim, -1)
+            ar = torch.arange(n, device=self.device)
+            seen = ar.unsqueeze(0) <= ar.unsqueeze(1)  # [j, i]: i is in prefix j
+            xi = x.unsqueeze(-2)  # (..., 1, n): element i
+            lowest = float("-inf") if x.is_floating_point() else (
+                0 if x.dtype is D.bool_ else D.iinfo(x.dtype).min)
+            highest = float("inf") if x.is_floating_point() else (
+                1 if x.dtype is D.bool_ else D.iinfo(x.dtype).max)
+            fill = lowest if greater else highest
+            xv = x.to(D.int64) if x.dtype is D.bool_ else x
+            masked = torch.where(seen, xi if x.dtype is not D.bool_ else xv.unsqueeze(-2), fill)
+            best = masked.amax(-1, keepdim=True) if greater else masked.amin(-1, keepdim=True)
+            hit = seen & (masked == best)  # the last index reaching the extreme wins, as in PyTorch
+            idx = torch.where(hit, ar, -1).amax(-1)
+            if x.is_floating_point():  # a NaN sticks: the index of the latest NaN so far
+                nan_hit = seen & xi.isnan()
+                nan_idx = torch.where(nan_hit, ar, -1).amax(-1)
+                idx = torch.where(nan_idx >= 0, nan_idx, idx)
+            idx = idx.movedim(-1, dim)
+        return cum_results[name](self.gather(dim, idx), idx)
+    defop(f"{name}(Tensor self, int dim) -> (Tensor values, Tensor indices)", composite=cum, out=True, family=F)
+
+
+_cumext("cummax")
+_cumext("cummin")
+
+
+# --- logcumsumexp ---------------------------------------------------------------------------------
+def _logcumsumexp_meta(self, dim):
+    wrap_dim(dim, self.dim())
+    if self.dtype.is_complex or self.dtype._kind < 2:
+        d = self.dtype if self.dtype.is_complex else torch.get_default_dtype()
+        return TensorMeta(self._shape, d)
+    return TensorMeta(self._shape, self.dtype)
+
+
+def _logcumsumexp(self, dim):
+    """A log-domain prefix scan in log2(n) rounds of logaddexp over shifted halves (Hillis-Steele), so a
+    value far below its predecessors never underflows: what a device without a kernel runs."""
+    y = self.to(_logcumsumexp_meta(self, dim).dtype)
+    if y.dim() == 0:
+        return y.clone()
+    n, shift = y.shape[dim], 1
+    while shift < n:
+        y = torch.cat([y.narrow(dim, 0, shift),
+                       torch.logaddexp(y.narrow(dim, shift, n - shift), y.narrow(dim, 0, n - shift))], dim)
+        shift *= 2
+    return y if shift > 1 else y.clone()
+
+
+defop("logcumsumexp(Tensor self, int dim) -> Tensor", meta=_logcumsumexp_meta, out=True, family=F,
+      composite=_logcumsumexp, grad={"self": "logcumsumexp_backward(grad, self, result, dim)"})
+
+
+# --- statistics: dist, cov, corrcoef --------------------------------------------------------------
+def _dist(self, other, p=2):
+    return torch.linalg.vector_norm(self - other, p)
+
+
+defop("dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", composite=_dist, family=F)
+
+
+def _cov(self, correction=1, fweights=None, aweights=None):
+    if self.dim() > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{self.dim()} dimensions")
+    x = self.reshape(1, -1) if self.dim() < 2 else self
+    if not x.is_floating_point() and not x.is_complex():
+        x = x.to(torch.get_default_dtype())
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        avg = x.mean(1, keepdim=True)
+        wsum = n
+        norm = n - correction
+    else:
+        wsum = w.sum()
+        avg = (x * w).sum(1, keepdim=True) / wsum
+        norm = wsum - (correction * (w * aweights).sum() / wsum if aweights is not None else correction)
+    xm = x - avg
+    xw = xm if w is None else xm * w
+    c = xw @ xm.t().conj()
+    c = c / torch.clamp(torch.as_tensor(norm, dtype=c.dtype.to_real() if c.is_complex() else c.dtype), min=0)
+    return c.squeeze() if self.dim() < 2 else c
+
+
+def _corrcoef(self):
+    c = _cov(self)
+    if c.dim() == 0:
+        return c / c
+    d = torch.diagonal(c)
+    s = torch.sqrt(d.real if c.is_complex() else d)
+    c = c / s.unsqueeze(1) / s.unsqueeze(0)
+    return c if c.is_complex() else torch.clamp(c, -1, 1)
+
+
+defop("cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor",
+      composite=_cov, family=F)
+defop("corrcoef(Tensor self) -> Tensor", composite=_corrcoef, family=F)
+
+
+# --- differences and integrals along a dim: diff, gradient, trapezoid -----------------------------
+def _diff(self, n=1, dim=-1, prepend=None, append=None):
+    if self.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    dim = wrap_dim(dim, self.dim())
+    parts = [t for t in (prepend, self, append) if t is not None]
+    x = torch.cat(parts, dim) if len(parts) > 1 else self
+    for _ in range(n):
+        size = x.shape[dim]
+        if size == 0:
+            break
+        a, b = x.narrow(dim, 1, size - 1), x.narrow(dim, 0, size - 1)
+        x = torch.logical_xor(a, b) if x.dtype is D.bool_ else a - b
+    return x
+
+
+defop("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
+      composite=_diff, out=True, family=F)
+
+
+def _gradient(self, spacing=1, dim=None, edge_order=1):
+    """Second-order central differences inside, first- or second-order one-sided ones at the edges."""
+    dims = list(range(self.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    dims = [wrap_dim(d, self.dim()) for d in dims]
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if not isinstance(spacing, (list, tuple)):
+        spacing = [spacing] * len(dims)
+    if len(spacing) != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                           f"arguments to have the same length, but got a spacing argument of length {len(spacing)} "
+                           f"and a dim argument of length {len(dims)}.")
+    x = self if self.dtype._kind >= 2 else self.to(torch.get_default_dtype())
+    out = []
+    for d, h in zip(dims, spacing):
+        n = x.shape[d]
+        if n < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+        sl = lambda a, b: x.narrow(d, a, b - a)  # noqa: E731 - a slice along d
+        if hasattr(h, "_shape"):  # coordinates along d
+            c = h.to(x.dtype)
+            shape = [1] * x.dim()
+            shape[d] = -1
+            hl = (c[1:-1] - c[:-2]).reshape(shape)
+            hr = (c[2:] - c[1:-1]).reshape(shape)
+            inner = (hl * hl * sl(2, n) - hr * hr * sl(0, n - 2) + (hr * hr - hl * hl) * sl(1, n - 1)) / (
+                hl * hr * (hl + hr))
+            first = (sl(1, 2) - sl(0, 1)) / (c[1] - c[0])
+            last = (sl(n - 1, n) - sl(n - 2, n - 1)) / (c[-1] - c[-2])
+        else:
+            inner = (sl(2, n) - sl(0, n - 2)) / (2 * h)
+            if edge_order == 1:
+                first, last = (sl(1, 2) - sl(0, 1)) / h, (sl(n - 1, n) - sl(n - 2, n - 1)) / h
+            else:
+                first = (-1.5 * sl(0, 1) + 2 * sl(1, 2) - 0.5 * sl(2, 3)) / h
+                last = (0.5 * sl(n - 3, n - 2) - 2 * sl(n - 2, n - 1) + 1.5 * sl(n - 1, n)) / h
+        out.append(torch.cat([first, inner, last], d))
+    return tuple(out)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Estimated derivative of a sampled function along each dim (one tensor per dim)."""
+    return _gradient(input, spacing, dim, edge_order)
+
+
+def _trapezoid(y, x=None, dx=None, dim=-1):
+    d = wrap_dim(dim, y.dim())
+    n = y.shape[d]
+    if n == 0:
+        return y.sum(d)
+    left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
+    if x is not None:
+        if x.dim() == 1:
+            dxs = x[1:] - x[:-1]
+            dxs = dxs.reshape([-1] + [1] * (y.dim() - 1 - d))
+        else:
+            xd = wrap_dim(dim, x.dim())
+            dxs = x.narrow(xd, 1, x.shape[xd] - 1) - x.narrow(xd, 0, x.shape[xd] - 1)
+        return ((left + right) * dxs).sum(d) / 2
+    step = 1 if dx is None else dx
+    return (left + right).sum(d) * (step / 2)
+
+
+def _cumulative_trapezoid(y, x=None, dx=None, dim=-1):
+    d = wrap_dim(dim, y.dim())
+    n = y.shape[d]
+    left, right = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, 1, max(n - 1, 0))
+    if x is not None:
+        dxs = (x[1:] - x[:-1]).reshape([-1] + [1] * (y.dim() - 1 - d)) if x.dim() == 1 else \
+            x.narrow(d, 1, n - 1) - x.narrow(d, 0, n - 1)
+        return torch.cumsum((left + right) * dxs / 2, d)
+    step = 1 if dx is None else dx
+    return torch.cumsum((left + right) * (step / 2), d)
+
+
+defop("trapezoid(Tensor y, Tensor? x=None, *, Scalar? dx=None, int dim=-1) -> Tensor", composite=_trapezoid,
+      method=False, family=F)
+defop("trapz(Tensor y, Tensor? x=None, *, Scalar? dx=None, int dim=-1) -> Tensor", composite=_trapezoid,
+      method=False, family=F)
+defop("cumulative_trapezoid(Tensor y, Tensor? x=None, *, Scalar? dx=None, int dim=-1) -> Tensor",
+      composite=_cumulative_trapezoid, method=False, family=F)

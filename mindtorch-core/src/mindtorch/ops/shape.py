@@ -1,17 +1,14 @@
-"""Shape and view operators.
+"""Shape and view operators, and the splits and rotations composed of them (tensor_split, hsplit, rot90).
 
 View ops are done by core for every device: their `view` rule computes the
 new (shape, stride, offset) over the same storage, so backends need no
 kernel for them.
 """
 from .registry import defop
+from .meta import fmt_shape
 from .._shape import (wrap_dim, wrap_dims, infer_size, view_strides, numel, is_contiguous)
 
 F = "shape"
-
-
-def _fmt(shape):
-    return "[" + ", ".join(map(str, shape)) + "]"
 
 
 def _view(self, size):
@@ -82,9 +79,9 @@ def _expand(self, size, implicit=False):
     size = tuple(size)
     n = len(self._shape)
     if len(size) < n:
-        raise RuntimeError(f"expand(torch.FloatTensor{{{_fmt(self._shape)}}}, size={_fmt(size)}): the number of sizes "
-                           f"provided ({len(size)}) must be greater or equal to the number of dimensions in the "
-                           f"tensor ({n})")
+        raise RuntimeError(f"expand(torch.FloatTensor{{{fmt_shape(self._shape)}}}, size={fmt_shape(size)}): "
+                           f"the number of sizes provided ({len(size)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({n})")
     lead = len(size) - n
     shape, stride = [], []
     for i, s in enumerate(size):
@@ -100,7 +97,7 @@ def _expand(self, size, implicit=False):
             s = cur
         elif s < 0:
             raise RuntimeError(f"expand: the expanded size {s} at dimension {i} is negative; only -1 (keep the "
-                               f"size) is allowed. Target sizes: {_fmt(size)}")
+                               f"size) is allowed. Target sizes: {fmt_shape(size)}")
         if cur == s:
             shape.append(s)
             stride.append(st)
@@ -109,8 +106,8 @@ def _expand(self, size, implicit=False):
             stride.append(0)
         else:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
-                               f"non-singleton dimension {i}.  Target sizes: {_fmt(size)}.  Tensor sizes: "
-                               f"{_fmt(self._shape)}")
+                               f"non-singleton dimension {i}.  Target sizes: {fmt_shape(size)}.  Tensor sizes: "
+                               f"{fmt_shape(self._shape)}")
     # PyTorch's geometry for new leading dims: 0 when broadcast, else the stride of a contiguous step outward
     for i in range(lead - 1, -1, -1):
         stride[i] = 0 if shape[i] != 1 or i + 1 == len(shape) else shape[i + 1] * stride[i + 1]
@@ -161,7 +158,7 @@ def _select(self, dim, index):
     d = wrap_dim(dim, n)
     size = self._shape[d]
     if index < -size or index >= size:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {_fmt(self._shape)} at "
+        raise IndexError(f"select(): index {index} out of range for tensor of size {fmt_shape(self._shape)} at "
                          f"dimension {d}")
     if index < 0:
         index += size
@@ -231,8 +228,8 @@ def _as_strided(self, size, stride, storage_offset=None):
     off = self._offset if storage_offset is None else storage_offset
     need = off + (sum((s - 1) * st for s, st in zip(size, stride)) + 1 if all(size) else 0)
     if need * self.dtype.itemsize > self._storage.nbytes and self.device.type != "meta":
-        raise RuntimeError(f"setStorage: sizes {_fmt(size)}, strides {_fmt(stride)}, storage offset {off}, and "
-                           f"itemsize {self.dtype.itemsize} requiring a storage size of "
+        raise RuntimeError(f"setStorage: sizes {fmt_shape(size)}, strides {fmt_shape(stride)}, storage offset "
+                           f"{off}, and itemsize {self.dtype.itemsize} requiring a storage size of "
                            f"{need * self.dtype.itemsize} are out of bounds for storage of size "
                            f"{self._storage.nbytes}")
     return size, stride, off
@@ -411,8 +408,6 @@ for _name in ("movedim", "moveaxis"):
 
 
 # --- broadcast_tensors, atleast_nd ----------------------------------------------------
-
-
 def _broadcast_tensors(tensors):
     from .._shape import broadcast_all
     shape = broadcast_all(*(t._shape for t in tensors))
@@ -467,3 +462,79 @@ defop("ravel(Tensor(a) self) -> Tensor(a)", composite=lambda s: s.reshape(-1), f
 defop("fliplr(Tensor self) -> Tensor", composite=_flip_lr, family=F)
 defop("flipud(Tensor self) -> Tensor", composite=_flip_ud, family=F)
 defop("adjoint(Tensor(a) self) -> Tensor(a)", composite=_adjoint, family=F)
+
+
+# --- rotations and splits: rot90, tensor_split, hsplit / vsplit / dsplit --------------------------
+def _rot90(self, k=1, dims=(0, 1)):
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    nd = self.dim()
+    if nd < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {nd}")
+    d0, d1 = wrap_dim(dims[0], nd), wrap_dim(dims[1], nd)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return self.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return self.flip([d0, d1])
+    if k == 3:
+        return self.flip(d0).transpose(d0, d1)
+    return self.clone()
+
+
+defop("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", composite=_rot90, family=F)
+
+
+def _tensor_split(self, sections_or_indices, dim=0):
+    if self.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    dim = wrap_dim(dim, self.dim())
+    size = self.shape[dim]
+    if isinstance(sections_or_indices, int):
+        n = sections_or_indices
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        q, r = divmod(size, n)
+        bounds, start = [], 0
+        for i in range(n):
+            start += q + (1 if i < r else 0)
+            bounds.append(start)
+        bounds = bounds[:-1]
+    else:
+        bounds = list(sections_or_indices)
+    out, start = [], 0
+    for stop in bounds + [size]:
+        lo, hi = min(max(start, 0), size), min(max(stop, 0), size)
+        out.append(self.narrow(dim, lo, max(hi - lo, 0)))
+        start = stop
+    return tuple(out)
+
+
+defop("tensor_split(Tensor(a) self, SymInt sections, int dim=0) -> Tensor(a)[]", composite=_tensor_split,
+      overload="sections", family=F)
+defop("tensor_split(Tensor(a) self, SymInt[] indices, int dim=0) -> Tensor(a)[]", composite=_tensor_split,
+      overload="indices", family=F)
+
+
+def _dir_split(name, dim, min_dims):
+    def split(self, sections_or_indices):
+        nd = self.dim()
+        if nd < min_dims:
+            raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a "
+                               f"tensor with {nd} dimensions!")
+        d = 0 if (name == "hsplit" and nd == 1) else dim
+        if isinstance(sections_or_indices, int):
+            size = self.shape[d]
+            if sections_or_indices == 0 or size % sections_or_indices:
+                raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the size of the "
+                                   f"dimension {size} is not divisible by the split_size {sections_or_indices}!")
+        return _tensor_split(self, sections_or_indices, d)
+    defop(f"{name}(Tensor(a) self, int sections) -> Tensor(a)[]", composite=split, overload="int", family=F)
+    defop(f"{name}(Tensor(a) self, int[] indices) -> Tensor(a)[]", composite=split, overload="array", family=F)
+
+
+_dir_split("hsplit", 1, 1)
+_dir_split("vsplit", 0, 2)
+_dir_split("dsplit", 2, 3)

@@ -1186,7 +1186,7 @@ def _nll_b(m):
     return [S(m.f(), x, t, w, 1, 3, total)]
 
 
-# --- compositions of other ops (ops/composite.py) -------------------------------------
+# --- compositions of other ops (diff, rot90, nansum, isin, cdist, ...) -------------------------------------
 @samples("diff")
 def _diff(m):
     return [S(m.f(3, 4)), S(m.f(3, 4), 2, 0), S(m.f(2, 5), 1, -1, m.f(2, 1), m.f(2, 2))]
