@@ -11,6 +11,7 @@ import math
 from .._shape import numel, wrap_dim, wrap_dims
 
 
+# --- what every formula may use: torch, broadcasting back, complex conjugation -------------------
 class _LazyTorch:
     """`torch.xxx` inside formulas: the mindtorch namespace, resolved at call time."""
 
@@ -134,6 +135,7 @@ def inverse_permutation(dims, n):
     return inv
 
 
+# --- views: the gradient written into zeros of the base's shape ---------------------------------
 def _zeros(shape, like):
     return torch.zeros(shape, dtype=like.dtype, device=like.device)
 
@@ -184,6 +186,7 @@ def unfold_backward(grad, shape, dim, size, step):
     return out
 
 
+# --- copies and reductions in general -------------------------------------------------------------
 def copy_src_grad(grad, src):
     g = grad
     if is_tensor(src):
@@ -421,7 +424,7 @@ def cumprod_backward(grad, self, result, dim):
     return out
 
 
-def vector_norm_backward(grad, self, result, ord, dim, keepdim):
+def linalg_vector_norm_backward(grad, self, result, ord, dim, keepdim):
     nd = len(shape_of(self))
     g = _unsqueeze_reduced(grad, dim, keepdim, nd)
     r = _unsqueeze_reduced(result, dim, keepdim, nd)

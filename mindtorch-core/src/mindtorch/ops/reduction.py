@@ -341,7 +341,7 @@ defop("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim) ->
             "output": "-grad * torch.exp(output) * grad_output.sum(dim, keepdim=True)"})
 defop("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
       "ScalarType? dtype=None) -> Tensor", meta=_vector_norm_meta, method=False, out=True, family=F,
-      grad={"self": "vector_norm_backward(grad, self, result, ord, dim, keepdim)"})
+      grad={"self": "linalg_vector_norm_backward(grad, self, result, ord, dim, keepdim)"})
 
 
 # torch.norm / Tensor.norm: the legacy front end over the linalg norms
