@@ -8,6 +8,7 @@ PyTorch has one (its FunctionsManual), grouped below by op family.
 import importlib
 import math
 
+from .meta import norm_dims
 from .._shape import numel, wrap_dim, wrap_dims
 
 
@@ -317,7 +318,6 @@ def copysign_self_grad(grad, self, result):
 
 # --- reductions and scans -------------------------------------------------------------------------
 def _reduced_numel(shape, dim):
-    from .reduction import norm_dims
     n = 1
     for d in norm_dims(dim, len(shape)):
         n *= shape[d]

@@ -89,6 +89,19 @@ def integral_or_bool_only(name):
     return rule
 
 
+def norm_dims(dim, nd):
+    """Wrapped reduction dims; None or () means every dim."""
+    if dim is None or dim == ():
+        return tuple(range(nd))
+    if isinstance(dim, int):
+        dim = (dim,)
+    if nd == 0:
+        for d in dim:
+            wrap_dim(d, 0)
+        return ()
+    return wrap_dims(dim, nd)
+
+
 def reduced_shape(shape, dims, keepdim):
     if dims is None or dims == ():
         dims = tuple(range(len(shape)))

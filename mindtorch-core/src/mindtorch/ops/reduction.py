@@ -5,9 +5,9 @@ import collections
 
 from .registry import defop, OPS
 from . import meta as M
-from .meta import TensorMeta
+from .meta import TensorMeta, norm_dims
 from .. import _dtype as D
-from .._shape import wrap_dim, wrap_dims
+from .._shape import wrap_dim
 from .formulas import torch, unsqueeze_multiple, expand_reduced, shape_of  # noqa: F401
 
 F = "reduction"
@@ -34,19 +34,6 @@ def named_result(name, fields=("values", "indices")):
 
 
 # --- shape helpers ---------------------------------------------------------
-def norm_dims(dim, nd):
-    """Wrapped reduction dims; None or () means every dim."""
-    if dim is None or dim == ():
-        return tuple(range(nd))
-    if isinstance(dim, int):
-        dim = (dim,)
-    if nd == 0:
-        for d in dim:
-            wrap_dim(d, 0)
-        return ()
-    return wrap_dims(dim, nd)
-
-
 def _rshape(shape, dims, keepdim):
     if keepdim:
         return tuple(1 if i in dims else s for i, s in enumerate(shape))
