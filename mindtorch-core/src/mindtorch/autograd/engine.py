@@ -123,17 +123,43 @@ def _pick(out, pi, k):
 def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, accumulate=True):
     """Propagate grad_roots from roots. With `inputs`: returns {input index: grad} (accumulate=False) or
     accumulates only into them (accumulate=True)."""
+    buffers, start = _seed_buffers(roots, grad_roots)
+    children = _reachable(start)
+    task = _GraphTask(buffers, grad_roots, retain_graph, create_graph)
+    if inputs is None:
+        task.deps = _dependencies(children, children)
+    else:
+        task.select(inputs, start, children, capture=not accumulate)
+    prev_enabled = _grad_state.enabled
+    _grad_state.enabled = create_graph
+    try:
+        task.run(start)
+    finally:
+        _grad_state.enabled = prev_enabled
+    return task.capture
+
+
+def _deposit(buffers, node, nr, g):
+    """Add g to the gradient arriving at output nr of node."""
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * max(node.num_outputs, 1)
+    buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+
+def _seed_buffers(roots, grad_roots):
+    """The roots' gradients in their nodes' buffers, and the root nodes."""
     buffers = {}
     start = []
     for t, g in zip(roots, grad_roots):
         node, nr = gradient_edge(t)
         start.append(node)
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * max(node.num_outputs, 1)
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
-    # Dependency counts over the reachable graph (iterative DFS).
-    deps = {}
+        _deposit(buffers, node, nr, g)
+    return buffers, start
+
+
+def _reachable(start):
+    """{node: the nodes its input edges lead to} over the graph reachable from start (iterative DFS)."""
     children = {}
     stack = list(start)
     seen = set(start)
@@ -149,146 +175,202 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, acc
                 seen.add(nxt)
                 stack.append(nxt)
         children[n] = kids
-    wanted = None
-    exec_set = None
-    if inputs is not None:
-        wanted = {}
-        targets = set()
+    return children
+
+
+def _dependencies(children, parents, relevant=None):
+    """How many edges from `parents` lead into each node (counting only edges into `relevant` if given):
+    a node is ready when that many gradients have arrived."""
+    deps = {}
+    for n in parents:
+        for c in children[n]:
+            if relevant is None or c in relevant:
+                deps[c] = deps.get(c, 0) + 1
+    return deps
+
+
+def _leading_to(targets, start, children):
+    """The nodes with some target strictly below them: with `inputs`, only they run (post-order DFS)."""
+    exec_set = set()
+    below = {}
+    stack = [(n, False) for n in set(start)]
+    done = set()
+    while stack:
+        n, post = stack.pop()
+        if post:
+            hit = False
+            for c in children.get(n, ()):
+                if c in targets or below.get(c):
+                    hit = True
+                    break
+            below[n] = hit
+            if hit:
+                exec_set.add(n)
+            continue
+        if n in done:
+            continue
+        done.add(n)
+        stack.append((n, True))
+        for c in children.get(n, ()):
+            if c not in done:
+                stack.append((c, False))
+    return exec_set
+
+
+def _apply(node, grads, edges, create_graph):
+    """The node's backward on its output gradients, then its post-hooks; the anomaly mode checks the
+    result for NaN and names the forward call of a node that raised."""
+    if len(grads) > 1 and node.op is not None:  # Functions decide themselves
+        grads = _materialize(node, grads)
+    try:
+        in_grads = node.apply(grads, create_graph)
+        if node.hooks:
+            in_grads = _run_post_hooks(node, edges, in_grads, grads)
+        if Node.anomaly_enabled and Node.anomaly_check_nan:
+            anomaly_mode.check_nan(node, [_pick(in_grads, e[0], e[1]) for e in edges])
+    except Exception:
+        if Node.anomaly_enabled:
+            anomaly_mode.warn_forward_trace(node)
+        raise
+    return in_grads
+
+
+def _run_post_hooks(node, edges, in_grads, grads):
+    """Node hooks see (grad_inputs, grad_outputs) and may replace grad_inputs."""
+    gi = tuple(_pick(in_grads, e[0], e[1]) for e in edges)
+    for hook in list(node.hooks.values()):
+        r = hook(gi, tuple(grads))
+        if r is not None:
+            gi = tuple(r)
+    return {(e[0], e[1]): g for e, g in zip(edges, gi)}
+
+
+def _mark_shared(shared, grads):
+    """Gradients a hook saw or returned may be held elsewhere: a leaf must not keep them as its .grad."""
+    shared.update(id(g) for g in grads if g is not None)
+    return grads
+
+
+class _GraphTask:
+    """One backward call: the gradient buffers of nodes not yet run, the count of gradients each still
+    waits for, and the heap of ready nodes (the most recently created first). With `inputs`, `wanted`
+    maps their nodes to (output nr, input index) pairs and only `exec_set` (the nodes leading to them)
+    runs."""
+
+    __slots__ = ("buffers", "grad_roots", "retain_graph", "create_graph", "deps", "ready", "shared",
+                 "inputs", "wanted", "exec_set", "relevant", "capture")
+
+    def __init__(self, buffers, grad_roots, retain_graph, create_graph):
+        self.buffers, self.grad_roots = buffers, grad_roots
+        self.retain_graph, self.create_graph = retain_graph, create_graph
+        self.deps = None
+        self.ready = []
+        self.shared = set()  # ids of gradient tensors that something besides one leaf may hold
+        self.inputs = self.wanted = self.exec_set = self.relevant = self.capture = None
+
+    def select(self, inputs, start, children, capture):
+        """Restrict the walk to the nodes leading to `inputs`; with `capture`, their gradients are
+        returned instead of accumulated."""
+        self.inputs = inputs
+        wanted = self.wanted = {}
         for i, t in enumerate(inputs):
             node, nr = gradient_edge(t)
             wanted.setdefault(node, []).append((nr, i))
-            targets.add(node)
-        # a node runs only if some target lies strictly below it
-        exec_set = set()
-        below = {}
-        stack = [(n, False) for n in set(start)]
-        done = set()
-        while stack:
-            n, post = stack.pop()
-            if post:
-                hit = False
-                for c in children.get(n, ()):
-                    if c in targets or below.get(c):
-                        hit = True
-                        break
-                below[n] = hit
-                if hit:
-                    exec_set.add(n)
-                continue
-            if n in done:
-                continue
-            done.add(n)
-            stack.append((n, True))
-            for c in children.get(n, ()):
-                if c not in done:
-                    stack.append((c, False))
-        relevant = exec_set | targets
-        for n in exec_set:
-            for c in children[n]:
-                if c in relevant:
-                    deps[c] = deps.get(c, 0) + 1
-    else:
-        for kids in children.values():
-            for c in kids:
-                deps[c] = deps.get(c, 0) + 1
-    capture = {} if (inputs is not None and not accumulate) else None
-    ready = []
-    for n in set(start):
-        if deps.get(n, 0) == 0:
-            heapq.heappush(ready, (-n.seq, id(n), n))
-    prev_enabled = _grad_state.enabled
-    _grad_state.enabled = create_graph
-    shared = set()  # ids of gradient tensors that something besides one leaf may hold
-    try:
+        targets = set(wanted)
+        self.exec_set = _leading_to(targets, start, children)
+        self.relevant = self.exec_set | targets
+        self.capture = {} if capture else None
+        self.deps = _dependencies(children, self.exec_set, self.relevant)
+
+    def run(self, start):
+        """Run every node once all its awaited gradients are in, starting from the roots waiting for none."""
+        ready, buffers, wanted, exec_set, deps = self.ready, self.buffers, self.wanted, self.exec_set, self.deps
+        for n in set(start):
+            if deps.get(n, 0) == 0:
+                heapq.heappush(ready, (-n.seq, id(n), n))
+        create_graph, release, send = self.create_graph, not self.retain_graph, self._send
         while ready:
             node = heapq.heappop(ready)[2]
             grads = buffers.pop(node, None)
             if grads is None:
                 grads = [None] * max(node.num_outputs, 1)
             if node.__class__ is AccumulateGrad:
-                g = grads[0]
-                var = node.variable
-                if g is not None and var is not None:  # a leaf nobody holds any more gets nothing
-                    h = _run_leaf_hooks(var, g)
-                    if h is not g:  # a hook's return value may be held by the hook's owner
-                        shared.add(id(h))
-                        g = h
-                    if wanted is not None and node in wanted:
-                        if capture is not None:
-                            for _, i in wanted[node]:
-                                capture[i] = g
-                        else:
-                            _accumulate_leaf(var, g, create_graph, _made_here(g, grad_roots) and id(g) not in shared)
-                    elif wanted is None:
-                        _accumulate_leaf(var, g, create_graph, _made_here(g, grad_roots) and id(g) not in shared)
+                self._accumulate(node, grads[0])
                 continue
             if node.tensor_pre_hooks or node.retains_grad_hooks:
-                grads = _run_tensor_hooks(node, grads)
-                shared.update(id(g) for g in grads if g is not None)
+                grads = _mark_shared(self.shared, _run_tensor_hooks(node, grads))
             if wanted is not None:
-                w = wanted.get(node)
-                if w is not None:
-                    for nr, i in w:
-                        if capture is not None:
-                            capture[i] = grads[nr]
-                        elif grads[nr] is not None:
-                            capture_nonleaf(inputs[i], grads[nr])
+                if node in wanted:
+                    self._capture(node, grads)
                 if node not in exec_set:
                     continue
             if node.pre_hooks:
-                grads = _run_pre_hooks(node, grads)
-                shared.update(id(g) for g in grads if g is not None)
+                grads = _mark_shared(self.shared, _run_pre_hooks(node, grads))
             edges = node.inputs
-            if all(g is None for g in grads):
-                in_grads = None
+            # any gradient at all? (a present first one settles it without walking the list)
+            if grads and grads[0] is not None or not all(g is None for g in grads):
+                in_grads = _apply(node, grads, edges, create_graph)
             else:
-                if len(grads) > 1 and node.op is not None:  # Functions decide themselves
-                    grads = _materialize(node, grads)
-                try:
-                    in_grads = node.apply(grads, create_graph)
-                    if node.hooks:
-                        gi = tuple(_pick(in_grads, e[0], e[1]) for e in edges)
-                        for hook in list(node.hooks.values()):
-                            r = hook(gi, tuple(grads))
-                            if r is not None:
-                                gi = tuple(r)
-                        in_grads = {(e[0], e[1]): g for e, g in zip(edges, gi)}
-                    if Node.anomaly_enabled and Node.anomaly_check_nan:
-                        anomaly_mode.check_nan(node, [_pick(in_grads, e[0], e[1]) for e in edges])
-                except Exception:
-                    if Node.anomaly_enabled:
-                        anomaly_mode.warn_forward_trace(node)
-                    raise
-            if not retain_graph:
+                in_grads = None
+            if release:
                 node.release()
-            sent = None
-            for e in edges:
-                nxt = e[2]
-                if nxt is None or (exec_set is not None and nxt not in relevant):
-                    continue
-                if in_grads is not None:
-                    g = _pick(in_grads, e[0], e[1])
-                    if g is not None:
-                        g = _reduce_to_input(g, e[4], e[5], node)
-                        # one tensor sent down two edges (a + b) must not become two leaves' .grad
-                        if sent is None:
-                            sent = {id(g)}
-                        elif id(g) in sent:
-                            shared.add(id(g))
-                        else:
-                            sent.add(id(g))
-                        buf = buffers.get(nxt)
-                        if buf is None:
-                            buf = buffers[nxt] = [None] * max(nxt.num_outputs, 1)
-                        nr = e[3]
-                        buf[nr] = g if buf[nr] is None else buf[nr] + g
-                d = deps[nxt] - 1
-                deps[nxt] = d
-                if d == 0:
-                    heapq.heappush(ready, (-nxt.seq, id(nxt), nxt))
-    finally:
-        _grad_state.enabled = prev_enabled
-    return capture
+            send(node, edges, in_grads)
+
+    def _accumulate(self, node, g):
+        """AccumulateGrad: the leaf's hooks, then its .grad (or the captured result)."""
+        var = node.variable
+        if g is None or var is None:  # a leaf nobody holds any more gets nothing
+            return
+        h = _run_leaf_hooks(var, g)
+        if h is not g:  # a hook's return value may be held by the hook's owner
+            self.shared.add(id(h))
+            g = h
+        if self.wanted is not None:
+            slots = self.wanted.get(node)
+            if slots is None:
+                return
+            if self.capture is not None:
+                for _, i in slots:
+                    self.capture[i] = g
+                return
+        owned = _made_here(g, self.grad_roots) and id(g) not in self.shared
+        _accumulate_leaf(var, g, self.create_graph, owned)
+
+    def _capture(self, node, grads):
+        """Record the gradients of `inputs` that are outputs of this (non-leaf) node."""
+        capture = self.capture
+        for nr, i in self.wanted[node]:
+            if capture is not None:
+                capture[i] = grads[nr]
+            elif grads[nr] is not None:
+                capture_nonleaf(self.inputs[i], grads[nr])
+
+    def _send(self, node, edges, in_grads):
+        """Pass each input edge its gradient (reduced to the input's shape and dtype); a node whose last
+        awaited gradient arrives becomes ready."""
+        deps = self.deps
+        relevant = self.relevant
+        sent = None
+        for e in edges:
+            nxt = e[2]
+            if nxt is None or (relevant is not None and nxt not in relevant):
+                continue
+            if in_grads is not None:
+                g = _pick(in_grads, e[0], e[1])
+                if g is not None:
+                    g = _reduce_to_input(g, e[4], e[5], node)
+                    # one tensor sent down two edges (a + b) must not become two leaves' .grad
+                    if sent is None:
+                        sent = {id(g)}
+                    elif id(g) in sent:
+                        self.shared.add(id(g))
+                    else:
+                        sent.add(id(g))
+                    _deposit(self.buffers, nxt, e[3], g)
+            d = deps[nxt] - 1
+            deps[nxt] = d
+            if d == 0:
+                heapq.heappush(self.ready, (-nxt.seq, id(nxt), nxt))
 
 
 def _made_here(g, grad_roots):
