@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 import mindtorch
 from mindtorch import distributed as dist
+from mindtorch.distributed.distributed_c10d import _group
 from ..modules.module import Module
 
 _MB = 1024 * 1024
@@ -65,7 +66,7 @@ class DistributedDataParallel(Module):
                  init_sync=True, process_group=None, bucket_cap_mb=None, find_unused_parameters=False,
                  check_reduction=False, gradient_as_bucket_view=False, static_graph=False, **kwargs):
         super().__init__()
-        pg = dist._group(process_group)
+        pg = _group(process_group)
         if pg is None:
             raise ValueError("DistributedDataParallel: this process is not a member of process_group")
         params = [p for p in module.parameters() if p.requires_grad]

@@ -1,0 +1,378 @@
+"""MPI (mpi4py over a system MPI): the communicators every process group is built on, and the mpi
+engine, which moves cpu tensors.
+
+The launcher (mpiexec, or mindtorch.distributed.run) gives the ranks; a group's communicator also
+carries bootstrap data for device engines (HCCL's root info). The engine works on the NumPy arrays that
+share the tensors' memory, so a contiguous tensor is sent and received in place. mpi4py is imported
+(which initialises MPI) on first use, by init_process_group.
+"""
+import sys
+import time
+
+import numpy as np
+
+from ..dispatch import bump_version
+from ._engine import DistBackendError, timeout_seconds
+
+_MPI = []  # the mpi4py.MPI module once imported (each call is on the per-op path)
+
+
+def mpi():
+    if _MPI:
+        return _MPI[0]
+    try:
+        from mpi4py import MPI
+    except ImportError as e:  # the engine is an optional dependency
+        raise RuntimeError("the mpi backend needs mpi4py (pip install mpi4py) and an MPI library "
+                           "(for instance apt-get install openmpi-bin libopenmpi-dev)") from e
+    _MPI.append(MPI)
+    return MPI
+
+
+# --------------------------------------------------------------------------- communicators
+
+def world_comm():
+    """A communicator of every process the launcher started."""
+    return mpi().COMM_WORLD.Dup()
+
+
+def split(comm, member, key):
+    """The communicator of comm's members (ordered by key); None on the others."""
+    return comm.Split(0 if member else mpi().UNDEFINED, key)
+
+
+def abort_on_uncaught_exception(active):
+    """An exception that ends one process ends the job (MPI_Abort) while `active()`: its peers would
+    otherwise wait in their next collective until the timeout. The launcher does the same for any
+    uncaught exception."""
+    previous = sys.excepthook
+    if getattr(previous, "_mindtorch_abort", False):
+        return
+    MPI = mpi()
+
+    def hook(kind, value, tb):
+        previous(kind, value, tb)
+        sys.stderr.flush()
+        if active() and not issubclass(kind, KeyboardInterrupt):
+            MPI.COMM_WORLD.Abort(1)
+
+    hook._mindtorch_abort = True
+    sys.excepthook = hook
+
+
+# --------------------------------------------------------------------------- work
+
+class Work:
+    """A started operation: MPI requests, then `finish` callbacks (copy-backs, AVG's division)."""
+
+    def __init__(self, requests, finish=(), timeout=None, keep=()):
+        self._reqs, self._finish, self._timeout, self._keep = list(requests), list(finish), timeout, keep
+        self._done = False
+
+    def is_completed(self):
+        if not self._done and (not self._reqs or mpi().Request.Testall(self._reqs)):
+            self._complete()
+        return self._done
+
+    def is_success(self):
+        return self.is_completed()
+
+    def wait(self, timeout=None):
+        if self._done:
+            return True
+        limit = self._timeout if timeout is None else timeout_seconds(timeout)
+        if self._reqs:
+            MPI = mpi()
+            if limit is None:
+                MPI.Request.Waitall(self._reqs)
+            else:
+                reqs = self._reqs
+                _poll(lambda: MPI.Request.Testall(reqs), limit)
+        self._complete()
+        return True
+
+    def _complete(self):
+        self._done = True
+        for f in self._finish:
+            f()
+        self._finish, self._keep = [], ()
+
+    def result(self):
+        self.wait()
+        return []
+
+    def exception(self):
+        return None
+
+    def get_future(self):
+        raise RuntimeError("Work.get_future is not supported by the mpi backend")
+
+
+def _poll(test, limit):
+    """Drive MPI progress until `test()`; the clock is read every few hundred polls."""
+    deadline, k = time.monotonic() + limit, 0
+    while not test():
+        k += 1
+        if k % 256 == 0:
+            if time.monotonic() > deadline:
+                raise DistBackendError(f"a collective did not complete within {limit:g} s "
+                                       "(a peer process may have died or diverged)")
+            if k > 4096:
+                time.sleep(0)  # a long wait yields the core to the peers sharing it
+
+
+# --------------------------------------------------------------------------- buffers
+
+class _Buf:
+    """The contiguous NumPy array MPI reads or writes for a tensor: the tensor's own memory when it is
+    contiguous, else a packed copy that `back()` writes into the tensor after the operation."""
+
+    def __init__(self, t, out=False):
+        view = t.detach()._host()  # the tensor's own memory; bfloat16 as uint16 bits (a packed copy if strided)
+        self.bf16 = str(t.dtype) == "torch.bfloat16"
+        self.out = t if out else None
+        self.through_backend = out and self.bf16 and not t.is_contiguous()
+        if view.flags.c_contiguous:
+            self.arr, self.view = view, None
+        else:
+            self.arr = np.ascontiguousarray(view)
+            self.view = view if out else None
+
+    def back(self):
+        if self.through_backend:  # the bits are a copy: the backend writes them into the strided tensor
+            from ..plugins.registry import backend_for
+            backend_for(self.out.device.type).copy_from_host(self.out.detach(), self.arr.reshape(self.out.shape))
+        elif self.view is not None:
+            self.view[...] = self.arr
+        if self.out is not None:  # written in place, as an in-place op: autograd sees the new version
+            bump_version(self.out)
+
+
+def _split_back(packed, outs):
+    def f():
+        for k, o in enumerate(outs):
+            o.detach().numpy()[...] = packed[k].reshape(o.shape)
+            bump_version(o)
+    return f
+
+
+def _bytes(arr):
+    return [arr.reshape(-1).view(np.uint8), mpi().BYTE]
+
+
+def _divide(buf, n):
+    def f():
+        if buf.bf16:
+            from .._creation import bf16_bits_to_float, float_to_bf16_bits
+            buf.arr[...] = float_to_bf16_bits(bf16_bits_to_float(buf.arr) / n)
+        else:
+            np.divide(buf.arr, n, out=buf.arr, casting="unsafe")
+        buf.back()
+    return f
+
+
+# --------------------------------------------------------------------------- reductions
+
+# dtype -> MPI datatype name for reductions; other dtypes move as bytes and reduce with a NumPy op
+_MPI_TYPES = {"float32": "FLOAT", "float64": "DOUBLE", "int8": "INT8_T", "int16": "INT16_T", "int32": "INT32_T",
+              "int64": "INT64_T", "uint8": "UINT8_T", "uint16": "UINT16_T", "uint32": "UINT32_T",
+              "uint64": "UINT64_T", "bool": "C_BOOL", "complex64": "C_FLOAT_COMPLEX",
+              "complex128": "C_DOUBLE_COMPLEX"}
+# ReduceOp name -> MPI op name (for bool tensors, and for the others); AVG is a SUM then a division
+_BOOL_OPS = {"sum": "LOR", "avg": "LOR", "product": "LAND", "min": "LAND", "max": "LOR"}
+_OPS = {"sum": "SUM", "avg": "SUM", "product": "PROD", "min": "MIN", "max": "MAX"}
+_NP_OPS = {"sum": np.add, "avg": np.add, "product": np.multiply, "min": np.minimum, "max": np.maximum}
+
+
+def _reduce_spec(buf, op):
+    """(buffer spec, MPI op) for a reduction of a _Buf's array with `op`."""
+    key = ("bfloat16" if buf.bf16 else buf.arr.dtype, op)
+    hit = _specs.get(key)
+    if hit is None:
+        hit = _specs[key] = _make_spec(key[0], op)
+    return [buf.arr, hit[0]], hit[1]
+
+
+_specs = {}
+
+
+def _make_spec(dtype, op):
+    MPI = mpi()
+    if dtype == "bfloat16":
+        return _bf16_spec(MPI, op)
+    kind = dtype.kind
+    if op == "avg" and kind not in "fc":
+        raise RuntimeError("ReduceOp.AVG is only supported for floating point and complex tensors")
+    if kind == "c" and op in ("min", "max"):
+        raise RuntimeError(f"Cannot use ReduceOp.{op.upper()} with complex inputs")
+    name = _MPI_TYPES.get(dtype.name)
+    if name is not None:
+        return getattr(MPI, name), getattr(MPI, _BOOL_OPS[op] if kind == "b" else _OPS[op])
+    # float16 and the like: MPI has no such type; reduce elements of the item size with NumPy
+    fn = _NP_OPS[op]
+
+    def combine(inbuf, inoutbuf, datatype):
+        b = np.frombuffer(inoutbuf, dtype=dtype)
+        fn(np.frombuffer(inbuf, dtype=dtype), b, out=b)
+
+    return _item_type(MPI, dtype.itemsize), MPI.Op.Create(combine, commute=True)
+
+
+_item_types = {}
+
+
+def _item_type(MPI, size):
+    """An MPI datatype of `size` opaque bytes (one element of a type MPI lacks)."""
+    etype = _item_types.get(size)
+    if etype is None:
+        etype = _item_types[size] = MPI.BYTE.Create_contiguous(size).Commit()
+    return etype
+
+
+def _bf16_spec(MPI, op):
+    """bfloat16 travels as its uint16 bits (MPI has no such type); each combining step widens both sides to
+    float32, applies the op and rounds back once, as a bfloat16 kernel does."""
+    from .._creation import bf16_bits_to_float, float_to_bf16_bits
+    fn = _NP_OPS[op]
+
+    def combine(inbuf, inoutbuf, datatype):
+        b = np.frombuffer(inoutbuf, dtype=np.uint16)
+        b[...] = float_to_bf16_bits(fn(bf16_bits_to_float(np.frombuffer(inbuf, dtype=np.uint16)),
+                                       bf16_bits_to_float(b)))
+
+    return _item_type(MPI, 2), MPI.Op.Create(combine, commute=True)
+
+
+# --------------------------------------------------------------------------- the engine
+
+class MpiEngine:
+    """The GroupEngine (see _engine) of the mpi backend: cpu tensors through the group's communicator.
+
+    A blocking call on a group without a timeout takes MPI's blocking operation, the fastest path (a dead
+    peer then ends the job through the launcher); otherwise the nonblocking one starts and the Work
+    polls it against the timeout.
+    """
+
+    device_type = "cpu"
+
+    def __init__(self, comm, timeout):
+        self.comm, self.timeout = comm, timeout
+        self.rank, self.size = comm.Get_rank(), comm.Get_size()
+
+    def _start(self, async_op, name, *args, **kw):
+        """The requests of the operation started nonblocking (I<name>), or none when it ran to completion
+        as MPI's blocking call."""
+        if async_op or self.timeout is not None:
+            return [getattr(self.comm, "I" + name.lower())(*args, **kw)]
+        getattr(self.comm, name)(*args, **kw)
+        return []
+
+    def _work(self, requests, finish, keep):
+        return Work(requests, finish, self.timeout, keep)
+
+    def _finish_reduction(self, buf, op):
+        return _divide(buf, self.size) if op == "avg" else buf.back
+
+    def all_reduce(self, tensor, op, async_op):
+        b = _Buf(tensor, out=True)
+        spec, mop = _reduce_spec(b, op)
+        req = self._start(async_op, "Allreduce", mpi().IN_PLACE, spec, mop)
+        return self._work(req, [self._finish_reduction(b, op)], (b,))
+
+    def broadcast(self, tensor, root, async_op):
+        b = _Buf(tensor, out=True)
+        req = self._start(async_op, "Bcast", _bytes(b.arr), root=root)
+        return self._work(req, [b.back], (b,))
+
+    def reduce(self, tensor, root, op, async_op):
+        b = _Buf(tensor, out=True)
+        spec, mop = _reduce_spec(b, op)
+        if self.rank == root:
+            req = self._start(async_op, "Reduce", mpi().IN_PLACE, spec, mop, root=root)
+            return self._work(req, [self._finish_reduction(b, op)], (b,))
+        req = self._start(async_op, "Reduce", spec, None, mop, root=root)
+        return self._work(req, [], (b,))
+
+    def all_gather(self, outputs, input, async_op):
+        src = _Buf(input).arr
+        packed = np.empty((self.size,) + src.shape, src.dtype)
+        req = self._start(async_op, "Allgather", _bytes(src), _bytes(packed))
+        return self._work(req, [_split_back(packed, outputs)], (src, packed))
+
+    def all_gather_into_tensor(self, output, input, async_op):
+        src, out = _Buf(input), _Buf(output, out=True)
+        req = self._start(async_op, "Allgather", _bytes(src.arr), _bytes(out.arr))
+        return self._work(req, [out.back], (src, out))
+
+    def reduce_scatter_tensor(self, output, input, op, async_op):
+        src, out = _Buf(input), _Buf(output, out=True)
+        spec, mop = _reduce_spec(src, op)
+        ospec, _ = _reduce_spec(out, op)
+        req = self._start(async_op, "Reduce_scatter_block", spec, ospec, mop)
+        return self._work(req, [self._finish_reduction(out, op)], (src, out))
+
+    def gather(self, input, outputs, root, async_op):
+        src = _Buf(input).arr
+        if self.rank != root:
+            return self._work(self._start(async_op, "Gather", _bytes(src), None, root=root), [], (src,))
+        packed = np.empty((self.size,) + src.shape, src.dtype)
+        req = self._start(async_op, "Gather", _bytes(src), _bytes(packed), root=root)
+        return self._work(req, [_split_back(packed, outputs)], (src, packed))
+
+    def scatter(self, output, packed, root, async_op):
+        out = _Buf(output, out=True)
+        src = None if packed is None else _Buf(packed).arr
+        req = self._start(async_op, "Scatter", None if src is None else _bytes(src), _bytes(out.arr), root=root)
+        return self._work(req, [out.back], (out, src))
+
+    def all_to_all_single(self, output, input, output_split_sizes, input_split_sizes, async_op):
+        src, out = _Buf(input), _Buf(output, out=True)
+        isz = src.arr.itemsize
+        sc = _byte_counts(input_split_sizes, input, self.size, isz, "input")
+        rc = _byte_counts(output_split_sizes, output, self.size, isz, "output")
+        sd, rd = list(np.cumsum([0] + sc[:-1])), list(np.cumsum([0] + rc[:-1]))
+        MPI = mpi()
+        req = self._start(async_op, "Alltoallv", [_bytes(src.arr)[0], (sc, sd), MPI.BYTE],
+                          [_bytes(out.arr)[0], (rc, rd), MPI.BYTE])
+        return self._work(req, [out.back], (src, out))
+
+    def barrier(self, async_op):
+        return self._work(self._start(async_op, "Barrier"), (), ())
+
+    def send(self, tensor, peer, tag):
+        src = _Buf(tensor)
+        return self._work([self.comm.Isend(_bytes(src.arr), dest=peer, tag=tag)], (), (src,))
+
+    def recv(self, tensor, peer, tag):
+        out = _Buf(tensor, out=True)
+        source = mpi().ANY_SOURCE if peer is None else peer
+        return self._work([self.comm.Irecv(_bytes(out.arr), source=source, tag=tag)], [out.back], (out,))
+
+    def recv_wait(self, tensor, peer, tag):
+        MPI = mpi()
+        out, status = _Buf(tensor, out=True), MPI.Status()
+        req = self.comm.Irecv(_bytes(out.arr), source=MPI.ANY_SOURCE if peer is None else peer, tag=tag)
+        if self.timeout is None:
+            req.Wait(status)
+        else:
+            _poll(lambda: req.Test(status), self.timeout)
+        out.back()
+        return status.Get_source()
+
+    def destroy(self):
+        """Nothing of its own to release: the group frees the communicator."""
+
+
+def _byte_counts(splits, t, n, itemsize, what):
+    """The bytes of `t` each of the n ranks gets (sends or receives): equal dim-0 blocks, or the
+    given split sizes."""
+    row = t.numel() // t.shape[0] if t.dim() and t.shape[0] else 0
+    if splits is None or len(splits) == 0:
+        if t.dim() == 0 or t.shape[0] % n:
+            raise ValueError(f"Tensor's dim 0 does not divide equally across group size ({what})")
+        return [t.shape[0] // n * row * itemsize] * n
+    if len(splits) != n:
+        raise ValueError(f"Split sizes doesn't match number of ranks ({what})")
+    if sum(splits) != t.shape[0]:
+        raise ValueError(f"Split sizes doesn't match total dim 0 size ({what})")
+    return [int(s) * row * itemsize for s in splits]
