@@ -2,7 +2,7 @@
 from collections import namedtuple
 
 import mindtorch
-from ._lazy import F
+from .. import functional as F
 from .container import ModuleList, Sequential
 from .linear import Linear
 from .module import Module

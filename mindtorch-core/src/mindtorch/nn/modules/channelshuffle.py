@@ -1,5 +1,5 @@
 """ChannelShuffle: groups of channels interleaved (reshape + transpose)."""
-from ._lazy import F
+from .. import functional as F
 from .module import Module
 
 __all__ = ["ChannelShuffle"]

@@ -1,5 +1,6 @@
-"""Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+"""Container (deprecated), Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 import operator
+import warnings
 from collections import OrderedDict
 from itertools import chain, islice
 
@@ -7,7 +8,7 @@ from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _norm_index(idx, n):
@@ -357,3 +358,11 @@ class ParameterDict(Module):
         return "\n".join(f"  ({k}): " + (_param_repr(p) if isinstance(p, Tensor) else
                                           f"Object of type: {type(p).__name__}") for k, p in self.items())
 
+
+class Container(Module):
+    def __init__(self, **kwargs):
+        super().__init__()
+        warnings.warn("nn.Container is deprecated. All of it's functionality is now implemented in nn.Module. "
+                      "Subclass that instead.")
+        for key, value in kwargs.items():
+            self.add_module(key, value)

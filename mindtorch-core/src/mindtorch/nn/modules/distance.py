@@ -1,5 +1,5 @@
 """PairwiseDistance and CosineSimilarity."""
-from ._lazy import F
+from .. import functional as F
 from .module import Module
 
 __all__ = ["PairwiseDistance", "CosineSimilarity"]

@@ -1,5 +1,5 @@
 """Fold and Unfold: sliding blocks to columns and back."""
-from ._lazy import F
+from .. import functional as F
 from .module import Module
 
 __all__ = ["Fold", "Unfold"]

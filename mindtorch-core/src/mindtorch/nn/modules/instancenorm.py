@@ -1,13 +1,11 @@
-"""InstanceNorm1d/2d/3d, LocalResponseNorm and CrossMapLRN2d."""
+"""Instance normalization: InstanceNorm1d/2d/3d and their lazy forms."""
 import warnings
 
-import mindtorch
+from .. import functional as F
+from .batchnorm import _LazyNormBase, _NormBase
 
-from ._lazy import F
-from .module import Module
-from .normalization import _NormBase
-
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "CrossMapLRN2d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+           "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -51,35 +49,19 @@ class InstanceNorm3d(_InstanceNorm):
     _dims = 3
 
 
-class LocalResponseNorm(Module):
-    __constants__ = ["size", "alpha", "beta", "k"]
-
-    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
-        super().__init__()
-        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
-
-    def forward(self, input):
-        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
-
-    def extra_repr(self):
-        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+class _LazyInstanceNorm(_LazyNormBase):
+    def _features_of(self, input):
+        # unbatched input has its channels first
+        return input.shape[0 if input.dim() == self._dims + 1 else 1]
 
 
-class CrossMapLRN2d(LocalResponseNorm):
-    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
-        super().__init__(size, alpha, beta, k)
+class LazyInstanceNorm1d(_LazyInstanceNorm, InstanceNorm1d):
+    cls_to_become = InstanceNorm1d
 
-    def forward(self, input):
-        if input.dim() != 4:
-            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
-        # PyTorch's legacy kernel: a window of 2 * pre_pad - 1 channels, and channel 0 is never
-        # dropped from the running sum once the window has passed it
-        c = input.size(1)
-        pre = int((self.size - 1) / 2 + 1)
-        sq = input * input
-        padded = F.pad(sq, (0, 0, 0, 0, pre - 1, pre - 1))
-        scale = sum(padded.narrow(1, i, c) for i in range(2 * pre - 1))
-        if c > pre:
-            stuck = mindtorch.arange(c, device=input.device) >= pre
-            scale = scale + sq.narrow(1, 0, 1) * stuck.reshape(1, c, 1, 1).to(input.dtype)
-        return input * (scale * (self.alpha / self.size) + self.k).pow(-self.beta)
+
+class LazyInstanceNorm2d(_LazyInstanceNorm, InstanceNorm2d):
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyInstanceNorm, InstanceNorm3d):
+    cls_to_become = InstanceNorm3d

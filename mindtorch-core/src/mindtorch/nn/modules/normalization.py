@@ -1,12 +1,13 @@
+"""LayerNorm, RMSNorm, GroupNorm, LocalResponseNorm and CrossMapLRN2d."""
 import numbers
 
 import mindtorch
 from .. import init
+from .. import functional as F
 from ..parameter import Parameter
-from ._lazy import F
 from .module import Module
 
-__all__ = ["LayerNorm", "RMSNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["LocalResponseNorm", "CrossMapLRN2d", "LayerNorm", "GroupNorm", "RMSNorm"]
 
 
 def _shape_tuple(s):
@@ -96,93 +97,35 @@ class GroupNorm(Module):
                 f"bias={self.bias is not None}")
 
 
-class _NormBase(Module):
-    _version = 2
+class LocalResponseNorm(Module):
+    __constants__ = ["size", "alpha", "beta", "k"]
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
-                 dtype=None, *, bias=True):
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
         super().__init__()
-        fk = {"device": device, "dtype": dtype}
-        self.num_features, self.eps, self.momentum = num_features, eps, momentum
-        self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(mindtorch.empty(num_features, **fk))
-            if bias:
-                self.bias = Parameter(mindtorch.empty(num_features, **fk))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", mindtorch.zeros(num_features, **fk))
-            self.register_buffer("running_var", mindtorch.ones(num_features, **fk))
-            self.register_buffer("num_batches_tracked", mindtorch.tensor(0, dtype=mindtorch.long, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
-        self.reset_parameters()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
 
-    def reset_running_stats(self):
-        if self.track_running_stats:
-            self.running_mean.zero_()
-            self.running_var.fill_(1)
-            self.num_batches_tracked.zero_()
-
-    def reset_parameters(self):
-        self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
-
-    def _check_input_dim(self, input):
-        raise NotImplementedError
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs, assign=False):
-        version = local_metadata.get("version", None)
-        # checkpoints older than version 2 have no num_batches_tracked
-        if (version is None or version < 2) and self.track_running_stats:
-            key = prefix + "num_batches_tracked"
-            if key not in state_dict:
-                state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None and \
-                    self.num_batches_tracked.device.type != "meta" else mindtorch.tensor(0, dtype=mindtorch.long)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                                      error_msgs, assign)
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
-class _BatchNorm(_NormBase):
+class CrossMapLRN2d(LocalResponseNorm):
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__(size, alpha, beta, k)
+
     def forward(self, input):
-        self._check_input_dim(input)
-        factor = 0.0 if self.momentum is None else self.momentum
-        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            self.num_batches_tracked.add_(1)
-            factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
-        bn_training = self.training or (self.running_mean is None and self.running_var is None)
-        use_stats = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if use_stats else None, self.running_var if use_stats else None,
-                            self.weight, self.bias, bn_training, factor, self.eps)
-
-
-class BatchNorm1d(_BatchNorm):
-    def _check_input_dim(self, input):
-        if input.dim() != 2 and input.dim() != 3:
-            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
-
-
-class BatchNorm2d(_BatchNorm):
-    def _check_input_dim(self, input):
         if input.dim() != 4:
-            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
-
-
-class BatchNorm3d(_BatchNorm):
-    def _check_input_dim(self, input):
-        if input.dim() != 5:
-            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+        # PyTorch's legacy kernel: a window of 2 * pre_pad - 1 channels, and channel 0 is never
+        # dropped from the running sum once the window has passed it
+        c = input.size(1)
+        pre = int((self.size - 1) / 2 + 1)
+        sq = input * input
+        padded = F.pad(sq, (0, 0, 0, 0, pre - 1, pre - 1))
+        scale = sum(padded.narrow(1, i, c) for i in range(2 * pre - 1))
+        if c > pre:
+            stuck = mindtorch.arange(c, device=input.device) >= pre
+            scale = scale + sq.narrow(1, 0, 1) * stuck.reshape(1, c, 1, 1).to(input.dtype)
+        return input * (scale * (self.alpha / self.size) + self.k).pow(-self.beta)

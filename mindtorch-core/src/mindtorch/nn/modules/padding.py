@@ -1,16 +1,11 @@
 """Padding layers: constant, zero, reflection, replication and circular, in 1, 2 and 3 dimensions."""
-from ._lazy import F
+from .. import functional as F
 from .module import Module
+from .utils import _ntuple
 
 __all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d",
            "ZeroPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
            "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d"]
-
-
-def _ntuple(padding, n):
-    if isinstance(padding, (list, tuple)):
-        return tuple(padding)
-    return (padding,) * n
 
 
 class _PadNd(Module):

@@ -1,5 +1,5 @@
 """PixelShuffle and PixelUnshuffle: pure rearrangements (reshape + permute)."""
-from ._lazy import F
+from .. import functional as F
 from .module import Module
 
 __all__ = ["PixelShuffle", "PixelUnshuffle"]

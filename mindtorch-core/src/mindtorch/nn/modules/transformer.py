@@ -9,12 +9,12 @@ import copy
 import warnings
 
 import mindtorch
+from .. import functional as F
 from ..init import xavier_uniform_
-from ._lazy import F
 from .activation import MultiheadAttention, ReLU, GELU
 from .container import ModuleList
 from .linear import Linear
-from .misc import Dropout
+from .dropout import Dropout
 from .module import Module
 from .normalization import LayerNorm
 

@@ -1,5 +1,5 @@
 """Upsample and its deprecated fixed-mode forms, over F.interpolate."""
-from ._lazy import F
+from .. import functional as F
 from .module import Module
 
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
