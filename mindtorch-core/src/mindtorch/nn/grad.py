@@ -6,7 +6,6 @@ dimensionality, stride, padding, dilation and groups setting shares the forward'
 import mindtorch
 
 from . import functional as F
-from ._functional_more import conv3d
 
 __all__ = ["conv1d_input", "conv1d_weight", "conv2d_input", "conv2d_weight", "conv3d_input", "conv3d_weight"]
 
@@ -35,4 +34,4 @@ def _pair(conv):
 
 conv1d_input, conv1d_weight = _pair(F.conv1d)
 conv2d_input, conv2d_weight = _pair(F.conv2d)
-conv3d_input, conv3d_weight = _pair(conv3d)
+conv3d_input, conv3d_weight = _pair(F.conv3d)
