@@ -264,11 +264,9 @@ class Hardswish(_Plain):
     _fn = "hardswish"
 
 
-class SELU(_Plain):
-    _fn = "selu"
-
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
+class SELU(_Inplace):
+    def forward(self, input):
+        return F.selu(input, inplace=self.inplace)
 
 
 class CELU(Module):
