@@ -1836,6 +1836,8 @@ class _NotATensorError(TypeError, AttributeError):
 # touches it: checked once here for every public function instead of in each one.
 _TENSOR_PARAMS = frozenset(("input", "target", "weight", "query", "key", "value", "input1", "input2", "x1", "x2",
                             "anchor", "positive", "negative", "log_probs", "targets"))
+# ...except where a function gives one of those names to a number: threshold's value is the fill
+_NOT_TENSORS = {"threshold": {"value"}, "threshold_": {"value"}}
 
 
 def _require_tensors(fn):
@@ -1843,7 +1845,8 @@ def _require_tensors(fn):
     import inspect
     params = list(inspect.signature(fn).parameters.values())
     checks = tuple((i, p.name) for i, p in enumerate(params)
-                   if p.name in _TENSOR_PARAMS and p.default is inspect.Parameter.empty
+                   if p.name in _TENSOR_PARAMS - _NOT_TENSORS.get(fn.__name__, set())
+                   and p.default is inspect.Parameter.empty
                    and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
     if not checks:
         return fn
