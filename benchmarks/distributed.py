@@ -7,7 +7,7 @@ libhccl when MINDTORCH_NPU_LIB_DIR points at it) against the same mpi4py baselin
 The script starts itself under mpiexec (mindtorch.distributed.run's command). Bandwidth is the
 bus bandwidth of a ring all-reduce, 2 (n-1)/n * bytes / time, each figure the best of the repeats
 (the two columns are timed in turn within every repeat, so a busy machine slows both alike).
-Target (issue 14): mindtorch's overhead over mpi4py at most 10% from 1 MB to 64 MB.
+Target: mindtorch's overhead over mpi4py at most 10% from 1 MB to 64 MB.
 """
 import argparse
 import os

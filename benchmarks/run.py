@@ -3,7 +3,7 @@
     python benchmarks/run.py [--repeat N] [--quick] [--threads N] [--only TEXT] [--breakdown-only]
 
 Each figure is the best of several repeats of a timeit loop (min-of-repeats is
-the least noisy estimate of the cost itself). Targets are SPEC §7's and issue 10's.
+the least noisy estimate of the cost itself). Each row carries its target ratio.
 --threads N pins every library (mindtorch's pool, PyTorch, NumPy's BLAS) to N threads; --cpu-time
 times with this process's CPU time instead of the wall clock. On a shared, busy machine
 `--threads 1 --cpu-time` compares per-core cost, which other processes' load barely moves.

@@ -1,5 +1,5 @@
 """Mutation check: inject small bugs one at a time into a copy of the source tree and make sure
-the test suite catches each one (issue 11, "a test suite that can fail").
+the test suite catches each one.
 
     python tools/mutation_check.py            # every mutation; exit 1 if any survives
     python tools/mutation_check.py --list     # the mutations and the tests that must catch them

@@ -1,4 +1,4 @@
-"""Plugin faults (issue 11, point 5): one plugin's failure never takes `import mindtorch` or
+"""Plugin faults: one plugin's failure never takes `import mindtorch` or
 `python -m mindtorch` down, and the report names the distribution at fault."""
 from helpers import installed_backends
 

@@ -1,5 +1,4 @@
-"""Hugging Face transformers' modeling code under `python -m mindtorch.run`, against real PyTorch (issue 12
-item 8): tiny GPT-2, BERT and LLaMA built from configs with the same random weights — logits, loss,
+"""Hugging Face transformers' modeling code under `python -m mindtorch.run`, against real PyTorch: tiny GPT-2, BERT and LLaMA built from configs with the same random weights — logits, loss,
 gradients, one AdamW step, greedy generation (or an eval pass for BERT)."""
 import os
 import subprocess

@@ -1,4 +1,4 @@
-"""mindtorch.amp.GradScaler and the disabled autocast against PyTorch's CPU build (issue 12 item 4)."""
+"""mindtorch.amp.GradScaler and the disabled autocast against PyTorch's CPU build."""
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

@@ -1,4 +1,4 @@
-"""mindtorch.utils.checkpoint against torch.utils.checkpoint (issue 12 item 4)."""
+"""mindtorch.utils.checkpoint against torch.utils.checkpoint."""
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

@@ -1,5 +1,5 @@
 """DataLoader with worker processes against PyTorch's: order, sharding, seeds, errors, timeouts, persistent
-workers, shutdown (issue 12 item 6). Random streams differ between the libraries by design, so seeds are
+workers, shutdown. Random streams differ between the libraries by design, so seeds are
 compared by their rule (base seed from the loader's generator + worker id), not their values."""
 import os
 import time

@@ -1,4 +1,4 @@
-"""finfo / iinfo and the dtypes PyTorch names without promotion (uint16/32/64, float8): issue 12 item 5."""
+"""finfo / iinfo and the dtypes PyTorch names without promotion (uint16/32/64, float8)."""
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

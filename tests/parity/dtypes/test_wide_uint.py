@@ -1,4 +1,4 @@
-"""uint16 / uint32 / uint64 tensors against PyTorch (issue 12 item 5).
+"""uint16 / uint32 / uint64 tensors against PyTorch.
 
 PyTorch 2.13 gives these dtypes a limited set of kernels and no promotion with other integer types.
 Where PyTorch computes, mindtorch gives the same dtype and values; where PyTorch refuses with another

@@ -1,4 +1,4 @@
-"""Docstrings of the generated API (issue 12 item 9): every op of the table has a one-line summary, and
+"""Docstrings of the generated API: every op of the table has a one-line summary, and
 help() shows the signatures in PyTorch's documented form, with PyTorch's parameter names."""
 import re
 

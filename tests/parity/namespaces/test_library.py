@@ -1,4 +1,4 @@
-"""mindtorch.library.custom_op against torch.library (issue 12 item 8)."""
+"""mindtorch.library.custom_op against torch.library."""
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

@@ -1,4 +1,4 @@
-"""Namespaces real programs touch (issue 12 item 1): cuda, accelerator, backends, onnx, compile/jit,
+"""Namespaces real programs touch: cuda, accelerator, backends, onnx, compile/jit,
 utils.collect_env, and hasattr on the top-level module never raising."""
 from helpers import torch_or_skip
 

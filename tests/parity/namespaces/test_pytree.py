@@ -1,4 +1,4 @@
-"""mindtorch.utils._pytree against torch.utils._pytree (issue 12 item 8)."""
+"""mindtorch.utils._pytree against torch.utils._pytree."""
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

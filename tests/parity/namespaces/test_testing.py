@@ -1,4 +1,4 @@
-"""mindtorch.testing.assert_close / make_tensor against torch.testing (issue 12 item 4)."""
+"""mindtorch.testing.assert_close / make_tensor against torch.testing."""
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

@@ -1,4 +1,4 @@
-"""nn.init.dirac_ and sparse_ against PyTorch (issue 12 item 8: names transformers imports)."""
+"""nn.init.dirac_ and sparse_ against PyTorch."""
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

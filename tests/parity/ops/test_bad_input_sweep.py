@@ -1,4 +1,4 @@
-"""The bad-input sweep (issue 11): every op of the schema table, bad inputs generated from the
+"""The bad-input sweep: every op of the schema table, bad inputs generated from the
 conformance kit's samples, run under PyTorch and mindtorch. PyTorch's exception class must be
 raised, and a failure must leave every tensor argument and the allocator's bytes in use as they
 were. Counts are printed (pytest -s, or the parity nox session's output)."""
@@ -21,8 +21,8 @@ MT = mindtorch
 CPU = MT.device("cpu")
 
 # mismatches that are mindtorch's rule, not an accident: PyTorch 2.13 lets cpu and meta tensors mix
-# silently in some ops (or fails later for want of a meta kernel, NotImplementedError); issue 11 asks
-# every op to raise PyTorch's device RuntimeError for a mixed-device call
+# silently in some ops (or fails later for want of a meta kernel, NotImplementedError); mindtorch has
+# every op raise PyTorch's device RuntimeError for a mixed-device call
 JUSTIFIED = {"mixed-devices": "PyTorch mixes cpu and meta silently or lacks a meta kernel; mindtorch always "
                               "raises the device RuntimeError"}
 
@@ -168,7 +168,7 @@ def test_bad_input_sweep_over_the_op_table(capsys):
         print(f"  justified ({JUSTIFIED['mixed-devices']}): {len(justified)} ops")
     assert counts["ops"] >= 300 and counts["tried"] >= 2000, counts
     assert not corrupted, corrupted
-    # a ratchet: the closing count of the first full sweep (issue 11's note lists them by class);
+    # a ratchet: the count of known mismatches (classified below);
     # a new op or a regression that adds a mismatch fails here, a fix lowers the number
     assert counts["mismatched"] <= KNOWN_MISMATCHES, "\n".join(mismatches)
 
@@ -177,8 +177,7 @@ def test_bad_input_sweep_over_the_op_table(capsys):
 # raises NotImplementedError/RuntimeError, mindtorch computes or raises TypeError); the rest are
 # IndexError-vs-RuntimeError for an addmv shape check, torch.norm/split(None) being
 # AttributeError in PyTorch's Python code, and resize_ of a too-small target.
-# +29 of the same complex64 class came with the composites of issue 12 (aminmax, bucketize, cdist,
-# cummax/cummin, isin, nanmean/nansum): 280 complex-input mismatches in all.
-# Issue 12's second batch of functions (median, kthvalue, put, scatter_reduce, ...) raise PyTorch's classes
-# for complex and mismatched inputs; sort, erfinv and signbit now refuse complex too: 292 in all.
+# 29 more of the complex64 class are composites (aminmax, bucketize, cdist, cummax/cummin, isin,
+# nanmean/nansum): 280 complex-input mismatches; the later composites (median, kthvalue, put,
+# scatter_reduce, ...) and sort, erfinv and signbit refusing complex bring the count to 292.
 KNOWN_MISMATCHES = 292

@@ -1,4 +1,4 @@
-"""Functions PyTorch programs use that are compositions (issue 12 item 5): values, dtypes, gradients, errors."""
+"""Functions PyTorch programs use that are compositions: values, dtypes, gradients, errors."""
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

@@ -1,5 +1,5 @@
 """Complex tensors' parts as views, Tensor.view(dtype), complex/polar/angle, and mindtorch.fft, against
-PyTorch (issue 12 item 4): values, dtypes, geometry, errors, gradients (and gradcheck in float64)."""
+PyTorch: values, dtypes, geometry, errors, gradients (and gradcheck in float64)."""
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

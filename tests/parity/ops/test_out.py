@@ -1,4 +1,4 @@
-"""out= on every function whose PyTorch signature has it (issue 12 item 5), generated: the functions are
+"""out= on every function whose PyTorch signature has it, generated: the functions are
 PyTorch's public ones that document out=, the inputs are the conformance samples of the op of that name.
 The result lands in the given tensor (resized from empty, same values and dtype as PyTorch's)."""
 import inspect

@@ -1,4 +1,4 @@
-"""mindtorch.special's compositions against torch.special (issue 12 item 4)."""
+"""mindtorch.special's compositions against torch.special."""
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

@@ -1,4 +1,4 @@
-"""torch.* functions programs call that the table lacked (issue 12 item 5): PyTorch's long-name aliases,
+"""torch.* functions programs call that the table lacked: PyTorch's long-name aliases,
 number-theory and floating-point kernels, products, statistics, order statistics and scatters; values,
 dtypes, errors and gradients against PyTorch."""
 from helpers import torch_or_skip

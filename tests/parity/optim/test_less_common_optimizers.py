@@ -1,4 +1,4 @@
-"""Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop and the optimizer hooks against PyTorch (issue 12 item 3)."""
+"""Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop and the optimizer hooks against PyTorch."""
 import numpy as np
 import pytest
 

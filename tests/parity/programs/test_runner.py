@@ -1,4 +1,4 @@
-"""`python -m mindtorch.run` runs torch programs unchanged (issue 12 item 7): the same losses as PyTorch."""
+"""`python -m mindtorch.run` runs torch programs unchanged: the same losses as PyTorch."""
 import os
 import subprocess
 import sys

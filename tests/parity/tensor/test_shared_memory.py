@@ -1,4 +1,4 @@
-"""share_memory_, Module.share_memory and mindtorch.multiprocessing against PyTorch (issue 12 item 5):
+"""share_memory_, Module.share_memory and mindtorch.multiprocessing against PyTorch:
 tensors sent through queues and to spawned or forked processes share memory with the sender."""
 import glob
 import os

@@ -1,4 +1,4 @@
-"""Typed tensor classes, layouts, memory formats, is_pinned / pin_memory (issue 12 items 5 and 8)."""
+"""Typed tensor classes, layouts, memory formats, is_pinned / pin_memory."""
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
