@@ -8,9 +8,8 @@ methods are generated from this table by codegen.py.
 from .schema import Op
 from .derivatives import compile_derivative
 
-OPS = {}        # qualified name ("max.dim") -> Op
-BY_NAME = {}    # name -> [Op overloads in declaration order]
-METHOD_ONLY = set()
+OPS: dict[str, Op] = {}             # qualified name ("max.dim") -> Op
+BY_NAME: dict[str, list[Op]] = {}   # name -> [Op overloads in declaration order]
 
 
 def _add(op):
@@ -24,18 +23,27 @@ def _add(op):
 def defop(signature, *, meta=None, grad=None, composite=None, method=True, function=True,
           inplace=False, out=False, numbers_as_tensors=False, overload="", view=None,
           nondiff=(), inplace_composite=None, family=""):
-    """Declare an operator.
+    """Declare an operator (and, with `inplace`, its `name_` form) and return its Op.
 
-    signature  torch-style schema, e.g. "add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
-    meta       shape-and-dtype rule: called with the bound arguments, returns TensorMeta(s)
-    grad       {"self": "grad * other", ...} derivative formulas, written with mindtorch ops;
-               names: the parameters, `grad` (or `grads` for several outputs), `result`, and
-               formulas.py (its helpers and `torch`)
-    composite  a device-agnostic implementation in terms of other ops (no kernel needed)
-    view       for view ops: fn(*args) -> (shape, stride, offset[, dtype]); done by core
-    inplace    also declare `name_` writing into self
-    out        the function variant accepts out=
-    nondiff    parameters that never get a gradient (indices, masks)
+    signature          torch-style schema, e.g. "add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
+                       outputs may be named ("-> (Tensor values, Tensor indices)")
+    meta               shape-and-dtype rule: called with the bound arguments, returns TensorMeta(s); it
+                       raises PyTorch's exception class for bad shapes and dtypes
+    grad               {"self": "grad * other", ...} derivative formulas, written with mindtorch ops;
+                       names: the parameters, `grad` (or `grads` for several outputs), `result`, and
+                       formulas.py (its helpers and `torch`)
+    composite          a device-agnostic implementation in terms of other ops, used by a device
+                       without a kernel of this name
+    method, function   which public variants exist: `Tensor.name` and `mindtorch.name`
+    inplace            also declare `name_`, writing into self (`Tensor(a!) self`)
+    inplace_composite  the in-place form's composite (e.g. `copy_into_self(fn)`)
+    out                the function variant accepts out=
+    numbers_as_tensors Python numbers are accepted for Tensor parameters after the first (weak scalars)
+    overload           the overload name: kernels are keyed by "name.overload"
+    view               for view ops: fn(*args) -> (shape, stride, offset[, dtype]); done by core, no kernel
+    nondiff            parameters that never get a gradient (indices, masks)
+    family             the declaring family module's name ("pointwise", "random", ...), read by the
+                       conformance kit and the parity sweeps
     """
     variants = [v for v, on in (("function", function), ("method", method), ("out", out)) if on]
     op = Op(signature, meta=meta, composite=composite, variants=variants, numbers_as_tensors=numbers_as_tensors,
@@ -68,7 +76,7 @@ def copy_into_self(fn):
 
 
 # in-place op qualname -> its out-of-place op (for the copy_ fallback)
-op_out_of_place = {}
+op_out_of_place: dict[str, Op] = {}
 
 
 def declare_inplace(signature, *, meta=None, grad=None, composite=None, overload="", function=False, family=""):
