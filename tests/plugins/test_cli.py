@@ -86,7 +86,8 @@ def test_strict_load_failure_is_reported_not_a_traceback(run_python):
 
 def test_backend_info_is_reported_under_its_backend(run_python):
     r = run_python("""
-        from mindtorch.plugins import Backend, loader
+        from mindtorch.plugins import Backend
+        from mindtorch._backends import loader
         from mindtorch.__main__ import gather, _text
         import mindtorch_cpu
 

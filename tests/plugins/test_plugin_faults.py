@@ -11,7 +11,7 @@ import warnings
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     import mindtorch as torch
-from mindtorch.plugins import loader
+from mindtorch._backends import loader
 emit({"warned": [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)],
       "skipped": loader.skipped, "backends": torch.backends_installed(), "works": (torch.ones(2) + 1).tolist()})
 """

@@ -7,7 +7,7 @@ import warnings
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     import mindtorch as torch
-from mindtorch.plugins import loader
+from mindtorch._backends import loader
 warned = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
 """
 
@@ -41,7 +41,7 @@ def test_toy_backend_end_to_end(run_python):
 def test_toy_backend_records_distribution(run_python):
     r = run_python("""
         import mindtorch
-        from mindtorch.plugins.registry import BACKENDS
+        from mindtorch._backends.registry import BACKENDS
         b = BACKENDS["toy"]
         emit([b.distribution, b.version, b.is_available(), b.device_count()])
     """, plugins=["toy"])

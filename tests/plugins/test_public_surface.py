@@ -41,7 +41,7 @@ def _allowed(mod):
 
 def test_the_rule_catches_private_imports():
     src = ("from mindtorch import _dtype as D\nfrom mindtorch._tensor import make_tensor\n"
-           "import mindtorch.ops.registry\nfrom mindtorch.plugins.registry import backend_for\n"
+           "import mindtorch.ops.registry\nfrom mindtorch._backends.registry import backend_for\n"
            "import mindtorch\nx = mindtorch._C\nfrom mindtorch.plugins import Storage, dtypes\n"
            "from mindtorch import tensor\nfrom mindtorch.nn import functional\n")
     assert [line for line, _ in private_imports(src)] == [1, 2, 3, 4, 6]

@@ -55,8 +55,8 @@ for _name in _linalg_legacy.METHODS:  # Tensor methods too: A.inverse(), A.det()
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, getattr(_linalg_legacy, _name))
 
-from .plugins import loader as _loader  # noqa: E402
-from .plugins.registry import BACKENDS as _BACKENDS  # noqa: E402
+from ._backends import loader as _loader  # noqa: E402
+from ._backends.registry import BACKENDS as _BACKENDS  # noqa: E402
 
 
 def _imported_by_cli():

@@ -30,7 +30,7 @@ def coverage(device_type):
     A composite counts only when every op its decomposition reaches is covered (a composite reached
     counts when its own decomposition is)."""
     from mindtorch.ops.registry import OPS
-    from mindtorch.plugins.registry import how_runs
+    from mindtorch._backends.coverage import how_runs
     how = {name: how_runs(op, device_type) for name, op in OPS.items()}
     decomp = _decompositions()
     covered = {}
@@ -114,9 +114,9 @@ def gather():
     """Everything the report says, as a plain dict (the text report and --json both print this)."""
     import mindtorch
     from mindtorch.ops.registry import OPS
-    from mindtorch.plugins import loader
+    loader = mindtorch._loader  # what the load found (the package imported the loader)
     from mindtorch.plugins.hookspec import PLUGIN_API_VERSION
-    from mindtorch.plugins.registry import BACKENDS
+    from mindtorch._backends.registry import BACKENDS
 
     load_error = getattr(mindtorch, "_LOAD_ERROR", None)
     return {
@@ -206,7 +206,7 @@ def main(argv=None):
     report = gather()
     if args.missing:
         if args.missing not in report["backends"]:
-            from mindtorch._errors import no_backend_error
+            from mindtorch._backends.registry import no_backend_error
             parser.error(f"--missing {args.missing}: {no_backend_error(args.missing)}")
         show = (args.missing,)
     else:

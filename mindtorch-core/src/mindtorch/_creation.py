@@ -43,7 +43,7 @@ def bf16_bits_to_float(bits):
 
 def host_values(t):
     """A NumPy array of t's values for Python-side use (bfloat16 widened to float32)."""
-    from .plugins.registry import backend_for
+    from ._backends.registry import backend_for
     a = backend_for(t.device.type).to_host(t)
     if t.dtype is D.bfloat16:
         a = bf16_bits_to_float(a.view(np.uint16) if a.dtype != np.uint16 else a)
@@ -189,7 +189,7 @@ def _check_int_range(arr, dtype):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     from .ops.argparse_ import is_dtype, dtype as to_dtype
-    from .plugins.registry import backend_for
+    from ._backends.registry import backend_for
     if dtype is not None:
         if not is_dtype(dtype):
             raise TypeError(f"tensor(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
@@ -230,7 +230,7 @@ def as_tensor(data, dtype=None, device=None):
 def from_numpy(arr):
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
-    from .plugins.registry import backend_for
+    from ._backends.registry import backend_for
     cpu = backend_for("cpu")
     return cpu.copy.share_numpy(arr, dtype_from_numpy(arr.dtype))
 

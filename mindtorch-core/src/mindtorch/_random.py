@@ -6,7 +6,7 @@ _defaults = {}
 
 class Generator:
     def __init__(self, device="cpu"):
-        from .plugins.registry import backend_for
+        from ._backends.registry import backend_for
         self.device = as_device(device) or _device("cpu")
         self._state = backend_for(self.device.type).new_generator(self.device.index or 0)
 
@@ -45,7 +45,7 @@ def default_generator(dev=None):
 
 def manual_seed(seed):
     """Seed every device's default generator (as torch.manual_seed does)."""
-    from .plugins.registry import BACKENDS
+    from ._backends.registry import BACKENDS
     default_generator("cpu").manual_seed(seed)
     for (kind, index), g in list(_defaults.items()):
         g.manual_seed(seed)

@@ -334,7 +334,7 @@ class Tensor:
 
     # -- host access --------------------------------------------------------
     def _host(self):
-        from .plugins.registry import backend_for
+        from ._backends.registry import backend_for
         return backend_for(self.device.type).to_host(self)
 
     def numpy(self, *, force=False):
@@ -451,7 +451,7 @@ class Tensor:
     def record_stream(self, stream):
         """Mark the memory as in use by `stream` (torch.Tensor.record_stream): the device's caching
         allocator will not reuse it before the work queued on `stream` so far has finished."""
-        from .plugins.registry import backend_for
+        from ._backends.registry import backend_for
         record = getattr(backend_for(self.device.type).allocator, "record_stream", None)
         if record is None:
             raise RuntimeError(f"record_stream is not supported on the {self.device.type} device")
@@ -594,7 +594,7 @@ def _to(self, *args, **kwargs):
     if dev is not None and dev.type != "cpu" and dev.index is None and dev.type == self.device.type:
         dev = self.device
     if dev is not None and dev.index is None and dev.type != "cpu" and dev.type != "meta":
-        from .plugins.registry import backend_for
+        from ._backends.registry import backend_for
         mod = backend_for(dev.type).module
         idx = mod.current_device() if mod is not None and hasattr(mod, "current_device") else 0
         from ._device import device as _dev
@@ -615,7 +615,7 @@ def _cuda_device(device):
     if device is None:
         return "cuda"
     if isinstance(device, int):
-        from .plugins.registry import BACKENDS
+        from ._backends.registry import BACKENDS
         if "cuda" not in BACKENDS:  # PyTorch's CPU build asks the accelerator for the index first
             raise RuntimeError("Cannot access accelerator device when none is available.")
         return f"cuda:{device}"

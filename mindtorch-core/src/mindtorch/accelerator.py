@@ -11,9 +11,8 @@ _NONE = "Cannot access accelerator device when none is available."
 
 
 def _backend():
-    from .plugins import loader
-    from .plugins.registry import BACKENDS
-    loader.finish_deferred()
+    from ._backends.registry import BACKENDS, load_deferred
+    load_deferred()
     for name in sorted(BACKENDS):
         b = BACKENDS[name]
         if name not in _HOST and b.is_available():

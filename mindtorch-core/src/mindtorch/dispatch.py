@@ -5,7 +5,8 @@ at import by the plugin loader; no hook is called per op.
 """
 from ._tensor import Tensor, make_tensor
 from ._grad_mode import state as _grad
-from ._errors import missing_kernel_error, no_backend_error
+from ._errors import missing_kernel_error
+from ._backends.registry import BACKENDS as _BACKENDS, backend_for, load_deferred, no_backend_error
 from ._storage import VersionCounter
 from . import _dtype as D
 from ._device import device as _device_cls, _default as _default_device
@@ -63,7 +64,7 @@ def normalize_device(d):
         elif d.index is not None:
             n = d
         else:
-            b = _backends().get(d.type)
+            b = _BACKENDS.get(d.type)
             mod = b.module if b is not None else None
             idx = mod.current_device() if mod is not None and hasattr(mod, "current_device") else 0
             return _device_cls(d.type, idx)  # not cached: the current device may change
@@ -136,9 +137,9 @@ def call(op, args):
                 if needs and op.derivative is not None and not op.inplace:
                     return _composite_with_formula(op, args)
                 return op.composite(*args)
-            if op.inplace and dev.type in _backends():
+            if op.inplace and dev.type in _BACKENDS:
                 return _inplace_fallback(op, args)
-            if _finish_deferred():
+            if load_deferred():
                 return call(op, args)
             raise _missing(op, dev)
         if mixed:
@@ -173,19 +174,8 @@ def _composite_with_formula(op, args):
     return out
 
 
-def _backends():
-    from .plugins.registry import BACKENDS
-    return BACKENDS
-
-
-def _finish_deferred():
-    """Load plugins whose import was under way when mindtorch loaded; True if any loaded."""
-    from .plugins.loader import deferred, finish_deferred
-    return bool(deferred) and bool(finish_deferred())
-
-
 def _missing(op, dev):
-    if dev.type not in _backends():
+    if dev.type not in _BACKENDS:
         return no_backend_error(dev.type)
     return missing_kernel_error(op.qualname, dev.type)
 
@@ -217,7 +207,6 @@ def _cross_backend(op, args):
 
 def _to_copy_via_host(meta, self, dtype=None, device=None, non_blocking=False):
     """`_to_copy` to another backend: the source backend's to_host, the target's from_host."""
-    from .plugins.registry import backend_for
     src, dst = backend_for(self.device.type), backend_for(device.type)
     out = dst.from_host(src.to_host(self), self.dtype, device, non_blocking)
     if meta.dtype is not self.dtype:

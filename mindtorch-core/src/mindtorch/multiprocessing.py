@@ -39,7 +39,7 @@ def set_sharing_strategy(new_strategy):
 # -- tensors through pickling ------------------------------------------------------------------------
 
 def _rebuild_shared(handle, device, shape, stride, offset, dtype, requires_grad, is_param=False):
-    from .plugins.registry import backend_for
+    from ._backends.registry import backend_for
     from ._tensor import make_tensor
     storage = backend_for(device.type).allocator.from_shared_handle(handle, device)
     t = make_tensor(storage, shape, stride, offset, dtype, device)

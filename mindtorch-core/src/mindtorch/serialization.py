@@ -81,7 +81,7 @@ def _rebuild_from_host(array, dtype_name, shape, requires_grad, device):
 
 
 def _host_array(t):
-    from .plugins.registry import backend_for
+    from ._backends.registry import backend_for
     return np.ascontiguousarray(backend_for(t.device.type).to_host(t.detach()))
 
 

@@ -140,7 +140,7 @@ class _Buf:
 
     def back(self):
         if self.through_backend:  # the bits are a copy: the backend writes them into the strided tensor
-            from ..plugins.registry import backend_for
+            from .._backends.registry import backend_for
             backend_for(self.out.device.type).copy_from_host(self.out.detach(), self.arr.reshape(self.out.shape))
         elif self.view is not None:
             self.view[...] = self.arr

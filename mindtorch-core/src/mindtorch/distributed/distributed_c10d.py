@@ -111,9 +111,8 @@ def _engine_factory(name):
         return _mpi.MpiEngine
     hit = Backend._engines.get(name)
     if hit is None:
-        from ..plugins import loader
-        from ..plugins.registry import BACKENDS
-        loader.finish_deferred()
+        from .._backends.registry import BACKENDS, load_deferred
+        load_deferred()
         for rec in BACKENDS.values():
             if name in rec.distributed:
                 hit = (rec.distributed[name], (rec.device_type,))

@@ -236,7 +236,7 @@ def _resize_meta(self, size, memory_format=None):
 def _resize(self, size, memory_format=None):
     """Core-only: reshape in place, growing the storage from the device's allocator when needed."""
     from .._shape import contiguous_strides
-    from ..plugins.registry import backend_for
+    from .._backends.registry import backend_for
     size = _check_size(size, self.dtype)
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")

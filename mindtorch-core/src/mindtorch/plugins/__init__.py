@@ -43,7 +43,7 @@ from .._shape import contiguous_strides, numel, broadcast_shapes, wrap_dims  # n
 from .._errors import missing_kernel_error, OutOfMemoryError, LinAlgError  # noqa: F401
 from .kernel_helpers import kernel_table, clamp_family  # noqa: F401
 from .._random import default_generator  # noqa: F401
-from .registry import backend_for  # noqa: F401
+from .._backends.registry import backend_for  # noqa: F401
 from ..ops.registry import OPS  # noqa: F401
 from .._random import generator_state  # noqa: F401
 from ..ops.creation import arange_params  # noqa: F401

@@ -7,7 +7,7 @@ def get_env_info():
     """A dict: versions of mindtorch, Python, NumPy and the OS, and the loaded backends with their devices."""
     import numpy
     import mindtorch
-    from mindtorch.plugins.registry import BACKENDS
+    from mindtorch._backends.registry import BACKENDS
     mindtorch.backends_installed()
     backends = {}
     for name, b in sorted(BACKENDS.items()):

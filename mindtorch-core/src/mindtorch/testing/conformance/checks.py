@@ -5,7 +5,7 @@ import gc
 import numpy as np
 
 import mindtorch
-from mindtorch.plugins.registry import backend_for
+from mindtorch._backends.registry import backend_for
 from .runner import compare, to_device, host_array, Mismatch, NA
 from .report import PASSED, FAILED
 

@@ -8,7 +8,8 @@ import numpy as np
 import mindtorch
 from mindtorch.ops.registry import OPS
 from mindtorch.ops.codegen import make_callable
-from mindtorch.plugins.registry import BACKENDS, backend_for, how_runs
+from mindtorch._backends.registry import BACKENDS, backend_for
+from mindtorch._backends.coverage import how_runs
 from .samples import Maker, samples_for, SAMPLES
 
 CONFORMANT, FALLBACK, FAILING, MISSING, NA = "conformant", "fallback", "failing", "missing", "n/a"

@@ -16,7 +16,8 @@ from importlib import metadata
 
 import pluggy
 
-from . import hookspec as spec
+from ..plugins import hookspec as spec
+from . import registry
 from .registry import BACKENDS, KNOWN_DISTRIBUTIONS, DeviceBackend
 
 GROUP = "mindtorch.backends"
@@ -159,6 +160,26 @@ def skip_reason(device_type):
     return reason
 
 
+def why_missing(device_type):
+    """The error for a device type no loaded backend provides, saying why and what to do."""
+    reason = skip_reason(device_type)
+    if reason is not None:
+        return RuntimeError(f"the mindtorch backend for the device '{device_type}' was skipped at load: {reason}")
+    dist = distribution_for_device(device_type)
+    # installed but left out by MINDTORCH_BACKENDS: say so, not "install it"
+    for name, d in deselected:
+        if name == device_type or d == dist:
+            sel = ",".join(sorted({*BACKENDS, name}))
+            return RuntimeError(
+                f"the mindtorch backend for the device '{device_type}' is installed ({d}) but not loaded: "
+                f"{ENV_SELECT} does not select '{name}'; set {ENV_SELECT}={sel} (or unset it) "
+                f"before importing mindtorch")
+    if device_type == "cuda" and dist is None:  # PyTorch's own message and class on a build without CUDA
+        return AssertionError("Torch not compiled with CUDA enabled")
+    hint = f"; install it with `pip install {dist}`" if dist else ""
+    return RuntimeError(f"no installed mindtorch backend provides the device '{device_type}'{hint}")
+
+
 def install_host_fallbacks():
     from .fallback import install
     for rec in BACKENDS.values():
@@ -258,3 +279,6 @@ def _install_kernels(rec):
 
 def distribution_for_device(device_type):
     return KNOWN_DISTRIBUTIONS.get(device_type)
+
+
+registry.set_loader_hooks(finish_deferred, why_missing)

@@ -1,9 +1,10 @@
 """The resolved backends: one plain record per device type.
 
 Filled once by the loader; read by the dispatcher, Tensor.to and the
-device modules.
+device modules. A leaf: it imports nothing of mindtorch. What to do about a
+device type no loaded backend has (load the plugins deferred at import, say
+why it is missing) is the loader's, which hands it in through set_loader_hooks.
 """
-from .._errors import no_backend_error
 
 
 class DeviceBackend:
@@ -81,30 +82,32 @@ BACKENDS = {}
 KNOWN_DISTRIBUTIONS = {"cpu": "mindtorch-cpu", "meta": "mindtorch-meta", "npu": "mindtorch-npu"}
 
 
+# set by the loader: () -> device types loaded now from the plugins deferred at import;
+# device type -> the exception that says why no loaded backend provides it
+_load_deferred = None
+_why_missing = None
+
+
+def set_loader_hooks(load_deferred, why_missing):
+    global _load_deferred, _why_missing
+    _load_deferred, _why_missing = load_deferred, why_missing
+
+
+def load_deferred():
+    """Load the plugins whose import was under way when mindtorch loaded; True if any loaded."""
+    return _load_deferred is not None and bool(_load_deferred())
+
+
+def no_backend_error(device_type):
+    if _why_missing is not None:
+        return _why_missing(device_type)
+    return RuntimeError(f"no installed mindtorch backend provides the device '{device_type}'")
+
+
 def backend_for(device_type):
     b = BACKENDS.get(device_type)
     if b is None:
-        from .loader import finish_deferred
-        if finish_deferred():
+        if load_deferred():
             return backend_for(device_type)
         raise no_backend_error(device_type)
     return b
-
-
-def how_runs(op, device_type):
-    """How `device_type` runs `op`, looking no further than the op itself: "kernel", "fallback"
-    (host fallback), "view" (core makes it), "composite" (declared; whether its decomposition
-    is covered is the caller's question), "inplace" (out-of-place kernel + copy_), or None."""
-    k = op.kernels.get(device_type)
-    if k is not None:
-        return "fallback" if getattr(k, "host_fallback", False) else "kernel"
-    if op.view_fn is not None:
-        return "view"
-    if op.composite is not None:
-        return "composite"
-    if op.inplace:
-        from ..ops.registry import op_out_of_place
-        base = op_out_of_place.get(op.qualname)
-        if base is not None and device_type in base.kernels:
-            return "inplace"
-    return None
