@@ -21,6 +21,7 @@ globals().update(_legacy.TYPED)
 from ._device import device, set_default_device, get_default_device  # noqa: F401
 from ._shape import Size  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
+from . import _creation  # noqa: E402,F401  (Tensor(...) and Tensor.new_tensor)
 from ._storage import Storage as UntypedStorage  # noqa: F401
 from ._errors import OutOfMemoryError  # noqa: F401
 
@@ -45,6 +46,7 @@ from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, i
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402,F401
 from ._printing import set_printoptions, get_printoptions  # noqa: E402,F401
 from . import autograd  # noqa: E402,F401
+from . import serialization  # noqa: E402,F401  (Tensor.__reduce_ex__)
 from ._api import *  # noqa: E402,F401,F403
 from ._nn_at_top_level import *  # noqa: E402,F401,F403
 from ._flags import *  # noqa: E402,F401,F403

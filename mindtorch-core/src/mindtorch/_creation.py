@@ -6,6 +6,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import as_device, default_device
 from ._tensor import Tensor
+from ._host_data import numpy_dtype, float_to_bf16_bits, bf16_bits_to_float, host_values  # noqa: F401
 
 _NP_NAMES = {d.name: d for d in D.ALL + D.WIDE_UINTS}
 _NP_NAMES["bool"] = D.bool_
@@ -18,36 +19,6 @@ def dtype_from_numpy(npdt):
                         "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, "
                         "uint8, and bool.")
     return d
-
-
-def numpy_dtype(d):
-    """The host NumPy dtype used to carry `d` (bfloat16 travels as its uint16 bits)."""
-    return np.dtype("uint16") if d is D.bfloat16 else np.dtype(d.name)
-
-
-def float_to_bf16_bits(a):
-    a = np.asarray(a, dtype=np.float32)
-    a = np.ascontiguousarray(a).reshape(a.shape)
-    bits = a.view(np.uint32)
-    rounded = bits + (0x7FFF + ((bits >> 16) & 1))
-    out = (rounded >> 16).astype(np.uint16)
-    nan = np.isnan(a)
-    if nan.any():
-        out[nan] = 0x7FC0
-    return out
-
-
-def bf16_bits_to_float(bits):
-    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
-
-
-def host_values(t):
-    """A NumPy array of t's values for Python-side use (bfloat16 widened to float32)."""
-    from ._backends.registry import backend_for
-    a = backend_for(t.device.type).to_host(t)
-    if t.dtype is D.bfloat16:
-        a = bf16_bits_to_float(a.view(np.uint16) if a.dtype != np.uint16 else a)
-    return a
 
 
 def _complex_default():
@@ -271,5 +242,13 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=
     return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
-# the one non-op method this module provides (data is arbitrary Python, so it cannot be a schema op)
+def _tensor_new(cls, *args, **kwargs):
+    """Tensor(...): a subclass's own __new__ may build the instance bare; otherwise the legacy constructor."""
+    if cls is not Tensor and not args and not kwargs:
+        return object.__new__(cls)
+    return legacy_tensor_new(cls, *args, **kwargs)
+
+
+# the non-op methods this module provides (data is arbitrary Python, so they cannot be schema ops)
+Tensor.__new__ = staticmethod(_tensor_new)
 Tensor.new_tensor = new_tensor

@@ -60,6 +60,8 @@ uint16 = dtype("uint16", 2, 1, None)
 uint32 = dtype("uint32", 4, 1, None)
 uint64 = dtype("uint64", 8, 1, None)
 WIDE_UINTS = (uint16, uint32, uint64)
+# the dtype a Python type names where a dtype is expected (x.to(float), dtype=int)
+PY_TYPES = {float: float64, int: int64, bool: bool_, complex: complex128}
 ALIASES.update({d.name: d for d in WIDE_UINTS})
 
 # the dtypes outside the promotion table, exported by name from mindtorch: the wide unsigned integers

@@ -2,6 +2,8 @@
 import numpy as np
 
 from . import _dtype as D
+from ._tensor import Tensor
+from ._host_data import host_values
 
 _opts = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
 
@@ -117,8 +119,7 @@ def _format(a, fmt, indent, summarize, edge):
     return "[" + sep.join(rows) + "]"
 
 
-def tensor_repr(t):
-    from ._creation import host_values
+def tensor_repr(t, *, tensor_contents=None):
     suffix = []
     if t.device.type != "cpu":
         suffix.append(f"device='{t.device}'")
@@ -156,3 +157,6 @@ def tensor_repr(t):
     elif t._requires_grad:
         suffix.append("requires_grad=True")
     return "tensor(" + body + "".join(", " + s for s in suffix) + ")"
+
+
+Tensor.__repr__ = tensor_repr

@@ -2,11 +2,16 @@
 
 Operator methods (add, sum, view, ...) are generated from the op schema
 table by mindtorch.ops.codegen; what is here is the state and the behaviour
-that is not an operator.
+that is not an operator. Methods that belong to a subsystem above this one
+are attached by their owner when mindtorch is imported: construction from
+data (_creation: Tensor(...), new_tensor), autograd (backward, grad_fn,
+hooks), printing (__repr__) and pickling (serialization: __reduce_ex__).
 """
 from . import _dtype as D
-from ._shape import Size, numel as _numel, is_contiguous as _is_contig
+from ._shape import Size, numel as _numel, is_contiguous as _is_contig, wrap_dim as _wrap_dim
 from ._grad_mode import state as _grad_state
+from ._host_data import host_values as _host_values
+from ._backends.registry import backend_for as _backend_for, BACKENDS as _BACKENDS
 
 
 class Tensor:
@@ -20,12 +25,6 @@ class Tensor:
     _hooks = None
     _is_param = False
 
-    def __new__(cls, *args, **kwargs):
-        if cls is not Tensor and not args and not kwargs:
-            return object.__new__(cls)
-        from ._creation import legacy_tensor_new
-        return legacy_tensor_new(cls, *args, **kwargs)
-
     # -- metadata -----------------------------------------------------------
     @property
     def shape(self):
@@ -34,8 +33,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._shape)
-        from ._shape import wrap_dim
-        return self._shape[wrap_dim(dim, len(self._shape), scalar_ok=False)] if self._shape else \
+        return self._shape[_wrap_dim(dim, len(self._shape), scalar_ok=False)] if self._shape else \
             self._raise_dim0(dim)
 
     def _raise_dim0(self, dim):
@@ -44,10 +42,9 @@ class Tensor:
     def stride(self, dim=None):
         if dim is None:
             return tuple(self._stride)
-        from ._shape import wrap_dim
         if not self._shape:
             self._raise_dim0(dim)
-        return self._stride[wrap_dim(dim, len(self._shape), scalar_ok=False)]
+        return self._stride[_wrap_dim(dim, len(self._shape), scalar_ok=False)]
 
     def storage_offset(self):
         return self._offset
@@ -97,8 +94,8 @@ class Tensor:
     # the parts of a complex tensor are views of its storage: writing to them writes the tensor
     @property
     def real(self):
-        from .ops.complex import _real
-        return _real(self)
+        import mindtorch
+        return mindtorch.real(self)
 
     @real.setter
     def real(self, value):
@@ -106,8 +103,8 @@ class Tensor:
 
     @property
     def imag(self):
-        from .ops.complex import _imag
-        return _imag(self)
+        import mindtorch
+        return mindtorch.imag(self)
 
     @imag.setter
     def imag(self, value):
@@ -215,13 +212,6 @@ class Tensor:
         return self
 
     @property
-    def grad_fn(self):
-        if self._base is not None and self._requires_grad:
-            from .autograd.views import refresh_view_grad_fn
-            refresh_view_grad_fn(self)
-        return self._grad_fn
-
-    @property
     def grad(self):
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             import warnings
@@ -291,31 +281,6 @@ class Tensor:
     def retains_grad(self):
         return self._retains_grad
 
-    def register_hook(self, hook):
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        fn = self.grad_fn
-        if fn is not None:
-            # non-leaf: a tensor pre-hook on the node that produces this output
-            return fn.add_tensor_pre_hook(self._output_nr, hook)
-        from .autograd.graph import RemovableHandle
-        if self._hooks is None:
-            self._hooks = {}
-        handle = RemovableHandle(self._hooks)
-        self._hooks[handle.id] = hook
-        return handle
-
-    def register_post_accumulate_grad_hook(self, hook):
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        from .autograd.graph import RemovableHandle
-        table = self.__dict__.setdefault("_post_accumulate_hooks", {})
-        handle = RemovableHandle(table)
-        table[handle.id] = hook
-        return handle
-
     def detach_(self):
         if self._base is not None:
             raise RuntimeError(
@@ -328,14 +293,9 @@ class Tensor:
         self.__dict__.pop("_output_nr", None)
         return self
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     # -- host access --------------------------------------------------------
     def _host(self):
-        from ._backends.registry import backend_for
-        return backend_for(self.device.type).to_host(self)
+        return _backend_for(self.device.type).to_host(self)
 
     def numpy(self, *, force=False):
         if self.device.type != "cpu":
@@ -354,15 +314,13 @@ class Tensor:
         return arr.astype(dtype) if dtype is not None else arr
 
     def tolist(self):
-        from ._creation import host_values
-        return host_values(self).tolist()
+        return _host_values(self).tolist()
 
     def item(self):
         n = _numel(self._shape)
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
-        from ._creation import host_values
-        return host_values(self).reshape(()).item()
+        return _host_values(self).reshape(()).item()
 
     def __bool__(self):
         n = _numel(self._shape)
@@ -404,19 +362,15 @@ class Tensor:
             return self.item().__format__(spec)
         return object.__format__(self, spec) if spec else repr(self)
 
-    def __repr__(self, *, tensor_contents=None):
-        from ._printing import tensor_repr
-        return tensor_repr(self)
-
-    def __reduce_ex__(self, proto):
-        from .serialization import reduce_tensor
-        return reduce_tensor(self)
-
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        with _no_grad():
+        prev = _grad_state.enabled
+        _grad_state.enabled = False
+        try:
             new = self.clone()
+        finally:
+            _grad_state.enabled = prev
         if type(self) is not Tensor:
             new = type(self)(new, requires_grad=self._requires_grad) if self._is_param else new
         else:
@@ -451,8 +405,7 @@ class Tensor:
     def record_stream(self, stream):
         """Mark the memory as in use by `stream` (torch.Tensor.record_stream): the device's caching
         allocator will not reuse it before the work queued on `stream` so far has finished."""
-        from ._backends.registry import backend_for
-        record = getattr(backend_for(self.device.type).allocator, "record_stream", None)
+        record = getattr(_backend_for(self.device.type).allocator, "record_stream", None)
         if record is None:
             raise RuntimeError(f"record_stream is not supported on the {self.device.type} device")
         record(self._storage, stream)
@@ -530,11 +483,6 @@ class Tensor:
         return tuple(sorted(range(len(self._shape)), key=lambda i: -self._stride[i]))
 
 
-def _no_grad():
-    from .autograd.grad_mode import no_grad
-    return no_grad()
-
-
 _new = object.__new__
 
 
@@ -584,8 +532,7 @@ def _parse_to(args, kwargs):
             raise RuntimeError("to(int) is ambiguous; pass a device such as 'npu:0'")
         dev = _dev(dev)
     if dtype is not None and not isinstance(dtype, D.dtype):
-        from .ops.argparse_ import dtype as to_dtype
-        dtype = to_dtype(dtype)
+        dtype = D.PY_TYPES[dtype]
     return dev, dtype, non_blocking, copy
 
 
@@ -594,8 +541,7 @@ def _to(self, *args, **kwargs):
     if dev is not None and dev.type != "cpu" and dev.index is None and dev.type == self.device.type:
         dev = self.device
     if dev is not None and dev.index is None and dev.type != "cpu" and dev.type != "meta":
-        from ._backends.registry import backend_for
-        mod = backend_for(dev.type).module
+        mod = _backend_for(dev.type).module
         idx = mod.current_device() if mod is not None and hasattr(mod, "current_device") else 0
         from ._device import device as _dev
         dev = _dev(dev.type, idx)
@@ -615,8 +561,7 @@ def _cuda_device(device):
     if device is None:
         return "cuda"
     if isinstance(device, int):
-        from ._backends.registry import BACKENDS
-        if "cuda" not in BACKENDS:  # PyTorch's CPU build asks the accelerator for the index first
+        if "cuda" not in _BACKENDS:  # PyTorch's CPU build asks the accelerator for the index first
             raise RuntimeError("Cannot access accelerator device when none is available.")
         return f"cuda:{device}"
     return device

@@ -223,11 +223,11 @@ _graph_mod = None
 
 
 def _autograd_graph():
-    # autograd imports dispatch, so bind it on first use rather than at import
+    # autograd sits above dispatch: bound on first use, through the assembled package
     global _graph_mod
     if _graph_mod is None:
-        from .autograd import graph
-        _graph_mod = graph
+        import mindtorch
+        _graph_mod = mindtorch.autograd.graph
     return _graph_mod
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._tensor import Tensor, make_tensor
+from ._backends.registry import backend_for
 
 __all__ = ["save", "load", "reduce_tensor", "DEFAULT_PROTOCOL", "CheckpointError"]
 
@@ -81,12 +82,14 @@ def _rebuild_from_host(array, dtype_name, shape, requires_grad, device):
 
 
 def _host_array(t):
-    from ._backends.registry import backend_for
     return np.ascontiguousarray(backend_for(t.device.type).to_host(t.detach()))
 
 
 def reduce_tensor(t):
-    """Tensor.__reduce_ex__: rebuild from host values (the checkpoint writer uses its own form)."""
+    """Tensor.__reduce_ex__ (nn.Parameter's too): rebuild from host values (the checkpoint writer uses its
+    own form)."""
+    if t._is_param:
+        return _reduce_parameter(t)
     return (_rebuild_from_host, (_host_array(t), t.dtype.name, tuple(t.shape), t.requires_grad, str(t.device)))
 
 
@@ -95,9 +98,16 @@ def _rebuild_param_portable(data, requires_grad):
     return Parameter(data, requires_grad)
 
 
-def reduce_parameter(p):
+def _reduce_parameter(p):
     data = make_tensor(p._storage, p._shape, p._stride, p._offset, p.dtype, p.device)
     return (_rebuild_param_portable, (data, p.requires_grad))
+
+
+def _tensor_reduce_ex(self, proto):
+    return reduce_tensor(self)
+
+
+Tensor.__reduce_ex__ = _tensor_reduce_ex
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -241,7 +251,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
 def _bytes_tensor(raw, dtype):
     import mindtorch
     if dtype is D.bfloat16:
-        from ._creation import bf16_bits_to_float
+        from ._host_data import bf16_bits_to_float
         # widening to float32 is exact, so the round trip back to bfloat16 restores the bits
         return mindtorch.from_numpy(bf16_bits_to_float(np.frombuffer(raw, dtype=np.uint16))).to(mindtorch.bfloat16)
     npdt = np.dtype("bool") if dtype is D.bool_ else np.dtype(dtype.name)

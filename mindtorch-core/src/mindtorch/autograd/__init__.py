@@ -4,6 +4,7 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, 
 from .engine import run_backward
 from .. import _tensor
 from . import graph  # noqa: F401
+from . import tensor_methods  # noqa: F401  (Tensor.backward, grad_fn, register_hook)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 
 

@@ -163,7 +163,7 @@ def _bytes(arr):
 def _divide(buf, n):
     def f():
         if buf.bf16:
-            from .._creation import bf16_bits_to_float, float_to_bf16_bits
+            from .._host_data import bf16_bits_to_float, float_to_bf16_bits
             buf.arr[...] = float_to_bf16_bits(bf16_bits_to_float(buf.arr) / n)
         else:
             np.divide(buf.arr, n, out=buf.arr, casting="unsafe")
@@ -232,7 +232,7 @@ def _item_type(MPI, size):
 def _bf16_spec(MPI, op):
     """bfloat16 travels as its uint16 bits (MPI has no such type); each combining step widens both sides to
     float32, applies the op and rounds back once, as a bfloat16 kernel does."""
-    from .._creation import bf16_bits_to_float, float_to_bf16_bits
+    from .._host_data import bf16_bits_to_float, float_to_bf16_bits
     fn = _NP_OPS[op]
 
     def combine(inbuf, inoutbuf, datatype):

@@ -25,10 +25,6 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
-    def __reduce_ex__(self, proto):
-        from ..serialization import reduce_parameter
-        return reduce_parameter(self)
-
 
 class Buffer(Tensor):
     """Marker used as `self.x = nn.Buffer(t)`; registered as a plain tensor buffer."""

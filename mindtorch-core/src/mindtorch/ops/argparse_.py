@@ -92,7 +92,7 @@ def is_opt_tensor_list(v):
     return isinstance(v, (tuple, list)) and all(t is None or isinstance(t, Tensor) for t in v)
 
 
-_PY_TYPES = {float: D.float64, int: D.int64, bool: D.bool_, complex: D.complex128}
+_PY_TYPES = D.PY_TYPES
 
 
 def is_dtype(v):

@@ -48,5 +48,6 @@ from ..ops.registry import OPS  # noqa: F401
 from .._random import generator_state  # noqa: F401
 from ..ops.creation import arange_params  # noqa: F401
 from ..ops.random import random_bounds  # noqa: F401
-from .._creation import bf16_bits_to_float, float_to_bf16_bits, to_host_array  # noqa: F401
+from .._host_data import bf16_bits_to_float, float_to_bf16_bits  # noqa: F401
+from .._creation import to_host_array  # noqa: F401
 from .._threads import get_num_threads  # noqa: F401
