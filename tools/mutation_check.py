@@ -43,7 +43,7 @@ MUTATIONS = [
      "        elif s < 0:\n", "        elif False:\n",
      ["tests/parity/ops/test_argument_checks.py"]),
     ("tensor() wraps integer overflow silently",
-     "mindtorch-core/src/mindtorch/_creation.py",
+     "mindtorch-core/src/mindtorch/_tensor_from_data.py",
      "    if vals.max() > info.max", "    if False and vals.max() > info.max",
      ["tests/parity/ops/test_argument_checks.py"]),
     ("the weights-only allow-list admits builtins.range",

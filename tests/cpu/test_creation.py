@@ -99,7 +99,7 @@ def test_broadcast_tensors_is_a_view_and_differentiable():
 
 
 def test_broadcast_shapes_helper():
-    from mindtorch._shape import broadcast_shapes_public as bs
+    from mindtorch._geometry import broadcast_shapes_public as bs
     assert bs((2, 1), (3,)) == (2, 3) and repr(bs((2, 1), (3,))) == "torch.Size([2, 3])"
     assert bs(2, (3, 1)) == (3, 2)
     assert bs() == ()

@@ -19,9 +19,9 @@ globals().update(_legacy.LAYOUTS)
 globals().update(_legacy.FORMATS)
 globals().update(_legacy.TYPED)
 from ._device import device, set_default_device, get_default_device  # noqa: F401
-from ._shape import Size  # noqa: F401
+from ._geometry import Size  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
-from . import _creation  # noqa: E402,F401  (Tensor(...) and Tensor.new_tensor)
+from . import _tensor_from_data  # noqa: E402,F401  (Tensor(...) and Tensor.new_tensor)
 from ._storage import Storage as UntypedStorage  # noqa: F401
 from ._errors import OutOfMemoryError  # noqa: F401
 
@@ -39,8 +39,8 @@ _ops_pkg.load_table()
 _lazy_functions = _codegen.install(globals(), Tensor)
 ops = _ops_pkg.OpNamespace()
 
-from ._creation import tensor, as_tensor, from_numpy  # noqa: E402,F401
-from ._random import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,  # noqa: E402,F401
+from ._tensor_from_data import tensor, as_tensor, from_numpy  # noqa: E402,F401
+from ._generator import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,  # noqa: E402,F401
                       default_generator as _default_generator)
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled)  # noqa: E402,F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402,F401
@@ -50,12 +50,12 @@ from . import serialization  # noqa: E402,F401  (Tensor.__reduce_ex__)
 from ._api import *  # noqa: E402,F401,F403
 from ._nn_at_top_level import *  # noqa: E402,F401,F403
 from ._flags import *  # noqa: E402,F401,F403
-from ._linalg_legacy import *  # noqa: E402,F401,F403
-from . import _linalg_legacy  # noqa: E402
+from ._linalg_at_top_level import *  # noqa: E402,F401,F403
+from . import _linalg_at_top_level  # noqa: E402
 
-for _name in _linalg_legacy.METHODS:  # Tensor methods too: A.inverse(), A.det(), ...
+for _name in _linalg_at_top_level.METHODS:  # Tensor methods too: A.inverse(), A.det(), ...
     if not hasattr(Tensor, _name):
-        setattr(Tensor, _name, getattr(_linalg_legacy, _name))
+        setattr(Tensor, _name, getattr(_linalg_at_top_level, _name))
 
 from ._backends import loader as _loader  # noqa: E402
 from ._backends.registry import BACKENDS as _BACKENDS  # noqa: E402

@@ -14,7 +14,7 @@ __all__ = ["save", "load", "einsum", "broadcast_shapes", "compile", "autocast", 
                            "slice", "split", "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold",
                            "unsqueeze", "view", "view_as_real", "view_as_complex")]
 
-from ._shape import broadcast_shapes_public as broadcast_shapes  # noqa: E402
+from ._geometry import broadcast_shapes_public as broadcast_shapes  # noqa: E402
 from ._threads import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: E402,F401
                        set_num_interop_threads)
 
@@ -160,7 +160,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     dtype and device (copy=True always copies; copy=False refuses to)."""
     import numpy as np
     from ._tensor import Tensor
-    from . import _creation
+    from . import _tensor_from_data
     if isinstance(obj, Tensor):
         t = obj
         if dtype is not None or device is not None:
@@ -170,13 +170,13 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         if copy and t is obj:
             t = t.clone()
     elif isinstance(obj, np.ndarray) and not copy:
-        t = _creation.from_numpy(obj)
+        t = _tensor_from_data.from_numpy(obj)
         if dtype is not None or device is not None:
             t = t.to(device=device or t.device, dtype=dtype or t.dtype)
     else:
         if copy is False:
             raise ValueError("asarray(): can't share memory with a Python sequence (copy=False)")
-        t = _creation.tensor(obj, dtype=dtype, device=device)
+        t = _tensor_from_data.tensor(obj, dtype=dtype, device=device)
     return t.requires_grad_(requires_grad) if requires_grad else t
 
 
@@ -247,7 +247,7 @@ def set_default_tensor_type(t):
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     """A 1-D CPU tensor sharing the memory of an object with the buffer protocol."""
     import numpy as np
-    from ._creation import from_numpy, numpy_dtype
+    from ._tensor_from_data import from_numpy, numpy_dtype
     if dtype.is_floating_point and dtype.name == "bfloat16":
         raise TypeError("frombuffer: bfloat16 is not supported")
     arr = np.frombuffer(buffer, dtype=numpy_dtype(dtype), count=count, offset=offset)

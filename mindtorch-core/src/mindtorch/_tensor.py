@@ -4,11 +4,11 @@ Operator methods (add, sum, view, ...) are generated from the op schema
 table by mindtorch.ops.codegen; what is here is the state and the behaviour
 that is not an operator. Methods that belong to a subsystem above this one
 are attached by their owner when mindtorch is imported: construction from
-data (_creation: Tensor(...), new_tensor), autograd (backward, grad_fn,
+data (_tensor_from_data: Tensor(...), new_tensor), autograd (backward, grad_fn,
 hooks), printing (__repr__) and pickling (serialization: __reduce_ex__).
 """
 from . import _dtype as D
-from ._shape import Size, numel as _numel, is_contiguous as _is_contig, wrap_dim as _wrap_dim
+from ._geometry import Size, numel as _numel, is_contiguous as _is_contig, wrap_dim as _wrap_dim
 from ._grad_mode import state as _grad_state
 from ._host_data import host_values as _host_values
 from ._backends.registry import backend_for as _backend_for, BACKENDS as _BACKENDS

@@ -10,7 +10,7 @@ from ._backends.registry import BACKENDS as _BACKENDS, backend_for, load_deferre
 from ._storage import VersionCounter
 from . import _dtype as D
 from ._device import device as _device_cls, _default as _default_device
-from ._shape import is_contiguous as _is_contig, numel as _numel
+from ._geometry import is_contiguous as _is_contig, numel as _numel
 
 _CPU = _device_cls("cpu")
 

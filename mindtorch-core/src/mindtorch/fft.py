@@ -7,7 +7,7 @@ _fft_c2r), which carry the gradients.
 import mindtorch as _mt
 
 from ._dtype import _cname
-from ._shape import wrap_dim as _wrap_dim, wrap_dims as _wrap_dims
+from ._geometry import wrap_dim as _wrap_dim, wrap_dims as _wrap_dims
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
            "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]

@@ -174,7 +174,7 @@ class _Writer(pickle._Pickler):
         if isinstance(obj, device):
             self.save_reduce(_g("torch", "device"), (str(obj),), obj=obj)
             return
-        from ._shape import Size
+        from ._geometry import Size
         if type(obj) is Size:
             self.save_reduce(_g("torch", "Size"), (tuple(obj),), obj=obj)
             return

@@ -158,7 +158,7 @@ def test_broadcast_tensors(shapes):
 @pytest.mark.parametrize("shapes", [[(2, 1), (3,)], [2, (3, 1)], [], [(2,), (3,)], [(-1,), (2,)], [(2,), (-1,)],
                                     [(3, 1), (2, 1)], [(0,), (1,)]])
 def test_broadcast_shapes(shapes):
-    from mindtorch._shape import broadcast_shapes_public
+    from mindtorch._geometry import broadcast_shapes_public
     try:
         th = torch.broadcast_shapes(*shapes)
     except Exception as e:  # noqa: BLE001

@@ -15,7 +15,7 @@ from .graph import AccumulateGrad, Node, gradient_edge
 def _reduce_to_input(g, shape, dtype, node):
     if g._shape != shape:
         from ..ops.formulas import sum_to
-        from .._shape import broadcast_shapes
+        from .._geometry import broadcast_shapes
         try:
             ok = broadcast_shapes(tuple(shape), tuple(g._shape)) == tuple(g._shape)
         except RuntimeError:

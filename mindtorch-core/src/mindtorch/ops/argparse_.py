@@ -116,7 +116,7 @@ def to_device(v):
 
 
 def is_generator(v):
-    from .._random import Generator
+    from .._generator import Generator
     return isinstance(v, Generator)
 
 

@@ -7,7 +7,7 @@ from .registry import defop, declare_inplace, OPS
 from ..dispatch import call as _dispatch_call
 from .meta import TensorMeta
 from .. import _dtype as D
-from .._shape import numel, wrap_dim
+from .._geometry import numel, wrap_dim
 from .formulas import torch
 
 F = "creation"
@@ -201,7 +201,7 @@ defop("_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, boo
 
 
 def _copy_meta(self, src, non_blocking=False):
-    from .._shape import broadcast_shapes
+    from .._geometry import broadcast_shapes
     sh = tuple(src._shape) if hasattr(src, "_shape") else ()
     if broadcast_shapes(self._shape, sh) != tuple(self._shape):
         raise RuntimeError(f"output with shape [{', '.join(map(str, self._shape))}] doesn't match the broadcast "
@@ -235,7 +235,7 @@ def _resize_meta(self, size, memory_format=None):
 
 def _resize(self, size, memory_format=None):
     """Core-only: reshape in place, growing the storage from the device's allocator when needed."""
-    from .._shape import contiguous_strides
+    from .._geometry import contiguous_strides
     from .._backends.registry import backend_for
     size = _check_size(size, self.dtype)
     if self._requires_grad:

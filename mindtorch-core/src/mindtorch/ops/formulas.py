@@ -9,7 +9,7 @@ import importlib
 import math
 
 from .meta import norm_dims
-from .._shape import numel, wrap_dim, wrap_dims
+from .._geometry import numel, wrap_dim, wrap_dims
 
 
 # --- what every formula may use: torch, broadcasting back, complex conjugation -------------------

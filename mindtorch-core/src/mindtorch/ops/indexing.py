@@ -9,7 +9,7 @@ from . import meta as M
 from .meta import TensorMeta, fmt_shape
 from .formulas import torch, SCATTER_REDUCE_ALIASES
 from .. import _dtype as D
-from .._shape import wrap_dim, wrap_dims, broadcast_shapes, broadcast_all, numel
+from .._geometry import wrap_dim, wrap_dims, broadcast_shapes, broadcast_all, numel
 
 F = "indexing"
 
@@ -468,7 +468,7 @@ def _repeat_interleave_index(counts, device):
     if (counts < 0).any():
         raise RuntimeError("repeats can not be negative")
     idx = np.repeat(np.arange(len(counts), dtype="int64"), counts)
-    from .._creation import tensor
+    from .._tensor_from_data import tensor
     return tensor(idx, dtype=D.int64, device=device)
 
 
@@ -680,7 +680,7 @@ def _pad(self, pad, mode="constant", value=None):
         if mode == "circular" and (lo > size or hi > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         idx = _pad_index(size, lo, hi, mode)
-        from .._creation import tensor
+        from .._tensor_from_data import tensor
         out = out.index_select(d, tensor(idx, dtype=D.int64, device=self.device))
     return out
 
@@ -689,12 +689,12 @@ defop("pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) 
       method=False, family=F)
 
 
-# Tensor.__getitem__/__setitem__ live in _indexing.py
+# Tensor.__getitem__/__setitem__ live in _tensor_indexing.py
 def _install_indexing():
-    from .. import _indexing
+    from .. import _tensor_indexing
     from .._tensor import Tensor
-    Tensor.__getitem__ = _indexing.getitem
-    Tensor.__setitem__ = _indexing.setitem
+    Tensor.__getitem__ = _tensor_indexing.getitem
+    Tensor.__setitem__ = _tensor_indexing.setitem
 
 
 _install_indexing()

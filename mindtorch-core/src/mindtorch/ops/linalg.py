@@ -5,7 +5,7 @@ backend, batched over leading dims; a singular or non-positive-definite input ra
 from .registry import defop, copy_into_self
 from . import meta as M
 from .. import _dtype as D
-from .._shape import broadcast_shapes, wrap_dim
+from .._geometry import broadcast_shapes, wrap_dim
 from .formulas import torch, sum_to, conj, shape_of, complex_aware  # noqa: F401
 
 F = "linalg"

@@ -5,7 +5,7 @@ of them): what the outputs will be. Rules raise PyTorch's errors for bad
 shapes, so every backend (and the meta device) agrees on them.
 """
 from .. import _dtype as D
-from .._shape import broadcast_shapes, wrap_dim, wrap_dims
+from .._geometry import broadcast_shapes, wrap_dim, wrap_dims
 
 
 class TensorMeta:

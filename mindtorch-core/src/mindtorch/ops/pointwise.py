@@ -9,7 +9,7 @@ from .meta import TensorMeta
 from .reduction import named_result
 from .formulas import torch, SQRT_2_OVER_PI
 from .. import _dtype as D
-from .._shape import broadcast_shapes as _bs2
+from .._geometry import broadcast_shapes as _bs2
 
 
 def broadcast_shapes(*shapes):

@@ -1,7 +1,7 @@
 """Random sampling ops.
 
 Kernels draw from the generator state of the output's device
-(`mindtorch._random.generator_state`). The shape rules here also check the
+(`mindtorch._generator.generator_state`). The shape rules here also check the
 argument values that need no data, so the meta device raises the same
 errors as the real devices.
 """
@@ -9,7 +9,7 @@ from .registry import defop, declare_inplace
 from .meta import TensorMeta
 from .creation import _check_size, _OPTS
 from .. import _dtype as D
-from .._shape import broadcast_shapes
+from .._geometry import broadcast_shapes
 
 F = "random"
 _LIKE = "Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \

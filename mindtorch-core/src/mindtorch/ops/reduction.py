@@ -7,7 +7,7 @@ from .registry import defop, OPS
 from . import meta as M
 from .meta import TensorMeta, norm_dims
 from .. import _dtype as D
-from .._shape import wrap_dim
+from .._geometry import wrap_dim
 from .formulas import torch, unsqueeze_multiple, expand_reduced, shape_of  # noqa: F401
 
 F = "reduction"

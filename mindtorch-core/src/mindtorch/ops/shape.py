@@ -6,7 +6,7 @@ kernel for them.
 """
 from .registry import defop
 from .meta import fmt_shape
-from .._shape import (wrap_dim, wrap_dims, infer_size, view_strides, numel, is_contiguous)
+from .._geometry import (wrap_dim, wrap_dims, infer_size, view_strides, numel, is_contiguous)
 
 F = "shape"
 
@@ -409,7 +409,7 @@ for _name in ("movedim", "moveaxis"):
 
 # --- broadcast_tensors, atleast_nd ----------------------------------------------------
 def _broadcast_tensors(tensors):
-    from .._shape import broadcast_all
+    from .._geometry import broadcast_all
     shape = broadcast_all(*(t._shape for t in tensors))
     return tuple(t.expand(shape) for t in tensors)
 

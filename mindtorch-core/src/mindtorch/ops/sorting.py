@@ -12,7 +12,7 @@ from .meta import fmt_shape
 from .formulas import torch
 from .reduction import RETURN_TYPES, named_result
 from .. import _dtype as D
-from .._shape import wrap_dim
+from .._geometry import wrap_dim
 
 F = "sorting"
 

@@ -7,7 +7,7 @@ over the transformed dims). The adjoint of a scaled transform is the opposite-di
 the same scale, which is what the derivatives below use.
 """
 from .. import _dtype as D
-from .._shape import wrap_dims
+from .._geometry import wrap_dims
 from .meta import TensorMeta
 from .registry import defop
 

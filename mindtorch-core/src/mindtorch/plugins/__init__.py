@@ -39,15 +39,15 @@ from .._tensor import Tensor, make_tensor  # noqa: F401
 from ..ops.meta import TensorMeta  # noqa: F401
 from .. import _dtype as dtypes  # noqa: F401
 from .._device import device  # noqa: F401
-from .._shape import contiguous_strides, numel, broadcast_shapes, wrap_dims  # noqa: F401
+from .._geometry import contiguous_strides, numel, broadcast_shapes, wrap_dims  # noqa: F401
 from .._errors import missing_kernel_error, OutOfMemoryError, LinAlgError  # noqa: F401
 from .kernel_helpers import kernel_table, clamp_family  # noqa: F401
-from .._random import default_generator  # noqa: F401
+from .._generator import default_generator  # noqa: F401
 from .._backends.registry import backend_for  # noqa: F401
 from ..ops.registry import OPS  # noqa: F401
-from .._random import generator_state  # noqa: F401
+from .._generator import generator_state  # noqa: F401
 from ..ops.creation import arange_params  # noqa: F401
 from ..ops.random import random_bounds  # noqa: F401
 from .._host_data import bf16_bits_to_float, float_to_bf16_bits  # noqa: F401
-from .._creation import to_host_array  # noqa: F401
+from .._tensor_from_data import to_host_array  # noqa: F401
 from .._threads import get_num_threads  # noqa: F401

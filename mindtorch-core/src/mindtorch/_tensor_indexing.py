@@ -29,7 +29,7 @@ def _is_bool(x):
 
 def _as_index_tensor(x, device):
     """A list/sequence index as a tensor (bool lists become masks)."""
-    from ._creation import tensor
+    from ._tensor_from_data import tensor
     try:
         t = tensor(x, device=device)
     except (TypeError, ValueError, RuntimeError):

@@ -208,7 +208,7 @@ def from_numpy(arr):
 
 def legacy_tensor_new(cls, *args, **kwargs):
     """torch.Tensor(2, 3) / torch.Tensor([1, 2]): default-dtype tensors (the legacy constructor)."""
-    from ._shape import Size
+    from ._geometry import Size
     device = kwargs.pop("device", None)
     if kwargs:
         raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")
