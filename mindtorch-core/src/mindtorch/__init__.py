@@ -84,8 +84,7 @@ if _imported_by_cli():
 else:
     _loader.load_plugins()
 
-# submodules imported on first use; a name whose module is not written yet answers AttributeError
-# (so hasattr is False), never ModuleNotFoundError
+# submodules imported on first use (each exists: a missing one is a broken install and fails loudly)
 _LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions",
          "distributed", "return_types", "cuda", "accelerator", "onnx", "jit", "compiler", "amp", "library", "version",
          "_dynamo", "multiprocessing", "func"}
@@ -97,11 +96,7 @@ def __getattr__(name):
         return fn
     if name in _LAZY:
         import importlib
-        try:
-            return importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
+        return importlib.import_module(f"{__name__}.{name}")
     backend = _BACKENDS.get(name)
     if backend is None and _loader.deferred and _loader.finish_deferred():
         backend = _BACKENDS.get(name)
@@ -116,9 +111,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    import importlib.util
-    present = {n for n in _LAZY if importlib.util.find_spec(f"{__name__}.{n}") is not None}
-    return sorted(set(globals()) | set(_lazy_functions.names()) | present)
+    return sorted(set(globals()) | set(_lazy_functions.names()) | _LAZY)
 
 
 def backends_installed():
