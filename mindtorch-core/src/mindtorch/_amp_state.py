@@ -16,3 +16,7 @@ FP32 = {"cdist", "prod", "quantile", "nanquantile", "cumprod", "linalg_cholesky"
         "cosine_embedding_loss", "ctc_loss", "gaussian_nll_loss"}
 PROMOTE = {"cat", "stack"}
 POLICY_OPS = LOWER | FP32 | PROMOTE
+
+# (op name, args) -> args cast by the policy: installed by mindtorch.amp.autocast_mode, which is loaded
+# before ACTIVE can be non-empty (dispatch, below amp, calls it through here)
+cast_args = None

@@ -101,17 +101,13 @@ def _move_cpu_scalars(args, op, dev):
     return tuple(out)
 
 
+from . import _amp_state  # noqa: E402
 from ._amp_state import ACTIVE as _AMP, POLICY_OPS as _AMP_OPS  # noqa: E402
-
-
-def _amp_cast(name, args):
-    from .amp.autocast_mode import cast_args
-    return cast_args(name, args)
 
 
 def call(op, args):
     if _AMP and op.name in _AMP_OPS:  # autocast is on somewhere: this op may want its inputs cast
-        args = _amp_cast(op.name, args)
+        args = _amp_state.cast_args(op.name, args)
     if op.name in _COPIES:
         routed = _cross_backend(op, args)
         if routed is not None:

@@ -152,6 +152,9 @@ def cast_args(name, args):
     return args
 
 
+_state.cast_args = cast_args  # dispatch casts through the shared state
+
+
 def _prioritize(target, dtypes):
     """The dtype a promote op computes in: PyTorch's rule, taken in argument order (a half type other than
     the autocast dtype met before any float32 is an error there, so it is here)."""
