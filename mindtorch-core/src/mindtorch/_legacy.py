@@ -1,6 +1,9 @@
 """Names older PyTorch code still uses: typed tensor classes (torch.FloatTensor, ...), layouts and
-memory formats."""
+memory formats, and Tensor.storage()'s typed view (attached here with Tensor.layout)."""
+import warnings
+
 from . import _dtype as D
+from ._tensor import Tensor, make_tensor
 
 
 class layout:
@@ -43,7 +46,6 @@ class _TypedTensorMeta(type):
     """isinstance(t, torch.FloatTensor) is True for a cpu tensor of that dtype, as in PyTorch."""
 
     def __instancecheck__(cls, obj):
-        from ._tensor import Tensor
         return isinstance(obj, Tensor) and obj.dtype is cls.dtype and obj.device.type == "cpu"
 
 
@@ -64,3 +66,63 @@ for _name, _dt in (("FloatTensor", D.float32), ("DoubleTensor", D.float64), ("Ha
                    ("ShortTensor", D.int16), ("IntTensor", D.int32), ("LongTensor", D.int64),
                    ("BoolTensor", D.bool_)):
     TYPED[_name] = _TypedTensorMeta(_name, (), {"dtype": _dt, "__new__": _typed_new, "__module__": "torch"})
+
+
+class TypedStorage:
+    """Tensor.storage(): the tensor's storage seen as elements of its dtype (PyTorch's deprecated
+    TypedStorage view over the UntypedStorage)."""
+
+    def __init__(self, untyped, dtype):
+        self._untyped, self.dtype = untyped, dtype
+
+    @property
+    def device(self):
+        return self._untyped.device
+
+    def untyped(self):
+        return self._untyped
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    def size(self):
+        return int(self._untyped.nbytes) // self.dtype.itemsize
+
+    def __len__(self):
+        return self.size()
+
+    def nbytes(self):
+        return int(self._untyped.nbytes)
+
+    def data_ptr(self):
+        return self._untyped.data_ptr()
+
+    def is_shared(self):
+        return False
+
+    def tolist(self):
+        return _elements(self)
+
+    def __getitem__(self, i):
+        return _elements(self)[i]
+
+    def __repr__(self):
+        return f"{_elements(self)}\n[{type(self).__name__}(dtype={self.dtype}, device={self.device}) of size {self.size()}]"
+
+
+def _elements(ts):
+    """The storage's elements as Python numbers (through a flat tensor over the whole storage)."""
+    return make_tensor(ts._untyped, (ts.size(),), (1,), 0, ts.dtype, ts.device).tolist()
+
+
+def _storage(self):
+    """The storage as elements of this tensor's dtype (PyTorch's TypedStorage, deprecated there too)."""
+    warnings.warn("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
+                  "only storage class. This should only matter to you if you are using storages directly.  To "
+                  "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",
+                  UserWarning, stacklevel=2)
+    return TypedStorage(self._storage, self.dtype)
+
+
+Tensor.layout = property(lambda self: LAYOUTS["strided"])  # every mindtorch tensor is strided
+Tensor.storage = _storage

@@ -66,9 +66,9 @@ def share_storages(storages):
         st._allocator.share(st)
     if moved:
         import gc
-        from ._tensor import Tensor
+        import mindtorch  # Tensor sits above Storage: bound through the package
         for ref in gc.get_referrers(*moved):
-            if isinstance(ref, Tensor):
+            if isinstance(ref, mindtorch.Tensor):
                 ref._np = None
 
 
@@ -79,51 +79,3 @@ class VersionCounter:
 
     def __init__(self, value=0):
         self.value = value
-
-
-class TypedStorage:
-    """Tensor.storage(): the tensor's storage seen as elements of its dtype (PyTorch's deprecated
-    TypedStorage view over the UntypedStorage)."""
-
-    def __init__(self, untyped, dtype):
-        self._untyped, self.dtype = untyped, dtype
-
-    @property
-    def device(self):
-        return self._untyped.device
-
-    def untyped(self):
-        return self._untyped
-
-    def element_size(self):
-        return self.dtype.itemsize
-
-    def size(self):
-        return int(self._untyped.nbytes) // self.dtype.itemsize
-
-    def __len__(self):
-        return self.size()
-
-    def nbytes(self):
-        return int(self._untyped.nbytes)
-
-    def data_ptr(self):
-        return self._untyped.data_ptr()
-
-    def is_shared(self):
-        return False
-
-    def tolist(self):
-        return _elements(self)
-
-    def __getitem__(self, i):
-        return _elements(self)[i]
-
-    def __repr__(self):
-        return f"{_elements(self)}\n[{type(self).__name__}(dtype={self.dtype}, device={self.device}) of size {self.size()}]"
-
-
-def _elements(ts):
-    """The storage's elements as Python numbers (through a flat tensor over the whole storage)."""
-    from ._tensor import make_tensor
-    return make_tensor(ts._untyped, (ts.size(),), (1,), 0, ts.dtype, ts.device).tolist()

@@ -5,12 +5,14 @@ table by mindtorch.ops.codegen; what is here is the state and the behaviour
 that is not an operator. Methods that belong to a subsystem above this one
 are attached by their owner when mindtorch is imported: construction from
 data (_tensor_from_data: Tensor(...), new_tensor), autograd (backward, grad_fn,
-hooks), printing (__repr__) and pickling (serialization: __reduce_ex__).
+hooks), printing (__repr__), pickling (serialization: __reduce_ex__) and the
+legacy names (_legacy: layout, storage()).
 """
 from . import _dtype as D
 from ._geometry import Size, numel as _numel, is_contiguous as _is_contig, wrap_dim as _wrap_dim
 from ._grad_mode import state as _grad_state
 from ._host_data import host_values as _host_values
+from ._storage import share_storages
 from ._backends.registry import backend_for as _backend_for, BACKENDS as _BACKENDS
 
 
@@ -122,23 +124,8 @@ class Tensor:
     def is_npu(self):
         return self.device.type == "npu"
 
-    @property
-    def layout(self):
-        from ._legacy import LAYOUTS
-        return LAYOUTS["strided"]
-
     def untyped_storage(self):
         return self._storage
-
-    def storage(self):
-        """The storage as elements of this tensor's dtype (PyTorch's TypedStorage, deprecated there too)."""
-        import warnings
-        from ._storage import TypedStorage
-        warnings.warn("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
-                      "only storage class. This should only matter to you if you are using storages directly.  To "
-                      "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",
-                      UserWarning, stacklevel=2)
-        return TypedStorage(self._storage, self.dtype)
 
     def is_shared(self):
         return self._storage.is_shared()
@@ -147,7 +134,6 @@ class Tensor:
         """Move this tensor's storage into shared memory (no-op if already there, or on a device whose
         memory is its own): processes forked afterwards, and those it is sent to through
         mindtorch.multiprocessing, see the same memory."""
-        from ._storage import share_storages
         share_storages([self._storage])
         return self
 
