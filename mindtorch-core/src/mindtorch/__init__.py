@@ -21,7 +21,7 @@ globals().update(_legacy.TYPED)
 from ._device import device, set_default_device, get_default_device  # noqa: F401
 from ._geometry import Size  # noqa: F401
 from ._tensor import Tensor  # noqa: F401
-from . import _tensor_from_data  # noqa: E402,F401  (Tensor(...) and Tensor.new_tensor)
+from . import _tensor_from_data  # noqa: F401  (attaches Tensor(...) and Tensor.new_tensor)
 from ._storage import Storage as UntypedStorage  # noqa: F401
 from ._errors import OutOfMemoryError  # noqa: F401
 

@@ -247,7 +247,8 @@ def set_default_tensor_type(t):
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     """A 1-D CPU tensor sharing the memory of an object with the buffer protocol."""
     import numpy as np
-    from ._tensor_from_data import from_numpy, numpy_dtype
+    from ._tensor_from_data import from_numpy
+    from ._host_data import numpy_dtype
     if dtype.is_floating_point and dtype.name == "bfloat16":
         raise TypeError("frombuffer: bfloat16 is not supported")
     arr = np.frombuffer(buffer, dtype=numpy_dtype(dtype), count=count, offset=offset)

@@ -6,7 +6,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import as_device, default_device
 from ._tensor import Tensor
-from ._host_data import numpy_dtype, float_to_bf16_bits, bf16_bits_to_float, host_values  # noqa: F401
+from ._host_data import numpy_dtype, float_to_bf16_bits, host_values
 
 _NP_NAMES = {d.name: d for d in D.ALL + D.WIDE_UINTS}
 _NP_NAMES["bool"] = D.bool_
