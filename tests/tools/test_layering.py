@@ -27,7 +27,7 @@ LAYERS = (
     ("device access", ("_host_data", "_generator", "accelerator")),
     ("storage", ("_storage",)),
     ("tensor state", ("_tensor", "_legacy")),
-    ("op table", ("ops.schema", "ops.registry", "ops.derivatives", "ops.grad_helpers", "ops.meta", "ops.argparse_",
+    ("op table", ("ops.schema", "ops.registry", "ops.derivatives", "ops.formulas", "ops.meta", "ops.argparse_",
                   "ops.docs")),
     ("dispatch", ("dispatch", "_backends.fallback")),
     ("ops", ("ops.*", "_tensor_from_data", "_tensor_indexing", "_printing", "linalg", "fft", "special")),
