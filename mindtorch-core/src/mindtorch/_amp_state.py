@@ -1,7 +1,9 @@
-"""Autocast's shared state, in a module with no imports (dispatch and the generated functions read it on
+"""Autocast's shared state, in a module that imports nothing of mindtorch (dispatch and the generated functions read it on
 every op): which devices autocast is on for (device type -> dtype) and which ops have a cast policy.
 mindtorch.amp.autocast_mode owns the context manager and the casting."""
-ACTIVE = {}
+from typing import Any
+
+ACTIVE: dict = {}
 
 # op-table names (and the nn.functional functions that are not ops) by policy, as PyTorch's CPU lists
 LOWER = {"mm", "matmul", "bmm", "addmm", "baddbmm", "linear", "_conv2d", "_scaled_dot_product_attention",
@@ -17,6 +19,10 @@ FP32 = {"cdist", "prod", "quantile", "nanquantile", "cumprod", "linalg_cholesky"
 PROMOTE = {"cat", "stack"}
 POLICY_OPS = LOWER | FP32 | PROMOTE
 
-# (op name, args) -> args cast by the policy: installed by mindtorch.amp.autocast_mode, which is loaded
-# before ACTIVE can be non-empty (dispatch, below amp, calls it through here)
-cast_args = None
+
+
+def cast_args(name: str, args: Any) -> Any:
+    """(op name, args) -> args cast by the policy. mindtorch.amp.autocast_mode replaces this with the
+    real one when it loads, which is before ACTIVE can be non-empty (dispatch, below amp, calls it
+    through here)."""
+    return args

@@ -3,6 +3,8 @@
 
 class device:
     __slots__ = ("type", "index", "_key")
+    type: str
+    index: "int | None"
     _cache = {}
 
     def __new__(cls, type_or_str=None, index=None):

@@ -8,6 +8,8 @@ data (_tensor_from_data: Tensor(...), new_tensor), autograd (backward, grad_fn,
 hooks), printing (__repr__), pickling (serialization: __reduce_ex__) and the
 legacy names (_legacy: layout, storage()).
 """
+from typing import TYPE_CHECKING, Any
+
 from . import _dtype as D
 from ._geometry import Size, numel as _numel, is_contiguous as _is_contig, wrap_dim as _wrap_dim
 from ._grad_mode import state as _grad_state
@@ -19,6 +21,9 @@ from ._backends.registry import backend_for as _backend_for, BACKENDS as _BACKEN
 class Tensor:
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "dtype", "device", "_np",
                  "_requires_grad", "_grad_fn", "_version", "_base", "__dict__", "__weakref__")
+
+    if TYPE_CHECKING:  # methods generated from the op table and attached by their owners
+        def __getattr__(self, name: str) -> Any: ...
 
     # Rarely-set state lives in the instance __dict__ with these defaults.
     _grad = None

@@ -51,7 +51,7 @@ def _factory_device(op, args):
     return normalize_device(_default_device[0] if d is None else d)
 
 
-_NORMAL = {}
+_NORMAL: dict = {}  # what a device spelling normalises to, memoised
 
 
 def normalize_device(d):

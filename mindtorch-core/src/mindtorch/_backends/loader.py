@@ -17,6 +17,7 @@ from importlib import metadata
 import pluggy
 
 from ..plugins import hookspec as spec
+from ..plugins.protocols import Allocator, CopyRoutines, protocol_methods
 from . import registry
 from .registry import BACKENDS, KNOWN_DISTRIBUTIONS, DeviceBackend
 
@@ -29,13 +30,12 @@ class PluginLoadError(RuntimeError):
     pass
 
 
-# what the hookspec promises of the objects a plugin returns; checked at load so that a
-# missing method names its distribution instead of failing later as an AttributeError
-REQUIRED_METHODS = {"allocator": ("allocate", "free", "bytes_in_use", "data_ptr"),
-                    "copy routines": ("to_host", "from_host", "copy_from_host")}
+# what the plugin contract (plugins/protocols.py) requires of the objects a plugin returns; checked at
+# load so that a missing method names its distribution instead of failing later as an AttributeError
+REQUIRED_METHODS = {"allocator": protocol_methods(Allocator), "copy routines": protocol_methods(CopyRoutines)}
 SLOW_IMPORT_SECONDS = 1.0
 # device type -> the distributions that claimed it after the first (reported by `python -m mindtorch`)
-clashes = []
+clashes: list = []
 
 
 def _new_manager():
@@ -46,15 +46,15 @@ def _new_manager():
 
 # one plugin manager per plugin, so that every answer is attributed to the
 # distribution that gave it
-managers = {}
+managers: dict = {}
 # what happened at load time, for `python -m mindtorch`
-skipped = []  # (distribution, reason)
-_skipped_devices = {}  # entry-point name (the device type, by convention) -> "from 'dist': reason"
+skipped: list = []  # (distribution, reason)
+_skipped_devices: dict = {}  # entry-point name (the device type, by convention) -> "from 'dist': reason"
 # entry points whose module was mid-import when mindtorch loaded (`import my_backend` before
 # `import mindtorch`): loaded on first need, once that import has finished
-deferred = []
-deselected = []  # (entry-point name, distribution) installed but left out by MINDTORCH_BACKENDS
-unknown_selected = []  # names in MINDTORCH_BACKENDS that no installed backend has
+deferred: list = []
+deselected: list = []  # (entry-point name, distribution) installed but left out by MINDTORCH_BACKENDS
+unknown_selected: list = []  # names in MINDTORCH_BACKENDS that no installed backend has
 
 
 def _selected_names():

@@ -5,6 +5,7 @@ device modules. A leaf: it imports nothing of mindtorch. What to do about a
 device type no loaded backend has (load the plugins deferred at import, say
 why it is missing) is the loader's, which hands it in through set_loader_hooks.
 """
+from typing import Any
 
 
 class DeviceBackend:
@@ -15,9 +16,9 @@ class DeviceBackend:
         self.distribution = distribution
         self.version = version
         self.plugin = plugin
-        self.allocator = None
-        self.copy = None
-        self.kernels = {}
+        self.allocator: Any = None  # plugins.protocols.Allocator
+        self.copy: Any = None  # plugins.protocols.CopyRoutines
+        self.kernels: dict = {}
         self._is_available = None
         self._device_count = None
         self._synchronize = None
@@ -77,7 +78,7 @@ class DeviceBackend:
         return self.copy.copy_from_host(dst, array)
 
 
-BACKENDS = {}
+BACKENDS: dict[str, DeviceBackend] = {}
 # device type -> distribution name of the plugin that ships it, for messages
 KNOWN_DISTRIBUTIONS = {"cpu": "mindtorch-cpu", "meta": "mindtorch-meta", "npu": "mindtorch-npu"}
 

@@ -31,6 +31,9 @@ enforces this for the in-repo backends):
     bf16_bits_to_float, float_to_bf16_bits, to_host_array
                                              bfloat16 travels between host and devices as uint16 bits
     get_num_threads                          the intra-op thread count a backend's pool should use
+    protocols                                the contract as typing.Protocol classes: Allocator,
+                                             CachingAllocator, CopyRoutines, GeneratorState, Kernel,
+                                             CollectiveEngine, Work
 """
 from .hookspec import hookimpl, PLUGIN_API_VERSION  # noqa: F401
 from .backend import Backend  # noqa: F401
@@ -51,3 +54,4 @@ from ..ops.random import random_bounds  # noqa: F401
 from .._host_data import bf16_bits_to_float, float_to_bf16_bits  # noqa: F401
 from .._tensor_from_data import to_host_array  # noqa: F401
 from .._threads import get_num_threads  # noqa: F401
+from . import protocols  # noqa: F401

@@ -7,7 +7,10 @@ that implements some of the hooks below, marked with
 type and returns None for device types the plugin does not own.
 
 Hooks run once, when ``mindtorch`` is imported; their answers are stored in
-plain tables so that no hook call sits on the per-op path.
+plain tables so that no hook call sits on the per-op path. What the returned
+objects must offer is also written as ``typing.Protocol`` classes in
+``mindtorch.plugins.protocols`` (Allocator, CopyRoutines, GeneratorState,
+Kernel, CollectiveEngine), which the loader checks and mypy reads.
 """
 import pluggy
 
