@@ -36,10 +36,10 @@ static int fmt_plain(int f) {
            f == ACL_FORMAT_NDHWC || f == ACL_FORMAT_NCDHW || f == ACL_FORMAT_NC || f == ACL_FORMAT_NCL;
 }
 
-/* the chip the simulator is (ACLSIM_SOC_NAME): BFLOAT16 only on 910B-class parts (910B, 910_93), as the docs say */
+/* BFLOAT16 only on 910B-class parts and Ascend950, as the docs say (torch_npu: IsBF16Supported from Ascend910B1) */
 static int chip_has_bf16(void) {
-    const char *soc = aclrtGetSocName();
-    return !soc || !strncmp(soc, "Ascend910B", 10) || !strncmp(soc, "Ascend910_93", 12);
+    int fam = chip_family();
+    return fam == FAM_910B || fam == FAM_950;
 }
 
 aclnnStatus check_tensor(const op_def *d, const aclTensor *t, const char *what, int maxdim) {
@@ -55,6 +55,26 @@ aclnnStatus check_tensor(const op_def *d, const aclTensor *t, const char *what, 
     if ((int)t->ndim > maxdim)
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s has %u dims, at most %d are supported", d->name, what,
             t->ndim, maxdim);
+    return 0;
+}
+
+static const char *fmtname(int f) {
+    switch (f) {
+    case ACL_FORMAT_NCHW: return "NCHW"; case ACL_FORMAT_NHWC: return "NHWC"; case ACL_FORMAT_ND: return "ND";
+    case ACL_FORMAT_HWCN: return "HWCN"; case ACL_FORMAT_NDHWC: return "NDHWC"; case ACL_FORMAT_NCDHW: return "NCDHW";
+    case ACL_FORMAT_NC: return "NC"; case ACL_FORMAT_NCL: return "NCL";
+    }
+    return "private";
+}
+
+/* the layout ops-nn's convolution, pooling and batch-norm operators read N, C and the spatial dims from: a 3-d
+ * operand NCL, 4-d NCHW, 5-d NCDHW (torch_npu passes these by rank); ND is refused */
+aclnnStatus check_layout(const op_def *d, const aclTensor *t, const char *what) {
+    if (!t) return 0;
+    int want = t->ndim == 3 ? ACL_FORMAT_NCL : t->ndim == 4 ? ACL_FORMAT_NCHW : t->ndim == 5 ? ACL_FORMAT_NCDHW : -1;
+    if (t->format != want)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s format %s is invalid for a %u-d tensor, should be %s",
+            d->name, what, fmtname(t->format), t->ndim, want < 0 ? "NCL, NCHW or NCDHW" : fmtname(want));
     return 0;
 }
 
@@ -309,7 +329,9 @@ aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor *
     for (size_t i = 0; i < N_OPS && !d; i++)
         if (!strcmp(OPS[i].name, name)) d = &OPS[i];
     if (!wsSize || !executor) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: workspaceSize or executor is NULL", name);
-    if (chip_lacks(name)) BAD(ACLNN_ERR_RUNTIME_ERROR, "aclnn%sGetWorkspaceSize: not supported on %s", name, aclrtGetSocName());
+    aclnnStatus absent = chip_lacks(name);
+    if (absent == ACLNN_ERR_PARAM_INVALID) BAD(absent, "aclnn%sGetWorkspaceSize: not implemented for %s", name, aclrtGetSocName());
+    if (absent) BAD(absent, "aclnn%sGetWorkspaceSize: not supported on %s", name, aclrtGetSocName());
     aclOpExecutor tmp;
     memset(&tmp, 0, sizeof tmp);
     const sig_def *s = &SIGS[d->sig];

@@ -535,6 +535,9 @@ aclnnStatus v_conv(const op_def *d, args *a, aclOpExecutor *e) {
         return rc;
     if (in->ndim != 4 || w->ndim != 4 || y->ndim != 4)
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: the simulator computes 2-d convolutions: input, weight and output must be 4-d (NCHW)", d->name);
+    /* x, filter and y NCHW (conv/convolution_forward aclnn_convolution.cpp FormatChecker; the backward checker) */
+    if ((rc = check_layout(d, in, "x")) || (rc = check_layout(d, w, "filter")) || (rc = check_layout(d, y, bwd ? "gradOutput" : "y")))
+        return rc;
     int64_t st[2], pd[2], dl[2], op[2] = {0, 0}, g = a->i[1];
     if (pair(a->ia[0], st, 4) < 0 || pair(a->ia[1], pd, 4) < 0 || pair(a->ia[2], dl, 4) < 0 ||
         (a->ia[3] && pair(a->ia[3], op, 4) < 0))
@@ -590,6 +593,10 @@ aclnnStatus v_pool(const op_def *d, args *a, aclOpExecutor *e) {
         (bwd && (rc = check_same(d, gi, self, "gradInput"))))
         return rc;
     if (self->ndim < 3) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self must be 3-d or 4-d", d->name);
+    /* average pooling: self, out (and gradInput) NCHW when 4-d, NCL when 3-d (pooling/avg_pool3_d CheckFormat) */
+    if (avg && ((rc = check_layout(d, self, "self")) || (rc = check_layout(d, o, bwd ? "gradOutput" : "out")) ||
+                (bwd && (rc = check_layout(d, gi, "gradInput")))))
+        return rc;
     if (ix && (!aclsim_check_tensor(ix) || (ix->dtype != ACL_INT64 && ix->dtype != ACL_INT32)))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: indices must be an INT32 or INT64 tensor", d->name);
     int64_t k[2], s[2], p[2], dl[2] = {1, 1};
@@ -632,6 +639,8 @@ aclnnStatus v_adaptive(const op_def *d, args *a, aclOpExecutor *e) {
         return rc;
     int nd = (int)self->ndim;
     if (nd < 3 || (int)o->ndim != nd) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self must be 3-d or 4-d", d->name);
+    /* self and out NCHW when 4-d, NCL when 3-d (pooling/adaptive_avg_pool2d CheckFormat) */
+    if (!bwd && ((rc = check_layout(d, self, "self")) || (rc = check_layout(d, o, "out")))) return rc;
     int64_t shape[4], os[2];
     memcpy(shape, self->dims, sizeof(int64_t) * (size_t)nd);
     if (!bwd) {

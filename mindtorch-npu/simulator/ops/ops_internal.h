@@ -158,7 +158,9 @@ static inline void step(int nd, const int64_t *shape, int64_t *idx, int k, int64
 }
 
 /* ---------------------------------------------------------------- table.c */
-int chip_lacks(const char *op);
+enum { FAM_910B, FAM_910A, FAM_310P, FAM_950 };
+int chip_family(void);
+aclnnStatus chip_lacks(const char *op);
 
 /* the element functions (elementwise.c) the table rows name */
 elem_f e_abs, e_acos, e_acosh, e_add, e_addcdiv, e_addcmul, e_asin, e_asinh, e_atan, e_atan2, e_atanh, e_band,
@@ -176,6 +178,7 @@ int promote_scalar(int t, int s);
 int can_cast(int from, int to);
 const char *dtname(int dt);
 aclnnStatus check_tensor(const op_def *d, const aclTensor *t, const char *what, int maxdim);
+aclnnStatus check_layout(const op_def *d, const aclTensor *t, const char *what);
 aclnnStatus check_scalar(const op_def *d, const aclScalar *s, const char *what);
 int bshape(int na, const int64_t *a, int nb, const int64_t *b, int64_t *out);
 int same_shape(const aclTensor *t, int n, const int64_t *s);

@@ -51,7 +51,7 @@ const op_def OPS[] = {
     UN("Erfc", e_erfc, ALL10, F_FLOAT), UN("Mish", e_mish, MMTYPES, 0),
     OP("Signbit", SIG_UNARY, 0, 0, ALL10, e_signbit, F_BOOL),
     OP("IsFinite", SIG_UNARY, 0, 0, ALL10, e_isfinite, F_BOOL), OP("IsPosInf", SIG_UNARY, 0, 0, ALL10, e_isposinf, F_BOOL),
-    OP("IsNegInf", SIG_UNARY, 0, 0, ALL10, e_isneginf, F_BOOL), OP("Square", SIG_UNARY, 0, 0, ALL10 & ~B(ACL_BOOL), e_square, 0),
+    OP("IsNegInf", SIG_UNARY, 0, 0, ALL10, e_isneginf, F_BOOL), OP("Square", SIG_UNARY, 0, 0, MMTYPES | B(ACL_INT32) | B(ACL_INT64), e_square, 0),
     OP("BitwiseNot", SIG_UNARY, 0, 0, ALL10 & ~FLOATS, e_bnot, 0),
 #undef UN
     /* binary: tensor and scalar forms (and their in-place forms where the header has them) */
@@ -198,7 +198,9 @@ const op_def OPS[] = {
     OPX("ForeachAddcmulScalarV2", SIG_FOREACH, 0, 0, MMTYPES, e_addcmul, 0, 3, NULL),
     OPX("ForeachAddcdivScalarV2", SIG_FOREACH, 0, 0, MMTYPES, e_addcdiv, 0, 3, NULL),
     /* elementwise: ops-nn activation/erfinv, ops-math math/OP(lgamma,digamma,log_add_exp,gcd,is_close) */
-    OP("Erfinv", SIG_UNARY, 0, 0, FLOATS, e_erfinv, F_FLOAT), OP("InplaceErfinv", SIG_UNARY, 1, 0, FLOATS, e_erfinv, F_FLOAT),
+    /* Erfinv: no DOUBLE (activation/erfinv/op_api/aclnn_erfinv.cpp); integers and bool compute as FLOAT */
+    OP("Erfinv", SIG_UNARY, 0, 0, ALL10 & ~B(ACL_DOUBLE), e_erfinv, F_FLOAT),
+    OP("InplaceErfinv", SIG_UNARY, 1, 0, ALL10 & ~B(ACL_DOUBLE), e_erfinv, F_FLOAT),
     OP("Lgamma", SIG_UNARY, 0, 0, B(ACL_FLOAT) | B(ACL_FLOAT16) | B(ACL_DOUBLE), e_lgamma, F_FLOAT),
     OP("Digamma", SIG_UNARY, 0, 0, FLOATS, e_digamma, F_FLOAT),
     OP("LogAddExp", SIG_BINARY, 0, 0, ALL10, e_logaddexp, F_FLOAT), OP("LogAddExp2", SIG_BINARY, 0, 0, ALL10, e_logaddexp2, F_FLOAT),
@@ -222,20 +224,37 @@ const op_def OPS[] = {
     OP("IsClose", SIG_BINARY, 0, 0, ALL10, e_isclose, F_BOOL | F_FLOAT | F_CLOSE),
 };
 
+/* the chip family of ACLSIM_SOC_NAME, by torch_npu's SoC table (NpuVariables.h): the legacy "Ascend910B" belongs
+ * with the 910A parts (no BFLOAT16, no float32 cube); "Ascend910B<n>" and "Ascend910_93xx" are 910B-class;
+ * "Ascend950*" is its own family. Other names count as 910B-class. */
+int chip_family(void) {
+    const char *soc = aclrtGetSocName();
+    if (!soc) return FAM_910B;
+    if (!strncmp(soc, "Ascend950", 9)) return FAM_950;
+    if (!strncmp(soc, "Ascend310P", 10)) return FAM_310P;
+    if (!strcmp(soc, "Ascend910B")) return FAM_910A;
+    if (!strncmp(soc, "Ascend910B", 10) || !strncmp(soc, "Ascend910_93", 12)) return FAM_910B;
+    if (!strncmp(soc, "Ascend910", 9)) return FAM_910A;
+    return FAM_910B;
+}
+
 /* operators a chip family lacks: each op doc's product list (ops-nn docs/aclnnXxx.md) marks them unsupported on
- * the training series (910A class) or the inference series (310P) */
-enum { A_910A = 1, A_310P = 2 };
-static const struct { const char *op; int absent; } ABSENT[] = {
-    {"Convolution", A_910A}, {"MaxPool2dWithIndices", A_910A | A_310P}, {"MaxPool2dWithIndicesBackward", A_910A | A_310P},
-    {"BatchNormBackward", A_310P}, {"GroupNormBackward", A_310P},
+ * the training series (910A class) or the inference series (310P); aclnnSquare is implemented on Ascend950 only
+ * (ops-math math/square/op_api/aclnn_square.cpp) */
+#define NOT_950 (B(FAM_910A) | B(FAM_310P) | B(FAM_910B))
+static const struct { const char *op; unsigned absent; aclnnStatus code; } ABSENT[] = {
+    {"Convolution", B(FAM_910A), ACLNN_ERR_RUNTIME_ERROR},
+    {"MaxPool2dWithIndices", B(FAM_910A) | B(FAM_310P), ACLNN_ERR_RUNTIME_ERROR},
+    {"MaxPool2dWithIndicesBackward", B(FAM_910A) | B(FAM_310P), ACLNN_ERR_RUNTIME_ERROR},
+    {"BatchNormBackward", B(FAM_310P), ACLNN_ERR_RUNTIME_ERROR}, {"GroupNormBackward", B(FAM_310P), ACLNN_ERR_RUNTIME_ERROR},
+    {"Square", NOT_950, ACLNN_ERR_PARAM_INVALID},
 };
 
-int chip_lacks(const char *op) {
-    const char *soc = aclrtGetSocName();
-    int fam = !soc ? 0 : !strncmp(soc, "Ascend310P", 10) ? A_310P
-            : (!strncmp(soc, "Ascend910", 9) && strncmp(soc, "Ascend910B", 10) && strncmp(soc, "Ascend910_93", 12)) ? A_910A : 0;
+/* the status phase 1 of `op` fails with on this chip, 0 when the chip has it */
+aclnnStatus chip_lacks(const char *op) {
+    unsigned fam = B(chip_family());
     for (size_t i = 0; i < sizeof ABSENT / sizeof ABSENT[0]; i++)
-        if (!strcmp(ABSENT[i].op, op)) return (ABSENT[i].absent & fam) != 0;
+        if (!strcmp(ABSENT[i].op, op)) return ABSENT[i].absent & fam ? ABSENT[i].code : 0;
     return 0;
 }
 const size_t N_OPS = sizeof OPS / sizeof OPS[0];

@@ -186,11 +186,17 @@ class DescriptorCache:
 CACHE = DescriptorCache()
 
 
+# the format by rank, as torch_npu passes it: ops-nn's convolution and pooling operators read N, C and the
+# spatial dims from it and refuse ND; every other operator takes these plain formats like ND
+_FORMAT_BY_RANK = {3: A.ACL_FORMAT_NCL, 4: A.ACL_FORMAT_NCHW, 5: A.ACL_FORMAT_NCDHW}
+
+
 def _new_tensor(t, nn):
     """An aclTensor for t: view dims, strides and offset over the whole storage (in elements)."""
     st, shape = t._storage, t._shape
     h = nn.aclCreateTensor(_int64s(shape), len(shape), acl_dtype(t.dtype), _int64s(t._stride), t._offset,
-                           A.ACL_FORMAT_ND, _int64s((st.nbytes // t.dtype.itemsize,)), 1, st.data)
+                           _FORMAT_BY_RANK.get(len(shape), A.ACL_FORMAT_ND), _int64s((st.nbytes // t.dtype.itemsize,)),
+                           1, st.data)
     if not h:
         _null("aclCreateTensor")
     return h

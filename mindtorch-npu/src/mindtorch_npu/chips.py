@@ -13,12 +13,16 @@ from .state import RUNTIME
 _ALL = frozenset((D.float32, D.float16, D.bfloat16, D.float64, D.int8, D.uint8, D.int16, D.int32, D.int64, D.bool_))
 _NO_BF16 = _ALL - {D.bfloat16}
 
-# family -> (soc name prefixes, dtypes the chip holds)
+# family -> dtypes the chip holds. The family of a SoC name follows torch_npu's SoC table (NpuVariables.h):
+# "Ascend910B1".."Ascend910B4-1" and "Ascend910_93xx" are 910B-class (BFLOAT16, float32 cube); the legacy
+# "Ascend910B" sits with the 910A parts below Ascend910B1 (neither); "Ascend950*" is a family of its own.
 FAMILIES = {
-    "910B": (("Ascend910B", "Ascend910_93"), _ALL),
-    "910A": (("Ascend910A", "Ascend910ProA", "Ascend910ProB", "Ascend910PremiumA"), _NO_BF16),
-    "310P": (("Ascend310P",), _NO_BF16),
+    "910B": _ALL,
+    "910A": _NO_BF16,
+    "310P": _NO_BF16,
+    "950": _ALL,
 }
+_LEGACY_910 = ("Ascend910A", "Ascend910ProA", "Ascend910ProB", "Ascend910PremiumA")
 
 _F = frozenset((D.float32, D.float16, D.bfloat16))
 _ORDER = (D.float16, D.bfloat16, D.float32, D.float64, D.int8, D.uint8, D.int16, D.int32, D.int64, D.bool_)
@@ -37,7 +41,8 @@ OP_DTYPES = {
     "InplaceRoundDecimals": _FD | {D.int32, D.int64},
     "Trunc": _ALL - {D.bool_}, "Softmax": _FD, "LogSoftmax": _FD, "Mean": _FD,
     "Matmul": _F, "Mm": _F, "BatchMatMul": _F,
-    "Erfinv": _FD, "Lgamma": frozenset((D.float32, D.float16, D.float64)), "Digamma": _FD,
+    "Erfinv": _ALL - {D.float64}, "Square": _F | {D.int32, D.int64}, "Mish": _F,
+    "NLLLoss": _F, "NLLLossBackward": _F, "SearchSorted": _ALL - {D.bfloat16, D.bool_}, "Lgamma": frozenset((D.float32, D.float16, D.float64)), "Digamma": _FD,
     "LogSumExp": _ALL - {D.float64}, "VarCorrection": _F, "Std": _F, "LinalgVectorNorm": _F, "Elu": _F,
     "LinalgCholesky": frozenset((D.float32, D.bfloat16)), "Slogdet": frozenset((D.float32, D.float64)),
     "LinalgQr": frozenset((D.float32, D.float16, D.float64)), "TriangularSolve": frozenset((D.float32, D.float64)),
@@ -51,30 +56,40 @@ OP_DTYPES.update(dict.fromkeys((
     "GroupNorm", "GroupNormBackward", "ForeachMulScalarV2", "ForeachDivScalarV2", "ForeachAddScalarV2",
     "ForeachSqrt", "ForeachLerpScalar", "ForeachAddcmulScalarV2", "ForeachAddcdivScalarV2"), _F))
 # operators a family lacks: the product list at the top of each op's doc (ops-nn docs/aclnnXxx.md) marks them
-# unsupported on the training series (910A class) or the inference series (310P)
+# unsupported on the training series (910A class) or the inference series (310P); aclnnSquare is implemented on
+# Ascend950 only (ops-math math/square/op_api/aclnn_square.cpp)
 MISSING_OPS = {
-    "910B": frozenset(),
-    "910A": frozenset(("Convolution", "MaxPool2dWithIndices", "MaxPool2dWithIndicesBackward")),
+    "910B": frozenset(("Square",)),
+    "910A": frozenset(("Convolution", "MaxPool2dWithIndices", "MaxPool2dWithIndicesBackward", "Square")),
     "310P": frozenset(("MaxPool2dWithIndices", "MaxPool2dWithIndicesBackward", "BatchNormBackward",
-                       "GroupNormBackward")),
+                       "GroupNormBackward", "Square")),
+    "950": frozenset(),
 }
 
 
 def family(soc=None):
     soc = RUNTIME.soc_name() if soc is None else soc
-    for name, (prefixes, _) in FAMILIES.items():
-        if soc.startswith(prefixes):
-            return name
-    return "910B"  # an unknown newer part: assume the newest family's capabilities
+    if soc.startswith("Ascend950"):
+        return "950"
+    if soc.startswith("Ascend310P"):
+        return "310P"
+    if soc == "Ascend910B" or soc.startswith(_LEGACY_910):
+        return "910A"
+    return "910B"  # Ascend910B<n>, Ascend910_93xx, or an unknown part: the 910B-class capabilities
+
+
+def native_fp32_cube(soc=None):
+    """The cube multiplies float32 with KEEP_DTYPE (ops-nn matmul/common cube_util: 910B-class and Ascend950)."""
+    return family(soc) in ("910B", "950")
 
 
 def chip_dtypes(soc=None):
-    return FAMILIES[family(soc)][1]
+    return FAMILIES[family(soc)]
 
 
 def supports(op, dtype, soc=None):
     fam = family(soc)
-    if op in MISSING_OPS[fam] or dtype not in FAMILIES[fam][1]:
+    if op in MISSING_OPS[fam] or dtype not in FAMILIES[fam]:
         return False
     return dtype in OP_DTYPES.get(op, _ALL)
 
@@ -98,7 +113,8 @@ def check_dtype(op, dtype, what):
     if not supports(op, dtype):
         names = [str(d).replace("torch.", "") for d in _ORDER if d in OP_DTYPES[op]]
         listed = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
-        raise RuntimeError(f"\"{what}\" not implemented for '{dtype}' on npu: aclnn{op} supports {listed}")
+        raise RuntimeError(f"\"{what}\" not implemented for '{dtype}' on npu ({RUNTIME.soc_name()}): "
+                           f"aclnn{op} supports {listed}")
 
 
 def check_chip_dtype(dtype, what):

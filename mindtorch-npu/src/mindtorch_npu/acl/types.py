@@ -31,7 +31,10 @@ ACL_INT16, ACL_UINT16, ACL_UINT32, ACL_INT64, ACL_UINT64 = 6, 7, 8, 9, 10
 ACL_DOUBLE, ACL_BOOL, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16 = 11, 12, 16, 17, 27
 
 # --- aclFormat (acl_base_rt.h) -----------------------------------------------------------------------
+ACL_FORMAT_NCHW = 0
 ACL_FORMAT_ND = 2
+ACL_FORMAT_NCDHW = 30
+ACL_FORMAT_NCL = 47
 
 # --- aclrtMemcpyKind, aclrtMemMallocPolicy, aclrtMemAttr (acl_rt.h) --------------------------------------
 ACL_MEMCPY_HOST_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_DEVICE_TO_DEVICE = 0, 1, 2, 3

@@ -152,10 +152,10 @@ _native_fp32 = []
 
 
 def cube_math_type(dtype):
-    """KEEP_DTYPE (0) where the chip multiplies float32 natively (910B/910_93 class), otherwise
-    ALLOW_FP32_DOWN_PRECISION (1), which aclnnMatmul requires for float32 on older chips."""
+    """KEEP_DTYPE (0) where the chip's cube multiplies float32 natively (chips.native_fp32_cube), otherwise
+    ALLOW_FP32_DOWN_PRECISION (1), which the matmul family requires for float32 on older chips."""
     if not _native_fp32:
-        _native_fp32.append(RUNTIME.soc_name().startswith(("Ascend910B", "Ascend910_93")))
+        _native_fp32.append(chips.native_fp32_cube())
     return 1 if dtype is D.float32 and not _native_fp32[0] else 0
 
 

@@ -268,6 +268,7 @@ def _weight(weight, x):
 
 @kernel("_nll_loss")
 def nll_loss(m, x, target, weight, reduction, ignore_index):
+    chips.check_dtype("NLLLoss", x.dtype, "nll_loss")
     w = _weight(weight, x)
     xr, tr = _rows(x, target)
     out, total = empty(m[0].shape, m[0].dtype, x.device), empty(m[1].shape, m[1].dtype, x.device)
@@ -278,6 +279,7 @@ def nll_loss(m, x, target, weight, reduction, ignore_index):
 
 @kernel("_nll_loss_backward")
 def nll_loss_backward(m, g, x, target, weight, reduction, ignore_index, total_weight):
+    chips.check_dtype("NLLLossBackward", x.dtype, "nll_loss backward")
     w = _weight(weight, x)
     xr, tr = _rows(x, target)
     gr = g if reduction or len(x._shape) <= 2 else view(contiguous(g), (numel(g),), (1,))

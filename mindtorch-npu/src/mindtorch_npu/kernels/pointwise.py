@@ -60,11 +60,22 @@ for _name, _acl in UNARY.items():
     _register((_name,), (_out, None if _name in UNARY_OUT_OF_PLACE_ONLY else _in))
 
 
-# out of place only: the predicates (a bool result) and square, whose in-place form copies its result
-for _name, _acl in (("isfinite", "IsFinite"), ("isposinf", "IsPosInf"), ("isneginf", "IsNegInf"),
-                    ("square", "Square")):
+# out of place only: the predicates (a bool result)
+for _name, _acl in (("isfinite", "IsFinite"), ("isposinf", "IsPosInf"), ("isneginf", "IsNegInf")):
     KERNELS[_name] = _unary(_acl)[0]
-KERNELS["square_"] = in_place_by_copy(KERNELS["square"])
+
+
+@kernel("square")
+def square(m, a):
+    """aclnnSquare where the chip has it (Ascend950) and takes the dtype, else a * a through aclnnMul."""
+    if chips.supports("Square", a.dtype) and a.dtype is m.dtype:
+        return run("Square", a, m)
+    out = empty(m.shape, m.dtype, a.device)
+    launch("Mul", a, a, out)
+    return out
+
+
+KERNELS["square_"] = in_place_by_copy(square)
 
 
 @kernel("round")

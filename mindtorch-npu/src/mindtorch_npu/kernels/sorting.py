@@ -1,6 +1,7 @@
 """Sorting and counting kernels: sort, topk, unique (from stable device sorts), searchsorted and bincount."""
 from mindtorch.plugins import Tensor, contiguous_strides, dtypes as D, kernel_table
 
+from .. import chips
 from ..aclnn import DType, IntArray, launch, scalar_for
 from ..copy import empty
 from ._common import cast, contiguous, dense, host_values, move_dims, nonzero, numel, scalar_tensor, view
@@ -22,13 +23,18 @@ def topk(m, a, k, dim=-1, largest=True, sorted=True):
     return values, indices
 
 
+_SEARCH_THROUGH = {D.bfloat16: D.float32, D.bool_: D.uint8}
+
+
 @kernel("searchsorted.Tensor", "searchsorted.Scalar")
 def searchsorted(m, seq, values, out_int32=False, right=False, side=None, sorter=None):
     if not isinstance(values, Tensor):
         values = scalar_tensor(values, seq.dtype, seq.device)
-    if values.dtype is not seq.dtype:  # the operator takes one dtype for both (PyTorch promotes them)
-        common = D.promote_types(seq.dtype, values.dtype)
-        seq, values = (t if t.dtype is common else cast(t, common) for t in (seq, values))
+    common = D.promote_types(seq.dtype, values.dtype)  # the operator takes one dtype for both
+    # a dtype aclnnSearchSorted lacks goes through one that orders the same values the same way
+    common = _SEARCH_THROUGH.get(common, common)
+    chips.check_dtype("SearchSorted", common, "searchsorted")
+    seq, values = (t if t.dtype is common else cast(t, common) for t in (seq, values))
     out = empty(m.shape, m.dtype, seq.device)
     if numel(out):
         launch("SearchSorted", seq, values, bool(out_int32), bool(right or side == "right"), sorter, out)

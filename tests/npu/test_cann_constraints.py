@@ -1,0 +1,214 @@
+"""What CANN's operator documentation requires of a call, held by the simulator and met by the backend: tensor
+formats by rank, per-chip dtypes and operators, SoC-name families, data-dependent output shapes and list
+lengths. Each test fails on the simulator's refusal if the backend breaks the rule."""
+import ctypes
+
+import numpy as np
+import pytest
+
+import mindtorch as torch
+import mindtorch.nn.functional as F
+
+from npu_helpers import run_python
+
+
+def close(got, want, tol=1e-5):
+    got = got.cpu()
+    assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape), (got.dtype, want.dtype, got.shape)
+    np.testing.assert_allclose(got.to(torch.float64).numpy(), want.to(torch.float64).numpy(), rtol=tol, atol=tol)
+
+
+def _sim_tensor(shape, dtype, fmt):
+    """A raw aclTensor descriptor over a live device tensor of `shape` in format `fmt` (and the tensor)."""
+    from mindtorch_npu.aclnn import acl_dtype
+    from mindtorch_npu.copy import empty
+    from mindtorch_npu.state import RUNTIME
+    t = empty(shape, dtype, torch.device("npu"))
+    nn = RUNTIME.nn
+    dims = (ctypes.c_int64 * len(shape))(*shape)
+    strides, acc = [], 1
+    for s in reversed(shape):
+        strides.insert(0, acc)
+        acc *= s
+    h = nn.aclCreateTensor(dims, len(shape), acl_dtype(dtype), (ctypes.c_int64 * len(shape))(*strides), 0, fmt,
+                           (ctypes.c_int64 * 1)(acc), 1, t._storage.data)
+    assert h
+    return h, t
+
+
+# --- formats: ops-nn's NCHW operators read N, C, H, W from the descriptor's format -------------------------
+
+ND, NCHW, NCL = 2, 0, 47  # aclFormat (acl_base_rt.h)
+
+
+def _phase1(name, *args):
+    from mindtorch_npu.aclnn import _op
+    ws, ex = ctypes.c_uint64(), ctypes.c_void_p()
+    code = _op(name)[0](*args, ctypes.byref(ws), ctypes.byref(ex))
+    if not code:
+        from mindtorch_npu.aclnn import _release
+        _release(ex)
+    return code
+
+
+@pytest.mark.parametrize("fmt,ok", [(ND, False), (NCHW, True)])
+def test_the_simulator_refuses_an_nd_convolution_as_cann_does(fmt, ok):
+    from mindtorch_npu.aclnn import IntArray, CACHE
+    from mindtorch_npu.state import RUNTIME
+    nn = RUNTIME.nn
+    x, xt = _sim_tensor((1, 2, 5, 5), torch.float32, fmt)
+    w, wt = _sim_tensor((3, 2, 3, 3), torch.float32, fmt)
+    y, yt = _sim_tensor((1, 3, 3, 3), torch.float32, fmt)
+    arrays = [CACHE.array(IntArray(v), nn) for v in ((1, 1), (0, 0), (1, 1), (0, 0))]
+    try:
+        code = _phase1("Convolution", x, w, None, arrays[0], arrays[1], arrays[2], False, arrays[3], 1, y,
+                       ctypes.c_int8(0))
+        assert (code == 0) == ok, code
+        if not ok:
+            assert code == 161002
+            assert b"format ND" in RUNTIME.rt.aclGetRecentErrMsg()
+    finally:
+        for h in (x, w, y):
+            nn.aclDestroyTensor(h)
+
+
+def test_the_simulator_refuses_nd_average_pooling():
+    from mindtorch_npu.aclnn import IntArray, CACHE
+    from mindtorch_npu.state import RUNTIME
+    nn = RUNTIME.nn
+    x, xt = _sim_tensor((1, 2, 4, 4), torch.float32, ND)
+    o, ot = _sim_tensor((1, 2, 2, 2), torch.float32, ND)
+    try:
+        assert _phase1("AdaptiveAvgPool2d", x, CACHE.array(IntArray((2, 2)), nn), o) == 161002
+        k = CACHE.array(IntArray((2, 2)), nn)
+        assert _phase1("AvgPool2d", x, k, k, CACHE.array(IntArray((0, 0)), nn), False, True, 0,
+                       ctypes.c_int8(0), o) == 161002
+    finally:
+        nn.aclDestroyTensor(x)
+        nn.aclDestroyTensor(o)
+
+
+def test_descriptors_carry_torch_npus_format_by_rank():
+    from mindtorch_npu.aclnn import CACHE
+    from mindtorch_npu.state import RUNTIME
+    nn = RUNTIME.nn
+    get_format = RUNTIME.libs.nnopbase.aclGetFormat
+    get_format.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
+    for shape, want in (((3,), ND), ((2, 3), ND), ((1, 2, 3), NCL), ((1, 2, 3, 4), NCHW), ((1, 1, 2, 3, 4), 30),
+                        ((1, 1, 1, 2, 3, 4), ND)):
+        t = torch.zeros(shape).to("npu")
+        fmt = ctypes.c_int()
+        assert get_format(CACHE.tensor(t, nn), ctypes.byref(fmt)) == 0
+        assert fmt.value == want, (shape, fmt.value)
+
+
+def test_cnn_ops_forward_and_backward_match_cpu():
+    g = np.random.default_rng(0)
+    x = torch.tensor(g.standard_normal((2, 3, 8, 8)), dtype=torch.float32)
+    w = torch.tensor(g.standard_normal((4, 3, 3, 3)), dtype=torch.float32)
+    for dev in ("cpu", "npu"):
+        xd, wd = x.to(dev).detach().requires_grad_(), w.to(dev).detach().requires_grad_()
+        y = F.conv2d(xd, wd, padding=1)
+        y = F.avg_pool2d(y, 2) + F.adaptive_avg_pool2d(y, (4, 4)) + F.max_pool2d(y, 2)
+        y = F.batch_norm(y, None, None, training=True)
+        y.sum().backward()
+        if dev == "cpu":
+            want = (y.detach(), xd.grad, wd.grad)
+        else:
+            for got, ref in zip((y.detach(), xd.grad, wd.grad), want):
+                close(got, ref, 1e-4)
+
+
+# --- per-chip operators and dtypes --------------------------------------------------------------------------
+
+def test_square_runs_through_mul_where_the_chip_lacks_aclnn_square():
+    from mindtorch_npu.aclnn import launch
+    from mindtorch_npu.copy import empty
+    x = torch.tensor([[-3, 2], [0, 7]], dtype=torch.int32).to("npu")
+    with pytest.raises(RuntimeError, match="161002"):  # ops-math: aclnnSquare is implemented on Ascend950 only
+        launch("Square", x, empty((2, 2), torch.int32, x.device))
+    for dtype in (torch.float32, torch.float64, torch.int8, torch.int64, torch.bool):
+        a = torch.tensor([[-3, 2], [0, 1]]).to(dtype)
+        close(torch.square(a.to("npu")), torch.square(a), 0)
+        b = a.clone()
+        if dtype is not torch.bool:
+            b.square_()
+            c = a.to("npu")
+            c.square_()
+            close(c, b, 0)
+
+
+def test_square_uses_aclnn_square_on_ascend950():
+    res = run_python("""
+        import mindtorch as torch
+        from mindtorch_npu import chips
+        from mindtorch_npu.aclnn import launch
+        from mindtorch_npu.copy import empty
+        x = torch.tensor([-3.0, 2.0]).to("npu")
+        out = empty((2,), torch.float32, x.device)
+        launch("Square", x, out)
+        print(chips.family(), out.cpu().tolist(), torch.square(x).cpu().tolist())
+    """, {"ACLSIM_SOC_NAME": "Ascend950PR"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split(" ", 1) == ["950", "[9.0, 4.0] [9.0, 4.0]\n"]
+
+
+@pytest.mark.parametrize("soc,family,bf16,fp32_cube", [
+    ("Ascend910B", "910A", False, False), ("Ascend910B1", "910B", True, True), ("Ascend910B4-1", "910B", True, True),
+    ("Ascend910_9391", "910B", True, True), ("Ascend950PR", "950", True, True), ("Ascend910A", "910A", False, False),
+    ("Ascend310P3", "310P", False, False)])
+def test_soc_names_map_to_torch_npus_families(soc, family, bf16, fp32_cube):
+    from mindtorch_npu import chips
+    assert chips.family(soc) == family
+    assert (torch.bfloat16 in chips.chip_dtypes(soc)) == bf16
+    assert chips.native_fp32_cube(soc) == fp32_cube
+
+
+def test_legacy_ascend910b_has_neither_bf16_nor_a_float32_cube():
+    res = run_python("""
+        import mindtorch as torch
+        from mindtorch_npu.aclnn import launch
+        from mindtorch_npu.copy import empty
+        a = torch.ones(2, 3).to("npu")
+        try:  # KEEP_DTYPE with float32 is refused where the cube has no float32
+            launch("Mm", a, a.t(), empty((2, 2), torch.float32, a.device), 0)
+            print("keep-ok")
+        except RuntimeError as e:
+            print("keep-refused" if "161002" in str(e) else e)
+        print((a @ a.t()).cpu().tolist())
+        try:
+            torch.ones(2, dtype=torch.bfloat16).to("npu").exp()
+            print("bf16-ok")
+        except TypeError as e:
+            print("bf16-refused")
+    """, {"ACLSIM_SOC_NAME": "Ascend910B"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.splitlines() == ["keep-refused", "[[3.0, 3.0], [3.0, 3.0]]", "bf16-refused"]
+
+
+def test_erfinv_has_no_double_on_910b():
+    from mindtorch_npu.aclnn import launch
+    from mindtorch_npu.copy import empty
+    x = torch.tensor([0.1, -0.5], dtype=torch.float64).to("npu")
+    with pytest.raises(RuntimeError, match="161002"):
+        launch("Erfinv", x, empty((2,), torch.float64, x.device))
+    with pytest.raises(TypeError, match=r"aclnnErfinv.*float64.*Ascend910B1"):
+        torch.erfinv(x)
+    for dtype in (torch.float32, torch.int64):
+        a = torch.tensor([0, 0]).to(dtype) if dtype is torch.int64 else torch.tensor([0.1, -0.5])
+        close(torch.erfinv(a.to("npu")), torch.erfinv(a))
+
+
+def test_dtypes_an_operator_lacks_give_cpus_result_or_a_clear_error():
+    x64 = torch.tensor([[0.3, -1.0, 2.0]], dtype=torch.float64)
+    with pytest.raises(TypeError, match=r"aclnnMish.*float64.*Ascend910B1"):
+        F.mish(x64.to("npu"))
+    with pytest.raises(RuntimeError, match=r"nll_loss.*float64.*Ascend910B1.*aclnnNLLLoss supports"):
+        F.nll_loss(x64.to("npu"), torch.tensor([1]).to("npu"))
+    seq = torch.tensor([0.5, 1.0, 2.5, 4.0])
+    for dtype in (torch.bfloat16, torch.bool):
+        s, v = seq.to(dtype), torch.tensor([0.0, 1.0, 3.0]).to(dtype)
+        if dtype is torch.bool:
+            s = torch.tensor([False, False, True, True])
+        for right in (False, True):
+            close(torch.searchsorted(s.to("npu"), v.to("npu"), right=right), torch.searchsorted(s, v, right=right), 0)
