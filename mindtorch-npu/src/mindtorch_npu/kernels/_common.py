@@ -6,7 +6,6 @@ from mindtorch.plugins import Tensor, dtypes as D, make_tensor
 from .. import chips
 from ..aclnn import DType, IntArray, launch, scalar_for
 from ..copy import COPY, empty
-from ..state import RUNTIME
 
 
 # --- tensors: views, dense copies, casts -----------------------------------------------------------
