@@ -212,3 +212,43 @@ def test_dtypes_an_operator_lacks_give_cpus_result_or_a_clear_error():
             s = torch.tensor([False, False, True, True])
         for right in (False, True):
             close(torch.searchsorted(s.to("npu"), v.to("npu"), right=right), torch.searchsorted(s, v, right=right), 0)
+
+
+# --- max pooling on 910B-class parts: float32 gradients, int32 indices, dilation 1 -----------------------------
+
+def test_the_simulator_refuses_what_max_pool_backward_lacks_on_910b():
+    from mindtorch_npu.aclnn import IntArray, launch
+    from mindtorch_npu.copy import empty
+    dev = torch.device("npu")
+    x = torch.randn(1, 1, 4, 4).to("npu")
+    w = (IntArray((2, 2)), IntArray((2, 2)), IntArray((0, 0)))
+    g = torch.ones(1, 1, 2, 2).to("npu")
+    for idx_dtype, dtype, dil in ((torch.int64, torch.float32, 1), (torch.int32, torch.float16, 1),
+                                  (torch.int32, torch.float32, 2)):
+        idx = torch.zeros(1, 1, 2, 2, dtype=idx_dtype).to("npu")
+        with pytest.raises(RuntimeError, match="161002"):
+            launch("MaxPool2dWithIndicesBackward", g.to(dtype), x.to(dtype), idx, *w, IntArray((dil, dil)), False,
+                   empty((1, 1, 4, 4), dtype, dev))
+    idx = torch.zeros(1, 1, 2, 2, dtype=torch.int32).to("npu")
+    launch("MaxPool2dWithIndicesBackward", g, x, idx, *w, IntArray((1, 1)), False, empty((1, 1, 4, 4), torch.float32, dev))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_max_pool_forward_and_backward_match_cpu(dtype):
+    g = np.random.default_rng(1)
+    x = torch.tensor(g.standard_normal((2, 3, 6, 6)), dtype=torch.float32).to(dtype)
+    want = None
+    for dev in ("cpu", "npu"):
+        xd = x.to(dev).detach().requires_grad_()
+        y, idx = F.max_pool2d(xd, 3, 2, padding=1, return_indices=True)
+        (y * torch.arange(y.numel(), dtype=dtype).reshape(y.shape).to(dev)).sum().backward()
+        if want is None:
+            want = (y.detach(), idx, xd.grad)
+        else:
+            for got, ref in zip((y.detach(), idx, xd.grad), want):
+                close(got, ref, 0 if dtype is torch.float32 else 1e-2 * float(ref.abs().max()))
+
+
+def test_dilated_max_pool_is_a_clear_error_on_910b():
+    with pytest.raises(NotImplementedError, match=r"dilation 1 on Ascend910B1"):
+        F.max_pool2d(torch.randn(1, 1, 6, 6).to("npu"), 2, dilation=2)

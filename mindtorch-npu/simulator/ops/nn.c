@@ -602,6 +602,19 @@ aclnnStatus v_pool(const op_def *d, args *a, aclOpExecutor *e) {
     int64_t k[2], s[2], p[2], dl[2] = {1, 1};
     if (pair(a->ia[0], k, 6) < 0 || pair(a->ia[2], p, 6) < 0 || (!avg && pair(a->ia[3], dl, 6) < 0))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: kernelSize, padding and dilation must hold 1 or 2 values", d->name);
+    /* max pooling on 910B-class parts (Atlas A2 / A3): dilation 1 only; the backward takes FLOAT self and
+     * gradOutput and INT32 indices (docs/aclnnMaxPool2dWithIndices.md, aclnnMaxPool2dWithIndicesBackward.md) */
+    if (!avg && chip_family() == FAM_910B) {
+        if (dl[0] != 1 || dl[1] != 1)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dilation must be 1 on %s, got [%lld, %lld]", d->name,
+                aclrtGetSocName(), (long long)dl[0], (long long)dl[1]);
+        if (bwd && self->dtype != ACL_FLOAT)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: self dtype %s is not supported on %s, should be FLOAT",
+                d->name, dtname(self->dtype), aclrtGetSocName());
+        if (bwd && ix->dtype != ACL_INT32)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: indices dtype %s is not supported on %s, should be INT32",
+                d->name, dtname(ix->dtype), aclrtGetSocName());
+    }
     int ns = pair(a->ia[1], s, 7);
     if (ns < 0) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: stride must hold 0, 1 or 2 values", d->name);
     if (!ns) { s[0] = k[0]; s[1] = k[1]; }

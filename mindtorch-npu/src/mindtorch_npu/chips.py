@@ -55,6 +55,8 @@ OP_DTYPES.update(dict.fromkeys((
     "AvgPool2dBackward", "AdaptiveAvgPool2d", "AdaptiveAvgPool2dBackward", "BatchNorm", "BatchNormBackward",
     "GroupNorm", "GroupNormBackward", "ForeachMulScalarV2", "ForeachDivScalarV2", "ForeachAddScalarV2",
     "ForeachSqrt", "ForeachLerpScalar", "ForeachAddcmulScalarV2", "ForeachAddcdivScalarV2"), _F))
+# 910B-class parts take float32 gradients only (docs/aclnnMaxPool2dWithIndicesBackward.md, Atlas A2 / A3)
+OP_DTYPES["MaxPool2dWithIndicesBackward"] = frozenset((D.float32,))
 # operators a family lacks: the product list at the top of each op's doc (ops-nn docs/aclnnXxx.md) marks them
 # unsupported on the training series (910A class) or the inference series (310P); aclnnSquare is implemented on
 # Ascend950 only (ops-math math/square/op_api/aclnn_square.cpp)

@@ -5,6 +5,7 @@ from mindtorch.plugins import dtypes as D, kernel_table
 from .. import chips
 from ..aclnn import BoolArray, IntArray, launch, scalar_for
 from ..copy import empty
+from ..state import RUNTIME
 from ._common import cast, check_index, contiguous, cube_math_type, dense, fill, is_contiguous, numel, view
 
 KERNELS, kernel = kernel_table()
@@ -111,9 +112,17 @@ def _window(kernel_size, stride, padding, dilation):
     return IntArray(kernel_size), IntArray(stride), IntArray(padding), IntArray(dilation)
 
 
+def _max_pool_dilation(dilation, what):
+    """910B-class parts pool with dilation 1 only (the ops' docs, Atlas A2 / A3): anything else is a clear error."""
+    if chips.family() == "910B" and any(int(d) != 1 for d in dilation):
+        raise NotImplementedError(f"{what}: aclnnMaxPool2dWithIndices takes only dilation 1 on "
+                                  f"{RUNTIME.soc_name()} (family 910B), got {tuple(dilation)}")
+
+
 @kernel("_max_pool2d_with_indices")
 def max_pool2d_with_indices(m, x, kernel_size, stride, padding, dilation, ceil_mode):
     chips.check_dtype("MaxPool2dWithIndices", x.dtype, "max_pool2d")
+    _max_pool_dilation(dilation, "max_pool2d")
     out, idx = empty(m[0].shape, m[0].dtype, x.device), empty(m[1].shape, m[1].dtype, x.device)
     launch("MaxPool2dWithIndices", x, *_window(kernel_size, stride, padding, dilation), bool(ceil_mode), out, idx)
     return out, idx
@@ -121,11 +130,18 @@ def max_pool2d_with_indices(m, x, kernel_size, stride, padding, dilation, ceil_m
 
 @kernel("_max_pool2d_backward")
 def max_pool2d_backward(m, g, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    chips.check_dtype("MaxPool2dWithIndicesBackward", m.dtype, "max_pool2d backward")
-    out = empty(m.shape, m.dtype, g.device)
+    """On 910B-class parts the operator takes float32 gradients and int32 indices only: the others are cast there
+    and the gradient back (the int64 indices the forward returns are flat per-plane positions, which int32 holds)."""
+    chips.check_op("MaxPool2dWithIndicesBackward", "max_pool2d backward")
+    _max_pool_dilation(dilation, "max_pool2d backward")
+    cdt = chips.compute_dtype("MaxPool2dWithIndicesBackward", m.dtype, m.dtype)
+    g, x = (t if t.dtype is cdt else cast(t, cdt) for t in (g, x))
+    if chips.family() == "910B" and indices.dtype is not D.int32:
+        indices = cast(indices, D.int32)
+    out = empty(m.shape, cdt, g.device)
     launch("MaxPool2dWithIndicesBackward", g, x, indices, *_window(kernel_size, stride, padding, dilation),
            bool(ceil_mode), out)
-    return out
+    return out if cdt is m.dtype else cast(out, m.dtype)
 
 
 def _average(dtype, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
