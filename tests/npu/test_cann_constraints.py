@@ -23,7 +23,7 @@ def _sim_tensor(shape, dtype, fmt):
     from mindtorch_npu.aclnn import acl_dtype
     from mindtorch_npu.copy import empty
     from mindtorch_npu.state import RUNTIME
-    t = empty(shape, dtype, torch.device("npu"))
+    t = empty(shape, dtype, torch.device("npu:0"))
     nn = RUNTIME.nn
     dims = (ctypes.c_int64 * len(shape))(*shape)
     strides, acc = [], 1
@@ -219,7 +219,7 @@ def test_dtypes_an_operator_lacks_give_cpus_result_or_a_clear_error():
 def test_the_simulator_refuses_what_max_pool_backward_lacks_on_910b():
     from mindtorch_npu.aclnn import IntArray, launch
     from mindtorch_npu.copy import empty
-    dev = torch.device("npu")
+    dev = torch.device("npu:0")
     x = torch.randn(1, 1, 4, 4).to("npu")
     w = (IntArray((2, 2)), IntArray((2, 2)), IntArray((0, 0)))
     g = torch.ones(1, 1, 2, 2).to("npu")
@@ -252,3 +252,33 @@ def test_max_pool_forward_and_backward_match_cpu(dtype):
 def test_dilated_max_pool_is_a_clear_error_on_910b():
     with pytest.raises(NotImplementedError, match=r"dilation 1 on Ascend910B1"):
         F.max_pool2d(torch.randn(1, 1, 6, 6).to("npu"), 2, dilation=2)
+
+
+# --- Nonzero rewrites its out descriptor's view shape at run time ----------------------------------------------
+
+def test_nonzero_rewrites_its_out_descriptor_and_no_cached_descriptor_goes_stale():
+    from mindtorch_npu.aclnn import launch
+    from mindtorch_npu.copy import empty
+    from mindtorch_npu.state import RUNTIME
+    # the simulator, as CANN: after the launch the out descriptor's view is [count, ndim]
+    nn = RUNTIME.nn
+    view_shape = RUNTIME.libs.nnopbase.aclGetViewShape
+    view_shape.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)), ctypes.POINTER(ctypes.c_uint64)]
+    x = torch.tensor([[0, 2, 0], [3, 0, 4]]).to("npu")
+    h, out = _sim_tensor((6, 2), torch.int64, ND)
+    try:
+        launch("Nonzero", x, ctypes.c_void_p(h))
+        torch.npu.synchronize()
+        dims, n = ctypes.POINTER(ctypes.c_int64)(), ctypes.c_uint64()
+        assert view_shape(h, ctypes.byref(dims), ctypes.byref(n)) == 0
+        assert [dims[i] for i in range(n.value)] == [3, 2]
+        ctypes.CDLL(None).free(dims)
+    finally:
+        nn.aclDestroyTensor(h)
+    del out
+    # the backend: repeated calls whose outputs land on the same block still see their own shapes
+    for values in ([1, 0, 1, 0, 0, 1], [0, 0, 1, 0, 0, 0], [1, 1, 1, 1, 1, 1], [0, 0, 0, 0, 0, 0], [1, 0, 1, 0, 0, 1]):
+        a = torch.tensor(values).reshape(2, 3)
+        close(torch.nonzero(a.to("npu")), torch.nonzero(a), 0)
+        close(a.to("npu")[a.to("npu") != 0], a[a != 0], 0)
+        empty((6, 2), torch.int64, torch.device("npu:0")).zero_()  # a same-shaped tensor on a freed block

@@ -332,6 +332,15 @@ static int run_nonzero(aclOpExecutor *e, char **b) {
     }
     free(xo);
     free(oo);
+    /* as CANN's NonZero (OP_OUTSHAPE), the out descriptor's view becomes [N, ndim] once the kernel ran; the caller
+     * reads it back (aclGetViewShape) after synchronizing, as torch_npu does. A descriptor destroyed meanwhile is
+     * left alone. */
+    aclTensor *desc = (aclTensor *)(intptr_t)e->p[0].i;
+    if (desc && aclsim_check_tensor(desc)) {
+        desc->dims[0] = row;
+        desc->strides[0] = x->nd;
+        desc->strides[1] = 1;
+    }
     return 0;
 }
 
@@ -457,6 +466,7 @@ aclnnStatus v_nonzero(const op_def *d, args *a, aclOpExecutor *e) {
     for (uint32_t i = 0; i < self->ndim; i++) n *= self->dims[i];
     int64_t shape[2] = {n, self->ndim};
     if ((rc = check_shape(d, out, 2, shape, "out"))) return rc;
+    e->p[0].i = (int64_t)(intptr_t)out; /* the kernel rewrites this descriptor's view shape */
     KEEP(e, ACL_INT64, out, self);
     return 0;
 }

@@ -314,6 +314,32 @@ def launch(name, *args, device=None):
                 nn.aclDestroyScalar(h)
 
 
+_libc = ctypes.CDLL(None)
+_libc.free.argtypes = [ctypes.c_void_p]
+
+
+def launch_rewriting_out(name, *args):
+    """Run operator `name` whose last argument is an output the operator reshapes when it runs (aclnnNonzero
+    rewrites its out descriptor's view shape to [count, ndim]); returns that shape, read back as torch_npu does
+    (aclGetViewShape after the stream synchronizes). The descriptor is made for this launch alone and destroyed
+    after it, so no cached descriptor ever carries a rewritten shape."""
+    *ins, out = args
+    rt, index = RUNTIME, out.device.index
+    nn = rt.nn
+    h = _new_tensor(out, nn)
+    try:
+        launch(name, *ins, ctypes.c_void_p(h), device=index)
+        rt.synchronize_stream(index, rt.current_stream(index))
+        dims, n = ctypes.POINTER(_I64)(), ctypes.c_uint64()
+        rt.check("aclGetViewShape", nn.aclGetViewShape(h, ctypes.byref(dims), ctypes.byref(n)))
+        try:
+            return tuple(dims[i] for i in range(n.value))
+        finally:
+            _libc.free(ctypes.cast(dims, ctypes.c_void_p))  # the array is the caller's to free
+    finally:
+        nn.aclDestroyTensor(h)
+
+
 def _release(executor):
     nn = RUNTIME.nn
     nn.aclSetAclOpExecutorRepeatable(executor)

@@ -61,6 +61,7 @@ NNOPBASE = [
     ("aclCreateTensorList", handle, [POINTER(handle), c_uint64]),
     ("aclCreateScalarList", handle, [POINTER(handle), c_uint64]),
     ("aclDestroyTensor", aclnnStatus, [handle]),
+    ("aclGetViewShape", aclnnStatus, [handle, POINTER(int64_p), POINTER(c_uint64)]),
     ("aclDestroyScalar", aclnnStatus, [handle]),
     ("aclDestroyIntArray", aclnnStatus, [handle]),
     ("aclDestroyFloatArray", aclnnStatus, [handle]),

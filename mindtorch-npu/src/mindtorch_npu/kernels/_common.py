@@ -4,7 +4,7 @@ between a tensor and a tensor or a number (the tensor-tensor, tensor-scalar and 
 from mindtorch.plugins import Tensor, dtypes as D, make_tensor
 
 from .. import chips
-from ..aclnn import DType, IntArray, launch, scalar_for
+from ..aclnn import DType, IntArray, launch, launch_rewriting_out, scalar_for
 from ..copy import COPY, empty
 
 
@@ -125,23 +125,14 @@ def nan_mask(a):
     return out
 
 
-def _count_nonzero(a):
-    """How many elements of a are nonzero, on the host: a data-dependent shape needs it (one sync)."""
-    mask = empty(a._shape, D.bool_, a.device)
-    launch("NeScalar", a, scalar_for(0, a.dtype), mask)
-    total = empty((), D.int64, a.device)
-    launch("ReduceSum", mask, IntArray(range(len(a._shape))), False, DType(D.int64), total)
-    return int(host_values(total))
-
-
 def nonzero(a):
-    """The [rows, ndim] int64 indices of a's nonzero elements (argwhere)."""
+    """The [rows, ndim] int64 indices of a's nonzero elements (argwhere). aclnnNonzero fills the first `rows` rows
+    of its [numel, ndim] out and reports `rows` through the out descriptor's rewritten shape (one sync)."""
     n, nd = numel(a), len(a._shape)
-    rows = _count_nonzero(a) if n else 0
     full = empty((n, nd), D.int64, a.device)
-    if rows:
-        launch("Nonzero", a, full)
-    # aclnnNonzero fills the first `rows` rows of its [numel, ndim] output; they are copied out exactly
+    if not n:
+        return full
+    rows = launch_rewriting_out("Nonzero", a, full)[0]
     return contiguous(view(full, (rows, nd), (nd, 1))) if rows < n else full
 
 
