@@ -282,3 +282,26 @@ def test_nonzero_rewrites_its_out_descriptor_and_no_cached_descriptor_goes_stale
         close(torch.nonzero(a.to("npu")), torch.nonzero(a), 0)
         close(a.to("npu")[a.to("npu") != 0], a[a != 0], 0)
         empty((6, 2), torch.int64, torch.device("npu:0")).zero_()  # a same-shaped tensor on a freed block
+
+
+# --- foreach lists: at most 256 tensors per call ---------------------------------------------------------------
+
+def test_foreach_lists_longer_than_256_are_refused_and_adam_chunks_them():
+    from mindtorch_npu.aclnn import Scalar, launch
+    ts = [torch.ones(2).to("npu") for _ in range(257)]
+    with pytest.raises(RuntimeError, match="161002"):
+        launch("ForeachMulScalarV2", ts, Scalar(2.0), ts)
+    g = np.random.default_rng(2)
+    init = [torch.tensor(g.standard_normal(3), dtype=torch.float32) for _ in range(300)]
+    grads = [torch.tensor(g.standard_normal(3), dtype=torch.float32) for _ in range(300)]
+    got = []
+    for dev in ("cpu", "npu"):
+        params = [torch.nn.Parameter(p.clone().to(dev)) for p in init]
+        opt = torch.optim.AdamW(params, lr=0.1, foreach=True)
+        for _ in range(2):
+            for p, gr in zip(params, grads):
+                p.grad = gr.to(dev)
+            opt.step()
+        got.append(params)
+    for a, b in zip(*got):
+        close(b.detach(), a.detach(), 1e-5)

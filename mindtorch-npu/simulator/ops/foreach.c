@@ -21,6 +21,8 @@ int k_foreach(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     return 0;
 }
 
+enum { FOREACH_MAX_TENSORS = 256 };
+
 /* lists[0..n) inputs, lists[3] out (all of one length, shape per position, one floating dtype); s[0] the scalar */
 aclnnStatus v_foreach(const op_def *d, args *a, aclOpExecutor *e) {
     int nin = d->arity, per = nin + 1;
@@ -32,6 +34,11 @@ aclnnStatus v_foreach(const op_def *d, args *a, aclOpExecutor *e) {
         if (k && m != n) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: the tensor lists differ in length", d->name);
         n = m;
     }
+    /* the foreach tiling keeps one entry per tensor in a MAX_TENSOR_CONT (256) array (ops-nn foreach/foreach_utils
+     * op_host/foreach_tiling_def.h): a longer list does not fit */
+    if (n > FOREACH_MAX_TENSORS)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: a tensor list holds %llu tensors, at most %d are supported",
+            d->name, (unsigned long long)n, FOREACH_MAX_TENSORS);
     if ((d->flags & F_MODE) && !a->s[0]) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: scalar is NULL", d->name);
     if (a->s[0] && !aclsim_check_scalar(a->s[0])) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: scalar is not a live aclScalar", d->name);
     e->lt = calloc((size_t)nz((int64_t)n * per), sizeof *e->lt);

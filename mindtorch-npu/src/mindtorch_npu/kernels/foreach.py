@@ -9,6 +9,9 @@ from ._common import is_contiguous
 
 KERNELS, kernel = kernel_table()
 
+# the most tensors one foreach call takes per list: the operators' tiling holds 256 (ops-nn foreach_tiling_def.h)
+LIST_LIMIT = 256
+
 
 def _one_group(*lists):
     """Every tensor of the lists is a dense float tensor of one dtype the foreach operators take."""
@@ -35,6 +38,13 @@ def foreach_adam(m, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state
         s.add_(1)
     step = steps.pop() + 1
     params, grads, exp_avgs, exp_avg_sqs = (list(x) for x in (params, grads, exp_avgs, exp_avg_sqs))
+    for i in range(0, len(params), LIST_LIMIT):
+        chunk = slice(i, i + LIST_LIMIT)
+        _adam_step(params[chunk], grads[chunk], exp_avgs[chunk], exp_avg_sqs[chunk], lr, beta1, beta2, weight_decay,
+                   eps, step)
+
+
+def _adam_step(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, weight_decay, eps, step):
     if weight_decay:
         launch("ForeachMulScalarV2", params, _number(1 - lr * weight_decay), params)
     launch("ForeachLerpScalar", exp_avgs, grads, _number(1 - beta1), exp_avgs)
