@@ -287,3 +287,11 @@ const sig_def SIGS[SIG_COUNT] = {
     [SIG_FOREACH] = {v_foreach, k_foreach},
     [SIG_LINALG] = {v_linalg, k_dense, run_linalg}, [SIG_SVD] = {v_svd, k_dense, run_svd},
 };
+
+/* simulator-only: the `self` dtypes operator `op` takes on 910B-class parts, one bit per aclDataType (bit d:
+ * dtype d); -1 for an operator the simulator does not have. Tests compare it with the backend's table. */
+EXPORT int64_t aclsimOpDtypes(const char *op) {
+    for (size_t i = 0; op && i < N_OPS; i++)
+        if (!strcmp(OPS[i].name, op)) return (int64_t)OPS[i].dtypes;
+    return -1;
+}

@@ -55,6 +55,28 @@ OP_DTYPES.update(dict.fromkeys((
     "AvgPool2dBackward", "AdaptiveAvgPool2d", "AdaptiveAvgPool2dBackward", "BatchNorm", "BatchNormBackward",
     "GroupNorm", "GroupNormBackward", "ForeachMulScalarV2", "ForeachDivScalarV2", "ForeachAddScalarV2",
     "ForeachSqrt", "ForeachLerpScalar", "ForeachAddcmulScalarV2", "ForeachAddcdivScalarV2"), _F))
+# operators whose docs list fewer dtypes than "every dtype" (the `self` / `out` row, hicann/ops-math and ops-nn):
+# integer-only bit operators, no BOOL for the arg-extremes, Topk and the clamp family with tensor bounds
+_INTS = frozenset((D.int8, D.uint8, D.int16, D.int32, D.int64))
+OP_DTYPES.update({
+    "BitwiseNot": _INTS | {D.bool_}, "Gcd": _INTS, "LeftShift": _INTS, "LeftShifts": _INTS, "RightShift": _INTS,
+    "ArgMax": _ALL - {D.bool_}, "ArgMin": _ALL - {D.bool_}, "Topk": _ALL - {D.bool_},
+    "Multinomial": _FD, "Randperm": _ALL - {D.bool_},
+    "PowScalarTensor": _ALL - {D.bool_}, "InplaceUniform": _ALL - {D.bool_},
+    "Lerp": _F, "Lerps": _F, "InplaceLerp": _F, "InplaceLerps": _F, "LeakyRelu": _F, "InplaceLeakyRelu": _FD,
+    "Softplus": _F, "LayerNorm": _F, "LayerNormBackward": _F, "InplaceElu": _FD,
+    "FmodScalar": _ALL - {D.bool_, D.int16}, "FmodTensor": _ALL - {D.bool_, D.int16},
+    "InplaceFmodScalar": _ALL - {D.bool_, D.int16}, "InplaceFmodTensor": _ALL - {D.bool_, D.int16},
+    "RemainderTensorScalar": _FD | {D.int32, D.int64}, "InplaceRemainderTensorScalar": _FD | {D.int32, D.int64},
+    "Addcmul": _ALL - {D.bool_, D.int16}, "InplaceAddcmul": _ALL - {D.bool_, D.int16},
+    "Addcdiv": _FD | {D.int64}, "InplaceAddcdiv": _FD | {D.int64},
+    "Arange": _FD | {D.int32, D.int64}, "Linspace": _ALL - {D.bool_, D.int64}, "EmbeddingDenseBackward": _F,
+})
+OP_DTYPES.update(dict.fromkeys(("BitwiseAndTensor", "BitwiseOrTensor", "BitwiseXorTensor", "InplaceBitwiseAndTensor",
+                                "InplaceBitwiseOrTensor", "InplaceBitwiseXorTensor"), _INTS | {D.bool_}))
+OP_DTYPES.update(dict.fromkeys(("ClampMin", "ClampMax", "InplaceClampMax", "ClampTensor", "ClampMinTensor",
+                                "InplaceClampMinTensor", "ClampMaxTensor", "InplaceClampMaxTensor", "Hardtanh",
+                                "InplaceHardtanh"), _ALL - {D.bool_}))
 # 910B-class parts take float32 gradients only (docs/aclnnMaxPool2dWithIndicesBackward.md, Atlas A2 / A3)
 OP_DTYPES["MaxPool2dWithIndicesBackward"] = frozenset((D.float32,))
 # operators a family lacks: the product list at the top of each op's doc (ops-nn docs/aclnnXxx.md) marks them
@@ -89,11 +111,19 @@ def chip_dtypes(soc=None):
     return FAMILIES[family(soc)]
 
 
+def op_dtypes(op):
+    """The dtypes `op` takes on 910B-class parts; an in-place form not listed takes what its out-of-place form does."""
+    found = OP_DTYPES.get(op)
+    if found is None and op.startswith("Inplace"):
+        found = OP_DTYPES.get(op[len("Inplace"):])
+    return _ALL if found is None else found
+
+
 def supports(op, dtype, soc=None):
     fam = family(soc)
     if op in MISSING_OPS[fam] or dtype not in FAMILIES[fam]:
         return False
-    return dtype in OP_DTYPES.get(op, _ALL)
+    return dtype in op_dtypes(op)
 
 
 def has_op(op, soc=None):
@@ -113,7 +143,7 @@ def check_dtype(op, dtype, what):
     check_op(op, what)
     check_chip_dtype(dtype, f"aclnn{op}")
     if not supports(op, dtype):
-        names = [str(d).replace("torch.", "") for d in _ORDER if d in OP_DTYPES[op]]
+        names = [str(d).replace("torch.", "") for d in _ORDER if d in op_dtypes(op)]
         listed = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
         raise RuntimeError(f"\"{what}\" not implemented for '{dtype}' on npu ({RUNTIME.soc_name()}): "
                            f"aclnn{op} supports {listed}")
