@@ -312,15 +312,8 @@ def test_foreach_lists_longer_than_256_are_refused_and_adam_chunks_them():
 _SHORT = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.float64: "f64", torch.int8: "i8",
           torch.uint8: "u8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64", torch.bool: "bool"}
 # op -> (dtypes only the simulator takes, dtypes only chips.OP_DTYPES claims), each read against the op's doc
-# (docs/aclnnXxx.md, the `self` / `out` row for Atlas A2 / A3) and not reconciled yet:
+# (docs/aclnnXxx.md, the `self` / `out` row for Atlas A2 / A3) and not reconciled:
 UNRECONCILED = {
-    # the simulator takes a dtype the doc does not list (more lenient than CANN); chips follows the doc
-    "Addcmul": ("i16", ""), "InplaceAddcmul": ("i16", ""), "Arange": ("i8 u8 i16", ""),
-    "EmbeddingDenseBackward": ("f64", ""), "FmodScalar": ("i16", ""), "FmodTensor": ("i16", ""),
-    "InplaceFmodScalar": ("i16", ""), "InplaceFmodTensor": ("i16", ""), "Lerp": ("f64", ""), "Lerps": ("f64", ""),
-    "InplaceLerp": ("f64", ""), "InplaceLerps": ("f64", ""), "LayerNorm": ("f64", ""), "LayerNormBackward": ("f64", ""),
-    "LeakyRelu": ("f64", ""), "Softplus": ("f64", ""), "Linspace": ("i64", ""),
-    "RemainderTensorScalar": ("i8 u8 i16", ""), "InplaceRemainderTensorScalar": ("i8 u8 i16", ""),
     # the row is Ascend950's; 910B-class parts are narrowed in the operator's own check (FLOAT only)
     "MaxPool2dWithIndicesBackward": ("f16 bf16", ""),
     # the doc lists a dtype the simulator refuses (stricter than CANN); chips follows the doc
@@ -353,3 +346,24 @@ def test_chips_op_dtypes_and_the_simulators_table_disagree_only_where_listed():
         if sim != py:
             found[op] = tuple(" ".join(_SHORT[d] for d in chips._ORDER if d in side) for side in (sim - py, py - sim))
     assert found == UNRECONCILED
+
+
+def test_dtypes_the_docs_leave_out_run_through_a_wider_one_or_fail_clearly():
+    for dt in (torch.int8, torch.uint8, torch.int16):  # aclnnArange: no 8- / 16-bit integers; Linspace: no int64
+        close(torch.arange(1, 20, 3, dtype=dt, device="npu:0"), torch.arange(1, 20, 3, dtype=dt), 0)
+    close(torch.linspace(-7, 13, 6, dtype=torch.int64, device="npu:0"), torch.linspace(-7, 13, 6, dtype=torch.int64), 0)
+    for dt in (torch.int8, torch.uint8, torch.int16):  # Remainder (scalar), Fmod and Addcmul lack some of them
+        a, b = torch.tensor([7, 9, 100, 5, 0, 3]).to(dt), torch.tensor([3, 4, 7, 2, 5, 2]).to(dt)
+        if dt is not torch.uint8:
+            a = a * torch.tensor([1, -1, 1, -1, 1, 1]).to(dt)
+        for f in (lambda x, y: torch.remainder(x, 3), lambda x, y: torch.fmod(x, y),
+                  lambda x, y: torch.addcmul(x, y, y, value=3)):
+            close(f(a.to("npu"), b.to("npu")), f(a, b), 0)
+        c = a.to("npu")
+        c.addcmul_(b.to("npu"), b.to("npu"))
+        close(c, a.clone().addcmul_(b, b), 0)
+    x = torch.randn(2, 3, dtype=torch.float64).to("npu")
+    for fn in (lambda: torch.lerp(x, x, 0.5), lambda: F.layer_norm(x, (3,)), lambda: F.leaky_relu(x),
+               lambda: F.softplus(x)):
+        with pytest.raises((TypeError, RuntimeError), match=r"float64.*Ascend910B1|Ascend910B1.*float64"):
+            fn()

@@ -2,10 +2,11 @@
 between npu tensors (copy_ and _to_copy; copies to and from the host are the backend's copy routines)."""
 from mindtorch.plugins import arange_params, dtypes as D, kernel_table, make_tensor
 
+from .. import chips
 from ..aclnn import DType, launch, scalar_for
 from ..copy import COPY, empty, npu_device
 from ..state import ALLOCATOR
-from ._common import contiguous, device_of, fill, host_values, numel
+from ._common import cast, contiguous, device_of, fill, host_values, numel
 
 KERNELS, kernel = kernel_table()
 
@@ -67,13 +68,24 @@ def to_copy(m, a, dtype=None, device=None, non_blocking=False):
     return out
 
 
+def _factory(acl, m, device, wider, *args):
+    """out = acl(*args) of m's shape and dtype; a dtype the operator does not write is filled in `wider` (which
+    holds every value of it) and cast."""
+    dt = m.dtype if chips.supports(acl, m.dtype) else wider
+    out = empty(m.shape, dt, device)
+    launch(acl, *args, out)
+    return out if dt is m.dtype else cast(out, m.dtype)
+
+
 @kernel("arange.start_step")
 def arange(m, start, end, step, *rest):
     _, start, step, n = arange_params(start, end, step, m.dtype)
-    out = empty(m.shape, m.dtype, npu_device(device_of(rest)))
-    if n:
-        launch("Arange", scalar_for(start, m.dtype), scalar_for(end, m.dtype), scalar_for(step, m.dtype), out)
-    return out
+    device = npu_device(device_of(rest))
+    if not n:
+        return empty(m.shape, m.dtype, device)
+    # aclnnArange writes no 8- or 16-bit integers: they are counted in int32
+    return _factory("Arange", m, device, D.int32, scalar_for(start, m.dtype), scalar_for(end, m.dtype),
+                    scalar_for(step, m.dtype))
 
 
 @kernel("eye")
@@ -86,7 +98,9 @@ def eye(m, n, mm=None, *rest):
 
 @kernel("linspace")
 def linspace(m, start, end, steps, *rest):
-    out = empty(m.shape, m.dtype, npu_device(device_of(rest)))
-    if steps:
-        launch("Linspace", scalar_for(start, D.float64), scalar_for(end, D.float64), int(steps), out)
-    return out
+    device = npu_device(device_of(rest))
+    if not steps:
+        return empty(m.shape, m.dtype, device)
+    # aclnnLinspace writes no int64: the points are computed in float64 and truncated, as an integer out would be
+    return _factory("Linspace", m, device, D.float64, scalar_for(start, D.float64), scalar_for(end, D.float64),
+                    int(steps))

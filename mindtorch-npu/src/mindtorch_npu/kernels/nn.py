@@ -33,6 +33,7 @@ def embedding(m, w, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=Fa
 
 @kernel("_embedding_backward")
 def embedding_backward(m, g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    chips.check_dtype("EmbeddingDenseBackward", g.dtype, "embedding backward")
     out = empty(m.shape, m.dtype, g.device)
     pad = padding_idx if padding_idx is not None and padding_idx >= 0 else -1
     launch("EmbeddingDenseBackward", dense(g), dense(indices), int(num_weights), pad & 0xFFFFFFFFFFFFFFFF,
@@ -190,6 +191,7 @@ def adaptive_avg_pool2d_backward(m, g, x):
 
 @kernel("native_layer_norm")
 def layer_norm(m, x, normalized_shape, w, b, eps):
+    chips.check_dtype("LayerNorm", x.dtype, "layer_norm")
     mo, mm, mr = m
     x = dense(x)
     out, mean, rstd = (empty(mo.shape, mo.dtype, x.device), empty(mm.shape, mm.dtype, x.device),
@@ -200,6 +202,7 @@ def layer_norm(m, x, normalized_shape, w, b, eps):
 
 @kernel("native_layer_norm_backward")
 def layer_norm_backward(m, g, x, normalized_shape, mean, rstd, w, b):
+    chips.check_dtype("LayerNormBackward", x.dtype, "layer_norm backward")
     outs = tuple(empty(mm.shape, mm.dtype, x.device) for mm in m)
     launch("LayerNormBackward", dense(g), dense(x), IntArray(normalized_shape), dense(mean), dense(rstd),
            dense(w), dense(b), BoolArray((True, True, True)), *outs)

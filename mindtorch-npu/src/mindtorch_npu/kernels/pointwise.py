@@ -1,6 +1,8 @@
 """Pointwise kernels: the unary math table, arithmetic, comparisons, logical and bitwise ops (all binary ones
 through the shared tensor / scalar dispatcher), clamp and where, activations with parameters, the optimizers'
 ternary updates (lerp, addcmul, addcdiv) and the float predicates."""
+from collections import namedtuple
+
 from mindtorch.plugins import Tensor, clamp_family, dtypes as D, kernel_table
 
 from .. import chips
@@ -8,7 +10,7 @@ from ..acl import types as A
 from ..acl.prototypes import UNARY_HEADERS, UNARY_ONLY_HEADERS
 from ..aclnn import Scalar, launch, scalar_for
 from ..copy import empty
-from ._common import binary, binary_out, in_place_by_copy, launch_binary, nan_mask, run, scalar_tensor
+from ._common import binary, binary_out, cast, in_place_by_copy, launch_binary, nan_mask, run, scalar_tensor
 
 KERNELS, kernel = kernel_table()
 
@@ -126,8 +128,36 @@ _register(("atan2", "arctan2"), binary("Atan2"))
 _register(("logaddexp",), binary("LogAddExp", inplace=False))
 _register(("logaddexp2",), binary("LogAddExp2", inplace=False))
 _register(("gcd",), binary("Gcd", inplace=False))
-_register(("remainder",), binary("RemainderTensorTensor", "RemainderTensorScalar"))
-_register(("fmod",), binary("FmodTensor", "FmodScalar"))
+_SMALL_INTS = (D.int8, D.uint8, D.int16)
+_Meta = namedtuple("_Meta", "shape dtype")
+
+
+def _small_ints_in_int32(pair, *ops):
+    """(out-of-place, in-place) kernels whose operators `ops` lack some 8- or 16-bit integer dtype: those operands
+    run in int32 and the result is cast back (exact: their values, and the residues mod 2**16 wrapping arithmetic
+    keeps, survive the round trip)."""
+    out_of_place, in_place = pair
+
+    def narrow(dtype):
+        return dtype in _SMALL_INTS and not all(chips.supports(op, dtype) for op in ops)
+
+    def wide_out_of_place(m, *args):
+        if not narrow(m.dtype):
+            return out_of_place(m, *args)
+        args = [cast(x, D.int32) if isinstance(x, Tensor) else x for x in args]
+        return cast(out_of_place(_Meta(m.shape, D.int32), *args), m.dtype)
+
+    def wide_in_place(m, a, *args):
+        if not narrow(a.dtype):
+            return in_place(m, a, *args)
+        launch("InplaceCopy", a, wide_out_of_place(_Meta(a.shape, a.dtype), a, *args))
+        return a
+    return wide_out_of_place, wide_in_place
+
+
+_register(("remainder",), _small_ints_in_int32(binary("RemainderTensorTensor", "RemainderTensorScalar"),
+                                               "RemainderTensorTensor", "RemainderTensorScalar"))
+_register(("fmod",), _small_ints_in_int32(binary("FmodTensor", "FmodScalar"), "FmodTensor", "FmodScalar"))
 
 _div, _div_ = binary("Div", "Divs")
 DIV_MODE = {None: 0, "trunc": 1, "floor": 2}  # aclnnDivMod's rounding modes
@@ -321,6 +351,7 @@ def nan_to_num_(m, a, nan=None, posinf=None, neginf=None):
 
 @kernel("lerp")
 def lerp(m, a, end, weight):
+    chips.check_dtype("Lerp", m.dtype, "lerp")
     out = empty(m.shape, m.dtype, a.device)
     if isinstance(weight, Tensor):
         launch("Lerp", a, end, weight, out)
@@ -331,6 +362,7 @@ def lerp(m, a, end, weight):
 
 @kernel("lerp_")
 def lerp_(m, a, end, weight):
+    chips.check_dtype("InplaceLerp", a.dtype, "lerp_")
     if isinstance(weight, Tensor):
         launch("InplaceLerp", a, end, weight)
     else:
@@ -350,5 +382,5 @@ def _addc(acl):
     return out_of_place, in_place
 
 
-_register(("addcmul",), _addc("Addcmul"))
+_register(("addcmul",), _small_ints_in_int32(_addc("Addcmul"), "Addcmul"))
 _register(("addcdiv",), _addc("Addcdiv"))
