@@ -91,9 +91,9 @@ aclnnStatus v_matmul(const op_def *d, args *a, aclOpExecutor *e) {
     if (cube < 0 || cube > 4 || (cube == 2 && ct == ACL_BF16) || (cube == 3 && ct != ACL_FLOAT))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: cubeMathType %d is not supported for %s", nm, cube, dtname(ct));
     /* ops-nn matmul/common cube_util: only 910B-class parts and Ascend950 compute float32 / bfloat16 on the cube;
-     * elsewhere KEEP_DTYPE, USE_HF32 and USE_FP32_ADD refuse FLOAT */
+     * elsewhere KEEP_DTYPE, USE_HF32 and USE_FP32_ADD refuse FLOAT (aclnnDot has no cubeMathType: not a cube op) */
     int fp32_cube = chip_family() == FAM_910B || chip_family() == FAM_950;
-    if (!fp32_cube && ((ct == ACL_FLOAT && (cube == 0 || cube >= 3)) || ct == ACL_BF16))
+    if (!fp32_cube && kind != MM_DOT && ((ct == ACL_FLOAT && (cube == 0 || cube >= 3)) || ct == ACL_BF16))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: The soc version does not support bf16 / fp32 for calculations, "
             "please change the setting of cubeMathType or the Dtype of input tensor.", nm);
     int64_t ka = self->dims[na - 1], kb = nb == 1 ? mat2->dims[0] : mat2->dims[nb - 2];
