@@ -34,7 +34,7 @@ def _present(session, *dirs):
 # the least number of tests each session must pass: a session that silently collects or runs
 # fewer (skips, a missing directory, a broken conftest) fails instead of going green
 MIN_PASSED = {"cpu": 900, "meta": 500, "plugins": 85, "parity": 3100, "transformers": 3, "npu": 300, "distributed": 28,
-              "lint": 8}
+              "lint": 16}
 
 
 def _pytest(session, *dirs, extra=()):
@@ -196,9 +196,13 @@ def distributed(session):
 
 @nox.session
 def lint(session):
-    """ruff, and the distributions agreeing on version, core range, license and metadata."""
-    session.install("ruff", "pytest", "tomli; python_version < '3.11'")
+    """ruff (rules and formatting), mypy over the plugin contract, the op table's core and dispatch
+    (mypy.ini), the distributions agreeing on version, core range, license and metadata, and the
+    layering and tool tests."""
+    session.install("ruff==0.17.6", "mypy==2.4.1", "numpy", "pluggy", "pytest", "tomli; python_version < '3.11'")
     session.run("ruff", "check", "--output-format", "concise", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("mypy")
     session.run("python", "tools/dists.py", "check")
     _pytest(session, "tests/tools")
 

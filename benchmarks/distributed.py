@@ -80,8 +80,8 @@ def _allreduce(args, comm, dist, mt, device="cpu"):
 
 def _ddp(args, comm, dist, mt):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
-    from train_gpt import GPT
     from mindtorch.nn.parallel import DistributedDataParallel as DDP
+    from train_gpt import GPT
     n, rank = comm.Get_size(), comm.Get_rank()
     B, T = 8, 32
     mt.manual_seed(0)

@@ -40,8 +40,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     _setup()
     import ctypes
+
     import mindtorch as torch
-    from mindtorch_npu.state import RUNTIME, ALLOCATOR
+    from mindtorch_npu.state import ALLOCATOR, RUNTIME
 
     dev = torch.device("npu", 0)
     rows = []
@@ -78,8 +79,8 @@ def main(argv=None):
     # a GPT-style AdamW step (tests/npu/test_training.py's model): host time per step, the device work
     # queued behind it (synchronized once per timing loop), against the same step on the cpu backend
     sys.path.insert(0, str(ROOT / "tests" / "npu"))
-    from test_training import GPT
     import numpy as np
+    from test_training import GPT
 
     def gpt(device):
         torch.manual_seed(0)

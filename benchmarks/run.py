@@ -11,8 +11,8 @@ times with this process's CPU time instead of the wall clock. On a shared, busy 
 import argparse
 import os
 import subprocess
-import tempfile
 import sys
+import tempfile
 import timeit
 
 
@@ -64,7 +64,7 @@ def measure_case(work, libs, repeat, min_time):
             if fn is not None:
                 fn()
                 fns[lib] = (fn, loop_size(fn, min_time))
-        except Exception as exc:  # noqa: BLE001 - the table reports what is missing instead of stopping
+        except Exception as exc:
             why[lib] = f"{type(exc).__name__}: {str(exc)[:60]}"
     for _ in range(repeat):
         for lib, (fn, number) in fns.items():
@@ -421,7 +421,7 @@ def gpt_breakdown(steps=10):
         best = None
         timer = KernelTimer() if lib == "mt" else None
         phase_ops = {}
-        for rep in range(steps):
+        for _rep in range(steps):
             opt.zero_grad(set_to_none=True)
             t = [CLOCK[0]()]
             if timer is not None:
@@ -539,7 +539,7 @@ def verdict(kind, limit, mtv, npv, tv, base_mt):
     return ""
 
 
-def main(argv=None):
+def main(argv=None):  # noqa: C901
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=5, help="repeats per figure (min is reported)")
     p.add_argument("--quick", action="store_true", help="shorter loops, for a smoke run")

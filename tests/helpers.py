@@ -1,10 +1,9 @@
 """Shared test helpers: PyTorch as the oracle when installed, value comparison, gradcheck."""
 import math
 
+import mindtorch
 import numpy as np
 import pytest
-
-import mindtorch
 
 
 def torch_or_skip():
@@ -75,7 +74,7 @@ def results_or_same_error(fn):
     torch = torch_or_skip()
     try:
         th = fn(torch)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         with pytest.raises(type(e)):
             fn(mindtorch)
         return None, None

@@ -1,9 +1,8 @@
 """Anomaly detection: NaN gradients raise with PyTorch's message, the forward traceback is reported."""
 import warnings
 
-import pytest
-
 import mindtorch as torch
+import pytest
 
 
 def _nan_in_div():

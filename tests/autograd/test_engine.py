@@ -3,10 +3,9 @@ import gc
 import sys
 import warnings
 
+import mindtorch as torch
 import numpy as np
 import pytest
-
-import mindtorch as torch
 
 
 def t64(vals, rg=True):

@@ -3,13 +3,12 @@ Python's builtins and the helpers of mindtorch.ops.formulas (torch among them)."
 import ast
 import builtins
 
+import mindtorch
 import pytest
-
-import mindtorch  # noqa: F401  (fills the op table)
 from mindtorch.ops import formulas
+from mindtorch.ops.derivatives import compile_derivative
 from mindtorch.ops.registry import OPS
 from mindtorch.ops.schema import Op
-from mindtorch.ops.derivatives import compile_derivative
 
 GIVEN = {"grad", "grads", "result"}
 

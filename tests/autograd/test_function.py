@@ -1,9 +1,8 @@
 """mindtorch.autograd.Function."""
+import mindtorch as torch
 import numpy as np
 import pytest
-
-import mindtorch as torch
-from mindtorch.autograd import Function, once_differentiable, gradcheck
+from mindtorch.autograd import Function, gradcheck, once_differentiable
 
 
 def t64(v, rg=True):
@@ -37,7 +36,7 @@ def test_apply_saved_tensors_non_tensor_args():
     y.sum().backward()
     assert vals(x.grad) == [6.0, 12.0]
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
-        y.grad_fn.saved_tensors
+        _ = y.grad_fn.saved_tensors
 
 
 def test_gradcheck_on_function():

@@ -1,9 +1,8 @@
 """no_grad / enable_grad / set_grad_enabled / inference_mode."""
 import threading
 
-import pytest
-
 import mindtorch as torch
+import pytest
 
 
 def leaf():
@@ -74,9 +73,8 @@ def test_generator_decorated_mode_applies_inside_only():
 
 
 def test_restored_on_exception():
-    with pytest.raises(ValueError):
-        with torch.no_grad():
-            raise ValueError
+    with pytest.raises(ValueError), torch.no_grad():
+        raise ValueError
     assert torch.is_grad_enabled()
 
 

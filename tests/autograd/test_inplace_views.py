@@ -1,8 +1,7 @@
 """Version counters, in-place checks, and history rebase of in-place ops on views."""
+import mindtorch as torch
 import numpy as np
 import pytest
-
-import mindtorch as torch
 
 
 def t64(v, rg=True):

@@ -1,8 +1,7 @@
 """Torch-free tests of tensor(), from_numpy/numpy() sharing, factories and the new stacking ops."""
+import mindtorch as torch
 import numpy as np
 import pytest
-
-import mindtorch as torch
 
 T = torch.tensor
 

@@ -1,7 +1,6 @@
 """Torch-free tests of dtypes, type promotion and devices (expected values from PyTorch's documented rules)."""
-import pytest
-
 import mindtorch as torch
+import pytest
 
 T = torch.tensor
 

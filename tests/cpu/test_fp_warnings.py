@@ -3,10 +3,9 @@ import subprocess
 import sys
 import warnings
 
+import mindtorch as torch
 import numpy as np
 import pytest
-
-import mindtorch as torch
 from mindtorch import _fpwarnings
 
 

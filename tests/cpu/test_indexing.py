@@ -1,8 +1,7 @@
 """Indexing ops on CPU without PyTorch: NumPy as the reference, gradcheck in float64, views."""
+import mindtorch as mt
 import numpy as np
 import pytest
-
-import mindtorch as mt
 from mindtorch.autograd import gradcheck
 
 BASE = np.random.default_rng(0).standard_normal((3, 4))

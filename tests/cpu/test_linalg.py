@@ -1,10 +1,9 @@
 """matmul family and einsum on CPU without PyTorch: NumPy reference, gradcheck, speed."""
 import time
 
+import mindtorch as mt
 import numpy as np
 import pytest
-
-import mindtorch as mt
 
 RNG = np.random.default_rng(3)
 

@@ -5,11 +5,10 @@ library switched off (the fallback users without a compiler get)."""
 import math
 import os
 
-import numpy as np
-import pytest
-
 import mindtorch
 import mindtorch.nn.functional as F
+import numpy as np
+import pytest
 from mindtorch_cpu import native
 
 pytestmark = pytest.mark.skipif(native.LIB is None and os.environ.get("MINDTORCH_CPU_REQUIRE_NATIVE") != "1",

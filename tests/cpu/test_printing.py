@@ -1,7 +1,6 @@
 """Torch-free tests of tensor printing for common cases (expected text is PyTorch's)."""
-import pytest
-
 import mindtorch as torch
+import pytest
 
 T = torch.tensor
 

@@ -1,9 +1,8 @@
 """End-to-end programs on the CPU backend without PyTorch: training converges, identities hold."""
 import math
 
-import numpy as np
-
 import mindtorch as torch
+import numpy as np
 
 
 def test_linear_regression_manual_sgd_converges():

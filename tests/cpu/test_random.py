@@ -1,8 +1,7 @@
 """Random ops: distributions, ranges, dtypes, reproducibility, generators and errors."""
+import mindtorch as torch
 import numpy as np
 import pytest
-
-import mindtorch as torch
 
 N = 20000
 

@@ -1,8 +1,7 @@
 """Reductions on CPU without PyTorch: NumPy as the reference, gradcheck in float64."""
+import mindtorch as mt
 import numpy as np
 import pytest
-
-import mindtorch as mt
 
 RNG = np.random.default_rng(2)
 X = RNG.standard_normal((3, 4, 5))

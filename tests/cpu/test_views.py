@@ -1,7 +1,6 @@
 """Torch-free tests of views: shapes, strides, storage_offset, storage sharing, contiguity and errors."""
-import pytest
-
 import mindtorch as torch
+import pytest
 
 
 def _x():

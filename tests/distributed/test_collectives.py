@@ -2,11 +2,9 @@ import subprocess
 import sys
 import time
 
-import pytest
-
 import mindtorch as torch
 import mindtorch.distributed as dist
-
+import pytest
 from mpi_helpers import WORKERS, expect_ok, mpiexec, requires_mpi
 
 pytestmark = requires_mpi

@@ -2,7 +2,6 @@ import subprocess
 import sys
 
 import pytest
-
 from mpi_helpers import WORKERS, expect_ok, mpiexec, requires_mpi
 
 pytestmark = requires_mpi

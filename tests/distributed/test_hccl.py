@@ -2,7 +2,6 @@
 import time
 
 import pytest
-
 from mpi_helpers import expect_ok, mpiexec, requires_mpi, requires_npu, simulator_env
 
 pytestmark = [requires_mpi, requires_npu]

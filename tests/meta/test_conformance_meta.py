@@ -1,6 +1,6 @@
 """The meta backend passes the conformance suite for what applies to a data-less device: shapes,
 dtypes and errors (values are not compared; data-dependent ops are n/a)."""
-from mindtorch.testing.conformance import run, NA
+from mindtorch.testing.conformance import NA, run
 from mindtorch.testing.conformance.pytest_plugin import conformance_tests
 
 test_conformance = conformance_tests("meta", strict=True)

@@ -1,7 +1,6 @@
 """Indexing ops on the meta device: shapes and dtypes from the rules, data-dependent ops refuse."""
-import pytest
-
 import mindtorch as mt
+import pytest
 
 
 def m(*shape, dtype=mt.float32):

@@ -1,7 +1,6 @@
 """The meta device: creation and random ops allocate nothing; data access fails like PyTorch."""
-import pytest
-
 import mindtorch as mt
+import pytest
 
 FACTORIES = [
     ("zeros", lambda d: mt.zeros(2, 3, device=d), (2, 3), mt.float32),

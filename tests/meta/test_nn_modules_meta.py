@@ -1,8 +1,7 @@
 """The composed nn modules on the meta device: shapes through forward and backward, no data touched."""
-import pytest
-
 import mindtorch as mt
 import mindtorch.nn as nn
+import pytest
 
 D = "meta"
 

@@ -1,7 +1,6 @@
 """Pointwise ops on the meta device: shapes and dtypes from the shape rules, errors like the CPU."""
-import pytest
-
 import mindtorch
+import pytest
 
 
 def meta(shape, dtype=mindtorch.float32):

@@ -1,7 +1,6 @@
 """Reductions and linalg on the meta device: shapes and dtypes from the rules, errors included."""
-import pytest
-
 import mindtorch as mt
+import pytest
 
 
 def m(*shape, dtype=mt.float32):

@@ -8,9 +8,8 @@ import sys
 import textwrap
 import zipfile
 
-import pytest
-
 import mindtorch as torch
+import pytest
 from mindtorch import serialization
 from mindtorch.serialization import CheckpointError
 

@@ -1,12 +1,20 @@
 """utils.data: datasets, samplers, DataLoader and collation (no PyTorch)."""
 from collections import namedtuple
 
+import mindtorch as torch
 import numpy as np
 import pytest
-
-import mindtorch as torch
-from mindtorch.utils.data import (BatchSampler, DataLoader, Dataset, RandomSampler, SequentialSampler, Subset,
-                                  TensorDataset, default_collate, random_split)
+from mindtorch.utils.data import (
+    BatchSampler,
+    DataLoader,
+    Dataset,
+    RandomSampler,
+    SequentialSampler,
+    Subset,
+    TensorDataset,
+    default_collate,
+    random_split,
+)
 
 
 def test_tensor_dataset_and_sequential_loader():
@@ -23,7 +31,7 @@ def test_tensor_dataset_and_sequential_loader():
 
 def test_shuffle_is_a_permutation_and_reproducible():
     ds = TensorDataset(torch.arange(20))
-    run = lambda seed: [x.item() for (b,) in DataLoader(ds, batch_size=3, shuffle=True,  # noqa: E731
+    run = lambda seed: [x.item() for (b,) in DataLoader(ds, batch_size=3, shuffle=True,
                                                          generator=torch.Generator().manual_seed(seed)) for x in b]
     a, b = run(1), run(1)
     assert a == b and sorted(a) == list(range(20)) and a != list(range(20))

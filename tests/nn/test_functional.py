@@ -1,9 +1,8 @@
 """mindtorch.nn.functional without the oracle: gradchecks (float64), errors, meta shapes, RNG."""
-import numpy as np
-import pytest
-
 import mindtorch as mt
 import mindtorch.nn.functional as F
+import numpy as np
+import pytest
 from mindtorch.autograd import gradcheck
 
 RNG = np.random.default_rng(7)

@@ -1,10 +1,9 @@
 """Layer construction, parameter shapes/init ranges, state_dict layout and forward shapes (no PyTorch)."""
 import math
 
-import pytest
-
 import mindtorch as torch
 import mindtorch.nn as nn
+import pytest
 
 
 def test_linear_init_and_forward():

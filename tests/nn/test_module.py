@@ -2,10 +2,9 @@
 import copy
 from collections import OrderedDict
 
-import pytest
-
 import mindtorch as torch
 import mindtorch.nn as nn
+import pytest
 
 
 class Net(nn.Module):
@@ -52,7 +51,7 @@ def test_setattr_semantics():
     with pytest.raises(TypeError, match="cannot assign 'int' object to buffer 'b'"):
         m.register_buffer("b", 3)
     with pytest.raises(AttributeError, match="'Net' object has no attribute 'nope'"):
-        m.nope
+        _ = m.nope
     m.stat = torch.ones(2)  # reassigning a buffer keeps it a buffer
     assert m._buffers["stat"] is m.stat
     m.fc = None

@@ -1,11 +1,10 @@
 """Recurrent, Transformer and other nn modules on the CPU, checked against their own definitions (no PyTorch)."""
-import numpy as np
-import pytest
-
 import mindtorch as mt
 import mindtorch.nn as nn
-from mindtorch.nn.utils import rnn as rnn_utils
+import numpy as np
+import pytest
 from helpers import check_grad
+from mindtorch.nn.utils import rnn as rnn_utils
 
 
 @pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])

@@ -1,12 +1,11 @@
 """Optimizers, schedulers and grad clipping: behaviour and hand-computed updates (no PyTorch)."""
 import math
 
-import numpy as np
-import pytest
-
 import mindtorch as torch
 import mindtorch.nn as nn
 import mindtorch.optim as optim
+import numpy as np
+import pytest
 
 
 def _param(values):

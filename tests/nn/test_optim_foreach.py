@@ -1,8 +1,7 @@
 """The foreach optimizer op (one call per parameter group) equals the single-tensor update bit for bit."""
+import mindtorch as torch
 import numpy as np
 import pytest
-
-import mindtorch as torch
 
 CASES = [("SGD", dict(lr=0.1)), ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.2, weight_decay=0.01)),
          ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, maximize=True)),

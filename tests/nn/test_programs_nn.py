@@ -5,12 +5,11 @@ Companion of tests/parity/programs/test_nn_programs.py, for machines without the
 import io
 import math
 
-import numpy as np
-import pytest
-
 import mindtorch as torch
 import mindtorch.nn as nn
 import mindtorch.nn.functional as F
+import numpy as np
+import pytest
 
 
 def tensor(a, dtype=None):

@@ -4,10 +4,9 @@ import pickle
 import zipfile
 from collections import OrderedDict
 
-import pytest
-
 import mindtorch as torch
 import mindtorch.nn as nn
+import pytest
 from mindtorch import serialization
 
 

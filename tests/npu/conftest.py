@@ -58,10 +58,10 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     if on_hardware():
         skip = pytest.mark.skip(reason="a simulator test (MINDTORCH_NPU_TEST_HARDWARE=1 runs hardware tests only)")
-        hit = lambda item: "hardware" not in item.keywords  # noqa: E731
+        hit = lambda item: "hardware" not in item.keywords
     else:
         skip = pytest.mark.skip(reason="needs Ascend hardware; only the simulator is available")
-        hit = lambda item: "hardware" in item.keywords  # noqa: E731
+        hit = lambda item: "hardware" in item.keywords
     for item in items:
         if hit(item):
             item.add_marker(skip)

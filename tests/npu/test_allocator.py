@@ -7,7 +7,6 @@ import gc
 import threading
 
 import pytest
-
 from mindtorch.plugins import OutOfMemoryError, Storage, device
 from mindtorch_npu.allocator import Block, CachingAllocator, format_size
 

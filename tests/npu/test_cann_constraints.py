@@ -3,12 +3,10 @@ formats by rank, per-chip dtypes and operators, SoC-name families, data-dependen
 lengths. Each test fails on the simulator's refusal if the backend breaks the rule."""
 import ctypes
 
-import numpy as np
-import pytest
-
 import mindtorch as torch
 import mindtorch.nn.functional as F
-
+import numpy as np
+import pytest
 from npu_helpers import run_python
 
 
@@ -53,7 +51,7 @@ def _phase1(name, *args):
 
 @pytest.mark.parametrize("fmt,ok", [(ND, False), (NCHW, True)])
 def test_the_simulator_refuses_an_nd_convolution_as_cann_does(fmt, ok):
-    from mindtorch_npu.aclnn import IntArray, CACHE
+    from mindtorch_npu.aclnn import CACHE, IntArray
     from mindtorch_npu.state import RUNTIME
     nn = RUNTIME.nn
     x, xt = _sim_tensor((1, 2, 5, 5), torch.float32, fmt)
@@ -73,7 +71,7 @@ def test_the_simulator_refuses_an_nd_convolution_as_cann_does(fmt, ok):
 
 
 def test_the_simulator_refuses_nd_average_pooling():
-    from mindtorch_npu.aclnn import IntArray, CACHE
+    from mindtorch_npu.aclnn import CACHE, IntArray
     from mindtorch_npu.state import RUNTIME
     nn = RUNTIME.nn
     x, xt = _sim_tensor((1, 2, 4, 4), torch.float32, ND)
@@ -330,8 +328,8 @@ UNRECONCILED = {
 
 def test_chips_op_dtypes_and_the_simulators_table_disagree_only_where_listed():
     from mindtorch_npu import chips
-    from mindtorch_npu.aclnn import ACL_DTYPE
     from mindtorch_npu.acl.prototypes import OPS
+    from mindtorch_npu.aclnn import ACL_DTYPE
     from mindtorch_npu.state import RUNTIME
     RUNTIME.ensure()
     table = RUNTIME.libs.opapi.aclsimOpDtypes

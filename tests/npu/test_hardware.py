@@ -1,8 +1,7 @@
 """On a real Ascend NPU (MINDTORCH_NPU_TEST_HARDWARE=1): the same Python code the simulator tests drive."""
+import mindtorch as torch
 import numpy as np
 import pytest
-
-import mindtorch as torch
 
 pytestmark = pytest.mark.hardware
 

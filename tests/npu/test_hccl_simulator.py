@@ -4,10 +4,9 @@ Multi-process collectives are tested in tests/distributed (the `distributed` ses
 import ctypes as C
 import os
 
+import mindtorch as torch
 import numpy as np
 import pytest
-
-import mindtorch as torch
 from npu_helpers import live
 
 SUCCESS, E_PARA, E_PTR, E_NOT_SUPPORT = 0, 1, 2, 5

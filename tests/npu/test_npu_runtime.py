@@ -1,10 +1,9 @@
 """The runtime under the tensors: streams, events, memory API, async copies, errors, no-CANN machines."""
 import gc
 
+import mindtorch as torch
 import numpy as np
 import pytest
-
-import mindtorch as torch
 from npu_helpers import live, pause, resume, run_python
 
 MiB = 1 << 20
@@ -65,9 +64,8 @@ def test_destroyed_stream_is_an_error_not_the_default_stream():
         rt().synchronize_stream(0, handle)
     with pytest.raises(RuntimeError, match="destroyed"):
         s.synchronize()
-    with pytest.raises(RuntimeError, match="destroyed"):
-        with torch.npu.stream(s):
-            pass
+    with pytest.raises(RuntimeError, match="destroyed"), torch.npu.stream(s):
+        pass
     assert torch.npu.memory_stats() == stats
 
 

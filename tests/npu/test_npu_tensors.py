@@ -1,8 +1,7 @@
 """Tensors on the npu device (ACL simulator): copies, the first kernels, against the CPU backend."""
+import mindtorch as torch
 import numpy as np
 import pytest
-
-import mindtorch as torch
 
 DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int8, torch.uint8, torch.int16,
           torch.int32, torch.int64, torch.bool]

@@ -1,12 +1,11 @@
 """A GPT-style program trained on npu (simulator) for 200 AdamW steps matches the cpu run step by step."""
 import math
 
-import numpy as np
-import pytest
-
 import mindtorch as torch
 import mindtorch.nn as nn
 import mindtorch.nn.functional as F
+import numpy as np
+import pytest
 
 
 class GPT(nn.Module):

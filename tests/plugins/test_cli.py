@@ -2,7 +2,6 @@
 import json
 
 import pytest
-
 from helpers import installed_backends
 
 CLI = ["-m", "mindtorch"]

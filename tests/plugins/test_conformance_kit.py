@@ -55,7 +55,7 @@ emit([good.status, bad.status, bad.detail, same.cpu().tolist() == [[2.0] * 4] * 
 
 def test_an_op_without_samples_fails_the_coverage_check():
     import mindtorch
-    from mindtorch.testing.conformance import samples, check_op, missing_samples, FAILING
+    from mindtorch.testing.conformance import FAILING, check_op, missing_samples, samples
     assert missing_samples() == []
     saved = samples.SAMPLES.pop("linear")
     try:

@@ -1,8 +1,7 @@
 """Plugin faults: one plugin's failure never takes `import mindtorch` or
 `python -m mindtorch` down, and the report names the distribution at fault."""
-from helpers import installed_backends
-
 import pytest
+from helpers import installed_backends
 
 CLI = ["-m", "mindtorch"]
 

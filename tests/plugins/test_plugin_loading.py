@@ -1,7 +1,6 @@
 """Backend discovery end to end: real installed distributions, fresh interpreters."""
 from helpers import installed_backends
 
-
 IMPORT_RECORDING = """
 import warnings
 with warnings.catch_warnings(record=True) as caught:

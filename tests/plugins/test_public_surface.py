@@ -29,9 +29,9 @@ def private_imports(source, filename="<src>"):
         elif isinstance(node, ast.Import):
             bad += [(node.lineno, a.name) for a in node.names
                     if a.name.split(".")[0] == "mindtorch" and not _allowed(a.name)]
-        elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
-            if isinstance(node.value, ast.Name) and node.value.id in ("mindtorch", "torch"):
-                bad.append((node.lineno, f"{node.value.id}.{node.attr}"))
+        elif (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+              and isinstance(node.value, ast.Name) and node.value.id in ("mindtorch", "torch")):
+            bad.append((node.lineno, f"{node.value.id}.{node.attr}"))
     return bad
 
 

@@ -2,63 +2,90 @@
 
     import mindtorch as torch
 """
+# isort: skip_file  (the public namespace is assembled in layer order: later imports use earlier names)
 __version__ = "0.1.0"
 
 from . import _dtype
-from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32,  # noqa
-                     float64, complex64, complex128, promote_types, can_cast, get_default_dtype,
-                     set_default_dtype)
-from ._dtype import result_type as _result_type
-from ._dtype import finfo, iinfo  # noqa: F401,E402
+from ._dtype import (
+    bfloat16,
+    bool_ as bool,
+    can_cast,
+    complex64,
+    complex128,
+    dtype,
+    finfo,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    iinfo,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    result_type as _result_type,
+    set_default_dtype,
+    uint8,
+)
 
 globals().update(_dtype.SHELL)  # uint16/32/64 and the float8 formats
-from . import _legacy  # noqa: E402
-from ._legacy import layout, memory_format  # noqa: E402,F401
+from . import _legacy
+from ._legacy import layout, memory_format
 
 globals().update(_legacy.LAYOUTS)
 globals().update(_legacy.FORMATS)
 globals().update(_legacy.TYPED)
-from ._device import device, set_default_device, get_default_device  # noqa: F401
-from ._geometry import Size  # noqa: F401
-from ._tensor import Tensor  # noqa: F401
-from . import _tensor_from_data  # noqa: F401  (attaches Tensor(...) and Tensor.new_tensor)
-from ._storage import Storage as UntypedStorage  # noqa: F401
-from ._errors import OutOfMemoryError  # noqa: F401
+from . import _tensor_from_data
+from ._device import device, get_default_device, set_default_device
+from ._errors import OutOfMemoryError
+from ._geometry import Size
+from ._storage import Storage as UntypedStorage
+from ._tensor import Tensor
 
 half, float, double, short, int, long, cfloat, cdouble = float16, float32, float64, int16, int32, int64, \
-    complex64, complex128  # noqa: A001
+    complex64, complex128
 
-from . import _fpwarnings  # noqa: E402
+from . import _fpwarnings
 
 _fpwarnings.install()  # before any NumPy work: kernels' overflow/invalid warnings stay silent, as in PyTorch
 
-from . import ops as _ops_pkg  # noqa: E402
-from .ops import codegen as _codegen  # noqa: E402
+from . import ops as _ops_pkg
+from .ops import codegen as _codegen
 
 _ops_pkg.load_table()
 _lazy_functions = _codegen.install(globals(), Tensor)
 ops = _ops_pkg.OpNamespace()
 
-from ._tensor_from_data import tensor, as_tensor, from_numpy  # noqa: E402,F401
-from ._generator import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,  # noqa: E402,F401
-                      default_generator as _default_generator)
-from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled)  # noqa: E402,F401
-from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402,F401
-from ._printing import set_printoptions, get_printoptions  # noqa: E402,F401
-from . import autograd  # noqa: E402,F401
-from . import serialization  # noqa: E402,F401  (Tensor.__reduce_ex__)
-from ._api import *  # noqa: E402,F401,F403
-from ._nn_at_top_level import *  # noqa: E402,F401,F403
-from ._flags import *  # noqa: E402,F401,F403
-from ._linalg_at_top_level import *  # noqa: E402,F401,F403
-from . import _linalg_at_top_level  # noqa: E402
+from . import (
+    _linalg_at_top_level,
+    autograd,
+    serialization,
+)
+from ._api import *
+from ._flags import *
+from ._generator import (
+    Generator,
+    default_generator as _default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from ._linalg_at_top_level import *
+from ._nn_at_top_level import *
+from ._printing import get_printoptions, set_printoptions
+from ._tensor_from_data import as_tensor, from_numpy, tensor
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import is_inference_mode_enabled
 
 for _name in _linalg_at_top_level.METHODS:  # Tensor methods too: A.inverse(), A.det(), ...
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, getattr(_linalg_at_top_level, _name))
 
-from ._backends import loader as _loader  # noqa: E402
-from ._backends.registry import BACKENDS as _BACKENDS  # noqa: E402
+from ._backends import loader as _loader
+from ._backends.registry import BACKENDS as _BACKENDS
 
 
 def _imported_by_cli():

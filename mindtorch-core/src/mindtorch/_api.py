@@ -14,9 +14,8 @@ __all__ = ["save", "load", "einsum", "broadcast_shapes", "compile", "autocast", 
                            "slice", "split", "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold",
                            "unsqueeze", "view", "view_as_real", "view_as_complex")]
 
-from ._geometry import broadcast_shapes_public as broadcast_shapes  # noqa: E402
-from ._threads import (get_num_threads, set_num_threads, get_num_interop_threads,  # noqa: E402,F401
-                       set_num_interop_threads)
+from ._geometry import broadcast_shapes_public as broadcast_shapes
+from ._threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True):
@@ -51,8 +50,13 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     return model
 
 
-from .amp.autocast_mode import (autocast, is_autocast_enabled, get_autocast_dtype,  # noqa: E402
-                                 set_autocast_enabled, set_autocast_dtype)
+from .amp.autocast_mode import (  # noqa: E402
+    autocast,
+    get_autocast_dtype,
+    is_autocast_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
 
 # PyTorch's older per-device autocast switches (gpu means cuda); ipu and xla are devices mindtorch does not
 # have, so they report off
@@ -104,11 +108,9 @@ def autocast_increment_nesting():
 def autocast_decrement_nesting():
     _autocast_state["nesting"] -= 1
     return _autocast_state["nesting"]
-from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa: E402,F401
-                                   set_anomaly_enabled)
-
-
 import math as _math  # noqa: E402
+
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa: E402
 
 e, pi, inf, nan, newaxis = _math.e, _math.pi, _math.inf, _math.nan, None
 
@@ -159,8 +161,9 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """A tensor from obj, sharing its memory when it is already a tensor or a NumPy array of the right
     dtype and device (copy=True always copies; copy=False refuses to)."""
     import numpy as np
-    from ._tensor import Tensor
+
     from . import _tensor_from_data
+    from ._tensor import Tensor
     if isinstance(obj, Tensor):
         t = obj
         if dtype is not None or device is not None:
@@ -247,8 +250,9 @@ def set_default_tensor_type(t):
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     """A 1-D CPU tensor sharing the memory of an object with the buffer protocol."""
     import numpy as np
-    from ._tensor_from_data import from_numpy
+
     from ._host_data import numpy_dtype
+    from ._tensor_from_data import from_numpy
     if dtype.is_floating_point and dtype.name == "bfloat16":
         raise TypeError("frombuffer: bfloat16 is not supported")
     arr = np.frombuffer(buffer, dtype=numpy_dtype(dtype), count=count, offset=offset)

@@ -1,5 +1,5 @@
 """Generator: a device's random state, provided by its backend."""
-from ._device import device as _device, as_device
+from ._device import as_device, device as _device
 
 _defaults = {}
 
@@ -47,7 +47,7 @@ def manual_seed(seed):
     """Seed every device's default generator (as torch.manual_seed does)."""
     from ._backends.registry import BACKENDS
     default_generator("cpu").manual_seed(seed)
-    for (kind, index), g in list(_defaults.items()):
+    for g in list(_defaults.values()):
         g.manual_seed(seed)
     for kind, b in BACKENDS.items():
         if kind != "cpu" and b.has_generator() and b.is_available():

@@ -2,8 +2,8 @@
 import numpy as np
 
 from . import _dtype as D
-from ._tensor import Tensor
 from ._host_data import host_values
+from ._tensor import Tensor
 
 _opts = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
 
@@ -39,11 +39,11 @@ def _float_formatter(values):
         sci = _opts["sci_mode"]
     signed = finite[finite != 0]  # zeros never widen the columns (as in PyTorch)
     if int_mode and not sci:
-        fmt = lambda v: f"{v:.0f}."  # noqa: E731
+        fmt = lambda v: f"{v:.0f}."
     elif sci:
-        fmt = lambda v: f"{v:.{p}e}"  # noqa: E731
+        fmt = lambda v: f"{v:.{p}e}"
     else:
-        fmt = lambda v: f"{v:.{p}f}"  # noqa: E731
+        fmt = lambda v: f"{v:.{p}f}"
     if signed.size:
         width = max(len(fmt(v)) for v in _extremes(signed))
 

@@ -66,6 +66,7 @@ def share_storages(storages):
         st._allocator.share(st)
     if moved:
         import gc
+
         import mindtorch  # Tensor sits above Storage: bound through the package
         for ref in gc.get_referrers(*moved):
             if isinstance(ref, mindtorch.Tensor):

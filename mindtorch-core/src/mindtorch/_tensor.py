@@ -11,11 +11,11 @@ legacy names (_legacy: layout, storage()).
 from typing import TYPE_CHECKING, Any
 
 from . import _dtype as D
-from ._geometry import Size, numel as _numel, is_contiguous as _is_contig, wrap_dim as _wrap_dim
+from ._backends.registry import BACKENDS as _BACKENDS, backend_for as _backend_for
+from ._geometry import Size, is_contiguous as _is_contig, numel as _numel, wrap_dim as _wrap_dim
 from ._grad_mode import state as _grad_state
 from ._host_data import host_values as _host_values
 from ._storage import share_storages
-from ._backends.registry import backend_for as _backend_for, BACKENDS as _BACKENDS
 
 
 class Tensor:

@@ -5,8 +5,8 @@ import numpy as np
 
 from . import _dtype as D
 from ._device import as_device, default_device
+from ._host_data import float_to_bf16_bits, host_values, numpy_dtype
 from ._tensor import Tensor
-from ._host_data import numpy_dtype, float_to_bf16_bits, host_values
 
 _NP_NAMES = {d.name: d for d in D.ALL + D.WIDE_UINTS}
 _NP_NAMES["bool"] = D.bool_
@@ -159,8 +159,8 @@ def _check_int_range(arr, dtype):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    from .ops.argparse_ import is_dtype, dtype as to_dtype
     from ._backends.registry import backend_for
+    from .ops.argparse_ import dtype as to_dtype, is_dtype
     if dtype is not None:
         if not is_dtype(dtype):
             raise TypeError(f"tensor(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
@@ -216,7 +216,7 @@ def legacy_tensor_new(cls, *args, **kwargs):
         data = args[0]
         if isinstance(data, Tensor):
             return data  # PyTorch returns the very tensor, whatever its dtype
-        if not (isinstance(data, (list, tuple)) or isinstance(data, np.ndarray)):
+        if not (isinstance(data, (list, tuple, np.ndarray))):
             raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
         return tensor(data, dtype=D.get_default_dtype(), device=device)
     size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args

@@ -7,9 +7,9 @@ ops on that view, with bool masks turned into integer indices first.
 """
 import numbers
 
-from ._tensor import Tensor
 from . import _dtype as D
 from ._grad_mode import state as _grad_state
+from ._tensor import Tensor
 from .dispatch import call as _dispatch_call, make_view as _make_view
 from .ops.registry import OPS as _OPS
 

@@ -3,14 +3,14 @@
 Every generated API function ends here. Kernel tables are plain dicts filled
 at import by the plugin loader; no hook is called per op.
 """
-from ._tensor import Tensor, make_tensor
-from ._grad_mode import state as _grad
-from ._errors import missing_kernel_error
-from ._backends.registry import BACKENDS as _BACKENDS, backend_for, load_deferred, no_backend_error
-from ._storage import VersionCounter
 from . import _dtype as D
-from ._device import device as _device_cls, _default as _default_device
+from ._backends.registry import BACKENDS as _BACKENDS, backend_for, load_deferred, no_backend_error
+from ._device import _default as _default_device, device as _device_cls
+from ._errors import missing_kernel_error
 from ._geometry import is_contiguous as _is_contig, numel as _numel
+from ._grad_mode import state as _grad
+from ._storage import VersionCounter
+from ._tensor import Tensor, make_tensor
 
 _CPU = _device_cls("cpu")
 
@@ -105,7 +105,7 @@ from . import _amp_state  # noqa: E402
 from ._amp_state import ACTIVE as _AMP, POLICY_OPS as _AMP_OPS  # noqa: E402
 
 
-def call(op, args):
+def call(op, args):  # noqa: C901
     if _AMP and op.name in _AMP_OPS:  # autocast is on somewhere: this op may want its inputs cast
         args = _amp_state.cast_args(op.name, args)
     if op.name in _COPIES:

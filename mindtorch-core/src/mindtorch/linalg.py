@@ -96,8 +96,7 @@ def cross(input, other, *, dim=-1, out=None):
 
 
 # --- decompositions, inverses and solvers --------------------------------------------------------
-from ._errors import LinAlgError  # noqa: E402,F401  (kernels raise it through mindtorch.plugins)
-
+from ._errors import LinAlgError  # noqa: E402  (kernels raise it through mindtorch.plugins)
 
 _RESULTS = {}
 
@@ -224,7 +223,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
         tol = _mt.maximum(tol, S.amax(-1, keepdim=True) * rtol)
     if atol is not None:
         tol = _mt.maximum(tol, _mt.as_tensor(atol, dtype=S.dtype))
-    S_inv = _mt.where(S > tol, 1.0 / S, _mt.zeros_like(S))
+    S_inv = _mt.where(tol < S, 1.0 / S, _mt.zeros_like(S))
     return _assign(out, _mt.matmul(Vh.mT * S_inv.unsqueeze(-2), U.mT))
 
 

@@ -6,7 +6,7 @@ are seen by both, as in torch.multiprocessing. The sender must keep the tensor a
 has it (the block is removed when the sender's storage dies). Tensors of other devices are sent by value.
 """
 import multiprocessing
-from multiprocessing import *  # noqa: F401,F403
+from multiprocessing import *  # noqa: F403
 from multiprocessing.reduction import ForkingPickler
 
 import mindtorch
@@ -102,9 +102,9 @@ def _wrap(fn, i, args, error_queue):
         fn(i, *args)
     except KeyboardInterrupt:
         pass
-    except Exception:  # noqa: BLE001 - reported to the parent with its traceback
+    except Exception:
         error_queue.put(traceback.format_exc())
-        raise SystemExit(1)
+        raise SystemExit(1) from None
 
 
 class ProcessContext:

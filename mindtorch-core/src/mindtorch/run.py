@@ -43,7 +43,7 @@ class _TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module):
         pass  # already executed under its mindtorch name
 
-    def find_distributions(self, context=importlib.metadata.DistributionFinder.Context()):
+    def find_distributions(self, context=importlib.metadata.DistributionFinder.Context()):  # noqa: B008  (importlib's own default)
         if context.name is None or context.name.lower() == "torch":
             yield _TorchDistribution()
 

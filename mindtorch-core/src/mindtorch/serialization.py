@@ -21,8 +21,8 @@ import zipfile
 import numpy as np
 
 from . import _dtype as D
-from ._tensor import Tensor, make_tensor
 from ._backends.registry import backend_for
+from ._tensor import Tensor, make_tensor
 
 __all__ = ["save", "load", "reduce_tensor", "DEFAULT_PROTOCOL", "CheckpointError"]
 
@@ -466,7 +466,7 @@ class _Reader(pickle._Unpickler):
         fn = self._table.get((module, name))
         if fn is not None:
             return fn
-        if not self._weights_only and not module.split(".")[0] == "torch":
+        if not self._weights_only and module.split(".")[0] != "torch":
             return super().find_class(module, name)
         raise CheckpointError(
             "Weights only load failed. mindtorch.load refuses globals it does not know how to rebuild safely. "
@@ -500,11 +500,11 @@ def _unsafe_name(n):
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
     import mindtorch
-    if isinstance(map_location, str) or isinstance(map_location, mindtorch.device):
+    if isinstance(map_location, (str, mindtorch.device)):
         mindtorch.device(map_location)  # validate early, like PyTorch
     where = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", "<file object>")
     if isinstance(f, (str, os.PathLike)):
-        fh = open(f, "rb")
+        fh = open(f, "rb")  # noqa: SIM115  (closed in the finally below, with a caller's file left open)
         close = True
     else:
         fh, close = f, False

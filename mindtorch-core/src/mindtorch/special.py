@@ -11,7 +11,7 @@ __all__ = ["erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "log_soft
            "round", "softmax", "entr", "ndtr", "ndtri", "log_ndtr", "sinc", "xlogy", "xlog1py", "gammaln", "digamma",
            "psi", "polygamma", "multigammaln", "gammainc", "gammaincc"]
 
-erf, erfc, erfinv, exp2, expm1, log1p, logit, logsumexp, round = (  # noqa: A001
+erf, erfc, erfinv, exp2, expm1, log1p, logit, logsumexp, round = (
     _t.erf, _t.erfc, _t.erfinv, _t.exp2, _t.expm1, _t.log1p, _t.logit, _t.logsumexp, _t.round)
 expit = _t.sigmoid
 

@@ -12,7 +12,6 @@ import uuid
 import weakref
 
 import numpy as np
-
 from mindtorch.plugins import Storage
 
 POOL_MIN = 1 << 18            # smaller blocks come from malloc's own free lists

@@ -1,10 +1,6 @@
 """Tensor <-> NumPy: zero-copy strided views of a storage, and wrapping results."""
 import numpy as np
-
-from mindtorch.plugins import dtypes as D
-from mindtorch.plugins import make_tensor
-from mindtorch.plugins import Storage
-from mindtorch.plugins import device as _device
+from mindtorch.plugins import Storage, device as _device, dtypes as D, make_tensor
 
 CPU = _device("cpu")
 

@@ -1,8 +1,8 @@
 """Host copy routines for the CPU: the host *is* the device, so most are views."""
 import numpy as np
-
 from mindtorch.plugins import dtypes as D
-from .convert import arr, wrap, TO_NP, CPU
+
+from .convert import CPU, TO_NP, arr, wrap
 
 
 class CPUCopy:
@@ -25,8 +25,8 @@ class CPUCopy:
 
     def share_numpy(self, a, dtype):
         """from_numpy: a tensor over the array's own memory."""
-        from mindtorch.plugins import make_tensor
-        from mindtorch.plugins import Storage
+        from mindtorch.plugins import Storage, make_tensor
+
         from .allocator import ALLOCATOR
         isz = a.itemsize
         if any(s < 0 for s in a.strides):

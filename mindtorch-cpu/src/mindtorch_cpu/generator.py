@@ -23,6 +23,7 @@ class CPUGenerator:
 
     def get_state(self):
         import pickle
+
         from mindtorch import tensor, uint8
         blob = pickle.dumps((self._initial, self.rng.bit_generator.state))
         return tensor(list(blob), dtype=uint8)

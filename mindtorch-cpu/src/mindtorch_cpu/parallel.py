@@ -5,7 +5,6 @@ import os
 import threading
 
 import numpy as np
-
 from mindtorch.plugins import get_num_threads
 
 from . import native
@@ -108,7 +107,7 @@ def parallel_for(n, fn, grain=GRAIN, cost=1):
         workers = _workers(len(parts) - 1)
         # each task runs in a copy of the caller's context: NumPy's error state (quiet()) lives there
         for w, (lo, hi) in zip(workers, parts[1:]):
-            w.submit(lambda lo=lo, hi=hi, run=contextvars.copy_context().run: run(_run, fn, lo, hi))
+            w.submit(lambda lo=lo, hi=hi, run=contextvars.copy_context().run: run(_run, fn, lo, hi))  # noqa: B008  (one copy per task, on purpose)
         try:
             first = _run(fn, *parts[0])
         finally:

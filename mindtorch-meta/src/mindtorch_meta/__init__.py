@@ -42,9 +42,7 @@ COPY = MetaCopy()
 
 
 def empty(shape, dtype, device):
-    from mindtorch.plugins import make_tensor
-    from mindtorch.plugins import contiguous_strides, numel
-    from mindtorch.plugins import Storage
+    from mindtorch.plugins import Storage, contiguous_strides, make_tensor, numel
     st = Storage(device, numel(shape) * dtype.itemsize, None, None)
     return make_tensor(st, tuple(shape), contiguous_strides(shape), 0, dtype, device)
 

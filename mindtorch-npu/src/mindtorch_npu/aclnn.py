@@ -17,7 +17,7 @@ from mindtorch.plugins import Tensor, dtypes as D
 
 from .acl import types as A
 from .acl.prototypes import bind_op
-from .state import RUNTIME, ALLOCATOR
+from .state import ALLOCATOR, RUNTIME
 
 ACL_DTYPE = {D.float32: A.ACL_FLOAT, D.float16: A.ACL_FLOAT16, D.bfloat16: A.ACL_BF16, D.float64: A.ACL_DOUBLE,
              D.int8: A.ACL_INT8, D.uint8: A.ACL_UINT8, D.int16: A.ACL_INT16, D.int32: A.ACL_INT32,
@@ -249,7 +249,7 @@ def _out_params():
     return o
 
 
-def launch(name, *args, device=None):
+def launch(name, *args, device=None):  # noqa: C901
     """Run ACLNN operator `name` on the current stream of the first tensor argument's device."""
     fns = _bound.get(name) or _op(name)
     rt = RUNTIME

@@ -5,10 +5,9 @@ stream, so they are ordered after the kernels that produced their source (a plai
 would only be ordered after the default stream).
 """
 import numpy as np
+from mindtorch.plugins import contiguous_strides, device as Device, dtypes as D, make_tensor, numel
 
-from mindtorch.plugins import make_tensor, contiguous_strides, numel, dtypes as D, device as Device
-
-from .state import RUNTIME, ALLOCATOR, STAGING
+from .state import ALLOCATOR, RUNTIME, STAGING
 
 H2D, D2H = 1, 2  # aclrtMemcpyKind: ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST
 HOST_DTYPE = {D.float32: np.float32, D.float16: np.float16, D.bfloat16: np.uint16, D.float64: np.float64,

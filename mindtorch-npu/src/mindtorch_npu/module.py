@@ -3,9 +3,8 @@ import contextlib
 
 from mindtorch.plugins import OutOfMemoryError, default_generator, device as Device  # noqa: F401 (torch.cuda has it)
 
-from .state import RUNTIME, ALLOCATOR, STAGING
-from .streams import (Stream, Event, StreamContext, stream, current_stream, default_stream, set_stream,  # noqa: F401
-                      _index)
+from .state import ALLOCATOR, RUNTIME, STAGING
+from .streams import Event, Stream, StreamContext, _index, current_stream, default_stream, set_stream, stream  # noqa: F401
 
 
 def is_available():

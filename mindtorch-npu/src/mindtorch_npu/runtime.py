@@ -11,7 +11,7 @@ import threading
 
 from .acl import types as A
 from .acl.libs import Libraries
-from .acl.prototypes import RUNTIME, NNOPBASE, bind
+from .acl.prototypes import NNOPBASE, RUNTIME, bind
 
 _c_void_p, _byref = ctypes.c_void_p, ctypes.byref
 

@@ -1,8 +1,7 @@
 """The process-wide NPU objects: the runtime, the caching allocator, the pinned staging area."""
-from .runtime import Runtime
 from .allocator import CachingAllocator
+from .runtime import Runtime
 from .staging import PinnedStaging
-
 
 
 class NPUAllocator(CachingAllocator):

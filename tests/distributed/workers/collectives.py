@@ -1,8 +1,7 @@
 """Every collective against a NumPy reference; run under mpiexec with any number of processes."""
-import numpy as np
-
 import mindtorch as torch
 import mindtorch.distributed as dist
+import numpy as np
 
 dist.init_process_group("mpi")
 R, N = dist.get_rank(), dist.get_world_size()

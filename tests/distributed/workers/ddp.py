@@ -3,16 +3,15 @@ argv[2]: cpu over mpi (default) | npu over hccl, the simulated device)."""
 import sys
 from pathlib import Path
 
-import numpy as np
-
 import mindtorch as torch
 import mindtorch.distributed as dist
 import mindtorch.nn as nn
 import mindtorch.nn.functional as F
+import numpy as np
 from mindtorch.nn.parallel import DistributedDataParallel as DDP
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples"))
-from train_gpt import GPT  # noqa: E402
+from train_gpt import GPT
 
 which = sys.argv[1]
 DEVICE = sys.argv[2] if len(sys.argv) > 2 else "cpu"

@@ -1,9 +1,8 @@
 """find_unused_parameters: a branch that only some ranks use; without the flag, PyTorch's error."""
-import numpy as np
-
 import mindtorch as torch
 import mindtorch.distributed as dist
 import mindtorch.nn as nn
+import numpy as np
 from mindtorch.nn.parallel import DistributedDataParallel as DDP
 from mindtorch.utils.data.distributed import DistributedSampler
 
@@ -25,7 +24,7 @@ torch.manual_seed(0)
 m = Branchy()
 ddp = DDP(m, find_unused_parameters=True, bucket_cap_mb=0.00005)
 x = torch.ones(2, 4) * (R + 1)
-for it in range(2):
+for _it in range(2):
     ddp.zero_grad()
     ddp(x, use_b=(R == 0)).sum().backward()  # b is used on rank 0 only
     # reference: the average of every rank's gradient, a rank that skipped b contributing zeros

@@ -1,8 +1,7 @@
 """Errors raised as PyTorch raises them, and no state changed by a refused call."""
-import numpy as np
-
 import mindtorch as torch
 import mindtorch.distributed as dist
+import numpy as np
 
 
 def raises(exc, fn, *args, match=None, **kw):

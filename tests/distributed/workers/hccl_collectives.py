@@ -1,10 +1,9 @@
 """Every collective of the hccl backend on npu tensors (the ACL simulator's libhccl) against NumPy."""
-import numpy as np
+import os
 
 import mindtorch as torch
 import mindtorch.distributed as dist
-
-import os  # noqa: E402
+import numpy as np
 
 LOCAL = int(os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0")))
 torch.npu.set_device(LOCAL % torch.npu.device_count())  # the device first, as torch_npu programs do
@@ -141,7 +140,9 @@ dist.destroy_process_group()
 
 # every communicator released (the simulator counts them like its other objects)
 import ctypes  # noqa: E402
+
 from mindtorch_npu.state import RUNTIME  # noqa: E402
+
 count = RUNTIME.libs.ascendcl.aclsimLiveCount
 count.restype, count.argtypes = ctypes.c_int64, [ctypes.c_char_p]
 assert count(b"hccl_comms") == 0, count(b"hccl_comms")

@@ -5,7 +5,6 @@ import warnings
 
 import numpy as np
 import pytest
-
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

@@ -5,10 +5,9 @@ torch = torch_or_skip()
 
 import warnings  # noqa: E402
 
+import mindtorch  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-import mindtorch  # noqa: E402
 
 
 def _train(lib, grads, **kw):

@@ -3,10 +3,9 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
+import mindtorch as mt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-import mindtorch as mt  # noqa: E402
 
 
 def pair(arr):

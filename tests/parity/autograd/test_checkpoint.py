@@ -3,11 +3,10 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
+import mindtorch  # noqa: E402
+import mindtorch.utils.checkpoint  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-import mindtorch  # noqa: E402
-import mindtorch.utils.checkpoint  # noqa: E402,F811
 from helpers import assert_same  # noqa: E402
 
 RNG = np.random.default_rng(0)

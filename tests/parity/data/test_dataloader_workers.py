@@ -6,7 +6,6 @@ import time
 
 import numpy as np
 import pytest
-
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

@@ -1,7 +1,6 @@
 """DistributedSampler against PyTorch's: the same shares without shuffling; with shuffling the same
 sizes and a permutation per epoch (the generators' streams differ)."""
 import pytest
-
 from helpers import torch_or_skip
 from mindtorch.utils.data.distributed import DistributedSampler
 

@@ -3,8 +3,7 @@ argument validation, reparameterised gradients; samples by their statistics (the
 the constraints' checks."""
 import numpy as np
 import pytest
-
-from helpers import torch_or_skip, assert_same
+from helpers import assert_same, torch_or_skip
 
 torch = torch_or_skip()
 

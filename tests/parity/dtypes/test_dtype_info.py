@@ -3,9 +3,8 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
-import pytest  # noqa: E402
-
 import mindtorch  # noqa: E402
+import pytest  # noqa: E402
 
 FLOATS = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128", "float8_e4m3fn",
           "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu"]
@@ -16,7 +15,7 @@ ALL = FLOATS + INTS + ["bool"]
 def _info(lib, kind, name):
     try:
         info = getattr(lib, kind)(getattr(lib, name))
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return type(e), str(e)
     fields = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
     return {f: getattr(info, f) for f in fields if hasattr(info, f)}, repr(info)

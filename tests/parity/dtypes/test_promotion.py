@@ -1,13 +1,13 @@
 """Type promotion, result_type, can_cast and dtype attributes vs PyTorch."""
 from helpers import torch_or_skip
+
 torch = torch_or_skip()
 
 import itertools  # noqa: E402
 
+import mindtorch as mt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-import mindtorch as mt  # noqa: E402
 from helpers import assert_same, results_or_same_error  # noqa: E402
 
 NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",

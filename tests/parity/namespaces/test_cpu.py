@@ -2,7 +2,6 @@
 import warnings
 
 import pytest
-
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

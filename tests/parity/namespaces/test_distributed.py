@@ -1,7 +1,6 @@
 """torch.distributed names Hugging Face code imports, against PyTorch: DTensor placement records, the
 truthful refusals for DTensor / FSDP, and dynamo's TransformGetItemToIndex."""
 import pytest
-
 from helpers import torch_or_skip
 
 torch = torch_or_skip()

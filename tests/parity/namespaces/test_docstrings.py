@@ -6,9 +6,8 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
-import pytest  # noqa: E402
-
 import mindtorch  # noqa: E402
+import pytest  # noqa: E402
 from mindtorch.ops.docs import documented_signature, summary  # noqa: E402
 from mindtorch.ops.registry import BY_NAME  # noqa: E402
 

@@ -5,11 +5,10 @@ torch = torch_or_skip()
 
 import itertools  # noqa: E402
 
+import mindtorch  # noqa: E402
+import mindtorch.library  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-import mindtorch  # noqa: E402
-import mindtorch.library  # noqa: E402,F811
 
 _ids = itertools.count()
 

@@ -5,10 +5,9 @@ torch = torch_or_skip()
 
 import collections  # noqa: E402
 
+import mindtorch.utils._pytree as mp  # noqa: E402
 import pytest  # noqa: E402
 import torch.utils._pytree as tp  # noqa: E402
-
-import mindtorch.utils._pytree as mp  # noqa: E402
 
 Point = collections.namedtuple("Point", ["x", "y"])
 TREES = [1, None, [], (), {}, [1, 2, (3, 4)], {"b": 1, "a": [2, {"c": 3}]}, (None, 1, [None, 2]),

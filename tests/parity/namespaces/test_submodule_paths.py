@@ -49,7 +49,7 @@ def _torch_paths():
                 continue
             try:
                 _import(name)
-            except Exception:  # noqa: BLE001  (a module torch itself cannot import here)
+            except Exception:
                 continue
             paths.append(name)
     return paths
@@ -105,7 +105,7 @@ def _index_for(ours_package):
         for name in _walk(ours_package):
             try:
                 modules.append(_import(name))
-            except Exception:  # noqa: BLE001  (a module needing an optional dependency)
+            except Exception:
                 continue
         _INDEXES[ours_package] = name_index(modules)
     return _INDEXES[ours_package]

@@ -3,10 +3,9 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
-import pytest  # noqa: E402
-
 import mindtorch  # noqa: E402
-import mindtorch.testing  # noqa: E402,F811
+import mindtorch.testing  # noqa: E402
+import pytest  # noqa: E402
 
 
 def _outcome(lib, build):
@@ -14,7 +13,7 @@ def _outcome(lib, build):
     try:
         lib.testing.assert_close(*with_lib[:2], **with_lib[2])
         return None
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return type(e), str(e).replace("torch.", "T.").replace("mindtorch.", "T.")
 
 

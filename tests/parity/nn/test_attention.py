@@ -3,12 +3,11 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
+import mindtorch  # noqa: E402
+import mindtorch.nn.attention as ma  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch.nn.attention as ta  # noqa: E402
-
-import mindtorch  # noqa: E402
-import mindtorch.nn.attention as ma  # noqa: E402
 from helpers import assert_same  # noqa: E402
 
 

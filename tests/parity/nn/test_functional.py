@@ -2,11 +2,10 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
 import mindtorch as mt  # noqa: E402
 import mindtorch.nn.functional as F  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 import torch.nn.functional as TF  # noqa: E402
 
 RNG = np.random.default_rng(1234)

@@ -1,8 +1,7 @@
 """torch.nn.grad (convolution gradients) and nn.DataParallel as PyTorch runs them on a CPU-only host."""
 import numpy as np
 import pytest
-
-from helpers import torch_or_skip, assert_same
+from helpers import assert_same, torch_or_skip
 
 torch = torch_or_skip()
 

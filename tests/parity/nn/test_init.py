@@ -5,9 +5,8 @@ torch = torch_or_skip()
 
 import math  # noqa: E402
 
-import pytest  # noqa: E402
-
 import mindtorch  # noqa: E402
+import pytest  # noqa: E402
 from helpers import assert_same  # noqa: E402
 
 

@@ -1,8 +1,7 @@
 """Layers against PyTorch: same weights, same inputs -> same outputs, gradients, state_dict layout."""
 import numpy as np
 import pytest
-
-from helpers import torch_or_skip, assert_same
+from helpers import assert_same, torch_or_skip
 
 torch = torch_or_skip()
 
@@ -62,9 +61,9 @@ def test_layer_forward_backward_and_repr(name, args, kwargs, shape):
     to.backward(torch.tensor(g))
     if shape != "int":
         assert_same(mx.grad, tx.grad, rtol=1e-4, atol=1e-5)
-    for (n, mp), (_, tp) in zip(mmod.named_parameters(), tmod.named_parameters()):
+    for (_n, mp), (_, tp) in zip(mmod.named_parameters(), tmod.named_parameters()):
         assert_same(mp.grad, tp.grad, rtol=1e-4, atol=1e-4)
-    for (n, mb), (_, tb) in zip(mmod.named_buffers(), tmod.named_buffers()):
+    for (_n, mb), (_, tb) in zip(mmod.named_buffers(), tmod.named_buffers()):
         assert_same(mb, tb, rtol=1e-5, atol=1e-6)
 
 
@@ -176,7 +175,7 @@ def test_module_state_dict_and_error_text_match():
 def test_multi_head_attention_forward_function(variant):
     rng = np.random.default_rng(11)
     E, H, L, S, N = 8, 2, 5, 4, 3
-    arr = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    arr = lambda *s: rng.standard_normal(s).astype(np.float32)
     q, kv = (arr(L, E), arr(S, E)) if variant == "unbatched" else (arr(L, N, E), arr(S, N, E))
     w = dict(in_proj_weight=arr(3 * E, E), in_proj_bias=arr(3 * E), bias_k=arr(1, 1, E), bias_v=arr(1, 1, E),
              out_proj_weight=arr(E, E), out_proj_bias=arr(E))
@@ -194,7 +193,7 @@ def test_multi_head_attention_forward_function(variant):
         kv = q
 
     def run(lib):
-        t = lambda a: None if a is None else lib.tensor(a)  # noqa: E731
+        t = lambda a: None if a is None else lib.tensor(a)
         qt = lib.tensor(q).requires_grad_()
         out, weights = lib.nn.functional.multi_head_attention_forward(
             qt, t(kv), t(kv), E, H, t(w["in_proj_weight"]), t(w["in_proj_bias"]), t(w["bias_k"]), t(w["bias_v"]),

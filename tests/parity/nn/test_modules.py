@@ -6,8 +6,7 @@ rounding, and repr and state_dict keys must be identical.
 """
 import numpy as np
 import pytest
-
-from helpers import torch_or_skip, assert_same
+from helpers import assert_same, torch_or_skip
 
 torch = torch_or_skip()
 
@@ -532,7 +531,7 @@ def test_module_parity(case):
         assert_same(mo, to, rtol=RTOL, atol=ATOL)
         return
     _check(mo, to, mmod, tmod, ins)
-    for (n, mb), (_, tb) in zip(mmod.named_buffers(), tmod.named_buffers()):
+    for (_n, mb), (_, tb) in zip(mmod.named_buffers(), tmod.named_buffers()):
         assert_same(mb, tb, rtol=1e-5, atol=1e-6)
 
 
@@ -751,7 +750,7 @@ def test_linear_cross_entropy_options_validation():
             with pytest.raises(ValueError):
                 nn.LinearCrossEntropyOptions(**kw)
     opts = {"batch_chunk_size": 2}
-    m = lambda lib, nn: nn.LinearCrossEntropyLoss(4, 3, options=nn.LinearCrossEntropyOptions(**opts))  # noqa: E731
+    m = lambda lib, nn: nn.LinearCrossEntropyLoss(4, 3, options=nn.LinearCrossEntropyOptions(**opts))
     test_module_parity(("opts", m, [("f", (6, 4)), ("int", (6,), 3)]))
 
 

@@ -1,8 +1,7 @@
 """torch.conv2d, torch.dropout, torch.layer_norm, ...: the top-level forms with ATen's signatures."""
 import numpy as np
 import pytest
-
-from helpers import torch_or_skip, assert_same
+from helpers import assert_same, torch_or_skip
 
 torch = torch_or_skip()
 
@@ -80,7 +79,7 @@ CASES = {
 
 def _call(lib, name):
     args, kwargs = CASES[name]
-    conv = lambda v: lib.tensor(v.copy()) if isinstance(v, np.ndarray) else v  # noqa: E731
+    conv = lambda v: lib.tensor(v.copy()) if isinstance(v, np.ndarray) else v
     return getattr(lib, name)(*(conv(v) for v in args), **{k: conv(v) for k, v in kwargs.items()})
 
 

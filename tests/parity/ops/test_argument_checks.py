@@ -4,9 +4,8 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
-import pytest  # noqa: E402
-
 import mindtorch  # noqa: E402
+import pytest  # noqa: E402
 from helpers import assert_same  # noqa: E402
 
 
@@ -15,12 +14,12 @@ def _same_class(fn):
     try:
         fn(torch)
         expected = None
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         expected = type(e)
     try:
         fn(mindtorch)
         got = None
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         got = e
     assert (got is None) if expected is None else isinstance(got, expected), (got, expected)
     return expected

@@ -5,10 +5,9 @@ torch = torch_or_skip()
 
 import warnings  # noqa: E402
 
+import mindtorch  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-import mindtorch  # noqa: E402
 from helpers import assert_same  # noqa: E402
 
 RNG = np.random.default_rng(0)
@@ -36,7 +35,7 @@ def check(fn, *arrays, grad=False):
     """fn(lib, *tensors) gives the same values (and gradients) or raises the same class under both libraries."""
     try:
         th, thg = _run(torch, fn, arrays, grad)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         with pytest.raises(type(e)):
             _run(mindtorch, fn, arrays, grad)
         return

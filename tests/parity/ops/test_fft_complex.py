@@ -4,11 +4,10 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
+import mindtorch  # noqa: E402
+import mindtorch.fft  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-import mindtorch  # noqa: E402
-import mindtorch.fft  # noqa: E402,F401
 from helpers import assert_same, check_grad  # noqa: E402
 
 RS = np.random.RandomState(0)
@@ -21,7 +20,7 @@ def _run(lib, fn, dtype="float32"):
     cplx = lib.tensor(XC.astype("complex64" if dtype == "float32" else "complex128"))
     try:
         return fn(lib, real, cplx)
-    except Exception as exc:  # noqa: BLE001 - the class is what is compared
+    except Exception as exc:
         return exc
 
 
@@ -191,7 +190,7 @@ def test_angle_and_polar_gradcheck():
 def _complex_differentiable_pointwise():
     from mindtorch.ops.registry import OPS
     out = []
-    for q, op in sorted(OPS.items()):
+    for _q, op in sorted(OPS.items()):
         req = [p for p in op.params if not p.has_default]
         if (op.family == "pointwise" and not op.inplace and op.derivative is not None and "function" in op.variants
                 and len(req) in (1, 2) and all(p.is_tensor for p in req) and hasattr(torch, op.name)):

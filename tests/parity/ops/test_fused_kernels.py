@@ -1,12 +1,12 @@
 """Fused CPU kernels against PyTorch, forward and backward, on tensors large enough to be split into
 cache blocks and across threads (and on small ones, which run inline)."""
 from helpers import torch_or_skip
+
 torch = torch_or_skip()
 
+import mindtorch  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-import mindtorch  # noqa: E402
 from helpers import assert_same, to_torch  # noqa: E402
 from mindtorch_cpu import native  # noqa: E402
 
@@ -92,7 +92,7 @@ def test_num_threads_api():
 def _torch_error(fn, arg):
     try:
         fn(arg)
-    except Exception as e:  # noqa: BLE001 - the class is what we compare
+    except Exception as e:
         return e
     raise AssertionError(f"torch accepted {arg!r}")
 

@@ -1,14 +1,14 @@
 """Indexing and joining ops against PyTorch: values, shapes, dtypes, errors, gradients."""
 from helpers import torch_or_skip
+
 torch = torch_or_skip()
 
 import math  # noqa: E402
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
 import mindtorch  # noqa: E402
 import mindtorch as mt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 from helpers import assert_same, results_or_same_error  # noqa: E402
 
 
@@ -198,7 +198,7 @@ def test_errors(name):
 def test_pad_errors_and_shapes(shape, pad, mode):
     try:
         want = torch.nn.functional.pad(_x(torch, shape), pad, mode=mode)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         with pytest.raises(type(e)):
             mt.ops.pad(_x(mt, shape), pad, mode=mode)
         return

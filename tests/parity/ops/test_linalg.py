@@ -1,11 +1,11 @@
 """matmul family, einsum and norms against PyTorch: values, dtypes, errors, gradients."""
-from helpers import torch_or_skip, assert_same, to_torch
+from helpers import assert_same, to_torch, torch_or_skip
 
 torch = torch_or_skip()
 
+import mindtorch as mt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-import mindtorch as mt  # noqa: E402
 
 RNG = np.random.default_rng(1)
 

@@ -3,8 +3,7 @@ and float64), gradients where PyTorch differentiates and mindtorch does, errors 
 non-positive-definite / non-square / integer input."""
 import numpy as np
 import pytest
-
-from helpers import torch_or_skip, assert_same
+from helpers import assert_same, torch_or_skip
 
 torch = torch_or_skip()
 

@@ -1,12 +1,12 @@
 """Reductions against PyTorch: values, shapes, dtypes, errors and gradients."""
-from helpers import torch_or_skip, assert_same, to_torch
+from helpers import assert_same, to_torch, torch_or_skip
 
 torch = torch_or_skip()
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
 import mindtorch  # noqa: E402
 import mindtorch as mt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 RNG = np.random.default_rng(0)
 

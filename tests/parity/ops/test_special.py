@@ -3,12 +3,11 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
 import mindtorch  # noqa: E402
 import mindtorch as mt  # noqa: E402
-import mindtorch.special  # noqa: E402,F811
+import mindtorch.special  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 from helpers import assert_same  # noqa: E402
 
 X = np.array([-3.0, -1.0, -0.5, 0.0, 1e-3, 0.25, 0.5, 1.0, 2.5, 7.0, np.inf, -np.inf, np.nan], dtype=np.float32)

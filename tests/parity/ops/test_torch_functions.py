@@ -7,10 +7,9 @@ torch = torch_or_skip()
 
 import warnings  # noqa: E402
 
+import mindtorch  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-import mindtorch  # noqa: E402
 from helpers import assert_same  # noqa: E402
 
 RS = np.random.RandomState(3)
@@ -189,7 +188,7 @@ def _outcome(L, name, grad=False):
         warnings.simplefilter("ignore")
         try:
             return CASES[name](L, grad)
-        except Exception as exc:  # noqa: BLE001 - the class is compared
+        except Exception as exc:
             return exc
 
 

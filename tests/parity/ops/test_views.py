@@ -1,12 +1,12 @@
 """View ops vs PyTorch: shapes, strides, storage offsets, storage sharing, contiguity and errors."""
 from helpers import torch_or_skip
-torch = torch_or_skip()
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+torch = torch_or_skip()
 
 import mindtorch  # noqa: E402
 import mindtorch as mt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 from helpers import assert_same, results_or_same_error, to_torch  # noqa: E402
 
 
@@ -25,7 +25,7 @@ def run(lib, shape, perm, expr):
     x = make(lib, shape, perm)
     try:
         out = eval(expr, {"x": x, "L": lib})
-    except Exception as e:  # noqa: BLE001 - compared by class
+    except Exception as e:
         return type(e), x
     return out, x
 
@@ -161,7 +161,7 @@ def test_broadcast_shapes(shapes):
     from mindtorch._geometry import broadcast_shapes_public
     try:
         th = torch.broadcast_shapes(*shapes)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         with pytest.raises(type(e)) as info:
             broadcast_shapes_public(*shapes)
         assert str(info.value) == str(e)

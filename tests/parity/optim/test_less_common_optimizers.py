@@ -1,8 +1,7 @@
 """Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop and the optimizer hooks against PyTorch."""
 import numpy as np
 import pytest
-
-from helpers import torch_or_skip, assert_same
+from helpers import assert_same, torch_or_skip
 
 torch = torch_or_skip()
 

@@ -1,8 +1,7 @@
 """Optimizers and schedulers against PyTorch: identical trajectories and state_dict layout."""
 import numpy as np
 import pytest
-
-from helpers import torch_or_skip, assert_same
+from helpers import assert_same, torch_or_skip
 
 torch = torch_or_skip()
 

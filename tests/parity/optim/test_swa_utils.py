@@ -1,8 +1,7 @@
 """optim.swa_utils against PyTorch: AveragedModel (SWA, EMA, buffers), SWALR's schedule, update_bn."""
 import numpy as np
 import pytest
-
-from helpers import torch_or_skip, assert_same
+from helpers import assert_same, torch_or_skip
 
 torch = torch_or_skip()
 

@@ -47,7 +47,7 @@ def main():
             p.copy_(torch.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32) * 0.1))
     optimizer = optim.Adadelta(model.parameters(), lr=args.lr)
     scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
-    for epoch in range(1, args.epochs + 1):
+    for _epoch in range(1, args.epochs + 1):
         model.train()
         for data, target in loader:
             data, target = data.to(device), target.to(device)

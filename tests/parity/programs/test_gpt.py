@@ -8,8 +8,7 @@ import os
 
 import numpy as np
 import pytest
-
-from helpers import torch_or_skip, assert_same
+from helpers import assert_same, torch_or_skip
 
 torch = torch_or_skip()
 
@@ -55,7 +54,7 @@ def test_gpt_training_steps_match(manual):
     assert sum(p.numel() for p in mmodel.parameters()) == sum(p.numel() for p in tmodel.parameters())
     mopt, topt = mmodel.configure_optimizers(1e-2, 0.1), tmodel.configure_optimizers(1e-2, 0.1)
     rng = np.random.default_rng(0)
-    for step in range(3):
+    for _step in range(3):
         x = rng.integers(0, 13, size=(3, 8))
         y = rng.integers(0, 13, size=(3, 8))
         y[0, :2] = -1  # ignore_index=-1 in the example's loss
@@ -86,7 +85,7 @@ def test_gpt_training_steps_match(manual):
     assert_same(mlogits, tlogits, rtol=1e-4, atol=1e-5)
     out = mmodel.generate(mt.tensor(ctx), 12, top_k=3, generator=mt.Generator().manual_seed(0))
     assert out.shape == (1, 15) and out[:, :3].tolist() == ctx.tolist()
-    assert 0 <= out.min().item() and out.max().item() < 13
+    assert out.min().item() >= 0 and out.max().item() < 13
 
 
 def test_unigram_entropy_helper():

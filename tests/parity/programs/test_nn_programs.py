@@ -14,10 +14,9 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
+import mindtorch  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-import mindtorch  # noqa: E402
 from helpers import compare_results  # noqa: E402
 
 PROGRAMS = {}
@@ -70,7 +69,7 @@ def compare(m, th, rtol, atol, where="result"):
 
 # ----------------------------------------------------------------------------- nanoGPT
 
-def make_gpt(lib, sdpa=False, vocab=11, block=8, n_layer=2, n_head=2, n_embd=16, device=None):
+def make_gpt(lib, sdpa=False, vocab=11, block=8, n_layer=2, n_head=2, n_embd=16, device=None):  # noqa: C901
     nn = lib.nn
     F = lib.nn.functional
 
@@ -523,7 +522,7 @@ def dataloader_tensordataset_loop(lib):
     model = init_params(lib, lib.nn.Linear(4, 1), 0.5)
     opt = lib.optim.SGD(model.parameters(), lr=0.1)
     losses, shapes = [], []
-    for epoch in range(2):
+    for _epoch in range(2):
         for xb, yb in dl:
             shapes.append(tuple(xb.shape))
             loss = lib.nn.functional.mse_loss(model(xb), yb)

@@ -10,10 +10,9 @@ torch = torch_or_skip()
 
 import math  # noqa: E402
 
+import mindtorch  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-
-import mindtorch  # noqa: E402
 from helpers import compare_results  # noqa: E402
 
 RNG = np.random.default_rng(1234)
@@ -60,7 +59,7 @@ def catch(fn):
     """Run fn; the exception class name it raised, or None."""
     try:
         fn()
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return type(e).__name__
     return None
 
@@ -1038,7 +1037,7 @@ def test_error_program(name):
     expected = info.type
     try:
         fn(mindtorch)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         assert isinstance(e, expected), f"mindtorch raised {type(e).__name__}: {e}; PyTorch raised " \
                                         f"{expected.__name__}: {info.value}"
         assert str(e), "error message is empty"

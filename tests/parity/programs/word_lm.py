@@ -105,7 +105,7 @@ def main():
     criterion = nn.NLLLoss()
     model.train()
     hidden = model.init_hidden(4) if args.model != "Transformer" else None
-    for batch, i in enumerate(range(0, train_data.size(0) - 1, args.bptt)):
+    for _batch, i in enumerate(range(0, train_data.size(0) - 1, args.bptt)):
         data, targets = get_batch(train_data, i, args.bptt)
         model.zero_grad()
         if args.model == "Transformer":

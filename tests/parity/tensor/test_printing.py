@@ -1,10 +1,10 @@
 """repr(tensor) vs PyTorch for common cases."""
 from helpers import torch_or_skip
+
 torch = torch_or_skip()
 
-import pytest  # noqa: E402
-
 import mindtorch as mt  # noqa: E402
+import pytest  # noqa: E402
 
 CASES = [
     "L.tensor(3.5)", "L.tensor(3.)", "L.tensor([1., 2.])", "L.tensor([1.5, 2.25])", "L.tensor([1e-5, 1.])",

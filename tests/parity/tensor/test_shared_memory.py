@@ -10,10 +10,9 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
-import pytest  # noqa: E402
-
 import mindtorch  # noqa: E402
-import mindtorch.multiprocessing  # noqa: E402,F401
+import mindtorch.multiprocessing  # noqa: E402
+import pytest  # noqa: E402
 from helpers import assert_same  # noqa: E402
 
 HOGWILD = textwrap.dedent('''

@@ -7,8 +7,8 @@ the op's kernel). Every op warns once, the first time it falls back.
 """
 import warnings
 
-from .._tensor import Tensor
 from .._grad_mode import state as _grad
+from .._tensor import Tensor
 
 # structural ops a device must provide itself (the fallback is built from them)
 NEVER = frozenset({"copy_", "_to_copy", "empty", "empty_strided"})

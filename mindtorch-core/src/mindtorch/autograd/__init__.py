@@ -1,11 +1,19 @@
 """Reverse-mode automatic differentiation, device-agnostic."""
-from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,  # noqa: F401
-                        is_inference_mode_enabled)
-from .engine import run_backward
 from .. import _tensor
-from . import graph  # noqa: F401
-from . import tensor_methods  # noqa: F401  (Tensor.backward, grad_fn, register_hook)
+from . import (
+    graph,  # noqa: F401
+    tensor_methods,  # noqa: F401  (Tensor.backward, grad_fn, register_hook)
+)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
+from .engine import run_backward
+from .grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 
 def _make_grads(outputs, grad_outputs, is_grads_batched=False):
@@ -110,6 +118,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-from .function import Function, once_differentiable, FunctionCtx  # noqa: E402,F401
 from . import function  # noqa: E402,F401
-from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: E402,F401
+from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401

@@ -14,8 +14,8 @@ from .graph import AccumulateGrad, Node, gradient_edge
 
 def _reduce_to_input(g, shape, dtype, node):
     if g._shape != shape:
-        from ..ops.formulas import sum_to
         from .._geometry import broadcast_shapes
+        from ..ops.formulas import sum_to
         try:
             ok = broadcast_shapes(tuple(shape), tuple(g._shape)) == tuple(g._shape)
         except RuntimeError:
@@ -375,10 +375,7 @@ class _GraphTask:
 
 def _made_here(g, grad_roots):
     """Whether a gradient was computed by the engine (so a leaf may keep it without a copy)."""
-    for r in grad_roots:
-        if g is r:
-            return False
-    return True
+    return all(g is not r for r in grad_roots)
 
 
 def capture_nonleaf(t, g):

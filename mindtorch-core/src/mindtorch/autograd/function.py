@@ -5,8 +5,8 @@ in PyTorch), an instance of a per-Function `<Name>Backward` node class.
 """
 import functools
 
-from .._tensor import Tensor, make_tensor
 from .._grad_mode import state as _grad_state
+from .._tensor import Tensor, make_tensor
 from .graph import Node, gradient_edge, save_input, save_output
 
 

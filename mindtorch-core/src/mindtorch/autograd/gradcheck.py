@@ -129,7 +129,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     # a second identical backward must give the same result (no state kept between calls)
     if nondet_tol == 0.0:
         again = _analytical(func, inputs, diff_idx, _outputs(func, inputs))
-        for pos, i in enumerate(diff_idx):
+        for pos in range(len(diff_idx)):
             for oi in range(len(outs)):
                 if not np.allclose(again[pos][oi], ana[pos][oi], atol=0, rtol=0, equal_nan=True):
                     return _fail(f"Backward is not reentrant, i.e., running backward with same input and "

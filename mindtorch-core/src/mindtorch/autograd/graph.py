@@ -8,9 +8,9 @@ import itertools
 import re
 import weakref
 
-from .._tensor import Tensor, make_tensor
-from .._storage import VersionCounter
 from .._grad_mode import state as _grad_state
+from .._storage import VersionCounter
+from .._tensor import Tensor, make_tensor
 
 _seq = itertools.count()
 _next_seq = _seq.__next__

@@ -3,8 +3,14 @@ writing its input. mindtorch's collectives complete in order on the tensor's dev
 no separate wait: wait_tensor returns its argument."""
 import mindtorch
 
-from .distributed_c10d import ReduceOp, all_gather_into_tensor, all_reduce as _all_reduce, get_world_size
-from .distributed_c10d import all_to_all_single as _all_to_all_single, reduce_scatter_tensor as _reduce_scatter
+from .distributed_c10d import (
+    ReduceOp,
+    all_gather_into_tensor,
+    all_reduce as _all_reduce,
+    all_to_all_single as _all_to_all_single,
+    get_world_size,
+    reduce_scatter_tensor as _reduce_scatter,
+)
 
 __all__ = ["wait_tensor", "all_reduce", "all_gather_tensor", "reduce_scatter_tensor", "all_to_all_single",
            "all_to_all_single_autograd"]

@@ -1,6 +1,11 @@
 """mindtorch.distributions: probability distributions with sample / rsample, log_prob, entropy, moments
 and KL divergences, written with mindtorch ops (autograd and every backend), as torch.distributions."""
-from . import constraints  # noqa: F401
+# isort: skip_file  (kl comes last: its registrations need every distribution class)
+# kl last: its closed forms register against the classes imported above
+from . import (
+                         constraints,
+                         kl,  # noqa: F401
+)
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
@@ -20,6 +25,7 @@ from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
 from .inverse_gamma import InverseGamma
+from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
@@ -35,14 +41,24 @@ from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
-from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform,
-                         PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
-                         StickBreakingTransform, TanhTransform, Transform, identity_transform)
+from .transforms import (
+                         AbsTransform,
+                         AffineTransform,
+                         ComposeTransform,
+                         ExpTransform,
+                         IndependentTransform,
+                         PowerTransform,
+                         ReshapeTransform,
+                         SigmoidTransform,
+                         SoftmaxTransform,
+                         SoftplusTransform,
+                         StickBreakingTransform,
+                         TanhTransform,
+                         Transform,
+                         identity_transform,
+)
 from .uniform import Uniform
 from .weibull import Weibull
-# kl last: its closed forms register against the classes imported above
-from . import kl  # noqa: F401
-from .kl import kl_divergence, register_kl
 
 __all__ = ["constraints", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
            "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",

@@ -1,8 +1,16 @@
 """The registries biject_to / transform_to that map a constraint to a transform from unconstrained reals
 onto it (torch.distributions.constraint_registry)."""
 from . import constraints
-from .transforms import (AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, SigmoidTransform,
-                         SoftmaxTransform, StickBreakingTransform, identity_transform)
+from .transforms import (
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    IndependentTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    StickBreakingTransform,
+    identity_transform,
+)
 
 __all__ = ["ConstraintRegistry", "biject_to", "transform_to"]
 

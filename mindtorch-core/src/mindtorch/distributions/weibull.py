@@ -4,7 +4,7 @@ import mindtorch
 from . import constraints
 from ._bases import _expand_into
 from .distribution import Distribution
-from .utils import broadcast_all, EULER
+from .utils import EULER, broadcast_all
 
 __all__ = ["Weibull"]
 

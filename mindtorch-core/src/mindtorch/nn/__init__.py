@@ -1,9 +1,11 @@
 """mindtorch.nn: modules, parameters and initialisation, built on the public tensor API."""
-from .parameter import Parameter, Buffer, UninitializedParameter, UninitializedBuffer  # noqa: F401
-from .modules import *  # noqa: F401,F403
+from . import (
+    init,  # noqa: F401
+    utils,  # noqa: F401
+)
+from .modules import *  # noqa: F403
 from .modules import Module  # noqa: F401
-from . import init  # noqa: F401
-from . import utils  # noqa: F401
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
 
 
 def __getattr__(name):

@@ -35,7 +35,7 @@ def _reduction_enum(size_average, reduce, reduction):
         reduce = True if reduce is None else reduce
         reduction = "none" if not reduce else ("mean" if size_average else "sum")
         warnings.warn("size_average and reduce args will be deprecated, please use reduction='"
-                      f"{reduction}' instead.")
+                      f"{reduction}' instead.", stacklevel=2)
     if reduction == "none":
         return 0
     if reduction == "mean":
@@ -64,7 +64,7 @@ def _check_same_size(input, target, name):
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
-                      "same size.")
+                      "same size.", stacklevel=2)
 
 
 def _weighted(loss, weight):
@@ -808,7 +808,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def _softmax_dim(ndim):
     warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include dim=X "
-                  "as an argument.")
+                  "as an argument.", stacklevel=2)
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -901,7 +901,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     return _ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
-def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",  # noqa: C901
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sums, means or maxima of bags of embeddings, bags given as rows (2-d input) or by offsets."""
     if mode not in ("sum", "mean", "max"):
@@ -1179,7 +1179,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         if red == 1:
             warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                           "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.", stacklevel=2)
     if log_target:
         loss = torch.exp(target) * (target - input)
     else:
@@ -1554,7 +1554,7 @@ def _align_default(align_corners):
     if align_corners is None:
         warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
                       "Please specify align_corners=True if the old behavior is desired. See the documentation of "
-                      "grid_sample for details.")
+                      "grid_sample for details.", stacklevel=2)
         return False
     return align_corners
 
@@ -1744,7 +1744,7 @@ def _additive_mask(mask, dtype, name):
     return mask.to(dtype)
 
 
-def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,  # noqa: C901
                                  bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
                                  training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
                                  use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
@@ -1757,7 +1757,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
     tgt_len, bsz, E = query.shape
-    if E != embed_dim_to_check:
+    if embed_dim_to_check != E:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
     H = num_heads
     D = E // H

@@ -1,11 +1,25 @@
 """The op schema table and the namespace of every op (`mindtorch.ops.<name>`)."""
-from .registry import OPS, BY_NAME, defop  # noqa: F401
+# isort: skip_file  (the families' import order is the op table's listing order)
+from .registry import BY_NAME, OPS, defop  # noqa: F401
 
 
 def load_table():
     """Declare every op: each family module calls defop on import (the order is the table's listing order)."""
-    from . import pointwise, reduction, shape, indexing, sorting, creation, random, linalg  # noqa: F401
-    from . import nn, foreach, complex, spectral, windows  # noqa: F401
+    from . import (  # noqa: F401  # noqa: F401
+        complex,
+        creation,
+        foreach,
+        indexing,
+        linalg,
+        nn,
+        pointwise,
+        random,
+        reduction,
+        shape,
+        sorting,
+        spectral,
+        windows,
+    )
 
 
 class OpNamespace:

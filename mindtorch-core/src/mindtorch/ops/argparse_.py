@@ -6,9 +6,9 @@ TypeError naming the function, the argument and its position.
 import numbers
 import operator
 
-from .._tensor import Tensor
 from .. import _dtype as D
 from .._device import device as _device_cls
+from .._tensor import Tensor
 
 NUMS = frozenset((int, float, bool, complex))
 

@@ -7,10 +7,10 @@ compiles it once at import. Generated code binds arguments with Python's own
 parameter handling, checks types like PyTorch's argument parser, and calls
 the dispatcher.
 """
-from . import argparse_ as A
-from .registry import BY_NAME
 from .. import dispatch
 from .._tensor import Tensor
+from . import argparse_ as A
+from .registry import BY_NAME
 
 _SENTINELS = {}
 
@@ -154,7 +154,7 @@ def _body(op, method, names, varargs, raise_errors):
     aliased = [(p, n) for i, (p, n) in enumerate(zip(op.params, names)) if _aliasable(op.params, i, n, varargs)]
     if aliased:
         lines.append("if _aliases:")
-        for p, n in aliased:
+        for _, n in aliased:
             for alias in NUMPY_ALIASES[n]:
                 lines.append(f"    if '{alias}' in _aliases:")
                 lines.append(f"        if {n} is not _D_{n}: raise TypeError(\"{fname}() got an unexpected keyword "

@@ -3,12 +3,12 @@ other tensors (diag_embed, diagflat, block_diag, cartesian_prod, combinations, v
 dtype/device conversion, Tensor.new_*."""
 import itertools
 
-from .registry import defop, declare_inplace, OPS
-from ..dispatch import call as _dispatch_call
-from .meta import TensorMeta
 from .. import _dtype as D
 from .._geometry import numel, wrap_dim
+from ..dispatch import call as _dispatch_call
 from .formulas import torch
+from .meta import TensorMeta
+from .registry import OPS, declare_inplace, defop
 
 F = "creation"
 _OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, " \
@@ -134,8 +134,8 @@ defop(f"arange(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor", 
 
 
 def _arange_end(end, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    from .registry import OPS
     from ..dispatch import call
+    from .registry import OPS
     return call(OPS["arange.start_step"], (0, end, 1, dtype, layout, device, pin_memory, requires_grad))
 
 
@@ -235,8 +235,8 @@ def _resize_meta(self, size, memory_format=None):
 
 def _resize(self, size, memory_format=None):
     """Core-only: reshape in place, growing the storage from the device's allocator when needed."""
-    from .._geometry import contiguous_strides
     from .._backends.registry import backend_for
+    from .._geometry import contiguous_strides
     size = _check_size(size, self.dtype)
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")

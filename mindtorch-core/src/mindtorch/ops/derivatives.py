@@ -47,7 +47,7 @@ def compile_derivative(op, formulas):
     return Derivative(op, formulas)
 
 
-def _build(d, op):
+def _build(d, op):  # noqa: C901
     formulas = d.formulas
     names = [p.name for p in op.params]
     inputs, exprs = [], []

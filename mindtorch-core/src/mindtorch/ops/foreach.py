@@ -3,8 +3,8 @@
 One op call per parameter group instead of ~8 per parameter: a backend's kernel updates every
 tensor in place; backends without one get the composite, PyTorch's single-tensor update op for op.
 """
-from .registry import defop
 from .formulas import torch
+from .registry import defop
 
 F = "foreach"
 

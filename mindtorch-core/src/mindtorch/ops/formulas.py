@@ -8,8 +8,8 @@ PyTorch has one (its FunctionsManual), grouped below by op family.
 import importlib
 import math
 
-from .meta import norm_dims
 from .._geometry import numel, wrap_dim, wrap_dims
+from .meta import norm_dims
 
 
 # --- what every formula may use: torch, broadcasting back, complex conjugation -------------------
@@ -36,9 +36,7 @@ def sum_to(grad, shape):
             dims.append(lead + i)
     if dims:
         grad = grad.sum(dims, keepdim=True)
-    if lead:
-        grad = grad.reshape(shape)
-    elif tuple(grad._shape) != shape:
+    if lead or tuple(grad._shape) != shape:
         grad = grad.reshape(shape)
     return grad
 

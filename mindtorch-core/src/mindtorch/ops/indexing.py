@@ -4,12 +4,12 @@ tril/triu, flip/roll/repeat, one_hot, diag, meshgrid, take/put, the *_scatter co
 Ops whose output shape depends on the data (nonzero, masked_select) have no
 shape rule: the meta device raises NotImplementedError.
 """
-from .registry import defop, copy_into_self
-from . import meta as M
-from .meta import TensorMeta, fmt_shape
-from .formulas import torch, SCATTER_REDUCE_ALIASES
 from .. import _dtype as D
-from .._geometry import wrap_dim, wrap_dims, broadcast_shapes, broadcast_all, numel
+from .._geometry import broadcast_all, broadcast_shapes, numel, wrap_dim, wrap_dims
+from . import meta as M
+from .formulas import SCATTER_REDUCE_ALIASES, torch
+from .meta import TensorMeta, fmt_shape
+from .registry import copy_into_self, defop
 
 F = "indexing"
 
@@ -631,7 +631,7 @@ def _pad_index(size, lo, hi, mode):
     return idx
 
 
-def _pad(self, pad, mode="constant", value=None):
+def _pad(self, pad, mode="constant", value=None):  # noqa: C901
     pad = tuple(pad)
     n = len(self._shape)
     if len(pad) % 2:

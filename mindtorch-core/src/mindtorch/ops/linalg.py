@@ -2,11 +2,11 @@
 tensordot, inner, vdot, addr, addbmm, cross, chain_matmul), cdist, matrix norms, and the factorizations
 and solvers of mindtorch.linalg (inverse, slogdet, solve, cholesky, eigh, qr, svd, lstsq: a kernel per
 backend, batched over leading dims; a singular or non-positive-definite input raises LinAlgError)."""
-from .registry import defop, copy_into_self
-from . import meta as M
 from .. import _dtype as D
 from .._geometry import broadcast_shapes, wrap_dim
-from .formulas import torch, sum_to, conj, shape_of, complex_aware  # noqa: F401
+from . import meta as M
+from .formulas import complex_aware, conj, shape_of, sum_to, torch  # noqa: F401
+from .registry import copy_into_self, defop
 
 F = "linalg"
 TM = M.TensorMeta
@@ -176,7 +176,7 @@ defop("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha
 
 
 # --- einsum: parsed here, contracted pairwise with permute/reshape/bmm -------
-def _parse_einsum(eq, operands):
+def _parse_einsum(eq, operands):  # noqa: C901
     eq = eq.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")

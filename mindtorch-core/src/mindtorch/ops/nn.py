@@ -6,10 +6,10 @@ backend provides kernels for both; the derivative formulas only call ops.
 import math
 import struct
 
-from .registry import defop, declare_inplace
-from .meta import TensorMeta
 from .. import _dtype as D
 from .formulas import torch
+from .meta import TensorMeta
+from .registry import declare_inplace, defop
 
 F = "nn"
 _TN = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",

@@ -3,13 +3,13 @@
 frexp, igamma) and the compositions programs reach for (heaviside, deg2rad, ldexp, xlogy, sinc, ...)."""
 import math
 
-from .registry import defop, copy_into_self
-from . import meta as M
-from .meta import TensorMeta
-from .reduction import named_result
-from .formulas import torch, SQRT_2_OVER_PI
 from .. import _dtype as D
 from .._geometry import broadcast_shapes as _bs2
+from . import meta as M
+from .formulas import SQRT_2_OVER_PI, torch
+from .meta import TensorMeta
+from .reduction import named_result
+from .registry import copy_into_self, defop
 
 
 def broadcast_shapes(*shapes):

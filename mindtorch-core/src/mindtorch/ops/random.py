@@ -5,11 +5,11 @@ Kernels draw from the generator state of the output's device
 argument values that need no data, so the meta device raises the same
 errors as the real devices.
 """
-from .registry import defop, declare_inplace
-from .meta import TensorMeta
-from .creation import _check_size, _OPTS
 from .. import _dtype as D
 from .._geometry import broadcast_shapes
+from .creation import _OPTS, _check_size
+from .meta import TensorMeta
+from .registry import declare_inplace, defop
 
 F = "random"
 _LIKE = "Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
@@ -75,8 +75,8 @@ def _randint_meta(low, high, size, generator=None, dtype=None, *rest):
 
 def _randint_high(high, size, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
                   requires_grad=False):
-    from .registry import OPS
     from ..dispatch import call
+    from .registry import OPS
     return call(OPS["randint.low"], (0, high, size, generator, dtype, layout, device, pin_memory, requires_grad))
 
 
@@ -102,8 +102,8 @@ defop(f"randperm(SymInt n, *, {_GEN}, {_OPTS}) -> Tensor", meta=_randperm_meta, 
 def _like_composite(name, nvals):
     def composite(self, *args):
         vals, (generator, dtype, _layout, device, _pin, _rg, _memory_format) = args[:nvals], args[nvals:]
-        from .registry import OPS
         from ..dispatch import call
+        from .registry import OPS
         op = OPS[name]
         return call(op, tuple(vals) + (tuple(self._shape), generator, dtype or self.dtype, None,
                                        device or self.device, None, False))

@@ -3,12 +3,12 @@ NaN-ignoring reductions, quantiles, aminmax, cummax/cummin, logcumsumexp; statis
 corrcoef); differences and integrals along a dim (diff, gradient, trapezoid)."""
 import collections
 
-from .registry import defop, OPS
-from . import meta as M
-from .meta import TensorMeta, norm_dims
 from .. import _dtype as D
 from .._geometry import wrap_dim
-from .formulas import torch, unsqueeze_multiple, expand_reduced, shape_of  # noqa: F401
+from . import meta as M
+from .formulas import expand_reduced, shape_of, torch, unsqueeze_multiple  # noqa: F401
+from .meta import TensorMeta, norm_dims
+from .registry import OPS, defop
 
 F = "reduction"
 TM = M.TensorMeta
@@ -178,10 +178,9 @@ def _vector_norm_meta(self, ord=2, dim=None, keepdim=False, dtype=None):
         raise RuntimeError("linalg.vector_norm: dtype should be floating point or complex. "
                            f"Got {_tname(dtype)}")
     dims = norm_dims(dim, len(self._shape))
-    if ord < 0 and self.numel() == 0 and dims:
-        if any(self._shape[d] == 0 for d in dims):
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because "
-                               "the operation does not have an identity")
+    if ord < 0 and self.numel() == 0 and dims and any(self._shape[d] == 0 for d in dims):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because "
+                           "the operation does not have an identity")
     return TM(_rshape(self._shape, dims, keepdim), (dtype or self.dtype).to_real())
 
 
@@ -618,7 +617,7 @@ def _gradient(self, spacing=1, dim=None, edge_order=1):
         n = x.shape[d]
         if n < edge_order + 1:
             raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
-        sl = lambda a, b: x.narrow(d, a, b - a)  # noqa: E731 - a slice along d
+        sl = lambda a, b, d=d: x.narrow(d, a, b - a)
         if hasattr(h, "_shape"):  # coordinates along d
             c = h.to(x.dtype)
             shape = [1] * x.dim()

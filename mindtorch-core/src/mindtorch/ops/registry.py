@@ -5,8 +5,8 @@ torch-style signature, the op's shape-and-dtype rule (`meta`), its
 derivative formulas and which variants exist. The public API and the Tensor
 methods are generated from this table by codegen.py.
 """
-from .schema import Op
 from .derivatives import compile_derivative
+from .schema import Op
 
 OPS: dict[str, Op] = {}             # qualified name ("max.dim") -> Op
 BY_NAME: dict[str, list[Op]] = {}   # name -> [Op overloads in declaration order]

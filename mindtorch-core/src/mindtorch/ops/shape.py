@@ -4,9 +4,9 @@ View ops are done by core for every device: their `view` rule computes the
 new (shape, stride, offset) over the same storage, so backends need no
 kernel for them.
 """
-from .registry import defop
+from .._geometry import infer_size, is_contiguous, numel, view_strides, wrap_dim, wrap_dims
 from .meta import fmt_shape
-from .._geometry import (wrap_dim, wrap_dims, infer_size, view_strides, numel, is_contiguous)
+from .registry import defop
 
 F = "shape"
 

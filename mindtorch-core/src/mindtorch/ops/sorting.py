@@ -6,13 +6,13 @@ shape rule: the meta device raises NotImplementedError.
 """
 import collections
 
-from .registry import defop
-from . import meta as M
-from .meta import fmt_shape
-from .formulas import torch
-from .reduction import RETURN_TYPES, named_result
 from .. import _dtype as D
 from .._geometry import wrap_dim
+from . import meta as M
+from .formulas import torch
+from .meta import fmt_shape
+from .reduction import RETURN_TYPES, named_result
+from .registry import defop
 
 F = "sorting"
 

@@ -1,6 +1,7 @@
 """Adafactor: PyTorch's single-tensor update, op for op (PyTorch keeps it in torch.optim._adafactor)."""
 import mindtorch
-from ._param_updates import check, PerParameter, scalar
+
+from ._param_updates import PerParameter, check, scalar
 
 __all__ = ["Adafactor"]
 
@@ -13,12 +14,12 @@ class Adafactor(PerParameter):
                  foreach=None, maximize=False):
         if isinstance(lr, mindtorch.Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-        check(0.0 <= lr, f"Learning rate should be >= 0 but is: {lr}")
-        check(0.0 >= beta2_decay, f"beta2_decay should be <= 0 but is: {beta2_decay}")
-        check(eps[0] is None or 0.0 <= eps[0], f"epsilon1 should be >= 0 but is: {eps[0]}")
-        check(0.0 <= eps[1], f"epsilon2 should be >= 0 but is: {eps[1]}")
-        check(1.0 <= d, f"Clipping threshold d should be >= 1 but is: {d}")
-        check(0.0 <= weight_decay, f"weight_decay should be >= 0 but is: {weight_decay}")
+        check(lr >= 0.0, f"Learning rate should be >= 0 but is: {lr}")
+        check(beta2_decay <= 0.0, f"beta2_decay should be <= 0 but is: {beta2_decay}")
+        check(eps[0] is None or eps[0] >= 0.0, f"epsilon1 should be >= 0 but is: {eps[0]}")
+        check(eps[1] >= 0.0, f"epsilon2 should be >= 0 but is: {eps[1]}")
+        check(d >= 1.0, f"Clipping threshold d should be >= 1 but is: {d}")
+        check(weight_decay >= 0.0, f"weight_decay should be >= 0 but is: {weight_decay}")
         super().__init__(params, dict(lr=lr, beta2_decay=beta2_decay, eps=eps, d=d, weight_decay=weight_decay,
                                       foreach=foreach, maximize=maximize))
 

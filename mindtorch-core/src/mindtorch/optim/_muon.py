@@ -2,7 +2,8 @@
 import math
 
 import mindtorch
-from ._param_updates import check, PerParameter
+
+from ._param_updates import PerParameter, check
 
 __all__ = ["Muon"]
 
@@ -34,9 +35,9 @@ class Muon(PerParameter):
                  ns_coefficients=(3.4445, -4.775, 2.0315), eps=1e-7, ns_steps=5, adjust_lr_fn=None):
         if isinstance(lr, mindtorch.Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-        check(0.0 <= lr, f"Learning rate should be >= 0 but is: {lr}")
-        check(0.0 <= momentum, f"momentum should be >= 0 but is: {momentum}")
-        check(0.0 <= weight_decay, f"weight decay should be >= 0 but is: {weight_decay}")
+        check(lr >= 0.0, f"Learning rate should be >= 0 but is: {lr}")
+        check(momentum >= 0.0, f"momentum should be >= 0 but is: {momentum}")
+        check(weight_decay >= 0.0, f"weight decay should be >= 0 but is: {weight_decay}")
         check(adjust_lr_fn in (None, "original", "match_rms_adamw"),
                f"Adjust learning rate function {adjust_lr_fn} is not supported")
         super().__init__(params, dict(lr=lr, weight_decay=weight_decay, momentum=momentum, nesterov=nesterov,

@@ -5,6 +5,7 @@ Scalars that PyTorch keeps as float32 tensors in the state (step, mu_product, et
 tensors here too, so the arithmetic rounds the same way and state_dicts load across libraries.
 """
 import mindtorch
+
 from .optimizer import Optimizer
 
 

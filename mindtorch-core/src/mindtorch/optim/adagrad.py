@@ -1,5 +1,6 @@
 """Adagrad: PyTorch's single-tensor update, op for op."""
 import mindtorch
+
 from ._param_updates import check, scalar
 from .optimizer import Optimizer
 
@@ -9,12 +10,12 @@ __all__ = ["Adagrad"]
 class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        check(0.0 <= lr_decay, f"Invalid lr_decay value: {lr_decay}")
-        check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
-        check(0.0 <= initial_accumulator_value,
+        check(lr >= 0.0, f"Invalid learning rate: {lr}")
+        check(lr_decay >= 0.0, f"Invalid lr_decay value: {lr_decay}")
+        check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        check(initial_accumulator_value >= 0.0,
                f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        check(eps >= 0.0, f"Invalid epsilon value: {eps}")
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, fused=fused)

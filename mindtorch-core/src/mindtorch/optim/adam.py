@@ -1,6 +1,7 @@
 """Adam: PyTorch's update, run as one foreach op per parameter group (ops/foreach.py), or its
 single-tensor composite with foreach=False."""
 import mindtorch
+
 from ..ops import foreach as _F
 from ._param_updates import check, run_group, scalar
 from .optimizer import Optimizer
@@ -16,11 +17,11 @@ class Adam(Optimizer):
                  decoupled_weight_decay=None):
         if decoupled_weight_decay is None:
             decoupled_weight_decay = self._decoupled_default
-        check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        check(lr >= 0.0, f"Invalid learning rate: {lr}")
+        check(eps >= 0.0, f"Invalid epsilon value: {eps}")
         check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
         check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
-        check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)

@@ -1,6 +1,7 @@
 """ASGD: PyTorch's single-tensor update, op for op."""
 import mindtorch
-from ._param_updates import check, PerParameter, scalar
+
+from ._param_updates import PerParameter, check, scalar
 
 __all__ = ["ASGD"]
 
@@ -8,8 +9,8 @@ __all__ = ["ASGD"]
 class ASGD(PerParameter):
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):
-        check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        check(lr >= 0.0, f"Invalid learning rate: {lr}")
+        check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
                                       foreach=foreach, maximize=maximize, capturable=capturable,
                                       differentiable=differentiable))

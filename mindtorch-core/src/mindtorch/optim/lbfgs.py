@@ -1,5 +1,6 @@
 """L-BFGS without a line search: PyTorch's two-loop recursion, op for op."""
 import mindtorch
+
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -15,7 +16,7 @@ class LBFGS(Optimizer):
                  history_size=100, line_search_fn=None):
         if isinstance(lr, mindtorch.Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
+        if not lr >= 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
@@ -37,7 +38,7 @@ class LBFGS(Optimizer):
             p.add_(update[offset:offset + n].view_as(p), alpha=_f(step_size))
             offset += n
 
-    def step(self, closure):
+    def step(self, closure):  # noqa: C901
         if closure is None:
             raise TypeError("LBFGS.step() missing 1 required positional argument: 'closure'")
         group = self.param_groups[0]
@@ -95,7 +96,7 @@ class LBFGS(Optimizer):
                 prev_loss = loss
                 if state["n_iter"] == 1:
                     inv = 1.0 / flat_grad.abs().sum()
-                    t = (1.0 if 1.0 <= inv else inv) * lr  # Python's min(1.0, tensor), as PyTorch writes it
+                    t = (1.0 if inv >= 1.0 else inv) * lr  # Python's min(1.0, tensor), as PyTorch writes it
                 else:
                     t = lr
                 gtd = flat_grad.dot(d)

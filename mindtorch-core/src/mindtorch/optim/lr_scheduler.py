@@ -270,7 +270,7 @@ class SequentialLR(_SchedulerOfSchedulers):
 
 
 class OneCycleLR(LRScheduler):
-    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,  # noqa: C901
                  anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
                  final_div_factor=1e4, three_phase=False, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):

@@ -5,6 +5,7 @@ from collections import defaultdict
 from itertools import chain
 
 import mindtorch
+
 from .._tensor import Tensor
 from ..nn.utils.clip_grad import zero_grads
 

@@ -1,6 +1,7 @@
 """RAdam: PyTorch's single-tensor update, op for op."""
 import mindtorch
-from ._param_updates import check, check_betas, PerParameter, scalar
+
+from ._param_updates import PerParameter, check, check_betas, scalar
 
 __all__ = ["RAdam"]
 
@@ -8,10 +9,10 @@ __all__ = ["RAdam"]
 class RAdam(PerParameter):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
                  *, foreach=None, maximize=False, capturable=False, differentiable=False):
-        check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        check(lr >= 0.0, f"Invalid learning rate: {lr}")
+        check(eps >= 0.0, f"Invalid epsilon value: {eps}")
         check_betas(betas)
-        check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
                                       maximize=maximize, capturable=capturable,
                                       decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable))

@@ -1,5 +1,6 @@
 """RMSprop: PyTorch's single-tensor update, op for op."""
 import mindtorch
+
 from ._param_updates import check, scalar
 from .optimizer import Optimizer
 
@@ -9,11 +10,11 @@ __all__ = ["RMSprop"]
 class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        check(0.0 <= lr, f"Invalid learning rate: {lr}")
-        check(0.0 <= eps, f"Invalid epsilon value: {eps}")
-        check(0.0 <= momentum, f"Invalid momentum value: {momentum}")
-        check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
-        check(0.0 <= alpha, f"Invalid alpha value: {alpha}")
+        check(lr >= 0.0, f"Invalid learning rate: {lr}")
+        check(eps >= 0.0, f"Invalid epsilon value: {eps}")
+        check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
+        check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        check(alpha >= 0.0, f"Invalid alpha value: {alpha}")
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
                         capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)

@@ -1,6 +1,7 @@
 """SGD: PyTorch's update, run as one foreach op per parameter group (ops/foreach.py), or its
 single-tensor composite with foreach=False."""
 import mindtorch
+
 from ..ops import foreach as _F
 from ._param_updates import check, run_group
 from .optimizer import Optimizer

@@ -35,23 +35,25 @@ enforces this for the in-repo backends):
                                              CachingAllocator, CopyRoutines, GeneratorState, Kernel,
                                              CollectiveEngine, Work
 """
-from .hookspec import hookimpl, PLUGIN_API_VERSION  # noqa: F401
-from .backend import Backend  # noqa: F401
+from .. import _dtype as dtypes  # noqa: F401
+from .._backends.registry import backend_for  # noqa: F401
+from .._device import device  # noqa: F401
+from .._errors import LinAlgError, OutOfMemoryError, missing_kernel_error  # noqa: F401
+from .._generator import (
+    default_generator,  # noqa: F401
+    generator_state,  # noqa: F401
+)
+from .._geometry import broadcast_shapes, contiguous_strides, numel, wrap_dims  # noqa: F401
+from .._host_data import bf16_bits_to_float, float_to_bf16_bits  # noqa: F401
 from .._storage import Storage  # noqa: F401
 from .._tensor import Tensor, make_tensor  # noqa: F401
-from ..ops.meta import TensorMeta  # noqa: F401
-from .. import _dtype as dtypes  # noqa: F401
-from .._device import device  # noqa: F401
-from .._geometry import contiguous_strides, numel, broadcast_shapes, wrap_dims  # noqa: F401
-from .._errors import missing_kernel_error, OutOfMemoryError, LinAlgError  # noqa: F401
-from .kernel_helpers import kernel_table, clamp_family  # noqa: F401
-from .._generator import default_generator  # noqa: F401
-from .._backends.registry import backend_for  # noqa: F401
-from ..ops.registry import OPS  # noqa: F401
-from .._generator import generator_state  # noqa: F401
-from ..ops.creation import arange_params  # noqa: F401
-from ..ops.random import random_bounds  # noqa: F401
-from .._host_data import bf16_bits_to_float, float_to_bf16_bits  # noqa: F401
 from .._tensor_from_data import to_host_array  # noqa: F401
 from .._threads import get_num_threads  # noqa: F401
+from ..ops.creation import arange_params  # noqa: F401
+from ..ops.meta import TensorMeta  # noqa: F401
+from ..ops.random import random_bounds  # noqa: F401
+from ..ops.registry import OPS  # noqa: F401
 from . import protocols  # noqa: F401
+from .backend import Backend  # noqa: F401
+from .hookspec import PLUGIN_API_VERSION, hookimpl  # noqa: F401
+from .kernel_helpers import clamp_family, kernel_table  # noqa: F401

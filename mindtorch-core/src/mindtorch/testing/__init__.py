@@ -3,6 +3,6 @@
     mindtorch.testing.conformance   the backend conformance kit: run it against any device with
                                     `python -m mindtorch.testing.conformance --device mydev`
 """
-from ._comparison import assert_close, make_tensor  # noqa: F401
+from ._comparison import assert_close, make_tensor
 
 __all__ = ["assert_close", "make_tensor"]

@@ -5,6 +5,7 @@ import numbers
 import numpy as np
 
 import mindtorch
+
 from .. import _dtype as D
 
 # (rtol, atol) PyTorch uses for each dtype when none are given

@@ -1,5 +1,5 @@
 """mindtorch.utils: data loading, activation checkpointing and the environment report."""
-from . import data, checkpoint  # noqa: F401
+from . import checkpoint, data  # noqa: F401
 
 
 def __getattr__(name):

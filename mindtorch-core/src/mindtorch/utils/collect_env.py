@@ -6,6 +6,7 @@ import sys
 def get_env_info():
     """A dict: versions of mindtorch, Python, NumPy and the OS, and the loaded backends with their devices."""
     import numpy
+
     import mindtorch
     from mindtorch._backends.registry import BACKENDS
     mindtorch.backends_installed()

@@ -4,7 +4,7 @@ from mindtorch.plugins import kernel_table  # noqa: F401  (the families import i
 
 def all_kernels():
     # every family by name: a module missing from the wheel fails the load instead of shrinking the table
-    from . import pointwise, reduction, indexing, creation, random, linalg, nn, foreach, fft
+    from . import creation, fft, foreach, indexing, linalg, nn, pointwise, random, reduction
     table = {}
     for fam in (pointwise, reduction, indexing, creation, random, linalg, nn, foreach, fft):
         table.update(fam.KERNELS)

@@ -1,7 +1,7 @@
 """Factory and copy kernels."""
 import numpy as np
 
-from ..convert import arr, wrap, TO_NP, quiet
+from ..convert import TO_NP, arr, quiet, wrap
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()
@@ -15,6 +15,7 @@ def empty(m, *args):
 @kernel("empty_strided")
 def empty_strided(m, size, stride, *args):
     from mindtorch.plugins import make_tensor
+
     from ..allocator import ALLOCATOR
     from ..convert import CPU
     isz = m.dtype.itemsize

@@ -1,8 +1,8 @@
 """Discrete Fourier transforms through numpy.fft (pocketfft; single precision stays single)."""
 import numpy as np
-
 from mindtorch.plugins import wrap_dims
-from ..convert import arr, wrap, TO_NP
+
+from ..convert import TO_NP, arr, wrap
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..convert import arr, quiet
 from . import kernel_table
-from .pointwise import _lerp_update, _addcmul_update, _addcdiv_update
+from .pointwise import _addcdiv_update, _addcmul_update, _lerp_update
 
 KERNELS, kernel = kernel_table()
 

@@ -1,7 +1,7 @@
 """Indexing and joining kernels over NumPy views."""
 import numpy as np
 
-from ..convert import arr, wrap, TO_NP
+from ..convert import TO_NP, arr, wrap
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()

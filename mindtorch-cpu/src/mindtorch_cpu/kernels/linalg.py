@@ -1,7 +1,7 @@
 """Linear algebra kernels: NumPy's BLAS-backed matmul on the zero-copy views."""
 import numpy as np
 
-from ..convert import arr, wrap, TO_NP
+from ..convert import TO_NP, arr, wrap
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()

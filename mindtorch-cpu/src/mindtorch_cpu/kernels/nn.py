@@ -3,12 +3,12 @@
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..allocator import ALLOCATOR, dense
-from ..convert import arr, wrap, TO_NP, quiet
-from ..parallel import row_blocks, rows_per_call
 from .. import native
-from .reduction import _ones, _softmax_rows, _softmax_backward_rows, log_softmax as log_softmax_kernel
+from ..allocator import ALLOCATOR, dense
+from ..convert import TO_NP, arr, quiet, wrap
+from ..parallel import row_blocks, rows_per_call
 from . import kernel_table
+from .reduction import _ones, _softmax_backward_rows, _softmax_rows, log_softmax as log_softmax_kernel
 
 KERNELS, kernel = kernel_table()
 

@@ -2,13 +2,12 @@
 import math
 
 import numpy as np
+from mindtorch.plugins import Tensor, clamp_family, dtypes as D
 
-from mindtorch.plugins import dtypes as D
-from mindtorch.plugins import Tensor, clamp_family
-from ..convert import arr, wrap, TO_NP, quiet
-from ..allocator import ALLOCATOR, dense
-from ..parallel import elementwise, ufunc as par_ufunc
 from .. import native
+from ..allocator import ALLOCATOR, dense
+from ..convert import TO_NP, arr, quiet, wrap
+from ..parallel import elementwise, ufunc as par_ufunc
 from . import kernel_table
 
 _SPECIAL = []  # scipy.special, imported on first use (it costs ~0.2 s at import)

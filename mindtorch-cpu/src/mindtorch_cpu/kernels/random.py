@@ -1,10 +1,8 @@
 """Random sampling kernels: NumPy draws from the device generator's bit stream."""
 import numpy as np
+from mindtorch.plugins import dtypes as D, generator_state, random_bounds
 
-from mindtorch.plugins import dtypes as D
-from mindtorch.plugins import generator_state
-from mindtorch.plugins import random_bounds
-from ..convert import arr, wrap, TO_NP, quiet
+from ..convert import TO_NP, arr, quiet, wrap
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()

@@ -1,11 +1,11 @@
 """Reduction kernels: NumPy reductions run directly on the zero-copy views."""
 import numpy as np
-
 from mindtorch.plugins import dtypes as _D
-from ..convert import arr, wrap, TO_NP, quiet
-from ..allocator import ALLOCATOR
-from ..parallel import row_blocks, rows_per_call
+
 from .. import native
+from ..allocator import ALLOCATOR
+from ..convert import TO_NP, arr, quiet, wrap
+from ..parallel import row_blocks, rows_per_call
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()

@@ -79,10 +79,7 @@ def usable(*arrays):
     """True when the library is loaded and every array is C-contiguous float32."""
     if LIB is None:
         return False
-    for a in arrays:
-        if a.dtype != F32 or not a.flags.c_contiguous:
-            return False
-    return True
+    return all(not (a.dtype != F32 or not a.flags.c_contiguous) for a in arrays)
 
 
 def _p(a):

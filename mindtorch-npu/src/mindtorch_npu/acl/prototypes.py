@@ -7,11 +7,44 @@ Every (name, restype, argtypes) row is transcribed from the public header named 
 so an op row lists only its own arguments.
 """
 import ctypes
-from ctypes import c_bool, c_char_p, c_int, c_int8, c_int32, c_uint32, c_int64, c_uint64, c_size_t, c_void_p, c_float, c_double, POINTER
+from ctypes import (
+    POINTER,
+    c_bool,
+    c_char_p,
+    c_double,
+    c_float,
+    c_int,
+    c_int8,
+    c_int32,
+    c_int64,
+    c_size_t,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
 
-from .types import (aclError, aclnnStatus, aclrtStream, aclrtEvent, aclDataType, aclFormat, aclrtMemcpyKind,
-                    aclrtMemMallocPolicy, aclrtMemAttr, aclrtEventRecordedStatus, aclrtStreamStatus, handle,
-                    int64_p, uint64_p, size_p, HcclResult, HcclComm, HcclDataType, HcclReduceOp, HcclRootInfo)
+from .types import (
+    HcclComm,
+    HcclDataType,
+    HcclReduceOp,
+    HcclResult,
+    HcclRootInfo,
+    aclDataType,
+    aclError,
+    aclFormat,
+    aclnnStatus,
+    aclrtEvent,
+    aclrtEventRecordedStatus,
+    aclrtMemAttr,
+    aclrtMemcpyKind,
+    aclrtMemMallocPolicy,
+    aclrtStream,
+    aclrtStreamStatus,
+    handle,
+    int64_p,
+    size_p,
+    uint64_p,
+)
 
 # libascendcl.so -- hicann/runtime include/external/acl/acl_rt.h and acl_base_rt.h (aclrtGetSocName)
 RUNTIME = [

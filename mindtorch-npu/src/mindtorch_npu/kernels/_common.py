@@ -7,7 +7,6 @@ from .. import chips
 from ..aclnn import DType, IntArray, launch, launch_rewriting_out, scalar_for
 from ..copy import COPY, empty
 
-
 # --- tensors: views, dense copies, casts -----------------------------------------------------------
 
 def numel(t):

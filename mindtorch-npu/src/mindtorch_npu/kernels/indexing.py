@@ -5,8 +5,7 @@ from mindtorch.plugins import Tensor, broadcast_shapes, dtypes as D, kernel_tabl
 
 from ..aclnn import launch, scalar_for
 from ..copy import COPY, empty
-from ._common import (as_1d, cast, check_index, contiguous, fill, in_place_by_copy, move_dims, nonzero, numel,
-                      view)
+from ._common import as_1d, cast, check_index, contiguous, fill, in_place_by_copy, move_dims, nonzero, numel, view
 
 KERNELS, kernel = kernel_table()
 

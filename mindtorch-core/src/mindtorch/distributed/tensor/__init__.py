@@ -3,7 +3,7 @@
 mindtorch has no distributed tensors: no value is ever a DTensor (isinstance checks answer False), and
 making one (DTensor.from_local, distribute_tensor) raises NotImplementedError naming what to use instead.
 """
-from .placement_types import Placement, Shard, Replicate, Partial
+from .placement_types import Partial, Placement, Replicate, Shard
 
 __all__ = ["DTensor", "Placement", "Shard", "Replicate", "Partial", "distribute_tensor", "distribute_module"]
 

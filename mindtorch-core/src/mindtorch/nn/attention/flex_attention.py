@@ -37,7 +37,7 @@ def or_masks(*mask_mods):
 
 
 def _indices(B, H, Q, KV, device):
-    ar = lambda n: mindtorch.arange(n, device=device)  # noqa: E731
+    ar = lambda n: mindtorch.arange(n, device=device)
     return ar(B).view(B, 1, 1, 1), ar(H).view(1, H, 1, 1), ar(Q).view(1, 1, Q, 1), ar(KV).view(1, 1, 1, KV)
 
 

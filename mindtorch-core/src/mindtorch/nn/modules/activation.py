@@ -1,7 +1,7 @@
 """Activation modules: pointwise nonlinearities, the softmax family and MultiheadAttention."""
 import mindtorch
-from .. import init
-from .. import functional as F
+
+from .. import functional as F, init
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module

@@ -2,6 +2,7 @@
 from collections import namedtuple
 
 import mindtorch
+
 from .. import functional as F
 from .container import ModuleList, Sequential
 from .linear import Linear

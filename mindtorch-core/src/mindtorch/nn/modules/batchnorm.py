@@ -1,7 +1,7 @@
 """Batch normalization: BatchNorm1d/2d/3d, their lazy forms and SyncBatchNorm."""
 import mindtorch
-from .. import init
-from .. import functional as F
+
+from .. import functional as F, init
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module

@@ -338,7 +338,7 @@ class ParameterDict(Module):
         return (self[k] for k in self._keys)
 
     def get(self, key, default=None):
-        return self[key] if key in self else default
+        return self.get(key, default)
 
     def pop(self, key):
         v = self[key]
@@ -363,6 +363,6 @@ class Container(Module):
     def __init__(self, **kwargs):
         super().__init__()
         warnings.warn("nn.Container is deprecated. All of it's functionality is now implemented in nn.Module. "
-                      "Subclass that instead.")
+                      "Subclass that instead.", stacklevel=2)
         for key, value in kwargs.items():
             self.add_module(key, value)

@@ -1,7 +1,7 @@
 """Convolutions in 1, 2 and 3 dimensions, their transposes, and the lazy forms of both."""
 import mindtorch
-from .. import init
-from .. import functional as F
+
+from .. import functional as F, init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module

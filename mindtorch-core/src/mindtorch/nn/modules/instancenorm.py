@@ -27,7 +27,7 @@ class _InstanceNorm(_NormBase):
                 raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
                                  f"({self.num_features}), but got: {input.size(feature_dim)}.")
             warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
-                          "warning by not passing in num_features, which is not used because affine=False")
+                          "warning by not passing in num_features, which is not used because affine=False", stacklevel=2)
         unbatched = input.dim() == self._dims + 1
         if unbatched:
             input = input.unsqueeze(0)

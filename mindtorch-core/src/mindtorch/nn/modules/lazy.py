@@ -6,6 +6,7 @@ state_dict) materializes them, then the module becomes its cls_to_become (LazyLi
 import itertools
 
 import mindtorch
+
 from ..parameter import is_lazy
 
 __all__ = ["LazyModuleMixin"]

@@ -2,8 +2,8 @@
 import math
 
 import mindtorch
-from .. import init
-from .. import functional as F
+
+from .. import functional as F, init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module

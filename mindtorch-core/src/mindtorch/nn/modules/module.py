@@ -3,9 +3,10 @@ import itertools
 from collections import OrderedDict, namedtuple
 
 import mindtorch
+
 from ..._tensor import Tensor, _parse_to, make_tensor
 from ...autograd.graph import RemovableHandle
-from ..parameter import Parameter, Buffer
+from ..parameter import Buffer, Parameter
 from ..utils.clip_grad import zero_grads
 
 __all__ = ["Module"]
@@ -168,7 +169,7 @@ class Module:
             return d["_modules"][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name, value):  # noqa: C901
         d = self.__dict__
 
         def remove_from(*dicts):
@@ -323,7 +324,7 @@ class Module:
             for m in self.children():
                 m._apply(fn)
         with mindtorch.no_grad():
-            for key, param in self._parameters.items():
+            for param in self._parameters.values():
                 if param is None:
                     continue
                 new = fn(param)
@@ -504,7 +505,7 @@ class Module:
                                   f"{param.shape} and whose dimensions in the checkpoint are {input_param.shape}, an "
                                   f"exception occurred : {ex.args}.")
         if strict:
-            for key in state_dict.keys():
+            for key in state_dict:
                 if key.startswith(prefix):
                     input_name = key[len(prefix):].split(".", 1)
                     if len(input_name) > 1:

@@ -2,8 +2,8 @@
 import numbers
 
 import mindtorch
-from .. import init
-from .. import functional as F
+
+from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 

@@ -10,8 +10,8 @@ import numbers
 import warnings
 
 import mindtorch
-from .. import functional as F
-from .. import init
+
+from .. import functional as F, init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
@@ -93,7 +93,7 @@ def _run_direction(step, gi, steps, state, weights, reverse, packed):
 
 
 class RNNBase(Module):
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,  # noqa: C901
                  bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
         if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) or not 0 <= dropout <= 1:

@@ -1,7 +1,7 @@
 """Embedding and EmbeddingBag: lookup tables."""
 import mindtorch
-from .. import init
-from .. import functional as F
+
+from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 

@@ -9,12 +9,13 @@ import copy
 import warnings
 
 import mindtorch
+
 from .. import functional as F
 from ..init import xavier_uniform_
-from .activation import MultiheadAttention, ReLU, GELU
+from .activation import GELU, MultiheadAttention, ReLU
 from .container import ModuleList
-from .linear import Linear
 from .dropout import Dropout
+from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
@@ -60,7 +61,7 @@ def _check_mask_pair(mask, other, name, other_name):
     _check_mask(mask, name)
     if mask is not None and other is not None and mask.dtype != other.dtype:
         warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
-                      "instead.")
+                      "instead.", stacklevel=2)
 
 
 def _detect_is_causal_mask(mask, is_causal=None, size=None):
@@ -213,7 +214,7 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
         why = _why_no_fast_path(encoder_layer)
         if enable_nested_tensor and why:
-            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why}")
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why}", stacklevel=2)
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         _check_mask_pair(src_key_padding_mask, mask, "src_key_padding_mask", "mask")

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 import mindtorch
 from mindtorch import distributed as dist
 from mindtorch.distributed.distributed_c10d import _group
+
 from ..modules.module import Module
 
 _MB = 1024 * 1024

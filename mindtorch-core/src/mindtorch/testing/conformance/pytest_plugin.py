@@ -15,6 +15,7 @@ import pytest
 
 def conformance_tests(device, ops=None, checks=None, strict=False, grad=True):
     from mindtorch.ops.registry import OPS
+
     from .checks import CHECKS
     names = sorted(OPS) if ops is None else list(ops)
     check_names = list(CHECKS) if checks is None else list(checks)
@@ -24,6 +25,7 @@ def conformance_tests(device, ops=None, checks=None, strict=False, grad=True):
     def setup():
         if not state:
             import mindtorch
+
             from .runner import is_dataless
             dev = mindtorch.device(device)
             if dev.index is None and dev.type not in ("cpu", "meta"):
@@ -34,8 +36,9 @@ def conformance_tests(device, ops=None, checks=None, strict=False, grad=True):
     @pytest.mark.parametrize("case", cases, ids=[f"{kind}:{name}" for kind, name in cases])
     def test_conformance(case):
         import warnings
-        from .runner import check_op, FAILING, MISSING, NA
+
         from .report import FAILED
+        from .runner import FAILING, MISSING, NA, check_op
         dev, dataless = setup()
         kind, name = case
         with warnings.catch_warnings():

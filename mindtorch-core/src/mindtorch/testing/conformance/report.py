@@ -4,7 +4,7 @@ import json
 import os
 from pathlib import Path
 
-from .runner import CONFORMANT, FALLBACK, FAILING, MISSING, NA
+from .runner import CONFORMANT, FAILING, FALLBACK, MISSING, NA
 from .samples import missing_samples
 
 PASSED, FAILED = "passed", "failed"

@@ -6,11 +6,12 @@ import warnings
 import numpy as np
 
 import mindtorch
-from mindtorch.ops.registry import OPS
-from mindtorch.ops.codegen import make_callable
-from mindtorch._backends.registry import BACKENDS, backend_for
 from mindtorch._backends.coverage import how_runs
-from .samples import Maker, samples_for, SAMPLES
+from mindtorch._backends.registry import BACKENDS, backend_for
+from mindtorch.ops.codegen import make_callable
+from mindtorch.ops.registry import OPS
+
+from .samples import SAMPLES, Maker, samples_for
 
 CONFORMANT, FALLBACK, FAILING, MISSING, NA = "conformant", "fallback", "failing", "missing", "n/a"
 # (rtol, atol) per dtype name, for values compared with the cpu backend
@@ -141,7 +142,7 @@ def _compare_values(a, b, dtype, where):
 def _run(fn, sample):
     try:
         return fn(*sample.args, **sample.kwargs), None
-    except Exception as exc:  # noqa: BLE001 - the exception class itself is compared
+    except Exception as exc:
         return None, exc
 
 
@@ -160,7 +161,7 @@ def _reference_mode(qualname, fn):
     return "float"
 
 
-def check_op(qualname, device, dataless=False, grad=True):
+def check_op(qualname, device, dataless=False, grad=True):  # noqa: C901
     op = OPS[qualname]
     cov = coverage(op, device.type)
     if samples_for(qualname) is None:
@@ -174,7 +175,7 @@ def check_op(qualname, device, dataless=False, grad=True):
     try:
         mode = _reference_mode(qualname, fn)
         refs, devs = _samples(qualname, mode), _samples(qualname, mode)
-    except Exception as exc:  # noqa: BLE001 - a broken sample is the suite's own failure
+    except Exception as exc:
         return OpResult(qualname, FAILING, cov, 0, f"building the samples failed: {type(exc).__name__}: {exc}")
     status, detail = (FALLBACK if cov == FALLBACK else CONFORMANT), ""
     for k, (rs, ds) in enumerate(zip(refs, devs)):
@@ -182,7 +183,7 @@ def check_op(qualname, device, dataless=False, grad=True):
         where = f"sample {k} {rs!r}"
         try:
             ds = type(ds)(*to_device(ds.args, device), **to_device(ds.kwargs, device))
-        except Exception as exc:  # noqa: BLE001 - e.g. a dtype the device has no storage format for
+        except Exception as exc:
             return OpResult(qualname, MISSING, cov, k + 1, f"{where}: the inputs cannot be moved to "
                             f"{device.type}: {type(exc).__name__}: {exc}"[:300])
         before = _snapshot(ds.args) if ref_exc is not None and not dataless else None
@@ -218,7 +219,7 @@ def check_op(qualname, device, dataless=False, grad=True):
         except NotImplementedError as exc:
             st = NA if dataless else MISSING
             return OpResult(qualname, st, cov, k + 1, f"backward: {exc}"[:300])
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return OpResult(qualname, FAILING, cov, k + 1, f"{where}: {type(exc).__name__}: {exc}"[:300])
     return OpResult(qualname, status, cov, len(refs), detail)
 
@@ -264,7 +265,7 @@ def _check_grad(op, fn, qualname, mode, device, dataless):
         return
     try:
         ref = _grad_of(fn, rs, leaves, mindtorch.device("cpu"))
-    except Exception:  # noqa: BLE001 - no gradient on the cpu either: nothing to compare
+    except Exception:
         return
     if ref is None:
         return
@@ -274,7 +275,7 @@ def _check_grad(op, fn, qualname, mode, device, dataless):
         got = _grad_of(fn, ds, _float_leaves(ds.args), device)
     except NotImplementedError:
         raise
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise Mismatch(f"backward: {type(exc).__name__}: {exc}") from exc
     for k, (r, g) in enumerate(zip(ref, got or ())):
         if r is None or g is None:

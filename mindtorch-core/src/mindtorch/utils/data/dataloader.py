@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 import mindtorch
+
 from . import _worker
 from ._worker import get_worker_info
 from .dataset import IterableDataset
@@ -68,7 +69,7 @@ def default_collate(batch):
 
 
 class DataLoader:
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,  # noqa: C901
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
                  pin_memory_device="", in_order=True):

@@ -3,6 +3,7 @@ import math
 
 import mindtorch
 from mindtorch import distributed as dist
+
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
