@@ -8,6 +8,7 @@
 Every session builds the wheels of the distributions it needs fresh, out of the source tree,
 and installs those into its own virtualenv, so the tests see exactly what users get.
 """
+
 import os
 import shutil
 from pathlib import Path
@@ -33,19 +34,29 @@ def _present(session, *dirs):
 
 # the least number of tests each session must pass: a session that silently collects or runs
 # fewer (skips, a missing directory, a broken conftest) fails instead of going green
-MIN_PASSED = {"cpu": 900, "meta": 500, "plugins": 85, "parity": 3100, "transformers": 3, "npu": 300, "distributed": 28,
-              "lint": 16}
+MIN_PASSED = {
+    "cpu": 900,
+    "meta": 500,
+    "plugins": 85,
+    "parity": 3100,
+    "transformers": 3,
+    "npu": 300,
+    "distributed": 28,
+    "lint": 16,
+}
 
 
 def _pytest(session, *dirs, extra=()):
     """Run pytest on the directories that exist and check the session's minimum number of passed tests."""
     present = _present(session, *dirs)
     report = Path(session.create_tmp()) / "junit.xml"
-    session.run("pytest", "-q", "-rfEs", "-p", "no:cacheprovider", f"--junitxml={report}", *present, *extra,
-                *session.posargs)
+    session.run(
+        "pytest", "-q", "-rfEs", "-p", "no:cacheprovider", f"--junitxml={report}", *present, *extra, *session.posargs
+    )
     if session.posargs:  # a hand-picked selection: no minimum
         return
     import xml.etree.ElementTree as ET
+
     suites = ET.parse(report).getroot()
     suites = [suites] if suites.tag == "testsuite" else list(suites)
     total = sum(int(s.get("tests", 0)) for s in suites)
@@ -129,8 +140,19 @@ def plugins(session):
         src = Path(session.create_tmp()) / "fixture-src" / fx.name
         shutil.rmtree(src, ignore_errors=True)
         shutil.copytree(fx, src, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-        session.run("python", "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--upgrade", "--target", str(target / fx.name), str(src))
+        session.run(
+            "python",
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--upgrade",
+            "--target",
+            str(target / fx.name),
+            str(src),
+        )
     session.env["MINDTORCH_TEST_PLUGIN_DIR"] = str(target)
     _pytest(session, "tests/plugins")
 
@@ -225,8 +247,13 @@ def build(session):
     py = str(venv / ("Scripts" if os.name == "nt" else "bin") / "python")
     session.run(py, "-m", "pip", "install", "--quiet", *(a for a in artifacts if a.endswith(".whl")), external=True)
     session.run(py, "-m", "mindtorch", external=True)
-    session.run(py, "-c", "import mindtorch as t; x = t.ones(3, requires_grad=True); (x * 2).sum().backward(); "
-                "assert x.grad.tolist() == [2.0, 2.0, 2.0]; print('clean venv: mindtorch works')", external=True)
+    session.run(
+        py,
+        "-c",
+        "import mindtorch as t; x = t.ones(3, requires_grad=True); (x * 2).sum().backward(); "
+        "assert x.grad.tolist() == [2.0, 2.0, 2.0]; print('clean venv: mindtorch works')",
+        external=True,
+    )
     dist = ROOT / "dist"
     dist.mkdir(exist_ok=True)
     for old in dist.glob("mindtorch_*"):

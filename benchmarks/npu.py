@@ -7,6 +7,7 @@ CANN or a built simulator. The simulator executes queued work on its own threads
 here is the host side of each call: descriptors, the two-phase ACLNN call, queueing.
 Targets (issues 7 and 9): an npu op's host overhead <= 3x the CPU op; a cached allocation <= 2 us.
 """
+
 import argparse
 import os
 import sys
@@ -21,6 +22,7 @@ def _setup():
     if not os.environ.get("MINDTORCH_NPU_LIB_DIR"):
         sys.path.insert(0, str(ROOT / "mindtorch-npu" / "simulator"))
         from build import build
+
         out = Path(os.environ.get("ACLSIM_BUILD_DIR", Path(tempfile.gettempdir()) / "mindtorch-aclsim"))
         os.environ["MINDTORCH_NPU_LIB_DIR"] = str(build(out))
 
@@ -51,6 +53,7 @@ def main(argv=None):
 
     def npu_add():
         na + nb
+
     cpu = best(lambda: a + b, args.repeat)
     npu = best(npu_add, args.repeat)
     torch.npu.synchronize()
@@ -58,22 +61,33 @@ def main(argv=None):
 
     x = torch.randn(64, 64)
     nx = x.to(dev)
-    rows.append(("64x64 matmul (host time)", best(lambda: nx @ nx, args.repeat), best(lambda: x @ x, args.repeat),
-                 "cpu", 3.0))
+    rows.append(
+        ("64x64 matmul (host time)", best(lambda: nx @ nx, args.repeat), best(lambda: x @ x, args.repeat), "cpu", 3.0)
+    )
     torch.npu.synchronize()
 
     def cached():
         ALLOCATOR.free_block(ALLOCATOR.malloc(4096, 0, 0))
+
     rt = RUNTIME.rt
     p = ctypes.c_void_p()
 
     def raw():
         rt.aclrtMalloc(ctypes.byref(p), 4096, 0)
         rt.aclrtFree(p)
-    rows.append(("allocator malloc+free, 4 KiB (cached)", best(cached, args.repeat), best(raw, args.repeat),
-                 "aclrtMalloc+aclrtFree", None))
-    rows.append(("allocator malloc+free via a tensor", best(lambda: torch.empty(1024, device=dev), args.repeat),
-                 None, "", None))
+
+    rows.append(
+        (
+            "allocator malloc+free, 4 KiB (cached)",
+            best(cached, args.repeat),
+            best(raw, args.repeat),
+            "aclrtMalloc+aclrtFree",
+            None,
+        )
+    )
+    rows.append(
+        ("allocator malloc+free via a tensor", best(lambda: torch.empty(1024, device=dev), args.repeat), None, "", None)
+    )
     torch.npu.synchronize()
 
     # a GPT-style AdamW step (tests/npu/test_training.py's model): host time per step, the device work
@@ -94,19 +108,23 @@ def main(argv=None):
             opt.zero_grad()
             loss.backward()
             opt.step()
+
         step()
         return step
+
     npu_step, cpu_step = gpt(dev), gpt("cpu")
 
     def npu_steps():
         for _ in range(10):
             npu_step()
+
     t_host = best(npu_steps, args.repeat, number=1) / 10
     torch.npu.synchronize()
 
     def npu_synced():
         npu_step()
         torch.npu.synchronize()
+
     rows.append(("GPT AdamW step (host time)", t_host, best(cpu_step, args.repeat), "cpu step", 1.5))
     rows.append(("GPT AdamW step (host + simulated device)", best(npu_synced, args.repeat), None, "", None))
 

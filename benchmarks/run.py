@@ -8,6 +8,7 @@ the least noisy estimate of the cost itself). Each row carries its target ratio.
 times with this process's CPU time instead of the wall clock. On a shared, busy machine
 `--threads 1 --cpu-time` compares per-core cost, which other processes' load barely moves.
 """
+
 import argparse
 import os
 import subprocess
@@ -19,8 +20,11 @@ import timeit
 def _pin_threads(argv):
     # BLAS and OpenMP read these once, at import: set them before NumPy and PyTorch load
     for i, a in enumerate(argv):
-        n = a.split("=", 1)[1] if a.startswith("--threads=") else (argv[i + 1] if a == "--threads" and
-                                                                    i + 1 < len(argv) else None)
+        n = (
+            a.split("=", 1)[1]
+            if a.startswith("--threads=")
+            else (argv[i + 1] if a == "--threads" and i + 1 < len(argv) else None)
+        )
         if n:
             for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
                 os.environ[var] = n
@@ -74,6 +78,7 @@ def measure_case(work, libs, repeat, min_time):
 
 
 # ---- workloads -------------------------------------------------------------------------------------
+
 
 def small(lib):
     if lib == "mt":
@@ -150,10 +155,12 @@ def sum_dim(lib):
 def softmax_big(lib):
     a, _ = big(lib, (4096, 1024))
     if lib == "np":
+
         def np_softmax():
             e = np.exp(a - a.max(axis=1, keepdims=True))
             e /= e.sum(axis=1, keepdims=True)
             return e
+
         return np_softmax
     return lambda: a.softmax(1)
 
@@ -184,6 +191,7 @@ def _fwd_bwd(lib, make, fwd):
             if x.requires_grad:
                 x.grad = None
         fwd(f, *xs).sum().backward()
+
     return step
 
 
@@ -192,14 +200,14 @@ def _leaf(m, *shape):
 
 
 def gelu_fb(lib):
-    return _fwd_bwd(lib, lambda lib: (_leaf(mt if lib == "mt" else torch, 16, 64, 512),),
-                    lambda f, x: f.gelu(x))
+    return _fwd_bwd(lib, lambda lib: (_leaf(mt if lib == "mt" else torch, 16, 64, 512),), lambda f, x: f.gelu(x))
 
 
 def layer_norm_fb(lib):
     def make(lib):
         m = mt if lib == "mt" else torch
         return _leaf(m, 16, 64, 512), _leaf(m, 512), _leaf(m, 512)
+
     return _fwd_bwd(lib, make, lambda f, x, w, b: f.layer_norm(x, (512,), w, b))
 
 
@@ -208,6 +216,7 @@ def cross_entropy_fb(lib):
         m = mt if lib == "mt" else torch
         m.manual_seed(0)
         return _leaf(m, 1024, 256), m.randint(0, 256, (1024,))
+
     return _fwd_bwd(lib, make, lambda f, x, t: f.cross_entropy(x, t))
 
 
@@ -215,12 +224,14 @@ def conv2d_fb(lib):
     def make(lib):
         m = mt if lib == "mt" else torch
         return _leaf(m, 32, 16, 32, 32), _leaf(m, 32, 16, 3, 3), _leaf(m, 32)
+
     return _fwd_bwd(lib, make, lambda f, x, w, b: f.conv2d(x, w, b, padding=1))
 
 
 def max_pool_fb(lib):
-    return _fwd_bwd(lib, lambda lib: (_leaf(mt if lib == "mt" else torch, 32, 32, 32, 32),),
-                    lambda f, x: f.max_pool2d(x, 2))
+    return _fwd_bwd(
+        lib, lambda lib: (_leaf(mt if lib == "mt" else torch, 32, 32, 32, 32),), lambda f, x: f.max_pool2d(x, 2)
+    )
 
 
 def matmul(lib):
@@ -250,6 +261,7 @@ def mlp_step(lib):
         loss = F.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
+
     return step
 
 
@@ -305,6 +317,7 @@ def gpt_step(lib):
         loss = F.cross_entropy(model(idx).view(-1, vocab), tgt.view(-1))
         loss.backward()
         opt.step()
+
     return step
 
 
@@ -315,9 +328,16 @@ def cnn_step(lib):
     m = mt if lib == "mt" else torch
     nn, F = m.nn, m.nn.functional
     m.manual_seed(0)
-    model = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Flatten(), nn.Linear(32 * 8 * 8, 10))
+    model = nn.Sequential(
+        nn.Conv2d(3, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(32 * 8 * 8, 10),
+    )
     opt = m.optim.Adam(model.parameters(), lr=1e-3)
     x = m.randn(32, 3, 32, 32)
     y = m.randint(0, 10, (32,))
@@ -326,6 +346,7 @@ def cnn_step(lib):
         opt.zero_grad()
         F.cross_entropy(model(x), y).backward()
         opt.step()
+
     return step
 
 
@@ -351,11 +372,13 @@ _PYCACHE = tempfile.TemporaryDirectory(prefix="mindtorch-bench-pycache-")
 
 # ---- per-op breakdown of one GPT step -----------------------------------------------------------------
 
+
 class KernelTimer:
     """Wraps every CPU kernel with a timer (outermost kernel only, so nested calls are not counted twice)."""
 
     def __init__(self):
         from mindtorch.ops.registry import OPS
+
         self.ops = [op for op in OPS.values() if "cpu" in op.kernels]
         self.saved = {}
         self.times = {}
@@ -375,6 +398,7 @@ class KernelTimer:
             finally:
                 times[name] = times.get(name, 0.0) + perf() - t
                 self.depth = 0
+
         return timed
 
     def __enter__(self):
@@ -389,10 +413,13 @@ class KernelTimer:
 
 
 FAMILY = [  # op-name prefix -> family, first match wins
-    (("gelu",), "gelu"), (("native_layer_norm", "_rms_norm"), "layer_norm"),
+    (("gelu",), "gelu"),
+    (("native_layer_norm", "_rms_norm"), "layer_norm"),
     (("softmax", "log_softmax", "_softmax", "_log_softmax", "_scaled_dot"), "softmax / attention"),
-    (("_nll_loss", "_cross_entropy"), "nll / cross_entropy"), (("linear", "matmul", "bmm", "mm", "addmm"), "matmul"),
-    (("embedding", "_embedding"), "embedding"), (("_foreach", "_fused"), "optimizer (foreach)"),
+    (("_nll_loss", "_cross_entropy"), "nll / cross_entropy"),
+    (("linear", "matmul", "bmm", "mm", "addmm"), "matmul"),
+    (("embedding", "_embedding"), "embedding"),
+    (("_foreach", "_fused"), "optimizer (foreach)"),
     (("masked_fill", "where", "tril", "ones", "zeros", "arange", "full", "empty", "fill_", "zero_"), "masks / fills"),
     (("copy_", "contiguous", "clone", "_to_copy", "cat", "stack"), "copies"),
     (("sum", "mean", "amax", "max", "min"), "reductions"),
@@ -448,8 +475,10 @@ def gpt_breakdown(steps=10):
         res[lib] = (best, phase_ops)
     mt_phases, marks = res["mt"]
     total = sum(mt_phases)
-    print(f"\nGPT step breakdown (mindtorch, best of {steps} steps, {'CPU' if CLOCK[0] is not timeit.default_timer else 'wall'} time; kernel time by op family, "
-          f"the rest is Python: dispatch, autograd, module and optimizer code)")
+    print(
+        f"\nGPT step breakdown (mindtorch, best of {steps} steps, {'CPU' if CLOCK[0] is not timeit.default_timer else 'wall'} time; kernel time by op family, "
+        f"the rest is Python: dispatch, autograd, module and optimizer code)"
+    )
     names = ("forward", "backward", "optimizer")
     tph = res.get("torch", (None,))[0]
     print("phase      mindtorch      torch    ratio")
@@ -474,11 +503,15 @@ def gpt_breakdown(steps=10):
     for f in sorted({k[0] for k in fam}, key=lambda f: -sum(fam.get((f, n), 0) for n in names)):
         row = [fam.get((f, n), 0.0) for n in names]
         kernel_total += sum(row)
-        print(f"{f:24s}" + "".join(f"{v * 1e3:8.2f} ms" for v in row) + f"{sum(row) * 1e3:8.2f} ms"
-              f"{sum(row) / total:7.0%}")
+        print(
+            f"{f:24s}" + "".join(f"{v * 1e3:8.2f} ms" for v in row) + f"{sum(row) * 1e3:8.2f} ms{sum(row) / total:7.0%}"
+        )
     py = [mt_phases[i] - sum(fam.get((f, names[i]), 0) for f in {k[0] for k in fam}) for i in range(3)]
-    print(f"{'Python (not in kernels)':24s}" + "".join(f"{v * 1e3:8.2f} ms" for v in py) +
-          f"{sum(py) * 1e3:8.2f} ms{sum(py) / total:7.0%}")
+    print(
+        f"{'Python (not in kernels)':24s}"
+        + "".join(f"{v * 1e3:8.2f} ms" for v in py)
+        + f"{sum(py) * 1e3:8.2f} ms{sum(py) / total:7.0%}"
+    )
     top = sorted(ops.items(), key=lambda kv: -kv[1])[:12]
     print("top kernels: " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in top))
 
@@ -510,8 +543,12 @@ CASES = [
     ("CNN Adam step (2 conv + fc, 32x32, b32)", cnn_step, "ms", "x_torch", 1.5),
 ]
 SCALE = {"us": 1e6, "ms": 1e3, "s": 1.0}
-TARGET_TEXT = {"x_torch": "<= {:g}x torch", "x_numpy": "<= {:g}x numpy", "grad_overhead": "+<= 1 us over a + b",
-               "abs_s": "< {:g} s"}
+TARGET_TEXT = {
+    "x_torch": "<= {:g}x torch",
+    "x_numpy": "<= {:g}x numpy",
+    "grad_overhead": "+<= 1 us over a + b",
+    "abs_s": "< {:g} s",
+}
 
 
 def fmt(v, unit):
@@ -551,6 +588,7 @@ def main(argv=None):  # noqa: C901
     args = p.parse_args(argv)
     if args.cpu_time:
         import time
+
         CLOCK[0] = time.process_time
     if args.threads:
         if hasattr(mt, "set_num_threads"):
@@ -562,12 +600,16 @@ def main(argv=None):  # noqa: C901
     libs = ["mt", "np"] + (["torch"] if torch is not None else [])
     if torch is not None:
         torch.set_grad_enabled(True)
-    print(f"mindtorch {mt.__version__} (backends: {', '.join(mt.backends_installed()) or 'none'}), "
-          f"numpy {np.__version__}, torch {torch.__version__ if torch is not None else 'not installed'}, "
-          f"Python {sys.version.split()[0]}, {os.cpu_count()} cores")
-    print(f"each figure: min of {args.repeat} repeats of an autoranged timeit loop; threads: "
-          f"{args.threads or 'library defaults'}; clock: {'process CPU time' if args.cpu_time else 'wall'}; "
-          f"load average {os.getloadavg()[0]:.1f}\n")
+    print(
+        f"mindtorch {mt.__version__} (backends: {', '.join(mt.backends_installed()) or 'none'}), "
+        f"numpy {np.__version__}, torch {torch.__version__ if torch is not None else 'not installed'}, "
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} cores"
+    )
+    print(
+        f"each figure: min of {args.repeat} repeats of an autoranged timeit loop; threads: "
+        f"{args.threads or 'library defaults'}; clock: {'process CPU time' if args.cpu_time else 'wall'}; "
+        f"load average {os.getloadavg()[0]:.1f}\n"
+    )
 
     if args.breakdown_only:
         gpt_breakdown()
@@ -582,9 +624,17 @@ def main(argv=None):  # noqa: C901
             notes.append(f"{name}: mindtorch n/a ({why['mt']})")
         if work is add_small:
             base_mt = res["mt"]
-        rows.append((name, unit, res.get("mt"), res.get("np"), res.get("torch"),
-                     TARGET_TEXT[kind].format(limit), verdict(kind, limit, res.get("mt"), res.get("np"),
-                                                              res.get("torch"), base_mt)))
+        rows.append(
+            (
+                name,
+                unit,
+                res.get("mt"),
+                res.get("np"),
+                res.get("torch"),
+                TARGET_TEXT[kind].format(limit),
+                verdict(kind, limit, res.get("mt"), res.get("np"), res.get("torch"), base_mt),
+            )
+        )
 
     reps = max(3, args.repeat)
     if not args.only:
@@ -593,12 +643,12 @@ def main(argv=None):  # noqa: C901
             notes.append(f"import mindtorch: n/a ({why})")
         inp, _ = import_time("numpy", reps)
         itorch = import_time("torch", reps)[0] if torch is not None else NA
-        rows.append(("import (fresh process)", "s", imt, inp, itorch, "< 0.3 s",
-                     verdict("abs_s", 0.3, imt, 0, 0, 0)))
+        rows.append(("import (fresh process)", "s", imt, inp, itorch, "< 0.3 s", verdict("abs_s", 0.3, imt, 0, 0, 0)))
 
     head = ("benchmark", "mindtorch", "numpy", "torch", "mt/np", "mt/torch", "target", "")
-    table = [head] + [(n, fmt(m, u), fmt(a, u), fmt(t, u), ratio(m, a), ratio(m, t), tgt, ok)
-                      for n, u, m, a, t, tgt, ok in rows]
+    table = [head] + [
+        (n, fmt(m, u), fmt(a, u), fmt(t, u), ratio(m, a), ratio(m, t), tgt, ok) for n, u, m, a, t, tgt, ok in rows
+    ]
     widths = [max(len(r[i]) for r in table) for i in range(len(head))]
     for i, r in enumerate(table):
         print("  ".join(c.ljust(w) if j in (0, 6, 7) else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))))

@@ -6,6 +6,7 @@ Plain PyTorch-style code: only the import line differs from a PyTorch script. Pr
 tqdm bar on a terminal and a line every ~5% of the steps in a log; the loss curve goes to a
 PNG when matplotlib is installed.
 """
+
 import argparse
 import math
 import os
@@ -27,8 +28,11 @@ class CausalSelfAttention(nn.Module):
         self.c_proj = nn.Linear(n_embd, n_embd)
         self.resid_drop = nn.Dropout(dropout)
         # causal mask as a non-persistent buffer (only used by the manual path)
-        self.register_buffer("mask", torch.tril(torch.ones(block_size, block_size, dtype=torch.bool))
-                             .view(1, 1, block_size, block_size), persistent=False)
+        self.register_buffer(
+            "mask",
+            torch.tril(torch.ones(block_size, block_size, dtype=torch.bool)).view(1, 1, block_size, block_size),
+            persistent=False,
+        )
 
     def forward(self, x):
         B, T, C = x.shape
@@ -42,8 +46,9 @@ class CausalSelfAttention(nn.Module):
             att = F.dropout(F.softmax(att, dim=-1), self.dropout, self.training)
             y = att @ v
         else:
-            y = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0,
-                                               is_causal=True)
+            y = F.scaled_dot_product_attention(
+                q, k, v, dropout_p=self.dropout if self.training else 0.0, is_causal=True
+            )
         y = y.transpose(1, 2).contiguous().view(B, T, C)
         return self.resid_drop(self.c_proj(y))
 
@@ -54,8 +59,9 @@ class Block(nn.Module):
         self.ln_1 = nn.LayerNorm(n_embd)
         self.attn = CausalSelfAttention(n_embd, n_head, block_size, dropout, manual)
         self.ln_2 = nn.LayerNorm(n_embd)
-        self.mlp = nn.Sequential(nn.Linear(n_embd, 4 * n_embd), nn.GELU(), nn.Linear(4 * n_embd, n_embd),
-                                 nn.Dropout(dropout))
+        self.mlp = nn.Sequential(
+            nn.Linear(n_embd, 4 * n_embd), nn.GELU(), nn.Linear(4 * n_embd, n_embd), nn.Dropout(dropout)
+        )
 
     def forward(self, x):
         x = x + self.attn(self.ln_1(x))
@@ -105,7 +111,7 @@ class GPT(nn.Module):
     @torch.no_grad()
     def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None, generator=None):
         for _ in range(max_new_tokens):
-            cond = idx if idx.size(1) <= self.block_size else idx[:, -self.block_size:]
+            cond = idx if idx.size(1) <= self.block_size else idx[:, -self.block_size :]
             logits, _ = self(cond)
             logits = logits[:, -1, :] / temperature
             if top_k is not None:
@@ -140,8 +146,9 @@ class Progress:
             post = ", ".join(f"{k}={v}" for k, v in stats.items())
             elapsed = time.time() - self.t0
             if self.tqdm is not None:
-                line = self.tqdm.format_meter(step, self.total, elapsed, ascii=True, unit="step",
-                                              prefix=self.desc, postfix=post)
+                line = self.tqdm.format_meter(
+                    step, self.total, elapsed, ascii=True, unit="step", prefix=self.desc, postfix=post
+                )
             else:
                 line = f"{self.desc}: step {step}/{self.total} [{elapsed:.0f}s, {post}]"
             self.stream.write(line + "\n")
@@ -156,6 +163,7 @@ def plot_curve(losses, path):
     """The training loss per step as a PNG; returns why not when matplotlib is missing."""
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
@@ -194,8 +202,11 @@ def main(argv=None):
     ap.add_argument("--manual-attn", action="store_true", help="masked_fill + softmax instead of SDPA")
     ap.add_argument("--checkpoint", default=os.path.join(HERE, "out", "gpt_ckpt.pt"))
     ap.add_argument("--sample-tokens", type=int, default=200)
-    ap.add_argument("--plot", default=os.path.join(HERE, "out", "loss_curve.png"),
-                    help="where to write the loss curve (needs matplotlib); '' for none")
+    ap.add_argument(
+        "--plot",
+        default=os.path.join(HERE, "out", "loss_curve.png"),
+        help="where to write the loss curve (needs matplotlib); '' for none",
+    )
     args = ap.parse_args(argv)
 
     torch.manual_seed(args.seed)
@@ -215,19 +226,21 @@ def main(argv=None):
     def get_batch(split, g=gen):
         d = train_data if split == "train" else val_data
         ix = torch.randint(len(d) - args.block_size - 1, (args.batch_size,), generator=g)
-        x = torch.stack([d[i:i + args.block_size] for i in ix.tolist()])
-        y = torch.stack([d[i + 1:i + 1 + args.block_size] for i in ix.tolist()])
+        x = torch.stack([d[i : i + args.block_size] for i in ix.tolist()])
+        y = torch.stack([d[i + 1 : i + 1 + args.block_size] for i in ix.tolist()])
         return x.to(device), y.to(device)
 
-    model = GPT(vocab_size, args.block_size, args.n_layer, args.n_head, args.n_embd, args.dropout,
-                args.manual_attn).to(device)
+    model = GPT(vocab_size, args.block_size, args.n_layer, args.n_head, args.n_embd, args.dropout, args.manual_attn).to(
+        device
+    )
     n_params = sum(p.numel() for p in model.parameters())  # tied weight counted once
     print(f"model: {n_params} parameters on {device}")
     optimizer = model.configure_optimizers(args.lr, weight_decay=0.1)
     warmup = max(1, args.steps // 10)
     sched = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min(1.0, (s + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * min(s, args.steps) /
-                                                                                args.steps)))
+        optimizer,
+        lambda s: min(1.0, (s + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * min(s, args.steps) / args.steps)),
+    )
 
     @torch.no_grad()
     def estimate_loss(m):
@@ -265,11 +278,20 @@ def main(argv=None):
 
     # checkpoint round trip
     os.makedirs(os.path.dirname(os.path.abspath(args.checkpoint)), exist_ok=True)
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "scheduler": sched.state_dict(),
-                "chars": "".join(chars), "args": vars(args)}, args.checkpoint)
+    torch.save(
+        {
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "scheduler": sched.state_dict(),
+            "chars": "".join(chars),
+            "args": vars(args),
+        },
+        args.checkpoint,
+    )
     ckpt = torch.load(args.checkpoint, map_location=device)
-    restored = GPT(vocab_size, args.block_size, args.n_layer, args.n_head, args.n_embd, args.dropout,
-                   args.manual_attn).to(device)
+    restored = GPT(
+        vocab_size, args.block_size, args.n_layer, args.n_head, args.n_embd, args.dropout, args.manual_attn
+    ).to(device)
     print("checkpoint:", args.checkpoint, restored.load_state_dict(ckpt["model"]))
     restored_opt = restored.configure_optimizers(args.lr, weight_decay=0.1)
     restored_opt.load_state_dict(ckpt["optimizer"])
@@ -277,8 +299,9 @@ def main(argv=None):
     print(f"restored model val loss {val_restored:.4f} (same batches as above)")
 
     ctx = torch.tensor([[stoi[c] for c in "Once upon a time"]], dtype=torch.long, device=device)
-    out = restored.generate(ctx, args.sample_tokens, temperature=0.8, top_k=10,
-                            generator=torch.Generator().manual_seed(args.seed))
+    out = restored.generate(
+        ctx, args.sample_tokens, temperature=0.8, top_k=10, generator=torch.Generator().manual_seed(args.seed)
+    )
     print("sample:\n" + "".join(chars[i] for i in out[0].tolist()))
     ok = losses["val"] < h_unigram
     print("val loss below unigram entropy:", ok)

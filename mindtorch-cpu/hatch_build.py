@@ -3,6 +3,7 @@
 A wheel that carries them is tagged for this platform; without a C compiler the wheel is pure
 Python and the backend uses its NumPy kernels.
 """
+
 import importlib.util
 import sysconfig
 import tempfile

@@ -15,5 +15,6 @@ def pytest_configure(config):
 @pytest.fixture(autouse=True)
 def _seed():
     import mindtorch
+
     mindtorch.manual_seed(0)
     yield

@@ -1,4 +1,5 @@
 """Shared test helpers: PyTorch as the oracle when installed, value comparison, gradcheck."""
+
 import math
 
 import mindtorch
@@ -10,8 +11,10 @@ def torch_or_skip():
     """The real PyTorch module, or skip the test when it is not installed. In CI
     (MINDTORCH_REQUIRE_TORCH=1, set by the parity session) a missing torch is a failure."""
     import os
+
     if os.environ.get("MINDTORCH_REQUIRE_TORCH") == "1":
         import torch
+
         return torch
     return pytest.importorskip("torch")
 
@@ -24,6 +27,7 @@ def to_np(t):
         return t.detach().cpu().numpy()
     if type(t).__module__.startswith("torch"):
         import torch
+
         if t.dtype == torch.bfloat16:
             t = t.float()
         return t.detach().cpu().resolve_conj().numpy()
@@ -33,6 +37,7 @@ def to_np(t):
 def to_torch(t, requires_grad=None):
     """A PyTorch copy of a mindtorch tensor (same dtype, values, requires_grad)."""
     import torch
+
     if t.dtype is mindtorch.bfloat16:
         out = torch.from_numpy(to_np(t).copy()).to(torch.bfloat16)
     else:
@@ -64,8 +69,13 @@ def assert_same(mt, th, rtol=1e-5, atol=1e-6, check_dtype=True, check_stride=Fal
     if a.dtype == np.bool_ or np.issubdtype(a.dtype, np.integer):
         np.testing.assert_array_equal(a, b)
     else:
-        np.testing.assert_allclose(a.astype(np.float64) if a.dtype.kind != "c" else a, b.astype(np.float64) if
-                                   b.dtype.kind != "c" else b, rtol=rtol, atol=atol, equal_nan=True)
+        np.testing.assert_allclose(
+            a.astype(np.float64) if a.dtype.kind != "c" else a,
+            b.astype(np.float64) if b.dtype.kind != "c" else b,
+            rtol=rtol,
+            atol=atol,
+            equal_nan=True,
+        )
 
 
 def results_or_same_error(fn):
@@ -87,8 +97,11 @@ def check_grad(fn, *inputs, **kw):
 
 
 def randn64(*shape, requires_grad=True, low=None):
-    t = mindtorch.randn(*shape, dtype=mindtorch.float64) if "randn" in dir(mindtorch) else \
-        mindtorch.tensor(np.random.default_rng(0).standard_normal(shape))
+    t = (
+        mindtorch.randn(*shape, dtype=mindtorch.float64)
+        if "randn" in dir(mindtorch)
+        else mindtorch.tensor(np.random.default_rng(0).standard_normal(shape))
+    )
     if low is not None:
         t = t.abs() + low
     return t.requires_grad_(requires_grad)
@@ -128,8 +141,9 @@ def compare_results(m, th, rtol, atol, where="result", *, ordered_keys=False, in
         elif isinstance(th, float):
             ok_types = (float, int) if int_as_float else float
             assert isinstance(m, ok_types), f"{where}: {type(m)} is not float"
-            assert (math.isnan(m) and math.isnan(th)) or math.isclose(m, th, rel_tol=rtol, abs_tol=atol), \
+            assert (math.isnan(m) and math.isnan(th)) or math.isclose(m, th, rel_tol=rtol, abs_tol=atol), (
                 f"{where}: {m} != {th}"
+            )
         elif th is None:
             assert m is None, f"{where}: {m!r} is not None"
         else:
@@ -143,4 +157,5 @@ def installed_backends(*extra):
 
     nox installs only what a session needs; a developer's environment may hold more (mindtorch-npu)."""
     import importlib.metadata
+
     return sorted({e.name for e in importlib.metadata.entry_points(group="mindtorch.backends")} | set(extra))

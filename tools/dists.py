@@ -8,6 +8,7 @@ Each distribution writes its version once, as ``__version__`` in its package (th
 it from there), and depends on the other in-repo distributions with the compatible range computed
 from that version, so a new distribution joins by having its directory here.
 """
+
 import re
 import sys
 import tarfile
@@ -22,8 +23,16 @@ except ImportError:  # Python 3.10
 ROOT = Path(__file__).resolve().parent.parent
 CORE = "mindtorch-core"
 LICENSE_EXPR = "Apache-2.0"
-REQUIRED = ("description", "readme", "license", "license-files", "authors", "keywords", "classifiers",
-            "requires-python")
+REQUIRED = (
+    "description",
+    "readme",
+    "license",
+    "license-files",
+    "authors",
+    "keywords",
+    "classifiers",
+    "requires-python",
+)
 _VERSION_RE = re.compile(r'^__version__\s*=\s*["\']([^"\']+)["\']', re.M)
 _REQ_RE = re.compile(r"^\s*(mindtorch-[A-Za-z0-9_.-]+?)\s*((?:[<>=!~].*)?)$")
 
@@ -100,22 +109,26 @@ def check(root=ROOT):
             if dep not in names:
                 problems.append(f"{where}: depends on {dep}, which is not a distribution in this repository")
             elif not _same_spec(spec, want_range):
-                problems.append(f"{where}: requires {dep}{spec}, expected {dep}{want_range} "
-                                f"(run `python tools/dists.py set-version {core.version}`)")
+                problems.append(
+                    f"{where}: requires {dep}{spec}, expected {dep}{want_range} "
+                    f"(run `python tools/dists.py set-version {core.version}`)"
+                )
         if d.name != CORE and CORE not in dict(d.internal_requirements()):
             problems.append(f"{where}: does not depend on {CORE}")
         missing = [k for k in REQUIRED if not d.project.get(k)]
         if missing:
             problems.append(f"{where}: metadata missing: {', '.join(missing)}")
         if d.project.get("license") != LICENSE_EXPR:
-            problems.append(f"{where}: license should be \"{LICENSE_EXPR}\", not {d.project.get('license')!r}")
+            problems.append(f'{where}: license should be "{LICENSE_EXPR}", not {d.project.get("license")!r}')
         readme = d.project.get("readme")
         if isinstance(readme, str) and not (d.path / readme).is_file():
             problems.append(f"{where}: readme {readme} does not exist")
         lic = d.path / "LICENSE"
         if license_text is not None and (not lic.is_file() or lic.read_bytes() != license_text):
-            problems.append(f"{d.path.name}/LICENSE: missing or not the repository's LICENSE "
-                            f"(run `python tools/dists.py set-version {core.version}` to copy it)")
+            problems.append(
+                f"{d.path.name}/LICENSE: missing or not the repository's LICENSE "
+                f"(run `python tools/dists.py set-version {core.version}` to copy it)"
+            )
         if d.pyproject.get("build-system", {}).get("build-backend") != backend:
             problems.append(f"{where}: build backend differs from {CORE}'s ({backend})")
     return problems
@@ -134,8 +147,11 @@ def set_version(version, root=ROOT):
             d.version_file.write_text(_VERSION_RE.sub(f'__version__ = "{version}"', text, count=1))
         pp = d.path / "pyproject.toml"
         text = pp.read_text()
-        text = re.sub(r'"(mindtorch-[A-Za-z0-9_.-]+?)\s*[<>=!~][^";]*(;[^"]*)?"',
-                      lambda m: f'"{m.group(1)}{rng}{m.group(2) or ""}"', text)
+        text = re.sub(
+            r'"(mindtorch-[A-Za-z0-9_.-]+?)\s*[<>=!~][^";]*(;[^"]*)?"',
+            lambda m: f'"{m.group(1)}{rng}{m.group(2) or ""}"',
+            text,
+        )
         pp.write_text(text)
         (d.path / "LICENSE").write_bytes(license_text)
 
@@ -156,8 +172,7 @@ def check_artifacts(directory):
         elif f.name.endswith(".tar.gz"):
             with tarfile.open(f) as t:
                 names = t.getnames()
-                ok_lic = any(n.count("/") == 1 and n.endswith("/LICENSE") and t.getmember(n).isfile()
-                             for n in names)
+                ok_lic = any(n.count("/") == 1 and n.endswith("/LICENSE") and t.getmember(n).isfile() for n in names)
             ok_readme = any(n.count("/") == 1 and n.endswith("/README.md") for n in names)
         else:
             continue

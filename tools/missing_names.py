@@ -1,14 +1,20 @@
 """Which of PyTorch's public names mindtorch lacks (needs torch installed: the parity oracle).
 
-    python tools/missing_names.py        counts per namespace
-    python tools/missing_names.py -v     and the missing names
+python tools/missing_names.py        counts per namespace
+python tools/missing_names.py -v     and the missing names
 """
+
 import importlib
 import sys
 import warnings
 
-PAIRS = [("torch", "mindtorch"), ("torch.nn", "mindtorch.nn"), ("torch.nn.functional", "mindtorch.nn.functional"),
-         ("torch.optim", "mindtorch.optim"), ("torch.nn.modules", "mindtorch.nn.modules")]
+PAIRS = [
+    ("torch", "mindtorch"),
+    ("torch.nn", "mindtorch.nn"),
+    ("torch.nn.functional", "mindtorch.nn.functional"),
+    ("torch.optim", "mindtorch.optim"),
+    ("torch.nn.modules", "mindtorch.nn.modules"),
+]
 
 
 def missing(torch_name, ours_name):

@@ -1,7 +1,8 @@
 """Generates examples/data/tiny_stories.txt: English-like text from a small grammar (no downloads).
 
-    python examples/data/make_corpus.py [--kb 300] [--seed 1]
+python examples/data/make_corpus.py [--kb 300] [--seed 1]
 """
+
 import argparse
 import os
 import random
@@ -9,8 +10,18 @@ import random
 NAMES = ["Mia", "Tom", "Lily", "Ben", "Anna", "Sam", "Lucy", "Max", "Ella", "Jack", "Rosa", "Leo"]
 ANIMALS = ["cat", "dog", "bird", "fox", "rabbit", "frog", "bear", "duck", "mouse", "horse"]
 THINGS = ["ball", "kite", "boat", "book", "cake", "hat", "box", "drum", "apple", "lamp", "map", "key"]
-PLACES = ["the park", "the garden", "the forest", "the river", "the beach", "the town", "the farm", "the hill",
-          "the market", "the school"]
+PLACES = [
+    "the park",
+    "the garden",
+    "the forest",
+    "the river",
+    "the beach",
+    "the town",
+    "the farm",
+    "the hill",
+    "the market",
+    "the school",
+]
 ADJ = ["big", "small", "red", "blue", "happy", "sad", "old", "new", "shiny", "funny", "quiet", "brave", "green"]
 FEEL = ["happy", "sad", "tired", "excited", "scared", "proud", "hungry", "sleepy", "curious"]
 VERB_T = ["found", "saw", "liked", "wanted", "lost", "made", "painted", "carried", "shared", "opened"]

@@ -5,6 +5,7 @@
 Importable too: ``build(outdir) -> Path``. Rebuilds only when the sources, the compiler or the flags
 changed (a hash stamp in OUTDIR). The compiler is $CC or ``cc``.
 """
+
 import hashlib
 import os
 import shlex
@@ -58,8 +59,17 @@ def build(outdir, *, force=False, quiet=True):
         # build under a temporary name and rename, so a process that has the old library loaded is unaffected
         fd, tmp = tempfile.mkstemp(prefix=name + ".", dir=out)
         os.close(fd)
-        cmd = [*cc, *FLAGS, "-o", tmp, *(str(HERE / s) for s in sources),
-               f"-L{out}", *(f"-l{d}" for d in deps), "-Wl,-rpath,$ORIGIN", "-lm"]
+        cmd = [
+            *cc,
+            *FLAGS,
+            "-o",
+            tmp,
+            *(str(HERE / s) for s in sources),
+            f"-L{out}",
+            *(f"-l{d}" for d in deps),
+            "-Wl,-rpath,$ORIGIN",
+            "-lm",
+        ]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True)
         except OSError as exc:  # no compiler at all

@@ -1,4 +1,5 @@
 """Anomaly detection: NaN gradients raise with PyTorch's message, the forward traceback is reported."""
+
 import warnings
 
 import mindtorch as torch
@@ -44,10 +45,12 @@ def test_check_nan_false_and_set_detect_anomaly_restore():
 
 def test_decorator_form():
     with pytest.warns(UserWarning):
+
         @torch.autograd.detect_anomaly()
         def run():
             assert torch.is_anomaly_enabled()
             _nan_in_div()
+
     with pytest.raises(RuntimeError, match="returned nan values"):
         run()
     assert not torch.is_anomaly_enabled()

@@ -1,4 +1,5 @@
 """Every differentiable op in the table has a derivative formula, and the formulas pass gradcheck."""
+
 import mindtorch as torch
 import numpy as np
 from mindtorch.autograd import gradcheck
@@ -8,20 +9,74 @@ from mindtorch.ops.registry import OPS
 # integer/bool results, indices, or sampling). The in-place form `name_` is covered too.
 NON_DIFFERENTIABLE = {
     # comparisons and predicates: bool results
-    "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal",
-    "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "signbit", "equal",
-    "logical_and", "logical_or", "logical_xor", "logical_not", "all", "any",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "not_equal",
+    "isclose",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "isneginf",
+    "isposinf",
+    "isreal",
+    "signbit",
+    "equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "logical_not",
+    "all",
+    "any",
     # integer-only arithmetic
-    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
-    "gcd", "lcm",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_not",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "gcd",
+    "lcm",
     # floating-point bit manipulation: PyTorch defines no derivative
-    "nextafter", "_frexp",
+    "nextafter",
+    "_frexp",
     # indices and counts
-    "argmax", "argmin", "argwhere", "argsort", "nonzero", "count_nonzero", "searchsorted", "bucketize",
-    "_bincount", "bincount", "_unique", "unique", "unique_consecutive", "histc",
+    "argmax",
+    "argmin",
+    "argwhere",
+    "argsort",
+    "nonzero",
+    "count_nonzero",
+    "searchsorted",
+    "bucketize",
+    "_bincount",
+    "bincount",
+    "_unique",
+    "unique",
+    "unique_consecutive",
+    "histc",
     # sampling (random draws have no gradient w.r.t. their parameters in PyTorch)
-    "multinomial", "bernoulli", "poisson", "normal", "uniform_", "normal_", "random_", "exponential_",
-    "geometric_", "log_normal_", "cauchy_", "randint_like", "rand_like", "randn_like",
+    "multinomial",
+    "bernoulli",
+    "poisson",
+    "normal",
+    "uniform_",
+    "normal_",
+    "random_",
+    "exponential_",
+    "geometric_",
+    "log_normal_",
+    "cauchy_",
+    "randint_like",
+    "rand_like",
+    "randn_like",
     # in-place renormalisation of an embedding table under no_grad
     "_embedding_renorm_",
 }
@@ -41,8 +96,9 @@ def _needs_formula(op):
 
 
 def test_every_differentiable_op_has_a_derivative():
-    missing = sorted(q for q, op in OPS.items()
-                     if _needs_formula(op) and op.derivative is None and op.name not in KNOWN_MISSING)
+    missing = sorted(
+        q for q, op in OPS.items() if _needs_formula(op) and op.derivative is None and op.name not in KNOWN_MISSING
+    )
     assert not missing, f"ops without a derivative formula (add grad=... or list them above): {missing}"
 
 
@@ -54,6 +110,7 @@ def test_allow_list_detects_a_new_op():
         view_fn = None
         composite = None
         derivative = None
+
     assert _needs_formula(Fake)
     Fake.name = "eq_"
     assert not _needs_formula(Fake)
@@ -95,31 +152,40 @@ SAMPLES = {
     "gelu": lambda: (lambda a: (torch.gelu(a), torch.gelu(a, approximate="tanh")), (_x(lo=-2.5, hi=2.5),)),
     "gelu_backward": lambda: (
         lambda g, a: (torch.ops.gelu_backward(g, a), torch.ops.gelu_backward(g, a, approximate="tanh")),
-        (_x(seed=1), _x(lo=-2.5, hi=2.5))),
+        (_x(seed=1), _x(lo=-2.5, hi=2.5)),
+    ),
     # relu's gradient: linear in grad_output, the mask from self (values kept away from the threshold)
     "threshold_backward": lambda: (
         lambda g, x: (torch.ops.threshold_backward(g, x.detach(), 0), torch.ops.threshold_backward(g, x.detach(), 0.5)),
-        (_x(seed=1), _x(lo=-1.0, hi=0.4))),
+        (_x(seed=1), _x(lo=-1.0, hi=0.4)),
+    ),
     # fused attention: causal, boolean and additive masks, L != S
     "_scaled_dot_product_attention": lambda: (
-        lambda q, k, v: (torch.ops._scaled_dot_product_attention(q, k, v, None, True, 0.7)[0],
-                         torch.ops._scaled_dot_product_attention(q, k, v, _i([[1, 0, 1]]).bool(), False, 0.5)[0],
-                         torch.ops._scaled_dot_product_attention(q[:, :2], k, v, _v([[0.1, -0.4, 0.2]]).detach(),
-                                                                 False, 1.0)[0]),
-        (_x((2, 3, 4), lo=-1, hi=1), _x((2, 3, 4), lo=-1, hi=1, seed=1), _x((2, 3, 5), seed=2))),
+        lambda q, k, v: (
+            torch.ops._scaled_dot_product_attention(q, k, v, None, True, 0.7)[0],
+            torch.ops._scaled_dot_product_attention(q, k, v, _i([[1, 0, 1]]).bool(), False, 0.5)[0],
+            torch.ops._scaled_dot_product_attention(q[:, :2], k, v, _v([[0.1, -0.4, 0.2]]).detach(), False, 1.0)[0],
+        ),
+        (_x((2, 3, 4), lo=-1, hi=1), _x((2, 3, 4), lo=-1, hi=1, seed=1), _x((2, 3, 5), seed=2)),
+    ),
     # fused cross entropy: mean with an ignored target, sum with class weights, none
     "_cross_entropy": lambda: (
-        lambda x: (torch.ops._cross_entropy(x, _i([2, 0, -100, 1]), None, 1, -100)[0],
-                   torch.ops._cross_entropy(x, _i([2, 0, 1, 1]), _v([0.5, 2.0, 1.0]).detach(), 2, -100)[0],
-                   torch.ops._cross_entropy(x, _i([2, 0, 1, 1]), None, 0, -100)[0]),
-        (_x((4, 3), lo=-1, hi=1),)),
+        lambda x: (
+            torch.ops._cross_entropy(x, _i([2, 0, -100, 1]), None, 1, -100)[0],
+            torch.ops._cross_entropy(x, _i([2, 0, 1, 1]), _v([0.5, 2.0, 1.0]).detach(), 2, -100)[0],
+            torch.ops._cross_entropy(x, _i([2, 0, 1, 1]), None, 0, -100)[0],
+        ),
+        (_x((4, 3), lo=-1, hi=1),),
+    ),
     # fused softmax derivatives, along either dim (y stands for a softmax / log_softmax output)
     "_softmax_backward_data": lambda: (
         lambda g, y: (torch.ops._softmax_backward_data(g, y, 1), torch.ops._softmax_backward_data(g, y, 0)),
-        (_x(seed=1), _x())),
+        (_x(seed=1), _x()),
+    ),
     "_log_softmax_backward_data": lambda: (
         lambda g, y: (torch.ops._log_softmax_backward_data(g, y, 1), torch.ops._log_softmax_backward_data(g, y, 0)),
-        (_x(seed=1), _x(lo=-2.0, hi=-0.2))),
+        (_x(seed=1), _x(lo=-2.0, hi=-0.2)),
+    ),
     # one `sum` op covers the full and the per-dimension reduction
     "sum": lambda: (lambda a: (a.sum(), torch.sum(a, 1)), (_x(),)),
     "clone": lambda: (lambda a: a.clone(), (_x(),)),
@@ -154,10 +220,14 @@ SAMPLES = {
     "add": lambda: (lambda a, b: torch.add(a, b, alpha=2.0), (_x(), _x((3,), seed=1))),
     "sub": lambda: (lambda a, b: torch.sub(a, b, alpha=0.5), (_x(), _x((3,), seed=1))),
     # --- pointwise --------------------------------------------------------------------------------
-    "addcdiv": lambda: (lambda a, b, c: torch.addcdiv(a, b, c, value=0.5),
-                        (_x(), _x((3,), seed=1), _x((2, 1), seed=2))),
-    "addcmul": lambda: (lambda a, b, c: torch.addcmul(a, b, c, value=-1.5),
-                        (_x(), _x((3,), seed=1), _x((2, 1), seed=2))),
+    "addcdiv": lambda: (
+        lambda a, b, c: torch.addcdiv(a, b, c, value=0.5),
+        (_x(), _x((3,), seed=1), _x((2, 1), seed=2)),
+    ),
+    "addcmul": lambda: (
+        lambda a, b, c: torch.addcmul(a, b, c, value=-1.5),
+        (_x(), _x((3,), seed=1), _x((2, 1), seed=2)),
+    ),
     # values kept well away from the kink at 0.5
     "clamp_max": lambda: (lambda a: torch.clamp_max(a, 0.5), (_v([[0.2, 0.7, 0.4], [0.9, 0.3, 0.6]]),)),
     "clamp_min": lambda: (lambda a: torch.clamp_min(a, 0.5), (_v([[0.2, 0.7, 0.4], [0.9, 0.3, 0.6]]),)),
@@ -181,119 +251,186 @@ SAMPLES = {
     "repeat": lambda: (lambda a: a.repeat(2, 1, 2), (_x(),)),
     "gather": lambda: (lambda a: torch.gather(a, 1, _i([[0, 0], [2, 1]])), (_x(),)),
     "index.Tensor": lambda: (lambda a: torch.ops.index(a, [None, _i([2, 0, 2])]), (_x(),)),
-    "index_add": lambda: (lambda a, s: torch.index_add(a, 0, _i([0, 2, 0]), s, alpha=2.0),
-                          (_x((3, 2)), _x((3, 2), seed=1))),
+    "index_add": lambda: (
+        lambda a, s: torch.index_add(a, 0, _i([0, 2, 0]), s, alpha=2.0),
+        (_x((3, 2)), _x((3, 2), seed=1)),
+    ),
     "index_copy": lambda: (lambda a, s: torch.index_copy(a, 0, _i([2, 0]), s), (_x((3, 2)), _x((2, 2), seed=1))),
     "index_fill.int_Scalar": lambda: (lambda a: torch.index_fill(a, 1, _i([0, 2]), 0.5), (_x(),)),
     "index_fill.int_Tensor": lambda: (lambda a, v: torch.index_fill(a, 1, _i([0, 2]), v), (_x(), _x(()))),
     # accumulate with a repeated index, and overwrite with distinct ones
-    "index_put": lambda: (lambda a, v: (torch.index_put(a, (_i([0, 2, 0]),), v, accumulate=True),
-                                        torch.index_put(a, (_i([2, 1]),), v[:2], accumulate=False)),
-                          (_x((3, 2)), _x((3, 2), seed=1))),
+    "index_put": lambda: (
+        lambda a, v: (
+            torch.index_put(a, (_i([0, 2, 0]),), v, accumulate=True),
+            torch.index_put(a, (_i([2, 1]),), v[:2], accumulate=False),
+        ),
+        (_x((3, 2)), _x((3, 2), seed=1)),
+    ),
     "index_select": lambda: (lambda a: torch.index_select(a, 1, _i([2, 0, 2])), (_x(),)),
     "masked_fill.Scalar": lambda: (lambda a: torch.masked_fill(a, _MASK, 0.5), (_x(),)),
     "masked_fill.Tensor": lambda: (lambda a, v: torch.masked_fill(a, _MASK, v), (_x(), _x(()))),
     # scatter without a reduction: distinct targets per row (duplicates are order-dependent)
     "scatter.src": lambda: (lambda a, s: torch.scatter(a, 1, _i([[2, 0], [1, 2]]), s), (_x(), _x((2, 2), seed=1))),
     "scatter.value": lambda: (lambda a: torch.scatter(a, 1, _i([[2, 0], [1, 2]]), 0.5), (_x(),)),
-    "scatter_add": lambda: (lambda a, s: torch.scatter_add(a, 1, _i([[2, 2], [0, 1]]), s),
-                            (_x(), _x((2, 2), seed=1))),
+    "scatter_add": lambda: (lambda a, s: torch.scatter_add(a, 1, _i([[2, 2], [0, 1]]), s), (_x(), _x((2, 2), seed=1))),
     "slice.Tensor": lambda: (lambda a: torch.ops.slice(a, 1, 0, 3, 2), (_x(),)),
     # --- random ops: the generator is re-seeded inside, so every evaluation draws the same noise -----
-    "normal.Tensor_Tensor": lambda: (lambda m, s: torch.normal(m, s, generator=_gen()),
-                                     (_x(), _x(lo=0.5, hi=1.5, seed=1))),
+    "normal.Tensor_Tensor": lambda: (
+        lambda m, s: torch.normal(m, s, generator=_gen()),
+        (_x(), _x(lo=0.5, hi=1.5, seed=1)),
+    ),
     "normal.Tensor_float": lambda: (lambda m: torch.normal(m, 0.5, generator=_gen()), (_x(),)),
     "normal.float_Tensor": lambda: (lambda s: torch.normal(0.3, s, generator=_gen()), (_x(lo=0.5, hi=1.5),)),
     # the draw is piecewise constant in p: zero gradient (as in PyTorch)
     "bernoulli": lambda: (lambda p: torch.bernoulli(p, generator=_gen()), (_x(),)),
     "bernoulli.p": lambda: (lambda a: torch.bernoulli(a, 0.5, generator=_gen()), (_x(),)),
     # --- nn (private ops through the OpNamespace); only the differentiable output is checked --------
-    "_conv2d": lambda: (lambda x, w, b: torch.ops._conv2d(x, w, b, *_CONV),
-                        (_x((1, 2, 4, 5)), _x((2, 1, 2, 2), seed=1), _x((2,), seed=2))),
+    "_conv2d": lambda: (
+        lambda x, w, b: torch.ops._conv2d(x, w, b, *_CONV),
+        (_x((1, 2, 4, 5)), _x((2, 1, 2, 2), seed=1), _x((2,), seed=2)),
+    ),
     "_conv2d_backward_input": lambda: (
         lambda g, w: torch.ops._conv2d_backward_input(g, w, [1, 2, 4, 5], *_CONV),
-        (_x((1, 2, 2, 4)), _x((2, 1, 2, 2), seed=1))),
+        (_x((1, 2, 2, 4)), _x((2, 1, 2, 2), seed=1)),
+    ),
     "_conv2d_backward_weight": lambda: (
         lambda g, x: torch.ops._conv2d_backward_weight(g, x, [2, 1, 2, 2], *_CONV),
-        (_x((1, 2, 2, 4)), _x((1, 2, 4, 5), seed=1))),
+        (_x((1, 2, 2, 4)), _x((1, 2, 4, 5), seed=1)),
+    ),
     "_max_pool2d_with_indices": lambda: (
         lambda a: torch.ops._max_pool2d_with_indices(a, [2, 2], [1, 1], [0, 0], [1, 1], False),
-        (_v(np.arange(9.0).reshape(1, 1, 3, 3)[..., ::-1] * 0.1 + _DISTINCT_NOISE),)),
+        (_v(np.arange(9.0).reshape(1, 1, 3, 3)[..., ::-1] * 0.1 + _DISTINCT_NOISE),),
+    ),
     "_avg_pool2d": lambda: (lambda a: torch.ops._avg_pool2d(a, *_AVG), (_x((1, 1, 3, 3)),)),
     "_avg_pool2d_backward": lambda: (
-        lambda g: torch.ops._avg_pool2d_backward(g, _x((1, 1, 3, 3)).detach(), *_AVG), (_x((1, 1, 4, 4)),)),
+        lambda g: torch.ops._avg_pool2d_backward(g, _x((1, 1, 3, 3)).detach(), *_AVG),
+        (_x((1, 1, 4, 4)),),
+    ),
     "_adaptive_avg_pool2d": lambda: (lambda a: torch.ops._adaptive_avg_pool2d(a, [2, 3]), (_x((1, 1, 3, 4)),)),
     "_adaptive_avg_pool2d_backward": lambda: (
-        lambda g: torch.ops._adaptive_avg_pool2d_backward(g, _x((1, 1, 3, 4)).detach()), (_x((1, 1, 2, 3)),)),
-    "_upsample2d": lambda: (lambda a: (torch.ops._upsample2d(a, [3, 4], "bilinear", False, None, None),
-                                       torch.ops._upsample2d(a, [3, 4], "bilinear", True, None, None),
-                                       torch.ops._upsample2d(a, [3, 4], "nearest", False, None, None),
-                                       torch.ops._upsample2d(a, [3, 4], "bilinear", False, 1.5, 2.0)),
-                            (_x((1, 1, 2, 2)),)),
+        lambda g: torch.ops._adaptive_avg_pool2d_backward(g, _x((1, 1, 3, 4)).detach()),
+        (_x((1, 1, 2, 3)),),
+    ),
+    "_upsample2d": lambda: (
+        lambda a: (
+            torch.ops._upsample2d(a, [3, 4], "bilinear", False, None, None),
+            torch.ops._upsample2d(a, [3, 4], "bilinear", True, None, None),
+            torch.ops._upsample2d(a, [3, 4], "nearest", False, None, None),
+            torch.ops._upsample2d(a, [3, 4], "bilinear", False, 1.5, 2.0),
+        ),
+        (_x((1, 1, 2, 2)),),
+    ),
     "_upsample2d_backward": lambda: (
-        lambda g: (torch.ops._upsample2d_backward(g, [1, 1, 2, 2], "bilinear", False, None, None),
-                   torch.ops._upsample2d_backward(g, [1, 1, 2, 2], "nearest", False, None, None),
-                   torch.ops._upsample2d_backward(g, [1, 1, 2, 2], "bilinear", False, 1.5, 2.0)),
-        (_x((1, 1, 3, 4)),)),
-    "native_layer_norm": lambda: (lambda x, w, b: torch.ops.native_layer_norm(x, [3], w, b, 1e-5)[0],
-                                  (_x(), _x((3,), seed=1), _x((3,), seed=2))),
+        lambda g: (
+            torch.ops._upsample2d_backward(g, [1, 1, 2, 2], "bilinear", False, None, None),
+            torch.ops._upsample2d_backward(g, [1, 1, 2, 2], "nearest", False, None, None),
+            torch.ops._upsample2d_backward(g, [1, 1, 2, 2], "bilinear", False, 1.5, 2.0),
+        ),
+        (_x((1, 1, 3, 4)),),
+    ),
+    "native_layer_norm": lambda: (
+        lambda x, w, b: torch.ops.native_layer_norm(x, [3], w, b, 1e-5)[0],
+        (_x(), _x((3,), seed=1), _x((3,), seed=2)),
+    ),
     "_rms_norm": lambda: (lambda x, w: torch.ops._rms_norm(x, [3], w, 1e-5)[0], (_x(), _x((3,), seed=1))),
-    "_group_norm": lambda: (lambda x, w, b: torch.ops._group_norm(x, w, b, 2, 1e-5)[0],
-                            (_x((2, 4, 2)), _x((4,), seed=1), _x((4,), seed=2))),
+    "_group_norm": lambda: (
+        lambda x, w, b: torch.ops._group_norm(x, w, b, 2, 1e-5)[0],
+        (_x((2, 4, 2)), _x((4,), seed=1), _x((4,), seed=2)),
+    ),
     # training mode (batch statistics) and eval mode (running statistics)
-    "_batch_norm": lambda: (lambda x, w, b: (
-        torch.ops._batch_norm(x, w, b, None, None, True, 0.1, 1e-5)[0],
-        torch.ops._batch_norm(x, w, b, _x((2,)).detach(), _x((2,), lo=0.5, hi=1.5).detach(), False, 0.1, 1e-5)[0]),
-        (_x((3, 2, 2)), _x((2,), seed=1), _x((2,), seed=2))),
+    "_batch_norm": lambda: (
+        lambda x, w, b: (
+            torch.ops._batch_norm(x, w, b, None, None, True, 0.1, 1e-5)[0],
+            torch.ops._batch_norm(x, w, b, _x((2,)).detach(), _x((2,), lo=0.5, hi=1.5).detach(), False, 0.1, 1e-5)[0],
+        ),
+        (_x((3, 2, 2)), _x((2,), seed=1), _x((2,), seed=2)),
+    ),
     "polygamma": lambda: (lambda a: (torch.polygamma(1, a), torch.polygamma(2, a)), (_x(lo=0.5, hi=2.0),)),
     # --- matrix functions: well-conditioned inputs; symmetric ones built inside for cholesky / eigh ---
     "linalg_inv": lambda: (lambda a: torch.ops.linalg_inv(a + 3 * torch.eye(3, dtype=a.dtype)), (_x((2, 3, 3)),)),
-    "linalg_slogdet": lambda: (lambda a: torch.ops.linalg_slogdet(a + 3 * torch.eye(3, dtype=a.dtype))[1],
-                               (_x((2, 3, 3)),)),
-    "linalg_solve": lambda: (lambda a, b: torch.ops.linalg_solve(a + 3 * torch.eye(3, dtype=a.dtype), b),
-                             (_x((2, 3, 3)), _x((3, 2), seed=1))),
-    "linalg_cholesky": lambda: (lambda a: (torch.ops.linalg_cholesky(a @ a.mT + 3 * torch.eye(3, dtype=a.dtype)),
-                                           torch.ops.linalg_cholesky(a @ a.mT + 3 * torch.eye(3, dtype=a.dtype),
-                                                                     upper=True)),
-                                (_x((3, 3)),)),
+    "linalg_slogdet": lambda: (
+        lambda a: torch.ops.linalg_slogdet(a + 3 * torch.eye(3, dtype=a.dtype))[1],
+        (_x((2, 3, 3)),),
+    ),
+    "linalg_solve": lambda: (
+        lambda a, b: torch.ops.linalg_solve(a + 3 * torch.eye(3, dtype=a.dtype), b),
+        (_x((2, 3, 3)), _x((3, 2), seed=1)),
+    ),
+    "linalg_cholesky": lambda: (
+        lambda a: (
+            torch.ops.linalg_cholesky(a @ a.mT + 3 * torch.eye(3, dtype=a.dtype)),
+            torch.ops.linalg_cholesky(a @ a.mT + 3 * torch.eye(3, dtype=a.dtype), upper=True),
+        ),
+        (_x((3, 3)),),
+    ),
     # eigenvectors up to sign: fix each column's sign by its first entry
-    "linalg_eigh": lambda: (lambda a: (lambda r: (r[0], r[1] * r[1][..., :1, :].sign()))(
-        torch.ops.linalg_eigh(a + a.mT + torch.diag(torch.tensor([0.0, 1.0, 2.5], dtype=a.dtype)))),
-        (_x((3, 3)),)),
+    "linalg_eigh": lambda: (
+        lambda a: (lambda r: (r[0], r[1] * r[1][..., :1, :].sign()))(
+            torch.ops.linalg_eigh(a + a.mT + torch.diag(torch.tensor([0.0, 1.0, 2.5], dtype=a.dtype)))
+        ),
+        (_x((3, 3)),),
+    ),
     # --- complex views and Fourier transforms: complex inputs built from real leaves, complex outputs seen
     # --- as (real, imag) pairs, so the check covers both parts
     "view_as_real": lambda: (lambda re, im: torch.view_as_real(torch.complex(re, im)) * 1, (_x(), _x(seed=1))),
     "view_as_complex": lambda: (lambda a: torch.view_as_real(torch.view_as_complex(a * 1) ** 2), (_x((3, 2)),)),
-    "_fft_c2c": lambda: (lambda re, im: (torch.view_as_real(torch._fft_c2c(torch.complex(re, im), [1], 0, True)),
-                                         torch.view_as_real(torch._fft_c2c(torch.complex(re, im), [0, 1], 1, False))),
-                         (_x((3, 4)), _x((3, 4), seed=1))),
-    "_fft_r2c": lambda: (lambda a: (torch.view_as_real(torch._fft_r2c(a, [1], 0, True)),
-                                    torch.view_as_real(torch._fft_r2c(a, [0, 1], 2, False))), (_x((3, 5)),)),
-    "_fft_c2r": lambda: (lambda re, im: (torch._fft_c2r(torch.complex(re, im), [1], 2, 6),
-                                         torch._fft_c2r(torch.complex(re, im), [0, 1], 0, 7)),
-                         (_x((3, 4)), _x((3, 4), seed=1))),
+    "_fft_c2c": lambda: (
+        lambda re, im: (
+            torch.view_as_real(torch._fft_c2c(torch.complex(re, im), [1], 0, True)),
+            torch.view_as_real(torch._fft_c2c(torch.complex(re, im), [0, 1], 1, False)),
+        ),
+        (_x((3, 4)), _x((3, 4), seed=1)),
+    ),
+    "_fft_r2c": lambda: (
+        lambda a: (
+            torch.view_as_real(torch._fft_r2c(a, [1], 0, True)),
+            torch.view_as_real(torch._fft_r2c(a, [0, 1], 2, False)),
+        ),
+        (_x((3, 5)),),
+    ),
+    "_fft_c2r": lambda: (
+        lambda re, im: (
+            torch._fft_c2r(torch.complex(re, im), [1], 2, 6),
+            torch._fft_c2r(torch.complex(re, im), [0, 1], 0, 7),
+        ),
+        (_x((3, 4)), _x((3, 4), seed=1)),
+    ),
     # a gradient of both signs, and a wide range of values (the log-space backward must not overflow)
     "logcumsumexp": lambda: (lambda a: (torch.logcumsumexp(a * 40, 1), torch.logcumsumexp(a, 0)), (_x((3, 4)),)),
     # every reduction, with and without self; values kept away from zero (prod) and from ties (amax/amin)
-    "scatter_reduce.two": lambda: (lambda a, s: tuple(
-        torch.scatter_reduce(a, 1, _i([[0, 1, 0, 2], [2, 2, 1, 0]]), s, r, include_self=inc)
-        for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)),
-        (_x((2, 3)), _x((2, 4), seed=1))),
+    "scatter_reduce.two": lambda: (
+        lambda a, s: tuple(
+            torch.scatter_reduce(a, 1, _i([[0, 1, 0, 2], [2, 2, 1, 0]]), s, r, include_self=inc)
+            for r in ("sum", "prod", "mean", "amax", "amin")
+            for inc in (True, False)
+        ),
+        (_x((2, 3)), _x((2, 4), seed=1)),
+    ),
     # PyTorch differentiates the incomplete gamma functions in x only (the shape argument raises there too)
     "igamma": lambda: (lambda x: torch.igamma(_x(lo=0.5, hi=2.0).detach(), x), (_x(lo=0.3, hi=3.0, seed=1),)),
     "igammac": lambda: (lambda x: torch.igammac(_x(lo=0.5, hi=2.0).detach(), x), (_x(lo=0.3, hi=3.0, seed=1),)),
     # QR of a tall, a square and a wide matrix; R's diagonal is kept positive by LAPACK's convention here
-    "linalg_qr": lambda: (lambda a, w: (*torch.ops.linalg_qr(a), *torch.ops.linalg_qr(a[:3]),
-                                        *torch.ops.linalg_qr(w)), (_x((4, 3)), _x((2, 4), seed=1))),
+    "linalg_qr": lambda: (
+        lambda a, w: (*torch.ops.linalg_qr(a), *torch.ops.linalg_qr(a[:3]), *torch.ops.linalg_qr(w)),
+        (_x((4, 3)), _x((2, 4), seed=1)),
+    ),
     # the singular vectors only up to sign: functions of them that a sign flip leaves alone
-    "linalg_svd": lambda: (lambda a: (lambda r: (r[1], r[0] * r[0], r[2] * r[2], r[0] @ r[2]))(
-        torch.ops.linalg_svd(a, False)), (_x((4, 3)),)),
+    "linalg_svd": lambda: (
+        lambda a: (lambda r: (r[1], r[0] * r[0], r[2] * r[2], r[0] @ r[2]))(torch.ops.linalg_svd(a, False)),
+        (_x((4, 3)),),
+    ),
     # least squares: tall (normal equations) and wide (minimum norm) systems
-    "linalg_lstsq": lambda: (lambda a, b: (torch.ops.linalg_lstsq(a, b)[0], torch.ops.linalg_lstsq(a.mT, b[:3])[0]),
-                             (_x((4, 3)), _x((4, 2), seed=1))),
-    "_nll_loss": lambda: (lambda a: (torch.ops._nll_loss(a, _i([0, 3, 1]), _x((4,)).detach(), 1, 3)[0],
-                                     torch.ops._nll_loss(a, _i([0, 3, 1]), None, 0, -100)[0]),
-                          (_x((3, 4)),)),
+    "linalg_lstsq": lambda: (
+        lambda a, b: (torch.ops.linalg_lstsq(a, b)[0], torch.ops.linalg_lstsq(a.mT, b[:3])[0]),
+        (_x((4, 3)), _x((4, 2), seed=1)),
+    ),
+    "_nll_loss": lambda: (
+        lambda a: (
+            torch.ops._nll_loss(a, _i([0, 3, 1]), _x((4,)).detach(), 1, 3)[0],
+            torch.ops._nll_loss(a, _i([0, 3, 1]), None, 0, -100)[0],
+        ),
+        (_x((3, 4)),),
+    ),
 }
 
 
@@ -329,8 +466,7 @@ EXCLUDED = {
 }
 
 # Ops whose gradcheck currently fails (a real bug each), with the reason. Empty: keep it that way.
-KNOWN_FAILING = {
-}
+KNOWN_FAILING = {}
 
 
 def _differentiable_ops():
@@ -375,9 +511,11 @@ def test_gradcheck_sweep(capsys):
         (checked if ok is True else failed).append((q, ok))
     total = len(_differentiable_ops())
     with capsys.disabled():
-        print(f"\ngradcheck sweep: {len(checked)}/{total} differentiable ops checked; "
-              f"excluded {len(EXCLUDED)}, known failing {len(KNOWN_FAILING)}; "
-              f"no sample for {len(no_sample)}: {no_sample}")
+        print(
+            f"\ngradcheck sweep: {len(checked)}/{total} differentiable ops checked; "
+            f"excluded {len(EXCLUDED)}, known failing {len(KNOWN_FAILING)}; "
+            f"no sample for {len(no_sample)}: {no_sample}"
+        )
     assert not failed, f"gradcheck failed: {failed}"
     assert not no_sample, f"differentiable ops without a gradcheck sample (add one to SAMPLES): {no_sample}"
     assert len(checked) + len(EXCLUDED) + len(KNOWN_FAILING) == total

@@ -1,4 +1,5 @@
 """Engine semantics: order, accumulation, freeing, higher order, hooks, autograd.grad."""
+
 import gc
 import sys
 import warnings
@@ -42,7 +43,7 @@ def test_accumulates_into_leaf_grad():
 def test_diamond_dependency_order():
     x = t64([2.0])
     a = x * 2
-    b = a * a      # uses a twice
+    b = a * a  # uses a twice
     c = b + a
     c.backward()
     # dc/dx = (2a + 1) * 2 with a = 4
@@ -71,11 +72,11 @@ def test_second_backward_without_saved_tensors_is_fine():
 def test_create_graph_higher_order():
     x = t64([3.0])
     y = x * x * x
-    g, = torch.autograd.grad(y, x, create_graph=True)
+    (g,) = torch.autograd.grad(y, x, create_graph=True)
     assert g.requires_grad and vals(g) == [27.0]
-    g2, = torch.autograd.grad(g, x, create_graph=True)
+    (g2,) = torch.autograd.grad(g, x, create_graph=True)
     assert vals(g2) == [18.0]
-    g3, = torch.autograd.grad(g2, x)
+    (g3,) = torch.autograd.grad(g2, x)
     assert vals(g3) == [6.0]
 
 
@@ -121,7 +122,7 @@ def test_grad_allow_unused_and_materialize():
 def test_grad_does_not_touch_leaf_grads():
     x = t64([1.0])
     w = t64([2.0])
-    g, = torch.autograd.grad((x * w).sum(), x)
+    (g,) = torch.autograd.grad((x * w).sum(), x)
     assert vals(g) == [2.0] and x.grad is None and w.grad is None
 
 
@@ -142,7 +143,7 @@ def test_grad_wrt_non_leaf_does_not_run_its_node():
     a = x * 2
     ran = []
     a.grad_fn.register_prehook(lambda go: ran.append(1))
-    g, = torch.autograd.grad((a * a).sum(), a)
+    (g,) = torch.autograd.grad((a * a).sum(), a)
     assert vals(g) == [4.0] and ran == []
 
 
@@ -226,7 +227,7 @@ def test_leaf_hook_runs_before_accumulation():
 def test_leaf_hook_applies_to_autograd_grad():
     x = t64([1.0])
     x.register_hook(lambda g: g * 3)
-    g, = torch.autograd.grad((x * 2).sum(), x)
+    (g,) = torch.autograd.grad((x * 2).sum(), x)
     assert vals(g) == [6.0]
 
 

@@ -1,5 +1,6 @@
 """Every derivative formula reads only names it is given: the op's parameters, grad / grads / result,
 Python's builtins and the helpers of mindtorch.ops.formulas (torch among them)."""
+
 import ast
 import builtins
 

@@ -1,4 +1,5 @@
 """mindtorch.autograd.Function."""
+
 import mindtorch as torch
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ class Scale(Function):
 
     @staticmethod
     def backward(ctx, g):
-        x, = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
         return g * 2 * x * ctx.k, None
 
 
@@ -135,11 +136,17 @@ class WrongShape(Function):
 
 def test_backward_errors():
     x = t64([1.0, 2.0])
-    with pytest.raises(RuntimeError, match=r"function WrongCountBackward returned an incorrect number of gradients "
-                                           r"\(expected 1, got 2\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"function WrongCountBackward returned an incorrect number of gradients "
+        r"\(expected 1, got 2\)",
+    ):
         WrongCount.apply(x).sum().backward()
-    with pytest.raises(RuntimeError, match=r"Function WrongShapeBackward returned an invalid gradient at index 0 - "
-                                           r"got \[3\] but expected shape compatible with \[2\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Function WrongShapeBackward returned an invalid gradient at index 0 - "
+        r"got \[3\] but expected shape compatible with \[2\]",
+    ):
         WrongShape.apply(x).sum().backward()
 
 
@@ -152,21 +159,22 @@ class Once(Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, g):
-        x, = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
         return g * 2 * x
 
 
 def test_once_differentiable():
     x = t64([3.0])
-    g, = torch.autograd.grad(Once.apply(x), x, create_graph=True)
+    (g,) = torch.autograd.grad(Once.apply(x), x, create_graph=True)
     assert vals(g) == [6.0]
     assert not g.requires_grad  # grad output did not require grad
     y = Once.apply(x)
     go = t64([1.0])
-    g, = torch.autograd.grad(y, x, go, create_graph=True)
+    (g,) = torch.autograd.grad(y, x, go, create_graph=True)
     assert g.requires_grad
-    with pytest.raises(RuntimeError, match="trying to differentiate twice a function that was marked with "
-                                           "@once_differentiable"):
+    with pytest.raises(
+        RuntimeError, match="trying to differentiate twice a function that was marked with @once_differentiable"
+    ):
         g.sum().backward()
 
 
@@ -197,10 +205,10 @@ def test_higher_order_through_function():
 
         @staticmethod
         def backward(ctx, g):
-            x, = ctx.saved_tensors
+            (x,) = ctx.saved_tensors
             return g * 3 * x * x
 
     x = t64([2.0])
-    g, = torch.autograd.grad(Cube.apply(x), x, create_graph=True)
-    g2, = torch.autograd.grad(g, x)
+    (g,) = torch.autograd.grad(Cube.apply(x), x, create_graph=True)
+    (g2,) = torch.autograd.grad(g, x)
     assert vals(g) == [12.0] and vals(g2) == [12.0]

@@ -1,4 +1,5 @@
 """no_grad / enable_grad / set_grad_enabled / inference_mode."""
+
 import threading
 
 import mindtorch as torch
@@ -25,6 +26,7 @@ def test_no_grad_context_and_nesting():
 def test_no_grad_decorator(deco):
     def f(x):
         return x * 2, torch.is_grad_enabled()
+
     f = torch.no_grad(f) if deco == "bare" else torch.no_grad()(f)
     y, enabled = f(leaf())
     assert not enabled and not y.requires_grad
@@ -35,6 +37,7 @@ def test_enable_grad_decorator_inside_no_grad():
     @torch.enable_grad()
     def f(x):
         return x * 2
+
     with torch.no_grad():
         assert f(leaf()).requires_grad
 
@@ -53,6 +56,7 @@ def test_set_grad_enabled_function_context_decorator():
     @torch.set_grad_enabled(False)
     def f():
         return torch.is_grad_enabled()
+
     assert torch.is_grad_enabled()  # decorating does not change the mode
     assert f() is False and torch.is_grad_enabled()
     with pytest.raises(TypeError):
@@ -64,6 +68,7 @@ def test_generator_decorated_mode_applies_inside_only():
     def gen():
         for _ in range(2):
             yield torch.is_grad_enabled()
+
     g = gen()
     assert next(g) is False
     assert torch.is_grad_enabled()  # the caller between yields is unaffected
@@ -90,15 +95,18 @@ def test_inference_mode():
     @torch.inference_mode
     def f():
         return torch.is_grad_enabled()
+
     assert f() is False
 
 
 def test_grad_mode_is_thread_local():
     seen = {}
     with torch.no_grad():
+
         def worker():
             seen["enabled"] = torch.is_grad_enabled()
             seen["rg"] = (leaf() * 2).requires_grad
+
         t = threading.Thread(target=worker)
         t.start()
         t.join()

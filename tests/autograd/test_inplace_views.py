@@ -1,4 +1,5 @@
 """Version counters, in-place checks, and history rebase of in-place ops on views."""
+
 import mindtorch as torch
 import numpy as np
 import pytest
@@ -27,9 +28,12 @@ def test_modified_saved_tensor_raises():
     a = x * 2
     b = a * a
     a.mul_(3)
-    with pytest.raises(RuntimeError, match=r"one of the variables needed for gradient computation has been modified "
-                                           r"by an inplace operation: \[torch.DoubleTensor \[2\]\], which is output 0 "
-                                           r"of Mul, is at version 1; expected version 0 instead"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"one of the variables needed for gradient computation has been modified "
+        r"by an inplace operation: \[torch.DoubleTensor \[2\]\], which is output 0 "
+        r"of Mul, is at version 1; expected version 0 instead",
+    ):
         b.sum().backward()
 
 

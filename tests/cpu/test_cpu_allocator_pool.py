@@ -1,4 +1,5 @@
 """The CPU allocator's free pool keeps only blocks it made, and hands one out only when nothing uses it."""
+
 import mindtorch
 import numpy as np
 from mindtorch_cpu.allocator import ALLOCATOR, POOL_MIN, dense

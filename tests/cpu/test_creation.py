@@ -1,4 +1,5 @@
 """Torch-free tests of tensor(), from_numpy/numpy() sharing, factories and the new stacking ops."""
+
 import mindtorch as torch
 import numpy as np
 import pytest
@@ -6,12 +7,22 @@ import pytest
 T = torch.tensor
 
 
-@pytest.mark.parametrize("data, dtype", [
-    ([1, 2], torch.int64), ([1.0, 2], torch.float32), ([True], torch.bool), ([1, 2.5], torch.float32),
-    ([True, 2], torch.int64), (1 + 2j, torch.complex64), ([], torch.float32), (3, torch.int64),
-    (np.float32(1), torch.float32), (np.array([1, 2], dtype=np.int32), torch.int32),
-    (np.array([1.0]), torch.float64),
-])
+@pytest.mark.parametrize(
+    "data, dtype",
+    [
+        ([1, 2], torch.int64),
+        ([1.0, 2], torch.float32),
+        ([True], torch.bool),
+        ([1, 2.5], torch.float32),
+        ([True, 2], torch.int64),
+        (1 + 2j, torch.complex64),
+        ([], torch.float32),
+        (3, torch.int64),
+        (np.float32(1), torch.float32),
+        (np.array([1, 2], dtype=np.int32), torch.int32),
+        (np.array([1.0]), torch.float64),
+    ],
+)
 def test_tensor_dtype_inference(data, dtype):
     assert T(data).dtype is dtype
 
@@ -81,8 +92,11 @@ def test_broadcast_tensors():
     assert torch.broadcast_tensors() == ()
     (c,) = torch.broadcast_tensors([torch.ones(2)])
     assert c.shape == (2,)
-    with pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match the size of tensor b \(3\) at "
-                                           r"non-singleton dimension 0"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"The size of tensor a \(2\) must match the size of tensor b \(3\) at "
+        r"non-singleton dimension 0",
+    ):
         torch.broadcast_tensors(torch.ones(2), torch.ones(3))
 
 
@@ -99,24 +113,36 @@ def test_broadcast_tensors_is_a_view_and_differentiable():
 
 def test_broadcast_shapes_helper():
     from mindtorch._geometry import broadcast_shapes_public as bs
+
     assert bs((2, 1), (3,)) == (2, 3) and repr(bs((2, 1), (3,))) == "torch.Size([2, 3])"
     assert bs(2, (3, 1)) == (3, 2)
     assert bs() == ()
     assert bs((1,), (0,)) == (0,)
-    with pytest.raises(RuntimeError, match=r"Attempting to broadcast a dimension of length 3 at -1! Mismatching "
-                                           r"argument at index 1 had \(3,\); but expected shape should be "
-                                           r"broadcastable to \[2\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Attempting to broadcast a dimension of length 3 at -1! Mismatching "
+        r"argument at index 1 had \(3,\); but expected shape should be "
+        r"broadcastable to \[2\]",
+    ):
         bs((2,), (3,))
     with pytest.raises(ValueError, match="negative length"):
         bs((-1,), (2,))
 
 
-@pytest.mark.parametrize("shape, nd, expected, stride", [
-    ((), 1, (1,), (1,)), ((3,), 1, (3,), (1,)),
-    ((), 2, (1, 1), None), ((3,), 2, (1, 3), (3, 1)), ((2, 3), 2, (2, 3), (3, 1)),
-    ((), 3, (1, 1, 1), None), ((3,), 3, (1, 3, 1), (3, 1, 1)), ((2, 3), 3, (2, 3, 1), (3, 1, 1)),
-    ((2, 3, 4), 3, (2, 3, 4), (12, 4, 1)),
-])
+@pytest.mark.parametrize(
+    "shape, nd, expected, stride",
+    [
+        ((), 1, (1,), (1,)),
+        ((3,), 1, (3,), (1,)),
+        ((), 2, (1, 1), None),
+        ((3,), 2, (1, 3), (3, 1)),
+        ((2, 3), 2, (2, 3), (3, 1)),
+        ((), 3, (1, 1, 1), None),
+        ((3,), 3, (1, 3, 1), (3, 1, 1)),
+        ((2, 3), 3, (2, 3, 1), (3, 1, 1)),
+        ((2, 3, 4), 3, (2, 3, 4), (12, 4, 1)),
+    ],
+)
 def test_atleast_nd(shape, nd, expected, stride):
     x = torch.zeros(shape)
     r = getattr(torch, f"atleast_{nd}d")(x)
@@ -137,8 +163,9 @@ def test_atleast_sequences():
 
 @pytest.mark.parametrize("name", ["hstack", "vstack", "dstack", "column_stack", "row_stack"])
 def test_stacking_empty_list(name):
-    with pytest.raises(RuntimeError, match=f"{'vstack' if name == 'row_stack' else name} expects a non-empty "
-                                           "TensorList"):
+    with pytest.raises(
+        RuntimeError, match=f"{'vstack' if name == 'row_stack' else name} expects a non-empty TensorList"
+    ):
         getattr(torch, name)([])
 
 
@@ -194,6 +221,7 @@ def test_clamp_one_sided_and_inplace():
 
     def vals(t):
         return ["nan" if v != v else v for v in t.tolist()]
+
     assert vals(x.clamp(min=0)) == ["nan", 1, 0, 5]
     assert vals(x.clamp(max=0)) == ["nan", 0, -3, 0]
     assert vals(x.clamp(2, 1)) == ["nan", 1, 1, 1]

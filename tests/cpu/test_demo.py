@@ -1,4 +1,5 @@
 """The demo job's output: periodic lines in a log, a tqdm bar on a terminal, the curve as a PNG."""
+
 import fcntl
 import importlib.util
 import os
@@ -12,8 +13,24 @@ from pathlib import Path
 import pytest
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "train_gpt.py"
-SMALL = ["--steps", "40", "--n-layer", "1", "--n-embd", "16", "--n-head", "2", "--block-size", "16",
-         "--batch-size", "4", "--eval-iters", "1", "--sample-tokens", "2"]
+SMALL = [
+    "--steps",
+    "40",
+    "--n-layer",
+    "1",
+    "--n-embd",
+    "16",
+    "--n-head",
+    "2",
+    "--block-size",
+    "16",
+    "--batch-size",
+    "4",
+    "--eval-iters",
+    "1",
+    "--sample-tokens",
+    "2",
+]
 
 pytestmark = pytest.mark.skipif(not DEMO.is_file(), reason="examples/train_gpt.py not in this tree")
 

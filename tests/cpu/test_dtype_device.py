@@ -1,4 +1,5 @@
 """Torch-free tests of dtypes, type promotion and devices (expected values from PyTorch's documented rules)."""
+
 import mindtorch as torch
 import pytest
 
@@ -24,7 +25,7 @@ PROMOTION = [
     (lambda: _t(torch.int8), lambda: _t(torch.int64, True), torch.int8),
     (lambda: _t(torch.int8), lambda: _t(torch.float64, True, 1.0), torch.float64),
     (lambda: _t(torch.uint8), lambda: _t(torch.int8, True, -1), torch.uint8),
-    (lambda: _t(torch.int32), lambda: 2 ** 40, torch.int32),
+    (lambda: _t(torch.int32), lambda: 2**40, torch.int32),
     (lambda: _t(torch.float16, value=1.0), lambda: _t(torch.float64, True, 1.0), torch.float16),
     (lambda: _t(torch.int32), lambda: 1j, torch.complex64),
 ]
@@ -67,15 +68,18 @@ def test_comparison_uses_promoted_dtype():
     assert (a == b).dtype is torch.bool
 
 
-@pytest.mark.parametrize("d, flt, cplx, signed, size, name", [
-    (torch.float32, True, False, True, 4, "torch.float32"),
-    (torch.float16, True, False, True, 2, "torch.float16"),
-    (torch.bfloat16, True, False, True, 2, "torch.bfloat16"),
-    (torch.int64, False, False, True, 8, "torch.int64"),
-    (torch.bool, False, False, False, 1, "torch.bool"),
-    (torch.complex64, False, True, True, 8, "torch.complex64"),
-    (torch.uint8, False, False, False, 1, "torch.uint8"),
-])
+@pytest.mark.parametrize(
+    "d, flt, cplx, signed, size, name",
+    [
+        (torch.float32, True, False, True, 4, "torch.float32"),
+        (torch.float16, True, False, True, 2, "torch.float16"),
+        (torch.bfloat16, True, False, True, 2, "torch.bfloat16"),
+        (torch.int64, False, False, True, 8, "torch.int64"),
+        (torch.bool, False, False, False, 1, "torch.bool"),
+        (torch.complex64, False, True, True, 8, "torch.complex64"),
+        (torch.uint8, False, False, False, 1, "torch.uint8"),
+    ],
+)
 def test_dtype_attributes(d, flt, cplx, signed, size, name):
     assert d.is_floating_point is flt
     assert d.is_complex is cplx
@@ -102,11 +106,14 @@ def test_device_parsing():
     assert hash(torch.device("cpu:0")) == hash(torch.device("cpu", 0))
 
 
-@pytest.mark.parametrize("bad, msg", [
-    ("cpu:-1", "Invalid device string: 'cpu:-1'"),
-    ("cpu:a", "Invalid device string: 'cpu:a'"),
-    ("", "Device string must not be empty"),
-])
+@pytest.mark.parametrize(
+    "bad, msg",
+    [
+        ("cpu:-1", "Invalid device string: 'cpu:-1'"),
+        ("cpu:a", "Invalid device string: 'cpu:a'"),
+        ("", "Device string must not be empty"),
+    ],
+)
 def test_device_parsing_errors(bad, msg):
     with pytest.raises(RuntimeError, match=msg.replace("(", r"\(")):
         torch.device(bad)

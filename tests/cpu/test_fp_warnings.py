@@ -1,4 +1,5 @@
 """NumPy floating-point warnings from mindtorch's kernels never reach the user; PyTorch's errors do."""
+
 import subprocess
 import sys
 import warnings
@@ -21,8 +22,9 @@ def caught():
         _fpwarnings.install()
         yield log
 
+
 CASES = {
-    "half of large ints": lambda: torch.tensor([100000, 2 ** 40]).half(),
+    "half of large ints": lambda: torch.tensor([100000, 2**40]).half(),
     "float64 to float32": lambda: torch.tensor([1e300], dtype=torch.float64).float(),
     "bfloat16 cast": lambda: torch.tensor([1e39], dtype=torch.float64).to(torch.bfloat16),
     "tensor() overflow": lambda: torch.tensor([1e40], dtype=torch.float32),
@@ -64,7 +66,9 @@ def test_integer_division_by_zero_raises_pytorchs_error():
 
 
 def test_fresh_interpreter_prints_no_warning():
-    code = ("import mindtorch as t; t.tensor([100000, 2**40]).half(); (t.tensor([1.0]) / 0).log(); "
-            "t.tensor([1e300], dtype=t.float64).float(); t.tensor([1e30, 1e30]).prod(); t.tensor([1e40])")
+    code = (
+        "import mindtorch as t; t.tensor([100000, 2**40]).half(); (t.tensor([1.0]) / 0).log(); "
+        "t.tensor([1e300], dtype=t.float64).float(); t.tensor([1e30, 1e30]).prod(); t.tensor([1e40])"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stderr == "", r.stderr

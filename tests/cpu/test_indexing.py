@@ -1,4 +1,5 @@
 """Indexing ops on CPU without PyTorch: NumPy as the reference, gradcheck in float64, views."""
+
 import mindtorch as mt
 import numpy as np
 import pytest
@@ -11,10 +12,20 @@ def x64():
     return mt.tensor(BASE.copy(), requires_grad=True)
 
 
-@pytest.mark.parametrize("key", [
-    1, -1, (slice(None), 2), (slice(1, None), slice(None, None, 3)), (None, Ellipsis, 1), [2, 0, 2],
-    ([0, 1], [3, 3]), (slice(None), [1, 0]), (np.array([True, False, True]),),
-])
+@pytest.mark.parametrize(
+    "key",
+    [
+        1,
+        -1,
+        (slice(None), 2),
+        (slice(1, None), slice(None, None, 3)),
+        (None, Ellipsis, 1),
+        [2, 0, 2],
+        ([0, 1], [3, 3]),
+        (slice(None), [1, 0]),
+        (np.array([True, False, True]),),
+    ],
+)
 def test_getitem_matches_numpy(key):
     k = tuple(mt.tensor(i) if isinstance(i, np.ndarray) else i for i in key) if isinstance(key, tuple) else key
     got = mt.tensor(BASE)[k]
@@ -91,16 +102,19 @@ def test_unique_and_bincount_match_numpy():
     assert mt.bincount(mt.tensor(a), minlength=7).tolist() == np.bincount(a, minlength=7).tolist()
 
 
-@pytest.mark.parametrize("fn,exc", [
-    (lambda: mt.zeros(2, 3)[2], IndexError),
-    (lambda: mt.zeros(2, 3)[:, mt.tensor([3])], IndexError),
-    (lambda: mt.zeros(2, 3)[mt.tensor([0.0])], IndexError),
-    (lambda: mt.zeros(2, 3).gather(1, mt.tensor([[3]])), RuntimeError),
-    (lambda: mt.cat([]), ValueError),
-    (lambda: mt.zeros(2).masked_fill(mt.tensor([1, 0]), 1.0), RuntimeError),
-    (lambda: mt.ops.one_hot(mt.tensor([0, 3]), 3), RuntimeError),
-    (lambda: mt.zeros(2, 3).roll(), TypeError),
-])
+@pytest.mark.parametrize(
+    "fn,exc",
+    [
+        (lambda: mt.zeros(2, 3)[2], IndexError),
+        (lambda: mt.zeros(2, 3)[:, mt.tensor([3])], IndexError),
+        (lambda: mt.zeros(2, 3)[mt.tensor([0.0])], IndexError),
+        (lambda: mt.zeros(2, 3).gather(1, mt.tensor([[3]])), RuntimeError),
+        (lambda: mt.cat([]), ValueError),
+        (lambda: mt.zeros(2).masked_fill(mt.tensor([1, 0]), 1.0), RuntimeError),
+        (lambda: mt.ops.one_hot(mt.tensor([0, 3]), 3), RuntimeError),
+        (lambda: mt.zeros(2, 3).roll(), TypeError),
+    ],
+)
 def test_errors(fn, exc):
     with pytest.raises(exc):
         fn()

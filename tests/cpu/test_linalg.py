@@ -1,4 +1,5 @@
 """matmul family and einsum on CPU without PyTorch: NumPy reference, gradcheck, speed."""
+
 import time
 
 import mindtorch as mt
@@ -12,8 +13,10 @@ def t(shape, rg=True, dtype=np.float64):
     return mt.tensor(RNG.standard_normal(shape).astype(dtype)).requires_grad_(rg)
 
 
-@pytest.mark.parametrize("sa,sb", [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((4, 2, 3), (3, 2)),
-                                   ((3,), (2, 3, 4)), ((2, 1, 2, 3), (5, 3, 2))])
+@pytest.mark.parametrize(
+    "sa,sb",
+    [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((4, 2, 3), (3, 2)), ((3,), (2, 3, 4)), ((2, 1, 2, 3), (5, 3, 2))],
+)
 def test_matmul_values_and_gradcheck(sa, sb):
     a, b = t(sa), t(sb)
     np.testing.assert_allclose((a @ b).detach().numpy(), a.detach().numpy() @ b.detach().numpy())
@@ -36,14 +39,17 @@ def test_matmul_shape_errors():
         mt.mm(mt.ones(2, 2), mt.ones(2, 2, dtype=mt.float64))
 
 
-@pytest.mark.parametrize("fn,shapes", [
-    (lambda a, b, c: mt.addmm(a, b, c, beta=0.5, alpha=2), [(4,), (2, 3), (3, 4)]),
-    (lambda a, b, c: mt.baddbmm(a, b, c), [(2, 2, 4), (2, 2, 3), (2, 3, 4)]),
-    (lambda a, b: mt.einsum("bij,bkj->bik", [a, b]), [(2, 3, 4), (2, 5, 4)]),
-    (lambda a: mt.einsum("ii->i", [a]), [(3, 3)]),
-    (lambda a, b: mt.outer(a, b), [(3,), (2,)]),
-    (lambda a: mt.linalg.matrix_norm(a, 1), [(3, 4)]),
-])
+@pytest.mark.parametrize(
+    "fn,shapes",
+    [
+        (lambda a, b, c: mt.addmm(a, b, c, beta=0.5, alpha=2), [(4,), (2, 3), (3, 4)]),
+        (lambda a, b, c: mt.baddbmm(a, b, c), [(2, 2, 4), (2, 2, 3), (2, 3, 4)]),
+        (lambda a, b: mt.einsum("bij,bkj->bik", [a, b]), [(2, 3, 4), (2, 5, 4)]),
+        (lambda a: mt.einsum("ii->i", [a]), [(3, 3)]),
+        (lambda a, b: mt.outer(a, b), [(3,), (2,)]),
+        (lambda a: mt.linalg.matrix_norm(a, 1), [(3, 4)]),
+    ],
+)
 def test_gradcheck_products(fn, shapes):
     assert mt.autograd.gradcheck(fn, tuple(t(s) for s in shapes))
 

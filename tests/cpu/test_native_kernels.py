@@ -2,6 +2,7 @@
 against float64 (which never takes the compiled path), on small and split-across-threads sizes,
 special values and non-contiguous inputs. Each case runs the op twice: compiled, and with the
 library switched off (the fallback users without a compiler get)."""
+
 import math
 import os
 
@@ -11,8 +12,10 @@ import numpy as np
 import pytest
 from mindtorch_cpu import native
 
-pytestmark = pytest.mark.skipif(native.LIB is None and os.environ.get("MINDTORCH_CPU_REQUIRE_NATIVE") != "1",
-                                reason="the compiled kernels were not built (no C compiler at install)")
+pytestmark = pytest.mark.skipif(
+    native.LIB is None and os.environ.get("MINDTORCH_CPU_REQUIRE_NATIVE") != "1",
+    reason="the compiled kernels were not built (no C compiler at install)",
+)
 
 
 def test_library_is_built_where_required():
@@ -24,10 +27,12 @@ def test_library_is_built_where_required():
 @pytest.fixture
 def numpy_only(monkeypatch):
     """Run a function with the compiled library switched off."""
+
     def run(fn):
         with monkeypatch.context() as mp:
             mp.setattr(native, "LIB", None)
             return fn()
+
     return run
 
 
@@ -41,16 +46,35 @@ def threads(request):
 
 def _ulps(a, b):
     ia, ib = a.view(np.int32).astype(np.int64), b.view(np.int32).astype(np.int64)
-    ia = np.where(ia < 0, -(2 ** 31) - ia, ia)
-    ib = np.where(ib < 0, -(2 ** 31) - ib, ib)
+    ia = np.where(ia < 0, -(2**31) - ia, ia)
+    ib = np.where(ib < 0, -(2**31) - ib, ib)
     same = (a == b) | (np.isnan(a) & np.isnan(b))
     return np.where(same, 0, np.abs(ia - ib))
 
 
 def test_exp_within_one_ulp_over_the_whole_range(threads):
-    x = np.concatenate([np.linspace(-110, 95, 400_001, dtype=np.float32),
-                        np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 88.72283, 88.72284, -87.33655, -103.97208,
-                                  -103.97209, 1e-30, -1e-30], np.float32)])
+    x = np.concatenate(
+        [
+            np.linspace(-110, 95, 400_001, dtype=np.float32),
+            np.array(
+                [
+                    np.nan,
+                    np.inf,
+                    -np.inf,
+                    0.0,
+                    -0.0,
+                    88.72283,
+                    88.72284,
+                    -87.33655,
+                    -103.97208,
+                    -103.97209,
+                    1e-30,
+                    -1e-30,
+                ],
+                np.float32,
+            ),
+        ]
+    )
     got = mindtorch.tensor(x).exp().numpy()
     with np.errstate(all="ignore"):
         exact = np.exp(x.astype(np.float64)).astype(np.float32)
@@ -85,7 +109,6 @@ B512 = np.random.default_rng(6).standard_normal(512).astype(np.float32)
 TARGET = mindtorch.tensor(np.random.default_rng(7).integers(0, 512, 300))
 
 
-
 def _like(a, t):
     return mindtorch.tensor(a, dtype=t.dtype)
 
@@ -104,8 +127,7 @@ CASES = {
     "cross_entropy": (lambda t: F.cross_entropy(t, TARGET, reduction="none"), (1e-5, 1e-5)),
     "max_pool2d": (lambda t: F.max_pool2d(t.reshape(3, 4, 25, 512), 3, stride=2, padding=1), (1e-6, 1e-6)),
 }
-FINITE_ONLY = {"layer_norm", "layer_norm_plain", "rms_norm", "cross_entropy", "softmax", "log_softmax",
-               "softmax_dim0"}
+FINITE_ONLY = {"layer_norm", "layer_norm_plain", "rms_norm", "cross_entropy", "softmax", "log_softmax", "softmax_dim0"}
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "transposed"])
@@ -121,9 +143,14 @@ def test_compiled_matches_numpy_kernels_and_float64(name, layout, threads, numpy
         np.testing.assert_allclose(g, r.astype(np.float32), rtol=rtol, atol=atol, equal_nan=True)
 
 
-@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
-                                dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 1), dilation=(2, 1),
-                                     ceil_mode=True)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(kernel_size=2),
+        dict(kernel_size=3, stride=2, padding=1),
+        dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 1), dilation=(2, 1), ceil_mode=True),
+    ],
+)
 def test_max_pool_indices_ties_and_nan_as_numpy_kernel(kw, threads, numpy_only):
     x = np.round(np.random.default_rng(0).standard_normal((4, 3, 17, 19)) * 2).astype(np.float32) / 2
     x[0, 0, 3, 4] = np.nan
@@ -134,13 +161,15 @@ def test_max_pool_indices_ties_and_nan_as_numpy_kernel(kw, threads, numpy_only):
         y, i = F.max_pool2d(t, return_indices=True, **kw)
         y.backward(mindtorch.ones_like(y))
         return y.detach().numpy(), i.numpy(), t.grad.numpy()
+
     for a, b in zip(run(), numpy_only(run)):
         np.testing.assert_array_equal(a, b)
 
 
 def test_softmax_rows_with_infinities_and_nan(numpy_only):
-    x = np.array([[1, 2, 3, 4], [-np.inf] * 4, [1, np.inf, 2, 3], [1, np.nan, 2, 3], [-np.inf, 0, 1, -np.inf]],
-                 np.float32)
+    x = np.array(
+        [[1, 2, 3, 4], [-np.inf] * 4, [1, np.inf, 2, 3], [1, np.nan, 2, 3], [-np.inf, 0, 1, -np.inf]], np.float32
+    )
     for f in (F.softmax, F.log_softmax):
         got = f(mindtorch.tensor(x), 1).numpy()
         want = numpy_only(lambda: f(mindtorch.tensor(x), 1).numpy())
@@ -154,13 +183,17 @@ def test_gelu_specials_exact():
         assert math.isnan(y[0]) and y[1] == math.inf and math.isnan(y[2]) and y[3] == 0 and y[4] == 0
 
 
-@pytest.mark.parametrize("shape, wshape, kw", [
-    ((4, 6, 11, 13), (8, 6, 3, 3), dict(padding=1)),
-    ((2, 4, 12, 9), (6, 2, 3, 2), dict(stride=(2, 3), padding=(2, 1), dilation=(2, 1), groups=2)),
-    ((3, 3, 10, 10), (5, 3, 4, 4), dict(padding="same")),
-    ((2, 3, 9, 9), (4, 3, 2, 2), dict(stride=2)),
-    ((1, 2, 5, 5), (2, 2, 3, 3), dict(padding=4, dilation=2)),  # taps entirely in the padding
-], ids=["same3x3", "strided-grouped", "same-even", "stride2", "wide-padding"])
+@pytest.mark.parametrize(
+    "shape, wshape, kw",
+    [
+        ((4, 6, 11, 13), (8, 6, 3, 3), dict(padding=1)),
+        ((2, 4, 12, 9), (6, 2, 3, 2), dict(stride=(2, 3), padding=(2, 1), dilation=(2, 1), groups=2)),
+        ((3, 3, 10, 10), (5, 3, 4, 4), dict(padding="same")),
+        ((2, 3, 9, 9), (4, 3, 2, 2), dict(stride=2)),
+        ((1, 2, 5, 5), (2, 2, 3, 3), dict(padding=4, dilation=2)),  # taps entirely in the padding
+    ],
+    ids=["same3x3", "strided-grouped", "same-even", "stride2", "wide-padding"],
+)
 def test_conv2d_unfold_and_fold_as_numpy_kernels(shape, wshape, kw, threads, numpy_only):
     rng = np.random.default_rng(0)
     x, w, b = (rng.standard_normal(s).astype(np.float32) for s in (shape, wshape, wshape[:1]))
@@ -171,6 +204,7 @@ def test_conv2d_unfold_and_fold_as_numpy_kernels(shape, wshape, kw, threads, num
         g = np.cos(np.arange(y.numel())).reshape(tuple(y.shape))
         y.backward(mindtorch.tensor(g, dtype=dtype))
         return [v.detach().numpy().astype(np.float32) for v in (y, xa.grad, wa.grad, ba.grad)]
+
     got, fallback, ref64 = run(), numpy_only(run), run(mindtorch.float64)
     for g, f, r in zip(got, fallback, ref64):
         np.testing.assert_allclose(g, f, rtol=1e-5, atol=1e-5)

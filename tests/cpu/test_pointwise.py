@@ -1,4 +1,5 @@
 """Pointwise ops on the CPU backend, checked against NumPy / math (no PyTorch here)."""
+
 import math
 
 import mindtorch
@@ -13,12 +14,24 @@ def mk(v, dtype="float32"):
     return mindtorch.tensor(np.asarray(v).tolist(), dtype=getattr(mindtorch, dtype))
 
 
-@pytest.mark.parametrize("name,ref", [("exp", np.exp), ("sin", np.sin), ("tanh", np.tanh), ("abs", np.abs),
-                                      ("neg", np.negative), ("floor", np.floor), ("ceil", np.ceil),
-                                      ("atan", np.arctan), ("expm1", np.expm1), ("square", np.square),
-                                      ("sigmoid", lambda a: 1 / (1 + np.exp(-a))),
-                                      ("relu", lambda a: np.maximum(a, 0)),
-                                      ("erf", np.vectorize(math.erf))])
+@pytest.mark.parametrize(
+    "name,ref",
+    [
+        ("exp", np.exp),
+        ("sin", np.sin),
+        ("tanh", np.tanh),
+        ("abs", np.abs),
+        ("neg", np.negative),
+        ("floor", np.floor),
+        ("ceil", np.ceil),
+        ("atan", np.arctan),
+        ("expm1", np.expm1),
+        ("square", np.square),
+        ("sigmoid", lambda a: 1 / (1 + np.exp(-a))),
+        ("relu", lambda a: np.maximum(a, 0)),
+        ("erf", np.vectorize(math.erf)),
+    ],
+)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_unary_values(name, ref, dtype):
     r = getattr(mindtorch, name)(mk(X, dtype))
@@ -38,9 +51,19 @@ def test_integer_inputs_to_float_functions_use_default_dtype(dtype):
         mindtorch.set_default_dtype(mindtorch.float32)
 
 
-@pytest.mark.parametrize("dtype,scalar,expected", [
-    ("int32", 5, "int32"), ("int32", 1.5, "float32"), ("float16", 3, "float16"), ("uint8", True, "uint8"),
-    ("bool", 2, "int64"), ("bool", 2.5, "float32"), ("int64", 2.0, "float32"), ("float64", 1, "float64")])
+@pytest.mark.parametrize(
+    "dtype,scalar,expected",
+    [
+        ("int32", 5, "int32"),
+        ("int32", 1.5, "float32"),
+        ("float16", 3, "float16"),
+        ("uint8", True, "uint8"),
+        ("bool", 2, "int64"),
+        ("bool", 2.5, "float32"),
+        ("int64", 2.0, "float32"),
+        ("float64", 1, "float64"),
+    ],
+)
 def test_weak_scalar_result_dtype(dtype, scalar, expected):
     t = mk([1, 0, 1], dtype)
     assert (t + scalar).dtype is getattr(mindtorch, expected)
@@ -51,7 +74,7 @@ def test_reflected_operators():
     t = mk([1.0, 2.0, 4.0])
     np.testing.assert_allclose(to_np(2 - t), [1.0, 0.0, -2.0])
     np.testing.assert_allclose(to_np(1 / t), [1.0, 0.5, 0.25])
-    np.testing.assert_allclose(to_np(2 ** t), [2.0, 4.0, 16.0])
+    np.testing.assert_allclose(to_np(2**t), [2.0, 4.0, 16.0])
     np.testing.assert_allclose(to_np(7 // t), [7.0, 3.0, 1.0])
     np.testing.assert_allclose(to_np(7 % t), [0.0, 1.0, 3.0])
     i = mk([1, 2, 4], "int64")
@@ -76,9 +99,21 @@ def test_integer_overflow_wraps_like_c():
     assert to_np(t + 100).tolist() == [np.int8(-56), np.int8(-36)]
 
 
-@pytest.mark.parametrize("name,args", [("add", (1,)), ("mul", (2.0,)), ("sub", (1,)), ("div", (2,)),
-                                       ("exp", ()), ("clamp", (0.0, 1.0)), ("sigmoid", ()), ("relu", ()),
-                                       ("pow", (2,)), ("lt", (1.0,))])
+@pytest.mark.parametrize(
+    "name,args",
+    [
+        ("add", (1,)),
+        ("mul", (2.0,)),
+        ("sub", (1,)),
+        ("div", (2,)),
+        ("exp", ()),
+        ("clamp", (0.0, 1.0)),
+        ("sigmoid", ()),
+        ("relu", ()),
+        ("pow", (2,)),
+        ("lt", (1.0,)),
+    ],
+)
 def test_inplace_matches_out_of_place(name, args):
     t = mk(X)
     expected = to_np(getattr(t, name)(*args)).astype(np.float32)
@@ -101,18 +136,21 @@ def test_noncontiguous_inputs():
     np.testing.assert_allclose(to_np(t + t[:, :1]), X.T + X.T[:, :1], rtol=1e-6)
 
 
-@pytest.mark.parametrize("bad", [
-    lambda: mk([1.0]) & mk([1.0]),
-    lambda: mindtorch.bitwise_left_shift(mk([1.0]), 1),
-    lambda: -mk([True], "bool"),
-    lambda: mk([True], "bool") - mk([True], "bool"),
-    lambda: mk([1, 2], "int64") ** -1,
-    lambda: mk([1, 2], "int64") // 0,
-    lambda: mindtorch.clamp(mk([1.0])),
-    lambda: mindtorch.where(mk([1.0]), mk([1.0]), 0),
-    lambda: mindtorch.gelu(mk([1, 2], "int64")),
-    lambda: mk([1.0, 2.0]) + mk([1.0, 2.0, 3.0]),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: mk([1.0]) & mk([1.0]),
+        lambda: mindtorch.bitwise_left_shift(mk([1.0]), 1),
+        lambda: -mk([True], "bool"),
+        lambda: mk([True], "bool") - mk([True], "bool"),
+        lambda: mk([1, 2], "int64") ** -1,
+        lambda: mk([1, 2], "int64") // 0,
+        lambda: mindtorch.clamp(mk([1.0])),
+        lambda: mindtorch.where(mk([1.0]), mk([1.0]), 0),
+        lambda: mindtorch.gelu(mk([1, 2], "int64")),
+        lambda: mk([1.0, 2.0]) + mk([1.0, 2.0, 3.0]),
+    ],
+)
 def test_errors_are_runtime_errors(bad):
     with pytest.raises(RuntimeError):
         bad()
@@ -128,7 +166,7 @@ def test_type_errors():
 def test_gradcheck_chain():
     a = mk([0.3, -0.8, 1.2], "float64").requires_grad_(True)
     b = mk([1.1, 0.4, -0.5], "float64").requires_grad_(True)
-    f = lambda x, y: mindtorch.sigmoid(x * y) + mindtorch.atan2(x, y) - (x ** 2) / (y.abs() + 1) + 2 ** x
+    f = lambda x, y: mindtorch.sigmoid(x * y) + mindtorch.atan2(x, y) - (x**2) / (y.abs() + 1) + 2**x
     assert mindtorch.autograd.gradcheck(f, (a, b))
 
 

@@ -1,4 +1,5 @@
 """End-to-end programs on the CPU backend without PyTorch: training converges, identities hold."""
+
 import math
 
 import mindtorch as torch
@@ -61,8 +62,7 @@ def test_numerical_identities():
     np.testing.assert_allclose((a @ b).t().numpy(), (b.t() @ a.t()).numpy(), rtol=1e-12)
     np.testing.assert_allclose(torch.einsum("ij,jk->ik", a, b).numpy(), (a @ b).numpy(), rtol=1e-12)
     # var = E[x^2] - E[x]^2 (biased) and norm^2 = sum of squares
-    np.testing.assert_allclose(a.var(1, unbiased=False).numpy(), ((a * a).mean(1) - a.mean(1) ** 2).numpy(),
-                               rtol=1e-10)
+    np.testing.assert_allclose(a.var(1, unbiased=False).numpy(), ((a * a).mean(1) - a.mean(1) ** 2).numpy(), rtol=1e-10)
     np.testing.assert_allclose(a.norm().item() ** 2, (a * a).sum().item(), rtol=1e-12)
     # floor division and remainder reconstruct the dividend
     i = torch.arange(-7, 8)
@@ -94,7 +94,7 @@ def test_gradient_matches_finite_differences_for_composite_graph():
 
 def test_views_share_memory_and_autograd_through_inplace():
     base = torch.zeros(4, 4)
-    base.t()[0].fill_(1.0)              # column 0
+    base.t()[0].fill_(1.0)  # column 0
     base.diagonal().add_(2.0)
     base[1:3, 1:3] *= 10
     expected = np.zeros((4, 4), dtype=np.float32)

@@ -1,4 +1,5 @@
 """Random ops: distributions, ranges, dtypes, reproducibility, generators and errors."""
+
 import mindtorch as torch
 import numpy as np
 import pytest
@@ -137,13 +138,16 @@ def test_multinomial_without_replacement():
     assert 0.8 < np.mean(first) < 0.97
 
 
-@pytest.mark.parametrize("probs,n,repl,exc,match", [
-    ([0.2, 0.8], 3, False, RuntimeError, "without replacement"),
-    ([0.2, -0.8], 1, False, RuntimeError, "element < 0"),
-    ([0.2, float("inf")], 1, False, RuntimeError, "inf"),
-    ([0.0, 0.0], 1, True, RuntimeError, "sum of probabilities <= 0"),
-    ([0.5, 0.5], 0, True, RuntimeError, "n_sample <= 0"),
-])
+@pytest.mark.parametrize(
+    "probs,n,repl,exc,match",
+    [
+        ([0.2, 0.8], 3, False, RuntimeError, "without replacement"),
+        ([0.2, -0.8], 1, False, RuntimeError, "element < 0"),
+        ([0.2, float("inf")], 1, False, RuntimeError, "inf"),
+        ([0.0, 0.0], 1, True, RuntimeError, "sum of probabilities <= 0"),
+        ([0.5, 0.5], 0, True, RuntimeError, "n_sample <= 0"),
+    ],
+)
 def test_multinomial_errors(probs, n, repl, exc, match):
     with pytest.raises(exc, match=match):
         torch.multinomial(torch.tensor(probs), n, repl)
@@ -178,8 +182,9 @@ def test_inplace_on_view_writes_base():
     assert np.all(v[:, 1:3] > 3) and np.all(v[:, 0] == 0) and np.all(v[:, 3:] == 0)
 
 
-@pytest.mark.parametrize("dtype,hi", [(torch.float32, 2 ** 24), (torch.float16, 2 ** 11), (torch.int8, 127),
-                                      (torch.uint8, 255), (torch.bool, 1)])
+@pytest.mark.parametrize(
+    "dtype,hi", [(torch.float32, 2**24), (torch.float16, 2**11), (torch.int8, 127), (torch.uint8, 255), (torch.bool, 1)]
+)
 def test_random_default_range(dtype, hi):
     v = vals(torch.empty(N, dtype=dtype).random_())
     assert v.min() >= 0 and v.max() <= hi and v.max() > hi * 0.9
@@ -196,12 +201,15 @@ def test_random_to_and_from():
         torch.zeros(3, dtype=torch.int8).random_(0, 300)
 
 
-@pytest.mark.parametrize("call,match", [
-    (lambda: torch.zeros(3).uniform_(2, 1), "from=2 > to=1"),
-    (lambda: torch.zeros(3).normal_(0, -1), "std >= 0.0"),
-    (lambda: torch.zeros(3).exponential_(-1), "lambda > 0.0"),
-    (lambda: torch.zeros(3).bernoulli_(1.3), "p to be in"),
-])
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda: torch.zeros(3).uniform_(2, 1), "from=2 > to=1"),
+        (lambda: torch.zeros(3).normal_(0, -1), "std >= 0.0"),
+        (lambda: torch.zeros(3).exponential_(-1), "lambda > 0.0"),
+        (lambda: torch.zeros(3).bernoulli_(1.3), "p to be in"),
+    ],
+)
 def test_inplace_errors(call, match):
     with pytest.raises(RuntimeError, match=match):
         call()

@@ -1,4 +1,5 @@
 """Reductions on CPU without PyTorch: NumPy as the reference, gradcheck in float64."""
+
 import mindtorch as mt
 import numpy as np
 import pytest
@@ -11,10 +12,16 @@ def t64(arr=X, rg=True):
     return mt.tensor(arr).requires_grad_(rg)
 
 
-@pytest.mark.parametrize("name,np_fn,kw", [
-    ("sum", np.sum, {"dim": 1}), ("mean", np.mean, {"dim": (0, 2)}), ("prod", np.prod, {"dim": 2}),
-    ("amax", np.max, {"dim": (0, 1)}), ("amin", np.min, {"dim": 2}),
-])
+@pytest.mark.parametrize(
+    "name,np_fn,kw",
+    [
+        ("sum", np.sum, {"dim": 1}),
+        ("mean", np.mean, {"dim": (0, 2)}),
+        ("prod", np.prod, {"dim": 2}),
+        ("amax", np.max, {"dim": (0, 1)}),
+        ("amin", np.min, {"dim": 2}),
+    ],
+)
 def test_values_vs_numpy(name, np_fn, kw):
     r = getattr(t64(rg=False), name)(**kw)
     np.testing.assert_allclose(r.numpy(), np_fn(X, axis=kw["dim"]), rtol=1e-12)
@@ -56,12 +63,27 @@ def test_uint8_all_any():
     assert a.any().item() == 1
 
 
-@pytest.mark.parametrize("fn", [
-    lambda x: x.sum((0, 2)), lambda x: x.mean(1, keepdim=True), lambda x: x.prod(1), lambda x: x.amax((1, 2)),
-    lambda x: x.max(2).values, lambda x: x.min(), lambda x: x.var(1), lambda x: x.std((0, 1), correction=0),
-    lambda x: x.logsumexp(2), lambda x: x.softmax(1), lambda x: x.log_softmax(0), lambda x: x.norm(),
-    lambda x: x.norm(3, 1), lambda x: x.cumsum(2), lambda x: x.cumprod(1), lambda x: mt.var_mean(x, 1)[0],
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x.sum((0, 2)),
+        lambda x: x.mean(1, keepdim=True),
+        lambda x: x.prod(1),
+        lambda x: x.amax((1, 2)),
+        lambda x: x.max(2).values,
+        lambda x: x.min(),
+        lambda x: x.var(1),
+        lambda x: x.std((0, 1), correction=0),
+        lambda x: x.logsumexp(2),
+        lambda x: x.softmax(1),
+        lambda x: x.log_softmax(0),
+        lambda x: x.norm(),
+        lambda x: x.norm(3, 1),
+        lambda x: x.cumsum(2),
+        lambda x: x.cumprod(1),
+        lambda x: mt.var_mean(x, 1)[0],
+    ],
+)
 def test_gradcheck(fn):
     assert mt.autograd.gradcheck(fn, (t64(),))
 

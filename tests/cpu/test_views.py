@@ -1,4 +1,5 @@
 """Torch-free tests of views: shapes, strides, storage_offset, storage sharing, contiguity and errors."""
+
 import mindtorch as torch
 import pytest
 
@@ -53,17 +54,28 @@ def test_contiguity_rules():
     assert c.stride() == (3, 1) and c.is_contiguous()
 
 
-@pytest.mark.parametrize("fn, exc, msg", [
-    (lambda x: x.t().view(12), RuntimeError, "view size is not compatible with input tensor's size and stride"),
-    (lambda x: x.view(5), RuntimeError, r"shape '\[5\]' is invalid for input of size 12"),
-    (lambda x: x.view(-1, -1), RuntimeError, "only one dimension can be inferred"),
-    (lambda x: x.expand(2, 4), RuntimeError, r"The expanded size of the tensor \(2\) must match the existing size "
-                                             r"\(3\) at non-singleton dimension 0"),
-    (lambda x: x.transpose(0, 2), IndexError, r"Dimension out of range \(expected to be in range of \[-2, 1\], "
-                                              r"but got 2\)"),
-    (lambda x: x.narrow(1, 3, 2), RuntimeError, r"start \(3\) \+ length \(2\) exceeds dimension size \(4\)"),
-    (lambda x: x[3], IndexError, "index 3 is out of bounds for dimension 0 with size 3"),
-])
+@pytest.mark.parametrize(
+    "fn, exc, msg",
+    [
+        (lambda x: x.t().view(12), RuntimeError, "view size is not compatible with input tensor's size and stride"),
+        (lambda x: x.view(5), RuntimeError, r"shape '\[5\]' is invalid for input of size 12"),
+        (lambda x: x.view(-1, -1), RuntimeError, "only one dimension can be inferred"),
+        (
+            lambda x: x.expand(2, 4),
+            RuntimeError,
+            r"The expanded size of the tensor \(2\) must match the existing size "
+            r"\(3\) at non-singleton dimension 0",
+        ),
+        (
+            lambda x: x.transpose(0, 2),
+            IndexError,
+            r"Dimension out of range \(expected to be in range of \[-2, 1\], "
+            r"but got 2\)",
+        ),
+        (lambda x: x.narrow(1, 3, 2), RuntimeError, r"start \(3\) \+ length \(2\) exceeds dimension size \(4\)"),
+        (lambda x: x[3], IndexError, "index 3 is out of bounds for dimension 0 with size 3"),
+    ],
+)
 def test_view_errors(fn, exc, msg):
     with pytest.raises(exc, match=msg):
         fn(_x())

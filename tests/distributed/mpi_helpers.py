@@ -3,6 +3,7 @@
 Open MPI refuses root without --allow-run-as-root and refuses more processes than cores
 without --oversubscribe (containers, CI); mindtorch.distributed.run adds both the same way.
 """
+
 import os
 import shutil
 import subprocess
@@ -24,7 +25,9 @@ def _have_mpi():
     return True
 
 
-requires_mpi = pytest.mark.skipif(not _have_mpi(), reason="needs mpiexec and mpi4py (the distributed session installs them)")
+requires_mpi = pytest.mark.skipif(
+    not _have_mpi(), reason="needs mpiexec and mpi4py (the distributed session installs them)"
+)
 
 
 def simulator_env():
@@ -32,12 +35,14 @@ def simulator_env():
     devices per process."""
     import importlib.util
     import tempfile
+
     build_py = Path(__file__).resolve().parents[2] / "mindtorch-npu" / "simulator" / "build.py"
     spec = importlib.util.spec_from_file_location("aclsim_build", build_py)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     out = os.environ.get("ACLSIM_BUILD_DIR") or os.path.join(
-        tempfile.gettempdir(), f"aclsim-{os.getuid()}-{mod.source_digest()[:16]}")
+        tempfile.gettempdir(), f"aclsim-{os.getuid()}-{mod.source_digest()[:16]}"
+    )
     return {"MINDTORCH_NPU_LIB_DIR": str(mod.build(out)), "ACLSIM_DEVICE_COUNT": "2"}
 
 
@@ -55,6 +60,7 @@ requires_npu = pytest.mark.skipif(not _have_npu(), reason="needs mindtorch-npu (
 def mpiexec(script, n, *args, timeout=60, env=None):
     """Run workers/<script> on n processes; returns the CompletedProcess (stdout and stderr as text)."""
     from mindtorch.distributed.run import mpiexec_command
+
     cmd = mpiexec_command(n) + [sys.executable, str(WORKERS / script), *map(str, args)]
     full_env = dict(os.environ, **(env or {}))
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)

@@ -22,8 +22,13 @@ def test_errors_as_pytorch(n):
 
 def test_uninitialized_default_group_raises_value_error():
     assert not dist.is_initialized()
-    for fn, args in [(dist.get_rank, ()), (dist.get_world_size, ()), (dist.all_reduce, (torch.ones(2),)),
-                     (dist.barrier, ()), (dist.new_group, ([0],))]:
+    for fn, args in [
+        (dist.get_rank, ()),
+        (dist.get_world_size, ()),
+        (dist.all_reduce, (torch.ones(2),)),
+        (dist.barrier, ()),
+        (dist.new_group, ([0],)),
+    ]:
         with pytest.raises(ValueError, match="Default process group has not been initialized"):
             fn(*args)
 

@@ -21,8 +21,16 @@ def test_ddp_unused_parameters_state_dict_and_sampler(n):
 
 @pytest.mark.parametrize("n", [2, 3])
 def test_launcher_sets_the_torchrun_environment(n):
-    cmd = [sys.executable, "-m", "mindtorch.distributed.run", "--nproc-per-node", str(n),
-           str(WORKERS / "launched.py"), "--lr", "0.5"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "mindtorch.distributed.run",
+        "--nproc-per-node",
+        str(n),
+        str(WORKERS / "launched.py"),
+        "--lr",
+        "0.5",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     expect_ok(proc, n, "launched ok")
 
@@ -30,5 +38,6 @@ def test_launcher_sets_the_torchrun_environment(n):
 def test_ddp_needs_an_initialized_group():
     import mindtorch as torch
     from mindtorch.nn.parallel import DistributedDataParallel
+
     with pytest.raises(ValueError, match="Default process group has not been initialized"):
         DistributedDataParallel(torch.nn.Linear(2, 2))

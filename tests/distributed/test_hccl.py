@@ -1,4 +1,5 @@
 """The hccl backend: npu tensors through HCCL (the ACL simulator's libhccl), 2 and 3 processes."""
+
 import time
 
 import pytest
@@ -27,8 +28,10 @@ def test_dying_rank_fails_the_others_with_a_clear_error(n):
     assert proc.returncode != 0
     assert time.monotonic() - t0 < 45, "the failure was not detected promptly"
     assert "not reached" not in proc.stdout
-    assert f"rank {n - 1} (pid" in proc.stdout + proc.stderr and "exited while the others waited" in proc.stdout + \
-        proc.stderr, proc.stdout + proc.stderr
+    assert (
+        f"rank {n - 1} (pid" in proc.stdout + proc.stderr
+        and "exited while the others waited" in proc.stdout + proc.stderr
+    ), proc.stdout + proc.stderr
 
 
 def test_peer_that_never_arrives_times_out():

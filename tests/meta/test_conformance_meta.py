@@ -1,5 +1,6 @@
 """The meta backend passes the conformance suite for what applies to a data-less device: shapes,
 dtypes and errors (values are not compared; data-dependent ops are n/a)."""
+
 from mindtorch.testing.conformance import NA, run
 from mindtorch.testing.conformance.pytest_plugin import conformance_tests
 
@@ -14,16 +15,41 @@ def test_meta_report_is_complete_and_names_what_needs_data():
     assert {"argwhere", "_unique", "_bincount", "masked_select", "nonzero"} <= na
     needs_data = {
         # output shape depends on values
-        "_bincount", "bincount", "_unique", "unique", "argwhere", "nonzero", "where.cond_only", "masked_select",
-        "index.Tensor", "one_hot", "repeat_interleave.Tensor", "repeat_interleave.self_Tensor", "tril_indices",
-        "triu_indices", "unique_consecutive",
+        "_bincount",
+        "bincount",
+        "_unique",
+        "unique",
+        "argwhere",
+        "nonzero",
+        "where.cond_only",
+        "masked_select",
+        "index.Tensor",
+        "one_hot",
+        "repeat_interleave.Tensor",
+        "repeat_interleave.self_Tensor",
+        "tril_indices",
+        "triu_indices",
+        "unique_consecutive",
         # composed from a data-dependent op although its own shape is fixed
         "nonzero_static",
         # a Python bool or number read from the values (a comparison result, a count, a data range)
-        "allclose", "equal", "quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar", "histc",
+        "allclose",
+        "equal",
+        "quantile",
+        "quantile.scalar",
+        "nanquantile",
+        "nanquantile.scalar",
+        "histc",
         "histogram.bin_ct",
-        "masked_scatter", "masked_scatter_", "_foreach_adam_", "put", "put_",
+        "masked_scatter",
+        "masked_scatter_",
+        "_foreach_adam_",
+        "put",
+        "put_",
         # a backward that reads values (zeros in a product, a boolean-mask gradient)
-        "cumprod", "prod", "vander", "masked_fill.Tensor",
+        "cumprod",
+        "prod",
+        "vander",
+        "masked_fill.Tensor",
     }
     assert na <= needs_data, sorted(na - needs_data)

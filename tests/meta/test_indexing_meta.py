@@ -1,4 +1,5 @@
 """Indexing ops on the meta device: shapes and dtypes from the rules, data-dependent ops refuse."""
+
 import mindtorch as mt
 import pytest
 
@@ -44,27 +45,33 @@ def test_meta_shapes(k):
     assert tuple(out.shape) == shape and out.dtype is dtype
 
 
-@pytest.mark.parametrize("fn", [
-    lambda: m(3, 4)[m(3, 4) > 0] if hasattr(mt.Tensor, "__gt__") else mt.nonzero(m(3)),
-    lambda: mt.nonzero(m(3)),
-    lambda: m(3).masked_select(mt.empty(3, dtype=mt.bool, device="meta")),
-    lambda: mt.unique(idx(3)),
-    lambda: mt.bincount(idx(3)),
-    lambda: mt.ops.one_hot(idx(3)),
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda: m(3, 4)[m(3, 4) > 0] if hasattr(mt.Tensor, "__gt__") else mt.nonzero(m(3)),
+        lambda: mt.nonzero(m(3)),
+        lambda: m(3).masked_select(mt.empty(3, dtype=mt.bool, device="meta")),
+        lambda: mt.unique(idx(3)),
+        lambda: mt.bincount(idx(3)),
+        lambda: mt.ops.one_hot(idx(3)),
+    ],
+)
 def test_data_dependent_raise_not_implemented(fn):
     with pytest.raises(NotImplementedError):
         fn()
 
 
-@pytest.mark.parametrize("fn,exc", [
-    (lambda: mt.cat([m(2, 3), m(2, 4)]), RuntimeError),
-    (lambda: m(3, 4)[5], IndexError),
-    (lambda: m(3, 4)[0, 0, 0], IndexError),
-    (lambda: m(3, 4).gather(1, idx(3)), RuntimeError),
-    (lambda: m(3, 4).topk(5), RuntimeError),
-    (lambda: m(3, 4).index_select(2, idx(1)), IndexError),
-])
+@pytest.mark.parametrize(
+    "fn,exc",
+    [
+        (lambda: mt.cat([m(2, 3), m(2, 4)]), RuntimeError),
+        (lambda: m(3, 4)[5], IndexError),
+        (lambda: m(3, 4)[0, 0, 0], IndexError),
+        (lambda: m(3, 4).gather(1, idx(3)), RuntimeError),
+        (lambda: m(3, 4).topk(5), RuntimeError),
+        (lambda: m(3, 4).index_select(2, idx(1)), IndexError),
+    ],
+)
 def test_meta_errors(fn, exc):
     with pytest.raises(exc):
         fn()

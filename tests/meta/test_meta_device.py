@@ -1,4 +1,5 @@
 """The meta device: creation and random ops allocate nothing; data access fails like PyTorch."""
+
 import mindtorch as mt
 import pytest
 
@@ -36,10 +37,15 @@ def test_meta_huge_tensor_allocates_nothing():
     assert t.numel() == 1 << 40 and t.untyped_storage().data is None
 
 
-@pytest.mark.parametrize("make", [lambda: mt.rand(2, dtype=mt.int64, device="meta"),
-                                  lambda: mt.randint(5, 2, (3,), device="meta"),
-                                  lambda: mt.zeros(-1, device="meta"),
-                                  lambda: mt.arange(0, -1, device="meta")])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: mt.rand(2, dtype=mt.int64, device="meta"),
+        lambda: mt.randint(5, 2, (3,), device="meta"),
+        lambda: mt.zeros(-1, device="meta"),
+        lambda: mt.arange(0, -1, device="meta"),
+    ],
+)
 def test_meta_checks_arguments(make):
     with pytest.raises((RuntimeError, NotImplementedError)):
         make()
@@ -60,13 +66,21 @@ def test_meta_views():
     assert t[1].shape == (3, 4) and t[1].storage_offset() == 12
 
 
-@pytest.mark.parametrize("t,text", [
-    (lambda: mt.zeros(2, 3, device="meta"), "tensor(..., device='meta', size=(2, 3))"),
-    (lambda: mt.zeros(2, dtype=mt.int64, device="meta"), "tensor(..., device='meta', size=(2,), dtype=torch.int64)"),
-    (lambda: mt.tensor(2.5, device="meta"), "tensor(..., device='meta', size=())"),
-    (lambda: mt.zeros(2, device="meta", requires_grad=True),
-     "tensor(..., device='meta', size=(2,), requires_grad=True)"),
-])
+@pytest.mark.parametrize(
+    "t,text",
+    [
+        (lambda: mt.zeros(2, 3, device="meta"), "tensor(..., device='meta', size=(2, 3))"),
+        (
+            lambda: mt.zeros(2, dtype=mt.int64, device="meta"),
+            "tensor(..., device='meta', size=(2,), dtype=torch.int64)",
+        ),
+        (lambda: mt.tensor(2.5, device="meta"), "tensor(..., device='meta', size=())"),
+        (
+            lambda: mt.zeros(2, device="meta", requires_grad=True),
+            "tensor(..., device='meta', size=(2,), requires_grad=True)",
+        ),
+    ],
+)
 def test_meta_repr(t, text):
     assert repr(t()) == text
 

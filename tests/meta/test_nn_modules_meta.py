@@ -1,4 +1,5 @@
 """The composed nn modules on the meta device: shapes through forward and backward, no data touched."""
+
 import mindtorch as mt
 import mindtorch.nn as nn
 import pytest

@@ -1,5 +1,6 @@
 """A generated corpus of malicious and corrupt checkpoints: nothing executes, memory stays bounded
 (each load runs in a child under an address-space limit), and every failure is CheckpointError."""
+
 import io
 import json
 import struct
@@ -37,9 +38,18 @@ def storage(key="0", numel=4, kind="FloatStorage", location="cpu"):
 
 
 def tensor(offset=0, size=(4,), stride=(1,), numel=4, **kw):
-    return (G("torch._utils", "_rebuild_tensor_v2") +
-            T(storage(numel=numel, **kw), N(offset), T(*map(N, size)), T(*map(N, stride)), b"\x89",
-              G("collections", "OrderedDict") + b")R") + b"R")
+    return (
+        G("torch._utils", "_rebuild_tensor_v2")
+        + T(
+            storage(numel=numel, **kw),
+            N(offset),
+            T(*map(N, size)),
+            T(*map(N, stride)),
+            b"\x89",
+            G("collections", "OrderedDict") + b")R",
+        )
+        + b"R"
+    )
 
 
 def pkl(body):
@@ -71,7 +81,7 @@ def _patch_sizes(raw, name, file_size):
         while (i := raw.find(sig, i)) != -1:
             name_off = 30 if sig == b"PK\x03\x04" else 46
             ln = struct.unpack_from("<H", raw, i + (26 if sig == b"PK\x03\x04" else 28))[0]
-            if bytes(raw[i + name_off:i + name_off + ln]) == n:
+            if bytes(raw[i + name_off : i + name_off + ln]) == n:
                 struct.pack_into("<I", raw, i + off, file_size)
             i += 4
     return bytes(raw)
@@ -130,8 +140,10 @@ def corpus(canary):
         "persistent id not a tuple": ckpt(S("storage") + b"Q"),
         # state a file may not set
         "parameter state sets _shape": ckpt(
-            G("torch._utils", "_rebuild_parameter_with_state") +
-            T(tensor(), b"\x88", G("collections", "OrderedDict") + b")R", b"}" + S("_shape") + T(N(10**6)) + b"s") + b"R"),
+            G("torch._utils", "_rebuild_parameter_with_state")
+            + T(tensor(), b"\x88", G("collections", "OrderedDict") + b")R", b"}" + S("_shape") + T(N(10**6)) + b"s")
+            + b"R"
+        ),
         "BUILD sets a tensor slot": ckpt(tensor() + b"N}" + S("_shape") + T(N(10**6)) + b"s\x86b"),
         "BUILD on a torch.device": ckpt(G("torch", "device") + T(S("cpu")) + b"R}" + S("type") + S("x") + b"sb"),
         # corrupt archives
@@ -187,6 +199,7 @@ def test_malicious_corpus_is_refused_safely(tmp_path):
 def test_checkpoint_error_is_pytorch_classes_and_names_the_record():
     assert issubclass(CheckpointError, RuntimeError)
     import pickle
+
     assert issubclass(CheckpointError, pickle.UnpicklingError)
     with pytest.raises(CheckpointError, match=r"record a/data/0.*declares 16"):
         serialization.load(io.BytesIO(ckpt(tensor(), data=b"\0" * 15)))
@@ -200,7 +213,13 @@ def test_honest_hand_written_checkpoint_loads():
     assert t.tolist() == [[1.0, 2.0], [3.0, 4.0]]
     t = serialization.load(io.BytesIO(ckpt(tensor(size=(0,), offset=4))))
     assert t.shape == (0,)
-    p = serialization.load(io.BytesIO(ckpt(
-        G("torch._utils", "_rebuild_parameter_with_state") +
-        T(tensor(), b"\x88", G("collections", "OrderedDict") + b")R", b"}" + S("note") + S("hi") + b"s") + b"R")))
+    p = serialization.load(
+        io.BytesIO(
+            ckpt(
+                G("torch._utils", "_rebuild_parameter_with_state")
+                + T(tensor(), b"\x88", G("collections", "OrderedDict") + b")R", b"}" + S("note") + S("hi") + b"s")
+                + b"R"
+            )
+        )
+    )
     assert p.note == "hi" and p.requires_grad

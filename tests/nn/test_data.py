@@ -1,4 +1,5 @@
 """utils.data: datasets, samplers, DataLoader and collation (no PyTorch)."""
+
 from collections import namedtuple
 
 import mindtorch as torch
@@ -31,8 +32,11 @@ def test_tensor_dataset_and_sequential_loader():
 
 def test_shuffle_is_a_permutation_and_reproducible():
     ds = TensorDataset(torch.arange(20))
-    run = lambda seed: [x.item() for (b,) in DataLoader(ds, batch_size=3, shuffle=True,
-                                                         generator=torch.Generator().manual_seed(seed)) for x in b]
+    run = lambda seed: [
+        x.item()
+        for (b,) in DataLoader(ds, batch_size=3, shuffle=True, generator=torch.Generator().manual_seed(seed))
+        for x in b
+    ]
     a, b = run(1), run(1)
     assert a == b and sorted(a) == list(range(20)) and a != list(range(20))
 
@@ -68,8 +72,12 @@ def test_random_split_and_subset():
 
 def test_default_collate_structures():
     Point = namedtuple("Point", "x y")
-    out = default_collate([{"a": 1.0, "b": np.ones(2, dtype=np.float32), "s": "u"},
-                           {"a": 2.0, "b": np.zeros(2, dtype=np.float32), "s": "v"}])
+    out = default_collate(
+        [
+            {"a": 1.0, "b": np.ones(2, dtype=np.float32), "s": "u"},
+            {"a": 2.0, "b": np.zeros(2, dtype=np.float32), "s": "v"},
+        ]
+    )
     assert out["a"].dtype is torch.float64 and out["a"].tolist() == [1.0, 2.0]
     assert out["b"].shape == (2, 2) and out["b"].dtype is torch.float32 and out["s"] == ["u", "v"]
     p = default_collate([Point(1, torch.ones(2)), Point(2, torch.zeros(2))])

@@ -1,4 +1,5 @@
 """mindtorch.nn.functional without the oracle: gradchecks (float64), errors, meta shapes, RNG."""
+
 import mindtorch as mt
 import mindtorch.nn.functional as F
 import numpy as np
@@ -38,6 +39,7 @@ def test_gradcheck_conv_double_backward():
         y = F.conv2d(x, w, padding=1)
         gx, gw = mt.autograd.grad((y * y).sum(), (x, w), create_graph=True)
         return gx.sum() + (gw * gw).sum()
+
     gc(f, r64(1, 2, 4, 4), r64(3, 2, 3, 3))
 
 

@@ -1,4 +1,5 @@
 """Layer construction, parameter shapes/init ranges, state_dict layout and forward shapes (no PyTorch)."""
+
 import math
 
 import mindtorch as torch

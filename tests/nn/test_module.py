@@ -1,4 +1,5 @@
 """nn.Module, containers, Parameter and init (no PyTorch import)."""
+
 import copy
 from collections import OrderedDict
 
@@ -43,8 +44,11 @@ def test_registration_and_names():
 
 def test_setattr_semantics():
     m = Net()
-    with pytest.raises(TypeError, match=r"cannot assign 'torch.FloatTensor' as parameter 'weight' "
-                                        r"\(torch.nn.Parameter or None expected\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"cannot assign 'torch.FloatTensor' as parameter 'weight' "
+        r"\(torch.nn.Parameter or None expected\)",
+    ):
         m.fc.weight = torch.ones(4, 3)
     with pytest.raises(KeyError, match="attribute 'fc' already exists"):
         m.register_buffer("fc", torch.ones(1))
@@ -59,9 +63,11 @@ def test_setattr_semantics():
     del m.stat
     assert "stat" not in m._buffers
     with pytest.raises(AttributeError):
+
         class Bad(nn.Module):
             def __init__(self):
                 self.w = nn.Parameter(torch.ones(1))
+
         Bad()
 
 
@@ -84,14 +90,19 @@ def test_load_state_dict_strict_and_errors():
     bad["extra"] = torch.ones(1)
     with pytest.raises(RuntimeError) as ei:
         Net().load_state_dict(bad)
-    assert str(ei.value) == ('Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: "fc.bias". '
-                             '\n\tUnexpected key(s) in state_dict: "extra". ')
+    assert str(ei.value) == (
+        'Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: "fc.bias". '
+        '\n\tUnexpected key(s) in state_dict: "extra". '
+    )
     res = Net().load_state_dict(bad, strict=False)
     assert res.missing_keys == ["fc.bias"] and res.unexpected_keys == ["extra"]
     bad = OrderedDict(sd)
     bad["fc.weight"] = torch.ones(3, 3)
-    with pytest.raises(RuntimeError, match="size mismatch for fc.weight: copying a param with shape "
-                                           r"torch.Size\(\[3, 3\]\) from checkpoint"):
+    with pytest.raises(
+        RuntimeError,
+        match="size mismatch for fc.weight: copying a param with shape "
+        r"torch.Size\(\[3, 3\]\) from checkpoint",
+    ):
         Net().load_state_dict(bad)
     n = Net()
     n.load_state_dict(sd)
@@ -141,9 +152,11 @@ def test_hooks_and_apply():
 
 
 def test_repr():
-    assert repr(Net()) == ("Net(\n  (fc): Linear(in_features=3, out_features=4, bias=True)\n  (act): ReLU()\n"
-                           "  (seq): Sequential(\n    (0): Linear(in_features=4, out_features=2, bias=True)\n"
-                           "    (1): Tanh()\n  )\n)")
+    assert repr(Net()) == (
+        "Net(\n  (fc): Linear(in_features=3, out_features=4, bias=True)\n  (act): ReLU()\n"
+        "  (seq): Sequential(\n    (0): Linear(in_features=4, out_features=2, bias=True)\n"
+        "    (1): Tanh()\n  )\n)"
+    )
 
 
 def test_sequential_and_lists():
@@ -165,8 +178,10 @@ def test_sequential_and_lists():
     assert list(md.keys()) == ["x", "y"] and "y" in md and len(list(md.parameters())) == 2
     pl = nn.ParameterList([nn.Parameter(torch.ones(2)), torch.zeros(3)])
     assert len(pl) == 2 and isinstance(pl[1], nn.Parameter) and len(list(pl.parameters())) == 2
-    assert repr(pl) == "ParameterList(\n    (0): Parameter containing: [torch.float32 of size 2]\n" \
-                       "    (1): Parameter containing: [torch.float32 of size 3]\n)"
+    assert (
+        repr(pl) == "ParameterList(\n    (0): Parameter containing: [torch.float32 of size 2]\n"
+        "    (1): Parameter containing: [torch.float32 of size 3]\n)"
+    )
     pd = nn.ParameterDict({"a": nn.Parameter(torch.ones(2))})
     pd["b"] = torch.zeros(1)
     assert list(pd.keys()) == ["a", "b"] and isinstance(pd["b"], nn.Parameter)
@@ -182,12 +197,12 @@ def test_init_functions():
     nn.init.ones_(w)
     assert w.sum().item() == 64 * 32
     assert nn.init._calculate_fan_in_and_fan_out(torch.empty(8, 4, 3, 3)) == (36, 72)
-    assert nn.init.calculate_gain("relu") == pytest.approx(2 ** 0.5)
+    assert nn.init.calculate_gain("relu") == pytest.approx(2**0.5)
     assert nn.init.calculate_gain("leaky_relu", 0.2) == pytest.approx((2 / 1.04) ** 0.5)
     with pytest.raises(ValueError, match="Unsupported nonlinearity"):
         nn.init.calculate_gain("nope")
-    nn.init.kaiming_uniform_(w, a=5 ** 0.5)
-    bound = 1 / 32 ** 0.5
+    nn.init.kaiming_uniform_(w, a=5**0.5)
+    bound = 1 / 32**0.5
     assert w.abs().max().item() <= bound and w.abs().max().item() > 0.8 * bound
     nn.init.xavier_uniform_(w)
     assert w.abs().max().item() <= (6 / 96) ** 0.5

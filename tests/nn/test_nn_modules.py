@@ -1,4 +1,5 @@
 """Recurrent, Transformer and other nn modules on the CPU, checked against their own definitions (no PyTorch)."""
+
 import mindtorch as mt
 import mindtorch.nn as nn
 import numpy as np
@@ -19,8 +20,8 @@ def test_packed_batch_equals_each_sequence_alone(kind, bidirectional):
     h_n = h[0] if kind == "LSTM" else h
     for i, s in enumerate(seqs):
         o1, h1 = m(s)  # unbatched
-        np.testing.assert_allclose(padded[i, :len(s)].detach().numpy(), o1.detach().numpy(), rtol=1e-5, atol=1e-6)
-        assert np.all(padded[i, len(s):].detach().numpy() == 0)
+        np.testing.assert_allclose(padded[i, : len(s)].detach().numpy(), o1.detach().numpy(), rtol=1e-5, atol=1e-6)
+        assert np.all(padded[i, len(s) :].detach().numpy() == 0)
         h1 = h1[0] if kind == "LSTM" else h1
         np.testing.assert_allclose(h_n[:, i].detach().numpy(), h1.detach().numpy(), rtol=1e-5, atol=1e-6)
 
@@ -73,8 +74,9 @@ def test_pad_and_pack_roundtrip_keeps_gradients():
 
 
 def test_transformer_masks_hide_what_they_should():
-    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), 2,
-                                enable_nested_tensor=False)
+    enc = nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), 2, enable_nested_tensor=False
+    )
     x = mt.randn(2, 5, 8)
     causal = nn.Transformer.generate_square_subsequent_mask(5)
     y = enc(x, mask=causal)
@@ -122,22 +124,41 @@ def _r(*shape):
     return mt.randn(*shape, dtype=mt.float64, requires_grad=True)
 
 
-@pytest.mark.parametrize("name,fn,shapes", [
-    ("conv_transpose2d", lambda x, w: nn.functional.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1),
-     [(1, 2, 3, 3), (2, 3, 3, 3)]),
-    ("conv3d", lambda x, w: nn.functional.conv3d(x, w, stride=(1, 2, 1), padding=1), [(1, 2, 3, 4, 3), (2, 2, 2, 2, 2)]),
-    ("fold", lambda x: nn.functional.fold(x, (4, 5), 2, stride=1), [(1, 8, 12)]),
-    ("unfold", lambda x: nn.functional.unfold(x, 2, dilation=2, padding=1), [(1, 2, 4, 4)]),
-    ("max_pool3d", lambda x: nn.functional.max_pool3d(x, 2, stride=1), [(1, 1, 3, 3, 3)]),
-    ("avg_pool3d", lambda x: nn.functional.avg_pool3d(x, 2, padding=1, count_include_pad=False), [(1, 1, 3, 3, 3)]),
-    ("grid_sample", lambda x, g: nn.functional.grid_sample(x, g * 0.9, align_corners=False), [(1, 2, 4, 5),
-                                                                                              (1, 3, 2, 2)]),
-    ("ctc_loss", lambda lp: nn.functional.ctc_loss(lp.log_softmax(-1), mt.tensor([[1, 2], [2, 2]]), [4, 4], [2, 2]),
-     [(4, 2, 3)]),
-    ("embedding_bag", lambda w: nn.functional.embedding_bag(mt.tensor([1, 2, 4, 4, 0]), w, mt.tensor([0, 2]),
-                                                            mode="mean"), [(5, 3)]),
-    ("local_response_norm", lambda x: nn.functional.local_response_norm(x, 3), [(1, 4, 2, 3)]),
-])
+@pytest.mark.parametrize(
+    "name,fn,shapes",
+    [
+        (
+            "conv_transpose2d",
+            lambda x, w: nn.functional.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1),
+            [(1, 2, 3, 3), (2, 3, 3, 3)],
+        ),
+        (
+            "conv3d",
+            lambda x, w: nn.functional.conv3d(x, w, stride=(1, 2, 1), padding=1),
+            [(1, 2, 3, 4, 3), (2, 2, 2, 2, 2)],
+        ),
+        ("fold", lambda x: nn.functional.fold(x, (4, 5), 2, stride=1), [(1, 8, 12)]),
+        ("unfold", lambda x: nn.functional.unfold(x, 2, dilation=2, padding=1), [(1, 2, 4, 4)]),
+        ("max_pool3d", lambda x: nn.functional.max_pool3d(x, 2, stride=1), [(1, 1, 3, 3, 3)]),
+        ("avg_pool3d", lambda x: nn.functional.avg_pool3d(x, 2, padding=1, count_include_pad=False), [(1, 1, 3, 3, 3)]),
+        (
+            "grid_sample",
+            lambda x, g: nn.functional.grid_sample(x, g * 0.9, align_corners=False),
+            [(1, 2, 4, 5), (1, 3, 2, 2)],
+        ),
+        (
+            "ctc_loss",
+            lambda lp: nn.functional.ctc_loss(lp.log_softmax(-1), mt.tensor([[1, 2], [2, 2]]), [4, 4], [2, 2]),
+            [(4, 2, 3)],
+        ),
+        (
+            "embedding_bag",
+            lambda w: nn.functional.embedding_bag(mt.tensor([1, 2, 4, 4, 0]), w, mt.tensor([0, 2]), mode="mean"),
+            [(5, 3)],
+        ),
+        ("local_response_norm", lambda x: nn.functional.local_response_norm(x, 3), [(1, 4, 2, 3)]),
+    ],
+)
 def test_composed_functionals_gradcheck(name, fn, shapes):
     check_grad(fn, *[_r(*s) for s in shapes])
 
@@ -145,6 +166,7 @@ def test_composed_functionals_gradcheck(name, fn, shapes):
 def test_lazy_module_copies_and_pickles_before_init():
     import copy
     import pickle
+
     m = nn.LazyLinear(3)
     for c in (copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
         assert type(c).__name__ == "LazyLinear" and c.has_uninitialized_params()

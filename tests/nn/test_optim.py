@@ -1,4 +1,5 @@
 """Optimizers, schedulers and grad clipping: behaviour and hand-computed updates (no PyTorch)."""
+
 import math
 
 import mindtorch as torch
@@ -112,7 +113,7 @@ def _reference(name, p, steps, sign):
         elif name == "Adam":  # lr=0.1, weight_decay=0.1 (L2), maximize
             g = -g + 0.1 * p
             m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
-            p = p - 0.1 * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+            p = p - 0.1 * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
         elif name == "RMSprop":  # lr=0.1, alpha=0.99, momentum=0.5, centered
             v, ga = 0.99 * v + 0.01 * g * g, 0.99 * ga + 0.01 * g
             buf = 0.5 * buf + g / (np.sqrt(v - ga * ga) + 1e-8)
@@ -123,9 +124,15 @@ def _reference(name, p, steps, sign):
     return p
 
 
-@pytest.mark.parametrize("cls,kw", [(optim.RMSprop, dict(momentum=0.5, centered=True)),
-                                    (optim.Adagrad, dict(lr_decay=0.01)), (optim.SGD, dict(lr=0.1, maximize=True)),
-                                    (optim.Adam, dict(weight_decay=0.1, maximize=True))])
+@pytest.mark.parametrize(
+    "cls,kw",
+    [
+        (optim.RMSprop, dict(momentum=0.5, centered=True)),
+        (optim.Adagrad, dict(lr_decay=0.01)),
+        (optim.SGD, dict(lr=0.1, maximize=True)),
+        (optim.Adam, dict(weight_decay=0.1, maximize=True)),
+    ],
+)
 def test_optimizers_match_reference_updates(cls, kw):
     p = _param([3.0, -2.0])
     opt = cls([p], **({"lr": 0.1} | kw))
@@ -137,8 +144,9 @@ def test_optimizers_match_reference_updates(cls, kw):
             (sign * (p * p).sum()).backward()
             opt.step()
         done = steps
-        np.testing.assert_allclose(p.detach().numpy(), _reference(cls.__name__, [3.0, -2.0], steps, sign),
-                                   rtol=2e-4, atol=1e-5)
+        np.testing.assert_allclose(
+            p.detach().numpy(), _reference(cls.__name__, [3.0, -2.0], steps, sign), rtol=2e-4, atol=1e-5
+        )
 
 
 def test_schedulers():

@@ -1,19 +1,28 @@
 """The foreach optimizer op (one call per parameter group) equals the single-tensor update bit for bit."""
+
 import mindtorch as torch
 import numpy as np
 import pytest
 
-CASES = [("SGD", dict(lr=0.1)), ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.2, weight_decay=0.01)),
-         ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, maximize=True)),
-         ("Adam", dict(lr=0.01)), ("Adam", dict(lr=0.01, weight_decay=0.1, amsgrad=True)),
-         ("Adam", dict(lr=0.01, maximize=True, betas=(0.8, 0.9))),
-         ("AdamW", dict(lr=0.01, weight_decay=0.1)), ("AdamW", dict(lr=0.01, amsgrad=True))]
+CASES = [
+    ("SGD", dict(lr=0.1)),
+    ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.2, weight_decay=0.01)),
+    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, maximize=True)),
+    ("Adam", dict(lr=0.01)),
+    ("Adam", dict(lr=0.01, weight_decay=0.1, amsgrad=True)),
+    ("Adam", dict(lr=0.01, maximize=True, betas=(0.8, 0.9))),
+    ("AdamW", dict(lr=0.01, weight_decay=0.1)),
+    ("AdamW", dict(lr=0.01, amsgrad=True)),
+]
 
 
 def _train(name, kw, foreach, dtype):
     torch.manual_seed(0)
-    params = [torch.randn(5, 4, dtype=dtype).requires_grad_(), torch.randn(4, dtype=dtype).requires_grad_(),
-              torch.randn(3, dtype=dtype).requires_grad_()]
+    params = [
+        torch.randn(5, 4, dtype=dtype).requires_grad_(),
+        torch.randn(4, dtype=dtype).requires_grad_(),
+        torch.randn(3, dtype=dtype).requires_grad_(),
+    ]
     opt = getattr(torch.optim, name)(params, foreach=foreach, **kw)
     x = torch.randn(7, 5, dtype=dtype)
     for step in range(4):

@@ -2,6 +2,7 @@
 
 Companion of tests/parity/programs/test_nn_programs.py, for machines without the PyTorch oracle.
 """
+
 import io
 import math
 
@@ -167,8 +168,9 @@ def test_meta_device_model_has_shapes_without_memory():
     assert n == expected
     assert all(p.is_meta and p.dtype == torch.float32 for p in m.parameters())
     assert m.mask.is_meta and m.mask.shape == (1, 1024, 1024)
-    logits, loss = m(torch.zeros(2, 16, dtype=torch.long, device="meta"),
-                     torch.zeros(2, 16, dtype=torch.long, device="meta"))
+    logits, loss = m(
+        torch.zeros(2, 16, dtype=torch.long, device="meta"), torch.zeros(2, 16, dtype=torch.long, device="meta")
+    )
     assert logits.shape == (2, 16, 50000) and logits.is_meta
     assert loss.shape == () and loss.is_meta
     loss.backward()
@@ -214,7 +216,7 @@ def test_clip_grad_norm_returns_total_norm_and_scales():
     np.testing.assert_allclose(b.grad.numpy(), [0.8], rtol=1e-5)
     total = nn.utils.clip_grad_norm_([a, b], max_norm=10.0)
     assert math.isclose(total.item(), 1.0, rel_tol=1e-5)
-    np.testing.assert_allclose(b.grad.numpy(), [0.8], rtol=1e-5)       # below max_norm: unchanged
+    np.testing.assert_allclose(b.grad.numpy(), [0.8], rtol=1e-5)  # below max_norm: unchanged
 
 
 def test_adamw_decay_groups_leave_no_decay_params_alone_with_zero_grad():
@@ -222,8 +224,7 @@ def test_adamw_decay_groups_leave_no_decay_params_alone_with_zero_grad():
     m = TinyGPT()
     decay = [p for p in m.parameters() if p.dim() >= 2]
     nodecay = [p for p in m.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.5}, {"params": nodecay, "weight_decay": 0.0}],
-                            lr=0.1)
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.5}, {"params": nodecay, "weight_decay": 0.0}], lr=0.1)
     before = [p.detach().clone() for p in m.parameters()]
     for p in m.parameters():
         p.grad = torch.zeros_like(p)

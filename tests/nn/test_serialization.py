@@ -1,4 +1,5 @@
 """mindtorch.save / load round trips and the restricted unpickler (no PyTorch)."""
+
 import io
 import pickle
 import zipfile
@@ -34,9 +35,17 @@ def test_zip_layout(tmp_path):
 
 def test_tensors_views_and_dtypes():
     base = torch.arange(12).float()
-    obj = {"view": base[2:6], "mat": base.view(3, 4), "t": base.view(3, 4).t(), "bf": torch.ones(3, dtype=torch.bfloat16),
-           "h": torch.tensor([1.5], dtype=torch.float16), "b": torch.tensor([True, False]),
-           "g": torch.ones(2, requires_grad=True), "dt": torch.int32, "size": torch.Size([2, 3])}
+    obj = {
+        "view": base[2:6],
+        "mat": base.view(3, 4),
+        "t": base.view(3, 4).t(),
+        "bf": torch.ones(3, dtype=torch.bfloat16),
+        "h": torch.tensor([1.5], dtype=torch.float16),
+        "b": torch.tensor([True, False]),
+        "g": torch.ones(2, requires_grad=True),
+        "dt": torch.int32,
+        "size": torch.Size([2, 3]),
+    }
     out = _round_trip(obj)
     assert out["view"].tolist() == [2.0, 3.0, 4.0, 5.0] and out["view"].storage_offset() == 2
     assert out["t"].stride() == (1, 4) and out["t"].tolist() == base.view(3, 4).t().tolist()
@@ -77,6 +86,7 @@ def test_refuses_unknown_globals():
     class Evil:
         def __reduce__(self):
             return (print, ("pwned",))
+
     buf = io.BytesIO()
     serialization.save({"x": Evil()}, buf)
     buf.seek(0)

@@ -9,6 +9,7 @@ environment points at (and skips the simulator's own tests).
 After the whole session, nothing the tests made may still be alive in the simulator: a session whose tests
 leave an allocation, stream, event, tensor descriptor, ... behind fails (pytest_sessionfinish below).
 """
+
 import ctypes
 import gc
 import importlib.util
@@ -37,7 +38,8 @@ def build_simulator():
     if "dir" not in _state:
         b = _builder()
         out = os.environ.get("ACLSIM_BUILD_DIR") or os.path.join(
-            tempfile.gettempdir(), f"aclsim-{os.getuid()}-{b.source_digest()[:16]}")
+            tempfile.gettempdir(), f"aclsim-{os.getuid()}-{b.source_digest()[:16]}"
+        )
         _state["dir"] = b.build(out)
     return _state["dir"]
 
@@ -92,6 +94,7 @@ def leaked():
         return {}
     import mindtorch as torch
     from npu_helpers import live_counts
+
     gc.collect()
     for i in range(torch.npu.device_count()):
         torch.npu.synchronize(i)
@@ -108,7 +111,8 @@ def pytest_sessionfinish(session, exitstatus):
         return
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
     message = "npu leak check: still alive in the simulator after the session: " + ", ".join(
-        f"{k}={n}" for k, n in leaks.items())
+        f"{k}={n}" for k, n in leaks.items()
+    )
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.ensure_newline()

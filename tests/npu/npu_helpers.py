@@ -1,17 +1,33 @@
 """Shared by the npu tests: the simulator's leak counters and a subprocess runner."""
+
 import ctypes
 import os
 import subprocess
 import sys
 import textwrap
 
-KINDS = ("device_allocations", "device_bytes", "host_allocations", "streams", "events", "tensors", "scalars",
-         "int_arrays", "float_arrays", "bool_arrays", "tensor_lists", "scalar_lists", "executors", "hccl_comms")
+KINDS = (
+    "device_allocations",
+    "device_bytes",
+    "host_allocations",
+    "streams",
+    "events",
+    "tensors",
+    "scalars",
+    "int_arrays",
+    "float_arrays",
+    "bool_arrays",
+    "tensor_lists",
+    "scalar_lists",
+    "executors",
+    "hccl_comms",
+)
 
 
 def simulator():
     """The loaded simulator runtime library (the same handle the backend uses)."""
     from mindtorch_npu.state import RUNTIME
+
     RUNTIME.ensure()
     lib = RUNTIME.libs.ascendcl
     fn = lib.aclsimLiveCount
@@ -45,5 +61,6 @@ def run_python(code, env_update=None, drop=(), timeout=120):
     for k in drop:
         env.pop(k, None)
     env.update(env_update or {})
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True, timeout=timeout
+    )

@@ -3,6 +3,7 @@
 Expected values are worked out by hand from PyTorch's CUDA caching allocator rules
 (c10/cuda/CUDACachingAllocator.cpp) and torch_npu's out-of-memory message.
 """
+
 import gc
 import threading
 
@@ -25,15 +26,15 @@ class FakeDriver:
     def __init__(self, capacity=64 * GiB, ndev=2):
         self.capacity = capacity
         self.ndev = ndev
-        self.live = {}                      # (device, ptr) -> nbytes
+        self.live = {}  # (device, ptr) -> nbytes
         self.mallocs, self.frees, self.results = [], [], []
         self.next_addr = {d: 0x10000000 * (d + 1) for d in range(ndev)}
         self.device = 0
         self.streams = {}
         self.events = []
-        self.fail_with = None               # an exception malloc raises once
-        self.on_malloc = None               # hook run inside malloc (a GC-run __del__, say)
-        self.event_fail = None              # an exception new_event raises once
+        self.fail_with = None  # an exception malloc raises once
+        self.on_malloc = None  # hook run inside malloc (a GC-run __del__, say)
+        self.event_fail = None  # an exception new_event raises once
 
     def used(self, dev):
         return sum(n for (d, _), n in self.live.items() if d == dev)
@@ -59,7 +60,7 @@ class FakeDriver:
             return 0
         ptr = self.next_addr[dev]
         self.results.append(ptr)
-        self.next_addr[dev] += nbytes + 4096     # a gap: segments are never contiguous
+        self.next_addr[dev] += nbytes + 4096  # a gap: segments are never contiguous
         self.live[(dev, ptr)] = nbytes
         return ptr
 
@@ -123,23 +124,45 @@ def alloc(drv):
 
 NPU0 = device("npu", 0)
 KINDS = ("all", "small_pool", "large_pool")
-CORE = ("allocation", "allocated_bytes", "active", "active_bytes", "requested_bytes",
-        "inactive_split", "inactive_split_bytes", "segment", "reserved_bytes")
+CORE = (
+    "allocation",
+    "allocated_bytes",
+    "active",
+    "active_bytes",
+    "requested_bytes",
+    "inactive_split",
+    "inactive_split_bytes",
+    "segment",
+    "reserved_bytes",
+)
 
 
 def zero_stats():
     out = {f"{n}.{k}.{f}": 0 for n in CORE for k in KINDS for f in ("current", "peak", "allocated", "freed")}
     for n in ("oversize_allocations", "oversize_segments"):
         out.update({f"{n}.{f}": 0 for f in ("current", "peak", "allocated", "freed")})
-    out.update(max_split_size=-1, num_alloc_retries=0, num_ooms=0, num_oom_rejections=0,
-               num_sync_all_streams=0, num_device_alloc=0, num_device_free=0)
+    out.update(
+        max_split_size=-1,
+        num_alloc_retries=0,
+        num_ooms=0,
+        num_oom_rejections=0,
+        num_sync_all_streams=0,
+        num_device_alloc=0,
+        num_device_free=0,
+    )
     return out
 
 
 def put(d, name, kind, current, peak, allocated, freed, also_all=True):
     for k in (kind, "all") if also_all else (kind,):
-        d.update({f"{name}.{k}.current": current, f"{name}.{k}.peak": peak,
-                  f"{name}.{k}.allocated": allocated, f"{name}.{k}.freed": freed})
+        d.update(
+            {
+                f"{name}.{k}.current": current,
+                f"{name}.{k}.peak": peak,
+                f"{name}.{k}.allocated": allocated,
+                f"{name}.{k}.freed": freed,
+            }
+        )
 
 
 def assert_stats(a, expected, dev=0):
@@ -150,17 +173,20 @@ def assert_stats(a, expected, dev=0):
 
 
 # ---- rounding and pools -----------------------------------------------------------------------
-@pytest.mark.parametrize("nbytes, size, segment, kind", [
-    (1, 512, SEG_SMALL, "small_pool"),
-    (512, 512, SEG_SMALL, "small_pool"),
-    (513, 1024, SEG_SMALL, "small_pool"),
-    (MiB, MiB, SEG_SMALL, "small_pool"),
-    (MiB + 1, MiB + 512, SEG_LARGE, "large_pool"),
-    (10 * MiB - 513, 10 * MiB - 512, SEG_LARGE, "large_pool"),
-    (10 * MiB - 1, 10 * MiB, 10 * MiB, "large_pool"),
-    (11 * MiB + 1, 12 * MiB, 12 * MiB, "large_pool"),            # 1 MiB - 512 left: no split
-    (12 * MiB + 1, 12 * MiB + 512, 14 * MiB, "large_pool"),      # 2 MiB - 512 left: split
-])
+@pytest.mark.parametrize(
+    "nbytes, size, segment, kind",
+    [
+        (1, 512, SEG_SMALL, "small_pool"),
+        (512, 512, SEG_SMALL, "small_pool"),
+        (513, 1024, SEG_SMALL, "small_pool"),
+        (MiB, MiB, SEG_SMALL, "small_pool"),
+        (MiB + 1, MiB + 512, SEG_LARGE, "large_pool"),
+        (10 * MiB - 513, 10 * MiB - 512, SEG_LARGE, "large_pool"),
+        (10 * MiB - 1, 10 * MiB, 10 * MiB, "large_pool"),
+        (11 * MiB + 1, 12 * MiB, 12 * MiB, "large_pool"),  # 1 MiB - 512 left: no split
+        (12 * MiB + 1, 12 * MiB + 512, 14 * MiB, "large_pool"),  # 2 MiB - 512 left: split
+    ],
+)
 def test_rounding_and_pool_selection(alloc, drv, nbytes, size, segment, kind):
     st = alloc.allocate(nbytes, NPU0)
     assert drv.mallocs == [(0, segment)]
@@ -173,7 +199,7 @@ def test_rounding_and_pool_selection(alloc, drv, nbytes, size, segment, kind):
     assert stats[f"reserved_bytes.{other}.current"] == 0
     assert alloc.bytes_in_use(0) == size and alloc.bytes_reserved(0) == segment
     del st
-    assert alloc.bytes_in_use(0) == 0 and alloc.bytes_reserved(0) == segment   # cached
+    assert alloc.bytes_in_use(0) == 0 and alloc.bytes_reserved(0) == segment  # cached
 
 
 def test_small_requests_share_one_segment_in_address_order(alloc, drv):
@@ -218,12 +244,12 @@ def test_split_merge_exact_stats(alloc, drv):
     mid["num_device_alloc"] = 1
     assert_stats(alloc, mid)
 
-    del b            # between two live blocks: no merge, one more inactive split block
-    del a            # merges with b: net +1024 inactive bytes, count unchanged
+    del b  # between two live blocks: no merge, one more inactive split block
+    del a  # merges with b: net +1024 inactive bytes, count unchanged
     stats = alloc.memory_stats(0)
     assert stats["inactive_split.all.current"] == 2
     assert stats["inactive_split_bytes.all.current"] == R - 3072
-    del c            # merges both sides: the segment is whole again
+    del c  # merges both sides: the segment is whole again
     end = zero_stats()
     for name, n in (("allocation", 3), ("active", 3)):
         put(end, name, "small_pool", 0, 3, n, n)
@@ -254,12 +280,12 @@ def test_best_fit_picks_smallest_sufficient_block(alloc, drv):
     b = alloc.allocate(8192, NPU0)
     y = alloc.allocate(512, NPU0)
     pa, pb = a.data, b.data
-    del a, b                          # both stay apart: their neighbours are live
-    c = alloc.allocate(3000, NPU0)    # 3072 -> the 4096 block, split
+    del a, b  # both stay apart: their neighbours are live
+    c = alloc.allocate(3000, NPU0)  # 3072 -> the 4096 block, split
     assert c.data == pa
-    d = alloc.allocate(6000, NPU0)    # 6144 -> the 8192 block, split
+    d = alloc.allocate(6000, NPU0)  # 6144 -> the 8192 block, split
     assert d.data == pb
-    e = alloc.allocate(1024, NPU0)    # exact: the 1024 left of the 4096 block
+    e = alloc.allocate(1024, NPU0)  # exact: the 1024 left of the 4096 block
     assert e.data == pa + 3072
     assert len(drv.mallocs) == 1
     del c, d, e, x, y
@@ -272,7 +298,7 @@ def test_same_size_reuses_the_freed_block(alloc, drv):
     p = st.data
     del st
     for _ in range(3):
-        st = alloc.allocate(4096, NPU0)       # an exact hit on a split block, each time
+        st = alloc.allocate(4096, NPU0)  # an exact hit on a split block, each time
         assert st.data == p
         del st
     assert len(drv.mallocs) == 1
@@ -297,7 +323,7 @@ def test_blocks_are_reused_only_on_their_stream(alloc, drv):
     p0 = st.data
     del st
     drv.streams[0] = 7
-    st = alloc.allocate(4096, NPU0)           # stream 7 cannot use stream 0's cached block
+    st = alloc.allocate(4096, NPU0)  # stream 7 cannot use stream 0's cached block
     assert len(drv.mallocs) == 2 and st.data != p0
     p7 = st.data
     del st
@@ -326,13 +352,13 @@ def test_record_stream_delays_reuse_until_the_event_completes(alloc, drv):
     [seg] = alloc.memory_snapshot()
     assert seg["blocks"][0]["state"] == "active_pending_free"
 
-    y = alloc.allocate(512, NPU0)          # the event is pending: x is not reused
+    y = alloc.allocate(512, NPU0)  # the event is pending: x is not reused
     assert y.data != p
     stats = alloc.memory_stats(0)
     assert stats["active.all.current"] == 2 and stats["active.all.peak"] == 2
     assert stats["allocation.all.peak"] == 1
     drv.complete(5)
-    z = alloc.allocate(512, NPU0)          # polled on this allocation: x is back
+    z = alloc.allocate(512, NPU0)  # polled on this allocation: x is back
     assert z.data == p
     assert ev.destroyed and drv.live_events() == []
     stats = alloc.memory_stats(0)
@@ -357,12 +383,12 @@ def test_pending_block_does_not_merge_until_released(alloc, drv):
     a = alloc.allocate(512, NPU0)
     b = alloc.allocate(512, NPU0)
     alloc.record_stream(b, 3)
-    del b                                  # pending
-    del a                                  # its next neighbour is pending: no merge
+    del b  # pending
+    del a  # its next neighbour is pending: no merge
     stats = alloc.memory_stats(0)
-    assert stats["inactive_split.all.current"] == 2      # a, and the tail
+    assert stats["inactive_split.all.current"] == 2  # a, and the tail
     drv.complete(3)
-    alloc.synchronize(0)                   # drains completed events: the segment is whole
+    alloc.synchronize(0)  # drains completed events: the segment is whole
     stats = alloc.memory_stats(0)
     assert stats["inactive_split.all.current"] == 0 and stats["active.all.current"] == 0
     [seg] = alloc.memory_snapshot()
@@ -391,8 +417,8 @@ def test_event_failure_on_free_leaves_the_block_allocated(alloc, drv):
     with pytest.raises(RuntimeError, match="aclrtCreateEvent"):
         alloc.free(x)
     assert dict(alloc.memory_stats(0)) == before and drv.live_events() == []
-    del x                                   # the storage's own free now succeeds
-    gc.collect()                            # (the raised exception's frames formed a cycle)
+    del x  # the storage's own free now succeeds
+    gc.collect()  # (the raised exception's frames formed a cycle)
     assert len(drv.live_events()) == 2
     assert alloc.memory_stats(0)["active.all.current"] == 1
 
@@ -420,7 +446,7 @@ def test_empty_cache_releases_whole_free_segments_only(alloc, drv):
     del big, spare
     assert len(drv.live) == 3
     alloc.empty_cache()
-    assert list(drv.live.values()) == [SEG_SMALL]          # the segment with a live block stays
+    assert list(drv.live.values()) == [SEG_SMALL]  # the segment with a live block stays
     stats = alloc.memory_stats(0)
     assert stats["segment.all.current"] == 1 and stats["reserved_bytes.all.current"] == SEG_SMALL
     assert stats["segment.large_pool.freed"] == 2 and stats["num_device_free"] == 2
@@ -435,8 +461,8 @@ def test_oom_frees_the_cache_and_retries(drv):
     drv.capacity = 21 * MiB
     a = CachingAllocator(drv)
     big = a.allocate(20 * MiB, NPU0)
-    del big                                   # cached, not returned
-    st = a.allocate(1000, NPU0)               # needs a 2 MiB segment: only after the retry
+    del big  # cached, not returned
+    st = a.allocate(1000, NPU0)  # needs a 2 MiB segment: only after the retry
     stats = a.memory_stats(0)
     assert stats["num_alloc_retries"] == 1 and stats["num_ooms"] == 0
     assert stats["num_device_free"] == 1 and stats["num_sync_all_streams"] == 1
@@ -451,12 +477,12 @@ def test_oom_retry_waits_for_pending_blocks_of_that_device_only(drv):
     drv.capacity = 21 * MiB
     a = CachingAllocator(drv)
     other = a.allocate(20 * MiB, device("npu", 1))
-    del other                                 # cached on device 1: an OOM on device 0 keeps it
+    del other  # cached on device 1: an OOM on device 0 keeps it
     x = a.allocate(20 * MiB, NPU0)
     a.record_stream(x, 5)
-    del x                                     # waits for an event on stream 5
+    del x  # waits for an event on stream 5
     [ev] = drv.events
-    st = a.allocate(1000, NPU0)               # no room: sync the event, release x's segment, retry
+    st = a.allocate(1000, NPU0)  # no room: sync the event, release x's segment, retry
     assert ev.done and ev.destroyed
     stats = a.memory_stats(0)
     assert stats["num_alloc_retries"] == 1 and stats["num_sync_all_streams"] == 1
@@ -478,7 +504,8 @@ def test_oom_raises_torch_npu_message_and_leaves_stats(drv):
     assert str(info.value) == (
         "NPU out of memory. Tried to allocate 20.00 MiB (NPU 0; 4.00 MiB total capacity; "
         "1024 bytes already allocated; 1024 bytes current active; 2.00 MiB free; "
-        "2.00 MiB reserved in total by PyTorch)")
+        "2.00 MiB reserved in total by PyTorch)"
+    )
     assert isinstance(info.value, RuntimeError)
     after = dict(a.memory_stats(0))
     # the retry synchronized pending events once; nothing else moved
@@ -499,7 +526,7 @@ def test_driver_error_propagates_without_retry(alloc, drv):
     with pytest.raises(RuntimeError, match="507899"):
         alloc.allocate(4096, NPU0)
     assert dict(alloc.memory_stats(0)) == before
-    st = alloc.allocate(4096, NPU0)          # and the allocator still works
+    st = alloc.allocate(4096, NPU0)  # and the allocator still works
     del st
 
 
@@ -508,7 +535,7 @@ def test_workspace_blocks(alloc, drv):
     w = alloc.malloc(5000, 0, 0)
     assert isinstance(w, Block) and w.size == 5120 and w.device == 0
     st = alloc.allocate(5000, NPU0)
-    assert st.data == w.ptr + 5120           # same pool as storages
+    assert st.data == w.ptr + 5120  # same pool as storages
     stats = alloc.memory_stats(0)
     assert stats["allocated_bytes.small_pool.current"] == 10240
     assert stats["requested_bytes.all.current"] == 10000
@@ -553,7 +580,7 @@ def test_bad_input_raises_and_leaves_stats(alloc, drv):
     with pytest.raises(ValueError):
         alloc.memory_stats(device("cpu"))
     with pytest.raises(RuntimeError):
-        alloc.allocate(4096, device("npu", 5))          # the driver rejects the device
+        alloc.allocate(4096, device("npu", 5))  # the driver rejects the device
     stranger = Storage(NPU0, 16, 0xDEAD000, None)
     with pytest.raises(RuntimeError, match="invalid device pointer"):
         alloc.free(stranger)
@@ -575,7 +602,7 @@ def test_reset_peak_and_accumulated(alloc, drv):
     alloc.reset_peak_memory_stats(0)
     stats = alloc.memory_stats(0)
     assert stats["allocated_bytes.all.peak"] == 4096 and stats["allocated_bytes.large_pool.peak"] == 0
-    assert stats["inactive_split_bytes.large_pool.peak"] == 0    # the large segment is whole again
+    assert stats["inactive_split_bytes.large_pool.peak"] == 0  # the large segment is whole again
     alloc.reset_accumulated_memory_stats(0)
     stats = alloc.memory_stats(0)
     assert stats["allocation.all.allocated"] == 0 and stats["allocation.all.freed"] == 0
@@ -635,7 +662,9 @@ def test_memory_snapshot_segments_and_blocks(alloc, drv):
     assert small["address"] == a.data and small["total_size"] == SEG_SMALL
     assert small["allocated_size"] == 1024 and small["requested_size"] == 1000
     assert [(blk["size"], blk["state"]) for blk in small["blocks"]] == [
-        (1024, "active_allocated"), (SEG_SMALL - 1024, "inactive")]
+        (1024, "active_allocated"),
+        (SEG_SMALL - 1024, "inactive"),
+    ]
     assert large["total_size"] == 30 * MiB and large["blocks"][0]["state"] == "active_allocated"
     del a, b
 
@@ -652,10 +681,11 @@ def test_format_size():
 def test_free_from_inside_the_allocator_is_deferred(alloc, drv):
     victim = [alloc.allocate(4096, NPU0)]
 
-    def collect():                          # what a GC-run Storage.__del__ would do
+    def collect():  # what a GC-run Storage.__del__ would do
         victim.pop()
+
     drv.on_malloc = collect
-    st = alloc.allocate(3 * MiB, NPU0)      # malloc hook frees `victim` mid-allocation
+    st = alloc.allocate(3 * MiB, NPU0)  # malloc hook frees `victim` mid-allocation
     assert victim == []
     stats = alloc.memory_stats(0)
     assert stats["allocation.all.current"] == 1 and stats["allocated_bytes.small_pool.current"] == 0
@@ -674,8 +704,9 @@ def test_threads(alloc, drv):
                 if len(held) > 3:
                     held.pop(0)
             held.clear()
-        except Exception as exc:       # pragma: no cover - reported below
+        except Exception as exc:  # pragma: no cover - reported below
             errors.append(exc)
+
     threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
     for t in threads:
         t.start()
@@ -693,10 +724,23 @@ def check_invariants(a, drv, dev=0):
     stats = a.memory_stats(dev)
     segs = [s for s in a.memory_snapshot() if s["device"] == dev]
     assert sorted((s["address"], s["total_size"]) for s in segs) == sorted(
-        (p, n) for (d, p), n in drv.live.items() if d == dev)
-    want = {f"{n}.{k}": 0 for n in ("allocated_bytes", "active_bytes", "requested_bytes", "allocation",
-                                     "active", "inactive_split", "inactive_split_bytes", "segment",
-                                     "reserved_bytes") for k in ("small_pool", "large_pool")}
+        (p, n) for (d, p), n in drv.live.items() if d == dev
+    )
+    want = {
+        f"{n}.{k}": 0
+        for n in (
+            "allocated_bytes",
+            "active_bytes",
+            "requested_bytes",
+            "allocation",
+            "active",
+            "inactive_split",
+            "inactive_split_bytes",
+            "segment",
+            "reserved_bytes",
+        )
+        for k in ("small_pool", "large_pool")
+    }
     for s in segs:
         kind = "small_pool" if s["segment_type"] == "small" else "large_pool"
         want[f"segment.{kind}"] += 1
@@ -730,6 +774,7 @@ def check_invariants(a, drv, dev=0):
 @pytest.mark.parametrize("seed", range(6))
 def test_random_workload_keeps_stats_consistent(drv, seed):
     import random
+
     rng = random.Random(seed)
     drv.capacity = 96 * MiB
     a = CachingAllocator(drv)
@@ -760,9 +805,9 @@ def test_random_workload_keeps_stats_consistent(drv, seed):
         stats = a.memory_stats(0)
         for key, value in stats.items():
             if key.endswith(".current"):
-                name = key[:-len(".current")]
+                name = key[: -len(".current")]
                 seen[name] = max(seen.get(name, 0), value)
-                if name.startswith("inactive_split"):   # may peak inside an operation
+                if name.startswith("inactive_split"):  # may peak inside an operation
                     assert stats[name + ".peak"] >= seen[name], name
                 else:
                     assert stats[name + ".peak"] == seen[name], name
@@ -783,6 +828,7 @@ def test_random_workload_keeps_stats_consistent(drv, seed):
 
 def test_storages_freed_on_another_thread(alloc, drv):
     import queue
+
     handoff = queue.Queue(maxsize=8)
 
     def consumer():
@@ -790,7 +836,8 @@ def test_storages_freed_on_another_thread(alloc, drv):
             st = handoff.get()
             if st is None:
                 return
-            del st                          # Storage.__del__ runs on this thread
+            del st  # Storage.__del__ runs on this thread
+
     t = threading.Thread(target=consumer)
     t.start()
     for i in range(2000):

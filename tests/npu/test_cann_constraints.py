@@ -1,6 +1,7 @@
 """What CANN's operator documentation requires of a call, held by the simulator and met by the backend: tensor
 formats by rank, per-chip dtypes and operators, SoC-name families, data-dependent output shapes and list
 lengths. Each test fails on the simulator's refusal if the backend breaks the rule."""
+
 import ctypes
 
 import mindtorch as torch
@@ -21,6 +22,7 @@ def _sim_tensor(shape, dtype, fmt):
     from mindtorch_npu.aclnn import acl_dtype
     from mindtorch_npu.copy import empty
     from mindtorch_npu.state import RUNTIME
+
     t = empty(shape, dtype, torch.device("npu:0"))
     nn = RUNTIME.nn
     dims = (ctypes.c_int64 * len(shape))(*shape)
@@ -28,8 +30,17 @@ def _sim_tensor(shape, dtype, fmt):
     for s in reversed(shape):
         strides.insert(0, acc)
         acc *= s
-    h = nn.aclCreateTensor(dims, len(shape), acl_dtype(dtype), (ctypes.c_int64 * len(shape))(*strides), 0, fmt,
-                           (ctypes.c_int64 * 1)(acc), 1, t._storage.data)
+    h = nn.aclCreateTensor(
+        dims,
+        len(shape),
+        acl_dtype(dtype),
+        (ctypes.c_int64 * len(shape))(*strides),
+        0,
+        fmt,
+        (ctypes.c_int64 * 1)(acc),
+        1,
+        t._storage.data,
+    )
     assert h
     return h, t
 
@@ -41,10 +52,12 @@ ND, NCHW, NCL = 2, 0, 47  # aclFormat (acl_base_rt.h)
 
 def _phase1(name, *args):
     from mindtorch_npu.aclnn import _op
+
     ws, ex = ctypes.c_uint64(), ctypes.c_void_p()
     code = _op(name)[0](*args, ctypes.byref(ws), ctypes.byref(ex))
     if not code:
         from mindtorch_npu.aclnn import _release
+
         _release(ex)
     return code
 
@@ -53,14 +66,16 @@ def _phase1(name, *args):
 def test_the_simulator_refuses_an_nd_convolution_as_cann_does(fmt, ok):
     from mindtorch_npu.aclnn import CACHE, IntArray
     from mindtorch_npu.state import RUNTIME
+
     nn = RUNTIME.nn
     x, xt = _sim_tensor((1, 2, 5, 5), torch.float32, fmt)
     w, wt = _sim_tensor((3, 2, 3, 3), torch.float32, fmt)
     y, yt = _sim_tensor((1, 3, 3, 3), torch.float32, fmt)
     arrays = [CACHE.array(IntArray(v), nn) for v in ((1, 1), (0, 0), (1, 1), (0, 0))]
     try:
-        code = _phase1("Convolution", x, w, None, arrays[0], arrays[1], arrays[2], False, arrays[3], 1, y,
-                       ctypes.c_int8(0))
+        code = _phase1(
+            "Convolution", x, w, None, arrays[0], arrays[1], arrays[2], False, arrays[3], 1, y, ctypes.c_int8(0)
+        )
         assert (code == 0) == ok, code
         if not ok:
             assert code == 161002
@@ -73,14 +88,17 @@ def test_the_simulator_refuses_an_nd_convolution_as_cann_does(fmt, ok):
 def test_the_simulator_refuses_nd_average_pooling():
     from mindtorch_npu.aclnn import CACHE, IntArray
     from mindtorch_npu.state import RUNTIME
+
     nn = RUNTIME.nn
     x, xt = _sim_tensor((1, 2, 4, 4), torch.float32, ND)
     o, ot = _sim_tensor((1, 2, 2, 2), torch.float32, ND)
     try:
         assert _phase1("AdaptiveAvgPool2d", x, CACHE.array(IntArray((2, 2)), nn), o) == 161002
         k = CACHE.array(IntArray((2, 2)), nn)
-        assert _phase1("AvgPool2d", x, k, k, CACHE.array(IntArray((0, 0)), nn), False, True, 0,
-                       ctypes.c_int8(0), o) == 161002
+        assert (
+            _phase1("AvgPool2d", x, k, k, CACHE.array(IntArray((0, 0)), nn), False, True, 0, ctypes.c_int8(0), o)
+            == 161002
+        )
     finally:
         nn.aclDestroyTensor(x)
         nn.aclDestroyTensor(o)
@@ -89,11 +107,18 @@ def test_the_simulator_refuses_nd_average_pooling():
 def test_descriptors_carry_torch_npus_format_by_rank():
     from mindtorch_npu.aclnn import CACHE
     from mindtorch_npu.state import RUNTIME
+
     nn = RUNTIME.nn
     get_format = RUNTIME.libs.nnopbase.aclGetFormat
     get_format.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
-    for shape, want in (((3,), ND), ((2, 3), ND), ((1, 2, 3), NCL), ((1, 2, 3, 4), NCHW), ((1, 1, 2, 3, 4), 30),
-                        ((1, 1, 1, 2, 3, 4), ND)):
+    for shape, want in (
+        ((3,), ND),
+        ((2, 3), ND),
+        ((1, 2, 3), NCL),
+        ((1, 2, 3, 4), NCHW),
+        ((1, 1, 2, 3, 4), 30),
+        ((1, 1, 1, 2, 3, 4), ND),
+    ):
         t = torch.zeros(shape).to("npu")
         fmt = ctypes.c_int()
         assert get_format(CACHE.tensor(t, nn), ctypes.byref(fmt)) == 0
@@ -119,9 +144,11 @@ def test_cnn_ops_forward_and_backward_match_cpu():
 
 # --- per-chip operators and dtypes --------------------------------------------------------------------------
 
+
 def test_square_runs_through_mul_where_the_chip_lacks_aclnn_square():
     from mindtorch_npu.aclnn import launch
     from mindtorch_npu.copy import empty
+
     x = torch.tensor([[-3, 2], [0, 7]], dtype=torch.int32).to("npu")
     with pytest.raises(RuntimeError, match="161002"):  # ops-math: aclnnSquare is implemented on Ascend950 only
         launch("Square", x, empty((2, 2), torch.int32, x.device))
@@ -137,7 +164,8 @@ def test_square_runs_through_mul_where_the_chip_lacks_aclnn_square():
 
 
 def test_square_uses_aclnn_square_on_ascend950():
-    res = run_python("""
+    res = run_python(
+        """
         import mindtorch as torch
         from mindtorch_npu import chips
         from mindtorch_npu.aclnn import launch
@@ -146,24 +174,36 @@ def test_square_uses_aclnn_square_on_ascend950():
         out = empty((2,), torch.float32, x.device)
         launch("Square", x, out)
         print(chips.family(), out.cpu().tolist(), torch.square(x).cpu().tolist())
-    """, {"ACLSIM_SOC_NAME": "Ascend950PR"})
+    """,
+        {"ACLSIM_SOC_NAME": "Ascend950PR"},
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split(" ", 1) == ["950", "[9.0, 4.0] [9.0, 4.0]\n"]
 
 
-@pytest.mark.parametrize("soc,family,bf16,fp32_cube", [
-    ("Ascend910B", "910A", False, False), ("Ascend910B1", "910B", True, True), ("Ascend910B4-1", "910B", True, True),
-    ("Ascend910_9391", "910B", True, True), ("Ascend950PR", "950", True, True), ("Ascend910A", "910A", False, False),
-    ("Ascend310P3", "310P", False, False)])
+@pytest.mark.parametrize(
+    "soc,family,bf16,fp32_cube",
+    [
+        ("Ascend910B", "910A", False, False),
+        ("Ascend910B1", "910B", True, True),
+        ("Ascend910B4-1", "910B", True, True),
+        ("Ascend910_9391", "910B", True, True),
+        ("Ascend950PR", "950", True, True),
+        ("Ascend910A", "910A", False, False),
+        ("Ascend310P3", "310P", False, False),
+    ],
+)
 def test_soc_names_map_to_torch_npus_families(soc, family, bf16, fp32_cube):
     from mindtorch_npu import chips
+
     assert chips.family(soc) == family
     assert (torch.bfloat16 in chips.chip_dtypes(soc)) == bf16
     assert chips.native_fp32_cube(soc) == fp32_cube
 
 
 def test_legacy_ascend910b_has_neither_bf16_nor_a_float32_cube():
-    res = run_python("""
+    res = run_python(
+        """
         import mindtorch as torch
         from mindtorch_npu.aclnn import launch
         from mindtorch_npu.copy import empty
@@ -179,7 +219,9 @@ def test_legacy_ascend910b_has_neither_bf16_nor_a_float32_cube():
             print("bf16-ok")
         except TypeError as e:
             print("bf16-refused")
-    """, {"ACLSIM_SOC_NAME": "Ascend910B"})
+    """,
+        {"ACLSIM_SOC_NAME": "Ascend910B"},
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.splitlines() == ["keep-refused", "[[3.0, 3.0], [3.0, 3.0]] 3.0", "bf16-refused"]
 
@@ -187,6 +229,7 @@ def test_legacy_ascend910b_has_neither_bf16_nor_a_float32_cube():
 def test_erfinv_has_no_double_on_910b():
     from mindtorch_npu.aclnn import launch
     from mindtorch_npu.copy import empty
+
     x = torch.tensor([0.1, -0.5], dtype=torch.float64).to("npu")
     with pytest.raises(RuntimeError, match="161002"):
         launch("Erfinv", x, empty((2,), torch.float64, x.device))
@@ -214,21 +257,36 @@ def test_dtypes_an_operator_lacks_give_cpus_result_or_a_clear_error():
 
 # --- max pooling on 910B-class parts: float32 gradients, int32 indices, dilation 1 -----------------------------
 
+
 def test_the_simulator_refuses_what_max_pool_backward_lacks_on_910b():
     from mindtorch_npu.aclnn import IntArray, launch
     from mindtorch_npu.copy import empty
+
     dev = torch.device("npu:0")
     x = torch.randn(1, 1, 4, 4).to("npu")
     w = (IntArray((2, 2)), IntArray((2, 2)), IntArray((0, 0)))
     g = torch.ones(1, 1, 2, 2).to("npu")
-    for idx_dtype, dtype, dil in ((torch.int64, torch.float32, 1), (torch.int32, torch.float16, 1),
-                                  (torch.int32, torch.float32, 2)):
+    for idx_dtype, dtype, dil in (
+        (torch.int64, torch.float32, 1),
+        (torch.int32, torch.float16, 1),
+        (torch.int32, torch.float32, 2),
+    ):
         idx = torch.zeros(1, 1, 2, 2, dtype=idx_dtype).to("npu")
         with pytest.raises(RuntimeError, match="161002"):
-            launch("MaxPool2dWithIndicesBackward", g.to(dtype), x.to(dtype), idx, *w, IntArray((dil, dil)), False,
-                   empty((1, 1, 4, 4), dtype, dev))
+            launch(
+                "MaxPool2dWithIndicesBackward",
+                g.to(dtype),
+                x.to(dtype),
+                idx,
+                *w,
+                IntArray((dil, dil)),
+                False,
+                empty((1, 1, 4, 4), dtype, dev),
+            )
     idx = torch.zeros(1, 1, 2, 2, dtype=torch.int32).to("npu")
-    launch("MaxPool2dWithIndicesBackward", g, x, idx, *w, IntArray((1, 1)), False, empty((1, 1, 4, 4), torch.float32, dev))
+    launch(
+        "MaxPool2dWithIndicesBackward", g, x, idx, *w, IntArray((1, 1)), False, empty((1, 1, 4, 4), torch.float32, dev)
+    )
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
@@ -254,14 +312,20 @@ def test_dilated_max_pool_is_a_clear_error_on_910b():
 
 # --- Nonzero rewrites its out descriptor's view shape at run time ----------------------------------------------
 
+
 def test_nonzero_rewrites_its_out_descriptor_and_no_cached_descriptor_goes_stale():
     from mindtorch_npu.aclnn import launch
     from mindtorch_npu.copy import empty
     from mindtorch_npu.state import RUNTIME
+
     # the simulator, as CANN: after the launch the out descriptor's view is [count, ndim]
     nn = RUNTIME.nn
     view_shape = RUNTIME.libs.nnopbase.aclGetViewShape
-    view_shape.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)), ctypes.POINTER(ctypes.c_uint64)]
+    view_shape.argtypes = [
+        ctypes.c_void_p,
+        ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)),
+        ctypes.POINTER(ctypes.c_uint64),
+    ]
     x = torch.tensor([[0, 2, 0], [3, 0, 4]]).to("npu")
     h, out = _sim_tensor((6, 2), torch.int64, ND)
     try:
@@ -284,8 +348,10 @@ def test_nonzero_rewrites_its_out_descriptor_and_no_cached_descriptor_goes_stale
 
 # --- foreach lists: at most 256 tensors per call ---------------------------------------------------------------
 
+
 def test_foreach_lists_longer_than_256_are_refused_and_adam_chunks_them():
     from mindtorch_npu.aclnn import Scalar, launch
+
     ts = [torch.ones(2).to("npu") for _ in range(257)]
     with pytest.raises(RuntimeError, match="161002"):
         launch("ForeachMulScalarV2", ts, Scalar(2.0), ts)
@@ -307,22 +373,44 @@ def test_foreach_lists_longer_than_256_are_refused_and_adam_chunks_them():
 
 # --- the backend's dtype table against the simulator's ---------------------------------------------------------
 
-_SHORT = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.float64: "f64", torch.int8: "i8",
-          torch.uint8: "u8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64", torch.bool: "bool"}
+_SHORT = {
+    torch.float32: "f32",
+    torch.float16: "f16",
+    torch.bfloat16: "bf16",
+    torch.float64: "f64",
+    torch.int8: "i8",
+    torch.uint8: "u8",
+    torch.int16: "i16",
+    torch.int32: "i32",
+    torch.int64: "i64",
+    torch.bool: "bool",
+}
 # op -> (dtypes only the simulator takes, dtypes only chips.OP_DTYPES claims), each read against the op's doc
 # (docs/aclnnXxx.md, the `self` / `out` row for Atlas A2 / A3) and not reconciled:
 UNRECONCILED = {
     # the row is Ascend950's; 910B-class parts are narrowed in the operator's own check (FLOAT only)
     "MaxPool2dWithIndicesBackward": ("f16 bf16", ""),
     # the doc lists a dtype the simulator refuses (stricter than CANN); chips follows the doc
-    "Addcdiv": ("", "i64"), "InplaceAddcdiv": ("", "i64"), "Clamp": ("", "bool"), "InplaceElu": ("", "f64"),
-    "InplaceNormal": ("", "i8 u8 i16 i32 i64 bool"), "InplaceUniform": ("", "i8 u8 i16 i32 i64"),
-    "InplaceRandom": ("", "bool"), "PowTensorScalar": ("", "bool"), "InplacePowTensorScalar": ("", "bool"),
-    "PowTensorTensor": ("", "bool"), "InplacePowTensorTensor": ("", "bool"), "ScatterReduce": ("", "bool"),
-    "InplaceScatterReduce": ("", "bool"), "Sub": ("", "bool"), "Subs": ("", "bool"), "InplaceSub": ("", "bool"),
+    "Addcdiv": ("", "i64"),
+    "InplaceAddcdiv": ("", "i64"),
+    "Clamp": ("", "bool"),
+    "InplaceElu": ("", "f64"),
+    "InplaceNormal": ("", "i8 u8 i16 i32 i64 bool"),
+    "InplaceUniform": ("", "i8 u8 i16 i32 i64"),
+    "InplaceRandom": ("", "bool"),
+    "PowTensorScalar": ("", "bool"),
+    "InplacePowTensorScalar": ("", "bool"),
+    "PowTensorTensor": ("", "bool"),
+    "InplacePowTensorTensor": ("", "bool"),
+    "ScatterReduce": ("", "bool"),
+    "InplaceScatterReduce": ("", "bool"),
+    "Sub": ("", "bool"),
+    "Subs": ("", "bool"),
+    "InplaceSub": ("", "bool"),
     "InplaceSubs": ("", "bool"),
     # no doc row found for the tensor-tensor form
-    "RemainderTensorTensor": ("", "bool"), "InplaceRemainderTensorTensor": ("", "bool"),
+    "RemainderTensorTensor": ("", "bool"),
+    "InplaceRemainderTensorTensor": ("", "bool"),
 }
 
 
@@ -331,6 +419,7 @@ def test_chips_op_dtypes_and_the_simulators_table_disagree_only_where_listed():
     from mindtorch_npu.acl.prototypes import OPS
     from mindtorch_npu.aclnn import ACL_DTYPE
     from mindtorch_npu.state import RUNTIME
+
     RUNTIME.ensure()
     table = RUNTIME.libs.opapi.aclsimOpDtypes
     table.restype, table.argtypes = ctypes.c_int64, [ctypes.c_char_p]
@@ -354,14 +443,21 @@ def test_dtypes_the_docs_leave_out_run_through_a_wider_one_or_fail_clearly():
         a, b = torch.tensor([7, 9, 100, 5, 0, 3]).to(dt), torch.tensor([3, 4, 7, 2, 5, 2]).to(dt)
         if dt is not torch.uint8:
             a = a * torch.tensor([1, -1, 1, -1, 1, 1]).to(dt)
-        for f in (lambda x, y: torch.remainder(x, 3), lambda x, y: torch.fmod(x, y),
-                  lambda x, y: torch.addcmul(x, y, y, value=3)):
+        for f in (
+            lambda x, y: torch.remainder(x, 3),
+            lambda x, y: torch.fmod(x, y),
+            lambda x, y: torch.addcmul(x, y, y, value=3),
+        ):
             close(f(a.to("npu"), b.to("npu")), f(a, b), 0)
         c = a.to("npu")
         c.addcmul_(b.to("npu"), b.to("npu"))
         close(c, a.clone().addcmul_(b, b), 0)
     x = torch.randn(2, 3, dtype=torch.float64).to("npu")
-    for fn in (lambda: torch.lerp(x, x, 0.5), lambda: F.layer_norm(x, (3,)), lambda: F.leaky_relu(x),
-               lambda: F.softplus(x)):
+    for fn in (
+        lambda: torch.lerp(x, x, 0.5),
+        lambda: F.layer_norm(x, (3,)),
+        lambda: F.leaky_relu(x),
+        lambda: F.softplus(x),
+    ):
         with pytest.raises((TypeError, RuntimeError), match=r"float64.*Ascend910B1|Ascend910B1.*float64"):
             fn()

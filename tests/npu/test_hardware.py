@@ -1,4 +1,5 @@
 """On a real Ascend NPU (MINDTORCH_NPU_TEST_HARDWARE=1): the same Python code the simulator tests drive."""
+
 import mindtorch as torch
 import numpy as np
 import pytest
@@ -8,6 +9,7 @@ pytestmark = pytest.mark.hardware
 
 def test_real_libraries_not_the_simulator():
     from mindtorch_npu.state import RUNTIME
+
     assert torch.npu.is_available()
     assert not hasattr(RUNTIME.libs.ascendcl, "aclsimLiveCount")
     assert RUNTIME.soc_name().startswith("Ascend")

@@ -1,6 +1,7 @@
 """The simulator's libhccl at the C ABI (hccl.h): HCCL's result codes for bad arguments, a one-rank
 communicator computing in stream order, communicators counted and released, nothing left in /dev/shm.
 Multi-process collectives are tested in tests/distributed (the `distributed` session)."""
+
 import ctypes as C
 import os
 
@@ -17,12 +18,14 @@ SUM, BAD_OP = 0, 7
 @pytest.fixture
 def hccl():
     from mindtorch_npu.hccl import _hccl
+
     return _hccl()
 
 
 @pytest.fixture
 def comm(hccl):
     from mindtorch_npu.acl import types as A
+
     torch.npu.set_device(0)
     before = live("hccl_comms")
     root = A.HcclRootInfo()
@@ -71,7 +74,7 @@ def test_bad_arguments_get_hccl_result_codes(hccl, comm):
     assert hccl.HcclAllReduce(None, p, 4, FP32, SUM, comm, s) == E_PTR
     assert hccl.HcclAllReduce(p, p, 4, FP32, SUM, None, s) == E_PARA
     assert hccl.HcclBroadcast(p, 4, FP32, 3, comm, s) == E_PARA  # root outside the communicator
-    assert hccl.HcclSend(p, 4, FP32, 0, comm, s) == E_PARA       # to itself
+    assert hccl.HcclSend(p, 4, FP32, 0, comm, s) == E_PARA  # to itself
     if torch.npu.device_count() > 1:  # the stream of another device
         other = torch.npu.Stream(device=1)
         assert hccl.HcclAllReduce(p, p, 4, FP32, SUM, comm, other.handle()) == E_PARA
@@ -82,6 +85,7 @@ def test_bad_arguments_get_hccl_result_codes(hccl, comm):
 
 def test_init_rejects_bad_root_info_and_ranks(hccl):
     from mindtorch_npu.acl import types as A
+
     torch.npu.set_device(0)
     before = live("hccl_comms")
     h = A.HcclComm()

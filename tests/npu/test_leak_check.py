@@ -1,5 +1,6 @@
 """The session-finish leak check of conftest.py: a pytest session whose test leaves a tensor alive on the
 device exits with status 1 and names the leaked counters; the same session freeing its tensor passes."""
+
 import os
 import subprocess
 import sys

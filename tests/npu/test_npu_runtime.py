@@ -1,4 +1,5 @@
 """The runtime under the tensors: streams, events, memory API, async copies, errors, no-CANN machines."""
+
 import gc
 
 import mindtorch as torch
@@ -11,20 +12,22 @@ MiB = 1 << 20
 
 def rt():
     from mindtorch_npu.state import RUNTIME
+
     return RUNTIME
 
 
 # -- streams and events ---------------------------------------------------------------------------
 
+
 def test_stream_context_runs_work_on_that_stream():
-    x = torch.ones(64, 64, device="npu")     # filled on the default stream
+    x = torch.ones(64, 64, device="npu")  # filled on the default stream
     s = torch.npu.Stream()
     assert torch.npu.current_stream() == torch.npu.default_stream()
     s.wait_stream(torch.npu.current_stream())  # without this, s could read x before it is filled
     pause(s.npu_stream)
     with torch.npu.stream(s):
         assert torch.npu.current_stream() == s
-        y = x + x                      # queued on s, which is paused
+        y = x + x  # queued on s, which is paused
         assert not s.query()
     assert torch.npu.current_stream() == torch.npu.default_stream()
     resume(s.npu_stream)
@@ -45,7 +48,7 @@ def test_events_order_streams_and_time():
         y = x @ x
         end.record()
     assert not end.query()
-    s2.wait_event(end)                 # s2 may not run past this until s1 has
+    s2.wait_event(end)  # s2 may not run past this until s1 has
     resume(s1.npu_stream)
     end.synchronize()
     assert end.query() and start.elapsed_time(end) >= 0.0
@@ -71,18 +74,19 @@ def test_destroyed_stream_is_an_error_not_the_default_stream():
 
 # -- memory ---------------------------------------------------------------------------------------
 
+
 def test_memory_api_counts_rounded_blocks():
     torch.npu.synchronize()
     torch.npu.empty_cache()
     base = torch.npu.memory_allocated()
-    t = torch.empty(1000, dtype=torch.float32, device="npu")     # 4000 B -> one 4096 B block
+    t = torch.empty(1000, dtype=torch.float32, device="npu")  # 4000 B -> one 4096 B block
     assert torch.npu.memory_allocated() - base == 4096
     assert torch.npu.memory_reserved() >= 2 * MiB
     assert torch.npu.max_memory_allocated() >= torch.npu.memory_allocated()
     del t
     assert torch.npu.memory_allocated() == base
     reserved = torch.npu.memory_reserved()
-    big = torch.empty(12 * MiB // 4, device="npu")          # >= 10 MiB: a segment of its own, 2 MiB rounded
+    big = torch.empty(12 * MiB // 4, device="npu")  # >= 10 MiB: a segment of its own, 2 MiB rounded
     assert torch.npu.memory_reserved() == reserved + 12 * MiB
     del big
     assert torch.npu.memory_reserved() == reserved + 12 * MiB  # cached, not returned
@@ -99,7 +103,7 @@ def test_memory_api_counts_rounded_blocks():
 def test_workspace_blocks_return_to_the_pool():
     a, b = torch.ones(32, 64, device="npu"), torch.ones(48, 64, device="npu")
     before = torch.npu.memory_allocated()
-    c = a @ b.t()                      # non-contiguous operand: the simulator asks for a workspace
+    c = a @ b.t()  # non-contiguous operand: the simulator asks for a workspace
     torch.npu.synchronize()
     assert torch.npu.memory_allocated() - before == c.numel() * 4 + (-c.numel() * 4) % 512
     assert float(c.cpu()[0, 0]) == 64.0
@@ -107,21 +111,21 @@ def test_workspace_blocks_return_to_the_pool():
 
 def test_record_stream_defers_reuse():
     s = torch.npu.Stream()
-    x = torch.ones(1 << 16, device="npu")                 # allocated on the default stream
+    x = torch.ones(1 << 16, device="npu")  # allocated on the default stream
     s.wait_stream(torch.npu.current_stream())
     pause(s.npu_stream)
     with torch.npu.stream(s):
-        y = x * 2                                         # s still has to read x
+        y = x * 2  # s still has to read x
     x.record_stream(s)
     ptr = x.data_ptr()
     del x
-    z = torch.empty(1 << 16, device="npu")                # same size, default stream
-    assert z.data_ptr() != ptr                            # x's block waits for s
+    z = torch.empty(1 << 16, device="npu")  # same size, default stream
+    assert z.data_ptr() != ptr  # x's block waits for s
     resume(s.npu_stream)
     s.synchronize()
     del z
     w1, w2 = torch.empty(1 << 16, device="npu"), torch.empty(1 << 16, device="npu")
-    assert ptr in (w1.data_ptr(), w2.data_ptr())          # reusable once s has passed its event
+    assert ptr in (w1.data_ptr(), w2.data_ptr())  # reusable once s has passed its event
     with torch.npu.stream(s):
         assert float(y.cpu()[0]) == 2.0
 
@@ -141,21 +145,23 @@ def test_device_pointer_after_free_is_an_error():
 
 # -- asynchronous host -> device copies -----------------------------------------------------------
 
+
 @pytest.mark.parametrize("how", ["to", "copy_"])
 def test_non_blocking_upload_reads_staged_copy_and_keeps_it_alive(how):
     from mindtorch_npu.state import STAGING
+
     torch.npu.synchronize()
     hosts_before = live("host_allocations")
     src = np.arange(1024, dtype=np.float32)
-    host = torch.from_numpy(src)                          # shares src's memory
+    host = torch.from_numpy(src)  # shares src's memory
     dst = torch.zeros(1024, device="npu") if how == "copy_" else None
     torch.npu.synchronize()
-    pause(None)                                           # the default stream of npu:0
+    pause(None)  # the default stream of npu:0
     t = host.to("npu", non_blocking=True) if how == "to" else dst.copy_(host, non_blocking=True)
-    src[:] = -1                                           # the caller may reuse its buffer at once
+    src[:] = -1  # the caller may reuse its buffer at once
     assert len(STAGING) == 1 and live("host_allocations") == hosts_before + 1
     gc.collect()
-    assert live("host_allocations") == hosts_before + 1   # still queued: the pinned buffer must live
+    assert live("host_allocations") == hosts_before + 1  # still queued: the pinned buffer must live
     resume(None)
     torch.npu.synchronize()
     assert len(STAGING) == 0 and live("host_allocations") == hosts_before
@@ -163,6 +169,7 @@ def test_non_blocking_upload_reads_staged_copy_and_keeps_it_alive(how):
 
 
 # -- whole-process behaviours (fresh interpreters) ----------------------------------------------
+
 
 def test_host_read_through_a_device_pointer_faults():
     res = run_python("""
@@ -177,7 +184,8 @@ def test_host_read_through_a_device_pointer_faults():
 
 
 def test_out_of_memory_retries_then_raises_torch_error():
-    res = run_python("""
+    res = run_python(
+        """
         import mindtorch as torch
         MiB = 1 << 20
         keep = torch.empty(20 * MiB // 4, device="npu")      # a 20 MiB segment
@@ -198,12 +206,15 @@ def test_out_of_memory_retries_then_raises_torch_error():
         assert torch.npu.memory_allocated() == before
         assert torch.npu.memory_stats()["num_ooms"] == 1
         print("ok")
-    """, {"ACLSIM_DEVICE_MEMORY": str(64 * 1024 * 1024)})
+    """,
+        {"ACLSIM_DEVICE_MEMORY": str(64 * 1024 * 1024)},
+    )
     assert res.returncode == 0 and "ok" in res.stdout, res.stderr[-2000:]
 
 
 def test_without_cann_import_works_and_use_says_what_to_do():
-    res = run_python("""
+    res = run_python(
+        """
         import mindtorch as torch
         assert torch.npu.is_available() is False
         assert torch.npu.device_count() == 0
@@ -213,8 +224,10 @@ def test_without_cann_import_works_and_use_says_what_to_do():
             print("ERR", e)
         torch.manual_seed(0)
         print(torch.npu.backend_info())
-    """, env_update={"ASCEND_HOME_PATH": "/nonexistent/cann"},
-        drop=("MINDTORCH_NPU_LIB_DIR", "ASCEND_TOOLKIT_HOME", "LD_LIBRARY_PATH"))
+    """,
+        env_update={"ASCEND_HOME_PATH": "/nonexistent/cann"},
+        drop=("MINDTORCH_NPU_LIB_DIR", "ASCEND_TOOLKIT_HOME", "LD_LIBRARY_PATH"),
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     assert "ERR" in res.stdout and "set_env.sh" in res.stdout and "libascendcl.so" in res.stdout
     assert "/nonexistent/cann" in res.stdout
@@ -229,6 +242,7 @@ def test_acl_errors_carry_code_name_and_message():
 
 def test_library_discovery_order(tmp_path):
     from mindtorch_npu.acl.libs import candidate_dirs, locate
+
     env = {"MINDTORCH_NPU_LIB_DIR": "/x", "ASCEND_HOME_PATH": "/cann", "LD_LIBRARY_PATH": "/a:/b"}
     dirs = [d for d, _ in candidate_dirs(env)]
     assert dirs[0] == "/x" and dirs[1] == "/cann/lib64" and dirs.index("/a") < dirs.index("/b")
@@ -241,6 +255,7 @@ def test_library_discovery_order(tmp_path):
 
 def test_descriptors_are_cached_by_description_and_lists_own_their_tensors():
     from mindtorch_npu.aclnn import CACHE, IntArray, Scalar, launch
+
     t1, t2 = torch.ones(3, device="npu"), torch.zeros(2, 2, device="npu")
     out = torch.empty((), device="npu")
     torch.npu.synchronize()
@@ -248,15 +263,15 @@ def test_descriptors_are_cached_by_description_and_lists_own_their_tensors():
     # a list, an int array and a scalar that is never cached (0.0: its sign must survive)
     launch("ForeachAddScalarV2", [t1, t2], Scalar(0.0), [t1, t2])
     launch("ReduceSum", t1, IntArray([0]), False, 0, out)  # 0: ACL_FLOAT, out's dtype
-    assert live("scalars") == before["scalars"]               # the call's own scalar is gone
-    assert live("tensor_lists") == before["tensor_lists"] + 1   # cached, with its own two tensors
-    assert live("tensors") == before["tensors"] + 2 + 1         # ... and `out`'s descriptor
+    assert live("scalars") == before["scalars"]  # the call's own scalar is gone
+    assert live("tensor_lists") == before["tensor_lists"] + 1  # cached, with its own two tensors
+    assert live("tensors") == before["tensors"] + 2 + 1  # ... and `out`'s descriptor
     assert live("int_arrays") == before["int_arrays"] + 1
     launch("ForeachAddScalarV2", [t1, t2], Scalar(0.0), [t1, t2])
-    launch("ReduceSum", t1, IntArray([0]), False, 0, out)    # the same descriptions: nothing new
+    launch("ReduceSum", t1, IntArray([0]), False, 0, out)  # the same descriptions: nothing new
     assert live("tensor_lists") == before["tensor_lists"] + 1 and live("int_arrays") == before["int_arrays"] + 1
     torch.npu.synchronize()
-    CACHE.clear()                                            # empty_cache's path: every descriptor destroyed
+    CACHE.clear()  # empty_cache's path: every descriptor destroyed
     assert all(live(k) == 0 for k in before), {k: live(k) for k in before}
 
 
@@ -264,7 +279,8 @@ def test_missing_op_names_op_and_device_unless_fallback_opted_in():
     # igamma has no ACLNN operator and no composite
     with pytest.raises(NotImplementedError, match="'igamma' on the 'npu' device"):
         torch.igamma(torch.ones(3, device="npu"), torch.ones(3, device="npu"))
-    res = run_python("""
+    res = run_python(
+        """
         import warnings, mindtorch as torch
         x = torch.tensor([0.5, 2.0]).to("npu")
         with warnings.catch_warnings(record=True) as w:
@@ -273,7 +289,9 @@ def test_missing_op_names_op_and_device_unless_fallback_opted_in():
             torch.igamma(x, x)
         assert y.device.type == "npu", y.device
         print(len([m for m in w if "igamma" in str(m.message)]), float(y.cpu()[0]))
-    """, {"MINDTORCH_NPU_CPU_FALLBACK": "1"})
+    """,
+        {"MINDTORCH_NPU_CPU_FALLBACK": "1"},
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     count, value = res.stdout.split()
     expect = float(torch.igamma(torch.tensor([0.5]), torch.tensor([0.5]))[0])

@@ -1,15 +1,35 @@
 """Tensors on the npu device (ACL simulator): copies, the first kernels, against the CPU backend."""
+
 import mindtorch as torch
 import numpy as np
 import pytest
 
-DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int8, torch.uint8, torch.int16,
-          torch.int32, torch.int64, torch.bool]
+DTYPES = [
+    torch.float32,
+    torch.float16,
+    torch.bfloat16,
+    torch.float64,
+    torch.int8,
+    torch.uint8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+    torch.bool,
+]
 FLOATS = [torch.float32, torch.float16, torch.bfloat16, torch.float64]
 # broadcasting patterns: equal shapes, a size-1 dim in the middle, the shorter operand on either side,
 # 3+ dims, 0-dim and empty tensors
-SHAPES = [((3, 4), (3, 4)), ((2, 1, 4), (2, 3, 4)), ((4,), (3, 4)), ((3, 4), (4,)), ((2, 3, 1, 5), (3, 4, 1)),
-          ((), (2, 3)), ((2, 3), ()), ((0, 3), (1, 3)), ((2, 0), (2, 0))]
+SHAPES = [
+    ((3, 4), (3, 4)),
+    ((2, 1, 4), (2, 3, 4)),
+    ((4,), (3, 4)),
+    ((3, 4), (4,)),
+    ((2, 3, 1, 5), (3, 4, 1)),
+    ((), (2, 3)),
+    ((2, 3), ()),
+    ((0, 3), (1, 3)),
+    ((2, 0), (2, 0)),
+]
 
 
 def sample(shape, dtype, seed=0):
@@ -48,8 +68,13 @@ def test_round_trip(dtype):
 @pytest.mark.parametrize("view", ["t", "slice", "step", "expand", "offset"])
 def test_strided_views_reach_host(view):
     base = sample((4, 6), torch.float32)
-    make = {"t": lambda t: t.t(), "slice": lambda t: t[1:3], "step": lambda t: t[:, ::2],
-            "expand": lambda t: t[:1].expand(3, 6), "offset": lambda t: t[2:, 3:]}[view]
+    make = {
+        "t": lambda t: t.t(),
+        "slice": lambda t: t[1:3],
+        "step": lambda t: t[:, ::2],
+        "expand": lambda t: t[:1].expand(3, 6),
+        "offset": lambda t: t[2:, 3:],
+    }[view]
     same(make(base.to("npu")), make(base))
 
 
@@ -69,9 +94,17 @@ def test_binary_dtypes(op, dtype):
     same(fn(a.to("npu"), b.to("npu")), fn(a, b))
 
 
-@pytest.mark.parametrize("pair", [(torch.int32, torch.float32), (torch.uint8, torch.int64),
-                                  (torch.float16, torch.float32), (torch.bool, torch.int8),
-                                  (torch.bfloat16, torch.float16)], ids=str)
+@pytest.mark.parametrize(
+    "pair",
+    [
+        (torch.int32, torch.float32),
+        (torch.uint8, torch.int64),
+        (torch.float16, torch.float32),
+        (torch.bool, torch.int8),
+        (torch.bfloat16, torch.float16),
+    ],
+    ids=str,
+)
 def test_promotion(pair):
     a, b = sample((3, 4), pair[0], 3), sample((3, 4), pair[1], 4)
     same(a.to("npu") + b.to("npu"), a + b)
@@ -84,7 +117,7 @@ def test_scalars_and_alpha(dtype):
     na, nb = a.to("npu"), b.to("npu")
     same(na + 2, a + 2)
     same(na * 3, a * 3)
-    same(na + 1.5, a + 1.5)          # int tensor + float scalar is float32 (weak scalar)
+    same(na + 1.5, a + 1.5)  # int tensor + float scalar is float32 (weak scalar)
     same(na * 0.5, a * 0.5)
     same(torch.add(na, nb, alpha=2), torch.add(a, b, alpha=2))
     same(torch.sub(na, nb, alpha=3), torch.sub(a, b, alpha=3))
@@ -129,8 +162,11 @@ def test_bad_inplace_broadcast_leaves_target():
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=str)
-@pytest.mark.parametrize("shapes", [((3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((4,), (4, 2)), ((3, 4), (4,)),
-                                    ((2, 1, 3, 4), (5, 4, 2)), ((4,), (4,))], ids=str)
+@pytest.mark.parametrize(
+    "shapes",
+    [((3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((4,), (4, 2)), ((3, 4), (4,)), ((2, 1, 3, 4), (5, 4, 2)), ((4,), (4,))],
+    ids=str,
+)
 def test_matmul(shapes, dtype):
     a, b = sample(shapes[0], dtype, 7), sample(shapes[1], dtype, 8)
     same(a.to("npu") @ b.to("npu"), a @ b)
@@ -177,8 +213,9 @@ def test_fill_float_value():
 
 
 @pytest.mark.parametrize("src", DTYPES, ids=str)
-@pytest.mark.parametrize("dst", [torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int64,
-                                 torch.bool, torch.uint8], ids=str)
+@pytest.mark.parametrize(
+    "dst", [torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.bool, torch.uint8], ids=str
+)
 def test_cast_on_device(src, dst):
     x = sample((3, 4), src)
     same(x.to("npu").to(dst), x.to(dst))
@@ -191,10 +228,10 @@ def test_clone_and_copy_on_device():
     assert c.is_contiguous()
     same(c, x.t().clone())
     d = torch.empty(4, 3, dtype=torch.float16, device="npu")
-    d.copy_(nx.t())                   # cross-dtype, strided source
+    d.copy_(nx.t())  # cross-dtype, strided source
     same(d, x.t().to(torch.float16))
     e = torch.zeros(3, 4, device="npu")
-    e.copy_(nx[0])                    # broadcasting source
+    e.copy_(nx[0])  # broadcasting source
     same(e, x[0].expand(3, 4))
 
 
@@ -330,9 +367,14 @@ def test_linalg_on_npu_matches_cpu_and_raises_as_pytorch():
     A = torch.randn(2, 4, 4)
     S = A @ A.mT + 4 * torch.eye(4)
     B = torch.randn(2, 4, 3)
-    for fn, args, tol in ((torch.linalg.cholesky, (S,), 1e-6), (torch.linalg.qr, (torch.randn(5, 3),), 1e-6),
-                          (torch.linalg.slogdet, (A,), 1e-6), (torch.linalg.solve, (A, B), 1e-4),
-                          (torch.linalg.inv, (A,), 1e-4), (torch.linalg.det, (A,), 1e-5)):
+    for fn, args, tol in (
+        (torch.linalg.cholesky, (S,), 1e-6),
+        (torch.linalg.qr, (torch.randn(5, 3),), 1e-6),
+        (torch.linalg.slogdet, (A,), 1e-6),
+        (torch.linalg.solve, (A, B), 1e-4),
+        (torch.linalg.inv, (A,), 1e-4),
+        (torch.linalg.det, (A,), 1e-5),
+    ):
         expect, got = fn(*args), fn(*(t.to("npu") for t in args))
         for e, g in zip(expect if isinstance(expect, tuple) else (expect,), got if isinstance(got, tuple) else (got,)):
             assert g.device.type == "npu"
@@ -353,6 +395,7 @@ def test_svd_on_npu_is_an_svd(shape, full):
     k = min(shape[-2:])
     np.testing.assert_allclose((u[..., :, :k] @ torch.diag_embed(s) @ vh[..., :k, :]).numpy(), a.numpy(), atol=1e-12)
     np.testing.assert_allclose((u.mT @ u).numpy(), np.eye(u.shape[-1]) + np.zeros(u.mT.shape[:-2] + (1, 1)), atol=1e-12)
-    np.testing.assert_allclose((vh @ vh.mT).numpy(), np.eye(vh.shape[-2]) + np.zeros(vh.shape[:-2] + (1, 1)),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        (vh @ vh.mT).numpy(), np.eye(vh.shape[-2]) + np.zeros(vh.shape[:-2] + (1, 1)), atol=1e-12
+    )
     np.testing.assert_allclose(s.numpy(), torch.linalg.svdvals(a).numpy(), atol=1e-12)

@@ -1,5 +1,6 @@
 """The op table on ACLNN (simulator): the conformance kit over every op the npu runs, and what the simulator's
 phase 1 refuses (as the op documents), with nothing leaked on the refusal."""
+
 import mindtorch as torch
 import numpy as np
 import pytest
@@ -26,8 +27,9 @@ def close(got, want):
     got = got.cpu()
     assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape)
     tol = {torch.float16: 2e-3, torch.bfloat16: 1e-2, torch.float32: 2e-6, torch.float64: 1e-12}.get(want.dtype, 0)
-    np.testing.assert_allclose(got.to(torch.float64).numpy(), want.to(torch.float64).numpy(), rtol=tol, atol=tol,
-                               equal_nan=True)
+    np.testing.assert_allclose(
+        got.to(torch.float64).numpy(), want.to(torch.float64).numpy(), rtol=tol, atol=tol, equal_nan=True
+    )
 
 
 NARROW = {("tanh", torch.float64), ("sigmoid", torch.float64), ("relu", torch.float64)}
@@ -105,14 +107,19 @@ def _phase1_refuses(call, match):
 def test_phase1_refuses_what_the_ops_document_and_leaks_nothing():
     from mindtorch_npu.aclnn import DType, IntArray, Scalar, launch
     from mindtorch_npu.copy import empty
+
     dev = torch.device("npu", 0)
     x, out = torch.ones(3, 4, device="npu"), empty((3,), torch.float32, dev)
     torch.npu.synchronize()
     # ReduceSum: the dtype argument must be out's dtype; a dim past the rank is refused
-    _phase1_refuses(lambda: launch("ReduceSum", x, IntArray([1]), False, DType(torch.float64), out),
-                    r"aclnnReduceSumGetWorkspaceSize.*161002")
-    _phase1_refuses(lambda: launch("ReduceSum", x, IntArray([2]), False, DType(torch.float32), out),
-                    r"aclnnReduceSumGetWorkspaceSize.*161002")
+    _phase1_refuses(
+        lambda: launch("ReduceSum", x, IntArray([1]), False, DType(torch.float64), out),
+        r"aclnnReduceSumGetWorkspaceSize.*161002",
+    )
+    _phase1_refuses(
+        lambda: launch("ReduceSum", x, IntArray([2]), False, DType(torch.float32), out),
+        r"aclnnReduceSumGetWorkspaceSize.*161002",
+    )
     # out of the wrong shape (keepDim false: [3])
     _phase1_refuses(lambda: launch("Amax", x, IntArray([0]), False, out), r"aclnnAmaxGetWorkspaceSize.*161002")
     # Softmax: dim out of range; DivMod: mode outside 0..2; SWhere: a float condition
@@ -137,7 +144,8 @@ def test_float64_is_never_narrowed_to_an_op_s_float32():
 
 @pytest.mark.parametrize("soc,family", [("Ascend910A", "910A"), ("Ascend310P3", "310P"), ("Ascend910B2", "910B")])
 def test_one_backend_for_every_chip_the_capability_table_decides(soc, family):
-    res = run_python("""
+    res = run_python(
+        """
         import mindtorch as torch
         from mindtorch_npu import chips
         from mindtorch_npu.module import backend_info
@@ -151,13 +159,16 @@ def test_one_backend_for_every_chip_the_capability_table_decides(soc, family):
         except TypeError as e:
             assert "Ascend" in str(e) and "bfloat16" in str(e), e
             print(info["chip family"], "bf16-refused")
-    """, {"ACLSIM_SOC_NAME": soc})
+    """,
+        {"ACLSIM_SOC_NAME": soc},
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split() == [family, "bf16-ok" if family == "910B" else "bf16-refused"]
 
 
 def test_the_simulator_refuses_bfloat16_off_910b_class_chips():
-    res = run_python("""
+    res = run_python(
+        """
         import mindtorch as torch
         from mindtorch_npu.aclnn import launch
         from mindtorch_npu.copy import empty
@@ -166,7 +177,9 @@ def test_the_simulator_refuses_bfloat16_off_910b_class_chips():
             launch("Exp", y, empty((3,), torch.bfloat16, y.device))
         except RuntimeError as e:
             print("161002" in str(e) and "BFLOAT16 is not supported on Ascend910A" in str(e))
-    """, {"ACLSIM_SOC_NAME": "Ascend910A"})
+    """,
+        {"ACLSIM_SOC_NAME": "Ascend910A"},
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.strip() == "True"
 
@@ -175,8 +188,10 @@ def test_index_ops_cumsum_argmax_cat_linear_match_cpu():
     w, x = rnd((6, 4), torch.float32, 3), rnd((3, 4), torch.float32, 4)
     idx = torch.tensor([[0, 5], [-1, 2]])
     close(torch.nn.functional.embedding(idx.abs().to("npu"), w.to("npu")), torch.nn.functional.embedding(idx.abs(), w))
-    close(torch.index_select(w.to("npu").t(), 1, torch.tensor([5, 0, 5]).to("npu")),
-          torch.index_select(w.t(), 1, torch.tensor([5, 0, 5])))
+    close(
+        torch.index_select(w.to("npu").t(), 1, torch.tensor([5, 0, 5]).to("npu")),
+        torch.index_select(w.t(), 1, torch.tensor([5, 0, 5])),
+    )
     with pytest.raises(IndexError, match="out of bounds"):
         torch.index_select(w.to("npu"), 0, torch.tensor([6]).to("npu"))
     for dtype in (torch.float32, torch.int32, torch.bool):
@@ -185,14 +200,17 @@ def test_index_ops_cumsum_argmax_cat_linear_match_cpu():
     close(torch.argmax(x.to("npu"), 1, keepdim=True), torch.argmax(x, 1, keepdim=True))
     close(torch.argmin(x.to("npu").t()), torch.argmin(x.t()))
     close(torch.cat([x.to("npu"), w.to("npu")[:2]], 0), torch.cat([x, w[:2]], 0))
-    close(torch.nn.functional.linear(x.to("npu"), w.to("npu"), w[:, 0].to("npu")),
-          torch.nn.functional.linear(x, w, w[:, 0]))
+    close(
+        torch.nn.functional.linear(x.to("npu"), w.to("npu"), w[:, 0].to("npu")),
+        torch.nn.functional.linear(x, w, w[:, 0]),
+    )
     m = x > 0
     close(x.to("npu").masked_fill(m.to("npu"), -1.5), x.masked_fill(m, -1.5))
 
 
 def test_random_on_the_device_follows_the_generator_state():
     from mindtorch.plugins import default_generator
+
     gen = default_generator(torch.device("npu", 0))
     torch.manual_seed(11)
     a = torch.rand(2000, device="npu")
@@ -257,8 +275,10 @@ def test_sort_topk_gather_scatter_match_cpu():
     idx = torch.tensor([[0, 2, 1], [3, 3, 0]])
     close(torch.gather(y.to("npu"), 1, idx.to("npu")), torch.gather(y, 1, idx))
     src = rnd((2, 3), torch.float32, 12)
-    close(torch.zeros(2, 8, device="npu").scatter_add(1, idx.to("npu"), src.to("npu")),
-          torch.zeros(2, 8).scatter_add(1, idx, src))
+    close(
+        torch.zeros(2, 8, device="npu").scatter_add(1, idx.to("npu"), src.to("npu")),
+        torch.zeros(2, 8).scatter_add(1, idx, src),
+    )
     close(torch.zeros(2, 8, device="npu").scatter(1, idx.to("npu"), 2.5), torch.zeros(2, 8).scatter(1, idx, 2.5))
     with pytest.raises(RuntimeError, match="out of bounds"):
         torch.gather(y.to("npu"), 1, torch.tensor([[8]]).to("npu"))
@@ -318,12 +338,14 @@ def test_eye_linspace_flip_match_cpu():
     close(torch.flip(x.to("npu").transpose(0, 1), [0, 2]), torch.flip(x.transpose(0, 1), [0, 2]))
 
 
-@pytest.mark.parametrize("soc,lacks", [("Ascend910A", ["conv2d", "max_pool2d"]), ("Ascend310P3", ["max_pool2d"]),
-                                       ("Ascend910B2", [])])
+@pytest.mark.parametrize(
+    "soc,lacks", [("Ascend910A", ["conv2d", "max_pool2d"]), ("Ascend310P3", ["max_pool2d"]), ("Ascend910B2", [])]
+)
 def test_operators_a_chip_lacks_are_refused_by_name_on_that_chip(soc, lacks):
     """chips.MISSING_OPS (from the ops' product lists) and the simulator's ABSENT table agree: the kernel
     raises NotImplementedError naming the chip, and a direct launch fails in phase 1."""
-    res = run_python("""
+    res = run_python(
+        """
         import mindtorch as torch
         import mindtorch.nn.functional as F
         from mindtorch_npu.aclnn import IntArray, launch
@@ -343,7 +365,9 @@ def test_operators_a_chip_lacks_are_refused_by_name_on_that_chip(soc, lacks):
             print("device runs")
         except RuntimeError as e:
             print("device refused" if "not supported on" in str(e) else str(e))
-    """, {"ACLSIM_SOC_NAME": soc})
+    """,
+        {"ACLSIM_SOC_NAME": soc},
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     got = dict(line.split(" ", 1) for line in res.stdout.strip().splitlines())
     for name in ("conv2d", "max_pool2d", "avg_pool2d"):

@@ -5,6 +5,7 @@ In-process tests share the simulator with any other npu test in this pytest run,
 accept an earlier aclInit, restore the thread's device and check leaks as deltas. Life-cycle, config and
 crash tests run in subprocesses.
 """
+
 import ctypes as C
 import os
 import subprocess
@@ -25,62 +26,125 @@ NN_NULLPTR, NN_INVALID, NN_INNER_NULLPTR = 161001, 161002, 561103
 H2H, H2D, D2H, D2D, DEFAULT = 0, 1, 2, 3, 4
 FLOAT, FLOAT16, INT8, INT32, UINT8, INT16, INT64, DOUBLE, BOOL, BF16 = 0, 1, 2, 3, 4, 6, 9, 11, 12, 27
 ND = 2
-NP = {FLOAT: np.float32, FLOAT16: np.float16, INT8: np.int8, INT32: np.int32, UINT8: np.uint8, INT16: np.int16,
-      INT64: np.int64, DOUBLE: np.float64, BOOL: np.bool_, BF16: np.uint16}
+NP = {
+    FLOAT: np.float32,
+    FLOAT16: np.float16,
+    INT8: np.int8,
+    INT32: np.int32,
+    UINT8: np.uint8,
+    INT16: np.int16,
+    INT64: np.int64,
+    DOUBLE: np.float64,
+    BOOL: np.bool_,
+    BF16: np.uint16,
+}
 ALL = list(NP)
 FLOATS = {FLOAT, FLOAT16, DOUBLE, BF16}
 P, I64, U64, U32, I32, SZ = C.c_void_p, C.c_int64, C.c_uint64, C.c_uint32, C.c_int32, C.c_size_t
 
 SIG = {  # name: (restype, argtypes), from the CANN headers
-    "aclInit": (C.c_int, [C.c_char_p]), "aclFinalize": (C.c_int, []), "aclGetRecentErrMsg": (C.c_char_p, []),
-    "aclrtSetDevice": (C.c_int, [I32]), "aclrtResetDevice": (C.c_int, [I32]),
-    "aclrtGetDevice": (C.c_int, [C.POINTER(I32)]), "aclrtGetDeviceCount": (C.c_int, [C.POINTER(U32)]),
-    "aclrtGetSocName": (C.c_char_p, []), "aclrtCreateStream": (C.c_int, [C.POINTER(P)]),
-    "aclrtDestroyStream": (C.c_int, [P]), "aclrtSynchronizeStream": (C.c_int, [P]),
-    "aclrtSynchronizeDevice": (C.c_int, []), "aclrtStreamQuery": (C.c_int, [P, C.POINTER(C.c_int)]),
-    "aclrtCreateEvent": (C.c_int, [C.POINTER(P)]), "aclrtCreateEventWithFlag": (C.c_int, [C.POINTER(P), U32]),
-    "aclrtDestroyEvent": (C.c_int, [P]), "aclrtRecordEvent": (C.c_int, [P, P]), "aclrtResetEvent": (C.c_int, [P, P]),
-    "aclrtStreamWaitEvent": (C.c_int, [P, P]), "aclrtSynchronizeEvent": (C.c_int, [P]),
+    "aclInit": (C.c_int, [C.c_char_p]),
+    "aclFinalize": (C.c_int, []),
+    "aclGetRecentErrMsg": (C.c_char_p, []),
+    "aclrtSetDevice": (C.c_int, [I32]),
+    "aclrtResetDevice": (C.c_int, [I32]),
+    "aclrtGetDevice": (C.c_int, [C.POINTER(I32)]),
+    "aclrtGetDeviceCount": (C.c_int, [C.POINTER(U32)]),
+    "aclrtGetSocName": (C.c_char_p, []),
+    "aclrtCreateStream": (C.c_int, [C.POINTER(P)]),
+    "aclrtDestroyStream": (C.c_int, [P]),
+    "aclrtSynchronizeStream": (C.c_int, [P]),
+    "aclrtSynchronizeDevice": (C.c_int, []),
+    "aclrtStreamQuery": (C.c_int, [P, C.POINTER(C.c_int)]),
+    "aclrtCreateEvent": (C.c_int, [C.POINTER(P)]),
+    "aclrtCreateEventWithFlag": (C.c_int, [C.POINTER(P), U32]),
+    "aclrtDestroyEvent": (C.c_int, [P]),
+    "aclrtRecordEvent": (C.c_int, [P, P]),
+    "aclrtResetEvent": (C.c_int, [P, P]),
+    "aclrtStreamWaitEvent": (C.c_int, [P, P]),
+    "aclrtSynchronizeEvent": (C.c_int, [P]),
     "aclrtQueryEventStatus": (C.c_int, [P, C.POINTER(C.c_int)]),
     "aclrtEventElapsedTime": (C.c_int, [C.POINTER(C.c_float), P, P]),
-    "aclrtMalloc": (C.c_int, [C.POINTER(P), SZ, C.c_int]), "aclrtFree": (C.c_int, [P]),
-    "aclrtMallocHost": (C.c_int, [C.POINTER(P), SZ]), "aclrtFreeHost": (C.c_int, [P]),
-    "aclrtMemcpy": (C.c_int, [P, SZ, P, SZ, C.c_int]), "aclrtMemcpyAsync": (C.c_int, [P, SZ, P, SZ, C.c_int, P]),
-    "aclrtMemset": (C.c_int, [P, SZ, I32, SZ]), "aclrtMemsetAsync": (C.c_int, [P, SZ, I32, SZ, P]),
+    "aclrtMalloc": (C.c_int, [C.POINTER(P), SZ, C.c_int]),
+    "aclrtFree": (C.c_int, [P]),
+    "aclrtMallocHost": (C.c_int, [C.POINTER(P), SZ]),
+    "aclrtFreeHost": (C.c_int, [P]),
+    "aclrtMemcpy": (C.c_int, [P, SZ, P, SZ, C.c_int]),
+    "aclrtMemcpyAsync": (C.c_int, [P, SZ, P, SZ, C.c_int, P]),
+    "aclrtMemset": (C.c_int, [P, SZ, I32, SZ]),
+    "aclrtMemsetAsync": (C.c_int, [P, SZ, I32, SZ, P]),
     "aclrtGetMemInfo": (C.c_int, [C.c_int, C.POINTER(SZ), C.POINTER(SZ)]),
-    "aclsimLiveCount": (I64, [C.c_char_p]), "aclsimPauseStream": (C.c_int, [P]),
+    "aclsimLiveCount": (I64, [C.c_char_p]),
+    "aclsimPauseStream": (C.c_int, [P]),
     "aclsimResumeStream": (C.c_int, [P]),
     "aclCreateTensor": (P, [C.POINTER(I64), U64, C.c_int, C.POINTER(I64), I64, C.c_int, C.POINTER(I64), U64, P]),
-    "aclCreateScalar": (P, [P, C.c_int]), "aclCreateIntArray": (P, [C.POINTER(I64), U64]),
-    "aclCreateFloatArray": (P, [C.POINTER(C.c_float), U64]), "aclCreateBoolArray": (P, [C.POINTER(C.c_bool), U64]),
-    "aclCreateTensorList": (P, [C.POINTER(P), U64]), "aclCreateScalarList": (P, [C.POINTER(P), U64]),
-    "aclDestroyTensor": (I32, [P]), "aclDestroyScalar": (I32, [P]), "aclDestroyIntArray": (I32, [P]),
-    "aclDestroyFloatArray": (I32, [P]), "aclDestroyBoolArray": (I32, [P]), "aclDestroyTensorList": (I32, [P]),
-    "aclDestroyScalarList": (I32, [P]), "aclGetViewShape": (I32, [P, C.POINTER(C.POINTER(I64)), C.POINTER(U64)]),
+    "aclCreateScalar": (P, [P, C.c_int]),
+    "aclCreateIntArray": (P, [C.POINTER(I64), U64]),
+    "aclCreateFloatArray": (P, [C.POINTER(C.c_float), U64]),
+    "aclCreateBoolArray": (P, [C.POINTER(C.c_bool), U64]),
+    "aclCreateTensorList": (P, [C.POINTER(P), U64]),
+    "aclCreateScalarList": (P, [C.POINTER(P), U64]),
+    "aclDestroyTensor": (I32, [P]),
+    "aclDestroyScalar": (I32, [P]),
+    "aclDestroyIntArray": (I32, [P]),
+    "aclDestroyFloatArray": (I32, [P]),
+    "aclDestroyBoolArray": (I32, [P]),
+    "aclDestroyTensorList": (I32, [P]),
+    "aclDestroyScalarList": (I32, [P]),
+    "aclGetViewShape": (I32, [P, C.POINTER(C.POINTER(I64)), C.POINTER(U64)]),
     "aclGetViewStrides": (I32, [P, C.POINTER(C.POINTER(I64)), C.POINTER(U64)]),
     "aclGetStorageShape": (I32, [P, C.POINTER(C.POINTER(I64)), C.POINTER(U64)]),
-    "aclGetViewOffset": (I32, [P, C.POINTER(I64)]), "aclGetFormat": (I32, [P, C.POINTER(C.c_int)]),
-    "aclGetDataType": (I32, [P, C.POINTER(C.c_int)]), "aclGetIntArraySize": (I32, [P, C.POINTER(U64)]),
+    "aclGetViewOffset": (I32, [P, C.POINTER(I64)]),
+    "aclGetFormat": (I32, [P, C.POINTER(C.c_int)]),
+    "aclGetDataType": (I32, [P, C.POINTER(C.c_int)]),
+    "aclGetIntArraySize": (I32, [P, C.POINTER(U64)]),
     "aclGetTensorListSize": (I32, [P, C.POINTER(U64)]),
-    "aclSetAclOpExecutorRepeatable": (I32, [P]), "aclDestroyAclOpExecutor": (I32, [P]),
+    "aclSetAclOpExecutorRepeatable": (I32, [P]),
+    "aclDestroyAclOpExecutor": (I32, [P]),
     "aclnnInit": (I32, [C.c_char_p]),
 }
 WSX = [C.POINTER(U64), C.POINTER(P)]
 OPS = {  # phase-1 argument types before (workspaceSize, executor)
-    "Add": [P, P, P, P], "Adds": [P, P, P, P], "InplaceAdd": [P, P, P], "InplaceAdds": [P, P, P],
-    "Mul": [P, P, P], "Muls": [P, P, P], "InplaceMul": [P, P], "InplaceMuls": [P, P], "Cast": [P, C.c_int, P],
-    "InplaceCopy": [P, P], "InplaceFillScalar": [P, P], "InplaceZero": [P], "Matmul": [P, P, P, C.c_int8],
-    "Mm": [P, P, P, C.c_int8], "BatchMatMul": [P, P, P, C.c_int8],
+    "Add": [P, P, P, P],
+    "Adds": [P, P, P, P],
+    "InplaceAdd": [P, P, P],
+    "InplaceAdds": [P, P, P],
+    "Mul": [P, P, P],
+    "Muls": [P, P, P],
+    "InplaceMul": [P, P],
+    "InplaceMuls": [P, P],
+    "Cast": [P, C.c_int, P],
+    "InplaceCopy": [P, P],
+    "InplaceFillScalar": [P, P],
+    "InplaceZero": [P],
+    "Matmul": [P, P, P, C.c_int8],
+    "Mm": [P, P, P, C.c_int8],
+    "BatchMatMul": [P, P, P, C.c_int8],
 }
-KINDS = ["device_allocations", "device_bytes", "host_allocations", "streams", "events", "tensors", "scalars",
-         "int_arrays", "float_arrays", "bool_arrays", "tensor_lists", "scalar_lists", "executors"]
+KINDS = [
+    "device_allocations",
+    "device_bytes",
+    "host_allocations",
+    "streams",
+    "events",
+    "tensors",
+    "scalars",
+    "int_arrays",
+    "float_arrays",
+    "bool_arrays",
+    "tensor_lists",
+    "scalar_lists",
+    "executors",
+]
 
 _here = os.path.dirname(os.path.abspath(__file__))
 
 
 def _load(libdir):
-    libs = [C.CDLL(os.path.join(str(libdir), n), mode=C.RTLD_GLOBAL)
-            for n in ("libascendcl.so", "libnnopbase.so", "libopapi.so")]
+    libs = [
+        C.CDLL(os.path.join(str(libdir), n), mode=C.RTLD_GLOBAL)
+        for n in ("libascendcl.so", "libnnopbase.so", "libopapi.so")
+    ]
     ns = {}
     for name, (res, args) in SIG.items():
         f = next(getattr(lib, name) for lib in libs if hasattr(lib, name))
@@ -196,7 +260,9 @@ def tensor(sim, ptr, dt, shape, strides=None, offset=0, storage=None, fmt=ND):
             acc *= max(d, 1)
     if storage is None:
         storage = [offset + sum((d - 1) * s for d, s in zip(shape, strides)) + 1] if all(shape) else [0]
-    t = sim.aclCreateTensor(arr64(shape), len(shape), dt, arr64(strides), offset, fmt, arr64(storage), len(storage), ptr)
+    t = sim.aclCreateTensor(
+        arr64(shape), len(shape), dt, arr64(strides), offset, fmt, arr64(storage), len(storage), ptr
+    )
     assert t, errmsg(sim)
     return t
 
@@ -224,9 +290,9 @@ class DT:
         raw = self.mem.read(self.storage.dtype, self.storage.size)
         st = self.strides
         if st is None:
-            return raw[self.offset:self.offset + int(np.prod(self.shape))].reshape(self.shape)
+            return raw[self.offset : self.offset + int(np.prod(self.shape))].reshape(self.shape)
         item = raw.itemsize
-        return np.lib.stride_tricks.as_strided(raw[self.offset:], self.shape, [s * item for s in st]).copy()
+        return np.lib.stride_tricks.as_strided(raw[self.offset :], self.shape, [s * item for s in st]).copy()
 
     def close(self):
         assert self.sim.aclDestroyTensor(self.t) == 0
@@ -262,24 +328,30 @@ PRELUDE = textwrap.dedent(f"""
 
 def run_py(aclsim_dir, code, **env):
     e = dict(os.environ, MINDTORCH_NPU_LIB_DIR=str(aclsim_dir), **env)
-    return subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(code)], env=e, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", PRELUDE + textwrap.dedent(code)], env=e, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_host_read_through_device_pointer_crashes(aclsim_dir):
-    r = run_py(aclsim_dir, """
+    r = run_py(
+        aclsim_dir,
+        """
         check(sim.aclInit(None)); check(sim.aclrtSetDevice(0))
         p = P(); check(sim.aclrtMalloc(C.byref(p), 64, 0))
         print("allocated", flush=True)
         C.string_at(p.value, 4)        # a host read through a device address
         print("survived", flush=True)
-    """)
+    """,
+    )
     assert "allocated" in r.stdout and "survived" not in r.stdout
     assert r.returncode == -11, (r.returncode, r.stderr)  # SIGSEGV
 
 
 def test_lifecycle_error_codes(aclsim_dir):
-    r = run_py(aclsim_dir, """
+    r = run_py(
+        aclsim_dir,
+        """
         n = U32()
         check(sim.aclrtGetDeviceCount(C.byref(n)), 100001)
         assert "aclrtGetDeviceCount" in errmsg(sim)
@@ -303,21 +375,30 @@ def test_lifecycle_error_codes(aclsim_dir):
         assert [sim.aclsimLiveCount(k) for k in (b"device_allocations", b"streams", b"events", b"host_allocations")] == [0, 0, 0, 0]
         check(sim.aclFinalize(), 100037); assert "aclFinalize" in errmsg(sim)
         print("ok")
-    """, ACLSIM_DEVICE_COUNT="3", ACLSIM_SOC_NAME="Ascend910B4")
+    """,
+        ACLSIM_DEVICE_COUNT="3",
+        ACLSIM_SOC_NAME="Ascend910B4",
+    )
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr
 
 
 def test_malformed_configuration_fails_init(aclsim_dir):
-    r = run_py(aclsim_dir, """
+    r = run_py(
+        aclsim_dir,
+        """
         check(sim.aclInit(None), 100000)
         assert "ACLSIM_DEVICE_MEMORY" in errmsg(sim)
         print("ok")
-    """, ACLSIM_DEVICE_MEMORY="1G")
+    """,
+        ACLSIM_DEVICE_MEMORY="1G",
+    )
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr
 
 
 def test_out_of_memory_and_allocator(aclsim_dir):
-    r = run_py(aclsim_dir, """
+    r = run_py(
+        aclsim_dir,
+        """
         check(sim.aclInit(None)); check(sim.aclrtSetDevice(0))
         free, total = SZ(), SZ()
         check(sim.aclrtGetMemInfo(1, C.byref(free), C.byref(total)))
@@ -341,7 +422,9 @@ def test_out_of_memory_and_allocator(aclsim_dir):
         check(sim.aclrtSetDevice(1)); b = P(); check(sim.aclrtMalloc(C.byref(b), 1 << 20, 0))
         assert abs(b.value - a.value) >= 1 << 20
         print("ok")
-    """, ACLSIM_DEVICE_MEMORY=str(1 << 20))
+    """,
+        ACLSIM_DEVICE_MEMORY=str(1 << 20),
+    )
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr
 
 
@@ -401,12 +484,22 @@ def test_destroyed_stream_and_event(dev):
     assert sim.aclrtCreateStream(C.byref(s)) == 0 and sim.aclrtCreateEvent(C.byref(e)) == 0
     assert sim.aclrtDestroyStream(s) == 0 and sim.aclrtDestroyEvent(e) == 0
     st, d = C.c_int(), Dev(sim, 64)
-    for rc in (sim.aclrtSynchronizeStream(s), sim.aclrtDestroyStream(s), sim.aclrtStreamQuery(s, C.byref(st)),
-               sim.aclsimPauseStream(s), sim.aclrtMemsetAsync(d.ptr, 64, 0, 64, s)):
+    for rc in (
+        sim.aclrtSynchronizeStream(s),
+        sim.aclrtDestroyStream(s),
+        sim.aclrtStreamQuery(s, C.byref(st)),
+        sim.aclsimPauseStream(s),
+        sim.aclrtMemsetAsync(d.ptr, 64, 0, 64, s),
+    ):
         assert rc == RT_INVALID_HANDLE
     assert "stream" in errmsg(sim)
-    for rc in (sim.aclrtSynchronizeEvent(e), sim.aclrtDestroyEvent(e), sim.aclrtRecordEvent(e, None),
-               sim.aclrtQueryEventStatus(e, C.byref(st)), sim.aclrtStreamWaitEvent(None, e)):
+    for rc in (
+        sim.aclrtSynchronizeEvent(e),
+        sim.aclrtDestroyEvent(e),
+        sim.aclrtRecordEvent(e, None),
+        sim.aclrtQueryEventStatus(e, C.byref(st)),
+        sim.aclrtStreamWaitEvent(None, e),
+    ):
         assert rc == RT_INVALID_HANDLE
     assert "event" in errmsg(sim)
     assert sim.aclrtSynchronizeStream(P(12345)) == RT_INVALID_HANDLE  # never a stream
@@ -572,14 +665,14 @@ def test_wait_uses_the_record_current_at_the_wait_call(dev):
     d = Dev(sim, 64)
     st = C.c_int()
     assert sim.aclsimPauseStream(s1) == 0
-    assert sim.aclrtRecordEvent(e, s1) == 0          # record 1, held back by the paused s1
-    assert sim.aclrtStreamWaitEvent(s2, e) == 0      # s2 waits for record 1 ...
+    assert sim.aclrtRecordEvent(e, s1) == 0  # record 1, held back by the paused s1
+    assert sim.aclrtStreamWaitEvent(s2, e) == 0  # s2 waits for record 1 ...
     assert sim.aclrtMemsetAsync(d.ptr, 64, 3, 64, s2) == 0
-    assert sim.aclrtRecordEvent(e, s3) == 0          # ... not for record 2, which completes at once
+    assert sim.aclrtRecordEvent(e, s3) == 0  # ... not for record 2, which completes at once
     assert sim.aclrtSynchronizeStream(s3) == 0
     assert sim.aclrtQueryEventStatus(e, C.byref(st)) == 0 and st.value == 1  # the latest record is done
     time.sleep(0.02)
-    assert sim.aclrtStreamQuery(s2, C.byref(st)) == 0 and st.value == 1      # still waiting for record 1
+    assert sim.aclrtStreamQuery(s2, C.byref(st)) == 0 and st.value == 1  # still waiting for record 1
     assert sim.aclsimResumeStream(s1) == 0
     assert sim.aclrtSynchronizeStream(s2) == 0
     assert set(d.read(np.uint8, 64)) == {3}
@@ -640,11 +733,24 @@ def test_descriptors_copy_their_inputs_and_are_counted(dev):
     assert sim.aclGetTensorListSize(tl, C.byref(n)) == 0 and n.value == 2
     now = {k: sim.aclsimLiveCount(k.encode()) for k in KINDS}
     grew = {k: now[k] - base[k] for k in KINDS if now[k] != base[k]}
-    assert grew == {"tensors": 2, "scalars": 2, "int_arrays": 1, "float_arrays": 1, "bool_arrays": 1,
-                    "tensor_lists": 1, "scalar_lists": 1}
+    assert grew == {
+        "tensors": 2,
+        "scalars": 2,
+        "int_arrays": 1,
+        "float_arrays": 1,
+        "bool_arrays": 1,
+        "tensor_lists": 1,
+        "scalar_lists": 1,
+    }
     # a list owns its elements: destroying it destroys them
-    for f, h in ((sim.aclDestroyTensorList, tl), (sim.aclDestroyScalarList, sl), (sim.aclDestroyScalar, sc),
-                 (sim.aclDestroyIntArray, ia), (sim.aclDestroyFloatArray, fa), (sim.aclDestroyBoolArray, ba)):
+    for f, h in (
+        (sim.aclDestroyTensorList, tl),
+        (sim.aclDestroyScalarList, sl),
+        (sim.aclDestroyScalar, sc),
+        (sim.aclDestroyIntArray, ia),
+        (sim.aclDestroyFloatArray, fa),
+        (sim.aclDestroyBoolArray, ba),
+    ):
         assert f(h) == 0
     assert {k: sim.aclsimLiveCount(k.encode()) for k in KINDS} == base
 
@@ -704,8 +810,14 @@ def test_scalar_and_inplace_ops_every_dtype(dev, dt):
         other = scalar(sim, same, BOOL if dt == BOOL else INT64)
         one = scalar(sim, True if dt == BOOL else 1, BOOL if dt == BOOL else INT64)
         B = DT(sim, sample((3,), dt, rng), dt)
-        args = {"Adds": (A.t, other, one, O.t), "Muls": (A.t, other, O.t), "InplaceAdds": (A.t, other, one),
-                "InplaceMuls": (A.t, other), "InplaceAdd": (A.t, B.t, one), "InplaceMul": (A.t, B.t)}[op]
+        args = {
+            "Adds": (A.t, other, one, O.t),
+            "Muls": (A.t, other, O.t),
+            "InplaceAdds": (A.t, other, one),
+            "InplaceMuls": (A.t, other),
+            "InplaceAdd": (A.t, B.t, one),
+            "InplaceMul": (A.t, B.t),
+        }[op]
         assert run_op(sim, op, *args) == 0, errmsg(sim)
         kind = "add" if "Add" in op else "mul"
         rhs = host_values(B.storage, dt) if op in ("InplaceAdd", "InplaceMul") else np.float64(same)
@@ -760,8 +872,10 @@ def test_cast_every_pair(dev):
 
 def test_half_and_bfloat16_round_to_nearest_even(dev):
     sim = dev
-    x = np.array([1 + 2 ** -11, 1 + 3 * 2 ** -11, 65519.0, 65520.0, 1e-8, 2 ** -24 * 0.5, 2 ** -24 * 0.75,
-                  1 + 2 ** -8, 1 + 3 * 2 ** -8], np.float64)
+    x = np.array(
+        [1 + 2**-11, 1 + 3 * 2**-11, 65519.0, 65520.0, 1e-8, 2**-24 * 0.5, 2**-24 * 0.75, 1 + 2**-8, 1 + 3 * 2**-8],
+        np.float64,
+    )
     S = DT(sim, x, DOUBLE)
     O = DT(sim, np.zeros(len(x), np.float16), FLOAT16)
     assert run_op(sim, "Cast", S.t, FLOAT16, O.t) == 0
@@ -824,9 +938,16 @@ def matmul_ref(a, b):
 @pytest.mark.parametrize("dt", [FLOAT, FLOAT16, BF16])
 def test_matmul_family(dev, dt):
     sim, rng = dev, np.random.default_rng(dt)
-    cases = [("Matmul", (3, 4), (4, 5)), ("Matmul", (4,), (4,)), ("Matmul", (4,), (2, 4, 3)),
-             ("Matmul", (2, 1, 3, 4), (5, 4, 2)), ("Matmul", (2, 3, 4), (4,)), ("Mm", (3, 4), (4, 2)),
-             ("BatchMatMul", (2, 3, 4), (2, 4, 5)), ("Matmul", (0, 4), (4, 3))]
+    cases = [
+        ("Matmul", (3, 4), (4, 5)),
+        ("Matmul", (4,), (4,)),
+        ("Matmul", (4,), (2, 4, 3)),
+        ("Matmul", (2, 1, 3, 4), (5, 4, 2)),
+        ("Matmul", (2, 3, 4), (4,)),
+        ("Mm", (3, 4), (4, 2)),
+        ("BatchMatMul", (2, 3, 4), (2, 4, 5)),
+        ("Matmul", (0, 4), (4, 3)),
+    ]
     for op, sa, sb in cases:
         a, b = sample(sa, dt, rng), sample(sb, dt, rng)
         want = matmul_ref(host_values(a, dt), host_values(b, dt))
@@ -887,23 +1008,24 @@ def test_phase_one_validation(dev):
     def t(*a, **k):
         made.append(f(*a, **k))
         return made[-1]
+
     cases = [
         (NN_NULLPTR, g("Add", None, t([2]), one, t([2]))),
         (NN_NULLPTR, g("Add", t([2]), t([2]), None, t([2]))),
-        (NN_INVALID, g("Add", t([2, 3]), t([4]), one, t([2, 3]))),           # cannot broadcast
-        (NN_INVALID, g("Add", t([2, 1]), t([3]), one, t([2, 1]))),           # out is not the broadcast shape
-        (NN_INVALID, g("InplaceAdd", t([1, 3]), t([2, 3]), one)),            # selfRef must hold the result
+        (NN_INVALID, g("Add", t([2, 3]), t([4]), one, t([2, 3]))),  # cannot broadcast
+        (NN_INVALID, g("Add", t([2, 1]), t([3]), one, t([2, 1]))),  # out is not the broadcast shape
+        (NN_INVALID, g("InplaceAdd", t([1, 3]), t([2, 3]), one)),  # selfRef must hold the result
         (NN_INVALID, g("Add", t([2], FLOAT), t([2], FLOAT), one, t([2], INT32))),  # float -> int out
         (NN_INVALID, g("Add", t([2], INT32), t([2], INT32), fone, t([2], INT32))),  # float alpha, int result
-        (NN_INVALID, g("Add", t([2], fmt=29), t([2]), one, t([2]))),         # FRACTAL_NZ is not ND
-        (NN_INVALID, g("Mul", t([1] * 9), t([1]), t([1] * 9))),             # more than 8 dims
-        (NN_INVALID, g("Mm", t([2, 3]), t([4, 2]), t([2, 2]), 0)),           # inner dims
+        (NN_INVALID, g("Add", t([2], fmt=29), t([2]), one, t([2]))),  # FRACTAL_NZ is not ND
+        (NN_INVALID, g("Mul", t([1] * 9), t([1]), t([1] * 9))),  # more than 8 dims
+        (NN_INVALID, g("Mm", t([2, 3]), t([4, 2]), t([2, 2]), 0)),  # inner dims
         (NN_INVALID, g("Mm", t([2, 3], INT32), t([3, 2], INT32), t([2, 2], INT32), 0)),  # dtype
-        (NN_INVALID, g("Mm", t([2, 3, 1]), t([1, 2]), t([2, 3, 2]), 0)),     # Mm is 2-D only
+        (NN_INVALID, g("Mm", t([2, 3, 1]), t([1, 2]), t([2, 3, 2]), 0)),  # Mm is 2-D only
         (NN_INVALID, g("BatchMatMul", t([2, 2, 3]), t([3, 3, 2]), t([2, 2, 2]), 0)),  # batch
-        (NN_INVALID, g("Matmul", t([2, 3]), t([3, 2]), t([2, 3]), 0)),       # out shape
+        (NN_INVALID, g("Matmul", t([2, 3]), t([3, 2]), t([2, 3]), 0)),  # out shape
         (NN_INVALID, g("Matmul", t([2, 3], BF16), t([3, 2], BF16), t([2, 2], BF16), 2)),  # USE_FP16 with bf16
-        (NN_INVALID, g("Cast", t([2]), INT32, t([2], FLOAT))),              # dtype vs out
+        (NN_INVALID, g("Cast", t([2]), INT32, t([2], FLOAT))),  # dtype vs out
         (NN_INVALID, g("InplaceCopy", t([2, 3]), t([3, 3]))),
         (NN_NULLPTR, g("InplaceFillScalar", t([2]), None)),
     ]
@@ -1018,8 +1140,13 @@ def test_threads_drive_their_own_streams_concurrently(dev):
 def test_build_is_warning_free_and_cached(tmp_path):
     here = os.path.join(os.path.dirname(_here), "..", "mindtorch-npu", "simulator")
     env = dict(os.environ, CC=os.environ.get("CC", "cc") + " -Werror")
-    r = subprocess.run([sys.executable, os.path.join(here, "build.py"), str(tmp_path)], env=env,
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, os.path.join(here, "build.py"), str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0 and not r.stderr, r.stderr  # -Wall -Wextra clean
     libs = sorted(p.name for p in tmp_path.glob("*.so"))
     assert libs == ["libascendcl.so", "libhccl.so", "libnnopbase.so", "libopapi.so"]
@@ -1035,9 +1162,18 @@ def _torch():
 
 
 def _torch_dtype(torch, dt):
-    return {FLOAT: torch.float32, FLOAT16: torch.float16, INT8: torch.int8, INT32: torch.int32, UINT8: torch.uint8,
-            INT16: torch.int16, INT64: torch.int64, DOUBLE: torch.float64, BOOL: torch.bool,
-            BF16: torch.bfloat16}[dt]
+    return {
+        FLOAT: torch.float32,
+        FLOAT16: torch.float16,
+        INT8: torch.int8,
+        INT32: torch.int32,
+        UINT8: torch.uint8,
+        INT16: torch.int16,
+        INT64: torch.int64,
+        DOUBLE: torch.float64,
+        BOOL: torch.bool,
+        BF16: torch.bfloat16,
+    }[dt]
 
 
 def _to_torch(torch, arr, dt):
@@ -1072,8 +1208,11 @@ def test_binary_promotion_matches_pytorch(dev):
                     ok = torch.can_cast(torch.result_type(ta, tb), _torch_dtype(torch, out_dt))
                     assert (rc == 0) == ok, (op, d1, d2, out_dt, rc, errmsg(sim))
                     if ok:
-                        assert_close(O.host(), host_values(_from_torch(torch, want.to(_torch_dtype(torch, out_dt)),
-                                                                       out_dt), out_dt), out_dt)
+                        assert_close(
+                            O.host(),
+                            host_values(_from_torch(torch, want.to(_torch_dtype(torch, out_dt)), out_dt), out_dt),
+                            out_dt,
+                        )
                     for x in (A, B, O):
                         x.close()
 
@@ -1207,7 +1346,7 @@ def test_synchronous_copy_runs_after_work_queued_on_the_default_stream(dev):
     assert sim.aclrtMemset(d.ptr, 64, 1, 64) == 0
     assert sim.aclsimPauseStream(s1) == 0
     assert sim.aclrtRecordEvent(e, s1) == 0
-    assert sim.aclrtStreamWaitEvent(None, e) == 0          # the default stream now waits for the paused s1
+    assert sim.aclrtStreamWaitEvent(None, e) == 0  # the default stream now waits for the paused s1
     assert sim.aclrtMemsetAsync(d.ptr, 64, 7, 64, None) == 0
     out, rc = np.zeros(64, np.uint8), []
     th = threading.Thread(target=lambda: rc.append(sim.aclrtMemcpy(out.ctypes.data, 64, d.ptr, 64, D2H)))

@@ -1,4 +1,5 @@
 """A GPT-style program trained on npu (simulator) for 200 AdamW steps matches the cpu run step by step."""
+
 import math
 
 import mindtorch as torch
@@ -38,7 +39,7 @@ class GPT(nn.Module):
 def run(device, steps, seed=0):
     torch.manual_seed(seed)
     model = GPT()
-    model.to(device)   # same initial weights: drawn on the cpu, then moved
+    model.to(device)  # same initial weights: drawn on the cpu, then moved
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
     g = np.random.default_rng(1)
     losses = []
@@ -92,14 +93,14 @@ def _images(g, n=16):
     x = g.normal(0, 0.3, size=(n, 1, 12, 12)).astype(np.float32)
     for i, c in enumerate(y):
         r = 1 + 3 * int(c)
-        x[i, 0, r:r + 2, 2:10] += 1.5
+        x[i, 0, r : r + 2, 2:10] += 1.5
     return torch.tensor(x), torch.tensor(y)
 
 
 def run_cnn(device, steps, seed=0):
     torch.manual_seed(seed)
     model = CNN()
-    model.drop.p = 0.0   # random masks differ between the devices' generators; the dropout path still runs
+    model.drop.p = 0.0  # random masks differ between the devices' generators; the dropout path still runs
     model.to(device)
     opt = torch.optim.Adam(model.parameters(), lr=1e-2)
     g = np.random.default_rng(2)
@@ -123,8 +124,7 @@ def test_cnn_training_on_npu_matches_cpu_step_by_step(tmp_path):
     # that Adam turns into lr-sized steps (as the GPT's key bias above), so it is not compared
     for (name, p), q in zip(mc.named_parameters(), mn.parameters()):
         if name != "conv1.bias":
-            np.testing.assert_allclose(q.detach().cpu().numpy(), p.detach().numpy(), rtol=1e-3, atol=1e-3,
-                                       err_msg=name)
+            np.testing.assert_allclose(q.detach().cpu().numpy(), p.detach().numpy(), rtol=1e-3, atol=1e-3, err_msg=name)
     np.testing.assert_allclose(mn.bn.running_var.cpu().numpy(), mc.bn.running_var.numpy(), rtol=1e-4)
 
     # evaluation under no_grad uses the running statistics, as on the cpu (the cpu-trained weights, moved)
@@ -177,5 +177,6 @@ def test_optimizer_steps_on_npu_match_cpu(name):
             loss.backward()
             opt.step()
         return [p.detach().cpu().numpy() for p in model.parameters()]
+
     for a, b in zip(run("npu"), run("cpu")):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

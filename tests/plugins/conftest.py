@@ -6,6 +6,7 @@ visible (entry points are read from the *.dist-info found on sys.path).
 MINDTORCH_TEST_PLUGIN_DIR may point at a directory prepared beforehand
 (the nox session does this); otherwise they are built here with pip.
 """
+
 import json
 import os
 import subprocess
@@ -20,8 +21,19 @@ NAMES = ("toy", "broken", "oldapi", "dupcpu", "vault", "exiter", "slow", "badall
 
 
 def install_fixture(name, target):
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-           "--disable-pip-version-check", "--target", str(target), str(FIXTURES / name)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-deps",
+        "--no-build-isolation",
+        "--disable-pip-version-check",
+        "--target",
+        str(target),
+        str(FIXTURES / name),
+    ]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:  # no setuptools here: let pip fetch the build backend
         cmd.remove("--no-build-isolation")
@@ -54,13 +66,18 @@ class Run:
 @pytest.fixture
 def run_python(plugin_dirs):
     """run_python(code, plugins=(...), **env) -> Run; `emit(obj)` in code reports a JSON result."""
+
     def run(code, plugins=(), args=None, **env):
-        e = {k: v for k, v in os.environ.items()
-             if k not in ("MINDTORCH_BACKENDS", "MINDTORCH_STRICT_PLUGINS", "PYTHONPATH")}
+        e = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("MINDTORCH_BACKENDS", "MINDTORCH_STRICT_PLUGINS", "PYTHONPATH")
+        }
         e.update({k: str(v) for k, v in env.items()})
         if plugins:
             e["PYTHONPATH"] = os.pathsep.join(str(plugin_dirs[p]) for p in plugins)
         prelude = "import json\ndef emit(obj):\n    print('RESULT ' + json.dumps(obj))\n"
         argv = [sys.executable] + (args if args is not None else ["-c", prelude + textwrap.dedent(code)])
         return Run(subprocess.run(argv, capture_output=True, text=True, env=e, timeout=120))
+
     return run

@@ -1,4 +1,5 @@
 """`python -m mindtorch` as a command, and what backend selection tells the user (fresh interpreters)."""
+
 import json
 
 import pytest
@@ -31,8 +32,12 @@ def test_json_report(run_python):
     assert rep["mindtorch"]["distribution"] == "mindtorch-core" and rep["ops"] > 100
     assert set(rep["backends"]) == INSTALLED | {"toy"}
     toy = rep["backends"]["toy"]
-    assert (toy["distribution"], toy["version"], toy["available"], toy["device_count"]) == \
-        ("mindtorch-toy", "0.0.1", True, 2)
+    assert (toy["distribution"], toy["version"], toy["available"], toy["device_count"]) == (
+        "mindtorch-toy",
+        "0.0.1",
+        True,
+        2,
+    )
     for b in rep["backends"].values():
         c = b["coverage"]
         assert c["total"] == rep["ops"]
@@ -121,7 +126,7 @@ def test_backend_info_is_reported_under_its_backend(run_python):
     assert "info" not in res["cpu"]
     assert "OSError: probe failed" in res["broken"]["errors"]["backend_info"]
     text = res["text"]
-    fake = text[text.index("fakedev"):]  # backends are listed sorted: brokeninfo, cpu, fakedev
+    fake = text[text.index("fakedev") :]  # backends are listed sorted: brokeninfo, cpu, fakedev
     assert "libascendcl: not found (ASCEND_HOME_PATH unset)" in fake and "soc: None" in fake
     assert "backend info: ? (OSError: probe failed)" in text
 

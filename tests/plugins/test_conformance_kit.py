@@ -1,14 +1,20 @@
 """The conformance kit against third-party backends: the report, its sensitivity, and coverage."""
+
 import json
 
 
 def test_vault_report_shows_fallbacks(run_python, tmp_path):
     out = tmp_path / "vault.json"
-    r = run_python(None, plugins=["vault"], MINDTORCH_CONFORMANCE_DIR=tmp_path / "last",
-                   args=["-m", "mindtorch.testing.conformance", "--device", "vault", "--json", str(out)])
+    r = run_python(
+        None,
+        plugins=["vault"],
+        MINDTORCH_CONFORMANCE_DIR=tmp_path / "last",
+        args=["-m", "mindtorch.testing.conformance", "--device", "vault", "--json", str(out)],
+    )
     assert r.returncode == 0, r
     summary = r.stdout.strip().splitlines()[-1]
     from mindtorch.ops.registry import OPS
+
     n = len(OPS)  # every op of the table, whatever ops are added later
     assert summary.startswith(f"conformance vault:0: {n}/{n} ops conformant") and "0 failing" in summary, summary
     rep = json.loads(out.read_text())
@@ -16,14 +22,16 @@ def test_vault_report_shows_fallbacks(run_python, tmp_path):
     assert rep["ops"]["linear"]["status"] == "fallback" and rep["ops"]["add"]["status"] == "conformant"
     assert rep["ops"]["mul_"]["coverage"] == "inplace"
     assert all(c["status"] == "passed" for c in rep["checks"].values()), rep["checks"]
-    info = run_python(None, plugins=["vault"], MINDTORCH_CONFORMANCE_DIR=tmp_path / "last",
-                      args=["-m", "mindtorch", "--conformance"])
+    info = run_python(
+        None, plugins=["vault"], MINDTORCH_CONFORMANCE_DIR=tmp_path / "last", args=["-m", "mindtorch", "--conformance"]
+    )
     assert info.returncode == 0, info
     assert summary in info.stdout and "fallback (host)" in info.stdout
 
 
 def test_a_kernel_that_broadcasts_wrongly_is_caught(run_python):
-    r = run_python("""
+    r = run_python(
+        """
 import warnings
 warnings.simplefilter("ignore")
 import numpy as np
@@ -46,7 +54,9 @@ bad = check_op("add", torch.device("vault", 0))
 a = torch.ones(3, 4, device="vault")
 same = left_aligned_add(OPS["add"].meta(a, a), a, a)
 emit([good.status, bad.status, bad.detail, same.cpu().tolist() == [[2.0] * 4] * 3])
-""", plugins=["vault"])
+""",
+        plugins=["vault"],
+    )
     assert r.returncode == 0, r
     good, bad, detail, same = r.result
     assert good == "conformant" and bad == "failing" and same, r.result
@@ -56,6 +66,7 @@ emit([good.status, bad.status, bad.detail, same.cpu().tolist() == [[2.0] * 4] * 
 def test_an_op_without_samples_fails_the_coverage_check():
     import mindtorch
     from mindtorch.testing.conformance import FAILING, check_op, missing_samples, samples
+
     assert missing_samples() == []
     saved = samples.SAMPLES.pop("linear")
     try:
@@ -69,12 +80,12 @@ def test_an_op_without_samples_fails_the_coverage_check():
 def test_composite_counts_only_when_its_decomposition_is_covered(run_python):
     r = run_python(None, plugins=["toy"], args=["-m", "mindtorch", "--missing"])
     assert r.returncode == 0, r
-    toy = r.stdout[r.stdout.index("from mindtorch-toy"):]
-    missing = toy[toy.index("missing: "):].split("\n")[0]
+    toy = r.stdout[r.stdout.index("from mindtorch-toy") :]
+    missing = toy[toy.index("missing: ") :].split("\n")[0]
     # zeros is a composite over `full`, which toy lacks
-    assert "zeros" in missing[len("missing: "):].split(", "), missing
-    meta = r.stdout[r.stdout.index("from mindtorch-meta"):]
-    assert "nonzero" in meta[meta.index("missing: "):].split("\n")[0]
+    assert "zeros" in missing[len("missing: ") :].split(", "), missing
+    meta = r.stdout[r.stdout.index("from mindtorch-meta") :]
+    assert "nonzero" in meta[meta.index("missing: ") :].split("\n")[0]
 
 
 def test_conformance_needs_an_installed_device(run_python):

@@ -1,24 +1,31 @@
 """Contract bugs a third-party backend hits, each checked with the `vault` fixture: a backend written
 from docs/PLUGINS.md and mindtorch.plugins alone, whose memory the host cannot read."""
+
 from helpers import installed_backends
 
 QUIET = "import warnings\nwarnings.simplefilter('ignore')\n"
 
 
 def test_manual_seed_with_a_backend_without_generator(run_python):
-    r = run_python(QUIET + """
+    r = run_python(
+        QUIET
+        + """
 import mindtorch as torch
 torch.manual_seed(3)
 a = torch.rand(3).tolist()
 torch.manual_seed(3)
 emit([a == torch.rand(3).tolist(), torch.initial_seed()])
-""", plugins=["vault"])
+""",
+        plugins=["vault"],
+    )
     assert r.returncode == 0, r
     assert r.result == [True, 3]
 
 
 def test_factory_kernels_get_a_normalised_device(run_python):
-    r = run_python(QUIET + """
+    r = run_python(
+        QUIET
+        + """
 import mindtorch as torch
 import mindtorch_vault as V
 a = torch.zeros(2, device="vault")
@@ -28,7 +35,9 @@ with torch.device("vault"):
     d = torch.full((2,), 1.0)
 emit({"seen": V.SEEN_DEVICES, "devs": [str(t.device) for t in (a, b, c, d)], "eq": a.device == c.device,
       "cpu": str(torch.zeros(1, device="cpu:0").device)})
-""", plugins=["vault"])
+""",
+        plugins=["vault"],
+    )
     assert r.returncode == 0, r
     assert set(r.result["seen"]) == {"vault:0"}
     assert r.result["devs"] == ["vault:0"] * 4 and r.result["eq"] is True
@@ -36,7 +45,9 @@ emit({"seen": V.SEEN_DEVICES, "devs": [str(t.device) for t in (a, b, c, d)], "eq
 
 
 def test_cross_device_calls_are_symmetric(run_python):
-    r = run_python(QUIET + """
+    r = run_python(
+        QUIET
+        + """
 import mindtorch as torch
 c = torch.arange(6.).reshape(2, 3)
 v = torch.ones(2, 3, device="vault")
@@ -53,7 +64,9 @@ dst.copy_(v * 3)
 back = torch.zeros(2, 3, device="vault")
 back.copy_(c.t().t())
 emit({"errs": errs, "scalar": scalar, "dst": dst.tolist(), "back": back.cpu().tolist()})
-""", plugins=["vault"])
+""",
+        plugins=["vault"],
+    )
     assert r.returncode == 0, r
     assert all(e and "same device" in e for e in r.result["errs"]), r.result
     assert r.result["scalar"] == ["vault:0", "vault:0"]
@@ -62,7 +75,9 @@ emit({"errs": errs, "scalar": scalar, "dst": dst.tolist(), "back": back.cpu().to
 
 
 def test_copies_every_direction_dtype_and_strided_view(run_python):
-    r = run_python(QUIET + """
+    r = run_python(
+        QUIET
+        + """
 import mindtorch as torch
 bad = []
 dtypes = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
@@ -83,13 +98,17 @@ for dt in dtypes:
         if out[::2, 1::2].tolist() != h.to(dt2).tolist():
             bad.append(("copy_ out", str(dt), str(dt2)))
 emit(bad)
-""", plugins=["vault"])
+""",
+        plugins=["vault"],
+    )
     assert r.returncode == 0, r
     assert r.result == []
 
 
 def test_gradient_through_cross_device_copies(run_python):
-    r = run_python(QUIET + """
+    r = run_python(
+        QUIET
+        + """
 import mindtorch as torch
 x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 v = x.to("vault")
@@ -99,14 +118,18 @@ z = torch.zeros(3)
 z.copy_(y * 2)
 z.sum().backward()
 emit([x.grad.tolist(), y.grad.cpu().tolist(), str(y.grad.device)])
-""", plugins=["vault"])
+""",
+        plugins=["vault"],
+    )
     assert r.returncode == 0, r
     assert r.result == [[2.0, 4.0, 6.0], [2.0, 2.0, 2.0], "vault:0"]
 
 
 def test_inplace_fallback_keeps_version_tracking(run_python):
     # vault has mul but no mul_: dispatch runs `b.copy_(b * 2)` and must record it as mul_
-    r = run_python(QUIET + """
+    r = run_python(
+        QUIET
+        + """
 import mindtorch as torch
 a = torch.ones(3, device="vault", requires_grad=True)
 b = a * 1
@@ -121,36 +144,47 @@ try:
 except RuntimeError as exc:
     err = str(exc)
 emit([a.grad.cpu().tolist(), err is not None and "modified by an inplace operation" in err])
-""", plugins=["vault"])
+""",
+        plugins=["vault"],
+    )
     assert r.returncode == 0, r
     assert r.result == [[2.0, 2.0, 2.0], True]
 
 
 def test_backend_imported_before_mindtorch(run_python):
-    r = run_python(QUIET + """
+    r = run_python(
+        QUIET
+        + """
 import mindtorch_vault
 import mindtorch_cpu
 import mindtorch as torch
 emit([torch.backends_installed(), (torch.ones(2, device="vault") + 1).cpu().tolist()])
-""", plugins=["vault"])
+""",
+        plugins=["vault"],
+    )
     assert r.returncode == 0, r
     assert r.result == [installed_backends("vault"), [2.0, 2.0]]
 
 
 def test_skipped_device_says_why(run_python):
-    r = run_python(QUIET + """
+    r = run_python(
+        QUIET
+        + """
 import mindtorch as torch
 try:
     torch.zeros(2, device="broken")
 except RuntimeError as exc:
     emit(str(exc))
-""", plugins=["broken"])
+""",
+        plugins=["broken"],
+    )
     assert r.returncode == 0, r
     assert "skipped" in r.result and "libbrokendevice" in r.result and "not installed" not in r.result
 
 
 def test_mlp_training_step_with_host_fallback_matches_cpu(run_python):
-    r = run_python("""
+    r = run_python(
+        """
 import warnings
 import mindtorch as torch
 import mindtorch.nn as nn
@@ -176,7 +210,9 @@ fell = [str(w.message).split("'")[1] for w in caught if "host fallback" in str(w
 params = [p.device.type for p in model.parameters()]
 diff = max((a.cpu() - b).abs().max().item() for a, b in zip(model.parameters(), ref.parameters()))
 emit({"losses": losses, "fell": fell, "params": params, "diff": diff})
-""", plugins=["vault"])
+""",
+        plugins=["vault"],
+    )
     assert r.returncode == 0, r
     res = r.result
     assert abs(res["losses"]["vault"] - res["losses"]["cpu"]) < 1e-6 and res["diff"] < 1e-6

@@ -1,5 +1,6 @@
 """Plugin faults: one plugin's failure never takes `import mindtorch` or
 `python -m mindtorch` down, and the report names the distribution at fault."""
+
 import pytest
 from helpers import installed_backends
 
@@ -40,7 +41,7 @@ def test_fast_plugins_are_not_warned_about_time(run_python):
 def test_objects_missing_hookspec_methods_are_refused_at_load(run_python):
     r = run_python(IMPORT, plugins=["badalloc"])
     assert r.returncode == 0, r
-    (dist, reason), = r.result["skipped"]
+    ((dist, reason),) = r.result["skipped"]
     assert dist == "mindtorch-badalloc-plugin"
     assert "allocator" in reason and "free" in reason and "bytes_in_use" in reason, reason
     assert "badalloc" not in r.result["backends"]
@@ -51,15 +52,18 @@ def test_objects_missing_hookspec_methods_strict_raises(run_python):
     assert r.returncode != 0 and "PluginLoadError" in r.stderr and "mindtorch-badalloc-plugin" in r.stderr, r
 
 
-@pytest.mark.parametrize("plugins, env, shown", [
-    (["exiter"], {}, "mindtorch-exiter-plugin"),
-    (["slow"], {}, None),
-    (["badalloc"], {}, "mindtorch-badalloc-plugin"),
-    (["badalloc"], {"MINDTORCH_STRICT_PLUGINS": "1"}, "mindtorch-badalloc-plugin"),
-    (["exiter"], {"MINDTORCH_STRICT_PLUGINS": "1"}, "mindtorch-exiter-plugin"),
-    (["dupcpu"], {}, "mindtorch-dupcpu-plugin"),
-    (["broken", "exiter", "badalloc", "dupcpu", "toy"], {}, "mindtorch-dupcpu-plugin"),
-])
+@pytest.mark.parametrize(
+    "plugins, env, shown",
+    [
+        (["exiter"], {}, "mindtorch-exiter-plugin"),
+        (["slow"], {}, None),
+        (["badalloc"], {}, "mindtorch-badalloc-plugin"),
+        (["badalloc"], {"MINDTORCH_STRICT_PLUGINS": "1"}, "mindtorch-badalloc-plugin"),
+        (["exiter"], {"MINDTORCH_STRICT_PLUGINS": "1"}, "mindtorch-exiter-plugin"),
+        (["dupcpu"], {}, "mindtorch-dupcpu-plugin"),
+        (["broken", "exiter", "badalloc", "dupcpu", "toy"], {}, "mindtorch-dupcpu-plugin"),
+    ],
+)
 def test_cli_always_runs_and_shows_the_fault(run_python, plugins, env, shown):
     r = run_python(None, plugins=plugins, args=CLI, **env)
     assert "Traceback" not in r.stderr, r

@@ -1,4 +1,5 @@
 """Backend discovery end to end: real installed distributions, fresh interpreters."""
+
 from helpers import installed_backends
 
 IMPORT_RECORDING = """
@@ -12,7 +13,8 @@ warned = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarnin
 
 
 def test_toy_backend_end_to_end(run_python):
-    r = run_python("""
+    r = run_python(
+        """
         import mindtorch as torch
         a = torch.tensor([1.0, 2.0, 3.0], device="toy")
         b = torch.tensor([10.0, 20.0, 30.0], device="toy")
@@ -27,7 +29,9 @@ def test_toy_backend_end_to_end(run_python):
         emit({"backends": torch.backends_installed(), "dev": c.device.type, "dtype": str(c.dtype),
               "values": back.tolist(), "back_dev": str(back.device), "err": err,
               "up": [up.device.type, up.to("cpu").tolist()]})
-    """, plugins=["toy"])
+    """,
+        plugins=["toy"],
+    )
     assert r.returncode == 0, r
     res = r.result
     assert res["backends"] == installed_backends("toy")
@@ -38,21 +42,28 @@ def test_toy_backend_end_to_end(run_python):
 
 
 def test_toy_backend_records_distribution(run_python):
-    r = run_python("""
+    r = run_python(
+        """
         import mindtorch
         from mindtorch._backends.registry import BACKENDS
         b = BACKENDS["toy"]
         emit([b.distribution, b.version, b.is_available(), b.device_count()])
-    """, plugins=["toy"])
+    """,
+        plugins=["toy"],
+    )
     assert r.returncode == 0, r
     assert r.result == ["mindtorch-toy", "0.0.1", True, 2]
 
 
 def test_broken_plugin_is_skipped_with_warning(run_python):
-    r = run_python(IMPORT_RECORDING + """
+    r = run_python(
+        IMPORT_RECORDING
+        + """
 emit({"warned": warned, "skipped": loader.skipped, "backends": torch.backends_installed(),
       "works": (torch.ones(2) + 1).tolist()})
-""", plugins=["broken"])
+""",
+        plugins=["broken"],
+    )
     assert r.returncode == 0, r
     assert any("mindtorch-broken-plugin" in w for w in r.result["warned"]), r
     assert [d for d, _ in r.result["skipped"]] == ["mindtorch-broken-plugin"]
@@ -67,9 +78,13 @@ def test_broken_plugin_strict_raises(run_python):
 
 
 def test_incompatible_api_version_is_skipped(run_python):
-    r = run_python(IMPORT_RECORDING + """
+    r = run_python(
+        IMPORT_RECORDING
+        + """
 emit({"warned": warned, "skipped": loader.skipped, "backends": torch.backends_installed()})
-""", plugins=["oldapi"])
+""",
+        plugins=["oldapi"],
+    )
     assert r.returncode == 0, r
     assert any("mindtorch-oldapi-plugin" in w and "999" in w for w in r.result["warned"]), r
     assert [d for d, _ in r.result["skipped"]] == ["mindtorch-oldapi-plugin"]
@@ -90,7 +105,9 @@ def test_duplicate_device_names_both_distributions(run_python):
 
 
 def test_backends_none_loads_nothing(run_python):
-    r = run_python(IMPORT_RECORDING + """
+    r = run_python(
+        IMPORT_RECORDING
+        + """
 try:
     torch.zeros(2, device="cpu")
     err = None
@@ -102,7 +119,10 @@ try:
 except RuntimeError as exc:
     err2 = str(exc)
 emit({"backends": torch.backends_installed(), "err": err, "err2": err2, "warned": warned})
-""", plugins=["toy", "broken", "dupcpu"], MINDTORCH_BACKENDS="none")
+""",
+        plugins=["toy", "broken", "dupcpu"],
+        MINDTORCH_BACKENDS="none",
+    )
     assert r.returncode == 0, r
     res = r.result
     assert res["backends"] == []
@@ -112,23 +132,34 @@ emit({"backends": torch.backends_installed(), "err": err, "err2": err2, "warned"
 
 
 def test_backends_selection_loads_only_named(run_python):
-    r = run_python(IMPORT_RECORDING + """
+    r = run_python(
+        IMPORT_RECORDING
+        + """
 emit({"backends": torch.backends_installed(), "warned": warned})
-""", plugins=["toy", "broken", "dupcpu", "oldapi"], MINDTORCH_BACKENDS="cpu")
+""",
+        plugins=["toy", "broken", "dupcpu", "oldapi"],
+        MINDTORCH_BACKENDS="cpu",
+    )
     assert r.returncode == 0, r
     assert r.result == {"backends": ["cpu"], "warned": []}
 
 
 def test_backends_selection_with_third_party(run_python):
-    r = run_python(IMPORT_RECORDING + """
+    r = run_python(
+        IMPORT_RECORDING
+        + """
 emit({"backends": torch.backends_installed(), "warned": warned})
-""", plugins=["toy", "broken", "dupcpu"], MINDTORCH_BACKENDS="cpu,toy")
+""",
+        plugins=["toy", "broken", "dupcpu"],
+        MINDTORCH_BACKENDS="cpu,toy",
+    )
     assert r.returncode == 0, r
     assert r.result == {"backends": ["cpu", "toy"], "warned": []}
 
 
 def test_meta_unselected_names_its_distribution(run_python):
-    r = run_python("""
+    r = run_python(
+        """
         import mindtorch as torch
         try:
             torch.zeros(2, device="meta")
@@ -136,7 +167,9 @@ def test_meta_unselected_names_its_distribution(run_python):
         except RuntimeError as exc:
             err = str(exc)
         emit(err)
-    """, MINDTORCH_BACKENDS="cpu")
+    """,
+        MINDTORCH_BACKENDS="cpu",
+    )
     assert r.returncode == 0, r
     assert r.result and "mindtorch-meta" in r.result
 
@@ -146,10 +179,16 @@ def test_info_command_lists_backends_and_skipped(run_python):
     assert r.returncode == 1, r  # a plugin failed to load
     assert r.stderr == "", r  # the report says it; no warning besides
     out = r.stdout
-    for word in ("mindtorch-core", "mindtorch-cpu", "mindtorch-toy", "toy", "mindtorch-broken-plugin",
-                 "libbrokendevice"):
+    for word in (
+        "mindtorch-core",
+        "mindtorch-cpu",
+        "mindtorch-toy",
+        "toy",
+        "mindtorch-broken-plugin",
+        "libbrokendevice",
+    ):
         assert word in out, out
-    toy = out[out.index("from mindtorch-toy"):]
+    toy = out[out.index("from mindtorch-toy") :]
     assert "devices: 2" in toy and "op coverage:" in toy, out
 
 

@@ -1,4 +1,5 @@
 """The in-repo backends import nothing private from core: the public surface is proven by our own code."""
+
 import ast
 from pathlib import Path
 
@@ -27,10 +28,18 @@ def private_imports(source, filename="<src>"):
             else:
                 bad += [(node.lineno, f"{mod}.{a.name}") for a in node.names if a.name.startswith("_")]
         elif isinstance(node, ast.Import):
-            bad += [(node.lineno, a.name) for a in node.names
-                    if a.name.split(".")[0] == "mindtorch" and not _allowed(a.name)]
-        elif (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
-              and isinstance(node.value, ast.Name) and node.value.id in ("mindtorch", "torch")):
+            bad += [
+                (node.lineno, a.name)
+                for a in node.names
+                if a.name.split(".")[0] == "mindtorch" and not _allowed(a.name)
+            ]
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("mindtorch", "torch")
+        ):
             bad.append((node.lineno, f"{node.value.id}.{node.attr}"))
     return bad
 
@@ -40,10 +49,12 @@ def _allowed(mod):
 
 
 def test_the_rule_catches_private_imports():
-    src = ("from mindtorch import _dtype as D\nfrom mindtorch._tensor import make_tensor\n"
-           "import mindtorch.ops.registry\nfrom mindtorch._backends.registry import backend_for\n"
-           "import mindtorch\nx = mindtorch._C\nfrom mindtorch.plugins import Storage, dtypes\n"
-           "from mindtorch import tensor\nfrom mindtorch.nn import functional\n")
+    src = (
+        "from mindtorch import _dtype as D\nfrom mindtorch._tensor import make_tensor\n"
+        "import mindtorch.ops.registry\nfrom mindtorch._backends.registry import backend_for\n"
+        "import mindtorch\nx = mindtorch._C\nfrom mindtorch.plugins import Storage, dtypes\n"
+        "from mindtorch import tensor\nfrom mindtorch.nn import functional\n"
+    )
     assert [line for line, _ in private_imports(src)] == [1, 2, 3, 4, 6]
 
 
@@ -60,8 +71,25 @@ def test_backend_imports_only_the_public_surface(path):
 
 def test_public_surface_names():
     import mindtorch.plugins as P
-    for name in ("Backend", "hookimpl", "PLUGIN_API_VERSION", "Storage", "make_tensor", "Tensor", "TensorMeta",
-                 "dtypes", "device", "contiguous_strides", "numel", "broadcast_shapes", "missing_kernel_error",
-                 "OutOfMemoryError", "backend_for", "OPS", "generator_state"):
+
+    for name in (
+        "Backend",
+        "hookimpl",
+        "PLUGIN_API_VERSION",
+        "Storage",
+        "make_tensor",
+        "Tensor",
+        "TensorMeta",
+        "dtypes",
+        "device",
+        "contiguous_strides",
+        "numel",
+        "broadcast_shapes",
+        "missing_kernel_error",
+        "OutOfMemoryError",
+        "backend_for",
+        "OPS",
+        "generator_state",
+    ):
         assert hasattr(P, name), name
         assert name in P.__doc__, f"{name} is not documented in mindtorch.plugins"

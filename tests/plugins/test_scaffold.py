@@ -1,5 +1,6 @@
 """`python -m mindtorch.plugins new NAME` writes a distribution that installs and passes the
 conformance suite's structural checks as generated."""
+
 import os
 import subprocess
 import sys
@@ -46,10 +47,14 @@ def test_scaffold_files(generated):
 def test_generated_backend_passes_structural_checks(generated, tmp_path):
     _, site, _ = generated
     out = tmp_path / "r.json"
-    r = _run(["-m", "mindtorch.testing.conformance", "--device", "gizmo", "--json", str(out)],
-             PYTHONPATH=site, MINDTORCH_CONFORMANCE_DIR=tmp_path)
+    r = _run(
+        ["-m", "mindtorch.testing.conformance", "--device", "gizmo", "--json", str(out)],
+        PYTHONPATH=site,
+        MINDTORCH_CONFORMANCE_DIR=tmp_path,
+    )
     assert r.returncode == 0, r
     import json
+
     rep = json.loads(out.read_text())
     assert all(c["status"] == "passed" for c in rep["checks"].values()), rep["checks"]
     assert rep["ok"] and rep["ops"]["empty"]["status"] == "conformant" and rep["ops"]["add"]["status"] == "fallback"
@@ -57,21 +62,29 @@ def test_generated_backend_passes_structural_checks(generated, tmp_path):
 
 def test_generated_conformance_test_runs_under_pytest(generated):
     dist, site, _ = generated
-    r = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_conformance.py", "-k", "check"],
-             cwd=dist, PYTHONPATH=site)
+    r = _run(
+        ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_conformance.py", "-k", "check"],
+        cwd=dist,
+        PYTHONPATH=site,
+    )
     assert r.returncode == 0, r
     assert "7 passed" in r.stdout, r.stdout
 
 
 def test_generated_backend_without_fallback_reports_missing(generated):
     _, site, _ = generated
-    r = _run(["-m", "mindtorch.testing.conformance", "--device", "gizmo", "--ops", "add,empty,zeros",
-              "--no-checks"],
-             PYTHONPATH=site, MINDTORCH_GIZMO_HOST_FALLBACK="0")
+    r = _run(
+        ["-m", "mindtorch.testing.conformance", "--device", "gizmo", "--ops", "add,empty,zeros", "--no-checks"],
+        PYTHONPATH=site,
+        MINDTORCH_GIZMO_HOST_FALLBACK="0",
+    )
     summary = r.stdout.strip().splitlines()[-1]
     assert r.returncode == 0 and "2 missing" in summary and "1/3 ops conformant" in summary, r
-    strict = _run(["-m", "mindtorch.testing.conformance", "--device", "gizmo", "--ops", "add", "--no-checks",
-                   "--strict"], PYTHONPATH=site, MINDTORCH_GIZMO_HOST_FALLBACK="0")
+    strict = _run(
+        ["-m", "mindtorch.testing.conformance", "--device", "gizmo", "--ops", "add", "--no-checks", "--strict"],
+        PYTHONPATH=site,
+        MINDTORCH_GIZMO_HOST_FALLBACK="0",
+    )
     assert strict.returncode == 1, strict
 
 

@@ -1,4 +1,5 @@
 """tools/dists.py: the distributions agree on version, core range, license and metadata."""
+
 import importlib.util
 import shutil
 import subprocess
@@ -34,8 +35,10 @@ def test_repository_distributions_agree():
     assert names[0] == "mindtorch-core" and {"mindtorch-cpu", "mindtorch-meta"} <= set(names)
 
 
-@pytest.mark.parametrize("version,expected", [("0.1.0", ">=0.1,<0.2"), ("0.12.3", ">=0.12,<0.13"),
-                                              ("1.4.2", ">=1.4,<2"), ("2.0.0rc1", ">=2.0,<3")])
+@pytest.mark.parametrize(
+    "version,expected",
+    [("0.1.0", ">=0.1,<0.2"), ("0.12.3", ">=0.12,<0.13"), ("1.4.2", ">=1.4,<2"), ("2.0.0rc1", ">=2.0,<3")],
+)
 def test_compatible_range(version, expected):
     assert dists.compatible_range(version) == expected
 

@@ -10,6 +10,7 @@ the root (`import mindtorch` in the function, then `mindtorch.xxx(...)`), as a u
 Counting those edges would put every such module in one cycle with the root and hide the real
 structure. `from mindtorch import _tensor` names a submodule, so it is an edge to mindtorch._tensor.
 """
+
 import ast
 from pathlib import Path
 
@@ -22,13 +23,30 @@ MAX_CYCLE = 3
 # Modules not listed are the top layer: nn, optim, utils (data), distributed, serialization, the
 # public API modules and the generated API (ops/__init__, ops/codegen); they may import any layer.
 LAYERS = (
-    ("leaves", ("_dtype", "_device", "_geometry", "_flags", "_grad_mode", "_amp_state", "_errors", "_threads",
-                "_fpwarnings", "version", "_backends.registry", "plugins.hookspec")),
+    (
+        "leaves",
+        (
+            "_dtype",
+            "_device",
+            "_geometry",
+            "_flags",
+            "_grad_mode",
+            "_amp_state",
+            "_errors",
+            "_threads",
+            "_fpwarnings",
+            "version",
+            "_backends.registry",
+            "plugins.hookspec",
+        ),
+    ),
     ("device access", ("_host_data", "_generator", "accelerator")),
     ("storage", ("_storage",)),
     ("tensor state", ("_tensor", "_legacy")),
-    ("op table", ("ops.schema", "ops.registry", "ops.derivatives", "ops.formulas", "ops.meta", "ops.argparse_",
-                  "ops.docs")),
+    (
+        "op table",
+        ("ops.schema", "ops.registry", "ops.derivatives", "ops.formulas", "ops.meta", "ops.argparse_", "ops.docs"),
+    ),
     ("dispatch", ("dispatch", "_backends.fallback")),
     ("ops", ("ops.*", "_tensor_from_data", "_tensor_indexing", "_printing", "linalg", "fft", "special")),
     ("autograd", ("autograd", "autograd.*")),
@@ -64,7 +82,7 @@ def imports_of(name, source, is_package, known):
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = name.split(".") if is_package else name.split(".")[:-1]
-                base = base[:len(base) - (node.level - 1)]
+                base = base[: len(base) - (node.level - 1)]
                 mod = ".".join(base + ([node.module] if node.module else []))
             else:
                 mod = node.module or ""
@@ -138,7 +156,7 @@ def describe(graph, comp):
 
 def layer_of(module, layers=LAYERS):
     """(index, name) of the module's layer; modules not listed are in the top layer."""
-    rel = module[len(PKG) + 1:] if module.startswith(PKG + ".") else ""
+    rel = module[len(PKG) + 1 :] if module.startswith(PKG + ".") else ""
     for i, (layer, names) in enumerate(layers):
         if rel in names:
             return i, layer
@@ -177,8 +195,9 @@ def test_no_import_cycle_longer_than_allowed():
     graph = _core_graph()
     found = cycles(graph)
     largest = found[0] if found else []
-    assert len(largest) <= MAX_CYCLE, ("import cycle in core longer than "
-                                      f"{MAX_CYCLE} modules; the largest:\n{describe(graph, largest)}")
+    assert len(largest) <= MAX_CYCLE, (
+        f"import cycle in core longer than {MAX_CYCLE} modules; the largest:\n{describe(graph, largest)}"
+    )
 
 
 def test_no_layer_imports_a_layer_above_it():
@@ -192,10 +211,13 @@ def test_only_the_root_imports_the_plugin_loader():
 
 
 def test_every_module_the_table_names_exists():
-    modules = {m[len(PKG) + 1:] for m in package_sources(CORE)}
-    missing = [n for _, names in LAYERS for n in names
-               if not (n[:-2] in modules or any(m.startswith(n[:-1]) for m in modules)
-                       if n.endswith(".*") else n in modules)]
+    modules = {m[len(PKG) + 1 :] for m in package_sources(CORE)}
+    missing = [
+        n
+        for _, names in LAYERS
+        for n in names
+        if not (n[:-2] in modules or any(m.startswith(n[:-1]) for m in modules) if n.endswith(".*") else n in modules)
+    ]
     assert not missing, f"LAYERS names modules core does not have: {missing}"
 
 

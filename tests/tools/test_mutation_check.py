@@ -1,4 +1,5 @@
 """The mutation check's injected bugs still apply to the source (each text occurs exactly once)."""
+
 import importlib.util
 from pathlib import Path
 

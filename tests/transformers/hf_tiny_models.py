@@ -4,6 +4,7 @@ greedy generation to an .npz file, for the test to compare.
 
     python hf_tiny_models.py {gpt2|bert|llama} OUT.npz
 """
+
 import sys
 
 import numpy as np
@@ -14,16 +15,42 @@ import transformers
 def build(kind):
     common = dict(vocab_size=61, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
     if kind == "gpt2":
-        cfg = transformers.GPT2Config(vocab_size=61, n_positions=32, n_embd=32, n_layer=2, n_head=4, resid_pdrop=0.0,
-                                      embd_pdrop=0.0, attn_pdrop=0.0, bos_token_id=0, eos_token_id=1)
+        cfg = transformers.GPT2Config(
+            vocab_size=61,
+            n_positions=32,
+            n_embd=32,
+            n_layer=2,
+            n_head=4,
+            resid_pdrop=0.0,
+            embd_pdrop=0.0,
+            attn_pdrop=0.0,
+            bos_token_id=0,
+            eos_token_id=1,
+        )
         return transformers.GPT2LMHeadModel(cfg)
     if kind == "bert":
-        cfg = transformers.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
-                                      max_position_embeddings=32, pad_token_id=0, **common)
+        cfg = transformers.BertConfig(
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            intermediate_size=64,
+            max_position_embeddings=32,
+            pad_token_id=0,
+            **common,
+        )
         return transformers.BertForMaskedLM(cfg)
-    cfg = transformers.LlamaConfig(vocab_size=61, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                   num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=32,
-                                   bos_token_id=0, eos_token_id=1, pad_token_id=2)
+    cfg = transformers.LlamaConfig(
+        vocab_size=61,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=32,
+        bos_token_id=0,
+        eos_token_id=1,
+        pad_token_id=2,
+    )
     return transformers.LlamaForCausalLM(cfg)
 
 

@@ -1,5 +1,6 @@
 """Hugging Face transformers' modeling code under `python -m mindtorch.run`, against real PyTorch: tiny GPT-2, BERT and LLaMA built from configs with the same random weights — logits, loss,
 gradients, one AdamW step, greedy generation (or an eval pass for BERT)."""
+
 import os
 import subprocess
 import sys
@@ -14,8 +15,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _run(kind, out, runner):
-    cmd = [sys.executable] + (["-m", "mindtorch.run"] if runner else []) + [os.path.join(HERE, "hf_tiny_models.py"),
-                                                                             kind, str(out)]
+    cmd = (
+        [sys.executable]
+        + (["-m", "mindtorch.run"] if runner else [])
+        + [os.path.join(HERE, "hf_tiny_models.py"), kind, str(out)]
+    )
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-4000:]
     return np.load(out)

@@ -1,7 +1,8 @@
 """mindtorch: a PyTorch-compatible tensor library whose devices are plugins.
 
-    import mindtorch as torch
+import mindtorch as torch
 """
+
 # isort: skip_file  (the public namespace is assembled in layer order: later imports use earlier names)
 __version__ = "0.1.0"
 
@@ -43,8 +44,16 @@ from ._geometry import Size
 from ._storage import Storage as UntypedStorage
 from ._tensor import Tensor
 
-half, float, double, short, int, long, cfloat, cdouble = float16, float32, float64, int16, int32, int64, \
-    complex64, complex128
+half, float, double, short, int, long, cfloat, cdouble = (
+    float16,
+    float32,
+    float64,
+    int16,
+    int32,
+    int64,
+    complex64,
+    complex128,
+)
 
 from . import _fpwarnings
 
@@ -91,17 +100,22 @@ from ._backends.registry import BACKENDS as _BACKENDS
 def _imported_by_cli():
     """True while `python -m mindtorch` imports this package: its report says what warnings would."""
     import sys
+
     if sys.argv[:1] != ["-m"]:  # runpy keeps "-m" in argv[0] while it imports the package
         return False
     args = getattr(sys, "orig_argv", [])
     names = ("mindtorch", "mindtorch.__main__")
-    return any(a[2:] in names or (a == "-m" and args[i + 1:i + 2] in (["mindtorch"], ["mindtorch.__main__"]))
-               for i, a in enumerate(args) if a.startswith("-m"))
+    return any(
+        a[2:] in names or (a == "-m" and args[i + 1 : i + 2] in (["mindtorch"], ["mindtorch.__main__"]))
+        for i, a in enumerate(args)
+        if a.startswith("-m")
+    )
 
 
 _LOAD_ERROR = None
 if _imported_by_cli():
     import warnings as _w
+
     with _w.catch_warnings():
         _w.simplefilter("ignore")
         try:
@@ -112,9 +126,31 @@ else:
     _loader.load_plugins()
 
 # submodules imported on first use (each exists: a missing one is a broken install and fails loudly)
-_LAZY = {"nn", "optim", "utils", "linalg", "testing", "serialization", "backends", "fft", "special", "distributions",
-         "distributed", "return_types", "cuda", "accelerator", "onnx", "jit", "compiler", "amp", "library", "version",
-         "_dynamo", "multiprocessing", "func"}
+_LAZY = {
+    "nn",
+    "optim",
+    "utils",
+    "linalg",
+    "testing",
+    "serialization",
+    "backends",
+    "fft",
+    "special",
+    "distributions",
+    "distributed",
+    "return_types",
+    "cuda",
+    "accelerator",
+    "onnx",
+    "jit",
+    "compiler",
+    "amp",
+    "library",
+    "version",
+    "_dynamo",
+    "multiprocessing",
+    "func",
+}
 
 
 def __getattr__(name):
@@ -123,6 +159,7 @@ def __getattr__(name):
         return fn
     if name in _LAZY:
         import importlib
+
         return importlib.import_module(f"{__name__}.{name}")
     backend = _BACKENDS.get(name)
     if backend is None and _loader.deferred and _loader.finish_deferred():
@@ -133,6 +170,7 @@ def __getattr__(name):
         return _default_generator("cpu")
     if name == "GradScaler":  # torch.GradScaler: the amp one, imported on first use
         from .amp import GradScaler
+
         return GradScaler
     raise AttributeError(f"module 'mindtorch' has no attribute '{name}'")
 
@@ -149,7 +187,6 @@ def backends_installed():
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
-
 
 
 def is_floating_point(t):
@@ -178,7 +215,14 @@ def typename(obj):
 
 if not _BACKENDS and not _loader.unknown_selected and not _imported_by_cli():  # a typo was warned about already
     import warnings as _w
-    _w.warn("mindtorch: no backend is loaded: " + (
-        f"{_loader.ENV_SELECT} selects none of the installed ones ({', '.join(n for n, _ in _loader.deselected)})"
-        if _loader.deselected else "none is installed; install mindtorch-cpu for the 'cpu' device"),
-        RuntimeWarning, stacklevel=2)
+
+    _w.warn(
+        "mindtorch: no backend is loaded: "
+        + (
+            f"{_loader.ENV_SELECT} selects none of the installed ones ({', '.join(n for n, _ in _loader.deselected)})"
+            if _loader.deselected
+            else "none is installed; install mindtorch-cpu for the 'cpu' device"
+        ),
+        RuntimeWarning,
+        stacklevel=2,
+    )

@@ -9,6 +9,7 @@ Exit status: 0 when at least one backend loaded and none failed to; 1 when no ba
 plugin failed to load; 2 for a usage error (an unknown option, or --missing naming a device that
 no loaded backend provides).
 """
+
 import argparse
 import json
 import os
@@ -31,6 +32,7 @@ def coverage(device_type):
     counts when its own decomposition is)."""
     from mindtorch._backends.coverage import how_runs
     from mindtorch.ops.registry import OPS
+
     how = {name: how_runs(op, device_type) for name, op in OPS.items()}
     decomp = _decompositions()
     covered = {}
@@ -39,10 +41,15 @@ def coverage(device_type):
         if name not in covered:
             h = how.get(name)
             if h == "composite":
-                h = None if name in seen or any(how.get(p) is None or runs(p, seen + (name,)) is None
-                                                for p in decomp.get(name, ())) else h
+                h = (
+                    None
+                    if name in seen
+                    or any(how.get(p) is None or runs(p, seen + (name,)) is None for p in decomp.get(name, ()))
+                    else h
+                )
             covered[name] = h
         return covered[name]
+
     counts = {"kernel": 0, "composite": 0, "inplace": 0, "fallback": 0}
     missing = []
     for name in sorted(OPS):
@@ -53,14 +60,22 @@ def coverage(device_type):
             counts["composite" if h == "view" else h] += 1
     total = len(OPS)
     covered = total - len(missing)
-    return {"covered": covered, "total": total, "percent": round(100.0 * covered / total, 1) if total else 0.0,
-            "kernels": counts["kernel"], "composite_or_view": counts["composite"],
-            "inplace_via_copy": counts["inplace"], "host_fallback": counts["fallback"], "missing": missing}
+    return {
+        "covered": covered,
+        "total": total,
+        "percent": round(100.0 * covered / total, 1) if total else 0.0,
+        "kernels": counts["kernel"],
+        "composite_or_view": counts["composite"],
+        "inplace_via_copy": counts["inplace"],
+        "host_fallback": counts["fallback"],
+        "missing": missing,
+    }
 
 
 def _decompositions():
     try:
         from mindtorch.testing.conformance.decompose import decompositions
+
         return decompositions()
     except Exception:
         return {}
@@ -69,10 +84,14 @@ def _decompositions():
 def _last_conformance_lines():
     """The summary lines of the last conformance report of each device."""
     from mindtorch.testing.conformance.report import last_report_dir, last_reports
+
     reports = last_reports()
     if not reports:
-        return ["", f"No conformance report yet (in {last_report_dir()}): run "
-                    "`python -m mindtorch.testing.conformance --device DEVICE`."]
+        return [
+            "",
+            f"No conformance report yet (in {last_report_dir()}): run "
+            "`python -m mindtorch.testing.conformance --device DEVICE`.",
+        ]
     lines = ["", "Last conformance reports:"]
     for dev, rep in sorted(reports.items()):
         lines.append(f"  {rep.get('summary', dev)}")
@@ -114,18 +133,25 @@ def gather():
     """Everything the report says, as a plain dict (the text report and --json both print this)."""
     import mindtorch
     from mindtorch.ops.registry import OPS
+
     loader = mindtorch._loader  # what the load found (the package imported the loader)
     from mindtorch._backends.registry import BACKENDS
     from mindtorch.plugins.hookspec import PLUGIN_API_VERSION
 
     load_error = getattr(mindtorch, "_LOAD_ERROR", None)
     return {
-        "mindtorch": {"version": mindtorch.__version__, "distribution": "mindtorch-core",
-                      "distribution_version": _version("mindtorch-core"), "plugin_api_version": PLUGIN_API_VERSION},
+        "mindtorch": {
+            "version": mindtorch.__version__,
+            "distribution": "mindtorch-core",
+            "distribution_version": _version("mindtorch-core"),
+            "plugin_api_version": PLUGIN_API_VERSION,
+        },
         "python": sys.version.split()[0],
         "ops": len(OPS),
-        "environment": {loader.ENV_SELECT: os.environ.get(loader.ENV_SELECT) or "all",
-                        loader.ENV_STRICT: os.environ.get(loader.ENV_STRICT) or "0"},
+        "environment": {
+            loader.ENV_SELECT: os.environ.get(loader.ENV_SELECT) or "all",
+            loader.ENV_STRICT: os.environ.get(loader.ENV_STRICT) or "0",
+        },
         "backends": {dt: _backend_entry(BACKENDS[dt]) for dt in sorted(BACKENDS)},
         "not_selected": [{"name": n, "distribution": d} for n, d in getattr(loader, "deselected", [])],
         "unknown_selected": list(getattr(loader, "unknown_selected", [])),
@@ -143,16 +169,21 @@ def exit_status(report):
 def _text(report, show_missing=()):
     m = report["mindtorch"]
     env = report["environment"]
-    lines = [f"mindtorch {m['version']} ({m['distribution']} {m['distribution_version']}), "
-             f"plugin API version {m['plugin_api_version']}, Python {report['python']}",
-             f"ops in the schema table: {report['ops']}",
-             "  ".join(f"{k}={v}" for k, v in env.items()), ""]
+    lines = [
+        f"mindtorch {m['version']} ({m['distribution']} {m['distribution_version']}), "
+        f"plugin API version {m['plugin_api_version']}, Python {report['python']}",
+        f"ops in the schema table: {report['ops']}",
+        "  ".join(f"{k}={v}" for k, v in env.items()),
+        "",
+    ]
     if report["load_error"]:
         lines += [f"Loading backends failed: {report['load_error']}", ""]
     if not report["backends"]:
-        lines.append("No backend is loaded: MINDTORCH_BACKENDS selects none of the installed ones (see below)."
-                     if report["not_selected"] else
-                     "No backend is installed: install mindtorch-cpu for the 'cpu' device (`pip install mindtorch-cpu`).")
+        lines.append(
+            "No backend is loaded: MINDTORCH_BACKENDS selects none of the installed ones (see below)."
+            if report["not_selected"]
+            else "No backend is installed: install mindtorch-cpu for the 'cpu' device (`pip install mindtorch-cpu`)."
+        )
     else:
         lines.append("Backends:")
         pad = " " * 11
@@ -160,12 +191,16 @@ def _text(report, show_missing=()):
             c = b["coverage"]
             errors = b.get("errors", {})
             lines.append(f"  {dt:<8} from {b['distribution']} {b['version']}")
-            lines.append(f"{pad}available: {_shown(b['available'], errors.get('available'))}   "
-                         f"devices: {_shown(b['device_count'], errors.get('device_count'))}")
-            lines.append(f"{pad}op coverage: {c['covered']}/{c['total']} ({c['percent']:.0f}%): {c['kernels']} kernels, "
-                         f"{c['composite_or_view']} composite/view, {c['inplace_via_copy']} in-place via copy_, "
-                         f"{c['host_fallback']} fallback (host); "
-                         f"{len(c['missing'])} missing")
+            lines.append(
+                f"{pad}available: {_shown(b['available'], errors.get('available'))}   "
+                f"devices: {_shown(b['device_count'], errors.get('device_count'))}"
+            )
+            lines.append(
+                f"{pad}op coverage: {c['covered']}/{c['total']} ({c['percent']:.0f}%): {c['kernels']} kernels, "
+                f"{c['composite_or_view']} composite/view, {c['inplace_via_copy']} in-place via copy_, "
+                f"{c['host_fallback']} fallback (host); "
+                f"{len(c['missing'])} missing"
+            )
             if "backend_info" in errors:
                 lines.append(f"{pad}backend info: ? ({errors['backend_info']})")
             for k, v in b.get("info", {}).items():
@@ -174,8 +209,11 @@ def _text(report, show_missing=()):
                 lines.append(f"{pad}missing: " + ", ".join(c["missing"]))
     if report["not_selected"]:
         names = ",".join(sorted({*report["backends"], *(e["name"] for e in report["not_selected"])}))
-        lines += ["", f"Installed but not selected by MINDTORCH_BACKENDS (set MINDTORCH_BACKENDS={names}, "
-                      "or unset it, to load them):"]
+        lines += [
+            "",
+            f"Installed but not selected by MINDTORCH_BACKENDS (set MINDTORCH_BACKENDS={names}, "
+            "or unset it, to load them):",
+        ]
         lines += [f"  {e['name']:<8} from {e['distribution']}" for e in report["not_selected"]]
     if report["unknown_selected"]:
         lines += ["", "MINDTORCH_BACKENDS names no installed backend: " + ", ".join(report["unknown_selected"])]
@@ -191,11 +229,21 @@ def _shown(value, error):
 
 def _parser():
     first, _, rest = __doc__.partition("\n\n")
-    p = argparse.ArgumentParser(prog="python -m mindtorch", description=first,
-                                epilog=rest.split("\n\n", 1)[-1], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m mindtorch",
+        description=first,
+        epilog=rest.split("\n\n", 1)[-1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--missing", metavar="DEVICE", nargs="?", const="", default=None,
-                   help="list the ops DEVICE's backend lacks (every backend's when no DEVICE is given)")
+    p.add_argument(
+        "--missing",
+        metavar="DEVICE",
+        nargs="?",
+        const="",
+        default=None,
+        help="list the ops DEVICE's backend lacks (every backend's when no DEVICE is given)",
+    )
     p.add_argument("--conformance", action="store_true", help="also show the last conformance report of each device")
     return p
 
@@ -207,6 +255,7 @@ def main(argv=None):
     if args.missing:
         if args.missing not in report["backends"]:
             from mindtorch._backends.registry import no_backend_error
+
             parser.error(f"--missing {args.missing}: {no_backend_error(args.missing)}")
         show = (args.missing,)
     else:

@@ -19,19 +19,25 @@ class device:
         if isinstance(type_or_str, int) and not isinstance(type_or_str, bool) and index is None:
             raise RuntimeError("mindtorch.device(int) needs an accelerator type; write device('npu', 0)")
         if not isinstance(type_or_str, str):
-            raise TypeError(f"device() received an invalid combination of arguments - got ({type(type_or_str).__name__})")
+            raise TypeError(
+                f"device() received an invalid combination of arguments - got ({type(type_or_str).__name__})"
+            )
         if not type_or_str:
             raise RuntimeError("Device string must not be empty")
         kind, idx = type_or_str, index
         if ":" in type_or_str:
             if index is not None:
-                raise RuntimeError("type (string) must not include an index because index was passed explicitly: " + type_or_str)
+                raise RuntimeError(
+                    "type (string) must not include an index because index was passed explicitly: " + type_or_str
+                )
             kind, _, num = type_or_str.partition(":")
             if not num.isdigit():
                 raise RuntimeError(f"Invalid device string: '{type_or_str}'")
             idx = int(num)
         if not kind or not (kind.isidentifier() and kind.islower()):
-            raise RuntimeError(f"Expected one of cpu, meta, npu, ... device type at start of device string: {type_or_str}")
+            raise RuntimeError(
+                f"Expected one of cpu, meta, npu, ... device type at start of device string: {type_or_str}"
+            )
         if idx is not None:
             if isinstance(idx, bool) or not isinstance(idx, int):
                 raise TypeError("device index must be an int")

@@ -46,11 +46,26 @@ complex128 = dtype("complex128", 16, 3, 11)
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
 _BY_NAME = {d.name: d for d in ALL}
 ALIASES = {
-    "bool": bool_, "uint8": uint8, "int8": int8, "int16": int16, "short": int16,
-    "int32": int32, "int": int32, "int64": int64, "long": int64,
-    "float16": float16, "half": float16, "bfloat16": bfloat16,
-    "float32": float32, "float": float32, "float64": float64, "double": float64,
-    "complex64": complex64, "cfloat": complex64, "complex128": complex128, "cdouble": complex128,
+    "bool": bool_,
+    "uint8": uint8,
+    "int8": int8,
+    "int16": int16,
+    "short": int16,
+    "int32": int32,
+    "int": int32,
+    "int64": int64,
+    "long": int64,
+    "float16": float16,
+    "half": float16,
+    "bfloat16": bfloat16,
+    "float32": float32,
+    "float": float32,
+    "float64": float64,
+    "double": float64,
+    "complex64": complex64,
+    "cfloat": complex64,
+    "complex128": complex128,
+    "cdouble": complex128,
 }
 
 
@@ -67,9 +82,18 @@ ALIASES.update({d.name: d for d in WIDE_UINTS})
 # the dtypes outside the promotion table, exported by name from mindtorch: the wide unsigned integers
 # and the float8 formats (names programs compare against and finfo describes; no float8 tensors yet)
 SHELL = {d.name: d for d in WIDE_UINTS}
-SHELL.update({n: dtype(n, size, kind, None) for n, size, kind in (
-    ("float8_e4m3fn", 1, 2), ("float8_e4m3fnuz", 1, 2), ("float8_e5m2", 1, 2), ("float8_e5m2fnuz", 1, 2),
-    ("float8_e8m0fnu", 1, 2))})
+SHELL.update(
+    {
+        n: dtype(n, size, kind, None)
+        for n, size, kind in (
+            ("float8_e4m3fn", 1, 2),
+            ("float8_e4m3fnuz", 1, 2),
+            ("float8_e5m2", 1, 2),
+            ("float8_e5m2fnuz", 1, 2),
+            ("float8_e8m0fnu", 1, 2),
+        )
+    }
+)
 _BY_NAME.update(SHELL)
 
 
@@ -114,10 +138,20 @@ def _cname(d):
     """PyTorch's C++ scalar-type name (Float, UInt16, Float8_e4m3fn) for messages."""
     if d.name.startswith("float8"):
         return "F" + d.name[1:]
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-            "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(d.name, d.name.capitalize().replace(
-                "Uint", "UInt"))
+    return {
+        "float32": "Float",
+        "float64": "Double",
+        "float16": "Half",
+        "bfloat16": "BFloat16",
+        "int64": "Long",
+        "int32": "Int",
+        "int16": "Short",
+        "int8": "Char",
+        "uint8": "Byte",
+        "bool": "Bool",
+        "complex64": "ComplexFloat",
+        "complex128": "ComplexDouble",
+    }.get(d.name, d.name.capitalize().replace("Uint", "UInt"))
 
 
 def tensor_type_name(d):
@@ -127,14 +161,21 @@ def tensor_type_name(d):
 
 # (bits, eps, max, tiny) of each floating format; IEEE-style ones are computed from (mantissa, exponent) bits
 def _ieee(bits, mant, exp):
-    return bits, 2.0 ** -mant, (2 - 2.0 ** -mant) * 2.0 ** (2 ** (exp - 1) - 1), 2.0 ** (2 - 2 ** (exp - 1))
+    return bits, 2.0**-mant, (2 - 2.0**-mant) * 2.0 ** (2 ** (exp - 1) - 1), 2.0 ** (2 - 2 ** (exp - 1))
 
 
-_FLOAT_FORMATS = {"float16": _ieee(16, 10, 5), "bfloat16": _ieee(16, 7, 8), "float32": _ieee(32, 23, 8),
-                  "float64": _ieee(64, 52, 11), "float8_e5m2": _ieee(8, 2, 5),
-                  # the fn/fnuz formats give up infinities (and fnuz negative zero) for range
-                  "float8_e4m3fn": (8, 0.125, 448.0, 2.0 ** -6), "float8_e4m3fnuz": (8, 0.125, 240.0, 2.0 ** -7),
-                  "float8_e5m2fnuz": (8, 0.125, 57344.0, 2.0 ** -15), "float8_e8m0fnu": (8, 1.0, 2.0 ** 127, 2.0 ** -127)}
+_FLOAT_FORMATS = {
+    "float16": _ieee(16, 10, 5),
+    "bfloat16": _ieee(16, 7, 8),
+    "float32": _ieee(32, 23, 8),
+    "float64": _ieee(64, 52, 11),
+    "float8_e5m2": _ieee(8, 2, 5),
+    # the fn/fnuz formats give up infinities (and fnuz negative zero) for range
+    "float8_e4m3fn": (8, 0.125, 448.0, 2.0**-6),
+    "float8_e4m3fnuz": (8, 0.125, 240.0, 2.0**-7),
+    "float8_e5m2fnuz": (8, 0.125, 57344.0, 2.0**-15),
+    "float8_e8m0fnu": (8, 1.0, 2.0**127, 2.0**-127),
+}
 
 
 class finfo:
@@ -142,13 +183,15 @@ class finfo:
 
     def __init__(self, type=None):
         import math
+
         if type is None:
             type = get_default_dtype()
         if not isinstance(type, dtype):
             raise TypeError(f"finfo(): argument 'type' (position 1) must be torch.dtype, not {_tn(type)}")
         if type._kind < 2:
-            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
-                            "'torch.finfo'")
+            raise TypeError(
+                "torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'"
+            )
         type = type.to_real()
         self.bits, self.eps, self.max, self.tiny = _FLOAT_FORMATS[type.name]
         # e8m0 has no sign bit: its smallest value is its tiny
@@ -164,8 +207,10 @@ class finfo:
         return hash(("finfo", self.dtype))
 
     def __repr__(self):
-        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
-                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+            f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})"
+        )
 
 
 class iinfo:

@@ -3,7 +3,8 @@
 
 def missing_kernel_error(op_name, device_type):
     return NotImplementedError(
-        f"Could not run '{op_name}' on the '{device_type}' device: the {device_type} backend has no kernel for it")
+        f"Could not run '{op_name}' on the '{device_type}' device: the {device_type} backend has no kernel for it"
+    )
 
 
 class OutOfMemoryError(RuntimeError):

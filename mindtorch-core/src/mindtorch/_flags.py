@@ -4,12 +4,21 @@ mindtorch's CPU kernels are deterministic already, so the determinism switches a
 reported as PyTorch reports them; the float32 matmul precision is recorded (NumPy's matmul always
 computes in full float32, which is PyTorch's "highest").
 """
+
 import warnings
 
-__all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
-           "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
-           "get_deterministic_debug_mode", "set_float32_matmul_precision", "get_float32_matmul_precision",
-           "set_warn_always", "is_warn_always_enabled", "set_flush_denormal"]
+__all__ = [
+    "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled",
+    "is_deterministic_algorithms_warn_only_enabled",
+    "set_deterministic_debug_mode",
+    "get_deterministic_debug_mode",
+    "set_float32_matmul_precision",
+    "get_float32_matmul_precision",
+    "set_warn_always",
+    "is_warn_always_enabled",
+    "set_flush_denormal",
+]
 
 _state = {"deterministic": False, "warn_only": False, "matmul_precision": "highest", "warn_always": False}
 _DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
@@ -36,8 +45,9 @@ def is_deterministic_algorithms_warn_only_enabled():
 def set_deterministic_debug_mode(debug_mode):
     if isinstance(debug_mode, str):
         if debug_mode not in _DEBUG_MODES:
-            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
-                               f"{debug_mode}")
+            raise RuntimeError(
+                f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got {debug_mode}"
+            )
         debug_mode = _DEBUG_MODES[debug_mode]
     elif not isinstance(debug_mode, int) or isinstance(debug_mode, bool):
         raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
@@ -54,8 +64,12 @@ def get_deterministic_debug_mode():
 
 def set_float32_matmul_precision(precision):
     if precision not in ("highest", "high", "medium"):
-        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
-                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)  # PyTorch's text
+        warnings.warn(
+            f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+            "setFloat32MatmulPrecision call has no effect.",
+            UserWarning,
+            stacklevel=2,
+        )  # PyTorch's text
         return
     _state["matmul_precision"] = precision
 

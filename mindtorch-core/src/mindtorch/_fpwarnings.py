@@ -6,6 +6,7 @@ to the code that made the call, and matches when that is a mindtorch package (co
 `mindtorch_*` backend). Filters are only consulted when a warning is raised, so the per-op
 path pays nothing, and the user's own NumPy code still warns as usual.
 """
+
 import re
 import sys
 import warnings

@@ -1,4 +1,5 @@
 """Generator: a device's random state, provided by its backend."""
+
 from ._device import as_device, device as _device
 
 _defaults = {}
@@ -7,6 +8,7 @@ _defaults = {}
 class Generator:
     def __init__(self, device="cpu"):
         from ._backends.registry import backend_for
+
         self.device = as_device(device) or _device("cpu")
         self._state = backend_for(self.device.type).new_generator(self.device.index or 0)
 
@@ -46,6 +48,7 @@ def default_generator(dev=None):
 def manual_seed(seed):
     """Seed every device's default generator (as torch.manual_seed does)."""
     from ._backends.registry import BACKENDS
+
     default_generator("cpu").manual_seed(seed)
     for g in list(_defaults.values()):
         g.manual_seed(seed)
@@ -58,6 +61,7 @@ def manual_seed(seed):
 
 def seed():
     import random
+
     s = random.getrandbits(63)
     manual_seed(s)
     return s

@@ -68,7 +68,8 @@ def broadcast_shapes(a, b):
             out.append(y)
         else:
             raise RuntimeError(
-                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i}")
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i}"
+            )
     return tuple(out)
 
 
@@ -141,8 +142,9 @@ def view_strides(old_shape, old_stride, new_shape):
     view_numel = 1
     for tensor_d in range(len(old_shape) - 1, -1, -1):
         tensor_numel *= old_shape[tensor_d]
-        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1 and
-                             old_stride[tensor_d - 1] != tensor_numel * chunk_base_stride):
+        if tensor_d == 0 or (
+            old_shape[tensor_d - 1] != 1 and old_stride[tensor_d - 1] != tensor_numel * chunk_base_stride
+        ):
             while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
                 new_stride[view_d] = view_numel * chunk_base_stride
                 view_numel *= new_shape[view_d]
@@ -160,6 +162,7 @@ def view_strides(old_shape, old_stride, new_shape):
 
 def broadcast_shapes_public(*shapes):
     """torch.broadcast_shapes(*shapes): shapes are ints or sequences of ints; returns a Size."""
+
     def as_shape(s):
         if isinstance(s, int) and not isinstance(s, bool) or hasattr(s, "__index__") and not hasattr(s, "__len__"):
             s = (s,)
@@ -169,6 +172,7 @@ def broadcast_shapes_public(*shapes):
                 raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(d).__name__}')")
             out.append(int(d))
         return tuple(out)
+
     shapes = [as_shape(s) for s in shapes]
     result = [1] * max((len(s) for s in shapes), default=0)
     for idx, s in enumerate(shapes):
@@ -177,9 +181,11 @@ def broadcast_shapes_public(*shapes):
             if d == 1 or d == result[i]:
                 continue
             if result[i] != 1:
-                raise RuntimeError(f"Attempting to broadcast a dimension of length {d} at {i}! Mismatching argument "
-                                   f"at index {idx} had {tuple(s)}; but expected shape should be broadcastable "
-                                   f"to {list(result)}")
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {d} at {i}! Mismatching argument "
+                    f"at index {idx} had {tuple(s)}; but expected shape should be broadcastable "
+                    f"to {list(result)}"
+                )
             if d < 0:
                 raise ValueError("Attempting to broadcast a dimension with negative length!")
             result[i] = d

@@ -1,4 +1,5 @@
 """Thread-local grad mode, read on every op call."""
+
 import threading
 
 

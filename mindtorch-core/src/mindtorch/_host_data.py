@@ -1,4 +1,5 @@
 """Tensor values as NumPy arrays on the host (bfloat16 travels as its uint16 bits)."""
+
 import numpy as np
 
 from . import _dtype as D

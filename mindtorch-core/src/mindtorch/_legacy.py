@@ -1,5 +1,6 @@
 """Names older PyTorch code still uses: typed tensor classes (torch.FloatTensor, ...), layouts and
 memory formats, and Tensor.storage()'s typed view (attached here with Tensor.layout)."""
+
 import warnings
 
 from . import _dtype as D
@@ -28,10 +29,11 @@ class memory_format:
         return (_format_by_name, (self.name,))
 
 
-LAYOUTS = {n: layout(n) for n in ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc",
-                                   "_mkldnn", "jagged")}
-FORMATS = {n: memory_format(n) for n in ("contiguous_format", "preserve_format", "channels_last",
-                                         "channels_last_3d")}
+LAYOUTS = {
+    n: layout(n)
+    for n in ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "_mkldnn", "jagged")
+}
+FORMATS = {n: memory_format(n) for n in ("contiguous_format", "preserve_format", "channels_last", "channels_last_3d")}
 
 
 def _layout_by_name(name):
@@ -51,6 +53,7 @@ class _TypedTensorMeta(type):
 
 def _typed_new(cls, *args, device=None):
     import mindtorch
+
     if len(args) == 1 and not isinstance(args[0], int) and not isinstance(args[0], mindtorch.Size):
         data = args[0]
         if isinstance(data, mindtorch.Tensor):
@@ -61,10 +64,18 @@ def _typed_new(cls, *args, device=None):
 
 
 TYPED = {}
-for _name, _dt in (("FloatTensor", D.float32), ("DoubleTensor", D.float64), ("HalfTensor", D.float16),
-                   ("BFloat16Tensor", D.bfloat16), ("ByteTensor", D.uint8), ("CharTensor", D.int8),
-                   ("ShortTensor", D.int16), ("IntTensor", D.int32), ("LongTensor", D.int64),
-                   ("BoolTensor", D.bool_)):
+for _name, _dt in (
+    ("FloatTensor", D.float32),
+    ("DoubleTensor", D.float64),
+    ("HalfTensor", D.float16),
+    ("BFloat16Tensor", D.bfloat16),
+    ("ByteTensor", D.uint8),
+    ("CharTensor", D.int8),
+    ("ShortTensor", D.int16),
+    ("IntTensor", D.int32),
+    ("LongTensor", D.int64),
+    ("BoolTensor", D.bool_),
+):
     TYPED[_name] = _TypedTensorMeta(_name, (), {"dtype": _dt, "__new__": _typed_new, "__module__": "torch"})
 
 
@@ -117,10 +128,13 @@ def _elements(ts):
 
 def _storage(self):
     """The storage as elements of this tensor's dtype (PyTorch's TypedStorage, deprecated there too)."""
-    warnings.warn("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
-                  "only storage class. This should only matter to you if you are using storages directly.  To "
-                  "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",
-                  UserWarning, stacklevel=2)
+    warnings.warn(
+        "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
+        "only storage class. This should only matter to you if you are using storages directly.  To "
+        "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",
+        UserWarning,
+        stacklevel=2,
+    )
     return TypedStorage(self._storage, self.dtype)
 
 

@@ -1,9 +1,21 @@
 """torch.inverse, torch.det, torch.svd, ...: the top-level and Tensor-method spellings of mindtorch.linalg
 functions, with their older signatures (svd returns V, not Vh; `some` instead of full_matrices)."""
+
 import collections
 
-__all__ = ["inverse", "det", "logdet", "slogdet", "matrix_power", "pinverse", "svd", "qr", "cholesky",
-           "cholesky_solve", "cholesky_inverse"]
+__all__ = [
+    "inverse",
+    "det",
+    "logdet",
+    "slogdet",
+    "matrix_power",
+    "pinverse",
+    "svd",
+    "qr",
+    "cholesky",
+    "cholesky_solve",
+    "cholesky_inverse",
+]
 
 _SVD = collections.namedtuple("svd", ["U", "S", "V"])
 _SVD.__module__ = "mindtorch.return_types"
@@ -13,6 +25,7 @@ _QR.__module__ = "mindtorch.return_types"
 
 def _linalg():
     import mindtorch.linalg as linalg
+
     return linalg
 
 
@@ -27,6 +40,7 @@ def det(input):
 def logdet(input):
     """log(det(A)): nan for a negative determinant, -inf for a singular matrix."""
     import mindtorch
+
     sign, logabs = _linalg().slogdet(input)
     return mindtorch.where(sign < 0, mindtorch.full_like(logabs, float("nan")), logabs)
 
@@ -47,6 +61,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     U, S, Vh = _linalg().svd(input, full_matrices=not some)
     if not compute_uv:
         import mindtorch
+
         return _SVD(mindtorch.zeros_like(U), S, mindtorch.zeros_like(Vh.mT))
     return _SVD(U, S, Vh.mT)
 
@@ -68,9 +83,21 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
 
 def cholesky_inverse(input, upper=False, *, out=None):
     import mindtorch
+
     eye = mindtorch.eye(input.shape[-1], dtype=input.dtype, device=input.device)
     return cholesky_solve(eye.expand(tuple(input.shape)), input, upper)
 
 
-METHODS = ("inverse", "det", "logdet", "slogdet", "matrix_power", "pinverse", "svd", "qr", "cholesky",
-           "cholesky_solve", "cholesky_inverse")
+METHODS = (
+    "inverse",
+    "det",
+    "logdet",
+    "slogdet",
+    "matrix_power",
+    "pinverse",
+    "svd",
+    "qr",
+    "cholesky",
+    "cholesky_solve",
+    "cholesky_inverse",
+)

@@ -5,22 +5,67 @@ PyTorch exposes these at the top level with ATen's signatures, which differ from
 Python binding leaves these losses unreduced when `reduction` is not given), pooling takes `stride=[]`
 for "same as the kernel". Each forwards to the nn.functional function that does the work.
 """
-__all__ = ["adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_", "avg_pool1d",
-           "batch_norm",
-           "bilinear", "binary_cross_entropy_with_logits", "celu", "celu_", "channel_shuffle", "constant_pad_nd",
-           "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-           "cosine_embedding_loss", "cosine_similarity", "dropout", "dropout_", "feature_alpha_dropout",
-           "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "group_norm", "hinge_embedding_loss",
-           "instance_norm", "kl_div", "layer_norm", "margin_ranking_loss", "max_pool1d", "max_pool1d_with_indices",
-           "max_pool2d", "max_pool3d", "native_channel_shuffle", "pairwise_distance", "pdist", "pixel_shuffle",
-           "pixel_unshuffle", "poisson_nll_loss", "rms_norm", "rrelu", "rrelu_", "selu", "selu_", "threshold",
-           "threshold_", "triplet_margin_loss"]
+
+__all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_max_pool1d",
+    "alpha_dropout",
+    "alpha_dropout_",
+    "avg_pool1d",
+    "batch_norm",
+    "bilinear",
+    "binary_cross_entropy_with_logits",
+    "celu",
+    "celu_",
+    "channel_shuffle",
+    "constant_pad_nd",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_tbc",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "cosine_embedding_loss",
+    "cosine_similarity",
+    "dropout",
+    "dropout_",
+    "feature_alpha_dropout",
+    "feature_alpha_dropout_",
+    "feature_dropout",
+    "feature_dropout_",
+    "group_norm",
+    "hinge_embedding_loss",
+    "instance_norm",
+    "kl_div",
+    "layer_norm",
+    "margin_ranking_loss",
+    "max_pool1d",
+    "max_pool1d_with_indices",
+    "max_pool2d",
+    "max_pool3d",
+    "native_channel_shuffle",
+    "pairwise_distance",
+    "pdist",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "poisson_nll_loss",
+    "rms_norm",
+    "rrelu",
+    "rrelu_",
+    "selu",
+    "selu_",
+    "threshold",
+    "threshold_",
+    "triplet_margin_loss",
+]
 
 _REDUCTION = {1: "mean", 2: "sum"}
 
 
 def _F():
     import mindtorch.nn.functional as F
+
     return F
 
 
@@ -34,8 +79,10 @@ def _stride(stride):
 
 def _forward(name, *, out_of_place=None):
     """torch.NAME(*args, **kwargs) -> F.NAME(*args, **kwargs) where the signatures agree."""
+
     def fn(*args, **kwargs):
         return getattr(_F(), out_of_place or name)(*args, **kwargs)
+
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"torch.{name}: see mindtorch.nn.functional.{out_of_place or name}."
     return fn
@@ -71,6 +118,7 @@ def adaptive_max_pool1d(input, output_size):
 def _dropout(functional, inplace):
     def fn(input, p, train):
         return getattr(_F(), functional)(input, p, train, inplace)
+
     return fn
 
 
@@ -83,6 +131,7 @@ feature_alpha_dropout_ = _dropout("feature_alpha_dropout", True)
 def _feature_dropout(input, p, train, inplace):
     # channel-wise dropout whatever the rank: one Bernoulli draw per (batch, channel)
     import mindtorch
+
     if p < 0 or p > 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not train or p == 0:
@@ -128,6 +177,7 @@ def constant_pad_nd(input, pad, value=0):
 def _pool(name):
     def fn(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
         return getattr(_F(), name)(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
     fn.__name__ = fn.__qualname__ = name
     return fn
 
@@ -153,8 +203,9 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
-    return _F().binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction),
-                                                 pos_weight=pos_weight)
+    return _F().binary_cross_entropy_with_logits(
+        input, target, weight, reduction=_reduction(reduction), pos_weight=pos_weight
+    )
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
@@ -178,5 +229,4 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction=0):
-    return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
-                                    reduction=_reduction(reduction))
+    return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction))

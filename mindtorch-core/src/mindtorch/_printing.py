@@ -1,4 +1,5 @@
 """PyTorch-style tensor repr."""
+
 import numpy as np
 
 from . import _dtype as D
@@ -12,8 +13,12 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     if profile is not None:
         base = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, float("inf"), 3, 80)}[profile]
         _opts.update(zip(("precision", "threshold", "edgeitems", "linewidth"), base))
-    for k, v in (("precision", precision), ("threshold", threshold), ("edgeitems", edgeitems),
-                 ("linewidth", linewidth)):
+    for k, v in (
+        ("precision", precision),
+        ("threshold", threshold),
+        ("edgeitems", edgeitems),
+        ("linewidth", linewidth),
+    ):
         if v is not None:
             _opts[k] = v
     _opts["sci_mode"] = sci_mode
@@ -50,6 +55,7 @@ def _float_formatter(values):
     def format_(v):
         s = _special(v) or fmt(v)
         return " " * (width - len(s)) + s
+
     format_.width = width
     return format_
 
@@ -79,6 +85,7 @@ def _complex_formatter(values):
     def format_(v):
         im = im_fmt(abs(v.imag)).lstrip()
         return re_fmt(v.real) + ("-" if v.imag < 0 else "+") + im + "j"
+
     format_.width = re_fmt.width + im_fmt.width + 2
     return format_
 
@@ -89,6 +96,7 @@ def _plain_formatter(values, render):
     def format_(v):
         s = render(v)
         return " " * (width - len(s)) + s
+
     format_.width = width
     return format_
 
@@ -108,10 +116,11 @@ def _format(a, fmt, indent, summarize, edge):
     cut = summarize and a.shape[0] > 2 * edge
     if a.ndim == 1:
         vals = a.tolist()
-        items = [fmt(v) for v in vals[:edge]] + [" ..."] + [fmt(v) for v in vals[-edge:]] if cut else \
-            [fmt(v) for v in vals]
+        items = (
+            [fmt(v) for v in vals[:edge]] + [" ..."] + [fmt(v) for v in vals[-edge:]] if cut else [fmt(v) for v in vals]
+        )
         per = max(1, (_opts["linewidth"] - indent) // (fmt.width + 2))
-        rows = [", ".join(items[i:i + per]) for i in range(0, len(items), per)]
+        rows = [", ".join(items[i : i + per]) for i in range(0, len(items), per)]
         return "[" + (",\n" + " " * (indent + 1)).join(rows) + "]"
     subs = list(a[:edge]) + [None] + list(a[-edge:]) if cut else list(a)
     rows = ["..." if x is None else _format(x, fmt, indent + 1, summarize, edge) for x in subs]
@@ -123,8 +132,12 @@ def tensor_repr(t, *, tensor_contents=None):
     suffix = []
     if t.device.type != "cpu":
         suffix.append(f"device='{t.device}'")
-    default_dtypes = (D.get_default_dtype(), D.int64, D.bool_,
-                      D.complex128 if D.get_default_dtype() is D.float64 else D.complex64)
+    default_dtypes = (
+        D.get_default_dtype(),
+        D.int64,
+        D.bool_,
+        D.complex128 if D.get_default_dtype() is D.float64 else D.complex64,
+    )
     if t.device.type == "meta":
         body = "..."
         suffix.append(f"size={tuple(t._shape)}")

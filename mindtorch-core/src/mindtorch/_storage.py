@@ -9,6 +9,7 @@ of a storage; several tensors may share one.
 class _ByteCount(int):
     """An int that can also be called: backends read `storage.nbytes` as a number, while PyTorch's
     UntypedStorage API spells it `storage.nbytes()`."""
+
     __slots__ = ()
 
     def __call__(self):
@@ -68,6 +69,7 @@ def share_storages(storages):
         import gc
 
         import mindtorch  # Tensor sits above Storage: bound through the package
+
         for ref in gc.get_referrers(*moved):
             if isinstance(ref, mindtorch.Tensor):
                 ref._np = None

@@ -8,6 +8,7 @@ data (_tensor_from_data: Tensor(...), new_tensor), autograd (backward, grad_fn,
 hooks), printing (__repr__), pickling (serialization: __reduce_ex__) and the
 legacy names (_legacy: layout, storage()).
 """
+
 from typing import TYPE_CHECKING, Any
 
 from . import _dtype as D
@@ -19,10 +20,24 @@ from ._storage import share_storages
 
 
 class Tensor:
-    __slots__ = ("_storage", "_shape", "_stride", "_offset", "dtype", "device", "_np",
-                 "_requires_grad", "_grad_fn", "_version", "_base", "__dict__", "__weakref__")
+    __slots__ = (
+        "_storage",
+        "_shape",
+        "_stride",
+        "_offset",
+        "dtype",
+        "device",
+        "_np",
+        "_requires_grad",
+        "_grad_fn",
+        "_version",
+        "_base",
+        "__dict__",
+        "__weakref__",
+    )
 
     if TYPE_CHECKING:  # methods generated from the op table and attached by their owners
+
         def __getattr__(self, name: str) -> Any: ...
 
     # Rarely-set state lives in the instance __dict__ with these defaults.
@@ -40,8 +55,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._shape)
-        return self._shape[_wrap_dim(dim, len(self._shape), scalar_ok=False)] if self._shape else \
-            self._raise_dim0(dim)
+        return self._shape[_wrap_dim(dim, len(self._shape), scalar_ok=False)] if self._shape else self._raise_dim0(dim)
 
     def _raise_dim0(self, dim):
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
@@ -102,6 +116,7 @@ class Tensor:
     @property
     def real(self):
         import mindtorch
+
         return mindtorch.real(self)
 
     @real.setter
@@ -111,6 +126,7 @@ class Tensor:
     @property
     def imag(self):
         import mindtorch
+
         return mindtorch.imag(self)
 
     @imag.setter
@@ -190,12 +206,15 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         if not isinstance(requires_grad, bool):
-            raise TypeError(f"requires_grad_(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
+            raise TypeError(
+                f"requires_grad_(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}"
+            )
         if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
                     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
-                    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+                    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+                )
             return self
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
@@ -206,26 +225,35 @@ class Tensor:
     def grad(self):
         if self._grad_fn is not None and not self._retains_grad and self._grad is None:
             import warnings
+
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
                 "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
                 "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
                 "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
-                "for more information.", UserWarning, stacklevel=2)
+                "for more information.",
+                UserWarning,
+                stacklevel=2,
+            )
         return self._grad
 
     @grad.setter
     def grad(self, value):
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
+                )
             if value.dtype is not self.dtype:
-                raise RuntimeError("attempting to assign a gradient with dtype "
-                                   f"'{value.dtype}' to a tensor with dtype '{self.dtype}'. Please ensure that the "
-                                   "gradient and the tensor have the same dtype")
+                raise RuntimeError(
+                    "attempting to assign a gradient with dtype "
+                    f"'{value.dtype}' to a tensor with dtype '{self.dtype}'. Please ensure that the "
+                    "gradient and the tensor have the same dtype"
+                )
             if value.device != self.device:
-                raise RuntimeError("attempting to assign a gradient located on device with index different than "
-                                   "the tensor")
+                raise RuntimeError(
+                    "attempting to assign a gradient located on device with index different than the tensor"
+                )
             if value._shape != self._shape:
                 raise RuntimeError("assigned grad has data of a different size")
         self._grad = value
@@ -242,7 +270,12 @@ class Tensor:
     def data(self, other):
         if not isinstance(other, Tensor):
             raise TypeError("data must be a Tensor")
-        self._storage, self._shape, self._stride, self._offset = other._storage, other._shape, other._stride, other._offset
+        self._storage, self._shape, self._stride, self._offset = (
+            other._storage,
+            other._shape,
+            other._stride,
+            other._offset,
+        )
         self.dtype, self.device, self._np = other.dtype, other.device, other._np
 
     @property
@@ -256,6 +289,7 @@ class Tensor:
             return
         # a hook on grad_fn for this output stores the incoming gradient (as PyTorch does)
         import weakref
+
         ref = weakref.ref(self)
 
         def retain(grad):
@@ -278,7 +312,8 @@ class Tensor:
                 "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
                 "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
                 "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
-                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
         self._grad_fn = None
         self._requires_grad = False
         self.__dict__.pop("_output_nr", None)
@@ -291,8 +326,10 @@ class Tensor:
     def numpy(self, *, force=False):
         if self.device.type != "cpu":
             if not force:
-                raise TypeError(f"can't convert {self.device.type} device type tensor to numpy. "
-                                "Use Tensor.cpu() to copy the tensor to host memory first.")
+                raise TypeError(
+                    f"can't convert {self.device.type} device type tensor to numpy. "
+                    "Use Tensor.cpu() to copy the tensor to host memory first."
+                )
             return self.cpu().numpy()
         if self._requires_grad and _grad_state.enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
@@ -368,7 +405,13 @@ class Tensor:
             new._requires_grad = self._requires_grad
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
-        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_grad", "_hooks", "_accumulator", "_post_accumulate_hooks")})
+        new.__dict__.update(
+            {
+                k: v
+                for k, v in self.__dict__.items()
+                if k not in ("_grad", "_hooks", "_accumulator", "_post_accumulate_hooks")
+            }
+        )
         memo[id(self)] = new
         return new
 
@@ -389,6 +432,7 @@ class Tensor:
 
     def pin_memory(self, device=None):
         from . import accelerator
+
         if not accelerator.is_available():
             raise RuntimeError("Cannot access accelerator device when none is available.")
         raise NotImplementedError("pin_memory: no mindtorch backend provides page-locked host memory yet")
@@ -496,14 +540,16 @@ def make_tensor(storage, shape, stride, offset, dtype, device, cls=Tensor):
 
 def _parse_to(args, kwargs):
     from ._device import device as _dev
+
     dev = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
     copy = kwargs.pop("copy", False)
     kwargs.pop("memory_format", None)
     if kwargs:
-        raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword "
-                        f"{next(iter(kwargs))}")
+        raise TypeError(
+            f"to() received an invalid combination of arguments - got unexpected keyword {next(iter(kwargs))}"
+        )
     rest = list(args)
     if rest and isinstance(rest[0], Tensor):
         other = rest.pop(0)
@@ -517,7 +563,9 @@ def _parse_to(args, kwargs):
     if rest and isinstance(rest[0], bool):
         copy = rest.pop(0)
     if rest:
-        raise TypeError(f"to() received an invalid combination of arguments - got {tuple(type(a).__name__ for a in args)}")
+        raise TypeError(
+            f"to() received an invalid combination of arguments - got {tuple(type(a).__name__ for a in args)}"
+        )
     if dev is not None:
         if isinstance(dev, int) and not isinstance(dev, bool):
             raise RuntimeError("to(int) is ambiguous; pass a device such as 'npu:0'")
@@ -535,12 +583,14 @@ def _to(self, *args, **kwargs):
         mod = _backend_for(dev.type).module
         idx = mod.current_device() if mod is not None and hasattr(mod, "current_device") else 0
         from ._device import device as _dev
+
         dev = _dev(dev.type, idx)
     same_dev = dev is None or dev == self.device
     same_dtype = dtype is None or dtype is self.dtype
     if same_dev and same_dtype and not copy:
         return self
     import mindtorch
+
     return mindtorch.ops._to_copy(self, dtype=dtype, device=dev, non_blocking=non_blocking)
 
 

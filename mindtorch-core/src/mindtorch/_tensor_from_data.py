@@ -1,4 +1,5 @@
 """Tensors from Python data and NumPy arrays (host data, then the device's copy-in)."""
+
 import numbers
 
 import numpy as np
@@ -15,9 +16,11 @@ _NP_NAMES["bool"] = D.bool_
 def dtype_from_numpy(npdt):
     d = _NP_NAMES.get(np.dtype(npdt).name)
     if d is None:
-        raise TypeError(f"can't convert np.ndarray of type numpy.{np.dtype(npdt).type.__name__}. The only supported types are: "
-                        "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, "
-                        "uint8, and bool.")
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(npdt).type.__name__}. The only supported types are: "
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, "
+            "uint8, and bool."
+        )
     return d
 
 
@@ -161,6 +164,7 @@ def _check_int_range(arr, dtype):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     from ._backends.registry import backend_for
     from .ops.argparse_ import dtype as to_dtype, is_dtype
+
     if dtype is not None:
         if not is_dtype(dtype):
             raise TypeError(f"tensor(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
@@ -168,9 +172,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     dev = as_device(device) or (data.device if isinstance(data, Tensor) else default_device())
     if isinstance(data, Tensor):
         import warnings
-        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
-                      "or sourceTensor.detach().clone().requires_grad_(True), rather than "
-                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+            "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
     arr, inferred = _infer(data, dtype)
     dtype = dtype or inferred
     if dtype._kind == 1 and not isinstance(data, (Tensor, np.ndarray)):
@@ -186,6 +195,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 def as_tensor(data, dtype=None, device=None):
     from .ops.argparse_ import dtype as to_dtype
+
     dtype = to_dtype(dtype) if dtype is not None else None
     dev = as_device(device)
     if isinstance(data, Tensor):
@@ -202,6 +212,7 @@ def from_numpy(arr):
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
     from ._backends.registry import backend_for
+
     cpu = backend_for("cpu")
     return cpu.copy.share_numpy(arr, dtype_from_numpy(arr.dtype))
 
@@ -209,6 +220,7 @@ def from_numpy(arr):
 def legacy_tensor_new(cls, *args, **kwargs):
     """torch.Tensor(2, 3) / torch.Tensor([1, 2]): default-dtype tensors (the legacy constructor)."""
     from ._geometry import Size
+
     device = kwargs.pop("device", None)
     if kwargs:
         raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")
@@ -223,9 +235,11 @@ def legacy_tensor_new(cls, *args, **kwargs):
     if not args:
         size = (0,)  # torch.Tensor() is an empty 1-D tensor
     if not all(_is_int(a) for a in size):
-        raise TypeError("new() received an invalid combination of arguments - got "
-                        f"({', '.join(type(a).__name__ for a in args)})")
+        raise TypeError(
+            f"new() received an invalid combination of arguments - got ({', '.join(type(a).__name__ for a in args)})"
+        )
     from . import empty
+
     return empty(tuple(int(a) for a in size), device=device)
 
 
@@ -237,8 +251,13 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=
     """Tensor.new_tensor: like torch.tensor, defaulting to self's dtype and device."""
     if isinstance(data, Tensor):
         import warnings
-        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
-                      "rather than tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+            "rather than tensor.new_tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
     return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 

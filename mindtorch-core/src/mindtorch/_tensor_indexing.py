@@ -5,6 +5,7 @@ the core view ops (select, slice, unsqueeze), so storage sharing and autograd
 follow. Tensor and sequence indices then go through the `index` / `index_put_`
 ops on that view, with bool masks turned into integer indices first.
 """
+
 import numbers
 
 from . import _dtype as D
@@ -16,6 +17,7 @@ from .ops.registry import OPS as _OPS
 
 def _mt():
     import mindtorch
+
     return mindtorch
 
 
@@ -30,11 +32,14 @@ def _is_bool(x):
 def _as_index_tensor(x, device):
     """A list/sequence index as a tensor (bool lists become masks)."""
     from ._tensor_from_data import tensor
+
     try:
         t = tensor(x, device=device)
     except (TypeError, ValueError, RuntimeError):
-        raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
-                         "indices (got " + type(x).__name__ + ")") from None
+        raise IndexError(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+            "indices (got " + type(x).__name__ + ")"
+        ) from None
     if t.dtype.is_floating_point or t.dtype.is_complex:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     return t
@@ -43,8 +48,11 @@ def _as_index_tensor(x, device):
 def _normalize(self, index):
     # NumPy's legacy rule, kept by PyTorch: a short list holding sequences, slices, None or
     # Ellipsis is read as a tuple of indices
-    if isinstance(index, list) and len(index) < 32 and any(
-            isinstance(i, (list, tuple, slice, Tensor)) or i is None or i is Ellipsis for i in index):
+    if (
+        isinstance(index, list)
+        and len(index) < 32
+        and any(isinstance(i, (list, tuple, slice, Tensor)) or i is None or i is Ellipsis for i in index)
+    ):
         index = tuple(index)
     if not isinstance(index, tuple):
         index = (index,)
@@ -57,8 +65,10 @@ def _normalize(self, index):
         elif hasattr(it, "__index__"):
             items.append(it.__index__())
         else:
-            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-                             f"valid indices (got {type(it).__name__})")
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                f"valid indices (got {type(it).__name__})"
+            )
     consumed = 0
     for it in items:
         if isinstance(it, Tensor):
@@ -72,7 +82,7 @@ def _normalize(self, index):
         raise IndexError(f"too many indices for tensor of dimension {n}")
     if Ellipsis in [i for i in items if not isinstance(i, Tensor)]:
         k = next(j for j, i in enumerate(items) if i is Ellipsis and not isinstance(i, Tensor))
-        items = items[:k] + [slice(None)] * (n - consumed) + items[k + 1:]
+        items = items[:k] + [slice(None)] * (n - consumed) + items[k + 1 :]
     return items
 
 
@@ -134,8 +144,10 @@ def _adv_indices(v, adv):
             k = len(t._shape)
             for j in range(k):
                 if t._shape[j] != v._shape[d + j]:
-                    raise IndexError(f"The shape of the mask {list(t._shape)} at index {j} does not match the shape "
-                                     f"of the indexed tensor {list(v._shape)} at index {d + j}")
+                    raise IndexError(
+                        f"The shape of the mask {list(t._shape)} at index {j} does not match the shape "
+                        f"of the indexed tensor {list(v._shape)} at index {d + j}"
+                    )
             nz = mt.argwhere(t if t.dtype is D.bool_ else t.to(D.bool_))
             for j in range(k):
                 idx[d + j] = nz.select(1, j)
@@ -172,8 +184,10 @@ def getitem(self, index):
             return _view_fast(self, _OPS["slice.Tensor"], (self, 0, start, stop, step))
     mt = _mt()
     if not self._shape and (_is_int(index) or isinstance(index, slice)):
-        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
-                         "C++ to convert a 0-dim tensor to a number")
+        raise IndexError(
+            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+            "C++ to convert a 0-dim tensor to a number"
+        )
     items = _normalize(self, index)
     v, adv = _basic(self, items)
     if not adv:
@@ -205,6 +219,7 @@ def setitem(self, index, value):
         if value.device != self.device:
             value = value.to(self.device)
         from .ops.indexing import index_shape
+
         value = _strip_leading_ones(value, len(index_shape(v, indices)))
     else:
         value = mt.tensor(value, dtype=self.dtype, device=self.device)

@@ -3,6 +3,7 @@
 Core keeps the numbers; a backend with a thread pool (the CPU one) reads
 get_num_threads() when it splits an op, so a change takes effect at once.
 """
+
 import os
 
 

@@ -4,6 +4,7 @@ The accelerator is the first loaded backend plugin, other than cpu and meta, who
 available (npu with mindtorch-npu on an Ascend host); without one the answers are PyTorch's on
 a CPU-only build: no accelerator, zero devices.
 """
+
 from ._device import device as _device
 
 _HOST = ("cpu", "meta")
@@ -12,6 +13,7 @@ _NONE = "Cannot access accelerator device when none is available."
 
 def _backend():
     from ._backends.registry import BACKENDS, load_deferred
+
     load_deferred()
     for name in sorted(BACKENDS):
         b = BACKENDS[name]

@@ -1,4 +1,5 @@
 """mindtorch.compiler: mindtorch has no compiler; the answers are those of eager PyTorch."""
+
 from ._eager import warn_once
 
 

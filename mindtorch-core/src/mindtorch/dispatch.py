@@ -3,6 +3,7 @@
 Every generated API function ends here. Kernel tables are plain dicts filled
 at import by the plugin loader; no hook is called per op.
 """
+
 from . import _dtype as D
 from ._backends.registry import BACKENDS as _BACKENDS, backend_for, load_deferred, no_backend_error
 from ._device import _default as _default_device, device as _device_cls
@@ -78,15 +79,17 @@ def _mixed_device(op, dev, t, args):
         return dev
     if dev.type == "cpu" and _only_cpu_scalars(op, args, t.device):
         return t.device
-    raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                       f"{dev} and {t.device}! (when checking argument for '{op.name}')")
+    raise RuntimeError(
+        f"Expected all tensors to be on the same device, but found at least two devices, "
+        f"{dev} and {t.device}! (when checking argument for '{op.name}')"
+    )
 
 
 def _only_cpu_scalars(op, args, dev):
     """Whether every tensor argument not on `dev` is a 0-dim CPU tensor."""
     for i in op.tensor_params:
         a = args[i]
-        for t in (a if isinstance(a, (list, tuple)) else (a,)):
+        for t in a if isinstance(a, (list, tuple)) else (a,):
             if isinstance(t, Tensor) and t.device != dev and (t.device.type != "cpu" or t._shape):
                 return False
     return True
@@ -117,7 +120,7 @@ def call(op, args):  # noqa: C901
         dev = _factory_device(op, args)
         i = op.device_param
         if i is not None and args[i] is not dev:
-            args = args[:i] + (dev,) + args[i + 1:]
+            args = args[:i] + (dev,) + args[i + 1 :]
     if needs and not _grad.enabled:
         needs = False
     if op.view_fn is not None:
@@ -146,8 +149,10 @@ def call(op, args):  # noqa: C901
         try:
             out = kernel(meta, *args)
         except MemoryError:  # a backend's host library ran out: PyTorch's allocators raise RuntimeError
-            raise RuntimeError(f"{op.name}: not enough memory on {dev.type} for a result of shape "
-                               f"{list(getattr(meta, 'shape', ()) or ())}") from None
+            raise RuntimeError(
+                f"{op.name}: not enough memory on {dev.type} for a result of shape "
+                f"{list(getattr(meta, 'shape', ()) or ())}"
+            ) from None
     if needs:
         if op.derivative is None:
             _nondiff_outputs(op, out)
@@ -197,6 +202,7 @@ def _cross_backend(op, args):
             raise _missing(op, dst.device)
         return _call_inplace(op, kernel, args, _grad.enabled and (src._requires_grad or dst._requires_grad))
     import mindtorch
+
     moved = mindtorch.ops._to_copy(src, device=dst.device, non_blocking=bool(args[2:] and args[2]))
     return dst.copy_(moved, *args[2:])
 
@@ -207,6 +213,7 @@ def _to_copy_via_host(meta, self, dtype=None, device=None, non_blocking=False):
     out = dst.from_host(src.to_host(self), self.dtype, device, non_blocking)
     if meta.dtype is not self.dtype:
         import mindtorch
+
         out = mindtorch.ops._to_copy(out, dtype=meta.dtype)
     return out
 
@@ -223,6 +230,7 @@ def _autograd_graph():
     global _graph_mod
     if _graph_mod is None:
         import mindtorch
+
         _graph_mod = mindtorch.autograd.graph
     return _graph_mod
 
@@ -250,8 +258,10 @@ def _check_overlap(op, self, args):
         return
     for size, st in zip(self._shape, self._stride):
         if st == 0 and size > 1:
-            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                               "single memory location. Please clone() the tensor before performing the operation.")
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers to a "
+                "single memory location. Please clone() the tensor before performing the operation."
+            )
     storage = self._storage
     for o in args[1:]:
         if o.__class__ is Tensor and o is not self and o._storage is storage:
@@ -262,9 +272,11 @@ def _check_overlap(op, self, args):
             lo1, hi1 = self._offset, self._offset + _numel(self._shape)
             lo2, hi2 = o._offset, o._offset + _numel(o._shape)
             if lo1 < hi2 and lo2 < hi1:
-                raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
-                                   "tensor refer to a single memory location. Please clone() the tensor before "
-                                   "performing the operation.")
+                raise RuntimeError(
+                    "unsupported operation: some elements of the input tensor and the written-to "
+                    "tensor refer to a single memory location. Please clone() the tensor before "
+                    "performing the operation."
+                )
 
 
 def _call_inplace(op, kernel, args, needs):
@@ -288,11 +300,14 @@ def _call_inplace(op, kernel, args, needs):
 def _check_inplace_meta(op, self, meta):
     m = meta[0] if isinstance(meta, tuple) else meta
     if tuple(m.shape) != tuple(self._shape):
-        raise RuntimeError(f"output with shape [{', '.join(map(str, self._shape))}] doesn't match the broadcast "
-                           f"shape [{', '.join(map(str, m.shape))}]")
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, self._shape))}] doesn't match the broadcast "
+            f"shape [{', '.join(map(str, m.shape))}]"
+        )
     if m.dtype is not self.dtype and not D.can_cast(m.dtype, self.dtype):
-        raise RuntimeError(f"result type {_tname(m.dtype)} can't be cast to the desired output type "
-                           f"{_tname(self.dtype)}")
+        raise RuntimeError(
+            f"result type {_tname(m.dtype)} can't be cast to the desired output type {_tname(self.dtype)}"
+        )
 
 
 from ._dtype import _cname as _tname  # noqa: E402  (PyTorch's scalar-type names)
@@ -302,6 +317,7 @@ def _inplace_fallback(op, args):
     """A backend without `add_` gets it as `self.copy_(add(self, ...))`, recorded for autograd
     as the in-place op itself (so version tracking works as with a real in-place kernel)."""
     from .ops.registry import op_out_of_place
+
     base = op_out_of_place.get(op.qualname)
     if base is None:
         raise _missing(op, args[0].device)
@@ -323,8 +339,10 @@ def write_into(dst, src):
     """dst's elements := src (moved to dst's device first), through the device's copy_ kernel:
     no autograd record and no version bump (for kernels built from other ops)."""
     from .ops.registry import OPS
+
     if src.device != dst.device:
         import mindtorch
+
         src = mindtorch.ops._to_copy(src, device=dst.device)
     op = OPS["copy_"]
     kernel = op.kernels.get(dst.device.type)
@@ -339,14 +357,20 @@ def call_out(op, out, args):
     out's; ops with several results take a tuple of outs)."""
     if isinstance(out, (tuple, list)) and len(op.returns) > 1:
         results = call(op, args)
-        return type(results)(*(call_out_copy(op, o, r) for o, r in zip(out, results))) \
-            if hasattr(results, "_fields") else tuple(call_out_copy(op, o, r) for o, r in zip(out, results))
+        return (
+            type(results)(*(call_out_copy(op, o, r) for o, r in zip(out, results)))
+            if hasattr(results, "_fields")
+            else tuple(call_out_copy(op, o, r) for o, r in zip(out, results))
+        )
     if not isinstance(out, Tensor):
         raise TypeError(f"{op.name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if _grad.enabled and (out._requires_grad or any(
-            isinstance(args[i], Tensor) and args[i]._requires_grad for i in op.tensor_params)):
-        raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
+    if _grad.enabled and (
+        out._requires_grad or any(isinstance(args[i], Tensor) and args[i]._requires_grad for i in op.tensor_params)
+    ):
+        raise RuntimeError(
+            f"{op.name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
     if op.device_param is not None:  # a factory: out's dtype and device unless given
         names = [p.name for p in op.params]
         args = list(args)
@@ -362,8 +386,9 @@ def call_out_copy(op, out, result):
     if not isinstance(out, Tensor):
         raise TypeError(f"{op.name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if result.dtype is not out.dtype and not D.can_cast(result.dtype, out.dtype):
-        raise RuntimeError(f"result type {_tname(result.dtype)} can't be cast to the desired output type "
-                           f"{_tname(out.dtype)}")
+        raise RuntimeError(
+            f"result type {_tname(result.dtype)} can't be cast to the desired output type {_tname(out.dtype)}"
+        )
     if out.device != result.device:
         raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
     if out._shape != result._shape:

@@ -4,13 +4,36 @@ Every transform resizes its input to the requested signal sizes (trimming, or pa
 the scaling from `norm` and calls one of the three primitives of the op table (_fft_c2c, _fft_r2c,
 _fft_c2r), which carry the gradients.
 """
+
 import mindtorch as _mt
 
 from ._dtype import _cname
 from ._geometry import wrap_dim as _wrap_dim, wrap_dims as _wrap_dims
 
-__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
-           "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+__all__ = [
+    "fft",
+    "ifft",
+    "fft2",
+    "ifft2",
+    "fftn",
+    "ifftn",
+    "rfft",
+    "irfft",
+    "rfft2",
+    "irfft2",
+    "rfftn",
+    "irfftn",
+    "hfft",
+    "ihfft",
+    "hfft2",
+    "ihfft2",
+    "hfftn",
+    "ihfftn",
+    "fftfreq",
+    "rfftfreq",
+    "fftshift",
+    "ifftshift",
+]
 
 _MODES = {None: 0, "backward": 0, "ortho": 1, "forward": 2}  # a forward transform's scaling code
 

@@ -4,6 +4,7 @@ vmap runs the function once per batch entry and stacks the results (what a vecto
 at a loop's cost); grad and grad_and_value differentiate a function with autograd; functional_call runs
 a module with the parameters and buffers it is given instead of its own.
 """
+
 import contextlib
 
 import mindtorch
@@ -14,29 +15,36 @@ __all__ = ["vmap", "grad", "grad_and_value", "functional_call", "jacrev", "jacfw
 def _flatten_in_dims(args, in_dims):
     dims = in_dims if isinstance(in_dims, (tuple, list)) else (in_dims,) * len(args)
     if len(dims) != len(args):
-        raise ValueError(f"vmap: in_dims is not compatible with the structure of `inputs`. in_dims has structure "
-                         f"{len(dims)} entries but inputs has {len(args)}.")
+        raise ValueError(
+            f"vmap: in_dims is not compatible with the structure of `inputs`. in_dims has structure "
+            f"{len(dims)} entries but inputs has {len(args)}."
+        )
     return dims
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """Map func over a batch dim of its tensor arguments (in_dims: one dim, or one per argument, None to
     broadcast an argument) and stack the results along out_dims."""
+
     def mapped(*args, **kwargs):
         dims = _flatten_in_dims(args, in_dims)
         sizes = {a.shape[d] for a, d in zip(args, dims) if d is not None and isinstance(a, mindtorch.Tensor)}
         if not sizes:
             raise ValueError("vmap: at least one input must be a tensor mapped over a dim (in_dims not None)")
         if len(sizes) > 1:
-            raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
-                             f"{sorted(sizes)} for the mapped dimension")
+            raise ValueError(
+                f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                f"{sorted(sizes)} for the mapped dimension"
+            )
         n = sizes.pop()
         results = []
         for i in range(n):
-            call = [a.select(d, i) if d is not None and isinstance(a, mindtorch.Tensor) else a
-                    for a, d in zip(args, dims)]
+            call = [
+                a.select(d, i) if d is not None and isinstance(a, mindtorch.Tensor) else a for a, d in zip(args, dims)
+            ]
             results.append(func(*call, **kwargs))
         return _stack(results, out_dims)
+
     return mapped
 
 
@@ -54,6 +62,7 @@ def _stack(results, out_dims):
 
 def grad_and_value(func, argnums=0, has_aux=False):
     """func's gradient with respect to the argument(s) argnums, and its value."""
+
     def wrapped(*args, **kwargs):
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         with mindtorch.enable_grad():
@@ -69,6 +78,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         g = grads[0] if isinstance(argnums, int) else tuple(grads)
         value = value.detach()
         return (g, (value, aux)) if has_aux else (g, value)
+
     return wrapped
 
 
@@ -79,6 +89,7 @@ def grad(func, argnums=0, has_aux=False):
     def wrapped(*args, **kwargs):
         g, value = gv(*args, **kwargs)
         return (g, value[1]) if has_aux else g
+
     return wrapped
 
 
@@ -89,13 +100,19 @@ def vjp(func, *primals):
         out = func(*inputs)
 
     def pullback(cotangent):
-        return tuple(g if g is not None else mindtorch.zeros_like(x) for g, x in zip(
-            mindtorch.autograd.grad(out, inputs, cotangent, retain_graph=True, allow_unused=True), inputs))
+        return tuple(
+            g if g is not None else mindtorch.zeros_like(x)
+            for g, x in zip(
+                mindtorch.autograd.grad(out, inputs, cotangent, retain_graph=True, allow_unused=True), inputs
+            )
+        )
+
     return out.detach(), pullback
 
 
 def jacrev(func, argnums=0):
     """The Jacobian of func with respect to argument argnums, one reverse pass per output element."""
+
     def wrapped(*args):
         x = args[argnums]
         with mindtorch.enable_grad():
@@ -109,6 +126,7 @@ def jacrev(func, argnums=0):
                 g = mindtorch.autograd.grad(flat[k], xs, retain_graph=True, allow_unused=True)[0]
                 rows.append(g if g is not None else mindtorch.zeros_like(xs))
         return mindtorch.stack(rows).reshape(tuple(out.shape) + tuple(x.shape))
+
     return wrapped
 
 

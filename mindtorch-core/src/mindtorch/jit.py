@@ -1,4 +1,5 @@
 """mindtorch.jit: scripting and tracing return what they are given (eager only), warning once."""
+
 from ._eager import warn_once
 
 

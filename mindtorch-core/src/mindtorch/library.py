@@ -4,6 +4,7 @@ The op runs its Python implementation eagerly and is opaque to autograd, as in P
 through it only by the formula given to register_autograd. register_fake is recorded for programs that
 call it; mindtorch does no tracing, so the fake implementation is never needed.
 """
+
 import mindtorch
 from mindtorch.autograd import Function
 
@@ -40,10 +41,13 @@ class CustomOpDef:
             @staticmethod
             def backward(ctx, *grads):
                 if op._backward is None:
-                    raise RuntimeError(f"Trying to backward through {op._qualname} but no autograd formula was "
-                                       "registered. Please use register_autograd to add one.")
+                    raise RuntimeError(
+                        f"Trying to backward through {op._qualname} but no autograd formula was "
+                        "registered. Please use register_autograd to add one."
+                    )
                 result = op._backward(ctx, *grads)
                 return result if isinstance(result, tuple) else (result,)
+
         _Op.__name__ = f"GeneratedBackwardFor_{self._name.replace('::', '_')}_default"
         return _Op
 
@@ -56,6 +60,7 @@ class CustomOpDef:
     def __call__(self, *args, **kwargs):
         if kwargs:  # bind keywords to positions so autograd sees every input
             import inspect
+
             bound = inspect.signature(self._init_fn).bind(*args, **kwargs)
             bound.apply_defaults()
             args = tuple(bound.arguments.values())
@@ -65,6 +70,7 @@ class CustomOpDef:
         def record(f):
             self._fake = f
             return f
+
         return record(fn) if fn is not None else record
 
     def register_autograd(self, backward, *, setup_context=None):
@@ -72,9 +78,10 @@ class CustomOpDef:
 
     def register_kernel(self, device_types, fn=None):
         def record(f):
-            for d in ([device_types] if isinstance(device_types, str) else device_types):
+            for d in [device_types] if isinstance(device_types, str) else device_types:
                 self._kernels[d] = f
             return f
+
         return record(fn) if fn is not None else record
 
 
@@ -85,6 +92,7 @@ def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None)
             op.register_kernel(device_types, f)
         _OPS[name] = op
         return op
+
     return make(fn) if fn is not None else make
 
 

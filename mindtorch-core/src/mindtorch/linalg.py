@@ -1,4 +1,5 @@
 """mindtorch.linalg: norms and matrix functions (built on the op table)."""
+
 import mindtorch as _mt
 
 _INF = float("inf")
@@ -46,8 +47,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         return r
     if ord in (1, -1, _INF, -_INF):
         if not A.dtype.is_floating_point and not A.dtype.is_complex:
-            raise RuntimeError("linalg.matrix_norm: Expected a floating point or complex tensor as input. "
-                               f"Got {A.dtype}")
+            raise RuntimeError(
+                f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {A.dtype}"
+            )
         # 1: max column sum (sum over rows d0, then extreme over d1); inf: the transpose
         sum_dim, ext_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
         s = A.abs().sum(sum_dim, keepdim=True)
@@ -74,8 +76,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
             return vector_norm(A, ord, None, keepdim, dtype=dtype)
         if A.dim() == 2:
             return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
-        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
-                           f"Got {A.dim()}D.")
+        raise RuntimeError(
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D."
+        )
     if len(dim) == 1:
         return vector_norm(A, ord, dim, keepdim, dtype=dtype)
     return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
@@ -106,6 +109,7 @@ def _named(name, fields, values):
     cls = _RESULTS.get(name)
     if cls is None:
         import collections
+
         cls = _RESULTS[name] = collections.namedtuple(name, fields)
         cls.__module__ = "mindtorch.return_types"
     return cls(*values)
@@ -132,6 +136,7 @@ def slogdet(A, *, out=None):
 
 def det(A, *, out=None):
     from .ops.linalg import _square
+
     _square("det", A)  # errors name det, not the slogdet it is computed from
     sign, logabsdet = _mt.ops.linalg_slogdet(A)
     return _assign(out, sign * logabsdet.exp())
@@ -177,8 +182,11 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
-    return _named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"),
-                  _mt.ops.linalg_lstsq(A, B, rcond, driver=driver))
+    return _named(
+        "linalg_lstsq",
+        ("solution", "residuals", "rank", "singular_values"),
+        _mt.ops.linalg_lstsq(A, B, rcond, driver=driver),
+    )
 
 
 def matrix_power(A, n, *, out=None):

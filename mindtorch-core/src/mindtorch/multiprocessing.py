@@ -5,16 +5,23 @@ A CPU tensor put on a Queue or Pipe (or passed to a spawned Process) is moved in
 are seen by both, as in torch.multiprocessing. The sender must keep the tensor alive until the receiver
 has it (the block is removed when the sender's storage dies). Tensors of other devices are sent by value.
 """
+
 import multiprocessing
 from multiprocessing import *  # noqa: F403
 from multiprocessing.reduction import ForkingPickler
 
 import mindtorch
 
-__all__ = list(getattr(multiprocessing, "__all__", ())) + ["spawn", "start_processes", "ProcessContext",
-                                                            "ProcessRaisedException", "ProcessExitedException",
-                                                            "get_sharing_strategy", "set_sharing_strategy",
-                                                            "get_all_sharing_strategies"]
+__all__ = list(getattr(multiprocessing, "__all__", ())) + [
+    "spawn",
+    "start_processes",
+    "ProcessContext",
+    "ProcessRaisedException",
+    "ProcessExitedException",
+    "get_sharing_strategy",
+    "set_sharing_strategy",
+    "get_all_sharing_strategies",
+]
 
 _STRATEGIES = {"file_system"}
 _strategy = ["file_system"]
@@ -38,9 +45,11 @@ def set_sharing_strategy(new_strategy):
 
 # -- tensors through pickling ------------------------------------------------------------------------
 
+
 def _rebuild_shared(handle, device, shape, stride, offset, dtype, requires_grad, is_param=False):
     from ._backends.registry import backend_for
     from ._tensor import make_tensor
+
     storage = backend_for(device.type).allocator.from_shared_handle(handle, device)
     t = make_tensor(storage, shape, stride, offset, dtype, device)
     if is_param:
@@ -50,16 +59,26 @@ def _rebuild_shared(handle, device, shape, stride, offset, dtype, requires_grad,
 
 def _reduce_tensor(t):
     if t.requires_grad and not t.is_leaf:
-        raise RuntimeError("Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd "
-                           "does not support crossing process boundaries.  If you just want to transfer the "
-                           "data, call detach() on the tensor before serializing (e.g., putting it on the queue).")
+        raise RuntimeError(
+            "Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd "
+            "does not support crossing process boundaries.  If you just want to transfer the "
+            "data, call detach() on the tensor before serializing (e.g., putting it on the queue)."
+        )
     allocator = t._storage._allocator
     if getattr(allocator, "shared_handle", None) is None:
         return t.__reduce_ex__(2)  # device memory: by value
     if not t._storage.is_shared():
         t.share_memory_()
-    return _rebuild_shared, (allocator.shared_handle(t._storage), t.device, tuple(t._shape), tuple(t._stride),
-                             t._offset, t.dtype, t.requires_grad, isinstance(t, mindtorch.nn.Parameter))
+    return _rebuild_shared, (
+        allocator.shared_handle(t._storage),
+        t.device,
+        tuple(t._shape),
+        tuple(t._stride),
+        t._offset,
+        t.dtype,
+        t.requires_grad,
+        isinstance(t, mindtorch.nn.Parameter),
+    )
 
 
 def init_reductions():
@@ -71,6 +90,7 @@ init_reductions()
 
 
 # -- spawn ---------------------------------------------------------------------------------------------
+
 
 class ProcessException(Exception):
     def __init__(self, msg, error_index, pid):
@@ -98,6 +118,7 @@ class ProcessExitedException(ProcessException):
 
 def _wrap(fn, i, args, error_queue):
     import traceback
+
     try:
         fn(i, *args)
     except KeyboardInterrupt:
@@ -117,6 +138,7 @@ class ProcessContext:
     def join(self, timeout=None):
         """Wait for the processes; True when all ended well, raises on the first that failed."""
         import time
+
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             alive = False
@@ -137,14 +159,17 @@ class ProcessContext:
                 other.terminate()
         q = self.error_queues[i]
         if not q.empty():
-            raise ProcessRaisedException(f"\n\n-- Process {i} terminated with the following error:\n{q.get()}", i, p.pid)
+            raise ProcessRaisedException(
+                f"\n\n-- Process {i} terminated with the following error:\n{q.get()}", i, p.pid
+            )
         if p.exitcode < 0:
             import signal
+
             name = signal.Signals(-p.exitcode).name
-            raise ProcessExitedException(f"process {i} terminated with signal {name}", i, p.pid,
-                                         signal_name=name)
-        raise ProcessExitedException(f"process {i} terminated with exit code {p.exitcode}", i, p.pid,
-                                     exit_code=p.exitcode)
+            raise ProcessExitedException(f"process {i} terminated with signal {name}", i, p.pid, signal_name=name)
+        raise ProcessExitedException(
+            f"process {i} terminated with exit code {p.exitcode}", i, p.pid, exit_code=p.exitcode
+        )
 
 
 def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):

@@ -1,4 +1,5 @@
 """Named tuples returned by ops such as max(dim) (torch.return_types)."""
+
 from .ops.reduction import RETURN_TYPES as _RT
 
 globals().update(_RT)

@@ -7,6 +7,7 @@
 importlib.metadata reports a `torch` distribution at the PyTorch API version mindtorch implements
 (libraries such as transformers check it). Nothing changes outside the process this starts.
 """
+
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -20,7 +21,7 @@ USAGE = "usage: python -m mindtorch.run script.py [args...] | -m module [args...
 
 
 def _target(name):
-    return "mindtorch" + name[len("torch"):]
+    return "mindtorch" + name[len("torch") :]
 
 
 class _TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -52,7 +53,10 @@ class _TorchDistribution(importlib.metadata.Distribution):
     def read_text(self, filename):
         if filename == "METADATA":
             from .version import torch_api
-            return f"Metadata-Version: 2.1\nName: torch\nVersion: {torch_api}\nSummary: mindtorch standing in for torch\n"
+
+            return (
+                f"Metadata-Version: 2.1\nName: torch\nVersion: {torch_api}\nSummary: mindtorch standing in for torch\n"
+            )
         return None
 
     def locate_file(self, path):
@@ -66,6 +70,7 @@ def install():
     for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
         del sys.modules[name]  # a real torch imported earlier must not leak through
     import mindtorch
+
     sys.modules["torch"] = mindtorch
 
 

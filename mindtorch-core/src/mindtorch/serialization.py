@@ -10,6 +10,7 @@ a refused global); its message names the file and the record. Loading never exec
 the file (weights_only), checks each storage record's size against the element count and dtype
 its pickle declares before reading it, and validates every tensor's geometry against its storage.
 """
+
 import collections
 import io
 import os
@@ -30,13 +31,24 @@ __all__ = ["save", "load", "reduce_tensor", "DEFAULT_PROTOCOL", "CheckpointError
 class CheckpointError(RuntimeError, pickle.UnpicklingError):
     """The one error mindtorch.load raises for a bad, corrupt or unsafe checkpoint."""
 
+
 DEFAULT_PROTOCOL = 2
 _ALIGN = 64
 
-_STORAGE_NAMES = {"float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
-                  "bfloat16": "BFloat16Storage", "int64": "LongStorage", "int32": "IntStorage",
-                  "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage", "bool": "BoolStorage",
-                  "complex64": "ComplexFloatStorage", "complex128": "ComplexDoubleStorage"}
+_STORAGE_NAMES = {
+    "float32": "FloatStorage",
+    "float64": "DoubleStorage",
+    "float16": "HalfStorage",
+    "bfloat16": "BFloat16Storage",
+    "int64": "LongStorage",
+    "int32": "IntStorage",
+    "int16": "ShortStorage",
+    "int8": "CharStorage",
+    "uint8": "ByteStorage",
+    "bool": "BoolStorage",
+    "complex64": "ComplexFloatStorage",
+    "complex128": "ComplexDoubleStorage",
+}
 _DTYPE_BY_NAME = {d.name: d for d in D.ALL}
 _DTYPE_BY_NAME["bool"] = D.bool_
 _DTYPE_BY_STORAGE = {v: _DTYPE_BY_NAME[k] for k, v in _STORAGE_NAMES.items() if k in _DTYPE_BY_NAME}
@@ -44,6 +56,7 @@ _DTYPE_BY_STORAGE = {v: _DTYPE_BY_NAME[k] for k, v in _STORAGE_NAMES.items() if 
 
 class _Global:
     """A reference to module.name written into the pickle without importing it."""
+
     __slots__ = ("module", "name")
 
     def __init__(self, module, name):
@@ -69,6 +82,7 @@ def _g(module, name):
 # -- pickling outside of save() (copy, multiprocessing): a mindtorch-only form --------------
 def _rebuild_from_host(array, dtype_name, shape, requires_grad, device):
     import mindtorch
+
     dtype = _DTYPE_BY_NAME[dtype_name]
     if dtype is D.bfloat16:  # host arrays carry bfloat16 as raw uint16 bits
         t = _bytes_tensor(np.ascontiguousarray(array).tobytes(), dtype).reshape(shape)
@@ -95,6 +109,7 @@ def reduce_tensor(t):
 
 def _rebuild_param_portable(data, requires_grad):
     from .nn.parameter import Parameter
+
     return Parameter(data, requires_grad)
 
 
@@ -171,10 +186,12 @@ class _Writer(pickle._Pickler):
             self.save_reduce(_REBUILD_TENSOR, self._tensor_args(obj.t), obj=obj)
             return
         from ._device import device
+
         if isinstance(obj, device):
             self.save_reduce(_g("torch", "device"), (str(obj),), obj=obj)
             return
         from ._geometry import Size
+
         if type(obj) is Size:
             self.save_reduce(_g("torch", "Size"), (tuple(obj),), obj=obj)
             return
@@ -194,6 +211,7 @@ def _torch_dtype_name(d):
 
 def _storage_bytes(storage, dtype):
     import mindtorch
+
     n = storage.nbytes // dtype.itemsize
     whole = make_tensor(storage, (n,), (1,), 0, dtype, storage.device)
     if storage.device.type != "cpu":
@@ -219,8 +237,14 @@ def _open_write(f):
     return f, False
 
 
-def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False):
+def save(
+    obj,
+    f,
+    pickle_module=pickle,
+    pickle_protocol=DEFAULT_PROTOCOL,
+    _use_new_zipfile_serialization=True,
+    _disable_byteorder_record=False,
+):
     if isinstance(f, (str, os.PathLike)):
         stem = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
     else:
@@ -231,8 +255,10 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
     fh, close = _open_write(f)
     try:
         with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED) as zf:
+
             def put(name, data):
                 zf.writestr(_aligned_info(zf, f"{stem}/{name}"), data)
+
             put("data.pkl", buf.getvalue())
             put(".format_version", b"1")
             put(".storage_alignment", str(_ALIGN).encode())
@@ -250,8 +276,10 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
 # -- reading -------------------------------------------------------------------------------
 def _bytes_tensor(raw, dtype):
     import mindtorch
+
     if dtype is D.bfloat16:
         from ._host_data import bf16_bits_to_float
+
         # widening to float32 is exact, so the round trip back to bfloat16 restores the bits
         return mindtorch.from_numpy(bf16_bits_to_float(np.frombuffer(raw, dtype=np.uint16))).to(mindtorch.bfloat16)
     npdt = np.dtype("bool") if dtype is D.bool_ else np.dtype(dtype.name)
@@ -283,12 +311,12 @@ def _check_geometry(storage, offset, size, stride):
         raise CheckpointError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
             f"{storage.dtype.itemsize} requiring a storage size of {needed * storage.dtype.itemsize} are out of "
-            f"bounds for storage of size {numel * storage.dtype.itemsize}")
+            f"bounds for storage of size {numel * storage.dtype.itemsize}"
+        )
     return size, stride
 
 
-def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
-                       metadata=None):
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None):
     if not isinstance(storage, _StorageView):
         raise CheckpointError(f"_rebuild_tensor_v2 expects a storage, got {type(storage).__name__}")
     size, stride = _check_geometry(storage, storage_offset, size, stride)
@@ -301,6 +329,7 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
 
 def _rebuild_parameter(data, requires_grad, backward_hooks=None):
     from .nn.parameter import Parameter
+
     if not isinstance(data, Tensor):
         raise CheckpointError(f"_rebuild_parameter expects a tensor, got {type(data).__name__}")
     return Parameter(data, bool(requires_grad))
@@ -331,10 +360,12 @@ def _set_user_state(obj, state):
 def _only(fn, *types, most=1):
     """A constructor the unpickler may call only with arguments of the given types: set(range(10**12))
     and bytearray(10**12) would allocate without bound."""
+
     def guarded(*args):
         if len(args) > most or not all(isinstance(a, types) for a in args):
             raise CheckpointError(f"{fn.__name__} called with {tuple(type(a).__name__ for a in args)}")
         return fn(*args)
+
     return guarded
 
 
@@ -356,6 +387,7 @@ class _StorageType:
 def _allowed_globals():
     # the globals PyTorch's weights_only unpickler allows, each bounded in what it may build
     import mindtorch
+
     table = {
         ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
         ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
@@ -363,9 +395,11 @@ def _allowed_globals():
         ("collections", "OrderedDict"): _only(collections.OrderedDict, list, tuple, dict),
         ("collections", "Counter"): _only(collections.Counter, dict),
         ("builtins", "set"): _only(set, list, tuple),
-        ("builtins", "bytearray"): _only(bytearray, bytes), ("builtins", "complex"): _only(complex, int, float),
+        ("builtins", "bytearray"): _only(bytearray, bytes),
+        ("builtins", "complex"): _only(complex, int, float),
         ("_codecs", "encode"): _codecs_encode,
-        ("torch", "Size"): _only(mindtorch.Size, list, tuple), ("torch", "device"): _only(mindtorch.device, str, int, most=2),
+        ("torch", "Size"): _only(mindtorch.Size, list, tuple),
+        ("torch", "device"): _only(mindtorch.device, str, int, most=2),
     }
     for name, d in _DTYPE_BY_STORAGE.items():
         table[("torch", name)] = _StorageType(d)
@@ -377,6 +411,7 @@ def _allowed_globals():
 
 class _StorageView:
     """What persistent_load returns: a flat tensor over one checkpoint storage."""
+
     __slots__ = ("_storage", "dtype", "device")
 
     def __init__(self, flat):
@@ -385,6 +420,7 @@ class _StorageView:
 
 def _resolve_location(map_location, location, flat):
     import mindtorch
+
     if map_location is None:
         target = location
     elif isinstance(map_location, (str, mindtorch.device)):
@@ -395,8 +431,9 @@ def _resolve_location(map_location, location, flat):
         out = map_location(flat, location)
         return flat if out is None else out
     else:
-        raise ValueError(f"map_location should be either a string, torch.device, dict or callable, got "
-                         f"{type(map_location).__name__}")
+        raise ValueError(
+            f"map_location should be either a string, torch.device, dict or callable, got {type(map_location).__name__}"
+        )
     target = mindtorch.device(target) if not isinstance(target, mindtorch.device) else target
     return flat if target.type == "cpu" else flat.to(target)
 
@@ -441,11 +478,15 @@ class _Reader(pickle._Unpickler):
         obj = self.stack[-1]
         if isinstance(obj, Tensor):
             _set_user_state(obj, state)
-        elif type(obj) in (collections.OrderedDict, collections.Counter) and isinstance(state, dict) \
-                and all(isinstance(k, str) and not k.startswith("__") for k in state):
+        elif (
+            type(obj) in (collections.OrderedDict, collections.Counter)
+            and isinstance(state, dict)
+            and all(isinstance(k, str) and not k.startswith("__") for k in state)
+        ):
             obj.__dict__.update(state)  # an OrderedDict state_dict carries _metadata
         else:
             raise CheckpointError(f"refusing to set state on a {type(obj).__name__}")
+
     dispatch[pickle.BUILD[0]] = load_build
 
     def __init__(self, file, zf, prefix, map_location, weights_only):
@@ -458,6 +499,7 @@ class _Reader(pickle._Unpickler):
 
     def find_class(self, module, name):
         import _compat_pickle
+
         # protocol-2 pickles spell Python 3 modules the Python 2 way (__builtin__, copy_reg)
         if (module, name) in _compat_pickle.NAME_MAPPING:
             module, name = _compat_pickle.NAME_MAPPING[(module, name)]
@@ -470,7 +512,8 @@ class _Reader(pickle._Unpickler):
             return super().find_class(module, name)
         raise CheckpointError(
             "Weights only load failed. mindtorch.load refuses globals it does not know how to rebuild safely. "
-            f"Unsupported global: GLOBAL {module}.{name}")
+            f"Unsupported global: GLOBAL {module}.{name}"
+        )
 
     def persistent_load(self, pid):
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
@@ -500,6 +543,7 @@ def _unsafe_name(n):
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
     import mindtorch
+
     if isinstance(map_location, (str, mindtorch.device)):
         mindtorch.device(map_location)  # validate early, like PyTorch
     where = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", "<file object>")
@@ -511,8 +555,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     record = None
     try:
         if not zipfile.is_zipfile(fh):
-            raise CheckpointError("mindtorch.load only reads PyTorch's zip checkpoint format (torch.save with "
-                                  "_use_new_zipfile_serialization=True); this file is in another format")
+            raise CheckpointError(
+                "mindtorch.load only reads PyTorch's zip checkpoint format (torch.save with "
+                "_use_new_zipfile_serialization=True); this file is in another format"
+            )
         fh.seek(0)
         with zipfile.ZipFile(fh) as zf:
             names = zf.namelist()
@@ -522,7 +568,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
             pkl = next((n for n in names if n.endswith("data.pkl") and n.count("/") == 1), None)
             if pkl is None:
                 raise CheckpointError("PytorchStreamReader failed locating file data.pkl: file not found")
-            prefix = pkl[:-len("data.pkl")]
+            prefix = pkl[: -len("data.pkl")]
             record = prefix + "byteorder"
             if record in names and _read_record(zf, record).strip() != b"little":
                 raise CheckpointError("mindtorch.load: big-endian checkpoints are not supported")
@@ -541,8 +587,11 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     except Exception as exc:
         if not weights_only and not isinstance(exc, (zipfile.BadZipFile, pickle.UnpicklingError, EOFError)):
             raise  # a full unpickle runs the file's own code: its errors are its own
-        raise CheckpointError(f"{where}" + (f", record {record}" if record else "") +
-                              f": corrupt or unsupported checkpoint ({type(exc).__name__}: {exc})") from exc
+        raise CheckpointError(
+            f"{where}"
+            + (f", record {record}" if record else "")
+            + f": corrupt or unsupported checkpoint ({type(exc).__name__}: {exc})"
+        ) from exc
     finally:
         if close:
             fh.close()

@@ -3,16 +3,51 @@
 The Bessel, gamma-family and orthogonal-polynomial functions need kernels of their own and are not here
 yet (hasattr answers False for them).
 """
+
 import math
 
 import mindtorch as _t
 
-__all__ = ["erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "log_softmax", "logit", "logsumexp",
-           "round", "softmax", "entr", "ndtr", "ndtri", "log_ndtr", "sinc", "xlogy", "xlog1py", "gammaln", "digamma",
-           "psi", "polygamma", "multigammaln", "gammainc", "gammaincc"]
+__all__ = [
+    "erf",
+    "erfc",
+    "erfinv",
+    "exp2",
+    "expit",
+    "expm1",
+    "log1p",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "round",
+    "softmax",
+    "entr",
+    "ndtr",
+    "ndtri",
+    "log_ndtr",
+    "sinc",
+    "xlogy",
+    "xlog1py",
+    "gammaln",
+    "digamma",
+    "psi",
+    "polygamma",
+    "multigammaln",
+    "gammainc",
+    "gammaincc",
+]
 
 erf, erfc, erfinv, exp2, expm1, log1p, logit, logsumexp, round = (
-    _t.erf, _t.erfc, _t.erfinv, _t.exp2, _t.expm1, _t.log1p, _t.logit, _t.logsumexp, _t.round)
+    _t.erf,
+    _t.erfc,
+    _t.erfinv,
+    _t.exp2,
+    _t.expm1,
+    _t.log1p,
+    _t.logit,
+    _t.logsumexp,
+    _t.round,
+)
 expit = _t.sigmoid
 
 
@@ -51,7 +86,7 @@ def entr(input):
 def ndtr(input):
     """The standard normal CDF."""
     x = _float(input)
-    return 0.5 * _t.erfc(-x * (0.5 ** 0.5))
+    return 0.5 * _t.erfc(-x * (0.5**0.5))
 
 
 def log_ndtr(input):
@@ -61,7 +96,7 @@ def log_ndtr(input):
 def ndtri(input):
     """The inverse of ndtr."""
     p = _float(input)
-    return (2.0 ** 0.5) * _t.erfinv(2 * p - 1)
+    return (2.0**0.5) * _t.erfinv(2 * p - 1)
 
 
 def sinc(input):

@@ -5,6 +5,7 @@ storage dies and handed out again for the same size: a fresh 4 MB block costs ~5
 12-20% of a 1024x1024 float32 add (benchmarks/run.py). A freed block is only reused once nothing
 references it any more (a NumPy view handed to the user keeps it out of the pool).
 """
+
 import mmap
 import os
 import sys
@@ -14,8 +15,8 @@ import weakref
 import numpy as np
 from mindtorch.plugins import Storage
 
-POOL_MIN = 1 << 18            # smaller blocks come from malloc's own free lists
-POOL_MAX_BYTES = 128 << 20    # cached bytes kept at most
+POOL_MIN = 1 << 18  # smaller blocks come from malloc's own free lists
+POOL_MAX_BYTES = 128 << 20  # cached bytes kept at most
 POOL_MAX_BLOCKS = 32
 
 
@@ -23,18 +24,20 @@ class CPUAllocator:
     def __init__(self):
         self.in_use = 0
         self.peak = 0
-        self._cached = []         # freed pool blocks, oldest first (references held here)
+        self._cached = []  # freed pool blocks, oldest first (references held here)
         self._cached_bytes = 0
         # the blocks this pool made, by id, held weakly: an entry goes when its block dies, so a new array
         # that happens to get a dead block's id is never taken for one of ours
         self._ours = weakref.WeakValueDictionary()
-        self._shm = {}            # id(shared array) -> (its /dev/shm path, the mmap holding it)
+        self._shm = {}  # id(shared array) -> (its /dev/shm path, the mmap holding it)
 
     def allocate(self, nbytes, device):
         try:
             buf = np.empty(nbytes, np.uint8)
         except (MemoryError, ValueError):  # PyTorch reports a failed host allocation as a RuntimeError
-            raise RuntimeError(f"DefaultCPUAllocator: not enough memory: you tried to allocate {nbytes} bytes.") from None
+            raise RuntimeError(
+                f"DefaultCPUAllocator: not enough memory: you tried to allocate {nbytes} bytes."
+            ) from None
         self.in_use += nbytes
         if self.in_use > self.peak:
             self.peak = self.in_use
@@ -165,4 +168,3 @@ def dense(a, dtype=None):
     out = ALLOCATOR.empty(a.shape, dt)
     np.copyto(out, a, casting="unsafe")
     return out
-

@@ -1,4 +1,5 @@
 """Tensor <-> NumPy: zero-copy strided views of a storage, and wrapping results."""
+
 import numpy as np
 from mindtorch.plugins import Storage, device as _device, dtypes as D, make_tensor
 
@@ -6,21 +7,34 @@ CPU = _device("cpu")
 
 try:  # bfloat16 arithmetic comes from ml_dtypes
     import ml_dtypes as _mld
+
     _BF16 = np.dtype(_mld.bfloat16)
 except ImportError:  # pragma: no cover - declared dependency
     _BF16 = None
 
-TO_NP = {D.bool_: np.dtype(np.bool_), D.uint8: np.dtype(np.uint8), D.int8: np.dtype(np.int8),
-         D.int16: np.dtype(np.int16), D.int32: np.dtype(np.int32), D.int64: np.dtype(np.int64),
-         D.float16: np.dtype(np.float16), D.bfloat16: _BF16, D.float32: np.dtype(np.float32),
-         D.float64: np.dtype(np.float64), D.complex64: np.dtype(np.complex64),
-         D.complex128: np.dtype(np.complex128), D.uint16: np.dtype(np.uint16), D.uint32: np.dtype(np.uint32),
-         D.uint64: np.dtype(np.uint64)}
+TO_NP = {
+    D.bool_: np.dtype(np.bool_),
+    D.uint8: np.dtype(np.uint8),
+    D.int8: np.dtype(np.int8),
+    D.int16: np.dtype(np.int16),
+    D.int32: np.dtype(np.int32),
+    D.int64: np.dtype(np.int64),
+    D.float16: np.dtype(np.float16),
+    D.bfloat16: _BF16,
+    D.float32: np.dtype(np.float32),
+    D.float64: np.dtype(np.float64),
+    D.complex64: np.dtype(np.complex64),
+    D.complex128: np.dtype(np.complex128),
+    D.uint16: np.dtype(np.uint16),
+    D.uint32: np.dtype(np.uint32),
+    D.uint64: np.dtype(np.uint64),
+}
 FROM_NP = {v: k for k, v in TO_NP.items() if v is not None}
 
 
 def allocator():
     from .allocator import ALLOCATOR
+
     return ALLOCATOR
 
 
@@ -36,8 +50,9 @@ def arr(t):
         if 0 in t._shape:  # an empty view may sit past the end of its (empty) storage
             a = np.empty(t._shape, dt)
         else:
-            a = np.ndarray(t._shape, dt, buffer=t._storage.data, offset=t._offset * isz,
-                           strides=tuple(s * isz for s in t._stride))
+            a = np.ndarray(
+                t._shape, dt, buffer=t._storage.data, offset=t._offset * isz, strides=tuple(s * isz for s in t._stride)
+            )
         t._np = a
     return a
 
@@ -49,6 +64,7 @@ def _c_strides(shape):
     st = _CSTRIDES.get(shape)
     if st is None:
         from mindtorch.plugins import contiguous_strides
+
         st = contiguous_strides(shape)
         if len(_CSTRIDES) < 4096:
             _CSTRIDES[shape] = st
@@ -110,6 +126,7 @@ def empty(shape, dtype):
 
 try:  # NumPy >= 2 keeps its error state in a context variable; setting it directly is ~4x cheaper
     from numpy._core._ufunc_config import _extobj_contextvar as _ERR_STATE
+
     with np.errstate(all="ignore"):
         _IGNORE_ALL = _ERR_STATE.get()
 
@@ -124,5 +141,6 @@ try:  # NumPy >= 2 keeps its error state in a context variable; setting it direc
         def __exit__(self, *exc):
             _ERR_STATE.reset(self._token)
 except (ImportError, AttributeError):  # pragma: no cover - older NumPy
+
     def quiet():
         return np.errstate(all="ignore")

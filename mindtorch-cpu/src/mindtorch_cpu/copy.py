@@ -1,4 +1,5 @@
 """Host copy routines for the CPU: the host *is* the device, so most are views."""
+
 import numpy as np
 from mindtorch.plugins import dtypes as D
 
@@ -28,18 +29,27 @@ class CPUCopy:
         from mindtorch.plugins import Storage, make_tensor
 
         from .allocator import ALLOCATOR
+
         isz = a.itemsize
         if any(s < 0 for s in a.strides):
-            raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
-                             "strides are not currently supported. (You can probably work around this by making a "
-                             "copy of your array  with array.copy().) ")
+            raise ValueError(
+                "At least one stride in the given numpy array is negative, and tensors with negative "
+                "strides are not currently supported. (You can probably work around this by making a "
+                "copy of your array  with array.copy().) "
+            )
         if any(s % isz for s in a.strides):
-            raise RuntimeError("given numpy array strides not a multiple of the element byte size. Copy the numpy "
-                               "array to reallocate the memory.")
+            raise RuntimeError(
+                "given numpy array strides not a multiple of the element byte size. Copy the numpy "
+                "array to reallocate the memory."
+            )
         if not a.flags.writeable:
             import warnings
-            warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable "
-                          "tensors.", UserWarning, stacklevel=3)
+
+            warnings.warn(
+                "The given NumPy array is not writable, and PyTorch does not support non-writable tensors.",
+                UserWarning,
+                stacklevel=3,
+            )
         span = (1 + sum((n - 1) * s // isz for n, s in zip(a.shape, a.strides))) if a.size else 0
         if a.flags.c_contiguous:
             buf = a

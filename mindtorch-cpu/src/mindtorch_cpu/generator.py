@@ -1,4 +1,5 @@
 """The CPU random state (NumPy's PCG64 bit generator)."""
+
 import numpy as np
 
 DEFAULT_SEED = 67280421310721
@@ -14,6 +15,7 @@ class CPUGenerator:
 
     def seed(self):
         import random
+
         s = random.getrandbits(63)
         self.manual_seed(s)
         return s
@@ -25,11 +27,13 @@ class CPUGenerator:
         import pickle
 
         from mindtorch import tensor, uint8
+
         blob = pickle.dumps((self._initial, self.rng.bit_generator.state))
         return tensor(list(blob), dtype=uint8)
 
     def set_state(self, state):
         import pickle
+
         blob = bytes(state.tolist()) if hasattr(state, "tolist") else bytes(state)
         self._initial, st = pickle.loads(blob)
         self.rng.bit_generator.state = st

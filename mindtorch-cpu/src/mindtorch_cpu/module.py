@@ -3,14 +3,28 @@
 The CPU has one device and runs every op to completion before returning, so streams and events are
 ordering no-ops, as in PyTorch: they exist so that device-generic code runs unchanged.
 """
+
 import contextlib
 import os
 import platform
 
 import mindtorch
 
-__all__ = ["is_available", "is_initialized", "device_count", "current_device", "set_device", "synchronize",
-           "Stream", "Event", "StreamContext", "stream", "current_stream", "get_capabilities", "amp"]
+__all__ = [
+    "is_available",
+    "is_initialized",
+    "device_count",
+    "current_device",
+    "set_device",
+    "synchronize",
+    "Stream",
+    "Event",
+    "StreamContext",
+    "stream",
+    "current_stream",
+    "get_capabilities",
+    "amp",
+]
 
 
 def is_available():
@@ -101,15 +115,45 @@ def stream(stream):
 
 
 _FLAGS = {  # /proc/cpuinfo flag -> the name PyTorch's get_capabilities reports
-    "sse": "sse", "sse2": "sse2", "pni": "sse3", "ssse3": "ssse3", "sse4_1": "sse4_1", "sse4_2": "sse4_2",
-    "sse4a": "sse4a", "avx": "avx", "avx2": "avx2", "fma": "fma3", "fma4": "fma4", "f16c": "f16c",
-    "popcnt": "popcnt", "abm": "lzcnt", "bmi1": "bmi", "bmi2": "bmi2", "aes": "aes", "sha_ni": "sha",
-    "clflush": "clflush", "clflushopt": "clflushopt", "clwb": "clwb", "avx512f": "avx512_f",
-    "avx512cd": "avx512_cd", "avx512bw": "avx512_bw", "avx512dq": "avx512_dq", "avx512vl": "avx512_vl",
-    "avx512_bf16": "avx512_bf16", "avx512_fp16": "avx512_fp16", "avx512_vnni": "avx512_vnni",
-    "avx512vbmi": "avx512_vbmi", "avx512_vbmi2": "avx512_vbmi2", "avx512ifma": "avx512_ifma",
-    "avx512_bitalg": "avx512_bitalg", "avx512_vpopcntdq": "avx512_vpopcntdq", "avx_vnni": "avx_vnni",
-    "amx_bf16": "amx_bf16", "amx_tile": "amx_tile", "amx_int8": "amx_int8", "amx_fp16": "amx_fp16",
+    "sse": "sse",
+    "sse2": "sse2",
+    "pni": "sse3",
+    "ssse3": "ssse3",
+    "sse4_1": "sse4_1",
+    "sse4_2": "sse4_2",
+    "sse4a": "sse4a",
+    "avx": "avx",
+    "avx2": "avx2",
+    "fma": "fma3",
+    "fma4": "fma4",
+    "f16c": "f16c",
+    "popcnt": "popcnt",
+    "abm": "lzcnt",
+    "bmi1": "bmi",
+    "bmi2": "bmi2",
+    "aes": "aes",
+    "sha_ni": "sha",
+    "clflush": "clflush",
+    "clflushopt": "clflushopt",
+    "clwb": "clwb",
+    "avx512f": "avx512_f",
+    "avx512cd": "avx512_cd",
+    "avx512bw": "avx512_bw",
+    "avx512dq": "avx512_dq",
+    "avx512vl": "avx512_vl",
+    "avx512_bf16": "avx512_bf16",
+    "avx512_fp16": "avx512_fp16",
+    "avx512_vnni": "avx512_vnni",
+    "avx512vbmi": "avx512_vbmi",
+    "avx512_vbmi2": "avx512_vbmi2",
+    "avx512ifma": "avx512_ifma",
+    "avx512_bitalg": "avx512_bitalg",
+    "avx512_vpopcntdq": "avx512_vpopcntdq",
+    "avx_vnni": "avx_vnni",
+    "amx_bf16": "amx_bf16",
+    "amx_tile": "amx_tile",
+    "amx_int8": "amx_int8",
+    "amx_fp16": "amx_fp16",
 }
 
 
@@ -139,8 +183,13 @@ class amp:
     class autocast(mindtorch.amp.autocast):
         def __init__(self, enabled=True, dtype=mindtorch.bfloat16, cache_enabled=True):
             import warnings
-            warnings.warn("`torch.cpu.amp.autocast(args...)` is deprecated. Please use "
-                          "`torch.amp.autocast('cpu', args...)` instead.", FutureWarning, stacklevel=2)
+
+            warnings.warn(
+                "`torch.cpu.amp.autocast(args...)` is deprecated. Please use "
+                "`torch.amp.autocast('cpu', args...)` instead.",
+                FutureWarning,
+                stacklevel=2,
+            )
             super().__init__("cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
     GradScaler = mindtorch.amp.GradScaler

@@ -1,5 +1,6 @@
 """Intra-op parallelism: NumPy releases the GIL inside its loops, so a large op split
 into blocks runs on a small pool of threads (sized by torch.set_num_threads)."""
+
 import contextvars
 import os
 import threading
@@ -58,8 +59,8 @@ class _Worker:
         self.start.release()
 
 
-_pool = []                    # workers (the calling thread is the pool's first member)
-_busy = threading.Lock()      # one parallel region at a time; a second caller thread runs inline
+_pool = []  # workers (the calling thread is the pool's first member)
+_busy = threading.Lock()  # one parallel region at a time; a second caller thread runs inline
 
 
 def _workers(n):
@@ -113,7 +114,7 @@ def parallel_for(n, fn, grain=GRAIN, cost=1):
         finally:
             rest = []
             error = None
-            for w in workers[:len(parts) - 1]:
+            for w in workers[: len(parts) - 1]:
                 try:
                     rest.append(w.wait())
                 except BaseException as e:
@@ -153,6 +154,7 @@ def elementwise(fn, out, *inputs, scratch=0, block=BLOCK):
             hi = min(n, lo + block)
             k = hi - lo
             fn(o[lo:hi], *[a[lo:hi] for a in ins], *[s[:k] for s in bufs])
+
     parallel_for(nblocks, run, cost=block)
     return out
 
@@ -172,6 +174,7 @@ def row_blocks(fn, nrows, rowlen, block=4 * BLOCK, grain=GRAIN):
     def run(b0, b1):
         for b in range(b0, b1):
             fn(b * per, min(nrows, (b + 1) * per))
+
     parallel_for(nb, run, grain, cost=per * rowlen)
 
 
@@ -219,5 +222,6 @@ def _ufunc_big(uf, dt, xs):
 
     def run(lo, hi):
         uf(*[f[lo:hi] if f.__class__ is np.ndarray and f.ndim else f for f in flat], out=o[lo:hi], dtype=dt)
+
     parallel_for(o.size, run)
     return out

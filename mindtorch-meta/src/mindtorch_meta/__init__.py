@@ -3,6 +3,7 @@
 Every op's output comes from core's shape-and-dtype rules, so the meta
 device checks shapes exactly as the real devices do, without memory.
 """
+
 from mindtorch.plugins import Backend
 
 __version__ = "0.1.0"
@@ -14,6 +15,7 @@ class MetaAllocator:
 
     def allocate(self, nbytes, device):
         from mindtorch.plugins import Storage
+
         return Storage(device, nbytes, None, None)
 
     def free(self, storage):
@@ -43,6 +45,7 @@ COPY = MetaCopy()
 
 def empty(shape, dtype, device):
     from mindtorch.plugins import Storage, contiguous_strides, make_tensor, numel
+
     st = Storage(device, numel(shape) * dtype.itemsize, None, None)
     return make_tensor(st, tuple(shape), contiguous_strides(shape), 0, dtype, device)
 
@@ -55,16 +58,20 @@ def _from_meta(m, device):
 
 def _generic(op):
     from mindtorch.plugins import device as _dev
+
     meta_device = _dev(DEVICE)
     if op.inplace:
+
         def inplace_kernel(m, self, *args):
             return self
+
         return inplace_kernel
 
     def kernel(m, *args):
         if m is None:
             raise NotImplementedError(f"'{op.qualname}' has no shape rule, so it cannot run on the meta device")
         return _from_meta(m, meta_device)
+
     return kernel
 
 
@@ -80,8 +87,12 @@ class MetaBackend(Backend):
     def kernels(self):
         """One generic kernel per op that has a shape rule: outputs are built from the rule."""
         from mindtorch.plugins import OPS
-        table = {name: _generic(op) for name, op in OPS.items()
-                 if op.view_fn is None and op.composite is None and (op.meta is not None or op.inplace)}
+
+        table = {
+            name: _generic(op)
+            for name, op in OPS.items()
+            if op.view_fn is None and op.composite is None and (op.meta is not None or op.inplace)
+        }
         if "_to_copy" in OPS:
             table["_to_copy"] = _to_copy(table["_to_copy"])
         return table
@@ -92,10 +103,12 @@ class MetaBackend(Backend):
 
 def _to_copy(generic):
     """meta -> meta keeps no data; meta -> a real device has nothing to copy (PyTorch's error)."""
+
     def kernel(m, self, dtype=None, device=None, non_blocking=False):
         if device is not None and device.type != DEVICE:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return generic(m, self, dtype, device, non_blocking)
+
     return kernel
 
 

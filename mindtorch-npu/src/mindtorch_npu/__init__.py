@@ -3,6 +3,7 @@
 Nothing here touches CANN at import: the libraries are found and initialised on first use, so
 `import mindtorch` works on machines without CANN and `mindtorch.npu.is_available()` is False there.
 """
+
 import os
 
 from mindtorch.plugins import Backend
@@ -15,14 +16,17 @@ class NPUBackend(Backend):
 
     def allocator(self):
         from .state import ALLOCATOR
+
         return ALLOCATOR
 
     def copy_routines(self):
         from .copy import COPY
+
         return COPY
 
     def kernels(self):
         from .kernels import KERNELS
+
         return dict(KERNELS)
 
     def host_fallback(self):
@@ -32,29 +36,36 @@ class NPUBackend(Backend):
 
     def is_available(self):
         from .state import RUNTIME
+
         return RUNTIME.available()
 
     def device_count(self):
         from . import module
+
         return module.device_count()
 
     def synchronize(self, index):
         from . import module
+
         module.synchronize(index)
         return True
 
     def generator(self, index):
         from .generator import NPUGenerator
+
         return NPUGenerator(index)
 
     def device_module(self):
         from . import module
+
         return module
 
     def distributed_backends(self):
         def hccl(comm, timeout):
             from .hccl import HcclEngine
+
             return HcclEngine(comm, timeout)
+
         return {"hccl": hccl}
 
 

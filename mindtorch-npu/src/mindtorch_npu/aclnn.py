@@ -10,6 +10,7 @@ phase 2, which consumes it; only when phase 2 never runs (the workspace could no
 released here, by making it repeatable and destroying it, as the opbase documentation prescribes for
 executors that outlive their launch.
 """
+
 import ctypes
 import threading
 
@@ -19,10 +20,20 @@ from .acl import types as A
 from .acl.prototypes import bind_op
 from .state import ALLOCATOR, RUNTIME
 
-ACL_DTYPE = {D.float32: A.ACL_FLOAT, D.float16: A.ACL_FLOAT16, D.bfloat16: A.ACL_BF16, D.float64: A.ACL_DOUBLE,
-             D.int8: A.ACL_INT8, D.uint8: A.ACL_UINT8, D.int16: A.ACL_INT16, D.int32: A.ACL_INT32,
-             D.int64: A.ACL_INT64, D.bool_: A.ACL_BOOL, D.complex64: A.ACL_COMPLEX64,
-             D.complex128: A.ACL_COMPLEX128}
+ACL_DTYPE = {
+    D.float32: A.ACL_FLOAT,
+    D.float16: A.ACL_FLOAT16,
+    D.bfloat16: A.ACL_BF16,
+    D.float64: A.ACL_DOUBLE,
+    D.int8: A.ACL_INT8,
+    D.uint8: A.ACL_UINT8,
+    D.int16: A.ACL_INT16,
+    D.int32: A.ACL_INT32,
+    D.int64: A.ACL_INT64,
+    D.bool_: A.ACL_BOOL,
+    D.complex64: A.ACL_COMPLEX64,
+    D.complex128: A.ACL_COMPLEX128,
+}
 
 _I64 = ctypes.c_int64
 _arrays = {}  # shape/stride tuple -> c_int64 array (shapes repeat; building arrays is the costly part)
@@ -39,14 +50,22 @@ def _int64s(values):
 
 class Scalar:
     """A host value passed as aclScalar of an explicit ACL dtype."""
+
     __slots__ = ("value", "dtype")
 
-    _CTYPE = {A.ACL_DOUBLE: ctypes.c_double, A.ACL_FLOAT: ctypes.c_float, A.ACL_INT64: ctypes.c_int64,
-              A.ACL_INT32: ctypes.c_int32, A.ACL_BOOL: ctypes.c_bool}
+    _CTYPE = {
+        A.ACL_DOUBLE: ctypes.c_double,
+        A.ACL_FLOAT: ctypes.c_float,
+        A.ACL_INT64: ctypes.c_int64,
+        A.ACL_INT32: ctypes.c_int32,
+        A.ACL_BOOL: ctypes.c_bool,
+    }
 
     def __init__(self, value, acl_dtype=None):
         if acl_dtype is None:
-            acl_dtype = A.ACL_BOOL if isinstance(value, bool) else A.ACL_INT64 if isinstance(value, int) else A.ACL_DOUBLE
+            acl_dtype = (
+                A.ACL_BOOL if isinstance(value, bool) else A.ACL_INT64 if isinstance(value, int) else A.ACL_DOUBLE
+            )
         self.value, self.dtype = value, acl_dtype
 
 
@@ -75,6 +94,7 @@ class BoolArray:
 
 class DType:
     """An aclDataType enum argument (aclnnCast's target)."""
+
     __slots__ = ("value",)
 
     def __init__(self, dtype):
@@ -194,9 +214,17 @@ _FORMAT_BY_RANK = {3: A.ACL_FORMAT_NCL, 4: A.ACL_FORMAT_NCHW, 5: A.ACL_FORMAT_NC
 def _new_tensor(t, nn):
     """An aclTensor for t: view dims, strides and offset over the whole storage (in elements)."""
     st, shape = t._storage, t._shape
-    h = nn.aclCreateTensor(_int64s(shape), len(shape), acl_dtype(t.dtype), _int64s(t._stride), t._offset,
-                           _FORMAT_BY_RANK.get(len(shape), A.ACL_FORMAT_ND), _int64s((st.nbytes // t.dtype.itemsize,)),
-                           1, st.data)
+    h = nn.aclCreateTensor(
+        _int64s(shape),
+        len(shape),
+        acl_dtype(t.dtype),
+        _int64s(t._stride),
+        t._offset,
+        _FORMAT_BY_RANK.get(len(shape), A.ACL_FORMAT_ND),
+        _int64s((st.nbytes // t.dtype.itemsize,)),
+        1,
+        st.data,
+    )
     if not h:
         _null("aclCreateTensor")
     return h

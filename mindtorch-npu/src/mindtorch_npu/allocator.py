@@ -19,6 +19,7 @@ split thresholds, merge, per-stream reuse, record_stream events, retry on out-of
 statistics) follows PyTorch's rules; max_split_size, expandable segments and graph pools are not
 implemented (max_split_size reads -1, oversize stats stay 0).
 """
+
 import operator
 import time
 from bisect import bisect_left, insort
@@ -26,14 +27,14 @@ from collections import OrderedDict, deque
 
 from mindtorch.plugins import OutOfMemoryError, Storage, device as _device
 
-MIN_BLOCK_SIZE = 512            # every request is rounded up to a multiple of this
-SMALL_SIZE = 1 << 20            # largest request served by the small pool
-SMALL_BUFFER = 2 << 20          # small-pool segment size
-LARGE_BUFFER = 20 << 20         # large-pool segment size for requests below MIN_LARGE_ALLOC
+MIN_BLOCK_SIZE = 512  # every request is rounded up to a multiple of this
+SMALL_SIZE = 1 << 20  # largest request served by the small pool
+SMALL_BUFFER = 2 << 20  # small-pool segment size
+LARGE_BUFFER = 20 << 20  # large-pool segment size for requests below MIN_LARGE_ALLOC
 MIN_LARGE_ALLOC = 10 << 20
-ROUND_LARGE = 2 << 20           # larger requests get a segment of their size rounded to this
+ROUND_LARGE = 2 << 20  # larger requests get a segment of their size rounded to this
 
-_FREE, _ALLOCATED, _PENDING = 0, 1, 2   # Block.state: in a pool / handed out / waiting for events
+_FREE, _ALLOCATED, _PENDING = 0, 1, 2  # Block.state: in a pool / handed out / waiting for events
 
 
 def round_size(nbytes):
@@ -62,8 +63,8 @@ def format_size(nbytes):
 
 class Block:
     """A piece of a segment. `prev`/`next` link the blocks of one segment in address order."""
-    __slots__ = ("ptr", "size", "requested", "stream", "pool", "prev", "next", "state",
-                 "event_count", "stream_uses")
+
+    __slots__ = ("ptr", "size", "requested", "stream", "pool", "prev", "next", "state", "event_count", "stream_uses")
 
     def __init__(self, ptr, size, stream, pool):
         self.ptr = ptr
@@ -96,6 +97,7 @@ class _Pool:
     Sizes whose stack ran empty keep their key, so the common "same size again" pattern never
     touches the sorted list; the best-fit scan skips empty stacks and compacts when they pile up.
     """
+
     __slots__ = ("dev", "stream", "small", "kind", "hot", "other", "all", "sizes", "keys")
 
     def __init__(self, dev, stream, small):
@@ -103,9 +105,9 @@ class _Pool:
         self.stream = stream
         self.small = small
         self.kind = 1 if small else 2
-        self.hot = dev.hot[self.kind]           # counters of this pool kind
-        self.other = dev.hot[3 - self.kind]     # of the other kind
-        self.all = dev.hot[0]                   # peaks over both kinds
+        self.hot = dev.hot[self.kind]  # counters of this pool kind
+        self.other = dev.hot[3 - self.kind]  # of the other kind
+        self.all = dev.hot[0]  # peaks over both kinds
         self.sizes = {}
         self.keys = []
 
@@ -155,9 +157,37 @@ class _Hot:
     qi/qo count what entered/left that waiting state since the last accumulated reset.
     inactive_split (s*) is kept the same way: current, peaks, cumulative decreases.
     """
-    __slots__ = ("n", "b", "r", "pn", "pb", "pr", "fn", "fb", "fr", "n0", "b0", "r0",
-                 "qn", "qb", "qr", "xn", "xb", "xr", "qi", "qo",
-                 "sn", "sb", "spn", "spb", "sfn", "sfb", "sn0", "sb0")
+
+    __slots__ = (
+        "n",
+        "b",
+        "r",
+        "pn",
+        "pb",
+        "pr",
+        "fn",
+        "fb",
+        "fr",
+        "n0",
+        "b0",
+        "r0",
+        "qn",
+        "qb",
+        "qr",
+        "xn",
+        "xb",
+        "xr",
+        "qi",
+        "qo",
+        "sn",
+        "sb",
+        "spn",
+        "spb",
+        "sfn",
+        "sfb",
+        "sn0",
+        "sb0",
+    )
 
     def __init__(self):
         for name in self.__slots__:
@@ -168,6 +198,7 @@ class _Hot:
 
 class _Stat:
     """One PyTorch Stat (current, peak, allocated, freed) for the rarely changing counters."""
+
     __slots__ = ("current", "peak", "allocated", "freed")
 
     def __init__(self):
@@ -190,12 +221,12 @@ class _Device:
     def __init__(self, index):
         self.index = index
         self.device = _device("npu", index)
-        self.hot = (_Hot(), _Hot(), _Hot())           # all, small_pool, large_pool
+        self.hot = (_Hot(), _Hot(), _Hot())  # all, small_pool, large_pool
         self.segment = (_Stat(), _Stat(), _Stat())
         self.reserved = (_Stat(), _Stat(), _Stat())
-        self.pools = {}                               # stream -> (small _Pool, large _Pool)
-        self.active = {}                              # ptr -> allocated Block
-        self.events = {}                              # stream -> deque[(event, Block)]
+        self.pools = {}  # stream -> (small _Pool, large _Pool)
+        self.active = {}  # ptr -> allocated Block
+        self.events = {}  # stream -> deque[(event, Block)]
         self.num_alloc_retries = 0
         self.num_ooms = 0
         self.num_sync_all_streams = 0
@@ -227,7 +258,7 @@ class CachingAllocator:
 
     def __init__(self, driver):
         self._driver = driver
-        self._current_stream = driver.current_stream     # bound once: it is on the hot path
+        self._current_stream = driver.current_stream  # bound once: it is on the hot path
         self._devices = {}
         # Mutual exclusion by a token: list.pop/append are atomic, and cost a fraction of a
         # threading.Lock round trip on the hot path. A free that finds the token taken (another
@@ -314,7 +345,7 @@ class CachingAllocator:
             try:
                 self._release(d, block)
             except BaseException:
-                d.active[ptr] = block           # the driver failed: still allocated
+                d.active[ptr] = block  # the driver failed: still allocated
                 raise
         finally:
             token.append(True)
@@ -336,7 +367,7 @@ class CachingAllocator:
         if nbytes <= 0:
             if nbytes < 0:
                 raise TypeError(f"allocation size must be a non-negative integer, got {nbytes}")
-            return None         # like PyTorch's raw_alloc(0): no block
+            return None  # like PyTorch's raw_alloc(0): no block
         if stream is None:
             stream = self._driver.current_stream(d.index)
         elif type(stream) is not int:
@@ -369,7 +400,7 @@ class CachingAllocator:
             try:
                 self._release(d, block)
             except BaseException:
-                d.active[block.ptr] = block     # the driver failed: still allocated
+                d.active[block.ptr] = block  # the driver failed: still allocated
                 raise
         finally:
             token.append(True)
@@ -394,7 +425,7 @@ class CachingAllocator:
                 if block is None:
                     raise RuntimeError(f"invalid device pointer: {storage.data:#x}")
             if stream == block.stream:
-                return          # uses on the allocation stream need no synchronization
+                return  # uses on the allocation stream need no synchronization
             if block.stream_uses is None:
                 block.stream_uses = {stream}
             else:
@@ -456,20 +487,43 @@ class CachingAllocator:
                 total[1] = peak(hot[0])
                 return [total] + rows
 
-            put("allocation", derived(lambda h: h.n, lambda h: h.pn,
-                                      lambda h: h.n - h.n0 + h.fn, lambda h: h.fn))
-            put("allocated_bytes", derived(lambda h: h.b, lambda h: h.pb,
-                                           lambda h: h.b - h.b0 + h.fb, lambda h: h.fb))
-            put("active", derived(lambda h: h.n + h.qn, lambda h: max(h.pn, h.xn),
-                                  lambda h: h.n - h.n0 + h.fn, lambda h: h.fn - h.qi[0] + h.qo[0]))
-            put("active_bytes", derived(lambda h: h.b + h.qb, lambda h: max(h.pb, h.xb),
-                                        lambda h: h.b - h.b0 + h.fb, lambda h: h.fb - h.qi[1] + h.qo[1]))
-            put("requested_bytes", derived(lambda h: h.r + h.qr, lambda h: max(h.pr, h.xr),
-                                           lambda h: h.r - h.r0 + h.fr, lambda h: h.fr - h.qi[2] + h.qo[2]))
-            put("inactive_split", derived(lambda h: h.sn, lambda h: h.spn,
-                                          lambda h: h.sn - h.sn0 + h.sfn, lambda h: h.sfn))
-            put("inactive_split_bytes", derived(lambda h: h.sb, lambda h: h.spb,
-                                                lambda h: h.sb - h.sb0 + h.sfb, lambda h: h.sfb))
+            put("allocation", derived(lambda h: h.n, lambda h: h.pn, lambda h: h.n - h.n0 + h.fn, lambda h: h.fn))
+            put("allocated_bytes", derived(lambda h: h.b, lambda h: h.pb, lambda h: h.b - h.b0 + h.fb, lambda h: h.fb))
+            put(
+                "active",
+                derived(
+                    lambda h: h.n + h.qn,
+                    lambda h: max(h.pn, h.xn),
+                    lambda h: h.n - h.n0 + h.fn,
+                    lambda h: h.fn - h.qi[0] + h.qo[0],
+                ),
+            )
+            put(
+                "active_bytes",
+                derived(
+                    lambda h: h.b + h.qb,
+                    lambda h: max(h.pb, h.xb),
+                    lambda h: h.b - h.b0 + h.fb,
+                    lambda h: h.fb - h.qi[1] + h.qo[1],
+                ),
+            )
+            put(
+                "requested_bytes",
+                derived(
+                    lambda h: h.r + h.qr,
+                    lambda h: max(h.pr, h.xr),
+                    lambda h: h.r - h.r0 + h.fr,
+                    lambda h: h.fr - h.qi[2] + h.qo[2],
+                ),
+            )
+            put(
+                "inactive_split",
+                derived(lambda h: h.sn, lambda h: h.spn, lambda h: h.sn - h.sn0 + h.sfn, lambda h: h.sfn),
+            )
+            put(
+                "inactive_split_bytes",
+                derived(lambda h: h.sb, lambda h: h.spb, lambda h: h.sb - h.sb0 + h.sfb, lambda h: h.sfb),
+            )
             put("segment", [(s.current, s.peak, s.allocated, s.freed) for s in d.segment])
             put("reserved_bytes", [(s.current, s.peak, s.allocated, s.freed) for s in d.reserved])
             for name in ("oversize_allocations", "oversize_segments"):
@@ -525,17 +579,39 @@ class CachingAllocator:
                 for head in blocks:
                     if head.prev is not None:
                         continue
-                    seg = {"device": d.index, "address": head.ptr, "total_size": 0, "allocated_size": 0,
-                           "active_size": 0, "requested_size": 0, "stream": head.stream,
-                           "segment_type": "small" if head.pool.small else "large",
-                           "segment_pool_id": (0, 0), "is_expandable": False, "frames": [], "blocks": []}
+                    seg = {
+                        "device": d.index,
+                        "address": head.ptr,
+                        "total_size": 0,
+                        "allocated_size": 0,
+                        "active_size": 0,
+                        "requested_size": 0,
+                        "stream": head.stream,
+                        "segment_type": "small" if head.pool.small else "large",
+                        "segment_pool_id": (0, 0),
+                        "is_expandable": False,
+                        "frames": [],
+                        "blocks": [],
+                    }
                     b = head
                     while b is not None:
                         active = b.state != _FREE or bool(b.stream_uses)
-                        state = ("active_allocated" if b.state == _ALLOCATED
-                                 else "active_pending_free" if active else "inactive")
-                        seg["blocks"].append({"address": b.ptr, "size": b.size, "requested_size": b.requested,
-                                              "state": state, "frames": []})
+                        state = (
+                            "active_allocated"
+                            if b.state == _ALLOCATED
+                            else "active_pending_free"
+                            if active
+                            else "inactive"
+                        )
+                        seg["blocks"].append(
+                            {
+                                "address": b.ptr,
+                                "size": b.size,
+                                "requested_size": b.requested,
+                                "state": state,
+                                "frames": [],
+                            }
+                        )
                         seg["total_size"] += b.size
                         if b.state == _ALLOCATED:
                             seg["allocated_size"] += b.size
@@ -705,18 +781,18 @@ class CachingAllocator:
             else:
                 stack.append(block)
             if already_split:
-                self._inactive_split(pool, 0, -size)        # an inactive split block shrinks
+                self._inactive_split(pool, 0, -size)  # an inactive split block shrinks
             else:
-                self._inactive_split(pool, 1, remaining)    # a new inactive split block
+                self._inactive_split(pool, 1, remaining)  # a new inactive split block
             return front
         if already_split:
-            self._inactive_split(pool, -1, -block.size)     # a split block becomes active
+            self._inactive_split(pool, -1, -block.size)  # a split block becomes active
         return block
 
     def _release(self, d, block):
         """The caller is done with `block` (PyTorch's free)."""
         if block.stream_uses:
-            self._insert_events(d, block)       # first: it is the step that may fail
+            self._insert_events(d, block)  # first: it is the step that may fail
         pool = block.pool
         k = pool.hot
         s = block.size
@@ -810,7 +886,8 @@ class CachingAllocator:
                     f"NPU out of memory. Tried to allocate {format_size(nbytes)} (NPU {d.index}; "
                     f"{format_size(total)} total capacity; {format_size(allocated)} already allocated; "
                     f"{format_size(allocated + d.hot[0].qb)} current active; {format_size(free)} free; "
-                    f"{format_size(d.reserved[0].current)} reserved in total by PyTorch)")
+                    f"{format_size(d.reserved[0].current)} reserved in total by PyTorch)"
+                )
         d.num_device_alloc += 1
         for i in (0, pool.kind):
             d.segment[i].increase(1)
@@ -820,7 +897,7 @@ class CachingAllocator:
     def _release_cached(self, d):
         self._sync_events(d)
         for pair in list(d.pools.values()):
-            for pool in (pair[1], pair[0]):          # large pool first, as PyTorch
+            for pool in (pair[1], pair[0]):  # large pool first, as PyTorch
                 for block in pool.blocks():
                     if block.prev is None and block.next is None:
                         self._driver.free(d.index, block.ptr)
@@ -955,13 +1032,14 @@ _SUMMARY_METRICS = (
 
 def _render_summary(stats, index, abbreviated):
     rule, thick = "-" * 75, "=" * 75
-    lines = [thick,
-             f" {'':16} PyTorch NPU memory summary, device ID {index:<18d} ",
-             rule,
-             f"  {'':9} NPU OOMs: {stats['num_ooms']:<13d} | {'':6} npuMalloc retries: "
-             f"{stats['num_alloc_retries']:<9d}  ",
-             thick,
-             "        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  "]
+    lines = [
+        thick,
+        f" {'':16} PyTorch NPU memory summary, device ID {index:<18d} ",
+        rule,
+        f"  {'':9} NPU OOMs: {stats['num_ooms']:<13d} | {'':6} npuMalloc retries: {stats['num_alloc_retries']:<9d}  ",
+        thick,
+        "        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  ",
+    ]
     fields = ("current", "peak", "allocated", "freed")
     for key, name, fmt in _SUMMARY_METRICS:
         lines.append(rule)

@@ -6,6 +6,7 @@ operators' documentation (`docs/aclnnXxx.md` in hicann/ops-math and hicann/ops-n
 BFLOAT16). Kernels consult it before launching: an input the operator does not take is cast on the device to
 one it does (and the result cast back), and a dtype the chip cannot hold at all is a clear error.
 """
+
 from mindtorch.plugins import dtypes as D
 
 from .state import RUNTIME
@@ -30,53 +31,152 @@ _FD = _F | {D.float64}
 _I = frozenset((D.int8, D.int32, D.int64))
 # ACLNN operator -> dtypes of `self` it takes (910B-class); operators not listed take every dtype of the chip
 OP_DTYPES = {
-    "Exp": _FD | {D.int64, D.bool_}, "Expm1": _F | {D.int64, D.bool_},
-    "Asin": _ALL - {D.bfloat16}, "Acos": _ALL - {D.bfloat16},
-    "Cosh": frozenset((D.float32, D.float16, D.float64)), "Tanh": _ALL - {D.float64},
+    "Exp": _FD | {D.int64, D.bool_},
+    "Expm1": _F | {D.int64, D.bool_},
+    "Asin": _ALL - {D.bfloat16},
+    "Acos": _ALL - {D.bfloat16},
+    "Cosh": frozenset((D.float32, D.float16, D.float64)),
+    "Tanh": _ALL - {D.float64},
     "Erf": frozenset((D.float32, D.float16, D.float64, D.int64, D.bool_)),
-    "Sigmoid": _F, "Gelu": _F, "GeluV2": _F, "Silu": _F, "Frac": _F,
-    "Neg": _FD | _I, "Relu": _F | _I,
-    "Floor": (_FD | _I | {D.int16, D.uint8}) - {D.bfloat16}, "Ceil": _FD,
-    "Round": _FD | {D.int32, D.int64}, "RoundDecimals": _FD | {D.int32, D.int64},
+    "Sigmoid": _F,
+    "Gelu": _F,
+    "GeluV2": _F,
+    "Silu": _F,
+    "Frac": _F,
+    "Neg": _FD | _I,
+    "Relu": _F | _I,
+    "Floor": (_FD | _I | {D.int16, D.uint8}) - {D.bfloat16},
+    "Ceil": _FD,
+    "Round": _FD | {D.int32, D.int64},
+    "RoundDecimals": _FD | {D.int32, D.int64},
     "InplaceRoundDecimals": _FD | {D.int32, D.int64},
-    "Trunc": _ALL - {D.bool_}, "Softmax": _FD, "LogSoftmax": _FD, "Mean": _FD,
-    "Matmul": _F, "Mm": _F, "BatchMatMul": _F,
-    "Erfinv": _ALL - {D.float64}, "Square": _F | {D.int32, D.int64}, "Mish": _F,
-    "NLLLoss": _F, "NLLLossBackward": _F, "SearchSorted": _ALL - {D.bfloat16, D.bool_}, "Lgamma": frozenset((D.float32, D.float16, D.float64)), "Digamma": _FD,
-    "LogSumExp": _ALL - {D.float64}, "VarCorrection": _F, "Std": _F, "LinalgVectorNorm": _F, "Elu": _F,
-    "LinalgCholesky": frozenset((D.float32, D.bfloat16)), "Slogdet": frozenset((D.float32, D.float64)),
-    "LinalgQr": frozenset((D.float32, D.float16, D.float64)), "TriangularSolve": frozenset((D.float32, D.float64)),
+    "Trunc": _ALL - {D.bool_},
+    "Softmax": _FD,
+    "LogSoftmax": _FD,
+    "Mean": _FD,
+    "Matmul": _F,
+    "Mm": _F,
+    "BatchMatMul": _F,
+    "Erfinv": _ALL - {D.float64},
+    "Square": _F | {D.int32, D.int64},
+    "Mish": _F,
+    "NLLLoss": _F,
+    "NLLLossBackward": _F,
+    "SearchSorted": _ALL - {D.bfloat16, D.bool_},
+    "Lgamma": frozenset((D.float32, D.float16, D.float64)),
+    "Digamma": _FD,
+    "LogSumExp": _ALL - {D.float64},
+    "VarCorrection": _F,
+    "Std": _F,
+    "LinalgVectorNorm": _F,
+    "Elu": _F,
+    "LinalgCholesky": frozenset((D.float32, D.bfloat16)),
+    "Slogdet": frozenset((D.float32, D.float64)),
+    "LinalgQr": frozenset((D.float32, D.float16, D.float64)),
+    "TriangularSolve": frozenset((D.float32, D.float64)),
     "Svd": frozenset((D.float32, D.float64)),
-    "Mv": _F, "Dot": _F,
+    "Mv": _F,
+    "Dot": _F,
 }
 # ops-nn's NCHW operators and the foreach operators all take float16, bfloat16 and float32 (their docs)
-OP_DTYPES.update(dict.fromkeys((
-    "Convolution", "ConvolutionBackward", "MaxPool2dWithIndices", "MaxPool2dWithIndicesBackward", "AvgPool2d",
-    "AvgPool2dBackward", "AdaptiveAvgPool2d", "AdaptiveAvgPool2dBackward", "BatchNorm", "BatchNormBackward",
-    "GroupNorm", "GroupNormBackward", "ForeachMulScalarV2", "ForeachDivScalarV2", "ForeachAddScalarV2",
-    "ForeachSqrt", "ForeachLerpScalar", "ForeachAddcmulScalarV2", "ForeachAddcdivScalarV2"), _F))
+OP_DTYPES.update(
+    dict.fromkeys(
+        (
+            "Convolution",
+            "ConvolutionBackward",
+            "MaxPool2dWithIndices",
+            "MaxPool2dWithIndicesBackward",
+            "AvgPool2d",
+            "AvgPool2dBackward",
+            "AdaptiveAvgPool2d",
+            "AdaptiveAvgPool2dBackward",
+            "BatchNorm",
+            "BatchNormBackward",
+            "GroupNorm",
+            "GroupNormBackward",
+            "ForeachMulScalarV2",
+            "ForeachDivScalarV2",
+            "ForeachAddScalarV2",
+            "ForeachSqrt",
+            "ForeachLerpScalar",
+            "ForeachAddcmulScalarV2",
+            "ForeachAddcdivScalarV2",
+        ),
+        _F,
+    )
+)
 # operators whose docs list fewer dtypes than "every dtype" (the `self` / `out` row, hicann/ops-math and ops-nn):
 # integer-only bit operators, no BOOL for the arg-extremes, Topk and the clamp family with tensor bounds
 _INTS = frozenset((D.int8, D.uint8, D.int16, D.int32, D.int64))
-OP_DTYPES.update({
-    "BitwiseNot": _INTS | {D.bool_}, "Gcd": _INTS, "LeftShift": _INTS, "LeftShifts": _INTS, "RightShift": _INTS,
-    "ArgMax": _ALL - {D.bool_}, "ArgMin": _ALL - {D.bool_}, "Topk": _ALL - {D.bool_},
-    "Multinomial": _FD, "Randperm": _ALL - {D.bool_},
-    "PowScalarTensor": _ALL - {D.bool_}, "InplaceUniform": _ALL - {D.bool_},
-    "Lerp": _F, "Lerps": _F, "InplaceLerp": _F, "InplaceLerps": _F, "LeakyRelu": _F, "InplaceLeakyRelu": _FD,
-    "Softplus": _F, "LayerNorm": _F, "LayerNormBackward": _F, "InplaceElu": _FD,
-    "FmodScalar": _ALL - {D.bool_, D.int16}, "FmodTensor": _ALL - {D.bool_, D.int16},
-    "InplaceFmodScalar": _ALL - {D.bool_, D.int16}, "InplaceFmodTensor": _ALL - {D.bool_, D.int16},
-    "RemainderTensorScalar": _FD | {D.int32, D.int64}, "InplaceRemainderTensorScalar": _FD | {D.int32, D.int64},
-    "Addcmul": _ALL - {D.bool_, D.int16}, "InplaceAddcmul": _ALL - {D.bool_, D.int16},
-    "Addcdiv": _FD | {D.int64}, "InplaceAddcdiv": _FD | {D.int64},
-    "Arange": _FD | {D.int32, D.int64}, "Linspace": _ALL - {D.bool_, D.int64}, "EmbeddingDenseBackward": _F,
-})
-OP_DTYPES.update(dict.fromkeys(("BitwiseAndTensor", "BitwiseOrTensor", "BitwiseXorTensor", "InplaceBitwiseAndTensor",
-                                "InplaceBitwiseOrTensor", "InplaceBitwiseXorTensor"), _INTS | {D.bool_}))
-OP_DTYPES.update(dict.fromkeys(("ClampMin", "ClampMax", "InplaceClampMax", "ClampTensor", "ClampMinTensor",
-                                "InplaceClampMinTensor", "ClampMaxTensor", "InplaceClampMaxTensor", "Hardtanh",
-                                "InplaceHardtanh"), _ALL - {D.bool_}))
+OP_DTYPES.update(
+    {
+        "BitwiseNot": _INTS | {D.bool_},
+        "Gcd": _INTS,
+        "LeftShift": _INTS,
+        "LeftShifts": _INTS,
+        "RightShift": _INTS,
+        "ArgMax": _ALL - {D.bool_},
+        "ArgMin": _ALL - {D.bool_},
+        "Topk": _ALL - {D.bool_},
+        "Multinomial": _FD,
+        "Randperm": _ALL - {D.bool_},
+        "PowScalarTensor": _ALL - {D.bool_},
+        "InplaceUniform": _ALL - {D.bool_},
+        "Lerp": _F,
+        "Lerps": _F,
+        "InplaceLerp": _F,
+        "InplaceLerps": _F,
+        "LeakyRelu": _F,
+        "InplaceLeakyRelu": _FD,
+        "Softplus": _F,
+        "LayerNorm": _F,
+        "LayerNormBackward": _F,
+        "InplaceElu": _FD,
+        "FmodScalar": _ALL - {D.bool_, D.int16},
+        "FmodTensor": _ALL - {D.bool_, D.int16},
+        "InplaceFmodScalar": _ALL - {D.bool_, D.int16},
+        "InplaceFmodTensor": _ALL - {D.bool_, D.int16},
+        "RemainderTensorScalar": _FD | {D.int32, D.int64},
+        "InplaceRemainderTensorScalar": _FD | {D.int32, D.int64},
+        "Addcmul": _ALL - {D.bool_, D.int16},
+        "InplaceAddcmul": _ALL - {D.bool_, D.int16},
+        "Addcdiv": _FD | {D.int64},
+        "InplaceAddcdiv": _FD | {D.int64},
+        "Arange": _FD | {D.int32, D.int64},
+        "Linspace": _ALL - {D.bool_, D.int64},
+        "EmbeddingDenseBackward": _F,
+    }
+)
+OP_DTYPES.update(
+    dict.fromkeys(
+        (
+            "BitwiseAndTensor",
+            "BitwiseOrTensor",
+            "BitwiseXorTensor",
+            "InplaceBitwiseAndTensor",
+            "InplaceBitwiseOrTensor",
+            "InplaceBitwiseXorTensor",
+        ),
+        _INTS | {D.bool_},
+    )
+)
+OP_DTYPES.update(
+    dict.fromkeys(
+        (
+            "ClampMin",
+            "ClampMax",
+            "InplaceClampMax",
+            "ClampTensor",
+            "ClampMinTensor",
+            "InplaceClampMinTensor",
+            "ClampMaxTensor",
+            "InplaceClampMaxTensor",
+            "Hardtanh",
+            "InplaceHardtanh",
+        ),
+        _ALL - {D.bool_},
+    )
+)
 # 910B-class parts take float32 gradients only (docs/aclnnMaxPool2dWithIndicesBackward.md, Atlas A2 / A3)
 OP_DTYPES["MaxPool2dWithIndicesBackward"] = frozenset((D.float32,))
 # operators a family lacks: the product list at the top of each op's doc (ops-nn docs/aclnnXxx.md) marks them
@@ -85,8 +185,9 @@ OP_DTYPES["MaxPool2dWithIndicesBackward"] = frozenset((D.float32,))
 MISSING_OPS = {
     "910B": frozenset(("Square",)),
     "910A": frozenset(("Convolution", "MaxPool2dWithIndices", "MaxPool2dWithIndicesBackward", "Square")),
-    "310P": frozenset(("MaxPool2dWithIndices", "MaxPool2dWithIndicesBackward", "BatchNormBackward",
-                       "GroupNormBackward", "Square")),
+    "310P": frozenset(
+        ("MaxPool2dWithIndices", "MaxPool2dWithIndicesBackward", "BatchNormBackward", "GroupNormBackward", "Square")
+    ),
     "950": frozenset(),
 }
 
@@ -115,7 +216,7 @@ def op_dtypes(op):
     """The dtypes `op` takes on 910B-class parts; an in-place form not listed takes what its out-of-place form does."""
     found = OP_DTYPES.get(op)
     if found is None and op.startswith("Inplace"):
-        found = OP_DTYPES.get(op[len("Inplace"):])
+        found = OP_DTYPES.get(op[len("Inplace") :])
     return _ALL if found is None else found
 
 
@@ -133,8 +234,10 @@ def has_op(op, soc=None):
 def check_op(op, what):
     """An operator this chip's family lacks is NotImplementedError naming the op, npu and the chip."""
     if not has_op(op):
-        raise NotImplementedError(f"{what}: aclnn{op} is not available on {RUNTIME.soc_name()} (family {family()}), "
-                                  "so this op has no npu path on this chip")
+        raise NotImplementedError(
+            f"{what}: aclnn{op} is not available on {RUNTIME.soc_name()} (family {family()}), "
+            "so this op has no npu path on this chip"
+        )
 
 
 def check_dtype(op, dtype, what):
@@ -145,15 +248,18 @@ def check_dtype(op, dtype, what):
     if not supports(op, dtype):
         names = [str(d).replace("torch.", "") for d in _ORDER if d in op_dtypes(op)]
         listed = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
-        raise RuntimeError(f"\"{what}\" not implemented for '{dtype}' on npu ({RUNTIME.soc_name()}): "
-                           f"aclnn{op} supports {listed}")
+        raise RuntimeError(
+            f"\"{what}\" not implemented for '{dtype}' on npu ({RUNTIME.soc_name()}): aclnn{op} supports {listed}"
+        )
 
 
 def check_chip_dtype(dtype, what):
     """A dtype this chip cannot hold at all is a TypeError naming the chip (no silent widening)."""
     if dtype not in chip_dtypes():
-        raise TypeError(f"{what}: {dtype} is not supported on {RUNTIME.soc_name()} (family {family()}); "
-                        f"this chip holds {', '.join(sorted(str(d) for d in chip_dtypes()))}")
+        raise TypeError(
+            f"{what}: {dtype} is not supported on {RUNTIME.soc_name()} (family {family()}); "
+            f"this chip holds {', '.join(sorted(str(d) for d in chip_dtypes()))}"
+        )
 
 
 def compute_dtype(op, dtype, result):
@@ -169,12 +275,17 @@ def compute_dtype(op, dtype, result):
     for c in candidates:
         if supports(op, c) and (not dtype.is_floating_point or c.itemsize >= dtype.itemsize):
             return c
-    raise TypeError(f"aclnn{op} does not take {dtype} on {RUNTIME.soc_name()} (family {family()}) "
-                    "and no dtype it takes holds these values without loss")
+    raise TypeError(
+        f"aclnn{op} does not take {dtype} on {RUNTIME.soc_name()} (family {family()}) "
+        "and no dtype it takes holds these values without loss"
+    )
 
 
 def info():
     fam = family()
-    return {"family": fam, "dtypes": ", ".join(sorted(str(d).replace("mindtorch.", "") for d in chip_dtypes())),
-            "ops with narrower dtypes": len(OP_DTYPES),
-            "ACLNN operators this chip lacks": ", ".join(sorted(MISSING_OPS[fam])) or "none"}
+    return {
+        "family": fam,
+        "dtypes": ", ".join(sorted(str(d).replace("mindtorch.", "") for d in chip_dtypes())),
+        "ops with narrower dtypes": len(OP_DTYPES),
+        "ACLNN operators this chip lacks": ", ".join(sorted(MISSING_OPS[fam])) or "none",
+    }

@@ -4,15 +4,27 @@ Copies run on the current stream with aclrtMemcpyAsync and, unless non-blocking,
 stream, so they are ordered after the kernels that produced their source (a plain synchronous copy
 would only be ordered after the default stream).
 """
+
 import numpy as np
 from mindtorch.plugins import contiguous_strides, device as Device, dtypes as D, make_tensor, numel
 
 from .state import ALLOCATOR, RUNTIME, STAGING
 
 H2D, D2H = 1, 2  # aclrtMemcpyKind: ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST
-HOST_DTYPE = {D.float32: np.float32, D.float16: np.float16, D.bfloat16: np.uint16, D.float64: np.float64,
-              D.int8: np.int8, D.uint8: np.uint8, D.int16: np.int16, D.int32: np.int32, D.int64: np.int64,
-              D.bool_: np.bool_, D.complex64: np.complex64, D.complex128: np.complex128}
+HOST_DTYPE = {
+    D.float32: np.float32,
+    D.float16: np.float16,
+    D.bfloat16: np.uint16,
+    D.float64: np.float64,
+    D.int8: np.int8,
+    D.uint8: np.uint8,
+    D.int16: np.int16,
+    D.int32: np.int32,
+    D.int64: np.int64,
+    D.bool_: np.bool_,
+    D.complex64: np.complex64,
+    D.complex128: np.complex128,
+}
 
 
 def npu_device(dev=None):
@@ -43,6 +55,7 @@ class NPUCopy:
             return np.empty(t._shape, host_dt)
         if not t.is_contiguous():
             from .kernels import contiguous
+
             t = contiguous(t)
         out = np.empty(t._shape, host_dt)
         RUNTIME.use(index)
@@ -64,6 +77,7 @@ class NPUCopy:
             self._upload(address(dst), host, dst.device.index, non_blocking)
         else:  # upload densely, then let the device scatter into the strided view
             from .aclnn import launch
+
             launch("InplaceCopy", dst, self.from_host(host, dst.dtype, dst.device, non_blocking))
         return dst
 

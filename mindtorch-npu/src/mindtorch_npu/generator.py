@@ -3,6 +3,7 @@
 Part 1 has no random kernels yet; the state exists so seeding, get_state and set_state behave as on
 other devices (manual_seed seeds every device's generator).
 """
+
 import struct
 
 DEFAULT_SEED = 67280421310721
@@ -18,6 +19,7 @@ class NPUGenerator:
 
     def seed(self):
         import random
+
         s = random.getrandbits(63)
         self.manual_seed(s)
         return s
@@ -33,6 +35,7 @@ class NPUGenerator:
 
     def get_state(self):
         from mindtorch import tensor, uint8
+
         return tensor(list(struct.pack("<QQ", self._seed, self.offset)), dtype=uint8)
 
     def set_state(self, state):

@@ -6,6 +6,7 @@ HcclCommInitRootInfo on its current npu device. Each collective is queued on the
 stream like any kernel; its work handle is an event on that stream. A failure inside a collective (a
 peer that died, a timeout) surfaces when the stream is synchronized, or at the next `wait()`.
 """
+
 import ctypes
 
 import mindtorch
@@ -15,11 +16,21 @@ from .acl.prototypes import HCCL, bind
 from .state import RUNTIME
 
 # ReduceOp name -> HcclReduceOp; AVG is a SUM followed by a division on the device
-_OPS = {"sum": A.HCCL_REDUCE_SUM, "avg": A.HCCL_REDUCE_SUM, "product": A.HCCL_REDUCE_PROD,
-        "min": A.HCCL_REDUCE_MIN, "max": A.HCCL_REDUCE_MAX}
+_OPS = {
+    "sum": A.HCCL_REDUCE_SUM,
+    "avg": A.HCCL_REDUCE_SUM,
+    "product": A.HCCL_REDUCE_PROD,
+    "min": A.HCCL_REDUCE_MIN,
+    "max": A.HCCL_REDUCE_MAX,
+}
 # bool travels as uint8; its sum / product would leave bytes other than 0 and 1, so they become max / min
-_BOOL_OPS = {"sum": A.HCCL_REDUCE_MAX, "avg": A.HCCL_REDUCE_MAX, "max": A.HCCL_REDUCE_MAX,
-             "product": A.HCCL_REDUCE_MIN, "min": A.HCCL_REDUCE_MIN}
+_BOOL_OPS = {
+    "sum": A.HCCL_REDUCE_MAX,
+    "avg": A.HCCL_REDUCE_MAX,
+    "max": A.HCCL_REDUCE_MAX,
+    "product": A.HCCL_REDUCE_MIN,
+    "min": A.HCCL_REDUCE_MIN,
+}
 
 _lib = []
 
@@ -42,8 +53,10 @@ def _check(call, code):
     if code != 0:
         lib = _hccl()
         detail = RUNTIME.rt.aclGetRecentErrMsg()
-        raise HcclError(f"{call} failed with HCCL error {code} ({A.HCCL_RESULT_NAMES.get(code, '?')}: "
-                        f"{lib.HcclGetErrorString(code).decode()})" + (f": {detail.decode()}" if detail else ""))
+        raise HcclError(
+            f"{call} failed with HCCL error {code} ({A.HCCL_RESULT_NAMES.get(code, '?')}: "
+            f"{lib.HcclGetErrorString(code).decode()})" + (f": {detail.decode()}" if detail else "")
+        )
 
 
 class HcclWork:
@@ -97,8 +110,10 @@ class HcclEngine:
         ctypes.memmove(ctypes.addressof(root), raw, len(raw))
         self.comm = A.HcclComm()
         RUNTIME.use(self.device)
-        _check("HcclCommInitRootInfo", lib.HcclCommInitRootInfo(self.size, ctypes.byref(root), self.rank,
-                                                                ctypes.byref(self.comm)))
+        _check(
+            "HcclCommInitRootInfo",
+            lib.HcclCommInitRootInfo(self.size, ctypes.byref(root), self.rank, ctypes.byref(self.comm)),
+        )
 
     def destroy(self):
         if self.comm:
@@ -115,8 +130,10 @@ class HcclEngine:
     def raise_async_error(self):
         code = self.async_error()
         if code:
-            raise HcclError(f"a collective of this HCCL communicator failed earlier ({A.HCCL_RESULT_NAMES[code]}); "
-                            "synchronize the device for the reason")
+            raise HcclError(
+                f"a collective of this HCCL communicator failed earlier ({A.HCCL_RESULT_NAMES[code]}); "
+                "synchronize the device for the reason"
+            )
 
     # -- plumbing ----------------------------------------------------------------------------
     def _stream(self, *tensors):
@@ -164,8 +181,10 @@ class HcclEngine:
         finish = self._avg(tensor, op)
 
         def HcclAllReduce():
-            return lib.HcclAllReduce(buf.data_ptr(), buf.data_ptr(), buf.numel(), self._dtype(buf),
-                                     self._op(buf, op), self.comm, stream)
+            return lib.HcclAllReduce(
+                buf.data_ptr(), buf.data_ptr(), buf.numel(), self._dtype(buf), self._op(buf, op), self.comm, stream
+            )
+
         return self._run(HcclAllReduce, tensor, buf, finish)
 
     def broadcast(self, tensor, root):
@@ -174,6 +193,7 @@ class HcclEngine:
 
         def HcclBroadcast():
             return lib.HcclBroadcast(buf.data_ptr(), buf.numel(), self._dtype(buf), root, self.comm, stream)
+
         return self._run(HcclBroadcast, tensor, buf)
 
     def reduce(self, tensor, root, op):
@@ -182,8 +202,17 @@ class HcclEngine:
         finish = self._avg(tensor, op) if self.rank == root else None
 
         def HcclReduce():
-            return lib.HcclReduce(buf.data_ptr(), buf.data_ptr(), buf.numel(), self._dtype(buf), self._op(buf, op),
-                                  root, self.comm, stream)
+            return lib.HcclReduce(
+                buf.data_ptr(),
+                buf.data_ptr(),
+                buf.numel(),
+                self._dtype(buf),
+                self._op(buf, op),
+                root,
+                self.comm,
+                stream,
+            )
+
         return self._run(HcclReduce, tensor if self.rank == root else buf, buf, finish)
 
     def all_gather_into_tensor(self, output, input):
@@ -192,6 +221,7 @@ class HcclEngine:
 
         def HcclAllGather():
             return lib.HcclAllGather(src.data_ptr(), out.data_ptr(), src.numel(), self._dtype(src), self.comm, stream)
+
         return self._run(HcclAllGather, output, out)
 
     def reduce_scatter_tensor(self, output, input, op):
@@ -200,8 +230,10 @@ class HcclEngine:
         finish = self._avg(output, op)
 
         def HcclReduceScatter():
-            return lib.HcclReduceScatter(src.data_ptr(), out.data_ptr(), out.numel(), self._dtype(src),
-                                         self._op(src, op), self.comm, stream)
+            return lib.HcclReduceScatter(
+                src.data_ptr(), out.data_ptr(), out.numel(), self._dtype(src), self._op(src, op), self.comm, stream
+            )
+
         return self._run(HcclReduceScatter, output, out, finish)
 
     def scatter(self, output, packed, root):
@@ -210,8 +242,16 @@ class HcclEngine:
         src = None if packed is None else self._dense(packed.detach())
 
         def HcclScatter():
-            return lib.HcclScatter(None if src is None else src.data_ptr(), out.data_ptr(), out.numel(),
-                                   self._dtype(out), root, self.comm, stream)
+            return lib.HcclScatter(
+                None if src is None else src.data_ptr(),
+                out.data_ptr(),
+                out.numel(),
+                self._dtype(out),
+                root,
+                self.comm,
+                stream,
+            )
+
         return self._run(HcclScatter, output, out)
 
     def send(self, tensor, peer):
@@ -220,6 +260,7 @@ class HcclEngine:
 
         def HcclSend():
             return lib.HcclSend(buf.data_ptr(), buf.numel(), self._dtype(buf), peer, self.comm, stream)
+
         return self._run(HcclSend, buf, buf)
 
     def recv(self, tensor, peer):
@@ -228,6 +269,7 @@ class HcclEngine:
 
         def HcclRecv():
             return lib.HcclRecv(buf.data_ptr(), buf.numel(), self._dtype(buf), peer, self.comm, stream)
+
         return self._run(HcclRecv, tensor, buf)
 
     def barrier(self):
@@ -236,6 +278,7 @@ class HcclEngine:
 
         def HcclBarrier():
             return lib.HcclBarrier(self.comm, stream)
+
         work = self._run(HcclBarrier, None, None)
         work.synchronize()  # a barrier holds the host too, as PyTorch's
         return work

@@ -1,4 +1,5 @@
 """`mindtorch.npu`: the device module, as PyTorch users know torch.cuda / torch.npu."""
+
 import contextlib
 
 from mindtorch.plugins import OutOfMemoryError, default_generator, device as Device  # noqa: F401 (torch.cuda has it)
@@ -90,6 +91,7 @@ def set_rng_state(new_state, device=None):
 
 # -- memory ------------------------------------------------------------------------------------------
 
+
 def memory_allocated(device=None):
     return ALLOCATOR.bytes_in_use(_index(device))
 
@@ -130,12 +132,14 @@ def empty_cache():
     """Return cached device memory to CANN (whole free segments) and drop cached ACLNN descriptors."""
     if RUNTIME.state == "ready":
         from .aclnn import CACHE
+
         STAGING.poll()
         CACHE.clear()
         ALLOCATOR.empty_cache()
 
 
 # -- what `python -m mindtorch` shows ------------------------------------------------------------------
+
 
 def backend_info():
     """Where each CANN library was found (or why not), and the chip when the runtime is up."""
@@ -145,6 +149,7 @@ def backend_info():
         info["status"] = RUNTIME.reason
     elif RUNTIME.available():
         from . import chips
+
         info["soc"] = RUNTIME.soc_name()
         info.update({f"chip {k}": v for k, v in chips.info().items()})
     return info

@@ -5,6 +5,7 @@ its symbolic name and aclGetRecentErrMsg(). Nothing touches CANN until first use
 mindtorch on a machine without CANN works and `is_available()` is simply False.
 Device contexts are per thread in ACL, so each thread sets its device before device calls.
 """
+
 import atexit
 import ctypes
 import threading
@@ -29,10 +30,10 @@ class Runtime:
         self._tls = threading.local()
         self.libs = None
         self.rt = self.nn = None
-        self.state = "new"          # new -> ready | unavailable -> finalized
+        self.state = "new"  # new -> ready | unavailable -> finalized
         self.reason = None
         self._count = None
-        self._opened = set()        # device indices set at least once (reset at exit)
+        self._opened = set()  # device indices set at least once (reset at exit)
 
     # -- bring-up ---------------------------------------------------------------------------
     def probe(self):
@@ -232,6 +233,7 @@ class Runtime:
         if self.state != "ready":
             return
         from . import state
+
         try:
             state.before_shutdown()
             for index in sorted(self._opened):

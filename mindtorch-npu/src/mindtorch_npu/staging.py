@@ -4,6 +4,7 @@ The host data is copied into page-locked memory from aclrtMallocHost and queued 
 aclrtMemcpyAsync; the pinned buffer stays alive until an event recorded after the copy has
 completed, because the device reads it when the stream reaches the copy, not when it was queued.
 """
+
 import ctypes
 import threading
 
@@ -11,7 +12,7 @@ import threading
 class PinnedStaging:
     def __init__(self, runtime):
         self.rt = runtime
-        self.pending = []    # (event, pinned pointer)
+        self.pending = []  # (event, pinned pointer)
         self._lock = threading.Lock()
 
     def upload(self, dst_ptr, array, stream, device):

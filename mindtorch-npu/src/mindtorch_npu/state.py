@@ -1,4 +1,5 @@
 """The process-wide NPU objects: the runtime, the caching allocator, the pinned staging area."""
+
 from .allocator import CachingAllocator
 from .runtime import Runtime
 from .staging import PinnedStaging
@@ -21,7 +22,9 @@ def before_shutdown():
         RUNTIME.synchronize(index)
     STAGING.drain()
     from .aclnn import CACHE
+
     CACHE.clear()
     ALLOCATOR.empty_cache()
     from .streams import destroy_user_streams
+
     destroy_user_streams()

@@ -1,4 +1,5 @@
 """Streams and events, as torch.cuda / torch.npu users know them."""
+
 import weakref
 
 from mindtorch.plugins import device as Device
@@ -75,8 +76,10 @@ class Stream:
             pass
 
     def __eq__(self, other):
-        return isinstance(other, Stream) and (self.device_index, self.npu_stream) == (other.device_index,
-                                                                                   other.npu_stream)
+        return isinstance(other, Stream) and (self.device_index, self.npu_stream) == (
+            other.device_index,
+            other.npu_stream,
+        )
 
     def __hash__(self):
         return hash((self.device_index, self.npu_stream))

@@ -1,12 +1,21 @@
 """Every collective against a NumPy reference; run under mpiexec with any number of processes."""
+
 import mindtorch as torch
 import mindtorch.distributed as dist
 import numpy as np
 
 dist.init_process_group("mpi")
 R, N = dist.get_rank(), dist.get_world_size()
-DTYPES = [torch.float32, torch.float64, torch.float16, torch.int64, torch.int32, torch.uint8, torch.bool,
-          torch.complex64]
+DTYPES = [
+    torch.float32,
+    torch.float64,
+    torch.float16,
+    torch.int64,
+    torch.int32,
+    torch.uint8,
+    torch.bool,
+    torch.complex64,
+]
 SHAPES = [(), (5,), (3, 4), (2, 3, 5)]
 
 
@@ -15,7 +24,7 @@ def data(rank, shape, dtype, salt=0):
     rng = np.random.default_rng(1000 * rank + 17 * len(shape) + salt)
     a = rng.integers(1, 4, size=shape)
     if dtype == torch.bool:
-        return (a % 2 == 0)
+        return a % 2 == 0
     if dtype.is_complex:
         return (a + 1j * rng.integers(0, 3, size=shape)).astype(np.complex64)
     return a.astype(torch.empty(0, dtype=dtype).numpy().dtype)
@@ -30,13 +39,16 @@ def check(got, want, what):
     want = np.asarray(want)
     assert got.shape == want.shape, (what, got.shape, want.shape)
     assert got.dtype == want.dtype, (what, got.dtype, want.dtype)
-    assert np.allclose(got, want, rtol=1e-3) if got.dtype.kind in "fc" else np.array_equal(got, want), \
-        (what, got, want)
+    assert np.allclose(got, want, rtol=1e-3) if got.dtype.kind in "fc" else np.array_equal(got, want), (what, got, want)
 
 
-REF = {"sum": lambda xs: np.sum(xs, axis=0), "product": lambda xs: np.prod(xs, axis=0),
-       "min": lambda xs: np.min(xs, axis=0), "max": lambda xs: np.max(xs, axis=0),
-       "avg": lambda xs: np.sum(xs, axis=0) / len(xs)}
+REF = {
+    "sum": lambda xs: np.sum(xs, axis=0),
+    "product": lambda xs: np.prod(xs, axis=0),
+    "min": lambda xs: np.min(xs, axis=0),
+    "max": lambda xs: np.max(xs, axis=0),
+    "avg": lambda xs: np.sum(xs, axis=0) / len(xs),
+}
 BOOL_REF = {"sum": np.any, "product": np.all, "min": np.all, "max": np.any, "avg": np.any}
 
 for dtype in DTYPES:
@@ -50,8 +62,7 @@ for dtype in DTYPES:
                 continue
             x = t(mine)
             dist.all_reduce(x, op=op)
-            want = (BOOL_REF[op](every, axis=0) if dtype == torch.bool
-                    else REF[op](np.stack(every)).astype(mine.dtype))
+            want = BOOL_REF[op](every, axis=0) if dtype == torch.bool else REF[op](np.stack(every)).astype(mine.dtype)
             check(x, want, f"all_reduce {op} {dtype} {shape}")
             x = t(mine)
             dist.reduce(x, dst=N - 1, op=op)
@@ -79,12 +90,13 @@ for dtype in DTYPES:
         big = [data(r, (N * 2, 3), dtype) for r in range(N)]
         out = torch.zeros((2, 3), dtype=dtype)
         dist.reduce_scatter_tensor(out, t(big[R]))
-        check(out, np.sum(np.stack(big), axis=0).astype(big[R].dtype)[2 * R:2 * R + 2],
-              f"reduce_scatter_tensor {dtype}")
+        check(
+            out, np.sum(np.stack(big), axis=0).astype(big[R].dtype)[2 * R : 2 * R + 2], f"reduce_scatter_tensor {dtype}"
+        )
     rows = [data(r, (N * 2, 3), dtype, salt=5) for r in range(N)]
     out = torch.zeros((N * 2, 3), dtype=dtype)
     dist.all_to_all_single(out, t(rows[R]))
-    check(out, np.concatenate([rows[r][2 * R:2 * R + 2] for r in range(N)]), f"all_to_all_single {dtype}")
+    check(out, np.concatenate([rows[r][2 * R : 2 * R + 2] for r in range(N)]), f"all_to_all_single {dtype}")
 
 # uneven all_to_all_single: rank r sends r+1+k rows to rank k
 ins = [np.arange(sum(r + 1 + k for k in range(N)) * 2, dtype=np.float32).reshape(-1, 2) + 100 * r for r in range(N)]
@@ -95,7 +107,7 @@ dist.all_to_all_single(out, t(ins[R]), outsplit, insplit)
 pieces = []
 for r in range(N):
     off = sum(r + 1 + k for k in range(R))
-    pieces.append(ins[r][off:off + r + 1 + R])
+    pieces.append(ins[r][off : off + r + 1 + R])
 check(out, np.concatenate(pieces), "all_to_all_single uneven")
 
 # non-contiguous input and output: a transposed view is reduced in place
@@ -151,8 +163,12 @@ for op in ("sum", "avg", "product", "min", "max"):
     x = torch.tensor(vals[R], dtype=torch.bfloat16)
     dist.all_reduce(x, op=op)
     assert x.dtype == torch.bfloat16
-    np.testing.assert_allclose(x.float().numpy(), REF[op](np.array(vals)), rtol=2 ** -8,  # bfloat16 rounding
-                               err_msg=f"bfloat16 all_reduce {op}")
+    np.testing.assert_allclose(
+        x.float().numpy(),
+        REF[op](np.array(vals)),
+        rtol=2**-8,  # bfloat16 rounding
+        err_msg=f"bfloat16 all_reduce {op}",
+    )
 x = torch.tensor(vals[R], dtype=torch.bfloat16).t()  # non-contiguous
 dist.broadcast(x, src=N - 1)
 check(x.float(), vals[N - 1].T, "bfloat16 broadcast")
@@ -161,8 +177,11 @@ dist.all_gather_into_tensor(out, torch.tensor(vals[R], dtype=torch.bfloat16))
 check(out.float(), np.stack(vals), "bfloat16 all_gather_into_tensor")
 part = torch.empty(2, dtype=torch.bfloat16)
 dist.reduce_scatter_tensor(part, torch.arange(2 * N, dtype=torch.bfloat16) + R)
-check(part.float(), (np.arange(2 * N)[2 * R:2 * R + 2] * N + sum(range(N))).astype(np.float32),
-      "bfloat16 reduce_scatter_tensor")
+check(
+    part.float(),
+    (np.arange(2 * N)[2 * R : 2 * R + 2] * N + sum(range(N))).astype(np.float32),
+    "bfloat16 reduce_scatter_tensor",
+)
 
 dist.barrier()
 dist.destroy_process_group()

@@ -1,5 +1,6 @@
 """DDP over N processes equals one process training on the concatenated batch (argv[1]: mlp | gpt;
 argv[2]: cpu over mpi (default) | npu over hccl, the simulated device)."""
+
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ which = sys.argv[1]
 DEVICE = sys.argv[2] if len(sys.argv) > 2 else "cpu"
 if DEVICE == "npu":
     import os
+
     rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0")))
     torch.npu.set_device(rank % torch.npu.device_count())
     DEVICE = f"npu:{rank % torch.npu.device_count()}"
@@ -85,7 +87,7 @@ opt, ref_opt = optimizer(ddp), optimizer(ref)
 for step in range(STEPS):
     x, y = batch(step)
     opt.zero_grad()
-    loss_of(ddp, x[R * B:(R + 1) * B], y[R * B:(R + 1) * B]).backward()
+    loss_of(ddp, x[R * B : (R + 1) * B], y[R * B : (R + 1) * B]).backward()
     opt.step()
     ref_opt.zero_grad()
     loss_of(ref, x, y).backward()
@@ -101,14 +103,14 @@ for k in range(K):
     x, y = batch(100 + k)
     if k < K - 1:
         with ddp.no_sync():
-            loss_of(ddp, x[R * B:(R + 1) * B], y[R * B:(R + 1) * B]).backward()
+            loss_of(ddp, x[R * B : (R + 1) * B], y[R * B : (R + 1) * B]).backward()
         if k == 0 and N > 1:  # really not synchronised yet: ranks hold different gradients
             g = next(local.parameters()).grad.clone()
             gathered = [torch.zeros_like(g) for _ in range(N)]
             dist.all_gather(gathered, g)
             assert not all(np.allclose(gathered[0].cpu().numpy(), o.cpu().numpy()) for o in gathered[1:])
     else:
-        loss_of(ddp, x[R * B:(R + 1) * B], y[R * B:(R + 1) * B]).backward()
+        loss_of(ddp, x[R * B : (R + 1) * B], y[R * B : (R + 1) * B]).backward()
     loss_of(ref, x, y).backward()
 for (n, p), q in zip(local.named_parameters(), ref.parameters()):
     close(p.grad, q.grad, f"no_sync grad {n}")

@@ -1,4 +1,5 @@
 """find_unused_parameters: a branch that only some ranks use; without the flag, PyTorch's error."""
+
 import mindtorch as torch
 import mindtorch.distributed as dist
 import mindtorch.nn as nn
@@ -33,8 +34,12 @@ for _it in range(2):
     for r in range(N):
         ref = Branchy()
         ref(torch.ones(2, 4) * (r + 1), use_b=(r == 0)).sum().backward()
-        grads.append({n: (p.grad.numpy() if p.grad is not None else np.zeros(tuple(p.shape), np.float32))
-                      for n, p in ref.named_parameters()})
+        grads.append(
+            {
+                n: (p.grad.numpy() if p.grad is not None else np.zeros(tuple(p.shape), np.float32))
+                for n, p in ref.named_parameters()
+            }
+        )
     for n, p in m.named_parameters():
         want = sum(g[n] for g in grads) / N
         if n.startswith("never"):

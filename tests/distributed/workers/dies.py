@@ -1,4 +1,5 @@
 """The last rank dies (os._exit or an exception) while the others are in a collective."""
+
 import os
 import sys
 

@@ -1,4 +1,5 @@
 """Errors raised as PyTorch raises them, and no state changed by a refused call."""
+
 import mindtorch as torch
 import mindtorch.distributed as dist
 import numpy as np
@@ -20,7 +21,12 @@ assert dist.get_backend() == "mpi"
 
 x = torch.arange(6, dtype=torch.float32)
 keep = x.numpy().copy()
-raises(RuntimeError, dist.all_reduce, torch.ones(2, device="meta"), match="No backend type associated with device type meta")
+raises(
+    RuntimeError,
+    dist.all_reduce,
+    torch.ones(2, device="meta"),
+    match="No backend type associated with device type meta",
+)
 raises(TypeError, dist.all_reduce, np.ones(3))
 raises(RuntimeError, dist.all_reduce, torch.arange(3), op=dist.ReduceOp.AVG)
 raises(ValueError, dist.all_reduce, x, op="median")

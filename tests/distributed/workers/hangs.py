@@ -1,4 +1,5 @@
 """A peer that stays alive but never joins: the waiting rank's timeout ends the job."""
+
 import time
 from datetime import timedelta
 

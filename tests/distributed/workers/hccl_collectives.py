@@ -1,4 +1,5 @@
 """Every collective of the hccl backend on npu tensors (the ACL simulator's libhccl) against NumPy."""
+
 import os
 
 import mindtorch as torch
@@ -11,8 +12,16 @@ dist.init_process_group("hccl")
 R, N = dist.get_rank(), dist.get_world_size()
 assert dist.get_backend() == "hccl" and R == LOCAL
 DEV = torch.device("npu", R % torch.npu.device_count())
-DTYPES = [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int32, torch.int64, torch.uint8,
-          torch.bool]
+DTYPES = [
+    torch.float32,
+    torch.float16,
+    torch.bfloat16,
+    torch.float64,
+    torch.int32,
+    torch.int64,
+    torch.uint8,
+    torch.bool,
+]
 SHAPES = [(), (5,), (3, 4), (4, 3, 2)]
 
 
@@ -40,9 +49,13 @@ def check(got, want, what):
     assert ok, (what, g, want)
 
 
-REF = {"sum": lambda xs: np.sum(xs, axis=0), "product": lambda xs: np.prod(xs, axis=0),
-       "min": lambda xs: np.min(xs, axis=0), "max": lambda xs: np.max(xs, axis=0),
-       "avg": lambda xs: np.sum(xs, axis=0) / len(xs)}
+REF = {
+    "sum": lambda xs: np.sum(xs, axis=0),
+    "product": lambda xs: np.prod(xs, axis=0),
+    "min": lambda xs: np.min(xs, axis=0),
+    "max": lambda xs: np.max(xs, axis=0),
+    "avg": lambda xs: np.sum(xs, axis=0) / len(xs),
+}
 BOOL_REF = {"sum": np.any, "product": np.all, "min": np.all, "max": np.any}
 
 for dtype in DTYPES:
@@ -75,7 +88,7 @@ for dtype in DTYPES:
             big = [data(r, (N * 3,) + shape, dtype, salt=5) for r in range(N)]
             part = torch.empty((3,) + shape, dtype=dtype, device=DEV)
             dist.reduce_scatter_tensor(part, on_npu(big[R], dtype))
-            check(part, np.sum(big, axis=0)[3 * R:3 * R + 3], ("reduce_scatter_tensor", dtype, shape))
+            check(part, np.sum(big, axis=0)[3 * R : 3 * R + 3], ("reduce_scatter_tensor", dtype, shape))
 
 # gather / scatter to and from the last rank
 mine = data(R, (2, 3), torch.float32)

@@ -1,5 +1,6 @@
 """The last rank leaves (exits, or idles outside the collective with argv[1] == "hang") while the others
 all-reduce npu tensors over hccl; each survivor reports the error its synchronisation raises."""
+
 import os
 import sys
 import time

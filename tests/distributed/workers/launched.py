@@ -1,4 +1,5 @@
 """Started by the launcher: the torchrun environment is there before any MPI call."""
+
 import os
 import sys
 

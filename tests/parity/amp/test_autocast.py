@@ -1,6 +1,7 @@
 """autocast on the CPU against PyTorch's: the dtype every op returns under each policy (lower precision,
 float32, promote, untouched), values to the autocast dtype's rounding, gradients reaching float32
 parameters, nesting, the decorator form, and the switches."""
+
 import warnings
 
 import numpy as np
@@ -18,21 +19,35 @@ IMG, K = R.standard_normal((1, 2, 5, 5)).astype(np.float32), R.standard_normal((
 T = np.array([0, 1, 2, 3])
 
 CALLS = {
-    "mm": lambda L, t: L.mm(t(X), t(W)), "matmul": lambda L, t: t(X) @ t(W), "bmm": lambda L, t: L.bmm(t(X)[None], t(W)[None]),
-    "addmm": lambda L, t: L.addmm(t(B), t(X), t(W)), "baddbmm": lambda L, t: L.baddbmm(t(X)[None], t(X)[None], t(W)[None]),
-    "linear": lambda L, t: L.nn.functional.linear(t(X), t(W), t(B)), "conv2d": lambda L, t: L.nn.functional.conv2d(t(IMG), t(K)),
+    "mm": lambda L, t: L.mm(t(X), t(W)),
+    "matmul": lambda L, t: t(X) @ t(W),
+    "bmm": lambda L, t: L.bmm(t(X)[None], t(W)[None]),
+    "addmm": lambda L, t: L.addmm(t(B), t(X), t(W)),
+    "baddbmm": lambda L, t: L.baddbmm(t(X)[None], t(X)[None], t(W)[None]),
+    "linear": lambda L, t: L.nn.functional.linear(t(X), t(W), t(B)),
+    "conv2d": lambda L, t: L.nn.functional.conv2d(t(IMG), t(K)),
     "conv1d": lambda L, t: L.nn.functional.conv1d(t(IMG)[:, :, 0], t(K)[:, :, 0]),
-    "sdpa": lambda L, t: L.nn.functional.scaled_dot_product_attention(t(X)[None, None], t(X)[None, None], t(W)[None, None]),
-    "relu": lambda L, t: L.relu(t(X)), "add": lambda L, t: t(X) + t(W), "softmax": lambda L, t: L.softmax(t(X), -1),
-    "layer_norm": lambda L, t: L.nn.functional.layer_norm(t(X), (4,)), "gelu": lambda L, t: L.nn.functional.gelu(t(X)),
-    "sum": lambda L, t: t(X).sum(), "exp": lambda L, t: t(X).exp(),
+    "sdpa": lambda L, t: L.nn.functional.scaled_dot_product_attention(
+        t(X)[None, None], t(X)[None, None], t(W)[None, None]
+    ),
+    "relu": lambda L, t: L.relu(t(X)),
+    "add": lambda L, t: t(X) + t(W),
+    "softmax": lambda L, t: L.softmax(t(X), -1),
+    "layer_norm": lambda L, t: L.nn.functional.layer_norm(t(X), (4,)),
+    "gelu": lambda L, t: L.nn.functional.gelu(t(X)),
+    "sum": lambda L, t: t(X).sum(),
+    "exp": lambda L, t: t(X).exp(),
     "mse_low": lambda L, t: L.nn.functional.mse_loss(t(X).bfloat16(), t(W).bfloat16()),
     "l1_low": lambda L, t: L.nn.functional.l1_loss(t(X).half(), t(W).half()),
-    "bce_logits_low": lambda L, t: L.nn.functional.binary_cross_entropy_with_logits(t(X).bfloat16(), t(W).sigmoid().bfloat16()),
+    "bce_logits_low": lambda L, t: L.nn.functional.binary_cross_entropy_with_logits(
+        t(X).bfloat16(), t(W).sigmoid().bfloat16()
+    ),
     "cross_entropy_low": lambda L, t: L.nn.functional.cross_entropy(t(X).bfloat16(), L.tensor(T)),
     "nll_low": lambda L, t: L.nn.functional.nll_loss(t(X).bfloat16(), L.tensor(T)),
-    "cat_mixed": lambda L, t: L.cat([t(X), t(X).bfloat16()]), "stack_mixed": lambda L, t: L.stack([t(X).bfloat16(), t(X)]),
-    "prod_low": lambda L, t: t(X).bfloat16().prod(), "mm_float64": lambda L, t: L.mm(t(X).double(), t(W).double()),
+    "cat_mixed": lambda L, t: L.cat([t(X), t(X).bfloat16()]),
+    "stack_mixed": lambda L, t: L.stack([t(X).bfloat16(), t(X)]),
+    "prod_low": lambda L, t: t(X).bfloat16().prod(),
+    "mm_float64": lambda L, t: L.mm(t(X).double(), t(W).double()),
     "layer_norm_low": lambda L, t: L.nn.functional.layer_norm(t(X).bfloat16(), (4,)),
     "embedding_low": lambda L, t: L.nn.functional.embedding(L.tensor([0, 1]), t(W).bfloat16()),
 }
@@ -82,6 +97,7 @@ def test_nesting_decorator_and_switches():
         @lib.autocast("cpu", dtype=lib.float16)
         def f(a, b):
             return lib.mm(a, b)
+
         assert f(x, w).dtype == lib.float16 and lib.mm(x, w).dtype == lib.float32
 
 
@@ -99,6 +115,7 @@ def test_unsupported_dtype_warns_and_disables_like_pytorch():
 
 def test_legacy_autocast_switches():
     import warnings as w
+
     for lib in (mindtorch, torch):
         with w.catch_warnings():
             w.simplefilter("ignore")

@@ -1,4 +1,5 @@
 """mindtorch.amp.GradScaler and the disabled autocast against PyTorch's CPU build."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -28,14 +29,21 @@ def _train(lib, grads, **kw):
     return log
 
 
-GRADS = [np.array(v, dtype=np.float32) for v in ([1, 2, 3], [np.inf, 1, 1], [0.5, 0.5, 0.5], [np.nan, 0, 0],
-                                                  [1e-3, 1, 2], [2, 2, 2], [1, 1, 1])]
+GRADS = [
+    np.array(v, dtype=np.float32)
+    for v in ([1, 2, 3], [np.inf, 1, 1], [0.5, 0.5, 0.5], [np.nan, 0, 0], [1e-3, 1, 2], [2, 2, 2], [1, 1, 1])
+]
 
 
-@pytest.mark.parametrize("kw", [{}, dict(init_scale=4.0, growth_interval=2), dict(init_scale=1e4, growth_factor=3.0,
-                                                                                  backoff_factor=0.25,
-                                                                                  growth_interval=1),
-                                dict(enabled=False)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        dict(init_scale=4.0, growth_interval=2),
+        dict(init_scale=1e4, growth_factor=3.0, backoff_factor=0.25, growth_interval=1),
+        dict(enabled=False),
+    ],
+)
 def test_grad_scaler_trajectory(kw):
     mt, th = _train(mindtorch, GRADS, **kw), _train(torch, GRADS, **kw)
     assert len(mt) == len(th)

@@ -1,4 +1,5 @@
 """Autograd behaviour against PyTorch: gradients, error messages, in-place on views."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -10,8 +11,7 @@ import pytest  # noqa: E402
 
 def pair(arr):
     a = np.asarray(arr, dtype=np.float64)
-    return (mt.tensor(a, dtype=mt.float64).requires_grad_(),
-            torch.tensor(a, dtype=torch.float64).requires_grad_())
+    return (mt.tensor(a, dtype=mt.float64).requires_grad_(), torch.tensor(a, dtype=torch.float64).requires_grad_())
 
 
 def test_copyslices_example_matches():
@@ -30,8 +30,8 @@ def test_higher_order_matches():
     out = []
     for lib, x in ((mt, x_m), (torch, x_t)):
         y = (x * x * x / (x + 1)).sum()
-        g, = lib.autograd.grad(y, x, create_graph=True)
-        g2, = lib.autograd.grad(g.sum(), x)
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        (g2,) = lib.autograd.grad(g.sum(), x)
         out.append((g.detach().numpy(), g2.numpy()))
     np.testing.assert_allclose(out[0][0], out[1][0])
     np.testing.assert_allclose(out[0][1], out[1][1])
@@ -43,8 +43,18 @@ def _err(fn):
     return type(e.value), str(e.value)
 
 
-@pytest.mark.parametrize("case", ["leaf_inplace", "view_leaf_inplace", "second_backward", "saved_modified",
-                                  "nonscalar", "int_requires_grad", "unused"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "leaf_inplace",
+        "view_leaf_inplace",
+        "second_backward",
+        "saved_modified",
+        "nonscalar",
+        "int_requires_grad",
+        "unused",
+    ],
+)
 def test_error_messages_match(case):
     def run(lib):
         x = lib.tensor(np.array([1.0, 2.0]), dtype=lib.float64).requires_grad_()
@@ -68,6 +78,7 @@ def test_error_messages_match(case):
         elif case == "unused":
             z = lib.tensor(np.array([1.0]), dtype=lib.float64).requires_grad_()
             lib.autograd.grad((x * 2).sum(), [x, z])
+
     cls_m, msg_m = _err(lambda: run(mt))
     cls_t, msg_t = _err(lambda: run(torch))
     assert cls_m is cls_t

@@ -1,4 +1,5 @@
 """mindtorch.utils.checkpoint against torch.utils.checkpoint."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -17,6 +18,7 @@ X = RNG.standard_normal((5, 4)).astype(np.float32)
 
 def _run(lib, how, use_reentrant):
     import importlib
+
     ckpt = importlib.import_module(lib.__name__ + ".utils.checkpoint")
     model = lib.nn.Sequential(lib.nn.Linear(4, 6), lib.nn.Tanh(), lib.nn.Linear(6, 3), lib.nn.GELU())
     with lib.no_grad():
@@ -55,11 +57,12 @@ def test_dropout_inside_is_replayed():
         drop = mindtorch.nn.Dropout(0.5)
         x = mindtorch.randn(4, 8, requires_grad=True)
         mindtorch.manual_seed(7)
-        f = (lambda a: drop(lin(a)).relu())
+        f = lambda a: drop(lin(a)).relu()
         y = mindtorch.utils.checkpoint.checkpoint(f, x, use_reentrant=True) if use_ckpt else f(x)
         mindtorch.randn(100)  # random draws between forward and backward must not change the replay
         y.sum().backward()
         return x.grad, lin.weight.grad
+
     for a, b in zip(grads(True), grads(False)):
         assert_same(a, b, rtol=0, atol=0)
 

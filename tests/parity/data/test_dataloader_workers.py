@@ -1,6 +1,7 @@
 """DataLoader with worker processes against PyTorch's: order, sharding, seeds, errors, timeouts, persistent
 workers, shutdown. Random streams differ between the libraries by design, so seeds are
 compared by their rule (base seed from the loader's generator + worker id), not their values."""
+
 import os
 import time
 
@@ -78,15 +79,28 @@ def _plain(b):
     return b.tolist() if hasattr(b, "tolist") else b
 
 
-@pytest.mark.parametrize("kw", [dict(batch_size=3, num_workers=2), dict(batch_size=4, num_workers=3, drop_last=True),
-                                dict(batch_size=None, num_workers=2), dict(batch_size=2, num_workers=2,
-                                                                           prefetch_factor=1)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(batch_size=3, num_workers=2),
+        dict(batch_size=4, num_workers=3, drop_last=True),
+        dict(batch_size=None, num_workers=2),
+        dict(batch_size=2, num_workers=2, prefetch_factor=1),
+    ],
+)
 def test_map_style_batches_in_sampler_order(kw):
     assert _batches("mt", Squares("mt"), **kw) == _batches("torch", Squares("torch"), **kw)
 
 
-@pytest.mark.parametrize("kw", [dict(batch_size=2, num_workers=2), dict(batch_size=3, num_workers=3),
-                                dict(batch_size=2, num_workers=2, drop_last=True), dict(batch_size=None, num_workers=2)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(batch_size=2, num_workers=2),
+        dict(batch_size=3, num_workers=3),
+        dict(batch_size=2, num_workers=2, drop_last=True),
+        dict(batch_size=None, num_workers=2),
+    ],
+)
 def test_iterable_dataset_sharded_by_worker_info_interleaves_like_pytorch(kw):
     assert _batches("mt", _iterable("mt"), **kw) == _batches("torch", _iterable("torch"), **kw)
 
@@ -101,8 +115,15 @@ class Seeds:
     def __getitem__(self, i):
         torch_, data = _lib(self.lib)
         info = data.get_worker_info()
-        return [info.id, info.num_workers, info.seed, int(torch_.randint(0, 2 ** 30, (1,)).item()),
-                float(np.random.rand()), info.dataset is not None, os.getpid()]
+        return [
+            info.id,
+            info.num_workers,
+            info.seed,
+            int(torch_.randint(0, 2**30, (1,)).item()),
+            float(np.random.rand()),
+            info.dataset is not None,
+            os.getpid(),
+        ]
 
 
 def _seeds(gen_seed, workers=2):
@@ -113,7 +134,7 @@ def _seeds(gen_seed, workers=2):
 def test_worker_seeds_follow_pytorchs_rule():
     rows = _seeds(5)
     base = rows[0][2] - rows[0][0]
-    assert all(r[2] == base + r[0] for r in rows)          # seed = base seed + worker id
+    assert all(r[2] == base + r[0] for r in rows)  # seed = base seed + worker id
     assert {r[0] for r in rows} == {0, 1} and all(r[1] == 2 and r[5] for r in rows)
     assert [r[:6] for r in _seeds(5)] == [r[:6] for r in rows]  # the same generator seed: the same draws
     assert [r[2] for r in _seeds(6)] != [r[2] for r in rows]
@@ -146,8 +167,9 @@ def _error(lib, ds, **kw):
 
 
 def test_worker_exception_is_reraised_with_the_workers_traceback():
-    (mk, mmsg), (tk, tmsg) = (_error(lib, Squares(lib, fail_at=5), batch_size=2, num_workers=2)
-                              for lib in ("mt", "torch"))
+    (mk, mmsg), (tk, tmsg) = (
+        _error(lib, Squares(lib, fail_at=5), batch_size=2, num_workers=2) for lib in ("mt", "torch")
+    )
     assert mk is tk is ValueError
     for msg in (mmsg, tmsg):
         assert msg.startswith("Caught ValueError in DataLoader worker process 0.\nOriginal Traceback")
@@ -162,12 +184,22 @@ def test_timeout_raises_like_pytorch():
 def test_a_worker_that_dies_is_reported():
     kinds_msgs = [_error(lib, Squares(lib, die_at=3), batch_size=1, num_workers=2) for lib in ("mt", "torch")]
     for kind, msg in kinds_msgs:
-        assert issubclass(kind, RuntimeError) and "exited unexpectedly" in msg and msg.startswith("DataLoader worker (pid")
+        assert (
+            issubclass(kind, RuntimeError) and "exited unexpectedly" in msg and msg.startswith("DataLoader worker (pid")
+        )
 
 
-@pytest.mark.parametrize("kw", [dict(num_workers=-1), dict(timeout=-1), dict(prefetch_factor=2),
-                                dict(persistent_workers=True), dict(num_workers=1, multiprocessing_context="nope"),
-                                dict(multiprocessing_context="spawn")])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(num_workers=-1),
+        dict(timeout=-1),
+        dict(prefetch_factor=2),
+        dict(persistent_workers=True),
+        dict(num_workers=1, multiprocessing_context="nope"),
+        dict(multiprocessing_context="spawn"),
+    ],
+)
 def test_argument_errors_match(kw):
     errs = []
     for lib in ("mt", "torch"):
@@ -202,6 +234,7 @@ def test_breaking_early_leaves_no_processes_or_shared_memory():
     workers = list(it.workers)
     del it
     import gc
+
     gc.collect()
     deadline = time.monotonic() + 10
     while any(p.is_alive() for p in workers) and time.monotonic() < deadline:

@@ -1,15 +1,18 @@
 """DistributedSampler against PyTorch's: the same shares without shuffling; with shuffling the same
 sizes and a permutation per epoch (the generators' streams differ)."""
+
 import pytest
 from helpers import torch_or_skip
 from mindtorch.utils.data.distributed import DistributedSampler
 
 
-@pytest.mark.parametrize("n,replicas,drop_last", [(10, 3, False), (10, 3, True), (12, 4, False), (2, 5, False),
-                                                   (7, 7, True), (9, 2, True)])
+@pytest.mark.parametrize(
+    "n,replicas,drop_last", [(10, 3, False), (10, 3, True), (12, 4, False), (2, 5, False), (7, 7, True), (9, 2, True)]
+)
 def test_shares_match_pytorch(n, replicas, drop_last):
     torch = torch_or_skip()
     from torch.utils.data.distributed import DistributedSampler as TorchSampler
+
     for rank in range(replicas):
         ours = DistributedSampler(range(n), replicas, rank, shuffle=False, drop_last=drop_last)
         theirs = TorchSampler(range(n), replicas, rank, shuffle=False, drop_last=drop_last)
@@ -33,6 +36,7 @@ def _at(epoch, rank, seed):
 def test_invalid_rank():
     torch = torch_or_skip()
     from torch.utils.data.distributed import DistributedSampler as TorchSampler
+
     for rank in (3, -1):
         with pytest.raises(ValueError):
             TorchSampler(range(4), 3, rank)

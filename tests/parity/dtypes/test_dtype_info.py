@@ -1,4 +1,5 @@
 """finfo / iinfo and the dtypes PyTorch names without promotion (uint16/32/64, float8)."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -6,8 +7,19 @@ torch = torch_or_skip()
 import mindtorch  # noqa: E402
 import pytest  # noqa: E402
 
-FLOATS = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128", "float8_e4m3fn",
-          "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu"]
+FLOATS = [
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+]
 INTS = ["uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64"]
 ALL = FLOATS + INTS + ["bool"]
 

@@ -1,4 +1,5 @@
 """Type promotion, result_type, can_cast and dtype attributes vs PyTorch."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -10,15 +11,28 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from helpers import assert_same, results_or_same_error  # noqa: E402
 
-NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
-         "complex64", "complex128"]
+NAMES = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 
 
 @pytest.mark.parametrize("a", NAMES)
 def test_promote_types_all_pairs(a):
     for b in NAMES:
-        assert str(mt.promote_types(getattr(mt, a), getattr(mt, b))) == \
-            str(torch.promote_types(getattr(torch, a), getattr(torch, b))), (a, b)
+        assert str(mt.promote_types(getattr(mt, a), getattr(mt, b))) == str(
+            torch.promote_types(getattr(torch, a), getattr(torch, b))
+        ), (a, b)
 
 
 @pytest.mark.parametrize("a", NAMES)
@@ -42,8 +56,9 @@ def test_result_type_with_weak_scalars(name, scalar, zero_dim):
     assert str(mt.result_type(m, scalar)) == str(torch.result_type(t, scalar))
 
 
-@pytest.mark.parametrize("a,b", list(itertools.product(["int8", "uint8", "int64", "float16", "float64", "bool"],
-                                                       repeat=2)))
+@pytest.mark.parametrize(
+    "a,b", list(itertools.product(["int8", "uint8", "int64", "float16", "float64", "bool"], repeat=2))
+)
 def test_result_type_zero_dim_vs_dimensioned(a, b):
     m = mt.result_type(mt.zeros(2, dtype=getattr(mt, a)), mt.zeros((), dtype=getattr(mt, b)))
     t = torch.result_type(torch.zeros(2, dtype=getattr(torch, a)), torch.zeros((), dtype=getattr(torch, b)))
@@ -108,15 +123,25 @@ def test_size_repr(shape):
 
 
 @pytest.mark.parametrize("op", ["eq", "ne", "lt", "le", "gt", "ge"])
-@pytest.mark.parametrize("da, db", [("int64", "float32"), ("int32", "float16"), ("int64", "bfloat16"),
-                                    ("float64", "float32"), ("uint8", "int8"), ("bool", "float32")])
+@pytest.mark.parametrize(
+    "da, db",
+    [
+        ("int64", "float32"),
+        ("int32", "float16"),
+        ("int64", "bfloat16"),
+        ("float64", "float32"),
+        ("uint8", "int8"),
+        ("bool", "float32"),
+    ],
+)
 def test_comparison_in_promoted_dtype(op, da, db):
     a = np.array([16777217, 2049, 257, -1, 0, 1], dtype=np.int64)
-    b = np.array([16777216., 2048., 256., 255., 0., 1.])
+    b = np.array([16777216.0, 2048.0, 256.0, 255.0, 0.0, 1.0])
 
     def run(L):
         x = L.tensor(a.tolist()).to(getattr(L, da))
         y = L.tensor(b.tolist()).to(getattr(L, db))
         return getattr(L, op)(x, y), getattr(L, op)(y, x), getattr(L, op)(x, y[0])
+
     mt, th = results_or_same_error(run)
     assert_same(list(mt), list(th))

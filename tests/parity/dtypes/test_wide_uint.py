@@ -5,6 +5,7 @@ Where PyTorch computes, mindtorch gives the same dtype and values; where PyTorch
 error (promotion, mean of integers), the same class. Where PyTorch raises NotImplementedError (a kernel
 it has not written), mindtorch computes: that difference is deliberate and not compared.
 """
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -23,33 +24,79 @@ def _cases(L, dt):
     d = getattr(L, dt)
     a = L.tensor([1, 2, 3], dtype=d)
     return {
-        "repr": lambda: repr(a), "str": lambda: str(a.view(3, 1)), "type": lambda: a.type(), "sum": lambda: a.sum(),
-        "prod": lambda: a.prod(), "cumsum": lambda: a.cumsum(0), "cumprod": lambda: a.cumprod(0),
-        "nansum": lambda: a.nansum(), "mul": lambda: a * a, "mul_scalar": lambda: a * 2, "wraps": lambda: a * (2 ** 17),
-        "mul_float": lambda: a * 2.5, "div": lambda: a / a, "exp": lambda: a.exp(), "eq": lambda: a == a,
-        "ne": lambda: a != 1, "and_scalar": lambda: a & 1, "or": lambda: a | a, "xor": lambda: a ^ a,
-        "where": lambda: L.where(L.tensor([True, False, True]), a, a), "sort": lambda: a.sort()[0],
-        "argsort": lambda: a.argsort(), "unique": lambda: a.unique(), "zeros": lambda: L.zeros(2, dtype=d),
-        "ones": lambda: L.ones(2, dtype=d), "full": lambda: L.full((2,), 7, dtype=d),
-        "empty": lambda: L.empty(2, dtype=d).shape, "randint_dtype": lambda: L.randint(0, 5, (3,), dtype=d).dtype,
-        "negative_wraps": lambda: L.tensor([-1], dtype=d), "max_value": lambda: L.tensor([L.iinfo(d).max], dtype=d),
-        "item": lambda: L.tensor([L.iinfo(d).max], dtype=d).item(), "tolist": lambda: a.tolist(),
-        "from_numpy": lambda: L.from_numpy(np.array([1, 7], dtype=dt)), "tensor_of_numpy": lambda: L.tensor(np.array([5], dtype=dt)),
-        "float_to": lambda: L.tensor([3.7, 1.0]).to(d), "int64_to": lambda: L.tensor([-1]).to(d),
-        "to_float": lambda: a.to(L.float32), "to_int64": lambda: a.to(L.int64), "add_float_tensor": lambda: a + L.tensor(1.5),
-        "mul_float_tensor": lambda: a * L.tensor([1.5]), "promote_int64": lambda: a * L.tensor([2]),
-        "promote_uint8": lambda: a * L.tensor([2], dtype=L.uint8), "promote_bool": lambda: a * L.tensor([True, False, True]),
-        "mean": lambda: a.mean(), "result_type": lambda: L.result_type(a, 2), "promote_types": lambda: L.promote_types(d, L.int64),
-        "promote_types_float": lambda: L.promote_types(d, L.float16), "cat": lambda: L.cat([a, a]),
-        "stack": lambda: L.stack([a, a]), "index": lambda: a[L.tensor([0, 2])], "mask": lambda: a[L.tensor([True, False, True])],
-        "setitem": lambda: (lambda b: (b.__setitem__(0, 9), b)[1])(a.clone()), "isnan": lambda: a.isnan(),
-        "clone": lambda: a.clone(), "view_t": lambda: a.view(3, 1).t(), "numpy_dtype": lambda: str(a.numpy().dtype),
-        "iinfo": lambda: (L.iinfo(d).max, L.iinfo(d).min, L.iinfo(d).bits), "zeros_like": lambda: L.zeros_like(a),
-        "fill": lambda: a.clone().fill_(5), "copy_from_float": lambda: a.clone().copy_(L.tensor([4.0, 5.0, 6.0])),
-        "sqrt": lambda: a.sqrt(), "floor": lambda: a.floor(), "round": lambda: a.round(), "repeat": lambda: a.repeat(2),
-        "roll": lambda: a.roll(1), "any": lambda: a.any(), "all": lambda: a.all(), "equal": lambda: L.equal(a, a),
-        "isclose": lambda: L.isclose(a, a), "outer": lambda: L.outer(a, a), "double": lambda: a.double(),
-        "is_signed": lambda: a.is_signed(), "element_size": lambda: a.element_size(),
+        "repr": lambda: repr(a),
+        "str": lambda: str(a.view(3, 1)),
+        "type": lambda: a.type(),
+        "sum": lambda: a.sum(),
+        "prod": lambda: a.prod(),
+        "cumsum": lambda: a.cumsum(0),
+        "cumprod": lambda: a.cumprod(0),
+        "nansum": lambda: a.nansum(),
+        "mul": lambda: a * a,
+        "mul_scalar": lambda: a * 2,
+        "wraps": lambda: a * (2**17),
+        "mul_float": lambda: a * 2.5,
+        "div": lambda: a / a,
+        "exp": lambda: a.exp(),
+        "eq": lambda: a == a,
+        "ne": lambda: a != 1,
+        "and_scalar": lambda: a & 1,
+        "or": lambda: a | a,
+        "xor": lambda: a ^ a,
+        "where": lambda: L.where(L.tensor([True, False, True]), a, a),
+        "sort": lambda: a.sort()[0],
+        "argsort": lambda: a.argsort(),
+        "unique": lambda: a.unique(),
+        "zeros": lambda: L.zeros(2, dtype=d),
+        "ones": lambda: L.ones(2, dtype=d),
+        "full": lambda: L.full((2,), 7, dtype=d),
+        "empty": lambda: L.empty(2, dtype=d).shape,
+        "randint_dtype": lambda: L.randint(0, 5, (3,), dtype=d).dtype,
+        "negative_wraps": lambda: L.tensor([-1], dtype=d),
+        "max_value": lambda: L.tensor([L.iinfo(d).max], dtype=d),
+        "item": lambda: L.tensor([L.iinfo(d).max], dtype=d).item(),
+        "tolist": lambda: a.tolist(),
+        "from_numpy": lambda: L.from_numpy(np.array([1, 7], dtype=dt)),
+        "tensor_of_numpy": lambda: L.tensor(np.array([5], dtype=dt)),
+        "float_to": lambda: L.tensor([3.7, 1.0]).to(d),
+        "int64_to": lambda: L.tensor([-1]).to(d),
+        "to_float": lambda: a.to(L.float32),
+        "to_int64": lambda: a.to(L.int64),
+        "add_float_tensor": lambda: a + L.tensor(1.5),
+        "mul_float_tensor": lambda: a * L.tensor([1.5]),
+        "promote_int64": lambda: a * L.tensor([2]),
+        "promote_uint8": lambda: a * L.tensor([2], dtype=L.uint8),
+        "promote_bool": lambda: a * L.tensor([True, False, True]),
+        "mean": lambda: a.mean(),
+        "result_type": lambda: L.result_type(a, 2),
+        "promote_types": lambda: L.promote_types(d, L.int64),
+        "promote_types_float": lambda: L.promote_types(d, L.float16),
+        "cat": lambda: L.cat([a, a]),
+        "stack": lambda: L.stack([a, a]),
+        "index": lambda: a[L.tensor([0, 2])],
+        "mask": lambda: a[L.tensor([True, False, True])],
+        "setitem": lambda: (lambda b: (b.__setitem__(0, 9), b)[1])(a.clone()),
+        "isnan": lambda: a.isnan(),
+        "clone": lambda: a.clone(),
+        "view_t": lambda: a.view(3, 1).t(),
+        "numpy_dtype": lambda: str(a.numpy().dtype),
+        "iinfo": lambda: (L.iinfo(d).max, L.iinfo(d).min, L.iinfo(d).bits),
+        "zeros_like": lambda: L.zeros_like(a),
+        "fill": lambda: a.clone().fill_(5),
+        "copy_from_float": lambda: a.clone().copy_(L.tensor([4.0, 5.0, 6.0])),
+        "sqrt": lambda: a.sqrt(),
+        "floor": lambda: a.floor(),
+        "round": lambda: a.round(),
+        "repeat": lambda: a.repeat(2),
+        "roll": lambda: a.roll(1),
+        "any": lambda: a.any(),
+        "all": lambda: a.all(),
+        "equal": lambda: L.equal(a, a),
+        "isclose": lambda: L.isclose(a, a),
+        "outer": lambda: L.outer(a, a),
+        "double": lambda: a.double(),
+        "is_signed": lambda: a.is_signed(),
+        "element_size": lambda: a.element_size(),
     }
 
 
@@ -83,6 +130,7 @@ def test_wide_unsigned(dt, name):
 def _table_samples():
     from mindtorch.ops.registry import OPS
     from mindtorch.testing.conformance.samples import samples_for
+
     # underscore ops are mindtorch's own primitives: PyTorch's namesakes (if any) take other arguments
     return [q for q in sorted(OPS) if samples_for(q) is not None and not q.startswith("_")]
 
@@ -129,6 +177,7 @@ def test_table_ops_on_uint32_agree_where_pytorch_computes(qualname):
     returns a result, mindtorch returns the same dtype, shape and values."""
     from mindtorch.ops.registry import OPS
     from mindtorch.testing.conformance.samples import Maker, samples_for
+
     op = OPS[qualname]
     if op.family == "random" or op.name in ("empty", "empty_like", "new_empty", "new_empty_strided", "empty_strided"):
         pytest.skip("values not defined")
@@ -145,8 +194,9 @@ def test_table_ops_on_uint32_agree_where_pytorch_computes(qualname):
             except Exception:
                 continue
             got = _call(mindtorch, op, sample)
-        for w, g in zip(want if isinstance(want, (tuple, list)) else (want,),
-                        got if isinstance(got, (tuple, list)) else (got,)):
+        for w, g in zip(
+            want if isinstance(want, (tuple, list)) else (want,), got if isinstance(got, (tuple, list)) else (got,)
+        ):
             if isinstance(w, torch.Tensor):
                 assert_same(g, w, rtol=1e-6, atol=1e-6)
         compared += 1

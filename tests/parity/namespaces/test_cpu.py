@@ -1,4 +1,5 @@
 """mindtorch.cpu (the cpu backend's device module) answers as torch.cpu does."""
+
 import warnings
 
 import pytest

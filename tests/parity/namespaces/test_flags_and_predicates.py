@@ -1,5 +1,6 @@
 """Process-wide switches (determinism, matmul precision, warn-always, denormals), constants and the small
 tensor predicates, against PyTorch."""
+
 import warnings
 
 import numpy as np
@@ -46,8 +47,13 @@ STEPS = [
 
 
 def _state(lib):
-    return (lib.are_deterministic_algorithms_enabled(), lib.is_deterministic_algorithms_warn_only_enabled(),
-            lib.get_deterministic_debug_mode(), lib.get_float32_matmul_precision(), lib.is_warn_always_enabled())
+    return (
+        lib.are_deterministic_algorithms_enabled(),
+        lib.is_deterministic_algorithms_warn_only_enabled(),
+        lib.get_deterministic_debug_mode(),
+        lib.get_float32_matmul_precision(),
+        lib.is_warn_always_enabled(),
+    )
 
 
 @pytest.mark.parametrize("upto", range(1, len(STEPS) + 1))
@@ -65,8 +71,14 @@ def test_constants():
     assert np.isnan(mt.nan) and mt.newaxis is torch.newaxis is None
 
 
-CASES = [np.ones(1, np.float32), np.zeros(1, np.float32), np.ones(3, np.float32), np.ones(0, np.float32),
-         np.array(2, np.int64), np.array([True])]
+CASES = [
+    np.ones(1, np.float32),
+    np.zeros(1, np.float32),
+    np.ones(3, np.float32),
+    np.ones(0, np.float32),
+    np.array(2, np.int64),
+    np.array([True]),
+]
 
 
 @pytest.mark.parametrize("k", range(len(CASES)))

@@ -1,4 +1,5 @@
 """mindtorch.library.custom_op against torch.library."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -25,6 +26,7 @@ def _define(lib, with_autograd):
         return lib.empty_like(x)
 
     if with_autograd:
+
         def setup_context(ctx, inputs, output):
             x, scale = inputs
             ctx.save_for_backward(x)
@@ -33,6 +35,7 @@ def _define(lib, with_autograd):
         def backward(ctx, grad):
             (x,) = ctx.saved_tensors
             return grad * x.cos() * ctx.scale, None
+
         scaled_sin.register_autograd(backward, setup_context=setup_context)
     return scaled_sin
 
@@ -71,4 +74,5 @@ def test_keyword_arguments_and_kernel_registration():
         def _(x, scale):
             calls.append(1)
             return x.cos() * scale
+
         assert op(x, 1.0).tolist() == pytest.approx(x.cos().tolist()) and calls == [1]

@@ -1,4 +1,5 @@
 """mindtorch.utils._pytree against torch.utils._pytree."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -10,9 +11,21 @@ import pytest  # noqa: E402
 import torch.utils._pytree as tp  # noqa: E402
 
 Point = collections.namedtuple("Point", ["x", "y"])
-TREES = [1, None, [], (), {}, [1, 2, (3, 4)], {"b": 1, "a": [2, {"c": 3}]}, (None, 1, [None, 2]),
-         collections.OrderedDict([("z", 1), ("y", (2, 3))]), Point(1, [2, 3]),
-         collections.defaultdict(list, {"k": [1, 2]}), [[[[]]], (5,)], "a string is a leaf"]
+TREES = [
+    1,
+    None,
+    [],
+    (),
+    {},
+    [1, 2, (3, 4)],
+    {"b": 1, "a": [2, {"c": 3}]},
+    (None, 1, [None, 2]),
+    collections.OrderedDict([("z", 1), ("y", (2, 3))]),
+    Point(1, [2, 3]),
+    collections.defaultdict(list, {"k": [1, 2]}),
+    [[[[]]], (5,)],
+    "a string is a leaf",
+]
 
 
 @pytest.mark.parametrize("tree", TREES, ids=range(len(TREES)))
@@ -60,8 +73,12 @@ def test_unflatten_wrong_count():
 def test_pytree_key_entries():
     import mindtorch.utils._pytree as mp
     import torch.utils._pytree as tp
+
     for cls in ("MappingKey", "SequenceKey", "GetAttrKey"):
-        m, t = getattr(mp, cls)("a" if cls != "SequenceKey" else 3), getattr(tp, cls)("a" if cls != "SequenceKey" else 3)
+        m, t = (
+            getattr(mp, cls)("a" if cls != "SequenceKey" else 3),
+            getattr(tp, cls)("a" if cls != "SequenceKey" else 3),
+        )
         assert str(m) == str(t)
     kv, ctx = mp._dict_flatten_with_keys({"x": 1, "y": 2})
     tkv, tctx = tp._dict_flatten_with_keys({"x": 1, "y": 2})

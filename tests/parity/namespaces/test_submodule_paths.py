@@ -2,6 +2,7 @@
 mindtorch too: wherever mindtorch has any of a torch module's public names (anywhere in the matching
 mindtorch package), the same path imports under mindtorch and serves every one of those names, so
 `from torch.optim.adam import Adam` works with `torch` aliased to mindtorch."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -14,8 +15,12 @@ import warnings  # noqa: E402
 
 import pytest  # noqa: E402
 
-PACKAGES = {"torch.nn.modules": "mindtorch.nn", "torch.optim": "mindtorch.optim",
-            "torch.distributions": "mindtorch.distributions", "torch.utils.data": "mindtorch.utils.data"}
+PACKAGES = {
+    "torch.nn.modules": "mindtorch.nn",
+    "torch.optim": "mindtorch.optim",
+    "torch.distributions": "mindtorch.distributions",
+    "torch.utils.data": "mindtorch.utils.data",
+}
 
 # torch modules whose names say nothing about where mindtorch should keep its own, each with its reason
 # (none today: the DataPipes, which reuse names such as Sampler for other classes, are told apart by
@@ -61,9 +66,13 @@ def public_names(module):
     declared = getattr(module, "__all__", None)
     if declared is not None:
         return {n: getattr(module, n, None) for n in declared}
-    return {n: v for n, v in vars(module).items()
-            if not n.startswith("_") and not isinstance(v, types.ModuleType)
-            and getattr(v, "__module__", None) == module.__name__}
+    return {
+        n: v
+        for n, v in vars(module).items()
+        if not n.startswith("_")
+        and not isinstance(v, types.ModuleType)
+        and getattr(v, "__module__", None) == module.__name__
+    }
 
 
 def name_index(modules):
@@ -80,8 +89,9 @@ def _same_kind(theirs, ours):
     """A class or function counts only as one of the same __name__ (torch's DataPipes alias `Sampler` to a
     SamplerIterDataPipe, which is not mindtorch's Sampler); other objects count by name."""
     if inspect.isclass(theirs) or inspect.isroutine(theirs):
-        return (inspect.isclass(ours) or inspect.isroutine(ours)) and getattr(ours, "__name__", None) == \
-            getattr(theirs, "__name__", None)
+        return (inspect.isclass(ours) or inspect.isroutine(ours)) and getattr(ours, "__name__", None) == getattr(
+            theirs, "__name__", None
+        )
     return True
 
 
@@ -115,7 +125,7 @@ def _index_for(ours_package):
 def test_path_serves_its_names(path):
     torch_package = next(p for p in PACKAGES if path.startswith(p + "."))
     ours_package = PACKAGES[torch_package]
-    ours_path = "mindtorch" + path[len("torch"):]
+    ours_path = "mindtorch" + path[len("torch") :]
     theirs = _import(path)
     want = expected_names(theirs, _index_for(ours_package))
     if not want:

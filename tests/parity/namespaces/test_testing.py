@@ -1,4 +1,5 @@
 """mindtorch.testing.assert_close / make_tensor against torch.testing."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -67,8 +68,9 @@ def test_make_tensor_default_ranges(dtype, shape):
 
 
 def test_make_tensor_options():
-    t = mindtorch.testing.make_tensor((4, 3), dtype=mindtorch.float32, device="cpu", low=2, high=3,
-                                      requires_grad=True, exclude_zero=True)
+    t = mindtorch.testing.make_tensor(
+        (4, 3), dtype=mindtorch.float32, device="cpu", low=2, high=3, requires_grad=True, exclude_zero=True
+    )
     assert t.requires_grad and float(t.min()) >= 2 and float(t.max()) <= 3
     z = mindtorch.testing.make_tensor(200, dtype=mindtorch.int64, device="cpu", exclude_zero=True)
     assert bool((z != 0).all())

@@ -1,4 +1,5 @@
 """mindtorch.nn.attention (SDPBackend, sdpa_kernel, flex_attention computed densely) against torch.nn.attention."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -24,11 +25,17 @@ def test_sdpa_kernel_leaves_results_unchanged(choice):
     q, k, v = (rng.standard_normal((2, 3, 5, 4)).astype(np.float32) for _ in range(3))
     out = []
     for lib, att in ((mindtorch, ma), (torch, ta)):
-        sel = [getattr(att.SDPBackend, c) for c in choice] if isinstance(choice, list) else \
-            getattr(att.SDPBackend, choice)
+        sel = (
+            [getattr(att.SDPBackend, c) for c in choice]
+            if isinstance(choice, list)
+            else getattr(att.SDPBackend, choice)
+        )
         with att.sdpa_kernel(sel):
-            out.append(lib.nn.functional.scaled_dot_product_attention(lib.tensor(q), lib.tensor(k), lib.tensor(v),
-                                                                      is_causal=True).numpy())
+            out.append(
+                lib.nn.functional.scaled_dot_product_attention(
+                    lib.tensor(q), lib.tensor(k), lib.tensor(v), is_causal=True
+                ).numpy()
+            )
     np.testing.assert_allclose(out[0], out[1], rtol=1e-5, atol=1e-6)
 
 
@@ -52,8 +59,10 @@ def rel_bias(score, b, h, q, kv):
     return score + (q - kv) * 0.1 + h
 
 
-@pytest.mark.parametrize("mask_mod,score_mod,gqa", [(causal, None, False), (sliding, rel_bias, False),
-                                                    (None, rel_bias, False), (causal, None, True)])
+@pytest.mark.parametrize(
+    "mask_mod,score_mod,gqa",
+    [(causal, None, False), (sliding, rel_bias, False), (None, rel_bias, False), (causal, None, True)],
+)
 def test_flex_attention_matches_pytorch(mask_mod, score_mod, gqa):
     rng = np.random.default_rng(0)
     B, H, L, S, E = 2, 4, 6, 6, 8
@@ -65,8 +74,7 @@ def test_flex_attention_matches_pytorch(mask_mod, score_mod, gqa):
         fa = __import__(f"{lib.__name__}.nn.attention.flex_attention", fromlist=["x"])
         bm = None if mask_mod is None else fa.create_block_mask(mask_mod, B, H, L, S, device="cpu")
         qt = lib.tensor(q).requires_grad_(grad)
-        out = fa.flex_attention(qt, lib.tensor(k), lib.tensor(v), score_mod=score_mod, block_mask=bm,
-                                enable_gqa=gqa)
+        out = fa.flex_attention(qt, lib.tensor(k), lib.tensor(v), score_mod=score_mod, block_mask=bm, enable_gqa=gqa)
         return out, qt
 
     (mo, mq), (to, _) = run(mindtorch, True), run(torch, False)  # PyTorch's CPU flex_attention has no backward
@@ -84,6 +92,7 @@ def test_flex_attention_matches_pytorch(mask_mod, score_mod, gqa):
 def test_block_mask_dense_form():
     from mindtorch.nn.attention.flex_attention import create_block_mask, create_mask
     from torch.nn.attention.flex_attention import create_mask as tcreate_mask
+
     m = create_mask(sliding, 1, 2, 5, 7)
     assert m.dtype == mindtorch.bool and tuple(m.shape) == (1, 2, 5, 7)
     assert (m.numpy() == tcreate_mask(sliding, 1, 2, 5, 7, device="cpu").numpy()).all()

@@ -70,22 +70,45 @@ def test_linear_errors():
         F.linear(mt.zeros(2, 3), mt.zeros(4, 3, dtype=mt.float64))
 
 
-@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1), dict(padding=(2, 1), dilation=(2, 1)),
-                                dict(groups=2, padding="same"), dict(padding="valid", stride=(1, 2), groups=4)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(),
+        dict(stride=2, padding=1),
+        dict(padding=(2, 1), dilation=(2, 1)),
+        dict(groups=2, padding="same"),
+        dict(padding="valid", stride=(1, 2), groups=4),
+    ],
+)
 def test_conv2d(kw):
-    run_both(lambda x, w, b: F.conv2d(x, w, b, **kw), lambda x, w, b: TF.conv2d(x, w, b, **kw),
-             [rnd(2, 4, 7, 8), rnd(8, 4 // kw.get("groups", 1), 3, 2), rnd(8)], rtol=1e-4, atol=1e-4)
+    run_both(
+        lambda x, w, b: F.conv2d(x, w, b, **kw),
+        lambda x, w, b: TF.conv2d(x, w, b, **kw),
+        [rnd(2, 4, 7, 8), rnd(8, 4 // kw.get("groups", 1), 3, 2), rnd(8)],
+        rtol=1e-4,
+        atol=1e-4,
+    )
 
 
 def test_conv2d_unbatched_and_even_same():
-    run_both(lambda x, w: F.conv2d(x, w, padding="same"), lambda x, w: TF.conv2d(x, w, padding="same"),
-             [rnd(3, 6, 5), rnd(2, 3, 4, 2)], rtol=1e-4, atol=1e-4)
+    run_both(
+        lambda x, w: F.conv2d(x, w, padding="same"),
+        lambda x, w: TF.conv2d(x, w, padding="same"),
+        [rnd(3, 6, 5), rnd(2, 3, 4, 2)],
+        rtol=1e-4,
+        atol=1e-4,
+    )
 
 
 @pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=2, dilation=2), dict(groups=3, padding="same")])
 def test_conv1d(kw):
-    run_both(lambda x, w, b: F.conv1d(x, w, b, **kw), lambda x, w, b: TF.conv1d(x, w, b, **kw),
-             [rnd(2, 3, 11), rnd(6, 3 // kw.get("groups", 1), 3), rnd(6)], rtol=1e-4, atol=1e-4)
+    run_both(
+        lambda x, w, b: F.conv1d(x, w, b, **kw),
+        lambda x, w, b: TF.conv1d(x, w, b, **kw),
+        [rnd(2, 3, 11), rnd(6, 3 // kw.get("groups", 1), 3), rnd(6)],
+        rtol=1e-4,
+        atol=1e-4,
+    )
 
 
 def test_conv_errors():
@@ -99,9 +122,15 @@ def test_conv_errors():
         F.conv2d(mt.zeros(1, 3, 2, 2), mt.zeros(2, 3, 3, 3))
 
 
-@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
-                                dict(kernel_size=(3, 2), stride=(2, 1), dilation=(1, 2), ceil_mode=True),
-                                dict(kernel_size=3, stride=2, ceil_mode=True, padding=1)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(kernel_size=2),
+        dict(kernel_size=3, stride=2, padding=1),
+        dict(kernel_size=(3, 2), stride=(2, 1), dilation=(1, 2), ceil_mode=True),
+        dict(kernel_size=3, stride=2, ceil_mode=True, padding=1),
+    ],
+)
 def test_max_pool2d(kw):
     run_both(lambda x: F.max_pool2d(x, **kw), lambda x: TF.max_pool2d(x, **kw), [rnd(2, 3, 7, 8)])
     m, t = pair(rnd(2, 3, 7, 8))
@@ -116,8 +145,9 @@ def test_max_pool1d_and_unbatched():
     run_both(lambda x: F.max_pool1d(x, **kw), lambda x: TF.max_pool1d(x, **kw), [rnd(2, 3, 9)])
     run_both(lambda x: F.max_pool2d(x, 2), lambda x: TF.max_pool2d(x, 2), [rnd(3, 6, 6)])
     m, t = pair(rnd(2, 3, 9))
-    np.testing.assert_array_equal(F.max_pool1d(m, return_indices=True, **kw)[1].numpy(),
-                                  TF.max_pool1d(t, return_indices=True, **kw)[1].numpy())
+    np.testing.assert_array_equal(
+        F.max_pool1d(m, return_indices=True, **kw)[1].numpy(), TF.max_pool1d(t, return_indices=True, **kw)[1].numpy()
+    )
 
 
 def test_max_pool_errors():
@@ -125,11 +155,17 @@ def test_max_pool_errors():
         F.max_pool2d(mt.zeros(1, 1, 5, 5), 2, padding=2)
 
 
-@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
-                                dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
-                                dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
-                                dict(kernel_size=3, stride=2, ceil_mode=True, count_include_pad=False),
-                                dict(kernel_size=(2, 3), divisor_override=5)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(kernel_size=2),
+        dict(kernel_size=3, stride=2, padding=1),
+        dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+        dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+        dict(kernel_size=3, stride=2, ceil_mode=True, count_include_pad=False),
+        dict(kernel_size=(2, 3), divisor_override=5),
+    ],
+)
 def test_avg_pool2d(kw):
     run_both(lambda x: F.avg_pool2d(x, **kw), lambda x: TF.avg_pool2d(x, **kw), [rnd(2, 3, 7, 8)])
 
@@ -141,38 +177,65 @@ def test_avg_pool1d():
 
 @pytest.mark.parametrize("size", [1, 3, (2, 5), (None, 3), (7, 8)])
 def test_adaptive_avg_pool2d(size):
-    run_both(lambda x: F.adaptive_avg_pool2d(x, size), lambda x: TF.adaptive_avg_pool2d(x, size),
-             [rnd(2, 3, 7, 8)])
+    run_both(lambda x: F.adaptive_avg_pool2d(x, size), lambda x: TF.adaptive_avg_pool2d(x, size), [rnd(2, 3, 7, 8)])
 
 
 def test_layer_norm():
-    run_both(lambda x, w, b: F.layer_norm(x, (4, 5), w, b), lambda x, w, b: TF.layer_norm(x, (4, 5), w, b),
-             [rnd(3, 4, 5), rnd(4, 5), rnd(4, 5)], rtol=1e-4, atol=1e-5)
-    run_both(lambda x: F.layer_norm(x, 5, eps=1e-3), lambda x: TF.layer_norm(x, (5,), eps=1e-3), [rnd(3, 5)],
-             rtol=1e-4, atol=1e-5)
+    run_both(
+        lambda x, w, b: F.layer_norm(x, (4, 5), w, b),
+        lambda x, w, b: TF.layer_norm(x, (4, 5), w, b),
+        [rnd(3, 4, 5), rnd(4, 5), rnd(4, 5)],
+        rtol=1e-4,
+        atol=1e-5,
+    )
+    run_both(
+        lambda x: F.layer_norm(x, 5, eps=1e-3),
+        lambda x: TF.layer_norm(x, (5,), eps=1e-3),
+        [rnd(3, 5)],
+        rtol=1e-4,
+        atol=1e-5,
+    )
     with pytest.raises(RuntimeError, match="normalized_shape"):
         F.layer_norm(mt.zeros(3, 4), (5,))
 
 
 def test_rms_norm():
-    run_both(lambda x, w: F.rms_norm(x, (5,), w), lambda x, w: TF.rms_norm(x, (5,), w), [rnd(3, 5), rnd(5)],
-             rtol=1e-4, atol=1e-5)
-    run_both(lambda x: F.rms_norm(x, (2, 5), eps=1e-2), lambda x: TF.rms_norm(x, (2, 5), eps=1e-2),
-             [rnd(3, 2, 5)], rtol=1e-4, atol=1e-5)
+    run_both(
+        lambda x, w: F.rms_norm(x, (5,), w),
+        lambda x, w: TF.rms_norm(x, (5,), w),
+        [rnd(3, 5), rnd(5)],
+        rtol=1e-4,
+        atol=1e-5,
+    )
+    run_both(
+        lambda x: F.rms_norm(x, (2, 5), eps=1e-2),
+        lambda x: TF.rms_norm(x, (2, 5), eps=1e-2),
+        [rnd(3, 2, 5)],
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 @pytest.mark.parametrize("shape", [(4, 3), (4, 3, 5), (2, 3, 4, 5)])
 def test_batch_norm_training_and_stats(shape):
     rm, tm = pair(rnd(3), rg=False)
     rv, tv = pair(rnd(3, low=0.5), rg=False)
-    run_both(lambda x, w, b: F.batch_norm(x, rm, rv, w, b, training=True, momentum=0.2),
-             lambda x, w, b: TF.batch_norm(x, tm, tv, w, b, training=True, momentum=0.2),
-             [rnd(*shape), rnd(3), rnd(3)], rtol=1e-4, atol=1e-4)
+    run_both(
+        lambda x, w, b: F.batch_norm(x, rm, rv, w, b, training=True, momentum=0.2),
+        lambda x, w, b: TF.batch_norm(x, tm, tv, w, b, training=True, momentum=0.2),
+        [rnd(*shape), rnd(3), rnd(3)],
+        rtol=1e-4,
+        atol=1e-4,
+    )
     close(rm, tm)
     close(rv, tv, rtol=1e-5)
-    run_both(lambda x, w, b: F.batch_norm(x, rm, rv, w, b, training=False),
-             lambda x, w, b: TF.batch_norm(x, tm, tv, w, b, training=False),
-             [rnd(*shape), rnd(3), rnd(3)], rtol=1e-4, atol=1e-4)
+    run_both(
+        lambda x, w, b: F.batch_norm(x, rm, rv, w, b, training=False),
+        lambda x, w, b: TF.batch_norm(x, tm, tv, w, b, training=False),
+        [rnd(*shape), rnd(3), rnd(3)],
+        rtol=1e-4,
+        atol=1e-4,
+    )
 
 
 def test_batch_norm_errors():
@@ -181,8 +244,13 @@ def test_batch_norm_errors():
 
 
 def test_group_norm():
-    run_both(lambda x, w, b: F.group_norm(x, 2, w, b), lambda x, w, b: TF.group_norm(x, 2, w, b),
-             [rnd(2, 6, 3, 4), rnd(6), rnd(6)], rtol=1e-4, atol=1e-4)
+    run_both(
+        lambda x, w, b: F.group_norm(x, 2, w, b),
+        lambda x, w, b: TF.group_norm(x, 2, w, b),
+        [rnd(2, 6, 3, 4), rnd(6), rnd(6)],
+        rtol=1e-4,
+        atol=1e-4,
+    )
     run_both(lambda x: F.group_norm(x, 3), lambda x: TF.group_norm(x, 3), [rnd(2, 6, 5)], rtol=1e-4, atol=1e-4)
     with pytest.raises(RuntimeError, match="divisible by num_groups"):
         F.group_norm(mt.zeros(2, 6, 4), 4)
@@ -217,10 +285,17 @@ def test_embedding_errors():
         F.embedding(mt.tensor([1.0]), mt.zeros(5, 2))
 
 
-CE_CASES = [dict(), dict(ignore_index=2), dict(label_smoothing=0.1), dict(reduction="sum"),
-            dict(reduction="none"), dict(weight=True), dict(weight=True, ignore_index=0, label_smoothing=0.2),
-            dict(reduction="none", label_smoothing=0.3, ignore_index=1), dict(reduction="sum", label_smoothing=0.3,
-                                                                               weight=True)]
+CE_CASES = [
+    dict(),
+    dict(ignore_index=2),
+    dict(label_smoothing=0.1),
+    dict(reduction="sum"),
+    dict(reduction="none"),
+    dict(weight=True),
+    dict(weight=True, ignore_index=0, label_smoothing=0.2),
+    dict(reduction="none", label_smoothing=0.3, ignore_index=1),
+    dict(reduction="sum", label_smoothing=0.3, weight=True),
+]
 
 
 @pytest.mark.parametrize("kw", CE_CASES)
@@ -235,8 +310,13 @@ def test_cross_entropy_class_indices(kw, shape):
     if kw.get("weight"):
         w = np.arange(1, 6, dtype=np.float32)
         kw["weight"], kw2["weight"] = mt.tensor(w), torch.tensor(w)
-    run_both(lambda x: F.cross_entropy(x, mt.tensor(tgt), **kw), lambda x: TF.cross_entropy(x, torch.tensor(tgt),
-             **kw2), [rnd(*shape)], rtol=1e-5, atol=1e-6)
+    run_both(
+        lambda x: F.cross_entropy(x, mt.tensor(tgt), **kw),
+        lambda x: TF.cross_entropy(x, torch.tensor(tgt), **kw2),
+        [rnd(*shape)],
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 def test_cross_entropy_all_ignored_is_nan():
@@ -245,8 +325,9 @@ def test_cross_entropy_all_ignored_is_nan():
     assert np.isnan(m.item()) and np.isnan(t.item())
 
 
-@pytest.mark.parametrize("kw", [dict(), dict(label_smoothing=0.2), dict(reduction="sum"), dict(reduction="none"),
-                                dict(weight=True)])
+@pytest.mark.parametrize(
+    "kw", [dict(), dict(label_smoothing=0.2), dict(reduction="sum"), dict(reduction="none"), dict(weight=True)]
+)
 def test_cross_entropy_probabilities(kw):
     kw2 = dict(kw)
     if kw.get("weight"):
@@ -254,8 +335,12 @@ def test_cross_entropy_probabilities(kw):
         kw["weight"], kw2["weight"] = mt.tensor(w), torch.tensor(w)
     p = np.abs(rnd(3, 4, 2))
     p /= p.sum(1, keepdims=True)
-    run_both(lambda x, t: F.cross_entropy(x, t, **kw), lambda x, t: TF.cross_entropy(x, t, **kw2),
-             [rnd(3, 4, 2), p], nondiff=(1,))
+    run_both(
+        lambda x, t: F.cross_entropy(x, t, **kw),
+        lambda x, t: TF.cross_entropy(x, t, **kw2),
+        [rnd(3, 4, 2), p],
+        nondiff=(1,),
+    )
 
 
 def test_cross_entropy_large_logits_stable():
@@ -276,10 +361,16 @@ def test_regression_losses(red):
     run_both(lambda x, y: F.mse_loss(x, y, reduction=red), lambda x, y: TF.mse_loss(x, y, reduction=red), [a, b])
     run_both(lambda x, y: F.l1_loss(x, y, reduction=red), lambda x, y: TF.l1_loss(x, y, reduction=red), [a, b])
     for beta in (1.0, 0.5):
-        run_both(lambda x, y: F.smooth_l1_loss(x, y, reduction=red, beta=beta),
-                 lambda x, y: TF.smooth_l1_loss(x, y, reduction=red, beta=beta), [a, b])
-        run_both(lambda x, y: F.huber_loss(x, y, reduction=red, delta=beta),
-                 lambda x, y: TF.huber_loss(x, y, reduction=red, delta=beta), [a, b])
+        run_both(
+            lambda x, y: F.smooth_l1_loss(x, y, reduction=red, beta=beta),
+            lambda x, y: TF.smooth_l1_loss(x, y, reduction=red, beta=beta),
+            [a, b],
+        )
+        run_both(
+            lambda x, y: F.huber_loss(x, y, reduction=red, delta=beta),
+            lambda x, y: TF.huber_loss(x, y, reduction=red, delta=beta),
+            [a, b],
+        )
 
 
 @pytest.mark.parametrize("red", ["mean", "sum", "none"])
@@ -287,10 +378,18 @@ def test_binary_cross_entropy(red):
     p = 1 / (1 + np.exp(-rnd(4, 3)))
     t = RNG.random((4, 3)).astype(np.float32)
     w = rnd(4, 3, low=0.1)
-    run_both(lambda x, y: F.binary_cross_entropy(x, y, reduction=red),
-             lambda x, y: TF.binary_cross_entropy(x, y, reduction=red), [p, t], nondiff=(1,))
-    run_both(lambda x, y, ww: F.binary_cross_entropy(x, y, ww, reduction=red),
-             lambda x, y, ww: TF.binary_cross_entropy(x, y, ww, reduction=red), [p, t, w], nondiff=(1, 2))
+    run_both(
+        lambda x, y: F.binary_cross_entropy(x, y, reduction=red),
+        lambda x, y: TF.binary_cross_entropy(x, y, reduction=red),
+        [p, t],
+        nondiff=(1,),
+    )
+    run_both(
+        lambda x, y, ww: F.binary_cross_entropy(x, y, ww, reduction=red),
+        lambda x, y, ww: TF.binary_cross_entropy(x, y, ww, reduction=red),
+        [p, t, w],
+        nondiff=(1, 2),
+    )
     with pytest.raises(RuntimeError, match="between 0 and 1"):
         F.binary_cross_entropy(mt.tensor([1.5]), mt.tensor([1.0]))
     with pytest.raises(ValueError):
@@ -302,11 +401,21 @@ def test_bce_with_logits(red):
     x = rnd(4, 3) * 10
     t = RNG.random((4, 3)).astype(np.float32)
     pw, w = rnd(3, low=0.2), rnd(4, 3, low=0.1)
-    run_both(lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=red),
-             lambda a, b: TF.binary_cross_entropy_with_logits(a, b, reduction=red), [x, t], rtol=1e-5, atol=1e-5)
-    run_both(lambda a, b, c, d: F.binary_cross_entropy_with_logits(a, b, d, reduction=red, pos_weight=c),
-             lambda a, b, c, d: TF.binary_cross_entropy_with_logits(a, b, d, reduction=red, pos_weight=c),
-             [x, t, pw, w], nondiff=(1, 2, 3), rtol=1e-5, atol=1e-5)
+    run_both(
+        lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=red),
+        lambda a, b: TF.binary_cross_entropy_with_logits(a, b, reduction=red),
+        [x, t],
+        rtol=1e-5,
+        atol=1e-5,
+    )
+    run_both(
+        lambda a, b, c, d: F.binary_cross_entropy_with_logits(a, b, d, reduction=red, pos_weight=c),
+        lambda a, b, c, d: TF.binary_cross_entropy_with_logits(a, b, d, reduction=red, pos_weight=c),
+        [x, t, pw, w],
+        nondiff=(1, 2, 3),
+        rtol=1e-5,
+        atol=1e-5,
+    )
 
 
 @pytest.mark.parametrize("red", ["mean", "sum", "none", "batchmean"])
@@ -318,13 +427,18 @@ def test_kl_div(red, log_target):
     if log_target:
         t = np.log(t + 0.1)
     with pytest.warns(None) if False else _nowarn():
-        run_both(lambda a, b: F.kl_div(a, b, reduction=red, log_target=log_target),
-                 lambda a, b: TF.kl_div(a, b, reduction=red, log_target=log_target), [x, t], nondiff=(1,))
+        run_both(
+            lambda a, b: F.kl_div(a, b, reduction=red, log_target=log_target),
+            lambda a, b: TF.kl_div(a, b, reduction=red, log_target=log_target),
+            [x, t],
+            nondiff=(1,),
+        )
 
 
 class _nowarn:
     def __enter__(self):
         import warnings
+
         self._c = warnings.catch_warnings()
         self._c.__enter__()
         warnings.simplefilter("ignore")
@@ -353,13 +467,19 @@ def test_sdpa(case):
     elif case == "float":
         extra = [rnd(2, 1, 5, 6)]
     nd = (3,) if case == "bool" else ()
-    run_both(lambda *a: F.scaled_dot_product_attention(*a[:3], attn_mask=a[3] if extra else None, **kw),
-             lambda *a: TF.scaled_dot_product_attention(*a[:3], attn_mask=a[3] if extra else None, **kw),
-             [q, k, v] + extra, nondiff=nd, rtol=1e-4, atol=1e-5)
+    run_both(
+        lambda *a: F.scaled_dot_product_attention(*a[:3], attn_mask=a[3] if extra else None, **kw),
+        lambda *a: TF.scaled_dot_product_attention(*a[:3], attn_mask=a[3] if extra else None, **kw),
+        [q, k, v] + extra,
+        nondiff=nd,
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
-@pytest.mark.parametrize("kw", [dict(size=(5, 7)), dict(scale_factor=2), dict(scale_factor=(1.5, 0.5)),
-                                dict(size=(3, 2))])
+@pytest.mark.parametrize(
+    "kw", [dict(size=(5, 7)), dict(scale_factor=2), dict(scale_factor=(1.5, 0.5)), dict(size=(3, 2))]
+)
 @pytest.mark.parametrize("mode", ["nearest", "bilinear", "bilinear-ac"])
 def test_interpolate2d(kw, mode):
     extra = {}
@@ -367,14 +487,24 @@ def test_interpolate2d(kw, mode):
         mode, extra = "bilinear", dict(align_corners=True)
     elif mode == "bilinear":
         extra = dict(align_corners=False)
-    run_both(lambda x: F.interpolate(x, mode=mode, **kw, **extra),
-             lambda x: TF.interpolate(x, mode=mode, **kw, **extra), [rnd(2, 3, 4, 5)], rtol=1e-5, atol=1e-5)
+    run_both(
+        lambda x: F.interpolate(x, mode=mode, **kw, **extra),
+        lambda x: TF.interpolate(x, mode=mode, **kw, **extra),
+        [rnd(2, 3, 4, 5)],
+        rtol=1e-5,
+        atol=1e-5,
+    )
 
 
 @pytest.mark.parametrize("mode", ["nearest", "linear"])
 def test_interpolate1d(mode):
-    run_both(lambda x: F.interpolate(x, scale_factor=2.5, mode=mode),
-             lambda x: TF.interpolate(x, scale_factor=2.5, mode=mode), [rnd(2, 3, 4)], rtol=1e-5, atol=1e-5)
+    run_both(
+        lambda x: F.interpolate(x, scale_factor=2.5, mode=mode),
+        lambda x: TF.interpolate(x, scale_factor=2.5, mode=mode),
+        [rnd(2, 3, 4)],
+        rtol=1e-5,
+        atol=1e-5,
+    )
 
 
 def test_interpolate_errors():
@@ -388,25 +518,48 @@ def test_normalize_and_cosine():
     run_both(lambda x: F.normalize(x), lambda x: TF.normalize(x), [rnd(3, 4)])
     run_both(lambda x: F.normalize(x, p=1, dim=0), lambda x: TF.normalize(x, p=1, dim=0), [rnd(3, 4)])
     run_both(lambda a, b: F.cosine_similarity(a, b), lambda a, b: TF.cosine_similarity(a, b), [rnd(3, 4), rnd(3, 4)])
-    run_both(lambda a, b: F.cosine_similarity(a, b, dim=-1), lambda a, b: TF.cosine_similarity(a, b, dim=-1),
-             [rnd(2, 3, 4), rnd(1, 4)])
+    run_both(
+        lambda a, b: F.cosine_similarity(a, b, dim=-1),
+        lambda a, b: TF.cosine_similarity(a, b, dim=-1),
+        [rnd(2, 3, 4), rnd(1, 4)],
+    )
 
 
-@pytest.mark.parametrize("name,args", [("relu", ()), ("gelu", ()), ("silu", ()), ("mish", ()), ("elu", (0.5,)),
-                                       ("leaky_relu", (0.2,)), ("hardtanh", (-0.5, 0.7)), ("softplus", (2.0, 1.0)),
-                                       ("sigmoid", ()), ("tanh", ()), ("logsigmoid", ()), ("relu6", ()),
-                                       ("hardswish", ()), ("hardsigmoid", ()), ("softsign", ())])
+@pytest.mark.parametrize(
+    "name,args",
+    [
+        ("relu", ()),
+        ("gelu", ()),
+        ("silu", ()),
+        ("mish", ()),
+        ("elu", (0.5,)),
+        ("leaky_relu", (0.2,)),
+        ("hardtanh", (-0.5, 0.7)),
+        ("softplus", (2.0, 1.0)),
+        ("sigmoid", ()),
+        ("tanh", ()),
+        ("logsigmoid", ()),
+        ("relu6", ()),
+        ("hardswish", ()),
+        ("hardsigmoid", ()),
+        ("softsign", ()),
+    ],
+)
 def test_activation_wrappers(name, args):
-    run_both(lambda x: getattr(F, name)(x, *args), lambda x: getattr(TF, name)(x, *args), [rnd(3, 4) * 4],
-             rtol=1e-5, atol=1e-5)
+    run_both(
+        lambda x: getattr(F, name)(x, *args),
+        lambda x: getattr(TF, name)(x, *args),
+        [rnd(3, 4) * 4],
+        rtol=1e-5,
+        atol=1e-5,
+    )
 
 
 def test_gelu_tanh_and_softmaxes():
     run_both(lambda x: F.gelu(x, approximate="tanh"), lambda x: TF.gelu(x, approximate="tanh"), [rnd(3, 4)])
     for fn in ("softmax", "log_softmax", "softmin"):
         run_both(lambda x: getattr(F, fn)(x, dim=-1), lambda x: getattr(TF, fn)(x, dim=-1), [rnd(3, 4)])
-    run_both(lambda x: F.softmax(x, 1, dtype=mt.float64), lambda x: TF.softmax(x, 1, dtype=torch.float64),
-             [rnd(3, 4)])
+    run_both(lambda x: F.softmax(x, 1, dtype=mt.float64), lambda x: TF.softmax(x, 1, dtype=torch.float64), [rnd(3, 4)])
 
 
 def test_dropout_statistics():

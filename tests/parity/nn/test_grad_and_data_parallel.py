@@ -1,4 +1,5 @@
 """torch.nn.grad (convolution gradients) and nn.DataParallel as PyTorch runs them on a CPU-only host."""
+
 import numpy as np
 import pytest
 from helpers import assert_same, torch_or_skip
@@ -7,10 +8,12 @@ torch = torch_or_skip()
 
 import mindtorch as mt  # noqa: E402
 
-CONVS = [(1, (2, 4, 9), (6, 2, 3), dict(stride=2, padding=1, groups=2)),
-         (2, (2, 4, 7, 8), (6, 4, 3, 2), dict(stride=(2, 1), padding=1, dilation=(1, 2))),
-         (2, (1, 3, 5, 5), (3, 1, 3, 3), dict(groups=3)),
-         (3, (1, 2, 5, 5, 4), (3, 2, 2, 3, 2), dict(padding=(1, 0, 1)))]
+CONVS = [
+    (1, (2, 4, 9), (6, 2, 3), dict(stride=2, padding=1, groups=2)),
+    (2, (2, 4, 7, 8), (6, 4, 3, 2), dict(stride=(2, 1), padding=1, dilation=(1, 2))),
+    (2, (1, 3, 5, 5), (3, 1, 3, 3), dict(groups=3)),
+    (3, (1, 2, 5, 5, 4), (3, 2, 2, 3, 2), dict(padding=(1, 0, 1))),
+]
 
 
 @pytest.mark.parametrize("n,xs,ws,kw", CONVS)
@@ -20,9 +23,11 @@ def test_conv_grad_functions_match(n, xs, ws, kw):
     out = getattr(torch.nn.functional, f"conv{n}d")(torch.tensor(x), torch.tensor(w), **kw)
     g = rng.standard_normal(tuple(out.shape)).astype(np.float32)
     for lib_fn, args in ((f"conv{n}d_input", (xs, w, g)), (f"conv{n}d_weight", (x, ws, g))):
+
         def call(lib):
-            conv = (lambda a: lib.tensor(a) if isinstance(a, np.ndarray) else a)
+            conv = lambda a: lib.tensor(a) if isinstance(a, np.ndarray) else a
             return getattr(lib.nn.grad, lib_fn)(*(conv(a) for a in args), **kw)
+
         m, t = call(mt), call(torch)
         assert not m.requires_grad
         assert_same(m, t, rtol=1e-5, atol=1e-5)
@@ -57,19 +62,30 @@ def test_data_parallel_without_accelerator_is_the_module():
             lib.nn.parallel.data_parallel(mod, lib.ones(2, 3))
 
 
-@pytest.mark.parametrize("kwargs", [None, {}, {"dtype": "D", "device": "cpu"}, {"factory_kwargs": {"dtype": "D"}},
-                                    {"factory_kwargs": {"memory_format": 1}, "device": "cpu"},
-                                    {"dtype": "D", "factory_kwargs": {"dtype": "D"}}, {"bogus": 1}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        None,
+        {},
+        {"dtype": "D", "device": "cpu"},
+        {"factory_kwargs": {"dtype": "D"}},
+        {"factory_kwargs": {"memory_format": 1}, "device": "cpu"},
+        {"dtype": "D", "factory_kwargs": {"dtype": "D"}},
+        {"bogus": 1},
+    ],
+)
 def test_factory_kwargs(kwargs):
     def run(lib):
         try:
             return lib.nn.factory_kwargs(kwargs)
         except TypeError as exc:
             return ("TypeError", str(exc))
+
     assert run(mt) == run(torch)
 
 
 def test_common_types_names():
     import mindtorch.nn.common_types as mc
     import torch.nn.common_types as tc
+
     assert {n for n in dir(tc) if n.startswith("_size") or n.startswith("_ratio")} <= set(dir(mc))

@@ -1,4 +1,5 @@
 """nn.init.dirac_ and sparse_ against PyTorch."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -10,8 +11,18 @@ import pytest  # noqa: E402
 from helpers import assert_same  # noqa: E402
 
 
-@pytest.mark.parametrize("shape,groups", [((4, 4, 3), 1), ((6, 3, 3, 3), 1), ((6, 2, 3, 3), 2), ((4, 6, 2, 3, 5), 1),
-                                          ((8, 3, 1, 1), 4), ((5, 5), 1), ((5, 2, 3), 2)])
+@pytest.mark.parametrize(
+    "shape,groups",
+    [
+        ((4, 4, 3), 1),
+        ((6, 3, 3, 3), 1),
+        ((6, 2, 3, 3), 2),
+        ((4, 6, 2, 3, 5), 1),
+        ((8, 3, 1, 1), 4),
+        ((5, 5), 1),
+        ((5, 2, 3), 2),
+    ],
+)
 def test_dirac(shape, groups):
     try:
         th = torch.nn.init.dirac_(torch.full(shape, 7.0), groups)

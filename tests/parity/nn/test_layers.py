@@ -1,4 +1,5 @@
 """Layers against PyTorch: same weights, same inputs -> same outputs, gradients, state_dict layout."""
+
 import numpy as np
 import pytest
 from helpers import assert_same, torch_or_skip
@@ -75,10 +76,20 @@ def test_default_init_distribution_matches():
         assert abs(mw.std().item() - tw.std().item()) < 0.02
 
 
-@pytest.mark.parametrize("loss,kw", [("CrossEntropyLoss", {"ignore_index": 2, "label_smoothing": 0.1}),
-                                     ("CrossEntropyLoss", {"reduction": "sum"}), ("NLLLoss", {}),
-                                     ("MSELoss", {}), ("L1Loss", {"reduction": "none"}), ("SmoothL1Loss", {"beta": 0.5}),
-                                     ("BCEWithLogitsLoss", {}), ("BCELoss", {}), ("KLDivLoss", {"reduction": "batchmean"})])
+@pytest.mark.parametrize(
+    "loss,kw",
+    [
+        ("CrossEntropyLoss", {"ignore_index": 2, "label_smoothing": 0.1}),
+        ("CrossEntropyLoss", {"reduction": "sum"}),
+        ("NLLLoss", {}),
+        ("MSELoss", {}),
+        ("L1Loss", {"reduction": "none"}),
+        ("SmoothL1Loss", {"beta": 0.5}),
+        ("BCEWithLogitsLoss", {}),
+        ("BCELoss", {}),
+        ("KLDivLoss", {"reduction": "batchmean"}),
+    ],
+)
 def test_losses(loss, kw):
     rng = np.random.default_rng(1)
     x = rng.standard_normal((6, 5)).astype(np.float32)
@@ -116,10 +127,24 @@ def test_multihead_attention(batch_first):
     kpm = np.zeros((3, 4), dtype=bool)
     kpm[1, 3] = True  # no fully-masked rows (PyTorch itself differs between its paths there)
     for need_weights, avg in ((True, True), (True, False), (False, True)):
-        mo, mw = mmha(mt.tensor(q), mt.tensor(kv), mt.tensor(kv), attn_mask=mt.tensor(mask),
-                      key_padding_mask=mt.tensor(kpm), need_weights=need_weights, average_attn_weights=avg)
-        to, tw = tmha(torch.tensor(q), torch.tensor(kv), torch.tensor(kv), attn_mask=torch.tensor(mask),
-                      key_padding_mask=torch.tensor(kpm), need_weights=need_weights, average_attn_weights=avg)
+        mo, mw = mmha(
+            mt.tensor(q),
+            mt.tensor(kv),
+            mt.tensor(kv),
+            attn_mask=mt.tensor(mask),
+            key_padding_mask=mt.tensor(kpm),
+            need_weights=need_weights,
+            average_attn_weights=avg,
+        )
+        to, tw = tmha(
+            torch.tensor(q),
+            torch.tensor(kv),
+            torch.tensor(kv),
+            attn_mask=torch.tensor(mask),
+            key_padding_mask=torch.tensor(kpm),
+            need_weights=need_weights,
+            average_attn_weights=avg,
+        )
         assert_same(mo, to, rtol=1e-4, atol=1e-5)
         if tw is None:
             assert mw is None
@@ -141,8 +166,9 @@ def test_multihead_attention_extra_key_rows(bias_kv, zero_attn):
     kpm[2, 0] = True
     mq, tq = mt.tensor(q).requires_grad_(), torch.tensor(q).requires_grad_()
     mo, mw = mmha(mq, mt.tensor(kv), mt.tensor(kv), attn_mask=mt.tensor(mask), key_padding_mask=mt.tensor(kpm))
-    to, tw = tmha(tq, torch.tensor(kv), torch.tensor(kv), attn_mask=torch.tensor(mask),
-                  key_padding_mask=torch.tensor(kpm))
+    to, tw = tmha(
+        tq, torch.tensor(kv), torch.tensor(kv), attn_mask=torch.tensor(mask), key_padding_mask=torch.tensor(kpm)
+    )
     assert_same(mo, to, rtol=1e-4, atol=1e-5)
     assert_same(mw, tw, rtol=1e-4, atol=1e-5)
     mo.sum().backward()
@@ -155,6 +181,7 @@ def test_multihead_attention_extra_key_rows(bias_kv, zero_attn):
 def test_module_state_dict_and_error_text_match():
     def build(nn):
         return nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3), nn.ModuleDict({"a": nn.LayerNorm(3)}))
+
     mm, tm = build(mnn), build(torch.nn)
     assert list(mm.state_dict()) == list(tm.state_dict())
     assert dict(mm.state_dict()._metadata) == dict(tm.state_dict()._metadata)
@@ -177,12 +204,19 @@ def test_multi_head_attention_forward_function(variant):
     E, H, L, S, N = 8, 2, 5, 4, 3
     arr = lambda *s: rng.standard_normal(s).astype(np.float32)
     q, kv = (arr(L, E), arr(S, E)) if variant == "unbatched" else (arr(L, N, E), arr(S, N, E))
-    w = dict(in_proj_weight=arr(3 * E, E), in_proj_bias=arr(3 * E), bias_k=arr(1, 1, E), bias_v=arr(1, 1, E),
-             out_proj_weight=arr(E, E), out_proj_bias=arr(E))
+    w = dict(
+        in_proj_weight=arr(3 * E, E),
+        in_proj_bias=arr(3 * E),
+        bias_k=arr(1, 1, E),
+        bias_v=arr(1, 1, E),
+        out_proj_weight=arr(E, E),
+        out_proj_bias=arr(E),
+    )
     kw = {}
     if variant == "separate":
-        kw = dict(use_separate_proj_weight=True, q_proj_weight=arr(E, E), k_proj_weight=arr(E, E),
-                  v_proj_weight=arr(E, E))
+        kw = dict(
+            use_separate_proj_weight=True, q_proj_weight=arr(E, E), k_proj_weight=arr(E, E), v_proj_weight=arr(E, E)
+        )
         w["in_proj_weight"] = None
     if variant == "static_kv":
         kw = dict(static_k=arr(N * H, S, E // H), static_v=arr(N * H, S, E // H))
@@ -196,9 +230,21 @@ def test_multi_head_attention_forward_function(variant):
         t = lambda a: None if a is None else lib.tensor(a)
         qt = lib.tensor(q).requires_grad_()
         out, weights = lib.nn.functional.multi_head_attention_forward(
-            qt, t(kv), t(kv), E, H, t(w["in_proj_weight"]), t(w["in_proj_bias"]), t(w["bias_k"]), t(w["bias_v"]),
-            variant == "packed", 0.0, t(w["out_proj_weight"]), t(w["out_proj_bias"]),
-            **{k: t(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()})
+            qt,
+            t(kv),
+            t(kv),
+            E,
+            H,
+            t(w["in_proj_weight"]),
+            t(w["in_proj_bias"]),
+            t(w["bias_k"]),
+            t(w["bias_v"]),
+            variant == "packed",
+            0.0,
+            t(w["out_proj_weight"]),
+            t(w["out_proj_bias"]),
+            **{k: t(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()},
+        )
         out.sum().backward()
         return out, weights, qt.grad
 

@@ -4,6 +4,7 @@ Both modules are built with the same arguments; PyTorch's state_dict is loaded i
 module through NumPy; then outputs, input gradients and parameter gradients must agree to float32
 rounding, and repr and state_dict keys must be identical.
 """
+
 import numpy as np
 import pytest
 from helpers import assert_same, torch_or_skip
@@ -110,8 +111,14 @@ def test_recurrent_padded(kind, cfg, with_hx):
     _check(mout, tout, mmod, tmod, ins)
 
 
-@pytest.mark.parametrize("kind,kw", [("RNN", {"nonlinearity": "relu"}), ("LSTM", {"proj_size": 3}),
-                                     ("LSTM", {"proj_size": 2, "num_layers": 2, "bidirectional": True})])
+@pytest.mark.parametrize(
+    "kind,kw",
+    [
+        ("RNN", {"nonlinearity": "relu"}),
+        ("LSTM", {"proj_size": 3}),
+        ("LSTM", {"proj_size": 2, "num_layers": 2, "bidirectional": True}),
+    ],
+)
 def test_recurrent_options(kind, kw):
     mmod, tmod = _pair(kind, 4, 5, **kw)
     ins = _inputs(np.random.default_rng(2), (6, 3, 4))
@@ -176,7 +183,7 @@ def test_rnn_cell_relu_repr_and_init_bounds():
     ins = _inputs(np.random.default_rng(6), (2, 3))
     _check(mmod(ins[0][0]), tmod(ins[0][1]), mmod, tmod, ins)
     big = mnn.LSTM(10, 100)
-    bound = 1 / 100 ** 0.5
+    bound = 1 / 100**0.5
     for p in big.parameters():
         assert p.abs().max().item() <= bound
         assert p.abs().max().item() > 0.9 * bound
@@ -192,20 +199,23 @@ def test_recurrent_dropout_train_vs_eval():
     assert not np.allclose(m(x)[0].detach().numpy(), a.detach().numpy())
 
 
-@pytest.mark.parametrize("call,exc", [
-    (lambda m: m.LSTM(3, 4, dropout=1.5), ValueError),
-    (lambda m: m.LSTM(3, 4, proj_size=4), ValueError),
-    (lambda m: m.GRU(3, 4, proj_size=2), ValueError),
-    (lambda m: m.RNN(3, 4, nonlinearity="gelu"), ValueError),
-    (lambda m: m.RNN(3, 0), ValueError),
-    (lambda m: m.RNN(3, 4.0), TypeError),
-    (lambda m: m.LSTM(3, 4)(m_or_t(m).zeros(2, 3, 4, 5)), ValueError),
-    (lambda m: m.LSTM(3, 4)(m_or_t(m).zeros(2, 3, 5)), RuntimeError),
-    (lambda m: m.GRU(3, 4)(m_or_t(m).zeros(2, 3, 3), m_or_t(m).zeros(1, 2, 4)), RuntimeError),
-    (lambda m: m.GRU(3, 4)(m_or_t(m).zeros(2, 3, 3), m_or_t(m).zeros(2, 4)), RuntimeError),
-    (lambda m: m.LSTM(3, 4)(m_or_t(m).zeros(2, 3, 3, dtype=m_or_t(m).float64)), ValueError),
-    (lambda m: m.GRUCell(3, 4)(m_or_t(m).zeros(2, 2, 3)), ValueError),
-])
+@pytest.mark.parametrize(
+    "call,exc",
+    [
+        (lambda m: m.LSTM(3, 4, dropout=1.5), ValueError),
+        (lambda m: m.LSTM(3, 4, proj_size=4), ValueError),
+        (lambda m: m.GRU(3, 4, proj_size=2), ValueError),
+        (lambda m: m.RNN(3, 4, nonlinearity="gelu"), ValueError),
+        (lambda m: m.RNN(3, 0), ValueError),
+        (lambda m: m.RNN(3, 4.0), TypeError),
+        (lambda m: m.LSTM(3, 4)(m_or_t(m).zeros(2, 3, 4, 5)), ValueError),
+        (lambda m: m.LSTM(3, 4)(m_or_t(m).zeros(2, 3, 5)), RuntimeError),
+        (lambda m: m.GRU(3, 4)(m_or_t(m).zeros(2, 3, 3), m_or_t(m).zeros(1, 2, 4)), RuntimeError),
+        (lambda m: m.GRU(3, 4)(m_or_t(m).zeros(2, 3, 3), m_or_t(m).zeros(2, 4)), RuntimeError),
+        (lambda m: m.LSTM(3, 4)(m_or_t(m).zeros(2, 3, 3, dtype=m_or_t(m).float64)), ValueError),
+        (lambda m: m.GRUCell(3, 4)(m_or_t(m).zeros(2, 2, 3)), ValueError),
+    ],
+)
 def test_recurrent_errors(call, exc):
     for lib in (torch.nn, mnn):
         with pytest.raises(exc):
@@ -267,15 +277,19 @@ def _masks(lib, kind, L, S, N):
     causal = lib.ones(L, S, dtype=lib.bool).triu(1)
     kpm = lib.zeros(N, S, dtype=lib.bool)
     kpm[0, S - 1] = True
-    kpm[N - 1, S - 2:] = True
+    kpm[N - 1, S - 2 :] = True
     if kind == "bool":
         return causal, kpm
-    return (lib.zeros(L, S).masked_fill(causal, float("-inf")),
-            lib.zeros(N, S).masked_fill(kpm, float("-inf")))
+    return (lib.zeros(L, S).masked_fill(causal, float("-inf")), lib.zeros(N, S).masked_fill(kpm, float("-inf")))
 
 
-LAYER_CONFIGS = [dict(), dict(norm_first=True), dict(batch_first=True, activation="gelu"),
-                 dict(batch_first=True, norm_first=True, bias=False), dict(layer_norm_eps=1e-3)]
+LAYER_CONFIGS = [
+    dict(),
+    dict(norm_first=True),
+    dict(batch_first=True, activation="gelu"),
+    dict(batch_first=True, norm_first=True, bias=False),
+    dict(layer_norm_eps=1e-3),
+]
 
 
 def _cfg_id(c):
@@ -288,6 +302,7 @@ def test_transformer_encoder(cfg, mask):
     def build(lib, nn):
         layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **cfg)
         return nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(8), enable_nested_tensor=False)
+
     mmod, tmod = _pair(build)
     N, S = 3, 5
     ins = _inputs(np.random.default_rng(9), (N, S, 8) if cfg.get("batch_first") else (S, N, 8))
@@ -302,16 +317,15 @@ def test_transformer_encoder(cfg, mask):
 def test_transformer_decoder(cfg, mask):
     def build(lib, nn):
         return nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, **cfg), 2)
+
     mmod, tmod = _pair(build)
     N, T, S = 2, 4, 6
     bf = cfg.get("batch_first")
     ins = _inputs(np.random.default_rng(10), (N, T, 8) if bf else (T, N, 8), (N, S, 8) if bf else (S, N, 8))
     (ma, mk), (ta, tk) = _masks(mt, mask, T, T, N), _masks(torch, mask, T, T, N)
     (mma, mmk), (tma, tmk) = _masks(mt, mask, T, S, N), _masks(torch, mask, T, S, N)
-    mo = mmod(ins[0][0], ins[1][0], tgt_mask=ma, memory_mask=mma, tgt_key_padding_mask=mk,
-              memory_key_padding_mask=mmk)
-    to = tmod(ins[0][1], ins[1][1], tgt_mask=ta, memory_mask=tma, tgt_key_padding_mask=tk,
-              memory_key_padding_mask=tmk)
+    mo = mmod(ins[0][0], ins[1][0], tgt_mask=ma, memory_mask=mma, tgt_key_padding_mask=mk, memory_key_padding_mask=mmk)
+    to = tmod(ins[0][1], ins[1][1], tgt_mask=ta, memory_mask=tma, tgt_key_padding_mask=tk, memory_key_padding_mask=tmk)
     _check(mo, to, mmod, tmod, ins)
 
 
@@ -319,6 +333,7 @@ def test_transformer_decoder(cfg, mask):
 def test_transformer_full(cfg):
     def build(lib, nn):
         return nn.Transformer(8, 2, 2, 1, 16, dropout=0.0, **cfg)
+
     mmod, tmod = _pair(build)
     N, S, T = 2, 5, 4
     bf = cfg.get("batch_first")
@@ -338,6 +353,7 @@ def test_transformer_callable_activation_and_unbatched(act):
     def build(lib, nn):
         a = nn.GELU(approximate="tanh") if act == "module" else nn.functional.silu
         return nn.TransformerEncoderLayer(8, 4, 16, dropout=0.0, activation=a)
+
     mmod, tmod = _pair(build)
     assert mmod.activation_relu_or_gelu == tmod.activation_relu_or_gelu
     ins = _inputs(np.random.default_rng(12), (5, 8))
@@ -368,6 +384,7 @@ def test_transformer_dropout_and_errors():
 
 def test_transformer_nested_tensor_warning_matches():
     import warnings
+
     msgs = []
     for nn in (torch.nn, mnn):
         with warnings.catch_warnings(record=True) as w:
@@ -443,8 +460,11 @@ MODULE_CASES = [
     ("ChannelShuffle", _nn("ChannelShuffle", 2), [("f", (2, 4, 3, 3))]),
     ("Upsample-nearest", _nn("Upsample", scale_factor=2), [("f", (1, 2, 3, 4))]),
     ("Upsample-bilinear", _nn("Upsample", size=(5, 7), mode="bilinear"), [("f", (1, 2, 3, 4))]),
-    ("Upsample-bilinear-ac", _nn("Upsample", scale_factor=2, mode="bilinear", align_corners=True),
-     [("f", (1, 2, 3, 4))]),
+    (
+        "Upsample-bilinear-ac",
+        _nn("Upsample", scale_factor=2, mode="bilinear", align_corners=True),
+        [("f", (1, 2, 3, 4))],
+    ),
     ("Upsample-linear", _nn("Upsample", scale_factor=3, mode="linear"), [("f", (2, 2, 4))]),
     ("UpsamplingNearest2d", _nn("UpsamplingNearest2d", scale_factor=2), [("f", (1, 2, 3, 3))]),
     ("UpsamplingBilinear2d", _nn("UpsamplingBilinear2d", size=(5, 6)), [("f", (1, 2, 3, 3))]),
@@ -460,10 +480,8 @@ MODULE_CASES = [
     ("InstanceNorm1d", _nn("InstanceNorm1d", 3), [("f", (2, 3, 5))]),
     ("InstanceNorm1d-unbatched", _nn("InstanceNorm1d", 3, affine=True), [("f", (3, 5))]),
     ("InstanceNorm2d-affine", _nn("InstanceNorm2d", 3, affine=True), [("f", (2, 3, 4, 4))]),
-    ("InstanceNorm2d-stats", _nn("InstanceNorm2d", 3, track_running_stats=True, momentum=0.3),
-     [("f", (2, 3, 4, 4))]),
-    ("InstanceNorm2d-stats-eval", _nn("InstanceNorm2d", 3, track_running_stats=True), [("f", (2, 3, 4, 4))],
-     "eval"),
+    ("InstanceNorm2d-stats", _nn("InstanceNorm2d", 3, track_running_stats=True, momentum=0.3), [("f", (2, 3, 4, 4))]),
+    ("InstanceNorm2d-stats-eval", _nn("InstanceNorm2d", 3, track_running_stats=True), [("f", (2, 3, 4, 4))], "eval"),
     ("InstanceNorm3d", _nn("InstanceNorm3d", 2, affine=True), [("f", (1, 2, 3, 3, 3))]),
     ("LocalResponseNorm", _nn("LocalResponseNorm", 3), [("f", (2, 5, 4, 4))]),
     ("LocalResponseNorm-3d", _nn("LocalResponseNorm", 2, 0.1, 0.5, 2.0), [("f", (2, 6, 7))]),
@@ -483,29 +501,46 @@ MODULE_CASES = [
     ("FeatureAlphaDropout-eval", _nn("FeatureAlphaDropout", 0.3), [("f", (2, 3, 4))], "eval"),
     # losses
     ("PoissonNLLLoss", _nn("PoissonNLLLoss"), [("f", (4, 5)), ("pos", (4, 5))]),
-    ("PoissonNLLLoss-full", _nn("PoissonNLLLoss", log_input=False, full=True, reduction="sum"),
-     [("pos", (4, 5)), ("pos", (4, 5))]),
+    (
+        "PoissonNLLLoss-full",
+        _nn("PoissonNLLLoss", log_input=False, full=True, reduction="sum"),
+        [("pos", (4, 5)), ("pos", (4, 5))],
+    ),
     ("GaussianNLLLoss", _nn("GaussianNLLLoss"), [("f", (4, 5)), ("f", (4, 5)), ("pos", (4, 5))]),
-    ("GaussianNLLLoss-full", _nn("GaussianNLLLoss", full=True, reduction="none"),
-     [("f", (4, 5)), ("f", (4, 5)), ("pos", (4,))]),
+    (
+        "GaussianNLLLoss-full",
+        _nn("GaussianNLLLoss", full=True, reduction="none"),
+        [("f", (4, 5)), ("f", (4, 5)), ("pos", (4,))],
+    ),
     ("HingeEmbeddingLoss", _nn("HingeEmbeddingLoss", 0.5), [("f", (4, 5)), ("sign", (4, 5))]),
-    ("MultiLabelMarginLoss", _nn("MultiLabelMarginLoss"),
-     [("f", (3, 5)), ("const", [[3, 0, -1, 1, 2], [4, 4, 1, -1, -1], [-1, 0, 1, 2, 3]])]),
+    (
+        "MultiLabelMarginLoss",
+        _nn("MultiLabelMarginLoss"),
+        [("f", (3, 5)), ("const", [[3, 0, -1, 1, 2], [4, 4, 1, -1, -1], [-1, 0, 1, 2, 3]])],
+    ),
     ("MultiLabelMarginLoss-1d", _nn("MultiLabelMarginLoss", reduction="none"), [("f", (4,)), ("const", [2, 1, -1, 0])]),
     ("SoftMarginLoss", _nn("SoftMarginLoss"), [("f", (4, 5)), ("sign", (4, 5))]),
-    ("MultiLabelSoftMarginLoss", lambda lib, nn: nn.MultiLabelSoftMarginLoss(lib.tensor([1.0, 2.0, 0.5, 1.0, 3.0])),
-     [("f", (3, 5)), ("bin", (3, 5))]),
+    (
+        "MultiLabelSoftMarginLoss",
+        lambda lib, nn: nn.MultiLabelSoftMarginLoss(lib.tensor([1.0, 2.0, 0.5, 1.0, 3.0])),
+        [("f", (3, 5)), ("bin", (3, 5))],
+    ),
     ("CosineEmbeddingLoss", _nn("CosineEmbeddingLoss", 0.2), [("f", (4, 5)), ("f", (4, 5)), ("sign", (4,))]),
-    ("CosineEmbeddingLoss-1d", _nn("CosineEmbeddingLoss", reduction="sum"),
-     [("f", (5,)), ("f", (5,)), ("const", -1.0)]),
+    (
+        "CosineEmbeddingLoss-1d",
+        _nn("CosineEmbeddingLoss", reduction="sum"),
+        [("f", (5,)), ("f", (5,)), ("const", -1.0)],
+    ),
     ("MarginRankingLoss", _nn("MarginRankingLoss", 0.1), [("f", (6,)), ("f", (6,)), ("sign", (6,))]),
     ("MultiMarginLoss", _nn("MultiMarginLoss"), [("f", (4, 5)), ("int", (4,), 5)]),
-    ("MultiMarginLoss-p2-weight", lambda lib, nn: nn.MultiMarginLoss(2, 0.5, lib.tensor([1.0, 2.0, 0.5, 1.0, 3.0])),
-     [("f", (4, 5)), ("int", (4,), 5)]),
+    (
+        "MultiMarginLoss-p2-weight",
+        lambda lib, nn: nn.MultiMarginLoss(2, 0.5, lib.tensor([1.0, 2.0, 0.5, 1.0, 3.0])),
+        [("f", (4, 5)), ("int", (4,), 5)],
+    ),
     ("TripletMarginLoss", _nn("TripletMarginLoss"), [("f", (4, 5))] * 3),
     ("TripletMarginLoss-swap", _nn("TripletMarginLoss", 0.5, 1.0, swap=True, reduction="none"), [("f", (4, 5))] * 3),
-    ("TripletMarginWithDistanceLoss", _nn("TripletMarginWithDistanceLoss", margin=0.7, swap=True),
-     [("f", (4, 5))] * 3),
+    ("TripletMarginWithDistanceLoss", _nn("TripletMarginWithDistanceLoss", margin=0.7, swap=True), [("f", (4, 5))] * 3),
     ("NLLLoss2d", _nn("NLLLoss2d"), [("f", (2, 3, 4, 4)), ("int", (2, 4, 4), 3)]),
 ]
 
@@ -544,27 +579,29 @@ def _lib_errors(cases):
 
 
 def test_module_errors_match_pytorch():
-    _lib_errors([
-        (lambda lib, nn: nn.PixelShuffle(2)(lib.zeros(1, 6, 2, 2)), RuntimeError),
-        (lambda lib, nn: nn.PixelShuffle(2)(lib.zeros(6, 2)), RuntimeError),
-        (lambda lib, nn: nn.PixelUnshuffle(2)(lib.zeros(1, 1, 3, 4)), RuntimeError),
-        (lambda lib, nn: nn.ChannelShuffle(3)(lib.zeros(1, 4, 2, 2)), RuntimeError),
-        (lambda lib, nn: nn.Softshrink(-1.0)(lib.zeros(3)), RuntimeError),
-        (lambda lib, nn: nn.PReLU(3)(lib.zeros(2, 4)), RuntimeError),
-        (lambda lib, nn: nn.Softmax2d()(lib.zeros(2, 3)), ValueError),
-        (lambda lib, nn: nn.CircularPad2d(1)(lib.zeros(2, 3)), ValueError),
-        (lambda lib, nn: nn.InstanceNorm1d(3, affine=True)(lib.zeros(2, 4, 5)), ValueError),
-        (lambda lib, nn: nn.InstanceNorm2d(3)(lib.zeros(2, 3)), ValueError),
-        (lambda lib, nn: nn.InstanceNorm1d(3)(lib.zeros(2, 3, 1)), ValueError),
-        (lambda lib, nn: nn.LocalResponseNorm(2)(lib.zeros(2, 3)), ValueError),
-        (lambda lib, nn: nn.TripletMarginLoss(margin=0.0), ValueError),
-        (lambda lib, nn: nn.TripletMarginWithDistanceLoss(margin=-1.0), ValueError),
-        (lambda lib, nn: nn.MultiMarginLoss(p=3), ValueError),
-        (lambda lib, nn: nn.GaussianNLLLoss()(lib.zeros(2, 3), lib.zeros(2, 3), -lib.ones(2, 3)), ValueError),
-        (lambda lib, nn: nn.GaussianNLLLoss()(lib.zeros(2, 3), lib.zeros(2, 3), lib.ones(3, 3)), ValueError),
-        (lambda lib, nn: nn.Dropout3d(p=1.5), ValueError),
-        (lambda lib, nn: nn.AlphaDropout(p=-0.1), ValueError),
-    ])
+    _lib_errors(
+        [
+            (lambda lib, nn: nn.PixelShuffle(2)(lib.zeros(1, 6, 2, 2)), RuntimeError),
+            (lambda lib, nn: nn.PixelShuffle(2)(lib.zeros(6, 2)), RuntimeError),
+            (lambda lib, nn: nn.PixelUnshuffle(2)(lib.zeros(1, 1, 3, 4)), RuntimeError),
+            (lambda lib, nn: nn.ChannelShuffle(3)(lib.zeros(1, 4, 2, 2)), RuntimeError),
+            (lambda lib, nn: nn.Softshrink(-1.0)(lib.zeros(3)), RuntimeError),
+            (lambda lib, nn: nn.PReLU(3)(lib.zeros(2, 4)), RuntimeError),
+            (lambda lib, nn: nn.Softmax2d()(lib.zeros(2, 3)), ValueError),
+            (lambda lib, nn: nn.CircularPad2d(1)(lib.zeros(2, 3)), ValueError),
+            (lambda lib, nn: nn.InstanceNorm1d(3, affine=True)(lib.zeros(2, 4, 5)), ValueError),
+            (lambda lib, nn: nn.InstanceNorm2d(3)(lib.zeros(2, 3)), ValueError),
+            (lambda lib, nn: nn.InstanceNorm1d(3)(lib.zeros(2, 3, 1)), ValueError),
+            (lambda lib, nn: nn.LocalResponseNorm(2)(lib.zeros(2, 3)), ValueError),
+            (lambda lib, nn: nn.TripletMarginLoss(margin=0.0), ValueError),
+            (lambda lib, nn: nn.TripletMarginWithDistanceLoss(margin=-1.0), ValueError),
+            (lambda lib, nn: nn.MultiMarginLoss(p=3), ValueError),
+            (lambda lib, nn: nn.GaussianNLLLoss()(lib.zeros(2, 3), lib.zeros(2, 3), -lib.ones(2, 3)), ValueError),
+            (lambda lib, nn: nn.GaussianNLLLoss()(lib.zeros(2, 3), lib.zeros(2, 3), lib.ones(3, 3)), ValueError),
+            (lambda lib, nn: nn.Dropout3d(p=1.5), ValueError),
+            (lambda lib, nn: nn.AlphaDropout(p=-0.1), ValueError),
+        ]
+    )
 
 
 def test_random_modules_in_training_mode():
@@ -572,8 +609,11 @@ def test_random_modules_in_training_mode():
     # alpha dropout keeps zero mean and unit variance of a standard normal input
     y = mnn.AlphaDropout(0.2)(x)
     assert abs(y.mean().item()) < 0.1 and abs(y.std().item() - 1) < 0.1
-    dropped = np.isclose(y.numpy(), -1.7580993408473766 * (1 / np.sqrt((1.7580993408473766 ** 2 * 0.2 + 1) * 0.8))
-                         + 1.7580993408473766 * (1 / np.sqrt((1.7580993408473766 ** 2 * 0.2 + 1) * 0.8)) * 0.2)
+    dropped = np.isclose(
+        y.numpy(),
+        -1.7580993408473766 * (1 / np.sqrt((1.7580993408473766**2 * 0.2 + 1) * 0.8))
+        + 1.7580993408473766 * (1 / np.sqrt((1.7580993408473766**2 * 0.2 + 1) * 0.8)) * 0.2,
+    )
     assert 0.15 < dropped.mean() < 0.25
     # feature variants drop whole channels
     f = mnn.FeatureAlphaDropout(0.5)(mt.randn(4, 30, 6)).numpy()
@@ -598,10 +638,16 @@ def test_functional_extras_match_pytorch():
     _check(mt.nn.functional.pdist(mx), torch.nn.functional.pdist(tx), None, None, [(mx, tx)])
     _check(mt.nn.functional.pdist(mx, 1.0), torch.nn.functional.pdist(tx, 1.0), None, None, [])
     b = rng.standard_normal((1, 2, 3, 3)).astype(np.float32)
-    assert_same(mt.nn.functional.upsample_nearest(mt.tensor(b), scale_factor=2),
-                torch.nn.functional.upsample_nearest(torch.tensor(b), scale_factor=2))
-    assert_same(mt.nn.functional.upsample_bilinear(mt.tensor(b), size=(4, 5)),
-                torch.nn.functional.upsample_bilinear(torch.tensor(b), size=(4, 5)), rtol=RTOL, atol=ATOL)
+    assert_same(
+        mt.nn.functional.upsample_nearest(mt.tensor(b), scale_factor=2),
+        torch.nn.functional.upsample_nearest(torch.tensor(b), scale_factor=2),
+    )
+    assert_same(
+        mt.nn.functional.upsample_bilinear(mt.tensor(b), size=(4, 5)),
+        torch.nn.functional.upsample_bilinear(torch.tensor(b), size=(4, 5)),
+        rtol=RTOL,
+        atol=ATOL,
+    )
     mi, ti = mt.tensor(a), torch.tensor(a)
     mt.nn.functional.threshold(mi, 0.2, -5.0, inplace=True)
     torch.nn.functional.threshold(ti, 0.2, -5.0, inplace=True)
@@ -611,45 +657,67 @@ def test_functional_extras_match_pytorch():
 
 CONV_CASES = [
     ("Conv3d", _nn("Conv3d", 2, 4, 3), [("f", (2, 2, 5, 5, 5))]),
-    ("Conv3d-strided", _nn("Conv3d", 2, 4, (2, 3, 1), stride=(2, 1, 2), padding=(1, 0, 1), dilation=(1, 2, 1)),
-     [("f", (1, 2, 6, 7, 5))]),
+    (
+        "Conv3d-strided",
+        _nn("Conv3d", 2, 4, (2, 3, 1), stride=(2, 1, 2), padding=(1, 0, 1), dilation=(1, 2, 1)),
+        [("f", (1, 2, 6, 7, 5))],
+    ),
     ("Conv3d-groups", _nn("Conv3d", 4, 6, 2, groups=2, bias=False), [("f", (1, 4, 3, 4, 4))]),
     ("Conv3d-same", _nn("Conv3d", 2, 3, (3, 2, 3), padding="same"), [("f", (1, 2, 4, 5, 5))]),
     ("Conv3d-circular", _nn("Conv3d", 2, 3, 3, padding=1, padding_mode="circular"), [("f", (2, 4, 4, 4))]),
-    ("ConvTranspose1d", _nn("ConvTranspose1d", 3, 4, 3, stride=2, padding=1, output_padding=1),
-     [("f", (2, 3, 5))]),
+    ("ConvTranspose1d", _nn("ConvTranspose1d", 3, 4, 3, stride=2, padding=1, output_padding=1), [("f", (2, 3, 5))]),
     ("ConvTranspose1d-unbatched", _nn("ConvTranspose1d", 3, 2, 4, dilation=2), [("f", (3, 6))]),
     ("ConvTranspose2d", _nn("ConvTranspose2d", 3, 4, 3), [("f", (2, 3, 4, 5))]),
-    ("ConvTranspose2d-strided", _nn("ConvTranspose2d", 4, 6, (3, 2), stride=(2, 3), padding=(1, 0),
-                                    output_padding=(1, 2), groups=2), [("f", (1, 4, 3, 4))]),
-    ("ConvTranspose2d-crop", _nn("ConvTranspose2d", 2, 2, 2, stride=2, padding=2, dilation=1, bias=False),
-     [("f", (1, 2, 5, 5))]),
+    (
+        "ConvTranspose2d-strided",
+        _nn("ConvTranspose2d", 4, 6, (3, 2), stride=(2, 3), padding=(1, 0), output_padding=(1, 2), groups=2),
+        [("f", (1, 4, 3, 4))],
+    ),
+    (
+        "ConvTranspose2d-crop",
+        _nn("ConvTranspose2d", 2, 2, 2, stride=2, padding=2, dilation=1, bias=False),
+        [("f", (1, 2, 5, 5))],
+    ),
     ("ConvTranspose3d", _nn("ConvTranspose3d", 2, 3, 2, stride=2), [("f", (1, 2, 2, 3, 2))]),
     ("Unfold", _nn("Unfold", (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), [("f", (2, 3, 5, 6))]),
     ("Unfold-unbatched", _nn("Unfold", 2), [("f", (2, 4, 4))]),
     ("Fold", _nn("Fold", (5, 6), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), [("f", (2, 18, 12))]),
     ("Fold-overlap", _nn("Fold", 4, 2), [("f", (1, 12, 9))]),
     ("EmbeddingBag-2d", _nn("EmbeddingBag", 10, 3), [("int", (4, 3), 10)]),
-    ("EmbeddingBag-sum-offsets", _nn("EmbeddingBag", 10, 3, mode="sum"),
-     [("int", (7,), 10), ("const", [0, 2, 2, 5])]),
-    ("EmbeddingBag-max-last", _nn("EmbeddingBag", 10, 3, mode="max", include_last_offset=True),
-     [("int", (7,), 10), ("const", [0, 3, 4, 7])]),
-    ("EmbeddingBag-padding", _nn("EmbeddingBag", 10, 3, padding_idx=2),
-     [("const", [2, 1, 2, 2, 5, 7]), ("const", [0, 2, 4])]),
-    ("EmbeddingBag-weights", _nn("EmbeddingBag", 10, 3, mode="sum"),
-     [("int", (6,), 10), ("const", [0, 3]), ("f", (6,))]),
+    ("EmbeddingBag-sum-offsets", _nn("EmbeddingBag", 10, 3, mode="sum"), [("int", (7,), 10), ("const", [0, 2, 2, 5])]),
+    (
+        "EmbeddingBag-max-last",
+        _nn("EmbeddingBag", 10, 3, mode="max", include_last_offset=True),
+        [("int", (7,), 10), ("const", [0, 3, 4, 7])],
+    ),
+    (
+        "EmbeddingBag-padding",
+        _nn("EmbeddingBag", 10, 3, padding_idx=2),
+        [("const", [2, 1, 2, 2, 5, 7]), ("const", [0, 2, 4])],
+    ),
+    (
+        "EmbeddingBag-weights",
+        _nn("EmbeddingBag", 10, 3, mode="sum"),
+        [("int", (6,), 10), ("const", [0, 3]), ("f", (6,))],
+    ),
 ]
 
 
 POOL3D_CASES = [
     ("MaxPool3d", _nn("MaxPool3d", 2), [("f", (2, 3, 4, 5, 6))]),
-    ("MaxPool3d-full", _nn("MaxPool3d", (3, 2, 2), stride=(2, 1, 2), padding=1, dilation=(1, 2, 1), ceil_mode=True),
-     [("f", (1, 2, 6, 6, 7))]),
+    (
+        "MaxPool3d-full",
+        _nn("MaxPool3d", (3, 2, 2), stride=(2, 1, 2), padding=1, dilation=(1, 2, 1), ceil_mode=True),
+        [("f", (1, 2, 6, 6, 7))],
+    ),
     ("MaxPool3d-indices", _nn("MaxPool3d", 2, stride=1, padding=1, return_indices=True), [("f", (2, 3, 3, 4))]),
     ("AvgPool3d", _nn("AvgPool3d", 2), [("f", (2, 3, 4, 5, 6))]),
     ("AvgPool3d-pad", _nn("AvgPool3d", 3, stride=2, padding=1, ceil_mode=True), [("f", (1, 2, 6, 5, 7))]),
-    ("AvgPool3d-nopadcount", _nn("AvgPool3d", 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
-     [("f", (1, 2, 6, 5, 7))]),
+    (
+        "AvgPool3d-nopadcount",
+        _nn("AvgPool3d", 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+        [("f", (1, 2, 6, 5, 7))],
+    ),
     ("AvgPool3d-divisor", _nn("AvgPool3d", (2, 1, 2), stride=1, divisor_override=3), [("f", (2, 3, 4, 5))]),
     ("LPPool3d", _nn("LPPool3d", 2, 2), [("f", (1, 2, 4, 4, 5))]),
     ("AdaptiveAvgPool3d", _nn("AdaptiveAvgPool3d", (2, 3, None)), [("f", (2, 3, 5, 7, 4))]),
@@ -701,9 +769,20 @@ MISC_CASES = [
     ("SyncBatchNorm", _nn("SyncBatchNorm", 3), [("f", (4, 3, 2, 2, 2))]),
     ("SyncBatchNorm-eval", _nn("SyncBatchNorm", 3, momentum=None), [("f", (4, 3))], "eval"),
     ("LinearCrossEntropyLoss", _nn("LinearCrossEntropyLoss", 4, 5), [("f", (6, 4)), ("int", (6,), 5)]),
-    ("LinearCrossEntropyLoss-kd", lambda lib, nn: nn.LinearCrossEntropyLoss(
-        4, 3, out_features=(2,), bias=True, weight=lib.tensor([1.0, 2.0, 0.5]), ignore_index=1, label_smoothing=0.1,
-        reduction="sum"), [("f", (5, 4)), ("int", (5, 2), 3)]),
+    (
+        "LinearCrossEntropyLoss-kd",
+        lambda lib, nn: nn.LinearCrossEntropyLoss(
+            4,
+            3,
+            out_features=(2,),
+            bias=True,
+            weight=lib.tensor([1.0, 2.0, 0.5]),
+            ignore_index=1,
+            label_smoothing=0.1,
+            reduction="sum",
+        ),
+        [("f", (5, 4)), ("int", (5, 2), 3)],
+    ),
 ]
 
 
@@ -726,6 +805,7 @@ def test_sync_batchnorm_conversion():
 def test_adaptive_log_softmax(batched):
     def build(lib, nn):
         return nn.AdaptiveLogSoftmaxWithLoss(8, 20, [4, 10, 15], div_value=2.0, head_bias=True)
+
     mmod, tmod = _pair(build)
     rng = np.random.default_rng(17)
     ins = _inputs(rng, (6, 8) if batched else (8,))
@@ -755,14 +835,22 @@ def test_linear_cross_entropy_options_validation():
 
 
 CTC_CASES = [
-    ("CTCLoss", _nn("CTCLoss"), [(7, 2, 5), ("const", [[1, 2, 2], [3, 1, 0]]), ("const", [7, 6]),
-                                 ("const", [3, 2])]),
-    ("CTCLoss-concat-sum", _nn("CTCLoss", blank=4, reduction="sum"),
-     [(6, 3, 5), ("const", [0, 1, 1, 2, 3, 0]), ("const", [6, 5, 6]), ("const", [2, 1, 3])]),
-    ("CTCLoss-none-empty", _nn("CTCLoss", reduction="none"),
-     [(5, 2, 4), ("const", [[2, 3], [0, 0]]), ("const", [5, 4]), ("const", [2, 0])]),
-    ("CTCLoss-zero-infinity", _nn("CTCLoss", reduction="none", zero_infinity=True),
-     [(3, 2, 4), ("const", [[1, 1, 1], [2, 3, 1]]), ("const", [3, 3]), ("const", [3, 2])]),
+    ("CTCLoss", _nn("CTCLoss"), [(7, 2, 5), ("const", [[1, 2, 2], [3, 1, 0]]), ("const", [7, 6]), ("const", [3, 2])]),
+    (
+        "CTCLoss-concat-sum",
+        _nn("CTCLoss", blank=4, reduction="sum"),
+        [(6, 3, 5), ("const", [0, 1, 1, 2, 3, 0]), ("const", [6, 5, 6]), ("const", [2, 1, 3])],
+    ),
+    (
+        "CTCLoss-none-empty",
+        _nn("CTCLoss", reduction="none"),
+        [(5, 2, 4), ("const", [[2, 3], [0, 0]]), ("const", [5, 4]), ("const", [2, 0])],
+    ),
+    (
+        "CTCLoss-zero-infinity",
+        _nn("CTCLoss", reduction="none", zero_infinity=True),
+        [(3, 2, 4), ("const", [[1, 1, 1], [2, 3, 1]]), ("const", [3, 3]), ("const", [3, 2])],
+    ),
     ("CTCLoss-unbatched", _nn("CTCLoss"), [(6, 4), ("const", [1, 2]), ("const", 6), ("const", 2)]),
 ]
 
@@ -827,12 +915,15 @@ def test_lazy_module_loads_a_checkpoint_before_its_first_call():
             nn.LazyConv2d(4, 3)(lib.zeros(3, 2))
 
 
-@pytest.mark.parametrize("nd,shape,kw", [
-    (2, (2, 3, 9, 11), {"kernel_size": 2, "output_size": (4, 5)}),
-    (2, (3, 10, 7), {"kernel_size": (3, 2), "output_ratio": 0.5}),
-    (3, (1, 2, 6, 7, 8), {"kernel_size": 2, "output_size": (3, 4, 5)}),
-    (3, (2, 5, 6, 7), {"kernel_size": (2, 3, 2), "output_ratio": (0.5, 0.6, 0.7)}),
-])
+@pytest.mark.parametrize(
+    "nd,shape,kw",
+    [
+        (2, (2, 3, 9, 11), {"kernel_size": 2, "output_size": (4, 5)}),
+        (2, (3, 10, 7), {"kernel_size": (3, 2), "output_ratio": 0.5}),
+        (3, (1, 2, 6, 7, 8), {"kernel_size": 2, "output_size": (3, 4, 5)}),
+        (3, (2, 5, 6, 7), {"kernel_size": (2, 3, 2), "output_ratio": (0.5, 0.6, 0.7)}),
+    ],
+)
 def test_fractional_max_pool(nd, shape, kw):
     rng = np.random.default_rng(20)
     n = shape[0] if len(shape) == nd + 2 else 1
@@ -841,6 +932,7 @@ def test_fractional_max_pool(nd, shape, kw):
 
     def build(lib, nn):
         return getattr(nn, f"FractionalMaxPool{nd}d")(return_indices=True, _random_samples=lib.tensor(u), **kw)
+
     mmod, tmod = _pair(build)
     ins = _inputs(rng, shape)
     _check(mmod(ins[0][0]), tmod(ins[0][1]), None, None, ins)
@@ -881,16 +973,26 @@ def test_affine_grid_and_grid_sample(mode, padding_mode, align_corners):
 def test_affine_grid_3d():
     rng = np.random.default_rng(22)
     ins = _inputs(rng, (2, 3, 4))
-    _check(mt.nn.functional.affine_grid(ins[0][0], (2, 1, 3, 4, 5), align_corners=False),
-           torch.nn.functional.affine_grid(ins[0][1], (2, 1, 3, 4, 5), align_corners=False), None, None, ins)
+    _check(
+        mt.nn.functional.affine_grid(ins[0][0], (2, 1, 3, 4, 5), align_corners=False),
+        torch.nn.functional.affine_grid(ins[0][1], (2, 1, 3, 4, 5), align_corners=False),
+        None,
+        None,
+        ins,
+    )
 
 
 def test_functional_wrappers():
     F_m, F_t = mt.nn.functional, torch.nn.functional
     rng = np.random.default_rng(23)
     a = rng.standard_normal((3, 4, 5)).astype(np.float32)
-    for name, args in (("elu_", (0.7,)), ("celu_", (0.5,)), ("selu_", ()), ("hardtanh_", (-0.5, 0.4)),
-                       ("leaky_relu_", (0.2,))):
+    for name, args in (
+        ("elu_", (0.7,)),
+        ("celu_", (0.5,)),
+        ("selu_", ()),
+        ("hardtanh_", (-0.5, 0.4)),
+        ("leaky_relu_", (0.2,)),
+    ):
         mx, tx = mt.tensor(a), torch.tensor(a)
         r = getattr(F_m, name)(mx, *args)
         getattr(F_t, name)(tx, *args)
@@ -898,8 +1000,10 @@ def test_functional_wrappers():
         assert_same(mx, tx, rtol=RTOL, atol=ATOL)
     for n, shape in ((1, (2, 3, 8)), (2, (2, 3, 4, 6))):
         b = rng.standard_normal(shape).astype(np.float32)
-        assert_same(getattr(F_m, f"max_pool{n}d_with_indices")(mt.tensor(b), 2),
-                    getattr(F_t, f"max_pool{n}d_with_indices")(torch.tensor(b), 2))
+        assert_same(
+            getattr(F_m, f"max_pool{n}d_with_indices")(mt.tensor(b), 2),
+            getattr(F_t, f"max_pool{n}d_with_indices")(torch.tensor(b), 2),
+        )
     (mi, ti), (mw, tw), (mb, tb) = _inputs(rng, (7, 2, 3), (3, 3, 4), (4,))
     _check(F_m.conv_tbc(mi, mw, mb, 1), F_t.conv_tbc(ti, tw, tb, 1), None, None, [(mi, ti), (mw, tw), (mb, tb)])
     logits = mt.randn(1000, 5, requires_grad=True)
@@ -914,15 +1018,23 @@ def test_functional_wrappers():
     assert counts.min() > 850
 
 
-@pytest.mark.parametrize("build", [_nn("SELU", True), _nn("CELU", 0.5, True), _nn("Hardsigmoid", True),
-                                   _nn("Threshold", 0.1, -2.0, True), _nn("RReLU", inplace=True),
-                                   _nn("ReLU6", True)], ids=["SELU", "CELU", "Hardsigmoid", "Threshold", "RReLU",
-                                                            "ReLU6"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        _nn("SELU", True),
+        _nn("CELU", 0.5, True),
+        _nn("Hardsigmoid", True),
+        _nn("Threshold", 0.1, -2.0, True),
+        _nn("RReLU", inplace=True),
+        _nn("ReLU6", True),
+    ],
+    ids=["SELU", "CELU", "Hardsigmoid", "Threshold", "RReLU", "ReLU6"],
+)
 def test_inplace_activation_modules(build):
     mmod, tmod = _pair(build)
     mmod.eval()
     tmod.eval()
-    (mx, tx), = _inputs(np.random.default_rng(24), (3, 4))
+    ((mx, tx),) = _inputs(np.random.default_rng(24), (3, 4))
     my, ty = mx * 1, tx * 1
     mo, to = mmod(my), tmod(ty)
     assert mo is my
@@ -930,13 +1042,17 @@ def test_inplace_activation_modules(build):
 
 
 def test_embedding_bag_errors_and_empty_mean_bag():
-    _lib_errors([
-        (lambda lib, nn: nn.EmbeddingBag(10, 3)(lib.tensor([1, 2, 3]), lib.tensor([1, 2])), RuntimeError),
-        (lambda lib, nn: nn.EmbeddingBag(10, 3)(lib.tensor([1, 2, 3])), ValueError),
-        (lambda lib, nn: nn.EmbeddingBag(10, 3)(lib.tensor([[1, 2]]), lib.tensor([0])), ValueError),
-        (lambda lib, nn: nn.EmbeddingBag(10, 3)(lib.tensor([1, 2, 3]), lib.tensor([0, 1]), lib.ones(3)),
-         NotImplementedError),
-    ])
+    _lib_errors(
+        [
+            (lambda lib, nn: nn.EmbeddingBag(10, 3)(lib.tensor([1, 2, 3]), lib.tensor([1, 2])), RuntimeError),
+            (lambda lib, nn: nn.EmbeddingBag(10, 3)(lib.tensor([1, 2, 3])), ValueError),
+            (lambda lib, nn: nn.EmbeddingBag(10, 3)(lib.tensor([[1, 2]]), lib.tensor([0])), ValueError),
+            (
+                lambda lib, nn: nn.EmbeddingBag(10, 3)(lib.tensor([1, 2, 3]), lib.tensor([0, 1]), lib.ones(3)),
+                NotImplementedError,
+            ),
+        ]
+    )
     test_module_parity(("mean-empty", _nn("EmbeddingBag", 10, 3), [("int", (5,), 10), ("const", [0, 0, 2, 5])]))
 
 
@@ -1018,9 +1134,11 @@ def _initial_state(kind):
         parts["body"] = nn.GRU(emb, hid, num_layers=2, batch_first=True)
         out = hid
     else:
-        parts["body"] = nn.TransformerEncoder(nn.TransformerEncoderLayer(emb, 2, 16, dropout=0.0, batch_first=True,
-                                                                         norm_first=True), 2,
-                                              enable_nested_tensor=False)
+        parts["body"] = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(emb, 2, 16, dropout=0.0, batch_first=True, norm_first=True),
+            2,
+            enable_nested_tensor=False,
+        )
         out = emb
     parts["decoder"] = nn.Linear(out, vocab)
     return {f"{name}.{k}": v.numpy().copy() for name, mod in parts.items() for k, v in mod.state_dict().items()}
@@ -1028,6 +1146,7 @@ def _initial_state(kind):
 
 def test_every_pytorch_module_class_exists_at_pytorch_path():
     import importlib
+
     for name in torch.nn.modules.__all__:
         assert hasattr(mnn, name), name
         path = getattr(torch.nn, name).__module__.replace("torch.", "mindtorch.", 1)

@@ -1,4 +1,5 @@
 """torch.conv2d, torch.dropout, torch.layer_norm, ...: the top-level forms with ATen's signatures."""
+
 import numpy as np
 import pytest
 from helpers import assert_same, torch_or_skip
@@ -28,8 +29,10 @@ CASES = {
     "alpha_dropout_": ((a(4, 5), 0.3, False), {}),
     "batch_norm": ((a(4, 3, 5), a(3), a(3), a(3), a(3, positive=True), False, 0.1, 1e-5, True), {}),
     "bilinear": ((a(4, 3), a(4, 2), a(5, 3, 2), a(5)), {}),
-    "binary_cross_entropy_with_logits": ((a(6), (a(6) > 0).astype(np.float32)), {"pos_weight": a(6, positive=True),
-                                                                                  "reduction": 2}),
+    "binary_cross_entropy_with_logits": (
+        (a(6), (a(6) > 0).astype(np.float32)),
+        {"pos_weight": a(6, positive=True), "reduction": 2},
+    ),
     "celu": ((a(3, 4),), {"alpha": 0.7}),
     "celu_": ((a(3, 4), 0.7), {}),
     "channel_shuffle": ((a(1, 6, 2, 2), 3), {}),
@@ -98,8 +101,14 @@ def test_matches_pytorch(name):
         assert_same(m, t, rtol=1e-5, atol=1e-5)
 
 
-LOSSES = ["binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss", "kl_div",
-          "margin_ranking_loss", "triplet_margin_loss"]
+LOSSES = [
+    "binary_cross_entropy_with_logits",
+    "cosine_embedding_loss",
+    "hinge_embedding_loss",
+    "kl_div",
+    "margin_ranking_loss",
+    "triplet_margin_loss",
+]
 
 
 @pytest.mark.parametrize("name", LOSSES)

@@ -1,6 +1,7 @@
 """Argument forms PyTorch's parser accepts, generated over the op table: NumPy's axis= / keepdims= for
 every op with a dim / keepdim parameter, and sizes given as a list followed by more positionals
 (`x.split([1, 3], 1)`) or packed as varargs (`x.view(2, 6)`)."""
+
 import numpy as np
 import pytest
 from helpers import torch_or_skip
@@ -42,9 +43,10 @@ def _raised(r):
 def _same(a, b):
     if _raised(a) or _raised(b):
         return a == b
-    return len(a) == len(b) and all(np.shape(x) == np.shape(y) and np.allclose(x, y, rtol=1e-5, atol=1e-6,
-                                                                                equal_nan=True)
-                                    for x, y in zip(a[1:], b[1:]))
+    return len(a) == len(b) and all(
+        np.shape(x) == np.shape(y) and np.allclose(x, y, rtol=1e-5, atol=1e-6, equal_nan=True)
+        for x, y in zip(a[1:], b[1:])
+    )
 
 
 # torch.norm, torch.unique and torch.unique_consecutive are Python wrappers in PyTorch whose signatures lack the NumPy spellings, so
@@ -65,16 +67,50 @@ def test_axis_and_keepdims_are_accepted_like_pytorch(name):
         assert _same(m, t), (name, kw, m, t)
 
 
-@pytest.mark.parametrize("call", [
-    "x.split([1, 3], 1)", "x.split([1, 3], dim=1)", "L.split(x, [2, 1], 0)", "x.split(2, 1)", "x.view(4, 3)",
-    "x.view([2, 6])", "x.reshape(6, 2)", "x.reshape((12,))", "x.permute(1, 0)", "x.permute([1, 0])",
-    "x.repeat(2, 1)", "x.repeat([1, 2])", "x.expand(2, 3, 4)", "x.expand([2, 3, 4])", "x.flip(0)", "x.flip([0, 1])",
-    "x.tile(2)", "x.tile([2, 1])", "x.sum((0, 1))", "x.mean([0])", "x.amax(dim=(0, 1))", "x.std((1,), keepdim=True)",
-    "x.squeeze(0)", "x.unsqueeze(-1)", "x.transpose(0, 1)", "x.narrow(1, 1, 2)", "x.chunk(2, 1)",
-    "x.tensor_split(3, 1)", "x.tensor_split([1, 2], 1)", "x.roll(1, 1)", "x.roll([1, 1], [0, 1])",
-    "x.logsumexp(dim=-1)", "x.logsumexp(1, keepdim=True)", "x.view(size=(4, 3))", "x.permute(dims=(1, 0))",
-    "x.view()", "x.view(4, 3, size=(4, 3))", "L.block_diag()", "x.repeat(repeats=(1, 2))",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "x.split([1, 3], 1)",
+        "x.split([1, 3], dim=1)",
+        "L.split(x, [2, 1], 0)",
+        "x.split(2, 1)",
+        "x.view(4, 3)",
+        "x.view([2, 6])",
+        "x.reshape(6, 2)",
+        "x.reshape((12,))",
+        "x.permute(1, 0)",
+        "x.permute([1, 0])",
+        "x.repeat(2, 1)",
+        "x.repeat([1, 2])",
+        "x.expand(2, 3, 4)",
+        "x.expand([2, 3, 4])",
+        "x.flip(0)",
+        "x.flip([0, 1])",
+        "x.tile(2)",
+        "x.tile([2, 1])",
+        "x.sum((0, 1))",
+        "x.mean([0])",
+        "x.amax(dim=(0, 1))",
+        "x.std((1,), keepdim=True)",
+        "x.squeeze(0)",
+        "x.unsqueeze(-1)",
+        "x.transpose(0, 1)",
+        "x.narrow(1, 1, 2)",
+        "x.chunk(2, 1)",
+        "x.tensor_split(3, 1)",
+        "x.tensor_split([1, 2], 1)",
+        "x.roll(1, 1)",
+        "x.roll([1, 1], [0, 1])",
+        "x.logsumexp(dim=-1)",
+        "x.logsumexp(1, keepdim=True)",
+        "x.view(size=(4, 3))",
+        "x.permute(dims=(1, 0))",
+        "x.view()",
+        "x.view(4, 3, size=(4, 3))",
+        "L.block_diag()",
+        "x.repeat(repeats=(1, 2))",
+    ],
+)
 def test_overload_forms(call):
     m = _outcome(lambda: eval(call, {"x": mt.tensor(X).reshape(3, 4), "L": mt}))
     t = _outcome(lambda: eval(call, {"x": torch.tensor(X).reshape(3, 4), "L": torch}))

@@ -1,5 +1,6 @@
 """Argument checks against PyTorch: bad sizes and overflow, None for a tensor argument, mixed devices, index
 sources; mindtorch raises the exception class PyTorch raises."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -27,15 +28,15 @@ def _same_class(fn):
 
 SIZE_CASES = {
     "expand to a negative size": lambda L: L.ones(2, 1).expand(2, -2),
-    "meta sizes whose numel overflows": lambda L: L.empty(2 ** 40, 2 ** 40, device="meta"),
-    "meta zeros overflowing in bytes": lambda L: L.zeros(2 ** 62, dtype=L.float32, device="meta"),
+    "meta sizes whose numel overflows": lambda L: L.empty(2**40, 2**40, device="meta"),
+    "meta zeros overflowing in bytes": lambda L: L.zeros(2**62, dtype=L.float32, device="meta"),
     "int8 from 300": lambda L: L.tensor([300], dtype=L.int8),
     "int8 from -129": lambda L: L.tensor([[1], [-129]], dtype=L.int8),
     "int8 from 300.0": lambda L: L.tensor(300.0, dtype=L.int8),
     "uint8 from 256": lambda L: L.tensor([256], dtype=L.uint8),
-    "int32 from 2**40": lambda L: L.tensor([2 ** 40], dtype=L.int32),
-    "cpu allocation too large": lambda L: L.empty(2 ** 61, dtype=L.uint8),
-    "cpu zeros too large": lambda L: L.zeros(2 ** 40),
+    "int32 from 2**40": lambda L: L.tensor([2**40], dtype=L.int32),
+    "cpu allocation too large": lambda L: L.empty(2**61, dtype=L.uint8),
+    "cpu zeros too large": lambda L: L.zeros(2**40),
 }
 
 
@@ -46,8 +47,9 @@ def test_sizes_and_overflow_raise_pytorch_class(name):
 
 def test_in_range_values_still_convert_like_pytorch():
     for dtype, values in (("int8", [127, -128]), ("uint8", [-1, 255, -129]), ("int16", [3.9, -3.9])):
-        assert_same(mindtorch.tensor(values, dtype=getattr(mindtorch, dtype)),
-                    torch.tensor(values, dtype=getattr(torch, dtype)))
+        assert_same(
+            mindtorch.tensor(values, dtype=getattr(mindtorch, dtype)), torch.tensor(values, dtype=getattr(torch, dtype))
+        )
 
 
 NONE_CASES = {
@@ -77,8 +79,10 @@ def test_linear_bias_of_the_wrong_size_is_runtime_error():
 
 # mixed devices: a 0-dim cpu tensor may join another device; any other mix raises, both orders
 def _mixed(op):
-    return [lambda L: op(L, L.ones(2, 3), L.ones(2, 3, device="meta")),
-            lambda L: op(L, L.ones(2, 3, device="meta"), L.ones(2, 3))]
+    return [
+        lambda L: op(L, L.ones(2, 3), L.ones(2, 3, device="meta")),
+        lambda L: op(L, L.ones(2, 3, device="meta"), L.ones(2, 3)),
+    ]
 
 
 MIXED_OPS = {

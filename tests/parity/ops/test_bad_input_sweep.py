@@ -2,6 +2,7 @@
 conformance kit's samples, run under PyTorch and mindtorch. PyTorch's exception class must be
 raised, and a failure must leave every tensor argument and the allocator's bytes in use as they
 were. Counts are printed (pytest -s, or the parity nox session's output)."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -22,8 +23,10 @@ CPU = MT.device("cpu")
 # mismatches that are mindtorch's rule, not an accident: PyTorch 2.13 lets cpu and meta tensors mix
 # silently in some ops (or fails later for want of a meta kernel, NotImplementedError); mindtorch has
 # every op raise PyTorch's device RuntimeError for a mixed-device call
-JUSTIFIED = {"mixed-devices": "PyTorch mixes cpu and meta silently or lacks a meta kernel; mindtorch always "
-                              "raises the device RuntimeError"}
+JUSTIFIED = {
+    "mixed-devices": "PyTorch mixes cpu and meta silently or lacks a meta kernel; mindtorch always "
+    "raises the device RuntimeError"
+}
 
 
 def _public(name, args):
@@ -55,7 +58,7 @@ def _tensor_slots(args):
 
 
 def _replace(args, i, value):
-    return args[:i] + (value,) + args[i + 1:]
+    return args[:i] + (value,) + args[i + 1 :]
 
 
 def _mutations(op, sample):
@@ -81,8 +84,12 @@ def _mutations(op, sample):
 
 
 def _snapshot(args):
-    return [a.detach().to("cpu").numpy().copy() if isinstance(a, MT.Tensor) and a.device.type == "cpu" and
-            a.dtype is not MT.bfloat16 else None for a in args]
+    return [
+        a.detach().to("cpu").numpy().copy()
+        if isinstance(a, MT.Tensor) and a.device.type == "cpu" and a.dtype is not MT.bfloat16
+        else None
+        for a in args
+    ]
 
 
 def _run(fn, args, kw):
@@ -96,8 +103,16 @@ def _run(fn, args, kw):
 
 
 def sweep(names=None):
-    counts = {"ops": 0, "ops without a public PyTorch counterpart": 0, "tried": 0, "both accept": 0,
-              "same class": 0, "mismatched": 0, "justified": 0, "changed an input or the allocator": 0}
+    counts = {
+        "ops": 0,
+        "ops without a public PyTorch counterpart": 0,
+        "tried": 0,
+        "both accept": 0,
+        "same class": 0,
+        "mismatched": 0,
+        "justified": 0,
+        "changed an input or the allocator": 0,
+    }
     mismatches, justified, corrupted = [], [], []
     alloc = backend_for("cpu").allocator
     for q in sorted(names or OPS):
@@ -136,14 +151,17 @@ def sweep(names=None):
                         justified.append(label)
                 else:
                     counts["mismatched"] += 1
-                    mismatches.append(f"{label}: PyTorch {type(th_exc).__name__ if th_exc else 'accepts'}, "
-                                      f"mindtorch {type(mt_exc).__name__ if mt_exc else 'accepts'}"
-                                      + (f" ({str(mt_exc)[:80]})" if mt_exc else ""))
+                    mismatches.append(
+                        f"{label}: PyTorch {type(th_exc).__name__ if th_exc else 'accepts'}, "
+                        f"mindtorch {type(mt_exc).__name__ if mt_exc else 'accepts'}"
+                        + (f" ({str(mt_exc)[:80]})" if mt_exc else "")
+                    )
                 seen.add((label, kind))
                 if mt_exc is not None:
                     after = _snapshot(args)
-                    same = all(b is None or np.array_equal(b, a, equal_nan=b.dtype.kind in "fc")
-                               for b, a in zip(before, after))
+                    same = all(
+                        b is None or np.array_equal(b, a, equal_nan=b.dtype.kind in "fc") for b, a in zip(before, after)
+                    )
                     if alloc.bytes_in_use(CPU) != used:
                         mt_exc = th_exc = None  # the traceback holds the frames (and tensors) of the failure
                         gc.collect()  # only when needed: a collection per case would take minutes

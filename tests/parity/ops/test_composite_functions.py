@@ -1,4 +1,5 @@
 """Functions PyTorch programs use that are compositions: values, dtypes, gradients, errors."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -24,8 +25,12 @@ def _run(lib, fn, arrays, grad):
         out = fn(lib, *ts)
         if grad:
             outs = [o for o in (out if isinstance(out, (tuple, list)) else [out]) if o.is_floating_point()]
-            total = sum((o * lib.arange(o.numel(), dtype=o.dtype).reshape(o.shape)).nansum() if hasattr(lib, "nansum")
-                        else o.sum() for o in outs)
+            total = sum(
+                (o * lib.arange(o.numel(), dtype=o.dtype).reshape(o.shape)).nansum()
+                if hasattr(lib, "nansum")
+                else o.sum()
+                for o in outs
+            )
             total.backward()
             return out, [t.grad for t in ts if t.requires_grad]
         return out, None
@@ -80,8 +85,11 @@ def test_rot90_defaults_and_errors():
 @pytest.mark.parametrize("arr", [BASE, WITH_NAN, TIES, TIES.astype(np.int64), TIES > 2, np.float32(3.0)])
 def test_cummax_cummin(name, arr):
     for dim in range(-max(arr.ndim, 1), max(arr.ndim, 1)):
-        check(lambda L, x: getattr(L, name)(x, dim), np.asarray(arr), grad=arr.dtype == np.float32 and
-              not np.isnan(arr).any())
+        check(
+            lambda L, x: getattr(L, name)(x, dim),
+            np.asarray(arr),
+            grad=arr.dtype == np.float32 and not np.isnan(arr).any(),
+        )
     check(lambda L, x: getattr(x, name)(arr.ndim + 1), np.asarray(arr))
 
 
@@ -93,6 +101,7 @@ def test_nan_reductions(name, kw):
         if "dtype" in k:
             k["dtype"] = getattr(L, k["dtype"])
         return getattr(L, name)(x, **k)
+
     check(fn, WITH_NAN, grad=True)
     check(fn, BASE)
     check(lambda L, x: getattr(L, name)(x), np.arange(6).reshape(2, 3))
@@ -106,15 +115,22 @@ def test_quantile(name, q, dim, keepdim, interp):
     def fn(L, x):
         qq = L.tensor(q) if isinstance(q, list) else q
         return getattr(L, name)(x, qq, dim=dim, keepdim=keepdim, interpolation=interp)
+
     check(fn, BASE, grad=interp == "linear")
     check(fn, WITH_NAN)
 
 
-@pytest.mark.parametrize("bad", [lambda L, x: L.quantile(x, 1.5), lambda L, x: L.quantile(x.long(), 0.5),
-                                 lambda L, x: L.quantile(x, 0.5, interpolation="cubic"),
-                                 lambda L, x: L.quantile(x, L.tensor([[0.5]])),
-                                 lambda L, x: L.quantile(x, L.tensor([0.5], dtype=L.float64)),
-                                 lambda L, x: L.quantile(x[:0], 0.5)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda L, x: L.quantile(x, 1.5),
+        lambda L, x: L.quantile(x.long(), 0.5),
+        lambda L, x: L.quantile(x, 0.5, interpolation="cubic"),
+        lambda L, x: L.quantile(x, L.tensor([[0.5]])),
+        lambda L, x: L.quantile(x, L.tensor([0.5], dtype=L.float64)),
+        lambda L, x: L.quantile(x[:0], 0.5),
+    ],
+)
 def test_quantile_errors(bad):
     check(bad, BASE)
 
@@ -203,5 +219,6 @@ def test_out_variants():
         got = L.nansum(x, 1, out=out)
         assert got is out
         return out
+
     check(fn, WITH_NAN)
     check(lambda L, x: L.quantile(x, 0.5, out=L.empty(0)), BASE)

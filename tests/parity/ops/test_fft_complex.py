@@ -1,5 +1,6 @@
 """Complex tensors' parts as views, Tensor.view(dtype), complex/polar/angle, and mindtorch.fft, against
 PyTorch: values, dtypes, geometry, errors, gradients (and gradcheck in float64)."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -34,31 +35,51 @@ def _same_outcome(fn, dtype="float32", check_stride=False):
 
 
 TRANSFORMS = {
-    "fft": lambda L, x, c: L.fft.fft(x), "fft_n_pad": lambda L, x, c: L.fft.fft(c, n=8),
+    "fft": lambda L, x, c: L.fft.fft(x),
+    "fft_n_pad": lambda L, x, c: L.fft.fft(c, n=8),
     "ifft_trim_dim0": lambda L, x, c: L.fft.ifft(c, n=3, dim=0, norm="ortho"),
-    "fft2_forward": lambda L, x, c: L.fft.fft2(c, norm="forward"), "ifft2": lambda L, x, c: L.fft.ifft2(x),
-    "fftn_s": lambda L, x, c: L.fft.fftn(x, s=(3, 8)), "ifftn": lambda L, x, c: L.fft.ifftn(c),
-    "rfft": lambda L, x, c: L.fft.rfft(x), "rfft_n_ortho": lambda L, x, c: L.fft.rfft(x, n=5, norm="ortho"),
-    "irfft": lambda L, x, c: L.fft.irfft(c), "irfft_odd": lambda L, x, c: L.fft.irfft(c, n=7),
+    "fft2_forward": lambda L, x, c: L.fft.fft2(c, norm="forward"),
+    "ifft2": lambda L, x, c: L.fft.ifft2(x),
+    "fftn_s": lambda L, x, c: L.fft.fftn(x, s=(3, 8)),
+    "ifftn": lambda L, x, c: L.fft.ifftn(c),
+    "rfft": lambda L, x, c: L.fft.rfft(x),
+    "rfft_n_ortho": lambda L, x, c: L.fft.rfft(x, n=5, norm="ortho"),
+    "irfft": lambda L, x, c: L.fft.irfft(c),
+    "irfft_odd": lambda L, x, c: L.fft.irfft(c, n=7),
     "irfft_real_input": lambda L, x, c: L.fft.irfft(x, n=4, dim=0),
-    "rfft2": lambda L, x, c: L.fft.rfft2(x), "irfft2_s": lambda L, x, c: L.fft.irfft2(c, s=(4, 9)),
-    "rfftn": lambda L, x, c: L.fft.rfftn(x), "irfftn": lambda L, x, c: L.fft.irfftn(c),
-    "hfft": lambda L, x, c: L.fft.hfft(c), "hfft_forward": lambda L, x, c: L.fft.hfft(c, n=5, norm="forward"),
-    "ihfft": lambda L, x, c: L.fft.ihfft(x), "hfft2": lambda L, x, c: L.fft.hfft2(c),
-    "ihfft2": lambda L, x, c: L.fft.ihfft2(x), "hfftn_ortho": lambda L, x, c: L.fft.hfftn(c, norm="ortho"),
+    "rfft2": lambda L, x, c: L.fft.rfft2(x),
+    "irfft2_s": lambda L, x, c: L.fft.irfft2(c, s=(4, 9)),
+    "rfftn": lambda L, x, c: L.fft.rfftn(x),
+    "irfftn": lambda L, x, c: L.fft.irfftn(c),
+    "hfft": lambda L, x, c: L.fft.hfft(c),
+    "hfft_forward": lambda L, x, c: L.fft.hfft(c, n=5, norm="forward"),
+    "ihfft": lambda L, x, c: L.fft.ihfft(x),
+    "hfft2": lambda L, x, c: L.fft.hfft2(c),
+    "ihfft2": lambda L, x, c: L.fft.ihfft2(x),
+    "hfftn_ortho": lambda L, x, c: L.fft.hfftn(c, norm="ortho"),
     "ihfftn_forward": lambda L, x, c: L.fft.ihfftn(x, norm="forward"),
-    "fft_int": lambda L, x, c: L.fft.fft(L.arange(5)), "fft_strided": lambda L, x, c: L.fft.fft(x.t()[:, ::2]),
-    "fftfreq": lambda L, x, c: L.fft.fftfreq(5), "fftfreq_f64": lambda L, x, c: L.fft.fftfreq(6, 0.5, dtype=L.float64),
-    "rfftfreq": lambda L, x, c: L.fft.rfftfreq(6, d=0.3), "fftshift": lambda L, x, c: L.fft.fftshift(x),
-    "ifftshift_dim": lambda L, x, c: L.fft.ifftshift(x, dim=1), "fftshift_odd": lambda L, x, c: L.fft.fftshift(x[:3]),
+    "fft_int": lambda L, x, c: L.fft.fft(L.arange(5)),
+    "fft_strided": lambda L, x, c: L.fft.fft(x.t()[:, ::2]),
+    "fftfreq": lambda L, x, c: L.fft.fftfreq(5),
+    "fftfreq_f64": lambda L, x, c: L.fft.fftfreq(6, 0.5, dtype=L.float64),
+    "rfftfreq": lambda L, x, c: L.fft.rfftfreq(6, d=0.3),
+    "fftshift": lambda L, x, c: L.fft.fftshift(x),
+    "ifftshift_dim": lambda L, x, c: L.fft.ifftshift(x, dim=1),
+    "fftshift_odd": lambda L, x, c: L.fft.fftshift(x[:3]),
     "out": lambda L, x, c: L.fft.fft(x, out=L.empty(0, dtype=L.complex64)),
     # bad input
-    "bad_norm": lambda L, x, c: L.fft.fft(x, norm="bad"), "half": lambda L, x, c: L.fft.fft(x.half()),
-    "bfloat16": lambda L, x, c: L.fft.rfft(x.bfloat16()), "rfft_complex": lambda L, x, c: L.fft.rfft(c),
-    "ihfft_complex": lambda L, x, c: L.fft.ihfft(c), "zero_points": lambda L, x, c: L.fft.irfft(x, n=0),
-    "fft_n0": lambda L, x, c: L.fft.fft(x, n=0), "dim_range": lambda L, x, c: L.fft.fft(x, dim=2),
-    "s_dim_len": lambda L, x, c: L.fft.fftn(x, s=(3,), dim=(0, 1)), "dims_unique": lambda L, x, c: L.fft.fftn(x, dim=(0, 0)),
-    "scalar": lambda L, x, c: L.fft.fft(L.tensor(1.0)), "out_real": lambda L, x, c: L.fft.fft(x, out=L.empty(0)),
+    "bad_norm": lambda L, x, c: L.fft.fft(x, norm="bad"),
+    "half": lambda L, x, c: L.fft.fft(x.half()),
+    "bfloat16": lambda L, x, c: L.fft.rfft(x.bfloat16()),
+    "rfft_complex": lambda L, x, c: L.fft.rfft(c),
+    "ihfft_complex": lambda L, x, c: L.fft.ihfft(c),
+    "zero_points": lambda L, x, c: L.fft.irfft(x, n=0),
+    "fft_n0": lambda L, x, c: L.fft.fft(x, n=0),
+    "dim_range": lambda L, x, c: L.fft.fft(x, dim=2),
+    "s_dim_len": lambda L, x, c: L.fft.fftn(x, s=(3,), dim=(0, 1)),
+    "dims_unique": lambda L, x, c: L.fft.fftn(x, dim=(0, 0)),
+    "scalar": lambda L, x, c: L.fft.fft(L.tensor(1.0)),
+    "out_real": lambda L, x, c: L.fft.fft(x, out=L.empty(0)),
     "empty": lambda L, x, c: L.fft.fft(L.zeros(0)),
 }
 
@@ -69,10 +90,30 @@ def test_transform(name, dtype):
     _same_outcome(TRANSFORMS[name], dtype)
 
 
-DIFFERENTIABLE = [n for n in TRANSFORMS if not n.startswith(("fftfreq", "rfftfreq", "out", "bad", "half", "bfloat",
-                                                              "rfft_complex", "ihfft_complex", "zero", "fft_n0",
-                                                              "dim_range", "s_dim", "dims_", "scalar", "empty",
-                                                              "fft_int"))]
+DIFFERENTIABLE = [
+    n
+    for n in TRANSFORMS
+    if not n.startswith(
+        (
+            "fftfreq",
+            "rfftfreq",
+            "out",
+            "bad",
+            "half",
+            "bfloat",
+            "rfft_complex",
+            "ihfft_complex",
+            "zero",
+            "fft_n0",
+            "dim_range",
+            "s_dim",
+            "dims_",
+            "scalar",
+            "empty",
+            "fft_int",
+        )
+    )
+]
 
 
 def _loss(lib, out):
@@ -97,16 +138,24 @@ def test_transform_gradients_match_torch(name):
 def test_transform_gradcheck(name):
     """float64 gradcheck over real coordinates: the complex input built from two real tensors, complex
     outputs seen as their (real, imag) pairs."""
+
     def fn(x, re, im):
         out = TRANSFORMS[name](mindtorch, x, mindtorch.complex(re, im))
         return mindtorch.view_as_real(out) if out.is_complex() else out
-    check_grad(fn, mindtorch.tensor(X, requires_grad=True), mindtorch.tensor(XC.real, requires_grad=True),
-               mindtorch.tensor(XC.imag, requires_grad=True))
+
+    check_grad(
+        fn,
+        mindtorch.tensor(X, requires_grad=True),
+        mindtorch.tensor(XC.real, requires_grad=True),
+        mindtorch.tensor(XC.imag, requires_grad=True),
+    )
 
 
 VIEWS = {
-    "view_as_real": lambda L, x, c: L.view_as_real(c), "view_as_real_slice": lambda L, x, c: L.view_as_real(c[:, 1:]),
-    "view_as_real_t": lambda L, x, c: L.view_as_real(c.t()), "view_as_real_of_real": lambda L, x, c: L.view_as_real(x),
+    "view_as_real": lambda L, x, c: L.view_as_real(c),
+    "view_as_real_slice": lambda L, x, c: L.view_as_real(c[:, 1:]),
+    "view_as_real_t": lambda L, x, c: L.view_as_real(c.t()),
+    "view_as_real_of_real": lambda L, x, c: L.view_as_real(x),
     "view_as_complex": lambda L, x, c: L.view_as_complex(x[:, :2].contiguous()),
     "view_as_complex_rows": lambda L, x, c: L.view_as_complex(x.reshape(12, 2)),
     "view_as_complex_size": lambda L, x, c: L.view_as_complex(x[:, :3]),
@@ -114,20 +163,32 @@ VIEWS = {
     "view_as_complex_offset": lambda L, x, c: L.view_as_complex(x.reshape(12, 2)[:, :1].reshape(-1)[1:3]),
     "view_as_complex_int": lambda L, x, c: L.view_as_complex(x[:, :2].int()),
     "view_as_complex_0d": lambda L, x, c: L.view_as_complex(x[0, 0]),
-    "real": lambda L, x, c: c.real, "imag": lambda L, x, c: c.imag, "real_fn": lambda L, x, c: L.real(c[1:]),
-    "imag_fn": lambda L, x, c: L.imag(c.t()), "real_of_real": lambda L, x, c: x.real,
+    "real": lambda L, x, c: c.real,
+    "imag": lambda L, x, c: c.imag,
+    "real_fn": lambda L, x, c: L.real(c[1:]),
+    "imag_fn": lambda L, x, c: L.imag(c.t()),
+    "real_of_real": lambda L, x, c: x.real,
     "imag_of_real": lambda L, x, c: x.imag,
-    "view_int16": lambda L, x, c: x.view(L.int16), "view_f64": lambda L, x, c: x.view(L.float64),
-    "view_int32_same": lambda L, x, c: x.view(L.int32), "view_bool": lambda L, x, c: x.view(L.bool),
-    "view_complex": lambda L, x, c: x.view(L.complex64), "view_c_as_f": lambda L, x, c: c.view(L.float32),
-    "view_odd": lambda L, x, c: x[:, :3].view(L.float64), "view_stride": lambda L, x, c: x.t().view(L.float64),
-    "view_0d": lambda L, x, c: x[0, 0].view(L.float64), "view_0d_same": lambda L, x, c: x[0, 0].view(L.int32),
+    "view_int16": lambda L, x, c: x.view(L.int16),
+    "view_f64": lambda L, x, c: x.view(L.float64),
+    "view_int32_same": lambda L, x, c: x.view(L.int32),
+    "view_bool": lambda L, x, c: x.view(L.bool),
+    "view_complex": lambda L, x, c: x.view(L.complex64),
+    "view_c_as_f": lambda L, x, c: c.view(L.float32),
+    "view_odd": lambda L, x, c: x[:, :3].view(L.float64),
+    "view_stride": lambda L, x, c: x.t().view(L.float64),
+    "view_0d": lambda L, x, c: x[0, 0].view(L.float64),
+    "view_0d_same": lambda L, x, c: x[0, 0].view(L.int32),
     "view_slice": lambda L, x, c: x[:, 2:].view(L.int16),
-    "complex": lambda L, x, c: L.complex(x, x * 2), "complex_bcast": lambda L, x, c: L.complex(x[:, :1], x[0]),
+    "complex": lambda L, x, c: L.complex(x, x * 2),
+    "complex_bcast": lambda L, x, c: L.complex(x[:, :1], x[0]),
     "complex_mixed": lambda L, x, c: L.complex(x.double(), x.float()),
-    "complex_int": lambda L, x, c: L.complex(x.long(), x.long()), "polar": lambda L, x, c: L.polar(x.abs(), x),
-    "angle_complex": lambda L, x, c: L.angle(c), "angle_real": lambda L, x, c: L.angle(L.tensor([-1.0, 0.0, 2.0, float("nan")])),
-    "angle_int": lambda L, x, c: L.angle(L.tensor([-1, 0, 2])), "angle_method": lambda L, x, c: c.angle(),
+    "complex_int": lambda L, x, c: L.complex(x.long(), x.long()),
+    "polar": lambda L, x, c: L.polar(x.abs(), x),
+    "angle_complex": lambda L, x, c: L.angle(c),
+    "angle_real": lambda L, x, c: L.angle(L.tensor([-1.0, 0.0, 2.0, float("nan")])),
+    "angle_int": lambda L, x, c: L.angle(L.tensor([-1, 0, 2])),
+    "angle_method": lambda L, x, c: c.angle(),
 }
 
 
@@ -181,19 +242,33 @@ def test_view_as_complex_gradient():
 
 
 def test_angle_and_polar_gradcheck():
-    check_grad(lambda re, im: mindtorch.angle(mindtorch.complex(re, im)), mindtorch.tensor(X, requires_grad=True),
-               mindtorch.tensor(XC.imag, requires_grad=True))
-    check_grad(lambda r, t: mindtorch.view_as_real(mindtorch.polar(r, t)),
-               mindtorch.tensor(np.abs(X) + 0.1, requires_grad=True), mindtorch.tensor(XC.imag, requires_grad=True))
+    check_grad(
+        lambda re, im: mindtorch.angle(mindtorch.complex(re, im)),
+        mindtorch.tensor(X, requires_grad=True),
+        mindtorch.tensor(XC.imag, requires_grad=True),
+    )
+    check_grad(
+        lambda r, t: mindtorch.view_as_real(mindtorch.polar(r, t)),
+        mindtorch.tensor(np.abs(X) + 0.1, requires_grad=True),
+        mindtorch.tensor(XC.imag, requires_grad=True),
+    )
 
 
 def _complex_differentiable_pointwise():
     from mindtorch.ops.registry import OPS
+
     out = []
     for _q, op in sorted(OPS.items()):
         req = [p for p in op.params if not p.has_default]
-        if (op.family == "pointwise" and not op.inplace and op.derivative is not None and "function" in op.variants
-                and len(req) in (1, 2) and all(p.is_tensor for p in req) and hasattr(torch, op.name)):
+        if (
+            op.family == "pointwise"
+            and not op.inplace
+            and op.derivative is not None
+            and "function" in op.variants
+            and len(req) in (1, 2)
+            and all(p.is_tensor for p in req)
+            and hasattr(torch, op.name)
+        ):
             out.append((op.name, len(req)))
     return out
 

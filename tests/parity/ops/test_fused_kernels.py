@@ -1,5 +1,6 @@
 """Fused CPU kernels against PyTorch, forward and backward, on tensors large enough to be split into
 cache blocks and across threads (and on small ones, which run inline)."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -18,8 +19,8 @@ TOL = {"float32": (1e-5, 2e-6), "float64": (1e-12, 1e-12), "float16": (2e-3, 2e-
 def _ulps(a, b):
     """Distance in units in the last place between float32 arrays (equal nans and infinities: 0)."""
     ia, ib = a.view(np.int32).astype(np.int64), b.view(np.int32).astype(np.int64)
-    ia = np.where(ia < 0, -(2 ** 31) - ia, ia)  # order negative floats below positive ones
-    ib = np.where(ib < 0, -(2 ** 31) - ib, ib)
+    ia = np.where(ia < 0, -(2**31) - ia, ia)  # order negative floats below positive ones
+    ib = np.where(ib < 0, -(2**31) - ib, ib)
     same = (a == b) | (np.isnan(a) & np.isnan(b))
     return np.where(same, 0, np.abs(ia - ib))
 
@@ -116,22 +117,30 @@ def test_softmax_forward_backward(shape, nt, dtype, name, dim, threads):
 
 def test_softmax_masked_rows_and_dtype_argument():
     x = np.random.default_rng(0).standard_normal((70, 1000)).astype(np.float32)
-    x[3] = -np.inf          # a fully masked row: nan, as PyTorch
-    x[5, 10:] = -np.inf     # a causal-style partial mask
+    x[3] = -np.inf  # a fully masked row: nan, as PyTorch
+    x[5, 10:] = -np.inf  # a causal-style partial mask
     x[7, 0] = np.inf
     for fn in ("softmax", "log_softmax"):
         assert_same(getattr(mindtorch, fn)(mindtorch.tensor(x), 1), getattr(torch, fn)(torch.tensor(x), 1))
-        assert_same(getattr(mindtorch, fn)(mindtorch.tensor(x), 1, dtype=mindtorch.float64),
-                    getattr(torch, fn)(torch.tensor(x), 1, dtype=torch.float64))
+        assert_same(
+            getattr(mindtorch, fn)(mindtorch.tensor(x), 1, dtype=mindtorch.float64),
+            getattr(torch, fn)(torch.tensor(x), 1, dtype=torch.float64),
+        )
 
 
-@pytest.mark.parametrize("shape, dims", [((300, 1000), 1), ((300, 1000), 0), ((40, 30, 20), (1, 2)),
-                                         ((40, 30, 20), (0, 1)), ((3, 70001), 1), ((5, 7), 1)])
+@pytest.mark.parametrize(
+    "shape, dims",
+    [((300, 1000), 1), ((300, 1000), 0), ((40, 30, 20), (1, 2)), ((40, 30, 20), (0, 1)), ((3, 70001), 1), ((5, 7), 1)],
+)
 def test_sum_over_leading_or_trailing_dims(shape, dims):
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     for keepdim in (False, True):
-        assert_same(mindtorch.tensor(x).sum(dims, keepdim=keepdim), torch.tensor(x).sum(dims, keepdim=keepdim),
-                    rtol=1e-5, atol=1e-4)
+        assert_same(
+            mindtorch.tensor(x).sum(dims, keepdim=keepdim),
+            torch.tensor(x).sum(dims, keepdim=keepdim),
+            rtol=1e-5,
+            atol=1e-4,
+        )
 
 
 @pytest.mark.parametrize("shape, nt", [((4, 5, 6), 2), ((16, 64, 512), 1), ((16, 64, 512), 2)])
@@ -151,6 +160,7 @@ def test_norm_forward_backward(shape, nt, dtype, affine, kind, threads):
         y = f.layer_norm(x + 1.5, (c,), w, b) if kind == "layer_norm" else f.rms_norm(x, (c,), w, 1e-6)
         y.backward(lib.tensor(g).to(y.dtype))
         return y
+
     ym, yt = run(mindtorch, m, wm, bm), run(torch, t, wt, bt)
     rtol, atol = TOL[dtype]
     assert_same(ym, yt, rtol=rtol, atol=4 * atol)
@@ -158,12 +168,11 @@ def test_norm_forward_backward(shape, nt, dtype, affine, kind, threads):
     rows = int(np.prod(shape[:-1]))
     if dtype == "bfloat16":  # PyTorch sums weight grads in bfloat16 (off by ~3 here); we sum in float32:
         ref = [None if v is None else v.detach().double().requires_grad_() for v in (t, wt, bt)]
-        run(torch, *ref)     # so compare with float64 on the same inputs
+        run(torch, *ref)  # so compare with float64 on the same inputs
         wt, bt = ref[1], ref[2]
     for a, b in ((wm, wt), (bm, bt)):  # sums over all rows: rounding grows like sqrt(rows)
         if a is not None:
-            assert np.allclose(a.grad.double().numpy(), b.grad.double().numpy(), rtol=rtol,
-                               atol=4 * rtol * rows ** 0.5)
+            assert np.allclose(a.grad.double().numpy(), b.grad.double().numpy(), rtol=rtol, atol=4 * rtol * rows**0.5)
 
 
 @pytest.mark.parametrize("case", ["causal", "bool_mask", "float_mask", "cross", "none", "scale"])
@@ -215,20 +224,35 @@ def _composite_cases():
     v, _ = leaf((3, 5, 2), "float64", seed=4)
     attn = mindtorch.softmax(x @ k.transpose(-2, -1), -1).detach()
     g2, _ = leaf((3, 4, 2), "float64", seed=5)
-    return [("gelu_backward", (g, x), {"approximate": "none"}), ("gelu_backward", (g, x), {"approximate": "tanh"}),
-            ("_softmax_backward_data", (g, y, 1), {}), ("_log_softmax_backward_data", (g, y.log(), -1), {}),
-            ("_scaled_dot_product_attention", (x, k, v, None, True, 0.4), {}),
-            ("_scaled_dot_product_attention_backward", (g2, x, k, v, attn, 0.4), {}),
-            ("_cross_entropy", (x[0], mindtorch.tensor([1, 5, -100, 0]), None, 1, -100), {}),
-            ("_cross_entropy_backward", (g[0, 0, 0].detach(), mindtorch.log_softmax(x[0], 1).detach(),
-                                         mindtorch.tensor([1, 5, -100, 0]), mindtorch.rand(6, dtype=x.dtype), 1,
-                                         -100, mindtorch.tensor(2.5, dtype=x.dtype)), {})]
+    return [
+        ("gelu_backward", (g, x), {"approximate": "none"}),
+        ("gelu_backward", (g, x), {"approximate": "tanh"}),
+        ("_softmax_backward_data", (g, y, 1), {}),
+        ("_log_softmax_backward_data", (g, y.log(), -1), {}),
+        ("_scaled_dot_product_attention", (x, k, v, None, True, 0.4), {}),
+        ("_scaled_dot_product_attention_backward", (g2, x, k, v, attn, 0.4), {}),
+        ("_cross_entropy", (x[0], mindtorch.tensor([1, 5, -100, 0]), None, 1, -100), {}),
+        (
+            "_cross_entropy_backward",
+            (
+                g[0, 0, 0].detach(),
+                mindtorch.log_softmax(x[0], 1).detach(),
+                mindtorch.tensor([1, 5, -100, 0]),
+                mindtorch.rand(6, dtype=x.dtype),
+                1,
+                -100,
+                mindtorch.tensor(2.5, dtype=x.dtype),
+            ),
+            {},
+        ),
+    ]
 
 
 @pytest.mark.parametrize("i", range(8))
 def test_composite_fallback_matches_fused_kernel(i):
     # what a backend without the fused kernel runs gives the fused kernel's values
     from mindtorch.ops.registry import OPS
+
     name, args, kw = _composite_cases()[i]
     op = OPS[name]
     with mindtorch.no_grad():
@@ -253,8 +277,14 @@ def test_where_large_bitmask_path(dtype, other):
     am, at = mindtorch.tensor(a).to(getattr(mindtorch, dtype)), torch.tensor(a).to(getattr(torch, dtype))
     bm, bt = mindtorch.tensor(b).to(getattr(mindtorch, dtype)), torch.tensor(b).to(getattr(torch, dtype))
     cm, ct = mindtorch.tensor(cond), torch.tensor(cond)
-    pick = {"tensor": (bm, bt), "row": (bm[0], bt[0]), "zero": (0.0, 0.0), "neg_zero": (-0.0, -0.0),
-            "nan": (float("nan"), float("nan")), "number": (3, 3)}
+    pick = {
+        "tensor": (bm, bt),
+        "row": (bm[0], bt[0]),
+        "zero": (0.0, 0.0),
+        "neg_zero": (-0.0, -0.0),
+        "nan": (float("nan"), float("nan")),
+        "number": (3, 3),
+    }
     ym, yt = pick[other]
     if other in ("nan", "zero", "neg_zero") and not dtype.startswith("float"):
         ym = yt = 0
@@ -264,9 +294,15 @@ def test_where_large_bitmask_path(dtype, other):
     assert_same(mindtorch.where(cm, ym, am), torch.where(ct, yt, at), rtol=0, atol=0)
 
 
-@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
-                                dict(kernel_size=3, stride=1, dilation=2, ceil_mode=True),
-                                dict(kernel_size=(2, 3), stride=(1, 2), padding=(1, 0))])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(kernel_size=2),
+        dict(kernel_size=3, stride=2, padding=1),
+        dict(kernel_size=3, stride=1, dilation=2, ceil_mode=True),
+        dict(kernel_size=(2, 3), stride=(1, 2), padding=(1, 0)),
+    ],
+)
 def test_max_pool2d_ties_nan_and_grads(kw):
     rng = np.random.default_rng(0)
     x = np.round(rng.standard_normal((4, 3, 17, 19)) * 2) / 2  # many ties
@@ -294,8 +330,16 @@ def test_large_elementwise_split_across_threads(name, nt, threads, recwarn):
     b = rng.standard_normal((300, 1000)).astype(np.float32)
     am, bm = mindtorch.tensor(a), mindtorch.tensor(b)
     fm = getattr(mindtorch, name)
-    fn = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "exp": np.exp, "tanh": np.tanh,
-          "sqrt": np.sqrt, "log": np.log}[name]
+    fn = {
+        "add": np.add,
+        "sub": np.subtract,
+        "mul": np.multiply,
+        "div": np.divide,
+        "exp": np.exp,
+        "tanh": np.tanh,
+        "sqrt": np.sqrt,
+        "log": np.log,
+    }[name]
     with np.errstate(all="ignore"):
         want = fn(a, b) if fn.nin == 2 else fn(a)
     got = fm(am, bm) if fn.nin == 2 else fm(am)
@@ -305,8 +349,9 @@ def test_large_elementwise_split_across_threads(name, nt, threads, recwarn):
         assert _ulps(got.numpy(), exact).max() <= 1
     else:
         np.testing.assert_array_equal(got.numpy(), want)
-    assert_same(got, getattr(torch, name)(*(torch.tensor(v) for v in ((a, b) if fn.nin == 2 else (a,)))),
-                rtol=1e-5, atol=1e-6)
+    assert_same(
+        got, getattr(torch, name)(*(torch.tensor(v) for v in ((a, b) if fn.nin == 2 else (a,)))), rtol=1e-5, atol=1e-6
+    )
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 
@@ -318,10 +363,12 @@ def test_embedding_backward_grouped_sum(padding_idx, scale):
     g = rng.standard_normal((16, 64, 128))
     wm = mindtorch.tensor(w, dtype=mindtorch.float32).requires_grad_()
     wt = torch.tensor(w).float().requires_grad_()
-    mindtorch.nn.functional.embedding(mindtorch.tensor(idx), wm, padding_idx=padding_idx,
-                                      scale_grad_by_freq=scale).backward(mindtorch.tensor(g, dtype=mindtorch.float32))
-    torch.nn.functional.embedding(torch.tensor(idx), wt, padding_idx=padding_idx,
-                                  scale_grad_by_freq=scale).backward(torch.tensor(g).float())
+    mindtorch.nn.functional.embedding(
+        mindtorch.tensor(idx), wm, padding_idx=padding_idx, scale_grad_by_freq=scale
+    ).backward(mindtorch.tensor(g, dtype=mindtorch.float32))
+    torch.nn.functional.embedding(torch.tensor(idx), wt, padding_idx=padding_idx, scale_grad_by_freq=scale).backward(
+        torch.tensor(g).float()
+    )
     assert_same(wm.grad, wt.grad, rtol=1e-5, atol=1e-5)
 
 
@@ -352,8 +399,7 @@ def test_cross_entropy_errors_and_all_ignored():
     with pytest.raises(IndexError):
         mindtorch.nn.functional.cross_entropy(x, mindtorch.tensor([0, 1, 3, 0]))
     loss = mindtorch.nn.functional.cross_entropy(x, mindtorch.tensor([-100] * 4))
-    lt = torch.nn.functional.cross_entropy(torch.tensor(x.detach().numpy()).requires_grad_(),
-                                           torch.tensor([-100] * 4))
+    lt = torch.nn.functional.cross_entropy(torch.tensor(x.detach().numpy()).requires_grad_(), torch.tensor([-100] * 4))
     assert np.isnan(loss.item()) and np.isnan(lt.item())
     loss.backward()
     assert np.all(x.grad.numpy() == 0)
@@ -361,20 +407,21 @@ def test_cross_entropy_errors_and_all_ignored():
 
 def test_allocator_pool_reuses_only_unreferenced_blocks():
     from mindtorch_cpu.allocator import ALLOCATOR, POOL_MIN
+
     a, b = mindtorch.randn(512, 512), mindtorch.randn(512, 512)
     assert a.numel() * 4 >= POOL_MIN
     before = ALLOCATOR.bytes_in_use()
     x = a + b
-    view = x.numpy()          # the user keeps a NumPy view of the result
+    view = x.numpy()  # the user keeps a NumPy view of the result
     keep = view.copy()
     ptr = x.data_ptr()
     del x
     assert ALLOCATOR.bytes_in_use() == before
-    ys = [a * b for _ in range(3)]   # must not land in the viewed block
+    ys = [a * b for _ in range(3)]  # must not land in the viewed block
     assert all(y.data_ptr() != ptr for y in ys)
     np.testing.assert_array_equal(view, keep)
     del view, ys
-    z = a - b                 # nothing references a freed block now: it is reused
+    z = a - b  # nothing references a freed block now: it is reused
     w = a - b
     del z
     z2 = a + b
@@ -386,6 +433,7 @@ def test_num_threads_default_follows_omp_num_threads():
     import os
     import subprocess
     import sys
+
     code = "import mindtorch; print(mindtorch.get_num_threads(), mindtorch.get_num_interop_threads())"
     env = dict(os.environ, OMP_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)

@@ -1,4 +1,5 @@
 """matmul family, einsum and norms against PyTorch: values, dtypes, errors, gradients."""
+
 from helpers import assert_same, to_torch, torch_or_skip
 
 torch = torch_or_skip()
@@ -18,8 +19,19 @@ def pair(shape, dtype="float64", rg=False):
     return a, to_torch(a)
 
 
-SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((3,), (5, 3, 4)),
-          ((5, 2, 3), (3,)), ((5, 1, 2, 3), (4, 3, 2)), ((1, 2, 3), (6, 3, 2)), ((0, 3), (3, 2)), ((2, 0), (0, 3))]
+SHAPES = [
+    ((3,), (3,)),
+    ((2, 3), (3,)),
+    ((3,), (3, 4)),
+    ((2, 3), (3, 4)),
+    ((5, 2, 3), (3, 4)),
+    ((3,), (5, 3, 4)),
+    ((5, 2, 3), (3,)),
+    ((5, 1, 2, 3), (4, 3, 2)),
+    ((1, 2, 3), (6, 3, 2)),
+    ((0, 3), (3, 2)),
+    ((2, 0), (0, 3)),
+]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32"])
@@ -41,19 +53,29 @@ def test_matmul_grad(sa, sb):
     assert_same(b.grad, tb.grad)
 
 
-@pytest.mark.parametrize("fn", [
-    lambda m, a: m.ones(3) @ m.ones(4), lambda m, a: m.ones(2, 3) @ m.ones(4, 5),
-    lambda m, a: m.ones(2, 2, 3) @ m.ones(3, 2, 5), lambda m, a: m.ones(2, 3) @ m.ones(4),
-    lambda m, a: m.ones(3) @ m.ones(4, 5), lambda m, a: m.ones(()) @ m.ones(4, 5),
-    lambda m, a: m.mm(m.ones(3), m.ones(3, 3)), lambda m, a: m.mm(m.ones(2, 3), m.ones(4, 3)),
-    lambda m, a: m.bmm(m.ones(2, 3), m.ones(4, 3)), lambda m, a: m.bmm(m.ones(2, 2, 3), m.ones(3, 3, 3)),
-    lambda m, a: m.mv(m.ones(2, 3), m.ones(4)), lambda m, a: m.dot(m.ones(2, 3), m.ones(4)),
-    lambda m, a: m.dot(m.ones(3), m.ones(3, dtype=m.float64)),
-    lambda m, a: m.matmul(m.ones(3, 3), m.ones(3, 3, dtype=m.float64)),
-    lambda m, a: m.matmul(m.ones(3, 3, dtype=m.bool), m.ones(3, 3, dtype=m.bool)),
-    lambda m, a: m.addmm(m.ones(5), m.ones(2, 3), m.ones(3, 4)),
-    lambda m, a: m.linalg.norm(m.ones(2, 2, 2), 2), lambda m, a: m.linalg.matrix_norm(m.ones(3)),
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m, a: m.ones(3) @ m.ones(4),
+        lambda m, a: m.ones(2, 3) @ m.ones(4, 5),
+        lambda m, a: m.ones(2, 2, 3) @ m.ones(3, 2, 5),
+        lambda m, a: m.ones(2, 3) @ m.ones(4),
+        lambda m, a: m.ones(3) @ m.ones(4, 5),
+        lambda m, a: m.ones(()) @ m.ones(4, 5),
+        lambda m, a: m.mm(m.ones(3), m.ones(3, 3)),
+        lambda m, a: m.mm(m.ones(2, 3), m.ones(4, 3)),
+        lambda m, a: m.bmm(m.ones(2, 3), m.ones(4, 3)),
+        lambda m, a: m.bmm(m.ones(2, 2, 3), m.ones(3, 3, 3)),
+        lambda m, a: m.mv(m.ones(2, 3), m.ones(4)),
+        lambda m, a: m.dot(m.ones(2, 3), m.ones(4)),
+        lambda m, a: m.dot(m.ones(3), m.ones(3, dtype=m.float64)),
+        lambda m, a: m.matmul(m.ones(3, 3), m.ones(3, 3, dtype=m.float64)),
+        lambda m, a: m.matmul(m.ones(3, 3, dtype=m.bool), m.ones(3, 3, dtype=m.bool)),
+        lambda m, a: m.addmm(m.ones(5), m.ones(2, 3), m.ones(3, 4)),
+        lambda m, a: m.linalg.norm(m.ones(2, 2, 2), 2),
+        lambda m, a: m.linalg.matrix_norm(m.ones(3)),
+    ],
+)
 def test_errors_match(fn):
     with pytest.raises(Exception) as exp:
         fn(torch, None)
@@ -63,13 +85,20 @@ def test_errors_match(fn):
         assert str(got.value).split(" ")[:2] == str(exp.value).split(" ")[:2]
 
 
-@pytest.mark.parametrize("name,shapes,kw", [
-    ("mm", [(2, 3), (3, 4)], {}), ("bmm", [(2, 2, 3), (2, 3, 4)], {}), ("mv", [(2, 3), (3,)], {}),
-    ("dot", [(3,), (3,)], {}), ("outer", [(3,), (4,)], {}),
-    ("addmm", [(4,), (2, 3), (3, 4)], {"beta": 0.5, "alpha": 2}), ("addmm", [(2, 4), (2, 3), (3, 4)], {}),
-    ("baddbmm", [(2, 2, 4), (2, 2, 3), (2, 3, 4)], {"beta": 2, "alpha": 0.5}),
-    ("addmv", [(2,), (2, 3), (3,)], {"alpha": 3}),
-])
+@pytest.mark.parametrize(
+    "name,shapes,kw",
+    [
+        ("mm", [(2, 3), (3, 4)], {}),
+        ("bmm", [(2, 2, 3), (2, 3, 4)], {}),
+        ("mv", [(2, 3), (3,)], {}),
+        ("dot", [(3,), (3,)], {}),
+        ("outer", [(3,), (4,)], {}),
+        ("addmm", [(4,), (2, 3), (3, 4)], {"beta": 0.5, "alpha": 2}),
+        ("addmm", [(2, 4), (2, 3), (3, 4)], {}),
+        ("baddbmm", [(2, 2, 4), (2, 2, 3), (2, 3, 4)], {"beta": 2, "alpha": 0.5}),
+        ("addmv", [(2,), (2, 3), (3,)], {"alpha": 3}),
+    ],
+)
 def test_products_values_and_grads(name, shapes, kw):
     ms, ts = zip(*[pair(s, rg=True) for s in shapes])
     r, e = getattr(mt, name)(*ms, **kw), getattr(torch, name)(*ts, **kw)
@@ -91,13 +120,27 @@ def test_outer_promotes():
     assert_same(mt.outer(a, mt.ones(2)), torch.outer(torch.arange(3, dtype=torch.int32), torch.ones(2)))
 
 
-@pytest.mark.parametrize("eq,shapes", [
-    ("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]), ("bij,bjk->bik", [(2, 2, 3), (2, 3, 4)]),
-    ("ii->i", [(3, 3)]), ("ii", [(3, 3)]), ("ij->ji", [(2, 3)]), ("ij->", [(2, 3)]), ("i,j->ij", [(2,), (3,)]),
-    ("i,i->", [(3,), (3,)]), ("...ij,...jk->...ik", [(5, 2, 3), (1, 3, 4)]), ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
-    ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]), ("ijk->kj", [(2, 3, 4)]), ("i...->...", [(2, 3, 4)]),
-    ("iij->j", [(2, 2, 3)]), ("ab,cd->", [(2, 3), (4, 5)]),
-])
+@pytest.mark.parametrize(
+    "eq,shapes",
+    [
+        ("ij,jk->ik", [(2, 3), (3, 4)]),
+        ("ij,jk", [(2, 3), (3, 4)]),
+        ("bij,bjk->bik", [(2, 2, 3), (2, 3, 4)]),
+        ("ii->i", [(3, 3)]),
+        ("ii", [(3, 3)]),
+        ("ij->ji", [(2, 3)]),
+        ("ij->", [(2, 3)]),
+        ("i,j->ij", [(2,), (3,)]),
+        ("i,i->", [(3,), (3,)]),
+        ("...ij,...jk->...ik", [(5, 2, 3), (1, 3, 4)]),
+        ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+        ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
+        ("ijk->kj", [(2, 3, 4)]),
+        ("i...->...", [(2, 3, 4)]),
+        ("iij->j", [(2, 2, 3)]),
+        ("ab,cd->", [(2, 3), (4, 5)]),
+    ],
+)
 def test_einsum(eq, shapes):
     ms, ts = zip(*[pair(s, rg=True) for s in shapes])
     r, e = mt.einsum(eq, list(ms)), torch.einsum(eq, *ts)
@@ -108,8 +151,9 @@ def test_einsum(eq, shapes):
         assert_same(a.grad, t.grad)
 
 
-@pytest.mark.parametrize("eq,shapes", [("ij,jk->ik", [(2, 3), (4, 4)]), ("ij->ik", [(2, 3)]),
-                                       ("ijk->", [(2, 3)]), ("ij,jk->ik", [(2, 3)])])
+@pytest.mark.parametrize(
+    "eq,shapes", [("ij,jk->ik", [(2, 3), (4, 4)]), ("ij->ik", [(2, 3)]), ("ijk->", [(2, 3)]), ("ij,jk->ik", [(2, 3)])]
+)
 def test_einsum_errors(eq, shapes):
     ms, ts = zip(*[pair(s) for s in shapes])
     with pytest.raises(RuntimeError):
@@ -118,10 +162,19 @@ def test_einsum_errors(eq, shapes):
         mt.einsum(eq, list(ms))
 
 
-@pytest.mark.parametrize("args,kw", [
-    ((), {}), ((3,), {}), ((float("inf"),), {}), ((-float("inf"),), {}), ((0,), {}), ((1,), {"dim": 1}),
-    ((2, (0, 1)), {"keepdim": True}), ((0.5, -1), {}),
-])
+@pytest.mark.parametrize(
+    "args,kw",
+    [
+        ((), {}),
+        ((3,), {}),
+        ((float("inf"),), {}),
+        ((-float("inf"),), {}),
+        ((0,), {}),
+        ((1,), {"dim": 1}),
+        ((2, (0, 1)), {"keepdim": True}),
+        ((0.5, -1), {}),
+    ],
+)
 def test_vector_norm(args, kw):
     a, t = pair((3, 4), rg=True)
     r, e = mt.linalg.vector_norm(a, *args, **kw), torch.linalg.vector_norm(t, *args, **kw)
@@ -141,8 +194,19 @@ def test_matrix_norm(ord, shape, dim, keepdim):
     assert_same(mt.linalg.matrix_norm(a, ord, dim, keepdim), torch.linalg.matrix_norm(t, ord, dim, keepdim))
 
 
-@pytest.mark.parametrize("args,kw", [((), {}), ((None, 1), {}), ((2,), {}), (("fro",), {}), (("nuc",), {}),
-                                     ((float("inf"),), {}), ((None, (0, 1)), {"keepdim": True}), ((3, 0), {})])
+@pytest.mark.parametrize(
+    "args,kw",
+    [
+        ((), {}),
+        ((None, 1), {}),
+        ((2,), {}),
+        (("fro",), {}),
+        (("nuc",), {}),
+        ((float("inf"),), {}),
+        ((None, (0, 1)), {"keepdim": True}),
+        ((3, 0), {}),
+    ],
+)
 def test_linalg_norm(args, kw):
     a, t = pair((3, 4))
     assert_same(mt.linalg.norm(a, *args, **kw), torch.linalg.norm(t, *args, **kw))
@@ -157,8 +221,14 @@ def test_matrix_norm_grad(ord):
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-@pytest.mark.parametrize("op,shapes", [("addmm", ((3, 4), (3, 5), (5, 4))), ("baddbmm", ((2, 3, 4), (2, 3, 5), (2, 5, 4))),
-                                       ("addmv", ((3,), (3, 5), (5,)))])
+@pytest.mark.parametrize(
+    "op,shapes",
+    [
+        ("addmm", ((3, 4), (3, 5), (5, 4))),
+        ("baddbmm", ((2, 3, 4), (2, 3, 5), (2, 5, 4))),
+        ("addmv", ((3,), (3, 5), (5,))),
+    ],
+)
 def test_add_product_rounds_once_in_half_precision(op, shapes, dtype):
     """PyTorch accumulates beta*self + alpha*(a@b) in float32 and rounds once; so must we (bit-equal)."""
     rng = np.random.default_rng(7)
@@ -167,6 +237,6 @@ def test_add_product_rounds_once_in_half_precision(op, shapes, dtype):
     t = getattr(torch, op)(*(torch.tensor(a).to(getattr(torch, dtype)) for a in arrays), beta=-4.775, alpha=2.0315)
     assert m.dtype == getattr(mt, dtype)
     if (op, dtype) == ("addmv", "float16"):  # PyTorch's float16 mv kernel accumulates its own way: 1 ulp
-        np.testing.assert_allclose(m.float().numpy(), t.float().numpy(), rtol=2 ** -10)
+        np.testing.assert_allclose(m.float().numpy(), t.float().numpy(), rtol=2**-10)
     else:
         np.testing.assert_array_equal(m.float().numpy(), t.float().numpy())

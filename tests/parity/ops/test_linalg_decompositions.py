@@ -1,6 +1,7 @@
 """mindtorch.linalg's decompositions, inverses and solvers against torch.linalg: values (batched, float32
 and float64), gradients where PyTorch differentiates and mindtorch does, errors for singular /
 non-positive-definite / non-square / integer input."""
+
 import numpy as np
 import pytest
 from helpers import assert_same, torch_or_skip
@@ -40,8 +41,9 @@ CASES = {
     "qr_R_abs": lambda L, a: L.linalg.qr(a).R.abs(),
     "qr_r_mode": lambda L, a: L.linalg.qr(a, mode="r").R.abs(),
     "svd_S": lambda L, a: L.linalg.svd(a).S,
-    "svd_recon": lambda L, a: (lambda r: r.U @ L.diag_embed(r.S) @ r.Vh if hasattr(L, "diag_embed") else
-                               (r.U * r.S.unsqueeze(-2)) @ r.Vh)(L.linalg.svd(a, full_matrices=False)),
+    "svd_recon": lambda L, a: (
+        lambda r: r.U @ L.diag_embed(r.S) @ r.Vh if hasattr(L, "diag_embed") else (r.U * r.S.unsqueeze(-2)) @ r.Vh
+    )(L.linalg.svd(a, full_matrices=False)),
     "lstsq": lambda L, a: L.linalg.lstsq(a, a[..., :1] + 1).solution,
 }
 
@@ -86,17 +88,20 @@ def _error(lib, fn):
     return info
 
 
-@pytest.mark.parametrize("fn", [
-    lambda L: L.linalg.inv(L.zeros(3, 3)),
-    lambda L: L.linalg.inv(L.tensor([[1.0, 2.0], [2.0, 4.0]])),
-    lambda L: L.linalg.cholesky(L.tensor([[1.0, 2.0], [2.0, 1.0]])),
-    lambda L: L.linalg.cholesky(-L.eye(3)),
-    lambda L: L.linalg.inv(L.ones(2, 3)),
-    lambda L: L.linalg.det(L.ones(3)),
-    lambda L: L.linalg.inv(L.ones(2, 2, dtype=L.int64)),
-    lambda L: L.linalg.eigh(L.eye(2), UPLO="X"),
-    lambda L: L.linalg.qr(L.eye(2), mode="full"),
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L: L.linalg.inv(L.zeros(3, 3)),
+        lambda L: L.linalg.inv(L.tensor([[1.0, 2.0], [2.0, 4.0]])),
+        lambda L: L.linalg.cholesky(L.tensor([[1.0, 2.0], [2.0, 1.0]])),
+        lambda L: L.linalg.cholesky(-L.eye(3)),
+        lambda L: L.linalg.inv(L.ones(2, 3)),
+        lambda L: L.linalg.det(L.ones(3)),
+        lambda L: L.linalg.inv(L.ones(2, 2, dtype=L.int64)),
+        lambda L: L.linalg.eigh(L.eye(2), UPLO="X"),
+        lambda L: L.linalg.qr(L.eye(2), mode="full"),
+    ],
+)
 def test_errors_match(fn):
     m, t = _error(mt, fn), _error(torch, fn)
     assert isinstance(m.value, RuntimeError) and isinstance(t.value, RuntimeError)
@@ -118,20 +123,30 @@ _R = np.random.RandomState(7)
 QR_SVD_GRADS = {
     # losses a sign flip of a singular vector pair (or of a Q column with its R row) leaves alone
     "qr_tall": (lambda L, a: (lambda q, r: (q * q.detach().cos()).sum() + r.sin().sum())(*L.linalg.qr(a)), (4, 3)),
-    "qr_square_complete": (lambda L, a: (lambda q, r: (q * 1.5).pow(3).sum() + (r * r).sum())(
-        *L.linalg.qr(a, mode="complete")), (3, 3)),
+    "qr_square_complete": (
+        lambda L, a: (lambda q, r: (q * 1.5).pow(3).sum() + (r * r).sum())(*L.linalg.qr(a, mode="complete")),
+        (3, 3),
+    ),
     "qr_wide": (lambda L, a: (lambda q, r: (q * q.detach().cos()).sum() + r.sin().sum())(*L.linalg.qr(a)), (3, 5)),
     "qr_batched": (lambda L, a: (lambda q, r: q.sum() + r.sum())(*L.linalg.qr(a)), (2, 5, 3)),
-    "svd_reduced": (lambda L, a: (lambda u, s, vh: (u @ vh).sin().sum() + (s * s).sum() + (u * u).pow(2).sum()
-                                  + (vh * vh).pow(3).sum())(*L.linalg.svd(a, full_matrices=False)), (4, 3)),
-    "svd_wide": (lambda L, a: (lambda u, s, vh: (u * u).sum() + (vh * vh * 2).pow(2).sum() + s.sum())(
-        *L.linalg.svd(a)), (3, 5)),
+    "svd_reduced": (
+        lambda L, a: (
+            lambda u, s, vh: (u @ vh).sin().sum() + (s * s).sum() + (u * u).pow(2).sum() + (vh * vh).pow(3).sum()
+        )(*L.linalg.svd(a, full_matrices=False)),
+        (4, 3),
+    ),
+    "svd_wide": (
+        lambda L, a: (lambda u, s, vh: (u * u).sum() + (vh * vh * 2).pow(2).sum() + s.sum())(*L.linalg.svd(a)),
+        (3, 5),
+    ),
     "svd_full_tall": (lambda L, a: (lambda u, s, vh: (u * u).sum() + s.pow(3).sum())(*L.linalg.svd(a)), (4, 3)),
     "lstsq_tall": (lambda L, a: L.linalg.lstsq(a, a[:, :2].cos()).solution.sin().sum(), (5, 3)),
     "lstsq_wide": (lambda L, a: L.linalg.lstsq(a, a[:, :2].cos()).solution.sin().sum(), (3, 5)),
     "lstsq_vector_rhs": (lambda L, a: L.linalg.lstsq(a, a[:, 0].exp()).solution.pow(2).sum(), (5, 3)),
-    "svd_batched": (lambda L, a: (lambda u, s, vh: (u @ vh).sum() + s.sum())(*L.linalg.svd(a, full_matrices=False)),
-                    (2, 5, 3)),
+    "svd_batched": (
+        lambda L, a: (lambda u, s, vh: (u @ vh).sum() + s.sum())(*L.linalg.svd(a, full_matrices=False)),
+        (2, 5, 3),
+    ),
 }
 
 
@@ -156,10 +171,15 @@ def test_qr_backward_errors_as_pytorch():
 
 
 LEGACY = {
-    "inverse": lambda L, a: L.inverse(a), "det": lambda L, a: a.det(), "logdet": lambda L, a: L.logdet(a),
-    "slogdet": lambda L, a: tuple(L.slogdet(a)), "matrix_power": lambda L, a: a.matrix_power(2),
-    "pinverse": lambda L, a: L.pinverse(a), "svd_S": lambda L, a: L.svd(a).S,
-    "svd_V_abs": lambda L, a: L.svd(a).V.abs(), "qr_R_abs": lambda L, a: L.qr(a).R.abs(),
+    "inverse": lambda L, a: L.inverse(a),
+    "det": lambda L, a: a.det(),
+    "logdet": lambda L, a: L.logdet(a),
+    "slogdet": lambda L, a: tuple(L.slogdet(a)),
+    "matrix_power": lambda L, a: a.matrix_power(2),
+    "pinverse": lambda L, a: L.pinverse(a),
+    "svd_S": lambda L, a: L.svd(a).S,
+    "svd_V_abs": lambda L, a: L.svd(a).V.abs(),
+    "qr_R_abs": lambda L, a: L.qr(a).R.abs(),
     "cholesky_solve": lambda L, a: L.cholesky_solve(a[..., :2] + 1, L.linalg.cholesky(a)),
     "cholesky_inverse": lambda L, a: L.cholesky_inverse(L.linalg.cholesky(a)),
     "logdet_negative": lambda L, a: L.logdet(-a[..., :3, :3]),

@@ -1,6 +1,7 @@
 """out= on every function whose PyTorch signature has it, generated: the functions are
 PyTorch's public ones that document out=, the inputs are the conformance samples of the op of that name.
 The result lands in the given tensor (resized from empty, same values and dtype as PyTorch's)."""
+
 import inspect
 import re
 import warnings
@@ -25,7 +26,12 @@ def _functions_with_out():
     names = []
     for n in sorted(getattr(torch, "__all__", [])):
         f = getattr(torch, n, None)
-        if callable(f) and not isinstance(f, type) and _torch_documents_out(n) and callable(getattr(mindtorch, n, None)):
+        if (
+            callable(f)
+            and not isinstance(f, type)
+            and _torch_documents_out(n)
+            and callable(getattr(mindtorch, n, None))
+        ):
             names.append(n)
     return names
 
@@ -44,8 +50,9 @@ def test_signature_accepts_out(name):
 
 def _to_torch(x):
     if isinstance(x, mindtorch.Tensor):
-        return torch.from_numpy(x.detach().float().numpy().copy() if x.dtype is mindtorch.bfloat16
-                                else x.detach().numpy().copy())
+        return torch.from_numpy(
+            x.detach().float().numpy().copy() if x.dtype is mindtorch.bfloat16 else x.detach().numpy().copy()
+        )
     if isinstance(x, (list, tuple)):
         return type(x)(_to_torch(a) for a in x)
     if isinstance(x, mindtorch.dtype):
@@ -64,6 +71,7 @@ def _empty_like_result(lib, r):
 def _samples(name):
     from mindtorch.ops.registry import BY_NAME
     from mindtorch.testing.conformance.samples import Maker, samples_for
+
     for op in BY_NAME.get(name, ()):
         fn = samples_for(op.qualname)
         if fn is not None and "function" in op.variants:
@@ -85,8 +93,17 @@ def test_result_lands_in_out(name):
                 want = getattr(torch, name)(*targs, **tkw, out=tout)
             except Exception:
                 continue
-            if name in ("empty", "rand", "randn", "randperm", "multinomial", "normal", "randint", "poisson",
-                        "bernoulli"):
+            if name in (
+                "empty",
+                "rand",
+                "randn",
+                "randperm",
+                "multinomial",
+                "normal",
+                "randint",
+                "poisson",
+                "bernoulli",
+            ):
                 mout = _empty_like_result(mindtorch, plain)
                 got = getattr(mindtorch, name)(*s.args, **s.kwargs, out=mout)
                 for g, w, o in zip(*(x if isinstance(x, tuple) else (x,) for x in (got, want, mout))):

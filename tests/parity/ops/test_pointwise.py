@@ -1,4 +1,5 @@
 """Pointwise ops against PyTorch: values, dtypes (incl. weak scalars), errors, gradients."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -35,11 +36,55 @@ def same_error(fm, ft):
 
 BASE = [[0.5, -1.5, 2.0], [3.0, -0.25, 0.0]]
 
-UNARY = ["neg", "abs", "sign", "sgn", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
-         "square", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
-         "acosh", "atanh", "sigmoid", "erf", "erfc", "erfinv", "floor", "ceil", "round", "trunc", "frac",
-         "isnan", "isinf", "isfinite", "isposinf", "isneginf", "relu", "positive", "logical_not", "bitwise_not",
-         "nan_to_num", "logit"]
+UNARY = [
+    "neg",
+    "abs",
+    "sign",
+    "sgn",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sqrt",
+    "rsqrt",
+    "square",
+    "reciprocal",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "sigmoid",
+    "erf",
+    "erfc",
+    "erfinv",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "frac",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "isposinf",
+    "isneginf",
+    "relu",
+    "positive",
+    "logical_not",
+    "bitwise_not",
+    "nan_to_num",
+    "logit",
+]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -55,30 +100,73 @@ def test_unary(name, dtype):
 SPECIAL = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e30, -2.5, 2.5, 0.5, 1.5]
 
 
-@pytest.mark.parametrize("name", ["sign", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "relu", "floor",
-                                  "round", "nan_to_num", "sigmoid", "exp", "abs", "tanh", "frac", "trunc"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "sign",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "isposinf",
+        "isneginf",
+        "relu",
+        "floor",
+        "round",
+        "nan_to_num",
+        "sigmoid",
+        "exp",
+        "abs",
+        "tanh",
+        "frac",
+        "trunc",
+    ],
+)
 def test_unary_special_values(name):
     m, t = pair(SPECIAL, "float32")
     assert_same(getattr(mindtorch, name)(m), getattr(torch, name)(t))
 
 
-OPS2 = {"add": lambda M, a, b: M.add(a, b), "sub": lambda M, a, b: M.sub(a, b), "mul": lambda M, a, b: M.mul(a, b),
-        "div": lambda M, a, b: M.div(a, b), "div_floor": lambda M, a, b: M.div(a, b, rounding_mode="floor"),
-        "div_trunc": lambda M, a, b: M.div(a, b, rounding_mode="trunc"),
-        "add_alpha": lambda M, a, b: M.add(a, b, alpha=2), "sub_alpha": lambda M, a, b: M.sub(a, b, alpha=3),
-        "floor_divide": lambda M, a, b: M.floor_divide(a, b), "remainder": lambda M, a, b: M.remainder(a, b),
-        "fmod": lambda M, a, b: M.fmod(a, b), "pow": lambda M, a, b: M.pow(a, b),
-        "atan2": lambda M, a, b: M.atan2(a, b), "maximum": lambda M, a, b: M.maximum(a, b),
-        "minimum": lambda M, a, b: M.minimum(a, b), "eq": lambda M, a, b: M.eq(a, b),
-        "ne": lambda M, a, b: M.ne(a, b), "lt": lambda M, a, b: M.lt(a, b), "le": lambda M, a, b: M.le(a, b),
-        "gt": lambda M, a, b: M.gt(a, b), "ge": lambda M, a, b: M.ge(a, b),
-        "logical_and": lambda M, a, b: M.logical_and(a, b), "logical_or": lambda M, a, b: M.logical_or(a, b),
-        "logical_xor": lambda M, a, b: M.logical_xor(a, b), "bitwise_and": lambda M, a, b: M.bitwise_and(a, b),
-        "bitwise_or": lambda M, a, b: M.bitwise_or(a, b), "bitwise_xor": lambda M, a, b: M.bitwise_xor(a, b),
-        "lshift": lambda M, a, b: M.bitwise_left_shift(a, b), "rshift": lambda M, a, b: M.bitwise_right_shift(a, b)}
+OPS2 = {
+    "add": lambda M, a, b: M.add(a, b),
+    "sub": lambda M, a, b: M.sub(a, b),
+    "mul": lambda M, a, b: M.mul(a, b),
+    "div": lambda M, a, b: M.div(a, b),
+    "div_floor": lambda M, a, b: M.div(a, b, rounding_mode="floor"),
+    "div_trunc": lambda M, a, b: M.div(a, b, rounding_mode="trunc"),
+    "add_alpha": lambda M, a, b: M.add(a, b, alpha=2),
+    "sub_alpha": lambda M, a, b: M.sub(a, b, alpha=3),
+    "floor_divide": lambda M, a, b: M.floor_divide(a, b),
+    "remainder": lambda M, a, b: M.remainder(a, b),
+    "fmod": lambda M, a, b: M.fmod(a, b),
+    "pow": lambda M, a, b: M.pow(a, b),
+    "atan2": lambda M, a, b: M.atan2(a, b),
+    "maximum": lambda M, a, b: M.maximum(a, b),
+    "minimum": lambda M, a, b: M.minimum(a, b),
+    "eq": lambda M, a, b: M.eq(a, b),
+    "ne": lambda M, a, b: M.ne(a, b),
+    "lt": lambda M, a, b: M.lt(a, b),
+    "le": lambda M, a, b: M.le(a, b),
+    "gt": lambda M, a, b: M.gt(a, b),
+    "ge": lambda M, a, b: M.ge(a, b),
+    "logical_and": lambda M, a, b: M.logical_and(a, b),
+    "logical_or": lambda M, a, b: M.logical_or(a, b),
+    "logical_xor": lambda M, a, b: M.logical_xor(a, b),
+    "bitwise_and": lambda M, a, b: M.bitwise_and(a, b),
+    "bitwise_or": lambda M, a, b: M.bitwise_or(a, b),
+    "bitwise_xor": lambda M, a, b: M.bitwise_xor(a, b),
+    "lshift": lambda M, a, b: M.bitwise_left_shift(a, b),
+    "rshift": lambda M, a, b: M.bitwise_right_shift(a, b),
+}
 
-PAIRS = [("float32", "float32"), ("int64", "int64"), ("int32", "float64"), ("bool", "bool"), ("int64", "bool"),
-         ("float16", "float32"), ("int32", "int64")]
+PAIRS = [
+    ("float32", "float32"),
+    ("int64", "int64"),
+    ("int32", "float64"),
+    ("bool", "bool"),
+    ("int64", "bool"),
+    ("float16", "float32"),
+    ("int32", "int64"),
+]
 
 
 @pytest.mark.parametrize("da,db", PAIRS)
@@ -103,8 +191,32 @@ SCALARS = [2, -3, 1.5, True, 0.5]
 
 @pytest.mark.parametrize("scalar", SCALARS)
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int64", "uint8", "bool", "bfloat16"])
-@pytest.mark.parametrize("op", ["+", "-", "*", "/", "//", "%", "**", "==", "<", ">=", "&", "|", "^",
-                                "r+", "r-", "r*", "r/", "r//", "r%", "r**", "r&"])
+@pytest.mark.parametrize(
+    "op",
+    [
+        "+",
+        "-",
+        "*",
+        "/",
+        "//",
+        "%",
+        "**",
+        "==",
+        "<",
+        ">=",
+        "&",
+        "|",
+        "^",
+        "r+",
+        "r-",
+        "r*",
+        "r/",
+        "r//",
+        "r%",
+        "r**",
+        "r&",
+    ],
+)
 def test_operators_with_python_scalars(op, dtype, scalar):
     """Weak-scalar promotion: int32 + 5 stays int32, float16 * 3 stays float16, int + 1.5 is float32."""
     vals = np.array([[1, 2, 3], [4, 5, 7]])
@@ -130,7 +242,7 @@ def test_shift_and_invert_operators(op, dtype):
 
 def test_zero_dim_tensor_promotion():
     a, ta = pair([1, 2, 3], "int32")
-    s, ts = pair(2.5, "float64")   # a 0-dim float tensor only lifts the category
+    s, ts = pair(2.5, "float64")  # a 0-dim float tensor only lifts the category
     assert_same(a * s, ta * ts)
     i, ti = pair([1.0, 2.0], "float16")
     j, tj = pair(3, "int64")
@@ -141,20 +253,24 @@ def test_zero_dim_tensor_promotion():
 def test_integer_pow_rules(dtype):
     m, t = pair([1, 2, -1, -3, 0], dtype)
     e, te = pair([-1, -1, -3, 2, 3], dtype)
-    assert_same(m ** e, t ** te)
-    assert_same(m ** 3, t ** 3)
+    assert_same(m**e, t**te)
+    assert_same(m**3, t**3)
     assert_same(2 ** mk([0, 1, 5], dtype), 2 ** to_torch(mk([0, 1, 5], dtype)))
-    assert_same(m ** 0.5, t ** 0.5)
+    assert_same(m**0.5, t**0.5)
     with pytest.raises(RuntimeError, match="negative integer powers"):
-        m ** -1
+        m**-1
     assert_same(mindtorch.pow(2, m.abs()), torch.pow(2, t.abs()))
     assert_same(mindtorch.pow(2.5, m), torch.pow(2.5, t))
 
 
 def test_integer_division_by_zero_raises():
     m = mk([1, 2], "int64")
-    for f in (lambda x: x // 0, lambda x: x % 0, lambda x: mindtorch.fmod(x, 0),
-              lambda x: mindtorch.div(x, 0, rounding_mode="trunc")):
+    for f in (
+        lambda x: x // 0,
+        lambda x: x % 0,
+        lambda x: mindtorch.fmod(x, 0),
+        lambda x: mindtorch.div(x, 0, rounding_mode="trunc"),
+    ):
         with pytest.raises(RuntimeError, match="ZeroDivisionError"):
             f(m)
     m2, t2 = pair([1.0, -1.0, 0.0], "float32")
@@ -173,8 +289,23 @@ def test_float_bitwise_errors():
         mindtorch.maximum(m, 2)
 
 
-@pytest.mark.parametrize("name", ["gelu", "gelu_tanh", "silu", "softplus", "softplus_b", "elu", "leaky_relu",
-                                  "hardtanh", "mish", "relu", "sigmoid", "logit_eps"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gelu",
+        "gelu_tanh",
+        "silu",
+        "softplus",
+        "softplus_b",
+        "elu",
+        "leaky_relu",
+        "hardtanh",
+        "mish",
+        "relu",
+        "sigmoid",
+        "logit_eps",
+    ],
+)
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
 def test_activations(name, dtype):
     vals = np.array([-30.0, -2.0, -0.5, 0.0, 0.25, 1.0, 3.0, 25.0])
@@ -261,10 +392,27 @@ def test_lerp_addcmul_addcdiv():
         mindtorch.lerp(a, b.double(), 0.5)
 
 
-@pytest.mark.parametrize("name,arg", [("add_", 2), ("sub_", 1.5), ("mul_", 3), ("div_", 2), ("pow_", 2),
-                                      ("remainder_", 3), ("eq_", 2.0), ("lt_", 3), ("clamp_", 1), ("exp_", None),
-                                      ("relu_", None), ("sigmoid_", None), ("neg_", None), ("floor_divide_", 2),
-                                      ("fmod_", 2), ("atan2_", 2.0)])
+@pytest.mark.parametrize(
+    "name,arg",
+    [
+        ("add_", 2),
+        ("sub_", 1.5),
+        ("mul_", 3),
+        ("div_", 2),
+        ("pow_", 2),
+        ("remainder_", 3),
+        ("eq_", 2.0),
+        ("lt_", 3),
+        ("clamp_", 1),
+        ("exp_", None),
+        ("relu_", None),
+        ("sigmoid_", None),
+        ("neg_", None),
+        ("floor_divide_", 2),
+        ("fmod_", 2),
+        ("atan2_", 2.0),
+    ],
+)
 @pytest.mark.parametrize("dtype", ["float32", "int64"])
 def test_inplace(name, arg, dtype):
     m, t = pair([[1, -2, 3], [4, 5, -6]], dtype)
@@ -323,8 +471,9 @@ def test_round_decimals():
     m, t = pair([1.2345, -2.5, 0.5, 1.5, 123.456], "float64")
     for d in (0, 1, 2, -1):
         assert_same(mindtorch.round(m, decimals=d), torch.round(t, decimals=d))
-    same_error(lambda: mindtorch.round(mk([1], "int64"), decimals=1),
-               lambda: torch.round(torch.tensor([1]), decimals=1))
+    same_error(
+        lambda: mindtorch.round(mk([1], "int64"), decimals=1), lambda: torch.round(torch.tensor([1]), decimals=1)
+    )
 
 
 def test_nan_to_num_args():
@@ -340,18 +489,53 @@ def grad_pair(vals, requires_grad=True):
 
 
 GRAD_UNARY = {
-    "exp": None, "exp2": None, "expm1": None, "log": "pos", "log2": "pos", "log10": "pos", "log1p": "pos",
-    "sqrt": "pos", "rsqrt": "pos", "square": None, "reciprocal": "pos", "sin": None, "cos": None, "tan": "small",
-    "asin": "small", "acos": "small", "atan": None, "sinh": None, "cosh": None, "tanh": None, "asinh": None,
-    "acosh": "big", "atanh": "small", "sigmoid": None, "erf": None, "erfc": None, "erfinv": "small", "abs": None,
-    "neg": None, "frac": None, "floor": None, "sign": None, "round": None, "relu": None, "logit": "unit",
-    "nan_to_num": None, "trunc": None, "ceil": None, "positive": None}
+    "exp": None,
+    "exp2": None,
+    "expm1": None,
+    "log": "pos",
+    "log2": "pos",
+    "log10": "pos",
+    "log1p": "pos",
+    "sqrt": "pos",
+    "rsqrt": "pos",
+    "square": None,
+    "reciprocal": "pos",
+    "sin": None,
+    "cos": None,
+    "tan": "small",
+    "asin": "small",
+    "acos": "small",
+    "atan": None,
+    "sinh": None,
+    "cosh": None,
+    "tanh": None,
+    "asinh": None,
+    "acosh": "big",
+    "atanh": "small",
+    "sigmoid": None,
+    "erf": None,
+    "erfc": None,
+    "erfinv": "small",
+    "abs": None,
+    "neg": None,
+    "frac": None,
+    "floor": None,
+    "sign": None,
+    "round": None,
+    "relu": None,
+    "logit": "unit",
+    "nan_to_num": None,
+    "trunc": None,
+    "ceil": None,
+    "positive": None,
+}
 
 
 def _domain(kind):
     base = np.array([0.3, -0.7, 1.1, -1.6, 0.45])
-    return {"pos": np.abs(base) + 0.2, "small": base / 2.5, "big": np.abs(base) + 1.2,
-            "unit": np.abs(base) / 2}.get(kind, base)
+    return {"pos": np.abs(base) + 0.2, "small": base / 2.5, "big": np.abs(base) + 1.2, "unit": np.abs(base) / 2}.get(
+        kind, base
+    )
 
 
 @pytest.mark.parametrize("name", sorted(GRAD_UNARY))
@@ -371,16 +555,26 @@ def test_unary_gradcheck(name):
 
 
 GRAD_BINARY = {
-    "add": lambda M, a, b: M.add(a, b, alpha=2), "sub": lambda M, a, b: M.sub(a, b, alpha=0.5),
-    "mul": lambda M, a, b: a * b, "div": lambda M, a, b: a / b, "pow": lambda M, a, b: M.pow(a.abs() + 0.1, b),
-    "atan2": lambda M, a, b: M.atan2(a, b), "maximum": lambda M, a, b: M.maximum(a, b),
-    "minimum": lambda M, a, b: M.minimum(a, b), "remainder": lambda M, a, b: M.remainder(a, b),
-    "fmod": lambda M, a, b: M.fmod(a, b), "lerp": lambda M, a, b: M.lerp(a, b, 0.3),
+    "add": lambda M, a, b: M.add(a, b, alpha=2),
+    "sub": lambda M, a, b: M.sub(a, b, alpha=0.5),
+    "mul": lambda M, a, b: a * b,
+    "div": lambda M, a, b: a / b,
+    "pow": lambda M, a, b: M.pow(a.abs() + 0.1, b),
+    "atan2": lambda M, a, b: M.atan2(a, b),
+    "maximum": lambda M, a, b: M.maximum(a, b),
+    "minimum": lambda M, a, b: M.minimum(a, b),
+    "remainder": lambda M, a, b: M.remainder(a, b),
+    "fmod": lambda M, a, b: M.fmod(a, b),
+    "lerp": lambda M, a, b: M.lerp(a, b, 0.3),
     "lerp_t": lambda M, a, b: M.lerp(a, b, b.sigmoid()),
-    "addcmul": lambda M, a, b: M.addcmul(a, a, b, value=0.5), "addcdiv": lambda M, a, b: M.addcdiv(a, a, b, value=2),
-    "where": lambda M, a, b: M.where(a > 0, a, b), "clamp_t": lambda M, a, b: M.clamp(a, min=b),
-    "clamp_t2": lambda M, a, b: M.clamp(a, max=b), "rpow": lambda M, a, b: 2.5 ** a * b,
-    "pow_scalar": lambda M, a, b: (a ** 3) * (b ** 2), "rsub": lambda M, a, b: 2 - a / (3 - b),
+    "addcmul": lambda M, a, b: M.addcmul(a, a, b, value=0.5),
+    "addcdiv": lambda M, a, b: M.addcdiv(a, a, b, value=2),
+    "where": lambda M, a, b: M.where(a > 0, a, b),
+    "clamp_t": lambda M, a, b: M.clamp(a, min=b),
+    "clamp_t2": lambda M, a, b: M.clamp(a, max=b),
+    "rpow": lambda M, a, b: 2.5**a * b,
+    "pow_scalar": lambda M, a, b: (a**3) * (b**2),
+    "rsub": lambda M, a, b: 2 - a / (3 - b),
 }
 
 
@@ -404,20 +598,24 @@ def test_maximum_tie_grad():
     assert_same(b.grad, tb.grad)
 
 
-@pytest.mark.parametrize("name", ["gelu", "gelu_tanh", "silu", "softplus", "elu", "leaky_relu", "hardtanh", "mish",
-                                  "clamp", "clamp_min"])
+@pytest.mark.parametrize(
+    "name", ["gelu", "gelu_tanh", "silu", "softplus", "elu", "leaky_relu", "hardtanh", "mish", "clamp", "clamp_min"]
+)
 def test_activation_grad(name):
     m, t = grad_pair([-3.0, -1.2, -0.3, 0.4, 0.9, 1.7, 25.0])
     Ft = torch.nn.functional
-    table = {"gelu": (lambda x: mindtorch.gelu(x), Ft.gelu),
-             "gelu_tanh": (lambda x: mindtorch.gelu(x, approximate="tanh"), lambda x: Ft.gelu(x, approximate="tanh")),
-             "silu": (mindtorch.silu, Ft.silu), "softplus": (lambda x: mindtorch.softplus(x, 2, 5),
-                                                              lambda x: Ft.softplus(x, 2, 5)),
-             "elu": (lambda x: mindtorch.elu(x, 0.5), lambda x: Ft.elu(x, 0.5)),
-             "leaky_relu": (lambda x: mindtorch.leaky_relu(x, 0.1), lambda x: Ft.leaky_relu(x, 0.1)),
-             "hardtanh": (lambda x: mindtorch.hardtanh(x, -1.0, 1.0), lambda x: Ft.hardtanh(x, -1.0, 1.0)),
-             "mish": (mindtorch.mish, Ft.mish), "clamp": (lambda x: x.clamp(-1, 1), lambda x: x.clamp(-1, 1)),
-             "clamp_min": (lambda x: x.clamp_min(0.5), lambda x: x.clamp_min(0.5))}
+    table = {
+        "gelu": (lambda x: mindtorch.gelu(x), Ft.gelu),
+        "gelu_tanh": (lambda x: mindtorch.gelu(x, approximate="tanh"), lambda x: Ft.gelu(x, approximate="tanh")),
+        "silu": (mindtorch.silu, Ft.silu),
+        "softplus": (lambda x: mindtorch.softplus(x, 2, 5), lambda x: Ft.softplus(x, 2, 5)),
+        "elu": (lambda x: mindtorch.elu(x, 0.5), lambda x: Ft.elu(x, 0.5)),
+        "leaky_relu": (lambda x: mindtorch.leaky_relu(x, 0.1), lambda x: Ft.leaky_relu(x, 0.1)),
+        "hardtanh": (lambda x: mindtorch.hardtanh(x, -1.0, 1.0), lambda x: Ft.hardtanh(x, -1.0, 1.0)),
+        "mish": (mindtorch.mish, Ft.mish),
+        "clamp": (lambda x: x.clamp(-1, 1), lambda x: x.clamp(-1, 1)),
+        "clamp_min": (lambda x: x.clamp_min(0.5), lambda x: x.clamp_min(0.5)),
+    }
     fm, ft = table[name]
     (fm(m) * mk(np.arange(7.0), "float64")).sum().backward()
     (ft(t) * torch.arange(7.0, dtype=torch.float64)).sum().backward()
@@ -428,10 +626,15 @@ def test_activation_grad(name):
 def test_gradcheck_misc(name):
     a = mk([0.3, -0.7, 1.1], "float64").requires_grad_(True)
     b = mk([0.9, 0.2, -1.3], "float64").requires_grad_(True)
-    fns = {"gelu": lambda x, y: mindtorch.gelu(x) * y, "mish": lambda x, y: mindtorch.mish(x) + y,
-           "softplus": lambda x, y: mindtorch.softplus(x * y), "atan2": mindtorch.atan2,
-           "pow": lambda x, y: mindtorch.pow(x.abs() + 0.5, y), "addcdiv": lambda x, y: mindtorch.addcdiv(x, x, y),
-           "lerp": lambda x, y: mindtorch.lerp(x, y, y.sigmoid())}
+    fns = {
+        "gelu": lambda x, y: mindtorch.gelu(x) * y,
+        "mish": lambda x, y: mindtorch.mish(x) + y,
+        "softplus": lambda x, y: mindtorch.softplus(x * y),
+        "atan2": mindtorch.atan2,
+        "pow": lambda x, y: mindtorch.pow(x.abs() + 0.5, y),
+        "addcdiv": lambda x, y: mindtorch.addcdiv(x, x, y),
+        "lerp": lambda x, y: mindtorch.lerp(x, y, y.sigmoid()),
+    }
     assert mindtorch.autograd.gradcheck(fns[name], (a, b))
 
 
@@ -458,8 +661,10 @@ def test_floor_divide_backward_not_implemented():
         (a // 2).sum().backward()
 
 
-@pytest.mark.parametrize("name", ["abs", "sgn", "exp", "neg", "sqrt", "sigmoid", "isnan", "square", "reciprocal",
-                                  "sign", "lt", "eq", "clamp"])
+@pytest.mark.parametrize(
+    "name",
+    ["abs", "sgn", "exp", "neg", "sqrt", "sigmoid", "isnan", "square", "reciprocal", "sign", "lt", "eq", "clamp"],
+)
 def test_complex_inputs(name):
     m, t = pair([1 + 2j, -3j, 2.5 + 0j], "complex64")
     two = {"lt": lambda M, x: M.lt(x, x), "eq": lambda M, x: M.eq(x, x), "clamp": lambda M, x: M.clamp(x, 0)}
@@ -477,8 +682,22 @@ def test_conj_and_conj_physical_like_pytorch():
     np.testing.assert_array_equal(mt.tensor(z).conj().numpy(), np.conj(z))
 
 
-@pytest.mark.parametrize("name", ["remainder", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-                                  "bitwise_right_shift", "float_power", "pow", "fmod", "atan2", "maximum"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "remainder",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+        "bitwise_left_shift",
+        "bitwise_right_shift",
+        "float_power",
+        "pow",
+        "fmod",
+        "atan2",
+        "maximum",
+    ],
+)
 @pytest.mark.parametrize("scalar", [2, -3, 2.5, True])
 @pytest.mark.parametrize("dtype", ["int64", "int8", "float32", "bool"])
 def test_scalar_first(name, scalar, dtype):
@@ -502,6 +721,7 @@ def test_clamp(lo, hi, dtype):
         z = x.t() if x.dim() == 2 else x[::2].clone()
         z.clamp_(min=lo) if lo is not None else z.clamp_(max=hi)
         return x.clamp(lo, hi), y, z, x.clamp(min=lo) if lo is not None else x.clamp(max=hi)
+
     mt, th = results_or_same_error(run)
     if th is not None:
         assert_same(list(mt), list(th))
@@ -509,6 +729,7 @@ def test_clamp(lo, hi, dtype):
 
 def test_clamp_is_not_much_slower_than_np_clip():
     import time
+
     x = mindtorch.randn(1_000_000)
     a = x.numpy()
 
@@ -519,6 +740,7 @@ def test_clamp_is_not_much_slower_than_np_clip():
             f()
             t.append(time.perf_counter() - s)
         return min(t)
+
     ref = best(lambda: np.clip(a, -0.5, 0.5))
     assert best(lambda: mindtorch.clamp(x, min=0)) < 2.5 * ref + 2e-4
     assert best(lambda: x.clamp_(-0.5, 0.5)) < 2.5 * ref + 2e-4

@@ -1,4 +1,5 @@
 """Reductions against PyTorch: values, shapes, dtypes, errors and gradients."""
+
 from helpers import assert_same, to_torch, torch_or_skip
 
 torch = torch_or_skip()
@@ -27,14 +28,29 @@ def data(shape, dtype="float64"):
 
 
 CALLS = [
-    ("sum", (), {}), ("sum", (1,), {}), ("sum", ((0, 2),), {"keepdim": True}), ("sum", (), {"dtype": "float64"}),
-    ("prod", (), {}), ("prod", (1,), {"keepdim": True}),
-    ("amax", ((0, 2),), {}), ("amin", (-1,), {"keepdim": True}), ("amax", (), {}),
-    ("argmax", (), {}), ("argmin", (1,), {}), ("argmax", (), {"keepdim": True}), ("argmax", (2,), {"keepdim": True}),
-    ("all", (), {}), ("any", (1,), {}), ("all", ((0, 1),), {"keepdim": True}),
-    ("count_nonzero", (), {}), ("count_nonzero", ((0, 2),), {}),
-    ("cumsum", (1,), {}), ("cumprod", (-1,), {}), ("cumsum", (0,), {"dtype": "float32"}),
-    ("max", (), {}), ("min", (), {}),
+    ("sum", (), {}),
+    ("sum", (1,), {}),
+    ("sum", ((0, 2),), {"keepdim": True}),
+    ("sum", (), {"dtype": "float64"}),
+    ("prod", (), {}),
+    ("prod", (1,), {"keepdim": True}),
+    ("amax", ((0, 2),), {}),
+    ("amin", (-1,), {"keepdim": True}),
+    ("amax", (), {}),
+    ("argmax", (), {}),
+    ("argmin", (1,), {}),
+    ("argmax", (), {"keepdim": True}),
+    ("argmax", (2,), {"keepdim": True}),
+    ("all", (), {}),
+    ("any", (1,), {}),
+    ("all", ((0, 1),), {"keepdim": True}),
+    ("count_nonzero", (), {}),
+    ("count_nonzero", ((0, 2),), {}),
+    ("cumsum", (1,), {}),
+    ("cumprod", (-1,), {}),
+    ("cumsum", (0,), {"dtype": "float32"}),
+    ("max", (), {}),
+    ("min", (), {}),
 ]
 
 
@@ -54,14 +70,29 @@ def test_reduction_values(name, args, kw, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("name,args,kw", [
-    ("mean", (), {}), ("mean", ((0, 2),), {"keepdim": True}), ("var", (), {}), ("var", (1,), {}),
-    ("var", (1, False), {}), ("var", (1, False, True), {}), ("std", (), {"unbiased": False}),
-    ("std", (), {"dim": 0, "correction": 0, "keepdim": True}), ("var", ((0, 1),), {"correction": 2}),
-    ("logsumexp", (1,), {}), ("logsumexp", ((0, 2),), {"keepdim": True}),
-    ("softmax", (1,), {}), ("log_softmax", (-1,), {}), ("norm", (), {}), ("norm", (1,), {}),
-    ("norm", (float("inf"), 1), {}), ("norm", ("fro", (0, 1)), {}), ("norm", (3, 2, True), {}),
-])
+@pytest.mark.parametrize(
+    "name,args,kw",
+    [
+        ("mean", (), {}),
+        ("mean", ((0, 2),), {"keepdim": True}),
+        ("var", (), {}),
+        ("var", (1,), {}),
+        ("var", (1, False), {}),
+        ("var", (1, False, True), {}),
+        ("std", (), {"unbiased": False}),
+        ("std", (), {"dim": 0, "correction": 0, "keepdim": True}),
+        ("var", ((0, 1),), {"correction": 2}),
+        ("logsumexp", (1,), {}),
+        ("logsumexp", ((0, 2),), {"keepdim": True}),
+        ("softmax", (1,), {}),
+        ("log_softmax", (-1,), {}),
+        ("norm", (), {}),
+        ("norm", (1,), {}),
+        ("norm", (float("inf"), 1), {}),
+        ("norm", ("fro", (0, 1)), {}),
+        ("norm", (3, 2, True), {}),
+    ],
+)
 def test_float_reductions(name, args, kw, dtype):
     a, t = both(data((3, 4, 5), dtype))
     assert_same(getattr(a, name)(*args, **kw), getattr(t, name)(*args, **kw), rtol=1e-4)
@@ -87,13 +118,25 @@ def test_max_dim_named_tuple(name, dim, keepdim):
     assert type(r).__name__ == name
 
 
-@pytest.mark.parametrize("call", [
-    lambda m, x: m.empty(0).max(), lambda m, x: m.empty(0, 3).max(0), lambda m, x: m.empty(0, 3).amax(0),
-    lambda m, x: m.empty(0).argmax(), lambda m, x: x.sum(3), lambda m, x: x.amax((0, 0)),
-    lambda m, x: m.arange(3).mean(), lambda m, x: x.mean(dtype=m.int64), lambda m, x: m.arange(3).var(),
-    lambda m, x: m.arange(3).softmax(0), lambda m, x: x.softmax(5), lambda m, x: m.arange(3).norm(),
-    lambda m, x: x.max(2), lambda m, x: m.ones(()).sum(1),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m, x: m.empty(0).max(),
+        lambda m, x: m.empty(0, 3).max(0),
+        lambda m, x: m.empty(0, 3).amax(0),
+        lambda m, x: m.empty(0).argmax(),
+        lambda m, x: x.sum(3),
+        lambda m, x: x.amax((0, 0)),
+        lambda m, x: m.arange(3).mean(),
+        lambda m, x: x.mean(dtype=m.int64),
+        lambda m, x: m.arange(3).var(),
+        lambda m, x: m.arange(3).softmax(0),
+        lambda m, x: x.softmax(5),
+        lambda m, x: m.arange(3).norm(),
+        lambda m, x: x.max(2),
+        lambda m, x: m.ones(()).sum(1),
+    ],
+)
 def test_errors_match(call):
     x = mt.ones(2, 3)
     with pytest.raises(Exception) as exp:
@@ -102,12 +145,22 @@ def test_errors_match(call):
         call(mt, x)
 
 
-@pytest.mark.parametrize("call", [
-    lambda m: m.empty(0).sum(), lambda m: m.empty(0).prod(), lambda m: m.empty(0, 3).max(1).values,
-    lambda m: m.empty(0, 3).amax(1), lambda m: m.empty(0).all(), lambda m: m.empty(0).any(),
-    lambda m: m.ones(()).sum(0), lambda m: m.ones(()).max(0).values, lambda m: m.ones(()).cumsum(0),
-    lambda m: m.ones(()).argmax(0), lambda m: m.ones((), dtype=m.uint8).all(),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.empty(0).sum(),
+        lambda m: m.empty(0).prod(),
+        lambda m: m.empty(0, 3).max(1).values,
+        lambda m: m.empty(0, 3).amax(1),
+        lambda m: m.empty(0).all(),
+        lambda m: m.empty(0).any(),
+        lambda m: m.ones(()).sum(0),
+        lambda m: m.ones(()).max(0).values,
+        lambda m: m.ones(()).cumsum(0),
+        lambda m: m.ones(()).argmax(0),
+        lambda m: m.ones((), dtype=m.uint8).all(),
+    ],
+)
 def test_edge_cases(call):
     assert_same(call(mt), call(torch))
 
@@ -122,23 +175,47 @@ def _grad_pair(fn, arr):
 TIES = np.array([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, -1.0, 2.0], [0.5, 0.1, 0.2, 0.3]])
 
 
-@pytest.mark.parametrize("fn", [
-    lambda m, x: x.sum(1) * m.arange(3.0, dtype=m.float64),
-    lambda m, x: x.mean((0, 1)), lambda m, x: x.prod(1), lambda m, x: x.prod(),
-    lambda m, x: x.amax(1), lambda m, x: x.amin(0, keepdim=True) * 2, lambda m, x: x.max(),
-    lambda m, x: x.min(), lambda m, x: x.max(1).values * 3, lambda m, x: x.min(0, True)[0],
-    lambda m, x: x.var(1), lambda m, x: x.std(), lambda m, x: x.std(0, correction=0),
-    lambda m, x: x.logsumexp(1), lambda m, x: x.softmax(1) * m.arange(4.0, dtype=m.float64),
-    lambda m, x: x.log_softmax(0) * m.arange(4.0, dtype=m.float64), lambda m, x: x.norm(),
-    lambda m, x: x.norm(1, 1), lambda m, x: x.norm(float("inf"), 0), lambda m, x: x.norm(3, 1),
-    lambda m, x: x.cumsum(1) * m.arange(4.0, dtype=m.float64), lambda m, x: x.cumprod(1),
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m, x: x.sum(1) * m.arange(3.0, dtype=m.float64),
+        lambda m, x: x.mean((0, 1)),
+        lambda m, x: x.prod(1),
+        lambda m, x: x.prod(),
+        lambda m, x: x.amax(1),
+        lambda m, x: x.amin(0, keepdim=True) * 2,
+        lambda m, x: x.max(),
+        lambda m, x: x.min(),
+        lambda m, x: x.max(1).values * 3,
+        lambda m, x: x.min(0, True)[0],
+        lambda m, x: x.var(1),
+        lambda m, x: x.std(),
+        lambda m, x: x.std(0, correction=0),
+        lambda m, x: x.logsumexp(1),
+        lambda m, x: x.softmax(1) * m.arange(4.0, dtype=m.float64),
+        lambda m, x: x.log_softmax(0) * m.arange(4.0, dtype=m.float64),
+        lambda m, x: x.norm(),
+        lambda m, x: x.norm(1, 1),
+        lambda m, x: x.norm(float("inf"), 0),
+        lambda m, x: x.norm(3, 1),
+        lambda m, x: x.cumsum(1) * m.arange(4.0, dtype=m.float64),
+        lambda m, x: x.cumprod(1),
+    ],
+)
 def test_gradients_match(fn):
     _grad_pair(fn, TIES)
 
 
-@pytest.mark.parametrize("fn", [lambda m, x: x.prod(1), lambda m, x: x.prod(), lambda m, x: x.cumprod(1),
-                                lambda m, x: x.std(1), lambda m, x: x.norm()])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m, x: x.prod(1),
+        lambda m, x: x.prod(),
+        lambda m, x: x.cumprod(1),
+        lambda m, x: x.std(1),
+        lambda m, x: x.norm(),
+    ],
+)
 def test_gradients_with_zeros(fn):
     arr = np.array([[0.0, 2.0, 3.0], [0.0, 0.0, 1.5], [1.0, 1.0, 1.0]])
     _grad_pair(fn, arr if fn(torch, torch.ones(1, 1)).dim() >= 0 else arr)

@@ -1,4 +1,5 @@
 """mindtorch.special's compositions against torch.special."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -12,8 +13,21 @@ from helpers import assert_same  # noqa: E402
 
 X = np.array([-3.0, -1.0, -0.5, 0.0, 1e-3, 0.25, 0.5, 1.0, 2.5, 7.0, np.inf, -np.inf, np.nan], dtype=np.float32)
 P = np.array([0.0, 1e-4, 0.1, 0.5, 0.9, 0.9999, 1.0, -0.1, 1.5, np.nan], dtype=np.float32)
-UNARY = ["erf", "erfc", "erfinv", "exp2", "expit", "expm1", "log1p", "logit", "round", "entr", "ndtr", "sinc",
-         "log_ndtr"]
+UNARY = [
+    "erf",
+    "erfc",
+    "erfinv",
+    "exp2",
+    "expit",
+    "expm1",
+    "log1p",
+    "logit",
+    "round",
+    "entr",
+    "ndtr",
+    "sinc",
+    "log_ndtr",
+]
 
 
 @pytest.mark.parametrize("name", UNARY)
@@ -25,25 +39,34 @@ def test_unary(name):
 
 
 def test_ndtri():
-    assert_same(mindtorch.special.ndtri(mindtorch.tensor(P)), torch.special.ndtri(torch.tensor(P)), rtol=1e-4,
-                atol=1e-5)
+    assert_same(
+        mindtorch.special.ndtri(mindtorch.tensor(P)), torch.special.ndtri(torch.tensor(P)), rtol=1e-4, atol=1e-5
+    )
 
 
 @pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
 def test_binary(name):
-    a, b = np.meshgrid(np.array([0.0, 1.0, -2.0, 3.5, np.nan], dtype=np.float32),
-                       np.array([0.0, 0.5, 2.0, -1.0, np.nan, np.inf], dtype=np.float32))
+    a, b = np.meshgrid(
+        np.array([0.0, 1.0, -2.0, 3.5, np.nan], dtype=np.float32),
+        np.array([0.0, 0.5, 2.0, -1.0, np.nan, np.inf], dtype=np.float32),
+    )
     mt = getattr(mindtorch.special, name)(mindtorch.tensor(a), mindtorch.tensor(b))
     th = getattr(torch.special, name)(torch.tensor(a), torch.tensor(b))
     assert_same(mt, th, rtol=1e-6, atol=1e-6)
-    assert_same(getattr(mindtorch.special, name)(2.0, mindtorch.tensor(b)),
-                getattr(torch.special, name)(2.0, torch.tensor(b)), rtol=1e-6)
+    assert_same(
+        getattr(mindtorch.special, name)(2.0, mindtorch.tensor(b)),
+        getattr(torch.special, name)(2.0, torch.tensor(b)),
+        rtol=1e-6,
+    )
 
 
 @pytest.mark.parametrize("name", ["sinc", "entr", "ndtr", "expit", "logit"])
 def test_gradients(name):
-    arr = np.array([-0.7, 0.0, 0.3, 0.6, 1.9], dtype=np.float32) if name != "logit" else \
-        np.array([0.1, 0.3, 0.6, 0.9], dtype=np.float32)
+    arr = (
+        np.array([-0.7, 0.0, 0.3, 0.6, 1.9], dtype=np.float32)
+        if name != "logit"
+        else np.array([0.1, 0.3, 0.6, 0.9], dtype=np.float32)
+    )
     if name == "entr":
         arr = np.abs(arr) + 0.1
     m = mindtorch.tensor(arr, requires_grad=True)
@@ -56,10 +79,14 @@ def test_gradients(name):
 def test_softmax_family():
     x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
     for name in ("softmax", "log_softmax"):
-        assert_same(getattr(mindtorch.special, name)(mindtorch.tensor(x), 1),
-                    getattr(torch.special, name)(torch.tensor(x), 1), rtol=1e-6)
-    assert_same(mindtorch.special.logsumexp(mindtorch.tensor(x), 1), torch.special.logsumexp(torch.tensor(x), 1),
-                rtol=1e-6)
+        assert_same(
+            getattr(mindtorch.special, name)(mindtorch.tensor(x), 1),
+            getattr(torch.special, name)(torch.tensor(x), 1),
+            rtol=1e-6,
+        )
+    assert_same(
+        mindtorch.special.logsumexp(mindtorch.tensor(x), 1), torch.special.logsumexp(torch.tensor(x), 1), rtol=1e-6
+    )
 
 
 @pytest.mark.parametrize("name", ["lgamma", "digamma"])

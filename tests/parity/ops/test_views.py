@@ -1,4 +1,5 @@
 """View ops vs PyTorch: shapes, strides, storage offsets, storage sharing, contiguity and errors."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -32,51 +33,127 @@ def run(lib, shape, perm, expr):
 
 def describe(lib, out, base):
     outs = out if isinstance(out, (tuple, list)) else (out,)
-    return [(tuple(o.shape), tuple(o.stride()), o.storage_offset(), o.is_contiguous(), shares(lib, o, base),
-             o.detach().contiguous().numpy().tolist() if lib is torch else o.detach().contiguous().numpy().tolist())
-            for o in outs]
+    return [
+        (
+            tuple(o.shape),
+            tuple(o.stride()),
+            o.storage_offset(),
+            o.is_contiguous(),
+            shares(lib, o, base),
+            o.detach().contiguous().numpy().tolist() if lib is torch else o.detach().contiguous().numpy().tolist(),
+        )
+        for o in outs
+    ]
 
 
 CASES = [
-    ((2, 3, 4), None, "x.view(6, 4)"), ((2, 3, 4), None, "x.view(-1)"), ((2, 3, 4), None, "x.view(4, -1, 2)"),
-    ((2, 3, 4), None, "x.view(5, 5)"), ((2, 3, 4), None, "x.view(-1, -1)"), ((2, 3, 4), (1, 0, 2), "x.view(6, 4)"),
-    ((2, 3, 4), (0, 2, 1), "x.view(2, 12)"), ((2, 3, 4), (1, 0, 2), "x.view(3, 2, 2, 2)"),
-    ((2, 3, 4), None, "x.reshape(4, 6)"), ((2, 3, 4), (2, 1, 0), "x.reshape(-1)"), ((2, 3, 4), (1, 0, 2), "x.reshape(3, 8)"),
-    ((2, 3, 4), None, "x.flatten()"), ((2, 3, 4), None, "x.flatten(1)"), ((2, 3, 4), None, "x.flatten(0, 1)"),
-    ((2, 3, 4), None, "x.flatten(2, 1)"), ((2, 3, 4), (2, 0, 1), "x.flatten(1, 2)"), ((2, 3, 4), None, "x.flatten(1, 1)"),
-    ((2, 12), None, "x.unflatten(1, (3, 4))"), ((2, 12), None, "x.unflatten(-1, (-1, 6))"), ((2, 12), None, "x.unflatten(1, (5, 5))"),
-    ((1, 3, 1, 2), None, "x.squeeze()"), ((1, 3, 1, 2), None, "x.squeeze(0)"), ((1, 3, 1, 2), None, "x.squeeze(1)"),
-    ((1, 3, 1, 2), None, "x.squeeze((0, 2))"), ((1, 3, 1, 2), None, "x.squeeze(-2)"), ((1, 3, 1, 2), None, "x.squeeze(4)"),
-    ((2, 3), None, "x.unsqueeze(0)"), ((2, 3), None, "x.unsqueeze(2)"), ((2, 3), None, "x.unsqueeze(-1)"),
-    ((2, 3), (1, 0), "x.unsqueeze(1)"), ((2, 3), None, "x.unsqueeze(3)"),
-    ((2, 3, 4), None, "x.transpose(0, 2)"), ((2, 3, 4), None, "x.transpose(-1, 1)"), ((2, 3, 4), None, "x.transpose(0, 3)"),
-    ((2, 3, 4), None, "x.permute(2, 0, 1)"), ((2, 3, 4), None, "x.permute(0, 1)"), ((2, 3, 4), None, "x.permute(0, 0, 1)"),
-    ((2, 3), None, "x.t()"), ((3,), None, "x.t()"), ((2, 3, 4), None, "x.t()"), ((2, 3), None, "x.T"),
-    ((2, 3, 4), None, "x.mT"), ((3,), None, "x.mT"),
-    ((3, 1), None, "x.expand(2, 3, 4)"), ((3, 1), None, "x.expand(-1, 5)"), ((3, 1), None, "x.expand(4, 5)"),
-    ((3, 1), None, "x.expand(3)"), ((3, 1), None, "x.expand_as(L.zeros(2, 3, 2))"),
-    ((4, 5), None, "x.narrow(0, 1, 2)"), ((4, 5), None, "x.narrow(1, -3, 2)"), ((4, 5), None, "x.narrow(1, 3, 5)"),
+    ((2, 3, 4), None, "x.view(6, 4)"),
+    ((2, 3, 4), None, "x.view(-1)"),
+    ((2, 3, 4), None, "x.view(4, -1, 2)"),
+    ((2, 3, 4), None, "x.view(5, 5)"),
+    ((2, 3, 4), None, "x.view(-1, -1)"),
+    ((2, 3, 4), (1, 0, 2), "x.view(6, 4)"),
+    ((2, 3, 4), (0, 2, 1), "x.view(2, 12)"),
+    ((2, 3, 4), (1, 0, 2), "x.view(3, 2, 2, 2)"),
+    ((2, 3, 4), None, "x.reshape(4, 6)"),
+    ((2, 3, 4), (2, 1, 0), "x.reshape(-1)"),
+    ((2, 3, 4), (1, 0, 2), "x.reshape(3, 8)"),
+    ((2, 3, 4), None, "x.flatten()"),
+    ((2, 3, 4), None, "x.flatten(1)"),
+    ((2, 3, 4), None, "x.flatten(0, 1)"),
+    ((2, 3, 4), None, "x.flatten(2, 1)"),
+    ((2, 3, 4), (2, 0, 1), "x.flatten(1, 2)"),
+    ((2, 3, 4), None, "x.flatten(1, 1)"),
+    ((2, 12), None, "x.unflatten(1, (3, 4))"),
+    ((2, 12), None, "x.unflatten(-1, (-1, 6))"),
+    ((2, 12), None, "x.unflatten(1, (5, 5))"),
+    ((1, 3, 1, 2), None, "x.squeeze()"),
+    ((1, 3, 1, 2), None, "x.squeeze(0)"),
+    ((1, 3, 1, 2), None, "x.squeeze(1)"),
+    ((1, 3, 1, 2), None, "x.squeeze((0, 2))"),
+    ((1, 3, 1, 2), None, "x.squeeze(-2)"),
+    ((1, 3, 1, 2), None, "x.squeeze(4)"),
+    ((2, 3), None, "x.unsqueeze(0)"),
+    ((2, 3), None, "x.unsqueeze(2)"),
+    ((2, 3), None, "x.unsqueeze(-1)"),
+    ((2, 3), (1, 0), "x.unsqueeze(1)"),
+    ((2, 3), None, "x.unsqueeze(3)"),
+    ((2, 3, 4), None, "x.transpose(0, 2)"),
+    ((2, 3, 4), None, "x.transpose(-1, 1)"),
+    ((2, 3, 4), None, "x.transpose(0, 3)"),
+    ((2, 3, 4), None, "x.permute(2, 0, 1)"),
+    ((2, 3, 4), None, "x.permute(0, 1)"),
+    ((2, 3, 4), None, "x.permute(0, 0, 1)"),
+    ((2, 3), None, "x.t()"),
+    ((3,), None, "x.t()"),
+    ((2, 3, 4), None, "x.t()"),
+    ((2, 3), None, "x.T"),
+    ((2, 3, 4), None, "x.mT"),
+    ((3,), None, "x.mT"),
+    ((3, 1), None, "x.expand(2, 3, 4)"),
+    ((3, 1), None, "x.expand(-1, 5)"),
+    ((3, 1), None, "x.expand(4, 5)"),
+    ((3, 1), None, "x.expand(3)"),
+    ((3, 1), None, "x.expand_as(L.zeros(2, 3, 2))"),
+    ((4, 5), None, "x.narrow(0, 1, 2)"),
+    ((4, 5), None, "x.narrow(1, -3, 2)"),
+    ((4, 5), None, "x.narrow(1, 3, 5)"),
     ((4, 5), (1, 0), "x.narrow(1, 2, 2)"),
-    ((4, 5), None, "x.select(0, 2)"), ((4, 5), None, "x.select(1, -1)"), ((4, 5), None, "x.select(1, 5)"),
-    ((4, 5), None, "x.select(2, 0)"), ((4, 5), None, "x[1]"), ((4, 5), None, "x[:, 1:4:2]"),
-    ((3, 4), None, "x.unbind()"), ((3, 4), None, "x.unbind(1)"), ((3, 4), (1, 0), "x.unbind(-1)"),
-    ((7, 2), None, "x.split(3)"), ((7, 2), None, "x.split([2, 5])"), ((7, 2), None, "x.split([2, 4])"),
-    ((7, 2), None, "x.split(1, 1)"), ((7, 2), None, "L.split(x, 2)"),
-    ((7, 2), None, "x.chunk(3)"), ((6, 2), None, "x.chunk(4)"), ((7, 2), None, "x.chunk(0)"), ((2, 5), None, "x.chunk(2, 1)"),
-    ((2, 3, 4), None, "x.movedim(0, 2)"), ((2, 3, 4), None, "x.movedim((0, 1), (2, 0))"), ((2, 3, 4), None, "x.moveaxis(-1, 0)"),
-    ((2, 3), (1, 0), "x.contiguous()"), ((2, 3), None, "x.contiguous()"),
-    ((4, 4), None, "x.as_strided((2, 2), (1, 2))"), ((4, 4), None, "x.as_strided((2, 2), (4, 1), 5)"),
-    ((4, 4), None, "x.as_strided((5, 5), (4, 1))"), ((4, 4), None, "x[1:].as_strided((2,), (1,))"),
-    ((3, 4), None, "x.diagonal()"), ((3, 4), None, "x.diagonal(1)"), ((3, 4), None, "x.diagonal(-1)"),
-    ((3, 4), None, "x.diagonal(5)"), ((2, 3, 4), None, "x.diagonal(0, 1, 2)"), ((2, 3, 4), None, "x.diagonal(1, -1, 0)"),
-    ((3, 4), None, "x.diagonal(0, 1, 1)"), ((3, 4), None, "L.diagonal(x, 0, 0, 1)"),
-    ((7,), None, "x.unfold(0, 3, 2)"), ((3, 6), None, "x.unfold(1, 2, 1)"), ((3, 6), None, "x.unfold(1, 7, 1)"),
+    ((4, 5), None, "x.select(0, 2)"),
+    ((4, 5), None, "x.select(1, -1)"),
+    ((4, 5), None, "x.select(1, 5)"),
+    ((4, 5), None, "x.select(2, 0)"),
+    ((4, 5), None, "x[1]"),
+    ((4, 5), None, "x[:, 1:4:2]"),
+    ((3, 4), None, "x.unbind()"),
+    ((3, 4), None, "x.unbind(1)"),
+    ((3, 4), (1, 0), "x.unbind(-1)"),
+    ((7, 2), None, "x.split(3)"),
+    ((7, 2), None, "x.split([2, 5])"),
+    ((7, 2), None, "x.split([2, 4])"),
+    ((7, 2), None, "x.split(1, 1)"),
+    ((7, 2), None, "L.split(x, 2)"),
+    ((7, 2), None, "x.chunk(3)"),
+    ((6, 2), None, "x.chunk(4)"),
+    ((7, 2), None, "x.chunk(0)"),
+    ((2, 5), None, "x.chunk(2, 1)"),
+    ((2, 3, 4), None, "x.movedim(0, 2)"),
+    ((2, 3, 4), None, "x.movedim((0, 1), (2, 0))"),
+    ((2, 3, 4), None, "x.moveaxis(-1, 0)"),
+    ((2, 3), (1, 0), "x.contiguous()"),
+    ((2, 3), None, "x.contiguous()"),
+    ((4, 4), None, "x.as_strided((2, 2), (1, 2))"),
+    ((4, 4), None, "x.as_strided((2, 2), (4, 1), 5)"),
+    ((4, 4), None, "x.as_strided((5, 5), (4, 1))"),
+    ((4, 4), None, "x[1:].as_strided((2,), (1,))"),
+    ((3, 4), None, "x.diagonal()"),
+    ((3, 4), None, "x.diagonal(1)"),
+    ((3, 4), None, "x.diagonal(-1)"),
+    ((3, 4), None, "x.diagonal(5)"),
+    ((2, 3, 4), None, "x.diagonal(0, 1, 2)"),
+    ((2, 3, 4), None, "x.diagonal(1, -1, 0)"),
+    ((3, 4), None, "x.diagonal(0, 1, 1)"),
+    ((3, 4), None, "L.diagonal(x, 0, 0, 1)"),
+    ((7,), None, "x.unfold(0, 3, 2)"),
+    ((3, 6), None, "x.unfold(1, 2, 1)"),
+    ((3, 6), None, "x.unfold(1, 7, 1)"),
     ((3, 6), None, "x.unfold(0, 2, 0)"),
-    ((2, 3), None, "x.detach()"), ((2, 3), None, "x.view_as(L.zeros(3, 2))"),
-    ((0, 3), None, "x.view(3, 0)"), ((0, 3), None, "x.view(-1, 0)"), ((0, 3), None, "x.reshape(0, -1)"),
-    ((), None, "x.view(1, 1)"), ((), None, "x.unsqueeze(0)"), ((), None, "x.squeeze()"), ((), None, "x.flatten()"),
-    ((), None, "x.t()"), ((), None, "x.expand(3)"), ((), None, "x.select(0, 0)"), ((), None, "x.transpose(0, -1)"),
-    ((), None, "x.permute(())"), ((), None, "x.unbind()"), ((), None, "x.reshape(-1)"),
+    ((2, 3), None, "x.detach()"),
+    ((2, 3), None, "x.view_as(L.zeros(3, 2))"),
+    ((0, 3), None, "x.view(3, 0)"),
+    ((0, 3), None, "x.view(-1, 0)"),
+    ((0, 3), None, "x.reshape(0, -1)"),
+    ((), None, "x.view(1, 1)"),
+    ((), None, "x.unsqueeze(0)"),
+    ((), None, "x.squeeze()"),
+    ((), None, "x.flatten()"),
+    ((), None, "x.t()"),
+    ((), None, "x.expand(3)"),
+    ((), None, "x.select(0, 0)"),
+    ((), None, "x.transpose(0, -1)"),
+    ((), None, "x.permute(())"),
+    ((), None, "x.unbind()"),
+    ((), None, "x.reshape(-1)"),
 ]
 
 
@@ -91,9 +168,23 @@ def test_view_matches_torch(shape, perm, expr):
     assert describe(mt, m, mb) == describe(torch, th, tb)
 
 
-@pytest.mark.parametrize("expr", ["x.view(6)", "x.t()", "x[1]", "x.narrow(1, 1, 2)", "x.diagonal()",
-                                  "x.unsqueeze(0)", "x.expand(2, 2, 3)[0]", "x.unfold(1, 2, 1)", "x.split(1)[1]",
-                                  "x.reshape(3, 2)", "x.flatten()", "x.as_strided((2,), (2,), 1)"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "x.view(6)",
+        "x.t()",
+        "x[1]",
+        "x.narrow(1, 1, 2)",
+        "x.diagonal()",
+        "x.unsqueeze(0)",
+        "x.expand(2, 2, 3)[0]",
+        "x.unfold(1, 2, 1)",
+        "x.split(1)[1]",
+        "x.reshape(3, 2)",
+        "x.flatten()",
+        "x.as_strided((2,), (2,), 1)",
+    ],
+)
 def test_inplace_write_through_view_visible_in_base(expr):
     x = make(mt, (2, 3))
     before = x.numpy().copy()
@@ -131,6 +222,7 @@ def test_detach_shares_and_drops_grad():
 
 def test_storage_apis_report_like_pytorch():
     import warnings
+
     for lib in (mt, torch):
         a = lib.arange(6.0).reshape(2, 3)
         v = a[1]
@@ -140,8 +232,14 @@ def test_storage_apis_report_like_pytorch():
             warnings.simplefilter("always")
             ts = v.storage()
         assert any("TypedStorage is deprecated" in str(w.message) for w in rec)
-        assert (ts.size(), len(ts), ts.element_size(), ts.nbytes(), ts.tolist(), ts[4]) == \
-            (6, 6, 4, 24, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 4.0)
+        assert (ts.size(), len(ts), ts.element_size(), ts.nbytes(), ts.tolist(), ts[4]) == (
+            6,
+            6,
+            4,
+            24,
+            [0.0, 1.0, 2.0, 3.0, 4.0, 5.0],
+            4.0,
+        )
         assert ts.data_ptr() == a.data_ptr() and not v.is_shared()
 
 
@@ -155,10 +253,13 @@ def test_broadcast_tensors(shapes):
         assert_same(list(mt), list(th), check_stride=True)
 
 
-@pytest.mark.parametrize("shapes", [[(2, 1), (3,)], [2, (3, 1)], [], [(2,), (3,)], [(-1,), (2,)], [(2,), (-1,)],
-                                    [(3, 1), (2, 1)], [(0,), (1,)]])
+@pytest.mark.parametrize(
+    "shapes",
+    [[(2, 1), (3,)], [2, (3, 1)], [], [(2,), (3,)], [(-1,), (2,)], [(2,), (-1,)], [(3, 1), (2, 1)], [(0,), (1,)]],
+)
 def test_broadcast_shapes(shapes):
     from mindtorch._geometry import broadcast_shapes_public
+
     try:
         th = torch.broadcast_shapes(*shapes)
     except Exception as e:
@@ -182,8 +283,10 @@ def test_atleast(nd, shape):
     assert_same(mt, th)
 
 
-@pytest.mark.parametrize("shape, size", [((), (1, 1)), ((), (2, 1)), ((2, 1), (1, 2, 5)), ((2, 1), (1, 1, 2, 1)),
-                                         ((3,), (2, 1, 3)), ((), ())])
+@pytest.mark.parametrize(
+    "shape, size",
+    [((), (1, 1)), ((), (2, 1)), ((2, 1), (1, 2, 5)), ((2, 1), (1, 1, 2, 1)), ((3,), (2, 1, 3)), ((), ())],
+)
 def test_expand_new_dim_strides(shape, size):
     mt = mindtorch.zeros(shape).expand(size)
     th = torch.zeros(shape).expand(size)

@@ -1,4 +1,5 @@
 """Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop and the optimizer hooks against PyTorch."""
+
 import numpy as np
 import pytest
 from helpers import assert_same, torch_or_skip
@@ -7,18 +8,28 @@ torch = torch_or_skip()
 
 import mindtorch as mt  # noqa: E402
 
-OPTS = [("Adadelta", {}), ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1, maximize=True)),
-        ("Adamax", {}), ("Adamax", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1, maximize=True)),
-        ("NAdam", {}), ("NAdam", dict(lr=0.01, weight_decay=0.1, momentum_decay=0.01)),
-        ("NAdam", dict(weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
-        ("RAdam", {}), ("RAdam", dict(lr=0.01, betas=(0.5, 0.6), weight_decay=0.1)),
-        ("RAdam", dict(weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
-        ("ASGD", {}), ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.1)),
-        ("ASGD", dict(t0=0, maximize=True)),
-        ("Rprop", {}), ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1), maximize=True)),
-        ("Adamax", dict(foreach=False)), ("NAdam", dict(foreach=True)), ("Rprop", dict(foreach=None)),
-        ("Adafactor", {}), ("Adafactor", dict(lr=0.05, beta2_decay=-0.5, eps=(1e-20, 1e-2), d=2.0,
-                                              weight_decay=0.1, maximize=True))]
+OPTS = [
+    ("Adadelta", {}),
+    ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1, maximize=True)),
+    ("Adamax", {}),
+    ("Adamax", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1, maximize=True)),
+    ("NAdam", {}),
+    ("NAdam", dict(lr=0.01, weight_decay=0.1, momentum_decay=0.01)),
+    ("NAdam", dict(weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("RAdam", {}),
+    ("RAdam", dict(lr=0.01, betas=(0.5, 0.6), weight_decay=0.1)),
+    ("RAdam", dict(weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("ASGD", {}),
+    ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.1)),
+    ("ASGD", dict(t0=0, maximize=True)),
+    ("Rprop", {}),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1), maximize=True)),
+    ("Adamax", dict(foreach=False)),
+    ("NAdam", dict(foreach=True)),
+    ("Rprop", dict(foreach=None)),
+    ("Adafactor", {}),
+    ("Adafactor", dict(lr=0.05, beta2_decay=-0.5, eps=(1e-20, 1e-2), d=2.0, weight_decay=0.1, maximize=True)),
+]
 
 
 def _trajectory(lib, cls, kw, steps=12, groups=False, same_grads=False):
@@ -68,11 +79,21 @@ def test_state_dict_round_trip_continues_the_trajectory(cls):
         assert_same(a, b, rtol=1e-5, atol=1e-6)
 
 
-BAD = [("Adadelta", dict(lr=-1.0)), ("Adadelta", dict(rho=1.5)), ("Adamax", dict(betas=(1.0, 0.9))),
-       ("NAdam", dict(momentum_decay=-1)), ("RAdam", dict(eps=-1.0)), ("ASGD", dict(weight_decay=-1)),
-       ("Rprop", dict(etas=(1.5, 1.2))), ("Rprop", dict(lr=-0.1)), ("Adafactor", dict(beta2_decay=0.5)),
-       ("Adafactor", dict(d=0.5)), ("Adafactor", dict(eps=(None, -1.0))), ("Muon", dict(momentum=-1.0)),
-       ("Muon", dict(adjust_lr_fn="other"))]
+BAD = [
+    ("Adadelta", dict(lr=-1.0)),
+    ("Adadelta", dict(rho=1.5)),
+    ("Adamax", dict(betas=(1.0, 0.9))),
+    ("NAdam", dict(momentum_decay=-1)),
+    ("RAdam", dict(eps=-1.0)),
+    ("ASGD", dict(weight_decay=-1)),
+    ("Rprop", dict(etas=(1.5, 1.2))),
+    ("Rprop", dict(lr=-0.1)),
+    ("Adafactor", dict(beta2_decay=0.5)),
+    ("Adafactor", dict(d=0.5)),
+    ("Adafactor", dict(eps=(None, -1.0))),
+    ("Muon", dict(momentum=-1.0)),
+    ("Muon", dict(adjust_lr_fn="other")),
+]
 
 
 @pytest.mark.parametrize("cls,kw", BAD)
@@ -95,16 +116,26 @@ def _muon_trajectory(lib, kw, steps=5):
     return ps, opt
 
 
-@pytest.mark.parametrize("kw", [{}, dict(lr=0.02, nesterov=False, weight_decay=0.0, adjust_lr_fn="match_rms_adamw"),
-                                dict(ns_steps=3, momentum=0.5, adjust_lr_fn="original")])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        dict(lr=0.02, nesterov=False, weight_decay=0.0, adjust_lr_fn="match_rms_adamw"),
+        dict(ns_steps=3, momentum=0.5, adjust_lr_fn="original"),
+    ],
+)
 def test_muon_matches(kw):
     """Muon orthogonalizes in bfloat16: parameters agree to bfloat16 rounding of the step."""
     (mps, mopt), (tps, topt) = _muon_trajectory(mt, kw), _muon_trajectory(torch, kw)
     for a, b in zip(mps, tps):
         assert_same(a, b, rtol=2e-3, atol=2e-4)
     for k in topt.state_dict()["state"]:
-        assert_same(mopt.state_dict()["state"][k]["momentum_buffer"], topt.state_dict()["state"][k]["momentum_buffer"],
-                    rtol=1e-5, atol=1e-6)
+        assert_same(
+            mopt.state_dict()["state"][k]["momentum_buffer"],
+            topt.state_dict()["state"][k]["momentum_buffer"],
+            rtol=1e-5,
+            atol=1e-6,
+        )
 
 
 def test_muon_refuses_non_matrix_parameters():
@@ -115,6 +146,7 @@ def test_muon_refuses_non_matrix_parameters():
 
 def _hook_log(lib, cls="SGD"):
     import importlib
+
     glob = importlib.import_module(lib.__name__ + ".optim.optimizer")
     log = []
     p = lib.nn.Parameter(lib.ones(2))
@@ -125,10 +157,10 @@ def _hook_log(lib, cls="SGD"):
         glob.register_optimizer_step_pre_hook(lambda o, a, k: log.append(("gpre",))),
         glob.register_optimizer_step_post_hook(lambda o, a, k: log.append(("gpost",))),
         opt.register_state_dict_pre_hook(lambda o: log.append(("sd_pre",))),
-        opt.register_state_dict_post_hook(lambda o, sd: log.append(("sd_post", sorted(sd))) or
-                                          dict(sd, extra=1)),
-        opt.register_load_state_dict_pre_hook(lambda o, sd: log.append(("lsd_pre", sorted(sd))) or
-                                              {k: v for k, v in sd.items() if k != "extra"}),
+        opt.register_state_dict_post_hook(lambda o, sd: log.append(("sd_post", sorted(sd))) or dict(sd, extra=1)),
+        opt.register_load_state_dict_pre_hook(
+            lambda o, sd: log.append(("lsd_pre", sorted(sd))) or {k: v for k, v in sd.items() if k != "extra"}
+        ),
         opt.register_load_state_dict_post_hook(lambda o: log.append(("lsd_post",))),
     ]
     p.grad = lib.ones(2)
@@ -168,14 +200,26 @@ def test_pre_hook_can_replace_arguments_and_subclass_hooks_run_per_level():
     assert seen[0] == seen[1] == ["pre", "mine", "pre"]  # PyTorch wraps each class's step
 
 
-SCHEDS = [("PolynomialLR", dict(total_iters=6, power=2.0)), ("PolynomialLR", {}),
-          ("CosineAnnealingWarmRestarts", dict(T_0=3)), ("CosineAnnealingWarmRestarts", dict(T_0=2, T_mult=2,
-                                                                                         eta_min=0.01)),
-          ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=3)),
-          ("CyclicLR", dict(base_lr=[0.01, 0.02], max_lr=0.1, step_size_up=2, step_size_down=4, mode="triangular2")),
-          ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=2, mode="exp_range", gamma=0.9)),
-          ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=2, scale_fn=lambda x: 0.5 ** x,
-                            scale_mode="iterations", cycle_momentum=False))]
+SCHEDS = [
+    ("PolynomialLR", dict(total_iters=6, power=2.0)),
+    ("PolynomialLR", {}),
+    ("CosineAnnealingWarmRestarts", dict(T_0=3)),
+    ("CosineAnnealingWarmRestarts", dict(T_0=2, T_mult=2, eta_min=0.01)),
+    ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=3)),
+    ("CyclicLR", dict(base_lr=[0.01, 0.02], max_lr=0.1, step_size_up=2, step_size_down=4, mode="triangular2")),
+    ("CyclicLR", dict(base_lr=0.01, max_lr=0.1, step_size_up=2, mode="exp_range", gamma=0.9)),
+    (
+        "CyclicLR",
+        dict(
+            base_lr=0.01,
+            max_lr=0.1,
+            step_size_up=2,
+            scale_fn=lambda x: 0.5**x,
+            scale_mode="iterations",
+            cycle_momentum=False,
+        ),
+    ),
+]
 
 
 def _sched_run(lib, opt_cls, okw, name, kw, steps=14):
@@ -202,8 +246,10 @@ def test_scheduler_matches(name, kw):
         assert mmoms == tmoms or np.allclose(np.array(mmoms, dtype=float), np.array(tmoms, dtype=float))
         assert mopt.param_groups[0].keys() == topt.param_groups[0].keys()
         msd, tsd = ms.state_dict(), ts.state_dict()
-        assert set(msd) - {"_get_lr_called_within_step", "_is_initial"} == \
-            set(tsd) - {"_get_lr_called_within_step", "_is_initial"}
+        assert set(msd) - {"_get_lr_called_within_step", "_is_initial"} == set(tsd) - {
+            "_get_lr_called_within_step",
+            "_is_initial",
+        }
 
 
 def test_cosine_warm_restarts_with_epochs():
@@ -237,11 +283,16 @@ def test_chained_scheduler():
     np.testing.assert_allclose(res[0], res[1], rtol=1e-12)
 
 
-@pytest.mark.parametrize("name,kw", [("CosineAnnealingWarmRestarts", dict(T_0=0)),
-                                     ("CosineAnnealingWarmRestarts", dict(T_0=2, T_mult=0)),
-                                     ("CyclicLR", dict(base_lr=0.1, max_lr=1.0, mode="bad")),
-                                     ("CyclicLR", dict(base_lr=[0.1, 0.2], max_lr=1.0)),
-                                     ("CyclicLR", dict(base_lr=0.1, max_lr=1.0))])
+@pytest.mark.parametrize(
+    "name,kw",
+    [
+        ("CosineAnnealingWarmRestarts", dict(T_0=0)),
+        ("CosineAnnealingWarmRestarts", dict(T_0=2, T_mult=0)),
+        ("CyclicLR", dict(base_lr=0.1, max_lr=1.0, mode="bad")),
+        ("CyclicLR", dict(base_lr=[0.1, 0.2], max_lr=1.0)),
+        ("CyclicLR", dict(base_lr=0.1, max_lr=1.0)),
+    ],
+)
 def test_scheduler_errors(name, kw):
     msgs = []
     for lib in (mt, torch):
@@ -253,8 +304,15 @@ def test_scheduler_errors(name, kw):
 
 
 # short runs: near the optimum the 1e-9 tolerances compare rounding noise, and a branch may flip either way
-@pytest.mark.parametrize("kw", [dict(max_iter=6), dict(lr=0.5, max_iter=5, history_size=3), dict(max_iter=1),
-                                dict(lr=0.1, max_iter=30, max_eval=10, tolerance_change=1e-3)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(max_iter=6),
+        dict(lr=0.5, max_iter=5, history_size=3),
+        dict(max_iter=1),
+        dict(lr=0.1, max_iter=30, max_eval=10, tolerance_change=1e-3),
+    ],
+)
 def test_lbfgs_matches(kw):
     # float64: L-BFGS amplifies float32 rounding differences of dot products, and the test is of the algorithm
     rng = np.random.default_rng(2)
@@ -276,10 +334,12 @@ def test_lbfgs_matches(kw):
             loss = ((lib.tanh(model(X)) - Y) ** 2).mean()
             loss.backward()
             return loss
+
         for _ in range(4):
             losses.append(float(opt.step(closure)))
         st = opt.state[model.weight]
         return losses, [p.detach().numpy().copy() for p in model.parameters()], st["func_evals"], st["n_iter"]
+
     ml, mp, mfe, mni = run(mt)
     tl, tp, tfe, tni = run(torch)
     np.testing.assert_allclose(ml, tl, rtol=1e-10)
@@ -294,10 +354,12 @@ def test_lbfgs_rejects_groups_and_unknown_line_search():
         with pytest.raises(ValueError, match="per-parameter options"):
             lib.optim.LBFGS([{"params": [a]}, {"params": [b]}])
         opt = lib.optim.LBFGS([a], line_search_fn="backtracking")
+
         def closure():
             opt.zero_grad()
             loss = (a * a).sum()
             loss.backward()
             return loss
+
         with pytest.raises(RuntimeError, match="only 'strong_wolfe'"):
             opt.step(closure)

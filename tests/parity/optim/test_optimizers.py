@@ -1,4 +1,5 @@
 """Optimizers and schedulers against PyTorch: identical trajectories and state_dict layout."""
+
 import numpy as np
 import pytest
 from helpers import assert_same, torch_or_skip
@@ -25,13 +26,19 @@ def _trajectory(lib, cls, kw, steps=8, sched=None, groups=False):
     return ps, opt, lrs, s
 
 
-OPTS = [("SGD", dict(lr=0.1)), ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.2, weight_decay=0.01)),
-        ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, maximize=True)),
-        ("Adam", dict(lr=0.01)), ("Adam", dict(lr=0.01, weight_decay=0.1, amsgrad=True, maximize=True)),
-        ("AdamW", dict(lr=0.01)), ("AdamW", dict(lr=0.01, amsgrad=True, betas=(0.8, 0.9), weight_decay=0.3)),
-        ("RMSprop", dict(lr=0.01)), ("RMSprop", dict(lr=0.01, momentum=0.9, centered=True, weight_decay=0.1)),
-        ("Adagrad", dict(lr=0.1)), ("Adagrad", dict(lr=0.1, lr_decay=0.1, initial_accumulator_value=0.2,
-                                                    weight_decay=0.05))]
+OPTS = [
+    ("SGD", dict(lr=0.1)),
+    ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.2, weight_decay=0.01)),
+    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, maximize=True)),
+    ("Adam", dict(lr=0.01)),
+    ("Adam", dict(lr=0.01, weight_decay=0.1, amsgrad=True, maximize=True)),
+    ("AdamW", dict(lr=0.01)),
+    ("AdamW", dict(lr=0.01, amsgrad=True, betas=(0.8, 0.9), weight_decay=0.3)),
+    ("RMSprop", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01, momentum=0.9, centered=True, weight_decay=0.1)),
+    ("Adagrad", dict(lr=0.1)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.1, initial_accumulator_value=0.2, weight_decay=0.05)),
+]
 
 
 @pytest.mark.parametrize("cls,kw", OPTS, ids=[f"{c}-{i}" for i, (c, _) in enumerate(OPTS)])
@@ -50,11 +57,16 @@ def test_optimizer_matches(cls, kw):
                 assert_same(msd["state"][k][name], tsd["state"][k][name], rtol=1e-5, atol=1e-6)
 
 
-SCHEDS = [("StepLR", dict(step_size=3, gamma=0.5)), ("MultiStepLR", dict(milestones=[2, 5, 5], gamma=0.3)),
-          ("LambdaLR", dict(lr_lambda=lambda e: 1 / (e + 1))), ("CosineAnnealingLR", dict(T_max=4, eta_min=0.01)),
-          ("LinearLR", dict(start_factor=0.2, total_iters=5)), ("ExponentialLR", dict(gamma=0.9)),
-          ("OneCycleLR", dict(max_lr=0.5, total_steps=12)),
-          ("OneCycleLR", dict(max_lr=[0.5, 0.2], total_steps=12, three_phase=True, anneal_strategy="linear"))]
+SCHEDS = [
+    ("StepLR", dict(step_size=3, gamma=0.5)),
+    ("MultiStepLR", dict(milestones=[2, 5, 5], gamma=0.3)),
+    ("LambdaLR", dict(lr_lambda=lambda e: 1 / (e + 1))),
+    ("CosineAnnealingLR", dict(T_max=4, eta_min=0.01)),
+    ("LinearLR", dict(start_factor=0.2, total_iters=5)),
+    ("ExponentialLR", dict(gamma=0.9)),
+    ("OneCycleLR", dict(max_lr=0.5, total_steps=12)),
+    ("OneCycleLR", dict(max_lr=[0.5, 0.2], total_steps=12, three_phase=True, anneal_strategy="linear")),
+]
 
 
 def _close(a, b):

@@ -1,4 +1,5 @@
 """optim.swa_utils against PyTorch: AveragedModel (SWA, EMA, buffers), SWALR's schedule, update_bn."""
+
 import numpy as np
 import pytest
 from helpers import assert_same, torch_or_skip
@@ -34,12 +35,13 @@ def _train_and_average(lib, make_avg, steps=6):
 AVERAGERS = {
     "swa": lambda lib, net: lib.optim.swa_utils.AveragedModel(net),
     "ema-multi": lambda lib, net: lib.optim.swa_utils.AveragedModel(
-        net, multi_avg_fn=lib.optim.swa_utils.get_ema_multi_avg_fn(0.9)),
+        net, multi_avg_fn=lib.optim.swa_utils.get_ema_multi_avg_fn(0.9)
+    ),
     "ema-single": lambda lib, net: lib.optim.swa_utils.AveragedModel(
-        net, avg_fn=lib.optim.swa_utils.get_ema_avg_fn(0.8)),
+        net, avg_fn=lib.optim.swa_utils.get_ema_avg_fn(0.8)
+    ),
     "swa-buffers": lambda lib, net: lib.optim.swa_utils.AveragedModel(net, use_buffers=True),
-    "swa-single": lambda lib, net: lib.optim.swa_utils.AveragedModel(
-        net, avg_fn=lib.optim.swa_utils.get_swa_avg_fn()),
+    "swa-single": lambda lib, net: lib.optim.swa_utils.AveragedModel(net, avg_fn=lib.optim.swa_utils.get_swa_avg_fn()),
 }
 
 
@@ -79,6 +81,7 @@ def test_swalr_schedule(strategy, anneal):
             sched.step()
             seen.append(sched.get_last_lr())
         return seen
+
     np.testing.assert_allclose(lrs(mt), lrs(torch), rtol=1e-12)
 
 

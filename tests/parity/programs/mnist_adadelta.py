@@ -1,6 +1,7 @@
 """An MNIST-style CNN trained with Adadelta and StepLR, written for torch (the shape of pytorch/examples'
 mnist/main.py), on synthetic digits. Prints one loss per step. Weights start from a NumPy seed so that
 two libraries start from the same point."""
+
 import argparse
 
 import numpy as np

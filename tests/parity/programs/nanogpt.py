@@ -2,6 +2,7 @@
 self-attention through scaled_dot_product_attention, weight tying, AdamW with decayed and undecayed
 parameter groups, warmup + cosine learning rate, gradient clipping, an evaluation pass under no_grad.
 Prints one loss per step; weights start from a NumPy seed so both libraries start from the same point."""
+
 import argparse
 import math
 
@@ -10,8 +11,10 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
-TEXT = ("the quick brown fox jumps over the lazy dog while the cat sleeps in the warm sun and the bird sings "
-        "a song of the morning to the trees that stand by the river near the old stone bridge ") * 4
+TEXT = (
+    "the quick brown fox jumps over the lazy dog while the cat sleeps in the warm sun and the bird sings "
+    "a song of the morning to the trees that stand by the river near the old stone bridge "
+) * 4
 
 
 class CausalSelfAttention(nn.Module):
@@ -60,12 +63,14 @@ class GPT(nn.Module):
     def __init__(self, vocab_size, block_size, n_layer, n_head, n_embd):
         super().__init__()
         self.block_size = block_size
-        self.transformer = nn.ModuleDict(dict(
-            wte=nn.Embedding(vocab_size, n_embd),
-            wpe=nn.Embedding(block_size, n_embd),
-            h=nn.ModuleList([Block(n_embd, n_head) for _ in range(n_layer)]),
-            ln_f=nn.LayerNorm(n_embd),
-        ))
+        self.transformer = nn.ModuleDict(
+            dict(
+                wte=nn.Embedding(vocab_size, n_embd),
+                wpe=nn.Embedding(block_size, n_embd),
+                h=nn.ModuleList([Block(n_embd, n_head) for _ in range(n_layer)]),
+                ln_f=nn.LayerNorm(n_embd),
+            )
+        )
         self.lm_head = nn.Linear(n_embd, vocab_size, bias=False)
         self.transformer.wte.weight = self.lm_head.weight  # weight tying
 
@@ -114,8 +119,8 @@ def main():
     def get_batch(split):
         d = train_data if split == "train" else val_data
         ix = rng.integers(0, len(d) - block_size, batch_size)
-        x = torch.stack([d[i:i + block_size] for i in ix])
-        y = torch.stack([d[i + 1:i + 1 + block_size] for i in ix])
+        x = torch.stack([d[i : i + block_size] for i in ix])
+        y = torch.stack([d[i + 1 : i + 1 + block_size] for i in ix])
         return x.to(device), y.to(device)
 
     model = GPT(len(chars), block_size, n_layer=2, n_head=4, n_embd=32).to(device)

@@ -4,6 +4,7 @@ The example is written against PyTorch's API, so the test executes its model cod
 `mindtorch` and once with `torch` bound to the import names, copies the weights across, and
 compares loss, gradients and several AdamW steps (param groups, weight tying, clip_grad_norm_).
 """
+
 import os
 
 import numpy as np
@@ -21,9 +22,11 @@ def _namespace(lib_name):
     with open(SRC) as f:
         src = f.read()
     if lib_name == "torch":
-        src = src.replace("import mindtorch as torch", "import torch").replace(
-            "import mindtorch.nn as nn", "import torch.nn as nn").replace(
-            "import mindtorch.nn.functional as F", "import torch.nn.functional as F")
+        src = (
+            src.replace("import mindtorch as torch", "import torch")
+            .replace("import mindtorch.nn as nn", "import torch.nn as nn")
+            .replace("import mindtorch.nn.functional as F", "import torch.nn.functional as F")
+        )
     ns = {"__name__": "gpt_example_" + lib_name, "__file__": SRC}
     exec(compile(src, SRC, "exec"), ns)
     return ns

@@ -6,6 +6,7 @@ parameter name (so both libraries start from identical weights without cross-lib
 optimizer steps are run, and losses, gradients, parameters, learning rates and shapes are returned
 and compared with PyTorch's (float32 rounding tolerances).
 """
+
 import io
 import math
 import zlib
@@ -26,10 +27,12 @@ def program(rtol=1e-4, atol=1e-5):
     def deco(fn):
         PROGRAMS[fn.__name__] = (fn, rtol, atol)
         return fn
+
     return deco
 
 
 # ----------------------------------------------------------------------------- helpers
+
 
 def arr(shape, seed, scale=1.0):
     return (np.random.default_rng(seed).standard_normal(shape) * scale).astype(np.float32)
@@ -69,6 +72,7 @@ def compare(m, th, rtol, atol, where="result"):
 
 # ----------------------------------------------------------------------------- nanoGPT
 
+
 def make_gpt(lib, sdpa=False, vocab=11, block=8, n_layer=2, n_head=2, n_embd=16, device=None):  # noqa: C901
     nn = lib.nn
     F = lib.nn.functional
@@ -83,8 +87,7 @@ def make_gpt(lib, sdpa=False, vocab=11, block=8, n_layer=2, n_head=2, n_embd=16,
             self.n_head = n_head
             self.n_embd = n_embd
             if not sdpa:
-                self.register_buffer("bias", lib.tril(lib.ones(block, block, device=device))
-                                     .view(1, 1, block, block))
+                self.register_buffer("bias", lib.tril(lib.ones(block, block, device=device)).view(1, 1, block, block))
 
         def forward(self, x):
             B, T_, C = x.size()
@@ -131,13 +134,15 @@ def make_gpt(lib, sdpa=False, vocab=11, block=8, n_layer=2, n_head=2, n_embd=16,
         def __init__(self):
             super().__init__()
             self.block_size = block
-            self.transformer = nn.ModuleDict(dict(
-                wte=nn.Embedding(vocab, n_embd, device=device),
-                wpe=nn.Embedding(block, n_embd, device=device),
-                drop=nn.Dropout(0.0),
-                h=nn.ModuleList([Block() for _ in range(n_layer)]),
-                ln_f=nn.LayerNorm(n_embd, device=device),
-            ))
+            self.transformer = nn.ModuleDict(
+                dict(
+                    wte=nn.Embedding(vocab, n_embd, device=device),
+                    wpe=nn.Embedding(block, n_embd, device=device),
+                    drop=nn.Dropout(0.0),
+                    h=nn.ModuleList([Block() for _ in range(n_layer)]),
+                    ln_f=nn.LayerNorm(n_embd, device=device),
+                )
+            )
             self.lm_head = nn.Linear(n_embd, vocab, bias=False, device=device)
             self.transformer.wte.weight = self.lm_head.weight
             self.apply(self._init_weights)
@@ -179,14 +184,13 @@ def make_gpt(lib, sdpa=False, vocab=11, block=8, n_layer=2, n_head=2, n_embd=16,
             param_dict = {pn: p for pn, p in self.named_parameters() if p.requires_grad}
             decay = [p for n, p in param_dict.items() if p.dim() >= 2]
             nodecay = [p for n, p in param_dict.items() if p.dim() < 2]
-            groups = [{"params": decay, "weight_decay": weight_decay},
-                      {"params": nodecay, "weight_decay": 0.0}]
+            groups = [{"params": decay, "weight_decay": weight_decay}, {"params": nodecay, "weight_decay": 0.0}]
             return lib.optim.AdamW(groups, lr=learning_rate, betas=betas)
 
         @lib.no_grad()
         def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):
             for _ in range(max_new_tokens):
-                idx_cond = idx if idx.size(1) <= self.block_size else idx[:, -self.block_size:]
+                idx_cond = idx if idx.size(1) <= self.block_size else idx[:, -self.block_size :]
                 logits, _ = self(idx_cond)
                 logits = logits[:, -1, :] / temperature
                 if top_k is not None:
@@ -215,7 +219,7 @@ def _gpt_train(lib, sdpa, sched):
     for step in range(4):
         x = T(lib, ints((3, 8), 11, 100 + step))
         y = T(lib, ints((3, 8), 11, 200 + step))
-        y[0, :2] = -1                                    # ignored targets
+        y[0, :2] = -1  # ignored targets
         _, loss = model(x, y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -227,7 +231,7 @@ def _gpt_train(lib, sdpa, sched):
         losses.append(loss.item())
         lrs.append(scheduler.get_last_lr())
     model.eval()
-    gen = model.generate(T(lib, [[1, 2, 3]]), 6, top_k=1)           # greedy: deterministic
+    gen = model.generate(T(lib, [[1, 2, 3]]), 6, top_k=1)  # greedy: deterministic
     rnd = model.generate(T(lib, [[4], [5]]), 10, temperature=0.8, top_k=3)
     final = params(model)
     for n in list(final):
@@ -235,10 +239,20 @@ def _gpt_train(lib, sdpa, sched):
         # and both libraries hold rounding noise there, which Adam amplifies. Compare the query/value parts.
         if n.endswith("c_attn.bias"):
             final[n] = lib.cat([final[n][:16], final[n][32:]])
-    return dict(tied=tied, nparams=model.get_num_params(), losses=losses, norms=norms, lrs=lrs,
-                first_grads=first_grads, params=final, gen=gen, rnd_shape=rnd.shape,
-                rnd_dtype=rnd.dtype, rnd_ok=bool(((rnd >= 0) & (rnd < 11)).all()),
-                keys=list(model.state_dict()))
+    return dict(
+        tied=tied,
+        nparams=model.get_num_params(),
+        losses=losses,
+        norms=norms,
+        lrs=lrs,
+        first_grads=first_grads,
+        params=final,
+        gen=gen,
+        rnd_shape=rnd.shape,
+        rnd_dtype=rnd.dtype,
+        rnd_ok=bool(((rnd >= 0) & (rnd < 11)).all()),
+        keys=list(model.state_dict()),
+    )
 
 
 @program()
@@ -256,11 +270,17 @@ def gpt_structure(lib):
     lib.manual_seed(0)
     m = make_gpt(lib)
     sd = m.state_dict()
-    return (list(sd), [n for n, _ in m.named_parameters()], [n for n, _ in m.named_buffers()],
-            [n for n, _ in m.named_modules()], sum(p.numel() for p in m.parameters()),
-            len(list(m.parameters())), sd["transformer.h.0.attn.bias"].shape,
-            sd["lm_head.weight"].data_ptr() == sd["transformer.wte.weight"].data_ptr(),
-            [type(c).__name__ for c in m.children()])
+    return (
+        list(sd),
+        [n for n, _ in m.named_parameters()],
+        [n for n, _ in m.named_buffers()],
+        [n for n, _ in m.named_modules()],
+        sum(p.numel() for p in m.parameters()),
+        len(list(m.parameters())),
+        sd["transformer.h.0.attn.bias"].shape,
+        sd["lm_head.weight"].data_ptr() == sd["transformer.wte.weight"].data_ptr(),
+        [type(c).__name__ for c in m.children()],
+    )
 
 
 @program()
@@ -275,11 +295,11 @@ def gpt_state_dict_roundtrip_keeps_tying(lib):
     x = T(lib, ints((2, 8), 11, 5))
     la, _ = a(x)
     lb, _ = b(x)
-    return (list(res.missing_keys), list(res.unexpected_keys), b.lm_head.weight is b.transformer.wte.weight,
-            la, lb)
+    return (list(res.missing_keys), list(res.unexpected_keys), b.lm_head.weight is b.transformer.wte.weight, la, lb)
 
 
 # ----------------------------------------------------------------------------- CNN
+
 
 def make_cnn(lib):
     nn = lib.nn
@@ -320,8 +340,17 @@ def cnn_train_then_eval(lib):
         ev = model(xe)
         pred = ev.argmax(dim=1)
     acc = (pred == T(lib, [0, 1])).float().mean().item()
-    return dict(losses=losses, grads=g, params=params(model), buffers=dict(model.named_buffers()),
-                eval=ev, pred=pred, acc=acc, training=model.training, child_training=model[1].training)
+    return dict(
+        losses=losses,
+        grads=g,
+        params=params(model),
+        buffers=dict(model.named_buffers()),
+        eval=ev,
+        pred=pred,
+        acc=acc,
+        training=model.training,
+        child_training=model[1].training,
+    )
 
 
 @program()
@@ -377,6 +406,7 @@ def cnn_resnet_block_adam(lib):
 
 # ----------------------------------------------------------------------------- MLP / regression
 
+
 @program()
 def mlp_gelu_layernorm_sgd_nesterov(lib):
     nn = lib.nn
@@ -384,9 +414,16 @@ def mlp_gelu_layernorm_sgd_nesterov(lib):
     class MLP(nn.Module):
         def __init__(self):
             super().__init__()
-            self.net = nn.Sequential(nn.Linear(6, 16), nn.GELU(), nn.LayerNorm(16), nn.Dropout(0.0),
-                                     nn.Linear(16, 16), nn.GELU(approximate="tanh"), nn.Dropout(p=0.0),
-                                     nn.Linear(16, 3))
+            self.net = nn.Sequential(
+                nn.Linear(6, 16),
+                nn.GELU(),
+                nn.LayerNorm(16),
+                nn.Dropout(0.0),
+                nn.Linear(16, 16),
+                nn.GELU(approximate="tanh"),
+                nn.Dropout(p=0.0),
+                nn.Linear(16, 3),
+            )
 
         def forward(self, x):
             return self.net(x)
@@ -465,8 +502,14 @@ def multihead_attention_batch_first(lib):
     kv = T(lib, arr((2, 5, 8), 2))
     kpm = T(lib, [[False, False, False, True, True], [False, False, False, False, False]])
     out, w = mha(q, kv, kv, key_padding_mask=kpm)
-    out2, w2 = mha(q, q, q, need_weights=True, average_attn_weights=False,
-                   attn_mask=lib.triu(lib.ones(4, 4, dtype=lib.bool), diagonal=1))
+    out2, w2 = mha(
+        q,
+        q,
+        q,
+        need_weights=True,
+        average_attn_weights=False,
+        attn_mask=lib.triu(lib.ones(4, 4, dtype=lib.bool), diagonal=1),
+    )
     out3, w3 = mha(q, q, q, need_weights=False)
     (out.sum() + out2.pow(2).sum()).backward()
     return out, w, out2, w2, out3, w3, grads(mha), [n for n, _ in mha.named_parameters()]
@@ -496,7 +539,7 @@ def bce_with_logits_pos_weight(lib):
 @program()
 def cross_entropy_label_smoothing_ignore_index_nct(lib):
     F = lib.nn.functional
-    conv = init_params(lib, lib.nn.Conv1d(4, 5, 3, padding=1), 0.4)    # (N, C_in, T) -> (N, C=5, T)
+    conv = init_params(lib, lib.nn.Conv1d(4, 5, 3, padding=1), 0.4)  # (N, C_in, T) -> (N, C=5, T)
     x = T(lib, arr((3, 4, 7), 3))
     y = T(lib, ints((3, 7), 5, 4))
     y[1, 2:5] = -100
@@ -530,8 +573,17 @@ def dataloader_tensordataset_loop(lib):
             loss.backward()
             opt.step()
             losses.append(loss.item())
-    return (len(ds), len(dl), len(dl2), [tuple(b[0].shape) for b in dl2], shapes, losses, params(model),
-            ds[3], type(next(iter(dl))).__name__)
+    return (
+        len(ds),
+        len(dl),
+        len(dl2),
+        [tuple(b[0].shape) for b in dl2],
+        shapes,
+        losses,
+        params(model),
+        ds[3],
+        type(next(iter(dl))).__name__,
+    )
 
 
 def _small_net(lib):
@@ -580,8 +632,17 @@ def save_load_resume_training(lib):
         res.append(_step(lib, model2, opt2, i))
         sched2.step()
     same = all(bool(lib.equal(a, b)) for a, b in zip(model.state_dict().values(), model2.state_dict().values()))
-    return (losses, cont, res, same, ck["epoch"], params(model2), dict(model2.named_buffers()),
-            sched2.get_last_lr(), opt2.param_groups[0]["lr"])
+    return (
+        losses,
+        cont,
+        res,
+        same,
+        ck["epoch"],
+        params(model2),
+        dict(model2.named_buffers()),
+        sched2.get_last_lr(),
+        opt2.param_groups[0]["lr"],
+    )
 
 
 @program()
@@ -598,8 +659,16 @@ def model_to_float64(lib):
         opt.step()
         losses.append(loss.item())
     half = _small_net(lib).double().float()
-    return (losses, loss.dtype, [p.dtype for p in model.parameters()], model[1].running_mean.dtype,
-            model[1].num_batches_tracked.dtype, params(model), grads(model), half[0].weight.dtype)
+    return (
+        losses,
+        loss.dtype,
+        [p.dtype for p in model.parameters()],
+        model[1].running_mean.dtype,
+        model[1].num_batches_tracked.dtype,
+        params(model),
+        grads(model),
+        half[0].weight.dtype,
+    )
 
 
 @program()
@@ -614,6 +683,7 @@ def model_apply_init_fn(lib):
         elif isinstance(m, nn.LayerNorm):
             nn.init.ones_(m.weight)
             nn.init.constant_(m.bias, 0.1)
+
     model = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4), nn.Sequential(nn.Linear(4, 4, bias=False)))
     visited = []
     ret = model.apply(lambda m: visited.append(type(m).__name__))
@@ -623,8 +693,15 @@ def model_apply_init_fn(lib):
     nn.init.kaiming_uniform_(k.weight, a=math.sqrt(5))
     bound = 1 / math.sqrt(20)
     x = T(lib, arr((2, 3), 4))
-    return (visited, ret is model, params(model), model(x), k.weight.detach().abs().max().item() <= bound + 1e-6,
-            nn.init.calculate_gain("relu"), nn.init.calculate_gain("leaky_relu", 0.2))
+    return (
+        visited,
+        ret is model,
+        params(model),
+        model(x),
+        k.weight.detach().abs().max().item() <= bound + 1e-6,
+        nn.init.calculate_gain("relu"),
+        nn.init.calculate_gain("leaky_relu", 0.2),
+    )
 
 
 @program()
@@ -646,10 +723,17 @@ def named_parameters_order(lib):
 
     m = Net()
     m.blocks[0].weight.requires_grad_(False)
-    return ([n for n, _ in m.named_parameters()], [n for n, _ in m.named_buffers()], list(m.state_dict()),
-            [n for n, _ in m.named_modules()], [n for n, _ in m.named_children()],
-            [p.shape for p in m.parameters()], sum(p.numel() for p in m.parameters() if p.requires_grad),
-            [n for n, _ in m.heads.items()], [n for n, _ in m.named_parameters(prefix="root", recurse=False)])
+    return (
+        [n for n, _ in m.named_parameters()],
+        [n for n, _ in m.named_buffers()],
+        list(m.state_dict()),
+        [n for n, _ in m.named_modules()],
+        [n for n, _ in m.named_children()],
+        [p.shape for p in m.parameters()],
+        sum(p.numel() for p in m.parameters() if p.requires_grad),
+        [n for n, _ in m.heads.items()],
+        [n for n, _ in m.named_parameters(prefix="root", recurse=False)],
+    )
 
 
 def _meta_build(lib, gpt):
@@ -658,17 +742,26 @@ def _meta_build(lib, gpt):
     x = lib.empty(8, 4096, device="meta")
     y = big(x)
     nparams = sum(p.numel() for p in gpt.parameters())
-    return ([(n, tuple(p.shape), p.dtype, p.is_meta, str(p.device)) for n, p in gpt.named_parameters()],
-            nparams, big.weight.shape, big.weight.is_meta, big.weight.device, emb.weight.shape, y.shape,
-            y.is_meta, y.dtype, gpt.transformer.h[0].attn.bias.device, lib.ones(2).device)
+    return (
+        [(n, tuple(p.shape), p.dtype, p.is_meta, str(p.device)) for n, p in gpt.named_parameters()],
+        nparams,
+        big.weight.shape,
+        big.weight.is_meta,
+        big.weight.device,
+        emb.weight.shape,
+        y.shape,
+        y.is_meta,
+        y.dtype,
+        gpt.transformer.h[0].attn.bias.device,
+        lib.ones(2).device,
+    )
 
 
 @program()
 def meta_device_kwargs_build(lib):
     gpt = make_gpt(lib, n_layer=3, n_embd=32, vocab=50, block=16, device="meta")
     out = _meta_build(lib, gpt)
-    logits, loss = gpt(lib.zeros(2, 16, dtype=lib.long, device="meta"), lib.zeros(2, 16, dtype=lib.long,
-                                                                                     device="meta"))
+    logits, loss = gpt(lib.zeros(2, 16, dtype=lib.long, device="meta"), lib.zeros(2, 16, dtype=lib.long, device="meta"))
     return out, logits.shape, logits.device, loss.shape, loss.device
 
 
@@ -717,13 +810,24 @@ def lr_schedulers_sequence(lib):
         linear=run(lambda o: S.LinearLR(o, start_factor=0.25, total_iters=4)),
         lam=run(lambda o: S.LambdaLR(o, lambda e: 1.0 / (e + 1))),
         constant=run(lambda o: S.ConstantLR(o, factor=0.5, total_iters=3)),
-        seq=run(lambda o: S.SequentialLR(o, [S.LinearLR(o, 0.1, 1.0, total_iters=3), S.CosineAnnealingLR(o, 5)],
-                                         milestones=[3]), n=9),
+        seq=run(
+            lambda o: S.SequentialLR(
+                o, [S.LinearLR(o, 0.1, 1.0, total_iters=3), S.CosineAnnealingLR(o, 5)], milestones=[3]
+            ),
+            n=9,
+        ),
         onecycle=run(lambda o: S.OneCycleLR(o, max_lr=1.0, total_steps=10), n=9),
-        onecycle_lin=run(lambda o: S.OneCycleLR(o, max_lr=0.5, epochs=2, steps_per_epoch=5, anneal_strategy="linear",
-                                                three_phase=True), n=9),
-        plateau=run(lambda o: S.ReduceLROnPlateau(o, patience=1, factor=0.5), n=8,
-                    metric=[1.0, 0.9, 0.95, 0.96, 0.97, 0.5, 0.6, 0.7]),
+        onecycle_lin=run(
+            lambda o: S.OneCycleLR(
+                o, max_lr=0.5, epochs=2, steps_per_epoch=5, anneal_strategy="linear", three_phase=True
+            ),
+            n=9,
+        ),
+        plateau=run(
+            lambda o: S.ReduceLROnPlateau(o, patience=1, factor=0.5),
+            n=8,
+            metric=[1.0, 0.9, 0.95, 0.96, 0.97, 0.5, 0.6, 0.7],
+        ),
     )
 
 
@@ -751,7 +855,7 @@ def clip_grad_norm_variants(lib):
     g2 = grads(m)
     ninf = nn.utils.clip_grad_norm_(m.parameters(), max_norm=0.1, norm_type="inf")
     ginf = grads(m)
-    n1 = nn.utils.clip_grad_norm_(list(m.parameters()), 100.0, norm_type=1.0)   # no clipping
+    n1 = nn.utils.clip_grad_norm_(list(m.parameters()), 100.0, norm_type=1.0)  # no clipping
     nn.utils.clip_grad_value_(m.parameters(), clip_value=0.01)
     gv = grads(m)
     m[0].bias.grad = None
@@ -799,16 +903,22 @@ def frozen_backbone_finetune(lib):
         opt.zero_grad()
         nn.functional.cross_entropy(model(x), y).backward()
         opt.step()
-    return (len(trainable), [p.grad is None for p in backbone.parameters()], before["0.0.weight"],
-            params(model), grads(head))
+    return (
+        len(trainable),
+        [p.grad is None for p in backbone.parameters()],
+        before["0.0.weight"],
+        params(model),
+        grads(head),
+    )
 
 
 @program()
 def param_groups_lr_and_manual_lr_change(lib):
     nn = lib.nn
     m = init_params(lib, nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1)), 0.5)
-    opt = lib.optim.Adam([{"params": m[0].parameters()},
-                          {"params": m[2].parameters(), "lr": 1e-1, "betas": (0.8, 0.9)}], lr=1e-2)
+    opt = lib.optim.Adam(
+        [{"params": m[0].parameters()}, {"params": m[2].parameters(), "lr": 1e-1, "betas": (0.8, 0.9)}], lr=1e-2
+    )
     for i in range(4):
         x = T(lib, arr((5, 3), i))
         opt.zero_grad()
@@ -830,11 +940,17 @@ def classic_losses(lib):
     a.requires_grad_(True)
     y = T(lib, [0, 2, 1, 2])
     lp = F.log_softmax(a, dim=1)
-    out = [nn.NLLLoss()(lp, y), nn.NLLLoss(weight=T(lib, [1.0, 2.0, 3.0]))(lp, y),
-           nn.SmoothL1Loss(beta=0.5)(a, b), nn.HuberLoss(delta=0.7)(a, b), nn.L1Loss(reduction="sum")(a, b),
-           nn.KLDivLoss(reduction="batchmean")(lp, F.softmax(b, 1)),
-           nn.KLDivLoss(reduction="batchmean", log_target=True)(lp, F.log_softmax(b, 1)),
-           F.mse_loss(a, b, reduction="none"), F.cross_entropy(a, F.softmax(b, 1))]
+    out = [
+        nn.NLLLoss()(lp, y),
+        nn.NLLLoss(weight=T(lib, [1.0, 2.0, 3.0]))(lp, y),
+        nn.SmoothL1Loss(beta=0.5)(a, b),
+        nn.HuberLoss(delta=0.7)(a, b),
+        nn.L1Loss(reduction="sum")(a, b),
+        nn.KLDivLoss(reduction="batchmean")(lp, F.softmax(b, 1)),
+        nn.KLDivLoss(reduction="batchmean", log_target=True)(lp, F.log_softmax(b, 1)),
+        F.mse_loss(a, b, reduction="none"),
+        F.cross_entropy(a, F.softmax(b, 1)),
+    ]
     sum(o.sum() for o in out).backward()
     return out, a.grad
 
@@ -861,8 +977,9 @@ def forward_hooks_and_feature_extraction(lib):
 @program()
 def eval_mode_dropout_and_batchnorm(lib):
     nn = lib.nn
-    m = init_params(lib, nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6, momentum=0.3), nn.Dropout(0.5),
-                                       nn.Linear(6, 2)), 0.5)
+    m = init_params(
+        lib, nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6, momentum=0.3), nn.Dropout(0.5), nn.Linear(6, 2)), 0.5
+    )
     x = T(lib, arr((8, 4), 2))
     m.train()
     for _ in range(3):
@@ -880,9 +997,21 @@ def eval_mode_dropout_and_batchnorm(lib):
 @program()
 def groupnorm_conv1d_avgpool_sequence_model(lib):
     nn = lib.nn
-    model = init_params(lib, nn.Sequential(nn.Conv1d(2, 4, 3, padding=1), nn.GroupNorm(2, 4), nn.SiLU(),
-                                           nn.AvgPool1d(2), nn.Conv1d(4, 4, 3, stride=2), nn.LeakyReLU(0.1),
-                                           nn.AdaptiveAvgPool1d(1), nn.Flatten(), nn.Linear(4, 1)), 0.4)
+    model = init_params(
+        lib,
+        nn.Sequential(
+            nn.Conv1d(2, 4, 3, padding=1),
+            nn.GroupNorm(2, 4),
+            nn.SiLU(),
+            nn.AvgPool1d(2),
+            nn.Conv1d(4, 4, 3, stride=2),
+            nn.LeakyReLU(0.1),
+            nn.AdaptiveAvgPool1d(1),
+            nn.Flatten(),
+            nn.Linear(4, 1),
+        ),
+        0.4,
+    )
     opt = lib.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.1)
     losses = []
     for i in range(3):
@@ -981,10 +1110,12 @@ def char_rnn_style_embedding_tied_sgd(lib):
 def adagrad_and_sgd_maximize(lib):
     nn = lib.nn
     res = []
-    for make in (lambda ps: lib.optim.Adagrad(ps, lr=0.1, lr_decay=0.01, weight_decay=0.01),
-                 lambda ps: lib.optim.SGD(ps, lr=0.1, maximize=True),
-                 lambda ps: lib.optim.RMSprop(ps, lr=0.01, centered=True, alpha=0.9),
-                 lambda ps: lib.optim.Adam(ps, lr=0.01, betas=(0.5, 0.6), maximize=True)):
+    for make in (
+        lambda ps: lib.optim.Adagrad(ps, lr=0.1, lr_decay=0.01, weight_decay=0.01),
+        lambda ps: lib.optim.SGD(ps, lr=0.1, maximize=True),
+        lambda ps: lib.optim.RMSprop(ps, lr=0.01, centered=True, alpha=0.9),
+        lambda ps: lib.optim.Adam(ps, lr=0.01, betas=(0.5, 0.6), maximize=True),
+    ):
         m = init_params(lib, nn.Linear(3, 2), 0.5)
         opt = make(m.parameters())
         for i in range(3):
@@ -1033,13 +1164,29 @@ def state_dict_strict_errors_and_partial_load(lib):
 def serialization_of_tensors_and_nested(lib):
     buf = io.BytesIO()
     x = T(lib, arr((3, 4), 1))
-    obj = {"x": x, "view": x[1], "ints": T(lib, [1, 2, 3]), "list": [x.t(), 3, "s"], "f64": x.double(),
-           "bool": x > 0, "scalar": lib.tensor(2.5)}
+    obj = {
+        "x": x,
+        "view": x[1],
+        "ints": T(lib, [1, 2, 3]),
+        "list": [x.t(), 3, "s"],
+        "f64": x.double(),
+        "bool": x > 0,
+        "scalar": lib.tensor(2.5),
+    }
     lib.save(obj, buf)
     buf.seek(0)
     back = lib.load(buf, weights_only=True)
-    return (back["x"], back["view"], back["ints"], back["list"], back["f64"], back["bool"], back["scalar"],
-            back["list"][0].shape, back["view"].shape)
+    return (
+        back["x"],
+        back["view"],
+        back["ints"],
+        back["list"],
+        back["f64"],
+        back["bool"],
+        back["scalar"],
+        back["list"][0].shape,
+        back["view"].shape,
+    )
 
 
 @program()
@@ -1047,9 +1194,14 @@ def inplace_activation_after_norm_and_pool(lib):
     """PyTorch saves statistics/indices, not the output, for these: in-place ops on the output are fine."""
     F = lib.nn.functional
     out = []
-    for f in (lambda x: F.layer_norm(x, (4,)), lambda x: F.group_norm(x, 2), lambda x: F.max_pool2d(x, 2),
-              lambda x: F.rms_norm(x, (4,)), lambda x: x.max(dim=1)[0], lambda x: F.batch_norm(x, None, None,
-                                                                                            training=True)):
+    for f in (
+        lambda x: F.layer_norm(x, (4,)),
+        lambda x: F.group_norm(x, 2),
+        lambda x: F.max_pool2d(x, 2),
+        lambda x: F.rms_norm(x, (4,)),
+        lambda x: x.max(dim=1)[0],
+        lambda x: F.batch_norm(x, None, None, training=True),
+    ):
         x = T(lib, arr((2, 4, 4, 4), 3)).requires_grad_()
         y = f(x)
         y.relu_()
@@ -1065,8 +1217,14 @@ def inplace_activation_after_norm_and_pool(lib):
 KNOWN_BUGS = {}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_BUGS[n], strict=True))
-                                  if n in KNOWN_BUGS else n for n in PROGRAMS], ids=str)
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_BUGS[n], strict=True)) if n in KNOWN_BUGS else n
+        for n in PROGRAMS
+    ],
+    ids=str,
+)
 def test_nn_program(name):
     fn, rtol, atol = PROGRAMS[name]
     torch.manual_seed(0)

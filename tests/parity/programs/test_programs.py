@@ -4,6 +4,7 @@ Each program is a function of the library module (``torch`` or ``mindtorch``) re
 Python values, dtypes, shapes or nested tuples/dicts of them. Error programs must raise the same
 exception class under both. A program is skipped only while an op it needs is missing.
 """
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -31,6 +32,7 @@ def program(needs=(), rtol=1e-5, atol=1e-6):
     def deco(fn):
         PROGRAMS[fn.__name__] = (fn, tuple(needs), rtol, atol)
         return fn
+
     return deco
 
 
@@ -66,6 +68,7 @@ def catch(fn):
 
 # ----------------------------------------------------------------------------- type promotion
 
+
 @program()
 def int_times_float_chain(lib):
     a = lib.arange(6).reshape(2, 3)
@@ -78,25 +81,59 @@ def int_times_float_chain(lib):
 @program(rtol=1e-3, atol=1e-3)
 def float16_with_scalars(lib):
     h = lib.tensor([1.5, 2.25, -3.0], dtype=lib.float16)
-    return (h * 2.5, h + 1, h * lib.tensor(2.0, dtype=lib.float64), h + lib.tensor([1.0, 2.0, 3.0]),
-            h + lib.tensor(3), h / 3, (h ** 2).sum(), h.mean(), h.float().dtype, h > 1.7)
+    return (
+        h * 2.5,
+        h + 1,
+        h * lib.tensor(2.0, dtype=lib.float64),
+        h + lib.tensor([1.0, 2.0, 3.0]),
+        h + lib.tensor(3),
+        h / 3,
+        (h**2).sum(),
+        h.mean(),
+        h.float().dtype,
+        h > 1.7,
+    )
 
 
 @program()
 def bool_arithmetic(lib):
     m = lib.tensor([True, False, True])
     n = lib.tensor([True, True, False])
-    return (m + n, m * n, m * 2, m * 1.5, m.sum(), m & ~n, m | n, m ^ n, m.float().mean(),
-            m == 0, m.int().dtype, lib.where(m, 1, 0), catch(lambda: m - n))
+    return (
+        m + n,
+        m * n,
+        m * 2,
+        m * 1.5,
+        m.sum(),
+        m & ~n,
+        m | n,
+        m ^ n,
+        m.float().mean(),
+        m == 0,
+        m.int().dtype,
+        lib.where(m, 1, 0),
+        catch(lambda: m - n),
+    )
 
 
 @program()
 def integer_division_modes(lib):
     a = lib.tensor([-7, 7, -3, 3, 0])
     b = lib.tensor([2, -2, 2, 2, 5])
-    return (a / b, a // b, a % b, lib.div(a, b, rounding_mode="trunc"), lib.div(a, b, rounding_mode="floor"),
-            lib.fmod(a, b), lib.remainder(a, 3), a // 2.5, -a % 3, a.float() // b, a.float() % -2.5,
-            catch(lambda: a // lib.zeros(5, dtype=lib.int64)))
+    return (
+        a / b,
+        a // b,
+        a % b,
+        lib.div(a, b, rounding_mode="trunc"),
+        lib.div(a, b, rounding_mode="floor"),
+        lib.fmod(a, b),
+        lib.remainder(a, 3),
+        a // 2.5,
+        -a % 3,
+        a.float() // b,
+        a.float() % -2.5,
+        catch(lambda: a // lib.zeros(5, dtype=lib.int64)),
+    )
 
 
 @program()
@@ -107,9 +144,25 @@ def zero_dim_mixing(lib):
     i = lib.tensor([1, 2], dtype=lib.int32)
     i8 = lib.tensor([100, -100], dtype=lib.int8)
     u8 = lib.tensor([0, 255], dtype=lib.uint8)
-    return (s * f, f * d, i * s, i * d, i * 2.5, i8 + s, i8 * 2, u8 + 1, u8 - 1, s + d, (s + d).dim(),
-            s * 2, f + s.item(), d.item(), s.item(), i.sum().item(), lib.result_type(i, d) if hasattr(lib,
-            "result_type") else lib.float64)
+    return (
+        s * f,
+        f * d,
+        i * s,
+        i * d,
+        i * 2.5,
+        i8 + s,
+        i8 * 2,
+        u8 + 1,
+        u8 - 1,
+        s + d,
+        (s + d).dim(),
+        s * 2,
+        f + s.item(),
+        d.item(),
+        s.item(),
+        i.sum().item(),
+        lib.result_type(i, d) if hasattr(lib, "result_type") else lib.float64,
+    )
 
 
 @program()
@@ -117,10 +170,10 @@ def inplace_promotion_rules(lib):
     x = lib.ones(3, dtype=lib.int64)
     e1 = catch(lambda: x.add_(1.5))
     y = lib.ones(3)
-    y.add_(lib.tensor([1, 2, 3]))          # int into float is fine
+    y.add_(lib.tensor([1, 2, 3]))  # int into float is fine
     z = lib.ones(3, dtype=lib.int32)
     z *= 2
-    z += lib.tensor(3)                     # 0-dim int64 into int32
+    z += lib.tensor(3)  # 0-dim int64 into int32
     e2 = catch(lambda: z.mul_(lib.tensor([0.5, 0.5, 0.5])))
     return x, e1, y, z, e2
 
@@ -133,6 +186,7 @@ def comparisons_mixed(lib):
 
 
 # ----------------------------------------------------------------------------- broadcasting
+
 
 @program()
 def broadcasting_chain(lib):
@@ -152,9 +206,27 @@ def reductions_keepdim_into_broadcast(lib):
     norm = (x - mean) / (var + 1e-5).sqrt()
     colfrac = x.abs() / x.abs().sum(0, keepdim=True)
     vals, idx = x.max(dim=1, keepdim=True)
-    return (norm, colfrac, x - vals, idx, x.amin(0), x.argmax(), x.argmin(1, keepdim=True),
-            x.std(0, correction=0), x.var(), x.norm(), x.norm(dim=1), x.logsumexp(1), x.prod(1),
-            x.cumsum(0), x.cumprod(1), lib.count_nonzero(x > 0), x.min(), (x > 0).all(1), (x > 0).any(0))
+    return (
+        norm,
+        colfrac,
+        x - vals,
+        idx,
+        x.amin(0),
+        x.argmax(),
+        x.argmin(1, keepdim=True),
+        x.std(0, correction=0),
+        x.var(),
+        x.norm(),
+        x.norm(dim=1),
+        x.logsumexp(1),
+        x.prod(1),
+        x.cumsum(0),
+        x.cumprod(1),
+        lib.count_nonzero(x > 0),
+        x.min(),
+        (x > 0).all(1),
+        (x > 0).any(0),
+    )
 
 
 @program()
@@ -162,19 +234,45 @@ def reduction_dtypes(lib):
     i32 = lib.tensor([1, 2, 3], dtype=lib.int32)
     b = lib.tensor([True, False, True])
     h = lib.tensor([1.0, 2.0], dtype=lib.float16)
-    return (i32.sum(), b.sum(), i32.prod(), lib.tensor([1, 2], dtype=lib.int8).sum(), h.sum(),
-            i32.sum(dtype=lib.float64), i32.cumsum(0), b.cumsum(0), catch(lambda: i32.mean()),
-            i32.max(), i32.float().mean(), b.all(), b.any(), lib.tensor([3, 1, 2]).argmax())
+    return (
+        i32.sum(),
+        b.sum(),
+        i32.prod(),
+        lib.tensor([1, 2], dtype=lib.int8).sum(),
+        h.sum(),
+        i32.sum(dtype=lib.float64),
+        i32.cumsum(0),
+        b.cumsum(0),
+        catch(lambda: i32.mean()),
+        i32.max(),
+        i32.float().mean(),
+        b.all(),
+        b.any(),
+        lib.tensor([3, 1, 2]).argmax(),
+    )
 
 
 @program()
 def empty_reductions(lib):
     e = lib.zeros(0, 3)
-    return (e.sum(0), e.sum(), e.prod(), e.mean(0), e.amax(1), catch(lambda: e.max()), catch(lambda: e.amax(0)),
-            e.shape, e.numel(), lib.cat([e, lib.ones(2, 3)]).shape, e.all(), e.any())
+    return (
+        e.sum(0),
+        e.sum(),
+        e.prod(),
+        e.mean(0),
+        e.amax(1),
+        catch(lambda: e.max()),
+        catch(lambda: e.amax(0)),
+        e.shape,
+        e.numel(),
+        lib.cat([e, lib.ones(2, 3)]).shape,
+        e.all(),
+        e.any(),
+    )
 
 
 # ----------------------------------------------------------------------------- views and strides
+
 
 @program()
 def view_writes_visible_in_base(lib):
@@ -196,17 +294,30 @@ def permute_strides_contiguity(lib):
     x = lib.arange(24).reshape(2, 3, 4)
     p = x.permute(2, 0, 1)
     c = p.contiguous()
-    return (p.stride(), p.is_contiguous(), c.stride(), c.is_contiguous(), x.transpose(0, 1).reshape(6, 4),
-            x[:, ::2].stride(), x[:, ::2].shape, x.unsqueeze(1).stride(), x[:, :1].expand(2, 5, 4).stride(),
-            x.t().shape if x.dim() == 2 else x.mT.shape, x[..., 1].stride(), x.flatten(1).stride(),
-            x.movedim(0, -1).stride(), x.transpose(1, 2).is_contiguous(), x.storage_offset(),
-            x[1, 1:].storage_offset())
+    return (
+        p.stride(),
+        p.is_contiguous(),
+        c.stride(),
+        c.is_contiguous(),
+        x.transpose(0, 1).reshape(6, 4),
+        x[:, ::2].stride(),
+        x[:, ::2].shape,
+        x.unsqueeze(1).stride(),
+        x[:, :1].expand(2, 5, 4).stride(),
+        x.t().shape if x.dim() == 2 else x.mT.shape,
+        x[..., 1].stride(),
+        x.flatten(1).stride(),
+        x.movedim(0, -1).stride(),
+        x.transpose(1, 2).is_contiguous(),
+        x.storage_offset(),
+        x[1, 1:].storage_offset(),
+    )
 
 
 @program()
 def pointwise_output_layout(lib):
     x = lib.arange(12.0).reshape(3, 4)
-    y = x.t() + 1                     # dense permuted input keeps its layout
+    y = x.t() + 1  # dense permuted input keeps its layout
     z = x.t().exp()
     w = x.t() * x.t()
     return y.stride(), z.stride(), w.stride(), (x[:, ::2] * 2).stride(), y.is_contiguous()
@@ -231,7 +342,7 @@ def expand_then_write(lib):
     err = catch(lambda: e.add_(1))
     c = e.clone()
     c.add_(1)
-    a.add_(2)                          # visible through the expanded view
+    a.add_(2)  # visible through the expanded view
     return err, c, e, e.stride(), e.is_contiguous(), catch(lambda: e.view(12)), e.reshape(12)
 
 
@@ -258,6 +369,7 @@ def detach_shares_storage(lib):
 
 # ----------------------------------------------------------------------------- linear algebra
 
+
 @program(rtol=1e-5, atol=1e-5)
 def matmul_rank_cases(lib):
     v3 = t(lib, A34[0, :3])
@@ -266,22 +378,45 @@ def matmul_rank_cases(lib):
     m45 = t(lib, A45)
     b = t(lib, B2134)
     c = t(lib, C542)
-    return (v4 @ v4, m34 @ v4, v3 @ m34, t(lib, B234) @ m45, b @ c, v4 @ c, lib.matmul(c.mT, v4),
-            lib.mm(m34, m45), lib.bmm(t(lib, B234), t(lib, B234).transpose(1, 2)), lib.mv(m34, v4),
-            lib.dot(v4, v4), lib.outer(v3, v4), lib.addmm(lib.ones(4), m34.t(), m34, beta=0.5, alpha=2),
-            lib.einsum("bij,jk->bik", t(lib, B234), m45), lib.einsum("ii", m34[:, :3]),
-            lib.einsum("i,j->ij", v3, v4), catch(lambda: m34 @ m34), catch(lambda: v4 @ lib.arange(4)))
+    return (
+        v4 @ v4,
+        m34 @ v4,
+        v3 @ m34,
+        t(lib, B234) @ m45,
+        b @ c,
+        v4 @ c,
+        lib.matmul(c.mT, v4),
+        lib.mm(m34, m45),
+        lib.bmm(t(lib, B234), t(lib, B234).transpose(1, 2)),
+        lib.mv(m34, v4),
+        lib.dot(v4, v4),
+        lib.outer(v3, v4),
+        lib.addmm(lib.ones(4), m34.t(), m34, beta=0.5, alpha=2),
+        lib.einsum("bij,jk->bik", t(lib, B234), m45),
+        lib.einsum("ii", m34[:, :3]),
+        lib.einsum("i,j->ij", v3, v4),
+        catch(lambda: m34 @ m34),
+        catch(lambda: v4 @ lib.arange(4)),
+    )
 
 
 @program(needs=("linalg.vector_norm",), rtol=1e-5, atol=1e-5)
 def norms(lib):
     x = t(lib, A34)
-    return (lib.linalg.norm(x), lib.linalg.norm(x, dim=1), lib.linalg.vector_norm(x, ord=1, dim=0),
-            lib.linalg.vector_norm(x, ord=float("inf")), lib.linalg.norm(x, ord="fro"),
-            lib.linalg.vector_norm(x, ord=0), x.norm(p=3, dim=1, keepdim=True), lib.linalg.norm(x[0], ord=2))
+    return (
+        lib.linalg.norm(x),
+        lib.linalg.norm(x, dim=1),
+        lib.linalg.vector_norm(x, ord=1, dim=0),
+        lib.linalg.vector_norm(x, ord=float("inf")),
+        lib.linalg.norm(x, ord="fro"),
+        lib.linalg.vector_norm(x, ord=0),
+        x.norm(p=3, dim=1, keepdim=True),
+        lib.linalg.norm(x[0], ord=2),
+    )
 
 
 # ----------------------------------------------------------------------------- softmax numerics
+
 
 @program(rtol=1e-5, atol=1e-5)
 def softmax_large_values(lib):
@@ -289,12 +424,22 @@ def softmax_large_values(lib):
     mask = lib.tensor([[False, True, False], [True, True, True], [False, False, False]])
     masked = x.masked_fill(mask, float("-inf"))
     h = x.half()
-    return (lib.softmax(x, dim=-1), lib.log_softmax(x, dim=1), x.logsumexp(1), lib.softmax(masked, 1),
-            masked.logsumexp(1), x.softmax(0), lib.softmax(h, -1), lib.log_softmax(h, 0),
-            lib.softmax(lib.tensor([1, 2, 3]).float(), 0), lib.softmax(x, -1, dtype=lib.float64))
+    return (
+        lib.softmax(x, dim=-1),
+        lib.log_softmax(x, dim=1),
+        x.logsumexp(1),
+        lib.softmax(masked, 1),
+        masked.logsumexp(1),
+        x.softmax(0),
+        lib.softmax(h, -1),
+        lib.log_softmax(h, 0),
+        lib.softmax(lib.tensor([1, 2, 3]).float(), 0),
+        lib.softmax(x, -1, dtype=lib.float64),
+    )
 
 
 # ----------------------------------------------------------------------------- autograd
+
 
 @program()
 def autograd_diamond(lib):
@@ -356,8 +501,8 @@ def autograd_inplace_on_view_of_clone(lib):
 @program()
 def autograd_double_backward(lib):
     x = lib.tensor([0.5, -1.5, 2.0], requires_grad=True)
-    y = (x ** 3).sum()
-    g, = lib.autograd.grad(y, x, create_graph=True)
+    y = (x**3).sum()
+    (g,) = lib.autograd.grad(y, x, create_graph=True)
     g.sum().backward()
     x2 = lib.tensor([1.0, 2.0], requires_grad=True)
     z = (x2 * x2).sum()
@@ -378,7 +523,7 @@ def autograd_retain_grad_hooks(lib):
     seen = []
     h.register_hook(lambda g: seen.append(g.clone()))
     x.register_hook(lambda g: g * 10)
-    out = (h ** 2).sum()
+    out = (h**2).sum()
     out.backward()
     return h.grad, x.grad, seen[0]
 
@@ -397,11 +542,12 @@ def no_grad_and_requires_grad(lib):
     x = lib.ones(2, requires_grad=True)
     with lib.no_grad():
         y = x * 2
-        x.mul_(3)                      # allowed on a leaf under no_grad
+        x.mul_(3)  # allowed on a leaf under no_grad
 
     @lib.no_grad()
     def f(a):
         return a + 1
+
     z = f(x)
     w = x * y
     with lib.enable_grad():
@@ -419,11 +565,12 @@ def autograd_function_and_grad_api(lib):
 
         @staticmethod
         def backward(ctx, g):
-            a, = ctx.saved_tensors
+            (a,) = ctx.saved_tensors
             return 2 * a * g
+
     x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
     y = Square.apply(x).sum() + x.sum()
-    gx, = lib.autograd.grad(y, [x])
+    (gx,) = lib.autograd.grad(y, [x])
     a = lib.tensor([1.0, 2.0], requires_grad=True)
     b = lib.tensor([3.0, 4.0], requires_grad=True)
     out = a * b
@@ -432,6 +579,7 @@ def autograd_function_and_grad_api(lib):
 
 
 # ----------------------------------------------------------------------------- indexing
+
 
 @program()
 def masks_and_advanced_indexing(lib):
@@ -447,8 +595,22 @@ def masks_and_advanced_indexing(lib):
     w = lib.zeros(5)
     w[lib.tensor([0, 0, 3])] += 1
     acc = lib.zeros(5).index_put_((lib.tensor([0, 0, 3]),), lib.tensor(1.0), accumulate=True)
-    return (pos, y, cols, pts, rows, z, w, acc, x[..., None].shape, x[None, 1:, ::2].shape, x[lib.tensor(1)],
-            x[1, lib.tensor([True, False, True, False])], x[-1, -2], x[:, 1].is_contiguous())
+    return (
+        pos,
+        y,
+        cols,
+        pts,
+        rows,
+        z,
+        w,
+        acc,
+        x[..., None].shape,
+        x[None, 1:, ::2].shape,
+        x[lib.tensor(1)],
+        x[1, lib.tensor([True, False, True, False])],
+        x[-1, -2],
+        x[:, 1].is_contiguous(),
+    )
 
 
 @program()
@@ -468,7 +630,14 @@ def setitem_broadcast_and_dtype(lib):
     return x, i, b, err, err2, err3
 
 
-@program(needs=("index_add", "index_copy", "index_fill", "masked_select",))
+@program(
+    needs=(
+        "index_add",
+        "index_copy",
+        "index_fill",
+        "masked_select",
+    )
+)
 def gather_scatter_family(lib):
     x = t(lib, A34, requires_grad=True)
     idx = lib.tensor([[0, 3], [1, 1], [2, 0]])
@@ -482,55 +651,133 @@ def gather_scatter_family(lib):
     iff = lib.zeros(3, 4).index_fill(1, lib.tensor([1, 3]), -1.0)
     ms = x.detach().masked_select(x.detach() > 0)
     nz = (x > 0).nonzero()
-    return g, s, sa, sel, x.grad, ia, ic, iff, ms, nz, lib.nonzero(x > 0, as_tuple=True), \
-        catch(lambda: x.gather(1, lib.tensor([[4]])))
+    return (
+        g,
+        s,
+        sa,
+        sel,
+        x.grad,
+        ia,
+        ic,
+        iff,
+        ms,
+        nz,
+        lib.nonzero(x > 0, as_tuple=True),
+        catch(lambda: x.gather(1, lib.tensor([[4]]))),
+    )
 
 
-@program(needs=("unique", "searchsorted", "bincount",))
+@program(
+    needs=(
+        "unique",
+        "searchsorted",
+        "bincount",
+    )
+)
 def sort_topk_unique(lib):
     x = lib.tensor([[3.0, 1.0, 2.0, 1.0], [0.0, -1.0, 5.0, 4.0]])
     v, i = x.sort(dim=1, descending=True, stable=True)
     tv, ti = x.topk(2, dim=1)
     u, inv, cnt = lib.unique(lib.tensor([3, 1, 2, 3, 1]), return_inverse=True, return_counts=True)
-    return (v, i, tv, ti, x.argsort(0), u, inv, cnt, lib.bincount(lib.tensor([0, 2, 2, 5])),
-            lib.searchsorted(lib.tensor([1.0, 3.0, 5.0]), lib.tensor([0.0, 3.0, 6.0])),
-            x.topk(1, largest=False).values, lib.flip(x, [1]), lib.roll(x, 1, 1), x.tril(), x.triu(1))
+    return (
+        v,
+        i,
+        tv,
+        ti,
+        x.argsort(0),
+        u,
+        inv,
+        cnt,
+        lib.bincount(lib.tensor([0, 2, 2, 5])),
+        lib.searchsorted(lib.tensor([1.0, 3.0, 5.0]), lib.tensor([0.0, 3.0, 6.0])),
+        x.topk(1, largest=False).values,
+        lib.flip(x, [1]),
+        lib.roll(x, 1, 1),
+        x.tril(),
+        x.triu(1),
+    )
 
 
 @program()
 def repeat_tile_expand(lib):
     x = lib.tensor([[1, 2], [3, 4]])
-    return (x.repeat(2, 3), x.tile((2,)), x.repeat_interleave(2, dim=0), lib.repeat_interleave(
-        lib.tensor([1, 2]), lib.tensor([2, 3])), x.unsqueeze(0).expand(3, -1, -1).sum(0), x.diag(),
-        lib.diag(lib.tensor([1, 2])), x.diagonal(), lib.meshgrid(lib.arange(2), lib.arange(3), indexing="ij")[1],
-        lib.nn.functional.one_hot(lib.tensor([0, 2]), 3))
+    return (
+        x.repeat(2, 3),
+        x.tile((2,)),
+        x.repeat_interleave(2, dim=0),
+        lib.repeat_interleave(lib.tensor([1, 2]), lib.tensor([2, 3])),
+        x.unsqueeze(0).expand(3, -1, -1).sum(0),
+        x.diag(),
+        lib.diag(lib.tensor([1, 2])),
+        x.diagonal(),
+        lib.meshgrid(lib.arange(2), lib.arange(3), indexing="ij")[1],
+        lib.nn.functional.one_hot(lib.tensor([0, 2]), 3),
+    )
 
 
 # ----------------------------------------------------------------------------- creation
 
+
 @program()
 def creation_dtype_inference(lib):
-    return (lib.arange(0, 1, 0.1).shape, lib.arange(5).dtype, lib.arange(0.0, 3).dtype, lib.full((2,), 3).dtype,
-            lib.full((2,), True).dtype, lib.full((2,), 1.5).dtype, lib.tensor([1, 2.0]).dtype,
-            lib.tensor([True, False]).dtype, lib.tensor(3).shape, lib.tensor([]).shape, lib.tensor([]).dtype,
-            lib.zeros_like(lib.arange(3)).dtype, lib.ones(2, 3, dtype=lib.int32).float().dtype,
-            lib.linspace(0, 1, 5), lib.eye(2, 3), lib.arange(10, 0, -3), lib.logspace(0, 2, 3),
-            lib.empty(2, 0).shape, lib.tensor([[1, 2], [3, 4]]).T.tolist(),
-            lib.tensor(np.array([1.0, 2.0], dtype=np.float64)).dtype, lib.as_tensor([1, 2]).dtype,
-            lib.from_numpy(np.arange(3, dtype=np.int32)).dtype, lib.full_like(lib.ones(2), 7, dtype=lib.int64))
+    return (
+        lib.arange(0, 1, 0.1).shape,
+        lib.arange(5).dtype,
+        lib.arange(0.0, 3).dtype,
+        lib.full((2,), 3).dtype,
+        lib.full((2,), True).dtype,
+        lib.full((2,), 1.5).dtype,
+        lib.tensor([1, 2.0]).dtype,
+        lib.tensor([True, False]).dtype,
+        lib.tensor(3).shape,
+        lib.tensor([]).shape,
+        lib.tensor([]).dtype,
+        lib.zeros_like(lib.arange(3)).dtype,
+        lib.ones(2, 3, dtype=lib.int32).float().dtype,
+        lib.linspace(0, 1, 5),
+        lib.eye(2, 3),
+        lib.arange(10, 0, -3),
+        lib.logspace(0, 2, 3),
+        lib.empty(2, 0).shape,
+        lib.tensor([[1, 2], [3, 4]]).T.tolist(),
+        lib.tensor(np.array([1.0, 2.0], dtype=np.float64)).dtype,
+        lib.as_tensor([1, 2]).dtype,
+        lib.from_numpy(np.arange(3, dtype=np.int32)).dtype,
+        lib.full_like(lib.ones(2), 7, dtype=lib.int64),
+    )
 
 
 @program()
 def python_protocols(lib):
     x = lib.tensor([[1.5, 2.0], [3.0, 4.0]])
     rows = [r.sum().item() for r in x]
-    return (len(x), rows, x.tolist(), float(x[0, 0]), int(x[1, 1]), bool(x[0, 0] > 1), x.size(1), x.size(),
-            list(x.shape), x.numel(), x.dim(), x.ndim, x[0, 1].item(), lib.tensor(5).tolist(),
-            catch(lambda: lib.zeros(2).item()), catch(lambda: bool(lib.zeros(2))), x.shape == (2, 2),
-            lib.is_tensor(x), x.element_size(), x.is_floating_point(), str(x.dtype))
+    return (
+        len(x),
+        rows,
+        x.tolist(),
+        float(x[0, 0]),
+        int(x[1, 1]),
+        bool(x[0, 0] > 1),
+        x.size(1),
+        x.size(),
+        list(x.shape),
+        x.numel(),
+        x.dim(),
+        x.ndim,
+        x[0, 1].item(),
+        lib.tensor(5).tolist(),
+        catch(lambda: lib.zeros(2).item()),
+        catch(lambda: bool(lib.zeros(2))),
+        x.shape == (2, 2),
+        lib.is_tensor(x),
+        x.element_size(),
+        x.is_floating_point(),
+        str(x.dtype),
+    )
 
 
 # ----------------------------------------------------------------------------- models
+
 
 def _linear(lib, w, b):
     lin = lib.nn.Linear(w.shape[1], w.shape[0])
@@ -560,7 +807,14 @@ def linear_regression_sgd(lib):
     return losses, w, b
 
 
-@program(needs=("optim.AdamW", "nn.utils.clip_grad_norm_",), rtol=1e-4, atol=1e-5)
+@program(
+    needs=(
+        "optim.AdamW",
+        "nn.utils.clip_grad_norm_",
+    ),
+    rtol=1e-4,
+    atol=1e-5,
+)
 def mlp_adamw_param_groups(lib):
     r = np.random.default_rng(7)
     l1 = _linear(lib, r.standard_normal((6, 3)) * 0.5, r.standard_normal(6) * 0.1)
@@ -568,8 +822,7 @@ def mlp_adamw_param_groups(lib):
     model = lib.nn.Sequential(l1, lib.nn.GELU(), lib.nn.LayerNorm(6), l2)
     decay = [p for n, p in model.named_parameters() if n.endswith("weight") and p.dim() == 2]
     nodecay = [p for n, p in model.named_parameters() if not (n.endswith("weight") and p.dim() == 2)]
-    opt = lib.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": nodecay, "weight_decay": 0.0}],
-                          lr=1e-2)
+    opt = lib.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": nodecay, "weight_decay": 0.0}], lr=1e-2)
     x = t(lib, X83)
     target = lib.tensor([0, 1, 2, 3, 0, 1, -100, 3])
     losses = []
@@ -609,7 +862,7 @@ def tiny_gpt_module(lib):
             self.ln = lib.nn.LayerNorm(8)
             self.drop = lib.nn.Dropout(0.5)
             self.head = lib.nn.Linear(8, 10, bias=False)
-            self.head.weight = self.emb.weight          # weight tying
+            self.head.weight = self.emb.weight  # weight tying
             self.register_buffer("mask", lib.tril(lib.ones(4, 4)))
 
         def forward(self, idx):
@@ -627,11 +880,24 @@ def tiny_gpt_module(lib):
     loss = lib.nn.functional.cross_entropy(logits.view(-1, 10), idx.view(-1))
     loss.backward()
     n_params = sum(p.numel() for p in m.parameters())
-    return (logits, loss, m.emb.weight.grad, n_params, sorted(m.state_dict().keys()), m.training,
-            m.head.weight is m.emb.weight, [n for n, _ in m.named_buffers()])
+    return (
+        logits,
+        loss,
+        m.emb.weight.grad,
+        n_params,
+        sorted(m.state_dict().keys()),
+        m.training,
+        m.head.weight is m.emb.weight,
+        [n for n, _ in m.named_buffers()],
+    )
 
 
-@program(needs=("multinomial", "topk",))
+@program(
+    needs=(
+        "multinomial",
+        "topk",
+    )
+)
 def generation_loop_topk_multinomial(lib):
     lib.manual_seed(0)
     r = np.random.default_rng(11)
@@ -652,8 +918,17 @@ def generation_loop_topk_multinomial(lib):
         greedy = lib.argmax(emb @ proj, dim=-1)
         many = lib.multinomial(lib.tensor([0.0, 1.0, 3.0]), 50, replacement=True)
         no_rep = lib.multinomial(lib.tensor([1.0, 1.0, 1.0, 1.0]), 4)
-    return (shapes, tuple(idx.shape), idx.dtype, idx.requires_grad, greedy, tuple(many.shape), bool((many > 0).all()),
-            no_rep.sort().values, catch(lambda: lib.multinomial(lib.tensor([1.0, 0.0]), 2)))
+    return (
+        shapes,
+        tuple(idx.shape),
+        idx.dtype,
+        idx.requires_grad,
+        greedy,
+        tuple(many.shape),
+        bool((many > 0).all()),
+        no_rep.sort().values,
+        catch(lambda: lib.multinomial(lib.tensor([1.0, 0.0]), 2)),
+    )
 
 
 @program(rtol=1e-4, atol=1e-5)
@@ -663,35 +938,70 @@ def functional_losses(lib):
     logits = t(lib, r.standard_normal((4, 3)), requires_grad=True)
     tgt = lib.tensor([0, 2, 1, 2])
     p = t(lib, r.uniform(0.1, 0.9, (4, 3)))
-    out = (F.cross_entropy(logits, tgt), F.cross_entropy(logits, tgt, reduction="none"),
-           F.nll_loss(F.log_softmax(logits, 1), tgt), F.mse_loss(logits, p), F.l1_loss(logits, p),
-           F.smooth_l1_loss(logits, p), F.binary_cross_entropy_with_logits(logits, p),
-           F.binary_cross_entropy(logits.sigmoid(), p), F.kl_div(F.log_softmax(logits, 1), p, reduction="batchmean"))
+    out = (
+        F.cross_entropy(logits, tgt),
+        F.cross_entropy(logits, tgt, reduction="none"),
+        F.nll_loss(F.log_softmax(logits, 1), tgt),
+        F.mse_loss(logits, p),
+        F.l1_loss(logits, p),
+        F.smooth_l1_loss(logits, p),
+        F.binary_cross_entropy_with_logits(logits, p),
+        F.binary_cross_entropy(logits.sigmoid(), p),
+        F.kl_div(F.log_softmax(logits, 1), p, reduction="batchmean"),
+    )
     sum(out).sum().backward()
     return out, logits.grad, catch(lambda: F.cross_entropy(logits, lib.tensor([0, 5, 1, 2])))
 
 
 # ----------------------------------------------------------------------------- more edge programs
 
+
 @program()
 def integer_edge_arithmetic(lib):
-    i32 = lib.tensor([2 ** 31 - 1, -5], dtype=lib.int32)
+    i32 = lib.tensor([2**31 - 1, -5], dtype=lib.int32)
     a = lib.tensor([1, 2, 3])
     f = lib.tensor([1.0, 0.0, -1.0])
-    return (i32 + 1, a ** 2, 2 ** a, a ** 0.5, a.pow(lib.tensor([2, 0, 1])), catch(lambda: a ** -1),
-            f / 0, a / 0, (a * 0) / 0, lib.tensor([0.5, 1.5, 2.5, -0.5]).round(), lib.tensor([1.25, 2.35]).round(
-            decimals=1), lib.clamp(lib.tensor([1.0, 5.0, 9.0]), min=6.0, max=4.0), a.abs().neg(),
-            lib.where(a > 1, a, 1.5), lib.where(a > 1, 0, 1), (a > 1).float().dtype, a.clamp(min=2).dtype,
-            lib.tensor([3, 1, 3]).argmax(), lib.tensor([1.0, 2.0, 2.0]).argmax())
+    return (
+        i32 + 1,
+        a**2,
+        2**a,
+        a**0.5,
+        a.pow(lib.tensor([2, 0, 1])),
+        catch(lambda: a**-1),
+        f / 0,
+        a / 0,
+        (a * 0) / 0,
+        lib.tensor([0.5, 1.5, 2.5, -0.5]).round(),
+        lib.tensor([1.25, 2.35]).round(decimals=1),
+        lib.clamp(lib.tensor([1.0, 5.0, 9.0]), min=6.0, max=4.0),
+        a.abs().neg(),
+        lib.where(a > 1, a, 1.5),
+        lib.where(a > 1, 0, 1),
+        (a > 1).float().dtype,
+        a.clamp(min=2).dtype,
+        lib.tensor([3, 1, 3]).argmax(),
+        lib.tensor([1.0, 2.0, 2.0]).argmax(),
+    )
 
 
 @program()
 def nan_propagation(lib):
     n = float("nan")
     x = lib.tensor([[1.0, n, 3.0], [2.0, 0.5, 1.0]])
-    return (x.max(), x.min(1), x.amax(1), x.argmax(1), x.sum(1), lib.maximum(x, lib.zeros(1)),
-            x.clamp(0, 2), x.isnan().nonzero(), lib.nan_to_num(x, nan=-1.0), x.sort(1).values,
-            (x == x).all(1), x.nansum() if hasattr(x, "nansum") else x.nan_to_num().sum())
+    return (
+        x.max(),
+        x.min(1),
+        x.amax(1),
+        x.argmax(1),
+        x.sum(1),
+        lib.maximum(x, lib.zeros(1)),
+        x.clamp(0, 2),
+        x.isnan().nonzero(),
+        lib.nan_to_num(x, nan=-1.0),
+        x.sort(1).values,
+        (x == x).all(1),
+        x.nansum() if hasattr(x, "nansum") else x.nan_to_num().sum(),
+    )
 
 
 @program()
@@ -700,13 +1010,39 @@ def tensor_methods_common_in_models(lib):
     y = lib.arange(4)
     nz = x.new_zeros(3)
     nt = x.new_tensor([1, 2])
-    return (x.long(), x.int().dtype, x.to(lib.float64), x.to(dtype=lib.int32), x.type_as(y), x.double().dtype,
-            x.half().dtype, x.bool(), nz, nz.dtype, nt.dtype, x.new_ones((2, 1)), x.new_full((2,), 4),
-            x.shape[-1], x.shape + (1,), x.size()[1:], x.view(-1).shape, x.view_as(lib.ones(4, 1)).shape,
-            x.reshape_as(lib.ones(1, 4)), x.expand_as(lib.ones(3, 2, 2)).shape, x.flatten(), x.unflatten(1, (1, 2)).shape,
-            x.squeeze().shape, lib.ones(1, 3, 1).squeeze(-1).shape, x.t().contiguous().view(-1), x.sum(0).sum(0),
-            x.clone().fill_(2), x.masked_fill(x < 0, 0.0), x.lerp(lib.zeros(2, 2), 0.25),
-            lib.addcmul(x, x, x, value=0.5), lib.addcdiv(x, x, x + 3, value=2))
+    return (
+        x.long(),
+        x.int().dtype,
+        x.to(lib.float64),
+        x.to(dtype=lib.int32),
+        x.type_as(y),
+        x.double().dtype,
+        x.half().dtype,
+        x.bool(),
+        nz,
+        nz.dtype,
+        nt.dtype,
+        x.new_ones((2, 1)),
+        x.new_full((2,), 4),
+        x.shape[-1],
+        x.shape + (1,),
+        x.size()[1:],
+        x.view(-1).shape,
+        x.view_as(lib.ones(4, 1)).shape,
+        x.reshape_as(lib.ones(1, 4)),
+        x.expand_as(lib.ones(3, 2, 2)).shape,
+        x.flatten(),
+        x.unflatten(1, (1, 2)).shape,
+        x.squeeze().shape,
+        lib.ones(1, 3, 1).squeeze(-1).shape,
+        x.t().contiguous().view(-1),
+        x.sum(0).sum(0),
+        x.clone().fill_(2),
+        x.masked_fill(x < 0, 0.0),
+        x.lerp(lib.zeros(2, 2), 0.25),
+        lib.addcmul(x, x, x, value=0.5),
+        lib.addcdiv(x, x, x + 3, value=2),
+    )
 
 
 @program()
@@ -731,10 +1067,27 @@ def advanced_index_dim_order(lib):
     y[:, i, j] = lib.tensor([-1, -2])
     z = x.clone()
     z[i, :, j] = 0
-    return (x[:, i, j].shape, x[i, :, j].shape, x[i, :, j], x[..., i].shape, x[i[:, None], j].shape,
-            x[[True, False, True]].shape, x[[0]].shape, x[lib.tensor([[0, 1], [2, 0]])].shape,
-            x[:, None, 1:3, None].shape, x[1:1].shape, x[10:].shape, x[-1, -1, -3:], x[x > 55], y, z,
-            x[0, lib.tensor([-1, -4])], x[np.int64(1), 2], x[(0, 1)], x[[0, 1]].shape)
+    return (
+        x[:, i, j].shape,
+        x[i, :, j].shape,
+        x[i, :, j],
+        x[..., i].shape,
+        x[i[:, None], j].shape,
+        x[[True, False, True]].shape,
+        x[[0]].shape,
+        x[lib.tensor([[0, 1], [2, 0]])].shape,
+        x[:, None, 1:3, None].shape,
+        x[1:1].shape,
+        x[10:].shape,
+        x[-1, -1, -3:],
+        x[x > 55],
+        y,
+        z,
+        x[0, lib.tensor([-1, -4])],
+        x[np.int64(1), 2],
+        x[(0, 1)],
+        x[[0, 1]].shape,
+    )
 
 
 @program()
@@ -753,8 +1106,14 @@ def index_grad_accumulates(lib):
 @program()
 def grads_at_kinks(lib):
     x = lib.tensor([0.0, -1.0, 2.0, 0.0], requires_grad=True)
-    (x.abs().sum() + x.relu().sum() + x.clamp(-1.0, 0.0).sum() + lib.maximum(x, lib.zeros(4)).sum()
-     + x.sign().sum() + lib.where(x > 0, x * 3, x * x).sum()).backward()
+    (
+        x.abs().sum()
+        + x.relu().sum()
+        + x.clamp(-1.0, 0.0).sum()
+        + lib.maximum(x, lib.zeros(4)).sum()
+        + x.sign().sum()
+        + lib.where(x > 0, x * 3, x * x).sum()
+    ).backward()
     z = lib.zeros(3, requires_grad=True)
     z.norm().backward()
     s = lib.tensor([0.0, 4.0], requires_grad=True)
@@ -803,8 +1162,17 @@ def small_cnn_train_step(lib):
         losses.append(loss.item())
     bn.eval()
     ev = F.adaptive_avg_pool2d(bn(conv(x)), 1).flatten(1)
-    return (losses, conv.weight.grad, fc.bias.grad, bn.running_mean, bn.running_var, bn.num_batches_tracked,
-            ev.detach(), F.avg_pool2d(x, 2).shape, F.conv1d(x[:, :, 0], conv.weight[:, :, 0]).shape)
+    return (
+        losses,
+        conv.weight.grad,
+        fc.bias.grad,
+        bn.running_mean,
+        bn.running_var,
+        bn.num_batches_tracked,
+        ev.detach(),
+        F.avg_pool2d(x, 2).shape,
+        F.conv1d(x[:, :, 0], conv.weight[:, :, 0]).shape,
+    )
 
 
 @program(rtol=1e-4, atol=1e-5)
@@ -820,8 +1188,13 @@ def adam_and_scheduler(lib):
         sched.step()
         lrs.append(opt.param_groups[0]["lr"])
     opt.zero_grad(set_to_none=True)
-    return w, lrs, w.grad, sorted(opt.state_dict()["param_groups"][0].keys()) == sorted(
-        opt.param_groups[0].keys() - {"params"} | {"params"})
+    return (
+        w,
+        lrs,
+        w.grad,
+        sorted(opt.state_dict()["param_groups"][0].keys())
+        == sorted(opt.param_groups[0].keys() - {"params"} | {"params"}),
+    )
 
 
 @program()
@@ -837,6 +1210,7 @@ def module_api(lib):
             for layer in self.layers:
                 x = self.act(layer(x))
             return x * self.scale
+
     lib.manual_seed(0)
     n = Net()
     names = [k for k, _ in n.named_parameters()]
@@ -858,12 +1232,26 @@ def functional_misc(lib):
     r = np.random.default_rng(4)
     F = lib.nn.functional
     x = t(lib, r.standard_normal((2, 3, 4)), requires_grad=True)
-    outs = (F.pad(x, (1, 2)), F.pad(x, (1, 1, 2, 0), value=-1.0), F.normalize(x, dim=-1),
-            F.cosine_similarity(x[0], x[1], dim=-1), F.layer_norm(x, (4,)), F.rms_norm(x, (4,)) if hasattr(
-            F, "rms_norm") else F.layer_norm(x, (4,)), F.group_norm(x, 3), F.gelu(x), F.gelu(x, approximate="tanh"),
-            F.silu(x), F.softplus(x), F.elu(x), F.leaky_relu(x, 0.2), F.hardtanh(x), F.mish(x),
-            F.interpolate(x, scale_factor=2, mode="nearest"), F.dropout(x, 0.5, training=False),
-            F.interpolate(x.unsqueeze(0), size=(5, 6), mode="bilinear", align_corners=False))
+    outs = (
+        F.pad(x, (1, 2)),
+        F.pad(x, (1, 1, 2, 0), value=-1.0),
+        F.normalize(x, dim=-1),
+        F.cosine_similarity(x[0], x[1], dim=-1),
+        F.layer_norm(x, (4,)),
+        F.rms_norm(x, (4,)) if hasattr(F, "rms_norm") else F.layer_norm(x, (4,)),
+        F.group_norm(x, 3),
+        F.gelu(x),
+        F.gelu(x, approximate="tanh"),
+        F.silu(x),
+        F.softplus(x),
+        F.elu(x),
+        F.leaky_relu(x, 0.2),
+        F.hardtanh(x),
+        F.mish(x),
+        F.interpolate(x, scale_factor=2, mode="nearest"),
+        F.dropout(x, 0.5, training=False),
+        F.interpolate(x.unsqueeze(0), size=(5, 6), mode="bilinear", align_corners=False),
+    )
     sum(o.sum() for o in outs).backward()
     return outs, x.grad
 
@@ -873,23 +1261,61 @@ def reduction_edge_cases(lib):
     x = t(lib, B234)
     i = lib.tensor([[3, 1, 2], [0, 5, 5]])
     one = lib.tensor([2.0])
-    return (x.sum((0, 2)), x.sum(-1, keepdim=True).shape, x.mean((-1, -2)), x.amax((0, 1)), x.std(), x.var(1, correction=2),
-            one.std(), one.var(correction=0), x.prod(), i.prod(1), i.max(1), i.min(0), i.argmin(), i.amax(), i.sum(0, keepdim=True),
-            x.max(-1).indices, x.logsumexp((0, 1)), lib.logsumexp(lib.full((2,), float("-inf")), 0), x.norm(p=1),
-            x.norm(dim=(1, 2)), x.cumsum(-1).stride(), x.transpose(0, 2).sum(0), x.transpose(1, 2).cumsum(1),
-            lib.all(lib.tensor([1, 0])), lib.any(lib.tensor([0.0, 0.5])), lib.count_nonzero(i, dim=0),
-            lib.tensor(5.0).sum(0), lib.tensor(5.0).max(0).values, lib.tensor(5).mean(dtype=lib.float32) if False
-            else lib.tensor(5.0).mean(), x.var(dim=None), x.std_mean(1) if hasattr(x, "std_mean") else
-            lib.std_mean(x, 1))
+    return (
+        x.sum((0, 2)),
+        x.sum(-1, keepdim=True).shape,
+        x.mean((-1, -2)),
+        x.amax((0, 1)),
+        x.std(),
+        x.var(1, correction=2),
+        one.std(),
+        one.var(correction=0),
+        x.prod(),
+        i.prod(1),
+        i.max(1),
+        i.min(0),
+        i.argmin(),
+        i.amax(),
+        i.sum(0, keepdim=True),
+        x.max(-1).indices,
+        x.logsumexp((0, 1)),
+        lib.logsumexp(lib.full((2,), float("-inf")), 0),
+        x.norm(p=1),
+        x.norm(dim=(1, 2)),
+        x.cumsum(-1).stride(),
+        x.transpose(0, 2).sum(0),
+        x.transpose(1, 2).cumsum(1),
+        lib.all(lib.tensor([1, 0])),
+        lib.any(lib.tensor([0.0, 0.5])),
+        lib.count_nonzero(i, dim=0),
+        lib.tensor(5.0).sum(0),
+        lib.tensor(5.0).max(0).values,
+        lib.tensor(5).mean(dtype=lib.float32) if False else lib.tensor(5.0).mean(),
+        x.var(dim=None),
+        x.std_mean(1) if hasattr(x, "std_mean") else lib.std_mean(x, 1),
+    )
 
 
 @program(rtol=1e-5, atol=1e-5)
 def reduction_grads(lib):
     x = t(lib, A34, requires_grad=True)
-    parts = [x.sum(1, keepdim=True).exp().sum(), x.mean(0).pow(2).sum(), x.prod(1).sum(), x.std(1).sum(),
-             x.var(0, correction=0).sum(), x.norm(dim=1).sum(), x.logsumexp(0).sum(), x.amax(1).sum(),
-             x.max(0).values.sum(), x.cumsum(1).pow(2).sum(), x.cumprod(0).sum(), x.softmax(1)[:, 0].sum(),
-             x.log_softmax(0)[1].sum(), lib.linalg.vector_norm(x, ord=3), x.min()]
+    parts = [
+        x.sum(1, keepdim=True).exp().sum(),
+        x.mean(0).pow(2).sum(),
+        x.prod(1).sum(),
+        x.std(1).sum(),
+        x.var(0, correction=0).sum(),
+        x.norm(dim=1).sum(),
+        x.logsumexp(0).sum(),
+        x.amax(1).sum(),
+        x.max(0).values.sum(),
+        x.cumsum(1).pow(2).sum(),
+        x.cumprod(0).sum(),
+        x.softmax(1)[:, 0].sum(),
+        x.log_softmax(0)[1].sum(),
+        lib.linalg.vector_norm(x, ord=3),
+        x.min(),
+    ]
     sum(parts).backward()
     z = lib.tensor([[1.0, 0.0, 2.0]], requires_grad=True)
     z.prod().backward()
@@ -911,10 +1337,21 @@ def linalg_grads_and_broadcast(lib):
 def integer_matmul_and_einsum(lib):
     a = lib.arange(6).reshape(2, 3)
     b = lib.arange(12).reshape(3, 4)
-    return (a @ b, lib.mm(a, b), lib.einsum("ij,jk", a, b), lib.einsum("ij->j", a), lib.einsum("ij->", a),
-            lib.einsum("...j,jk->...k", a, b), lib.einsum("bij->bji", a.unsqueeze(0)), (a @ a.t()).dtype,
-            lib.tensor([1, 2], dtype=lib.int32) @ lib.tensor([3, 4], dtype=lib.int32), catch(lambda: a @ b.float()),
-            lib.einsum("i,i->", lib.ones(3), lib.ones(3)), lib.zeros(0, 3) @ lib.ones(3, 2), lib.ones(2, 0) @ lib.ones(0, 3))
+    return (
+        a @ b,
+        lib.mm(a, b),
+        lib.einsum("ij,jk", a, b),
+        lib.einsum("ij->j", a),
+        lib.einsum("ij->", a),
+        lib.einsum("...j,jk->...k", a, b),
+        lib.einsum("bij->bji", a.unsqueeze(0)),
+        (a @ a.t()).dtype,
+        lib.tensor([1, 2], dtype=lib.int32) @ lib.tensor([3, 4], dtype=lib.int32),
+        catch(lambda: a @ b.float()),
+        lib.einsum("i,i->", lib.ones(3), lib.ones(3)),
+        lib.zeros(0, 3) @ lib.ones(3, 2),
+        lib.ones(2, 0) @ lib.ones(0, 3),
+    )
 
 
 @program(rtol=1e-2, atol=1e-2)
@@ -923,12 +1360,23 @@ def zero_dim_low_precision_and_meta(lib):
     h = lib.tensor(300.0, dtype=lib.float16)
     m = lib.tensor(3.0).to("meta")
     mb = lib.ones(2, 3).to("meta") @ lib.ones(3, 4, device="meta")
-    return (b.shape, b, b.item(), h.shape, lib.tensor([300.0, 400.0], dtype=lib.float16).norm(),
-            lib.tensor([3.0, 4.0], dtype=lib.bfloat16).norm(), m.shape, m.dtype, mb.shape, lib.tensor(
-            [0.25, -0.5, 0.0]).bool(), lib.tensor([0.5, 0.0], dtype=lib.float16).bool())
+    return (
+        b.shape,
+        b,
+        b.item(),
+        h.shape,
+        lib.tensor([300.0, 400.0], dtype=lib.float16).norm(),
+        lib.tensor([3.0, 4.0], dtype=lib.bfloat16).norm(),
+        m.shape,
+        m.dtype,
+        mb.shape,
+        lib.tensor([0.25, -0.5, 0.0]).bool(),
+        lib.tensor([0.5, 0.0], dtype=lib.float16).bool(),
+    )
 
 
 # ----------------------------------------------------------------------------- error programs
+
 
 def _modified_saved(lib):
     x = lib.tensor([0.5, 1.0], requires_grad=True)
@@ -1000,8 +1448,12 @@ def _error_state(lib):
     """Failed operations leave their inputs untouched."""
     x = lib.arange(6.0).reshape(2, 3)
     i = lib.ones(3, dtype=lib.int64)
-    errs = [catch(lambda: x.add_(lib.ones(3, 2))), catch(lambda: i.add_(0.5)),
-            catch(lambda: x.__setitem__(slice(None), lib.ones(4))), catch(lambda: x.copy_(lib.ones(4)))]
+    errs = [
+        catch(lambda: x.add_(lib.ones(3, 2))),
+        catch(lambda: i.add_(0.5)),
+        catch(lambda: x.__setitem__(slice(None), lib.ones(4))),
+        catch(lambda: x.copy_(lib.ones(4))),
+    ]
     return errs, x, i
 
 
@@ -1009,6 +1461,7 @@ PROGRAMS["error_state_unchanged"] = (_error_state, (), 1e-5, 1e-6)
 
 
 # ----------------------------------------------------------------------------- runners
+
 
 def _run(fn, needs, rtol, atol):
     missing = [n for n in needs if not _has(n)]
@@ -1038,8 +1491,9 @@ def test_error_program(name):
     try:
         fn(mindtorch)
     except Exception as e:
-        assert isinstance(e, expected), f"mindtorch raised {type(e).__name__}: {e}; PyTorch raised " \
-                                        f"{expected.__name__}: {info.value}"
+        assert isinstance(e, expected), (
+            f"mindtorch raised {type(e).__name__}: {e}; PyTorch raised {expected.__name__}: {info.value}"
+        )
         assert str(e), "error message is empty"
         return
     raise AssertionError(f"mindtorch did not raise; PyTorch raised {expected.__name__}: {info.value}")

@@ -1,4 +1,5 @@
 """`python -m mindtorch.run` runs torch programs unchanged: the same losses as PyTorch."""
+
 import os
 import subprocess
 import sys
@@ -62,10 +63,16 @@ def test_torch_names_resolve_to_mindtorch(tmp_path):
         "from torch import Tensor\n"
         "print(torch.__name__, nn.__name__, F.__name__, sch.__name__, cudnn.__name__, Tensor.__module__)\n"
         "print(md.version('torch'), sys.argv[1:], __name__)\n"
-        "print(sys.modules['torch.nn'] is nn, hasattr(torch, 'no_such_thing'))\n")
+        "print(sys.modules['torch.nn'] is nn, hasattr(torch, 'no_such_thing'))\n"
+    )
     out = _run([str(script), "x", "--flag"], True).splitlines()
-    assert out[0].split()[:5] == ["mindtorch", "mindtorch.nn", "mindtorch.nn.functional",
-                                  "mindtorch.optim.lr_scheduler", "mindtorch.backends.cudnn"]
+    assert out[0].split()[:5] == [
+        "mindtorch",
+        "mindtorch.nn",
+        "mindtorch.nn.functional",
+        "mindtorch.optim.lr_scheduler",
+        "mindtorch.backends.cudnn",
+    ]
     assert out[1] == "2.13.0 ['x', '--flag'] __main__"
     assert out[2] == "True False"
 
@@ -78,10 +85,15 @@ def test_pytorch_submodule_paths_import_under_the_runner(tmp_path):
         "from torch.distributions.gamma import Gamma\n"
         "from torch.distributions.one_hot_categorical import OneHotCategorical\n"
         "from torch.utils.data.sampler import RandomSampler\n"
-        "print(*(c.__module__ for c in (Adam, CyclicLR, Gamma, OneHotCategorical, RandomSampler)))\n")
+        "print(*(c.__module__ for c in (Adam, CyclicLR, Gamma, OneHotCategorical, RandomSampler)))\n"
+    )
     assert _run([str(script)], True).split() == [
-        "mindtorch.optim.adam", "mindtorch.optim.lr_scheduler", "mindtorch.distributions.gamma",
-        "mindtorch.distributions.one_hot_categorical", "mindtorch.utils.data.sampler"]
+        "mindtorch.optim.adam",
+        "mindtorch.optim.lr_scheduler",
+        "mindtorch.distributions.gamma",
+        "mindtorch.distributions.one_hot_categorical",
+        "mindtorch.utils.data.sampler",
+    ]
 
 
 def test_module_form_and_usage(tmp_path):
@@ -89,8 +101,13 @@ def test_module_form_and_usage(tmp_path):
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "train.py").write_text("import sys, torch\nprint(torch.__name__, sys.argv[1:], __name__)\n")
-    r = subprocess.run([sys.executable, "-m", "mindtorch.run", "-m", "prog.train", "a"], capture_output=True,
-                       text=True, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    r = subprocess.run(
+        [sys.executable, "-m", "mindtorch.run", "-m", "prog.train", "a"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(tmp_path)),
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "mindtorch ['a'] __main__"
     r = subprocess.run([sys.executable, "-m", "mindtorch.run"], capture_output=True, text=True)
@@ -99,4 +116,5 @@ def test_module_form_and_usage(tmp_path):
 
 def test_metadata_outside_the_runner_is_untouched():
     import importlib.metadata as md
+
     assert md.version("torch") == torch.__version__.split("+")[0] or md.version("torch") == torch.__version__

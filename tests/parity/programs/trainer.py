@@ -3,6 +3,7 @@ torch.cuda checks, cudnn flags, a map-style Dataset read by a DataLoader with wo
 (worker_init_fn, pin_memory when CUDA is there), SGD with momentum and OneCycleLR, a GradScaler that is
 only enabled on CUDA, a checkpoint saved and loaded half way, evaluation with accuracy under no_grad.
 Prints one loss per step; weights start from a NumPy seed so both libraries start from the same point."""
+
 import argparse
 import os
 import tempfile
@@ -81,8 +82,15 @@ def main():
             scaler.update()
             scheduler.step()
             print(f"loss {loss.item():.8f}")
-        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(), "epoch": epoch}, ckpt)
+        torch.save(
+            {
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "scheduler": scheduler.state_dict(),
+                "epoch": epoch,
+            },
+            ckpt,
+        )
         state = torch.load(ckpt, map_location=device)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])

@@ -3,6 +3,7 @@ word_language_model: an LSTM (or a TransformerEncoder with positional encoding a
 between an embedding and a tied decoder, batchify / get_batch with bptt, hidden states detached
 between batches, gradient clipping and the example's hand-written SGD update. Prints one loss per
 step; weights start from a NumPy seed so both libraries start from the same point."""
+
 import argparse
 import math
 
@@ -11,8 +12,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-CORPUS = ("the cat sat on the mat . the dog sat on the log . a bird flew over the house and the cat watched "
-          "the bird . the dog slept by the door while the rain fell on the roof . ") * 6
+CORPUS = (
+    "the cat sat on the mat . the dog sat on the log . a bird flew over the house and the cat watched "
+    "the bird . the dog slept by the door while the rain fell on the roof . "
+) * 6
 
 
 class RNNModel(nn.Module):
@@ -47,7 +50,7 @@ class PositionalEncoding(nn.Module):
         self.register_buffer("pe", pe.unsqueeze(0).transpose(0, 1))
 
     def forward(self, x):
-        return x + self.pe[:x.size(0), :]
+        return x + self.pe[: x.size(0), :]
 
 
 class TransformerModel(nn.Module):
@@ -74,7 +77,7 @@ def batchify(data, bsz):
 
 def get_batch(source, i, bptt):
     seq_len = min(bptt, len(source) - 1 - i)
-    return source[i:i + seq_len], source[i + 1:i + 1 + seq_len].reshape(-1)
+    return source[i : i + seq_len], source[i + 1 : i + 1 + seq_len].reshape(-1)
 
 
 def repackage_hidden(h):

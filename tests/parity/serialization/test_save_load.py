@@ -1,4 +1,5 @@
 """Checkpoints cross the library boundary: PyTorch loads mindtorch.save files and vice versa."""
+
 import io
 from collections import OrderedDict
 
@@ -27,10 +28,22 @@ def test_torch_loads_mindtorch_checkpoint(tmp_path):
     opt.step()
     base = mt.arange(10).float()
     path = tmp_path / "mt.pt"
-    serialization.save({"model": model.state_dict(), "opt": opt.state_dict(), "view": base[3:7], "whole": base,
-                        "bf16": mt.tensor([1.5, -2.0], dtype=mt.bfloat16), "half": mt.ones(2, dtype=mt.float16),
-                        "p": mt.nn.Parameter(mt.ones(2)), "i": mt.arange(3, dtype=mt.int32), "dtype": mt.float64,
-                        "size": mt.Size([1, 2]), "meta": {"epoch": 2, "names": ("a", "b")}}, path)
+    serialization.save(
+        {
+            "model": model.state_dict(),
+            "opt": opt.state_dict(),
+            "view": base[3:7],
+            "whole": base,
+            "bf16": mt.tensor([1.5, -2.0], dtype=mt.bfloat16),
+            "half": mt.ones(2, dtype=mt.float16),
+            "p": mt.nn.Parameter(mt.ones(2)),
+            "i": mt.arange(3, dtype=mt.int32),
+            "dtype": mt.float64,
+            "size": mt.Size([1, 2]),
+            "meta": {"epoch": 2, "names": ("a", "b")},
+        },
+        path,
+    )
     ck = torch.load(path, weights_only=True)
     tm = _torch_model()
     tm.load_state_dict(ck["model"])
@@ -57,9 +70,20 @@ def test_mindtorch_loads_torch_checkpoint(tmp_path):
     topt.step()
     t = torch.randn(3, 4)
     path = tmp_path / "torch.pt"
-    torch.save({"model": tm.state_dict(), "opt": topt.state_dict(), "t": t.t(), "narrow": t[1:, 2:],
-                "p": torch.nn.Parameter(torch.ones(3)), "bf": torch.ones(2, dtype=torch.bfloat16) / 3,
-                "b": torch.tensor([True, False]), "c": torch.tensor([1 + 2j]), "step": 7}, path)
+    torch.save(
+        {
+            "model": tm.state_dict(),
+            "opt": topt.state_dict(),
+            "t": t.t(),
+            "narrow": t[1:, 2:],
+            "p": torch.nn.Parameter(torch.ones(3)),
+            "bf": torch.ones(2, dtype=torch.bfloat16) / 3,
+            "b": torch.tensor([True, False]),
+            "c": torch.tensor([1 + 2j]),
+            "step": 7,
+        },
+        path,
+    )
     ck = mt.load(path)
     model = _mt_model()
     model.load_state_dict(ck["model"])
@@ -82,6 +106,7 @@ def test_full_module_pickle_is_refused_like_weights_only(tmp_path):
     path = tmp_path / "module.pt"
     torch.save(torch.nn.Linear(2, 2), path)
     import pickle
+
     with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL torch.nn.modules.linear.Linear"):
         mt.load(path)
     with pytest.raises(pickle.UnpicklingError):

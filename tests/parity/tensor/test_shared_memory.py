@@ -1,5 +1,6 @@
 """share_memory_, Module.share_memory and mindtorch.multiprocessing against PyTorch:
 tensors sent through queues and to spawned or forked processes share memory with the sender."""
+
 import glob
 import os
 import subprocess
@@ -15,7 +16,7 @@ import mindtorch.multiprocessing  # noqa: E402
 import pytest  # noqa: E402
 from helpers import assert_same  # noqa: E402
 
-HOGWILD = textwrap.dedent('''
+HOGWILD = textwrap.dedent("""
     import sys
     import importlib
     L = importlib.import_module(sys.argv[1])
@@ -59,7 +60,7 @@ HOGWILD = textwrap.dedent('''
             mp.spawn(fails, nprocs=1)
         except Exception as exc:
             print("error", type(exc).__name__, "boom" in str(exc))
-''')
+""")
 
 
 def _run(lib, tmp_path):

@@ -1,4 +1,5 @@
 """Typed tensor classes, layouts, memory formats, is_pinned / pin_memory."""
+
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
@@ -9,8 +10,18 @@ import mindtorch  # noqa: E402
 import pytest  # noqa: E402
 from helpers import assert_same  # noqa: E402
 
-TYPED = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor", "ShortTensor",
-         "IntTensor", "LongTensor", "BoolTensor"]
+TYPED = [
+    "FloatTensor",
+    "DoubleTensor",
+    "HalfTensor",
+    "BFloat16Tensor",
+    "ByteTensor",
+    "CharTensor",
+    "ShortTensor",
+    "IntTensor",
+    "LongTensor",
+    "BoolTensor",
+]
 
 
 @pytest.mark.parametrize("name", TYPED)
@@ -21,13 +32,15 @@ def test_typed_tensor_classes(name):
     assert tuple(m().shape) == tuple(t().shape)
     assert tuple(m(mindtorch.Size([4])).shape) == tuple(t(torch.Size([4])).shape)
     for other in ("float32", "int64", "bool"):
-        assert isinstance(mindtorch.ones(2, dtype=getattr(mindtorch, other)), m) == \
-            isinstance(torch.ones(2, dtype=getattr(torch, other)), t)
+        assert isinstance(mindtorch.ones(2, dtype=getattr(mindtorch, other)), m) == isinstance(
+            torch.ones(2, dtype=getattr(torch, other)), t
+        )
     assert not isinstance(3, m)
 
 
-@pytest.mark.parametrize("name", ["strided", "sparse_coo", "contiguous_format", "preserve_format", "channels_last",
-                                  "channels_last_3d"])
+@pytest.mark.parametrize(
+    "name", ["strided", "sparse_coo", "contiguous_format", "preserve_format", "channels_last", "channels_last_3d"]
+)
 def test_layout_and_memory_format_names(name):
     m, t = getattr(mindtorch, name), getattr(torch, name)
     assert repr(m) == repr(t)

@@ -1,4 +1,5 @@
 """How a device runs an op, read from the op table (for `python -m mindtorch` and the conformance report)."""
+
 from ..ops.registry import op_out_of_place
 
 

@@ -5,6 +5,7 @@ Inputs go to the host through the copy routines, the cpu kernel runs, and
 results come back; autograd records the op as usual (the fallback is just
 the op's kernel). Every op warns once, the first time it falls back.
 """
+
 import warnings
 
 from .._grad_mode import state as _grad
@@ -18,6 +19,7 @@ def install(rec):
     """Give `rec`'s device a host kernel for every opted-in op it has no kernel for."""
     from ..ops.registry import OPS, op_out_of_place
     from .registry import BACKENDS
+
     cpu = BACKENDS.get("cpu")
     if cpu is None or rec.device_type == "cpu":
         return
@@ -42,9 +44,12 @@ def _fallback_kernel(op, host_kernel, device_type):
     def kernel(meta, *args):
         if not warned:
             warned.append(True)
-            warnings.warn(f"'{op.qualname}' has no kernel on the '{device_type}' device; running it on the host "
-                          "(cpu) through the host fallback, which copies its inputs and outputs", UserWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"'{op.qualname}' has no kernel on the '{device_type}' device; running it on the host "
+                "(cpu) through the host fallback, which copies its inputs and outputs",
+                UserWarning,
+                stacklevel=3,
+            )
         prev = _grad.enabled
         _grad.enabled = False
         try:
@@ -55,23 +60,27 @@ def _fallback_kernel(op, host_kernel, device_type):
             out = host_kernel(meta, *host_args)
             if op.inplace:
                 from ..dispatch import write_into
+
                 return write_into(args[0], host_args[0])
             return _back(out, dev)
         finally:
             _grad.enabled = prev
+
     kernel.host_fallback = True  # type: ignore[attr-defined]  # read by coverage and conformance
     return kernel
 
 
 def _cpu():
     from .._device import device
+
     return device("cpu")
 
 
 def _device_of(args, device_type):
     from .._device import device
+
     for a in args:
-        for t in (a if isinstance(a, (list, tuple)) else (a,)):
+        for t in a if isinstance(a, (list, tuple)) else (a,):
             if isinstance(t, Tensor) and t.device.type == device_type:
                 return t.device
         if isinstance(a, device) and a.type == device_type:
@@ -80,11 +89,12 @@ def _device_of(args, device_type):
 
 
 def _replace(args, i, value):
-    return args[:i] + (value,) + args[i + 1:]
+    return args[:i] + (value,) + args[i + 1 :]
 
 
 def _to_host(a, device_type):
     import mindtorch
+
     if isinstance(a, Tensor):
         return mindtorch.ops._to_copy(a, device=_cpu()) if a.device.type == device_type else a
     if isinstance(a, (list, tuple)) and any(isinstance(t, Tensor) for t in a):
@@ -94,6 +104,7 @@ def _to_host(a, device_type):
 
 def _back(out, dev):
     import mindtorch
+
     if isinstance(out, Tensor):
         return mindtorch.ops._to_copy(out, device=dev)
     if isinstance(out, tuple):

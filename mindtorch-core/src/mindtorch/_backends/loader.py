@@ -8,6 +8,7 @@ TORCH_DEVICE_BACKEND_AUTOLOAD):
 MINDTORCH_STRICT_PLUGINS=1 turns a broken or incompatible plugin into an
 error instead of a warning.
 """
+
 import os
 import sys
 import time
@@ -116,9 +117,12 @@ def _load_one(ep, strict):
     finally:
         took = time.perf_counter() - start
         if took > SLOW_IMPORT_SECONDS:
-            warnings.warn(f"mindtorch backend plugin from '{dist}' took {took:.1f}s to import; `import mindtorch` "
-                          f"waits for every installed backend (MINDTORCH_BACKENDS selects which)",
-                          RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"mindtorch backend plugin from '{dist}' took {took:.1f}s to import; `import mindtorch` "
+                f"waits for every installed backend (MINDTORCH_BACKENDS selects which)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
     return register_plugin(plugin, dist, version, strict=strict, name=ep.name)
 
 
@@ -173,7 +177,8 @@ def why_missing(device_type):
             return RuntimeError(
                 f"the mindtorch backend for the device '{device_type}' is installed ({d}) but not loaded: "
                 f"{ENV_SELECT} does not select '{name}'; set {ENV_SELECT}={sel} (or unset it) "
-                f"before importing mindtorch")
+                f"before importing mindtorch"
+            )
     if device_type == "cuda" and dist is None:  # PyTorch's own message and class on a build without CUDA
         return AssertionError("Torch not compiled with CUDA enabled")
     hint = f"; install it with `pip install {dist}`" if dist else ""
@@ -182,6 +187,7 @@ def why_missing(device_type):
 
 def install_host_fallbacks():
     from .fallback import install
+
     for rec in BACKENDS.values():
         if rec.host_fallback:
             install(rec)
@@ -193,9 +199,12 @@ def _note_selection(selected, installed):
     deselected[:] = sorted({(ep.name, _dist_name(ep)) for ep in installed if ep.name not in selected})
     unknown_selected[:] = sorted(selected - set(names))
     if unknown_selected:
-        warnings.warn(f"{ENV_SELECT}={os.environ.get(ENV_SELECT, '')} names {', '.join(map(repr, unknown_selected))}, "
-                      f"which no installed backend provides; installed backends: {', '.join(names) or 'none'}",
-                      RuntimeWarning, stacklevel=4)
+        warnings.warn(
+            f"{ENV_SELECT}={os.environ.get(ENV_SELECT, '')} names {', '.join(map(repr, unknown_selected))}, "
+            f"which no installed backend provides; installed backends: {', '.join(names) or 'none'}",
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
 
 def _dist_name(ep):
@@ -209,8 +218,12 @@ def register_plugin(plugin, dist, version="unknown", strict=False, name=None):
         hook = pm.hook
         api = _first(hook.mindtorch_plugin_api_version())
         if api != spec.PLUGIN_API_VERSION:
-            _fail(dist, f"built for plugin API version {api}, this mindtorch speaks version "
-                        f"{spec.PLUGIN_API_VERSION}", strict, name)
+            _fail(
+                dist,
+                f"built for plugin API version {api}, this mindtorch speaks version {spec.PLUGIN_API_VERSION}",
+                strict,
+                name,
+            )
             return []
         types = [t for answer in hook.mindtorch_device_types() for t in answer]
     except (PluginLoadError, KeyboardInterrupt):
@@ -223,7 +236,8 @@ def register_plugin(plugin, dist, version="unknown", strict=False, name=None):
             clashes.append((t, BACKENDS[t].distribution, dist))
             raise PluginLoadError(
                 f"device type '{t}' is claimed by two backend plugins: '{BACKENDS[t].distribution}' "
-                f"and '{dist}'; uninstall one of them")
+                f"and '{dist}'; uninstall one of them"
+            )
     try:
         records = [_resolve(hook, plugin, t, dist, version) for t in types]
     except KeyboardInterrupt:
@@ -250,8 +264,10 @@ def _resolve(hook, plugin, device_type, dist, version):
     for what, obj in (("allocator", rec.allocator), ("copy routines", rec.copy)):
         missing = [m for m in REQUIRED_METHODS[what] if not callable(getattr(obj, m, None))]
         if missing:
-            raise PluginLoadError(f"the {what} for '{device_type}' ({type(obj).__name__}) lacks "
-                                  f"{', '.join(missing)}, which the mindtorch hookspec requires")
+            raise PluginLoadError(
+                f"the {what} for '{device_type}' ({type(obj).__name__}) lacks "
+                f"{', '.join(missing)}, which the mindtorch hookspec requires"
+            )
     # Probes and per-device hooks are kept as plain callables bound to this device type.
     rec._is_available = lambda: hook.mindtorch_is_available(device_type=device_type)
     rec._device_count = lambda: hook.mindtorch_device_count(device_type=device_type)
@@ -271,6 +287,7 @@ def pm_has(hook, name):
 
 def _install_kernels(rec):
     from ..ops.registry import OPS
+
     for name, fn in rec.kernels.items():
         op = OPS.get(name)
         if op is not None:

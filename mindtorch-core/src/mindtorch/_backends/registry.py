@@ -5,6 +5,7 @@ device modules. A leaf: it imports nothing of mindtorch. What to do about a
 device type no loaded backend has (load the plugins deferred at import, say
 why it is missing) is the loader's, which hands it in through set_loader_hooks.
 """
+
 from typing import Any
 
 
@@ -67,6 +68,7 @@ class DeviceBackend:
         takes = getattr(self, "_non_blocking", None)
         if takes is None:
             import inspect
+
             try:
                 takes = "non_blocking" in inspect.signature(self.copy.from_host).parameters
             except (TypeError, ValueError):

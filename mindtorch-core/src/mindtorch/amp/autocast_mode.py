@@ -9,6 +9,7 @@ Other ops run in whatever dtype their inputs have. The casts are ordinary differ
 gradients reach float32 parameters in float32. CUDA is not available here: autocast("cuda") warns and
 disables itself, as PyTorch does on a machine without CUDA.
 """
+
 import functools
 import warnings
 
@@ -16,8 +17,14 @@ import mindtorch
 
 from .. import _amp_state as _state
 
-__all__ = ["autocast", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype",
-           "set_autocast_enabled", "set_autocast_dtype"]
+__all__ = [
+    "autocast",
+    "is_autocast_available",
+    "is_autocast_enabled",
+    "get_autocast_dtype",
+    "set_autocast_enabled",
+    "set_autocast_dtype",
+]
 
 _DEFAULT_DTYPES = {"cpu": "bfloat16", "cuda": "float16", "npu": "float16"}
 _ALLOWED = {"cpu": ("bfloat16", "float16"), "npu": ("float16", "bfloat16"), "cuda": ("float16", "bfloat16")}
@@ -63,16 +70,20 @@ class autocast:
         self.device = device_type
         self.fast_dtype = dtype if dtype is not None else get_autocast_dtype(device_type)
         if enabled and device_type == "cuda" and not mindtorch.cuda.is_available():
-            warnings.warn("User provided device_type of 'cuda', but CUDA is not available. Disabling",
-                          UserWarning, stacklevel=2)
+            warnings.warn(
+                "User provided device_type of 'cuda', but CUDA is not available. Disabling", UserWarning, stacklevel=2
+            )
             enabled = False
         if enabled and device_type not in _ALLOWED:
             raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
         if enabled and str(self.fast_dtype).split(".")[-1] not in _ALLOWED[device_type]:
             kinds = ", ".join(f"torch.{d}" for d in _ALLOWED[device_type])
-            warnings.warn(f"In {device_type.upper()} autocast, but the target dtype is not supported. Disabling "
-                          f"autocast.\n{device_type.upper()} Autocast only supports dtypes of {kinds} currently.",
-                          UserWarning, stacklevel=2)
+            warnings.warn(
+                f"In {device_type.upper()} autocast, but the target dtype is not supported. Disabling "
+                f"autocast.\n{device_type.upper()} Autocast only supports dtypes of {kinds} currently.",
+                UserWarning,
+                stacklevel=2,
+            )
             enabled = False
         self._enabled = enabled
 
@@ -102,6 +113,7 @@ class autocast:
         def wrapper(*args, **kwargs):
             with self:
                 return func(*args, **kwargs)
+
         return wrapper
 
 
@@ -173,8 +185,7 @@ def _prioritize(target, dtypes):
 
 def _lower(a, target):
     if isinstance(a, mindtorch.Tensor):
-        return a.to(target) if a.dtype.is_floating_point and a.dtype.name != "float64" and a.dtype is not target \
-            else a
+        return a.to(target) if a.dtype.is_floating_point and a.dtype.name != "float64" and a.dtype is not target else a
     if isinstance(a, (list, tuple)):
         return type(a)(_lower(v, target) for v in a)
     return a
@@ -190,10 +201,12 @@ def _up(a):
 
 def with_policy(name, fn):
     """Wrap a Python-level function (an nn.functional loss, conv1d, ...) with the policy of `name`."""
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if ACTIVE:
             args = cast_args(name, args)
             kwargs = {k: v for k, v in zip(kwargs, cast_args(name, tuple(kwargs.values())))}
         return fn(*args, **kwargs)
+
     return wrapper

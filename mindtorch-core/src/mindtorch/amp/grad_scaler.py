@@ -1,6 +1,7 @@
 """GradScaler: scales the loss so small gradients survive low precision, skips steps whose gradients
 overflowed, and adapts the scale (PyTorch's rule: back off on overflow, grow after growth_interval
 clean steps)."""
+
 import warnings
 
 import mindtorch
@@ -9,12 +10,22 @@ _READY, _UNSCALED, _STEPPED = 0, 1, 2
 
 
 class GradScaler:
-    def __init__(self, device="cuda", init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5,
-                 growth_interval=2000, enabled=True):
+    def __init__(
+        self,
+        device="cuda",
+        init_scale=2.0**16,
+        growth_factor=2.0,
+        backoff_factor=0.5,
+        growth_interval=2000,
+        enabled=True,
+    ):
         self._device = device
         if enabled and device == "cuda" and not mindtorch.cuda.is_available():
-            warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
-                          UserWarning, stacklevel=2)
+            warnings.warn(
+                "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
+                UserWarning,
+                stacklevel=2,
+            )
             enabled = False
         self._enabled = enabled
         if enabled:
@@ -126,16 +137,21 @@ class GradScaler:
     def state_dict(self):
         if not self._enabled:
             return {}
-        return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
-                "backoff_factor": self._backoff_factor, "growth_interval": self._growth_interval,
-                "_growth_tracker": self._growth_tracker}
+        return {
+            "scale": self.get_scale(),
+            "growth_factor": self._growth_factor,
+            "backoff_factor": self._backoff_factor,
+            "growth_interval": self._growth_interval,
+            "_growth_tracker": self._growth_tracker,
+        }
 
     def load_state_dict(self, state_dict):
         if not self._enabled:
             return
         if len(state_dict) == 0:
-            raise RuntimeError("The source state dict is empty, possibly because it was saved from a disabled "
-                               "instance of GradScaler.")
+            raise RuntimeError(
+                "The source state dict is empty, possibly because it was saved from a disabled instance of GradScaler."
+            )
         self._init_scale = state_dict["scale"]
         if self._scale is not None:
             self._scale.fill_(state_dict["scale"])

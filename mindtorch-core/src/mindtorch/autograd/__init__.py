@@ -1,4 +1,5 @@
 """Reverse-mode automatic differentiation, device-agnostic."""
+
 from .. import _tensor
 from . import (
     graph,  # noqa: F401
@@ -18,6 +19,7 @@ from .grad_mode import (  # noqa: F401
 
 def _make_grads(outputs, grad_outputs, is_grads_batched=False):
     import mindtorch
+
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
@@ -25,18 +27,23 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
                 if out.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 if not out.dtype.is_floating_point:
-                    raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
-                                       f"{out.dtype}")
+                    raise RuntimeError(
+                        f"grad can be implicitly created only for real scalar outputs but got {out.dtype}"
+                    )
                 g = mindtorch.ones_like(out)
         elif not isinstance(g, _tensor.Tensor):
             g = mindtorch.tensor(g, dtype=out.dtype, device=out.device)
         elif g._shape != out._shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a "
-                               f"shape of {out.shape}.")
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a "
+                f"shape of {out.shape}."
+            )
         elif g.dtype.is_complex != out.dtype.is_complex:
-            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have the same "
-                               f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] "
-                               f"has a dtype of {out.dtype}.")
+            raise RuntimeError(
+                f"For complex Tensors, both grad_output and output are required to have the same "
+                f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] "
+                f"has a dtype of {out.dtype}."
+            )
         grads.append(g)
     return grads
 
@@ -80,11 +87,21 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     run_backward(tensors, grads, retain_graph, create_graph)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    only_inputs=True,
+    allow_unused=None,
+    is_grads_batched=False,
+    materialize_grads=False,
+):
     if materialize_grads and allow_unused is False:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
-                         "but got: allow_unused=False.")
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False."
+        )
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
@@ -94,8 +111,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     else:
         grad_outputs = list(_as_tuple(grad_outputs))
     if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad_outputs must have the same length as outputs: got {len(grad_outputs)} and "
-                           f"{len(outputs)}")
+        raise RuntimeError(
+            f"grad_outputs must have the same length as outputs: got {len(grad_outputs)} and {len(outputs)}"
+        )
     if retain_graph is None:
         retain_graph = create_graph
     _check_roots(outputs)
@@ -110,10 +128,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if g is None:
             if materialize_grads:
                 import mindtorch
+
                 g = mindtorch.zeros_like(t)
             elif not allow_unused:
-                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
-                                   "graph. Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
+                )
         result.append(g)
     return tuple(result)
 

@@ -1,5 +1,6 @@
 """Anomaly detection for autograd: NaN checks on every backward output and the forward traceback of a
 failing backward node (torch.autograd.detect_anomaly / set_detect_anomaly)."""
+
 import traceback
 import warnings
 
@@ -29,8 +30,12 @@ class detect_anomaly:
     def __init__(self, check_nan=True):
         self.prev, self.prev_check_nan = is_anomaly_enabled(), is_anomaly_check_nan_enabled()
         self.check_nan = check_nan
-        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
-                      "enabled for debugging.", UserWarning, stacklevel=2)
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+            "enabled for debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
 
     def __enter__(self):
         set_anomaly_enabled(True, self.check_nan)
@@ -45,6 +50,7 @@ class detect_anomaly:
         def wrapper(*args, **kwargs):
             with self.__class__(self.check_nan):
                 return fn(*args, **kwargs)
+
         return wrapper
 
 
@@ -81,5 +87,8 @@ def warn_forward_trace(node):
     trace = getattr(node, "forward_trace", None)
     if trace is None:
         return
-    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}",
-                  UserWarning, stacklevel=3)
+    warnings.warn(
+        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}",
+        UserWarning,
+        stacklevel=3,
+    )

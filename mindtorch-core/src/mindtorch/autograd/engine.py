@@ -5,6 +5,7 @@ nodes the most recently created runs first (as PyTorch's engine does), and
 no recursion is involved, so graphs of any depth work. With `inputs`, only
 the part of the graph leading to them runs.
 """
+
 import heapq
 
 from .._grad_mode import state as _grad_state
@@ -16,18 +17,22 @@ def _reduce_to_input(g, shape, dtype, node):
     if g._shape != shape:
         from .._geometry import broadcast_shapes
         from ..ops.formulas import sum_to
+
         try:
             ok = broadcast_shapes(tuple(shape), tuple(g._shape)) == tuple(g._shape)
         except RuntimeError:
             ok = False
         if not ok:
-            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index 0 - got "
-                               f"[{', '.join(map(str, g._shape))}] but expected shape compatible with "
-                               f"[{', '.join(map(str, shape))}]")
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index 0 - got "
+                f"[{', '.join(map(str, g._shape))}] but expected shape compatible with "
+                f"[{', '.join(map(str, shape))}]"
+            )
         g = sum_to(g, shape)
     if g.dtype is not dtype:
         if g.dtype.is_complex and not dtype.is_complex:  # a real input's gradient is the real part
             from ..ops.complex import _real
+
             g = _real(g)
         g = g.to(dtype)
     return g
@@ -100,6 +105,7 @@ def _materialize(node, grads):
     """Multi-output nodes get zeros for outputs no gradient reached (only for the gradients their
     derivative formulas read: cross_entropy's log-probabilities output needs none)."""
     import mindtorch
+
     meta = node.out_meta
     d = node.op.derivative
     wanted = d.grad_indices if d is not None else None
@@ -257,8 +263,20 @@ class _GraphTask:
     maps their nodes to (output nr, input index) pairs and only `exec_set` (the nodes leading to them)
     runs."""
 
-    __slots__ = ("buffers", "grad_roots", "retain_graph", "create_graph", "deps", "ready", "shared",
-                 "inputs", "wanted", "exec_set", "relevant", "capture")
+    __slots__ = (
+        "buffers",
+        "grad_roots",
+        "retain_graph",
+        "create_graph",
+        "deps",
+        "ready",
+        "shared",
+        "inputs",
+        "wanted",
+        "exec_set",
+        "relevant",
+        "capture",
+    )
 
     def __init__(self, buffers, grad_roots, retain_graph, create_graph):
         self.buffers, self.grad_roots = buffers, grad_roots

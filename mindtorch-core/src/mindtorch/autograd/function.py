@@ -3,6 +3,7 @@
 The context object passed to forward/backward is the graph node itself (as
 in PyTorch), an instance of a per-Function `<Name>Backward` node class.
 """
+
 import functools
 
 from .._grad_mode import state as _grad_state
@@ -16,8 +17,10 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         for t in tensors:
             if t is not None and not isinstance(t, Tensor):
-                raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{tensors.index(t)} is of type {type(t).__name__}")
+                raise TypeError(
+                    "save_for_backward can only save variables, but argument "
+                    f"{tensors.index(t)} is of type {type(t).__name__}"
+                )
         self.to_save = tensors
 
     def save_for_forward(self, *tensors):
@@ -69,6 +72,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def apply(self, grads, create_graph):
         import mindtorch
+
         grads = list(grads)
         if self.materialize_grads and self.out_meta:
             for k, g in enumerate(grads):
@@ -83,12 +87,15 @@ class BackwardCFunction(Node, FunctionCtx):
             if len(res) > n and all(r is None for r in res[n:]):
                 res = res[:n]
             else:
-                raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
-                                   f"(expected {n}, got {len(res)})")
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of gradients (expected {n}, got {len(res)})"
+                )
         for i, r in enumerate(res):
             if r is not None and not self._tensor_inputs[i]:
-                raise RuntimeError(f"function {self.name()} returned a gradient different than None at position "
-                                   f"{i + 1}, but the corresponding forward input was not a Variable")
+                raise RuntimeError(
+                    f"function {self.name()} returned a gradient different than None at position "
+                    f"{i + 1}, but the corresponding forward input was not a Variable"
+                )
         return list(res)
 
 
@@ -112,9 +119,11 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         pass
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use new-"
-                           "style autograd function with static forward method. (Example: "
-                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use new-"
+            "style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -126,8 +135,10 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
-                                  "autograd.Function to use it with backward mode AD.")
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
 
     vjp = backward
 
@@ -176,9 +187,11 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             metas.append((o._shape, o.dtype, o.device))
             if id(o) in dirty:
                 from .graph import check_inplace
+
                 check_inplace(o)
                 if o._base is not None:
                     from .views import rebase_history
+
                     rebase_history(o, ctx)
                 else:
                     o._grad_fn = ctx
@@ -249,8 +262,9 @@ def once_differentiable(fn):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        err = _DelayedError("trying to differentiate twice a function that was marked with @once_differentiable",
-                            len(outs))
+        err = _DelayedError(
+            "trying to differentiate twice a function that was marked with @once_differentiable", len(outs)
+        )
         for i, a in enumerate(args):
             if isinstance(a, Tensor) and a._requires_grad:
                 nxt, nr = gradient_edge(a)
@@ -264,6 +278,7 @@ def once_differentiable(fn):
                 _set_nr(o, k)
             res.append(o)
         return res[0] if single else tuple(res)
+
     return wrapper
 
 

@@ -3,6 +3,7 @@
 The state is thread-local (mindtorch._grad_mode.state), so a mode entered in
 one thread never leaks into another.
 """
+
 import functools
 import inspect
 
@@ -25,6 +26,7 @@ class _Mode:
             raise TypeError(f"{type(self).__name__} decorator expects a callable, got {type(fn).__name__}")
         mode = self
         if inspect.isgeneratorfunction(fn):
+
             @functools.wraps(fn)
             def gen(*args, **kwargs):
                 # the mode applies while the generator body runs, not while the caller runs
@@ -48,12 +50,14 @@ class _Mode:
                                 request = g.send(response)
                 except StopIteration as stop:
                     return stop.value
+
             return gen
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with mode.clone():
                 return fn(*args, **kwargs)
+
         return wrapper
 
     def clone(self):

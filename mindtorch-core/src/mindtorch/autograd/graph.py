@@ -4,6 +4,7 @@ record() runs on every differentiable op call with an input requiring grad,
 so it avoids per-call imports, keyword handling and optional allocations;
 per-op facts (which params get gradients, which are saved) are computed once.
 """
+
 import itertools
 import re
 import weakref
@@ -82,6 +83,7 @@ class Node:
         self.saved = None
         if Node.anomaly_enabled:
             from .anomaly_mode import record_forward_trace
+
             record_forward_trace(self)
 
     def name(self):
@@ -133,7 +135,8 @@ class Node:
                 "Trying to backward through the graph a second time (or directly access saved tensors after they "
                 "have already been freed). Saved intermediate values of the graph are freed when you call "
                 ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-                "graph a second time or if you need to access saved tensors after calling backward.")
+                "graph a second time or if you need to access saved tensors after calling backward."
+            )
 
     def unpack_saved(self):
         self._check_freed()
@@ -211,7 +214,8 @@ class SavedTensor:
             "one of the variables needed for gradient computation has been modified by an inplace operation: "
             f"[{_type_str(dtype)} [{', '.join(map(str, shape))}]]{where} is at version {self.counter.value}; "
             f"expected version {self.version} instead. Hint: enable anomaly detection to find the operation that "
-            "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+            "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        )
 
 
 def _saved(t):
@@ -244,6 +248,7 @@ def save_output(t, output_nr, requires_grad):
 
 def _type_str(dtype):
     from .._dtype import tensor_type_name
+
     return tensor_type_name(dtype)
 
 
@@ -282,6 +287,7 @@ def grad_accumulator(t):
 def gradient_edge(t):
     if t._base is not None:
         from .views import refresh_view_grad_fn
+
         refresh_view_grad_fn(t)
     fn = t._grad_fn
     if fn is not None:
@@ -292,8 +298,18 @@ def gradient_edge(t):
 class _Plan:
     """Per-op facts for record(), computed once."""
 
-    __slots__ = ("diff", "saves", "tensor_saves", "saves_result", "lists", "is_view", "shape_only",
-                 "result_indices", "plain_saves", "empty_edges")
+    __slots__ = (
+        "diff",
+        "saves",
+        "tensor_saves",
+        "saves_result",
+        "lists",
+        "is_view",
+        "shape_only",
+        "result_indices",
+        "plain_saves",
+        "empty_edges",
+    )
 
     def __init__(self, op):
         nondiff = op.nondiff or ()
@@ -309,8 +325,10 @@ class _Plan:
         self.empty_edges = {i: (i, None, None, 0, None, None) for i in self.diff}
         self.tensor_saves = any(i in tp and i not in d.shape_only for i in d.saves)
         self.is_view = op.view_fn is not None
-        self.lists = any(op.params[i].type.startswith("Tensor[") or op.params[i].type.startswith("Tensor?[")
-                         for i in op.tensor_params)
+        self.lists = any(
+            op.params[i].type.startswith("Tensor[") or op.params[i].type.startswith("Tensor?[")
+            for i in op.tensor_params
+        )
 
 
 _PLANS = {}
@@ -382,9 +400,10 @@ def _save(plan, args, out, node):
     if plan.saves_result:
         if isinstance(out, tuple):
             idx = plan.result_indices
-            node.result = tuple(save_output(o, k, o.dtype._kind >= 2)
-                                if isinstance(o, Tensor) and (idx is None or k in idx) else None
-                                for k, o in enumerate(out))
+            node.result = tuple(
+                save_output(o, k, o.dtype._kind >= 2) if isinstance(o, Tensor) and (idx is None or k in idx) else None
+                for k, o in enumerate(out)
+            )
         else:
             node.result = save_output(out, 0, True)
     node._has_saved = plan.tensor_saves or plan.saves_result
@@ -399,6 +418,7 @@ def record(op, args, out):
         return
     if Node.anomaly_enabled:
         from .anomaly_mode import record_forward_trace
+
         record_forward_trace(node)
     if plan.saves or plan.saves_result:
         _save(plan, args, out, node)
@@ -453,6 +473,7 @@ def check_inplace(self, grad_recording=True):
 def record_inplace(op, args, self, saved_self):
     """Make `self` the output of the in-place op's node (its old history is the node's input)."""
     from .views import rebase_history
+
     plan = _plan(op)
     node = Node(op, 1)
     if not _connect(plan, args, node):

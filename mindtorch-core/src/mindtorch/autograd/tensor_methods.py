@@ -1,4 +1,5 @@
 """The Tensor methods autograd owns: backward, grad_fn and gradient hooks (attached on import)."""
+
 from .._tensor import Tensor
 from .graph import RemovableHandle
 from .views import refresh_view_grad_fn
@@ -38,6 +39,7 @@ def register_post_accumulate_grad_hook(self, hook):
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     import mindtorch  # autograd.backward, defined by the package that imports this module
+
     mindtorch.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 

@@ -6,12 +6,14 @@ that routes the gradient of the modified region through the in-place op and
 the rest straight to the base's old history. The view's grad_fn then becomes
 an as_strided view of the base's new history.
 """
+
 from .graph import Node, gradient_edge
 
 
 class _Geometry:
     """Where a view sits in its base, in the view's own elements (a real view of a complex base counts
     two per base element)."""
+
     __slots__ = ("shape", "stride", "offset", "dtype")
 
     def __init__(self, t, base):
@@ -30,6 +32,7 @@ def _zeros_like_layout(base_shape, base_stride, dtype, device):
     """Zeros with the base's layout (offset 0), so view geometry relative to the base applies; also the flat
     buffer under them."""
     import mindtorch
+
     extent = 1 + sum((s - 1) * st for s, st in zip(base_shape, base_stride)) if all(base_shape) else 0
     flat = mindtorch.zeros(extent, dtype=dtype, device=device)
     return flat.as_strided(base_shape, stride=base_stride, storage_offset=0), flat
@@ -48,7 +51,7 @@ class CopySlices(Node):
         n, nr = gradient_edge(base) if (base._requires_grad or base._grad_fn is not None) else (None, 0)
         if n is not None:
             self.inputs.append((0, None, n, nr, base._shape, base.dtype))
-        for (pi, k, node, onr, shape, dt) in fn.inputs:
+        for pi, k, node, onr, shape, dt in fn.inputs:
             if pi != 0:
                 self.inputs.append((pi, k, node, onr, shape, dt))
         self.out_meta = ((base._shape, base.dtype, base.device),)
@@ -70,7 +73,7 @@ class CopySlices(Node):
         else:
             region.copy_(self_grad)
         out[(0, None)] = result
-        for (pi, k, _, _, _, _) in self.fn.inputs:
+        for pi, k, _, _, _, _ in self.fn.inputs:
             if pi != 0:
                 v = fn_grads[pi]
                 out[(pi, k)] = v[k] if k is not None else v

@@ -25,6 +25,7 @@ def _flag(name):
 
     def enable(value):
         _sdp[name] = bool(value)
+
     return enabled, enable
 
 

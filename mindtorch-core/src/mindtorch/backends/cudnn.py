@@ -1,4 +1,5 @@
 """torch.backends.cudnn: flags only; cuDNN is not available to mindtorch."""
+
 enabled = True
 benchmark = False
 benchmark_limit = 10

@@ -1,4 +1,5 @@
 """torch.backends.mkldnn: flags only (mindtorch's cpu backend computes with NumPy)."""
+
 enabled = True
 
 

@@ -5,6 +5,7 @@ queries answer "none" (is_available() is False, device_count() is 0, memory coun
 seeding is a no-op, and anything that needs a device raises PyTorch's
 AssertionError("Torch not compiled with CUDA enabled").
 """
+
 import contextlib
 
 from .._errors import OutOfMemoryError  # noqa: F401
@@ -20,6 +21,7 @@ def _not_compiled(*args, **kwargs):
 def _answer(value):
     def query(*args, **kwargs):
         return value() if callable(value) else value
+
     return query
 
 
@@ -37,9 +39,24 @@ get_arch_list = _answer(list)
 manual_seed = manual_seed_all = seed = seed_all = empty_cache = _answer(None)
 
 # what needs a device
-(synchronize, current_device, get_device_name, get_device_capability, get_device_properties, init,
- current_stream, default_stream, get_rng_state, initial_seed, mem_get_info, ipc_collect, set_device,
- reset_peak_memory_stats, reset_max_memory_allocated, is_current_stream_capturing) = (_not_compiled,) * 16
+(
+    synchronize,
+    current_device,
+    get_device_name,
+    get_device_capability,
+    get_device_properties,
+    init,
+    current_stream,
+    default_stream,
+    get_rng_state,
+    initial_seed,
+    mem_get_info,
+    ipc_collect,
+    set_device,
+    reset_peak_memory_stats,
+    reset_max_memory_allocated,
+    is_current_stream_capturing,
+) = (_not_compiled,) * 16
 
 
 def set_rng_state(new_state, device="cuda"):

@@ -6,6 +6,7 @@ the hook mindtorch_distributed_backends, or a user registers one with `Backend.r
 distributed_c10d calls each group's engine through `GroupEngine`: the mpi engine implements it
 directly, and `PluginEngine` serves it from a backend's CollectiveEngine.
 """
+
 from datetime import timedelta
 from typing import Protocol
 

@@ -1,6 +1,7 @@
 """Functional collectives (torch.distributed._functional_collectives): each returns a new tensor instead of
 writing its input. mindtorch's collectives complete in order on the tensor's device, so the result needs
 no separate wait: wait_tensor returns its argument."""
+
 import mindtorch
 
 from .distributed_c10d import (
@@ -12,8 +13,14 @@ from .distributed_c10d import (
     reduce_scatter_tensor as _reduce_scatter,
 )
 
-__all__ = ["wait_tensor", "all_reduce", "all_gather_tensor", "reduce_scatter_tensor", "all_to_all_single",
-           "all_to_all_single_autograd"]
+__all__ = [
+    "wait_tensor",
+    "all_reduce",
+    "all_gather_tensor",
+    "reduce_scatter_tensor",
+    "all_to_all_single",
+    "all_to_all_single_autograd",
+]
 
 
 def wait_tensor(tensor):

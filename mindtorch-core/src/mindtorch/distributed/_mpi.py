@@ -6,6 +6,7 @@ carries bootstrap data for device engines (HCCL's root info). The engine works o
 share the tensors' memory, so a contiguous tensor is sent and received in place. mpi4py is imported
 (which initialises MPI) on first use, by init_process_group.
 """
+
 import sys
 import time
 
@@ -23,13 +24,16 @@ def mpi():
     try:
         from mpi4py import MPI
     except ImportError as e:  # the engine is an optional dependency
-        raise RuntimeError("the mpi backend needs mpi4py (pip install mpi4py) and an MPI library "
-                           "(for instance apt-get install openmpi-bin libopenmpi-dev)") from e
+        raise RuntimeError(
+            "the mpi backend needs mpi4py (pip install mpi4py) and an MPI library "
+            "(for instance apt-get install openmpi-bin libopenmpi-dev)"
+        ) from e
     _MPI.append(MPI)
     return MPI
 
 
 # --------------------------------------------------------------------------- communicators
+
 
 def world_comm():
     """A communicator of every process the launcher started."""
@@ -61,6 +65,7 @@ def abort_on_uncaught_exception(active):
 
 
 # --------------------------------------------------------------------------- work
+
 
 class Work:
     """A started operation: MPI requests, then `finish` callbacks (copy-backs, AVG's division)."""
@@ -115,13 +120,15 @@ def _poll(test, limit):
         k += 1
         if k % 256 == 0:
             if time.monotonic() > deadline:
-                raise DistBackendError(f"a collective did not complete within {limit:g} s "
-                                       "(a peer process may have died or diverged)")
+                raise DistBackendError(
+                    f"a collective did not complete within {limit:g} s (a peer process may have died or diverged)"
+                )
             if k > 4096:
                 time.sleep(0)  # a long wait yields the core to the peers sharing it
 
 
 # --------------------------------------------------------------------------- buffers
+
 
 class _Buf:
     """The contiguous NumPy array MPI reads or writes for a tensor: the tensor's own memory when it is
@@ -141,6 +148,7 @@ class _Buf:
     def back(self):
         if self.through_backend:  # the bits are a copy: the backend writes them into the strided tensor
             from .._backends.registry import backend_for
+
             backend_for(self.out.device.type).copy_from_host(self.out.detach(), self.arr.reshape(self.out.shape))
         elif self.view is not None:
             self.view[...] = self.arr
@@ -153,6 +161,7 @@ def _split_back(packed, outs):
         for k, o in enumerate(outs):
             o.detach().numpy()[...] = packed[k].reshape(o.shape)
             bump_version(o)
+
     return f
 
 
@@ -164,20 +173,33 @@ def _divide(buf, n):
     def f():
         if buf.bf16:
             from .._host_data import bf16_bits_to_float, float_to_bf16_bits
+
             buf.arr[...] = float_to_bf16_bits(bf16_bits_to_float(buf.arr) / n)
         else:
             np.divide(buf.arr, n, out=buf.arr, casting="unsafe")
         buf.back()
+
     return f
 
 
 # --------------------------------------------------------------------------- reductions
 
 # dtype -> MPI datatype name for reductions; other dtypes move as bytes and reduce with a NumPy op
-_MPI_TYPES = {"float32": "FLOAT", "float64": "DOUBLE", "int8": "INT8_T", "int16": "INT16_T", "int32": "INT32_T",
-              "int64": "INT64_T", "uint8": "UINT8_T", "uint16": "UINT16_T", "uint32": "UINT32_T",
-              "uint64": "UINT64_T", "bool": "C_BOOL", "complex64": "C_FLOAT_COMPLEX",
-              "complex128": "C_DOUBLE_COMPLEX"}
+_MPI_TYPES = {
+    "float32": "FLOAT",
+    "float64": "DOUBLE",
+    "int8": "INT8_T",
+    "int16": "INT16_T",
+    "int32": "INT32_T",
+    "int64": "INT64_T",
+    "uint8": "UINT8_T",
+    "uint16": "UINT16_T",
+    "uint32": "UINT32_T",
+    "uint64": "UINT64_T",
+    "bool": "C_BOOL",
+    "complex64": "C_FLOAT_COMPLEX",
+    "complex128": "C_DOUBLE_COMPLEX",
+}
 # ReduceOp name -> MPI op name (for bool tensors, and for the others); AVG is a SUM then a division
 _BOOL_OPS = {"sum": "LOR", "avg": "LOR", "product": "LAND", "min": "LAND", "max": "LOR"}
 _OPS = {"sum": "SUM", "avg": "SUM", "product": "PROD", "min": "MIN", "max": "MAX"}
@@ -233,17 +255,20 @@ def _bf16_spec(MPI, op):
     """bfloat16 travels as its uint16 bits (MPI has no such type); each combining step widens both sides to
     float32, applies the op and rounds back once, as a bfloat16 kernel does."""
     from .._host_data import bf16_bits_to_float, float_to_bf16_bits
+
     fn = _NP_OPS[op]
 
     def combine(inbuf, inoutbuf, datatype):
         b = np.frombuffer(inoutbuf, dtype=np.uint16)
-        b[...] = float_to_bf16_bits(fn(bf16_bits_to_float(np.frombuffer(inbuf, dtype=np.uint16)),
-                                       bf16_bits_to_float(b)))
+        b[...] = float_to_bf16_bits(
+            fn(bf16_bits_to_float(np.frombuffer(inbuf, dtype=np.uint16)), bf16_bits_to_float(b))
+        )
 
     return _item_type(MPI, 2), MPI.Op.Create(combine, commute=True)
 
 
 # --------------------------------------------------------------------------- the engine
+
 
 class MpiEngine:
     """The GroupEngine (see _engine) of the mpi backend: cpu tensors through the group's communicator.
@@ -332,8 +357,9 @@ class MpiEngine:
         rc = _byte_counts(output_split_sizes, output, self.size, isz, "output")
         sd, rd = list(np.cumsum([0] + sc[:-1])), list(np.cumsum([0] + rc[:-1]))
         MPI = mpi()
-        req = self._start(async_op, "Alltoallv", [_bytes(src.arr)[0], (sc, sd), MPI.BYTE],
-                          [_bytes(out.arr)[0], (rc, rd), MPI.BYTE])
+        req = self._start(
+            async_op, "Alltoallv", [_bytes(src.arr)[0], (sc, sd), MPI.BYTE], [_bytes(out.arr)[0], (rc, rd), MPI.BYTE]
+        )
         return self._work(req, [out.back], (src, out))
 
     def barrier(self, async_op):

@@ -1,4 +1,5 @@
 """A backend's CollectiveEngine (see _engine) as distributed_c10d calls a group's engine."""
+
 from ..dispatch import bump_version
 
 

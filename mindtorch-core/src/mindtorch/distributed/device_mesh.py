@@ -3,8 +3,10 @@ sharding, which mindtorch does not offer): constructing one raises NotImplemente
 
 __all__ = ["DeviceMesh", "init_device_mesh"]
 
-_NO_MESH = ("device meshes are not supported by mindtorch (no DTensor sharding); use DistributedDataParallel "
-            "and the collectives of mindtorch.distributed")
+_NO_MESH = (
+    "device meshes are not supported by mindtorch (no DTensor sharding); use DistributedDataParallel "
+    "and the collectives of mindtorch.distributed"
+)
 
 
 class DeviceMesh:

@@ -5,6 +5,7 @@ tensors: the mpi engine for cpu tensors (_mpi), or a backend's engine for device
 from mindtorch-npu). A collective checks its arguments, resolves the group and calls the group's engine
 (the contract is in _engine).
 """
+
 import os
 
 from . import _mpi
@@ -12,11 +13,38 @@ from ._engine import DistBackendError, timeout_seconds as _timeout
 from ._mpi import Work
 from ._plugin_engine import PluginEngine
 
-__all__ = ["Backend", "ReduceOp", "Work", "ProcessGroup", "GroupMember", "DistBackendError", "is_available",
-           "init_process_group", "destroy_process_group", "is_initialized", "is_mpi_available",
-           "get_rank", "get_world_size", "get_backend", "get_process_group_ranks", "new_group", "all_reduce", "broadcast", "reduce",
-           "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor", "gather", "scatter",
-           "all_to_all_single", "barrier", "send", "recv", "isend", "irecv"]
+__all__ = [
+    "Backend",
+    "ReduceOp",
+    "Work",
+    "ProcessGroup",
+    "GroupMember",
+    "DistBackendError",
+    "is_available",
+    "init_process_group",
+    "destroy_process_group",
+    "is_initialized",
+    "is_mpi_available",
+    "get_rank",
+    "get_world_size",
+    "get_backend",
+    "get_process_group_ranks",
+    "new_group",
+    "all_reduce",
+    "broadcast",
+    "reduce",
+    "all_gather",
+    "all_gather_into_tensor",
+    "reduce_scatter_tensor",
+    "gather",
+    "scatter",
+    "all_to_all_single",
+    "barrier",
+    "send",
+    "recv",
+    "isend",
+    "irecv",
+]
 
 _NOT_INIT = "Default process group has not been initialized, please make sure to call init_process_group."
 
@@ -55,6 +83,7 @@ def is_mpi_available():
 
 # --------------------------------------------------------------------------- groups
 
+
 class ProcessGroup:
     """One communicator: `ranks` are the global ranks of its members, in group-rank order. `comm` is the
     MPI communicator (rank, size, bootstrap); `engine` moves the group's tensors (see _engine)."""
@@ -89,7 +118,7 @@ class Backend(str):
     """
 
     UNDEFINED, MPI, HCCL = "undefined", "mpi", "hccl"
-    _engines = {}   # name -> (factory, device types)
+    _engines = {}  # name -> (factory, device types)
 
     def __new__(cls, name):
         if not isinstance(name, str):
@@ -112,6 +141,7 @@ def _engine_factory(name):
     hit = Backend._engines.get(name)
     if hit is None:
         from .._backends.registry import BACKENDS, load_deferred
+
         load_deferred()
         for rec in BACKENDS.values():
             if name in rec.distributed:
@@ -150,8 +180,17 @@ def _group(group):
     return group
 
 
-def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
-                       group_name="", pg_options=None, device_id=None):
+def init_process_group(
+    backend=None,
+    init_method=None,
+    timeout=None,
+    world_size=-1,
+    rank=-1,
+    store=None,
+    group_name="",
+    pg_options=None,
+    device_id=None,
+):
     if _state["world"] is not None:
         raise ValueError("trying to initialize the default process group twice!")
     if backend is None:
@@ -254,6 +293,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
 
 # --------------------------------------------------------------------------- argument checks
 
+
 def _finished(work, async_op):
     if async_op:
         return work
@@ -263,8 +303,10 @@ def _finished(work, async_op):
 
 def _check_tensor(t, what="tensor"):
     if not _is_tensor(t):
-        raise TypeError(f"Invalid function argument. Expected parameter `{what}` of type torch.Tensor\n"
-                        f"             but got {type(t)} instead.")
+        raise TypeError(
+            f"Invalid function argument. Expected parameter `{what}` of type torch.Tensor\n"
+            f"             but got {type(t)} instead."
+        )
     dev = t.device.type
     world = _state["world"]
     expected = "cpu" if world is None else world.engine.device_type
@@ -274,14 +316,17 @@ def _check_tensor(t, what="tensor"):
 
 def _check_list(ts, what):
     if not isinstance(ts, (list, tuple)) or not all(_is_tensor(t) for t in ts):
-        raise TypeError(f"Invalid function argument. Expected parameter `{what}` of type List[torch.Tensor]\n"
-                        f"             but got {type(ts)} instead.")
+        raise TypeError(
+            f"Invalid function argument. Expected parameter `{what}` of type List[torch.Tensor]\n"
+            f"             but got {type(ts)} instead."
+        )
     for t in ts:
         _check_tensor(t, what)
 
 
 def _is_tensor(t):
     import mindtorch
+
     return isinstance(t, mindtorch.Tensor)
 
 
@@ -342,11 +387,14 @@ def _pair_group(output, input, names, group):
 def _same(ts, ref, what):
     for t in ts:
         if tuple(t.shape) != tuple(ref.shape) or t.dtype != ref.dtype:
-            raise ValueError(f"{what}: every tensor must have the shape {tuple(ref.shape)} and dtype {ref.dtype} "
-                             f"of the input, got {tuple(t.shape)} and {t.dtype}")
+            raise ValueError(
+                f"{what}: every tensor must have the shape {tuple(ref.shape)} and dtype {ref.dtype} "
+                f"of the input, got {tuple(t.shape)} and {t.dtype}"
+            )
 
 
 # --------------------------------------------------------------------------- collectives
+
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     _check_tensor(tensor)
@@ -438,14 +486,14 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
             raise ValueError(f"scatter: scatter_list has {len(scatter_list)} tensors for a group of {g.size()}")
         _same(scatter_list, tensor, "scatter")
         import mindtorch
+
         packed = mindtorch.stack([t.detach() for t in scatter_list])
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
     return _finished(g.engine.scatter(tensor, packed, root, async_op), async_op)
 
 
-def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
-                      async_op=False):
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
     g = _pair_group(output, input, ("output", "input"), group)
     if g is None:
         return None

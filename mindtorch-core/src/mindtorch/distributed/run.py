@@ -6,6 +6,7 @@ starts N processes with mpiexec; each sets RANK, WORLD_SIZE, LOCAL_RANK (and LOC
 from the MPI launcher's environment and runs the script as __main__. An uncaught exception in
 one process aborts the whole job (MPI_Abort), so the others fail instead of waiting for it.
 """
+
 import argparse
 import os
 import runpy
@@ -14,10 +15,12 @@ import sys
 import traceback
 
 # rank variables of the MPI launchers (Open MPI, then MPICH / Intel MPI's PMI)
-_RANK_VARS = {"RANK": ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"),
-              "WORLD_SIZE": ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE"),
-              "LOCAL_RANK": ("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"),
-              "LOCAL_WORLD_SIZE": ("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS")}
+_RANK_VARS = {
+    "RANK": ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"),
+    "WORLD_SIZE": ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE"),
+    "LOCAL_RANK": ("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"),
+    "LOCAL_WORLD_SIZE": ("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"),
+}
 
 
 def mpiexec_command(n, extra=()):
@@ -36,6 +39,7 @@ def mpiexec_command(n, extra=()):
 
 def _is_open_mpi(exe):
     import subprocess
+
     try:
         out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
@@ -79,6 +83,7 @@ def _abort(code):
     if "mpi4py.MPI" in sys.modules or os.environ.get("RANK") is not None:
         try:
             from mpi4py import MPI
+
             MPI.COMM_WORLD.Abort(code)
         except ImportError:
             pass
@@ -89,8 +94,9 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--worker"]:
         return _worker(argv[1:])
-    p = argparse.ArgumentParser(prog="python -m mindtorch.distributed.run",
-                                description="start N processes of a training script through mpiexec")
+    p = argparse.ArgumentParser(
+        prog="python -m mindtorch.distributed.run", description="start N processes of a training script through mpiexec"
+    )
     p.add_argument("--nproc-per-node", "--nproc_per_node", type=int, default=1)
     p.add_argument("--mpiexec-args", default="", help="extra arguments for mpiexec, as one string")
     p.add_argument("-m", "--module", action="store_true", help="run the target as a module (python -m)")
@@ -100,8 +106,14 @@ def main(argv=None):
     if a.nproc_per_node < 1:
         p.error("--nproc-per-node must be at least 1")
     target = ["-m", a.script] if a.module else [a.script]
-    cmd = mpiexec_command(a.nproc_per_node, a.mpiexec_args.split()) + \
-        [sys.executable, "-m", "mindtorch.distributed.run", "--worker", *target, *a.args]
+    cmd = mpiexec_command(a.nproc_per_node, a.mpiexec_args.split()) + [
+        sys.executable,
+        "-m",
+        "mindtorch.distributed.run",
+        "--worker",
+        *target,
+        *a.args,
+    ]
     sys.stdout.flush()
     os.execv(cmd[0], cmd)
 

@@ -1,10 +1,11 @@
 """mindtorch.distributions: probability distributions with sample / rsample, log_prob, entropy, moments
 and KL divergences, written with mindtorch ops (autograd and every backend), as torch.distributions."""
+
 # isort: skip_file  (kl comes last: its registrations need every distribution class)
 # kl last: its closed forms register against the classes imported above
 from . import (
-                         constraints,
-                         kl,  # noqa: F401
+    constraints,
+    kl,  # noqa: F401
 )
 from .bernoulli import Bernoulli
 from .beta import Beta
@@ -42,31 +43,78 @@ from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import (
-                         AbsTransform,
-                         AffineTransform,
-                         ComposeTransform,
-                         ExpTransform,
-                         IndependentTransform,
-                         PowerTransform,
-                         ReshapeTransform,
-                         SigmoidTransform,
-                         SoftmaxTransform,
-                         SoftplusTransform,
-                         StickBreakingTransform,
-                         TanhTransform,
-                         Transform,
-                         identity_transform,
+    AbsTransform,
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    IndependentTransform,
+    PowerTransform,
+    ReshapeTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StickBreakingTransform,
+    TanhTransform,
+    Transform,
+    identity_transform,
 )
 from .uniform import Uniform
 from .weibull import Weibull
 
-__all__ = ["constraints", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
-           "Distribution", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
-           "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Laplace", "LogNormal", "LogisticNormal",
-           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
-           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical", "StudentT", "Uniform", "Weibull", "TransformedDistribution", "biject_to",
-           "kl_divergence", "register_kl", "transform_to", "AbsTransform", "AffineTransform", "ComposeTransform",
-           "ExpTransform", "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
-           "SoftplusTransform", "TanhTransform", "SoftmaxTransform", "StickBreakingTransform", "Transform",
-           "identity_transform"]
+__all__ = [
+    "constraints",
+    "Bernoulli",
+    "Beta",
+    "Binomial",
+    "Categorical",
+    "Cauchy",
+    "Chi2",
+    "Dirichlet",
+    "Distribution",
+    "Exponential",
+    "ExponentialFamily",
+    "FisherSnedecor",
+    "Gamma",
+    "Geometric",
+    "Gumbel",
+    "HalfCauchy",
+    "HalfNormal",
+    "Independent",
+    "InverseGamma",
+    "Laplace",
+    "LogNormal",
+    "LogisticNormal",
+    "MixtureSameFamily",
+    "Multinomial",
+    "MultivariateNormal",
+    "NegativeBinomial",
+    "Normal",
+    "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
+    "Pareto",
+    "Poisson",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
+    "StudentT",
+    "Uniform",
+    "Weibull",
+    "TransformedDistribution",
+    "biject_to",
+    "kl_divergence",
+    "register_kl",
+    "transform_to",
+    "AbsTransform",
+    "AffineTransform",
+    "ComposeTransform",
+    "ExpTransform",
+    "IndependentTransform",
+    "PowerTransform",
+    "ReshapeTransform",
+    "SigmoidTransform",
+    "SoftplusTransform",
+    "TanhTransform",
+    "SoftmaxTransform",
+    "StickBreakingTransform",
+    "Transform",
+    "identity_transform",
+]

@@ -1,6 +1,7 @@
 """Base classes shared by several distributions that PyTorch has no counterpart for: the probs / logits
 pair of two-outcome distributions, the location-scale family, the folded |X| of a symmetric X, and the
 copy with its parameters expanded that their expand() builds."""
+
 import math
 
 import mindtorch
@@ -45,6 +46,7 @@ def _expand_into(self, batch_shape, names):
 
 class LocScale(Distribution):
     """A real-valued location-scale family: loc and scale broadcast together, expand views both."""
+
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
@@ -64,6 +66,7 @@ class LocScale(Distribution):
 
 class _Folded(TransformedDistribution):
     """|X| for X symmetric about zero: twice the density on [0, inf), cdf 2F - 1, entropy less log 2."""
+
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True

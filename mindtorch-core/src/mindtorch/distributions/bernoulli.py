@@ -1,4 +1,5 @@
 """The Bernoulli distribution."""
+
 import mindtorch
 import mindtorch.nn.functional as F
 

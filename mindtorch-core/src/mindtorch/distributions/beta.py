@@ -1,4 +1,5 @@
 """The beta distribution."""
+
 import mindtorch
 
 from . import constraints

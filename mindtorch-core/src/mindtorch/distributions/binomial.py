@@ -1,4 +1,5 @@
 """The binomial distribution."""
+
 import mindtorch
 
 from . import constraints
@@ -10,8 +11,11 @@ __all__ = ["Binomial"]
 
 
 class Binomial(BinaryParams, Distribution):
-    arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
-                       "logits": constraints.real}
+    arg_constraints = {
+        "total_count": constraints.nonnegative_integer,
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
@@ -22,7 +26,6 @@ class Binomial(BinaryParams, Distribution):
     @property
     def support(self):
         return constraints.integer_interval(0, self.total_count)
-
 
     def expand(self, batch_shape, _instance=None):
         new = type(self).__new__(type(self))

@@ -1,4 +1,5 @@
 """The categorical distribution over class indices."""
+
 import mindtorch
 
 from . import constraints
@@ -47,8 +48,9 @@ class Categorical(Distribution):
 
     @property
     def mean(self):
-        return mindtorch.full(tuple(self._extended_shape()), float("nan"), dtype=self.probs.dtype,
-                              device=self.probs.device)
+        return mindtorch.full(
+            tuple(self._extended_shape()), float("nan"), dtype=self.probs.dtype, device=self.probs.device
+        )
 
     @property
     def mode(self):
@@ -56,8 +58,9 @@ class Categorical(Distribution):
 
     @property
     def variance(self):
-        return mindtorch.full(tuple(self._extended_shape()), float("nan"), dtype=self.probs.dtype,
-                              device=self.probs.device)
+        return mindtorch.full(
+            tuple(self._extended_shape()), float("nan"), dtype=self.probs.dtype, device=self.probs.device
+        )
 
     def sample(self, sample_shape=()):
         sample_shape = tuple(sample_shape)

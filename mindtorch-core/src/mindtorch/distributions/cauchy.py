@@ -1,4 +1,5 @@
 """The Cauchy distribution."""
+
 import math
 
 import mindtorch
@@ -9,7 +10,6 @@ __all__ = ["Cauchy"]
 
 
 class Cauchy(LocScale):
-
     mean = property(lambda self: mindtorch.full_like(self.loc, math.nan))
     mode = property(lambda self: self.loc)
     variance = property(lambda self: mindtorch.full_like(self.loc, math.inf))

@@ -1,5 +1,6 @@
 """The registries biject_to / transform_to that map a constraint to a transform from unconstrained reals
 onto it (torch.distributions.constraint_registry)."""
+
 from . import constraints
 from .transforms import (
     AffineTransform,

@@ -1,14 +1,43 @@
 """Constraints on values (torch.distributions.constraints): `check(value)` answers elementwise (over the
 event dimensions for vector and matrix constraints) whether `value` satisfies it."""
+
 import numpy as np
 
 import mindtorch
 
-__all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
-           "greater_than_eq", "independent", "integer_interval", "interval", "half_open_interval", "is_dependent",
-           "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer",
-           "one_hot", "positive", "positive_semidefinite", "positive_definite", "positive_integer", "real",
-           "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval"]
+__all__ = [
+    "Constraint",
+    "boolean",
+    "cat",
+    "corr_cholesky",
+    "dependent",
+    "dependent_property",
+    "greater_than",
+    "greater_than_eq",
+    "independent",
+    "integer_interval",
+    "interval",
+    "half_open_interval",
+    "is_dependent",
+    "less_than",
+    "lower_cholesky",
+    "lower_triangular",
+    "multinomial",
+    "nonnegative",
+    "nonnegative_integer",
+    "one_hot",
+    "positive",
+    "positive_semidefinite",
+    "positive_definite",
+    "positive_integer",
+    "real",
+    "real_vector",
+    "simplex",
+    "square",
+    "stack",
+    "symmetric",
+    "unit_interval",
+]
 
 
 class Constraint:
@@ -55,7 +84,7 @@ class _IndependentConstraint(Constraint):
     def check(self, value):
         result = self.base_constraint.check(value)
         if self.reinterpreted_batch_ndims:
-            result = result.reshape(tuple(result.shape[:result.dim() - self.reinterpreted_batch_ndims]) + (-1,))
+            result = result.reshape(tuple(result.shape[: result.dim() - self.reinterpreted_batch_ndims]) + (-1,))
             result = result.all(-1)
         return result
 

@@ -1,4 +1,5 @@
 """The Dirichlet distribution."""
+
 import mindtorch
 
 from . import constraints
@@ -41,11 +42,18 @@ class Dirichlet(Distribution):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return (mindtorch.special.xlogy(self.concentration - 1.0, value).sum(-1)
-                + mindtorch.lgamma(self.concentration.sum(-1)) - mindtorch.lgamma(self.concentration).sum(-1))
+        return (
+            mindtorch.special.xlogy(self.concentration - 1.0, value).sum(-1)
+            + mindtorch.lgamma(self.concentration.sum(-1))
+            - mindtorch.lgamma(self.concentration).sum(-1)
+        )
 
     def entropy(self):
         k = self.concentration.size(-1)
         a0 = self.concentration.sum(-1)
-        return (mindtorch.lgamma(self.concentration).sum(-1) - mindtorch.lgamma(a0) - (k - a0) * mindtorch.digamma(a0)
-                - ((self.concentration - 1.0) * mindtorch.digamma(self.concentration)).sum(-1))
+        return (
+            mindtorch.lgamma(self.concentration).sum(-1)
+            - mindtorch.lgamma(a0)
+            - (k - a0) * mindtorch.digamma(a0)
+            - ((self.concentration - 1.0) * mindtorch.digamma(self.concentration)).sum(-1)
+        )

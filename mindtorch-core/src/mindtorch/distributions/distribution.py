@@ -1,4 +1,5 @@
 """The Distribution base class: shapes, argument validation, sample / rsample."""
+
 import warnings
 
 import mindtorch
@@ -39,9 +40,11 @@ class Distribution:
                 value = getattr(self, param)
                 valid = constraint.check(value)
                 if not bool(valid.all()):
-                    raise ValueError(f"Expected parameter {param} ({type(value).__name__} of shape "
-                                     f"{tuple(value.shape)}) of distribution {self!r} to satisfy the constraint "
-                                     f"{constraint!r}, but found invalid values:\n{value}")
+                    raise ValueError(
+                        f"Expected parameter {param} ({type(value).__name__} of shape "
+                        f"{tuple(value.shape)}) of distribution {self!r} to satisfy the constraint "
+                        f"{constraint!r}, but found invalid values:\n{value}"
+                    )
 
     @property
     def batch_shape(self):
@@ -106,22 +109,29 @@ class Distribution:
         if not isinstance(value, mindtorch.Tensor):
             raise ValueError("The value argument to log_prob must be a Tensor")
         event_dim = len(self._event_shape)
-        if tuple(value.shape[len(value.shape) - event_dim:]) != tuple(self._event_shape):
-            raise ValueError(f"The right-most size of value must match event_shape: {tuple(value.shape)} vs "
-                             f"{tuple(self._event_shape)}.")
-        actual = tuple(value.shape)[:len(value.shape) - event_dim]
+        if tuple(value.shape[len(value.shape) - event_dim :]) != tuple(self._event_shape):
+            raise ValueError(
+                f"The right-most size of value must match event_shape: {tuple(value.shape)} vs "
+                f"{tuple(self._event_shape)}."
+            )
+        actual = tuple(value.shape)[: len(value.shape) - event_dim]
         expected = tuple(self._batch_shape)
         for a, e in zip(reversed(actual), reversed(expected)):
             if a != 1 and e != 1 and a != e:
-                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {tuple(value.shape)} vs "
-                                 f"{expected + tuple(self._event_shape)}.")
+                raise ValueError(
+                    f"Value is not broadcastable with batch_shape+event_shape: {tuple(value.shape)} vs "
+                    f"{expected + tuple(self._event_shape)}."
+                )
         if self.support is not None and not bool(self.support.check(value).all()):
-            raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
-                             f"within the support ({self.support!r}) of the distribution {self!r}, but found "
-                             f"invalid values:\n{value}")
+            raise ValueError(
+                f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
+                f"within the support ({self.support!r}) of the distribution {self!r}, but found "
+                f"invalid values:\n{value}"
+            )
 
     def __repr__(self):
         names = [k for k in self.arg_constraints if k in self.__dict__]
-        args = ", ".join(f"{k}: {self.__dict__[k] if self.__dict__[k].numel() == 1 else self.__dict__[k].size()}"
-                         for k in names)
+        args = ", ".join(
+            f"{k}: {self.__dict__[k] if self.__dict__[k].numel() == 1 else self.__dict__[k].size()}" for k in names
+        )
         return f"{type(self).__name__}({args})"

@@ -1,4 +1,5 @@
 """The exponential-family base class."""
+
 from .distribution import Distribution
 
 __all__ = ["ExponentialFamily"]

@@ -1,4 +1,5 @@
 """The exponential distribution."""
+
 import mindtorch
 
 from . import constraints

@@ -1,4 +1,5 @@
 """The Fisher-Snedecor (F) distribution."""
+
 import math
 
 import mindtorch

@@ -1,5 +1,6 @@
 """The gamma distribution, and the differentiable Gamma(alpha, 1) draws that Chi2, Beta, Dirichlet,
 StudentT and the other gamma-based distributions sample through."""
+
 import mindtorch
 
 from . import constraints
@@ -49,7 +50,8 @@ class _ReparamGamma(mindtorch.autograd.Function):
         a, xd = alpha.double(), x.double()
         h = 1e-5 * a.clamp(min=1.0)
         dF_da = (mindtorch.igamma(a + h, xd) - mindtorch.igamma((a - h).clamp(min=1e-12), xd)) / (
-            h + (a - (a - h).clamp(min=1e-12)))
+            h + (a - (a - h).clamp(min=1e-12))
+        )
         log_density = (a - 1) * xd.log() - xd - mindtorch.lgamma(a)
         dx_da = -dF_da / log_density.exp().clamp(min=1e-300)
         return grad * dx_da.to(grad.dtype)
@@ -92,8 +94,12 @@ class Gamma(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         value = mindtorch.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
-        return (mindtorch.special.xlogy(self.concentration, self.rate) + mindtorch.special.xlogy(
-            self.concentration - 1, value) - self.rate * value - mindtorch.lgamma(self.concentration))
+        return (
+            mindtorch.special.xlogy(self.concentration, self.rate)
+            + mindtorch.special.xlogy(self.concentration - 1, value)
+            - self.rate * value
+            - mindtorch.lgamma(self.concentration)
+        )
 
     def cdf(self, value):
         if self._validate_args:
@@ -101,5 +107,9 @@ class Gamma(Distribution):
         return mindtorch.special.gammainc(self.concentration, self.rate * value)
 
     def entropy(self):
-        return (self.concentration - mindtorch.log(self.rate) + mindtorch.lgamma(self.concentration)
-                + (1.0 - self.concentration) * mindtorch.digamma(self.concentration))
+        return (
+            self.concentration
+            - mindtorch.log(self.rate)
+            + mindtorch.lgamma(self.concentration)
+            + (1.0 - self.concentration) * mindtorch.digamma(self.concentration)
+        )

@@ -1,4 +1,5 @@
 """The geometric distribution."""
+
 import mindtorch
 from mindtorch.nn import functional as F
 
@@ -12,13 +13,13 @@ __all__ = ["Geometric"]
 
 class Geometric(BinaryParams, Distribution):
     """Number of failures before the first success, with success probability probs."""
+
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         self._set_binary(probs, logits)
         super().__init__(self._param.shape, validate_args=validate_args)
-
 
     mean = property(lambda self: 1.0 / self.probs - 1.0)
     mode = property(lambda self: mindtorch.zeros_like(self.probs))

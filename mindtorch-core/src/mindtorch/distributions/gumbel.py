@@ -1,4 +1,5 @@
 """The Gumbel distribution."""
+
 import math
 
 import mindtorch
@@ -10,7 +11,6 @@ __all__ = ["Gumbel"]
 
 
 class Gumbel(LocScale):
-
     mean = property(lambda self: self.loc + self.scale * EULER)
     mode = property(lambda self: self.loc)
     stddev = property(lambda self: (math.pi / math.sqrt(6)) * self.scale)
@@ -19,8 +19,7 @@ class Gumbel(LocScale):
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         finfo = mindtorch.finfo(self.loc.dtype)
-        u = mindtorch.rand(shape, dtype=self.loc.dtype, device=self.loc.device).clamp(min=finfo.tiny,
-                                                                                     max=1 - finfo.eps)
+        u = mindtorch.rand(shape, dtype=self.loc.dtype, device=self.loc.device).clamp(min=finfo.tiny, max=1 - finfo.eps)
         return self.loc - self.scale * (-u.log()).log()
 
     def log_prob(self, value):

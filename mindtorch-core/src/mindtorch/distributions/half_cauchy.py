@@ -1,4 +1,5 @@
 """The half-Cauchy distribution: |X| for a Cauchy X centred at zero."""
+
 import math
 
 import mindtorch

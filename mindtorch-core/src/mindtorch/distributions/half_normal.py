@@ -1,4 +1,5 @@
 """The half-normal distribution: |X| for a normal X centred at zero."""
+
 import math
 
 from ._bases import _Folded

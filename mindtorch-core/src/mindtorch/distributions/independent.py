@@ -1,4 +1,5 @@
 """Independent: batch dimensions of a distribution reinterpreted as event dimensions."""
+
 from . import constraints
 from .distribution import Distribution
 
@@ -10,12 +11,14 @@ class Independent(Distribution):
 
     def __init__(self, base_distribution, reinterpreted_batch_ndims, validate_args=None):
         if reinterpreted_batch_ndims > len(base_distribution.batch_shape):
-            raise ValueError(f"Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), actual "
-                             f"{reinterpreted_batch_ndims} vs {len(base_distribution.batch_shape)}")
+            raise ValueError(
+                f"Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), actual "
+                f"{reinterpreted_batch_ndims} vs {len(base_distribution.batch_shape)}"
+            )
         shape = tuple(base_distribution.batch_shape) + tuple(base_distribution.event_shape)
         event_dim = reinterpreted_batch_ndims + len(base_distribution.event_shape)
         self.base_dist, self.reinterpreted_batch_ndims = base_distribution, reinterpreted_batch_ndims
-        super().__init__(shape[:len(shape) - event_dim], shape[len(shape) - event_dim:], validate_args=validate_args)
+        super().__init__(shape[: len(shape) - event_dim], shape[len(shape) - event_dim :], validate_args=validate_args)
 
     @property
     def has_rsample(self):
@@ -45,7 +48,7 @@ class Independent(Distribution):
 
     def _sum_rightmost(self, value):
         n = self.reinterpreted_batch_ndims
-        return value.reshape(tuple(value.shape[:value.dim() - n]) + (-1,)).sum(-1) if n else value
+        return value.reshape(tuple(value.shape[: value.dim() - n]) + (-1,)).sum(-1) if n else value
 
     def log_prob(self, value):
         return self._sum_rightmost(self.base_dist.log_prob(value))

@@ -1,4 +1,5 @@
 """The inverse-gamma distribution."""
+
 import math
 
 import mindtorch

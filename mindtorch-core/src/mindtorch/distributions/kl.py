@@ -21,6 +21,7 @@ def register_kl(type_p, type_q):
     def deco(fn):
         _KL[(type_p, type_q)] = fn
         return fn
+
     return deco
 
 
@@ -30,8 +31,9 @@ def kl_divergence(p, q):
             fn = _KL.get((tp, tq))
             if fn is not None:
                 return fn(p, q)
-    raise NotImplementedError(f"No KL(p || q) is implemented for p type {type(p).__name__} and q type "
-                              f"{type(q).__name__}")
+    raise NotImplementedError(
+        f"No KL(p || q) is implemented for p type {type(p).__name__} and q type {type(q).__name__}"
+    )
 
 
 @register_kl(Normal, Normal)
@@ -106,6 +108,3 @@ def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
     return p._sum_rightmost(kl_divergence(p.base_dist, q.base_dist))
-
-
-

@@ -1,4 +1,5 @@
 """The Laplace distribution."""
+
 import mindtorch
 
 from ._bases import LocScale
@@ -7,14 +8,13 @@ __all__ = ["Laplace"]
 
 
 class Laplace(LocScale):
-
     @property
     def variance(self):
         return 2 * self.scale.pow(2)
 
     @property
     def stddev(self):
-        return (2 ** 0.5) * self.scale
+        return (2**0.5) * self.scale
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))

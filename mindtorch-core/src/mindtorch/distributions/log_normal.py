@@ -1,4 +1,5 @@
 """The log-normal distribution: exp(X) for a normal X."""
+
 from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
@@ -13,8 +14,7 @@ class LogNormal(TransformedDistribution):
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
-        super().__init__(Normal(loc, scale, validate_args=validate_args), ExpTransform(),
-                         validate_args=validate_args)
+        super().__init__(Normal(loc, scale, validate_args=validate_args), ExpTransform(), validate_args=validate_args)
 
     loc = property(lambda self: self.base_dist.loc)
     scale = property(lambda self: self.base_dist.scale)

@@ -1,4 +1,5 @@
 """The logistic-normal distribution: a normal vector mapped onto the simplex."""
+
 from . import constraints
 from .independent import Independent
 from .normal import Normal

@@ -1,4 +1,5 @@
 """A mixture of components from one distribution family."""
+
 import mindtorch
 
 from .categorical import Categorical
@@ -9,6 +10,7 @@ __all__ = ["MixtureSameFamily"]
 
 class MixtureSameFamily(Distribution):
     """A mixture with Categorical weights over the last batch dim of one component distribution."""
+
     arg_constraints = {}
     has_rsample = False
 
@@ -23,13 +25,17 @@ class MixtureSameFamily(Distribution):
         cdbs = tuple(component_distribution.batch_shape)[:-1]
         for a, b in zip(reversed(mdbs), reversed(cdbs)):
             if a != 1 and b != 1 and a != b:
-                raise ValueError(f"`mixture_distribution.batch_shape` ({mdbs}) is not compatible with "
-                                 f"`component_distribution.batch_shape`({cdbs})")
+                raise ValueError(
+                    f"`mixture_distribution.batch_shape` ({mdbs}) is not compatible with "
+                    f"`component_distribution.batch_shape`({cdbs})"
+                )
         km = mixture_distribution.logits.shape[-1]
         kc = component_distribution.batch_shape[-1]
         if km != kc:
-            raise ValueError(f"`mixture_distribution component` ({km}) does not equal "
-                             f"`component_distribution.batch_shape[-1]` ({kc})")
+            raise ValueError(
+                f"`mixture_distribution component` ({km}) does not equal "
+                f"`component_distribution.batch_shape[-1]` ({kc})"
+            )
         self._num_component = km
         self._event_ndims = len(component_distribution.event_shape)
         super().__init__(cdbs, component_distribution.event_shape, validate_args=validate_args)
@@ -74,8 +80,8 @@ class MixtureSameFamily(Distribution):
     def sample(self, sample_shape=()):
         with mindtorch.no_grad():
             sample_shape = tuple(sample_shape)
-            idx = self._mixture_distribution.sample(sample_shape)           # (*sample, *batch)
-            comp = self._component_distribution.sample(sample_shape)        # (*sample, *batch, K, *event)
+            idx = self._mixture_distribution.sample(sample_shape)  # (*sample, *batch)
+            comp = self._component_distribution.sample(sample_shape)  # (*sample, *batch, K, *event)
             gather_dim = len(sample_shape) + len(self._batch_shape)
             index = idx.reshape(tuple(idx.shape) + (1,) * (1 + self._event_ndims))
             index = index.expand(tuple(idx.shape) + (1,) + tuple(self._event_shape))

@@ -1,4 +1,5 @@
 """The multinomial distribution."""
+
 import math
 
 import mindtorch
@@ -36,10 +37,14 @@ class Multinomial(Distribution):
         shape = mindtorch.Size(tuple(sample_shape))
         with mindtorch.no_grad():
             draws = self._categorical.sample((self.total_count,) + tuple(shape))  # (n, *sample, *batch)
-            counts = mindtorch.zeros(tuple(shape) + tuple(self._batch_shape) + tuple(self._event_shape),
-                                     dtype=self.probs.dtype, device=self.probs.device)
-            return counts.scatter_add_(-1, draws.movedim(0, -1), mindtorch.ones_like(draws.movedim(0, -1),
-                                                                                      dtype=self.probs.dtype))
+            counts = mindtorch.zeros(
+                tuple(shape) + tuple(self._batch_shape) + tuple(self._event_shape),
+                dtype=self.probs.dtype,
+                device=self.probs.device,
+            )
+            return counts.scatter_add_(
+                -1, draws.movedim(0, -1), mindtorch.ones_like(draws.movedim(0, -1), dtype=self.probs.dtype)
+            )
 
     def entropy(self):
         """n H(categorical) - log n! + sum_k E[log X_k!], X_k ~ Binomial(n, p_k) (by enumerating 0..n)."""

@@ -1,4 +1,5 @@
 """The multivariate normal distribution."""
+
 import math
 
 import mindtorch
@@ -10,8 +11,12 @@ __all__ = ["MultivariateNormal"]
 
 
 class MultivariateNormal(Distribution):
-    arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
-                       "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
+    arg_constraints = {
+        "loc": constraints.real_vector,
+        "covariance_matrix": constraints.positive_definite,
+        "precision_matrix": constraints.positive_definite,
+        "scale_tril": constraints.lower_cholesky,
+    }
     support = constraints.real_vector
     has_rsample = True
 
@@ -20,11 +25,16 @@ class MultivariateNormal(Distribution):
             raise ValueError("loc must be at least one-dimensional.")
         if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
             raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-        given = scale_tril if scale_tril is not None else (
-            covariance_matrix if covariance_matrix is not None else precision_matrix)
+        given = (
+            scale_tril
+            if scale_tril is not None
+            else (covariance_matrix if covariance_matrix is not None else precision_matrix)
+        )
         if given.dim() < 2:
-            raise ValueError("scale_tril, covariance_matrix or precision_matrix must be at least two-dimensional, "
-                             "with optional leading batch dimensions")
+            raise ValueError(
+                "scale_tril, covariance_matrix or precision_matrix must be at least two-dimensional, "
+                "with optional leading batch dimensions"
+            )
         batch_shape = mindtorch.broadcast_shapes(tuple(given.shape[:-2]), tuple(loc.shape[:-1]))
         n = loc.shape[-1]
         self.loc = loc.expand(tuple(batch_shape) + (n,))

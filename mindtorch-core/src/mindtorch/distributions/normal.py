@@ -1,4 +1,5 @@
 """The normal (Gaussian) distribution."""
+
 import math
 
 import mindtorch
@@ -10,7 +11,6 @@ __all__ = ["Normal"]
 
 
 class Normal(LocScale):
-
     @property
     def stddev(self):
         return self.scale
@@ -26,13 +26,15 @@ class Normal(LocScale):
 
     def sample(self, sample_shape=()):
         with mindtorch.no_grad():
-            return mindtorch.normal(self.loc.expand(self._extended_shape(sample_shape)),
-                                    self.scale.expand(self._extended_shape(sample_shape)))
+            return mindtorch.normal(
+                self.loc.expand(self._extended_shape(sample_shape)),
+                self.scale.expand(self._extended_shape(sample_shape)),
+            )
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        var = self.scale ** 2
+        var = self.scale**2
         log_scale = math.log(self.scale) if isinstance(self.scale, float) else self.scale.log()
         return -((value - self.loc) ** 2) / (2 * var) - log_scale - LOG_SQRT_2PI
 

@@ -1,4 +1,5 @@
 """One-hot categorical distributions, with a straight-through gradient variant."""
+
 import mindtorch
 
 from . import constraints
@@ -56,6 +57,7 @@ class OneHotCategorical(Distribution):
 
 class OneHotCategoricalStraightThrough(OneHotCategorical):
     """One-hot samples whose gradient flows to probs as if the sample were probs (straight-through)."""
+
     has_rsample = True
 
     def rsample(self, sample_shape=()):

@@ -1,4 +1,5 @@
 """The Pareto distribution."""
+
 import mindtorch
 
 from . import constraints

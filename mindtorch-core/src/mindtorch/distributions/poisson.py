@@ -1,4 +1,5 @@
 """The Poisson distribution."""
+
 import mindtorch
 
 from . import constraints

@@ -1,4 +1,5 @@
 """The relaxed (Concrete) Bernoulli distribution, for reparameterized gradient estimates."""
+
 import math
 
 import mindtorch
@@ -23,18 +24,21 @@ class _LogitRelaxedBernoulli(BinaryParams, Distribution):
         self._set_binary(probs, logits)
         super().__init__(self._param.shape, validate_args=validate_args)
 
-
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         finfo = mindtorch.finfo(self.logits.dtype)
-        u = mindtorch.rand(shape, dtype=self.logits.dtype, device=self.logits.device).clamp(min=finfo.tiny,
-                                                                                           max=1 - finfo.eps)
+        u = mindtorch.rand(shape, dtype=self.logits.dtype, device=self.logits.device).clamp(
+            min=finfo.tiny, max=1 - finfo.eps
+        )
         return (u.log() - (-u).log1p() + self.logits) / self.temperature
 
     def log_prob(self, value):
         diff = self.logits - value * self.temperature
-        return math.log(self.temperature) + diff - 2 * F.softplus(diff) if isinstance(self.temperature, float) \
+        return (
+            math.log(self.temperature) + diff - 2 * F.softplus(diff)
+            if isinstance(self.temperature, float)
             else self.temperature.log() + diff - 2 * F.softplus(diff)
+        )
 
 
 class RelaxedBernoulli(TransformedDistribution):

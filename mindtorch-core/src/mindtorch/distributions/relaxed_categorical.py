@@ -1,4 +1,5 @@
 """The relaxed (Concrete / Gumbel-softmax) one-hot categorical distribution."""
+
 import mindtorch
 
 from . import constraints
@@ -27,15 +28,19 @@ class _ExpRelaxedCategorical(Distribution):
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
         finfo = mindtorch.finfo(self.logits.dtype)
-        u = mindtorch.rand(shape, dtype=self.logits.dtype, device=self.logits.device).clamp(min=finfo.tiny,
-                                                                                           max=1 - finfo.eps)
+        u = mindtorch.rand(shape, dtype=self.logits.dtype, device=self.logits.device).clamp(
+            min=finfo.tiny, max=1 - finfo.eps
+        )
         scores = (self.logits - (-u.log()).log()) / self.temperature
         return scores - scores.logsumexp(dim=-1, keepdim=True)
 
     def log_prob(self, value):
         k = self._categorical._num_events
-        t = self.temperature if isinstance(self.temperature, mindtorch.Tensor) else \
-            mindtorch.tensor(float(self.temperature), dtype=self.logits.dtype)
+        t = (
+            self.temperature
+            if isinstance(self.temperature, mindtorch.Tensor)
+            else mindtorch.tensor(float(self.temperature), dtype=self.logits.dtype)
+        )
         log_scale = mindtorch.lgamma(mindtorch.tensor(float(k), dtype=self.logits.dtype)) + (k - 1) * t.log()
         score = self.logits - value * t
         score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)

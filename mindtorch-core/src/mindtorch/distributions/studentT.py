@@ -1,4 +1,5 @@
 """Student's t distribution."""
+
 import math
 
 import mindtorch
@@ -47,12 +48,20 @@ class StudentT(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         y = (value - self.loc) / self.scale
-        z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi) + mindtorch.lgamma(0.5 * self.df)
-             - mindtorch.lgamma(0.5 * (self.df + 1.0)))
+        z = (
+            self.scale.log()
+            + 0.5 * self.df.log()
+            + 0.5 * math.log(math.pi)
+            + mindtorch.lgamma(0.5 * self.df)
+            - mindtorch.lgamma(0.5 * (self.df + 1.0))
+        )
         return -0.5 * (self.df + 1.0) * (y.pow(2) / self.df).log1p() - z
 
     def entropy(self):
         lbeta = mindtorch.lgamma(0.5 * self.df) + math.lgamma(0.5) - mindtorch.lgamma(0.5 * (self.df + 1))
-        return (self.scale.log() + 0.5 * (self.df + 1) * (mindtorch.digamma(0.5 * (self.df + 1))
-                                                          - mindtorch.digamma(0.5 * self.df))
-                + 0.5 * self.df.log() + lbeta)
+        return (
+            self.scale.log()
+            + 0.5 * (self.df + 1) * (mindtorch.digamma(0.5 * (self.df + 1)) - mindtorch.digamma(0.5 * self.df))
+            + 0.5 * self.df.log()
+            + lbeta
+        )

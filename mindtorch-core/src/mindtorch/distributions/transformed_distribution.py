@@ -1,4 +1,5 @@
 """TransformedDistribution: a base distribution pushed through transforms (density by change of variables)."""
+
 import mindtorch
 
 from . import constraints
@@ -43,8 +44,9 @@ class TransformedDistribution(Distribution):
         shape = tuple(batch_shape) + tuple(self.event_shape)
         base_shape = tuple(ComposeTransform(self.transforms).inverse_shape(shape))
         cut = len(base_shape) - len(self.base_dist.event_shape)
-        return TransformedDistribution(self.base_dist.expand(base_shape[:cut]), self.transforms,
-                                       validate_args=self._validate_args)
+        return TransformedDistribution(
+            self.base_dist.expand(base_shape[:cut]), self.transforms, validate_args=self._validate_args
+        )
 
     def sample(self, sample_shape=()):
         with mindtorch.no_grad():
@@ -70,8 +72,7 @@ class TransformedDistribution(Distribution):
             event_dim += t.domain.event_dim - t.codomain.event_dim
             log_prob = log_prob - _sum_rightmost(t.log_abs_det_jacobian(x, y), event_dim - t.domain.event_dim)
             y = x
-        return log_prob + _sum_rightmost(self.base_dist.log_prob(y),
-                                         event_dim - len(self.base_dist.event_shape))
+        return log_prob + _sum_rightmost(self.base_dist.log_prob(y), event_dim - len(self.base_dist.event_shape))
 
     def _monotone_sign(self):
         sign = 1

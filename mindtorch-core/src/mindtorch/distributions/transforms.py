@@ -1,4 +1,5 @@
 """Invertible transforms between constrained spaces (torch.distributions.transforms)."""
+
 import math
 
 import mindtorch
@@ -7,14 +8,28 @@ from mindtorch.nn import functional as F
 from . import constraints
 from .utils import _sum_rightmost
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
-           "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
-           "SoftmaxTransform", "StickBreakingTransform", "Transform", "identity_transform"]
+__all__ = [
+    "AbsTransform",
+    "AffineTransform",
+    "ComposeTransform",
+    "ExpTransform",
+    "IndependentTransform",
+    "PowerTransform",
+    "ReshapeTransform",
+    "SigmoidTransform",
+    "SoftplusTransform",
+    "TanhTransform",
+    "SoftmaxTransform",
+    "StickBreakingTransform",
+    "Transform",
+    "identity_transform",
+]
 
 
 class Transform:
     """y = T(x) with inverse, log|dy/dx| and the spaces it maps between. cache_size=1 remembers the last
     (x, y) pair so that inverting a sample returns the exact x."""
+
     bijective = False
     domain = constraints.real
     codomain = constraints.real
@@ -273,6 +288,7 @@ class AbsTransform(Transform):
 
 class AffineTransform(Transform):
     """y = loc + scale * x (event_dim > 0: the log-determinant sums over that many rightmost dims)."""
+
     bijective = True
 
     def __init__(self, loc, scale, event_dim=0, cache_size=0):
@@ -285,8 +301,7 @@ class AffineTransform(Transform):
 
     @property
     def domain(self):
-        return constraints.real if self._event_dim == 0 else constraints.independent(constraints.real,
-                                                                                       self._event_dim)
+        return constraints.real if self._event_dim == 0 else constraints.independent(constraints.real, self._event_dim)
 
     codomain = domain
 
@@ -311,6 +326,7 @@ class AffineTransform(Transform):
 
 class SoftmaxTransform(Transform):
     """Real vectors onto the simplex by softmax (not a bijection: no log-determinant)."""
+
     domain, codomain = constraints.real_vector, constraints.simplex
 
     def _call(self, x):
@@ -324,6 +340,7 @@ class SoftmaxTransform(Transform):
 
 class StickBreakingTransform(Transform):
     """Vectors of K-1 reals onto the K-simplex by breaking a stick (a bijection)."""
+
     domain, codomain, bijective = constraints.real_vector, constraints.simplex, True
 
     def _call(self, x):
@@ -358,8 +375,9 @@ class IndependentTransform(Transform):
         self.base_transform, self.reinterpreted_batch_ndims = base_transform, reinterpreted_batch_ndims
 
     domain = property(lambda self: constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims))
-    codomain = property(lambda self: constraints.independent(self.base_transform.codomain,
-                                                             self.reinterpreted_batch_ndims))
+    codomain = property(
+        lambda self: constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
+    )
     bijective = property(lambda self: self.base_transform.bijective)
     sign = property(lambda self: self.base_transform.sign)
 
@@ -394,16 +412,16 @@ class ReshapeTransform(Transform):
         return max(len(self.in_shape), len(self.out_shape))
 
     def _call(self, x):
-        return x.reshape(tuple(x.shape[:x.dim() - len(self.in_shape)]) + tuple(self.out_shape))
+        return x.reshape(tuple(x.shape[: x.dim() - len(self.in_shape)]) + tuple(self.out_shape))
 
     def _inverse(self, y):
-        return y.reshape(tuple(y.shape[:y.dim() - len(self.out_shape)]) + tuple(self.in_shape))
+        return y.reshape(tuple(y.shape[: y.dim() - len(self.out_shape)]) + tuple(self.in_shape))
 
     def log_abs_det_jacobian(self, x, y):
-        return x.new_zeros(tuple(x.shape[:x.dim() - len(self.in_shape)]))
+        return x.new_zeros(tuple(x.shape[: x.dim() - len(self.in_shape)]))
 
     def forward_shape(self, shape):
-        return tuple(shape[:len(shape) - len(self.in_shape)]) + tuple(self.out_shape)
+        return tuple(shape[: len(shape) - len(self.in_shape)]) + tuple(self.out_shape)
 
     def inverse_shape(self, shape):
-        return tuple(shape[:len(shape) - len(self.out_shape)]) + tuple(self.in_shape)
+        return tuple(shape[: len(shape) - len(self.out_shape)]) + tuple(self.in_shape)

@@ -1,4 +1,5 @@
 """The continuous uniform distribution on [low, high)."""
+
 import mindtorch
 
 from . import constraints
@@ -9,8 +10,10 @@ __all__ = ["Uniform"]
 
 
 class Uniform(Distribution):
-    arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
-                       "high": constraints.dependent(is_discrete=False, event_dim=0)}
+    arg_constraints = {
+        "low": constraints.dependent(is_discrete=False, event_dim=0),
+        "high": constraints.dependent(is_discrete=False, event_dim=0),
+    }
     has_rsample = True
 
     def __init__(self, low, high, validate_args=None):
@@ -33,7 +36,7 @@ class Uniform(Distribution):
 
     @property
     def stddev(self):
-        return (self.high - self.low) / 12 ** 0.5
+        return (self.high - self.low) / 12**0.5
 
     @property
     def variance(self):

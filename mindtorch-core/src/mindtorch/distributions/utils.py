@@ -1,5 +1,6 @@
 """Helpers the distributions share: parameters broadcast to one shape, probs <-> logits, cached
 properties, sums over the rightmost dimensions, and the constants the densities use."""
+
 import math
 
 import mindtorch
@@ -45,7 +46,7 @@ class lazy_property:
 
 def _sum_rightmost(value, dim):
     """`value` summed over its `dim` rightmost dimensions (an event's log-density terms)."""
-    return value.reshape(tuple(value.shape[:value.dim() - dim]) + (-1,)).sum(-1) if dim > 0 else value
+    return value.reshape(tuple(value.shape[: value.dim() - dim]) + (-1,)).sum(-1) if dim > 0 else value
 
 
 def _as(value, like):

@@ -1,4 +1,5 @@
 """The Weibull distribution."""
+
 import mindtorch
 
 from . import constraints
@@ -31,8 +32,9 @@ class Weibull(Distribution):
     @property
     def variance(self):
         k = self.concentration
-        return self.scale.pow(2) * (mindtorch.exp(mindtorch.lgamma(1 + 2 / k))
-                                    - mindtorch.exp(2 * mindtorch.lgamma(1 + 1 / k)))
+        return self.scale.pow(2) * (
+            mindtorch.exp(mindtorch.lgamma(1 + 2 / k)) - mindtorch.exp(2 * mindtorch.lgamma(1 + 1 / k))
+        )
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))

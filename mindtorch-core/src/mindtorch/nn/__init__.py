@@ -1,4 +1,5 @@
 """mindtorch.nn: modules, parameters and initialisation, built on the public tensor API."""
+
 from . import (
     init,  # noqa: F401
     utils,  # noqa: F401
@@ -11,6 +12,7 @@ from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedPara
 def __getattr__(name):
     # submodules imported on first use
     import importlib
+
     if name in ("functional", "parallel", "attention", "grad", "common_types"):
         return importlib.import_module(f"{__name__}.{name}")
     if name == "DataParallel":

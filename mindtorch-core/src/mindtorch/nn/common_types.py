@@ -1,4 +1,5 @@
 """Type aliases that module signatures use (torch.nn.common_types), for code that annotates with them."""
+
 from typing import TypeVar, Union
 
 from .._tensor import Tensor

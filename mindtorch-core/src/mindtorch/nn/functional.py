@@ -2,6 +2,7 @@
 
 Each function is a composition of table ops, so autograd and every backend come for free.
 """
+
 import itertools
 import math
 import warnings
@@ -34,8 +35,10 @@ def _reduction_enum(size_average, reduce, reduction):
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
         reduction = "none" if not reduce else ("mean" if size_average else "sum")
-        warnings.warn("size_average and reduce args will be deprecated, please use reduction='"
-                      f"{reduction}' instead.", stacklevel=2)
+        warnings.warn(
+            f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+            stacklevel=2,
+        )
     if reduction == "none":
         return 0
     if reduction == "mean":
@@ -62,9 +65,12 @@ def _check_tensor(name, x, what="input"):
 
 def _check_same_size(input, target, name):
     if tuple(target.shape) != tuple(input.shape):
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
-                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
-                      "same size.", stacklevel=2)
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+            "same size.",
+            stacklevel=2,
+        )
 
 
 def _weighted(loss, weight):
@@ -97,26 +103,28 @@ def _conv_padding(padding, ks, stride, dilation, n):
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     _check_tensor("conv1d", input)
     if input.ndim not in (2, 3):
-        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
-                           f"{list(input.shape)}")
+        raise RuntimeError(
+            f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: {list(input.shape)}"
+        )
     if weight.ndim != 3:
-        raise RuntimeError(f"Expected 3-dimensional weight for conv1d, but got weight of size "
-                           f"{list(weight.shape)}")
+        raise RuntimeError(f"Expected 3-dimensional weight for conv1d, but got weight of size {list(weight.shape)}")
     stride, dilation = _pair(stride, 1, "stride"), _pair(dilation, 1, "dilation")
     pads = _conv_padding(padding, weight.shape[2:], stride, dilation, 1)
     unbatched = input.ndim == 2
     x = input.unsqueeze(0) if unbatched else input
     # a 1-d conv is a 2-d conv over a height-1 image
-    out = _ops._conv2d(x.unsqueeze(2), weight.unsqueeze(2), bias, (1,) + stride, (0, 0) + pads[0],
-                       (1,) + dilation, int(groups)).squeeze(2)
+    out = _ops._conv2d(
+        x.unsqueeze(2), weight.unsqueeze(2), bias, (1,) + stride, (0, 0) + pads[0], (1,) + dilation, int(groups)
+    ).squeeze(2)
     return out.squeeze(0) if unbatched else out
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     _check_tensor("conv2d", input)
     if input.ndim not in (3, 4):
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
-                           f"{list(input.shape)}")
+        raise RuntimeError(
+            f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: {list(input.shape)}"
+        )
     stride, dilation = _pair(stride, 2, "stride"), _pair(dilation, 2, "dilation")
     pads = _conv_padding(padding, weight.shape[2:], stride, dilation, 2)
     unbatched = input.ndim == 3
@@ -128,8 +136,9 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """A sum over kernel depth of 2-d convolutions, with the output depth folded into the batch."""
     if input.dim() not in (4, 5):
-        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: "
-                           f"{list(input.shape)}")
+        raise RuntimeError(
+            f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}"
+        )
     if weight.dim() != 5:
         raise RuntimeError(f"Expected 5-dimensional weight for conv3d, but got weight of size {list(weight.shape)}")
     unbatched = input.dim() == 4
@@ -141,12 +150,14 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     kd = weight.shape[2]
     od = (depth - dilation[0] * (kd - 1) - 1) // stride[0] + 1
     if od <= 0:
-        raise RuntimeError(f"Calculated padded input size per channel: ({depth}). Kernel size: ({kd}). Kernel size "
-                           "can't be greater than actual input size")
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({depth}). Kernel size: ({kd}). Kernel size "
+            "can't be greater than actual input size"
+        )
     hw_pad = padding if isinstance(padding, str) else (pads[1][0], pads[2][0])
     out = None
     for i in range(kd):
-        xs = x.narrow(2, i * dilation[0], (od - 1) * stride[0] + 1)[:, :, ::stride[0]]
+        xs = x.narrow(2, i * dilation[0], (od - 1) * stride[0] + 1)[:, :, :: stride[0]]
         xs = xs.transpose(1, 2).reshape((n * od, c) + tuple(x.shape[3:]))
         y = conv2d(xs, weight[:, :, i], None, stride[1:], hw_pad, dilation[1:], groups)
         out = y if out is None else out + y
@@ -162,9 +173,10 @@ def _zero_insert(x, dim, s):
         return x
     length = x.shape[dim]
     xe = x.unsqueeze(dim + 1)
-    zeros = torch.zeros(tuple(xe.shape[:dim + 1]) + (s - 1,) + tuple(xe.shape[dim + 2:]), dtype=x.dtype,
-                        device=x.device)
-    out = torch.cat([xe, zeros], dim + 1).reshape(tuple(x.shape[:dim]) + (length * s,) + tuple(x.shape[dim + 1:]))
+    zeros = torch.zeros(
+        tuple(xe.shape[: dim + 1]) + (s - 1,) + tuple(xe.shape[dim + 2 :]), dtype=x.dtype, device=x.device
+    )
+    out = torch.cat([xe, zeros], dim + 1).reshape(tuple(x.shape[:dim]) + (length * s,) + tuple(x.shape[dim + 1 :]))
     return out.narrow(dim, 0, (length - 1) * s + 1)
 
 
@@ -186,28 +198,39 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     convolve with the flipped, transposed kernel."""
     name = f"conv_transpose{n}d"
     if input.dim() not in (n + 1, n + 2):
-        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of "
-                           f"size: {list(input.shape)}")
+        raise RuntimeError(
+            f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of "
+            f"size: {list(input.shape)}"
+        )
     if weight.dim() != n + 2:
-        raise RuntimeError(f"Expected {n + 2}-dimensional weight for {name}, but got weight of size "
-                           f"{list(weight.shape)}")
+        raise RuntimeError(
+            f"Expected {n + 2}-dimensional weight for {name}, but got weight of size {list(weight.shape)}"
+        )
     unbatched = input.dim() == n + 1
     x = input.unsqueeze(0) if unbatched else input
     s, p, op, d = (_tuple(v, n) for v in (stride, padding, output_padding, dilation))
     if any(o >= st and o >= dl for o, st, dl in zip(op, s, d)):
-        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got output_padding: "
-                           f"{op}, stride: {s}, dilation: {d}")
+        raise RuntimeError(
+            f"output padding must be smaller than either stride or dilation, but got output_padding: "
+            f"{op}, stride: {s}, dilation: {d}"
+        )
     cin = weight.shape[0]
     if x.shape[1] != cin:
-        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
-                           f"{list(x.shape)} to have {cin} channels, but got {x.shape[1]} channels instead")
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
+            f"{list(x.shape)} to have {cin} channels, but got {x.shape[1]} channels instead"
+        )
     k = tuple(weight.shape[2:])
     for i in range(n):
         x = _zero_insert(x, 2 + i, s[i])
         edge = d[i] * (k[i] - 1) - p[i]
         x = _pad_or_crop(x, 2 + i, edge, edge + op[i])
     cout_g = weight.shape[1]
-    w = weight.reshape((groups, cin // groups, cout_g) + k).transpose(1, 2).reshape((groups * cout_g, cin // groups) + k)
+    w = (
+        weight.reshape((groups, cin // groups, cout_g) + k)
+        .transpose(1, 2)
+        .reshape((groups * cout_g, cin // groups) + k)
+    )
     w = torch.flip(w, list(range(2, 2 + n)))
     conv = {1: conv1d, 2: conv2d, 3: conv3d}[n]
     out = conv(x, w, bias, 1, 0, d, groups)
@@ -243,8 +266,10 @@ def _pool_stride(stride, kernel_size, n):
 
 def _batched(name, input, dims):
     if input.ndim not in (dims + 1, dims + 2):
-        raise RuntimeError(f"{name}: Expected {dims + 1}D or {dims + 2}D (batch mode) tensor for input, but got "
-                           f"input of size: {list(input.shape)}")
+        raise RuntimeError(
+            f"{name}: Expected {dims + 1}D or {dims + 2}D (batch mode) tensor for input, but got "
+            f"input of size: {list(input.shape)}"
+        )
     return input.ndim == dims + 1
 
 
@@ -275,7 +300,7 @@ def _windows(x, k, s, p, d, ceil_mode, fill):
     for i in range(3):
         span = d[i] * (k[i] - 1) + 1
         xp = xp.unfold(2 + i, span, s[i]).narrow(2 + i, 0, outs[i])
-    return xp[..., ::d[0], ::d[1], ::d[2]], outs
+    return xp[..., :: d[0], :: d[1], :: d[2]], outs
 
 
 def _pool3d_args(input, name, kernel_size, stride, padding):
@@ -285,8 +310,10 @@ def _pool3d_args(input, name, kernel_size, stride, padding):
     s = k if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _tuple(stride, 3)
     p = _tuple(padding, 3)
     if any(pp * 2 > kk for pp, kk in zip(p, k)):
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[0]}, "
-                           f"kernel_size={k[0]} and dilation=1")
+        raise RuntimeError(
+            f"pad should be at most half of effective kernel size, but got pad={p[0]}, "
+            f"kernel_size={k[0]} and dilation=1"
+        )
     return k, s, p
 
 
@@ -295,13 +322,15 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     st = _pool_stride(stride, ks, 1)
     unb = _batched("avg_pool1d", input, 1)
     x = (input.unsqueeze(0) if unb else input).unsqueeze(2)
-    out = _ops._avg_pool2d(x, (1,) + ks, (1,) + st, (0,) + _pair(padding, 1), bool(ceil_mode),
-                           bool(count_include_pad), None).squeeze(2)
+    out = _ops._avg_pool2d(
+        x, (1,) + ks, (1,) + st, (0,) + _pair(padding, 1), bool(ceil_mode), bool(count_include_pad), None
+    ).squeeze(2)
     return out.squeeze(0) if unb else out
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+def avg_pool2d(
+    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
     ks = _pair(kernel_size, 2, "kernel_size")
     st = _pool_stride(stride, ks, 2)
     unb = _batched("avg_pool2d", input, 2)
@@ -310,8 +339,9 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return out.squeeze(0) if unb else out
 
 
-def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+def avg_pool3d(
+    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
     k, s, p = _pool3d_args(input, "avg_pool3d", kernel_size, stride, padding)
     unbatched = input.dim() == 4
     x = input.unsqueeze(0) if unbatched else input
@@ -371,8 +401,9 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
     # flat input index of every (output cell, window offset), per plane
     idx = np.zeros((n * c,) + out + k, dtype=np.int64)
     for d in range(nd):
-        pos = starts[d].reshape((n * c,) + (1,) * d + (out[d],) + (1,) * (nd - d - 1) + (1,) * nd) + \
-            np.arange(k[d]).reshape((1,) + (1,) * nd + (1,) * d + (k[d],) + (1,) * (nd - d - 1))
+        pos = starts[d].reshape((n * c,) + (1,) * d + (out[d],) + (1,) * (nd - d - 1) + (1,) * nd) + np.arange(
+            k[d]
+        ).reshape((1,) + (1,) * nd + (1,) * d + (k[d],) + (1,) * (nd - d - 1))
         idx = idx * spatial[d] + pos
     idx_t = torch.tensor(idx.reshape(n, c, -1), dtype=torch.int64, device=x.device)
     plane = x.reshape(n, c, -1)
@@ -384,28 +415,33 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_i
     return (v, flat_idx) if return_indices else v
 
 
-def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
-                                       return_indices=False, _random_samples=None):
+def fractional_max_pool2d_with_indices(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
     return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
 
 
-def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                          _random_samples=None):
+def fractional_max_pool2d(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
     return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 2)
 
 
-def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
-                                       return_indices=False, _random_samples=None):
+def fractional_max_pool3d_with_indices(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
 
 
-def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                          _random_samples=None):
+def fractional_max_pool3d(
+    input, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None
+):
     return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 3)
 
 
-def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=False):
+def max_pool1d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -414,16 +450,18 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     st = _pool_stride(stride, ks, 1)
     unb = _batched("max_pool1d", input, 1)
     x = (input.unsqueeze(0) if unb else input).unsqueeze(2)
-    out, idx = _ops._max_pool2d_with_indices(x, (1,) + ks, (1,) + st, (0,) + _pair(padding, 1),
-                                             (1,) + _pair(dilation, 1), bool(ceil_mode))
+    out, idx = _ops._max_pool2d_with_indices(
+        x, (1,) + ks, (1,) + st, (0,) + _pair(padding, 1), (1,) + _pair(dilation, 1), bool(ceil_mode)
+    )
     out, idx = out.squeeze(2), idx.squeeze(2)
     if unb:
         out, idx = out.squeeze(0), idx.squeeze(0)
     return (out, idx) if return_indices else out
 
 
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=False):
+def max_pool2d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -438,8 +476,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, idx) if return_indices else out
 
 
-def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=False):
+def max_pool3d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
     k, s, p = _pool3d_args(input, "max_pool3d", kernel_size, stride, padding)
     d = _tuple(dilation, 3)
     unbatched = input.dim() == 4
@@ -550,7 +589,7 @@ def _adaptive(input, output_size, nd, name, mode):
         widths = [b - a for a, b in cell]
         for d in range(nd):
             inner = 1
-            for w in widths[d + 1:]:
+            for w in widths[d + 1 :]:
                 inner *= w
             pos = rem // inner + cell[d][0]
             rem = rem % inner
@@ -656,7 +695,7 @@ def _feature_dropout(input, p, training, inplace, nd):
     if not training or p == 0.0:
         return input
     batched = input.ndim == nd + 2
-    shape = tuple(input.shape[:2 if batched else 1]) + (1,) * nd
+    shape = tuple(input.shape[: 2 if batched else 1]) + (1,) * nd
     if p == 1.0:
         mask = torch.zeros(shape, dtype=input.dtype, device=input.device)
     else:
@@ -762,8 +801,10 @@ def prelu(input, weight):
             raise RuntimeError("Not allow zero-dim input tensor.")
         channels = input.size(1) if input.dim() >= 2 else 1
         if channels != weight.numel():
-            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found parameter numbers = "
-                               f"{weight.numel()} and channel size = {channels}.")
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                f"{weight.numel()} and channel size = {channels}."
+            )
         if input.dim() >= 2:
             weight = weight.reshape((-1,) + (1,) * (input.dim() - 2))
     return torch.where(input > 0, input, weight * input)
@@ -807,8 +848,10 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def _softmax_dim(ndim):
-    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include dim=X "
-                  "as an argument.", stacklevel=2)
+    warnings.warn(
+        "Implicit dimension choice for softmax has been deprecated. Change the call to include dim=X as an argument.",
+        stacklevel=2,
+    )
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -892,8 +935,7 @@ def _padding_index(padding_idx, num_embeddings):
     return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
 
 
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
-              sparse=False):
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     padding_idx = -1 if padding_idx is None else _padding_index(padding_idx, weight.shape[0])
     if max_norm is not None:
         with torch.no_grad():
@@ -901,19 +943,34 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     return _ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
-def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",  # noqa: C901
-                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+def embedding_bag(  # noqa: C901
+    input,
+    weight,
+    offsets=None,
+    max_norm=None,
+    norm_type=2,
+    scale_grad_by_freq=False,
+    mode="mean",
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
     """Sums, means or maxima of bags of embeddings, bags given as rows (2-d input) or by offsets."""
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"mode has to be one of sum, mean or max, but got {mode}")
     if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
-                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
-                                  "GitHub.")
+        raise NotImplementedError(
+            f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+            "GitHub."
+        )
     if input.dim() == 2:
         if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             "fixed length sequences. However, found offsets of type " + type(offsets).__name__)
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                "fixed length sequences. However, found offsets of type " + type(offsets).__name__
+            )
         b, per = input.shape
         starts = [i * per for i in range(b)]
         ends = starts[1:] + [b * per]
@@ -927,8 +984,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise ValueError("offsets has to be a 1D Tensor")
         starts = [int(v) for v in offsets.tolist()]
         if starts and starts[0] != 0:
-            raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
-                               f"position 0. However, got {starts[0]}")
+            raise RuntimeError(
+                "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                f"position 0. However, got {starts[0]}"
+            )
         if include_last_offset:
             ends, starts = starts[1:], starts[:-1]
         else:
@@ -955,15 +1014,16 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         return torch.stack(rows, 0)
     # sum and mean: one index_add over the bag id of every looked-up row
     sizes = [max(e - a, 0) for a, e in zip(starts, ends)]
-    bag_id = torch.repeat_interleave(torch.arange(bags, device=emb.device),
-                                     torch.tensor(sizes, dtype=torch.int64, device=emb.device))
-    used = emb[starts[0]:starts[0] + sum(sizes)]
+    bag_id = torch.repeat_interleave(
+        torch.arange(bags, device=emb.device), torch.tensor(sizes, dtype=torch.int64, device=emb.device)
+    )
+    used = emb[starts[0] : starts[0] + sum(sizes)]
     total = torch.zeros((bags, dim), dtype=emb.dtype, device=emb.device).index_add(0, bag_id, used)
     if mode == "sum":
         return total
     ones = torch.ones((used.shape[0],), dtype=emb.dtype, device=emb.device)
     if keep is not None:
-        ones = ones * keep[starts[0]:starts[0] + sum(sizes)].to(emb.dtype)
+        ones = ones * keep[starts[0] : starts[0] + sum(sizes)].to(emb.dtype)
     count = torch.zeros((bags,), dtype=emb.dtype, device=emb.device).index_add(0, bag_id, ones)
     return total / count.clamp(min=1).unsqueeze(1)
 
@@ -982,12 +1042,21 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                 n *= s
         if input.ndim >= 2 and n == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
-    return _ops._batch_norm(input, weight, bias, running_mean, running_var, bool(training),
-                            0.0 if momentum is None else float(momentum), float(eps))[0]
+    return _ops._batch_norm(
+        input,
+        weight,
+        bias,
+        running_mean,
+        running_var,
+        bool(training),
+        0.0 if momentum is None else float(momentum),
+        float(eps),
+    )[0]
 
 
-def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
-                  momentum=0.1, eps=1e-5):
+def instance_norm(
+    input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.1, eps=1e-5
+):
     if use_input_stats:
         n = 1
         for s in input.shape[2:]:
@@ -1001,8 +1070,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         b, c = input.shape[:2]
         rm = running_mean.repeat(b) if running_mean is not None else None
         rv = running_var.repeat(b) if running_var is not None else None
-        out = batch_norm(input.reshape((1, b * c) + tuple(input.shape[2:])), rm, rv, None, None, use_input_stats,
-                         momentum, eps).reshape(input.shape)
+        out = batch_norm(
+            input.reshape((1, b * c) + tuple(input.shape[2:])), rm, rv, None, None, use_input_stats, momentum, eps
+        ).reshape(input.shape)
         if use_input_stats:
             with torch.no_grad():
                 if running_mean is not None:
@@ -1023,9 +1093,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
-        eps = torch.finfo(input.dtype).eps if hasattr(torch, "finfo") else \
-            {"float64": 2.220446049250313e-16, "float16": 0.0009765625, "bfloat16": 0.0078125}.get(
-                input.dtype.name, 1.1920928955078125e-07)
+        eps = (
+            torch.finfo(input.dtype).eps
+            if hasattr(torch, "finfo")
+            else {"float64": 2.220446049250313e-16, "float16": 0.0009765625, "bfloat16": 0.0078125}.get(
+                input.dtype.name, 1.1920928955078125e-07
+            )
+        )
     return _ops._rms_norm(input, _shape_tuple(normalized_shape), weight, float(eps))[0]
 
 
@@ -1075,22 +1149,27 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         raise RuntimeError(f"ctc_loss: expected log_probs to be 2-D or 3-D, got {log_probs.dim()}-D")
     lp = log_probs.unsqueeze(1) if unbatched else log_probs
     steps, n, classes = lp.shape
-    as_list = (lambda v: [int(x) for x in (v.reshape(-1).tolist() if isinstance(v, torch.Tensor) else
-                                          (v if isinstance(v, (list, tuple)) else [v]))])
+    as_list = lambda v: [
+        int(x)
+        for x in (
+            v.reshape(-1).tolist() if isinstance(v, torch.Tensor) else (v if isinstance(v, (list, tuple)) else [v])
+        )
+    ]
     in_lens, tg_lens = as_list(input_lengths), as_list(target_lengths)
     if len(in_lens) != n or len(tg_lens) != n:
-        raise RuntimeError(f"input_lengths and target_lengths must have size {n}, got {len(in_lens)} and "
-                           f"{len(tg_lens)}")
+        raise RuntimeError(
+            f"input_lengths and target_lengths must have size {n}, got {len(in_lens)} and {len(tg_lens)}"
+        )
     if any(t > steps for t in in_lens):
         raise RuntimeError(f"Expected input_lengths to have value at most {steps}, but got value {max(in_lens)}")
     if unbatched:
         targets = targets.reshape(1, -1)
     if targets.dim() == 2:
-        labels = [targets[i, :tg_lens[i]].tolist() for i in range(n)]
+        labels = [targets[i, : tg_lens[i]].tolist() for i in range(n)]
     else:
         flat, labels, off = targets.tolist(), [], 0
         for t in tg_lens:
-            labels.append(flat[off:off + t])
+            labels.append(flat[off : off + t])
             off += t
     width = 2 * max(tg_lens + [0]) + 1
     ext = [[blank] * width for _ in range(n)]
@@ -1103,7 +1182,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     ext_t = torch.tensor(ext, dtype=torch.int64, device=lp.device)
     skip_t = torch.tensor(skip, dtype=torch.bool, device=lp.device)
     valid = torch.arange(width, device=lp.device).unsqueeze(0) < torch.tensor(
-        [2 * t + 1 for t in tg_lens], device=lp.device).unsqueeze(1)
+        [2 * t + 1 for t in tg_lens], device=lp.device
+    ).unsqueeze(1)
     neg = torch.full((n, width), float("-inf"), dtype=lp.dtype, device=lp.device)
     emit = lp.gather(2, ext_t.unsqueeze(0).expand(steps, n, width))  # (T, N, S)
     start = torch.arange(width, device=lp.device).unsqueeze(0) < 2
@@ -1139,8 +1219,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return _ops._nll_loss(input, target, weight, red, int(ignore_index))[0]
 
 
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
-                     reduction="mean"):
+def poisson_nll_loss(
+    input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"
+):
     red = _reduction_enum(size_average, reduce, reduction)
     loss = torch.exp(input) - target * input if log_input else input - target * torch.log(input + eps)
     if full:
@@ -1177,9 +1258,12 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     else:
         red = _reduction_enum(size_average, reduce, reduction)
         if red == 1:
-            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
-                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.", stacklevel=2)
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the support size."
+                "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                stacklevel=2,
+            )
     if log_target:
         loss = torch.exp(target) * (target - input)
     else:
@@ -1190,8 +1274,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _reduce(loss, red)
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction="mean", label_smoothing=0.0):
+def cross_entropy(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
+):
     red = _reduction_enum(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -1233,35 +1318,54 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     return nll * (1 - label_smoothing) + s * (label_smoothing / c)
 
 
-def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
-                         ignore_index=None, label_smoothing=0.0, options=None):
+def linear_cross_entropy(
+    input,
+    linear_weight,
+    target,
+    *,
+    linear_bias=None,
+    weight=None,
+    reduction="mean",
+    ignore_index=None,
+    label_smoothing=0.0,
+    options=None,
+):
     """cross_entropy(linear(input)); options select PyTorch's chunked path, which this reference path ignores."""
     # (..., in) x (C, *out, in) -> (..., C, *out)
     logits = linear(input, linear_weight.reshape(-1, linear_weight.shape[-1]))
     logits = logits.reshape(tuple(input.shape[:-1]) + tuple(linear_weight.shape[:-1]))
     if linear_bias is not None:
         logits = logits + linear_bias
-    return cross_entropy(logits, target, weight=weight, reduction=reduction,
-                           ignore_index=-100 if ignore_index is None else ignore_index,
-                           label_smoothing=label_smoothing)
+    return cross_entropy(
+        logits,
+        target,
+        weight=weight,
+        reduction=reduction,
+        ignore_index=-100 if ignore_index is None else ignore_index,
+        label_smoothing=label_smoothing,
+    )
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     red = _reduction_enum(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
-                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+        )
     with torch.no_grad():
         if bool(((input < 0) | (input > 1)).any()):
             raise RuntimeError("all elements of input should be between 0 and 1")
     # log clamped at -100 (PyTorch's convention) keeps 0*log(0) finite
-    loss = -(target * torch.clamp(torch.log(input), min=-100) +
-             (1 - target) * torch.clamp(torch.log(1 - input), min=-100))
+    loss = -(
+        target * torch.clamp(torch.log(input), min=-100) + (1 - target) * torch.clamp(torch.log(1 - input), min=-100)
+    )
     return _reduce(_weighted(loss, weight), red)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
-                                     pos_weight=None):
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
     red = _reduction_enum(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
@@ -1354,8 +1458,10 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     if input1.dim() != input2.dim() or input1.dim() not in (1, 2):
-        raise RuntimeError(f"cosine_embedding_loss : 1D target tensor expects 2D input tensors, but found inputs "
-                           f"with sizes {list(input1.shape)} and {list(input2.shape)}.")
+        raise RuntimeError(
+            f"cosine_embedding_loss : 1D target tensor expects 2D input tensors, but found inputs "
+            f"with sizes {list(input1.shape)} and {list(input2.shape)}."
+        )
     d = input1.dim() - 1
     eps = 1e-12
     prod = (input1 * input2).sum(d)
@@ -1367,16 +1473,16 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return _reduced(loss, size_average, reduce, reduction)
 
 
-def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
-                      reduction="mean"):
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError(f"weight must be one-dimensional, got {weight.dim()}D")
     x = input.unsqueeze(0) if input.dim() <= 1 else input
     if x.dim() != 2:
-        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-                           f"{list(input.shape)}")
+        raise RuntimeError(
+            f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {list(input.shape)}"
+        )
     t = target.reshape(-1)
     c = x.size(1)
     x_y = x.gather(1, t.unsqueeze(1))
@@ -1392,13 +1498,16 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduced(loss, size_average, reduce, reduction)
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
-                        reduce=None, reduction="mean"):
+def triplet_margin_loss(
+    anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None, reduce=None, reduction="mean"
+):
     dims = (anchor.dim(), positive.dim(), negative.dim())
     if len(set(dims)) != 1:
-        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
-                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
-                           "inputs")
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
+            "inputs"
+        )
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -1407,11 +1516,13 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _reduced(loss, size_average, reduce, reduction)
 
 
-def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
-                                      reduction="mean"):
+def triplet_margin_with_distance_loss(
+    anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False, reduction="mean"
+):
     if margin <= 0:
-        raise ValueError(f"triplet_margin_with_distance_loss: expected margin to be greater than 0, got {margin} "
-                         "instead")
+        raise ValueError(
+            f"triplet_margin_with_distance_loss: expected margin to be greater than 0, got {margin} instead"
+        )
     dist = distance_function if distance_function is not None else pairwise_distance
     d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
     if swap:
@@ -1446,14 +1557,17 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 def pixel_shuffle(input, upscale_factor):
     r = int(upscale_factor)
     if input.dim() < 3:
-        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{input.dim()} dimension(s)")
+        raise RuntimeError(
+            f"pixel_shuffle expects input to have at least 3 dimensions, but got input with {input.dim()} dimension(s)"
+        )
     if r <= 0:
         raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
     *lead, c, h, w = input.shape
     if c % (r * r):
-        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
-                           f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+        raise RuntimeError(
+            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+            f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
+        )
     n = len(lead)
     x = input.reshape(*lead, c // (r * r), r, r, h, w)
     x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
@@ -1463,17 +1577,23 @@ def pixel_shuffle(input, upscale_factor):
 def pixel_unshuffle(input, downscale_factor):
     r = int(downscale_factor)
     if input.dim() < 3:
-        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{input.dim()} dimension(s)")
+        raise RuntimeError(
+            f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+            f"{input.dim()} dimension(s)"
+        )
     if r <= 0:
         raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
     *lead, c, h, w = input.shape
     if h % r:
-        raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)="
-                           f"{h} is not divisible by {r}")
+        raise RuntimeError(
+            f"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)="
+            f"{h} is not divisible by {r}"
+        )
     if w % r:
-        raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)="
-                           f"{w} is not divisible by {r}")
+        raise RuntimeError(
+            f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)="
+            f"{w} is not divisible by {r}"
+        )
     n = len(lead)
     x = input.reshape(*lead, c, h // r, r, w // r, r)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
@@ -1482,8 +1602,10 @@ def pixel_unshuffle(input, downscale_factor):
 
 def channel_shuffle(input, groups):
     if input.dim() <= 2:
-        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{input.dim()} dimension(s)")
+        raise RuntimeError(
+            f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
+            f"{input.dim()} dimension(s)"
+        )
     if groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
     n, c = input.shape[:2]
@@ -1496,20 +1618,31 @@ def channel_shuffle(input, groups):
 native_channel_shuffle = channel_shuffle
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None, antialias=False):
+def interpolate(
+    input,
+    size=None,
+    scale_factor=None,
+    mode="nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias=False,
+):
     if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear"
+        )
     nd = input.ndim - 2
     if nd not in (1, 2):
-        raise NotImplementedError(f"Input Error: Only 3D and 4D input Tensors supported (got {input.ndim}D) for "
-                                  f"the modes: nearest | linear | bilinear (got {mode})")
+        raise NotImplementedError(
+            f"Input Error: Only 3D and 4D input Tensors supported (got {input.ndim}D) for "
+            f"the modes: nearest | linear | bilinear (got {mode})"
+        )
     if mode not in ("nearest", "linear", "bilinear"):
         raise NotImplementedError(f"interpolate mode '{mode}' is not supported")
     if (mode == "linear" and nd != 1) or (mode == "bilinear" and nd != 2):
-        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
-                                  f"{3 if mode == 'linear' else 4}D input")
+        raise NotImplementedError(
+            f"Got {input.ndim}D input, but {mode} mode needs {3 if mode == 'linear' else 4}D input"
+        )
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     spatial = tuple(input.shape[2:])
@@ -1517,11 +1650,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if size is not None:
         out = _pair(size, nd, "size") if isinstance(size, (list, tuple)) else (int(size),) * nd
     elif scale_factor is not None:
-        sf = tuple(float(v) for v in scale_factor) if isinstance(scale_factor, (list, tuple)) else \
-            (float(scale_factor),) * nd
+        sf = (
+            tuple(float(v) for v in scale_factor)
+            if isinstance(scale_factor, (list, tuple))
+            else (float(scale_factor),) * nd
+        )
         if len(sf) != nd:
-            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got "
-                             f"input with spatial dimensions of {list(spatial)} and scale_factor of shape {list(sf)}.")
+            raise ValueError(
+                f"Input and scale_factor must have the same number of spatial dimensions, but got "
+                f"input with spatial dimensions of {list(spatial)} and scale_factor of shape {list(sf)}."
+            )
         out = tuple(int(math.floor(n * f)) for n, f in zip(spatial, sf))
         if not recompute_scale_factor:
             scales = sf
@@ -1552,16 +1690,22 @@ def pad(input, pad, mode="constant", value=None):
 
 def _align_default(align_corners):
     if align_corners is None:
-        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
-                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
-                      "grid_sample for details.", stacklevel=2)
+        warnings.warn(
+            "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+            "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+            "grid_sample for details.",
+            stacklevel=2,
+        )
         return False
     return align_corners
 
 
 def _base_coords(n, align_corners, like):
-    v = torch.linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device) if n > 1 else \
-        torch.zeros((1,), dtype=like.dtype, device=like.device)
+    v = (
+        torch.linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device)
+        if n > 1
+        else torch.zeros((1,), dtype=like.dtype, device=like.device)
+    )
     return v if align_corners else v * ((n - 1) / n)
 
 
@@ -1572,25 +1716,40 @@ def affine_grid(theta, size, align_corners=None):
     size = list(size)
     if len(size) == 4:
         if theta.dim() != 3 or tuple(theta.shape[-2:]) != (2, 3):
-            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
-                             f"{list(theta.shape)}.")
+            raise ValueError(
+                f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got {list(theta.shape)}."
+            )
         n, _, h, w = size
         xs, ys = _base_coords(w, align_corners, theta), _base_coords(h, align_corners, theta)
-        base = torch.stack([xs.reshape(1, w).expand(h, w), ys.reshape(h, 1).expand(h, w),
-                            torch.ones((h, w), dtype=theta.dtype, device=theta.device)], -1)
+        base = torch.stack(
+            [
+                xs.reshape(1, w).expand(h, w),
+                ys.reshape(h, 1).expand(h, w),
+                torch.ones((h, w), dtype=theta.dtype, device=theta.device),
+            ],
+            -1,
+        )
         return base.reshape(1, h * w, 3).matmul(theta.transpose(1, 2)).reshape(n, h, w, 2)
     if len(size) == 5:
         if theta.dim() != 3 or tuple(theta.shape[-2:]) != (3, 4):
-            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. Got "
-                             f"{list(theta.shape)}.")
+            raise ValueError(
+                f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. Got {list(theta.shape)}."
+            )
         n, _, d, h, w = size
         xs, ys, zs = (_base_coords(s, align_corners, theta) for s in (w, h, d))
-        base = torch.stack([xs.reshape(1, 1, w).expand(d, h, w), ys.reshape(1, h, 1).expand(d, h, w),
-                            zs.reshape(d, 1, 1).expand(d, h, w),
-                            torch.ones((d, h, w), dtype=theta.dtype, device=theta.device)], -1)
+        base = torch.stack(
+            [
+                xs.reshape(1, 1, w).expand(d, h, w),
+                ys.reshape(1, h, 1).expand(d, h, w),
+                zs.reshape(d, 1, 1).expand(d, h, w),
+                torch.ones((d, h, w), dtype=theta.dtype, device=theta.device),
+            ],
+            -1,
+        )
         return base.reshape(1, d * h * w, 4).matmul(theta.transpose(1, 2)).reshape(n, d, h, w, 3)
-    raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
-                              f"respectively. Got size {size}.")
+    raise NotImplementedError(
+        f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, respectively. Got size {size}."
+    )
 
 
 def _reflect(x, twice_low, twice_high):
@@ -1616,18 +1775,23 @@ def _source_coord(g, size, padding_mode, align_corners):
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """2-d sampling at normalized grid points, by gathering the neighbouring pixels."""
     if mode not in ("bilinear", "nearest", "bicubic"):
-        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
-                         f"but got: '{mode}'")
+        raise ValueError(
+            f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'"
+        )
     if padding_mode not in ("zeros", "border", "reflection"):
-        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
-                         f"'reflection', but got: '{padding_mode}'")
+        raise ValueError(
+            "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+            f"'reflection', but got: '{padding_mode}'"
+        )
     if input.dim() != 4:
         raise NotImplementedError("grid_sample is implemented here for 4-D input only")
     if mode == "bicubic":
         raise NotImplementedError("grid_sample(mode='bicubic') is not implemented")
     if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension and the same batch size "
-                           f"as input, but got grid with sizes {list(grid.shape)}")
+        raise RuntimeError(
+            f"grid_sampler(): expected grid to have size 2 in last dimension and the same batch size "
+            f"as input, but got grid with sizes {list(grid.shape)}"
+        )
     align_corners = _align_default(align_corners)
     n, c, h, w = input.shape
     ho, wo = grid.shape[1:3]
@@ -1646,8 +1810,12 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         return tap(torch.round(x), torch.round(y))
     x0, y0 = torch.floor(x), torch.floor(y)
     tx, ty = (x - x0).unsqueeze(1), (y - y0).unsqueeze(1)
-    return (tap(x0, y0) * (1 - tx) * (1 - ty) + tap(x0 + 1, y0) * tx * (1 - ty)
-            + tap(x0, y0 + 1) * (1 - tx) * ty + tap(x0 + 1, y0 + 1) * tx * ty)
+    return (
+        tap(x0, y0) * (1 - tx) * (1 - ty)
+        + tap(x0 + 1, y0) * tx * (1 - ty)
+        + tap(x0, y0 + 1) * (1 - tx) * ty
+        + tap(x0 + 1, y0 + 1) * tx * ty
+    )
 
 
 # --- sliding blocks ------------------------------------------------------------------------------------------
@@ -1661,9 +1829,11 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     x = torch.pad(x, (p[1], p[1], p[0], p[0]))
     span = [d[i] * (k[i] - 1) + 1 for i in range(2)]
     if any(x.shape[2 + i] < span[i] for i in range(2)):
-        raise RuntimeError(f"Given input with spatial size {tuple(input.shape[-2:])}, kernel_size={k}, dilation={d}, "
-                           f"padding={p}, calculated shape of the array of sliding blocks is non-positive.")
-    win = x.unfold(2, span[0], s[0]).unfold(3, span[1], s[1])[..., ::d[0], ::d[1]]
+        raise RuntimeError(
+            f"Given input with spatial size {tuple(input.shape[-2:])}, kernel_size={k}, dilation={d}, "
+            f"padding={p}, calculated shape of the array of sliding blocks is non-positive."
+        )
+    win = x.unfold(2, span[0], s[0]).unfold(3, span[1], s[1])[..., :: d[0], :: d[1]]
     n, c, oh, ow = win.shape[:4]
     out = win.permute(0, 1, 4, 5, 2, 3).reshape(n, c * k[0] * k[1], oh * ow)
     return out.squeeze(0) if unbatched else out
@@ -1672,21 +1842,26 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """col2im, the adjoint of unfold: every block added back at its place."""
     if input.dim() not in (2, 3):
-        raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported (got "
-                           f"{input.dim()}D)")
+        raise RuntimeError(
+            f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported (got {input.dim()}D)"
+        )
     o, k, d, p, s = (_tuple(v, 2) for v in (output_size, kernel_size, dilation, padding, stride))
     unbatched = input.dim() == 2
     x = input.unsqueeze(0) if unbatched else input
     n, ck, length = x.shape
     kk = k[0] * k[1]
     if ck % kk:
-        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
-                           f"got input.size(1)={ck} and kernel_size={k}")
+        raise RuntimeError(
+            f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
+            f"got input.size(1)={ck} and kernel_size={k}"
+        )
     blocks = [(o[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2)]
     if blocks[0] * blocks[1] != length:
-        raise RuntimeError(f"Given output_size={o}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, expected "
-                           f"size of input's dimension 2 to match the calculated number of sliding blocks "
-                           f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={length}.")
+        raise RuntimeError(
+            f"Given output_size={o}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, expected "
+            f"size of input's dimension 2 to match the calculated number of sliding blocks "
+            f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={length}."
+        )
     c = ck // kk
     cols = x.reshape(n, c, k[0], k[1], blocks[0], blocks[1])
     full = (o[0] + 2 * p[0], o[1] + 2 * p[1])
@@ -1697,25 +1872,30 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
             top, left = i * d[0], j * d[1]
             v = torch.pad(v, (left, full[1] - left - v.shape[3], top, full[0] - top - v.shape[2]))
             out = v if out is None else out + v
-    out = out[:, :, p[0]:p[0] + o[0], p[1]:p[1] + o[1]]
+    out = out[:, :, p[0] : p[0] + o[0], p[1] : p[1] + o[1]]
     return out.squeeze(0) if unbatched else out
 
 
 # --- attention -----------------------------------------------------------------------------------------------
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
-                                 enable_gqa=False):
+def scaled_dot_product_attention(
+    query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
+):
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
     if is_causal and attn_mask is not None:
-        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
-                           "is_causal=True")
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         rep = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(rep, -3)
         value = value.repeat_interleave(rep, -3)
     s = 1.0 / math.sqrt(E) if scale is None else scale
     mask_grad = attn_mask is not None and attn_mask.requires_grad and torch.is_grad_enabled()
-    if dropout_p == 0.0 and not mask_grad and query.ndim >= 2 and query.shape[:-2] == key.shape[:-2] == \
-            value.shape[:-2] and query.dtype == key.dtype == value.dtype:
+    if (
+        dropout_p == 0.0
+        and not mask_grad
+        and query.ndim >= 2
+        and query.shape[:-2] == key.shape[:-2] == value.shape[:-2]
+        and query.dtype == key.dtype == value.dtype
+    ):
         # one fused op (kernel or composite per backend), with one fused backward
         return _ops._scaled_dot_product_attention(query, key, value, attn_mask, bool(is_causal), float(s))[0]
     attn = torch.matmul(query, key.transpose(-2, -1)) * s
@@ -1744,12 +1924,33 @@ def _additive_mask(mask, dtype, name):
     return mask.to(dtype)
 
 
-def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,  # noqa: C901
-                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
-                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
-                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
-                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
-                                 is_causal=False):
+def multi_head_attention_forward(  # noqa: C901
+    query,
+    key,
+    value,
+    embed_dim_to_check,
+    num_heads,
+    in_proj_weight,
+    in_proj_bias,
+    bias_k,
+    bias_v,
+    add_zero_attn,
+    dropout_p,
+    out_proj_weight,
+    out_proj_bias,
+    training=True,
+    key_padding_mask=None,
+    need_weights=True,
+    attn_mask=None,
+    use_separate_proj_weight=False,
+    q_proj_weight=None,
+    k_proj_weight=None,
+    v_proj_weight=None,
+    static_k=None,
+    static_v=None,
+    average_attn_weights=True,
+    is_causal=False,
+):
     """Multi-head attention on sequence-first inputs (L, N, E) or unbatched (L, E); returns (output, weights)."""
     batched = query.dim() == 3
     if not batched:  # (L, E) -> (L, 1, E)
@@ -1776,8 +1977,10 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     attn_mask = _additive_mask(attn_mask, q.dtype, "attn_mask")
     key_padding_mask = _additive_mask(key_padding_mask, q.dtype, "key_padding_mask")
     if attn_mask is None and is_causal:
-        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
-                           "method `generate_square_subsequent_mask` to create this mask.")
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+            "method `generate_square_subsequent_mask` to create this mask."
+        )
     # per-head layout (N*H, S, D), as PyTorch's static_k / static_v are given
     q = q.reshape(tgt_len, bsz * H, D).transpose(0, 1)
     k = static_k if static_k is not None else k.reshape(k.shape[0], bsz * H, D).transpose(0, 1)
@@ -1785,8 +1988,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     # learned bias row, then a zero row (PyTorch's order): one more key/value, masks padded to match
     extra = []
     if bias_k is not None and bias_v is not None:
-        extra.append((bias_k.reshape(1, 1, E).expand(1, bsz, E).reshape(1, bsz * H, D).transpose(0, 1),
-                      bias_v.reshape(1, 1, E).expand(1, bsz, E).reshape(1, bsz * H, D).transpose(0, 1)))
+        extra.append(
+            (
+                bias_k.reshape(1, 1, E).expand(1, bsz, E).reshape(1, bsz * H, D).transpose(0, 1),
+                bias_v.reshape(1, 1, E).expand(1, bsz, E).reshape(1, bsz * H, D).transpose(0, 1),
+            )
+        )
     if add_zero_attn:
         zeros = q.new_zeros((bsz * H, 1, D))
         extra.append((zeros, zeros))
@@ -1834,8 +2041,25 @@ class _NotATensorError(TypeError, AttributeError):
 
 # A required tensor argument given None (or a non-tensor) is refused before the function body
 # touches it: checked once here for every public function instead of in each one.
-_TENSOR_PARAMS = frozenset(("input", "target", "weight", "query", "key", "value", "input1", "input2", "x1", "x2",
-                            "anchor", "positive", "negative", "log_probs", "targets"))
+_TENSOR_PARAMS = frozenset(
+    (
+        "input",
+        "target",
+        "weight",
+        "query",
+        "key",
+        "value",
+        "input1",
+        "input2",
+        "x1",
+        "x2",
+        "anchor",
+        "positive",
+        "negative",
+        "log_probs",
+        "targets",
+    )
+)
 # ...except where a function gives one of those names to a number: threshold's value is the fill
 _NOT_TENSORS = {"threshold": {"value"}, "threshold_": {"value"}}
 
@@ -1843,11 +2067,15 @@ _NOT_TENSORS = {"threshold": {"value"}, "threshold_": {"value"}}
 def _require_tensors(fn):
     import functools
     import inspect
+
     params = list(inspect.signature(fn).parameters.values())
-    checks = tuple((i, p.name) for i, p in enumerate(params)
-                   if p.name in _TENSOR_PARAMS - _NOT_TENSORS.get(fn.__name__, set())
-                   and p.default is inspect.Parameter.empty
-                   and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    checks = tuple(
+        (i, p.name)
+        for i, p in enumerate(params)
+        if p.name in _TENSOR_PARAMS - _NOT_TENSORS.get(fn.__name__, set())
+        and p.default is inspect.Parameter.empty
+        and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    )
     if not checks:
         return fn
 
@@ -1856,15 +2084,21 @@ def _require_tensors(fn):
         for i, name in checks:
             v = args[i] if i < len(args) else kwargs.get(name, Tensor)
             if v is not Tensor and not isinstance(v, Tensor):
-                raise _NotATensorError(f"{fn.__name__}(): argument '{name}' (position {i + 1}) must be Tensor, "
-                                f"not {type(v).__name__}")
+                raise _NotATensorError(
+                    f"{fn.__name__}(): argument '{name}' (position {i + 1}) must be Tensor, not {type(v).__name__}"
+                )
         return fn(*args, **kwargs)
+
     return checked
 
 
 for _name, _fn in list(globals().items()):
-    if not _name.startswith("_") and callable(_fn) and getattr(_fn, "__module__", None) == __name__ \
-            and type(_fn).__name__ == "function":
+    if (
+        not _name.startswith("_")
+        and callable(_fn)
+        and getattr(_fn, "__module__", None) == __name__
+        and type(_fn).__name__ == "function"
+    ):
         globals()[_name] = _require_tensors(_fn)
 del _name, _fn
 
@@ -1872,11 +2106,15 @@ del _name, _fn
 def _autocast_wrappers():
     """nn.functional functions that are not table ops get their autocast policy here (ops get it in dispatch)."""
     from ..amp.autocast_mode import FP32, LOWER, with_policy
+
     g = globals()
     for name in sorted((FP32 | LOWER) & set(g)):
         fn = g[name]
-        if callable(fn) and not getattr(fn, "_autocast_wrapped", False) and getattr(fn, "__module__", "").startswith(
-                "mindtorch.nn"):
+        if (
+            callable(fn)
+            and not getattr(fn, "_autocast_wrapped", False)
+            and getattr(fn, "__module__", "").startswith("mindtorch.nn")
+        ):
             wrapped = with_policy(name, fn)
             wrapped._autocast_wrapped = True
             g[name] = wrapped

@@ -3,6 +3,7 @@
 Each is the vector-Jacobian product of the convolution itself, taken through autograd, so every
 dimensionality, stride, padding, dilation and groups setting shares the forward's rules and kernels.
 """
+
 import mindtorch
 
 from . import functional as F
@@ -16,8 +17,10 @@ def _vjp(conv, input, weight, grad_output, wrt, stride, padding, dilation, group
         weight = weight.detach().requires_grad_(wrt == "weight")
         out = conv(input, weight, None, stride, padding, dilation, groups)
         if tuple(out.shape) != tuple(grad_output.shape):
-            raise RuntimeError(f"grad_output has shape {tuple(grad_output.shape)} but the convolution's output "
-                               f"has shape {tuple(out.shape)}")
+            raise RuntimeError(
+                f"grad_output has shape {tuple(grad_output.shape)} but the convolution's output "
+                f"has shape {tuple(out.shape)}"
+            )
         return mindtorch.autograd.grad(out, input if wrt == "input" else weight, grad_output)[0]
 
 
@@ -29,6 +32,7 @@ def _pair(conv):
     def grad_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
         w = mindtorch.zeros(tuple(weight_size), dtype=grad_output.dtype, device=grad_output.device)
         return _vjp(conv, input, w, grad_output, "weight", stride, padding, dilation, groups)
+
     return grad_input, grad_weight
 
 

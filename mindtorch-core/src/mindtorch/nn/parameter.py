@@ -1,4 +1,5 @@
 """nn.Parameter: a Tensor subclass that Modules register as a parameter."""
+
 from collections import OrderedDict
 
 from .._tensor import Tensor, make_tensor
@@ -10,6 +11,7 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             import mindtorch
+
             data = mindtorch.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter data must be a Tensor, got {type(data).__name__}")
@@ -31,6 +33,7 @@ class Buffer(Tensor):
 
     def __new__(cls, data=None, *, persistent=True):
         import mindtorch
+
         data = mindtorch.empty(0) if data is None else data
         b = make_tensor(data._storage, data._shape, data._stride, data._offset, data.dtype, data.device, cls)
         b._version = data._version
@@ -43,10 +46,12 @@ class Buffer(Tensor):
 
 class UninitializedTensorMixin:
     """A tensor without data until materialize(shape) gives it storage and turns it into cls_to_become."""
+
     cls_to_become = None
 
     def materialize(self, shape, device=None, dtype=None):
         import mindtorch
+
         device = self.device if device is None else device
         dtype = self.dtype if dtype is None else dtype
         self.data = mindtorch.empty(tuple(shape), device=device, dtype=dtype)
@@ -54,10 +59,12 @@ class UninitializedTensorMixin:
 
     @property
     def shape(self):
-        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
-                           "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
-                           "initialized one. Call `forward` to initialize the parameters before accessing their "
-                           "attributes.")
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+            "initialized one. Call `forward` to initialize the parameters before accessing their "
+            "attributes."
+        )
 
     def __repr__(self):
         return f"<{self.__class__.__name__}>"
@@ -76,6 +83,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
         import mindtorch
+
         return Parameter.__new__(cls, mindtorch.empty(0, device=device, dtype=dtype), requires_grad)
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
@@ -87,6 +95,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     def __new__(cls, requires_grad=False, device=None, dtype=None):
         import mindtorch
+
         data = mindtorch.empty(0, device=device, dtype=dtype)
         b = make_tensor(data._storage, data._shape, data._stride, data._offset, data.dtype, data.device, cls)
         b.requires_grad_(requires_grad)

@@ -1,4 +1,5 @@
 """The op schema table and the namespace of every op (`mindtorch.ops.<name>`)."""
+
 # isort: skip_file  (the families' import order is the op table's listing order)
 from .registry import BY_NAME, OPS, defop  # noqa: F401
 
@@ -37,6 +38,7 @@ class OpNamespace:
             if not ops:
                 raise AttributeError(f"no op named '{name}' in the schema table")
             from .codegen import make_callable
+
             fn = self._cache[name] = make_callable(ops, False)
         return fn
 

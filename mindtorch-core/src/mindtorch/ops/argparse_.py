@@ -3,6 +3,7 @@
 Errors follow PyTorch's Python argument parser: a wrong type is a
 TypeError naming the function, the argument and its position.
 """
+
 import numbers
 import operator
 
@@ -76,8 +77,11 @@ def intlist(v):
 
 
 def is_float(v):
-    return isinstance(v, (int, float)) or (isinstance(v, numbers.Real) and not isinstance(v, Tensor)) or \
-        (isinstance(v, Tensor) and v.numel() == 1)
+    return (
+        isinstance(v, (int, float))
+        or (isinstance(v, numbers.Real) and not isinstance(v, Tensor))
+        or (isinstance(v, Tensor) and v.numel() == 1)
+    )
 
 
 def is_bool(v):
@@ -117,6 +121,7 @@ def to_device(v):
 
 def is_generator(v):
     from .._generator import Generator
+
     return isinstance(v, Generator)
 
 
@@ -127,7 +132,11 @@ def is_str(v):
 # base type -> (check template, conversion template or None, name in messages)
 CHECKS = {
     "Tensor": ("{n}.__class__ is Tensor or isinstance({n}, Tensor)", None, "Tensor"),
-    "Scalar": ("{n}.__class__ in _h_NUMS or _h_is_scalar({n})", "{n} if {n}.__class__ in _h_NUMS else _h_scalar({n})", "Number"),
+    "Scalar": (
+        "{n}.__class__ in _h_NUMS or _h_is_scalar({n})",
+        "{n} if {n}.__class__ in _h_NUMS else _h_scalar({n})",
+        "Number",
+    ),
     "int": ("{n}.__class__ is int or _h_is_int({n})", "_h_index({n})", "int"),
     "SymInt": ("{n}.__class__ is int or _h_is_int({n})", "_h_index({n})", "int"),
     "float": ("_h_is_float({n})", "float({n})", "float"),

@@ -7,6 +7,7 @@ compiles it once at import. Generated code binds arguments with Python's own
 parameter handling, checks types like PyTorch's argument parser, and calls
 the dispatcher.
 """
+
 from .. import dispatch
 from .._tensor import Tensor
 from . import argparse_ as A
@@ -52,8 +53,16 @@ def _check_and_convert(p, n, fname, pos, allow_number, failure):
 
 
 # functions taking their tensors as varargs: meshgrid(a, b) as well as meshgrid([a, b])
-VARARG_TENSOR_LISTS = {"meshgrid", "broadcast_tensors", "block_diag", "cartesian_prod", "chain_matmul", "atleast_1d",
-                       "atleast_2d", "atleast_3d"}
+VARARG_TENSOR_LISTS = {
+    "meshgrid",
+    "broadcast_tensors",
+    "block_diag",
+    "cartesian_prod",
+    "chain_matmul",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+}
 # NumPy spellings PyTorch's argument parser accepts for these keywords: x.sum(axis=1, keepdims=True)
 NUMPY_ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",)}
 # ops PyTorch's argument parser lets take a Python number as the first operand: torch.add(2, t)
@@ -76,9 +85,15 @@ def _signature_parts(op, method, with_out):
             parts.append("*")
             kw_started = True
         # `x.view(2, 3)`: a leading int list may be given as varargs when nothing positional follows
-        if (i == first_positional and p.is_list and not p.optional and not p.has_default and not p.kwarg_only
-                and (p.base in ("int", "SymInt") or (p.base == "Tensor" and op.name in VARARG_TENSOR_LISTS))
-                and all(q.has_default or q.kwarg_only for q in params[i + 1:])):
+        if (
+            i == first_positional
+            and p.is_list
+            and not p.optional
+            and not p.has_default
+            and not p.kwarg_only
+            and (p.base in ("int", "SymInt") or (p.base == "Tensor" and op.name in VARARG_TENSOR_LISTS))
+            and all(q.has_default or q.kwarg_only for q in params[i + 1 :])
+        ):
             # positional sizes arrive in `_va_<name>`; the name itself stays a keyword (x.logsumexp(dim=-1))
             parts += ["*_va_" + n, f"{n}=_D_{n}"]
             defaults["_D_" + n] = _MISSING
@@ -116,7 +131,7 @@ def _aliasable(params, i, name, varargs):
     p = params[i]
     if name not in NUMPY_ALIASES or name == varargs:
         return False
-    return p.has_default or (not p.kwarg_only and all(q.has_default or q.kwarg_only for q in params[i + 1:]))
+    return p.has_default or (not p.kwarg_only and all(q.has_default or q.kwarg_only for q in params[i + 1 :]))
 
 
 def _unpack_varargs(op, names, v, fname, method):
@@ -126,15 +141,18 @@ def _unpack_varargs(op, names, v, fname, method):
     # `x.view(2, 3)` packs ints; `x.split([1, 3], 1)` gives the list itself, then the following positionals
     start = names.index(v) + 1
     follow = [n for p, n in zip(op.params[start:], names[start:]) if not p.kwarg_only]
-    lines = [f"if not ({v}[0].__class__ is int or _h_is_int({v}[0])):",
-             f"    {v}, _rest = {v}[0], {v}[1:]",
-             f"    if len(_rest) > {len(follow)}: raise TypeError('{fname}() takes at most {len(follow) + 1} "
-             f"positional arguments after the sizes')"]
+    lines = [
+        f"if not ({v}[0].__class__ is int or _h_is_int({v}[0])):",
+        f"    {v}, _rest = {v}[0], {v}[1:]",
+        f"    if len(_rest) > {len(follow)}: raise TypeError('{fname}() takes at most {len(follow) + 1} "
+        f"positional arguments after the sizes')",
+    ]
     for k, n in enumerate(follow):
-        lines += [f"    if len(_rest) > {k}:",
-                  f"        if {n} is not _D_{n}: raise TypeError(\"{fname}() got multiple values for argument "
-                  f"'{n}'\")",
-                  f"        {n} = _rest[{k}]"]
+        lines += [
+            f"    if len(_rest) > {k}:",
+            f"        if {n} is not _D_{n}: raise TypeError(\"{fname}() got multiple values for argument '{n}'\")",
+            f"        {n} = _rest[{k}]",
+        ]
     return lines
 
 
@@ -157,16 +175,19 @@ def _body(op, method, names, varargs, raise_errors):
         for _, n in aliased:
             for alias in NUMPY_ALIASES[n]:
                 lines.append(f"    if '{alias}' in _aliases:")
-                lines.append(f"        if {n} is not _D_{n}: raise TypeError(\"{fname}() got an unexpected keyword "
-                             f"argument '{alias}'\")")
+                lines.append(
+                    f'        if {n} is not _D_{n}: raise TypeError("{fname}() got an unexpected keyword '
+                    f"argument '{alias}'\")"
+                )
                 lines.append(f"        {n} = _aliases.pop('{alias}')")
-        lines.append(f"    if _aliases: raise TypeError(f\"{fname}() got an unexpected keyword argument "
-                     f"'{{next(iter(_aliases))}}'\")")
+        lines.append(
+            f'    if _aliases: raise TypeError(f"{fname}() got an unexpected keyword argument '
+            f"'{{next(iter(_aliases))}}'\")"
+        )
         for p, n in aliased:
             if not p.has_default:
                 lines.append(f"if {n} is _D_{n}: raise TypeError(\"{fname}() missing required argument '{n}'\")")
-    failure = (f"raise arg_error('{fname}', '{{n}}', {{pos}}, {{n}}, '{{expected}}')" if raise_errors
-               else "return None")
+    failure = f"raise arg_error('{fname}', '{{n}}', {{pos}}, {{n}}, '{{expected}}')" if raise_errors else "return None"
     for i, (p, n) in enumerate(zip(op.params, names)):
         allow_number = op.numbers_as_tensors and (i > 0 or op.name in NUMBER_FIRST)
         lines += _check_and_convert(p, n, fname, i + 1, allow_number, failure)
@@ -182,8 +203,10 @@ def _compile(src, env, name):
 def _base_env():
     env = {"_h_" + k: getattr(A, k) for k in dir(A) if not k.startswith("__")}
     from .._amp_state import ACTIVE
-    env.update(Tensor=Tensor, _call=dispatch.call, _call_out=dispatch.call_out, arg_error=A.arg_error,
-               _amp_active=ACTIVE)  # the dict itself: non-empty while autocast is on
+
+    env.update(
+        Tensor=Tensor, _call=dispatch.call, _call_out=dispatch.call_out, arg_error=A.arg_error, _amp_active=ACTIVE
+    )  # the dict itself: non-empty while autocast is on
     return env
 
 
@@ -191,8 +214,13 @@ def _fast_path(op, names):
     """Inline call path for the common case: every tensor argument is a plain Tensor on one
     device (Python numbers allowed where the schema takes them) and the backend has a kernel.
     Anything else falls through to dispatch.call, which handles all cases."""
-    if (op.view_fn is not None or op.inplace or op.meta is None or op.device_param is not None
-            or op.requires_grad_param is not None):
+    if (
+        op.view_fn is not None
+        or op.inplace
+        or op.meta is None
+        or op.device_param is not None
+        or op.requires_grad_param is not None
+    ):
         return []
     tparams = [i for i in op.tensor_params]
     if not tparams or tparams[0] != 0 or not op.params[0].is_tensor or op.params[0].optional:
@@ -212,32 +240,36 @@ def _fast_path(op, names):
         grads.append(f"({n}.__class__ is Tensor and {n}._requires_grad)")
     args = ", ".join(names)
     from .._amp_state import POLICY_OPS
+
     # an op with an autocast policy takes the fast path only while autocast is off
     guard = " and not _amp_active" if op.name in POLICY_OPS else ""
-    lines = [f"if {first}.__class__ is Tensor{guard}:",
-             f"    _dev = {first}.device"]
+    lines = [f"if {first}.__class__ is Tensor{guard}:", f"    _dev = {first}.device"]
     body_indent = "    "
     if conds:
         lines.append(f"    if {' and '.join(conds)}:")
         body_indent = "        "
     needs = " or ".join([f"{first}._requires_grad"] + grads)
-    lines += [body_indent + l for l in (
-        "_k = _kernels.get(_dev.type)",
-        "if _k is not None:",
-        f"    if ({needs}) and _grad.enabled:",
-        "        if _op.derivative is not None:",
-        f"            _out = _k(_meta({args}), {args})",
-        f"            _record(_op, ({args},), _out)",
-        "            return _out",
-        "    else:",
-        f"        return _k(_meta({args}), {args})",
-    )]
+    lines += [
+        body_indent + l
+        for l in (
+            "_k = _kernels.get(_dev.type)",
+            "if _k is not None:",
+            f"    if ({needs}) and _grad.enabled:",
+            "        if _op.derivative is not None:",
+            f"            _out = _k(_meta({args}), {args})",
+            f"            _record(_op, ({args},), _out)",
+            "            return _out",
+            "    else:",
+            f"        return _k(_meta({args}), {args})",
+        )
+    ]
     return lines
 
 
 def _fast_env(op):
     from .._grad_mode import state
     from ..autograd.graph import record
+
     return {"_kernels": op.kernels, "_meta": op.meta, "_grad": state, "_record": record}
 
 
@@ -283,9 +315,13 @@ def _make_binder(op, method, k):
 
 def _overload_error(name, ops, args, kwargs, method):
     got = ", ".join([A.type_name(a) for a in args] + [f"{k}={A.type_name(v)}" for k, v in kwargs.items()])
-    sigs = "\n".join(" * (" + ", ".join(f"{p.type} {_pyname(p, method)}" for p in o.params[(1 if method else 0):])
-                     + ")" for o in ops)
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n{sigs}")
+    sigs = "\n".join(
+        " * (" + ", ".join(f"{p.type} {_pyname(p, method)}" for p in o.params[(1 if method else 0) :]) + ")"
+        for o in ops
+    )
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n{sigs}"
+    )
 
 
 def _make_overloaded(ops, method, fname_py):
@@ -317,27 +353,53 @@ def make_callable(ops, method, fname_py=None):
     fn.__qualname__ = ("Tensor." if method else "") + fname_py
     fn.__module__ = "mindtorch"
     from .docs import docstring
+
     fn.__doc__ = docstring(ops, method)
     return fn
 
 
 # operator -> (op name, swapped operands)
 BINARY_OPERATORS = {
-    "__add__": ("add", False), "__radd__": ("add", False), "__iadd__": ("add_", False),
-    "__sub__": ("sub", False), "__rsub__": ("sub", True), "__isub__": ("sub_", False),
-    "__mul__": ("mul", False), "__rmul__": ("mul", False), "__imul__": ("mul_", False),
-    "__truediv__": ("div", False), "__rtruediv__": ("div", True), "__itruediv__": ("div_", False),
-    "__floordiv__": ("floor_divide", False), "__rfloordiv__": ("floor_divide", True),
+    "__add__": ("add", False),
+    "__radd__": ("add", False),
+    "__iadd__": ("add_", False),
+    "__sub__": ("sub", False),
+    "__rsub__": ("sub", True),
+    "__isub__": ("sub_", False),
+    "__mul__": ("mul", False),
+    "__rmul__": ("mul", False),
+    "__imul__": ("mul_", False),
+    "__truediv__": ("div", False),
+    "__rtruediv__": ("div", True),
+    "__itruediv__": ("div_", False),
+    "__floordiv__": ("floor_divide", False),
+    "__rfloordiv__": ("floor_divide", True),
     "__ifloordiv__": ("floor_divide_", False),
-    "__mod__": ("remainder", False), "__rmod__": ("remainder", True), "__imod__": ("remainder_", False),
-    "__pow__": ("pow", False), "__rpow__": ("pow", True), "__ipow__": ("pow_", False),
-    "__matmul__": ("matmul", False), "__rmatmul__": ("matmul", True),
-    "__and__": ("bitwise_and", False), "__rand__": ("bitwise_and", False), "__iand__": ("bitwise_and_", False),
-    "__or__": ("bitwise_or", False), "__ror__": ("bitwise_or", False), "__ior__": ("bitwise_or_", False),
-    "__xor__": ("bitwise_xor", False), "__rxor__": ("bitwise_xor", False), "__ixor__": ("bitwise_xor_", False),
-    "__lshift__": ("bitwise_left_shift", False), "__rshift__": ("bitwise_right_shift", False),
-    "__eq__": ("eq", False), "__ne__": ("ne", False), "__lt__": ("lt", False), "__le__": ("le", False),
-    "__gt__": ("gt", False), "__ge__": ("ge", False),
+    "__mod__": ("remainder", False),
+    "__rmod__": ("remainder", True),
+    "__imod__": ("remainder_", False),
+    "__pow__": ("pow", False),
+    "__rpow__": ("pow", True),
+    "__ipow__": ("pow_", False),
+    "__matmul__": ("matmul", False),
+    "__rmatmul__": ("matmul", True),
+    "__and__": ("bitwise_and", False),
+    "__rand__": ("bitwise_and", False),
+    "__iand__": ("bitwise_and_", False),
+    "__or__": ("bitwise_or", False),
+    "__ror__": ("bitwise_or", False),
+    "__ior__": ("bitwise_or_", False),
+    "__xor__": ("bitwise_xor", False),
+    "__rxor__": ("bitwise_xor", False),
+    "__ixor__": ("bitwise_xor_", False),
+    "__lshift__": ("bitwise_left_shift", False),
+    "__rshift__": ("bitwise_right_shift", False),
+    "__eq__": ("eq", False),
+    "__ne__": ("ne", False),
+    "__lt__": ("lt", False),
+    "__le__": ("le", False),
+    "__gt__": ("gt", False),
+    "__ge__": ("ge", False),
 }
 UNARY_OPERATORS = {"__neg__": "neg", "__abs__": "abs", "__invert__": "bitwise_not", "__pos__": "positive"}
 
@@ -364,20 +426,24 @@ def _make_binary_operator(dunder, opname, swapped):
     nums = A.NUMS
     is_num = A.is_num
     if swapped:
+
         def fn(self, other):
             if not (other.__class__ in nums or is_num(other)):
                 return NotImplemented
             return call(op, (other, self) + extra)
     elif extra:
+
         def fn(self, other):
             if not (other.__class__ is Tensor or isinstance(other, Tensor) or other.__class__ in nums or is_num(other)):
                 return NotImplemented
             return call(op, (self, other) + extra)
     else:
+
         def fn(self, other):
             if not (other.__class__ is Tensor or isinstance(other, Tensor) or other.__class__ in nums or is_num(other)):
                 return NotImplemented
             return call(op, (self, other))
+
     fn.__name__ = dunder
     return fn
 
@@ -387,8 +453,10 @@ def _make_dunder(op, dunder):
     names = [p.name for p in op.params]
     lines = [f"def {dunder}({names[0]}, {names[1]}):"]
     n = names[1]
-    lines.append(f"    if not ({n}.__class__ is Tensor or isinstance({n}, Tensor) or {n}.__class__ in _h_NUMS "
-                 f"or _h_is_num({n})): return NotImplemented")
+    lines.append(
+        f"    if not ({n}.__class__ is Tensor or isinstance({n}, Tensor) or {n}.__class__ in _h_NUMS "
+        f"or _h_is_num({n})): return NotImplemented"
+    )
     defaults = {}
     for p in op.params[2:]:
         defaults["_D_" + p.name] = p.default
@@ -401,13 +469,16 @@ def _make_dunder(op, dunder):
 def _make_unary_operator(dunder, op):
     call = dispatch.call
     if dunder == "__invert__":
+
         def fn(self):
             if self.dtype.is_floating_point or self.dtype.is_complex:
                 raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
             return call(op, (self,))
     else:
+
         def fn(self):
             return call(op, (self,))
+
     fn.__name__ = dunder
     return fn
 
@@ -469,8 +540,41 @@ def install(namespace, tensor_cls):
 
 class _HANDWRITTEN:
     """Tensor methods written by hand in _tensor.py win over generated ones."""
-    for _n in ("size", "stride", "dim", "numel", "type", "float", "double", "half", "long", "int", "bool", "cpu",
-               "conj", "requires_grad_", "backward", "register_hook", "retain_grad", "item", "tolist", "numpy",
-               "view_as", "expand_as", "reshape_as", "type_as", "is_contiguous", "is_floating_point",
-               "is_complex", "short", "char", "byte", "bfloat16", "element_size", "data_ptr", "storage_offset"):
+
+    for _n in (
+        "size",
+        "stride",
+        "dim",
+        "numel",
+        "type",
+        "float",
+        "double",
+        "half",
+        "long",
+        "int",
+        "bool",
+        "cpu",
+        "conj",
+        "requires_grad_",
+        "backward",
+        "register_hook",
+        "retain_grad",
+        "item",
+        "tolist",
+        "numpy",
+        "view_as",
+        "expand_as",
+        "reshape_as",
+        "type_as",
+        "is_contiguous",
+        "is_floating_point",
+        "is_complex",
+        "short",
+        "char",
+        "byte",
+        "bfloat16",
+        "element_size",
+        "data_ptr",
+        "storage_offset",
+    ):
         locals()[_n] = True

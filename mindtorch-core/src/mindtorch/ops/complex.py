@@ -4,6 +4,7 @@ tensor's bytes as another dtype, and building complex tensors from parts.
 A complex element is two reals side by side, so viewing one as the other only rescales the strides and the
 offset by two; core does it for every device, like the other view ops.
 """
+
 import math
 
 from .. import _dtype as D
@@ -23,8 +24,10 @@ def _view_as_complex(self):
     if self.dtype not in (D.float32, D.float64):
         if self.dtype is D.float16:
             raise RuntimeError("view_as_complex: complex32 (ComplexHalf) tensors are not supported by mindtorch")
-        raise RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a tensor "
-                           f"of scalar type: {_tname(self.dtype)}")
+        raise RuntimeError(
+            "view_as_complex is only supported for half, float and double tensors, but got a tensor "
+            f"of scalar type: {_tname(self.dtype)}"
+        )
     if not self._shape:
         raise RuntimeError("Input tensor must have one or more dimensions")
     if self._shape[-1] != 2:
@@ -38,10 +41,20 @@ def _view_as_complex(self):
     return self._shape[:-1], tuple(s // 2 for s in self._stride[:-1]), self._offset // 2, self.dtype.to_complex()
 
 
-defop("view_as_real(Tensor(a) self) -> Tensor(a)", view=_view_as_real, method=False, family=F,
-      grad={"self": "torch.view_as_complex(grad.contiguous())"})
-defop("view_as_complex(Tensor(a) self) -> Tensor(a)", view=_view_as_complex, method=False, family=F,
-      grad={"self": "torch.view_as_real(complex_grad(grad))"})
+defop(
+    "view_as_real(Tensor(a) self) -> Tensor(a)",
+    view=_view_as_real,
+    method=False,
+    family=F,
+    grad={"self": "torch.view_as_complex(grad.contiguous())"},
+)
+defop(
+    "view_as_complex(Tensor(a) self) -> Tensor(a)",
+    view=_view_as_complex,
+    method=False,
+    family=F,
+    grad={"self": "torch.view_as_real(complex_grad(grad))"},
+)
 
 
 def _view_dtype(self, dtype):
@@ -71,8 +84,9 @@ def _view_dtype(self, dtype):
     return shape, [s * k for s in stride[:-1]] + [1], self._offset * k, dtype
 
 
-defop("view(Tensor(a) self, ScalarType dtype) -> Tensor(a)", view=_view_dtype, function=False,
-      overload="dtype", family=F)
+defop(
+    "view(Tensor(a) self, ScalarType dtype) -> Tensor(a)", view=_view_dtype, function=False, overload="dtype", family=F
+)
 
 
 def _real(self):
@@ -87,6 +101,7 @@ def _imag(self):
 
 def _view_as_real_alias(self, part):
     import mindtorch
+
     return mindtorch.view_as_real(self).select(-1, part)
 
 
@@ -96,13 +111,18 @@ defop("imag(Tensor(a) self) -> Tensor(a)", composite=_imag, method=False, family
 
 def _complex(real, imag):
     import mindtorch
+
     ok = (D.float16, D.float32, D.float64)
     if real.dtype not in ok or imag.dtype not in ok:
-        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{_tname(real.dtype)} and {_tname(imag.dtype)}")
+        raise RuntimeError(
+            "Expected both inputs to be Half, Float or Double tensors but got "
+            f"{_tname(real.dtype)} and {_tname(imag.dtype)}"
+        )
     if real.dtype is not imag.dtype:
-        raise RuntimeError(f"Expected object of scalar type {_tname(real.dtype)} but got scalar type "
-                           f"{_tname(imag.dtype)} for second argument")
+        raise RuntimeError(
+            f"Expected object of scalar type {_tname(real.dtype)} but got scalar type "
+            f"{_tname(imag.dtype)} for second argument"
+        )
     if real.dtype is D.float16:
         raise RuntimeError("complex: complex32 (ComplexHalf) tensors are not supported by mindtorch")
     parts = mindtorch.broadcast_tensors(real, imag)
@@ -111,6 +131,7 @@ def _complex(real, imag):
 
 def _polar(abs, angle):
     import mindtorch
+
     _complex(abs, angle)  # the same dtype checks as complex()
     return mindtorch.complex(abs * mindtorch.cos(angle), abs * mindtorch.sin(angle))
 
@@ -122,6 +143,7 @@ defop("polar(Tensor abs, Tensor angle) -> Tensor", composite=_polar, method=Fals
 def _angle(self):
     """The argument of each element; for real numbers pi below zero, else zero (NaN stays NaN)."""
     import mindtorch
+
     if self.dtype.is_complex:
         return mindtorch.atan2(mindtorch.imag(self), mindtorch.real(self))
     x = self if self.dtype._kind == 2 else self.to(mindtorch.get_default_dtype())

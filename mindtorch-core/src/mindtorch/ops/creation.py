@@ -1,6 +1,7 @@
 """Factory ops (empty, zeros, full, arange, linspace, eye, tril_indices, range, ...), tensors built from
 other tensors (diag_embed, diagflat, block_diag, cartesian_prod, combinations, vander), copies and
 dtype/device conversion, Tensor.new_*."""
+
 import itertools
 
 from .. import _dtype as D
@@ -11,18 +12,21 @@ from .meta import TensorMeta
 from .registry import OPS, declare_inplace, defop
 
 F = "creation"
-_OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, " \
-        "bool requires_grad=False"
+_OPTS = (
+    "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool requires_grad=False"
+)
 
 
-_MAX_BYTES = 2 ** 63 - 1
+_MAX_BYTES = 2**63 - 1
 
 
 def _check_size(size, dtype=None):
     for s in size:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
-    if numel(size) * (dtype or D.get_default_dtype()).itemsize > _MAX_BYTES:  # meta would otherwise describe a tensor no storage can hold
+    if (
+        numel(size) * (dtype or D.get_default_dtype()).itemsize > _MAX_BYTES
+    ):  # meta would otherwise describe a tensor no storage can hold
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     return tuple(size)
 
@@ -41,12 +45,22 @@ def _full_meta(size, fill_value, dtype=None, *rest):
     return TensorMeta(_check_size(size, dtype), dtype)
 
 
-defop(f"empty(SymInt[] size, *, {_OPTS}, MemoryFormat? memory_format=None) -> Tensor", meta=_factory_meta,
-      method=False, out=True, family=F)
-defop(f"empty_strided(SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor",
-      meta=lambda size, stride, dtype=None, *r: TensorMeta(_check_size(size, dtype), dtype or D.get_default_dtype()),
-      method=False, family=F)
-defop(f"full(SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor", meta=_full_meta, method=False, out=True, family=F)
+defop(
+    f"empty(SymInt[] size, *, {_OPTS}, MemoryFormat? memory_format=None) -> Tensor",
+    meta=_factory_meta,
+    method=False,
+    out=True,
+    family=F,
+)
+defop(
+    f"empty_strided(SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor",
+    meta=lambda size, stride, dtype=None, *r: TensorMeta(_check_size(size, dtype), dtype or D.get_default_dtype()),
+    method=False,
+    family=F,
+)
+defop(
+    f"full(SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor", meta=_full_meta, method=False, out=True, family=F
+)
 
 
 def _zeros(size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -69,15 +83,19 @@ def _like(fn):
     def composite(self, *args):
         *vals, dtype, layout, device, pin, rg, memory_format = args
         return fn(self, *vals, dtype=dtype or self.dtype, device=device or self.device)
+
     return composite
 
 
-_LIKE = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, " \
-        "bool requires_grad=False, MemoryFormat? memory_format=None"
+_LIKE = (
+    "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, "
+    "bool requires_grad=False, MemoryFormat? memory_format=None"
+)
 
 
 def _empty_like(self, dtype, device):
     from .. import empty
+
     return empty(self._shape, dtype=dtype, device=device)
 
 
@@ -86,17 +104,30 @@ def _full_like(self, value, dtype, device):
 
 
 defop(f"empty_like(Tensor self, *, {_LIKE}) -> Tensor", composite=_like(_empty_like), method=False, family=F)
-defop(f"zeros_like(Tensor self, *, {_LIKE}) -> Tensor",
-      composite=_like(lambda s, dtype, device: _call_full(s._shape, 0, dtype, device)), method=False, family=F)
-defop(f"ones_like(Tensor self, *, {_LIKE}) -> Tensor",
-      composite=_like(lambda s, dtype, device: _call_full(s._shape, 1, dtype, device)), method=False, family=F)
-defop(f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", composite=_like(_full_like),
-      method=False, family=F)
+defop(
+    f"zeros_like(Tensor self, *, {_LIKE}) -> Tensor",
+    composite=_like(lambda s, dtype, device: _call_full(s._shape, 0, dtype, device)),
+    method=False,
+    family=F,
+)
+defop(
+    f"ones_like(Tensor self, *, {_LIKE}) -> Tensor",
+    composite=_like(lambda s, dtype, device: _call_full(s._shape, 1, dtype, device)),
+    method=False,
+    family=F,
+)
+defop(
+    f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor",
+    composite=_like(_full_like),
+    method=False,
+    family=F,
+)
 
 
 def arange_params(start, end, step, dtype):
     """(dtype, start, step, length) of arange, as PyTorch computes them."""
     import math
+
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in (start, end, step)) else D.int64
     if dtype is D.bool_ or dtype.is_complex:
@@ -129,13 +160,20 @@ def _arange_bind_meta(start, end, step, dtype=None, *rest):
     return _arange_meta(start, end, step, dtype)
 
 
-defop(f"arange(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor", meta=_arange_bind_meta,
-      method=False, overload="start_step", out=True, family=F)
+defop(
+    f"arange(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor",
+    meta=_arange_bind_meta,
+    method=False,
+    overload="start_step",
+    out=True,
+    family=F,
+)
 
 
 def _arange_end(end, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     from ..dispatch import call
     from .registry import OPS
+
     return call(OPS["arange.start_step"], (0, end, 1, dtype, layout, device, pin_memory, requires_grad))
 
 
@@ -151,24 +189,34 @@ def _linspace_meta(start, end, steps, dtype=None, *rest):
     return TensorMeta((steps,), dtype)
 
 
-defop(f"linspace(Scalar start, Scalar end, int steps, *, {_OPTS}) -> Tensor", meta=_linspace_meta,
-      method=False, out=True, family=F)
+defop(
+    f"linspace(Scalar start, Scalar end, int steps, *, {_OPTS}) -> Tensor",
+    meta=_linspace_meta,
+    method=False,
+    out=True,
+    family=F,
+)
 
 
 def _logspace_meta(start, end, steps, base=10.0, dtype=None, *rest):
     return _linspace_meta(start, end, steps, dtype)
 
 
-def _logspace(start, end, steps, base=10.0, dtype=None, layout=None, device=None, pin_memory=None,
-              requires_grad=False):
+def _logspace(start, end, steps, base=10.0, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """base ** linspace(start, end) in float64, then cast (the cpu kernel's order): for devices without a kernel."""
     dtype = _logspace_meta(start, end, steps, base, dtype).dtype
     exps = torch.linspace(start, end, steps, dtype=D.float64, device=device)
     return torch.pow(base, exps).to(dtype).requires_grad_(requires_grad)
 
 
-defop(f"logspace(Scalar start, Scalar end, int steps, float base=10.0, *, {_OPTS}) -> Tensor",
-      meta=_logspace_meta, method=False, out=True, family=F, composite=_logspace)
+defop(
+    f"logspace(Scalar start, Scalar end, int steps, float base=10.0, *, {_OPTS}) -> Tensor",
+    meta=_logspace_meta,
+    method=False,
+    out=True,
+    family=F,
+    composite=_logspace,
+)
 
 
 def _eye_meta(n, m=None, dtype=None, *rest):
@@ -187,30 +235,40 @@ def _same(self, *rest):
     return TensorMeta(self._shape, self.dtype)
 
 
-defop("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", meta=_same, family=F,
-      grad={"self": "grad"})
+defop("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", meta=_same, family=F, grad={"self": "grad"})
 
 
 def _to_copy_meta(self, dtype=None, device=None, *rest):
     return TensorMeta(self._shape, dtype or self.dtype)
 
 
-defop("_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, bool non_blocking=False) -> Tensor",
-      meta=_to_copy_meta, method=False, family=F,
-      grad={"self": "to_like(grad, self)"})
+defop(
+    "_to_copy(Tensor self, *, ScalarType? dtype=None, Device? device=None, bool non_blocking=False) -> Tensor",
+    meta=_to_copy_meta,
+    method=False,
+    family=F,
+    grad={"self": "to_like(grad, self)"},
+)
 
 
 def _copy_meta(self, src, non_blocking=False):
     from .._geometry import broadcast_shapes
+
     sh = tuple(src._shape) if hasattr(src, "_shape") else ()
     if broadcast_shapes(self._shape, sh) != tuple(self._shape):
-        raise RuntimeError(f"output with shape [{', '.join(map(str, self._shape))}] doesn't match the broadcast "
-                           f"shape [{', '.join(map(str, broadcast_shapes(self._shape, sh)))}]")
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, self._shape))}] doesn't match the broadcast "
+            f"shape [{', '.join(map(str, broadcast_shapes(self._shape, sh)))}]"
+        )
     return TensorMeta(self._shape, self.dtype)
 
 
-declare_inplace("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", meta=_copy_meta,
-                family=F, grad={"self": "grad * 0", "src": "copy_src_grad(grad, src)"})
+declare_inplace(
+    "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+    meta=_copy_meta,
+    family=F,
+    grad={"self": "grad * 0", "src": "copy_src_grad(grad, src)"},
+)
 
 
 def _fill_meta(self, value):
@@ -224,8 +282,13 @@ def _fill_meta(self, value):
     return TensorMeta(self._shape, d)
 
 
-declare_inplace("fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)", meta=_fill_meta, overload="Scalar", family=F,
-                grad={"self": "grad * 0"})
+declare_inplace(
+    "fill_(Tensor(a!) self, Scalar value) -> Tensor(a!)",
+    meta=_fill_meta,
+    overload="Scalar",
+    family=F,
+    grad={"self": "grad * 0"},
+)
 declare_inplace("zero_(Tensor(a!) self) -> Tensor(a!)", meta=_same, family=F, grad={"self": "grad * 0"})
 
 
@@ -237,6 +300,7 @@ def _resize(self, size, memory_format=None):
     """Core-only: reshape in place, growing the storage from the device's allocator when needed."""
     from .._backends.registry import backend_for
     from .._geometry import contiguous_strides
+
     size = _check_size(size, self.dtype)
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
@@ -247,8 +311,11 @@ def _resize(self, size, memory_format=None):
     return self
 
 
-declare_inplace("resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)",
-                composite=_resize, family=F)
+declare_inplace(
+    "resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)",
+    composite=_resize,
+    family=F,
+)
 
 
 # --- Tensor.new_* (method-only): self's dtype and device unless given ----------------------
@@ -256,32 +323,52 @@ def _new_factory(fn):
     def composite(self, *args):
         *vals, dtype, layout, device, pin, rg = args
         return fn(*vals, dtype=dtype or self.dtype, device=device or self.device)
+
     return composite
 
 
 def _new_empty(size, dtype, device):
     from .. import empty
+
     return empty(size, dtype=dtype, device=device)
 
 
 def _new_empty_strided(size, stride, dtype, device):
     from .. import empty_strided
+
     return empty_strided(size, stride, dtype=dtype, device=device)
 
 
-defop(f"new_empty(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor", composite=_new_factory(_new_empty),
-      function=False, family=F)
-defop(f"new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor",
-      composite=_new_factory(_new_empty_strided), function=False, family=F)
-defop(f"new_zeros(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
-      composite=_new_factory(lambda size, dtype, device: _call_full(size, 0, dtype, device)), function=False,
-      family=F)
-defop(f"new_ones(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
-      composite=_new_factory(lambda size, dtype, device: _call_full(size, 1, dtype, device)), function=False,
-      family=F)
-defop(f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor",
-      composite=_new_factory(lambda size, value, dtype, device: _call_full(size, value, dtype, device)),
-      function=False, family=F)
+defop(
+    f"new_empty(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
+    composite=_new_factory(_new_empty),
+    function=False,
+    family=F,
+)
+defop(
+    f"new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor",
+    composite=_new_factory(_new_empty_strided),
+    function=False,
+    family=F,
+)
+defop(
+    f"new_zeros(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
+    composite=_new_factory(lambda size, dtype, device: _call_full(size, 0, dtype, device)),
+    function=False,
+    family=F,
+)
+defop(
+    f"new_ones(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
+    composite=_new_factory(lambda size, dtype, device: _call_full(size, 1, dtype, device)),
+    function=False,
+    family=F,
+)
+defop(
+    f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor",
+    composite=_new_factory(lambda size, value, dtype, device: _call_full(size, value, dtype, device)),
+    function=False,
+    family=F,
+)
 
 
 # --- tensors built from other tensors: diag_embed, diagflat, block_diag, cartesian_prod, combinations, vander ---
@@ -309,8 +396,9 @@ def _block_diag(tensors):
     mats = []
     for i, t in enumerate(tensors):
         if t.dim() > 2:
-            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
-                               f"{t.dim()} dimensions")
+            raise RuntimeError(
+                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {t.dim()} dimensions"
+            )
         mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
     if not mats:
         return torch.empty(1, 0)
@@ -363,8 +451,12 @@ def _combinations(self, r=2, with_replacement=False):
     return self[idx.reshape(-1)].reshape(len(rows), r)
 
 
-defop("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor", composite=_combinations,
-      method=False, family=F)
+defop(
+    "combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor",
+    composite=_combinations,
+    method=False,
+    family=F,
+)
 
 
 def _vander(x, N=None, increasing=False):
@@ -381,8 +473,9 @@ def _vander(x, N=None, increasing=False):
         powers = powers.flip(0)
     if n == 0:
         return base.new_empty((x.shape[0], 0))
-    cols = torch.cumprod(torch.cat([torch.ones_like(base).unsqueeze(1),
-                                    base.unsqueeze(1).expand(-1, max(n - 1, 0))], 1), 1)
+    cols = torch.cumprod(
+        torch.cat([torch.ones_like(base).unsqueeze(1), base.unsqueeze(1).expand(-1, max(n - 1, 0))], 1), 1
+    )
     return cols if increasing else cols.flip(1)
 
 
@@ -396,22 +489,35 @@ def _tri_indices(upper):
         r = torch.arange(row, device=device).unsqueeze(1)
         c = torch.arange(col, device=device).unsqueeze(0)
         keep = (c - r >= offset) if upper else (c - r <= offset)
-        return torch.stack(torch.nonzero(keep, as_tuple=True)).to(dtype) if row * col else \
-            torch.zeros(2, 0, dtype=dtype, device=device)
+        return (
+            torch.stack(torch.nonzero(keep, as_tuple=True)).to(dtype)
+            if row * col
+            else torch.zeros(2, 0, dtype=dtype, device=device)
+        )
+
     return indices
 
 
 for _n, _up in (("tril_indices", False), ("triu_indices", True)):
-    defop(f"{_n}(int row, int col, int offset=0, *, {_OPTS}) -> Tensor", composite=_tri_indices(_up),
-          method=False, family=F)
+    defop(
+        f"{_n}(int row, int col, int offset=0, *, {_OPTS}) -> Tensor",
+        composite=_tri_indices(_up),
+        method=False,
+        family=F,
+    )
 
 
 def _range(start, end, step=1, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """torch.range: deprecated, end included; like arange(start, end + step) computed in the target dtype."""
     import warnings
-    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
-                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
-                  "[start, end).", UserWarning, stacklevel=4)
+
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its behavior is "
+        "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+        "[start, end).",
+        UserWarning,
+        stacklevel=4,
+    )
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (step > 0 and start > end) or (step < 0 and start < end):
@@ -423,5 +529,10 @@ def _range(start, end, step=1, dtype=None, layout=None, device=None, pin_memory=
     return t.requires_grad_() if requires_grad else t
 
 
-defop(f"range(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor", composite=_range, method=False,
-      out=True, family=F)
+defop(
+    f"range(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor",
+    composite=_range,
+    method=False,
+    out=True,
+    family=F,
+)

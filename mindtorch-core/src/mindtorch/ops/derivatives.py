@@ -13,6 +13,7 @@ the compiled function does that when a gradient is complex, unless the
 formula calls `conj` or a helper marked complex_aware (it handles complex
 itself).
 """
+
 import re
 
 from . import formulas as _formulas
@@ -21,8 +22,18 @@ from . import formulas as _formulas
 class Derivative:
     """An op's compiled derivative. Built on first use, so importing the table stays cheap."""
 
-    __slots__ = ("fn", "saves", "saves_result", "inputs", "formulas", "uses_self", "shape_only", "_pending",
-                 "result_indices", "grad_indices")
+    __slots__ = (
+        "fn",
+        "saves",
+        "saves_result",
+        "inputs",
+        "formulas",
+        "uses_self",
+        "shape_only",
+        "_pending",
+        "result_indices",
+        "grad_indices",
+    )
 
     def __init__(self, op, formulas):
         self.formulas = dict(formulas)
@@ -117,8 +128,8 @@ def _build(d, op):  # noqa: C901
     exec(compile(src, f"<derivative of {op.qualname}>", "exec"), env)
     flat_inputs = tuple(i for idxs in inputs for i in idxs)
     d.fn = env.pop("_backward")
-    d.saves = saves                      # parameter indices to save
-    d.saves_result = saves_result        # whether `result` is read
-    d.inputs = flat_inputs               # parameter indices that get gradients
+    d.saves = saves  # parameter indices to save
+    d.saves_result = saves_result  # whether `result` is read
+    d.inputs = flat_inputs  # parameter indices that get gradients
     d.uses_self = "self" in used and 0 not in shape_only
     d.shape_only = frozenset(shape_only)  # parameter indices saved as their shape only

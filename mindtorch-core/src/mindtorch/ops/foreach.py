@@ -3,14 +3,29 @@
 One op call per parameter group instead of ~8 per parameter: a backend's kernel updates every
 tensor in place; backends without one get the composite, PyTorch's single-tensor update op for op.
 """
+
 from .formulas import torch
 from .registry import defop
 
 F = "foreach"
 
 
-def adam_composite(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
-                   weight_decay, eps, amsgrad, maximize, decoupled):
+def adam_composite(
+    params,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    lr,
+    beta1,
+    beta2,
+    weight_decay,
+    eps,
+    amsgrad,
+    maximize,
+    decoupled,
+):
     for i, p in enumerate(params):
         grad, exp_avg, exp_avg_sq, step_t = grads[i], exp_avgs[i], exp_avg_sqs[i], state_steps[i]
         if maximize:
@@ -24,8 +39,8 @@ def adam_composite(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         step = step_t.item()
-        step_size = lr / (1 - beta1 ** step)
-        bc2_sqrt = (1 - beta2 ** step) ** 0.5
+        step_size = lr / (1 - beta1**step)
+        bc2_sqrt = (1 - beta2**step) ** 0.5
         if amsgrad:
             mx = max_exp_avg_sqs[i]
             mx.copy_(torch.maximum(mx, exp_avg_sq))
@@ -35,8 +50,7 @@ def adam_composite(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_
         p.addcdiv_(exp_avg, denom, value=-step_size)
 
 
-def sgd_composite(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay, nesterov, maximize,
-                  fresh):
+def sgd_composite(params, grads, momentum_buffers, lr, momentum, dampening, weight_decay, nesterov, maximize, fresh):
     """momentum_buffers[i] was just made from the gradient when `fresh` (PyTorch's first step: no dampening)."""
     for i, p in enumerate(params):
         grad = grads[i]
@@ -54,10 +68,20 @@ def sgd_composite(params, grads, momentum_buffers, lr, momentum, dampening, weig
         p.add_(grad, alpha=-lr)
 
 
-defop("_foreach_adam_(Tensor[] params, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, "
-      "Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, "
-      "float eps, bool amsgrad, bool maximize, bool decoupled) -> ()", composite=adam_composite, method=False,
-      function=False, family=F)
-defop("_foreach_sgd_(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, *, float lr, float momentum, "
-      "float dampening, float weight_decay, bool nesterov, bool maximize, bool fresh) -> ()",
-      composite=sgd_composite, method=False, function=False, family=F)
+defop(
+    "_foreach_adam_(Tensor[] params, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, "
+    "Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, "
+    "float eps, bool amsgrad, bool maximize, bool decoupled) -> ()",
+    composite=adam_composite,
+    method=False,
+    function=False,
+    family=F,
+)
+defop(
+    "_foreach_sgd_(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, *, float lr, float momentum, "
+    "float dampening, float weight_decay, bool nesterov, bool maximize, bool fresh) -> ()",
+    composite=sgd_composite,
+    method=False,
+    function=False,
+    family=F,
+)

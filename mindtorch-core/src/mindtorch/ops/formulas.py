@@ -5,6 +5,7 @@ A formula (the `grad=` of `defop`) sees only the op's parameters, `grad` /
 public API, resolved at call time). Helpers carry PyTorch's names where
 PyTorch has one (its FunctionsManual), grouped below by op family.
 """
+
 import importlib
 import math
 
@@ -221,7 +222,9 @@ def pow_self_grad(grad, self, exponent):
 
 def pow_exp_grad(grad, self, exponent, result):
     if not hasattr(self, "_shape"):
-        return grad * result * math.log(self) if self != 0 else grad * torch.where(exponent >= 0, 0.0, result * -math.inf)
+        return (
+            grad * result * math.log(self) if self != 0 else grad * torch.where(exponent >= 0, 0.0, result * -math.inf)
+        )
     g = grad * result * torch.log(self)
     # 0 ** e for e >= 0 has a zero derivative in e (not nan); complex exponents have no order: Re(e) >= 0
     nonneg = (torch.real(exponent) if exponent.dtype.is_complex else exponent) >= 0
@@ -296,7 +299,7 @@ def softplus_value(x):
 def remainder_other_grad(grad, self, other):
     if not hasattr(self, "_shape"):  # remainder.Scalar_Tensor (2 % t) has no derivative in PyTorch
         raise RuntimeError("derivative for aten::remainder is not implemented")
-    return -grad * torch.div(self, other, rounding_mode='floor')
+    return -grad * torch.div(self, other, rounding_mode="floor")
 
 
 def lerp_weight_grad(grad, self, end, weight):
@@ -452,6 +455,7 @@ def logcumsumexp_backward(grad, self, result, dim):
 
     def tail_logsum(w):  # log sum_{k >= i} exp(w_k)
         return torch.logcumsumexp(w.flip(d), d).flip(d)
+
     pos = torch.exp(self + tail_logsum(torch.log(torch.clamp(grad, min=0)) - result))
     neg = torch.exp(self + tail_logsum(torch.log(torch.clamp(-grad, min=0)) - result))
     return pos - neg
@@ -571,16 +575,16 @@ def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, r
         return g.gather(dim, index)
     if reduce in ("amax", "amin"):
         # without include_self, self counts only where nothing was scattered (it is the result there)
-        self_hit = (self == result).to(grad.dtype) if include_self else \
-            torch.ones_like(grad).scatter(dim, index, 0.0)
+        self_hit = (self == result).to(grad.dtype) if include_self else torch.ones_like(grad).scatter(dim, index, 0.0)
         src_hit = (src == result.gather(dim, index)).to(grad.dtype)
         count = self_hit.scatter_add(dim, index, src_hit)
         g = grad / torch.where(count == 0, torch.ones_like(count), count)
         return g * self_hit if which == 0 else g.gather(dim, index) * src_hit
     # prod: d/dx of a product is the product of the others; elements that are zero need the others' product
     if bool((src == 0).any()) or (include_self and bool((self == 0).any())):
-        raise NotImplementedError("scatter_reduce(reduce='prod') backward with zeros among the inputs is not "
-                                  "implemented in mindtorch")
+        raise NotImplementedError(
+            "scatter_reduce(reduce='prod') backward with zeros among the inputs is not implemented in mindtorch"
+        )
     if which == 0:
         return grad * result / self if include_self else grad.scatter(dim, index, 0.0)
     return (grad * result).gather(dim, index) / src
@@ -679,9 +683,11 @@ def qr_backward(grads, A, Q, R, mode):
     """Tall or square A directly; wide A = [X Y] as X = Q R1 with R2 = Q^T Y, whose gradient reaches Q too."""
     m, n = A.shape[-2], A.shape[-1]
     if mode == "r":
-        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
-                           "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
-                           "linalg.qr.")
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+            "linalg.qr."
+        )
     if mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
     gQ, gR = _zeros_if_none(grads[0], Q), _zeros_if_none(grads[1], R)
@@ -734,7 +740,7 @@ def svd_backward(grads, A, U, S, Vh, full_matrices):
     inner = _diag_embed(gS) if gS is not None else torch.zeros_like(Sd)
     if gU is not None or gV is not None:
         s2 = S * S
-        E = s2.unsqueeze(-2) - s2.unsqueeze(-1)            # E_ij = s_j^2 - s_i^2
+        E = s2.unsqueeze(-2) - s2.unsqueeze(-1)  # E_ij = s_j^2 - s_i^2
         eye = _diag_embed(torch.ones_like(S))
         F = torch.where(eye > 0, torch.zeros_like(E), 1 / (E + eye))
     if gU is not None:
@@ -785,6 +791,7 @@ def complex_grad(grad):
 @complex_aware  # adjoints: already conjugate-transposed
 def fft_c2c_backward(grad, dim, normalization, forward):
     import mindtorch
+
     return mindtorch._fft_c2c(grad, dim, normalization, not forward)
 
 
@@ -792,6 +799,7 @@ def fft_c2c_backward(grad, dim, normalization, forward):
 def fft_r2c_backward(grad, self, dim, normalization, onesided):
     """Zero-fill the dropped half of the spectrum, run the adjoint transform, keep the real part."""
     import mindtorch
+
     if onesided:
         last = wrap_dims(dim, self.dim())[-1]
         full = list(grad.shape)
@@ -806,11 +814,12 @@ def fft_r2c_backward(grad, self, dim, normalization, onesided):
 def fft_c2r_backward(grad, dim, normalization):
     """The adjoint of c2r: r2c of the gradient, with the bins that stand for two conjugate bins doubled."""
     import mindtorch
+
     g = mindtorch._fft_r2c(grad, dim, normalization, True)
     last = wrap_dims(dim, grad.dim())[-1]
     doubled = grad.shape[last] - g.shape[last]
     if doubled > 0:
         scale = mindtorch.ones(g.shape[last], dtype=grad.dtype, device=grad.device)
-        scale[1:1 + doubled] = 2
+        scale[1 : 1 + doubled] = 2
         g = g * scale.view([-1] + [1] * (g.dim() - 1 - last))
     return g

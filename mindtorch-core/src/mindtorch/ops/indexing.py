@@ -4,6 +4,7 @@ tril/triu, flip/roll/repeat, one_hot, diag, meshgrid, take/put, the *_scatter co
 Ops whose output shape depends on the data (nonzero, masked_select) have no
 shape rule: the meta device raises NotImplementedError.
 """
+
 from .. import _dtype as D
 from .._geometry import broadcast_all, broadcast_shapes, numel, wrap_dim, wrap_dims
 from . import meta as M
@@ -16,6 +17,7 @@ F = "indexing"
 
 def _ops():
     import mindtorch
+
     return mindtorch
 
 
@@ -26,8 +28,9 @@ def _is_index_dtype(d):
 # --- advanced indexing: index / index_put -------------------------------------
 def _mask_count(mask):
     if mask.device.type == "meta":
-        raise NotImplementedError("indexing with a boolean mask has a data-dependent output shape, so it cannot "
-                                  "run on the meta device")
+        raise NotImplementedError(
+            "indexing with a boolean mask has a data-dependent output shape, so it cannot run on the meta device"
+        )
     return int(mask.sum().item())
 
 
@@ -46,8 +49,10 @@ def _expand_masks(self, indices):
                 raise IndexError(f"too many indices for tensor of dimension {len(self._shape)}")
             for j in range(k):
                 if idx._shape[j] != self._shape[dim + j]:
-                    raise IndexError(f"The shape of the mask {fmt_shape(idx._shape)} at index {j} does not match the "
-                                     f"shape of the indexed tensor {fmt_shape(self._shape)} at index {dim + j}")
+                    raise IndexError(
+                        f"The shape of the mask {fmt_shape(idx._shape)} at index {j} does not match the "
+                        f"shape of the indexed tensor {fmt_shape(self._shape)} at index {dim + j}"
+                    )
             n = _mask_count(idx)
             out.append((n,))
             out.extend([()] * (k - 1))  # placeholders so positions stay adjacent
@@ -81,14 +86,24 @@ def _index_meta(self, indices):
     return M.TensorMeta(index_shape(self, indices), self.dtype)
 
 
-defop("index(Tensor self, Tensor?[] indices) -> Tensor", meta=_index_meta, overload="Tensor", method=False,
-      function=False, family=F, nondiff=("indices",), grad={"self": "index_backward(grad, self, indices)"})
+defop(
+    "index(Tensor self, Tensor?[] indices) -> Tensor",
+    meta=_index_meta,
+    overload="Tensor",
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("indices",),
+    grad={"self": "index_backward(grad, self, indices)"},
+)
 
 
 def _index_put_meta(self, indices, values, accumulate=False):
     if values.dtype is not self.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{_tn(self.dtype)} for the destination and {_tn(values.dtype)} for the source.")
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{_tn(self.dtype)} for the destination and {_tn(values.dtype)} for the source."
+        )
     if self.device.type != "meta" or not any(i is not None and i.dtype in (D.bool_, D.uint8) for i in indices):
         target = index_shape(self, indices)
         try:
@@ -96,20 +111,30 @@ def _index_put_meta(self, indices, values, accumulate=False):
         except RuntimeError:
             ok = False
         if not ok:
-            raise RuntimeError(f"shape mismatch: value tensor of shape {fmt_shape(values._shape)} cannot be broadcast "
-                               f"to indexing result of shape {fmt_shape(target)}")
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape {fmt_shape(values._shape)} cannot be broadcast "
+                f"to indexing result of shape {fmt_shape(target)}"
+            )
     return M.TensorMeta(self._shape, self.dtype)
 
 
 def _tn(d):
     from ..dispatch import _tname
+
     return _tname(d)
 
 
-defop("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
-      meta=_index_put_meta, inplace=True, family=F, nondiff=("indices",),
-      grad={"self": "index_put_self_grad(grad, indices, accumulate)",
-            "values": "index_put_values_grad(grad, indices, values)"})
+defop(
+    "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor",
+    meta=_index_put_meta,
+    inplace=True,
+    family=F,
+    nondiff=("indices",),
+    grad={
+        "self": "index_put_self_grad(grad, indices, accumulate)",
+        "values": "index_put_values_grad(grad, indices, values)",
+    },
+)
 
 
 # --- cat / stack --------------------------------------------------------------
@@ -137,20 +162,38 @@ def _cat_meta(tensors, dim=0):
             raise RuntimeError(f"Tensors must have same number of dimensions: got {n} and {len(t._shape)}")
         for j in range(n):
             if j != d and t._shape[j] != ref._shape[j]:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                                   f"{ref._shape[j]} but got size {t._shape[j]} for tensor number {i} in the list.")
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref._shape[j]} but got size {t._shape[j]} for tensor number {i} in the list."
+                )
         total += t._shape[d]
     shape = list(ref._shape)
     shape[d] = total
     return M.TensorMeta(tuple(shape), dtype)
 
 
-defop("cat(Tensor[] tensors, int dim=0) -> Tensor", meta=_cat_meta, out=True, method=False, family=F,
-      grad={"tensors": "cat_backward(grad, tensors, dim)"})
-defop("concat(Tensor[] tensors, int dim=0) -> Tensor", composite=lambda ts, dim=0: _ops().cat(ts, dim),
-      method=False, out=True, family=F)
-defop("concatenate(Tensor[] tensors, int dim=0) -> Tensor", composite=lambda ts, dim=0: _ops().cat(ts, dim),
-      method=False, out=True, family=F)
+defop(
+    "cat(Tensor[] tensors, int dim=0) -> Tensor",
+    meta=_cat_meta,
+    out=True,
+    method=False,
+    family=F,
+    grad={"tensors": "cat_backward(grad, tensors, dim)"},
+)
+defop(
+    "concat(Tensor[] tensors, int dim=0) -> Tensor",
+    composite=lambda ts, dim=0: _ops().cat(ts, dim),
+    method=False,
+    out=True,
+    family=F,
+)
+defop(
+    "concatenate(Tensor[] tensors, int dim=0) -> Tensor",
+    composite=lambda ts, dim=0: _ops().cat(ts, dim),
+    method=False,
+    out=True,
+    family=F,
+)
 
 
 def _stack(tensors, dim=0):
@@ -159,8 +202,10 @@ def _stack(tensors, dim=0):
     ref = tensors[0]._shape
     for i, t in enumerate(tensors):
         if t._shape != ref:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {fmt_shape(ref)} at entry 0 and "
-                               f"{fmt_shape(t._shape)} at entry {i}")
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {fmt_shape(ref)} at entry 0 and "
+                f"{fmt_shape(t._shape)} at entry {i}"
+            )
     d = wrap_dim(dim, len(ref) + 1)
     return _ops().cat([t.unsqueeze(d) for t in tensors], d)
 
@@ -220,13 +265,21 @@ def _gather_meta(self, dim, index, sparse_grad=False):
     ss = self._shape or (1,)
     for j, s in enumerate(index._shape):
         if j != d and s > ss[j]:
-            raise RuntimeError(f"Size does not match at dimension {j} expected index {fmt_shape(index._shape)} to be "
-                               f"smaller than self {fmt_shape(self._shape)} apart from dimension {d}")
+            raise RuntimeError(
+                f"Size does not match at dimension {j} expected index {fmt_shape(index._shape)} to be "
+                f"smaller than self {fmt_shape(self._shape)} apart from dimension {d}"
+            )
     return M.TensorMeta(tuple(index._shape), self.dtype)
 
 
-defop("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", meta=_gather_meta,
-      out=True, family=F, nondiff=("index",), grad={"self": "gather_backward(grad, self, dim, index)"})
+defop(
+    "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+    meta=_gather_meta,
+    out=True,
+    family=F,
+    nondiff=("index",),
+    grad={"self": "gather_backward(grad, self, dim, index)"},
+)
 
 
 def _scatter_meta(self, dim, index, src=None, reduce=None):
@@ -239,8 +292,10 @@ def _scatter_meta(self, dim, index, src=None, reduce=None):
     ss = self._shape or (1,)
     for j, s in enumerate(index._shape):
         if j != d and s > ss[j]:
-            raise RuntimeError(f"Expected index {fmt_shape(index._shape)} to be smaller than self "
-                               f"{fmt_shape(self._shape)} apart from dimension {d}")
+            raise RuntimeError(
+                f"Expected index {fmt_shape(index._shape)} to be smaller than self "
+                f"{fmt_shape(self._shape)} apart from dimension {d}"
+            )
     if hasattr(src, "_shape"):
         if src.dtype is not self.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
@@ -249,22 +304,40 @@ def _scatter_meta(self, dim, index, src=None, reduce=None):
         srs = src._shape or (1,)
         for j, s in enumerate(index._shape):
             if s > srs[j]:
-                raise RuntimeError(f"Expected index {fmt_shape(index._shape)} to be smaller than src "
-                                   f"{fmt_shape(src._shape)}")
+                raise RuntimeError(
+                    f"Expected index {fmt_shape(index._shape)} to be smaller than src {fmt_shape(src._shape)}"
+                )
     if reduce is not None and reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
     return M.TensorMeta(self._shape, self.dtype)
 
 
-defop("scatter(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor", meta=_scatter_meta,
-      overload="src", inplace=True, family=F, nondiff=("index",),
-      grad={"self": "scatter_self_grad(grad, dim, index, reduce)", "src": "scatter_src_grad(grad, dim, index, reduce)"})
-defop("scatter(Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None) -> Tensor",
-      meta=_scatter_meta, overload="value", inplace=True, family=F, nondiff=("index",),
-      grad={"self": "scatter_self_grad(grad, dim, index, reduce)"})
-defop("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", meta=_scatter_meta, inplace=True,
-      family=F, nondiff=("index",),
-      grad={"self": "grad", "src": "grad.gather(dim, index)"})
+defop(
+    "scatter(Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None) -> Tensor",
+    meta=_scatter_meta,
+    overload="src",
+    inplace=True,
+    family=F,
+    nondiff=("index",),
+    grad={"self": "scatter_self_grad(grad, dim, index, reduce)", "src": "scatter_src_grad(grad, dim, index, reduce)"},
+)
+defop(
+    "scatter(Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None) -> Tensor",
+    meta=_scatter_meta,
+    overload="value",
+    inplace=True,
+    family=F,
+    nondiff=("index",),
+    grad={"self": "scatter_self_grad(grad, dim, index, reduce)"},
+)
+defop(
+    "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+    meta=_scatter_meta,
+    inplace=True,
+    family=F,
+    nondiff=("index",),
+    grad={"self": "grad", "src": "grad.gather(dim, index)"},
+)
 
 
 # --- index_select / index_add / index_copy / index_fill ----------------------
@@ -282,21 +355,27 @@ def _index_select_meta(self, dim, index):
     if shape:
         shape[d] = numel(index._shape)
     elif numel(index._shape) != 1:
-        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {numel(index._shape)} "
-                           "value(s)")
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {numel(index._shape)} value(s)")
     return M.TensorMeta(tuple(shape), self.dtype)
 
 
-defop("index_select(Tensor self, int dim, Tensor index) -> Tensor", meta=_index_select_meta, out=True, family=F,
-      nondiff=("index",), grad={"self": "index_select_backward(grad, self, dim, index)"})
+defop(
+    "index_select(Tensor self, int dim, Tensor index) -> Tensor",
+    meta=_index_select_meta,
+    out=True,
+    family=F,
+    nondiff=("index",),
+    grad={"self": "index_select_backward(grad, self, dim, index)"},
+)
 
 
 def _index_src_meta(name):
     def rule(self, dim, index, source, *rest, **kw):
         d = _index_vec(name, self, dim, index, f"{name}(): Index is supposed to be a vector")
         if source.dtype is not self.dtype:
-            raise RuntimeError(f"{name}(): self ({self.dtype}) and source ({source.dtype}) must have the same "
-                               f"scalar type")
+            raise RuntimeError(
+                f"{name}(): self ({self.dtype}) and source ({source.dtype}) must have the same scalar type"
+            )
         n = numel(index._shape)
         # PyTorch counts the indices against source.size(dim) before comparing slice shapes;
         # index_copy reports it as an IndexError, index_add as a RuntimeError
@@ -309,58 +388,108 @@ def _index_src_meta(name):
         if ss:
             ss[d] = n
         if tuple(ss) != tuple(source._shape) and not (not source._shape and n == 1 and len(ss) <= 1):
-            raise RuntimeError(f"{name}(): Source/destination tensor must have same slice shapes. Destination "
-                               f"slice shape: {fmt_shape(self._shape)} at dimension {d} and source slice shape: "
-                               f"{fmt_shape(source._shape)} at dimension {d}.")
+            raise RuntimeError(
+                f"{name}(): Source/destination tensor must have same slice shapes. Destination "
+                f"slice shape: {fmt_shape(self._shape)} at dimension {d} and source slice shape: "
+                f"{fmt_shape(source._shape)} at dimension {d}."
+            )
         return M.TensorMeta(self._shape, self.dtype)
+
     return rule
 
 
-defop("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
-      meta=_index_src_meta("index_add"), inplace=True, family=F, nondiff=("index",),
-      grad={"self": "grad", "source": "maybe_mul(index_src_grad(grad, dim, index, source), alpha)"})
-defop("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
-      meta=_index_src_meta("index_copy"), inplace=True, family=F, nondiff=("index",),
-      grad={"self": "grad.index_fill(dim, index, 0)", "source": "index_src_grad(grad, dim, index, source)"})
+defop(
+    "index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor",
+    meta=_index_src_meta("index_add"),
+    inplace=True,
+    family=F,
+    nondiff=("index",),
+    grad={"self": "grad", "source": "maybe_mul(index_src_grad(grad, dim, index, source), alpha)"},
+)
+defop(
+    "index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor",
+    meta=_index_src_meta("index_copy"),
+    inplace=True,
+    family=F,
+    nondiff=("index",),
+    grad={"self": "grad.index_fill(dim, index, 0)", "source": "index_src_grad(grad, dim, index, source)"},
+)
 
 
 def _index_fill_meta(self, dim, index, value):
     _index_vec("index_fill", self, dim, index, "Index has to be a vector/scalar")
     if hasattr(value, "_shape") and value._shape:
-        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                           f"{len(value._shape)} dimension(s).")
+        raise RuntimeError(
+            f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{len(value._shape)} dimension(s)."
+        )
     return M.TensorMeta(self._shape, self.dtype)
 
 
-defop("index_fill(Tensor self, int dim, Tensor index, Tensor value) -> Tensor", meta=_index_fill_meta,
-      overload="int_Tensor", inplace=True, family=F, nondiff=("index",),
-      grad={"self": "grad.index_fill(dim, index, 0)", "value": "index_fill_value_grad(grad, dim, index)"})
-defop("index_fill(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", meta=_index_fill_meta,
-      overload="int_Scalar", inplace=True, family=F, nondiff=("index",),
-      grad={"self": "grad.index_fill(dim, index, 0)"})
+defop(
+    "index_fill(Tensor self, int dim, Tensor index, Tensor value) -> Tensor",
+    meta=_index_fill_meta,
+    overload="int_Tensor",
+    inplace=True,
+    family=F,
+    nondiff=("index",),
+    grad={"self": "grad.index_fill(dim, index, 0)", "value": "index_fill_value_grad(grad, dim, index)"},
+)
+defop(
+    "index_fill(Tensor self, int dim, Tensor index, Scalar value) -> Tensor",
+    meta=_index_fill_meta,
+    overload="int_Scalar",
+    inplace=True,
+    family=F,
+    nondiff=("index",),
+    grad={"self": "grad.index_fill(dim, index, 0)"},
+)
 
 
 # --- masked ops ---------------------------------------------------------------
 def _mask_dtype_name(d):
-    return {"int64": "long int", "int32": "int", "float32": "float", "float64": "double", "uint8": "unsigned char",
-            "int16": "short int", "int8": "signed char"}.get(d.name, d.name)
+    return {
+        "int64": "long int",
+        "int32": "int",
+        "float32": "float",
+        "float64": "double",
+        "uint8": "unsigned char",
+        "int16": "short int",
+        "int8": "signed char",
+    }.get(d.name, d.name)
 
 
 def _masked_fill_meta(self, mask, value):
     if mask.dtype is not D.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{_mask_dtype_name(mask.dtype)}")
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {_mask_dtype_name(mask.dtype)}"
+        )
     if hasattr(value, "_shape") and value._shape:
-        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                           f"{len(value._shape)} dimension(s).")
+        raise RuntimeError(
+            f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{len(value._shape)} dimension(s)."
+        )
     return M.TensorMeta(broadcast_shapes(tuple(self._shape), tuple(mask._shape)), self.dtype)
 
 
-defop("masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor", meta=_masked_fill_meta, overload="Tensor",
-      inplace=True, family=F, nondiff=("mask",),
-      grad={"self": "grad.masked_fill(mask, 0)", "value": "masked_fill_value_grad(grad, mask)"})
-defop("masked_fill(Tensor self, Tensor mask, Scalar value) -> Tensor", meta=_masked_fill_meta, overload="Scalar",
-      inplace=True, family=F, nondiff=("mask",), grad={"self": "grad.masked_fill(mask, 0)"})
+defop(
+    "masked_fill(Tensor self, Tensor mask, Tensor value) -> Tensor",
+    meta=_masked_fill_meta,
+    overload="Tensor",
+    inplace=True,
+    family=F,
+    nondiff=("mask",),
+    grad={"self": "grad.masked_fill(mask, 0)", "value": "masked_fill_value_grad(grad, mask)"},
+)
+defop(
+    "masked_fill(Tensor self, Tensor mask, Scalar value) -> Tensor",
+    meta=_masked_fill_meta,
+    overload="Scalar",
+    inplace=True,
+    family=F,
+    nondiff=("mask",),
+    grad={"self": "grad.masked_fill(mask, 0)"},
+)
 
 
 def _masked_select(self, mask):
@@ -387,8 +516,13 @@ def _nonzero(self, as_tuple=False):
 
 
 defop("nonzero(Tensor self, *, bool as_tuple=False) -> Tensor", composite=_nonzero, out=True, family=F)
-defop("where(Tensor condition) -> Tensor[]", composite=lambda c: _nonzero(c, True), overload="cond_only",
-      method=False, family=F)
+defop(
+    "where(Tensor condition) -> Tensor[]",
+    composite=lambda c: _nonzero(c, True),
+    overload="cond_only",
+    method=False,
+    family=F,
+)
 
 
 # --- triangular, flip, roll, repeat ------------------------------------------
@@ -397,13 +531,26 @@ def _tri_meta(name):
         if len(self._shape) < 2:
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         return M.TensorMeta(self._shape, self.dtype)
+
     return rule
 
 
-defop("tril(Tensor self, int diagonal=0) -> Tensor", meta=_tri_meta("tril"), inplace=True, out=True, family=F,
-      grad={"self": "grad.tril(diagonal)"})
-defop("triu(Tensor self, int diagonal=0) -> Tensor", meta=_tri_meta("triu"), inplace=True, out=True, family=F,
-      grad={"self": "grad.triu(diagonal)"})
+defop(
+    "tril(Tensor self, int diagonal=0) -> Tensor",
+    meta=_tri_meta("tril"),
+    inplace=True,
+    out=True,
+    family=F,
+    grad={"self": "grad.tril(diagonal)"},
+)
+defop(
+    "triu(Tensor self, int diagonal=0) -> Tensor",
+    meta=_tri_meta("triu"),
+    inplace=True,
+    out=True,
+    family=F,
+    grad={"self": "grad.triu(diagonal)"},
+)
 
 
 def _flip_meta(self, dims):
@@ -416,7 +563,7 @@ defop("flip(Tensor self, int[] dims) -> Tensor", meta=_flip_meta, family=F, grad
 
 def _roll_meta(self, shifts=(), dims=()):
     if len(shifts) == 0:
-        raise TypeError("roll() missing 1 required positional arguments: \"shifts\"")
+        raise TypeError('roll() missing 1 required positional arguments: "shifts"')
     if len(dims) == 0 and len(shifts) != 1:
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
     if len(dims) and len(dims) != len(shifts):
@@ -427,15 +574,18 @@ def _roll_meta(self, shifts=(), dims=()):
 
 
 # shifts has a default only so codegen does not turn it into *varargs (roll(1, 0) is shifts=1, dims=0)
-defop("roll(Tensor self, SymInt[1] shifts=[], int[1] dims=[]) -> Tensor", meta=_roll_meta, family=F,
-      grad={"self": "grad.roll(neg_shifts(shifts), dims)"})
+defop(
+    "roll(Tensor self, SymInt[1] shifts=[], int[1] dims=[]) -> Tensor",
+    meta=_roll_meta,
+    family=F,
+    grad={"self": "grad.roll(neg_shifts(shifts), dims)"},
+)
 
 
 def _repeat_meta(self, repeats):
     repeats = tuple(repeats)
     if len(repeats) < len(self._shape):
-        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
-                           "tensor")
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     for r in repeats:
         if r < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {r}: {fmt_shape(repeats)}")
@@ -443,8 +593,13 @@ def _repeat_meta(self, repeats):
     return M.TensorMeta(tuple(s * r for s, r in zip(src, repeats)), self.dtype)
 
 
-defop("repeat(Tensor self, SymInt[] repeats) -> Tensor", meta=_repeat_meta, function=False, family=F,
-      grad={"self": "repeat_backward(grad, self, repeats)"})
+defop(
+    "repeat(Tensor self, SymInt[] repeats) -> Tensor",
+    meta=_repeat_meta,
+    function=False,
+    family=F,
+    grad={"self": "repeat_backward(grad, self, repeats)"},
+)
 
 
 def _tile(self, dims):
@@ -459,16 +614,19 @@ defop("tile(Tensor self, SymInt[] dims) -> Tensor", composite=_tile, family=F)
 
 def _host_ints(t):
     import numpy as np
+
     return np.asarray(t.detach()).astype("int64").reshape(-1)
 
 
 def _repeat_interleave_index(counts, device):
     import numpy as np
+
     counts = np.asarray(counts, dtype="int64")
     if (counts < 0).any():
         raise RuntimeError("repeats can not be negative")
     idx = np.repeat(np.arange(len(counts), dtype="int64"), counts)
     from .._tensor_from_data import tensor
+
     return tensor(idx, dtype=D.int64, device=device)
 
 
@@ -491,8 +649,10 @@ def _repeat_interleave(self, repeats, dim=None, output_size=None):
         if len(counts) == 1:
             counts = counts.repeat(size)
         elif len(counts) != size:
-            raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
-                               f"{len(counts)} and input.size({d}) = {size}")
+            raise RuntimeError(
+                "repeats must have the same size as input along dim, but got repeats.size(0) = "
+                f"{len(counts)} and input.size({d}) = {size}"
+            )
     else:
         if repeats < 0:
             raise RuntimeError("repeats can not be negative")
@@ -506,12 +666,25 @@ def _repeat_interleave_self(repeats, output_size=None):
     return _repeat_interleave_index(_host_ints(repeats), repeats.device)
 
 
-defop("repeat_interleave(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
-      composite=_repeat_interleave, overload="self_Tensor", family=F)
-defop("repeat_interleave(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
-      composite=_repeat_interleave, overload="self_int", family=F)
-defop("repeat_interleave(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
-      composite=_repeat_interleave_self, overload="Tensor", method=False, family=F)
+defop(
+    "repeat_interleave(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
+    composite=_repeat_interleave,
+    overload="self_Tensor",
+    family=F,
+)
+defop(
+    "repeat_interleave(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
+    composite=_repeat_interleave,
+    overload="self_int",
+    family=F,
+)
+defop(
+    "repeat_interleave(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
+    composite=_repeat_interleave_self,
+    overload="Tensor",
+    method=False,
+    family=F,
+)
 
 
 # --- one_hot, diag, meshgrid, take, take_along_dim ---------------------------
@@ -536,8 +709,7 @@ def _one_hot(self, num_classes=-1):
     return out.scatter_(-1, self.unsqueeze(-1), 1)
 
 
-defop("one_hot(Tensor self, int num_classes=-1) -> Tensor", composite=_one_hot, method=False, function=True,
-      family=F)
+defop("one_hot(Tensor self, int num_classes=-1) -> Tensor", composite=_one_hot, method=False, function=True, family=F)
 
 
 def _diag(self, diagonal=0):
@@ -559,7 +731,7 @@ def _meshgrid(tensors, indexing=None):
     if indexing is None:
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     ts = list(tensors)
     for t in ts:
         if len(t._shape) > 1:
@@ -579,8 +751,7 @@ def _meshgrid(tensors, indexing=None):
     return tuple(out)
 
 
-defop("meshgrid(Tensor[] tensors, *, str? indexing=None) -> Tensor[]", composite=_meshgrid, method=False,
-      family=F)
+defop("meshgrid(Tensor[] tensors, *, str? indexing=None) -> Tensor[]", composite=_meshgrid, method=False, family=F)
 
 
 def _take(self, index):
@@ -597,8 +768,10 @@ def _take_along_dim(self, indices, dim=None):
         return self.reshape((-1,)).gather(0, indices.reshape((-1,)))
     n = len(self._shape)
     if len(indices._shape) != n:
-        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
-                           f"but got {n} dimensions for input, and {len(indices._shape)} dimensions for indices")
+        raise RuntimeError(
+            f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+            f"but got {n} dimensions for input, and {len(indices._shape)} dimensions for indices"
+        )
     d = wrap_dim(dim, n)
     s_shape, i_shape = list(self._shape), list(indices._shape)
     s_shape[d] = 1
@@ -609,7 +782,12 @@ def _take_along_dim(self, indices, dim=None):
     return self.expand(tuple(bs)).gather(d, indices.expand(tuple(bi)))
 
 
-defop("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor", composite=_take_along_dim, out=True, family=F)
+defop(
+    "take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor",
+    composite=_take_along_dim,
+    out=True,
+    family=F,
+)
 
 
 # --- pad ----------------------------------------------------------------------
@@ -637,8 +815,10 @@ def _pad(self, pad, mode="constant", value=None):  # noqa: C901
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > n:
-        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
-                           f"padding length {len(pad)} and input of dimension {n}")
+        raise RuntimeError(
+            f"Padding length should be less than or equal to two times the input dimension but got "
+            f"padding length {len(pad)} and input of dimension {n}"
+        )
     mt = _ops()
     npairs = len(pad) // 2
     pairs = [(wrap_dim(-1 - i, n), pad[2 * i], pad[2 * i + 1]) for i in range(npairs)]
@@ -647,10 +827,11 @@ def _pad(self, pad, mode="constant", value=None):  # noqa: C901
         for d, lo, hi in pairs:
             shape[d] += lo + hi
             if shape[d] < 0:
-                raise RuntimeError(f"The input size {self._shape[d]}, plus negative padding {lo} and {hi} resulted "
-                                   f"in a negative output size, which is invalid. Check dimension {d} of your input.")
-        out = mt.full(tuple(shape), fill_value=0 if value is None else value, dtype=self.dtype,
-                      device=self.device)
+                raise RuntimeError(
+                    f"The input size {self._shape[d]}, plus negative padding {lo} and {hi} resulted "
+                    f"in a negative output size, which is invalid. Check dimension {d} of your input."
+                )
+        out = mt.full(tuple(shape), fill_value=0 if value is None else value, dtype=self.dtype, device=self.device)
         src, dst = self, out
         for d, lo, hi in pairs:
             # negative pads crop the input; positive pads leave a border in the output
@@ -668,31 +849,39 @@ def _pad(self, pad, mode="constant", value=None):  # noqa: C901
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0:
-        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument.")
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument.')
     if not (npairs + 1 <= n <= npairs + 2) or npairs > 3:
         raise NotImplementedError(f"Padding size {len(pad)} is not supported for {n}D input tensor.")
     out = self
     for d, lo, hi in pairs:
         size = self._shape[d]
         if mode == "reflect" and (lo >= size or hi >= size):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
-                               f"but got: padding ({lo}, {hi}) at dimension {d} of input {fmt_shape(self._shape)}")
+            raise RuntimeError(
+                f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                f"but got: padding ({lo}, {hi}) at dimension {d} of input {fmt_shape(self._shape)}"
+            )
         if mode == "circular" and (lo > size or hi > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         idx = _pad_index(size, lo, hi, mode)
         from .._tensor_from_data import tensor
+
         out = out.index_select(d, tensor(idx, dtype=D.int64, device=self.device))
     return out
 
 
-defop("pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor", composite=_pad,
-      method=False, family=F)
+defop(
+    'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
+    composite=_pad,
+    method=False,
+    family=F,
+)
 
 
 # Tensor.__getitem__/__setitem__ live in _tensor_indexing.py
 def _install_indexing():
     from .. import _tensor_indexing
     from .._tensor import Tensor
+
     Tensor.__getitem__ = _tensor_indexing.getitem
     Tensor.__setitem__ = _tensor_indexing.setitem
 
@@ -739,29 +928,45 @@ def _scatter_into(self, src, region):
     out = self.clone()
     view = region(out)
     if tuple(view.shape) != tuple(src.shape):
-        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
-                           f"slice size = {list(view.shape)}")
+        raise RuntimeError(
+            f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+            f"slice size = {list(view.shape)}"
+        )
     view.copy_(src)
     return out
 
 
-defop("select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor",
-      composite=lambda s, src, dim, index: _scatter_into(s, src, lambda o: o.select(dim, index)), family=F)
-defop("slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) "
-      "-> Tensor", composite=lambda s, src, dim=0, start=None, end=None, step=1: _scatter_into(
-          s, src, lambda o: o[(slice(None),) * wrap_dim(dim, o.dim()) + (slice(start, end, step),)]), family=F)
-defop("diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor",
-      composite=lambda s, src, offset=0, dim1=0, dim2=1: _scatter_into(
-          s, src, lambda o: torch.diagonal(o, offset, dim1, dim2)), family=F)
+defop(
+    "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor",
+    composite=lambda s, src, dim, index: _scatter_into(s, src, lambda o: o.select(dim, index)),
+    family=F,
+)
+defop(
+    "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor",
+    composite=lambda s, src, dim=0, start=None, end=None, step=1: _scatter_into(
+        s, src, lambda o: o[(slice(None),) * wrap_dim(dim, o.dim()) + (slice(start, end, step),)]
+    ),
+    family=F,
+)
+defop(
+    "diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor",
+    composite=lambda s, src, offset=0, dim1=0, dim2=1: _scatter_into(
+        s, src, lambda o: torch.diagonal(o, offset, dim1, dim2)
+    ),
+    family=F,
+)
 
 
 def _masked_scatter(self, mask, source):
     if mask.dtype is not D.bool_:
-        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
-                           f"{D._cname(mask.dtype)}")
+        raise RuntimeError(
+            f"masked_scatter_ only supports boolean masks, but got mask with dtype {D._cname(mask.dtype)}"
+        )
     if self.dtype is not source.dtype:
-        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got "
-                           f"{D._cname(self.dtype)} and {D._cname(source.dtype)}")
+        raise RuntimeError(
+            f"masked_scatter: expected self and source to have same dtypes but got "
+            f"{D._cname(self.dtype)} and {D._cname(source.dtype)}"
+        )
     m = mask.expand_as(self) if mask.shape != self.shape else mask
     n = int(m.sum())
     if n > source.numel():
@@ -771,19 +976,28 @@ def _masked_scatter(self, mask, source):
     return out
 
 
-defop("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", composite=_masked_scatter,
-      inplace=True, inplace_composite=copy_into_self(_masked_scatter), family=F)
+defop(
+    "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor",
+    composite=_masked_scatter,
+    inplace=True,
+    inplace_composite=copy_into_self(_masked_scatter),
+    family=F,
+)
 
 
 def _put(self, index, source, accumulate=False):
     if index.dtype is not D.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {D._cname(index.dtype)}")
     if self.dtype is not source.dtype:
-        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
-                           f"{D._cname(self.dtype)} and source.dtype = {D._cname(source.dtype)}")
+        raise RuntimeError(
+            f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{D._cname(self.dtype)} and source.dtype = {D._cname(source.dtype)}"
+        )
     if index.numel() != source.numel():
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
-                           f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+        raise RuntimeError(
+            f"put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.numel()}, index.numel() = {index.numel()}"
+        )
     n = self.numel()
     if index.numel() and (bool((index >= n).any()) or bool((index < -n).any())):
         raise IndexError(f"out of range: tried to access index {int(index.max())} on a tensor of {n} elements.")
@@ -793,8 +1007,13 @@ def _put(self, index, source, accumulate=False):
     return out if out.is_contiguous() else out.copy_(flat.reshape(out.shape))
 
 
-defop("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor", composite=_put,
-      inplace=True, inplace_composite=copy_into_self(_put), family=F)
+defop(
+    "put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor",
+    composite=_put,
+    inplace=True,
+    inplace_composite=copy_into_self(_put),
+    family=F,
+)
 
 
 # --- scatter_reduce: a kernel, and the gradients PyTorch defines for it ---------------------------
@@ -807,8 +1026,10 @@ def _scatter_reduce_meta(self, dim, index, src, reduce, include_self=True):
     d = wrap_dim(dim, max(self.dim(), 1))
     for i in range(index.dim()):
         if index.shape[i] > src.shape[i] or (i != d and index.shape[i] > self.shape[i]):
-            raise RuntimeError(f"Expected index {list(index.shape)} to be smaller than self {list(self.shape)} "
-                               f"apart from dimension {d} and to be smaller size than src {list(src.shape)}")
+            raise RuntimeError(
+                f"Expected index {list(index.shape)} to be smaller than self {list(self.shape)} "
+                f"apart from dimension {d} and to be smaller size than src {list(src.shape)}"
+            )
     if reduce not in _REDUCES and reduce not in SCATTER_REDUCE_ALIASES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if index.dtype is not D.int64:
@@ -819,9 +1040,21 @@ def _scatter_reduce_meta(self, dim, index, src, reduce, include_self=True):
     return TensorMeta(self._shape, self.dtype)
 
 
-defop("scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> "
-      "Tensor", meta=_scatter_reduce_meta, inplace=True, out=True, overload="two", nondiff=("index",), family=F,
-      inplace_composite=copy_into_self(lambda s, dim, index, src, reduce, include_self=True: torch.scatter_reduce(
-          s, dim, index, src, reduce, include_self=include_self)),
-      grad={"self": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 0)",
-            "src": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 1)"})
+defop(
+    "scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor",
+    meta=_scatter_reduce_meta,
+    inplace=True,
+    out=True,
+    overload="two",
+    nondiff=("index",),
+    family=F,
+    inplace_composite=copy_into_self(
+        lambda s, dim, index, src, reduce, include_self=True: torch.scatter_reduce(
+            s, dim, index, src, reduce, include_self=include_self
+        )
+    ),
+    grad={
+        "self": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 0)",
+        "src": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 1)",
+    },
+)

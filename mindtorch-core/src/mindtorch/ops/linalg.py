@@ -2,6 +2,7 @@
 tensordot, inner, vdot, addr, addbmm, cross, chain_matmul), cdist, matrix norms, and the factorizations
 and solvers of mindtorch.linalg (inverse, slogdet, solve, cholesky, eigh, qr, svd, lstsq: a kernel per
 backend, batched over leading dims; a singular or non-positive-definite input raises LinAlgError)."""
+
 from .. import _dtype as D
 from .._geometry import broadcast_shapes, wrap_dim
 from . import meta as M
@@ -13,10 +14,20 @@ TM = M.TensorMeta
 
 
 def _cname(d):
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-            "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-            "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
-            "complex128": "c10::complex<double>"}[d.name]
+    return {
+        "float32": "float",
+        "float64": "double",
+        "float16": "c10::Half",
+        "bfloat16": "c10::BFloat16",
+        "int64": "long int",
+        "int32": "int",
+        "int16": "short int",
+        "int8": "signed char",
+        "uint8": "unsigned char",
+        "bool": "bool",
+        "complex64": "c10::complex<float>",
+        "complex128": "c10::complex<double>",
+    }[d.name]
 
 
 from .._dtype import _cname as _tname  # noqa: E402
@@ -24,8 +35,9 @@ from .._dtype import _cname as _tname  # noqa: E402
 
 def _same_dtype(a, b):
     if a.dtype is not b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(a.dtype)} != "
-                           f"{_cname(b.dtype)}")
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_cname(a.dtype)} != {_cname(b.dtype)}"
+        )
     if a.dtype is D.bool_:
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
@@ -47,11 +59,15 @@ def _matmul_meta(self, other):
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
     if na == 1 and nb == 1:
         if self.dtype is not other.dtype:
-            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_tname(self.dtype)} "
-                               f"and {_tname(other.dtype)}")
+            raise RuntimeError(
+                f"dot : expected both vectors to have same dtype, but found {_tname(self.dtype)} "
+                f"and {_tname(other.dtype)}"
+            )
         if a[0] != b[0]:
-            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the "
-                               f"same number of elements, but got {a[0]} and {b[0]} elements respectively")
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the "
+                f"same number of elements, but got {a[0]} and {b[0]} elements respectively"
+            )
         return TM((), self.dtype)
     _same_dtype(self, other)
     if na == 2 and nb == 1:
@@ -83,8 +99,10 @@ def _bmm_meta(self, mat2):
         raise RuntimeError("batch2 must be a 3D tensor")
     b, n, k = self._shape
     if mat2._shape[:2] != (b, k):
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: "
-                           f"[{mat2._shape[0]}, {mat2._shape[1]}].")
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: "
+            f"[{mat2._shape[0]}, {mat2._shape[1]}]."
+        )
     _same_dtype(self, mat2)
     return TM((b, n, mat2._shape[2]), self.dtype)
 
@@ -93,8 +111,9 @@ def _mv_meta(self, vec):
     if len(self._shape) != 2 or len(vec._shape) != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {len(self._shape)}, {len(vec._shape)}")
     if self._shape[1] != vec._shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({self._shape[0]}), mat ({_dims(self._shape)}), "
-                           f"vec ({vec._shape[0]})")
+        raise RuntimeError(
+            f"size mismatch, got input ({self._shape[0]}), mat ({_dims(self._shape)}), vec ({vec._shape[0]})"
+        )
     _same_dtype(self, vec)
     return TM((self._shape[0],), self.dtype)
 
@@ -106,23 +125,50 @@ def _dot_meta(self, tensor):
 
 
 # --- ops ---------------------------------------------------------------------
-defop("matmul(Tensor self, Tensor other) -> Tensor", meta=_matmul_meta, out=True, family=F,
-      grad={"self": "matmul_backward(grad, self, other, 0)", "other": "matmul_backward(grad, self, other, 1)"})
-defop("mm(Tensor self, Tensor mat2) -> Tensor", meta=_mm_meta, out=True, family=F,
-      grad={"self": "torch.mm(grad, conj(mat2.t()))", "mat2": "torch.mm(conj(self.t()), grad)"})
-defop("bmm(Tensor self, Tensor mat2) -> Tensor", meta=_bmm_meta, out=True, family=F,
-      grad={"self": "torch.bmm(grad, conj(mT(mat2)))", "mat2": "torch.bmm(conj(mT(self)), grad)"})
-defop("mv(Tensor self, Tensor vec) -> Tensor", meta=_mv_meta, out=True, family=F,
-      grad={"self": "grad.unsqueeze(1) * conj(vec)", "vec": "torch.mv(conj(self.t()), grad)"})
-defop("dot(Tensor self, Tensor tensor) -> Tensor", meta=_dot_meta, out=True, family=F,
-      grad={"self": "grad * conj(tensor)", "tensor": "grad * conj(self)"})
+defop(
+    "matmul(Tensor self, Tensor other) -> Tensor",
+    meta=_matmul_meta,
+    out=True,
+    family=F,
+    grad={"self": "matmul_backward(grad, self, other, 0)", "other": "matmul_backward(grad, self, other, 1)"},
+)
+defop(
+    "mm(Tensor self, Tensor mat2) -> Tensor",
+    meta=_mm_meta,
+    out=True,
+    family=F,
+    grad={"self": "torch.mm(grad, conj(mat2.t()))", "mat2": "torch.mm(conj(self.t()), grad)"},
+)
+defop(
+    "bmm(Tensor self, Tensor mat2) -> Tensor",
+    meta=_bmm_meta,
+    out=True,
+    family=F,
+    grad={"self": "torch.bmm(grad, conj(mT(mat2)))", "mat2": "torch.bmm(conj(mT(self)), grad)"},
+)
+defop(
+    "mv(Tensor self, Tensor vec) -> Tensor",
+    meta=_mv_meta,
+    out=True,
+    family=F,
+    grad={"self": "grad.unsqueeze(1) * conj(vec)", "vec": "torch.mv(conj(self.t()), grad)"},
+)
+defop(
+    "dot(Tensor self, Tensor tensor) -> Tensor",
+    meta=_dot_meta,
+    out=True,
+    family=F,
+    grad={"self": "grad * conj(tensor)", "tensor": "grad * conj(self)"},
+)
 
 
 def _outer(self, vec2):
     if len(self._shape) != 1 or len(vec2._shape) != 1:
-        raise RuntimeError(f"outer: Expected 1-D argument self, but got {len(self._shape)}-D"
-                           if len(self._shape) != 1 else
-                           f"outer: Expected 1-D argument vec2, but got {len(vec2._shape)}-D")
+        raise RuntimeError(
+            f"outer: Expected 1-D argument self, but got {len(self._shape)}-D"
+            if len(self._shape) != 1
+            else f"outer: Expected 1-D argument vec2, but got {len(vec2._shape)}-D"
+        )
     return self.reshape((-1, 1)) * vec2
 
 
@@ -143,14 +189,17 @@ def _check_bias(name, inp, shape):
     except RuntimeError:
         out = None
     if out != tuple(shape):
-        raise RuntimeError(f"The expanded size of the tensor ({shape[-1]}) must match the existing size "
-                           f"({inp._shape[-1] if inp._shape else 1}) at non-singleton dimension "
-                           f"{len(shape) - 1}.  Target sizes: [{', '.join(map(str, shape))}].  Tensor sizes: "
-                           f"[{', '.join(map(str, inp._shape))}]")
+        raise RuntimeError(
+            f"The expanded size of the tensor ({shape[-1]}) must match the existing size "
+            f"({inp._shape[-1] if inp._shape else 1}) at non-singleton dimension "
+            f"{len(shape) - 1}.  Target sizes: [{', '.join(map(str, shape))}].  Tensor sizes: "
+            f"[{', '.join(map(str, inp._shape))}]"
+        )
 
 
 def _add_product(name, product):
     """self * beta + (a @ b) * alpha; float16/bfloat16 are computed in float32 and rounded once, as PyTorch."""
+
     def composite(self, a, b, beta=1, alpha=1):
         low = a.dtype if a.dtype in (torch.float16, torch.bfloat16) and a.dtype == b.dtype == self.dtype else None
         if low is not None:
@@ -159,6 +208,7 @@ def _add_product(name, product):
         _check_bias(name, self, p._shape)
         out = _scaled(p, self, beta, alpha)
         return out if low is None else out.to(low)
+
     return composite
 
 
@@ -167,12 +217,24 @@ _baddbmm = _add_product("baddbmm", lambda a, b: torch.bmm(a, b))
 _addmv = _add_product("addmv", lambda a, b: torch.mv(a, b))
 
 
-defop("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-      composite=_addmm, out=True, family=F)
-defop("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-      composite=_baddbmm, out=True, family=F)
-defop("addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-      composite=_addmv, out=True, family=F)
+defop(
+    "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    composite=_addmm,
+    out=True,
+    family=F,
+)
+defop(
+    "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    composite=_baddbmm,
+    out=True,
+    family=F,
+)
+defop(
+    "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    composite=_addmv,
+    out=True,
+    family=F,
+)
 
 
 # --- einsum: parsed here, contracted pairwise with permute/reshape/bmm -------
@@ -181,9 +243,11 @@ def _parse_einsum(eq, operands):  # noqa: C901
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(operands):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
-                           if len(operands) > len(terms) else
-                           "einsum(): fewer operands were provided than specified in the equation")
+        raise RuntimeError(
+            "einsum(): more operands were provided than specified in the equation"
+            if len(operands) > len(terms)
+            else "einsum(): fewer operands were provided than specified in the equation"
+        )
     ell_n = 0
     parsed = []
     for t, op in zip(terms, operands):
@@ -192,21 +256,27 @@ def _parse_einsum(eq, operands):  # noqa: C901
             pre, _, post = t.partition("...")
             k = nd - len(pre) - len(post)
             if k < 0:
-                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(pre) + len(post)}) "
-                                   f"is more than the number of dimensions ({nd}) for operand "
-                                   f"{len(parsed)}")
+                raise RuntimeError(
+                    f"einsum(): the number of subscripts in the equation ({len(pre) + len(post)}) "
+                    f"is more than the number of dimensions ({nd}) for operand "
+                    f"{len(parsed)}"
+                )
             ell_n = max(ell_n, k)
             labels = list(pre) + [("...", i) for i in range(k)] + list(post)
         else:
             if len(t) != nd:
-                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(t)}) does not match "
-                                   f"the number of dimensions ({nd}) for operand {len(parsed)}"
-                                   + ("" if len(t) > nd else " and no ellipsis was given"))
+                raise RuntimeError(
+                    f"einsum(): the number of subscripts in the equation ({len(t)}) does not match "
+                    f"the number of dimensions ({nd}) for operand {len(parsed)}"
+                    + ("" if len(t) > nd else " and no ellipsis was given")
+                )
             labels = list(t)
         for c in labels:
             if isinstance(c, str) and not c.isalpha():
-                raise RuntimeError(f"einsum(): invalid subscript given at index {eq.index(c)} in the equation "
-                                   f"string, subscripts must be in [a-zA-Z]")
+                raise RuntimeError(
+                    f"einsum(): invalid subscript given at index {eq.index(c)} in the equation "
+                    f"string, subscripts must be in [a-zA-Z]"
+                )
         parsed.append(labels)
     # right-align ellipsis dims so they broadcast together
     for labels in parsed:
@@ -226,8 +296,9 @@ def _parse_einsum(eq, operands):  # noqa: C901
                 raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
             seen.add(c)
             if isinstance(c, str) and not any(c in l for l in parsed):
-                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any "
-                                   "input operand")
+                raise RuntimeError(
+                    f"einsum(): output subscript {c} does not appear in the equation for any input operand"
+                )
     else:
         counts = {}
         for l in parsed:
@@ -288,8 +359,8 @@ def _contract(a, la, b, lb, keep):
     nbatch = 1
     for s in bshape:
         nbatch *= s
-    a = a.expand(tuple(bshape) + tuple(a._shape[len(batch):])).reshape((nbatch, na, ncon))
-    b = b.expand(tuple(bshape) + tuple(b._shape[len(batch):])).reshape((nbatch, ncon, nb))
+    a = a.expand(tuple(bshape) + tuple(a._shape[len(batch) :])).reshape((nbatch, na, ncon))
+    b = b.expand(tuple(bshape) + tuple(b._shape[len(batch) :])).reshape((nbatch, ncon, nb))
     r = torch.bmm(a, b)
     r = r.reshape(tuple(bshape) + tuple(sa[c] for c in a_only) + tuple(sb[c] for c in b_only))
     return r, batch + a_only + b_only
@@ -314,14 +385,15 @@ def _einsum(equation, tensors, path=None):
         t, l = terms[0]
         for k in range(1, len(terms)):
             later = set(out)
-            for _, l2 in terms[k + 1:]:
+            for _, l2 in terms[k + 1 :]:
                 later |= set(l2)
             t, l = _contract(t, l, terms[k][0], terms[k][1], later)
     return t.permute([l.index(c) for c in out]) if l != out else (t if len(terms) > 1 else t.clone())
 
 
-defop("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", composite=_einsum, method=False,
-      family=F)
+defop(
+    "einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", composite=_einsum, method=False, family=F
+)
 
 
 # --- matrix helpers for mindtorch.linalg --------------------------------------
@@ -372,8 +444,10 @@ def _tensordot(a, b, dims=2, out=None):
     db = [wrap_dim(d, b.dim()) for d in db]
     for x, y in zip(da, db):
         if a.shape[x] != b.shape[y]:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[x]} in dim {x} "
-                               f"and second has size {b.shape[y]} in dim {y}")
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a.shape[x]} in dim {x} "
+                f"and second has size {b.shape[y]} in dim {y}"
+            )
     ra = [d for d in range(a.dim()) if d not in da]
     rb = [d for d in range(b.dim()) if d not in db]
     k = 1
@@ -389,8 +463,10 @@ def _inner(self, other):
     if self.dim() == 0 or other.dim() == 0:
         return self * other
     if self.shape[-1] != other.shape[-1]:
-        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
-                           f"{list(self.shape)} and {list(other.shape)}")
+        raise RuntimeError(
+            f"inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(self.shape)} and {list(other.shape)}"
+        )
     return _tensordot(self, other, ([-1], [-1]))
 
 
@@ -399,8 +475,10 @@ defop("inner(Tensor self, Tensor other) -> Tensor", composite=_inner, out=True, 
 
 def _vdot(self, other):
     if self.dtype is not other.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {D._cname(self.dtype)} and "
-                           f"{D._cname(other.dtype)}")
+        raise RuntimeError(
+            f"dot : expected both vectors to have same dtype, but found {D._cname(self.dtype)} and "
+            f"{D._cname(other.dtype)}"
+        )
     if self.dim() != 1 or other.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
     return (self.conj() * other).sum() if self.is_complex() else torch.dot(self, other)
@@ -419,18 +497,30 @@ def _addbmm(self, batch1, batch2, beta=1, alpha=1):
     if batch1.dim() != 3 or batch2.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if not (self.dtype is batch1.dtype is batch2.dtype):
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {D._cname(batch1.dtype)} and "
-                           f"{D._cname(batch2.dtype)}")
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {D._cname(batch1.dtype)} and {D._cname(batch2.dtype)}"
+        )
     prod = torch.bmm(batch1, batch2).sum(0)
     prod = prod if alpha == 1 else prod * alpha
     return prod if beta == 0 else (self if beta == 1 else self * beta) + prod
 
 
-defop("addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", composite=_addr,
-      out=True, inplace=True, inplace_composite=copy_into_self(_addr), family=F)
-defop("addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
-      composite=_addbmm, out=True, inplace=True, inplace_composite=copy_into_self(_addbmm),
-      family=F)
+defop(
+    "addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    composite=_addr,
+    out=True,
+    inplace=True,
+    inplace_composite=copy_into_self(_addr),
+    family=F,
+)
+defop(
+    "addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
+    composite=_addbmm,
+    out=True,
+    inplace=True,
+    inplace_composite=copy_into_self(_addbmm),
+    family=F,
+)
 
 
 def _chain_matmul(matrices):
@@ -453,8 +543,7 @@ def _cross3(a, b, d):
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     a, b = torch.broadcast_tensors(a, b)
     if a.shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {a.shape[d]} and "
-                           f"{b.shape[d]}")
+        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {a.shape[d]} and {b.shape[d]}")
     ax, ay, az = (a.select(d, i) for i in range(3))
     bx, by, bz = (b.select(d, i) for i in range(3))
     return torch.stack([ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx], d)
@@ -465,9 +554,14 @@ def _cross(self, other, dim=None):
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if dim is None:
         import warnings
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
-                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
-                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=3)
+
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+            "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+            "with that of linalg.cross in a future release.",
+            UserWarning,
+            stacklevel=3,
+        )
         dim = next((i for i, n in enumerate(self.shape) if n == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
@@ -475,9 +569,13 @@ def _cross(self, other, dim=None):
 
 
 defop("cross(Tensor self, Tensor other, int? dim=None) -> Tensor", composite=_cross, out=True, family=F)
-defop("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
-      composite=lambda s, o, dim=-1: _cross3(s, o, wrap_dim(dim, max(s.dim(), o.dim()))), function=False,
-      method=False, family=F)
+defop(
+    "linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
+    composite=lambda s, o, dim=-1: _cross3(s, o, wrap_dim(dim, max(s.dim(), o.dim()))),
+    function=False,
+    method=False,
+    family=F,
+)
 
 
 # --- distances: cdist -----------------------------------------------------------------------------
@@ -485,8 +583,7 @@ def _cdist(x1, x2, p=2.0, compute_mode=None):
     if x1.dim() < 2 or x2.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x1.shape[-1] != x2.shape[-1]:
-        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
-                           f"{x2.shape[-1]}")
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     diff = (x1.unsqueeze(-2) - x2.unsqueeze(-3)).abs()
@@ -503,8 +600,9 @@ def _cdist(x1, x2, p=2.0, compute_mode=None):
     return diff.pow(p).sum(-1).pow(1.0 / p)
 
 
-defop("cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor", composite=_cdist,
-      method=False, family=F)
+defop(
+    "cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor", composite=_cdist, method=False, family=F
+)
 
 
 # --- matrix norms: renorm, nuclear_norm, frobenius_norm -------------------------------------------
@@ -519,14 +617,28 @@ def _renorm(self, p, dim, maxnorm):
     return self * factor
 
 
-defop("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", composite=_renorm, out=True, inplace=True,
-      inplace_composite=copy_into_self(_renorm), family=F)
-defop("nuclear_norm(Tensor self, bool keepdim=False) -> Tensor",
-      composite=lambda s, keepdim=False: torch.linalg.matrix_norm(s, "nuc", keepdim=keepdim), method=False,
-      out=True, family=F)
-defop("frobenius_norm(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
-      composite=lambda s, dim, keepdim=False: torch.linalg.vector_norm(s, 2, dim, keepdim=keepdim), method=False,
-      out=True, family=F)
+defop(
+    "renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor",
+    composite=_renorm,
+    out=True,
+    inplace=True,
+    inplace_composite=copy_into_self(_renorm),
+    family=F,
+)
+defop(
+    "nuclear_norm(Tensor self, bool keepdim=False) -> Tensor",
+    composite=lambda s, keepdim=False: torch.linalg.matrix_norm(s, "nuc", keepdim=keepdim),
+    method=False,
+    out=True,
+    family=F,
+)
+defop(
+    "frobenius_norm(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+    composite=lambda s, dim, keepdim=False: torch.linalg.vector_norm(s, 2, dim, keepdim=keepdim),
+    method=False,
+    out=True,
+    family=F,
+)
 
 
 # --- factorizations and solvers for mindtorch.linalg: shape rules ---------------------------------
@@ -534,14 +646,18 @@ def _square(name, A):
     if len(A._shape) < 2:
         raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
     if A._shape[-1] != A._shape[-2]:
-        raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they are "
-                           f"{A._shape[-2]} by {A._shape[-1]} matrices")
+        raise RuntimeError(
+            f"linalg.{name}: A must be batches of square matrices, but they are "
+            f"{A._shape[-2]} by {A._shape[-1]} matrices"
+        )
     _floating(name, A)
 
 
 def _floating(name, A):
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
-        raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. Got {_tname(A.dtype)}")
+        raise RuntimeError(
+            f"linalg.{name}: Expected a floating point or complex tensor as input. Got {_tname(A.dtype)}"
+        )
 
 
 def _matrix(name, A):
@@ -563,8 +679,10 @@ def _slogdet_meta(A):
 def _solve_meta(A, B, left=True):
     _square("solve", A)
     if B._shape[-2:-1] != A._shape[-1:]:
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-                           f"({A._shape[-2]}x{A._shape[-1]} and {B._shape[-2]}x{B._shape[-1]})")
+        raise RuntimeError(
+            f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+            f"({A._shape[-2]}x{A._shape[-1]} and {B._shape[-2]}x{B._shape[-1]})"
+        )
     batch = broadcast_shapes(A._shape[:-2], B._shape[:-2])
     return TM(tuple(batch) + tuple(B._shape[-2:]), A.dtype)
 
@@ -584,8 +702,9 @@ def _eigh_meta(A, UPLO="L"):
 def _qr_meta(A, mode="reduced"):
     _matrix("qr", A)
     if mode not in ("reduced", "complete", "r"):
-        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
-                           "'r', or 'complete'")
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'"
+        )
     m, n = A._shape[-2:]
     k = min(m, n)
     batch = tuple(A._shape[:-2])
@@ -608,26 +727,65 @@ def _lstsq_meta(A, B, rcond=None, driver=None):
     _matrix("lstsq", A)
     m, n = A._shape[-2:]
     batch = tuple(A._shape[:-2])
-    return (TM(batch + (n,) + tuple(B._shape[-1:]), A.dtype), TM((0,), A.dtype.to_real()),
-            TM(batch, torch.int64), TM(batch + (min(m, n),), A.dtype.to_real()))
+    return (
+        TM(batch + (n,) + tuple(B._shape[-1:]), A.dtype),
+        TM((0,), A.dtype.to_real()),
+        TM(batch, torch.int64),
+        TM(batch + (min(m, n),), A.dtype.to_real()),
+    )
 
 
 # --- factorizations and solvers: the ops (kernels per backend, derivatives in formulas.py) --------
-defop("linalg_inv(Tensor A) -> Tensor", meta=_inv_meta, method=False, family=F,
-      grad={"A": "inv_backward(grad, result)"})
-defop("linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", meta=_slogdet_meta, method=False, family=F,
-      grad={"A": "slogdet_backward(grads[1], A)"})
-defop("linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor", meta=_solve_meta, method=False, family=F,
-      grad={"A": "solve_backward_A(grad, A, result)", "B": "solve_backward_B(grad, A)"})
-defop("linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor", meta=_cholesky_meta, method=False, family=F,
-      grad={"A": "cholesky_backward(grad, result, upper)"})
-defop("linalg_eigh(Tensor A, str UPLO=\"L\") -> (Tensor eigenvalues, Tensor eigenvectors)", meta=_eigh_meta,
-      method=False, family=F, grad={"A": "eigh_backward(grads, result[0], result[1])"})
-defop("linalg_qr(Tensor A, str mode=\"reduced\") -> (Tensor Q, Tensor R)", meta=_qr_meta, method=False, family=F,
-      grad={"A": "qr_backward(grads, A, result[0], result[1], mode)"})
-defop("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
-      meta=_svd_meta, method=False, family=F,
-      grad={"A": "svd_backward(grads, A, result[0], result[1], result[2], full_matrices)"})
-defop("linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor "
-      "residuals, Tensor rank, Tensor singular_values)", meta=_lstsq_meta, method=False, family=F,
-      grad={"A": "lstsq_backward(grads[0], A, B, result[0], 0)", "B": "lstsq_backward(grads[0], A, B, result[0], 1)"})
+defop(
+    "linalg_inv(Tensor A) -> Tensor", meta=_inv_meta, method=False, family=F, grad={"A": "inv_backward(grad, result)"}
+)
+defop(
+    "linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)",
+    meta=_slogdet_meta,
+    method=False,
+    family=F,
+    grad={"A": "slogdet_backward(grads[1], A)"},
+)
+defop(
+    "linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor",
+    meta=_solve_meta,
+    method=False,
+    family=F,
+    grad={"A": "solve_backward_A(grad, A, result)", "B": "solve_backward_B(grad, A)"},
+)
+defop(
+    "linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor",
+    meta=_cholesky_meta,
+    method=False,
+    family=F,
+    grad={"A": "cholesky_backward(grad, result, upper)"},
+)
+defop(
+    'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)',
+    meta=_eigh_meta,
+    method=False,
+    family=F,
+    grad={"A": "eigh_backward(grads, result[0], result[1])"},
+)
+defop(
+    'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)',
+    meta=_qr_meta,
+    method=False,
+    family=F,
+    grad={"A": "qr_backward(grads, A, result[0], result[1], mode)"},
+)
+defop(
+    "linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
+    meta=_svd_meta,
+    method=False,
+    family=F,
+    grad={"A": "svd_backward(grads, A, result[0], result[1], result[2], full_matrices)"},
+)
+defop(
+    "linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor "
+    "residuals, Tensor rank, Tensor singular_values)",
+    meta=_lstsq_meta,
+    method=False,
+    family=F,
+    grad={"A": "lstsq_backward(grads[0], A, B, result[0], 0)", "B": "lstsq_backward(grads[0], A, B, result[0], 1)"},
+)

@@ -4,6 +4,7 @@ A rule gets the op's bound arguments and returns a TensorMeta (or a tuple
 of them): what the outputs will be. Rules raise PyTorch's errors for bad
 shapes, so every backend (and the meta device) agrees on them.
 """
+
 from .. import _dtype as D
 from .._geometry import broadcast_shapes, wrap_dim, wrap_dims
 
@@ -65,8 +66,10 @@ def binary_float(self, other, *rest):
 def binary_no_bool(self, other, *rest):
     m = binary(self, other)
     if m.dtype is D.bool_:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
     return m
 
 
@@ -86,6 +89,7 @@ def integral_or_bool_only(name):
         if m.dtype._kind >= 2:
             raise RuntimeError(f"\"{name}_cpu\" not implemented for '{m.dtype.name.capitalize()}'")
         return m
+
     return rule
 
 
@@ -122,6 +126,7 @@ def div(self, other, rounding_mode=None):
     if rounding_mode is None:
         return binary_float(self, other)
     if rounding_mode not in ("trunc", "floor"):
-        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-                           f"'{rounding_mode}'")
+        raise RuntimeError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+        )
     return binary(self, other)

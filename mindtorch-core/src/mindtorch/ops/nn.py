@@ -3,6 +3,7 @@
 Forward and backward are separate ops (like ATen's *_backward ops), so a
 backend provides kernels for both; the derivative formulas only call ops.
 """
+
 import math
 import struct
 
@@ -12,8 +13,18 @@ from .meta import TensorMeta
 from .registry import declare_inplace, defop
 
 F = "nn"
-_TN = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-       "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_TN = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "bfloat16": "BFloat16",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
 
 
 def _tn(d):
@@ -28,24 +39,30 @@ def _check_float(name, *ts):
     d = ts[0].dtype
     for t in ts[1:]:
         if t is not None and t.dtype is not d:
-            raise RuntimeError(f"{name}: expected all tensors to have the same dtype, but got {_tn(d)} and "
-                               f"{_tn(t.dtype)}")
+            raise RuntimeError(
+                f"{name}: expected all tensors to have the same dtype, but got {_tn(d)} and {_tn(t.dtype)}"
+            )
 
 
 # --- linear --------------------------------------------------------------------------
 def _linear_meta(input, weight, bias=None):
     if input.ndim == 0 or weight.ndim != 2:
-        raise RuntimeError(f"linear(): expected input of at least 1 dimension and a 2-D weight, but got input "
-                           f"of shape {_shp(input.shape)} and weight of shape {_shp(weight.shape)}")
+        raise RuntimeError(
+            f"linear(): expected input of at least 1 dimension and a 2-D weight, but got input "
+            f"of shape {_shp(input.shape)} and weight of shape {_shp(weight.shape)}"
+        )
     if input._shape[-1] != weight._shape[1]:
         rows = 1
         for s in input._shape[:-1]:
             rows *= s
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input._shape[-1]} and "
-                           f"{weight._shape[1]}x{weight._shape[0]})")
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input._shape[-1]} and "
+            f"{weight._shape[1]}x{weight._shape[0]})"
+        )
     if input.dtype is not weight.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_tn(input.dtype)} and "
-                           f"{_tn(weight.dtype)}")
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {_tn(input.dtype)} and {_tn(weight.dtype)}"
+        )
     if bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(f"expected bias to have dtype {_tn(input.dtype)}, but got {_tn(bias.dtype)}")
     out = tuple(input._shape[:-1]) + (weight._shape[0],)
@@ -53,16 +70,25 @@ def _linear_meta(input, weight, bias=None):
         b = tuple(bias._shape)
         bad = len(b) > len(out) or any(s not in (1, o) for s, o in zip(reversed(b), reversed(out)))
         if bad:
-            raise RuntimeError(f"The expanded size of the tensor ({out[-1]}) must match the existing size "
-                               f"({b[-1] if b else 1}) at non-singleton dimension {len(out) - 1}.  Target sizes: "
-                               f"{list(out)}.  Tensor sizes: {list(b)}")
+            raise RuntimeError(
+                f"The expanded size of the tensor ({out[-1]}) must match the existing size "
+                f"({b[-1] if b else 1}) at non-singleton dimension {len(out) - 1}.  Target sizes: "
+                f"{list(out)}.  Tensor sizes: {list(b)}"
+            )
     return TensorMeta(out, input.dtype)
 
 
-defop("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", meta=_linear_meta, method=False,
-      family=F, grad={"input": "torch.ops.linear(grad, weight.t())",
-                      "weight": "linear_grad_weight(grad, input)",
-                      "bias": "linear_grad_bias(grad, bias)"})
+defop(
+    "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+    meta=_linear_meta,
+    method=False,
+    family=F,
+    grad={
+        "input": "torch.ops.linear(grad, weight.t())",
+        "weight": "linear_grad_weight(grad, input)",
+        "bias": "linear_grad_bias(grad, bias)",
+    },
+)
 
 
 # --- convolution (2-d; 1-d convs are 2-d convs with height 1) --------------------------
@@ -72,8 +98,10 @@ def _conv_out(n, k, s, p0, p1, d):
 
 def _conv2d_meta(input, weight, bias, stride, padding, dilation, groups):
     if input.ndim != 4 or weight.ndim != 4:
-        raise RuntimeError(f"Expected 4-dimensional input and weight for conv2d, but got input of size "
-                           f"{_shp(input.shape)} and weight of size {_shp(weight.shape)}")
+        raise RuntimeError(
+            f"Expected 4-dimensional input and weight for conv2d, but got input of size "
+            f"{_shp(input.shape)} and weight of size {_shp(weight.shape)}"
+        )
     n, c, h, w = input._shape
     o, cg, kh, kw = weight._shape
     if groups <= 0:
@@ -85,14 +113,20 @@ def _conv2d_meta(input, weight, bias, stride, padding, dilation, groups):
     if any(p < 0 for p in padding):
         raise RuntimeError("negative padding is not supported")
     if c != cg * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {_shp(weight.shape)}, expected input"
-                           f"{_shp(input.shape)} to have {cg * groups} channels, but got {c} channels instead")
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {_shp(weight.shape)}, expected input"
+            f"{_shp(input.shape)} to have {cg * groups} channels, but got {c} channels instead"
+        )
     if o % groups:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-                           f"but got weight of size {_shp(weight.shape)} instead")
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"but got weight of size {_shp(weight.shape)} instead"
+        )
     if bias is not None and (bias.ndim != 1 or bias._shape[0] != o):
-        raise RuntimeError(f"Given weight of size {_shp(weight.shape)}, expected bias to be 1-dimensional with "
-                           f"{o} elements, but got bias of size {_shp(bias.shape)} instead")
+        raise RuntimeError(
+            f"Given weight of size {_shp(weight.shape)}, expected bias to be 1-dimensional with "
+            f"{o} elements, but got bias of size {_shp(bias.shape)} instead"
+        )
     if input.dtype is not weight.dtype or (bias is not None and bias.dtype is not input.dtype):
         other = weight if input.dtype is not weight.dtype else bias
         which = "weight" if other is weight else "bias"
@@ -100,9 +134,11 @@ def _conv2d_meta(input, weight, bias, stride, padding, dilation, groups):
     ho = _conv_out(h, kh, stride[0], padding[0], padding[1], dilation[0])
     wo = _conv_out(w, kw, stride[1], padding[2], padding[3], dilation[1])
     if ho <= 0 or wo <= 0:
-        raise RuntimeError(f"Calculated padded input size per channel: ({h + padding[0] + padding[1]} x "
-                           f"{w + padding[2] + padding[3]}). Kernel size: ({dilation[0] * (kh - 1) + 1} x "
-                           f"{dilation[1] * (kw - 1) + 1}). Kernel size can't be greater than actual input size")
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({h + padding[0] + padding[1]} x "
+            f"{w + padding[2] + padding[3]}). Kernel size: ({dilation[0] * (kh - 1) + 1} x "
+            f"{dilation[1] * (kw - 1) + 1}). Kernel size can't be greater than actual input size"
+        )
     return TensorMeta((n, o, ho, wo), input.dtype)
 
 
@@ -116,23 +152,44 @@ def _conv2d_bwd_weight_meta(grad, input, weight_size, stride, padding, dilation,
 
 # The backward ops are adjoints of the forward in one argument, which gives their own
 # derivatives: <conv(x, W), g> = <x, bwd_input(g, W)> = <W, bwd_weight(g, x)>.
-defop("_conv2d(Tensor input, Tensor weight, Tensor? bias, int[2] stride, int[4] padding, int[2] dilation, "
-      "int groups) -> Tensor", meta=_conv2d_meta, method=False, function=False, family=F,
-      grad={"input": "torch.ops._conv2d_backward_input(grad, weight, input.shape, stride, padding, dilation, groups)",
-            "weight": "torch.ops._conv2d_backward_weight(grad, input, weight.shape, stride, padding, dilation, "
-                      "groups)",
-            "bias": "conv_bias_grad(grad)"})
-defop("_conv2d_backward_input(Tensor grad_output, Tensor weight, int[4] input_size, int[2] stride, int[4] padding, "
-      "int[2] dilation, int groups) -> Tensor", meta=_conv2d_bwd_input_meta, method=False, function=False, family=F,
-      grad={"grad_output": "torch.ops._conv2d(grad, weight, None, stride, padding, dilation, groups)",
-            "weight": "torch.ops._conv2d_backward_weight(grad_output, grad, weight.shape, stride, padding, "
-                      "dilation, groups)"})
-defop("_conv2d_backward_weight(Tensor grad_output, Tensor input, int[4] weight_size, int[2] stride, int[4] padding, "
-      "int[2] dilation, int groups) -> Tensor", meta=_conv2d_bwd_weight_meta, method=False, function=False,
-      family=F,
-      grad={"grad_output": "torch.ops._conv2d(input, grad, None, stride, padding, dilation, groups)",
-            "input": "torch.ops._conv2d_backward_input(grad_output, grad, input.shape, stride, padding, "
-                     "dilation, groups)"})
+defop(
+    "_conv2d(Tensor input, Tensor weight, Tensor? bias, int[2] stride, int[4] padding, int[2] dilation, "
+    "int groups) -> Tensor",
+    meta=_conv2d_meta,
+    method=False,
+    function=False,
+    family=F,
+    grad={
+        "input": "torch.ops._conv2d_backward_input(grad, weight, input.shape, stride, padding, dilation, groups)",
+        "weight": "torch.ops._conv2d_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)",
+        "bias": "conv_bias_grad(grad)",
+    },
+)
+defop(
+    "_conv2d_backward_input(Tensor grad_output, Tensor weight, int[4] input_size, int[2] stride, int[4] padding, "
+    "int[2] dilation, int groups) -> Tensor",
+    meta=_conv2d_bwd_input_meta,
+    method=False,
+    function=False,
+    family=F,
+    grad={
+        "grad_output": "torch.ops._conv2d(grad, weight, None, stride, padding, dilation, groups)",
+        "weight": "torch.ops._conv2d_backward_weight(grad_output, grad, weight.shape, stride, padding, "
+        "dilation, groups)",
+    },
+)
+defop(
+    "_conv2d_backward_weight(Tensor grad_output, Tensor input, int[4] weight_size, int[2] stride, int[4] padding, "
+    "int[2] dilation, int groups) -> Tensor",
+    meta=_conv2d_bwd_weight_meta,
+    method=False,
+    function=False,
+    family=F,
+    grad={
+        "grad_output": "torch.ops._conv2d(input, grad, None, stride, padding, dilation, groups)",
+        "input": "torch.ops._conv2d_backward_input(grad_output, grad, input.shape, stride, padding, dilation, groups)",
+    },
+)
 
 
 # --- pooling -------------------------------------------------------------------------
@@ -147,23 +204,28 @@ def _pool_out(n, k, s, p, d, ceil):
 
 def _pool_checks(name, input, kernel_size, stride, padding, dilation):
     if input.ndim != 4:
-        raise RuntimeError(f"{name}: Expected 3D or 4D (batch mode) tensor for input, but got "
-                           f"{_shp(input.shape)}")
+        raise RuntimeError(f"{name}: Expected 3D or 4D (batch mode) tensor for input, but got {_shp(input.shape)}")
     if any(k <= 0 for k in kernel_size):
-        raise RuntimeError(f"{name}: kernel_size must be greater than zero, but got kH: {kernel_size[0]} kW: "
-                           f"{kernel_size[1]}")
+        raise RuntimeError(
+            f"{name}: kernel_size must be greater than zero, but got kH: {kernel_size[0]} kW: {kernel_size[1]}"
+        )
     if any(s <= 0 for s in stride):
         raise RuntimeError(f"{name}: stride must be greater than zero, but got dH: {stride[0]} dW: {stride[1]}")
     if any(d <= 0 for d in dilation):
-        raise RuntimeError(f"{name}: dilation must be greater than zero, but got dilationH: {dilation[0]} "
-                           f"dilationW: {dilation[1]}")
+        raise RuntimeError(
+            f"{name}: dilation must be greater than zero, but got dilationH: {dilation[0]} dilationW: {dilation[1]}"
+        )
     for k, p, d in zip(kernel_size, padding, dilation):
         if p < 0 or p > (d * (k - 1) + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
-                               f"kernel_size={k} and dilation={d}")
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={p}, "
+                f"kernel_size={k} and dilation={d}"
+            )
     if input._shape[1] == 0 or input._shape[2] == 0 or input._shape[3] == 0:
-        raise RuntimeError(f"{name}: Expected input's non-batch dimensions to have positive length, but input "
-                           f"has a shape of {_shp(input.shape)}")
+        raise RuntimeError(
+            f"{name}: Expected input's non-batch dimensions to have positive length, but input "
+            f"has a shape of {_shp(input.shape)}"
+        )
 
 
 def _pool_shape(name, input, kernel_size, stride, padding, dilation, ceil_mode):
@@ -171,8 +233,9 @@ def _pool_shape(name, input, kernel_size, stride, padding, dilation, ceil_mode):
     ho = _pool_out(h, kernel_size[0], stride[0], padding[0], dilation[0], ceil_mode)
     wo = _pool_out(w, kernel_size[1], stride[1], padding[1], dilation[1], ceil_mode)
     if ho <= 0 or wo <= 0:
-        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{ho}x{wo}). "
-                           "Output size is too small")
+        raise RuntimeError(
+            f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{ho}x{wo}). Output size is too small"
+        )
     return (n, c, ho, wo)
 
 
@@ -182,53 +245,92 @@ def _max_pool2d_meta(input, kernel_size, stride, padding, dilation, ceil_mode):
     return TensorMeta(shape, input.dtype), TensorMeta(shape, D.int64)
 
 
-defop("_max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, "
-      "bool ceil_mode) -> (Tensor, Tensor)", meta=_max_pool2d_meta, method=False, function=False, family=F,
-      grad={"self": "torch.ops._max_pool2d_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, "
-                    "result[1])"})
+defop(
+    "_max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, "
+    "bool ceil_mode) -> (Tensor, Tensor)",
+    meta=_max_pool2d_meta,
+    method=False,
+    function=False,
+    family=F,
+    grad={
+        "self": "torch.ops._max_pool2d_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, "
+        "result[1])"
+    },
+)
 # the window geometry travels with the indices, as in PyTorch's max_pool2d_with_indices_backward: devices whose
 # backward operator takes it (ACLNN's) need it, the CPU reads only the indices
-defop("_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, "
-      "int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor",
-      meta=lambda grad, self, *a: TensorMeta(self._shape, grad.dtype), method=False, function=False,
-      family=F, nondiff=("indices",), grad={"grad_output": "not_implemented('max_pool2d double backward')"})
+defop(
+    "_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, "
+    "int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor",
+    meta=lambda grad, self, *a: TensorMeta(self._shape, grad.dtype),
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("indices",),
+    grad={"grad_output": "not_implemented('max_pool2d double backward')"},
+)
 
 
 def _avg_pool2d_meta(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _pool_checks("avg_pool2d", input, kernel_size, stride, padding, (1, 1))
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    return TensorMeta(_pool_shape("avg_pool2d", input, kernel_size, stride, padding, (1, 1), ceil_mode),
-                      input.dtype)
+    return TensorMeta(_pool_shape("avg_pool2d", input, kernel_size, stride, padding, (1, 1), ceil_mode), input.dtype)
 
 
-defop("_avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, "
-      "bool count_include_pad, int? divisor_override) -> Tensor", meta=_avg_pool2d_meta, method=False,
-      function=False, family=F,
-      grad={"self": "torch.ops._avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, "
-                    "count_include_pad, divisor_override)"})
-defop("_avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, "
-      "bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor",
-      meta=lambda grad, self, *a: TensorMeta(self._shape, grad.dtype), method=False, function=False, family=F,
-      grad={"grad_output": "torch.ops._avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, "
-                    "divisor_override)"})
+defop(
+    "_avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, "
+    "bool count_include_pad, int? divisor_override) -> Tensor",
+    meta=_avg_pool2d_meta,
+    method=False,
+    function=False,
+    family=F,
+    grad={
+        "self": "torch.ops._avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, "
+        "count_include_pad, divisor_override)"
+    },
+)
+defop(
+    "_avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, "
+    "bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor",
+    meta=lambda grad, self, *a: TensorMeta(self._shape, grad.dtype),
+    method=False,
+    function=False,
+    family=F,
+    grad={
+        "grad_output": "torch.ops._avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, "
+        "divisor_override)"
+    },
+)
 
 
 def _adaptive_meta(input, output_size):
     if input.ndim != 4:
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {_shp(input.shape)}")
     if any(s < 0 for s in output_size):
-        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 "
-                           f"but received {{{output_size[0]}, {output_size[1]}}}")
+        raise RuntimeError(
+            "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 "
+            f"but received {{{output_size[0]}, {output_size[1]}}}"
+        )
     return TensorMeta(tuple(input._shape[:2]) + tuple(output_size), input.dtype)
 
 
-defop("_adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor", meta=_adaptive_meta, method=False,
-      function=False, family=F,
-      grad={"self": "torch.ops._adaptive_avg_pool2d_backward(grad, self)"})
-defop("_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor",
-      meta=lambda grad, self: TensorMeta(self._shape, grad.dtype), method=False, function=False, family=F,
-      grad={"grad_output": "torch.ops._adaptive_avg_pool2d(grad, grad_output.shape[-2:])"})
+defop(
+    "_adaptive_avg_pool2d(Tensor self, int[2] output_size) -> Tensor",
+    meta=_adaptive_meta,
+    method=False,
+    function=False,
+    family=F,
+    grad={"self": "torch.ops._adaptive_avg_pool2d_backward(grad, self)"},
+)
+defop(
+    "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor",
+    meta=lambda grad, self: TensorMeta(self._shape, grad.dtype),
+    method=False,
+    function=False,
+    family=F,
+    grad={"grad_output": "torch.ops._adaptive_avg_pool2d(grad, grad_output.shape[-2:])"},
+)
 
 
 # --- upsampling (nearest / bilinear, 2-d) -----------------------------------------------
@@ -270,11 +372,14 @@ def _upsample_plan(x, in_hw, out_hw, mode, align_corners, scale_h, scale_w):
     """Index tensors (nearest) or weight matrices (bilinear) for both spatial dims, on x's device; half
     precision interpolates in float32."""
     if mode == "nearest":
-        return [torch.tensor(_nearest_rows(i, o, s), device=x.device)
-                for i, o, s in zip(in_hw, out_hw, (scale_h, scale_w))]
+        return [
+            torch.tensor(_nearest_rows(i, o, s), device=x.device) for i, o, s in zip(in_hw, out_hw, (scale_h, scale_w))
+        ]
     acc = D.float32 if x.dtype in (D.float16, D.bfloat16) else x.dtype
-    return [torch.tensor(_linear_rows(i, o, align_corners, s), dtype=acc, device=x.device)
-            for i, o, s in zip(in_hw, out_hw, (scale_h, scale_w))]
+    return [
+        torch.tensor(_linear_rows(i, o, align_corners, s), dtype=acc, device=x.device)
+        for i, o, s in zip(in_hw, out_hw, (scale_h, scale_w))
+    ]
 
 
 # composites for devices without upsampling kernels: gathers (nearest) or two small matmuls (bilinear)
@@ -296,44 +401,74 @@ def _upsample2d_backward(grad_output, input_size, mode, align_corners, scale_h, 
     return torch.matmul(torch.matmul(ph.t(), grad_output.to(ph.dtype)), pw).to(grad_output.dtype)
 
 
-defop("_upsample2d(Tensor self, int[2] output_size, str mode, bool align_corners, float? scale_h, "
-      "float? scale_w) -> Tensor", meta=_upsample_meta, method=False, function=False, family=F, composite=_upsample2d,
-      grad={"self": "torch.ops._upsample2d_backward(grad, self.shape, mode, align_corners, scale_h, scale_w)"})
-defop("_upsample2d_backward(Tensor grad_output, int[4] input_size, str mode, bool align_corners, float? scale_h, "
-      "float? scale_w) -> Tensor",
-      meta=lambda grad, input_size, *a: TensorMeta(tuple(input_size), grad.dtype), method=False, function=False,
-      family=F, composite=_upsample2d_backward,
-      grad={"grad_output": "torch.ops._upsample2d(grad, grad_output.shape[-2:], mode, align_corners, scale_h, "
-                                 "scale_w)"})
+defop(
+    "_upsample2d(Tensor self, int[2] output_size, str mode, bool align_corners, float? scale_h, "
+    "float? scale_w) -> Tensor",
+    meta=_upsample_meta,
+    method=False,
+    function=False,
+    family=F,
+    composite=_upsample2d,
+    grad={"self": "torch.ops._upsample2d_backward(grad, self.shape, mode, align_corners, scale_h, scale_w)"},
+)
+defop(
+    "_upsample2d_backward(Tensor grad_output, int[4] input_size, str mode, bool align_corners, float? scale_h, "
+    "float? scale_w) -> Tensor",
+    meta=lambda grad, input_size, *a: TensorMeta(tuple(input_size), grad.dtype),
+    method=False,
+    function=False,
+    family=F,
+    composite=_upsample2d_backward,
+    grad={"grad_output": "torch.ops._upsample2d(grad, grad_output.shape[-2:], mode, align_corners, scale_h, scale_w)"},
+)
 
 
 # --- normalization ---------------------------------------------------------------------
 def _layer_norm_meta(input, normalized_shape, weight, bias, eps):
     ns = tuple(normalized_shape)
     k = len(ns)
-    if k == 0 or tuple(input._shape[input.ndim - k:]) != ns or input.ndim < k:
-        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
-                           f"{', '.join(map(str, ns))}], but got input of size{_shp(input.shape)}")
+    if k == 0 or tuple(input._shape[input.ndim - k :]) != ns or input.ndim < k:
+        raise RuntimeError(
+            f"Given normalized_shape={list(ns)}, expected input with shape [*, "
+            f"{', '.join(map(str, ns))}], but got input of size{_shp(input.shape)}"
+        )
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t._shape) != ns:
-            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
-                               f"shape {_shp(t.shape)} and normalized_shape = {_shp(ns)}")
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {_shp(t.shape)} and normalized_shape = {_shp(ns)}"
+            )
     _check_float("layer_norm", input, weight, bias)
-    stat = tuple(input._shape[:input.ndim - k]) + (1,) * k
+    stat = tuple(input._shape[: input.ndim - k]) + (1,) * k
     sd = D.float32 if input.dtype in (D.float16, D.bfloat16) else input.dtype
     return TensorMeta(input._shape, input.dtype), TensorMeta(stat, sd), TensorMeta(stat, sd)
 
 
-defop("native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> "
-      "(Tensor, Tensor, Tensor)", meta=_layer_norm_meta, method=False, family=F,
-      grad={"input, weight, bias": "torch.ops.native_layer_norm_backward(grads[0], input, normalized_shape, "
-                                   "result[1], result[2], weight, bias)"})
-defop("native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, "
-      "Tensor rstd, Tensor? weight, Tensor? bias) -> (Tensor, Tensor, Tensor)",
-      meta=lambda g, x, ns, m, r, w, b: (TensorMeta(x._shape, g.dtype),
-                                         TensorMeta(tuple(ns), g.dtype), TensorMeta(tuple(ns), g.dtype)),
-      method=False, function=False, family=F, nondiff=("mean", "rstd"),
-      grad={"grad_out": "not_implemented('layer_norm double backward')"})
+defop(
+    "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> "
+    "(Tensor, Tensor, Tensor)",
+    meta=_layer_norm_meta,
+    method=False,
+    family=F,
+    grad={
+        "input, weight, bias": "torch.ops.native_layer_norm_backward(grads[0], input, normalized_shape, "
+        "result[1], result[2], weight, bias)"
+    },
+)
+defop(
+    "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, "
+    "Tensor rstd, Tensor? weight, Tensor? bias) -> (Tensor, Tensor, Tensor)",
+    meta=lambda g, x, ns, m, r, w, b: (
+        TensorMeta(x._shape, g.dtype),
+        TensorMeta(tuple(ns), g.dtype),
+        TensorMeta(tuple(ns), g.dtype),
+    ),
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("mean", "rstd"),
+    grad={"grad_out": "not_implemented('layer_norm double backward')"},
+)
 
 
 def _rms_norm_meta(input, normalized_shape, weight, eps):
@@ -360,22 +495,33 @@ def _rms_norm_backward(grad_out, input, normalized_shape, rstd, weight):
     return grad_input.to(grad_out.dtype), grad_weight.to(grad_out.dtype)
 
 
-defop("_rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, float eps) -> (Tensor, Tensor)",
-      meta=_rms_norm_meta, method=False, function=False, family=F, composite=_rms_norm,
-      grad={"input, weight": "torch.ops._rms_norm_backward(grads[0], input, normalized_shape, result[1], weight)"})
-defop("_rms_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor rstd, Tensor? weight) "
-      "-> (Tensor, Tensor)", composite=_rms_norm_backward,
-      meta=lambda g, x, ns, r, w: (TensorMeta(x._shape, g.dtype), TensorMeta(tuple(ns), g.dtype)),
-      method=False, function=False, family=F, nondiff=("rstd",),
-      grad={"grad_out": "not_implemented('rms_norm double backward')"})
+defop(
+    "_rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, float eps) -> (Tensor, Tensor)",
+    meta=_rms_norm_meta,
+    method=False,
+    function=False,
+    family=F,
+    composite=_rms_norm,
+    grad={"input, weight": "torch.ops._rms_norm_backward(grads[0], input, normalized_shape, result[1], weight)"},
+)
+defop(
+    "_rms_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor rstd, Tensor? weight) "
+    "-> (Tensor, Tensor)",
+    composite=_rms_norm_backward,
+    meta=lambda g, x, ns, r, w: (TensorMeta(x._shape, g.dtype), TensorMeta(tuple(ns), g.dtype)),
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("rstd",),
+    grad={"grad_out": "not_implemented('rms_norm double backward')"},
+)
 
 
 def _batch_norm_meta(input, weight, bias, running_mean, running_var, training, momentum, eps):
     if input.ndim < 2:
         raise ValueError(f"expected 2D or higher input (got {input.ndim}D input)")
     c = input._shape[1]
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
-                    ("running_var", running_var)):
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
     if not training and (running_mean is None or running_var is None):
@@ -387,19 +533,34 @@ def _batch_norm_meta(input, weight, bias, running_mean, running_var, training, m
 # The backward recomputes the batch statistics from the input instead of reading result[1:], because
 # reading `result` saves every output, and PyTorch allows in-place ops on the output (BatchNorm2d
 # followed by ReLU(inplace=True)).
-defop("_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
-      "bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", meta=_batch_norm_meta,
-      method=False, function=False, family=F, nondiff=("running_mean", "running_var"),
-      grad={"input, weight, bias": "torch.ops._batch_norm_backward(grads[0], input, weight, running_mean, "
-                                   "running_var, None, None, training, eps)"})
-defop("_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, "
-      "Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool training, float eps) -> "
-      "(Tensor, Tensor, Tensor)",
-      meta=lambda g, x, *a: (TensorMeta(x._shape, g.dtype), TensorMeta((x._shape[1],), g.dtype),
-                             TensorMeta((x._shape[1],), g.dtype)),
-      method=False, function=False, family=F,
-      nondiff=("running_mean", "running_var", "save_mean", "save_invstd"),
-      grad={"grad_out": "not_implemented('batch_norm double backward')"})
+defop(
+    "_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+    "bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+    meta=_batch_norm_meta,
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("running_mean", "running_var"),
+    grad={
+        "input, weight, bias": "torch.ops._batch_norm_backward(grads[0], input, weight, running_mean, "
+        "running_var, None, None, training, eps)"
+    },
+)
+defop(
+    "_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, "
+    "Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool training, float eps) -> "
+    "(Tensor, Tensor, Tensor)",
+    meta=lambda g, x, *a: (
+        TensorMeta(x._shape, g.dtype),
+        TensorMeta((x._shape[1],), g.dtype),
+        TensorMeta((x._shape[1],), g.dtype),
+    ),
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("running_mean", "running_var", "save_mean", "save_invstd"),
+    grad={"grad_out": "not_implemented('batch_norm double backward')"},
+)
 
 
 def _group_norm_meta(input, weight, bias, num_groups, eps):
@@ -407,35 +568,56 @@ def _group_norm_meta(input, weight, bias, num_groups, eps):
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     n, c = input._shape[:2]
     if num_groups <= 0 or c % num_groups:
-        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
-                           f"of shape {_shp(input.shape)} and num_groups={num_groups}")
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape {_shp(input.shape)} and num_groups={num_groups}"
+        )
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t.ndim != 1 or t.numel() != c):
-            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in "
-                               f"input, but got {name} of shape {_shp(t.shape)} and input of shape "
-                               f"{_shp(input.shape)}")
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in "
+                f"input, but got {name} of shape {_shp(t.shape)} and input of shape "
+                f"{_shp(input.shape)}"
+            )
     sd = D.float32 if input.dtype in (D.float16, D.bfloat16) else input.dtype
     return TensorMeta(input._shape, input.dtype), TensorMeta((n, num_groups), sd), TensorMeta((n, num_groups), sd)
 
 
-defop("_group_norm(Tensor input, Tensor? weight, Tensor? bias, int num_groups, float eps) -> "
-      "(Tensor, Tensor, Tensor)", meta=_group_norm_meta, method=False, function=False, family=F,
-      grad={"input, weight, bias": "torch.ops._group_norm_backward(grads[0], input, weight, result[1], result[2], "
-                                   "num_groups)"})
-defop("_group_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor mean, Tensor rstd, "
-      "int num_groups) -> (Tensor, Tensor, Tensor)",
-      meta=lambda g, x, *a: (TensorMeta(x._shape, g.dtype), TensorMeta((x._shape[1],), g.dtype),
-                             TensorMeta((x._shape[1],), g.dtype)),
-      method=False, function=False, family=F, nondiff=("mean", "rstd"),
-      grad={"grad_out": "not_implemented('group_norm double backward')"})
+defop(
+    "_group_norm(Tensor input, Tensor? weight, Tensor? bias, int num_groups, float eps) -> (Tensor, Tensor, Tensor)",
+    meta=_group_norm_meta,
+    method=False,
+    function=False,
+    family=F,
+    grad={
+        "input, weight, bias": "torch.ops._group_norm_backward(grads[0], input, weight, result[1], result[2], "
+        "num_groups)"
+    },
+)
+defop(
+    "_group_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor mean, Tensor rstd, "
+    "int num_groups) -> (Tensor, Tensor, Tensor)",
+    meta=lambda g, x, *a: (
+        TensorMeta(x._shape, g.dtype),
+        TensorMeta((x._shape[1],), g.dtype),
+        TensorMeta((x._shape[1],), g.dtype),
+    ),
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("mean", "rstd"),
+    grad={"grad_out": "not_implemented('group_norm double backward')"},
+)
 
 
 # --- embedding -------------------------------------------------------------------------
 def _check_indices(indices, fname):
     if indices.dtype not in (D.int64, D.int32):
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar "
-                           f"types: Long, Int; but got torch.{_tn(indices.dtype)}Tensor instead (while checking "
-                           f"arguments for {fname})")
+        raise RuntimeError(
+            f"Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got torch.{_tn(indices.dtype)}Tensor instead (while checking "
+            f"arguments for {fname})"
+        )
 
 
 def _embedding_meta(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
@@ -445,14 +627,25 @@ def _embedding_meta(weight, indices, padding_idx=-1, scale_grad_by_freq=False, s
     return TensorMeta(tuple(indices._shape) + (weight._shape[1],), weight.dtype)
 
 
-defop("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "
-      "bool sparse=False) -> Tensor", meta=_embedding_meta, method=False, family=F, nondiff=("indices",),
-      grad={"weight": "torch.ops._embedding_backward(grad, indices, weight.shape[0], padding_idx, "
-                      "scale_grad_by_freq)"})
-defop("_embedding_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, "
-      "bool scale_grad_by_freq) -> Tensor",
-      meta=lambda g, i, n, p, s: TensorMeta((n, g._shape[-1]), g.dtype), method=False, function=False, family=F,
-      nondiff=("indices",), grad={"grad_output": "not_implemented('embedding double backward')"})
+defop(
+    "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "
+    "bool sparse=False) -> Tensor",
+    meta=_embedding_meta,
+    method=False,
+    family=F,
+    nondiff=("indices",),
+    grad={"weight": "torch.ops._embedding_backward(grad, indices, weight.shape[0], padding_idx, scale_grad_by_freq)"},
+)
+defop(
+    "_embedding_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, "
+    "bool scale_grad_by_freq) -> Tensor",
+    meta=lambda g, i, n, p, s: TensorMeta((n, g._shape[-1]), g.dtype),
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("indices",),
+    grad={"grad_output": "not_implemented('embedding double backward')"},
+)
 
 
 def _embedding_renorm(self, indices, max_norm, norm_type):
@@ -465,9 +658,13 @@ def _embedding_renorm(self, indices, max_norm, norm_type):
     return self.index_copy_(0, rows, picked * scale)
 
 
-declare_inplace("_embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> "
-                "Tensor(a!)", meta=lambda s, i, m, n: TensorMeta(s._shape, s.dtype), function=True, family=F,
-                composite=_embedding_renorm)
+declare_inplace(
+    "_embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)",
+    meta=lambda s, i, m, n: TensorMeta(s._shape, s.dtype),
+    function=True,
+    family=F,
+    composite=_embedding_renorm,
+)
 
 
 # --- nll loss (class-index targets) --------------------------------------------------------
@@ -486,27 +683,43 @@ def _nll_meta(input, target, weight, reduction, ignore_index):
         exp_t = (input._shape[0],) + tuple(input._shape[2:])
     if tuple(target._shape) != exp_t:
         if input.ndim <= 2:
-            raise ValueError(f"Expected input batch_size ({input._shape[0] if input.ndim else 0}) to match target "
-                             f"batch_size ({target._shape[0] if target.ndim else 0}).") \
-                if target.ndim == 1 and input.ndim == 2 else \
-                RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+            raise (
+                ValueError(
+                    f"Expected input batch_size ({input._shape[0] if input.ndim else 0}) to match target "
+                    f"batch_size ({target._shape[0] if target.ndim else 0})."
+                )
+                if target.ndim == 1 and input.ndim == 2
+                else RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+            )
         raise RuntimeError(f"Expected target size {_shp(exp_t[:1] + exp_t[1:])}, got {_shp(target.shape)}")
     if weight is not None and (weight.ndim != 1 or weight.numel() != c):
-        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
-                           f"weight tensor of shape: {_shp(weight.shape)}")
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {c} classes or no classes but got "
+            f"weight tensor of shape: {_shp(weight.shape)}"
+        )
     shape = exp_t if reduction == 0 else ()
     return TensorMeta(shape, input.dtype), TensorMeta((), input.dtype)
 
 
-defop("_nll_loss(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
-      "(Tensor, Tensor)", meta=_nll_meta, method=False, function=False, family=F, nondiff=("target", "weight"),
-      grad={"self": "torch.ops._nll_loss_backward(grads[0], self, target, weight, reduction, ignore_index, "
-                    "result[1])"})
-defop("_nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
-      "SymInt ignore_index, Tensor total_weight) -> Tensor",
-      meta=lambda g, s, *a: TensorMeta(s._shape, g.dtype), method=False, function=False, family=F,
-      nondiff=("target", "weight", "total_weight"),
-      grad={"grad_output": "not_implemented('nll_loss double backward')"})
+defop(
+    "_nll_loss(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor, Tensor)",
+    meta=_nll_meta,
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("target", "weight"),
+    grad={"self": "torch.ops._nll_loss_backward(grads[0], self, target, weight, reduction, ignore_index, result[1])"},
+)
+defop(
+    "_nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
+    "SymInt ignore_index, Tensor total_weight) -> Tensor",
+    meta=lambda g, s, *a: TensorMeta(s._shape, g.dtype),
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("target", "weight", "total_weight"),
+    grad={"grad_output": "not_implemented('nll_loss double backward')"},
+)
 
 
 # --- scaled dot-product attention (fused) -------------------------------------------------------
@@ -516,13 +729,17 @@ def _sdpa_meta(query, key, value, attn_mask, is_causal, scale):
     _check_float("scaled_dot_product_attention", query, key, value)
     lead = tuple(query._shape[:-2])
     if tuple(key._shape[:-2]) != lead or tuple(value._shape[:-2]) != lead:
-        raise RuntimeError("scaled_dot_product_attention: query, key and value must have the same batch "
-                           f"dimensions, but got {_shp(query.shape)}, {_shp(key.shape)} and {_shp(value.shape)}")
+        raise RuntimeError(
+            "scaled_dot_product_attention: query, key and value must have the same batch "
+            f"dimensions, but got {_shp(query.shape)}, {_shp(key.shape)} and {_shp(value.shape)}"
+        )
     L, E = query._shape[-2:]
     S = key._shape[-2]
     if key._shape[-1] != E or value._shape[-2] != S:
-        raise RuntimeError(f"scaled_dot_product_attention: shapes {_shp(query.shape)}, {_shp(key.shape)} and "
-                           f"{_shp(value.shape)} do not fit together")
+        raise RuntimeError(
+            f"scaled_dot_product_attention: shapes {_shp(query.shape)}, {_shp(key.shape)} and "
+            f"{_shp(value.shape)} do not fit together"
+        )
     return TensorMeta(lead + (L, value._shape[-1]), query.dtype), TensorMeta(lead + (L, S), query.dtype)
 
 
@@ -553,17 +770,34 @@ def sdpa_backward_composite(grad_out, query, key, value, attn, scale):
 # The probabilities are the second output, kept for the backward (no recomputation); a float mask is
 # added before the softmax and gets no gradient here (F.scaled_dot_product_attention routes a mask that
 # requires grad through the op-by-op path).
-defop("_scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask, bool is_causal, "
-      "float scale) -> (Tensor, Tensor)", meta=_sdpa_meta, composite=sdpa_composite, method=False, function=False,
-      family=F, nondiff=("attn_mask",),
-      grad={"query, key, value": "torch.ops._scaled_dot_product_attention_backward(grads[0], query, key, value, "
-                                 "result[1], scale)"})
-defop("_scaled_dot_product_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, "
-      "Tensor attn, float scale) -> (Tensor, Tensor, Tensor)",
-      meta=lambda g, q, k, v, a, s: (TensorMeta(q._shape, q.dtype), TensorMeta(k._shape, k.dtype),
-                                     TensorMeta(v._shape, v.dtype)),
-      composite=sdpa_backward_composite, method=False, function=False, family=F,
-      grad={"grad_out": "not_implemented('scaled_dot_product_attention double backward')"})
+defop(
+    "_scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask, bool is_causal, "
+    "float scale) -> (Tensor, Tensor)",
+    meta=_sdpa_meta,
+    composite=sdpa_composite,
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("attn_mask",),
+    grad={
+        "query, key, value": "torch.ops._scaled_dot_product_attention_backward(grads[0], query, key, value, "
+        "result[1], scale)"
+    },
+)
+defop(
+    "_scaled_dot_product_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, "
+    "Tensor attn, float scale) -> (Tensor, Tensor, Tensor)",
+    meta=lambda g, q, k, v, a, s: (
+        TensorMeta(q._shape, q.dtype),
+        TensorMeta(k._shape, k.dtype),
+        TensorMeta(v._shape, v.dtype),
+    ),
+    composite=sdpa_backward_composite,
+    method=False,
+    function=False,
+    family=F,
+    grad={"grad_out": "not_implemented('scaled_dot_product_attention double backward')"},
+)
 
 
 # --- cross entropy with class indices (fused log_softmax + nll) ----------------------------------
@@ -589,13 +823,28 @@ def cross_entropy_backward_composite(grad, log_probs, target, weight, reduction,
 
 # Outputs: the loss, the total weight and the log-probabilities (kept for the backward, which is one
 # pass over the logits: (softmax - one_hot) * weight * grad).
-defop("_cross_entropy(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
-      "(Tensor, Tensor, Tensor)", meta=_cross_entropy_meta, composite=cross_entropy_composite, method=False,
-      function=False, family=F, nondiff=("target", "weight"),
-      grad={"self": "torch.ops._cross_entropy_backward(grads[0], result[2], target, weight, reduction, "
-                    "ignore_index, result[1])"})
-defop("_cross_entropy_backward(Tensor grad_output, Tensor log_probs, Tensor target, Tensor? weight, int reduction, "
-      "SymInt ignore_index, Tensor total_weight) -> Tensor",
-      meta=lambda g, lp, *a: TensorMeta(lp._shape, g.dtype), composite=cross_entropy_backward_composite,
-      method=False, function=False, family=F, nondiff=("target", "weight", "total_weight"),
-      grad={"grad_output": "not_implemented('cross_entropy double backward')"})
+defop(
+    "_cross_entropy(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
+    "(Tensor, Tensor, Tensor)",
+    meta=_cross_entropy_meta,
+    composite=cross_entropy_composite,
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("target", "weight"),
+    grad={
+        "self": "torch.ops._cross_entropy_backward(grads[0], result[2], target, weight, reduction, "
+        "ignore_index, result[1])"
+    },
+)
+defop(
+    "_cross_entropy_backward(Tensor grad_output, Tensor log_probs, Tensor target, Tensor? weight, int reduction, "
+    "SymInt ignore_index, Tensor total_weight) -> Tensor",
+    meta=lambda g, lp, *a: TensorMeta(lp._shape, g.dtype),
+    composite=cross_entropy_backward_composite,
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("target", "weight", "total_weight"),
+    grad={"grad_output": "not_implemented('cross_entropy double backward')"},
+)

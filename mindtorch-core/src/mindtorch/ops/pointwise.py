@@ -1,6 +1,7 @@
 """Pointwise operators: arithmetic, comparisons, unary math, activations, PyTorch's spelled-out aliases
 (multiply, divide, ...), number-theory and floating-point ops (gcd, lcm, hypot, copysign, nextafter,
 frexp, igamma) and the compositions programs reach for (heaviside, deg2rad, ldexp, xlogy, sinc, ...)."""
+
 import math
 
 from .. import _dtype as D
@@ -40,6 +41,7 @@ def _no_bool(kname):
         if m.dtype is D.bool_:
             raise _not_impl(kname, m.dtype)
         return m
+
     return rule
 
 
@@ -49,6 +51,7 @@ def _bits(kname, allow_bool=True):
         if m.dtype._kind >= 2 or (m.dtype is D.bool_ and not allow_bool):
             raise _not_impl(kname, m.dtype)
         return m
+
     return rule
 
 
@@ -58,10 +61,12 @@ def _keep_meta(self):
 
 def _real_unary(kname):
     """unary_float, but complex inputs are refused as PyTorch's real-only kernels refuse them."""
+
     def rule(self, *rest):
         if self.dtype.is_complex:
             raise _not_impl(kname, self.dtype)
         return M.unary_float(self)
+
     return rule
 
 
@@ -70,6 +75,7 @@ def _float_only(kname):
         if self.dtype._kind < 2:
             raise _not_impl(kname, self.dtype)
         return TensorMeta(self._shape, self.dtype)
+
     return rule
 
 
@@ -78,6 +84,7 @@ def _keep_no_bool(kname):
         if self.dtype is D.bool_:
             raise _not_impl(kname, self.dtype)
         return TensorMeta(self._shape, self.dtype)
+
     return rule
 
 
@@ -86,6 +93,7 @@ def _keep_real(kname):
         if self.dtype._kind < 2:
             raise _not_impl(kname, self.dtype)
         return TensorMeta(self._shape, self.dtype)
+
     return rule
 
 
@@ -95,8 +103,10 @@ def _is_bool(x):
 
 def _sub_meta(self, other, alpha=1):
     if _is_bool(self) or _is_bool(other):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
-                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     return M.binary(self, other)
 
 
@@ -115,8 +125,9 @@ def _abs_meta(self):
 
 def _sign_meta(self):
     if self.dtype._kind == 3:
-        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. "
-                                  "Please use torch.sgn instead.")
+        raise NotImplementedError(
+            "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."
+        )
     return TensorMeta(self._shape, self.dtype)
 
 
@@ -126,13 +137,16 @@ def _ordered(kname):
         if _dt(self)._kind == 3 or _dt(other)._kind == 3:
             raise _not_impl(kname, D.result_type(self, other))
         return m
+
     return rule
 
 
 def _neg_meta(self):
     if self.dtype is D.bool_:
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
-                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     return TensorMeta(self._shape, self.dtype)
 
 
@@ -144,8 +158,13 @@ def _pow_meta(self, exponent):
     m = M.binary(self, exponent)
     if m.dtype is D.bool_ and hasattr(exponent, "_shape"):  # bool ** Python bool is allowed
         raise _not_impl("pow", m.dtype)
-    if not hasattr(exponent, "_shape") and m.dtype._kind == 1 and exponent.__class__ is not bool \
-            and isinstance(exponent, int) and exponent < 0:
+    if (
+        not hasattr(exponent, "_shape")
+        and m.dtype._kind == 1
+        and exponent.__class__ is not bool
+        and isinstance(exponent, int)
+        and exponent < 0
+    ):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return m
 
@@ -174,8 +193,7 @@ def _gelu_meta(self, approximate="none"):
 
 def _lerp_meta(self, end, weight):
     if end.dtype is not self.dtype:
-        raise RuntimeError(f"expected dtype {_short(self.dtype)} "
-                           f"for `end` but got dtype {_short(end.dtype)}")
+        raise RuntimeError(f"expected dtype {_short(self.dtype)} for `end` but got dtype {_short(end.dtype)}")
     if hasattr(weight, "_shape"):
         if weight.dtype is not self.dtype:
             raise RuntimeError(f"expected dtype {_short(self.dtype)} for `weight` but got dtype {_short(weight.dtype)}")
@@ -188,32 +206,44 @@ def _lerp_meta(self, end, weight):
 
 
 def _short(d):
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-            "int64": "long int", "int32": "int"}.get(d.name, d.name)
+    return {
+        "float32": "float",
+        "float64": "double",
+        "float16": "c10::Half",
+        "bfloat16": "c10::BFloat16",
+        "int64": "long int",
+        "int32": "int",
+    }.get(d.name, d.name)
 
 
 def _addc_meta(kname):
     def rule(self, t1, t2, value=1):
         dt = D.result_type(self, t1, t2)
         if kname == "addcdiv" and t1.dtype._kind < 2 and t2.dtype._kind < 2:
-            raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release "
-                               "addcdiv will perform a true division of tensor1 and tensor2. The historic "
-                               "addcdiv behavior can be implemented as (input + value * tensor1 / tensor2)"
-                               ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
-                               "for float inputs. The future addcdiv behavior is just the latter implementation: "
-                               "(input + value * tensor1 / tensor2), for all dtypes.")
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a future release "
+                "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+                "addcdiv behavior can be implemented as (input + value * tensor1 / tensor2)"
+                ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+                "for float inputs. The future addcdiv behavior is just the latter implementation: "
+                "(input + value * tensor1 / tensor2), for all dtypes."
+            )
         return TensorMeta(broadcast_shapes(self._shape, t1._shape, t2._shape), dt)
+
     return rule
 
 
 def _where_meta(condition, self, other):
     if not hasattr(condition, "_shape") or condition.dtype is not D.bool_:
         d = condition.dtype if hasattr(condition, "_shape") else None
-        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{_cname(d) if d else type(condition).__name__}")
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{_cname(d) if d else type(condition).__name__}"
+        )
     # two Python numbers: an int pair gives int64, floats the default dtype
-    return TensorMeta(broadcast_shapes(condition._shape, M.shape_of(self), M.shape_of(other)),
-                      D.result_type(self, other))
+    return TensorMeta(
+        broadcast_shapes(condition._shape, M.shape_of(self), M.shape_of(other)), D.result_type(self, other)
+    )
 
 
 def _where_method_meta(self, condition, other):
@@ -274,102 +304,232 @@ def _scalar_first(name, other="other"):
     """PyTorch's `name.Scalar_Tensor(Scalar self, Tensor other)` overload (torch.remainder(2, t)): the
     Tensor-Tensor op's kernels already take a Python number first (the reflected operators use them)."""
     from .registry import BY_NAME
+
     base = BY_NAME[name][0]
 
     def fn(self, other_):
         from .. import dispatch
+
         return dispatch.call(base, (self, other_))
+
     overload = "Scalar" if name == "float_power" else "Scalar_Tensor"
-    defop(f"{name}(Scalar self, Tensor {other}) -> Tensor", overload=overload, composite=fn, method=False,
-          meta=base.meta, family=F)
+    defop(
+        f"{name}(Scalar self, Tensor {other}) -> Tensor",
+        overload=overload,
+        composite=fn,
+        method=False,
+        meta=base.meta,
+        family=F,
+    )
 
 
 # --- binary arithmetic -------------------------------------------------------
-defop("add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", meta=M.binary, inplace=True, out=True,
-      numbers_as_tensors=True, family=F,
-      grad={"self": "grad", "other": "maybe_mul(grad, alpha)"})
-defop("sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", meta=_sub_meta, inplace=True, out=True,
-      numbers_as_tensors=True, family=F,
-      grad={"self": "grad", "other": "maybe_mul(-grad, alpha)"})
-defop("mul(Tensor self, Tensor other) -> Tensor", meta=M.binary, inplace=True, out=True,
-      numbers_as_tensors=True, family=F,
-      grad={"self": "grad * conj(other)", "other": "grad * conj(self)"})
-defop("div(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor", meta=_div_meta, inplace=True,
-      out=True, numbers_as_tensors=True, family=F,
-      grad={"self": "div_self_grad(grad, other, rounding_mode)",
-            "other": "div_other_grad(grad, self, other, rounding_mode)"})
-defop("floor_divide(Tensor self, Tensor other) -> Tensor", meta=_no_bool("div_floor_cpu"), inplace=True, out=True,
-      numbers_as_tensors=True, family=F, grad={"self": "not_implemented('floor_divide')"})
-defop("remainder(Tensor self, Tensor other) -> Tensor", meta=_no_bool("remainder_cpu"), inplace=True, out=True,
-      numbers_as_tensors=True, family=F,
-      grad={"self": "grad", "other": "remainder_other_grad(grad, self, other)"})
-defop("fmod(Tensor self, Tensor other) -> Tensor", meta=_no_bool("fmod_cpu"), inplace=True, out=True,
-      numbers_as_tensors=True, family=F,
-      grad={"self": "grad", "other": "-grad * torch.div(self, other, rounding_mode='trunc')"})
+defop(
+    "add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    meta=M.binary,
+    inplace=True,
+    out=True,
+    numbers_as_tensors=True,
+    family=F,
+    grad={"self": "grad", "other": "maybe_mul(grad, alpha)"},
+)
+defop(
+    "sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    meta=_sub_meta,
+    inplace=True,
+    out=True,
+    numbers_as_tensors=True,
+    family=F,
+    grad={"self": "grad", "other": "maybe_mul(-grad, alpha)"},
+)
+defop(
+    "mul(Tensor self, Tensor other) -> Tensor",
+    meta=M.binary,
+    inplace=True,
+    out=True,
+    numbers_as_tensors=True,
+    family=F,
+    grad={"self": "grad * conj(other)", "other": "grad * conj(self)"},
+)
+defop(
+    "div(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor",
+    meta=_div_meta,
+    inplace=True,
+    out=True,
+    numbers_as_tensors=True,
+    family=F,
+    grad={
+        "self": "div_self_grad(grad, other, rounding_mode)",
+        "other": "div_other_grad(grad, self, other, rounding_mode)",
+    },
+)
+defop(
+    "floor_divide(Tensor self, Tensor other) -> Tensor",
+    meta=_no_bool("div_floor_cpu"),
+    inplace=True,
+    out=True,
+    numbers_as_tensors=True,
+    family=F,
+    grad={"self": "not_implemented('floor_divide')"},
+)
+defop(
+    "remainder(Tensor self, Tensor other) -> Tensor",
+    meta=_no_bool("remainder_cpu"),
+    inplace=True,
+    out=True,
+    numbers_as_tensors=True,
+    family=F,
+    grad={"self": "grad", "other": "remainder_other_grad(grad, self, other)"},
+)
+defop(
+    "fmod(Tensor self, Tensor other) -> Tensor",
+    meta=_no_bool("fmod_cpu"),
+    inplace=True,
+    out=True,
+    numbers_as_tensors=True,
+    family=F,
+    grad={"self": "grad", "other": "-grad * torch.div(self, other, rounding_mode='trunc')"},
+)
 _POW_GRAD = {"self": "pow_self_grad(grad, self, exponent)", "exponent": "pow_exp_grad(grad, self, exponent, result)"}
 # one kernel serves Tensor^Tensor, Tensor^number and number^Tensor (operators pass numbers through)
-_pow = defop("pow(Tensor self, Tensor exponent) -> Tensor", meta=_pow_meta, inplace=True, out=True,
-             numbers_as_tensors=True, family=F, grad=_POW_GRAD)
+_pow = defop(
+    "pow(Tensor self, Tensor exponent) -> Tensor",
+    meta=_pow_meta,
+    inplace=True,
+    out=True,
+    numbers_as_tensors=True,
+    family=F,
+    grad=_POW_GRAD,
+)
 
 
 def _pow_scalar(self, exponent):
     from .. import dispatch
+
     return dispatch.call(_pow, (self, exponent))
 
 
-defop("pow(Scalar self, Tensor exponent) -> Tensor", overload="Scalar", composite=_pow_scalar, method=False,
-      meta=_pow_meta, family=F)
-defop("float_power(Tensor self, Tensor exponent) -> Tensor", meta=lambda s, e: TensorMeta(
-    broadcast_shapes(M.shape_of(s), M.shape_of(e)),
-    D.complex128 if D.result_type(s, e)._kind == 3 else D.float64),
-    numbers_as_tensors=True, out=True, family=F, composite=lambda s, e: torch.pow(
-        s.double() if hasattr(s, "_shape") else s, e.double() if hasattr(e, "_shape") else float(e)))
+defop(
+    "pow(Scalar self, Tensor exponent) -> Tensor",
+    overload="Scalar",
+    composite=_pow_scalar,
+    method=False,
+    meta=_pow_meta,
+    family=F,
+)
+defop(
+    "float_power(Tensor self, Tensor exponent) -> Tensor",
+    meta=lambda s, e: TensorMeta(
+        broadcast_shapes(M.shape_of(s), M.shape_of(e)), D.complex128 if D.result_type(s, e)._kind == 3 else D.float64
+    ),
+    numbers_as_tensors=True,
+    out=True,
+    family=F,
+    composite=lambda s, e: torch.pow(
+        s.double() if hasattr(s, "_shape") else s, e.double() if hasattr(e, "_shape") else float(e)
+    ),
+)
 _scalar_first("float_power", "exponent")
-defop("atan2(Tensor self, Tensor other) -> Tensor", meta=M.binary_float, inplace=True, out=True, family=F,
-      grad={"self": "grad * other / (self * self + other * other)",
-            "other": "-grad * self / (self * self + other * other)"})
-defop("arctan2(Tensor self, Tensor other) -> Tensor", meta=M.binary_float, out=True, family=F,
-      grad={"self": "grad * other / (self * self + other * other)",
-            "other": "-grad * self / (self * self + other * other)"})
-defop("maximum(Tensor self, Tensor other) -> Tensor", meta=M.binary, out=True, family=F,
-      grad={"self": "minmax_grad(grad, self, other, True)", "other": "minmax_grad(grad, other, self, True)"})
-defop("minimum(Tensor self, Tensor other) -> Tensor", meta=M.binary, out=True, family=F,
-      grad={"self": "minmax_grad(grad, self, other, False)", "other": "minmax_grad(grad, other, self, False)"})
+defop(
+    "atan2(Tensor self, Tensor other) -> Tensor",
+    meta=M.binary_float,
+    inplace=True,
+    out=True,
+    family=F,
+    grad={
+        "self": "grad * other / (self * self + other * other)",
+        "other": "-grad * self / (self * self + other * other)",
+    },
+)
+defop(
+    "arctan2(Tensor self, Tensor other) -> Tensor",
+    meta=M.binary_float,
+    out=True,
+    family=F,
+    grad={
+        "self": "grad * other / (self * self + other * other)",
+        "other": "-grad * self / (self * self + other * other)",
+    },
+)
+defop(
+    "maximum(Tensor self, Tensor other) -> Tensor",
+    meta=M.binary,
+    out=True,
+    family=F,
+    grad={"self": "minmax_grad(grad, self, other, True)", "other": "minmax_grad(grad, other, self, True)"},
+)
+defop(
+    "minimum(Tensor self, Tensor other) -> Tensor",
+    meta=M.binary,
+    out=True,
+    family=F,
+    grad={"self": "minmax_grad(grad, self, other, False)", "other": "minmax_grad(grad, other, self, False)"},
+)
 
 
 def _nan_ignoring(extreme):
     """fmax / fmin: maximum / minimum where a NaN operand yields the other one."""
+
     def composite(self, other):
         return torch.where(torch.isnan(other), self, torch.where(torch.isnan(self), other, extreme(self, other)))
+
     return composite
 
 
-defop("fmax(Tensor self, Tensor other) -> Tensor", meta=M.binary, out=True, family=F,
-      composite=_nan_ignoring(lambda a, b: torch.maximum(a, b)),
-      grad={"self": "minmax_grad(grad, self, other, True)", "other": "minmax_grad(grad, other, self, True)"})
-defop("fmin(Tensor self, Tensor other) -> Tensor", meta=M.binary, out=True, family=F,
-      composite=_nan_ignoring(lambda a, b: torch.minimum(a, b)),
-      grad={"self": "minmax_grad(grad, self, other, False)", "other": "minmax_grad(grad, other, self, False)"})
+defop(
+    "fmax(Tensor self, Tensor other) -> Tensor",
+    meta=M.binary,
+    out=True,
+    family=F,
+    composite=_nan_ignoring(lambda a, b: torch.maximum(a, b)),
+    grad={"self": "minmax_grad(grad, self, other, True)", "other": "minmax_grad(grad, other, self, True)"},
+)
+defop(
+    "fmin(Tensor self, Tensor other) -> Tensor",
+    meta=M.binary,
+    out=True,
+    family=F,
+    composite=_nan_ignoring(lambda a, b: torch.minimum(a, b)),
+    grad={"self": "minmax_grad(grad, self, other, False)", "other": "minmax_grad(grad, other, self, False)"},
+)
 
 
 # --- comparisons and logic ----------------------------------------------------------
 for _n in ("eq", "ne", "lt", "le", "gt", "ge"):
-    defop(f"{_n}(Tensor self, Tensor other) -> Tensor",
-          meta=M.comparison if _n in ("eq", "ne") else _ordered(f"{_n}_cpu"), inplace=True, out=True,
-          numbers_as_tensors=True, family=F)
-for _a, _n in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"),
-               ("not_equal", "ne")):
-    defop(f"{_a}(Tensor self, Tensor other) -> Tensor",
-          meta=M.comparison if _n == "ne" else _ordered(f"{_n}_cpu"), out=True,
-          numbers_as_tensors=True, family=F)
+    defop(
+        f"{_n}(Tensor self, Tensor other) -> Tensor",
+        meta=M.comparison if _n in ("eq", "ne") else _ordered(f"{_n}_cpu"),
+        inplace=True,
+        out=True,
+        numbers_as_tensors=True,
+        family=F,
+    )
+for _a, _n in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"), ("not_equal", "ne")):
+    defop(
+        f"{_a}(Tensor self, Tensor other) -> Tensor",
+        meta=M.comparison if _n == "ne" else _ordered(f"{_n}_cpu"),
+        out=True,
+        numbers_as_tensors=True,
+        family=F,
+    )
 for _n in ("logical_and", "logical_or", "logical_xor"):
     defop(f"{_n}(Tensor self, Tensor other) -> Tensor", meta=M.comparison, inplace=True, out=True, family=F)
 defop("logical_not(Tensor self) -> Tensor", meta=M.same_shape_bool, inplace=True, out=True, family=F)
-for _n, _k in (("bitwise_and", "bitwise_and_cpu"), ("bitwise_or", "bitwise_or_cpu"),
-               ("bitwise_xor", "bitwise_xor_cpu"), ("bitwise_left_shift", "lshift_cpu"),
-               ("bitwise_right_shift", "rshift_cpu")):
-    defop(f"{_n}(Tensor self, Tensor other) -> Tensor", meta=_bits(_k, "shift" not in _n), inplace=True, out=True,
-          numbers_as_tensors=True, family=F)
+for _n, _k in (
+    ("bitwise_and", "bitwise_and_cpu"),
+    ("bitwise_or", "bitwise_or_cpu"),
+    ("bitwise_xor", "bitwise_xor_cpu"),
+    ("bitwise_left_shift", "lshift_cpu"),
+    ("bitwise_right_shift", "rshift_cpu"),
+):
+    defop(
+        f"{_n}(Tensor self, Tensor other) -> Tensor",
+        meta=_bits(_k, "shift" not in _n),
+        inplace=True,
+        out=True,
+        numbers_as_tensors=True,
+        family=F,
+    )
 defop("bitwise_not(Tensor self) -> Tensor", meta=_bits("bitwise_not_cpu"), inplace=True, out=True, family=F)
 
 
@@ -378,17 +538,35 @@ for _n in ("remainder", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_lef
 
 
 # --- ternary ------------------------------------------------------------------------------
-defop("lerp(Tensor self, Tensor end, Tensor weight) -> Tensor", meta=_lerp_meta, inplace=True, out=True,
-      numbers_as_tensors=True, family=F,
-      grad={"self": "grad * (1 - weight)", "end": "grad * weight",
-            "weight": "lerp_weight_grad(grad, self, end, weight)"})
-defop("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-      meta=_addc_meta("addcmul"), inplace=True, out=True, family=F,
-      grad={"self": "grad", "tensor1": "grad * tensor2 * value", "tensor2": "grad * tensor1 * value"})
-defop("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-      meta=_addc_meta("addcdiv"), inplace=True, out=True, family=F,
-      grad={"self": "grad", "tensor1": "grad * value / tensor2",
-            "tensor2": "-grad * value * tensor1 / (tensor2 * tensor2)"})
+defop(
+    "lerp(Tensor self, Tensor end, Tensor weight) -> Tensor",
+    meta=_lerp_meta,
+    inplace=True,
+    out=True,
+    numbers_as_tensors=True,
+    family=F,
+    grad={"self": "grad * (1 - weight)", "end": "grad * weight", "weight": "lerp_weight_grad(grad, self, end, weight)"},
+)
+defop(
+    "addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+    meta=_addc_meta("addcmul"),
+    inplace=True,
+    out=True,
+    family=F,
+    grad={"self": "grad", "tensor1": "grad * tensor2 * value", "tensor2": "grad * tensor1 * value"},
+)
+defop(
+    "addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
+    meta=_addc_meta("addcdiv"),
+    inplace=True,
+    out=True,
+    family=F,
+    grad={
+        "self": "grad",
+        "tensor1": "grad * value / tensor2",
+        "tensor2": "-grad * value * tensor1 / (tensor2 * tensor2)",
+    },
+)
 
 
 def _threshold_backward_meta(grad_output, self, threshold):
@@ -397,15 +575,28 @@ def _threshold_backward_meta(grad_output, self, threshold):
 
 # relu's gradient in one pass: 0 where self <= threshold, else grad (so a NaN in self passes the
 # gradient, as in PyTorch). The composite serves backends without a kernel of their own.
-defop("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
-      meta=_threshold_backward_meta, method=False, function=False, family=F, nondiff=("self",),
-      composite=lambda g, x, threshold: torch.where(x <= threshold, 0.0, g),
-      grad={"grad_output": "torch.ops.threshold_backward(grad, self, threshold)"})
+defop(
+    "threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+    meta=_threshold_backward_meta,
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("self",),
+    composite=lambda g, x, threshold: torch.where(x <= threshold, 0.0, g),
+    grad={"grad_output": "torch.ops.threshold_backward(grad, self, threshold)"},
+)
 
 
-defop("where(Tensor condition, Tensor self, Tensor other) -> Tensor", meta=_where_meta, method=False, out=True,
-      numbers_as_tensors=True, family=F, nondiff=("condition",),
-      grad={"self": "torch.where(condition, grad, 0.0)", "other": "torch.where(condition, 0.0, grad)"})
+defop(
+    "where(Tensor condition, Tensor self, Tensor other) -> Tensor",
+    meta=_where_meta,
+    method=False,
+    out=True,
+    numbers_as_tensors=True,
+    family=F,
+    nondiff=("condition",),
+    grad={"self": "torch.where(condition, grad, 0.0)", "other": "torch.where(condition, 0.0, grad)"},
+)
 
 
 def _where_method(self, condition, other):
@@ -413,28 +604,74 @@ def _where_method(self, condition, other):
 
 
 # Tensor.where(condition, other): self comes first, so it is its own method-only overload
-defop("where(Tensor self, Tensor condition, Tensor other) -> Tensor", overload="method", function=False,
-      meta=_where_method_meta, numbers_as_tensors=True, composite=_where_method, family=F)
+defop(
+    "where(Tensor self, Tensor condition, Tensor other) -> Tensor",
+    overload="method",
+    function=False,
+    meta=_where_method_meta,
+    numbers_as_tensors=True,
+    composite=_where_method,
+    family=F,
+)
 
-_CLAMP_T_GRAD = {"self": "clamp_self_grad(grad, self, min, max)",
-                 "min": "clamp_bound_grad(grad, self, min, max, 'min')",
-                 "max": "clamp_bound_grad(grad, self, min, max, 'max')"}
+_CLAMP_T_GRAD = {
+    "self": "clamp_self_grad(grad, self, min, max)",
+    "min": "clamp_bound_grad(grad, self, min, max, 'min')",
+    "max": "clamp_bound_grad(grad, self, min, max, 'max')",
+}
 for _c in ("clamp", "clip"):
     # the Tensor overload first: numbers fail its check and fall through to the Scalar one
-    defop(f"{_c}(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", overload="Tensor",
-          meta=_clamp_meta, inplace=True, out=True, family=F, grad=_CLAMP_T_GRAD)
-    defop(f"{_c}(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", meta=_clamp_meta, inplace=True,
-          out=True, family=F, grad={"self": "clamp_self_grad(grad, self, min, max)"})
-defop("clamp_min(Tensor self, Tensor min) -> Tensor", overload="Tensor", meta=_clamp_one_meta, inplace=True,
-      out=True, family=F, grad={"self": "clamp_self_grad(grad, self, min, None)",
-                                "min": "clamp_bound_grad(grad, self, min, None, 'min')"})
-defop("clamp_min(Tensor self, Scalar min) -> Tensor", meta=_clamp_one_meta, inplace=True, out=True, family=F,
-      grad={"self": "clamp_self_grad(grad, self, min, None)"})
-defop("clamp_max(Tensor self, Tensor max) -> Tensor", overload="Tensor", meta=lambda s, m: _clamp_meta(s, None, m),
-      inplace=True, out=True, family=F, grad={"self": "clamp_self_grad(grad, self, None, max)",
-                                              "max": "clamp_bound_grad(grad, self, None, max, 'max')"})
-defop("clamp_max(Tensor self, Scalar max) -> Tensor", meta=lambda s, m: _clamp_meta(s, None, m), inplace=True,
-      out=True, family=F, grad={"self": "clamp_self_grad(grad, self, None, max)"})
+    defop(
+        f"{_c}(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+        overload="Tensor",
+        meta=_clamp_meta,
+        inplace=True,
+        out=True,
+        family=F,
+        grad=_CLAMP_T_GRAD,
+    )
+    defop(
+        f"{_c}(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+        meta=_clamp_meta,
+        inplace=True,
+        out=True,
+        family=F,
+        grad={"self": "clamp_self_grad(grad, self, min, max)"},
+    )
+defop(
+    "clamp_min(Tensor self, Tensor min) -> Tensor",
+    overload="Tensor",
+    meta=_clamp_one_meta,
+    inplace=True,
+    out=True,
+    family=F,
+    grad={"self": "clamp_self_grad(grad, self, min, None)", "min": "clamp_bound_grad(grad, self, min, None, 'min')"},
+)
+defop(
+    "clamp_min(Tensor self, Scalar min) -> Tensor",
+    meta=_clamp_one_meta,
+    inplace=True,
+    out=True,
+    family=F,
+    grad={"self": "clamp_self_grad(grad, self, min, None)"},
+)
+defop(
+    "clamp_max(Tensor self, Tensor max) -> Tensor",
+    overload="Tensor",
+    meta=lambda s, m: _clamp_meta(s, None, m),
+    inplace=True,
+    out=True,
+    family=F,
+    grad={"self": "clamp_self_grad(grad, self, None, max)", "max": "clamp_bound_grad(grad, self, None, max, 'max')"},
+)
+defop(
+    "clamp_max(Tensor self, Scalar max) -> Tensor",
+    meta=lambda s, m: _clamp_meta(s, None, m),
+    inplace=True,
+    out=True,
+    family=F,
+    grad={"self": "clamp_self_grad(grad, self, None, max)"},
+)
 
 
 # --- unary ------------------------------------------------------------------------------
@@ -504,9 +741,17 @@ def _conj_physical(self):
 # composites: what a device without its own kernel runs (the cpu has kernels for these)
 _UNARY_COMPOSITES = {"sgn": _sgn, "conj_physical": _conj_physical}
 for _n, _m, _g in _UNARY:
-    defop(f"{_n}(Tensor self) -> Tensor", meta=_m, inplace=_n not in _NO_INPLACE, out=True, family=F,
-          method=_n not in _NOT_METHOD, grad={"self": _g}, composite=_UNARY_COMPOSITES.get(_n),
-          inplace_composite=copy_into_self(_UNARY_COMPOSITES[_n]) if _n in _UNARY_COMPOSITES else None)
+    defop(
+        f"{_n}(Tensor self) -> Tensor",
+        meta=_m,
+        inplace=_n not in _NO_INPLACE,
+        out=True,
+        family=F,
+        method=_n not in _NOT_METHOD,
+        grad={"self": _g},
+        composite=_UNARY_COMPOSITES.get(_n),
+        inplace_composite=copy_into_self(_UNARY_COMPOSITES[_n]) if _n in _UNARY_COMPOSITES else None,
+    )
 
 
 def _polygamma_meta(n, self):
@@ -540,8 +785,15 @@ def _polygamma(n, self):
     return (-1) ** (n + 1) * math.factorial(n) * _hurwitz_zeta(n + 1, x)
 
 
-defop("polygamma(int n, Tensor self) -> Tensor", meta=_polygamma_meta, out=True, method=False, family=F,
-      composite=_polygamma, grad={"self": "grad * torch.polygamma(n + 1, self)"})
+defop(
+    "polygamma(int n, Tensor self) -> Tensor",
+    meta=_polygamma_meta,
+    out=True,
+    method=False,
+    family=F,
+    composite=_polygamma,
+    grad={"self": "grad * torch.polygamma(n + 1, self)"},
+)
 
 
 def _mvlgamma(self, p):
@@ -553,8 +805,14 @@ def _mvlgamma(self, p):
     return terms + p * (p - 1) / 4 * math.log(math.pi)
 
 
-defop("mvlgamma(Tensor self, int p) -> Tensor", composite=_mvlgamma, inplace=True, out=True, family=F,
-      inplace_composite=copy_into_self(_mvlgamma))
+defop(
+    "mvlgamma(Tensor self, int p) -> Tensor",
+    composite=_mvlgamma,
+    inplace=True,
+    out=True,
+    family=F,
+    inplace_composite=copy_into_self(_mvlgamma),
+)
 
 
 def _positive_meta(self):
@@ -569,8 +827,14 @@ def _positive(self):
 
 
 defop("positive(Tensor self) -> Tensor", meta=_positive_meta, composite=_positive, family=F)
-defop("round(Tensor self, *, int decimals=0) -> Tensor", meta=_round_meta, inplace=True, out=True, family=F,
-      grad={"self": "zeros_like_grad(grad)"})
+defop(
+    "round(Tensor self, *, int decimals=0) -> Tensor",
+    meta=_round_meta,
+    inplace=True,
+    out=True,
+    family=F,
+    grad={"self": "zeros_like_grad(grad)"},
+)
 
 
 def _logit(self, eps=None):
@@ -578,12 +842,24 @@ def _logit(self, eps=None):
     return torch.log(x / (1 - x))
 
 
-defop("logit(Tensor self, float? eps=None) -> Tensor", meta=_logit_meta, inplace=True, out=True, family=F,
-      composite=_logit, inplace_composite=copy_into_self(_logit),
-      grad={"self": "logit_grad(grad, self, eps)"})
-defop("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",
-      meta=_nan_to_num_meta, inplace=True, out=True, family=F,
-      grad={"self": "grad * torch.isfinite(self)"})
+defop(
+    "logit(Tensor self, float? eps=None) -> Tensor",
+    meta=_logit_meta,
+    inplace=True,
+    out=True,
+    family=F,
+    composite=_logit,
+    inplace_composite=copy_into_self(_logit),
+    grad={"self": "logit_grad(grad, self, eps)"},
+)
+defop(
+    "nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",
+    meta=_nan_to_num_meta,
+    inplace=True,
+    out=True,
+    family=F,
+    grad={"self": "grad * torch.isfinite(self)"},
+)
 
 
 def _signbit_meta(self):
@@ -597,36 +873,78 @@ def _isreal(self):
 
 
 for _n in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isreal"):
-    defop(f"{_n}(Tensor self) -> Tensor", meta=_signbit_meta if _n == "signbit" else M.same_shape_bool, family=F,
-          out=_n in ("isposinf", "isneginf", "signbit"), composite=_isreal if _n == "isreal" else None)
+    defop(
+        f"{_n}(Tensor self) -> Tensor",
+        meta=_signbit_meta if _n == "signbit" else M.same_shape_bool,
+        family=F,
+        out=_n in ("isposinf", "isneginf", "signbit"),
+        composite=_isreal if _n == "isreal" else None,
+    )
 
 
 # --- activations ------------------------------------------------------------------------
-defop("gelu(Tensor self, *, str approximate='none') -> Tensor", meta=_gelu_meta, inplace=True, method=False,
-      family=F, grad={"self": "torch.ops.gelu_backward(grad, self, approximate=approximate)"})
+defop(
+    "gelu(Tensor self, *, str approximate='none') -> Tensor",
+    meta=_gelu_meta,
+    inplace=True,
+    method=False,
+    family=F,
+    grad={"self": "torch.ops.gelu_backward(grad, self, approximate=approximate)"},
+)
 # one fused kernel for the derivative; backends without it get the composite chain
-defop("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor",
-      meta=lambda g, s, approximate="none": _gelu_meta(s, approximate), composite=gelu_backward_composite,
-      method=False, family=F,
-      grad={"grad_output": "torch.ops.gelu_backward(grad, self, approximate=approximate)",
-            "self": "grad * grad_output * gelu_second(self, approximate)"})
-defop("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor", meta=_softplus_meta,
-      method=False, family=F, grad={"self": "softplus_grad(grad, self, beta, threshold)"})
-defop("elu(Tensor self, Scalar alpha=1.0, Scalar scale=1, Scalar input_scale=1) -> Tensor",
-      meta=_float_only("elu_cpu"), inplace=True, method=False, family=F,
-      grad={"self": "torch.where(self > 0, grad * scale, grad * (alpha * scale * input_scale) * "
-                    "torch.exp(self * input_scale))"})
-defop("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", meta=_float_only("leaky_relu_cpu"),
-      inplace=True, method=False, family=F,
-      grad={"self": "torch.where(self > 0, grad, grad * negative_slope)"})
-defop("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", meta=_keep_no_bool("hardtanh_cpu"),
-      inplace=True, method=False, family=F,
-      grad={"self": "torch.where((self > min_val) & (self < max_val), grad, zeros_like_grad(grad))"})
+defop(
+    "gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor",
+    meta=lambda g, s, approximate="none": _gelu_meta(s, approximate),
+    composite=gelu_backward_composite,
+    method=False,
+    family=F,
+    grad={
+        "grad_output": "torch.ops.gelu_backward(grad, self, approximate=approximate)",
+        "self": "grad * grad_output * gelu_second(self, approximate)",
+    },
+)
+defop(
+    "softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
+    meta=_softplus_meta,
+    method=False,
+    family=F,
+    grad={"self": "softplus_grad(grad, self, beta, threshold)"},
+)
+defop(
+    "elu(Tensor self, Scalar alpha=1.0, Scalar scale=1, Scalar input_scale=1) -> Tensor",
+    meta=_float_only("elu_cpu"),
+    inplace=True,
+    method=False,
+    family=F,
+    grad={
+        "self": "torch.where(self > 0, grad * scale, grad * (alpha * scale * input_scale) * "
+        "torch.exp(self * input_scale))"
+    },
+)
+defop(
+    "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
+    meta=_float_only("leaky_relu_cpu"),
+    inplace=True,
+    method=False,
+    family=F,
+    grad={"self": "torch.where(self > 0, grad, grad * negative_slope)"},
+)
+defop(
+    "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+    meta=_keep_no_bool("hardtanh_cpu"),
+    inplace=True,
+    method=False,
+    family=F,
+    grad={"self": "torch.where((self > min_val) & (self < max_val), grad, zeros_like_grad(grad))"},
+)
 
 
 # --- whole-tensor predicates ---------------------------------------------------------
-defop("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor",
-      meta=_isclose_meta, family=F)
+defop(
+    "isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor",
+    meta=_isclose_meta,
+    family=F,
+)
 
 
 def _allclose(self, other, rtol=1e-5, atol=1e-8, equal_nan=False):
@@ -641,25 +959,58 @@ def _equal(self, other):
     return bool(torch.eq(self, other).all())
 
 
-defop("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool",
-      composite=_allclose, family=F)
+defop(
+    "allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool",
+    composite=_allclose,
+    family=F,
+)
 defop("equal(Tensor self, Tensor other) -> bool", composite=_equal, family=F)
 
 
 # --- aliases: the same op under PyTorch's longer names --------------------------------------------
-defop("multiply(Tensor self, Tensor other) -> Tensor", composite=lambda s, o: torch.mul(s, o), out=True,
-      numbers_as_tensors=True, inplace=True, inplace_composite=lambda s, o: s.mul_(o), family=F)
-defop("divide(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor",
-      composite=lambda s, o, rounding_mode=None: torch.div(s, o, rounding_mode=rounding_mode), out=True,
-      numbers_as_tensors=True, inplace=True,
-      inplace_composite=lambda s, o, rounding_mode=None: s.div_(o, rounding_mode=rounding_mode), family=F)
-defop("true_divide(Tensor self, Tensor other) -> Tensor", composite=lambda s, o: torch.div(s, o), out=True,
-      numbers_as_tensors=True, inplace=True, inplace_composite=lambda s, o: s.div_(o), family=F)
-defop("subtract(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-      composite=lambda s, o, alpha=1: torch.sub(s, o, alpha=alpha), out=True, numbers_as_tensors=True,
-      inplace=True, inplace_composite=lambda s, o, alpha=1: s.sub_(o, alpha=alpha), family=F)
-defop("rsub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-      composite=lambda s, o, alpha=1: torch.sub(o, s, alpha=alpha), numbers_as_tensors=True, method=False, family=F)
+defop(
+    "multiply(Tensor self, Tensor other) -> Tensor",
+    composite=lambda s, o: torch.mul(s, o),
+    out=True,
+    numbers_as_tensors=True,
+    inplace=True,
+    inplace_composite=lambda s, o: s.mul_(o),
+    family=F,
+)
+defop(
+    "divide(Tensor self, Tensor other, *, str? rounding_mode=None) -> Tensor",
+    composite=lambda s, o, rounding_mode=None: torch.div(s, o, rounding_mode=rounding_mode),
+    out=True,
+    numbers_as_tensors=True,
+    inplace=True,
+    inplace_composite=lambda s, o, rounding_mode=None: s.div_(o, rounding_mode=rounding_mode),
+    family=F,
+)
+defop(
+    "true_divide(Tensor self, Tensor other) -> Tensor",
+    composite=lambda s, o: torch.div(s, o),
+    out=True,
+    numbers_as_tensors=True,
+    inplace=True,
+    inplace_composite=lambda s, o: s.div_(o),
+    family=F,
+)
+defop(
+    "subtract(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    composite=lambda s, o, alpha=1: torch.sub(s, o, alpha=alpha),
+    out=True,
+    numbers_as_tensors=True,
+    inplace=True,
+    inplace_composite=lambda s, o, alpha=1: s.sub_(o, alpha=alpha),
+    family=F,
+)
+defop(
+    "rsub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    composite=lambda s, o, alpha=1: torch.sub(o, s, alpha=alpha),
+    numbers_as_tensors=True,
+    method=False,
+    family=F,
+)
 
 
 # --- number theory, hypot, logaddexp, copysign, nextafter, igamma, frexp --------------------------
@@ -669,21 +1020,29 @@ def _float_binary(kname):
         if m.dtype.is_complex:
             raise _not_impl(kname, m.dtype)
         return m
+
     return rule
 
 
 def _real_float_binary(kname):
     """Both operands real; integers compute in the default float dtype (PyTorch's float-only kernels)."""
+
     def rule(self, other, *rest):
         m = M.binary(self, other)
         if m.dtype.is_complex or m.dtype._kind < 2:
             raise _not_impl(kname, m.dtype)
         return m
+
     return rule
 
 
-defop("gcd(Tensor self, Tensor other) -> Tensor", meta=_bits("gcd_cpu", allow_bool=False), inplace=True, out=True,
-      family=F)
+defop(
+    "gcd(Tensor self, Tensor other) -> Tensor",
+    meta=_bits("gcd_cpu", allow_bool=False),
+    inplace=True,
+    out=True,
+    family=F,
+)
 
 
 def _lcm(self, other):
@@ -691,8 +1050,15 @@ def _lcm(self, other):
     return torch.where(g == 0, torch.zeros_like(g), torch.abs(self // torch.where(g == 0, 1, g) * other))
 
 
-defop("lcm(Tensor self, Tensor other) -> Tensor", meta=_bits("lcm_cpu", allow_bool=False), inplace=True, out=True,
-      composite=_lcm, inplace_composite=copy_into_self(_lcm), family=F)
+defop(
+    "lcm(Tensor self, Tensor other) -> Tensor",
+    meta=_bits("lcm_cpu", allow_bool=False),
+    inplace=True,
+    out=True,
+    composite=_lcm,
+    inplace_composite=copy_into_self(_lcm),
+    family=F,
+)
 
 
 def _hypot(self, other):
@@ -702,17 +1068,35 @@ def _hypot(self, other):
     a, b = torch.abs(self).to(dt), torch.abs(other).to(dt)
     big, small = torch.maximum(a, b), torch.minimum(a, b)
     ratio = small / torch.where(big == 0, torch.ones_like(big), big)
-    return torch.where(torch.isinf(a) | torch.isinf(b), torch.full_like(big, math.inf),
-                       big * torch.sqrt(1 + ratio * ratio))
+    return torch.where(
+        torch.isinf(a) | torch.isinf(b), torch.full_like(big, math.inf), big * torch.sqrt(1 + ratio * ratio)
+    )
 
 
-defop("hypot(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("hypot_cpu"), inplace=True, out=True,
-      family=F, composite=_hypot, inplace_composite=copy_into_self(_hypot),
-      grad={"self": "grad * self / result", "other": "grad * other / result"})
-defop("logaddexp(Tensor self, Tensor other) -> Tensor", meta=M.binary_float, out=True, family=F,
-      grad={"self": "grad * torch.exp(self - result)", "other": "grad * torch.exp(other - result)"})
-defop("logaddexp2(Tensor self, Tensor other) -> Tensor", meta=_float_binary("logaddexp2_cpu"), out=True, family=F,
-      grad={"self": "grad * torch.exp2(self - result)", "other": "grad * torch.exp2(other - result)"})
+defop(
+    "hypot(Tensor self, Tensor other) -> Tensor",
+    meta=_real_float_binary("hypot_cpu"),
+    inplace=True,
+    out=True,
+    family=F,
+    composite=_hypot,
+    inplace_composite=copy_into_self(_hypot),
+    grad={"self": "grad * self / result", "other": "grad * other / result"},
+)
+defop(
+    "logaddexp(Tensor self, Tensor other) -> Tensor",
+    meta=M.binary_float,
+    out=True,
+    family=F,
+    grad={"self": "grad * torch.exp(self - result)", "other": "grad * torch.exp(other - result)"},
+)
+defop(
+    "logaddexp2(Tensor self, Tensor other) -> Tensor",
+    meta=_float_binary("logaddexp2_cpu"),
+    out=True,
+    family=F,
+    grad={"self": "grad * torch.exp2(self - result)", "other": "grad * torch.exp2(other - result)"},
+)
 
 
 def _copysign(self, other):
@@ -722,10 +1106,17 @@ def _copysign(self, other):
     return torch.where(torch.signbit(other), -magnitude, magnitude)
 
 
-defop("copysign(Tensor self, Tensor other) -> Tensor", meta=_float_binary("copysign_cpu"), inplace=True, out=True,
-      numbers_as_tensors=True, family=F, composite=_copysign,
-      inplace_composite=copy_into_self(_copysign),
-      grad={"self": "copysign_self_grad(grad, self, result)", "other": "grad * 0"})
+defop(
+    "copysign(Tensor self, Tensor other) -> Tensor",
+    meta=_float_binary("copysign_cpu"),
+    inplace=True,
+    out=True,
+    numbers_as_tensors=True,
+    family=F,
+    composite=_copysign,
+    inplace_composite=copy_into_self(_copysign),
+    grad={"self": "copysign_self_grad(grad, self, result)", "other": "grad * 0"},
+)
 
 
 def _nextafter(self, other):
@@ -742,17 +1133,39 @@ def _nextafter(self, other):
     return torch.where(torch.isnan(a) | torch.isnan(b), a + b, out)
 
 
-defop("nextafter(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("nextafter_cpu"), inplace=True,
-      out=True, family=F, composite=_nextafter,
-      inplace_composite=copy_into_self(_nextafter))
+defop(
+    "nextafter(Tensor self, Tensor other) -> Tensor",
+    meta=_real_float_binary("nextafter_cpu"),
+    inplace=True,
+    out=True,
+    family=F,
+    composite=_nextafter,
+    inplace_composite=copy_into_self(_nextafter),
+)
 
 
-defop("igamma(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("igamma_cpu"), inplace=True, out=True,
-      family=F, grad={"self": "not_implemented('igamma: input')",
-                      "other": "grad * torch.exp((self - 1) * torch.log(other) - other - torch.lgamma(self))"})
-defop("igammac(Tensor self, Tensor other) -> Tensor", meta=_real_float_binary("igammac_cpu"), inplace=True,
-      out=True, family=F, grad={"self": "not_implemented('igammac: input')",
-                                "other": "-grad * torch.exp((self - 1) * torch.log(other) - other - torch.lgamma(self))"})
+defop(
+    "igamma(Tensor self, Tensor other) -> Tensor",
+    meta=_real_float_binary("igamma_cpu"),
+    inplace=True,
+    out=True,
+    family=F,
+    grad={
+        "self": "not_implemented('igamma: input')",
+        "other": "grad * torch.exp((self - 1) * torch.log(other) - other - torch.lgamma(self))",
+    },
+)
+defop(
+    "igammac(Tensor self, Tensor other) -> Tensor",
+    meta=_real_float_binary("igammac_cpu"),
+    inplace=True,
+    out=True,
+    family=F,
+    grad={
+        "self": "not_implemented('igammac: input')",
+        "other": "-grad * torch.exp((self - 1) * torch.log(other) - other - torch.lgamma(self))",
+    },
+)
 
 
 def _frexp_meta(self):
@@ -763,8 +1176,12 @@ def _frexp_meta(self):
 
 # (integer type of the same width, mantissa bits, exponent bits) of each floating dtype: frexp and nextafter work
 # on the bit patterns, as their C implementations do
-_LAYOUT = {D.float16: (D.int16, 10, 5), D.bfloat16: (D.int16, 7, 8), D.float32: (D.int32, 23, 8),
-           D.float64: (D.int64, 52, 11)}
+_LAYOUT = {
+    D.float16: (D.int16, 10, 5),
+    D.bfloat16: (D.int16, 7, 8),
+    D.float32: (D.int32, 23, 8),
+    D.float64: (D.int64, 52, 11),
+}
 
 
 def _frexp(self):
@@ -775,18 +1192,27 @@ def _frexp(self):
     bias = (1 << (eb - 1)) - 1
     finite = torch.isfinite(self) & (self != 0)
     sub = finite & (torch.abs(self) < 2.0 ** (1 - bias))
-    bits = torch.where(sub, self * 2.0 ** mb, self).contiguous().view(ity)
+    bits = torch.where(sub, self * 2.0**mb, self).contiguous().view(ity)
     exponent = ((bits >> mb) & ((1 << eb) - 1)) - (bias - 1) - torch.where(sub, mb, 0).to(ity)
     mantissa = ((bits & ~(((1 << eb) - 1) << mb)) | ((bias - 1) << mb)).view(self.dtype)
-    return (torch.where(finite, mantissa, self),
-            torch.where(finite, exponent, torch.zeros_like(exponent)).to(D.int32))
+    return (torch.where(finite, mantissa, self), torch.where(finite, exponent, torch.zeros_like(exponent)).to(D.int32))
 
 
-defop("_frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)", meta=_frexp_meta, method=False, function=False,
-      family=F, composite=_frexp)
+defop(
+    "_frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)",
+    meta=_frexp_meta,
+    method=False,
+    function=False,
+    family=F,
+    composite=_frexp,
+)
 _FREXP = named_result("frexp", ("mantissa", "exponent"))
-defop("frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)", composite=lambda s: _FREXP(*torch.ops._frexp(s)),
-      out=True, family=F)
+defop(
+    "frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)",
+    composite=lambda s: _FREXP(*torch.ops._frexp(s)),
+    out=True,
+    family=F,
+)
 
 
 # --- compositions: heaviside, angle units, ldexp, xlogy, sinc, hardshrink, fill -------------------
@@ -804,8 +1230,15 @@ def _angle_units(name, factor):
         if self.dtype.is_complex:
             raise RuntimeError(f"{name} is not supported for complex tensors.")
         return self.mul_(factor)
-    defop(f"{name}(Tensor self) -> Tensor", composite=convert, out=True, inplace=True, inplace_composite=convert_,
-          family=F)
+
+    defop(
+        f"{name}(Tensor self) -> Tensor",
+        composite=convert,
+        out=True,
+        inplace=True,
+        inplace_composite=convert_,
+        family=F,
+    )
 
 
 _angle_units("deg2rad", math.pi / 180)
@@ -829,8 +1262,14 @@ def _ldexp(self, other):
     return _as_float(self) * torch.pow(2.0, other).to(_as_float(self).dtype)
 
 
-defop("ldexp(Tensor self, Tensor other) -> Tensor", composite=_ldexp, out=True, inplace=True,
-      inplace_composite=lambda s, o: s.mul_(torch.pow(2.0, o)), family=F)
+defop(
+    "ldexp(Tensor self, Tensor other) -> Tensor",
+    composite=_ldexp,
+    out=True,
+    inplace=True,
+    inplace_composite=lambda s, o: s.mul_(torch.pow(2.0, o)),
+    family=F,
+)
 
 
 def _xlogy(self, other):
@@ -840,17 +1279,29 @@ def _xlogy(self, other):
     return torch.special.xlogy(self, other)
 
 
-defop("xlogy(Tensor self, Tensor other) -> Tensor", composite=_xlogy, out=True,
-      numbers_as_tensors=True, inplace=True, inplace_composite=copy_into_self(_xlogy),
-      family=F)
+defop(
+    "xlogy(Tensor self, Tensor other) -> Tensor",
+    composite=_xlogy,
+    out=True,
+    numbers_as_tensors=True,
+    inplace=True,
+    inplace_composite=copy_into_self(_xlogy),
+    family=F,
+)
 
 
 def _sinc(s):
     return torch.special.sinc(s)  # mindtorch.special is only there once the package has loaded
 
 
-defop("sinc(Tensor self) -> Tensor", composite=_sinc, out=True, inplace=True, inplace_composite=copy_into_self(_sinc),
-      family=F)
+defop(
+    "sinc(Tensor self) -> Tensor",
+    composite=_sinc,
+    out=True,
+    inplace=True,
+    inplace_composite=copy_into_self(_sinc),
+    family=F,
+)
 
 
 def _hardshrink(self, lambd=0.5):
@@ -862,8 +1313,7 @@ defop("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", composite=_hardshri
 
 def _fill(self, value):
     if hasattr(value, "_shape") and value.dim():
-        raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with {value.dim()} "
-                           "dimensions.")
+        raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
     if getattr(value, "requires_grad", False):  # the gradient flows to the fill value
         return torch.zeros_like(self) + value
     return torch.full_like(self, value.item() if hasattr(value, "_shape") else value)

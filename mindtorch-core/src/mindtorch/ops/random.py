@@ -5,6 +5,7 @@ Kernels draw from the generator state of the output's device
 argument values that need no data, so the meta device raises the same
 errors as the real devices.
 """
+
 from .. import _dtype as D
 from .._geometry import broadcast_shapes
 from .creation import _OPTS, _check_size
@@ -12,8 +13,10 @@ from .meta import TensorMeta
 from .registry import declare_inplace, defop
 
 F = "random"
-_LIKE = "Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
-        "bool? pin_memory=None, bool requires_grad=False, MemoryFormat? memory_format=None"
+_LIKE = (
+    "Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool? pin_memory=None, bool requires_grad=False, MemoryFormat? memory_format=None"
+)
 _GEN = "Generator? generator=None"
 
 
@@ -44,14 +47,36 @@ def _randn_meta(size, generator=None, dtype=None, *rest):
 defop(f"rand(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", meta=_rand_meta, method=False, out=True, family=F)
 defop(f"randn(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", meta=_randn_meta, method=False, out=True, family=F)
 
-_INT_RANGE = {"bool": (0, 2), "uint8": (0, 2 ** 8), "int8": (-2 ** 7, 2 ** 7), "int16": (-2 ** 15, 2 ** 15),
-              "int32": (-2 ** 31, 2 ** 31), "int64": (-2 ** 63, 2 ** 63), "uint16": (0, 2 ** 16),
-              "uint32": (0, 2 ** 32), "uint64": (0, 2 ** 64),
-              "float16": (-2 ** 11, 2 ** 11 + 1), "bfloat16": (-2 ** 8, 2 ** 8 + 1),
-              "float32": (-2 ** 24, 2 ** 24 + 1), "float64": (-2 ** 53, 2 ** 53 + 1)}
-_C_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int", "int64": "long",
-            "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-            "float64": "double", "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "unsigned long"}
+_INT_RANGE = {
+    "bool": (0, 2),
+    "uint8": (0, 2**8),
+    "int8": (-(2**7), 2**7),
+    "int16": (-(2**15), 2**15),
+    "int32": (-(2**31), 2**31),
+    "int64": (-(2**63), 2**63),
+    "uint16": (0, 2**16),
+    "uint32": (0, 2**32),
+    "uint64": (0, 2**64),
+    "float16": (-(2**11), 2**11 + 1),
+    "bfloat16": (-(2**8), 2**8 + 1),
+    "float32": (-(2**24), 2**24 + 1),
+    "float64": (-(2**53), 2**53 + 1),
+}
+_C_NAMES = {
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short",
+    "int32": "int",
+    "int64": "long",
+    "bool": "bool",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "float32": "float",
+    "float64": "double",
+    "uint16": "unsigned short",
+    "uint32": "unsigned int",
+    "uint64": "unsigned long",
+}
 
 
 def check_random_range(low, high, dtype):
@@ -73,17 +98,30 @@ def _randint_meta(low, high, size, generator=None, dtype=None, *rest):
     return TensorMeta(_check_size(size, dtype), dtype)
 
 
-def _randint_high(high, size, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
-                  requires_grad=False):
+def _randint_high(
+    high, size, generator=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False
+):
     from ..dispatch import call
     from .registry import OPS
+
     return call(OPS["randint.low"], (0, high, size, generator, dtype, layout, device, pin_memory, requires_grad))
 
 
-defop(f"randint(SymInt high, SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", composite=_randint_high,
-      method=False, out=True, family=F)
-defop(f"randint(SymInt low, SymInt high, SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", meta=_randint_meta,
-      method=False, overload="low", out=True, family=F)
+defop(
+    f"randint(SymInt high, SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor",
+    composite=_randint_high,
+    method=False,
+    out=True,
+    family=F,
+)
+defop(
+    f"randint(SymInt low, SymInt high, SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor",
+    meta=_randint_meta,
+    method=False,
+    overload="low",
+    out=True,
+    family=F,
+)
 
 
 def _randperm_meta(n, generator=None, dtype=None, *rest):
@@ -104,20 +142,32 @@ def _like_composite(name, nvals):
         vals, (generator, dtype, _layout, device, _pin, _rg, _memory_format) = args[:nvals], args[nvals:]
         from ..dispatch import call
         from .registry import OPS
+
         op = OPS[name]
-        return call(op, tuple(vals) + (tuple(self._shape), generator, dtype or self.dtype, None,
-                                       device or self.device, None, False))
+        return call(
+            op,
+            tuple(vals)
+            + (tuple(self._shape), generator, dtype or self.dtype, None, device or self.device, None, False),
+        )
+
     return composite
 
 
 defop(f"rand_like(Tensor self, *, {_LIKE}) -> Tensor", composite=_like_composite("rand", 0), method=False, family=F)
-defop(f"randn_like(Tensor self, *, {_LIKE}) -> Tensor", composite=_like_composite("randn", 0), method=False,
-      family=F)
-defop(f"randint_like(Tensor self, SymInt high, *, {_LIKE}) -> Tensor",
-      composite=lambda self, high, *a: _like_composite("randint.low", 2)(self, 0, high, *a), method=False,
-      family=F)
-defop(f"randint_like(Tensor self, SymInt low, SymInt high, *, {_LIKE}) -> Tensor",
-      composite=_like_composite("randint.low", 2), method=False, overload="low_dtype", family=F)
+defop(f"randn_like(Tensor self, *, {_LIKE}) -> Tensor", composite=_like_composite("randn", 0), method=False, family=F)
+defop(
+    f"randint_like(Tensor self, SymInt high, *, {_LIKE}) -> Tensor",
+    composite=lambda self, high, *a: _like_composite("randint.low", 2)(self, 0, high, *a),
+    method=False,
+    family=F,
+)
+defop(
+    f"randint_like(Tensor self, SymInt low, SymInt high, *, {_LIKE}) -> Tensor",
+    composite=_like_composite("randint.low", 2),
+    method=False,
+    overload="low_dtype",
+    family=F,
+)
 
 
 # --- normal ------------------------------------------------------------------------------
@@ -131,8 +181,9 @@ def _normal_float_dtype(d):
 
 
 def _normal_tt(mean, std, generator=None):
-    return TensorMeta(broadcast_shapes(mean._shape, std._shape),
-                      _normal_float_dtype(D.promote_types(mean.dtype, std.dtype)))
+    return TensorMeta(
+        broadcast_shapes(mean._shape, std._shape), _normal_float_dtype(D.promote_types(mean.dtype, std.dtype))
+    )
 
 
 def _normal_tf(mean, std=1.0, generator=None):
@@ -149,14 +200,41 @@ def _normal_ff(mean, std, size, generator=None, dtype=None, *rest):
     return TensorMeta(_check_size(size), _normal_float_dtype(dtype or D.get_default_dtype()))
 
 
-defop(f"normal(Tensor mean, Tensor std, *, {_GEN}) -> Tensor", meta=_normal_tt, method=False,
-      overload="Tensor_Tensor", out=True, family=F, grad={"mean": "grad", "std": "normal_std_grad(grad, result, mean, std)"})
-defop(f"normal(Tensor mean, float std=1, *, {_GEN}) -> Tensor", meta=_normal_tf, method=False,
-      overload="Tensor_float", out=True, family=F, grad={"mean": "grad"})
-defop(f"normal(float mean, Tensor std, *, {_GEN}) -> Tensor", meta=_normal_ft, method=False,
-      overload="float_Tensor", out=True, family=F, grad={"std": "normal_std_grad(grad, result, mean, std)"})
-defop(f"normal(float mean, float std, SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor", meta=_normal_ff,
-      method=False, overload="float_float", out=True, family=F)
+defop(
+    f"normal(Tensor mean, Tensor std, *, {_GEN}) -> Tensor",
+    meta=_normal_tt,
+    method=False,
+    overload="Tensor_Tensor",
+    out=True,
+    family=F,
+    grad={"mean": "grad", "std": "normal_std_grad(grad, result, mean, std)"},
+)
+defop(
+    f"normal(Tensor mean, float std=1, *, {_GEN}) -> Tensor",
+    meta=_normal_tf,
+    method=False,
+    overload="Tensor_float",
+    out=True,
+    family=F,
+    grad={"mean": "grad"},
+)
+defop(
+    f"normal(float mean, Tensor std, *, {_GEN}) -> Tensor",
+    meta=_normal_ft,
+    method=False,
+    overload="float_Tensor",
+    out=True,
+    family=F,
+    grad={"std": "normal_std_grad(grad, result, mean, std)"},
+)
+defop(
+    f"normal(float mean, float std, SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor",
+    meta=_normal_ff,
+    method=False,
+    overload="float_float",
+    out=True,
+    family=F,
+)
 
 
 # --- bernoulli / multinomial ---------------------------------------------------------------
@@ -175,10 +253,17 @@ def _bernoulli_p_meta(self, p, generator=None):
     return TensorMeta(self._shape, self.dtype)
 
 
-defop(f"bernoulli(Tensor self, *, {_GEN}) -> Tensor", meta=_bernoulli_meta, out=True, family=F,
-      grad={"self": "grad * 0"})
-defop(f"bernoulli(Tensor self, float p, *, {_GEN}) -> Tensor", meta=_bernoulli_p_meta, overload="p", out=True, family=F,
-      grad={"self": "grad * 0"})
+defop(
+    f"bernoulli(Tensor self, *, {_GEN}) -> Tensor", meta=_bernoulli_meta, out=True, family=F, grad={"self": "grad * 0"}
+)
+defop(
+    f"bernoulli(Tensor self, float p, *, {_GEN}) -> Tensor",
+    meta=_bernoulli_p_meta,
+    overload="p",
+    out=True,
+    family=F,
+    grad={"self": "grad * 0"},
+)
 
 
 def _poisson_meta(self, generator=None):
@@ -193,12 +278,18 @@ def _binomial_meta(count, prob, generator=None):
 
 
 defop(f"poisson(Tensor self, {_GEN}) -> Tensor", meta=_poisson_meta, method=False, family=F, grad={"self": "grad * 0"})
-defop(f"binomial(Tensor count, Tensor prob, {_GEN}) -> Tensor", meta=_binomial_meta, method=False, family=F,
-      grad={"count": "grad * 0", "prob": "grad * 0"})
+defop(
+    f"binomial(Tensor count, Tensor prob, {_GEN}) -> Tensor",
+    meta=_binomial_meta,
+    method=False,
+    family=F,
+    grad={"count": "grad * 0", "prob": "grad * 0"},
+)
 
 
 def _native_dropout(input, p, train=None):
     import mindtorch
+
     if not train:
         return input.clone(), mindtorch.ones_like(input, dtype=D.bool_)
     keep = mindtorch.rand_like(input) >= p if p < 1 else mindtorch.zeros_like(input, dtype=D.bool_)
@@ -206,8 +297,12 @@ def _native_dropout(input, p, train=None):
     return input * keep * scale, keep
 
 
-defop("native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", composite=_native_dropout,
-      method=False, family=F)
+defop(
+    "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)",
+    composite=_native_dropout,
+    method=False,
+    family=F,
+)
 
 
 def _multinomial_meta(self, num_samples, replacement=False, generator=None):
@@ -215,8 +310,7 @@ def _multinomial_meta(self, num_samples, replacement=False, generator=None):
     if n not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if self.dtype._kind != 2:
-        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
-                           f"{_cname(self.dtype)}")
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {_cname(self.dtype)}")
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     ncat = self._shape[-1]
@@ -225,8 +319,12 @@ def _multinomial_meta(self, num_samples, replacement=False, generator=None):
     return TensorMeta(self._shape[:-1] + (num_samples,), D.int64)
 
 
-defop(f"multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, {_GEN}) -> Tensor",
-      meta=_multinomial_meta, out=True, family=F)
+defop(
+    f"multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, {_GEN}) -> Tensor",
+    meta=_multinomial_meta,
+    out=True,
+    family=F,
+)
 
 
 # --- in-place samplers ---------------------------------------------------------------------
@@ -288,18 +386,50 @@ def _random_from_meta(self, low, to=None, generator=None):
 
 
 _ZERO = {"self": "grad * 0"}
-declare_inplace(f"uniform_(Tensor(a!) self, float low=0, float high=1, *, {_GEN}) -> Tensor(a!)",
-                meta=_uniform_meta, family=F, grad=_ZERO)
-declare_inplace(f"normal_(Tensor(a!) self, float mean=0, float std=1, *, {_GEN}) -> Tensor(a!)",
-                meta=_normal_inplace_meta, family=F, grad=_ZERO)
-declare_inplace(f"exponential_(Tensor(a!) self, float lambd=1, *, {_GEN}) -> Tensor(a!)",
-                meta=_exponential_meta, family=F, grad=_ZERO)
-declare_inplace(f"bernoulli_(Tensor(a!) self, Tensor p, *, {_GEN}) -> Tensor(a!)",
-                meta=_bernoulli_inplace_meta, overload="Tensor", family=F, grad=_ZERO)
-declare_inplace(f"bernoulli_(Tensor(a!) self, float p=0.5, *, {_GEN}) -> Tensor(a!)",
-                meta=_bernoulli_inplace_meta, overload="float", family=F, grad=_ZERO)
+declare_inplace(
+    f"uniform_(Tensor(a!) self, float low=0, float high=1, *, {_GEN}) -> Tensor(a!)",
+    meta=_uniform_meta,
+    family=F,
+    grad=_ZERO,
+)
+declare_inplace(
+    f"normal_(Tensor(a!) self, float mean=0, float std=1, *, {_GEN}) -> Tensor(a!)",
+    meta=_normal_inplace_meta,
+    family=F,
+    grad=_ZERO,
+)
+declare_inplace(
+    f"exponential_(Tensor(a!) self, float lambd=1, *, {_GEN}) -> Tensor(a!)",
+    meta=_exponential_meta,
+    family=F,
+    grad=_ZERO,
+)
+declare_inplace(
+    f"bernoulli_(Tensor(a!) self, Tensor p, *, {_GEN}) -> Tensor(a!)",
+    meta=_bernoulli_inplace_meta,
+    overload="Tensor",
+    family=F,
+    grad=_ZERO,
+)
+declare_inplace(
+    f"bernoulli_(Tensor(a!) self, float p=0.5, *, {_GEN}) -> Tensor(a!)",
+    meta=_bernoulli_inplace_meta,
+    overload="float",
+    family=F,
+    grad=_ZERO,
+)
 declare_inplace(f"random_(Tensor(a!) self, *, {_GEN}) -> Tensor(a!)", meta=_random_meta, family=F, grad=_ZERO)
-declare_inplace(f"random_(Tensor(a!) self, int to, *, {_GEN}) -> Tensor(a!)", meta=_random_to_meta,
-                overload="to", family=F, grad=_ZERO)
-declare_inplace(f"random_(Tensor(a!) self, int low, int? to, *, {_GEN}) -> Tensor(a!)", meta=_random_from_meta,
-                overload="from", family=F, grad=_ZERO)
+declare_inplace(
+    f"random_(Tensor(a!) self, int to, *, {_GEN}) -> Tensor(a!)",
+    meta=_random_to_meta,
+    overload="to",
+    family=F,
+    grad=_ZERO,
+)
+declare_inplace(
+    f"random_(Tensor(a!) self, int low, int? to, *, {_GEN}) -> Tensor(a!)",
+    meta=_random_from_meta,
+    overload="from",
+    family=F,
+    grad=_ZERO,
+)

@@ -1,6 +1,7 @@
 """Reductions: sum, mean, prod, max/min, var/std, norms, logsumexp, cumulative ops, softmax; the
 NaN-ignoring reductions, quantiles, aminmax, cummax/cummin, logcumsumexp; statistics (dist, cov,
 corrcoef); differences and integrals along a dim (diff, gradient, trapezoid)."""
+
 import collections
 
 from .. import _dtype as D
@@ -21,8 +22,9 @@ def _rt(name, fields=("values", "indices")):
     return cls
 
 
-RETURN_TYPES = {n: _rt(n) for n in ("max", "min", "mode", "median", "kthvalue", "sort", "topk", "cummax",
-                                     "cummin", "aminmax")}
+RETURN_TYPES = {
+    n: _rt(n) for n in ("max", "min", "mode", "median", "kthvalue", "sort", "topk", "cummax", "cummin", "aminmax")
+}
 
 
 def named_result(name, fields=("values", "indices")):
@@ -56,8 +58,10 @@ def _nonempty(name, self, dims, full):
     shape = self._shape
     if full:
         if self.numel() == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                               "Specify the reduction dim with the 'dim' argument.")
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
         return
     for d in dims:
         if shape[d] == 0:
@@ -75,11 +79,15 @@ def _sum_meta(self, dim=None, keepdim=False, dtype=None):
 def _mean_meta(self, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         if dtype._kind < 2:
-            raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be either a floating "
-                               f"point or complex dtype. Got: {_tname(dtype)}")
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Optional dtype must be either a floating "
+                f"point or complex dtype. Got: {_tname(dtype)}"
+            )
     elif self.dtype._kind < 2:
-        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                           f"complex dtype. Got: {_tname(self.dtype)}")
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {_tname(self.dtype)}"
+        )
     dims = norm_dims(dim, len(self._shape))
     return TM(_rshape(self._shape, dims, keepdim), dtype or self.dtype)
 
@@ -94,6 +102,7 @@ def _full_meta(name):
     def rule(self):
         _nonempty(name, self, (), True)
         return TM((), self.dtype)
+
     return rule
 
 
@@ -103,6 +112,7 @@ def _dim_meta(name):
         _nonempty(name, self, dims, False)
         shape = _rshape(self._shape, dims, keepdim)
         return TM(shape, self.dtype), TM(shape, D.int64)
+
     return rule
 
 
@@ -111,6 +121,7 @@ def _amax_meta(name):
         dims = norm_dims(dim, len(self._shape))
         _nonempty(name, self, dims, False)
         return TM(_rshape(self._shape, dims, keepdim), self.dtype)
+
     return rule
 
 
@@ -126,6 +137,7 @@ def _arg_meta(name):
         dims = norm_dims(dim, nd)
         _nonempty(name, self, dims, False)
         return TM(_rshape(self._shape, dims, keepdim), D.int64)
+
     return rule
 
 
@@ -167,20 +179,23 @@ def _softmax_meta(name):
         d = dtype or self.dtype
         _float_only(name, d)
         return TM(self._shape, d)
+
     return rule
 
 
 def _vector_norm_meta(self, ord=2, dim=None, keepdim=False, dtype=None):
     if self.dtype._kind < 2:
-        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {_tname(self.dtype)}")
+        raise RuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_tname(self.dtype)}"
+        )
     if dtype is not None and dtype._kind < 2:
-        raise RuntimeError("linalg.vector_norm: dtype should be floating point or complex. "
-                           f"Got {_tname(dtype)}")
+        raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex. Got {_tname(dtype)}")
     dims = norm_dims(dim, len(self._shape))
     if ord < 0 and self.numel() == 0 and dims and any(self._shape[d] == 0 for d in dims):
-        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because "
-                           "the operation does not have an identity")
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because "
+            "the operation does not have an identity"
+        )
     return TM(_rshape(self._shape, dims, keepdim), (dtype or self.dtype).to_real())
 
 
@@ -195,47 +210,81 @@ def log_softmax_backward(grad_output, output, dim):
 
 
 # --- ops ---------------------------------------------------------------------
-defop("sum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-      meta=_sum_meta, out=True, family=F,
-      grad={"self": "expand_reduced(grad, dim, keepdim, shape_of(self))"})
-defop("mean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-      meta=_mean_meta, out=True, family=F, grad={"self": "mean_backward(grad, self, dim, keepdim)"})
-defop("prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-      meta=_prod_meta, out=True, family=F, grad={"self": "prod_backward(grad, self, result, dim, keepdim)"})
+defop(
+    "sum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    meta=_sum_meta,
+    out=True,
+    family=F,
+    grad={"self": "expand_reduced(grad, dim, keepdim, shape_of(self))"},
+)
+defop(
+    "mean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    meta=_mean_meta,
+    out=True,
+    family=F,
+    grad={"self": "mean_backward(grad, self, dim, keepdim)"},
+)
+defop(
+    "prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    meta=_prod_meta,
+    out=True,
+    family=F,
+    grad={"self": "prod_backward(grad, self, result, dim, keepdim)"},
+)
 
 
 def _minmax(name):
     inner = "_" + name + "_dim"
-    defop(f"{inner}(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
-          meta=_dim_meta(name), function=False, method=False, family=F,
-          grad={"self": "value_selecting_reduction_backward(grads[0], result[1], dim, keepdim, shape_of(self))"})
+    defop(
+        f"{inner}(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+        meta=_dim_meta(name),
+        function=False,
+        method=False,
+        family=F,
+        grad={"self": "value_selecting_reduction_backward(grads[0], result[1], dim, keepdim, shape_of(self))"},
+    )
     rt = RETURN_TYPES[name]
     inner_op = OPS[inner]
     other_name = {"max": "maximum", "min": "minimum"}[name]
 
     def with_dim(self, dim, keepdim=False):
         from .. import dispatch
+
         return rt(*dispatch.call(inner_op, (self, dim, keepdim)))
 
     def with_other(self, other):
         return getattr(torch, other_name)(self, other)
 
-    defop(f"{name}(Tensor self) -> Tensor", meta=_full_meta(name), out=True, family=F,
-          grad={"self": "evenly_distribute_backward(grad, self, result, None, False)"})
+    defop(
+        f"{name}(Tensor self) -> Tensor",
+        meta=_full_meta(name),
+        out=True,
+        family=F,
+        grad={"self": "evenly_distribute_backward(grad, self, result, None, False)"},
+    )
     defop(f"{name}(Tensor self, Tensor other) -> Tensor", composite=with_other, overload="other", out=True, family=F)
-    defop(f"{name}(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
-          composite=with_dim, overload="dim", out=True, family=F)
+    defop(
+        f"{name}(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+        composite=with_dim,
+        overload="dim",
+        out=True,
+        family=F,
+    )
 
 
 _minmax("max")
 _minmax("min")
 
 for _n in ("amax", "amin"):
-    defop(f"{_n}(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", meta=_amax_meta(_n), out=True,
-          family=F, grad={"self": "evenly_distribute_backward(grad, self, result, dim, keepdim)"})
+    defop(
+        f"{_n}(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
+        meta=_amax_meta(_n),
+        out=True,
+        family=F,
+        grad={"self": "evenly_distribute_backward(grad, self, result, dim, keepdim)"},
+    )
 for _n in ("argmax", "argmin"):
-    defop(f"{_n}(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", meta=_arg_meta(_n), out=True,
-          family=F)
+    defop(f"{_n}(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", meta=_arg_meta(_n), out=True, family=F)
 
 
 # var/std: PyTorch's three overloads; the correction form does the work
@@ -244,10 +293,19 @@ def _correction(unbiased):
 
 
 for _n in ("var", "std"):
-    _g = ("var_backward(grad, self, dim, correction, keepdim)" if _n == "var"
-          else "std_backward(grad, self, result, dim, correction, keepdim)")
-    defop(f"{_n}(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
-          meta=_var_meta, overload="correction", out=True, family=F, grad={"self": _g})
+    _g = (
+        "var_backward(grad, self, dim, correction, keepdim)"
+        if _n == "var"
+        else "std_backward(grad, self, result, dim, correction, keepdim)"
+    )
+    defop(
+        f"{_n}(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor",
+        meta=_var_meta,
+        overload="correction",
+        out=True,
+        family=F,
+        grad={"self": _g},
+    )
 
 
 def _var_family(name, base):
@@ -258,14 +316,20 @@ def _var_family(name, base):
         return base(self, dim, _correction(unbiased), keepdim)
 
     defop(f"{name}(Tensor self, bool unbiased=True) -> Tensor", composite=plain, family=F)
-    defop(f"{name}(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
-          composite=with_dim, overload="dim", family=F)
+    defop(
+        f"{name}(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor",
+        composite=with_dim,
+        overload="dim",
+        family=F,
+    )
 
 
 def _call_qual(qual):
     def call(*args):
         from .. import dispatch
+
         return dispatch.call(OPS[qual], args)
+
     return call
 
 
@@ -274,40 +338,80 @@ _var_family("std", _call_qual("std.correction"))
 
 
 def _var_mean_c(self, dim=None, correction=None, keepdim=False):
-    return (_call_qual("var.correction")(self, dim, correction, keepdim),
-            self.mean(dim, keepdim=keepdim))
+    return (_call_qual("var.correction")(self, dim, correction, keepdim), self.mean(dim, keepdim=keepdim))
 
 
 def _std_mean_c(self, dim=None, correction=None, keepdim=False):
-    return (_call_qual("std.correction")(self, dim, correction, keepdim),
-            self.mean(dim, keepdim=keepdim))
+    return (_call_qual("std.correction")(self, dim, correction, keepdim), self.mean(dim, keepdim=keepdim))
 
 
 for _n, _fn in (("var_mean", _var_mean_c), ("std_mean", _std_mean_c)):
-    defop(f"{_n}(Tensor self, bool unbiased=True) -> (Tensor, Tensor)",
-          composite=(lambda f: lambda self, unbiased=True: f(self, None, _correction(unbiased), False))(_fn),
-          method=False, family=F)
-    defop(f"{_n}(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)",
-          composite=(lambda f: lambda self, dim, unbiased=True, keepdim=False:
-                     f(self, dim, _correction(unbiased), keepdim))(_fn), overload="dim", method=False, family=F)
-    defop(f"{_n}(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)",
-          composite=_fn, overload="correction", method=False, family=F)
+    defop(
+        f"{_n}(Tensor self, bool unbiased=True) -> (Tensor, Tensor)",
+        composite=(lambda f: lambda self, unbiased=True: f(self, None, _correction(unbiased), False))(_fn),
+        method=False,
+        family=F,
+    )
+    defop(
+        f"{_n}(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)",
+        composite=(
+            lambda f: lambda self, dim, unbiased=True, keepdim=False: f(self, dim, _correction(unbiased), keepdim)
+        )(_fn),
+        overload="dim",
+        method=False,
+        family=F,
+    )
+    defop(
+        f"{_n}(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)",
+        composite=_fn,
+        overload="correction",
+        method=False,
+        family=F,
+    )
 
-defop("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", meta=_logsumexp_meta, out=True,
-      family=F, grad={"self": "logsumexp_backward(grad, self, result, dim, keepdim)"})
+defop(
+    "logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+    meta=_logsumexp_meta,
+    out=True,
+    family=F,
+    grad={"self": "logsumexp_backward(grad, self, result, dim, keepdim)"},
+)
 defop("all(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor", meta=_bool_meta, out=True, family=F)
 defop("any(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor", meta=_bool_meta, out=True, family=F)
-defop("count_nonzero(Tensor self, int[1]? dim=None) -> Tensor", meta=_count_nonzero_meta, family=F,
-      composite=lambda self, dim=None: (self != 0).sum(dim, dtype=D.int64))
-defop("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", meta=_cum_meta, out=True,
-      inplace=True, family=F, grad={"self": "cumsum_backward(grad, dim)"})
-defop("cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", meta=_cumprod_meta, out=True,
-      inplace=True, family=F, grad={"self": "cumprod_backward(grad, self, result, dim)"})
-defop("softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", meta=_softmax_meta("softmax_kernel_impl"),
-      family=F, grad={"self": "torch.ops._softmax_backward_data(grad, result, dim)"})
-defop("log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
-      meta=_softmax_meta("log_softmax_kernel_impl"), family=F,
-      grad={"self": "torch.ops._log_softmax_backward_data(grad, result, dim)"})
+defop(
+    "count_nonzero(Tensor self, int[1]? dim=None) -> Tensor",
+    meta=_count_nonzero_meta,
+    family=F,
+    composite=lambda self, dim=None: (self != 0).sum(dim, dtype=D.int64),
+)
+defop(
+    "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+    meta=_cum_meta,
+    out=True,
+    inplace=True,
+    family=F,
+    grad={"self": "cumsum_backward(grad, dim)"},
+)
+defop(
+    "cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+    meta=_cumprod_meta,
+    out=True,
+    inplace=True,
+    family=F,
+    grad={"self": "cumprod_backward(grad, self, result, dim)"},
+)
+defop(
+    "softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    meta=_softmax_meta("softmax_kernel_impl"),
+    family=F,
+    grad={"self": "torch.ops._softmax_backward_data(grad, result, dim)"},
+)
+defop(
+    "log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    meta=_softmax_meta("log_softmax_kernel_impl"),
+    family=F,
+    grad={"self": "torch.ops._log_softmax_backward_data(grad, result, dim)"},
+)
 
 
 def _softmax_bwd_meta(grad_output, output, dim):
@@ -316,18 +420,40 @@ def _softmax_bwd_meta(grad_output, output, dim):
 
 
 # one fused kernel per derivative; backends without it get the composite chain
-defop("_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor", meta=_softmax_bwd_meta,
-      composite=softmax_backward, method=False, function=False, family=F,
-      grad={"grad_output": "torch.ops._softmax_backward_data(grad, output, dim)",
-            "output": "grad * (grad_output - (grad_output * output).sum(dim, keepdim=True)) - "
-                      "grad_output * (grad * output).sum(dim, keepdim=True)"})
-defop("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor", meta=_softmax_bwd_meta,
-      composite=log_softmax_backward, method=False, function=False, family=F,
-      grad={"grad_output": "grad - (grad * torch.exp(output)).sum(dim, keepdim=True)",
-            "output": "-grad * torch.exp(output) * grad_output.sum(dim, keepdim=True)"})
-defop("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
-      "ScalarType? dtype=None) -> Tensor", meta=_vector_norm_meta, method=False, out=True, family=F,
-      grad={"self": "linalg_vector_norm_backward(grad, self, result, ord, dim, keepdim)"})
+defop(
+    "_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor",
+    meta=_softmax_bwd_meta,
+    composite=softmax_backward,
+    method=False,
+    function=False,
+    family=F,
+    grad={
+        "grad_output": "torch.ops._softmax_backward_data(grad, output, dim)",
+        "output": "grad * (grad_output - (grad_output * output).sum(dim, keepdim=True)) - "
+        "grad_output * (grad * output).sum(dim, keepdim=True)",
+    },
+)
+defop(
+    "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor",
+    meta=_softmax_bwd_meta,
+    composite=log_softmax_backward,
+    method=False,
+    function=False,
+    family=F,
+    grad={
+        "grad_output": "grad - (grad * torch.exp(output)).sum(dim, keepdim=True)",
+        "output": "-grad * torch.exp(output) * grad_output.sum(dim, keepdim=True)",
+    },
+)
+defop(
+    "linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+    "ScalarType? dtype=None) -> Tensor",
+    meta=_vector_norm_meta,
+    method=False,
+    out=True,
+    family=F,
+    grad={"self": "linalg_vector_norm_backward(grad, self, result, ord, dim, keepdim)"},
+)
 
 
 # torch.norm / Tensor.norm: the legacy front end over the linalg norms
@@ -342,14 +468,24 @@ def _norm_str(self, p, dim=None, keepdim=False, dtype=None):
         return _call_qual("linalg_vector_norm")(self, 2, dim, keepdim, dtype)
     if p == "nuc":
         from .. import linalg
+
         return linalg.matrix_norm(self, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
     raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
 
 
-defop("norm(Tensor self, Scalar? p=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-      composite=_norm_num, out=True, family=F)
-defop("norm(Tensor self, str p, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-      composite=_norm_str, overload="str", out=True, family=F)
+defop(
+    "norm(Tensor self, Scalar? p=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    composite=_norm_num,
+    out=True,
+    family=F,
+)
+defop(
+    "norm(Tensor self, str p, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    composite=_norm_str,
+    overload="str",
+    out=True,
+    family=F,
+)
 
 
 # --- reductions ignoring NaN, quantiles, min-and-max, running extremes ----------------------------
@@ -365,20 +501,30 @@ def _nansum(self, dim=None, keepdim=False, dtype=None):
     return x.sum(dim, keepdim=keepdim, dtype=dtype)
 
 
-defop("nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-      composite=_nansum, out=True, family=F)
+defop(
+    "nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    composite=_nansum,
+    out=True,
+    family=F,
+)
 
 
 def _nanmean(self, dim=None, keepdim=False, dtype=None):
     if not (self.is_floating_point() or self.is_complex()):
-        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
-                           f"{self.dtype.name.capitalize() if self.dtype is not D.int64 else 'Long'}")
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype but got "
+            f"{self.dtype.name.capitalize() if self.dtype is not D.int64 else 'Long'}"
+        )
     count = (~self.isnan()).sum(dim, keepdim=keepdim)
     return _nansum(self, dim, keepdim, dtype) / count
 
 
-defop("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-      composite=_nanmean, out=True, family=F)
+defop(
+    "nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+    composite=_nanmean,
+    out=True,
+    family=F,
+)
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
@@ -391,8 +537,9 @@ def _quantile(name, ignore_nan):
         if not self.is_floating_point():
             raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
         if interpolation not in _INTERPOLATIONS:
-            raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                             f"Got {interpolation}")
+            raise RuntimeError(
+                f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. Got {interpolation}"
+            )
         qt = torch.tensor([q] if scalar_q else 0.0, dtype=self.dtype, device=self.device) if scalar_q else q
         if not scalar_q and qt.dtype is not self.dtype:
             raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
@@ -406,8 +553,7 @@ def _quantile(name, ignore_nan):
             raise RuntimeError(f"{name}() input tensor must be non-empty")
         srt = x.sort(-1).values  # NaN sort last
         nans = x.isnan()
-        valid = (n - nans.sum(-1, keepdim=True)) if ignore_nan else \
-            torch.full_like(nans.sum(-1, keepdim=True), n)
+        valid = (n - nans.sum(-1, keepdim=True)) if ignore_nan else torch.full_like(nans.sum(-1, keepdim=True), n)
         qv = qt.reshape(-1)
         rank = qv * (valid - 1).to(self.dtype)  # (..., nq)
         if interpolation == "lower":
@@ -435,10 +581,20 @@ def _quantile(name, ignore_nan):
         if dim is None and not keepdim:
             out = out.reshape(out.shape[0])
         return out[0] if scalar_q else out
-    defop(f"{name}(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') "
-          "-> Tensor", composite=quantile, out=True, family=F)
-    defop(f"{name}(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') "
-          "-> Tensor", composite=quantile, out=True, overload="scalar", family=F)
+
+    defop(
+        f"{name}(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+        composite=quantile,
+        out=True,
+        family=F,
+    )
+    defop(
+        f"{name}(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+        composite=quantile,
+        out=True,
+        overload="scalar",
+        family=F,
+    )
 
 
 _quantile("quantile", False)
@@ -448,8 +604,9 @@ _quantile("nanquantile", True)
 def _aminmax(self, dim=None, keepdim=False):
     if dim is None:
         if self.numel() == 0:
-            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
-                               "no identity.")
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
+            )
         mn, mx = self.amin(), self.amax()
         if keepdim:
             shape = (1,) * self.dim()
@@ -458,8 +615,12 @@ def _aminmax(self, dim=None, keepdim=False):
     return aminmax_result(self.amin(dim, keepdim), self.amax(dim, keepdim))
 
 
-defop("aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
-      composite=_aminmax, out=True, family=F)
+defop(
+    "aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)",
+    composite=_aminmax,
+    out=True,
+    family=F,
+)
 
 
 def _cumext(name):
@@ -476,10 +637,8 @@ def _cumext(name):
             ar = torch.arange(n, device=self.device)
             seen = ar.unsqueeze(0) <= ar.unsqueeze(1)  # [j, i]: i is in prefix j
             xi = x.unsqueeze(-2)  # (..., 1, n): element i
-            lowest = float("-inf") if x.is_floating_point() else (
-                0 if x.dtype is D.bool_ else D.iinfo(x.dtype).min)
-            highest = float("inf") if x.is_floating_point() else (
-                1 if x.dtype is D.bool_ else D.iinfo(x.dtype).max)
+            lowest = float("-inf") if x.is_floating_point() else (0 if x.dtype is D.bool_ else D.iinfo(x.dtype).min)
+            highest = float("inf") if x.is_floating_point() else (1 if x.dtype is D.bool_ else D.iinfo(x.dtype).max)
             fill = lowest if greater else highest
             xv = x.to(D.int64) if x.dtype is D.bool_ else x
             masked = torch.where(seen, xi if x.dtype is not D.bool_ else xv.unsqueeze(-2), fill)
@@ -492,6 +651,7 @@ def _cumext(name):
                 idx = torch.where(nan_idx >= 0, nan_idx, idx)
             idx = idx.movedim(-1, dim)
         return cum_results[name](self.gather(dim, idx), idx)
+
     defop(f"{name}(Tensor self, int dim) -> (Tensor values, Tensor indices)", composite=cum, out=True, family=F)
 
 
@@ -516,14 +676,22 @@ def _logcumsumexp(self, dim):
         return y.clone()
     n, shift = y.shape[dim], 1
     while shift < n:
-        y = torch.cat([y.narrow(dim, 0, shift),
-                       torch.logaddexp(y.narrow(dim, shift, n - shift), y.narrow(dim, 0, n - shift))], dim)
+        y = torch.cat(
+            [y.narrow(dim, 0, shift), torch.logaddexp(y.narrow(dim, shift, n - shift), y.narrow(dim, 0, n - shift))],
+            dim,
+        )
         shift *= 2
     return y if shift > 1 else y.clone()
 
 
-defop("logcumsumexp(Tensor self, int dim) -> Tensor", meta=_logcumsumexp_meta, out=True, family=F,
-      composite=_logcumsumexp, grad={"self": "logcumsumexp_backward(grad, self, result, dim)"})
+defop(
+    "logcumsumexp(Tensor self, int dim) -> Tensor",
+    meta=_logcumsumexp_meta,
+    out=True,
+    family=F,
+    composite=_logcumsumexp,
+    grad={"self": "logcumsumexp_backward(grad, self, result, dim)"},
+)
 
 
 # --- statistics: dist, cov, corrcoef --------------------------------------------------------------
@@ -536,8 +704,9 @@ defop("dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", composite=_dist, 
 
 def _cov(self, correction=1, fweights=None, aweights=None):
     if self.dim() > 2:
-        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
-                           f"{self.dim()} dimensions")
+        raise RuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {self.dim()} dimensions"
+        )
     x = self.reshape(1, -1) if self.dim() < 2 else self
     if not x.is_floating_point() and not x.is_complex():
         x = x.to(torch.get_default_dtype())
@@ -572,8 +741,11 @@ def _corrcoef(self):
     return c if c.is_complex() else torch.clamp(c, -1, 1)
 
 
-defop("cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor",
-      composite=_cov, family=F)
+defop(
+    "cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor",
+    composite=_cov,
+    family=F,
+)
 defop("corrcoef(Tensor self) -> Tensor", composite=_corrcoef, family=F)
 
 
@@ -595,8 +767,12 @@ def _diff(self, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
-defop("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
-      composite=_diff, out=True, family=F)
+defop(
+    "diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor",
+    composite=_diff,
+    out=True,
+    family=F,
+)
 
 
 def _gradient(self, spacing=1, dim=None, edge_order=1):
@@ -608,9 +784,11 @@ def _gradient(self, spacing=1, dim=None, edge_order=1):
     if not isinstance(spacing, (list, tuple)):
         spacing = [spacing] * len(dims)
     if len(spacing) != len(dims):
-        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
-                           f"arguments to have the same length, but got a spacing argument of length {len(spacing)} "
-                           f"and a dim argument of length {len(dims)}.")
+        raise RuntimeError(
+            f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+            f"arguments to have the same length, but got a spacing argument of length {len(spacing)} "
+            f"and a dim argument of length {len(dims)}."
+        )
     x = self if self.dtype._kind >= 2 else self.to(torch.get_default_dtype())
     out = []
     for d, h in zip(dims, spacing):
@@ -625,7 +803,8 @@ def _gradient(self, spacing=1, dim=None, edge_order=1):
             hl = (c[1:-1] - c[:-2]).reshape(shape)
             hr = (c[2:] - c[1:-1]).reshape(shape)
             inner = (hl * hl * sl(2, n) - hr * hr * sl(0, n - 2) + (hr * hr - hl * hl) * sl(1, n - 1)) / (
-                hl * hr * (hl + hr))
+                hl * hr * (hl + hr)
+            )
             first = (sl(1, 2) - sl(0, 1)) / (c[1] - c[0])
             last = (sl(n - 1, n) - sl(n - 2, n - 1)) / (c[-1] - c[-2])
         else:
@@ -667,16 +846,31 @@ def _cumulative_trapezoid(y, x=None, dx=None, dim=-1):
     n = y.shape[d]
     left, right = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, 1, max(n - 1, 0))
     if x is not None:
-        dxs = (x[1:] - x[:-1]).reshape([-1] + [1] * (y.dim() - 1 - d)) if x.dim() == 1 else \
-            x.narrow(d, 1, n - 1) - x.narrow(d, 0, n - 1)
+        dxs = (
+            (x[1:] - x[:-1]).reshape([-1] + [1] * (y.dim() - 1 - d))
+            if x.dim() == 1
+            else x.narrow(d, 1, n - 1) - x.narrow(d, 0, n - 1)
+        )
         return torch.cumsum((left + right) * dxs / 2, d)
     step = 1 if dx is None else dx
     return torch.cumsum((left + right) * (step / 2), d)
 
 
-defop("trapezoid(Tensor y, Tensor? x=None, *, Scalar? dx=None, int dim=-1) -> Tensor", composite=_trapezoid,
-      method=False, family=F)
-defop("trapz(Tensor y, Tensor? x=None, *, Scalar? dx=None, int dim=-1) -> Tensor", composite=_trapezoid,
-      method=False, family=F)
-defop("cumulative_trapezoid(Tensor y, Tensor? x=None, *, Scalar? dx=None, int dim=-1) -> Tensor",
-      composite=_cumulative_trapezoid, method=False, family=F)
+defop(
+    "trapezoid(Tensor y, Tensor? x=None, *, Scalar? dx=None, int dim=-1) -> Tensor",
+    composite=_trapezoid,
+    method=False,
+    family=F,
+)
+defop(
+    "trapz(Tensor y, Tensor? x=None, *, Scalar? dx=None, int dim=-1) -> Tensor",
+    composite=_trapezoid,
+    method=False,
+    family=F,
+)
+defop(
+    "cumulative_trapezoid(Tensor y, Tensor? x=None, *, Scalar? dx=None, int dim=-1) -> Tensor",
+    composite=_cumulative_trapezoid,
+    method=False,
+    family=F,
+)

@@ -5,11 +5,12 @@ torch-style signature, the op's shape-and-dtype rule (`meta`), its
 derivative formulas and which variants exist. The public API and the Tensor
 methods are generated from this table by codegen.py.
 """
+
 from .derivatives import compile_derivative
 from .schema import Op
 
-OPS: dict[str, Op] = {}             # qualified name ("max.dim") -> Op
-BY_NAME: dict[str, list[Op]] = {}   # name -> [Op overloads in declaration order]
+OPS: dict[str, Op] = {}  # qualified name ("max.dim") -> Op
+BY_NAME: dict[str, list[Op]] = {}  # name -> [Op overloads in declaration order]
 
 
 def _add(op):
@@ -20,9 +21,23 @@ def _add(op):
     return op
 
 
-def defop(signature, *, meta=None, grad=None, composite=None, method=True, function=True,
-          inplace=False, out=False, numbers_as_tensors=False, overload="", view=None,
-          nondiff=(), inplace_composite=None, family=""):
+def defop(
+    signature,
+    *,
+    meta=None,
+    grad=None,
+    composite=None,
+    method=True,
+    function=True,
+    inplace=False,
+    out=False,
+    numbers_as_tensors=False,
+    overload="",
+    view=None,
+    nondiff=(),
+    inplace_composite=None,
+    family="",
+):
     """Declare an operator (and, with `inplace`, its `name_` form) and return its Op.
 
     signature          torch-style schema, e.g. "add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
@@ -46,19 +61,36 @@ def defop(signature, *, meta=None, grad=None, composite=None, method=True, funct
                        conformance kit and the parity sweeps
     """
     variants = [v for v, on in (("function", function), ("method", method), ("out", out)) if on]
-    op = Op(signature, meta=meta, composite=composite, variants=variants, numbers_as_tensors=numbers_as_tensors,
-            overload=overload, view_fn=view, nondiff=nondiff, family=family)
+    op = Op(
+        signature,
+        meta=meta,
+        composite=composite,
+        variants=variants,
+        numbers_as_tensors=numbers_as_tensors,
+        overload=overload,
+        view_fn=view,
+        nondiff=nondiff,
+        family=family,
+    )
     if grad is not None:
         op.derivative = compile_derivative(op, grad)
         op.differentiable = True
     _add(op)
     if inplace:
         name = op.name + "_"
-        sig = name + signature[len(op.name):]
+        sig = name + signature[len(op.name) :]
         sig = sig.replace("Tensor self", "Tensor(a!) self", 1)
-        sig = sig[:sig.rindex("->")] + "-> Tensor(a!)"
-        iop = Op(sig, meta=meta, composite=inplace_composite, variants=("method",) + (("function",) if function else ()),
-                 numbers_as_tensors=numbers_as_tensors, overload=overload, nondiff=nondiff, family=family)
+        sig = sig[: sig.rindex("->")] + "-> Tensor(a!)"
+        iop = Op(
+            sig,
+            meta=meta,
+            composite=inplace_composite,
+            variants=("method",) + (("function",) if function else ()),
+            numbers_as_tensors=numbers_as_tensors,
+            overload=overload,
+            nondiff=nondiff,
+            family=family,
+        )
         iop.inplace = True
         if grad is not None:
             iop.derivative = compile_derivative(iop, grad)
@@ -70,8 +102,10 @@ def defop(signature, *, meta=None, grad=None, composite=None, method=True, funct
 
 def copy_into_self(fn):
     """An in-place composite from an out-of-place one: self.copy_(fn(self, ...))."""
+
     def inplace(self, *args, **kwargs):
         return self.copy_(fn(self, *args, **kwargs))
+
     return inplace
 
 
@@ -81,8 +115,14 @@ op_out_of_place: dict[str, Op] = {}
 
 def declare_inplace(signature, *, meta=None, grad=None, composite=None, overload="", function=False, family=""):
     """An in-place-only op (fill_, zero_, copy_, uniform_, ...)."""
-    op = Op(signature, meta=meta, composite=composite, variants=("method",) + (("function",) if function else ()),
-            overload=overload, family=family)
+    op = Op(
+        signature,
+        meta=meta,
+        composite=composite,
+        variants=("method",) + (("function",) if function else ()),
+        overload=overload,
+        family=family,
+    )
     op.inplace = True
     if grad is not None:
         op.derivative = compile_derivative(op, grad)

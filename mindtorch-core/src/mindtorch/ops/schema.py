@@ -6,14 +6,26 @@
 `Tensor(a)` in both a parameter and the return marks a view of that input;
 `Tensor(a!)` marks an argument the op writes to.
 """
+
 import re
 
 _SIG = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*\((.*)\)\s*->\s*(.+?)\s*$")
 
 
 class Param:
-    __slots__ = ("name", "type", "default", "has_default", "kwarg_only", "optional", "base",
-                 "is_list", "alias", "writes", "elem_optional")
+    __slots__ = (
+        "name",
+        "type",
+        "default",
+        "has_default",
+        "kwarg_only",
+        "optional",
+        "base",
+        "is_list",
+        "alias",
+        "writes",
+        "elem_optional",
+    )
 
     def __init__(self, name, type_, default, has_default, kwarg_only):
         self.name = name
@@ -99,13 +111,47 @@ class Op:
     fills it, so the call path is a dict lookup.
     """
 
-    __slots__ = ("name", "overload", "qualname", "signature", "params", "returns", "meta",
-                 "derivative", "composite", "kernels", "is_view", "inplace", "variants",
-                 "numbers_as_tensors", "differentiable", "doc", "nondiff", "tensor_params",
-                 "family", "view_fn", "save_result", "device_param", "requires_grad_param")
+    __slots__ = (
+        "name",
+        "overload",
+        "qualname",
+        "signature",
+        "params",
+        "returns",
+        "meta",
+        "derivative",
+        "composite",
+        "kernels",
+        "is_view",
+        "inplace",
+        "variants",
+        "numbers_as_tensors",
+        "differentiable",
+        "doc",
+        "nondiff",
+        "tensor_params",
+        "family",
+        "view_fn",
+        "save_result",
+        "device_param",
+        "requires_grad_param",
+    )
 
-    def __init__(self, signature, *, meta=None, derivative=None, composite=None, variants=("function", "method"),
-                 numbers_as_tensors=False, overload="", family="", view_fn=None, nondiff=(), doc=""):
+    def __init__(
+        self,
+        signature,
+        *,
+        meta=None,
+        derivative=None,
+        composite=None,
+        variants=("function", "method"),
+        numbers_as_tensors=False,
+        overload="",
+        family="",
+        view_fn=None,
+        nondiff=(),
+        doc="",
+    ):
         self.signature = signature
         self.name, self.params, self.returns = parse_signature(signature)
         self.overload = overload

@@ -4,6 +4,7 @@ View ops are done by core for every device: their `view` rule computes the
 new (shape, stride, offset) over the same storage, so backends need no
 kernel for them.
 """
+
 from .._geometry import infer_size, is_contiguous, numel, view_strides, wrap_dim, wrap_dims
 from .meta import fmt_shape
 from .registry import defop
@@ -15,13 +16,20 @@ def _view(self, size):
     shape = infer_size(size, numel(self._shape))
     stride = view_strides(self._shape, self._stride, shape)
     if stride is None:
-        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
-                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension "
+            "spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
     return shape, stride, self._offset
 
 
-defop("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", view=_view, function=False, family=F,
-      grad={"self": "grad.reshape(shape_of(self))"})
+defop(
+    "view(Tensor(a) self, SymInt[] size) -> Tensor(a)",
+    view=_view,
+    function=False,
+    family=F,
+    grad={"self": "grad.reshape(shape_of(self))"},
+)
 
 
 def _reshape(self, shape):
@@ -44,12 +52,18 @@ def _transpose(self, dim0, dim1):
     return shape, stride, self._offset
 
 
-defop("transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", view=_transpose, family=F,
-      grad={"self": "grad.transpose(dim0, dim1)"})
-defop("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", composite=lambda s, a, b: s.transpose(a, b),
-      family=F)
-defop("swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", composite=lambda s, a, b: s.transpose(a, b),
-      family=F)
+defop(
+    "transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
+    view=_transpose,
+    family=F,
+    grad={"self": "grad.transpose(dim0, dim1)"},
+)
+defop(
+    "swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)", composite=lambda s, a, b: s.transpose(a, b), family=F
+)
+defop(
+    "swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", composite=lambda s, a, b: s.transpose(a, b), family=F
+)
 
 
 def _t(self):
@@ -64,31 +78,40 @@ defop("t(Tensor(a) self) -> Tensor(a)", view=_t, family=F, grad={"self": "grad.t
 def _permute(self, dims):
     n = len(self._shape)
     if len(dims) != n:
-        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
-                           f"of the desired ordering of dimensions i.e. input.dim() = {n} is not equal to "
-                           f"len(dims) = {len(dims)}")
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the length "
+            f"of the desired ordering of dimensions i.e. input.dim() = {n} is not equal to "
+            f"len(dims) = {len(dims)}"
+        )
     dims = wrap_dims(dims, n)
     return [self._shape[d] for d in dims], [self._stride[d] for d in dims], self._offset
 
 
-defop("permute(Tensor(a) self, int[] dims) -> Tensor(a)", view=_permute, family=F,
-      grad={"self": "grad.permute(inverse_permutation(dims, len(shape_of(self))))"})
+defop(
+    "permute(Tensor(a) self, int[] dims) -> Tensor(a)",
+    view=_permute,
+    family=F,
+    grad={"self": "grad.permute(inverse_permutation(dims, len(shape_of(self))))"},
+)
 
 
 def _expand(self, size, implicit=False):
     size = tuple(size)
     n = len(self._shape)
     if len(size) < n:
-        raise RuntimeError(f"expand(torch.FloatTensor{{{fmt_shape(self._shape)}}}, size={fmt_shape(size)}): "
-                           f"the number of sizes provided ({len(size)}) must be greater or equal to the number of "
-                           f"dimensions in the tensor ({n})")
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{fmt_shape(self._shape)}}}, size={fmt_shape(size)}): "
+            f"the number of sizes provided ({len(size)}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({n})"
+        )
     lead = len(size) - n
     shape, stride = [], []
     for i, s in enumerate(size):
         if i < lead:
             if s < 0:
-                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
-                                   f"dimension {i}")
+                raise RuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
+                )
             shape.append(s)
             stride.append(None)  # filled below, right to left
             continue
@@ -96,8 +119,10 @@ def _expand(self, size, implicit=False):
         if s == -1:
             s = cur
         elif s < 0:
-            raise RuntimeError(f"expand: the expanded size {s} at dimension {i} is negative; only -1 (keep the "
-                               f"size) is allowed. Target sizes: {fmt_shape(size)}")
+            raise RuntimeError(
+                f"expand: the expanded size {s} at dimension {i} is negative; only -1 (keep the "
+                f"size) is allowed. Target sizes: {fmt_shape(size)}"
+            )
         if cur == s:
             shape.append(s)
             stride.append(st)
@@ -105,19 +130,25 @@ def _expand(self, size, implicit=False):
             shape.append(s)
             stride.append(0)
         else:
-            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
-                               f"non-singleton dimension {i}.  Target sizes: {fmt_shape(size)}.  Tensor sizes: "
-                               f"{fmt_shape(self._shape)}")
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                f"non-singleton dimension {i}.  Target sizes: {fmt_shape(size)}.  Tensor sizes: "
+                f"{fmt_shape(self._shape)}"
+            )
     # PyTorch's geometry for new leading dims: 0 when broadcast, else the stride of a contiguous step outward
     for i in range(lead - 1, -1, -1):
         stride[i] = 0 if shape[i] != 1 or i + 1 == len(shape) else shape[i + 1] * stride[i + 1]
     return shape, stride, self._offset
 
 
-defop("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", view=_expand, function=False,
-      family=F, grad={"self": "sum_to(grad, shape_of(self))"})
-defop("broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)", composite=lambda s, size: s.expand(size),
-      family=F)
+defop(
+    "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
+    view=_expand,
+    function=False,
+    family=F,
+    grad={"self": "sum_to(grad, shape_of(self))"},
+)
+defop("broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)", composite=lambda s, size: s.expand(size), family=F)
 
 
 def _squeeze(self, dim=None):
@@ -131,10 +162,14 @@ def _squeeze(self, dim=None):
     return shape, stride, self._offset
 
 
-defop("squeeze(Tensor(a) self) -> Tensor(a)", view=_squeeze, family=F,
-      grad={"self": "grad.reshape(shape_of(self))"})
-defop("squeeze(Tensor(a) self, int[] dim) -> Tensor(a)", view=_squeeze, overload="dims", family=F,
-      grad={"self": "grad.reshape(shape_of(self))"})
+defop("squeeze(Tensor(a) self) -> Tensor(a)", view=_squeeze, family=F, grad={"self": "grad.reshape(shape_of(self))"})
+defop(
+    "squeeze(Tensor(a) self, int[] dim) -> Tensor(a)",
+    view=_squeeze,
+    overload="dims",
+    family=F,
+    grad={"self": "grad.reshape(shape_of(self))"},
+)
 
 
 def _unsqueeze(self, dim):
@@ -147,8 +182,7 @@ def _unsqueeze(self, dim):
     return shape, stride, self._offset
 
 
-defop("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", view=_unsqueeze, family=F,
-      grad={"self": "grad.squeeze(dim)"})
+defop("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", view=_unsqueeze, family=F, grad={"self": "grad.squeeze(dim)"})
 
 
 def _select(self, dim, index):
@@ -158,17 +192,23 @@ def _select(self, dim, index):
     d = wrap_dim(dim, n)
     size = self._shape[d]
     if index < -size or index >= size:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {fmt_shape(self._shape)} at "
-                         f"dimension {d}")
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {fmt_shape(self._shape)} at dimension {d}"
+        )
     if index < 0:
         index += size
-    shape = self._shape[:d] + self._shape[d + 1:]
-    stride = self._stride[:d] + self._stride[d + 1:]
+    shape = self._shape[:d] + self._shape[d + 1 :]
+    stride = self._stride[:d] + self._stride[d + 1 :]
     return shape, stride, self._offset + index * self._stride[d]
 
 
-defop("select(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", view=_select, overload="int", family=F,
-      grad={"self": "select_backward(grad, shape_of(self), dim, index)"})
+defop(
+    "select(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
+    view=_select,
+    overload="int",
+    family=F,
+    grad={"self": "select_backward(grad, shape_of(self), dim, index)"},
+)
 
 
 def _slice(self, dim=0, start=None, end=None, step=1):
@@ -194,9 +234,15 @@ def _slice(self, dim=0, start=None, end=None, step=1):
     return shape, stride, self._offset + start * self._stride[d]
 
 
-defop("slice(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
-      view=_slice, overload="Tensor", method=False, function=False, family=F,
-      grad={"self": "slice_backward(grad, shape_of(self), dim, start, end, step)"})
+defop(
+    "slice(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
+    view=_slice,
+    overload="Tensor",
+    method=False,
+    function=False,
+    family=F,
+    grad={"self": "slice_backward(grad, shape_of(self), dim, start, end, step)"},
+)
 
 
 def _narrow(self, dim, start, length):
@@ -216,8 +262,12 @@ def _narrow(self, dim, start, length):
     return _slice(self, d, start, start + length, 1)
 
 
-defop("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", view=_narrow, family=F,
-      grad={"self": "narrow_backward(grad, shape_of(self), dim, start, length)"})
+defop(
+    "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
+    view=_narrow,
+    family=F,
+    grad={"self": "narrow_backward(grad, shape_of(self), dim, start, length)"},
+)
 
 
 def _as_strided(self, size, stride, storage_offset=None):
@@ -228,16 +278,21 @@ def _as_strided(self, size, stride, storage_offset=None):
     off = self._offset if storage_offset is None else storage_offset
     need = off + (sum((s - 1) * st for s, st in zip(size, stride)) + 1 if all(size) else 0)
     if need * self.dtype.itemsize > self._storage.nbytes and self.device.type != "meta":
-        raise RuntimeError(f"setStorage: sizes {fmt_shape(size)}, strides {fmt_shape(stride)}, storage offset "
-                           f"{off}, and itemsize {self.dtype.itemsize} requiring a storage size of "
-                           f"{need * self.dtype.itemsize} are out of bounds for storage of size "
-                           f"{self._storage.nbytes}")
+        raise RuntimeError(
+            f"setStorage: sizes {fmt_shape(size)}, strides {fmt_shape(stride)}, storage offset "
+            f"{off}, and itemsize {self.dtype.itemsize} requiring a storage size of "
+            f"{need * self.dtype.itemsize} are out of bounds for storage of size "
+            f"{self._storage.nbytes}"
+        )
     return size, stride, off
 
 
-defop("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)",
-      view=_as_strided, family=F,
-      grad={"self": "as_strided_backward(grad, self, size, stride, storage_offset)"})
+defop(
+    "as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)",
+    view=_as_strided,
+    family=F,
+    grad={"self": "as_strided_backward(grad, self, size, stride, storage_offset)"},
+)
 
 
 def _diagonal(self, offset=0, dim1=0, dim2=1):
@@ -257,8 +312,12 @@ def _diagonal(self, offset=0, dim1=0, dim2=1):
     return shape, stride, off
 
 
-defop("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", view=_diagonal, family=F,
-      grad={"self": "diagonal_backward(grad, shape_of(self), offset, dim1, dim2)"})
+defop(
+    "diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)",
+    view=_diagonal,
+    family=F,
+    grad={"self": "diagonal_backward(grad, shape_of(self), offset, dim1, dim2)"},
+)
 
 
 def _unfold(self, dimension, size, step):
@@ -278,8 +337,13 @@ def _unfold(self, dimension, size, step):
     return shape, stride, self._offset
 
 
-defop("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", view=_unfold, function=False,
-      family=F, grad={"self": "unfold_backward(grad, shape_of(self), dimension, size, step)"})
+defop(
+    "unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)",
+    view=_unfold,
+    function=False,
+    family=F,
+    grad={"self": "unfold_backward(grad, shape_of(self), dimension, size, step)"},
+)
 
 
 def _alias(self):
@@ -299,7 +363,7 @@ def _flatten(self, start_dim=0, end_dim=-1):
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return self
-    shape = self._shape[:s] + (numel(self._shape[s:e + 1]),) + self._shape[e + 1:]
+    shape = self._shape[:s] + (numel(self._shape[s : e + 1]),) + self._shape[e + 1 :]
     return self.reshape(shape)
 
 
@@ -310,7 +374,7 @@ def _unflatten(self, dim, sizes):
     n = len(self._shape)
     d = wrap_dim(dim, n)
     sizes = infer_size(sizes, self._shape[d])
-    return self.view(self._shape[:d] + tuple(sizes) + self._shape[d + 1:])
+    return self.view(self._shape[:d] + tuple(sizes) + self._shape[d + 1 :])
 
 
 defop("unflatten(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", composite=_unflatten, family=F)
@@ -322,8 +386,12 @@ def _contiguous(self, memory_format=None):
     return self.clone(memory_format="contiguous_format")
 
 
-defop("contiguous(Tensor(a) self, *, MemoryFormat? memory_format=None) -> Tensor(a)", composite=_contiguous,
-      function=False, family=F)
+defop(
+    "contiguous(Tensor(a) self, *, MemoryFormat? memory_format=None) -> Tensor(a)",
+    composite=_contiguous,
+    function=False,
+    family=F,
+)
 
 
 def _unbind(self, dim=0):
@@ -350,8 +418,10 @@ def _split(self, split_size_or_sections, dim=0):
         return tuple(self.narrow(d, s, min(step, size - s)) for s in range(0, size, step))
     sections = tuple(split_size_or_sections)
     if sum(sections) != size:
-        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
-                           f"dimension {d}), but got split_sizes={list(sections)}")
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
+            f"dimension {d}), but got split_sizes={list(sections)}"
+        )
     out, start = [], 0
     for s in sections:
         out.append(self.narrow(d, start, s))
@@ -360,10 +430,13 @@ def _split(self, split_size_or_sections, dim=0):
 
 
 # the int overload first: a SymInt[] parameter would also accept (and listify) a bare int
-defop("split(Tensor(a) self, SymInt split_size_or_sections, int dim=0) -> Tensor(a)[]", composite=_split,
-      family=F)
-defop("split(Tensor(a) self, SymInt[] split_size_or_sections, int dim=0) -> Tensor(a)[]", composite=_split,
-      overload="sizes", family=F)
+defop("split(Tensor(a) self, SymInt split_size_or_sections, int dim=0) -> Tensor(a)[]", composite=_split, family=F)
+defop(
+    "split(Tensor(a) self, SymInt[] split_size_or_sections, int dim=0) -> Tensor(a)[]",
+    composite=_split,
+    overload="sizes",
+    family=F,
+)
 
 
 def _chunk(self, chunks, dim=0):
@@ -386,8 +459,10 @@ def _movedim(self, source, destination):
     src = wrap_dims(source, n)
     dst = wrap_dims(destination, n)
     if len(src) != len(dst):
-        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
-                           f"contain the same number of dims as destination ({list(destination)} dims)")
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
+            f"contain the same number of dims as destination ({list(destination)} dims)"
+        )
     order = [None] * n
     for s, d in zip(src, dst):
         order[d] = s
@@ -401,15 +476,24 @@ def _movedim_int(self, source, destination):
 
 
 for _name in ("movedim", "moveaxis"):
-    defop(f"{_name}(Tensor(a) self, int source, int destination) -> Tensor(a)", composite=_movedim_int,
-          overload="int", family=F)
-    defop(f"{_name}(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", composite=_movedim,
-          overload="intlist", family=F)
+    defop(
+        f"{_name}(Tensor(a) self, int source, int destination) -> Tensor(a)",
+        composite=_movedim_int,
+        overload="int",
+        family=F,
+    )
+    defop(
+        f"{_name}(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)",
+        composite=_movedim,
+        overload="intlist",
+        family=F,
+    )
 
 
 # --- broadcast_tensors, atleast_nd ----------------------------------------------------
 def _broadcast_tensors(tensors):
     from .._geometry import broadcast_all
+
     shape = broadcast_all(*(t._shape for t in tensors))
     return tuple(t.expand(shape) for t in tensors)
 
@@ -427,14 +511,20 @@ def _atleast(nd):
         if nd == 2 or n == 2:  # (k,) -> (1, k) for 2-D; (m, k) -> (m, k, 1) for 3-D
             return self.unsqueeze(0) if nd == 2 else self.unsqueeze(-1)
         return self.unsqueeze(0).unsqueeze(-1)  # 3-D from (k,): (1, k, 1)
+
     return one
 
 
 for _nd in (1, 2, 3):
     _one = _atleast(_nd)
     defop(f"atleast_{_nd}d(Tensor self) -> Tensor", composite=_one, method=False, family=F)
-    defop(f"atleast_{_nd}d(Tensor[] tensors) -> Tensor[]", overload="Sequence",
-          composite=(lambda one: lambda tensors: tuple(one(t) for t in tensors))(_one), method=False, family=F)
+    defop(
+        f"atleast_{_nd}d(Tensor[] tensors) -> Tensor[]",
+        overload="Sequence",
+        composite=(lambda one: lambda tensors: tuple(one(t) for t in tensors))(_one),
+        method=False,
+        family=F,
+    )
 
 
 def _flip_lr(self):
@@ -451,9 +541,11 @@ def _flip_ud(self):
 
 def _adjoint(self):
     if self.dim() < 2:
-        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of matrices. Got 1-D tensor."
-                           if self.dim() == 1 else "tensor.adjoint() is only supported on matrices or batches of "
-                           "matrices. Got 0-D tensor.")
+        raise RuntimeError(
+            "tensor.adjoint() is only supported on matrices or batches of matrices. Got 1-D tensor."
+            if self.dim() == 1
+            else "tensor.adjoint() is only supported on matrices or batches of matrices. Got 0-D tensor."
+        )
     t = self.transpose(-2, -1)
     return t.conj() if self.dtype.is_complex else t
 
@@ -512,25 +604,38 @@ def _tensor_split(self, sections_or_indices, dim=0):
     return tuple(out)
 
 
-defop("tensor_split(Tensor(a) self, SymInt sections, int dim=0) -> Tensor(a)[]", composite=_tensor_split,
-      overload="sections", family=F)
-defop("tensor_split(Tensor(a) self, SymInt[] indices, int dim=0) -> Tensor(a)[]", composite=_tensor_split,
-      overload="indices", family=F)
+defop(
+    "tensor_split(Tensor(a) self, SymInt sections, int dim=0) -> Tensor(a)[]",
+    composite=_tensor_split,
+    overload="sections",
+    family=F,
+)
+defop(
+    "tensor_split(Tensor(a) self, SymInt[] indices, int dim=0) -> Tensor(a)[]",
+    composite=_tensor_split,
+    overload="indices",
+    family=F,
+)
 
 
 def _dir_split(name, dim, min_dims):
     def split(self, sections_or_indices):
         nd = self.dim()
         if nd < min_dims:
-            raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a "
-                               f"tensor with {nd} dimensions!")
+            raise RuntimeError(
+                f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a "
+                f"tensor with {nd} dimensions!"
+            )
         d = 0 if (name == "hsplit" and nd == 1) else dim
         if isinstance(sections_or_indices, int):
             size = self.shape[d]
             if sections_or_indices == 0 or size % sections_or_indices:
-                raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the size of the "
-                                   f"dimension {size} is not divisible by the split_size {sections_or_indices}!")
+                raise RuntimeError(
+                    f"torch.{name} attempted to split along dimension {d}, but the size of the "
+                    f"dimension {size} is not divisible by the split_size {sections_or_indices}!"
+                )
         return _tensor_split(self, sections_or_indices, d)
+
     defop(f"{name}(Tensor(a) self, int sections) -> Tensor(a)[]", composite=split, overload="int", family=F)
     defop(f"{name}(Tensor(a) self, int[] indices) -> Tensor(a)[]", composite=split, overload="array", family=F)
 

@@ -4,6 +4,7 @@ unique_consecutive, searchsorted, bucketize, isin, bincount, histc and histogram
 Ops whose output shape depends on the data (unique, bincount, histc) have no
 shape rule: the meta device raises NotImplementedError.
 """
+
 import collections
 
 from .. import _dtype as D
@@ -23,6 +24,7 @@ def _return_type(name):
 
     def __repr__(self):
         return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
     return type(name, (base,), {"__slots__": (), "__repr__": __repr__})
 
 
@@ -37,9 +39,14 @@ def _sort_meta(self, dim=-1, descending=False, stable=False):
     return (M.TensorMeta(self._shape, self.dtype), M.TensorMeta(self._shape, D.int64))
 
 
-defop("_sort(Tensor self, int dim=-1, bool descending=False, bool stable=False) -> (Tensor values, Tensor indices)",
-      meta=_sort_meta, method=False, function=False, family=F,
-      grad={"self": "selected_values_backward(grads[0], result[1], self, dim)"})
+defop(
+    "_sort(Tensor self, int dim=-1, bool descending=False, bool stable=False) -> (Tensor values, Tensor indices)",
+    meta=_sort_meta,
+    method=False,
+    function=False,
+    family=F,
+    grad={"self": "selected_values_backward(grads[0], result[1], self, dim)"},
+)
 
 
 def _sort(self, dim=-1, descending=False, stable=False):
@@ -47,11 +54,17 @@ def _sort(self, dim=-1, descending=False, stable=False):
     return sort_result(v, i)
 
 
-defop("sort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> (Tensor values, Tensor indices)",
-      composite=_sort, out=True, family=F)
-defop("argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor",
-      composite=lambda s, dim=-1, descending=False, stable=False: torch.ops._sort(s, dim, descending, stable)[1],
-      family=F)
+defop(
+    "sort(Tensor self, int dim=-1, bool descending=False, *, bool? stable=False) -> (Tensor values, Tensor indices)",
+    composite=_sort,
+    out=True,
+    family=F,
+)
+defop(
+    "argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor",
+    composite=lambda s, dim=-1, descending=False, stable=False: torch.ops._sort(s, dim, descending, stable)[1],
+    family=F,
+)
 
 
 def _topk_meta(self, k, dim=-1, largest=True, sorted=True):
@@ -66,9 +79,14 @@ def _topk_meta(self, k, dim=-1, largest=True, sorted=True):
     return (M.TensorMeta(tuple(shape), self.dtype), M.TensorMeta(tuple(shape), D.int64))
 
 
-defop("_topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor "
-      "indices)", meta=_topk_meta, method=False, function=False, family=F,
-      grad={"self": "selected_values_backward(grads[0], result[1], self, dim)"})
+defop(
+    "_topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)",
+    meta=_topk_meta,
+    method=False,
+    function=False,
+    family=F,
+    grad={"self": "selected_values_backward(grads[0], result[1], self, dim)"},
+)
 
 
 def _topk(self, k, dim=-1, largest=True, sorted=True):
@@ -76,13 +94,22 @@ def _topk(self, k, dim=-1, largest=True, sorted=True):
     return topk_result(v, i)
 
 
-defop("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor "
-      "indices)", composite=_topk, out=True, family=F)
+defop(
+    "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)",
+    composite=_topk,
+    out=True,
+    family=F,
+)
 
 
 # --- unique / searchsorted / bincount -------------------------------------------------------------
-defop("_unique(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None) "
-      "-> (Tensor, Tensor, Tensor)", method=False, function=False, family=F)
+defop(
+    "_unique(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None) "
+    "-> (Tensor, Tensor, Tensor)",
+    method=False,
+    function=False,
+    family=F,
+)
 
 
 def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
@@ -95,35 +122,59 @@ def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=No
     return res
 
 
-defop("unique(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None) "
-      "-> Tensor", composite=_unique, family=F)
+defop(
+    "unique(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None) "
+    "-> Tensor",
+    composite=_unique,
+    family=F,
+)
 
 
 def _searchsorted_meta(sorted_sequence, self, out_int32=False, right=False, side=None, sorter=None):
     if side is not None and side not in ("left", "right"):
         raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
     if side == "left" and right:
-        raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
-                           "while right was True")
+        raise RuntimeError(
+            "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True"
+        )
     vs = tuple(self._shape) if hasattr(self, "_shape") else ()
     ss = tuple(sorted_sequence._shape)
     if len(ss) == 0:
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
-                           "dimension")
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension"
+        )
     if len(ss) > 1 and ss[:-1] != vs[:-1]:
-        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-                           f"dimensions of boundaries tensor and input value tensor must match, but we got "
-                           f"boundaries tensor {fmt_shape(ss)} and input value tensor {fmt_shape(vs)}")
+        raise RuntimeError(
+            f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            f"dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {fmt_shape(ss)} and input value tensor {fmt_shape(vs)}"
+        )
     if sorter is not None and tuple(sorter._shape) != ss:
-        raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
-                           f"tensor {fmt_shape(ss)}and got sorter tensor {fmt_shape(sorter._shape)}")
+        raise RuntimeError(
+            "torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+            f"tensor {fmt_shape(ss)}and got sorter tensor {fmt_shape(sorter._shape)}"
+        )
     return M.TensorMeta(vs, D.int32 if out_int32 else D.int64)
 
 
-defop("searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, "
-      "Tensor? sorter=None) -> Tensor", meta=_searchsorted_meta, overload="Tensor", method=False, out=True, family=F)
-defop("searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, "
-      "Tensor? sorter=None) -> Tensor", meta=_searchsorted_meta, overload="Scalar", method=False, out=True, family=F)
+defop(
+    "searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, "
+    "Tensor? sorter=None) -> Tensor",
+    meta=_searchsorted_meta,
+    overload="Tensor",
+    method=False,
+    out=True,
+    family=F,
+)
+defop(
+    "searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, "
+    "Tensor? sorter=None) -> Tensor",
+    meta=_searchsorted_meta,
+    overload="Scalar",
+    method=False,
+    out=True,
+    family=F,
+)
 
 
 def _bincount_check(self, weights=None, minlength=0):
@@ -140,8 +191,9 @@ def _bincount(self, weights=None, minlength=0):
     return torch.ops._bincount(self, weights, minlength)
 
 
-defop("_bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor", method=False, function=False,
-      family=F)
+defop(
+    "_bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor", method=False, function=False, family=F
+)
 defop("bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor", composite=_bincount, family=F)
 
 
@@ -176,8 +228,11 @@ def _unique_consecutive(self, return_inverse=False, return_counts=False, dim=Non
     return out[0] if len(out) == 1 else tuple(out)
 
 
-defop("unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> "
-      "Tensor", composite=_unique_consecutive, family=F)
+defop(
+    "unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> Tensor",
+    composite=_unique_consecutive,
+    family=F,
+)
 
 
 # --- order statistics: median, nanmedian, kthvalue, mode, msort -----------------------------------
@@ -211,7 +266,7 @@ def _median_all(self, ignore_nan):
     flat = self.reshape(-1)
     if flat.numel() == 0:
         return torch.full((), float("nan"), dtype=self.dtype, device=self.device)
-    ordered = torch.sort(flat).values            # NaN sorts last
+    ordered = torch.sort(flat).values  # NaN sorts last
     if not self.is_floating_point():
         return ordered[(flat.numel() - 1) // 2]
     valid = (~torch.isnan(flat)).sum()
@@ -244,12 +299,19 @@ def _median_dim(self, dim, keepdim=False, ignore_nan=False, name="median"):
 
 named_result("nanmedian")
 defop("median(Tensor self) -> Tensor", composite=lambda s: _median_all(s, False), family=F)
-defop("median(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
-      composite=lambda s, dim, keepdim=False: _median_dim(s, dim, keepdim), overload="dim", family=F)
+defop(
+    "median(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    composite=lambda s, dim, keepdim=False: _median_dim(s, dim, keepdim),
+    overload="dim",
+    family=F,
+)
 defop("nanmedian(Tensor self) -> Tensor", composite=lambda s: _median_all(s, True), family=F)
-defop("nanmedian(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
-      composite=lambda s, dim, keepdim=False: _median_dim(s, dim, keepdim, True, "nanmedian"), overload="dim",
-      family=F)
+defop(
+    "nanmedian(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    composite=lambda s, dim, keepdim=False: _median_dim(s, dim, keepdim, True, "nanmedian"),
+    overload="dim",
+    family=F,
+)
 
 
 def _kthvalue(self, k, dim=-1, keepdim=False):
@@ -260,8 +322,12 @@ def _kthvalue(self, k, dim=-1, keepdim=False):
     return _kth(self, k, dim, keepdim, "kthvalue")
 
 
-defop("kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
-      composite=_kthvalue, out=True, family=F)
+defop(
+    "kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    composite=_kthvalue,
+    out=True,
+    family=F,
+)
 
 
 def _mode(self, dim=-1, keepdim=False):
@@ -273,10 +339,11 @@ def _mode(self, dim=-1, keepdim=False):
     d = wrap_dim(dim, self.dim())
     x = self.movedim(d, -1)
     vals, _ = torch.sort(x, -1)
-    eq = vals.unsqueeze(-1) == vals.unsqueeze(-2)            # (..., n, n)
+    eq = vals.unsqueeze(-1) == vals.unsqueeze(-2)  # (..., n, n)
     counts = eq.sum(-1)
-    best = torch.argmax(counts * (vals.shape[-1] + 1) - torch.arange(vals.shape[-1], device=self.device), -1,
-                        keepdim=True)                           # most frequent, smallest first
+    best = torch.argmax(
+        counts * (vals.shape[-1] + 1) - torch.arange(vals.shape[-1], device=self.device), -1, keepdim=True
+    )  # most frequent, smallest first
     value = vals.gather(-1, best)
     hits = (x == value).to(D.int64) * torch.arange(x.shape[-1], device=self.device)
     index = hits.argmax(-1, keepdim=True)
@@ -286,8 +353,12 @@ def _mode(self, dim=-1, keepdim=False):
     return RETURN_TYPES["mode"](value, index)
 
 
-defop("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)", composite=_mode,
-      out=True, family=F)
+defop(
+    "mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
+    composite=_mode,
+    out=True,
+    family=F,
+)
 defop("msort(Tensor self) -> Tensor", composite=lambda s: torch.sort(s, 0).values, out=True, family=F)
 
 
@@ -298,10 +369,21 @@ def _bucketize(self, boundaries, out_int32=False, right=False):
     return torch.searchsorted(boundaries, self, out_int32=out_int32, right=right)
 
 
-defop("bucketize(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor",
-      composite=_bucketize, out=True, overload="Tensor", method=False, family=F)
-defop("bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor",
-      composite=_bucketize, overload="Scalar", method=False, family=F)
+defop(
+    "bucketize(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor",
+    composite=_bucketize,
+    out=True,
+    overload="Tensor",
+    method=False,
+    family=F,
+)
+defop(
+    "bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor",
+    composite=_bucketize,
+    overload="Scalar",
+    method=False,
+    family=F,
+)
 
 
 def _isin(elements, test_elements, assume_unique=False, invert=False):
@@ -309,19 +391,37 @@ def _isin(elements, test_elements, assume_unique=False, invert=False):
         hit = elements == test_elements
         return ~hit if invert else hit
     el = elements if isinstance(elements, torch.Tensor) else torch.tensor(elements, device=test_elements.device)
-    te = test_elements if isinstance(test_elements, torch.Tensor) else torch.tensor(test_elements,
-                                                                                   device=el.device)
-    hit = (el.reshape(-1, 1) == te.reshape(1, -1)).any(-1).reshape(el.shape) if te.numel() else \
-        torch.zeros(el.shape, dtype=D.bool_, device=el.device)
+    te = test_elements if isinstance(test_elements, torch.Tensor) else torch.tensor(test_elements, device=el.device)
+    hit = (
+        (el.reshape(-1, 1) == te.reshape(1, -1)).any(-1).reshape(el.shape)
+        if te.numel()
+        else torch.zeros(el.shape, dtype=D.bool_, device=el.device)
+    )
     return ~hit if invert else hit
 
 
-defop("isin(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor",
-      composite=_isin, out=True, method=False, overload="Tensor_Tensor", family=F)
-defop("isin(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor",
-      composite=_isin, method=False, overload="Tensor_Scalar", family=F)
-defop("isin(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor",
-      composite=_isin, method=False, overload="Scalar_Tensor", family=F)
+defop(
+    "isin(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor",
+    composite=_isin,
+    out=True,
+    method=False,
+    overload="Tensor_Tensor",
+    family=F,
+)
+defop(
+    "isin(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor",
+    composite=_isin,
+    method=False,
+    overload="Tensor_Scalar",
+    family=F,
+)
+defop(
+    "isin(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor",
+    composite=_isin,
+    method=False,
+    overload="Scalar_Tensor",
+    family=F,
+)
 
 
 # --- histograms: histc, histogram -----------------------------------------------------------------
@@ -343,8 +443,7 @@ def _histc(self, bins=100, min=0, max=0):
     return torch.bincount(idx, minlength=bins).to(self.dtype)
 
 
-defop("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", composite=_histc, out=True,
-      family=F)
+defop("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", composite=_histc, out=True, family=F)
 
 
 def _histogram(self, bins, range=None, weight=None, density=False):
@@ -353,13 +452,18 @@ def _histogram(self, bins, range=None, weight=None, density=False):
     x = self.reshape(-1)
     if hasattr(bins, "_shape"):
         if bins.dtype is not self.dtype:
-            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
-                               f"got input with dtype {D._cname(self.dtype).lower()} and bins for dimension 0 with "
-                               f"dtype {D._cname(bins.dtype).lower()}")
+            raise RuntimeError(
+                f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+                f"got input with dtype {D._cname(self.dtype).lower()} and bins for dimension 0 with "
+                f"dtype {D._cname(bins.dtype).lower()}"
+            )
         edges = bins
     else:
-        lo, hi = (float(range[0]), float(range[1])) if range is not None else (
-            (float(x.min()), float(x.max())) if x.numel() else (0.0, 0.0))
+        lo, hi = (
+            (float(range[0]), float(range[1]))
+            if range is not None
+            else ((float(x.min()), float(x.max())) if x.numel() else (0.0, 0.0))
+        )
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
         edges = torch.linspace(lo, hi, bins + 1, dtype=self.dtype, device=self.device)
@@ -374,8 +478,19 @@ def _histogram(self, bins, range=None, weight=None, density=False):
 
 
 _HISTOGRAM = named_result("histogram", ("hist", "bin_edges"))
-defop("histogram(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor "
-      "bin_edges)", composite=lambda s, b, weight=None, density=False: _histogram(s, b, None, weight, density),
-      overload="bins_tensor", out=True, family=F)
-defop("histogram(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> "
-      "(Tensor hist, Tensor bin_edges)", composite=_histogram, overload="bin_ct", out=True, family=F)
+defop(
+    "histogram(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor "
+    "bin_edges)",
+    composite=lambda s, b, weight=None, density=False: _histogram(s, b, None, weight, density),
+    overload="bins_tensor",
+    out=True,
+    family=F,
+)
+defop(
+    "histogram(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> "
+    "(Tensor hist, Tensor bin_edges)",
+    composite=_histogram,
+    overload="bin_ct",
+    out=True,
+    family=F,
+)

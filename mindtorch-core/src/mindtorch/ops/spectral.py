@@ -6,6 +6,7 @@ normalization: 0 leaves the sums unscaled, 1 scales by 1/sqrt(n), 2 by 1/n (n: t
 over the transformed dims). The adjoint of a scaled transform is the opposite-direction transform with
 the same scale, which is what the derivatives below use.
 """
+
 from .. import _dtype as D
 from .._geometry import wrap_dims
 from .meta import TensorMeta
@@ -40,9 +41,24 @@ def _c2r_meta(self, dim, normalization, last_dim_size):
     return TensorMeta(tuple(shape), self.dtype.to_real())
 
 
-defop("_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor", meta=_c2c_meta,
-      method=False, family=F, grad={"self": "fft_c2c_backward(grad, dim, normalization, forward)"})
-defop("_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor", meta=_r2c_meta,
-      method=False, family=F, grad={"self": "fft_r2c_backward(grad, self, dim, normalization, onesided)"})
-defop("_fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor", meta=_c2r_meta,
-      method=False, family=F, grad={"self": "fft_c2r_backward(grad, dim, normalization)"})
+defop(
+    "_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor",
+    meta=_c2c_meta,
+    method=False,
+    family=F,
+    grad={"self": "fft_c2c_backward(grad, dim, normalization, forward)"},
+)
+defop(
+    "_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor",
+    meta=_r2c_meta,
+    method=False,
+    family=F,
+    grad={"self": "fft_r2c_backward(grad, self, dim, normalization, onesided)"},
+)
+defop(
+    "_fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor",
+    meta=_c2r_meta,
+    method=False,
+    family=F,
+    grad={"self": "fft_c2r_backward(grad, dim, normalization)"},
+)

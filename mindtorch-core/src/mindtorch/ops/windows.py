@@ -1,6 +1,7 @@
 """Window functions for spectral analysis (hann, hamming, blackman, bartlett, kaiser), PyTorch's
 conventions: `periodic=True` gives the first window_length points of a window one point longer (the form
 stft wants); a length of 1 is a single one."""
+
 import math
 
 from .. import _dtype as D
@@ -37,18 +38,25 @@ def _hann(window_length, periodic=True, dtype=None, layout=None, device=None, pi
     return _cosine_sum(window_length, periodic, (0.5, 0.5), dtype, device, "hann_window")
 
 
-def _hamming(window_length, periodic=True, alpha=0.54, beta=0.46, dtype=None, layout=None, device=None,
-             pin_memory=None, requires_grad=False):
+def _hamming(
+    window_length,
+    periodic=True,
+    alpha=0.54,
+    beta=0.46,
+    dtype=None,
+    layout=None,
+    device=None,
+    pin_memory=None,
+    requires_grad=False,
+):
     return _cosine_sum(window_length, periodic, (alpha, beta), dtype, device, "hamming_window")
 
 
-def _blackman(window_length, periodic=True, dtype=None, layout=None, device=None, pin_memory=None,
-              requires_grad=False):
+def _blackman(window_length, periodic=True, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     return _cosine_sum(window_length, periodic, (0.42, 0.5, 0.08), dtype, device, "blackman_window")
 
 
-def _bartlett(window_length, periodic=True, dtype=None, layout=None, device=None, pin_memory=None,
-              requires_grad=False):
+def _bartlett(window_length, periodic=True, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if window_length <= 1:
         return torch.ones(window_length, dtype=dtype or torch.get_default_dtype(), device=device)
     phase, dtype = _positions(window_length, periodic, dtype, device, "bartlett_window")
@@ -67,8 +75,9 @@ def _i0(x):
     return total
 
 
-def _kaiser(window_length, periodic=True, beta=12.0, dtype=None, layout=None, device=None, pin_memory=None,
-            requires_grad=False):
+def _kaiser(
+    window_length, periodic=True, beta=12.0, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False
+):
     if window_length <= 1:
         return torch.ones(window_length, dtype=dtype or torch.get_default_dtype(), device=device)
     phase, dtype = _positions(window_length, periodic, dtype, device, "kaiser_window")
@@ -77,13 +86,30 @@ def _kaiser(window_length, periodic=True, beta=12.0, dtype=None, layout=None, de
     return (_i0(arg) / _i0(torch.tensor(float(beta), dtype=D.float64, device=device))).to(dtype)
 
 
-defop(f"hann_window(int window_length, bool periodic=True, *, {_OPTS}) -> Tensor", composite=_hann,
-      method=False, family=F)
-defop(f"hamming_window(int window_length, bool periodic=True, float alpha=0.54, float beta=0.46, *, {_OPTS}) -> "
-      "Tensor", composite=_hamming, method=False, family=F)
-defop(f"blackman_window(int window_length, bool periodic=True, *, {_OPTS}) -> Tensor", composite=_blackman,
-      method=False, family=F)
-defop(f"bartlett_window(int window_length, bool periodic=True, *, {_OPTS}) -> Tensor", composite=_bartlett,
-      method=False, family=F)
-defop(f"kaiser_window(int window_length, bool periodic=True, float beta=12.0, *, {_OPTS}) -> Tensor",
-      composite=_kaiser, method=False, family=F)
+defop(
+    f"hann_window(int window_length, bool periodic=True, *, {_OPTS}) -> Tensor", composite=_hann, method=False, family=F
+)
+defop(
+    f"hamming_window(int window_length, bool periodic=True, float alpha=0.54, float beta=0.46, *, {_OPTS}) -> Tensor",
+    composite=_hamming,
+    method=False,
+    family=F,
+)
+defop(
+    f"blackman_window(int window_length, bool periodic=True, *, {_OPTS}) -> Tensor",
+    composite=_blackman,
+    method=False,
+    family=F,
+)
+defop(
+    f"bartlett_window(int window_length, bool periodic=True, *, {_OPTS}) -> Tensor",
+    composite=_bartlett,
+    method=False,
+    family=F,
+)
+defop(
+    f"kaiser_window(int window_length, bool periodic=True, float beta=12.0, *, {_OPTS}) -> Tensor",
+    composite=_kaiser,
+    method=False,
+    family=F,
+)

@@ -1,4 +1,5 @@
 """mindtorch.optim: optimizers and learning-rate schedulers with PyTorch's math and state layout."""
+
 from . import (
     lr_scheduler,  # noqa: F401
     swa_utils,  # noqa: F401

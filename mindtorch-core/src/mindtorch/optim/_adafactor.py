@@ -1,4 +1,5 @@
 """Adafactor: PyTorch's single-tensor update, op for op (PyTorch keeps it in torch.optim._adafactor)."""
+
 import mindtorch
 
 from ._param_updates import PerParameter, check, scalar
@@ -10,8 +11,18 @@ class Adafactor(PerParameter):
     """Adafactor with PyTorch's defaults: the second moment of a matrix is kept as a row and a column factor
     over its last two dimensions, the step is relative to the parameter's RMS and clipped at `d`."""
 
-    def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0, weight_decay=0.0, *,
-                 foreach=None, maximize=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        beta2_decay=-0.8,
+        eps=(None, 1e-3),
+        d=1.0,
+        weight_decay=0.0,
+        *,
+        foreach=None,
+        maximize=False,
+    ):
         if isinstance(lr, mindtorch.Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         check(lr >= 0.0, f"Learning rate should be >= 0 but is: {lr}")
@@ -20,8 +31,18 @@ class Adafactor(PerParameter):
         check(eps[1] >= 0.0, f"epsilon2 should be >= 0 but is: {eps[1]}")
         check(d >= 1.0, f"Clipping threshold d should be >= 1 but is: {d}")
         check(weight_decay >= 0.0, f"weight_decay should be >= 0 but is: {weight_decay}")
-        super().__init__(params, dict(lr=lr, beta2_decay=beta2_decay, eps=eps, d=d, weight_decay=weight_decay,
-                                      foreach=foreach, maximize=maximize))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                beta2_decay=beta2_decay,
+                eps=eps,
+                d=d,
+                weight_decay=weight_decay,
+                foreach=foreach,
+                maximize=maximize,
+            ),
+        )
 
     def _update(self, p, grad, state, group):
         if p.is_complex():
@@ -41,7 +62,7 @@ class Adafactor(PerParameter):
         state["step"].add_(1)
         step = state["step"].item()
         beta2_weight = step ** group["beta2_decay"]  # 1 - beta2_t
-        alpha = max(eps2, p.norm(2).item() / p.numel() ** 0.5) * min(lr, 1 / step ** 0.5)
+        alpha = max(eps2, p.norm(2).item() / p.numel() ** 0.5) * min(lr, 1 / step**0.5)
         if group["weight_decay"] != 0:
             p.mul_(1 - lr * group["weight_decay"])
         if factored:

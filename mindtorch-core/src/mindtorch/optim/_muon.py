@@ -1,4 +1,5 @@
 """Muon: PyTorch's update, op for op (PyTorch keeps it in torch.optim._muon)."""
+
 import math
 
 import mindtorch
@@ -31,22 +32,45 @@ def _orthogonalize(grad, coefficients, steps, eps):
 class Muon(PerParameter):
     """Muon for 2-D parameters: Nesterov momentum, then the update orthogonalized by Newton-Schulz."""
 
-    def __init__(self, params, lr=1e-3, weight_decay=0.1, momentum=0.95, nesterov=True,
-                 ns_coefficients=(3.4445, -4.775, 2.0315), eps=1e-7, ns_steps=5, adjust_lr_fn=None):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        weight_decay=0.1,
+        momentum=0.95,
+        nesterov=True,
+        ns_coefficients=(3.4445, -4.775, 2.0315),
+        eps=1e-7,
+        ns_steps=5,
+        adjust_lr_fn=None,
+    ):
         if isinstance(lr, mindtorch.Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         check(lr >= 0.0, f"Learning rate should be >= 0 but is: {lr}")
         check(momentum >= 0.0, f"momentum should be >= 0 but is: {momentum}")
         check(weight_decay >= 0.0, f"weight decay should be >= 0 but is: {weight_decay}")
-        check(adjust_lr_fn in (None, "original", "match_rms_adamw"),
-               f"Adjust learning rate function {adjust_lr_fn} is not supported")
-        super().__init__(params, dict(lr=lr, weight_decay=weight_decay, momentum=momentum, nesterov=nesterov,
-                                      ns_coefficients=ns_coefficients, eps=eps, ns_steps=ns_steps,
-                                      adjust_lr_fn=adjust_lr_fn))
+        check(
+            adjust_lr_fn in (None, "original", "match_rms_adamw"),
+            f"Adjust learning rate function {adjust_lr_fn} is not supported",
+        )
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                weight_decay=weight_decay,
+                momentum=momentum,
+                nesterov=nesterov,
+                ns_coefficients=ns_coefficients,
+                eps=eps,
+                ns_steps=ns_steps,
+                adjust_lr_fn=adjust_lr_fn,
+            ),
+        )
         for group in self.param_groups:
             for p in group["params"]:
-                check(p.dim() == 2, f"Muon only supports 2D parameters whereas we found a parameter with size: "
-                                     f"{p.size()}")
+                check(
+                    p.dim() == 2, f"Muon only supports 2D parameters whereas we found a parameter with size: {p.size()}"
+                )
 
     def _update(self, p, grad, state, group):
         if p.is_complex():
@@ -61,7 +85,10 @@ class Muon(PerParameter):
         update = _orthogonalize(update, group["ns_coefficients"], group["ns_steps"], group["eps"])
         rows, cols = p.shape[:2]
         lr = float(group["lr"])
-        scale = {None: math.sqrt(max(1, rows / cols)), "original": math.sqrt(max(1, rows / cols)),
-                 "match_rms_adamw": 0.2 * math.sqrt(max(rows, cols))}[group["adjust_lr_fn"]]
+        scale = {
+            None: math.sqrt(max(1, rows / cols)),
+            "original": math.sqrt(max(1, rows / cols)),
+            "match_rms_adamw": 0.2 * math.sqrt(max(rows, cols)),
+        }[group["adjust_lr_fn"]]
         p.mul_(1 - lr * group["weight_decay"])
         p.add_(update, alpha=-lr * scale)

@@ -4,6 +4,7 @@ the per-parameter update loop, and the choice between a group's foreach op and i
 Scalars that PyTorch keeps as float32 tensors in the state (step, mu_product, eta, mu) are float32
 tensors here too, so the arithmetic rounds the same way and state_dicts load across libraries.
 """
+
 import mindtorch
 
 from .optimizer import Optimizer

@@ -1,4 +1,5 @@
 """Adadelta: PyTorch's single-tensor update, op for op."""
+
 import mindtorch
 
 from ._param_updates import PerParameter, check, scalar
@@ -7,14 +8,36 @@ __all__ = ["Adadelta"]
 
 
 class Adadelta(PerParameter):
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
-                 maximize=False, differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=1.0,
+        rho=0.9,
+        eps=1e-6,
+        weight_decay=0,
+        foreach=None,
+        *,
+        capturable=False,
+        maximize=False,
+        differentiable=False,
+    ):
         check(lr >= 0.0, f"Invalid learning rate: {lr}")
         check(0.0 <= rho <= 1.0, f"Invalid rho value: {rho}")
         check(eps >= 0.0, f"Invalid epsilon value: {eps}")
         check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
-        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
-                                      capturable=capturable, foreach=foreach, differentiable=differentiable))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                rho=rho,
+                eps=eps,
+                weight_decay=weight_decay,
+                maximize=maximize,
+                capturable=capturable,
+                foreach=foreach,
+                differentiable=differentiable,
+            ),
+        )
 
     def _update(self, p, grad, state, group):
         if not state:

@@ -1,4 +1,5 @@
 """Adagrad: PyTorch's single-tensor update, op for op."""
+
 import mindtorch
 
 from ._param_updates import check, scalar
@@ -8,17 +9,36 @@ __all__ = ["Adagrad"]
 
 
 class Adagrad(Optimizer):
-    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
-                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        lr_decay=0,
+        weight_decay=0,
+        initial_accumulator_value=0,
+        eps=1e-10,
+        foreach=None,
+        *,
+        maximize=False,
+        differentiable=False,
+        fused=None,
+    ):
         check(lr >= 0.0, f"Invalid learning rate: {lr}")
         check(lr_decay >= 0.0, f"Invalid lr_decay value: {lr_decay}")
         check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
-        check(initial_accumulator_value >= 0.0,
-               f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        check(initial_accumulator_value >= 0.0, f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
         check(eps >= 0.0, f"Invalid epsilon value: {eps}")
-        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
-                        differentiable=differentiable, fused=fused)
+        defaults = dict(
+            lr=lr,
+            lr_decay=lr_decay,
+            eps=eps,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            fused=fused,
+        )
         super().__init__(params, defaults)
         # Adagrad creates its state eagerly, as PyTorch does
         for group in self.param_groups:

@@ -1,5 +1,6 @@
 """Adam: PyTorch's update, run as one foreach op per parameter group (ops/foreach.py), or its
 single-tensor composite with foreach=False."""
+
 import mindtorch
 
 from ..ops import foreach as _F
@@ -12,9 +13,22 @@ __all__ = ["Adam"]
 class Adam(Optimizer):
     _decoupled_default = False
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
-                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
-                 decoupled_weight_decay=None):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        amsgrad=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+        decoupled_weight_decay=None,
+    ):
         if decoupled_weight_decay is None:
             decoupled_weight_decay = self._decoupled_default
         check(lr >= 0.0, f"Invalid learning rate: {lr}")
@@ -22,9 +36,19 @@ class Adam(Optimizer):
         check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
         check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
         check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
-                        foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
-                        decoupled_weight_decay=decoupled_weight_decay)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )
         super().__init__(params, defaults)
 
     def step(self, closure=None):
@@ -45,9 +69,23 @@ class Adam(Optimizer):
                         if amsgrad:
                             state["max_exp_avg_sq"] = mindtorch.zeros_like(p)
                 st = [self.state[p] for p in params]
-                run_group(group, mindtorch.ops._foreach_adam_, _F.adam_composite, params, [p.grad for p in params],
-                     [s["exp_avg"] for s in st], [s["exp_avg_sq"] for s in st],
-                     [s["max_exp_avg_sq"] for s in st] if amsgrad else [], [s["step"] for s in st],
-                     lr=group["lr"], beta1=beta1, beta2=beta2, weight_decay=group["weight_decay"], eps=group["eps"],
-                     amsgrad=amsgrad, maximize=group["maximize"], decoupled=group["decoupled_weight_decay"])
+                run_group(
+                    group,
+                    mindtorch.ops._foreach_adam_,
+                    _F.adam_composite,
+                    params,
+                    [p.grad for p in params],
+                    [s["exp_avg"] for s in st],
+                    [s["exp_avg_sq"] for s in st],
+                    [s["max_exp_avg_sq"] for s in st] if amsgrad else [],
+                    [s["step"] for s in st],
+                    lr=group["lr"],
+                    beta1=beta1,
+                    beta2=beta2,
+                    weight_decay=group["weight_decay"],
+                    eps=group["eps"],
+                    amsgrad=amsgrad,
+                    maximize=group["maximize"],
+                    decoupled=group["decoupled_weight_decay"],
+                )
         return loss

@@ -1,4 +1,5 @@
 """Adamax: PyTorch's single-tensor update, op for op."""
+
 import mindtorch
 
 from ._param_updates import PerParameter, check, check_betas, scalar
@@ -7,14 +8,36 @@ __all__ = ["Adamax"]
 
 
 class Adamax(PerParameter):
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
-                 maximize=False, differentiable=False, capturable=False):
+    def __init__(
+        self,
+        params,
+        lr=2e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        foreach=None,
+        *,
+        maximize=False,
+        differentiable=False,
+        capturable=False,
+    ):
         check(lr >= 0.0, f"Invalid learning rate: {lr}")
         check(eps >= 0.0, f"Invalid epsilon value: {eps}")
         check_betas(betas)
         check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
-                                      maximize=maximize, differentiable=differentiable, capturable=capturable))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                betas=betas,
+                eps=eps,
+                weight_decay=weight_decay,
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+                capturable=capturable,
+            ),
+        )
 
     def _update(self, p, grad, state, group):
         if not state:

@@ -1,4 +1,5 @@
 """ASGD: PyTorch's single-tensor update, op for op."""
+
 import mindtorch
 
 from ._param_updates import PerParameter, check, scalar
@@ -7,13 +8,35 @@ __all__ = ["ASGD"]
 
 
 class ASGD(PerParameter):
-    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
-                 maximize=False, differentiable=False, capturable=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        lambd=1e-4,
+        alpha=0.75,
+        t0=1e6,
+        weight_decay=0,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+        capturable=False,
+    ):
         check(lr >= 0.0, f"Invalid learning rate: {lr}")
         check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
-        super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
-                                      foreach=foreach, maximize=maximize, capturable=capturable,
-                                      differentiable=differentiable))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                lambd=lambd,
+                alpha=alpha,
+                t0=t0,
+                weight_decay=weight_decay,
+                foreach=foreach,
+                maximize=maximize,
+                capturable=capturable,
+                differentiable=differentiable,
+            ),
+        )
 
     def _update(self, p, grad, state, group):
         lr, lambd, alpha, t0 = group["lr"], group["lambd"], group["alpha"], group["t0"]

@@ -1,4 +1,5 @@
 """L-BFGS without a line search: PyTorch's two-loop recursion, op for op."""
+
 import mindtorch
 
 from .optimizer import Optimizer
@@ -12,30 +13,53 @@ def _f(x):
 
 
 class LBFGS(Optimizer):
-    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
-                 history_size=100, line_search_fn=None):
+    def __init__(
+        self,
+        params,
+        lr=1,
+        max_iter=20,
+        max_eval=None,
+        tolerance_grad=1e-7,
+        tolerance_change=1e-9,
+        history_size=100,
+        line_search_fn=None,
+    ):
         if isinstance(lr, mindtorch.Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
         if not lr >= 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        super().__init__(params, dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
-                                      tolerance_change=tolerance_change, history_size=history_size,
-                                      line_search_fn=line_search_fn))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                max_iter=max_iter,
+                max_eval=max_eval,
+                tolerance_grad=tolerance_grad,
+                tolerance_change=tolerance_change,
+                history_size=history_size,
+                line_search_fn=line_search_fn,
+            ),
+        )
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         self._params = self.param_groups[0]["params"]
 
     def _flat_grad(self):
-        return mindtorch.cat([p.grad.reshape(-1) if p.grad is not None else mindtorch.zeros(p.numel(), dtype=p.dtype)
-                              for p in self._params], 0)
+        return mindtorch.cat(
+            [
+                p.grad.reshape(-1) if p.grad is not None else mindtorch.zeros(p.numel(), dtype=p.dtype)
+                for p in self._params
+            ],
+            0,
+        )
 
     def _add_grad(self, step_size, update):
         offset = 0
         for p in self._params:
             n = p.numel()
-            p.add_(update[offset:offset + n].view_as(p), alpha=_f(step_size))
+            p.add_(update[offset : offset + n].view_as(p), alpha=_f(step_size))
             offset += n
 
     def step(self, closure):  # noqa: C901
@@ -121,6 +145,14 @@ class LBFGS(Optimizer):
                     break
                 if d.mul(_f(t)).abs().max() <= tol_change or abs(loss - prev_loss) < tol_change:
                     break
-            state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=H_diag,
-                         prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
+            state.update(
+                d=d,
+                t=t,
+                old_dirs=old_dirs,
+                old_stps=old_stps,
+                ro=ro,
+                H_diag=H_diag,
+                prev_flat_grad=prev_flat_grad,
+                prev_loss=prev_loss,
+            )
         return orig_loss

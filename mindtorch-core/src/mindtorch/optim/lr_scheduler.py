@@ -1,4 +1,5 @@
 """Learning-rate schedulers (PyTorch's recursive update rules, so results match step for step)."""
+
 import math
 import types
 import warnings
@@ -7,17 +8,34 @@ from collections import Counter
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "StepLR", "MultiStepLR", "LambdaLR", "MultiplicativeLR", "ExponentialLR",
-           "CosineAnnealingLR", "LinearLR", "ConstantLR", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau",
-           "PolynomialLR", "CosineAnnealingWarmRestarts", "CyclicLR", "ChainedScheduler"]
+__all__ = [
+    "LRScheduler",
+    "StepLR",
+    "MultiStepLR",
+    "LambdaLR",
+    "MultiplicativeLR",
+    "ExponentialLR",
+    "CosineAnnealingLR",
+    "LinearLR",
+    "ConstantLR",
+    "OneCycleLR",
+    "SequentialLR",
+    "ReduceLROnPlateau",
+    "PolynomialLR",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
+    "ChainedScheduler",
+]
 
 
 def _per_group(name, optimizer, value):
     n = len(optimizer.param_groups)
     if isinstance(value, (list, tuple)):
         if len(value) != n:
-            raise ValueError(f"{name} must have the same length as optimizer.param_groups. {name} has {len(value)} "
-                             f"values, param_groups has {n}.")
+            raise ValueError(
+                f"{name} must have the same length as optimizer.param_groups. {name} has {len(value)} "
+                f"values, param_groups has {n}."
+            )
         return list(value)
     return [value] * n
 
@@ -35,8 +53,9 @@ class LRScheduler:
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an "
-                                   "optimizer")
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer"
+                    )
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._initial_step()
@@ -70,8 +89,12 @@ class LRScheduler:
                 self.last_epoch += 1
                 values = self.get_lr()
             else:
-                warnings.warn("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
-                              "where possible.", UserWarning, stacklevel=2)
+                warnings.warn(
+                    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
+                    "where possible.",
+                    UserWarning,
+                    stacklevel=2,
+                )
                 self.last_epoch = epoch
                 closed = self._get_closed_form_lr()
                 values = closed if closed is not None else self.get_lr()
@@ -99,8 +122,9 @@ class LambdaLR(LRScheduler):
     def state_dict(self):
         # plain functions/lambdas are not saved; callable objects keep their __dict__
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
-                               for fn in self.lr_lambdas]
+        state["lr_lambdas"] = [
+            None if isinstance(fn, types.FunctionType) else fn.__dict__.copy() for fn in self.lr_lambdas
+        ]
         return state
 
     def load_state_dict(self, state_dict):
@@ -119,8 +143,10 @@ class LambdaLR(LRScheduler):
 class MultiplicativeLR(LambdaLR):
     def get_lr(self):
         if self.last_epoch > 0:
-            return [group["lr"] * lmbda(self.last_epoch)
-                    for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+            return [
+                group["lr"] * lmbda(self.last_epoch)
+                for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups)
+            ]
         return [group["lr"] for group in self.optimizer.param_groups]
 
 
@@ -198,7 +224,8 @@ class LinearLR(LRScheduler):
         if self.last_epoch > self.total_iters:
             return [g["lr"] for g in groups]
         ratio = 1.0 + (self.end_factor - self.start_factor) / (
-            self.total_iters * self.start_factor + (self.last_epoch - 1) * (self.end_factor - self.start_factor))
+            self.total_iters * self.start_factor + (self.last_epoch - 1) * (self.end_factor - self.start_factor)
+        )
         return [g["lr"] * ratio for g in groups]
 
 
@@ -216,12 +243,15 @@ class CosineAnnealingLR(LRScheduler):
             return [m + (b - m) * (1 + math.cos(e * math.pi / T)) / 2 for b in self.base_lrs]
         if (e - 1 - T) % (2 * T) == 0:
             return [g["lr"] + (b - m) * (1 - math.cos(math.pi / T)) / 2 for b, g in zip(self.base_lrs, groups)]
-        return [(1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T)) * (g["lr"] - m) + m
-                for g in groups]
+        return [
+            (1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T)) * (g["lr"] - m) + m for g in groups
+        ]
 
     def _get_closed_form_lr(self):
-        return [self.eta_min + (b - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-                for b in self.base_lrs]
+        return [
+            self.eta_min + (b - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+            for b in self.base_lrs
+        ]
 
 
 class _SchedulerOfSchedulers(LRScheduler):
@@ -243,9 +273,11 @@ class _SchedulerOfSchedulers(LRScheduler):
 class SequentialLR(_SchedulerOfSchedulers):
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         if len(milestones) != len(schedulers) - 1:
-            raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
-                             f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
-                             f"number of milestones to be equal to {len(milestones)}")
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more than the "
+                f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
+                f"number of milestones to be equal to {len(milestones)}"
+            )
         self.optimizer = optimizer
         self._schedulers = schedulers
         self._milestones = milestones
@@ -268,11 +300,24 @@ class SequentialLR(_SchedulerOfSchedulers):
         self._last_lr = scheduler.get_last_lr()
 
 
-
 class OneCycleLR(LRScheduler):
-    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,  # noqa: C901
-                 anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
-                 final_div_factor=1e4, three_phase=False, last_epoch=-1):
+    def __init__(  # noqa: C901
+        self,
+        optimizer,
+        max_lr,
+        total_steps=None,
+        epochs=None,
+        steps_per_epoch=None,
+        pct_start=0.3,
+        anneal_strategy="cos",
+        cycle_momentum=True,
+        base_momentum=0.85,
+        max_momentum=0.95,
+        div_factor=25.0,
+        final_div_factor=1e4,
+        three_phase=False,
+        last_epoch=-1,
+    ):
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
@@ -296,18 +341,45 @@ class OneCycleLR(LRScheduler):
         T = self.total_steps
         if three_phase:
             self._schedule_phases = [
-                {"end_step": float(pct_start * T) - 1, "start_lr": "initial_lr", "end_lr": "max_lr",
-                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
-                {"end_step": float(2 * pct_start * T) - 2, "start_lr": "max_lr", "end_lr": "initial_lr",
-                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"},
-                {"end_step": T - 1, "start_lr": "initial_lr", "end_lr": "min_lr",
-                 "start_momentum": "max_momentum", "end_momentum": "max_momentum"}]
+                {
+                    "end_step": float(pct_start * T) - 1,
+                    "start_lr": "initial_lr",
+                    "end_lr": "max_lr",
+                    "start_momentum": "max_momentum",
+                    "end_momentum": "base_momentum",
+                },
+                {
+                    "end_step": float(2 * pct_start * T) - 2,
+                    "start_lr": "max_lr",
+                    "end_lr": "initial_lr",
+                    "start_momentum": "base_momentum",
+                    "end_momentum": "max_momentum",
+                },
+                {
+                    "end_step": T - 1,
+                    "start_lr": "initial_lr",
+                    "end_lr": "min_lr",
+                    "start_momentum": "max_momentum",
+                    "end_momentum": "max_momentum",
+                },
+            ]
         else:
             self._schedule_phases = [
-                {"end_step": float(pct_start * T) - 1, "start_lr": "initial_lr", "end_lr": "max_lr",
-                 "start_momentum": "max_momentum", "end_momentum": "base_momentum"},
-                {"end_step": T - 1, "start_lr": "max_lr", "end_lr": "min_lr",
-                 "start_momentum": "base_momentum", "end_momentum": "max_momentum"}]
+                {
+                    "end_step": float(pct_start * T) - 1,
+                    "start_lr": "initial_lr",
+                    "end_lr": "max_lr",
+                    "start_momentum": "max_momentum",
+                    "end_momentum": "base_momentum",
+                },
+                {
+                    "end_step": T - 1,
+                    "start_lr": "max_lr",
+                    "end_lr": "min_lr",
+                    "start_momentum": "base_momentum",
+                    "end_momentum": "max_momentum",
+                },
+            ]
         n = len(optimizer.param_groups)
         max_lrs = list(max_lr) if isinstance(max_lr, (list, tuple)) else [max_lr] * n
         if last_epoch == -1:
@@ -341,8 +413,9 @@ class OneCycleLR(LRScheduler):
         lrs = []
         step_num = self.last_epoch
         if step_num > self.total_steps:
-            raise ValueError(f"Tried to step {step_num} times. The specified number of total steps is "
-                             f"{self.total_steps}")
+            raise ValueError(
+                f"Tried to step {step_num} times. The specified number of total steps is {self.total_steps}"
+            )
         for group in self.optimizer.param_groups:
             start_step = 0.0
             computed_lr = computed_momentum = None
@@ -352,8 +425,9 @@ class OneCycleLR(LRScheduler):
                     pct = (step_num - start_step) / (end_step - start_step)
                     computed_lr = self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct)
                     if self.cycle_momentum:
-                        computed_momentum = self._anneal(group[phase["start_momentum"]], group[phase["end_momentum"]],
-                                                         pct)
+                        computed_momentum = self._anneal(
+                            group[phase["start_momentum"]], group[phase["end_momentum"]], pct
+                        )
                     break
                 start_step = phase["end_step"]
             lrs.append(computed_lr)
@@ -366,8 +440,18 @@ class OneCycleLR(LRScheduler):
 
 
 class ReduceLROnPlateau:
-    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
-                 cooldown=0, min_lr=0, eps=1e-8):
+    def __init__(
+        self,
+        optimizer,
+        mode="min",
+        factor=0.1,
+        patience=10,
+        threshold=1e-4,
+        threshold_mode="rel",
+        cooldown=0,
+        min_lr=0,
+        eps=1e-8,
+    ):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.optimizer, self.mode, self.factor, self.patience = optimizer, mode, factor, patience
@@ -429,13 +513,16 @@ class PolynomialLR(LRScheduler):
     def get_lr(self):
         if self.last_epoch == 0 or self.last_epoch > self.total_iters:
             return [group["lr"] for group in self.optimizer.param_groups]
-        factor = ((1.0 - self.last_epoch / self.total_iters) /
-                  (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        factor = (
+            (1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)
+        ) ** self.power
         return [group["lr"] * factor for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self):
-        return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
-                for base_lr in self.base_lrs]
+        return [
+            base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+            for base_lr in self.base_lrs
+        ]
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -451,8 +538,10 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
-                for base_lr in self.base_lrs]
+        return [
+            self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+            for base_lr in self.base_lrs
+        ]
 
     def step(self, epoch=None):
         self._step_count += 1
@@ -472,8 +561,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                     self.T_cur = epoch % self.T_0
                 else:
                     n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
-                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
-                    self.T_i = self.T_0 * self.T_mult ** n
+                    self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult**n
             else:
                 self.T_i = self.T_0
                 self.T_cur = epoch
@@ -484,9 +573,22 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
 
 class CyclicLR(LRScheduler):
-    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
-                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
-                 max_momentum=0.9, last_epoch=-1):
+    def __init__(
+        self,
+        optimizer,
+        base_lr,
+        max_lr,
+        step_size_up=2000,
+        step_size_down=None,
+        mode="triangular",
+        gamma=1.0,
+        scale_fn=None,
+        scale_mode="cycle",
+        cycle_momentum=True,
+        base_momentum=0.8,
+        max_momentum=0.9,
+        last_epoch=-1,
+    ):
         base_lrs = _per_group("base_lr", optimizer, base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
@@ -530,7 +632,7 @@ class CyclicLR(LRScheduler):
             return 1.0
         if self.mode == "triangular2":
             return 1 / (2.0 ** (x - 1))
-        return self.gamma ** x
+        return self.gamma**x
 
     def get_lr(self):
         cycle = math.floor(1 + self.last_epoch / self.total_size)
@@ -547,8 +649,7 @@ class CyclicLR(LRScheduler):
         # a plain function is not saved (None); a callable object saves its attributes, as in PyTorch
         state = super().state_dict()
         fn = self._scale_fn_custom
-        state["_scale_fn_custom"] = None if fn is None or isinstance(fn, types.FunctionType) else \
-            fn.__dict__.copy()
+        state["_scale_fn_custom"] = None if fn is None or isinstance(fn, types.FunctionType) else fn.__dict__.copy()
         return state
 
     def load_state_dict(self, state_dict):
@@ -562,14 +663,17 @@ class CyclicLR(LRScheduler):
 class ChainedScheduler(_SchedulerOfSchedulers):
     def __init__(self, schedulers, optimizer=None):
         if len(schedulers) < 1:
-            raise ValueError(f"{type(self).__name__} expects at least one scheduler to be chained, but got no "
-                             "scheduler.")
+            raise ValueError(
+                f"{type(self).__name__} expects at least one scheduler to be chained, but got no scheduler."
+            )
         optimizer = optimizer or schedulers[0].optimizer
         for i, s in enumerate(schedulers):
             if s.optimizer is not optimizer:
-                raise ValueError(f"{type(self).__name__} expects all schedulers to belong to the same optimizer, "
-                                 f"but got scheduler {type(s).__name__} at index {i} has {s.optimizer}, which is "
-                                 f"different from {optimizer}.")
+                raise ValueError(
+                    f"{type(self).__name__} expects all schedulers to belong to the same optimizer, "
+                    f"but got scheduler {type(s).__name__} at index {i} has {s.optimizer}, which is "
+                    f"different from {optimizer}."
+                )
         self._schedulers = list(schedulers)
         self.optimizer = optimizer
         self._last_lr = [group["lr"] for group in optimizer.param_groups]

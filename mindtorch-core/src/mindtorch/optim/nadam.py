@@ -1,4 +1,5 @@
 """NAdam: PyTorch's single-tensor update, op for op."""
+
 import mindtorch
 
 from ._param_updates import PerParameter, check, check_betas, scalar
@@ -7,18 +8,41 @@ __all__ = ["NAdam"]
 
 
 class NAdam(PerParameter):
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
-                 decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
-                 differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=2e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        momentum_decay=4e-3,
+        decoupled_weight_decay=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+    ):
         check(lr >= 0.0, f"Invalid learning rate: {lr}")
         check(eps >= 0.0, f"Invalid epsilon value: {eps}")
         check_betas(betas)
         check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         check(momentum_decay >= 0.0, f"Invalid momentum_decay value: {momentum_decay}")
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                      momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
-                                      maximize=maximize, foreach=foreach, capturable=capturable,
-                                      differentiable=differentiable))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                betas=betas,
+                eps=eps,
+                weight_decay=weight_decay,
+                momentum_decay=momentum_decay,
+                decoupled_weight_decay=decoupled_weight_decay,
+                maximize=maximize,
+                foreach=foreach,
+                capturable=capturable,
+                differentiable=differentiable,
+            ),
+        )
 
     def _update(self, p, grad, state, group):
         if not state:
@@ -31,7 +55,7 @@ class NAdam(PerParameter):
         exp_avg, exp_avg_sq, mu_product = state["exp_avg"], state["exp_avg_sq"], state["mu_product"]
         state["step"].add_(1)
         step = state["step"].item()
-        bias_correction2 = 1 - beta2 ** step
+        bias_correction2 = 1 - beta2**step
         if wd != 0:
             if group["decoupled_weight_decay"]:
                 p.mul_(1 - lr * wd)

@@ -1,4 +1,5 @@
 """Optimizer base class with PyTorch's param-group and state_dict layout."""
+
 import copy
 import warnings
 from collections import defaultdict
@@ -27,6 +28,7 @@ def register_optimizer_step_post_hook(hook):
 
 def _add_hook(table, hook, prepend=False):
     from ..autograd.graph import RemovableHandle
+
     handle = RemovableHandle(table)
     table[handle.id] = hook
     if prepend:  # dicts keep insertion order: rebuild with the new hook first
@@ -47,13 +49,15 @@ def _with_step_hooks(step):
             result = hook(self, args, kwargs)
             if result is not None:
                 if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got "
-                                       f"{result}.")
+                    raise RuntimeError(
+                        f"{hook} must return None or a tuple of (new_args, new_kwargs), but got {result}."
+                    )
                 args, kwargs = result
         out = step(*args, **kwargs)
         for hook in chain(self._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()):
             hook(self, args, kwargs)
         return out
+
     wrapper._hooked = True
     return wrapper
 
@@ -71,9 +75,14 @@ def _typename(v):
 
 
 class Optimizer:
-    _HOOK_TABLES = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
-                    "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
-                    "_optimizer_load_state_dict_post_hooks")
+    _HOOK_TABLES = (
+        "_optimizer_step_pre_hooks",
+        "_optimizer_step_post_hooks",
+        "_optimizer_state_dict_pre_hooks",
+        "_optimizer_state_dict_post_hooks",
+        "_optimizer_load_state_dict_pre_hooks",
+        "_optimizer_load_state_dict_post_hooks",
+    )
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -86,8 +95,10 @@ class Optimizer:
         for name in self._HOOK_TABLES:
             setattr(self, name, {})
         if isinstance(params, Tensor):
-            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
-                            "got " + _typename(params))
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or dicts, but "
+                "got " + _typename(params)
+            )
         self.state = defaultdict(dict)
         self.param_groups = []
         param_groups = list(params)
@@ -142,8 +153,10 @@ class Optimizer:
         if isinstance(params, Tensor):
             param_group["params"] = [params]
         elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
-                            "tensors in sets will change between runs. Please use a list instead.")
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the ordering of "
+                "tensors in sets will change between runs. Please use a list instead."
+            )
         else:
             param_group["params"] = list(params)
         plist = param_group["params"]
@@ -160,9 +173,11 @@ class Optimizer:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
             param_group.setdefault(name, default)
         if len(plist) != len(set(map(id, plist))):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
-                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
-                          stacklevel=3)
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this will "
+                "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                stacklevel=3,
+            )
         seen = set()
         for group in self.param_groups:
             seen.update(map(id, group["params"]))
@@ -200,8 +215,9 @@ class Optimizer:
         def pack_group(group):
             nonlocal start_index
             packed = {k: v for k, v in group.items() if k != "params"}
-            param_mappings.update({id(p): i for i, p in enumerate(group["params"], start_index)
-                                   if id(p) not in param_mappings})
+            param_mappings.update(
+                {id(p): i for i, p in enumerate(group["params"], start_index) if id(p) not in param_mappings}
+            )
             packed["params"] = [param_mappings[id(p)] for p in group["params"]]
             start_index += len(packed["params"])
             return packed
@@ -239,10 +255,14 @@ class Optimizer:
         param_lens = (len(g["params"]) for g in groups)
         saved_lens = (len(g["params"]) for g in saved_groups)
         if any(p_len != s_len for p_len, s_len in zip(param_lens, saved_lens)):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
-                             "optimizer's group")
-        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
-                          chain.from_iterable(g["params"] for g in groups)))
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+            )
+        id_map = dict(
+            zip(
+                chain.from_iterable(g["params"] for g in saved_groups), chain.from_iterable(g["params"] for g in groups)
+            )
+        )
 
         def cast(param, value, key=None):
             if isinstance(value, Tensor):
@@ -265,5 +285,6 @@ class Optimizer:
                 new_group["param_names"] = group["param_names"]
             return new_group
 
-        self.__setstate__({"state": state,
-                           "param_groups": [update_group(g, ng) for g, ng in zip(groups, saved_groups)]})
+        self.__setstate__(
+            {"state": state, "param_groups": [update_group(g, ng) for g, ng in zip(groups, saved_groups)]}
+        )

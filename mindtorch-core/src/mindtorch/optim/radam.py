@@ -1,4 +1,5 @@
 """RAdam: PyTorch's single-tensor update, op for op."""
+
 import mindtorch
 
 from ._param_updates import PerParameter, check, check_betas, scalar
@@ -7,15 +8,38 @@ __all__ = ["RAdam"]
 
 
 class RAdam(PerParameter):
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
-                 *, foreach=None, maximize=False, capturable=False, differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        decoupled_weight_decay=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+    ):
         check(lr >= 0.0, f"Invalid learning rate: {lr}")
         check(eps >= 0.0, f"Invalid epsilon value: {eps}")
         check_betas(betas)
         check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
-                                      maximize=maximize, capturable=capturable,
-                                      decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                betas=betas,
+                eps=eps,
+                weight_decay=weight_decay,
+                foreach=foreach,
+                maximize=maximize,
+                capturable=capturable,
+                decoupled_weight_decay=decoupled_weight_decay,
+                differentiable=differentiable,
+            ),
+        )
 
     def _update(self, p, grad, state, group):
         if not state:
@@ -34,15 +58,15 @@ class RAdam(PerParameter):
                 grad = grad.add(p, alpha=wd)
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2 = 1 - beta2 ** step
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
         corrected = exp_avg / bias_correction1
         # the length of the approximated simple moving average decides whether the variance is tractable
         rho_inf = 2 / (1 - beta2) - 1
-        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+        rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
         if rho_t > 5.0:
             rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-            adaptive = (bias_correction2 ** 0.5) / exp_avg_sq.sqrt().add_(group["eps"])
+            adaptive = (bias_correction2**0.5) / exp_avg_sq.sqrt().add_(group["eps"])
             p.add_(corrected * lr * adaptive * rect, alpha=-1.0)
         else:
             p.add_(corrected * lr, alpha=-1.0)

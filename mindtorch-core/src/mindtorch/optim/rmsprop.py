@@ -1,4 +1,5 @@
 """RMSprop: PyTorch's single-tensor update, op for op."""
+
 import mindtorch
 
 from ._param_updates import check, scalar
@@ -8,15 +9,37 @@ __all__ = ["RMSprop"]
 
 
 class RMSprop(Optimizer):
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
-                 capturable=False, foreach=None, maximize=False, differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        alpha=0.99,
+        eps=1e-8,
+        weight_decay=0,
+        momentum=0,
+        centered=False,
+        capturable=False,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+    ):
         check(lr >= 0.0, f"Invalid learning rate: {lr}")
         check(eps >= 0.0, f"Invalid epsilon value: {eps}")
         check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
         check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         check(alpha >= 0.0, f"Invalid alpha value: {alpha}")
-        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
-                        capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            alpha=alpha,
+            eps=eps,
+            centered=centered,
+            weight_decay=weight_decay,
+            capturable=capturable,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+        )
         super().__init__(params, defaults)
 
     def step(self, closure=None):

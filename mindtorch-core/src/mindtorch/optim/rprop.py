@@ -1,4 +1,5 @@
 """Rprop: PyTorch's single-tensor update, op for op."""
+
 import mindtorch
 
 from ._param_updates import PerParameter, check, scalar
@@ -7,12 +8,32 @@ __all__ = ["Rprop"]
 
 
 class Rprop(PerParameter):
-    def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
-                 maximize=False, differentiable=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        etas=(0.5, 1.2),
+        step_sizes=(1e-6, 50),
+        *,
+        capturable=False,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+    ):
         check(lr >= 0.0, f"Invalid learning rate: {lr}")
         check(0.0 < etas[0] < 1.0 < etas[1], f"Invalid eta values: {etas[0]}, {etas[1]}")
-        super().__init__(params, dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
-                                      differentiable=differentiable, capturable=capturable))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                etas=etas,
+                step_sizes=step_sizes,
+                foreach=foreach,
+                maximize=maximize,
+                differentiable=differentiable,
+                capturable=capturable,
+            ),
+        )
 
     def _update(self, p, grad, state, group):
         if not state:

@@ -1,4 +1,5 @@
 """Stochastic weight averaging and EMA of a model's weights: AveragedModel, SWALR, update_bn (PyTorch's rules)."""
+
 import itertools
 import math
 import warnings
@@ -10,8 +11,15 @@ from ..nn.modules.batchnorm import _BatchNorm
 from ..nn.modules.module import Module
 from .lr_scheduler import LRScheduler, _per_group
 
-__all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
-           "get_ema_avg_fn", "get_swa_avg_fn"]
+__all__ = [
+    "AveragedModel",
+    "update_bn",
+    "SWALR",
+    "get_ema_multi_avg_fn",
+    "get_swa_multi_avg_fn",
+    "get_ema_avg_fn",
+    "get_swa_avg_fn",
+]
 
 
 def _check_decay(decay):
@@ -26,14 +34,17 @@ def get_ema_avg_fn(decay=0.999):
     @mindtorch.no_grad()
     def ema_update(ema_param, current_param, num_averaged):
         return decay * ema_param + (1 - decay) * current_param
+
     return ema_update
 
 
 def get_swa_avg_fn():
     """Running equal-weight average of one tensor over the `num_averaged` models seen so far."""
+
     @mindtorch.no_grad()
     def swa_update(averaged_param, current_param, num_averaged):
         return averaged_param + (current_param - averaged_param) / (num_averaged + 1)
+
     return swa_update
 
 
@@ -53,15 +64,18 @@ def get_ema_multi_avg_fn(decay=0.999):
     @mindtorch.no_grad()
     def ema_update(ema_param_list, current_param_list, _):
         _lerp_all(ema_param_list, current_param_list, 1 - decay)
+
     return ema_update
 
 
 def get_swa_multi_avg_fn():
     """In-place running average over lists of tensors (AveragedModel's default)."""
+
     @mindtorch.no_grad()
     def swa_update(averaged_param_list, current_param_list, num_averaged):
         n = num_averaged.item() if isinstance(num_averaged, mindtorch.Tensor) else num_averaged
         _lerp_all(averaged_param_list, current_param_list, 1.0 / (n + 1))
+
     return swa_update
 
 
@@ -87,8 +101,10 @@ class AveragedModel(Module):
 
     def _averaged_tensors(self, model):
         if self.use_buffers:
-            return (itertools.chain(self.module.parameters(), self.module.buffers()),
-                    itertools.chain(model.parameters(), model.buffers()))
+            return (
+                itertools.chain(self.module.parameters(), self.module.buffers()),
+                itertools.chain(model.parameters(), model.buffers()),
+            )
         return self.parameters(), model.parameters()
 
     def update_parameters(self, model):
@@ -174,8 +190,11 @@ class SWALR(LRScheduler):
 
     def get_lr(self):
         if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
-                          UserWarning, stacklevel=2)
+            warnings.warn(
+                "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                UserWarning,
+                stacklevel=2,
+            )
         step = self._step_count - 1
         if self.anneal_epochs == 0:
             step = max(1, step)

@@ -35,6 +35,7 @@ enforces this for the in-repo backends):
                                              CachingAllocator, CopyRoutines, GeneratorState, Kernel,
                                              CollectiveEngine, Work
 """
+
 from .. import _dtype as dtypes  # noqa: F401
 from .._backends.registry import backend_for  # noqa: F401
 from .._device import device  # noqa: F401

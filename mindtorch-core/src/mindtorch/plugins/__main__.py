@@ -1,4 +1,5 @@
 """python -m mindtorch.plugins new NAME [--dir DIR]: write a backend distribution for the device NAME."""
+
 import argparse
 import sys
 
@@ -11,6 +12,7 @@ def main(argv=None):
     n.add_argument("--dir", default=".", help="where to create mindtorch-NAME/ (default: here)")
     args = p.parse_args(argv)
     from .scaffold import new_backend
+
     try:
         root = new_backend(args.name, args.dir)
     except (ValueError, FileExistsError) as exc:

@@ -16,6 +16,7 @@ The hooks below answer only for `device_type`; a plugin with several
 device types, or one that prefers plain functions, implements the hooks of
 hookspec.py directly instead.
 """
+
 from .hookspec import PLUGIN_API_VERSION, hookimpl
 
 

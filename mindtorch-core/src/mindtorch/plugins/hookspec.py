@@ -12,6 +12,7 @@ objects must offer is also written as ``typing.Protocol`` classes in
 ``mindtorch.plugins.protocols`` (Allocator, CopyRoutines, GeneratorState,
 Kernel, CollectiveEngine), which the loader checks and mypy reads.
 """
+
 import pluggy
 
 PROJECT = "mindtorch"

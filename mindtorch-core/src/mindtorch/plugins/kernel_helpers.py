@@ -10,7 +10,9 @@ def kernel_table():
             for name in names:
                 table[name] = fn
             return fn
+
         return deco
+
     return table, kernel
 
 
@@ -22,8 +24,10 @@ def clamp_family(clamp, clamp_):
         table[name] = table[name + ".Tensor"] = clamp
         table[name + "_"] = table[name + "_.Tensor"] = clamp_
     for suffix, fn in (("", clamp), ("_", clamp_)):
-        table["clamp_min" + suffix] = table["clamp_min" + suffix + ".Tensor"] = \
-            lambda m, a, lo, fn=fn: fn(m, a, lo, None)
-        table["clamp_max" + suffix] = table["clamp_max" + suffix + ".Tensor"] = \
-            lambda m, a, hi, fn=fn: fn(m, a, None, hi)
+        table["clamp_min" + suffix] = table["clamp_min" + suffix + ".Tensor"] = lambda m, a, lo, fn=fn: fn(
+            m, a, lo, None
+        )
+        table["clamp_max" + suffix] = table["clamp_max" + suffix + ".Tensor"] = lambda m, a, hi, fn=fn: fn(
+            m, a, None, hi
+        )
     return table

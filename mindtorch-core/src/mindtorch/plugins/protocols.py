@@ -5,6 +5,7 @@ methods fits. They are the one written form of the contract: the loader checks a
 backend's allocator and copy routines against them, and mypy checks core against them. The
 hook docstrings in hookspec.py say when each object is asked for.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -167,5 +168,4 @@ class CollectiveEngine(Protocol):
 
 def protocol_methods(protocol: type) -> tuple[str, ...]:
     """The methods a protocol requires, in the order written (what the loader checks for)."""
-    return tuple(name for name, value in vars(protocol).items()
-                 if callable(value) and not name.startswith("_"))
+    return tuple(name for name, value in vars(protocol).items() if callable(value) and not name.startswith("_"))

@@ -1,8 +1,9 @@
 """mindtorch.testing: torch.testing's API (assert_close, make_tensor) and the backend conformance kit.
 
-    mindtorch.testing.conformance   the backend conformance kit: run it against any device with
-                                    `python -m mindtorch.testing.conformance --device mydev`
+mindtorch.testing.conformance   the backend conformance kit: run it against any device with
+                                `python -m mindtorch.testing.conformance --device mydev`
 """
+
 from ._comparison import assert_close, make_tensor
 
 __all__ = ["assert_close", "make_tensor"]

@@ -3,11 +3,27 @@
 Containers: tuple, list, dict (keys in insertion order), OrderedDict, defaultdict, namedtuple, and types
 added with register_pytree_node; everything else (None included, as in PyTorch 2.13) is a leaf.
 """
+
 import collections
 
-__all__ = ["TreeSpec", "LeafSpec", "register_pytree_node", "tree_flatten", "tree_unflatten", "tree_leaves",
-           "tree_structure", "tree_map", "tree_map_only", "tree_all", "tree_any", "MappingKey", "SequenceKey",
-           "GetAttrKey", "Context", "KeyEntry"]
+__all__ = [
+    "TreeSpec",
+    "LeafSpec",
+    "register_pytree_node",
+    "tree_flatten",
+    "tree_unflatten",
+    "tree_leaves",
+    "tree_structure",
+    "tree_map",
+    "tree_map_only",
+    "tree_all",
+    "tree_any",
+    "MappingKey",
+    "SequenceKey",
+    "GetAttrKey",
+    "Context",
+    "KeyEntry",
+]
 
 Context = object
 KeyEntry = object
@@ -16,8 +32,16 @@ KeyEntry = object
 SUPPORTED_NODES = {}
 
 
-def register_pytree_node(cls, flatten_fn, unflatten_fn, *, serialized_type_name=None, to_dumpable_context=None,
-                         from_dumpable_context=None, flatten_with_keys_fn=None):
+def register_pytree_node(
+    cls,
+    flatten_fn,
+    unflatten_fn,
+    *,
+    serialized_type_name=None,
+    to_dumpable_context=None,
+    from_dumpable_context=None,
+    flatten_with_keys_fn=None,
+):
     if cls in SUPPORTED_NODES:
         raise ValueError(f"{cls} is already registered as pytree node.")
     SUPPORTED_NODES[cls] = (flatten_fn, unflatten_fn)
@@ -29,6 +53,7 @@ def _is_namedtuple(node):
 
 class _Key:
     """A path entry naming how a child is reached from its container (key paths of flatten_with_keys)."""
+
     __slots__ = ("key",)
     _fmt = "{!r}"
 
@@ -84,10 +109,16 @@ def _dict_flatten_with_keys(d):
 register_pytree_node(tuple, lambda t: (list(t), None), lambda c, _: tuple(c))
 register_pytree_node(list, lambda t: (list(t), None), lambda c, _: list(c))
 register_pytree_node(dict, _dict_flatten, _dict_unflatten)
-register_pytree_node(collections.OrderedDict, lambda d: (list(d.values()), list(d.keys())),
-                     lambda c, k: collections.OrderedDict(zip(k, c)))
-register_pytree_node(collections.defaultdict, lambda d: (list(d.values()), (d.default_factory, list(d.keys()))),
-                     lambda c, ctx: collections.defaultdict(ctx[0], zip(ctx[1], c)))
+register_pytree_node(
+    collections.OrderedDict,
+    lambda d: (list(d.values()), list(d.keys())),
+    lambda c, k: collections.OrderedDict(zip(k, c)),
+)
+register_pytree_node(
+    collections.defaultdict,
+    lambda d: (list(d.values()), (d.default_factory, list(d.keys()))),
+    lambda c, ctx: collections.defaultdict(ctx[0], zip(ctx[1], c)),
+)
 
 
 def _node_type(node):
@@ -106,8 +137,12 @@ class TreeSpec:
         return False
 
     def __eq__(self, other):
-        return isinstance(other, TreeSpec) and not other.is_leaf() and (self.type, self.context) == \
-            (other.type, other.context) and self.children_specs == other.children_specs
+        return (
+            isinstance(other, TreeSpec)
+            and not other.is_leaf()
+            and (self.type, self.context) == (other.type, other.context)
+            and self.children_specs == other.children_specs
+        )
 
     def __repr__(self):
         name = getattr(self.type, "__name__", self.type)
@@ -156,8 +191,10 @@ def tree_flatten(tree, is_leaf=None):
 def tree_unflatten(leaves, treespec):
     leaves = list(leaves)
     if len(leaves) != treespec.num_leaves:
-        raise ValueError(f"treespec.unflatten(leaves): `leaves` has length {len(leaves)} but the spec refers to a "
-                         f"pytree that holds {treespec.num_leaves} items ({treespec}).")
+        raise ValueError(
+            f"treespec.unflatten(leaves): `leaves` has length {len(leaves)} but the spec refers to a "
+            f"pytree that holds {treespec.num_leaves} items ({treespec})."
+        )
     it = iter(leaves)
 
     def build(spec):
@@ -167,6 +204,7 @@ def tree_unflatten(leaves, treespec):
         if spec.type == "namedtuple":
             return spec.context(*children)
         return SUPPORTED_NODES[spec.type][1](children, spec.context)
+
     return build(treespec)
 
 

@@ -5,6 +5,7 @@ backward runs it again with grad enabled to get the gradients. Memory for interm
 is traded for a second forward, as in PyTorch. Both use_reentrant modes recompute this way; the
 graph node is a CheckpointFunctionBackward in either case.
 """
+
 import warnings
 
 import mindtorch
@@ -43,8 +44,11 @@ class CheckpointFunction(Function):
             mindtorch.set_rng_state(current)
         if isinstance(outputs, mindtorch.Tensor):
             outputs = (outputs,)
-        pairs = [(o, g) for o, g in zip(outputs, grads)
-                 if isinstance(o, mindtorch.Tensor) and o.requires_grad and g is not None]
+        pairs = [
+            (o, g)
+            for o, g in zip(outputs, grads)
+            if isinstance(o, mindtorch.Tensor) and o.requires_grad and g is not None
+        ]
         if not pairs:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
         mindtorch.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
@@ -52,11 +56,23 @@ class CheckpointFunction(Function):
         return (None, None) + tuple(grad_of.get(i) for i in range(len(args)))
 
 
-def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default", debug=False,
-               preserve_rng_state=True, **kwargs):
+def checkpoint(
+    function,
+    *args,
+    use_reentrant=None,
+    context_fn=None,
+    determinism_check="default",
+    debug=False,
+    preserve_rng_state=True,
+    **kwargs,
+):
     if use_reentrant is None:
-        warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
-                      "use_reentrant=False is recommended.", UserWarning, stacklevel=2)
+        warnings.warn(
+            "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
+            "use_reentrant=False is recommended.",
+            UserWarning,
+            stacklevel=2,
+        )
     if kwargs:
         run = (lambda f, kw: lambda *a: f(*a, **kw))(function, kwargs)
     else:
@@ -76,6 +92,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
             for j in range(start, end + 1):
                 x = functions[j](x)
             return x
+
         return forward
 
     end = -1

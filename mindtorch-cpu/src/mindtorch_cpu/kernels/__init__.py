@@ -1,10 +1,12 @@
 """CPU kernels by op family; each module exports KERNELS = {op name: kernel}."""
+
 from mindtorch.plugins import kernel_table  # noqa: F401  (the families import it from here)
 
 
 def all_kernels():
     # every family by name: a module missing from the wheel fails the load instead of shrinking the table
     from . import creation, fft, foreach, indexing, linalg, nn, pointwise, random, reduction
+
     table = {}
     for fam in (pointwise, reduction, indexing, creation, random, linalg, nn, foreach, fft):
         table.update(fam.KERNELS)

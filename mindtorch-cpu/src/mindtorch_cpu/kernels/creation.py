@@ -1,4 +1,5 @@
 """Factory and copy kernels."""
+
 import numpy as np
 
 from ..convert import TO_NP, arr, quiet, wrap
@@ -18,6 +19,7 @@ def empty_strided(m, size, stride, *args):
 
     from ..allocator import ALLOCATOR
     from ..convert import CPU
+
     isz = m.dtype.itemsize
     span = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
     st = ALLOCATOR.allocate(span * isz, CPU)
@@ -32,6 +34,7 @@ def full(m, size, value, *args):
 @kernel("arange.start_step")
 def arange(m, start, end, step, *args):
     from mindtorch.plugins import arange_params
+
     _, start, step, n = arange_params(start, end, step, m.dtype)
     dt = TO_NP[m.dtype]
     if m.dtype.is_floating_point:

@@ -1,4 +1,5 @@
 """Discrete Fourier transforms through numpy.fft (pocketfft; single precision stays single)."""
+
 import numpy as np
 from mindtorch.plugins import wrap_dims
 

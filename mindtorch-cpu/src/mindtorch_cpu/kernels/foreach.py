@@ -1,5 +1,6 @@
 """Optimizer updates over whole parameter lists: the single-tensor update's NumPy steps, in the same
 order and dtype (so results match it bit for bit), without an op dispatch per step and parameter."""
+
 import numpy as np
 
 from ..convert import arr, quiet
@@ -14,8 +15,23 @@ def _scaled_add(g, p, alpha):
 
 
 @kernel("_foreach_adam_")
-def foreach_adam(m, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
-                 weight_decay, eps, amsgrad, maximize, decoupled):
+def foreach_adam(
+    m,
+    params,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    lr,
+    beta1,
+    beta2,
+    weight_decay,
+    eps,
+    amsgrad,
+    maximize,
+    decoupled,
+):
     with quiet():
         for i, pt in enumerate(params):
             p, g, ea, es, st = arr(pt), arr(grads[i]), arr(exp_avgs[i]), arr(exp_avg_sqs[i]), arr(state_steps[i])
@@ -31,8 +47,8 @@ def foreach_adam(m, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state
             es *= beta2
             _addcmul_update(es, g, g, 1 - beta2)
             step = float(st)
-            step_size = lr / (1 - beta1 ** step)
-            bc2_sqrt = (1 - beta2 ** step) ** 0.5
+            step_size = lr / (1 - beta1**step)
+            bc2_sqrt = (1 - beta2**step) ** 0.5
             if amsgrad:
                 mx = arr(max_exp_avg_sqs[i])
                 np.maximum(mx, es, out=mx)
@@ -42,8 +58,13 @@ def foreach_adam(m, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state
             denom /= bc2_sqrt
             denom += eps
             _addcdiv_update(p, ea, denom, -step_size)
-    for t in list(params) + list(exp_avgs) + list(exp_avg_sqs) + list(state_steps) + \
-            (list(max_exp_avg_sqs) if amsgrad else []):
+    for t in (
+        list(params)
+        + list(exp_avgs)
+        + list(exp_avg_sqs)
+        + list(state_steps)
+        + (list(max_exp_avg_sqs) if amsgrad else [])
+    ):
         _bump(t)
 
 

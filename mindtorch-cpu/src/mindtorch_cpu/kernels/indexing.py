@@ -1,4 +1,5 @@
 """Indexing and joining kernels over NumPy views."""
+
 import numpy as np
 
 from ..convert import TO_NP, arr, wrap
@@ -47,13 +48,16 @@ def _both(name):
         def in_place(m, self, *args):
             fn(self, *args)
             return self
+
         KERNELS[name] = out_of_place
         KERNELS[ip] = in_place
         return fn
+
     return deco
 
 
 # --- advanced indexing ----------------------------------------------------------
+
 
 def _np_index(self, indices):
     key = []
@@ -105,6 +109,7 @@ def cat(m, tensors, dim=0):
 
 
 # --- gather / scatter -------------------------------------------------------------
+
 
 def _grid(index, dim):
     """Full coordinates addressed by a gather/scatter index along dim."""
@@ -189,6 +194,7 @@ _both("scatter_reduce.two")(_scatter_reduce)
 
 # --- index_select / index_add / index_copy / index_fill ---------------------------
 
+
 def _vec_index(index, size, dim, name):
     idx = arr(index).astype(np.int64).reshape(-1)
     if idx.size and ((idx < 0) | (idx >= size)).any():
@@ -247,6 +253,7 @@ _both("index_fill.int_Tensor")(_index_fill)
 
 # --- masked_fill -------------------------------------------------------------------
 
+
 def _masked_fill_out(m, self, mask, value):
     a = np.array(np.broadcast_to(arr(self), m.shape), dtype=TO_NP[m.dtype], copy=True)
     a[np.broadcast_to(arr(mask), m.shape)] = _v(value)
@@ -272,6 +279,7 @@ def argwhere(m, self):
 
 # --- tril / triu / flip / roll / repeat -------------------------------------------
 
+
 def _tri(fn):
     def out_of_place(m, self, diagonal=0):
         return wrap(fn(arr(self), diagonal), m.dtype)
@@ -280,6 +288,7 @@ def _tri(fn):
         a = arr(self)
         a[...] = fn(a, diagonal)
         return self
+
     return out_of_place, in_place
 
 
@@ -312,6 +321,7 @@ def repeat(m, self, repeats):
 
 # --- sort / topk -------------------------------------------------------------------
 
+
 def _argsort(a, axis, descending):
     if not descending:
         return np.argsort(a, axis=axis, kind="stable")
@@ -343,9 +353,11 @@ def topk(m, self, k, dim=-1, largest=True, sorted=True):
 
 # --- unique / searchsorted / bincount ------------------------------------------------
 
+
 @kernel("_unique")
 def unique(m, self, sorted=True, return_inverse=False, return_counts=False, dim=None):
     from mindtorch.plugins import dtypes as D
+
     a = arr(self)
     if dim is None:
         # NaN != NaN: PyTorch keeps every NaN as its own value
@@ -355,8 +367,11 @@ def unique(m, self, sorted=True, return_inverse=False, return_counts=False, dim=
         d = dim % max(a.ndim, 1)
         u, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)
-    return (wrap(np.ascontiguousarray(u), self.dtype), wrap(inv.astype(np.int64), D.int64),
-            wrap(cnt.astype(np.int64), D.int64))
+    return (
+        wrap(np.ascontiguousarray(u), self.dtype),
+        wrap(inv.astype(np.int64), D.int64),
+        wrap(cnt.astype(np.int64), D.int64),
+    )
 
 
 @kernel("searchsorted.Tensor", "searchsorted.Scalar")
@@ -378,6 +393,7 @@ def searchsorted(m, seq, self, out_int32=False, right=False, side=None, sorter=N
 @kernel("_bincount")
 def bincount(m, self, weights=None, minlength=0):
     from mindtorch.plugins import dtypes as D
+
     a = arr(self).astype(np.int64)
     if a.size and a.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")

@@ -1,4 +1,5 @@
 """Linear algebra kernels: NumPy's BLAS-backed matmul on the zero-copy views."""
+
 import numpy as np
 
 from ..convert import TO_NP, arr, wrap
@@ -41,6 +42,7 @@ def svdvals(m, a, driver=None):
 # --- decompositions and solvers (NumPy's LAPACK) --------------------------------------------------
 def _linalg_error(msg):
     from mindtorch.plugins import LinAlgError
+
     return LinAlgError(msg)
 
 
@@ -53,6 +55,7 @@ def _lapack(a, m):
 def _singular_order(x):
     """1-based index of the first zero pivot of an LU factorisation, as PyTorch's message reports it."""
     import scipy.linalg
+
     for mat in x.reshape((-1,) + x.shape[-2:]):
         try:
             _, u = scipy.linalg.lu(mat, permute_l=True)
@@ -70,8 +73,10 @@ def linalg_inv(m, A):
     try:
         return _out(np.linalg.inv(x), m)
     except np.linalg.LinAlgError:
-        raise _linalg_error(f"linalg.inv: The diagonal element {_singular_order(x)} is zero, the inversion could "
-                            "not be completed because the input matrix is singular.") from None
+        raise _linalg_error(
+            f"linalg.inv: The diagonal element {_singular_order(x)} is zero, the inversion could "
+            "not be completed because the input matrix is singular."
+        ) from None
 
 
 @kernel("linalg_slogdet")
@@ -99,9 +104,10 @@ def linalg_cholesky(m, A, upper=False):
         L = np.linalg.cholesky(x)
     except np.linalg.LinAlgError:
         order = _cholesky_failure(x)
-        raise _linalg_error(f"linalg.cholesky: The factorization could not be completed because the input is not "
-                            f"positive-definite (the leading minor of order {order} is not positive-definite).") \
-            from None
+        raise _linalg_error(
+            f"linalg.cholesky: The factorization could not be completed because the input is not "
+            f"positive-definite (the leading minor of order {order} is not positive-definite)."
+        ) from None
     return _out(np.swapaxes(L, -1, -2).conj() if upper else L, m)
 
 
@@ -147,11 +153,16 @@ def linalg_lstsq(m, A, B, rcond=None, driver=None):
         return _out(sol, m[0]), _out(np.zeros(m[1].shape), m[1]), _out(np.int64(rank), m[2]), _out(sv, m[3])
     sols, ranks, svs = [], [], []
     batch = x.shape[:-2]
-    for mat, rhs in zip(x.reshape((-1,) + x.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:]).reshape(
-            (-1,) + b.shape[-2:])):
+    for mat, rhs in zip(
+        x.reshape((-1,) + x.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    ):
         sol, _, rank, sv = np.linalg.lstsq(mat, rhs, rcond=rcond)
         sols.append(sol)
         ranks.append(rank)
         svs.append(sv)
-    return (_out(np.stack(sols).reshape(m[0].shape), m[0]), _out(np.zeros(m[1].shape), m[1]),
-            _out(np.array(ranks, np.int64).reshape(m[2].shape), m[2]), _out(np.stack(svs).reshape(m[3].shape), m[3]))
+    return (
+        _out(np.stack(sols).reshape(m[0].shape), m[0]),
+        _out(np.zeros(m[1].shape), m[1]),
+        _out(np.array(ranks, np.int64).reshape(m[2].shape), m[2]),
+        _out(np.stack(svs).reshape(m[3].shape), m[3]),
+    )

@@ -49,16 +49,26 @@ def _pad(a, padding, value=0):
 def _windows(a, kh, kw, ho, wo, stride, dilation):
     """(N, C, kh, kw, ho, wo) view of the (already padded) input."""
     sn, sc, sh, sw = a.strides
-    return as_strided(a, (a.shape[0], a.shape[1], kh, kw, ho, wo),
-                      (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1]), writeable=False)
+    return as_strided(
+        a,
+        (a.shape[0], a.shape[1], kh, kw, ho, wo),
+        (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0], sw * stride[1]),
+        writeable=False,
+    )
 
 
 def _cols(x, kh, kw, ho, wo, stride, padding, dilation):
     if native.usable(x) and x.ndim == 4:
         n, c = x.shape[:2]
         cols = ALLOCATOR.empty((n, c * kh * kw, ho * wo), np.float32)  # given back by the caller
-        row_blocks(lambda lo, hi: native.im2col(cols[lo:hi], x[lo:hi], (kh, kw), (ho, wo), stride,
-                                                (padding[0], padding[2]), dilation), n, cols[0].size, native.BLOCK)
+        row_blocks(
+            lambda lo, hi: native.im2col(
+                cols[lo:hi], x[lo:hi], (kh, kw), (ho, wo), stride, (padding[0], padding[2]), dilation
+            ),
+            n,
+            cols[0].size,
+            native.BLOCK,
+        )
         return cols
     a = _pad(x, padding)
     win = _windows(a, kh, kw, ho, wo, stride, dilation)
@@ -71,12 +81,13 @@ def conv2d(m, x, w, b, stride, padding, dilation, groups):
     a, wt = arr(x), arr(w)
     n, o, ho, wo = m.shape
     _, cg, kh, kw = wt.shape
-    cols = _cols(a, kh, kw, ho, wo, stride, padding, dilation)       # (N, C*kh*kw, L)
+    cols = _cols(a, kh, kw, ho, wo, stride, padding, dilation)  # (N, C*kh*kw, L)
     if groups == 1:
         out = np.matmul(wt.reshape(o, -1), cols, out=ALLOCATOR.empty((n, o, ho * wo), cols.dtype))  # (N, O, L)
     else:
-        out = np.matmul(wt.reshape(groups, o // groups, -1),
-                        cols.reshape(n, groups, cg * kh * kw, ho * wo))  # (N, G, O/G, L)
+        out = np.matmul(
+            wt.reshape(groups, o // groups, -1), cols.reshape(n, groups, cg * kh * kw, ho * wo)
+        )  # (N, G, O/G, L)
     ALLOCATOR.release(cols)
     out = out.reshape(n, o, ho, wo)
     if b is not None:
@@ -94,16 +105,23 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
     w3 = wt.reshape(groups, o // groups, cg * kh * kw)
     # a contiguous transposed weight keeps the batched matmul on BLAS
     g3d = dense(g3)
-    cols = np.matmul(np.ascontiguousarray(w3.transpose(0, 2, 1)), g3d,
-                     out=ALLOCATOR.empty((n, groups, cg * kh * kw, ho * wo), np.result_type(w3, g3d)))
+    cols = np.matmul(
+        np.ascontiguousarray(w3.transpose(0, 2, 1)),
+        g3d,
+        out=ALLOCATOR.empty((n, groups, cg * kh * kw, ho * wo), np.result_type(w3, g3d)),
+    )
     if g3d is not g3:
         ALLOCATOR.release(g3d)
     pt, pb, pl, pr = padding
     if native.usable(cols):
         c3 = cols.reshape(n, c * kh * kw, ho * wo)
         dxn = ALLOCATOR.empty((n, c, h, wd), np.float32)
-        row_blocks(lambda lo, hi: native.col2im(dxn[lo:hi], c3[lo:hi], (kh, kw), (ho, wo), stride, (pt, pl),
-                                                dilation), n, c3[0].size, native.BLOCK)
+        row_blocks(
+            lambda lo, hi: native.col2im(dxn[lo:hi], c3[lo:hi], (kh, kw), (ho, wo), stride, (pt, pl), dilation),
+            n,
+            c3[0].size,
+            native.BLOCK,
+        )
         ALLOCATOR.release(cols)
         return wrap(dxn, m.dtype)
     cols = cols.reshape(n, c, kh, kw, ho, wo)
@@ -111,10 +129,12 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
     dx = np.zeros((n, c, hp, wp), cols.dtype)
     sh, sw = stride
     dh, dw = dilation
-    for i in range(kh):           # col2im: one strided add per kernel tap
+    for i in range(kh):  # col2im: one strided add per kernel tap
         for j in range(kw):
-            dx[:, :, i * dh:i * dh + sh * (ho - 1) + 1:sh, j * dw:j * dw + sw * (wo - 1) + 1:sw] += cols[:, :, i, j]
-    return wrap(np.ascontiguousarray(dx[:, :, pt:pt + h, pl:pl + wd]), m.dtype)
+            dx[:, :, i * dh : i * dh + sh * (ho - 1) + 1 : sh, j * dw : j * dw + sw * (wo - 1) + 1 : sw] += cols[
+                :, :, i, j
+            ]
+    return wrap(np.ascontiguousarray(dx[:, :, pt : pt + h, pl : pl + wd]), m.dtype)
 
 
 @kernel("_conv2d_backward_weight")
@@ -151,8 +171,12 @@ def _pool_windows(a, ks, stride, padding, dilation, out_hw, fill):
     if ph or pw or extra_h or extra_w:
         a = np.pad(a, ((0, 0), (0, 0), (ph, ph + extra_h), (pw, pw + extra_w)), constant_values=fill)
     sn, sc, sh, sw = a.strides
-    return as_strided(a, (n, c, ho, wo, ks[0], ks[1]),
-                      (sn, sc, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1]), writeable=False)
+    return as_strided(
+        a,
+        (n, c, ho, wo, ks[0], ks[1]),
+        (sn, sc, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1]),
+        writeable=False,
+    )
 
 
 def _lowest(dt):
@@ -168,8 +192,12 @@ def max_pool2d(m, x, ks, stride, padding, dilation, ceil_mode):
     if native.usable(a) and a.ndim == 4:
         vals, idx = ALLOCATOR.empty((n * c, ho, wo), np.float32), ALLOCATOR.empty((n * c, ho, wo), np.int64)
         planes = a.reshape(n * c, h, w)
-        row_blocks(lambda lo, hi: native.max_pool2d(vals[lo:hi], idx[lo:hi], planes[lo:hi], ks, stride, padding,
-                                                    dilation), n * c, h * w, native.BLOCK)
+        row_blocks(
+            lambda lo, hi: native.max_pool2d(vals[lo:hi], idx[lo:hi], planes[lo:hi], ks, stride, padding, dilation),
+            n * c,
+            h * w,
+            native.BLOCK,
+        )
         return wrap(vals.reshape(mv.shape), mv.dtype), wrap(idx.reshape(mi.shape), mi.dtype)
     win = _pool_windows(a, ks, stride, padding, dilation, (ho, wo), _lowest(a.dtype))
     # one pass per kernel tap over strided views (no window copy, no argmax over tiny rows): the first
@@ -201,8 +229,9 @@ def max_pool2d_backward(m, g, x, kernel_size, stride, padding, dilation, ceil_mo
         ho, wo = ga.shape[-2:]
         out = ALLOCATOR.empty((n * c, h, w), np.float32)
         g3, i3 = ga.reshape(n * c, ho, wo), ia.reshape(n * c, ho, wo)
-        row_blocks(lambda lo, hi: native.max_pool2d_backward(out[lo:hi], g3[lo:hi], i3[lo:hi]), n * c, h * w,
-                   native.BLOCK)
+        row_blocks(
+            lambda lo, hi: native.max_pool2d_backward(out[lo:hi], g3[lo:hi], i3[lo:hi]), n * c, h * w, native.BLOCK
+        )
         return wrap(out.reshape(m.shape), m.dtype)
     plane = (np.arange(n * c, dtype=np.int64) * (h * w)).reshape(n, c, 1, 1)
     flat = (arr(indices) + plane).ravel()
@@ -221,6 +250,7 @@ def _avg_divisor(h, w, ho, wo, ks, stride, padding, count_include_pad, divisor_o
         start = np.maximum(start, 0)
         end = np.minimum(end, n)
         return full if count_include_pad else end - start
+
     return np.outer(counts(h, ho, ks[0], stride[0], padding[0]), counts(w, wo, ks[1], stride[1], padding[1]))
 
 
@@ -248,8 +278,8 @@ def avg_pool2d_backward(m, g, x, ks, stride, padding, ceil_mode, count_include_p
     dx = np.zeros((n, c, hp, wp), gd.dtype)
     for i in range(ks[0]):
         for j in range(ks[1]):
-            dx[:, :, i:i + stride[0] * (ho - 1) + 1:stride[0], j:j + stride[1] * (wo - 1) + 1:stride[1]] += gd
-    return wrap(np.ascontiguousarray(dx[:, :, ph:ph + h, pw:pw + w]).astype(TO_NP[m.dtype]), m.dtype)
+            dx[:, :, i : i + stride[0] * (ho - 1) + 1 : stride[0], j : j + stride[1] * (wo - 1) + 1 : stride[1]] += gd
+    return wrap(np.ascontiguousarray(dx[:, :, ph : ph + h, pw : pw + w]).astype(TO_NP[m.dtype]), m.dtype)
 
 
 def _adaptive_matrix(n, o, dtype):
@@ -348,7 +378,7 @@ def upsample2d_backward(m, g, input_size, mode, align_corners, scale_h, scale_w)
 def _norm_rows(x, k):
     a = _f(x)
     c = 1
-    for s in a.shape[a.ndim - k:]:
+    for s in a.shape[a.ndim - k :]:
         c *= s
     d = dense(a)  # a copy (a broadcast gradient) comes from the pool: the caller gives it back
     return d.reshape(-1, c), d if d is not a else None
@@ -390,6 +420,7 @@ def _norm_forward(x, normalized_shape, w, b, eps, center):
             yb *= wv
         if bv is not None:
             yb += bv
+
     row_blocks(run, n, c, rows_per_call(fused))
     ALLOCATOR.release(x_copy)
     return y.reshape(x.shape), mean, rstd
@@ -429,6 +460,7 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
         if center:
             o -= _row_mean(gx, ones)
         o *= rb
+
     row_blocks(run, n, c, rows_per_call(fused))
     parts = [partial[lo] for lo in sorted(partial)]
     gw = np.sum([p[0] for p in parts], axis=0) if parts else np.zeros(c, dt)
@@ -484,11 +516,11 @@ def batch_norm(m, x, w, b, rm, rv, training, momentum, eps):
         cnt = a.size // a.shape[1]
         if rm is not None:
             r = arr(rm)
-            r *= (1 - momentum)
+            r *= 1 - momentum
             r += momentum * mean
         if rv is not None:
             r = arr(rv)
-            r *= (1 - momentum)
+            r *= 1 - momentum
             r += momentum * var * (cnt / max(cnt - 1, 1))
     else:
         mean = arr(rm).astype(a.dtype)
@@ -644,8 +676,7 @@ def nll_loss(m, x, target, weight, reduction, ignore_index):
         out = np.float64(losses.sum(dtype=np.float64)) / total if total else np.float64("nan")
     else:
         out = losses.sum(dtype=np.float64)
-    return wrap(np.asarray(out, TO_NP[m[0].dtype]), m[0].dtype), wrap(np.asarray(total, TO_NP[m[1].dtype]),
-                                                                     m[1].dtype)
+    return wrap(np.asarray(out, TO_NP[m[0].dtype]), m[0].dtype), wrap(np.asarray(total, TO_NP[m[1].dtype]), m[1].dtype)
 
 
 @kernel("_nll_loss_backward")
@@ -676,6 +707,7 @@ def _rows_apply(block_fn, out2, *ins2, scratch=False):
     def run(lo, hi):
         tmp = np.empty((hi - lo, c), out2.dtype) if scratch else None
         block_fn(out2[lo:hi], *[a[lo:hi] for a in ins2], tmp, ones)
+
     row_blocks(run, n, c, rows_per_call(native.usable(out2, *ins2)))
 
 
@@ -751,11 +783,14 @@ def cross_entropy_backward(m, g, log_probs, target, weight, reduction, ignore_in
     coef = coef.astype(dt, copy=False)
     if native.usable(lp, coef) and lp.ndim == 2:
         out = ALLOCATOR.empty(lp.shape, dt)
-        row_blocks(lambda lo, hi: native.cross_entropy_backward(out[lo:hi], lp[lo:hi], coef[lo:hi], safe[lo:hi]),
-                   *lp.shape, native.BLOCK)
+        row_blocks(
+            lambda lo, hi: native.cross_entropy_backward(out[lo:hi], lp[lo:hi], coef[lo:hi], safe[lo:hi]),
+            *lp.shape,
+            native.BLOCK,
+        )
         return wrap(out, m.dtype)
     with quiet():
-        out = np.exp(lp, dtype=dt)          # d/dlogits = coef * (softmax - one_hot), in one pass
+        out = np.exp(lp, dtype=dt)  # d/dlogits = coef * (softmax - one_hot), in one pass
         out *= coef[:, None]
         out[np.arange(out.shape[0]), safe] -= coef
     return wrap(out, m.dtype)

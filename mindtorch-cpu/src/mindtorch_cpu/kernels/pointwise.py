@@ -1,4 +1,5 @@
 """Pointwise kernels: NumPy ufuncs over zero-copy views, in the dtype core's rules chose."""
+
 import math
 
 import numpy as np
@@ -22,9 +23,9 @@ def _scipy_special():
         _SPECIAL.append(special)
     return _SPECIAL[0]
 
+
 KERNELS, kernel = kernel_table()
 _F32 = np.dtype(np.float32)
-
 
 
 def _v(x):
@@ -64,6 +65,7 @@ def _inplace(name):
         r = fn(m, a, *rest)
         np.copyto(arr(a), arr(r), casting="unsafe")
         return a
+
     KERNELS[name + "_"] = in_place
     return in_place
 
@@ -83,8 +85,10 @@ def _binary(ufunc, name, inplace=True):
             if _small(x) and _small(y):
                 return wrap(ufunc(x, y, dtype=dt), m.dtype)
             return wrap(par_ufunc(ufunc, dt, x, y), m.dtype)
+
     KERNELS[name] = out_of_place
     if inplace:
+
         def in_place(m, a, b, *rest):
             x = arr(a)
             dt = _cdt(m.dtype)
@@ -94,6 +98,7 @@ def _binary(ufunc, name, inplace=True):
                 else:
                     np.copyto(x, ufunc(x, _o(b, dt), dtype=dt), casting="unsafe")
             return a
+
         KERNELS[name + "_"] = in_place
 
 
@@ -221,8 +226,13 @@ _binary(np.minimum, "minimum", inplace=False)
 _binary(np.fmax, "fmax", inplace=False)
 _binary(np.fmin, "fmin", inplace=False)
 
-for _uf, _name in ((np.gcd, "gcd"), (np.lcm, "lcm"), (np.hypot, "hypot"), (np.copysign, "copysign"),
-                   (np.nextafter, "nextafter")):
+for _uf, _name in (
+    (np.gcd, "gcd"),
+    (np.lcm, "lcm"),
+    (np.hypot, "hypot"),
+    (np.copysign, "copysign"),
+    (np.nextafter, "nextafter"),
+):
     _binary(_uf, _name)
 _nextafter_f32 = KERNELS["nextafter"]
 
@@ -280,6 +290,7 @@ def _compare(ufunc, *names):
             return wrap(ufunc(x, y), D.bool_)
         dt = _cdt(D.result_type(a, b))
         return wrap(ufunc(_o(a, dt), _o(b, dt)), D.bool_)
+
     for n in names:
         KERNELS[n] = k
     _inplace(names[0])
@@ -319,6 +330,7 @@ def _shift(ufunc, name):
             fill = np.where(x < 0, -1, 0).astype(dt) if name == "bitwise_right_shift" else np.zeros((), dt)
             r = np.where(big, fill, r)
         return wrap(r, m.dtype)
+
     _inplace(name)
 
 
@@ -384,6 +396,7 @@ def _fast_inplace(name, update):
                 update(x, _o(b, dt), _o(c, dt) if rest else c, scalar)
             return a
         return general(m, a, b, c, *rest)
+
     KERNELS[name] = kernel
 
 
@@ -416,8 +429,12 @@ _fast_inplace("addcmul_", _addcmul_update)
 _fast_inplace("addcdiv_", _addcdiv_update)
 
 
-_BITS = {np.dtype(np.float32): np.dtype(np.int32), np.dtype(np.float64): np.dtype(np.int64),
-         np.dtype(np.int32): np.dtype(np.int32), np.dtype(np.int64): np.dtype(np.int64)}
+_BITS = {
+    np.dtype(np.float32): np.dtype(np.int32),
+    np.dtype(np.float64): np.dtype(np.int64),
+    np.dtype(np.int32): np.dtype(np.int32),
+    np.dtype(np.int64): np.dtype(np.int64),
+}
 
 
 def _where_bits(cond, x, y, dt):
@@ -518,6 +535,7 @@ def _unary(name, fn, inplace=True):
         with quiet():
             r = fn(arr(a), _F32 if m.dtype in _HALF else TO_NP[m.dtype], *rest)
         return wrap(r, m.dtype)
+
     KERNELS[name] = k
     if inplace:
         _inplace(name)
@@ -591,23 +609,56 @@ def _sigmoid(x, dt):
 
 
 _UNARY = {
-    "neg": _uf(np.negative), "negative": _uf(np.negative), "conj_physical": lambda x, dt: np.conj(x).astype(dt, copy=False), "abs": _uf(np.abs), "absolute": _uf(np.abs),
-    "sign": _sign, "sgn": _sgn,
-    "exp": _uf(np.exp), "exp2": _uf(np.exp2), "expm1": _uf(np.expm1), "log": _uf(np.log), "log2": _uf(np.log2),
-    "log10": _uf(np.log10), "log1p": _uf(np.log1p), "sqrt": _uf(np.sqrt),
+    "neg": _uf(np.negative),
+    "negative": _uf(np.negative),
+    "conj_physical": lambda x, dt: np.conj(x).astype(dt, copy=False),
+    "abs": _uf(np.abs),
+    "absolute": _uf(np.abs),
+    "sign": _sign,
+    "sgn": _sgn,
+    "exp": _uf(np.exp),
+    "exp2": _uf(np.exp2),
+    "expm1": _uf(np.expm1),
+    "log": _uf(np.log),
+    "log2": _uf(np.log2),
+    "log10": _uf(np.log10),
+    "log1p": _uf(np.log1p),
+    "sqrt": _uf(np.sqrt),
     "rsqrt": lambda x, dt: np.divide(1, np.sqrt(x, dtype=dt), dtype=dt),
-    "square": _uf(np.square), "reciprocal": lambda x, dt: np.divide(1, x, dtype=dt),
-    "sin": _uf(np.sin), "cos": _uf(np.cos), "tan": _uf(np.tan), "asin": _uf(np.arcsin),
-    "acos": _uf(np.arccos), "atan": _uf(np.arctan), "sinh": _uf(np.sinh), "cosh": _uf(np.cosh),
-    "tanh": _uf(np.tanh), "asinh": _uf(np.arcsinh), "acosh": _uf(np.arccosh), "atanh": _uf(np.arctanh),
-    "arcsin": _uf(np.arcsin), "arccos": _uf(np.arccos), "arctan": _uf(np.arctan), "arcsinh": _uf(np.arcsinh),
-    "arccosh": _uf(np.arccosh), "arctanh": _uf(np.arctanh),
-    "sigmoid": _sigmoid, "erf": _erf, "erfc": _erfc, "erfinv": _erfinv, "lgamma": _lgamma, "digamma": _digamma,
-    "floor": _keep_int(np.floor), "ceil": _keep_int(np.ceil), "trunc": _keep_int(np.trunc),
+    "square": _uf(np.square),
+    "reciprocal": lambda x, dt: np.divide(1, x, dtype=dt),
+    "sin": _uf(np.sin),
+    "cos": _uf(np.cos),
+    "tan": _uf(np.tan),
+    "asin": _uf(np.arcsin),
+    "acos": _uf(np.arccos),
+    "atan": _uf(np.arctan),
+    "sinh": _uf(np.sinh),
+    "cosh": _uf(np.cosh),
+    "tanh": _uf(np.tanh),
+    "asinh": _uf(np.arcsinh),
+    "acosh": _uf(np.arccosh),
+    "atanh": _uf(np.arctanh),
+    "arcsin": _uf(np.arcsin),
+    "arccos": _uf(np.arccos),
+    "arctan": _uf(np.arctan),
+    "arcsinh": _uf(np.arcsinh),
+    "arccosh": _uf(np.arccosh),
+    "arctanh": _uf(np.arctanh),
+    "sigmoid": _sigmoid,
+    "erf": _erf,
+    "erfc": _erfc,
+    "erfinv": _erfinv,
+    "lgamma": _lgamma,
+    "digamma": _digamma,
+    "floor": _keep_int(np.floor),
+    "ceil": _keep_int(np.ceil),
+    "trunc": _keep_int(np.trunc),
     "fix": _keep_int(np.trunc),
     "frac": lambda x, dt: np.subtract(x, np.trunc(x, dtype=dt), dtype=dt),
-    "relu": lambda x, dt: _compiled(native.relu, x) if _compiled_ok(x, dt)
-    else np.maximum(x, np.zeros((), dt), dtype=dt),
+    "relu": lambda x, dt: (
+        _compiled(native.relu, x) if _compiled_ok(x, dt) else np.maximum(x, np.zeros((), dt), dtype=dt)
+    ),
     "silu": lambda x, dt: np.multiply(x, _sigmoid(x, dt), dtype=dt),
     "mish": lambda x, dt: np.multiply(x, np.tanh(_softplus(x.astype(dt, copy=False), 1, 20)), dtype=dt),
 }
@@ -685,14 +736,14 @@ _pred("isreal", lambda x: np.isreal(x) if x.dtype.kind == "c" else np.ones(x.sha
 _AS_P = 0.3275911 / math.sqrt(2.0)
 _AS_C = tuple(0.5 * c for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592))
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_SIGN_BIT = np.int32(-2 ** 31)
+_SIGN_BIT = np.int32(-(2**31))
 
 
 def _phi_tail(x, a, t, e):
     """t <- Phi(-|x|), e <- exp(-x^2/2), a <- |x| (float32 blocks)."""
     np.abs(x, out=a)
     np.add(a, 1.0 / _AS_P, out=t)
-    np.divide(1.0 / _AS_P, t, out=t)   # t = 1 / (1 + p|x|)
+    np.divide(1.0 / _AS_P, t, out=t)  # t = 1 / (1 + p|x|)
     np.multiply(t, _AS_C[0], out=e)
     for c in _AS_C[1:]:
         e += c
@@ -700,7 +751,7 @@ def _phi_tail(x, a, t, e):
     np.multiply(x, x, out=t)
     t *= -0.5
     np.exp(t, out=t)
-    np.multiply(t, e, out=e)           # e = Phi(-|x|), t = exp(-x^2/2)
+    np.multiply(t, e, out=e)  # e = Phi(-|x|), t = exp(-x^2/2)
     return e, t
 
 
@@ -746,10 +797,10 @@ def _gelu_tanh_backward_block(out, g, x, a, t, e):
     t += 1.0
     t *= x
     t *= k
-    np.tanh(t, out=t)             # tanh(inner)
+    np.tanh(t, out=t)  # tanh(inner)
     a *= 3 * 0.044715
     a += 1.0
-    a *= k                        # d inner / dx
+    a *= k  # d inner / dx
     np.multiply(t, t, out=e)
     np.subtract(1.0, e, out=e)
     e *= a
@@ -810,8 +861,7 @@ def _low_precision(d):
 def gelu(m, x, approximate="none"):
     if _low_precision(m.dtype):
         tanh = approximate == "tanh"
-        return _fused_elementwise(_gelu_tanh_block if tanh else _gelu_block,
-                                  lambda o, a: native.gelu(o, a, tanh), m, x)
+        return _fused_elementwise(_gelu_tanh_block if tanh else _gelu_block, lambda o, a: native.gelu(o, a, tanh), m, x)
     with quiet():
         return wrap(_gelu(arr(x), TO_NP[m.dtype], approximate), m.dtype)
 
@@ -831,8 +881,11 @@ def gelu_backward(m, g, x, approximate="none"):
         return wrap(_gelu_backward_ref(g.astype(dt, copy=False), x, dt, approximate), m.dtype)
 
 
-_unary("softplus", lambda x, dt, beta=1, threshold=20: _softplus(x.astype(dt, copy=False), beta, threshold)
-       .astype(dt, copy=False), inplace=False)
+_unary(
+    "softplus",
+    lambda x, dt, beta=1, threshold=20: _softplus(x.astype(dt, copy=False), beta, threshold).astype(dt, copy=False),
+    inplace=False,
+)
 
 
 def _elu(x, dt, alpha=1.0, scale=1, input_scale=1):
@@ -843,8 +896,10 @@ def _elu(x, dt, alpha=1.0, scale=1, input_scale=1):
 
 _unary("elu", _elu)
 _unary("leaky_relu", lambda x, dt, slope=0.01: np.where(x > 0, x, x * slope).astype(dt, copy=False))
-_unary("hardtanh", lambda x, dt, lo=-1, hi=1: np.clip(x, np.asarray(lo).astype(dt), np.asarray(hi).astype(dt))
-       .astype(dt, copy=False))
+_unary(
+    "hardtanh",
+    lambda x, dt, lo=-1, hi=1: np.clip(x, np.asarray(lo).astype(dt), np.asarray(hi).astype(dt)).astype(dt, copy=False),
+)
 
 
 @kernel("isclose")
@@ -857,8 +912,10 @@ def isclose(m, a, b, rtol=1e-5, atol=1e-8, equal_nan=False):
 
 def _incomplete_gamma(scipy_name):
     """The regularized incomplete gamma functions, from scipy (computed in float64)."""
+
     def out_of_place(m, a, x, *rest):
         import scipy.special
+
         with quiet():
             r = getattr(scipy.special, scipy_name)(_o(a, np.float64), _o(x, np.float64))
         return wrap(np.asarray(r, dtype=TO_NP[m.dtype]), m.dtype)
@@ -866,6 +923,7 @@ def _incomplete_gamma(scipy_name):
     def in_place(m, a, x, *rest):
         np.copyto(arr(a), arr(out_of_place(m, a, x)), casting="unsafe")
         return a
+
     return out_of_place, in_place
 
 

@@ -1,4 +1,5 @@
 """Random sampling kernels: NumPy draws from the device generator's bit stream."""
+
 import numpy as np
 from mindtorch.plugins import dtypes as D, generator_state, random_bounds
 
@@ -9,7 +10,6 @@ KERNELS, kernel = kernel_table()
 
 # mantissa bits (with the implicit one): uniforms on this grid are exact in the dtype and never round to 1
 _MANT = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
-
 
 
 def _rng(generator):
@@ -46,8 +46,9 @@ def _fill(t, values):
 @kernel("rand")
 def rand(m, size, generator=None, *rest):
     if m.dtype.is_complex:  # both parts uniform on [0, 1)
-        return wrap(_as_complex(_uniform01(_rng(generator), tuple(m.shape) + (2,), m.dtype.to_real()), m.dtype),
-                    m.dtype)
+        return wrap(
+            _as_complex(_uniform01(_rng(generator), tuple(m.shape) + (2,), m.dtype.to_real()), m.dtype), m.dtype
+        )
     return wrap(_uniform01(_rng(generator), m.shape, m.dtype).astype(TO_NP[m.dtype]), m.dtype)
 
 
@@ -57,8 +58,11 @@ def randn(m, size, generator=None, *rest):
 
 
 def _integers(rng, low, high, shape):
-    return rng.integers(low, high, size=shape, dtype=np.int64) if high <= 2 ** 63 else \
-        rng.integers(low, high, size=shape, dtype=np.uint64)
+    return (
+        rng.integers(low, high, size=shape, dtype=np.int64)
+        if high <= 2**63
+        else rng.integers(low, high, size=shape, dtype=np.uint64)
+    )
 
 
 @kernel("randint.low")
@@ -122,8 +126,11 @@ def multinomial(m, self, num_samples, replacement=False, generator=None):
         cdf = np.cumsum(rows / total, axis=1)
         cdf[:, -1] = 1.0
         u = rng.random((rows.shape[0], num_samples))
-        out = np.stack([np.searchsorted(c, x, side="right") for c, x in zip(cdf, u)]) if rows.shape[0] else \
-            np.zeros((0, num_samples), np.int64)
+        out = (
+            np.stack([np.searchsorted(c, x, side="right") for c, x in zip(cdf, u)])
+            if rows.shape[0]
+            else np.zeros((0, num_samples), np.int64)
+        )
         out = np.minimum(out, rows.shape[1] - 1)
     else:
         # exponential race: the k smallest Exp(1)/p keys are a draw without replacement

@@ -1,4 +1,5 @@
 """Reduction kernels: NumPy reductions run directly on the zero-copy views."""
+
 import numpy as np
 from mindtorch.plugins import dtypes as _D
 
@@ -11,7 +12,6 @@ from . import kernel_table
 KERNELS, kernel = kernel_table()
 
 _LOW = (np.dtype(np.float16),)  # accumulate half precision in float32, as PyTorch does
-
 
 
 def axes(dim, ndim):
@@ -74,7 +74,7 @@ def blas_sum(x, ax):
     k = len(ax)
     if ax == tuple(range(nd - k, nd)):
         inner = 1
-        for s in x.shape[nd - k:]:
+        for s in x.shape[nd - k :]:
             inner *= s
         if inner > BLAS_SUM_MAX or inner < 8:
             return None
@@ -98,8 +98,8 @@ def blas_full_sum(x):
     flat = x.reshape(-1)
     k = 1024
     m = flat.size // k
-    total = np.matmul(flat[:m * k].reshape(m, k), _ones(k, x.dtype)).sum(dtype=np.float64)
-    return x.dtype.type(total + flat[m * k:].sum(dtype=np.float64))
+    total = np.matmul(flat[: m * k].reshape(m, k), _ones(k, x.dtype)).sum(dtype=np.float64)
+    return x.dtype.type(total + flat[m * k :].sum(dtype=np.float64))
 
 
 @kernel("sum")
@@ -143,6 +143,7 @@ def prod(m, a, dim=None, keepdim=False, dtype=None):
 def _full(fn):
     def k(m, a):
         return _out(fn(arr(a)), m)
+
     return k
 
 
@@ -162,6 +163,7 @@ def _dim_kernel(valfn, argfn):
             idx = np.squeeze(idx, d)
             vals = np.squeeze(vals, d)
         return _out(vals, m[0]), _out(idx, m[1])
+
     return k
 
 
@@ -173,6 +175,7 @@ def _amax(fn):
     def k(m, a, dim=(), keepdim=False):
         x = arr(a)
         return _out(fn(x, axis=axes(dim, x.ndim), keepdims=keepdim), m)
+
     return k
 
 
@@ -186,6 +189,7 @@ def _arg(fn):
         if dim is None or x.ndim == 0:
             return _out(fn(x), m)
         return _out(fn(x, axis=dim % x.ndim, keepdims=keepdim), m)
+
     return k
 
 
@@ -205,7 +209,7 @@ def _var(m, a, dim=None, correction=None, keepdim=False):
     with quiet():
         mu = np.mean(x, axis=ax, keepdims=True, dtype=acc)
         dev = x - mu
-        sq = (dev.real ** 2 + dev.imag ** 2) if np.iscomplexobj(dev) else dev * dev
+        sq = (dev.real**2 + dev.imag**2) if np.iscomplexobj(dev) else dev * dev
         ss = np.sum(sq, axis=ax, keepdims=keepdim)
         r = ss / max(0, n - c)
     return r
@@ -240,6 +244,7 @@ def _logical(fn):
     def k(m, a, dim=None, keepdim=False):
         x = arr(a)
         return _out(fn(x, axis=axes(dim, x.ndim), keepdims=keepdim), m)
+
     return k
 
 
@@ -262,6 +267,7 @@ def _cum(fn):
         # PyTorch accumulates 16-bit floats in float32 (a float16 running sum would stop at 2048)
         acc = np.float32 if nd.name in ("float16", "bfloat16") else nd
         return _out(fn(x, axis=dim % x.ndim, dtype=acc).astype(nd, copy=False), m)
+
     return k
 
 
@@ -310,6 +316,7 @@ def _fused_rows(block_fn, m, dim, *ts, scratch=False):
     def run(lo, hi):
         tmp = np.empty((hi - lo, c), dt) if scratch else None
         block_fn(out[lo:hi], *[r[lo:hi] for r in rows], tmp, ones)
+
     with quiet():
         row_blocks(run, n, c, rows_per_call(native.usable(out, *rows)))
     return _out(back(out), m)
@@ -372,6 +379,7 @@ def _softmax_bwd(block_fn, scratch):
             return r
         ga = arr(g).astype(_wide(TO_NP[m.dtype]), copy=False)  # 0-dim: the gradient is 0; empty: empty
         return _out(ga - ga, m)
+
     return k
 
 
@@ -394,15 +402,18 @@ def vector_norm(m, a, ord=2, dim=None, keepdim=False, dtype=None):
     elif ord == 1:
         r = np.sum(ab, axis=ax_all, keepdims=keepdim)
     elif ord == float("inf"):
-        r = np.max(ab, axis=ax_all, keepdims=keepdim, initial=0) if x.size == 0 else \
-            np.max(ab, axis=ax_all, keepdims=keepdim)
+        r = (
+            np.max(ab, axis=ax_all, keepdims=keepdim, initial=0)
+            if x.size == 0
+            else np.max(ab, axis=ax_all, keepdims=keepdim)
+        )
     elif ord == float("-inf"):
         r = np.min(ab, axis=ax_all, keepdims=keepdim)
     elif ord == 0:
         r = np.sum(ab != 0, axis=ax_all, keepdims=keepdim)
     else:
         with quiet():
-            r = np.sum(ab ** ord, axis=ax_all, keepdims=keepdim) ** (1.0 / ord)
+            r = np.sum(ab**ord, axis=ax_all, keepdims=keepdim) ** (1.0 / ord)
     return _out(r, m)
 
 

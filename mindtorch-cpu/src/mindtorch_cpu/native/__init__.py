@@ -5,6 +5,7 @@ and otherwise run their NumPy kernels. Each call works on one block; ctypes drop
 call, so blocks run in parallel on the backend's thread pool. MINDTORCH_CPU_NATIVE=0 turns the
 library off (the NumPy kernels then run everywhere).
 """
+
 import ctypes
 import os
 from pathlib import Path
@@ -125,8 +126,9 @@ def norm_backward(dx, g, x, mean, rstd, w, dw, db, center):
     """dx of the rows; dw / db (zeroed by the caller, or None) accumulate this block's sums."""
     d = x.shape[1]
     tmp = np.empty(2 * d, F32)
-    LIB.mt_norm_backward_f32(_p(g), _p(x), _p(mean), _p(rstd), _p(w), _p(dx), _p(dw), _p(db), _p(tmp),
-                             x.shape[0], d, int(center))
+    LIB.mt_norm_backward_f32(
+        _p(g), _p(x), _p(mean), _p(rstd), _p(w), _p(dx), _p(dw), _p(db), _p(tmp), x.shape[0], d, int(center)
+    )
 
 
 def cross_entropy_backward(out, logp, coef, target):
@@ -138,14 +140,16 @@ def cross_entropy_backward(out, logp, coef, target):
 def max_pool2d(y, idx, x, ks, stride, padding, dilation):
     """Max and its flat in-plane index over windows of x (planes, h, w) into y / idx (planes, ho, wo)."""
     planes, h, w = x.shape
-    LIB.mt_max_pool2d_f32(_p(x), _p(y), _p(idx), planes, h, w, y.shape[1], y.shape[2], *ks, *stride, *padding,
-                          *dilation)
+    LIB.mt_max_pool2d_f32(
+        _p(x), _p(y), _p(idx), planes, h, w, y.shape[1], y.shape[2], *ks, *stride, *padding, *dilation
+    )
 
 
 def max_pool2d_backward(dx, g, idx):
     """dx (planes, h, w) = the gradients g (planes, ho, wo) added at their indices."""
-    LIB.mt_max_pool2d_backward_f32(_p(g), _p(idx), _p(dx), dx.shape[0], dx.shape[1] * dx.shape[2],
-                                   g.shape[1] * g.shape[2])
+    LIB.mt_max_pool2d_backward_f32(
+        _p(g), _p(idx), _p(dx), dx.shape[0], dx.shape[1] * dx.shape[2], g.shape[1] * g.shape[2]
+    )
 
 
 # --- convolution: blocks of whole images ----------------------------------------------------------------

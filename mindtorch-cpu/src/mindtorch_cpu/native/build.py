@@ -7,6 +7,7 @@ editable mode gets the libraries beside the source. x86_64 gets two builds, a ba
 one for x86-64-v3 (AVX2 + FMA), picked at load time by the CPU's features. Without a compiler
 nothing is built and the backend runs its NumPy kernels. The compiler is $CC or ``cc``.
 """
+
 import os
 import platform
 import shlex
@@ -18,8 +19,18 @@ HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "kernels.c"
 # -fno-trapping-math / -fno-math-errno only let comparisons and selects vectorise; results are
 # unchanged (no -ffast-math: NaN and infinity behave as IEEE says)
-FLAGS = ["-O3", "-fPIC", "-shared", "-std=gnu11", "-fvisibility=hidden", "-fno-trapping-math",
-         "-fno-math-errno", "-Wall", "-Wextra", "-Wno-psabi"]
+FLAGS = [
+    "-O3",
+    "-fPIC",
+    "-shared",
+    "-std=gnu11",
+    "-fvisibility=hidden",
+    "-fno-trapping-math",
+    "-fno-math-errno",
+    "-Wall",
+    "-Wextra",
+    "-Wno-psabi",
+]
 
 
 def variants():
@@ -42,8 +53,10 @@ def build(outdir=HERE, quiet=False):
         try:
             subprocess.run(cmd, check=True, capture_output=quiet)
         except (OSError, subprocess.CalledProcessError) as e:
-            print(f"mindtorch-cpu: fused kernels not built ({' '.join(cmd)}: {e}); "
-                  "the NumPy kernels will be used", file=sys.stderr)
+            print(
+                f"mindtorch-cpu: fused kernels not built ({' '.join(cmd)}: {e}); the NumPy kernels will be used",
+                file=sys.stderr,
+            )
             tmp.unlink(missing_ok=True)
             continue
         os.replace(tmp, out / name)

@@ -6,6 +6,7 @@ Search order, first hit wins per library:
   LD_LIBRARY_PATH                                         each directory
   /usr/local/Ascend/ascend-toolkit/latest                 the standard install prefix
 """
+
 import ctypes
 import os
 import platform
@@ -13,8 +14,10 @@ import platform
 LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libopapi.so")
 OPTIONAL = ("libhccl.so",)  # collectives: needed by torch.distributed's hccl backend only
 STANDARD_PREFIX = "/usr/local/Ascend/ascend-toolkit/latest"
-SETUP_HINT = ("install the CANN toolkit and run `source /usr/local/Ascend/ascend-toolkit/set_env.sh` "
-              "(or set ASCEND_HOME_PATH / MINDTORCH_NPU_LIB_DIR to the directory holding libascendcl.so)")
+SETUP_HINT = (
+    "install the CANN toolkit and run `source /usr/local/Ascend/ascend-toolkit/set_env.sh` "
+    "(or set ASCEND_HOME_PATH / MINDTORCH_NPU_LIB_DIR to the directory holding libascendcl.so)"
+)
 
 
 def _roots(root):
@@ -60,7 +63,8 @@ class Libraries:
             return
         try:  # order matters: opapi resolves symbols of the other two
             self.ascendcl, self.nnopbase, self.opapi = (
-                ctypes.CDLL(self.located[lib][0], mode=ctypes.RTLD_GLOBAL) for lib in LIBRARIES)
+                ctypes.CDLL(self.located[lib][0], mode=ctypes.RTLD_GLOBAL) for lib in LIBRARIES
+            )
         except OSError as exc:
             self.error = f"CANN libraries could not be loaded: {exc}; {SETUP_HINT}"
 
@@ -78,5 +82,7 @@ class Libraries:
         return self.error is None
 
     def describe(self):
-        return {lib: (path if path else f"missing ({where})") + (f" [{where}]" if path else "")
-                for lib, (path, where) in self.located.items()}
+        return {
+            lib: (path if path else f"missing ({where})") + (f" [{where}]" if path else "")
+            for lib, (path, where) in self.located.items()
+        }

@@ -4,6 +4,7 @@ Kernels follow core's calling convention, kernel(meta, *bound args); `meta` carr
 dtype from core's shape rule, so a kernel allocates its output and launches. Each family module exports
 KERNELS = {op name: kernel}; an op is registered by exactly one family. `_common` holds what they share.
 """
+
 from . import creation, foreach, indexing, linalg, nn, pointwise, random, reduction, shape, sorting
 from ._common import contiguous  # noqa: F401  (copy.py's to_host densifies strided tensors with it)
 

@@ -1,6 +1,7 @@
 """What the kernel families share: tensor views and copies, the host reads a kernel needs (one sync each), a
 unary operator run through a dtype the chip's operator takes, and the one dispatcher of binary operators
 between a tensor and a tensor or a number (the tensor-tensor, tensor-scalar and number-first forms)."""
+
 from mindtorch.plugins import Tensor, dtypes as D, make_tensor
 
 from .. import chips
@@ -8,6 +9,7 @@ from ..aclnn import DType, IntArray, launch, launch_rewriting_out, scalar_for
 from ..copy import COPY, empty
 
 # --- tensors: views, dense copies, casts -----------------------------------------------------------
+
 
 def numel(t):
     n = 1
@@ -18,8 +20,9 @@ def numel(t):
 
 def view(t, shape, stride, offset=None):
     """A view of t's storage (t's own offset unless one is given)."""
-    return make_tensor(t._storage, tuple(shape), tuple(stride), t._offset if offset is None else offset, t.dtype,
-                       t.device)
+    return make_tensor(
+        t._storage, tuple(shape), tuple(stride), t._offset if offset is None else offset, t.dtype, t.device
+    )
 
 
 def is_contiguous(t):
@@ -50,8 +53,8 @@ def mT(t):
 def move_dims(t, start, count, to):
     """t with its dims [start, start + count) moved to position `to` (a view)."""
     order = list(range(len(t._shape)))
-    block = order[start:start + count]
-    rest = order[:start] + order[start + count:]
+    block = order[start : start + count]
+    rest = order[:start] + order[start + count :]
     order = rest[:to] + block + rest[to:]
     return view(t, [t._shape[i] for i in order], [t._stride[i] for i in order])
 
@@ -77,17 +80,20 @@ def scalar_tensor(value, dtype, device):
     # the number keeps its category (bool / int64 / default float), as a wrapped number does in PyTorch;
     # within the tensor's category it takes the tensor's dtype, so it never widens the result
     dt = D.bool_ if isinstance(value, bool) else D.int64 if isinstance(value, int) else D.float32
-    if (dt.is_floating_point and dtype.is_floating_point) or (dt is D.int64 and not dtype.is_floating_point
-                                                            and dtype is not D.bool_):
+    if (dt.is_floating_point and dtype.is_floating_point) or (
+        dt is D.int64 and not dtype.is_floating_point and dtype is not D.bool_
+    ):
         dt = dtype
     return fill(empty((), dt, device), value)
 
 
 def in_place_by_copy(out_of_place):
     """The in-place kernel of an op whose operator has no in-place form: the result copied over self."""
+
     def in_place(m, a, *args):
         launch("InplaceCopy", a, out_of_place(m, a, *args))
         return a
+
     return in_place
 
 
@@ -97,6 +103,7 @@ def device_of(rest):
 
 
 # --- host reads: one stream wait each ----------------------------------------------------------------
+
 
 def host_values(t, dtype=None):
     """t's values on the host, cast on the device first when another dtype is asked for."""
@@ -167,6 +174,7 @@ def run(acl, a, m, *attrs):
 
 # --- binary operators: tensor-tensor, tensor-scalar and number-first forms ---------------------------
 
+
 def launch_binary(tensor_op, scalar_op, a, b, dtype, *attrs, out=None):
     """One binary operator on tensor `a` and `b`, a tensor or a number: `tensor_op` for a tensor, `scalar_op`
     with b as an aclScalar of `dtype` for a number (or, when the header has no scalar form, `tensor_op` with b
@@ -199,10 +207,13 @@ def binary_out(m, tensor_op, scalar_op, a, b, *attrs):
 def binary(tensor_op, scalar_op=None, *, with_alpha=False, inplace=True):
     """(out-of-place kernel, in-place kernel or None) of a binary op; `with_alpha`: the operator takes other
     scaled by alpha (add, sub)."""
+
     def out_of_place(m, a, b, alpha=1):
         return binary_out(m, tensor_op, scalar_op, a, b, *((scalar_for(alpha, m.dtype),) if with_alpha else ()))
 
     def in_place(m, a, b, alpha=1):
-        return launch_binary(tensor_op, scalar_op, a, b, a.dtype,
-                             *((scalar_for(alpha, a.dtype),) if with_alpha else ()))
+        return launch_binary(
+            tensor_op, scalar_op, a, b, a.dtype, *((scalar_for(alpha, a.dtype),) if with_alpha else ())
+        )
+
     return out_of_place, (in_place if inplace else None)

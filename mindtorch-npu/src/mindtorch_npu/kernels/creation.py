@@ -1,5 +1,6 @@
 """Creation and copy kernels: the factories (empty, full, arange, eye, linspace), fills, clone, and the copies
 between npu tensors (copy_ and _to_copy; copies to and from the host are the backend's copy routines)."""
+
 from mindtorch.plugins import arange_params, dtypes as D, kernel_table, make_tensor
 
 from .. import chips
@@ -84,8 +85,9 @@ def arange(m, start, end, step, *rest):
     if not n:
         return empty(m.shape, m.dtype, device)
     # aclnnArange writes no 8- or 16-bit integers: they are counted in int32
-    return _factory("Arange", m, device, D.int32, scalar_for(start, m.dtype), scalar_for(end, m.dtype),
-                    scalar_for(step, m.dtype))
+    return _factory(
+        "Arange", m, device, D.int32, scalar_for(start, m.dtype), scalar_for(end, m.dtype), scalar_for(step, m.dtype)
+    )
 
 
 @kernel("eye")
@@ -102,5 +104,6 @@ def linspace(m, start, end, steps, *rest):
     if not steps:
         return empty(m.shape, m.dtype, device)
     # aclnnLinspace writes no int64: the points are computed in float64 and truncated, as an integer out would be
-    return _factory("Linspace", m, device, D.float64, scalar_for(start, D.float64), scalar_for(end, D.float64),
-                    int(steps))
+    return _factory(
+        "Linspace", m, device, D.float64, scalar_for(start, D.float64), scalar_for(end, D.float64), int(steps)
+    )

@@ -1,4 +1,5 @@
 """Foreach kernels: optimizer updates over whole parameter groups through ACLNN's foreach operators."""
+
 from mindtorch.plugins import OPS, kernel_table
 
 from .. import chips
@@ -16,8 +17,11 @@ LIST_LIMIT = 256
 def _one_group(*lists):
     """Every tensor of the lists is a dense float tensor of one dtype the foreach operators take."""
     ts = [t for ts in lists for t in ts]
-    return bool(ts) and all(t.dtype is ts[0].dtype and is_contiguous(t) for t in ts) and \
-        chips.supports("ForeachAddcdivScalarV2", ts[0].dtype)
+    return (
+        bool(ts)
+        and all(t.dtype is ts[0].dtype and is_contiguous(t) for t in ts)
+        and chips.supports("ForeachAddcdivScalarV2", ts[0].dtype)
+    )
 
 
 def _number(v):
@@ -25,23 +29,58 @@ def _number(v):
 
 
 @kernel("_foreach_adam_")
-def foreach_adam(m, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1, beta2,
-                 weight_decay, eps, amsgrad, maximize, decoupled):
+def foreach_adam(
+    m,
+    params,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    lr,
+    beta1,
+    beta2,
+    weight_decay,
+    eps,
+    amsgrad,
+    maximize,
+    decoupled,
+):
     """Adam / AdamW in eight launches per group (PyTorch's single-tensor update, op for op, on lists); the
     forms they do not cover (amsgrad, maximize, L2 weight decay, mixed steps or layouts) take core's composite."""
     steps = {float(s.item()) for s in state_steps}
-    if amsgrad or maximize or (weight_decay and not decoupled) or len(steps) != 1 or \
-            not _one_group(params, grads, exp_avgs, exp_avg_sqs):
-        return OPS["_foreach_adam_"].composite(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
-                                               lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, decoupled)
+    if (
+        amsgrad
+        or maximize
+        or (weight_decay and not decoupled)
+        or len(steps) != 1
+        or not _one_group(params, grads, exp_avgs, exp_avg_sqs)
+    ):
+        return OPS["_foreach_adam_"].composite(
+            params,
+            grads,
+            exp_avgs,
+            exp_avg_sqs,
+            max_exp_avg_sqs,
+            state_steps,
+            lr,
+            beta1,
+            beta2,
+            weight_decay,
+            eps,
+            amsgrad,
+            maximize,
+            decoupled,
+        )
     for s in state_steps:
         s.add_(1)
     step = steps.pop() + 1
     params, grads, exp_avgs, exp_avg_sqs = (list(x) for x in (params, grads, exp_avgs, exp_avg_sqs))
     for i in range(0, len(params), LIST_LIMIT):
         chunk = slice(i, i + LIST_LIMIT)
-        _adam_step(params[chunk], grads[chunk], exp_avgs[chunk], exp_avg_sqs[chunk], lr, beta1, beta2, weight_decay,
-                   eps, step)
+        _adam_step(
+            params[chunk], grads[chunk], exp_avgs[chunk], exp_avg_sqs[chunk], lr, beta1, beta2, weight_decay, eps, step
+        )
 
 
 def _adam_step(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, weight_decay, eps, step):
@@ -52,6 +91,6 @@ def _adam_step(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, weight_de
     launch("ForeachAddcmulScalarV2", exp_avg_sqs, grads, grads, _number(1 - beta2), exp_avg_sqs)
     denom = [empty(t._shape, t.dtype, t.device) for t in exp_avg_sqs]
     launch("ForeachSqrt", exp_avg_sqs, denom)
-    launch("ForeachDivScalarV2", denom, _number((1 - beta2 ** step) ** 0.5), denom)
+    launch("ForeachDivScalarV2", denom, _number((1 - beta2**step) ** 0.5), denom)
     launch("ForeachAddScalarV2", denom, _number(eps), denom)
-    launch("ForeachAddcdivScalarV2", params, exp_avgs, denom, _number(-lr / (1 - beta1 ** step)), params)
+    launch("ForeachAddcdivScalarV2", params, exp_avgs, denom, _number(-lr / (1 - beta1**step)), params)

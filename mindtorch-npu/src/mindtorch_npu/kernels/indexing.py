@@ -1,6 +1,7 @@
 """Indexing kernels: index_select, gather and scatter (with reductions), advanced indexing (index, index_put
 with bool masks), index_add / index_copy / index_fill, masked_fill, and argwhere; out-of-range indices raise
 PyTorch's errors from bounds reduced on the device."""
+
 from mindtorch.plugins import Tensor, broadcast_shapes, dtypes as D, kernel_table
 
 from ..aclnn import launch, scalar_for
@@ -55,6 +56,7 @@ def _scatter_pair(reduce_default=None):
         s, r = _scatter_args(a, dim, index, src, reduce)
         launch("InplaceScatter" if isinstance(src, Tensor) else "InplaceScatterValue", a, int(dim), index, s, r)
         return a
+
     return out_of_place, in_place
 
 
@@ -68,19 +70,35 @@ SCATTER_REDUCTIONS = {"sum": 1, "prod": 2, "amax": 3, "amin": 4, "mean": 5}  # a
 @kernel("scatter_reduce.two")
 def scatter_reduce(m, a, dim, index, src, reduce, include_self=True):
     out = empty(m.shape, m.dtype, a.device)
-    launch("ScatterReduce", as_1d(a), int(dim), as_1d(index), as_1d(src), SCATTER_REDUCTIONS[reduce],
-           bool(include_self), as_1d(out))
+    launch(
+        "ScatterReduce",
+        as_1d(a),
+        int(dim),
+        as_1d(index),
+        as_1d(src),
+        SCATTER_REDUCTIONS[reduce],
+        bool(include_self),
+        as_1d(out),
+    )
     return out
 
 
 @kernel("scatter_reduce_.two")
 def scatter_reduce_(m, a, dim, index, src, reduce, include_self=True):
-    launch("InplaceScatterReduce", as_1d(a), int(dim), as_1d(index), as_1d(src), SCATTER_REDUCTIONS[reduce],
-           bool(include_self))
+    launch(
+        "InplaceScatterReduce",
+        as_1d(a),
+        int(dim),
+        as_1d(index),
+        as_1d(src),
+        SCATTER_REDUCTIONS[reduce],
+        bool(include_self),
+    )
     return a
 
 
 # --- advanced indexing ---------------------------------------------------------------------------------------
+
 
 @kernel("argwhere")
 def argwhere(m, a):
@@ -118,7 +136,7 @@ def _indexed_layout(self, indices):
 @kernel("index.Tensor")
 def index(m, a, indices):
     v, idx, b, front = _indexed_layout(a, _long_indices(indices))
-    shape = b + tuple(v._shape[len(idx):])
+    shape = b + tuple(v._shape[len(idx) :])
     out = empty(shape, a.dtype, a.device)
     if numel(out):
         launch("Index", v, list(idx), out)
@@ -127,15 +145,16 @@ def index(m, a, indices):
 
 def _index_put(target, indices, values, accumulate):
     v, idx, b, front = _indexed_layout(target, _long_indices(indices))
-    rest = tuple(v._shape[len(idx):])
+    rest = tuple(v._shape[len(idx) :])
     # values broadcast against PyTorch's result layout, then viewed in the operator's (index dims first)
     result_shape = rest[:front] + b + rest[front:]
     if values.dtype is not target.dtype:
         values = cast(values, target.dtype)
     vs = (0,) * (len(result_shape) - len(values._shape)) + tuple(
         0 if n == 1 and r != 1 else st
-        for n, st, r in zip(values._shape, values._stride, result_shape[-len(values._shape):]))
-    values = move_dims(view(values, result_shape, vs[-len(result_shape):] if result_shape else ()), front, len(b), 0)
+        for n, st, r in zip(values._shape, values._stride, result_shape[-len(values._shape) :])
+    )
+    values = move_dims(view(values, result_shape, vs[-len(result_shape) :] if result_shape else ()), front, len(b), 0)
     if numel(values):
         launch("IndexPutImpl", v, list(idx), values, bool(accumulate), False)
     return target
@@ -152,6 +171,7 @@ def index_put_(m, a, indices, values, accumulate=False):
 
 
 # --- index_add, index_copy, index_fill, masked_fill -----------------------------------------------------------
+
 
 @kernel("index_add")
 def index_add(m, a, dim, index, source, alpha=1):
@@ -178,7 +198,7 @@ def _index_fill(a, dim, index, value):
     """index_fill as index_copy of a source holding `value` (the fill operator takes its index on the host)."""
     x = as_1d(a)
     d = dim % len(x._shape)
-    shape = x._shape[:d] + (numel(index),) + x._shape[d + 1:]
+    shape = x._shape[:d] + (numel(index),) + x._shape[d + 1 :]
     src = empty(shape, a.dtype, a.device)
     if isinstance(value, Tensor):
         launch("InplaceCopy", src, view(value, shape, (0,) * len(shape)))

@@ -1,5 +1,6 @@
 """Linear-algebra kernels: the matrix products (mm, bmm, matmul, mv, dot) and ops-math's Cholesky, Slogdet, QR,
 SVD and TriangularSolve, with solve and inv built on QR; singular inputs raise LinAlgError as PyTorch does."""
+
 from mindtorch.plugins import LinAlgError, broadcast_shapes, dtypes as D, kernel_table
 
 from .. import chips
@@ -16,6 +17,7 @@ def _matmul_op(name, acl_name):
         out = empty(m.shape, m.dtype, a.device)
         launch(acl_name, a, b, out, cube_math_type(m.dtype))
         return out
+
     return k
 
 
@@ -34,6 +36,7 @@ def dot(m, a, b):
 
 
 # --- factorizations --------------------------------------------------------------------------------------------
+
 
 def _any_host(mask):
     """Whether any element of a bool device tensor is set (one sync: PyTorch's device linalg checks its
@@ -65,8 +68,10 @@ def linalg_cholesky(m, A, upper=False):
     if _any_host(bad):  # the order of the failing minor, as PyTorch reports it
         first = nonzero(bad)
         order = int(host_values(view(first, (), (), first._offset + len(bad._shape) - 1))) + 1
-        raise LinAlgError(f"linalg.cholesky: The factorization could not be completed because the input is not "
-                          f"positive-definite (the leading minor of order {order} is not positive-definite).")
+        raise LinAlgError(
+            f"linalg.cholesky: The factorization could not be completed because the input is not "
+            f"positive-definite (the leading minor of order {order} is not positive-definite)."
+        )
     return out
 
 
@@ -90,8 +95,11 @@ def linalg_qr(m, A, mode="reduced"):
     chips.check_dtype("LinalgQr", A.dtype, "linalg.qr")
     r = empty(m[1].shape, m[1].dtype, A.device)
     # mode "r": R alone; Q is computed in the reduced shape and dropped (PyTorch returns an empty Q)
-    q = empty(A._shape[:-1] + (min(A._shape[-2:]),), A.dtype, A.device) if mode == "r" else \
-        empty(m[0].shape, m[0].dtype, A.device)
+    q = (
+        empty(A._shape[:-1] + (min(A._shape[-2:]),), A.dtype, A.device)
+        if mode == "r"
+        else empty(m[0].shape, m[0].dtype, A.device)
+    )
     if numel(A):
         launch("LinalgQr", A, QR_MODE[mode], q, r)
     return (empty(m[0].shape, m[0].dtype, A.device) if mode == "r" else q), r
@@ -165,6 +173,10 @@ def linalg_inv(m, A):
         return empty(m.shape, m.dtype, A.device)
     eye_ = empty((n, n), m.dtype, A.device)
     launch("Eye", n, n, eye_)
-    return _qr_solve(A, view(eye_, tuple(A._shape[:-2]) + (n, n), (0,) * (len(A._shape) - 2) + (n, 1)), m.dtype,
-                     "linalg.inv: The diagonal element 1 is zero, the inversion could not be completed because the "
-                     "input matrix is singular.")
+    return _qr_solve(
+        A,
+        view(eye_, tuple(A._shape[:-2]) + (n, n), (0,) * (len(A._shape) - 2) + (n, 1)),
+        m.dtype,
+        "linalg.inv: The diagonal element 1 is zero, the inversion could not be completed because the "
+        "input matrix is singular.",
+    )

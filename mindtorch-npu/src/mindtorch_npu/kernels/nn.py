@@ -1,5 +1,6 @@
 """Neural-network kernels: linear, embedding and its backward, ops-nn's NCHW convolution and pooling, layer /
 batch / group norm, and the negative log-likelihood loss (with their backward passes)."""
+
 from mindtorch.plugins import dtypes as D, kernel_table
 
 from .. import chips
@@ -36,12 +37,20 @@ def embedding_backward(m, g, indices, num_weights, padding_idx, scale_grad_by_fr
     chips.check_dtype("EmbeddingDenseBackward", g.dtype, "embedding backward")
     out = empty(m.shape, m.dtype, g.device)
     pad = padding_idx if padding_idx is not None and padding_idx >= 0 else -1
-    launch("EmbeddingDenseBackward", dense(g), dense(indices), int(num_weights), pad & 0xFFFFFFFFFFFFFFFF,
-           bool(scale_grad_by_freq), out)
+    launch(
+        "EmbeddingDenseBackward",
+        dense(g),
+        dense(indices),
+        int(num_weights),
+        pad & 0xFFFFFFFFFFFFFFFF,
+        bool(scale_grad_by_freq),
+        out,
+    )
     return out
 
 
 # --- convolution -----------------------------------------------------------------------------------------------
+
 
 def _symmetric(padding):
     """(top, left) when core's (top, bottom, left, right) padding is the same on both sides, else None: the
@@ -65,10 +74,24 @@ def _zero_padded(x, padding):
 
 
 def _convolution_backward(g, x, w, stride, pad, dilation, groups, grad_input=None, grad_weight=None):
-    launch("ConvolutionBackward", g, x, w, IntArray((w._shape[0],)), IntArray(stride), IntArray(pad),
-           IntArray(dilation), False, IntArray((0, 0)), int(groups),
-           BoolArray((grad_input is not None, grad_weight is not None, False)), cube_math_type(g.dtype),
-           grad_input, grad_weight, None)
+    launch(
+        "ConvolutionBackward",
+        g,
+        x,
+        w,
+        IntArray((w._shape[0],)),
+        IntArray(stride),
+        IntArray(pad),
+        IntArray(dilation),
+        False,
+        IntArray((0, 0)),
+        int(groups),
+        BoolArray((grad_input is not None, grad_weight is not None, False)),
+        cube_math_type(g.dtype),
+        grad_input,
+        grad_weight,
+        None,
+    )
 
 
 @kernel("_conv2d")
@@ -78,8 +101,20 @@ def conv2d(m, x, w, b, stride, padding, dilation, groups):
     if pad is None:  # asymmetric ('same' with an even kernel): the zeros are written out
         x, pad = _zero_padded(x, padding), (0, 0)
     out = empty(m.shape, m.dtype, x.device)
-    launch("Convolution", x, w, b, IntArray(stride), IntArray(pad), IntArray(dilation), False, IntArray((0, 0)),
-           int(groups), out, cube_math_type(m.dtype))
+    launch(
+        "Convolution",
+        x,
+        w,
+        b,
+        IntArray(stride),
+        IntArray(pad),
+        IntArray(dilation),
+        False,
+        IntArray((0, 0)),
+        int(groups),
+        out,
+        cube_math_type(m.dtype),
+    )
     return out
 
 
@@ -91,8 +126,7 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
     size = tuple(input_size) if pad else (n, c, h + padding[0] + padding[1], wd + padding[2] + padding[3])
     gi = empty(size, m.dtype, g.device)
     # the operator reads the input only for its geometry when just gradInput is asked for
-    _convolution_backward(g, empty(size, m.dtype, g.device), w, stride, pad or (0, 0), dilation, groups,
-                          grad_input=gi)
+    _convolution_backward(g, empty(size, m.dtype, g.device), w, stride, pad or (0, 0), dilation, groups, grad_input=gi)
     return gi if pad else contiguous(_interior(gi, padding, tuple(input_size)))
 
 
@@ -109,6 +143,7 @@ def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, grou
 
 # --- pooling ------------------------------------------------------------------------------------------------------
 
+
 def _window(kernel_size, stride, padding, dilation):
     return IntArray(kernel_size), IntArray(stride), IntArray(padding), IntArray(dilation)
 
@@ -116,8 +151,10 @@ def _window(kernel_size, stride, padding, dilation):
 def _max_pool_dilation(dilation, what):
     """910B-class parts pool with dilation 1 only (the ops' docs, Atlas A2 / A3): anything else is a clear error."""
     if chips.family() == "910B" and any(int(d) != 1 for d in dilation):
-        raise NotImplementedError(f"{what}: aclnnMaxPool2dWithIndices takes only dilation 1 on "
-                                  f"{RUNTIME.soc_name()} (family 910B), got {tuple(dilation)}")
+        raise NotImplementedError(
+            f"{what}: aclnnMaxPool2dWithIndices takes only dilation 1 on "
+            f"{RUNTIME.soc_name()} (family 910B), got {tuple(dilation)}"
+        )
 
 
 @kernel("_max_pool2d_with_indices")
@@ -140,15 +177,29 @@ def max_pool2d_backward(m, g, x, kernel_size, stride, padding, dilation, ceil_mo
     if chips.family() == "910B" and indices.dtype is not D.int32:
         indices = cast(indices, D.int32)
     out = empty(m.shape, cdt, g.device)
-    launch("MaxPool2dWithIndicesBackward", g, x, indices, *_window(kernel_size, stride, padding, dilation),
-           bool(ceil_mode), out)
+    launch(
+        "MaxPool2dWithIndicesBackward",
+        g,
+        x,
+        indices,
+        *_window(kernel_size, stride, padding, dilation),
+        bool(ceil_mode),
+        out,
+    )
     return out if cdt is m.dtype else cast(out, m.dtype)
 
 
 def _average(dtype, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """aclnnAvgPool2d's and its backward's window arguments (divisorOverride 0: none)."""
-    return (IntArray(kernel_size), IntArray(stride), IntArray(padding), bool(ceil_mode), bool(count_include_pad),
-            int(divisor_override or 0), cube_math_type(dtype))
+    return (
+        IntArray(kernel_size),
+        IntArray(stride),
+        IntArray(padding),
+        bool(ceil_mode),
+        bool(count_include_pad),
+        int(divisor_override or 0),
+        cube_math_type(dtype),
+    )
 
 
 @kernel("_avg_pool2d")
@@ -189,13 +240,17 @@ def adaptive_avg_pool2d_backward(m, g, x):
 
 # --- normalisation -------------------------------------------------------------------------------------------------
 
+
 @kernel("native_layer_norm")
 def layer_norm(m, x, normalized_shape, w, b, eps):
     chips.check_dtype("LayerNorm", x.dtype, "layer_norm")
     mo, mm, mr = m
     x = dense(x)
-    out, mean, rstd = (empty(mo.shape, mo.dtype, x.device), empty(mm.shape, mm.dtype, x.device),
-                       empty(mr.shape, mr.dtype, x.device))
+    out, mean, rstd = (
+        empty(mo.shape, mo.dtype, x.device),
+        empty(mm.shape, mm.dtype, x.device),
+        empty(mr.shape, mr.dtype, x.device),
+    )
     launch("LayerNorm", x, IntArray(normalized_shape), dense(w), dense(b), float(eps), out, mean, rstd)
     return out, mean, rstd
 
@@ -204,8 +259,18 @@ def layer_norm(m, x, normalized_shape, w, b, eps):
 def layer_norm_backward(m, g, x, normalized_shape, mean, rstd, w, b):
     chips.check_dtype("LayerNormBackward", x.dtype, "layer_norm backward")
     outs = tuple(empty(mm.shape, mm.dtype, x.device) for mm in m)
-    launch("LayerNormBackward", dense(g), dense(x), IntArray(normalized_shape), dense(mean), dense(rstd),
-           dense(w), dense(b), BoolArray((True, True, True)), *outs)
+    launch(
+        "LayerNormBackward",
+        dense(g),
+        dense(x),
+        IntArray(normalized_shape),
+        dense(mean),
+        dense(rstd),
+        dense(w),
+        dense(b),
+        BoolArray((True, True, True)),
+        *outs,
+    )
     return outs
 
 
@@ -213,8 +278,20 @@ def layer_norm_backward(m, g, x, normalized_shape, mean, rstd, w, b):
 def batch_norm(m, x, w, b, rm, rv, training, momentum, eps):
     chips.check_dtype("BatchNorm", m[0].dtype, "batch_norm")
     out, mean, invstd = (empty(mm.shape, mm.dtype, x.device) for mm in m)
-    launch("BatchNorm", x, w, b, rm, rv, bool(training), float(momentum), float(eps), out,
-           mean if training else None, invstd if training else None)
+    launch(
+        "BatchNorm",
+        x,
+        w,
+        b,
+        rm,
+        rv,
+        bool(training),
+        float(momentum),
+        float(eps),
+        out,
+        mean if training else None,
+        invstd if training else None,
+    )
     if not training:  # the statistics used, as the CPU returns them: the running mean and 1 / sqrt(var + eps)
         launch("InplaceCopy", mean, rm)
         launch("Adds", rv, scalar_for(eps, D.float64), scalar_for(1, D.float64), invstd)
@@ -229,11 +306,35 @@ def batch_norm_backward(m, g, x, w, rm, rv, save_mean, save_invstd, training, ep
         c = x._shape[1]
         sd = D.float32 if x.dtype in (D.float16, D.bfloat16) else x.dtype
         save_mean, save_invstd = empty((c,), sd, x.device), empty((c,), sd, x.device)
-        launch("BatchNorm", x, None, None, None, None, True, 0.0, float(eps), empty(x._shape, x.dtype, x.device),
-               save_mean, save_invstd)
+        launch(
+            "BatchNorm",
+            x,
+            None,
+            None,
+            None,
+            None,
+            True,
+            0.0,
+            float(eps),
+            empty(x._shape, x.dtype, x.device),
+            save_mean,
+            save_invstd,
+        )
     outs = tuple(empty(mm.shape, mm.dtype, x.device) for mm in m)
-    launch("BatchNormBackward", g, x, w, rm, rv, save_mean if training else None, save_invstd if training else None,
-           bool(training), float(eps), BoolArray((True, True, True)), *outs)
+    launch(
+        "BatchNormBackward",
+        g,
+        x,
+        w,
+        rm,
+        rv,
+        save_mean if training else None,
+        save_invstd if training else None,
+        bool(training),
+        float(eps),
+        BoolArray((True, True, True)),
+        *outs,
+    )
     return outs
 
 
@@ -260,12 +361,23 @@ def group_norm_backward(m, g, x, w, mean, rstd, num_groups):
     if mean.dtype is not x.dtype:
         mean, rstd = cast(mean, x.dtype), cast(rstd, x.dtype)
     outs = tuple(empty(mm.shape, mm.dtype, x.device) for mm in m)
-    launch("GroupNormBackward", g, x, mean, rstd, w, *_group_shape(x), int(num_groups), BoolArray((True, True, True)),
-           *outs)
+    launch(
+        "GroupNormBackward",
+        g,
+        x,
+        mean,
+        rstd,
+        w,
+        *_group_shape(x),
+        int(num_groups),
+        BoolArray((True, True, True)),
+        *outs,
+    )
     return outs
 
 
 # --- negative log-likelihood loss ----------------------------------------------------------------------------------
+
 
 def _rows(x, target):
     """aclnnNLLLoss takes [N, C] (or [C]): an [N, C, d...] input becomes [N*d..., C] (one copy)."""

@@ -1,6 +1,7 @@
 """Pointwise kernels: the unary math table, arithmetic, comparisons, logical and bitwise ops (all binary ones
 through the shared tensor / scalar dispatcher), clamp and where, activations with parameters, the optimizers'
 ternary updates (lerp, addcmul, addcdiv) and the float predicates."""
+
 from collections import namedtuple
 
 from mindtorch.plugins import Tensor, clamp_family, dtypes as D, kernel_table
@@ -27,15 +28,56 @@ def _register(names, kernels):
 # --- unary math: core name -> ACLNN operator ---------------------------------------------------------
 
 UNARY = {
-    "exp": "Exp", "exp2": "Exp2", "expm1": "Expm1", "log": "Log", "log2": "Log2", "log10": "Log10",
-    "log1p": "Log1p", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "sin": "Sin", "cos": "Cos", "tan": "Tan",
-    "asin": "Asin", "arcsin": "Asin", "acos": "Acos", "arccos": "Acos", "atan": "Atan", "arctan": "Atan",
-    "sinh": "Sinh", "cosh": "Cosh", "tanh": "Tanh", "erf": "Erf", "sigmoid": "Sigmoid", "reciprocal": "Reciprocal",
-    "neg": "Neg", "negative": "Neg", "relu": "Relu", "floor": "Floor", "ceil": "Ceil", "trunc": "Trunc",
-    "fix": "Trunc", "frac": "Frac", "logical_not": "LogicalNot", "abs": "Abs", "absolute": "Abs", "sign": "Sign",
-    "silu": "Silu", "acosh": "Acosh", "arccosh": "Acosh", "asinh": "Asinh", "arcsinh": "Asinh", "atanh": "Atanh",
-    "arctanh": "Atanh", "erfc": "Erfc", "mish": "Mish", "signbit": "Signbit", "erfinv": "Erfinv",
-    "lgamma": "Lgamma", "digamma": "Digamma", "special_erfinv": "Erfinv",
+    "exp": "Exp",
+    "exp2": "Exp2",
+    "expm1": "Expm1",
+    "log": "Log",
+    "log2": "Log2",
+    "log10": "Log10",
+    "log1p": "Log1p",
+    "sqrt": "Sqrt",
+    "rsqrt": "Rsqrt",
+    "sin": "Sin",
+    "cos": "Cos",
+    "tan": "Tan",
+    "asin": "Asin",
+    "arcsin": "Asin",
+    "acos": "Acos",
+    "arccos": "Acos",
+    "atan": "Atan",
+    "arctan": "Atan",
+    "sinh": "Sinh",
+    "cosh": "Cosh",
+    "tanh": "Tanh",
+    "erf": "Erf",
+    "sigmoid": "Sigmoid",
+    "reciprocal": "Reciprocal",
+    "neg": "Neg",
+    "negative": "Neg",
+    "relu": "Relu",
+    "floor": "Floor",
+    "ceil": "Ceil",
+    "trunc": "Trunc",
+    "fix": "Trunc",
+    "frac": "Frac",
+    "logical_not": "LogicalNot",
+    "abs": "Abs",
+    "absolute": "Abs",
+    "sign": "Sign",
+    "silu": "Silu",
+    "acosh": "Acosh",
+    "arccosh": "Acosh",
+    "asinh": "Asinh",
+    "arcsinh": "Asinh",
+    "atanh": "Atanh",
+    "arctanh": "Atanh",
+    "erfc": "Erfc",
+    "mish": "Mish",
+    "signbit": "Signbit",
+    "erfinv": "Erfinv",
+    "lgamma": "Lgamma",
+    "digamma": "Digamma",
+    "special_erfinv": "Erfinv",
 }
 # no in-place kernel: core composes logical_not_ (a bool result into self's dtype); signbit_ is no op
 UNARY_OUT_OF_PLACE_ONLY = {"logical_not", "signbit"}
@@ -53,6 +95,7 @@ def _unary(acl):
         else:
             launch("InplaceCopy", a, run(acl, a, m))
         return a
+
     return out_of_place, in_place
 
 
@@ -152,11 +195,16 @@ def _small_ints_in_int32(pair, *ops):
             return in_place(m, a, *args)
         launch("InplaceCopy", a, wide_out_of_place(_Meta(a.shape, a.dtype), a, *args))
         return a
+
     return wide_out_of_place, wide_in_place
 
 
-_register(("remainder",), _small_ints_in_int32(binary("RemainderTensorTensor", "RemainderTensorScalar"),
-                                               "RemainderTensorTensor", "RemainderTensorScalar"))
+_register(
+    ("remainder",),
+    _small_ints_in_int32(
+        binary("RemainderTensorTensor", "RemainderTensorScalar"), "RemainderTensorTensor", "RemainderTensorScalar"
+    ),
+)
 _register(("fmod",), _small_ints_in_int32(binary("FmodTensor", "FmodScalar"), "FmodTensor", "FmodScalar"))
 
 _div, _div_ = binary("Div", "Divs")
@@ -204,9 +252,14 @@ def pow_inplace(m, a, b):
 # --- comparisons, logical and bitwise ops ---------------------------------------------------------------
 # no in-place kernels for the bool-result ops: core's in-place form goes through its own cast rule
 
-for _names, _t, _s in ((("eq",), "EqTensor", "EqScalar"), (("ne", "not_equal"), "NeTensor", "NeScalar"),
-                       (("lt", "less"), "LtTensor", "LtScalar"), (("le", "less_equal"), "LeTensor", "LeScalar"),
-                       (("gt", "greater"), "GtTensor", "GtScalar"), (("ge", "greater_equal"), "GeTensor", "GeScalar")):
+for _names, _t, _s in (
+    (("eq",), "EqTensor", "EqScalar"),
+    (("ne", "not_equal"), "NeTensor", "NeScalar"),
+    (("lt", "less"), "LtTensor", "LtScalar"),
+    (("le", "less_equal"), "LeTensor", "LeScalar"),
+    (("gt", "greater"), "GtTensor", "GtScalar"),
+    (("ge", "greater_equal"), "GeTensor", "GeScalar"),
+):
     _register(_names, binary(_t, _s, inplace=False))
 _register(("logical_and",), binary("LogicalAnd", inplace=False))
 _register(("logical_or",), binary("LogicalOr", inplace=False))
@@ -227,6 +280,7 @@ KERNELS["bitwise_not_"] = in_place_by_copy(bitwise_not)
 
 
 # --- where and clamp -------------------------------------------------------------------------------------
+
 
 @kernel("where")
 def where(m, c, a, b):
@@ -327,11 +381,16 @@ _FMAX = {D.float16: 65504.0, D.bfloat16: 3.3895313892515355e38, D.float32: 3.402
 def _nan_to_num_args(dtype, nan, posinf, neginf):
     """aclnnNanToNum takes float replacements: float64's own range does not fit them."""
     if dtype.is_floating_point and dtype not in _FMAX and (posinf is None or neginf is None):
-        raise TypeError("nan_to_num on npu: aclnnNanToNum takes float32 replacement values, so float64's default "
-                        "(its largest finite value) cannot be passed; give posinf and neginf explicitly")
+        raise TypeError(
+            "nan_to_num on npu: aclnnNanToNum takes float32 replacement values, so float64's default "
+            "(its largest finite value) cannot be passed; give posinf and neginf explicitly"
+        )
     big = _FMAX.get(dtype, 0.0)
-    return (0.0 if nan is None else float(nan), big if posinf is None else float(posinf),
-            -big if neginf is None else float(neginf))
+    return (
+        0.0 if nan is None else float(nan),
+        big if posinf is None else float(posinf),
+        -big if neginf is None else float(neginf),
+    )
 
 
 @kernel("nan_to_num")
@@ -348,6 +407,7 @@ def nan_to_num_(m, a, nan=None, posinf=None, neginf=None):
 
 
 # --- ternary updates (the optimizers') --------------------------------------------------------------------
+
 
 @kernel("lerp")
 def lerp(m, a, end, weight):
@@ -379,6 +439,7 @@ def _addc(acl):
     def in_place(m, s, t1, t2, value=1):
         launch("Inplace" + acl, s, t1, t2, scalar_for(value, s.dtype))
         return s
+
     return out_of_place, in_place
 
 

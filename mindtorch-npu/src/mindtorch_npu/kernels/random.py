@@ -1,5 +1,6 @@
 """Random kernels: ACLNN's counter-based samplers (uniform, normal, bernoulli, random integers, randperm,
 multinomial), each drawing (seed, offset) from its device's generator, and the draws composed from them."""
+
 import math
 
 from mindtorch.plugins import default_generator, dtypes as D, generator_state, kernel_table, random_bounds
@@ -75,6 +76,7 @@ def randperm(m, n, generator=None, *rest):
 
 
 # --- normal with tensor parameters, exponential: composed from the standard draws ---------------------------
+
 
 def _scaled_normal(m, mean, std, device, generator):
     """normal(mean, std) with tensor parameters: a standard normal draw, scaled and shifted on the device."""

@@ -1,5 +1,6 @@
 """Reduction kernels: sums, means, extremes and their indices, products, logsumexp, variance and standard
 deviation, vector norms, softmax / log_softmax along a dim, and the cumulative scans."""
+
 from mindtorch.plugins import dtypes as D, kernel_table
 
 from .. import chips
@@ -24,6 +25,7 @@ def _reduce_dtype(acl):
         out = empty(m.shape, m.dtype, a.device)
         launch(acl, a, _dims(dim, len(a._shape)), bool(keepdim), DType(m.dtype), out)
         return out
+
     return k
 
 
@@ -32,6 +34,7 @@ def _reduce(acl):
         out = empty(m.shape, m.dtype, a.device)
         launch(acl, a, _dims(dim, len(a._shape)), bool(keepdim), out)
         return out
+
     return k
 
 
@@ -56,6 +59,7 @@ def _dim_extreme(acl):
         values, indices = empty(m[0].shape, m[0].dtype, a.device), empty(m[1].shape, m[1].dtype, a.device)
         launch(acl, a, int(dim), bool(keepdim), values, indices)
         return values, indices
+
     return k
 
 
@@ -76,6 +80,7 @@ def _arg(acl):
         out = empty(m.shape, m.dtype, a.device)
         launch(acl, a, int(dim), bool(keepdim), out)
         return out
+
     return k
 
 
@@ -103,6 +108,7 @@ def logsumexp(m, a, dim, keepdim=False):
 
 def _moment(name, acl):
     """var / std with a correction (core composes the unbiased= spellings and var_mean / std_mean from it)."""
+
     def k(m, a, dim=None, correction=None, keepdim=False):
         chips.check_dtype(acl, a.dtype, name)
         c = 1 if correction is None else correction
@@ -111,6 +117,7 @@ def _moment(name, acl):
         out = empty(m.shape, m.dtype, a.device)
         launch(acl, a, _dims(dim, len(a._shape)), int(c), bool(keepdim), out)
         return out
+
     return k
 
 
@@ -121,14 +128,22 @@ KERNELS["var.correction"], KERNELS["std.correction"] = _moment("var", "VarCorrec
 def vector_norm(m, a, ord=2, dim=None, keepdim=False, dtype=None):
     chips.check_dtype("LinalgVectorNorm", m.dtype, "linalg_vector_norm")
     out = empty(m.shape, m.dtype, a.device)
-    launch("LinalgVectorNorm", a, Scalar(float(ord), A.ACL_DOUBLE), _dims(dim, len(a._shape)), bool(keepdim),
-           DType(m.dtype), out)
+    launch(
+        "LinalgVectorNorm",
+        a,
+        Scalar(float(ord), A.ACL_DOUBLE),
+        _dims(dim, len(a._shape)),
+        bool(keepdim),
+        DType(m.dtype),
+        out,
+    )
     return out
 
 
 def _softmax(acl):
     def k(m, a, dim, dtype=None):
         return run(acl, a, m, int(dim))
+
     return k
 
 
@@ -136,6 +151,7 @@ KERNELS["softmax"], KERNELS["log_softmax"] = _softmax("Softmax"), _softmax("LogS
 
 
 # --- cumulative scans --------------------------------------------------------------------------------------
+
 
 @kernel("cumsum")
 def cumsum(m, a, dim, dtype=None):
@@ -158,6 +174,7 @@ def _cumulative_extreme(acl):
         if numel(values):
             launch(acl, a, int(dim), values, indices)
         return values, indices
+
     return k
 
 

@@ -1,5 +1,6 @@
 """Shape kernels: ops that rearrange whole tensors into a new layout: cat, flip, repeat, roll, and the
 triangles (tril / triu)."""
+
 from mindtorch.plugins import kernel_table
 
 from ..aclnn import DType, IntArray, launch
@@ -22,7 +23,9 @@ def cat(m, tensors, dim=0):
             continue  # legacy empty 1-D parts are skipped, as PyTorch does
         n = t._shape[d]
         if n:
-            part = view(out, out._shape[:d] + (n,) + out._shape[d + 1:], out._stride, out._offset + pos * out._stride[d])
+            part = view(
+                out, out._shape[:d] + (n,) + out._shape[d + 1 :], out._stride, out._offset + pos * out._stride[d]
+            )
             if t.dtype is m.dtype:
                 launch("InplaceCopy", part, t)
             else:
@@ -63,6 +66,7 @@ def _triangle(acl):
     def in_place(m, a, diagonal=0):
         launch("Inplace" + acl, a, int(diagonal))
         return a
+
     return out_of_place, in_place
 
 

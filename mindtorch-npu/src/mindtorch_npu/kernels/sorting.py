@@ -1,4 +1,5 @@
 """Sorting and counting kernels: sort, topk, unique (from stable device sorts), searchsorted and bincount."""
+
 from mindtorch.plugins import Tensor, contiguous_strides, dtypes as D, kernel_table
 
 from .. import chips
@@ -131,5 +132,5 @@ def unique(m, a, sorted=True, return_inverse=False, return_counts=False, dim=Non
     launch("Sub", ends, starts, scalar_for(1, D.int64), counts)
     if dim is None:
         return view(uniques, (k,), (1,)), inverse, counts
-    shape = (k,) + tuple(a._shape[:d]) + tuple(a._shape[d + 1:])
+    shape = (k,) + tuple(a._shape[:d]) + tuple(a._shape[d + 1 :])
     return contiguous(move_dims(view(uniques, shape, contiguous_strides(shape)), 0, 1, d)), inverse, counts

@@ -1,4 +1,5 @@
 """torch.distributed.checkpoint.default_planner's names (see hf_storage: DCP is not supported)."""
+
 from .hf_storage import _NO_DCP
 
 __all__ = ["DefaultLoadPlanner", "DefaultSavePlanner"]

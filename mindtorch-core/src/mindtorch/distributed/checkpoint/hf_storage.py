@@ -3,8 +3,10 @@ are not supported by mindtorch (no DTensor sharding); constructing a reader or w
 
 __all__ = ["HuggingFaceStorageReader", "HuggingFaceStorageWriter"]
 
-_NO_DCP = ("distributed checkpoints (torch.distributed.checkpoint) are not supported by mindtorch; save and load "
-           "whole state dicts with mindtorch.save / mindtorch.load")
+_NO_DCP = (
+    "distributed checkpoints (torch.distributed.checkpoint) are not supported by mindtorch; save and load "
+    "whole state dicts with mindtorch.save / mindtorch.load"
+)
 
 
 class HuggingFaceStorageReader:

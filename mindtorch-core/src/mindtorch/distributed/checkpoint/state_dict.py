@@ -2,10 +2,18 @@
 
 Without sharding every rank holds whole tensors, so these are the module's and optimizer's own state
 dicts, with DistributedDataParallel's wrapper looked through."""
+
 from dataclasses import dataclass
 
-__all__ = ["StateDictOptions", "get_model_state_dict", "set_model_state_dict", "get_optimizer_state_dict",
-           "set_optimizer_state_dict", "get_state_dict", "set_state_dict"]
+__all__ = [
+    "StateDictOptions",
+    "get_model_state_dict",
+    "set_model_state_dict",
+    "get_optimizer_state_dict",
+    "set_optimizer_state_dict",
+    "get_state_dict",
+    "set_state_dict",
+]
 
 
 @dataclass

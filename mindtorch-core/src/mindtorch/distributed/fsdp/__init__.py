@@ -1,11 +1,13 @@
 """torch.distributed.fsdp's names. mindtorch does not shard parameters (FSDP): wrapping a model raises
 NotImplementedError pointing at DistributedDataParallel; the policy records are plain data, as in PyTorch."""
+
 from dataclasses import dataclass
 
 __all__ = ["FullyShardedDataParallel", "fully_shard", "CPUOffloadPolicy", "MixedPrecisionPolicy", "OffloadPolicy"]
 
-_NO_FSDP = ("fully sharded data parallel (FSDP) is not supported by mindtorch; use "
-            "torch.nn.parallel.DistributedDataParallel")
+_NO_FSDP = (
+    "fully sharded data parallel (FSDP) is not supported by mindtorch; use torch.nn.parallel.DistributedDataParallel"
+)
 
 
 class FullyShardedDataParallel:

@@ -3,12 +3,15 @@
 mindtorch has no distributed tensors: no value is ever a DTensor (isinstance checks answer False), and
 making one (DTensor.from_local, distribute_tensor) raises NotImplementedError naming what to use instead.
 """
+
 from .placement_types import Partial, Placement, Replicate, Shard
 
 __all__ = ["DTensor", "Placement", "Shard", "Replicate", "Partial", "distribute_tensor", "distribute_module"]
 
-_NO_DTENSOR = ("distributed tensors (DTensor) are not supported by mindtorch; use DistributedDataParallel and "
-               "the collectives of mindtorch.distributed")
+_NO_DTENSOR = (
+    "distributed tensors (DTensor) are not supported by mindtorch; use DistributedDataParallel and "
+    "the collectives of mindtorch.distributed"
+)
 
 
 class DTensor:

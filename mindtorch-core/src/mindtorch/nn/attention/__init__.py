@@ -3,6 +3,7 @@
 mindtorch has one scaled_dot_product_attention (the math formulation, per device), so choosing
 backends records the choice for programs that read it back and leaves every result unchanged.
 """
+
 import contextlib
 import enum
 

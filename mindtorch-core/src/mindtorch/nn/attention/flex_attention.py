@@ -4,12 +4,22 @@ PyTorch compiles these into a block-sparse kernel; mindtorch evaluates the mask 
 broadcast index tensors into a dense boolean mask (kept in the BlockMask) and the score function over
 the full score matrix, then runs ordinary attention. Results are the same; memory is O(L * S).
 """
+
 from dataclasses import dataclass
 
 import mindtorch
 
-__all__ = ["BlockMask", "create_block_mask", "create_mask", "flex_attention", "noop_mask", "and_masks", "or_masks",
-           "AuxRequest", "AuxOutput"]
+__all__ = [
+    "BlockMask",
+    "create_block_mask",
+    "create_mask",
+    "flex_attention",
+    "noop_mask",
+    "and_masks",
+    "or_masks",
+    "AuxRequest",
+    "AuxOutput",
+]
 
 _DEFAULT_SPARSE_BLOCK_SIZE = 128
 
@@ -24,6 +34,7 @@ def and_masks(*mask_mods):
         for m in mask_mods[1:]:
             out = out & m(b, h, q, kv)
         return out
+
     return mask
 
 
@@ -33,6 +44,7 @@ def or_masks(*mask_mods):
         for m in mask_mods[1:]:
             out = out | m(b, h, q, kv)
         return out
+
     return mask
 
 
@@ -73,8 +85,9 @@ class BlockMask:
         return f"BlockMask(shape={self.shape}, sparsity={self.sparsity():.2f}%)"
 
 
-def create_block_mask(mask_mod, B, H, Q_LEN, KV_LEN, device="cpu", BLOCK_SIZE=_DEFAULT_SPARSE_BLOCK_SIZE,
-                      _compile=False):
+def create_block_mask(
+    mask_mod, B, H, Q_LEN, KV_LEN, device="cpu", BLOCK_SIZE=_DEFAULT_SPARSE_BLOCK_SIZE, _compile=False
+):
     return BlockMask(create_mask(mask_mod, B, H, Q_LEN, KV_LEN, device), mask_mod, (Q_LEN, KV_LEN), BLOCK_SIZE)
 
 
@@ -90,18 +103,31 @@ class AuxOutput:
     max_scores: object = None
 
 
-def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=None, enable_gqa=False,
-                   return_lse=False, kernel_options=None, *, return_aux=None):
+def flex_attention(
+    query,
+    key,
+    value,
+    score_mod=None,
+    block_mask=None,
+    scale=None,
+    enable_gqa=False,
+    return_lse=False,
+    kernel_options=None,
+    *,
+    return_aux=None,
+):
     """softmax(score_mod(q k^T * scale)) v over the pairs block_mask allows; fully masked rows give 0."""
     B, Hq, L, E = query.shape
     Hkv, S = key.shape[1], key.shape[2]
     if Hq != Hkv:
         if not enable_gqa or Hq % Hkv:
-            raise ValueError(f"Expect query and key/value to have the same number of heads but got Hq={Hq} and "
-                             f"Hkv={Hkv}. Try setting enable_gqa=True for GQA.")
+            raise ValueError(
+                f"Expect query and key/value to have the same number of heads but got Hq={Hq} and "
+                f"Hkv={Hkv}. Try setting enable_gqa=True for GQA."
+            )
         key = key.repeat_interleave(Hq // Hkv, dim=1)
         value = value.repeat_interleave(Hq // Hkv, dim=1)
-    scale = 1.0 / (E ** 0.5) if scale is None else scale
+    scale = 1.0 / (E**0.5) if scale is None else scale
     scores = mindtorch.matmul(query, key.transpose(-2, -1)) * scale
     if score_mod is not None:
         scores = score_mod(scores, *_indices(B, Hq, L, S, query.device))
@@ -111,6 +137,7 @@ def flex_attention(query, key, value, score_mod=None, block_mask=None, scale=Non
     weights = mindtorch.exp(scores.float() - lse.unsqueeze(-1)).nan_to_num(0.0).to(query.dtype)
     out = mindtorch.matmul(weights, value)
     if return_aux is not None:
-        return out, AuxOutput(lse=lse if return_aux.lse else None,
-                              max_scores=scores.amax(-1) if return_aux.max_scores else None)
+        return out, AuxOutput(
+            lse=lse if return_aux.lse else None, max_scores=scores.amax(-1) if return_aux.max_scores else None
+        )
     return (out, lse) if return_lse else out

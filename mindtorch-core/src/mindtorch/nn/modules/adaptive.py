@@ -1,4 +1,5 @@
 """AdaptiveLogSoftmaxWithLoss."""
+
 from collections import namedtuple
 
 import mindtorch
@@ -21,10 +22,17 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         cutoffs = list(cutoffs)
         if len(cutoffs) == 0:
             raise ValueError("cutoffs should be a sequence of length larger than 0")
-        if (cutoffs != sorted(cutoffs) or min(cutoffs) <= 0 or max(cutoffs) > n_classes - 1
-                or len(set(cutoffs)) != len(cutoffs) or any(int(c) != c for c in cutoffs)):
-            raise ValueError("cutoffs should be a sequence of unique, positive integers sorted in an increasing "
-                             "order, where each value is between 1 and n_classes-1")
+        if (
+            cutoffs != sorted(cutoffs)
+            or min(cutoffs) <= 0
+            or max(cutoffs) > n_classes - 1
+            or len(set(cutoffs)) != len(cutoffs)
+            or any(int(c) != c for c in cutoffs)
+        ):
+            raise ValueError(
+                "cutoffs should be a sequence of unique, positive integers sorted in an increasing "
+                "order, where each value is between 1 and n_classes-1"
+            )
         fk = {"device": device, "dtype": dtype}
         self.in_features, self.n_classes = in_features, n_classes
         self.cutoffs = cutoffs + [n_classes]
@@ -37,8 +45,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         for i in range(self.n_clusters):
             hsz = int(in_features // (div_value ** (i + 1)))
             osz = self.cutoffs[i + 1] - self.cutoffs[i]
-            self.tail.append(Sequential(Linear(in_features, hsz, bias=False, **fk),
-                                        Linear(hsz, osz, bias=False, **fk)))
+            self.tail.append(Sequential(Linear(in_features, hsz, bias=False, **fk), Linear(hsz, osz, bias=False, **fk)))
 
     def reset_parameters(self):
         self.head.reset_parameters()
@@ -52,12 +59,14 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             if input_.size(0) != target_.size(0):
                 raise RuntimeError("Input and target should have the same size in the batch dimension.")
             if input_.dim() != 2:
-                raise RuntimeError("1D target tensor expects 2D input tensors, but found inputs with size",
-                                   input_.size())
+                raise RuntimeError(
+                    "1D target tensor expects 2D input tensors, but found inputs with size", input_.size()
+                )
         elif targ_dim == 0:
             if input_.dim() != 1:
-                raise RuntimeError("0D target tensor expects 1D input tensors, but found inputs with size",
-                                   input_.size())
+                raise RuntimeError(
+                    "0D target tensor expects 1D input tensors, but found inputs with size", input_.size()
+                )
         else:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         batched = targ_dim > 0
@@ -65,8 +74,9 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         target = target_ if batched else target_.unsqueeze(0)
         lo, hi = int(target.min().item()), int(target.max().item())
         if lo < 0 or hi >= self.n_classes:
-            raise RuntimeError(f"Target values should be in [0, {self.n_classes - 1}], but values in range "
-                               f"[{lo}, {hi}] were found. ")
+            raise RuntimeError(
+                f"Target values should be in [0, {self.n_classes - 1}], but values in range [{lo}, {hi}] were found. "
+            )
         # the head picks the class itself (shortlist) or the cluster holding it
         head_index = target.clamp(max=self.shortlist_size - 1)
         output = mindtorch.zeros(target.shape, dtype=input.dtype, device=input.device)
@@ -89,7 +99,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
 
     def _get_full_log_prob(self, input, head_output):
         head_logprob = F.log_softmax(head_output, dim=1)
-        parts = [head_logprob[:, :self.shortlist_size]]
+        parts = [head_logprob[:, : self.shortlist_size]]
         for i in range(self.n_clusters):
             cluster = F.log_softmax(self.tail[i](input), dim=1)
             parts.append(cluster + head_logprob[:, self.shortlist_size + i].unsqueeze(1))

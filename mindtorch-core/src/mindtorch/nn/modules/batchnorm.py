@@ -1,4 +1,5 @@
 """Batch normalization: BatchNorm1d/2d/3d, their lazy forms and SyncBatchNorm."""
+
 import mindtorch
 
 from .. import functional as F, init
@@ -6,15 +7,32 @@ from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "LazyBatchNorm1d", "BatchNorm2d", "LazyBatchNorm2d", "BatchNorm3d", "LazyBatchNorm3d",
-           "SyncBatchNorm"]
+__all__ = [
+    "BatchNorm1d",
+    "LazyBatchNorm1d",
+    "BatchNorm2d",
+    "LazyBatchNorm2d",
+    "BatchNorm3d",
+    "LazyBatchNorm3d",
+    "SyncBatchNorm",
+]
 
 
 class _NormBase(Module):
     _version = 2
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
-                 dtype=None, *, bias=True):
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        device=None,
+        dtype=None,
+        *,
+        bias=True,
+    ):
         super().__init__()
         fk = {"device": device, "dtype": dtype}
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
@@ -55,20 +73,27 @@ class _NormBase(Module):
         raise NotImplementedError
 
     def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+            f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}"
+        )
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs, assign=False):
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs, assign=False
+    ):
         version = local_metadata.get("version", None)
         # checkpoints older than version 2 have no num_batches_tracked
         if (version is None or version < 2) and self.track_running_stats:
             key = prefix + "num_batches_tracked"
             if key not in state_dict:
-                state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None and \
-                    self.num_batches_tracked.device.type != "meta" else mindtorch.tensor(0, dtype=mindtorch.long)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                                      error_msgs, assign)
+                state_dict[key] = (
+                    self.num_batches_tracked
+                    if self.num_batches_tracked is not None and self.num_batches_tracked.device.type != "meta"
+                    else mindtorch.tensor(0, dtype=mindtorch.long)
+                )
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs, assign
+        )
 
 
 class _BatchNorm(_NormBase):
@@ -80,8 +105,16 @@ class _BatchNorm(_NormBase):
             factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
         bn_training = self.training or (self.running_mean is None and self.running_var is None)
         use_stats = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if use_stats else None, self.running_var if use_stats else None,
-                            self.weight, self.bias, bn_training, factor, self.eps)
+        return F.batch_norm(
+            input,
+            self.running_mean if use_stats else None,
+            self.running_var if use_stats else None,
+            self.weight,
+            self.bias,
+            bn_training,
+            factor,
+            self.eps,
+        )
 
 
 class BatchNorm1d(_BatchNorm):
@@ -150,10 +183,22 @@ class SyncBatchNorm(_BatchNorm):
     """BatchNorm over any number of dims; without a distributed process group there is nothing to sync, so it
     normalizes with the local batch, as PyTorch does when torch.distributed is not initialized."""
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 process_group=None, device=None, dtype=None, *, bias=True):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device=device, dtype=dtype,
-                         bias=bias)
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        process_group=None,
+        device=None,
+        dtype=None,
+        *,
+        bias=True,
+    ):
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device=device, dtype=dtype, bias=bias
+        )
         self.process_group = process_group
 
     def _check_input_dim(self, input):
@@ -170,8 +215,15 @@ class SyncBatchNorm(_BatchNorm):
     def convert_sync_batchnorm(cls, module, process_group=None):
         out = module
         if isinstance(module, _BatchNorm):
-            out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
-                      process_group, bias=module.bias is not None)
+            out = cls(
+                module.num_features,
+                module.eps,
+                module.momentum,
+                module.affine,
+                module.track_running_stats,
+                process_group,
+                bias=module.bias is not None,
+            )
             if module.affine:
                 with mindtorch.no_grad():
                     out.weight = module.weight

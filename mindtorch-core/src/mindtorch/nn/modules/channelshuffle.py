@@ -1,4 +1,5 @@
 """ChannelShuffle: groups of channels interleaved (reshape + transpose)."""
+
 from .. import functional as F
 from .module import Module
 

@@ -1,4 +1,5 @@
 """Container (deprecated), Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+
 import operator
 import warnings
 from collections import OrderedDict
@@ -298,7 +299,6 @@ class ParameterList(Module):
         return "\n".join(lines)
 
 
-
 class ParameterDict(Module):
     def __init__(self, parameters=None):
         super().__init__()
@@ -355,14 +355,19 @@ class ParameterDict(Module):
             self[k] = v
 
     def extra_repr(self):
-        return "\n".join(f"  ({k}): " + (_param_repr(p) if isinstance(p, Tensor) else
-                                          f"Object of type: {type(p).__name__}") for k, p in self.items())
+        return "\n".join(
+            f"  ({k}): " + (_param_repr(p) if isinstance(p, Tensor) else f"Object of type: {type(p).__name__}")
+            for k, p in self.items()
+        )
 
 
 class Container(Module):
     def __init__(self, **kwargs):
         super().__init__()
-        warnings.warn("nn.Container is deprecated. All of it's functionality is now implemented in nn.Module. "
-                      "Subclass that instead.", stacklevel=2)
+        warnings.warn(
+            "nn.Container is deprecated. All of it's functionality is now implemented in nn.Module. "
+            "Subclass that instead.",
+            stacklevel=2,
+        )
         for key, value in kwargs.items():
             self.add_module(key, value)

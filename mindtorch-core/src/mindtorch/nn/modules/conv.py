@@ -1,4 +1,5 @@
 """Convolutions in 1, 2 and 3 dimensions, their transposes, and the lazy forms of both."""
+
 import mindtorch
 
 from .. import functional as F, init
@@ -7,15 +8,39 @@ from .lazy import LazyModuleMixin
 from .module import Module
 from .utils import _ntuple
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d",
-           "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
+__all__ = [
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
+]
 
 
 class _ConvNd(Module):
     _n = 0
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         n = self._n
         if groups <= 0:
@@ -31,8 +56,10 @@ class _ConvNd(Module):
             if padding == "same" and any(s != 1 for s in _ntuple(stride, n)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in {"zeros", "reflect", "replicate", "circular"}:
-            raise ValueError(f"padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got "
-                             f"padding_mode='{padding_mode}'")
+            raise ValueError(
+                f"padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got "
+                f"padding_mode='{padding_mode}'"
+            )
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _ntuple(kernel_size, n)
         self.stride = _ntuple(stride, n)
@@ -52,8 +79,9 @@ class _ConvNd(Module):
                     self._reversed_padding_repeated_twice[2 * i + 1] = total - left
         else:
             self._reversed_padding_repeated_twice = [p for p in reversed(self.padding) for _ in range(2)]
-        self.weight = Parameter(mindtorch.empty((out_channels, in_channels // groups, *self.kernel_size),
-                                                device=device, dtype=dtype))
+        self.weight = Parameter(
+            mindtorch.empty((out_channels, in_channels // groups, *self.kernel_size), device=device, dtype=dtype)
+        )
         if bias:
             self.bias = Parameter(mindtorch.empty(out_channels, device=device, dtype=dtype))
         else:
@@ -80,8 +108,15 @@ class _ConvNd(Module):
     def _conv_forward(self, input, weight, bias):
         fn = F.conv1d if self._n == 1 else F.conv2d
         if self.padding_mode != "zeros":
-            return fn(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
-                      self.stride, (0,) * self._n, self.dilation, self.groups)
+            return fn(
+                F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                weight,
+                bias,
+                self.stride,
+                (0,) * self._n,
+                self.dilation,
+                self.groups,
+            )
         return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
@@ -101,23 +136,45 @@ class Conv3d(_ConvNd):
 
     def _conv_forward(self, input, weight, bias):
         if self.padding_mode != "zeros":
-            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
-                            self.stride, (0, 0, 0), self.dilation, self.groups)
+            return F.conv3d(
+                F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode),
+                weight,
+                bias,
+                self.stride,
+                (0, 0, 0),
+                self.dilation,
+                self.groups,
+            )
         return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
 
 class _ConvTransposeNd(_ConvNd):
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
-                         device, dtype)
+        super().__init__(
+            in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode, device, dtype
+        )
         self.transposed = True
         self.output_padding = _ntuple(output_padding, self._n)
         # the transposed kernel layout: (in, out / groups, *k)
-        self.weight = Parameter(mindtorch.empty((in_channels, out_channels // groups, *self.kernel_size),
-                                                device=device, dtype=dtype))
+        self.weight = Parameter(
+            mindtorch.empty((in_channels, out_channels // groups, *self.kernel_size), device=device, dtype=dtype)
+        )
         self.reset_parameters()
 
     def extra_repr(self):
@@ -144,24 +201,33 @@ class _ConvTransposeNd(_ConvNd):
         if len(output_size) == non_spatial + n:
             output_size = output_size[non_spatial:]
         if len(output_size) != n:
-            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or "
-                             f"{non_spatial + n} elements (got {len(output_size)})")
-        mins = [(input.size(d + non_spatial) - 1) * stride[d] - 2 * padding[d]
-                + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1 for d in range(n)]
+            raise ValueError(
+                f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or "
+                f"{non_spatial + n} elements (got {len(output_size)})"
+            )
+        mins = [
+            (input.size(d + non_spatial) - 1) * stride[d]
+            - 2 * padding[d]
+            + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1)
+            + 1
+            for d in range(n)
+        ]
         maxs = [m + stride[d] - 1 for d, m in enumerate(mins)]
         for size, lo, hi in zip(output_size, mins, maxs):
             if size < lo or size > hi:
-                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {mins} to "
-                                 f"{maxs} (for an input of {tuple(input.shape[-n:])})")
+                raise ValueError(
+                    f"requested an output size of {output_size}, but valid sizes range from {mins} to "
+                    f"{maxs} (for an input of {tuple(input.shape[-n:])})"
+                )
         return tuple(int(output_size[d]) - mins[d] for d in range(n))
 
     def forward(self, input, output_size=None):
         n = self._n
-        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, n,
-                                              self.dilation)
+        output_padding = self._output_padding(
+            input, output_size, self.stride, self.padding, self.kernel_size, n, self.dilation
+        )
         fn = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}[n]
-        return fn(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
-                  self.dilation)
+        return fn(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups, self.dilation)
 
 
 class ConvTranspose1d(_ConvTransposeNd):
@@ -190,8 +256,10 @@ class _LazyConvXdMixin(LazyModuleMixin):
     def _get_in_channels(self, input):
         n = self._n
         if input.dim() not in (n + 1, n + 2):
-            raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
-                               f"{self.__class__.__name__}, but got input of size: {input.shape}")
+            raise RuntimeError(
+                f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
+                f"{self.__class__.__name__}, but got input of size: {input.shape}"
+            )
         return input.shape[1] if input.dim() == n + 2 else input.shape[0]
 
     def initialize_parameters(self, input, *args, **kwargs):
@@ -210,17 +278,41 @@ class _LazyConvXdMixin(LazyModuleMixin):
                 self.reset_parameters()
 
 
-def _conv_init(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-               padding_mode="zeros", device=None, dtype=None):
+def _conv_init(
+    self,
+    out_channels,
+    kernel_size,
+    stride=1,
+    padding=0,
+    dilation=1,
+    groups=1,
+    bias=True,
+    padding_mode="zeros",
+    device=None,
+    dtype=None,
+):
     # explicit: shared by several classes, so no zero-argument super()
     LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode)
     self._lazy_init(out_channels, bias, device, dtype)
 
 
-def _conv_transpose_init(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
-                         dilation=1, padding_mode="zeros", device=None, dtype=None):
-    LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation,
-                             padding_mode)
+def _conv_transpose_init(
+    self,
+    out_channels,
+    kernel_size,
+    stride=1,
+    padding=0,
+    output_padding=0,
+    groups=1,
+    bias=True,
+    dilation=1,
+    padding_mode="zeros",
+    device=None,
+    dtype=None,
+):
+    LazyModuleMixin.__init__(
+        self, 0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode
+    )
     self._lazy_init(out_channels, bias, device, dtype)
 
 

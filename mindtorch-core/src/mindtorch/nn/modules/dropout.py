@@ -1,4 +1,5 @@
 """Dropout modules: elementwise, channel-wise (1d/2d/3d) and alpha dropout."""
+
 from .. import functional as F
 from .module import Module
 

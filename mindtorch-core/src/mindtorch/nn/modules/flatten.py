@@ -1,4 +1,5 @@
 """Flatten and Unflatten."""
+
 from .module import Module
 
 __all__ = ["Flatten", "Unflatten"]
@@ -19,10 +20,12 @@ class Flatten(Module):
 class Unflatten(Module):
     def __init__(self, dim, unflattened_size):
         super().__init__()
-        if (isinstance(dim, int) and not isinstance(unflattened_size, (tuple, list))
-                and not hasattr(unflattened_size, "__len__")):
-            raise TypeError("unflattened_size must be tuple of ints, but found type "
-                            f"{type(unflattened_size).__name__}")
+        if (
+            isinstance(dim, int)
+            and not isinstance(unflattened_size, (tuple, list))
+            and not hasattr(unflattened_size, "__len__")
+        ):
+            raise TypeError(f"unflattened_size must be tuple of ints, but found type {type(unflattened_size).__name__}")
         self.dim, self.unflattened_size = dim, unflattened_size
 
     def forward(self, input):

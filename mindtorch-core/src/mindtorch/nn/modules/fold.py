@@ -1,4 +1,5 @@
 """Fold and Unfold: sliding blocks to columns and back."""
+
 from .. import functional as F
 from .module import Module
 
@@ -17,8 +18,10 @@ class Fold(Module):
         return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self):
-        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
-                f"padding={self.padding}, stride={self.stride}")
+        return (
+            f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
+            f"padding={self.padding}, stride={self.stride}"
+        )
 
 
 class Unfold(Module):

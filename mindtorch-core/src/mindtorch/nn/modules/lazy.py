@@ -3,6 +3,7 @@
 Until the first forward the parameters are UninitializedParameter; the first call (or loading a
 state_dict) materializes them, then the module becomes its cls_to_become (LazyLinear -> Linear).
 """
+
 import itertools
 
 import mindtorch
@@ -31,8 +32,7 @@ class LazyModuleMixin:
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars or is_lazy(b) else b.detach()
 
-    def _lazy_load_hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                        error_msgs):
+    def _lazy_load_hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
         # a checkpoint gives the shapes: materialize before the regular copy
         for name, t in self._tensors():
             key = prefix + name
@@ -59,5 +59,7 @@ class LazyModuleMixin:
             module.__class__ = module.cls_to_become
 
     def _replicate_for_data_parallel(self):
-        raise RuntimeError("Modules with uninitialized parameters can't be used with `DataParallel`. Run a dummy "
-                           "forward pass to correctly initialize the modules")
+        raise RuntimeError(
+            "Modules with uninitialized parameters can't be used with `DataParallel`. Run a dummy "
+            "forward pass to correctly initialize the modules"
+        )

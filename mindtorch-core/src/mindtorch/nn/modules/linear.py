@@ -1,4 +1,5 @@
 """Identity, Linear, Bilinear and LazyLinear."""
+
 import math
 
 import mindtorch
@@ -49,8 +50,7 @@ class Bilinear(Module):
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
-        self.weight = Parameter(mindtorch.empty((out_features, in1_features, in2_features), device=device,
-                                                dtype=dtype))
+        self.weight = Parameter(mindtorch.empty((out_features, in1_features, in2_features), device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(mindtorch.empty(out_features, device=device, dtype=dtype))
         else:
@@ -64,8 +64,10 @@ class Bilinear(Module):
         return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self):
-        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
-                f"out_features={self.out_features}, bias={self.bias is not None}")
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
+        )
 
 
 class LazyLinear(LazyModuleMixin, Linear):

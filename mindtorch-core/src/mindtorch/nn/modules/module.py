@@ -1,4 +1,5 @@
 """nn.Module: the registry of parameters, buffers and submodules with PyTorch's semantics."""
+
 import itertools
 from collections import OrderedDict, namedtuple
 
@@ -81,8 +82,9 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
-                            "(torch Tensor or None required)")
+            raise TypeError(
+                f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (torch Tensor or None required)"
+            )
         if isinstance(tensor, Buffer):
             tensor = _plain(tensor)
         self._buffers[name] = tensor
@@ -106,12 +108,15 @@ class Module:
             self._parameters[name] = None
             return
         if not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
-                            "(torch.nn.Parameter or None required)")
+            raise TypeError(
+                f"cannot assign '{_typename(param)}' object to parameter '{name}' (torch.nn.Parameter or None required)"
+            )
         if param.grad_fn is not None:
-            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created "
-                             f"explicitly. To express '{name}' as a function of another Tensor, compute the value in "
-                             "the forward() method.")
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created "
+                f"explicitly. To express '{name}' as a function of another Tensor, compute the value in "
+                "the forward() method."
+            )
         self._parameters[name] = param
 
     def add_module(self, name, module):
@@ -188,8 +193,9 @@ class Module:
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
-                                "(torch.nn.Parameter or None expected)")
+                raise TypeError(
+                    f"cannot assign '{_typename(value)}' as parameter '{name}' (torch.nn.Parameter or None expected)"
+                )
             self.register_parameter(name, value)
         else:
             modules = d.get("_modules")
@@ -200,15 +206,18 @@ class Module:
                 modules[name] = value
             elif modules is not None and name in modules:
                 if value is not None:
-                    raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
-                                    "(torch.nn.Module or None expected)")
+                    raise TypeError(
+                        f"cannot assign '{_typename(value)}' as child module '{name}' "
+                        "(torch.nn.Module or None expected)"
+                    )
                 modules[name] = value
             else:
                 buffers = d.get("_buffers")
                 if isinstance(value, Buffer) or (buffers is not None and name in buffers):
                     if value is not None and not isinstance(value, Tensor):
-                        raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                                        "(torch.Tensor or None expected)")
+                        raise TypeError(
+                            f"cannot assign '{_typename(value)}' as buffer '{name}' (torch.Tensor or None expected)"
+                        )
                     if isinstance(value, Buffer):
                         persistent = value.persistent
                         remove_from(d, self._parameters, self._modules)
@@ -239,8 +248,7 @@ class Module:
     # -- iteration ----------------------------------------------------------
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
         memo = set()
-        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else \
-            [(prefix, self)]
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
         for module_prefix, module in modules:
             for k, v in get_members_fn(module):
                 if v is None or v in memo:
@@ -343,12 +351,15 @@ class Module:
     def to(self, *args, **kwargs):
         device, dtype, non_blocking, _ = _parse_to(args, dict(kwargs))
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
-            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
+            raise TypeError(
+                f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
+            )
 
         def convert(t):
             if dtype is not None and (t.is_floating_point() or t.is_complex()):
                 return t.to(device=device, dtype=dtype, non_blocking=non_blocking)
             return t.to(device=device, non_blocking=non_blocking) if device is not None else t
+
         return self._apply(convert)
 
     def cpu(self):
@@ -356,6 +367,7 @@ class Module:
 
     def cuda(self, device=None):
         from ..._tensor import _cuda_device
+
         return self._apply(lambda t: t.to(_cuda_device(device)))
 
     def npu(self, device=None):
@@ -382,6 +394,7 @@ class Module:
     def share_memory(self):
         """Move every parameter, gradient and buffer into shared memory (see Tensor.share_memory_)."""
         from ..._storage import share_storages
+
         tensors = [t for t in list(self.parameters()) + list(self.buffers()) if t is not None]
         tensors += [t.grad for t in tensors if t.grad is not None]
         share_storages(list({id(t._storage): t._storage for t in tensors}.values()))
@@ -410,16 +423,16 @@ class Module:
         forward = self.forward
         if forward is None:
             raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
-        if not (self._forward_pre_hooks or self._forward_hooks or _global_forward_pre_hooks or
-                _global_forward_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or _global_forward_pre_hooks or _global_forward_hooks):
             return forward(*args, **kwargs)
         for hid, hook in itertools.chain(_global_forward_pre_hooks.items(), self._forward_pre_hooks.items()):
             if self._forward_pre_hooks_with_kwargs.get(hid):
                 res = hook(self, args, kwargs)
                 if res is not None:
                     if not (isinstance(res, tuple) and len(res) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
-                                           f"but got {res}.")
+                        raise RuntimeError(
+                            f"forward pre-hook must return None or a tuple of (new_args, new_kwargs), but got {res}."
+                        )
                     args, kwargs = res
             else:
                 res = hook(self, args)
@@ -469,11 +482,13 @@ class Module:
                 destination = res
         return destination
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs, assign=False):
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs, assign=False
+    ):
         persistent_buffers = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
-        local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent_buffers.items())
-                       if v is not None}
+        local_state = {
+            k: v for k, v in itertools.chain(self._parameters.items(), persistent_buffers.items()) if v is not None
+        }
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
@@ -482,32 +497,41 @@ class Module:
                 continue
             input_param = state_dict[key]
             if not isinstance(input_param, Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
-                                  f"object from checkpoint but received {type(input_param)}")
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
+                    f"object from checkpoint but received {type(input_param)}"
+                )
                 continue
             if input_param.shape != param.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} from "
-                                  f"checkpoint, the shape in current model is {param.shape}.")
+                error_msgs.append(
+                    f"size mismatch for {key}: copying a param with shape {input_param.shape} from "
+                    f"checkpoint, the shape in current model is {param.shape}."
+                )
                 continue
             try:
                 with mindtorch.no_grad():
                     if assign:
                         if isinstance(param, Parameter):
-                            new = input_param if isinstance(input_param, Parameter) else \
-                                Parameter(input_param, requires_grad=param.requires_grad)
+                            new = (
+                                input_param
+                                if isinstance(input_param, Parameter)
+                                else Parameter(input_param, requires_grad=param.requires_grad)
+                            )
                             setattr(self, name, new)
                         else:
                             setattr(self, name, input_param)
                     else:
                         param.copy_(input_param)
             except Exception as ex:
-                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
-                                  f"{param.shape} and whose dimensions in the checkpoint are {input_param.shape}, an "
-                                  f"exception occurred : {ex.args}.")
+                error_msgs.append(
+                    f'While copying the parameter named "{key}", whose dimensions in the model are '
+                    f"{param.shape} and whose dimensions in the checkpoint are {input_param.shape}, an "
+                    f"exception occurred : {ex.args}."
+                )
         if strict:
             for key in state_dict:
                 if key.startswith(prefix):
-                    input_name = key[len(prefix):].split(".", 1)
+                    input_name = key[len(prefix) :].split(".", 1)
                     if len(input_name) > 1:
                         if input_name[0] not in self._modules:
                             unexpected_keys.append(key)
@@ -527,8 +551,9 @@ class Module:
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
             for hook in module._load_state_dict_pre_hooks.values():
                 hook(local_state_dict, prefix, local_metadata, True, missing_keys, unexpected_keys, error_msgs)
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                         unexpected_keys, error_msgs, assign)
+            module._load_from_state_dict(
+                local_state_dict, prefix, local_metadata, True, missing_keys, unexpected_keys, error_msgs, assign
+            )
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
@@ -538,14 +563,17 @@ class Module:
         load(self, state_dict)
         if strict:
             if unexpected_keys:
-                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected_keys)))
+                error_msgs.insert(
+                    0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected_keys))
+                )
             if missing_keys:
-                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing_keys)))
+                error_msgs.insert(
+                    0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing_keys))
+                )
         if error_msgs:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                type(self).__name__, "\n\t".join(error_msgs)))
+            raise RuntimeError(
+                "Error(s) in loading state_dict for {}:\n\t{}".format(type(self).__name__, "\n\t".join(error_msgs))
+            )
         return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     def register_state_dict_pre_hook(self, hook):

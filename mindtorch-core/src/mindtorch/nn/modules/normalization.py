@@ -1,4 +1,5 @@
 """LayerNorm, RMSNorm, GroupNorm, LocalResponseNorm and CrossMapLRN2d."""
+
 import numbers
 
 import mindtorch
@@ -12,7 +13,6 @@ __all__ = ["LocalResponseNorm", "CrossMapLRN2d", "LayerNorm", "GroupNorm", "RMSN
 
 def _shape_tuple(s):
     return (s,) if isinstance(s, numbers.Integral) else tuple(s)
-
 
 
 def _affine_parameters(module, shape, affine, bias, device, dtype):
@@ -34,6 +34,7 @@ def _reset_affine(module):
     if module.bias is not None:
         init.zeros_(module.bias)
 
+
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
@@ -50,8 +51,10 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
-                f"bias={self.bias is not None}")
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class RMSNorm(Module):
@@ -93,8 +96,10 @@ class GroupNorm(Module):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
-                f"bias={self.bias is not None}")
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class LocalResponseNorm(Module):

@@ -1,4 +1,5 @@
 """PixelShuffle and PixelUnshuffle: pure rearrangements (reshape + permute)."""
+
 from .. import functional as F
 from .module import Module
 

@@ -5,6 +5,7 @@ with the recurrent matmul only. Padded and packed inputs share one loop: a padde
 packed one whose batch size never shrinks. Parameter names, shapes, init and repr follow
 PyTorch, so its state_dicts load unchanged.
 """
+
 import math
 import numbers
 import warnings
@@ -29,6 +30,7 @@ def _rnn_step(act):
     # looked up per call: naming mindtorch.tanh at import would generate it then
     def step(gi, h, w_hh_t, b_hh=None, w_hr=None):
         return getattr(mindtorch, act)(mindtorch.addmm(gi, h, w_hh_t))
+
     return step
 
 
@@ -55,8 +57,7 @@ def _gru_step(gi, h, w_hh_t, b_hh, w_hr=None):
     return (1 - z) * n + z * h
 
 
-_STEP = {"RNN_TANH": _rnn_step("tanh"), "RNN_RELU": _rnn_step("relu"),
-         "LSTM": _lstm_step, "GRU": _gru_step}
+_STEP = {"RNN_TANH": _rnn_step("tanh"), "RNN_RELU": _rnn_step("relu"), "LSTM": _lstm_step, "GRU": _gru_step}
 
 
 def _input_projection(mode, x, w_ih, b_ih, b_hh):
@@ -81,9 +82,9 @@ def _merge(new, old, b):
 def _run_direction(step, gi, steps, state, weights, reverse, packed):
     """One direction of one layer: per-step outputs (time order) and the final state."""
     outs = []
-    for t in (range(len(steps) - 1, -1, -1) if reverse else range(len(steps))):
+    for t in range(len(steps) - 1, -1, -1) if reverse else range(len(steps)):
         off, b = steps[t]
-        x = gi[off:off + b] if packed else gi[t]
+        x = gi[off : off + b] if packed else gi[t]
         new = step(x, _head(state, b), *weights)
         state = _merge(new, state, b)
         outs.append(new[0] if isinstance(new, tuple) else new)
@@ -93,16 +94,32 @@ def _run_direction(step, gi, steps, state, weights, reverse, packed):
 
 
 class RNNBase(Module):
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,  # noqa: C901
-                 bidirectional=False, proj_size=0, device=None, dtype=None):
+    def __init__(  # noqa: C901
+        self,
+        mode,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        proj_size=0,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
-            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
-                             "element being zeroed")
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of an element being zeroed"
+            )
         if dropout > 0 and num_layers == 1:
-            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
-                          f"expects num_layers greater than 1, but got dropout={dropout} and "
-                          f"num_layers={num_layers}", stacklevel=2)
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                f"expects num_layers greater than 1, but got dropout={dropout} and "
+                f"num_layers={num_layers}",
+                stacklevel=2,
+            )
         for name, v in (("bias", bias), ("batch_first", batch_first)):
             if not isinstance(v, bool):
                 raise TypeError(f"{name} should be of type bool, got: {type(v).__name__}")
@@ -164,14 +181,17 @@ class RNNBase(Module):
     def check_input(self, input, batch_sizes):
         w = self._flat_weights[0]
         if input.dtype != w.dtype:
-            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). "
-                             f"Convert input: input.to({w.dtype}), or convert model: model.to({input.dtype})")
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). "
+                f"Convert input: input.to({w.dtype}), or convert model: model.to({input.dtype})"
+            )
         expected = 2 if batch_sizes is not None else 3
         if input.dim() != expected:
             raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
-                               f"got {input.size(-1)}")
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.size(-1)}"
+            )
 
     def get_expected_hidden_size(self, input, batch_sizes):
         if batch_sizes is not None:
@@ -265,8 +285,9 @@ class RNNBase(Module):
             bs = [batch] * data.shape[0]
         output, h_n = self._layers(data, bs, hx, packed)
         if packed:
-            return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), \
-                self.permute_hidden(h_n, unsorted_indices)
+            return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), self.permute_hidden(
+                h_n, unsorted_indices
+            )
         if self.batch_first:
             output = output.transpose(0, 1)
         if not batched:
@@ -279,8 +300,10 @@ class RNNBase(Module):
         kind = "batched 3-D" if batched else "unbatched 2-D"
         if self.mode == "LSTM":
             if hx[0].dim() != want or hx[1].dim() != want:
-                raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but got "
-                                   f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
+                raise RuntimeError(
+                    f"For {kind} input, hx and cx should also be {want}-D but got "
+                    f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors"
+                )
         elif hx.dim() != want:
             raise RuntimeError(f"For {kind} input, hx should also be {want}-D but got {hx.dim()}-D tensor")
 
@@ -384,8 +407,7 @@ class RNNCellBase(Module):
         if input.dim() not in (1, 2):
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
         if input.size(-1) != self.input_size:
-            raise RuntimeError(f"input has inconsistent input_size: got {input.size(-1)} expected "
-                               f"{self.input_size}")
+            raise RuntimeError(f"input has inconsistent input_size: got {input.size(-1)} expected {self.input_size}")
         batched = input.dim() == 2
         if not batched:
             input = input.unsqueeze(0)
@@ -403,8 +425,9 @@ class RNNCellBase(Module):
             if s.size(0) != input.size(0):
                 raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden0 batch size {s.size(0)}")
             if s.size(1) != self.hidden_size:
-                raise RuntimeError(f"hidden0 has inconsistent hidden_size: got {s.size(1)}, expected "
-                                   f"{self.hidden_size}")
+                raise RuntimeError(
+                    f"hidden0 has inconsistent hidden_size: got {s.size(1)}, expected {self.hidden_size}"
+                )
         return input, states, batched
 
     def _cell(self, step, input, hx, n_states, mode):

@@ -5,6 +5,7 @@ reproduced: enable_nested_tensor is accepted and ignored, so in eval mode with a
 src_key_padding_mask the outputs at padded positions hold values where PyTorch's fast path
 writes zeros; every unpadded position is the same.
 """
+
 import copy
 import warnings
 
@@ -19,8 +20,13 @@ from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
-           "TransformerDecoderLayer"]
+__all__ = [
+    "Transformer",
+    "TransformerEncoder",
+    "TransformerDecoder",
+    "TransformerEncoderLayer",
+    "TransformerDecoderLayer",
+]
 
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
@@ -45,6 +51,7 @@ def _get_activation_fn(activation):
 def _relu_or_gelu(activation):
     """PyTorch's activation_relu_or_gelu flag: 1 relu, 2 gelu, 0 anything else."""
     import mindtorch.nn.functional as Fn
+
     if activation is Fn.relu or isinstance(activation, ReLU):
         return 1
     if activation is Fn.gelu or isinstance(activation, GELU):
@@ -60,8 +67,10 @@ def _check_mask(mask, name):
 def _check_mask_pair(mask, other, name, other_name):
     _check_mask(mask, name)
     if mask is not None and other is not None and mask.dtype != other.dtype:
-        warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
-                      "instead.", stacklevel=2)
+        warnings.warn(
+            f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both instead.",
+            stacklevel=2,
+        )
 
 
 def _detect_is_causal_mask(mask, is_causal=None, size=None):
@@ -82,20 +91,33 @@ def _seq_len(src, batch_first):
 def _attend(attn, x, mem, attn_mask, key_padding_mask, is_causal):
     """Attention without weights; a given mask is used as is, is_causal only hints that it is causal."""
     if is_causal and attn_mask is None:
-        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
-                           "method `generate_square_subsequent_mask` to create this mask.")
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+            "method `generate_square_subsequent_mask` to create this mask."
+        )
     return attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False)[0]
 
 
 class TransformerEncoderLayer(Module):
     __constants__ = ["norm_first"]
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+    def __init__(
+        self,
+        d_model,
+        nhead,
+        dim_feedforward=2048,
+        dropout=0.1,
+        activation="relu",
+        layer_norm_eps=1e-5,
+        batch_first=False,
+        norm_first=False,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
         fk = {"device": device, "dtype": dtype}
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            **fk)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **fk)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
@@ -136,14 +158,26 @@ class TransformerEncoderLayer(Module):
 class TransformerDecoderLayer(Module):
     __constants__ = ["norm_first"]
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+    def __init__(
+        self,
+        d_model,
+        nhead,
+        dim_feedforward=2048,
+        dropout=0.1,
+        activation="relu",
+        layer_norm_eps=1e-5,
+        batch_first=False,
+        norm_first=False,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
         fk = {"device": device, "dtype": dtype}
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
-                                            **fk)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
-                                                 bias=bias, **fk)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **fk)
+        self.multihead_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **fk
+        )
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **fk)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **fk)
@@ -161,8 +195,17 @@ class TransformerDecoderLayer(Module):
         if not hasattr(self, "activation"):
             self.activation = F.relu
 
-    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+    def forward(
+        self,
+        tgt,
+        memory,
+        tgt_mask=None,
+        memory_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        tgt_is_causal=False,
+        memory_is_causal=False,
+    ):
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
@@ -189,14 +232,18 @@ def _why_no_fast_path(layer):
     if not isinstance(layer, TransformerEncoderLayer):
         return "encoder_layer was not TransformerEncoderLayer"
     attn = layer.self_attn
-    checks = [(layer.norm_first, "encoder_layer.norm_first was True"),
-              (not attn.batch_first, "encoder_layer.self_attn.batch_first was not True(use batch_first for better "
-                                     "inference performance)"),
-              (not attn._qkv_same_embed_dim, "encoder_layer.self_attn._qkv_same_embed_dim was not True"),
-              (attn.in_proj_bias is None, "encoder_layer.self_attn was passed bias=False"),
-              (not layer.activation_relu_or_gelu, "encoder_layer.activation_relu_or_gelu was not True"),
-              (layer.norm1.eps != layer.norm2.eps, "encoder_layer.norm1.eps was not equal to encoder_layer.norm2.eps"),
-              (attn.num_heads % 2 == 1, "encoder_layer.self_attn.num_heads is odd")]
+    checks = [
+        (layer.norm_first, "encoder_layer.norm_first was True"),
+        (
+            not attn.batch_first,
+            "encoder_layer.self_attn.batch_first was not True(use batch_first for better inference performance)",
+        ),
+        (not attn._qkv_same_embed_dim, "encoder_layer.self_attn._qkv_same_embed_dim was not True"),
+        (attn.in_proj_bias is None, "encoder_layer.self_attn was passed bias=False"),
+        (not layer.activation_relu_or_gelu, "encoder_layer.activation_relu_or_gelu was not True"),
+        (layer.norm1.eps != layer.norm2.eps, "encoder_layer.norm1.eps was not equal to encoder_layer.norm2.eps"),
+        (attn.num_heads % 2 == 1, "encoder_layer.self_attn.num_heads is odd"),
+    ]
     return next((why for bad, why in checks if bad), "")
 
 
@@ -214,7 +261,9 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
         why = _why_no_fast_path(encoder_layer)
         if enable_nested_tensor and why:
-            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why}", stacklevel=2)
+            warnings.warn(
+                f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why}", stacklevel=2
+            )
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
         _check_mask_pair(src_key_padding_mask, mask, "src_key_padding_mask", "mask")
@@ -239,47 +288,104 @@ class TransformerDecoder(Module):
         self.num_layers = num_layers
         self.norm = norm
 
-    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+    def forward(
+        self,
+        tgt,
+        memory,
+        tgt_mask=None,
+        memory_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        tgt_is_causal=None,
+        memory_is_causal=False,
+    ):
         first = self.layers[0] if len(self.layers) else None
         batch_first = first.self_attn.batch_first if isinstance(first, TransformerDecoderLayer) else False
         tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, _seq_len(tgt, batch_first))
         output = tgt
         for mod in self.layers:
-            output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
-                         tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
-                         tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+            output = mod(
+                output,
+                memory,
+                tgt_mask=tgt_mask,
+                memory_mask=memory_mask,
+                tgt_key_padding_mask=tgt_key_padding_mask,
+                memory_key_padding_mask=memory_key_padding_mask,
+                tgt_is_causal=tgt_is_causal,
+                memory_is_causal=memory_is_causal,
+            )
         if self.norm is not None:
             output = self.norm(output)
         return output
 
 
 class Transformer(Module):
-    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
-                 dropout=0.1, activation="relu", custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+    def __init__(
+        self,
+        d_model=512,
+        nhead=8,
+        num_encoder_layers=6,
+        num_decoder_layers=6,
+        dim_feedforward=2048,
+        dropout=0.1,
+        activation="relu",
+        custom_encoder=None,
+        custom_decoder=None,
+        layer_norm_eps=1e-5,
+        batch_first=False,
+        norm_first=False,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
         fk = {"device": device, "dtype": dtype}
         super().__init__()
-        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
-                      bias)
+        layer_args = (
+            d_model,
+            nhead,
+            dim_feedforward,
+            dropout,
+            activation,
+            layer_norm_eps,
+            batch_first,
+            norm_first,
+            bias,
+        )
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
-            self.encoder = TransformerEncoder(TransformerEncoderLayer(*layer_args, **fk), num_encoder_layers,
-                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk))
+            self.encoder = TransformerEncoder(
+                TransformerEncoderLayer(*layer_args, **fk),
+                num_encoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk),
+            )
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
-            self.decoder = TransformerDecoder(TransformerDecoderLayer(*layer_args, **fk), num_decoder_layers,
-                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk))
+            self.decoder = TransformerDecoder(
+                TransformerDecoderLayer(*layer_args, **fk),
+                num_decoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **fk),
+            )
         self._reset_parameters()
         self.d_model = d_model
         self.nhead = nhead
         self.batch_first = batch_first
 
-    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
-                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
-                memory_is_causal=False):
+    def forward(
+        self,
+        src,
+        tgt,
+        src_mask=None,
+        tgt_mask=None,
+        memory_mask=None,
+        src_key_padding_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        src_is_causal=None,
+        tgt_is_causal=None,
+        memory_is_causal=False,
+    ):
         is_batched = src.dim() == 3
         bdim = 0 if self.batch_first else 1
         if is_batched and src.size(bdim) != tgt.size(bdim):
@@ -287,9 +393,16 @@ class Transformer(Module):
         if src.size(-1) != self.d_model or tgt.size(-1) != self.d_model:
             raise RuntimeError("the feature number of src and tgt must be equal to d_model")
         memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
-        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
-                            tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
-                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+        return self.decoder(
+            tgt,
+            memory,
+            tgt_mask=tgt_mask,
+            memory_mask=memory_mask,
+            tgt_key_padding_mask=tgt_key_padding_mask,
+            memory_key_padding_mask=memory_key_padding_mask,
+            tgt_is_causal=tgt_is_causal,
+            memory_is_causal=memory_is_causal,
+        )
 
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):

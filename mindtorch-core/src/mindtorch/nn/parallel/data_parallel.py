@@ -5,6 +5,7 @@ accelerator device it moves the module and the inputs there. Splitting a batch o
 one process (replicas with broadcast gradients) is not implemented: DistributedDataParallel is the way
 to use several devices, as PyTorch itself recommends.
 """
+
 import mindtorch
 
 from ..modules.module import Module
@@ -27,13 +28,18 @@ def _devices(device_ids, output_device):
     acc = mindtorch.accelerator.current_accelerator()
     if acc is None:
         return None, None
-    ids = list(range(mindtorch.accelerator.device_count())) if device_ids is None else [
-        mindtorch.device(i).index if isinstance(i, (str, mindtorch.device)) else int(i) for i in device_ids]
+    ids = (
+        list(range(mindtorch.accelerator.device_count()))
+        if device_ids is None
+        else [mindtorch.device(i).index if isinstance(i, (str, mindtorch.device)) else int(i) for i in device_ids]
+    )
     if not ids:
         raise RuntimeError("no available devices were found")
     if len(ids) > 1:
-        raise NotImplementedError(f"DataParallel over several {acc.type} devices in one process is not supported "
-                                  "by mindtorch; use torch.nn.parallel.DistributedDataParallel")
+        raise NotImplementedError(
+            f"DataParallel over several {acc.type} devices in one process is not supported "
+            "by mindtorch; use torch.nn.parallel.DistributedDataParallel"
+        )
     out = ids[0] if output_device is None else output_device
     out = out if isinstance(out, mindtorch.device) else mindtorch.device(acc.type, int(out))
     return mindtorch.device(acc.type, ids[0]), out
@@ -57,8 +63,10 @@ class DataParallel(Module):
             return self.module(*inputs, **kwargs)
         for t in list(self.module.parameters()) + list(self.module.buffers()):
             if t.device != self.src_device_obj:
-                raise RuntimeError(f"module must have its parameters and buffers on device {self.src_device_obj} "
-                                   f"(device_ids[0]) but found one of them on device: {t.device}")
+                raise RuntimeError(
+                    f"module must have its parameters and buffers on device {self.src_device_obj} "
+                    f"(device_ids[0]) but found one of them on device: {t.device}"
+                )
         out = self.module(*_to(inputs, self.src_device_obj), **_to(kwargs, self.src_device_obj))
         return _to(out, self._output_device_obj)
 

@@ -6,6 +6,7 @@ parameter copies its gradient into its bucket; a bucket whose gradients are all 
 asynchronously right away (buckets start in index order, the same on every rank), and the hook that
 completes the last bucket waits for all of them and writes the averages back into `.grad`.
 """
+
 from contextlib import contextmanager
 
 import mindtorch
@@ -23,7 +24,8 @@ _NOT_FINISHED = (
     "indicates that your module has parameters that were not used in producing loss. You can enable unused "
     "parameter detection by passing the keyword argument `find_unused_parameters=True` to "
     "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs "
-    "participate in calculating loss.")
+    "participate in calculating loss."
+)
 
 
 class _Bucket:
@@ -38,7 +40,7 @@ class _Bucket:
 
     def view(self, k):
         p = self.params[k]
-        return self.flat[self.offsets[k]:self.offsets[k] + p.numel()].view(p.shape)
+        return self.flat[self.offsets[k] : self.offsets[k] + p.numel()].view(p.shape)
 
 
 def _itemsize(dtype):
@@ -63,17 +65,32 @@ def _assign_buckets(params, limits):
 
 
 class DistributedDataParallel(Module):
-    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
-                 init_sync=True, process_group=None, bucket_cap_mb=None, find_unused_parameters=False,
-                 check_reduction=False, gradient_as_bucket_view=False, static_graph=False, **kwargs):
+    def __init__(
+        self,
+        module,
+        device_ids=None,
+        output_device=None,
+        dim=0,
+        broadcast_buffers=True,
+        init_sync=True,
+        process_group=None,
+        bucket_cap_mb=None,
+        find_unused_parameters=False,
+        check_reduction=False,
+        gradient_as_bucket_view=False,
+        static_graph=False,
+        **kwargs,
+    ):
         super().__init__()
         pg = _group(process_group)
         if pg is None:
             raise ValueError("DistributedDataParallel: this process is not a member of process_group")
         params = [p for p in module.parameters() if p.requires_grad]
         if not params:
-            raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
-                               "that requires a gradient.")
+            raise RuntimeError(
+                "DistributedDataParallel is not needed when a module doesn't have any parameter "
+                "that requires a gradient."
+            )
         self.module = module
         self.process_group = pg
         self.broadcast_buffers = broadcast_buffers
@@ -85,20 +102,20 @@ class DistributedDataParallel(Module):
         if init_sync:
             self._broadcast(list(module.parameters()) + list(module.buffers()))
         # as PyTorch: a small first bucket only with the default cap; a cap given applies to every bucket
-        limits = [_DEFAULT_FIRST_BUCKET_BYTES, self.bucket_bytes_cap] if bucket_cap_mb is None \
-            else [self.bucket_bytes_cap]
-        self._buckets = [_Bucket(k, [params[i] for i in idx])
-                         for k, idx in enumerate(_assign_buckets(params, limits))]
+        limits = (
+            [_DEFAULT_FIRST_BUCKET_BYTES, self.bucket_bytes_cap] if bucket_cap_mb is None else [self.bucket_bytes_cap]
+        )
+        self._buckets = [_Bucket(k, [params[i] for i in idx]) for k, idx in enumerate(_assign_buckets(params, limits))]
         self._where = {}
         for b in self._buckets:
             for k, p in enumerate(b.params):
                 self._where[id(p)] = (b, k)
         self._handles = [p.register_post_accumulate_grad_hook(self._grad_ready) for p in params]
-        self._syncing = False      # this iteration's backward reduces
-        self._started = False      # a hook fired this iteration
-        self._next = 0             # next bucket to launch
-        self._unused = []          # parameters outside this iteration's graph (find_unused_parameters)
-        self._used = None          # per-parameter use flags, all-reduced with MAX
+        self._syncing = False  # this iteration's backward reduces
+        self._started = False  # a hook fired this iteration
+        self._next = 0  # next bucket to launch
+        self._unused = []  # parameters outside this iteration's graph (find_unused_parameters)
+        self._used = None  # per-parameter use flags, all-reduced with MAX
         self._used_work = None
 
     # ---- construction and buffers
@@ -130,8 +147,11 @@ class DistributedDataParallel(Module):
         if sync and self.find_unused_parameters:
             reached = _graph_leaves(out)
             self._unused = [p for p in self._params if id(p) not in reached]
-            self._used = mindtorch.tensor([0 if id(p) not in reached else 1 for p in self._params],
-                                          dtype=mindtorch.int32, device=self._params[0].device)
+            self._used = mindtorch.tensor(
+                [0 if id(p) not in reached else 1 for p in self._params],
+                dtype=mindtorch.int32,
+                device=self._params[0].device,
+            )
 
     # ---- backward
     def _grad_ready(self, p):
@@ -141,8 +161,9 @@ class DistributedDataParallel(Module):
             self._started = True
             if self.find_unused_parameters:
                 # every rank starts this all-reduce at its first hook, before any bucket
-                self._used_work = dist.all_reduce(self._used, op=dist.ReduceOp.MAX, group=self.process_group,
-                                                  async_op=True)
+                self._used_work = dist.all_reduce(
+                    self._used, op=dist.ReduceOp.MAX, group=self.process_group, async_op=True
+                )
                 for q in self._unused:
                     self._mark(q, None)
         self._mark(p, p.grad)
@@ -153,7 +174,8 @@ class DistributedDataParallel(Module):
             raise RuntimeError(
                 f"Expected to mark a variable ready only once. This error is caused by one of the following "
                 f"reasons: 1) Use of a module parameter outside the `forward` function. 2) Reused parameters in "
-                f"multiple reentrant backward passes. Parameter of shape {tuple(p.shape)} was marked ready twice.")
+                f"multiple reentrant backward passes. Parameter of shape {tuple(p.shape)} was marked ready twice."
+            )
         with mindtorch.no_grad():
             if grad is None:
                 b.view(k).zero_()
@@ -204,7 +226,7 @@ class DistributedDataParallel(Module):
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         if state_dict and all(k.startswith("module.") for k in state_dict):
-            state_dict = {k[len("module."):]: v for k, v in state_dict.items()}
+            state_dict = {k[len("module.") :]: v for k, v in state_dict.items()}
         return self.module.load_state_dict(state_dict, strict=strict, assign=assign)
 
 

@@ -12,5 +12,5 @@ def vector_to_parameters(vec, parameters):
     with mindtorch.no_grad():
         for p in parameters:
             n = p.numel()
-            p.copy_(vec[pointer:pointer + n].view_as(p))
+            p.copy_(vec[pointer : pointer + n].view_as(p))
             pointer += n

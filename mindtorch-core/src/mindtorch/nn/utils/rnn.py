@@ -4,12 +4,21 @@ A PackedSequence stores the time steps one after another: step t holds the first
 sequences of the batch sorted by decreasing length. Everything here is built from tensor ops, so
 gradients flow through packing and unpacking on every backend.
 """
+
 from collections import namedtuple
 
 import mindtorch as torch
 
-__all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
-           "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence"]
+__all__ = [
+    "PackedSequence",
+    "invert_permutation",
+    "pack_padded_sequence",
+    "pad_packed_sequence",
+    "pad_sequence",
+    "unpad_sequence",
+    "pack_sequence",
+    "unpack_sequence",
+]
 
 
 def invert_permutation(permutation):
@@ -31,10 +40,12 @@ class PackedSequence(namedtuple("PackedSequence", ["data", "batch_sizes", "sorte
             else:
                 raise TypeError("PackedSequence needs batch_sizes")
         if batch_sizes.device.type != "cpu":
-            raise ValueError("batch_sizes should always be on CPU. Instances of PackedSequence should never "
-                             "be created manually. They should be instantiated by functions like pack_sequence "
-                             "and pack_padded_sequences in nn.utils.rnn. "
-                             "https://pytorch.org/docs/stable/nn.html#torch.nn.utils.rnn.pack_sequence")
+            raise ValueError(
+                "batch_sizes should always be on CPU. Instances of PackedSequence should never "
+                "be created manually. They should be instantiated by functions like pack_sequence "
+                "and pack_padded_sequences in nn.utils.rnn. "
+                "https://pytorch.org/docs/stable/nn.html#torch.nn.utils.rnn.pack_sequence"
+            )
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def _with_data(self, data, indices=None):
@@ -92,8 +103,10 @@ class PackedSequence(namedtuple("PackedSequence", ["data", "batch_sizes", "sorte
 def _lengths_list(lengths):
     if isinstance(lengths, torch.Tensor):
         if lengths.dim() != 1:
-            raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim()}D "
-                               f"{lengths.device.type} tensor")
+            raise RuntimeError(
+                f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim()}D "
+                f"{lengths.device.type} tensor"
+            )
         return [int(v) for v in lengths.tolist()]
     return [int(v) for v in lengths]
 
@@ -112,13 +125,17 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     lens = _lengths_list(lengths)
     batch_dim = 0 if batch_first else 1
     if len(lens) != input.shape[batch_dim]:
-        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {len(lens)} "
-                           f"(batch_size={input.shape[batch_dim]})")
+        raise RuntimeError(
+            f"Expected `len(lengths)` to be equal to batch_size, but got {len(lens)} "
+            f"(batch_size={input.shape[batch_dim]})"
+        )
     if enforce_sorted:
         if any(a < b for a, b in zip(lens, lens[1:])):
-            raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
-                               "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence "
-                               "to sidestep this requirement if you do not need ONNX exportability.")
+            raise RuntimeError(
+                "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
+                "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence "
+                "to sidestep this requirement if you do not need ONNX exportability."
+            )
         sorted_indices = None
     else:
         # stable, so equal lengths keep their order
@@ -127,11 +144,13 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         lens = [lens[i] for i in order]
         input = input.index_select(batch_dim, sorted_indices)
     if lens and lens[-1] <= 0:
-        raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' "
-                           "that is <= 0")
+        raise RuntimeError(
+            "Length of all samples has to be greater than 0, but found an element in 'lengths' that is <= 0"
+        )
     if lens and lens[0] > input.shape[1 - batch_dim]:
-        raise RuntimeError(f"Expected sequence length to be larger than or equal to {lens[0]} (got "
-                           f"{input.shape[1 - batch_dim]})")
+        raise RuntimeError(
+            f"Expected sequence length to be larger than or equal to {lens[0]} (got {input.shape[1 - batch_dim]})"
+        )
     if batch_first:
         input = input.transpose(0, 1)
     batch_sizes = [sum(1 for n in lens if n > t) for t in range(lens[0] if lens else 0)]
@@ -145,14 +164,16 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     max_len, batch = len(batch_sizes), batch_sizes[0]
     if total_length is not None:
         if total_length < max_len:
-            raise ValueError("Expected total_length to be at least the length of the longest sequence in input, "
-                             f"but got total_length={total_length} and max sequence length being {max_len}")
+            raise ValueError(
+                "Expected total_length to be at least the length of the longest sequence in input, "
+                f"but got total_length={total_length} and max sequence length being {max_len}"
+            )
     else:
         total_length = max_len
     tail = tuple(data.shape[1:])
     rows = []
     for off, b in _steps(batch_sizes):
-        step = data[off:off + b]
+        step = data[off : off + b]
         if b < batch:
             step = torch.cat([step, data.new_full((batch - b,) + tail, padding_value)], 0)
         rows.append(step)

@@ -20,6 +20,7 @@ Statuses: conformant; fallback (conformant, through the host fallback); failing;
 kernel, or a kernel its decomposition or backward needs is missing); n/a (needs data on a
 data-less device). A backend's own pytest suite uses `pytest_plugin.conformance_tests`.
 """
+
 from .report import Report, last_reports  # noqa: F401
 from .runner import CONFORMANT, FAILING, FALLBACK, MISSING, NA, check_op, coverage, run  # noqa: F401
 from .samples import SAMPLES, missing_samples, samples_for  # noqa: F401

@@ -1,11 +1,14 @@
 """python -m mindtorch.testing.conformance --device DEVICE [--json PATH] [--ops a,b] [--verbose]"""
+
 import argparse
 import sys
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m mindtorch.testing.conformance",
-                                description="Run the mindtorch backend conformance suite against a device.")
+    p = argparse.ArgumentParser(
+        prog="python -m mindtorch.testing.conformance",
+        description="Run the mindtorch backend conformance suite against a device.",
+    )
     p.add_argument("--device", required=True, help="device to certify, e.g. cpu, meta, npu, mydev")
     p.add_argument("--json", metavar="PATH", help="also write the report as JSON")
     p.add_argument("--ops", help="comma-separated op names (default: the whole table)")
@@ -14,6 +17,7 @@ def main(argv=None):
     p.add_argument("--strict", action="store_true", help="exit 1 when an op is missing, too")
     args = p.parse_args(argv)
     from . import run
+
     ops = [o.strip() for o in args.ops.split(",")] if args.ops else None
     report = run(args.device, ops=ops, checks=not args.no_checks)
     print(report.text(verbose=args.verbose))

@@ -1,5 +1,6 @@
 """Structural checks: what per-op samples cannot see (aliasing, autograd, copies, memory, random
 state, errors, a training step). Each returns (status, detail)."""
+
 import gc
 
 import numpy as np
@@ -25,6 +26,7 @@ def check(fn):
         except Exception as exc:
             return FAILED, f"{type(exc).__name__}: {exc}"[:300]
         return res if isinstance(res, tuple) else (PASSED, res or "")
+
     CHECKS[name] = run
     return run
 
@@ -141,10 +143,15 @@ def _allocator(device, dataless):
 @check
 def _random(device, dataless):
     """manual_seed makes the device's draws reproducible; a different seed draws differently."""
+
     def draw(seed):
         mindtorch.manual_seed(seed)
-        return [mindtorch.rand(5, device=device), mindtorch.randn(2, 3, device=device),
-                mindtorch.randint(0, 100, (6,), device=device)]
+        return [
+            mindtorch.rand(5, device=device),
+            mindtorch.randn(2, 3, device=device),
+            mindtorch.randint(0, 100, (6,), device=device),
+        ]
+
     try:
         a, b, c = draw(7), draw(7), draw(8)
     except NotImplementedError as exc:
@@ -187,8 +194,10 @@ def _bad_input(device, dataless):
         used = _in_use(device)
         got = _raises(lambda fn=fn, x=x: fn(device, x))
         if got is None or want is None or not issubclass(got, want):
-            bad.append(f"{name}: cpu raises {getattr(want, '__name__', None)}, "
-                       f"{device.type} {getattr(got, '__name__', 'nothing')}")
+            bad.append(
+                f"{name}: cpu raises {getattr(want, '__name__', None)}, "
+                f"{device.type} {getattr(got, '__name__', 'nothing')}"
+            )
             continue
         if before is not None and not np.array_equal(before, host_array(x)):
             bad.append(f"{name}: the input changed")

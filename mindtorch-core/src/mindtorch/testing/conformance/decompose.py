@@ -1,5 +1,6 @@
 """What each composite op decomposes into: the kernels it reaches, traced on the cpu backend
 with the op's conformance samples (a composite is covered on a device only if all of them are)."""
+
 import warnings
 
 from mindtorch.ops.codegen import make_callable
@@ -52,4 +53,5 @@ def _recording(name, kernel, seen):
     def k(*args, **kwargs):
         seen.add(name)
         return kernel(*args, **kwargs)
+
     return k

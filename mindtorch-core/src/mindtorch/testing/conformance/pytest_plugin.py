@@ -10,6 +10,7 @@ gives one test per op and per structural check. A failing op fails its test; a m
 `checks` narrow the selection (e.g. `checks=("copies", "allocator")`, `ops=()` for the
 structural checks only).
 """
+
 import pytest
 
 
@@ -17,6 +18,7 @@ def conformance_tests(device, ops=None, checks=None, strict=False, grad=True):
     from mindtorch.ops.registry import OPS
 
     from .checks import CHECKS
+
     names = sorted(OPS) if ops is None else list(ops)
     check_names = list(CHECKS) if checks is None else list(checks)
     cases = [("op", n) for n in names] + [("check", c) for c in check_names]
@@ -27,6 +29,7 @@ def conformance_tests(device, ops=None, checks=None, strict=False, grad=True):
             import mindtorch
 
             from .runner import is_dataless
+
             dev = mindtorch.device(device)
             if dev.index is None and dev.type not in ("cpu", "meta"):
                 dev = mindtorch.device(dev.type, 0)
@@ -39,6 +42,7 @@ def conformance_tests(device, ops=None, checks=None, strict=False, grad=True):
 
         from .report import FAILED
         from .runner import FAILING, MISSING, NA, check_op
+
         dev, dataless = setup()
         kind, name = case
         with warnings.catch_warnings():
@@ -52,4 +56,5 @@ def conformance_tests(device, ops=None, checks=None, strict=False, grad=True):
             pytest.fail(f"{name} on {dev}: {status}: {detail}", pytrace=False)
         if status in (MISSING, NA):
             pytest.skip(f"{status}: {detail}")
+
     return test_conformance

@@ -1,5 +1,6 @@
 """The conformance report: per op conformant / fallback / failing / missing / n/a, the structural
 checks, and one summary line; printable, and writable as JSON."""
+
 import json
 import os
 from pathlib import Path
@@ -42,14 +43,18 @@ class Report:
         na_checks = sum(1 for st, _ in self.checks.values() if st == NA)
         with_samples = n - len([q for q in missing_samples() if q in self.ops])
         ok = self.count(CONFORMANT) + self.count(FALLBACK)
-        return (f"conformance {self.device}: {ok}/{n} ops conformant ({self.count(FALLBACK)} via host fallback), "
-                f"{self.count(FAILING)} failing, {self.count(MISSING)} missing, {self.count(NA)} n/a; "
-                f"checks {passed}/{len(self.checks)} passed ({na_checks} n/a); "
-                f"samples for {with_samples}/{n} ops; {self.seconds:.1f}s")
+        return (
+            f"conformance {self.device}: {ok}/{n} ops conformant ({self.count(FALLBACK)} via host fallback), "
+            f"{self.count(FAILING)} failing, {self.count(MISSING)} missing, {self.count(NA)} n/a; "
+            f"checks {passed}/{len(self.checks)} passed ({na_checks} n/a); "
+            f"samples for {with_samples}/{n} ops; {self.seconds:.1f}s"
+        )
 
     def text(self, verbose=False):
-        lines = [f"mindtorch conformance report for device '{self.device}'"
-                 + (" (data-less: shapes, dtypes and errors only)" if self.dataless else "")]
+        lines = [
+            f"mindtorch conformance report for device '{self.device}'"
+            + (" (data-less: shapes, dtypes and errors only)" if self.dataless else "")
+        ]
         for status in (FAILING, MISSING, FALLBACK, NA) + ((CONFORMANT,) if verbose else ()):
             rows = [r for r in self.ops.values() if r.status == status]
             if rows:
@@ -65,9 +70,15 @@ class Report:
         return "\n".join(lines)
 
     def as_dict(self):
-        return {"device": str(self.device), "summary": self.summary(), "ok": self.ok, "seconds": self.seconds,
-                "dataless": self.dataless, "ops": {n: r.as_dict() for n, r in sorted(self.ops.items())},
-                "checks": {n: {"status": st, "detail": d} for n, (st, d) in self.checks.items()}}
+        return {
+            "device": str(self.device),
+            "summary": self.summary(),
+            "ok": self.ok,
+            "seconds": self.seconds,
+            "dataless": self.dataless,
+            "ops": {n: r.as_dict() for n, r in sorted(self.ops.items())},
+            "checks": {n: {"status": st, "detail": d} for n, (st, d) in self.checks.items()},
+        }
 
     def write_json(self, path):
         path = Path(path)
@@ -90,7 +101,7 @@ def last_reports():
     if d.is_dir():
         for p in sorted(d.glob("conformance-*.json")):
             try:
-                out[p.stem[len("conformance-"):]] = json.loads(p.read_text())
+                out[p.stem[len("conformance-") :]] = json.loads(p.read_text())
             except (OSError, ValueError):
                 continue
     return out

@@ -1,4 +1,5 @@
 """Runs every op's samples on a device and compares with the cpu backend."""
+
 import gc
 import time
 import warnings
@@ -15,8 +16,14 @@ from .samples import SAMPLES, Maker, samples_for
 
 CONFORMANT, FALLBACK, FAILING, MISSING, NA = "conformant", "fallback", "failing", "missing", "n/a"
 # (rtol, atol) per dtype name, for values compared with the cpu backend
-TOLERANCE = {"float64": (1e-7, 1e-7), "float32": (1.3e-6, 1e-5), "float16": (1e-3, 1e-5),
-             "bfloat16": (1.6e-2, 1e-5), "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7)}
+TOLERANCE = {
+    "float64": (1e-7, 1e-7),
+    "float32": (1.3e-6, 1e-5),
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+    "complex64": (1.3e-6, 1e-5),
+    "complex128": (1e-7, 1e-7),
+}
 # ops whose values are not defined (uninitialised memory) or are the device's own random draws
 UNDEFINED_VALUES = {"empty", "empty_strided", "empty_like", "new_empty", "new_empty_strided"}
 
@@ -52,6 +59,7 @@ def is_dataless(device):
 
 # -- moving samples to the device ------------------------------------------------------------------
 
+
 def to_device(x, device):
     """x on `device`, keeping strided views strided (the view is re-made over the moved base)."""
     if isinstance(x, mindtorch.Tensor):
@@ -80,6 +88,7 @@ def host_array(t):
 
 
 # -- comparing -------------------------------------------------------------------------------------
+
 
 def compare(ref, out, device, values=True, where="output"):
     if isinstance(ref, mindtorch.Tensor):
@@ -139,6 +148,7 @@ def _compare_values(a, b, dtype, where):
 
 # -- one op ----------------------------------------------------------------------------------------
 
+
 def _run(fn, sample):
     try:
         return fn(*sample.args, **sample.kwargs), None
@@ -184,17 +194,28 @@ def check_op(qualname, device, dataless=False, grad=True):  # noqa: C901
         try:
             ds = type(ds)(*to_device(ds.args, device), **to_device(ds.kwargs, device))
         except Exception as exc:
-            return OpResult(qualname, MISSING, cov, k + 1, f"{where}: the inputs cannot be moved to "
-                            f"{device.type}: {type(exc).__name__}: {exc}"[:300])
+            return OpResult(
+                qualname,
+                MISSING,
+                cov,
+                k + 1,
+                f"{where}: the inputs cannot be moved to {device.type}: {type(exc).__name__}: {exc}"[:300],
+            )
         before = _snapshot(ds.args) if ref_exc is not None and not dataless else None
         out, exc = _run(fn, ds)
         if ref_exc is not None:
             if exc is None or not isinstance(exc, type(ref_exc)):
                 got = "no error" if exc is None else type(exc).__name__
-                return OpResult(qualname, FAILING, cov, k + 1, f"{where}: cpu raises {type(ref_exc).__name__}, "
-                                f"{device.type} gives {got}")
-            if before is not None and not all(np.array_equal(b, a, equal_nan=b.dtype.kind in "fc")
-                                               for b, a in zip(before, _snapshot(ds.args))):
+                return OpResult(
+                    qualname,
+                    FAILING,
+                    cov,
+                    k + 1,
+                    f"{where}: cpu raises {type(ref_exc).__name__}, {device.type} gives {got}",
+                )
+            if before is not None and not all(
+                np.array_equal(b, a, equal_nan=b.dtype.kind in "fc") for b, a in zip(before, _snapshot(ds.args))
+            ):
                 return OpResult(qualname, FAILING, cov, k + 1, f"{where}: raised, but changed its inputs")
             continue
         if exc is not None:
@@ -243,13 +264,16 @@ def _grad_of(fn, sample, leaves, device):
     for t in leaves:
         t.requires_grad_(True)
     out = fn(*sample.args, **sample.kwargs)
-    outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,))
-            if isinstance(o, mindtorch.Tensor) and o.grad_fn is not None and o.dtype.is_floating_point]
+    outs = [
+        o
+        for o in (out if isinstance(out, (tuple, list)) else (out,))
+        if isinstance(o, mindtorch.Tensor) and o.grad_fn is not None and o.dtype.is_floating_point
+    ]
     if not outs:
         return None
     loss = None
     for o in outs:
-        w = mindtorch.linspace(0.5, 1.5, max(o.numel(), 1))[:o.numel()].reshape(o.shape).to(device)
+        w = mindtorch.linspace(0.5, 1.5, max(o.numel(), 1))[: o.numel()].reshape(o.shape).to(device)
         term = (o * w).sum()
         loss = term if loss is None else loss + term
     return mindtorch.autograd.grad(loss, leaves, allow_unused=True)
@@ -287,10 +311,12 @@ def _check_grad(op, fn, qualname, mode, device, dataless):
 
 # -- the whole suite -------------------------------------------------------------------------------
 
+
 def run(device, ops=None, checks=True, grad=True, progress=None):
     """Run the conformance suite against `device`; returns a Report."""
     from .checks import CHECKS
     from .report import Report
+
     device = mindtorch.device(device)
     if device.type not in BACKENDS:
         backend_for(device.type)  # raises: not installed, or why it was skipped

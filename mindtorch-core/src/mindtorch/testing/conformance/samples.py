@@ -8,6 +8,7 @@ patterns (square shapes, a size-1 dim in the middle, the shorter operand on
 either side, three and more dims, 0-dim and empty tensors); everything else
 is listed by name. `missing_samples()` is the suite's own coverage check.
 """
+
 import zlib
 
 import numpy as np
@@ -25,11 +26,13 @@ class Sample:
     def __repr__(self):
         def show(a):
             if isinstance(a, mindtorch.Tensor):
-                return f"{'x'.join(map(str, a.shape)) or '0-dim'} {str(a.dtype).split('.')[-1]}" + \
-                       ("" if a.is_contiguous() else " strided")
+                return f"{'x'.join(map(str, a.shape)) or '0-dim'} {str(a.dtype).split('.')[-1]}" + (
+                    "" if a.is_contiguous() else " strided"
+                )
             if isinstance(a, (list, tuple)):
                 return "[" + ", ".join(show(x) for x in a) + "]"
             return repr(a)
+
         parts = [show(a) for a in self.args] + [f"{k}={show(v)}" for k, v in self.kwargs.items()]
         return "(" + ", ".join(parts) + ")"
 
@@ -97,16 +100,32 @@ def samples(*names):
                 raise ValueError(f"samples for {n} declared twice")
             SAMPLES[n] = fn
         return fn
+
     return deco
 
 
 # -- broadcasting patterns -------------------------------------------------------------------------
 
-BINARY_SHAPES = [((3, 4), (3, 4)), ((3, 1, 4), (3, 5, 4)), ((4,), (3, 4)), ((3, 4), (4,)),
-                 ((2, 3, 4, 5), (3, 1, 5)), ((1, 3, 1), (2, 1, 4)), ((), (3, 4)), ((3, 4), ()), ((0, 4), (4,)),
-                 ((2, 0, 3), (1, 3))]
-TERNARY_SHAPES = [((3, 4), (3, 4), (3, 4)), ((3, 1, 4), (5, 1), (4,)), ((4,), (3, 4), (3, 1)),
-                  ((2, 3, 4, 5), (3, 1, 5), (1, 5)), ((), (2, 3), ()), ((0, 3), (3,), ())]
+BINARY_SHAPES = [
+    ((3, 4), (3, 4)),
+    ((3, 1, 4), (3, 5, 4)),
+    ((4,), (3, 4)),
+    ((3, 4), (4,)),
+    ((2, 3, 4, 5), (3, 1, 5)),
+    ((1, 3, 1), (2, 1, 4)),
+    ((), (3, 4)),
+    ((3, 4), ()),
+    ((0, 4), (4,)),
+    ((2, 0, 3), (1, 3)),
+]
+TERNARY_SHAPES = [
+    ((3, 4), (3, 4), (3, 4)),
+    ((3, 1, 4), (5, 1), (4,)),
+    ((4,), (3, 4), (3, 1)),
+    ((2, 3, 4, 5), (3, 1, 5), (1, 5)),
+    ((), (2, 3), ()),
+    ((0, 3), (3,), ()),
+]
 
 
 def _broadcast(*shapes):
@@ -179,6 +198,7 @@ def missing_samples():
 
 # -- pointwise ops listed by name ------------------------------------------------------------------
 
+
 @samples("pow", "pow_", "float_power")
 def _pow(m):
     out = [S(m.pos(*a), m.f(*b, lo=-2, hi=3)) for a, b in BINARY_SHAPES if _inplace_ok((a, b))]
@@ -195,8 +215,13 @@ def _scalar_first(m):
     return [S(2.5, m.pos(3, 4)), S(-3.0, m.pos(2, 1, 3))]
 
 
-@samples("bitwise_and.Scalar_Tensor", "bitwise_or.Scalar_Tensor", "bitwise_xor.Scalar_Tensor",
-         "bitwise_left_shift.Scalar_Tensor", "bitwise_right_shift.Scalar_Tensor")
+@samples(
+    "bitwise_and.Scalar_Tensor",
+    "bitwise_or.Scalar_Tensor",
+    "bitwise_xor.Scalar_Tensor",
+    "bitwise_left_shift.Scalar_Tensor",
+    "bitwise_right_shift.Scalar_Tensor",
+)
 def _bitwise_scalar_first(m):
     return [S(5, m.i(3, 4, hi=4)), S(3, m.i(0, 2))]
 
@@ -210,8 +235,9 @@ def _bitwise(m):
 
 @samples("bitwise_left_shift", "bitwise_right_shift", "bitwise_left_shift_", "bitwise_right_shift_")
 def _shift(m):
-    return [S(m.i(*a, hi=50), m.i(*b, hi=4)) for a, b in BINARY_SHAPES if _inplace_ok((a, b))] + \
-        [S(m.i(3, 4, hi=50), 2)]
+    return [S(m.i(*a, hi=50), m.i(*b, hi=4)) for a, b in BINARY_SHAPES if _inplace_ok((a, b))] + [
+        S(m.i(3, 4, hi=50), 2)
+    ]
 
 
 @samples("bitwise_not", "bitwise_not_")
@@ -220,8 +246,12 @@ def _bitwise_not(m):
 
 
 def _div(m, inplace):
-    out = [S(m.f(3, 4), m.pos(4), rounding_mode="trunc"), S(m.f(3, 1, 4), m.pos(5, 4), rounding_mode="floor"),
-           S(m.f(3, 4), m.i(4, lo=1, hi=4), rounding_mode="floor"), S(m.i(3, 4, hi=20), m.i(4, lo=1, hi=4))]
+    out = [
+        S(m.f(3, 4), m.pos(4), rounding_mode="trunc"),
+        S(m.f(3, 1, 4), m.pos(5, 4), rounding_mode="floor"),
+        S(m.f(3, 4), m.i(4, lo=1, hi=4), rounding_mode="floor"),
+        S(m.i(3, 4, hi=20), m.i(4, lo=1, hi=4)),
+    ]
     if inplace:
         out = [s for s in out if _inplace_ok((tuple(s.args[0].shape), tuple(s.args[1].shape)))]
     return binary(m, inplace) + out
@@ -265,8 +295,12 @@ def _where_method(m):
 
 @samples("clamp.Tensor", "clip.Tensor", "clamp_.Tensor", "clip_.Tensor")
 def _clamp_t(m):
-    return [S(m.f(3, 4), m.f(4, lo=-1, hi=0), m.f(3, 1, lo=0, hi=1)), S(m.f(2, 3, 4), m.f(3, 1)),
-            S(m.f(3, 4), None, m.f()), S(m.f(0, 2), m.f(2), m.f(2))]
+    return [
+        S(m.f(3, 4), m.f(4, lo=-1, hi=0), m.f(3, 1, lo=0, hi=1)),
+        S(m.f(2, 3, 4), m.f(3, 1)),
+        S(m.f(3, 4), None, m.f()),
+        S(m.f(0, 2), m.f(2), m.f(2)),
+    ]
 
 
 @samples("clamp", "clip", "clamp_", "clip_")
@@ -338,10 +372,17 @@ def _isclose(m):
 
 # -- reductions ------------------------------------------------------------------------------------
 
+
 @samples("sum", "mean")
 def _sum(m):
-    return [S(m.f(3, 4)), S(m.f(3, 4), 1), S(m.nc(2, 3, 4), (0, 2), True), S(m.f()), S(m.f(0, 3), 0),
-            S(m.f(3, 4), -1, dtype=mindtorch.float64)]
+    return [
+        S(m.f(3, 4)),
+        S(m.f(3, 4), 1),
+        S(m.nc(2, 3, 4), (0, 2), True),
+        S(m.f()),
+        S(m.f(0, 3), 0),
+        S(m.f(3, 4), -1, dtype=mindtorch.float64),
+    ]
 
 
 @samples("prod")
@@ -406,8 +447,13 @@ def _cumsum(m):
 
 @samples("softmax", "log_softmax")
 def _softmax(m):
-    return [S(m.f(3, 4), 1), S(m.f(2, 3, 4), 0), S(m.f(3, 4, lo=-80, hi=80), -1), S(m.f(0, 3), 1),
-            S(m.f(3, 4), 1, mindtorch.float64)]
+    return [
+        S(m.f(3, 4), 1),
+        S(m.f(2, 3, 4), 0),
+        S(m.f(3, 4, lo=-80, hi=80), -1),
+        S(m.f(0, 3), 1),
+        S(m.f(3, 4), 1, mindtorch.float64),
+    ]
 
 
 @samples("linalg_vector_norm")
@@ -426,6 +472,7 @@ def _norm_str(m):
 
 
 # -- shapes and views ------------------------------------------------------------------------------
+
 
 @samples("view", "reshape")
 def _view(m):
@@ -554,16 +601,24 @@ def _broadcast_tensors(m):
 
 # -- indexing and joining --------------------------------------------------------------------------
 
+
 @samples("index.Tensor")
 def _index(m):
-    return [S(m.f(4, 3), [m.i(5, hi=4)]), S(m.f(4, 3), [None, m.i(2, 2, hi=3)]), S(m.f(4, 3), [m.b(4)]),
-            S(m.f(2, 3, 4), [m.i(3, hi=2), None, m.i(3, hi=4)])]
+    return [
+        S(m.f(4, 3), [m.i(5, hi=4)]),
+        S(m.f(4, 3), [None, m.i(2, 2, hi=3)]),
+        S(m.f(4, 3), [m.b(4)]),
+        S(m.f(2, 3, 4), [m.i(3, hi=2), None, m.i(3, hi=4)]),
+    ]
 
 
 @samples("index_put", "index_put_")
 def _index_put(m):
-    return [S(m.f(4, 3), [m.i(2, hi=4).unique()], m.f(3)), S(m.f(4, 3), [m.i(5, hi=4)], m.f(5, 3), True),
-            S(m.f(4, 3), [m.b(4, 3)], m.f())]
+    return [
+        S(m.f(4, 3), [m.i(2, hi=4).unique()], m.f(3)),
+        S(m.f(4, 3), [m.i(5, hi=4)], m.f(5, 3), True),
+        S(m.f(4, 3), [m.b(4, 3)], m.f()),
+    ]
 
 
 @samples("cat", "concat", "concatenate")
@@ -593,8 +648,10 @@ def _perm_index(m, rows, cols, hi):
 
 @samples("scatter.src", "scatter_.src")
 def _scatter(m):
-    return [S(m.f(3, 4), 1, _perm_index(m, 3, 2, 4), m.f(3, 2)),
-            S(m.f(3, 4), 1, _perm_index(m, 2, 3, 4), m.f(3, 3), reduce="add")]
+    return [
+        S(m.f(3, 4), 1, _perm_index(m, 3, 2, 4), m.f(3, 2)),
+        S(m.f(3, 4), 1, _perm_index(m, 2, 3, 4), m.f(3, 3), reduce="add"),
+    ]
 
 
 @samples("scatter.value", "scatter_.value")
@@ -745,11 +802,16 @@ def _take_along(m):
 
 @samples("pad")
 def _pad(m):
-    return [S(m.f(3, 4), (1, 2)), S(m.f(2, 3, 4), (1, 0, 0, 2), value=0.5), S(m.f(1, 2, 3, 4), (1, 1, 2, 0), "reflect"),
-            S(m.f(1, 3, 4), (2, 1), "replicate")]
+    return [
+        S(m.f(3, 4), (1, 2)),
+        S(m.f(2, 3, 4), (1, 0, 0, 2), value=0.5),
+        S(m.f(1, 2, 3, 4), (1, 1, 2, 0), "reflect"),
+        S(m.f(1, 3, 4), (2, 1), "replicate"),
+    ]
 
 
 # -- creation --------------------------------------------------------------------------------------
+
 
 def _opts(dtype=None):
     return {"device": mindtorch.device("cpu")} | ({"dtype": dtype} if dtype else {})
@@ -812,8 +874,13 @@ def _clone(m):
 
 @samples("_to_copy")
 def _to_copy(m):
-    return [S(m.f(3, 4), dtype=mindtorch.float64), S(m.f(3, 4, lo=-9, hi=9), dtype=mindtorch.int32),
-            S(m.i(2, 3), dtype=mindtorch.float16), S(m.nc(2, 3), dtype=mindtorch.bfloat16), S(m.b(3), dtype=mindtorch.float32)]
+    return [
+        S(m.f(3, 4), dtype=mindtorch.float64),
+        S(m.f(3, 4, lo=-9, hi=9), dtype=mindtorch.int32),
+        S(m.i(2, 3), dtype=mindtorch.float16),
+        S(m.nc(2, 3), dtype=mindtorch.bfloat16),
+        S(m.b(3), dtype=mindtorch.float32),
+    ]
 
 
 @samples("copy_")
@@ -852,6 +919,7 @@ def _new_full(m):
 
 
 # -- random (values are the device's own draws: shapes and dtypes are compared) ---------------------
+
 
 @samples("rand", "randn")
 def _rand(m):
@@ -940,11 +1008,20 @@ def _random_from(m):
 
 # -- linear algebra --------------------------------------------------------------------------------
 
+
 @samples("matmul")
 def _matmul(m):
-    return [S(m.f(3, 4), m.f(4, 5)), S(m.f(4), m.f(4)), S(m.f(4), m.f(4, 2)), S(m.f(3, 4), m.f(4)),
-            S(m.f(2, 3, 4), m.f(4, 5)), S(m.f(2, 1, 3, 4), m.f(5, 4, 2)), S(m.nc(3, 4), m.nc(4, 2)),
-            S(m.f(0, 4), m.f(4, 3)), S(m.f(3, 0), m.f(0, 2))]
+    return [
+        S(m.f(3, 4), m.f(4, 5)),
+        S(m.f(4), m.f(4)),
+        S(m.f(4), m.f(4, 2)),
+        S(m.f(3, 4), m.f(4)),
+        S(m.f(2, 3, 4), m.f(4, 5)),
+        S(m.f(2, 1, 3, 4), m.f(5, 4, 2)),
+        S(m.nc(3, 4), m.nc(4, 2)),
+        S(m.f(0, 4), m.f(4, 3)),
+        S(m.f(3, 0), m.f(0, 2)),
+    ]
 
 
 @samples("mm")
@@ -989,8 +1066,12 @@ def _addmv(m):
 
 @samples("einsum")
 def _einsum(m):
-    return [S("ij,jk->ik", [m.f(3, 4), m.f(4, 5)]), S("bij->bji", [m.f(2, 3, 4)]), S("i,i->", [m.f(4), m.f(4)]),
-            S("...ij,...jk", [m.f(2, 3, 4), m.f(4, 2)])]
+    return [
+        S("ij,jk->ik", [m.f(3, 4), m.f(4, 5)]),
+        S("bij->bji", [m.f(2, 3, 4)]),
+        S("i,i->", [m.f(4), m.f(4)]),
+        S("...ij,...jk", [m.f(2, 3, 4), m.f(4, 2)]),
+    ]
 
 
 @samples("mvlgamma", "mvlgamma_")
@@ -1035,20 +1116,26 @@ def _lstsq(m):
 
 # -- nn kernels ------------------------------------------------------------------------------------
 
-_CONV = ((2, 1), (1, 0, 0, 1), (1, 2), 2)        # stride, padding (t, b, l, r), dilation, groups
+_CONV = ((2, 1), (1, 0, 0, 1), (1, 2), 2)  # stride, padding (t, b, l, r), dilation, groups
 _AVG = ((2, 2), (1, 1), (1, 1), False, False, None)
 
 
 @samples("linear")
 def _linear(m):
-    return [S(m.f(3, 4), m.f(5, 4), m.f(5)), S(m.f(2, 3, 4), m.f(5, 4)), S(m.f(4), m.f(2, 4), m.f(2)),
-            S(m.f(0, 4), m.f(5, 4), m.f(5))]
+    return [
+        S(m.f(3, 4), m.f(5, 4), m.f(5)),
+        S(m.f(2, 3, 4), m.f(5, 4)),
+        S(m.f(4), m.f(2, 4), m.f(2)),
+        S(m.f(0, 4), m.f(5, 4), m.f(5)),
+    ]
 
 
 @samples("_conv2d")
 def _conv2d(m):
-    return [S(m.f(1, 2, 4, 5), m.f(2, 1, 2, 2), m.f(2), *_CONV),
-            S(m.f(2, 3, 5, 5), m.f(4, 3, 3, 3), None, (1, 1), (1, 1, 1, 1), (1, 1), 1)]
+    return [
+        S(m.f(1, 2, 4, 5), m.f(2, 1, 2, 2), m.f(2), *_CONV),
+        S(m.f(2, 3, 5, 5), m.f(4, 3, 3, 3), None, (1, 1), (1, 1, 1, 1), (1, 1), 1),
+    ]
 
 
 @samples("_conv2d_backward_input")
@@ -1063,8 +1150,10 @@ def _conv2d_bw(m):
 
 @samples("_max_pool2d_with_indices")
 def _maxpool(m):
-    return [S(m.distinct(1, 2, 4, 4), (2, 2), (2, 2), (0, 0), (1, 1), False),
-            S(m.distinct(2, 1, 5, 5), (3, 3), (2, 2), (1, 1), (1, 1), True)]
+    return [
+        S(m.distinct(1, 2, 4, 4), (2, 2), (2, 2), (0, 0), (1, 1), False),
+        S(m.distinct(2, 1, 5, 5), (3, 3), (2, 2), (1, 1), (1, 1), True),
+    ]
 
 
 @samples("_max_pool2d_backward")
@@ -1097,8 +1186,12 @@ def _adaptive_b(m):
 @samples("_upsample2d")
 def _upsample(m):
     x = m.f(1, 2, 2, 3)
-    return [S(x, (4, 6), "nearest", False, None, None), S(x, (3, 5), "bilinear", False, None, None),
-            S(x, (3, 5), "bilinear", True, None, None), S(x, (3, 4), "bilinear", False, 1.5, 1.5)]
+    return [
+        S(x, (4, 6), "nearest", False, None, None),
+        S(x, (3, 5), "bilinear", False, None, None),
+        S(x, (3, 5), "bilinear", True, None, None),
+        S(x, (3, 4), "bilinear", False, 1.5, 1.5),
+    ]
 
 
 @samples("_upsample2d_backward")
@@ -1133,9 +1226,11 @@ def _rms_b(m):
 
 @samples("_batch_norm")
 def _batch_norm(m):
-    return [S(m.f(4, 3, 2), m.f(3), m.f(3), None, None, True, 0.1, 1e-5),
-            S(m.f(4, 3), m.f(3), m.f(3), m.f(3), m.pos(3), False, 0.1, 1e-5),
-            S(m.f(4, 3, 2, 2), None, None, m.f(3), m.pos(3), True, 0.1, 1e-5)]
+    return [
+        S(m.f(4, 3, 2), m.f(3), m.f(3), None, None, True, 0.1, 1e-5),
+        S(m.f(4, 3), m.f(3), m.f(3), m.f(3), m.pos(3), False, 0.1, 1e-5),
+        S(m.f(4, 3, 2, 2), None, None, m.f(3), m.pos(3), True, 0.1, 1e-5),
+    ]
 
 
 @samples("_batch_norm_backward")
@@ -1175,8 +1270,12 @@ def _embedding_renorm(m):
 @samples("_nll_loss", "_cross_entropy")  # same arguments: (input, target, weight, reduction, ignore_index)
 def _nll(m):
     x = m.f(4, 5)
-    return [S(x, m.i(4, hi=5), None, 1, -100), S(x, mindtorch.tensor([0, 3, 1, 3]), m.pos(5), 1, 3),
-            S(x, m.i(4, hi=5), None, 0, -100), S(x, m.i(4, hi=5), m.pos(5), 2, -100)]
+    return [
+        S(x, m.i(4, hi=5), None, 1, -100),
+        S(x, mindtorch.tensor([0, 3, 1, 3]), m.pos(5), 1, 3),
+        S(x, m.i(4, hi=5), None, 0, -100),
+        S(x, m.i(4, hi=5), m.pos(5), 2, -100),
+    ]
 
 
 @samples("_nll_loss_backward")
@@ -1291,22 +1390,37 @@ def _range(m):
 
 # -- fused ops (each has a composite fallback; these samples hold a device kernel to the cpu's) ----------
 
+
 @samples("gelu_backward")
 def _gelu_backward(m):
-    return [S(m.f(3, 4), m.f(3, 4)), S(m.f(), m.f()), S(m.f(2, 3, 4), m.nc(2, 3, 4), approximate="tanh"),
-            S(m.f(0, 3), m.f(0, 3)), S(m.f(3, 1, 4), m.f(3, 5, 4))]
+    return [
+        S(m.f(3, 4), m.f(3, 4)),
+        S(m.f(), m.f()),
+        S(m.f(2, 3, 4), m.nc(2, 3, 4), approximate="tanh"),
+        S(m.f(0, 3), m.f(0, 3)),
+        S(m.f(3, 1, 4), m.f(3, 5, 4)),
+    ]
 
 
 @samples("threshold_backward")
 def _threshold_backward(m):
-    return [S(m.f(3, 4), m.f(3, 4), 0), S(m.f(2, 3, 4), m.nc(2, 3, 4), 0.25), S(m.f(), m.f(), 0),
-            S(m.f(0, 3), m.f(0, 3), 0), S(m.f(3, 1, 4), m.f(3, 5, 4), -0.5)]
+    return [
+        S(m.f(3, 4), m.f(3, 4), 0),
+        S(m.f(2, 3, 4), m.nc(2, 3, 4), 0.25),
+        S(m.f(), m.f(), 0),
+        S(m.f(0, 3), m.f(0, 3), 0),
+        S(m.f(3, 1, 4), m.f(3, 5, 4), -0.5),
+    ]
 
 
 @samples("_softmax_backward_data", "_log_softmax_backward_data")
 def _softmax_backward(m):
-    return [S(m.f(3, 4), m.u(3, 4), 1), S(m.f(2, 3, 4), m.u(2, 3, 4), 0), S(m.f(5), m.u(5), -1),
-            S(m.f(2, 0), m.u(2, 0), 1)]
+    return [
+        S(m.f(3, 4), m.u(3, 4), 1),
+        S(m.f(2, 3, 4), m.u(2, 3, 4), 0),
+        S(m.f(5), m.u(5), -1),
+        S(m.f(2, 0), m.u(2, 0), 1),
+    ]
 
 
 @samples("_cross_entropy_backward")
@@ -1323,8 +1437,12 @@ def _cross_entropy_backward(m):
 @samples("_scaled_dot_product_attention")
 def _sdpa(m):
     q, k, v = m.f(2, 3, 4, 8), m.f(2, 3, 5, 8), m.f(2, 3, 5, 8)
-    return [S(q, k, v, None, False, 8 ** -0.5), S(m.f(2, 4, 8), m.f(2, 4, 8), m.f(2, 4, 8), None, True, 0.3),
-            S(q, k, v, m.b(4, 5), False, 0.5), S(q, k, v, m.f(1, 3, 4, 5), False, 8 ** -0.5)]
+    return [
+        S(q, k, v, None, False, 8**-0.5),
+        S(m.f(2, 4, 8), m.f(2, 4, 8), m.f(2, 4, 8), None, True, 0.3),
+        S(q, k, v, m.b(4, 5), False, 0.5),
+        S(q, k, v, m.f(1, 3, 4, 5), False, 8**-0.5),
+    ]
 
 
 @samples("_scaled_dot_product_attention_backward")
@@ -1347,8 +1465,24 @@ def _foreach_adam(m):
         eas = [x.abs() for x in _param_group(m, 1)[0]]
         mx = [x.abs() for x in _param_group(m, 1)[0]] if amsgrad else []
         steps = [mindtorch.tensor(3.0) for _ in p]
-        out.append(S(p, g, ea, eas, mx, steps, lr=1e-2, beta1=0.9, beta2=0.999, weight_decay=0.01, eps=1e-8,
-                     amsgrad=amsgrad, maximize=maximize, decoupled=decoupled))
+        out.append(
+            S(
+                p,
+                g,
+                ea,
+                eas,
+                mx,
+                steps,
+                lr=1e-2,
+                beta1=0.9,
+                beta2=0.999,
+                weight_decay=0.01,
+                eps=1e-8,
+                amsgrad=amsgrad,
+                maximize=maximize,
+                decoupled=decoupled,
+            )
+        )
     return out
 
 
@@ -1357,12 +1491,25 @@ def _foreach_sgd(m):
     out = []
     for momentum, nesterov, fresh in ((0.0, False, False), (0.9, False, False), (0.9, True, True)):
         p, g, buf = _param_group(m, 3)
-        out.append(S(p, g, buf if momentum else [], lr=0.1, momentum=momentum, dampening=0.0, weight_decay=1e-4,
-                     nesterov=nesterov, maximize=False, fresh=fresh))
+        out.append(
+            S(
+                p,
+                g,
+                buf if momentum else [],
+                lr=0.1,
+                momentum=momentum,
+                dampening=0.0,
+                weight_decay=1e-4,
+                nesterov=nesterov,
+                maximize=False,
+                fresh=fresh,
+            )
+        )
     return out
 
 
 # -- complex numbers and Fourier transforms ----------------------------------------------------------
+
 
 @samples("view_as_real", "real", "imag", "angle")
 def _complex_parts(m):
@@ -1376,8 +1523,12 @@ def _view_as_complex(m):
 
 @samples("view.dtype")
 def _view_dtype(m):
-    return [S(m.f(3, 4), mindtorch.int32), S(m.f(3, 4), mindtorch.int16), S(m.f(3, 4), mindtorch.float64),
-            S(m.f(3, 3), mindtorch.float64)]
+    return [
+        S(m.f(3, 4), mindtorch.int32),
+        S(m.f(3, 4), mindtorch.int16),
+        S(m.f(3, 4), mindtorch.float64),
+        S(m.f(3, 3), mindtorch.float64),
+    ]
 
 
 @samples("complex", "polar")
@@ -1401,6 +1552,7 @@ def _fft_c2r(m):
 
 
 # -- products, statistics, order statistics, scatters (composites) ----------------------------------
+
 
 @samples("trace")
 def _trace(m):
@@ -1509,8 +1661,7 @@ def _masked_scatter(m):
 
 @samples("put", "put_")
 def _put(m):
-    return [S(m.f(3, 4), mindtorch.tensor([0, 5, 11]), m.f(3)),
-            S(m.f(3, 4), mindtorch.tensor([1, 1, 2]), m.f(3), True)]
+    return [S(m.f(3, 4), mindtorch.tensor([0, 5, 11]), m.f(3)), S(m.f(3, 4), mindtorch.tensor([1, 1, 2]), m.f(3), True)]
 
 
 @samples("fill")
@@ -1603,8 +1754,10 @@ def _histogram_edges(m):
 @samples("scatter_reduce.two", "scatter_reduce_.two")
 def _scatter_reduce(m):
     idx = mindtorch.tensor([[0, 1, 0, 3], [2, 2, 1, 0], [3, 0, 0, 1]])
-    return [S(m.f(3, 5), 1, idx, m.f(3, 4), reduce) for reduce in ("sum", "prod", "mean", "amax", "amin")] + \
-        [S(m.f(3, 5), 1, idx, m.f(3, 4), "mean", include_self=False), S(m.f(3, 5), 1, idx, m.f(3, 4), "median")]
+    return [S(m.f(3, 5), 1, idx, m.f(3, 4), reduce) for reduce in ("sum", "prod", "mean", "amax", "amin")] + [
+        S(m.f(3, 5), 1, idx, m.f(3, 4), "mean", include_self=False),
+        S(m.f(3, 5), 1, idx, m.f(3, 4), "median"),
+    ]
 
 
 def inplace_base(qualname):

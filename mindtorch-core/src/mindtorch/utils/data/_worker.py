@@ -6,6 +6,7 @@ tensor's data there once, the main process maps the file, unlinks it and wraps t
 tensor's storage, so the data is never pickled. Other objects (and tensors of dtypes NumPy cannot
 hold) go through the queue's pickling.
 """
+
 import mmap
 import os
 import queue
@@ -53,6 +54,7 @@ class ExceptionWrapper:
 @dataclass(frozen=True)
 class WorkerDone:
     """An iterable dataset's copy in this worker is exhausted."""
+
     worker_id: int
 
 
@@ -70,18 +72,29 @@ class SharedTensor:
 
 def _shareable(t):
     import mindtorch
+
     return isinstance(t, mindtorch.Tensor) and t.device.type == "cpu" and str(t.dtype) in _NP_OF
 
 
-_NP_OF = {"torch.float32": np.float32, "torch.float64": np.float64, "torch.float16": np.float16,
-          "torch.int64": np.int64, "torch.int32": np.int32, "torch.int16": np.int16, "torch.int8": np.int8,
-          "torch.uint8": np.uint8, "torch.bool": np.bool_, "torch.complex64": np.complex64,
-          "torch.complex128": np.complex128}
+_NP_OF = {
+    "torch.float32": np.float32,
+    "torch.float64": np.float64,
+    "torch.float16": np.float16,
+    "torch.int64": np.int64,
+    "torch.int32": np.int32,
+    "torch.int16": np.int16,
+    "torch.int8": np.int8,
+    "torch.uint8": np.uint8,
+    "torch.bool": np.bool_,
+    "torch.complex64": np.complex64,
+    "torch.complex128": np.complex128,
+}
 
 
 def to_shared(obj):
     """`obj` with every CPU tensor moved into a /dev/shm file (one copy); structure kept."""
     import mindtorch
+
     if _shareable(obj):
         arr = np.ascontiguousarray(obj.detach().numpy())
         if arr.nbytes == 0 or not os.path.isdir(_SHM_DIR):
@@ -102,6 +115,7 @@ def to_shared(obj):
 def from_shared(obj):
     """The inverse of to_shared in the receiving process: tensors backed by the mapped files (unlinked)."""
     import mindtorch
+
     if isinstance(obj, SharedTensor):
         fd = os.open(obj.path, os.O_RDWR)
         try:
@@ -147,12 +161,12 @@ def _numpy_seed(seed):
     return (seed ^ (seed >> 32)) & 0xFFFFFFFF
 
 
-def worker_loop(dataset, index_queue, result_queue, done_event, fetch, seed, init_fn, worker_id, num_workers,
-                iterable):
+def worker_loop(dataset, index_queue, result_queue, done_event, fetch, seed, init_fn, worker_id, num_workers, iterable):
     """Runs in each worker: seeds, worker_init_fn, then fetch batches for (epoch, idx, task) messages until
     None or the done event; every result goes to result_queue as (epoch, idx, data)."""
     global _info
     import mindtorch
+
     try:
         mindtorch.set_num_threads(1)  # the parent's kernel threads are not in a forked child; one per worker
         random.seed(seed)

@@ -36,8 +36,10 @@ def default_collate(batch):
         return mindtorch.stack(list(batch), 0)
     if isinstance(elem, np.ndarray):
         if elem.dtype.kind in "USO":
-            raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
-                            f"found {elem.dtype}")
+            raise TypeError(
+                f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
+                f"found {elem.dtype}"
+            )
         return default_collate([mindtorch.as_tensor(b) for b in batch])
     if isinstance(elem, np.generic):
         return mindtorch.as_tensor(np.array(batch))
@@ -64,23 +66,42 @@ def default_collate(batch):
         if isinstance(elem, tuple):
             return [default_collate(s) for s in transposed]
         return [default_collate(s) for s in transposed]
-    raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found "
-                    f"{type(elem)}")
+    raise TypeError(
+        f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {type(elem)}"
+    )
 
 
 class DataLoader:
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,  # noqa: C901
-                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
-                 multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
-                 pin_memory_device="", in_order=True):
+    def __init__(  # noqa: C901
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=None,
+        sampler=None,
+        batch_sampler=None,
+        num_workers=0,
+        collate_fn=None,
+        pin_memory=False,
+        drop_last=False,
+        timeout=0,
+        worker_init_fn=None,
+        multiprocessing_context=None,
+        generator=None,
+        *,
+        prefetch_factor=None,
+        persistent_workers=False,
+        pin_memory_device="",
+        in_order=True,
+    ):
         if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
-                             "multiprocessing.")
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
         if num_workers == 0 and prefetch_factor is not None:
-            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
-                             "to enable multiprocessing, otherwise set prefetch_factor to None.")
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
+                "to enable multiprocessing, otherwise set prefetch_factor to None."
+            )
         if num_workers > 0 and prefetch_factor is None:
             prefetch_factor = 2
         elif prefetch_factor is not None and prefetch_factor < 0:
@@ -98,20 +119,25 @@ class DataLoader:
         self._is_iterable = isinstance(dataset, IterableDataset)
         if self._is_iterable:
             if shuffle not in (None, False):
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
-                                 f"shuffle={shuffle}")
+                raise ValueError(
+                    f"DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle={shuffle}"
+                )
             if sampler is not None:
-                raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got "
-                                 f"sampler={sampler}")
+                raise ValueError(
+                    f"DataLoader with IterableDataset: expected unspecified sampler option, but got sampler={sampler}"
+                )
             if batch_sampler is not None:
-                raise ValueError("DataLoader with IterableDataset: expected unspecified batch_sampler option, but got "
-                                 f"batch_sampler={batch_sampler}")
+                raise ValueError(
+                    "DataLoader with IterableDataset: expected unspecified batch_sampler option, but got "
+                    f"batch_sampler={batch_sampler}"
+                )
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and "
-                                 "drop_last")
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last"
+                )
             batch_size = None
             drop_last = False
         elif batch_size is None and drop_last:
@@ -142,17 +168,23 @@ class DataLoader:
     def multiprocessing_context(self, ctx):
         if ctx is not None:
             if self.num_workers == 0:
-                raise ValueError("multiprocessing_context can only be used with multi-process loading (num_workers "
-                                 f"> 0), but got num_workers={self.num_workers}")
+                raise ValueError(
+                    "multiprocessing_context can only be used with multi-process loading (num_workers "
+                    f"> 0), but got num_workers={self.num_workers}"
+                )
             if isinstance(ctx, str):
                 methods = multiprocessing.get_all_start_methods()
                 if ctx not in methods:
-                    raise ValueError(f"multiprocessing_context option should specify a valid start method in "
-                                     f"{methods!r}, but got multiprocessing_context={ctx!r}")
+                    raise ValueError(
+                        f"multiprocessing_context option should specify a valid start method in "
+                        f"{methods!r}, but got multiprocessing_context={ctx!r}"
+                    )
                 ctx = multiprocessing.get_context(ctx)
             elif not isinstance(ctx, multiprocessing.context.BaseContext):
-                raise TypeError(f"multiprocessing_context option should be a valid context object or a string "
-                                f"specifying the start method, but got multiprocessing_context={ctx}")
+                raise TypeError(
+                    f"multiprocessing_context option should be a valid context object or a string "
+                    f"specifying the start method, but got multiprocessing_context={ctx}"
+                )
         self._mp_context = ctx
 
     def _pin(self, batch):
@@ -187,8 +219,12 @@ class DataLoader:
 
     def __iter__(self):
         if self.pin_memory and not mindtorch.accelerator.is_available():
-            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
-                          "memory won't be used.", UserWarning, stacklevel=2)
+            warnings.warn(
+                "'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                "memory won't be used.",
+                UserWarning,
+                stacklevel=2,
+            )
         if self.num_workers == 0:
             return self._single_process_iter()
         if self.persistent_workers:
@@ -261,17 +297,33 @@ class _MultiProcessingIter:
         n = self.num_workers = loader.num_workers
         ctx = loader.multiprocessing_context or multiprocessing.get_context()
         iterable = loader._is_iterable
-        fetch = (_IterFetcher(loader.collate_fn, loader.batch_size, loader.drop_last) if iterable else
-                 _MapFetcher(loader.dataset, loader.collate_fn, loader.batch_sampler is not None))
+        fetch = (
+            _IterFetcher(loader.collate_fn, loader.batch_size, loader.drop_last)
+            if iterable
+            else _MapFetcher(loader.dataset, loader.collate_fn, loader.batch_sampler is not None)
+        )
         base_seed = int(mindtorch.empty((), dtype=mindtorch.int64).random_(generator=loader.generator).item())
         self.result_queue = ctx.Queue()
         self.index_queues = [ctx.Queue() for _ in range(n)]
         self.done = ctx.Event()
         self.workers = []
         for w in range(n):
-            p = ctx.Process(target=_worker.worker_loop, daemon=True,
-                            args=(loader.dataset, self.index_queues[w], self.result_queue, self.done, fetch,
-                                  base_seed + w, loader.worker_init_fn, w, n, iterable))
+            p = ctx.Process(
+                target=_worker.worker_loop,
+                daemon=True,
+                args=(
+                    loader.dataset,
+                    self.index_queues[w],
+                    self.result_queue,
+                    self.done,
+                    fetch,
+                    base_seed + w,
+                    loader.worker_init_fn,
+                    w,
+                    n,
+                    iterable,
+                ),
+            )
             p.start()
             self.workers.append(p)
         self.closed = False
@@ -282,13 +334,16 @@ class _MultiProcessingIter:
         """A new epoch over the same workers (persistent_workers); the first epoch on construction."""
         self.epoch += 1
         loader = self.loader
-        self.sampler_iter = (itertools.count() if loader._is_iterable else
-                             iter(loader.batch_sampler if loader.batch_sampler is not None else loader.sampler))
+        self.sampler_iter = (
+            itertools.count()
+            if loader._is_iterable
+            else iter(loader.batch_sampler if loader.batch_sampler is not None else loader.sampler)
+        )
         self.active = [True] * self.num_workers
         self.next_worker = itertools.cycle(range(self.num_workers))
         self.send_idx = self.rcvd_idx = 0
-        self.tasks = {}          # idx -> worker id, for tasks sent and not yet yielded
-        self.arrived = {}        # idx -> data that came early
+        self.tasks = {}  # idx -> worker id, for tasks sent and not yet yielded
+        self.arrived = {}  # idx -> data that came early
         if not first:
             for w in range(self.num_workers):
                 self.index_queues[w].put((self.epoch, None, _worker.Resume()))
@@ -320,8 +375,11 @@ class _MultiProcessingIter:
     def __next__(self):
         while True:
             # results of exhausted workers' last tasks never come
-            while self.rcvd_idx < self.send_idx and self.rcvd_idx not in self.arrived and (
-                    self.rcvd_idx not in self.tasks or not self.active[self.tasks[self.rcvd_idx]]):
+            while (
+                self.rcvd_idx < self.send_idx
+                and self.rcvd_idx not in self.arrived
+                and (self.rcvd_idx not in self.tasks or not self.active[self.tasks[self.rcvd_idx]])
+            ):
                 self.tasks.pop(self.rcvd_idx, None)
                 self.rcvd_idx += 1
             if self.rcvd_idx in self.arrived:

@@ -1,4 +1,5 @@
 """DistributedSampler: each rank iterates its own share of the dataset's indices."""
+
 import math
 
 import mindtorch
@@ -46,9 +47,9 @@ class DistributedSampler(Sampler):
             else:
                 indices += (indices * math.ceil(pad / len(indices)))[:pad]
         else:
-            indices = indices[:self.total_size]
+            indices = indices[: self.total_size]
         assert len(indices) == self.total_size
-        return iter(indices[self.rank:self.total_size:self.num_replicas])
+        return iter(indices[self.rank : self.total_size : self.num_replicas])
 
     def __len__(self):
         return self.num_samples

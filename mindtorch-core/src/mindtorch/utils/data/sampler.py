@@ -24,8 +24,12 @@ class SequentialSampler(Sampler):
 
 class RandomSampler(Sampler):
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
-        self.data_source, self.replacement, self._num_samples, self.generator = \
-            data_source, replacement, num_samples, generator
+        self.data_source, self.replacement, self._num_samples, self.generator = (
+            data_source,
+            replacement,
+            num_samples,
+            generator,
+        )
         if not isinstance(self.replacement, bool):
             raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
         if not isinstance(self.num_samples, int) or self.num_samples <= 0:
@@ -46,12 +50,13 @@ class RandomSampler(Sampler):
         if self.replacement:
             for _ in range(self.num_samples // 32):
                 yield from mindtorch.randint(high=n, size=(32,), dtype=mindtorch.int64, generator=generator).tolist()
-            yield from mindtorch.randint(high=n, size=(self.num_samples % 32,), dtype=mindtorch.int64,
-                                         generator=generator).tolist()
+            yield from mindtorch.randint(
+                high=n, size=(self.num_samples % 32,), dtype=mindtorch.int64, generator=generator
+            ).tolist()
         else:
             for _ in range(self.num_samples // n):
                 yield from mindtorch.randperm(n, generator=generator).tolist()
-            yield from mindtorch.randperm(n, generator=generator).tolist()[:self.num_samples % n]
+            yield from mindtorch.randperm(n, generator=generator).tolist()[: self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
