@@ -467,6 +467,24 @@ def _read_record(zf, name, expected=None):
     return b"".join(chunks)
 
 
+# private modules that held classes before those moved to PyTorch's module paths: a whole-object
+# checkpoint written by an earlier mindtorch names them, and its classes are found where they live now
+_NN, _OPTIM, _DISTRIBUTIONS = "mindtorch.nn.modules", "mindtorch.optim", "mindtorch.distributions"
+_MOVED_MODULES = {
+    **{
+        f"{_NN}.{old}": _NN
+        for old in ("misc", "misc_more", "activation_more", "conv_more", "loss_more", "pooling_more", "_lazy")
+    },
+    "mindtorch.nn._functional_more": "mindtorch.nn.functional",
+    **{f"{_OPTIM}.{old}": _OPTIM for old in ("_more", "_algos", "_lbfgs")},
+    f"{_OPTIM}._schedulers_more": f"{_OPTIM}.lr_scheduler",
+    **{f"{_DISTRIBUTIONS}.{old}": _DISTRIBUTIONS for old in ("families", "_more")},
+    "mindtorch._creation": "mindtorch._tensor_from_data",
+    "mindtorch._random": "mindtorch._generator",
+    "mindtorch._shape": "mindtorch._geometry",
+}
+
+
 class _Reader(pickle._Unpickler):
     # the Python unpickler, so that BUILD (which sets attributes, slots included) can be restricted
     dispatch = dict(pickle._Unpickler.dispatch)
@@ -509,7 +527,7 @@ class _Reader(pickle._Unpickler):
         if fn is not None:
             return fn
         if not self._weights_only and module.split(".")[0] != "torch":
-            return super().find_class(module, name)
+            return super().find_class(_MOVED_MODULES.get(module, module), name)
         raise CheckpointError(
             "Weights only load failed. mindtorch.load refuses globals it does not know how to rebuild safely. "
             f"Unsupported global: GLOBAL {module}.{name}"
