@@ -107,6 +107,7 @@ EXPORT void aclsim_set_err(const char *fmt, ...) __attribute__((format(printf, 1
 EXPORT void aclsim_count(int kind, int64_t delta);
 /* device of a stream handle (NULL = current device's default stream); <0 on error (err set) */
 EXPORT int aclsim_stream_device(aclrtStream s, aclError *err);
+EXPORT const char *aclrtGetSocName(void);
 /* queue a kernel on a stream; run(arg, device, msg, msglen) executes on the stream's worker,
  * release(arg) is called once after it ran (or if it never will) */
 EXPORT aclError aclsim_enqueue(aclrtStream s, int (*run)(void *, int, char *, size_t), void (*release)(void *),

@@ -184,6 +184,36 @@ static void reduce_into(void *dst, const void *src, uint64_t n, int dt, int op) 
     }
 }
 
+/* ---------------------------------------------------------------- what a chip reduces
+ * The dataType / op sections of hccl's docs (docs/zh/api_ref/comm_op_interface/HcclAllReduce.md, HcclReduce.md,
+ * HcclReduceScatter.md), by product: 910B-class (Atlas A2, A3): int8 int16 int32 int64 fp16 fp32 bf16, prod not
+ * int16 / bf16; 950: those plus uint64 and fp64; the training series (910A): int8 int32 int64 fp16 fp32; 310P
+ * (Atlas 300I Duo): int8 int16 int32 fp16 fp32, prod / max / min not int16. Unsupported: HCCL_E_NOT_SUPPORT. */
+#define DT(x) (1u << (x))
+enum { FAM_910B, FAM_950, FAM_910A, FAM_310P };
+static int chip_family(void) {
+    const char *soc = aclrtGetSocName();
+    if (!soc || !strncmp(soc, "Ascend910B", 10) || !strncmp(soc, "Ascend910_93", 12)) return FAM_910B;
+    if (!strncmp(soc, "Ascend950", 9)) return FAM_950;
+    if (!strncmp(soc, "Ascend310P", 10)) return FAM_310P;
+    return FAM_910A;
+}
+static const char *reduce_refusal(int dt, int op) {
+    static const uint32_t sets[] = {
+        [FAM_910B] = DT(HT_INT8) | DT(HT_INT16) | DT(HT_INT32) | DT(HT_INT64) | DT(HT_FP16) | DT(HT_FP32) | DT(HT_BFP16),
+        [FAM_950] = DT(HT_INT8) | DT(HT_INT16) | DT(HT_INT32) | DT(HT_INT64) | DT(HT_UINT64) | DT(HT_FP16) |
+                    DT(HT_FP32) | DT(HT_FP64) | DT(HT_BFP16),
+        [FAM_910A] = DT(HT_INT8) | DT(HT_INT32) | DT(HT_INT64) | DT(HT_FP16) | DT(HT_FP32),
+        [FAM_310P] = DT(HT_INT8) | DT(HT_INT16) | DT(HT_INT32) | DT(HT_FP16) | DT(HT_FP32),
+    };
+    int fam = chip_family();
+    if (dt < 0 || dt > HT_BFP16 || !(sets[fam] & DT(dt))) return "this data type cannot be reduced on this chip";
+    if (op == HCCL_REDUCE_PROD && (fam == FAM_910B || fam == FAM_950) && (dt == HT_INT16 || dt == HT_BFP16))
+        return "prod does not take int16 or bfloat16";
+    if (op != HCCL_REDUCE_SUM && fam == FAM_310P && dt == HT_INT16) return "prod, max and min do not take int16";
+    return NULL;
+}
+
 /* ---------------------------------------------------------------- the collectives, as stream tasks */
 enum { C_ALLREDUCE, C_BROADCAST, C_REDUCE, C_ALLGATHER, C_REDUCESCATTER, C_SCATTER, C_SEND, C_RECV, C_BARRIER };
 static const char *const c_names[] = {"HcclAllReduce", "HcclBroadcast", "HcclReduce", "HcclAllGather",
@@ -322,7 +352,25 @@ static int run(void *arg, int dev, char *msg, size_t len) {
 
 /* ---------------------------------------------------------------- API */
 static _Atomic uint64_t g_root_seq;
-static const char ROOT_TAG[] = "aclsim-hccl:";
+
+/* HcclRootInfo is binary, as HCCL's (device ip, port, identifiers): a header with NUL bytes in it, the
+ * segment's name, and a checksum over everything before it in the last four bytes. A copy that stops at
+ * the first NUL, or loses any byte, is refused by HcclCommInitRootInfo. */
+#define ROOT_MAGIC 0x534d4900u /* stored little-endian: the very first byte is NUL */
+#define ROOT_NAME_AT 32
+typedef struct {
+    uint32_t magic;
+    int32_t device, pid;
+    uint32_t reserved;
+    uint64_t seq, stamp;
+} root_head;
+_Static_assert(sizeof(root_head) <= ROOT_NAME_AT, "root info header");
+
+static uint32_t root_sum(const HcclRootInfo *r) { /* FNV-1a over all but the checksum */
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < HCCL_ROOT_INFO_BYTES - 4; i++) h = (h ^ (unsigned char)r->internal[i]) * 16777619u;
+    return h;
+}
 
 EXPORT const char *HcclGetErrorString(HcclResult code) {
     static const char *const names[] = {"success", "parameter error", "empty pointer", "memory error",
@@ -336,14 +384,33 @@ EXPORT const char *HcclGetErrorString(HcclResult code) {
 
 #define FAILH(code, ...) do { aclsim_set_err(__VA_ARGS__); return (code); } while (0)
 
+/* the root info names the calling thread's device (HCCL's samples call aclrtSetDevice first) */
 EXPORT HcclResult HcclGetRootInfo(HcclRootInfo *root) {
     if (!root) FAILH(HCCL_E_PTR, "HcclGetRootInfo: rootInfo is NULL");
+    aclError err = 0;
+    int dev = aclsim_stream_device(NULL, &err);
+    if (dev < 0) FAILH(HCCL_E_RUNTIME, "HcclGetRootInfo: no current device on this thread (call aclrtSetDevice first)");
     memset(root, 0, sizeof *root);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    snprintf(root->internal, sizeof root->internal, "%s/aclsim-hccl-%d-%llu-%lx", ROOT_TAG, (int)getpid(),
-             (unsigned long long)atomic_fetch_add(&g_root_seq, 1), (unsigned long)ts.tv_nsec);
+    root_head h = {.magic = ROOT_MAGIC, .device = dev, .pid = (int32_t)getpid(),
+                   .seq = atomic_fetch_add(&g_root_seq, 1), .stamp = (uint64_t)ts.tv_nsec};
+    memcpy(root->internal, &h, sizeof h);
+    snprintf(root->internal + ROOT_NAME_AT, 128, "/aclsim-hccl-%d-%llu-%lx", (int)getpid(),
+             (unsigned long long)h.seq, (unsigned long)ts.tv_nsec);
+    uint32_t sum = root_sum(root);
+    memcpy(root->internal + HCCL_ROOT_INFO_BYTES - 4, &sum, 4);
     return HCCL_SUCCESS;
+}
+
+/* the segment name of a well-formed root info, or NULL */
+static const char *root_name(const HcclRootInfo *r) {
+    root_head h;
+    uint32_t sum;
+    memcpy(&h, r->internal, sizeof h);
+    memcpy(&sum, r->internal + HCCL_ROOT_INFO_BYTES - 4, 4);
+    if (h.magic != ROOT_MAGIC || sum != root_sum(r) || r->internal[ROOT_NAME_AT] != '/') return NULL;
+    return r->internal + ROOT_NAME_AT;
 }
 
 static comm *live_comm(void *h) {
@@ -356,12 +423,13 @@ EXPORT HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *root
     if (nRanks == 0 || nRanks > MAX_RANKS || rank >= nRanks)
         FAILH(HCCL_E_PARA, "HcclCommInitRootInfo: rank %u of %u ranks is invalid (at most %d ranks)", rank, nRanks,
               MAX_RANKS);
-    if (strncmp(root->internal, ROOT_TAG, sizeof ROOT_TAG - 1))
-        FAILH(HCCL_E_PARA, "HcclCommInitRootInfo: rootInfo was not made by HcclGetRootInfo");
+    const char *name = root_name(root);
+    if (!name)
+        FAILH(HCCL_E_PARA, "HcclCommInitRootInfo: rootInfo is not the %d bytes HcclGetRootInfo made (truncated or "
+              "altered)", HCCL_ROOT_INFO_BYTES);
     aclError err = 0;
     int dev = aclsim_stream_device(NULL, &err);
     if (dev < 0) FAILH(HCCL_E_RUNTIME, "HcclCommInitRootInfo: no current device (call aclrtSetDevice first)");
-    const char *name = root->internal + sizeof ROOT_TAG - 1;
     size_t bytes = seg_size(nRanks);
     int fd = shm_open(name, O_RDWR | O_CREAT, 0600);
     if (fd < 0) FAILH(HCCL_E_SYSCALL, "HcclCommInitRootInfo: shm_open(%s): %s", name, strerror(errno));
@@ -441,6 +509,8 @@ EXPORT HcclResult HcclGetCommAsyncError(void *h, HcclResult *err) {
 static HcclResult submit(int kind, void *send, void *recv, uint64_t count, int dt, int op, uint32_t root, void *h,
                          aclrtStream stream) {
     const char *fn = c_names[kind];
+    /* every collective refuses a NULL stream (hccl src/ops/<op>/<op>_op.cc: CHK_PTR_NULL(stream)) */
+    if (!stream) FAILH(HCCL_E_PTR, "%s: stream is NULL (HCCL needs a created stream)", fn);
     comm *c = live_comm(h);
     if (!c) FAILH(HCCL_E_PARA, "%s: %p is not a live communicator", fn, h);
     if (kind != C_BARRIER) {
@@ -448,6 +518,8 @@ static HcclResult submit(int kind, void *send, void *recv, uint64_t count, int d
         int reduces = kind == C_ALLREDUCE || kind == C_REDUCE || kind == C_REDUCESCATTER;
         if (reduces && (op < HCCL_REDUCE_SUM || op > HCCL_REDUCE_MIN))
             FAILH(HCCL_E_PARA, "%s: reduce op %d is invalid", fn, op);
+        const char *no = reduces ? reduce_refusal(dt, op) : NULL;
+        if (no) FAILH(HCCL_E_NOT_SUPPORT, "%s: data type %d with reduce op %d: %s", fn, dt, op, no);
         if (root >= c->n) FAILH(HCCL_E_PARA, "%s: rank %u is outside the communicator of %u ranks", fn, root, c->n);
         if ((kind == C_SEND || kind == C_RECV) && root == c->rank)
             FAILH(HCCL_E_PARA, "%s: a rank cannot %s itself", fn, kind == C_SEND ? "send to" : "receive from");

@@ -30,7 +30,8 @@ def comm(hccl):
     before = live("hccl_comms")
     root = A.HcclRootInfo()
     assert hccl.HcclGetRootInfo(C.byref(root)) == SUCCESS
-    assert bytes(root.internal).startswith(b"aclsim-hccl:")
+    raw = C.string_at(C.addressof(root), C.sizeof(root))
+    assert len(raw) == A.HCCL_ROOT_INFO_BYTES and raw[0] == 0  # binary: a NUL in the first byte
     h = A.HcclComm()
     assert hccl.HcclCommInitRootInfo(1, C.byref(root), 0, C.byref(h)) == SUCCESS
     assert live("hccl_comms") == before + 1
@@ -39,12 +40,19 @@ def comm(hccl):
     assert hccl.HcclCommDestroy(h) == SUCCESS
     assert live("hccl_comms") == before
     assert hccl.HcclCommDestroy(h) == E_PARA  # a dead handle
-    name = bytes(root.internal).split(b":", 1)[1].decode()
-    assert not os.path.exists("/dev/shm" + name)
+    name = raw[32:].split(b"\0", 1)[0].decode()
+    assert name.startswith("/aclsim-hccl-") and not os.path.exists("/dev/shm" + name)
+
+
+_streams = []
 
 
 def stream():
-    return torch.npu.current_stream(0).handle()
+    """A created stream on device 0 (HCCL refuses the NULL default stream)."""
+    if not _streams:
+        torch.npu.set_device(0)
+        _streams.append(torch.npu.Stream(device=0))
+    return _streams[0].handle()
 
 
 def test_rank_queries_and_error_strings(hccl, comm):
@@ -63,6 +71,7 @@ def test_one_rank_all_reduce_and_broadcast_in_stream_order(hccl, comm):
     assert hccl.HcclAllReduce(x.data_ptr(), y.data_ptr(), 6, FP32, SUM, comm, stream()) == SUCCESS
     assert hccl.HcclBroadcast(y.data_ptr(), 6, FP32, 0, comm, stream()) == SUCCESS
     assert hccl.HcclBarrier(comm, stream()) == SUCCESS
+    torch.npu.current_stream(0).wait_stream(_streams[0])
     np.testing.assert_array_equal(y.cpu().numpy(), np.arange(6, dtype=np.float32))
 
 

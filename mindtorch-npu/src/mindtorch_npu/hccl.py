@@ -1,10 +1,13 @@
-"""The hccl collective engine: npu tensors through libhccl.so (HCCL), on the current stream.
+"""The hccl collective engine: npu tensors through libhccl.so (HCCL), on a communication stream.
 
 `init_process_group("hccl")` builds one `HcclEngine` per process group: rank 0 asks HCCL for a root
-info, the group's MPI communicator carries it to the others, every rank joins with
-HcclCommInitRootInfo on its current npu device. Each collective is queued on the device's current
-stream like any kernel; its work handle is an event on that stream. A failure inside a collective (a
-peer that died, a timeout) surfaces when the stream is synchronized, or at the next `wait()`.
+info (after binding its device: the root info names it), the group's MPI communicator carries all of
+its bytes to the others, every rank joins with HcclCommInitRootInfo on its current npu device. HCCL
+refuses the NULL (default) stream, so, as torch_npu does, each engine owns a communication stream: it
+waits for the work queued so far on the current stream, runs the collective, and the current stream
+waits for the collective before anything queued after it. The work handle is an event on the current
+stream. A failure inside a collective (a peer that died, a timeout) surfaces when the stream is
+synchronized, or at the next `wait()`.
 """
 
 import ctypes
@@ -16,21 +19,15 @@ from .acl.prototypes import HCCL, bind
 from .state import RUNTIME
 
 # ReduceOp name -> HcclReduceOp; AVG is a SUM followed by a division on the device
-_OPS = {
-    "sum": A.HCCL_REDUCE_SUM,
-    "avg": A.HCCL_REDUCE_SUM,
-    "product": A.HCCL_REDUCE_PROD,
-    "min": A.HCCL_REDUCE_MIN,
-    "max": A.HCCL_REDUCE_MAX,
-}
-# bool travels as uint8; its sum / product would leave bytes other than 0 and 1, so they become max / min
-_BOOL_OPS = {
-    "sum": A.HCCL_REDUCE_MAX,
-    "avg": A.HCCL_REDUCE_MAX,
-    "max": A.HCCL_REDUCE_MAX,
-    "product": A.HCCL_REDUCE_MIN,
-    "min": A.HCCL_REDUCE_MIN,
-}
+_OPS = {"sum": A.HCCL_REDUCE_SUM, "avg": A.HCCL_REDUCE_SUM, "product": A.HCCL_REDUCE_PROD,
+        "min": A.HCCL_REDUCE_MIN, "max": A.HCCL_REDUCE_MAX}
+# HCCL reduces neither bool nor unsigned types (hccl op_common.cc CheckDataType) and its PROD takes no
+# int16 / bfloat16 (CheckReduceOp): those tensors reduce through a wider copy, as torch_npu does for bool
+# and uint8, and are written back in their own dtype
+_REDUCE_THROUGH = {"bool": "int32", "uint8": "int32"}
+_PROD_THROUGH = {"int16": "int32", "bfloat16": "float32"}
+# float64 and uint64 reductions exist on Ascend950 only (hccl docs, HcclAllReduce.md dataType)
+_REDUCE_950_ONLY = ("float64", "uint64")
 
 _lib = []
 
@@ -103,23 +100,27 @@ class HcclEngine:
         lib = _hccl()
         self.rank, self.size, self.timeout = comm.Get_rank(), comm.Get_size(), timeout
         self.device = RUNTIME.current_device()  # torch.npu.set_device(local_rank) comes first, as in torch_npu
+        RUNTIME.use(self.device)  # the root info names the device bound to this thread
         root = A.HcclRootInfo()
         if self.rank == 0:
             _check("HcclGetRootInfo", lib.HcclGetRootInfo(ctypes.byref(root)))
-        raw = comm.bcast(bytes(root.internal) if self.rank == 0 else None, root=0)
+        # the root info is binary (NUL bytes inside): every byte travels, and the length is checked on receipt
+        raw = comm.bcast(ctypes.string_at(ctypes.addressof(root), ctypes.sizeof(root)) if self.rank == 0 else None,
+                         root=0)
+        if len(raw) != A.HCCL_ROOT_INFO_BYTES:
+            raise HcclError(f"received an HCCL root info of {len(raw)} bytes, expected {A.HCCL_ROOT_INFO_BYTES}")
         ctypes.memmove(ctypes.addressof(root), raw, len(raw))
         self.comm = A.HcclComm()
-        RUNTIME.use(self.device)
-        _check(
-            "HcclCommInitRootInfo",
-            lib.HcclCommInitRootInfo(self.size, ctypes.byref(root), self.rank, ctypes.byref(self.comm)),
-        )
+        _check("HcclCommInitRootInfo", lib.HcclCommInitRootInfo(self.size, ctypes.byref(root), self.rank,
+                                                                ctypes.byref(self.comm)))
+        self.stream = mindtorch.npu.Stream(device=self.device)  # the communication stream
 
     def destroy(self):
         if self.comm:
             mindtorch.npu.synchronize(self.device)  # queued collectives finish before the communicator goes
             _check("HcclCommDestroy", _hccl().HcclCommDestroy(self.comm))
             self.comm = A.HcclComm()
+            self.stream.destroy()
 
     # -- errors ------------------------------------------------------------------------------
     def async_error(self):
@@ -137,11 +138,13 @@ class HcclEngine:
 
     # -- plumbing ----------------------------------------------------------------------------
     def _stream(self, *tensors):
+        """The communication stream, after it waited for the work queued so far on the current stream."""
         for t in tensors:
             if t.device.type != "npu" or (t.device.index or 0) != self.device:
                 raise RuntimeError(f"Tensors must be on the process group's device npu:{self.device}, got {t.device}")
         RUNTIME.use(self.device)
-        return mindtorch.npu.current_stream(self.device).handle()
+        self.stream.wait_stream(mindtorch.npu.current_stream(self.device))
+        return self.stream.handle()
 
     @staticmethod
     def _dtype(t):
@@ -151,16 +154,25 @@ class HcclEngine:
         return code
 
     @staticmethod
-    def _op(t, op):
-        return (_BOOL_OPS if t.dtype == mindtorch.bool else _OPS)[op]
-
-    @staticmethod
     def _dense(t):
         return t if t.is_contiguous() else t.contiguous()
 
+    def _reducible(self, t, op):
+        """`t` dense in a dtype HCCL reduces with `op` (a wider copy when its own dtype is refused)."""
+        name = str(t.dtype).split(".")[-1]
+        if name in _REDUCE_950_ONLY and not RUNTIME.soc_name().startswith("Ascend950"):
+            raise RuntimeError(f"the hccl backend cannot reduce {t.dtype} tensors on {RUNTIME.soc_name()}: HCCL "
+                               "reduces float64 and uint64 on Ascend950 only; reduce a float32 / int64 copy")
+        wide = _REDUCE_THROUGH.get(name) or (_PROD_THROUGH.get(name) if op == "product" else None)
+        if wide is not None:
+            return self._dense(t.detach().to(getattr(mindtorch, wide)))
+        return self._dense(t.detach())
+
     def _run(self, call, out, tmp, finish=None):
-        """Queue `call(stream)`; copy a packed output back into `out` and run `finish` after it."""
+        """Queue `call(stream)` on the communication stream; the current stream waits for it, then copies a
+        packed or widened output back into `out` and runs `finish`."""
         _check(call.__name__, call())
+        mindtorch.npu.current_stream(self.device).wait_stream(self.stream)
         if out is not None and tmp.data_ptr() != out.data_ptr():  # a packed copy: write it back in order
             out.detach().copy_(tmp.view(out.shape))
         if finish is not None:
@@ -176,20 +188,18 @@ class HcclEngine:
 
     # -- collectives -------------------------------------------------------------------------
     def all_reduce(self, tensor, op):
-        stream = self._stream(tensor)
-        buf, lib = self._dense(tensor.detach()), _hccl()
         finish = self._avg(tensor, op)
+        buf, lib = self._reducible(tensor, op), _hccl()
+        stream = self._stream(tensor)
 
         def HcclAllReduce():
-            return lib.HcclAllReduce(
-                buf.data_ptr(), buf.data_ptr(), buf.numel(), self._dtype(buf), self._op(buf, op), self.comm, stream
-            )
-
+            return lib.HcclAllReduce(buf.data_ptr(), buf.data_ptr(), buf.numel(), self._dtype(buf), _OPS[op],
+                                     self.comm, stream)
         return self._run(HcclAllReduce, tensor, buf, finish)
 
     def broadcast(self, tensor, root):
-        stream = self._stream(tensor)
         buf, lib = self._dense(tensor.detach()), _hccl()
+        stream = self._stream(tensor)
 
         def HcclBroadcast():
             return lib.HcclBroadcast(buf.data_ptr(), buf.numel(), self._dtype(buf), root, self.comm, stream)
@@ -197,27 +207,18 @@ class HcclEngine:
         return self._run(HcclBroadcast, tensor, buf)
 
     def reduce(self, tensor, root, op):
-        stream = self._stream(tensor)
-        buf, lib = self._dense(tensor.detach()), _hccl()
         finish = self._avg(tensor, op) if self.rank == root else None
+        buf, lib = self._reducible(tensor, op), _hccl()
+        stream = self._stream(tensor)
 
         def HcclReduce():
-            return lib.HcclReduce(
-                buf.data_ptr(),
-                buf.data_ptr(),
-                buf.numel(),
-                self._dtype(buf),
-                self._op(buf, op),
-                root,
-                self.comm,
-                stream,
-            )
-
+            return lib.HcclReduce(buf.data_ptr(), buf.data_ptr(), buf.numel(), self._dtype(buf), _OPS[op],
+                                  root, self.comm, stream)
         return self._run(HcclReduce, tensor if self.rank == root else buf, buf, finish)
 
     def all_gather_into_tensor(self, output, input):
-        stream = self._stream(output, input)
         src, out, lib = self._dense(input.detach()), self._dense(output.detach()), _hccl()
+        stream = self._stream(output, input)
 
         def HcclAllGather():
             return lib.HcclAllGather(src.data_ptr(), out.data_ptr(), src.numel(), self._dtype(src), self.comm, stream)
@@ -225,21 +226,19 @@ class HcclEngine:
         return self._run(HcclAllGather, output, out)
 
     def reduce_scatter_tensor(self, output, input, op):
-        stream = self._stream(output, input)
-        src, out, lib = self._dense(input.detach()), self._dense(output.detach()), _hccl()
         finish = self._avg(output, op)
+        src, out, lib = self._reducible(input, op), self._reducible(output, op), _hccl()
+        stream = self._stream(output, input)
 
         def HcclReduceScatter():
-            return lib.HcclReduceScatter(
-                src.data_ptr(), out.data_ptr(), out.numel(), self._dtype(src), self._op(src, op), self.comm, stream
-            )
-
+            return lib.HcclReduceScatter(src.data_ptr(), out.data_ptr(), out.numel(), self._dtype(src), _OPS[op],
+                                         self.comm, stream)
         return self._run(HcclReduceScatter, output, out, finish)
 
     def scatter(self, output, packed, root):
-        stream = self._stream(output, *(() if packed is None else (packed,)))
         out, lib = self._dense(output.detach()), _hccl()
         src = None if packed is None else self._dense(packed.detach())
+        stream = self._stream(output, *(() if packed is None else (packed,)))
 
         def HcclScatter():
             return lib.HcclScatter(
@@ -255,8 +254,8 @@ class HcclEngine:
         return self._run(HcclScatter, output, out)
 
     def send(self, tensor, peer):
-        stream = self._stream(tensor)
         buf, lib = self._dense(tensor.detach()), _hccl()
+        stream = self._stream(tensor)
 
         def HcclSend():
             return lib.HcclSend(buf.data_ptr(), buf.numel(), self._dtype(buf), peer, self.comm, stream)
@@ -264,8 +263,8 @@ class HcclEngine:
         return self._run(HcclSend, buf, buf)
 
     def recv(self, tensor, peer):
-        stream = self._stream(tensor)
         buf, lib = self._dense(tensor.detach()), _hccl()
+        stream = self._stream(tensor)
 
         def HcclRecv():
             return lib.HcclRecv(buf.data_ptr(), buf.numel(), self._dtype(buf), peer, self.comm, stream)
