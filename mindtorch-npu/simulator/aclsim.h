@@ -77,6 +77,7 @@ typedef struct {
     int dt, nd;
     int64_t dims[SIM_MAXDIM], st[SIM_MAXDIM], off;
     void *data;                 /* device address of the storage */
+    int64_t snumel;             /* elements of the storage the view lies in (its storage dims), 0 if none given */
     int is_const;               /* a scalar operand held by the executor itself (cbuf), not device memory */
     unsigned char cbuf[8];
 } tview;

@@ -30,7 +30,14 @@ EXPORT void aclsim_set_err(const char *fmt, ...) {
     t_has_err = 1;
 }
 
-EXPORT const char *aclGetRecentErrMsg(void) { return t_has_err ? t_err : NULL; }
+/* gets and clears (acl docs): the returned text stays valid until this thread's next call */
+EXPORT const char *aclGetRecentErrMsg(void) {
+    static _Thread_local char out[sizeof t_err];
+    if (!t_has_err) return NULL;
+    memcpy(out, t_err, sizeof out);
+    t_has_err = 0;
+    return out;
+}
 
 static _Atomic int64_t g_count[K_COUNT];
 static const char *const k_names[K_COUNT] = {
@@ -118,6 +125,7 @@ static int g_state;                                       /* 0 never initialised
 static int g_ndev;
 static uint64_t g_devmem;
 static char g_soc[128];
+static int g_cann;   /* ACLSIM_CANN_VERSION as major * 100 + minor: the documented behaviour of that release */
 static device *g_dev;
 static unsigned g_gen; /* bumped by aclInit: a thread's current device from an earlier init is void */
 static _Thread_local int t_dev_raw = -1;
@@ -133,7 +141,7 @@ static uint64_t g_nstreams, g_capstreams;
 static event **g_events;
 static uint64_t g_nevents, g_capevents;
 
-typedef struct hostblk { void *p; struct hostblk *next; } hostblk;
+typedef struct hostblk { void *p; size_t n; struct hostblk *next; } hostblk;
 static hostblk *g_host;
 
 static uint64_t now_ns(void) {
@@ -403,6 +411,14 @@ EXPORT aclError aclInit(const char *configPath) {
              "count (0..1024) / byte size", getenv("ACLSIM_DEVICE_COUNT") ? getenv("ACLSIM_DEVICE_COUNT") : "",
              getenv("ACLSIM_DEVICE_MEMORY") ? getenv("ACLSIM_DEVICE_MEMORY") : "");
     }
+    const char *ver = getenv("ACLSIM_CANN_VERSION");
+    unsigned vmaj = 8, vmin = 0;
+    char vtail;
+    if (ver && *ver && sscanf(ver, "%u.%u%c", &vmaj, &vmin, &vtail) != 2) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_INVALID_PARAM, "aclInit: ACLSIM_CANN_VERSION='%s' is not MAJOR.MINOR (e.g. 8.0, 8.5)", ver);
+    }
+    g_cann = (int)(vmaj * 100 + vmin);
     g_ndev = (int)ndev;
     g_devmem = (mem + 4095) & ~4095ull;
     const char *soc = getenv("ACLSIM_SOC_NAME");
@@ -479,6 +495,13 @@ EXPORT aclError aclrtSetDevice(int32_t deviceId) {
     UNLOCK_RET(ACL_SUCCESS);
 }
 
+/* the last reset releases the device's streams (default and user-created) after they drained; caller holds g_lock */
+static void release_device(device *dv, int32_t deviceId) {
+    for (uint64_t i = 0; i < g_nstreams; i++)
+        if (g_streams[i] && g_streams[i]->dev == deviceId) stream_kill(g_streams[i]);
+    dv->dflt = NULL;
+}
+
 EXPORT aclError aclrtResetDevice(int32_t deviceId) {
     LOCKED_INIT("aclrtResetDevice");
     if (deviceId < 0 || deviceId >= g_ndev) {
@@ -486,12 +509,26 @@ EXPORT aclError aclrtResetDevice(int32_t deviceId) {
         FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtResetDevice: device id %d is out of range [0, %d)", deviceId, g_ndev);
     }
     device *dv = &g_dev[deviceId];
-    if (dv->refs > 0 && --dv->refs == 0) {
-        /* the last reset releases the device's streams (default and user-created) after they drained */
-        for (uint64_t i = 0; i < g_nstreams; i++)
-            if (g_streams[i] && g_streams[i]->dev == deviceId) stream_kill(g_streams[i]);
-        dv->dflt = NULL;
+    if (dv->refs > 0 && --dv->refs == 0) release_device(dv, deviceId);
+    if (t_dev == deviceId) set_cur_dev(-1);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+/* one call releases the device whatever its aclrtSetDevice count; once released, a second call fails */
+EXPORT aclError aclrtResetDeviceForce(int32_t deviceId) {
+    LOCKED_INIT("aclrtResetDeviceForce");
+    if (deviceId < 0 || deviceId >= g_ndev) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtResetDeviceForce: device id %d is out of range [0, %d)", deviceId,
+             g_ndev);
     }
+    device *dv = &g_dev[deviceId];
+    if (dv->refs == 0) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclrtResetDeviceForce: device %d is not set (or already reset)", deviceId);
+    }
+    dv->refs = 0;
+    release_device(dv, deviceId);
     if (t_dev == deviceId) set_cur_dev(-1);
     UNLOCK_RET(ACL_SUCCESS);
 }
@@ -535,7 +572,8 @@ EXPORT aclError aclrtMalloc(void **devPtr, size_t size, int policy) {
         FAIL(ACL_ERROR_RT_CONTEXT_NULL, "aclrtMalloc: no current device on this thread (call aclrtSetDevice)");
     }
     device *dv = &g_dev[t_dev];
-    uint64_t need = ((uint64_t)size + GRAIN - 1) / GRAIN * GRAIN;
+    /* ALIGN_UP(size, 32) + 32 (acl docs: kernels may touch 32 bytes past the end), in GRAIN units */
+    uint64_t need = (((uint64_t)size + 31) / 32 * 32 + 32 + GRAIN - 1) / GRAIN * GRAIN;
     block *best = NULL;
     pthread_mutex_lock(&g_mem);
     for (block *b = dv->blocks; b; b = b->next) /* best fit */
@@ -616,6 +654,7 @@ EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size) {
         FAIL(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMallocHost: cannot allocate %zu bytes", size);
     }
     h->p = p;
+    h->n = size;
     h->next = g_host;
     g_host = h;
     aclsim_count(K_HOST_ALLOC, 1);
@@ -730,24 +769,35 @@ static aclError set_check(const char *fn, void *p, size_t maxCount, size_t count
     return 0;
 }
 
-/* a synchronous operation: queue on the device's default stream behind prior work and wait for it */
-static aclError run_sync(const char *fn, copy_args *c, int dev) {
-    if (dev < 0) { /* host only: nothing queued on a device */
-        if (c->is_set) memset(c->dst, c->value, c->n);
-        else memmove(c->dst, c->src, c->n);
-        return 0;
-    }
-    device *dv = &g_dev[dev];
-    if (!dv->dflt) dv->dflt = stream_new(dev, 1);
-    task t = {0};
-    t.kind = T_FN;
-    t.run = copy_run;
-    t.arg = c;
-    t.sync = 1;
-    push(dv->dflt, &t);
-    while (!t.done) pthread_cond_wait(&g_done, &g_lock);
-    if (t.rc) FAIL(t.rc, "%s: %s", fn, t.msg);
+/* a synchronous copy or memset acts at once, with no implicit device or stream synchronization (acl docs:
+ * aclrtMemcpy, aclrtMemset): work still queued on a stream is not waited for. caller holds g_lock */
+static aclError run_now(const char *fn, copy_args *c) {
+    char msg[512] = "";
+    aclError rc = copy_run(c, -1, msg, sizeof msg);
+    if (rc) FAIL(rc, "%s: %s", fn, msg);
     return 0;
+}
+
+/* host memory from aclrtMallocHost (page-locked); caller holds g_lock */
+static int pinned(const void *p, size_t n) {
+    for (hostblk *h = g_host; h; h = h->next)
+        if ((const char *)p >= (const char *)h->p && (const char *)p + n <= (const char *)h->p + h->n) return 1;
+    return 0;
+}
+
+/* a task the caller waits for: pageable-memory async copies in CANN >= 8.5 return when the copy is done */
+static aclError run_on_stream(const char *fn, copy_args *c, stream *s) {
+    task *t = calloc(1, sizeof *t); /* owned here: the worker leaves sync tasks to their caller */
+    t->kind = T_FN;
+    t->run = copy_run;
+    t->arg = c;
+    t->sync = 1;
+    push(s, t);
+    while (!t->done) pthread_cond_wait(&g_done, &g_lock);
+    aclError rc = t->rc;
+    if (rc) aclsim_set_err("%s: %s", fn, t->msg);
+    free(t);
+    return rc;
 }
 
 static void free_arg(void *p) { free(p); }
@@ -756,6 +806,16 @@ static aclError enqueue_copy(const char *fn, copy_args *c, aclrtStream sh) {
     aclError err = 0;
     stream *s = get_stream(sh, fn, &err);
     if (!s) return err;
+    const void *host = c->is_set ? NULL : c->dst_dev < 0 ? c->dst : c->src_dev < 0 ? c->src : NULL;
+    if (host && !pinned(host, c->n)) {
+        /* before CANN 8.5 an async copy from / to pageable host memory is documented as unpredictable:
+         * refused loudly here; from 8.5 on it is documented to return once the copy has completed */
+        if (g_cann < 805)
+            FAIL(ACL_ERROR_RT_PARAM_INVALID, "%s: host memory %p is not page-locked (aclrtMallocHost); CANN %d.%d "
+                 "documents an async copy from pageable memory as unpredictable (ACLSIM_CANN_VERSION)", fn, host,
+                 g_cann / 100, g_cann % 100);
+        return run_on_stream(fn, c, s);
+    }
     copy_args *heap = malloc(sizeof *heap);
     task *t = calloc(1, sizeof *t);
     *heap = *c;
@@ -771,7 +831,7 @@ EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t c
     LOCKED_INIT("aclrtMemcpy");
     copy_args c;
     aclError rc = copy_check("aclrtMemcpy", dst, destMax, src, count, kind, &c);
-    if (!rc && count) rc = run_sync("aclrtMemcpy", &c, c.dst_dev >= 0 ? c.dst_dev : c.src_dev);
+    if (!rc && count) rc = run_now("aclrtMemcpy", &c);
     UNLOCK_RET(rc);
 }
 
@@ -789,7 +849,7 @@ EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t
     copy_args c;
     aclError rc = set_check("aclrtMemset", devPtr, maxCount, count, &c);
     c.value = value;
-    if (!rc && count) rc = run_sync("aclrtMemset", &c, c.dst_dev);
+    if (!rc && count) rc = run_now("aclrtMemset", &c);
     UNLOCK_RET(rc);
 }
 

@@ -47,6 +47,13 @@ def comm(hccl):
 _streams = []
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _drop_stream():
+    yield
+    while _streams:
+        _streams.pop().destroy()
+
+
 def stream():
     """A created stream on device 0 (HCCL refuses the NULL default stream)."""
     if not _streams:
@@ -68,6 +75,8 @@ def test_rank_queries_and_error_strings(hccl, comm):
 def test_one_rank_all_reduce_and_broadcast_in_stream_order(hccl, comm):
     x = torch.arange(6, dtype=torch.float32, device="npu:0")
     y = torch.empty(6, device="npu:0")
+    stream()
+    _streams[0].wait_stream(torch.npu.current_stream(0))  # the collectives follow the arange
     assert hccl.HcclAllReduce(x.data_ptr(), y.data_ptr(), 6, FP32, SUM, comm, stream()) == SUCCESS
     assert hccl.HcclBroadcast(y.data_ptr(), 6, FP32, 0, comm, stream()) == SUCCESS
     assert hccl.HcclBarrier(comm, stream()) == SUCCESS

@@ -86,7 +86,7 @@ def test_memory_api_counts_rounded_blocks():
     del t
     assert torch.npu.memory_allocated() == base
     reserved = torch.npu.memory_reserved()
-    big = torch.empty(12 * MiB // 4, device="npu")  # >= 10 MiB: a segment of its own, 2 MiB rounded
+    big = torch.empty((12 * MiB - 32) // 4, device="npu")   # >= 10 MiB with its 32-byte pad: a segment of its own
     assert torch.npu.memory_reserved() == reserved + 12 * MiB
     del big
     assert torch.npu.memory_reserved() == reserved + 12 * MiB  # cached, not returned
@@ -105,7 +105,8 @@ def test_workspace_blocks_return_to_the_pool():
     before = torch.npu.memory_allocated()
     c = a @ b.t()  # non-contiguous operand: the simulator asks for a workspace
     torch.npu.synchronize()
-    assert torch.npu.memory_allocated() - before == c.numel() * 4 + (-c.numel() * 4) % 512
+    from mindtorch_npu.allocator import round_size
+    assert torch.npu.memory_allocated() - before == round_size(c.numel() * 4)  # the request, its pad, 512-rounded
     assert float(c.cpu()[0, 0]) == 64.0
 
 
@@ -188,16 +189,17 @@ def test_out_of_memory_retries_then_raises_torch_error():
         """
         import mindtorch as torch
         MiB = 1 << 20
-        keep = torch.empty(20 * MiB // 4, device="npu")      # a 20 MiB segment
-        cached = torch.empty(30 * MiB // 4, device="npu")
+        pad = 32                                             # every block carries 32 bytes past its request
+        keep = torch.empty((20 * MiB - pad) // 4, device="npu")  # a 20 MiB segment
+        cached = torch.empty((30 * MiB - pad) // 4, device="npu")
         del cached                                           # its 30 MiB segment stays cached
         assert torch.npu.memory_reserved() >= 50 * MiB
-        big = torch.empty(36 * MiB // 4, device="npu")      # fits only once the cache is emptied
+        big = torch.empty((36 * MiB - pad) // 4, device="npu")  # fits only once the cache is emptied
         stats = torch.npu.memory_stats()
         assert stats["num_alloc_retries"] == 1, stats["num_alloc_retries"]
         before = torch.npu.memory_allocated()
         try:
-            torch.empty(200 * MiB // 4, device="npu")
+            torch.empty((200 * MiB - pad) // 4, device="npu")
         except torch.OutOfMemoryError as e:
             assert isinstance(e, RuntimeError)
             assert "NPU out of memory. Tried to allocate 200.00 MiB" in str(e), str(e)

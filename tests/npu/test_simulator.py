@@ -220,6 +220,21 @@ def errmsg(sim):
     return m.decode() if m else ""
 
 
+class Pinned:
+    """Page-locked host memory (aclrtMallocHost) seen as a NumPy array: what async copies need before CANN 8.5."""
+
+    def __init__(self, sim, n, dtype):
+        self.sim, nbytes = sim, n * np.dtype(dtype).itemsize
+        p = P()
+        assert sim.aclrtMallocHost(C.byref(p), nbytes) == 0, errmsg(sim)
+        self.ptr = p.value
+        self.a = np.frombuffer((C.c_char * nbytes).from_address(p.value), dtype=dtype)
+        self.a[:] = 0
+
+    def free(self):
+        assert self.sim.aclrtFreeHost(self.ptr) == 0
+
+
 class Dev:
     """A device allocation holding a host array's bytes."""
 
@@ -407,19 +422,19 @@ def test_out_of_memory_and_allocator(aclsim_dir):
         check(sim.aclrtGetMemInfo(1, C.byref(free), C.byref(total))); assert free.value == (1 << 20) - 512
         assert sim.aclsimLiveCount(b"device_bytes") == 512
         check(sim.aclrtFree(a))
-        q = [P() for _ in range(4)]
-        for x in q: check(sim.aclrtMalloc(C.byref(x), 256 << 10, 0))
+        q = [P() for _ in range(4)]                                 # each padded to ALIGN_UP(n, 32) + 32: 256 KiB
+        for x in q: check(sim.aclrtMalloc(C.byref(x), (256 << 10) - 64, 0))
         big = P(); check(sim.aclrtMalloc(C.byref(big), 1, 0), 207001)
         m = errmsg(sim); assert "aclrtMalloc" in m and "out of device memory" in m, m
         check(sim.aclrtFree(q[1])); check(sim.aclrtFree(q[2]))
-        check(sim.aclrtMalloc(C.byref(big), 512 << 10, 0))          # the two freed neighbours coalesced
+        check(sim.aclrtMalloc(C.byref(big), (512 << 10) - 64, 0))   # the two freed neighbours coalesced
         assert big.value == q[1].value
         check(sim.aclrtMalloc(C.byref(a), 1 << 20, 0), 207001)
         for x in (q[0], q[3], big): check(sim.aclrtFree(x))
-        check(sim.aclrtMalloc(C.byref(a), 1 << 20, 0))              # everything coalesced back
+        check(sim.aclrtMalloc(C.byref(a), (1 << 20) - 64, 0))       # everything coalesced back
         check(sim.aclrtGetMemInfo(99, C.byref(free), C.byref(total)), 100000)
         # device 1 has its own, disjoint address range
-        check(sim.aclrtSetDevice(1)); b = P(); check(sim.aclrtMalloc(C.byref(b), 1 << 20, 0))
+        check(sim.aclrtSetDevice(1)); b = P(); check(sim.aclrtMalloc(C.byref(b), (1 << 20) - 64, 0))
         assert abs(b.value - a.value) >= 1 << 20
         print("ok")
     """,
@@ -468,7 +483,7 @@ def test_memcpy_errors(dev):
     assert sim.aclrtMemcpy(host.ctypes.data, 1024, d.ptr, 1024, H2D) == RT_PARAM_INVALID
     assert sim.aclrtMemcpy(d.ptr, 1024, d.ptr, 1024, H2H) == RT_PARAM_INVALID
     assert sim.aclrtMemcpy(d.ptr, 512, host.ctypes.data, 1024, H2D) == INVALID_PARAM  # count > destMax
-    assert sim.aclrtMemcpy(d.ptr + 512, 1024, host.ctypes.data, 1024, H2D) == RT_PARAM_INVALID  # overruns
+    assert sim.aclrtMemcpy(d.ptr + 1024, 1024, host.ctypes.data, 1024, H2D) == RT_PARAM_INVALID  # overruns the pad
     assert sim.aclrtMemcpy(d.ptr, 1024, host.ctypes.data, 1024, 42) == INVALID_PARAM
     assert sim.aclrtMemcpy(None, 1024, host.ctypes.data, 16, H2D) == INVALID_PARAM
     assert sim.aclrtMemset(d.ptr, 100, 0, 1024) == INVALID_PARAM
@@ -553,11 +568,12 @@ def test_async_h2d_reads_its_source_when_the_stream_runs(dev):
     s = P()
     assert sim.aclrtCreateStream(C.byref(s)) == 0
     d = Dev(sim, 64)
-    src = np.full(16, 1.0, np.float32)
-    out = np.zeros(16, np.float32)
+    src_mem, out_mem = Pinned(sim, 16, np.float32), Pinned(sim, 16, np.float32)
+    src, out = src_mem.a, out_mem.a
+    src[:] = 1.0
     assert sim.aclsimPauseStream(s) == 0
-    assert sim.aclrtMemcpyAsync(d.ptr, 64, src.ctypes.data, 64, H2D, s) == 0
-    assert sim.aclrtMemcpyAsync(out.ctypes.data, 64, d.ptr, 64, D2H, s) == 0
+    assert sim.aclrtMemcpyAsync(d.ptr, 64, src_mem.ptr, 64, H2D, s) == 0
+    assert sim.aclrtMemcpyAsync(out_mem.ptr, 64, d.ptr, 64, D2H, s) == 0
     src[:] = 7.0  # changed after enqueue, before execution
     time.sleep(0.02)
     st = C.c_int()
@@ -569,6 +585,8 @@ def test_async_h2d_reads_its_source_when_the_stream_runs(dev):
     np.testing.assert_array_equal(out, np.full(16, 7.0, np.float32))
     assert sim.aclrtDestroyStream(s) == 0
     d.free()
+    src_mem.free()
+    out_mem.free()
 
 
 def test_stream_runs_in_order(dev):
@@ -591,13 +609,14 @@ def test_destroy_drains_a_queued_stream(dev):
     s = P()
     assert sim.aclrtCreateStream(C.byref(s)) == 0
     d = Dev(sim, 64)
-    out = np.zeros(64, np.uint8)
+    out = Pinned(sim, 64, np.uint8)
     assert sim.aclsimPauseStream(s) == 0
     assert sim.aclrtMemsetAsync(d.ptr, 64, 5, 64, s) == 0
-    assert sim.aclrtMemcpyAsync(out.ctypes.data, 64, d.ptr, 64, D2H, s) == 0
+    assert sim.aclrtMemcpyAsync(out.ptr, 64, d.ptr, 64, D2H, s) == 0
     assert sim.aclrtDestroyStream(s) == 0
-    assert set(out) == {5}
+    assert set(out.a) == {5}
     d.free()
+    out.free()
 
 
 def test_failed_task_is_sticky_until_synchronize(dev):
@@ -605,10 +624,11 @@ def test_failed_task_is_sticky_until_synchronize(dev):
     s = P()
     assert sim.aclrtCreateStream(C.byref(s)) == 0
     d = Dev(sim, 64)
-    host = np.zeros(16, np.float32)
+    host = Pinned(sim, 16, np.float32)
     assert sim.aclsimPauseStream(s) == 0
-    assert sim.aclrtMemcpyAsync(d.ptr, 64, host.ctypes.data, 64, H2D, s) == 0
+    assert sim.aclrtMemcpyAsync(d.ptr, 64, host.ptr, 64, H2D, s) == 0
     d.free()  # freed before the stream reached the copy
+    host.free()
     assert sim.aclsimResumeStream(s) == 0
     assert sim.aclrtSynchronizeStream(s) == RT_SYS_DMA
     assert "no longer a live allocation" in errmsg(sim)
@@ -1338,7 +1358,8 @@ def test_matmul_matches_pytorch(dev, dt):
             x.close()
 
 
-def test_synchronous_copy_runs_after_work_queued_on_the_default_stream(dev):
+def test_synchronous_copy_acts_at_once_without_waiting_for_queued_work(dev):
+    # acl docs (aclrtMemcpy): the copy is immediate, with no implicit device or stream synchronization
     sim = dev
     s1, e = P(), P()
     assert sim.aclrtCreateStream(C.byref(s1)) == 0 and sim.aclrtCreateEvent(C.byref(e)) == 0
@@ -1348,16 +1369,38 @@ def test_synchronous_copy_runs_after_work_queued_on_the_default_stream(dev):
     assert sim.aclrtRecordEvent(e, s1) == 0
     assert sim.aclrtStreamWaitEvent(None, e) == 0  # the default stream now waits for the paused s1
     assert sim.aclrtMemsetAsync(d.ptr, 64, 7, 64, None) == 0
-    out, rc = np.zeros(64, np.uint8), []
-    th = threading.Thread(target=lambda: rc.append(sim.aclrtMemcpy(out.ctypes.data, 64, d.ptr, 64, D2H)))
-    th.start()
-    time.sleep(0.05)
-    assert th.is_alive() and not out.any()  # the synchronous copy is queued behind the memset
+    out = np.zeros(64, np.uint8)
+    assert sim.aclrtMemcpy(out.ctypes.data, 64, d.ptr, 64, D2H) == 0
+    assert set(out) == {1}                                  # the queued memset has not run
     assert sim.aclsimResumeStream(s1) == 0
-    th.join(10)
-    assert rc == [0] and set(out) == {7}
+    assert sim.aclrtSynchronizeStream(None) == 0
+    assert sim.aclrtMemcpy(out.ctypes.data, 64, d.ptr, 64, D2H) == 0 and set(out) == {7}
     assert sim.aclrtDestroyEvent(e) == 0 and sim.aclrtDestroyStream(s1) == 0
     d.free()
+
+
+def test_async_copy_with_pageable_memory_follows_the_cann_version():
+    # CANN 8.0 docs: unpredictable (refused here); 8.5 docs: returns once the copy has completed
+    code = """
+        import ctypes as C, os, numpy as np
+        sim = C.CDLL(os.path.join(os.environ["MINDTORCH_NPU_LIB_DIR"], "libascendcl.so"))
+        sim.aclrtMemcpyAsync.argtypes = [C.c_void_p, C.c_size_t, C.c_void_p, C.c_size_t, C.c_int, C.c_void_p]
+        sim.aclrtMalloc.argtypes = [C.POINTER(C.c_void_p), C.c_size_t, C.c_int]
+        assert sim.aclInit(None) == 0 and sim.aclrtSetDevice(0) == 0
+        d, s = C.c_void_p(), C.c_void_p()
+        assert sim.aclrtMalloc(C.byref(d), 64, 0) == 0 and sim.aclrtCreateStream(C.byref(s)) == 0
+        host = np.arange(16, dtype=np.float32)
+        print("rc", sim.aclrtMemcpyAsync(d, 64, host.ctypes.data, 64, 1, s))
+        back = np.zeros(16, np.float32)
+        print("rc", sim.aclrtMemcpyAsync(back.ctypes.data, 64, d, 64, 2, s), back[5])
+    """
+    from npu_helpers import run_python
+    old = run_python(code, {"ACLSIM_CANN_VERSION": "8.0"})
+    assert old.returncode == 0 and old.stdout.split() == ["rc", "107000", "rc", "107000", "0.0"], old
+    new = run_python(code, {"ACLSIM_CANN_VERSION": "8.5"})
+    assert new.returncode == 0 and new.stdout.split() == ["rc", "0", "rc", "0", "5.0"], new  # done on return
+    bad = run_python(code, {"ACLSIM_CANN_VERSION": "eight"})
+    assert bad.returncode != 0
 
 
 def test_kernel_with_an_operand_on_another_device_fails_at_execution(dev):

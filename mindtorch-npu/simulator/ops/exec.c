@@ -116,6 +116,8 @@ void snap(tview *v, const aclTensor *t) {
     memcpy(v->st, t->strides, sizeof v->st);
     v->off = t->offset;
     v->data = t->data;
+    v->snumel = t->sndim ? 1 : 0;
+    for (uint32_t i = 0; i < t->sndim; i++) v->snumel *= t->sdims[i];
 }
 
 void snap_const(tview *v, int dt, const void *raw) {

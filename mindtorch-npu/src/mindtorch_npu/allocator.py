@@ -27,18 +27,23 @@ from collections import OrderedDict, deque
 
 from mindtorch.plugins import OutOfMemoryError, Storage, device as _device
 
-MIN_BLOCK_SIZE = 512  # every request is rounded up to a multiple of this
-SMALL_SIZE = 1 << 20  # largest request served by the small pool
-SMALL_BUFFER = 2 << 20  # small-pool segment size
-LARGE_BUFFER = 20 << 20  # large-pool segment size for requests below MIN_LARGE_ALLOC
+MIN_BLOCK_SIZE = 512            # every request is rounded up to a multiple of this
+# kernels may touch 32 bytes past a tensor's end (acl docs, aclrtMalloc: ALIGN_UP(len, 32) + 32), so each
+# block carries 32 bytes beyond its request, as torch_npu's round_size adds them
+KERNEL_PAD = 32
+SMALL_SIZE = 1 << 20            # largest request served by the small pool
+SMALL_BUFFER = 2 << 20          # small-pool segment size
+LARGE_BUFFER = 20 << 20         # large-pool segment size for requests below MIN_LARGE_ALLOC
 MIN_LARGE_ALLOC = 10 << 20
 ROUND_LARGE = 2 << 20  # larger requests get a segment of their size rounded to this
 
 _FREE, _ALLOCATED, _PENDING = 0, 1, 2  # Block.state: in a pool / handed out / waiting for events
 
 
-def round_size(nbytes):
-    return MIN_BLOCK_SIZE if nbytes < MIN_BLOCK_SIZE else (nbytes + MIN_BLOCK_SIZE - 1) & -MIN_BLOCK_SIZE
+def round_size(nbytes, pad=KERNEL_PAD):
+    """The block size a request of `nbytes` gets on the npu: the request and its pad, in MIN_BLOCK_SIZE units
+    (PyTorch's rounding when `pad` is 0)."""
+    return max(MIN_BLOCK_SIZE, (nbytes + pad + MIN_BLOCK_SIZE - 1) & -MIN_BLOCK_SIZE)
 
 
 def allocation_size(size):
@@ -256,9 +261,10 @@ _KINDS = ("all", "small_pool", "large_pool")
 class CachingAllocator:
     """mindtorch's allocator protocol for npu, plus PyTorch's caching-allocator extras."""
 
-    def __init__(self, driver):
+    def __init__(self, driver, pad=0):
         self._driver = driver
-        self._current_stream = driver.current_stream  # bound once: it is on the hot path
+        self._pad = pad                                   # bytes each block carries past its request
+        self._current_stream = driver.current_stream     # bound once: it is on the hot path
         self._devices = {}
         # Mutual exclusion by a token: list.pop/append are atomic, and cost a fraction of a
         # threading.Lock round trip on the hot path. A free that finds the token taken (another
@@ -677,7 +683,7 @@ class CachingAllocator:
     def _malloc(self, d, nbytes, stream):
         if d.events:
             self._process_events(d)
-        size = MIN_BLOCK_SIZE if nbytes < MIN_BLOCK_SIZE else (nbytes + MIN_BLOCK_SIZE - 1) & -MIN_BLOCK_SIZE
+        size = (nbytes + self._pad + MIN_BLOCK_SIZE - 1) & -MIN_BLOCK_SIZE  # round_size, inlined
         pair = d.pools.get(stream) or d.pools_for(stream)
         small = size <= SMALL_SIZE
         pool = pair[0] if small else pair[1]
@@ -895,6 +901,9 @@ class CachingAllocator:
         return Block(ptr, nbytes, pool.stream, pool)
 
     def _release_cached(self, d):
+        # aclrtFree frees at once, without waiting for work still queued on the block (acl docs): the device
+        # drains first, as torch_npu's emptyCache and out-of-memory retry do
+        self._driver.synchronize(d.index)
         self._sync_events(d)
         for pair in list(d.pools.values()):
             for pool in (pair[1], pair[0]):  # large pool first, as PyTorch

@@ -1,8 +1,9 @@
 """Host <-> NPU copies (the backend's copy routines) and the tensor helpers kernels share.
 
-Copies run on the current stream with aclrtMemcpyAsync and, unless non-blocking, wait for that
-stream, so they are ordered after the kernels that produced their source (a plain synchronous copy
-would only be ordered after the default stream).
+A blocking copy synchronizes the current stream (so it follows the kernels that produced its source
+or still read its destination), then copies with the synchronous aclrtMemcpy, as torch_npu does: an
+aclrtMemcpyAsync from pageable (NumPy) memory is documented as unpredictable before CANN 8.5. A
+non-blocking upload goes through pinned staging memory and stays asynchronous.
 """
 
 import numpy as np
@@ -59,9 +60,8 @@ class NPUCopy:
             t = contiguous(t)
         out = np.empty(t._shape, host_dt)
         RUNTIME.use(index)
-        stream = RUNTIME.current_stream(index)
-        RUNTIME.memcpy_async(out.ctypes.data, address(t), out.nbytes, D2H, stream)
-        RUNTIME.synchronize_stream(index, stream)
+        RUNTIME.synchronize_stream(index, RUNTIME.current_stream(index))
+        RUNTIME.memcpy(out.ctypes.data, address(t), out.nbytes, D2H)
         return out
 
     def from_host(self, array, dtype, device, non_blocking=False):
@@ -89,8 +89,8 @@ class NPUCopy:
         if non_blocking:
             STAGING.upload(dst_ptr, host, stream, index)
         else:
-            RUNTIME.memcpy_async(dst_ptr, host.ctypes.data, host.nbytes, H2D, stream)
             RUNTIME.synchronize_stream(index, stream)
+            RUNTIME.memcpy(dst_ptr, host.ctypes.data, host.nbytes, H2D)
 
 
 COPY = NPUCopy()

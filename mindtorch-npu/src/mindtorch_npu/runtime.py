@@ -219,6 +219,11 @@ class Runtime:
     def free_host(self, ptr):
         self.check("aclrtFreeHost", self.rt.aclrtFreeHost(ptr))
 
+    def memcpy(self, dst, src, nbytes, kind):
+        """aclrtMemcpy: copies at once, waiting for no stream (the caller orders it first)."""
+        if nbytes:
+            self.check("aclrtMemcpy", self.rt.aclrtMemcpy(dst, nbytes, src, nbytes, kind))
+
     def memcpy_async(self, dst, src, nbytes, kind, stream):
         if nbytes:
             self.check("aclrtMemcpyAsync", self.rt.aclrtMemcpyAsync(dst, nbytes, src, nbytes, kind, stream))
@@ -236,8 +241,12 @@ class Runtime:
 
         try:
             state.before_shutdown()
+            # aclrtSetDevice is counted (every thread that bound a device added one): one forced reset
+            # releases the device whatever the count; CANN without it gets the plain reset
+            reset = getattr(self.libs.ascendcl, "aclrtResetDeviceForce", None) or self.rt.aclrtResetDevice
+            reset.restype, reset.argtypes = ctypes.c_int, [ctypes.c_int32]
             for index in sorted(self._opened):
-                self.rt.aclrtResetDevice(index)
+                reset(index)
             self.rt.aclFinalize()
         finally:
             self.state = "finalized"

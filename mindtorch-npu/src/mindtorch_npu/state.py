@@ -1,4 +1,7 @@
 """The process-wide NPU objects: the runtime, the caching allocator, the pinned staging area."""
+from .runtime import Runtime
+from .allocator import CachingAllocator, KERNEL_PAD
+from .staging import PinnedStaging
 
 from .allocator import CachingAllocator
 from .runtime import Runtime
@@ -12,7 +15,7 @@ class NPUAllocator(CachingAllocator):
 
 
 RUNTIME = Runtime()
-ALLOCATOR = NPUAllocator(RUNTIME)
+ALLOCATOR = NPUAllocator(RUNTIME, pad=KERNEL_PAD)
 STAGING = PinnedStaging(RUNTIME)
 
 

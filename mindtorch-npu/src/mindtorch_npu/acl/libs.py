@@ -4,7 +4,8 @@ Search order, first hit wins per library:
   MINDTORCH_NPU_LIB_DIR                                   an explicit directory (the simulator uses it)
   ASCEND_HOME_PATH, ASCEND_TOOLKIT_HOME                   <root>/lib64, <root>/<arch>-linux/lib64
   LD_LIBRARY_PATH                                         each directory
-  /usr/local/Ascend/ascend-toolkit/latest                 the standard install prefix
+  /usr/local/Ascend/cann, /usr/local/Ascend/ascend-toolkit/latest
+                                                          the standard install prefixes (CANN 9, earlier)
 """
 
 import ctypes
@@ -13,11 +14,9 @@ import platform
 
 LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libopapi.so")
 OPTIONAL = ("libhccl.so",)  # collectives: needed by torch.distributed's hccl backend only
-STANDARD_PREFIX = "/usr/local/Ascend/ascend-toolkit/latest"
-SETUP_HINT = (
-    "install the CANN toolkit and run `source /usr/local/Ascend/ascend-toolkit/set_env.sh` "
-    "(or set ASCEND_HOME_PATH / MINDTORCH_NPU_LIB_DIR to the directory holding libascendcl.so)"
-)
+STANDARD_PREFIXES = ("/usr/local/Ascend/cann", "/usr/local/Ascend/ascend-toolkit/latest")
+SETUP_HINT = ("install the CANN toolkit and run `source /usr/local/Ascend/ascend-toolkit/set_env.sh` "
+              "(or set ASCEND_HOME_PATH / MINDTORCH_NPU_LIB_DIR to the directory holding libascendcl.so)")
 
 
 def _roots(root):
@@ -36,7 +35,7 @@ def candidate_dirs(environ=None):
             out += [(d, var) for d in _roots(env[var])]
     for d in filter(None, env.get("LD_LIBRARY_PATH", "").split(os.pathsep)):
         out.append((d, "LD_LIBRARY_PATH"))
-    out += [(d, "standard prefix") for d in _roots(STANDARD_PREFIX)]
+    out += [(d, "standard prefix") for prefix in STANDARD_PREFIXES for d in _roots(prefix)]
     return out
 
 
