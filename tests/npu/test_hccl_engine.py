@@ -1,7 +1,6 @@
 """The hccl engine against HCCL's documented rules, in one process (a one-rank communicator; the group's
 MPI communicator is replaced by a stand-in that records what rank 0 broadcasts). Multi-process runs are
 in tests/distributed."""
-import ctypes as C
 import threading
 
 import numpy as np

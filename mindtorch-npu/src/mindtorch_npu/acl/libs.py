@@ -13,7 +13,11 @@ import os
 import platform
 
 LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libopapi.so")
-OPTIONAL = ("libhccl.so",)  # collectives: needed by torch.distributed's hccl backend only
+# newer packages ship ACLNN's operators per family (lib64/libopapi_<family>.so) and no longer need
+# libopapi.so: an operator is looked up in these first, in torch_npu's order, then in libopapi.so
+OPAPI_FAMILIES = ("libopapi_math.so", "libopapi_nn.so", "libopapi_cv.so", "libopapi_transformer.so",
+                  "libopapi_legacy.so")
+OPTIONAL = OPAPI_FAMILIES + ("libhccl.so",)  # libhccl: needed by torch.distributed's hccl backend only
 STANDARD_PREFIXES = ("/usr/local/Ascend/cann", "/usr/local/Ascend/ascend-toolkit/latest")
 SETUP_HINT = ("install the CANN toolkit and run `source /usr/local/Ascend/ascend-toolkit/set_env.sh` "
               "(or set ASCEND_HOME_PATH / MINDTORCH_NPU_LIB_DIR to the directory holding libascendcl.so)")
@@ -49,21 +53,39 @@ def locate(environ=None):
     return found
 
 
+class OperatorLibraries:
+    """ACLNN's operator libraries as one: an entry point comes from the first library that exports it."""
+
+    def __init__(self, libs):
+        self.libs = libs
+
+    def __getattr__(self, name):
+        for lib in self.libs:
+            try:
+                return getattr(lib, name)
+            except AttributeError:
+                continue
+        raise AttributeError(f"no ACLNN operator library exports {name}")
+
+
 class Libraries:
-    """The three loaded libraries (and libhccl.so on demand), or the reason they could not be loaded."""
+    """The loaded libraries (and libhccl.so on demand), or the reason they could not be loaded."""
 
     def __init__(self, environ=None):
         self.located = locate(environ)
         self.ascendcl = self.nnopbase = self.opapi = self.hccl = None
         self.error = None
-        missing = [lib for lib in LIBRARIES if self.located[lib][0] is None]
+        operators = [lib for lib in OPAPI_FAMILIES + ("libopapi.so",) if self.located[lib][0] is not None]
+        missing = [lib for lib in LIBRARIES[:2] if self.located[lib][0] is None]
+        if not operators:
+            missing.append("libopapi.so or " + ", ".join(OPAPI_FAMILIES))
         if missing:
             self.error = f"CANN libraries not found ({', '.join(missing)}): {SETUP_HINT}"
             return
-        try:  # order matters: opapi resolves symbols of the other two
-            self.ascendcl, self.nnopbase, self.opapi = (
-                ctypes.CDLL(self.located[lib][0], mode=ctypes.RTLD_GLOBAL) for lib in LIBRARIES
-            )
+        try:  # order matters: the operator libraries resolve symbols of the other two
+            load = lambda lib: ctypes.CDLL(self.located[lib][0], mode=ctypes.RTLD_GLOBAL)  # noqa: E731
+            self.ascendcl, self.nnopbase = load(LIBRARIES[0]), load(LIBRARIES[1])
+            self.opapi = OperatorLibraries([load(lib) for lib in operators])
         except OSError as exc:
             self.error = f"CANN libraries could not be loaded: {exc}; {SETUP_HINT}"
 
