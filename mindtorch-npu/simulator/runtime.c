@@ -105,6 +105,11 @@ struct event {
     int npend, cappend;
     uint64_t t_ns;     /* completion time of the most recent record, once it completed */
     int refs, timing;
+    /* a record that ran behind a failed task carries the failure to the streams waiting for it: on a device
+     * the failed stream stops and whoever waits for it never gets a good result */
+    uint64_t fail_seq;
+    int fail_rc;
+    char fail_msg[512];
 };
 
 static int pending(const event *e, uint64_t seq) {
@@ -290,9 +295,17 @@ static void *worker(void *arg) {
             case T_RECORD:
                 pend_del(t->ev, t->target);
                 if (t->target == t->ev->rec_seq) t->ev->t_ns = now_ns(); /* a superseded record stamps nothing */
+                t->ev->fail_rc = s->sticky;
+                t->ev->fail_seq = t->target;
+                if (s->sticky) memcpy(t->ev->fail_msg, s->sticky_msg, sizeof t->ev->fail_msg);
                 break;
             case T_WAIT:
                 while (pending(t->ev, t->target)) pthread_cond_wait(&g_done, &g_lock);
+                if (t->ev->fail_rc && t->ev->fail_seq == t->target && !s->sticky) {
+                    s->sticky = t->ev->fail_rc;
+                    snprintf(s->sticky_msg, sizeof s->sticky_msg, "waited for an event recorded after a failed task: %.400s",
+                             t->ev->fail_msg);
+                }
                 break;
             case T_RESET:
                 if (!t->ev->npend) t->ev->rec_seq = 0; /* back to "never recorded" */
