@@ -522,7 +522,11 @@ EXPORT aclError aclrtResetDevice(int32_t deviceId) {
         FAIL(ACL_ERROR_RT_INVALID_DEVICEID, "aclrtResetDevice: device id %d is out of range [0, %d)", deviceId, g_ndev);
     }
     device *dv = &g_dev[deviceId];
-    if (dv->refs > 0 && --dv->refs == 0) release_device(dv, deviceId);
+    if (dv->refs == 0) { /* the count already reached zero (acl docs: a further reset is an error) */
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclrtResetDevice: device %d is not set (or already reset)", deviceId);
+    }
+    if (--dv->refs == 0) release_device(dv, deviceId);
     if (t_dev == deviceId) set_cur_dev(-1);
     UNLOCK_RET(ACL_SUCCESS);
 }

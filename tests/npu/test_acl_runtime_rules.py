@@ -155,3 +155,19 @@ def test_operators_split_by_family_are_found():
         print("split ok")
     """, {"MINDTORCH_NPU_LIB_DIR": str(lib_dir)})
     assert proc.returncode == 0 and "split ok" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_set_device_is_counted_and_resets_past_zero_are_refused():
+    # acl docs (aclrtResetDevice, aclrtResetDeviceForce): each set adds one, each reset takes one; once the
+    # count is zero the device is released and any further reset is an error
+    code = """
+        import ctypes as C, os
+        sim = C.CDLL(os.path.join(os.environ["MINDTORCH_NPU_LIB_DIR"], "libascendcl.so"))
+        assert sim.aclInit(None) == 0
+        calls = [sim.aclrtSetDevice(1), sim.aclrtSetDevice(1), sim.aclrtResetDevice(1), sim.aclrtResetDevice(1),
+                 sim.aclrtResetDevice(1), sim.aclrtResetDeviceForce(1),
+                 sim.aclrtSetDevice(1), sim.aclrtSetDevice(1), sim.aclrtResetDeviceForce(1), sim.aclrtResetDeviceForce(1)]
+        print(*calls)
+    """
+    proc = run_python(code)
+    assert proc.stdout.split() == "0 0 0 0 107000 107000 0 0 0 107000".split(), proc.stdout + proc.stderr
