@@ -823,6 +823,9 @@ static aclError enqueue_copy(const char *fn, copy_args *c, aclrtStream sh) {
     aclError err = 0;
     stream *s = get_stream(sh, fn, &err);
     if (!s) return err;
+    if (!c->is_set && g_cann < 805 && (((uintptr_t)c->dst | (uintptr_t)c->src) & 63))
+        FAIL(ACL_ERROR_RT_PARAM_INVALID, "%s: dst %p and src %p must both be 64-byte aligned (CANN %d.%d docs)", fn,
+             c->dst, c->src, g_cann / 100, g_cann % 100);
     const void *host = c->is_set ? NULL : c->dst_dev < 0 ? c->dst : c->src_dev < 0 ? c->src : NULL;
     if (host && !pinned(host, c->n)) {
         /* before CANN 8.5 an async copy from / to pageable host memory is documented as unpredictable:

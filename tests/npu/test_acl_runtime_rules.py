@@ -171,3 +171,13 @@ def test_set_device_is_counted_and_resets_past_zero_are_refused():
     """
     proc = run_python(code)
     assert proc.stdout.split() == "0 0 0 0 107000 107000 0 0 0 107000".split(), proc.stdout + proc.stderr
+
+
+def test_non_blocking_upload_into_an_unaligned_view():
+    # CANN 8.0 docs (aclrtMemcpyAsync): source and destination 64-byte aligned; a view 4 bytes in is not
+    from mindtorch_npu.copy import COPY
+    x = torch.zeros(64, device="npu:0")
+    COPY.copy_from_host(x[1:17], np.arange(16, dtype=np.float32), non_blocking=True)
+    want = np.zeros(64, np.float32)
+    want[1:17] = np.arange(16)
+    np.testing.assert_array_equal(x.cpu().numpy(), want)

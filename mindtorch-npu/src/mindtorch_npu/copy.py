@@ -73,9 +73,10 @@ class NPUCopy:
 
     def copy_from_host(self, dst, array, non_blocking=False):
         host = np.asarray(np.broadcast_to(array, dst._shape), dtype=HOST_DTYPE[dst.dtype], order="C")
-        if dst.is_contiguous():
+        # aclrtMemcpyAsync wants 64-byte aligned addresses (CANN 8.0 docs); fresh blocks are, views may not be
+        if dst.is_contiguous() and not (non_blocking and address(dst) % 64):
             self._upload(address(dst), host, dst.device.index, non_blocking)
-        else:  # upload densely, then let the device scatter into the strided view
+        else:  # upload densely, then let the device scatter into the (strided or unaligned) view
             from .aclnn import launch
 
             launch("InplaceCopy", dst, self.from_host(host, dst.dtype, dst.device, non_blocking))
