@@ -8,6 +8,7 @@ the flags or the layout changed (a hash stamp in OUTDIR). The compiler is $CC or
 ``--split-opapi`` lays the operators out as newer CANN packages do: no libopapi.so, but one library per
 operator family (``libopapi_math.so``, ``libopapi_nn.so``), each exporting only its family's entry points.
 """
+
 import fnmatch
 import hashlib
 import os
@@ -31,9 +32,30 @@ LIBS = {
 STAMP = ".aclsim-build-stamp"
 # the split layout: the nn family's entry points (by name pattern) go to libopapi_nn.so, the rest to
 # libopapi_math.so; both are built from the same sources and export only their own
-NN_FAMILY = ("Convolution*", "MaxPool*", "AvgPool*", "AdaptiveAvgPool*", "BatchNorm*", "GroupNorm*", "LayerNorm*",
-             "NLLLoss*", "Embedding*", "Softmax*", "LogSoftmax*", "Gelu*", "Silu*", "Relu*", "LeakyRelu*",
-             "InplaceLeakyRelu*", "Softplus*", "Mish*", "Elu*", "InplaceElu*", "Hardtanh*", "InplaceHardtanh*")
+NN_FAMILY = (
+    "Convolution*",
+    "MaxPool*",
+    "AvgPool*",
+    "AdaptiveAvgPool*",
+    "BatchNorm*",
+    "GroupNorm*",
+    "LayerNorm*",
+    "NLLLoss*",
+    "Embedding*",
+    "Softmax*",
+    "LogSoftmax*",
+    "Gelu*",
+    "Silu*",
+    "Relu*",
+    "LeakyRelu*",
+    "InplaceLeakyRelu*",
+    "Softplus*",
+    "Mish*",
+    "Elu*",
+    "InplaceElu*",
+    "Hardtanh*",
+    "InplaceHardtanh*",
+)
 SPLIT_OPAPI = {"libopapi_math.so": False, "libopapi_nn.so": True}  # library -> holds the nn family
 
 
@@ -109,8 +131,18 @@ def _link(cc, out, name, sources, deps, exports, quiet):
     # build under a temporary name and rename, so a process that has the old library loaded is unaffected
     fd, tmp = tempfile.mkstemp(prefix=name + ".", dir=out)
     os.close(fd)
-    cmd = [*cc, *FLAGS, "-o", tmp, *(str(HERE / s) for s in sources), *exports,
-           f"-L{out}", *(f"-l{d}" for d in deps), "-Wl,-rpath,$ORIGIN", "-lm"]
+    cmd = [
+        *cc,
+        *FLAGS,
+        "-o",
+        tmp,
+        *(str(HERE / s) for s in sources),
+        *exports,
+        f"-L{out}",
+        *(f"-l{d}" for d in deps),
+        "-Wl,-rpath,$ORIGIN",
+        "-lm",
+    ]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True)
     except OSError as exc:  # no compiler at all

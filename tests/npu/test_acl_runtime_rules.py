@@ -1,17 +1,18 @@
 """The backend against the ACL runtime's documented rules (hicann/runtime docs/zh/api_ref): freeing without
 waiting, synchronous copies that wait for nothing, async copies that need page-locked memory before CANN 8.5,
 error messages that reading clears, counted aclrtSetDevice, CANN 9's install prefix."""
+
 import ctypes
 import threading
 
-import numpy as np
-
 import mindtorch as torch
+import numpy as np
 from npu_helpers import pause, resume, run_python
 
 
 def _rt():
     from mindtorch_npu.state import RUNTIME
+
     return RUNTIME.ensure()
 
 
@@ -27,12 +28,12 @@ def test_empty_cache_waits_for_work_still_queued_on_a_cached_block():
     with torch.npu.stream(s):
         x = torch.empty(300_000, device="npu:0")  # a segment of its own, on s
         pause(s.handle())
-        x.fill_(3.0)                              # queued on the paused stream
-        del x                                     # the block is cached, its fill still pending
+        x.fill_(3.0)  # queued on the paused stream
+        del x  # the block is cached, its fill still pending
     timer = _resume_later(s)
-    torch.npu.empty_cache()                       # must not free the segment under the queued fill
+    torch.npu.empty_cache()  # must not free the segment under the queued fill
     timer.join()
-    s.synchronize()                               # a fill into freed memory would fail here (ACL_ERROR_RT_SYS_DMA)
+    s.synchronize()  # a fill into freed memory would fail here (ACL_ERROR_RT_SYS_DMA)
     s.destroy()
 
 
@@ -43,9 +44,9 @@ def test_blocking_copies_follow_the_current_stream():
         x = torch.zeros(64, device="npu:0")
         s.synchronize()
         pause(s.handle())
-        x.fill_(5.0)                              # queued, not run
+        x.fill_(5.0)  # queued, not run
         timer = _resume_later(s)
-        got = x.cpu().numpy()                     # must see the fill
+        got = x.cpu().numpy()  # must see the fill
         timer.join()
         y = torch.empty(64, device="npu:0")
         pause(s.handle())
@@ -108,6 +109,7 @@ def test_exit_releases_every_device_once_whatever_the_set_count():
 
 def test_cann_9_install_prefix_is_searched_before_the_toolkit_one():
     from mindtorch_npu.acl.libs import candidate_dirs
+
     dirs = [d for d, _ in candidate_dirs({})]
     assert dirs.index("/usr/local/Ascend/cann/lib64") < dirs.index("/usr/local/Ascend/ascend-toolkit/latest/lib64")
 
@@ -126,8 +128,8 @@ def test_a_kernel_overrunning_its_output_does_not_reach_the_next_block():
     # aclrtMalloc docs: sizes are ALIGN_UP(len, 32) + 32 because kernels may touch 32 bytes past the end; the
     # simulator writes there, so blocks split from one segment need the same pad
     s = torch.npu.Stream(device=0)
-    with torch.npu.stream(s):                     # fresh pools: the two blocks are neighbours in one segment
-        a = torch.empty(128, device="npu:0")      # 512 bytes: exactly a block without the pad
+    with torch.npu.stream(s):  # fresh pools: the two blocks are neighbours in one segment
+        a = torch.empty(128, device="npu:0")  # 512 bytes: exactly a block without the pad
         b = torch.empty(128, device="npu:0")
         b.copy_(torch.arange(128, dtype=torch.float32))
         a.fill_(1.0)
@@ -142,18 +144,23 @@ def test_operators_split_by_family_are_found():
     # newer CANN ships lib64/libopapi_{math,nn,...}.so and no libopapi.so; torch_npu searches them first
     import os
     import tempfile
+
     from conftest import _builder
+
     b = _builder()
     out = os.path.join(tempfile.gettempdir(), f"aclsim-split-{os.getuid()}-{b.source_digest(True)[:16]}")
     lib_dir = b.build(out, split_opapi=True)
     assert not (lib_dir / "libopapi.so").exists()
-    proc = run_python("""
+    proc = run_python(
+        """
         import mindtorch as torch
         x = torch.arange(6, dtype=torch.float32, device="npu").reshape(2, 3)
         y = torch.softmax(x + 1, dim=1)                # Adds from libopapi_math, Softmax from libopapi_nn
         assert abs(float(y.sum().cpu()) - 2.0) < 1e-5
         print("split ok")
-    """, {"MINDTORCH_NPU_LIB_DIR": str(lib_dir)})
+    """,
+        {"MINDTORCH_NPU_LIB_DIR": str(lib_dir)},
+    )
     assert proc.returncode == 0 and "split ok" in proc.stdout, proc.stdout + proc.stderr
 
 
@@ -170,12 +177,15 @@ def test_set_device_is_counted_and_resets_past_zero_are_refused():
         print(*calls)
     """
     proc = run_python(code)
-    assert proc.stdout.split() == "0 0 0 0 107000 107000 0 0 0 107000".split(), proc.stdout + proc.stderr
+    assert proc.stdout.split() == ["0", "0", "0", "0", "107000", "107000", "0", "0", "0", "107000"], (
+        proc.stdout + proc.stderr
+    )
 
 
 def test_non_blocking_upload_into_an_unaligned_view():
     # CANN 8.0 docs (aclrtMemcpyAsync): source and destination 64-byte aligned; a view 4 bytes in is not
     from mindtorch_npu.copy import COPY
+
     x = torch.zeros(64, device="npu:0")
     COPY.copy_from_host(x[1:17], np.arange(16, dtype=np.float32), non_blocking=True)
     want = np.zeros(64, np.float32)

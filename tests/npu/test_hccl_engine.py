@@ -1,12 +1,12 @@
 """The hccl engine against HCCL's documented rules, in one process (a one-rank communicator; the group's
 MPI communicator is replaced by a stand-in that records what rank 0 broadcasts). Multi-process runs are
 in tests/distributed."""
+
 import threading
 
+import mindtorch as torch
 import numpy as np
 import pytest
-
-import mindtorch as torch
 from npu_helpers import live
 
 SUCCESS, E_PTR, E_NOT_SUPPORT = 0, 2, 5
@@ -36,6 +36,7 @@ class OneRank:
 @pytest.fixture
 def engine():
     from mindtorch_npu.hccl import HcclEngine
+
     torch.npu.set_device(0)
     before = live("streams"), live("hccl_comms")
     eng = HcclEngine(OneRank())
@@ -47,6 +48,7 @@ def engine():
 @pytest.fixture
 def hccl():
     from mindtorch_npu.hccl import _hccl
+
     return _hccl()
 
 
@@ -61,9 +63,9 @@ def test_collectives_refuse_the_null_stream(hccl, engine):
 
 def test_engine_runs_on_its_own_stream_in_order_with_the_current_one(engine):
     x = torch.arange(6, dtype=torch.float32, device="npu:0")
-    x.mul_(2)                                    # queued on the current stream before the collective
+    x.mul_(2)  # queued on the current stream before the collective
     engine.all_reduce(x, "sum")
-    x.add_(1)                                    # queued after it: sees its result
+    x.add_(1)  # queued after it: sees its result
     engine.broadcast(x, 0)
     engine.barrier()
     np.testing.assert_array_equal(x.cpu().numpy(), np.arange(6, dtype=np.float32) * 2 + 1)
@@ -73,6 +75,7 @@ def test_engine_runs_on_its_own_stream_in_order_with_the_current_one(engine):
 def test_root_info_travels_whole():
     from mindtorch_npu.acl import types as A
     from mindtorch_npu.hccl import HcclEngine
+
     torch.npu.set_device(0)
     comm = OneRank()
     eng = HcclEngine(comm)
@@ -85,6 +88,7 @@ def test_root_info_travels_whole():
 
 def test_a_short_root_info_is_refused_on_receipt():
     from mindtorch_npu.hccl import HcclEngine, HcclError
+
     torch.npu.set_device(0)
     with pytest.raises(HcclError, match="4108"):
         HcclEngine(OneRank(rank=1, size=2, receive=b"aclsim"))
@@ -93,6 +97,7 @@ def test_a_short_root_info_is_refused_on_receipt():
 def test_root_info_is_made_with_the_device_bound_on_that_thread():
     # hccl examples/02_collectives/01_allreduce/main.cc: aclrtSetDevice, then HcclGetRootInfo
     from mindtorch_npu.hccl import HcclEngine
+
     out = {}
 
     def fresh_thread():

@@ -86,7 +86,7 @@ def test_memory_api_counts_rounded_blocks():
     del t
     assert torch.npu.memory_allocated() == base
     reserved = torch.npu.memory_reserved()
-    big = torch.empty((12 * MiB - 32) // 4, device="npu")   # >= 10 MiB with its 32-byte pad: a segment of its own
+    big = torch.empty((12 * MiB - 32) // 4, device="npu")  # >= 10 MiB with its 32-byte pad: a segment of its own
     assert torch.npu.memory_reserved() == reserved + 12 * MiB
     del big
     assert torch.npu.memory_reserved() == reserved + 12 * MiB  # cached, not returned
@@ -106,6 +106,7 @@ def test_workspace_blocks_return_to_the_pool():
     c = a @ b.t()  # non-contiguous operand: the simulator asks for a workspace
     torch.npu.synchronize()
     from mindtorch_npu.allocator import round_size
+
     assert torch.npu.memory_allocated() - before == round_size(c.numel() * 4)  # the request, its pad, 512-rounded
     assert float(c.cpu()[0, 0]) == 64.0
 

@@ -1371,7 +1371,7 @@ def test_synchronous_copy_acts_at_once_without_waiting_for_queued_work(dev):
     assert sim.aclrtMemsetAsync(d.ptr, 64, 7, 64, None) == 0
     out = np.zeros(64, np.uint8)
     assert sim.aclrtMemcpy(out.ctypes.data, 64, d.ptr, 64, D2H) == 0
-    assert set(out) == {1}                                  # the queued memset has not run
+    assert set(out) == {1}  # the queued memset has not run
     assert sim.aclsimResumeStream(s1) == 0
     assert sim.aclrtSynchronizeStream(None) == 0
     assert sim.aclrtMemcpy(out.ctypes.data, 64, d.ptr, 64, D2H) == 0 and set(out) == {7}
@@ -1395,6 +1395,7 @@ def test_async_copy_with_pageable_memory_follows_the_cann_version():
         print("rc", sim.aclrtMemcpyAsync(back.ctypes.data, 64, d, 64, 2, s), back[5])
     """
     from npu_helpers import run_python
+
     old = run_python(code, {"ACLSIM_CANN_VERSION": "8.0"})
     assert old.returncode == 0 and old.stdout.split() == ["rc", "107000", "rc", "107000", "0.0"], old
     new = run_python(code, {"ACLSIM_CANN_VERSION": "8.5"})

@@ -27,13 +27,13 @@ from collections import OrderedDict, deque
 
 from mindtorch.plugins import OutOfMemoryError, Storage, device as _device
 
-MIN_BLOCK_SIZE = 512            # every request is rounded up to a multiple of this
+MIN_BLOCK_SIZE = 512  # every request is rounded up to a multiple of this
 # kernels may touch 32 bytes past a tensor's end (acl docs, aclrtMalloc: ALIGN_UP(len, 32) + 32), so each
 # block carries 32 bytes beyond its request, as torch_npu's round_size adds them
 KERNEL_PAD = 32
-SMALL_SIZE = 1 << 20            # largest request served by the small pool
-SMALL_BUFFER = 2 << 20          # small-pool segment size
-LARGE_BUFFER = 20 << 20         # large-pool segment size for requests below MIN_LARGE_ALLOC
+SMALL_SIZE = 1 << 20  # largest request served by the small pool
+SMALL_BUFFER = 2 << 20  # small-pool segment size
+LARGE_BUFFER = 20 << 20  # large-pool segment size for requests below MIN_LARGE_ALLOC
 MIN_LARGE_ALLOC = 10 << 20
 ROUND_LARGE = 2 << 20  # larger requests get a segment of their size rounded to this
 
@@ -263,8 +263,8 @@ class CachingAllocator:
 
     def __init__(self, driver, pad=0):
         self._driver = driver
-        self._pad = pad                                   # bytes each block carries past its request
-        self._current_stream = driver.current_stream     # bound once: it is on the hot path
+        self._pad = pad  # bytes each block carries past its request
+        self._current_stream = driver.current_stream  # bound once: it is on the hot path
         self._devices = {}
         # Mutual exclusion by a token: list.pop/append are atomic, and cost a fraction of a
         # threading.Lock round trip on the hot path. A free that finds the token taken (another

@@ -19,8 +19,13 @@ from .acl.prototypes import HCCL, bind
 from .state import RUNTIME
 
 # ReduceOp name -> HcclReduceOp; AVG is a SUM followed by a division on the device
-_OPS = {"sum": A.HCCL_REDUCE_SUM, "avg": A.HCCL_REDUCE_SUM, "product": A.HCCL_REDUCE_PROD,
-        "min": A.HCCL_REDUCE_MIN, "max": A.HCCL_REDUCE_MAX}
+_OPS = {
+    "sum": A.HCCL_REDUCE_SUM,
+    "avg": A.HCCL_REDUCE_SUM,
+    "product": A.HCCL_REDUCE_PROD,
+    "min": A.HCCL_REDUCE_MIN,
+    "max": A.HCCL_REDUCE_MAX,
+}
 # HCCL reduces neither bool nor unsigned types (hccl op_common.cc CheckDataType) and its PROD takes no
 # int16 / bfloat16 (CheckReduceOp): those tensors reduce through a wider copy, as torch_npu does for bool
 # and uint8, and are written back in their own dtype
@@ -105,14 +110,17 @@ class HcclEngine:
         if self.rank == 0:
             _check("HcclGetRootInfo", lib.HcclGetRootInfo(ctypes.byref(root)))
         # the root info is binary (NUL bytes inside): every byte travels, and the length is checked on receipt
-        raw = comm.bcast(ctypes.string_at(ctypes.addressof(root), ctypes.sizeof(root)) if self.rank == 0 else None,
-                         root=0)
+        raw = comm.bcast(
+            ctypes.string_at(ctypes.addressof(root), ctypes.sizeof(root)) if self.rank == 0 else None, root=0
+        )
         if len(raw) != A.HCCL_ROOT_INFO_BYTES:
             raise HcclError(f"received an HCCL root info of {len(raw)} bytes, expected {A.HCCL_ROOT_INFO_BYTES}")
         ctypes.memmove(ctypes.addressof(root), raw, len(raw))
         self.comm = A.HcclComm()
-        _check("HcclCommInitRootInfo", lib.HcclCommInitRootInfo(self.size, ctypes.byref(root), self.rank,
-                                                                ctypes.byref(self.comm)))
+        _check(
+            "HcclCommInitRootInfo",
+            lib.HcclCommInitRootInfo(self.size, ctypes.byref(root), self.rank, ctypes.byref(self.comm)),
+        )
         self.stream = mindtorch.npu.Stream(device=self.device)  # the communication stream
 
     def destroy(self):
@@ -161,8 +169,10 @@ class HcclEngine:
         """`t` dense in a dtype HCCL reduces with `op` (a wider copy when its own dtype is refused)."""
         name = str(t.dtype).split(".")[-1]
         if name in _REDUCE_950_ONLY and not RUNTIME.soc_name().startswith("Ascend950"):
-            raise RuntimeError(f"the hccl backend cannot reduce {t.dtype} tensors on {RUNTIME.soc_name()}: HCCL "
-                               "reduces float64 and uint64 on Ascend950 only; reduce a float32 / int64 copy")
+            raise RuntimeError(
+                f"the hccl backend cannot reduce {t.dtype} tensors on {RUNTIME.soc_name()}: HCCL "
+                "reduces float64 and uint64 on Ascend950 only; reduce a float32 / int64 copy"
+            )
         wide = _REDUCE_THROUGH.get(name) or (_PROD_THROUGH.get(name) if op == "product" else None)
         if wide is not None:
             return self._dense(t.detach().to(getattr(mindtorch, wide)))
@@ -193,8 +203,10 @@ class HcclEngine:
         stream = self._stream(tensor)
 
         def HcclAllReduce():
-            return lib.HcclAllReduce(buf.data_ptr(), buf.data_ptr(), buf.numel(), self._dtype(buf), _OPS[op],
-                                     self.comm, stream)
+            return lib.HcclAllReduce(
+                buf.data_ptr(), buf.data_ptr(), buf.numel(), self._dtype(buf), _OPS[op], self.comm, stream
+            )
+
         return self._run(HcclAllReduce, tensor, buf, finish)
 
     def broadcast(self, tensor, root):
@@ -212,8 +224,10 @@ class HcclEngine:
         stream = self._stream(tensor)
 
         def HcclReduce():
-            return lib.HcclReduce(buf.data_ptr(), buf.data_ptr(), buf.numel(), self._dtype(buf), _OPS[op],
-                                  root, self.comm, stream)
+            return lib.HcclReduce(
+                buf.data_ptr(), buf.data_ptr(), buf.numel(), self._dtype(buf), _OPS[op], root, self.comm, stream
+            )
+
         return self._run(HcclReduce, tensor if self.rank == root else buf, buf, finish)
 
     def all_gather_into_tensor(self, output, input):
@@ -231,8 +245,10 @@ class HcclEngine:
         stream = self._stream(output, input)
 
         def HcclReduceScatter():
-            return lib.HcclReduceScatter(src.data_ptr(), out.data_ptr(), out.numel(), self._dtype(src), _OPS[op],
-                                         self.comm, stream)
+            return lib.HcclReduceScatter(
+                src.data_ptr(), out.data_ptr(), out.numel(), self._dtype(src), _OPS[op], self.comm, stream
+            )
+
         return self._run(HcclReduceScatter, output, out, finish)
 
     def scatter(self, output, packed, root):

@@ -1,9 +1,6 @@
 """The process-wide NPU objects: the runtime, the caching allocator, the pinned staging area."""
-from .runtime import Runtime
-from .allocator import CachingAllocator, KERNEL_PAD
-from .staging import PinnedStaging
 
-from .allocator import CachingAllocator
+from .allocator import KERNEL_PAD, CachingAllocator
 from .runtime import Runtime
 from .staging import PinnedStaging
 

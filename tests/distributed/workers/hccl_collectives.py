@@ -101,8 +101,11 @@ for dtype in DTYPES:
             for r in range(N):
                 check(outs[r], every[r], ("all_gather", dtype, shape, r))
         if dtype == torch.float64 and not REDUCES_F64:
-            refused(dist.reduce_scatter_tensor, torch.empty((3,) + shape, dtype=dtype, device=DEV),
-                    on_npu(data(R, (N * 3,) + shape, dtype), dtype))
+            refused(
+                dist.reduce_scatter_tensor,
+                torch.empty((3,) + shape, dtype=dtype, device=DEV),
+                on_npu(data(R, (N * 3,) + shape, dtype), dtype),
+            )
         elif dtype != torch.bool:
             big = [data(r, (N * 3,) + shape, dtype, salt=5) for r in range(N)]
             part = torch.empty((3,) + shape, dtype=dtype, device=DEV)

@@ -15,12 +15,19 @@ import platform
 LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libopapi.so")
 # newer packages ship ACLNN's operators per family (lib64/libopapi_<family>.so) and no longer need
 # libopapi.so: an operator is looked up in these first, in torch_npu's order, then in libopapi.so
-OPAPI_FAMILIES = ("libopapi_math.so", "libopapi_nn.so", "libopapi_cv.so", "libopapi_transformer.so",
-                  "libopapi_legacy.so")
+OPAPI_FAMILIES = (
+    "libopapi_math.so",
+    "libopapi_nn.so",
+    "libopapi_cv.so",
+    "libopapi_transformer.so",
+    "libopapi_legacy.so",
+)
 OPTIONAL = OPAPI_FAMILIES + ("libhccl.so",)  # libhccl: needed by torch.distributed's hccl backend only
 STANDARD_PREFIXES = ("/usr/local/Ascend/cann", "/usr/local/Ascend/ascend-toolkit/latest")
-SETUP_HINT = ("install the CANN toolkit and run `source /usr/local/Ascend/ascend-toolkit/set_env.sh` "
-              "(or set ASCEND_HOME_PATH / MINDTORCH_NPU_LIB_DIR to the directory holding libascendcl.so)")
+SETUP_HINT = (
+    "install the CANN toolkit and run `source /usr/local/Ascend/ascend-toolkit/set_env.sh` "
+    "(or set ASCEND_HOME_PATH / MINDTORCH_NPU_LIB_DIR to the directory holding libascendcl.so)"
+)
 
 
 def _roots(root):
@@ -83,7 +90,7 @@ class Libraries:
             self.error = f"CANN libraries not found ({', '.join(missing)}): {SETUP_HINT}"
             return
         try:  # order matters: the operator libraries resolve symbols of the other two
-            load = lambda lib: ctypes.CDLL(self.located[lib][0], mode=ctypes.RTLD_GLOBAL)  # noqa: E731
+            load = lambda lib: ctypes.CDLL(self.located[lib][0], mode=ctypes.RTLD_GLOBAL)
             self.ascendcl, self.nnopbase = load(LIBRARIES[0]), load(LIBRARIES[1])
             self.opapi = OperatorLibraries([load(lib) for lib in operators])
         except OSError as exc:
