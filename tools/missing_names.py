@@ -14,13 +14,22 @@ PAIRS = [
     ("torch.nn.functional", "mindtorch.nn.functional"),
     ("torch.optim", "mindtorch.optim"),
     ("torch.nn.modules", "mindtorch.nn.modules"),
+    ("torch.utils.data", "mindtorch.utils.data"),
+    ("torch.nn.utils", "mindtorch.nn.utils"),
+    ("torch.autograd", "mindtorch.autograd"),
+    ("torch.autograd.functional", "mindtorch.autograd.functional"),
+    ("torch.random", "mindtorch.random"),
+    ("torch.nn.init", "mindtorch.nn.init"),
 ]
 
 
 def missing(torch_name, ours_name):
     theirs = importlib.import_module(torch_name)
     names = getattr(theirs, "__all__", None) or [n for n in dir(theirs) if not n.startswith("_")]
-    ours = importlib.import_module(ours_name)
+    try:
+        ours = importlib.import_module(ours_name)
+    except ModuleNotFoundError:  # the whole namespace is missing
+        return names, sorted(names)
     return names, sorted(n for n in names if not hasattr(ours, n))
 
 
