@@ -150,6 +150,7 @@ _LAZY = {
     "_dynamo",
     "multiprocessing",
     "func",
+    "random",
 }
 
 
