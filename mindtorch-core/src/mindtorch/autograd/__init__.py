@@ -139,6 +139,6 @@ def grad(
     return tuple(result)
 
 
-from . import function  # noqa: E402,F401
+from . import function, functional  # noqa: E402,F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
