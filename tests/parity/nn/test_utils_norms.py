@@ -210,6 +210,78 @@ def test_errors_match(case):
 
 def test_module_names():
     import mindtorch.nn.utils.parametrizations as P
-    assert set(P.__all__) <= set(torch.nn.utils.parametrizations.__all__)
+    assert sorted(P.__all__) == sorted(torch.nn.utils.parametrizations.__all__)
     for name in ("weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm"):
         assert callable(getattr(mindtorch.nn.utils, name))
+
+
+ORTHOGONAL = [(shape, m, triv) for shape in [(4, 4), (5, 3), (3, 5), (2, 4, 3)]
+              for m in ("matrix_exp", "cayley", "householder", None) for triv in (True, False)
+              if triv or m == "householder"]
+
+
+def _orthogonal_pair(shape, orthogonal_map, triv):
+    w = np.random.default_rng(0).standard_normal(shape)
+    pair = []
+    for lib in (mindtorch, torch):
+        m = lib.nn.Module()
+        m.weight = lib.nn.Parameter(lib.tensor(w, dtype=lib.float64))
+        lib.nn.utils.parametrizations.orthogonal(m, orthogonal_map=orthogonal_map, use_trivialization=triv)
+        pair.append(m)
+    ours, theirs = pair
+    if triv:  # columns beyond the weight's are drawn at random: give PyTorch ours
+        with torch.no_grad():
+            theirs.parametrizations.weight[0].base.copy_(torch.from_numpy(
+                _np(ours.parametrizations.weight[0].base).copy()))
+    return ours, theirs
+
+
+@pytest.mark.parametrize("shape,orthogonal_map,triv", ORTHOGONAL)
+def test_orthogonal_matches(shape, orthogonal_map, triv):
+    ours, theirs = _orthogonal_pair(shape, orthogonal_map, triv)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    w = _np(ours.weight)
+    small = min(shape[-2:])
+    gram = w @ np.swapaxes(w, -1, -2) if shape[-2] <= shape[-1] else np.swapaxes(w, -1, -2) @ w
+    np.testing.assert_allclose(gram, np.broadcast_to(np.eye(small), gram.shape), atol=1e-12)
+    _close(ours.parametrizations.weight.original, theirs.parametrizations.weight.original)
+    _close(ours.weight, theirs.weight)
+    for lib, m in ((mindtorch, ours), (torch, theirs)):
+        probe = lib.linspace(-1, 1, int(np.prod(shape)), dtype=lib.float64).reshape(shape)
+        (m.weight * probe).pow(3).sum().backward()
+    np.testing.assert_allclose(_np(ours.parametrizations.weight.original.grad),
+                               _np(theirs.parametrizations.weight.original.grad), rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("shape,orthogonal_map,triv", [((4, 4), "matrix_exp", True), ((5, 3), "householder", True),
+                                                       ((3, 5), "cayley", True), ((4, 3), "householder", False)])
+def test_orthogonal_assignment(shape, orthogonal_map, triv):
+    q = np.linalg.qr(np.random.default_rng(3).standard_normal((max(shape), max(shape))))[0][:shape[0], :shape[1]]
+    for m in _orthogonal_pair(shape, orthogonal_map, triv):
+        lib = mindtorch if isinstance(m, mindtorch.nn.Module) else torch
+        m.weight = lib.tensor(q, dtype=lib.float64)
+        np.testing.assert_allclose(_np(m.weight), q, atol=1e-12)
+
+
+def test_orthogonal_gradcheck():
+    from mindtorch.nn.utils.parametrizations import _Orthogonal
+    for orthogonal_map in ("matrix_exp", "cayley", "householder"):
+        orth = _Orthogonal(mindtorch.ones(4, 3, dtype=mindtorch.float64), orthogonal_map, use_trivialization=False)
+        x = mindtorch.randn(4, 3, dtype=mindtorch.float64, requires_grad=True)
+        assert mindtorch.autograd.gradcheck(orth, (x,))
+
+
+ORTHOGONAL_ERRORS = {
+    "vector": lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2), "bias"),
+    "missing": lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2), "nope"),
+    "map": lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2), orthogonal_map="qr"),
+    "shape": lambda lib: setattr(lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2)), "weight",
+                                 lib.eye(3)),
+    "no_trivialization_assign": lambda lib: setattr(lib.nn.utils.parametrizations.orthogonal(
+        lib.nn.Linear(2, 2), use_trivialization=False), "weight", lib.eye(2)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ORTHOGONAL_ERRORS))
+def test_orthogonal_errors(case):
+    _raises_alike(ORTHOGONAL_ERRORS[case])
