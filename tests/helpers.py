@@ -91,6 +91,18 @@ def results_or_same_error(fn):
     return fn(mindtorch), th
 
 
+def raises_alike(fn):
+    """fn(lib) raises with PyTorch and raises the same exception class with the same message with
+    mindtorch (the data sets, modules and parametrizations of these tests print alike in both)."""
+    torch = torch_or_skip()
+    with pytest.raises(Exception) as theirs:
+        fn(torch)
+    with pytest.raises(type(theirs.value)) as ours:
+        fn(mindtorch)
+    assert type(ours.value) is type(theirs.value)
+    assert str(ours.value) == str(theirs.value)
+
+
 def check_grad(fn, *inputs, **kw):
     """gradcheck in float64 over the inputs that require grad."""
     assert mindtorch.autograd.gradcheck(fn, inputs, **kw)

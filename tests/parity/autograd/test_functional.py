@@ -4,7 +4,7 @@ gradcheck), and raise PyTorch's errors for bad input and in strict mode."""
 import numpy as np
 import pytest
 
-from helpers import torch_or_skip
+from helpers import raises_alike, torch_or_skip
 import mindtorch
 
 torch = torch_or_skip()
@@ -155,14 +155,6 @@ def test_create_graph_gradients_match_pytorch():
     np.testing.assert_allclose(run(mindtorch).numpy(), run(torch).numpy(), rtol=1e-12)
 
 
-def _raises_alike(run):
-    with pytest.raises(Exception) as theirs:
-        run(torch)
-    with pytest.raises(type(theirs.value)) as ours:
-        run(mindtorch)
-    assert str(ours.value) == str(theirs.value)
-
-
 def _x(lib, n=3):
     return lib.arange(1.0, n + 1, dtype=lib.float64)
 
@@ -220,7 +212,7 @@ ERRORS = {
 
 @pytest.mark.parametrize("case", sorted(ERRORS))
 def test_errors_match(case):
-    _raises_alike(ERRORS[case])
+    raises_alike(ERRORS[case])
 
 
 @pytest.mark.parametrize("case", ["strict_ok_jacobian", "strict_ok_hvp"])

@@ -6,7 +6,7 @@ import pickle
 import numpy as np
 import pytest
 
-from helpers import torch_or_skip
+from helpers import raises_alike, torch_or_skip
 import mindtorch
 
 torch = torch_or_skip()
@@ -229,18 +229,6 @@ def test_gradcheck_through_parametrization():
         lambda t: mindtorch.func.functional_call(m, {"parametrizations.weight.original": t}, (x,)), (w,))
 
 
-def _raises_alike(run, cls=None):
-    with pytest.raises(Exception) as theirs:
-        run(torch)
-    with pytest.raises(cls or type(theirs.value)) as ours:
-        run(mindtorch)
-    assert type(ours.value) is type(theirs.value)
-    if "Module" not in str(theirs.value):  # messages that print the module compare by their start only
-        assert str(ours.value) == str(theirs.value)
-    else:
-        assert str(ours.value).split("(")[0] == str(theirs.value).split("(")[0]
-
-
 def _bad(lib, kind):
     """Parametrizations that break a rule."""
     class Bad(lib.nn.Module):
@@ -323,7 +311,7 @@ ERRORS["assign_wrong_dtype"] = lambda lib: _assign(lib, None, lambda lib: lib.on
 
 @pytest.mark.parametrize("case", sorted(ERRORS))
 def test_errors_match(case):
-    _raises_alike(ERRORS[case])
+    raises_alike(ERRORS[case])
 
 
 def test_unsafe_allows_changes():

@@ -145,6 +145,12 @@ _V_FOR_INPUT = "The vector v can only be None if the input to the user-provided 
                "a single element."
 
 
+def _results(outputs, outputs_tuple, result, result_tuple, create_graph):
+    """(outputs, result) detached unless create_graph, each in the form (tensor or tuple) it was given."""
+    return (_unpack(_grad_postprocess(outputs, create_graph), outputs_tuple),
+            _unpack(_grad_postprocess(result, create_graph), result_tuple))
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T J): the product of the vector v with the Jacobian of func at inputs."""
     with enable_grad():
@@ -155,8 +161,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         v = _prepared_v(v, outputs, outputs_tuple, create_graph, "vjp", _V_FOR_OUTPUT)
         grads = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, inputs, strict, create_graph, "back")
-    return (_unpack(_grad_postprocess(outputs, create_graph), outputs_tuple),
-            _unpack(_grad_postprocess(result, create_graph), inputs_tuple))
+    return _results(outputs, outputs_tuple, result, inputs_tuple, create_graph)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -174,8 +179,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grads = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, outputs, strict, create_graph, "back_trick")
-    return (_unpack(_grad_postprocess(outputs, create_graph), outputs_tuple),
-            _unpack(_grad_postprocess(result, create_graph), outputs_tuple))
+    return _results(outputs, outputs_tuple, result, outputs_tuple, create_graph)
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
@@ -282,8 +286,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grads = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back")
-    return (_unpack(_grad_postprocess(outputs, create_graph), False),
-            _unpack(_grad_postprocess(result, create_graph), inputs_tuple))
+    return _results(outputs, False, result, inputs_tuple, create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -297,5 +300,4 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         grads = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back_trick")
-    return (_unpack(_grad_postprocess(outputs, create_graph), False),
-            _unpack(_grad_postprocess(result, create_graph), inputs_tuple))
+    return _results(outputs, False, result, inputs_tuple, create_graph)
