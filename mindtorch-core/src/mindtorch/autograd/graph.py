@@ -141,7 +141,8 @@ class Node:
     def unpack_saved(self):
         self._check_freed()
         saved = self.saved
-        values = [item.unpack(self) if type(item) is SavedTensor else item for item in saved] if saved else ()
+        values = [item.unpack(self) if type(item) is SavedTensor else
+                  (item.unpack(self) if type(item) is SavedTensorList else item) for item in saved] if saved else ()
         res = self.result
         if res is not None:
             if type(res) is tuple:
@@ -182,9 +183,11 @@ class SavedTensor:
     the grad_fn), so the node does not keep itself alive through a cycle.
     """
 
-    __slots__ = ("tensor", "version", "counter", "layout", "fn", "output_nr")
+    __slots__ = ("tensor", "version", "counter", "layout", "fn", "output_nr", "unpack_hook", "packed", "accumulator")
 
     def unpack(self, node):
+        if self.unpack_hook is not None:
+            return self._unpack_hooked(node)
         counter = self.counter
         if counter.value != self.version:
             self._raise_modified(node)
@@ -200,6 +203,31 @@ class SavedTensor:
             out._grad_fn = node
             if self.output_nr:
                 out._output_nr = self.output_nr
+        return out
+
+    def _unpack_hooked(self, node):
+        """The unpack hook's tensor, in the saved tensor's place in the graph (its grad_fn, or the
+        accumulator of the leaf it was), so gradients of gradients still flow. Versions are not
+        checked: the hooks own the value."""
+        t = self.unpack_hook(self.packed)
+        if not isinstance(t, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(t).__name__}")
+        fn = node if self.fn is True else self.fn  # outputs store True for "this node"
+        if fn is None and self.accumulator is None:
+            return t
+        if fn is not None and t._grad_fn is fn:
+            return t
+        out = make_tensor(t._storage, t._shape, t._stride, t._offset, t.dtype, t.device)
+        out._version = t._version
+        out._np = t._np
+        out._requires_grad = True
+        if fn is not None:
+            out._grad_fn = fn
+            if self.output_nr:
+                out._output_nr = self.output_nr
+        else:
+            out.__dict__["_accumulator"] = self.accumulator
         return out
 
     def _raise_modified(self, node):
@@ -226,6 +254,7 @@ def _saved(t):
         v = t._version = VersionCounter()
     s.counter = v
     s.version = v.value
+    s.unpack_hook = None
     return s
 
 
@@ -234,6 +263,8 @@ def save_input(t):
     s.tensor = t
     s.fn = t._grad_fn
     s.output_nr = t._output_nr
+    if _saved_hooks:
+        _pack(s, t)
     return s
 
 
@@ -243,7 +274,78 @@ def save_output(t, output_nr, requires_grad):
     s.layout = (t._storage, t._shape, t._stride, t._offset, t.dtype, t.device, t._np)
     s.fn = True if requires_grad else None
     s.output_nr = output_nr
+    if _saved_hooks:
+        _pack(s, t)
     return s
+
+
+class SavedTensorList(tuple):
+    """A list of tensors an op saved for backward, each packed by the saved-tensor hooks."""
+
+    __slots__ = ()
+
+    def unpack(self, node):
+        return tuple(item.unpack(node) for item in self)
+
+
+def _save_list(tensors):
+    """A tensor-list argument kept for backward: as it is, or packed when saved-tensor hooks are active."""
+    if _saved_hooks:
+        return SavedTensorList(save_input(t) for t in tensors)
+    return tuple(tensors)
+
+
+# saved-tensor hooks: a stack of (pack, unpack) pairs, the innermost applying to every tensor saved for
+# backward; and the messages of the blocks that forbid registering them
+_saved_hooks = []
+_hooks_disabled = []
+
+
+def _pack(s, t):
+    pack, unpack = _saved_hooks[-1]
+    s.accumulator = grad_accumulator(t) if t._grad_fn is None and t._requires_grad else None
+    s.tensor = None
+    enabled = _grad_state.enabled
+    _grad_state.enabled = False  # the hook's own ops are not recorded (nor packed again)
+    try:
+        s.packed = pack(t)
+    finally:
+        _grad_state.enabled = enabled
+    s.unpack_hook = unpack
+
+
+class saved_tensors_hooks:
+    """Within the block, each tensor an operation saves for backward is stored as pack_hook(tensor) and
+    given back to backward as unpack_hook(packed) (which must return a tensor of the same value)."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        if _hooks_disabled:
+            raise RuntimeError(_hooks_disabled[-1])
+        _saved_hooks.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _saved_hooks.pop()
+        return False
+
+
+class disable_saved_tensors_hooks:
+    """Within the block, registering saved-tensor hooks raises RuntimeError(error_message)."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        _hooks_disabled.append(self.error_message)
+        return self
+
+    def __exit__(self, *exc):
+        _hooks_disabled.pop()
+        return False
 
 
 def _type_str(dtype):
@@ -393,7 +495,7 @@ def _save(plan, args, out, node):
             elif a.__class__ is Tensor or isinstance(a, Tensor):
                 saved.append(save_input(a))
             elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
-                saved.append(tuple(a))
+                saved.append(_save_list(a))
             else:
                 saved.append(a)
         node.saved = saved
@@ -487,6 +589,8 @@ def record_inplace(op, args, self, saved_self):
             saved.append(save_input(saved_self))
         elif isinstance(a, Tensor):
             saved.append(save_input(a))
+        elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
+            saved.append(_save_list(a))
         else:
             saved.append(a)
     node.saved = saved
@@ -496,20 +600,11 @@ def record_inplace(op, args, self, saved_self):
         node.result = save_output(self, 0, True)
 
 
-class save_on_cpu:
-    """Context manager asking autograd to keep the tensors it saves for backward in host memory.
-
-    mindtorch keeps saved tensors where they were made; for the cpu device that is host memory already,
-    so inside this context nothing changes (results and gradients are PyTorch's). Offloading device
-    tensors would need saved-tensor hooks, which mindtorch does not have yet.
-    """
+class save_on_cpu(saved_tensors_hooks):
+    """Within the block, tensors saved for backward are kept in host memory and moved back to their
+    device when backward needs them (on the cpu device they stay where they are)."""
 
     def __init__(self, pin_memory=False, device_type="cuda"):
         self.pin_memory = pin_memory
         self.device_type = device_type
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+        super().__init__(lambda t: (t.device, t.cpu()), lambda packed: packed[1].to(packed[0]))
