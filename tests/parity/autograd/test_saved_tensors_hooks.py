@@ -2,11 +2,11 @@
 come back through unpack, with the same gradients (first and second order, leaves and custom Functions),
 the innermost hooks applying, pack hooks running without grad, and PyTorch's errors. Which tensors an
 op saves differs between the libraries, so hook calls are compared as pairs, not counted."""
+
+import mindtorch
 import numpy as np
 import pytest
-
 from helpers import raises_alike, torch_or_skip
-import mindtorch
 
 torch = torch_or_skip()
 LIBS = pytest.mark.parametrize("lib", [mindtorch, torch], ids=["mindtorch", "torch"])
@@ -50,6 +50,7 @@ def _run(lib, fn_name, hooks_name, create_graph):
     def counting_unpack(p):
         calls["unpack"] += 1
         return unpack(p)
+
     with lib.autograd.graph.saved_tensors_hooks(counting_pack, counting_unpack):
         out = FUNCTIONS[fn_name](lib, x, y)
     gx, gy = lib.autograd.grad(out, (x, y), create_graph=create_graph)
@@ -58,8 +59,9 @@ def _run(lib, fn_name, hooks_name, create_graph):
         (gx * gy).sum().backward()
         results += [x.grad, y.grad]
     # the second-order pass goes through forward nodes again, unpacking their tensors once more
-    assert calls["pack"] > 0 and (calls["unpack"] >= calls["pack"] if create_graph else
-                                  calls["unpack"] == calls["pack"])
+    assert calls["pack"] > 0 and (
+        calls["unpack"] >= calls["pack"] if create_graph else calls["unpack"] == calls["pack"]
+    )
     return results
 
 
@@ -67,8 +69,7 @@ def _run(lib, fn_name, hooks_name, create_graph):
 @pytest.mark.parametrize("hooks_name", sorted(HOOKS))
 @pytest.mark.parametrize("fn_name", sorted(FUNCTIONS))
 def test_gradients_match(fn_name, hooks_name, create_graph):
-    for o, t in zip(_run(mindtorch, fn_name, hooks_name, create_graph), _run(torch, fn_name, hooks_name,
-                                                                            create_graph)):
+    for o, t in zip(_run(mindtorch, fn_name, hooks_name, create_graph), _run(torch, fn_name, hooks_name, create_graph)):
         np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
 
 
@@ -77,7 +78,7 @@ def test_leaf_gradients_accumulate_through_hooks(lib):
     x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
     with lib.autograd.graph.saved_tensors_hooks(lambda t: t.detach().clone(), lambda p: p):
         y = (x * x * x).sum()
-    g, = lib.autograd.grad(y, x, create_graph=True)
+    (g,) = lib.autograd.grad(y, x, create_graph=True)
     g.sum().backward()
     assert x.grad.tolist() == [6.0, 12.0] and g.tolist() == [3.0, 12.0]
 
@@ -88,12 +89,13 @@ def test_custom_function_saves_go_through_hooks(lib):
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
-            return x ** 3
+            return x**3
 
         @staticmethod
         def backward(ctx, grad):
-            x, = ctx.saved_tensors
+            (x,) = ctx.saved_tensors
             return 3 * x * x * grad
+
     seen = []
     x = lib.tensor([2.0], dtype=lib.float64, requires_grad=True)
     with lib.autograd.graph.saved_tensors_hooks(lambda t: seen.append("pack") or t * 2, lambda p: p / 2):
@@ -110,12 +112,13 @@ def test_innermost_hooks_apply_and_pack_runs_without_grad(lib):
     def inner(t):
         calls.append(("inner", lib.is_grad_enabled()))
         return t * 1
+
     with lib.autograd.graph.saved_tensors_hooks(lambda t: calls.append(("outer", None)) or t, lambda p: p):
         with lib.autograd.graph.saved_tensors_hooks(inner, lambda p: p):
             y = (x.exp() * x).sum()
         z = (x.sin() * x).sum()
     w = (x.cos() * x).sum()
-    assert calls and all(c == ("inner", False) for c in calls[:calls.index(("outer", None))])
+    assert calls and all(c == ("inner", False) for c in calls[: calls.index(("outer", None))])
     assert ("outer", None) in calls
     n = len(calls)
     w.backward()
@@ -155,9 +158,11 @@ def _non_tensor_unpack(lib):
 
 
 def _disabled(lib):
-    with lib.autograd.graph.disable_saved_tensors_hooks("hooks are not allowed here"):
-        with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: p):
-            pass
+    with (
+        lib.autograd.graph.disable_saved_tensors_hooks("hooks are not allowed here"),
+        lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p: p),
+    ):
+        pass
 
 
 @pytest.mark.parametrize("case", [_non_tensor_unpack, _disabled], ids=["non_tensor_unpack", "disabled"])

@@ -4,10 +4,9 @@ streams of the two libraries differ)."""
 
 import collections
 
-import pytest
-
-from helpers import raises_alike, torch_or_skip
 import mindtorch
+import pytest
+from helpers import raises_alike, torch_or_skip
 from mindtorch.utils import data as ours
 
 torch = torch_or_skip()

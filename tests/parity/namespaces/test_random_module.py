@@ -1,10 +1,9 @@
 """mindtorch.random against torch.random: the same names, the same seeding and state answers, and
 fork_rng restoring the generator as PyTorch's does (draws themselves differ between the libraries)."""
 
-import pytest
-
-from helpers import torch_or_skip
 import mindtorch
+import pytest
+from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
@@ -55,20 +54,17 @@ def test_fork_rng_disabled_and_on_error(lib):
         lib.rand(2)
     assert not lib.equal(lib.random.get_rng_state(), before)
     lib.random.set_rng_state(before)
-    with pytest.raises(KeyError):
-        with lib.random.fork_rng():
-            lib.rand(2)
-            raise KeyError("inside")
+    with pytest.raises(KeyError), lib.random.fork_rng():
+        lib.rand(2)
+        raise KeyError("inside")
     assert lib.equal(lib.random.get_rng_state(), before)
 
 
 def test_fork_rng_on_a_missing_cuda_device():
-    with pytest.raises(Exception) as theirs:
-        with torch.random.fork_rng(devices=[0], device_type="cuda"):
-            pass
-    with pytest.raises(type(theirs.value)):
-        with mindtorch.random.fork_rng(devices=[0], device_type="cuda"):
-            pass
+    with pytest.raises(Exception) as theirs, torch.random.fork_rng(devices=[0], device_type="cuda"):
+        pass
+    with pytest.raises(type(theirs.value)), mindtorch.random.fork_rng(devices=[0], device_type="cuda"):
+        pass
 
 
 def test_thread_safe_generator_outside_thread_workers():

@@ -1,12 +1,12 @@
 """nn.utils' fusion helpers, skip_init, stateless.functional_call, get_total_norm / clip_grads_with_norm_
 and nn.init's deprecated spellings against PyTorch's."""
+
 import warnings
 
+import mindtorch
 import numpy as np
 import pytest
-
 from helpers import torch_or_skip
-import mindtorch
 
 torch = torch_or_skip()
 
@@ -23,7 +23,7 @@ def _copy_into(ours, theirs):
 def _eval_pair(lib, kind, transpose=False):
     nn = lib.nn
     if kind == "conv":
-        layer = (nn.ConvTranspose2d(3, 4, 3, bias=False) if transpose else nn.Conv2d(3, 4, 3))
+        layer = nn.ConvTranspose2d(3, 4, 3, bias=False) if transpose else nn.Conv2d(3, 4, 3)
         bn = nn.BatchNorm2d(4)
     elif kind == "conv1d":
         layer, bn = nn.Conv1d(3, 4, 2, dtype=lib.float64), nn.BatchNorm1d(4, dtype=lib.float64)
@@ -34,8 +34,9 @@ def _eval_pair(lib, kind, transpose=False):
     return layer.eval(), bn.eval()
 
 
-@pytest.mark.parametrize("kind,transpose", [("conv", False), ("conv", True), ("conv1d", False), ("linear", False),
-                                            ("linear_bn1", False)])
+@pytest.mark.parametrize(
+    "kind,transpose", [("conv", False), ("conv", True), ("conv1d", False), ("linear", False), ("linear_bn1", False)]
+)
 def test_fusion_matches_pytorch(kind, transpose):
     ours_layer, ours_bn = _eval_pair(mindtorch, kind, transpose)
     with mindtorch.no_grad():
@@ -63,8 +64,9 @@ def test_fusion_matches_pytorch(kind, transpose):
     if kind == "linear_bn1":  # one statistic for every feature: no unfused layer pair computes this
         return
     x = mindtorch.randn(*shape, dtype=ours_layer.weight.dtype)
-    np.testing.assert_allclose(fuse_o(x).detach().numpy(), ours_bn(ours_layer(x)).detach().numpy(), rtol=1e-4,
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        fuse_o(x).detach().numpy(), ours_bn(ours_layer(x)).detach().numpy(), rtol=1e-4, atol=1e-5
+    )
 
 
 def test_fuse_weights_directly_and_dtype():
@@ -74,6 +76,7 @@ def test_fuse_weights_directly_and_dtype():
         conv = lib.nn.utils.fuse_conv_bn_weights(lib.ones(2, 3, 1, dtype=lib.float64), None, rm, rv, 1e-5, None, None)
         lin = lib.nn.utils.fuse_linear_bn_weights(w, None, rm, rv, 1e-5, bw, bb)
         return conv + lin
+
     for o, t in zip(run(mindtorch), run(torch)):
         assert str(o.dtype)[-7:] == str(t.dtype)[-7:] and o.requires_grad == t.requires_grad
         np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-6)
@@ -88,6 +91,7 @@ def test_fusion_errors(case):
         if case == "train_linear":
             return nn.utils.fuse_linear_bn_eval(nn.Linear(1, 2).eval(), nn.BatchNorm1d(2))
         return nn.utils.fuse_linear_bn_eval(nn.Linear(1, 2).eval(), nn.BatchNorm1d(3).eval())
+
     with pytest.raises(AssertionError) as t:
         run(torch)
     with pytest.raises(AssertionError) as o:
@@ -128,6 +132,7 @@ def test_get_total_norm_and_clip(norm_type):
         total = lib.nn.utils.get_total_norm([p.grad for p in ps], norm_type)
         lib.nn.utils.clip_grads_with_norm_(ps, 1.5, total)
         return total, [p.grad for p in ps]
+
     (to, go), (tt, gt) = run(mindtorch), run(torch)
     np.testing.assert_allclose(to.numpy(), tt.numpy(), rtol=1e-12)
     for o, t in zip(go, gt):
@@ -140,8 +145,19 @@ def test_get_total_norm_nonfinite_error():
             lib.nn.utils.get_total_norm([lib.tensor([float("nan")])], error_if_nonfinite=True)
 
 
-LEGACY = ["uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
-          "kaiming_normal", "orthogonal", "sparse"]
+LEGACY = [
+    "uniform",
+    "normal",
+    "constant",
+    "eye",
+    "dirac",
+    "xavier_uniform",
+    "xavier_normal",
+    "kaiming_uniform",
+    "kaiming_normal",
+    "orthogonal",
+    "sparse",
+]
 
 
 @pytest.mark.parametrize("name", LEGACY)
@@ -157,8 +173,9 @@ def test_init_legacy_spellings(name):
             t = lib.empty(*shape)
             out = fn(t, *args)
         assert out is t
-        assert [(w.category, str(w.message)) for w in caught] == \
-            [(FutureWarning, f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`.")]
+        assert [(w.category, str(w.message)) for w in caught] == [
+            (FutureWarning, f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`.")
+        ]
         assert caught[0].filename == __file__  # the warning points at the caller
         results.append(out.numpy())
     if name in ("constant", "eye", "dirac"):

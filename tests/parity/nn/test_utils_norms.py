@@ -2,22 +2,24 @@
 hook-based ones (nn.utils), against PyTorch's: state_dict keys, values, gradients, removal, errors.
 Spectral norm's power iteration starts from random vectors: PyTorch's module is given ours before values
 are compared, and the estimate itself is checked as an invariant (largest singular value 1)."""
+
 import warnings
 
+import mindtorch
 import numpy as np
 import pytest
-
 from helpers import raises_alike, torch_or_skip
-import mindtorch
 
 torch = torch_or_skip()
 
 
 def _layer(lib, kind):
     nn = lib.nn
-    m = {"linear": lambda: nn.Linear(4, 3, dtype=lib.float64),
-         "conv": lambda: nn.Conv2d(2, 3, 2, dtype=lib.float64),
-         "convT": lambda: nn.ConvTranspose2d(2, 3, 2, dtype=lib.float64)}[kind]()
+    m = {
+        "linear": lambda: nn.Linear(4, 3, dtype=lib.float64),
+        "conv": lambda: nn.Conv2d(2, 3, 2, dtype=lib.float64),
+        "convT": lambda: nn.ConvTranspose2d(2, 3, 2, dtype=lib.float64),
+    }[kind]()
     with lib.no_grad():
         for i, p in enumerate(m.parameters()):
             p.copy_(lib.linspace(-1.0, 1.3 + i, p.numel(), dtype=lib.float64).reshape(p.shape))
@@ -58,6 +60,7 @@ def test_weight_norm_matches(api, kind, dim):
         y = m(_input(lib, kind))
         y.pow(2).sum().backward()
         return m, [y, m.weight, g, g.grad, v.grad]
+
     (mo, ours), (mt, theirs) = run(mindtorch), run(torch)
     assert list(mo.state_dict()) == list(mt.state_dict())
     for o, t in zip(ours, theirs):
@@ -81,6 +84,7 @@ def test_weight_norm_gradcheck(api):
         f = lambda g, v: mindtorch.func.functional_call(m, dict(zip(names, (g, v))), (x,))
     else:
         from mindtorch.nn.utils.weight_norm import weight_norm_value
+
         f = lambda g, v: mindtorch.nn.functional.linear(x, weight_norm_value(v, g, 0), m.bias)
     assert mindtorch.autograd.gradcheck(f, (g, v))
 
@@ -199,14 +203,19 @@ def test_errors_match(case):
 
 def test_module_names():
     import mindtorch.nn.utils.parametrizations as P
+
     assert sorted(P.__all__) == sorted(torch.nn.utils.parametrizations.__all__)
     for name in ("weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm"):
         assert callable(getattr(mindtorch.nn.utils, name))
 
 
-ORTHOGONAL = [(shape, m, triv) for shape in [(4, 4), (5, 3), (3, 5), (2, 4, 3)]
-              for m in ("matrix_exp", "cayley", "householder", None) for triv in (True, False)
-              if triv or m == "householder"]
+ORTHOGONAL = [
+    (shape, m, triv)
+    for shape in [(4, 4), (5, 3), (3, 5), (2, 4, 3)]
+    for m in ("matrix_exp", "cayley", "householder", None)
+    for triv in (True, False)
+    if triv or m == "householder"
+]
 
 
 def _orthogonal_pair(shape, orthogonal_map, triv):
@@ -220,8 +229,9 @@ def _orthogonal_pair(shape, orthogonal_map, triv):
     ours, theirs = pair
     if triv:  # columns beyond the weight's are drawn at random: give PyTorch ours
         with torch.no_grad():
-            theirs.parametrizations.weight[0].base.copy_(torch.from_numpy(
-                _np(ours.parametrizations.weight[0].base).copy()))
+            theirs.parametrizations.weight[0].base.copy_(
+                torch.from_numpy(_np(ours.parametrizations.weight[0].base).copy())
+            )
     return ours, theirs
 
 
@@ -238,14 +248,25 @@ def test_orthogonal_matches(shape, orthogonal_map, triv):
     for lib, m in ((mindtorch, ours), (torch, theirs)):
         probe = lib.linspace(-1, 1, int(np.prod(shape)), dtype=lib.float64).reshape(shape)
         (m.weight * probe).pow(3).sum().backward()
-    np.testing.assert_allclose(_np(ours.parametrizations.weight.original.grad),
-                               _np(theirs.parametrizations.weight.original.grad), rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(
+        _np(ours.parametrizations.weight.original.grad),
+        _np(theirs.parametrizations.weight.original.grad),
+        rtol=1e-9,
+        atol=1e-11,
+    )
 
 
-@pytest.mark.parametrize("shape,orthogonal_map,triv", [((4, 4), "matrix_exp", True), ((5, 3), "householder", True),
-                                                       ((3, 5), "cayley", True), ((4, 3), "householder", False)])
+@pytest.mark.parametrize(
+    "shape,orthogonal_map,triv",
+    [
+        ((4, 4), "matrix_exp", True),
+        ((5, 3), "householder", True),
+        ((3, 5), "cayley", True),
+        ((4, 3), "householder", False),
+    ],
+)
 def test_orthogonal_assignment(shape, orthogonal_map, triv):
-    q = np.linalg.qr(np.random.default_rng(3).standard_normal((max(shape), max(shape))))[0][:shape[0], :shape[1]]
+    q = np.linalg.qr(np.random.default_rng(3).standard_normal((max(shape), max(shape))))[0][: shape[0], : shape[1]]
     for m in _orthogonal_pair(shape, orthogonal_map, triv):
         lib = mindtorch if isinstance(m, mindtorch.nn.Module) else torch
         m.weight = lib.tensor(q, dtype=lib.float64)
@@ -254,6 +275,7 @@ def test_orthogonal_assignment(shape, orthogonal_map, triv):
 
 def test_orthogonal_gradcheck():
     from mindtorch.nn.utils.parametrizations import _Orthogonal
+
     for orthogonal_map in ("matrix_exp", "cayley", "householder"):
         orth = _Orthogonal(mindtorch.ones(4, 3, dtype=mindtorch.float64), orthogonal_map, use_trivialization=False)
         x = mindtorch.randn(4, 3, dtype=mindtorch.float64, requires_grad=True)
@@ -264,10 +286,10 @@ ORTHOGONAL_ERRORS = {
     "vector": lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2), "bias"),
     "missing": lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2), "nope"),
     "map": lambda lib: lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2), orthogonal_map="qr"),
-    "shape": lambda lib: setattr(lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2)), "weight",
-                                 lib.eye(3)),
-    "no_trivialization_assign": lambda lib: setattr(lib.nn.utils.parametrizations.orthogonal(
-        lib.nn.Linear(2, 2), use_trivialization=False), "weight", lib.eye(2)),
+    "shape": lambda lib: setattr(lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2)), "weight", lib.eye(3)),
+    "no_trivialization_assign": lambda lib: setattr(
+        lib.nn.utils.parametrizations.orthogonal(lib.nn.Linear(2, 2), use_trivialization=False), "weight", lib.eye(2)
+    ),
 }
 
 

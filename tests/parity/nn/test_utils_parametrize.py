@@ -1,13 +1,13 @@
 """nn.utils.parametrize against PyTorch's: registering, stacking, caching, assigning through
 right_inverse, removing, state_dict keys, gradients, and the same errors."""
+
 import copy
 import pickle
 
+import mindtorch
 import numpy as np
 import pytest
-
 from helpers import raises_alike, torch_or_skip
-import mindtorch
 
 torch = torch_or_skip()
 LIBS = pytest.mark.parametrize("lib", [mindtorch, torch], ids=["mindtorch", "torch"])
@@ -28,6 +28,7 @@ def _symmetric(lib):
 
         def right_inverse(self, A):
             return A.triu()
+
     return Symmetric()
 
 
@@ -38,6 +39,7 @@ def _scale(lib, k):
 
         def right_inverse(self, A):
             return A / k
+
     return Scale()
 
 
@@ -50,6 +52,7 @@ def _split(lib):
 
         def right_inverse(self, X):
             return X * 0.25, X * 0.75
+
     return Split()
 
 
@@ -86,8 +89,15 @@ def test_register_and_use():
         x = lib.linspace(-1, 1, 6, dtype=lib.float64).reshape(2, 3)
         y = m(x)
         y.pow(2).sum().backward()
-        return [m.weight, y, m.parametrizations.weight.original.grad, m.bias.grad, list(m.state_dict()),
-                [n for n, _ in m.named_parameters()]]
+        return [
+            m.weight,
+            y,
+            m.parametrizations.weight.original.grad,
+            m.bias.grad,
+            list(m.state_dict()),
+            [n for n, _ in m.named_parameters()],
+        ]
+
     _both(run)
 
 
@@ -102,6 +112,7 @@ def test_stacked_parametrizations_and_assignment():
         target = lib.tensor([[1.0, 2.0, 3.0], [2.0, 5.0, 6.0], [3.0, 6.0, 9.0]], dtype=lib.float64)
         m.weight = target
         return [before, m.weight, m.parametrizations.weight.original]
+
     _both(run)
 
 
@@ -117,6 +128,7 @@ def test_sequence_originals():
         w = m.weight
         m.weight.sum().backward()
         return [names, w, m.parametrizations.weight.original0, m.parametrizations.weight.original1.grad]
+
     _both(run)
 
 
@@ -127,6 +139,7 @@ def test_buffers_can_be_parametrized():
         keys = list(bn.state_dict())
         assert not isinstance(bn.parametrizations.running_var.original, lib.nn.Parameter)
         return [keys, bn.running_var]
+
     _both(run)
 
 
@@ -143,6 +156,7 @@ def test_remove(leave):
         assert type(m) is lib.nn.Linear and not P.is_parametrized(m) and "parametrizations" not in m._modules
         assert isinstance(m.weight, lib.nn.Parameter) and isinstance(m.bias, lib.nn.Parameter)
         return [m.weight, m.bias, list(m.state_dict())]
+
     _both(run)
 
 
@@ -153,6 +167,7 @@ def test_remove_sequence_originals():
         P.register_parametrization(m, "weight", _split(lib))
         P.remove_parametrizations(m, "weight")
         return [m.weight, type(m.weight).__name__, m.weight.requires_grad]
+
     _both(run)
 
 
@@ -172,6 +187,7 @@ def test_cached():
             def forward(self, X):
                 calls.append(1)
                 return X * 2
+
         m = _linear(lib)
         P.register_parametrization(m, "weight", Counting())
         calls.clear()
@@ -215,6 +231,7 @@ def test_transfer_parametrizations_and_params():
         untouched = lib.nn.Linear(3, 3)
         assert P.transfer_parametrizations_and_params(lib.nn.Linear(3, 3), untouched) is untouched
         return [dst.weight]
+
     _both(run)
 
 
@@ -226,11 +243,13 @@ def test_gradcheck_through_parametrization():
     x = mindtorch.randn(2, 3, dtype=mindtorch.float64)
     w = mindtorch.randn(3, 3, dtype=mindtorch.float64, requires_grad=True)
     assert mindtorch.autograd.gradcheck(
-        lambda t: mindtorch.func.functional_call(m, {"parametrizations.weight.original": t}, (x,)), (w,))
+        lambda t: mindtorch.func.functional_call(m, {"parametrizations.weight.original": t}, (x,)), (w,)
+    )
 
 
 def _bad(lib, kind):
     """Parametrizations that break a rule."""
+
     class Bad(lib.nn.Module):
         def forward(self, *X):
             X = X[0]
@@ -254,28 +273,34 @@ def _bad(lib, kind):
             if kind == "inverse_shape":
                 return A[:1]
             return A
+
     return Bad()
 
 
 ERRORS = {
-    "no_such_tensor": lambda lib: lib.nn.utils.parametrize.register_parametrization(_linear(lib), "nope",
-                                                                                    _scale(lib, 2.0)),
-    "not_tensor": lambda lib: lib.nn.utils.parametrize.register_parametrization(_linear(lib), "weight",
-                                                                                _bad(lib, "not_tensor")),
-    "dtype": lambda lib: lib.nn.utils.parametrize.register_parametrization(_linear(lib), "weight",
-                                                                           _bad(lib, "dtype")),
-    "shape": lambda lib: lib.nn.utils.parametrize.register_parametrization(_linear(lib), "weight",
-                                                                           _bad(lib, "shape")),
-    "inverse_number": lambda lib: lib.nn.utils.parametrize.register_parametrization(_linear(lib), "weight",
-                                                                                    _bad(lib, "inverse_number")),
-    "inverse_dtype": lambda lib: lib.nn.utils.parametrize.register_parametrization(_linear(lib), "weight",
-                                                                                   _bad(lib, "inverse_dtype")),
-    "inverse_items": lambda lib: lib.nn.utils.parametrize.register_parametrization(_linear(lib), "weight",
-                                                                                   _bad(lib, "inverse_items")),
+    "no_such_tensor": lambda lib: lib.nn.utils.parametrize.register_parametrization(
+        _linear(lib), "nope", _scale(lib, 2.0)
+    ),
+    "not_tensor": lambda lib: lib.nn.utils.parametrize.register_parametrization(
+        _linear(lib), "weight", _bad(lib, "not_tensor")
+    ),
+    "dtype": lambda lib: lib.nn.utils.parametrize.register_parametrization(_linear(lib), "weight", _bad(lib, "dtype")),
+    "shape": lambda lib: lib.nn.utils.parametrize.register_parametrization(_linear(lib), "weight", _bad(lib, "shape")),
+    "inverse_number": lambda lib: lib.nn.utils.parametrize.register_parametrization(
+        _linear(lib), "weight", _bad(lib, "inverse_number")
+    ),
+    "inverse_dtype": lambda lib: lib.nn.utils.parametrize.register_parametrization(
+        _linear(lib), "weight", _bad(lib, "inverse_dtype")
+    ),
+    "inverse_items": lambda lib: lib.nn.utils.parametrize.register_parametrization(
+        _linear(lib), "weight", _bad(lib, "inverse_items")
+    ),
     "remove_missing": lambda lib: lib.nn.utils.parametrize.remove_parametrizations(_linear(lib), "weight"),
     "remove_sequence_unparametrized": lambda lib: lib.nn.utils.parametrize.remove_parametrizations(
-        lib.nn.utils.parametrize.register_parametrization(_linear(lib), "weight", _split(lib)), "weight",
-        leave_parametrized=False),
+        lib.nn.utils.parametrize.register_parametrization(_linear(lib), "weight", _split(lib)),
+        "weight",
+        leave_parametrized=False,
+    ),
     "empty_list": lambda lib: lib.nn.utils.parametrize.ParametrizationList([], lib.ones(2)),
 }
 
@@ -290,8 +315,9 @@ for _kind in ("not_tensor", "dtype", "shape", "inverse_number", "inverse_dtype",
 
 
 def _assign(lib, kind, value):
-    m = lib.nn.utils.parametrize.register_parametrization(_linear(lib), "weight", _bad(lib, kind) if kind else
-                                                          _symmetric(lib))
+    m = lib.nn.utils.parametrize.register_parametrization(
+        _linear(lib), "weight", _bad(lib, kind) if kind else _symmetric(lib)
+    )
     m.weight = value(lib)
 
 
@@ -302,6 +328,7 @@ def _assign_no_inverse(lib):
     class NoInverse(lib.nn.Module):
         def forward(self, X):
             return X
+
     m = lib.nn.utils.parametrize.register_parametrization(_linear(lib), "weight", NoInverse())
     m.weight = lib.ones(3, 3, dtype=lib.float64)
 
@@ -322,10 +349,12 @@ def test_unsafe_allows_changes():
         P.register_parametrization(m, "weight", _bad(lib, "dtype"), unsafe=True)
         assert m.parametrizations.weight.unsafe
         return [m.weight.dtype == lib.float32, tuple(m.weight.shape)]
+
     _both(run)
 
 
 def test_module_names():
     import mindtorch.nn.utils.parametrize as P
+
     assert sorted(P.__all__) == sorted(torch.nn.utils.parametrize.__all__)
     assert all(hasattr(P, n) for n in P.__all__)

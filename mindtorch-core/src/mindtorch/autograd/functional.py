@@ -3,9 +3,11 @@ products, Jacobians, Hessians and their products with vectors, all built on auto
 
 Forward-mode products use the double-backward trick (the vjp of a vjp with respect to its vector), so
 they need no forward-mode AD; `vectorize=True` is accepted and computes row by row."""
+
 import mindtorch
+
 from .._tensor import Tensor
-from .grad_mode import enable_grad, set_grad_enabled, is_grad_enabled
+from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -19,8 +21,10 @@ def _as_tuple(value, arg_name, fn_name):
     for i, el in enumerate(items):
         if not isinstance(el, Tensor):
             where = f"value at index {i}" if is_tuple else f"given {arg_name}"
-            raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "
-                            f"the {where} has type {type(el)}.")
+            raise TypeError(
+                f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of Tensors but "
+                f"the {where} has type {type(el)}."
+            )
     return is_tuple, items
 
 
@@ -37,8 +41,9 @@ def _unpack(result, was_tuple):
 def _grad_preprocess(inputs, create_graph, need_graph):
     """Fresh leaves for the function to differentiate, so the caller's tensors gather no .grad; with
     create_graph, tensors requiring grad stay connected to their graph through a view."""
-    return tuple(t.view_as(t) if create_graph and t.requires_grad else t.detach().requires_grad_(need_graph)
-                 for t in inputs)
+    return tuple(
+        t.view_as(t) if create_graph and t.requires_grad else t.detach().requires_grad_(need_graph) for t in inputs
+    )
 
 
 def _grad_postprocess(values, create_graph):
@@ -60,16 +65,16 @@ def _validate_v(v, other, other_is_tuple):
 
 _INDEPENDENT = {
     "hessian": "The hessian of the user-provided function with respect to input {i} is independent of the input. "
-               "This is not allowed in strict mode. You should ensure that your function is thrice differentiable "
-               "and that the hessian depends on the inputs.",
+    "This is not allowed in strict mode. You should ensure that your function is thrice differentiable "
+    "and that the hessian depends on the inputs.",
     "jacobian": "While computing the hessian, found that the jacobian of the user-provided function with respect to "
-                "input {i} is independent of the input. This is not allowed in strict mode. You should ensure that "
-                "your function is twice differentiable and that the jacobian depends on the inputs (this would be "
-                "violated by a linear function for example).",
+    "input {i} is independent of the input. This is not allowed in strict mode. You should ensure that "
+    "your function is twice differentiable and that the jacobian depends on the inputs (this would be "
+    "violated by a linear function for example).",
     "grad_inputs": "The gradient with respect to input {i} is independent of the inputs of the user-provided "
-                   "function. This is not allowed in strict mode.",
+    "function. This is not allowed in strict mode.",
     "outputs": "Output {i} of the user-provided function does not require gradients. The outputs must be computed "
-               "in a differentiable manner from the input when running in strict mode.",
+    "in a differentiable manner from the input when running in strict mode.",
 }
 
 
@@ -79,8 +84,10 @@ def _check_requires_grad(values, kind, strict):
         return
     for i, t in enumerate(values):
         if t is None:
-            raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This is not "
-                               "allowed in strict mode.")
+            raise RuntimeError(
+                f"The output of the user-provided function is independent of input {i}. This is not "
+                "allowed in strict mode."
+            )
         if not t.requires_grad:
             raise RuntimeError(_INDEPENDENT[kind].format(i=i))
 
@@ -93,21 +100,21 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
     if not pairs:
         return (None,) * len(inputs)
     outs, grads = zip(*pairs)
-    return mindtorch.autograd.grad(outs, inputs, grads, allow_unused=True, create_graph=create_graph,
-                                   retain_graph=retain_graph)
+    return mindtorch.autograd.grad(
+        outs, inputs, grads, allow_unused=True, create_graph=create_graph, retain_graph=retain_graph
+    )
 
 
 _MISSING = {
-    "back": "The output of the user-provided function is independent of input {i}. This is not allowed in "
-            "strict mode.",
+    "back": "The output of the user-provided function is independent of input {i}. This is not allowed in strict mode.",
     "back_trick": "The gradient with respect to the input is independent of entry {i} in the grad_outputs when "
-                  "using the double backward trick to compute forward mode gradients. This is not allowed in "
-                  "strict mode.",
+    "using the double backward trick to compute forward mode gradients. This is not allowed in "
+    "strict mode.",
     "double_back": "The jacobian of the user-provided function is independent of input {i}. This is not allowed in "
-                   "strict mode.",
+    "strict mode.",
     "double_back_trick": "The hessian of the user-provided function is independent of entry {i} in the "
-                         "grad_jacobian. This is not allowed in strict mode as it prevents from using the double "
-                         "backward trick to replace forward mode AD.",
+    "grad_jacobian. This is not allowed in strict mode as it prevents from using the double "
+    "backward trick to replace forward mode AD.",
 }
 
 
@@ -121,8 +128,10 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
             g = mindtorch.zeros_like(ref)
         elif strict and create_graph and not g.requires_grad:
             what = "hessian" if "double" in stage else "jacobian"
-            raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. This is not "
-                               "allowed in strict mode when create_graph=True.")
+            raise RuntimeError(
+                f"The {what} of the user-provided function is independent of input {i}. This is not "
+                "allowed in strict mode when create_graph=True."
+            )
         out.append(g)
     return tuple(out)
 
@@ -139,16 +148,20 @@ def _prepared_v(v, against, against_is_tuple, create_graph, fn_name, none_messag
     return v
 
 
-_V_FOR_OUTPUT = "The vector v can only be None if the user-provided function returns a single Tensor with a " \
-                "single element."
-_V_FOR_INPUT = "The vector v can only be None if the input to the user-provided function is a single Tensor with " \
-               "a single element."
+_V_FOR_OUTPUT = (
+    "The vector v can only be None if the user-provided function returns a single Tensor with a single element."
+)
+_V_FOR_INPUT = (
+    "The vector v can only be None if the input to the user-provided function is a single Tensor with a single element."
+)
 
 
 def _results(outputs, outputs_tuple, result, result_tuple, create_graph):
     """(outputs, result) detached unless create_graph, each in the form (tensor or tuple) it was given."""
-    return (_unpack(_grad_postprocess(outputs, create_graph), outputs_tuple),
-            _unpack(_grad_postprocess(result, create_graph), result_tuple))
+    return (
+        _unpack(_grad_postprocess(outputs, create_graph), outputs_tuple),
+        _unpack(_grad_postprocess(result, create_graph), result_tuple),
+    )
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
@@ -186,29 +199,39 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     """The Jacobian of func at inputs: for output i and input j a tensor of shape out_i.shape + in_j.shape,
     nested as tuples when func returns a tuple and/or inputs is one."""
     if strategy not in _STRATEGIES:
-        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
-                             'function has more outputs than inputs, "forward-mode" tends to be more performant. '
-                             'Otherwise, prefer to use "reverse-mode".')
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+            'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+            'Otherwise, prefer to use "reverse-mode".'
+        )
     if strategy == "forward-mode":
         if create_graph:
-            raise NotImplementedError('torch.autograd.functional.jacobian: `create_graph=True` and '
-                                      '`strategy="forward-mode"` are not supported together (yet). Please either '
-                                      'set `create_graph=False` or `strategy="reverse-mode"`.')
+            raise NotImplementedError(
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either '
+                'set `create_graph=False` or `strategy="reverse-mode"`.'
+            )
         if strict:
-            raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
-                               'not supported together (yet). Please either set `strict=False` or '
-                               '`strategy="reverse-mode"`.')
+            raise RuntimeError(
+                'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
+                "not supported together (yet). Please either set `strict=False` or "
+                '`strategy="reverse-mode"`.'
+            )
         if not vectorize:
-            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
-                                      "only implemented for `vectorize=True`.")
+            raise NotImplementedError(
+                "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                "only implemented for `vectorize=True`."
+            )
     with enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
         outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "jacobian")
         _check_requires_grad(outputs, "outputs", strict=strict)
         if vectorize and strict:
-            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
-                               "supported together. Please either set `strict=False` or `vectorize=False`.")
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+                "supported together. Please either set `strict=False` or `vectorize=False`."
+            )
         result = tuple(_jacobian_of_output(i, out, inputs, create_graph, strict) for i, out in enumerate(outputs))
     result = _grad_postprocess(result, create_graph)
     if strategy == "forward-mode":  # PyTorch nests forward-mode Jacobians in lists
@@ -225,12 +248,16 @@ def _jacobian_of_output(i, out, inputs, create_graph, strict):
         for j, (g, inp) in enumerate(zip(grads, inputs)):
             if g is None:
                 if strict:
-                    raise RuntimeError(f"Output {i} of the user-provided function is independent of input {j}. This "
-                                       "is not allowed in strict mode.")
+                    raise RuntimeError(
+                        f"Output {i} of the user-provided function is independent of input {j}. This "
+                        "is not allowed in strict mode."
+                    )
                 g = mindtorch.zeros_like(inp)
             elif strict and create_graph and not g.requires_grad:
-                raise RuntimeError(f"The jacobian of the user-provided function is independent of input {i}. This is "
-                                   "not allowed in strict mode when create_graph=True.")
+                raise RuntimeError(
+                    f"The jacobian of the user-provided function is independent of input {i}. This is "
+                    "not allowed in strict mode when create_graph=True."
+                )
             rows[j].append(g)
     return tuple(mindtorch.stack(r, dim=0).view(out.size() + inp.size()) for r, inp in zip(rows, inputs))
 
@@ -263,8 +290,14 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         _check_requires_grad(jac, "jacobian", strict=strict)
         return jac
 
-    result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
-                      strategy=outer_jacobian_strategy)
+    result = jacobian(
+        gradient,
+        inputs,
+        create_graph=create_graph,
+        strict=strict,
+        vectorize=vectorize,
+        strategy=outer_jacobian_strategy,
+    )
     return _unpack(result, (inputs_tuple, inputs_tuple))
 
 

@@ -141,8 +141,16 @@ class Node:
     def unpack_saved(self):
         self._check_freed()
         saved = self.saved
-        values = [item.unpack(self) if type(item) is SavedTensor else
-                  (item.unpack(self) if type(item) is SavedTensorList else item) for item in saved] if saved else ()
+        values = (
+            [
+                item.unpack(self)
+                if type(item) is SavedTensor
+                else (item.unpack(self) if type(item) is SavedTensorList else item)
+                for item in saved
+            ]
+            if saved
+            else ()
+        )
         res = self.result
         if res is not None:
             if type(res) is tuple:
@@ -211,8 +219,9 @@ class SavedTensor:
         checked: the hooks own the value."""
         t = self.unpack_hook(self.packed)
         if not isinstance(t, Tensor):
-            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
-                            f"{type(t).__name__}")
+            raise TypeError(
+                f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type(t).__name__}"
+            )
         fn = node if self.fn is True else self.fn  # outputs store True for "this node"
         if fn is None and self.accumulator is None:
             return t

@@ -218,8 +218,9 @@ def _deprecated_alias(method):
     old_name = new_name[:-1]
 
     def deprecated_init(*args, **kwargs):
-        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning,
-                      stacklevel=2)
+        warnings.warn(
+            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning, stacklevel=2
+        )
         return method(*args, **kwargs)
 
     deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
@@ -238,5 +239,16 @@ kaiming_uniform = _deprecated_alias(kaiming_uniform_)
 kaiming_normal = _deprecated_alias(kaiming_normal_)
 orthogonal = _deprecated_alias(orthogonal_)
 sparse = _deprecated_alias(sparse_)
-__all__ += ["uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
-            "kaiming_normal", "orthogonal", "sparse"]
+__all__ += [
+    "uniform",
+    "normal",
+    "constant",
+    "eye",
+    "dirac",
+    "xavier_uniform",
+    "xavier_normal",
+    "kaiming_uniform",
+    "kaiming_normal",
+    "orthogonal",
+    "sparse",
+]

@@ -19,5 +19,6 @@ _LAZY_MODULES = ("parametrize", "parametrizations")
 def __getattr__(name):
     if name in _LAZY_MODULES:
         import importlib
+
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

@@ -1,8 +1,10 @@
 """Folding an eval-mode batch norm into the convolution or linear layer before it: one layer computing
 the same function (x -> bn(layer(x))) with the running statistics baked into weight and bias."""
+
 import copy
 
 import mindtorch
+
 from ..parameter import Parameter
 
 __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights"]
@@ -15,8 +17,9 @@ def fuse_conv_bn_eval(conv, bn, transpose=False):
     fused = copy.deepcopy(conv)
     if bn.running_mean is None or bn.running_var is None:
         raise AssertionError
-    fused.weight, fused.bias = fuse_conv_bn_weights(fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps,
-                                                    bn.weight, bn.bias, transpose)
+    fused.weight, fused.bias = fuse_conv_bn_weights(
+        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias, transpose
+    )
     return fused
 
 
@@ -45,12 +48,15 @@ def fuse_linear_bn_eval(linear, bn):
         raise AssertionError("Fusion only for eval!")
     fused = copy.deepcopy(linear)
     if not (linear.out_features == bn.num_features or bn.num_features == 1):
-        raise AssertionError("To fuse, linear.out_features == bn.num_features or bn.num_features == 1, "
-                             f"got linear.out_features={linear.out_features} and bn.num_features={bn.num_features}")
+        raise AssertionError(
+            "To fuse, linear.out_features == bn.num_features or bn.num_features == 1, "
+            f"got linear.out_features={linear.out_features} and bn.num_features={bn.num_features}"
+        )
     if bn.running_mean is None or bn.running_var is None:
         raise AssertionError
-    fused.weight, fused.bias = fuse_linear_bn_weights(fused.weight, fused.bias, bn.running_mean, bn.running_var,
-                                                      bn.eps, bn.weight, bn.bias)
+    fused.weight, fused.bias = fuse_linear_bn_weights(
+        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias
+    )
     return fused
 
 

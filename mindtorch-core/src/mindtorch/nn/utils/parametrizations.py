@@ -1,7 +1,9 @@
 """Parametrizations built on nn.utils.parametrize: orthogonal, weight_norm and spectral_norm."""
+
 import math
 
 import mindtorch
+
 from ..modules.module import Module
 from . import parametrize
 from .spectral_norm import default_dim, power_iteration, weight_as_matrix
@@ -21,7 +23,7 @@ def _matrix_exp(a):
     with mindtorch.no_grad():
         norm = float(a.abs().sum(-2).amax()) if a.numel() else 0.0
     squarings = max(0, math.ceil(math.log2(norm))) if norm > 0.5 else 0
-    b = a / (2.0 ** squarings)
+    b = a / (2.0**squarings)
     eye = mindtorch.eye(a.size(-1), dtype=a.dtype, device=a.device).expand_as(a)
     result = eye
     for k in range(18, 0, -1):  # Horner: I + b/1 (I + b/2 (I + ... b/18))
@@ -52,19 +54,19 @@ def _geqrf(a):
     taus = []
     for j in range(k):
         alpha = a[..., j, j].clone()
-        xnorm = a[..., j + 1:, j].norm(dim=-1) if j + 1 < n else mindtorch.zeros_like(alpha.abs())
+        xnorm = a[..., j + 1 :, j].norm(dim=-1) if j + 1 < n else mindtorch.zeros_like(alpha.abs())
         beta = -mindtorch.sign(alpha) * mindtorch.sqrt(alpha * alpha + xnorm * xnorm)
         beta = mindtorch.where(beta == 0, -mindtorch.sqrt(alpha * alpha + xnorm * xnorm), beta)
         trivial = xnorm == 0
         tau = mindtorch.where(trivial, mindtorch.zeros_like(alpha), (beta - alpha) / beta)
         scale = mindtorch.where(trivial, mindtorch.ones_like(alpha), 1.0 / (alpha - beta))
-        v = a[..., j + 1:, j] * scale.unsqueeze(-1)
-        a[..., j + 1:, j] = v
+        v = a[..., j + 1 :, j] * scale.unsqueeze(-1)
+        a[..., j + 1 :, j] = v
         a[..., j, j] = mindtorch.where(trivial, alpha, beta)
         if j + 1 < k:  # apply H_j to the remaining columns
             full = mindtorch.cat([mindtorch.ones_like(alpha).unsqueeze(-1), v], dim=-1).unsqueeze(-1)
-            rest = a[..., j:, j + 1:]
-            a[..., j:, j + 1:] = rest - tau[..., None, None] * full @ (_mh(full) @ rest)
+            rest = a[..., j:, j + 1 :]
+            a[..., j:, j + 1 :] = rest - tau[..., None, None] * full @ (_mh(full) @ rest)
         taus.append(tau)
     return a, mindtorch.stack(taus, dim=-1)
 
@@ -125,8 +127,9 @@ class _Orthogonal(Module):
     def right_inverse(self, Q):
         with mindtorch.no_grad():
             if Q.shape != self.shape:
-                raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
-                                 f"Got a tensor of shape {Q.shape}.")
+                raise ValueError(
+                    f"Expected a matrix or batch of matrices of shape {self.shape}. Got a tensor of shape {Q.shape}."
+                )
             Q_init = Q
             n, k = Q.size(-2), Q.size(-1)
             transpose = n < k
@@ -135,8 +138,10 @@ class _Orthogonal(Module):
                 n, k = k, n
             if "base" not in self._buffers:
                 if self.orthogonal_map in ("matrix_exp", "cayley"):
-                    raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
-                                              "parametrizations when use_trivialization=False.")
+                    raise NotImplementedError(
+                        "It is not possible to assign to the matrix exponential or the Cayley "
+                        "parametrizations when use_trivialization=False."
+                    )
                 A, tau = _geqrf(Q)
                 diag = A.diagonal(dim1=-2, dim2=-1)
                 # a diagonal of signs, flipped where the reflector is the identity (tau == 0)
@@ -165,11 +170,12 @@ def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization
         square = weight.size(-2) == weight.size(-1)
         orthogonal_map = "matrix_exp" if square or weight.is_complex() else "householder"
     if orthogonal_map not in _ORTHOGONAL_MAPS:
-        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
-                         f"Got: {orthogonal_map}")
-    parametrize.register_parametrization(module, name, _Orthogonal(weight, orthogonal_map,
-                                                                   use_trivialization=use_trivialization),
-                                         unsafe=True)
+        raise ValueError(
+            f'orthogonal_map has to be one of "matrix_exp", "cayley", "householder". Got: {orthogonal_map}'
+        )
+    parametrize.register_parametrization(
+        module, name, _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization), unsafe=True
+    )
     return module
 
 
@@ -206,8 +212,9 @@ class _SpectralNorm(Module):
         if dim >= ndim or dim < -ndim:
             raise IndexError(f"Dimension out of range (expected to be in range of [-{ndim}, {ndim - 1}] but got {dim})")
         if n_power_iterations <= 0:
-            raise ValueError(f"Expected n_power_iterations to be positive, but got "
-                             f"n_power_iterations={n_power_iterations}")
+            raise ValueError(
+                f"Expected n_power_iterations to be positive, but got n_power_iterations={n_power_iterations}"
+            )
         self.dim = dim if dim >= 0 else dim + ndim
         self.eps = eps
         if ndim > 1:

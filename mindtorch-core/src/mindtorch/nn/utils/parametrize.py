@@ -4,17 +4,26 @@ register_parametrization moves `module.<name>` into `module.parametrizations.<na
 `original0`, `original1`, ... when the parametrization's right_inverse splits it into several tensors) and
 gives the module a subclass of its class with a property `<name>` that computes the parametrized value on
 each access; assigning to it goes through the parametrizations' right_inverse back to the originals."""
+
 import collections.abc
 import contextlib
 import copy
 
 import mindtorch
+
 from ..._tensor import Tensor
 from ..modules.container import ModuleDict, ModuleList
 from ..parameter import Parameter
 
-__all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized", "remove_parametrizations",
-           "type_before_parametrizations", "transfer_parametrizations_and_params"]
+__all__ = [
+    "cached",
+    "ParametrizationList",
+    "register_parametrization",
+    "is_parametrized",
+    "remove_parametrizations",
+    "type_before_parametrizations",
+    "transfer_parametrizations_and_params",
+]
 
 _cache_enabled = 0
 _cache = {}
@@ -64,42 +73,64 @@ class ParametrizationList(ModuleList):
                     except NotImplementedError:
                         pass
         if not isinstance(new, Tensor) and not isinstance(new, collections.abc.Sequence):
-            raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
-                             f"Got {type(new).__name__}")
+            raise ValueError(
+                "'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
+                f"Got {type(new).__name__}"
+            )
         self.is_tensor = isinstance(new, Tensor)
         self.ntensors = 1 if self.is_tensor else len(new)
         if self.is_tensor:
-            if original.dtype != new.dtype:
-                raise ValueError("When `right_inverse` outputs one tensor, it may not change the dtype.\n"
-                                 f"original.dtype: {original.dtype}\nright_inverse(original).dtype: {new.dtype}")
-            if original.device != new.device:
-                raise ValueError("When `right_inverse` outputs one tensor, it may not change the device.\n"
-                                 f"original.device: {original.device}\n"
-                                 f"right_inverse(original).device: {new.device}")
-            with mindtorch.no_grad():
-                _set_in_place(original, new)
-            _register_parameter_or_buffer(self, "original", original)
+            self._register_original(original, new)
         else:
-            for i, part in enumerate(new):
-                if not isinstance(part, Tensor):
-                    raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
-                                     f"Got element {i} of the sequence with type {type(part).__name__}.")
-                if isinstance(original, Parameter):
-                    part = Parameter(part, original.requires_grad)
-                part.requires_grad_(original.requires_grad)
-                _register_parameter_or_buffer(self, f"original{i}", part)
+            self._register_originals(original, new)
         if not self.unsafe:
-            z = self()
-            if not isinstance(z, Tensor):
-                raise ValueError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
-            if z.dtype != original_dtype:
-                raise ValueError("Registering a parametrization may not change the dtype of the tensor, unless "
-                                 f"`unsafe` flag is enabled.\nunparametrized dtype: {original_dtype}\n"
-                                 f"parametrized dtype: {z.dtype}")
-            if z.shape != original_shape:
-                raise ValueError("Registering a parametrization may not change the shape of the tensor, unless "
-                                 f"`unsafe` flag is enabled.\nunparametrized shape: {original_shape}\n"
-                                 f"parametrized shape: {z.shape}")
+            self._check_keeps(original_shape, original_dtype)
+
+    def _register_original(self, original, new):
+        """`original` itself, holding right_inverse's tensor, becomes `original`."""
+        if original.dtype != new.dtype:
+            raise ValueError(
+                "When `right_inverse` outputs one tensor, it may not change the dtype.\n"
+                f"original.dtype: {original.dtype}\nright_inverse(original).dtype: {new.dtype}"
+            )
+        if original.device != new.device:
+            raise ValueError(
+                "When `right_inverse` outputs one tensor, it may not change the device.\n"
+                f"original.device: {original.device}\n"
+                f"right_inverse(original).device: {new.device}"
+            )
+        with mindtorch.no_grad():
+            _set_in_place(original, new)
+        _register_parameter_or_buffer(self, "original", original)
+
+    def _register_originals(self, original, parts):
+        """right_inverse's tensors become `original0`, `original1`, ... (parameters if `original` was one)."""
+        for i, part in enumerate(parts):
+            if not isinstance(part, Tensor):
+                raise ValueError(
+                    "'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
+                    f"Got element {i} of the sequence with type {type(part).__name__}."
+                )
+            if isinstance(original, Parameter):
+                part = Parameter(part, original.requires_grad)
+            part.requires_grad_(original.requires_grad)
+            _register_parameter_or_buffer(self, f"original{i}", part)
+
+    def _check_keeps(self, shape, dtype):
+        """Without `unsafe`, the parametrized tensor keeps the unparametrized one's dtype and shape."""
+        z = self()
+        if not isinstance(z, Tensor):
+            raise ValueError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
+        if z.dtype != dtype:
+            raise ValueError(
+                "Registering a parametrization may not change the dtype of the tensor, unless "
+                f"`unsafe` flag is enabled.\nunparametrized dtype: {dtype}\nparametrized dtype: {z.dtype}"
+            )
+        if z.shape != shape:
+            raise ValueError(
+                "Registering a parametrization may not change the shape of the tensor, unless "
+                f"`unsafe` flag is enabled.\nunparametrized shape: {shape}\nparametrized shape: {z.shape}"
+            )
 
     def right_inverse(self, value):
         """Set the originals so that the parametrized tensor becomes `value`."""
@@ -112,23 +143,31 @@ class ParametrizationList(ModuleList):
                 if not isinstance(value, Tensor):
                     raise ValueError(f"`right_inverse` should return a tensor. Got {type(value).__name__}")
                 if value.dtype != self.original.dtype:
-                    raise ValueError(f"The tensor returned by `right_inverse` has dtype {value.dtype} while "
-                                     f"`original` has dtype {self.original.dtype}")
+                    raise ValueError(
+                        f"The tensor returned by `right_inverse` has dtype {value.dtype} while "
+                        f"`original` has dtype {self.original.dtype}"
+                    )
                 _set_in_place(self.original, value)
                 return
             if not isinstance(value, collections.abc.Sequence):
                 raise ValueError(f"'right_inverse' must return a sequence of tensors. Got {type(value).__name__}.")
             if len(value) != self.ntensors:
-                raise ValueError(f"'right_inverse' must return a sequence of tensors of length {self.ntensors}. "
-                                 f"Got a sequence of length {len(value)}.")
+                raise ValueError(
+                    f"'right_inverse' must return a sequence of tensors of length {self.ntensors}. "
+                    f"Got a sequence of length {len(value)}."
+                )
             for i, tensor in enumerate(value):
                 original_i = getattr(self, f"original{i}")
                 if not isinstance(tensor, Tensor):
-                    raise ValueError("'right_inverse' must return a sequence of tensors or reference-type opaques. "
-                                     f"Got element {i} of type {type(tensor).__name__}.")
+                    raise ValueError(
+                        "'right_inverse' must return a sequence of tensors or reference-type opaques. "
+                        f"Got element {i} of type {type(tensor).__name__}."
+                    )
                 if original_i.dtype != tensor.dtype:
-                    raise ValueError(f"Tensor {i} returned by `right_inverse` has dtype {tensor.dtype} while "
-                                     f"`original{i}` has dtype {original_i.dtype}")
+                    raise ValueError(
+                        f"Tensor {i} returned by `right_inverse` has dtype {tensor.dtype} while "
+                        f"`original{i}` has dtype {original_i.dtype}"
+                    )
                 _set_in_place(original_i, tensor)
 
     def forward(self):
@@ -155,9 +194,11 @@ def _inject_new_class(module):
         return replica
 
     def getstate(self):
-        raise RuntimeError("Serialization of parametrized modules is only supported through state_dict(). See:\n"
-                           "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
-                           "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
+        raise RuntimeError(
+            "Serialization of parametrized modules is only supported through state_dict(). See:\n"
+            "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
+            "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training"
+        )
 
     namespace = {"__getstate__": getstate}
     if not hasattr(cls, "__deepcopy__"):
@@ -195,17 +236,21 @@ def _check_result(kind, value, ref, tensor_name):
         theirs = f"parametrization(module.{tensor_name})"
         for attr in ("dtype", "shape"):
             if getattr(value, attr) != getattr(ref, attr):
-                raise ValueError(head.format(attr) + f"\nmodule.{tensor_name}.{attr}: {getattr(ref, attr)}\n"
-                                 f"{theirs}.{attr}: {getattr(value, attr)}")
+                raise ValueError(
+                    head.format(attr) + f"\nmodule.{tensor_name}.{attr}: {getattr(ref, attr)}\n"
+                    f"{theirs}.{attr}: {getattr(value, attr)}"
+                )
         return
     if not isinstance(value, Tensor):
         raise ValueError(f"parametrization.right_inverse must return a tensor. Got: {type(value).__name__}")
     for attr in ("dtype", "shape"):
         if getattr(value, attr) != getattr(ref, attr):
-            raise ValueError(f"The tensor returned by parametrization.right_inverse must have the same {attr} as "
-                             f"module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
-                             f"module.{tensor_name}.{attr}: {getattr(ref, attr)}\nreturned {attr}: "
-                             f"{getattr(value, attr)}")
+            raise ValueError(
+                f"The tensor returned by parametrization.right_inverse must have the same {attr} as "
+                f"module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
+                f"module.{tensor_name}.{attr}: {getattr(ref, attr)}\nreturned {attr}: "
+                f"{getattr(value, attr)}"
+            )
 
 
 def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):
@@ -235,8 +280,10 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
         _inject_property(module, tensor_name)
         module.parametrizations[tensor_name] = parametrizations
     else:
-        raise ValueError(f"Module '{module}' does not have a parameter, a buffer, or a parametrized element with "
-                         f"name '{tensor_name}'")
+        raise ValueError(
+            f"Module '{module}' does not have a parameter, a buffer, or a parametrized element with "
+            f"name '{tensor_name}'"
+        )
     return module
 
 
@@ -265,8 +312,10 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
         t = getattr(module, tensor_name)
         original = Parameter(t.detach(), t.requires_grad) if t.requires_grad else t.detach()
     else:
-        raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized in "
-                         "terms of a sequence of tensors.")
+        raise ValueError(
+            "Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized in "
+            "terms of a sequence of tensors."
+        )
     delattr(module.__class__, tensor_name)
     del module.parametrizations[tensor_name]
     _register_parameter_or_buffer(module, tensor_name, original)

@@ -1,6 +1,8 @@
 """spectral_norm (hook-based): module.<name> divided by its largest singular value, estimated by power
 iteration on vectors kept as buffers <name>_u and <name>_v; the raw weight is <name>_orig."""
+
 import mindtorch
+
 from ..parameter import Parameter, UninitializedParameter
 from ._weight_hooks import check_unregistered, remove_hook
 
@@ -38,8 +40,9 @@ class SpectralNorm:
         self.name = name
         self.dim = dim
         if n_power_iterations <= 0:
-            raise ValueError(f"Expected n_power_iterations to be positive, but got "
-                             f"n_power_iterations={n_power_iterations}")
+            raise ValueError(
+                f"Expected n_power_iterations to be positive, but got n_power_iterations={n_power_iterations}"
+            )
         self.n_power_iterations = n_power_iterations
         self.eps = eps
 
@@ -77,8 +80,10 @@ class SpectralNorm:
         if weight is None:
             raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
         if isinstance(weight, UninitializedParameter):
-            raise ValueError("The module passed to `SpectralNorm` can't have uninitialized parameters. Make sure to "
-                             "run the dummy forward before applying spectral normalization")
+            raise ValueError(
+                "The module passed to `SpectralNorm` can't have uninitialized parameters. Make sure to "
+                "run the dummy forward before applying spectral normalization"
+            )
         normalize = mindtorch.nn.functional.normalize
         with mindtorch.no_grad():
             h, w = fn.reshape_weight_to_matrix(weight).size()

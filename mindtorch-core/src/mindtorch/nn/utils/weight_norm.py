@@ -1,5 +1,6 @@
 """weight_norm (hook-based, deprecated): a weight kept as a magnitude `<name>_g` and a direction `<name>_v`,
 recombined before every forward."""
+
 import warnings
 
 from ..parameter import Parameter, UninitializedParameter
@@ -36,14 +37,19 @@ class WeightNorm:
 
     @staticmethod
     def apply(module, name, dim):
-        warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
-                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
+        warnings.warn(
+            "`torch.nn.utils.weight_norm` is deprecated in favor of `torch.nn.utils.parametrizations.weight_norm`.",
+            FutureWarning,
+            stacklevel=3,
+        )
         check_unregistered(module, WeightNorm, name, "weight_norm")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         if isinstance(weight, UninitializedParameter):
-            raise ValueError("The module passed to `WeightNorm` can't have uninitialized parameters. Make sure to run "
-                             "the dummy forward before applying weight normalization")
+            raise ValueError(
+                "The module passed to `WeightNorm` can't have uninitialized parameters. Make sure to run "
+                "the dummy forward before applying weight normalization"
+            )
         del module._parameters[name]
         module.register_parameter(name + "_g", Parameter(norm_except_dim(weight, 2, fn.dim).data))
         module.register_parameter(name + "_v", Parameter(weight.data))
