@@ -83,3 +83,26 @@ def test_error_messages_match(case):
     cls_t, msg_t = _err(lambda: run(torch))
     assert cls_m is cls_t
     assert msg_m.replace("DoubleTensor", "X") == msg_t.replace("DoubleTensor", "X")
+
+
+CASTS = {
+    "int()": lambda L, x: x.int(),
+    "long()": lambda L, x: x.long(),
+    "bool()": lambda L, x: x.bool(),
+    "to(int16)": lambda L, x: x.to(L.int16),
+    "to(uint8)": lambda L, x: x.to(L.uint8),
+    "type(int32)": lambda L, x: x.type(L.int32),
+    "round().int()": lambda L, x: x.round().int(),
+}
+
+
+@pytest.mark.parametrize("name", CASTS)
+def test_casts_to_integer_or_bool_carry_no_gradient(name):
+    # an integer or bool tensor never requires grad: it is a constant to the ops that use it
+    seen = []
+    for L in (mt, torch):
+        x = L.tensor([1.5, 2.5, -0.5], requires_grad=True)
+        y = CASTS[name](L, x)
+        (y * x).sum().backward()
+        seen.append((y.requires_grad, y.grad_fn is None, x.grad.tolist()))
+    assert seen[0] == seen[1]

@@ -521,6 +521,8 @@ def _save(plan, args, out, node):
 
 
 def record(op, args, out):
+    if out.__class__ is Tensor and out.dtype._kind < 2:
+        return  # an integer or bool result has no gradient (x.int(), x.to(torch.long)): nothing to record
     plan = _PLANS.get(op) or _plan(op)
     node = _new(Node)
     node.op = op
