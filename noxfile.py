@@ -191,6 +191,39 @@ def npu(session):
     session.install("pytest", TORCH)  # torch: the rounding oracle of some simulator tests
     session.env["ACLSIM_BUILD_DIR"] = str(Path(session.create_tmp()) / "aclsim")
     _pytest(session, "tests/npu")
+    _npu_chip_matrix(session)
+
+
+def _npu_chip_matrix(session):
+    """The conformance kit on every claimed chip (the whole kit takes seconds on the simulator). An op or
+    check failing is a bug; what the chip's documentation omits must be the backend's own clear error, and is
+    listed as unsupported. Ends in a per-chip coverage table."""
+    import json
+
+    facts = "import json; from mindtorch_npu import chip_coverage as c; print(json.dumps([c.CLAIMED_CHIPS, c.LACKS_PATTERN]))"
+    chips, lacks = json.loads(session.run("python", "-c", facts, silent=True))
+    build = session.env["ACLSIM_BUILD_DIR"]
+    out = _fresh_dir(session, "chips")
+    session.env["MINDTORCH_CONFORMANCE_DIR"] = str(out)
+    rows, failed = [], []
+    for soc in chips:
+        env = {"ACLSIM_SOC_NAME": soc, "MINDTORCH_NPU_LIB_DIR": build, "ACLSIM_DEVICE_COUNT": "2"}
+        report = out / f"{soc}.json"
+        argv = ["--device", "npu", "--unsupported", lacks, "--json", str(report)]
+        session.run("python", "-m", "mindtorch.testing.conformance", *argv, env=env, success_codes=[0, 1])
+        data = json.loads(report.read_text())
+        ops = [r["status"] for r in data["ops"].values()]
+        checks = [c["status"] for c in data["checks"].values()]
+        row = [soc] + [ops.count(s) for s in ("conformant", "failing", "missing", "unsupported")]
+        rows.append(row + [f"{checks.count('passed')}/{len(checks)}", f"{data['seconds']:.1f}s"])
+        if not data["ok"]:
+            failed.append(soc)
+    head = ("chip", "conformant", "failing", "missing", "unsupported", "checks", "time")
+    session.log("npu conformance per chip:")
+    for row in [head, *rows]:
+        session.log("  " + "".join(f"{str(c):<16}" for c in row))
+    if failed:
+        session.error(f"npu conformance fails on {', '.join(failed)}")
 
 
 def _system_mpi(session):

@@ -148,8 +148,10 @@ def backend_info():
     if RUNTIME.reason:
         info["status"] = RUNTIME.reason
     elif RUNTIME.available():
-        from . import chips
+        from . import chip_coverage, chips
 
         info["soc"] = RUNTIME.soc_name()
         info.update({f"chip {k}": v for k, v in chips.info().items()})
+        lacking = chip_coverage.ops_without_path()
+        info["chip ops without an npu path"] = f"{len(lacking)}: {', '.join(lacking)}" if lacking else "none"
     return info

@@ -65,6 +65,9 @@ def as_1d(t):
 
 
 def cast(t, dtype):
+    """t in `dtype`; a dtype the chip cannot hold (either side) is the chip's TypeError, not a launch error."""
+    chips.check_chip_dtype(t.dtype, "aclnnCast")
+    chips.check_chip_dtype(dtype, "aclnnCast")
     out = empty(t._shape, dtype, t.device)
     launch("Cast", t, DType(dtype), out)
     return out

@@ -4,7 +4,7 @@ between npu tensors (copy_ and _to_copy; copies to and from the host are the bac
 from mindtorch.plugins import arange_params, dtypes as D, kernel_table, make_tensor
 
 from .. import chips
-from ..aclnn import DType, launch, scalar_for
+from ..aclnn import launch, scalar_for
 from ..copy import COPY, empty, npu_device
 from ..state import ALLOCATOR
 from ._common import cast, contiguous, device_of, fill, host_values, numel
@@ -61,12 +61,11 @@ def to_copy(m, a, dtype=None, device=None, non_blocking=False):
     dev = a.device if device is None else npu_device(device)
     if dev.index != a.device.index:
         return COPY.from_host(host_values(a, m.dtype), m.dtype, dev, non_blocking)
-    out = empty(a._shape, m.dtype, dev)
     if m.dtype is a.dtype:
+        out = empty(a._shape, m.dtype, dev)
         launch("InplaceCopy", out, a)
-    else:
-        launch("Cast", a, DType(m.dtype), out)
-    return out
+        return out
+    return cast(a, m.dtype)
 
 
 def _factory(acl, m, device, wider, *args):

@@ -17,10 +17,11 @@ views, allocator accounting back to baseline, random reproducibility under manua
 input leaving state intact, and an MLP training step.
 
 Statuses: conformant; fallback (conformant, through the host fallback); failing; missing (no
-kernel, or a kernel its decomposition or backward needs is missing); n/a (needs data on a
-data-less device). A backend's own pytest suite uses `pytest_plugin.conformance_tests`.
+kernel, or a kernel its decomposition or backward needs is missing); unsupported (the device raised
+its own error for what it declares it lacks, matched by `run(..., unsupported=REGEX)`); n/a (needs
+data on a data-less device). A backend's own pytest suite uses `pytest_plugin.conformance_tests`.
 """
 
 from .report import Report, last_reports  # noqa: F401
-from .runner import CONFORMANT, FAILING, FALLBACK, MISSING, NA, check_op, coverage, run  # noqa: F401
+from .runner import CONFORMANT, FAILING, FALLBACK, MISSING, NA, UNSUPPORTED, check_op, coverage, run  # noqa: F401
 from .samples import SAMPLES, missing_samples, samples_for  # noqa: F401

@@ -1,4 +1,5 @@
-"""python -m mindtorch.testing.conformance --device DEVICE [--json PATH] [--ops a,b] [--verbose]"""
+"""python -m mindtorch.testing.conformance --device DEVICE [--json PATH] [--ops a,b] [--unsupported REGEX]
+[--strict] [--verbose]"""
 
 import argparse
 import sys
@@ -14,12 +15,19 @@ def main(argv=None):
     p.add_argument("--ops", help="comma-separated op names (default: the whole table)")
     p.add_argument("--no-checks", action="store_true", help="per-op samples only, no structural checks")
     p.add_argument("--verbose", action="store_true", help="list conformant ops too")
-    p.add_argument("--strict", action="store_true", help="exit 1 when an op is missing, too")
+    p.add_argument("--strict", action="store_true", help="exit 1 when an op is missing or unsupported, too")
+    p.add_argument(
+        "--unsupported",
+        metavar="REGEX",
+        help="the device's own errors for what it declares it lacks (e.g. an operator or dtype its chip's "
+        "documentation omits): an op or check failing with an error whose 'Type: message' matches is listed as "
+        "unsupported, not failing",
+    )
     args = p.parse_args(argv)
     from . import run
 
     ops = [o.strip() for o in args.ops.split(",")] if args.ops else None
-    report = run(args.device, ops=ops, checks=not args.no_checks)
+    report = run(args.device, ops=ops, checks=not args.no_checks, unsupported=args.unsupported)
     print(report.text(verbose=args.verbose))
     if args.json:
         report.write_json(args.json)

@@ -5,7 +5,7 @@ import json
 import os
 from pathlib import Path
 
-from .runner import CONFORMANT, FAILING, FALLBACK, MISSING, NA
+from .runner import CONFORMANT, FAILING, FALLBACK, MISSING, NA, UNSUPPORTED
 from .samples import missing_samples
 
 PASSED, FAILED = "passed", "failed"
@@ -35,19 +35,24 @@ class Report:
 
     @property
     def complete(self):
-        return self.ok and not self.count(MISSING)
+        unsupported_checks = any(st == UNSUPPORTED for st, _ in self.checks.values())
+        return self.ok and not self.count(MISSING) and not self.count(UNSUPPORTED) and not unsupported_checks
 
     def summary(self):
         n = len(self.ops)
         passed = sum(1 for st, _ in self.checks.values() if st == PASSED)
         na_checks = sum(1 for st, _ in self.checks.values() if st == NA)
+        unsupported_checks = sum(1 for st, _ in self.checks.values() if st == UNSUPPORTED)
         with_samples = n - len([q for q in missing_samples() if q in self.ops])
         ok = self.count(CONFORMANT) + self.count(FALLBACK)
+        unsupported = self.count(UNSUPPORTED)
         return (
             f"conformance {self.device}: {ok}/{n} ops conformant ({self.count(FALLBACK)} via host fallback), "
-            f"{self.count(FAILING)} failing, {self.count(MISSING)} missing, {self.count(NA)} n/a; "
-            f"checks {passed}/{len(self.checks)} passed ({na_checks} n/a); "
-            f"samples for {with_samples}/{n} ops; {self.seconds:.1f}s"
+            f"{self.count(FAILING)} failing, {self.count(MISSING)} missing, "
+            + (f"{unsupported} unsupported by the device, " if unsupported else "")
+            + f"{self.count(NA)} n/a; checks {passed}/{len(self.checks)} passed ({na_checks} n/a"
+            + (f", {unsupported_checks} unsupported" if unsupported_checks else "")
+            + f"); samples for {with_samples}/{n} ops; {self.seconds:.1f}s"
         )
 
     def text(self, verbose=False):
@@ -55,7 +60,7 @@ class Report:
             f"mindtorch conformance report for device '{self.device}'"
             + (" (data-less: shapes, dtypes and errors only)" if self.dataless else "")
         ]
-        for status in (FAILING, MISSING, FALLBACK, NA) + ((CONFORMANT,) if verbose else ()):
+        for status in (FAILING, MISSING, UNSUPPORTED, FALLBACK, NA) + ((CONFORMANT,) if verbose else ()):
             rows = [r for r in self.ops.values() if r.status == status]
             if rows:
                 lines.append(f"\n{status} ({len(rows)}):")

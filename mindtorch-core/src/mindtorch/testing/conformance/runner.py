@@ -1,6 +1,7 @@
 """Runs every op's samples on a device and compares with the cpu backend."""
 
 import gc
+import re
 import time
 import warnings
 
@@ -15,6 +16,9 @@ from mindtorch.ops.registry import OPS
 from .samples import SAMPLES, Maker, samples_for
 
 CONFORMANT, FALLBACK, FAILING, MISSING, NA = "conformant", "fallback", "failing", "missing", "n/a"
+# the device declares it lacks this (an error matching the run's `unsupported` pattern, e.g. an operator or
+# dtype its chip's documentation omits): expected and listed, not a failure
+UNSUPPORTED = "unsupported"
 # (rtol, atol) per dtype name, for values compared with the cpu backend
 TOLERANCE = {
     "float64": (1e-7, 1e-7),
@@ -171,7 +175,12 @@ def _reference_mode(qualname, fn):
     return "float"
 
 
-def check_op(qualname, device, dataless=False, grad=True):  # noqa: C901
+def declared_unsupported(exc, unsupported):
+    """`exc` is the device's own "this is not available here" error: its "Type: message" matches the pattern."""
+    return unsupported is not None and re.search(unsupported, f"{type(exc).__name__}: {exc}") is not None
+
+
+def check_op(qualname, device, dataless=False, grad=True, unsupported=None):  # noqa: C901
     op = OPS[qualname]
     cov = coverage(op, device.type)
     if samples_for(qualname) is None:
@@ -220,6 +229,8 @@ def check_op(qualname, device, dataless=False, grad=True):  # noqa: C901
             continue
         if exc is not None:
             msg = f"{type(exc).__name__}: {exc}"[:300]
+            if declared_unsupported(exc, unsupported):
+                return OpResult(qualname, UNSUPPORTED, cov, k + 1, f"{where}: {msg}")
             if isinstance(exc, NotImplementedError):
                 if dataless:
                     return OpResult(qualname, NA, cov, k + 1, f"{where}: needs data ({msg})")
@@ -238,10 +249,13 @@ def check_op(qualname, device, dataless=False, grad=True):  # noqa: C901
         except Mismatch as m:
             return OpResult(qualname, FAILING, cov, k + 1, str(m))
         except NotImplementedError as exc:
+            if declared_unsupported(exc, unsupported):
+                return OpResult(qualname, UNSUPPORTED, cov, k + 1, f"backward: {exc}"[:300])
             st = NA if dataless else MISSING
             return OpResult(qualname, st, cov, k + 1, f"backward: {exc}"[:300])
         except Exception as exc:
-            return OpResult(qualname, FAILING, cov, k + 1, f"{where}: {type(exc).__name__}: {exc}"[:300])
+            st = UNSUPPORTED if declared_unsupported(exc, unsupported) else FAILING
+            return OpResult(qualname, st, cov, k + 1, f"{where}: {type(exc).__name__}: {exc}"[:300])
     return OpResult(qualname, status, cov, len(refs), detail)
 
 
@@ -312,10 +326,11 @@ def _check_grad(op, fn, qualname, mode, device, dataless):
 # -- the whole suite -------------------------------------------------------------------------------
 
 
-def run(device, ops=None, checks=True, grad=True, progress=None):
-    """Run the conformance suite against `device`; returns a Report."""
+def run(device, ops=None, checks=True, grad=True, progress=None, unsupported=None):
+    """Run the conformance suite against `device`; returns a Report. `unsupported`: a regular expression
+    matching the device's own errors for what it declares it lacks (listed as unsupported, not failing)."""
     from .checks import CHECKS
-    from .report import Report
+    from .report import FAILED, Report
 
     device = mindtorch.device(device)
     if device.type not in BACKENDS:
@@ -329,12 +344,15 @@ def run(device, ops=None, checks=True, grad=True, progress=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # fallback warnings are reported as the "fallback" status
         for name in names:
-            results[name] = check_op(name, device, dataless, grad)
+            results[name] = check_op(name, device, dataless, grad, unsupported)
             if progress:
                 progress(results[name])
         gc.collect()
         check_results = {}
         if checks:
             for cname, check in CHECKS.items():
-                check_results[cname] = check(device, dataless)
+                st, detail = check(device, dataless)
+                if st == FAILED and unsupported is not None and re.search(unsupported, detail):
+                    st = UNSUPPORTED
+                check_results[cname] = (st, detail)
     return Report(device, results, check_results, time.perf_counter() - start, dataless)
