@@ -2,6 +2,11 @@
  * IndexCopy, ScatterReduce, Nonzero, Repeat, Roll, Flip, Tril / Triu. */
 #include "ops_internal.h"
 
+/* An out-of-range index is unsupported (CANN's docs for these operators): the device does not report it, it
+ * reads or writes some other element. Here it lands at the index modulo the size, so a caller that does not
+ * check its indices gets plausible-looking wrong values, never a clean error. -1: nothing to land on. */
+static int64_t stray(int64_t v, int64_t n) { return n > 0 ? ((v % n) + n) % n : -1; }
+
 /* index_select / embedding: each out element reads self at the index's value on dim ip[0] */
 int k_index(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     (void)ws;
@@ -19,17 +24,13 @@ int k_index(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
         int64_t io = ix->off, xo = x->off, oo = o->off;
         for (int i = 0; i < ind_nd && ix->nd; i++) io += idx[ax + i] * ix->st[i];
         int64_t v = ldi(ix->dt, ib + io * ei);
-        if (v < -size || v >= size) {
-            snprintf(msg, len, "aclnn%s: index %lld is out of bounds for dim %d of size %lld", d->name, (long long)v, ax,
-                     (long long)size);
-            return ACL_ERROR_RT_AICORE_EXCEPTION;
-        }
-        if (v < 0) v += size;
+        if (v < -size || v >= size) v = stray(v, size);
+        else if (v < 0) v += size;
         for (int i = 0; i < ax; i++) xo += idx[i] * x->st[i];
         if (rank) xo += v * x->st[ax];
         for (int i = ax + 1; i < rank; i++) xo += idx[i - 1 + ind_nd] * x->st[i];
         for (int i = 0; i < o->nd; i++) oo += idx[i] * o->st[i];
-        memcpy(ob + oo * es, xb + xo * es, (size_t)es);
+        if (v >= 0) memcpy(ob + oo * es, xb + xo * es, (size_t)es);
         for (int i = o->nd - 1; i >= 0; i--) {
             if (++idx[i] < o->dims[i]) break;
             idx[i] = 0;
@@ -85,14 +86,12 @@ int k_elements(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
         int64_t io = ix->off, so = sv->off, to = 0;
         for (int i = 0; i < nd; i++) { io += idx[i] * ix->st[i]; if (!sv->is_const) so += idx[i] * sv->st[i]; }
         int64_t v = ldi(ix->dt, ib + io * ei);
-        if (v < 0 || v >= size) {
-            snprintf(msg, len, "aclnn%s: index %lld is out of bounds for dim %d of size %lld", d->name, (long long)v, ax, (long long)size);
-            return ACL_ERROR_RT_AICORE_EXCEPTION;
-        }
+        if (v < 0 || v >= size) v = stray(v, size);
         const tview *tv = scatter ? o : x;
         to = tv->off;
         for (int i = 0; i < tv->nd; i++) to += (i == ax ? v : idx[i]) * tv->st[i];
-        if (!scatter) {
+        if (v < 0) {
+        } else if (!scatter) {
             int64_t oo = o->off;
             for (int i = 0; i < nd; i++) oo += idx[i] * o->st[i];
             memcpy(ob + oo * es, xb + to * es, (size_t)es);
@@ -244,6 +243,8 @@ aclnnStatus v_flip(const op_def *d, args *a, aclOpExecutor *e) {
 /* Index: t = {out, self, indices...}; IndexPutImpl (F_MODE): t = {selfRef, values, indices...}, ip[0] the number of
  * index tensors k, ip[1] accumulate. The index space is broadcast(indices) x self.dims[k:], row-major */
 static int run_index_list(aclOpExecutor *e, char **b, char *msg, size_t len) {
+    (void)msg;
+    (void)len;
     const tview *self = &e->t[(e->def && (((const op_def *)e->def)->flags & F_MODE)) ? 0 : 1];
     int put = (((const op_def *)e->def)->flags & F_MODE) != 0, k = (int)e->ip[0], nb = (int)e->ip[2], nd = 0;
     int64_t dims[SIM_MAXDIM] = {0}, rest = 1;
@@ -256,16 +257,13 @@ static int run_index_list(aclOpExecutor *e, char **b, char *msg, size_t len) {
     int rc = 0;
     for (int64_t j = 0; j < total && !rc; j++) {
         int64_t bi = rest ? j / rest : 0, src = 0;
+        int lost = 0;
         for (int i = 0; i < k; i++) {
             int64_t v = ldi(e->t[2 + i].dt, b[2 + i] + ix[i][bi] * dt_size(e->t[2 + i].dt)), n = self->dims[i];
-            if (v < -n || v >= n) {
-                snprintf(msg, len, "aclnn%s: index %lld is out of bounds for dimension %d with size %lld",
-                         put ? "IndexPutImpl" : "Index", (long long)v, i, (long long)n);
-                rc = ACL_ERROR_RT_AICORE_EXCEPTION;
-                break;
-            }
+            if (v < -n || v >= n) lost |= (v = stray(v, n)) < 0;
             src = src * n + (v < 0 ? v + n : v);
         }
+        if (lost) continue;
         src = src * rest + (rest ? j % rest : 0);
         if (put) put_elem(self, b[0], so[src], &e->t[1], b[1], vo[j], (int)e->ip[1]);
         else put_elem(&e->t[0], b[0], vo[j], self, b[1], so[src], 0);
@@ -278,6 +276,8 @@ static int run_index_list(aclOpExecutor *e, char **b, char *msg, size_t len) {
 
 /* IndexAdd (F_MODE, p[0] alpha) / InplaceIndexCopy: t = {out, self, index, source}, ip[0] dim; out starts as self */
 static int run_index_dim(aclOpExecutor *e, char **b, char *msg, size_t len) {
+    (void)msg;
+    (void)len;
     const op_def *d = e->def;
     const tview *out = &e->t[0];
     int ax = (int)e->ip[0];
@@ -296,11 +296,8 @@ static int run_index_dim(aclOpExecutor *e, char **b, char *msg, size_t len) {
     double alpha = e->p[0].f;
     for (int64_t j = 0; j < sn && !rc; j++) {
         int64_t c = (j / inner) % slen, v = ldi(ix->dt, b[2] + iof[c] * dt_size(ix->dt));
-        if (v < -n || v >= n) {
-            snprintf(msg, len, "aclnn%s: index %lld is out of bounds for dimension %d with size %lld", d->name, (long long)v, ax, (long long)n);
-            rc = ACL_ERROR_RT_AICORE_EXCEPTION;
-            break;
-        }
+        if (v < -n || v >= n) v = stray(v, n);
+        if (v < -n) continue; /* a zero-size dim: nothing to land on */
         int64_t dst = ((j / inner / slen) * n + (v < 0 ? v + n : v)) * inner + j % inner;
         if (!(d->flags & F_MODE)) put_elem(out, b[0], oo[dst], src, b[3], sof[j], 0);
         else if (dt_is_float(out->dt)) {
@@ -527,20 +524,22 @@ int run_scatter_reduce(aclOpExecutor *e, double **x, char *msg, size_t len) {
     int ax = (int)e->ip[0], red = (int)e->ip[1], incl = (int)e->ip[2], nd = ix->nd;
     int64_t on = numel(o), n = numel(ix), idx[SIM_MAXDIM] = {0};
     int64_t *cnt = calloc((size_t)nz(on), sizeof *cnt);
+    (void)msg;
+    (void)len;
     memcpy(x[0], x[1], sizeof(double) * (size_t)on);
     for (int64_t k = 0; k < n; k++) {
         int64_t dst = 0, s = 0;
+        int lost = 0;
         for (int i = 0; i < nd; i++) {
             int64_t c = i == ax ? (int64_t)x[2][k] : idx[i];
-            if (c < -o->dims[i] || c >= o->dims[i]) {
-                snprintf(msg, len, "aclnnScatterReduce: index %lld is out of bounds for dimension %d with size %lld",
-                         (long long)c, i, (long long)o->dims[i]);
-                free(cnt);
-                return ACL_ERROR_RT_AICORE_EXCEPTION;
-            }
-            if (c < 0) c += o->dims[i];
+            if (c < -o->dims[i] || c >= o->dims[i]) lost |= (c = stray(c, o->dims[i])) < 0;
+            else if (c < 0) c += o->dims[i];
             dst = dst * o->dims[i] + c;
             s = s * src->dims[i] + idx[i];
+        }
+        if (lost) {
+            step(nd, ix->dims, idx, 0, NULL, NULL);
+            continue;
         }
         double v = x[3][s], *r = &x[0][dst];
         if (red && !incl && !cnt[dst]) *r = v;

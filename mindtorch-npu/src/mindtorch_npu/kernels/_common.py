@@ -113,9 +113,11 @@ def host_values(t, dtype=None):
     return COPY.to_host(t if dtype is None or dtype is t.dtype else cast(t, dtype))
 
 
-def check_index(index, size, dim, name, exc=IndexError):
-    """PyTorch's IndexError for an index out of [0, size): both bounds are reduced on the device into one
-    2-element tensor, so the host waits for the stream once and reads two numbers."""
+def check_index(index, size, dim, name, exc=IndexError, negative=False):
+    """PyTorch's error for an index out of [0, size) (of [-size, size) when `negative` indices count from the
+    end). ACLNN's indexing operators do not check (an out-of-range index reads or writes some other element), so
+    every indexing kernel checks before its launch: both bounds are reduced on the device into one 2-element
+    tensor, and the host waits for the stream once and reads two numbers."""
     if not numel(index):
         return
     bounds = empty((2,), index.dtype, index.device)
@@ -123,9 +125,10 @@ def check_index(index, size, dim, name, exc=IndexError):
     for i, acl in enumerate(("Amin", "Amax")):
         launch(acl, index, every, False, view(bounds, (), (), bounds._offset + i))
     lo, hi = COPY.to_host(bounds).tolist()
-    bad = lo if lo < 0 else hi if hi >= size else None
+    bad = lo if lo < (-size if negative else 0) else hi if hi >= size else None
     if bad is not None:
-        raise exc(f"{name}(): index {bad} is out of bounds for dimension {dim} with size {size}")
+        where = f"{name}(): " if name else ""
+        raise exc(f"{where}index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
 def nan_mask(a):

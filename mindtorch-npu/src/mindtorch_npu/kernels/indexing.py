@@ -67,8 +67,14 @@ KERNELS["scatter_add"], KERNELS["scatter_add_"] = _scatter_pair("add")
 SCATTER_REDUCTIONS = {"sum": 1, "prod": 2, "amax": 3, "amin": 4, "mean": 5}  # aclnn_scatter_reduce.h's values
 
 
+def _check_dim_index(a, dim, index, name, exc=RuntimeError, negative=False):
+    d = _axis(a, dim)
+    check_index(index, a._shape[d] if a._shape else 1, d, name, exc, negative)
+
+
 @kernel("scatter_reduce.two")
 def scatter_reduce(m, a, dim, index, src, reduce, include_self=True):
+    _check_dim_index(a, dim, index, "")
     out = empty(m.shape, m.dtype, a.device)
     launch(
         "ScatterReduce",
@@ -85,6 +91,7 @@ def scatter_reduce(m, a, dim, index, src, reduce, include_self=True):
 
 @kernel("scatter_reduce_.two")
 def scatter_reduce_(m, a, dim, index, src, reduce, include_self=True):
+    _check_dim_index(a, dim, index, "")
     launch(
         "InplaceScatterReduce",
         as_1d(a),
@@ -118,6 +125,16 @@ def _long_indices(indices):
     return out
 
 
+def _check_indices(a, indices):
+    """Each integer index tensor within [-size, size) of the dim it indexes (a bool mask spans as many dims as
+    it has, and its argwhere columns are in range by construction)."""
+    d = 0
+    for t in indices:
+        if t is not None and t.dtype is not D.bool_:
+            check_index(t, a._shape[d], d, "", IndexError, negative=True)
+        d += len(t._shape) if t is not None and t.dtype is D.bool_ else 1
+
+
 def _indexed_layout(self, indices):
     """(self's view with the indexed dims first, the index tensors, their broadcast shape, where PyTorch puts
     the broadcast index dims): adjacent indexed dims keep their place in the result, separated ones go first."""
@@ -135,6 +152,7 @@ def _indexed_layout(self, indices):
 
 @kernel("index.Tensor")
 def index(m, a, indices):
+    _check_indices(a, indices)
     v, idx, b, front = _indexed_layout(a, _long_indices(indices))
     shape = b + tuple(v._shape[len(idx) :])
     out = empty(shape, a.dtype, a.device)
@@ -144,6 +162,7 @@ def index(m, a, indices):
 
 
 def _index_put(target, indices, values, accumulate):
+    _check_indices(target, indices)
     v, idx, b, front = _indexed_layout(target, _long_indices(indices))
     rest = tuple(v._shape[len(idx) :])
     # values broadcast against PyTorch's result layout, then viewed in the operator's (index dims first)
@@ -175,6 +194,7 @@ def index_put_(m, a, indices, values, accumulate=False):
 
 @kernel("index_add")
 def index_add(m, a, dim, index, source, alpha=1):
+    _check_dim_index(a, dim, index, "")
     out = empty(m.shape, m.dtype, a.device)
     launch("IndexAdd", as_1d(a), int(dim), as_1d(index), as_1d(source), scalar_for(alpha, m.dtype), as_1d(out))
     return out
@@ -185,6 +205,7 @@ KERNELS["index_add_"] = in_place_by_copy(index_add)
 
 @kernel("index_copy_")
 def index_copy_(m, a, dim, index, source):
+    _check_dim_index(a, dim, index, "index_copy_", IndexError)
     launch("InplaceIndexCopy", as_1d(a), int(dim), as_1d(index), as_1d(source))
     return a
 
@@ -198,6 +219,7 @@ def _index_fill(a, dim, index, value):
     """index_fill as index_copy of a source holding `value` (the fill operator takes its index on the host)."""
     x = as_1d(a)
     d = dim % len(x._shape)
+    check_index(index, x._shape[d], d, "", IndexError, negative=True)
     shape = x._shape[:d] + (numel(index),) + x._shape[d + 1 :]
     src = empty(shape, a.dtype, a.device)
     if isinstance(value, Tensor):
