@@ -270,41 +270,37 @@ def _losses():
     return "embedding, cross_entropy, mse_loss"
 
 
-def _mlp(seed):
+def _mlp_on(dev, seed, adamw_steps):
+    """A seeded MLP's cross-entropy on `dev`: the parameters' gradients of one backward (adamw_steps=0), or
+    the parameters after that many AdamW steps."""
     torch = _torch()
     torch.manual_seed(seed)
-    return torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.Tanh(), torch.nn.Linear(16, 3))
+    model = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.Tanh(), torch.nn.Linear(16, 3)).to(dev)
+    x, t = _rand(8, 6, seed=seed + 18).to(dev), torch.tensor([0, 1, 2, 0, 1, 2, 2, 1]).to(dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    for _ in range(max(adamw_steps, 1)):
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), t).backward()
+        if adamw_steps:
+            opt.step()
+    return [p.detach() if adamw_steps else p.grad for p in model.parameters()]
+
+
+def _mlp_matches(seed, adamw_steps, what):
+    got, want = _mlp_on("npu", seed, adamw_steps), _mlp_on("cpu", seed, adamw_steps)
+    for k, (g, w) in enumerate(zip(got, want)):
+        _close(g, w, f"{what} of parameter {k}", atol=1e-4)
+    return len(want)
 
 
 @check("autograd: MLP backward")
 def _mlp_backward():
-    torch = _torch()
-    x, t = _rand(8, 6, seed=18), torch.tensor([0, 1, 2, 0, 1, 2, 0, 1])
-    grads = {}
-    for dev in ("cpu", "npu"):
-        model = _mlp(0).to(dev)
-        torch.nn.functional.cross_entropy(model(x.to(dev)), t.to(dev)).backward()
-        grads[dev] = [p.grad for p in model.parameters()]
-    for k, (g, w) in enumerate(zip(grads["npu"], grads["cpu"])):
-        _close(g, w, f"gradient of parameter {k}", atol=1e-4)
-    return f"{len(grads['cpu'])} parameter gradients match the cpu"
+    return f"{_mlp_matches(0, 0, 'gradient')} parameter gradients match the cpu"
 
 
 @check("training: AdamW step")
 def _adamw():
-    torch = _torch()
-    x, t = _rand(8, 6, seed=19), torch.tensor([2, 1, 0, 0, 1, 2, 2, 1])
-    params = {}
-    for dev in ("cpu", "npu"):
-        model = _mlp(1).to(dev)
-        opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
-        for _ in range(2):
-            opt.zero_grad()
-            torch.nn.functional.cross_entropy(model(x.to(dev)), t.to(dev)).backward()
-            opt.step()
-        params[dev] = [p.detach() for p in model.parameters()]
-    for k, (p, q) in enumerate(zip(params["npu"], params["cpu"])):
-        _close(p, q, f"parameter {k} after 2 AdamW steps", atol=1e-4)
+    _mlp_matches(1, 2, "value after 2 AdamW steps")
     return "2 AdamW steps of an MLP match the cpu"
 
 
