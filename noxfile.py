@@ -215,13 +215,14 @@ def _npu_chip_matrix(session):
         ops = [r["status"] for r in data["ops"].values()]
         checks = [c["status"] for c in data["checks"].values()]
         row = [soc] + [ops.count(s) for s in ("conformant", "failing", "missing", "unsupported")]
-        rows.append(row + [f"{checks.count('passed')}/{len(checks)}", f"{data['seconds']:.1f}s"])
+        lacking = f" ({checks.count('unsupported')} unsupported)" if "unsupported" in checks else ""
+        rows.append(row + [f"{checks.count('passed')}/{len(checks)}{lacking}", f"{data['seconds']:.1f}s"])
         if not data["ok"]:
             failed.append(soc)
     head = ("chip", "conformant", "failing", "missing", "unsupported", "checks", "time")
     session.log("npu conformance per chip:")
     for row in [head, *rows]:
-        session.log("  " + "".join(f"{str(c):<16}" for c in row))
+        session.log("  " + "".join(f"{str(c):<{24 if k == 5 else 16}}" for k, c in enumerate(row)))
     if failed:
         session.error(f"npu conformance fails on {', '.join(failed)}")
 
