@@ -760,6 +760,12 @@ def svd_backward(grads, A, U, S, Vh, full_matrices):
     return gA
 
 
+def svdvals_backward(grad, A):
+    """The singular values alone: gA = U diag(gS) Vh from the reduced SVD of A."""
+    U, _, Vh = torch.ops.linalg_svd(A, False)
+    return torch.matmul(U * grad.unsqueeze(-2).to(U.dtype), Vh)
+
+
 # --- nn -------------------------------------------------------------------------------------------
 def linear_grad_weight(grad, input):
     # grad2d.T @ input2d, written as linear(A, B) = A @ B.T so it stays one op

@@ -404,7 +404,13 @@ def _svdvals_meta(A, driver=None):
     return TM(tuple(A._shape[:-2]) + (k,), A.dtype.to_real())
 
 
-defop("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", meta=_svdvals_meta, method=False, family=F)
+defop(
+    "linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor",
+    meta=_svdvals_meta,
+    method=False,
+    family=F,
+    grad={"A": "svdvals_backward(grad, A)"},
+)
 
 
 # --- products composed of other ops: trace, kron, tensordot, inner, vdot, addr, addbmm, chain_matmul, cross ---
