@@ -316,11 +316,28 @@ def _check_geometry(storage, offset, size, stride):
     return size, stride
 
 
+def _apply_view_bits(t, metadata):
+    """PyTorch pickles a lazily conjugated or negated view with its bits in `metadata` ({'conj': True},
+    {'neg': True}) over the untouched storage; mindtorch has no such bits, so the values are resolved."""
+    if metadata is None:
+        return t
+    if not isinstance(metadata, dict):
+        raise CheckpointError(f"tensor metadata must be a dict, got {type(metadata).__name__}")
+    if "conj" in metadata and not t.dtype.is_complex:
+        raise CheckpointError(f"the conjugate bit is set on a tensor of dtype {t.dtype}, which is not complex")
+    if metadata.get("neg"):
+        t = t.neg()
+    if metadata.get("conj"):
+        t = t.conj()
+    return t
+
+
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None):
     if not isinstance(storage, _StorageView):
         raise CheckpointError(f"_rebuild_tensor_v2 expects a storage, got {type(storage).__name__}")
     size, stride = _check_geometry(storage, storage_offset, size, stride)
     t = make_tensor(storage._storage, size, stride, storage_offset, storage.dtype, storage.device)
+    t = _apply_view_bits(t, metadata)
     t._version = None
     if requires_grad:
         t.requires_grad_(True)
