@@ -400,3 +400,10 @@ def test_svd_on_npu_is_an_svd(shape, full):
         (vh @ vh.mT).numpy(), np.eye(vh.shape[-2]) + np.zeros(vh.shape[:-2] + (1, 1)), atol=1e-12
     )
     np.testing.assert_allclose(s.numpy(), torch.linalg.svdvals(a).numpy(), atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint16, torch.uint32, torch.uint64])
+def test_moving_a_dtype_the_npu_lacks_names_it(dtype):
+    t = torch.tensor([1, 2], dtype=dtype)
+    with pytest.raises(TypeError, match=f"npu.*{dtype}"):
+        t.to("npu")

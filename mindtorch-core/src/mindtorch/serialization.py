@@ -49,7 +49,10 @@ _STORAGE_NAMES = {
     "complex64": "ComplexFloatStorage",
     "complex128": "ComplexDoubleStorage",
 }
-_DTYPE_BY_NAME = {d.name: d for d in D.ALL}
+# the wide unsigned integers have no typed storage class: PyTorch writes them over an UntypedStorage
+# through _rebuild_tensor_v3, which names the dtype
+_STORABLE = D.ALL + D.WIDE_UINTS
+_DTYPE_BY_NAME = {d.name: d for d in _STORABLE}
 _DTYPE_BY_NAME["bool"] = D.bool_
 _DTYPE_BY_STORAGE = {v: _DTYPE_BY_NAME[k] for k, v in _STORAGE_NAMES.items() if k in _DTYPE_BY_NAME}
 
@@ -67,6 +70,8 @@ class _Global:
 
 
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_TENSOR_V3 = _Global("torch._utils", "_rebuild_tensor_v3")
+_UNTYPED_STORAGE = _Global("torch.storage", "UntypedStorage")
 _REBUILD_PARAM = _Global("torch._utils", "_rebuild_parameter")
 _ORDERED_DICT = collections.OrderedDict
 _GLOBALS = {}
@@ -141,7 +146,10 @@ class _Writer(pickle._Pickler):
 
     def persistent_id(self, obj):
         if isinstance(obj, _StorageRef):
-            return ("storage", _g("torch", _STORAGE_NAMES[obj.dtype.name]), obj.key, obj.location, obj.numel)
+            name = _STORAGE_NAMES.get(obj.dtype.name)
+            if name is None:  # counted in bytes
+                return ("storage", _UNTYPED_STORAGE, obj.key, obj.location, obj.numel * obj.dtype.itemsize)
+            return ("storage", _g("torch", name), obj.key, obj.location, obj.numel)
         return None
 
     def _storage_ref(self, t):
@@ -163,6 +171,12 @@ class _Writer(pickle._Pickler):
             raise RuntimeError("mindtorch.save: tensors of different dtypes share one storage")
         return (ref, t._offset, tuple(t._shape), tuple(t._stride), t.requires_grad, _ORDERED_DICT())
 
+    def _save_tensor(self, t, obj):
+        if t.dtype.name in _STORAGE_NAMES:
+            self.save_reduce(_REBUILD_TENSOR, self._tensor_args(t), obj=obj)
+        else:
+            self.save_reduce(_REBUILD_TENSOR_V3, self._tensor_args(t) + (t.dtype,), obj=obj)
+
     def save(self, obj, save_persistent_id=True):
         if isinstance(obj, _Global):
             x = self.memo.get(id(obj))
@@ -180,10 +194,10 @@ class _Writer(pickle._Pickler):
                 args = (_DetachedTensor(data), obj.requires_grad, _ORDERED_DICT())
                 self.save_reduce(_REBUILD_PARAM, args, obj=obj)
             else:
-                self.save_reduce(_REBUILD_TENSOR, self._tensor_args(obj), obj=obj)
+                self._save_tensor(obj, obj)
             return
         if isinstance(obj, _DetachedTensor):
-            self.save_reduce(_REBUILD_TENSOR, self._tensor_args(obj.t), obj=obj)
+            self._save_tensor(obj.t, obj)
             return
         from ._device import device
 
@@ -344,6 +358,16 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     return t
 
 
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
+    """A tensor over an UntypedStorage (a byte storage here) whose elements are `dtype`."""
+    if not isinstance(storage, _StorageView) or storage.dtype is not D.uint8:
+        raise CheckpointError(f"_rebuild_tensor_v3 expects an untyped storage, got {type(storage).__name__}")
+    if not isinstance(dtype, D.dtype) or dtype not in _STORABLE:
+        raise CheckpointError(f"_rebuild_tensor_v3 cannot rebuild a tensor of dtype {dtype!r:.80}")
+    typed = _StorageView.over(storage._storage, dtype, storage.device)
+    return _rebuild_tensor_v2(typed, storage_offset, size, stride, requires_grad, backward_hooks, metadata)
+
+
 def _rebuild_parameter(data, requires_grad, backward_hooks=None):
     from .nn.parameter import Parameter
 
@@ -407,7 +431,9 @@ def _allowed_globals():
 
     table = {
         ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
+        ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
         ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+        ("torch.storage", "UntypedStorage"): _StorageType(D.uint8),
         ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
         ("collections", "OrderedDict"): _only(collections.OrderedDict, list, tuple, dict),
         ("collections", "Counter"): _only(collections.Counter, dict),
@@ -420,7 +446,7 @@ def _allowed_globals():
     }
     for name, d in _DTYPE_BY_STORAGE.items():
         table[("torch", name)] = _StorageType(d)
-    for d in D.ALL:
+    for d in _STORABLE:
         table[("torch", d.name)] = d
     table[("torch", "bool")] = D.bool_
     return table
@@ -433,6 +459,13 @@ class _StorageView:
 
     def __init__(self, flat):
         self._storage, self.dtype, self.device = flat._storage, flat.dtype, flat.device
+
+    @classmethod
+    def over(cls, storage, dtype, device):
+        """The same bytes read as `dtype`."""
+        view = cls.__new__(cls)
+        view._storage, view.dtype, view.device = storage, dtype, device
+        return view
 
 
 def _resolve_location(map_location, location, flat):

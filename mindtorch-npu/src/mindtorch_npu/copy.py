@@ -65,6 +65,8 @@ class NPUCopy:
         return out
 
     def from_host(self, array, dtype, device, non_blocking=False):
+        if dtype not in HOST_DTYPE:
+            raise TypeError(f"the npu device does not support tensors of dtype {dtype}")
         dev = npu_device(device)
         host = np.asarray(array, dtype=HOST_DTYPE[dtype], order="C")  # keeps 0-dim (ascontiguousarray does not)
         t = empty(host.shape, dtype, dev)

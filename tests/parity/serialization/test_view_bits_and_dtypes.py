@@ -75,3 +75,51 @@ def test_conj_bit_on_a_real_tensor_is_refused_as_pytorch_does():
         torch.load(io.BytesIO(raw))
     with pytest.raises(CheckpointError):
         mt.load(io.BytesIO(raw))
+
+
+WIDE_UINTS = ["uint16", "uint32", "uint64"]
+_WIDE = [0, 1, 300, 65535]
+
+
+@pytest.mark.parametrize("dtype", WIDE_UINTS)
+def test_wide_unsigned_tensors_pickle(dtype):
+    import pickle
+
+    t = mt.tensor(_WIDE, dtype=getattr(mt, dtype))[1:]
+    back = pickle.loads(pickle.dumps(t))
+    assert back.dtype is t.dtype
+    assert back.tolist() == t.tolist()
+
+
+@pytest.mark.parametrize("dtype", WIDE_UINTS)
+def test_torch_checkpoint_of_wide_unsigned_loads(dtype):
+    t = torch.tensor(_WIDE, dtype=getattr(torch, dtype))
+    loaded = mt.load(_torch_saved({"whole": t, "tail": t[2:], "grid": t.reshape(2, 2).t()}))
+    for key, want in (("whole", t), ("tail", t[2:]), ("grid", t.reshape(2, 2).t())):
+        assert str(loaded[key].dtype) == str(want.dtype)
+        assert loaded[key].shape == want.shape and loaded[key].stride() == want.stride()
+        assert loaded[key].tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("dtype", WIDE_UINTS)
+def test_mindtorch_checkpoint_of_wide_unsigned_loads_in_torch(dtype):
+    t = mt.tensor(_WIDE, dtype=getattr(mt, dtype))
+    buf = io.BytesIO()
+    mt.save({"whole": t, "tail": t[2:], "f": mt.ones(2)}, buf)
+    buf.seek(0)
+    loaded = torch.load(buf)
+    assert str(loaded["whole"].dtype) == str(t.dtype)
+    assert loaded["whole"].tolist() == _WIDE and loaded["tail"].tolist() == _WIDE[2:]
+    assert loaded["tail"].untyped_storage().data_ptr() == loaded["whole"].untyped_storage().data_ptr()
+    buf.seek(0)
+    again = mt.load(buf)
+    assert again["whole"].dtype is t.dtype and again["tail"].tolist() == _WIDE[2:]
+
+
+def test_untyped_storage_too_small_for_its_dtype_is_refused():
+    from mindtorch.serialization import CheckpointError
+
+    raw = _with_pickle_edit(_torch_saved(torch.tensor(_WIDE, dtype=torch.uint64)), b"K\x04\x85", b"K\x05\x85")
+    for lib, err in ((torch, RuntimeError), (mt, CheckpointError)):
+        with pytest.raises(err):
+            lib.load(io.BytesIO(raw))
