@@ -5,7 +5,9 @@
 
 `import torch` and every `torch.<submodule>` import resolve to mindtorch's modules, and
 importlib.metadata reports a `torch` distribution at the PyTorch API version mindtorch implements
-(libraries such as transformers check it). Nothing changes outside the process this starts.
+(libraries such as transformers check it), as does `torch.__version__` (a TorchVersion, comparable with
+strings and tuples). Processes the program starts with multiprocessing's spawn method install the same
+alias before they import the main module. Nothing changes outside the processes this starts.
 """
 
 import importlib
@@ -70,8 +72,43 @@ def install():
     for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
         del sys.modules[name]  # a real torch imported earlier must not leak through
     import mindtorch
+    import mindtorch.version
+    from mindtorch.torch_version import TorchVersion
 
+    # programs compare torch.__version__ with the PyTorch release whose API they use
+    mindtorch.__version__ = TorchVersion(mindtorch.version.torch_api)
+    mindtorch.version.__version__ = mindtorch.version.torch_api
     sys.modules["torch"] = mindtorch
+    _hand_down_to_spawned_children()
+
+
+class _InstallOnUnpickle:
+    """Unpickled in a spawned child before it imports the parent's main module: installs the alias there."""
+
+    def __reduce__(self):
+        return (install, ())
+
+
+def _hand_down_to_spawned_children():
+    """A spawned child (multiprocessing's spawn start method: mp.spawn, Pool, DataLoader workers) starts
+    a fresh interpreter, unpickles the preparation data its parent sends, then imports the parent's main
+    module, which imports torch. An entry of that data which installs the alias when unpickled runs
+    first, with no environment variable, sitecustomize or change of the child's command line; the child's
+    `prepare` ignores keys it does not know. (The forkserver method keeps only main_path and sys_path
+    of this data; fork children inherit the alias as they are.)"""
+    from multiprocessing import spawn
+
+    original = spawn.get_preparation_data
+    if getattr(original, "_hands_down_torch_alias", False):
+        return
+
+    def get_preparation_data(name):
+        data = original(name)
+        data["mindtorch_torch_alias"] = _InstallOnUnpickle()
+        return data
+
+    get_preparation_data._hands_down_torch_alias = True
+    spawn.get_preparation_data = get_preparation_data
 
 
 def main(argv=None):
@@ -87,12 +124,15 @@ def main(argv=None):
         sys.argv = [argv[1]] + argv[2:]
         runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
     else:
-        script = argv[0]
+        script = os.path.abspath(argv[0])  # Python's own __file__ of a main script is absolute
         sys.argv = argv
-        sys.path[0] = os.path.dirname(os.path.abspath(script))
+        sys.path[0] = os.path.dirname(script)
         runpy.run_path(script, run_name="__main__")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run from the importable module, so that what spawned children unpickle names mindtorch.run
+    from mindtorch import run
+
+    sys.exit(run.main())
