@@ -8,6 +8,8 @@ parameter handling, checks types like PyTorch's argument parser, and calls
 the dispatcher.
 """
 
+import threading
+
 from .. import dispatch
 from .._tensor import Tensor
 from . import argparse_ as A
@@ -483,6 +485,12 @@ def _make_unary_operator(dunder, op):
     return fn
 
 
+# Compiling on first use happens under one lock: threads racing to the same first use get one function,
+# and no thread sees a name between leaving `pending` and reaching the namespace. Reentrant, as compiling
+# one callable may touch another lazy name.
+_COMPILING = threading.RLock()
+
+
 class _LazyMethod:
     """A Tensor method compiled on first use (keeps `import mindtorch` fast)."""
 
@@ -490,8 +498,11 @@ class _LazyMethod:
         self.name, self.ops, self.owner = name, ops, owner
 
     def __get__(self, obj, cls=None):
-        fn = make_callable(self.ops, True)
-        setattr(self.owner, self.name, fn)
+        with _COMPILING:
+            fn = self.owner.__dict__.get(self.name)
+            if fn is self:  # the first thread here compiles; later ones find the function in place
+                fn = make_callable(self.ops, True)
+                setattr(self.owner, self.name, fn)
         return fn if obj is None else fn.__get__(obj, cls)
 
 
@@ -503,10 +514,12 @@ class LazyFunctions:
         self.pending = {}
 
     def get(self, name):
-        ops = self.pending.pop(name, None)
-        if ops is None:
-            return None
-        fn = self.namespace[name] = make_callable(ops, False)
+        with _COMPILING:
+            ops = self.pending.get(name)
+            if ops is None:  # not lazy, or compiled by another thread meanwhile
+                return self.namespace.get(name)
+            fn = self.namespace[name] = make_callable(ops, False)
+            del self.pending[name]  # only once the function is in the namespace
         return fn
 
     def names(self):
