@@ -37,7 +37,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         rest = [d for d in range(A.dim()) if d not in (d0, d1)]
         B = A.permute(rest + [d0, d1])
         s = svdvals(B)
-        if ord == "nuc":
+        if ord == "nuc" or (ord == 2 and s.shape[-1] == 0):  # the 2-norm of an empty matrix is 0
             r = s.sum(-1)
         else:
             r = s.amax(-1) if ord == 2 else s.amin(-1)
@@ -210,6 +210,8 @@ def matrix_power(A, n, *, out=None):
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     s = svdvals(A)
+    if s.shape[-1] == 0:  # an empty matrix has rank 0
+        return _assign(out, _mt.zeros(tuple(s.shape[:-1]), dtype=_mt.int64, device=A.device))
     if atol is None and rtol is None:
         eps = _mt.finfo(s.dtype).eps
         tol = s.amax(-1, keepdim=True) * max(A.shape[-2:]) * eps
@@ -224,6 +226,8 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     U, S, Vh = svd(A, full_matrices=False)
+    if S.shape[-1] == 0:  # the pseudo-inverse of an empty matrix: the empty transposed shape
+        return _assign(out, _mt.matmul(Vh.mT, U.mT))
     if atol is None and rtol is None:
         rtol = max(A.shape[-2:]) * _mt.finfo(S.dtype).eps
     tol = _mt.zeros((), dtype=S.dtype)

@@ -63,3 +63,69 @@ def test_svdvals_gradient_of_a_complex_matrix_matches():
         (lib.linalg.svdvals(x) * lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64)).sum().backward()
         grads.append(x.grad)
     assert_same(*grads, rtol=1e-8, atol=1e-10)
+
+
+_NAN = float("nan")
+
+
+def _outcome(lib, fn):
+    try:
+        out = fn(lib)
+    except Exception as e:
+        return type(e).__name__, None
+    outs = out if isinstance(out, tuple) else (out,)
+    return None, [np.asarray(o.detach().tolist(), dtype=float) for o in outs]
+
+
+EDGES = {
+    "svd_0x3": lambda L: tuple(L.linalg.svd(L.zeros(0, 3, dtype=L.float64))),
+    "svd_3x0": lambda L: tuple(L.linalg.svd(L.zeros(3, 0, dtype=L.float64))),
+    "svd_batched_2x0": lambda L: tuple(L.linalg.svd(L.zeros(2, 2, 0, dtype=L.float64))),
+    "svd_0x3_reduced": lambda L: tuple(L.linalg.svd(L.zeros(0, 3, dtype=L.float64), full_matrices=False)),
+    "cholesky_nan": lambda L: L.linalg.cholesky(L.tensor([[_NAN, 0.0], [0.0, 1.0]])),
+    "cholesky_nan_below": lambda L: L.linalg.cholesky(L.tensor([[4.0, 0.0], [_NAN, 1.0]])),
+    "cholesky_nan_batched": lambda L: L.linalg.cholesky(L.tensor([[[1.0, 0.0], [0.0, 1.0]], [[_NAN, 0], [0, 1.0]]])),
+    "cholesky_ex_nan_info": lambda L: L.linalg.cholesky_ex(L.tensor([[_NAN, 0.0], [0.0, 1.0]])).info,
+    "inv_nan": lambda L: L.linalg.inv(L.tensor([[_NAN, 0.0], [0.0, 1.0]])),
+    "inv_nan_batched": lambda L: L.linalg.inv(L.tensor([[[_NAN, 0.0], [0.0, 1.0]], [[1.0, 0], [0, 2.0]]])),
+    "solve_nan": lambda L: L.linalg.solve(L.tensor([[_NAN, 0.0], [0.0, 1.0]]), L.ones(2, 1)),
+    "solve_nan_rhs": lambda L: L.linalg.solve(L.eye(2), L.tensor([[_NAN, 1.0], [1.0, 1.0]])),
+    "inv_ex_nan": lambda L: L.linalg.inv_ex(L.tensor([[_NAN, 0.0], [0.0, 1.0]])).inverse,
+    "matrix_rank_0x3": lambda L: L.linalg.matrix_rank(L.zeros(0, 3)),
+    "matrix_rank_3x0": lambda L: L.linalg.matrix_rank(L.zeros(2, 3, 0)),
+    "pinv_0x3": lambda L: L.linalg.pinv(L.zeros(0, 3)),
+    "pinv_batched_3x0": lambda L: L.linalg.pinv(L.zeros(2, 3, 0)),
+    "matrix_norm_2_0x3": lambda L: L.linalg.matrix_norm(L.zeros(0, 3), 2),
+    "matrix_norm_2_batched": lambda L: L.linalg.matrix_norm(L.zeros(2, 0, 3), 2),
+    "matrix_norm_-2_0x3": lambda L: L.linalg.matrix_norm(L.zeros(0, 3), -2),
+    "matrix_norm_nuc_0x3": lambda L: L.linalg.matrix_norm(L.zeros(0, 3), "nuc"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGES))
+def test_edge_inputs_match(name):
+    (m_err, m_val), (t_err, t_val) = _outcome(mt, EDGES[name]), _outcome(torch, EDGES[name])
+    assert m_err == t_err or (m_err, t_err) == ("LinAlgError", "_LinAlgError")
+    if t_val is not None:
+        assert len(m_val) == len(t_val)
+        for x, y in zip(m_val, t_val):
+            assert x.shape == y.shape
+            np.testing.assert_allclose(x, y, rtol=1e-6, atol=1e-7, equal_nan=True)
+
+
+SINGULAR = {
+    "rank_deficient_2x2": [[1.0, 2.0], [2.0, 4.0]],
+    "zero_3x3": [[0.0] * 3] * 3,
+    "rank_one_3x3": [[1.0, 0, 0], [0, 0, 0], [0, 0, 0]],
+    "batched_one_singular": [[[2.0, 1.0], [1.0, 3.0]], [[2.0, 1.0], [4.0, 2.0]]],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SINGULAR))
+def test_det_gradient_at_singular_matrices_matches(name):
+    grads = []
+    for lib in (mt, torch):
+        a = lib.tensor(SINGULAR[name], dtype=lib.float64, requires_grad=True)
+        lib.linalg.det(a).sum().backward()
+        grads.append(a.grad)
+    assert_same(*grads, rtol=1e-8, atol=1e-10)

@@ -626,7 +626,13 @@ def inv_backward(grad, result):
 
 
 def slogdet_backward(grad_logabsdet, A):
-    return grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * torch.ops.linalg_inv(A).mT
+    g = grad_logabsdet.unsqueeze(-1).unsqueeze(-1)
+    try:
+        return g * torch.ops.linalg_inv(A).mT
+    except torch.linalg.LinAlgError:
+        # a singular matrix: log|det| is -inf, and det = sign * exp(logabsdet) sends it a zero gradient,
+        # which PyTorch passes on as zero; the pseudo-inverse equals the inverse for the other matrices
+        return torch.where(g == 0, torch.zeros_like(A), g * torch.linalg.pinv(A).mT)
 
 
 def solve_backward_B(grad, A):

@@ -67,11 +67,20 @@ def _singular_order(x):
     return x.shape[-1]
 
 
+def _nan_where_input_nan(res, x):
+    """LAPACK's LU spreads a NaN of A over the whole result; NumPy's may leave parts finite."""
+    bad = np.isnan(x).any(axis=(-2, -1))
+    if bad.any():
+        res = np.array(res, copy=True)
+        res[bad] = np.nan
+    return res
+
+
 @kernel("linalg_inv")
 def linalg_inv(m, A):
     x = _lapack(A, m)
     try:
-        return _out(np.linalg.inv(x), m)
+        return _out(_nan_where_input_nan(np.linalg.inv(x), x), m)
     except np.linalg.LinAlgError:
         raise _linalg_error(
             f"linalg.inv: The diagonal element {_singular_order(x)} is zero, the inversion could "
@@ -92,23 +101,34 @@ def linalg_solve(m, A, B, left=True):
     x = np.broadcast_to(x, batch + x.shape[-2:])
     b = np.broadcast_to(b, batch + b.shape[-2:])
     try:
-        return _out(np.linalg.solve(x, b), m)
+        return _out(_nan_where_input_nan(np.linalg.solve(x, b), x), m)
     except np.linalg.LinAlgError:
         raise _linalg_error("linalg.solve: The solver failed because the input matrix is singular.") from None
 
 
 @kernel("linalg_cholesky")
 def linalg_cholesky(m, A, upper=False):
-    x = _lapack(A, m)
+    x, order = _lapack(A, m), 0
     try:
         L = np.linalg.cholesky(x)
+        order = _first_nan_pivot(L)
+        if order:  # LAPACK's potrf stops at a NaN pivot; NumPy's carries it through
+            raise np.linalg.LinAlgError
     except np.linalg.LinAlgError:
-        order = _cholesky_failure(x)
+        order = order or _cholesky_failure(x)
         raise _linalg_error(
             f"linalg.cholesky: The factorization could not be completed because the input is not "
             f"positive-definite (the leading minor of order {order} is not positive-definite)."
         ) from None
     return _out(np.swapaxes(L, -1, -2).conj() if upper else L, m)
+
+
+def _first_nan_pivot(L):
+    """1-based index of the first NaN on the diagonal of any factor of the batch, or 0."""
+    for d in np.isnan(np.diagonal(L, axis1=-2, axis2=-1)).reshape(-1, L.shape[-1]):
+        if d.any():
+            return int(np.argmax(d)) + 1
+    return 0
 
 
 def _cholesky_failure(x):
@@ -139,8 +159,11 @@ def linalg_qr(m, A, mode="reduced"):
 @kernel("linalg_svd")
 def linalg_svd(m, A, full_matrices=True, driver=None):
     x = _lapack(A, m[0])
-    if x.size == 0:
-        return tuple(_out(np.zeros(t.shape), t) for t in m)
+    if x.size == 0:  # the singular vectors of an empty matrix: identities (empty when reduced)
+        return tuple(
+            _out(np.broadcast_to(np.eye(*t.shape[-2:]), t.shape) if i != 1 else np.zeros(t.shape), t)
+            for i, t in enumerate(m)
+        )
     u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
     return _out(u, m[0]), _out(s, m[1]), _out(vh, m[2])
 
