@@ -12,7 +12,13 @@ class OutOfMemoryError(RuntimeError):
 
 
 class LinAlgError(RuntimeError):
-    """A singular or non-positive-definite input to a linear-algebra op (torch.linalg.LinAlgError)."""
+    """A singular or non-positive-definite input to a linear-algebra op (torch.linalg.LinAlgError).
+
+    A kernel that knows it sets `info`: LAPACK's positive info for the failing matrix (the 1-based zero
+    pivot of an LU, the order of the leading minor that is not positive-definite), which the *_ex
+    variants report."""
+
+    info = 1
 
 
 LinAlgError.__module__ = "mindtorch.linalg"

@@ -119,15 +119,28 @@ def inv(A, *, out=None):
     return _assign(out, _mt.ops.linalg_inv(A))
 
 
-def inv_ex(A, *, check_errors=False, out=None):
+def _ex(fn, A, check_errors):
+    """fn(A) with LAPACK's info per matrix instead of an error: a failing matrix of the batch gets
+    NaN and the info its kernel reports, the others their results."""
     try:
-        res, info = inv(A), _mt.zeros(tuple(A.shape[:-2]), dtype=_mt.int32, device=A.device)
+        return fn(A), _mt.zeros(tuple(A.shape[:-2]), dtype=_mt.int32, device=A.device)
     except LinAlgError:
         if check_errors:
             raise
-        res = _mt.full(tuple(A.shape), float("nan"), dtype=A.dtype, device=A.device)
-        info = _mt.ones(tuple(A.shape[:-2]), dtype=_mt.int32, device=A.device)
-    return _named("linalg_inv_ex", ("inverse", "info"), (res, info))
+    results, infos = [], []
+    for M in A.reshape((-1,) + tuple(A.shape[-2:])):
+        try:
+            results.append(fn(M))
+            infos.append(0)
+        except LinAlgError as e:
+            results.append(_mt.full(tuple(M.shape), float("nan"), dtype=A.dtype, device=A.device))
+            infos.append(e.info)
+    res = _mt.stack(results).reshape(tuple(A.shape))
+    return res, _mt.tensor(infos, dtype=_mt.int32, device=A.device).reshape(tuple(A.shape[:-2]))
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    return _named("linalg_inv_ex", ("inverse", "info"), _ex(inv, A, check_errors))
 
 
 def slogdet(A, *, out=None):
@@ -155,14 +168,7 @@ def cholesky(A, *, upper=False, out=None):
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    try:
-        L, info = cholesky(A, upper=upper), _mt.zeros(tuple(A.shape[:-2]), dtype=_mt.int32, device=A.device)
-    except LinAlgError:
-        if check_errors:
-            raise
-        L = _mt.full(tuple(A.shape), float("nan"), dtype=A.dtype, device=A.device)
-        info = _mt.ones(tuple(A.shape[:-2]), dtype=_mt.int32, device=A.device)
-    return _named("linalg_cholesky_ex", ("L", "info"), (L, info))
+    return _named("linalg_cholesky_ex", ("L", "info"), _ex(lambda M: cholesky(M, upper=upper), A, check_errors))
 
 
 def eigh(A, UPLO="L", *, out=None):

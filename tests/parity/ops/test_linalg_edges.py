@@ -129,3 +129,37 @@ def test_det_gradient_at_singular_matrices_matches(name):
         lib.linalg.det(a).sum().backward()
         grads.append(a.grad)
     assert_same(*grads, rtol=1e-8, atol=1e-10)
+
+
+EX_INPUTS = {
+    "singular_2x2": [[1.0, 2.0], [2.0, 4.0]],
+    "zero_3x3": [[0.0] * 3] * 3,
+    "last_pivot_zero": [[1.0, 0, 0], [0, 1.0, 0], [0, 0, 0.0]],
+    "indefinite_2x2": [[1.0, 2.0], [2.0, 1.0]],
+    "negative_last": [[1.0, 0, 0], [0, 1.0, 0], [0, 0, -1.0]],
+    "nan_first": [[_NAN, 0.0], [0.0, 1.0]],
+    "batch_good_bad": [[[4.0, 1.0], [1.0, 3.0]], [[1.0, 2.0], [2.0, 1.0]], [[2.0, 0.0], [0.0, 0.0]]],
+    "good": [[4.0, 1.0], [1.0, 3.0]],
+}
+
+
+@pytest.mark.parametrize("op", ["inv_ex", "cholesky_ex"])
+@pytest.mark.parametrize("name", sorted(EX_INPUTS))
+def test_ex_variants_report_info_per_matrix_as_pytorch(op, name):
+    (m_res, m_info), (t_res, t_info) = (
+        getattr(lib.linalg, op)(lib.tensor(EX_INPUTS[name], dtype=lib.float64)) for lib in (mt, torch)
+    )
+    assert m_info.tolist() == t_info.tolist() and str(m_info.dtype) == str(t_info.dtype)
+    # where a matrix succeeds its result is PyTorch's; where it fails LAPACK leaves a partial result
+    ok = (t_info == 0).numpy()
+    np.testing.assert_allclose(m_res.numpy()[ok], t_res.numpy()[ok], rtol=1e-10, atol=1e-12)
+    with pytest.raises(mt.linalg.LinAlgError) if (~ok).any() else _no_error():
+        getattr(mt.linalg, op)(mt.tensor(EX_INPUTS[name], dtype=mt.float64), check_errors=True)
+
+
+class _no_error:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -40,10 +40,13 @@ def svdvals(m, a, driver=None):
 
 
 # --- decompositions and solvers (NumPy's LAPACK) --------------------------------------------------
-def _linalg_error(msg):
+def _linalg_error(msg, info=None):
     from mindtorch.plugins import LinAlgError
 
-    return LinAlgError(msg)
+    err = LinAlgError(msg)
+    if info is not None:
+        err.info = info
+    return err
 
 
 def _lapack(a, m):
@@ -82,9 +85,11 @@ def linalg_inv(m, A):
     try:
         return _out(_nan_where_input_nan(np.linalg.inv(x), x), m)
     except np.linalg.LinAlgError:
+        order = _singular_order(x)
         raise _linalg_error(
-            f"linalg.inv: The diagonal element {_singular_order(x)} is zero, the inversion could "
-            "not be completed because the input matrix is singular."
+            f"linalg.inv: The diagonal element {order} is zero, the inversion could "
+            "not be completed because the input matrix is singular.",
+            order,
         ) from None
 
 
@@ -118,7 +123,8 @@ def linalg_cholesky(m, A, upper=False):
         order = order or _cholesky_failure(x)
         raise _linalg_error(
             f"linalg.cholesky: The factorization could not be completed because the input is not "
-            f"positive-definite (the leading minor of order {order} is not positive-definite)."
+            f"positive-definite (the leading minor of order {order} is not positive-definite).",
+            order,
         ) from None
     return _out(np.swapaxes(L, -1, -2).conj() if upper else L, m)
 
