@@ -23,6 +23,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._backends.registry import backend_for
+from ._legacy import TypedStorage
 from ._tensor import Tensor, make_tensor
 
 __all__ = ["save", "load", "reduce_tensor", "DEFAULT_PROTOCOL", "CheckpointError"]
@@ -306,11 +307,26 @@ def _int_tuple(value, what):
     return tuple(value)
 
 
+_INT64_MAX = 2**63 - 1
+
+
+def _check_int64(size, stride, offset):
+    """Every number of the geometry is an int64, and so is the element count (PyTorch's numel check)."""
+    if any(abs(v) > _INT64_MAX for v in size + stride + (offset,)):
+        raise CheckpointError(f"Overflow when unpacking long long: sizes {list(size)}, strides {list(stride)}")
+    count = 1
+    for n in size:
+        count *= n
+        if count > _INT64_MAX:
+            raise CheckpointError("numel: integer multiplication overflow")
+
+
 def _check_geometry(storage, offset, size, stride):
     """PyTorch's setStorage checks: the view must lie inside its storage."""
     size, stride = _int_tuple(size, "size"), _int_tuple(stride, "stride")
     if type(offset) is not int:
         raise CheckpointError(f"storage offset must be an int, got {offset!r:.80}")
+    _check_int64(size, stride, offset)
     if len(size) != len(stride):
         raise CheckpointError(f"mismatch in length of strides and shape: {len(stride)} strides, {len(size)} sizes")
     if any(n < 0 for n in size):
@@ -319,7 +335,7 @@ def _check_geometry(storage, offset, size, stride):
         raise CheckpointError(f"negative strides are not supported: {list(stride)}")
     if offset < 0:
         raise CheckpointError(f"Tensor: invalid storage offset {offset}")
-    numel = storage._storage.nbytes // storage.dtype.itemsize
+    numel = storage.size()
     needed = 0 if 0 in size else offset + 1 + sum((n - 1) * st for n, st in zip(size, stride))
     if needed > numel:
         raise CheckpointError(
@@ -347,10 +363,10 @@ def _apply_view_bits(t, metadata):
 
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None):
-    if not isinstance(storage, _StorageView):
+    if not isinstance(storage, TypedStorage):
         raise CheckpointError(f"_rebuild_tensor_v2 expects a storage, got {type(storage).__name__}")
     size, stride = _check_geometry(storage, storage_offset, size, stride)
-    t = make_tensor(storage._storage, size, stride, storage_offset, storage.dtype, storage.device)
+    t = make_tensor(storage.untyped(), size, stride, storage_offset, storage.dtype, storage.device)
     t = _apply_view_bits(t, metadata)
     t._version = None
     if requires_grad:
@@ -360,11 +376,11 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
 
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
     """A tensor over an UntypedStorage (a byte storage here) whose elements are `dtype`."""
-    if not isinstance(storage, _StorageView) or storage.dtype is not D.uint8:
+    if not isinstance(storage, TypedStorage) or storage.dtype is not D.uint8:
         raise CheckpointError(f"_rebuild_tensor_v3 expects an untyped storage, got {type(storage).__name__}")
     if not isinstance(dtype, D.dtype) or dtype not in _STORABLE:
         raise CheckpointError(f"_rebuild_tensor_v3 cannot rebuild a tensor of dtype {dtype!r:.80}")
-    typed = _StorageView.over(storage._storage, dtype, storage.device)
+    typed = TypedStorage(storage.untyped(), dtype)
     return _rebuild_tensor_v2(typed, storage_offset, size, stride, requires_grad, backward_hooks, metadata)
 
 
@@ -410,6 +426,15 @@ def _only(fn, *types, most=1):
     return guarded
 
 
+def _size(values):
+    import mindtorch
+
+    for i, v in enumerate(values):
+        if type(v) is not int:
+            raise CheckpointError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(v).__name__}')")
+    return mindtorch.Size(values)
+
+
 def _codecs_encode(text, encoding="latin1"):
     # protocol-2 pickles write bytes as _codecs.encode(str, 'latin1')
     if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
@@ -441,7 +466,7 @@ def _allowed_globals():
         ("builtins", "bytearray"): _only(bytearray, bytes),
         ("builtins", "complex"): _only(complex, int, float),
         ("_codecs", "encode"): _codecs_encode,
-        ("torch", "Size"): _only(mindtorch.Size, list, tuple),
+        ("torch", "Size"): _only(_size, list, tuple),
         ("torch", "device"): _only(mindtorch.device, str, int, most=2),
     }
     for name, d in _DTYPE_BY_STORAGE.items():
@@ -452,31 +477,32 @@ def _allowed_globals():
     return table
 
 
-class _StorageView:
-    """What persistent_load returns: a flat tensor over one checkpoint storage."""
+def _tagged_device(tag):
+    """The device a storage's location tag names: 'cpu' exactly, or another device type's own form."""
+    import mindtorch
 
-    __slots__ = ("_storage", "dtype", "device")
-
-    def __init__(self, flat):
-        self._storage, self.dtype, self.device = flat._storage, flat.dtype, flat.device
-
-    @classmethod
-    def over(cls, storage, dtype, device):
-        """The same bytes read as `dtype`."""
-        view = cls.__new__(cls)
-        view._storage, view.dtype, view.device = storage, dtype, device
-        return view
+    try:
+        dev = mindtorch.device(tag)
+    except Exception:
+        dev = None
+    if dev is None or (dev.type == "cpu" and tag != "cpu"):
+        raise CheckpointError(
+            f"don't know how to restore data location of torch.storage.UntypedStorage (tagged with {tag!s:.80})"
+        )
+    return dev
 
 
 def _resolve_location(map_location, location, flat):
     import mindtorch
 
     if map_location is None:
-        target = location
+        target = _tagged_device(location)
     elif isinstance(map_location, (str, mindtorch.device)):
         target = map_location
     elif isinstance(map_location, dict):
         target = map_location.get(location, location)
+        if target is location:
+            target = _tagged_device(location)
     elif callable(map_location):
         out = map_location(flat, location)
         return flat if out is None else out
@@ -599,7 +625,8 @@ class _Reader(pickle._Unpickler):
         raw = _read_record(self._zf, self.record, numel * storage_type.dtype.itemsize)
         flat = _bytes_tensor(raw, storage_type.dtype)
         flat = _resolve_location(self._map_location, location, flat)
-        view = _StorageView(flat)
+        # a storage the pickle leaves bare is returned as PyTorch returns it: a TypedStorage
+        view = TypedStorage(flat.untyped_storage(), flat.dtype)
         self._loaded[key] = view
         self.record = self._prefix + "data.pkl"
         return view
@@ -637,6 +664,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
             if pkl is None:
                 raise CheckpointError("PytorchStreamReader failed locating file data.pkl: file not found")
             prefix = pkl[: -len("data.pkl")]
+            stray = next((n for n in names if not n.startswith(prefix)), None)
+            if stray is not None:
+                raise CheckpointError(f"file in archive is not in a subdirectory {prefix}: {stray!r:.80}")
             record = prefix + "byteorder"
             if record in names and _read_record(zf, record).strip() != b"little":
                 raise CheckpointError("mindtorch.load: big-endian checkpoints are not supported")
