@@ -4,7 +4,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._host_data import host_values
-from ._tensor import Tensor
+from ._tensor import Tensor, make_tensor
 
 _opts = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
 
@@ -110,10 +110,24 @@ def _shown(a, edge, summarize):
     return np.stack([_shown(x, edge, summarize) for x in a]) if a.ndim > 1 else a
 
 
-def _format(a, fmt, indent, summarize, edge):
+def _edge_values(t, edge):
+    """The values a summarised repr shows (the first and last `edge` along every longer dim), read
+    through t's strides from its storage, so that a large view (an expand) is never materialised."""
+    index = [np.r_[0:edge, n - edge : n] if n > 2 * edge else np.arange(n) for n in t._shape]
+    offsets = t._offset + sum(
+        np.asarray(ix * st).reshape((1,) * d + (-1,) + (1,) * (len(index) - d - 1))
+        for d, (ix, st) in enumerate(zip(index, t._stride))
+    )
+    n = t._storage.nbytes // t.dtype.itemsize
+    flat = host_values(make_tensor(t._storage, (n,), (1,), 0, t.dtype, t.device))
+    return flat[np.broadcast_to(np.asarray(offsets), tuple(len(ix) for ix in index))]
+
+
+def _format(a, fmt, indent, summarize, edge, shape):
+    """a: the shown values; shape: the tensor's, whose longer dims were cut to their edges."""
     if a.ndim == 0:
         return fmt(a.item())
-    cut = summarize and a.shape[0] > 2 * edge
+    cut = summarize and shape[0] > 2 * edge
     if a.ndim == 1:
         vals = a.tolist()
         items = (
@@ -123,7 +137,7 @@ def _format(a, fmt, indent, summarize, edge):
         rows = [", ".join(items[i : i + per]) for i in range(0, len(items), per)]
         return "[" + (",\n" + " " * (indent + 1)).join(rows) + "]"
     subs = list(a[:edge]) + [None] + list(a[-edge:]) if cut else list(a)
-    rows = ["..." if x is None else _format(x, fmt, indent + 1, summarize, edge) for x in subs]
+    rows = ["..." if x is None else _format(x, fmt, indent + 1, summarize, edge, shape[1:]) for x in subs]
     sep = "," + "\n" * (a.ndim - 1) + " " * (indent + 1)
     return "[" + sep.join(rows) + "]"
 
@@ -144,10 +158,12 @@ def tensor_repr(t, *, tensor_contents=None):
         if t.dtype is not D.get_default_dtype():
             suffix.append(f"dtype={t.dtype}")
     else:
-        a = host_values(t)
-        n = a.size
+        n = 1
+        for size in t._shape:
+            n *= size
         summarize = n > _opts["threshold"]
         edge = _opts["edgeitems"]
+        a = _edge_values(t, edge) if summarize else host_values(t)
         if n == 0:
             body = "[]"
             if len(t._shape) != 1:
@@ -162,7 +178,7 @@ def tensor_repr(t, *, tensor_contents=None):
                 fmt_w = _float_formatter(flat.astype(np.float64))
             else:
                 fmt_w = _plain_formatter(flat.tolist(), str)
-            body = _format(a, fmt_w, len("tensor("), summarize, edge)
+            body = _format(a, fmt_w, len("tensor("), summarize, edge, tuple(t._shape))
         if t.dtype not in default_dtypes or (n == 0 and t.dtype is not D.get_default_dtype()):
             suffix.append(f"dtype={t.dtype}")
     if t._grad_fn is not None:
