@@ -69,8 +69,8 @@ def sgd_composite(params, grads, momentum_buffers, lr, momentum, dampening, weig
 
 
 defop(
-    "_foreach_adam_(Tensor[] params, Tensor[] grads, Tensor[] exp_avgs, Tensor[] exp_avg_sqs, "
-    "Tensor[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, "
+    "_foreach_adam_(Tensor(a!)[] params, Tensor[] grads, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, "
+    "Tensor(d!)[] max_exp_avg_sqs, Tensor(e!)[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, "
     "float eps, bool amsgrad, bool maximize, bool decoupled) -> ()",
     composite=adam_composite,
     method=False,
@@ -78,7 +78,7 @@ defop(
     family=F,
 )
 defop(
-    "_foreach_sgd_(Tensor[] params, Tensor[] grads, Tensor[] momentum_buffers, *, float lr, float momentum, "
+    "_foreach_sgd_(Tensor(a!)[] params, Tensor[] grads, Tensor(b!)[] momentum_buffers, *, float lr, float momentum, "
     "float dampening, float weight_decay, bool nesterov, bool maximize, bool fresh) -> ()",
     composite=sgd_composite,
     method=False,

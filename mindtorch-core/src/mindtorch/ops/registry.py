@@ -123,6 +123,8 @@ def declare_inplace(signature, *, meta=None, grad=None, composite=None, overload
         overload=overload,
         family=family,
     )
+    if 0 not in op.mutated:
+        raise ValueError(f"in-place op {op.qualname} must declare `Tensor(a!) self`")
     op.inplace = True
     if grad is not None:
         op.derivative = compile_derivative(op, grad)

@@ -4,7 +4,9 @@
     transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 
 `Tensor(a)` in both a parameter and the return marks a view of that input;
-`Tensor(a!)` marks an argument the op writes to.
+`Tensor(a!)` marks an argument the op writes to, `Tensor(a!)[]` a list whose
+tensors it writes to, `Tensor(a!)?` an optional one. Core bumps the version
+counter of every such argument after the kernel (Op.mutated lists them).
 """
 
 import re
@@ -135,6 +137,7 @@ class Op:
         "save_result",
         "device_param",
         "requires_grad_param",
+        "mutated",
     )
 
     def __init__(
@@ -173,6 +176,8 @@ class Op:
         names = [p.name for p in self.params]
         self.device_param = names.index("device") if "device" in names else None
         self.requires_grad_param = names.index("requires_grad") if "requires_grad" in names else None
+        # indices of the parameters annotated `(a!)`: dispatch bumps their version counters
+        self.mutated = tuple(i for i, p in enumerate(self.params) if p.writes)
 
     def __repr__(self):
         return f"<op {self.signature}>"
