@@ -153,6 +153,8 @@ def call(op, args):  # noqa: C901
                 f"{op.name}: not enough memory on {dev.type} for a result of shape "
                 f"{list(getattr(meta, 'shape', ()) or ())}"
             ) from None
+        if op.mutated:
+            bump_mutated(op, args)
     if needs:
         if op.derivative is None:
             _nondiff_outputs(op, out)
@@ -247,6 +249,19 @@ def bump_version(t):
     v.value += 1
 
 
+def bump_mutated(op, args):
+    """One version bump for every tensor the op's schema marks as written (`Tensor(a!)`,
+    `Tensor(a!)[]`, `Tensor(a!)?`), as after any in-place op: backends never touch versions."""
+    for i in op.mutated:
+        a = args[i]
+        if isinstance(a, Tensor):
+            bump_version(a)
+        elif isinstance(a, (list, tuple)):
+            for t in a:
+                if isinstance(t, Tensor):
+                    bump_version(t)
+
+
 # in-place ops PyTorch lets write through overlapping (expanded) memory
 _OVERLAP_OK = ("fill_", "zero_", "masked_fill_", "index_fill_")
 
@@ -279,6 +294,9 @@ def _check_overlap(op, self, args):
                 )
 
 
+_SELF_ONLY = (0,)  # what most in-place ops write: the common case skips the general loop
+
+
 def _call_inplace(op, kernel, args, needs):
     self = args[0]
     _check_overlap(op, self, args)
@@ -291,7 +309,10 @@ def _call_inplace(op, kernel, args, needs):
     if needs and op.derivative is not None and op.derivative.uses_self:
         saved_self = self.clone()
     kernel(meta, *args)
-    bump_version(self)
+    if op.mutated == _SELF_ONLY:
+        bump_version(self)
+    else:
+        bump_mutated(op, args)
     if needs and op.derivative is not None:
         _autograd_graph().record_inplace(op, args, self, saved_self)
     return self

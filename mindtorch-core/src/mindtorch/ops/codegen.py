@@ -219,6 +219,7 @@ def _fast_path(op, names):
     if (
         op.view_fn is not None
         or op.inplace
+        or op.mutated  # dispatch.call bumps the versions of what it writes
         or op.meta is None
         or op.device_param is not None
         or op.requires_grad_param is not None

@@ -58,14 +58,6 @@ def foreach_adam(
             denom /= bc2_sqrt
             denom += eps
             _addcdiv_update(p, ea, denom, -step_size)
-    for t in (
-        list(params)
-        + list(exp_avgs)
-        + list(exp_avg_sqs)
-        + list(state_steps)
-        + (list(max_exp_avg_sqs) if amsgrad else [])
-    ):
-        _bump(t)
 
 
 @kernel("_foreach_sgd_")
@@ -89,12 +81,3 @@ def foreach_sgd(m, params, grads, momentum_buffers, lr, momentum, dampening, wei
                         buf += np.multiply(g, np.asarray(1 - dampening).astype(g.dtype))
                 g = _scaled_add(g, buf, momentum) if nesterov else buf
             p += np.multiply(g, np.asarray(-lr).astype(g.dtype))
-    for t in list(params) + (list(momentum_buffers) if momentum != 0 else []):
-        _bump(t)
-
-
-def _bump(t):
-    # in-place writes bump the version counter, as the single-tensor ops would
-    v = t._version
-    if v is not None:
-        v.value += 1
