@@ -534,13 +534,14 @@ def _batch_norm_meta(input, weight, bias, running_mean, running_var, training, m
 # reading `result` saves every output, and PyTorch allows in-place ops on the output (BatchNorm2d
 # followed by ReLU(inplace=True)).
 defop(
-    "_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+    "_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!)? running_mean, Tensor(b!)? running_var, "
     "bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
     meta=_batch_norm_meta,
     method=False,
     function=False,
     family=F,
     nondiff=("running_mean", "running_var"),
+    unversioned=("running_mean", "running_var"),
     grad={
         "input, weight, bias": "torch.ops._batch_norm_backward(grads[0], input, weight, running_mean, "
         "running_var, None, None, training, eps)"

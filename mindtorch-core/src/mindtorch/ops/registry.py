@@ -37,6 +37,7 @@ def defop(
     nondiff=(),
     inplace_composite=None,
     family="",
+    unversioned=(),
 ):
     """Declare an operator (and, with `inplace`, its `name_` form) and return its Op.
 
@@ -59,6 +60,8 @@ def defop(
     nondiff            parameters that never get a gradient (indices, masks)
     family             the declaring family module's name ("pointwise", "random", ...), read by the
                        conformance kit and the parity sweeps
+    unversioned        parameters marked (a!) whose version counter the write leaves alone, as PyTorch's
+                       batch norm does for its running statistics (earlier saves of them stay valid)
     """
     variants = [v for v, on in (("function", function), ("method", method), ("out", out)) if on]
     op = Op(
@@ -71,6 +74,7 @@ def defop(
         view_fn=view,
         nondiff=nondiff,
         family=family,
+        unversioned=unversioned,
     )
     if grad is not None:
         op.derivative = compile_derivative(op, grad)

@@ -153,6 +153,7 @@ class Op:
         family="",
         view_fn=None,
         nondiff=(),
+        unversioned=(),
         doc="",
     ):
         self.signature = signature
@@ -176,8 +177,11 @@ class Op:
         names = [p.name for p in self.params]
         self.device_param = names.index("device") if "device" in names else None
         self.requires_grad_param = names.index("requires_grad") if "requires_grad" in names else None
+        for n in unversioned:
+            if n not in names or not self.params[names.index(n)].writes:
+                raise ValueError(f"{self.qualname}: unversioned {n!r} is not a parameter marked (a!)")
         # indices of the parameters annotated `(a!)`: dispatch bumps their version counters
-        self.mutated = tuple(i for i, p in enumerate(self.params) if p.writes)
+        self.mutated = tuple(i for i, p in enumerate(self.params) if p.writes and p.name not in unversioned)
 
     def __repr__(self):
         return f"<op {self.signature}>"
