@@ -50,6 +50,9 @@ def _err(fn):
         "view_leaf_inplace",
         "second_backward",
         "saved_modified",
+        "saved_modified_later_op",
+        "operand_is_self",
+        "operand_is_view_of_self",
         "nonscalar",
         "int_requires_grad",
         "unused",
@@ -71,6 +74,20 @@ def test_error_messages_match(case):
             b = a * a
             a.mul_(2)
             b.sum().backward()
+        elif case == "saved_modified_later_op":  # named by the history it has now
+            a = x * 2
+            b = a.sin()
+            a.add_(1)
+            b.sum().backward()
+        elif case == "operand_is_self":  # mul_ saves its operand: the very tensor it writes
+            y = x * 2
+            y.add_(1)
+            y.mul_(y)
+            y.sum().backward()
+        elif case == "operand_is_view_of_self":
+            y = x * 2
+            y.mul_(y.view(2))
+            y.sum().backward()
         elif case == "nonscalar":
             (x * 2).backward()
         elif case == "int_requires_grad":

@@ -243,10 +243,12 @@ class SavedTensor:
         t = self.tensor
         shape = t._shape if t is not None else self.layout[1]
         dtype = t.dtype if t is not None else self.layout[4]
-        fn = node if (t is None and self.fn is not None) else self.fn
+        # an input is named by its history now (an in-place op since may have changed it)
+        fn = (node if self.fn is not None else None) if t is None else t._grad_fn
+        output_nr = self.output_nr if t is None else t._output_nr
         where = ""
         if fn is not None:
-            where = f", which is output {self.output_nr} of {_GRAD_FN_NAME.sub('', fn.name())},"
+            where = f", which is output {output_nr} of {_GRAD_FN_NAME.sub('', fn.name())},"
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an inplace operation: "
             f"[{_type_str(dtype)} [{', '.join(map(str, shape))}]]{where} is at version {self.counter.value}; "
@@ -599,7 +601,7 @@ def record_inplace(op, args, self, saved_self):
         elif i == 0 and saved_self is not None:
             saved.append(save_input(saved_self))
         elif isinstance(a, Tensor):
-            saved.append(save_input(a))
+            saved.append(_save_operand(a, self))
         elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
             saved.append(_save_list(a))
         else:
@@ -609,6 +611,16 @@ def record_inplace(op, args, self, saved_self):
     rebase_history(self, node)
     if plan.saves_result:
         node.result = save_output(self, 0, True)
+
+
+def _save_operand(a, self):
+    """An operand of an in-place op on `self`, saved as the op read it: one sharing self's memory
+    (`y.mul_(y)`, a view of y) is stamped with the version before the write, so backward sees
+    that the op itself changed it."""
+    s = save_input(a)
+    if a._version is self._version:
+        s.version -= 1  # dispatch bumped self's counter once, right before recording
+    return s
 
 
 class save_on_cpu(saved_tensors_hooks):
