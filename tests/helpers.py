@@ -19,6 +19,33 @@ def torch_or_skip():
     return pytest.importorskip("torch")
 
 
+def runnable_sample(qualname, device):
+    """An op's function and its first conformance sample (moved to `device`) that runs on the
+    cpu, in the first element mode (float, int, bool) the op accepts; a fresh sample each call."""
+    from mindtorch.ops.codegen import make_callable
+    from mindtorch.ops.registry import OPS
+    from mindtorch.testing.conformance.runner import to_device
+    from mindtorch.testing.conformance.samples import Maker, Sample, samples_for
+
+    fn = make_callable([OPS[qualname]], False)
+    for mode in ("float", "int", "bool"):
+        for k, s in enumerate(samples_for(qualname)(Maker(qualname, mode))):
+            try:
+                fn(*s.args, **s.kwargs)
+            except Exception:
+                continue
+            fresh = samples_for(qualname)(Maker(qualname, mode))[k]
+            return fn, Sample(*to_device(fresh.args, device), **to_device(fresh.kwargs, device))
+    raise AssertionError(f"{qualname}: no sample runs on the cpu")
+
+
+def bound_args(op, sample):
+    """param name -> argument of one sample (positional arguments fill the params in order)."""
+    bound = dict(zip((p.name for p in op.params), sample.args))
+    bound.update(sample.kwargs)
+    return bound
+
+
 def to_np(t):
     """Values of a mindtorch or PyTorch tensor as a NumPy array (bfloat16 widened)."""
     if isinstance(t, mindtorch.Tensor):

@@ -8,7 +8,7 @@ from . import _dtype as D
 from ._backends.registry import BACKENDS as _BACKENDS, backend_for, load_deferred, no_backend_error
 from ._device import _default as _default_device, device as _device_cls
 from ._errors import missing_kernel_error
-from ._geometry import is_contiguous as _is_contig, numel as _numel
+from ._geometry import contiguous_strides as _contiguous_strides, is_contiguous as _is_contig, numel as _numel
 from ._grad_mode import state as _grad
 from ._storage import VersionCounter
 from ._tensor import Tensor, make_tensor
@@ -412,9 +412,21 @@ def call_out_copy(op, out, result):
         )
     if out.device != result.device:
         raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
-    if out._shape != result._shape:
-        out.resize_(result._shape)
+    resize_geometry(out, result._shape)  # the copy_ is the one write (and version bump) out= makes
     return out.copy_(result)
+
+
+def resize_geometry(t, size):
+    """t becomes contiguous of shape `size`, its storage grown from the device's allocator when
+    needed; whether the shape changed. No version bump: callers decide."""
+    size = tuple(size)
+    if size == t._shape:
+        return False
+    need = (t._offset + _numel(size)) * t.dtype.itemsize
+    if need > t._storage.nbytes:
+        t._storage = backend_for(t.device.type).allocator.allocate(need, t.device)
+    t._shape, t._stride, t._np = size, _contiguous_strides(size), None
+    return True
 
 
 def make_view(base, shape, stride, offset, dtype=None):

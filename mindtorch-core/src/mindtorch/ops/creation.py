@@ -297,17 +297,15 @@ def _resize_meta(self, size, memory_format=None):
 
 
 def _resize(self, size, memory_format=None):
-    """Core-only: reshape in place, growing the storage from the device's allocator when needed."""
-    from .._backends.registry import backend_for
-    from .._geometry import contiguous_strides
+    """Core-only: reshape in place, growing the storage from the device's allocator when needed.
+    As in PyTorch, the version moves only when the shape does."""
+    from ..dispatch import bump_version, resize_geometry
 
     size = _check_size(size, self.dtype)
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
-    need = (self._offset + numel(size)) * self.dtype.itemsize
-    if need > self._storage.nbytes:
-        self._storage = backend_for(self.device.type).allocator.allocate(need, self.device)
-    self._shape, self._stride, self._np = tuple(size), contiguous_strides(size), None
+    if resize_geometry(self, size):
+        bump_version(self)
     return self
 
 
