@@ -478,3 +478,30 @@ def docstring(ops, method=False):
     head = summary(ops[0].name) or ""
     sigs = "\n".join(documented_signature(o, method) for o in ops)
     return f"{head}\n\n{sigs}" if head else sigs
+
+
+def mutation_section(width=100):
+    """The Markdown list of the ops that write their arguments, for docs/PLUGINS.md (a test keeps
+    that copy equal to this): the ops writing more than `self` in a table, then every in-place op."""
+    from .registry import OPS
+
+    table = ["| op | writes (version bumped by core) | writes (version left alone) |", "|---|---|---|"]
+    self_only = []
+    for q, op in sorted(OPS.items()):
+        written = [p.name for p in op.params if p.writes]
+        if not written:
+            continue
+        if written == ["self"] and 0 in op.mutated:
+            self_only.append(f"`{q}`")
+            continue
+        bumped = [op.params[i].name for i in op.mutated]
+        kept = [n for n in written if n not in bumped]
+        table.append(f"| `{q}` | {', '.join(bumped) or '-'} | {', '.join(kept) or '-'} |")
+    lines, cur = [], f"These {len(self_only)} write `self` only:"
+    for word in self_only:
+        if len(cur) + 1 + len(word) > width:
+            lines.append(cur)
+            cur = word
+        else:
+            cur += " " + word
+    return "\n".join(table + [""] + lines + [cur]) + "\n"
