@@ -46,6 +46,41 @@ def bound_args(op, sample):
     return bound
 
 
+# ops that, as in PyTorch, write (and bump) only under a condition on their arguments
+WRITES_WHEN = {"resize_": lambda b: tuple(b["size"]) != tuple(b["self"].shape)}
+
+
+def _tensors_of(a):
+    if isinstance(a, mindtorch.Tensor):
+        return [a]
+    return [t for t in a if isinstance(t, mindtorch.Tensor)] if isinstance(a, (list, tuple)) else []
+
+
+def version_moves(qualname, device):
+    """Run an op that writes arguments on its first runnable sample on `device` (pytest.skip when
+    the device needs data it does not have): (how far each tensor argument's version moved, how
+    far its schema says it must: one per `Tensor(a!)` slot per call, sample)."""
+    from mindtorch.ops.registry import OPS
+
+    op = OPS[qualname]
+    fn, sample = runnable_sample(qualname, device)
+    bound = bound_args(op, sample)
+    tensors = {id(t): t for p in op.params for t in _tensors_of(bound.get(p.name))}
+    owed = dict.fromkeys(tensors, 0)
+    if qualname not in WRITES_WHEN or WRITES_WHEN[qualname](bound):
+        for i in op.mutated:
+            for t in _tensors_of(bound.get(op.params[i].name)):
+                owed[id(t)] += 1
+    before = {k: t._version_value for k, t in tensors.items()}
+    try:
+        fn(*sample.args, **sample.kwargs)
+    except NotImplementedError as exc:
+        if device.type == "cpu":
+            raise
+        pytest.skip(f"{qualname} on {device.type}: {exc}")
+    return {k: t._version_value - before[k] for k, t in tensors.items()}, owed, sample
+
+
 def to_np(t):
     """Values of a mindtorch or PyTorch tensor as a NumPy array (bfloat16 widened)."""
     if isinstance(t, mindtorch.Tensor):

@@ -9,43 +9,19 @@ backward through a tensor the op changed raise PyTorch's error.
 
 import mindtorch
 import pytest
-from helpers import bound_args, runnable_sample
+from helpers import bound_args, runnable_sample, version_moves
 from mindtorch.ops.registry import OPS
 from mindtorch.testing.conformance.runner import MISSING, coverage
 
 WRITERS = sorted(q for q, op in OPS.items() if any(p.writes for p in op.params))
 DEVICES = ["cpu", "meta"]
 MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace operation"
-# ops that, as in PyTorch, write (and bump) only under a condition on their arguments
-WRITES_WHEN = {"resize_": lambda b: tuple(b["size"]) != tuple(b["self"].shape)}
 # ops PyTorch refuses on a tensor that requires grad, even under no_grad
 REFUSE_GRAD = {"resize_": "cannot resize variables that require grad"}
 
 
 def _version(t):
     return t._version_value
-
-
-def _tensors(a):
-    if isinstance(a, mindtorch.Tensor):
-        return [a]
-    if isinstance(a, (list, tuple)):
-        return [t for t in a if isinstance(t, mindtorch.Tensor)]
-    return []
-
-
-def _expected_bumps(op, bound):
-    """id(tensor) -> how many version bumps the call owes it."""
-    owed = {}
-    for p in op.params:
-        for t in _tensors(bound.get(p.name)):
-            owed.setdefault(id(t), 0)
-    if op.qualname in WRITES_WHEN and not WRITES_WHEN[op.qualname](bound):
-        return owed
-    for i in op.mutated:
-        for t in _tensors(bound.get(op.params[i].name)):
-            owed[id(t)] += 1
-    return owed
 
 
 def test_in_place_ops_are_annotated():
@@ -72,21 +48,9 @@ def test_schema_parses_write_annotations():
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("qualname", WRITERS)
 def test_versions_move_by_one_per_written_argument(qualname, device):
-    op = OPS[qualname]
-    if device != "cpu" and coverage(op, device) == MISSING:
+    if device != "cpu" and coverage(OPS[qualname], device) == MISSING:
         pytest.skip(f"no {qualname} kernel on {device}")
-    fn, sample = runnable_sample(qualname, mindtorch.device(device))
-    bound = bound_args(op, sample)
-    owed = _expected_bumps(op, bound)
-    tensors = {id(t): t for p in op.params for t in _tensors(bound.get(p.name))}
-    before = {k: _version(t) for k, t in tensors.items()}
-    try:
-        fn(*sample.args, **sample.kwargs)
-    except NotImplementedError as exc:
-        if device == "cpu":
-            raise
-        pytest.skip(f"{qualname} needs data: {exc}")
-    moved = {k: _version(t) - before[k] for k, t in tensors.items()}
+    moved, owed, sample = version_moves(qualname, mindtorch.device(device))
     assert moved == owed, f"{qualname}{sample!r}"
 
 

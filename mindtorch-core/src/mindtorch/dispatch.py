@@ -146,6 +146,7 @@ def call(op, args):  # noqa: C901
         if op.inplace:
             return _call_inplace(op, kernel, args, needs)
         meta = op.meta(*args) if op.meta is not None else None
+        written = _written_versions(op, args) if op.mutated else None
         try:
             out = kernel(meta, *args)
         except MemoryError:  # a backend's host library ran out: PyTorch's allocators raise RuntimeError
@@ -153,8 +154,8 @@ def call(op, args):  # noqa: C901
                 f"{op.name}: not enough memory on {dev.type} for a result of shape "
                 f"{list(getattr(meta, 'shape', ()) or ())}"
             ) from None
-        if op.mutated:
-            bump_mutated(op, args)
+        if written is not None:
+            _settle_versions(written)
     if needs:
         if op.derivative is None:
             _nondiff_outputs(op, out)
@@ -247,6 +248,32 @@ def bump_version(t):
     if v is None:
         v = t._version = VersionCounter()
     v.value += 1
+
+
+def _written_versions(op, args):
+    """{id: [tensor, version before the call, writes owed]} for the tensors in the op's written slots."""
+    owed: dict = {}
+    for i in op.mutated:
+        a = args[i]
+        for t in (a,) if isinstance(a, Tensor) else a if isinstance(a, (list, tuple)) else ():
+            if isinstance(t, Tensor):
+                entry = owed.get(id(t))
+                if entry is None:
+                    owed[id(t)] = [t, t._version.value if t._version is not None else 0, 1]
+                else:
+                    entry[2] += 1
+    return owed
+
+
+def _settle_versions(written):
+    """Each written tensor ends one version per write past where it started: a kernel built from
+    public in-place ops (a composite it falls back to) has bumped them already, and must not
+    count twice."""
+    for t, before, n in written.values():
+        v = t._version
+        if v is None:
+            v = t._version = VersionCounter()
+        v.value = before + n
 
 
 def bump_mutated(op, args):
