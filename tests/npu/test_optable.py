@@ -1,0 +1,217 @@
+"""The committed operator table (mindtorch_npu/optable.json, made by tools/npu_optable.py from CANN's docs):
+its schema, a row for every operator the backend binds, the extraction on doc fragments of each layout the
+docs use, and the command line that prints it."""
+
+import importlib.util
+import io
+import json
+from pathlib import Path
+
+import pytest
+from mindtorch_npu import optable
+from mindtorch_npu.acl.prototypes import OPS
+
+ROOT = Path(__file__).resolve().parents[2]
+PRODUCT_KEYS = {"950", "A3", "910b", "310b", "310p", "910"}
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("npu_optable", ROOT / "tools" / "npu_optable.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_every_bound_operator_has_a_row_or_a_reason():
+    rows = optable.ops()
+    assert set(rows) == set(OPS)
+    for op, row in rows.items():
+        assert row["source"] is not None or row.get("note"), op
+
+
+def test_the_rows_follow_the_schema():
+    table = optable.load()
+    assert set(table["products"]) == PRODUCT_KEYS
+    assert set(table["sources"]) == {"ops-nn", "ops-math"}
+    for op, row in table["ops"].items():
+        assert set(row) <= {"header", "doc", "source", "note", "params", "products"}, op
+        for key in ("header", "doc"):
+            repo, _, path = (row[key] or "ops-nn:x").partition(":")
+            assert repo in ("ops-nn", "ops-math") and path, (op, key)
+        if row["source"] is None:
+            assert "products" not in row, op
+            continue
+        assert row["source"] == row["doc"] and row["doc"].endswith(".md"), op
+        assert row["header"].endswith(".h"), op
+        assert set(row["products"]) <= PRODUCT_KEYS and row["products"], op
+        for key, entry in row["products"].items():
+            assert isinstance(entry["supported"], bool), (op, key)
+            if not entry["supported"]:
+                assert set(entry) == {"supported"}, (op, key)
+                continue
+            assert set(entry) <= {"supported", "dtypes", "formats", "constraints"}, (op, key)
+            for param, dts in entry.get("dtypes", {}).items():
+                assert param in row["params"] and dts, (op, key, param)
+                assert set(dts) <= set(_tool().DTYPES), (op, key, param)
+            for param, fmts in entry.get("formats", {}).items():
+                assert param in row["params"] and set(fmts) <= set(_tool().FORMATS), (op, key, param)
+            assert all(isinstance(c, str) and c for c in entry.get("constraints", [])), (op, key)
+
+
+def test_the_header_declares_the_operator_it_is_listed_for():
+    for op, row in optable.ops().items():
+        stem = Path(row["header"].partition(":")[2]).name
+        assert stem.startswith("aclnn_") and stem.endswith(".h"), (op, stem)
+
+
+def test_the_doc_is_the_operators_own():
+    for op, row in optable.ops().items():
+        names = Path(row["doc"].partition(":")[2]).stem.split("&")
+        assert "aclnn" + op in names, (op, row["doc"])
+
+
+_DOC = """# aclnnFoo&aclnnInplaceFoo
+
+## 产品支持情况
+
+<!-- npu="950" id1 -->
+- <term>Ascend 950PR/Ascend 950DT</term>：支持
+<!-- end id1 -->
+<!-- npu="A3" id2 -->
+- <term>Atlas A3 训练系列产品/Atlas A3 推理系列产品</term>：支持
+<!-- end id2 -->
+<!-- npu="910b" id3 -->
+- <term>Atlas A2 训练系列产品/Atlas A2 推理系列产品</term>：支持
+<!-- end id3 -->
+<!-- npu="310p" id5 -->
+- <term>Atlas 推理系列产品</term>：不支持
+<!-- end id5 -->
+<!-- npu="910" id6 -->
+- <term>Atlas 训练系列产品</term>：支持
+<!-- end id6 -->
+
+## aclnnFooGetWorkspaceSize
+
+- **参数说明：**
+
+  <table><thead><tr><th>参数名</th><th>输入/输出</th><th>数据类型</th><th>数据格式</th></tr></thead>
+  <tbody>
+    <tr><td>self</td><td>输入</td><td>FLOAT、FLOAT16、BFLOAT16、INT32</td><td>ND、NCHW</td></tr>
+    <tr><td>out</td><td>输出</td><td>FLOAT、FLOAT16、BFLOAT16</td><td>ND</td></tr>
+    <tr><td>workspaceSize</td><td>输出</td><td>-</td><td>-</td></tr>
+  </tbody></table>
+
+  <!-- npu="910" id7 -->
+  - <term>Atlas 训练系列产品</term>：不支持BFLOAT16数据类型。
+  <!-- end id7 -->
+  <!-- npu="A3,910b" id8 -->
+  - <term>Atlas A2 训练系列产品/Atlas A2 推理系列产品</term>：self和out数据类型支持FLOAT。仅支持dilation为1。
+  <!-- end id8 -->
+
+## aclnnInplaceFooGetWorkspaceSize
+
+- **参数说明：**
+
+  | 参数名 | 输入/输出 | 描述 |
+  | --- | --- | --- |
+  | selfRef | 输入 | Device侧的aclTensor，数据类型支持FLOAT、DOUBLE，[数据格式](x.md)支持ND。 |
+
+## 约束说明
+
+- 输入不支持NaN。
+"""
+
+_LIST_DOC = """## 产品支持情况
+
+- <term>Atlas 训练系列产品</term>：支持
+- <term>Ascend 950PR/Ascend 950DT</term>：支持
+
+## aclnnBarGetWorkspaceSize
+
+- **参数说明：**
+
+  - self(const aclTensor，计算输入)：Device侧的tensor，[数据格式](x.md)支持ND。
+
+    <!-- npu="910" id7 -->
+    - <term>Atlas 训练系列产品</term>：数据类型支持FLOAT、INT64。
+    <!-- end id7 -->
+
+  - workspaceSize(uint64_t \\*，出参)：返回需要在Device侧申请的workspace大小。
+"""
+
+
+class _Docs:
+    name = "ops-math"
+
+    def __init__(self, text):
+        self.text = text
+
+    def show(self, path):
+        return self.text
+
+
+def _row(tool, op, text, doc):
+    name = doc.rsplit("/", 1)[1][: -len(".md")]
+    docs = {n: [("ops-math", doc)] for n in name.split("&")}
+    return tool.row(op, {"ops-math": _Docs(text)}, docs, {op: "ops-math:m/foo/op_api/aclnn_foo.h"})
+
+
+def test_the_extraction_reads_products_tables_and_product_notes():
+    tool = _tool()
+    row = _row(tool, "Foo", _DOC, "m/foo/docs/aclnnFoo&aclnnInplaceFoo.md")
+    assert row["source"] == "ops-math:m/foo/docs/aclnnFoo&aclnnInplaceFoo.md" and "note" not in row
+    assert row["params"] == ["self", "out"]
+    p = row["products"]
+    assert {k: e["supported"] for k, e in p.items()} == {
+        "950": True,
+        "A3": True,
+        "910b": True,
+        "310p": False,
+        "910": True,
+    }
+    assert p["950"]["dtypes"] == {
+        "self": ["FLOAT", "FLOAT16", "BFLOAT16", "INT32"],
+        "out": ["FLOAT", "FLOAT16", "BFLOAT16"],
+    }
+    assert p["910"]["dtypes"] == {"self": ["FLOAT", "FLOAT16", "INT32"], "out": ["FLOAT", "FLOAT16"]}
+    assert p["910b"]["dtypes"] == p["A3"]["dtypes"] == {"self": ["FLOAT"], "out": ["FLOAT"]}
+    assert p["950"]["formats"] == {"self": ["ND", "NCHW"], "out": ["ND"]}
+    assert "仅支持dilation为1。" in " ".join(p["910b"]["constraints"]) and "输入不支持NaN。" in p["950"]["constraints"]
+    assert p["310p"] == {"supported": False}
+    inplace = _row(tool, "InplaceFoo", _DOC, "m/foo/docs/aclnnFoo&aclnnInplaceFoo.md")
+    assert inplace["products"]["950"]["dtypes"] == {"selfRef": ["FLOAT", "DOUBLE"]}
+    assert inplace["products"]["950"]["formats"] == {"selfRef": ["ND"]}
+
+
+def test_the_extraction_reads_listed_parameters_and_never_fills_a_gap():
+    tool = _tool()
+    row = _row(tool, "Bar", _LIST_DOC, "m/bar/docs/aclnnBar.md")
+    assert row["products"] == {
+        "910": {
+            "supported": True,
+            "dtypes": {"self": ["FLOAT", "INT64"]},
+            "formats": {"self": ["ND"]},
+            "constraints": ["Atlas 训练系列产品：数据类型支持FLOAT、INT64。"],
+        },
+        # the doc states no dtypes for Ascend950: the row says none rather than borrowing the 910's
+        "950": {"supported": True, "dtypes": {}, "formats": {"self": ["ND"]}, "constraints": []},
+    }
+    gone = _row(tool, "Baz", "## 功能说明\n", "m/baz/docs/aclnnBaz.md")
+    assert gone["source"] is None and "product list" in gone["note"] and "products" not in gone
+    missing = tool.row("Qux", {}, {}, {})
+    assert missing["source"] is None and missing["doc"] is None and "aclnnQux" in missing["note"]
+
+
+def test_the_command_line_prints_the_table():
+    out = io.StringIO()
+    assert optable.main(["--json"], out) == 0
+    data = json.loads(out.getvalue())
+    assert set(data) == set(OPS)
+    exp = data["Exp"]
+    assert exp["910b"]["source"].endswith("aclnnExp&aclnnInplaceExp.md") and "dtypes" in exp["910b"]
+    out = io.StringIO()
+    optable.main(["--op", "Exp"], out)
+    text = out.getvalue()
+    assert "Exp " in text and "aclnn_exp.h" in text and "Add " not in text
+    with pytest.raises(SystemExit):
+        optable.main(["--op", "NoSuchOp"], io.StringIO())
