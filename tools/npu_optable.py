@@ -127,7 +127,19 @@ def _text(cell):
 
 
 def dtypes_in(text):
-    return [w for w in _WORD.findall(text) if w in DTYPES]
+    """The dtype names in `text`, in order; FLOAT32 (the spelling of some ops-nn docs) is FLOAT."""
+    found = []
+    for w in _WORD.findall(text):
+        w = "FLOAT" if w == "FLOAT32" else w
+        if w in DTYPES and w not in found:
+            found.append(w)
+    return found
+
+
+def _param_name(cell):
+    """The parameter of a name cell such as "self（aclTensor*）" or "inputRef(aclTensor*)"."""
+    m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)", re.split(r"[（(]", _text(cell))[0])
+    return m.group(1) if m else ""
 
 
 def _rows(table):
@@ -162,7 +174,7 @@ def params(section):
     for row in rows:
         if len(row) <= max(name, dt if dt is not None else desc):
             continue
-        pname = _text(row[name]).split()[0] if _text(row[name]) else ""
+        pname = _param_name(row[name])
         if not pname or pname in ("workspaceSize", "executor"):
             continue
         found[pname] = _cell_entry(row, dt, fmt, desc)

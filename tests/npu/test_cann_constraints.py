@@ -146,11 +146,13 @@ def test_cnn_ops_forward_and_backward_match_cpu():
 
 
 def test_square_runs_through_mul_where_the_chip_lacks_aclnn_square():
-    from mindtorch_npu.aclnn import launch
+    from mindtorch_npu.aclnn import device_launch, launch
     from mindtorch_npu.copy import empty
 
     x = torch.tensor([[-3, 2], [0, 7]], dtype=torch.int32).to("npu")
     with pytest.raises(RuntimeError, match="161002"):  # ops-math: aclnnSquare is implemented on Ascend950 only
+        device_launch("Square", x, empty((2, 2), torch.int32, x.device))
+    with pytest.raises(NotImplementedError, match="aclnnSquare.md"):  # its doc's product list says so too
         launch("Square", x, empty((2, 2), torch.int32, x.device))
     for dtype in (torch.float32, torch.float64, torch.int8, torch.int64, torch.bool):
         a = torch.tensor([[-3, 2], [0, 1]]).to(dtype)

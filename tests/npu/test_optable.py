@@ -215,3 +215,72 @@ def test_the_command_line_prints_the_table():
     assert "Exp " in text and "aclnn_exp.h" in text and "Add " not in text
     with pytest.raises(SystemExit):
         optable.main(["--op", "NoSuchOp"], io.StringIO())
+
+
+def test_the_chip_table_lacks_exactly_what_the_docs_mark_unsupported():
+    from mindtorch_npu import chips
+
+    for fam, product in chips.FAMILY_PRODUCT.items():
+        marked = {
+            op
+            for op, row in optable.ops().items()
+            if not row.get("products", {}).get(product, {}).get("supported", True)
+        }
+        assert chips.MISSING_OPS[fam] == marked, fam
+    foreach = {op for op in OPS if op.startswith("Foreach")}
+    assert foreach and foreach <= chips.MISSING_OPS["910A"] and not foreach & chips.MISSING_OPS["910B"]
+    assert {"Convolution", "MaxPool2dWithIndices", "Gather", "Flip", "Exp", "Log"} <= chips.MISSING_OPS["910A"]
+    assert "Add" in chips.MISSING_OPS["310P"] and "Add" not in chips.MISSING_OPS["910A"]  # aclnnAdd.md's list
+    assert chips.product("Ascend910_9391") == "A3" and chips.product("Ascend910B2") == "910b"
+    assert chips.product("Ascend910A") == "910" and chips.product("Ascend310P3") == "310p"
+
+
+@pytest.mark.parametrize("soc", ["Ascend910A", "Ascend310P3", "Ascend910B2"])
+def test_a_kernel_whose_operator_the_chip_lacks_refuses_by_op_chip_and_doc(soc):
+    from npu_helpers import run_python
+
+    res = run_python(
+        """
+        import mindtorch as torch
+        x = torch.tensor([0.5, 1.0, 2.0]).to("npu")
+        for name, fn in (("exp", torch.exp), ("flip", lambda t: torch.flip(t, [0]))):
+            try:
+                print(name, [round(v, 4) for v in fn(x).cpu().tolist()])
+            except NotImplementedError as e:
+                assert "npu" in str(e) and "docs/aclnn" in str(e), e
+                print(name, "refused", str(e).split(":")[0])
+    """,
+        {"ACLSIM_SOC_NAME": soc},
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    got = dict(line.split(" ", 1) for line in res.stdout.strip().splitlines())
+    if soc == "Ascend910B2":
+        assert got == {"exp": "[1.6487, 2.7183, 7.3891]", "flip": "[2.0, 1.0, 0.5]"}
+    else:  # aclnnExp and aclnnFlip: "Atlas 训练系列产品 / Atlas 推理系列产品：不支持"
+        assert got == {"exp": "refused aclnnExp", "flip": "refused aclnnFlip"}
+
+
+def test_adamw_takes_the_composite_where_the_chip_has_no_foreach_operators():
+    from npu_helpers import run_python
+
+    res = run_python(
+        """
+        import mindtorch as torch
+        from mindtorch_npu import chips
+        assert not chips.has_op("ForeachAddcdivScalarV2")
+        out = []
+        for dev in ("cpu", "npu"):
+            torch.manual_seed(0)
+            w = torch.randn(4, 3).to(dev).requires_grad_()
+            opt = torch.optim.AdamW([w], lr=0.1, foreach=True)
+            for _ in range(3):
+                opt.zero_grad()
+                (w * w).sum().backward()
+                opt.step()
+            out.append(w.detach().cpu())
+        print(float((out[0] - out[1]).abs().max()) < 1e-5)
+    """,
+        {"ACLSIM_SOC_NAME": "Ascend910A"},
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip() == "True"

@@ -16,6 +16,7 @@ import threading
 
 from mindtorch.plugins import Tensor, dtypes as D
 
+from . import chips
 from .acl import types as A
 from .acl.prototypes import bind_op
 from .state import ALLOCATOR, RUNTIME
@@ -277,9 +278,28 @@ def _out_params():
     return o
 
 
-def launch(name, *args, device=None):  # noqa: C901
-    """Run ACLNN operator `name` on the current stream of the first tensor argument's device."""
-    fns = _bound.get(name) or _op(name)
+_gated = {}  # operators this process's chip has (chips.check_op passed), bound
+
+
+def _gate(name):
+    RUNTIME.ensure()
+    chips.check_op(name, f"aclnn{name}")  # NotImplementedError (a RuntimeError) naming the chip and the doc
+    fns = _gated[name] = _op(name)
+    return fns
+
+
+def launch(name, *args, device=None):
+    """Run ACLNN operator `name` on the current stream of the first tensor argument's device; an operator
+    the chip's product lacks (optable.json) is refused before anything reaches the device."""
+    return _run(name, _gated.get(name) or _gate(name), args, device)
+
+
+def device_launch(name, *args, device=None):
+    """`launch` without the chip table's gate: what the device itself answers (for tests of its own checks)."""
+    return _run(name, _bound.get(name) or _op(name), args, device)
+
+
+def _run(name, fns, args, device):  # noqa: C901
     rt = RUNTIME
     nn = rt.nn
     cache = CACHE

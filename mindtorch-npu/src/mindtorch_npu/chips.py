@@ -1,14 +1,17 @@
 """The chip capability table: one place that says what each Ascend chip family computes.
 
-The family comes from `aclrtGetSocName()`. Dtypes per family and per ACLNN operator are taken from the
-operators' documentation (`docs/aclnnXxx.md` in hicann/ops-math and hicann/ops-nn: the `self` row for
-910B-class parts, and the notes there that training-series (910A) and inference-series (310P) parts lack
-BFLOAT16). Kernels consult it before launching: an input the operator does not take is cast on the device to
-one it does (and the result cast back), and a dtype the chip cannot hold at all is a clear error.
+The family comes from `aclrtGetSocName()`. Which ACLNN operators a chip lacks comes from the operator table
+(`optable.json`, generated from `docs/aclnnXxx.md` in hicann/ops-math and hicann/ops-nn): an operator whose
+doc's product list marks the chip's product unsupported is missing there. Dtypes per ACLNN operator
+(OP_DTYPES: the `self` row for 910B-class parts, and the notes there that training-series (910A) and
+inference-series (310P) parts lack BFLOAT16) are kept here. Kernels consult it before launching: an input
+the operator does not take is cast on the device to one it does (and the result cast back), a dtype the chip
+cannot hold at all is a clear error, and so is an operator the chip lacks.
 """
 
 from mindtorch.plugins import dtypes as D
 
+from . import optable
 from .state import RUNTIME
 
 _ALL = frozenset((D.float32, D.float16, D.bfloat16, D.float64, D.int8, D.uint8, D.int16, D.int32, D.int64, D.bool_))
@@ -179,17 +182,18 @@ OP_DTYPES.update(
 )
 # 910B-class parts take float32 gradients only (docs/aclnnMaxPool2dWithIndicesBackward.md, Atlas A2 / A3)
 OP_DTYPES["MaxPool2dWithIndicesBackward"] = frozenset((D.float32,))
-# operators a family lacks: the product list at the top of each op's doc (ops-nn docs/aclnnXxx.md) marks them
-# unsupported on the training series (910A class) or the inference series (310P); aclnnSquare is implemented on
-# Ascend950 only (ops-math math/square/op_api/aclnn_square.cpp)
-MISSING_OPS = {
-    "910B": frozenset(("Square",)),
-    "910A": frozenset(("Convolution", "MaxPool2dWithIndices", "MaxPool2dWithIndicesBackward", "Square")),
-    "310P": frozenset(
-        ("MaxPool2dWithIndices", "MaxPool2dWithIndicesBackward", "BatchNormBackward", "GroupNormBackward", "Square")
-    ),
-    "950": frozenset(),
-}
+# the product of the docs' product lists (optable.PRODUCTS keys) each family's parts belong to; the
+# Ascend910_93 parts of the 910B family are the A3 series (product()).
+FAMILY_PRODUCT = {"910B": "910b", "910A": "910", "310P": "310p", "950": "950"}
+
+
+def _unsupported(product):
+    return frozenset(op for op in optable.ops() if not optable.supported(op, product))
+
+
+# operators a product lacks: those whose doc's product list marks them unsupported there (optable.json)
+MISSING_BY_PRODUCT = {p: _unsupported(p) for p in (*FAMILY_PRODUCT.values(), "A3")}
+MISSING_OPS = {fam: MISSING_BY_PRODUCT[p] for fam, p in FAMILY_PRODUCT.items()}
 
 
 def family(soc=None):
@@ -201,6 +205,12 @@ def family(soc=None):
     if soc == "Ascend910B" or soc.startswith(_LEGACY_910):
         return "910A"
     return "910B"  # Ascend910B<n>, Ascend910_93xx, or an unknown part: the 910B-class capabilities
+
+
+def product(soc=None):
+    """The product key of the operator docs' product lists that `soc` belongs to."""
+    soc = RUNTIME.soc_name() if soc is None else soc
+    return "A3" if soc.startswith("Ascend910_93") else FAMILY_PRODUCT[family(soc)]
 
 
 def native_fp32_cube(soc=None):
@@ -221,22 +231,23 @@ def op_dtypes(op):
 
 
 def supports(op, dtype, soc=None):
-    fam = family(soc)
-    if op in MISSING_OPS[fam] or dtype not in FAMILIES[fam]:
+    if not has_op(op, soc) or dtype not in FAMILIES[family(soc)]:
         return False
     return dtype in op_dtypes(op)
 
 
 def has_op(op, soc=None):
-    return op not in MISSING_OPS[family(soc)]
+    return op not in MISSING_BY_PRODUCT[product(soc)]
 
 
 def check_op(op, what):
-    """An operator this chip's family lacks is NotImplementedError naming the op, npu and the chip."""
+    """An operator this chip's product lacks is NotImplementedError naming the op, npu, the chip and the doc
+    that says so."""
     if not has_op(op):
+        doc = optable.ops().get(op, {}).get("source")
         raise NotImplementedError(
-            f"{what}: aclnn{op} is not available on {RUNTIME.soc_name()} (family {family()}), "
-            "so this op has no npu path on this chip"
+            f"{what}: aclnn{op} is not available on {RUNTIME.soc_name()} (family {family()}): it is not supported "
+            f"on product '{product()}' per {doc}, so this op has no npu path on this chip"
         )
 
 
@@ -265,7 +276,9 @@ def check_chip_dtype(dtype, what):
 def compute_dtype(op, dtype, result):
     """The dtype to feed `op` for an input of `dtype` whose result is `result`: the input's own when the op
     takes it, else the result's (an int input of a float op), else a wider one of the same kind. Never a
-    narrower one: float64 through float32 would silently lose precision, so that is a TypeError instead."""
+    narrower one: float64 through float32 would silently lose precision, so that is a TypeError instead.
+    An operator the chip lacks altogether is NotImplementedError (check_op)."""
+    check_op(op, f"aclnn{op}")
     if supports(op, dtype):
         return dtype
     if result.is_floating_point or dtype.is_floating_point:
@@ -287,5 +300,5 @@ def info():
         "family": fam,
         "dtypes": ", ".join(sorted(str(d).replace("mindtorch.", "") for d in chip_dtypes())),
         "ops with narrower dtypes": len(OP_DTYPES),
-        "ACLNN operators this chip lacks": ", ".join(sorted(MISSING_OPS[fam])) or "none",
+        "ACLNN operators this chip lacks": ", ".join(sorted(MISSING_BY_PRODUCT[product()])) or "none",
     }
