@@ -284,3 +284,40 @@ def test_adamw_takes_the_composite_where_the_chip_has_no_foreach_operators():
     )
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.strip() == "True"
+
+
+@pytest.mark.parametrize("soc", ["Ascend910B2", "Ascend910_9391", "Ascend910A", "Ascend310P3", "Ascend950PR_9589"])
+def test_the_simulator_lacks_exactly_the_operators_the_table_marks_unsupported(soc):
+    """Phase 1 of every bound operator on each product: the simulator's absent table (generated from
+    optable.json by simulator/build.py) and the backend's chip table name the same operators."""
+    from npu_helpers import run_python
+
+    res = run_python(
+        """
+        import ctypes
+        from mindtorch_npu import chips
+        from mindtorch_npu.acl.prototypes import OPS
+        from mindtorch_npu.state import RUNTIME
+        RUNTIME.ensure()
+        absent = RUNTIME.libs.opapi.aclsimOpAbsent
+        absent.restype, absent.argtypes = ctypes.c_int32, [ctypes.c_char_p]
+        soc = RUNTIME.soc_name()
+        sim = sorted(op for op in OPS if absent(op.encode()))
+        py = sorted(op for op in OPS if not chips.has_op(op, soc))
+        print(sim == py, len(sim), sorted(set(sim) ^ set(py)))
+    """,
+        {"ACLSIM_SOC_NAME": soc},
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    same, count, diff = res.stdout.strip().split(" ", 2)
+    assert same == "True", diff
+    assert int(count) == len({op for op in OPS if not optable.supported(op, _PRODUCT[soc])})
+
+
+_PRODUCT = {
+    "Ascend910B2": "910b",
+    "Ascend910_9391": "A3",
+    "Ascend910A": "910",
+    "Ascend310P3": "310p",
+    "Ascend950PR_9589": "950",
+}

@@ -238,25 +238,26 @@ int chip_family(void) {
     return FAM_910B;
 }
 
-/* operators a chip family lacks: each op doc's product list (ops-nn docs/aclnnXxx.md) marks them unsupported on
- * the training series (910A class) or the inference series (310P); aclnnSquare is implemented on Ascend950 only
- * (ops-math math/square/op_api/aclnn_square.cpp) */
-#define NOT_950 (B(FAM_910A) | B(FAM_310P) | B(FAM_910B))
-static const struct { const char *op; unsigned absent; aclnnStatus code; } ABSENT[] = {
-    {"Convolution", B(FAM_910A), ACLNN_ERR_RUNTIME_ERROR},
-    {"MaxPool2dWithIndices", B(FAM_910A) | B(FAM_310P), ACLNN_ERR_RUNTIME_ERROR},
-    {"MaxPool2dWithIndicesBackward", B(FAM_910A) | B(FAM_310P), ACLNN_ERR_RUNTIME_ERROR},
-    {"BatchNormBackward", B(FAM_310P), ACLNN_ERR_RUNTIME_ERROR}, {"GroupNormBackward", B(FAM_310P), ACLNN_ERR_RUNTIME_ERROR},
-    {"Square", NOT_950, ACLNN_ERR_PARAM_INVALID},
-};
+/* operators a chip lacks: those whose doc's product list marks the chip's product unsupported (OPTABLE_ABSENT,
+ * generated from optable.json). Phase 1 fails with ACLNN_ERR_RUNTIME_ERROR there, except aclnnSquare, whose op_api
+ * answers ACLNN_ERR_PARAM_INVALID off Ascend950 (ops-math math/square/op_api/aclnn_square.cpp). */
+#include "optable_gen.h"
 
 /* the status phase 1 of `op` fails with on this chip, 0 when the chip has it */
 aclnnStatus chip_lacks(const char *op) {
-    unsigned fam = B(chip_family());
-    for (size_t i = 0; i < sizeof ABSENT / sizeof ABSENT[0]; i++)
-        if (!strcmp(ABSENT[i].op, op)) return ABSENT[i].absent & fam ? ABSENT[i].code : 0;
+    const char *soc = aclrtGetSocName();
+    unsigned bit = soc && !strncmp(soc, "Ascend910_93", 12) ? B(OPTABLE_A3) : B(chip_family());
+    for (size_t i = 0; i < sizeof OPTABLE_ABSENT / sizeof OPTABLE_ABSENT[0]; i++)
+        if (!strcmp(OPTABLE_ABSENT[i].op, op))
+            return !(OPTABLE_ABSENT[i].absent & bit) ? 0
+                   : !strcmp(op, "Square")          ? ACLNN_ERR_PARAM_INVALID
+                                                     : ACLNN_ERR_RUNTIME_ERROR;
     return 0;
 }
+
+/* simulator-only: the status phase 1 of `op` fails with on this chip because the chip lacks it (0: it has it).
+ * Tests compare it with the backend's chip table. */
+EXPORT int32_t aclsimOpAbsent(const char *op) { return op ? (int32_t)chip_lacks(op) : -1; }
 const size_t N_OPS = sizeof OPS / sizeof OPS[0];
 
 /* per signature: the phase-1 validator, the kernel, and for the dense kernel the computation on the dense copies */
