@@ -378,6 +378,11 @@ def row(op, repos, docs, headers):
             entry["constraints"] = lines.get(key, []) + constraint.get(key, []) + constraint["*"]
         products[key] = entry
     out["products"] = products
+    first = out.get("params", [None])[0]
+    silent = sorted(k for k, e in products.items() if e["supported"] and first not in e.get("dtypes", {first: 0}))
+    if silent:  # the doc names no dtypes for the operator's first parameter there: say so, guess nothing
+        gap = f"the doc states no dtypes of {first} for {', '.join(silent)}"
+        out["note"] = f"{out['note']}; {gap}" if "note" in out else gap
     return out
 
 
