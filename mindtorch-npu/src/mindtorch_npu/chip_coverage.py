@@ -11,6 +11,7 @@ LACKS_PATTERN = r"is not available on Ascend\S+ \(family|is not supported on Asc
 
 # ACLNN operator -> the ops whose npu path needs it ("(backward)": the forward runs, its gradient does not)
 NEEDS = {
+    "Add": ("add",),  # aclnnAdd.md: not on the inference series (310P)
     "Convolution": ("_conv2d", "_conv2d_backward_input", "_conv2d_backward_weight"),
     "MaxPool2dWithIndices": ("_max_pool2d_with_indices",),
     "MaxPool2dWithIndicesBackward": ("_max_pool2d_backward",),
