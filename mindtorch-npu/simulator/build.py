@@ -9,6 +9,7 @@ the flags or the layout changed (a hash stamp in OUTDIR). The compiler is $CC or
 operator family (``libopapi_math.so``, ``libopapi_nn.so``), each exporting only its family's entry points.
 """
 
+import fcntl
 import fnmatch
 import hashlib
 import os
@@ -141,21 +142,24 @@ def build(outdir, *, force=False, quiet=True, split_opapi=False):
     digest = _digest(cc, split_opapi)
     libs = _libraries(split_opapi)
     stamp = out / STAMP
-    if not force and stamp.exists() and stamp.read_text() == digest and all((out / n).exists() for n in libs):
+    # one build at a time per directory: test sessions running side by side share it
+    with open(out / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not force and stamp.exists() and stamp.read_text() == digest and all((out / n).exists() for n in libs):
+            return out
+        (out / GENERATED).write_text(optable_header())
+        names = None
+        for name, (sources, deps, nn) in libs.items():  # dependency order: ascendcl first
+            exports = []
+            if nn is not None:
+                if names is None:  # the whole operator library once, to list its entry points
+                    _link(cc, out, "libopapi.so", sources, deps, [], quiet)
+                    names = _entry_points(out / "libopapi.so")
+                    os.unlink(out / "libopapi.so")
+                exports = [f"-Wl,--version-script={_version_script(out, name, nn, names)}"]
+            _link(cc, out, name, sources, deps, exports, quiet)
+        stamp.write_text(digest)
         return out
-    (out / GENERATED).write_text(optable_header())
-    names = None
-    for name, (sources, deps, nn) in libs.items():  # dependency order: ascendcl first
-        exports = []
-        if nn is not None:
-            if names is None:  # the whole operator library once, to list its entry points
-                _link(cc, out, "libopapi.so", sources, deps, [], quiet)
-                names = _entry_points(out / "libopapi.so")
-                os.unlink(out / "libopapi.so")
-            exports = [f"-Wl,--version-script={_version_script(out, name, nn, names)}"]
-        _link(cc, out, name, sources, deps, exports, quiet)
-    stamp.write_text(digest)
-    return out
 
 
 def _link(cc, out, name, sources, deps, exports, quiet):
