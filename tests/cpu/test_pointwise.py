@@ -6,6 +6,7 @@ import mindtorch
 import numpy as np
 import pytest
 from helpers import to_np
+from mindtorch.plugins import OPS
 
 X = np.array([[0.25, -1.5, 2.0], [3.5, -0.75, 1.0]])
 
@@ -175,3 +176,20 @@ def test_equal_allclose_return_python_bool():
     assert mindtorch.equal(a, a.clone()) is True
     assert mindtorch.allclose(a, a + 1e-9) is True
     assert mindtorch.allclose(a, a + 1) is False
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float32", "float64"])
+@pytest.mark.parametrize("other", [-1.0, 0.0, -0.0, "tensor"])
+def test_copysign_composite_agrees_with_the_kernel(dtype, other):
+    # the composite is what a backend without a copysign kernel runs: it must give the cpu kernel's values
+    x = (
+        mindtorch.tensor([True, False] * 2)
+        if dtype == "bool"
+        else mindtorch.tensor([1, 0, -3, 2], dtype=getattr(mindtorch, dtype))
+    )
+    o = mindtorch.tensor([-1.0, 2.0, -0.0, 0.0]) if other == "tensor" else other
+    composite = OPS["copysign"].composite(x, o)
+    kernel = mindtorch.copysign(x, o)
+    assert composite.dtype == kernel.dtype
+    assert composite.tolist() == kernel.tolist()
+    assert mindtorch.signbit(composite).tolist() == mindtorch.signbit(kernel).tolist()

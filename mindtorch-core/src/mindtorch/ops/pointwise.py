@@ -1100,7 +1100,8 @@ defop(
 
 
 def _copysign(self, other):
-    magnitude = torch.abs(self).to(_float_binary("copysign_cpu")(self, other).dtype)
+    # cast first: abs has no bool kernel, and the result is floating anyway
+    magnitude = torch.abs(self.to(_float_binary("copysign_cpu")(self, other).dtype))
     if not isinstance(other, torch.Tensor):  # a number: its sign, -0.0 included
         return -magnitude if math.copysign(1.0, other) < 0 else magnitude
     return torch.where(torch.signbit(other), -magnitude, magnitude)
