@@ -9,6 +9,8 @@ the operator does not take is cast on the device to one it does (and the result 
 cannot hold at all is a clear error, and so is an operator the chip lacks.
 """
 
+from functools import cache
+
 from mindtorch.plugins import dtypes as D
 
 from . import optable
@@ -187,13 +189,23 @@ OP_DTYPES["MaxPool2dWithIndicesBackward"] = frozenset((D.float32,))
 FAMILY_PRODUCT = {"910B": "910b", "910A": "910", "310P": "310p", "950": "950"}
 
 
-def _unsupported(product):
-    return frozenset(op for op in optable.ops() if not optable.supported(op, product))
+@cache
+def missing_by_product():
+    """Operators each product lacks: those whose doc's product list marks them unsupported there. Built on
+    first use, so `import mindtorch` does not parse optable.json."""
+    return {
+        p: frozenset(op for op in optable.ops() if not optable.supported(op, p))
+        for p in (*FAMILY_PRODUCT.values(), "A3")
+    }
 
 
-# operators a product lacks: those whose doc's product list marks them unsupported there (optable.json)
-MISSING_BY_PRODUCT = {p: _unsupported(p) for p in (*FAMILY_PRODUCT.values(), "A3")}
-MISSING_OPS = {fam: MISSING_BY_PRODUCT[p] for fam, p in FAMILY_PRODUCT.items()}
+def __getattr__(name):
+    # MISSING_BY_PRODUCT (product -> ops) and MISSING_OPS (family -> ops), computed on first access
+    if name == "MISSING_BY_PRODUCT":
+        return missing_by_product()
+    if name == "MISSING_OPS":
+        return {fam: missing_by_product()[p] for fam, p in FAMILY_PRODUCT.items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def family(soc=None):
@@ -237,7 +249,7 @@ def supports(op, dtype, soc=None):
 
 
 def has_op(op, soc=None):
-    return op not in MISSING_BY_PRODUCT[product(soc)]
+    return op not in missing_by_product()[product(soc)]
 
 
 def check_op(op, what):
@@ -300,5 +312,5 @@ def info():
         "family": fam,
         "dtypes": ", ".join(sorted(str(d).replace("mindtorch.", "") for d in chip_dtypes())),
         "ops with narrower dtypes": len(OP_DTYPES),
-        "ACLNN operators this chip lacks": ", ".join(sorted(MISSING_BY_PRODUCT[product()])) or "none",
+        "ACLNN operators this chip lacks": ", ".join(sorted(missing_by_product()[product()])) or "none",
     }

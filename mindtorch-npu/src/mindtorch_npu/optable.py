@@ -9,7 +9,6 @@ A row whose doc could not be read fully carries a `note`; a fact the doc does no
     python -m mindtorch_npu.optable [--json] [--op NAME]
 """
 
-import argparse
 import json
 import sys
 from functools import cache
@@ -78,6 +77,8 @@ def _line(op, row):
 
 
 def main(argv=None, out=sys.stdout):
+    import argparse  # the command line only: not on the import path of mindtorch
+
     ap = argparse.ArgumentParser(prog="python -m mindtorch_npu.optable", description=__doc__.split("\n")[0])
     ap.add_argument("--json", action="store_true", help="op -> product -> {dtypes, formats, constraints, source}")
     ap.add_argument("--op", help="one operator (the name after `aclnn`)")
