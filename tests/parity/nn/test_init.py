@@ -1,12 +1,14 @@
-"""nn.init.dirac_ and sparse_ against PyTorch."""
+"""nn.init.dirac_, sparse_ and the deprecated spellings without the underscore against PyTorch."""
 
 from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
 import math  # noqa: E402
+import warnings  # noqa: E402
 
 import mindtorch  # noqa: E402
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from helpers import assert_same  # noqa: E402
 
@@ -53,3 +55,40 @@ def test_sparse_zero_count_and_scale(sparsity):
         assert 0.4 < float(nz.std()) < 0.6
     with pytest.raises(ValueError, match="2 dimensions"):
         mindtorch.nn.init.sparse_(mindtorch.empty(2, 3, 4), 0.1)
+
+
+LEGACY = [
+    "uniform",
+    "normal",
+    "constant",
+    "eye",
+    "dirac",
+    "xavier_uniform",
+    "xavier_normal",
+    "kaiming_uniform",
+    "kaiming_normal",
+    "orthogonal",
+    "sparse",
+]
+
+
+@pytest.mark.parametrize("name", LEGACY)
+def test_init_legacy_spellings(name):
+    args = {"constant": (0.25,), "sparse": (0.5,)}.get(name, ())
+    shape = (4, 2, 3) if name == "dirac" else (4, 6)
+    results = []
+    for lib in (mindtorch, torch):
+        fn = getattr(lib.nn.init, name)
+        assert fn.__name__ == name and name in lib.nn.init.__all__
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            t = lib.empty(*shape)
+            out = fn(t, *args)
+        assert out is t
+        assert [(w.category, str(w.message)) for w in caught] == [
+            (FutureWarning, f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`.")
+        ]
+        assert caught[0].filename == __file__  # the warning points at the caller
+        results.append(out.numpy())
+    if name in ("constant", "eye", "dirac"):
+        np.testing.assert_array_equal(results[0], results[1])

@@ -1,7 +1,5 @@
-"""nn.utils' fusion helpers, skip_init, stateless.functional_call, get_total_norm / clip_grads_with_norm_
-and nn.init's deprecated spellings against PyTorch's."""
-
-import warnings
+"""nn.utils' fusion helpers, skip_init, stateless.functional_call and get_total_norm / clip_grads_with_norm_
+against PyTorch's."""
 
 import mindtorch
 import numpy as np
@@ -143,40 +141,3 @@ def test_get_total_norm_nonfinite_error():
     for lib in (mindtorch, torch):
         with pytest.raises(RuntimeError, match="non-finite"):
             lib.nn.utils.get_total_norm([lib.tensor([float("nan")])], error_if_nonfinite=True)
-
-
-LEGACY = [
-    "uniform",
-    "normal",
-    "constant",
-    "eye",
-    "dirac",
-    "xavier_uniform",
-    "xavier_normal",
-    "kaiming_uniform",
-    "kaiming_normal",
-    "orthogonal",
-    "sparse",
-]
-
-
-@pytest.mark.parametrize("name", LEGACY)
-def test_init_legacy_spellings(name):
-    args = {"constant": (0.25,), "sparse": (0.5,)}.get(name, ())
-    shape = (4, 2, 3) if name == "dirac" else (4, 6)
-    results = []
-    for lib in (mindtorch, torch):
-        fn = getattr(lib.nn.init, name)
-        assert fn.__name__ == name and name in lib.nn.init.__all__
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            t = lib.empty(*shape)
-            out = fn(t, *args)
-        assert out is t
-        assert [(w.category, str(w.message)) for w in caught] == [
-            (FutureWarning, f"`nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`.")
-        ]
-        assert caught[0].filename == __file__  # the warning points at the caller
-        results.append(out.numpy())
-    if name in ("constant", "eye", "dirac"):
-        np.testing.assert_array_equal(results[0], results[1])
