@@ -25,6 +25,14 @@ def check_betas(betas):
     check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
 
 
+def check_adam_args(lr, eps, betas, weight_decay):
+    """The Adam family's constructor checks, in PyTorch's order and wording."""
+    check(lr >= 0.0, f"Invalid learning rate: {lr}")
+    check(eps >= 0.0, f"Invalid epsilon value: {eps}")
+    check_betas(betas)
+    check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+
+
 def run_group(group, fused, single, params, *lists, **options):
     """The foreach op (one call for the group) unless foreach=False asks for the single-tensor loop;
     lists that mix devices or dtypes also take the loop."""

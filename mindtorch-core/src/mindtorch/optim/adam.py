@@ -4,7 +4,7 @@ single-tensor composite with foreach=False."""
 import mindtorch
 
 from ..ops import foreach as _F
-from ._param_updates import check, run_group, scalar
+from ._param_updates import check_adam_args, run_group, scalar
 from .optimizer import Optimizer
 
 __all__ = ["Adam"]
@@ -31,11 +31,7 @@ class Adam(Optimizer):
     ):
         if decoupled_weight_decay is None:
             decoupled_weight_decay = self._decoupled_default
-        check(lr >= 0.0, f"Invalid learning rate: {lr}")
-        check(eps >= 0.0, f"Invalid epsilon value: {eps}")
-        check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
-        check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
-        check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        check_adam_args(lr, eps, betas, weight_decay)
         defaults = dict(
             lr=lr,
             betas=betas,

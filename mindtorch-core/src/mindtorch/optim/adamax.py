@@ -2,7 +2,7 @@
 
 import mindtorch
 
-from ._param_updates import PerParameter, check, check_betas, scalar
+from ._param_updates import PerParameter, check_adam_args, scalar
 
 __all__ = ["Adamax"]
 
@@ -21,10 +21,7 @@ class Adamax(PerParameter):
         differentiable=False,
         capturable=False,
     ):
-        check(lr >= 0.0, f"Invalid learning rate: {lr}")
-        check(eps >= 0.0, f"Invalid epsilon value: {eps}")
-        check_betas(betas)
-        check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        check_adam_args(lr, eps, betas, weight_decay)
         super().__init__(
             params,
             dict(
