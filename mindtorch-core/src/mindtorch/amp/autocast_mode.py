@@ -16,6 +16,7 @@ import warnings
 import mindtorch
 
 from .. import _amp_state as _state
+from .._backends.registry import BACKENDS, KNOWN_DISTRIBUTIONS
 
 __all__ = [
     "autocast",
@@ -36,21 +37,75 @@ ACTIVE = _state.ACTIVE
 _dtypes = {}
 
 
+# the device types PyTorch's parser knows; a loaded backend's type is accepted as well
+_PYTORCH_DEVICE_TYPES = [
+    "cpu",
+    "cuda",
+    "ipu",
+    "xpu",
+    "mkldnn",
+    "opengl",
+    "opencl",
+    "ideep",
+    "hip",
+    "ve",
+    "fpga",
+    "maia",
+    "xla",
+    "lazy",
+    "vulkan",
+    "mps",
+    "meta",
+    "hpu",
+    "mtia",
+    "privateuseone",
+]
+
+
+def _check_device_type(fn, device_type, position=1):
+    if not isinstance(device_type, str):
+        raise TypeError(
+            f"{fn}(): argument 'device_type' (position {position}) must be str, not {type(device_type).__name__}"
+        )
+    if (
+        device_type not in _PYTORCH_DEVICE_TYPES
+        and device_type not in BACKENDS
+        and device_type not in KNOWN_DISTRIBUTIONS
+    ):
+        known = ", ".join(_PYTORCH_DEVICE_TYPES)
+        raise RuntimeError(f"Expected one of {known} device type at start of device string: {device_type}")
+
+
 def is_autocast_available(device_type):
     return device_type in ("cpu", "npu")
 
 
 def is_autocast_enabled(device_type=None):
-    return (device_type or "cuda") in ACTIVE
+    if device_type is None:  # the old no-argument form asks about cuda
+        return "cuda" in ACTIVE
+    _check_device_type("is_autocast_enabled", device_type)
+    return device_type in ACTIVE
 
 
 def get_autocast_dtype(device_type):
+    _check_device_type("get_autocast_dtype", device_type)
     return _dtypes.get(device_type) or getattr(mindtorch, _DEFAULT_DTYPES.get(device_type, "float16"))
 
 
-def set_autocast_enabled(device_type, enabled=None):
-    if enabled is None:  # the old one-argument form: the cuda switch
-        device_type, enabled = "cuda", device_type
+_UNSET = object()
+
+
+def set_autocast_enabled(device_type, enabled=_UNSET):
+    if enabled is _UNSET:  # the old one-argument form: the cuda switch
+        device_type, enabled, position = "cuda", device_type, 1
+    else:
+        _check_device_type("set_autocast_enabled", device_type)
+        position = 2
+    if not isinstance(enabled, bool):
+        raise TypeError(
+            f"set_autocast_enabled(): argument 'enabled' (position {position}) must be bool, "
+            f"not {type(enabled).__name__}"
+        )
     if enabled:
         ACTIVE[device_type] = get_autocast_dtype(device_type)
     else:
@@ -58,6 +113,11 @@ def set_autocast_enabled(device_type, enabled=None):
 
 
 def set_autocast_dtype(device_type, dtype):
+    _check_device_type("set_autocast_dtype", device_type)
+    if not isinstance(dtype, mindtorch.dtype):
+        raise TypeError(
+            f"set_autocast_dtype(): argument 'dtype' (position 2) must be torch.dtype, not {type(dtype).__name__}"
+        )
     _dtypes[device_type] = dtype
     if device_type in ACTIVE:
         ACTIVE[device_type] = dtype
@@ -210,3 +270,58 @@ def with_policy(name, fn):
         return fn(*args, **kwargs)
 
     return wrapper
+
+
+# --- custom autograd Functions under autocast -------------------------------------------------------------
+def _cast_inputs(value, device_type, dtype):
+    """Floating tensors of device_type (float64 excepted) cast to dtype, through lists, tuples and dicts."""
+    if isinstance(value, mindtorch.Tensor):
+        eligible = value.is_floating_point() and value.device.type == device_type and value.dtype != mindtorch.float64
+        return value.to(dtype) if eligible else value
+    if isinstance(value, dict):
+        return {k: _cast_inputs(v, device_type, dtype) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_inputs(v, device_type, dtype) for v in value)
+    return value
+
+
+def _device_type_arg(device_type):
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorate a custom Function's forward for autocast. Without cast_inputs the forward runs under the
+    caller's autocast state; with it, inside an autocast region of device_type, floating inputs are cast to
+    cast_inputs and the forward runs with autocast off. The state is kept on ctx for custom_bwd."""
+    _device_type_arg(device_type)
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def forward(ctx, *args, **kwargs):
+        ctx._dtype = get_autocast_dtype(device_type)
+        on = is_autocast_enabled(device_type)
+        ctx._fwd_used_autocast = on and cast_inputs is None
+        if cast_inputs is None or not on:
+            return fwd(ctx, *args, **kwargs)
+        with autocast(device_type, enabled=False):
+            return fwd(
+                ctx, *_cast_inputs(args, device_type, cast_inputs), **_cast_inputs(kwargs, device_type, cast_inputs)
+            )
+
+    return forward
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorate a custom Function's backward so it runs under the autocast state its forward ran under."""
+    _device_type_arg(device_type)
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def backward(ctx, *args, **kwargs):
+        with autocast(device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
+            return bwd(ctx, *args, **kwargs)
+
+    return backward
