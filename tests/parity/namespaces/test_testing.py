@@ -76,3 +76,57 @@ def test_make_tensor_options():
     assert bool((z != 0).all())
     nc = mindtorch.testing.make_tensor(3, 4, dtype=mindtorch.float32, device="cpu", noncontiguous=True)
     assert not nc.is_contiguous() and tuple(nc.shape) == (3, 4)
+
+
+SPECIAL = [float("inf"), -float("inf"), float("nan"), 1.0, 3e38, 0.0]
+PAIRS = [(a, e) for a in SPECIAL for e in SPECIAL]
+
+
+@pytest.mark.parametrize("a,e", PAIRS, ids=[f"{a}-{e}" for a, e in PAIRS])
+@pytest.mark.parametrize("form", ["tensor", "scalar"])
+def test_infinities_and_nans_compare_like_pytorch(a, e, form):
+    def build(L):
+        if form == "scalar":
+            return a, e, {}
+        return L.tensor([a, 1.0]), L.tensor([e, 1.0]), {}
+
+    mt, th = _outcome(mindtorch, build), _outcome(torch, build)
+    assert (mt is None) == (th is None), (mt, th)
+    if th is not None:
+        assert mt[0] is th[0]
+
+
+def _allclose_outcome(lib, build):
+    import warnings
+
+    actual, expected, kw = build(lib)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            lib.testing.assert_allclose(actual, expected, **kw)
+            result = None
+        except Exception as e:
+            result = type(e), str(e).replace("torch.", "T.").replace("mindtorch.", "T.")
+    assert [w.category for w in caught] == [FutureWarning]
+    return result
+
+
+ALLCLOSE_CASES = [
+    lambda L: (L.tensor([1.0, 2.0]), L.tensor([1.0, 2.0001]), {}),
+    lambda L: (L.tensor([1.0, 2.0]), L.tensor([1.0, 2.001]), {}),
+    lambda L: (L.tensor([1.0, 2.0], dtype=L.float64), [1.0, 2.00001], {}),
+    lambda L: (L.tensor([1.0, 2.0], dtype=L.float16), L.tensor([1.0, 2.002], dtype=L.float16), {}),
+    lambda L: (L.tensor([1.0, 2.0]), L.tensor([1.0, 2.0], dtype=L.float64), {}),
+    lambda L: (L.tensor([1, 2]), L.tensor([1, 3]), {}),
+    lambda L: ([1.0, float("nan")], [1.0, float("nan")], {}),
+    lambda L: ([1.0, float("nan")], [1.0, float("nan")], {"equal_nan": False}),
+    lambda L: (L.tensor([1.0]), L.tensor([1.5]), {"rtol": 0.0, "atol": 0.6}),
+    lambda L: (L.tensor([1.0]), L.tensor([1.5]), {"msg": "custom message"}),
+    lambda L: (L.tensor([float("inf")]), L.tensor([-float("inf")]), {}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ALLCLOSE_CASES)))
+def test_assert_allclose(case):
+    mt, th = _allclose_outcome(mindtorch, ALLCLOSE_CASES[case]), _allclose_outcome(torch, ALLCLOSE_CASES[case])
+    assert mt == th

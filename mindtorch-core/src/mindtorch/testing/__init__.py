@@ -4,6 +4,6 @@ mindtorch.testing.conformance   the backend conformance kit: run it against any 
                                 `python -m mindtorch.testing.conformance --device mydev`
 """
 
-from ._comparison import assert_close, make_tensor
+from ._comparison import assert_allclose, assert_close, make_tensor
 
-__all__ = ["assert_close", "make_tensor"]
+__all__ = ["assert_allclose", "assert_close", "make_tensor"]

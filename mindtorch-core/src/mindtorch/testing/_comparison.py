@@ -1,7 +1,9 @@
 """torch.testing.assert_close and make_tensor."""
 
+import cmath
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -58,7 +60,8 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, chec
     if a.dtype == bool:
         a, e = a.astype(np.int64), e.astype(np.int64)
     with np.errstate(all="ignore"):
-        close = (a == e) | (np.abs(a - e) <= atol + rtol * np.abs(e))
+        # an infinity is close only to itself (|inf - x| <= rtol * inf would pass otherwise)
+        close = (a == e) | (np.isfinite(a) & np.isfinite(e) & (np.abs(a - e) <= atol + rtol * np.abs(e)))
         if equal_nan:
             close |= np.isnan(a) & np.isnan(e)
     if close.all():
@@ -96,7 +99,7 @@ def _compare_scalars(actual, expected, rtol, atol, equal_nan):
     if actual == expected or (equal_nan and is_float and math.isnan(actual) and math.isnan(expected)):
         return
     diff = abs(actual - expected)
-    if diff <= atol + rtol * abs(expected):
+    if cmath.isfinite(actual) and cmath.isfinite(expected) and diff <= atol + rtol * abs(expected):
         return
     exact = rtol == 0 and atol == 0
     rel = diff / abs(expected) if expected != 0 else float("inf")
@@ -238,3 +241,37 @@ def make_tensor(
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+# assert_allclose's own defaults (rtol, atol), wider than assert_close's; other dtypes compare exactly
+_ALLCLOSE_TOLERANCES = {D.float16: (1e-3, 1e-3), D.float32: (1e-4, 1e-5), D.float64: (1e-5, 1e-8)}
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """The deprecated spelling: numbers and sequences become tensors (expected in actual's dtype), dtypes
+    need not match, and the default tolerances are the wider of the two dtypes' in its own table."""
+    warnings.warn(
+        "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future release. "
+        "Please use `torch.testing.assert_close()` instead. "
+        "You can find detailed upgrade instructions in https://github.com/pytorch/pytorch/issues/61844.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    if not isinstance(actual, mindtorch.Tensor):
+        actual = mindtorch.tensor(actual)
+    if not isinstance(expected, mindtorch.Tensor):
+        expected = mindtorch.tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        pairs = [_ALLCLOSE_TOLERANCES.get(t.dtype, (0.0, 0.0)) for t in (actual, expected)]
+        rtol, atol = max(p[0] for p in pairs), max(p[1] for p in pairs)
+    assert_close(
+        actual,
+        expected,
+        rtol=rtol,
+        atol=atol,
+        equal_nan=equal_nan,
+        check_device=True,
+        check_dtype=False,
+        check_stride=False,
+        msg=msg or None,
+    )
