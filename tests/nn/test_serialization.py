@@ -92,7 +92,7 @@ def test_refuses_unknown_globals():
     buf.seek(0)
     with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL builtins.print"):
         serialization.load(buf)
-    with pytest.raises(RuntimeError, match="zip checkpoint format"):
+    with pytest.raises(RuntimeError, match="neither PyTorch.s zip format nor its legacy format"):
         serialization.load(io.BytesIO(b"not a zip"))
 
 

@@ -93,18 +93,18 @@ from ._geometry import broadcast_shapes_public as broadcast_shapes
 from ._threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True):
+def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True, **kwargs):
     """Save tensors, state dicts and optimizer states in PyTorch's zip checkpoint format."""
     from .serialization import save as _save
 
-    return _save(obj, f, pickle_module=pickle_module, pickle_protocol=pickle_protocol)
+    return _save(obj, f, pickle_module=pickle_module, pickle_protocol=pickle_protocol, **kwargs)
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Load a checkpoint written by mindtorch or PyTorch (safe by default: weights only)."""
     from .serialization import load as _load
 
-    return _load(f, map_location=map_location, weights_only=weights_only)
+    return _load(f, map_location, pickle_module, weights_only=weights_only, mmap=mmap, **pickle_load_args)
 
 
 def einsum(equation, *operands, out=None):

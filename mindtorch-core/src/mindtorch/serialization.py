@@ -26,7 +26,18 @@ from ._backends.registry import backend_for
 from ._legacy import TypedStorage
 from ._tensor import Tensor, make_tensor
 
-__all__ = ["save", "load", "reduce_tensor", "DEFAULT_PROTOCOL", "CheckpointError"]
+__all__ = [
+    "save",
+    "load",
+    "reduce_tensor",
+    "DEFAULT_PROTOCOL",
+    "CheckpointError",
+    "add_safe_globals",
+    "clear_safe_globals",
+    "get_safe_globals",
+    "get_unsafe_globals_in_checkpoint",
+    "safe_globals",
+]
 
 
 class CheckpointError(RuntimeError, pickle.UnpicklingError):
@@ -477,6 +488,83 @@ def _allowed_globals():
     return table
 
 
+# what add_safe_globals / safe_globals allowed: callables and classes, or (object, "module.name") pairs
+_SAFE_GLOBALS = []
+
+
+def add_safe_globals(safe_globals):
+    """Allow these classes and functions in weights_only loads (an object, or (object, "module.name"))."""
+    _SAFE_GLOBALS.extend(g for g in safe_globals if g not in _SAFE_GLOBALS)
+
+
+def get_safe_globals():
+    return list(_SAFE_GLOBALS)
+
+
+def clear_safe_globals():
+    _SAFE_GLOBALS.clear()
+
+
+class safe_globals:
+    """Allow these globals for weights_only loads inside the block; what was allowed before stays."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        self._added = [g for g in self.safe_globals if g not in _SAFE_GLOBALS]
+        _SAFE_GLOBALS.extend(self._added)
+
+    def __exit__(self, *exc):
+        for g in self._added:
+            if g in _SAFE_GLOBALS:
+                _SAFE_GLOBALS.remove(g)
+        return False
+
+
+def _user_allowed_globals():
+    table = {}
+    for g in _SAFE_GLOBALS:
+        if isinstance(g, tuple):
+            if len(g) != 2:
+                raise ValueError(
+                    f"Expected tuple of length 2 (global, str of callable full path), but got tuple of length: {len(g)}"
+                )
+            if type(g[1]) is not str:
+                raise TypeError(f"Expected second item in tuple to be str of callable full path, but got: {type(g[1])}")
+            table[g[1]] = g[0]
+        else:
+            table[f"{g.__module__}.{g.__qualname__}"] = g
+    return table
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The "module.name" globals a checkpoint names that a weights_only load would refuse."""
+    import pickletools
+
+    def names(data):
+        import _compat_pickle
+
+        for op, arg, _ in pickletools.genops(io.BytesIO(data)):
+            if op.name in ("GLOBAL", "INST"):
+                module, name = arg.split(" ", 1)
+                module, name = _compat_pickle.NAME_MAPPING.get(
+                    (module, name), (_compat_pickle.IMPORT_MAPPING.get(module, module), name)
+                )
+                yield f"{module}.{name}"
+
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as fh:
+            data = fh.read()
+    else:
+        data = f.read()
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        pkl = next(n for n in zf.namelist() if n.endswith("data.pkl"))
+        found = set(names(zf.read(pkl)))
+    allowed = {".".join(k) for k in _allowed_globals()} | set(_user_allowed_globals())
+    return sorted(found - allowed)
+
+
 def _tagged_device(tag):
     """The device a storage's location tag names: 'cpu' exactly, or another device type's own form."""
     import mindtorch
@@ -561,7 +649,67 @@ _MOVED_MODULES = {
 }
 
 
-class _Reader(pickle._Unpickler):
+class _Resolver:
+    """What a checkpoint's pickle may name: the globals (the safe table, the user's allow-list, or anything
+    when weights_only is off) and its storages (persistent ids). Mixed into an unpickler class."""
+
+    def __init__(self, file, storages, map_location, weights_only, **pickle_load_args):
+        super().__init__(file, **pickle_load_args)
+        self._storages, self._map_location = storages, map_location
+        self._weights_only = weights_only
+        self._loaded = {}
+        self.flats = {}  # storage key -> the flat tensor behind it (legacy files fill these afterwards)
+        self._table = _allowed_globals()
+        self._user_table = _user_allowed_globals() if weights_only else {}
+        self.record = storages.pickle_record
+
+    def find_class(self, module, name):
+        import _compat_pickle
+
+        # protocol-2 pickles spell Python 3 modules the Python 2 way (__builtin__, copy_reg)
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
+        fn = self._table.get((module, name))
+        if fn is not None:
+            return fn
+        user = self._user_table.get(f"{module}.{name}")
+        if user is not None:
+            return user
+        if not self._weights_only and module.split(".")[0] != "torch":
+            return super().find_class(_MOVED_MODULES.get(module, module), name)
+        raise CheckpointError(
+            f"Weights only load failed. Unsupported global: GLOBAL {module}.{name} was not an allowed global by "
+            f"default. Please use `torch.serialization.add_safe_globals([{module}.{name}])` or the "
+            f"`torch.serialization.safe_globals([{module}.{name}])` context manager to allowlist this global if you "
+            "trust this class/function; or load with weights_only=False if you trust the whole file."
+        )
+
+    def persistent_load(self, pid):
+        if not (isinstance(pid, tuple) and len(pid) == self._storages.pid_length and pid[0] == "storage"):
+            raise CheckpointError(f"Unsupported persistent id {pid!r:.80}")
+        _, storage_type, key, location, numel = pid[:5]
+        if pid[5:] not in ((), (None,)):
+            raise CheckpointError("storage views in legacy checkpoints are not supported")
+        if not isinstance(key, str) or not _KEY.fullmatch(key) or ".." in key:
+            raise CheckpointError(f"invalid storage key {key!r:.80}")
+        if key in self._loaded:
+            return self._loaded[key]
+        if not isinstance(storage_type, _StorageType):
+            raise CheckpointError(f"Unsupported storage type {storage_type!r:.80}")
+        if type(numel) is not int or numel < 0 or not isinstance(location, str):
+            raise CheckpointError(f"storage {key} declares an invalid element count or location")
+        flat = self._storages.fetch(self, key, storage_type.dtype, numel)
+        flat = _resolve_location(self._map_location, location, flat)
+        # a storage the pickle leaves bare is returned as PyTorch returns it: a TypedStorage
+        view = TypedStorage(flat.untyped_storage(), flat.dtype)
+        self._loaded[key] = view
+        self.flats[key] = flat
+        return view
+
+
+class _Reader(_Resolver, pickle._Unpickler):
     # the Python unpickler, so that BUILD (which sets attributes, slots included) can be restricted
     dispatch = dict(pickle._Unpickler.dispatch)
 
@@ -578,67 +726,140 @@ class _Reader(pickle._Unpickler):
             and all(isinstance(k, str) and not k.startswith("__") for k in state)
         ):
             obj.__dict__.update(state)  # an OrderedDict state_dict carries _metadata
+        elif type(obj) in self._user_table.values():
+            self.stack.append(state)
+            pickle._Unpickler.load_build(self)  # the user vouched for this class: its own __setstate__
         else:
             raise CheckpointError(f"refusing to set state on a {type(obj).__name__}")
 
     dispatch[pickle.BUILD[0]] = load_build
 
-    def __init__(self, file, zf, prefix, map_location, weights_only):
-        super().__init__(file)
-        self._zf, self._prefix, self._map_location = zf, prefix, map_location
-        self._weights_only = weights_only
-        self._loaded = {}
-        self._table = _allowed_globals()
-        self.record = prefix + "data.pkl"
 
+def _reader_class(pickle_module):
+    """The unpickler for a load: ours, or the caller's pickle module's Unpickler (weights_only off)."""
+    if pickle_module is None or getattr(pickle_module, "Unpickler", pickle.Unpickler) is pickle.Unpickler:
+        return _Reader
+    return type("_ModuleReader", (_Resolver, pickle_module.Unpickler), {})
+
+
+class _ZipStorages:
+    """Storages of the zip format: one record each, read when the pickle names it."""
+
+    pid_length = 5
+
+    def __init__(self, zf, prefix):
+        self.zf, self.prefix = zf, prefix
+        self.pickle_record = prefix + "data.pkl"
+
+    def fetch(self, reader, key, dtype, numel):
+        reader.record = f"{self.prefix}data/{key}"
+        raw = _read_record(self.zf, reader.record, numel * dtype.itemsize)
+        reader.record = self.pickle_record
+        return _bytes_tensor(raw, dtype)
+
+
+# the legacy (pre-zip) format: three small pickles (magic number, protocol, system info), the object's
+# pickle, the list of storage keys, then each storage as an int64 element count and its bytes
+_LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
+_LEGACY_PROTOCOL = 1001
+
+
+class _LegacyStorages:
+    """Storages of the legacy format: their bytes follow the pickle, so they start empty and are filled."""
+
+    pid_length = 6
+    pickle_record = "the object pickle"
+
+    def fetch(self, reader, key, dtype, numel):
+        import mindtorch
+
+        return mindtorch.empty(numel, dtype=dtype)
+
+
+class _PlainData(pickle.Unpickler):
     def find_class(self, module, name):
-        import _compat_pickle
+        raise CheckpointError(f"a legacy checkpoint's header names a global ({module}.{name})")
 
-        # protocol-2 pickles spell Python 3 modules the Python 2 way (__builtin__, copy_reg)
-        if (module, name) in _compat_pickle.NAME_MAPPING:
-            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
-        elif module in _compat_pickle.IMPORT_MAPPING:
-            module = _compat_pickle.IMPORT_MAPPING[module]
-        fn = self._table.get((module, name))
-        if fn is not None:
-            return fn
-        if not self._weights_only and module.split(".")[0] != "torch":
-            return super().find_class(_MOVED_MODULES.get(module, module), name)
+
+def _load_legacy(fh, map_location, weights_only, pickle_module, pickle_load_args):
+    import mindtorch
+
+    try:
+        magic = _PlainData(fh).load()
+    except Exception:
+        magic = None
+    if magic != _LEGACY_MAGIC:
         raise CheckpointError(
-            "Weights only load failed. mindtorch.load refuses globals it does not know how to rebuild safely. "
-            f"Unsupported global: GLOBAL {module}.{name}"
+            "not a checkpoint: neither PyTorch's zip format nor its legacy format (invalid magic number)"
         )
-
-    def persistent_load(self, pid):
-        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
-            raise CheckpointError(f"Unsupported persistent id {pid!r:.80}")
-        _, storage_type, key, location, numel = pid
-        if not isinstance(key, str) or not _KEY.fullmatch(key) or ".." in key:
-            raise CheckpointError(f"invalid storage key {key!r:.80}")
-        if key in self._loaded:
-            return self._loaded[key]
-        if not isinstance(storage_type, _StorageType):
-            raise CheckpointError(f"Unsupported storage type {storage_type!r:.80}")
-        if type(numel) is not int or numel < 0 or not isinstance(location, str):
-            raise CheckpointError(f"storage {key} declares an invalid element count or location")
-        self.record = f"{self._prefix}data/{key}"
-        raw = _read_record(self._zf, self.record, numel * storage_type.dtype.itemsize)
-        flat = _bytes_tensor(raw, storage_type.dtype)
-        flat = _resolve_location(self._map_location, location, flat)
-        # a storage the pickle leaves bare is returned as PyTorch returns it: a TypedStorage
-        view = TypedStorage(flat.untyped_storage(), flat.dtype)
-        self._loaded[key] = view
-        self.record = self._prefix + "data.pkl"
-        return view
+    if _PlainData(fh).load() != _LEGACY_PROTOCOL:
+        raise CheckpointError("invalid protocol version in a legacy checkpoint")
+    info = _PlainData(fh).load()
+    if not isinstance(info, dict) or info.get("little_endian") is not True:
+        raise CheckpointError("mindtorch.load: big-endian checkpoints are not supported")
+    reader = _reader_class(pickle_module)(fh, _LegacyStorages(), map_location, weights_only, **pickle_load_args)
+    result = reader.load()
+    keys = _PlainData(fh).load()
+    if not isinstance(keys, list) or set(keys) != set(reader.flats):
+        raise CheckpointError("the storage key list of a legacy checkpoint does not match its pickle")
+    with mindtorch.no_grad():
+        for key in keys:
+            flat = reader.flats[key]
+            head = fh.read(8)
+            count = struct.unpack("<q", head)[0] if len(head) == 8 else -1
+            if count != flat.numel():
+                raise CheckpointError(f"storage {key} holds {count} elements, but its pickle declares {flat.numel()}")
+            raw = fh.read(count * flat.element_size())
+            if len(raw) != count * flat.element_size():
+                raise CheckpointError(f"storage {key} is truncated")
+            flat.copy_(_bytes_tensor(raw, flat.dtype))
+    return result
 
 
 def _unsafe_name(n):
     return n.startswith(("/", "\\")) or "\\" in n or ".." in n.split("/") or ":" in n.split("/")[0]
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
+def _weights_only_for(pickle_module, weights_only):
+    if weights_only is None:  # PyTorch's rule: an explicit pickle module means a full unpickle
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if weights_only:
+        _user_allowed_globals()  # a malformed allow-list entry is the caller's error, not the file's
+    return weights_only
+
+
+def _load_zip(zf, at, map_location, weights_only, pickle_module, pickle_load_args):
+    """Read a zip checkpoint; at["record"] names the record being read, for error messages."""
+    names = zf.namelist()
+    bad = next((n for n in names if _unsafe_name(n)), None)
+    if bad is not None:
+        raise CheckpointError(f"archive entry {bad!r:.80} is not a plain relative name")
+    pkl = next((n for n in names if n.endswith("data.pkl") and n.count("/") == 1), None)
+    if pkl is None:
+        raise CheckpointError("PytorchStreamReader failed locating file data.pkl: file not found")
+    prefix = pkl[: -len("data.pkl")]
+    stray = next((n for n in names if not n.startswith(prefix)), None)
+    if stray is not None:
+        raise CheckpointError(f"file in archive is not in a subdirectory {prefix}: {stray!r:.80}")
+    at["record"] = prefix + "byteorder"
+    if at["record"] in names and _read_record(zf, at["record"]).strip() != b"little":
+        raise CheckpointError("mindtorch.load: big-endian checkpoints are not supported")
+    at["record"] = pkl
+    reader = _reader_class(pickle_module)(
+        io.BytesIO(_read_record(zf, pkl)), _ZipStorages(zf, prefix), map_location, weights_only, **pickle_load_args
+    )
+    try:
+        return reader.load()
+    finally:
+        at["record"] = reader.record
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     import mindtorch
 
+    weights_only = _weights_only_for(pickle_module, weights_only)
     if isinstance(map_location, (str, mindtorch.device)):
         mindtorch.device(map_location)  # validate early, like PyTorch
     where = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", "<file object>")
@@ -647,36 +868,16 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
         close = True
     else:
         fh, close = f, False
-    record = None
+    at = {"record": None}
     try:
         if not zipfile.is_zipfile(fh):
-            raise CheckpointError(
-                "mindtorch.load only reads PyTorch's zip checkpoint format (torch.save with "
-                "_use_new_zipfile_serialization=True); this file is in another format"
-            )
+            fh.seek(0)
+            return _load_legacy(fh, map_location, weights_only, pickle_module, pickle_load_args)
         fh.seek(0)
         with zipfile.ZipFile(fh) as zf:
-            names = zf.namelist()
-            bad = next((n for n in names if _unsafe_name(n)), None)
-            if bad is not None:
-                raise CheckpointError(f"archive entry {bad!r:.80} is not a plain relative name")
-            pkl = next((n for n in names if n.endswith("data.pkl") and n.count("/") == 1), None)
-            if pkl is None:
-                raise CheckpointError("PytorchStreamReader failed locating file data.pkl: file not found")
-            prefix = pkl[: -len("data.pkl")]
-            stray = next((n for n in names if not n.startswith(prefix)), None)
-            if stray is not None:
-                raise CheckpointError(f"file in archive is not in a subdirectory {prefix}: {stray!r:.80}")
-            record = prefix + "byteorder"
-            if record in names and _read_record(zf, record).strip() != b"little":
-                raise CheckpointError("mindtorch.load: big-endian checkpoints are not supported")
-            record = pkl
-            reader = _Reader(io.BytesIO(_read_record(zf, pkl)), zf, prefix, map_location, weights_only)
-            try:
-                return reader.load()
-            finally:
-                record = reader.record
+            return _load_zip(zf, at, map_location, weights_only, pickle_module, pickle_load_args)
     except CheckpointError as exc:
+        record = at["record"]
         raise CheckpointError(f"{where}" + (f", record {record}" if record else "") + f": {exc}") from None
     except MemoryError:  # never dressed up as a corrupt file: it means a bound above is missing
         raise
@@ -685,6 +886,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     except Exception as exc:
         if not weights_only and not isinstance(exc, (zipfile.BadZipFile, pickle.UnpicklingError, EOFError)):
             raise  # a full unpickle runs the file's own code: its errors are its own
+        record = at["record"]
         raise CheckpointError(
             f"{where}"
             + (f", record {record}" if record else "")
