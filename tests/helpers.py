@@ -47,7 +47,10 @@ def bound_args(op, sample):
 
 
 # ops that, as in PyTorch, write (and bump) only under a condition on their arguments
-WRITES_WHEN = {"resize_": lambda b: tuple(b["size"]) != tuple(b["self"].shape)}
+WRITES_WHEN = {
+    "resize_": lambda b: tuple(b["size"]) != tuple(b["self"].shape),
+    "resize_as_": lambda b: tuple(b["the_template"].shape) != tuple(b["self"].shape),
+}
 
 
 def _tensors_of(a):

@@ -17,7 +17,10 @@ WRITERS = sorted(q for q, op in OPS.items() if any(p.writes for p in op.params))
 DEVICES = ["cpu", "meta"]
 MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace operation"
 # ops PyTorch refuses on a tensor that requires grad, even under no_grad
-REFUSE_GRAD = {"resize_": "cannot resize variables that require grad"}
+REFUSE_GRAD = {
+    "resize_": "cannot resize variables that require grad",
+    "resize_as_": "cannot resize variables that require grad",
+}
 
 
 def _version(t):

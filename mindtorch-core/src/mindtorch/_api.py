@@ -36,11 +36,6 @@ __all__ = (
         "tensordot",
         "asarray",
         "cond",
-        "split_with_sizes",
-        "unsafe_chunk",
-        "unsafe_split",
-        "unsafe_split_with_sizes",
-        "resize_as_",
         "zero_",
         "fill_",
         "gradient",
@@ -293,22 +288,6 @@ def cond(pred, true_fn, false_fn, operands=()):
     return taken(*operands)
 
 
-def split_with_sizes(input, split_sizes, dim=0):
-    return input.split(list(split_sizes), dim)
-
-
-def unsafe_chunk(input, chunks, dim=0):
-    return input.chunk(chunks, dim)
-
-
-def unsafe_split(input, split_size, dim=0):
-    return input.split(split_size, dim)
-
-
-def resize_as_(input, the_template, *, memory_format=None):
-    return input.resize_(the_template.shape)
-
-
 def _tensor_arg(fn, input):
     from ._tensor import Tensor
 
@@ -324,9 +303,6 @@ def zero_(input):
 def fill_(input, value):
     _tensor_arg("fill_", input)
     return input.fill_(value)
-
-
-unsafe_split_with_sizes = split_with_sizes
 
 
 def gradient(input, *, spacing=1, dim=None, edge_order=1):

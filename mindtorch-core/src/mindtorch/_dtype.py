@@ -154,6 +154,27 @@ def _cname(d):
     }.get(d.name, d.name.capitalize().replace("Uint", "UInt"))
 
 
+# C++ element types, as some of PyTorch's messages spell them ("long int", "c10::Half")
+_CPP_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
+
+
+def cpp_name(d):
+    return _CPP_NAMES.get(d.name, d.name)
+
+
 def tensor_type_name(d):
     """The legacy tensor type a CPU tensor of dtype d reports (torch.FloatTensor, torch.UInt32Tensor)."""
     return f"torch.{_cname(d)}Tensor"

@@ -139,4 +139,20 @@ def _storage(self):
 
 
 Tensor.layout = property(lambda self: LAYOUTS["strided"])  # every mindtorch tensor is strided
+# nor sparse, quantized, nested or MKL-DNN; and none lives on a device type mindtorch has no backend for
+for _flag in (
+    "is_sparse",
+    "is_sparse_csr",
+    "is_quantized",
+    "is_nested",
+    "is_mkldnn",
+    "is_xpu",
+    "is_mps",
+    "is_ipu",
+    "is_xla",
+    "is_vulkan",
+    "is_maia",
+    "is_mtia",
+):
+    setattr(Tensor, _flag, property(lambda self: False))
 Tensor.storage = _storage

@@ -480,6 +480,12 @@ class Tensor:
     def bool(self):
         return self.to(D.bool_)
 
+    def cfloat(self):
+        return self.to(D.complex64)
+
+    def cdouble(self):
+        return self.to(D.complex128)
+
     def type_as(self, other):
         return self.to(other.dtype)
 

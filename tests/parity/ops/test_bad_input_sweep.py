@@ -197,4 +197,8 @@ def test_bad_input_sweep_over_the_op_table(capsys):
 # 29 more of the complex64 class are composites (aminmax, bucketize, cdist, cummax/cummin, isin,
 # nanmean/nansum): 280 complex-input mismatches; the later composites (median, kthvalue, put,
 # scatter_reduce, ...) and sort, erfinv and signbit refusing complex bring the count to 292.
-KNOWN_MISMATCHES = 292
+# addmm / addmv / baddbmm now refuse mixed dtypes and in-place composites refuse a result their target
+# cannot hold (-10); the new in-place and copying spellings add arctan2_ on complex (NumPy's TypeError,
+# as atan2_), narrow_copy's dim (IndexError, as narrow; PyTorch asserts) and resize_as_ of a target
+# PyTorch's test copy cannot resize (its storage comes from NumPy), as resize_ (+8): 290.
+KNOWN_MISMATCHES = 290

@@ -314,6 +314,12 @@ declare_inplace(
     composite=_resize,
     family=F,
 )
+declare_inplace(
+    "resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)",
+    composite=lambda self, the_template, memory_format=None: _resize(self, the_template._shape),
+    function=True,
+    family=F,
+)
 
 
 # --- Tensor.new_* (method-only): self's dtype and device unless given ----------------------

@@ -10,7 +10,7 @@ from .._geometry import broadcast_all, broadcast_shapes, numel, wrap_dim, wrap_d
 from . import meta as M
 from .formulas import SCATTER_REDUCE_ALIASES, torch
 from .meta import TensorMeta, fmt_shape
-from .registry import copy_into_self, defop
+from .registry import copy_into_self, declare_inplace, defop
 
 F = "indexing"
 
@@ -1057,4 +1057,28 @@ defop(
         "self": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 0)",
         "src": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 1)",
     },
+)
+
+
+def _fill_diagonal(self, fill_value, wrap=False):
+    shape = tuple(self._shape)
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    n = min(shape)
+    if len(shape) == 2 and wrap and shape[0] > shape[1] + 1:
+        # a tall matrix starts the diagonal again every cols + 1 rows (one row left blank between)
+        flat = torch.arange(0, shape[0] * shape[1], shape[1] + 1, device=self.device)
+        index = (flat // shape[1], flat % shape[1])
+    else:
+        diag = torch.arange(n, device=self.device)
+        index = (diag,) * len(shape)
+    return self.index_put_(index, torch.tensor(fill_value, dtype=self.dtype, device=self.device))
+
+
+declare_inplace(
+    "fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)",
+    composite=_fill_diagonal,
+    family=F,
 )

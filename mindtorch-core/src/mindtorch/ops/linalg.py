@@ -13,30 +13,13 @@ F = "linalg"
 TM = M.TensorMeta
 
 
-def _cname(d):
-    return {
-        "float32": "float",
-        "float64": "double",
-        "float16": "c10::Half",
-        "bfloat16": "c10::BFloat16",
-        "int64": "long int",
-        "int32": "int",
-        "int16": "short int",
-        "int8": "signed char",
-        "uint8": "unsigned char",
-        "bool": "bool",
-        "complex64": "c10::complex<float>",
-        "complex128": "c10::complex<double>",
-    }[d.name]
-
-
 from .._dtype import _cname as _tname  # noqa: E402
 
 
 def _same_dtype(a, b):
     if a.dtype is not b.dtype:
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_cname(a.dtype)} != {_cname(b.dtype)}"
+            f"expected m1 and m2 to have the same dtype, but got: {D.cpp_name(a.dtype)} != {D.cpp_name(b.dtype)}"
         )
     if a.dtype is D.bool_:
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
@@ -197,10 +180,29 @@ def _check_bias(name, inp, shape):
         )
 
 
+def _same_dtypes(name, self, a, b):
+    """The three operands share one dtype (no promotion), with each op's own PyTorch message."""
+    if self.dtype == a.dtype == b.dtype:
+        return
+    names = [_tname(t.dtype) for t in (self, a, b)]
+    if name == "addmm":
+        first = ("self", self) if self.dtype != b.dtype else ("mat1", a)
+        raise RuntimeError(
+            f"{first[0]} and mat2 must have the same dtype, but got {_tname(first[1].dtype)} and {_tname(b.dtype)}"
+        )
+    if name == "addmv":
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and {names[2]}"
+        )
+    c = [D.cpp_name(t.dtype) for t in (self, a, b)]
+    raise RuntimeError(f"Input dtypes must be the same, got: input {c[0]}, batch1: {c[1]}, batch2: {c[2]}")
+
+
 def _add_product(name, product):
     """self * beta + (a @ b) * alpha; float16/bfloat16 are computed in float32 and rounded once, as PyTorch."""
 
     def composite(self, a, b, beta=1, alpha=1):
+        _same_dtypes(name, self, a, b)
         low = a.dtype if a.dtype in (torch.float16, torch.bfloat16) and a.dtype == b.dtype == self.dtype else None
         if low is not None:
             self, a, b = self.float(), a.float(), b.float()
@@ -220,18 +222,24 @@ _addmv = _add_product("addmv", lambda a, b: torch.mv(a, b))
 defop(
     "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
     composite=_addmm,
+    inplace=True,
+    inplace_composite=copy_into_self(_addmm),
     out=True,
     family=F,
 )
 defop(
     "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
     composite=_baddbmm,
+    inplace=True,
+    inplace_composite=copy_into_self(_baddbmm),
     out=True,
     family=F,
 )
 defop(
     "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
     composite=_addmv,
+    inplace=True,
+    inplace_composite=copy_into_self(_addmv),
     out=True,
     family=F,
 )

@@ -444,6 +444,7 @@ defop(
 defop(
     "arctan2(Tensor self, Tensor other) -> Tensor",
     meta=M.binary_float,
+    inplace=True,
     out=True,
     family=F,
     grad={
@@ -508,6 +509,7 @@ for _a, _n in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"), ("les
     defop(
         f"{_a}(Tensor self, Tensor other) -> Tensor",
         meta=M.comparison if _n == "ne" else _ordered(f"{_n}_cpu"),
+        inplace=True,
         out=True,
         numbers_as_tensors=True,
         family=F,
@@ -723,7 +725,7 @@ _UNARY = [
     ("mish", _float_only("mish_cpu"), "mish_grad(grad, self)"),
 ]
 _UNARY += [("arc" + n[1:], m, g) for n, m, g in _UNARY if n in ("asin", "acos", "atan", "asinh", "acosh", "atanh")]
-_NO_INPLACE = {"sgn"}
+_NO_INPLACE: set[str] = set()
 _NOT_METHOD = {"silu", "mish"}
 
 
@@ -1256,7 +1258,14 @@ def _heaviside(self, values):
         return torch.where(self == 0, values, step)
 
 
-defop("heaviside(Tensor self, Tensor values) -> Tensor", composite=_heaviside, out=True, family=F)
+defop(
+    "heaviside(Tensor self, Tensor values) -> Tensor",
+    composite=_heaviside,
+    inplace=True,
+    inplace_composite=copy_into_self(_heaviside),
+    out=True,
+    family=F,
+)
 
 
 def _ldexp(self, other):

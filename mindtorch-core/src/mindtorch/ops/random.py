@@ -6,9 +6,12 @@ argument values that need no data, so the meta device raises the same
 errors as the real devices.
 """
 
+import math
+
 from .. import _dtype as D
 from .._geometry import broadcast_shapes
 from .creation import _OPTS, _check_size
+from .formulas import torch
 from .meta import TensorMeta
 from .registry import declare_inplace, defop
 
@@ -419,6 +422,76 @@ declare_inplace(
     grad=_ZERO,
 )
 declare_inplace(f"random_(Tensor(a!) self, *, {_GEN}) -> Tensor(a!)", meta=_random_meta, family=F, grad=_ZERO)
+
+
+# --- samplers composed from uniform_ / normal_ (any backend with those has these); a composite does
+# not run its meta rule first, so each checks its arguments itself
+def _cauchy_meta(self, median=0.0, sigma=1.0, generator=None):
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    if self.dtype._kind < 2:
+        raise RuntimeError(
+            "Cauchy distribution is a continuous probability distribution. dtype must be a floating point but "
+            f"you specified {D.cpp_name(self.dtype)}"
+        )
+    return TensorMeta(self._shape, self.dtype)
+
+
+def _cauchy(self, median=0.0, sigma=1.0, generator=None):
+    _cauchy_meta(self, median, sigma)
+    u = torch.empty(self._shape, dtype=D.float64, device=self.device).uniform_(generator=generator)
+    return self.copy_(median + sigma * torch.tan(math.pi * (u - 0.5)))
+
+
+def _log_normal_meta(self, mean=1.0, std=2.0, generator=None):
+    _float_only(self.dtype, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    return TensorMeta(self._shape, self.dtype)
+
+
+def _log_normal(self, mean=1.0, std=2.0, generator=None):
+    _log_normal_meta(self, mean, std)
+    z = torch.empty(self._shape, dtype=D.float64, device=self.device).normal_(mean, std, generator=generator)
+    return self.copy_(z.exp())
+
+
+def _geometric_meta(self, p, generator=None):
+    if self.dtype is D.bool_:
+        raise _not_impl("geometric_cpu", self.dtype)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    return TensorMeta(self._shape, self.dtype)
+
+
+def _geometric(self, p, generator=None):
+    _geometric_meta(self, p)
+    # the number of Bernoulli(p) trials up to the first success: ceil(log(U) / log(1 - p)), U in (0, 1]
+    u = 1.0 - torch.empty(self._shape, dtype=D.float64, device=self.device).uniform_(generator=generator)
+    return self.copy_(torch.clamp(torch.ceil(torch.log(u) / math.log1p(-p)), min=1.0))
+
+
+declare_inplace(
+    f"cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, {_GEN}) -> Tensor(a!)",
+    meta=_cauchy_meta,
+    composite=_cauchy,
+    family=F,
+    grad=_ZERO,
+)
+declare_inplace(
+    f"log_normal_(Tensor(a!) self, float mean=1, float std=2, *, {_GEN}) -> Tensor(a!)",
+    meta=_log_normal_meta,
+    composite=_log_normal,
+    family=F,
+    grad=_ZERO,
+)
+declare_inplace(
+    f"geometric_(Tensor(a!) self, float p, *, {_GEN}) -> Tensor(a!)",
+    meta=_geometric_meta,
+    composite=_geometric,
+    family=F,
+    grad=_ZERO,
+)
 declare_inplace(
     f"random_(Tensor(a!) self, int to, *, {_GEN}) -> Tensor(a!)",
     meta=_random_to_meta,

@@ -6,6 +6,7 @@ derivative formulas and which variants exist. The public API and the Tensor
 methods are generated from this table by codegen.py.
 """
 
+from .._dtype import _cname, can_cast
 from .derivatives import compile_derivative
 from .schema import Op
 
@@ -108,7 +109,13 @@ def copy_into_self(fn):
     """An in-place composite from an out-of-place one: self.copy_(fn(self, ...))."""
 
     def inplace(self, *args, **kwargs):
-        return self.copy_(fn(self, *args, **kwargs))
+        # fn may save self for its backward; the copy_ below then changes it, so it works on a clone
+        result = fn(self.clone() if self.requires_grad else self, *args, **kwargs)
+        if result.dtype is not self.dtype and not can_cast(result.dtype, self.dtype):
+            raise RuntimeError(
+                f"result type {_cname(result.dtype)} can't be cast to the desired output type {_cname(self.dtype)}"
+            )
+        return self.copy_(result)
 
     return inplace
 

@@ -6,6 +6,7 @@ kernel for them.
 """
 
 from .._geometry import infer_size, is_contiguous, numel, view_strides, wrap_dim, wrap_dims
+from .formulas import sum_to
 from .meta import fmt_shape
 from .registry import defop
 
@@ -452,6 +453,40 @@ def _chunk(self, chunks, dim=0):
 
 
 defop("chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]", composite=_chunk, family=F)
+defop(
+    "split_with_sizes(Tensor(a) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]",
+    composite=lambda self, split_sizes, dim=0: _split(self, list(split_sizes), dim),
+    family=F,
+)
+# the unsafe_ spellings skip PyTorch's view bookkeeping there; the pieces are the same
+defop("unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", composite=_chunk, family=F)
+defop("unsafe_split(Tensor self, SymInt split_size, int dim=0) -> Tensor[]", composite=_split, family=F)
+defop(
+    "unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]",
+    composite=lambda self, split_sizes, dim=0: _split(self, list(split_sizes), dim),
+    family=F,
+)
+
+
+def _narrow_copy(self, dim, start, length):
+    if not -len(self._shape) <= dim < len(self._shape):  # PyTorch checks this one as an internal assert
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.")
+    return self.narrow(dim, start, length).clone()
+
+
+defop("narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor", composite=_narrow_copy, family=F)
+
+
+def _sum_to_size(self, size):
+    size = tuple(size)
+    shape = tuple(self._shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != 1 and s != t for s, t in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    return sum_to(self, size)
+
+
+defop("sum_to_size(Tensor self, SymInt[] size) -> Tensor", composite=_sum_to_size, function=False, family=F)
 
 
 def _movedim(self, source, destination):

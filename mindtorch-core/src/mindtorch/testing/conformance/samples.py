@@ -584,6 +584,26 @@ def _chunk(m):
     return [S(m.f(5, 4), 2), S(m.f(3, 6), 4, 1)]
 
 
+@samples("unsafe_chunk", "unsafe_split")
+def _unsafe_split(m):
+    return [S(m.f(5, 4), 2), S(m.f(3, 6), 4, 1)]
+
+
+@samples("split_with_sizes", "unsafe_split_with_sizes")
+def _split_with_sizes(m):
+    return [S(m.f(5, 4), (2, 3)), S(m.f(3, 6), (1, 0, 5), 1)]
+
+
+@samples("narrow_copy")
+def _narrow_copy(m):
+    return [S(m.f(5, 4), 0, 1, 3), S(m.nc(3, 6), 1, 2, 0)]
+
+
+@samples("sum_to_size")
+def _sum_to_size(m):
+    return [S(m.f(2, 3, 4), (3, 1)), S(m.f(3, 4), (1, 4)), S(m.f(3, 4), (3, 4))]
+
+
 @samples("movedim.int", "moveaxis.int")
 def _movedim(m):
     return [S(m.f(2, 3, 4), 0, 2), S(m.f(2, 3, 4), -1, 0)]
@@ -903,6 +923,16 @@ def _resize(m):
     return [S(m.f(3, 4), (2, 3)), S(m.f(3, 4), (12,))]
 
 
+@samples("resize_as_")
+def _resize_as(m):
+    return [S(m.f(3, 4), m.f(2, 3)), S(m.f(3, 4), m.i(12))]
+
+
+@samples("fill_diagonal_")
+def _fill_diagonal(m):
+    return [S(m.f(3, 4), 1.5), S(m.f(7, 3), -2.0, True), S(m.f(2, 2, 2), 3.0), S(m.i(4, 4), 7)]
+
+
 @samples("new_empty", "new_zeros", "new_ones")
 def _new(m):
     return [S(m.f(3, 4), (2, 3)), S(m.i(2), (4,), dtype=mindtorch.float64)]
@@ -991,6 +1021,16 @@ def _fill_random(m):
     return [S(m.f(3, 4)), S(m.nc(2, 3))]
 
 
+@samples("cauchy_", "log_normal_")
+def _fill_continuous(m):
+    return [S(m.f(3, 4)), S(m.nc(2, 3), 0.5, 2.0)]
+
+
+@samples("geometric_")
+def _fill_geometric(m):
+    return [S(m.f(3, 4), 0.3), S(m.i(5), 0.7)]
+
+
 @samples("bernoulli_.Tensor")
 def _bernoulli_t(m):
     return [S(m.f(3, 4), m.u(3, 4))]
@@ -1054,14 +1094,29 @@ def _addmm(m):
     return [S(m.f(3, 5), m.f(3, 4), m.f(4, 5)), S(m.f(5), m.f(3, 4), m.f(4, 5), beta=0.5, alpha=2)]
 
 
+@samples("addmm_")
+def _addmm_inplace(m):
+    return [S(m.f(3, 5), m.f(3, 4), m.f(4, 5)), S(m.nc(3, 5), m.f(3, 4), m.f(4, 5), beta=0.5, alpha=2)]
+
+
 @samples("baddbmm")
 def _baddbmm(m):
     return [S(m.f(2, 3, 5), m.f(2, 3, 4), m.f(2, 4, 5)), S(m.f(3, 1), m.f(2, 3, 4), m.f(2, 4, 5), beta=0.5)]
 
 
+@samples("baddbmm_")
+def _baddbmm_inplace(m):
+    return [S(m.f(2, 3, 5), m.f(2, 3, 4), m.f(2, 4, 5), beta=0.5, alpha=-1)]
+
+
 @samples("addmv")
 def _addmv(m):
     return [S(m.f(3), m.f(3, 4), m.f(4)), S(m.f(), m.f(3, 4), m.f(4), alpha=2)]
+
+
+@samples("addmv_")
+def _addmv_inplace(m):
+    return [S(m.f(3), m.f(3, 4), m.f(4), alpha=2)]
 
 
 @samples("einsum")
