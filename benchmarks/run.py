@@ -350,6 +350,46 @@ def cnn_step(lib):
     return step
 
 
+def lstm_lm_step(lib):
+    """One SGD step of a word-level LSTM language model (embedding, 2-layer LSTM 200 wide, linear decoder,
+    vocab 10000, bptt 35, batch 20, gradient clipping), as PyTorch's examples/word_language_model."""
+    if lib == "np":
+        return None
+    m = mt if lib == "mt" else torch
+    nn, F = m.nn, m.nn.functional
+    vocab, width, bptt, batch = 10000, 200, 35, 20
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Embedding(vocab, width)
+            self.rnn = nn.LSTM(width, width, 2, dropout=0.2)
+            self.decoder = nn.Linear(width, vocab)
+            self.drop = nn.Dropout(0.2)
+
+        def forward(self, x, hidden):
+            out, hidden = self.rnn(self.drop(self.encoder(x)), hidden)
+            return self.decoder(self.drop(out)).view(-1, vocab), hidden
+
+    m.manual_seed(0)
+    model = Model()
+    data = m.randint(0, vocab, (bptt, batch))
+    tgt = m.randint(0, vocab, (bptt * batch,))
+    hidden = [tuple(m.zeros(2, batch, width) for _ in range(2))]
+
+    def step():
+        h = tuple(t.detach() for t in hidden[0])  # truncated backpropagation through time
+        model.zero_grad()
+        out, hidden[0] = model(data, h)
+        F.cross_entropy(out, tgt).backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 0.25)
+        with m.no_grad():
+            for p in model.parameters():
+                p.add_(p.grad, alpha=-20.0)
+
+    return step
+
+
 def import_time(module, repeat):
     """Seconds to import `module` in a fresh interpreter (min of several; startup excluded), with its
     bytecode cached as after a pip install: a warm-up run fills a private cache (PYTHONPYCACHEPREFIX),
@@ -541,6 +581,7 @@ CASES = [
     ("MLP Adam step 784-256-10 b128", mlp_step, "ms", "x_torch", 1.2),
     ("GPT AdamW step (2x128, 4 heads, ctx 64, b16)", gpt_step, "ms", "x_torch", 1.3),
     ("CNN Adam step (2 conv + fc, 32x32, b32)", cnn_step, "ms", "x_torch", 1.5),
+    ("LSTM language-model SGD step (2x200, bptt 35, b20, vocab 10k)", lstm_lm_step, "ms", "x_torch", 1.5),
 ]
 SCALE = {"us": 1e6, "ms": 1e3, "s": 1.0}
 TARGET_TEXT = {

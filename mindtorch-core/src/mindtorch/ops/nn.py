@@ -849,3 +849,236 @@ defop(
     nondiff=("target", "weight", "total_weight"),
     grad={"grad_output": "not_implemented('cross_entropy double backward')"},
 )
+
+
+# --- recurrent layers: one op runs one direction of one layer over the whole sequence -------------------
+# The sequence is time-major and packed: `input` is (sum(batch_sizes), features), step t holding the
+# first batch_sizes[t] sequences (a padded batch is one whose batch size never shrinks). Outputs: the
+# per-step hidden states, the final hidden (and, for LSTM, cell) state, and a workspace of per-step
+# activations the backward reads. Workspace columns, per mode:
+#   LSTM      i, f, g, o (activated gates, 4H) | c_t (H) | h_prev (Hout) | c_prev (H)
+#   GRU       r, z, n (3H) | W_hn h_prev + b_hn (H) | h_prev (H)
+#   RNN_*     h_t (H) | h_prev (H)
+RNN_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+def _rnn_sizes(mode, w_ih, w_hr):
+    """(hidden size, output size, workspace width) of one layer."""
+    h = w_ih._shape[0] // RNN_GATES[mode]
+    out = w_hr._shape[0] if w_hr is not None else h
+    width = {"LSTM": 6 * h + out, "GRU": 5 * h}.get(mode, 2 * h)
+    return h, out, width
+
+
+def _rnn_layer_checks(input, hx, cx, w_ih, w_hh, batch_sizes, mode):
+    if mode not in RNN_GATES:
+        raise RuntimeError(f"_rnn_layer: unknown mode {mode!r}")
+    if input.ndim != 2 or hx.ndim != 2:
+        raise RuntimeError(
+            f"_rnn_layer: expected a 2-D packed input and a 2-D hx, got {_shp(input.shape)} and {_shp(hx.shape)}"
+        )
+    if (mode == "LSTM") != (cx is not None):
+        raise RuntimeError("_rnn_layer: cx is required for LSTM and only for LSTM")
+    bs = list(batch_sizes)
+    if any(b <= 0 for b in bs) or any(a < b for a, b in zip(bs, bs[1:])):
+        raise RuntimeError(f"_rnn_layer: batch_sizes must be positive and non-increasing, got {bs}")
+    if sum(bs) != input._shape[0] or (bs and bs[0] != hx._shape[0]):
+        raise RuntimeError(
+            f"_rnn_layer: batch_sizes {bs} do not fit an input of {input._shape[0]} rows and a batch of {hx._shape[0]}"
+        )
+    if w_ih.ndim != 2 or w_ih._shape[1] != input._shape[1] or w_ih._shape[0] % RNN_GATES[mode]:
+        raise RuntimeError(
+            f"_rnn_layer: weight_ih of shape {_shp(w_ih.shape)} does not fit input of shape {_shp(input.shape)}"
+        )
+    if tuple(w_hh._shape) != (w_ih._shape[0], hx._shape[1]):
+        raise RuntimeError(
+            f"_rnn_layer: weight_hh of shape {_shp(w_hh.shape)} does not fit hx of shape {_shp(hx.shape)}"
+        )
+
+
+def _rnn_layer_meta(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mode, reverse):
+    _rnn_layer_checks(input, hx, cx, w_ih, w_hh, batch_sizes, mode)
+    _check_float("_rnn_layer", input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr)
+    h, out, width = _rnn_sizes(mode, w_ih, w_hr)
+    dt = input.dtype
+    c_n = (cx._shape[0], h) if cx is not None else (0,)
+    rows = input._shape[0]
+    return TensorMeta((rows, out), dt), TensorMeta(hx._shape, dt), TensorMeta(c_n, dt), TensorMeta((rows, width), dt)
+
+
+def _rnn_layer_backward_meta(g_out, g_hy, g_cy, input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, ws, bs, mode, reverse):
+    dt = input.dtype
+    gates = (w_ih._shape[0],)
+    return (
+        TensorMeta(input._shape, dt),
+        TensorMeta(hx._shape, dt),
+        TensorMeta(cx._shape if cx is not None else (0,), dt),
+        TensorMeta(w_ih._shape, dt),
+        TensorMeta(w_hh._shape, dt),
+        TensorMeta(gates, dt),
+        TensorMeta(gates, dt),
+        TensorMeta(w_hr._shape if w_hr is not None else (0,), dt),
+    )
+
+
+def lstm_cell(gi, h, c, w_hh_t, w_hr):
+    """One LSTM step from the input projection (both biases in): (h, c, activated gates)."""
+    gates = torch.addmm(gi, h, w_hh_t)
+    # one sigmoid over all four gates (the g slice is unused) instead of three
+    i, f, _, o = torch.sigmoid(gates).chunk(4, -1)
+    g = torch.tanh(gates.chunk(4, -1)[2])
+    c = f * c + i * g
+    h = o * torch.tanh(c)
+    if w_hr is not None:
+        h = torch.ops.linear(h, w_hr)
+    return h, c, (i, f, g, o)
+
+
+def gru_cell(gi, h, w_hh_t, b_hh):
+    """One GRU step from the input projection (b_ih in, b_hh apart): (h, (r, z, n, W_hn h + b_hn))."""
+    i_r, i_z, i_n = gi.chunk(3, -1)
+    gh = h.mm(w_hh_t) if b_hh is None else torch.addmm(b_hh, h, w_hh_t)
+    h_r, h_z, h_n = gh.chunk(3, -1)
+    r = torch.sigmoid(i_r + h_r)
+    z = torch.sigmoid(i_z + h_z)
+    n = torch.tanh(i_n + r * h_n)
+    return (1 - z) * n + z * h, (r, z, n, h_n)
+
+
+def _rnn_cell(act):
+    # looked up per call: naming torch.tanh at import would generate it then
+    def cell(gi, h, w_hh_t):
+        return getattr(torch, act)(torch.addmm(gi, h, w_hh_t))
+
+    return cell
+
+
+RNN_CELLS = {"RNN_TANH": _rnn_cell("tanh"), "RNN_RELU": _rnn_cell("relu")}
+
+
+def rnn_input_projection(mode, x, w_ih, b_ih, b_hh):
+    """x W_ih^T + b_ih, plus b_hh where the step takes it folded in (all modes but GRU)."""
+    gi = torch.ops.linear(x, w_ih, b_ih)
+    if mode != "GRU" and b_hh is not None:
+        gi = gi + b_hh
+    return gi
+
+
+def rnn_steps(batch_sizes, reverse):
+    """(first row, batch size) of each time step, in the order the recurrence visits them."""
+    steps, off = [], 0
+    for b in batch_sizes:
+        steps.append((off, b))
+        off += b
+    return steps[::-1] if reverse else steps
+
+
+def _merged(new, old, b):
+    """The new state of the first b sequences over the kept state of the others."""
+    return new if b == old.shape[0] else torch.cat([new, old[b:]], 0)
+
+
+def _rnn_step(mode, x, h, c, w_hh_t, b_hh, w_hr):
+    """One step of any mode: (h, c, workspace row block)."""
+    if mode == "LSTM":
+        h2, c2, gates = lstm_cell(x, h, c, w_hh_t, w_hr)
+        return h2, c2, torch.cat([*gates, c2, h, c], 1)
+    if mode == "GRU":
+        h2, parts = gru_cell(x, h, w_hh_t, b_hh)
+        return h2, None, torch.cat([*parts, h], 1)
+    h2 = RNN_CELLS[mode](x, h, w_hh_t)
+    return h2, None, torch.cat([h2, h], 1)
+
+
+def rnn_layer_composite(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mode, reverse):
+    """The layer as per-step ops (devices without the fused kernel): the reference the kernels follow."""
+    gi = rnn_input_projection(mode, input, w_ih, b_ih, b_hh)
+    w_hh_t = w_hh.t()
+    h, c = hx, cx
+    outs, saved = [], []
+    for off, b in rnn_steps(batch_sizes, reverse):
+        h2, c2, ws = _rnn_step(mode, gi[off : off + b], h[:b], None if c is None else c[:b], w_hh_t, b_hh, w_hr)
+        h = _merged(h2, h, b)
+        if c is not None:
+            c = _merged(c2, c, b)
+        outs.append(h2)
+        saved.append(ws)
+    if reverse:
+        outs.reverse()
+        saved.reverse()
+    width = _rnn_sizes(mode, w_ih, w_hr)[2]
+    empty = input.new_empty((0, width))
+    out = torch.cat(outs, 0) if outs else input.new_empty((0, h.shape[1]))
+    workspace = torch.cat(saved, 0) if saved else empty
+    c_n = c if c is not None else input.new_empty((0,))
+    return out, h, c_n, workspace.detach()  # the workspace is a saved value, not a differentiable output
+
+
+def rnn_layer_backward_composite(g_out, g_hy, g_cy, input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, ws, bs, mode, reverse):
+    """Backpropagation through time by differentiating the per-step composite (it recomputes the forward;
+    the workspace is not read). Dispatch also runs it when a graph of the gradient is being built
+    (create_graph=True): the op declares no derivative, so double backward goes through these steps."""
+    args = (input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr)
+    create_graph = torch.is_grad_enabled() and any(
+        t is not None and t.requires_grad for t in (g_out, g_hy, g_cy) + args
+    )
+    grads = rnn_layer_vjp(g_out, g_hy, g_cy, args, bs, mode, reverse, create_graph)
+    sizes = _rnn_layer_backward_meta(g_out, g_hy, g_cy, *args, ws, bs, mode, reverse)
+    return tuple(g if g is not None else input.new_zeros(tuple(m.shape)) for g, m in zip(grads, sizes))
+
+
+def rnn_layer_vjp(g_out, g_hy, g_cy, args, batch_sizes, mode, reverse, create_graph):
+    """Gradients of the layer's outputs' dot product with (g_out, g_hy, g_cy) with respect to `args` (input,
+    hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr), through the per-step composite; None where an argument is
+    absent or, with create_graph, does not require grad. With create_graph the result is differentiable
+    with respect to the arguments and the incoming gradients (double backward)."""
+    with torch.enable_grad():
+        if not create_graph:
+            args = tuple(a if a is None else a.detach().requires_grad_() for a in args)
+        out, hy, cy, _ = rnn_layer_composite(*args, batch_sizes, mode, reverse)
+        wrt = [k for k, a in enumerate(args) if a is not None and a.requires_grad]
+        roots = [(t, g) for t, g in ((out, g_out), (hy, g_hy), (cy, g_cy)) if g is not None and t.requires_grad]
+        got = ()
+        if wrt and roots:
+            got = torch.autograd.grad(
+                [t for t, _ in roots],
+                [args[k] for k in wrt],
+                [g for _, g in roots],
+                create_graph=create_graph,
+                allow_unused=True,
+            )
+    grads = [None] * len(args)
+    for k, g in zip(wrt, got):
+        grads[k] = g
+    return tuple(grads)
+
+
+defop(
+    "_rnn_layer(Tensor input, Tensor hx, Tensor? cx, Tensor weight_ih, Tensor weight_hh, Tensor? bias_ih, "
+    "Tensor? bias_hh, Tensor? weight_hr, int[] batch_sizes, str mode, bool reverse) -> "
+    "(Tensor output, Tensor h_n, Tensor c_n, Tensor workspace)",
+    meta=_rnn_layer_meta,
+    composite=rnn_layer_composite,
+    method=False,
+    function=False,
+    family=F,
+    grad={
+        "input, hx, cx, weight_ih, weight_hh, bias_ih, bias_hh, weight_hr": "torch.ops._rnn_layer_backward("
+        "grads[0], grads[1], grads[2] if mode == 'LSTM' else None, input, hx, cx, weight_ih, weight_hh, "
+        "bias_ih, bias_hh, weight_hr, result[3], batch_sizes, mode, reverse)"
+    },
+)
+# Backpropagation through time for the whole sequence in one op. It declares no derivative: when its
+# result must be differentiable, dispatch runs the composite, which builds the graph step by step.
+defop(
+    "_rnn_layer_backward(Tensor grad_output, Tensor grad_hy, Tensor? grad_cy, Tensor input, Tensor hx, "
+    "Tensor? cx, Tensor weight_ih, Tensor weight_hh, Tensor? bias_ih, Tensor? bias_hh, Tensor? weight_hr, "
+    "Tensor workspace, int[] batch_sizes, str mode, bool reverse) -> (Tensor grad_input, Tensor grad_hx, "
+    "Tensor grad_cx, Tensor grad_weight_ih, Tensor grad_weight_hh, Tensor grad_bias_ih, Tensor grad_bias_hh, "
+    "Tensor grad_weight_hr)",
+    meta=_rnn_layer_backward_meta,
+    composite=rnn_layer_backward_composite,
+    method=False,
+    function=False,
+    family=F,
+)

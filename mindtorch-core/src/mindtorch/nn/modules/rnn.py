@@ -1,9 +1,9 @@
-"""Recurrent layers (RNN, LSTM, GRU and their cells) as compositions of tensor ops.
+"""Recurrent layers (RNN, LSTM, GRU and their cells).
 
-Each layer projects its whole input through weight_ih in one matmul, then steps through time
-with the recurrent matmul only. Padded and packed inputs share one loop: a padded batch is a
-packed one whose batch size never shrinks. Parameter names, shapes, init and repr follow
-PyTorch, so its state_dicts load unchanged.
+Each direction of each layer is one `_rnn_layer` op over the whole sequence (a fused kernel where
+the device has one, the per-step composite elsewhere), recorded as one autograd node. Padded and
+packed inputs share it: a padded batch is a packed one whose batch size never shrinks. Parameter
+names, shapes, init and repr follow PyTorch, so its state_dicts load unchanged.
 """
 
 import math
@@ -12,6 +12,7 @@ import warnings
 
 import mindtorch
 
+from ...ops.nn import RNN_CELLS, RNN_GATES, gru_cell, lstm_cell, rnn_input_projection
 from .. import functional as F, init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
@@ -19,78 +20,15 @@ from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
-_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
-
-# --- one time step of each cell kind: (input projection, state, weights) -> new state ----------------
-# w_hh_t is W_hh transposed once per sequence. RNN and LSTM steps get gi with both biases already
-# added (folded once per sequence), so the recurrent term is a single addmm; GRU needs b_hh apart,
-# inside r * (W_hn h + b_hn).
-def _rnn_step(act):
-    # looked up per call: naming mindtorch.tanh at import would generate it then
-    def step(gi, h, w_hh_t, b_hh=None, w_hr=None):
-        return getattr(mindtorch, act)(mindtorch.addmm(gi, h, w_hh_t))
-
-    return step
-
-
-def _lstm_step(gi, state, w_hh_t, b_hh=None, w_hr=None):
-    h, c = state
-    gates = mindtorch.addmm(gi, h, w_hh_t)
-    # one sigmoid over all four gates (the g slice is unused) instead of three
-    i, f, _, o = mindtorch.sigmoid(gates).chunk(4, -1)
-    g = mindtorch.tanh(gates.chunk(4, -1)[2])
-    c = f * c + i * g
-    h = o * mindtorch.tanh(c)
-    if w_hr is not None:
-        h = F.linear(h, w_hr)
-    return h, c
-
-
-def _gru_step(gi, h, w_hh_t, b_hh, w_hr=None):
-    i_r, i_z, i_n = gi.chunk(3, -1)
-    gh = h.mm(w_hh_t) if b_hh is None else mindtorch.addmm(b_hh, h, w_hh_t)
-    h_r, h_z, h_n = gh.chunk(3, -1)
-    r = mindtorch.sigmoid(i_r + h_r)
-    z = mindtorch.sigmoid(i_z + h_z)
-    n = mindtorch.tanh(i_n + r * h_n)
-    return (1 - z) * n + z * h
-
-
-_STEP = {"RNN_TANH": _rnn_step("tanh"), "RNN_RELU": _rnn_step("relu"), "LSTM": _lstm_step, "GRU": _gru_step}
-
-
-def _input_projection(mode, x, w_ih, b_ih, b_hh):
-    """x W_ih^T + b_ih, plus b_hh where the step takes it folded in."""
-    gi = F.linear(x, w_ih, b_ih)
-    if mode != "GRU" and b_hh is not None:
-        gi = gi + b_hh
-    return gi
-
-
-def _head(state, b):
-    return tuple(s[:b] for s in state) if isinstance(state, tuple) else state[:b]
-
-
-def _merge(new, old, b):
-    """The new state of the first b sequences over the kept state of the finished ones."""
-    if isinstance(new, tuple):
-        return tuple(_merge(n, o, b) for n, o in zip(new, old))
-    return new if b == old.shape[0] else mindtorch.cat([new, old[b:]], 0)
-
-
-def _run_direction(step, gi, steps, state, weights, reverse, packed):
-    """One direction of one layer: per-step outputs (time order) and the final state."""
-    outs = []
-    for t in range(len(steps) - 1, -1, -1) if reverse else range(len(steps)):
-        off, b = steps[t]
-        x = gi[off : off + b] if packed else gi[t]
-        new = step(x, _head(state, b), *weights)
-        state = _merge(new, state, b)
-        outs.append(new[0] if isinstance(new, tuple) else new)
-    if reverse:
-        outs.reverse()
-    return outs, state
+# The cells are one step of the layers' per-step composite, from the projected input.
+def _cell_step(mode, gi, states, w_hh_t, b_hh):
+    if mode == "LSTM":
+        h, c, _ = lstm_cell(gi, states[0], states[1], w_hh_t, None)
+        return h, c
+    if mode == "GRU":
+        return gru_cell(gi, states[0], w_hh_t, b_hh)[0]
+    return RNN_CELLS[mode](gi, states[0], w_hh_t)
 
 
 class RNNBase(Module):
@@ -134,14 +72,14 @@ class RNNBase(Module):
             raise ValueError("proj_size should be a positive integer or zero to disable projections")
         if proj_size >= hidden_size:
             raise ValueError("proj_size has to be smaller than hidden_size")
-        if mode not in _GATES:
+        if mode not in RNN_GATES:
             raise ValueError("Unrecognized RNN mode: " + mode)
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
         fk = {"device": device, "dtype": dtype}
         dirs = 2 if bidirectional else 1
-        gate_size = _GATES[mode] * hidden_size
+        gate_size = RNN_GATES[mode] * hidden_size
         real_hidden = proj_size if proj_size > 0 else hidden_size
         self._flat_weights_names, self._all_weights = [], []
         for layer in range(num_layers):
@@ -310,34 +248,31 @@ class RNNBase(Module):
     def _layers(self, data, batch_sizes, hx, packed):
         """All layers over time-major data ((T, N, F) padded or (sum batch_sizes, F) packed)."""
         lstm = self.mode == "LSTM"
-        step = _STEP[self.mode]
         dirs = 2 if self.bidirectional else 1
-        steps, off = [], 0
-        for b in batch_sizes:
-            steps.append((off, b))
-            off += b
+        steps = data.shape[0]
+        if not packed:
+            data = data.reshape(-1, data.shape[-1])
         h_out, c_out = [], []
         names = iter(self._all_weights)
         for layer in range(self.num_layers):
             outs = []
             for d in range(dirs):
                 w = [getattr(self, n) for n in next(names)]
-                w_ih, w_hh = w[0], w[1]
                 b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
                 w_hr = w[-1] if self.proj_size > 0 else None
                 k = layer * dirs + d
-                state = (hx[0][k], hx[1][k]) if lstm else hx[k]
-                gi = _input_projection(self.mode, data, w_ih, b_ih, b_hh)
-                seq, state = _run_direction(step, gi, steps, state, (w_hh.t(), b_hh, w_hr), d == 1, packed)
-                outs.append(mindtorch.cat(seq, 0) if packed else mindtorch.stack(seq, 0))
-                if lstm:
-                    h_out.append(state[0])
-                    c_out.append(state[1])
-                else:
-                    h_out.append(state)
+                hk, ck = (hx[0][k], hx[1][k]) if lstm else (hx[k], None)
+                out, h_n, c_n, _ = mindtorch.ops._rnn_layer(
+                    data, hk, ck, w[0], w[1], b_ih, b_hh, w_hr, batch_sizes, self.mode, d == 1
+                )
+                outs.append(out)
+                h_out.append(h_n)
+                c_out.append(c_n)
             data = outs[0] if dirs == 1 else mindtorch.cat(outs, -1)
             if self.dropout > 0 and self.training and layer < self.num_layers - 1:
                 data = F.dropout(data, self.dropout, True)
+        if not packed:
+            data = data.view(steps, -1, data.shape[-1])
         h_n = mindtorch.stack(h_out, 0)
         return data, ((h_n, mindtorch.stack(c_out, 0)) if lstm else h_n)
 
@@ -430,10 +365,10 @@ class RNNCellBase(Module):
                 )
         return input, states, batched
 
-    def _cell(self, step, input, hx, n_states, mode):
+    def _cell(self, mode, input, hx, n_states):
         input, states, batched = self._prepare(input, hx, n_states)
-        gi = _input_projection(mode, input, self.weight_ih, self.bias_ih, self.bias_hh)
-        out = step(gi, states if n_states == 2 else states[0], self.weight_hh.t(), self.bias_hh)
+        gi = rnn_input_projection(mode, input, self.weight_ih, self.bias_ih, self.bias_hh)
+        out = _cell_step(mode, gi, states, self.weight_hh.t(), self.bias_hh)
         if not batched:
             out = tuple(o.squeeze(0) for o in out) if n_states == 2 else out.squeeze(0)
         return out
@@ -448,7 +383,7 @@ class RNNCell(RNNCellBase):
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         mode = "RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU"
-        return self._cell(_STEP[mode], input, hx, 1, mode)
+        return self._cell(mode, input, hx, 1)
 
 
 class LSTMCell(RNNCellBase):
@@ -456,7 +391,7 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
-        return self._cell(_lstm_step, input, hx, 2, "LSTM")
+        return self._cell("LSTM", input, hx, 2)
 
 
 class GRUCell(RNNCellBase):
@@ -464,4 +399,4 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
-        return self._cell(_gru_step, input, hx, 1, "GRU")
+        return self._cell("GRU", input, hx, 1)

@@ -1,0 +1,255 @@
+"""Recurrent layers in NumPy: one direction of one layer over a whole packed sequence, and its
+backpropagation through time.
+
+The input projection (and, in the backward, the weight gradients) are one matmul over every step;
+only the recurrent matmul and the gate arithmetic run per step. The workspace layout is the one
+ops/nn.py documents for `_rnn_layer`.
+"""
+
+import numpy as np
+
+from ..convert import arr, quiet, wrap
+from . import kernel_table
+
+KERNELS, kernel = kernel_table()
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+def _a(t, dt):
+    return None if t is None else arr(t).astype(dt, copy=False)
+
+
+def _compute_dtype(t):
+    d = arr(t).dtype
+    return d if d in (np.float32, np.float64) else np.dtype(np.float32)  # half types compute in float32
+
+
+def _steps(batch_sizes, reverse):
+    steps, off = [], 0
+    for b in batch_sizes:
+        steps.append((off, off + b, b))
+        off += b
+    return steps[::-1] if reverse else steps
+
+
+def _sigmoid(x, out):
+    np.negative(x, out=out)
+    np.exp(out, out=out)
+    out += 1
+    return np.reciprocal(out, out=out)
+
+
+def _sigmoid_grad(y, out):
+    """out *= y * (1 - y): the sigmoid's derivative from its value."""
+    out *= y
+    out -= out * y
+    return out
+
+
+def _lstm_forward(gi, h, c, w, out, ws, steps):
+    w_hh_t, w_hr = w[1].T, w[-1]
+    H = c.shape[1]
+    hout = h.shape[1]
+    pre = np.empty((h.shape[0], 4 * H), gi.dtype)
+    for lo, hi, b in steps:
+        blk, p = ws[lo:hi], pre[:b]
+        hp, cp = h[:b], c[:b]
+        blk[:, 5 * H : 5 * H + hout] = hp
+        blk[:, 5 * H + hout :] = cp
+        np.matmul(hp, w_hh_t, out=p)
+        p += gi[lo:hi]
+        i, f, g, o = (blk[:, k * H : (k + 1) * H] for k in range(4))
+        _sigmoid(p[:, : 2 * H], blk[:, : 2 * H])
+        np.tanh(p[:, 2 * H : 3 * H], out=g)
+        _sigmoid(p[:, 3 * H :], o)
+        cn = blk[:, 4 * H : 5 * H]
+        np.multiply(f, cp, out=cn)
+        cn += i * g
+        m = np.tanh(cn)
+        m *= o
+        hn = m if w_hr is None else m @ w_hr.T
+        out[lo:hi] = hn
+        h[:b] = hn
+        c[:b] = cn
+
+
+def _lstm_backward(g_out, dh, dc, x, w, ws, steps):
+    w_hh, w_hr = w[1], w[-1]
+    H = dc.shape[1]
+    hout = dh.shape[1]
+    dgates = np.empty((x.shape[0], 4 * H), x.dtype)
+    dw_hr = None if w_hr is None else np.zeros(w_hr.shape, x.dtype)
+    for lo, hi, b in reversed(steps):
+        blk, dg = ws[lo:hi], dgates[lo:hi]
+        i, f, g, o = (blk[:, k * H : (k + 1) * H] for k in range(4))
+        cn, cp = blk[:, 4 * H : 5 * H], blk[:, 5 * H + hout :]
+        dhb, dcb = dh[:b], dc[:b]
+        dhb += g_out[lo:hi]
+        tc = np.tanh(cn)
+        if w_hr is not None:
+            dw_hr += dhb.T @ (o * tc)
+            dm = dhb @ w_hr
+        else:
+            dm = dhb
+        t = dm * o
+        t *= 1 - tc * tc
+        dcb += t
+        np.multiply(dcb, g, out=dg[:, :H])
+        _sigmoid_grad(i, dg[:, :H])
+        np.multiply(dcb, cp, out=dg[:, H : 2 * H])
+        _sigmoid_grad(f, dg[:, H : 2 * H])
+        np.multiply(dcb, i, out=dg[:, 2 * H : 3 * H])
+        dg[:, 2 * H : 3 * H] *= 1 - g * g
+        np.multiply(dm, tc, out=dg[:, 3 * H :])
+        _sigmoid_grad(o, dg[:, 3 * H :])
+        dcb *= f
+        np.matmul(dg, w_hh, out=dhb)
+    hprev = ws[:, 5 * H : 5 * H + hout]
+    return dgates, dgates, hprev, dw_hr
+
+
+def _gru_forward(gi, h, c, w, out, ws, steps):
+    w_hh_t, b_hh = w[1].T, w[3]
+    H = h.shape[1]
+    gh_all = np.empty((h.shape[0], 3 * H), gi.dtype)
+    for lo, hi, b in steps:
+        blk, gh = ws[lo:hi], gh_all[:b]
+        hp = h[:b]
+        blk[:, 4 * H :] = hp
+        np.matmul(hp, w_hh_t, out=gh)
+        if b_hh is not None:
+            gh += b_hh
+        x = gi[lo:hi]
+        r, z, n = blk[:, :H], blk[:, H : 2 * H], blk[:, 2 * H : 3 * H]
+        _sigmoid(x[:, :H] + gh[:, :H], r)
+        _sigmoid(x[:, H : 2 * H] + gh[:, H : 2 * H], z)
+        blk[:, 3 * H : 4 * H] = gh[:, 2 * H :]
+        np.multiply(r, gh[:, 2 * H :], out=n)
+        n += x[:, 2 * H :]
+        np.tanh(n, out=n)
+        hn = hp - n
+        hn *= z
+        hn += n
+        out[lo:hi] = hn
+        h[:b] = hn
+
+
+def _gru_backward(g_out, dh, dc, x, w, ws, steps):
+    w_hh = w[1]
+    H = dh.shape[1]
+    dgi = np.empty((x.shape[0], 3 * H), x.dtype)
+    dgh = np.empty_like(dgi)
+    for lo, hi, b in reversed(steps):
+        blk, di, dhh = ws[lo:hi], dgi[lo:hi], dgh[lo:hi]
+        r, z, n, hn, hp = (blk[:, k * H : (k + 1) * H] for k in range(5))
+        dhb = dh[:b]
+        dhb += g_out[lo:hi]
+        dn = di[:, 2 * H :]
+        np.multiply(dhb, 1 - z, out=dn)
+        dn *= 1 - n * n
+        np.multiply(dhb, hp - n, out=di[:, H : 2 * H])
+        _sigmoid_grad(z, di[:, H : 2 * H])
+        np.multiply(dn, hn, out=di[:, :H])
+        _sigmoid_grad(r, di[:, :H])
+        dhh[:, : 2 * H] = di[:, : 2 * H]
+        np.multiply(dn, r, out=dhh[:, 2 * H :])
+        dhb *= z
+        dhb += dhh @ w_hh
+    return dgi, dgh, ws[:, 4 * H :], None
+
+
+def _rnn_forward(act):
+    def forward(gi, h, c, w, out, ws, steps):
+        w_hh_t = w[1].T
+        H = h.shape[1]
+        for lo, hi, b in steps:
+            blk = ws[lo:hi]
+            hp = h[:b]
+            blk[:, H:] = hp
+            hn = hp @ w_hh_t
+            hn += gi[lo:hi]
+            if act == "tanh":
+                np.tanh(hn, out=hn)
+            else:
+                np.maximum(hn, 0, out=hn)
+            blk[:, :H] = hn
+            out[lo:hi] = hn
+            h[:b] = hn
+
+    return forward
+
+
+def _rnn_backward(act):
+    def backward(g_out, dh, dc, x, w, ws, steps):
+        w_hh = w[1]
+        H = dh.shape[1]
+        dpre = np.empty((x.shape[0], H), x.dtype)
+        for lo, hi, b in reversed(steps):
+            hn = ws[lo:hi, :H]
+            dhb, d = dh[:b], dpre[lo:hi]
+            np.add(dhb, g_out[lo:hi], out=d)
+            if act == "tanh":
+                d *= 1 - hn * hn
+            else:
+                d *= hn > 0
+            np.matmul(d, w_hh, out=dhb)
+        return dpre, dpre, ws[:, H:], None
+
+    return backward
+
+
+_FORWARD = {
+    "LSTM": _lstm_forward,
+    "GRU": _gru_forward,
+    "RNN_TANH": _rnn_forward("tanh"),
+    "RNN_RELU": _rnn_forward("relu"),
+}
+_BACKWARD = {
+    "LSTM": _lstm_backward,
+    "GRU": _gru_backward,
+    "RNN_TANH": _rnn_backward("tanh"),
+    "RNN_RELU": _rnn_backward("relu"),
+}
+
+
+@kernel("_rnn_layer")
+def rnn_layer(m, input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mode, reverse):
+    dt = _compute_dtype(input)
+    x, h0, c0 = _a(input, dt), _a(hx, dt), _a(cx, dt)
+    w = [_a(t, dt) for t in (w_ih, w_hh, b_ih, b_hh, w_hr)]
+    gi = x @ w[0].T
+    if w[2] is not None:
+        gi += w[2]
+    if mode != "GRU" and w[3] is not None:
+        gi += w[3]
+    h = np.array(h0, dt, order="C")
+    c = None if c0 is None else np.array(c0, dt, order="C")
+    out = np.empty(m[0].shape, dt)
+    ws = np.empty(m[3].shape, dt)
+    with quiet():
+        _FORWARD[mode](gi, h, c, w, out, ws, _steps(batch_sizes, reverse))
+    c_n = c if c is not None else np.empty((0,), dt)
+    return tuple(wrap(a, mm.dtype) for a, mm in zip((out, h, c_n, ws), m))
+
+
+@kernel("_rnn_layer_backward")
+def rnn_layer_backward(m, g_out, g_hy, g_cy, input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, ws, batch_sizes, mode, rev):
+    dt = _compute_dtype(input)
+    x = _a(input, dt)
+    w = [_a(t, dt) for t in (w_ih, w_hh, b_ih, b_hh, w_hr)]
+    dh = np.array(_a(g_hy, dt), dt, order="C")
+    dc = np.array(_a(g_cy, dt), dt, order="C") if mode == "LSTM" else None
+    with quiet():
+        d_in, d_rec, hprev, dw_hr = _BACKWARD[mode](_a(g_out, dt), dh, dc, x, w, _a(ws, dt), _steps(batch_sizes, rev))
+        grads = (
+            d_in @ w[0],
+            dh,
+            dc if dc is not None else np.empty((0,), dt),
+            d_in.T @ x,
+            d_rec.T @ hprev,
+            d_in.sum(0),
+            d_rec.sum(0),
+            dw_hr if dw_hr is not None else np.empty((0,), dt),
+        )
+    return tuple(wrap(a, mm.dtype) for a, mm in zip(grads, m))
