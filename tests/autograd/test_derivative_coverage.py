@@ -168,6 +168,24 @@ SAMPLES = {
         ),
         (_x((2, 3, 4), lo=-1, hi=1), _x((2, 3, 4), lo=-1, hi=1, seed=1), _x((2, 3, 5), seed=2)),
     ),
+    # fused recurrent layer: LSTM with projection (packed, reversed), GRU (packed), tanh RNN without biases
+    "_rnn_layer": lambda: (
+        lambda x, h, c, wi, wh, bi, bh, wr: (
+            *torch.ops._rnn_layer(x, h, c, wi, wh, bi, bh, wr, [3, 2, 1], "LSTM", True)[:3],
+            *torch.ops._rnn_layer(x, h, None, wi[:6], wh[:6], bi[:6], bh[:6], None, [3, 2, 1], "GRU", False)[:2],
+            *torch.ops._rnn_layer(x, h, None, wi[:2], wh[:2], None, None, None, [3, 3], "RNN_TANH", False)[:2],
+        ),
+        (
+            _x((6, 2), lo=-1, hi=1),
+            _x((3, 2), lo=-1, hi=1, seed=1),
+            _x((3, 3), lo=-1, hi=1, seed=2),
+            _x((12, 2), lo=-1, hi=1, seed=3),
+            _x((12, 2), lo=-1, hi=1, seed=4),
+            _x((12,), lo=-1, hi=1, seed=5),
+            _x((12,), lo=-1, hi=1, seed=6),
+            _x((2, 3), lo=-1, hi=1, seed=7),
+        ),
+    ),
     # fused cross entropy: mean with an ignored target, sum with class weights, none
     "_cross_entropy": lambda: (
         lambda x: (

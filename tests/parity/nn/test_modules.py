@@ -5,6 +5,8 @@ module through NumPy; then outputs, input gradients and parameter gradients must
 rounding, and repr and state_dict keys must be identical.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 from helpers import assert_same, torch_or_skip
@@ -54,7 +56,7 @@ def _flat(x):
     return [] if x is None else [x]
 
 
-def _check(mout, tout, mmod, tmod, inputs, rtol=RTOL, atol=ATOL, seed=1):
+def _check(mout, tout, mmod, tmod, inputs, rtol=RTOL, atol=ATOL, seed=1, param_atol=1e-4):
     """Outputs equal; then backward of a random projection of every output: the gradients equal."""
     mo, to = _flat(mout), _flat(tout)
     assert len(mo) == len(to)
@@ -78,7 +80,7 @@ def _check(mout, tout, mmod, tmod, inputs, rtol=RTOL, atol=ATOL, seed=1):
         for (n, mp), (_, tp) in zip(mmod.named_parameters(), tmod.named_parameters()):
             assert (mp.grad is None) == (tp.grad is None), n
             if tp.grad is not None:
-                assert_same(mp.grad, tp.grad, rtol=rtol, atol=1e-4)
+                assert_same(mp.grad, tp.grad, rtol=rtol, atol=param_atol)
 
 
 # --- recurrent layers ----------------------------------------------------------------------------------
@@ -161,6 +163,71 @@ def test_recurrent_packed(kind, bidirectional, enforce_sorted):
     tpad, tlen = trnn.pad_packed_sequence(to, batch_first=True, total_length=6)
     assert_same(mlen, tlen)
     _check((mpad, mhn), (tpad, thn), mmod, tmod, ins + hs)
+
+
+def _recurrent_sweep(count=96, seed=11):
+    """A seeded sample of the product of every recurrent-layer option, the input forms and dtypes."""
+    kinds = [("RNN", {"nonlinearity": "tanh"}), ("RNN", {"nonlinearity": "relu"}), ("LSTM", {}), ("GRU", {})]
+    grid = itertools.product(
+        range(len(kinds)),
+        (1, 2),  # num_layers
+        (True, False),  # bias
+        (False, True),  # batch_first
+        (False, True),  # bidirectional
+        (0, 2),  # proj_size (LSTM only)
+        ("padded", "unbatched", "packed"),
+        (False, True),  # h0 (and c0) given
+        ("float32", "float64"),
+    )
+    cases = [c for c in grid if c[5] == 0 or kinds[c[0]][0] == "LSTM"]
+    rng = np.random.default_rng(seed)
+    picked = sorted(rng.choice(len(cases), size=count, replace=False))
+    out = []
+    for i in picked:
+        k, layers, bias, bf, bidir, proj, form, given, dt = cases[i]
+        kw = dict(kinds[k][1], num_layers=layers, bias=bias, batch_first=bf, bidirectional=bidir)
+        if proj:
+            kw["proj_size"] = proj
+        out.append(pytest.param(kinds[k][0], kw, form, given, dt, id=f"{i}"))
+    return out
+
+
+def _typed_inputs(rng, dtype, *shapes):
+    out = []
+    for s in shapes:
+        a = rng.standard_normal(s).astype(dtype)
+        out.append((mt.tensor(a).requires_grad_(), torch.tensor(a).requires_grad_()))
+    return out
+
+
+@pytest.mark.parametrize("kind,kw,form,given,dtype", _recurrent_sweep())
+def test_recurrent_option_sweep(kind, kw, form, given, dtype):
+    """Outputs, final states and the gradients of input, h0, c0 and every weight, as PyTorch's."""
+    mmod, tmod = _pair(kind, 3, 4, **kw)
+    if dtype == "float64":
+        mmod, tmod = mmod.double(), tmod.double()
+    rng = np.random.default_rng(12)
+    dirs = 2 if kw["bidirectional"] else 1
+    T, N, hout = 5, 3, kw.get("proj_size") or 4
+    x_shape = (T, 3) if form == "unbatched" else ((N, T, 3) if kw["batch_first"] else (T, N, 3))
+    ins = _typed_inputs(rng, dtype, x_shape)
+    lead = (kw["num_layers"] * dirs,) + (() if form == "unbatched" else (N,))
+    hs = _typed_inputs(rng, dtype, lead + (hout,), lead + (4,))[: 2 if kind == "LSTM" else 1] if given else []
+    mx, tx = ins[0]
+    if form == "packed":
+        lengths = [3, 5, 2]
+        mx = mrnn.pack_padded_sequence(mx, lengths, batch_first=kw["batch_first"], enforce_sorted=False)
+        tx = trnn.pack_padded_sequence(tx, lengths, batch_first=kw["batch_first"], enforce_sorted=False)
+    margs, targs = (mx,), (tx,)
+    if given:
+        margs += (tuple(m for m, _ in hs) if kind == "LSTM" else hs[0][0],)
+        targs += (tuple(t for _, t in hs) if kind == "LSTM" else hs[0][1],)
+    mout, tout = mmod(*margs), tmod(*targs)
+    if form == "packed":
+        assert isinstance(mout[0], mrnn.PackedSequence)
+        assert_same(mout[0].batch_sizes, tout[0].batch_sizes)
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else dict(rtol=1e-9, atol=1e-10, param_atol=1e-9)
+    _check(mout, tout, mmod, tmod, ins + hs, **tol)
 
 
 @pytest.mark.parametrize("kind", ["RNNCell", "LSTMCell", "GRUCell"])
