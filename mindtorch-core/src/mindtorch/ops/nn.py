@@ -907,17 +907,10 @@ def _rnn_layer_meta(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mo
 
 
 def _rnn_layer_backward_meta(g_out, g_hy, g_cy, input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, ws, bs, mode, reverse):
-    dt = input.dtype
-    gates = (w_ih._shape[0],)
-    return (
-        TensorMeta(input._shape, dt),
-        TensorMeta(hx._shape, dt),
-        TensorMeta(cx._shape if cx is not None else (0,), dt),
-        TensorMeta(w_ih._shape, dt),
-        TensorMeta(w_hh._shape, dt),
-        TensorMeta(gates, dt),
-        TensorMeta(gates, dt),
-        TensorMeta(w_hr._shape if w_hr is not None else (0,), dt),
+    # an absent argument (cx, a bias, weight_hr) gets an empty gradient
+    return tuple(
+        TensorMeta(t._shape if t is not None else (0,), input.dtype)
+        for t in (input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr)
     )
 
 

@@ -242,14 +242,7 @@ def rnn_layer_backward(m, g_out, g_hy, g_cy, input, hx, cx, w_ih, w_hh, b_ih, b_
     dc = np.array(_a(g_cy, dt), dt, order="C") if mode == "LSTM" else None
     with quiet():
         d_in, d_rec, hprev, dw_hr = _BACKWARD[mode](_a(g_out, dt), dh, dc, x, w, _a(ws, dt), _steps(batch_sizes, rev))
-        grads = (
-            d_in @ w[0],
-            dh,
-            dc if dc is not None else np.empty((0,), dt),
-            d_in.T @ x,
-            d_rec.T @ hprev,
-            d_in.sum(0),
-            d_rec.sum(0),
-            dw_hr if dw_hr is not None else np.empty((0,), dt),
-        )
-    return tuple(wrap(a, mm.dtype) for a, mm in zip(grads, m))
+        grads = (d_in @ w[0], dh, dc, d_in.T @ x, d_rec.T @ hprev, d_in.sum(0), d_rec.sum(0), dw_hr)
+    # an absent argument (cx, a bias, weight_hr) gets an empty gradient
+    present = (True, True, dc is not None, True, True, w[2] is not None, w[3] is not None, dw_hr is not None)
+    return tuple(wrap(a if p else np.empty((0,), dt), mm.dtype) for a, p, mm in zip(grads, present, m))

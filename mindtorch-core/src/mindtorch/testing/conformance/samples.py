@@ -1507,6 +1507,52 @@ def _sdpa_backward(m):
     return [S(m.f(*out.shape), q, k, v, attn, 0.35)]
 
 
+def _rnn_layer_args(m, mode, proj, bias, batch_sizes):
+    """(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr) of one recurrent layer: 3 features, hidden 4."""
+    g = {"LSTM": 4, "GRU": 3}.get(mode, 1) * 4
+    hout = proj or 4
+    b = batch_sizes[0]
+    return [
+        m.f(sum(batch_sizes), 3, lo=-1, hi=1),
+        m.f(b, hout, lo=-1, hi=1),
+        m.f(b, 4, lo=-1, hi=1) if mode == "LSTM" else None,
+        m.f(g, 3, lo=-0.5, hi=0.5),
+        m.f(g, hout, lo=-0.5, hi=0.5),
+        m.f(g, lo=-0.5, hi=0.5) if bias else None,
+        m.f(g, lo=-0.5, hi=0.5) if bias else None,
+        m.f(proj, 4, lo=-0.5, hi=0.5) if proj else None,
+    ]
+
+
+# (mode, proj_size, bias, batch sizes, reverse): padded and packed, both directions, every mode
+_RNN_LAYER_CASES = (
+    ("LSTM", 0, True, [2, 2, 2], False),
+    ("LSTM", 2, True, [3, 2, 1], True),
+    ("GRU", 0, True, [3, 2, 2, 1], False),
+    ("GRU", 0, False, [2, 2], True),
+    ("RNN_TANH", 0, True, [3, 3, 1], True),
+    ("RNN_RELU", 0, False, [2, 1], False),
+)
+
+
+@samples("_rnn_layer")
+def _rnn_layer(m):
+    return [
+        S(*_rnn_layer_args(m, mode, proj, bias, bs), bs, mode, rev) for mode, proj, bias, bs, rev in _RNN_LAYER_CASES
+    ]
+
+
+@samples("_rnn_layer_backward")
+def _rnn_layer_backward(m):
+    out = []
+    for mode, proj, bias, bs, rev in _RNN_LAYER_CASES:
+        args = _rnn_layer_args(m, mode, proj, bias, bs)
+        y, h, c, ws = mindtorch.ops._rnn_layer(*args, bs, mode, rev)
+        grads = (m.f(*y.shape), m.f(*h.shape), m.f(*c.shape) if mode == "LSTM" else None)
+        out.append(S(*grads, *args, ws, bs, mode, rev))
+    return out
+
+
 def _param_group(m, n_state):
     shapes = [(3, 4), (5,), ()]
     return [[m.f(*s) for s in shapes] for _ in range(n_state)]
