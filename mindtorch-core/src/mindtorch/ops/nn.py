@@ -856,7 +856,7 @@ defop(
 # first batch_sizes[t] sequences (a padded batch is one whose batch size never shrinks). Outputs: the
 # per-step hidden states, the final hidden (and, for LSTM, cell) state, and a workspace of per-step
 # activations the backward reads. Workspace columns, per mode:
-#   LSTM      i, f, g, o (activated gates, 4H) | c_t (H) | h_prev (Hout) | c_prev (H)
+#   LSTM      i, f, g, o (activated gates, 4H) | tanh(c_t) (H) | h_prev (Hout) | c_prev (H)
 #   GRU       r, z, n (3H) | W_hn h_prev + b_hn (H) | h_prev (H)
 #   RNN_*     h_t (H) | h_prev (H)
 RNN_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
@@ -975,7 +975,7 @@ def _rnn_step(mode, x, h, c, w_hh_t, b_hh, w_hr):
     """One step of any mode: (h, c, workspace row block)."""
     if mode == "LSTM":
         h2, c2, gates = lstm_cell(x, h, c, w_hh_t, w_hr)
-        return h2, c2, torch.cat([*gates, c2, h, c], 1)
+        return h2, c2, torch.cat([*gates, torch.tanh(c2), h, c], 1)
     if mode == "GRU":
         h2, parts = gru_cell(x, h, w_hh_t, b_hh)
         return h2, None, torch.cat([*parts, h], 1)

@@ -33,25 +33,38 @@ def _steps(batch_sizes, reverse):
     return steps[::-1] if reverse else steps
 
 
-def _sigmoid(x, out):
-    np.negative(x, out=out)
-    np.exp(out, out=out)
-    out += 1
-    return np.reciprocal(out, out=out)
+def _transposed(w):
+    # BLAS multiplies a small batch by a contiguous matrix ~1.5x faster than by a transposed view
+    return np.ascontiguousarray(w.T)
 
 
-def _sigmoid_grad(y, out):
+def _sigmoid_derivative(y, out, tmp):
     """out *= y * (1 - y): the sigmoid's derivative from its value."""
-    out *= y
-    out -= out * y
-    return out
+    np.multiply(y, y, out=tmp)
+    np.subtract(y, tmp, out=tmp)
+    out *= tmp
+
+
+# The sigmoid gates are evaluated as (1 + tanh(x / 2)) / 2: NumPy's tanh is vectorised and cheaper than
+# exp plus a division, and all four LSTM gates then take one tanh pass. The halving is folded into the
+# gates' columns of the input projection and of W_hh^T, once per call.
+def _lstm_gate_affine(H, dt):
+    """(scale, shift) rows over the i, f, g, o columns: tanh(scale * x) * scale + shift is the activation."""
+    scale = np.full(4 * H, 0.5, dt)
+    scale[2 * H : 3 * H] = 1
+    shift = np.full(4 * H, 0.5, dt)
+    shift[2 * H : 3 * H] = 0
+    return scale, shift
 
 
 def _lstm_forward(gi, h, c, w, out, ws, steps):
-    w_hh_t, w_hr = w[1].T, w[-1]
     H = c.shape[1]
     hout = h.shape[1]
+    scale, shift = _lstm_gate_affine(H, gi.dtype)
+    w_hh_t, w_hr = _transposed(w[1]) * scale, w[-1]
+    gi *= scale
     pre = np.empty((h.shape[0], 4 * H), gi.dtype)
+    ig = np.empty((h.shape[0], H), gi.dtype)
     for lo, hi, b in steps:
         blk, p = ws[lo:hi], pre[:b]
         hp, cp = h[:b], c[:b]
@@ -59,19 +72,19 @@ def _lstm_forward(gi, h, c, w, out, ws, steps):
         blk[:, 5 * H + hout :] = cp
         np.matmul(hp, w_hh_t, out=p)
         p += gi[lo:hi]
+        np.tanh(p, out=p)
+        p *= scale
+        p += shift
+        blk[:, : 4 * H] = p  # the arithmetic runs on the contiguous buffer, one strided copy
         i, f, g, o = (blk[:, k * H : (k + 1) * H] for k in range(4))
-        _sigmoid(p[:, : 2 * H], blk[:, : 2 * H])
-        np.tanh(p[:, 2 * H : 3 * H], out=g)
-        _sigmoid(p[:, 3 * H :], o)
-        cn = blk[:, 4 * H : 5 * H]
-        np.multiply(f, cp, out=cn)
-        cn += i * g
-        m = np.tanh(cn)
-        m *= o
+        cp *= f  # the cell state is updated in place, its previous value saved above
+        cp += np.multiply(i, g, out=ig[:b])
+        tc = blk[:, 4 * H : 5 * H]
+        np.tanh(cp, out=tc)
+        m = tc * o
         hn = m if w_hr is None else m @ w_hr.T
         out[lo:hi] = hn
         h[:b] = hn
-        c[:b] = cn
 
 
 def _lstm_backward(g_out, dh, dc, x, w, ws, steps):
@@ -79,30 +92,36 @@ def _lstm_backward(g_out, dh, dc, x, w, ws, steps):
     H = dc.shape[1]
     hout = dh.shape[1]
     dgates = np.empty((x.shape[0], 4 * H), x.dtype)
+    up = np.empty((dh.shape[0], 4 * H), x.dtype)  # the gradient reaching each gate's activation
+    tmp = np.empty((dh.shape[0], H), x.dtype)
     dw_hr = None if w_hr is None else np.zeros(w_hr.shape, x.dtype)
     for lo, hi, b in reversed(steps):
-        blk, dg = ws[lo:hi], dgates[lo:hi]
+        blk, dg, u, t = ws[lo:hi], dgates[lo:hi], up[:b], tmp[:b]
         i, f, g, o = (blk[:, k * H : (k + 1) * H] for k in range(4))
-        cn, cp = blk[:, 4 * H : 5 * H], blk[:, 5 * H + hout :]
+        tc, cp = blk[:, 4 * H : 5 * H], blk[:, 5 * H + hout :]
         dhb, dcb = dh[:b], dc[:b]
         dhb += g_out[lo:hi]
-        tc = np.tanh(cn)
         if w_hr is not None:
             dw_hr += dhb.T @ (o * tc)
             dm = dhb @ w_hr
         else:
             dm = dhb
-        t = dm * o
-        t *= 1 - tc * tc
+        np.multiply(tc, tc, out=t)  # dc += dm * o * (1 - tanh(c)^2)
+        np.subtract(1, t, out=t)
+        t *= o
+        t *= dm
         dcb += t
-        np.multiply(dcb, g, out=dg[:, :H])
-        _sigmoid_grad(i, dg[:, :H])
-        np.multiply(dcb, cp, out=dg[:, H : 2 * H])
-        _sigmoid_grad(f, dg[:, H : 2 * H])
-        np.multiply(dcb, i, out=dg[:, 2 * H : 3 * H])
-        dg[:, 2 * H : 3 * H] *= 1 - g * g
-        np.multiply(dm, tc, out=dg[:, 3 * H :])
-        _sigmoid_grad(o, dg[:, 3 * H :])
+        np.multiply(dcb, g, out=u[:, :H])
+        np.multiply(dcb, cp, out=u[:, H : 2 * H])
+        np.multiply(dcb, i, out=u[:, 2 * H : 3 * H])
+        np.multiply(dm, tc, out=u[:, 3 * H :])
+        gates = blk[:, : 4 * H]
+        np.multiply(gates, gates, out=dg)  # y (1 - y) for the sigmoid gates, 1 - y^2 for g
+        np.subtract(gates, dg, out=dg)
+        dgg = dg[:, 2 * H : 3 * H]
+        np.multiply(g, g, out=dgg)
+        np.subtract(1, dgg, out=dgg)
+        dg *= u
         dcb *= f
         np.matmul(dg, w_hh, out=dhb)
     hprev = ws[:, 5 * H : 5 * H + hout]
@@ -110,8 +129,10 @@ def _lstm_backward(g_out, dh, dc, x, w, ws, steps):
 
 
 def _gru_forward(gi, h, c, w, out, ws, steps):
-    w_hh_t, b_hh = w[1].T, w[3]
     H = h.shape[1]
+    # r and z through (1 + tanh(x / 2)) / 2, as the LSTM's sigmoid gates
+    w_hh_t, b_hh = _transposed(w[1]), w[3]
+    gi[:, : 2 * H] *= 0.5
     gh_all = np.empty((h.shape[0], 3 * H), gi.dtype)
     for lo, hi, b in steps:
         blk, gh = ws[lo:hi], gh_all[:b]
@@ -120,12 +141,16 @@ def _gru_forward(gi, h, c, w, out, ws, steps):
         np.matmul(hp, w_hh_t, out=gh)
         if b_hh is not None:
             gh += b_hh
+        blk[:, 3 * H : 4 * H] = gh[:, 2 * H :]  # W_hn h + b_hn, before the halving
         x = gi[lo:hi]
+        rz = gh[:, : 2 * H]
+        rz *= 0.5
+        rz += x[:, : 2 * H]
+        np.tanh(rz, out=rz)
+        np.multiply(rz, 0.5, out=blk[:, : 2 * H])
+        blk[:, : 2 * H] += 0.5
         r, z, n = blk[:, :H], blk[:, H : 2 * H], blk[:, 2 * H : 3 * H]
-        _sigmoid(x[:, :H] + gh[:, :H], r)
-        _sigmoid(x[:, H : 2 * H] + gh[:, H : 2 * H], z)
-        blk[:, 3 * H : 4 * H] = gh[:, 2 * H :]
-        np.multiply(r, gh[:, 2 * H :], out=n)
+        np.multiply(r, blk[:, 3 * H : 4 * H], out=n)
         n += x[:, 2 * H :]
         np.tanh(n, out=n)
         hn = hp - n
@@ -140,6 +165,7 @@ def _gru_backward(g_out, dh, dc, x, w, ws, steps):
     H = dh.shape[1]
     dgi = np.empty((x.shape[0], 3 * H), x.dtype)
     dgh = np.empty_like(dgi)
+    tmp = np.empty((dh.shape[0], 2 * H), x.dtype)
     for lo, hi, b in reversed(steps):
         blk, di, dhh = ws[lo:hi], dgi[lo:hi], dgh[lo:hi]
         r, z, n, hn, hp = (blk[:, k * H : (k + 1) * H] for k in range(5))
@@ -149,9 +175,8 @@ def _gru_backward(g_out, dh, dc, x, w, ws, steps):
         np.multiply(dhb, 1 - z, out=dn)
         dn *= 1 - n * n
         np.multiply(dhb, hp - n, out=di[:, H : 2 * H])
-        _sigmoid_grad(z, di[:, H : 2 * H])
         np.multiply(dn, hn, out=di[:, :H])
-        _sigmoid_grad(r, di[:, :H])
+        _sigmoid_derivative(blk[:, : 2 * H], di[:, : 2 * H], tmp[:b])
         dhh[:, : 2 * H] = di[:, : 2 * H]
         np.multiply(dn, r, out=dhh[:, 2 * H :])
         dhb *= z
@@ -161,7 +186,7 @@ def _gru_backward(g_out, dh, dc, x, w, ws, steps):
 
 def _rnn_forward(act):
     def forward(gi, h, c, w, out, ws, steps):
-        w_hh_t = w[1].T
+        w_hh_t = _transposed(w[1])
         H = h.shape[1]
         for lo, hi, b in steps:
             blk = ws[lo:hi]
