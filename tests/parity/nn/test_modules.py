@@ -281,6 +281,8 @@ def test_recurrent_dropout_train_vs_eval():
         (lambda m: m.GRU(3, 4)(m_or_t(m).zeros(2, 3, 3), m_or_t(m).zeros(2, 4)), RuntimeError),
         (lambda m: m.LSTM(3, 4)(m_or_t(m).zeros(2, 3, 3, dtype=m_or_t(m).float64)), ValueError),
         (lambda m: m.GRUCell(3, 4)(m_or_t(m).zeros(2, 2, 3)), ValueError),
+        (lambda m: m.LSTM(3, 4)(m_or_t(m).zeros(0, 2, 3)), RuntimeError),
+        (lambda m: m.GRU(3, 4, batch_first=True)(m_or_t(m).zeros(2, 0, 3)), RuntimeError),
     ],
 )
 def test_recurrent_errors(call, exc):

@@ -220,6 +220,8 @@ class RNNBase(Module):
             hx = self.permute_hidden(hx, sorted_indices)
         if not packed:
             data = input.transpose(0, 1) if self.batch_first else input
+            if data.shape[0] == 0:
+                raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
             bs = [batch] * data.shape[0]
         output, h_n = self._layers(data, bs, hx, packed)
         if packed:
