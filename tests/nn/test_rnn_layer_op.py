@@ -157,6 +157,9 @@ def test_flatten_parameters_is_a_no_op():
         (lambda a: a.__setitem__(2, None), "cx"),
         (lambda a: a.__setitem__(3, a[3][:, :2]), "weight_ih"),
         (lambda a: a.__setitem__(4, a[4][:, :2]), "weight_hh"),
+        (lambda a: a.__setitem__(2, a[2][:, :2]), "cx"),
+        (lambda a: a.__setitem__(5, a[5][:4]), "bias_ih"),
+        (lambda a: a.__setitem__(7, mt.zeros(4, 3)), "weight_hr"),
     ],
 )
 def test_bad_arguments_raise(change, match):

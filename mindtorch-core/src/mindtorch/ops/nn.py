@@ -896,10 +896,26 @@ def _rnn_layer_checks(input, hx, cx, w_ih, w_hh, batch_sizes, mode):
         )
 
 
+def _rnn_state_checks(hx, cx, b_ih, b_hh, w_hr, gates, h, out):
+    """The state, bias and projection shapes, for `gates` gate rows, hidden size h and output size out."""
+    batch = hx._shape[0]
+    expected = (
+        ("hx", hx, (batch, out)),
+        ("cx", cx, (batch, h)),
+        ("bias_ih", b_ih, (gates,)),
+        ("bias_hh", b_hh, (gates,)),
+        ("weight_hr", w_hr, (out, h)),
+    )
+    for name, t, shape in expected:
+        if t is not None and tuple(t._shape) != shape:
+            raise RuntimeError(f"_rnn_layer: expected {name} of shape {_shp(shape)}, got {_shp(t.shape)}")
+
+
 def _rnn_layer_meta(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mode, reverse):
     _rnn_layer_checks(input, hx, cx, w_ih, w_hh, batch_sizes, mode)
     _check_float("_rnn_layer", input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr)
     h, out, width = _rnn_sizes(mode, w_ih, w_hr)
+    _rnn_state_checks(hx, cx, b_ih, b_hh, w_hr, w_ih._shape[0], h, out)
     dt = input.dtype
     c_n = (cx._shape[0], h) if cx is not None else (0,)
     rows = input._shape[0]
