@@ -98,9 +98,16 @@ def test_comparisons_where_and_logical_ops_match_cpu():
 
 
 def _phase1_refuses(call, match):
+    from mindtorch_npu.aclnn import CACHE
+
+    # The descriptor cache keeps what a launch described, a refused launch's too (bounded, by design);
+    # whether that adds a descriptor depends on what earlier tests left cached. Emptied on both sides,
+    # the counts show only what the refusal itself left alive.
+    CACHE.clear()
     before = live_counts()
     with pytest.raises(RuntimeError, match=match):
         call()
+    CACHE.clear()
     assert live_counts() == before
 
 
