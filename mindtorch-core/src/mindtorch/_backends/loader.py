@@ -11,6 +11,7 @@ error instead of a warning.
 
 import os
 import sys
+import threading
 import time
 import warnings
 from importlib import metadata
@@ -54,6 +55,9 @@ _skipped_devices: dict = {}  # entry-point name (the device type, by convention)
 # entry points whose module was mid-import when mindtorch loaded (`import my_backend` before
 # `import mindtorch`): loaded on first need, once that import has finished
 deferred: list = []
+_deferred_lock = threading.RLock()
+_loading: list = []  # non-empty while a thread (the lock's owner) loads the deferred plugins
+_loaded_late: list = []  # the device types loaded from `deferred`
 deselected: list = []  # (entry-point name, distribution) installed but left out by MINDTORCH_BACKENDS
 unknown_selected: list = []  # names in MINDTORCH_BACKENDS that no installed backend has
 
@@ -137,20 +141,34 @@ def _initializing(ep):
 
 
 def finish_deferred():
-    """Load the plugins deferred at import; returns the device types loaded."""
+    """Load the plugins deferred at import; returns the device types loaded.
+
+    Several threads may need a deferred backend at once: one loads while the others wait on the lock,
+    and the entries stay listed until they are registered, so no thread sees them neither pending nor
+    loaded; a waiter gets what the loading thread loaded, so it retries as that thread does. The loading
+    thread re-entering (a plugin's import touching mindtorch) returns at once."""
     if not deferred:
         return []
-    pending = deferred[:]
-    deferred.clear()
-    loaded = []
-    for ep, strict in pending:
-        if _initializing(ep):
-            deferred.append((ep, strict))
-        else:
-            loaded += _load_one(ep, strict)
-    if loaded:
-        install_host_fallbacks()
-    return loaded
+    with _deferred_lock:
+        if _loading:
+            return []
+        if not deferred:  # loaded by another thread while this one waited
+            return list(_loaded_late)
+        _loading.append(True)
+        still, loaded = [], []
+        try:
+            for ep, strict in deferred[:]:
+                if _initializing(ep):
+                    still.append((ep, strict))
+                else:
+                    loaded += _load_one(ep, strict)
+        finally:
+            deferred[:] = still
+            _loading.clear()
+        if loaded:
+            install_host_fallbacks()
+            _loaded_late.extend(loaded)
+        return loaded
 
 
 def skip_reason(device_type):
