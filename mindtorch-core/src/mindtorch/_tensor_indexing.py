@@ -159,6 +159,8 @@ def _adv_indices(v, adv):
             idx[d] = t
     while idx and idx[-1] is None:
         idx.pop()
+    if v.device.type != "cpu":  # cpu indices (and masks) index a device tensor, moved to it as PyTorch does
+        idx = [t.to(v.device) if t is not None and t.device.type == "cpu" else t for t in idx]
     return idx
 
 

@@ -311,7 +311,10 @@ def _run(name, fns, args, device):  # noqa: C901
         if cls is Tensor or isinstance(a, Tensor):
             st = a._storage
             h = tensors.get((st.data, st.nbytes, a._shape, a._stride, a._offset, a.dtype))
-            cargs.append(h if h is not None else cache.tensor(a, nn))
+            if h is None:  # a new description: a dtype the chip cannot hold is refused by name, not by ACL
+                chips.check_chip_dtype(a.dtype, f"aclnn{name} on {a.device}")
+                h = cache.tensor(a, nn)
+            cargs.append(h)
             if device is None:
                 device = a.device.index
         elif a is None:

@@ -63,7 +63,6 @@ UNARY = {
     "logical_not": "LogicalNot",
     "abs": "Abs",
     "absolute": "Abs",
-    "sign": "Sign",
     "silu": "Silu",
     "acosh": "Acosh",
     "arccosh": "Acosh",
@@ -103,6 +102,18 @@ for _name, _acl in UNARY.items():
     assert _acl in UNARY_HEADERS or _acl in UNARY_ONLY_HEADERS
     _out, _in = _unary(_acl)
     _register((_name,), (_out, None if _name in UNARY_OUT_OF_PLACE_ONLY else _in))
+
+
+@kernel("sign")
+def sign(m, a):
+    """aclnnSign keeps NaN; PyTorch's sign(nan) is 0."""
+    out = run("Sign", a, m)
+    if a.dtype.is_floating_point:
+        launch("InplaceMaskedFillScalar", out, nan_mask(a), scalar_for(0, m.dtype))
+    return out
+
+
+KERNELS["sign_"] = in_place_by_copy(sign)
 
 
 # out of place only: the predicates (a bool result)
