@@ -13,8 +13,16 @@ from typing import Protocol
 from ..plugins.protocols import CollectiveEngine, Work  # noqa: F401  (the backend's side of the contract)
 
 
-class DistBackendError(RuntimeError):
+class DistError(RuntimeError):
+    """The base of the errors of mindtorch.distributed's machinery."""
+
+
+class DistBackendError(DistError):
     """A failure inside the collective engine (a peer died, a wait timed out)."""
+
+
+class DistStoreError(DistError):
+    """The processes of a group could not meet: a peer did not start within the timeout."""
 
 
 def timeout_seconds(timeout):

@@ -7,27 +7,38 @@ share the tensors' memory, so a contiguous tensor is sent and received in place.
 (which initialises MPI) on first use, by init_process_group.
 """
 
+import atexit
 import sys
-import time
 
 import numpy as np
 
 from ..dispatch import bump_version
-from ._engine import DistBackendError, timeout_seconds
+from . import _peers
+from ._engine import timeout_seconds
 
 _MPI = []  # the mpi4py.MPI module once imported (each call is on the per-op path)
+_WATCH = []  # the PeerWatch of the job while a default group is up
 
 
-def mpi():
+def mpi(timeout=None):
+    """mpi4py's MPI, initialised on first use; MPI_Init waits at most `timeout` seconds for the job's
+    other processes (a DistStoreError after it)."""
     if _MPI:
         return _MPI[0]
     try:
-        from mpi4py import MPI
+        import mpi4py
     except ImportError as e:  # the engine is an optional dependency
         raise RuntimeError(
             "the mpi backend needs mpi4py (pip install mpi4py) and an MPI library "
             "(for instance apt-get install openmpi-bin libopenmpi-dev)"
         ) from e
+    if "mpi4py.MPI" not in sys.modules:  # MPI_Init is made below, where its wait can be bounded
+        mpi4py.rc.initialize = False
+        mpi4py.rc.finalize = True
+    from mpi4py import MPI
+
+    if not MPI.Is_initialized():
+        _peers.start_mpi(MPI, timeout)
     _MPI.append(MPI)
     return MPI
 
@@ -35,14 +46,54 @@ def mpi():
 # --------------------------------------------------------------------------- communicators
 
 
-def world_comm():
-    """A communicator of every process the launcher started."""
-    return mpi().COMM_WORLD.Dup()
+def world_comm(timeout=None):
+    """A communicator of every process the launcher started, once all of them are there (a
+    DistStoreError after `timeout` seconds); from then on the peers are watched (see _peers)."""
+    MPI = mpi(timeout)
+    if not _WATCH:
+        _WATCH.append(_peers.PeerWatch(MPI, timeout))
+        if not getattr(world_comm, "_exit_hook", False):
+            atexit.register(_announce_exit)  # after mpi4py's: runs before MPI_Finalize
+            world_comm._exit_hook = True
+    return MPI.COMM_WORLD.Dup()
+
+
+def release_world():
+    """The default group is gone: stop watching the peers."""
+    if _WATCH:
+        _WATCH.pop().close()
+
+
+def _announce_exit():
+    """At the exit of a process whose default group is up: tell the peers. After a wait gave up on
+    them, end the job instead: MPI_Finalize would wait for peers that are not coming."""
+    if _WATCH:
+        _WATCH.pop().announce_exit()
+        if _peers.broken:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            mpi().COMM_WORLD.Abort(1)
+
+
+def watch():
+    return _WATCH[0] if _WATCH else None
 
 
 def split(comm, member, key):
     """The communicator of comm's members (ordered by key); None on the others."""
     return comm.Split(0 if member else mpi().UNDEFINED, key)
+
+
+def global_ranks(comm):
+    """The ranks in the world of comm's members, in comm's rank order."""
+    MPI = mpi()
+    return MPI.Group.Translate_ranks(comm.Get_group(), list(range(comm.Get_size())), MPI.COMM_WORLD.Get_group())
+
+
+def agree(comm, what, timeout, ranks):
+    """Every rank of comm calls the same collective with the same arguments (a RuntimeError on all of
+    them otherwise), checked before any data moves."""
+    _peers.agree(mpi(), comm, what, timeout, watch(), ranks)
 
 
 def abort_on_uncaught_exception(active):
@@ -68,10 +119,13 @@ def abort_on_uncaught_exception(active):
 
 
 class Work:
-    """A started operation: MPI requests, then `finish` callbacks (copy-backs, AVG's division)."""
+    """A started operation: MPI requests, then `finish` callbacks (copy-backs, AVG's division).
 
-    def __init__(self, requests, finish=(), timeout=None, keep=()):
-        self._reqs, self._finish, self._timeout, self._keep = list(requests), list(finish), timeout, keep
+    `waits` is (timeout seconds or None, the world ranks it waits for, the operation's name): a wait
+    polls the requests, failing after the timeout or once one of those ranks is gone."""
+
+    def __init__(self, requests, finish=(), waits=(None, (), "a collective"), keep=()):
+        self._reqs, self._finish, self._waits, self._keep = list(requests), list(finish), waits, keep
         self._done = False
 
     def is_completed(self):
@@ -85,14 +139,12 @@ class Work:
     def wait(self, timeout=None):
         if self._done:
             return True
-        limit = self._timeout if timeout is None else timeout_seconds(timeout)
+        limit, ranks, what = self._waits
+        if timeout is not None:
+            limit = timeout_seconds(timeout)
         if self._reqs:
-            MPI = mpi()
-            if limit is None:
-                MPI.Request.Waitall(self._reqs)
-            else:
-                reqs = self._reqs
-                _poll(lambda: MPI.Request.Testall(reqs), limit)
+            MPI, reqs = mpi(), self._reqs
+            _peers.poll(lambda: MPI.Request.Testall(reqs), limit, watch(), ranks, what)
         self._complete()
         return True
 
@@ -111,20 +163,6 @@ class Work:
 
     def get_future(self):
         raise RuntimeError("Work.get_future is not supported by the mpi backend")
-
-
-def _poll(test, limit):
-    """Drive MPI progress until `test()`; the clock is read every few hundred polls."""
-    deadline, k = time.monotonic() + limit, 0
-    while not test():
-        k += 1
-        if k % 256 == 0:
-            if time.monotonic() > deadline:
-                raise DistBackendError(
-                    f"a collective did not complete within {limit:g} s (a peer process may have died or diverged)"
-                )
-            if k > 4096:
-                time.sleep(0)  # a long wait yields the core to the peers sharing it
 
 
 # --------------------------------------------------------------------------- buffers
@@ -273,9 +311,8 @@ def _bf16_spec(MPI, op):
 class MpiEngine:
     """The GroupEngine (see _engine) of the mpi backend: cpu tensors through the group's communicator.
 
-    A blocking call on a group without a timeout takes MPI's blocking operation, the fastest path (a dead
-    peer then ends the job through the launcher); otherwise the nonblocking one starts and the Work
-    polls it against the timeout.
+    Every operation starts nonblocking and its Work polls it (see _peers.poll): MPI's blocking calls
+    would wait for ever for a peer that left.
     """
 
     device_type = "cpu"
@@ -283,17 +320,15 @@ class MpiEngine:
     def __init__(self, comm, timeout):
         self.comm, self.timeout = comm, timeout
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
+        self.ranks = global_ranks(comm)
 
     def _start(self, async_op, name, *args, **kw):
-        """The requests of the operation started nonblocking (I<name>), or none when it ran to completion
-        as MPI's blocking call."""
-        if async_op or self.timeout is not None:
-            return [getattr(self.comm, "I" + name.lower())(*args, **kw)]
-        getattr(self.comm, name)(*args, **kw)
-        return []
+        """The request of the operation I<name>, started."""
+        self._name = name.lower()
+        return [getattr(self.comm, "I" + self._name)(*args, **kw)]
 
     def _work(self, requests, finish, keep):
-        return Work(requests, finish, self.timeout, keep)
+        return Work(requests, finish, (self.timeout, self.ranks, self._name), keep)
 
     def _finish_reduction(self, buf, op):
         return _divide(buf, self.size) if op == "avg" else buf.back
@@ -366,11 +401,11 @@ class MpiEngine:
         return self._work(self._start(async_op, "Barrier"), (), ())
 
     def send(self, tensor, peer, tag):
-        src = _Buf(tensor)
+        src, self._name = _Buf(tensor), "send"
         return self._work([self.comm.Isend(_bytes(src.arr), dest=peer, tag=tag)], (), (src,))
 
     def recv(self, tensor, peer, tag):
-        out = _Buf(tensor, out=True)
+        out, self._name = _Buf(tensor, out=True), "recv"
         source = mpi().ANY_SOURCE if peer is None else peer
         return self._work([self.comm.Irecv(_bytes(out.arr), source=source, tag=tag)], [out.back], (out,))
 
@@ -378,10 +413,7 @@ class MpiEngine:
         MPI = mpi()
         out, status = _Buf(tensor, out=True), MPI.Status()
         req = self.comm.Irecv(_bytes(out.arr), source=MPI.ANY_SOURCE if peer is None else peer, tag=tag)
-        if self.timeout is None:
-            req.Wait(status)
-        else:
-            _poll(lambda: req.Test(status), self.timeout)
+        _peers.poll(lambda: req.Test(status), self.timeout, watch(), self.ranks, "recv")
         out.back()
         return status.Get_source()
 

@@ -9,7 +9,7 @@ from mindtorch-npu). A collective checks its arguments, resolves the group and c
 import os
 
 from . import _mpi
-from ._engine import DistBackendError, timeout_seconds as _timeout
+from ._engine import DistBackendError, DistError, DistStoreError, timeout_seconds as _timeout
 from ._mpi import Work
 from ._plugin_engine import PluginEngine
 
@@ -19,7 +19,9 @@ __all__ = [
     "Work",
     "ProcessGroup",
     "GroupMember",
+    "DistError",
     "DistBackendError",
+    "DistStoreError",
     "is_available",
     "init_process_group",
     "destroy_process_group",
@@ -91,6 +93,12 @@ class ProcessGroup:
     def __init__(self, backend, comm, ranks, timeout, engine):
         self.backend, self.comm, self.ranks, self.timeout = backend, comm, list(ranks), timeout
         self.engine = engine
+        # the arguments of each collective are compared across ranks first (see _agree): always for mpi,
+        # where it costs about a microsecond; for a device engine, whose collectives are queued without
+        # waiting for the host, only under TORCH_DISTRIBUTED_DEBUG=DETAIL (read when the group is made)
+        self.agree = len(self.ranks) > 1 and (
+            backend == Backend.MPI or os.environ.get("TORCH_DISTRIBUTED_DEBUG", "").upper() == "DETAIL"
+        )
 
     def rank(self):
         return self.comm.Get_rank()
@@ -203,7 +211,7 @@ def init_process_group(
     # no timeout given: MPI's blocking calls, no deadline (PyTorch's default is 30 min); a dead peer still
     # ends the job, through the launcher. A timeout given is enforced by polling nonblocking requests.
     seconds = None if timeout is None else _timeout(timeout)
-    comm = _mpi.world_comm()
+    comm = _mpi.world_comm(seconds)
     n = comm.Get_size()
     # as PyTorch's MPI backend: rank and size come from the launcher; a contradiction is an error
     if world_size not in (-1, None) and world_size != n:
@@ -224,6 +232,7 @@ def destroy_process_group(group=None):
         pg = _world()
         for g in _state["groups"] + [pg]:
             _free(g)
+        _mpi.release_world()
         _state["world"], _state["groups"] = None, []
         GroupMember.WORLD = None
         return
@@ -393,6 +402,25 @@ def _same(ts, ref, what):
             )
 
 
+def _agree(g, name, tensor=None, **args):
+    """Every rank of g runs the same collective with the same arguments (see _mpi.agree): a rank that
+    differs would make MPI write past a buffer or HCCL reduce garbage."""
+    if not g.agree:
+        return
+    key = (name, None, None) if tensor is None else (name, tensor.dtype, tuple(tensor.shape))
+    key += tuple(args.items())
+    what = _descriptions.get(key)
+    if what is None:
+        parts = [f"{k}={v}" for k, v in args.items()]
+        if tensor is not None:
+            parts += [f"dtype={str(tensor.dtype).rsplit('.', 1)[-1]}", f"shape={list(tensor.shape)}"]
+        what = _descriptions[key] = f"{name}({', '.join(parts)})"
+    _mpi.agree(g.comm, what, g.timeout, g.ranks)
+
+
+_descriptions: dict = {}  # (name, dtype, shape, arguments) -> the text the ranks compare
+
+
 # --------------------------------------------------------------------------- collectives
 
 
@@ -401,7 +429,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g = _group(group)
     if g is None:
         return None
-    return _finished(g.engine.all_reduce(tensor, _valid_op(op), async_op), async_op)
+    _agree(g, "all_reduce", tensor, op=_valid_op(op))
+    return _finished(g.engine.all_reduce(tensor, op, async_op), async_op)
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -409,7 +438,9 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     g = _group(group)
     if g is None:
         return None
-    return _finished(g.engine.broadcast(tensor, _root(g, src, group_src, "src"), async_op), async_op)
+    root = _root(g, src, group_src, "src")
+    _agree(g, "broadcast", tensor, src=root)
+    return _finished(g.engine.broadcast(tensor, root, async_op), async_op)
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -418,7 +449,8 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     if g is None:
         return None
     root = _root(g, dst, group_dst, "dst")
-    return _finished(g.engine.reduce(tensor, root, _valid_op(op), async_op), async_op)
+    _agree(g, "reduce", tensor, dst=root, op=_valid_op(op))
+    return _finished(g.engine.reduce(tensor, root, op, async_op), async_op)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -430,6 +462,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     if len(tensor_list) != g.size():
         raise ValueError(f"all_gather: tensor_list has {len(tensor_list)} tensors for a group of {g.size()}")
     _same(tensor_list, tensor, "all_gather")
+    _agree(g, "all_gather", tensor)
     return _finished(g.engine.all_gather(tensor_list, tensor, async_op), async_op)
 
 
@@ -439,6 +472,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         return None
     if output_tensor.numel() != g.size() * input_tensor.numel():
         raise ValueError("output tensor size must be equal to world_size times input tensor size")
+    _agree(g, "all_gather_into_tensor", input_tensor)
     return _finished(g.engine.all_gather_into_tensor(output_tensor, input_tensor, async_op), async_op)
 
 
@@ -448,7 +482,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         return None
     if input.numel() != g.size() * output.numel():
         raise ValueError("input tensor must be the same size as output size times world size")
-    return _finished(g.engine.reduce_scatter_tensor(output, input, _valid_op(op), async_op), async_op)
+    _agree(g, "reduce_scatter_tensor", output, op=_valid_op(op))
+    return _finished(g.engine.reduce_scatter_tensor(output, input, op, async_op), async_op)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -468,6 +503,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
     else:
         gather_list = None
+    _agree(g, "gather", tensor, dst=root)
     return _finished(g.engine.gather(tensor, gather_list, root, async_op), async_op)
 
 
@@ -490,6 +526,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         packed = mindtorch.stack([t.detach() for t in scatter_list])
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    _agree(g, "scatter", tensor, src=root)
     return _finished(g.engine.scatter(tensor, packed, root, async_op), async_op)
 
 
@@ -497,6 +534,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     g = _pair_group(output, input, ("output", "input"), group)
     if g is None:
         return None
+    _agree(g, "all_to_all_single", dtype=str(input.dtype).rsplit(".", 1)[-1])
     work = g.engine.all_to_all_single(output, input, output_split_sizes, input_split_sizes, async_op)
     return _finished(work, async_op)
 
@@ -505,6 +543,7 @@ def barrier(group=None, async_op=False, device_ids=None):
     g = _group(group)
     if g is None:
         return None
+    _agree(g, "barrier")
     return _finished(g.engine.barrier(async_op), async_op)
 
 
