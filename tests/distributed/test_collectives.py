@@ -67,3 +67,8 @@ def test_peer_that_never_joins_times_out():
     assert proc.returncode != 0
     assert "did not complete within 3 s" in proc.stderr
     assert time.monotonic() - t0 < 30
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_batch_isend_irecv(n):
+    expect_ok(mpiexec("p2p.py", n), n, "p2p ok")

@@ -28,3 +28,28 @@ def test_placements_and_refusals():
 
     with TransformGetItemToIndex():
         assert mt.arange(5)[mt.tensor([1, 3])].tolist() == [1, 3]
+
+
+def _p2p_cases(lib):
+    d = lib.distributed
+    return {
+        "op not isend or irecv": lambda: d.P2POp(d.send, lib.ones(1), 1),
+        "tensor not a tensor": lambda: d.P2POp(d.isend, [1.0], 1),
+        "no default group": lambda: d.P2POp(d.isend, lib.ones(1), 1),
+        "list of other things": lambda: d.batch_isend_irecv(["send"]),
+        "not a list": lambda: d.batch_isend_irecv("send"),
+        "empty list": lambda: d.batch_isend_irecv([]),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_p2p_cases(mt)))
+def test_p2p_op_and_batch_checks_as_pytorch(case):
+    def outcome(lib):
+        try:
+            _p2p_cases(lib)[case]()
+        except Exception as e:
+            return type(e).__name__, str(e).split("\n")[0]
+        return None
+
+    assert outcome(mt) == outcome(torch)
+    assert mt.distributed.P2POp.__name__ in mt.distributed.__all__ and "batch_isend_irecv" in mt.distributed.__all__

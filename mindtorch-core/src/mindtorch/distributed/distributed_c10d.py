@@ -46,6 +46,8 @@ __all__ = [
     "recv",
     "isend",
     "irecv",
+    "P2POp",
+    "batch_isend_irecv",
 ]
 
 _NOT_INIT = "Default process group has not been initialized, please make sure to call init_process_group."
@@ -359,19 +361,23 @@ def _root(g, rank, group_rank, what):
     return group_rank
 
 
-def _peer(g, rank, group_rank, what):
+def _group_rank(g, rank, group_rank, what):
+    """The group rank of a peer given as a global rank or as a group rank (exactly one of them)."""
     if rank is not None and group_rank is not None:
         raise ValueError(f"Can not specify both {what} and group_{what}")
     if group_rank is not None:
         if not 0 <= group_rank < g.size():
             raise ValueError(f"Group rank {group_rank} is not part of group {g}")
-        peer = group_rank
-    else:
-        if rank is None:
-            raise ValueError(f"Must specify either {what} or group_{what}")
-        if rank not in g.ranks:
-            raise ValueError(f"Global rank {rank} is not part of group {g}")
-        peer = g.ranks.index(rank)
+        return group_rank
+    if rank is None:
+        raise ValueError(f"Must specify either {what} or group_{what}")
+    if rank not in g.ranks:
+        raise ValueError(f"Global rank {rank} is not part of group {g}")
+    return g.ranks.index(rank)
+
+
+def _peer(g, rank, group_rank, what):
+    peer = _group_rank(g, rank, group_rank, what)
     if peer == g.rank():
         raise ValueError("Invalid destination rank: should not be the same as the rank of the current process.")
     return peer
@@ -576,3 +582,51 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
     if g is None:
         return -1
     return g.ranks[g.engine.recv_wait(tensor, _source(g, src, group_src), tag)]
+
+
+class P2POp:
+    """One send or receive of a batch_isend_irecv: `op` is isend or irecv, `peer` a global rank (or
+    `group_peer` a rank of `group`)."""
+
+    def __new__(cls, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        if op is not isend and op is not irecv:
+            raise ValueError(
+                "Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
+                "``torch.distributed.irecv``."
+            )
+        if not _is_tensor(tensor):
+            raise TypeError(
+                f"Invalid function argument. Expected parameter `tensor` of type torch.Tensor\n"
+                f"             but got {type(tensor)} instead."
+            )
+        return object.__new__(cls)
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        self.op, self.tensor, self.group, self.tag = op, tensor, group, tag
+        g = _group(group)
+        self.group_peer = None if g is None else _group_rank(g, peer, group_peer, "peer")
+        self.peer = None if g is None else g.ranks[self.group_peer]
+
+    def __repr__(self):
+        me = get_rank(self.group)
+        src, dst = (me, self.group_peer) if self.op is isend else (self.group_peer, me)
+        name = "default_pg" if self.group is None else repr(self.group)
+        shape, dtype = self.tensor.shape, self.tensor.dtype
+        return f"P2POp({self.op.__name__} pg={name}, group_src={src}, group_dst={dst},  {shape}, {dtype})"
+
+
+def batch_isend_irecv(p2p_op_list):
+    """Start every send and receive of the list; their Works, in the list's order. Every operation
+    starts before any is waited for, so the order of sends and receives in the list cannot deadlock."""
+    if not isinstance(p2p_op_list, list) or not all(isinstance(p, P2POp) for p in p2p_op_list):
+        raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type ``torch.distributed.P2POp``.")
+    group = p2p_op_list[0].group
+    if any(p.group is not group for p in p2p_op_list):
+        raise ValueError("All ops need to use the same group.")
+    works = []
+    for p in p2p_op_list:
+        peer = {"group_dst": p.group_peer} if p.op is isend else {"group_src": p.group_peer}
+        work = p.op(p.tensor, group=p.group, tag=p.tag, **peer)
+        if work is not None:
+            works.append(work)
+    return works
