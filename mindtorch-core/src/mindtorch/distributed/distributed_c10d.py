@@ -210,8 +210,8 @@ def init_process_group(
     if backend not in ("mpi", "hccl") and backend not in Backend._engines:
         raise ValueError(f"Invalid backend: '{backend}'; mindtorch supports 'mpi' (cpu) and 'hccl' (npu)")
     make_engine = _engine_factory(backend)
-    # no timeout given: MPI's blocking calls, no deadline (PyTorch's default is 30 min); a dead peer still
-    # ends the job, through the launcher. A timeout given is enforced by polling nonblocking requests.
+    # no timeout given: no deadline (PyTorch's default is 30 min), though a peer that leaves or dies still
+    # fails the others (see _peers). A timeout given bounds MPI_Init and every wait.
     seconds = None if timeout is None else _timeout(timeout)
     comm = _mpi.world_comm(seconds)
     n = comm.Get_size()
