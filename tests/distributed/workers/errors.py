@@ -3,16 +3,7 @@
 import mindtorch as torch
 import mindtorch.distributed as dist
 import numpy as np
-
-
-def raises(exc, fn, *args, match=None, **kw):
-    try:
-        fn(*args, **kw)
-    except exc as e:
-        assert match is None or match in str(e), (match, str(e))
-        return
-    raise AssertionError(f"{fn.__name__} did not raise {exc.__name__}")
-
+from checks import raises
 
 dist.init_process_group("mpi")
 R, N = dist.get_rank(), dist.get_world_size()
