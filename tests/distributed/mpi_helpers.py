@@ -58,12 +58,39 @@ requires_npu = pytest.mark.skipif(not _have_npu(), reason="needs mindtorch-npu (
 
 
 def mpiexec(script, n, *args, timeout=60, env=None):
-    """Run workers/<script> on n processes; returns the CompletedProcess (stdout and stderr as text)."""
+    """Run workers/<script> on n processes; returns the CompletedProcess (stdout and stderr as text, `pid`
+    the launcher's). A job still running at the timeout is ended, nothing of it left, then TimeoutExpired."""
     from mindtorch.distributed.run import mpiexec_command
 
     cmd = mpiexec_command(n) + [sys.executable, str(WORKERS / script), *map(str, args)]
     full_env = dict(os.environ, **(env or {}))
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
+    kw = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, "env": full_env}
+    with subprocess.Popen(cmd, start_new_session=True, **kw) as p:
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _end(p)
+            raise
+    done = subprocess.CompletedProcess(cmd, p.returncode, out, err)
+    done.pid = p.pid
+    return done
+
+
+def _end(p):
+    """End a hung job: mpiexec, asked first, signals its ranks and removes its session files; whatever
+    is left of the job's session is then killed."""
+    import signal
+
+    p.terminate()
+    try:
+        p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    p.communicate()
 
 
 def expect_ok(proc, n, marker):

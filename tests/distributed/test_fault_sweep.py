@@ -1,9 +1,10 @@
 """The distributed fault sweep: every fault of workers/faults.py on every engine (mpi for cpu tensors,
 hccl on the ACL simulator), 2 processes each, under a hard timeout. After each case nothing may be
-left: no process of the case (found by a marker in its environment) and no shared-memory segment of
-Open MPI or of the simulator's HCCL in /dev/shm. The counts are printed at the end of the session."""
+left: no process of the case (found by a marker in its environment), no shared-memory segment of Open
+MPI or of the simulator's HCCL in /dev/shm and no session directory of the case's mpiexec. The counts are printed at the end of the session."""
 
 import os
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -26,6 +27,11 @@ def _segments():
         return {n for n in os.listdir("/dev/shm") if n.startswith(SEGMENTS)}
     except OSError:
         return set()
+
+
+def _session_dirs(launcher_pid):
+    """Open MPI's session directory of the launcher (removed when mpiexec ends the job itself)."""
+    return [str(d) for d in Path(tempfile.gettempdir()).glob(f"ompi.*/pid.{launcher_pid}")]
 
 
 def _processes_with(marker):
@@ -74,7 +80,7 @@ def test_fault(engine, fault):
     proc = mpiexec("faults.py", n, engine, fault, timeout=60, env=env)
     took = time.monotonic() - t0
     time.sleep(0.5)  # the launcher's last children are reaped
-    left_files = sorted(_segments() - before)
+    left_files = sorted(_segments() - before) + _session_dirs(proc.pid)
     left_procs = _processes_with(b"MINDTORCH_FAULT_CASE=" + marker.encode())
     TALLY["leaked files"] += len(left_files)
     TALLY["leaked processes"] += len(left_procs)
