@@ -38,3 +38,10 @@ def test_peer_that_never_arrives_times_out():
     proc = mpiexec("hccl_dies.py", 2, "hang", timeout=120, env=dict(simulator_env(), ACLSIM_HCCL_TIMEOUT="3"))
     assert proc.returncode != 0 and "not reached" not in proc.stdout
     assert "timed out after 3 s" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_batch_isend_irecv_on_npu(n):
+    """Receives listed before sends: the engine queues them in order, so the sends must start first."""
+    env = dict(simulator_env(), ACLSIM_HCCL_TIMEOUT="20")
+    expect_ok(mpiexec("p2p.py", n, "hccl", timeout=120, env=env), n, "p2p ok")

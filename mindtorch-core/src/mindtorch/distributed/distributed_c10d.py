@@ -617,16 +617,17 @@ class P2POp:
 
 def batch_isend_irecv(p2p_op_list):
     """Start every send and receive of the list; their Works, in the list's order. Every operation
-    starts before any is waited for, so the order of sends and receives in the list cannot deadlock."""
+    starts before any is waited for, and the sends before the receives (each kind in the list's order):
+    an engine that queues its operations in order, as HCCL does on a stream, would otherwise wait in a
+    receive before reaching the send its peer waits for."""
     if not isinstance(p2p_op_list, list) or not all(isinstance(p, P2POp) for p in p2p_op_list):
         raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type ``torch.distributed.P2POp``.")
     group = p2p_op_list[0].group
     if any(p.group is not group for p in p2p_op_list):
         raise ValueError("All ops need to use the same group.")
-    works = []
-    for p in p2p_op_list:
+    works = [None] * len(p2p_op_list)
+    for i in sorted(range(len(p2p_op_list)), key=lambda i: p2p_op_list[i].op is irecv):
+        p = p2p_op_list[i]
         peer = {"group_dst": p.group_peer} if p.op is isend else {"group_src": p.group_peer}
-        work = p.op(p.tensor, group=p.group, tag=p.tag, **peer)
-        if work is not None:
-            works.append(work)
-    return works
+        works[i] = p.op(p.tensor, group=p.group, tag=p.tag, **peer)
+    return [w for w in works if w is not None]
