@@ -96,16 +96,17 @@ def _install(session, *dists):
 
 @nox.session
 def cpu(session):
-    """The CPU backend: kernels, autograd and nn on the CPU, and its conformance report.
+    """The CPU backend: kernels, autograd and nn on the CPU, DataLoader workers and shared memory under
+    faults (tests/data), and its conformance report.
 
     meta comes too: device-mismatch tests pair cpu tensors with meta ones. Loading cpu
     alone is covered by the plugins session (MINDTORCH_BACKENDS=cpu).
     """
-    _present(session, "tests/cpu", "tests/autograd", "tests/nn")
+    _present(session, "tests/cpu", "tests/autograd", "tests/nn", "tests/data")
     _install(session, CORE, CPU, META)
     session.install("pytest", "tqdm")  # tqdm: the demo's terminal progress bar is tested here
     session.env["MINDTORCH_CPU_REQUIRE_NATIVE"] = "1"  # the wheel's compiled kernels must load, not fall back
-    _pytest(session, "tests/cpu", "tests/autograd", "tests/nn")
+    _pytest(session, "tests/cpu", "tests/autograd", "tests/nn", "tests/data")
     _conformance(session, "cpu")
 
 

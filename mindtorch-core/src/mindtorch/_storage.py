@@ -5,6 +5,8 @@ device address on an accelerator, None on meta). Tensors are strided views
 of a storage; several tensors may share one.
 """
 
+import sys
+
 
 class _ByteCount(int):
     """An int that can also be called: backends read `storage.nbytes` as a number, while PyTorch's
@@ -57,22 +59,55 @@ class Storage:
         return f"Storage(device={self.device}, nbytes={self.nbytes})"
 
 
-def share_storages(storages):
+# How share_memory_ makes its blocks (torch.multiprocessing's sharing strategy): "file_descriptor", a
+# block with no name that travels as an open descriptor, or "file_system", a named file other
+# processes open by name
+sharing = {"strategy": "file_descriptor"}
+
+
+def share_storages(storages, tensors=()):
     """Move storages into memory other processes can map (their allocator's `share`; a device whose
     memory is not host memory has none, and its storages stay as they are, as CUDA's do in PyTorch).
-    Tensors cache a host view of their storage's old memory; those caches are dropped, found in one pass
-    over the tensors that refer to the moved storages."""
+    Tensors cache a host view of their storage's old memory, and those caches are dropped. `tensors`
+    are the ones known to view the storages: when nothing else holds a storage, their caches are
+    the only ones; otherwise the holders are found in one pass over every object."""
     moved = [st for st in storages if getattr(st._allocator, "share", None) is not None and not st.is_shared()]
+    strategy = sharing["strategy"]
     for st in moved:
-        st._allocator.share(st)
-    if moved:
+        st._allocator.share(st, strategy)
+    unknown = []
+    for st in moved:
+        holders = [t for t in tensors if t._storage is st]
+        if _refs_beyond_frame(st) == len(holders):
+            for t in holders:
+                t._np = None
+        else:
+            unknown.append(st)
+    if unknown:
         import gc
 
         import mindtorch  # Tensor sits above Storage: bound through the package
 
-        for ref in gc.get_referrers(*moved):
+        for ref in gc.get_referrers(*unknown):
             if isinstance(ref, mindtorch.Tensor):
                 ref._np = None
+
+
+def _refs_beyond_frame(st):
+    """References to `st` besides those of share_storages' own frame (its two lists and loop name)."""
+    return sys.getrefcount(st) - _FRAME_REFS
+
+
+def _frame_refs():
+    probe = object()
+    storages = [probe]
+    moved = list(storages)
+    for st in moved:
+        return sys.getrefcount(st)
+    return 0
+
+
+_FRAME_REFS = _frame_refs()  # `probe` stands for _refs_beyond_frame's argument
 
 
 class VersionCounter:

@@ -155,7 +155,7 @@ class Tensor:
         """Move this tensor's storage into shared memory (no-op if already there, or on a device whose
         memory is its own): processes forked afterwards, and those it is sent to through
         mindtorch.multiprocessing, see the same memory."""
-        share_storages([self._storage])
+        share_storages([self._storage], [self])
         return self
 
     def data_ptr(self):

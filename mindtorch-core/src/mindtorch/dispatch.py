@@ -451,6 +451,8 @@ def resize_geometry(t, size):
         return False
     need = (t._offset + _numel(size)) * t.dtype.itemsize
     if need > t._storage.nbytes:
+        if t._storage.is_shared():  # other processes map this block: it cannot move
+            raise RuntimeError("Trying to resize storage that is not resizable")
         t._storage = backend_for(t.device.type).allocator.allocate(need, t.device)
     t._shape, t._stride, t._np = size, _contiguous_strides(size), None
     return True

@@ -2,8 +2,9 @@
 
 A CPU tensor put on a Queue or Pipe (or passed to a spawned Process) is moved into shared memory
 (`share_memory_`) and sent by name: the receiver maps the same block, so in-place updates on either side
-are seen by both, as in torch.multiprocessing. The sender must keep the tensor alive until the receiver
-has it (the block is removed when the sender's storage dies). Tensors of other devices are sent by value.
+are seen by both, as in torch.multiprocessing. By default a block has no name and travels as a file
+descriptor, so a tensor in flight stays alive until the receiver has it and nothing is left in /dev/shm
+whoever dies (see set_sharing_strategy). Tensors of other devices are sent by value.
 """
 
 import multiprocessing
@@ -11,6 +12,8 @@ from multiprocessing import *  # noqa: F403
 from multiprocessing.reduction import ForkingPickler
 
 import mindtorch
+
+from ._storage import sharing
 
 __all__ = list(getattr(multiprocessing, "__all__", ())) + [
     "spawn",
@@ -23,8 +26,11 @@ __all__ = list(getattr(multiprocessing, "__all__", ())) + [
     "get_all_sharing_strategies",
 ]
 
-_STRATEGIES = {"file_system"}
-_strategy = ["file_system"]
+_STRATEGIES = ("file_descriptor", "file_system")
+
+
+class _InvalidStrategy(ValueError, AssertionError):
+    """PyTorch asserts on an unknown strategy; a ValueError is what the argument error is."""
 
 
 def get_all_sharing_strategies():
@@ -32,15 +38,17 @@ def get_all_sharing_strategies():
 
 
 def get_sharing_strategy():
-    return _strategy[0]
+    return sharing["strategy"]
 
 
 def set_sharing_strategy(new_strategy):
-    """Only the file_system strategy exists here (blocks are files in /dev/shm); "file_descriptor" is
-    accepted and behaves the same way."""
-    if new_strategy not in ("file_system", "file_descriptor"):
-        raise ValueError(f"invalid sharing strategy {new_strategy!r}")
-    _strategy[0] = "file_system"
+    """How tensors are shared from now on: "file_descriptor" (the default), blocks with no name that
+    travel as open descriptors and can never be left behind, one descriptor per shared storage; or
+    "file_system", named files in /dev/shm, opened by name, that need no descriptor each but must be
+    kept alive by the sender until the receiver has opened them."""
+    if new_strategy not in _STRATEGIES:
+        raise _InvalidStrategy(f"invalid sharing strategy {new_strategy!r}, expected one of {set(_STRATEGIES)}")
+    sharing["strategy"] = new_strategy
 
 
 # -- tensors through pickling ------------------------------------------------------------------------

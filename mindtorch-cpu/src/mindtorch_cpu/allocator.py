@@ -6,14 +6,13 @@ storage dies and handed out again for the same size: a fresh 4 MB block costs ~5
 references it any more (a NumPy view handed to the user keeps it out of the pool).
 """
 
-import mmap
-import os
 import sys
-import uuid
 import weakref
 
 import numpy as np
 from mindtorch.plugins import Storage
+
+from . import shared
 
 POOL_MIN = 1 << 18  # smaller blocks come from malloc's own free lists
 POOL_MAX_BYTES = 128 << 20  # cached bytes kept at most
@@ -29,7 +28,8 @@ class CPUAllocator:
         # the blocks this pool made, by id, held weakly: an entry goes when its block dies, so a new array
         # that happens to get a dead block's id is never taken for one of ours
         self._ours = weakref.WeakValueDictionary()
-        self._shm = {}  # id(shared array) -> (its /dev/shm path, the mmap holding it)
+        self._shm = {}  # id(shared array) -> its shared.Segment
+        self._mapped = weakref.WeakValueDictionary()  # Segment.key -> the live Storage mapping it
 
     def allocate(self, nbytes, device):
         try:
@@ -64,43 +64,43 @@ class CPUAllocator:
         return buf.view(dtype).reshape(shape)
 
     # -- shared memory (Tensor.share_memory_, mindtorch.multiprocessing) ------------------------------
-    # A shared block is a file in /dev/shm mapped MAP_SHARED: forked children inherit the mapping, other
-    # processes map the file by name. The creating process removes the file when the storage dies;
-    # mappings made before that stay valid.
-    def share(self, storage):
+    # A shared block is mapped MAP_SHARED, so forked children see it. With the "file_descriptor"
+    # strategy it has no name at all (an anonymous memory file): nothing can be left behind in
+    # /dev/shm, and it travels to other processes as a descriptor (SCM_RIGHTS through
+    # multiprocessing's DupFd), which keeps the memory alive while a message carrying it is in
+    # flight. With "file_system" it is a named file in /dev/shm, removed by its creator when its
+    # storage dies and registered with multiprocessing's resource tracker, which removes it if the
+    # creator dies first.
+    def share(self, storage, strategy="file_descriptor"):
         n = int(storage.nbytes)
-        path = os.path.join("/dev/shm", f"mindtorch_{os.getpid()}_{uuid.uuid4().hex}")
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
-        try:
-            os.ftruncate(fd, max(n, 1))
-            mm = mmap.mmap(fd, max(n, 1))
-        finally:
-            os.close(fd)
-        block = np.frombuffer(mm, np.uint8, count=n)
+        seg = shared.create(max(n, 1), named=strategy == "file_system")
+        block = np.frombuffer(seg.mm, np.uint8, count=n)
         if n:
             block[...] = np.ascontiguousarray(storage.data).view(np.uint8).reshape(-1)[:n]
-        self._shm[id(block)] = (path, mm)
+        self._shm[id(block)] = seg
         storage.data = block
 
     def is_shared(self, storage):
         return id(storage.data) in self._shm
 
     def shared_handle(self, storage):
-        """What another process needs to map this storage's shared block."""
-        path = self._shm[id(storage.data)][0]
-        return path, int(storage.nbytes)
+        """What another process needs to map this storage's shared block (picklable by multiprocessing)."""
+        return self._shm[id(storage.data)].handle(int(storage.nbytes))
 
     def from_shared_handle(self, handle, device):
-        path, n = handle
-        fd = os.open(path, os.O_RDWR)
-        try:
-            mm = mmap.mmap(fd, max(n, 1))
-        finally:
-            os.close(fd)
+        """The storage of a block another process shared: the same Storage for a block already mapped
+        here, so tensors sent apart that share memory still do."""
+        seg, n = shared.attach(handle)
+        known = self._mapped.get(seg.key)
+        if known is not None:
+            seg.close()
+            return known
         self.in_use += n
-        block = np.frombuffer(mm, np.uint8, count=n)
-        self._shm[id(block)] = (path, mm)
-        return Storage(device, n, block, self)
+        block = np.frombuffer(seg.mm, np.uint8, count=n)
+        self._shm[id(block)] = seg
+        st = Storage(device, n, block, self)
+        self._mapped[seg.key] = st
+        return st
 
     def free(self, storage):
         n = storage.nbytes
@@ -108,14 +108,9 @@ class CPUAllocator:
         if n < POOL_MIN and not self._shm:  # the common small block: nothing to keep or unlink
             return
         data = storage.data
-        shared = self._shm.pop(id(data), None)
-        if shared is not None:
-            path = shared[0]
-            if path.startswith(f"/dev/shm/mindtorch_{os.getpid()}_"):  # made here: the file goes with it
-                try:
-                    os.unlink(path)
-                except FileNotFoundError:
-                    pass
+        seg = self._shm.pop(id(data), None)
+        if seg is not None:
+            seg.close()
             return
         if data is None or n < POOL_MIN:
             return

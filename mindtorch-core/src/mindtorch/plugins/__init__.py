@@ -32,7 +32,8 @@ enforces this for the in-repo backends):
                                              bfloat16 travels between host and devices as uint16 bits
     get_num_threads                          the intra-op thread count a backend's pool should use
     protocols                                the contract as typing.Protocol classes: Allocator,
-                                             CachingAllocator, CopyRoutines, GeneratorState, Kernel,
+                                             CachingAllocator, SharingAllocator, CopyRoutines,
+                                             GeneratorState, Kernel,
                                              CollectiveEngine, Work
 """
 

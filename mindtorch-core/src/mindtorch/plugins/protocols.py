@@ -56,6 +56,28 @@ class CachingAllocator(Allocator, Protocol):
 
 
 @runtime_checkable
+class SharingAllocator(Allocator, Protocol):
+    """What an allocator of host-visible memory offers on top (optional: `Tensor.share_memory_` and
+    mindtorch.multiprocessing use it when present; other devices' tensors travel by value)."""
+
+    def share(self, storage: Storage, strategy: str) -> None:
+        """Move the storage's bytes into memory other processes can map, in place. `strategy` is
+        torch.multiprocessing's: "file_descriptor" or "file_system"."""
+        ...
+
+    def is_shared(self, storage: Storage) -> bool: ...
+
+    def shared_handle(self, storage: Storage) -> Any:
+        """What another process needs to map the storage, pickled by multiprocessing's ForkingPickler;
+        it keeps the memory alive until received."""
+        ...
+
+    def from_shared_handle(self, handle: Any, device: Device) -> Storage:
+        """The storage another process shared, mapped here (the same Storage for a block mapped twice)."""
+        ...
+
+
+@runtime_checkable
 class CopyRoutines(Protocol):
     """Copies between the host and a device (`mindtorch_copy_routines`)."""
 
