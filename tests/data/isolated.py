@@ -20,6 +20,7 @@ import uuid
 from dataclasses import dataclass, field
 
 MARKER = "MINDTORCH_ISOLATED_RUN"
+SUMMARY = []  # lines for the session's summary (conftest prints them even when every test passes)
 
 # prepended to a script: `fds()` is the number of this process's open descriptors
 FD_PROBE = "import os as _os\ndef fds():\n    return len(_os.listdir('/proc/self/fd'))\n"

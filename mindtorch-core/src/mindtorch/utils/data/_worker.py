@@ -1,24 +1,26 @@
 """DataLoader worker processes: the loop each worker runs, what it knows about itself, and how batches
 come back to the main process.
 
-A worker's batch travels through a file in /dev/shm (POSIX shared memory): the worker copies each CPU
-tensor's data there once, the main process maps the file, unlinks it and wraps the mapping as the
-tensor's storage, so the data is never pickled. Other objects (and tensors of dtypes NumPy cannot
-hold) go through the queue's pickling.
+Each worker sends its results on its own channel (_channel: a socket pair), pickled by
+multiprocessing's ForkingPickler: a CPU tensor's storage goes into shared memory with no name and its
+descriptor travels with the message, so the data is never copied through the socket and nothing can
+be left in /dev/shm; other objects are pickled. The main process alone holds one end and the worker
+alone the other: a worker that dies mid-message is an end of file, never a wait, and a worker writing
+to a main process that stopped reading gets a broken pipe.
 """
 
-import mmap
 import os
 import queue
 import random
+import signal
 import sys
-import tempfile
 import traceback
 from dataclasses import dataclass
 
 import numpy as np
 
-_SHM_DIR = "/dev/shm"
+from . import _channel
+
 _info = None  # this process's WorkerInfo, in a worker
 
 
@@ -63,84 +65,6 @@ class Resume:
     """Persistent workers: a new epoch starts (iterable datasets restart their iterator)."""
 
 
-@dataclass(frozen=True)
-class SharedTensor:
-    path: str
-    shape: tuple
-    dtype: str
-
-
-def _shareable(t):
-    import mindtorch
-
-    return isinstance(t, mindtorch.Tensor) and t.device.type == "cpu" and str(t.dtype) in _NP_OF
-
-
-_NP_OF = {
-    "torch.float32": np.float32,
-    "torch.float64": np.float64,
-    "torch.float16": np.float16,
-    "torch.int64": np.int64,
-    "torch.int32": np.int32,
-    "torch.int16": np.int16,
-    "torch.int8": np.int8,
-    "torch.uint8": np.uint8,
-    "torch.bool": np.bool_,
-    "torch.complex64": np.complex64,
-    "torch.complex128": np.complex128,
-}
-
-
-def to_shared(obj):
-    """`obj` with every CPU tensor moved into a /dev/shm file (one copy); structure kept."""
-    import mindtorch
-
-    if _shareable(obj):
-        arr = np.ascontiguousarray(obj.detach().numpy())
-        if arr.nbytes == 0 or not os.path.isdir(_SHM_DIR):
-            return obj
-        fd, path = tempfile.mkstemp(prefix="mindtorch-dl-", dir=_SHM_DIR)
-        try:
-            os.ftruncate(fd, arr.nbytes)
-            with mmap.mmap(fd, arr.nbytes) as mm:
-                np.frombuffer(mm, dtype=arr.dtype)[...] = arr.reshape(-1)
-        finally:
-            os.close(fd)
-        return SharedTensor(path, tuple(arr.shape), str(obj.dtype))
-    if isinstance(obj, mindtorch.Tensor):
-        return obj
-    return map_children(obj, to_shared)
-
-
-def from_shared(obj):
-    """The inverse of to_shared in the receiving process: tensors backed by the mapped files (unlinked)."""
-    import mindtorch
-
-    if isinstance(obj, SharedTensor):
-        fd = os.open(obj.path, os.O_RDWR)
-        try:
-            size = os.fstat(fd).st_size
-            mm = mmap.mmap(fd, size)
-        finally:
-            os.close(fd)
-            os.unlink(obj.path)  # the mapping lives on; nothing stays in /dev/shm
-        return mindtorch.from_numpy(np.frombuffer(mm, dtype=_NP_OF[obj.dtype]).reshape(obj.shape))
-    if isinstance(obj, mindtorch.Tensor):
-        return obj
-    return map_children(obj, from_shared)
-
-
-def discard(obj):
-    """Unlink the files of a batch that will never be used (results left behind at shutdown)."""
-    if isinstance(obj, SharedTensor):
-        try:
-            os.unlink(obj.path)
-        except OSError:
-            pass
-    elif isinstance(obj, (list, tuple, dict)):
-        map_children(obj, discard)
-
-
 def map_children(obj, fn):
     """`obj` with fn applied to each child of a dict / namedtuple / list / tuple (other objects as they are)."""
     if isinstance(obj, dict):
@@ -161,23 +85,54 @@ def _numpy_seed(seed):
     return (seed ^ (seed >> 32)) & 0xFFFFFFFF
 
 
-def worker_loop(dataset, index_queue, result_queue, done_event, fetch, seed, init_fn, worker_id, num_workers, iterable):
-    """Runs in each worker: seeds, worker_init_fn, then fetch batches for (epoch, idx, task) messages until
-    None or the done event; every result goes to result_queue as (epoch, idx, data)."""
+def _start(dataset, seed, init_fn, worker_id, num_workers, iterable):
+    """Seeds, worker_init_fn and the dataset's iterator (for an iterable dataset)."""
     global _info
     import mindtorch
+    import mindtorch.multiprocessing  # tensors pickle through shared memory
 
+    mindtorch.set_num_threads(1)  # the parent's kernel threads are not in a forked child; one per worker
+    random.seed(seed)
+    mindtorch.manual_seed(seed)
+    np.random.seed(_numpy_seed(seed))
+    _info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
+    if init_fn is not None:
+        init_fn(worker_id)
+    return iter(dataset) if iterable else None
+
+
+def _send(conn, msg, worker_id):
+    """Send one result; False when the main process stopped reading (it shut down or died)."""
     try:
-        mindtorch.set_num_threads(1)  # the parent's kernel threads are not in a forked child; one per worker
-        random.seed(seed)
-        mindtorch.manual_seed(seed)
-        np.random.seed(_numpy_seed(seed))
-        _info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
-        if init_fn is not None:
-            init_fn(worker_id)
-        it = iter(dataset) if iterable else None
+        _channel.send(conn, msg)
+    except (BrokenPipeError, ConnectionError, EOFError):
+        return False
+    except Exception:  # the result itself cannot be pickled: the error travels instead
+        epoch, idx, data = msg
+        error = ExceptionWrapper(f"in DataLoader worker process {worker_id}")
+        if isinstance(data, ExceptionWrapper):  # an exception class pickle cannot name
+            error.kind = RuntimeError
+            error.msg = data.msg
+        return _send(conn, (epoch, idx, error), worker_id)
+    return True
+
+
+def worker_loop(
+    dataset, index_queue, result_conn, done_event, fetch, seed, init_fn, worker_id, num_workers, iterable, inherited=()
+):
+    """Runs in each worker: seeds, worker_init_fn, then fetch batches for (epoch, idx, task) messages until
+    None, the done event or a main process gone; every result goes to result_conn as (epoch, idx, data).
+    `inherited`: the descriptors of the other ends a forked worker holds and closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    for fd in inherited:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    try:
+        it = _start(dataset, seed, init_fn, worker_id, num_workers, iterable)
     except Exception:
-        result_queue.put((None, None, ExceptionWrapper(f"in DataLoader worker process {worker_id}")))
+        _send(result_conn, (None, None, ExceptionWrapper(f"in DataLoader worker process {worker_id}")), worker_id)
         return
     exhausted = False
     parent = os.getppid()
@@ -188,20 +143,23 @@ def worker_loop(dataset, index_queue, result_queue, done_event, fetch, seed, ini
             if done_event.is_set() or os.getppid() != parent:  # shut down, or the main process is gone
                 return
             continue
-        if msg is None:
+        if msg is None or done_event.is_set():
             return
         epoch, idx, task = msg
         if isinstance(task, Resume):
             it, exhausted = (iter(dataset) if iterable else None), False
-            result_queue.put((epoch, idx, task))
+            if not _send(result_conn, (epoch, idx, task), worker_id):
+                return
             continue
         if exhausted:
             continue
         try:
-            data = to_shared(fetch(it if iterable else task))
+            data = fetch(it if iterable else task)
         except StopIteration:
             exhausted = True
             data = WorkerDone(worker_id)
         except Exception:
             data = ExceptionWrapper(f"in DataLoader worker process {worker_id}")
-        result_queue.put((epoch, idx, data))
+        if not _send(result_conn, (epoch, idx, data), worker_id):
+            return
+        del data  # the batch's shared blocks go once the main process has them

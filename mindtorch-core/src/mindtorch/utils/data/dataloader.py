@@ -1,16 +1,18 @@
 import collections.abc
 import itertools
 import multiprocessing
+import multiprocessing.connection
 import numbers
-import queue
+import threading
 import time
 import warnings
+import weakref
 
 import numpy as np
 
 import mindtorch
 
-from . import _worker
+from . import _channel, _worker
 from ._worker import get_worker_info
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -285,9 +287,11 @@ class _IterFetcher:
 class _MultiProcessingIter:
     """Batches from `num_workers` worker processes, in sampler order (or as they come with in_order=False).
 
-    Each worker has an index queue; at most prefetch_factor tasks per worker are outstanding. Results
-    come back on one queue as (epoch, idx, data) and are reordered here. A worker's exception is re-raised
-    with its traceback; a worker that dies or a wait longer than `timeout` raises RuntimeError.
+    Each worker has an index queue and a result channel; at most prefetch_factor tasks per worker are
+    outstanding. Results come back as (epoch, idx, data) and are reordered here. A worker's exception
+    is re-raised with its traceback; a worker that dies or a wait longer than `timeout` raises
+    RuntimeError. Shutdown never reads again: it closes the channels (a worker blocked writing gets a
+    broken pipe), tells the workers to stop, waits a bounded time and terminates what is left.
     """
 
     _poll = 1.0  # seconds between liveness checks while waiting
@@ -303,18 +307,26 @@ class _MultiProcessingIter:
             else _MapFetcher(loader.dataset, loader.collate_fn, loader.batch_sampler is not None)
         )
         base_seed = int(mindtorch.empty((), dtype=mindtorch.int64).random_(generator=loader.generator).item())
-        self.result_queue = ctx.Queue()
         self.index_queues = [ctx.Queue() for _ in range(n)]
+        pipes = [ctx.Pipe(duplex=True) for _ in range(n)]  # socket pairs: descriptors travel too
+        self.readers = [r for r, _ in pipes]
         self.done = ctx.Event()
+        self.closed = False
         self.workers = []
+        # runs once: on shutdown, when the iterator is collected (before its connections' own
+        # finalizers, which would close their descriptors first) or at interpreter exit
+        self._finalizer = weakref.finalize(self, _shut_down, self.done, self.readers, self.index_queues, self.workers)
+        forked = ctx.get_start_method() == "fork"
         for w in range(n):
+            # a forked worker inherits every end made so far: it keeps only its own write end
+            inherited = [c.fileno() for pair in pipes for c in pair if c is not pipes[w][1]]
             p = ctx.Process(
                 target=_worker.worker_loop,
                 daemon=True,
                 args=(
                     loader.dataset,
                     self.index_queues[w],
-                    self.result_queue,
+                    pipes[w][1],
                     self.done,
                     fetch,
                     base_seed + w,
@@ -322,11 +334,13 @@ class _MultiProcessingIter:
                     w,
                     n,
                     iterable,
+                    inherited if forked else (),
                 ),
             )
             p.start()
             self.workers.append(p)
-        self.closed = False
+        for _, wr in pipes:  # the workers alone write: a dead one is an end of file here
+            wr.close()
         self.epoch = -1
         self.reset(first=True)
 
@@ -393,7 +407,6 @@ class _MultiProcessingIter:
                 self.shutdown()
                 data.reraise()
             if epoch != self.epoch:  # left over from an epoch abandoned early
-                _worker.discard(data)
                 continue
             if isinstance(data, _worker.WorkerDone):
                 self.active[data.worker_id] = False
@@ -412,58 +425,69 @@ class _MultiProcessingIter:
             if not self.loader.persistent_workers:
                 self.shutdown()
             data.reraise()
-        return self.loader._pin(_worker.from_shared(data))
+        return self.loader._pin(data)
 
     def _get(self):
+        """The next (epoch, idx, data) from any worker; raises when one died or `timeout` passed."""
         timeout = self.loader.timeout
-        start = time.monotonic()
+        deadline = time.monotonic() + timeout if timeout else None
         while True:
-            wait = self._poll if not timeout else min(self._poll, max(timeout - (time.monotonic() - start), 0.001))
-            try:
-                return self.result_queue.get(timeout=wait)
-            except queue.Empty:
-                pass
-            dead = [p.pid for p in self.workers if not p.is_alive()]
-            if dead:
-                self.shutdown()
-                raise RuntimeError(f"DataLoader worker (pid(s) {', '.join(map(str, dead))}) exited unexpectedly")
-            if timeout and time.monotonic() - start >= timeout:
+            wait = self._poll if deadline is None else min(self._poll, max(deadline - time.monotonic(), 0))
+            for r in multiprocessing.connection.wait(self.readers, wait):
+                try:
+                    return _channel.recv(r)
+                except EOFError:  # the worker died before its message was whole
+                    self._fail_dead(force=self.workers[self.readers.index(r)].pid)
+            self._fail_dead()
+            if deadline is not None and time.monotonic() >= deadline:
                 self.shutdown()
                 raise RuntimeError(f"DataLoader timed out after {timeout} seconds")
+
+    def _fail_dead(self, force=None):
+        """Raise PyTorch's error when a worker exited (or `force`, the pid of one whose pipe broke)."""
+        dead = [p.pid for p in self.workers if p.exitcode is not None]
+        if force is not None and force not in dead:
+            self.workers[[p.pid for p in self.workers].index(force)].join(_JOIN)
+            dead.append(force)
+        if dead:
+            self.shutdown()
+            raise RuntimeError(f"DataLoader worker (pid(s) {', '.join(map(str, dead))}) exited unexpectedly")
 
     def __len__(self):
         return len(self.loader)
 
     def shutdown(self):
-        if self.closed:
-            return
         self.closed = True
-        self.done.set()
-        for q in self.index_queues:
-            try:
-                q.put(None)
-            except (OSError, ValueError):
-                pass
-        for p in self.workers:
-            p.join(timeout=5)
-            if p.is_alive():
-                p.terminate()
-                p.join()
-        while True:  # batches nobody will read: their shared-memory files go too
-            try:
-                _, _, data = self.result_queue.get_nowait()
-            except (queue.Empty, OSError, ValueError, EOFError):
-                break
-            _worker.discard(data)
-        for data in self.arrived.values():
-            _worker.discard(data)
         self.arrived = {}
-        for q in self.index_queues + [self.result_queue]:
-            q.close()
-            q.join_thread()
+        self._finalizer()
 
-    def __del__(self):
+
+_JOIN = 1.0  # seconds shutdown gives the workers, together, to exit by themselves
+
+
+def _shut_down(done, readers, index_queues, workers):
+    """Stop a loader's workers without reading again: close the channels (a worker blocked writing gets
+    a broken pipe), tell the workers to stop, wait a bounded time, terminate what is left."""
+    done.set()
+    for r in readers:
+        r.close()
+    for q in index_queues:
         try:
-            self.shutdown()
-        except Exception:  # interpreter teardown
+            q.put(None)
+        except (OSError, ValueError):
             pass
+    deadline = time.monotonic() + _JOIN
+    for p in workers:
+        p.join(max(deadline - time.monotonic(), 0))
+    for p in workers:
+        if p.exitcode is None:
+            p.terminate()
+    for p in workers:
+        p.join(_JOIN)
+        if p.exitcode is None:
+            p.kill()
+            p.join()
+    for q in index_queues:  # its few small messages fit the pipe: the feeder ends at once
+        q.close()
+        if threading.current_thread() is not getattr(q, "_thread", None):  # collection may run in a feeder
+            q.join_thread()
