@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .. import blas
 from ..convert import TO_NP, arr, wrap
 from . import kernel_table
 
@@ -20,8 +21,8 @@ def _out(res, m):
 def _mm(m, a, b):
     x, y = arr(a), arr(b)
     if x.dtype.name in ("float16", "bfloat16"):  # accumulate in float32
-        return _out(np.matmul(x.astype(np.float32), y.astype(np.float32)), m)
-    return _out(np.matmul(x, y), m)
+        return _out(blas.matmul(x.astype(np.float32), y.astype(np.float32)), m)
+    return _out(blas.matmul(x, y), m)
 
 
 KERNELS["matmul"] = _mm
@@ -36,7 +37,7 @@ def svdvals(m, a, driver=None):
     x = arr(a)
     if x.size == 0:
         return wrap(np.zeros(m.shape, TO_NP[m.dtype]), m.dtype)
-    return _out(np.linalg.svd(x, compute_uv=False), m)
+    return _out(blas.linalg.svd(x, compute_uv=False), m)
 
 
 # --- decompositions and solvers (NumPy's LAPACK) --------------------------------------------------
@@ -61,7 +62,8 @@ def _singular_order(x):
 
     for mat in x.reshape((-1,) + x.shape[-2:]):
         try:
-            _, u = scipy.linalg.lu(mat, permute_l=True)
+            with blas.GATE:
+                _, u = scipy.linalg.lu(mat, permute_l=True)
         except ValueError:
             continue
         zero = np.flatnonzero(np.abs(np.diag(u)) == 0)
@@ -83,8 +85,8 @@ def _nan_where_input_nan(res, x):
 def linalg_inv(m, A):
     x = _lapack(A, m)
     try:
-        return _out(_nan_where_input_nan(np.linalg.inv(x), x), m)
-    except np.linalg.LinAlgError:
+        return _out(_nan_where_input_nan(blas.linalg.inv(x), x), m)
+    except blas.linalg.LinAlgError:
         order = _singular_order(x)
         raise _linalg_error(
             f"linalg.inv: The diagonal element {order} is zero, the inversion could "
@@ -95,7 +97,7 @@ def linalg_inv(m, A):
 
 @kernel("linalg_slogdet")
 def linalg_slogdet(m, A):
-    sign, logabs = np.linalg.slogdet(_lapack(A, m[0]))
+    sign, logabs = blas.linalg.slogdet(_lapack(A, m[0]))
     return _out(sign, m[0]), _out(logabs, m[1])
 
 
@@ -106,8 +108,8 @@ def linalg_solve(m, A, B, left=True):
     x = np.broadcast_to(x, batch + x.shape[-2:])
     b = np.broadcast_to(b, batch + b.shape[-2:])
     try:
-        return _out(_nan_where_input_nan(np.linalg.solve(x, b), x), m)
-    except np.linalg.LinAlgError:
+        return _out(_nan_where_input_nan(blas.linalg.solve(x, b), x), m)
+    except blas.linalg.LinAlgError:
         raise _linalg_error("linalg.solve: The solver failed because the input matrix is singular.") from None
 
 
@@ -115,11 +117,11 @@ def linalg_solve(m, A, B, left=True):
 def linalg_cholesky(m, A, upper=False):
     x, order = _lapack(A, m), 0
     try:
-        L = np.linalg.cholesky(x)
+        L = blas.linalg.cholesky(x)
         order = _first_nan_pivot(L)
         if order:  # LAPACK's potrf stops at a NaN pivot; NumPy's carries it through
-            raise np.linalg.LinAlgError
-    except np.linalg.LinAlgError:
+            raise blas.linalg.LinAlgError
+    except blas.linalg.LinAlgError:
         order = order or _cholesky_failure(x)
         raise _linalg_error(
             f"linalg.cholesky: The factorization could not be completed because the input is not "
@@ -141,15 +143,15 @@ def _cholesky_failure(x):
     for mat in x.reshape((-1,) + x.shape[-2:]):
         for k in range(1, mat.shape[-1] + 1):
             try:
-                np.linalg.cholesky(mat[:k, :k])
-            except np.linalg.LinAlgError:
+                blas.linalg.cholesky(mat[:k, :k])
+            except blas.linalg.LinAlgError:
                 return k
     return x.shape[-1]
 
 
 @kernel("linalg_eigh")
 def linalg_eigh(m, A, UPLO="L"):
-    w, v = np.linalg.eigh(_lapack(A, m[1]), UPLO=UPLO)
+    w, v = blas.linalg.eigh(_lapack(A, m[1]), UPLO=UPLO)
     return _out(w, m[0]), _out(v, m[1])
 
 
@@ -157,8 +159,8 @@ def linalg_eigh(m, A, UPLO="L"):
 def linalg_qr(m, A, mode="reduced"):
     x = _lapack(A, m[1])
     if mode == "r":
-        return _out(np.zeros(m[0].shape), m[0]), _out(np.linalg.qr(x, mode="r"), m[1])
-    q, r = np.linalg.qr(x, mode=mode)
+        return _out(np.zeros(m[0].shape), m[0]), _out(blas.linalg.qr(x, mode="r"), m[1])
+    q, r = blas.linalg.qr(x, mode=mode)
     return _out(q, m[0]), _out(r, m[1])
 
 
@@ -170,7 +172,7 @@ def linalg_svd(m, A, full_matrices=True, driver=None):
             _out(np.broadcast_to(np.eye(*t.shape[-2:]), t.shape) if i != 1 else np.zeros(t.shape), t)
             for i, t in enumerate(m)
         )
-    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    u, s, vh = blas.linalg.svd(x, full_matrices=full_matrices)
     return _out(u, m[0]), _out(s, m[1]), _out(vh, m[2])
 
 
@@ -178,14 +180,14 @@ def linalg_svd(m, A, full_matrices=True, driver=None):
 def linalg_lstsq(m, A, B, rcond=None, driver=None):
     x, b = _lapack(A, m[0]), arr(B)
     if x.ndim == 2:
-        sol, _, rank, sv = np.linalg.lstsq(x, b, rcond=rcond)
+        sol, _, rank, sv = blas.linalg.lstsq(x, b, rcond=rcond)
         return _out(sol, m[0]), _out(np.zeros(m[1].shape), m[1]), _out(np.int64(rank), m[2]), _out(sv, m[3])
     sols, ranks, svs = [], [], []
     batch = x.shape[:-2]
     for mat, rhs in zip(
         x.reshape((-1,) + x.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
     ):
-        sol, _, rank, sv = np.linalg.lstsq(mat, rhs, rcond=rcond)
+        sol, _, rank, sv = blas.linalg.lstsq(mat, rhs, rcond=rcond)
         sols.append(sol)
         ranks.append(rank)
         svs.append(sv)

@@ -3,7 +3,7 @@
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .. import native
+from .. import blas, native
 from ..allocator import ALLOCATOR, dense
 from ..convert import TO_NP, arr, quiet, wrap
 from ..parallel import row_blocks, rows_per_call
@@ -30,9 +30,9 @@ def _f(t):
 def linear(m, x, w, b=None):
     a, wt = arr(x), arr(w).T
     if a.ndim > 2 and a.flags.c_contiguous:
-        out = (a.reshape(-1, a.shape[-1]) @ wt).reshape(m.shape)  # one GEMM instead of a batch loop
+        out = blas.matmul(a.reshape(-1, a.shape[-1]), wt).reshape(m.shape)  # one GEMM instead of a batch loop
     else:
-        out = a @ wt
+        out = blas.matmul(a, wt)
     if b is not None:
         out += arr(b)
     return wrap(out, m.dtype)
@@ -83,9 +83,9 @@ def conv2d(m, x, w, b, stride, padding, dilation, groups):
     _, cg, kh, kw = wt.shape
     cols = _cols(a, kh, kw, ho, wo, stride, padding, dilation)  # (N, C*kh*kw, L)
     if groups == 1:
-        out = np.matmul(wt.reshape(o, -1), cols, out=ALLOCATOR.empty((n, o, ho * wo), cols.dtype))  # (N, O, L)
+        out = blas.matmul(wt.reshape(o, -1), cols, out=ALLOCATOR.empty((n, o, ho * wo), cols.dtype))  # (N, O, L)
     else:
-        out = np.matmul(
+        out = blas.matmul(
             wt.reshape(groups, o // groups, -1), cols.reshape(n, groups, cg * kh * kw, ho * wo)
         )  # (N, G, O/G, L)
     ALLOCATOR.release(cols)
@@ -105,7 +105,7 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
     w3 = wt.reshape(groups, o // groups, cg * kh * kw)
     # a contiguous transposed weight keeps the batched matmul on BLAS
     g3d = dense(g3)
-    cols = np.matmul(
+    cols = blas.matmul(
         np.ascontiguousarray(w3.transpose(0, 2, 1)),
         g3d,
         out=ALLOCATOR.empty((n, groups, cg * kh * kw, ho * wo), np.result_type(w3, g3d)),
@@ -145,7 +145,7 @@ def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, grou
     cols = _cols(arr(x), kh, kw, ho, wo, stride, padding, dilation)
     if groups == 1:
         g3 = dense(ga)
-        gw = np.matmul(g3.reshape(n, o, -1), cols.transpose(0, 2, 1)).sum(0)
+        gw = blas.matmul(g3.reshape(n, o, -1), cols.transpose(0, 2, 1)).sum(0)
         if g3 is not ga:
             ALLOCATOR.release(g3)
     else:
@@ -153,7 +153,7 @@ def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, grou
         c4 = cols.reshape(n, groups, cg * kh * kw, ho * wo)
         gw = np.empty((groups, o // groups, cg * kh * kw), ga.dtype)
         for k in range(groups):
-            gw[k] = np.tensordot(g4[:, k], c4[:, k], axes=([0, 2], [0, 2]))
+            gw[k] = blas.tensordot(g4[:, k], c4[:, k], axes=([0, 2], [0, 2]))
     ALLOCATOR.release(cols)
     return wrap(gw.reshape(weight_size), m.dtype)
 
@@ -292,7 +292,7 @@ def _adaptive_matrix(n, o, dtype):
 
 
 def _separable(a, mh, mw):
-    return np.matmul(np.matmul(mh, a), mw.T)
+    return blas.matmul(blas.matmul(mh, a), mw.T)
 
 
 @kernel("_adaptive_avg_pool2d")
@@ -385,7 +385,7 @@ def _norm_rows(x, k):
 
 
 def _row_mean(a, ones):
-    return np.matmul(a, ones)[:, None] * (1.0 / a.shape[1])
+    return blas.matmul(a, ones)[:, None] * (1.0 / a.shape[1])
 
 
 def _norm_forward(x, normalized_shape, w, b, eps, center):
@@ -451,7 +451,7 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
         xhat *= rb
         t = np.multiply(gb, xhat)
         ones_rows = _ones(hi - lo, dt)
-        partial[lo] = (np.matmul(ones_rows, t), np.matmul(ones_rows, gb))
+        partial[lo] = (blas.matmul(ones_rows, t), blas.matmul(ones_rows, gb))
         gx = gb * wv if wv is not None else gb
         if wv is not None:
             np.multiply(gx, xhat, out=t)
@@ -727,7 +727,7 @@ def _causal_bias(L, S, dt):
 @kernel("_scaled_dot_product_attention")
 def sdpa(m, q, k, v, mask, is_causal, scale):
     qa, ka, va = _f(q), _f(k), _f(v)
-    s = np.matmul(qa, ka.swapaxes(-1, -2))
+    s = blas.matmul(qa, ka.swapaxes(-1, -2))
     s *= s.dtype.type(scale)
     L, S = s.shape[-2:]
     with quiet():
@@ -740,23 +740,23 @@ def sdpa(m, q, k, v, mask, is_causal, scale):
         if s.size:
             p2 = s.reshape(-1, S)
             _rows_apply(_softmax_rows, p2, p2)
-        out = np.matmul(s, va)
+        out = blas.matmul(s, va)
     return wrap(out, m[0].dtype), wrap(s, m[1].dtype)
 
 
 @kernel("_scaled_dot_product_attention_backward")
 def sdpa_backward(m, g, q, k, v, attn, scale):
     ga, qa, ka, va, p = _f(g), _f(q), _f(k), _f(v), _f(attn)
-    dv = np.matmul(p.swapaxes(-1, -2), ga)
-    dp = np.matmul(ga, va.swapaxes(-1, -2))
+    dv = blas.matmul(p.swapaxes(-1, -2), ga)
+    dp = blas.matmul(ga, va.swapaxes(-1, -2))
     S = dp.shape[-1]
     with quiet():
         if dp.size:
             d2 = dp.reshape(-1, S)
             _rows_apply(_softmax_backward_rows, d2, d2, np.ascontiguousarray(p).reshape(-1, S), scratch=True)
         dp *= dp.dtype.type(scale)
-        dq = np.matmul(dp, ka)
-        dk = np.matmul(dp.swapaxes(-1, -2), qa)
+        dq = blas.matmul(dp, ka)
+        dk = blas.matmul(dp.swapaxes(-1, -2), qa)
     return tuple(wrap(a, mm.dtype) for a, mm in zip((dq, dk, dv), m))
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 from mindtorch.plugins import dtypes as _D
 
-from .. import native
+from .. import blas, native
 from ..allocator import ALLOCATOR
 from ..convert import TO_NP, arr, quiet, wrap
 from ..parallel import row_blocks, rows_per_call
@@ -78,14 +78,14 @@ def blas_sum(x, ax):
             inner *= s
         if inner > BLAS_SUM_MAX or inner < 8:
             return None
-        return np.matmul(x.reshape(-1, inner), _ones(inner, x.dtype))
+        return blas.matmul(x.reshape(-1, inner), _ones(inner, x.dtype))
     if ax == tuple(range(k)):
         outer = 1
         for s in x.shape[:k]:
             outer *= s
         if outer > BLAS_SUM_MAX or outer < 8:
             return None
-        return np.matmul(_ones(outer, x.dtype), x.reshape(outer, -1))
+        return blas.matmul(_ones(outer, x.dtype), x.reshape(outer, -1))
     return None
 
 
@@ -98,7 +98,7 @@ def blas_full_sum(x):
     flat = x.reshape(-1)
     k = 1024
     m = flat.size // k
-    total = np.matmul(flat[: m * k].reshape(m, k), _ones(k, x.dtype)).sum(dtype=np.float64)
+    total = blas.matmul(flat[: m * k].reshape(m, k), _ones(k, x.dtype)).sum(dtype=np.float64)
     return x.dtype.type(total + flat[m * k :].sum(dtype=np.float64))
 
 
@@ -292,7 +292,7 @@ def _as_rows(x, d):
 
 def _row_sum(a, ones):
     # a (r, C) @ ones: BLAS's vectorised row sums (NumPy sums a contiguous row several times slower)
-    return np.matmul(a, ones)[:, None] if ones is not None else a.sum(1, keepdims=True)
+    return blas.matmul(a, ones)[:, None] if ones is not None else a.sum(1, keepdims=True)
 
 
 def _fused_rows(block_fn, m, dim, *ts, scratch=False):
