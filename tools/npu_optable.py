@@ -299,11 +299,29 @@ _ONLY = re.compile(
     r"^(?:.*?[，,：:]\s*)?([A-Za-z][A-Za-z0-9_]*(?:\s*(?:和|、|与|,|，)\s*[A-Za-z][A-Za-z0-9_]*)*)\s*的?数据类型(?:仅)?支持([A-Z0-9_、，,\s和]+)"
 )
 _NOT = re.compile(r"不支持([A-Z0-9_、，,\s和]+)数据类型|数据类型不支持([A-Z0-9_、，,\s和]+)")
+# a product's note naming no parameter ("<term>Ascend 950PR/Ascend 950DT</term>：数据类型支持FLOAT、INT32。")
+_UNNAMED = re.compile(r"^(?:[^，,：:]*[：:]\s*)?数据类型(?:仅)?支持([A-Z0-9_、，,\s和]+)")
+
+
+def _data_params(table):
+    """The parameters carrying the operator's data: the largest group sharing one dtype list in the table
+    (the earliest among equals). None where the product notes are per parameter (a doc listing its
+    parameters with `<!-- npu=... -->` blocks under each: those are `per_product`)."""
+    if any("per_product" in e for e in table.values()):
+        return []
+    groups = {}
+    for p, e in table.items():
+        if e.get("dtypes"):
+            groups.setdefault(tuple(e["dtypes"]), []).append(p)
+    return max(groups.values(), key=len, default=[])
 
 
 def narrow(table, lines):
-    """The parameter dtypes of one product: the table narrowed by that product's note lines."""
+    """The parameter dtypes of one product: the table, with the dtypes that product's note lines state for a
+    parameter in place of the table's (a note naming no parameter speaks of the operator's data, _data_params),
+    less the dtypes a note says it lacks."""
     got = {p: list(e.get("dtypes", [])) for p, e in table.items()}
+    data = _data_params(table)
     for line in lines:
         for clause in re.split(r"[；;。]", line):
             only = _ONLY.search(clause)
@@ -312,7 +330,12 @@ def narrow(table, lines):
                 listed = dtypes_in(only.group(2))
                 if listed and names and all(n in got for n in names):
                     for n in names:
-                        got[n] = [d for d in listed if d in got[n]] or listed
+                        got[n] = listed
+                continue
+            unnamed = _UNNAMED.search(clause)
+            if unnamed and dtypes_in(unnamed.group(1)):
+                for n in data:
+                    got[n] = dtypes_in(unnamed.group(1))
                 continue
             gone = _NOT.search(clause)
             if gone:

@@ -202,6 +202,17 @@ def test_the_extraction_reads_listed_parameters_and_never_fills_a_gap():
     assert missing["source"] is None and missing["doc"] is None and "aclnnQux" in missing["note"]
 
 
+def test_a_product_note_naming_no_parameter_sets_the_data_parameters_dtypes():
+    tool = _tool()
+    doc = _DOC.replace("self和out数据类型支持FLOAT。仅支持dilation为1。", "数据类型支持FLOAT16、INT8。").replace(
+        "<td>FLOAT、FLOAT16、BFLOAT16、INT32</td>", "<td>FLOAT、FLOAT16、BFLOAT16</td>"
+    )
+    p = _row(tool, "Foo", doc, "m/foo/docs/aclnnFoo&aclnnInplaceFoo.md")["products"]
+    # the A2 / A3 note lists the operator's dtypes there, INT8 included, which the table does not have
+    assert p["910b"]["dtypes"] == p["A3"]["dtypes"] == {"self": ["FLOAT16", "INT8"], "out": ["FLOAT16", "INT8"]}
+    assert p["950"]["dtypes"] == {"self": ["FLOAT", "FLOAT16", "BFLOAT16"], "out": ["FLOAT", "FLOAT16", "BFLOAT16"]}
+
+
 def test_the_command_line_prints_the_table():
     out = io.StringIO()
     assert optable.main(["--json"], out) == 0
