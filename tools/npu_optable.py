@@ -222,7 +222,8 @@ def _list_params(section):
             entry["formats"] = [w for w in _WORD.findall(fmts.group(1)) if w in FORMATS]
         per = {}
         for keys, _, body in _BLOCK.findall(chunk):
-            listed = re.search(r"数据类型(?:仅)?支持([A-Z0-9_、，,\s和]+)", body)
+            # "互推导后的数据类型为X": the dtype self and other promote to must be one of X
+            listed = re.search(r"(?:数据类型(?:仅)?支持|互推导后的数据类型为)([A-Z0-9_、，,\s和]+)", body)
             for k in keys.split(","):
                 if listed:
                     per[k.strip()] = dtypes_in(listed.group(1))
@@ -299,6 +300,9 @@ _ONLY = re.compile(
     r"^(?:.*?[，,：:]\s*)?([A-Za-z][A-Za-z0-9_]*(?:\s*(?:和|、|与|,|，)\s*[A-Za-z][A-Za-z0-9_]*)*)\s*的?数据类型(?:仅)?支持([A-Z0-9_、，,\s和]+)"
 )
 _NOT = re.compile(r"不支持([A-Z0-9_、，,\s和]+)数据类型|数据类型不支持([A-Z0-9_、，,\s和]+)")
+_NOT_NAMED = re.compile(
+    r"([A-Za-z][A-Za-z0-9_]*(?:\s*(?:和|、|与)\s*[A-Za-z][A-Za-z0-9_]*)*)\s*不支持[A-Z0-9_、，,\s和]+数据类型"
+)
 # a product's note naming no parameter ("<term>Ascend 950PR/Ascend 950DT</term>：数据类型支持FLOAT、INT32。")
 _UNNAMED = re.compile(r"^(?:[^，,：:]*[：:]\s*)?数据类型(?:仅)?支持([A-Z0-9_、，,\s和]+)")
 
@@ -326,22 +330,35 @@ def narrow(table, lines):
         for clause in re.split(r"[；;。]", line):
             only = _ONLY.search(clause)
             if only:
-                names = [n for n in re.split(r"\s*(?:和|、|与|,|，)\s*", only.group(1)) if n]
+                names = _names(only.group(1))
                 listed = dtypes_in(only.group(2))
                 if listed and names and all(n in got for n in names):
                     for n in names:
-                        got[n] = listed
+                        got[n] = _restated(got[n], listed)
                 continue
             unnamed = _UNNAMED.search(clause)
             if unnamed and dtypes_in(unnamed.group(1)):
                 for n in data:
-                    got[n] = dtypes_in(unnamed.group(1))
+                    got[n] = _restated(got[n], dtypes_in(unnamed.group(1)))
                 continue
             gone = _NOT.search(clause)
             if gone:
                 drop = set(dtypes_in(gone.group(1) or gone.group(2)))
-                got = {p: [d for d in ds if d not in drop] for p, ds in got.items()}
+                named = _NOT_NAMED.search(clause)
+                names = _names(named.group(1)) if named else []
+                which = names if names and all(n in got for n in names) else list(got)  # "out不支持INT32数据类型"
+                got = {p: [d for d in ds if p not in which or d not in drop] for p, ds in got.items()}
     return got
+
+
+def _names(text):
+    return [n for n in re.split(r"\s*(?:和|、|与|,|，)\s*", text) if n]
+
+
+def _restated(table, listed):
+    """A product's own list for a parameter: it replaces the table's, except that a list sharing no dtype with
+    the table's adds to it ("selfRef数据类型支持BFLOAT16" under a FLOAT/FLOAT16/DOUBLE table)."""
+    return listed if not table or set(listed) & set(table) else table + listed
 
 
 def op_section(secs, op):

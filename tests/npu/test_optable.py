@@ -211,6 +211,14 @@ def test_a_product_note_naming_no_parameter_sets_the_data_parameters_dtypes():
     # the A2 / A3 note lists the operator's dtypes there, INT8 included, which the table does not have
     assert p["910b"]["dtypes"] == p["A3"]["dtypes"] == {"self": ["FLOAT16", "INT8"], "out": ["FLOAT16", "INT8"]}
     assert p["950"]["dtypes"] == {"self": ["FLOAT", "FLOAT16", "BFLOAT16"], "out": ["FLOAT", "FLOAT16", "BFLOAT16"]}
+    # a note naming a parameter narrows or drops only that parameter's dtypes; a list sharing no dtype with
+    # the table's adds to it
+    doc = _DOC.replace("不支持BFLOAT16数据类型。", "out不支持BFLOAT16数据类型。").replace(
+        "self和out数据类型支持FLOAT。", "out数据类型支持DOUBLE。"
+    )
+    p = _row(tool, "Foo", doc, "m/foo/docs/aclnnFoo&aclnnInplaceFoo.md")["products"]
+    assert p["910"]["dtypes"] == {"self": ["FLOAT", "FLOAT16", "BFLOAT16", "INT32"], "out": ["FLOAT", "FLOAT16"]}
+    assert p["910b"]["dtypes"]["out"] == ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"]
 
 
 def test_the_command_line_prints_the_table():
