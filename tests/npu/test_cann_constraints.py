@@ -373,68 +373,108 @@ def test_foreach_lists_longer_than_256_are_refused_and_adam_chunks_them():
         close(b.detach(), a.detach(), 1e-5)
 
 
-# --- the backend's dtype table against the simulator's ---------------------------------------------------------
+# --- the operator table (optable.json) is what phase 1 and the backend's chip table both take ----------------
 
-_SHORT = {
-    torch.float32: "f32",
-    torch.float16: "f16",
-    torch.bfloat16: "bf16",
-    torch.float64: "f64",
-    torch.int8: "i8",
-    torch.uint8: "u8",
-    torch.int16: "i16",
-    torch.int32: "i32",
-    torch.int64: "i64",
-    torch.bool: "bool",
+# the claimed chips and the docs' product each belongs to
+_PRODUCT_OF = {
+    "Ascend910B1": "910b",
+    "Ascend910_9392": "A3",
+    "Ascend910A": "910",
+    "Ascend310P3": "310p",
+    "Ascend950PR": "950",
 }
-# op -> (dtypes only the simulator takes, dtypes only chips.OP_DTYPES claims), each read against the op's doc
-# (docs/aclnnXxx.md, the `self` / `out` row for Atlas A2 / A3) and not reconciled:
-UNRECONCILED = {
-    # the row is Ascend950's; 910B-class parts are narrowed in the operator's own check (FLOAT only)
-    "MaxPool2dWithIndicesBackward": ("f16 bf16", ""),
-    # the doc lists a dtype the simulator refuses (stricter than CANN); chips follows the doc
-    "Addcdiv": ("", "i64"),
-    "InplaceAddcdiv": ("", "i64"),
-    "Clamp": ("", "bool"),
-    "InplaceElu": ("", "f64"),
-    "InplaceNormal": ("", "i8 u8 i16 i32 i64 bool"),
-    "InplaceUniform": ("", "i8 u8 i16 i32 i64"),
-    "InplaceRandom": ("", "bool"),
-    "PowTensorScalar": ("", "bool"),
-    "InplacePowTensorScalar": ("", "bool"),
-    "PowTensorTensor": ("", "bool"),
-    "InplacePowTensorTensor": ("", "bool"),
-    "ScatterReduce": ("", "bool"),
-    "InplaceScatterReduce": ("", "bool"),
-    "Sub": ("", "bool"),
-    "Subs": ("", "bool"),
-    "InplaceSub": ("", "bool"),
-    "InplaceSubs": ("", "bool"),
-    # no doc row found for the tensor-tensor form
-    "RemainderTensorTensor": ("", "bool"),
-    "InplaceRemainderTensorTensor": ("", "bool"),
-}
+_MODELED = ("FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE", "INT8", "UINT8", "INT16", "INT32", "INT64", "BOOL")
+_UNSTATED = 0xFFFFFFFF
 
 
-def test_chips_op_dtypes_and_the_simulators_table_disagree_only_where_listed():
-    from mindtorch_npu import chips
-    from mindtorch_npu.acl.prototypes import OPS
-    from mindtorch_npu.aclnn import ACL_DTYPE
+def _sim_query(name):
     from mindtorch_npu.state import RUNTIME
 
     RUNTIME.ensure()
-    table = RUNTIME.libs.opapi.aclsimOpDtypes
-    table.restype, table.argtypes = ctypes.c_int64, [ctypes.c_char_p]
-    found = {}
-    for op in sorted(set(OPS) | set(chips.OP_DTYPES)):
-        mask = table(op.encode())
-        if mask < 0 or not chips.has_op(op, "Ascend910B1"):
-            continue
-        sim = {d for d in _SHORT if mask >> ACL_DTYPE[d] & 1}
-        py = {d for d in _SHORT if chips.supports(op, d, "Ascend910B1")}
-        if sim != py:
-            found[op] = tuple(" ".join(_SHORT[d] for d in chips._ORDER if d in side) for side in (sim - py, py - sim))
-    assert found == UNRECONCILED
+    fn = getattr(RUNTIME.libs.opapi, name)
+    fn.restype, fn.argtypes = ctypes.c_int64, [ctypes.c_char_p] * 3
+    return fn
+
+
+def test_chip_products_cover_the_claimed_chips():
+    from mindtorch_npu import chip_coverage, chips
+
+    assert set(_PRODUCT_OF) == set(chip_coverage.CLAIMED_CHIPS)
+    assert all(chips.product(soc) == p for soc, p in _PRODUCT_OF.items())
+
+
+@pytest.mark.parametrize("product", sorted(set(_PRODUCT_OF.values())))
+def test_phase_one_takes_exactly_the_documented_dtypes_of_every_parameter(product):
+    from mindtorch_npu import optable
+    from mindtorch_npu.aclnn import ACL_DTYPE
+    from mindtorch_npu.chips import DOC_NAMES
+
+    code = {DOC_NAMES[d]: ACL_DTYPE[d] for d in DOC_NAMES}
+    query = _sim_query("aclsimOpDtypes")
+    checked = 0
+    for op, row in sorted(optable.ops().items()):
+        for param in row.get("params", []):
+            mask = query(op.encode(), param.encode(), product.encode())
+            want = optable.dtypes(op, product, param)
+            if want is None:
+                assert mask == _UNSTATED, (op, param, product)
+                continue
+            got = {n for n in _MODELED if mask >> code[n] & 1}
+            assert got == set(want) & set(_MODELED), (op, param, product)
+            checked += 1
+    assert checked > 400  # every product documents some hundreds of (operator, parameter) pairs
+
+
+@pytest.mark.parametrize("soc", sorted(_PRODUCT_OF))
+def test_the_chip_table_takes_the_documented_dtypes_of_each_data_parameter(soc):
+    from mindtorch_npu import chips, optable
+
+    product = _PRODUCT_OF[soc]
+    for op in optable.ops():
+        names = optable.self_dtypes(op, product)
+        held = chips.chip_dtypes(soc)
+        want = held if names is None else {d for d, n in chips.DOC_NAMES.items() if n in names} & held
+        assert chips.op_dtypes(op, soc) == want, (op, soc)
+        assert chips.OP_DTYPES[chips.family(soc)].get(op) is not None or names is None or product == "A3", op
+
+
+_PHASE1_SWEEP = """
+import ctypes, json, sys
+import mindtorch as torch
+from mindtorch_npu import chips, optable
+from mindtorch_npu.acl.prototypes import UNARY_HEADERS, UNARY_ONLY_HEADERS
+from mindtorch_npu.aclnn import _op, _release, CACHE
+from mindtorch_npu.copy import empty
+from mindtorch_npu.state import RUNTIME
+product = chips.product()
+held = sorted(chips.chip_dtypes(), key=str)
+bad = []
+for op in sorted([*UNARY_HEADERS, *UNARY_ONLY_HEADERS]):
+    if not chips.has_op(op):
+        continue
+    first, out = optable.ops()[op]["params"][:2]
+    outs = optable.dtypes(op, product, out)
+    for dt in held:
+        name = chips.DOC_NAMES[dt]
+        odt = dt if outs is None or name in outs else next(d for d in held if chips.DOC_NAMES[d] in outs)
+        x, y = empty((2, 3), dt, torch.device("npu:0")), empty((2, 3), odt, torch.device("npu:0"))
+        ws, ex = ctypes.c_uint64(), ctypes.c_void_p()
+        code = _op(op)[0](CACHE.tensor(x, RUNTIME.nn), CACHE.tensor(y, RUNTIME.nn), ctypes.byref(ws), ctypes.byref(ex))
+        if not code:
+            _release(ex)
+        want = optable.dtypes(op, product, first)
+        ok = want is None or name in want
+        if (code == 0) != ok or (code and code != 161002):
+            bad.append([op, str(dt), code])
+print(json.dumps(bad))
+"""
+
+
+@pytest.mark.parametrize("soc", sorted(_PRODUCT_OF))
+def test_phase_one_of_each_unary_operator_accepts_exactly_the_documented_dtypes(soc):
+    res = run_python(_PHASE1_SWEEP, {"ACLSIM_SOC_NAME": soc})
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip() == "[]", res.stdout[-3000:]
 
 
 def test_dtypes_the_docs_leave_out_run_through_a_wider_one_or_fail_clearly():

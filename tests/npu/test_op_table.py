@@ -112,7 +112,7 @@ def _phase1_refuses(call, match):
 
 
 def test_phase1_refuses_what_the_ops_document_and_leaks_nothing():
-    from mindtorch_npu.aclnn import DType, IntArray, Scalar, launch
+    from mindtorch_npu.aclnn import DType, IntArray, launch
     from mindtorch_npu.copy import empty
 
     dev = torch.device("npu", 0)
@@ -133,9 +133,10 @@ def test_phase1_refuses_what_the_ops_document_and_leaks_nothing():
     _phase1_refuses(lambda: launch("Softmax", x, 2, x), r"aclnnSoftmaxGetWorkspaceSize.*161002")
     _phase1_refuses(lambda: launch("DivMod", x, x, 3, x), r"aclnnDivModGetWorkspaceSize.*161002")
     _phase1_refuses(lambda: launch("SWhere", x, x, x, x), r"aclnnSWhereGetWorkspaceSize.*161002")
-    # Sub has no BOOL; a comparison writes any out dtype but Exp cannot write a float into an int out
+    # IsFinite takes floating dtypes only (aclnnIsFinite.md); a comparison writes any out dtype but Exp cannot
+    # write a float into an int out
     b = torch.ones(3, dtype=torch.bool, device="npu")
-    _phase1_refuses(lambda: launch("Sub", b, b, Scalar(True), b), r"aclnnSubGetWorkspaceSize.*161002")
+    _phase1_refuses(lambda: launch("IsFinite", b, b), r"aclnnIsFiniteGetWorkspaceSize.*161002.*DT_BOOL")
     i = torch.ones(3, dtype=torch.int32, device="npu")
     _phase1_refuses(lambda: launch("Exp", i, i), r"aclnnExpGetWorkspaceSize.*161002")
     # Gelu: no integer dtypes

@@ -268,7 +268,7 @@ aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     if ((d->flags & F_MODE) && (a->i[0] < 0 || a->i[0] > 2))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: mode %lld is not 0, 1 or 2", nm, (long long)a->i[0]);
     if (((d->flags & F_FLOAT) || ((d->flags & F_MODE) && !a->i[0])) && !dt_is_float(ct)) ct = ACL_FLOAT;
-    if (!(d->dtypes & B(ct))) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: promoted dtype %s is not supported", nm, dtname(ct));
+    if ((rc = check_dtype(d, ct, d->inplace ? "selfRef" : "self"))) return rc; /* the promoted dtype */
     if (!(d->flags & F_BOOL) && !can_cast(ct, out->dtype))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: result dtype %s cannot be cast to %s %s", nm, dtname(ct),
             d->inplace ? "selfRef" : "out", dtname(out->dtype));
@@ -402,7 +402,8 @@ aclnnStatus v_scalar_tensor(const op_def *d, args *a, aclOpExecutor *e) {
         (rc = check_tensor(d, out, "out", 8)))
         return rc;
     int ct = promote_scalar(t->dtype, a->s[0]->dtype);
-    if (!(d->dtypes & B(ct)) || !can_cast(ct, out->dtype))
+    if ((rc = check_dtype(d, ct, "exponent"))) return rc;
+    if (!can_cast(ct, out->dtype))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: result dtype %s into out %s is not supported", d->name,
             dtname(ct), dtname(out->dtype));
     if (!same_shape(out, (int)t->ndim, t->dims))
@@ -464,7 +465,8 @@ aclnnStatus v_ternary(const op_def *d, args *a, aclOpExecutor *e) {
     if (d->has_alpha && (rc = check_scalar(d, a->s[1], "value"))) return rc;
     int ct = promote(self->dtype, t1->dtype);
     if (!sw) ct = promote(ct, t2->dtype);
-    if (!(d->dtypes & B(ct)) || !can_cast(ct, out->dtype))
+    if ((rc = check_dtype(d, ct, d->inplace ? "selfRef" : "self"))) return rc;
+    if (!can_cast(ct, out->dtype))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: result dtype %s into %s is not supported", d->name,
             dtname(ct), dtname(out->dtype));
     int64_t s1[SIM_MAXDIM], s2[SIM_MAXDIM];

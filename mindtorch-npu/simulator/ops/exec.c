@@ -42,22 +42,6 @@ static int chip_has_bf16(void) {
     return fam == FAM_910B || fam == FAM_950;
 }
 
-aclnnStatus check_tensor(const op_def *d, const aclTensor *t, const char *what, int maxdim) {
-    if (!t) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: %s is NULL", d->name, what);
-    if (!aclsim_check_tensor(t)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s is not a live aclTensor", d->name, what);
-    if (!(d->dtypes & B(t->dtype)))
-        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s dtype %s is not supported", d->name, what, dtname(t->dtype));
-    if (t->dtype == ACL_BF16 && !chip_has_bf16())
-        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s dtype BFLOAT16 is not supported on %s", d->name, what,
-            aclrtGetSocName());
-    if (!fmt_plain(t->format))
-        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s format %d is not ND", d->name, what, t->format);
-    if ((int)t->ndim > maxdim)
-        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s has %u dims, at most %d are supported", d->name, what,
-            t->ndim, maxdim);
-    return 0;
-}
-
 static const char *fmtname(int f) {
     switch (f) {
     case ACL_FORMAT_NCHW: return "NCHW"; case ACL_FORMAT_NHWC: return "NHWC"; case ACL_FORMAT_ND: return "ND";
@@ -66,6 +50,42 @@ static const char *fmtname(int f) {
     }
     return "private";
 }
+
+/* `dt` is among the dtypes the op's doc lists for the tensor the simulator names `what` on this chip's product
+ * (optable_gen.h), with the message CANN's op_api gives */
+aclnnStatus check_dtype(const op_def *d, int dt, const char *what) {
+    uint32_t ok = doc_dtypes(d, what);
+    if (ok == OPT_UNSTATED || (dt < 32 && ok >> dt & 1)) return 0;
+    char list[160];
+    size_t k = 0;
+    list[0] = 0;
+    for (int b = 0; b < 32 && k < sizeof list; b++)
+        if (ok >> b & 1) k += (size_t)snprintf(list + k, sizeof list - k, "%sDT_%s", k ? "," : "", dtname(b));
+    BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: Tensor %s not implemented for DT_%s, should be in dtype support list [%s].",
+        d->name, what, dtname(dt), list);
+}
+
+aclnnStatus check_tensor(const op_def *d, const aclTensor *t, const char *what, int maxdim) {
+    if (!t) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: %s is NULL", d->name, what);
+    if (!aclsim_check_tensor(t)) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s is not a live aclTensor", d->name, what);
+    if (t->dtype == ACL_BF16 && !chip_has_bf16())
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s dtype BFLOAT16 is not supported on %s", d->name, what,
+            aclrtGetSocName());
+    aclnnStatus rc = check_dtype(d, t->dtype, what);
+    if (rc) return rc;
+    if (!fmt_plain(t->format))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s format %d is not ND", d->name, what, t->format);
+    uint64_t fmts = doc_formats(d, what);
+    /* a doc listing ND takes any plain format; one listing only NCHW-like formats takes only those */
+    if (fmts && !(fmts >> ACL_FORMAT_ND & 1) && !(t->format < 64 && fmts >> t->format & 1))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s format %s is not supported", d->name, what,
+            fmtname(t->format));
+    if ((int)t->ndim > maxdim)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s has %u dims, at most %d are supported", d->name, what,
+            t->ndim, maxdim);
+    return 0;
+}
+
 
 /* the layout ops-nn's convolution, pooling and batch-norm operators read N, C and the spatial dims from: a 3-d
  * operand NCL, 4-d NCHW, 5-d NCDHW (torch_npu passes these by rank); ND is refused */

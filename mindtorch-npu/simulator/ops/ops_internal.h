@@ -108,7 +108,6 @@ struct op_def {
     int sig;
     int inplace;      /* the output is selfRef */
     int has_alpha;
-    uint32_t dtypes;  /* bit (1 << aclDataType) per supported dtype (910B-class chips, per the op's doc) */
     elem_fn fn;       /* element function, for elementwise signatures */
     int flags;
     int arity;        /* how many scalar parameters (unary with parameters) or input lists (foreach) it takes */
@@ -161,6 +160,15 @@ static inline void step(int nd, const int64_t *shape, int64_t *idx, int k, int64
 enum { FAM_910B, FAM_910A, FAM_310P, FAM_950 };
 int chip_family(void);
 aclnnStatus chip_lacks(const char *op);
+/* a parameter of the operator docs (optable_gen.h): dtype bits per product slot (the FAM_* values, then the
+ * Ascend910_93 parts), OPT_UNSTATED where the doc states none, and format bits (0: the doc names none) */
+typedef struct { const char *op, *param; uint32_t dtypes[5]; uint64_t formats; } optable_param;
+/* the dtypes (bit per aclDataType) and formats (bit per aclFormat) the op's doc allows the tensor the
+ * simulator calls `what` on this chip; every one where the doc states none */
+uint32_t doc_dtypes(const op_def *d, const char *what);
+uint64_t doc_formats(const op_def *d, const char *what);
+aclnnStatus check_dtype(const op_def *d, int dt, const char *what);
+#define OPT_UNSTATED 0xffffffffu
 
 /* the element functions (elementwise.c) the table rows name */
 elem_f e_abs, e_acos, e_acosh, e_add, e_addcdiv, e_addcmul, e_asin, e_asinh, e_atan, e_atan2, e_atanh, e_band,

@@ -217,8 +217,7 @@ aclnnStatus v_softmax(const op_def *d, args *a, aclOpExecutor *e) {
     if ((d->flags & L_CUMSUM) && a->i[1] != out->dtype)
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnnCumsumGetWorkspaceSize: dtype %s differs from out dtype %s",
             dtname((int)a->i[1]), dtname(out->dtype));
-    if (!(d->flags & L_ARG) && !(d->dtypes & B(out->dtype)))
-        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out dtype %s is not supported", d->name, dtname(out->dtype));
+    if (!(d->flags & L_ARG) && (rc = check_dtype(d, out->dtype, "out"))) return rc;
     keep(e, (d->flags & L_ARG) ? self->dtype : out->dtype, (d->flags & L_VALUES) ? 3 : 2,
          (const aclTensor *const[]){out, self, vals});
     e->ip[0] = ax;

@@ -2,9 +2,8 @@
 
 The family comes from `aclrtGetSocName()`. Which ACLNN operators a chip lacks comes from the operator table
 (`optable.json`, generated from `docs/aclnnXxx.md` in hicann/ops-math and hicann/ops-nn): an operator whose
-doc's product list marks the chip's product unsupported is missing there. Dtypes per ACLNN operator
-(OP_DTYPES: the `self` row for 910B-class parts, and the notes there that training-series (910A) and
-inference-series (310P) parts lack BFLOAT16) are kept here. Kernels consult it before launching: an input
+doc's product list marks the chip's product unsupported is missing there, and the dtypes an operator takes
+on a chip are those its doc lists for its data parameter on the chip's product (OP_DTYPES). Kernels consult it before launching: an input
 the operator does not take is cast on the device to one it does (and the result cast back), a dtype the chip
 cannot hold at all is a clear error, and so is an operator the chip lacks.
 """
@@ -30,163 +29,37 @@ FAMILIES = {
 }
 _LEGACY_910 = ("Ascend910A", "Ascend910ProA", "Ascend910ProB", "Ascend910PremiumA")
 
-_F = frozenset((D.float32, D.float16, D.bfloat16))
 _ORDER = (D.float16, D.bfloat16, D.float32, D.float64, D.int8, D.uint8, D.int16, D.int32, D.int64, D.bool_)
-_FD = _F | {D.float64}
-_I = frozenset((D.int8, D.int32, D.int64))
-# ACLNN operator -> dtypes of `self` it takes (910B-class); operators not listed take every dtype of the chip
-OP_DTYPES = {
-    "Exp": _FD | {D.int64, D.bool_},
-    "Expm1": _F | {D.int64, D.bool_},
-    "Asin": _ALL - {D.bfloat16},
-    "Acos": _ALL - {D.bfloat16},
-    "Cosh": frozenset((D.float32, D.float16, D.float64)),
-    "Tanh": _ALL - {D.float64},
-    "Erf": frozenset((D.float32, D.float16, D.float64, D.int64, D.bool_)),
-    "Sigmoid": _F,
-    "Gelu": _F,
-    "GeluV2": _F,
-    "Silu": _F,
-    "Frac": _F,
-    "Neg": _FD | _I,
-    "Relu": _F | _I,
-    "Floor": (_FD | _I | {D.int16, D.uint8}) - {D.bfloat16},
-    "Ceil": _FD,
-    "Round": _FD | {D.int32, D.int64},
-    "RoundDecimals": _FD | {D.int32, D.int64},
-    "InplaceRoundDecimals": _FD | {D.int32, D.int64},
-    "Trunc": _ALL - {D.bool_},
-    "Softmax": _FD,
-    "LogSoftmax": _FD,
-    "Mean": _FD,
-    "Matmul": _F,
-    "Mm": _F,
-    "BatchMatMul": _F,
-    "Erfinv": _ALL - {D.float64},
-    "Square": _F | {D.int32, D.int64},
-    "Mish": _F,
-    "NLLLoss": _F,
-    "NLLLossBackward": _F,
-    "SearchSorted": _ALL - {D.bfloat16, D.bool_},
-    "Lgamma": frozenset((D.float32, D.float16, D.float64)),
-    "Digamma": _FD,
-    "LogSumExp": _ALL - {D.float64},
-    "VarCorrection": _F,
-    "Std": _F,
-    "LinalgVectorNorm": _F,
-    "Elu": _F,
-    "LinalgCholesky": frozenset((D.float32, D.bfloat16)),
-    "Slogdet": frozenset((D.float32, D.float64)),
-    "LinalgQr": frozenset((D.float32, D.float16, D.float64)),
-    "TriangularSolve": frozenset((D.float32, D.float64)),
-    "Svd": frozenset((D.float32, D.float64)),
-    "Mv": _F,
-    "Dot": _F,
+# the docs' dtype names of the dtypes the backend holds
+DOC_NAMES = {
+    D.float32: "FLOAT",
+    D.float16: "FLOAT16",
+    D.bfloat16: "BFLOAT16",
+    D.float64: "DOUBLE",
+    D.int8: "INT8",
+    D.uint8: "UINT8",
+    D.int16: "INT16",
+    D.int32: "INT32",
+    D.int64: "INT64",
+    D.bool_: "BOOL",
 }
-# ops-nn's NCHW operators and the foreach operators all take float16, bfloat16 and float32 (their docs)
-OP_DTYPES.update(
-    dict.fromkeys(
-        (
-            "Convolution",
-            "ConvolutionBackward",
-            "MaxPool2dWithIndices",
-            "MaxPool2dWithIndicesBackward",
-            "AvgPool2d",
-            "AvgPool2dBackward",
-            "AdaptiveAvgPool2d",
-            "AdaptiveAvgPool2dBackward",
-            "BatchNorm",
-            "BatchNormBackward",
-            "GroupNorm",
-            "GroupNormBackward",
-            "ForeachMulScalarV2",
-            "ForeachDivScalarV2",
-            "ForeachAddScalarV2",
-            "ForeachSqrt",
-            "ForeachLerpScalar",
-            "ForeachAddcmulScalarV2",
-            "ForeachAddcdivScalarV2",
-        ),
-        _F,
-    )
-)
-# operators whose docs list fewer dtypes than "every dtype" (the `self` / `out` row, hicann/ops-math and ops-nn):
-# integer-only bit operators, no BOOL for the arg-extremes, Topk and the clamp family with tensor bounds
-_INTS = frozenset((D.int8, D.uint8, D.int16, D.int32, D.int64))
-OP_DTYPES.update(
-    {
-        "BitwiseNot": _INTS | {D.bool_},
-        "Gcd": _INTS,
-        "LeftShift": _INTS,
-        "LeftShifts": _INTS,
-        "RightShift": _INTS,
-        "ArgMax": _ALL - {D.bool_},
-        "ArgMin": _ALL - {D.bool_},
-        "Topk": _ALL - {D.bool_},
-        "Multinomial": _FD,
-        "Randperm": _ALL - {D.bool_},
-        "PowScalarTensor": _ALL - {D.bool_},
-        "InplaceUniform": _ALL - {D.bool_},
-        "Lerp": _F,
-        "Lerps": _F,
-        "InplaceLerp": _F,
-        "InplaceLerps": _F,
-        "LeakyRelu": _F,
-        "InplaceLeakyRelu": _FD,
-        "Softplus": _F,
-        "LayerNorm": _F,
-        "LayerNormBackward": _F,
-        "InplaceElu": _FD,
-        "FmodScalar": _ALL - {D.bool_, D.int16},
-        "FmodTensor": _ALL - {D.bool_, D.int16},
-        "InplaceFmodScalar": _ALL - {D.bool_, D.int16},
-        "InplaceFmodTensor": _ALL - {D.bool_, D.int16},
-        "RemainderTensorScalar": _FD | {D.int32, D.int64},
-        "InplaceRemainderTensorScalar": _FD | {D.int32, D.int64},
-        "Addcmul": _ALL - {D.bool_, D.int16},
-        "InplaceAddcmul": _ALL - {D.bool_, D.int16},
-        "Addcdiv": _FD | {D.int64},
-        "InplaceAddcdiv": _FD | {D.int64},
-        "Arange": _FD | {D.int32, D.int64},
-        "Linspace": _ALL - {D.bool_, D.int64},
-        "EmbeddingDenseBackward": _F,
-    }
-)
-OP_DTYPES.update(
-    dict.fromkeys(
-        (
-            "BitwiseAndTensor",
-            "BitwiseOrTensor",
-            "BitwiseXorTensor",
-            "InplaceBitwiseAndTensor",
-            "InplaceBitwiseOrTensor",
-            "InplaceBitwiseXorTensor",
-        ),
-        _INTS | {D.bool_},
-    )
-)
-OP_DTYPES.update(
-    dict.fromkeys(
-        (
-            "ClampMin",
-            "ClampMax",
-            "InplaceClampMax",
-            "ClampTensor",
-            "ClampMinTensor",
-            "InplaceClampMinTensor",
-            "ClampMaxTensor",
-            "InplaceClampMaxTensor",
-            "Hardtanh",
-            "InplaceHardtanh",
-        ),
-        _ALL - {D.bool_},
-    )
-)
-# 910B-class parts take float32 gradients only (docs/aclnnMaxPool2dWithIndicesBackward.md, Atlas A2 / A3)
-OP_DTYPES["MaxPool2dWithIndicesBackward"] = frozenset((D.float32,))
 # the product of the docs' product lists (optable.PRODUCTS keys) each family's parts belong to; the
 # Ascend910_93 parts of the 910B family are the A3 series (product()).
 FAMILY_PRODUCT = {"910B": "910b", "910A": "910", "310P": "310p", "950": "950"}
+
+
+@cache
+def op_dtypes_by_product():
+    """product -> ACLNN operator -> the dtypes of its data parameter (optable.data_param) its doc lists there;
+    an operator whose doc states none on a product is absent from that product's map. Built on first use."""
+    found = {}
+    for p in (*FAMILY_PRODUCT.values(), "A3"):
+        found[p] = {}
+        for op in optable.ops():
+            names = optable.self_dtypes(op, p)
+            if names is not None:
+                found[p][op] = frozenset(d for d, n in DOC_NAMES.items() if n in names)
+    return found
 
 
 @cache
@@ -200,7 +73,10 @@ def missing_by_product():
 
 
 def __getattr__(name):
-    # MISSING_BY_PRODUCT (product -> ops) and MISSING_OPS (family -> ops), computed on first access
+    # MISSING_BY_PRODUCT (product -> ops), MISSING_OPS (family -> ops) and OP_DTYPES (family -> op -> dtypes
+    # of its data parameter), computed on first access
+    if name == "OP_DTYPES":
+        return {fam: op_dtypes_by_product()[p] for fam, p in FAMILY_PRODUCT.items()}
     if name == "MISSING_BY_PRODUCT":
         return missing_by_product()
     if name == "MISSING_OPS":
@@ -234,18 +110,24 @@ def chip_dtypes(soc=None):
     return FAMILIES[family(soc)]
 
 
-def op_dtypes(op):
-    """The dtypes `op` takes on 910B-class parts; an in-place form not listed takes what its out-of-place form does."""
-    found = OP_DTYPES.get(op)
-    if found is None and op.startswith("Inplace"):
-        found = OP_DTYPES.get(op[len("Inplace") :])
-    return _ALL if found is None else found
+def op_dtypes(op, soc=None):
+    """The dtypes `op` takes on `soc`'s product, per its doc (optable.json), that the chip holds; every dtype
+    the chip holds where the doc states none."""
+    found = op_dtypes_by_product()[product(soc)].get(op)
+    return chip_dtypes(soc) if found is None else found & chip_dtypes(soc)
 
 
 def supports(op, dtype, soc=None):
-    if not has_op(op, soc) or dtype not in FAMILIES[family(soc)]:
-        return False
-    return dtype in op_dtypes(op)
+    return has_op(op, soc) and dtype in op_dtypes(op, soc)
+
+
+def writes(op, dtype, soc=None):
+    """`op` can write its result (optable.out_param) in `dtype` on `soc`'s product: the doc lists it there, or
+    states nothing about that parameter."""
+    param = optable.out_param(op)
+    names = None if param is None else optable.dtypes(op, product(soc), param)
+    held = dtype in chip_dtypes(soc)
+    return has_op(op, soc) and held and (names is None or DOC_NAMES[dtype] in names)
 
 
 def has_op(op, soc=None):
@@ -269,7 +151,7 @@ def check_dtype(op, dtype, what):
     check_op(op, what)
     check_chip_dtype(dtype, f"aclnn{op}")
     if not supports(op, dtype):
-        names = [str(d).replace("torch.", "") for d in _ORDER if d in op_dtypes(op)]
+        names = [str(d).replace("torch.", "") for d in _ORDER if d in op_dtypes(op)] or ["no dtype this chip holds"]
         listed = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
         raise RuntimeError(
             f"\"{what}\" not implemented for '{dtype}' on npu ({RUNTIME.soc_name()}): aclnn{op} supports {listed}"
@@ -311,6 +193,6 @@ def info():
     return {
         "family": fam,
         "dtypes": ", ".join(sorted(str(d).replace("mindtorch.", "") for d in chip_dtypes())),
-        "ops with narrower dtypes": len(OP_DTYPES),
+        "ops with narrower dtypes": sum(1 for op in optable.ops() if has_op(op) and op_dtypes(op) != chip_dtypes()),
         "ACLNN operators this chip lacks": ", ".join(sorted(missing_by_product()[product()])) or "none",
     }

@@ -38,14 +38,55 @@ def supported(op, product):
     return True if not found else found["supported"]
 
 
-def self_dtypes(op, product):
-    """The doc's dtypes (names as the docs spell them) of the operator's first parameter on `product`, or None
-    when the doc states none there."""
+# Where a doc is silent on a parameter's dtypes or its table cannot be read as written, the decision taken:
+# (operator, parameter) -> (operator, parameter) whose dtypes it takes on every product, and why. Nothing
+# else is overridden; dtypes() applies these, so the backend's chip table and the simulator (which reads this
+# module when it builds) both see them.
+OVERRIDES = {
+    # conversion/clip_by_value_v2/docs/aclnnHardtanh&aclnnInplaceHardtanh.md: the selfRef row has an extra
+    # cell, so its dtype column cannot be told apart; its 数据类型 cell lists what aclnnHardtanh's self takes
+    ("InplaceHardtanh", "selfRef"): ("Hardtanh", "self", "the doc's selfRef row has one cell too many"),
+    # math/not_equal/docs/aclnnNeTensor&aclnnInplaceNeTensor.md: the selfRef row lacks the 使用说明 cell; its
+    # dtypes are aclnnNeTensor's self list, word for word
+    ("InplaceNeTensor", "selfRef"): ("NeTensor", "self", "the doc's selfRef row has one cell too few"),
+    # math/sign/docs/aclnnSign.md: for Ascend950 the doc lists only `result`; sign keeps its input's dtype
+    ("Sign", "self"): ("Sign", "result", "the doc states result's dtypes only, and result has self's dtype"),
+}
+# the parameter whose dtype names an operator's computation, where it is not the doc's first parameter (a
+# scalar start or size, Where's condition)
+DATA_PARAMS = {"Arange": "out", "Linspace": "out", "Eye": "out", "Randperm": "out", "SWhere": "self"}
+
+
+def dtypes(op, product, param):
+    """The dtypes (names as the docs spell them) parameter `param` of `op` takes on `product`, or None when
+    the doc states none there (an OVERRIDES entry stands in for the doc where it is silent or unreadable)."""
     row = ops().get(op)
     entry = row and row.get("products", {}).get(product)
-    if not entry or not entry.get("dtypes") or not row.get("params"):
+    if not entry or not entry["supported"]:
         return None
-    return entry["dtypes"].get(row["params"][0])
+    found = entry.get("dtypes", {}).get(param)
+    if found is None and (op, param) in OVERRIDES:
+        other, other_param, _ = OVERRIDES[op, param]
+        return dtypes(other, product, other_param)
+    return found
+
+
+def data_param(op):
+    """The parameter whose dtype the backend's chip table speaks of: the doc's first, or DATA_PARAMS'."""
+    row = ops().get(op) or {}
+    return DATA_PARAMS.get(op) or (row.get("params") or [None])[0]
+
+
+def out_param(op):
+    """The operator's result parameter: the doc's `out`, `y` or `result` (None when it has none of them)."""
+    params = (ops().get(op) or {}).get("params") or []
+    return next((p for p in ("out", "y", "result") if p in params), None)
+
+
+def self_dtypes(op, product):
+    """The dtypes of the operator's data parameter (data_param) on `product`, or None when the doc states none."""
+    param = data_param(op)
+    return None if param is None else dtypes(op, product, param)
 
 
 def view():

@@ -167,7 +167,7 @@ def through(acl, a, result):
     chips.check_chip_dtype(a.dtype, f"aclnn{acl}")
     cdt = chips.compute_dtype(acl, a.dtype, result)
     x = a if cdt is a.dtype else cast(a, cdt)
-    return x, (result if chips.supports(acl, result) or not (chips.supports(acl, cdt)) else cdt)
+    return x, (result if chips.writes(acl, result) or not chips.writes(acl, cdt) else cdt)
 
 
 def run(acl, a, m, *attrs):

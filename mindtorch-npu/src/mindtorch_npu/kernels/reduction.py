@@ -156,7 +156,8 @@ KERNELS["softmax"], KERNELS["log_softmax"] = _softmax("Softmax"), _softmax("LogS
 @kernel("cumsum")
 def cumsum(m, a, dim, dtype=None):
     out = empty(m.shape, m.dtype, a.device)
-    launch("Cumsum", a, int(dim), DType(m.dtype), out)
+    x = a if chips.supports("Cumsum", a.dtype) else cast(a, m.dtype)  # aclnnCumsum.md: no BOOL input
+    launch("Cumsum", x, int(dim), DType(m.dtype), out)
     return out
 
 

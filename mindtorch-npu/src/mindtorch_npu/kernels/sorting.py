@@ -121,7 +121,7 @@ def unique(m, a, sorted=True, return_inverse=False, return_counts=False, dim=Non
     uniques = empty((k, r), a.dtype, a.device)
     launch("IndexSelect", values, 0, starts, uniques)
     group = empty((n,), D.int64, a.device)
-    launch("Cumsum", change, 0, DType(D.int64), group)
+    launch("Cumsum", cast(change, D.int64), 0, DType(D.int64), group)  # aclnnCumsum.md: no BOOL input
     launch("InplaceAdds", group, scalar_for(-1, D.int64), scalar_for(1, D.int64))
     launch("IndexPutImpl", view(inverse, (n,), (1,)), [order], group, False, False)
     ends = empty((k,), D.int64, a.device)
