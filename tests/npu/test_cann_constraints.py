@@ -477,6 +477,22 @@ def test_phase_one_of_each_unary_operator_accepts_exactly_the_documented_dtypes(
     assert res.stdout.strip() == "[]", res.stdout[-3000:]
 
 
+def test_a_dtype_phase_one_refuses_is_a_type_error_naming_operator_dtype_and_chip():
+    from mindtorch_npu.aclnn import IntArray, device_launch
+    from mindtorch_npu.copy import empty
+    from mindtorch_npu.runtime import AclRuntimeError
+
+    x = torch.tensor([[1.5, -2.0], [3.0, 4.25]], dtype=torch.float64)
+    xd = x.to("npu")
+    # aclnnFlip.md lists no DOUBLE for self on Atlas A2: the device's raw status stays behind device_launch
+    with pytest.raises(AclRuntimeError, match="161002") as raw:
+        device_launch("Flip", xd, IntArray((0,)), empty((2, 2), torch.float64, xd.device))
+    assert not isinstance(raw.value, TypeError)
+    with pytest.raises(TypeError, match=r"aclnnFlip: self of .*float64 is not supported on Ascend910B1.*aclnnFlip.md"):
+        torch.flip(xd, (0,))
+    close(xd, x, 0)  # refused in phase 1: nothing written
+
+
 def test_dtypes_the_docs_leave_out_run_through_a_wider_one_or_fail_clearly():
     for dt in (torch.int8, torch.uint8, torch.int16):  # aclnnArange: no 8- / 16-bit integers; Linspace: no int64
         close(torch.arange(1, 20, 3, dtype=dt, device="npu:0"), torch.arange(1, 20, 3, dtype=dt), 0)

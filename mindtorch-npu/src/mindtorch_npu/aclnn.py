@@ -344,6 +344,9 @@ def _run(name, fns, args, device, gated):  # noqa: C901
     try:
         code = fns[0](*cargs, ws_ref, ex_ref)
         if code:
+            why = gated and chips.refusal(name, args, code)  # a dtype the doc omits: say so, by name
+            if why:
+                raise why
             rt.check(f"aclnn{name}GetWorkspaceSize", code)
         size = ws_size.value
         if not size:

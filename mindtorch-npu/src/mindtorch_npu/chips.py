@@ -158,6 +158,32 @@ def check_dtype(op, dtype, what):
         )
 
 
+def refusal(op, args, code):
+    """The clear error for phase 1 of `op` refusing `args` with status `code`: DtypeRefused naming the first
+    tensor whose dtype `op`'s doc does not list for its parameter on this chip's product (the operator's
+    arguments follow its doc's parameters, as its header does); None when the table finds none."""
+    from .runtime import DtypeRefused
+
+    params = optable.ops().get(op, {}).get("params") or []
+    for param, a in zip(params, args):
+        dtype = getattr(a, "dtype", None) if hasattr(a, "_storage") else None
+        names = optable.dtypes(op, product(), param) if dtype in DOC_NAMES else None
+        why = None
+        if dtype in DOC_NAMES and dtype not in chip_dtypes():
+            why = f"aclnn{op}: {param} of {dtype} is not supported on {RUNTIME.soc_name()} (family {family()})"
+        elif names is not None and DOC_NAMES[dtype] not in names:
+            listed = ", ".join(n for n in names if n in DOC_NAMES.values()) or "none the backend holds"
+            why = (
+                f"aclnn{op}: {param} of {dtype} is not supported on {RUNTIME.soc_name()} (family {family()}): "
+                f"{optable.ops()[op]['source']} lists {listed} there"
+            )
+        if why:
+            detail = RUNTIME.rt.aclGetRecentErrMsg() if RUNTIME.rt is not None else None
+            text = detail.decode(errors="replace").strip() if detail else ""
+            return DtypeRefused(f"aclnn{op}GetWorkspaceSize", code, text, why)
+    return None
+
+
 def check_chip_dtype(dtype, what):
     """A dtype this chip cannot hold at all is a TypeError naming the chip (no silent widening)."""
     if dtype not in chip_dtypes():

@@ -24,6 +24,16 @@ class AclRuntimeError(RuntimeError):
         super().__init__(msg + (f": {detail}" if detail else ""))
 
 
+class DtypeRefused(TypeError, AclRuntimeError):
+    """Phase 1 refused a tensor whose dtype the operator's doc does not list for that parameter on this chip's
+    product: a TypeError naming the operator, the parameter, the dtype and the chip (and still the device's
+    status, for callers that look for it)."""
+
+    def __init__(self, call, code, detail, why):
+        AclRuntimeError.__init__(self, call, code, detail)
+        self.args = (f"{why} (the device refused: {self.args[0]})",)
+
+
 class Runtime:
     def __init__(self):
         self._lock = threading.RLock()
