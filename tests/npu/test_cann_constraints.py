@@ -3,6 +3,7 @@ formats by rank, per-chip dtypes and operators, SoC-name families, data-dependen
 lengths. Each test fails on the simulator's refusal if the backend breaks the rule."""
 
 import ctypes
+import json
 
 import mindtorch as torch
 import mindtorch.nn.functional as F
@@ -255,6 +256,67 @@ def test_dtypes_an_operator_lacks_give_cpus_result_or_a_clear_error():
             s = torch.tensor([False, False, True, True])
         for right in (False, True):
             close(torch.searchsorted(s.to("npu"), v.to("npu"), right=right), torch.searchsorted(s, v, right=right), 0)
+
+
+# --- aclnnDivMod's trunc division runs DOUBLE and wide integers as FLOAT off Ascend950 ---------------------------
+
+_DIVMOD = """
+import json
+import mindtorch as torch
+from mindtorch_npu.aclnn import device_launch
+from mindtorch_npu.copy import empty
+rows = []
+for dt in (torch.float64, torch.int64):
+    a = torch.tensor([2**40 + 1, -(2**35) - 3, 7]).to(dt).to("npu")
+    b = torch.tensor([3, 5, -2]).to(dt).to("npu")
+    for mode in (1, 2):
+        out = empty((3,), dt, a.device)
+        device_launch("DivMod", a, b, mode, out)
+        rows.append([str(dt), mode, out.cpu().tolist()])
+print(json.dumps(rows))
+"""
+
+
+@pytest.mark.parametrize("soc", ["Ascend910B1", "Ascend910A", "Ascend950PR"])
+def test_the_simulator_computes_divmod_trunc_in_float_off_ascend950(soc):
+    res = run_python(_DIVMOD, {"ACLSIM_SOC_NAME": soc})
+    assert res.returncode == 0, res.stderr[-2000:]
+    exact = {1: [366503875925, -6871947674, -3], 2: [366503875925, -6871947675, -4]}
+    f32 = int(np.float32(np.float32(2**40 + 1) / np.float32(3)))
+    for dt, mode, got in json.loads(res.stdout):
+        want = exact[mode]
+        if mode == 1 and soc != "Ascend950PR":  # cast to FLOAT, RealDiv, Trunc, cast back (aclnn_div.cpp)
+            assert got[0] == f32 != want[0], (dt, got)
+        else:
+            assert got == want, (soc, dt, mode, got)
+
+
+@pytest.mark.parametrize("soc", ["Ascend910B1", "Ascend910A"])
+def test_trunc_division_keeps_float64_and_int64_exact_where_divmod_would_not(soc):
+    res = run_python(
+        """
+        import json
+        import mindtorch as torch
+        out = []
+        a = torch.tensor([2.0**40 + 1, -7.5, 1e300, -3.0, 5.0, float("nan"), 0.5], dtype=torch.float64)
+        b = torch.tensor([3.0, 2.0, 7.0, 0.0, -2.0, 1.0, -4.0], dtype=torch.float64)
+        ai, bi = torch.tensor([2**40 + 1, -7, 2**62 + 3, 9, -9, 0]), torch.tensor([3, 2, 7, -4, 4, 5])
+        for x, y in ((a, b), (ai, bi), (ai.to(torch.int32), bi.to(torch.int32))):
+            for f in (
+                lambda x, y: torch.div(x, y, rounding_mode="trunc"),
+                lambda x, y: torch.div(x, 3, rounding_mode="trunc"),
+                lambda x, y: x.clone().div_(y, rounding_mode="trunc"),
+            ):
+                got, want = f(x.to("npu"), y.to("npu")).cpu(), f(x, y)
+                same = got.dtype == want.dtype and got.to(torch.float64).tolist().__repr__() == want.to(
+                    torch.float64).tolist().__repr__()
+                out.append(same or [got.tolist(), want.tolist()])
+        print(json.dumps(out))
+    """,
+        {"ACLSIM_SOC_NAME": soc},
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip() == json.dumps([True] * 9), res.stdout
 
 
 # --- max pooling on 910B-class parts: float32 gradients, int32 indices, dilation 1 -----------------------------

@@ -130,6 +130,7 @@ val e_divmod(const val *x, const val *p, int isf) { /* mode 0 true, 1 trunc, 2 f
     val r;
     if (isf) {
         double q = x[0].f / x[1].f;
+        if (p[1].i == ACL_FLOAT) q = (float)q; /* RealDiv in FLOAT (div_float_compute) */
         r.f = p[0].i == 1 ? trunc(q) : p[0].i == 2 ? floor(q) : q;
     } else { /* a device does not trap: x / 0 gives 0 here; INT64_MIN / -1 wraps */
         int64_t a = x[0].i, b = x[1].i;
@@ -248,6 +249,15 @@ int k_elementwise(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
 }
 
 /* ---------------------------------------------------------------- validators */
+/* aclnnDivMod / DivMods off Ascend950 (ops-math math/div/op_api/aclnn_div.cpp, CompatibleInferDivModeDtype):
+ * true and trunc division of anything but FLOAT, FLOAT16, BFLOAT16 and BOOL run as FLOAT (cast, RealDiv, Trunc,
+ * cast back), except INT32 by INT32 on the 910B-class parts; floor division keeps the promoted dtype */
+static int div_float_compute(int ct, int64_t mode, int self_dt, int other_dt) {
+    if (mode == 2 || chip_family() == FAM_950) return 0;
+    if (ct == ACL_FLOAT || ct == ACL_FLOAT16 || ct == ACL_BF16 || ct == ACL_BOOL) return 0;
+    return !(chip_family() == FAM_910B && self_dt == ACL_INT32 && other_dt == ACL_INT32);
+}
+
 aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     const char *nm = d->name;
     const aclTensor *self = d->inplace ? a->t[0] : a->t[1], *out = a->t[0], *other = a->t[2];
@@ -293,10 +303,12 @@ aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s shape %s is not the broadcast shape %s", nm,
             d->inplace ? "selfRef" : "out", s1, s2);
     }
+    if ((d->flags & F_MODE) && div_float_compute(ct, a->i[0], self->dtype, scalar_other ? -1 : other->dtype))
+        ct = ACL_FLOAT;
     KEEP(e, ct, out, self, scalar_other ? NULL : other);
     if (scalar_other) keep_scalar(e, 2, a->s[0]);
     if (d->has_alpha) e->p[0] = to_domain(a->s[1]->dtype, a->s[1]->raw, ct);
-    if (d->flags & F_MODE) e->p[0].i = a->i[0];
+    if (d->flags & F_MODE) e->p[0].i = a->i[0], e->p[1].i = ct;
     if (d->flags & F_CLOSE) { e->p[1].f = a->f[0]; e->p[2].f = a->f[1]; e->p[3].i = a->i[0]; }
     return 0;
 }

@@ -203,11 +203,18 @@ void bind(opnd *o, const tview *v, char *base, int nd) {
 void ew_loop(int nd, const int64_t *shape, int n, opnd *o, elem_fn fn, const val *p, int ct) {
     int64_t total = 1, idx[SIM_MAXDIM] = {0};
     for (int i = 0; i < nd; i++) total *= shape[i];
-    int isf = dt_is_float(ct), recast = o[0].dt != ct;
+    int isf = dt_is_float(ct), recast = o[0].dt != ct, narrow[8] = {0};
+    for (int k = 1; k < n && k < 8; k++) /* DOUBLE or INT64 values computed in FLOAT lose their low bits */
+        narrow[k] = ct == ACL_FLOAT && (o[k].dt == ACL_DOUBLE || o[k].dt == ACL_INT64 || o[k].dt == ACL_INT32);
     for (int64_t c = 0; c < total; c++) {
         val x[3];
         for (int k = 1; k < n; k++) {
             if (isf) x[k - 1].f = ldf(o[k].dt, o[k].p); else x[k - 1].i = ldi(o[k].dt, o[k].p);
+            if (narrow[k]) { /* an operand cast to a narrower computation dtype first */
+                char tmp[8] = {0};
+                stf(ct, tmp, x[k - 1].f);
+                x[k - 1].f = ldf(ct, tmp);
+            }
         }
         val r = fn(x, p, isf);
         if (recast) { /* the result is a value of the computation dtype first, then cast to out's (as PyTorch) */

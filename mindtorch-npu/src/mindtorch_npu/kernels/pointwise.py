@@ -226,6 +226,8 @@ DIV_MODE = {None: 0, "trunc": 1, "floor": 2}  # aclnnDivMod's rounding modes
 def div(m, a, b, rounding_mode=None):
     if rounding_mode is None:
         return _div(m, a, b)
+    if rounding_mode == "trunc" and _trunc_in_float(m.dtype, a, b):
+        return _trunc_div(m, a, b)
     return binary_out(m, "DivMod", "DivMods", a, b, DIV_MODE[rounding_mode])
 
 
@@ -233,7 +235,44 @@ def div(m, a, b, rounding_mode=None):
 def div_inplace(m, a, b, rounding_mode=None):
     if rounding_mode is None:
         return _div_(m, a, b)
+    if rounding_mode == "trunc" and _trunc_in_float(m.dtype, a, b):
+        launch("InplaceCopy", a, _trunc_div(m, a, b))
+        return a
     return launch_binary("DivMod", "DivMods", a, b, a.dtype, DIV_MODE[rounding_mode])
+
+
+def _trunc_in_float(dtype, a, b):
+    """aclnnDivMod's trunc division would round `dtype` through FLOAT: off Ascend950 it computes every dtype
+    but FLOAT, FLOAT16, BFLOAT16 and BOOL as FLOAT, except INT32 by INT32 on the 910B class (ops-math
+    math/div/op_api/aclnn_div.cpp, CompatibleInferDivModeDtype). That loses values for DOUBLE, INT64 and
+    INT32; the narrower integers fit FLOAT exactly."""
+    fam = chips.family()
+    if fam == "950" or dtype not in (D.float64, D.int64, D.int32):
+        return False
+    both_int32 = a.dtype is D.int32 and isinstance(b, Tensor) and b.dtype is D.int32
+    return not (dtype is D.int32 and fam == "910B" and both_int32)
+
+
+def _trunc_div(m, a, b):
+    """Trunc division in `m`'s dtype through operators that keep it: float64 as aclnnDiv (which keeps DOUBLE)
+    rounded toward zero (Ceil below zero, Floor above); integers as the floor quotient (aclnnDivMod's floor
+    mode keeps its dtype) of a - fmod(a, b), which b divides exactly."""
+    dt, dev = m.dtype, a.device
+    x, y = (t if t.dtype is dt else cast(t, dt) for t in (a, b if isinstance(b, Tensor) else scalar_tensor(b, dt, dev)))
+    out = empty(m.shape, dt, dev)
+    if dt.is_floating_point:
+        q, lo, hi, neg = (empty(m.shape, t, dev) for t in (dt, dt, dt, D.bool_))
+        launch("Div", x, y, q)
+        launch("Floor", q, lo)
+        launch("Ceil", q, hi)
+        launch("LtScalar", q, scalar_for(0, dt), neg)
+        launch("SWhere", neg, hi, lo, out)
+    else:
+        r, exact = empty(m.shape, dt, dev), empty(m.shape, dt, dev)
+        launch("FmodTensor", x, y, r)
+        launch("Sub", x, r, scalar_for(1, dt), exact)
+        launch("DivMod", exact, y, DIV_MODE["floor"], out)
+    return out
 
 
 @kernel("floor_divide")
