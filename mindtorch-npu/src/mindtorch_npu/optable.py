@@ -90,16 +90,25 @@ def self_dtypes(op, product):
 
 
 def view():
-    """op -> product -> {supported, dtypes, formats, constraints, source}."""
+    """op -> product -> {supported, dtypes, formats, constraints, source}, with the OVERRIDES applied (and
+    named under `overrides`)."""
     out = {}
     for op, row in ops().items():
-        out[op] = {
-            key: dict(entry, source=row["source"], header=row["header"])
-            for key, entry in row.get("products", {}).items()
-        }
+        out[op] = {key: _entry(op, row, key, entry) for key, entry in row.get("products", {}).items()}
         if "note" in row:
             out[op]["note"] = row["note"]
     return out
+
+
+def _entry(op, row, key, entry):
+    found = dict(entry, source=row["source"], header=row["header"])
+    for (o, param), (other, other_param, why) in OVERRIDES.items():
+        if o == op and entry["supported"] and param not in entry.get("dtypes", {}):
+            dts = dtypes(op, key, param)
+            if dts is not None:
+                found["dtypes"] = dict(found.get("dtypes", {}), **{param: dts})
+                found.setdefault("overrides", {})[param] = f"{other}.{other_param}: {why}"
+    return found
 
 
 def _line(op, row):
