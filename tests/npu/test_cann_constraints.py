@@ -555,6 +555,29 @@ def test_a_dtype_phase_one_refuses_is_a_type_error_naming_operator_dtype_and_chi
     close(xd, x, 0)  # refused in phase 1: nothing written
 
 
+def test_dtypes_an_operator_doc_omits_take_an_exact_path():
+    # MaxDim: of the integers INT64 only; IsPosInf: floating only; InplaceMaskedFillScalar: no DOUBLE, UINT8,
+    # INT16; InplaceSin: no DOUBLE (Sin has it)
+    x = torch.tensor([[3, -1, 7], [0, 5, -2]])
+    mask = torch.tensor([[True, False, True], [False, False, True]])
+    for dt in (torch.int8, torch.uint8, torch.int16, torch.int32):
+        a = x.abs().to(dt) if dt is torch.uint8 else x.to(dt)
+        for got, want in zip(torch.max(a.to("npu"), 1), torch.max(a, 1)):
+            close(got, want, 0)
+        close(torch.min(a.to("npu"), 0).values, torch.min(a, 0).values, 0)
+        close(torch.isinf(a.to("npu")), torch.isinf(a), 0)
+    for dt in (torch.float64, torch.uint8, torch.int16):
+        a = x.abs().to(dt)
+        close(a.to("npu").masked_fill(mask.to("npu"), 9), a.masked_fill(mask, 9), 0)
+        b = a.to("npu")
+        b.masked_fill_(mask.to("npu"), 4)
+        close(b, a.clone().masked_fill_(mask, 4), 0)
+    d = torch.tensor([0.25, -1.5, 3.0], dtype=torch.float64)
+    e = d.to("npu")
+    e.sin_()
+    close(e, torch.sin(d), 1e-12)
+
+
 def test_dtypes_the_docs_leave_out_run_through_a_wider_one_or_fail_clearly():
     for dt in (torch.int8, torch.uint8, torch.int16):  # aclnnArange: no 8- / 16-bit integers; Linspace: no int64
         close(torch.arange(1, 20, 3, dtype=dt, device="npu:0"), torch.arange(1, 20, 3, dtype=dt), 0)

@@ -87,7 +87,9 @@ def _unary(acl):
         return run(acl, a, m)
 
     def in_place(m, a):
-        if chips.supports(acl, a.dtype) and acl in UNARY_HEADERS:
+        if acl in UNARY_HEADERS and chips.supports(
+            "Inplace" + acl, a.dtype
+        ):  # its own doc (aclnnInplaceSin: no DOUBLE)
             launch("Inplace" + acl, a)
         elif chips.supports(acl, a.dtype):  # no in-place form in the header: the elementwise op writes over a
             launch(acl, a, a)
@@ -157,6 +159,10 @@ def isnan(m, a):
 
 @kernel("isinf")
 def isinf(m, a):
+    if not a.dtype.is_floating_point:  # aclnnIsPosInf.md takes floating dtypes only; no integer is infinite
+        out = empty(m.shape, D.bool_, a.device)
+        launch("InplaceZero", out)
+        return out
     pos, neg, out = (empty(m.shape, D.bool_, a.device) for _ in range(3))
     launch("IsPosInf", a, pos)
     launch("IsNegInf", a, neg)

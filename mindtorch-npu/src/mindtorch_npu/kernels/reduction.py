@@ -56,9 +56,11 @@ def min_(m, a):
 
 def _dim_extreme(acl):
     def k(m, a, dim, keepdim=False):
-        values, indices = empty(m[0].shape, m[0].dtype, a.device), empty(m[1].shape, m[1].dtype, a.device)
-        launch(acl, a, int(dim), bool(keepdim), values, indices)
-        return values, indices
+        # aclnnMaxDim.md / aclnnMinDim.md: of the integers only INT64 (INT32 on Ascend950), which holds them all
+        x = a if chips.supports(acl, a.dtype) or a.dtype.is_floating_point else cast(a, D.int64)
+        values, indices = empty(m[0].shape, x.dtype, a.device), empty(m[1].shape, m[1].dtype, a.device)
+        launch(acl, x, int(dim), bool(keepdim), values, indices)
+        return (values if x is a else cast(values, m[0].dtype)), indices
 
     return k
 
