@@ -137,6 +137,20 @@ def nan_mask(a):
     return out
 
 
+def fill_masked(out, mask, value):
+    """out[mask] = value. aclnnInplaceMaskedFillScalar.md lists no DOUBLE, UINT8 or INT16 for selfRef: those
+    go through SWhere (which takes DOUBLE) or an INT32 copy, both exact."""
+    dt = out.dtype
+    if chips.supports("InplaceMaskedFillScalar", dt):
+        launch("InplaceMaskedFillScalar", out, mask, scalar_for(value, dt))
+    elif dt.is_floating_point:
+        launch("SWhere", mask, scalar_tensor(value, dt, out.device), out, out)
+    else:
+        wide = cast(out, D.int32)
+        launch("InplaceMaskedFillScalar", wide, mask, scalar_for(value, D.int32))
+        launch("InplaceCopy", out, wide)
+
+
 def nonzero(a):
     """The [rows, ndim] int64 indices of a's nonzero elements (argwhere). aclnnNonzero fills the first `rows` rows
     of its [numel, ndim] out and reports `rows` through the out descriptor's rewritten shape (one sync)."""

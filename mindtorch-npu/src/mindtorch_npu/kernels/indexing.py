@@ -4,7 +4,6 @@ PyTorch's errors from bounds reduced on the device."""
 
 from mindtorch.plugins import Tensor, broadcast_shapes, dtypes as D, kernel_table
 
-from .. import chips
 from ..aclnn import launch, scalar_for
 from ..copy import COPY, empty
 from ._common import (
@@ -13,11 +12,11 @@ from ._common import (
     check_index,
     contiguous,
     fill,
+    fill_masked,
     in_place_by_copy,
     move_dims,
     nonzero,
     numel,
-    scalar_tensor,
     view,
 )
 
@@ -259,23 +258,9 @@ def _masked_fill_value(value):
     return value
 
 
-def _fill_masked(out, mask, value):
-    """out[mask] = value. aclnnInplaceMaskedFillScalar.md lists no DOUBLE, UINT8 or INT16 for selfRef: those
-    go through SWhere (which takes DOUBLE) or an INT32 copy, both exact."""
-    dt = out.dtype
-    if chips.supports("InplaceMaskedFillScalar", dt):
-        launch("InplaceMaskedFillScalar", out, mask, scalar_for(value, dt))
-    elif dt.is_floating_point:
-        launch("SWhere", mask, scalar_tensor(value, dt, out.device), out, out)
-    else:
-        wide = cast(out, D.int32)
-        launch("InplaceMaskedFillScalar", wide, mask, scalar_for(value, D.int32))
-        launch("InplaceCopy", out, wide)
-
-
 @kernel("masked_fill_.Scalar", "masked_fill_.Tensor")
 def masked_fill_(m, a, mask, value):
-    _fill_masked(a, mask, _masked_fill_value(value))
+    fill_masked(a, mask, _masked_fill_value(value))
     return a
 
 
@@ -283,5 +268,5 @@ def masked_fill_(m, a, mask, value):
 def masked_fill(m, a, mask, value):
     out = empty(m.shape, m.dtype, a.device)
     launch("InplaceCopy", out, a)
-    _fill_masked(out, mask, _masked_fill_value(value))
+    fill_masked(out, mask, _masked_fill_value(value))
     return out

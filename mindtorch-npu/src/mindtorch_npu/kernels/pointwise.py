@@ -11,7 +11,17 @@ from ..acl import types as A
 from ..acl.prototypes import UNARY_HEADERS, UNARY_ONLY_HEADERS
 from ..aclnn import Scalar, launch, scalar_for
 from ..copy import empty
-from ._common import binary, binary_out, cast, in_place_by_copy, launch_binary, nan_mask, run, scalar_tensor
+from ._common import (
+    binary,
+    binary_out,
+    cast,
+    fill_masked,
+    in_place_by_copy,
+    launch_binary,
+    nan_mask,
+    run,
+    scalar_tensor,
+)
 
 KERNELS, kernel = kernel_table()
 
@@ -111,7 +121,7 @@ def sign(m, a):
     """aclnnSign keeps NaN; PyTorch's sign(nan) is 0."""
     out = run("Sign", a, m)
     if a.dtype.is_floating_point:
-        launch("InplaceMaskedFillScalar", out, nan_mask(a), scalar_for(0, m.dtype))
+        fill_masked(out, nan_mask(a), 0)
     return out
 
 
