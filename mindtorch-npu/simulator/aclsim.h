@@ -80,6 +80,7 @@ typedef struct {
     int64_t snumel;             /* elements of the storage the view lies in (its storage dims), 0 if none given */
     int is_const;               /* a scalar operand held by the executor itself (cbuf), not device memory */
     unsigned char cbuf[8];
+    const aclTensor *src;       /* the descriptor it was taken from (aclSetTensorAddr finds its views by it) */
 } tview;
 
 /* scalar value in the computation domain: doubles for floating dtypes, int64 for integers and bool */
@@ -101,6 +102,7 @@ struct aclOpExecutor {
     int64_t ip[16];          /* integer parameters (pooling takes 11; ip[14], ip[15] are the NCHW operators' read / write masks) */
     tview *lt;               /* tensor-list operands (foreach operators), malloc'd, freed with the executor */
     int nlt;
+    int ntensors;            /* distinct aclTensors it was made from: aclSetTensorAddr's index range */
 };
 
 /* libascendcl internals used by the siblings */

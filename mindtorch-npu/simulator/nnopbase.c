@@ -352,7 +352,36 @@ EXPORT aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {
     return ACLNN_SUCCESS;
 }
 
-typedef struct { aclOpExecutor *e; char *ws; } launch;
+/* After aclSetAclOpExecutorRepeatable, a changed device address reaches the executor through the descriptor it
+ * was made from (acl_meta.h; CANN's operator executors refresh that aclTensor's storage address, the index is
+ * range-checked): 561103 for a NULL executor or tensor, 161002 for an index out of [0, tensors - 1] or a tensor
+ * that was not one of its operands, and (our rule: the documented state is "set to repeatable") for an
+ * executor that is not a live repeatable one. Addresses must be 32-byte aligned (undefined on hardware,
+ * refused here). */
+EXPORT aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr) {
+    if (!executor || !tensor) FAILN(ACLNN_ERR_INNER_NULLPTR, "aclSetTensorAddr: executor or tensor is NULL");
+    if (!aclsim_check_tensor(tensor)) FAILN(ACLNN_ERR_PARAM_INVALID, "aclSetTensorAddr: %p is not a live aclTensor", (void *)tensor);
+    if ((uintptr_t)addr % 32) FAILN(ACLNN_ERR_PARAM_INVALID, "aclSetTensorAddr: address %p is not 32-byte aligned", addr);
+    pthread_mutex_lock(&x_lock);
+    int live = exec_live(executor), rep = live && executor->repeatable, n = live ? executor->ntensors : 0, hit = 0;
+    if (rep && index < (size_t)n)
+        for (int j = 0; j < 12 + executor->nlt; j++) {
+            tview *v = j < 12 ? &executor->t[j] : &executor->lt[j - 12];
+            if (v->src == tensor) { v->data = addr; hit = 1; }
+        }
+    if (hit) tensor->data = addr;
+    pthread_mutex_unlock(&x_lock);
+    if (!live) FAILN(ACLNN_ERR_PARAM_INVALID, "aclSetTensorAddr: %p is not a live executor", (void *)executor);
+    if (!rep) FAILN(ACLNN_ERR_PARAM_INVALID, "aclSetTensorAddr: executor %p was not made repeatable (aclSetAclOpExecutorRepeatable)", (void *)executor);
+    if (index >= (size_t)n)
+        FAILN(ACLNN_ERR_PARAM_INVALID, "aclSetTensorAddr: index %zu is out of range [0, %d]", index, n - 1);
+    if (!hit) FAILN(ACLNN_ERR_PARAM_INVALID, "aclSetTensorAddr: tensor %p is not an operand of executor %p", (void *)tensor, (void *)executor);
+    return ACLNN_SUCCESS;
+}
+
+/* a queued launch: a repeatable executor's task runs on its own copy (`own`), so addresses refreshed after the
+ * launch reach only later launches, as on the device, whose kernel arguments are fixed when it is launched */
+typedef struct { aclOpExecutor *e; char *ws; aclOpExecutor *own; } launch;
 
 /* Device kernels move data in bursts and may write up to 32 bytes past the end of their output's storage:
  * that is why aclrtMalloc pads every allocation to ALIGN_UP(len, 32) + 32 (acl docs, aclrtMalloc) and a
@@ -361,14 +390,15 @@ typedef struct { aclOpExecutor *e; char *ws; } launch;
 #define KERNEL_OVERRUN 32
 static int launch_run(void *arg, int dev, char *msg, size_t len) {
     launch *l = arg;
-    int rc = l->e->run(l->e, dev, l->ws, msg, len);
-    const tview *o = &l->e->t[0];
-    if (rc || !l->e->nt || o->is_const || !o->data || !o->snumel || !dt_size(o->dt)) return rc;
+    aclOpExecutor *e = l->own ? l->own : l->e;
+    int rc = e->run(e, dev, l->ws, msg, len);
+    const tview *o = &e->t[0];
+    if (rc || !e->nt || o->is_const || !o->data || !o->snumel || !dt_size(o->dt)) return rc;
     char *end = (char *)o->data + o->snumel * dt_size(o->dt);
     char *h = aclsim_dev2host(end, KERNEL_OVERRUN, dev);
     if (!h) {
         snprintf(msg, len, "aclnn%s: the %d bytes after the output's storage (%p) are not device memory of the "
-                 "same allocation: allocations need 32 bytes of padding", l->e->op, KERNEL_OVERRUN, (void *)end);
+                 "same allocation: allocations need 32 bytes of padding", e->op, KERNEL_OVERRUN, (void *)end);
         return ACL_ERROR_RT_AICORE_EXCEPTION;
     }
     memset(h, 0xA5, KERNEL_OVERRUN);
@@ -376,6 +406,7 @@ static int launch_run(void *arg, int dev, char *msg, size_t len) {
 }
 static void launch_release(void *arg) {
     launch *l = arg;
+    if (l->own) { free(l->own->lt); free(l->own); }
     exec_unref(l->e);
     free(l);
 }
@@ -402,7 +433,14 @@ EXPORT aclnnStatus aclsim_exec_launch(const char *op, void *ws, uint64_t ws_size
     launch *l = malloc(sizeof *l);
     l->e = e;
     l->ws = e->ws_size ? ws : NULL;
+    l->own = NULL;
     pthread_mutex_lock(&x_lock);
+    if (e->repeatable) {
+        l->own = malloc(sizeof *l->own);
+        *l->own = *e;
+        l->own->lt = e->nlt ? malloc(sizeof *e->lt * (size_t)e->nlt) : NULL;
+        if (e->nlt) memcpy(l->own->lt, e->lt, sizeof *e->lt * (size_t)e->nlt);
+    }
     e->refs++; /* the queued task's reference */
     if (!e->repeatable) unlist(e); /* consumed: the handle is dead from now on */
     int drop = !e->repeatable;

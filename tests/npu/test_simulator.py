@@ -101,6 +101,7 @@ SIG = {  # name: (restype, argtypes), from the CANN headers
     "aclGetTensorListSize": (I32, [P, C.POINTER(U64)]),
     "aclSetAclOpExecutorRepeatable": (I32, [P]),
     "aclDestroyAclOpExecutor": (I32, [P]),
+    "aclSetTensorAddr": (I32, [P, SZ, P, P]),
     "aclnnInit": (I32, [C.c_char_p]),
 }
 WSX = [C.POINTER(U64), C.POINTER(P)]
@@ -1096,6 +1097,40 @@ def test_executor_is_consumed_snapshotted_and_repeatable(dev):
     sim.aclDestroyScalar(one)
     A.close()
     O.close()
+    assert sim.aclrtDestroyStream(s) == 0
+
+
+def test_tensor_addresses_refresh_only_a_repeatable_executor(dev):
+    sim = dev
+    s = P()
+    assert sim.aclrtCreateStream(C.byref(s)) == 0
+    A, B = DT(sim, np.arange(6, dtype=np.float32), FLOAT), DT(sim, np.full(6, 10, np.float32), FLOAT)
+    O1, O2 = DT(sim, np.zeros(6, np.float32), FLOAT), DT(sim, np.zeros(6, np.float32), FLOAT)
+    ws, ex = U64(), P()
+    g, launch = sim.Muls
+    two = scalar(sim, 2.0, FLOAT)
+    # a fresh executor is consumed by its launch: its addresses cannot be refreshed
+    assert g(A.t, two, O1.t, C.byref(ws), C.byref(ex)) == 0
+    assert sim.aclSetTensorAddr(ex, 0, A.t, B.mem.ptr) == NN_INVALID and "repeatable" in errmsg(sim)
+    assert sim.aclSetAclOpExecutorRepeatable(ex) == 0
+    assert sim.aclSetTensorAddr(None, 0, A.t, B.mem.ptr) == NN_INNER_NULLPTR
+    assert sim.aclSetTensorAddr(ex, 0, None, B.mem.ptr) == NN_INNER_NULLPTR
+    assert sim.aclSetTensorAddr(ex, 2, A.t, B.mem.ptr) == NN_INVALID and "out of range" in errmsg(sim)
+    assert sim.aclSetTensorAddr(ex, 0, B.t, B.mem.ptr) == NN_INVALID and "not an operand" in errmsg(sim)
+    assert sim.aclSetTensorAddr(ex, 0, A.t, B.mem.ptr + 4) == NN_INVALID and "aligned" in errmsg(sim)
+    # a launch keeps the addresses it was launched with; a refresh reaches the launches after it
+    assert sim.aclsimPauseStream(s) == 0
+    assert launch(None, 0, ex, s) == 0
+    assert sim.aclSetTensorAddr(ex, 0, A.t, B.mem.ptr) == 0 and sim.aclSetTensorAddr(ex, 1, O1.t, O2.mem.ptr) == 0
+    assert launch(None, 0, ex, s) == 0
+    assert sim.aclsimResumeStream(s) == 0 and sim.aclrtSynchronizeStream(s) == 0
+    np.testing.assert_array_equal(O1.mem.read(np.float32, 6), np.arange(6) * 2.0)
+    np.testing.assert_array_equal(O2.mem.read(np.float32, 6), np.full(6, 20.0))
+    assert sim.aclDestroyAclOpExecutor(ex) == 0
+    assert sim.aclSetTensorAddr(ex, 0, A.t, A.mem.ptr) == NN_INVALID  # destroyed
+    sim.aclDestroyScalar(two)
+    for x in (A, B, O1, O2):
+        x.close()
     assert sim.aclrtDestroyStream(s) == 0
 
 

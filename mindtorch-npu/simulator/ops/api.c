@@ -8,7 +8,8 @@
     EXPORT aclnnStatus aclnn##N(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream) { \
         return aclsim_exec_launch(#N, workspace, workspaceSize, executor, stream);                          \
     }
-#define PREP(N, ...) do { args a_ = {__VA_ARGS__}; return prepare(#N, &a_, workspaceSize, executor); } while (0)
+#define PREP(N, ...) \
+    do { static const op_def *row_; args a_ = {__VA_ARGS__}; return prepare(#N, &row_, &a_, workspaceSize, executor); } while (0)
 /* API(Name, (the header's parameters..., WS), the args block's fields...) */
 #define API(N, PARAMS, ...) EXPORT aclnnStatus aclnn##N##GetWorkspaceSize PARAMS { PREP(N, __VA_ARGS__); } LAUNCH(N)
 

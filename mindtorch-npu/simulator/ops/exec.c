@@ -136,6 +136,7 @@ void snap(tview *v, const aclTensor *t) {
     memcpy(v->st, t->strides, sizeof v->st);
     v->off = t->offset;
     v->data = t->data;
+    v->src = t;
     v->snumel = t->sndim ? 1 : 0;
     for (uint32_t i = 0; i < t->sndim; i++) v->snumel *= t->sdims[i];
 }
@@ -351,12 +352,30 @@ int64_t row_major_index(const int64_t *idx, int nd, const int64_t *dims) {
 }
 
 /* ---------------------------------------------------------------- phase 1 */
+static int seen_source(const aclTensor *const *seen, int n, const aclTensor *t) {
+    for (int i = 0; i < n; i++)
+        if (seen[i] == t) return 1;
+    return 0;
+}
+
+/* how many distinct descriptors the executor's views came from (an in-place operator's selfRef counts once) */
+static int count_sources(const aclOpExecutor *e) {
+    int n = 0, cap = 12 + e->nlt;
+    const aclTensor **seen = malloc(sizeof *seen * (size_t)cap);
+    for (int j = 0; j < 12 + e->nlt; j++) {
+        const tview *v = j < 12 ? &e->t[j] : &e->lt[j - 12];
+        if (v->src && !seen_source(seen, n, v->src)) seen[n++] = v->src;
+    }
+    free(seen);
+    return n;
+}
+
 /* every aclnnXxxGetWorkspaceSize: find the op's row, check the outputs' pointers and the chip, run its signature's
  * validator and its own check on a template executor, then register the executor */
-aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
-    const op_def *d = NULL;
+aclnnStatus prepare(const char *name, const op_def **row, args *a, uint64_t *wsSize, aclOpExecutor **executor) {
+    const op_def *d = *row;
     for (size_t i = 0; i < N_OPS && !d; i++)
-        if (!strcmp(OPS[i].name, name)) d = &OPS[i];
+        if (!strcmp(OPS[i].name, name)) *row = d = &OPS[i];
     if (!wsSize || !executor) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: workspaceSize or executor is NULL", name);
     aclnnStatus absent = chip_lacks(name);
     if (absent == ACLNN_ERR_PARAM_INVALID) BAD(absent, "aclnn%sGetWorkspaceSize: not implemented for %s", name, aclrtGetSocName());
@@ -370,6 +389,7 @@ aclnnStatus prepare(const char *name, args *a, uint64_t *wsSize, aclOpExecutor *
     tmp.run = s->kernel;
     tmp.op = d->name;
     tmp.def = d;
+    tmp.ntensors = count_sources(&tmp);
     aclOpExecutor *e = aclsim_exec_new(&tmp);
     *wsSize = e->ws_size;
     *executor = e;

@@ -160,13 +160,7 @@ class DescriptorCache:
         key = (a.__class__, a.values)
         h = self.arrays.get(key)
         if h is None:
-            n = len(a.values)
-            if a.__class__ is IntArray:
-                h = nn.aclCreateIntArray(_int64s(a.values), n)
-            else:
-                h = nn.aclCreateBoolArray((ctypes.c_bool * n)(*a.values), n)
-            if not h:
-                _null("aclCreateIntArray" if a.__class__ is IntArray else "aclCreateBoolArray")
+            h = _new_array(a, nn)
             if len(self.arrays) >= self.LIMIT:
                 self._retire()
             self.arrays[key] = h
@@ -200,6 +194,7 @@ class DescriptorCache:
 
     def clear(self):
         if RUNTIME.state == "ready":
+            PLANS.clear()
             self._retire()
             self._retire()
 
@@ -228,6 +223,17 @@ def _new_tensor(t, nn):
     )
     if not h:
         _null("aclCreateTensor")
+    return h
+
+
+def _new_array(a, nn):
+    n = len(a.values)
+    if a.__class__ is IntArray:
+        h = nn.aclCreateIntArray(_int64s(a.values), n)
+    else:
+        h = nn.aclCreateBoolArray((ctypes.c_bool * n)(*a.values), n)
+    if not h:
+        _null("aclCreateIntArray" if a.__class__ is IntArray else "aclCreateBoolArray")
     return h
 
 
@@ -299,7 +305,15 @@ def device_launch(name, *args, device=None):
     return _run(name, _bound.get(name) or _op(name), args, device, False)
 
 
-def _run(name, fns, args, device, gated):  # noqa: C901
+def _run(name, fns, args, device, gated):
+    planned = _plan_key(name, args, device) if PLANS.enabled else None
+    if planned is not None and planned[0] not in PLANS.refused:
+        _run_planned(name, fns, args, *planned, gated)
+        return
+    _run_described(name, fns, args, device, gated)
+
+
+def _run_described(name, fns, args, device, gated):
     rt = RUNTIME
     nn = rt.nn
     cache = CACHE
@@ -335,38 +349,268 @@ def _run(name, fns, args, device, gated):  # noqa: C901
             cargs.append(cache.tensor_list(a, nn))
         else:
             cargs.append(a)  # plain C values (int8_t cubeMathType, ...)
+    try:
+        executor, size = _phase1(name, fns, cargs, device, args, gated)
+        _phase2(name, fns, executor, size, device, consumed=True)
+    finally:
+        if own:
+            for h in own:
+                nn.aclDestroyScalar(h)
+
+
+def _phase1(name, fns, cargs, device, args, gated):
+    """aclnn<name>GetWorkspaceSize on `device`: (executor, workspace size). A `gated` launch whose dtype the
+    operator's doc omits for this chip raises chips' DtypeRefused, naming it."""
+    rt = RUNTIME
+    if getattr(rt._tls, "bound", None) != device:
+        rt.use(device)
+    ws_size, executor, ws_ref, ex_ref = _out_params()
+    code = fns[0](*cargs, ws_ref, ex_ref)
+    if code:
+        why = gated and chips.refusal(name, args, code)
+        if why:
+            raise why
+        rt.check(f"aclnn{name}GetWorkspaceSize", code)
+    return executor.value, ws_size.value
+
+
+def _phase2(name, fns, executor, size, device, consumed):
+    """aclnn<name> on the current stream of `device`, with a workspace of `size` bytes from the caching
+    allocator. A `consumed` executor that never reaches its launch is released here."""
+    rt = RUNTIME
     tls = rt._tls
     if getattr(tls, "bound", None) != device:
         rt.use(device)
     streams = getattr(tls, "streams", None)
     stream = streams.get(device, 0) if streams else 0
-    ws_size, executor, ws_ref, ex_ref = _out_params()
-    try:
-        code = fns[0](*cargs, ws_ref, ex_ref)
-        if code:
-            why = gated and chips.refusal(name, args, code)  # a dtype the doc omits: say so, by name
-            if why:
-                raise why
-            rt.check(f"aclnn{name}GetWorkspaceSize", code)
-        size = ws_size.value
-        if not size:
-            code = fns[1](None, 0, executor, stream)
-        else:
-            try:
-                block = ALLOCATOR.malloc(size, device, stream)
-            except BaseException:
+    if not size:
+        code = fns[1](None, 0, executor, stream)
+    else:
+        try:
+            block = ALLOCATOR.malloc(size, device, stream)
+        except BaseException:
+            if consumed:
                 _release(executor)
-                raise
-            try:
-                code = fns[1](block.ptr, size, executor, stream)
-            finally:  # stream-ordered: only later work on this stream can reuse it
-                ALLOCATOR.free_block(block)
-        if code:
-            rt.check(f"aclnn{name}", code)
-    finally:
-        if own:
-            for h in own:
-                nn.aclDestroyScalar(h)
+            raise
+        try:
+            code = fns[1](block.ptr, size, executor, stream)
+        finally:  # stream-ordered: only later work on this stream can reuse it
+            ALLOCATOR.free_block(block)
+    if code:
+        rt.check(f"aclnn{name}", code)
+
+
+# ---- launch plans -------------------------------------------------------------------------------------
+
+
+class LaunchPlan:
+    """One operator's phase 1 kept for reuse: a repeatable executor (aclSetAclOpExecutorRepeatable) with the
+    descriptors it was made from, which it owns. Phase 1 depends only on what the plan's key holds (the
+    operator, the device, each tensor's shape, strides, offset, dtype and storage size, scalar and array
+    values, which arguments share storage), never on addresses: a call with a new address refreshes it through
+    aclSetTensorAddr (acl_meta.h) and launches phase 2 alone. `index` counts the operator's tensor arguments in
+    header order, list members one by one, as aclSetTensorAddr's documentation counts them."""
+
+    __slots__ = ("executor", "size", "handles", "addrs", "owned")
+
+    def __init__(self, executor, size, handles, addrs, owned):
+        self.executor, self.size, self.handles, self.addrs, self.owned = executor, size, handles, addrs, owned
+
+    def destroy(self, nn):
+        if self.executor:
+            nn.aclDestroyAclOpExecutor(self.executor)
+            self.executor = None
+        _destroy_owned(self.owned, nn)
+
+
+def _tensor_geometry(t, parts, addrs):
+    st = t._storage
+    parts.append((t._shape, t._stride, t._offset, t.dtype, st.nbytes))
+    addrs.append(st.data)
+
+
+def _plan_key(name, args, device):
+    """(key, tensor addresses, device) of a call whose phase 1 the key determines, or None (a NaN or signed-zero
+    scalar, whose key could not tell it apart, or a raw ctypes argument such as an out descriptor the
+    operator rewrites)."""
+    parts = [name, None]
+    addrs = []
+    for a in args:
+        cls = a.__class__
+        if cls is Tensor or isinstance(a, Tensor):
+            _tensor_geometry(a, parts, addrs)
+            if device is None:
+                device = a.device.index
+        elif cls is Scalar:
+            v = a.value
+            if v.__class__ is float and not (v == v and v != 0.0):
+                return None
+            parts.append((a.dtype, v.__class__, v))
+        elif cls is IntArray or cls is BoolArray:
+            parts.append((cls, a.values))
+        elif cls is list or cls is tuple:
+            if device is None and a:
+                device = a[0].device.index
+            for t in a:
+                _tensor_geometry(t, parts, addrs)
+            parts.append(len(a))
+        elif a is None or cls is int or cls is bool:
+            parts.append(a)
+        elif cls is DType:
+            parts.append(("dtype", a.value))
+        elif cls is float and a == a and a != 0.0:
+            parts.append(a)
+        else:
+            return None
+    if device is None:
+        return None
+    parts[1] = device
+    parts.append(tuple([addrs.index(x) for x in addrs]))  # which tensor arguments share a storage
+    return tuple(parts), addrs, device
+
+
+def _run_planned(name, fns, args, key, addrs, device, gated):
+    plan = PLANS.take(key)
+    if plan is None:
+        plan = _new_plan(name, fns, args, key, addrs, device, gated)
+        if plan is None:
+            return  # the executor could not be made repeatable: it ran once, consumed
+    elif addrs != plan.addrs and not _refresh(plan, addrs):
+        plan.destroy(RUNTIME.nn)
+        PLANS.refuse(key)
+        _run_described(name, fns, args, device, gated)
+        return
+    try:
+        _phase2(name, fns, plan.executor, plan.size, device, consumed=False)
+    except BaseException:
+        plan.destroy(RUNTIME.nn)
+        raise
+    PLANS.give(key, plan)
+
+
+def _refresh(plan, addrs):
+    """Point the plan's executor at this call's addresses; False if the library refuses (the plan is then
+    dropped and the call described afresh)."""
+    rt = RUNTIME
+    nn = rt.nn
+    old, handles, executor = plan.addrs, plan.handles, plan.executor
+    for i, a in enumerate(addrs):
+        if a != old[i] and nn.aclSetTensorAddr(executor, i, handles[i], a):
+            rt.rt.aclGetRecentErrMsg()  # read, so the refusal does not stay the thread's last message
+            return False
+    plan.addrs = addrs
+    return True
+
+
+def _new_plan(name, fns, args, key, addrs, device, gated):
+    """Phase 1 on descriptors of the plan's own, made repeatable; None when the executor cannot be (it is then
+    launched once as made and the key is not planned again)."""
+    nn = RUNTIME.nn
+    owned, handles = [], []
+    try:
+        if gated:  # a dtype the chip cannot hold is refused by name, not by ACL
+            for a in args:
+                if isinstance(a, Tensor):
+                    chips.check_chip_dtype(a.dtype, f"aclnn{name} on {a.device}")
+        cargs = [_owned_arg(a, nn, owned, handles) for a in args]
+        executor, size = _phase1(name, fns, cargs, device, args, gated)
+    except BaseException:
+        _destroy_owned(owned, nn)
+        raise
+    if nn.aclSetAclOpExecutorRepeatable(executor):
+        RUNTIME.rt.aclGetRecentErrMsg()
+        PLANS.refuse(key)
+        try:
+            _phase2(name, fns, executor, size, device, consumed=True)
+        finally:
+            _destroy_owned(owned, nn)
+        return None
+    return LaunchPlan(executor, size, handles, addrs, owned)
+
+
+def _owned_arg(a, nn, owned, handles):
+    """The C argument for `a`, its descriptors made for a plan (listed in `owned`; tensors in `handles`)."""
+    cls = a.__class__
+    if cls is Tensor or isinstance(a, Tensor):
+        h = _new_tensor(a, nn)
+        owned.append((nn.aclDestroyTensor, h))
+        handles.append(h)
+        return h
+    if cls is Scalar:
+        box = Scalar._CTYPE[a.dtype](a.value)
+        h = nn.aclCreateScalar(ctypes.cast(ctypes.pointer(box), ctypes.c_void_p), a.dtype)
+        if not h:
+            _null("aclCreateScalar")
+        owned.append((nn.aclDestroyScalar, h))
+        return h
+    if cls is IntArray or cls is BoolArray:
+        h = _new_array(a, nn)
+        owned.append((nn.aclDestroyIntArray if cls is IntArray else nn.aclDestroyBoolArray, h))
+        return h
+    if cls is list or cls is tuple:
+        members = []
+        for t in a:
+            members.append(_new_tensor(t, nn))
+            handles.append(members[-1])
+        h = nn.aclCreateTensorList((ctypes.c_void_p * len(members))(*members), len(members))
+        if not h:
+            for m in members:
+                nn.aclDestroyTensor(m)
+            _null("aclCreateTensorList")
+        owned.append((nn.aclDestroyTensorList, h))  # the list owns its members
+        return h
+    if cls is DType:
+        return a.value
+    return a
+
+
+def _destroy_owned(owned, nn):
+    for destroy, h in reversed(owned):
+        destroy(h)
+    owned.clear()
+
+
+class LaunchPlans:
+    """Plans by key. A plan is taken out while it runs (so two threads never refresh one executor at once) and
+    given back after; when full, the oldest generation is destroyed, as DescriptorCache retires descriptors.
+    `refused` holds the keys whose executor the library would not make repeatable."""
+
+    LIMIT = 2048
+
+    def __init__(self):
+        self.enabled = True
+        self.plans, self.old, self.refused = {}, {}, set()
+
+    def take(self, key):
+        plan = self.plans.pop(key, None)
+        return plan if plan is not None else self.old.pop(key, None)
+
+    def give(self, key, plan):
+        if len(self.plans) >= self.LIMIT:
+            self._retire()
+        other = self.plans.get(key)
+        self.plans[key] = plan
+        if other is not None and other is not plan:
+            other.destroy(RUNTIME.nn)
+
+    def refuse(self, key):
+        if len(self.refused) >= self.LIMIT:
+            self.refused.clear()
+        self.refused.add(key)
+
+    def _retire(self):
+        nn = RUNTIME.nn
+        for plan in self.old.values():
+            plan.destroy(nn)
+        self.old, self.plans = self.plans, {}
+
+    def clear(self):
+        if RUNTIME.state == "ready":
+            self._retire()
+            self._retire()
+
+
+PLANS = LaunchPlans()
 
 
 _libc = ctypes.CDLL(None)

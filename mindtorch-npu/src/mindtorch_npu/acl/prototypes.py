@@ -107,6 +107,7 @@ NNOPBASE = [
     ("aclDestroyScalarList", aclnnStatus, [handle]),
     ("aclSetAclOpExecutorRepeatable", aclnnStatus, [handle]),
     ("aclDestroyAclOpExecutor", aclnnStatus, [handle]),
+    ("aclSetTensorAddr", aclnnStatus, [handle, c_size_t, handle, c_void_p]),
 ]
 
 # libopapi.so -- each op's own arguments, from its header in hicann/ops-math and hicann/ops-nn

@@ -1,0 +1,63 @@
+"""Launch plans (mindtorch_npu.aclnn.PLANS): phase 1 is kept per operator and argument geometry and reused with
+refreshed addresses; a plan must never serve a call of another geometry."""
+
+import mindtorch as torch
+import numpy as np
+import pytest
+from mindtorch_npu.aclnn import PLANS
+from npu_helpers import live_counts
+
+
+def _close(got, want):
+    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.fixture()
+def fresh_plans():
+    torch.npu.synchronize()
+    torch.npu.empty_cache()  # every plan destroyed: what a test makes is its own
+    yield PLANS
+    torch.npu.synchronize()
+    torch.npu.empty_cache()
+
+
+def test_one_stride_apart_never_shares_a_plan(fresh_plans):
+    x, y = torch.randn(4, 4), torch.randn(4, 4)
+    nx, ny = x.to("npu"), y.to("npu")
+    for _ in range(2):  # the second round runs on the plans the first made
+        _close(nx + ny, x + y)
+        _close(nx + ny.t(), x + y.t())  # the same shapes, dtypes and addresses; one stride differs
+        _close(nx[1:] + ny[:-1], x[1:] + y[:-1])  # the same strides; the offsets differ
+        _close(nx[:, :2] + ny[:, 2:], x[:, :2] + y[:, 2:])
+    assert len(fresh_plans.plans) >= 4
+
+
+def test_a_plan_follows_new_addresses(fresh_plans):
+    xs = [torch.randn(8) for _ in range(5)]
+    ns = [x.to("npu") for x in xs]
+    outs = [ns[i] * ns[i + 1] for i in range(4)]  # every result held: a new output address each call
+    before = live_counts()["executors"]
+    outs += [ns[i + 1] * ns[i] for i in range(4)]
+    assert live_counts()["executors"] == before  # the plan's one executor served every call
+    for i in range(4):
+        _close(outs[i], xs[i] * xs[i + 1])
+        _close(outs[4 + i], xs[i + 1] * xs[i])
+
+
+def test_aliased_arguments_get_their_own_plan(fresh_plans):
+    x, y = torch.randn(6), torch.randn(6)
+    nx, ny = x.to("npu"), y.to("npu")
+    _close(nx * ny, x * y)
+    _close(nx * nx, x * x)  # the same geometry, one storage twice
+    a = nx.clone()
+    a.mul_(a)
+    _close(a, x * x)
+
+
+def test_plans_are_destroyed_by_empty_cache(fresh_plans):
+    n = torch.randn(3).to("npu")
+    (n + n).sum()
+    assert fresh_plans.plans
+    torch.npu.synchronize()
+    torch.npu.empty_cache()
+    assert not fresh_plans.plans and not fresh_plans.old
