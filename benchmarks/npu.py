@@ -1,17 +1,21 @@
 """mindtorch-npu host-side costs on the ACL simulator, side by side with the CPU backend.
 
-    python benchmarks/npu.py [--repeat N]
+    python benchmarks/npu.py [--repeat N] [--wall]
 
 Builds the simulator (mindtorch-npu/simulator/build.py) unless MINDTORCH_NPU_LIB_DIR points at
-CANN or a built simulator. The simulator executes queued work on its own threads, so what is timed
-here is the host side of each call: descriptors, the two-phase ACLNN call, queueing.
-Targets (issues 7 and 9): an npu op's host overhead <= 3x the CPU op; a cached allocation <= 2 us.
+CANN or a built simulator. The simulator runs each stream's queued kernels on a worker thread of its
+own, so the host side of an npu call (descriptors, the two-phase ACLNN call, queueing, the allocator)
+is the CPU time of the calling thread, and that is what the npu column measures; the simulated device
+work is not in it. The cpu column is the CPU time of the whole process (the cpu backend's kernels are
+host work, on whatever threads they use). `--wall` times both by the wall clock instead.
+Targets (issue 24): an npu op's host time <= 1.5x the cpu op; a GPT step's <= 1.1x.
 """
 
 import argparse
 import os
 import sys
 import tempfile
+import time
 import timeit
 from pathlib import Path
 
@@ -27,8 +31,11 @@ def _setup():
         os.environ["MINDTORCH_NPU_LIB_DIR"] = str(build(out))
 
 
-def best(fn, repeat, number=None):
-    timer = timeit.Timer(fn)
+CLOCKS = {"npu": time.thread_time, "cpu": time.process_time}
+
+
+def best(fn, repeat, number=None, clock=time.perf_counter):
+    timer = timeit.Timer(fn, timer=clock)
     if number is None:
         number = 1
         while timer.timeit(number) < 0.05:
@@ -39,7 +46,11 @@ def best(fn, repeat, number=None):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--wall", action="store_true", help="time by the wall clock, not CPU time")
     args = ap.parse_args(argv)
+    if args.wall:
+        CLOCKS.update(npu=time.perf_counter, cpu=time.perf_counter)
+    npu_clock, cpu_clock = CLOCKS["npu"], CLOCKS["cpu"]
     _setup()
     import ctypes
 
@@ -54,15 +65,21 @@ def main(argv=None):
     def npu_add():
         na + nb
 
-    cpu = best(lambda: a + b, args.repeat)
-    npu = best(npu_add, args.repeat)
+    cpu = best(lambda: a + b, args.repeat, clock=cpu_clock)
+    npu = best(npu_add, args.repeat, clock=npu_clock)
     torch.npu.synchronize()
-    rows.append(("a + b, 8 el (host time)", npu, cpu, "cpu", 3.0))
+    rows.append(("a + b, 8 el (host time)", npu, cpu, "cpu", 1.5))
 
     x = torch.randn(64, 64)
     nx = x.to(dev)
     rows.append(
-        ("64x64 matmul (host time)", best(lambda: nx @ nx, args.repeat), best(lambda: x @ x, args.repeat), "cpu", 3.0)
+        (
+            "64x64 matmul (host time)",
+            best(lambda: nx @ nx, args.repeat, clock=npu_clock),
+            best(lambda: x @ x, args.repeat, clock=cpu_clock),
+            "cpu",
+            1.5,
+        )
     )
     torch.npu.synchronize()
 
@@ -79,14 +96,20 @@ def main(argv=None):
     rows.append(
         (
             "allocator malloc+free, 4 KiB (cached)",
-            best(cached, args.repeat),
-            best(raw, args.repeat),
+            best(cached, args.repeat, clock=npu_clock),
+            best(raw, args.repeat, clock=npu_clock),
             "aclrtMalloc+aclrtFree",
             None,
         )
     )
     rows.append(
-        ("allocator malloc+free via a tensor", best(lambda: torch.empty(1024, device=dev), args.repeat), None, "", None)
+        (
+            "allocator malloc+free via a tensor",
+            best(lambda: torch.empty(1024, device=dev), args.repeat, clock=npu_clock),
+            None,
+            "",
+            None,
+        )
     )
     torch.npu.synchronize()
 
@@ -118,14 +141,14 @@ def main(argv=None):
         for _ in range(10):
             npu_step()
 
-    t_host = best(npu_steps, args.repeat, number=1) / 10
+    t_host = best(npu_steps, args.repeat, number=1, clock=npu_clock) / 10
     torch.npu.synchronize()
 
     def npu_synced():
         npu_step()
         torch.npu.synchronize()
 
-    rows.append(("GPT AdamW step (host time)", t_host, best(cpu_step, args.repeat), "cpu step", 1.5))
+    rows.append(("GPT AdamW step (host time)", t_host, best(cpu_step, args.repeat, clock=cpu_clock), "cpu step", 1.1))
     rows.append(("GPT AdamW step (host + simulated device)", best(npu_synced, args.repeat), None, "", None))
 
     print(f"{'benchmark':42s} {'npu':>10s} {'reference':>12s} {'ratio':>7s}  reference / target")
