@@ -1,5 +1,6 @@
 """Out-of-range indices on the npu: every indexing op raises the class PyTorch raises and changes nothing, for
-each index just past either end; in-range negative indices give PyTorch's values. ACLNN's indexing operators
+each index just past either end (an op that writes through its index before it writes, one that only reads at
+the next synchronization, as CUDA reports device asserts); in-range negative indices give PyTorch's values. ACLNN's indexing operators
 do not check their indices (the simulator, like the device, silently reads or writes some other element), so
 these tests fail for any kernel that launches without checking: the last test proves that for each op."""
 
@@ -65,6 +66,8 @@ def _on(lib, device, name, v):
     x = _x(lib).to(device)
     try:
         out = OPS[name](x, v)
+        if device == "npu":
+            torch.npu.synchronize()  # an op that only reads reports its index at the next synchronization
     except Exception as exc:
         return x, None, exc
     return x, out, None
@@ -96,3 +99,25 @@ def test_the_simulator_does_not_catch_an_unchecked_index(name, monkeypatch):
     x = _x().to("npu")
     OPS[name](x, N)
     torch.npu.synchronize()
+
+
+READS = ("index_select", "gather", "index", "index (second of two, strided)", "embedding")
+
+
+@pytest.mark.parametrize("name", READS)
+def test_a_reading_op_does_not_wait_and_raises_at_the_next_synchronization(name, monkeypatch):
+    from mindtorch_npu.state import RUNTIME
+
+    x = _x().to("npu")
+    ref_exc = _on(pt, "cpu", name, N)[2]
+    reads, memcpy = [], RUNTIME.memcpy
+    monkeypatch.setattr(
+        RUNTIME, "memcpy", lambda dst, src, n, kind: reads.append(kind == 2) or memcpy(dst, src, n, kind)
+    )
+    out = OPS[name](x, N)  # queued: the index goes up, nothing comes back to the host
+    assert not any(reads)
+    monkeypatch.undo()
+    with pytest.raises(type(ref_exc), match=str(N)):
+        out.cpu()  # the host waits here, and the pending bounds are read
+    torch.npu.synchronize()  # reported once
+    np.testing.assert_array_equal(x.cpu().numpy(), _x().numpy())

@@ -44,6 +44,7 @@ class Runtime:
         self.reason = None
         self._count = None
         self._opened = set()  # device indices set at least once (reset at exit)
+        self.sync_hook = None  # called after every host wait on the device (deferred device-side checks)
 
     # -- bring-up ---------------------------------------------------------------------------
     def probe(self):
@@ -156,6 +157,8 @@ class Runtime:
     def synchronize_stream(self, index, handle):
         self.use(index)
         self.check("aclrtSynchronizeStream", self.rt.aclrtSynchronizeStream(handle))
+        if self.sync_hook is not None:
+            self.sync_hook()
 
     def stream_done(self, index, handle):
         self.use(index)
@@ -166,6 +169,8 @@ class Runtime:
     def synchronize(self, index):
         self.use(index)
         self.check("aclrtSynchronizeDevice", self.rt.aclrtSynchronizeDevice())
+        if self.sync_hook is not None:
+            self.sync_hook()
 
     # -- events ------------------------------------------------------------------------------------
     def new_event(self, index, timing=False):
@@ -188,6 +193,8 @@ class Runtime:
 
     def sync_event(self, event):
         self.check("aclrtSynchronizeEvent", self.rt.aclrtSynchronizeEvent(event))
+        if self.sync_hook is not None:
+            self.sync_hook()
 
     def elapsed_ms(self, start, end):
         ms = ctypes.c_float()

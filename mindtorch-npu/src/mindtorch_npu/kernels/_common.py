@@ -2,11 +2,13 @@
 unary operator run through a dtype the chip's operator takes, and the one dispatcher of binary operators
 between a tensor and a tensor or a number (the tensor-tensor, tensor-scalar and number-first forms)."""
 
+import numpy as np
 from mindtorch.plugins import Tensor, dtypes as D, make_tensor
 
 from .. import chips
 from ..aclnn import DType, IntArray, launch, launch_rewriting_out, scalar_for
-from ..copy import COPY, empty
+from ..copy import COPY, D2H, HOST_DTYPE, address, empty
+from ..state import RUNTIME
 
 # --- tensors: views, dense copies, casts -----------------------------------------------------------
 
@@ -113,22 +115,75 @@ def host_values(t, dtype=None):
     return COPY.to_host(t if dtype is None or dtype is t.dtype else cast(t, dtype))
 
 
-def check_index(index, size, dim, name, exc=IndexError, negative=False):
+def check_index(index, size, dim, name, exc=IndexError, negative=False, deferred=False):
     """PyTorch's error for an index out of [0, size) (of [-size, size) when `negative` indices count from the
     end). ACLNN's indexing operators do not check (an out-of-range index reads or writes some other element), so
-    every indexing kernel checks before its launch: both bounds are reduced on the device into one 2-element
-    tensor, and the host waits for the stream once and reads two numbers."""
+    every indexing kernel checks: both bounds are reduced on the device into one 2-element tensor. A kernel that
+    writes through the index waits for them before its launch (the write must not happen); a kernel that only
+    reads (`deferred`) goes on, and the bounds are read at the next synchronization, as CUDA reports a device
+    assert, raising there (BOUNDS)."""
     if not numel(index):
         return
     bounds = empty((2,), index.dtype, index.device)
     every = IntArray(range(len(index._shape)))
     for i, acl in enumerate(("Amin", "Amax")):
         launch(acl, index, every, False, view(bounds, (), (), bounds._offset + i))
-    lo, hi = COPY.to_host(bounds).tolist()
+    check = (bounds, size, dim, name, exc, negative)
+    if deferred:
+        BOUNDS.defer(check)
+    else:
+        _raise_if_out_of_range(check, COPY.to_host(bounds).tolist())
+
+
+def _raise_if_out_of_range(check, lo_hi):
+    _, size, dim, name, exc, negative = check
+    lo, hi = lo_hi
     bad = lo if lo < (-size if negative else 0) else hi if hi >= size else None
     if bad is not None:
         where = f"{name}(): " if name else ""
         raise exc(f"{where}index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+class DeferredBounds:
+    """Index bounds reduced on the device and not yet read: read together at the next point where the host waits
+    for the device (RUNTIME.sync_hook), or once MAX of them wait; the first out-of-range one raises its error
+    there. Reading them waits for their streams only."""
+
+    MAX = 64
+
+    def __init__(self):
+        self.pending = []
+
+    def defer(self, check):
+        self.pending.append((check, RUNTIME.current_stream(check[0].device.index)))
+        if RUNTIME.sync_hook is None:
+            RUNTIME.sync_hook = self.drain
+        if len(self.pending) >= self.MAX:
+            self.drain()
+
+    def drain(self):
+        pending, self.pending = self.pending, []  # taken first: the reads below synchronize too
+        error = None
+        for check, stream in pending:
+            bounds = check[0]
+            index = bounds.device.index
+            RUNTIME.synchronize_stream(index, stream)
+            host = np.empty(2, HOST_DTYPE[bounds.dtype])
+            RUNTIME.memcpy(host.ctypes.data, address(bounds), host.nbytes, D2H)
+            if error is None:
+                try:
+                    _raise_if_out_of_range(check, host.tolist())
+                except Exception as exc:  # raised below, once every pending check was read
+                    error = exc
+        if error is not None:
+            raise error
+
+    def discard(self):
+        """Forget the unread checks (at exit: there is no caller left to raise to)."""
+        self.pending = []
+
+
+BOUNDS = DeferredBounds()
 
 
 def nan_mask(a):

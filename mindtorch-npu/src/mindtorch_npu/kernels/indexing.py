@@ -1,6 +1,7 @@
 """Indexing kernels: index_select, gather and scatter (with reductions), advanced indexing (index, index_put
 with bool masks), index_add / index_copy / index_fill, masked_fill, and argwhere; out-of-range indices raise
-PyTorch's errors from bounds reduced on the device."""
+PyTorch's errors from bounds reduced on the device: before the launch for the kernels that write through their
+index, at the next synchronization for those that only read."""
 
 from mindtorch.plugins import Tensor, broadcast_shapes, dtypes as D, kernel_table
 
@@ -31,7 +32,7 @@ def _axis(a, dim):
 @kernel("index_select")
 def index_select(m, a, dim, index):
     d = _axis(a, dim)
-    check_index(index, a._shape[d] if a._shape else 1, d, "index_select")
+    check_index(index, a._shape[d] if a._shape else 1, d, "index_select", deferred=True)
     out = empty(m.shape, m.dtype, a.device)
     launch("IndexSelect", a, int(dim), index, out)
     return out
@@ -40,7 +41,7 @@ def index_select(m, a, dim, index):
 @kernel("gather")
 def gather(m, a, dim, index, sparse_grad=False):
     d = _axis(a, dim)
-    check_index(index, a._shape[d] if a._shape else 1, d, "gather", RuntimeError)
+    check_index(index, a._shape[d] if a._shape else 1, d, "gather", RuntimeError, deferred=True)
     out = empty(m.shape, m.dtype, a.device)
     launch("Gather", a, int(dim), index, out)
     return out
@@ -137,13 +138,13 @@ def _long_indices(indices):
     return out
 
 
-def _check_indices(a, indices):
+def _check_indices(a, indices, deferred=False):
     """Each integer index tensor within [-size, size) of the dim it indexes (a bool mask spans as many dims as
-    it has, and its argwhere columns are in range by construction)."""
+    it has, and its argwhere columns are in range by construction); `deferred`: read at the next sync."""
     d = 0
     for t in indices:
         if t is not None and t.dtype is not D.bool_:
-            check_index(t, a._shape[d], d, "", IndexError, negative=True)
+            check_index(t, a._shape[d], d, "", IndexError, negative=True, deferred=deferred)
         d += len(t._shape) if t is not None and t.dtype is D.bool_ else 1
 
 
@@ -164,7 +165,7 @@ def _indexed_layout(self, indices):
 
 @kernel("index.Tensor")
 def index(m, a, indices):
-    _check_indices(a, indices)
+    _check_indices(a, indices, deferred=True)
     v, idx, b, front = _indexed_layout(a, _long_indices(indices))
     shape = b + tuple(v._shape[len(idx) :])
     out = empty(shape, a.dtype, a.device)
