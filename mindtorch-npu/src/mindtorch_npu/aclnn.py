@@ -306,7 +306,7 @@ def device_launch(name, *args, device=None):
 
 
 def _run(name, fns, args, device, gated):
-    planned = _plan_key(name, args, device) if PLANS.enabled else None
+    planned = _plan_key(name, args, device) if PLANS.enabled and RUNTIME.plans_possible else None
     if planned is not None and planned[0] not in PLANS.refused:
         _run_planned(name, fns, args, *planned, gated)
         return

@@ -15,6 +15,7 @@ from .acl.libs import Libraries
 from .acl.prototypes import NNOPBASE, RUNTIME, bind
 
 _c_void_p, _byref = ctypes.c_void_p, ctypes.byref
+OPTIONAL = ("aclSetTensorAddr",)  # without it (older CANN) every launch runs both phases
 
 
 class AclRuntimeError(RuntimeError):
@@ -45,6 +46,7 @@ class Runtime:
         self._count = None
         self._opened = set()  # device indices set at least once (reset at exit)
         self.sync_hook = None  # called after every host wait on the device (deferred device-side checks)
+        self.plans_possible = False  # the library can refresh a repeatable executor's addresses (launch plans)
 
     # -- bring-up ---------------------------------------------------------------------------
     def probe(self):
@@ -55,7 +57,8 @@ class Runtime:
                 if self.libs.ok:
                     self.rt = bind(self.libs.ascendcl, RUNTIME)
                     self.nn = bind(self.libs.nnopbase, NNOPBASE)
-                    missing = self.rt.missing + self.nn.missing
+                    missing = self.rt.missing + [n for n in self.nn.missing if n not in OPTIONAL]
+                    self.plans_possible = "aclSetTensorAddr" not in self.nn.missing
                     if missing:
                         self.libs.error = f"CANN libraries lack required functions: {', '.join(missing)}"
                 if not self.libs.ok:
