@@ -153,6 +153,7 @@ def test_non_blocking_upload_reads_staged_copy_and_keeps_it_alive(how):
     from mindtorch_npu.state import STAGING
 
     torch.npu.synchronize()
+    torch.npu.empty_cache()  # no idle pinned block from an earlier test
     hosts_before = live("host_allocations")
     src = np.arange(1024, dtype=np.float32)
     host = torch.from_numpy(src)  # shares src's memory
@@ -166,8 +167,13 @@ def test_non_blocking_upload_reads_staged_copy_and_keeps_it_alive(how):
     assert live("host_allocations") == hosts_before + 1  # still queued: the pinned buffer must live
     resume(None)
     torch.npu.synchronize()
-    assert len(STAGING) == 0 and live("host_allocations") == hosts_before
+    assert len(STAGING) == 0 and live("host_allocations") == hosts_before + 1  # idle in the pool, not freed
     np.testing.assert_array_equal(t.cpu().numpy(), np.arange(1024, dtype=np.float32))
+    t2 = host.to("npu", non_blocking=True)  # the next upload of that size reuses the block
+    assert live("host_allocations") == hosts_before + 1
+    np.testing.assert_array_equal(t2.cpu().numpy(), np.full(1024, -1, np.float32))
+    torch.npu.empty_cache()
+    assert live("host_allocations") == hosts_before
 
 
 # -- whole-process behaviours (fresh interpreters) ----------------------------------------------

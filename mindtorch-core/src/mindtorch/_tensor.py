@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from . import _dtype as D
 from ._backends.registry import BACKENDS as _BACKENDS, backend_for as _backend_for
-from ._geometry import Size, is_contiguous as _is_contig, numel as _numel, wrap_dim as _wrap_dim
+from ._geometry import (
+    Size,
+    contiguous_strides as _contiguous_strides,
+    is_contiguous as _is_contig,
+    numel as _numel,
+    wrap_dim as _wrap_dim,
+)
 from ._grad_mode import state as _grad_state
 from ._host_data import host_values as _host_values
 from ._storage import share_storages
@@ -428,14 +434,25 @@ class Tensor:
         return self.device.type == "cuda"
 
     def is_pinned(self, device=None):
-        return False  # no mindtorch allocator hands out page-locked host memory
+        return bool(getattr(self._storage._allocator, "pinned", False))
 
     def pin_memory(self, device=None):
+        """A copy in page-locked host memory (self when already there), from the accelerator backend's device
+        module `host_allocator`: its storages are host buffers, so a non-blocking upload can copy from them."""
         from . import accelerator
 
-        if not accelerator.is_available():
-            raise RuntimeError("Cannot access accelerator device when none is available.")
-        raise NotImplementedError("pin_memory: no mindtorch backend provides page-locked host memory yet")
+        backend = accelerator._require()
+        if self.device.type != "cpu":
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        if self.is_pinned():
+            return self
+        host = getattr(backend.module, "host_allocator", None)
+        if host is None:
+            raise NotImplementedError(f"pin_memory: the {backend.device_type} backend provides no page-locked memory")
+        shape = tuple(self._shape)
+        storage = host.allocate(_numel(shape) * self.dtype.itemsize, self.device)
+        out = make_tensor(storage, shape, _contiguous_strides(shape), 0, self.dtype, self.device)
+        return out.copy_(self)  # recorded: pin_memory passes gradients through, as PyTorch's does
 
     def record_stream(self, stream):
         """Mark the memory as in use by `stream` (torch.Tensor.record_stream): the device's caching

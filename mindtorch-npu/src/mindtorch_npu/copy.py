@@ -90,7 +90,12 @@ class NPUCopy:
         RUNTIME.use(index)
         stream = RUNTIME.current_stream(index)
         if non_blocking:
-            STAGING.upload(dst_ptr, host, stream, index)
+            src = host.ctypes.data
+            block = STAGING.block_of(src, host.nbytes) if not src % 64 else None
+            if block is not None:  # a pinned tensor's memory: the copy reads it in place
+                STAGING.copy_from(dst_ptr, src, host.nbytes, stream, index, block)
+            else:
+                STAGING.upload(dst_ptr, host, stream, index)
         else:
             RUNTIME.synchronize_stream(index, stream)
             RUNTIME.memcpy(dst_ptr, host.ctypes.data, host.nbytes, H2D)

@@ -4,7 +4,7 @@ import contextlib
 
 from mindtorch.plugins import OutOfMemoryError, default_generator, device as Device  # noqa: F401 (torch.cuda has it)
 
-from .state import ALLOCATOR, RUNTIME, STAGING
+from .state import ALLOCATOR, HOST_ALLOCATOR, RUNTIME, STAGING
 from .streams import Event, Stream, StreamContext, _index, current_stream, default_stream, set_stream, stream  # noqa: F401
 
 
@@ -47,6 +47,10 @@ def device(device):
 def synchronize(device=None):
     RUNTIME.synchronize(_index(device))
     STAGING.poll()
+
+
+# page-locked host storages for the cpu device: what Tensor.pin_memory() asks the accelerator's module for
+host_allocator = HOST_ALLOCATOR
 
 
 def get_device_name(device=None):
@@ -129,13 +133,14 @@ def reset_accumulated_memory_stats(device=None):
 
 
 def empty_cache():
-    """Return cached device memory to CANN (whole free segments) and drop cached ACLNN descriptors."""
+    """Return cached device memory to CANN (whole free segments) and idle pinned host blocks, and drop cached
+    ACLNN descriptors and launch plans."""
     if RUNTIME.state == "ready":
         from .aclnn import CACHE
 
-        STAGING.poll()
         CACHE.clear()
         ALLOCATOR.empty_cache()
+        STAGING.empty_cache()
 
 
 # -- what `python -m mindtorch` shows ------------------------------------------------------------------

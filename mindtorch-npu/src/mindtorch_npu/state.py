@@ -2,7 +2,7 @@
 
 from .allocator import KERNEL_PAD, CachingAllocator
 from .runtime import Runtime
-from .staging import PinnedStaging
+from .staging import PinnedHostAllocator, PinnedStaging
 
 
 class NPUAllocator(CachingAllocator):
@@ -14,10 +14,15 @@ class NPUAllocator(CachingAllocator):
 RUNTIME = Runtime()
 ALLOCATOR = NPUAllocator(RUNTIME, pad=KERNEL_PAD)
 STAGING = PinnedStaging(RUNTIME)
+HOST_ALLOCATOR = PinnedHostAllocator(STAGING)  # page-locked cpu storages (Tensor.pin_memory)
 
 
 def before_shutdown():
-    """At exit, before aclFinalize: finish queued work, then hand cached and staged memory back."""
+    """At exit, before aclFinalize: finish queued work, then hand cached and staged memory back (index checks
+    still unread at exit are dropped: there is no caller left to raise to)."""
+    from .kernels._common import BOUNDS
+
+    BOUNDS.discard()
     for index in sorted(RUNTIME._opened):
         RUNTIME.synchronize(index)
     STAGING.drain()
