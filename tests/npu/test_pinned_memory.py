@@ -37,19 +37,24 @@ def test_pin_memory_copies_into_page_locked_memory(empty_pool):
 
 
 def test_an_upload_from_a_pinned_tensor_copies_in_place_and_holds_the_block(empty_pool):
+    from mindtorch_npu.state import STAGING
+
     src = torch.arange(256.0).pin_memory()
     base = live("host_allocations")
-    stream = torch.npu.current_stream().npu_stream  # the stream the upload is queued on
-    pause(stream)
+    stream = torch.npu.Stream("npu:0")
+    pause(stream.npu_stream)
     try:
-        n = src.to("npu", non_blocking=True)
+        with torch.npu.stream(stream):
+            n = src.to("npu:0", non_blocking=True)
         assert live("host_allocations") == base  # no staging block: the copy reads the pinned tensor itself
+        assert len(STAGING) == 1  # the copy's event, holding the block
         del src
         gc.collect()
         other = torch.zeros(256).pin_memory()  # the freed block is still read by the queued copy: not handed out
         assert live("host_allocations") == base + 1
     finally:
-        resume(stream)
+        resume(stream.npu_stream)
+    stream.synchronize()
     np.testing.assert_array_equal(n.cpu().numpy(), np.arange(256.0))
     del other
     gc.collect()
