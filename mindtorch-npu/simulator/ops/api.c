@@ -271,7 +271,8 @@ EXPORT aclnnStatus aclnnConvolutionGetWorkspaceSize(const aclTensor *input, cons
                                                     bool transposed, const void *outputPadding, const int64_t groups,
                                                     aclTensor *output, int8_t cubeMathType, WS) {
     if (cubeMathType < 0 || cubeMathType > 3) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnConvolutionGetWorkspaceSize: cubeMathType %d", cubeMathType);
-    PREP(Convolution, .x = {output, input, weight, bias}, .ia = {stride, padding, dilation, outputPadding}, .i = {transposed, groups});
+    PREP(Convolution, .x = {output, input, weight, bias}, .ia = {stride, padding, dilation, outputPadding},
+         .i = {transposed, groups, cubeMathType});
 }
 EXPORT aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *input,
                                                             const aclTensor *weight, const void *biasSizes,
@@ -283,7 +284,7 @@ EXPORT aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(const aclTensor *gra
     (void)biasSizes; /* gradBias's own shape says it */
     if (cubeMathType < 0 || cubeMathType > 3) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnConvolutionBackwardGetWorkspaceSize: cubeMathType %d", cubeMathType);
     PREP(ConvolutionBackward, .x = {gradInput, gradOutput, input, weight, gradWeight, gradBias},
-         .ia = {stride, padding, dilation, outputPadding}, .i = {transposed, groups}, .mask = outputMask);
+         .ia = {stride, padding, dilation, outputPadding}, .i = {transposed, groups, cubeMathType}, .mask = outputMask);
 }
 API(MaxPool2dWithIndices, (const aclTensor *self, const void *kernelSize, const void *stride, const void *padding,
     const void *dilation, bool ceilMode, aclTensor *out, aclTensor *indices, WS),

@@ -334,6 +334,20 @@ void keep(aclOpExecutor *e, int ct, int n, const aclTensor *const *x) {
 /* a scalar operand the executor holds itself, in slot j */
 void keep_scalar(aclOpExecutor *e, int j, const aclScalar *s) { snap_const(&e->t[j], s->dtype, s->raw); }
 
+/* a FLOAT value as the cube holds it in HFLOAT32: 11 explicit mantissa bits, rounded to nearest even (the docs
+ * name the format without its layout; nn.c's cube_precision says when it applies) */
+double to_hf32(double v) {
+    float f = (float)v;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7f800000u) != 0x7f800000u) { /* finite: the 12 low mantissa bits go */
+        u += 0x7ffu + ((u >> 12) & 1u);
+        u &= ~0xfffu;
+    }
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
 /* ---------------------------------------------------------------- the element mover (index.c's operators) */
 /* dst element = src element (accumulate: +=), converting dtypes through the destination's domain */
 void put_elem(const tview *dv, char *db, int64_t doff, const tview *sv, const char *sb, int64_t soff, int acc) {

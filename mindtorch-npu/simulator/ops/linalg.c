@@ -47,6 +47,9 @@ int k_matmul(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     int ea = dt_size(a->dt), eb = dt_size(b->dt), eo = dt_size(out->dt);
     int64_t batches = 1, idx[SIM_MAXDIM] = {0};
     for (int i = 0; i < onb; i++) batches *= out->dims[i];
+    /* FLOAT operands in HFLOAT32 for USE_HF32, and for ALLOW_FP32_DOWN_PRECISION on a float32 cube (ops-nn matmul
+     * docs); ip[2] holds the cube kind the validator found */
+    int hf32 = e->ct == ACL_FLOAT && (e->ip[0] == 3 || (e->ip[0] == 1 && e->ip[2]));
     for (int64_t bt = 0; bt < batches; bt++) {
         int64_t ao = a->off, bo = b->off, oo = out->off;
         for (int i = 0; i < onb; i++) {
@@ -58,9 +61,12 @@ int k_matmul(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++) {
                 float acc = 0.0f; /* fp16/bf16/fp32 all accumulate in float32 */
-                for (int64_t p = 0; p < kk; p++)
-                    acc += (float)ldf(a->dt, base[1] + (ao + i * as_m + p * as_k) * ea) *
-                           (float)ldf(b->dt, base[2] + (bo + p * bs_k + j * bs_n) * eb);
+                for (int64_t p = 0; p < kk; p++) {
+                    double x = ldf(a->dt, base[1] + (ao + i * as_m + p * as_k) * ea);
+                    double y = ldf(b->dt, base[2] + (bo + p * bs_k + j * bs_n) * eb);
+                    if (hf32) x = to_hf32(x), y = to_hf32(y);
+                    acc += (float)x * (float)y;
+                }
                 stf(out->dt, base[0] + (oo + i * os_m + j * os_n) * eo, acc);
             }
         for (int ax = onb - 1; ax >= 0; ax--) {
@@ -115,6 +121,7 @@ aclnnStatus v_matmul(const op_def *d, args *a, aclOpExecutor *e) {
     }
     KEEP(e, ct, out, self, mat2);
     e->ip[0] = cube;
+    e->ip[2] = fp32_cube;
     for (int k = 1; k < 3; k++) /* non-contiguous operands are packed into the workspace first */
         if (!contiguous(&e->t[k])) {
             e->ip[1] |= 1 << k;

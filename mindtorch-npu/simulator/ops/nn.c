@@ -310,12 +310,38 @@ static void channel_sums(const double *g, const tview *v, double *out) {
             for (int64_t s = 0; s < S; s++) out[c] += g[(n * C + c) * S + s];
 }
 
+/* The cube's operand precision for a convolution's cubeMathType (ops-nn conv docs, aclnnConvolution.md's
+ * constraints; matmul/common cube_util.cpp CheckCubeMathType): KEEP_DTYPE (0) and USE_HF32 (3) need a chip whose
+ * cube computes FLOAT (910B-class, Ascend950), where ALLOW_FP32_DOWN_PRECISION (1) and USE_HF32 turn FLOAT
+ * operands into HFLOAT32 (*mode 1); USE_FP16 (2) refuses BFLOAT16. Elsewhere (1) and (2) compute FLOAT in
+ * FLOAT16: not modelled, those operands stay exact (*mode 0). */
+aclnnStatus cube_precision(const op_def *d, int dt, int cube, int64_t *mode) {
+    int fp32_cube = chip_family() == FAM_910B || chip_family() == FAM_950;
+    if (cube < 0 || cube > 3) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: cubeMathType %d", d->name, cube);
+    if ((cube == 0 || cube == 3) && !fp32_cube && (dt == ACL_FLOAT || dt == ACL_BF16))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: the soc version does not support bf16 / fp32 for calculations, "
+            "please change the setting of cubeMathType or the Dtype of input tensor.", d->name);
+    if (cube == 2 && dt == ACL_BF16)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: cubeMathType USE_FP16 does not take BFLOAT16", d->name);
+    *mode = dt == ACL_FLOAT && (cube == 3 || (cube == 1 && fp32_cube));
+    return 0;
+}
+
+/* a dense operand in HFLOAT32 when cube_precision said so */
+static void cube_round(double *x, int64_t n, int64_t hf32) {
+    if (!x || !hf32) return;
+    for (int64_t k = 0; k < n; k++) x[k] = to_hf32(x[k]);
+}
+
 /* Convolution: t = {output, input, weight, bias}; ConvolutionBackward: t = {gradInput, gradOutput, input, weight,
- * gradWeight, gradBias}; ip: stride h/w, padding h/w, dilation h/w, groups, transposed */
+ * gradWeight, gradBias}; ip: stride h/w, padding h/w, dilation h/w, groups, transposed, HFLOAT32 operands */
 int run_conv(aclOpExecutor *e, double **x, char *msg, size_t len) {
     (void)msg, (void)len;
     const tview *t = e->t;
     int tr = (int)e->ip[7];
+    int last = ((const op_def *)e->def)->flags & F_LOG ? 3 : 2; /* the cube's operands, not the bias */
+    for (int j = 1; j <= last; j++) /* input and weight (backward: gradOutput, input, weight) */
+        cube_round(x[j], numel(&t[j]), e->ip[8]);
     if (!(((const op_def *)e->def)->flags & F_LOG)) {
         if (tr) conv_loop(1, x[0], x[2], x[1], t[0].dims, t[2].dims, t[1].dims, e->ip);
         else conv_loop(0, x[1], x[2], x[0], t[1].dims, t[2].dims, t[0].dims, e->ip);
@@ -578,7 +604,8 @@ aclnnStatus v_conv(const op_def *d, args *a, aclOpExecutor *e) {
         snap_all(e, a->x, 6, 0xE, 0x31);
     }
     e->ct = in->dtype;
-    int64_t ip[8] = {st[0], st[1], pd[0], pd[1], dl[0], dl[1], g, tr};
+    int64_t ip[9] = {st[0], st[1], pd[0], pd[1], dl[0], dl[1], g, tr, 0};
+    if ((rc = cube_precision(d, in->dtype, (int)a->i[2], &ip[8]))) return rc;
     memcpy(e->ip, ip, sizeof ip);
     return 0;
 }

@@ -213,6 +213,8 @@ void keep_scalar(aclOpExecutor *e, int j, const aclScalar *s);
 void put_elem(const tview *dv, char *db, int64_t doff, const tview *sv, const char *sb, int64_t soff, int acc);
 int64_t row_major_index(const int64_t *idx, int nd, const int64_t *dims);
 kernel_f k_dense;
+aclnnStatus cube_precision(const op_def *d, int dt, int cube, int64_t *mode);
+double to_hf32(double v);
 /* `row` caches the op's table row for its entry point (found by name on the first call) */
 aclnnStatus prepare(const char *name, const op_def **row, args *a, uint64_t *wsSize, aclOpExecutor **executor);
 

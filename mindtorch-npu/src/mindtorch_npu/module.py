@@ -4,6 +4,7 @@ import contextlib
 
 from mindtorch.plugins import OutOfMemoryError, default_generator, device as Device  # noqa: F401 (torch.cuda has it)
 
+from .precision import conv, matmul  # noqa: F401 (torch.npu.conv.allow_hf32, torch.npu.matmul.allow_hf32)
 from .state import ALLOCATOR, HOST_ALLOCATOR, RUNTIME, STAGING
 from .streams import Event, Stream, StreamContext, _index, current_stream, default_stream, set_stream, stream  # noqa: F401
 

@@ -209,8 +209,14 @@ def _random():
 @check("nn: convolution")
 def _conv():
     F = _torch().nn.functional
-    _compare("conv2d", lambda x, w: F.conv2d(x, w, padding=1), _rand(2, 3, 6, 6, seed=10), _rand(4, 3, 3, 3), atol=1e-4)
-    return "conv2d"
+    from . import precision
+
+    # HFLOAT32 operands (torch.npu.conv.allow_hf32, on by default) keep 11 mantissa bits, FLOAT16 ones (chips
+    # before Ascend910B1) 10: 27-term sums of products of values near 1 then differ from the cpu's by ~1e-3
+    exact = precision.conv_cube_math_type() == precision.KEEP_DTYPE
+    tol = 1e-4 if exact else 1e-2
+    _compare("conv2d", lambda x, w: F.conv2d(x, w, padding=1), _rand(2, 3, 6, 6, seed=10), _rand(4, 3, 3, 3), atol=tol)
+    return "conv2d" + ("" if exact else " (operands of reduced precision)")
 
 
 @check("nn: max pooling")

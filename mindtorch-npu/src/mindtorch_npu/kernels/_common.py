@@ -5,7 +5,7 @@ between a tensor and a tensor or a number (the tensor-tensor, tensor-scalar and 
 import numpy as np
 from mindtorch.plugins import Tensor, dtypes as D, make_tensor
 
-from .. import chips
+from .. import chips, precision
 from ..aclnn import DType, IntArray, launch, launch_rewriting_out, scalar_for
 from ..copy import COPY, D2H, HOST_DTYPE, address, empty
 from ..state import RUNTIME
@@ -219,15 +219,17 @@ def nonzero(a):
 
 # --- the chip: matmul precision, operators run through a dtype they take ------------------------------
 
-_native_fp32 = []
-
 
 def cube_math_type(dtype):
-    """KEEP_DTYPE (0) where the chip's cube multiplies float32 natively (chips.native_fp32_cube), otherwise
-    ALLOW_FP32_DOWN_PRECISION (1), which the matmul family requires for float32 on older chips."""
-    if not _native_fp32:
-        _native_fp32.append(chips.native_fp32_cube())
-    return 1 if dtype is D.float32 and not _native_fp32[0] else 0
+    """The matmul family's cubeMathType for `dtype` (precision.py: torch.npu.matmul.allow_hf32): KEEP_DTYPE (0)
+    where the chip's cube multiplies float32 natively (chips.native_fp32_cube), ALLOW_FP32_DOWN_PRECISION (1) for
+    float32 elsewhere, which the matmul family requires there; USE_HF32 (3) when allow_hf32 is set."""
+    return precision.matmul_cube_math_type(dtype is D.float32)
+
+
+def conv_cube_math_type():
+    """The convolutions' cubeMathType (torch.npu.conv.allow_hf32, True by default: USE_HF32 on 910B-class chips)."""
+    return precision.conv_cube_math_type()
 
 
 def through(acl, a, result):

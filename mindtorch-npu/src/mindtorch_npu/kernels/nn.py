@@ -7,7 +7,18 @@ from .. import chips
 from ..aclnn import BoolArray, IntArray, launch, scalar_for
 from ..copy import empty
 from ..state import RUNTIME
-from ._common import cast, check_index, contiguous, cube_math_type, dense, fill, is_contiguous, numel, view
+from ._common import (
+    cast,
+    check_index,
+    contiguous,
+    conv_cube_math_type,
+    cube_math_type,
+    dense,
+    fill,
+    is_contiguous,
+    numel,
+    view,
+)
 
 KERNELS, kernel = kernel_table()
 
@@ -87,7 +98,7 @@ def _convolution_backward(g, x, w, stride, pad, dilation, groups, grad_input=Non
         IntArray((0, 0)),
         int(groups),
         BoolArray((grad_input is not None, grad_weight is not None, False)),
-        cube_math_type(g.dtype),
+        conv_cube_math_type(),
         grad_input,
         grad_weight,
         None,
@@ -113,7 +124,7 @@ def conv2d(m, x, w, b, stride, padding, dilation, groups):
         IntArray((0, 0)),
         int(groups),
         out,
-        cube_math_type(m.dtype),
+        conv_cube_math_type(),
     )
     return out
 
