@@ -138,13 +138,13 @@ def _share(block, total, grain=GRAIN):
     return block
 
 
-def elementwise(fn, out, *inputs, scratch=0, block=BLOCK):
+def elementwise(fn, out, *inputs, scratch=0, block=BLOCK, grain=GRAIN):
     """Run fn(out_block, *input_blocks, *scratch_buffers) over cache-sized blocks of flat,
-    C-contiguous arrays, the blocks shared out across the pool."""
+    C-contiguous arrays, the blocks shared out across the pool (ops of at least 2 * grain elements)."""
     o = out.reshape(-1)
     ins = [a.reshape(-1) for a in inputs]
     n = o.size
-    block = _share(block, n)
+    block = _share(block, n, grain)
     nblocks = -(-n // block)
 
     def run(b0, b1):
@@ -155,7 +155,7 @@ def elementwise(fn, out, *inputs, scratch=0, block=BLOCK):
             k = hi - lo
             fn(o[lo:hi], *[a[lo:hi] for a in ins], *[s[:k] for s in bufs])
 
-    parallel_for(nblocks, run, cost=block)
+    parallel_for(nblocks, run, grain, cost=block)
     return out
 
 
@@ -163,6 +163,15 @@ def rows_per_call(compiled):
     """Elements per block for a row kernel: cache-sized for NumPy passes, large for the compiled kernels
     (one pass each, so a block only has to outweigh the call's pointer conversions, a few us)."""
     return native.BLOCK if compiled else 4 * BLOCK
+
+
+def split_rows(fn, nrows, rowlen, compiled, split):
+    """fn(lo, hi) over all rows in one call on this thread when the op has fewer than `split` elements
+    (a small op pays no pool machinery), else over row blocks shared out across the pool."""
+    if nrows * rowlen < split:
+        fn(0, nrows)
+    else:
+        row_blocks(fn, nrows, rowlen, rows_per_call(compiled), max(1, split // 2))
 
 
 def row_blocks(fn, nrows, rowlen, block=4 * BLOCK, grain=GRAIN):

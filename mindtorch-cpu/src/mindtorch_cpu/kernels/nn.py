@@ -6,7 +6,8 @@ from numpy.lib.stride_tricks import as_strided
 from .. import blas, native
 from ..allocator import ALLOCATOR, dense
 from ..convert import TO_NP, arr, quiet, wrap
-from ..parallel import row_blocks, rows_per_call
+from ..parallel import row_blocks, split_rows
+from ..sizes import THRESHOLDS
 from . import kernel_table
 from .reduction import _ones, _softmax_backward_rows, _softmax_rows, log_softmax as log_softmax_kernel
 
@@ -394,13 +395,18 @@ def _norm_forward(x, normalized_shape, w, b, eps, center):
     a, x_copy = _norm_rows(x, k)
     n, c = a.shape
     dt = a.dtype
-    ones = _ones(c, dt)
     y = ALLOCATOR.empty((n, c), dt)
     mean = np.zeros((n, 1), dt) if center else None
     rstd = np.empty((n, 1), dt)
     wv = _f(w).reshape(c) if w is not None else None
     bv = _f(b).reshape(c) if b is not None else None
-    fused = native.usable(a, y, *(v for v in (wv, bv) if v is not None))
+    cross = THRESHOLDS["layer_norm"]
+    fused = n * c >= cross.native and native.usable(a, y, *(v for v in (wv, bv) if v is not None))
+    if fused and n * c < cross.split:  # the common small case: one call on this thread
+        native.norm(y, a, wv, bv, mean, rstd, eps, center)
+        ALLOCATOR.release(x_copy)
+        return y.reshape(x.shape), mean, rstd
+    ones = _ones(c, dt)
 
     def run(lo, hi):
         xb, yb, r = a[lo:hi], y[lo:hi], rstd[lo:hi]
@@ -421,7 +427,7 @@ def _norm_forward(x, normalized_shape, w, b, eps, center):
         if bv is not None:
             yb += bv
 
-    row_blocks(run, n, c, rows_per_call(fused))
+    split_rows(run, n, c, fused, cross.split)
     ALLOCATOR.release(x_copy)
     return y.reshape(x.shape), mean, rstd
 
@@ -432,13 +438,28 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
     (ga, g_copy), (a, x_copy) = _norm_rows(g, k), _norm_rows(x, k)
     n, c = a.shape
     dt = a.dtype
-    ones = _ones(c, dt)
     mu = arr(mean).reshape(n, 1) if center else None
     r = arr(rstd).reshape(n, 1).astype(dt, copy=False)
     wv = _f(w).reshape(c) if w is not None else None
     dx = ALLOCATOR.empty((n, c), dt)
+    cross = THRESHOLDS["layer_norm_backward"]
+    fused = n * c >= cross.native and native.usable(ga, a, r, *(v for v in (mu, wv) if v is not None))
+    if fused and n * c < cross.split:  # the common small case: one call on this thread
+        gw, gbias = np.zeros(c, dt), np.zeros(c, dt)
+        native.norm_backward(dx, ga, a, mu, r, wv, gw, gbias, center)
+    else:
+        gw, gbias = _norm_backward_blocks(ga, a, mu, r, wv, dx, center, fused, cross.split)
+    ALLOCATOR.release(g_copy)
+    ALLOCATOR.release(x_copy)
+    return dx.reshape(x.shape), gw.reshape(normalized_shape), gbias.reshape(normalized_shape)
+
+
+def _norm_backward_blocks(ga, a, mu, r, wv, dx, center, fused, split):
+    """dx into `dx` and (dweight, dbias) over row blocks, on the pool when large."""
+    n, c = a.shape
+    dt = a.dtype
+    ones = _ones(c, dt)
     partial = {}  # block start -> (dweight, dbias) part, summed in block order (deterministic)
-    fused = native.usable(ga, a, r, *(v for v in (mu, wv) if v is not None))
 
     def run(lo, hi):
         gb, xb, o, rb = ga[lo:hi], a[lo:hi], dx[lo:hi], r[lo:hi]
@@ -461,13 +482,11 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
             o -= _row_mean(gx, ones)
         o *= rb
 
-    row_blocks(run, n, c, rows_per_call(fused))
+    split_rows(run, n, c, fused, split)
     parts = [partial[lo] for lo in sorted(partial)]
     gw = np.sum([p[0] for p in parts], axis=0) if parts else np.zeros(c, dt)
     gbias = np.sum([p[1] for p in parts], axis=0) if parts else np.zeros(c, dt)
-    ALLOCATOR.release(g_copy)
-    ALLOCATOR.release(x_copy)
-    return dx.reshape(x.shape), gw.reshape(normalized_shape), gbias.reshape(normalized_shape)
+    return gw, gbias
 
 
 @kernel("native_layer_norm")
@@ -646,7 +665,7 @@ def embedding_renorm_(m, w, indices, max_norm, norm_type):
 # --- nll loss ----------------------------------------------------------------------------------
 def _nll_parts(x, target, weight, ignore_index):
     a = arr(x)
-    t = arr(target).astype(np.int64)
+    t = arr(target).astype(np.int64, copy=False)
     if a.ndim == 1:
         a = a[None]
         t = t[None]
@@ -654,6 +673,11 @@ def _nll_parts(x, target, weight, ignore_index):
     if a.ndim > 2:  # (N, C, d1, ...) -> (N*d1*..., C)
         a = np.moveaxis(a, 1, -1).reshape(-1, c)
         t = t.reshape(-1)
+    if t.size and t.min() >= 0 and t.max() < c and not 0 <= ignore_index < c:
+        # the common case (every target a class, none ignored): no masks
+        t = t if t.flags.c_contiguous else np.ascontiguousarray(t)
+        wv = arr(weight)[t].astype(a.dtype, copy=False) if weight is not None else np.ones(t.shape, a.dtype)
+        return a, t, wv, c
     valid = t != ignore_index
     bad = valid & ((t < 0) | (t >= c))
     if bad.any():
@@ -700,15 +724,17 @@ def nll_loss_backward(m, g, x, target, weight, reduction, ignore_index, total_we
 
 # --- scaled dot-product attention ------------------------------------------------------------------
 def _rows_apply(block_fn, out2, *ins2, scratch=False):
-    """block_fn(out_rows, *in_rows, tmp, ones) over row blocks of 2-d C-contiguous arrays, on the pool."""
+    """block_fn(out_rows, *in_rows, tmp, ones, compiled) over the rows of 2-d C-contiguous arrays."""
     n, c = out2.shape
     ones = _ones(c, out2.dtype)
+    cross = THRESHOLDS["softmax"]
+    compiled = n * c >= cross.native and native.usable(out2, *ins2)
 
     def run(lo, hi):
         tmp = np.empty((hi - lo, c), out2.dtype) if scratch else None
-        block_fn(out2[lo:hi], *[a[lo:hi] for a in ins2], tmp, ones)
+        block_fn(out2[lo:hi], *[a[lo:hi] for a in ins2], tmp, ones, compiled)
 
-    row_blocks(run, n, c, rows_per_call(native.usable(out2, *ins2)))
+    split_rows(run, n, c, compiled, cross.split)
 
 
 _CAUSAL = {}
@@ -781,12 +807,14 @@ def cross_entropy_backward(m, g, log_probs, target, weight, reduction, ignore_in
         coef = wv * ga
     dt = _f(log_probs).dtype
     coef = coef.astype(dt, copy=False)
-    if native.usable(lp, coef) and lp.ndim == 2:
+    cross = THRESHOLDS["cross_entropy_backward"]
+    if lp.size >= cross.native and lp.ndim == 2 and native.usable(lp, coef):
         out = ALLOCATOR.empty(lp.shape, dt)
-        row_blocks(
+        split_rows(
             lambda lo, hi: native.cross_entropy_backward(out[lo:hi], lp[lo:hi], coef[lo:hi], safe[lo:hi]),
             *lp.shape,
-            native.BLOCK,
+            True,
+            cross.split,
         )
         return wrap(out, m.dtype)
     with quiet():

@@ -9,6 +9,7 @@ from .. import native
 from ..allocator import ALLOCATOR, dense
 from ..convert import TO_NP, arr, quiet, wrap
 from ..parallel import elementwise, ufunc as par_ufunc
+from ..sizes import THRESHOLDS
 from . import kernel_table
 
 _SPECIAL = []  # scipy.special, imported on first use (it costs ~0.2 s at import)
@@ -452,25 +453,35 @@ def _where_bits(cond, x, y, dt):
     return out.view(dt)
 
 
-def _compiled_ok(x, dt):
-    """A large C-contiguous float32 operand, and the compiled kernels are there."""
-    return dt == _F32 and x.size >= _SMALL and native.usable(x)
+def _compiled_ok(x, dt, family):
+    """A C-contiguous float32 operand big enough for the family's compiled kernel, which was built."""
+    return dt == _F32 and x.size >= THRESHOLDS[family].native and native.usable(x)
 
 
-def _compiled(fn, *xs):
-    """fn(out, *xs) over the thread pool into a pooled float32 result shaped like xs[0]."""
+def _compiled(fn, family, *xs):
+    """fn(out, *xs) into a float32 result shaped like xs[0]: one call on this thread below the family's
+    split threshold, else over the thread pool into a pooled result."""
+    split = THRESHOLDS[family].split
+    if xs[0].size < split:
+        out = np.empty(xs[0].shape, _F32)
+        fn(out, *xs)
+        return out
     out = ALLOCATOR.empty(xs[0].shape, _F32)
-    elementwise(fn, out, *xs, block=native.BLOCK)
+    elementwise(fn, out, *xs, block=native.BLOCK, grain=split // 2)
     return out
+
+
+def _same_shape(a, shape):
+    return a if a.shape == shape else np.broadcast_to(a, shape)
 
 
 @kernel("threshold_backward")
 def threshold_backward(m, g, x, threshold):
     dt = _cdt(m.dtype)
     shape = tuple(m.shape)
-    ga, xa = np.broadcast_to(arr(g), shape), np.broadcast_to(arr(x), shape)
-    if _compiled_ok(ga, dt) and native.usable(xa):
-        return wrap(_compiled(lambda o, a, b: native.threshold_backward(o, a, b, threshold), ga, xa), m.dtype)
+    ga, xa = _same_shape(arr(g), shape), _same_shape(arr(x), shape)
+    if _compiled_ok(ga, dt, "relu") and native.usable(xa):
+        return wrap(_compiled(lambda o, a, b: native.threshold_backward(o, a, b, threshold), "relu", ga, xa), m.dtype)
     with quiet():
         if dt in _BITS and shape:  # (NumPy hands 0-dim results back as scalars)
             return wrap(_where_bits(xa <= threshold, 0, ga.astype(dt, copy=False), dt), m.dtype)
@@ -657,7 +668,7 @@ _UNARY = {
     "fix": _keep_int(np.trunc),
     "frac": lambda x, dt: np.subtract(x, np.trunc(x, dtype=dt), dtype=dt),
     "relu": lambda x, dt: (
-        _compiled(native.relu, x) if _compiled_ok(x, dt) else np.maximum(x, np.zeros((), dt), dtype=dt)
+        _compiled(native.relu, "relu", x) if _compiled_ok(x, dt, "relu") else np.maximum(x, dt.type(0), dtype=dt)
     ),
     "silu": lambda x, dt: np.multiply(x, _sigmoid(x, dt), dtype=dt),
     "mish": lambda x, dt: np.multiply(x, np.tanh(_softplus(x.astype(dt, copy=False), 1, 20)), dtype=dt),
@@ -814,21 +825,23 @@ def _gelu_tanh_backward_block(out, g, x, a, t, e):
 def _f32_operands(shape, *ts):
     """Operands broadcast to the result's shape as C-contiguous float32, and which of them are copies
     (from the pool, given back after the kernel: a loss's broadcast gradient is copied every step)."""
-    views = [np.broadcast_to(arr(t), shape) for t in ts]
+    views = [_same_shape(arr(t), shape) for t in ts]
     xs = [dense(v, _F32) for v in views]
     return xs, [x for x, v in zip(xs, views) if x is not v]
 
 
-def _fused_elementwise(block_fn, native_fn, m, *ts):
-    """A float32 fused kernel over cache blocks and threads (the compiled one when it was built, else
-    NumPy passes); the result is cast to m.dtype by wrap."""
+def _fused_elementwise(block_fn, native_fn, m, *ts, family="gelu"):
+    """A float32 fused kernel: the compiled one when it was built and the op is big enough for it (one
+    call on this thread below the family's split threshold, else across the pool), else NumPy passes
+    over cache blocks; the result is cast to m.dtype by wrap."""
     shape = tuple(m.shape)
     xs, copies = _f32_operands(shape, *ts)
-    with quiet():
-        if native.usable(*xs):
-            out = _compiled(native_fn, *xs)
-        else:
-            out = elementwise(block_fn, ALLOCATOR.empty(shape, _F32), *xs, scratch=3)
+    cross = THRESHOLDS[family]
+    if xs[0].size >= cross.native and native.usable(*xs):
+        out = _compiled(native_fn, family, *xs)
+    else:
+        with quiet():
+            out = elementwise(block_fn, ALLOCATOR.empty(shape, _F32), *xs, scratch=3, grain=cross.split // 2)
     for c in copies:
         ALLOCATOR.release(c)
     return wrap(out, m.dtype)
@@ -857,11 +870,16 @@ def _low_precision(d):
     return d is D.float32 or d in _HALF
 
 
+# compiled gelu kernels by `approximate == "tanh"`
+_GELU_C = {False: native.gelu, True: lambda o, a: native.gelu(o, a, True)}
+_GELU_BACKWARD_C = {False: native.gelu_backward, True: lambda o, g, a: native.gelu_backward(o, g, a, True)}
+
+
 @kernel("gelu")
 def gelu(m, x, approximate="none"):
     if _low_precision(m.dtype):
         tanh = approximate == "tanh"
-        return _fused_elementwise(_gelu_tanh_block if tanh else _gelu_block, lambda o, a: native.gelu(o, a, tanh), m, x)
+        return _fused_elementwise(_gelu_tanh_block if tanh else _gelu_block, _GELU_C[tanh], m, x)
     with quiet():
         return wrap(_gelu(arr(x), TO_NP[m.dtype], approximate), m.dtype)
 
@@ -874,7 +892,7 @@ def gelu_backward(m, g, x, approximate="none"):
     if _low_precision(m.dtype):
         tanh = approximate == "tanh"
         blk = _gelu_tanh_backward_block if tanh else _gelu_backward_block
-        return _fused_elementwise(blk, lambda o, a, b: native.gelu_backward(o, a, b, tanh), m, g, x)
+        return _fused_elementwise(blk, _GELU_BACKWARD_C[tanh], m, g, x)
     dt = TO_NP[m.dtype]
     with quiet():
         g, x = np.broadcast_arrays(arr(g), arr(x))

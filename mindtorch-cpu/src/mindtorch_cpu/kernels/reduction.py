@@ -6,7 +6,8 @@ from mindtorch.plugins import dtypes as _D
 from .. import blas, native
 from ..allocator import ALLOCATOR
 from ..convert import TO_NP, arr, quiet, wrap
-from ..parallel import row_blocks, rows_per_call
+from ..parallel import split_rows
+from ..sizes import THRESHOLDS
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()
@@ -275,19 +276,23 @@ KERNELS["cumsum"] = _cum(np.cumsum)
 KERNELS["cumprod"] = _cum(np.cumprod)
 
 
+_WIDE = {d: (np.dtype(np.float32) if d in _HALF else d) for d in TO_NP.values() if d is not None}
+
+
 def _wide(nd):
     """Compute dtype for 16-bit floats: float32, rounded once at the end (as PyTorch does)."""
-    return np.dtype(np.float32) if nd.name in ("float16", "bfloat16") else nd
+    return _WIDE.get(nd, nd)
 
 
 def _as_rows(x, d):
-    """(rows, C) C-contiguous float array with dim d last, and how to put a result back."""
+    """(rows, C) C-contiguous float array with dim d last, and the shape of the moved array (None when
+    d already is last)."""
     if d != x.ndim - 1:
         moved = np.moveaxis(x, d, -1)
-        shape = moved.shape
-        return np.ascontiguousarray(moved).reshape(-1, shape[-1]), lambda r: np.moveaxis(r.reshape(shape), -1, d)
-    shape = x.shape
-    return np.ascontiguousarray(x).reshape(-1, shape[-1]), lambda r: r.reshape(shape)
+        return np.ascontiguousarray(moved).reshape(-1, moved.shape[-1]), moved.shape
+    if not x.flags.c_contiguous:
+        x = np.ascontiguousarray(x)
+    return x.reshape(-1, x.shape[-1]), None
 
 
 def _row_sum(a, ones):
@@ -296,66 +301,96 @@ def _row_sum(a, ones):
 
 
 def _fused_rows(block_fn, m, dim, *ts, scratch=False):
-    """A fused kernel over blocks of rows (dim moved last), on the thread pool; float math in float32
-    for 16-bit inputs. block_fn(out_rows, *in_rows, tmp_rows, ones)."""
-    dt = _wide(TO_NP[m.dtype])
-    xs = [arr(t) for t in ts]
-    x0 = xs[-1]
+    """A fused kernel over the rows (dim moved last), split across the thread pool when large; float
+    math in float32 for 16-bit inputs. block_fn(out_rows, *in_rows, tmp_rows, ones, compiled)."""
+    dt = _WIDE[TO_NP[m.dtype]]
+    x0 = arr(ts[-1])
     if x0.ndim == 0 or x0.size == 0:
         return None
     d = dim % x0.ndim
     rows = []
-    back = None
-    for x in xs:
-        r, back = _as_rows(x.astype(dt, copy=False), d)
+    moved = None
+    for t in ts:
+        r, moved = _as_rows(arr(t).astype(dt, copy=False), d)
         rows.append(r)
     n, c = rows[0].shape
     out = ALLOCATOR.empty((n, c), dt)
-    ones = _ones(c, dt) if c <= BLAS_SUM_MAX else None
+    cross = THRESHOLDS["softmax"]
+    compiled = n * c >= cross.native and native.usable(out, *rows)
+    if compiled and n * c < cross.split:  # the common small case: one call, nothing else
+        block_fn(out, *rows, None, None, True)
+    else:
+        ones = _ones(c, dt) if c <= BLAS_SUM_MAX else None
 
-    def run(lo, hi):
-        tmp = np.empty((hi - lo, c), dt) if scratch else None
-        block_fn(out[lo:hi], *[r[lo:hi] for r in rows], tmp, ones)
+        def run(lo, hi):
+            tmp = np.empty((hi - lo, c), dt) if scratch else None
+            block_fn(out[lo:hi], *[r[lo:hi] for r in rows], tmp, ones, compiled)
 
-    with quiet():
-        row_blocks(run, n, c, rows_per_call(native.usable(out, *rows)))
-    return _out(back(out), m)
+        with quiet():
+            split_rows(run, n, c, compiled, cross.split)
+    res = out.reshape(x0.shape) if moved is None else np.moveaxis(out.reshape(moved), -1, d)
+    return _out(res, m)
 
 
-def _softmax_rows(o, x, tmp, ones):
-    if native.usable(o, x):
+def _softmax_rows(o, x, tmp, ones, compiled):
+    if compiled:
         return native.softmax(o, x)
     np.subtract(x, x.max(1, keepdims=True), out=o)
     np.exp(o, out=o)
     o *= np.reciprocal(_row_sum(o, ones))
 
 
-def _log_softmax_rows(o, x, tmp, ones):
-    if native.usable(o, x):
+def _log_softmax_rows(o, x, tmp, ones, compiled):
+    if compiled:
         return native.softmax(o, x, log=True)
     np.subtract(x, x.max(1, keepdims=True), out=o)
     np.exp(o, out=tmp)
     o -= np.log(_row_sum(tmp, ones))
 
 
-def _softmax_backward_rows(o, g, y, tmp, ones):
-    if native.usable(o, g, y):
+def _softmax_backward_rows(o, g, y, tmp, ones, compiled):
+    if compiled:
         return native.softmax_backward(o, g, y)
     np.multiply(g, y, out=tmp)
     np.subtract(g, _row_sum(tmp, ones), out=o)
     o *= y
 
 
-def _log_softmax_backward_rows(o, g, y, tmp, ones):
-    if native.usable(o, g, y):
+def _log_softmax_backward_rows(o, g, y, tmp, ones, compiled):
+    if compiled:
         return native.softmax_backward(o, g, y, log=True)
     np.exp(y, out=o)
     o *= _row_sum(g, ones)
     np.subtract(g, o, out=o)
 
 
+_F32 = np.dtype(np.float32)
+
+
+def _small_f32_rows(m, dim, ts):
+    """The operands' arrays when a row kernel can be one compiled call on this thread (float32,
+    C-contiguous, one shape, dim last, fewer elements than the family's split threshold), else None."""
+    if m.dtype is not _D.float32 or native.LIB is None:
+        return None
+    xs = [arr(t) for t in ts]
+    x = xs[0]
+    nd, n = x.ndim, x.size
+    cross = THRESHOLDS["softmax"]
+    if nd == 0 or (dim != -1 and dim != nd - 1) or not cross.native <= n < cross.split:
+        return None
+    for a in xs:
+        if a.dtype is not _F32 or not a.flags.c_contiguous or a.shape != x.shape:
+            return None
+    return xs
+
+
 @kernel("softmax")
 def softmax(m, a, dim, dtype=None):
+    xs = _small_f32_rows(m, dim, (a,))
+    if xs is not None:
+        out = np.empty(xs[0].shape, _F32)
+        native.softmax(out, xs[0])
+        return wrap(out, m.dtype)
     r = _fused_rows(_softmax_rows, m, dim, a)
     if r is not None:
         return r
@@ -365,6 +400,11 @@ def softmax(m, a, dim, dtype=None):
 
 @kernel("log_softmax")
 def log_softmax(m, a, dim, dtype=None):
+    xs = _small_f32_rows(m, dim, (a,))
+    if xs is not None:
+        out = np.empty(xs[0].shape, _F32)
+        native.softmax(out, xs[0], log=True)
+        return wrap(out, m.dtype)
     r = _fused_rows(_log_softmax_rows, m, dim, a, scratch=True)
     if r is not None:
         return r
@@ -372,8 +412,13 @@ def log_softmax(m, a, dim, dtype=None):
     return _out(x - x if x.ndim == 0 else x.copy(), m)
 
 
-def _softmax_bwd(block_fn, scratch):
+def _softmax_bwd(block_fn, scratch, log):
     def k(m, g, y, dim):
+        xs = _small_f32_rows(m, dim, (g, y))
+        if xs is not None:
+            out = np.empty(xs[0].shape, _F32)
+            native.softmax_backward(out, xs[0], xs[1], log)
+            return wrap(out, m.dtype)
         r = _fused_rows(block_fn, m, dim, g, y, scratch=scratch)
         if r is not None:
             return r
@@ -383,8 +428,8 @@ def _softmax_bwd(block_fn, scratch):
     return k
 
 
-KERNELS["_softmax_backward_data"] = _softmax_bwd(_softmax_backward_rows, True)
-KERNELS["_log_softmax_backward_data"] = _softmax_bwd(_log_softmax_backward_rows, False)
+KERNELS["_softmax_backward_data"] = _softmax_bwd(_softmax_backward_rows, True, False)
+KERNELS["_log_softmax_backward_data"] = _softmax_bwd(_log_softmax_backward_rows, False, True)
 
 
 @kernel("linalg_vector_norm")
