@@ -10,6 +10,7 @@ from mindtorch.plugins import get_num_threads
 
 from . import native
 from .allocator import ALLOCATOR, POOL_MIN
+from .sizes import THRESHOLDS
 
 # Elements per task below which an op is not split: twice PyTorch's grain (32k), since handing a task
 # to a Python thread costs more than to an OpenMP one. Not tuned on an idle machine (the shared machine
@@ -224,7 +225,8 @@ def _ufunc_big(uf, dt, xs):
     fused = _NATIVE_UNARY.get(uf) if len(xs) == 1 and dt == native.F32 and native.usable(xs[0]) else None
     if fused is not None:
         return elementwise(fused, out, xs[0], block=native.BLOCK)
-    if out.size < 2 * GRAIN or get_num_threads() < 2 or getattr(_local, "inside", False):
+    split = THRESHOLDS["elementwise"].split
+    if out.size < split or get_num_threads() < 2 or getattr(_local, "inside", False):
         return uf(*xs, out=out, dtype=dt)
     o = out.reshape(-1)
     flat = [x.reshape(-1) if x.__class__ is np.ndarray and x.ndim else x for x in xs]
@@ -232,5 +234,5 @@ def _ufunc_big(uf, dt, xs):
     def run(lo, hi):
         uf(*[f[lo:hi] if f.__class__ is np.ndarray and f.ndim else f for f in flat], out=o[lo:hi], dtype=dt)
 
-    parallel_for(o.size, run)
+    parallel_for(o.size, run, max(1, split // 2))
     return out

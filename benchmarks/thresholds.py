@@ -1,0 +1,230 @@
+"""Measure where each cpu kernel family should change path, by element count.
+
+    python benchmarks/thresholds.py [--family NAME] [--max-log2 N] [--repeat N]
+
+Every family in mindtorch_cpu.sizes.THRESHOLDS is timed on each of its paths over element counts
+8, 32, 128, ... : NumPy (one thread), the compiled kernel on one thread, and the compiled kernel
+split across two threads (families without a compiled kernel: NumPy on one and on two threads).
+Each figure is the kernel itself (the backend's function for the op, called with a ready output
+description), min of repeats of an autoranged loop. The one-thread paths are compared in process
+CPU time; the split is compared in wall time (the point of threads), against the best one-thread path.
+
+A crossover is the smallest size from which the path wins at every larger size measured:
+`native` where the compiled kernel becomes no slower than NumPy (0: at every size), `split` where
+two threads become faster than one. The script prints them beside the table's current values; the
+table in mindtorch_cpu/sizes.py records what was measured.
+"""
+
+import argparse
+import sys
+import time
+
+import mindtorch as mt
+from mindtorch.ops.registry import OPS
+from mindtorch_cpu import native, sizes
+from mindtorch_cpu.sizes import NEVER, Crossover
+
+
+def _kernel(name):
+    return OPS[name].kernels["cpu"]
+
+
+def _rows(n):
+    """A (rows, d) shape of n elements with rows of up to 256."""
+    d = min(n, 256)
+    return (n // d, d)
+
+
+def softmax_case(n):
+    x = mt.randn(*_rows(n))
+    y = x.softmax(-1)
+    k = _kernel("softmax")
+    return lambda: k(y, x, -1)
+
+
+def softmax_backward_case(n):
+    x = mt.randn(*_rows(n))
+    y, g = x.softmax(-1), mt.randn(*_rows(n))
+    k = _kernel("_softmax_backward_data")
+    return lambda: k(g, g, y, -1)
+
+
+def layer_norm_case(n):
+    shape = _rows(n)
+    x, w, b = mt.randn(*shape), mt.randn(shape[1]), mt.randn(shape[1])
+    outs = mt.native_layer_norm(x, shape[1:], w, b, 1e-5)
+    k = _kernel("native_layer_norm")
+    return lambda: k(outs, x, shape[1:], w, b, 1e-5)
+
+
+def layer_norm_backward_case(n):
+    shape = _rows(n)
+    x, w, b, g = mt.randn(*shape), mt.randn(shape[1]), mt.randn(shape[1]), mt.randn(*shape)
+    _, mean, rstd = mt.native_layer_norm(x, shape[1:], w, b, 1e-5)
+    k = _kernel("native_layer_norm_backward")
+    return lambda: k((x, w, b), g, x, shape[1:], mean, rstd, w, b)
+
+
+def gelu_case(n):
+    x = mt.randn(n)
+    k = _kernel("gelu")
+    return lambda: k(x, x, "none")
+
+
+def gelu_backward_case(n):
+    x, g = mt.randn(n), mt.randn(n)
+    k = _kernel("gelu_backward")
+    return lambda: k(x, g, x, "none")
+
+
+def relu_case(n):
+    x = mt.randn(n)
+    k = _kernel("relu")
+    return lambda: k(x, x)
+
+
+def cross_entropy_backward_case(n):
+    rows, d = _rows(n)
+    x = mt.randn(rows, d)
+    logp = x.log_softmax(1)
+    tgt = mt.randint(0, d, (rows,))
+    g, total = mt.tensor(1.0), mt.tensor(float(rows))
+    k = _kernel("_cross_entropy_backward")
+    return lambda: k(x, g, logp, tgt, None, 1, -100, total)
+
+
+def elementwise_case(n):
+    a, b = mt.randn(n), mt.randn(n)
+    k = _kernel("mul")
+    return lambda: k(a, a, b)
+
+
+CASES = {
+    "softmax": [softmax_case, softmax_backward_case],
+    "layer_norm": [layer_norm_case],
+    "layer_norm_backward": [layer_norm_backward_case],
+    "gelu": [gelu_case, gelu_backward_case],
+    "relu": [relu_case],
+    "cross_entropy_backward": [cross_entropy_backward_case],
+    "elementwise": [elementwise_case],
+}
+
+PATHS = {  # path -> (thresholds forcing it, threads)
+    "numpy": (Crossover(NEVER, NEVER), 1),
+    "compiled": (Crossover(0, NEVER), 1),
+    "split": (Crossover(0, 2), 2),
+}
+NUMPY_SPLIT = (Crossover(NEVER, 2), 2)  # the split path of a family without a compiled kernel
+
+
+def best_time(fn, clock, repeat, min_time):
+    number = 1
+    while True:
+        t0 = clock()
+        for _ in range(number):
+            fn()
+        if clock() - t0 >= min_time:
+            break
+        number *= 4
+    best = None
+    for _ in range(repeat):
+        t0 = clock()
+        for _ in range(number):
+            fn()
+        t = (clock() - t0) / number
+        best = t if best is None else min(best, t)
+    return best
+
+
+def measure(family, make, size, repeat, min_time):
+    """{path: (cpu seconds, wall seconds)} for one workload at one size."""
+    compiled = family != "elementwise" and native.LIB is not None
+    saved = sizes.THRESHOLDS[family]
+    out = {}
+    try:
+        for path, (cross, threads) in PATHS.items():
+            if path != "numpy" and not compiled:
+                if path == "compiled":
+                    continue
+                cross, threads = NUMPY_SPLIT
+            sizes.THRESHOLDS[family] = cross
+            mt.set_num_threads(threads)
+            fn = make(size)
+            fn()
+            cpu = best_time(fn, time.process_time, repeat, min_time)
+            wall = best_time(fn, time.perf_counter, repeat, min_time)
+            out[path] = (cpu, wall)
+    finally:
+        sizes.THRESHOLDS[family] = saved
+        mt.set_num_threads(1)
+    return out
+
+
+def first_win(sizes_, wins):
+    """The smallest size from which `wins` holds at every larger size (NEVER if it never does)."""
+    at = NEVER
+    for s, w in zip(reversed(sizes_), reversed(wins)):
+        if not w:
+            break
+        at = s
+    return 0 if at == sizes_[0] else at
+
+
+def crossovers(table):
+    """(native, split) from {size: {path: (cpu, wall)}} summed over a family's workloads."""
+    ns = sorted(table)
+    native_at = NEVER
+    if all("compiled" in table[s] for s in ns):
+        native_at = first_win(ns, [table[s]["compiled"][0] <= table[s]["numpy"][0] for s in ns])
+    one = [min(table[s]["numpy"][1], table[s].get("compiled", (0, float("inf")))[1]) for s in ns]
+    split_at = first_win(ns, [table[s]["split"][1] < o for s, o in zip(ns, one)])
+    return native_at, split_at
+
+
+def fmt_size(v):
+    return "never" if v >= NEVER else str(v)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--family", action="append", help="only this family (repeatable)")
+    p.add_argument("--max-log2", type=int, default=21, help="largest size measured, as a power of two")
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--min-time", type=float, default=0.02, help="seconds per timing loop")
+    args = p.parse_args(argv)
+    families = args.family or list(CASES)
+    sizes_ = [1 << k for k in range(3, args.max_log2 + 1, 2)]
+    print(f"compiled kernels: {native.VARIANT or 'not built'}; sizes {sizes_[0]}..{sizes_[-1]} elements")
+    print("times in us: cpu time on one thread; 'split' is wall time on two threads (one-thread wall in brackets)\n")
+    result = {}
+    for fam in families:
+        table = {}
+        for s in sizes_:
+            row = {}
+            for make in CASES[fam]:
+                for path, (cpu, wall) in measure(fam, make, s, args.repeat, args.min_time).items():
+                    c0, w0 = row.get(path, (0.0, 0.0))
+                    row[path] = (c0 + cpu, w0 + wall)
+            table[s] = row
+        print(f"{fam}  ({', '.join(m.__name__[:-5] for m in CASES[fam])})")
+        print(f"{'elements':>10s} {'numpy':>10s} {'compiled':>10s} {'split':>10s}  {'(1-thread wall)':>14s}")
+        for s in sizes_:
+            r = table[s]
+            one_wall = min(v[1] for k, v in r.items() if k != "split")
+            comp = f"{r['compiled'][0] * 1e6:10.2f}" if "compiled" in r else f"{'-':>10s}"
+            print(f"{s:10d} {r['numpy'][0] * 1e6:10.2f} {comp} {r['split'][1] * 1e6:10.2f}  ({one_wall * 1e6:12.2f})")
+        nat, spl = crossovers(table)
+        cur = sizes.THRESHOLDS[fam]
+        result[fam] = (nat, spl)
+        print(
+            f"crossover: native {fmt_size(nat)}, split {fmt_size(spl)}   "
+            f"(table: native {fmt_size(cur.native)}, split {fmt_size(cur.split)})\n"
+        )
+    print("family                   native       split")
+    for fam, (nat, spl) in result.items():
+        print(f"{fam:24s} {fmt_size(nat):>8s} {fmt_size(spl):>11s}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
