@@ -216,6 +216,10 @@ def pow_(m, a, b):
     with quiet():
         if m.dtype._kind == 1:
             return wrap(_int_pow(x, e, dt), m.dtype)
+        if e.__class__ in (float, int) and e == 3 and dt.kind == "f" and dt.itemsize >= 4:
+            # a cube as two products, as PyTorch computes it (powf is ~10x slower than a multiply)
+            r = np.multiply(x, x, dtype=dt)
+            return wrap(np.multiply(r, x, out=r), m.dtype)
         return wrap(np.power(x, e, dtype=dt), m.dtype)
 
 
