@@ -1,6 +1,7 @@
 """mindtorch benchmarks, side by side with NumPy and (when installed) PyTorch.
 
-    python benchmarks/run.py [--repeat N] [--quick] [--threads N] [--only TEXT] [--breakdown-only]
+    python benchmarks/run.py [--repeat N] [--quick] [--threads N] [--only TEXT] [--breakdown ROW]
+                             [--breakdown-only] [--cpu-time]
 
 Each figure is the best of several repeats of a timeit loop (min-of-repeats is
 the least noisy estimate of the cost itself). Each row carries its target ratio.
@@ -10,6 +11,7 @@ times with this process's CPU time instead of the wall clock. On a shared, busy 
 """
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -110,6 +112,83 @@ def slice_small(lib):
 def sum_small(lib):
     a, _ = small(lib)
     return lambda: a.sum()
+
+
+def mul_small(lib):
+    a, b = small(lib)
+    return lambda: a * b
+
+
+def relu_small(lib):
+    a, _ = small(lib)
+    if lib == "np":
+        return lambda: np.maximum(a, 0)
+    f = _fn(lib)
+    return lambda: f.relu(a)
+
+
+def reshape_copy_small(lib):
+    """A reshape that has to copy: the transpose of a 4x2 tensor, flattened."""
+    a, _ = small(lib)
+    t = a.reshape(4, 2).T if lib == "np" else a.reshape(4, 2).t()
+    return lambda: t.reshape(8)
+
+
+def reshape_view_small(lib):
+    a, _ = small(lib)
+    return lambda: a.reshape(2, 4)
+
+
+def slice13_small(lib):
+    a, _ = small(lib)
+    return lambda: a[1:3]
+
+
+def cat_small(lib):
+    a, b = small(lib)
+    c = a * 2
+    if lib == "np":
+        return lambda: np.concatenate([a, b, c])
+    m = mt if lib == "mt" else torch
+    return lambda: m.cat([a, b, c])
+
+
+def matmul_4x4(lib):
+    a, b = big(lib, (4, 4))
+    return lambda: a @ b
+
+
+def _small_rows(lib):
+    return big(lib, (4, 16))[0]
+
+
+def softmax_small(lib):
+    a = _small_rows(lib)
+    if lib == "np":
+
+        def np_softmax():
+            e = np.exp(a - a.max(axis=1, keepdims=True))
+            e /= e.sum(axis=1, keepdims=True)
+            return e
+
+        return np_softmax
+    return lambda: a.softmax(-1)
+
+
+def layer_norm_small(lib):
+    if lib == "np":
+        return None
+    a, f = _small_rows(lib), _fn(lib)
+    m = mt if lib == "mt" else torch
+    w, b = m.ones(16), m.zeros(16)
+    return lambda: f.layer_norm(a, (16,), w, b)
+
+
+def gelu_small(lib):
+    if lib == "np":
+        return None
+    a, f = _small_rows(lib), _fn(lib)
+    return lambda: f.gelu(a)
 
 
 def add_grad(lib):
@@ -244,6 +323,20 @@ def matmul_1024(lib):
     return lambda: a @ b
 
 
+class Step:
+    """One training step in three phases: forward (returns the loss), backward, and the optimizer's
+    update (gradient clipping included); a call runs them all after zeroing the gradients. The
+    breakdown (--breakdown ROW) times the phases one by one."""
+
+    def __init__(self, zero, forward, update):
+        self.zero, self.forward, self.update = zero, forward, update
+
+    def __call__(self):
+        self.zero()
+        self.forward().backward()
+        self.update()
+
+
 def mlp_step(lib):
     if lib == "np":
         return None
@@ -255,14 +348,7 @@ def mlp_step(lib):
     opt = optim.Adam(model.parameters(), lr=1e-3)
     x = m.randn(128, 784)
     y = m.randint(0, 10, (128,))
-
-    def step():
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-
-    return step
+    return Step(opt.zero_grad, lambda: F.cross_entropy(model(x), y), opt.step)
 
 
 GPT = dict(vocab=256, width=128, heads=4, ctx=64, batch=16, layers=2)
@@ -311,14 +397,207 @@ def gpt_step(lib):
     opt = m.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.1)
     idx = m.randint(0, vocab, (batch, ctx))
     tgt = m.randint(0, vocab, (batch, ctx))
+    return Step(
+        lambda: opt.zero_grad(set_to_none=True),
+        lambda: F.cross_entropy(model(idx).view(-1, vocab), tgt.view(-1)),
+        opt.step,
+    )
 
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(idx).view(-1, vocab), tgt.view(-1))
-        loss.backward()
+
+# nanoGPT's model and training loop, at the size of its small char-level runs (its GPTConfig fields)
+NANOGPT = dict(vocab_size=65, block_size=64, n_layer=4, n_head=4, n_embd=128, batch=12)
+
+
+def nanogpt_step(lib):
+    """A nanoGPT-style step: pre-norm blocks with F.scaled_dot_product_attention (is_causal), a GELU
+    MLP, tied embeddings, AdamW with decay on the matrices only, gradient clipping at 1.0."""
+    if lib == "np":
+        return None
+    m = mt if lib == "mt" else torch
+    nn, F = m.nn, m.nn.functional
+    c = NANOGPT
+
+    class LayerNorm(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.weight, self.bias = nn.Parameter(m.ones(n)), nn.Parameter(m.zeros(n))
+
+        def forward(self, x):
+            return F.layer_norm(x, self.weight.shape, self.weight, self.bias, 1e-5)
+
+    class Attention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c_attn = nn.Linear(c["n_embd"], 3 * c["n_embd"])
+            self.c_proj = nn.Linear(c["n_embd"], c["n_embd"])
+
+        def forward(self, x):
+            b, t, e = x.size()
+            q, k, v = self.c_attn(x).split(e, dim=2)
+            h = c["n_head"]
+            q, k, v = (z.view(b, t, h, e // h).transpose(1, 2) for z in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=True)
+            return self.c_proj(y.transpose(1, 2).contiguous().view(b, t, e))
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1, self.attn, self.ln_2 = LayerNorm(c["n_embd"]), Attention(), LayerNorm(c["n_embd"])
+            self.c_fc, self.gelu = nn.Linear(c["n_embd"], 4 * c["n_embd"]), nn.GELU()
+            self.c_proj = nn.Linear(4 * c["n_embd"], c["n_embd"])
+
+        def forward(self, x):
+            x = x + self.attn(self.ln_1(x))
+            return x + self.c_proj(self.gelu(self.c_fc(self.ln_2(x))))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte = nn.Embedding(c["vocab_size"], c["n_embd"])
+            self.wpe = nn.Embedding(c["block_size"], c["n_embd"])
+            self.h = nn.ModuleList([Block() for _ in range(c["n_layer"])])
+            self.ln_f = LayerNorm(c["n_embd"])
+            self.lm_head = nn.Linear(c["n_embd"], c["vocab_size"], bias=False)
+            self.wte.weight = self.lm_head.weight
+
+        def forward(self, idx, targets):
+            pos = m.arange(0, idx.size(1), dtype=m.long)
+            x = self.wte(idx) + self.wpe(pos)
+            for block in self.h:
+                x = block(x)
+            logits = self.lm_head(self.ln_f(x))
+            return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+
+    m.manual_seed(0)
+    model = GPT()
+    params = [p for p in model.parameters() if p.requires_grad]
+    groups = [
+        {"params": [p for p in params if p.dim() >= 2], "weight_decay": 0.1},
+        {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
+    ]
+    opt = m.optim.AdamW(groups, lr=1e-3, betas=(0.9, 0.95))
+    x = m.randint(0, c["vocab_size"], (c["batch"], c["block_size"]))
+    y = m.randint(0, c["vocab_size"], (c["batch"], c["block_size"]))
+
+    def update():
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
 
-    return step
+    return Step(lambda: opt.zero_grad(set_to_none=True), lambda: model(x, y), update)
+
+
+def _mingpt_groups(model, nn):
+    """minGPT's parameter groups: Linear weights decay; biases, LayerNorm and Embedding weights do not."""
+    decay, no_decay = set(), set()
+    for mn, mod in model.named_modules():
+        for pn, _ in mod.named_parameters():
+            fpn = f"{mn}.{pn}" if mn else pn
+            if pn.endswith("bias"):
+                no_decay.add(fpn)
+            elif pn.endswith("weight") and isinstance(mod, nn.Linear):
+                decay.add(fpn)
+            elif pn.endswith("weight") and isinstance(mod, (nn.LayerNorm, nn.Embedding)):
+                no_decay.add(fpn)
+    params = dict(model.named_parameters())
+    return [
+        {"params": [params[n] for n in sorted(decay)], "weight_decay": 0.1},
+        {"params": [params[n] for n in sorted(no_decay)], "weight_decay": 0.0},
+    ]
+
+
+# minGPT's model and trainer at its 'gpt-nano' size, on a char-level batch
+MINGPT = dict(vocab_size=65, block_size=32, n_layer=3, n_head=3, n_embd=48, pdrop=0.1, batch=16)
+
+
+def mingpt_step(lib):
+    """A minGPT-style step: attention written out (q @ k^T, masked_fill of a causal buffer, softmax,
+    dropout), NewGELU as a tanh formula, AdamW with weight-decay groups by module type, clipping 1.0."""
+    if lib == "np":
+        return None
+    m = mt if lib == "mt" else torch
+    nn, F = m.nn, m.nn.functional
+    c = MINGPT
+
+    class NewGELU(nn.Module):
+        def forward(self, x):
+            return 0.5 * x * (1.0 + m.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * m.pow(x, 3.0))))
+
+    class CausalSelfAttention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            e, bs = c["n_embd"], c["block_size"]
+            self.c_attn, self.c_proj = nn.Linear(e, 3 * e), nn.Linear(e, e)
+            self.attn_dropout, self.resid_dropout = nn.Dropout(c["pdrop"]), nn.Dropout(c["pdrop"])
+            self.register_buffer("bias", m.tril(m.ones(bs, bs)).view(1, 1, bs, bs))
+
+        def forward(self, x):
+            b, t, e = x.size()
+            h = c["n_head"]
+            q, k, v = self.c_attn(x).split(e, dim=2)
+            k = k.view(b, t, h, e // h).transpose(1, 2)
+            q = q.view(b, t, h, e // h).transpose(1, 2)
+            v = v.view(b, t, h, e // h).transpose(1, 2)
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+            att = att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
+            att = self.attn_dropout(F.softmax(att, dim=-1))
+            y = (att @ v).transpose(1, 2).contiguous().view(b, t, e)
+            return self.resid_dropout(self.c_proj(y))
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            e = c["n_embd"]
+            self.ln_1, self.attn, self.ln_2 = nn.LayerNorm(e), CausalSelfAttention(), nn.LayerNorm(e)
+            self.mlp = nn.ModuleDict(
+                dict(
+                    c_fc=nn.Linear(e, 4 * e), c_proj=nn.Linear(4 * e, e), act=NewGELU(), dropout=nn.Dropout(c["pdrop"])
+                )
+            )
+            mm = self.mlp
+            self.mlpf = lambda x: mm.dropout(mm.c_proj(mm.act(mm.c_fc(x))))
+
+        def forward(self, x):
+            x = x + self.attn(self.ln_1(x))
+            return x + self.mlpf(self.ln_2(x))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            e = c["n_embd"]
+            self.transformer = nn.ModuleDict(
+                dict(
+                    wte=nn.Embedding(c["vocab_size"], e),
+                    wpe=nn.Embedding(c["block_size"], e),
+                    drop=nn.Dropout(c["pdrop"]),
+                    h=nn.ModuleList([Block() for _ in range(c["n_layer"])]),
+                    ln_f=nn.LayerNorm(e),
+                )
+            )
+            self.lm_head = nn.Linear(e, c["vocab_size"], bias=False)
+
+        def forward(self, idx, targets):
+            t = idx.size(1)
+            pos = m.arange(0, t, dtype=m.long).unsqueeze(0)
+            tr = self.transformer
+            x = tr.drop(tr.wte(idx) + tr.wpe(pos))
+            for block in tr.h:
+                x = block(x)
+            logits = self.lm_head(tr.ln_f(x))
+            return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+
+    m.manual_seed(0)
+    model = GPT()
+    groups = _mingpt_groups(model, nn)
+    opt = m.optim.AdamW(groups, lr=5e-4, betas=(0.9, 0.95))
+    model.train()
+    x = m.randint(0, c["vocab_size"], (c["batch"], c["block_size"]))
+    y = m.randint(0, c["vocab_size"], (c["batch"], c["block_size"]))
+
+    def update():
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+
+    return Step(lambda: model.zero_grad(set_to_none=True), lambda: model(x, y), update)
 
 
 def cnn_step(lib):
@@ -341,13 +620,7 @@ def cnn_step(lib):
     opt = m.optim.Adam(model.parameters(), lr=1e-3)
     x = m.randn(32, 3, 32, 32)
     y = m.randint(0, 10, (32,))
-
-    def step():
-        opt.zero_grad()
-        F.cross_entropy(model(x), y).backward()
-        opt.step()
-
-    return step
+    return Step(opt.zero_grad, lambda: F.cross_entropy(model(x), y), opt.step)
 
 
 def lstm_lm_step(lib):
@@ -410,7 +683,7 @@ def import_time(module, repeat):
 _PYCACHE = tempfile.TemporaryDirectory(prefix="mindtorch-bench-pycache-")
 
 
-# ---- per-op breakdown of one GPT step -----------------------------------------------------------------
+# ---- per-op breakdown of one step -----------------------------------------------------------------
 
 
 class KernelTimer:
@@ -473,54 +746,62 @@ def family_of(name):
     return "elementwise (other)"
 
 
-def gpt_breakdown(steps=10):
-    """Per-phase and per-op-family time of a GPT step (mindtorch), with PyTorch's phase times."""
+def _phases(step):
+    """(names, functions) of a step's timed phases: a Step's three (the backward takes the forward's
+    loss), or the whole call for any other workload."""
+    if isinstance(step, Step):
+        return ("forward", "backward", "optimizer"), (step.forward, lambda loss: loss.backward(), step.update)
+    return ("step",), (lambda: step(),)
+
+
+def _time_phases(step, timer, steps):
+    """The best of `steps` runs: its per-phase seconds and the kernel times at the end of each phase."""
+    names, fns = _phases(step)
+    for _ in range(3):
+        step()
+    best, best_marks = None, []
+    for _rep in range(steps):
+        if isinstance(step, Step):
+            step.zero()
+        t, marks, carry = [CLOCK[0]()], [], None
+        if timer is not None:
+            timer.times = {}
+            timer.__enter__()
+        try:
+            for i, fn in enumerate(fns):
+                carry = fn(carry) if i == 1 else fn()
+                t.append(CLOCK[0]())
+                marks.append(dict(timer.times) if timer else {})
+        finally:
+            if timer is not None:
+                timer.__exit__()
+        phases = [t[i + 1] - t[i] for i in range(len(fns))]
+        if best is None or sum(phases) < sum(best):
+            best, best_marks = phases, marks
+    return names, best, best_marks
+
+
+def breakdown(row, steps=10):
+    """Per-phase and per-op-family time of one step row (mindtorch), beside PyTorch's phase times."""
+    work = next((w for name, w, *_ in CASES if row in name), None)
+    if work is None:
+        print(f"\nno row matches {row!r}")
+        return
+    name = next(n for n, w, *_ in CASES if w is work)
     res = {}
     for lib in ["mt"] + (["torch"] if torch is not None else []):
-        m = mt if lib == "mt" else torch
-        step = gpt_step(lib)
-        cells = step.__closure__
-        env = {name: c.cell_contents for name, c in zip(step.__code__.co_freevars, cells)}
-        model, opt, idx, tgt, F = env["model"], env["opt"], env["idx"], env["tgt"], m.nn.functional
-        vocab = GPT["vocab"]
-        for _ in range(3):
-            step()
-        best = None
-        timer = KernelTimer() if lib == "mt" else None
-        phase_ops = {}
-        for _rep in range(steps):
-            opt.zero_grad(set_to_none=True)
-            t = [CLOCK[0]()]
-            if timer is not None:
-                timer.times = {}
-                timer.__enter__()
-            try:
-                marks = []
-                loss = F.cross_entropy(model(idx).view(-1, vocab), tgt.view(-1))
-                t.append(CLOCK[0]())
-                marks.append(dict(timer.times) if timer else {})
-                loss.backward()
-                t.append(CLOCK[0]())
-                marks.append(dict(timer.times) if timer else {})
-                opt.step()
-                t.append(CLOCK[0]())
-                marks.append(dict(timer.times) if timer else {})
-            finally:
-                if timer is not None:
-                    timer.__exit__()
-            phases = [t[i + 1] - t[i] for i in range(3)]
-            if best is None or sum(phases) < sum(best):
-                best = phases
-                phase_ops = marks
-        res[lib] = (best, phase_ops)
-    mt_phases, marks = res["mt"]
+        step = work(lib)
+        if step is None:
+            continue
+        res[lib] = _time_phases(step, KernelTimer() if lib == "mt" else None, steps)
+    names, mt_phases, marks = res["mt"]
     total = sum(mt_phases)
+    clock = "CPU" if CLOCK[0] is not timeit.default_timer else "wall"
     print(
-        f"\nGPT step breakdown (mindtorch, best of {steps} steps, {'CPU' if CLOCK[0] is not timeit.default_timer else 'wall'} time; kernel time by op family, "
-        f"the rest is Python: dispatch, autograd, module and optimizer code)"
+        f"\n{name}: where the time goes (mindtorch, best of {steps} steps, {clock} time; kernel time by op "
+        f"family, the rest is Python: dispatch, autograd, module and optimizer code)"
     )
-    names = ("forward", "backward", "optimizer")
-    tph = res.get("torch", (None,))[0]
+    tph = res["torch"][1] if "torch" in res else None
     print("phase      mindtorch      torch    ratio")
     for i, n in enumerate(names):
         tv = f"{tph[i] * 1e3:8.2f} ms" if tph else "     n/a"
@@ -528,25 +809,25 @@ def gpt_breakdown(steps=10):
         print(f"{n:9s}  {mt_phases[i] * 1e3:7.2f} ms  {tv}  {r}")
     tt = f"{sum(tph) * 1e3:8.2f} ms" if tph else "     n/a"
     print(f"{'total':9s}  {total * 1e3:7.2f} ms  {tt}  {total / sum(tph) if tph else float('nan'):6.2f}")
-    fam = {}
-    ops = {}
-    for i in range(3):
+    fam, ops = {}, {}
+    for i, phase in enumerate(names):
         prev = marks[i - 1] if i else {}
         for op, v in marks[i].items():
             d = v - prev.get(op, 0.0)
             if d > 0:
-                key = (family_of(op), names[i])
+                key = (family_of(op), phase)
                 fam[key] = fam.get(key, 0.0) + d
                 ops[op] = ops.get(op, 0.0) + d
     print(f"\n{'op family':24s}" + "".join(f"{n:>11s}" for n in names) + f"{'total':>11s}{'share':>8s}")
-    kernel_total = 0.0
-    for f in sorted({k[0] for k in fam}, key=lambda f: -sum(fam.get((f, n), 0) for n in names)):
-        row = [fam.get((f, n), 0.0) for n in names]
-        kernel_total += sum(row)
+    families = {k[0] for k in fam}
+    for f in sorted(families, key=lambda f: -sum(fam.get((f, n), 0) for n in names)):
+        row_t = [fam.get((f, n), 0.0) for n in names]
         print(
-            f"{f:24s}" + "".join(f"{v * 1e3:8.2f} ms" for v in row) + f"{sum(row) * 1e3:8.2f} ms{sum(row) / total:7.0%}"
+            f"{f:24s}"
+            + "".join(f"{v * 1e3:8.2f} ms" for v in row_t)
+            + f"{sum(row_t) * 1e3:8.2f} ms{sum(row_t) / total:7.0%}"
         )
-    py = [mt_phases[i] - sum(fam.get((f, names[i]), 0) for f in {k[0] for k in fam}) for i in range(3)]
+    py = [mt_phases[i] - sum(fam.get((f, n), 0) for f in families) for i, n in enumerate(names)]
     print(
         f"{'Python (not in kernels)':24s}"
         + "".join(f"{v * 1e3:8.2f} ms" for v in py)
@@ -560,10 +841,20 @@ def gpt_breakdown(steps=10):
 
 # name, workload, unit, target kind, target value
 CASES = [
-    ("a + b, 8 elements", add_small, "us", "x_torch", 1.8),
-    ("a.t() view, 2x4", view_small, "us", "x_torch", 2.0),
-    ("a[1:] view, 8", slice_small, "us", "x_torch", 2.0),
-    ("a.sum(), 8 elements", sum_small, "us", "x_torch", 2.0),
+    ("a + b, 8 elements", add_small, "us", "x_torch", 1.3),
+    ("a * b, 8 elements", mul_small, "us", "x_torch", 1.3),
+    ("relu(a), 8 elements", relu_small, "us", "x_torch", 1.3),
+    ("a.sum(), 8 elements", sum_small, "us", "x_torch", 1.3),
+    ("a.t() view, 2x4", view_small, "us", "x_torch", 1.5),
+    ("a.reshape(2, 4) view, 8", reshape_view_small, "us", "x_torch", 1.5),
+    ("a.t().reshape(8) copy, 4x2", reshape_copy_small, "us", "x_torch", 1.5),
+    ("a[1:] view, 8", slice_small, "us", "x_torch", 1.5),
+    ("a[1:3] view, 8", slice13_small, "us", "x_torch", 1.5),
+    ("cat of 3, 8 elements each", cat_small, "us", "x_torch", 1.5),
+    ("a @ b, 4x4 f32", matmul_4x4, "us", "x_torch", 1.3),
+    ("softmax(dim=-1), (4,16)", softmax_small, "us", "x_torch", 1.5),
+    ("layer_norm, (4,16)", layer_norm_small, "us", "x_torch", 1.5),
+    ("gelu, (4,16)", gelu_small, "us", "x_torch", 1.5),
     ("a + b, a requires grad", add_grad, "us", "grad_overhead", 1e-6),
     ("a + b, 1024x1024 f32", add_big, "ms", "x_torch", 1.3),
     ("a * b, 1024x1024 f32", mul_big, "ms", "x_torch", 1.3),
@@ -572,17 +863,20 @@ CASES = [
     ("softmax(dim=1), 4096x1024", softmax_big, "ms", "x_torch", 1.3),
     ("gelu fwd (16,64,512)", gelu_fwd, "ms", "x_torch", 1.3),
     ("gelu fwd+bwd (16,64,512)", gelu_fb, "ms", "x_torch", 1.3),
-    ("layer_norm fwd+bwd (16,64,512)", layer_norm_fb, "ms", "x_torch", 1.3),
+    ("layer_norm fwd+bwd (16,64,512)", layer_norm_fb, "ms", "x_torch", 1.2),
     ("cross_entropy fwd+bwd (1024,256)", cross_entropy_fb, "ms", "x_torch", 1.3),
-    ("conv2d fwd+bwd (32,16,32,32) 16->32 k3", conv2d_fb, "ms", "x_torch", 1.3),
+    ("conv2d fwd+bwd (32,16,32,32) 16->32 k3", conv2d_fb, "ms", "x_torch", 1.2),
     ("max_pool2d 2 fwd+bwd (32,32,32,32)", max_pool_fb, "ms", "x_torch", 1.3),
     ("a @ b, 512x512 f32", matmul, "ms", "x_torch", 1.0),
     ("a @ b, 1024x1024 f32", matmul_1024, "ms", "x_torch", 1.0),
     ("MLP Adam step 784-256-10 b128", mlp_step, "ms", "x_torch", 1.2),
     ("GPT AdamW step (2x128, 4 heads, ctx 64, b16)", gpt_step, "ms", "x_torch", 1.3),
-    ("CNN Adam step (2 conv + fc, 32x32, b32)", cnn_step, "ms", "x_torch", 1.5),
+    ("nanoGPT-style step (4x128, 4 heads, ctx 64, b12)", nanogpt_step, "ms", "x_torch", 1.1),
+    ("minGPT-style step (gpt-nano 3x48, ctx 32, b16)", mingpt_step, "ms", "x_torch", 1.3),
+    ("CNN Adam step (2 conv + fc, 32x32, b32)", cnn_step, "ms", "x_torch", 1.2),
     ("LSTM language-model SGD step (2x200, bptt 35, b20, vocab 10k)", lstm_lm_step, "ms", "x_torch", 1.5),
 ]
+DEFAULT_BREAKDOWN = "GPT AdamW step"
 SCALE = {"us": 1e6, "ms": 1e3, "s": 1.0}
 TARGET_TEXT = {
     "x_torch": "<= {:g}x torch",
@@ -622,8 +916,15 @@ def main(argv=None):  # noqa: C901
     p.add_argument("--repeat", type=int, default=5, help="repeats per figure (min is reported)")
     p.add_argument("--quick", action="store_true", help="shorter loops, for a smoke run")
     p.add_argument("--only", help="run only the rows whose name contains this text")
-    p.add_argument("--no-breakdown", action="store_true", help="skip the per-op breakdown of a GPT step")
-    p.add_argument("--breakdown-only", action="store_true", help="only the per-op breakdown of a GPT step")
+    p.add_argument(
+        "--breakdown",
+        action="append",
+        metavar="ROW",
+        help="print where the time goes in the step row whose name contains ROW (repeatable; default: the "
+        "GPT AdamW step, after a full table)",
+    )
+    p.add_argument("--no-breakdown", action="store_true", help="skip the default breakdown")
+    p.add_argument("--breakdown-only", action="store_true", help="only the breakdowns, no table")
     p.add_argument("--threads", type=int, help="threads for every library (default: each library's own)")
     p.add_argument("--cpu-time", action="store_true", help="time with process CPU time (use with --threads 1)")
     args = p.parse_args(argv)
@@ -652,8 +953,10 @@ def main(argv=None):  # noqa: C901
         f"load average {os.getloadavg()[0]:.1f}\n"
     )
 
+    rows_to_break = args.breakdown or ([] if args.no_breakdown or args.only else [DEFAULT_BREAKDOWN])
     if args.breakdown_only:
-        gpt_breakdown()
+        for row in rows_to_break or [DEFAULT_BREAKDOWN]:
+            breakdown(row)
         return 0
     rows, notes = [], []
     base_mt = None
@@ -701,8 +1004,8 @@ def main(argv=None):  # noqa: C901
             print("note: " + n)
     summary = [r[-1] for r in rows]
     print(f"\ntargets met: {summary.count('ok')}, missed: {summary.count('MISS')}, n/a: {summary.count('n/a')}")
-    if not (args.no_breakdown or args.only):
-        gpt_breakdown()
+    for row in rows_to_break:
+        breakdown(row)
     return 0
 
 
