@@ -100,12 +100,12 @@ _both("index_put")(_index_put)
 
 @kernel("cat")
 def cat(m, tensors, dim=0):
-    parts = [arr(t) for t in tensors if not (len(t._shape) == 1 and t._shape[0] == 0)]
+    parts = [arr(t) for t in tensors if t._shape != (0,)]  # legacy empty 1-d tensors join anything
     dt = TO_NP[m.dtype]
     if not parts:
         return wrap(np.empty(m.shape, dt), m.dtype)
-    d = dim % len(m.shape)
-    return wrap(np.concatenate([p.astype(dt, copy=False) for p in parts], axis=d), m.dtype)
+    # one pass: each part is cast as it is copied in (no converted temporaries)
+    return wrap(np.concatenate(parts, axis=dim % len(m.shape), dtype=dt, casting="unsafe"), m.dtype)
 
 
 # --- gather / scatter -------------------------------------------------------------

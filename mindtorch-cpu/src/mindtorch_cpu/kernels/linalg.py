@@ -18,9 +18,12 @@ def _out(res, m):
     return wrap(res, m.dtype)
 
 
+_HALF = frozenset(TO_NP[d] for d in TO_NP if d.itemsize == 2 and d.is_floating_point)
+
+
 def _mm(m, a, b):
     x, y = arr(a), arr(b)
-    if x.dtype.name in ("float16", "bfloat16"):  # accumulate in float32
+    if x.dtype in _HALF:  # accumulate in float32
         return _out(blas.matmul(x.astype(np.float32), y.astype(np.float32)), m)
     return _out(blas.matmul(x, y), m)
 

@@ -55,6 +55,7 @@ _BLAS_SUM = (np.dtype(np.float32), np.dtype(np.float64))
 # Longest run summed by BLAS (a few float32 partial sums per row); longer runs keep NumPy's pairwise
 # summation, whose error grows only with log n.
 BLAS_SUM_MAX = 8192
+BLAS_SUM_MIN = 4096  # elements: smaller sums are one NumPy call
 
 
 def _ones(n, dt):
@@ -69,7 +70,7 @@ def _ones(n, dt):
 def blas_sum(x, ax):
     """Sum of a C-contiguous float array over leading or trailing axes as one matrix-vector product
     (BLAS is vectorised and threaded; NumPy's sum along the last axis is neither), or None."""
-    if x.dtype not in _BLAS_SUM or not x.flags.c_contiguous or x.size < 4096 or not ax:
+    if x.dtype not in _BLAS_SUM or not x.flags.c_contiguous or x.size < BLAS_SUM_MIN or not ax:
         return None
     nd = x.ndim
     k = len(ax)
@@ -110,12 +111,8 @@ def sum_(m, a, dim=None, keepdim=False, dtype=None):
     if a.dtype is _D.bool_ and m.dtype is not _D.bool_:
         x = x.view(np.uint8)  # add.reduce over bools is logical or
     ax = None if dim is None else axes(dim, x.ndim)
-    if ax is None and acc == x.dtype:
-        r = blas_full_sum(x)
-        if r is not None:
-            return _out(r, m)
-    if ax is not None and acc == x.dtype:
-        r = blas_sum(x, tuple(sorted(set(ax))))
+    if x.size >= BLAS_SUM_MIN and acc == x.dtype:
+        r = blas_full_sum(x) if ax is None else blas_sum(x, tuple(sorted(set(ax))))
         if r is not None:
             return _out(r, m)
     return _out(np.add.reduce(x, axis=ax, dtype=acc, keepdims=keepdim), m)
