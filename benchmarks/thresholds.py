@@ -24,6 +24,7 @@ import time
 import mindtorch as mt
 from mindtorch.ops.registry import OPS
 from mindtorch_cpu import native, sizes
+from mindtorch_cpu.parallel import parallel_for
 from mindtorch_cpu.sizes import NEVER, Crossover
 
 
@@ -188,14 +189,28 @@ def first_win(sizes_, wins):
     return 0 if at == sizes_[0] else at
 
 
-def crossovers(table):
+def pool_handoff(budget=1.0):
+    """Fixed wall cost of splitting an op across two threads: a two-block parallel region of empty
+    tasks over the same work run inline, each as its fastest call (a worker's wake-up included)."""
+    mt.set_num_threads(2)
+    try:
+        split = min_call(lambda: parallel_for(2, _noop, grain=1), budget)
+        inline = min_call(lambda: _noop(0, 2), budget)
+    finally:
+        mt.set_num_threads(1)
+    return max(split - inline, 0.0)
+
+
+def _noop(lo, hi):
+    return None
+
+
+def crossovers(table, handoff):
     """(native, split measured, split modelled) from {size: {path: (cpu, wall)}}.
 
     The measured split needs a free core for the second thread; on a loaded machine it never wins, so
-    a model from the same figures stands beside it: the split's fixed cost (its wall time over the
-    one-thread path's at the three smallest sizes, where there is no work to share: the handoff and
-    the wake-up of the worker, pessimistic on a loaded machine) against half the one-thread CPU time
-    (the work a second thread takes off the caller)."""
+    a model stands beside it: the split pays off once half the one-thread CPU time (the work a second
+    thread takes off the caller) exceeds the pool's fixed handoff cost (pool_handoff)."""
     ns = sorted(table)
     native_at = NEVER
     if all("compiled" in table[s] for s in ns):
@@ -203,9 +218,8 @@ def crossovers(table):
     one_cpu = [min(v[0] for k, v in table[s].items() if k != "split") for s in ns]
     one_wall = [min(v[1] for k, v in table[s].items() if k != "split") for s in ns]
     measured = first_win(ns, [table[s]["split"][1] < w for s, w in zip(ns, one_wall)])
-    handoff = sorted(table[s]["split"][1] - w for s, w in zip(ns[:3], one_wall[:3]))[1]
     modelled = first_win(ns, [c / 2 > handoff for c in one_cpu])
-    return native_at, measured, modelled, handoff
+    return native_at, measured, modelled
 
 
 def fmt_size(v):
@@ -223,6 +237,8 @@ def main(argv=None):
     sizes_ = [1 << k for k in range(3, args.max_log2 + 1, 2)]
     print(f"compiled kernels: {native.VARIANT or 'not built'}; sizes {sizes_[0]}..{sizes_[-1]} elements")
     print("times in us: one-thread paths in CPU time; 'split': two threads, fastest call's wall (CPU) time\n")
+    handoff = pool_handoff()
+    print(f"the pool's handoff (two threads, fastest call): {handoff * 1e6:.1f} us\n")
     result = {}
     for fam in families:
         table = {}
@@ -240,13 +256,12 @@ def main(argv=None):
             one_wall = min(v[1] for k, v in r.items() if k != "split")
             comp = f"{r['compiled'][0] * 1e6:10.2f}" if "compiled" in r else f"{'-':>10s}"
             print(f"{s:10d} {r['numpy'][0] * 1e6:10.2f} {comp} {r['split'][1] * 1e6:10.2f}  ({one_wall * 1e6:12.2f})")
-        nat, spl, model, handoff = crossovers(table)
+        nat, spl, model = crossovers(table, handoff)
         cur = sizes.THRESHOLDS[fam]
         result[fam] = (nat, spl, model)
         print(
-            f"crossover: native {fmt_size(nat)}, split {fmt_size(spl)} measured, {fmt_size(model)} modelled "
-            f"(split's fixed cost {handoff * 1e6:.1f} us)   (table: native {fmt_size(cur.native)}, "
-            f"split {fmt_size(cur.split)})\n"
+            f"crossover: native {fmt_size(nat)}, split {fmt_size(spl)} measured, {fmt_size(model)} modelled"
+            f"   (table: native {fmt_size(cur.native)}, split {fmt_size(cur.split)})\n"
         )
     print("family                   native   split measured   split modelled")
     for fam, (nat, spl, model) in result.items():
