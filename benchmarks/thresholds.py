@@ -226,6 +226,29 @@ def fmt_size(v):
     return "never" if v >= NEVER else str(v)
 
 
+def measure_family(fam, sizes_, args):
+    """{size: {path: (cpu, wall)}}, summed over the family's workloads."""
+    table = {}
+    for s in sizes_:
+        row = {}
+        for make in CASES[fam]:
+            for path, (cpu, wall) in measure(fam, make, s, args.repeat, args.min_time).items():
+                c0, w0 = row.get(path, (0.0, 0.0))
+                row[path] = (c0 + cpu, w0 + wall)
+        table[s] = row
+    return table
+
+
+def print_table(fam, table):
+    print(f"{fam}  ({', '.join(m.__name__[:-5] for m in CASES[fam])})")
+    print(f"{'elements':>10s} {'numpy cpu':>10s} {'compiled cpu':>13s} {'split wall':>11s} {'1-thread wall':>14s}")
+    for s in sorted(table):
+        r = table[s]
+        one_wall = min(v[1] for k, v in r.items() if k != "split")
+        comp = f"{r['compiled'][0] * 1e6:13.2f}" if "compiled" in r else f"{'-':>13s}"
+        print(f"{s:10d} {r['numpy'][0] * 1e6:10.2f} {comp} {r['split'][1] * 1e6:11.2f} {one_wall * 1e6:14.2f}")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--family", action="append", help="only this family (repeatable)")
@@ -236,29 +259,17 @@ def main(argv=None):
     families = args.family or list(CASES)
     sizes_ = [1 << k for k in range(3, args.max_log2 + 1, 2)]
     print(f"compiled kernels: {native.VARIANT or 'not built'}; sizes {sizes_[0]}..{sizes_[-1]} elements")
-    print("times in us: one-thread paths in CPU time; 'split': two threads, fastest call's wall (CPU) time\n")
+    print("times in us per call (wall: the fastest call; a crossover is refined by the power of two below it)\n")
     handoff = pool_handoff()
     print(f"the pool's handoff (two threads, fastest call): {handoff * 1e6:.1f} us\n")
     result = {}
     for fam in families:
-        table = {}
-        for s in sizes_:
-            row = {}
-            for make in CASES[fam]:
-                for path, (cpu, wall) in measure(fam, make, s, args.repeat, args.min_time).items():
-                    c0, w0 = row.get(path, (0.0, 0.0))
-                    row[path] = (c0 + cpu, w0 + wall)
-            table[s] = row
-        print(f"{fam}  ({', '.join(m.__name__[:-5] for m in CASES[fam])})")
-        print(f"{'elements':>10s} {'numpy':>10s} {'compiled':>10s} {'split wall (cpu)':>22s} {'1-thread fastest':>16s}")
-        for s in sizes_:
-            r = table[s]
-            one_wall = min(v[1] for k, v in r.items() if k != "split")
-            comp = f"{r['compiled'][0] * 1e6:10.2f}" if "compiled" in r else f"{'-':>10s}"
-            print(f"{s:10d} {r['numpy'][0] * 1e6:10.2f} {comp} {r['split'][1] * 1e6:10.2f}  ({one_wall * 1e6:12.2f})")
-        nat, spl, model = crossovers(table, handoff)
+        table = measure_family(fam, sizes_, args)
+        between = {c // 2 for c in crossovers(table, handoff) if sizes_[0] < c < NEVER} - set(table)
+        table.update(measure_family(fam, sorted(between), args))
+        print_table(fam, table)
+        nat, spl, model = result[fam] = crossovers(table, handoff)
         cur = sizes.THRESHOLDS[fam]
-        result[fam] = (nat, spl, model)
         print(
             f"crossover: native {fmt_size(nat)}, split {fmt_size(spl)} measured, {fmt_size(model)} modelled"
             f"   (table: native {fmt_size(cur.native)}, split {fmt_size(cur.split)})\n"
