@@ -1,7 +1,10 @@
 """Every cpu kernel family on both sides of each of its size thresholds (mindtorch_cpu.sizes), against
 PyTorch: the path below a threshold (NumPy, or one call on the caller's thread) and the one at it (the
 compiled kernel, or the split across the thread pool) give the same dtypes, shapes, values, NaNs and
-infinities. The sizes come from the table, so a retuned threshold is tested where it now is."""
+infinities, and the path does change there. The sizes come from the table, so a retuned threshold is
+tested where it now is."""
+
+import sys
 
 from helpers import torch_or_skip
 
@@ -11,6 +14,7 @@ import mindtorch  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from helpers import assert_same  # noqa: E402
+from mindtorch_cpu import native, parallel  # noqa: E402
 from mindtorch_cpu.sizes import NEVER, THRESHOLDS  # noqa: E402
 
 ROW = 64  # row length of the row-wise families
@@ -19,15 +23,18 @@ ROW = 64  # row length of the row-wise families
 SPECIALS = (np.nan, np.inf, -np.inf)
 
 
+LIBS = (mindtorch, torch)
+
+
 def _fwd_bwd(fn, *shapes, grad=True, specials=SPECIALS):
-    """fn(lib, *leaves) on both libraries from the same float32 data (`specials` at the start of the
+    """fn(lib, *leaves) on each of LIBS from the same float32 data (`specials` at the start of the
     first leaf's first row); the outputs, then each leaf's gradient of the output times a fixed random
     cotangent."""
     rng = np.random.default_rng(0)
     data = [(rng.standard_normal(s) * 3).astype(np.float32) for s in shapes]
     data[0].reshape(-1)[1 : 1 + len(specials)] = specials
     res = []
-    for lib in (mindtorch, torch):
+    for lib in LIBS:
         leaves = [lib.tensor(d).requires_grad_(grad) for d in data]
         out = fn(lib, *leaves)
         grads = ()
@@ -49,8 +56,12 @@ def softmax(n):
     ]
 
 
-def layer_norm(n):
-    return [_fwd_bwd(lambda lib, x, w, b: lib.nn.functional.layer_norm(x, (ROW,), w, b), _rows(n), (ROW,), (ROW,))]
+def layer_norm(n, grad=True):
+    return [
+        _fwd_bwd(
+            lambda lib, x, w, b: lib.nn.functional.layer_norm(x, (ROW,), w, b), _rows(n), (ROW,), (ROW,), grad=grad
+        )
+    ]
 
 
 def gelu(n):
@@ -82,9 +93,9 @@ def elementwise(n):
     ]
 
 
-FAMILIES = {  # family -> (workloads, element granularity)
+FAMILIES = {  # family -> (workloads, element granularity); each workload runs only that family's kernels
     "softmax": (softmax, ROW),
-    "layer_norm": (layer_norm, ROW),
+    "layer_norm": (lambda n: layer_norm(n, grad=False), ROW),
     "layer_norm_backward": (layer_norm, ROW),
     "gelu": (gelu, 1),
     "relu": (relu, 1),
@@ -115,6 +126,49 @@ def two_threads():
     mindtorch.set_num_threads(2)
     yield
     mindtorch.set_num_threads(before)
+
+
+class _Counting:
+    """The compiled library, counting its calls."""
+
+    def __init__(self, lib, seen):
+        self._lib, self._seen = lib, seen
+
+    def __getattr__(self, name):
+        fn = getattr(self._lib, name)
+
+        def counted(*args):
+            self._seen["native"] += 1
+            return fn(*args)
+
+        return counted
+
+
+@pytest.fixture
+def paths(monkeypatch):
+    """Which paths the kernels took: calls into the compiled library, regions split across threads."""
+    seen = {"native": 0, "split": 0}
+    real = parallel.blocks
+
+    def blocks(*args, **kw):
+        parts = real(*args, **kw)
+        seen["split"] += len(parts) > 1
+        return parts
+
+    monkeypatch.setattr(parallel, "blocks", blocks)
+    if native.LIB is not None:
+        monkeypatch.setattr(native, "LIB", _Counting(native.LIB, seen))
+    return seen
+
+
+@pytest.mark.parametrize("family, kind, size", _cases(), ids=lambda v: str(v))
+def test_each_threshold_switches_the_path(family, kind, size, two_threads, paths, monkeypatch):
+    if kind == "native" and native.LIB is None:
+        pytest.skip("the compiled kernels were not built")
+    monkeypatch.setattr(sys.modules[__name__], "LIBS", (mindtorch,))
+    FAMILIES[family][0](size)
+    at = getattr(THRESHOLDS[family], kind)
+    assert (paths[kind] > 0) == (size >= at), (kind, paths)
 
 
 @pytest.mark.parametrize("family, kind, size", _cases(), ids=lambda v: str(v))
