@@ -1,6 +1,7 @@
 """nn kernels in NumPy: im2col convolution via as_strided windows, pooling, norms, losses."""
 
 import numpy as np
+from mindtorch.plugins import dtypes as D
 from numpy.lib.stride_tricks import as_strided
 
 from .. import blas, native
@@ -489,16 +490,47 @@ def _norm_backward_blocks(ga, a, mu, r, wv, dx, center, fused, split):
     return gw, gbias
 
 
+def _small_f32(family, normalized_shape, *ts):
+    """(row length, arrays) when a layer norm kernel can be one compiled call on this thread: every
+    operand (None for a missing one) float32 and C-contiguous, fewer elements than the family's split."""
+    if native.LIB is None:
+        return None
+    xs = [arr(t) if t is not None else None for t in ts]
+    for a in xs:
+        if a is not None and (a.dtype is not native.F32 or not a.flags.c_contiguous):
+            return None
+    d = 1
+    for s in normalized_shape:
+        d *= s
+    n = xs[0].size
+    cross = THRESHOLDS[family]
+    return (d, xs) if d and cross.native <= n < cross.split else None
+
+
 @kernel("native_layer_norm")
 def layer_norm(m, x, normalized_shape, w, b, eps):
+    mo, mm, mr = m
+    small = _small_f32("layer_norm", normalized_shape, x, w, b) if mo.dtype is D.float32 else None
+    if small is not None:  # the common small case: one compiled call, no row views
+        d, (a, wv, bv) = small
+        y, mean, rstd = np.empty(a.shape, native.F32), np.empty(mm.shape, native.F32), np.empty(mr.shape, native.F32)
+        native.norm(y, a, wv, bv, mean, rstd, eps, True, d)
+        return wrap(y, mo.dtype), wrap(mean, mm.dtype), wrap(rstd, mr.dtype)
     with quiet():
         y, mean, rstd = _norm_forward(x, normalized_shape, w, b, eps, True)
-    mo, mm, mr = m
     return wrap(y, mo.dtype), wrap(mean.reshape(mm.shape), mm.dtype), wrap(rstd.reshape(mr.shape), mr.dtype)
 
 
 @kernel("native_layer_norm_backward")
 def layer_norm_backward(m, g, x, normalized_shape, mean, rstd, w, b):
+    small = None
+    if m[0].dtype is D.float32 and g.shape == x.shape:
+        small = _small_f32("layer_norm_backward", normalized_shape, x, g, mean, rstd, w)
+    if small is not None:  # the common small case: one compiled call, no row views
+        d, (a, ga, mu, r, wv) = small
+        dx, gw, gb = np.empty(a.shape, native.F32), np.zeros(d, native.F32), np.zeros(d, native.F32)
+        native.norm_backward(dx, ga, a, mu, r, wv, gw, gb, True, d)
+        return tuple(wrap(v.reshape(mm.shape), mm.dtype) for v, mm in zip((dx, gw, gb), m))
     with quiet():
         dx, gw, gb = _norm_backward(g, x, normalized_shape, mean, rstd, w, True)
     return tuple(wrap(np.asarray(v), mm.dtype) for v, mm in zip((dx, gw, gb), m))

@@ -132,17 +132,20 @@ def softmax_backward(out, g, y, log=False):
     LIB.mt_softmax_backward_f32(_p(g), _p(y), _p(out), out.size // d, d, log)
 
 
-def norm(y, x, w, b, mean, rstd, eps, center):
-    """Layer norm (center) or RMS norm of the rows of x into y; mean (if center) and rstd get one value per row."""
-    LIB.mt_norm_f32(_p(x), _p(w), _p(b), _p(y), _p(mean), _p(rstd), x.shape[0], x.shape[1], eps, int(center))
+def norm(y, x, w, b, mean, rstd, eps, center, d=None):
+    """Layer norm (center) or RMS norm of the rows of x (rows of d elements: x.shape[1] by default) into
+    y; mean (if center) and rstd get one value per row."""
+    d = x.shape[1] if d is None else d
+    LIB.mt_norm_f32(_p(x), _p(w), _p(b), _p(y), _p(mean), _p(rstd), x.size // d, d, eps, center)
 
 
-def norm_backward(dx, g, x, mean, rstd, w, dw, db, center):
-    """dx of the rows; dw / db (zeroed by the caller, or None) accumulate this block's sums."""
-    d = x.shape[1]
+def norm_backward(dx, g, x, mean, rstd, w, dw, db, center, d=None):
+    """dx of the rows (of d elements: x.shape[1] by default); dw / db (zeroed by the caller, or None)
+    accumulate this block's sums."""
+    d = x.shape[1] if d is None else d
     tmp = np.empty(2 * d, F32)
     LIB.mt_norm_backward_f32(
-        _p(g), _p(x), _p(mean), _p(rstd), _p(w), _p(dx), _p(dw), _p(db), _p(tmp), x.shape[0], d, int(center)
+        _p(g), _p(x), _p(mean), _p(rstd), _p(w), _p(dx), _p(dw), _p(db), _p(tmp), x.size // d, d, center
     )
 
 
