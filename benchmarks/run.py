@@ -399,6 +399,21 @@ def gpt_step(lib):
     )
 
 
+def _char_batch(m, c):
+    """Random inputs and targets of a char-level batch for a GPT config."""
+    return tuple(m.randint(0, c["vocab_size"], (c["batch"], c["block_size"])) for _ in range(2))
+
+
+def _clip_then_step(m, model, opt):
+    """The update of nanoGPT's and minGPT's loops: gradients clipped to norm 1.0, then the step."""
+
+    def update():
+        m.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+
+    return update
+
+
 # nanoGPT's model and training loop, at the size of its small char-level runs (its GPTConfig fields)
 NANOGPT = dict(vocab_size=65, block_size=64, n_layer=4, n_head=4, n_embd=128, batch=12)
 
@@ -471,14 +486,9 @@ def nanogpt_step(lib):
         {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
     ]
     opt = m.optim.AdamW(groups, lr=1e-3, betas=(0.9, 0.95))
-    x = m.randint(0, c["vocab_size"], (c["batch"], c["block_size"]))
-    y = m.randint(0, c["vocab_size"], (c["batch"], c["block_size"]))
+    x, y = _char_batch(m, c)
 
-    def update():
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-
-    return Step(lambda: opt.zero_grad(set_to_none=True), lambda: model(x, y), update)
+    return Step(lambda: opt.zero_grad(set_to_none=True), lambda: model(x, y), _clip_then_step(m, model, opt))
 
 
 def _mingpt_groups(model, nn):
@@ -585,14 +595,9 @@ def mingpt_step(lib):
     groups = _mingpt_groups(model, nn)
     opt = m.optim.AdamW(groups, lr=5e-4, betas=(0.9, 0.95))
     model.train()
-    x = m.randint(0, c["vocab_size"], (c["batch"], c["block_size"]))
-    y = m.randint(0, c["vocab_size"], (c["batch"], c["block_size"]))
+    x, y = _char_batch(m, c)
 
-    def update():
-        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-
-    return Step(lambda: model.zero_grad(set_to_none=True), lambda: model(x, y), update)
+    return Step(lambda: model.zero_grad(set_to_none=True), lambda: model(x, y), _clip_then_step(m, model, opt))
 
 
 def cnn_step(lib):
