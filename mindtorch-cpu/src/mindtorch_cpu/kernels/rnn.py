@@ -8,6 +8,7 @@ ops/nn.py documents for `_rnn_layer`.
 
 import numpy as np
 
+from ..blas import GATE
 from ..convert import arr, quiet, wrap
 from . import kernel_table
 
@@ -243,16 +244,16 @@ def rnn_layer(m, input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mode,
     dt = _compute_dtype(input)
     x, h0, c0 = _a(input, dt), _a(hx, dt), _a(cx, dt)
     w = [_a(t, dt) for t in (w_ih, w_hh, b_ih, b_hh, w_hr)]
-    gi = x @ w[0].T
-    if w[2] is not None:
-        gi += w[2]
-    if mode != "GRU" and w[3] is not None:
-        gi += w[3]
     h = np.array(h0, dt, order="C")
     c = None if c0 is None else np.array(c0, dt, order="C")
     out = np.empty(m[0].shape, dt)
     ws = np.empty(m[3].shape, dt)
-    with quiet():
+    with GATE, quiet():  # the whole layer's matmuls count as one BLAS call in flight for a fork to wait on
+        gi = x @ w[0].T
+        if w[2] is not None:
+            gi += w[2]
+        if mode != "GRU" and w[3] is not None:
+            gi += w[3]
         _FORWARD[mode](gi, h, c, w, out, ws, _steps(batch_sizes, reverse))
     c_n = c if c is not None else np.empty((0,), dt)
     return tuple(wrap(a, mm.dtype) for a, mm in zip((out, h, c_n, ws), m))
@@ -265,7 +266,7 @@ def rnn_layer_backward(m, g_out, g_hy, g_cy, input, hx, cx, w_ih, w_hh, b_ih, b_
     w = [_a(t, dt) for t in (w_ih, w_hh, b_ih, b_hh, w_hr)]
     dh = np.array(_a(g_hy, dt), dt, order="C")
     dc = np.array(_a(g_cy, dt), dt, order="C") if mode == "LSTM" else None
-    with quiet():
+    with GATE, quiet():
         d_in, d_rec, hprev, dw_hr = _BACKWARD[mode](_a(g_out, dt), dh, dc, x, w, _a(ws, dt), _steps(batch_sizes, rev))
         grads = (d_in @ w[0], dh, dc, d_in.T @ x, d_rec.T @ hprev, d_in.sum(0), d_rec.sum(0), dw_hr)
     # an absent argument (cx, a bias, weight_hr) gets an empty gradient
