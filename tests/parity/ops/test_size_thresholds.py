@@ -178,3 +178,25 @@ def test_both_sides_of_each_threshold(family, kind, size, two_threads):
         assert len(gm) == len(gt)
         for a, b in zip(gm, gt):
             assert_same(a, b, rtol=1e-4, atol=1e-4)
+
+
+EMPTY_CASES = {
+    "softmax": lambda L, x: L.nn.functional.softmax(x, -1),
+    "log_softmax": lambda L, x: L.nn.functional.log_softmax(x, -1),
+    "layer_norm": lambda L, x: L.nn.functional.layer_norm(x, x.shape[-1:]),
+    "rms_norm": lambda L, x: L.nn.functional.rms_norm(x, x.shape[-1:]),
+    "gelu": lambda L, x: L.nn.functional.gelu(x),
+}
+
+
+@pytest.mark.parametrize("shape", [(2, 0), (0, 4), (0,)])
+@pytest.mark.parametrize("name", list(EMPTY_CASES))
+def test_empty_inputs_take_no_compiled_path(name, shape):
+    """Zero elements are below every threshold: a row kernel must not be called on rows of none."""
+    got, want = [], []
+    for lib, out in ((mindtorch, got), (torch, want)):
+        x = lib.ones(shape, requires_grad=True)
+        y = EMPTY_CASES[name](lib, x)
+        y.sum().backward()
+        out += [tuple(y.shape), tuple(x.grad.shape)]
+    assert got == want

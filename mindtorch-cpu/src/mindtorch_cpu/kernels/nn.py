@@ -383,7 +383,10 @@ def _norm_rows(x, k):
     for s in a.shape[a.ndim - k :]:
         c *= s
     d = dense(a)  # a copy (a broadcast gradient) comes from the pool: the caller gives it back
-    return d.reshape(-1, c), d if d is not a else None
+    rows = 1
+    for s in a.shape[: a.ndim - k]:
+        rows *= s
+    return d.reshape(rows, c), d if d is not a else None
 
 
 def _row_mean(a, ones):
@@ -399,6 +402,9 @@ def _norm_forward(x, normalized_shape, w, b, eps, center):
     y = ALLOCATOR.empty((n, c), dt)
     mean = np.zeros((n, 1), dt) if center else None
     rstd = np.empty((n, 1), dt)
+    if not n * c:  # nothing to normalise: PyTorch's mean 0 and rstd NaN for rows of no elements
+        rstd.fill(np.nan)
+        return y.reshape(x.shape), mean, rstd
     wv = _f(w).reshape(c) if w is not None else None
     bv = _f(b).reshape(c) if b is not None else None
     cross = THRESHOLDS["layer_norm"]
@@ -439,6 +445,9 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
     (ga, g_copy), (a, x_copy) = _norm_rows(g, k), _norm_rows(x, k)
     n, c = a.shape
     dt = a.dtype
+    if not n * c:
+        zeros = np.zeros(normalized_shape, dt)
+        return np.zeros(x.shape, dt), zeros, zeros.copy()
     mu = arr(mean).reshape(n, 1) if center else None
     r = arr(rstd).reshape(n, 1).astype(dt, copy=False)
     wv = _f(w).reshape(c) if w is not None else None

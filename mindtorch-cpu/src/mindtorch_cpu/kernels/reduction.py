@@ -373,7 +373,7 @@ def _small_f32_rows(m, dim, ts):
     x = xs[0]
     nd, n = x.ndim, x.size
     cross = THRESHOLDS["softmax"]
-    if nd == 0 or (dim != -1 and dim != nd - 1) or not cross.native <= n < cross.split:
+    if nd == 0 or n == 0 or (dim != -1 and dim != nd - 1) or not cross.native <= n < cross.split:
         return None
     for a in xs:
         if a.dtype is not _F32 or not a.flags.c_contiguous or a.shape != x.shape:
