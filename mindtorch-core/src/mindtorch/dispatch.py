@@ -109,6 +109,8 @@ from ._amp_state import ACTIVE as _AMP, POLICY_OPS as _AMP_OPS  # noqa: E402
 
 
 def call(op, args):  # noqa: C901
+    if op.lean_view and args[0].__class__ is Tensor:
+        return _lean_view(op, args)
     if _AMP and op.name in _AMP_OPS:  # autocast is on somewhere: this op may want its inputs cast
         args = _amp_state.cast_args(op.name, args)
     if op.name in _COPIES:
@@ -161,6 +163,15 @@ def call(op, args):  # noqa: C901
             _nondiff_outputs(op, out)
         else:
             _record(op, args, out)
+    return out
+
+
+def _lean_view(op, args):
+    """A view of one plain tensor: its geometry rule and the view, recorded when grad is on."""
+    self = args[0]
+    out = make_view(self, *op.view_fn(*args))
+    if self._requires_grad and _grad.enabled and op.derivative is not None:
+        _record(op, args, out)
     return out
 
 

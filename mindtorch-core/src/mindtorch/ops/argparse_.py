@@ -63,17 +63,35 @@ def index(v):
 
 
 def is_intlist(v):
-    if isinstance(v, (tuple, list)):
-        return all(is_int(x) for x in v)
+    if v.__class__ is tuple or v.__class__ is list or isinstance(v, (tuple, list)):
+        for x in v:  # noqa: SIM110  (a plain loop: all() over a generator costs twice as much here)
+            if x.__class__ is not int and not is_int(x):
+                return False
+        return True
     return is_int(v)
 
 
 def intlist(v):
-    if v.__class__ is tuple and all(x.__class__ is int for x in v):
-        return v
+    if v.__class__ is tuple:
+        for x in v:
+            if x.__class__ is not int:
+                break
+        else:
+            return v
     if isinstance(v, (tuple, list)):
         return tuple(index(x) for x in v)
     return (index(v),)
+
+
+def as_intlist(v):
+    """intlist(v) when is_intlist(v), else None: the check and the conversion in one pass."""
+    if v.__class__ is tuple:
+        for x in v:
+            if x.__class__ is not int:
+                break
+        else:
+            return v
+    return intlist(v) if is_intlist(v) else None
 
 
 def is_float(v):
@@ -89,7 +107,12 @@ def is_bool(v):
 
 
 def is_tensor_list(v):
-    return isinstance(v, (tuple, list)) and all(isinstance(t, Tensor) for t in v)
+    if v.__class__ is list or v.__class__ is tuple or isinstance(v, (tuple, list)):
+        for t in v:  # noqa: SIM110  (a plain loop: all() over a generator costs twice as much here)
+            if t.__class__ is not Tensor and not isinstance(t, Tensor):
+                return False
+        return True
+    return False
 
 
 def is_opt_tensor_list(v):

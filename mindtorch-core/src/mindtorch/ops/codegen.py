@@ -41,9 +41,14 @@ def _check_and_convert(p, n, fname, pos, allow_number, failure):
         guard.append(f"{n} is not _D_{n}")
     if p.optional:
         guard.append(f"{n} is not None")
-    body = [f"if not ({check}): {failure.format(n=n, pos=pos, expected=expected)}"]
-    if conv:
-        body.append(f"{n} = {conv.format(n=n)}")
+    if p.is_list and p.base in ("int", "SymInt"):  # checked and converted in one pass
+        body = [f"_v = _h_as_intlist({n})", f"if _v is None: {failure.format(n=n, pos=pos, expected=expected)}"]
+        conv = f"{n} = _v"
+        body.append(conv)
+    else:
+        body = [f"if not ({check}): {failure.format(n=n, pos=pos, expected=expected)}"]
+        if conv:
+            body.append(f"{n} = {conv.format(n=n)}")
     if check == "True" and not conv:
         return []
     if guard:
@@ -216,6 +221,83 @@ def _fast_path(op, names):
     """Inline call path for the common case: every tensor argument is a plain Tensor on one
     device (Python numbers allowed where the schema takes them) and the backend has a kernel.
     Anything else falls through to dispatch.call, which handles all cases."""
+    from .._amp_state import POLICY_OPS
+
+    first = op.params[0] if op.params else None
+    if (
+        op.tensor_params != (0,)
+        or op.inplace
+        or op.mutated
+        or op.device_param is not None
+        or op.requires_grad_param is not None
+    ):
+        return _tensor_fast_path(op, names)
+    lines = []
+    if first.is_tensor and not first.optional:
+        if op.view_fn is not None:
+            lines = _view_fast_path(names)
+        elif op.composite is not None and op.derivative is None and op.meta is None:
+            lines = _composite_fast_path(names)
+    elif _plain_tensor_list(first) and op.meta is not None and op.view_fn is None:
+        lines = _list_fast_path(names)
+    if not lines:
+        return _tensor_fast_path(op, names)
+    if op.name in POLICY_OPS:  # an op with an autocast policy takes the fast path only while autocast is off
+        lines = ["if not _amp_active:"] + ["    " + ln for ln in lines]
+    return lines
+
+
+def _plain_tensor_list(p):
+    return p.is_list and p.base == "Tensor" and not p.elem_optional
+
+
+def _view_fast_path(names):
+    """A view of one plain Tensor: the geometry rule and the view, recorded when grad is on."""
+    first, args = names[0], ", ".join(names)
+    return [
+        f"if {first}.__class__ is Tensor:",
+        f"    _out = _make_view({first}, *_op.view_fn({args}))",
+        f"    if {first}._requires_grad and _grad.enabled and _op.derivative is not None:",
+        f"        _record(_op, ({args},), _out)",
+        "    return _out",
+    ]
+
+
+def _composite_fast_path(names):
+    """An op made of other ops, on a device with no kernel of its own: its decomposition, directly."""
+    first, args = names[0], ", ".join(names)
+    return [
+        f"if {first}.__class__ is Tensor and _kernels.get({first}.device.type) is None:",
+        f"    return _op.composite({args})",
+    ]
+
+
+def _list_fast_path(names):
+    """An op over a list of plain Tensors on one device (cat): the kernel directly."""
+    first, args = names[0], ", ".join(names)
+    return [
+        "_dev = None",
+        "_rg = False",
+        f"for _t in {first}:",
+        "    if _t.__class__ is not Tensor or (_dev is not None and _t.device is not _dev):",
+        "        _dev = None",
+        "        break",
+        "    _dev = _t.device",
+        "    if _t._requires_grad: _rg = True",
+        "if _dev is not None:",
+        "    _k = _kernels.get(_dev.type)",
+        "    if _k is not None:",
+        "        if _rg and _grad.enabled:",
+        "            if _op.derivative is not None:",
+        f"                _out = _k(_meta({args}), {args})",
+        f"                _record(_op, ({args},), _out)",
+        "                return _out",
+        "        else:",
+        f"            return _k(_meta({args}), {args})",
+    ]
+
+
+def _tensor_fast_path(op, names):
     if (
         op.view_fn is not None
         or op.inplace
@@ -273,7 +355,13 @@ def _fast_env(op):
     from .._grad_mode import state
     from ..autograd.graph import record
 
-    return {"_kernels": op.kernels, "_meta": op.meta, "_grad": state, "_record": record}
+    return {
+        "_kernels": op.kernels,
+        "_meta": op.meta,
+        "_grad": state,
+        "_record": record,
+        "_make_view": dispatch.make_view,
+    }
 
 
 def _compile_op_function(lines, op, defaults, name):
@@ -327,13 +415,37 @@ def _overload_error(name, ops, args, kwargs, method):
     )
 
 
+def _max_positional(op, method):
+    """How many positional arguments (self included) a binder of `op` accepts; None: any number."""
+    _, names, _, varargs = _signature_parts(op, method, False)
+    if varargs is not None:
+        return None
+    return sum(1 for p in op.params if not p.kwarg_only)
+
+
+def _make_runner(op, k):
+    """fn(bound args) calling `op` through its fast path when one applies, else dispatch.call."""
+    if not op.params:
+        return lambda args: dispatch.call(op, args)
+    names = [f"_a{i}" for i in range(len(op.params))]
+    lines = [f"def _run{k}(_args):", f"    {', '.join(names)}, = _args"]
+    lines += ["    " + ln for ln in _fast_path(op, names)]
+    lines.append("    return _call(_op, _args)")
+    return _compile_op_function(lines, op, {}, f"_run{k}")
+
+
 def _make_overloaded(ops, method, fname_py):
-    binders = [(op, _make_binder(op, method, k)) for k, op in enumerate(ops)]
-    call, call_out = dispatch.call, dispatch.call_out
+    binders = [
+        (op, _make_binder(op, method, k), _max_positional(op, method), _make_runner(op, k)) for k, op in enumerate(ops)
+    ]
+    call_out = dispatch.call_out
     name = ops[0].name
 
     def fn(*args, **kwargs):
-        for op, bind in binders:
+        n = len(args)
+        for op, bind, most, run in binders:
+            if most is not None and n > most:
+                continue  # cheaper than the binder's TypeError
             try:
                 bound = bind(*args, **kwargs)
             except TypeError:
@@ -343,7 +455,7 @@ def _make_overloaded(ops, method, fname_py):
             bargs, out = bound
             if out is not None:
                 return call_out(op, out, bargs)
-            return call(op, bargs)
+            return run(bargs)
         raise _overload_error(name, ops, args[1:] if method else args, kwargs, method)
 
     fn.__name__ = fname_py

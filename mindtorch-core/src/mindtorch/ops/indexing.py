@@ -142,34 +142,40 @@ def _cat_meta(tensors, dim=0):
     if len(tensors) == 0:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     dtype = tensors[0].dtype
-    for t in tensors[1:]:
-        dtype = D.promote_types(dtype, t.dtype)
-    live = [t for t in tensors if not (len(t._shape) == 1 and t._shape[0] == 0)]
-    if not live:
+    for t in tensors:
+        if t.dtype is not dtype:
+            dtype = D.promote_types(dtype, t.dtype)
+    ref = next((t for t in tensors if t._shape != (0,)), None)  # legacy: 1-d empty tensors are skipped
+    if ref is None:
         return M.TensorMeta((0,), dtype)
-    ref = live[0]
     n = len(ref._shape)
     if n == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = wrap_dim(dim, n)
+    shape = ref._shape
+    head, tail = shape[:d], shape[d + 1 :]
     total = 0
     for i, t in enumerate(tensors):
-        if len(t._shape) == 1 and t._shape[0] == 0:
-            continue
-        if len(t._shape) == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-        if len(t._shape) != n:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {n} and {len(t._shape)}")
-        for j in range(n):
-            if j != d and t._shape[j] != ref._shape[j]:
-                raise RuntimeError(
-                    f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{ref._shape[j]} but got size {t._shape[j]} for tensor number {i} in the list."
-                )
-        total += t._shape[d]
-    shape = list(ref._shape)
-    shape[d] = total
-    return M.TensorMeta(tuple(shape), dtype)
+        s = t._shape
+        if len(s) == n and s[:d] == head and s[d + 1 :] == tail:
+            total += s[d]
+        elif s != (0,):
+            _cat_mismatch(i, s, shape, d)
+    return M.TensorMeta(head + (total,) + tail, dtype)
+
+
+def _cat_mismatch(i, s, ref, d):
+    """PyTorch's error for tensor i of shape `s` that cannot join tensors shaped like `ref` along d."""
+    n = len(ref)
+    if len(s) == 0:
+        raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    if len(s) != n:
+        raise RuntimeError(f"Tensors must have same number of dimensions: got {n} and {len(s)}")
+    j = next(j for j in range(n) if j != d and s[j] != ref[j])
+    raise RuntimeError(
+        f"Sizes of tensors must match except in dimension {d}. Expected size "
+        f"{ref[j]} but got size {s[j]} for tensor number {i} in the list."
+    )
 
 
 defop(

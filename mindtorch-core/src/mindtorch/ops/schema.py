@@ -138,6 +138,7 @@ class Op:
         "device_param",
         "requires_grad_param",
         "mutated",
+        "lean_view",
     )
 
     def __init__(
@@ -182,6 +183,15 @@ class Op:
                 raise ValueError(f"{self.qualname}: unversioned {n!r} is not a parameter marked (a!)")
         # indices of the parameters annotated `(a!)`: dispatch bumps their version counters
         self.mutated = tuple(i for i, p in enumerate(self.params) if p.writes and p.name not in unversioned)
+        # a view of its one (required) tensor argument: dispatch makes it without the general checks
+        self.lean_view = (
+            view_fn is not None
+            and self.tensor_params == (0,)
+            and self.params[0].is_tensor
+            and not self.params[0].optional
+            and not self.inplace
+            and not self.mutated
+        )
 
     def __repr__(self):
         return f"<op {self.signature}>"

@@ -6,9 +6,10 @@ kernel for them.
 """
 
 from .._geometry import infer_size, is_contiguous, numel, view_strides, wrap_dim, wrap_dims
+from ..dispatch import call as _call
 from .formulas import sum_to
 from .meta import fmt_shape
-from .registry import defop
+from .registry import OPS, defop
 
 F = "shape"
 
@@ -35,12 +36,13 @@ defop(
 
 def _reshape(self, shape):
     size = infer_size(shape, numel(self._shape))
-    if view_strides(self._shape, self._stride, size) is not None:
-        return self.view(size)
-    return self.clone(memory_format="contiguous_format").view(size)
+    if view_strides(self._shape, self._stride, size) is None:
+        self = self.clone(memory_format="contiguous_format")
+    return _call(_VIEW, (self, size))
 
 
 defop("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", composite=_reshape, family=F)
+_VIEW = OPS["view"]
 
 
 def _transpose(self, dim0, dim1):
