@@ -239,3 +239,8 @@ def test_clamp_one_sided_and_inplace():
     nc = torch.arange(6.0).reshape(2, 3).t()  # non-contiguous in-place
     nc.clamp_(1, 4)
     assert nc.tolist() == [[1, 3], [1, 4], [2, 4]]
+
+
+def test_factory_overload_honours_requires_grad():
+    assert torch.arange(1.0, 9.0, requires_grad=True).requires_grad  # arange has several overloads
+    assert not torch.arange(1.0, 9.0).requires_grad

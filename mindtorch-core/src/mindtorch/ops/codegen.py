@@ -429,8 +429,13 @@ def _make_runner(op, k):
         return lambda args: dispatch.call(op, args)
     names = [f"_a{i}" for i in range(len(op.params))]
     lines = [f"def _run{k}(_args):", f"    {', '.join(names)}, = _args"]
-    lines += ["    " + ln for ln in _fast_path(op, names)]
-    lines.append("    return _call(_op, _args)")
+    if op.requires_grad_param is not None:  # a factory: the flag applies to what it made
+        lines.append("    _r = _call(_op, _args)")
+        lines.append(f"    if {names[op.requires_grad_param]}: _r.requires_grad_(True)")
+        lines.append("    return _r")
+    else:
+        lines += ["    " + ln for ln in _fast_path(op, names)]
+        lines.append("    return _call(_op, _args)")
     return _compile_op_function(lines, op, {}, f"_run{k}")
 
 
