@@ -27,7 +27,7 @@ from ._storage import share_storages
 
 class Tensor:
     __slots__ = (
-        "_storage",
+        "_st",
         "_shape",
         "_stride",
         "_offset",
@@ -52,6 +52,20 @@ class Tensor:
     _retains_grad = False
     _hooks = None
     _is_param = False
+
+    # -- storage ------------------------------------------------------------
+    @property
+    def _storage(self):
+        """The Storage this tensor views; a kernel result over a host array gets one only when
+        first asked (most small results never are), from its device allocator's `adopt`."""
+        st = self._st
+        if st is None:
+            st = self._st = _adopt(self)
+        return st
+
+    @_storage.setter
+    def _storage(self, storage):
+        self._st = storage
 
     # -- metadata -----------------------------------------------------------
     @property
@@ -547,7 +561,7 @@ _new = object.__new__
 def make_tensor(storage, shape, stride, offset, dtype, device, cls=Tensor):
     """Construct a tensor around a storage; the one way backends build results."""
     t = _new(cls)
-    t._storage = storage
+    t._st = storage
     t._shape = shape
     t._stride = stride
     t._offset = offset
@@ -559,6 +573,31 @@ def make_tensor(storage, shape, stride, offset, dtype, device, cls=Tensor):
     t._version = None
     t._base = None
     return t
+
+
+def make_lazy_tensor(host, shape, stride, dtype, device):
+    """A tensor over the host array `host` (C-contiguous, viewed whole), its Storage built from that
+    array by the device allocator's `adopt(host, device)` only when someone asks for it."""
+    t = _new(Tensor)
+    t._st = None
+    t._shape = shape
+    t._stride = stride
+    t._offset = 0
+    t.dtype = dtype
+    t.device = device
+    t._np = host
+    t._requires_grad = False
+    t._grad_fn = None
+    t._version = None
+    t._base = None
+    return t
+
+
+def _adopt(t):
+    host = t._np
+    if host is None:
+        raise RuntimeError("a tensor without storage has lost its host array")
+    return _backend_for(t.device.type).allocator.adopt(host, t.device)
 
 
 def _parse_to(args, kwargs):

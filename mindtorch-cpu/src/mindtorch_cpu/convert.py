@@ -83,6 +83,10 @@ def wrap(a, dtype=None):
         if want is not a.dtype and want != a.dtype:
             a = a.astype(want)
     if a.flags.c_contiguous:
+        if _ALLOC is None:
+            _ALLOC = allocator()
+        if a.nbytes < _ALLOC.LAZY_MAX:  # small: the array is the memory; a Storage only if asked for
+            return _ALLOC.lazy_result(a, _c_strides(a.shape), dtype)
         data = a
         strides = _c_strides(a.shape)
     else:

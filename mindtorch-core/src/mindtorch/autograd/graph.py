@@ -282,7 +282,7 @@ def save_input(t):
 def save_output(t, output_nr, requires_grad):
     s = _saved(t)
     s.tensor = None
-    s.layout = (t._storage, t._shape, t._stride, t._offset, t.dtype, t.device, t._np)
+    s.layout = (t._st, t._shape, t._stride, t._offset, t.dtype, t.device, t._np)  # storage built or not
     s.fn = True if requires_grad else None
     s.output_nr = output_nr
     if _saved_hooks:

@@ -48,7 +48,10 @@ def mindtorch_allocator(device_type):
     ``free(storage)`` (called when the last tensor on the storage dies),
     ``bytes_in_use(device) -> int`` and ``data_ptr(storage) -> int``.
     Caching allocators may also offer ``empty_cache()``,
-    ``bytes_reserved(device)`` and ``max_bytes_in_use(device)``.
+    ``bytes_reserved(device)`` and ``max_bytes_in_use(device)``. A backend
+    that builds results with ``make_lazy_tensor`` offers
+    ``adopt(host_array, device) -> Storage``: the storage of such a result,
+    made when first asked for.
     """
 
 
