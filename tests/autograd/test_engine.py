@@ -297,3 +297,36 @@ def test_saved_tensor_freed_after_backward():
     node = y.grad_fn
     y.sum().backward()
     assert node.saved is None
+
+
+@pytest.mark.parametrize("which", ["first", "second", "both"])
+def test_recorded_node_edges_and_needs(which):
+    """A recorded op keeps its edges as a tuple; which inputs need a gradient is read off them."""
+    x, y = t64([1.0, 2.0], which != "second"), t64([3.0, 4.0], which != "first")
+    z = x * y
+    node = z.grad_fn
+    assert isinstance(node.inputs, tuple) and len(node.inputs) == 2
+    assert node.needs()[:2] == [which != "second", which != "first"]
+    assert [f is not None for f, _ in node.next_functions] == node.needs()[:2]
+    z.sum().backward()
+    assert (x.grad is not None) == (which != "second") and (y.grad is not None) == (which != "first")
+    if x.grad is not None:
+        assert vals(x.grad) == [3.0, 4.0]
+    if y.grad is not None:
+        assert vals(y.grad) == [1.0, 2.0]
+
+
+def test_saved_version_is_an_int_checked_at_backward():
+    """The version a saved tensor had is kept as an int and compared at backward, with PyTorch's message."""
+    x = t64([1.0, 2.0])
+    a = x * 1.0
+    z = a * a
+    saved = z.grad_fn.saved[0]
+    assert type(saved.version) is int and saved.version == a._version_value
+    a.add_(1.0)
+    with pytest.raises(
+        RuntimeError,
+        match=r"\[torch.DoubleTensor \[2\]\], which is output 0 of Add, is at "
+        r"version 1; expected version 0 instead",
+    ):
+        z.sum().backward()

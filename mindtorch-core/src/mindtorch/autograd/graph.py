@@ -60,7 +60,7 @@ class Node:
     (param index, list index or None, next node or None, output_nr, shape, dtype).
     """
 
-    __slots__ = ("op", "inputs", "needs", "num_outputs", "seq", "_has_saved", "saved", "__dict__", "__weakref__")
+    __slots__ = ("op", "inputs", "num_outputs", "seq", "_has_saved", "saved", "__dict__", "__weakref__")
 
     # Set on few nodes, so they live in the instance dict with these defaults (cheaper recording).
     result = None
@@ -76,7 +76,6 @@ class Node:
     def __init__(self, op=None, num_outputs=1):
         self.op = op
         self.inputs = []
-        self.needs = None
         self.num_outputs = num_outputs
         self.seq = _next_seq()
         self._has_saved = False
@@ -159,9 +158,17 @@ class Node:
                 res = res.unpack(self)
         return values, res
 
+    def needs(self):
+        """Which of the op's parameters need a gradient (read off the edges: recording keeps no list)."""
+        needs = [False] * len(self.op.params)
+        for e in self.inputs:
+            if e[2] is not None:
+                needs[e[0]] = True
+        return needs
+
     def apply(self, grads, create_graph):
         values, res = self.unpack_saved()
-        return self.op.derivative.fn(grads, self.needs, res, *values)
+        return self.op.derivative.fn(grads, self.needs(), res, *values)
 
     def release(self):
         if self._has_saved:
@@ -422,6 +429,7 @@ class _Plan:
         "result_indices",
         "plain_saves",
         "empty_edges",
+        "connect",
     )
 
     def __init__(self, op):
@@ -442,6 +450,7 @@ class _Plan:
             op.params[i].type.startswith("Tensor[") or op.params[i].type.startswith("Tensor?[")
             for i in op.tensor_params
         )
+        self.connect = _connect if self.lists or not self.diff else _compile_connect(self.diff, self.empty_edges)
 
 
 _PLANS = {}
@@ -456,7 +465,6 @@ def _plan(op):
 
 def _connect(plan, args, node):
     """Edges to the inputs' histories; False when no input requires grad."""
-    needs = [False] * len(args)
     inputs = []
     any_ = False
     empty = plan.empty_edges
@@ -474,7 +482,7 @@ def _connect(plan, args, node):
                     else:
                         nr = a._output_nr
                 inputs.append((i, None, nxt, nr, a._shape, a.dtype))
-                needs[i] = any_ = True
+                any_ = True
             else:
                 inputs.append(empty[i])
         elif isinstance(a, (list, tuple)):
@@ -482,14 +490,53 @@ def _connect(plan, args, node):
                 if isinstance(t, Tensor) and t._requires_grad:
                     nxt, nr = gradient_edge(t)
                     inputs.append((i, k, nxt, nr, t._shape, t.dtype))
-                    needs[i] = any_ = True
+                    any_ = True
                 else:
                     inputs.append((i, k, None, 0, None, None))
         else:
             inputs.append(empty[i])
     node.inputs = inputs
-    node.needs = needs
     return any_
+
+
+def _edge(i, a):
+    """The edge to the history of input `a` (parameter i), which requires grad."""
+    if a._base is not None:
+        nxt, nr = gradient_edge(a)
+    else:
+        nxt = a._grad_fn
+        if nxt is None:
+            nr = 0
+            nxt = a.__dict__.get("_accumulator") or grad_accumulator(a)
+        else:
+            nr = a._output_nr
+    return (i, None, nxt, nr, a._shape, a.dtype)
+
+
+def _compile_connect(diff, empty):
+    """_connect unrolled for an op whose differentiable inputs are single tensors (or numbers) at the
+    parameter positions `diff`: the edges become a tuple, with no loop and no list of edges."""
+    lines = ["def connect(plan, args, node):"]
+    for i in diff:
+        lines += [
+            f"    a = args[{i}]",
+            "    if (a.__class__ is Tensor or isinstance(a, Tensor)) and a._requires_grad:",
+            f"        e{i} = _edge({i}, a)",
+            f"        r{i} = True",
+            "    else:",
+            f"        e{i} = _E{i}",
+            f"        r{i} = False",
+        ]
+    lines += [
+        f"    if not ({' or '.join(f'r{i}' for i in diff)}):",
+        "        return False",
+        f"    node.inputs = ({', '.join(f'e{i}' for i in diff)},)",
+        "    return True",
+    ]
+    env = {"Tensor": Tensor, "_edge": _edge}
+    env.update({f"_E{i}": empty[i] for i in diff})
+    exec(compile("\n".join(lines), f"<mindtorch autograd connect {diff}>", "exec"), env)
+    return env["connect"]
 
 
 def _save(plan, args, out, node):
@@ -529,16 +576,17 @@ def record(op, args, out):
     node = _new(Node)
     node.op = op
     node.seq = _next_seq()
-    if not _connect(plan, args, node):
+    if not plan.connect(plan, args, node):
         return
     if Node.anomaly_enabled:
         from .anomaly_mode import record_forward_trace
 
         record_forward_trace(node)
-    if plan.saves or plan.saves_result:
+    if plan.saves_result or not plan.plain_saves:
         _save(plan, args, out, node)
-    else:
-        node.saved = None
+    else:  # only non-tensor arguments kept (alpha, dims, ...), or nothing
+        saves = plan.saves
+        node.saved = [args[i] for i in saves] if saves else None
         node._has_saved = False
     if out.__class__ is Tensor:
         node.num_outputs = 1
