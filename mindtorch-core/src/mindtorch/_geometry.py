@@ -24,6 +24,19 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+_CSTRIDES: dict = {}  # shape -> its C-contiguous strides: shapes repeat, so views look them up
+
+
+def c_strides(shape):
+    """contiguous_strides(shape) for a tuple shape, memoised."""
+    st = _CSTRIDES.get(shape)
+    if st is None:
+        st = contiguous_strides(shape)
+        if len(_CSTRIDES) < 4096:
+            _CSTRIDES[shape] = st
+    return st
+
+
 def contiguous_strides(shape):
     strides = [1] * len(shape)
     acc = 1
@@ -108,6 +121,17 @@ def wrap_dims(dims, ndim):
 
 def infer_size(shape, total):
     """Resolve one -1 in a view/reshape shape."""
+    known = 1
+    for s in shape:
+        if s < 0:
+            return _infer_negative(shape, total)
+        known *= s
+    if known != total:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {total}")
+    return shape if shape.__class__ is tuple else tuple(shape)
+
+
+def _infer_negative(shape, total):
     shape = list(shape)
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
@@ -119,17 +143,16 @@ def infer_size(shape, total):
     for s in shape:
         if s != -1:
             known *= s
-    if neg:
-        if known == 0 or total % known:
-            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {total}")
-        shape[neg[0]] = total // known
-    elif known != total:
+    if known == 0 or total % known:
         raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {total}")
+    shape[neg[0]] = total // known
     return tuple(shape)
 
 
 def view_strides(old_shape, old_stride, new_shape):
     """Strides for viewing (old_shape, old_stride) as new_shape, or None (at::detail::computeStride)."""
+    if old_stride == c_strides(old_shape):  # a contiguous tensor views as contiguous
+        return c_strides(new_shape)
     if not old_shape:
         return tuple(1 for _ in new_shape)
     numel_ = numel(old_shape)

@@ -168,8 +168,13 @@ def call(op, args):  # noqa: C901
 
 def _lean_view(op, args):
     """A view of one plain tensor: its geometry rule and the view, recorded when grad is on."""
+    return view_with(op, args, *op.view_fn(*args))
+
+
+def view_with(op, args, shape, stride, offset):
+    """The view op `op` on args[0] with the geometry already worked out, recorded when grad is on."""
     self = args[0]
-    out = make_view(self, *op.view_fn(*args))
+    out = make_view(self, shape, stride, offset)
     if self._requires_grad and _grad.enabled and op.derivative is not None:
         _record(op, args, out)
     return out
@@ -472,9 +477,15 @@ def resize_geometry(t, size):
 def make_view(base, shape, stride, offset, dtype=None):
     """A tensor sharing `base`'s storage and version counter (`dtype`: a view reading the bytes as another
     dtype, as view_as_real does; shape, stride and offset are then in that dtype's elements)."""
-    v = make_tensor(base._storage, tuple(shape), tuple(stride), offset, dtype or base.dtype, base.device)
-    if base._version is None:
-        base._version = VersionCounter()
-    v._version = base._version
-    v._base = base._base if base._base is not None else base
+    if shape.__class__ is not tuple:
+        shape = tuple(shape)
+    if stride.__class__ is not tuple:
+        stride = tuple(stride)
+    v = make_tensor(base._storage, shape, stride, offset, dtype or base.dtype, base.device)
+    version = base._version
+    if version is None:
+        version = base._version = VersionCounter()
+    v._version = version
+    root = base._base
+    v._base = base if root is None else root
     return v

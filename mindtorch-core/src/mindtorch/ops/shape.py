@@ -5,8 +5,8 @@ new (shape, stride, offset) over the same storage, so backends need no
 kernel for them.
 """
 
-from .._geometry import infer_size, is_contiguous, numel, view_strides, wrap_dim, wrap_dims
-from ..dispatch import call as _call
+from .._geometry import c_strides, infer_size, is_contiguous, numel, view_strides, wrap_dim, wrap_dims
+from ..dispatch import view_with
 from .formulas import sum_to
 from .meta import fmt_shape
 from .registry import OPS, defop
@@ -36,9 +36,11 @@ defop(
 
 def _reshape(self, shape):
     size = infer_size(shape, numel(self._shape))
-    if view_strides(self._shape, self._stride, size) is None:
+    stride = view_strides(self._shape, self._stride, size)
+    if stride is None:
         self = self.clone(memory_format="contiguous_format")
-    return _call(_VIEW, (self, size))
+        stride = c_strides(size)
+    return view_with(_VIEW, (self, size), size, stride, self._offset)
 
 
 defop("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", composite=_reshape, family=F)
@@ -215,26 +217,33 @@ defop(
 
 
 def _slice(self, dim=0, start=None, end=None, step=1):
-    n = len(self._shape)
+    shape, stride = self._shape, self._stride
+    n = len(shape)
     if n == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, n)
+    d = dim if dim.__class__ is int and 0 <= dim < n else wrap_dim(dim, n)
     if step <= 0:
         raise ValueError("step must be greater than zero")
-    size = self._shape[d]
-    start = 0 if start is None else start
-    end = size if end is None else end
-    if start < 0:
-        start += size
-    if end < 0:
-        end += size
-    start = min(max(start, 0), size)
-    end = min(max(end, start), size)
+    size = shape[d]
+    start = _clamp_index(0 if start is None else start, size)
+    end = size if end is None else _clamp_index(end, size)
+    if end < start:
+        end = start
     length = (end - start + step - 1) // step
-    shape, stride = list(self._shape), list(self._stride)
-    shape[d] = length
-    stride[d] = self._stride[d] * step
-    return shape, stride, self._offset + start * self._stride[d]
+    sd = stride[d]
+    return (
+        shape[:d] + (length,) + shape[d + 1 :],
+        stride[:d] + (sd * step,) + stride[d + 1 :],
+        self._offset + start * sd,
+    )
+
+
+def _clamp_index(i, size):
+    """A slice bound in [0, size], negative bounds counting from the end."""
+    if i < 0:
+        i += size
+        return 0 if i < 0 else i
+    return size if i > size else i
 
 
 defop(
