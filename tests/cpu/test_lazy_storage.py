@@ -4,7 +4,7 @@ import gc
 
 import mindtorch as torch
 import pytest
-from mindtorch_cpu.allocator import ALLOCATOR
+from mindtorch_cpu.allocator import ALLOCATOR, LAZY_MAX
 
 
 def _in_use():
@@ -36,7 +36,7 @@ def test_views_share_the_storage_built_on_demand():
 
 
 def test_large_results_get_their_storage_at_once():
-    n = ALLOCATOR.LAZY_MAX // 4
+    n = LAZY_MAX // 4
     x = torch.ones(n, dtype=torch.float32)
     r = x + x
     assert r._st is not None
@@ -60,9 +60,9 @@ def test_bytes_in_use_counts_lazy_results_while_they_live():
 def test_many_dead_results_are_swept():
     a = torch.ones(4)
     base = _in_use()
-    for _ in range(3 * ALLOCATOR._sweep_at):
+    for _ in range(3 * ALLOCATOR.sweep_at):
         a + a
-    assert len(ALLOCATOR._lazy) <= ALLOCATOR._sweep_at
+    assert len(ALLOCATOR.lazy) <= ALLOCATOR.sweep_at
     assert _in_use() == base
 
 

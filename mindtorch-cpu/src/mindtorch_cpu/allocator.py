@@ -10,17 +10,14 @@ import sys
 import weakref
 
 import numpy as np
-from mindtorch.plugins import Storage, device as _device, make_lazy_tensor
+from mindtorch.plugins import Storage
 
 from . import shared
 
 POOL_MIN = 1 << 18  # smaller blocks come from malloc's own free lists
 POOL_MAX_BYTES = 128 << 20  # cached bytes kept at most
 POOL_MAX_BLOCKS = 32
-
-
-_CPU = _device("cpu")
-_ref = weakref.ref
+LAZY_MAX = POOL_MIN  # kernel results below this many bytes get their Storage on first use (convert.wrap)
 
 
 class CPUAllocator:
@@ -28,11 +25,9 @@ class CPUAllocator:
     whose storage was never asked for, counted while their array lives (tracked by weak reference,
     swept when the table doubles and whenever the count is read)."""
 
-    LAZY_MAX = POOL_MIN  # results below this many bytes get their Storage on first use
-
     def __init__(self):
-        self._lazy = {}  # id(array) -> weak reference to it, for results without a storage yet
-        self._sweep_at = 4096
+        self.lazy = {}  # id(array) -> weak reference to it, for results without a storage yet
+        self.sweep_at = 4096
         self.in_use = 0
         self.peak = 0
         self._cached = []  # freed pool blocks, oldest first (references held here)
@@ -153,38 +148,32 @@ class CPUAllocator:
         self._cached.clear()
         self._cached_bytes = 0
 
-    def lazy_result(self, a, strides, dtype):
-        """A tensor owning the small C-contiguous result `a`, its bytes counted while `a` lives."""
-        lazy = self._lazy
-        lazy[id(a)] = _ref(a)
-        if len(lazy) > self._sweep_at:
-            self._sweep()
-        return make_lazy_tensor(a, a.shape, strides, dtype, _CPU)
-
     def adopt(self, a, device):
-        """The Storage of a result made by lazy_result: from now on its bytes are the storage's."""
-        r = self._lazy.get(id(a))
+        """The Storage of a small result (convert.wrap keeps it in `lazy`): from now on its bytes
+        are the storage's."""
+        r = self.lazy.get(id(a))
         if r is not None and r() is a:
-            del self._lazy[id(a)]
+            del self.lazy[id(a)]
         n = a.nbytes
         self.in_use += n
         return Storage(device, n, a, self)
 
     def _lazy_bytes(self):
         total, dead = 0, []
-        for k, r in self._lazy.items():
+        for k, r in self.lazy.items():
             a = r()
             if a is None:
                 dead.append(k)
             else:
                 total += a.nbytes
         for k in dead:
-            del self._lazy[k]
+            del self.lazy[k]
         return total
 
-    def _sweep(self):
+    def sweep(self):
+        """Drop the dead entries of `lazy`; the next sweep comes when it has doubled."""
         self._lazy_bytes()
-        self._sweep_at = max(4096, 2 * len(self._lazy))
+        self.sweep_at = max(4096, 2 * len(self.lazy))
 
     def bytes_in_use(self, device=None):
         return self.in_use + self._lazy_bytes()

@@ -1,7 +1,11 @@
 """Tensor <-> NumPy: zero-copy strided views of a storage, and wrapping results."""
 
+import weakref
+
 import numpy as np
-from mindtorch.plugins import Storage, device as _device, dtypes as D, make_tensor
+from mindtorch.plugins import Storage, device as _device, dtypes as D, make_lazy_tensor, make_tensor
+
+from .allocator import LAZY_MAX
 
 CPU = _device("cpu")
 
@@ -30,6 +34,9 @@ TO_NP = {
     D.uint64: np.dtype(np.uint64),
 }
 FROM_NP = {v: k for k, v in TO_NP.items() if v is not None}
+
+
+_ref = weakref.ref
 
 
 def allocator():
@@ -83,10 +90,15 @@ def wrap(a, dtype=None):
         if want is not a.dtype and want != a.dtype:
             a = a.astype(want)
     if a.flags.c_contiguous:
-        if _ALLOC is None:
-            _ALLOC = allocator()
-        if a.nbytes < _ALLOC.LAZY_MAX:  # small: the array is the memory; a Storage only if asked for
-            return _ALLOC.lazy_result(a, _c_strides(a.shape), dtype)
+        if a.nbytes < LAZY_MAX:  # small: the array is the memory, counted while it lives; a Storage if asked
+            if _ALLOC is None:
+                _ALLOC = allocator()
+            lazy = _ALLOC.lazy
+            lazy[id(a)] = _ref(a)
+            if len(lazy) > _ALLOC.sweep_at:
+                _ALLOC.sweep()
+            shape = a.shape
+            return make_lazy_tensor(a, shape, _CSTRIDES.get(shape) or _c_strides(shape), dtype, CPU)
         data = a
         strides = _c_strides(a.shape)
     else:

@@ -1,6 +1,7 @@
 """Linear algebra kernels: NumPy's BLAS-backed matmul on the zero-copy views."""
 
 import numpy as np
+from mindtorch.plugins import dtypes as D
 
 from .. import blas
 from ..convert import TO_NP, arr, wrap
@@ -18,12 +19,12 @@ def _out(res, m):
     return wrap(res, m.dtype)
 
 
-_HALF = frozenset(TO_NP[d] for d in TO_NP if d.itemsize == 2 and d.is_floating_point)
+_HALF = (D.float16, D.bfloat16)
 
 
 def _mm(m, a, b):
     x, y = arr(a), arr(b)
-    if x.dtype in _HALF:  # accumulate in float32
+    if a.dtype in _HALF:  # accumulate in float32
         return _out(blas.matmul(x.astype(np.float32), y.astype(np.float32)), m)
     return _out(blas.matmul(x, y), m)
 
