@@ -118,9 +118,14 @@ def _signature_parts(op, method, with_out):
     if with_out:
         if not kw_started:
             parts.append("*")
+            kw_started = True
         parts.append("out=None")
-    if any(_aliasable(params, i, n, varargs) for i, n in enumerate(names)):
-        parts.append("**_aliases")
+    aliases = [a for i, n in enumerate(names) if _aliasable(params, i, n, varargs) for a in NUMPY_ALIASES[n]]
+    if aliases:  # keyword-only parameters of their own: no **kwargs dict per call
+        if not kw_started:
+            parts.append("*")
+        parts += [f"{a}=_MISSING" for a in aliases]
+        defaults["_MISSING"] = _MISSING
     return parts, names, defaults, varargs
 
 
@@ -178,19 +183,14 @@ def _body(op, method, names, varargs, raise_errors):
             lines.append(f"elif {v} is _D_{v}: raise TypeError(\"{fname}() missing required argument '{v}'\")")
     aliased = [(p, n) for i, (p, n) in enumerate(zip(op.params, names)) if _aliasable(op.params, i, n, varargs)]
     if aliased:
-        lines.append("if _aliases:")
         for _, n in aliased:
             for alias in NUMPY_ALIASES[n]:
-                lines.append(f"    if '{alias}' in _aliases:")
+                lines.append(f"if {alias} is not _MISSING:")
                 lines.append(
-                    f'        if {n} is not _D_{n}: raise TypeError("{fname}() got an unexpected keyword '
+                    f'    if {n} is not _D_{n}: raise TypeError("{fname}() got an unexpected keyword '
                     f"argument '{alias}'\")"
                 )
-                lines.append(f"        {n} = _aliases.pop('{alias}')")
-        lines.append(
-            f'    if _aliases: raise TypeError(f"{fname}() got an unexpected keyword argument '
-            f"'{{next(iter(_aliases))}}'\")"
-        )
+                lines.append(f"    {n} = {alias}")
         for p, n in aliased:
             if not p.has_default:
                 lines.append(f"if {n} is _D_{n}: raise TypeError(\"{fname}() missing required argument '{n}'\")")

@@ -7,6 +7,7 @@ shapes, so every backend (and the meta device) agrees on them.
 
 from .. import _dtype as D
 from .._geometry import broadcast_shapes, wrap_dim, wrap_dims
+from .._tensor import Tensor as _Tensor
 
 
 class TensorMeta:
@@ -40,6 +41,9 @@ def same_shape_bool(self, *args, **kw):
 def binary(self, other, *rest):
     """Broadcasting pointwise op in the promoted dtype."""
     oc = other.__class__
+    if oc is _Tensor and self.__class__ is _Tensor and self.dtype is other.dtype:  # the common case
+        s1, s2 = self._shape, other._shape
+        return TensorMeta(s1 if s1 == s2 else broadcast_shapes(s1, s2), self.dtype)
     if not hasattr(self, "_shape"):  # torch.add(2, t)
         return TensorMeta(shape_of(other), D.result_type(self, other))
     if oc is self.__class__:
