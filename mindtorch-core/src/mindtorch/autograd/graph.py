@@ -521,7 +521,13 @@ def _compile_connect(diff, empty):
         lines += [
             f"    a = args[{i}]",
             "    if (a.__class__ is Tensor or isinstance(a, Tensor)) and a._requires_grad:",
-            f"        e{i} = _edge({i}, a)",
+            "        f = a._grad_fn",
+            "        if a._base is not None:",
+            f"            e{i} = _edge({i}, a)",
+            "        elif f is None:",
+            f"            e{i} = ({i}, None, a.__dict__.get('_accumulator') or _acc(a), 0, a._shape, a.dtype)",
+            "        else:",
+            f"            e{i} = ({i}, None, f, a._output_nr, a._shape, a.dtype)",
             f"        r{i} = True",
             "    else:",
             f"        e{i} = _E{i}",
@@ -533,7 +539,7 @@ def _compile_connect(diff, empty):
         f"    node.inputs = ({', '.join(f'e{i}' for i in diff)},)",
         "    return True",
     ]
-    env = {"Tensor": Tensor, "_edge": _edge}
+    env = {"Tensor": Tensor, "_edge": _edge, "_acc": grad_accumulator}
     env.update({f"_E{i}": empty[i] for i in diff})
     exec(compile("\n".join(lines), f"<mindtorch autograd connect {diff}>", "exec"), env)
     return env["connect"]
@@ -586,7 +592,12 @@ def record(op, args, out):
         _save(plan, args, out, node)
     else:  # only non-tensor arguments kept (alpha, dims, ...), or nothing
         saves = plan.saves
-        node.saved = [args[i] for i in saves] if saves else None
+        if not saves:
+            node.saved = None
+        elif len(saves) == 1:
+            node.saved = [args[saves[0]]]
+        else:
+            node.saved = [args[i] for i in saves]
         node._has_saved = False
     if out.__class__ is Tensor:
         node.num_outputs = 1
