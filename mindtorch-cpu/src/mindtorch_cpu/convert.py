@@ -3,7 +3,7 @@
 import weakref
 
 import numpy as np
-from mindtorch.plugins import Storage, device as _device, dtypes as D, make_lazy_tensor, make_tensor
+from mindtorch.plugins import Storage, c_strides, device as _device, dtypes as D, make_lazy_tensor, make_tensor
 
 from .allocator import LAZY_MAX
 
@@ -64,20 +64,6 @@ def arr(t):
     return a
 
 
-_CSTRIDES = {}  # shape -> C-contiguous element strides (shapes repeat, so this is a hot cache)
-
-
-def _c_strides(shape):
-    st = _CSTRIDES.get(shape)
-    if st is None:
-        from mindtorch.plugins import contiguous_strides
-
-        st = contiguous_strides(shape)
-        if len(_CSTRIDES) < 4096:
-            _CSTRIDES[shape] = st
-    return st
-
-
 def wrap(a, dtype=None):
     """A new tensor owning the NumPy result `a` (no copy when its layout is dense)."""
     global _ALLOC
@@ -98,14 +84,14 @@ def wrap(a, dtype=None):
             if len(lazy) > _ALLOC.sweep_at:
                 _ALLOC.sweep()
             shape = a.shape
-            return make_lazy_tensor(a, shape, _CSTRIDES.get(shape) or _c_strides(shape), dtype, CPU)
+            return make_lazy_tensor(a, shape, c_strides(shape), dtype, CPU)
         data = a
-        strides = _c_strides(a.shape)
+        strides = c_strides(a.shape)
     else:
         data = _dense_buffer(a)
         if data is None or not a.flags.writeable:
             a = data = np.array(a, order="C", copy=True)
-            strides = _c_strides(a.shape)
+            strides = c_strides(a.shape)
         else:
             isz = a.itemsize
             strides = tuple(s // isz for s in a.strides)

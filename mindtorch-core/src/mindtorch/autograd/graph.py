@@ -472,16 +472,7 @@ def _connect(plan, args, node):
         a = args[i]
         if a.__class__ is Tensor or isinstance(a, Tensor):
             if a._requires_grad:
-                if a._base is not None:
-                    nxt, nr = gradient_edge(a)
-                else:
-                    nxt = a._grad_fn
-                    if nxt is None:
-                        nr = 0
-                        nxt = a.__dict__.get("_accumulator") or grad_accumulator(a)
-                    else:
-                        nr = a._output_nr
-                inputs.append((i, None, nxt, nr, a._shape, a.dtype))
+                inputs.append(_edge(i, a))
                 any_ = True
             else:
                 inputs.append(empty[i])

@@ -71,13 +71,19 @@ def is_intlist(v):
     return is_int(v)
 
 
+def _int_tuple(v):
+    """Whether v is a tuple of plain ints (what the conversions hand back as it is)."""
+    if v.__class__ is not tuple:
+        return False
+    for x in v:  # noqa: SIM110  (a plain loop: all() over a generator costs twice as much here)
+        if x.__class__ is not int:
+            return False
+    return True
+
+
 def intlist(v):
-    if v.__class__ is tuple:
-        for x in v:
-            if x.__class__ is not int:
-                break
-        else:
-            return v
+    if _int_tuple(v):
+        return v
     if isinstance(v, (tuple, list)):
         return tuple(index(x) for x in v)
     return (index(v),)
@@ -85,12 +91,8 @@ def intlist(v):
 
 def as_intlist(v):
     """intlist(v) when is_intlist(v), else None: the check and the conversion in one pass."""
-    if v.__class__ is tuple:
-        for x in v:
-            if x.__class__ is not int:
-                break
-        else:
-            return v
+    if _int_tuple(v):
+        return v
     return intlist(v) if is_intlist(v) else None
 
 

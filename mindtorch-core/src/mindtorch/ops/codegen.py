@@ -285,15 +285,22 @@ def _list_fast_path(names):
         "    _dev = _t.device",
         "    if _t._requires_grad: _rg = True",
         "if _dev is not None:",
-        "    _k = _kernels.get(_dev.type)",
-        "    if _k is not None:",
-        "        if _rg and _grad.enabled:",
-        "            if _op.derivative is not None:",
-        f"                _out = _k(_meta({args}), {args})",
-        f"                _record(_op, ({args},), _out)",
-        "                return _out",
-        "        else:",
-        f"            return _k(_meta({args}), {args})",
+    ] + ["    " + ln for ln in _kernel_call("_rg", args)]
+
+
+def _kernel_call(needs, args):
+    """Lines calling the device's kernel (recorded when `needs` and grad mode say so); nothing
+    when the device has none."""
+    return [
+        "_k = _kernels.get(_dev.type)",
+        "if _k is not None:",
+        f"    if ({needs}) and _grad.enabled:",
+        "        if _op.derivative is not None:",
+        f"            _out = _k(_meta({args}), {args})",
+        f"            _record(_op, ({args},), _out)",
+        "            return _out",
+        "    else:",
+        f"        return _k(_meta({args}), {args})",
     ]
 
 
@@ -334,20 +341,7 @@ def _tensor_fast_path(op, names):
         lines.append(f"    if {' and '.join(conds)}:")
         body_indent = "        "
     needs = " or ".join([f"{first}._requires_grad"] + grads)
-    lines += [
-        body_indent + l
-        for l in (
-            "_k = _kernels.get(_dev.type)",
-            "if _k is not None:",
-            f"    if ({needs}) and _grad.enabled:",
-            "        if _op.derivative is not None:",
-            f"            _out = _k(_meta({args}), {args})",
-            f"            _record(_op, ({args},), _out)",
-            "            return _out",
-            "    else:",
-            f"        return _k(_meta({args}), {args})",
-        )
-    ]
+    lines += [body_indent + ln for ln in _kernel_call(needs, args)]
     return lines
 
 

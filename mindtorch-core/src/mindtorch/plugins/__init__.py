@@ -16,7 +16,7 @@ enforces this for the in-repo backends):
     dtypes                                   the dtype objects (dtypes.float32, ...) and helpers:
                                              .ALL, .itemsize, .is_floating_point, promote_types, ...
     device                                   device objects (device("npu", 1))
-    contiguous_strides, numel, broadcast_shapes, wrap_dims
+    contiguous_strides, c_strides, numel, broadcast_shapes, wrap_dims
                                              geometry helpers (wrap_dims: negative dims to positions)
     missing_kernel_error(op, device_type)    the error for an op a device cannot run
     kernel_table(), clamp_family(clamp, clamp_)
@@ -48,7 +48,7 @@ from .._generator import (
     default_generator,  # noqa: F401
     generator_state,  # noqa: F401
 )
-from .._geometry import broadcast_shapes, contiguous_strides, numel, wrap_dims  # noqa: F401
+from .._geometry import broadcast_shapes, c_strides, contiguous_strides, numel, wrap_dims  # noqa: F401
 from .._host_data import bf16_bits_to_float, float_to_bf16_bits  # noqa: F401
 from .._storage import Storage  # noqa: F401
 from .._tensor import Tensor, make_lazy_tensor, make_tensor  # noqa: F401
