@@ -429,7 +429,7 @@ class _Plan:
         "result_indices",
         "plain_saves",
         "empty_edges",
-        "connect",
+        "record",
     )
 
     def __init__(self, op):
@@ -450,7 +450,7 @@ class _Plan:
             op.params[i].type.startswith("Tensor[") or op.params[i].type.startswith("Tensor?[")
             for i in op.tensor_params
         )
-        self.connect = _connect if self.lists or not self.diff else _compile_connect(self.diff, self.empty_edges)
+        self.record = _record_generic if self.lists or not self.diff else _compile_record(self)
 
 
 _PLANS = {}
@@ -504,10 +504,18 @@ def _edge(i, a):
     return (i, None, nxt, nr, a._shape, a.dtype)
 
 
-def _compile_connect(diff, empty):
-    """_connect unrolled for an op whose differentiable inputs are single tensors (or numbers) at the
-    parameter positions `diff`: the edges become a tuple, with no loop and no list of edges."""
-    lines = ["def connect(plan, args, node):"]
+def _compile_record(plan):
+    """record() unrolled for one op whose differentiable inputs are single tensors (or numbers):
+    the edges become a tuple built in place, the plan's choices are made here once."""
+    diff = plan.diff
+    lines = [
+        "def record(op, args, out):",
+        "    if out.__class__ is Tensor and out.dtype._kind < 2:",
+        "        return",
+        "    node = _new(Node)",
+        "    node.op = op",
+        "    node.seq = _next_seq()",
+    ]
     for i in diff:
         lines += [
             f"    a = args[{i}]",
@@ -526,14 +534,49 @@ def _compile_connect(diff, empty):
         ]
     lines += [
         f"    if not ({' or '.join(f'r{i}' for i in diff)}):",
-        "        return False",
+        "        return",
         f"    node.inputs = ({', '.join(f'e{i}' for i in diff)},)",
-        "    return True",
+        "    if Node.anomaly_enabled:",
+        "        _forward_trace(node)",
     ]
-    env = {"Tensor": Tensor, "_edge": _edge, "_acc": grad_accumulator}
-    env.update({f"_E{i}": empty[i] for i in diff})
-    exec(compile("\n".join(lines), f"<mindtorch autograd connect {diff}>", "exec"), env)
-    return env["connect"]
+    if plan.saves_result or not plan.plain_saves:
+        lines.append("    _save(_plan, args, out, node)")
+    else:  # only non-tensor arguments kept (alpha, dims, ...), or nothing
+        kept = f"[{', '.join(f'args[{i}]' for i in plan.saves)}]" if plan.saves else "None"
+        lines += [f"    node.saved = {kept}", "    node._has_saved = False"]
+    lines += [
+        "    if out.__class__ is Tensor:",
+        "        node.num_outputs = 1",
+        "        out._requires_grad = True",
+        "        out._grad_fn = node",
+    ]
+    if plan.is_view:
+        lines += [
+            "        v = out._version  # the base's version this history is valid for",
+            "        out.__dict__['_view_fn_version'] = v.value if v is not None else 0",
+        ]
+    lines += ["        return", "    _mark_outputs(tuple(out), node)"]
+    env = {
+        "Tensor": Tensor,
+        "Node": Node,
+        "_new": _new,
+        "_next_seq": _next_seq,
+        "_edge": _edge,
+        "_acc": grad_accumulator,
+        "_forward_trace": _forward_trace,
+        "_save": _save,
+        "_plan": plan,
+        "_mark_outputs": _mark_outputs,
+    }
+    env.update({f"_E{i}": plan.empty_edges[i] for i in diff})
+    exec(compile("\n".join(lines), f"<mindtorch autograd record {diff}>", "exec"), env)
+    return env["record"]
+
+
+def _forward_trace(node):
+    from .anomaly_mode import record_forward_trace
+
+    record_forward_trace(node)
 
 
 def _save(plan, args, out, node):
@@ -567,29 +610,27 @@ def _save(plan, args, out, node):
 
 
 def record(op, args, out):
+    """Make `out` the output of a new node for `op` applied to `args` (when an input requires grad)."""
+    (_PLANS.get(op) or _plan(op)).record(op, args, out)
+
+
+def recorder(op):
+    """record() for `op` alone, with its plan bound (the generated op functions call it)."""
+    return _plan(op).record if op.derivative is not None else record
+
+
+def _record_generic(op, args, out):
     if out.__class__ is Tensor and out.dtype._kind < 2:
         return  # an integer or bool result has no gradient (x.int(), x.to(torch.long)): nothing to record
     plan = _PLANS.get(op) or _plan(op)
     node = _new(Node)
     node.op = op
     node.seq = _next_seq()
-    if not plan.connect(plan, args, node):
+    if not _connect(plan, args, node):
         return
     if Node.anomaly_enabled:
-        from .anomaly_mode import record_forward_trace
-
-        record_forward_trace(node)
-    if plan.saves_result or not plan.plain_saves:
-        _save(plan, args, out, node)
-    else:  # only non-tensor arguments kept (alpha, dims, ...), or nothing
-        saves = plan.saves
-        if not saves:
-            node.saved = None
-        elif len(saves) == 1:
-            node.saved = [args[saves[0]]]
-        else:
-            node.saved = [args[i] for i in saves]
-        node._has_saved = False
+        _forward_trace(node)
+    _save(plan, args, out, node)
     if out.__class__ is Tensor:
         node.num_outputs = 1
         out._requires_grad = True

@@ -347,15 +347,20 @@ def _tensor_fast_path(op, names):
 
 def _fast_env(op):
     from .._grad_mode import state
-    from ..autograd.graph import record
 
-    return {
-        "_kernels": op.kernels,
-        "_meta": op.meta,
-        "_grad": state,
-        "_record": record,
-        "_make_view": dispatch.make_view,
-    }
+    return {"_kernels": op.kernels, "_meta": op.meta, "_grad": state, "_make_view": dispatch.make_view}
+
+
+def _first_record(env):
+    """The generated function's recorder on its first use: puts the op's own recorder (its plan
+    compiled) in the function's globals, so later calls go straight to it."""
+    from ..autograd.graph import recorder
+
+    def first(op, args, out):
+        rec = env["_record"] = recorder(op)
+        return rec(op, args, out)
+
+    return first
 
 
 def _compile_op_function(lines, op, defaults, name):
@@ -363,6 +368,7 @@ def _compile_op_function(lines, op, defaults, name):
     env = _base_env()
     env.update(defaults)
     env.update(_fast_env(op))
+    env["_record"] = _first_record(env)  # bound to this env, the generated function's globals
     env["_op"] = op
     return _compile("\n".join(lines), env, name)
 
