@@ -91,3 +91,10 @@ def test_composite_counts_only_when_its_decomposition_is_covered(run_python):
 def test_conformance_needs_an_installed_device(run_python):
     r = run_python(None, args=["-m", "mindtorch.testing.conformance", "--device", "nosuchdev"])
     assert r.returncode != 0 and "nosuchdev" in r.stderr, r
+
+
+def test_unknown_op_name_is_a_usage_error(run_python):
+    r = run_python(None, args=["-m", "mindtorch.testing.conformance", "--device", "cpu", "--ops", "add,conv2d"])
+    assert r.returncode == 2 and r.stdout == "", r
+    assert "'conv2d' is not an op of the table" in r.stderr and "_conv2d" in r.stderr, r
+    assert "Traceback" not in r.stderr, r

@@ -26,7 +26,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     from . import run
 
-    ops = [o.strip() for o in args.ops.split(",")] if args.ops else None
+    ops = _op_names(p, args.ops) if args.ops else None
     report = run(args.device, ops=ops, checks=not args.no_checks, unsupported=args.unsupported)
     print(report.text(verbose=args.verbose))
     if args.json:
@@ -34,6 +34,21 @@ def main(argv=None):
     if ops is None:
         report.save_last()
     return 0 if (report.complete if args.strict else report.ok) else 1
+
+
+def _op_names(parser, text):
+    """The names of `--ops`, each an op of the table; an unknown one is a usage error naming close ones."""
+    import difflib
+
+    from mindtorch.ops.registry import OPS
+
+    names = [o.strip() for o in text.split(",") if o.strip()]
+    for name in names:
+        if name not in OPS:
+            close = difflib.get_close_matches(name, OPS, n=5, cutoff=0.6)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            parser.error(f"--ops: '{name}' is not an op of the table{hint}")
+    return names
 
 
 if __name__ == "__main__":
