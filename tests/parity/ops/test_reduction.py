@@ -135,6 +135,30 @@ def test_max_dim_named_tuple(name, dim, keepdim):
         lambda m, x: m.arange(3).norm(),
         lambda m, x: x.max(2),
         lambda m, x: m.ones(()).sum(1),
+        lambda m, x: m.tensor([1 + 2j, 3 - 1j]).argmax(),
+        lambda m, x: m.tensor([1 + 2j, 3 - 1j]).argmin(0),
+        lambda m, x: m.tensor([[1 + 2j]], dtype=m.complex128).argmax(1, keepdim=True),
+        *(
+            lambda m, x, f=f: f(m.tensor([1 + 2j, 3 - 1j]))
+            for f in (
+                lambda c: c.max(),
+                lambda c: c.min(),
+                lambda c: c.max(0),
+                lambda c: c.min(0, True),
+                lambda c: c.amax(),
+                lambda c: c.amin(0),
+            )
+        ),
+        lambda m, x: m.atan2(m.tensor([1 + 2j]), m.tensor([1.0])),
+        lambda m, x: m.arctan2(m.tensor([1.0]), m.tensor([1j])),
+        lambda m, x: m.tensor([1.0]).atan2_(m.tensor([1j])),
+        *(
+            lambda m, x, o=o, shape=shape, dim=dim: m.linalg.vector_norm(m.zeros(shape), o, dim=dim)
+            for o in (float("inf"), -float("inf"), -1, -2.5)
+            for shape, dim in (((0,), None), ((0, 3), None), ((0, 3), 0), ((2, 0), (0, 1)), ((0, 3), ()))
+        ),
+        lambda m, x: m.norm(m.zeros(0), float("inf")),
+        lambda m, x: m.dist(m.zeros(0), m.zeros(0), float("inf")),
     ],
 )
 def test_errors_match(call):
@@ -159,6 +183,11 @@ def test_errors_match(call):
         lambda m: m.ones(()).cumsum(0),
         lambda m: m.ones(()).argmax(0),
         lambda m: m.ones((), dtype=m.uint8).all(),
+        *(
+            lambda m, o=o: m.linalg.vector_norm(m.zeros(0, 3), o, dim=1)
+            for o in (float("inf"), -float("inf"), -1, 0, 1, 2, 0.5)
+        ),
+        *(lambda m, o=o: m.linalg.vector_norm(m.zeros(0), o) for o in (0, 1, 2, 3, 0.5)),
     ],
 )
 def test_edge_cases(call):

@@ -55,6 +55,18 @@ def _bits(kname, allow_bool=True):
     return rule
 
 
+def _real_float(kname):
+    """binary_float for an op without complex kernels (PyTorch's dtype error)."""
+
+    def rule(self, other, *rest):
+        m = M.binary_float(self, other)
+        if m.dtype._kind == 3:
+            raise _not_impl(kname, m.dtype)
+        return m
+
+    return rule
+
+
 def _keep_meta(self):
     return TensorMeta(self._shape, self.dtype)
 
@@ -432,7 +444,7 @@ defop(
 _scalar_first("float_power", "exponent")
 defop(
     "atan2(Tensor self, Tensor other) -> Tensor",
-    meta=M.binary_float,
+    meta=_real_float("atan2_cpu"),
     inplace=True,
     out=True,
     family=F,
@@ -443,7 +455,7 @@ defop(
 )
 defop(
     "arctan2(Tensor self, Tensor other) -> Tensor",
-    meta=M.binary_float,
+    meta=_real_float("atan2_cpu"),
     inplace=True,
     out=True,
     family=F,

@@ -3,6 +3,7 @@ NaN-ignoring reductions, quantiles, aminmax, cummax/cummin, logcumsumexp; statis
 corrcoef); differences and integrals along a dim (diff, gradient, trapezoid)."""
 
 import collections
+import math
 
 from .. import _dtype as D
 from .._geometry import wrap_dim
@@ -98,8 +99,15 @@ def _prod_meta(self, dim=None, keepdim=False, dtype=None):
     return _sum_meta(self, dim, keepdim, dtype)
 
 
+def _not_ordered(kname, d):
+    """Complex numbers have no order: PyTorch has no kernel for them."""
+    if d._kind == 3:
+        raise NotImplementedError(f"\"{kname}\" not implemented for '{_tname(d)}'")
+
+
 def _full_meta(name):
     def rule(self):
+        _not_ordered(f"{name}_all", self.dtype)
         _nonempty(name, self, (), True)
         return TM((), self.dtype)
 
@@ -108,6 +116,8 @@ def _full_meta(name):
 
 def _dim_meta(name):
     def rule(self, dim, keepdim=False):
+        if self.dtype._kind == 3:
+            raise RuntimeError(f"{name}(): does not support complex input")
         dims = norm_dims(dim, len(self._shape))
         _nonempty(name, self, dims, False)
         shape = _rshape(self._shape, dims, keepdim)
@@ -118,6 +128,7 @@ def _dim_meta(name):
 
 def _amax_meta(name):
     def rule(self, dim=(), keepdim=False):
+        _not_ordered(f"{name[1:]}_values_cpu", self.dtype)
         dims = norm_dims(dim, len(self._shape))
         _nonempty(name, self, dims, False)
         return TM(_rshape(self._shape, dims, keepdim), self.dtype)
@@ -128,8 +139,9 @@ def _amax_meta(name):
 def _arg_meta(name):
     def rule(self, dim=None, keepdim=False):
         nd = len(self._shape)
-        if self.dtype is D.bool_:
-            raise RuntimeError(f"{name}(): does not support bool input")
+        if self.dtype is D.bool_ or self.dtype._kind == 3:
+            kind = "bool" if self.dtype is D.bool_ else "complex"
+            raise RuntimeError(f"{name}(): does not support {kind} input")
         if dim is None:
             if self.numel() == 0:
                 raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
@@ -191,12 +203,25 @@ def _vector_norm_meta(self, ord=2, dim=None, keepdim=False, dtype=None):
     if dtype is not None and dtype._kind < 2:
         raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex. Got {_tname(dtype)}")
     dims = norm_dims(dim, len(self._shape))
-    if ord < 0 and self.numel() == 0 and dims and any(self._shape[d] == 0 for d in dims):
+    if self.numel() == 0 and (ord < 0 or ord == math.inf):
+        _norm_without_identity(self, ord, dim, dims)
+    return TM(_rshape(self._shape, dims, keepdim), (dtype or self.dtype).to_real())
+
+
+def _norm_without_identity(self, ord, dim, dims):
+    """A negative or infinite norm has no identity: an empty reduction has no value (PyTorch's errors)."""
+    what = int(ord) if isinstance(ord, float) and ord.is_integer() else ord  # PyTorch prints -1.0 as -1
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
         raise RuntimeError(
-            f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because "
+            f"linalg.vector_norm cannot compute the {what} norm on an empty tensor because "
             "the operation does not have an identity"
         )
-    return TM(_rshape(self._shape, dims, keepdim), (dtype or self.dtype).to_real())
+    for d in dims:
+        if self._shape[d] == 0:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {what} norm on the dimension {d}"
+                "because this dimension is empty and the operation does not have an identity"
+            )
 
 
 # --- the derivative of softmax / log_softmax as a chain of ops (their _backward_data composites) ------
