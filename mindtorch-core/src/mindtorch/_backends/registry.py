@@ -58,7 +58,19 @@ class DeviceBackend:
     def to_host(self, tensor):
         return self.copy.to_host(tensor)
 
+    def current_device(self, device):
+        """`device` as a backend's hooks see it: with its index (the current one when the user gave none; cpu
+        and meta carry no index), so that `mydev` and `mydev:0` are one device to every backend."""
+        if device.type in ("cpu", "meta"):
+            return device if device.index is None else type(device)(device.type)
+        if device.index is not None:
+            return device
+        mod = self.module
+        index = mod.current_device() if mod is not None and hasattr(mod, "current_device") else 0
+        return type(device)(device.type, index)
+
     def from_host(self, array, dtype, device, non_blocking=False):
+        device = self.current_device(device)
         if non_blocking and self._takes_non_blocking():
             return self.copy.from_host(array, dtype, device, non_blocking=True)
         return self.copy.from_host(array, dtype, device)
