@@ -75,6 +75,8 @@ uint16 = dtype("uint16", 2, 1, None)
 uint32 = dtype("uint32", 4, 1, None)
 uint64 = dtype("uint64", 8, 1, None)
 WIDE_UINTS = (uint16, uint32, uint64)
+# every dtype a tensor can hold (what a backend's dtype table covers)
+TENSOR_DTYPES = ALL + WIDE_UINTS
 # the dtype a Python type names where a dtype is expected (x.to(float), dtype=int)
 PY_TYPES = {float: float64, int: int64, bool: bool_, complex: complex128}
 ALIASES.update({d.name: d for d in WIDE_UINTS})

@@ -14,7 +14,9 @@ enforces this for the in-repo backends):
                                              built by the allocator's adopt(host, device) on first use
     Tensor, TensorMeta                       tensors; the (shape, dtype) a shape rule returns
     dtypes                                   the dtype objects (dtypes.float32, ...) and helpers:
-                                             .ALL, .itemsize, .is_floating_point, promote_types, ...
+                                             .TENSOR_DTYPES (every dtype a tensor holds, the wide
+                                             unsigned integers included), .ALL (those in the promotion
+                                             table), .itemsize, .is_floating_point, promote_types, ...
     device                                   device objects (device("npu", 1))
     contiguous_strides, c_strides, numel, broadcast_shapes, wrap_dims
                                              geometry helpers (wrap_dims: negative dims to positions)

@@ -1,9 +1,10 @@
 """`python -m mindtorch.plugins new NAME`: a ready backend distribution for the device NAME.
 
-It installs as is, and passes the conformance suite's structural checks: memory over host
-buffers behind an allocator with byte accounting, the copy routines, the four structural
-kernels (empty, empty_strided, copy_, _to_copy), and host fallback for every other op.
-Replace the fallbacks with your device's kernels one by one (docs/PLUGINS.md).
+It installs as is, and passes the conformance kit, structural checks and every op: memory over
+host buffers behind an allocator with byte accounting, the copy routines in every dtype a tensor
+holds, the four structural kernels (empty, empty_strided, copy_, _to_copy), and host fallback for
+every other op. Replace the fallbacks with your device's kernels one by one (docs/PLUGINS.md).
+`--requires` adds the device's own libraries to the generated distribution's dependencies.
 """
 
 import re
@@ -18,9 +19,12 @@ name = "mindtorch-{name}"
 version = "0.0.1"
 description = "The '{name}' device for mindtorch"
 requires-python = ">=3.10"
-dependencies = ["mindtorch-core>=0.1,<0.2", "numpy"]
+# mindtorch-core in the range of the core this was generated with, numpy for the host buffers, and the
+# device's own libraries (python -m mindtorch.plugins new NAME --requires LIB)
+dependencies = [{dependencies}]
 
 [project.optional-dependencies]
+# the conformance kit compares every result with the cpu backend's
 test = ["pytest", "mindtorch-cpu"]
 
 [project.entry-points."mindtorch.backends"]
@@ -44,11 +48,9 @@ from mindtorch.plugins import (Backend, Storage, make_tensor, contiguous_strides
                                bf16_bits_to_float, float_to_bf16_bits)
 
 DEVICE = "{name}"
-# bfloat16 is kept as its uint16 bits (NumPy has no bfloat16)
-NP = {{dtypes.bool_: np.bool_, dtypes.uint8: np.uint8, dtypes.int8: np.int8, dtypes.int16: np.int16,
-      dtypes.int32: np.int32, dtypes.int64: np.int64, dtypes.float16: np.float16, dtypes.bfloat16: np.uint16,
-      dtypes.float32: np.float32, dtypes.float64: np.float64, dtypes.complex64: np.complex64,
-      dtypes.complex128: np.complex128}}
+# a NumPy dtype for every dtype a tensor can hold (the wide unsigned integers too); NumPy has no
+# bfloat16, so it is kept as its uint16 bits
+NP = {{d: np.uint16 if d is dtypes.bfloat16 else np.dtype(d.name).type for d in dtypes.TENSOR_DTYPES}}
 
 
 class Allocator:
@@ -99,6 +101,8 @@ def store(dst, vals):
 
 
 def new(shape, dtype, device):
+    """A contiguous tensor. `device` always carries its index ('{name}:0'): core normalises how the user
+    spelled it ('{name}', '{name}:0', a device object) before any hook or kernel sees it."""
     shape = tuple(shape)
     st = ALLOCATOR.allocate(numel(shape) * dtype.itemsize, device)
     return make_tensor(st, shape, contiguous_strides(shape), 0, dtype, device)
@@ -187,8 +191,22 @@ Every op without a kernel runs on the host for now (fallback). Add kernels in
 """
 
 
-def new_backend(name, where="."):
-    """Write the distribution `mindtorch-NAME` under `where`; returns its directory."""
+def core_requirement():
+    """mindtorch-core in the range of the installed core: its minor while 0.x, its major from 1.0 on."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        have = version("mindtorch-core")
+    except PackageNotFoundError:  # a source tree on sys.path
+        from .. import __version__ as have
+    major, minor = (int(x) for x in re.match(r"(\d+)\.(\d+)", str(have)).groups())
+    upper = f"{major}.{minor + 1}" if major == 0 else f"{major + 1}"
+    return f"mindtorch-core>={major}.{minor},<{upper}"
+
+
+def new_backend(name, where=".", requires=()):
+    """Write the distribution `mindtorch-NAME` under `where`; returns its directory. `requires`: the device's
+    own libraries (requirement strings), added to its dependencies."""
     if not re.fullmatch(r"[a-z][a-z0-9_]*", name) or name in ("cpu", "meta"):
         raise ValueError(
             f"'{name}' is not a usable device type: lowercase letters, digits and _, "
@@ -198,7 +216,8 @@ def new_backend(name, where="."):
     if root.exists():
         raise FileExistsError(f"{root} already exists")
     cls = "".join(p.capitalize() for p in name.split("_"))
-    fields = {"name": name, "cls": cls, "upper": name.upper()}
+    deps = [core_requirement(), "numpy", *requires]
+    fields = {"name": name, "cls": cls, "upper": name.upper(), "dependencies": ", ".join(f'"{d}"' for d in deps)}
     files = {
         "pyproject.toml": PYPROJECT,
         f"src/mindtorch_{name}/__init__.py": BACKEND,
