@@ -199,7 +199,10 @@ def core_requirement():
         have = version("mindtorch-core")
     except PackageNotFoundError:  # a source tree on sys.path
         from .. import __version__ as have
-    major, minor = (int(x) for x in re.match(r"(\d+)\.(\d+)", str(have)).groups())
+    found = re.match(r"(\d+)\.(\d+)", str(have))
+    if found is None:
+        raise ValueError(f"mindtorch-core's version {have!r} has no major.minor")
+    major, minor = (int(x) for x in found.groups())
     upper = f"{major}.{minor + 1}" if major == 0 else f"{major + 1}"
     return f"mindtorch-core>={major}.{minor},<{upper}"
 
