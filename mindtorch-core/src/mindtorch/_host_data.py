@@ -16,7 +16,7 @@ def float_to_bf16_bits(a):
     a = np.ascontiguousarray(a).reshape(a.shape)
     bits = a.view(np.uint32)
     rounded = bits + (0x7FFF + ((bits >> 16) & 1))
-    out = (rounded >> 16).astype(np.uint16)
+    out = np.asarray((rounded >> 16).astype(np.uint16))  # an array for 0-dim input too (NaN is written below)
     nan = np.isnan(a)
     if nan.any():
         out[nan] = 0x7FC0
