@@ -137,6 +137,8 @@ def call(op, args):  # noqa: C901
             if op.composite is not None:
                 if needs and op.derivative is not None and not op.inplace:
                     return _composite_with_formula(op, args)
+                if op.mutated:
+                    return _composite_settled(op, args)
                 return op.composite(*args)
             if op.inplace and dev.type in _BACKENDS:
                 return _inplace_fallback(op, args)
@@ -279,6 +281,15 @@ def _written_versions(op, args):
                 else:
                     entry[2] += 1
     return owed
+
+
+def _composite_settled(op, args):
+    """A writing op's composite: its public in-place ops bump as they go; each written tensor ends one
+    version per write the schema declares, as after a kernel."""
+    written = _written_versions(op, args)
+    out = op.composite(*args)
+    _settle_versions(written)
+    return out
 
 
 def _settle_versions(written):

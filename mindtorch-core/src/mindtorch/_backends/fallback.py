@@ -58,16 +58,28 @@ def _fallback_kernel(op, host_kernel, device_type):
             if op.device_param is not None:
                 host_args = _replace(host_args, op.device_param, _cpu())
             out = host_kernel(meta, *host_args)
-            if op.inplace:
-                from ..dispatch import write_into
-
-                return write_into(args[0], host_args[0])
-            return _back(out, dev)
+            _write_back(op, args, host_args, device_type)
+            return args[0] if op.inplace else _back(out, dev)
         finally:
             _grad.enabled = prev
 
     kernel.host_fallback = True  # type: ignore[attr-defined]  # read by coverage and conformance
     return kernel
+
+
+def _write_back(op, args, host_args, device_type):
+    """Every argument the op writes (`Tensor(a!)`, lists of them, optional ones; versioned or not) gets the
+    host kernel's writes: the device tensors were only copied to the host."""
+    from ..dispatch import write_into
+
+    for i, p in enumerate(op.params[: len(args)]):
+        if not p.writes:
+            continue
+        dst, src = args[i], host_args[i]
+        pairs = zip(dst, src) if isinstance(dst, (list, tuple)) else ((dst, src),)
+        for d, h in pairs:
+            if isinstance(d, Tensor) and d.device.type == device_type:
+                write_into(d, h)
 
 
 def _cpu():
