@@ -68,11 +68,20 @@ def sgd_composite(params, grads, momentum_buffers, lr, momentum, dampening, weig
         p.add_(grad, alpha=-lr)
 
 
+def _floating_params(params, *rest, **kwargs):
+    """The shape rule of the optimizer steps: it checks, and has no result (kernels get meta=None). An update
+    scaled by a float learning rate has no integer form: PyTorch's error for integral tensors."""
+    for p in params:
+        if not p.dtype.is_floating_point and not p.dtype.is_complex:
+            raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
 defop(
     "_foreach_adam_(Tensor(a!)[] params, Tensor[] grads, Tensor(b!)[] exp_avgs, Tensor(c!)[] exp_avg_sqs, "
     "Tensor(d!)[] max_exp_avg_sqs, Tensor(e!)[] state_steps, *, float lr, float beta1, float beta2, float weight_decay, "
     "float eps, bool amsgrad, bool maximize, bool decoupled) -> ()",
     composite=adam_composite,
+    meta=_floating_params,
     method=False,
     function=False,
     family=F,
@@ -81,6 +90,7 @@ defop(
     "_foreach_sgd_(Tensor(a!)[] params, Tensor[] grads, Tensor(b!)[] momentum_buffers, *, float lr, float momentum, "
     "float dampening, float weight_decay, bool nesterov, bool maximize, bool fresh) -> ()",
     composite=sgd_composite,
+    meta=_floating_params,
     method=False,
     function=False,
     family=F,

@@ -25,6 +25,33 @@ class _LazyTorch:
 torch = _LazyTorch()
 
 
+def computed_in_float32(composite):
+    """A composite that, like the kernels it stands in for, computes half-precision inputs (float16,
+    bfloat16) in float32 and rounds its result once, instead of rounding after every op of the chain."""
+    import functools
+
+    @functools.wraps(composite)
+    def run(*args, **kwargs):
+        half = next((a.dtype for a in args if _is_half(a)), None)
+        if half is None:
+            return composite(*args, **kwargs)
+        wide = [a.float() if _is_half(a) else a for a in args]
+        out = composite(*wide, **kwargs)
+        if isinstance(out, tuple):
+            return type(out)(o.to(half) if _is_float32(o) else o for o in out)
+        return out.to(half)
+
+    return run
+
+
+def _is_float32(a):
+    return getattr(a, "dtype", None) is not None and a.dtype.is_floating_point and a.dtype.itemsize == 4
+
+
+def _is_half(a):
+    return getattr(a, "dtype", None) is not None and a.dtype.is_floating_point and a.dtype.itemsize == 2
+
+
 def sum_to(grad, shape):
     """Sum a broadcast gradient back down to `shape` (at::sum_to)."""
     shape = tuple(shape)

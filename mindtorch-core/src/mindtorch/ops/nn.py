@@ -8,7 +8,7 @@ import math
 import struct
 
 from .. import _dtype as D
-from .formulas import torch
+from .formulas import computed_in_float32, torch
 from .meta import TensorMeta
 from .registry import declare_inplace, defop
 
@@ -33,6 +33,12 @@ def _tn(d):
 
 def _shp(s):
     return "[" + ", ".join(map(str, s)) + "]"
+
+
+def _no_kernel_for(kname, d):
+    """PyTorch's error for a dtype its kernel lacks (integers and bool in the floating-point nn kernels)."""
+    if d._kind < 2:
+        raise NotImplementedError(f"\"{kname}\" not implemented for '{D._cname(d)}'")
 
 
 def _check_float(name, *ts):
@@ -335,6 +341,8 @@ defop(
 
 # --- upsampling (nearest / bilinear, 2-d) -----------------------------------------------
 def _upsample_meta(input, output_size, mode, align_corners, scale_h, scale_w):
+    if input.dtype is D.bool_ or input.dtype._kind == 3:
+        raise NotImplementedError(f"\"upsample_{mode}2d\" not implemented for '{D._cname(input.dtype)}'")
     return TensorMeta(tuple(input._shape[:2]) + tuple(output_size), input.dtype)
 
 
@@ -408,17 +416,19 @@ defop(
     method=False,
     function=False,
     family=F,
-    composite=_upsample2d,
+    composite=computed_in_float32(_upsample2d),
     grad={"self": "torch.ops._upsample2d_backward(grad, self.shape, mode, align_corners, scale_h, scale_w)"},
 )
 defop(
     "_upsample2d_backward(Tensor grad_output, int[4] input_size, str mode, bool align_corners, float? scale_h, "
     "float? scale_w) -> Tensor",
-    meta=lambda grad, input_size, *a: TensorMeta(tuple(input_size), grad.dtype),
+    meta=lambda grad, input_size, mode, *a: (
+        _upsample_meta(grad, input_size[2:], mode, *a) and TensorMeta(tuple(input_size), grad.dtype)
+    ),
     method=False,
     function=False,
     family=F,
-    composite=_upsample2d_backward,
+    composite=computed_in_float32(_upsample2d_backward),
     grad={"grad_output": "torch.ops._upsample2d(grad, grad_output.shape[-2:], mode, align_corners, scale_h, scale_w)"},
 )
 
@@ -472,6 +482,7 @@ defop(
 
 
 def _rms_norm_meta(input, normalized_shape, weight, eps):
+    _no_kernel_for("rms_norm", input.dtype)
     m = _layer_norm_meta(input, normalized_shape, weight, None, 0.0)
     return m[0], m[2]
 
@@ -507,8 +518,11 @@ defop(
 defop(
     "_rms_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor rstd, Tensor? weight) "
     "-> (Tensor, Tensor)",
-    composite=_rms_norm_backward,
-    meta=lambda g, x, ns, r, w: (TensorMeta(x._shape, g.dtype), TensorMeta(tuple(ns), g.dtype)),
+    composite=computed_in_float32(_rms_norm_backward),
+    meta=lambda g, x, ns, r, w: (
+        _no_kernel_for("rms_norm", x.dtype),
+        (TensorMeta(x._shape, g.dtype), TensorMeta(tuple(ns), g.dtype)),
+    )[1],
     method=False,
     function=False,
     family=F,
@@ -661,7 +675,7 @@ def _embedding_renorm(self, indices, max_norm, norm_type):
 
 declare_inplace(
     "_embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)",
-    meta=lambda s, i, m, n: TensorMeta(s._shape, s.dtype),
+    meta=lambda s, i, m, n: _embedding_renorm_meta(s),
     function=True,
     family=F,
     composite=_embedding_renorm,
@@ -724,10 +738,18 @@ defop(
 
 
 # --- scaled dot-product attention (fused) -------------------------------------------------------
+def _sdpa_float(query):
+    if query.dtype._kind < 2:
+        raise RuntimeError(f"expected scalar type Float but found {D._cname(query.dtype)}")
+    if query.dtype._kind == 3:
+        raise NotImplementedError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{D._cname(query.dtype)}'")
+
+
 def _sdpa_meta(query, key, value, attn_mask, is_causal, scale):
     if query.ndim < 2 or key.ndim != query.ndim or value.ndim != query.ndim:
         raise RuntimeError("scaled_dot_product_attention: expected query, key and value of the same rank (>= 2)")
     _check_float("scaled_dot_product_attention", query, key, value)
+    _sdpa_float(query)
     lead = tuple(query._shape[:-2])
     if tuple(key._shape[:-2]) != lead or tuple(value._shape[:-2]) != lead:
         raise RuntimeError(
@@ -775,7 +797,7 @@ defop(
     "_scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask, bool is_causal, "
     "float scale) -> (Tensor, Tensor)",
     meta=_sdpa_meta,
-    composite=sdpa_composite,
+    composite=computed_in_float32(sdpa_composite),
     method=False,
     function=False,
     family=F,
@@ -789,11 +811,10 @@ defop(
     "_scaled_dot_product_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, "
     "Tensor attn, float scale) -> (Tensor, Tensor, Tensor)",
     meta=lambda g, q, k, v, a, s: (
-        TensorMeta(q._shape, q.dtype),
-        TensorMeta(k._shape, k.dtype),
-        TensorMeta(v._shape, v.dtype),
-    ),
-    composite=sdpa_backward_composite,
+        _sdpa_float(q),
+        (TensorMeta(q._shape, q.dtype), TensorMeta(k._shape, k.dtype), TensorMeta(v._shape, v.dtype)),
+    )[1],
+    composite=computed_in_float32(sdpa_backward_composite),
     method=False,
     function=False,
     family=F,
@@ -802,7 +823,16 @@ defop(
 
 
 # --- cross entropy with class indices (fused log_softmax + nll) ----------------------------------
+def _embedding_renorm_meta(self):
+    if self.dtype._kind < 2:
+        raise RuntimeError(
+            f"norm(): input dtype should be either floating point or complex. Got {D._cname(self.dtype)} instead."
+        )
+    return TensorMeta(self._shape, self.dtype)
+
+
 def _cross_entropy_meta(input, target, weight, reduction, ignore_index):
+    _no_kernel_for("log_softmax_lastdim_kernel_impl", input.dtype)
     if input.ndim != 2:
         raise RuntimeError(f"_cross_entropy: expected 2-d input (N, C), but got {_shp(input.shape)}")
     loss, total = _nll_meta(input, target, weight, reduction, ignore_index)
@@ -841,7 +871,10 @@ defop(
 defop(
     "_cross_entropy_backward(Tensor grad_output, Tensor log_probs, Tensor target, Tensor? weight, int reduction, "
     "SymInt ignore_index, Tensor total_weight) -> Tensor",
-    meta=lambda g, lp, *a: TensorMeta(lp._shape, g.dtype),
+    meta=lambda g, lp, *a: (
+        _no_kernel_for("log_softmax_lastdim_kernel_impl", lp.dtype),
+        TensorMeta(lp._shape, g.dtype),
+    )[1],
     composite=cross_entropy_backward_composite,
     method=False,
     function=False,

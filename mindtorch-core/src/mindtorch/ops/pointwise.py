@@ -7,7 +7,7 @@ import math
 from .. import _dtype as D
 from .._geometry import broadcast_shapes as _bs2
 from . import meta as M
-from .formulas import SQRT_2_OVER_PI, torch
+from .formulas import SQRT_2_OVER_PI, computed_in_float32, torch
 from .meta import TensorMeta
 from .reduction import named_result
 from .registry import copy_into_self, defop
@@ -198,7 +198,7 @@ def _relu_meta(self):
 def _gelu_meta(self, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    if self.dtype._kind < 2:
+    if self.dtype._kind != 2:
         raise _not_impl("GeluKernelImpl", self.dtype)
     return TensorMeta(self._shape, self.dtype)
 
@@ -283,6 +283,8 @@ def _nan_to_num_meta(self, nan=None, posinf=None, neginf=None):
 
 
 def _logit_meta(self, eps=None):
+    if self.dtype._kind == 3:
+        raise _not_impl("logit_cpu", self.dtype)
     return M.unary_float(self)
 
 
@@ -584,6 +586,8 @@ defop(
 
 
 def _threshold_backward_meta(grad_output, self, threshold):
+    if grad_output.dtype is D.bool_ or grad_output.dtype._kind == 3:
+        raise _not_impl("threshold_cpu", grad_output.dtype)
     return TensorMeta(broadcast_shapes(grad_output._shape, self._shape), grad_output.dtype)
 
 
@@ -596,7 +600,7 @@ defop(
     function=False,
     family=F,
     nondiff=("self",),
-    composite=lambda g, x, threshold: torch.where(x <= threshold, 0.0, g),
+    composite=lambda g, x, threshold: torch.where(x <= threshold, 0, g),  # 0 takes g's dtype
     grad={"grad_output": "torch.ops.threshold_backward(grad, self, threshold)"},
 )
 
@@ -805,7 +809,7 @@ defop(
     out=True,
     method=False,
     family=F,
-    composite=_polygamma,
+    composite=computed_in_float32(_polygamma),
     grad={"self": "grad * torch.polygamma(n + 1, self)"},
 )
 
@@ -851,7 +855,10 @@ defop(
 )
 
 
+@computed_in_float32
 def _logit(self, eps=None):
+    if self.dtype._kind < 2:  # integers and bool: in the default dtype, as the result is
+        self = self.to(D.get_default_dtype())
     x = self if eps is None else torch.clamp(self, eps, 1 - eps)
     return torch.log(x / (1 - x))
 
@@ -909,7 +916,7 @@ defop(
 defop(
     "gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor",
     meta=lambda g, s, approximate="none": _gelu_meta(s, approximate),
-    composite=gelu_backward_composite,
+    composite=computed_in_float32(gelu_backward_composite),
     method=False,
     family=F,
     grad={

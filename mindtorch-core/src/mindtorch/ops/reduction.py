@@ -8,7 +8,7 @@ import math
 from .. import _dtype as D
 from .._geometry import wrap_dim
 from . import meta as M
-from .formulas import expand_reduced, shape_of, torch, unsqueeze_multiple  # noqa: F401
+from .formulas import computed_in_float32, expand_reduced, shape_of, torch, unsqueeze_multiple  # noqa: F401
 from .meta import TensorMeta, norm_dims
 from .registry import OPS, defop
 
@@ -441,6 +441,7 @@ defop(
 
 def _softmax_bwd_meta(grad_output, output, dim):
     wrap_dim(dim, len(output._shape))
+    _float_only("softmax_backward_lastdim_kernel_impl", output.dtype)
     return TM(output._shape, output.dtype)
 
 
@@ -448,7 +449,7 @@ def _softmax_bwd_meta(grad_output, output, dim):
 defop(
     "_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor",
     meta=_softmax_bwd_meta,
-    composite=softmax_backward,
+    composite=computed_in_float32(softmax_backward),
     method=False,
     function=False,
     family=F,
@@ -461,7 +462,7 @@ defop(
 defop(
     "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor",
     meta=_softmax_bwd_meta,
-    composite=log_softmax_backward,
+    composite=computed_in_float32(log_softmax_backward),
     method=False,
     function=False,
     family=F,

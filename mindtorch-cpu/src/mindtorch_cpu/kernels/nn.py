@@ -1,7 +1,7 @@
 """nn kernels in NumPy: im2col convolution via as_strided windows, pooling, norms, losses."""
 
 import numpy as np
-from mindtorch.plugins import dtypes as D
+from mindtorch.plugins import OPS, dtypes as D
 from numpy.lib.stride_tricks import as_strided
 
 from .. import blas, native
@@ -547,6 +547,8 @@ def layer_norm_backward(m, g, x, normalized_shape, mean, rstd, w, b):
 
 @kernel("_rms_norm")
 def rms_norm(m, x, normalized_shape, w, eps):
+    if x.dtype.is_complex:  # the fused loop squares real rows: complex rows take the decomposition (|x|^2)
+        return OPS["_rms_norm"].composite(x, normalized_shape, w, eps)
     with quiet():
         y, _, rstd = _norm_forward(x, normalized_shape, w, None, eps, False)
     return wrap(y, m[0].dtype), wrap(rstd.reshape(m[1].shape), m[1].dtype)
@@ -554,6 +556,8 @@ def rms_norm(m, x, normalized_shape, w, eps):
 
 @kernel("_rms_norm_backward")
 def rms_norm_backward(m, g, x, normalized_shape, rstd, w):
+    if x.dtype.is_complex:
+        return OPS["_rms_norm_backward"].composite(g, x, normalized_shape, rstd, w)
     with quiet():
         dx, gw, _ = _norm_backward(g, x, normalized_shape, None, rstd, w, False)
     return wrap(dx, m[0].dtype), wrap(np.asarray(gw), m[1].dtype)
@@ -695,7 +699,7 @@ def embedding_backward(m, g, indices, num_weights, padding_idx, scale_grad_by_fr
 def embedding_renorm_(m, w, indices, max_norm, norm_type):
     wa = arr(w)
     rows = np.unique(arr(indices).ravel())
-    sel = wa[rows].astype(np.float64)
+    sel = wa[rows].astype(np.result_type(wa.dtype, np.float64))  # complex rows keep their imaginary part
     norms = np.sum(np.abs(sel) ** norm_type, -1) ** (1.0 / norm_type)
     big = norms > max_norm
     scale = max_norm / (norms[big] + 1e-7)
