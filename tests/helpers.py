@@ -111,6 +111,37 @@ def to_torch(t, requires_grad=None):
     return out.requires_grad_(rg) if rg else out
 
 
+def public_pair(torch, name, args):
+    """The public callables (mindtorch, PyTorch) of an op, by namespace function or Tensor method, or None."""
+    if hasattr(mindtorch, name) and hasattr(torch, name) and not name.startswith("_"):
+        return (lambda *a, **k: getattr(mindtorch, name)(*a, **k)), (lambda *a, **k: getattr(torch, name)(*a, **k))
+    if (
+        args
+        and isinstance(args[0], mindtorch.Tensor)
+        and hasattr(mindtorch.Tensor, name)
+        and hasattr(torch.Tensor, name)
+    ):
+        return ((lambda s, *a, **k: getattr(s, name)(*a, **k)),) * 2
+    return None
+
+
+def torch_args(torch, x):
+    """A call's arguments for PyTorch: tensors (meta ones as meta), dtypes and devices, in any nesting."""
+    if isinstance(x, mindtorch.Tensor):
+        meta = x.device.type == "meta"
+        t = to_torch(mindtorch.zeros(x.shape, dtype=x.dtype) if meta else x.detach().to("cpu"))
+        return t.to("meta") if meta else t
+    if isinstance(x, mindtorch.dtype):
+        return getattr(torch, str(x).split(".")[-1])
+    if isinstance(x, mindtorch.device):
+        return torch.device(str(x))
+    if isinstance(x, (list, tuple)):
+        return type(x)(torch_args(torch, v) for v in x)
+    if isinstance(x, dict):
+        return {k: torch_args(torch, v) for k, v in x.items()}
+    return x
+
+
 def dtype_name(d):
     return str(d).replace("torch.", "")
 

@@ -98,3 +98,75 @@ def test_unknown_op_name_is_a_usage_error(run_python):
     assert r.returncode == 2 and r.stdout == "", r
     assert "'conv2d' is not an op of the table" in r.stderr and "_conv2d" in r.stderr, r
     assert "Traceback" not in r.stderr, r
+
+
+def test_a_kernel_that_disagrees_with_its_decomposition_is_caught():
+    import mindtorch
+    from mindtorch.ops.registry import OPS
+    from mindtorch.testing.conformance.checks import CHECKS
+
+    cpu = mindtorch.device("cpu")
+    assert CHECKS["overridden_composites"](cpu, False)[0] == "passed"
+    op = OPS["trace"]
+    own = op.kernels.get("cpu")
+    op.kernels["cpu"] = lambda m, x: mindtorch.ops.sum(x)  # the whole sum, not the diagonal's
+    try:
+        status, detail = CHECKS["overridden_composites"](cpu, False)
+    finally:
+        if own is None:
+            del op.kernels["cpu"]
+        else:
+            op.kernels["cpu"] = own
+    assert status == "failed" and "trace" in detail, detail
+
+
+def test_every_cpu_dtype_is_a_sample_and_refused_ones_are_not():
+    """The per-op check runs each op in every dtype the cpu accepts: no hand list of dtypes."""
+    import mindtorch
+    from mindtorch._dtype import TENSOR_DTYPES
+    from mindtorch.testing.conformance import check_op
+
+    cpu = mindtorch.device("cpu")
+    add = check_op("add", cpu)
+    # add takes every dtype but float32 (its samples' own) in other dtypes
+    assert add.status == "conformant" and set(add.dtypes) == {d.name for d in TENSOR_DTYPES} - {"float32"}, add.dtypes
+    # bitwise ops refuse floating types on the cpu: those are no samples
+    band = check_op("bitwise_and", cpu)
+    assert band.status == "conformant" and not {"float16", "float32", "complex64"} & set(band.dtypes), band.dtypes
+    assert {"uint32", "int8", "bool"} <= set(band.dtypes), band.dtypes
+
+
+def test_out_of_range_indices_are_checked_for_every_indexing_op(run_python):
+    """A backend whose gathers clamp and whose scatters drop out-of-range indices fails the kit."""
+    r = run_python(
+        """
+import warnings
+warnings.simplefilter("ignore")
+import numpy as np
+import mindtorch as torch
+import mindtorch_vault as V
+from mindtorch.plugins import OPS
+from mindtorch.testing.conformance import check_op
+
+def clamping_take(m, a, index):
+    x, i = V._values(a), np.clip(V._values(index), 0, V._values(a).size - 1)
+    return V._result(np.take(x.reshape(-1), i), a.dtype, a.device)  # a composite: meta is None
+
+def clamping_embedding(m, w, idx, padding_idx=-1, *rest):
+    i = np.clip(V._values(idx), 0, V._values(w).shape[0] - 1)
+    return V._result(V._values(w)[i], m.dtype, w.device)
+
+dev = torch.device("vault", 0)
+before = {q: check_op(q, dev).status for q in ("take", "embedding")}
+OPS["take"].kernels["vault"] = clamping_take
+OPS["embedding"].kernels["vault"] = clamping_embedding
+after = {q: check_op(q, dev) for q in ("take", "embedding")}
+emit([before, {q: [r.status, r.detail] for q, r in after.items()}])
+""",
+        plugins=["vault"],
+    )
+    assert r.returncode == 0, r
+    before, after = r.result
+    assert set(before.values()) <= {"conformant", "fallback"}, before
+    for q, (status, detail) in after.items():
+        assert status == "failing" and "cpu raises" in detail, (q, detail)

@@ -12,7 +12,7 @@ import warnings  # noqa: E402
 
 import mindtorch  # noqa: E402
 import numpy as np  # noqa: E402
-from helpers import to_torch  # noqa: E402
+from helpers import public_pair, torch_args  # noqa: E402
 from mindtorch.ops.registry import OPS  # noqa: E402
 from mindtorch.plugins import backend_for  # noqa: E402
 from mindtorch.testing.conformance.samples import Maker, samples_for  # noqa: E402
@@ -27,30 +27,6 @@ JUSTIFIED = {
     "mixed-devices": "PyTorch mixes cpu and meta silently or lacks a meta kernel; mindtorch always "
     "raises the device RuntimeError"
 }
-
-
-def _public(name, args):
-    """The public callables (mindtorch, PyTorch) for an op, by namespace function or Tensor method."""
-    if hasattr(MT, name) and hasattr(torch, name) and not name.startswith("_"):
-        return (lambda *a, **k: getattr(MT, name)(*a, **k)), (lambda *a, **k: getattr(torch, name)(*a, **k))
-    if args and isinstance(args[0], MT.Tensor) and hasattr(MT.Tensor, name) and hasattr(torch.Tensor, name):
-        return ((lambda s, *a, **k: getattr(s, name)(*a, **k)),) * 2
-    return None
-
-
-def _to_torch(x):
-    if isinstance(x, MT.Tensor):
-        t = to_torch(x.detach().to("cpu") if x.device.type != "meta" else MT.zeros(x.shape, dtype=x.dtype))
-        return t.to("meta") if x.device.type == "meta" else t
-    if isinstance(x, MT.dtype):
-        return getattr(torch, str(x).split(".")[-1])
-    if isinstance(x, MT.device):
-        return torch.device(str(x))
-    if isinstance(x, (list, tuple)):
-        return type(x)(_to_torch(v) for v in x)
-    if isinstance(x, dict):
-        return {k: _to_torch(v) for k, v in x.items()}
-    return x
 
 
 def _tensor_slots(args):
@@ -125,7 +101,7 @@ def sweep(names=None):
         except Exception:
             continue
         counts["ops"] += 1
-        pair = _public(op.name, samples[0].args if samples else ())
+        pair = public_pair(torch, op.name, samples[0].args if samples else ())
         if pair is None:
             counts["ops without a public PyTorch counterpart"] += 1
             continue
@@ -134,7 +110,7 @@ def sweep(names=None):
         for sample in samples[:3]:
             for kind, args, kw in _mutations(op, sample):
                 mt_exc = None  # the last failure's traceback holds its frames' tensors: drop it first
-                th_exc = _run(th_fn, _to_torch(args), _to_torch(kw))
+                th_exc = _run(th_fn, torch_args(torch, args), torch_args(torch, kw))
                 before = _snapshot(args)
                 used = alloc.bytes_in_use(CPU)
                 mt_exc = _run(mt_fn, args, kw)

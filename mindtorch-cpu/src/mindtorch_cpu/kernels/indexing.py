@@ -195,19 +195,29 @@ _both("scatter_reduce.two")(_scatter_reduce)
 # --- index_select / index_add / index_copy / index_fill ---------------------------
 
 
-def _vec_index(index, size, dim, name):
+def _vec_index(index, size, dim, name, error=None):
+    """The index as a vector, every entry in [0, size); `error(i)` is the exception for an entry out of it."""
     idx = arr(index).astype(np.int64).reshape(-1)
     if idx.size and ((idx < 0) | (idx >= size)).any():
         i = int(idx[(idx < 0) | (idx >= size)][0])
+        if error is not None:
+            raise error(i)
         raise IndexError(f"{name}(): index {i} is out of bounds for dimension {dim} with size {size}")
     return idx
+
+
+def _select_error(d, size):
+    """PyTorch's index_select: the first dimension's check is an IndexError, the others' a RuntimeError."""
+    if d == 0:
+        return lambda i: IndexError("index out of range in self")
+    return lambda i: RuntimeError(f"INDICES element is out of DATA bounds, id={i} axis_dim={size}")
 
 
 @kernel("index_select")
 def index_select(m, self, dim, index):
     a = _nd(self)
     d = dim % a.ndim
-    idx = _vec_index(index, a.shape[d], d, "index_select")
+    idx = _vec_index(index, a.shape[d], d, "index_select", _select_error(d, a.shape[d]))
     return wrap(np.take(a, idx, axis=d).reshape(m.shape), m.dtype)
 
 
@@ -227,7 +237,14 @@ def _source_moved(source, d, like):
 @_both("index_add")
 def _index_add(self, dim, index, source, alpha=1):
     a, d, full = _moved(self, dim)
-    idx = _vec_index(index, a.shape[0], d, "index_add")
+    size = a.shape[0]
+    idx = _vec_index(
+        index,
+        size,
+        d,
+        "index_add",
+        lambda i: RuntimeError(f"index {i} is out of bounds for dimension {d} with size {size}"),
+    )
     s = _source_moved(source, d, full)
     if alpha != 1:
         s = s * alpha

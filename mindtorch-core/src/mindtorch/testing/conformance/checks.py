@@ -7,12 +7,14 @@ import numpy as np
 
 import mindtorch
 from mindtorch._backends.registry import backend_for
+from mindtorch._dtype import TENSOR_DTYPES
 
 from .report import FAILED, PASSED
 from .runner import NA, Mismatch, compare, host_array, to_device
 
 CHECKS = {}
-ALL_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+# every dtype a tensor can hold: the wide unsigned integers and complex ones too
+ALL_DTYPES = tuple(d.name for d in TENSOR_DTYPES)
 
 
 def check(fn):
@@ -232,3 +234,155 @@ def _training_step(device, dataless):
     for k, (p, q) in enumerate(zip(ref.parameters(), model.parameters())):
         compare(p.detach(), q.detach(), device, not dataless, f"parameter {k} after 3 steps")
     return "3 AdamW steps of a 2-layer MLP match the cpu"
+
+
+@check
+def _device_spelling(device, dataless):
+    """`dev` and `dev:N` (N the current index), as strings or device objects, are one device: tensors made
+    with each spelling report the same device and mix in one op."""
+    spellings = [device.type, mindtorch.device(device.type)]
+    if device.index is not None:
+        spellings += [str(device), device]
+    makers = {
+        "tensor": lambda d: mindtorch.tensor([1.0, 2.0], device=d),
+        "zeros": lambda d: mindtorch.zeros(2, device=d),
+        "full": lambda d: mindtorch.full((2,), 0.5, device=d),
+        "arange": lambda d: mindtorch.arange(2.0, device=d),
+        "to": lambda d: mindtorch.ones(2).to(d),
+        "zeros_like": lambda d: mindtorch.zeros_like(mindtorch.ones(2), device=d),
+        "new_tensor": lambda d: mindtorch.ones(2).new_tensor([3.0, 4.0], device=d),
+    }
+    made = []
+    for spelling in spellings:
+        for name, make in makers.items():
+            t = make(spelling)
+            _expect(t.device == device, f"{name}(device={spelling!r}) is on {t.device}, expected {device}")
+            made.append(t)
+    total = made[0]
+    for t in made[1:]:
+        total = total + t
+    _expect(total.device == device, f"a sum over every spelling is on {total.device}")
+    ref = None
+    for _ in spellings:
+        for make in makers.values():
+            ref = make("cpu") if ref is None else ref + make("cpu")
+    compare(ref, total, device, not dataless, "a sum over every spelling")
+    return f"{len(spellings)} spellings x {len(makers)} ways to make a tensor, mixed in one sum"
+
+
+def _version_deltas(fn, sample):
+    tensors = [t for t in _leaves((sample.args, sample.kwargs))]
+    before = [t._version_value for t in tensors]
+    fn(*sample.args, **sample.kwargs)
+    return [t._version_value - b for t, b in zip(tensors, before)]
+
+
+def _leaves(x):
+    if isinstance(x, mindtorch.Tensor):
+        return [x]
+    if isinstance(x, dict):
+        x = list(x.values())
+    if isinstance(x, (list, tuple)):
+        return [t for a in x for t in _leaves(a)]
+    return []
+
+
+@check
+def _versions(device, dataless):
+    """After every op that writes its arguments (in-place ops, the multi-tensor optimizer steps, batch norm's
+    running statistics), each tensor argument's version counter moved as on the cpu."""
+    from mindtorch.ops.codegen import make_callable
+    from mindtorch.ops.registry import OPS
+
+    from .runner import MISSING, _reference_mode, _samples, coverage
+
+    bad, n = [], 0
+    for q in sorted(q for q, op in OPS.items() if op.mutated and op.family != "random"):
+        op = OPS[q]
+        if coverage(op, device.type) == MISSING:
+            continue
+        fn = make_callable([op], False)
+        mode = _reference_mode(q, fn)
+        for ref, dev in zip(_samples(q, mode), _samples(q, mode)):
+            try:
+                want = _version_deltas(fn, ref)
+            except Exception:
+                continue  # the cpu refuses this sample: the next one
+            try:
+                got = _version_deltas(fn, type(dev)(*to_device(dev.args, device), **to_device(dev.kwargs, device)))
+            except NotImplementedError:
+                break  # the device lacks it (or needs data): the per-op report says so
+            n += 1
+            if got != want:
+                bad.append(f"{q}: versions moved by {got}, on cpu by {want}")
+            break
+    _expect(not bad, "; ".join(bad[:5]))
+    return f"{n} writing ops: every argument's version counter moves as on the cpu"
+
+
+def _through_decomposition(op, device, sample):
+    """`op` on `sample` with the device's kernel set aside: its composite, run on the device."""
+    from mindtorch.ops.codegen import make_callable
+
+    own = op.kernels.pop(device.type)
+    try:
+        return make_callable([op], False)(*sample.args, **sample.kwargs)
+    finally:
+        op.kernels[device.type] = own
+
+
+def _overrides(device):
+    from mindtorch.ops.registry import OPS
+
+    return sorted(
+        q for q, op in OPS.items() if op.composite is not None and op.view_fn is None and device.type in op.kernels
+    )
+
+
+def _override_pairs(q, fn, device):
+    """(where, sample for the kernel, sample for the decomposition), both on the device: the op's samples and
+    its dtype variants."""
+    from .runner import _reference_mode, _samples
+    from .variants import dtype_variants
+
+    mode = _reference_mode(q, fn)
+    pairs = [(f"sample {k}", a, b) for k, (a, b) in enumerate(zip(_samples(q, mode), _samples(q, mode)))]
+    pairs += [(f"in {d.name}", a, b) for d, a, b in dtype_variants(q, fn, mode)]
+    for where, a, b in pairs:
+        yield where, *(type(s)(*to_device(s.args, device), **to_device(s.kwargs, device)) for s in (a, b))
+
+
+def _agrees_with_decomposition(q, device, dataless):
+    """None, or how the device's kernel for composite `q` disagrees with the composite on the device."""
+    from mindtorch.ops.codegen import make_callable
+    from mindtorch.ops.registry import OPS
+
+    op = OPS[q]
+    fn = make_callable([op], False)
+    values = not dataless and op.family != "random"
+    for where, ks, cs in _override_pairs(q, fn, device):
+        try:
+            want = fn(*ks.args, **ks.kwargs)
+        except Exception:
+            continue  # the kernel refuses it: the per-op report holds the kernel to the cpu
+        try:
+            got = _through_decomposition(op, device, cs)
+        except NotImplementedError:
+            return None  # the decomposition needs a kernel this device lacks: it cannot disagree here
+        except Exception as exc:
+            return f"{q} {where}: the kernel computes, the decomposition raises {type(exc).__name__}: {exc}"[:200]
+        try:
+            compare(want, got, device, values, f"{q} {where}: decomposition")
+        except Mismatch as m:
+            return str(m)
+    return None
+
+
+@check
+def _overridden_composites(device, dataless):
+    """A kernel registered under a composite's name replaces the composite on this device: on every sample
+    (and dtype) it must agree with the decomposition it replaces."""
+    names = _overrides(device)
+    bad = [m for m in (_agrees_with_decomposition(q, device, dataless) for q in names) if m]
+    _expect(not bad, "; ".join(bad[:5]) + (f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""))
+    return f"{len(names)} composites with a kernel of their own agree with their decompositions"

@@ -38,6 +38,13 @@ class Report:
         unsupported_checks = any(st == UNSUPPORTED for st, _ in self.checks.values())
         return self.ok and not self.count(MISSING) and not self.count(UNSUPPORTED) and not unsupported_checks
 
+    def samples(self):
+        return sum(r.samples for r in self.ops.values())
+
+    def dtype_pairs(self):
+        """(op, dtype) pairs checked beyond each op's own samples' dtypes."""
+        return sum(len(r.dtypes) for r in self.ops.values())
+
     def summary(self):
         n = len(self.ops)
         passed = sum(1 for st, _ in self.checks.values() if st == PASSED)
@@ -52,7 +59,8 @@ class Report:
             + (f"{unsupported} unsupported by the device, " if unsupported else "")
             + f"{self.count(NA)} n/a; checks {passed}/{len(self.checks)} passed ({na_checks} n/a"
             + (f", {unsupported_checks} unsupported" if unsupported_checks else "")
-            + f"); samples for {with_samples}/{n} ops; {self.seconds:.1f}s"
+            + f"); samples for {with_samples}/{n} ops, {self.samples()} run, {self.dtype_pairs()} in other dtypes; "
+            f"{self.seconds:.1f}s"
         )
 
     def text(self, verbose=False):

@@ -39,11 +39,18 @@ def coverage(op, device_type):
 
 
 class OpResult:
-    def __init__(self, name, status, coverage, samples=0, detail=""):
+    def __init__(self, name, status, coverage, samples=0, detail="", dtypes=()):
         self.name, self.status, self.coverage, self.samples, self.detail = name, status, coverage, samples, detail
+        self.dtypes = list(dtypes)  # the dtypes its samples were converted to (every one the cpu accepts)
 
     def as_dict(self):
-        return {"status": self.status, "coverage": self.coverage, "samples": self.samples, "detail": self.detail}
+        return {
+            "status": self.status,
+            "coverage": self.coverage,
+            "samples": self.samples,
+            "dtypes": self.dtypes,
+            "detail": self.detail,
+        }
 
 
 class Mismatch(Exception):
@@ -68,7 +75,7 @@ def to_device(x, device):
     """x on `device`, keeping strided views strided (the view is re-made over the moved base)."""
     if isinstance(x, mindtorch.Tensor):
         base = x._base
-        if base is not None and not x.is_contiguous():
+        if base is not None and not x.is_contiguous() and base.dtype is x.dtype:
             moved = base.to(device)
             return moved.as_strided(tuple(x.shape), x.stride(), x.storage_offset())
         return x.to(device)
@@ -145,7 +152,8 @@ def _compare_values(a, b, dtype, where):
             ok = np.allclose(b, a, rtol=tol[0], atol=tol[1], equal_nan=True)
     if not ok:
         with np.errstate(all="ignore"):
-            diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+            wide = np.complex128 if a.dtype.kind == "c" else np.float64
+            diff = np.abs(a.astype(wide) - b.astype(wide))
         worst = np.nanmax(diff) if diff.size and not np.all(np.isnan(diff)) else "nan placement"
         raise Mismatch(f"{where}: values differ from cpu (max abs diff {worst})")
 
@@ -180,7 +188,130 @@ def declared_unsupported(exc, unsupported):
     return unsupported is not None and re.search(unsupported, f"{type(exc).__name__}: {exc}") is not None
 
 
-def check_op(qualname, device, dataless=False, grad=True, unsupported=None):  # noqa: C901
+class _Run:
+    """One op's run on one device: what each sample's outcome is checked against."""
+
+    def __init__(self, op, fn, device, dataless, unsupported, cov):
+        self.op, self.fn, self.device, self.dataless, self.unsupported, self.cov = (
+            op,
+            fn,
+            device,
+            dataless,
+            unsupported,
+            cov,
+        )
+        self.values = not dataless and op.family != "random" and op.name not in UNDEFINED_VALUES
+
+    def result(self, status, n, detail):
+        return OpResult(self.op.qualname, status, self.cov, n, detail)
+
+
+def _device_error(run, exc, where, n):
+    """The status of an error the device raised where the cpu computed."""
+    msg = f"{type(exc).__name__}: {exc}"[:300]
+    if declared_unsupported(exc, run.unsupported):
+        return run.result(UNSUPPORTED, n, f"{where}: {msg}")
+    if isinstance(exc, NotImplementedError):
+        if run.dataless:
+            return run.result(NA, n, f"{where}: needs data ({msg})")
+        if "Could not run" in str(exc):
+            return run.result(MISSING, n, f"{where}: {msg}")
+    return run.result(FAILING, n, f"{where}: {msg}")
+
+
+def _expected_error(run, ref_exc, exc, ds, before, where, n):
+    """The device must raise the cpu's exception class, and leave its inputs as they were."""
+    if exc is None and ds.needs_data and run.dataless:
+        return None  # an out-of-range index: a data-less device cannot see it
+    if exc is None or not isinstance(exc, type(ref_exc)):
+        got = "no error" if exc is None else type(exc).__name__
+        return run.result(FAILING, n, f"{where}: cpu raises {type(ref_exc).__name__}, {run.device.type} gives {got}")
+    if before is not None and not all(
+        np.array_equal(b, a, equal_nan=b.dtype.kind in "fc") for b, a in zip(before, _snapshot(ds.args))
+    ):
+        return run.result(FAILING, n, f"{where}: raised, but changed its inputs")
+    return None
+
+
+def _written(op, sample):
+    """(name, argument) of every argument the op's schema marks written, as passed in `sample`."""
+    for i, p in enumerate(op.params):
+        if p.writes:
+            a = sample.args[i] if i < len(sample.args) else sample.kwargs.get(p.name)
+            if a is not None:
+                yield p.name, a
+
+
+def _compare_result(run, ref, out, rs, ds, where):
+    qualname = run.op.qualname
+    compare(ref, out, run.device, run.values and qualname not in SIGN_FREE, where)
+    for (name, want), (_, got) in zip(_written(run.op, rs), _written(run.op, ds)):
+        compare(want, got, run.device, run.values, f"{where}: written argument {name}")
+    if run.values and qualname in SIGN_FREE:
+        for j, (a, b) in enumerate(zip(_canonical(qualname, ref), _canonical(qualname, out))):
+            _compare_values(a, b, ref[0].dtype, f"{where}[{j}] (each vector up to its sign)")
+    if run.op.inplace and isinstance(ref, mindtorch.Tensor) and out is not ds.args[0]:
+        raise Mismatch(f"{where}: an in-place op must return its first argument")
+
+
+def _check_sample(run, rs, ds, where, n, then=None, variant=False):
+    """One sample on the cpu and on the device: None when they agree, else the op's result. `then` runs after
+    a successful comparison (the gradient check of the first sample). A `variant` in a dtype the cpu refuses
+    is no sample: REFUSED."""
+    ref, ref_exc = _run(run.fn, rs)
+    if variant and ref_exc is not None:
+        return REFUSED
+    try:
+        ds = type(ds)(*to_device(ds.args, run.device), **to_device(ds.kwargs, run.device))
+    except Exception as exc:
+        detail = f"{where}: the inputs cannot be moved to {run.device.type}: {type(exc).__name__}: {exc}"
+        if declared_unsupported(exc, run.unsupported):
+            return run.result(UNSUPPORTED, n, detail[:300])
+        return run.result(MISSING, n, detail[:300])
+    ds.needs_data = rs.needs_data
+    before = _snapshot(ds.args) if ref_exc is not None and not run.dataless else None
+    out, exc = _run(run.fn, ds)
+    if ref_exc is not None:
+        return _expected_error(run, ref_exc, exc, ds, before, where, n)
+    if exc is not None:
+        return _device_error(run, exc, where, n)
+    try:
+        _compare_result(run, ref, out, rs, ds, where)
+        if then is not None:
+            then()
+    except Mismatch as m:
+        return run.result(FAILING, n, str(m))
+    except NotImplementedError as exc:
+        if declared_unsupported(exc, run.unsupported):
+            return run.result(UNSUPPORTED, n, f"backward: {exc}"[:300])
+        return run.result(NA if run.dataless else MISSING, n, f"backward: {exc}"[:300])
+    except Exception as exc:
+        st = UNSUPPORTED if declared_unsupported(exc, run.unsupported) else FAILING
+        return run.result(st, n, f"{where}: {type(exc).__name__}: {exc}"[:300])
+    return None
+
+
+REFUSED = "refused"  # _check_sample: the cpu refused a variant, which is then no sample
+
+
+def _check_dtypes(run, qualname, mode, n):
+    """The op in every dtype the cpu accepts (variants.py): (result or None, samples run, dtypes covered)."""
+    from .variants import dtype_variants
+
+    dtypes = set()
+    for dtype, rs, ds in dtype_variants(qualname, run.fn, mode):
+        bad = _check_sample(run, rs, ds, f"in {dtype.name}: sample {rs!r}", n + 1, variant=True)
+        if bad is REFUSED:
+            continue
+        if bad is not None:
+            return bad, n, dtypes
+        n += 1
+        dtypes.add(dtype.name)
+    return None, n, dtypes
+
+
+def check_op(qualname, device, dataless=False, grad=True, unsupported=None, dtypes=True):
+    """One op on its samples (and, with `dtypes`, in every dtype the cpu accepts) against the cpu."""
     op = OPS[qualname]
     cov = coverage(op, device.type)
     if samples_for(qualname) is None:
@@ -189,74 +320,23 @@ def check_op(qualname, device, dataless=False, grad=True, unsupported=None):  # 
         if dataless and op.meta is None:
             return OpResult(qualname, NA, cov, 0, "data-dependent output shape (no shape rule)")
         return OpResult(qualname, MISSING, cov, 0, f"no kernel on {device.type}")
-    fn = make_callable([op], False)
-    values = not dataless and op.family != "random" and op.name not in UNDEFINED_VALUES
+    run = _Run(op, make_callable([op], False), device, dataless, unsupported, cov)
     try:
-        mode = _reference_mode(qualname, fn)
+        mode = _reference_mode(qualname, run.fn)
         refs, devs = _samples(qualname, mode), _samples(qualname, mode)
     except Exception as exc:
         return OpResult(qualname, FAILING, cov, 0, f"building the samples failed: {type(exc).__name__}: {exc}")
-    status, detail = (FALLBACK if cov == FALLBACK else CONFORMANT), ""
     for k, (rs, ds) in enumerate(zip(refs, devs)):
-        ref, ref_exc = _run(fn, rs)
-        where = f"sample {k} {rs!r}"
-        try:
-            ds = type(ds)(*to_device(ds.args, device), **to_device(ds.kwargs, device))
-        except Exception as exc:
-            return OpResult(
-                qualname,
-                MISSING,
-                cov,
-                k + 1,
-                f"{where}: the inputs cannot be moved to {device.type}: {type(exc).__name__}: {exc}"[:300],
-            )
-        before = _snapshot(ds.args) if ref_exc is not None and not dataless else None
-        out, exc = _run(fn, ds)
-        if ref_exc is not None:
-            if exc is None or not isinstance(exc, type(ref_exc)):
-                got = "no error" if exc is None else type(exc).__name__
-                return OpResult(
-                    qualname,
-                    FAILING,
-                    cov,
-                    k + 1,
-                    f"{where}: cpu raises {type(ref_exc).__name__}, {device.type} gives {got}",
-                )
-            if before is not None and not all(
-                np.array_equal(b, a, equal_nan=b.dtype.kind in "fc") for b, a in zip(before, _snapshot(ds.args))
-            ):
-                return OpResult(qualname, FAILING, cov, k + 1, f"{where}: raised, but changed its inputs")
-            continue
-        if exc is not None:
-            msg = f"{type(exc).__name__}: {exc}"[:300]
-            if declared_unsupported(exc, unsupported):
-                return OpResult(qualname, UNSUPPORTED, cov, k + 1, f"{where}: {msg}")
-            if isinstance(exc, NotImplementedError):
-                if dataless:
-                    return OpResult(qualname, NA, cov, k + 1, f"{where}: needs data ({msg})")
-                if "Could not run" in str(exc):
-                    return OpResult(qualname, MISSING, cov, k + 1, f"{where}: {msg}")
-            return OpResult(qualname, FAILING, cov, k + 1, f"{where}: {msg}")
-        try:
-            compare(ref, out, device, values and qualname not in SIGN_FREE, where)
-            if values and qualname in SIGN_FREE:
-                for j, (a, b) in enumerate(zip(_canonical(qualname, ref), _canonical(qualname, out))):
-                    _compare_values(a, b, ref[0].dtype, f"{where}[{j}] (each vector up to its sign)")
-            if op.inplace and isinstance(ref, mindtorch.Tensor) and out is not ds.args[0]:
-                raise Mismatch(f"{where}: an in-place op must return its first argument")
-            if k == 0 and grad:
-                _check_grad(op, fn, qualname, mode, device, dataless)
-        except Mismatch as m:
-            return OpResult(qualname, FAILING, cov, k + 1, str(m))
-        except NotImplementedError as exc:
-            if declared_unsupported(exc, unsupported):
-                return OpResult(qualname, UNSUPPORTED, cov, k + 1, f"backward: {exc}"[:300])
-            st = NA if dataless else MISSING
-            return OpResult(qualname, st, cov, k + 1, f"backward: {exc}"[:300])
-        except Exception as exc:
-            st = UNSUPPORTED if declared_unsupported(exc, unsupported) else FAILING
-            return OpResult(qualname, st, cov, k + 1, f"{where}: {type(exc).__name__}: {exc}"[:300])
-    return OpResult(qualname, status, cov, len(refs), detail)
+        then = (lambda: _check_grad(op, run.fn, qualname, mode, device, dataless)) if k == 0 and grad else None
+        bad = _check_sample(run, rs, ds, f"sample {k} {rs!r}", k + 1, then)
+        if bad is not None:
+            return bad
+    n, covered = len(refs), set()
+    if dtypes:
+        bad, n, covered = _check_dtypes(run, qualname, mode, n)
+        if bad is not None:
+            return bad
+    return OpResult(qualname, FALLBACK if cov == FALLBACK else CONFORMANT, cov, n, "", sorted(covered))
 
 
 def _snapshot(args):

@@ -18,10 +18,13 @@ from mindtorch.ops.registry import OPS, op_out_of_place
 
 
 class Sample:
-    __slots__ = ("args", "kwargs")
+    """One call's arguments. `needs_data`: what it checks depends on the values (an out-of-range index), so a
+    data-less device cannot be held to it."""
+
+    __slots__ = ("args", "kwargs", "needs_data")
 
     def __init__(self, *args, **kwargs):
-        self.args, self.kwargs = args, kwargs
+        self.args, self.kwargs, self.needs_data = args, kwargs, False
 
     def __repr__(self):
         def show(a):
@@ -184,12 +187,31 @@ def generic(op):
     return None
 
 
+EDGES = {}  # qualified op name -> fn(Maker) -> [Sample]: edge cases added to the op's samples
+
+
+def edges(*names):
+    """Edge-case samples (out-of-range indices, integer limits) appended to each op's own samples."""
+
+    def deco(fn):
+        for n in names:
+            if n in EDGES:
+                raise ValueError(f"edge samples for {n} declared twice")
+            EDGES[n] = fn
+        return fn
+
+    return deco
+
+
 def samples_for(qualname):
-    """The sample function of an op (listed by name, or by its shape), or None."""
+    """The sample function of an op (listed by name, or by its shape, then its edge cases), or None."""
     fn = SAMPLES.get(qualname)
     if fn is None and qualname in OPS:
         fn = generic(OPS[qualname])
-    return fn
+    extra = EDGES.get(qualname)
+    if fn is None or extra is None:
+        return fn
+    return lambda m, fn=fn: fn(m) + extra(m)
 
 
 def missing_samples():
@@ -1865,3 +1887,159 @@ def inplace_base(qualname):
     """The out-of-place op of an in-place one (for reporting), or None."""
     op = op_out_of_place.get(qualname)
     return op.qualname if op is not None else None
+
+
+# -- edge cases: out-of-range indices (PyTorch's error class, nothing written) and integer limits -----
+
+
+def data_dependent(*samples):
+    """Samples whose expected error depends on index values (a data-less device cannot see it)."""
+    for sample in samples:
+        sample.needs_data = True
+    return list(samples)
+
+
+def _ix(*rows):
+    return mindtorch.tensor(list(rows))
+
+
+@edges("gather")
+def _gather_oob(m):
+    return data_dependent(S(m.f(3, 4), 1, _ix([0, 4], [1, 2], [3, 3])), S(m.f(3, 4), 0, _ix([0, -4, 1, 2])))
+
+
+@edges("scatter.src", "scatter_.src", "scatter_add", "scatter_add_")
+def _scatter_oob(m):
+    return data_dependent(
+        S(m.f(3, 4), 1, _ix([0, 4], [1, 2], [3, 0]), m.f(3, 2)), S(m.f(3, 4), 0, _ix([0, -4, 1, 2]), m.f(1, 4))
+    )
+
+
+@edges("scatter.value", "scatter_.value")
+def _scatter_value_oob(m):
+    return data_dependent(S(m.f(3, 4), 1, _ix([0, 4], [1, 2], [3, 0]), 0.5), S(m.f(3, 4), 0, _ix([-4, 1]), 2.0))
+
+
+@edges("scatter_reduce.two", "scatter_reduce_.two")
+def _scatter_reduce_oob(m):
+    return data_dependent(
+        S(m.f(3, 5), 1, _ix([0, 5], [1, 2], [3, 0]), m.f(3, 2), "sum"),
+        S(m.f(3, 5), 1, _ix([0, -6], [1, 2], [3, 0]), m.f(3, 2), "amax"),
+    )
+
+
+@edges("index_select")
+def _index_select_oob(m):
+    return data_dependent(S(m.f(3, 4), 1, _ix(0, 4)), S(m.f(3, 4), 0, _ix(-4)))
+
+
+@edges("index_add", "index_add_", "index_copy", "index_copy_")
+def _index_add_oob(m):
+    return data_dependent(S(m.f(4, 3), 0, _ix(1, 4), m.f(2, 3)), S(m.f(4, 3), 1, _ix(-4), m.f(4, 1)))
+
+
+@edges("index_fill.int_Scalar", "index_fill_.int_Scalar")
+def _index_fill_oob(m):
+    return data_dependent(S(m.f(4, 3), 1, _ix(0, 3), -1.5), S(m.f(4, 3), 0, _ix(-5), 2.0))
+
+
+@edges("index_fill.int_Tensor", "index_fill_.int_Tensor")
+def _index_fill_t_oob(m):
+    return data_dependent(S(m.f(4, 3), 1, _ix(0, 3), m.f()), S(m.f(4, 3), 0, _ix(-5), m.f()))
+
+
+@edges("index_put", "index_put_")
+def _index_put_oob(m):
+    return data_dependent(
+        S(m.f(4, 3), [_ix(1, 4)], m.f(3)), S(m.f(4, 3), [_ix(-5)], m.f(3), True), S(m.f(4, 3), [_ix(0), _ix(3)], m.f())
+    )
+
+
+@edges("index.Tensor")
+def _index_oob(m):
+    return data_dependent(S(m.f(4, 3), [_ix(0, 4)]), S(m.f(4, 3), [None, _ix(-4)]))
+
+
+@edges("put", "put_")
+def _put_oob(m):
+    return data_dependent(S(m.f(3, 4), _ix(0, 12), m.f(2)), S(m.f(3, 4), _ix(-13), m.f(1), True))
+
+
+@edges("take")
+def _take_oob(m):
+    return data_dependent(S(m.f(3, 4), _ix(0, 12)), S(m.f(3, 4), _ix([-13, 1])))
+
+
+@edges("embedding")
+def _embedding_oob(m):
+    return data_dependent(S(m.f(5, 3), _ix([0, 5])), S(m.f(5, 3), _ix(-1, 2)))
+
+
+@edges("one_hot")
+def _one_hot_oob(m):
+    return data_dependent(S(_ix(0, 4), 3), S(_ix(-1, 1)))
+
+
+def _limits(dtype):
+    info = mindtorch.iinfo(dtype)
+    return mindtorch.tensor([info.min, info.max, info.max - 1, -1 if info.min < 0 else 1, 0, 1], dtype=dtype)
+
+
+_SIGNED = (mindtorch.int8, mindtorch.int16, mindtorch.int32, mindtorch.int64)
+
+
+@edges("add", "sub", "mul", "add_", "sub_", "mul_")
+def _wrapping(m):
+    """Integer arithmetic wraps at the type's limits."""
+    return [S(_limits(d), _limits(d).flip(0)) for d in _SIGNED + (mindtorch.uint8,)] + [S(_limits(mindtorch.int8), 100)]
+
+
+@edges("neg", "abs", "neg_", "abs_", "sign", "square")
+def _int_limits(m):
+    return [S(_limits(d)) for d in _SIGNED + (mindtorch.uint8,)]
+
+
+@edges("pow", "pow_")
+def _int_pow(m):
+    """Integer powers: negative exponents (an error for integer bases in PyTorch, 1/x truncated for a tensor
+    exponent), overflow, and 0 ** 0."""
+    base = mindtorch.tensor([-3, -1, 0, 1, 2, 3])
+    return [
+        S(base, -2),
+        S(base.clone(), mindtorch.tensor([2, -1, 0, -2, 3, 40])),
+        S(base.to(mindtorch.int8), 5),
+        S(base.to(mindtorch.int32), mindtorch.tensor([0, 3, 0, 7, 31, 2], dtype=mindtorch.int32)),
+        S(base.to(mindtorch.uint8).abs(), 9),
+    ]
+
+
+@edges("pow.Scalar")
+def _int_pow_scalar(m):
+    return [S(2, mindtorch.tensor([-2, 0, 3, 62])), S(-3, mindtorch.tensor([-1, 2, 5]))]
+
+
+@edges("floor_divide", "remainder", "fmod", "div", "floor_divide_", "remainder_", "fmod_", "div_")
+def _int_division(m):
+    """Integer division at the limits, and by zero (PyTorch raises for integer floor division and remainder)."""
+    lim = _limits(mindtorch.int32)
+    return [
+        # not the minimum by -1: its quotient overflows, and PyTorch's cpu kernels die of SIGFPE on it
+        S(lim, mindtorch.tensor([7, -1, -7, 3, 5, -2], dtype=mindtorch.int32)),
+        *data_dependent(S(_ix(5, -5, 0), _ix(0, 2, 0))),
+    ]
+
+
+@edges("bitwise_left_shift", "bitwise_right_shift", "bitwise_left_shift_", "bitwise_right_shift_")
+def _wide_shifts(m):
+    """Shifts by the type's width and more, and of negative values."""
+    return [
+        S(_ix(1, -1, 5, -8, 3, 7), _ix(63, 64, 65, 1, 0, 70)),
+        S(_limits(mindtorch.int8), mindtorch.tensor([1, 7, 8, 9, 2, 0], dtype=mindtorch.int8)),
+        S(_limits(mindtorch.uint8), mindtorch.tensor([1, 7, 8, 9, 2, 0], dtype=mindtorch.uint8)),
+    ]
+
+
+@edges("sum", "cumsum", "prod")
+def _int_accumulation(m):
+    """Integer reductions accumulate in int64 (PyTorch's rule), so int8 sums do not wrap."""
+    return [S(_limits(mindtorch.int8), 0), S(_limits(mindtorch.uint8), 0)]
