@@ -32,7 +32,9 @@ def _axis(a, dim):
 @kernel("index_select")
 def index_select(m, a, dim, index):
     d = _axis(a, dim)
-    check_index(index, a._shape[d] if a._shape else 1, d, "index_select", deferred=True)
+    # PyTorch's classes: IndexError out of the first dimension, RuntimeError out of another
+    size = a._shape[d] if a._shape else 1
+    check_index(index, size, d, "index_select", IndexError if d == 0 else RuntimeError, deferred=True)
     out = empty(m.shape, m.dtype, a.device)
     launch("IndexSelect", a, int(dim), index, out)
     return out

@@ -1,5 +1,5 @@
 """python -m mindtorch.testing.conformance --device DEVICE [--json PATH] [--ops a,b] [--unsupported REGEX]
-[--strict] [--verbose]"""
+[--strict] [--verbose] [--no-checks | --skip-checks a,b] [--no-dtypes]"""
 
 import argparse
 import sys
@@ -14,6 +14,10 @@ def main(argv=None):
     p.add_argument("--json", metavar="PATH", help="also write the report as JSON")
     p.add_argument("--ops", help="comma-separated op names (default: the whole table)")
     p.add_argument("--no-checks", action="store_true", help="per-op samples only, no structural checks")
+    p.add_argument("--skip-checks", metavar="NAMES", help="comma-separated structural checks not to run")
+    p.add_argument(
+        "--no-dtypes", action="store_true", help="each op on its own samples only, not in every dtype the cpu accepts"
+    )
     p.add_argument("--verbose", action="store_true", help="list conformant ops too")
     p.add_argument("--strict", action="store_true", help="exit 1 when an op is missing or unsupported, too")
     p.add_argument(
@@ -27,7 +31,16 @@ def main(argv=None):
     from . import run
 
     ops = _op_names(p, args.ops) if args.ops else None
-    report = run(args.device, ops=ops, checks=not args.no_checks, unsupported=args.unsupported)
+    checks = not args.no_checks
+    if checks and args.skip_checks:
+        from .checks import CHECKS
+
+        skipped = {c.strip() for c in args.skip_checks.split(",")}
+        unknown = sorted(skipped - set(CHECKS))
+        if unknown:
+            p.error(f"--skip-checks: no check named {', '.join(unknown)} (the checks: {', '.join(CHECKS)})")
+        checks = [c for c in CHECKS if c not in skipped]
+    report = run(args.device, ops=ops, checks=checks, unsupported=args.unsupported, dtypes=not args.no_dtypes)
     print(report.text(verbose=args.verbose))
     if args.json:
         report.write_json(args.json)

@@ -5,7 +5,8 @@ In a test module of your backend:
     from mindtorch.testing.conformance.pytest_plugin import conformance_tests
     test_conformance = conformance_tests("mydev")
 
-gives one test per op and per structural check. A failing op fails its test; a missing op
+gives one test per op and per structural check (`dtypes=False`: each op on its own samples only, not in
+every dtype; `unsupported`: the device's pattern for what it declares it lacks, skipped). A failing op fails its test; a missing op
 (no kernel) is skipped with the reason unless `strict=True`; "n/a" is skipped. `ops` and
 `checks` narrow the selection (e.g. `checks=("copies", "allocator")`, `ops=()` for the
 structural checks only).
@@ -14,7 +15,7 @@ structural checks only).
 import pytest
 
 
-def conformance_tests(device, ops=None, checks=None, strict=False, grad=True):
+def conformance_tests(device, ops=None, checks=None, strict=False, grad=True, dtypes=True, unsupported=None):
     from mindtorch.ops.registry import OPS
 
     from .checks import CHECKS
@@ -41,20 +42,20 @@ def conformance_tests(device, ops=None, checks=None, strict=False, grad=True):
         import warnings
 
         from .report import FAILED
-        from .runner import FAILING, MISSING, NA, check_op
+        from .runner import FAILING, MISSING, NA, UNSUPPORTED, check_op
 
         dev, dataless = setup()
         kind, name = case
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if kind == "op":
-                r = check_op(name, dev, dataless, grad)
+                r = check_op(name, dev, dataless, grad, unsupported, dtypes)
                 status, detail = r.status, r.detail
             else:
                 status, detail = CHECKS[name](dev, dataless)
         if status in (FAILING, FAILED) or (strict and status == MISSING):
             pytest.fail(f"{name} on {dev}: {status}: {detail}", pytrace=False)
-        if status in (MISSING, NA):
+        if status in (MISSING, NA, UNSUPPORTED):
             pytest.skip(f"{status}: {detail}")
 
     return test_conformance

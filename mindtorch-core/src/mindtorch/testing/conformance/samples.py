@@ -18,13 +18,14 @@ from mindtorch.ops.registry import OPS, op_out_of_place
 
 
 class Sample:
-    """One call's arguments. `needs_data`: what it checks depends on the values (an out-of-range index), so a
-    data-less device cannot be held to it."""
+    """One call's arguments. `needs_data`: the error it expects depends on the values (an out-of-range index),
+    so a data-less device cannot be held to it. `host_error`: an error only PyTorch's cpu raises (integer
+    division by zero: its CUDA kernels do not check), so a device may compute instead."""
 
-    __slots__ = ("args", "kwargs", "needs_data")
+    __slots__ = ("args", "kwargs", "needs_data", "host_error")
 
     def __init__(self, *args, **kwargs):
-        self.args, self.kwargs, self.needs_data = args, kwargs, False
+        self.args, self.kwargs, self.needs_data, self.host_error = args, kwargs, False, False
 
     def __repr__(self):
         def show(a):
@@ -1899,6 +1900,13 @@ def data_dependent(*samples):
     return list(samples)
 
 
+def host_error(*samples):
+    """Samples whose error PyTorch's cpu raises and its CUDA does not: a device may raise it or compute."""
+    for sample in data_dependent(*samples):
+        sample.host_error = True
+    return list(samples)
+
+
 def _ix(*rows):
     return mindtorch.tensor(list(rows))
 
@@ -2025,7 +2033,7 @@ def _int_division(m):
     return [
         # not the minimum by -1: its quotient overflows, and PyTorch's cpu kernels die of SIGFPE on it
         S(lim, mindtorch.tensor([7, -1, -7, 3, 5, -2], dtype=mindtorch.int32)),
-        *data_dependent(S(_ix(5, -5, 0), _ix(0, 2, 0))),
+        *host_error(S(_ix(5, -5, 0), _ix(0, 2, 0))),
     ]
 
 
