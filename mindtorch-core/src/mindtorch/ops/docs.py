@@ -8,20 +8,23 @@ SUMMARIES = {
     "_adaptive_avg_pool2d_backward": "Gradient of _adaptive_avg_pool2d with respect to its input.",
     "_avg_pool2d": "2-D average pooling primitive behind avg_pool2d.",
     "_avg_pool2d_backward": "Gradient of _avg_pool2d with respect to its input.",
-    "_batch_norm": "Batch normalization primitive: normalized output plus the saved batch statistics.",
+    "_batch_norm": "Batch normalization primitive: output, batch mean and 1/std; in training it updates "
+    "running_mean and running_var in place (momentum; the unbiased variance), leaving their versions alone.",
     "_batch_norm_backward": "Gradients of _batch_norm with respect to input, weight and bias.",
     "_bincount": "Counting primitive behind bincount (the output length depends on the values).",
-    "_conv2d": "2-D convolution primitive behind conv2d.",
+    "_conv2d": "2-D convolution primitive behind conv2d; padding is (top, bottom, left, right).",
     "_conv2d_backward_input": "Gradient of _conv2d with respect to its input.",
     "_conv2d_backward_weight": "Gradient of _conv2d with respect to its weight.",
-    "_cross_entropy": "Fused log-softmax and negative log-likelihood primitive behind cross_entropy.",
+    "_cross_entropy": "Fused log-softmax and negative log-likelihood primitive behind cross_entropy: the loss, "
+    "the total weight of the counted targets and the log-probabilities (kept for the backward).",
     "_cross_entropy_backward": "Gradient of _cross_entropy with respect to the logits.",
     "_embedding_backward": "Gradient of embedding with respect to the weight table.",
     "_embedding_renorm_": "Rescale, in place, the embedding rows used by indices to a maximum norm.",
     "_fft_c2c": "Complex-to-complex discrete Fourier transform over the given dims.",
     "_fft_c2r": "One-sided complex-to-real inverse discrete Fourier transform over the given dims.",
     "_fft_r2c": "Real-to-complex discrete Fourier transform over the given dims (optionally one-sided).",
-    "_foreach_adam_": "Adam/AdamW update applied to a whole list of parameters at once.",
+    "_foreach_adam_": "Adam/AdamW update applied to a whole list of parameters at once; state_steps are the "
+    "optimizer's 0-dim step counts, on the cpu whatever the parameters' device (incremented first).",
     "_foreach_sgd_": "SGD (momentum, Nesterov) update applied to a whole list of parameters at once.",
     "_frexp": "Kernel behind frexp: mantissas and base-2 exponents.",
     "_group_norm": "Group normalization primitive: output plus per-group mean and reciprocal std.",
@@ -35,13 +38,15 @@ SUMMARIES = {
     "_nll_loss_backward": "Gradient of _nll_loss with respect to its log-probabilities.",
     "_rms_norm": "RMS normalization primitive: output plus the reciprocal root mean square.",
     "_rms_norm_backward": "Gradients of _rms_norm with respect to input and weight.",
-    "_scaled_dot_product_attention": "Attention primitive: softmax(q k^T * scale + mask) v and the weights.",
+    "_scaled_dot_product_attention": "Attention primitive: softmax(q k^T * scale + mask) v and the weights; "
+    "is_causal masks above the diagonal and then attn_mask is ignored; a bool mask keeps where True.",
     "_scaled_dot_product_attention_backward": "Gradients of scaled dot-product attention for q, k and v.",
     "_softmax_backward_data": "Gradient of softmax with respect to its input.",
     "_sort": "Sorting primitive behind sort: values and their original indices.",
     "_to_copy": "Copy primitive behind Tensor.to: a new tensor of another dtype and/or device.",
     "_topk": "Primitive behind topk: the k largest (or smallest) values and their indices.",
-    "_unique": "Primitive behind unique: sorted distinct values, inverse indices and counts.",
+    "_unique": "Primitive behind unique: distinct values, inverse indices and counts, all three always "
+    "(return_inverse and return_counts only say what the caller keeps).",
     "_upsample2d": "2-D upsampling primitive (nearest or bilinear) behind interpolate.",
     "_upsample2d_backward": "Gradient of _upsample2d with respect to its input.",
     # -- pointwise math --
@@ -505,3 +510,87 @@ def mutation_section(width=100):
         else:
             cur += " " + word
     return "\n".join(table + [""] + lines + [cur]) + "\n"
+
+
+def _wrapped(words, width, head=""):
+    lines, cur = [], head
+    for word in words:
+        if cur and len(cur) + 1 + len(word) > width:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}" if cur else word
+    return "\n".join(lines + [cur])
+
+
+def _primitives(ops):
+    rows = ["| op | schema | what the kernel does |", "|---|---|---|"]
+    for q, op in sorted(ops.items()):
+        if q.startswith("_"):
+            text = (summary(op.name) or "").replace("|", "\\|")
+            rows.append(f"| `{q}` | `{op.signature.replace('|', '¦')}` | {text} |")
+    return rows
+
+
+def _several_outputs(ops):
+    rows = ["| op | outputs, in order |", "|---|---|"]
+    for q, op in sorted(ops.items()):
+        if len(op.returns) > 1:
+            rows.append(f"| `{q}` | {', '.join(n or '?' for n in op.return_names)} |")
+    return rows
+
+
+def _tensor_lists(ops):
+    rows = []
+    for q, op in sorted(ops.items()):
+        lists = [p.name for p in op.params if p.base == "Tensor" and p.is_list]
+        if lists:
+            rows.append(f"- `{q}`: {', '.join(lists)}")
+    return rows
+
+
+def op_reference(width=100):
+    """The generated part of docs/PLUGINS.md's op reference (a test keeps that copy equal to this): the
+    primitives with their schemas and duties, the outputs of every op with several, the composites a
+    kernel may replace, the ops whose kernels get meta=None, and the ops taking lists of tensors."""
+    from .registry import OPS
+
+    composites = sorted(q for q, op in OPS.items() if op.composite is not None and op.view_fn is None)
+    no_rule = sorted(q for q, op in OPS.items() if op.meta is None and op.view_fn is None and op.returns)
+    no_result = sorted(q for q, op in OPS.items() if not op.returns)
+    by_values = [q for q in no_rule if OPS[q].composite is None]
+    decomposed = [q for q in no_rule if OPS[q].composite is not None]
+    parts = [
+        "#### The primitives (underscore ops): schema and duties",
+        "",
+        *_primitives(OPS),
+        "",
+        "#### Ops with several outputs (the tuple a kernel returns, in this order)",
+        "",
+        *_several_outputs(OPS),
+        "",
+        f"#### Composites a kernel may override ({len(composites)})",
+        "",
+        _wrapped([f"`{q}`" for q in composites], width),
+        "",
+        f"#### Kernels that receive `meta=None` ({len(no_rule) + len(no_result)})",
+        "",
+        _wrapped(
+            [f"`{q}`" for q in by_values],
+            width,
+            f"No shape rule, the output shape depends on the values ({len(by_values)}):",
+        ),
+        "",
+        _wrapped(
+            [f"`{q}`" for q in decomposed], width, f"No shape rule, a composite defines the result ({len(decomposed)}):"
+        ),
+        "",
+        _wrapped(
+            [f"`{q}`" for q in no_result], width, f"No result to describe, the rule only checks ({len(no_result)}):"
+        ),
+        "",
+        "#### Ops taking lists of tensors (passed as given: 0-dim cpu tensors in them are not moved)",
+        "",
+        *_tensor_lists(OPS),
+    ]
+    return "\n".join(parts) + "\n"

@@ -253,7 +253,7 @@ def _max_pool2d_meta(input, kernel_size, stride, padding, dilation, ceil_mode):
 
 defop(
     "_max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, "
-    "bool ceil_mode) -> (Tensor, Tensor)",
+    "bool ceil_mode) -> (Tensor output, Tensor indices)",
     meta=_max_pool2d_meta,
     method=False,
     function=False,
@@ -456,7 +456,7 @@ def _layer_norm_meta(input, normalized_shape, weight, bias, eps):
 
 defop(
     "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> "
-    "(Tensor, Tensor, Tensor)",
+    "(Tensor output, Tensor mean, Tensor rstd)",
     meta=_layer_norm_meta,
     method=False,
     family=F,
@@ -467,7 +467,7 @@ defop(
 )
 defop(
     "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, "
-    "Tensor rstd, Tensor? weight, Tensor? bias) -> (Tensor, Tensor, Tensor)",
+    "Tensor rstd, Tensor? weight, Tensor? bias) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias)",
     meta=lambda g, x, ns, m, r, w, b: (
         TensorMeta(x._shape, g.dtype),
         TensorMeta(tuple(ns), g.dtype),
@@ -507,7 +507,7 @@ def _rms_norm_backward(grad_out, input, normalized_shape, rstd, weight):
 
 
 defop(
-    "_rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, float eps) -> (Tensor, Tensor)",
+    "_rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, float eps) -> (Tensor output, Tensor rstd)",
     meta=_rms_norm_meta,
     method=False,
     function=False,
@@ -517,7 +517,7 @@ defop(
 )
 defop(
     "_rms_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor rstd, Tensor? weight) "
-    "-> (Tensor, Tensor)",
+    "-> (Tensor grad_input, Tensor grad_weight)",
     composite=computed_in_float32(_rms_norm_backward),
     meta=lambda g, x, ns, r, w: (
         _no_kernel_for("rms_norm", x.dtype),
@@ -549,7 +549,7 @@ def _batch_norm_meta(input, weight, bias, running_mean, running_var, training, m
 # followed by ReLU(inplace=True)).
 defop(
     "_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!)? running_mean, Tensor(b!)? running_var, "
-    "bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+    "bool training, float momentum, float eps) -> (Tensor output, Tensor save_mean, Tensor save_invstd)",
     meta=_batch_norm_meta,
     method=False,
     function=False,
@@ -564,7 +564,7 @@ defop(
 defop(
     "_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, "
     "Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool training, float eps) -> "
-    "(Tensor, Tensor, Tensor)",
+    "(Tensor grad_input, Tensor grad_weight, Tensor grad_bias)",
     meta=lambda g, x, *a: (
         TensorMeta(x._shape, g.dtype),
         TensorMeta((x._shape[1],), g.dtype),
@@ -599,7 +599,8 @@ def _group_norm_meta(input, weight, bias, num_groups, eps):
 
 
 defop(
-    "_group_norm(Tensor input, Tensor? weight, Tensor? bias, int num_groups, float eps) -> (Tensor, Tensor, Tensor)",
+    "_group_norm(Tensor input, Tensor? weight, Tensor? bias, int num_groups, float eps) -> "
+    "(Tensor output, Tensor mean, Tensor rstd)",
     meta=_group_norm_meta,
     method=False,
     function=False,
@@ -611,7 +612,7 @@ defop(
 )
 defop(
     "_group_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor mean, Tensor rstd, "
-    "int num_groups) -> (Tensor, Tensor, Tensor)",
+    "int num_groups) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias)",
     meta=lambda g, x, *a: (
         TensorMeta(x._shape, g.dtype),
         TensorMeta((x._shape[1],), g.dtype),
@@ -717,7 +718,8 @@ def _nll_meta(input, target, weight, reduction, ignore_index):
 
 
 defop(
-    "_nll_loss(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor, Tensor)",
+    "_nll_loss(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
+    "(Tensor loss, Tensor total_weight)",
     meta=_nll_meta,
     method=False,
     function=False,
@@ -795,7 +797,7 @@ def sdpa_backward_composite(grad_out, query, key, value, attn, scale):
 # requires grad through the op-by-op path).
 defop(
     "_scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask, bool is_causal, "
-    "float scale) -> (Tensor, Tensor)",
+    "float scale) -> (Tensor output, Tensor attn)",
     meta=_sdpa_meta,
     composite=computed_in_float32(sdpa_composite),
     method=False,
@@ -809,7 +811,7 @@ defop(
 )
 defop(
     "_scaled_dot_product_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, "
-    "Tensor attn, float scale) -> (Tensor, Tensor, Tensor)",
+    "Tensor attn, float scale) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)",
     meta=lambda g, q, k, v, a, s: (
         _sdpa_float(q),
         (TensorMeta(q._shape, q.dtype), TensorMeta(k._shape, k.dtype), TensorMeta(v._shape, v.dtype)),
@@ -856,7 +858,7 @@ def cross_entropy_backward_composite(grad, log_probs, target, weight, reduction,
 # pass over the logits: (softmax - one_hot) * weight * grad).
 defop(
     "_cross_entropy(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
-    "(Tensor, Tensor, Tensor)",
+    "(Tensor loss, Tensor total_weight, Tensor log_probs)",
     meta=_cross_entropy_meta,
     composite=cross_entropy_composite,
     method=False,

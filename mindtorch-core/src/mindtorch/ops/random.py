@@ -301,7 +301,7 @@ def _native_dropout(input, p, train=None):
 
 
 defop(
-    "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)",
+    "native_dropout(Tensor input, float p, bool? train) -> (Tensor output, Tensor mask)",
     composite=_native_dropout,
     method=False,
     family=F,

@@ -372,13 +372,13 @@ def _std_mean_c(self, dim=None, correction=None, keepdim=False):
 
 for _n, _fn in (("var_mean", _var_mean_c), ("std_mean", _std_mean_c)):
     defop(
-        f"{_n}(Tensor self, bool unbiased=True) -> (Tensor, Tensor)",
+        f"{_n}(Tensor self, bool unbiased=True) -> (Tensor {_n[:3]}, Tensor mean)",
         composite=(lambda f: lambda self, unbiased=True: f(self, None, _correction(unbiased), False))(_fn),
         method=False,
         family=F,
     )
     defop(
-        f"{_n}(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)",
+        f"{_n}(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor {_n[:3]}, Tensor mean)",
         composite=(
             lambda f: lambda self, dim, unbiased=True, keepdim=False: f(self, dim, _correction(unbiased), keepdim)
         )(_fn),
@@ -387,7 +387,7 @@ for _n, _fn in (("var_mean", _var_mean_c), ("std_mean", _std_mean_c)):
         family=F,
     )
     defop(
-        f"{_n}(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)",
+        f"{_n}(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor {_n[:3]}, Tensor mean)",
         composite=_fn,
         overload="correction",
         method=False,

@@ -106,6 +106,18 @@ def parse_signature(sig):
     return name, params, rets
 
 
+def return_names(sig: str) -> tuple:
+    """The names a signature gives its outputs (`-> (Tensor values, Tensor indices)`); None for an unnamed one."""
+    m = _SIG.match(sig)
+    if not m:
+        raise ValueError(f"bad signature {sig!r}")
+    returns = m.group(3).strip()
+    if not returns.startswith("(") or returns == "()":
+        return ()
+    parts = [r.strip().split(" ") for r in _split_params(returns[1:-1])]
+    return tuple(p[1] if len(p) > 1 else None for p in parts)
+
+
 class Op:
     """One operator overload as declared in the schema table.
 
@@ -120,6 +132,7 @@ class Op:
         "signature",
         "params",
         "returns",
+        "return_names",
         "meta",
         "derivative",
         "composite",
@@ -159,6 +172,7 @@ class Op:
     ):
         self.signature = signature
         self.name, self.params, self.returns = parse_signature(signature)
+        self.return_names = return_names(signature)  # of several outputs; () for one
         self.overload = overload
         self.qualname = self.name + ("." + overload if overload else "")
         self.meta = meta

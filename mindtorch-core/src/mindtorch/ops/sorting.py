@@ -105,7 +105,7 @@ defop(
 # --- unique / searchsorted / bincount -------------------------------------------------------------
 defop(
     "_unique(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None) "
-    "-> (Tensor, Tensor, Tensor)",
+    "-> (Tensor output, Tensor inverse_indices, Tensor counts)",
     method=False,
     function=False,
     family=F,
