@@ -95,17 +95,28 @@ class Maker:
 
 
 SAMPLES = {}  # qualified op name -> fn(Maker) -> [Sample]
+EDGES = {}  # qualified op name -> fn(Maker) -> [Sample]: edge cases added to the op's samples
 
 
-def samples(*names):
-    def deco(fn):
-        for n in names:
-            if n in SAMPLES:
-                raise ValueError(f"samples for {n} declared twice")
-            SAMPLES[n] = fn
-        return fn
+def _registrar(table, what):
+    """A decorator `@name("op", "op2")` filing a sample function under each op name, once."""
 
-    return deco
+    def register(*names):
+        def deco(fn):
+            for n in names:
+                if n in table:
+                    raise ValueError(f"{what} for {n} declared twice")
+                table[n] = fn
+            return fn
+
+        return deco
+
+    return register
+
+
+samples = _registrar(SAMPLES, "samples")
+# edge-case samples (out-of-range indices, integer limits) appended to each op's own samples
+edges = _registrar(EDGES, "edge samples")
 
 
 # -- broadcasting patterns -------------------------------------------------------------------------
@@ -186,22 +197,6 @@ def generic(op):
         inplace = op.inplace
         return lambda m: ternary(m, inplace)
     return None
-
-
-EDGES = {}  # qualified op name -> fn(Maker) -> [Sample]: edge cases added to the op's samples
-
-
-def edges(*names):
-    """Edge-case samples (out-of-range indices, integer limits) appended to each op's own samples."""
-
-    def deco(fn):
-        for n in names:
-            if n in EDGES:
-                raise ValueError(f"edge samples for {n} declared twice")
-            EDGES[n] = fn
-        return fn
-
-    return deco
 
 
 def samples_for(qualname):
