@@ -284,11 +284,12 @@ def _written_versions(op, args):
 
 
 def _composite_settled(op, args):
-    """A writing op's composite: its public in-place ops bump as they go; each written tensor ends one
-    version per write the schema declares, as after a kernel."""
+    """A writing op's composite: its public in-place ops bump as they go; each written tensor they moved ends
+    one version per write the schema declares, as after a kernel (one they left alone, as resize_ to the same
+    shape does, was not written)."""
     written = _written_versions(op, args)
     out = op.composite(*args)
-    _settle_versions(written)
+    _settle_versions({k: w for k, w in written.items() if w[0]._version is not None and w[0]._version.value != w[1]})
     return out
 
 
