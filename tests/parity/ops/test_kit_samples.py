@@ -124,10 +124,10 @@ def test_kit_samples_under_pytorch(capsys):
     assert len(bad) <= KNOWN_MISMATCHES, "\n".join(bad)
 
 
-# 619 at the start: nearly all a dtype PyTorch refuses and mindtorch computes or refuses with another class
+# 619 at the start, 582 with the ops merged since: nearly all a dtype PyTorch refuses and mindtorch computes or refuses with another class
 # (complex into ordering and rounding ops, bool and integers into floating-point functions, TypeError where
 # PyTorch's NotImplementedError), a few index/shape edge cases; listed in full by the run
-KNOWN_MISMATCHES = 619
+KNOWN_MISMATCHES = 582
 
 INDEXING = [
     "gather",

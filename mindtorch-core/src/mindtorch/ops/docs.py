@@ -36,6 +36,10 @@ SUMMARIES = {
     "_min_dim": "Minimum along a dim with its indices (the primitive behind min(input, dim)).",
     "_nll_loss": "Negative log-likelihood primitive: the loss and the total weight.",
     "_nll_loss_backward": "Gradient of _nll_loss with respect to its log-probabilities.",
+    "_rnn_layer": "One recurrent layer in one direction over a packed sequence (rows grouped by batch_sizes): "
+    "output, final h, final c (empty unless LSTM) and a workspace the backward reads.",
+    "_rnn_layer_backward": "Gradients of _rnn_layer with respect to input, hx, cx and the weights and biases "
+    "(an absent argument gets an empty gradient).",
     "_rms_norm": "RMS normalization primitive: output plus the reciprocal root mean square.",
     "_rms_norm_backward": "Gradients of _rms_norm with respect to input and weight.",
     "_scaled_dot_product_attention": "Attention primitive: softmax(q k^T * scale + mask) v and the weights; "

@@ -958,6 +958,10 @@ def _rnn_layer_meta(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mo
 
 
 def _rnn_layer_backward_meta(g_out, g_hy, g_cy, input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, ws, bs, mode, reverse):
+    if input.dtype._kind < 2:  # as the composite: integers and bool carry no gradients
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    if input.dtype._kind == 3:  # neither the cpu kernel nor the composite gets complex gradients right yet
+        raise NotImplementedError("_rnn_layer_backward: gradients of complex recurrent layers are not implemented")
     # an absent argument (cx, a bias, weight_hr) gets an empty gradient
     return tuple(
         TensorMeta(t._shape if t is not None else (0,), input.dtype)
@@ -1102,7 +1106,7 @@ defop(
     "Tensor? bias_hh, Tensor? weight_hr, int[] batch_sizes, str mode, bool reverse) -> "
     "(Tensor output, Tensor h_n, Tensor c_n, Tensor workspace)",
     meta=_rnn_layer_meta,
-    composite=rnn_layer_composite,
+    composite=computed_in_float32(rnn_layer_composite),
     method=False,
     function=False,
     family=F,
@@ -1121,7 +1125,7 @@ defop(
     "Tensor grad_cx, Tensor grad_weight_ih, Tensor grad_weight_hh, Tensor grad_bias_ih, Tensor grad_bias_hh, "
     "Tensor grad_weight_hr)",
     meta=_rnn_layer_backward_meta,
-    composite=rnn_layer_backward_composite,
+    composite=computed_in_float32(rnn_layer_backward_composite),
     method=False,
     function=False,
     family=F,

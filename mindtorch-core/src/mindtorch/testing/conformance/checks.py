@@ -389,8 +389,26 @@ def _agrees_with_decomposition(q, device, dataless):
         try:
             compare(want, got, device, values, f"{q} {where}: decomposition")
         except Mismatch as m:
-            return str(m)
+            if not _within_half_rounding(want, got):
+                return str(m)
     return None
+
+
+# a fused kernel and a chain of ops round their half-precision intermediates differently: a few ulps apart
+HALF_ULPS = {"float16": 4 * 2.0**-10, "bfloat16": 4 * 2.0**-7}
+
+
+def _within_half_rounding(want, got):
+    """Whether two half-precision results (or tuples of them) differ by no more than a few of their ulps."""
+    pairs = list(zip(want, got)) if isinstance(want, (tuple, list)) else [(want, got)]
+    for w, g in pairs:
+        if not isinstance(w, mindtorch.Tensor) or w.dtype.name not in HALF_ULPS or g.dtype is not w.dtype:
+            return False
+        a, b = host_array(w).astype(np.float64), host_array(g).astype(np.float64)
+        tol = HALF_ULPS[w.dtype.name]
+        if a.shape != b.shape or not np.allclose(b, a, rtol=tol, atol=tol, equal_nan=True):
+            return False
+    return True
 
 
 @check
