@@ -949,6 +949,9 @@ def _rnn_state_checks(hx, cx, b_ih, b_hh, w_hr, gates, h, out):
 def _rnn_layer_meta(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mode, reverse):
     _rnn_layer_checks(input, hx, cx, w_ih, w_hh, batch_sizes, mode)
     _check_float("_rnn_layer", input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr)
+    _no_kernel_for("addmm_impl_cpu_", input.dtype)  # its matrix products have no integer or bool kernels
+    if input.dtype._kind == 3:  # the cpu kernel and the composite disagree on complex: neither is trusted yet
+        raise NotImplementedError("_rnn_layer: complex recurrent layers are not implemented")
     h, out, width = _rnn_sizes(mode, w_ih, w_hr)
     _rnn_state_checks(hx, cx, b_ih, b_hh, w_hr, w_ih._shape[0], h, out)
     dt = input.dtype
