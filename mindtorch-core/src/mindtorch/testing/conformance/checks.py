@@ -10,7 +10,7 @@ from mindtorch._backends.registry import backend_for
 from mindtorch._dtype import TENSOR_DTYPES
 
 from .report import FAILED, PASSED
-from .runner import NA, Mismatch, compare, host_array, to_device
+from .runner import NA, Mismatch, compare, host_array, to_device, within_half_rounding
 
 CHECKS = {}
 ALL_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
@@ -389,26 +389,9 @@ def _agrees_with_decomposition(q, device, dataless):
         try:
             compare(want, got, device, values, f"{q} {where}: decomposition")
         except Mismatch as m:
-            if not _within_half_rounding(want, got):
+            if not within_half_rounding(want, got):
                 return str(m)
     return None
-
-
-# a fused kernel and a chain of ops round their half-precision intermediates differently: a few ulps apart
-HALF_ULPS = {"float16": 4 * 2.0**-10, "bfloat16": 4 * 2.0**-7}
-
-
-def _within_half_rounding(want, got):
-    """Whether two half-precision results (or tuples of them) differ by no more than a few of their ulps."""
-    pairs = list(zip(want, got)) if isinstance(want, (tuple, list)) else [(want, got)]
-    for w, g in pairs:
-        if not isinstance(w, mindtorch.Tensor) or w.dtype.name not in HALF_ULPS or g.dtype is not w.dtype:
-            return False
-        a, b = host_array(w).astype(np.float64), host_array(g).astype(np.float64)
-        tol = HALF_ULPS[w.dtype.name]
-        if a.shape != b.shape or not np.allclose(b, a, rtol=tol, atol=tol, equal_nan=True):
-            return False
-    return True
 
 
 @check

@@ -158,6 +158,23 @@ def _compare_values(a, b, dtype, where):
         raise Mismatch(f"{where}: values differ from cpu (max abs diff {worst})")
 
 
+# a fused kernel and a chain of ops round their half-precision intermediates differently: a few ulps apart
+HALF_ULPS = {"float16": 4 * 2.0**-10, "bfloat16": 4 * 2.0**-7}
+
+
+def within_half_rounding(want, got):
+    """Whether two half-precision results (or tuples of them) differ by no more than a few of their ulps."""
+    pairs = list(zip(want, got)) if isinstance(want, (tuple, list)) else [(want, got)]
+    for w, g in pairs:
+        if not isinstance(w, mindtorch.Tensor) or w.dtype.name not in HALF_ULPS or g.dtype is not w.dtype:
+            return False
+        a, b = host_array(w).astype(np.float64), host_array(g).astype(np.float64)
+        tol = HALF_ULPS[w.dtype.name]
+        if a.shape != b.shape or not np.allclose(b, a, rtol=tol, atol=tol, equal_nan=True):
+            return False
+    return True
+
+
 # -- one op ----------------------------------------------------------------------------------------
 
 
@@ -278,7 +295,12 @@ def _check_sample(run, rs, ds, where, n, then=None, variant=False):
     if exc is not None:
         return _device_error(run, exc, where, n)
     try:
-        _compare_result(run, ref, out, rs, ds, where)
+        try:
+            _compare_result(run, ref, out, rs, ds, where)
+        except Mismatch:
+            # the device runs the decomposition of an op the cpu runs fused: half precision rounds apart
+            if run.cov != "composite" or "cpu" not in run.op.kernels or not within_half_rounding(ref, out):
+                raise
         if then is not None:
             then()
     except Mismatch as m:
