@@ -79,6 +79,8 @@ KNOWN = {
     "tril_indices",
     "triu_indices",
     "hamming_window",
+    # PyTorch's docstring names it split_size_or_sections; its function takes split_size (ours too)
+    "unsafe_split",
 }
 
 
