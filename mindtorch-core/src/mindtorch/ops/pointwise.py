@@ -205,27 +205,18 @@ def _gelu_meta(self, approximate="none"):
 
 def _lerp_meta(self, end, weight):
     if end.dtype is not self.dtype:
-        raise RuntimeError(f"expected dtype {_short(self.dtype)} for `end` but got dtype {_short(end.dtype)}")
+        raise RuntimeError(f"expected dtype {D.cpp_name(self.dtype)} for `end` but got dtype {D.cpp_name(end.dtype)}")
     if hasattr(weight, "_shape"):
         if weight.dtype is not self.dtype:
-            raise RuntimeError(f"expected dtype {_short(self.dtype)} for `weight` but got dtype {_short(weight.dtype)}")
+            raise RuntimeError(
+                f"expected dtype {D.cpp_name(self.dtype)} for `weight` but got dtype {D.cpp_name(weight.dtype)}"
+            )
         shape = broadcast_shapes(self._shape, end._shape, weight._shape)
     else:
         shape = broadcast_shapes(self._shape, end._shape)
     if self.dtype._kind < 2:
         raise _not_impl("lerp_kernel_scalar", self.dtype)
     return TensorMeta(shape, self.dtype)
-
-
-def _short(d):
-    return {
-        "float32": "float",
-        "float64": "double",
-        "float16": "c10::Half",
-        "bfloat16": "c10::BFloat16",
-        "int64": "long int",
-        "int32": "int",
-    }.get(d.name, d.name)
 
 
 def _addc_meta(kname):
