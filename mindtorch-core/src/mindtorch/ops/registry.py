@@ -7,6 +7,7 @@ methods are generated from this table by codegen.py.
 """
 
 from .._dtype import _cname, can_cast
+from .._grad_mode import state as _grad
 from .derivatives import compile_derivative
 from .schema import Op
 
@@ -110,7 +111,7 @@ def copy_into_self(fn):
 
     def inplace(self, *args, **kwargs):
         # fn may save self for its backward; the copy_ below then changes it, so it works on a clone
-        result = fn(self.clone() if self.requires_grad else self, *args, **kwargs)
+        result = fn(self.clone() if _grad.enabled and self.requires_grad else self, *args, **kwargs)
         if result.dtype is not self.dtype and not can_cast(result.dtype, self.dtype):
             raise RuntimeError(
                 f"result type {_cname(result.dtype)} can't be cast to the desired output type {_cname(self.dtype)}"
