@@ -89,13 +89,17 @@ def _public(obj, is_class):
     names = None if is_class else getattr(obj, "__all__", None)
     if names:
         return names
-    # without __all__, the attributes; modules from outside torch (sys, typing, ...) are its imports
-    return [
-        n
-        for n in dir(obj)
-        if not n.startswith("_")
-        and not (isinstance(getattr(obj, n), types.ModuleType) and not getattr(obj, n).__name__.startswith("torch"))
-    ]
+    # without __all__, the attributes that are its own: not modules (submodules appear as attributes only once
+    # something imports them, so counting them would depend on the process) and not what it imported from
+    # outside torch (sys, typing, datetime.timedelta, ...)
+    return [n for n in dir(obj) if not n.startswith("_") and _own(getattr(obj, n))]
+
+
+def _own(value):
+    if isinstance(value, types.ModuleType):
+        return False
+    home = getattr(value, "__module__", None)
+    return not isinstance(home, str) or home.startswith("torch")
 
 
 def _resolve(dotted):
