@@ -351,6 +351,38 @@ SAMPLES = {
         (_x(), _x((3,), seed=1), _x((3,), seed=2)),
     ),
     "_rms_norm": lambda: (lambda x, w: torch.ops._rms_norm(x, [3], w, 1e-5)[0], (_x(), _x((3,), seed=1))),
+    # r1 broadcast over the batch, r2 over the heads: the gradients are summed back to their shapes
+    "_rotary_mul": lambda: (
+        lambda x, r1, r2: (
+            torch.ops._rotary_mul(x, r1, r2, "half"),
+            torch.ops._rotary_mul(x, r1, r2, "interleave"),
+        ),
+        (_x((2, 3, 4)), _x((1, 3, 4), seed=1), _x((2, 1, 4), seed=2)),
+    ),
+    "_swiglu": lambda: (
+        lambda x: (torch.ops._swiglu(x), torch.ops._swiglu(x, 0)),
+        (_x((4, 6), lo=-2, hi=2),),
+    ),
+    # an empty group, and rows past the last group's end
+    "_grouped_matmul": lambda: (
+        lambda x, w: torch.ops._grouped_matmul(x, w, _i([2, 2, 5])),
+        (_x((6, 3)), _x((3, 3, 4), seed=1)),
+    ),
+    "_grouped_matmul_backward": lambda: (
+        lambda g, x, w: torch.ops._grouped_matmul_backward(g, x, w, _i([2, 2, 5])),
+        (_x((6, 4), seed=2), _x((6, 3)), _x((3, 3, 4), seed=1)),
+    ),
+    "_rotary_mul_backward": lambda: (
+        lambda g, x, r1, r2: (
+            *torch.ops._rotary_mul_backward(g, x, r1, r2, "half"),
+            *torch.ops._rotary_mul_backward(g, x, r1, r2, "interleave"),
+        ),
+        (_x((2, 3, 4), seed=3), _x((2, 3, 4)), _x((1, 3, 4), seed=1), _x((2, 1, 4), seed=2)),
+    ),
+    "_swiglu_backward": lambda: (
+        lambda g, x: (torch.ops._swiglu_backward(g, x, -1), torch.ops._swiglu_backward(g.mT, x.mT, 0)),
+        (_x((4, 3), seed=1), _x((4, 6), lo=-2, hi=2)),
+    ),
     "_group_norm": lambda: (
         lambda x, w, b: torch.ops._group_norm(x, w, b, 2, 1e-5)[0],
         (_x((2, 4, 2)), _x((4,), seed=1), _x((4,), seed=2)),

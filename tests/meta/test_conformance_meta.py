@@ -32,6 +32,9 @@ def test_meta_report_is_complete_and_names_what_needs_data():
         "unique_consecutive",
         # composed from a data-dependent op although its own shape is fixed
         "nonzero_static",
+        # the group bounds are read from group_list's values
+        "_grouped_matmul",
+        "_grouped_matmul_backward",
         # a Python bool or number read from the values (a comparison result, a count, a data range)
         "allclose",
         "equal",

@@ -111,7 +111,9 @@ def _build(d, op):  # noqa: C901
     if not aware:
         test = "grads[0] is not None and grads[0].dtype._kind == 3" if len(op.returns) == 1 else "any_complex(grads)"
         lines += [f"    _cx = {test}", "    if _cx: grads = conj_all(grads)"]
-    lines += ["    grad = grads[0]", f"    out = [None] * {len(names)}"]
+    if "grad" not in names:  # a backward op's own `grad` parameter keeps its name; grads[0] is the incoming one
+        lines.append("    grad = grads[0]")
+    lines.append(f"    out = [None] * {len(names)}")
     for idxs, e in zip(inputs, exprs):
         if len(idxs) == 1:
             lines.append(f"    if needs[{idxs[0]}]: out[{idxs[0]}] = {e}")

@@ -29,6 +29,9 @@ SUMMARIES = {
     "_frexp": "Kernel behind frexp: mantissas and base-2 exponents.",
     "_group_norm": "Group normalization primitive: output plus per-group mean and reciprocal std.",
     "_group_norm_backward": "Gradients of _group_norm with respect to input, weight and bias.",
+    "_grouped_matmul": "Grouped (MoE expert) matmul: consecutive row groups of x, ending at the cumulative "
+    "group_list, each times its weight[g]; rows past the last end are zero.",
+    "_grouped_matmul_backward": "Gradients of _grouped_matmul with respect to x and weight.",
     "_log_softmax_backward_data": "Gradient of log_softmax with respect to its input.",
     "_max_dim": "Maximum along a dim with its indices (the primitive behind max(input, dim)).",
     "_max_pool2d_backward": "Gradient of 2-D max pooling, routed to the recorded argmax positions.",
@@ -42,11 +45,16 @@ SUMMARIES = {
     "(an absent argument gets an empty gradient).",
     "_rms_norm": "RMS normalization primitive: output plus the reciprocal root mean square.",
     "_rms_norm_backward": "Gradients of _rms_norm with respect to input and weight.",
+    "_rotary_mul": "Rotary position embedding x * r1 + rotate(x) * r2; rotary_mode 'half' rotates the two "
+    "halves of the last dim, 'interleave' each pair of neighbours (torch_npu's npu_rotary_mul).",
+    "_rotary_mul_backward": "Gradients of _rotary_mul with respect to x, r1 and r2 (summed to their shapes).",
     "_scaled_dot_product_attention": "Attention primitive: softmax(q k^T * scale + mask) v and the weights; "
     "is_causal masks above the diagonal and then attn_mask is ignored; a bool mask keeps where True.",
     "_scaled_dot_product_attention_backward": "Gradients of scaled dot-product attention for q, k and v.",
     "_softmax_backward_data": "Gradient of softmax with respect to its input.",
     "_sort": "Sorting primitive behind sort: values and their original indices.",
+    "_swiglu": "SwiGLU: silu(a) * b for the two halves a, b of x along dim (torch_npu's npu_swiglu).",
+    "_swiglu_backward": "Gradient of _swiglu with respect to its input.",
     "_to_copy": "Copy primitive behind Tensor.to: a new tensor of another dtype and/or device.",
     "_topk": "Primitive behind topk: the k largest (or smallest) values and their indices.",
     "_unique": "Primitive behind unique: distinct values, inverse indices and counts, all three always "

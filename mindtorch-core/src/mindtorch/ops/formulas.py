@@ -862,3 +862,46 @@ def fft_c2r_backward(grad, dim, normalization):
         scale[1 : 1 + doubled] = 2
         g = g * scale.view([-1] + [1] * (g.dim() - 1 - last))
     return g
+
+
+# --- fused transformer blocks: double backward (each backward is linear in its incoming gradient) ------
+def rotate(x, rotary_mode):
+    """The rotation of rotary embedding, a linear map R with R^T = -R: (x1, x2) -> (-x2, x1) on the two
+    halves of the last dim ("half") or on each pair of neighbours ("interleave")."""
+    if rotary_mode == "half":
+        x1, x2 = x.chunk(2, -1)
+        return torch.cat((-x2, x1), -1)
+    return torch.stack((-x[..., 1::2], x[..., 0::2]), -1).flatten(-2)
+
+
+def rotary_mul_double_backward(grads, grad, x, r1, r2, rotary_mode):
+    """Gradients of _rotary_mul_backward (dx = grad r1 - R(grad r2), dr1 = grad x, dr2 = grad R(x)) for
+    grad, x, r1 and r2, given the gradients of its three outputs."""
+    gdx, gr1, gr2 = _zeros_if_none(grads[0], x), _zeros_if_none(grads[1], r1), _zeros_if_none(grads[2], r2)
+    ggrad = torch.ops._rotary_mul(gdx, r1, r2, rotary_mode) + torch.ops._rotary_mul(x, gr1, gr2, rotary_mode)
+    gx = grad * gr1 - rotate(grad * gr2, rotary_mode)
+    _, g1, g2 = torch.ops._rotary_mul_backward(grad, gdx, r1, r2, rotary_mode)
+    return ggrad, gx, g1, g2
+
+
+def swiglu_double_backward(ggx, grad, x, dim):
+    """Gradients of _swiglu_backward for grad and x: with s = sigmoid(a), silu' = s (1 + a (1 - s)) and
+    silu'' = s (1 - s) (2 + a (1 - 2 s)), the backward is (grad b silu'(a), grad silu(a))."""
+    a, b = x.chunk(2, dim)
+    gga, ggb = ggx.chunk(2, dim)
+    s = torch.sigmoid(a)
+    d1 = s * (1 + a * (1 - s))
+    d2 = s * (1 - s) * (2 + a * (1 - 2 * s))
+    ggrad = gga * b * d1 + ggb * a * s
+    gx = torch.cat((grad * (gga * b * d2 + ggb * d1), grad * gga * d1), dim)
+    return ggrad, gx
+
+
+def grouped_matmul_double_backward(grads, grad, x, weight, group_list):
+    """Gradients of _grouped_matmul_backward (dx_g = grad_g w_g^T, dw_g = x_g^T grad_g) for grad, x and
+    weight, given the gradients of its two outputs."""
+    gdx, gdw = _zeros_if_none(grads[0], x), _zeros_if_none(grads[1], weight)
+    ggrad = torch.ops._grouped_matmul(gdx, weight, group_list) + torch.ops._grouped_matmul(x, gdw, group_list)
+    gx = torch.ops._grouped_matmul_backward(grad, x, gdw, group_list)[0]
+    gw = torch.ops._grouped_matmul_backward(grad, gdx, weight, group_list)[1]
+    return ggrad, gx, gw

@@ -8,7 +8,8 @@ import math
 import struct
 
 from .. import _dtype as D
-from .formulas import computed_in_float32, torch
+from .._geometry import wrap_dim
+from .formulas import computed_in_float32, rotate, sum_to, torch
 from .meta import TensorMeta
 from .registry import declare_inplace, defop
 
@@ -528,6 +529,208 @@ defop(
     family=F,
     nondiff=("rstd",),
     grad={"grad_out": "not_implemented('rms_norm double backward')"},
+)
+
+
+# --- fused transformer blocks: rotary embedding, SwiGLU, grouped (MoE) matmul -------------------------
+# Accelerators run each as one operator; the composites give every other backend the same values.
+def _float_input(name, t):
+    if t.dtype._kind != 2:
+        raise RuntimeError(f"{name}: expected a floating-point tensor, but got {D._cname(t.dtype)}")
+
+
+_ROTARY_MODES = ("half", "interleave")
+
+
+def _rotary_mul_meta(x, r1, r2, rotary_mode="half"):
+    if rotary_mode not in _ROTARY_MODES:
+        raise RuntimeError(f"The rotary_mode of npu_rotary_mul should be half or interleave, but got {rotary_mode}")
+    for t in (x, r1, r2):
+        _float_input("npu_rotary_mul", t)
+    if x.ndim == 0 or x._shape[-1] % 2:
+        raise RuntimeError(
+            f"npu_rotary_mul: the last dim of input must be even, but got input of shape {_shp(x.shape)}"
+        )
+    for name, r in (("r1", r1), ("r2", r2)):
+        if r.ndim > x.ndim or any(a not in (1, b) for a, b in zip(reversed(r._shape), reversed(x._shape))):
+            raise RuntimeError(
+                f"npu_rotary_mul: {name} of shape {_shp(r.shape)} does not broadcast to input of shape {_shp(x.shape)}"
+            )
+    return TensorMeta(x._shape, x.dtype)
+
+
+def _rotary_mul(x, r1, r2, rotary_mode="half"):
+    _rotary_mul_meta(x, r1, r2, rotary_mode)
+    r1, r2 = r1.to(x.dtype), r2.to(x.dtype)  # torch_npu computes mixed inputs in the input's dtype
+    return x * r1 + rotate(x, rotary_mode) * r2
+
+
+def _rotary_mul_backward(grad, x, r1, r2, rotary_mode):
+    _rotary_mul_backward_meta(grad, x, r1, r2, rotary_mode)
+    r1, r2 = r1.to(x.dtype), r2.to(x.dtype)
+    grad = grad.to(x.dtype)
+    dx = grad * r1 - rotate(grad * r2, rotary_mode)
+    return dx, sum_to(grad * x, r1.shape), sum_to(grad * rotate(x, rotary_mode), r2.shape)
+
+
+def _rotary_mul_backward_meta(grad, x, r1, r2, rotary_mode):
+    _rotary_mul_meta(x, r1, r2, rotary_mode)
+    if tuple(grad._shape) != tuple(x._shape):
+        raise RuntimeError(
+            f"npu_rotary_mul_backward: grad of shape {_shp(grad.shape)} for input of shape {_shp(x.shape)}"
+        )
+    return TensorMeta(x._shape, x.dtype), TensorMeta(r1._shape, x.dtype), TensorMeta(r2._shape, x.dtype)
+
+
+defop(
+    '_rotary_mul(Tensor x, Tensor r1, Tensor r2, str rotary_mode="half") -> Tensor',
+    meta=_rotary_mul_meta,
+    composite=computed_in_float32(_rotary_mul),
+    method=False,
+    function=False,
+    family=F,
+    grad={"x, r1, r2": "torch.ops._rotary_mul_backward(grad, x, r1, r2, rotary_mode)"},
+)
+defop(
+    "_rotary_mul_backward(Tensor grad, Tensor x, Tensor r1, Tensor r2, str rotary_mode) -> "
+    "(Tensor dx, Tensor dr1, Tensor dr2)",
+    meta=_rotary_mul_backward_meta,
+    composite=computed_in_float32(_rotary_mul_backward),
+    method=False,
+    function=False,
+    family=F,
+    grad={"grad, x, r1, r2": "rotary_mul_double_backward(grads, grad, x, r1, r2, rotary_mode)"},
+)
+
+
+def _swiglu_meta(x, dim=-1):
+    _float_input("npu_swiglu", x)
+    d = wrap_dim(dim, x.ndim)
+    if x._shape[d] % 2:
+        raise RuntimeError(f"npu_swiglu: input of shape {_shp(x.shape)} cannot be split in two halves along dim {dim}")
+    shape = list(x._shape)
+    shape[d] //= 2
+    return TensorMeta(tuple(shape), x.dtype)
+
+
+def _swiglu(x, dim=-1):
+    _swiglu_meta(x, dim)
+    a, b = x.chunk(2, dim)
+    return torch.nn.functional.silu(a) * b
+
+
+def _swiglu_backward_meta(grad, x, dim):
+    half = _swiglu_meta(x, dim)
+    if tuple(grad._shape) != tuple(half.shape):
+        raise RuntimeError(f"npu_swiglu_backward: grad of shape {_shp(grad.shape)} for input of shape {_shp(x.shape)}")
+    return TensorMeta(x._shape, x.dtype)
+
+
+def _swiglu_backward(grad, x, dim):
+    _swiglu_backward_meta(grad, x, dim)
+    a, b = x.chunk(2, dim)
+    s = torch.sigmoid(a)
+    silu = a * s
+    return torch.cat((grad * b * (s + silu * (1 - s)), grad * silu), dim)
+
+
+defop(
+    "_swiglu(Tensor x, int dim=-1) -> Tensor",
+    meta=_swiglu_meta,
+    composite=computed_in_float32(_swiglu),
+    method=False,
+    function=False,
+    family=F,
+    grad={"x": "torch.ops._swiglu_backward(grad, x, dim)"},
+)
+defop(
+    "_swiglu_backward(Tensor grad, Tensor x, int dim) -> Tensor",
+    meta=_swiglu_backward_meta,
+    composite=computed_in_float32(_swiglu_backward),
+    method=False,
+    function=False,
+    family=F,
+    grad={"grad, x": "swiglu_double_backward(grads[0], grad, x, dim)"},
+)
+
+
+def _grouped_matmul_meta(x, weight, group_list):
+    if x.ndim != 2 or weight.ndim != 3 or group_list.ndim != 1:
+        raise RuntimeError(
+            "npu_grouped_matmul: expected x (M, K), weight (G, K, N) and group_list (G,), but got shapes "
+            f"{_shp(x.shape)}, {_shp(weight.shape)} and {_shp(group_list.shape)}"
+        )
+    _float_input("npu_grouped_matmul", x)
+    _check_float("npu_grouped_matmul", x, weight)
+    if group_list.dtype is not D.int64:
+        raise RuntimeError(f"npu_grouped_matmul: group_list must be int64, but got {D._cname(group_list.dtype)}")
+    if weight._shape[1] != x._shape[1] or group_list._shape[0] != weight._shape[0]:
+        raise RuntimeError(
+            f"npu_grouped_matmul: x {_shp(x.shape)}, weight {_shp(weight.shape)} and group_list "
+            f"{_shp(group_list.shape)} do not fit together"
+        )
+    return TensorMeta((x._shape[0], weight._shape[2]), x.dtype)
+
+
+def _group_bounds(group_list, rows):
+    """(start, end) row ranges of the groups from the cumulative ends in group_list."""
+    ends = [int(e) for e in group_list.tolist()]
+    starts = [0] + ends[:-1]
+    if any(e < s for s, e in zip(starts, ends)) or (ends and (ends[0] < 0 or ends[-1] > rows)):
+        raise RuntimeError(
+            f"npu_grouped_matmul: group_list must be non-decreasing cumulative row ends within [0, {rows}], "
+            f"but got {ends}"
+        )
+    return list(zip(starts, ends))
+
+
+def _grouped_matmul(x, weight, group_list):
+    """Rows past the last group's end are zero."""
+    _grouped_matmul_meta(x, weight, group_list)
+    bounds = _group_bounds(group_list, x.shape[0])
+    parts = [torch.matmul(x[s:e], weight[g]) for g, (s, e) in enumerate(bounds)]
+    tail = x.shape[0] - (bounds[-1][1] if bounds else 0)
+    parts.append(torch.zeros((tail, weight.shape[2]), dtype=x.dtype, device=x.device))
+    return torch.cat(parts, 0)
+
+
+def _grouped_matmul_backward_meta(grad, x, weight, group_list):
+    out = _grouped_matmul_meta(x, weight, group_list)
+    if tuple(grad._shape) != tuple(out.shape):
+        raise RuntimeError(f"npu_grouped_matmul_backward: grad of shape {_shp(grad.shape)}, expected {_shp(out.shape)}")
+    return TensorMeta(x._shape, x.dtype), TensorMeta(weight._shape, weight.dtype)
+
+
+def _grouped_matmul_backward(grad, x, weight, group_list):
+    _grouped_matmul_backward_meta(grad, x, weight, group_list)
+    bounds = _group_bounds(group_list, x.shape[0])
+    dx = [torch.matmul(grad[s:e], weight[g].transpose(0, 1)) for g, (s, e) in enumerate(bounds)]
+    tail = x.shape[0] - (bounds[-1][1] if bounds else 0)
+    dx.append(torch.zeros((tail, x.shape[1]), dtype=x.dtype, device=x.device))
+    dw = [torch.matmul(x[s:e].transpose(0, 1), grad[s:e]) for s, e in bounds]
+    return torch.cat(dx, 0), (torch.stack(dw, 0) if dw else torch.zeros_like(weight))
+
+
+defop(
+    "_grouped_matmul(Tensor x, Tensor weight, Tensor group_list) -> Tensor",
+    meta=_grouped_matmul_meta,
+    composite=computed_in_float32(_grouped_matmul),
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("group_list",),
+    grad={"x, weight": "torch.ops._grouped_matmul_backward(grad, x, weight, group_list)"},
+)
+defop(
+    "_grouped_matmul_backward(Tensor grad, Tensor x, Tensor weight, Tensor group_list) -> "
+    "(Tensor grad_x, Tensor grad_weight)",
+    meta=_grouped_matmul_backward_meta,
+    composite=computed_in_float32(_grouped_matmul_backward),
+    method=False,
+    function=False,
+    family=F,
+    nondiff=("group_list",),
+    grad={"grad, x, weight": "grouped_matmul_double_backward(grads, grad, x, weight, group_list)"},
 )
 
 

@@ -1297,6 +1297,43 @@ def _rms_b(m):
     return [S(m.f(3, 4), x, (4,), rstd, w)]
 
 
+@samples("_rotary_mul")
+def _rotary_mul(m):
+    x = m.f(2, 3, 4, 8)
+    return [
+        S(x, m.f(1, 1, 4, 8, lo=-1, hi=1), m.f(1, 1, 4, 8, lo=-1, hi=1)),
+        S(x, m.f(2, 1, 4, 8, lo=-1, hi=1), m.f(2, 3, 4, 8, lo=-1, hi=1), "interleave"),
+        S(m.f(5, 2, 6), m.f(5, 1, 6, lo=-1, hi=1), m.f(5, 1, 6, lo=-1, hi=1), rotary_mode="half"),
+    ]
+
+
+@samples("_rotary_mul_backward")
+def _rotary_mul_b(m):
+    x, r1, r2 = m.f(2, 3, 4, 8), m.f(1, 1, 4, 8, lo=-1, hi=1), m.f(2, 1, 4, 8, lo=-1, hi=1)
+    return [S(m.f(2, 3, 4, 8), x, r1, r2, mode) for mode in ("half", "interleave")]
+
+
+@samples("_swiglu")
+def _swiglu(m):
+    return [S(m.f(3, 8)), S(m.f(2, 6, 3), 1), S(m.f(4, 2, 2), dim=-3)]
+
+
+@samples("_swiglu_backward")
+def _swiglu_b(m):
+    return [S(m.f(3, 4), m.f(3, 8), -1), S(m.f(2, 3, 3), m.f(2, 6, 3), 1)]
+
+
+@samples("_grouped_matmul")
+def _grouped_matmul(m):
+    x, w = m.f(7, 4), m.f(3, 4, 5)
+    return [S(x, w, mindtorch.tensor([2, 2, 6])), S(x, w, mindtorch.tensor([3, 5, 7]))]
+
+
+@samples("_grouped_matmul_backward")
+def _grouped_matmul_b(m):
+    return [S(m.f(7, 5), m.f(7, 4), m.f(3, 4, 5), mindtorch.tensor([0, 4, 7]))]
+
+
 @samples("_batch_norm")
 def _batch_norm(m):
     return [
