@@ -32,6 +32,7 @@ LAYERS = (
             "_flags",
             "_grad_mode",
             "_amp_state",
+            "_profiling",
             "_errors",
             "_threads",
             "_fpwarnings",

@@ -151,6 +151,8 @@ _LAZY = {
     "multiprocessing",
     "func",
     "random",
+    "profiler",
+    "hub",
 }
 
 

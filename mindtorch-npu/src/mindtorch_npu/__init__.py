@@ -55,6 +55,11 @@ class NPUBackend(Backend):
 
         return NPUGenerator(index)
 
+    def timing_event(self, index):
+        from .streams import TimingEvent
+
+        return TimingEvent(index)
+
     def device_module(self):
         from . import module
 

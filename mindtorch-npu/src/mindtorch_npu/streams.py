@@ -187,6 +187,17 @@ class Event:
         return f"<mindtorch.npu.Event {hex(self.npu_event or 0)}>"
 
 
+class TimingEvent(Event):
+    """A timing event of device `index` (the profiler's): `record()` marks that device's current stream."""
+
+    def __init__(self, index):
+        super().__init__(enable_timing=True)
+        self.index = index
+
+    def record(self, stream=None):
+        super().record(current_stream(self.index) if stream is None else stream)
+
+
 def destroy_user_streams():
     for s in list(_user_streams):
         s.destroy()

@@ -292,6 +292,8 @@ def _resolve(hook, plugin, device_type, dist, version):
     rec._synchronize = lambda index: hook.mindtorch_synchronize(device_type=device_type, index=index)
     if pm_has(hook, "mindtorch_generator"):
         rec._generator = lambda index: hook.mindtorch_generator(device_type=device_type, index=index)
+    if pm_has(hook, "mindtorch_timing_event"):
+        rec.timing_event = lambda index: hook.mindtorch_timing_event(device_type=device_type, index=index)
     rec.module = hook.mindtorch_device_module(device_type=device_type)
     if pm_has(hook, "mindtorch_distributed_backends"):
         rec.distributed = hook.mindtorch_distributed_backends(device_type=device_type) or {}

@@ -24,6 +24,7 @@ class DeviceBackend:
         self._device_count = None
         self._synchronize = None
         self._generator = None
+        self.timing_event = None  # index -> an event timing device work for the profiler, or None
         self._has_generator = None
         self.module = None
         self.distributed = {}  # backend name -> collective engine factory (mindtorch.distributed)

@@ -210,10 +210,16 @@ def _compile(src, env, name):
 def _base_env():
     env = {"_h_" + k: getattr(A, k) for k in dir(A) if not k.startswith("__")}
     from .._amp_state import ACTIVE
+    from .._profiling import ACTIVE as PROFILING
 
     env.update(
-        Tensor=Tensor, _call=dispatch.call, _call_out=dispatch.call_out, arg_error=A.arg_error, _amp_active=ACTIVE
-    )  # the dict itself: non-empty while autocast is on
+        Tensor=Tensor,
+        _call=dispatch.call,
+        _call_out=dispatch.call_out,
+        arg_error=A.arg_error,
+        _amp_active=ACTIVE,  # the dict itself: non-empty while autocast is on
+        _profiling=PROFILING,  # the list itself: non-empty while a profiler records (dispatch.call times ops)
+    )
     return env
 
 
@@ -255,7 +261,7 @@ def _view_fast_path(names):
     """A view of one plain Tensor: the geometry rule and the view, recorded when grad is on."""
     first, args = names[0], ", ".join(names)
     return [
-        f"if {first}.__class__ is Tensor:",
+        f"if {first}.__class__ is Tensor and not _profiling:",
         f"    _out = _make_view({first}, *_op.view_fn({args}))",
         f"    if {first}._requires_grad and _grad.enabled and _op.derivative is not None:",
         f"        _record(_op, ({args},), _out)",
@@ -267,7 +273,7 @@ def _composite_fast_path(names):
     """An op made of other ops, on a device with no kernel of its own: its decomposition, directly."""
     first, args = names[0], ", ".join(names)
     return [
-        f"if {first}.__class__ is Tensor and _kernels.get({first}.device.type) is None:",
+        f"if {first}.__class__ is Tensor and not _profiling and _kernels.get({first}.device.type) is None:",
         f"    return _op.composite({args})",
     ]
 
@@ -284,7 +290,7 @@ def _list_fast_path(names):
         "        break",
         "    _dev = _t.device",
         "    if _t._requires_grad: _rg = True",
-        "if _dev is not None:",
+        "if _dev is not None and not _profiling:",
     ] + ["    " + ln for ln in _kernel_call("_rg", args)]
 
 
@@ -335,7 +341,7 @@ def _tensor_fast_path(op, names):
 
     # an op with an autocast policy takes the fast path only while autocast is off
     guard = " and not _amp_active" if op.name in POLICY_OPS else ""
-    lines = [f"if {first}.__class__ is Tensor{guard}:", f"    _dev = {first}.device"]
+    lines = [f"if {first}.__class__ is Tensor and not _profiling{guard}:", f"    _dev = {first}.device"]
     body_indent = "    "
     if conds:
         lines.append(f"    if {' and '.join(conds)}:")

@@ -53,6 +53,11 @@ class Backend:
     def device_module(self):
         return None
 
+    def timing_event(self, index):
+        """A new event timing work on device `index` for the profiler (see the hookspec
+        mindtorch_timing_event), or None when the device cannot time its work."""
+        return None
+
     def distributed_backends(self):
         """{backend name: engine factory} for mindtorch.distributed (see the hookspec
         mindtorch_distributed_backends for the engine's methods)."""
@@ -101,6 +106,10 @@ class Backend:
     @hookimpl
     def mindtorch_generator(self, device_type, index):
         return self.generator(index) if self._mine(device_type) else None
+
+    @hookimpl
+    def mindtorch_timing_event(self, device_type, index):
+        return self.timing_event(index) if self._mine(device_type) else None
 
     @hookimpl
     def mindtorch_device_module(self, device_type):

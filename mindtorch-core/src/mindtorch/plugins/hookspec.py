@@ -117,6 +117,17 @@ def mindtorch_generator(device_type, index):
 
 
 @hookspec(firstresult=True)
+def mindtorch_timing_event(device_type, index):
+    """Optionally return a new timing event for device ``index``, so the profiler can time each op's
+    device work (its device time columns and trace rows).
+
+    The event offers torch.cuda.Event's timing methods: ``record()`` marks the device's current
+    stream, ``synchronize()`` waits until the mark is reached, and ``start.elapsed_time(end)``
+    returns the milliseconds between two recorded events. Called only while a profiler records.
+    """
+
+
+@hookspec(firstresult=True)
 def mindtorch_device_module(device_type):
     """Optionally return a module exposed as ``mindtorch.<device_type>``
     (like ``torch.cuda``): is_available, device_count, synchronize, ..."""
