@@ -29,9 +29,9 @@ class ProfilerActivity(enum.IntEnum):
 
     CPU = 0
     XPU = 1
+    MTIA = 4
     CUDA = 2
     HPU = 3
-    MTIA = 4
     PrivateUse1 = 5
     NPU = 5
 
