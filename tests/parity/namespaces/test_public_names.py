@@ -40,8 +40,8 @@ RATCHET = {
     "torch.distributed": 64,
     "torch.multiprocessing": 0,
     "torch.func": 7,
-    "torch.profiler": 9,
-    "torch.hub": 7,
+    "torch.profiler": 0,
+    "torch.hub": 0,
 }
 
 
