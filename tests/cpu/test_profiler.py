@@ -133,8 +133,12 @@ def test_backward_ops_are_recorded():
     w = torch.randn(3, 3, requires_grad=True)
     with profile() as prof:
         (w * w).sum().backward()
-    names = [e.name for e in prof.events()]
+    ev = prof.events()
+    names = [e.name for e in ev]
     assert names.count("aten::mul") >= 2  # the forward and the formula's product
+    (node,) = [e for e in ev if e.name == "autograd::engine::evaluate_function: MulBackward0"]
+    assert "aten::mul" in [c.name for c in node.cpu_children]
+    assert "autograd::engine::evaluate_function: SumBackward0" in names
 
 
 def test_table_header_sort_and_row_limit():
@@ -160,7 +164,7 @@ def test_table_header_sort_and_row_limit():
 
 def test_chrome_trace_schema(tmp_path):
     a = torch.randn(4, 4)
-    with profile(record_shapes=True, with_stack=True) as prof, record_function("region"):
+    with profile(record_shapes=True, with_stack=True) as prof, record_function("region", "lr=0.1"):
         torch.mm(a, a).sum()
     path = tmp_path / "trace.json"
     prof.export_chrome_trace(str(path))
@@ -173,6 +177,7 @@ def test_chrome_trace_schema(tmp_path):
         assert isinstance(e["ts"], (int, float)) and isinstance(e["dur"], (int, float)) and e["dur"] >= 0
         assert isinstance(e["pid"], int) and isinstance(e["tid"], int)
     assert complete[0]["cat"] == "user_annotation" and complete[1]["cat"] == "cpu_op"
+    assert complete[0]["args"]["Record function args"] == "lr=0.1"
     assert complete[1]["args"]["Input Dims"] == [[4, 4], [4, 4]]
     assert "test_profiler.py" in complete[1]["args"]["Call stack"]
     region, mm = complete[0], complete[1]

@@ -9,6 +9,7 @@ the part of the graph leading to them runs.
 import heapq
 
 from .._grad_mode import state as _grad_state
+from .._profiling import ACTIVE as _PROFILING
 from . import anomaly_mode
 from .graph import AccumulateGrad, Node, gradient_edge
 
@@ -241,6 +242,16 @@ def _apply(node, grads, edges, create_graph):
     return in_grads
 
 
+def _apply_profiled(node, grads, edges, create_graph):
+    """`_apply` as one range of the profile, named as PyTorch's engine names a node's evaluation."""
+    recorder = _PROFILING[0]
+    span = recorder.open(f"autograd::engine::evaluate_function: {node.name()}", "cpu_op")
+    try:
+        return _apply(node, grads, edges, create_graph)
+    finally:
+        recorder.close(span)
+
+
 def _run_post_hooks(node, edges, in_grads, grads):
     """Node hooks see (grad_inputs, grad_outputs) and may replace grad_inputs."""
     gi = tuple(_pick(in_grads, e[0], e[1]) for e in edges)
@@ -327,7 +338,10 @@ class _GraphTask:
             edges = node.inputs
             # any gradient at all? (a present first one settles it without walking the list)
             if grads and grads[0] is not None or not all(g is None for g in grads):
-                in_grads = _apply(node, grads, edges, create_graph)
+                if _PROFILING:
+                    in_grads = _apply_profiled(node, grads, edges, create_graph)
+                else:
+                    in_grads = _apply(node, grads, edges, create_graph)
             else:
                 in_grads = None
             if release:

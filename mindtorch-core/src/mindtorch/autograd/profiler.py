@@ -175,6 +175,7 @@ class _Recorder:
                 stack=s.stack,
                 category=s.category,
             )
+            e.record_args = s.args_text
             e.cpu_memory_usage = s.mem or 0
             e.device_memory_usage = s.dev_mem or 0
             if s.dev_events is not None:

@@ -95,6 +95,7 @@ class FunctionEvent(_Timed):
         self.stack = stack if stack is not None else []
         self.category = category
         self.is_user_annotation = category == "user_annotation"
+        self.record_args = None  # the string a record_function range was given
         self.cpu_children = []
         self.cpu_parent = None
         self.cpu_memory_usage = 0
@@ -302,6 +303,8 @@ def chrome_trace(events, use_device=None):
             args["Input Dims"] = e.input_shapes
         if e.stack:
             args["Call stack"] = ";".join(e.stack)
+        if e.record_args is not None:
+            args["Record function args"] = e.record_args
         out.append(
             {
                 "ph": "X",
