@@ -276,28 +276,10 @@ class profile:
         if self.function_events is None:
             raise RuntimeError("Profiler didn't finish running")
 
-    def table(
-        self,
-        sort_by=None,
-        row_limit=100,
-        max_src_column_width=75,
-        max_name_column_width=55,
-        max_shapes_column_width=80,
-        header=None,
-        top_level_events_only=False,
-        time_unit=None,
-    ):
+    def table(self, sort_by=None, row_limit=100, **options):
+        """The summary table of every recorded event (EventList.table's options)."""
         self._check_finish()
-        return self.function_events.table(
-            sort_by=sort_by,
-            row_limit=row_limit,
-            max_src_column_width=max_src_column_width,
-            max_name_column_width=max_name_column_width,
-            max_shapes_column_width=max_shapes_column_width,
-            header=header,
-            top_level_events_only=top_level_events_only,
-            time_unit=time_unit,
-        )
+        return self.function_events.table(sort_by=sort_by, row_limit=row_limit, **options)
 
     def export_chrome_trace(self, path):
         self._check_finish()
