@@ -142,3 +142,12 @@ def grad(
 from . import function, functional  # noqa: E402,F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
+
+
+def __getattr__(name):
+    # torch.autograd.profiler and its events, imported on first use (keeps `import mindtorch` light)
+    if name in ("profiler", "profiler_util"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
