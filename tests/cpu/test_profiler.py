@@ -235,6 +235,13 @@ def test_the_api_surface():
     assert torch.autograd.profiler.record_function is record_function
 
 
+def test_what_is_not_recorded_says_so():
+    with pytest.warns(UserWarning, match="with_flops"), profile(with_flops=True):
+        pass
+    with pytest.warns(UserWarning, match="with_modules"), autograd_profiler.profile(with_modules=True):
+        pass
+
+
 def test_nested_profilers_are_refused():
     with profile(), pytest.raises(RuntimeError, match="already enabled"), profile():
         pass

@@ -9,6 +9,7 @@ the generated functions leave their inline fast paths so every op reaches `dispa
 import threading
 import time
 import traceback
+import warnings
 from contextlib import ContextDecorator
 
 from .. import _profiling
@@ -254,6 +255,9 @@ class profile:
         if self.entered:
             raise RuntimeError("Profiler context manager is not reentrant")
         self.entered = True
+        for flag, what in ((self.with_flops, "with_flops (no FLOPs column)"), (self.with_modules, "with_modules")):
+            if flag:
+                warnings.warn(f"mindtorch's profiler does not record {what}", UserWarning, stacklevel=2)
         self._recorder = _Recorder(self.record_shapes, self.profile_memory, self.with_stack, self.use_device)
         _start(self._recorder)
         return self
