@@ -179,7 +179,9 @@ def test_chrome_trace_schema(tmp_path):
     assert complete[0]["cat"] == "user_annotation" and complete[1]["cat"] == "cpu_op"
     assert complete[0]["args"]["Record function args"] == "lr=0.1"
     assert complete[1]["args"]["Input Dims"] == [[4, 4], [4, 4]]
-    assert "test_profiler.py" in complete[1]["args"]["Call stack"]
+    stack = complete[1]["args"]["Call stack"].split(";")
+    assert "test_profiler.py" in stack[0]  # innermost first: the line that called the op
+    assert not any("autograd/profiler.py" in f or "mindtorch/dispatch.py" in f for f in stack)
     region, mm = complete[0], complete[1]
     assert region["ts"] <= mm["ts"] and mm["ts"] + mm["dur"] <= region["ts"] + region["dur"] + 1e-3
     assert all(e["ph"] in ("X", "M") for e in events)

@@ -6,6 +6,7 @@ While no profiler records, the dispatch path pays one test of `_profiling.ACTIVE
 the generated functions leave their inline fast paths so every op reaches `dispatch.call`.
 """
 
+import os
 import threading
 import time
 import traceback
@@ -14,6 +15,7 @@ from contextlib import ContextDecorator
 
 from .. import _profiling
 from .._backends.registry import BACKENDS
+from .._device import device as _device_cls
 from .._tensor import Tensor
 from .profiler_util import DeviceType, EventList, FunctionEvent
 
@@ -73,9 +75,19 @@ def _bytes_in_use(device):
     return rec.allocator.bytes_in_use(device) if rec is not None and rec.allocator is not None else 0
 
 
+_CPU = _device_cls("cpu")
+# the frames a recorded op passes through on its way here (and the generated API functions), left out of
+# its call stack
+_OWN_FILES = (__file__, os.path.join(os.path.dirname(os.path.dirname(__file__)), "dispatch.py"))
+
+
 def _call_stack():
     """The Python frames above the profiler's own, innermost first, as "file(line): function"."""
-    frames = [f for f in traceback.extract_stack() if not f.filename.endswith(("autograd/profiler.py", "dispatch.py"))]
+    frames = [
+        f
+        for f in traceback.extract_stack()
+        if f.filename not in _OWN_FILES and not f.filename.startswith("<mindtorch generated")
+    ]
     return [f"{f.filename}({f.lineno}): {f.name}" for f in reversed(frames)]
 
 
@@ -200,11 +212,6 @@ class _Recorder:
         event.device_index = index
         event.device_time_total = start.elapsed_time(end) * 1e3
         event.device_start_us = (base_ns - self.t0) / 1e3 + base.elapsed_time(start) * 1e3
-
-
-from .._device import device as _device_cls  # noqa: E402
-
-_CPU = _device_cls("cpu")
 
 
 def _start(recorder):
