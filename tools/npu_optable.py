@@ -1,7 +1,8 @@
 """Extract the ACLNN operator facts mindtorch-npu relies on from CANN's operator documentation.
 
 For every operator the backend binds (the names in `mindtorch_npu/acl/prototypes.py` OPS) this reads the
-operator's `docs/aclnn*.md` in hicann/ops-nn and hicann/ops-math and writes one row to
+operator's `docs/aclnn*.md` in hicann/ops-nn, hicann/ops-math and (when given) hicann/ops-transformer and
+writes one row to
 `mindtorch-npu/src/mindtorch_npu/optable.json`:
 
 - `header` / `doc`: the header declaring `aclnn<Op>GetWorkspaceSize` and the doc describing it ("repo:path");
@@ -16,7 +17,7 @@ read fully carries a `note`. CI never runs this tool; it reads the committed JSO
 
 Regenerate (offline, from bare or working git checkouts of the two repositories):
 
-    python tools/npu_optable.py --ops-nn DIR --ops-math DIR [--out mindtorch-npu/src/mindtorch_npu/optable.json]
+    python tools/npu_optable.py --ops-nn DIR --ops-math DIR [--ops-transformer DIR] [--out ...optable.json]
 
 DIR is a git directory (a bare clone works: files are read with `git show HEAD:path`).
 """
@@ -31,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "mindtorch-npu" / "src" / "mindtorch_npu" / "optable.json"
-REPOS = ("ops-nn", "ops-math")
+REPOS = ("ops-nn", "ops-math", "ops-transformer")
 
 # the product keys of the docs' `<!-- npu="..." -->` markers and the products they stand for
 PRODUCTS = {
@@ -42,8 +43,10 @@ PRODUCTS = {
     "310p": "Atlas 推理系列产品",
     "910": "Atlas 训练系列产品",
 }
-# the term each product is named by in a doc without markers
-_TERMS = {v: k for k, v in PRODUCTS.items()}
+# the term each product is named by in a doc without markers (ops-transformer's docs name the A2 parts longer)
+_TERMS = {v: k for k, v in PRODUCTS.items()} | {
+    "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件": "910b"
+}
 DTYPES = (
     "FLOAT",
     "FLOAT16",
@@ -273,7 +276,19 @@ def support(section):
         for term, verdict in re.findall(r"<term>(.*?)</term>[：:]\s*(不支持|支持)", section):
             if term in _TERMS:
                 found[_TERMS[term]] = verdict == "支持"
+    if not found:
+        found = _support_table(section)
     return found
+
+
+def _support_table(section):
+    """A product table (`| <term>name</term> | √ |`, ops-transformer's docs): a product it does not list is
+    unsupported, since the table enumerates the products the operator runs on."""
+    listed = {}
+    for term, mark in re.findall(r"\|\s*<term>(.*?)</term>\s*\|\s*([√×✓xX])\s*\|", section):
+        if term in _TERMS:
+            listed[_TERMS[term]] = mark in "√✓"
+    return {k: listed.get(k, False) for k in PRODUCTS} if listed else {}
 
 
 def notes(section):
@@ -368,6 +383,20 @@ def op_section(secs, op):
     return None
 
 
+def _problems(op, hdr, secs, sup, body, table):
+    """What keeps the row from being complete, each as a phrase of its note."""
+    problems = []
+    if not sup:
+        problems.append("the doc has no product list")
+    if body is None:
+        problems.append(f"the doc has no aclnn{op}GetWorkspaceSize section")
+    elif not table:
+        problems.append("the doc's parameter table could not be read")
+    if hdr is None and re.search(rf"aclnn{op}GetWorkspaceSize\(", secs.get("函数原型", "")):
+        problems.append(f"no header declares aclnn{op}; the doc's 函数原型 gives its prototype")
+    return problems
+
+
 def row(op, repos, docs, headers):
     out = {"header": None, "doc": None, "source": None}
     hdr = headers.get(op)
@@ -378,7 +407,7 @@ def row(op, repos, docs, headers):
         out["note"] = f"no docs/aclnn*.md names aclnn{op}"
         return out
     # the doc beside the header (ops-nn keeps aclnnEmbeddingDenseBackward.md in two operator folders)
-    beside = [(r, p) for r, p in found if hdr and hdr.startswith(f"{r}:{p.split('/docs/')[0]}/")]
+    beside = [(r, p) for r, p in found if hdr and _beside(hdr, r, p)]
     repo, path = (beside or found)[0]
     out["doc"] = f"{repo}:{path}"
     text = repos[repo].show(path)
@@ -386,13 +415,7 @@ def row(op, repos, docs, headers):
     sup = support(secs.get("产品支持情况", ""))
     body = op_section(secs, op)
     table = params(body) if body is not None else None
-    problems = []
-    if not sup:
-        problems.append("the doc has no product list")
-    if body is None:
-        problems.append(f"the doc has no aclnn{op}GetWorkspaceSize section")
-    elif not table:
-        problems.append("the doc's parameter table could not be read")
+    problems = _problems(op, hdr, secs, sup, body, table)
     if problems:
         out["note"] = "; ".join(problems)
     if not sup:
@@ -426,6 +449,11 @@ def row(op, repos, docs, headers):
     return out
 
 
+def _beside(header, repo, doc):
+    """Whether `header` ("repo:path") lies in the operator folder of `doc` in `repo`."""
+    return header.startswith(f"{repo}:{doc.split('/docs/')[0]}/")
+
+
 def doc_index(repos):
     """`aclnnName` -> [(repo, doc path)], main tree first."""
     found = {}
@@ -439,16 +467,24 @@ def doc_index(repos):
     }
 
 
-def _header_index(repos):
+def _header_index(repos, docs):
+    """op -> the header declaring it: the one beside a doc of the operator (ops-transformer declares
+    aclnnRotaryPositionEmbedding in two operator folders), else the main tree's shortest path."""
     found = {}
     for repo in repos.values():
         for op, paths in repo.declarations().items():
             found.setdefault(op, []).extend(f"{repo.name}:{p}" for p in _prefer(paths))
-    return {op: sorted(v, key=lambda s: ("experimental/" in s, len(s)))[0] for op, v in found.items()}
+    best = {}
+    for op, v in found.items():
+        v = sorted(v, key=lambda s: ("experimental/" in s, len(s)))
+        beside = [h for h in v if any(_beside(h, r, p) for r, p in docs.get("aclnn" + op, []))]
+        best[op] = (beside or v)[0]
+    return best
 
 
 def build(repos, ops):
-    docs, headers = doc_index(repos), _header_index(repos)
+    docs = doc_index(repos)
+    headers = _header_index(repos, docs)
     rows = {op: row(op, repos, docs, headers) for op in ops}
     return {
         "generated_by": "tools/npu_optable.py",
@@ -478,9 +514,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ops-nn", required=True, help="git directory of hicann/ops-nn")
     ap.add_argument("--ops-math", required=True, help="git directory of hicann/ops-math")
+    ap.add_argument("--ops-transformer", help="git directory of hicann/ops-transformer (rotary embedding, ...)")
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
     repos = {"ops-nn": Repo("ops-nn", args.ops_nn), "ops-math": Repo("ops-math", args.ops_math)}
+    if args.ops_transformer:
+        repos["ops-transformer"] = Repo("ops-transformer", args.ops_transformer)
     table = build(repos, bound_ops())
     Path(args.out).write_text(dump(table), encoding="utf-8")
     incomplete = [op for op, r in table["ops"].items() if "note" in r]

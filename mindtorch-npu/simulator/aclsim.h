@@ -45,6 +45,7 @@ enum {
 #define ACLNN_ERR_PARAM_INVALID 161002
 #define ACLNN_ERR_RUNTIME_ERROR 361001
 #define ACLNN_ERR_INNER_NULLPTR 561103
+#define ACLNN_ERR_INNER_TILING_ERROR 561002
 
 /* live-object counters, reported by aclsimLiveCount */
 enum {

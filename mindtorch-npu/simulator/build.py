@@ -56,6 +56,8 @@ NN_FAMILY = (
     "InplaceElu*",
     "Hardtanh*",
     "InplaceHardtanh*",
+    "RmsNorm*",
+    "SwiGlu*",
 )
 SPLIT_OPAPI = {"libopapi_math.so": False, "libopapi_nn.so": True}  # library -> holds the nn family
 

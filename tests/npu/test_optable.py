@@ -32,17 +32,17 @@ def test_every_bound_operator_has_a_row_or_a_reason():
 def test_the_rows_follow_the_schema():
     table = optable.load()
     assert set(table["products"]) == PRODUCT_KEYS
-    assert set(table["sources"]) == {"ops-nn", "ops-math"}
+    assert {"ops-nn", "ops-math"} <= set(table["sources"]) <= {"ops-nn", "ops-math", "ops-transformer"}
     for op, row in table["ops"].items():
         assert set(row) <= {"header", "doc", "source", "note", "params", "products"}, op
         for key in ("header", "doc"):
             repo, _, path = (row[key] or "ops-nn:x").partition(":")
-            assert repo in ("ops-nn", "ops-math") and path, (op, key)
+            assert repo in table["sources"] and path, (op, key)
         if row["source"] is None:
             assert "products" not in row, op
             continue
         assert row["source"] == row["doc"] and row["doc"].endswith(".md"), op
-        assert row["header"].endswith(".h"), op
+        assert row["header"].endswith(".h") if row["header"] else _prototype_in_doc(row), op
         assert set(row["products"]) <= PRODUCT_KEYS and row["products"], op
         for key, entry in row["products"].items():
             assert isinstance(entry["supported"], bool), (op, key)
@@ -58,8 +58,16 @@ def test_the_rows_follow_the_schema():
             assert all(isinstance(c, str) and c for c in entry.get("constraints", [])), (op, key)
 
 
+def _prototype_in_doc(row):
+    """A row without a header (ops-nn ships none for RmsNorm, SwiGlu, ...) says that its doc's 函数原型 is the
+    prototype."""
+    return "the doc's 函数原型 gives its prototype" in row.get("note", "")
+
+
 def test_the_header_declares_the_operator_it_is_listed_for():
     for op, row in optable.ops().items():
+        if row["header"] is None and _prototype_in_doc(row):
+            continue
         stem = Path(row["header"].partition(":")[2]).name
         assert stem.startswith("aclnn_") and stem.endswith(".h"), (op, stem)
 
@@ -344,3 +352,52 @@ _PRODUCT = {
     "Ascend310P3": "310p",
     "Ascend950PR_9589": "950",
 }
+
+
+_TABLE_DOC = """# aclnnRope
+
+## 产品支持情况
+
+| 产品                                                         | 是否支持 |
+| :----------------------------------------------------------- | :------: |
+| <term>Atlas A3 训练系列产品/Atlas A3 推理系列产品</term>     |    √     |
+| <term>Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件</term> |    √     |
+
+## 函数原型
+
+```c++
+aclnnStatus aclnnRopeGetWorkspaceSize(
+const aclTensor *x,
+aclTensor       *out,
+uint64_t        *workspaceSize,
+aclOpExecutor   **executor)
+```
+
+## aclnnRopeGetWorkspaceSize
+
+<table>
+<tr><th>参数名</th><th>输入/输出</th><th>描述</th><th>使用说明</th><th>数据类型</th><th>数据格式</th></tr>
+<tr><td>x</td><td>输入</td><td>d</td><td>-</td><td>BFLOAT16、FLOAT32</td><td>ND</td></tr>
+<tr><td>out</td><td>输出</td><td>d</td><td>-</td><td>BFLOAT16、FLOAT32</td><td>ND</td></tr>
+</table>
+"""
+
+
+def test_a_product_table_lists_the_products_that_run_the_operator():
+    # ops-transformer's docs: a table of the products with √; a product it does not list lacks the operator
+    tool = _tool()
+    docs = {"aclnnRope": [("ops-math", "m/rope/docs/aclnnRope.md")]}
+    row = tool.row("Rope", {"ops-math": _Docs(_TABLE_DOC)}, docs, {})
+    assert {k: e["supported"] for k, e in row["products"].items()} == {
+        "950": False,
+        "A3": True,
+        "910b": True,
+        "310b": False,
+        "310p": False,
+        "910": False,
+    }
+    assert row["products"]["910b"]["dtypes"] == {"x": ["BFLOAT16", "FLOAT"], "out": ["BFLOAT16", "FLOAT"]}
+    # no header declares it: the row says the doc's prototype stands in
+    assert row["header"] is None and "函数原型 gives its prototype" in row["note"]
+    with_header = tool.row("Rope", {"ops-math": _Docs(_TABLE_DOC)}, docs, {"Rope": "ops-math:m/rope/aclnn_rope.h"})
+    assert "note" not in with_header

@@ -429,3 +429,22 @@ API(Svd, (const aclTensor *input, const bool fullMatrices, const bool computeUV,
     aclTensor *v, WS),
     .x = {sigma, input, u, v}, .i = {fullMatrices, computeUV})
 
+
+/* the fused transformer operators: ops-nn norm/rms_norm, norm/rms_norm_grad, activation/swi_glu, activation/swi_glu_grad
+ * (the prototypes of their docs), ops-transformer posembedding/rotary_position_embedding(_grad) */
+API(RmsNorm, (const aclTensor *x, const aclTensor *gamma, double epsilon, const aclTensor *yOut, const aclTensor *rstdOut,
+    WS),
+    .x = {yOut, x, gamma, rstdOut}, .f = {epsilon})
+API(RmsNormGrad, (const aclTensor *dy, const aclTensor *x, const aclTensor *rstd, const aclTensor *gamma,
+    const aclTensor *dxOut, const aclTensor *dgammaOut, WS),
+    .x = {dxOut, dy, x, rstd, gamma, dgammaOut})
+API(SwiGlu, (const aclTensor *x, int64_t dim, const aclTensor *out, WS), .x = {out, x}, .i = {dim})
+API(SwiGluGrad, (const aclTensor *yGrad, const aclTensor *x, int64_t dim, const aclTensor *out, WS),
+    .x = {out, yGrad, x}, .i = {dim})
+API(RotaryPositionEmbedding, (const aclTensor *x, const aclTensor *cos, const aclTensor *sin, int64_t mode, aclTensor *out,
+    WS),
+    .x = {out, x, cos, sin}, .i = {mode})
+API(RotaryPositionEmbeddingGrad, (const aclTensor *dy, const aclTensor *cos, const aclTensor *sin,
+    const aclTensor *xOptional, int64_t mode, const aclTensor *dxOut, const aclTensor *dcosOut, const aclTensor *dsinOut,
+    WS),
+    .x = {dxOut, dy, cos, sin, xOptional, dcosOut, dsinOut}, .i = {mode})

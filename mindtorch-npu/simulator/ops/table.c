@@ -223,6 +223,11 @@ const op_def OPS[] = {
     OP("TriangularSolve", SIG_LINALG, 0, 0, NULL, KIND(LA_TRISOLVE)),
     OP("Svd", SIG_SVD, 0, 0, NULL, 0), /* math/svd: one-sided Jacobi here */
     OP("IsClose", SIG_BINARY, 0, 0, e_isclose, F_BOOL | F_FLOAT | F_CLOSE),
+    /* fused transformer operators (fused.c); F_LOG marks a backward */
+    OP("RmsNorm", SIG_RMS_NORM, 0, 0, NULL, 0), OP("RmsNormGrad", SIG_RMS_NORM, 0, 0, NULL, F_LOG),
+    OP("SwiGlu", SIG_SWIGLU, 0, 0, NULL, 0), OP("SwiGluGrad", SIG_SWIGLU, 0, 0, NULL, F_LOG),
+    OP("RotaryPositionEmbedding", SIG_ROPE, 0, 0, NULL, 0),
+    OP("RotaryPositionEmbeddingGrad", SIG_ROPE, 0, 0, NULL, F_LOG),
 };
 
 /* the chip family of ACLSIM_SOC_NAME, by torch_npu's SoC table (NpuVariables.h): the legacy "Ascend910B" belongs
@@ -288,6 +293,8 @@ const sig_def SIGS[SIG_COUNT] = {
     [SIG_GROUP_NORM] = {v_group_norm, k_dense, run_group_norm},
     [SIG_FOREACH] = {v_foreach, k_foreach},
     [SIG_LINALG] = {v_linalg, k_dense, run_linalg}, [SIG_SVD] = {v_svd, k_dense, run_svd},
+    [SIG_RMS_NORM] = {v_rms_norm, k_dense, run_rms_norm}, [SIG_SWIGLU] = {v_swiglu, k_dense, run_swiglu},
+    [SIG_ROPE] = {v_rope, k_dense, run_rope},
 };
 
 /* ---------------------------------------------------------------- the docs' parameters (optable_gen.h) */

@@ -376,6 +376,17 @@ OPS.update(
         # ops-nn norm/group_norm/op_host/op_api/aclnn_group_norm.h, norm/group_norm_grad/.../aclnn_group_norm_backward.h
         "GroupNorm": [T, T, T, c_int64, c_int64, c_int64, c_int64, c_double, T, T, T],
         "GroupNormBackward": [T, T, T, T, T, c_int64, c_int64, c_int64, c_int64, BARR, T, T, T],
+        # ops-nn norm/rms_norm/docs/aclnnRmsNorm.md, norm/rms_norm_grad/docs/aclnnRmsNormGrad.md,
+        # activation/swi_glu/docs/aclnnSwiGlu.md, activation/swi_glu_grad/docs/aclnnSwiGluGrad.md (the docs'
+        # 函数原型: ops-nn ships no header for these)
+        "RmsNorm": [T, T, c_double, T, T],
+        "RmsNormGrad": [T, T, T, T, T, T],
+        "SwiGlu": [T, c_int64, T],
+        "SwiGluGrad": [T, T, c_int64, T],
+        # ops-transformer posembedding/rotary_position_embedding/op_host/op_api/aclnn_rotary_position_embedding.h;
+        # posembedding/rotary_position_embedding_grad/docs/aclnnRotaryPositionEmbeddingGrad.md (no header)
+        "RotaryPositionEmbedding": [T, T, T, c_int64, T],
+        "RotaryPositionEmbeddingGrad": [T, T, T, T, c_int64, T, T, T],
         # ops-math math/reduce_prod/op_api/aclnn_prod.h, math/reduce_log_sum_exp/op_api/aclnn_logsumexp.h
         "Prod": [T, aclDataType, T],
         "ProdDim": [T, c_int64, c_bool, aclDataType, T],

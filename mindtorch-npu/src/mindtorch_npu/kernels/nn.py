@@ -1,7 +1,7 @@
 """Neural-network kernels: linear, embedding and its backward, ops-nn's NCHW convolution and pooling, layer /
 batch / group norm, and the negative log-likelihood loss (with their backward passes)."""
 
-from mindtorch.plugins import dtypes as D, kernel_table
+from mindtorch.plugins import OPS, dtypes as D, kernel_table
 
 from .. import chips
 from ..aclnn import BoolArray, IntArray, launch, scalar_for
@@ -439,3 +439,171 @@ def nll_loss_backward(m, g, x, target, weight, reduction, ignore_index, total_we
         st[i], acc = acc, acc * moved_shape[i]
     inv = [0, len(shp) - 1] + list(range(1, len(shp) - 1))
     return contiguous(view(rows, [moved_shape[i] for i in inv], [st[i] for i in inv]))
+
+
+# --- fused transformer operators: RmsNorm, SwiGlu, RotaryPositionEmbedding ---------------------------------------
+# Each runs its ACLNN operator where the chip has it for the dtype and the arguments fit the operator's doc, and
+# the op's composite (the same math through the other kernels) otherwise.
+
+
+def _fused(op, dtype):
+    return chips.supports(op, dtype)
+
+
+def _dense_as(t, shape):
+    """A dense tensor's elements in row-major order under another shape of the same size (a view)."""
+    stride, acc = [], 1
+    for s in reversed(shape):
+        stride.append(acc)
+        acc *= s
+    return view(t, tuple(shape), tuple(reversed(stride)))
+
+
+def _ones(shape, dtype, device):
+    return fill(empty(tuple(shape), dtype, device), 1)
+
+
+def _tail_too_short(t):
+    """Atlas inference parts (RmsNorm, RmsNormGrad): the tail axis must hold at least 32 bytes."""
+    return chips.family() == "310P" and t._shape[-1] * t.dtype.itemsize < 32
+
+
+@kernel("_rms_norm")
+def rms_norm(m, x, normalized_shape, w, eps):
+    """aclnnRmsNorm: gamma is the weight (ones without one); its rstdOut is FLOAT with x's dims, the normalized
+    ones 1, which is the op's second output for float32 and half inputs alike. The composite takes an empty
+    normalized shape (gamma may not be empty) and what the chip lacks."""
+    if not _fused("RmsNorm", x.dtype) or not numel(x) or _tail_too_short(x):
+        return OPS["_rms_norm"].composite(x, normalized_shape, w, eps)
+    mo, mr = m
+    gamma = dense(w) if w is not None else _ones(normalized_shape, x.dtype, x.device)
+    out, rstd = empty(mo.shape, mo.dtype, x.device), empty(mr.shape, mr.dtype, x.device)
+    launch("RmsNorm", dense(x), gamma, float(eps), out, rstd)
+    return out, rstd
+
+
+@kernel("_rms_norm_backward")
+def rms_norm_backward(m, g, x, normalized_shape, rstd, w):
+    """aclnnRmsNormGrad: rstd goes in as x's leading dims (the doc's rstd_shape = x_shape[0:n]) and dgammaOut is
+    FLOAT, cast to the gradient's dtype. The composite takes a 1-d x (the doc wants 2 to 8 dims), a gradient of
+    another dtype than x and what the chip lacks."""
+    k = len(normalized_shape)
+    n = x.ndim - k
+    if (
+        not _fused("RmsNormGrad", x.dtype)
+        or n < 1
+        or g.dtype != x.dtype
+        or rstd.dtype != D.float32
+        or not numel(x)
+        or _tail_too_short(x)
+    ):
+        return OPS["_rms_norm_backward"].composite(g, x, normalized_shape, rstd, w)
+    mx, mw = m
+    gamma = dense(w) if w is not None else _ones(normalized_shape, x.dtype, x.device)
+    dx, dgamma = empty(mx.shape, mx.dtype, x.device), empty(mw.shape, D.float32, x.device)
+    launch("RmsNormGrad", dense(g), dense(x), _dense_as(dense(rstd), x._shape[:n]), gamma, dx, dgamma)
+    return dx, (dgamma if mw.dtype == D.float32 else cast(dgamma, mw.dtype))
+
+
+@kernel("_swiglu")
+def swiglu(m, x, dim=-1):
+    """aclnnSwiGlu (dense x: the doc takes no strided one); the composite takes an empty x and what the chip lacks."""
+    if not _fused("SwiGlu", x.dtype) or not numel(x):
+        return OPS["_swiglu"].composite(x, dim)
+    out = empty(m.shape, m.dtype, x.device)
+    launch("SwiGlu", dense(x), int(dim), out)
+    return out
+
+
+@kernel("_swiglu_backward")
+def swiglu_backward(m, g, x, dim):
+    if not _fused("SwiGluGrad", x.dtype) or not numel(x) or g.dtype != x.dtype:
+        return OPS["_swiglu_backward"].composite(g, x, dim)
+    out = empty(m.shape, m.dtype, x.device)
+    launch("SwiGluGrad", dense(g), dense(x), int(dim), out)
+    return out
+
+
+# the cos / sin layouts aclnnRotaryPositionEmbedding(Grad) take on the Atlas A2 / A3 parts for a 4-d x
+# (d0, d1, d2, D): which of x's first three dims the pattern keeps, the dims of B and N in that layout, and
+# whether interleave mode takes it (BNSD: 11SD B1SD BNSD; BSND: 1S1D BS1D BSND; SBND: S11D SB1D SBND)
+_ROPE_LAYOUTS = (
+    ((0, 0, 1), 0, 1, True),
+    ((1, 0, 1), 0, 1, False),
+    ((1, 1, 1), 0, 1, False),
+    ((0, 1, 0), 0, 2, True),
+    ((1, 1, 0), 0, 2, False),
+    ((1, 1, 1), 0, 2, False),
+    ((1, 0, 0), 1, 2, True),
+    ((1, 1, 0), 1, 2, False),
+    ((1, 1, 1), 1, 2, False),
+)
+_ROPE_MODES = {"half": 0, "interleave": 1}
+
+
+def _rope_layout_ok(xs, rs, interleave, grads):
+    """Whether (x shape, cos shape) is a layout of the doc whose B and N limits x keeps; `grads`: the backward
+    computes dcos / dsin too (half mode then needs B * N <= 1024)."""
+    if xs[3] != rs[3] or xs[3] >= 896 or xs[3] % 2:
+        return False
+    for keep, b, n, il in _ROPE_LAYOUTS:
+        if any(rs[i] != (xs[i] if keep[i] else 1) for i in range(3)) or (interleave and not il):
+            continue
+        B, N = xs[b], xs[n]
+        if (B * N < 1000) if interleave else (B < 1000 and N < 1000 and (not grads or B * N <= 1024)):
+            return True
+    return False
+
+
+def _rope_operands(x, r1, r2, mode, grads):
+    """x, r1, r2 as the operator's 4-d dense operands in x's dtype (a 3-d TND x is T,1,N,D: SBND with B = 1),
+    or None where they do not fit the doc (a rank other than 3 or 4, r1 and r2 of different shapes, a layout
+    the doc does not list)."""
+    if x.ndim not in (3, 4) or not numel(x):
+        return None
+    r1, r2 = (r if r.dtype == x.dtype else cast(r, x.dtype) for r in (r1, r2))
+    rs = (1,) * (x.ndim - r1.ndim) + tuple(r1._shape)
+    if (1,) * (x.ndim - r2.ndim) + tuple(r2._shape) != rs:
+        return None
+    xs = tuple(x._shape)
+    if x.ndim == 3:
+        xs, rs = (xs[0], 1) + xs[1:], (rs[0], 1) + rs[1:]
+    if not _rope_layout_ok(xs, rs, mode == "interleave", grads):
+        return None
+    return _dense_as(dense(x), xs), _dense_as(dense(r1), rs), _dense_as(dense(r2), rs)
+
+
+@kernel("_rotary_mul")
+def rotary_mul(m, x, r1, r2, rotary_mode="half"):
+    """aclnnRotaryPositionEmbedding (mode 0 half, 1 interleave); the composite takes what _rope_operands turns
+    down and the chips without the operator (the doc lists the Atlas A2 and A3 parts)."""
+    ops = _rope_operands(x, r1, r2, rotary_mode, False) if _fused("RotaryPositionEmbedding", x.dtype) else None
+    if ops is None:
+        return OPS["_rotary_mul"].composite(x, r1, r2, rotary_mode)
+    out = empty(m.shape, m.dtype, x.device)
+    launch("RotaryPositionEmbedding", *ops, _ROPE_MODES[rotary_mode], _dense_as(out, ops[0]._shape))
+    return out
+
+
+@kernel("_rotary_mul_backward")
+def rotary_mul_backward(m, g, x, r1, r2, rotary_mode):
+    """aclnnRotaryPositionEmbeddingGrad with xOptional = x, so it computes dcos and dsin too."""
+    ops = None
+    if _fused("RotaryPositionEmbeddingGrad", x.dtype) and g.dtype == x.dtype:
+        ops = _rope_operands(x, r1, r2, rotary_mode, True)
+    if ops is None:
+        return OPS["_rotary_mul_backward"].composite(g, x, r1, r2, rotary_mode)
+    x4, c4, s4 = ops
+    dx, dr1, dr2 = (empty(mm.shape, mm.dtype, x.device) for mm in m)
+    launch(
+        "RotaryPositionEmbeddingGrad",
+        _dense_as(dense(g), x4._shape),
+        c4,
+        s4,
+        x4,
+        _ROPE_MODES[rotary_mode],
+        _dense_as(dx, x4._shape),
+        _dense_as(dr1, c4._shape),
+        _dense_as(dr2, c4._shape),
+    )
+    return dx, dr1, dr2
