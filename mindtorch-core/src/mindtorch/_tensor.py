@@ -447,6 +447,11 @@ class Tensor:
     def is_cuda(self):
         return self.device.type == "cuda"
 
+    def npu(self, device=None, non_blocking=False):
+        """A copy on an npu device (torch_npu's Tensor.npu; self when already there), as Module.npu."""
+        target = "npu" if device is None else f"npu:{device}" if isinstance(device, int) else device
+        return self.to(target, non_blocking=non_blocking)
+
     def is_pinned(self, device=None):
         return bool(getattr(self._storage._allocator, "pinned", False))
 
