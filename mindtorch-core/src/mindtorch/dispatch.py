@@ -115,7 +115,7 @@ def call(op, args):  # noqa: C901
     if op.lean_view and args[0].__class__ is Tensor:
         return _lean_view(op, args)
     if _AMP and op.name in _AMP_OPS:  # autocast is on somewhere: this op may want its inputs cast
-        args = _amp_state.cast_args(op.name, args)
+        args = _amp_state.cast_args(op.name, args, op)
     if op.name in _COPIES:
         routed = _cross_backend(op, args)
         if routed is not None:

@@ -1,11 +1,13 @@
-"""autocast: mixed precision by op, with PyTorch's CPU policies.
+"""autocast: mixed precision by op, with PyTorch's CPU policies and torch_npu's npu policy.
 
 Inside `autocast(device_type, dtype)` ops on that device's tensors cast their floating inputs first:
 - lower precision (matmul, linear, convolutions, attention, ...): float32 / float16 / bfloat16 inputs go
   to the autocast dtype (float64 is left alone, as PyTorch does);
 - float32 (losses, cdist, prod, quantile, cholesky, ...): half-precision inputs go to float32;
 - promote (cat, stack): every floating input goes to the widest floating dtype among them.
-Other ops run in whatever dtype their inputs have. The casts are ordinary differentiable ops, so
+On npu the lists are torch_npu's (_amp_state.NPU_POLICY): more float32 ops (exp, log, pow, norms, ...),
+reductions and softmax computing in float32 through their dtype argument, more promote ops, and
+binary_cross_entropy refused. Other ops run in whatever dtype their inputs have. The casts are ordinary differentiable ops, so
 gradients reach float32 parameters in float32. CUDA is not available here: autocast("cuda") warns and
 disables itself, as PyTorch does on a machine without CUDA.
 """
@@ -145,6 +147,8 @@ class autocast:
                 stacklevel=2,
             )
             enabled = False
+        if enabled and self.fast_dtype is mindtorch.bfloat16 and device_type != "cpu":
+            _check_bf16(device_type)
         self._enabled = enabled
 
     def __enter__(self):
@@ -175,6 +179,17 @@ class autocast:
                 return func(*args, **kwargs)
 
         return wrapper
+
+
+def _check_bf16(device_type):
+    """A device whose module says it has no bfloat16 refuses a bfloat16 autocast (PyTorch's cuda rule)."""
+    module = BACKENDS[device_type].module if device_type in BACKENDS else None
+    supported = getattr(module, "is_bf16_supported", None)
+    if supported is not None and module.is_available() and not supported():
+        raise RuntimeError(
+            f"Current {device_type.upper()} Device ({module.get_device_name()}) does not support bfloat16. "
+            "Please switch dtype to float16."
+        )
 
 
 # --- casting (dispatch calls cast_args for table ops; nn.functional wraps its non-op functions) --------
@@ -208,20 +223,56 @@ def _tensors(args):
             yield from _tensors(a)
 
 
-def cast_args(name, args):
-    """`args` as the autocast policy of `name` wants them (unchanged when no policy applies)."""
+def cast_args(name, args, op=None):
+    """`args` as the autocast policy of `name` on their device wants them (unchanged when no policy applies).
+    `op` is the table op when `args` are its positional arguments (a dtype argument can then be set)."""
     dev = _device_of(args)
     target = ACTIVE.get(dev)
     if target is None:
         return args
-    if name in LOWER:
+    policy = _state.POLICIES.get(dev, _state.CPU_POLICY)
+    if name in policy.lower:
         return tuple(_lower(a, target) for a in args)
-    if name in FP32:
+    if name in policy.fp32:
         return tuple(_up(a) for a in args)
-    if name in PROMOTE:
+    if name in policy.fp32_dtype:
+        return _fp32_dtype(args, op)
+    if name in policy.promote:
         widest = _prioritize(target, [t.dtype for t in _tensors(args) if t.dtype.is_floating_point])
         return tuple(_cast(a, widest) for a in args)
+    if name in policy.banned:
+        raise RuntimeError(_BANNED[name])
     return args
+
+
+_BANNED = {
+    "binary_cross_entropy": "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
+    "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
+    "In this case, combine the two layers using torch.nn.functional.binary_cross_entropy_with_logits\n"
+    "or torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
+    "safe to autocast."
+}
+
+
+def _fp32_dtype(args, op):
+    """A reduction or softmax whose first input is float16 / bfloat16 / float32 computes and returns float32:
+    its dtype argument is set when the caller left it None; without an op (a Python-level function) its
+    inputs go to float32, which gives the same result dtype."""
+    first = args[0] if args else None
+    if not (isinstance(first, mindtorch.Tensor) and first.dtype.is_floating_point and first.dtype.name != "float64"):
+        return args
+    i = _dtype_param(op)
+    if i is None:
+        return tuple(_up(a) for a in args)
+    if i < len(args) and args[i] is None:
+        return args[:i] + (mindtorch.float32,) + args[i + 1 :]
+    return args
+
+
+def _dtype_param(op):
+    if op is None:
+        return None
+    return next((i for i, p in enumerate(op.params) if p.name == "dtype"), None)
 
 
 _state.cast_args = cast_args  # dispatch casts through the shared state

@@ -2105,10 +2105,11 @@ del _name, _fn
 
 def _autocast_wrappers():
     """nn.functional functions that are not table ops get their autocast policy here (ops get it in dispatch)."""
-    from ..amp.autocast_mode import FP32, LOWER, with_policy
+    from .._amp_state import POLICY_OPS
+    from ..amp.autocast_mode import with_policy
 
     g = globals()
-    for name in sorted((FP32 | LOWER) & set(g)):
+    for name in sorted(POLICY_OPS & set(g)):
         fn = g[name]
         if (
             callable(fn)
