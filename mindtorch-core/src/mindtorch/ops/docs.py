@@ -17,6 +17,10 @@ SUMMARIES = {
     "_conv2d_backward_weight": "Gradient of _conv2d with respect to its weight.",
     "_cross_entropy": "Fused log-softmax and negative log-likelihood primitive behind cross_entropy: the loss, "
     "the total weight of the counted targets and the log-probabilities (kept for the backward).",
+    "_amp_foreach_non_finite_check_and_unscale_": "Multiply gradients by inv_scale in place; found_inf becomes 1 "
+    "when any of them holds an inf or a NaN (GradScaler's unscale, no host read).",
+    "_amp_update_scale_": "GradScaler's scale update on the device: back off on an overflow, grow after "
+    "growth_interval clean steps; growth_tracker counts them.",
     "_cross_entropy_backward": "Gradient of _cross_entropy with respect to the logits.",
     "_embedding_backward": "Gradient of embedding with respect to the weight table.",
     "_embedding_renorm_": "Rescale, in place, the embedding rows used by indices to a maximum norm.",

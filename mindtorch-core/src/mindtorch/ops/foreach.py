@@ -4,7 +4,10 @@ One op call per parameter group instead of ~8 per parameter: a backend's kernel 
 tensor in place; backends without one get the composite, PyTorch's single-tensor update op for op.
 """
 
+from .. import _dtype as D
+from .._dtype import _cname
 from .formulas import torch
+from .meta import TensorMeta
 from .registry import defop
 
 F = "foreach"
@@ -93,5 +96,74 @@ defop(
     meta=_floating_params,
     method=False,
     function=False,
+    family=F,
+)
+
+
+# -- loss scaling (GradScaler): the overflow check and the scale update stay on the device ---------------
+
+
+def non_finite_check_and_unscale_composite(grads, found_inf, inv_scale):
+    """Multiply every gradient by inv_scale; found_inf becomes 1 when any gradient holds an inf or a NaN."""
+    _unscale_checks(grads, found_inf, inv_scale)  # the composite path runs no shape rule of its own
+    inv = inv_scale.reshape(())
+    flag = found_inf.reshape(())
+    for g in grads:
+        flag.copy_(torch.maximum(flag, g.isfinite().logical_not().any().to(flag.dtype)))
+        g.mul_(inv)
+
+
+def update_scale_composite(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval):
+    """PyTorch's rule without a host read: back off and restart the count on an overflow; after
+    growth_interval clean steps grow (unless the grown scale would not be finite) and restart the count."""
+    _update_scale_checks(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval)
+    inf = found_inf.reshape(()) > 0
+    counted = torch.where(inf, torch.zeros_like(growth_tracker), growth_tracker + 1)
+    grown = scale * growth_factor
+    grow = inf.logical_not() & (counted == growth_interval)
+    scale.copy_(torch.where(inf, scale * backoff_factor, torch.where(grow & grown.isfinite(), grown, scale)))
+    growth_tracker.copy_(torch.where(grow, torch.zeros_like(counted), counted))
+    return scale
+
+
+def _one_float(t, what):
+    if t.numel() != 1:
+        raise RuntimeError(f"{what} must be a 1-element tensor.")
+    if t.dtype is not D.float32:
+        raise RuntimeError(f"{what} must be a float tensor.")
+
+
+def _unscale_checks(grads, found_inf, inv_scale):
+    _one_float(inv_scale, "inv_scale")
+    _one_float(found_inf, "found_inf")
+    for g in grads:
+        if not g.dtype.is_floating_point:
+            kname = f"_amp_foreach_non_finite_check_and_unscale_{g.device.type}"
+            raise NotImplementedError(f"\"{kname}\" not implemented for '{_cname(g.dtype)}'")
+
+
+def _update_scale_checks(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval):
+    if growth_tracker.numel() != 1:
+        raise RuntimeError("growth_tracker must be a 1-element tensor.")
+    _one_float(scale, "current_scale")
+    if growth_tracker.dtype is not D.int32:
+        raise RuntimeError("growth_tracker must be an int tensor.")
+    _one_float(found_inf, "found_inf")
+    return TensorMeta(tuple(scale.shape), scale.dtype)
+
+
+defop(
+    "_amp_foreach_non_finite_check_and_unscale_(Tensor(a!)[] self, Tensor(b!) found_inf, Tensor inv_scale) -> ()",
+    composite=non_finite_check_and_unscale_composite,
+    meta=_unscale_checks,
+    method=False,
+    family=F,
+)
+defop(
+    "_amp_update_scale_(Tensor(a!) self, Tensor(b!) growth_tracker, Tensor found_inf, float scale_growth_factor, "
+    "float scale_backoff_factor, int growth_interval) -> Tensor(a!)",
+    composite=update_scale_composite,
+    meta=_update_scale_checks,
+    method=False,
     family=F,
 )

@@ -1664,6 +1664,25 @@ def _foreach_sgd(m):
     return out
 
 
+@samples("_amp_foreach_non_finite_check_and_unscale_")
+def _amp_unscale(m):
+    out = []
+    for bad in (None, float("inf"), float("nan")):
+        grads = _param_group(m, 1)[0]
+        if bad is not None:
+            grads[0][1, 2] = bad
+        out.append(S(grads, mindtorch.zeros(1), mindtorch.tensor([0.125])))
+    return out
+
+
+@samples("_amp_update_scale_")
+def _amp_update_scale(m):
+    return [
+        S(mindtorch.tensor([8.0]), mindtorch.tensor([n], dtype=mindtorch.int32), mindtorch.tensor([f]), 2.0, 0.5, 2)
+        for n, f in ((0, 0.0), (1, 0.0), (1, 1.0))
+    ]
+
+
 # -- complex numbers and Fourier transforms ----------------------------------------------------------
 
 
