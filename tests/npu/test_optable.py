@@ -29,6 +29,7 @@ def test_every_bound_operator_has_a_row_or_a_reason():
         assert row["source"] is not None or row.get("note"), op
 
 
+
 def test_the_rows_follow_the_schema():
     table = optable.load()
     assert set(table["products"]) == PRODUCT_KEYS

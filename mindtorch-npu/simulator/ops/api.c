@@ -399,6 +399,16 @@ API(ForeachAddcmulScalarV2, (const void *x1, const void *x2, const void *x3, con
 API(ForeachAddcdivScalarV2, (const void *x1, const void *x2, const void *x3, const aclScalar *scalar, void *out, WS),
     .lists = {x1, x2, x3, out}, .s = {scalar})
 
+/* loss scaling: ops-nn foreach/foreach_non_finite_check_and_unscale (docs/aclnnForeachNonFiniteCheckAndUnscale.md),
+ * ops-math math/amp_update_scale (docs/aclnnAmpUpdateScale.md); their prototypes are the docs' */
+API(ForeachNonFiniteCheckAndUnscale, (const void *scaledGrads, const aclTensor *foundInf, const aclTensor *invScale, WS),
+    .lists = {scaledGrads}, .x = {foundInf, invScale})
+API(AmpUpdateScale, (const aclTensor *currentScale, const aclTensor *growthTracker, const aclTensor *foundInf,
+    double growthFactor, double backoffFactor, int64_t growthInterval, const aclTensor *updatedScale,
+    const aclTensor *updatedGrowthTracker, WS),
+    .x = {updatedScale, currentScale, growthTracker, foundInf, updatedGrowthTracker}, .f = {growthFactor, backoffFactor},
+    .i = {growthInterval})
+
 /* shifts (ops-math math/left_shift, math/right_shift), SearchSorted (math/search_sorted), Bincount (math/bincount) */
 BINARY_API(LeftShift) SCALAR_API(LeftShifts) BINARY_API(RightShift)
 API(SearchSorted, (const aclTensor *sortedSequence, const aclTensor *self, bool outInt32, bool right,

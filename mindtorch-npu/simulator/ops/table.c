@@ -198,6 +198,9 @@ const op_def OPS[] = {
     OPX("ForeachLerpScalar", SIG_FOREACH, 0, 0, e_lerp, F_MODE, 2, NULL),
     OPX("ForeachAddcmulScalarV2", SIG_FOREACH, 0, 0, e_addcmul, 0, 3, NULL),
     OPX("ForeachAddcdivScalarV2", SIG_FOREACH, 0, 0, e_addcdiv, 0, 3, NULL),
+    /* loss scaling: ops-nn foreach/foreach_non_finite_check_and_unscale, ops-math math/amp_update_scale */
+    OP("ForeachNonFiniteCheckAndUnscale", SIG_AMP_UNSCALE, 0, 0, NULL, 0),
+    OP("AmpUpdateScale", SIG_AMP_UPDATE, 0, 0, NULL, 0),
     /* elementwise: ops-nn activation/erfinv, ops-math math/OP(lgamma,digamma,log_add_exp,gcd) */
     /* Erfinv: integers and bool compute as FLOAT */
     OP("Erfinv", SIG_UNARY, 0, 0, e_erfinv, F_FLOAT),
@@ -292,6 +295,7 @@ const sig_def SIGS[SIG_COUNT] = {
     [SIG_ADAPTIVE] = {v_adaptive, k_dense, run_adaptive}, [SIG_BATCH_NORM] = {v_batch_norm, k_dense, run_batch_norm},
     [SIG_GROUP_NORM] = {v_group_norm, k_dense, run_group_norm},
     [SIG_FOREACH] = {v_foreach, k_foreach},
+    [SIG_AMP_UNSCALE] = {v_amp_unscale, k_amp_unscale}, [SIG_AMP_UPDATE] = {v_amp_update, k_dense, run_amp_update},
     [SIG_LINALG] = {v_linalg, k_dense, run_linalg}, [SIG_SVD] = {v_svd, k_dense, run_svd},
     [SIG_RMS_NORM] = {v_rms_norm, k_dense, run_rms_norm}, [SIG_SWIGLU] = {v_swiglu, k_dense, run_swiglu},
     [SIG_ROPE] = {v_rope, k_dense, run_rope},

@@ -426,6 +426,11 @@ OPS.update(
         "ForeachLerpScalar": [TL, TL, S, TL],
         "ForeachAddcmulScalarV2": [TL, TL, TL, S, TL],
         "ForeachAddcdivScalarV2": [TL, TL, TL, S, TL],
+        # loss scaling, prototypes from their docs (no op_api header is published): ops-nn
+        # foreach/foreach_non_finite_check_and_unscale/docs/aclnnForeachNonFiniteCheckAndUnscale.md,
+        # ops-math math/amp_update_scale/docs/aclnnAmpUpdateScale.md
+        "ForeachNonFiniteCheckAndUnscale": [TL, T, T],
+        "AmpUpdateScale": [T, T, T, c_double, c_double, c_int64, T, T],
         # ops-math math/left_shift/op_api/aclnn_left_shift.h, math/right_shift/op_api/aclnn_right_shift.h,
         # math/search_sorted/op_api/aclnn_searchsorted.h, math/bincount/op_api/aclnn_bincount.h
         "LeftShift": [T, T, T],

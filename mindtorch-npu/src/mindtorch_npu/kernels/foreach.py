@@ -1,6 +1,7 @@
-"""Foreach kernels: optimizer updates over whole parameter groups through ACLNN's foreach operators."""
+"""Foreach kernels: optimizer updates over whole parameter groups and GradScaler's unscale and scale update,
+through ACLNN's foreach and loss-scaling operators."""
 
-from mindtorch.plugins import OPS, kernel_table
+from mindtorch.plugins import OPS, dtypes as D, kernel_table
 
 from .. import chips
 from ..acl import types as A
@@ -94,3 +95,46 @@ def _adam_step(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, weight_de
     launch("ForeachDivScalarV2", denom, _number((1 - beta2**step) ** 0.5), denom)
     launch("ForeachAddScalarV2", denom, _number(eps), denom)
     launch("ForeachAddcdivScalarV2", params, exp_avgs, denom, _number(-lr / (1 - beta1**step)), params)
+
+
+# -- loss scaling: GradScaler's unscale and scale update, on the device ------------------------------------
+
+
+def _unscalable(grads, found_inf, inv_scale):
+    """The grads fit aclnnForeachNonFiniteCheckAndUnscale on this chip: one dtype it takes, dense and non-empty;
+    found_inf and inv_scale one float32 element each (the doc's rules)."""
+    return (
+        bool(grads)
+        and all(t.dtype is grads[0].dtype and is_contiguous(t) and t.numel() for t in grads)
+        and chips.supports("ForeachNonFiniteCheckAndUnscale", grads[0].dtype)
+        and found_inf.dtype is inv_scale.dtype is D.float32
+        and is_contiguous(found_inf)
+    )
+
+
+@kernel("_amp_foreach_non_finite_check_and_unscale_")
+def amp_foreach_non_finite_check_and_unscale(m, grads, found_inf, inv_scale):
+    grads = list(grads)
+    if not _unscalable(grads, found_inf, inv_scale):
+        return OPS["_amp_foreach_non_finite_check_and_unscale_"].composite(grads, found_inf, inv_scale)
+    for i in range(0, len(grads), LIST_LIMIT):
+        launch("ForeachNonFiniteCheckAndUnscale", grads[i : i + LIST_LIMIT], found_inf, inv_scale)
+
+
+@kernel("_amp_update_scale_")
+def amp_update_scale(m, scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval):
+    """aclnnAmpUpdateScale writes the new scale and count into [1]-shaped views of PyTorch's one-element tensors."""
+    if not (
+        chips.supports("AmpUpdateScale", scale.dtype)
+        and found_inf.dtype is scale.dtype
+        and 1 <= growth_interval <= 2**31 - 1
+        and all(is_contiguous(t) for t in (scale, growth_tracker, found_inf))
+    ):
+        return OPS["_amp_update_scale_"].composite(
+            scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval
+        )
+    s, g = scale.reshape(1), growth_tracker.reshape(1)
+    launch(
+        "AmpUpdateScale", s, g, found_inf.reshape(1), float(growth_factor), float(backoff_factor), growth_interval, s, g
+    )
+    return scale
