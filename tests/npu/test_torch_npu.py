@@ -96,11 +96,11 @@ def test_gradients_in_float64():
 
 def test_argument_errors():
     x = mindtorch.ones(2, 3, 4, 8, device="npu")
-    with pytest.raises(RuntimeError, match="rotary_mode must be 'half' or 'interleave'"):
+    with pytest.raises(RuntimeError, match="rotary_mode of npu_rotary_mul should be half or interleave"):
         torch_npu.npu_rotary_mul(x, x, x, rotary_mode="quarter")
     with pytest.raises(RuntimeError, match="3 or 4 dims"):
         torch_npu.npu_rotary_mul(x[0, 0], x[0, 0], x[0, 0])
-    with pytest.raises(RuntimeError, match="must be even"):
+    with pytest.raises(RuntimeError, match="cannot be split in two halves"):
         torch_npu.npu_swiglu(mindtorch.ones(3, 5, device="npu"))
     with pytest.raises(IndexError, match="Dimension out of range"):
         torch_npu.npu_swiglu(mindtorch.ones(3, 4, device="npu"), dim=2)
@@ -121,7 +121,42 @@ def test_formats_are_nd_only():
         torch_npu.get_npu_format(mindtorch.ones(2))
 
 
-@pytest.mark.parametrize("name", ["npu_grouped_matmul", "npu_dropout_with_add_softmax", "contrib"])
+@pytest.mark.parametrize("group_list_type", [0, 1])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_grouped_matmul_matches_its_formula(group_list_type, dtype):
+    (mx, tx), (mw, tw) = _pair((7, 4), dtype), _pair((3, 4, 5), dtype)
+    ends = [2, 2, 6]  # an empty group, and a last row past the groups (zero)
+    given = ends if group_list_type == 0 else [2, 0, 4]
+    out = torch_npu.npu_grouped_matmul(
+        [mx],
+        [mw],
+        group_list=mindtorch.tensor(given, device="npu"),
+        split_item=3,
+        group_type=0,
+        group_list_type=group_list_type,
+    )
+    starts = [0] + ends[:-1]
+    want = torch.cat(
+        [tx[s:e] @ tw[g] for g, (s, e) in enumerate(zip(starts, ends))] + [torch.zeros(1, 5, dtype=tx.dtype)]
+    )
+    assert len(out) == 1
+    _close(out[0], want, 1e-5 if dtype == "float32" else 3e-2)
+
+
+def test_grouped_matmul_forms_not_provided():
+    x, w = [mindtorch.ones(4, 2, device="npu")], [mindtorch.ones(2, 2, 3, device="npu")]
+    gl = mindtorch.tensor([2, 4], device="npu")
+    with pytest.raises(NotImplementedError, match="bias is not provided by mindtorch-npu"):
+        torch_npu.npu_grouped_matmul(x, w, bias=[mindtorch.ones(3)], group_list=gl, group_type=0)
+    with pytest.raises(NotImplementedError, match="group_type=0"):
+        torch_npu.npu_grouped_matmul(x, w, group_list=gl, group_type=2)
+    with pytest.raises(NotImplementedError, match="one x"):
+        torch_npu.npu_grouped_matmul(x * 2, w * 2, group_type=-1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nope'"):
+        torch_npu.npu_grouped_matmul(x, w, nope=1)
+
+
+@pytest.mark.parametrize("name", ["npu_dropout_with_add_softmax", "npu_moe_init_routing", "contrib"])
 def test_names_not_provided_raise_naming_them(name):
     assert not hasattr(torch_npu, name)
     with pytest.raises(AttributeError, match=f"torch_npu.{name} is not provided by mindtorch-npu"):
@@ -130,4 +165,4 @@ def test_names_not_provided_raise_naming_them(name):
 
 def test_all_names_the_attention_functions():
     assert {"npu_fusion_attention", "npu_fusion_attention_grad"} <= set(torch_npu.__all__)
-    assert {"npu_rms_norm", "npu_rotary_mul", "npu_swiglu", "npu"} <= set(torch_npu.__all__)
+    assert {"npu_rms_norm", "npu_rotary_mul", "npu_swiglu", "npu_grouped_matmul", "npu"} <= set(torch_npu.__all__)

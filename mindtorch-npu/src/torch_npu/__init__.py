@@ -3,7 +3,7 @@ over mindtorch and its npu backend, never over PyTorch.
 
 It makes sure the npu backend is loaded and exposes what torch_npu documents that this backend provides:
 `torch_npu.npu` (the same module as `mindtorch.npu` / `torch.npu`), the fused functions `npu_rms_norm`,
-`npu_rotary_mul`, `npu_swiglu`, `npu_fusion_attention` / `npu_fusion_attention_grad`, and tensor formats
+`npu_rotary_mul`, `npu_swiglu`, `npu_grouped_matmul` (its MoE form), `npu_fusion_attention` / `npu_fusion_attention_grad`, and tensor formats
 (`npu_format_cast`, `get_npu_format`, `Format`): every tensor here is kept in ND format, so casting to any
 other format is an error saying so. Asking for a torch_npu name not provided is an AttributeError naming
 it, never a stand-in.
@@ -19,7 +19,7 @@ import mindtorch
 import mindtorch_npu
 
 from ._formats import Format, get_npu_format, npu_format_cast
-from ._fused import npu_rms_norm, npu_rotary_mul, npu_swiglu
+from ._fused import npu_grouped_matmul, npu_rms_norm, npu_rotary_mul, npu_swiglu
 
 __version__ = mindtorch_npu.__version__
 
@@ -28,6 +28,7 @@ __all__ = [
     "Format",
     "get_npu_format",
     "npu_format_cast",
+    "npu_grouped_matmul",
     "npu_rms_norm",
     "npu_rotary_mul",
     "npu_swiglu",
