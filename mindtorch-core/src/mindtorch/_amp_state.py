@@ -6,16 +6,10 @@ from typing import Any
 
 ACTIVE: dict = {}
 
-# op-table names (and the nn.functional functions that are not ops) by policy, as PyTorch's CPU lists
-LOWER = {
-    "mm",
-    "matmul",
-    "bmm",
-    "addmm",
-    "baddbmm",
-    "linear",
+# op-table names (and the nn.functional functions that are not ops) by policy, as PyTorch's CPU lists; the
+# convolutions (and prelu) are in the low-precision list of every device's policy
+CONVOLUTIONS = {
     "_conv2d",
-    "_scaled_dot_product_attention",
     "conv1d",
     "conv2d",
     "conv3d",
@@ -23,6 +17,15 @@ LOWER = {
     "conv_transpose2d",
     "conv_transpose3d",
     "prelu",
+}
+LOWER = CONVOLUTIONS | {
+    "mm",
+    "matmul",
+    "bmm",
+    "addmm",
+    "baddbmm",
+    "linear",
+    "_scaled_dot_product_attention",
     "scaled_dot_product_attention",
     "bilinear",
     "addbmm",
@@ -71,15 +74,7 @@ PROMOTE = {"cat", "stack"}
 
 # torch_npu's npu policy (its AutocastPrivateUse1 registrations, PyTorch's CUDA lists): op-table names and
 # the nn.functional functions that are not ops
-NPU_LOWER = {
-    "_conv2d",
-    "conv1d",
-    "conv2d",
-    "conv3d",
-    "conv_transpose1d",
-    "conv_transpose2d",
-    "conv_transpose3d",
-    "prelu",
+NPU_LOWER = CONVOLUTIONS | {
     "addmm",
     "addmv",
     "addr",
