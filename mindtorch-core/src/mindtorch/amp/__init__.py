@@ -1,5 +1,5 @@
-"""mindtorch.amp: autocast (per-op casting with PyTorch's CPU policies; see autocast_mode) and GradScaler
-(loss scaling, PyTorch's growth/backoff rule)."""
+"""mindtorch.amp: autocast (per-op casting with PyTorch's CPU policies and torch_npu's npu policy; see
+autocast_mode) and GradScaler (loss scaling, PyTorch's growth/backoff rule, kept on the device)."""
 
 from .autocast_mode import (  # noqa: F401
     autocast,
