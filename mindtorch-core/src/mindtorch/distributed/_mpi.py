@@ -12,8 +12,8 @@ import sys
 
 import numpy as np
 
-from ..dispatch import bump_version
 from . import _peers
+from ._buffers import NP_OPS, Buf, byte_counts, check_reduction, divide, split_back
 from ._engine import timeout_seconds
 
 _MPI = []  # the mpi4py.MPI module once imported (each call is on the per-op path)
@@ -58,7 +58,7 @@ def world_comm(timeout=None):
     return MPI.COMM_WORLD.Dup()
 
 
-def release_world():
+def release_world(comm=None):
     """The default group is gone: stop watching the peers."""
     if _WATCH:
         _WATCH.pop().close()
@@ -79,9 +79,13 @@ def watch():
     return _WATCH[0] if _WATCH else None
 
 
-def split(comm, member, key):
-    """The communicator of comm's members (ordered by key); None on the others."""
-    return comm.Split(0 if member else mpi().UNDEFINED, key)
+def split(comm, ranks):
+    """The communicator of the members of comm whose ranks are `ranks` (sorted), in that order; None
+    on the others."""
+    me = comm.Get_rank()
+    member = me in ranks
+    sub = comm.Split(0 if member else mpi().UNDEFINED, ranks.index(me) if member else 0)
+    return sub if member else None
 
 
 def global_ranks(comm):
@@ -165,59 +169,8 @@ class Work:
         raise RuntimeError("Work.get_future is not supported by the mpi backend")
 
 
-# --------------------------------------------------------------------------- buffers
-
-
-class _Buf:
-    """The contiguous NumPy array MPI reads or writes for a tensor: the tensor's own memory when it is
-    contiguous, else a packed copy that `back()` writes into the tensor after the operation."""
-
-    def __init__(self, t, out=False):
-        view = t.detach()._host()  # the tensor's own memory; bfloat16 as uint16 bits (a packed copy if strided)
-        self.bf16 = str(t.dtype) == "torch.bfloat16"
-        self.out = t if out else None
-        self.through_backend = out and self.bf16 and not t.is_contiguous()
-        if view.flags.c_contiguous:
-            self.arr, self.view = view, None
-        else:
-            self.arr = np.ascontiguousarray(view)
-            self.view = view if out else None
-
-    def back(self):
-        if self.through_backend:  # the bits are a copy: the backend writes them into the strided tensor
-            from .._backends.registry import backend_for
-
-            backend_for(self.out.device.type).copy_from_host(self.out.detach(), self.arr.reshape(self.out.shape))
-        elif self.view is not None:
-            self.view[...] = self.arr
-        if self.out is not None:  # written in place, as an in-place op: autograd sees the new version
-            bump_version(self.out)
-
-
-def _split_back(packed, outs):
-    def f():
-        for k, o in enumerate(outs):
-            o.detach().numpy()[...] = packed[k].reshape(o.shape)
-            bump_version(o)
-
-    return f
-
-
 def _bytes(arr):
     return [arr.reshape(-1).view(np.uint8), mpi().BYTE]
-
-
-def _divide(buf, n):
-    def f():
-        if buf.bf16:
-            from .._host_data import bf16_bits_to_float, float_to_bf16_bits
-
-            buf.arr[...] = float_to_bf16_bits(bf16_bits_to_float(buf.arr) / n)
-        else:
-            np.divide(buf.arr, n, out=buf.arr, casting="unsafe")
-        buf.back()
-
-    return f
 
 
 # --------------------------------------------------------------------------- reductions
@@ -241,11 +194,10 @@ _MPI_TYPES = {
 # ReduceOp name -> MPI op name (for bool tensors, and for the others); AVG is a SUM then a division
 _BOOL_OPS = {"sum": "LOR", "avg": "LOR", "product": "LAND", "min": "LAND", "max": "LOR"}
 _OPS = {"sum": "SUM", "avg": "SUM", "product": "PROD", "min": "MIN", "max": "MAX"}
-_NP_OPS = {"sum": np.add, "avg": np.add, "product": np.multiply, "min": np.minimum, "max": np.maximum}
 
 
 def _reduce_spec(buf, op):
-    """(buffer spec, MPI op) for a reduction of a _Buf's array with `op`."""
+    """(buffer spec, MPI op) for a reduction of a Buf's array with `op`."""
     key = ("bfloat16" if buf.bf16 else buf.arr.dtype, op)
     hit = _specs.get(key)
     if hit is None:
@@ -261,15 +213,12 @@ def _make_spec(dtype, op):
     if dtype == "bfloat16":
         return _bf16_spec(MPI, op)
     kind = dtype.kind
-    if op == "avg" and kind not in "fc":
-        raise RuntimeError("ReduceOp.AVG is only supported for floating point and complex tensors")
-    if kind == "c" and op in ("min", "max"):
-        raise RuntimeError(f"Cannot use ReduceOp.{op.upper()} with complex inputs")
+    check_reduction(kind, op)
     name = _MPI_TYPES.get(dtype.name)
     if name is not None:
         return getattr(MPI, name), getattr(MPI, _BOOL_OPS[op] if kind == "b" else _OPS[op])
     # float16 and the like: MPI has no such type; reduce elements of the item size with NumPy
-    fn = _NP_OPS[op]
+    fn = NP_OPS[op]
 
     def combine(inbuf, inoutbuf, datatype):
         b = np.frombuffer(inoutbuf, dtype=dtype)
@@ -294,7 +243,7 @@ def _bf16_spec(MPI, op):
     float32, applies the op and rounds back once, as a bfloat16 kernel does."""
     from .._host_data import bf16_bits_to_float, float_to_bf16_bits
 
-    fn = _NP_OPS[op]
+    fn = NP_OPS[op]
 
     def combine(inbuf, inoutbuf, datatype):
         b = np.frombuffer(inoutbuf, dtype=np.uint16)
@@ -331,21 +280,21 @@ class MpiEngine:
         return Work(requests, finish, (self.timeout, self.ranks, self._name), keep)
 
     def _finish_reduction(self, buf, op):
-        return _divide(buf, self.size) if op == "avg" else buf.back
+        return divide(buf, self.size) if op == "avg" else buf.back
 
     def all_reduce(self, tensor, op, async_op):
-        b = _Buf(tensor, out=True)
+        b = Buf(tensor, out=True)
         spec, mop = _reduce_spec(b, op)
         req = self._start(async_op, "Allreduce", mpi().IN_PLACE, spec, mop)
         return self._work(req, [self._finish_reduction(b, op)], (b,))
 
     def broadcast(self, tensor, root, async_op):
-        b = _Buf(tensor, out=True)
+        b = Buf(tensor, out=True)
         req = self._start(async_op, "Bcast", _bytes(b.arr), root=root)
         return self._work(req, [b.back], (b,))
 
     def reduce(self, tensor, root, op, async_op):
-        b = _Buf(tensor, out=True)
+        b = Buf(tensor, out=True)
         spec, mop = _reduce_spec(b, op)
         if self.rank == root:
             req = self._start(async_op, "Reduce", mpi().IN_PLACE, spec, mop, root=root)
@@ -354,42 +303,42 @@ class MpiEngine:
         return self._work(req, [], (b,))
 
     def all_gather(self, outputs, input, async_op):
-        src = _Buf(input).arr
+        src = Buf(input).arr
         packed = np.empty((self.size,) + src.shape, src.dtype)
         req = self._start(async_op, "Allgather", _bytes(src), _bytes(packed))
-        return self._work(req, [_split_back(packed, outputs)], (src, packed))
+        return self._work(req, [split_back(packed, outputs)], (src, packed))
 
     def all_gather_into_tensor(self, output, input, async_op):
-        src, out = _Buf(input), _Buf(output, out=True)
+        src, out = Buf(input), Buf(output, out=True)
         req = self._start(async_op, "Allgather", _bytes(src.arr), _bytes(out.arr))
         return self._work(req, [out.back], (src, out))
 
     def reduce_scatter_tensor(self, output, input, op, async_op):
-        src, out = _Buf(input), _Buf(output, out=True)
+        src, out = Buf(input), Buf(output, out=True)
         spec, mop = _reduce_spec(src, op)
         ospec, _ = _reduce_spec(out, op)
         req = self._start(async_op, "Reduce_scatter_block", spec, ospec, mop)
         return self._work(req, [self._finish_reduction(out, op)], (src, out))
 
     def gather(self, input, outputs, root, async_op):
-        src = _Buf(input).arr
+        src = Buf(input).arr
         if self.rank != root:
             return self._work(self._start(async_op, "Gather", _bytes(src), None, root=root), [], (src,))
         packed = np.empty((self.size,) + src.shape, src.dtype)
         req = self._start(async_op, "Gather", _bytes(src), _bytes(packed), root=root)
-        return self._work(req, [_split_back(packed, outputs)], (src, packed))
+        return self._work(req, [split_back(packed, outputs)], (src, packed))
 
     def scatter(self, output, packed, root, async_op):
-        out = _Buf(output, out=True)
-        src = None if packed is None else _Buf(packed).arr
+        out = Buf(output, out=True)
+        src = None if packed is None else Buf(packed).arr
         req = self._start(async_op, "Scatter", None if src is None else _bytes(src), _bytes(out.arr), root=root)
         return self._work(req, [out.back], (out, src))
 
     def all_to_all_single(self, output, input, output_split_sizes, input_split_sizes, async_op):
-        src, out = _Buf(input), _Buf(output, out=True)
+        src, out = Buf(input), Buf(output, out=True)
         isz = src.arr.itemsize
-        sc = _byte_counts(input_split_sizes, input, self.size, isz, "input")
-        rc = _byte_counts(output_split_sizes, output, self.size, isz, "output")
+        sc = byte_counts(input_split_sizes, input, self.size, isz, "input")
+        rc = byte_counts(output_split_sizes, output, self.size, isz, "output")
         sd, rd = list(np.cumsum([0] + sc[:-1])), list(np.cumsum([0] + rc[:-1]))
         MPI = mpi()
         req = self._start(
@@ -401,17 +350,17 @@ class MpiEngine:
         return self._work(self._start(async_op, "Barrier"), (), ())
 
     def send(self, tensor, peer, tag):
-        src, self._name = _Buf(tensor), "send"
+        src, self._name = Buf(tensor), "send"
         return self._work([self.comm.Isend(_bytes(src.arr), dest=peer, tag=tag)], (), (src,))
 
     def recv(self, tensor, peer, tag):
-        out, self._name = _Buf(tensor, out=True), "recv"
+        out, self._name = Buf(tensor, out=True), "recv"
         source = mpi().ANY_SOURCE if peer is None else peer
         return self._work([self.comm.Irecv(_bytes(out.arr), source=source, tag=tag)], [out.back], (out,))
 
     def recv_wait(self, tensor, peer, tag):
         MPI = mpi()
-        out, status = _Buf(tensor, out=True), MPI.Status()
+        out, status = Buf(tensor, out=True), MPI.Status()
         req = self.comm.Irecv(_bytes(out.arr), source=MPI.ANY_SOURCE if peer is None else peer, tag=tag)
         _peers.poll(lambda: req.Test(status), self.timeout, watch(), self.ranks, "recv")
         out.back()
@@ -421,16 +370,4 @@ class MpiEngine:
         """Nothing of its own to release: the group frees the communicator."""
 
 
-def _byte_counts(splits, t, n, itemsize, what):
-    """The bytes of `t` each of the n ranks gets (sends or receives): equal dim-0 blocks, or the
-    given split sizes."""
-    row = t.numel() // t.shape[0] if t.dim() and t.shape[0] else 0
-    if splits is None or len(splits) == 0:
-        if t.dim() == 0 or t.shape[0] % n:
-            raise ValueError(f"Tensor's dim 0 does not divide equally across group size ({what})")
-        return [t.shape[0] // n * row * itemsize] * n
-    if len(splits) != n:
-        raise ValueError(f"Split sizes doesn't match number of ranks ({what})")
-    if sum(splits) != t.shape[0]:
-        raise ValueError(f"Split sizes doesn't match total dim 0 size ({what})")
-    return [int(s) * row * itemsize for s in splits]
+cpu_engine = MpiEngine  # the engine of cpu tensors on this transport

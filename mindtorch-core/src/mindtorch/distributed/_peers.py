@@ -182,10 +182,15 @@ def agree(MPI, comm, what, limit, watch, ranks):
     poll(req.Test, limit, watch, ranks, what.split("(", 1)[0])
     if buf[0] == -buf[1]:
         return
-    everyone = comm.allgather(what)
+    raise RuntimeError(mismatch_message(comm.allgather(what), ranks))
+
+
+def mismatch_message(everyone, ranks):
+    """PyTorch's words for members that called different collectives: `everyone` holds each member's
+    description, `ranks` their world ranks."""
     first = everyone[0]
     other = next(r for r, w in enumerate(everyone) if w != first)
-    raise RuntimeError(
+    return (
         "Detected mismatch between collectives on ranks. "
         f"Rank {ranks[0] if ranks else 0} is running collective: {first}, "
         f"but Rank {ranks[other] if ranks else other} is running collective: {everyone[other]}"

@@ -1,17 +1,26 @@
 """torch.distributed.distributed_c10d: process groups and the collective API.
 
-Each process group holds an MPI communicator (the launcher's ranks) and an engine that moves its
-tensors: the mpi engine for cpu tensors (_mpi), or a backend's engine for device tensors (hccl for npu,
-from mindtorch-npu). A collective checks its arguments, resolves the group and calls the group's engine
-(the contract is in _engine).
+Each process group holds a communicator from one of two transports and an engine that moves its
+tensors. The transports: MPI (_mpi; the ranks come from an MPI launcher, mpiexec or
+mindtorch.distributed.run), or TCP sockets (_sockets; the processes meet through a store, from
+init_method, `store` or torchrun's environment). The engines: the transport's own for cpu tensors, or a
+backend's engine for device tensors (hccl for npu, from mindtorch-npu). A collective checks its
+arguments, resolves the group and calls the group's engine (the contract is in _engine).
+
+PyTorch's "gloo" backend name runs mindtorch's cpu engine: over sockets when a rendezvous is given,
+over MPI inside an MPI launch without one. It is not the Gloo library.
 """
 
 import os
+from datetime import timedelta
+from enum import IntEnum
+from typing import NewType
 
-from . import _mpi
+from . import _mpi, _sockets
 from ._engine import DistBackendError, DistError, DistStoreError, timeout_seconds as _timeout
 from ._mpi import Work
 from ._plugin_engine import PluginEngine
+from .rendezvous import rendezvous
 
 __all__ = [
     "Backend",
@@ -48,6 +57,47 @@ __all__ = [
     "irecv",
     "P2POp",
     "batch_isend_irecv",
+    "default_pg_timeout",
+    "is_gloo_available",
+    "is_nccl_available",
+    "is_ucc_available",
+    "is_xccl_available",
+    "is_backend_available",
+    "get_default_backend_for_device",
+    "is_torchelastic_launched",
+    "get_node_local_rank",
+    "DebugLevel",
+    "get_debug_level",
+    "set_debug_level",
+    "set_debug_level_from_env",
+    "supports_complex",
+    "reduce_op",
+    "group",
+    "GroupName",
+    "AllreduceOptions",
+    "AllreduceCoalescedOptions",
+    "ReduceOptions",
+    "BroadcastOptions",
+    "GatherOptions",
+    "ScatterOptions",
+    "ReduceScatterOptions",
+    "AllToAllOptions",
+    "BarrierOptions",
+    "new_subgroups",
+    "new_subgroups_by_enumeration",
+    "split_group",
+    "shrink_group",
+    "get_group_rank",
+    "get_pg_count",
+    "get_backend_config",
+    "ProcessGroupGloo",
+    "all_to_all",
+    "reduce_scatter",
+    "all_reduce_coalesced",
+    "all_gather_coalesced",
+    "all_gather_single",
+    "reduce_scatter_single",
+    "monitored_barrier",
 ]
 
 _NOT_INIT = "Default process group has not been initialized, please make sure to call init_process_group."
@@ -73,6 +123,9 @@ class GroupMember:
     NON_GROUP_MEMBER = _NonMember()
 
 
+default_pg_timeout = timedelta(minutes=30)
+
+
 def is_available():
     return True
 
@@ -85,21 +138,179 @@ def is_mpi_available():
     return True
 
 
+def is_gloo_available():
+    """True: "gloo" runs mindtorch's own cpu engine (sockets, or MPI inside an MPI launch), not Gloo."""
+    return True
+
+
+def is_nccl_available():
+    return False
+
+
+def is_ucc_available():
+    return False
+
+
+def is_xccl_available():
+    return False
+
+
+def is_backend_available(backend):
+    """Whether init_process_group can run `backend`."""
+    name = str(backend).lower()
+    if name == Backend.GLOO:
+        return True
+    if name == Backend.MPI:
+        return is_mpi_available()
+    try:
+        _engine_factory(name, _mpi)
+    except RuntimeError:
+        return False
+    return True
+
+
+def get_default_backend_for_device(device):
+    dev = str(getattr(device, "type", device)).split(":")[0]
+    backends = {"cpu": Backend.GLOO, "npu": Backend.HCCL}
+    if dev not in backends:
+        raise ValueError(f"Default backend not registered for device : {dev}")
+    return backends[dev]
+
+
+def is_torchelastic_launched():
+    """Whether a torchrun-like launcher started this process (it sets TORCHELASTIC_RUN_ID)."""
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None
+
+
+def get_node_local_rank(fallback_rank=None):
+    """This process's rank on its node, from the launcher's LOCAL_RANK."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError(
+        "LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow `get_node_local_rank` "
+        "to work, assuming you are not running in a multi-device context and want the code to run locally instead."
+    )
+
+
+class DebugLevel(IntEnum):
+    """TORCH_DISTRIBUTED_DEBUG's levels; DETAIL also checks device collectives' arguments across ranks."""
+
+    OFF = 0
+    INFO = 1
+    DETAIL = 2
+
+    def __str__(self):
+        return f"DebugLevel.{self.name}"
+
+
+_debug = []  # the level set, once set (until then TORCH_DISTRIBUTED_DEBUG's)
+
+
+def _debug_level_of(value):
+    try:
+        return DebugLevel[value.upper()]
+    except KeyError:
+        raise ValueError("The value of TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL.") from None
+
+
+def get_debug_level():
+    if _debug:
+        return _debug[0]
+    try:
+        return _debug_level_of(os.environ.get("TORCH_DISTRIBUTED_DEBUG", "OFF"))
+    except ValueError:
+        return DebugLevel.OFF
+
+
+def set_debug_level(level):
+    _debug[:] = [DebugLevel(level)]
+
+
+def set_debug_level_from_env():
+    set_debug_level(_debug_level_of(os.environ.get("TORCH_DISTRIBUTED_DEBUG", "OFF")))
+
+
+def supports_complex(reduceOp):
+    """Whether `reduceOp` is defined on complex tensors (ordering and products are not)."""
+    return reduceOp not in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PRODUCT)
+
+
+class _DeprecatedReduceOp:
+    """torch.distributed.reduce_op: ReduceOp's members under the old name, with a warning."""
+
+    def __getattr__(self, name):
+        import warnings
+
+        warnings.warn(
+            "torch.distributed.reduce_op is deprecated, please use torch.distributed.ReduceOp instead",
+            stacklevel=2,
+        )
+        return getattr(ReduceOp, name)
+
+
+reduce_op = _DeprecatedReduceOp()
+
+
+class _GroupMeta(type):
+    @property
+    def WORLD(cls):
+        return GroupMember.WORLD
+
+
+class group(metaclass=_GroupMeta):
+    """`group.WORLD`: the default group once initialised."""
+
+
+GroupName = NewType("GroupName", str)
+
+
+def _options(name, **defaults):
+    """A PyTorch *Options class: attributes with their defaults, set by keyword."""
+
+    def __init__(self, **kw):
+        for k, v in {**defaults, **kw}.items():
+            if k not in defaults:
+                raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+            setattr(self, k, list(v) if isinstance(v, list) else v)
+
+    return type(
+        name,
+        (),
+        {"__init__": __init__, "__module__": __name__, "__doc__": f"Options of a collective: {', '.join(defaults)}."},
+    )
+
+
+_UNSET = timedelta(milliseconds=-1)  # no timeout of its own: the group's
+AllreduceOptions = _options("AllreduceOptions", reduceOp=ReduceOp.SUM, timeout=_UNSET, asyncOp=True)
+AllreduceCoalescedOptions = _options("AllreduceCoalescedOptions", reduceOp=ReduceOp.SUM, timeout=_UNSET, asyncOp=True)
+ReduceOptions = _options("ReduceOptions", reduceOp=ReduceOp.SUM, rootRank=0, rootTensor=0, timeout=_UNSET, asyncOp=True)
+BroadcastOptions = _options("BroadcastOptions", rootRank=0, rootTensor=0, timeout=_UNSET, asyncOp=True)
+GatherOptions = _options("GatherOptions", rootRank=0, timeout=_UNSET, asyncOp=True)
+ScatterOptions = _options("ScatterOptions", rootRank=0, timeout=_UNSET, asyncOp=True)
+ReduceScatterOptions = _options("ReduceScatterOptions", reduceOp=ReduceOp.SUM, timeout=_UNSET, asyncOp=True)
+AllToAllOptions = _options("AllToAllOptions", timeout=_UNSET, asyncOp=True)
+BarrierOptions = _options("BarrierOptions", device_ids=[], device=None, timeout=_UNSET, asyncOp=True)
+
+
 # --------------------------------------------------------------------------- groups
 
 
 class ProcessGroup:
     """One communicator: `ranks` are the global ranks of its members, in group-rank order. `comm` is the
-    MPI communicator (rank, size, bootstrap); `engine` moves the group's tensors (see _engine)."""
+    transport's communicator (rank, size, bootstrap), `transport` the module that made it (_mpi or
+    _sockets); `engine` moves the group's tensors (see _engine)."""
 
-    def __init__(self, backend, comm, ranks, timeout, engine):
+    def __init__(self, backend, comm, ranks, timeout, engine, transport=_mpi):
         self.backend, self.comm, self.ranks, self.timeout = backend, comm, list(ranks), timeout
-        self.engine = engine
-        # the arguments of each collective are compared across ranks first (see _agree): always for mpi,
-        # where it costs about a microsecond; for a device engine, whose collectives are queued without
-        # waiting for the host, only under TORCH_DISTRIBUTED_DEBUG=DETAIL (read when the group is made)
+        self.engine, self.transport = engine, transport
+        # the arguments of each collective are compared across ranks first (see _agree): always for the
+        # cpu engines, where it costs one small exchange; for a device engine, whose collectives are
+        # queued without waiting for the host, only under TORCH_DISTRIBUTED_DEBUG=DETAIL (read when the
+        # group is made)
         self.agree = len(self.ranks) > 1 and (
-            backend == Backend.MPI or os.environ.get("TORCH_DISTRIBUTED_DEBUG", "").upper() == "DETAIL"
+            backend in (Backend.MPI, Backend.GLOO) or get_debug_level() == DebugLevel.DETAIL
         )
 
     def rank(self):
@@ -121,13 +332,14 @@ _state = {"world": None, "groups": []}
 class Backend(str):
     """Backend names, and the registry of collective engines for device tensors.
 
-    An engine factory is called as `factory(comm, timeout)` with the group's MPI communicator (for the
-    rank, the size and exchanging bootstrap data such as HCCL's root info) and the timeout in seconds (or
-    None); it returns a CollectiveEngine (see mindtorch.distributed._engine). A device plugin offers its
-    engines through the hook mindtorch_distributed_backends; users may register more.
+    An engine factory is called as `factory(comm, timeout)` with the group's communicator (for the
+    rank, the size and exchanging bootstrap data such as HCCL's root info: Get_rank, Get_size, bcast)
+    and the timeout in seconds (or None); it returns a CollectiveEngine (see
+    mindtorch.distributed._engine). A device plugin offers its engines through the hook
+    mindtorch_distributed_backends; users may register more.
     """
 
-    UNDEFINED, MPI, HCCL = "undefined", "mpi", "hccl"
+    UNDEFINED, GLOO, NCCL, UCC, MPI, XCCL, HCCL = "undefined", "gloo", "nccl", "ucc", "mpi", "xccl", "hccl"
     _engines = {}  # name -> (factory, device types)
 
     def __new__(cls, name):
@@ -138,16 +350,19 @@ class Backend(str):
     @classmethod
     def register_backend(cls, name, func, extended_api=False, devices=None):
         name = name.lower()
-        if name == cls.MPI or name in cls._engines:
+        if name in (cls.MPI, cls.GLOO) or name in cls._engines:
             raise ValueError(f"{name} backend already exist in torch.distributed.Backend")
         cls._engines[name] = (func, tuple(devices or ()))
 
 
-def _engine_factory(name):
-    """`make(comm, timeout seconds)` -> the GroupEngine of backend `name`: the mpi engine, or an engine
-    registered or offered by a loaded device plugin."""
-    if name == Backend.MPI:
-        return _mpi.MpiEngine
+_CPU_BACKENDS = (Backend.MPI, Backend.GLOO)
+
+
+def _engine_factory(name, transport):
+    """`make(comm, timeout seconds)` -> the GroupEngine of backend `name`: the transport's cpu engine,
+    or an engine registered or offered by a loaded device plugin."""
+    if name in _CPU_BACKENDS:
+        return transport.cpu_engine
     hit = Backend._engines.get(name)
     if hit is None:
         from .._backends.registry import BACKENDS, load_deferred
@@ -158,7 +373,7 @@ def _engine_factory(name):
                 hit = (rec.distributed[name], (rec.device_type,))
                 break
     if hit is None:
-        known = sorted({"mpi", *Backend._engines})
+        known = sorted({*_CPU_BACKENDS, *Backend._engines})
         hint = " (install mindtorch-npu for 'hccl')" if name == "hccl" else ""
         raise RuntimeError(f"the {name} backend is not available{hint}; available backends: {', '.join(known)}")
     factory = hit[0]
@@ -190,6 +405,60 @@ def _group(group):
     return group
 
 
+# the variables an MPI launcher sets in every process it starts (Open MPI, MPICH / Intel MPI, PMIx)
+_MPI_LAUNCH_VARS = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK")
+
+
+def _under_mpi_launcher():
+    return any(v in os.environ for v in _MPI_LAUNCH_VARS)
+
+
+def _default_backend(device_id):
+    dev = getattr(device_id, "type", device_id)
+    if dev is not None and str(dev).startswith("npu"):
+        return Backend.HCCL
+    # cpu: PyTorch's default is gloo; inside an MPI launch the mpi backend serves the launcher's ranks
+    return Backend.MPI if _under_mpi_launcher() else Backend.GLOO
+
+
+def _meets_through_a_store(backend, init_method, store):
+    """Whether the processes meet through a store (the socket transport) rather than MPI's launcher:
+    always when a rendezvous is given; for gloo inside an MPI launch only when torchrun's MASTER_ADDR is
+    set; the mpi backend never."""
+    if backend == Backend.MPI:
+        return False
+    if store is not None or init_method is not None:
+        return True
+    if _under_mpi_launcher():
+        return backend == Backend.GLOO and "MASTER_ADDR" in os.environ
+    return True  # env://, as PyTorch's default init_method
+
+
+def _store_world(init_method, store, world_size, rank, timeout):
+    """(store, rank, world size) of a rendezvous, as PyTorch's init_process_group makes it."""
+    if store is not None:
+        if not world_size > 0:
+            raise AssertionError("world_size must be positive if using store")
+        if not rank >= 0:
+            raise AssertionError("rank must be non-negative if using store")
+        return store, rank, world_size
+    url = init_method or "env://"
+    rank = -1 if rank is None else rank
+    world_size = -1 if world_size is None else world_size
+    return next(rendezvous(url, rank, world_size, timeout=timeout))
+
+
+def _mpi_world(seconds, world_size, rank):
+    comm = _mpi.world_comm(seconds)
+    n = comm.Get_size()
+    # as PyTorch's MPI backend: rank and size come from the launcher; a contradiction is an error
+    if world_size not in (-1, None) and world_size != n:
+        raise ValueError(f"world_size={world_size} but the MPI launcher started {n} processes")
+    if rank not in (-1, None) and rank != comm.Get_rank():
+        raise ValueError(f"rank={rank} but the MPI launcher gave this process rank {comm.Get_rank()}")
+    return comm
+
+
 def init_process_group(
     backend=None,
     init_method=None,
@@ -203,26 +472,29 @@ def init_process_group(
 ):
     if _state["world"] is not None:
         raise ValueError("trying to initialize the default process group twice!")
-    if backend is None:
-        dev = getattr(device_id, "type", device_id)
-        backend = "hccl" if dev is not None and str(dev).startswith("npu") else "mpi"
-    backend = str(backend).lower()
-    if backend not in ("mpi", "hccl") and backend not in Backend._engines:
-        raise ValueError(f"Invalid backend: '{backend}'; mindtorch supports 'mpi' (cpu) and 'hccl' (npu)")
-    make_engine = _engine_factory(backend)
-    # no timeout given: no deadline (PyTorch's default is 30 min), though a peer that leaves or dies still
-    # fails the others (see _peers). A timeout given bounds MPI_Init and every wait.
-    seconds = None if timeout is None else _timeout(timeout)
-    comm = _mpi.world_comm(seconds)
+    if store is not None and init_method is not None:
+        raise AssertionError("Cannot specify both init_method and store.")
+    backend = _default_backend(device_id) if backend is None else str(backend).lower()
+    if backend not in (Backend.MPI, Backend.GLOO, Backend.HCCL) and backend not in Backend._engines:
+        raise ValueError(f"Invalid backend: '{backend}'; mindtorch supports 'gloo' and 'mpi' (cpu) and 'hccl' (npu)")
+    if _meets_through_a_store(backend, init_method, store):
+        transport = _sockets
+        # the sockets' waits are bounded as PyTorch's: 30 minutes unless told
+        seconds = _timeout(timeout or default_pg_timeout)
+        store, rank, n = _store_world(init_method, store, world_size, rank, timeout or default_pg_timeout)
+        master = os.environ.get("MASTER_ADDR") or getattr(store, "host", None)
+        comm = _sockets.world_comm(store, rank, n, seconds, master)
+    else:
+        transport = _mpi
+        # no timeout given: no deadline (PyTorch's default is 30 min), though a peer that leaves or dies
+        # still fails the others (see _peers). A timeout given bounds MPI_Init and every wait.
+        seconds = None if timeout is None else _timeout(timeout)
+        comm = _mpi_world(seconds, world_size, rank)
+    make_engine = _engine_factory(backend, transport)
     n = comm.Get_size()
-    # as PyTorch's MPI backend: rank and size come from the launcher; a contradiction is an error
-    if world_size not in (-1, None) and world_size != n:
-        raise ValueError(f"world_size={world_size} but the MPI launcher started {n} processes")
-    if rank not in (-1, None) and rank != comm.Get_rank():
-        raise ValueError(f"rank={rank} but the MPI launcher gave this process rank {comm.Get_rank()}")
-    pg = ProcessGroup(backend, comm, range(n), seconds, make_engine(comm, seconds))
+    pg = ProcessGroup(backend, comm, range(n), seconds, make_engine(comm, seconds), transport)
     if n > 1:
-        _mpi.abort_on_uncaught_exception(is_initialized)
+        transport.abort_on_uncaught_exception(is_initialized)
     _state["world"] = pg
     GroupMember.WORLD = pg
     for var, val in (("RANK", comm.Get_rank()), ("WORLD_SIZE", n)):
@@ -232,9 +504,10 @@ def init_process_group(
 def destroy_process_group(group=None):
     if group is None or group is GroupMember.WORLD:
         pg = _world()
+        comm = pg.comm
         for g in _state["groups"] + [pg]:
             _free(g)
-        _mpi.release_world()
+        pg.transport.release_world(comm)
         _state["world"], _state["groups"] = None, []
         GroupMember.WORLD = None
         return
@@ -292,14 +565,103 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     if len(set(ranks)) != len(ranks) or any(not 0 <= r < n for r in ranks):
         raise ValueError(f"new_group ranks must be distinct and in [0, {n}), got {ranks}")
     seconds = _timeout(timeout) if timeout is not None else world.timeout
-    me = world.rank()
-    member = me in ranks
-    comm = _mpi.split(world.comm, member, ranks.index(me) if member else 0)
-    if not member:
+    comm = world.transport.split(world.comm, ranks)
+    if comm is None:
         return GroupMember.NON_GROUP_MEMBER
-    pg = ProcessGroup(world.backend, comm, ranks, seconds, _engine_factory(world.backend)(comm, seconds))
+    make_engine = _engine_factory(world.backend, world.transport)
+    pg = ProcessGroup(world.backend, comm, ranks, seconds, make_engine(comm, seconds), world.transport)
     _state["groups"].append(pg)
     return pg
+
+
+def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=None, pg_options=None, group_desc=None):
+    """One group per list of ranks (the lists disjoint); (this process's subgroup, all subgroups)."""
+    if not ranks_per_subgroup_list:
+        raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
+    seen, mine, groups = set(), None, []
+    for ranks in ranks_per_subgroup_list:
+        if seen & set(ranks):
+            raise ValueError(
+                f"Rank {sorted(seen & set(ranks))[0]} has appeared in both subgroup {sorted(seen)} and {ranks}"
+            )
+        seen |= set(ranks)
+        g = new_group(ranks, timeout=timeout)
+        groups.append(g)
+        if get_rank() in ranks:
+            mine = g
+    return mine, groups
+
+
+def new_subgroups(group_size=None, group=None, timeout=None, backend=None, pg_options=None, group_desc=None):
+    """Split the world into consecutive groups of `group_size` ranks; (this process's, all)."""
+    world = get_world_size()
+    if group_size is None:
+        group_size = int(os.environ.get("LOCAL_WORLD_SIZE", world))
+    if group_size <= 0:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must be positive")
+    if group_size > world:
+        raise ValueError(f"The arg 'group_size' ({group_size}) must not exceed the world size ({world})")
+    if world % group_size != 0:
+        raise ValueError(f"The world size ({world}) must be divisible by 'group_size={group_size}'")
+    ranks = [list(range(start, start + group_size)) for start in range(0, world, group_size)]
+    return new_subgroups_by_enumeration(ranks, timeout=timeout)
+
+
+def split_group(parent_pg=None, split_ranks=None, timeout=None, pg_options=None, group_desc=None, backend=None):
+    """Split the parent group (the world) into the disjoint groups of `split_ranks`; this process's
+    group, or None when it is in none of them."""
+    parent = _group(parent_pg)
+    if parent is not _world():
+        raise ValueError("split_group: mindtorch splits the default group only")
+    if not split_ranks:
+        raise ValueError("split_ranks cannot be None or empty")
+    mine, _ = new_subgroups_by_enumeration(split_ranks, timeout=timeout)
+    return mine
+
+
+def shrink_group(ranks_to_exclude, group=None, shrink_flags=0, pg_options=None):
+    """A group of the members of `group` (the world) but `ranks_to_exclude`."""
+    parent = _group(group)
+    if parent is None:
+        raise ValueError("Group is not part of the process group")
+    if not ranks_to_exclude:
+        raise ValueError("ranks_to_exclude cannot be empty")
+    left = [r for r in parent.ranks if r not in set(ranks_to_exclude)]
+    if parent is not _world():
+        raise ValueError("shrink_group: mindtorch shrinks the default group only")
+    return new_group(left)
+
+
+def get_group_rank(group, global_rank):
+    """The rank in `group` of the process of world rank `global_rank`."""
+    if group is GroupMember.WORLD:
+        return global_rank
+    g = _group(group)
+    if g is None:
+        raise ValueError("Group is not part of the process group")
+    if global_rank not in g.ranks:
+        raise ValueError(f"Global rank {global_rank} is not part of group {g}")
+    return g.ranks.index(global_rank)
+
+
+def get_pg_count():
+    """How many process groups exist: the default one and those new_group made here."""
+    return 0 if _state["world"] is None else 1 + len(_state["groups"])
+
+
+def get_backend_config(group=None):
+    return str(get_backend(group))
+
+
+class ProcessGroupGloo(ProcessGroup):
+    """PyTorch's gloo process group class: mindtorch's cpu engine over sockets (not the Gloo library),
+    made from a store as PyTorch's is: `ProcessGroupGloo(store, rank, size, timeout)`. The groups
+    init_process_group("gloo") and new_group make are ProcessGroup instances."""
+
+    def __init__(self, store, rank, size, timeout=default_pg_timeout):
+        seconds = _timeout(timeout)
+        comm = _sockets.world_comm(store, rank, size, seconds, getattr(store, "host", None))
+        super().__init__(Backend.GLOO, comm, range(size), seconds, _sockets.cpu_engine(comm, seconds), _sockets)
 
 
 # --------------------------------------------------------------------------- argument checks
@@ -421,7 +783,7 @@ def _agree(g, name, tensor=None, **args):
         if tensor is not None:
             parts += [f"dtype={str(tensor.dtype).rsplit('.', 1)[-1]}", f"shape={list(tensor.shape)}"]
         what = _descriptions[key] = f"{name}({', '.join(parts)})"
-    _mpi.agree(g.comm, what, g.timeout, g.ranks)
+    g.transport.agree(g.comm, what, g.timeout, g.ranks)
 
 
 _descriptions: dict = {}  # (name, dtype, shape, arguments) -> the text the ranks compare
@@ -631,3 +993,123 @@ def batch_isend_irecv(p2p_op_list):
         peer = {"group_dst": p.group_peer} if p.op is isend else {"group_src": p.group_peer}
         works[i] = p.op(p.tensor, group=p.group, tag=p.tag, **peer)
     return [w for w in works if w is not None]
+
+
+# --------------------------------------------------------------------------- list forms
+
+
+def _flat(tensors):
+    import mindtorch
+
+    return mindtorch.cat([t.detach().reshape(-1) for t in tensors])
+
+
+def _unflatten_into(flat, tensors):
+    start = 0
+    for t in tensors:
+        n = t.numel()
+        t.detach().copy_(flat[start : start + n].reshape(t.shape))
+        start += n
+
+
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    """input_tensor_list[k] to group rank k, output_tensor_list[k] from group rank k (sizes may differ
+    from peer to peer): one all_to_all_single over the flattened lists."""
+    _check_list(output_tensor_list, "output_tensor_list")
+    _check_list(input_tensor_list, "input_tensor_list")
+    g = _group(group)
+    if g is None:
+        return None
+    if len(output_tensor_list) != g.size() or len(input_tensor_list) != g.size():
+        raise ValueError(f"all_to_all: the tensor lists must hold one tensor per rank of the group ({g.size()})")
+    out = _flat(output_tensor_list)
+    all_to_all_single(
+        out,
+        _flat(input_tensor_list),
+        [t.numel() for t in output_tensor_list],
+        [t.numel() for t in input_tensor_list],
+        group=group,
+    )
+    _unflatten_into(out, output_tensor_list)
+    return _finished(_sockets.Work(), async_op)
+
+
+def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    """The reduction over the group of input_list[k], into group rank k's output."""
+    _check_tensor(output, "output")
+    _check_list(input_list, "input_list")
+    g = _group(group)
+    if g is None:
+        return None
+    if len(input_list) != g.size():
+        raise ValueError(f"reduce_scatter: input_list has {len(input_list)} tensors for a group of {g.size()}")
+    _same(input_list, output, "reduce_scatter")
+    return reduce_scatter_tensor(output, _flat(input_list), op=op, group=group, async_op=async_op)
+
+
+def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
+    """Every tensor all-reduced, in one all-reduce of their concatenation (they share a dtype)."""
+    if _is_tensor(tensors):
+        tensors = [tensors]
+    _check_list(tensors, "tensors")
+    if len({t.dtype for t in tensors}) > 1:
+        raise RuntimeError("all_reduce_coalesced: all tensors must have the same dtype")
+    flat = _flat(tensors)
+    work = all_reduce(flat, op=op, group=group)
+    if _group(group) is not None:
+        _unflatten_into(flat, tensors)
+    return _finished(_sockets.Work(), async_op) if work is None else work
+
+
+def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, async_op=False):
+    """output_tensor_lists[k][i] receives group rank k's input_tensor_list[i]."""
+    _check_list(input_tensor_list, "input_tensor_list")
+    for outs in output_tensor_lists:
+        _check_list(outs, "output_tensor_lists")
+    for i, t in enumerate(input_tensor_list):
+        all_gather([outs[i] for outs in output_tensor_lists], t, group=group)
+    return _finished(_sockets.Work(), async_op)
+
+
+def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
+    return all_gather_into_tensor(output_tensor, input_tensor, group=group, async_op=async_op)
+
+
+def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    return reduce_scatter_tensor(output, input, op=op, group=group, async_op=async_op)
+
+
+_MONITOR_TAG = 32000  # the messages of monitored_barrier, apart from the user's tags
+
+
+def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
+    """A barrier whose rank 0 names the ranks that did not reach it within `timeout` (a RuntimeError
+    there); the others wait for rank 0's release."""
+    import mindtorch
+
+    g = _group(group)
+    if g is None:
+        return None
+    limit = timeout if timeout is not None else timedelta(seconds=g.timeout or default_pg_timeout.total_seconds())
+    token = mindtorch.zeros(1)
+    if g.rank() != 0:
+        send(token, group=group, group_dst=0, tag=_MONITOR_TAG)
+        recv(token, group=group, group_src=0, tag=_MONITOR_TAG)
+        return None
+    works = {k: irecv(mindtorch.zeros(1), group=group, group_src=k, tag=_MONITOR_TAG) for k in range(1, g.size())}
+    late = []
+    for k, w in works.items():
+        try:
+            w.wait(limit)
+        except DistError:
+            late.append(k)
+            if not wait_all_ranks:
+                break
+    if late:
+        ms = int(limit.total_seconds() * 1000)
+        if wait_all_ranks:
+            raise RuntimeError(f"Ranks {', '.join(map(str, late))} failed to pass monitoredBarrier in {ms} ms")
+        raise RuntimeError(f"Rank {late[0]} failed to pass monitoredBarrier in {ms} ms")
+    for k in works:
+        send(token, group=group, group_dst=k, tag=_MONITOR_TAG)
+    return None
