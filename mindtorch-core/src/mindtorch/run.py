@@ -122,7 +122,9 @@ def main(argv=None):
             print(USAGE, file=sys.stderr)
             return 2
         sys.argv = [argv[1]] + argv[2:]
-        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        # `-m torch.distributed.run` and the like: runpy needs the real module's code, under its own name
+        name = _target(argv[1]) if argv[1] == "torch" or argv[1].startswith("torch.") else argv[1]
+        runpy.run_module(name, run_name="__main__", alter_sys=True)
     else:
         script = os.path.abspath(argv[0])  # Python's own __file__ of a main script is absolute
         sys.argv = argv

@@ -1,10 +1,13 @@
-"""Every collective against a NumPy reference; run under mpiexec with any number of processes."""
+"""Every collective against a NumPy reference, on any number of processes: argv[1] is the backend, mpi
+(under mpiexec, the default) or gloo (the socket engine, started by the launcher)."""
+
+import sys
 
 import mindtorch as torch
 import mindtorch.distributed as dist
 import numpy as np
 
-dist.init_process_group("mpi")
+dist.init_process_group(sys.argv[1] if len(sys.argv) > 1 else "mpi")
 R, N = dist.get_rank(), dist.get_world_size()
 DTYPES = [
     torch.float32,

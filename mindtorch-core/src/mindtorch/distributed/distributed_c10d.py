@@ -326,7 +326,7 @@ class ProcessGroup:
         return f"ProcessGroup(backend={self.backend!r}, ranks={self.ranks})"
 
 
-_state = {"world": None, "groups": []}
+_state = {"world": None, "groups": [], "made": 0}  # made: the groups new_group made, members or not
 
 
 class Backend(str):
@@ -508,7 +508,7 @@ def destroy_process_group(group=None):
         for g in _state["groups"] + [pg]:
             _free(g)
         pg.transport.release_world(comm)
-        _state["world"], _state["groups"] = None, []
+        _state.update(world=None, groups=[], made=0)
         GroupMember.WORLD = None
         return
     g = _group(group)
@@ -565,6 +565,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     if len(set(ranks)) != len(ranks) or any(not 0 <= r < n for r in ranks):
         raise ValueError(f"new_group ranks must be distinct and in [0, {n}), got {ranks}")
     seconds = _timeout(timeout) if timeout is not None else world.timeout
+    _state["made"] += 1
     comm = world.transport.split(world.comm, ranks)
     if comm is None:
         return GroupMember.NON_GROUP_MEMBER
@@ -578,13 +579,13 @@ def new_subgroups_by_enumeration(ranks_per_subgroup_list, timeout=None, backend=
     """One group per list of ranks (the lists disjoint); (this process's subgroup, all subgroups)."""
     if not ranks_per_subgroup_list:
         raise ValueError("The arg 'ranks_per_subgroup_list' cannot be empty")
-    seen, mine, groups = set(), None, []
+    seen = set()
     for ranks in ranks_per_subgroup_list:
         if seen & set(ranks):
-            raise ValueError(
-                f"Rank {sorted(seen & set(ranks))[0]} has appeared in both subgroup {sorted(seen)} and {ranks}"
-            )
+            raise ValueError(f"Rank {sorted(seen & set(ranks))[0]} has appeared in more than one subgroup")
         seen |= set(ranks)
+    mine, groups = None, []
+    for ranks in ranks_per_subgroup_list:
         g = new_group(ranks, timeout=timeout)
         groups.append(g)
         if get_rank() in ranks:
@@ -645,8 +646,8 @@ def get_group_rank(group, global_rank):
 
 
 def get_pg_count():
-    """How many process groups exist: the default one and those new_group made here."""
-    return 0 if _state["world"] is None else 1 + len(_state["groups"])
+    """How many process groups were made: the default one and every new_group (members or not)."""
+    return 0 if _state["world"] is None else 1 + _state["made"]
 
 
 def get_backend_config(group=None):
