@@ -77,6 +77,12 @@ EXCLUDED = {
         ),
         (r"bits.*|bit|u?int[1-7]|float4_e2m1fn_x2|complex32|chalf", "bit-packed and sub-byte dtypes"),
     ],
+    "torch.distributed": [
+        # DDP's C++ machinery (mindtorch's DDP is Python: its buckets are its own) and the per-device
+        # backend table of c10d's C++ process groups
+        (r"Reducer|GradBucket|Logger|BackendConfig", "the C++ internals of DDP and c10d process groups"),
+        (r"record_comm", "profiling names of collectives, for the profiler mindtorch does not have"),
+    ],
 }
 
 

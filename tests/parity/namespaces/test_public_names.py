@@ -37,7 +37,7 @@ RATCHET = {
     "torch.testing": 0,
     "torch.serialization": 18,
     "torch.distributions": 13,
-    "torch.distributed": 64,
+    "torch.distributed": 0,
     "torch.multiprocessing": 0,
     "torch.func": 7,
     "torch.profiler": 0,

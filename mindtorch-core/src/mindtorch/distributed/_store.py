@@ -414,6 +414,11 @@ class FileStore(Store):
     def _call(self, op, *args):
         return self._apply(op, args)
 
+    def delete_key(self, key):
+        """As PyTorch's FileStore: True whether or not the key was there."""
+        super().delete_key(key)
+        return True
+
     def _wait(self, keys, seconds):
         deadline = time.monotonic() + seconds
         while not self._apply("wait", (keys,)):

@@ -244,7 +244,8 @@ class _DeprecatedReduceOp:
         import warnings
 
         warnings.warn(
-            "torch.distributed.reduce_op is deprecated, please use torch.distributed.ReduceOp instead",
+            "`torch.distributed.reduce_op` is deprecated, please use `torch.distributed.ReduceOp` instead",
+            FutureWarning,
             stacklevel=2,
         )
         return getattr(ReduceOp, name)
@@ -1048,8 +1049,20 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     return reduce_scatter_tensor(output, _flat(input_list), op=op, group=group, async_op=async_op)
 
 
+def _on_the_way_out(name):
+    import warnings
+
+    warnings.warn(
+        f"`torch.distributed.{name}` will be deprecated. If you must use it, please revisit our documentation "
+        "later at https://pytorch.org/docs/main/distributed.html#collective-functions",
+        FutureWarning,
+        stacklevel=3,
+    )
+
+
 def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
     """Every tensor all-reduced, in one all-reduce of their concatenation (they share a dtype)."""
+    _on_the_way_out("all_reduce_coalesced")
     if _is_tensor(tensors):
         tensors = [tensors]
     _check_list(tensors, "tensors")
@@ -1064,6 +1077,7 @@ def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
 
 def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, async_op=False):
     """output_tensor_lists[k][i] receives group rank k's input_tensor_list[i]."""
+    _on_the_way_out("all_gather_coalesced")
     _check_list(input_tensor_list, "input_tensor_list")
     for outs in output_tensor_lists:
         _check_list(outs, "output_tensor_lists")
