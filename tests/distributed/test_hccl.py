@@ -1,9 +1,12 @@
 """The hccl backend: npu tensors through HCCL (the ACL simulator's libhccl), 2 and 3 processes."""
 
+import os
+import subprocess
+import sys
 import time
 
 import pytest
-from mpi_helpers import expect_ok, mpiexec, requires_mpi, requires_npu, simulator_env
+from mpi_helpers import WORKERS, expect_ok, mpiexec, requires_mpi, requires_npu, simulator_env
 
 pytestmark = [requires_mpi, requires_npu]
 
@@ -11,6 +14,21 @@ pytestmark = [requires_mpi, requires_npu]
 @pytest.mark.parametrize("n", [2, 3])
 def test_every_collective_against_numpy(n):
     expect_ok(mpiexec("hccl_collectives.py", n, timeout=180, env=simulator_env()), n, "hccl collectives ok")
+
+
+def test_collectives_with_the_root_info_through_a_store():
+    """Workers started as plain processes (no MPI launcher): HCCL's root info travels over the socket
+    transport the processes formed through torchrun's env:// rendezvous."""
+    cmd = [sys.executable, "-m", "mindtorch.distributed.run", "--no-mpiexec", "--nproc-per-node", "2"]
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")}
+    proc = subprocess.run(
+        [*cmd, str(WORKERS / "hccl_collectives.py")],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=dict(env, **simulator_env()),
+    )
+    expect_ok(proc, 2, "hccl collectives ok")
 
 
 @pytest.mark.parametrize("n", [2, 3])

@@ -6,7 +6,7 @@ import mindtorch as torch
 import mindtorch.distributed as dist
 import numpy as np
 
-LOCAL = int(os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0")))
+LOCAL = int(os.environ.get("LOCAL_RANK", os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0"))))
 torch.npu.set_device(LOCAL % torch.npu.device_count())  # the device first, as torch_npu programs do
 dist.init_process_group("hccl")
 R, N = dist.get_rank(), dist.get_world_size()

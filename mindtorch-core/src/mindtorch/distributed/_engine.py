@@ -25,6 +25,26 @@ class DistStoreError(DistError):
     """The processes of a group could not meet: a peer did not start within the timeout."""
 
 
+class HostWork:
+    """What the Works of the cpu engines share: a failure raises from `wait`, so `exception` is None;
+    no futures. A subclass gives is_completed, wait and `backend_name`."""
+
+    backend_name = ""
+
+    def is_success(self):
+        return self.is_completed()
+
+    def result(self):
+        self.wait()
+        return []
+
+    def exception(self):
+        return None
+
+    def get_future(self):
+        raise RuntimeError(f"Work.get_future is not supported by the {self.backend_name} backend")
+
+
 def timeout_seconds(timeout):
     """A timeout given as a timedelta (as PyTorch takes it), in seconds."""
     if not isinstance(timeout, timedelta):

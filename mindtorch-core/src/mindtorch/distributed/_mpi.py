@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _peers
 from ._buffers import NP_OPS, Buf, byte_counts, check_reduction, divide, split_back
-from ._engine import timeout_seconds
+from ._engine import HostWork, timeout_seconds
 
 _MPI = []  # the mpi4py.MPI module once imported (each call is on the per-op path)
 _WATCH = []  # the PeerWatch of the job while a default group is up
@@ -122,11 +122,13 @@ def abort_on_uncaught_exception(active):
 # --------------------------------------------------------------------------- work
 
 
-class Work:
+class Work(HostWork):
     """A started operation: MPI requests, then `finish` callbacks (copy-backs, AVG's division).
 
     `waits` is (timeout seconds or None, the world ranks it waits for, the operation's name): a wait
     polls the requests, failing after the timeout or once one of those ranks is gone."""
+
+    backend_name = "mpi"
 
     def __init__(self, requests, finish=(), waits=(None, (), "a collective"), keep=()):
         self._reqs, self._finish, self._waits, self._keep = list(requests), list(finish), waits, keep
@@ -136,9 +138,6 @@ class Work:
         if not self._done and (not self._reqs or mpi().Request.Testall(self._reqs)):
             self._complete()
         return self._done
-
-    def is_success(self):
-        return self.is_completed()
 
     def wait(self, timeout=None):
         if self._done:
@@ -157,16 +156,6 @@ class Work:
         for f in self._finish:
             f()
         self._finish, self._keep = [], ()
-
-    def result(self):
-        self.wait()
-        return []
-
-    def exception(self):
-        return None
-
-    def get_future(self):
-        raise RuntimeError("Work.get_future is not supported by the mpi backend")
 
 
 def _bytes(arr):

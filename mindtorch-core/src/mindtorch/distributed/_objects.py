@@ -31,6 +31,13 @@ def _sizes(values):
     return mindtorch.tensor(list(values), dtype=mindtorch.int64)
 
 
+def _lengths(data, n, group):
+    """Every member's length of its pickled bytes: each pads its own to the longest."""
+    sizes = [_sizes([0]) for _ in range(n)]
+    all_gather(sizes, _sizes([len(data)]), group=group)
+    return [int(s.item()) for s in sizes]
+
+
 def _load(t, n):
     return pickle.loads(t.numpy()[:n].tobytes())
 
@@ -42,9 +49,7 @@ def all_gather_object(object_list, obj, group=None):
         return
     n = g.size()
     data = pickle.dumps(obj)
-    sizes = [_sizes([0]) for _ in range(n)]
-    all_gather(sizes, _sizes([len(data)]), group=group)
-    sizes = [int(s.item()) for s in sizes]
+    sizes = _lengths(data, n, group)
     longest = max(sizes)
     pieces = [_tensor(b"", longest) for _ in range(n)]
     all_gather(pieces, _tensor(data, longest), group=group)
@@ -63,9 +68,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     if mine and object_gather_list is None:
         raise ValueError("Argument ``object_gather_list`` must be specified on destination rank.")
     data = pickle.dumps(obj)
-    sizes = [_sizes([0]) for _ in range(n)]
-    all_gather(sizes, _sizes([len(data)]), group=group)  # every rank pads to the longest
-    sizes = [int(s.item()) for s in sizes]
+    sizes = _lengths(data, n, group)
     longest = max(sizes)
     pieces = [_tensor(b"", longest) for _ in range(n)] if mine else None
     gather(_tensor(data, longest), pieces, group=group, group_dst=root)

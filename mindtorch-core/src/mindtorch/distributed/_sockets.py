@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from ._buffers import Buf, byte_counts, divide, reduce_arrays, split_back
-from ._engine import DistBackendError, timeout_seconds
+from ._engine import DistBackendError, HostWork, timeout_seconds
 from ._peers import mismatch_message
 
 _HEADER = struct.Struct("!qqqQ")  # group id, kind, tag, payload bytes
@@ -288,8 +288,10 @@ def abort_on_uncaught_exception(active):
 # --------------------------------------------------------------------------- the engine
 
 
-class Work:
+class Work(HostWork):
     """An operation of the socket engine: done, or a receive still to take (`pending`)."""
+
+    backend_name = "gloo"
 
     def __init__(self, pending=None):
         self._pending = pending
@@ -299,24 +301,11 @@ class Work:
             self._pending = None
         return self._pending is None
 
-    def is_success(self):
-        return self.is_completed()
-
     def wait(self, timeout=None):
         if self._pending is not None:
             self._pending(poll=False, limit=None if timeout is None else timeout_seconds(timeout))
             self._pending = None
         return True
-
-    def result(self):
-        self.wait()
-        return []
-
-    def exception(self):
-        return None
-
-    def get_future(self):
-        raise RuntimeError("Work.get_future is not supported by the gloo backend")
 
 
 _DONE = Work()

@@ -17,8 +17,7 @@ from enum import IntEnum
 from typing import NewType
 
 from . import _mpi, _sockets
-from ._engine import DistBackendError, DistError, DistStoreError, timeout_seconds as _timeout
-from ._mpi import Work
+from ._engine import DistBackendError, DistError, DistStoreError, HostWork as Work, timeout_seconds as _timeout
 from ._plugin_engine import PluginEngine
 from .rendezvous import rendezvous
 
