@@ -203,6 +203,19 @@ def test_a_world_of_one_through_a_store(world_of_one):
     assert mesh.get_group("dp") is dist.group.WORLD and mesh["dp"].get_local_rank() == 0
     with pytest.raises(RuntimeError, match="mesh_shape"):
         dist.init_device_mesh("cpu", (1,), mesh_dim_names=("a", "b"))
+    dist.breakpoint(rank=1)  # another rank's breakpoint: this one only waits in the barrier
+    dist.breakpoint(skip=1)  # the first pass through a call site is skipped
+
+
+def test_per_device_backend_names():
+    """PyTorch's "cpu:gloo,cuda:nccl": the cpu entry serves (mindtorch has no cuda)."""
+    dist.init_process_group("cpu:gloo,cuda:nccl", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        assert dist.get_backend() == "gloo"
+    finally:
+        dist.destroy_process_group()
+    with pytest.raises(ValueError, match="no backend for device cpu"):
+        dist.init_process_group("cuda:nccl", store=dist.HashStore(), rank=0, world_size=1)
 
 
 def test_env_rendezvous_needs_torchruns_variables(monkeypatch):

@@ -421,6 +421,19 @@ def _default_backend(device_id):
     return Backend.MPI if _under_mpi_launcher() else Backend.GLOO
 
 
+def _backend_of(spec, device_id):
+    """The backend of a name, or of PyTorch's per-device form "cpu:gloo,cuda:nccl": the entry of the
+    device the group serves (npu when device_id is one, else cpu); entries for devices mindtorch has no
+    backend for (cuda) are ignored."""
+    if ":" not in spec:
+        return spec
+    pairs = dict(p.split(":", 1) for p in spec.split(",") if ":" in p)
+    dev = str(getattr(device_id, "type", device_id) or "cpu").split(":")[0]
+    if dev in pairs:
+        return pairs[dev]
+    raise ValueError(f"Invalid backend: '{spec}' has no backend for device {dev}")
+
+
 def _meets_through_a_store(backend, init_method, store):
     """Whether the processes meet through a store (the socket transport) rather than MPI's launcher:
     always when a rendezvous is given; for gloo inside an MPI launch only when torchrun's MASTER_ADDR is
@@ -474,7 +487,7 @@ def init_process_group(
         raise ValueError("trying to initialize the default process group twice!")
     if store is not None and init_method is not None:
         raise AssertionError("Cannot specify both init_method and store.")
-    backend = _default_backend(device_id) if backend is None else str(backend).lower()
+    backend = _default_backend(device_id) if backend is None else _backend_of(str(backend).lower(), device_id)
     if backend not in (Backend.MPI, Backend.GLOO, Backend.HCCL) and backend not in Backend._engines:
         raise ValueError(f"Invalid backend: '{backend}'; mindtorch supports 'gloo' and 'mpi' (cpu) and 'hccl' (npu)")
     if _meets_through_a_store(backend, init_method, store):
