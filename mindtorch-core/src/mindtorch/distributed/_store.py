@@ -268,9 +268,10 @@ def _recv_msg(sock):
 class _Server:
     """The TCPStore's server: a thread per client, all on one _Table."""
 
-    def __init__(self, host, port):
+    def __init__(self, port):
         self.table = _Table()
-        self.sock = socket.create_server(("" if host in ("", None) else host, port), backlog=128, reuse_port=False)
+        # every interface, as PyTorch's server: clients may reach this host by any of its addresses
+        self.sock = socket.create_server(("", port), backlog=128)
         self.port = self.sock.getsockname()[1]
         threading.Thread(target=self._accept, name="mindtorch-tcpstore", daemon=True).start()
 
@@ -300,11 +301,11 @@ class _Server:
 _SERVERS = {}  # port -> the server of multi-tenant stores in this process
 
 
-def _server(host, port, multi_tenant):
+def _server(port, multi_tenant):
     """A new server, or the one this process already runs on `port` for multi-tenant stores."""
     if multi_tenant and port in _SERVERS:
         return _SERVERS[port]
-    server = _Server(host, port)
+    server = _Server(port)
     if multi_tenant:
         _SERVERS[server.port] = server
     return server
@@ -330,7 +331,7 @@ class TCPStore(Store):
         super().__init__()
         self._timeout = timeout
         self.host = host_name
-        self._server = _server(host_name, port, multi_tenant) if is_master else None
+        self._server = _server(port, multi_tenant) if is_master else None
         self.port = self._server.port if is_master else port
         self._lock = threading.Lock()
         self._sock = self._connect(self._seconds())
