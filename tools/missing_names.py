@@ -81,7 +81,6 @@ EXCLUDED = {
         # DDP's C++ machinery (mindtorch's DDP is Python: its buckets are its own) and the per-device
         # backend table of c10d's C++ process groups
         (r"Reducer|GradBucket|Logger|BackendConfig", "the C++ internals of DDP and c10d process groups"),
-        (r"record_comm", "profiling names of collectives, for the profiler mindtorch does not have"),
     ],
 }
 

@@ -207,6 +207,19 @@ def test_a_world_of_one_through_a_store(world_of_one):
     dist.breakpoint(skip=1)  # the first pass through a call site is skipped
 
 
+def test_collectives_in_the_profiler(world_of_one):
+    from mindtorch.profiler import profile
+
+    t = torch.ones(3)
+    with profile() as prof:
+        dist.all_reduce(t)
+        with dist.record_comm("grads (layer 1)"):
+            dist.broadcast(t, src=0)
+    names = [e.name for e in prof.events()]
+    assert "gloo:all_reduce" in names and "grads (layer 1)" in names, names
+    assert "gloo:broadcast" not in names
+
+
 def test_per_device_backend_names():
     """PyTorch's "cpu:gloo,cuda:nccl": the cpu entry serves (mindtorch has no cuda)."""
     dist.init_process_group("cpu:gloo,cuda:nccl", store=dist.HashStore(), rank=0, world_size=1)

@@ -11,11 +11,14 @@ PyTorch's "gloo" backend name runs mindtorch's cpu engine: over sockets when a r
 over MPI inside an MPI launch without one. It is not the Gloo library.
 """
 
+import contextlib
+import functools
 import os
 from datetime import timedelta
 from enum import IntEnum
 from typing import NewType
 
+from .. import _profiling
 from . import _mpi, _sockets
 from ._engine import DistBackendError, DistError, DistStoreError, HostWork as Work, timeout_seconds as _timeout
 from ._plugin_engine import PluginEngine
@@ -97,6 +100,7 @@ __all__ = [
     "all_gather_single",
     "reduce_scatter_single",
     "monitored_barrier",
+    "record_comm",
 ]
 
 _NOT_INIT = "Default process group has not been initialized, please make sure to call init_process_group."
@@ -805,7 +809,40 @@ _descriptions: dict = {}  # (name, dtype, shape, arguments) -> the text the rank
 
 # --------------------------------------------------------------------------- collectives
 
+_comm_names: list = []  # the titles record_comm set, innermost last
 
+
+@contextlib.contextmanager
+def record_comm(name):
+    """Collectives issued inside appear in the profiler under `name` instead of "<backend>:<collective>"."""
+    _comm_names.append(name)
+    try:
+        yield
+    finally:
+        _comm_names.pop()
+
+
+def _profiled(fn):
+    """`fn`, a collective, as a range of the profile while a profiler records (free otherwise)."""
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if not _profiling.ACTIVE:
+            return fn(*args, **kwargs)
+        recorder = _profiling.ACTIVE[0]
+        world = _state["world"]
+        title = _comm_names[-1] if _comm_names else f"{world.backend if world else 'c10d'}:{name}"
+        span = recorder.open(title, "user_annotation")
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            recorder.close(span)
+
+    return run
+
+
+@_profiled
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     _check_tensor(tensor)
     g = _group(group)
@@ -815,6 +852,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     return _finished(g.engine.all_reduce(tensor, op, async_op), async_op)
 
 
+@_profiled
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     _check_tensor(tensor)
     g = _group(group)
@@ -825,6 +863,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     return _finished(g.engine.broadcast(tensor, root, async_op), async_op)
 
 
+@_profiled
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     _check_tensor(tensor)
     g = _group(group)
@@ -835,6 +874,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     return _finished(g.engine.reduce(tensor, root, op, async_op), async_op)
 
 
+@_profiled
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     _check_list(tensor_list, "tensor_list")
     _check_tensor(tensor)
@@ -848,6 +888,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     return _finished(g.engine.all_gather(tensor_list, tensor, async_op), async_op)
 
 
+@_profiled
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     g = _pair_group(output_tensor, input_tensor, ("output_tensor", "input_tensor"), group)
     if g is None:
@@ -858,6 +899,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     return _finished(g.engine.all_gather_into_tensor(output_tensor, input_tensor, async_op), async_op)
 
 
+@_profiled
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     g = _pair_group(output, input, ("output", "input"), group)
     if g is None:
@@ -868,6 +910,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     return _finished(g.engine.reduce_scatter_tensor(output, input, op, async_op), async_op)
 
 
+@_profiled
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     _check_tensor(tensor)
     g = _group(group)
@@ -889,6 +932,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     return _finished(g.engine.gather(tensor, gather_list, root, async_op), async_op)
 
 
+@_profiled
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
     _check_tensor(tensor)
     g = _group(group)
@@ -912,6 +956,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     return _finished(g.engine.scatter(tensor, packed, root, async_op), async_op)
 
 
+@_profiled
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
     g = _pair_group(output, input, ("output", "input"), group)
     if g is None:
@@ -921,6 +966,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     return _finished(work, async_op)
 
 
+@_profiled
 def barrier(group=None, async_op=False, device_ids=None):
     g = _group(group)
     if g is None:
@@ -929,6 +975,7 @@ def barrier(group=None, async_op=False, device_ids=None):
     return _finished(g.engine.barrier(async_op), async_op)
 
 
+@_profiled
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     _check_tensor(tensor)
     g = _group(group)
@@ -937,6 +984,7 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     return g.engine.send(tensor, _peer(g, dst, group_dst, "dst"), tag)
 
 
+@_profiled
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     _check_tensor(tensor)
     g = _group(group)
@@ -945,12 +993,14 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     return g.engine.recv(tensor, _source(g, src, group_src), tag)
 
 
+@_profiled
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
     w = isend(tensor, dst, group, tag, group_dst)
     if w is not None:
         w.wait()
 
 
+@_profiled
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
     """Blocks until received; returns the sender's global rank, as PyTorch does."""
     _check_tensor(tensor)
@@ -1026,6 +1076,7 @@ def _unflatten_into(flat, tensors):
         start += n
 
 
+@_profiled
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
     """input_tensor_list[k] to group rank k, output_tensor_list[k] from group rank k (sizes may differ
     from peer to peer): one all_to_all_single over the flattened lists."""
@@ -1048,6 +1099,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     return _finished(_sockets.Work(), async_op)
 
 
+@_profiled
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     """The reduction over the group of input_list[k], into group rank k's output."""
     _check_tensor(output, "output")
@@ -1072,6 +1124,7 @@ def _on_the_way_out(name):
     )
 
 
+@_profiled
 def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
     """Every tensor all-reduced, in one all-reduce of their concatenation (they share a dtype)."""
     _on_the_way_out("all_reduce_coalesced")
@@ -1087,6 +1140,7 @@ def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
     return _finished(_sockets.Work(), async_op) if work is None else work
 
 
+@_profiled
 def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, async_op=False):
     """output_tensor_lists[k][i] receives group rank k's input_tensor_list[i]."""
     _on_the_way_out("all_gather_coalesced")
@@ -1109,6 +1163,7 @@ def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=F
 _MONITOR_TAG = 32000  # the messages of monitored_barrier, apart from the user's tags
 
 
+@_profiled
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     """A barrier whose rank 0 names the ranks that did not reach it within `timeout` (a RuntimeError
     there); the others wait for rank 0's release."""
