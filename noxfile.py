@@ -187,9 +187,10 @@ def transformers(session):
 def npu(session):
     """The Ascend backend against the ACL simulator, which tests/npu/conftest.py builds with the
     system C compiler (`python mindtorch-npu/simulator/build.py DIR` builds it by hand); the same
-    conftest fails the session when its tests leave anything alive in the simulator."""
+    conftest fails the session when its tests leave anything alive in the simulator. transformers: its tiny
+    GPT-2, BERT and LLaMA run on the npu against the cpu (tests/npu/test_hf_tiny_models_npu.py)."""
     _install(session, CORE, CPU, NPU)
-    session.install("pytest", TORCH)  # torch: the rounding oracle of some simulator tests
+    session.install("pytest", TORCH, TRANSFORMERS)  # torch: the rounding oracle of some simulator tests
     session.env["ACLSIM_BUILD_DIR"] = str(Path(session.create_tmp()) / "aclsim")
     _pytest(session, "tests/npu")
     _npu_chip_matrix(session)
