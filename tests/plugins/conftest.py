@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
-NAMES = ("toy", "broken", "oldapi", "dupcpu", "vault", "exiter", "slow", "badalloc")
+NAMES = ("toy", "broken", "oldapi", "dupcpu", "vault", "frozen", "exiter", "slow", "badalloc")
 
 
 def install_fixture(name, target):

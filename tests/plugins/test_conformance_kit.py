@@ -29,6 +29,57 @@ def test_vault_report_shows_fallbacks(run_python, tmp_path):
     assert summary in info.stdout and "fallback (host)" in info.stdout
 
 
+def test_frozen_passes_the_whole_kit_without_host_fallback(run_python, tmp_path):
+    out = tmp_path / "frozen.json"
+    r = run_python(
+        None,
+        plugins=["frozen"],
+        MINDTORCH_CONFORMANCE_DIR=tmp_path / "last",
+        args=["-m", "mindtorch.testing.conformance", "--device", "frozen", "--strict", "--json", str(out)],
+    )
+    assert r.returncode == 0, r
+    summary = r.stdout.strip().splitlines()[-1]
+    from mindtorch.ops.registry import OPS
+
+    n = len(OPS)
+    assert summary.startswith(f"conformance frozen:0: {n}/{n} ops conformant (0 via host fallback)"), summary
+    rep = json.loads(out.read_text())
+    assert {o["status"] for o in rep["ops"].values()} == {"conformant"}
+    assert all(c["status"] == "passed" for c in rep["checks"].values()), rep["checks"]
+
+
+def test_frozen_writes_are_copy_on_write(run_python):
+    r = run_python(
+        """
+import mindtorch as torch
+
+def steps(dev):
+    a = torch.arange(12.0).reshape(3, 4).to(dev)
+    a[:, 1].mul_(10)  # on frozen, a NumPy kernel: a new buffer with the column's bytes replaced
+    a.add_(torch.ones(4, device=dev), alpha=2)
+    a[0].lerp_(torch.zeros(4, device=dev), 0.5)  # on frozen, served by the host kernel
+    return a
+
+a = torch.arange(12.0).reshape(3, 4).to("frozen")
+box = a.untyped_storage().data
+before = box.buf
+a[:, 1].mul_(10)
+after = box.buf
+done = steps("frozen")
+emit({
+    "immutable": isinstance(before, bytes) and isinstance(after, bytes),
+    "swapped": before is not after,
+    "old_kept": before == torch.arange(12.0).numpy().tobytes(),
+    "same_as_cpu": done.to("cpu").tolist() == steps("cpu").tolist(),
+    "version": done._version_value,
+})
+""",
+        plugins=["frozen"],
+    )
+    assert r.returncode == 0, r
+    assert r.result == {"immutable": True, "swapped": True, "old_kept": True, "same_as_cpu": True, "version": 3}
+
+
 def test_a_kernel_that_broadcasts_wrongly_is_caught(run_python):
     r = run_python(
         """
