@@ -13,10 +13,11 @@ enforces this for the in-repo backends):
                                              a tensor over a C-contiguous host array whose Storage is
                                              built by the allocator's adopt(host, device) on first use
     Tensor, TensorMeta                       tensors; the (shape, dtype) a shape rule returns
-    dtypes                                   the dtype objects (dtypes.float32, ...) and helpers:
+    dtypes                                   the dtype objects (dtypes.float32, ...; each with
+                                             .itemsize, .is_floating_point, .is_complex) and helpers:
                                              .TENSOR_DTYPES (every dtype a tensor holds, the wide
                                              unsigned integers included), .ALL (those in the promotion
-                                             table), .itemsize, .is_floating_point, promote_types, ...
+                                             table), promote_types, result_type, finfo, iinfo, ...
     device                                   device objects (device("npu", 1))
     contiguous_strides, c_strides, numel, broadcast_shapes, wrap_dims
                                              geometry helpers (wrap_dims: negative dims to positions)
@@ -30,7 +31,8 @@ enforces this for the in-repo backends):
     backend_for(device_type)                 a loaded backend's record: .allocator, .to_host(t),
                                              .from_host(array, dtype, device), .copy_from_host(dst, a)
     OPS                                      the op table {qualified name: Op}: .meta, .inplace,
-                                             .view_fn, .composite, .name, .qualname
+                                             .view_fn, .composite, .name, .qualname, .signature,
+                                             .params (each .name, .kwarg_only, .writes, ...), .mutated
     generator_state(generator, device)       the backend state object a random kernel draws from
     arange_params, random_bounds             how arange / random_ compute their ranges
     bf16_bits_to_float, float_to_bf16_bits, to_host_array
