@@ -80,6 +80,44 @@ emit({
     assert r.result == {"immutable": True, "swapped": True, "old_kept": True, "same_as_cpu": True, "version": 3}
 
 
+def test_a_dtype_the_device_declares_it_lacks_is_listed_not_the_ops_status(run_python):
+    r = run_python(
+        """
+import mindtorch as torch
+from mindtorch.plugins import OPS
+from mindtorch.testing.conformance.runner import check_op
+from mindtorch.testing.conformance.report import Report
+
+exp = OPS["exp"].kernels["frozen"]
+
+def no_float64(meta, a):
+    if a.dtype is torch.float64:
+        raise TypeError("exp: torch.float64 is not held by this frozen chip")
+    return exp(meta, a)
+
+OPS["exp"].kernels["frozen"] = no_float64
+dev = torch.device("frozen", 0)
+declared = check_op("exp", dev, unsupported="is not held by this frozen chip")
+undeclared = check_op("exp", dev)
+report = Report(dev, {"exp": declared}, {}, 1.0, False)
+emit({
+    "declared": [declared.status, declared.lacks, "float64" in declared.dtypes, declared.detail],
+    "undeclared": [undeclared.status, undeclared.lacks],
+    "summary": report.summary(),
+    "text": report.text(),
+})
+""",
+        plugins=["frozen"],
+    )
+    assert r.returncode == 0, r
+    status, lacks, covered, detail = r.result["declared"]
+    assert (status, lacks, covered) == ("conformant", ["float64"], False)
+    assert detail.startswith("lacks float64: in float64: sample") and "not held" in detail
+    assert r.result["undeclared"] == ["failing", []]
+    assert "(1 more lacked by the device)" in r.result["summary"]
+    assert "dtypes the device lacks, in ops conformant in the others: float64 in 1" in r.result["text"]
+
+
 def test_a_kernel_that_broadcasts_wrongly_is_caught(run_python):
     r = run_python(
         """

@@ -5,9 +5,18 @@ from . import chips
 
 # the chips the backend claims, one per family and SoC-name form (chips.family), each checked by the conformance kit
 CLAIMED_CHIPS = ("Ascend910B1", "Ascend910_9392", "Ascend910A", "Ascend310P3", "Ascend950PR")
-# the backend's own errors for an operator or a dtype the chip's family lacks (chips.check_op, check_chip_dtype):
-# the conformance kit's `--unsupported` pattern
-LACKS_PATTERN = r"is not available on Ascend\S+ \(family|is not supported on Ascend\S+ \(family"
+# the backend's own errors for what the chip's documentation omits, the conformance kit's `--unsupported` pattern:
+# an operator the family lacks (chips.check_op), a dtype the chip cannot hold (check_chip_dtype, refusal), a dtype
+# the operator's doc does not list on the chip's product (check_dtype), and one no dtype it takes holds without
+# loss (compute_dtype)
+LACKS_PATTERN = "|".join(
+    (
+        r"is not available on Ascend\S+ \(family",
+        r"is not supported on Ascend\S+ \(family",
+        r"not implemented for '\S+' on npu \(Ascend\S+\): aclnn\w+ supports",
+        r"aclnn\w+ does not take \S+ on Ascend\S+ \(family \w+\) and no dtype it takes holds these values",
+    )
+)
 
 # ACLNN operator -> the ops whose npu path needs it ("(backward)": the forward runs, its gradient does not)
 NEEDS = {

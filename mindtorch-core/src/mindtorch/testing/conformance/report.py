@@ -45,6 +45,18 @@ class Report:
         """(op, dtype) pairs checked beyond each op's own samples' dtypes."""
         return sum(len(r.dtypes) for r in self.ops.values())
 
+    def lacked_pairs(self):
+        """(op, dtype) pairs the device declares it lacks (an op listed conformant runs in its other dtypes)."""
+        return sum(len(r.lacks) for r in self.ops.values())
+
+    def lacks_by_dtype(self):
+        """{dtype name: how many ops lack it}, most lacked first."""
+        counts = {}
+        for r in self.ops.values():
+            for d in r.lacks:
+                counts[d] = counts.get(d, 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
     def summary(self):
         n = len(self.ops)
         passed = sum(1 for st, _ in self.checks.values() if st == PASSED)
@@ -59,8 +71,9 @@ class Report:
             + (f"{unsupported} unsupported by the device, " if unsupported else "")
             + f"{self.count(NA)} n/a; checks {passed}/{len(self.checks)} passed ({na_checks} n/a"
             + (f", {unsupported_checks} unsupported" if unsupported_checks else "")
-            + f"); samples for {with_samples}/{n} ops, {self.samples()} run, {self.dtype_pairs()} in other dtypes; "
-            f"{self.seconds:.1f}s"
+            + f"); samples for {with_samples}/{n} ops, {self.samples()} run, {self.dtype_pairs()} in other dtypes"
+            + (f" ({self.lacked_pairs()} more lacked by the device)" if self.lacked_pairs() else "")
+            + f"; {self.seconds:.1f}s"
         )
 
     def text(self, verbose=False):
@@ -74,6 +87,9 @@ class Report:
                 lines.append(f"\n{status} ({len(rows)}):")
                 for r in sorted(rows, key=lambda r: r.name):
                     lines.append(f"  {r.name:<34} {r.coverage:<10} {r.detail}".rstrip())
+        if self.lacked_pairs():
+            lacks = ", ".join(f"{d} in {k}" for d, k in self.lacks_by_dtype().items())
+            lines.append(f"\ndtypes the device lacks, in ops conformant in the others: {lacks}")
         if self.checks:
             lines.append("\nchecks:")
             for name, (st, detail) in self.checks.items():

@@ -39,9 +39,10 @@ def coverage(op, device_type):
 
 
 class OpResult:
-    def __init__(self, name, status, coverage, samples=0, detail="", dtypes=()):
+    def __init__(self, name, status, coverage, samples=0, detail="", dtypes=(), lacks=()):
         self.name, self.status, self.coverage, self.samples, self.detail = name, status, coverage, samples, detail
         self.dtypes = list(dtypes)  # the dtypes its samples were converted to (every one the cpu accepts)
+        self.lacks = list(lacks)  # of those, the ones the device declares it lacks (the `unsupported` pattern)
 
     def as_dict(self):
         return {
@@ -49,6 +50,7 @@ class OpResult:
             "coverage": self.coverage,
             "samples": self.samples,
             "dtypes": self.dtypes,
+            "lacks": self.lacks,
             "detail": self.detail,
         }
 
@@ -334,19 +336,24 @@ NOT_HELD = "not held"  # _check_sample: the device does not hold a variant's dty
 
 
 def _check_dtypes(run, qualname, mode, n):
-    """The op in every dtype the cpu accepts (variants.py): (result or None, samples run, dtypes covered)."""
+    """The op in every dtype the cpu accepts (variants.py): (result or None, samples run, dtypes covered, dtypes
+    the device declares it lacks). A declared lack in another dtype is listed, not the op's status: the op stays
+    conformant in the dtypes it takes."""
     from .variants import dtype_variants
 
-    dtypes = set()
+    dtypes, lacks = set(), {}
     for dtype, rs, ds in dtype_variants(qualname, run.fn, mode):
         bad = _check_sample(run, rs, ds, f"in {dtype.name}: sample {rs!r}", n + 1, variant=True)
         if bad is REFUSED or bad is NOT_HELD:
             continue
+        if bad is not None and bad.status == UNSUPPORTED:
+            lacks[dtype.name] = bad.detail
+            continue
         if bad is not None:
-            return bad, n, dtypes
+            return bad, n, dtypes, lacks
         n += 1
         dtypes.add(dtype.name)
-    return None, n, dtypes
+    return None, n, dtypes, lacks
 
 
 def check_op(qualname, device, dataless=False, grad=True, unsupported=None, dtypes=True):
@@ -370,12 +377,14 @@ def check_op(qualname, device, dataless=False, grad=True, unsupported=None, dtyp
         bad = _check_sample(run, rs, ds, f"sample {k} {rs!r}", k + 1, then)
         if bad is not None:
             return bad
-    n, covered = len(refs), set()
+    n, covered, lacks = len(refs), set(), {}
     if dtypes:
-        bad, n, covered = _check_dtypes(run, qualname, mode, n)
+        bad, n, covered, lacks = _check_dtypes(run, qualname, mode, n)
         if bad is not None:
             return bad
-    return OpResult(qualname, FALLBACK if cov == FALLBACK else CONFORMANT, cov, n, "", sorted(covered))
+    detail = f"lacks {', '.join(sorted(lacks))}: {next(iter(lacks.values()))}"[:300] if lacks else ""
+    status = FALLBACK if cov == FALLBACK else CONFORMANT
+    return OpResult(qualname, status, cov, n, detail, sorted(covered), sorted(lacks))
 
 
 def _snapshot(args):
