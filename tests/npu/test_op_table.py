@@ -220,6 +220,14 @@ def test_index_ops_cumsum_argmax_cat_linear_match_cpu():
     close(x.to("npu").masked_fill(m.to("npu"), -1.5), x.masked_fill(m, -1.5))
 
 
+@pytest.mark.parametrize("dtype", FLOATS + INTS)
+def test_masked_fill_with_a_0_dim_value_fills_its_value(dtype):
+    x, m = rnd((3, 4), dtype), rnd((3, 4), torch.bool, 1)
+    value = torch.tensor(2.5).to(dtype)  # bfloat16 travels to the host as its bits
+    close(x.to("npu").masked_fill(m.to("npu"), value.to("npu")), x.masked_fill(m, value))
+    close(x.to("npu").masked_fill_(m.to("npu"), value.to("npu")), x.clone().masked_fill_(m, value))
+
+
 def test_random_on_the_device_follows_the_generator_state():
     from mindtorch.plugins import default_generator
 

@@ -6,7 +6,7 @@ index, at the next synchronization for those that only read."""
 from mindtorch.plugins import Tensor, broadcast_shapes, dtypes as D, kernel_table
 
 from ..aclnn import launch, scalar_for
-from ..copy import COPY, empty
+from ..copy import empty
 from ._common import (
     as_1d,
     cast,
@@ -14,6 +14,7 @@ from ._common import (
     contiguous,
     fill,
     fill_masked,
+    host_values,
     in_place_by_copy,
     move_dims,
     nonzero,
@@ -256,8 +257,8 @@ def index_fill(m, a, dim, index, value):
 
 
 def _masked_fill_value(value):
-    if isinstance(value, Tensor):  # masked_fill.Tensor: a 0-dim value, read once
-        return COPY.to_host(value).item()
+    if isinstance(value, Tensor):  # masked_fill.Tensor: a 0-dim value, read once (bfloat16 as float32, not bits)
+        return host_values(value, D.float32 if value.dtype is D.bfloat16 else None).item()
     return value
 
 
