@@ -392,6 +392,25 @@ def test_lerp_addcmul_addcdiv():
         mindtorch.lerp(a, b.double(), 0.5)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_lerp_addcmul_addcdiv_round_half_precision_once(dtype):
+    """Half-precision operands are computed in float32 and rounded once, as PyTorch's kernels do."""
+    g = np.random.default_rng(3)
+    a, ta = pair(g.standard_normal((4, 5)) * 3, dtype)
+    b, tb = pair(g.standard_normal((5,)) * 3, dtype)
+    w, tw = pair(g.random((4, 1)) + 0.5, dtype)
+    for fm, ft in [
+        (lambda x, y, z: mindtorch.lerp(x, y, z), lambda x, y, z: torch.lerp(x, y, z)),
+        (lambda x, y, z: mindtorch.lerp(x, y, 0.3), lambda x, y, z: torch.lerp(x, y, 0.3)),
+        (lambda x, y, z: mindtorch.addcmul(x, y, z, value=0.7), lambda x, y, z: torch.addcmul(x, y, z, value=0.7)),
+        (lambda x, y, z: mindtorch.addcdiv(x, y, z, value=0.7), lambda x, y, z: torch.addcdiv(x, y, z, value=0.7)),
+        (lambda x, y, z: x.clone().lerp_(y, 0.3), lambda x, y, z: x.clone().lerp_(y, 0.3)),
+        (lambda x, y, z: x.clone().addcmul_(y, z, value=0.7), lambda x, y, z: x.clone().addcmul_(y, z, value=0.7)),
+        (lambda x, y, z: x.clone().addcdiv_(y, z, value=0.7), lambda x, y, z: x.clone().addcdiv_(y, z, value=0.7)),
+    ]:
+        assert_same(fm(a, b, w), ft(ta, tb, tw))
+
+
 @pytest.mark.parametrize(
     "name,arg",
     [
@@ -476,10 +495,12 @@ def test_round_decimals():
     )
 
 
-def test_nan_to_num_args():
-    m, t = pair([float("nan"), float("inf"), -float("inf"), 1.0], "float32")
-    assert_same(mindtorch.nan_to_num(m), torch.nan_to_num(t))
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+def test_nan_to_num_args(dtype):
+    m, t = pair([float("nan"), float("inf"), -float("inf"), 1.0], dtype)
+    assert_same(mindtorch.nan_to_num(m), torch.nan_to_num(t))  # infinities to the dtype's own largest
     assert_same(mindtorch.nan_to_num(m, 1.0, 2.0, -3.0), torch.nan_to_num(t, 1.0, 2.0, -3.0))
+    assert_same(m.clone().nan_to_num_(), t.clone().nan_to_num_())
 
 
 # --- gradients ----------------------------------------------------------------------------------

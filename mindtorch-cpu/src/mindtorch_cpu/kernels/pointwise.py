@@ -58,6 +58,11 @@ def _cdt(d):
     return _F32 if d is D.bfloat16 else TO_NP[d]
 
 
+def _opmath(d):
+    """NumPy compute dtype of the fused ternary updates: both half types run in float32 and round once."""
+    return _F32 if d is D.bfloat16 or d is D.float16 else TO_NP[d]
+
+
 def _inplace(name):
     """name_ from name: compute, then write into self (the dispatcher already checked castability)."""
     fn = KERNELS[name]
@@ -353,7 +358,7 @@ _inplace("bitwise_not")
 
 # --- ternary ------------------------------------------------------------------------
 def _lerp(m, a, b, w):
-    dt = _cdt(m.dtype)
+    dt = _opmath(m.dtype)
     x, y, t = _o(a, dt), _o(b, dt), _o(w, dt)
     d = np.subtract(y, x, dtype=dt)
     # two forms keep the endpoints exact at weight 0 and 1
@@ -366,7 +371,7 @@ _inplace("lerp")
 
 @kernel("addcmul")
 def addcmul(m, s, t1, t2, value=1):
-    dt = _cdt(m.dtype)
+    dt = _opmath(m.dtype)
     p = np.multiply(_o(t1, dt), _o(t2, dt), dtype=dt)
     if value != 1:
         p = np.multiply(p, np.asarray(value).astype(dt), dtype=dt)
@@ -375,7 +380,7 @@ def addcmul(m, s, t1, t2, value=1):
 
 @kernel("addcdiv")
 def addcdiv(m, s, t1, t2, value=1):
-    dt = _cdt(m.dtype)
+    dt = _opmath(m.dtype)
     with quiet():
         p = np.true_divide(_o(t1, dt), _o(t2, dt), dtype=dt)
         if value != 1:
@@ -394,7 +399,7 @@ def _fast_inplace(name, update):
 
     def kernel(m, a, b, c, *rest):
         x = arr(a)
-        dt = _cdt(m.dtype)
+        dt = _opmath(m.dtype)
         scalar = rest[0] if rest else c
         if x.dtype is dt and dt.kind == "f" and scalar.__class__ in (float, int):
             with quiet():
@@ -716,13 +721,23 @@ def _logit(x, dt, eps=None):
 _unary("logit", _logit)
 
 
-def _nan_to_num(x, dt, nan=None, posinf=None, neginf=None):
-    if dt.kind in "biu":
-        return x.copy()
-    return np.nan_to_num(x, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf).astype(dt, copy=False)
+@kernel("nan_to_num")
+def nan_to_num(m, a, nan=None, posinf=None, neginf=None):
+    x = arr(a)
+    if m.dtype.is_floating_point or m.dtype.is_complex:
+        # infinities become the result dtype's own largest values (bfloat16's and float16's are below float32's)
+        top = float(D.finfo(m.dtype).max)
+        x = x.astype(_F32) if m.dtype in _HALF else x
+        x = np.nan_to_num(
+            x,
+            nan=0.0 if nan is None else nan,
+            posinf=top if posinf is None else posinf,
+            neginf=-top if neginf is None else neginf,
+        )
+    return wrap(x.copy() if x is arr(a) else x, m.dtype)
 
 
-_unary("nan_to_num", _nan_to_num)
+_inplace("nan_to_num")
 
 
 def _pred(name, fn):
