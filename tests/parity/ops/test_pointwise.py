@@ -765,3 +765,42 @@ def test_clamp_is_not_much_slower_than_np_clip():
     ref = best(lambda: np.clip(a, -0.5, 0.5))
     assert best(lambda: mindtorch.clamp(x, min=0)) < 2.5 * ref + 2e-4
     assert best(lambda: x.clamp_(-0.5, 0.5)) < 2.5 * ref + 2e-4
+
+
+DTYPES = ["bool", "uint8", "int8", "int64", "float16", "bfloat16", "float32", "complex64", "uint16", "uint32"]
+
+
+def _values(dtype):
+    if dtype == "bool":
+        return [True, False, True]
+    return [0, 1, 2] if dtype.startswith("uint") else [-2, 0, 1]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("limits", [(), (0, 1), (-1, 0), (0, 0)])
+def test_hardtanh_dtypes_and_limits(dtype, limits):
+    """PyTorch's refusals: bool, the wide unsigned integers, and uint8 with a negative limit."""
+    m, t = pair(_values(dtype), dtype)
+    same_error(lambda: mindtorch.nn.functional.hardtanh(m, *limits), lambda: torch.nn.functional.hardtanh(t, *limits))
+    same_error(
+        lambda: mindtorch.nn.functional.hardtanh_(m.clone(), *limits),
+        lambda: torch.nn.functional.hardtanh_(t.clone(), *limits),
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_hardshrink_dtypes(dtype):
+    m, t = pair(_values(dtype), dtype)
+    same_error(lambda: mindtorch.nn.functional.hardshrink(m, 0.5), lambda: torch.nn.functional.hardshrink(t, 0.5))
+
+
+@pytest.mark.parametrize("dtype", DTYPES[:-2])
+@pytest.mark.parametrize("other", ["int64", "bool", "float32", "complex64"])
+def test_isin_dtypes(dtype, other):
+    """Bool and complex operands are refused, in every overload."""
+    m, t = pair(_values(dtype), dtype)
+    n, u = pair(_values(other), other)
+    same_error(lambda: mindtorch.isin(m, n), lambda: torch.isin(t, u))
+    same_error(lambda: mindtorch.isin(m, 1), lambda: torch.isin(t, 1))
+    same_error(lambda: mindtorch.isin(m, True), lambda: torch.isin(t, True))
+    same_error(lambda: mindtorch.isin(1, m), lambda: torch.isin(1, t))

@@ -832,7 +832,7 @@ def gelu(input, approximate="none"):
 
 
 def hardshrink(input, lambd=0.5):
-    return input.masked_fill((input >= -lambd) & (input <= lambd), 0)
+    return torch.hardshrink(input, lambd)
 
 
 def tanhshrink(input):

@@ -941,9 +941,21 @@ defop(
     family=F,
     grad={"self": "torch.where(self > 0, grad, grad * negative_slope)"},
 )
+
+
+def _hardtanh_meta(self, min_val=-1, max_val=1):
+    if self.dtype in D.WIDE_UINTS:  # PyTorch clamps with clamp_scalar, which has no wide unsigned kernel
+        raise _not_impl("clamp_scalar_cpu", self.dtype)
+    if self.dtype._kind == 3:
+        raise NotImplementedError("clamp is not supported for complex types")
+    if self.dtype is D.uint8 and (min_val < 0 or max_val < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    return _keep_no_bool("hardtanh_cpu")(self)
+
+
 defop(
     "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
-    meta=_keep_no_bool("hardtanh_cpu"),
+    meta=_hardtanh_meta,
     inplace=True,
     method=False,
     family=F,
@@ -1325,6 +1337,8 @@ defop(
 
 
 def _hardshrink(self, lambd=0.5):
+    if self.dtype._kind != 2:  # floating point only, as PyTorch's kernel
+        raise _not_impl("hardshrink_cpu", self.dtype)
     return torch.where((self > lambd) | (self < -lambd), self, self * 0)
 
 

@@ -386,7 +386,16 @@ defop(
 )
 
 
+def _isin_check(*operands):
+    """PyTorch's isin takes neither bool nor complex operands (a Python bool counts as a Bool tensor)."""
+    for x in operands:
+        dtype = x.dtype if isinstance(x, torch.Tensor) else (D.bool_ if isinstance(x, bool) else None)
+        if dtype is not None and dtype._kind in (0, 3):
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {D._cname(dtype)}")
+
+
 def _isin(elements, test_elements, assume_unique=False, invert=False):
+    _isin_check(elements, test_elements)
     if not isinstance(test_elements, torch.Tensor):  # a Python number compares as a wrapped scalar (no promotion)
         hit = elements == test_elements
         return ~hit if invert else hit
