@@ -454,13 +454,24 @@ def _check_grad(op, fn, qualname, mode, device, dataless):
 # -- the whole suite -------------------------------------------------------------------------------
 
 
+def run_check(name, device, dataless=False, unsupported=None):
+    """One structural check: (status, detail); a failure with the device's declared error is UNSUPPORTED."""
+    from .checks import CHECKS
+    from .report import FAILED
+
+    st, detail = CHECKS[name](device, dataless)
+    if st == FAILED and unsupported is not None and re.search(unsupported, detail):
+        st = UNSUPPORTED
+    return st, detail
+
+
 def run(device, ops=None, checks=True, grad=True, progress=None, unsupported=None, dtypes=True):
     """Run the conformance suite against `device`; returns a Report. `unsupported`: a regular expression
     matching the device's own errors for what it declares it lacks (listed as unsupported, not failing).
     `checks`: True, False or the names of the structural checks to run; `dtypes`: each op in every dtype the
     cpu accepts too."""
     from .checks import CHECKS
-    from .report import FAILED, Report
+    from .report import Report
 
     device = mindtorch.device(device)
     if device.type not in BACKENDS:
@@ -480,11 +491,8 @@ def run(device, ops=None, checks=True, grad=True, progress=None, unsupported=Non
         gc.collect()
         check_results = {}
         if checks:
-            for cname, check in CHECKS.items():
+            for cname in CHECKS:
                 if checks is not True and cname not in checks:
                     continue
-                st, detail = check(device, dataless)
-                if st == FAILED and unsupported is not None and re.search(unsupported, detail):
-                    st = UNSUPPORTED
-                check_results[cname] = (st, detail)
+                check_results[cname] = run_check(cname, device, dataless, unsupported)
     return Report(device, results, check_results, time.perf_counter() - start, dataless)
