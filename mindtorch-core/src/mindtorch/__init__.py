@@ -92,6 +92,10 @@ from .autograd.grad_mode import is_inference_mode_enabled
 for _name in _linalg_at_top_level.METHODS:  # Tensor methods too: A.inverse(), A.det(), ...
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, getattr(_linalg_at_top_level, _name))
+from . import _special_at_top_level
+
+for _name in _special_at_top_level.METHODS:  # x.polygamma(n): the order comes second as a method
+    setattr(Tensor, _name, getattr(_special_at_top_level, _name))
 
 from ._backends import loader as _loader
 from ._backends.registry import BACKENDS as _BACKENDS

@@ -1,8 +1,5 @@
-"""mindtorch.special: torch.special's functions that are compositions of existing ops.
-
-The Bessel, gamma-family and orthogonal-polynomial functions need kernels of their own and are not here
-yet (hasattr answers False for them).
-"""
+"""mindtorch.special: torch.special's functions: compositions of existing ops, and the Bessel, Airy,
+zeta and orthogonal-polynomial functions of the op table (mindtorch.ops.special_*)."""
 
 import math
 
@@ -35,6 +32,36 @@ __all__ = [
     "multigammaln",
     "gammainc",
     "gammaincc",
+    "airy_ai",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_y0",
+    "bessel_y1",
+    "erfcx",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "modified_bessel_i0",
+    "modified_bessel_i1",
+    "modified_bessel_k0",
+    "modified_bessel_k1",
+    "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1",
+    "spherical_bessel_j0",
+    "zeta",
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
 ]
 
 erf, erfc, erfinv, exp2, expm1, log1p, logit, logsumexp, round = (
@@ -135,3 +162,69 @@ def polygamma(n, input):
 
 def multigammaln(input, p):
     return _t.mvlgamma(input, p)
+
+
+# --- functions of the op table: one input ------------------------------------------------------------
+def _unary(name):
+    op = getattr(_t.ops, "special_" + name)
+
+    def fn(input, *, out=None):
+        return op(input) if out is None else op(input, out=out)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = op.__doc__
+    return fn
+
+
+airy_ai = _unary("airy_ai")
+bessel_j0 = _unary("bessel_j0")
+bessel_j1 = _unary("bessel_j1")
+bessel_y0 = _unary("bessel_y0")
+bessel_y1 = _unary("bessel_y1")
+modified_bessel_i0 = _unary("modified_bessel_i0")
+modified_bessel_i1 = _unary("modified_bessel_i1")
+modified_bessel_k0 = _unary("modified_bessel_k0")
+modified_bessel_k1 = _unary("modified_bessel_k1")
+scaled_modified_bessel_k0 = _unary("scaled_modified_bessel_k0")
+scaled_modified_bessel_k1 = _unary("scaled_modified_bessel_k1")
+spherical_bessel_j0 = _unary("spherical_bessel_j0")
+erfcx = _unary("erfcx")
+i0e = _unary("i0e")
+i1 = _unary("i1")
+i1e = _unary("i1e")
+
+
+def i0(input, *, out=None):
+    return _t.i0(input) if out is None else _t.i0(input, out=out)
+
+
+# --- two inputs, either of which may be a Python number ----------------------------------------------
+def _binary(name):
+    op = getattr(_t.ops, "special_" + name)
+
+    def fn(x, n, *, out=None):
+        if not isinstance(x, _t.Tensor):
+            if not isinstance(n, _t.Tensor):
+                raise TypeError(f"{name}() expects at least one tensor argument")
+            # a number first becomes a 0-dim tensor of the dtype it promotes to with the tensor
+            x = _t.tensor(x, dtype=_t.result_type(x, n), device=n.device)
+        return op(x, n) if out is None else op(x, n, out=out)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = op.__doc__
+    return fn
+
+
+zeta = _binary("zeta")
+chebyshev_polynomial_t = _binary("chebyshev_polynomial_t")
+chebyshev_polynomial_u = _binary("chebyshev_polynomial_u")
+chebyshev_polynomial_v = _binary("chebyshev_polynomial_v")
+chebyshev_polynomial_w = _binary("chebyshev_polynomial_w")
+shifted_chebyshev_polynomial_t = _binary("shifted_chebyshev_polynomial_t")
+shifted_chebyshev_polynomial_u = _binary("shifted_chebyshev_polynomial_u")
+shifted_chebyshev_polynomial_v = _binary("shifted_chebyshev_polynomial_v")
+shifted_chebyshev_polynomial_w = _binary("shifted_chebyshev_polynomial_w")
+hermite_polynomial_h = _binary("hermite_polynomial_h")
+hermite_polynomial_he = _binary("hermite_polynomial_he")
+laguerre_polynomial_l = _binary("laguerre_polynomial_l")
+legendre_polynomial_p = _binary("legendre_polynomial_p")

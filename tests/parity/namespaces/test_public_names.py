@@ -15,8 +15,8 @@ import missing_names  # noqa: E402
 
 # namespace -> the most names it may lack
 RATCHET = {
-    "torch": 66,
-    "torch.Tensor": 50,
+    "torch": 64,
+    "torch.Tensor": 46,
     "torch.nn": 0,
     "torch.nn.functional": 17,
     "torch.nn.modules": 0,
@@ -31,7 +31,7 @@ RATCHET = {
     "torch.autograd.graph": 8,
     "torch.random": 0,
     "torch.linalg": 20,
-    "torch.special": 30,
+    "torch.special": 0,
     "torch.fft": 1,
     "torch.amp": 0,
     "torch.testing": 0,

@@ -18,6 +18,7 @@ def load_table():
         reduction,
         shape,
         sorting,
+        special,
         spectral,
         windows,
     )

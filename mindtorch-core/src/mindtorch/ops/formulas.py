@@ -132,6 +132,19 @@ def zeros_like_grad(grad):
     return grad * 0
 
 
+def bessel_i1_slope(x, i0, i1):
+    """d/dx I1(x) = I0(x) - I1(x) / x, with its limit 1/2 at 0."""
+    zero = x == 0
+    return torch.where(zero, torch.full_like(i1, 0.5), i0 - i1 / torch.where(zero, torch.ones_like(x), x))
+
+
+def bessel_i1e_slope(x, i0e, i1e):
+    """d/dx (exp(-|x|) I1(x)) = i0e(x) - i1e(x) (sgn(x) + 1 / x), with its limit 1/2 at 0."""
+    zero = x == 0
+    inv = 1 / torch.where(zero, torch.ones_like(x), x)
+    return torch.where(zero, torch.full_like(i1e, 0.5), i0e - i1e * (torch.sgn(x) + inv))
+
+
 def not_implemented(name):
     raise NotImplementedError(f"the derivative for '{name}' is not implemented")
 

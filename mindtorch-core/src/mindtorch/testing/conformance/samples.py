@@ -15,6 +15,7 @@ import numpy as np
 
 import mindtorch
 from mindtorch.ops.registry import OPS, op_out_of_place
+from mindtorch.ops.special import POLYNOMIALS, UNARY as SPECIAL_UNARY
 
 
 class Sample:
@@ -1155,6 +1156,26 @@ def _mvlgamma(m):
 @samples("polygamma")
 def _polygamma(m):
     return [S(1, m.f(3, 4, lo=0.5, hi=3.0)), S(0, m.f(4, lo=0.5, hi=3.0)), S(2, m.f(2, 3, lo=0.5, hi=3.0))]
+
+
+@samples("i0", "i0_", *SPECIAL_UNARY)
+def _special_unary(m):
+    return unary(m) + [S(m.pos(2, 3))]
+
+
+@samples(*("special_" + n for n in POLYNOMIALS))
+def _orthogonal_polynomial(m):
+    return [
+        S(m.f(3, 4, lo=-1.0, hi=1.0), m.i(3, 4, lo=0, hi=7)),
+        S(m.f(2, 1, 4), m.i(3, 1, lo=-1, hi=5)),
+        S(m.f(3, 4), 3),
+        S(m.f(0, 3), m.i(3)),
+    ]
+
+
+@samples("special_zeta")
+def _zeta(m):
+    return [S(m.f(3, 4, lo=1.5, hi=4.0), m.pos(3, 4)), S(m.f(2, 3, lo=2.0, hi=3.0), m.pos(3)), S(m.pos(4) + 1, 2.0)]
 
 
 @samples("linalg_svdvals")
