@@ -15,8 +15,8 @@ import missing_names  # noqa: E402
 
 # namespace -> the most names it may lack
 RATCHET = {
-    "torch": 64,
-    "torch.Tensor": 46,
+    "torch": 56,
+    "torch.Tensor": 35,
     "torch.nn": 0,
     "torch.nn.functional": 17,
     "torch.nn.modules": 0,
@@ -30,7 +30,7 @@ RATCHET = {
     "torch.autograd.functional": 0,
     "torch.autograd.graph": 8,
     "torch.random": 0,
-    "torch.linalg": 20,
+    "torch.linalg": 0,
     "torch.special": 0,
     "torch.fft": 1,
     "torch.amp": 0,

@@ -918,3 +918,33 @@ def grouped_matmul_double_backward(grads, grad, x, weight, group_list):
     gx = torch.ops._grouped_matmul_backward(grad, x, gdw, group_list)[0]
     gw = torch.ops._grouped_matmul_backward(grad, gdx, weight, group_list)[1]
     return ggrad, gx, gw
+
+
+@complex_aware
+def solve_triangular_backward(grad, A, B, X, upper, left, unitriangular):
+    """(gA, gB) of X = A^-1 B (left) or B A^-1: gB solves with A^H, gA = -gB X^H (X^H gB) kept to A's
+    triangle (without the diagonal when it is taken as ones), both summed to their broadcast shapes."""
+    gB = torch.ops.linalg_solve_triangular(A.mH, grad, upper=not upper, left=left, unitriangular=unitriangular)
+    gA = -torch.matmul(gB, X.mH) if left else -torch.matmul(X.mH, gB)
+    gA = (gA.triu(1 if unitriangular else 0)) if upper else gA.tril(-1 if unitriangular else 0)
+    return sum_to(gA, A._shape), sum_to(gB, B._shape)
+
+
+@complex_aware
+def eig_backward(grads, A, L, V):
+    """A V = V diag(L) with unit-norm columns of V: gA = V^-H (diag(gL) + (V^H gV - V^H V diag(Re(diag(V^H gV))))
+    / conj(L_j - L_i)) V^H, real for a real A."""
+    gL, gV = grads
+    n = L.shape[-1]
+    inner = torch.zeros_like(V)
+    if gV is not None:
+        VhgV = torch.matmul(V.mH, gV)
+        scale = VhgV.diagonal(0, -2, -1).real.unsqueeze(-2)
+        inner = VhgV - torch.matmul(V.mH, V * scale)
+        E = L.conj().unsqueeze(-2) - L.conj().unsqueeze(-1)
+        eye = torch.eye(n, dtype=torch.bool, device=L.device)
+        inner = torch.where(eye, torch.zeros_like(inner), inner / torch.where(eye, torch.ones_like(E), E))
+    if gL is not None:
+        inner = inner + _diag_embed(gL)
+    gA = torch.ops.linalg_solve(V.mH, torch.matmul(inner, V.mH))
+    return gA if A.dtype.is_complex else gA.real

@@ -803,3 +803,146 @@ defop(
     family=F,
     grad={"A": "lstsq_backward(grads[0], A, B, result[0], 0)", "B": "lstsq_backward(grads[0], A, B, result[0], 1)"},
 )
+
+
+# --- triangular solves and eigendecompositions of general matrices ---------------------------------
+def _solve_triangular_meta(A, B, upper, left=True, unitriangular=False):
+    if len(B._shape) < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 dimensions.")
+    if len(A._shape) < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor A must have at least 2 dimensions.")
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(
+            "linalg.solve_triangular: A must be batches of square matrices, but they are "
+            f"{A._shape[-2]} by {A._shape[-1]} matrices"
+        )
+    n = A._shape[-1]
+    if (B._shape[-2] if left else B._shape[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"linalg.solve_triangular: Incompatible shapes of A and B for the equation {eq} "
+            f"({A._shape[-2]}x{A._shape[-1]} and {B._shape[-2]}x{B._shape[-1]})"
+        )
+    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype in (D.float16, D.bfloat16):
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_tname(A.dtype)}'")
+    batch = broadcast_shapes(A._shape[:-2], B._shape[:-2])
+    return TM(tuple(batch) + tuple(B._shape[-2:]), A.dtype)
+
+
+def _solve_triangular(A, B, upper, left=True, unitriangular=False):
+    """What a device without a triangular-solve kernel runs: the triangle (unit diagonal if asked) through
+    the general solver."""
+    _solve_triangular_meta(A, B, upper, left, unitriangular)
+    T = A.triu() if upper else A.tril()
+    if unitriangular:
+        eye = torch.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+        T = T - T.diagonal(0, -2, -1).diag_embed() + eye
+    B = B.to(A.dtype)
+    return torch.ops.linalg_solve(T, B) if left else torch.ops.linalg_solve(T.mT, B.mT).mT
+
+
+defop(
+    "linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor",
+    meta=_solve_triangular_meta,
+    composite=_solve_triangular,
+    out=True,
+    method=False,
+    function=False,
+    family=F,
+    grad={
+        "self": "solve_triangular_backward(grad, self, B, result, upper, left, unitriangular)[0]",
+        "B": "solve_triangular_backward(grad, self, B, result, upper, left, unitriangular)[1]",
+    },
+)
+
+
+def _square_named(label, A):
+    if len(A._shape) < 2:
+        raise RuntimeError(f"{label}: The input tensor A must have at least 2 dimensions.")
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(
+            f"{label}: A must be batches of square matrices, but they are {A._shape[-2]} by {A._shape[-1]} matrices"
+        )
+
+
+def _eig_meta(A):
+    _square_named("linalg.eig", A)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"Unknown Complex ScalarType for {_tname(A.dtype)}")
+    if A.dtype in (D.float16, D.bfloat16):
+        raise NotImplementedError(f"\"linalg_eig_out_cpu\" not implemented for '{_tname(A.dtype)}'")
+    c = A.dtype.to_complex()
+    return TM(A._shape[:-1], c), TM(A._shape, c)
+
+
+defop(
+    "linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)",
+    meta=_eig_meta,
+    method=False,
+    function=False,
+    family=F,
+    grad={"self": "eig_backward(grads, self, result[0], result[1])"},
+)
+
+
+def _geqrf_meta(A):
+    if len(A._shape) < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype in (D.float16, D.bfloat16):
+        raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{_tname(A.dtype)}'")
+    return TM(A._shape, A.dtype), TM(tuple(A._shape[:-2]) + (min(A._shape[-2:]),), A.dtype)
+
+
+defop(
+    "geqrf(Tensor self) -> (Tensor a, Tensor tau)",
+    meta=_geqrf_meta,
+    family=F,
+    grad={"self": "not_implemented('geqrf')"},
+)
+
+
+def _ldl_factor_meta(A, hermitian=False):
+    label = "torch.linalg.ldl_factor_ex"
+    _square_named(label, A)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"{label}: Expected a floating point or complex tensor as input. Got {_tname(A.dtype)}")
+    if A.dtype in (D.float16, D.bfloat16):
+        raise NotImplementedError(f"\"ldl_factor_cpu\" not implemented for '{_tname(A.dtype)}'")
+    batch = tuple(A._shape[:-2])
+    return TM(A._shape, A.dtype), TM(batch + (A._shape[-1],), D.int32), TM(batch, D.int32)
+
+
+defop(
+    "linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots, Tensor info)",
+    meta=_ldl_factor_meta,
+    method=False,
+    function=False,
+    family=F,
+)
+
+
+def _ldl_solve_meta(LD, pivots, B, hermitian=False):
+    if len(B._shape) < 2:
+        d = max(len(B._shape), 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-d}, {d - 1}], but got -2)")
+    if LD._shape[-1] != B._shape[-2]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is {LD._shape[-2]} by "
+            f"{LD._shape[-1]} but each b matrix is {B._shape[-2]} by {B._shape[-1]}"
+        )
+    if B.dtype is not LD.dtype:
+        raise RuntimeError(
+            f"torch.linalg.ldl_solve: Expected LD and B to have the same dtype, but got LD with dtype "
+            f"{_tname(LD.dtype)} and B with dtype {_tname(B.dtype)} instead"
+        )
+    batch = broadcast_shapes(LD._shape[:-2], B._shape[:-2])
+    return TM(tuple(batch) + tuple(B._shape[-2:]), B.dtype)
+
+
+defop(
+    "linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor",
+    meta=_ldl_solve_meta,
+    method=False,
+    function=False,
+    family=F,
+)

@@ -201,3 +201,90 @@ def linalg_lstsq(m, A, B, rcond=None, driver=None):
         _out(np.array(ranks, np.int64).reshape(m[2].shape), m[2]),
         _out(np.stack(svs).reshape(m[3].shape), m[3]),
     )
+
+
+@kernel("linalg_solve_triangular")
+def linalg_solve_triangular(m, A, B, upper, left=True, unitriangular=False):
+    """BLAS's trsm per matrix of the broadcast batch: a zero on the diagonal gives inf/NaN, not an error."""
+    from scipy.linalg import blas as sblas
+
+    dt = TO_NP[m.dtype]
+    x, b = arr(A).astype(dt, copy=False), arr(B).astype(dt, copy=False)
+    batch = np.broadcast_shapes(x.shape[:-2], b.shape[:-2])
+    xs = np.broadcast_to(x, batch + x.shape[-2:]).reshape((-1,) + x.shape[-2:])
+    bs = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    trsm = sblas.get_blas_funcs("trsm", (xs, bs))
+    out = np.empty(batch + b.shape[-2:], dt).reshape(bs.shape)
+    with blas.GATE:
+        for i, (a, rhs) in enumerate(zip(xs, bs)):
+            if rhs.size:
+                out[i] = trsm(1.0, a, rhs, side=0 if left else 1, lower=not upper, diag=int(unitriangular))
+    return _out(out.reshape(batch + b.shape[-2:]), m)
+
+
+def _matrices(x):
+    return x.reshape((-1,) + x.shape[-2:])
+
+
+@kernel("linalg_eig")
+def linalg_eig(m, A):
+    x = arr(A).astype(TO_NP[m[1].dtype], copy=False) if A.dtype.is_complex else _lapack(A, m[0])
+    if x.size == 0:
+        return _out(np.zeros(m[0].shape), m[0]), _out(np.zeros(m[1].shape), m[1])
+    w, v = blas.linalg.eig(x)
+    return _out(w, m[0]), _out(v, m[1])
+
+
+def _lapack_fn(name, x):
+    from scipy.linalg import lapack
+
+    return lapack.get_lapack_funcs(name, (x,))
+
+
+@kernel("geqrf")
+def geqrf(m, A):
+    x = arr(A).astype(TO_NP[m[0].dtype], copy=False)
+    a = np.empty(m[0].shape, x.dtype)
+    tau = np.empty(m[1].shape, x.dtype)
+    if x.size:
+        fn = _lapack_fn("geqrf", x)
+        with blas.GATE:
+            for i, mat in enumerate(_matrices(x)):
+                qr, t, _, _ = fn(mat)
+                a.reshape(_matrices(a).shape)[i], tau.reshape((-1, tau.shape[-1]))[i] = qr, t
+    return _out(a, m[0]), _out(tau, m[1])
+
+
+@kernel("linalg_ldl_factor_ex")
+def linalg_ldl_factor_ex(m, A, hermitian=False):
+    """LAPACK's Bunch-Kaufman factorization of the lower triangle (sytrf, or hetrf for a Hermitian A)."""
+    x = arr(A).astype(TO_NP[m[0].dtype], copy=False)
+    ld, piv = np.zeros(m[0].shape, x.dtype), np.zeros(m[1].shape, np.int32)
+    info = np.zeros(m[2].shape, np.int32)
+    if x.size:
+        fn = _lapack_fn("hetrf" if hermitian and x.dtype.kind == "c" else "sytrf", x)
+        lds, pivs, infos = _matrices(ld), piv.reshape((-1, x.shape[-1])), info.reshape(-1)
+        with blas.GATE:
+            for i, mat in enumerate(_matrices(x)):
+                f, p, inf = fn(mat, lower=1)
+                lds[i], pivs[i], infos[i] = np.tril(f), p, inf
+    return _out(ld, m[0]), _out(piv, m[1]), _out(info, m[2])
+
+
+@kernel("linalg_ldl_solve")
+def linalg_ldl_solve(m, LD, pivots, B, hermitian=False):
+    dt = TO_NP[m.dtype]
+    ld, b = arr(LD).astype(dt, copy=False), arr(B).astype(dt, copy=False)
+    piv = arr(pivots).astype(np.int32, copy=False)
+    batch = tuple(m.shape[:-2])
+    out = np.zeros(m.shape, dt)
+    if out.size:
+        fn = _lapack_fn("hetrs" if hermitian and dt.kind == "c" else "sytrs", ld)
+        lds = _matrices(np.broadcast_to(ld, batch + ld.shape[-2:]))
+        pivs = np.broadcast_to(piv, batch + piv.shape[-1:]).reshape((-1, piv.shape[-1]))
+        bs = _matrices(np.broadcast_to(b, batch + b.shape[-2:]))
+        outs = _matrices(out)
+        with blas.GATE:
+            for i in range(len(outs)):
+                outs[i] = fn(lds[i], pivs[i], bs[i], lower=1)[0]
+    return _out(out, m)

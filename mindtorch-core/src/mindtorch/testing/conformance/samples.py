@@ -1203,6 +1203,38 @@ def _factor(m):
     return [S(m.f(4, 3)), S(m.f(2, 3, 4))]
 
 
+@samples("linalg_solve_triangular")
+def _solve_triangular(m):
+    upper = m.spd(3, 3).triu()
+    return [
+        S(upper, m.f(3, 2), upper=True),
+        S(m.spd(2, 4, 4).tril(), m.f(4, 3), upper=False, unitriangular=True),
+        S(upper, m.f(2, 2, 3), upper=True, left=False),
+    ]
+
+
+@samples("linalg_eig")
+def _eig(m):
+    return [S(m.spd(3, 3)), S(m.spd(2, 4, 4) + m.f(4, 4))]
+
+
+@samples("geqrf")
+def _geqrf(m):
+    return [S(m.f(4, 3)), S(m.f(2, 3, 5))]
+
+
+@samples("linalg_ldl_factor_ex")
+def _ldl_factor(m):
+    return [S(m.spd(3, 3)), S(m.spd(2, 4, 4) - 5.0, hermitian=True)]
+
+
+@samples("linalg_ldl_solve")
+def _ldl_solve(m):
+    A = m.spd(2, 3, 3)
+    LD, pivots, _ = mindtorch.ops.linalg_ldl_factor_ex(A)
+    return [S(LD, pivots, m.f(2, 3, 2))]
+
+
 @samples("linalg_lstsq")
 def _lstsq(m):
     return [S(m.f(5, 3), m.f(5, 2))]
