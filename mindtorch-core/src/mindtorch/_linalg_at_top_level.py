@@ -129,9 +129,17 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
         raise RuntimeError(
             f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has {A.dim()} dimensions instead"
         )
+    if b.dtype is not A.dtype:
+        from ._dtype import _cname
+
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {_cname(b.dtype)} and A of type "
+            f"{_cname(A.dtype)} instead."
+        )
     T = A.mT if transpose else A
     X = _linalg().solve_triangular(T, b, upper=upper != transpose, unitriangular=unitriangular)
-    return _TRIANGULAR_SOLVE(X, A.clone())
+    # the coefficient comes back broadcast to the batch of the solution
+    return _TRIANGULAR_SOLVE(X, A.expand(tuple(X.shape[:-2]) + tuple(A.shape[-2:])).clone())
 
 
 def orgqr(input, tau):

@@ -63,17 +63,16 @@ def product(A, tau):
 def multiply(A, tau, C, left=True, transpose=False):
     """Q C, Q^H C, C Q or C Q^H for Q = H_1 ... H_k of A's reflectors (ormqr)."""
     name = "torch.ormqr"
-    _check(name, A, tau)
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
     m = A.shape[-2]
-    if C.dim() < 2:
-        raise RuntimeError(f"{name}: other must have at least 2 dimensions.")
     if C.dim() != A.dim():
         raise RuntimeError(
             f"{name}: Expected other to have the same number of dimensions as input, but got other.ndim equal to "
             f"{C.dim()} and input.ndim is equal to {A.dim()}"
         )
     side = -2 if left else -1
-    if tau.shape[-1] > min(C.shape[side], A.shape[-1]):
+    if tau.shape[-1] != min(C.shape[side], A.shape[-1]):
         raise RuntimeError(f"{name}: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
     if C.shape[side] != m:
         raise RuntimeError(f"{name}: other.shape[{side}] must be equal to input.shape[-2]")
@@ -82,6 +81,7 @@ def multiply(A, tau, C, left=True, transpose=False):
             f"{name}: Expected input and other to have the same dtype, but input has dtype"
             f"{_cname(A.dtype)} and other has dtype {_cname(C.dtype)}"
         )
+    _check(name, A, tau)
     rows = _mt.arange(m, device=A.device)
     k = tau.shape[-1]
     # Q C applies H_k first; Q^H C applies H_1^H first; C Q applies H_1 first; C Q^H applies H_k^H first

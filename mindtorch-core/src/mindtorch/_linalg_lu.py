@@ -58,7 +58,7 @@ def _raise_singular(name, info):
     raise RuntimeError(f"{name}: {where}" + _SINGULAR.format(flat[bad]))
 
 
-def factor_ex(A, pivot=True, check_errors=False, name="torch.linalg.lu_factor_ex", check_name="linalg.lu_factor"):
+def factor_ex(A, pivot=True, check_errors=False, name="torch.linalg.lu_factor_ex", check_name="torch.lu_factor"):
     _check_input(check_name, A, pivot)
     m, n = A.shape[-2:]
     rows = _mt.arange(m, device=A.device)

@@ -350,8 +350,8 @@ def multi_dot(tensors, *, out=None):
             raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
         if t.dtype is not tensors[0].dtype:
             raise RuntimeError(
-                f"multi_dot(): all tensors must have be the same dtype but tensor 0 is {tensors[0].dtype.name} "
-                f"and tensor {i} {t.dtype.name}"
+                f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                f"{_cname(tensors[0].dtype).lower()} and tensor {i} {_cname(t.dtype).lower()}"
             )
     mats = [tensors[0].unsqueeze(0) if tensors[0].dim() == 1 else tensors[0]]
     mats += list(tensors[1:-1]) + [tensors[-1].unsqueeze(1) if tensors[-1].dim() == 1 else tensors[-1]]
@@ -373,13 +373,13 @@ def multi_dot(tensors, *, out=None):
 
 def vander(x, *, N=None):
     """Rows of increasing powers x^0 .. x^(N-1) of each element of the last dim."""
-    if x.dim() < 1:
-        raise RuntimeError("linalg.vander: Expected a tensor with at least one dimension")
     if x.dtype is _mt.bool:
         raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, but got Bool")
-    n = x.shape[-1] if N is None else N
+    n = (x.shape[-1] if x.dim() else 1) if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
+    if x.dim() < 1:
+        raise RuntimeError("linalg.vander: Expected a tensor with at least one dimension")
     x = x.to(_mt.int64) if not (x.dtype.is_floating_point or x.dtype.is_complex) else x
     powers = x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,))
     return _mt.cat([_mt.ones_like(x).unsqueeze(-1), powers.cumprod(-1)], -1)
@@ -406,7 +406,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
     if dims is not None:  # the named dims of A move to the end
         dims = [d % A.dim() for d in dims]
         A = A.permute([d for d in range(A.dim()) if d not in dims] + dims)
-    lead, rest = math.prod(A.shape[: B.dim()]), math.prod(A.shape[B.dim() :])
+    lead, rest = B.numel(), math.prod(A.shape[B.dim() :])
     if lead != rest:
         raise RuntimeError(
             "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
@@ -475,6 +475,10 @@ def matrix_exp(A):
 
 
 def _tname(A):
+    return _cname(A.dtype)
+
+
+def _cname(dtype):
     from ._dtype import _cname
 
-    return _cname(A.dtype)
+    return _cname(dtype)
