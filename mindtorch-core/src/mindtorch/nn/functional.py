@@ -1369,8 +1369,11 @@ def binary_cross_entropy_with_logits(
     red = _reduction_enum(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    # -log(sigmoid(x)) = relu(-x) + log1p(exp(-|x|)), stable for any x
-    neg_logsig = torch.relu(-input) + torch.log1p(torch.exp(-input.abs()))
+    # -log(sigmoid(x)): log1p(exp(-x)) for x > 0, log1p(exp(x)) - x otherwise; each branch sees its clamped
+    # side only, so neither overflows, and the gradient at 0 is sigmoid(0) - 1 (not the 0 that relu and
+    # abs would give there)
+    pos, neg = input.clamp(min=0), input.clamp(max=0)
+    neg_logsig = torch.where(input > 0, torch.log1p(torch.exp(-pos)), torch.log1p(torch.exp(neg)) - neg)
     if pos_weight is not None:
         loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * neg_logsig
     else:
