@@ -75,25 +75,32 @@ class TransformedDistribution(Distribution):
         return log_prob + _sum_rightmost(self.base_dist.log_prob(y), event_dim - len(self.base_dist.event_shape))
 
     def _monotone_sign(self):
+        """+1 or -1 (a tensor of them when the transforms' signs depend on their parameters)."""
         sign = 1
         for t in self.transforms:
             sign = sign * t.sign
-        if isinstance(sign, mindtorch.Tensor):
-            sign = int(sign.item()) if sign.numel() == 1 else None
-        if sign not in (1, -1):
+        if isinstance(sign, mindtorch.Tensor) and sign.numel() == 1:
+            sign = int(sign.item())
+        if not isinstance(sign, mindtorch.Tensor) and sign not in (1, -1):
             raise NotImplementedError("cdf/icdf need transforms with one monotone direction")
         return sign
+
+    @staticmethod
+    def _oriented(sign, p):
+        """p for increasing transforms, 1 - p for decreasing ones."""
+        if isinstance(sign, mindtorch.Tensor):
+            return sign * (p - 0.5) + 0.5
+        return p if sign == 1 else 1 - p
 
     def cdf(self, value):
         sign = self._monotone_sign()
         for t in reversed(self.transforms):
             value = t.inv(value)
-        p = self.base_dist.cdf(value)
-        return p if sign == 1 else 1 - p
+        return self._oriented(sign, self.base_dist.cdf(value))
 
     def icdf(self, value):
         sign = self._monotone_sign()
-        x = self.base_dist.icdf(value if sign == 1 else 1 - value)
+        x = self.base_dist.icdf(self._oriented(sign, value))
         for t in self.transforms:
             x = t(x)
         return x

@@ -11,15 +11,21 @@ from .utils import _sum_rightmost
 __all__ = [
     "AbsTransform",
     "AffineTransform",
+    "CatTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
+    "CumulativeDistributionTransform",
     "ExpTransform",
     "IndependentTransform",
+    "LowerCholeskyTransform",
+    "PositiveDefiniteTransform",
     "PowerTransform",
     "ReshapeTransform",
     "SigmoidTransform",
     "SoftplusTransform",
     "TanhTransform",
     "SoftmaxTransform",
+    "StackTransform",
     "StickBreakingTransform",
     "Transform",
     "identity_transform",
@@ -425,3 +431,221 @@ class ReshapeTransform(Transform):
 
     def inverse_shape(self, shape):
         return tuple(shape[: len(shape) - len(self.out_shape)]) + tuple(self.in_shape)
+
+
+# --- matrix-valued transforms ----------------------------------------------------------------------
+def _tril_mask(n, diag, device):
+    return mindtorch.ones(n, n, dtype=mindtorch.bool, device=device).tril(diag)
+
+
+def _vec_to_tril(vec, diag):
+    """A vector of the entries on and below the diag-th diagonal, row by row, as that matrix."""
+    k = vec.shape[-1]
+    n = round((math.sqrt(1 + 8 * k) - 1) / 2) - diag  # (n + diag)(n + diag + 1) / 2 entries, diag <= 0
+    mask = _tril_mask(n, diag, vec.device)
+    mat = vec.new_zeros(tuple(vec.shape[:-1]) + (n * n,))
+    idx = mask.reshape(-1).nonzero().reshape(-1)
+    mat = mat.index_copy(-1, idx, vec) if vec.dim() == 1 else mat.index_copy(vec.dim() - 1, idx, vec)
+    return mat.reshape(tuple(vec.shape[:-1]) + (n, n))
+
+
+def _tril_to_vec(mat, diag):
+    n = mat.shape[-1]
+    idx = _tril_mask(n, diag, mat.device).reshape(-1).nonzero().reshape(-1)
+    return mat.reshape(tuple(mat.shape[:-2]) + (n * n,)).index_select(mat.dim() - 2, idx)
+
+
+class LowerCholeskyTransform(Transform):
+    """A square matrix to a lower-triangular one with a positive diagonal: the strict lower triangle kept,
+    the diagonal exponentiated."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other):
+        return isinstance(other, LowerCholeskyTransform)
+
+    __hash__ = Transform.__hash__
+
+    def _call(self, x):
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y):
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(Transform):
+    """A square matrix to the positive-definite L L^H of its LowerCholeskyTransform."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    __hash__ = Transform.__hash__
+
+    def _call(self, x):
+        L = LowerCholeskyTransform()(x)
+        return L @ L.mT
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(mindtorch.linalg.cholesky(y))
+
+
+class CorrCholeskyTransform(Transform):
+    """A vector of D(D-1)/2 reals to the Cholesky factor of a D x D correlation matrix: tanh gives partial
+    correlations in (-1, 1), filled row by row below the diagonal, and each row is stick-broken so it
+    has unit norm."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def __eq__(self, other):
+        return isinstance(other, CorrCholeskyTransform)
+
+    __hash__ = Transform.__hash__
+
+    def _call(self, x):
+        eps = mindtorch.finfo(x.dtype).eps
+        r = _vec_to_tril(x.tanh().clamp(-1 + eps, 1 - eps), -1)
+        # each entry times the length the earlier ones in its row left: prod_{k<j} sqrt(1 - r_ik^2)
+        left = (1 - r * r).sqrt().cumprod(-1)
+        left = F.pad(left[..., :-1], [1, 0], value=1.0)
+        eye = mindtorch.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return (r + eye) * left
+
+    def _inverse(self, y):
+        remaining = F.pad((1 - (y * y).cumsum(-1))[..., :-1], [1, 0], value=1.0)
+        t = _tril_to_vec(y, -1) / _tril_to_vec(remaining, -1).sqrt()
+        return 0.5 * (t.log1p() - (-t).log1p())
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        sticks = 0.5 * _tril_to_vec(1 - (y * y).cumsum(-1), -2).log().sum(-1)
+        tanh = -2 * (x + F.softplus(-2 * x) - math.log(2.0)).sum(-1)
+        return sticks + tanh
+
+    def forward_shape(self, shape):
+        k = shape[-1]
+        n = round((1 + math.sqrt(1 + 8 * k)) / 2)
+        if n * (n - 1) // 2 != k:
+            raise ValueError("Input is not a flattend lower-diagonal number")
+        return tuple(shape[:-1]) + (n, n)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2 or shape[-1] != shape[-2]:
+            raise ValueError("Input is not square")
+        n = shape[-1]
+        return tuple(shape[:-2]) + (n * (n - 1) // 2,)
+
+
+# --- transforms of slices and of distributions -------------------------------------------------------
+class CatTransform(Transform):
+    """tseq[i] applied to the i-th block of `lengths[i]` entries along dim, the results concatenated."""
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        super().__init__(cache_size)
+        self.transforms = list(tseq)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.transforms)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError
+        self.dim = dim
+
+    @property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self):
+        return sum(self.lengths)
+
+    bijective = property(lambda self: all(t.bijective for t in self.transforms))
+    domain = property(lambda self: constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths))
+    codomain = property(lambda self: constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths))
+
+    def _blocks(self, fn, x):
+        if not (-x.dim() <= self.dim < x.dim()) or x.shape[self.dim] != self.length:
+            raise AssertionError
+        out, start = [], 0
+        for t, n in zip(self.transforms, self.lengths):
+            out.append(fn(t, x.narrow(self.dim, start, n)))
+            start += n
+        return mindtorch.cat(out, self.dim)
+
+    def _call(self, x):
+        return self._blocks(lambda t, v: t(v), x)
+
+    def _inverse(self, y):
+        return self._blocks(lambda t, v: t.inv(v), y)
+
+    def log_abs_det_jacobian(self, x, y):
+        if not (-x.dim() <= self.dim < x.dim()) or x.shape[self.dim] != self.length:
+            raise AssertionError
+        parts, start = [], 0
+        for t, n in zip(self.transforms, self.lengths):
+            xs, ys = x.narrow(self.dim, start, n), y.narrow(self.dim, start, n)
+            ldj = t.log_abs_det_jacobian(xs, ys)
+            if t.event_dim < self.event_dim:
+                ldj = _sum_rightmost(ldj, self.event_dim - t.event_dim)
+            parts.append(ldj)
+            start += n
+        cat_dim = self.dim % x.dim() - x.dim() + self.event_dim  # negative: dim is a batch dim of the result
+        return mindtorch.cat(parts, cat_dim) if cat_dim < 0 else sum(parts)
+
+
+class StackTransform(Transform):
+    """tseq[i] applied to the i-th slice along dim, the results stacked."""
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        super().__init__(cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    bijective = property(lambda self: all(t.bijective for t in self.transforms))
+    domain = property(lambda self: constraints.stack([t.domain for t in self.transforms], self.dim))
+    codomain = property(lambda self: constraints.stack([t.codomain for t in self.transforms], self.dim))
+
+    def _slices(self, fn, x):
+        if not (-x.dim() <= self.dim < x.dim()) or x.shape[self.dim] != len(self.transforms):
+            raise AssertionError
+        return mindtorch.stack([fn(t, v) for t, v in zip(self.transforms, x.unbind(self.dim))], self.dim)
+
+    def _call(self, x):
+        return self._slices(lambda t, v: t(v), x)
+
+    def _inverse(self, y):
+        return self._slices(lambda t, v: t.inv(v), y)
+
+    def log_abs_det_jacobian(self, x, y):
+        if not (-x.dim() <= self.dim < x.dim()) or x.shape[self.dim] != len(self.transforms):
+            raise AssertionError
+        parts = [
+            t.log_abs_det_jacobian(a, b) for t, a, b in zip(self.transforms, x.unbind(self.dim), y.unbind(self.dim))
+        ]
+        return mindtorch.stack(parts, self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """x to distribution.cdf(x): the probability integral transform, onto the unit interval."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = 1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
