@@ -266,3 +266,99 @@ def test_cumulative_distribution_transform():
         torch.distributions.Normal(T(torch, 0.0), T(torch, 1.0)), [make(torch)]
     )
     assert_same(td.log_prob(T(mt, [0.2, 0.7])), tt.log_prob(T(torch, [0.2, 0.7])), rtol=1e-8)
+
+
+# --- LKJCholesky and Wishart -----------------------------------------------------------------------
+@pytest.mark.parametrize("dim", [2, 3, 5])
+@pytest.mark.parametrize("conc", [[0.5, 1.0, 3.0], 2.0])
+def test_lkj_cholesky(dim, conc):
+    ours = mt.distributions.LKJCholesky(dim, T(mt, conc))
+    theirs = torch.distributions.LKJCholesky(dim, T(torch, conc))
+    assert tuple(ours.batch_shape) == tuple(theirs.batch_shape) and tuple(ours.event_shape) == tuple(theirs.event_shape)
+    values = theirs.sample((4,))
+    assert_same(ours.log_prob(mt.tensor(values.numpy())), theirs.log_prob(values), rtol=1e-10, atol=1e-10)
+    mt.manual_seed(1)
+    s = ours.sample((3000,))
+    assert tuple(s.shape) == tuple(theirs.sample((3000,)).shape)
+    assert bool(mt.distributions.constraints.corr_cholesky.check(s).all())
+    # E[C_12] = 0 and Var[C_12] = 1 / (2 conc + dim - 1) for the correlations of an LKJ matrix
+    corr = (s @ s.mT)[..., 0, 1].numpy()
+    conc_arr = np.broadcast_to(np.asarray(conc, dtype=np.float64), tuple(theirs.batch_shape))
+    np.testing.assert_allclose(corr.mean(0), 0.0, atol=0.06)
+    np.testing.assert_allclose(corr.var(0), 1 / (2 * conc_arr + dim - 1), rtol=0.12)
+    c = T(mt, conc).requires_grad_(True)
+    mt.distributions.LKJCholesky(dim, c).log_prob(mt.tensor(values.numpy())).sum().backward()
+    ct = T(torch, conc).requires_grad_(True)
+    torch.distributions.LKJCholesky(dim, ct).log_prob(values).sum().backward()
+    assert_same(c.grad, ct.grad, rtol=1e-8, atol=1e-10)
+
+
+def _spd(batch, p):
+    m = R.standard_normal(batch + (p, p))
+    return m @ np.swapaxes(m, -1, -2) + p * np.eye(p)
+
+
+@pytest.mark.parametrize("param", ["covariance_matrix", "precision_matrix", "scale_tril"])
+@pytest.mark.parametrize("df", [[4.0, 6.5], 3.5])
+def test_wishart(param, df):
+    S = _spd((2,), 3)
+    given = np.linalg.cholesky(S) if param == "scale_tril" else S
+    ours = mt.distributions.Wishart(T(mt, df), **{param: T(mt, given)})
+    theirs = torch.distributions.Wishart(T(torch, df), **{param: T(torch, given)})
+    values = theirs.sample((3,))
+    assert_same(ours.log_prob(mt.tensor(values.numpy())), theirs.log_prob(values), rtol=1e-9, atol=1e-9)
+    for prop in ("mean", "mode", "variance", "covariance_matrix", "precision_matrix", "scale_tril"):
+        assert_same(getattr(ours, prop), getattr(theirs, prop), rtol=1e-9, atol=1e-9)
+    assert_same(ours.entropy(), theirs.entropy(), rtol=1e-9, atol=1e-9)
+    mt.manual_seed(2)
+    s = ours.rsample((4000,))
+    assert tuple(s.shape[1:]) == tuple(theirs.rsample((2,)).shape[1:]) and s.shape[0] == 4000
+    # within five standard errors of the mean (the entries' variances are known)
+    bound = 5 * np.sqrt(ours.variance.numpy() / s.shape[0])
+    assert (np.abs(s.mean(0).numpy() - ours.mean.numpy()) < bound).all()
+    d = T(mt, df).requires_grad_(True)
+    g = T(mt, given).requires_grad_(True)
+    mt.distributions.Wishart(d, **{param: g}).log_prob(mt.tensor(values.numpy())).sum().backward()
+    dt, gt = T(torch, df).requires_grad_(True), T(torch, given).requires_grad_(True)
+    torch.distributions.Wishart(dt, **{param: gt}).log_prob(values).sum().backward()
+    assert_same(d.grad, dt.grad, rtol=1e-8, atol=1e-9)
+    assert_same(g.grad, gt.grad, rtol=1e-8, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.distributions.LKJCholesky(1),
+        lambda L: L.distributions.Wishart(L.tensor(1.0), L.eye(3)),
+        lambda L: L.distributions.Wishart(L.tensor(4.0)),
+        lambda L: L.distributions.Wishart(L.tensor(4.0), L.eye(3), scale_tril=L.eye(3)),
+        lambda L: L.distributions.Wishart(L.tensor(4.0), L.ones(3)),
+    ],
+)
+def test_lkj_wishart_errors(call):
+    with pytest.raises(Exception) as theirs:
+        call(torch)
+    with pytest.raises(type(theirs.value)) as ours:
+        call(mt)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_constraint_registry():
+    C, Ct = mt.distributions.constraints, torch.distributions.constraints
+    pairs = [
+        (C.corr_cholesky, Ct.corr_cholesky),
+        (C.lower_cholesky, Ct.lower_cholesky),
+        (C.positive_definite, Ct.positive_definite),
+        (C.positive_semidefinite, Ct.positive_semidefinite),
+        (C.cat([C.real, C.positive], 0, [1, 1]), Ct.cat([Ct.real, Ct.positive], 0, [1, 1])),
+        (C.stack([C.real, C.positive]), Ct.stack([Ct.real, Ct.positive])),
+    ]
+    for ours, theirs in pairs:
+        for name in ("biject_to", "transform_to"):
+            try:
+                expected = type(getattr(torch.distributions, name)(theirs)).__name__
+            except NotImplementedError:
+                with pytest.raises(NotImplementedError):
+                    getattr(mt.distributions, name)(ours)
+                continue
+            assert type(getattr(mt.distributions, name)(ours)).__name__ == expected

@@ -36,7 +36,7 @@ RATCHET = {
     "torch.amp": 0,
     "torch.testing": 0,
     "torch.serialization": 18,
-    "torch.distributions": 2,
+    "torch.distributions": 0,
     "torch.distributed": 0,
     "torch.multiprocessing": 0,
     "torch.func": 7,

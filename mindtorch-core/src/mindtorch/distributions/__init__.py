@@ -31,6 +31,7 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -71,6 +72,7 @@ from .transforms import (
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
     "constraints",
@@ -96,6 +98,7 @@ __all__ = [
     "InverseGamma",
     "Kumaraswamy",
     "Laplace",
+    "LKJCholesky",
     "LogNormal",
     "LogisticNormal",
     "LowRankMultivariateNormal",
@@ -114,6 +117,7 @@ __all__ = [
     "Uniform",
     "VonMises",
     "Weibull",
+    "Wishart",
     "TransformedDistribution",
     "biject_to",
     "kl_divergence",

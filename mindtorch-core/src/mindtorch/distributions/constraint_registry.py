@@ -4,11 +4,16 @@ onto it (torch.distributions.constraint_registry)."""
 from . import constraints
 from .transforms import (
     AffineTransform,
+    CatTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
     ExpTransform,
     IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
     SigmoidTransform,
     SoftmaxTransform,
+    StackTransform,
     StickBreakingTransform,
     identity_transform,
 )
@@ -72,3 +77,11 @@ for _reg in (biject_to, transform_to):
     _reg.register(constraints.independent, _independent)
 biject_to.register(type(constraints.simplex), lambda c: StickBreakingTransform())
 transform_to.register(type(constraints.simplex), lambda c: SoftmaxTransform())
+
+for _reg in (biject_to, transform_to):
+    _reg.register(type(constraints.corr_cholesky), lambda c: CorrCholeskyTransform())
+    _reg.register(constraints.cat, lambda c, reg=_reg: CatTransform([reg(p) for p in c.cseq], c.dim, c.lengths))
+    _reg.register(constraints.stack, lambda c, reg=_reg: StackTransform([reg(p) for p in c.cseq], c.dim))
+transform_to.register(type(constraints.lower_cholesky), lambda c: LowerCholeskyTransform())
+transform_to.register(type(constraints.positive_definite), lambda c: PositiveDefiniteTransform())
+transform_to.register(type(constraints.positive_semidefinite), lambda c: PositiveDefiniteTransform())
