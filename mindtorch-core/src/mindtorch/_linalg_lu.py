@@ -108,13 +108,9 @@ def unpack(LU, pivots, unpack_data=True, unpack_pivots=True):
 def solve(LU, pivots, B, left=True, adjoint=False):
     if B.dim() < 2:
         raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
-    n = LU.shape[-1]
-    if (B.shape[-2] if left else B.shape[-1]) != n:
-        eq = "AX = B" if left else "XA = B"
-        raise RuntimeError(
-            f"linalg.lu_solve: Incompatible shapes of A and B for the equation {eq} "
-            f"({LU.shape[-2]}x{n} and {B.shape[-2]}x{B.shape[-1]})"
-        )
+    from .ops.linalg import check_equation_shapes
+
+    check_equation_shapes("linalg.lu_solve", tuple(LU.shape), tuple(B.shape), left)
     if not left:  # X A = B  <=>  A^H X^H = B^H
         return solve(LU, pivots, B.mH, True, not adjoint).mH
     P, L, U = unpack(LU, pivots)

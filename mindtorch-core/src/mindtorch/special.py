@@ -5,6 +5,8 @@ import math
 
 import mindtorch as _t
 
+from .ops.special import POLYNOMIALS as _POLYNOMIALS, UNARY as _TABLE_UNARY
+
 __all__ = [
     "erf",
     "erfc",
@@ -32,37 +34,11 @@ __all__ = [
     "multigammaln",
     "gammainc",
     "gammaincc",
-    "airy_ai",
-    "bessel_j0",
-    "bessel_j1",
-    "bessel_y0",
-    "bessel_y1",
-    "erfcx",
     "i0",
-    "i0e",
-    "i1",
-    "i1e",
-    "modified_bessel_i0",
-    "modified_bessel_i1",
-    "modified_bessel_k0",
-    "modified_bessel_k1",
-    "scaled_modified_bessel_k0",
-    "scaled_modified_bessel_k1",
-    "spherical_bessel_j0",
     "zeta",
-    "chebyshev_polynomial_t",
-    "chebyshev_polynomial_u",
-    "chebyshev_polynomial_v",
-    "chebyshev_polynomial_w",
-    "shifted_chebyshev_polynomial_t",
-    "shifted_chebyshev_polynomial_u",
-    "shifted_chebyshev_polynomial_v",
-    "shifted_chebyshev_polynomial_w",
-    "hermite_polynomial_h",
-    "hermite_polynomial_he",
-    "laguerre_polynomial_l",
-    "legendre_polynomial_p",
 ]
+# the op table's special_* functions, under their torch.special names
+__all__ += [n[len("special_") :] for n in _TABLE_UNARY] + list(_POLYNOMIALS)
 
 erf, erfc, erfinv, exp2, expm1, log1p, logit, logsumexp, round = (
     _t.erf,

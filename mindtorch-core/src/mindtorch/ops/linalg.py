@@ -806,6 +806,16 @@ defop(
 
 
 # --- triangular solves and eigendecompositions of general matrices ---------------------------------
+def check_equation_shapes(label, a_shape, b_shape, left):
+    """B's rows (left: A X = B) or columns (X A = B) match A's order, or PyTorch's message."""
+    if (b_shape[-2] if left else b_shape[-1]) != a_shape[-1]:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{label}: Incompatible shapes of A and B for the equation {eq} "
+            f"({a_shape[-2]}x{a_shape[-1]} and {b_shape[-2]}x{b_shape[-1]})"
+        )
+
+
 def _solve_triangular_meta(A, B, upper, left=True, unitriangular=False):
     if len(B._shape) < 2:
         raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 dimensions.")
@@ -816,13 +826,7 @@ def _solve_triangular_meta(A, B, upper, left=True, unitriangular=False):
             "linalg.solve_triangular: A must be batches of square matrices, but they are "
             f"{A._shape[-2]} by {A._shape[-1]} matrices"
         )
-    n = A._shape[-1]
-    if (B._shape[-2] if left else B._shape[-1]) != n:
-        eq = "AX = B" if left else "XA = B"
-        raise RuntimeError(
-            f"linalg.solve_triangular: Incompatible shapes of A and B for the equation {eq} "
-            f"({A._shape[-2]}x{A._shape[-1]} and {B._shape[-2]}x{B._shape[-1]})"
-        )
+    check_equation_shapes("linalg.solve_triangular", A._shape, B._shape, left)
     if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype in (D.float16, D.bfloat16):
         raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_tname(A.dtype)}'")
     batch = broadcast_shapes(A._shape[:-2], B._shape[:-2])
