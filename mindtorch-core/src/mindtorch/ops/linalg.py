@@ -900,6 +900,7 @@ def _geqrf_meta(A):
 defop(
     "geqrf(Tensor self) -> (Tensor a, Tensor tau)",
     meta=_geqrf_meta,
+    out=True,
     family=F,
     grad={"self": "not_implemented('geqrf')"},
 )
