@@ -49,7 +49,20 @@ LAYERS = (
         ("ops.schema", "ops.registry", "ops.derivatives", "ops.formulas", "ops.meta", "ops.argparse_", "ops.docs"),
     ),
     ("dispatch", ("dispatch", "_backends.fallback")),
-    ("ops", ("ops.*", "_tensor_from_data", "_tensor_indexing", "_printing", "linalg", "fft", "special")),
+    (
+        "ops",
+        (
+            "ops.*",
+            "_tensor_from_data",
+            "_tensor_indexing",
+            "_printing",
+            "linalg",
+            "_linalg_lu",
+            "_linalg_householder",
+            "fft",
+            "special",
+        ),
+    ),
     ("autograd", ("autograd", "autograd.*")),
     ("api", ("ops", "ops.codegen")),
 )
