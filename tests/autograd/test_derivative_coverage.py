@@ -82,14 +82,32 @@ NON_DIFFERENTIABLE = {
     # special functions whose results PyTorch does not make require grad
     *(
         f"special_{n}"
-        for n in (
-            "airy_ai bessel_j0 bessel_j1 bessel_y0 bessel_y1 modified_bessel_i0 modified_bessel_i1 "
-            "modified_bessel_k0 modified_bessel_k1 scaled_modified_bessel_k0 scaled_modified_bessel_k1 "
-            "spherical_bessel_j0 chebyshev_polynomial_t chebyshev_polynomial_u chebyshev_polynomial_v "
-            "chebyshev_polynomial_w shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u "
-            "shifted_chebyshev_polynomial_v shifted_chebyshev_polynomial_w hermite_polynomial_h "
-            "hermite_polynomial_he laguerre_polynomial_l legendre_polynomial_p"
-        ).split()
+        for n in [
+            "airy_ai",
+            "bessel_j0",
+            "bessel_j1",
+            "bessel_y0",
+            "bessel_y1",
+            "modified_bessel_i0",
+            "modified_bessel_i1",
+            "modified_bessel_k0",
+            "modified_bessel_k1",
+            "scaled_modified_bessel_k0",
+            "scaled_modified_bessel_k1",
+            "spherical_bessel_j0",
+            "chebyshev_polynomial_t",
+            "chebyshev_polynomial_u",
+            "chebyshev_polynomial_v",
+            "chebyshev_polynomial_w",
+            "shifted_chebyshev_polynomial_t",
+            "shifted_chebyshev_polynomial_u",
+            "shifted_chebyshev_polynomial_v",
+            "shifted_chebyshev_polynomial_w",
+            "hermite_polynomial_h",
+            "hermite_polynomial_he",
+            "laguerre_polynomial_l",
+            "legendre_polynomial_p",
+        ]
     ),
 }
 
@@ -488,6 +506,29 @@ SAMPLES = {
     "linalg_lstsq": lambda: (
         lambda a, b: (torch.ops.linalg_lstsq(a, b)[0], torch.ops.linalg_lstsq(a.mT, b[:3])[0]),
         (_x((4, 3)), _x((4, 2), seed=1)),
+    ),
+    # eigenvalues and |eigenvector| entries: gauge-invariant, distinct eigenvalues keep them smooth
+    "linalg_eig": lambda: (
+        lambda a: (lambda r: (torch.view_as_real(r[0]), r[1].abs() ** 2))(
+            torch.ops.linalg_eig(a + torch.diag(torch.tensor([1.0, 3.0, 5.0], dtype=a.dtype)))
+        ),
+        (_x((3, 3)),),
+    ),
+    "linalg_solve_triangular": lambda: (
+        lambda a, b: (
+            torch.linalg.solve_triangular(a + 3 * torch.eye(3, dtype=a.dtype), b, upper=True),
+            torch.linalg.solve_triangular(a + 3 * torch.eye(3, dtype=a.dtype), b.mT, upper=False, left=False),
+        ),
+        (_x((3, 3)), _x((3, 2), seed=1)),
+    ),
+    "special_erfcx": lambda: (torch.special.erfcx, (_x(lo=-2.0, hi=3.0),)),
+    "special_i0e": lambda: (torch.special.i0e, (_x(lo=-3.0, hi=3.0),)),
+    "special_i1": lambda: (torch.special.i1, (_x(lo=-3.0, hi=3.0),)),
+    "special_i1e": lambda: (torch.special.i1e, (_x(lo=-3.0, hi=3.0),)),
+    # zeta is differentiable in q only, as in PyTorch
+    "special_zeta": lambda: (
+        lambda q: torch.special.zeta(torch.tensor([2.5, 3.0, 4.0], dtype=q.dtype), q),
+        (_x((3,), lo=0.5, hi=2.0),),
     ),
     "_nll_loss": lambda: (
         lambda a: (
