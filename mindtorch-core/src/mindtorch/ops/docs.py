@@ -52,9 +52,11 @@ SUMMARIES = {
     "_rotary_mul": "Rotary position embedding x * r1 + rotate(x) * r2; rotary_mode 'half' rotates the two "
     "halves of the last dim, 'interleave' each pair of neighbours (torch_npu's npu_rotary_mul).",
     "_rotary_mul_backward": "Gradients of _rotary_mul with respect to x, r1 and r2 (summed to their shapes).",
-    "_scaled_dot_product_attention": "Attention primitive: softmax(q k^T * scale + mask) v and the weights; "
+    "_scaled_dot_product_attention": "Attention primitive: softmax(q k^T * scale + mask) v and each row's logsumexp of the "
+    "scaled, masked scores (float32 for half-precision inputs); "
     "is_causal masks above the diagonal and then attn_mask is ignored; a bool mask keeps where True.",
-    "_scaled_dot_product_attention_backward": "Gradients of scaled dot-product attention for q, k and v.",
+    "_scaled_dot_product_attention_backward": "Gradients of scaled dot-product attention for q, k and v, "
+    "the probabilities recomputed from the scores and the forward's logsumexp.",
     "_softmax_backward_data": "Gradient of softmax with respect to its input.",
     "_sort": "Sorting primitive behind sort: values and their original indices.",
     "_swiglu": "SwiGLU: silu(a) * b for the two halves a, b of x along dim (torch_npu's npu_swiglu).",

@@ -968,7 +968,17 @@ def _sdpa_meta(query, key, value, attn_mask, is_causal, scale):
             f"scaled_dot_product_attention: shapes {_shp(query.shape)}, {_shp(key.shape)} and "
             f"{_shp(value.shape)} do not fit together"
         )
-    return TensorMeta(lead + (L, value._shape[-1]), query.dtype), TensorMeta(lead + (L, S), query.dtype)
+    return TensorMeta(lead + (L, value._shape[-1]), query.dtype), TensorMeta(lead + (L,), _sdpa_stat_dtype(query))
+
+
+def _sdpa_stat_dtype(query):
+    """The row statistics' dtype: float32 for half-precision inputs (as the fused kernels keep them)."""
+    return D.float32 if query.dtype.itemsize == 2 else query.dtype
+
+
+def _sdpa_backward_meta(g, q, k, v, attn_mask, is_causal, out, logsumexp, scale):
+    _sdpa_float(q)
+    return TensorMeta(q._shape, q.dtype), TensorMeta(k._shape, k.dtype), TensorMeta(v._shape, v.dtype)
 
 
 def _sdpa_scores(query, key, attn_mask, is_causal, scale):
@@ -982,44 +992,56 @@ def _sdpa_scores(query, key, attn_mask, is_causal, scale):
     return attn
 
 
+def _widened(*ts):
+    """Half-precision tensors in float32 (the composites compute there and round once), others as given."""
+    return [t.float() if t is not None and t.dtype.is_floating_point and t.dtype.itemsize == 2 else t for t in ts]
+
+
 def sdpa_composite(query, key, value, attn_mask, is_causal, scale):
-    """Attention as a chain of ops (backends without the fused kernel); returns (out, probabilities)."""
-    attn = torch.softmax(_sdpa_scores(query, key, attn_mask, is_causal, scale), -1)
-    return torch.matmul(attn, value), attn.detach()  # the probabilities are saved, not differentiated
+    """Attention as a chain of ops (backends without the fused kernel): (out, logsumexp of each row's scaled,
+    masked scores), the statistics in float32 for half-precision inputs."""
+    q, k, v, m = _widened(query, key, value, attn_mask)
+    scores = _sdpa_scores(q, k, m, is_causal, scale)
+    out = torch.matmul(torch.softmax(scores, -1), v)
+    return out.to(query.dtype), torch.logsumexp(scores, -1).detach()  # saved for the backward, not differentiated
 
 
-def sdpa_backward_composite(grad_out, query, key, value, attn, scale):
-    dv = torch.matmul(attn.transpose(-2, -1), grad_out)
-    dp = torch.matmul(grad_out, value.transpose(-2, -1))
+def sdpa_backward_composite(grad_out, query, key, value, attn_mask, is_causal, out, logsumexp, scale):
+    """The probabilities recomputed from the scores and the forward's row statistics: exp(scores - logsumexp)."""
+    g, q, k, v, m = _widened(grad_out, query, key, value, attn_mask)
+    attn = torch.exp(_sdpa_scores(q, k, m, is_causal, scale) - logsumexp.to(q.dtype).unsqueeze(-1))
+    attn = attn / attn.sum(-1, keepdim=True)  # a rounding of logsumexp scales its whole row: divided out
+    dv = torch.matmul(attn.transpose(-2, -1), g)
+    dp = torch.matmul(g, v.transpose(-2, -1))
     ds = attn * (dp - (dp * attn).sum(-1, keepdim=True)) * scale
-    return torch.matmul(ds, key), torch.matmul(ds.transpose(-2, -1), query), dv
+    grads = torch.matmul(ds, k), torch.matmul(ds.transpose(-2, -1), q), dv
+    return tuple(gr.to(t.dtype) for gr, t in zip(grads, (query, key, value)))
 
 
-# The probabilities are the second output, kept for the backward (no recomputation); a float mask is
-# added before the softmax and gets no gradient here (F.scaled_dot_product_attention routes a mask that
+# The second output is each row's logsumexp of the scaled, masked scores (float32 for half-precision inputs),
+# kept for the backward, which recomputes the probabilities from it (memory O(L), not O(L * S)); a float mask
+# is added before the softmax and gets no gradient here (F.scaled_dot_product_attention routes a mask that
 # requires grad through the op-by-op path).
 defop(
     "_scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask, bool is_causal, "
-    "float scale) -> (Tensor output, Tensor attn)",
+    "float scale) -> (Tensor output, Tensor logsumexp)",
     meta=_sdpa_meta,
-    composite=computed_in_float32(sdpa_composite),
+    composite=sdpa_composite,
     method=False,
     function=False,
     family=F,
     nondiff=("attn_mask",),
     grad={
         "query, key, value": "torch.ops._scaled_dot_product_attention_backward(grads[0], query, key, value, "
-        "result[1], scale)"
+        "attn_mask, is_causal, result[0], result[1], scale)"
     },
 )
 defop(
     "_scaled_dot_product_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, "
-    "Tensor attn, float scale) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)",
-    meta=lambda g, q, k, v, a, s: (
-        _sdpa_float(q),
-        (TensorMeta(q._shape, q.dtype), TensorMeta(k._shape, k.dtype), TensorMeta(v._shape, v.dtype)),
-    )[1],
-    composite=computed_in_float32(sdpa_backward_composite),
+    "Tensor? attn_mask, bool is_causal, Tensor output, Tensor logsumexp, float scale) "
+    "-> (Tensor grad_query, Tensor grad_key, Tensor grad_value)",
+    meta=_sdpa_backward_meta,
+    composite=sdpa_backward_composite,
     method=False,
     function=False,
     family=F,

@@ -795,33 +795,49 @@ def _causal_bias(L, S, dt):
     return b
 
 
-@kernel("_scaled_dot_product_attention")
-def sdpa(m, q, k, v, mask, is_causal, scale):
-    qa, ka, va = _f(q), _f(k), _f(v)
+def _sdpa_scores(qa, ka, mask, is_causal, scale):
+    """scale * q k^T plus the mask as 0 / -inf (causal) or as given (a float mask), in qa's dtype."""
     s = blas.matmul(qa, ka.swapaxes(-1, -2))
     s *= s.dtype.type(scale)
     L, S = s.shape[-2:]
+    # masks are added as 0 / -inf (a broadcast add is ~10x cheaper than a masked copy in NumPy)
+    if is_causal:
+        s += _causal_bias(L, S, s.dtype)
+    elif mask is not None:
+        ma = arr(mask)
+        s += np.where(ma, s.dtype.type(0), s.dtype.type(-np.inf)) if ma.dtype == np.bool_ else ma
+    return s
+
+
+@kernel("_scaled_dot_product_attention")
+def sdpa(m, q, k, v, mask, is_causal, scale):
+    qa, ka, va = _f(q), _f(k), _f(v)
     with quiet():
-        # masks are added as 0 / -inf (a broadcast add is ~10x cheaper than a masked copy in NumPy)
-        if is_causal:
-            s += _causal_bias(L, S, s.dtype)
-        elif mask is not None:
-            ma = arr(mask)
-            s += np.where(ma, s.dtype.type(0), s.dtype.type(-np.inf)) if ma.dtype == np.bool_ else ma
+        s = _sdpa_scores(qa, ka, mask, is_causal, scale)
+        S = s.shape[-1]
+        top = s.max(-1) if S else np.full(s.shape[:-1], -np.inf, s.dtype)
         if s.size:
             p2 = s.reshape(-1, S)
             _rows_apply(_softmax_rows, p2, p2)
+        # a row's probability at its largest score is exp(0) / sum, so logsumexp = max - log(that probability)
+        lse = top - np.log(s.max(-1)) if S else top
         out = blas.matmul(s, va)
-    return wrap(out, m[0].dtype), wrap(s, m[1].dtype)
+    return wrap(out, m[0].dtype), wrap(lse.astype(s.dtype, copy=False), m[1].dtype)
 
 
 @kernel("_scaled_dot_product_attention_backward")
-def sdpa_backward(m, g, q, k, v, attn, scale):
-    ga, qa, ka, va, p = _f(g), _f(q), _f(k), _f(v), _f(attn)
-    dv = blas.matmul(p.swapaxes(-1, -2), ga)
-    dp = blas.matmul(ga, va.swapaxes(-1, -2))
-    S = dp.shape[-1]
+def sdpa_backward(m, g, q, k, v, mask, is_causal, out, lse, scale):
+    ga, qa, ka, va = _f(g), _f(q), _f(k), _f(v)
     with quiet():
+        p = _sdpa_scores(qa, ka, mask, is_causal, scale)  # recomputed, then the probabilities in place
+        p -= arr(lse).astype(p.dtype, copy=False)[..., None]
+        np.exp(p, out=p)
+        # each row divided by its sum: a rounding of the row's logsumexp scales the whole row, and the gradient
+        # (p * (dp - rowsum(dp * p))) is a difference of larger terms that would carry it
+        p /= p.sum(-1, keepdims=True)
+        dv = blas.matmul(p.swapaxes(-1, -2), ga)
+        dp = blas.matmul(ga, va.swapaxes(-1, -2))
+        S = dp.shape[-1]
         if dp.size:
             d2 = dp.reshape(-1, S)
             _rows_apply(_softmax_backward_rows, d2, d2, np.ascontiguousarray(p).reshape(-1, S), scratch=True)

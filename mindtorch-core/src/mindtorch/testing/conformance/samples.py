@@ -1611,8 +1611,13 @@ def _sdpa(m):
 @samples("_scaled_dot_product_attention_backward")
 def _sdpa_backward(m):
     q, k, v = m.f(2, 4, 8), m.f(2, 5, 8), m.f(2, 5, 8)
-    out, attn = mindtorch.ops._scaled_dot_product_attention(q, k, v, None, False, 0.35)
-    return [S(m.f(*out.shape), q, k, v, attn, 0.35)]
+    out = []
+    for mask, causal, scale in ((None, False, 0.35), (None, True, 0.5), (m.b(4, 5), False, 0.3)):
+        if mask is not None:
+            mask[:, 0] = True  # every row keeps a key
+        o, lse = mindtorch.ops._scaled_dot_product_attention(q, k, v, mask, causal, scale)
+        out.append(S(m.f(*o.shape), q, k, v, mask, causal, o, lse, scale))
+    return out
 
 
 def _rnn_layer_args(m, mode, proj, bias, batch_sizes):
