@@ -15,7 +15,7 @@ writes one row to
 Nothing is invented: a fact the docs do not state is absent from the row, and a row whose doc could not be
 read fully carries a `note`. CI never runs this tool; it reads the committed JSON.
 
-Regenerate (offline, from bare or working git checkouts of the two repositories):
+Regenerate (offline, from bare or working git checkouts of the repositories):
 
     python tools/npu_optable.py --ops-nn DIR --ops-math DIR [--ops-transformer DIR] [--out ...optable.json]
 
@@ -45,7 +45,10 @@ PRODUCTS = {
 }
 # the term each product is named by in a doc without markers (ops-transformer's docs name the A2 parts longer)
 _TERMS = {v: k for k, v in PRODUCTS.items()} | {
-    "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件": "910b"
+    "Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件": "910b",
+    # the attention docs give the A2 training parts a row of their own (the 910b key's training half; the
+    # inference-only variants' rows are left out)
+    "Atlas A2 训练系列产品": "910b",
 }
 DTYPES = (
     "FLOAT",

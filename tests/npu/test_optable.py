@@ -29,7 +29,6 @@ def test_every_bound_operator_has_a_row_or_a_reason():
         assert row["source"] is not None or row.get("note"), op
 
 
-
 def test_the_rows_follow_the_schema():
     table = optable.load()
     assert set(table["products"]) == PRODUCT_KEYS
@@ -190,6 +189,22 @@ def test_the_extraction_reads_products_tables_and_product_notes():
     inplace = _row(tool, "InplaceFoo", _DOC, "m/foo/docs/aclnnFoo&aclnnInplaceFoo.md")
     assert inplace["products"]["950"]["dtypes"] == {"selfRef": ["FLOAT", "DOUBLE"]}
     assert inplace["products"]["950"]["formats"] == {"selfRef": ["ND"]}
+
+
+def test_the_extraction_reads_the_attention_docs_product_table():
+    # aclnnFlashAttentionScore.md gives the A2 training parts a row of their own: the 910b key, the one product
+    # its table marks supported (a product the table leaves out is unsupported)
+    tool = _tool()
+    section = (
+        "|产品 | 是否支持 |\n|:---|:---:|\n|<term>Atlas A3 训练系列产品/Atlas A3 推理系列产品</term>| × |\n"
+        "|<term>Atlas A2 训练系列产品</term>| √ |\n|<term>Atlas 800I A2 推理产品</term>| × |\n"
+    )
+    assert tool.support(section) == {k: k == "910b" for k in tool.PRODUCTS}
+    for op in ("FlashAttentionScore", "FlashAttentionScoreGrad"):
+        row = optable.ops()[op]
+        assert row["source"].startswith("ops-transformer:")
+        assert {k for k, e in row["products"].items() if e["supported"]} == {"910b"}
+        assert row["products"]["910b"]["dtypes"]["query"] == ["FLOAT16", "BFLOAT16", "FLOAT"]
 
 
 def test_the_extraction_reads_listed_parameters_and_never_fills_a_gap():

@@ -458,3 +458,28 @@ API(RotaryPositionEmbeddingGrad, (const aclTensor *dy, const aclTensor *cos, con
     const aclTensor *xOptional, int64_t mode, const aclTensor *dxOut, const aclTensor *dcosOut, const aclTensor *dsinOut,
     WS),
     .x = {dxOut, dy, cos, sin, xOptional, dcosOut, dsinOut}, .i = {mode})
+
+/* ops-transformer attention/flash_attention_score/op_host/op_api/aclnn_flash_attention_score.h and
+ * attention/flash_attention_score_grad/op_host/op_api/aclnn_flash_attention_score_grad.h */
+API(FlashAttentionScore, (const aclTensor *query, const aclTensor *key, const aclTensor *value,
+    const aclTensor *realShiftOptional, const aclTensor *dropMaskOptional, const aclTensor *paddingMaskOptional,
+    const aclTensor *attenMaskOptional, const void *prefixOptional, double scaleValue, double keepProb,
+    int64_t preTokens, int64_t nextTokens, int64_t headNum, char *inputLayout, int64_t innerPrecise,
+    int64_t sparseMode, const aclTensor *softmaxMaxOut, const aclTensor *softmaxSumOut,
+    const aclTensor *softmaxOutOut, const aclTensor *attentionOutOut, WS),
+    .x = {attentionOutOut, query, key, value, realShiftOptional, dropMaskOptional, paddingMaskOptional,
+          attenMaskOptional, softmaxMaxOut, softmaxSumOut, softmaxOutOut},
+    .arr = prefixOptional, .f = {scaleValue, keepProb}, .str = inputLayout,
+    .i = {preTokens, nextTokens, headNum, innerPrecise, sparseMode})
+API(FlashAttentionScoreGrad, (const aclTensor *query, const aclTensor *keyIn, const aclTensor *value,
+    const aclTensor *dy, const aclTensor *pseShiftOptional, const aclTensor *dropMaskOptional,
+    const aclTensor *paddingMaskOptional, const aclTensor *attenMaskOptional, const aclTensor *softmaxMaxOptional,
+    const aclTensor *softmaxSumOptional, const aclTensor *softmaxInOptional, const aclTensor *attentionInOptional,
+    const void *prefixOptional, double scaleValue, double keepProb, int64_t preTokens, int64_t nextTokens,
+    int64_t headNum, char *inputLayout, int64_t innerPrecise, int64_t sparseMode, const aclTensor *dqOut,
+    const aclTensor *dkOut, const aclTensor *dvOut, const aclTensor *dpseOut, WS),
+    .x = {dqOut, query, keyIn, value, dy, pseShiftOptional, dropMaskOptional, paddingMaskOptional,
+          attenMaskOptional, softmaxMaxOptional, softmaxSumOptional, softmaxInOptional, attentionInOptional, dkOut,
+          dvOut, dpseOut},
+    .arr = prefixOptional, .f = {scaleValue, keepProb}, .str = inputLayout,
+    .i = {preTokens, nextTokens, headNum, innerPrecise, sparseMode})

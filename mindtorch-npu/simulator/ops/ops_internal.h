@@ -80,7 +80,7 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
        SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_UNARY_P,
        SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH, SIG_AMP_UNSCALE, SIG_AMP_UPDATE, SIG_SEARCH, SIG_BINCOUNT, SIG_SCATTER_REDUCE, SIG_LINALG, SIG_SVD,
-       SIG_RMS_NORM, SIG_SWIGLU, SIG_ROPE,
+       SIG_RMS_NORM, SIG_SWIGLU, SIG_ROPE, SIG_FLASH,
        SIG_COUNT };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
@@ -127,9 +127,11 @@ typedef struct { validate_fn *validate; kernel_f *kernel; dense_fn *dense; } sig
 struct args {
     const aclTensor *t[4]; /* t[0] output (selfRef for in-place ops), t[1] self, t[2] other, t[3] condition */
     const aclScalar *s[3]; /* s[0] other/value, s[1] alpha (Elu: alpha, scale, inputScale) */
-    int64_t i[4];
+    int64_t i[6];          /* integer attributes (flash attention: preTokens, nextTokens, headNum, innerPrecise, sparseMode) */
     const void *arr;       /* aclIntArray (reduction dims) */
-    const aclTensor *x[12]; /* further tensors (NLLLoss: weight, totalWeight, gradOutput; norms and convolution: all) */
+    const aclTensor *x[16]; /* further tensors (NLLLoss: weight, totalWeight, gradOutput; norms, convolution and
+                             * flash attention: all) */
+    const char *str;        /* a string attribute (flash attention's inputLayout) */
     const void *ia[4];      /* further aclIntArrays (convolution and pooling: kernel, stride, padding, dilation) */
     const void *mask;       /* aclBoolArray outputMask of the backward operators */
     const void *list;       /* aclTensorList (Index, IndexPutImpl: the index tensors) */
@@ -310,6 +312,10 @@ validate_fn v_fills;
 /* ---------------------------------------------------------------- foreach.c */
 kernel_f k_foreach;
 validate_fn v_foreach, set_unit_alpha;
+
+/* ---------------------------------------------------------------- attention.c */
+kernel_f k_flash;
+validate_fn v_flash;
 
 /* ---------------------------------------------------------------- linalg.c */
 kernel_f k_matmul;

@@ -225,6 +225,9 @@ const op_def OPS[] = {
     OP("LinalgQr", SIG_LINALG, 0, 0, NULL, KIND(LA_QR)),
     OP("TriangularSolve", SIG_LINALG, 0, 0, NULL, KIND(LA_TRISOLVE)),
     OP("Svd", SIG_SVD, 0, 0, NULL, 0), /* math/svd: one-sided Jacobi here */
+    /* ops-transformer attention/flash_attention_score(_grad): fused attention, online softmax over the keys;
+     * F_LOG marks the backward */
+    OP("FlashAttentionScore", SIG_FLASH, 0, 0, NULL, 0), OP("FlashAttentionScoreGrad", SIG_FLASH, 0, 0, NULL, F_LOG),
     OP("IsClose", SIG_BINARY, 0, 0, e_isclose, F_BOOL | F_FLOAT | F_CLOSE),
     /* fused transformer operators (fused.c); F_LOG marks a backward */
     OP("RmsNorm", SIG_RMS_NORM, 0, 0, NULL, 0), OP("RmsNormGrad", SIG_RMS_NORM, 0, 0, NULL, F_LOG),
@@ -299,6 +302,7 @@ const sig_def SIGS[SIG_COUNT] = {
     [SIG_LINALG] = {v_linalg, k_dense, run_linalg}, [SIG_SVD] = {v_svd, k_dense, run_svd},
     [SIG_RMS_NORM] = {v_rms_norm, k_dense, run_rms_norm}, [SIG_SWIGLU] = {v_swiglu, k_dense, run_swiglu},
     [SIG_ROPE] = {v_rope, k_dense, run_rope},
+    [SIG_FLASH] = {v_flash, k_flash},
 };
 
 /* ---------------------------------------------------------------- the docs' parameters (optable_gen.h) */

@@ -454,7 +454,7 @@ def _plan_key(name, args, device):
             for t in a:
                 _tensor_geometry(t, parts, addrs)
             parts.append(len(a))
-        elif a is None or cls is int or cls is bool:
+        elif a is None or cls is int or cls is bool or cls is bytes:  # bytes: a char* attribute
             parts.append(a)
         elif cls is DType:
             parts.append(("dtype", a.value))

@@ -373,6 +373,16 @@ OPS.update(
         # ops-nn norm/batch_norm_v3/op_host/op_api/aclnn_batch_norm.h, norm/batch_norm_grad_v3/.../aclnn_batch_norm_backward.h
         "BatchNorm": [T, T, T, T, T, c_bool, c_double, c_double, T, T, T],
         "BatchNormBackward": [T, T, T, T, T, T, T, c_bool, c_double, BARR, T, T, T],
+        # ops-transformer attention/flash_attention_score/op_host/op_api/aclnn_flash_attention_score.h and
+        # flash_attention_score_grad/op_host/op_api/aclnn_flash_attention_score_grad.h: (query, key, value, pse,
+        # dropMask, paddingMask, attenMask, prefix, scale, keepProb, preTokens, nextTokens, headNum, inputLayout,
+        # innerPrecise, sparseMode, outputs...)
+        "FlashAttentionScore": [T] * 7
+        + [ARR, c_double, c_double, c_int64, c_int64, c_int64, c_char_p]
+        + [c_int64, c_int64, T, T, T, T],
+        "FlashAttentionScoreGrad": [T] * 12
+        + [ARR, c_double, c_double, c_int64, c_int64, c_int64, c_char_p]
+        + [c_int64, c_int64, T, T, T, T],
         # ops-nn norm/group_norm/op_host/op_api/aclnn_group_norm.h, norm/group_norm_grad/.../aclnn_group_norm_backward.h
         "GroupNorm": [T, T, T, c_int64, c_int64, c_int64, c_int64, c_double, T, T, T],
         "GroupNormBackward": [T, T, T, T, T, c_int64, c_int64, c_int64, c_int64, BARR, T, T, T],
