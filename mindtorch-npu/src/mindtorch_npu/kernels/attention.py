@@ -13,7 +13,7 @@ from mindtorch.plugins import OPS, dtypes as D, kernel_table
 from .. import chips, optable
 from ..aclnn import launch, scalar_for
 from ..copy import empty
-from ._common import fill, numel, view
+from ._common import contiguous, fill, is_contiguous, numel, view
 
 KERNELS, kernel = kernel_table()
 
@@ -122,7 +122,7 @@ def sdpa_backward(m, g, q, k, v, mask, is_causal, out, lse, scale):
     b, n, L = q4._shape[:3]
     atten, sparse = _atten_mask(mask, q, is_causal)
     # the operator's softmax is exp(score - max) / sum: max = logsumexp (repeated over the lanes), sum = 1
-    lse3 = _as3(lse if lse._stride == _dense_strides(lse._shape) else _dense(lse), b, n, L)
+    lse3 = _as3(lse if is_contiguous(lse) else contiguous(lse), b, n, L)
     smax = view(lse3, (b, n, L, STAT_LANES), lse3._stride + (0,))
     one = fill(empty((1,), D.float32, q.device), 1)
     ssum = view(one, (b, n, L, STAT_LANES), (0, 0, 0, 0))
@@ -130,17 +130,3 @@ def sdpa_backward(m, g, q, k, v, mask, is_causal, out, lse, scale):
     ins = (q4, k4, v4, _as4(g), None, None, None, atten, smax, ssum, None, _as4(out))
     launch(BACKWARD, *ins, *_attributes(scale, n, sparse), *(_as4(t) for t in grads), None)
     return grads
-
-
-def _dense_strides(shape):
-    st, acc = [], 1
-    for s in reversed(shape):
-        st.append(acc)
-        acc *= s
-    return tuple(reversed(st))
-
-
-def _dense(t):
-    out = empty(t._shape, t.dtype, t.device)
-    launch("InplaceCopy", out, t)
-    return out
