@@ -46,7 +46,8 @@ TOL = {torch.float32: 2e-6, torch.float16: 2e-3, torch.bfloat16: 2e-2}
 
 
 def _mask(kind, b, n, L, S, rng):
-    shape = {"LS": (L, S), "B1LS": (b, 1, L, S), "1NLS": (1, n, L, S), "NLS": (n, L, S), "BNLS": (b, n, L, S)}[kind]
+    shapes = {"LS": (L, S), "B1LS": (b, 1, L, S), "1NLS": (1, n, L, S), "NLS": (n, L, S), "BNLS": (b, n, L, S)}
+    shape = shapes.get(kind, (S,))
     m = rng.random(shape) > 0.4
     m[..., 0] = True  # every row keeps a key
     return m
@@ -61,20 +62,20 @@ def _run_sdpa(device, arrays, dtype, mask=None, **kw):
     return [t.detach().float().cpu().numpy() for t in (out, q.grad, k.grad, v.grad)]
 
 
-CASES = ["plain", "causal", "cross", "causal-cross", "scale", "LS", "B1LS", "1NLS", "NLS", "BNLS", "3d", "dv"]
+CASES = ["plain", "causal", "cross", "causal-cross", "scale", "LS", "B1LS", "1NLS", "NLS", "BNLS", "S", "3d", "dv"]
 
 
 @pytest.mark.parametrize("dtype", _doc_dtypes(), ids=str)
 @pytest.mark.parametrize("case", CASES)
 def test_sdpa_values_and_grads_match_the_cpu_through_the_fused_operators(case, dtype, launches):
     rng = np.random.default_rng(CASES.index(case))
-    b, n, L, S, d = 2, 3, 5, (7 if "cross" in case else 5), 8
+    b, n, L, S, d = 2, 3, (1 if case == "S" else 5), (7 if "cross" in case else 5), 8
     qs, ks, vs = (b, n, L, d), (b, n, S, d), (b, n, S, d - 3 if case == "dv" else d)
     if case == "3d":
         qs, ks, vs = qs[1:], ks[1:], vs[1:]
     arrays = [rng.standard_normal(s).astype(np.float32) for s in (qs, ks, vs, qs[:-1] + vs[-1:])]
     kw = {"is_causal": "causal" in case, "scale": 0.3 if case == "scale" else None}
-    mask = _mask(case, b, n, L, S, rng) if case in ("LS", "B1LS", "1NLS", "NLS", "BNLS") else None
+    mask = _mask(case, b, n, L, S, rng) if case in ("LS", "B1LS", "1NLS", "NLS", "BNLS", "S") else None
     # the cpu computes half precision in float32 too: the same inputs, rounded once at the end
     want = _run_sdpa("cpu", arrays, dtype, mask, **kw)
     got = _run_sdpa("npu", arrays, dtype, mask, **kw)

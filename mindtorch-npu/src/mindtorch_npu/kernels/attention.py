@@ -78,12 +78,11 @@ def _atten_mask(mask, q, is_causal):
     listed = len(out._shape) == 2 or (len(out._shape) == 4 and not (out._shape[0] == 1 and out._shape[1] != 1))
     if listed:
         return out, 0
-    # [L, S] behind leading ones, or [1, N, L, S]: the doc lists [L, S] and [B, N, L, S] (N repeated by stride 0)
-    if all(s == 1 for s in out._shape[:-2]):
-        return view(out, out._shape[-2:], out._stride[-2:]), 0
-    b = _as4(q)._shape[0]
+    # [L, S] behind leading ones, or [1, N, L, S]: the doc lists [L, S] and [B, N, L, S] (B repeated by stride 0)
     m4 = _as4(out)
-    return view(m4, (b,) + tuple(m4._shape[1:]), (0,) + tuple(m4._stride[1:])), 0
+    if m4._shape[0] == m4._shape[1] == 1:
+        return view(m4, m4._shape[-2:], m4._stride[-2:]), 0
+    return view(m4, (_as4(q)._shape[0],) + tuple(m4._shape[1:]), (0,) + tuple(m4._stride[1:])), 0
 
 
 def _attributes(scale, heads, sparse):
