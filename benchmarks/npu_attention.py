@@ -9,22 +9,7 @@ wall time (the simulated device work included).
 """
 
 import argparse
-import os
-import sys
-import tempfile
 import time
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _setup():
-    if not os.environ.get("MINDTORCH_NPU_LIB_DIR"):
-        sys.path.insert(0, str(ROOT / "mindtorch-npu" / "simulator"))
-        from build import build
-
-        out = Path(os.environ.get("ACLSIM_BUILD_DIR", Path(tempfile.gettempdir()) / "mindtorch-aclsim"))
-        os.environ["MINDTORCH_NPU_LIB_DIR"] = str(build(out))
 
 
 def attention_peak(seq, heads, dim, fused, dtype=None):
@@ -59,6 +44,8 @@ def main(argv=None):
     ap.add_argument("--heads", type=int, default=2)
     ap.add_argument("--dim", type=int, default=64)
     args = ap.parse_args(argv)
+    from npu import _setup  # benchmarks/npu.py: the simulator, built unless MINDTORCH_NPU_LIB_DIR is set
+
     _setup()
     print(f"causal attention fwd+bwd, B=1 N={args.heads} S={args.seq} D={args.dim} float16 (peak above the inputs)")
     for name, fused in (("fused (FlashAttentionScore)", True), ("composite (matmul/softmax)", False)):

@@ -22,6 +22,7 @@ LAYOUT = b"BNSD"  # every operand is viewed as [B, N, S, D]
 NO_BAND = 2147483647  # preTokens / nextTokens that leave every score in (torch_npu's defaults)
 LEFT_UP_CAUSAL = 2  # sparseMode: causal from the top-left corner, as PyTorch's is_causal
 CAUSAL_MASK = 2048  # that mode takes the compressed [2048, 2048] upper-triangular mask
+EXPLICIT_CAUSAL_LIMIT = CAUSAL_MASK * CAUSAL_MASK  # below it an [L, S] causal mask (mode 0) takes less memory
 MAX_HEAD_DIM, MAX_HEADS = 768, 256  # the docs' D and N ranges
 STAT_LANES = 8  # softmaxMax / softmaxSum are [B, N, L, 8]
 
@@ -65,12 +66,15 @@ def _as4(t):
     return view(t, (1,) * pad + tuple(t._shape), (outer,) * pad + tuple(t._stride))
 
 
-def _atten_mask(mask, q, is_causal):
-    """(attenMask, sparseMode): the doc's mask is True where a score is left out, PyTorch's where it is kept."""
+def _atten_mask(mask, q, k, is_causal):
+    """(attenMask, sparseMode): the doc's mask is True where a score is left out, PyTorch's where it is kept.
+    Causal: sparse mode 2 with the compressed mask, or mode 0 with an explicit [L, S] one where that is smaller."""
     if is_causal:
-        causal = fill(empty((CAUSAL_MASK, CAUSAL_MASK), D.bool_, q.device), True)
+        L, S = q._shape[-2], k._shape[-2]
+        explicit = L * S < EXPLICIT_CAUSAL_LIMIT
+        causal = fill(empty((L, S) if explicit else (CAUSAL_MASK, CAUSAL_MASK), D.bool_, q.device), True)
         launch("InplaceTriu", causal, 1)
-        return causal, LEFT_UP_CAUSAL
+        return causal, 0 if explicit else LEFT_UP_CAUSAL
     if mask is None:
         return None, 0
     out = empty(mask._shape, D.bool_, mask.device)
@@ -96,7 +100,7 @@ def sdpa(m, q, k, v, mask, is_causal, scale):
         return OPS["_scaled_dot_product_attention"].composite(q, k, v, mask, is_causal, scale)
     q4, k4, v4 = _as4(q), _as4(k), _as4(v)
     b, n, L = q4._shape[:3]
-    atten, sparse = _atten_mask(mask, q, is_causal)
+    atten, sparse = _atten_mask(mask, q, k, is_causal)
     out = empty(m[0].shape, m[0].dtype, q.device)
     stats = [empty((b, n, L, STAT_LANES), D.float32, q.device) for _ in range(2)]
     launch(FORWARD, q4, k4, v4, None, None, None, atten, *_attributes(scale, n, sparse), *stats, None, _as4(out))
@@ -119,7 +123,7 @@ def sdpa_backward(m, g, q, k, v, mask, is_causal, out, lse, scale):
         return OPS["_scaled_dot_product_attention_backward"].composite(g, q, k, v, mask, is_causal, out, lse, scale)
     q4, k4, v4 = _as4(q), _as4(k), _as4(v)
     b, n, L = q4._shape[:3]
-    atten, sparse = _atten_mask(mask, q, is_causal)
+    atten, sparse = _atten_mask(mask, q, k, is_causal)
     # the operator's softmax is exp(score - max) / sum: max = logsumexp (repeated over the lanes), sum = 1
     lse3 = _as3(lse if is_contiguous(lse) else contiguous(lse), b, n, L)
     smax = view(lse3, (b, n, L, STAT_LANES), lse3._stride + (0,))
