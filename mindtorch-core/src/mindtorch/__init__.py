@@ -37,10 +37,12 @@ from ._legacy import layout, memory_format
 globals().update(_legacy.LAYOUTS)
 globals().update(_legacy.FORMATS)
 globals().update(_legacy.TYPED)
+globals().update(_legacy.TYPED_STORAGE_BY_NAME)
 from . import _tensor_from_data
 from ._device import device, get_default_device, set_default_device
 from ._errors import OutOfMemoryError
 from ._geometry import Size
+from ._legacy import TypedStorage
 from ._storage import Storage as UntypedStorage
 from ._tensor import Tensor
 
@@ -82,6 +84,7 @@ from ._generator import (
     seed,
     set_rng_state,
 )
+from ._inplace_views import as_strided_
 from ._linalg_at_top_level import *
 from ._nn_at_top_level import *
 from ._printing import get_printoptions, set_printoptions

@@ -42,6 +42,9 @@ __all__ = (
         "detach_",
         "set_default_tensor_type",
         "frombuffer",
+        "from_file",
+        "histogramdd",
+        "is_distributed",
         "prelu",
         "vmap",
         "set_autocast_enabled",
@@ -312,6 +315,21 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     return _gradient(input, spacing, dim, edge_order)
 
 
+def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None):
+    """A histogram of the points in input's rows: (hist, the bin edges of each dimension); `out`: the
+    (hist, [edges...]) tensors to write them into."""
+    from .ops.sorting import histogramdd as _histogramdd
+
+    res = _histogramdd(input, bins, range=range, weight=weight, density=density)
+    if out is None:
+        return res
+    hist, edges = out
+    hist.resize_(res.hist.shape).copy_(res.hist)
+    for e, r in zip(edges, res.bin_edges):
+        e.resize_(r.shape).copy_(r)
+    return type(res)(hist, tuple(edges))
+
+
 def detach_(input):
     return input.detach_()
 
@@ -352,6 +370,24 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
         arr = np.frombuffer(memoryview(bytearray(arr.tobytes())), dtype=arr.dtype)
     t = from_numpy(arr)
     return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None, pin_memory=False):
+    """A 1-D cpu tensor of `size` elements mapped from a file: with `shared`, writes reach the file (created
+    or grown to the size when needed); otherwise the mapping is private, copy-on-write."""
+    from ._dtype import get_default_dtype
+    from ._storage import map_file
+    from ._tensor import make_tensor
+
+    dtype = get_default_dtype() if dtype is None else dtype
+    storage = map_file(filename, bool(shared), size * dtype.itemsize)
+    t = make_tensor(storage, (size,), (1,), 0, dtype, storage.device)
+    return t if device is None else t.to(device)
+
+
+def is_distributed(input):
+    """Always False: no tensor is spread over processes."""
+    return input.is_distributed()
 
 
 def prelu(input, weight):

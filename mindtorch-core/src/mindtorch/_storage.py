@@ -7,6 +7,9 @@ of a storage; several tensors may share one.
 
 import sys
 
+from ._backends.registry import backend_for
+from ._device import device
+
 
 class _ByteCount(int):
     """An int that can also be called: backends read `storage.nbytes` as a number, while PyTorch's
@@ -57,6 +60,35 @@ class Storage:
 
     def __repr__(self):
         return f"Storage(device={self.device}, nbytes={self.nbytes})"
+
+    @staticmethod
+    def from_file(filename, shared=False, nbytes=0):
+        """`nbytes` bytes mapped from a file (UntypedStorage.from_file): see map_file."""
+        return map_file(filename, shared, nbytes)
+
+
+def map_file(filename, shared, nbytes):
+    """An UntypedStorage of `nbytes` bytes mapped from a file (cpu): with `shared`, writes reach the file
+    (which is created or grown to the size); otherwise the mapping is private, copy-on-write."""
+    import os
+
+    import numpy as np
+
+    try:
+        if shared and not os.path.exists(filename):
+            open(filename, "wb").close()
+        have = os.stat(filename).st_size
+        if not os.access(filename, os.R_OK | (os.W_OK if shared else 0)):
+            raise PermissionError(13, os.strerror(13))
+    except OSError as e:
+        how = "read-write" if shared else "read-only"
+        raise RuntimeError(f"unable to open file <{filename}> in {how} mode: {e.strerror} ({e.errno})") from None
+    if have < nbytes:
+        if not shared:
+            raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required mapping size <{nbytes}>")
+        os.truncate(filename, nbytes)
+    data = np.memmap(filename, np.uint8, "r+" if shared else "c", shape=(nbytes,)) if nbytes else np.empty(0, np.uint8)
+    return backend_for("cpu").allocator.adopt(data.view(np.ndarray), device("cpu"))
 
 
 # How share_memory_ makes its blocks (torch.multiprocessing's sharing strategy): "file_descriptor", a

@@ -264,11 +264,14 @@ class Tensor:
                 raise TypeError(
                     f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
                 )
-            if value.dtype is not self.dtype:
+            allowed = self.__dict__.get("_grad_dtype", self.dtype)
+            if allowed is not None and value.dtype is not allowed:
                 raise RuntimeError(
-                    "attempting to assign a gradient with dtype "
-                    f"'{value.dtype}' to a tensor with dtype '{self.dtype}'. Please ensure that the "
-                    "gradient and the tensor have the same dtype"
+                    f"attempting to assign a gradient with dtype '{D.cpp_name(value.dtype)}' to a tensor with "
+                    f"grad_dtype '{D._cname(allowed)}'. The gradient must match the tensor's grad_dtype (defaults "
+                    "to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, "
+                    "or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and "
+                    "its gradient may break downstream systems that assume they match."
                 )
             if value.device != self.device:
                 raise RuntimeError(
@@ -281,6 +284,22 @@ class Tensor:
     @grad.deleter
     def grad(self):
         self._grad = None
+
+    @property
+    def grad_dtype(self):
+        """The dtype `.grad` must have (the tensor's own by default; None: any): the engine casts the
+        gradients it accumulates into a leaf to it."""
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        return self.__dict__.get("_grad_dtype", self.dtype)
+
+    @grad_dtype.setter
+    def grad_dtype(self, dtype):
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if dtype is not None and not isinstance(dtype, D.dtype):
+            raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got {type(dtype).__name__}")
+        self.__dict__["_grad_dtype"] = dtype
 
     @property
     def data(self):

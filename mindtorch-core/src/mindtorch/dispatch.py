@@ -474,19 +474,35 @@ def call_out_copy(op, out, result):
     return out.copy_(result)
 
 
-def resize_geometry(t, size):
+def resize_geometry(t, size, keep=False):
     """t becomes contiguous of shape `size`, its storage grown from the device's allocator when
-    needed; whether the shape changed. No version bump: callers decide."""
+    needed (with `keep`, the new block starts with the old one's bytes, as resize_ leaves them);
+    whether the shape changed. No version bump: callers decide."""
     size = tuple(size)
     if size == t._shape:
         return False
     need = (t._offset + _numel(size)) * t.dtype.itemsize
-    if need > t._storage.nbytes:
-        if t._storage.is_shared():  # other processes map this block: it cannot move
+    old = t._storage
+    if need > old.nbytes:
+        if old.is_shared():  # other processes map this block: it cannot move
             raise RuntimeError("Trying to resize storage that is not resizable")
         t._storage = backend_for(t.device.type).allocator.allocate(need, t.device)
+        if keep and old.nbytes:
+            _copy_bytes(old, t._storage)
     t._shape, t._stride, t._np = size, _contiguous_strides(size), None
     return True
+
+
+def _copy_bytes(src, dst):
+    """dst's first bytes become src's (dst is at least as large), through the device's copy_."""
+    n = int(src.nbytes)
+    dst_bytes = make_tensor(dst, (n,), (1,), 0, D.uint8, dst.device)
+    prev = _grad.enabled
+    _grad.enabled = False
+    try:
+        dst_bytes.copy_(make_tensor(src, (n,), (1,), 0, D.uint8, src.device))
+    finally:
+        _grad.enabled = prev
 
 
 def make_view(base, shape, stride, offset, dtype=None):

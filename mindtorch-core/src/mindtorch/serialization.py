@@ -391,7 +391,7 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
         raise CheckpointError(f"_rebuild_tensor_v3 expects an untyped storage, got {type(storage).__name__}")
     if not isinstance(dtype, D.dtype) or dtype not in _STORABLE:
         raise CheckpointError(f"_rebuild_tensor_v3 cannot rebuild a tensor of dtype {dtype!r:.80}")
-    typed = TypedStorage(storage.untyped(), dtype)
+    typed = TypedStorage(wrap_storage=storage.untyped(), dtype=dtype, _internal=True)
     return _rebuild_tensor_v2(typed, storage_offset, size, stride, requires_grad, backward_hooks, metadata)
 
 
@@ -703,7 +703,7 @@ class _Resolver:
         flat = self._storages.fetch(self, key, storage_type.dtype, numel)
         flat = _resolve_location(self._map_location, location, flat)
         # a storage the pickle leaves bare is returned as PyTorch returns it: a TypedStorage
-        view = TypedStorage(flat.untyped_storage(), flat.dtype)
+        view = TypedStorage(wrap_storage=flat.untyped_storage(), dtype=flat.dtype, _internal=True)
         self._loaded[key] = view
         self.flats[key] = flat
         return view

@@ -79,6 +79,9 @@ def _run_leaf_hooks(var, grad):
 def _accumulate_leaf(var, grad, create_graph, owned):
     """AccumulateGrad: the first gradient is stored (copied unless the engine made it), later ones added."""
     old = var._grad
+    wanted = var.__dict__.get("_grad_dtype", grad.dtype)  # the leaf's grad_dtype, when it was set
+    if wanted is not None and wanted is not grad.dtype:
+        grad, owned = grad.to(wanted), True
     if old is None:
         if not create_graph:
             # keep the engine's own buffer when nothing else can see it (PyTorch steals it too)

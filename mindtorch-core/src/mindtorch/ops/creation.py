@@ -304,7 +304,7 @@ def _resize(self, size, memory_format=None):
     size = _check_size(size, self.dtype)
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
-    if resize_geometry(self, size):
+    if resize_geometry(self, size, keep=True):
         bump_version(self)
     return self
 

@@ -456,36 +456,62 @@ defop("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", 
 
 
 def _histogram(self, bins, range=None, weight=None, density=False):
-    if self.dtype._kind != 2:
-        raise NotImplementedError(f"\"histogramdd\" not implemented for '{D._cname(self.dtype)}'")
-    x = self.reshape(-1)
+    hist, edges = histogramdd(self.reshape(-1, 1), [bins], range=range, weight=weight, density=density)
+    return _HISTOGRAM(hist, edges[0])
+
+
+def _bin_edges(self, x, k, bins, range):
+    """The bin edges of dimension k: given as a tensor, or `bins` equal bins over the range (the data's
+    extent by default, widened by half a unit each way when empty)."""
     if hasattr(bins, "_shape"):
         if bins.dtype is not self.dtype:
             raise RuntimeError(
                 f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
-                f"got input with dtype {D._cname(self.dtype).lower()} and bins for dimension 0 with "
+                f"got input with dtype {D._cname(self.dtype).lower()} and bins for dimension {k} with "
                 f"dtype {D._cname(bins.dtype).lower()}"
             )
-        edges = bins
+        return bins
+    col = x[:, k]
+    if range is not None:
+        lo, hi = float(range[2 * k]), float(range[2 * k + 1])
     else:
-        lo, hi = (
-            (float(range[0]), float(range[1]))
-            if range is not None
-            else ((float(x.min()), float(x.max())) if x.numel() else (0.0, 0.0))
-        )
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        edges = torch.linspace(lo, hi, bins + 1, dtype=self.dtype, device=self.device)
-    nb = edges.shape[0] - 1
-    inside = (x >= edges[0]) & (x <= edges[-1])
-    idx = torch.clamp(torch.bucketize(x, edges, right=True) - 1, 0, nb - 1)
+        lo, hi = (float(col.min()), float(col.max())) if col.numel() else (0.0, 0.0)
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return torch.linspace(lo, hi, bins + 1, dtype=self.dtype, device=self.device)
+
+
+def histogramdd(self, bins, *, range=None, weight=None, density=False):
+    """Histogram of the points in the rows of `self` (its last dim is the space's): (hist, per-dim bin edges)."""
+    if self.dtype._kind != 2:
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{D._cname(self.dtype)}'")
+    dims = self._shape[-1]
+    x = self.reshape(-1, dims)
+    bins = [bins] * dims if isinstance(bins, int) else list(bins)
+    if len(bins) != dims:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    edges = [_bin_edges(self, x, k, b, range) for k, b in enumerate(bins)]
+    counts = [e.shape[0] - 1 for e in edges]
+    inside = torch.ones(x.shape[0], dtype=D.bool_, device=self.device)
+    flat = torch.zeros(x.shape[0], dtype=D.int64, device=self.device)
+    for k, e in enumerate(edges):
+        col = x[:, k]
+        inside = inside & (col >= e[0]) & (col <= e[-1])
+        flat = flat * counts[k] + torch.clamp(torch.bucketize(col, e, right=True) - 1, 0, counts[k] - 1)
     w = inside.to(self.dtype) if weight is None else inside.to(self.dtype) * weight.reshape(-1).to(self.dtype)
-    hist = torch.zeros(nb, dtype=self.dtype, device=self.device).index_add_(0, idx, w)
+    total = 1
+    for c in counts:
+        total *= c
+    hist = torch.zeros(total, dtype=self.dtype, device=self.device).index_add_(0, flat, w).reshape(counts)
     if density:
-        hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
-    return _HISTOGRAM(hist, edges)
+        volume = torch.ones((), dtype=self.dtype, device=self.device)
+        for e in edges:
+            volume = volume.unsqueeze(-1) * (e[1:] - e[:-1])
+        hist = hist / (hist.sum() * volume)
+    return _HISTOGRAMDD(hist, tuple(edges))
 
 
+_HISTOGRAMDD = named_result("histogramdd", ("hist", "bin_edges"))
 _HISTOGRAM = named_result("histogram", ("hist", "bin_edges"))
 defop(
     "histogram(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor "
