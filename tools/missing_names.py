@@ -72,7 +72,7 @@ EXCLUDED = {
         (
             r"sparse_.*|.*_indices|.*_indices_copy|values_copy|indices|values|to_sparse.*|is_sparse.*|coalesce|"
             r"is_coalesced|dense_dim|sparse_dim|sparse_mask|sparse_resize.*|spmm|hspmm|smm|dsmm|hsmm|saddmm|sspaddmm|"
-            r"resize_as_sparse_|to_dense|to_padded_tensor|nested.*|is_nested",
+            r"resize_as_sparse_|to_dense|to_padded_tensor|nested.*|is_nested|indices_copy|native_norm",
             "sparse and nested layouts",
         ),
         (r"bits.*|bit|u?int[1-7]|float4_e2m1fn_x2|complex32|chalf", "bit-packed and sub-byte dtypes"),
@@ -84,8 +84,13 @@ EXCLUDED = {
     ],
     "torch": [
         ("lobpcg", "an iterative eigensolver of its own (torch._lobpcg, ~1000 lines), left out of the linalg set"),
+        (r"export", "torch.export: whole-program graph capture for ahead-of-time compilers"),
     ],
     "torch.linalg": [("common_notes", "a dict of docstring fragments torch.linalg's documentation is built from")],
+    "torch.Tensor": [
+        (r"eig|lstsq|solve|symeig", "removed in PyTorch 1.9: PyTorch keeps the names only to raise"),
+        (r"index", "first-class dimensions (functorch.dim), a separate tensor model"),
+    ],
 }
 
 

@@ -7,6 +7,23 @@ for "same as the kernel". Each forwards to the nn.functional function that does 
 """
 
 __all__ = [
+    "affine_grid_generator",
+    "batch_norm_backward_elemt",
+    "batch_norm_backward_reduce",
+    "batch_norm_elemt",
+    "batch_norm_gather_stats",
+    "batch_norm_gather_stats_with_counts",
+    "batch_norm_stats",
+    "batch_norm_update_stats",
+    "convolution",
+    "ctc_loss",
+    "embedding_bag",
+    "embedding_renorm_",
+    "grid_sampler",
+    "grid_sampler_2d",
+    "native_batch_norm",
+    "native_group_norm",
+    "norm_except_dim",
     "adaptive_avg_pool1d",
     "adaptive_max_pool1d",
     "alpha_dropout",
@@ -35,6 +52,14 @@ __all__ = [
     "feature_dropout",
     "feature_dropout_",
     "group_norm",
+    "gru",
+    "gru_cell",
+    "lstm",
+    "lstm_cell",
+    "rnn_relu",
+    "rnn_relu_cell",
+    "rnn_tanh",
+    "rnn_tanh_cell",
     "hinge_embedding_loss",
     "instance_norm",
     "kl_div",
@@ -230,3 +255,307 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction=0):
     return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction))
+
+
+# --- recurrent networks: ATen's flat-parameter forms of the RNN modules ----------------------------
+def _recurrent(mode):
+    """torch.lstm / gru / rnn_tanh / rnn_relu: (input, hx, params, has_biases, num_layers, dropout, train,
+    bidirectional, batch_first) over a padded batch, or (data, batch_sizes, hx, params, has_biases,
+    num_layers, dropout, train, bidirectional) over a packed one. `params` is the modules' flat weight list."""
+
+    def fn(*args):
+        from .nn.modules.rnn import run_layers
+
+        packed = not isinstance(args[3], bool)  # the packed form's fourth argument is the parameter list
+        if packed:
+            data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional = args
+            sizes = [int(b) for b in batch_sizes.tolist()]
+        else:
+            data, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = args
+            if batch_first:
+                data = data.transpose(0, 1)
+            sizes = [data.shape[1]] * data.shape[0]
+        per_layer = len(params) // (num_layers * (2 if bidirectional else 1))
+        has_proj = per_layer > 2 + 2 * bool(has_biases)
+        out, h_n = run_layers(
+            mode,
+            data,
+            sizes,
+            tuple(hx) if mode == "LSTM" else hx,
+            list(params),
+            has_biases,
+            has_proj,
+            num_layers,
+            dropout,
+            train,
+            bidirectional,
+            packed,
+        )
+        if not packed and batch_first:
+            out = out.transpose(0, 1)
+        return (out, *h_n) if mode == "LSTM" else (out, h_n)
+
+    fn.__name__ = fn.__qualname__ = mode.lower()
+    return fn
+
+
+lstm, gru = _recurrent("LSTM"), _recurrent("GRU")
+rnn_tanh, rnn_relu = _recurrent("RNN_TANH"), _recurrent("RNN_RELU")
+
+
+def _cell(mode):
+    def fn(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+        from .nn.modules.rnn import run_cell
+
+        states = tuple(hx) if mode == "LSTM" else (hx,)
+        return run_cell(mode, input, states, w_ih, w_hh, b_ih, b_hh)
+
+    fn.__name__ = fn.__qualname__ = mode.lower() + "_cell"
+    return fn
+
+
+lstm_cell, gru_cell = _cell("LSTM"), _cell("GRU")
+rnn_tanh_cell, rnn_relu_cell = _cell("RNN_TANH"), _cell("RNN_RELU")
+
+
+# --- ATen's forms of convolution, sampling, embedding bags and normalization ------------------------------
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """Any convolution: its rank from the weight's, transposed or not."""
+    n = weight.dim() - 2
+    if transposed:
+        fn = getattr(_F(), f"conv_transpose{n}d")
+        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return getattr(_F(), f"conv{n}d")(input, weight, bias, stride, padding, dilation, groups)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    return _F().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction(reduction), zero_infinity)
+
+
+_SAMPLING_MODES = ("bilinear", "nearest", "bicubic")
+_PADDING_MODES = ("zeros", "border", "reflection")
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+    """grid_sample with the modes as ATen's numbers (0 bilinear, 1 nearest, 2 bicubic; 0 zeros, 1 border,
+    2 reflection)."""
+    return _F().grid_sample(
+        input, grid, _SAMPLING_MODES[interpolation_mode], _PADDING_MODES[padding_mode], align_corners
+    )
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.dim() != 4 or grid.dim() != 4:
+        raise RuntimeError(
+            f"grid_sampler(): expected 4D input and grid with same number of dimensions, but got input with "
+            f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+        )
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def affine_grid_generator(theta, size, align_corners):
+    return _F().affine_grid(theta, size, align_corners)
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """Rescale, in place, the rows of `input` that `indices` names to a norm of at most max_norm."""
+    import mindtorch
+
+    with mindtorch.no_grad():
+        return mindtorch.ops._embedding_renorm_(input, indices, float(max_norm), float(norm_type))
+
+
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def embedding_bag(
+    weight,
+    indices,
+    offsets,
+    scale_grad_by_freq=False,
+    mode=0,
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
+    """ATen's embedding_bag: (output, offset2bag, bag_size, max_indices), the last three describing the bags:
+    each index's bag, each bag's number of indices (not counting padding_idx; zeros for sums), and for
+    maxima the row each element came from (for means, the bag sizes again)."""
+    import mindtorch
+
+    out = _F().embedding_bag(
+        indices,
+        weight,
+        offsets,
+        None,
+        2,
+        scale_grad_by_freq,
+        _BAG_MODES[mode],
+        sparse,
+        per_sample_weights,
+        include_last_offset,
+        padding_idx,
+    )
+    bags = out.shape[0]
+    starts = offsets.tolist()[:bags]
+    ends = starts[1:] + ([offsets.tolist()[bags]] if include_last_offset else [indices.shape[0]])
+    sizes = mindtorch.tensor([e - s for s, e in zip(starts, ends)], dtype=mindtorch.int64, device=indices.device)
+    bag_of = mindtorch.repeat_interleave(mindtorch.arange(bags, device=indices.device), sizes)
+    offset2bag = mindtorch.zeros(indices.shape[0], dtype=mindtorch.int64, device=indices.device)
+    offset2bag[: bag_of.shape[0]] = bag_of
+    if mode == 0:
+        zeros = mindtorch.zeros(offsets.shape[0], dtype=mindtorch.int64, device=indices.device)
+        return out, offset2bag, zeros, zeros.clone()
+    counted = indices if padding_idx is None else indices[indices != padding_idx]
+    bag_size = mindtorch.zeros(bags, dtype=mindtorch.int64, device=indices.device)
+    if counted.numel():
+        kept = bag_of if padding_idx is None else bag_of[indices[: bag_of.shape[0]] != padding_idx]
+        bag_size = bag_size.index_add(0, kept, mindtorch.ones_like(kept))
+    if mode == 1:
+        return out, offset2bag, bag_size, bag_size.clone()
+    return out, offset2bag, bag_size, _bag_argmax(weight, indices, starts, ends, padding_idx)
+
+
+def _bag_argmax(weight, indices, starts, ends, padding_idx):
+    """For each bag and feature, the embedding row its maximum came from (0 for an empty bag)."""
+    import mindtorch
+
+    rows = []
+    for a, e in zip(starts, ends):
+        idx = indices[a:e]
+        if padding_idx is not None:
+            idx = idx[idx != padding_idx]
+        if idx.numel() == 0:
+            rows.append(mindtorch.zeros(weight.shape[1], dtype=mindtorch.int64, device=weight.device))
+            continue
+        pos = weight.detach()[idx].argmax(0)
+        rows.append(idx[pos])
+    return mindtorch.stack(rows, 0)
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """(output, the batch's mean and inverse standard deviation when training, empty otherwise)."""
+    import mindtorch
+
+    out, mean, invstd = mindtorch.ops._batch_norm(
+        input, weight, bias, running_mean, running_var, training, momentum, eps
+    )
+    if not training:
+        mean, invstd = (mindtorch.empty(0, dtype=mean.dtype, device=mean.device) for _ in range(2))
+    return out, mean, invstd
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """(output, mean and inverse standard deviation per sample and group, shaped (N, group))."""
+    if C % group:
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{list(input.shape)} and num_groups={group}"
+        )
+    import mindtorch
+
+    out, mean, rstd = mindtorch.ops._group_norm(input, weight, bias, int(group), float(eps))
+    return out, mean.reshape(N, group), rstd.reshape(N, group)
+
+
+def norm_except_dim(v, pow=2, dim=0):
+    """The p-norm over every dim but `dim` (kept, with size-1 others), or over all of them for dim -1."""
+    if dim == -1:
+        return v.norm(pow)
+    dim = dim % v.dim()
+    others = [d for d in range(v.dim()) if d != dim]
+    return v.norm(pow, others, keepdim=True)
+
+
+# --- SyncBatchNorm's pieces: per-process statistics, their combination, and the two halves of backward ---
+def _channel_dims(input):
+    return [d for d in range(input.dim()) if d != 1]
+
+
+def _per_channel(t, input):
+    """A (C,) tensor shaped to broadcast against input's channel dim."""
+    return t.reshape([1, -1] + [1] * (input.dim() - 2))
+
+
+def batch_norm_stats(input, eps):
+    """(mean, 1/sqrt(biased variance + eps)) of each channel."""
+    import mindtorch
+
+    var, mean = mindtorch.var_mean(input, _channel_dims(input), correction=0)
+    return mean, (var + eps).rsqrt()
+
+
+def batch_norm_elemt(input, weight, bias, mean, invstd, eps):
+    """Normalize with given statistics, then scale and shift."""
+    out = (input - _per_channel(mean, input)) * _per_channel(invstd, input)
+    if weight is not None:
+        out = out * _per_channel(weight, input)
+    if bias is not None:
+        out = out + _per_channel(bias, input)
+    return out
+
+
+def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts):
+    """The statistics of the union of several processes' batches, from their (mean, invstd) rows and
+    element counts; the running statistics (given) move toward them (the variance unbiased)."""
+    import mindtorch
+
+    counts = counts.to(mean.dtype).reshape(-1, 1)
+    total = counts.sum()
+    all_mean = (counts * mean).sum(0) / total
+    var = 1 / (invstd * invstd) - eps
+    all_var = (counts * (var + (mean - all_mean) ** 2)).sum(0) / total
+    with mindtorch.no_grad():
+        if running_mean is not None:
+            running_mean.mul_(1 - momentum).add_(all_mean.to(running_mean.dtype), alpha=momentum)
+        if running_var is not None:
+            unbiased = all_var * total / (total - 1)
+            running_var.mul_(1 - momentum).add_(unbiased.to(running_var.dtype), alpha=momentum)
+    return all_mean, (all_var + eps).rsqrt()
+
+
+def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count):
+    """batch_norm_gather_stats_with_counts where every process counted `count` elements."""
+    import mindtorch
+
+    counts = mindtorch.full((mean.shape[0],), float(count), dtype=mean.dtype, device=mean.device)
+    return batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts)
+
+
+def batch_norm_update_stats(input, running_mean, running_var, momentum):
+    """(mean, biased variance) of each channel; the running statistics move toward them (unbiased)."""
+    import mindtorch
+
+    var, mean = mindtorch.var_mean(input, _channel_dims(input), correction=0)
+    n = input.numel() // input.shape[1]
+    with mindtorch.no_grad():
+        if running_mean is not None:
+            running_mean.mul_(1 - momentum).add_(mean.to(running_mean.dtype), alpha=momentum)
+        if running_var is not None:
+            running_var.mul_(1 - momentum).add_((var * n / max(n - 1, 1)).to(running_var.dtype), alpha=momentum)
+    return mean, var
+
+
+def batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g):
+    """Per channel: (sum of grad_out, sum of grad_out * (input - mean), weight's gradient, bias's
+    gradient), each None unless asked for (the first two by input_g)."""
+    dims = _channel_dims(input)
+    sum_dy = grad_out.sum(dims)
+    sum_dy_xmu = (grad_out * (input - _per_channel(mean, input))).sum(dims)
+    return (
+        sum_dy if input_g else None,
+        sum_dy_xmu if input_g else None,
+        sum_dy_xmu * invstd if weight_g and weight is not None else None,
+        sum_dy if bias_g else None,
+    )
+
+
+def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count):
+    """The input's gradient from the sums batch_norm_backward_reduce made (added over processes) and the
+    processes' element counts."""
+    n = count.sum().to(grad_out.dtype)
+    inv = _per_channel(invstd, input)
+    xmu = input - _per_channel(mean, input)
+    scale = inv if weight is None else inv * _per_channel(weight, input)
+    return (grad_out - _per_channel(sum_dy, input) / n - xmu * inv * inv * _per_channel(sum_dy_xmu, input) / n) * scale

@@ -31,6 +31,12 @@ def _cell_step(mode, gi, states, w_hh_t, b_hh):
     return RNN_CELLS[mode](gi, states[0], w_hh_t)
 
 
+def run_cell(mode, input, states, w_ih, w_hh, b_ih, b_hh):
+    """One step of a cell on a batch: h', or (h', c') for an LSTM (states: (h,) or (h, c))."""
+    gi = rnn_input_projection(mode, input, w_ih, b_ih, b_hh)
+    return _cell_step(mode, gi, states, w_hh.t(), b_hh)
+
+
 class RNNBase(Module):
     def __init__(  # noqa: C901
         self,
@@ -249,34 +255,57 @@ class RNNBase(Module):
 
     def _layers(self, data, batch_sizes, hx, packed):
         """All layers over time-major data ((T, N, F) padded or (sum batch_sizes, F) packed)."""
-        lstm = self.mode == "LSTM"
-        dirs = 2 if self.bidirectional else 1
-        steps = data.shape[0]
-        if not packed:
-            data = data.reshape(-1, data.shape[-1])
-        h_out, c_out = [], []
-        names = iter(self._all_weights)
-        for layer in range(self.num_layers):
-            outs = []
-            for d in range(dirs):
-                w = [getattr(self, n) for n in next(names)]
-                b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
-                w_hr = w[-1] if self.proj_size > 0 else None
-                k = layer * dirs + d
-                hk, ck = (hx[0][k], hx[1][k]) if lstm else (hx[k], None)
-                out, h_n, c_n, _ = mindtorch.ops._rnn_layer(
-                    data, hk, ck, w[0], w[1], b_ih, b_hh, w_hr, batch_sizes, self.mode, d == 1
-                )
-                outs.append(out)
-                h_out.append(h_n)
-                c_out.append(c_n)
-            data = outs[0] if dirs == 1 else mindtorch.cat(outs, -1)
-            if self.dropout > 0 and self.training and layer < self.num_layers - 1:
-                data = F.dropout(data, self.dropout, True)
-        if not packed:
-            data = data.view(steps, -1, data.shape[-1])
-        h_n = mindtorch.stack(h_out, 0)
-        return data, ((h_n, mindtorch.stack(c_out, 0)) if lstm else h_n)
+        weights = [getattr(self, n) for names in self._all_weights for n in names]
+        return run_layers(
+            self.mode,
+            data,
+            batch_sizes,
+            hx,
+            weights,
+            self.bias,
+            self.proj_size > 0,
+            self.num_layers,
+            self.dropout,
+            self.training,
+            self.bidirectional,
+            packed,
+        )
+
+
+def run_layers(
+    mode, data, batch_sizes, hx, weights, has_biases, has_proj, num_layers, dropout, train, bidirectional, packed
+):
+    """A stacked recurrent network over time-major data ((T, N, F) padded, or (sum batch_sizes, F) packed):
+    (output, h_n or (h_n, c_n)). `weights` are PyTorch's flat parameter list: per layer and direction
+    w_ih, w_hh, then b_ih, b_hh with biases, then w_hr with projections; hx is h_0 or (h_0, c_0)."""
+    lstm = mode == "LSTM"
+    dirs = 2 if bidirectional else 1
+    steps = data.shape[0]
+    if not packed:
+        data = data.reshape(-1, data.shape[-1])
+    per = 2 + 2 * bool(has_biases) + bool(has_proj)
+    h_out, c_out = [], []
+    for layer in range(num_layers):
+        outs = []
+        for d in range(dirs):
+            k = layer * dirs + d
+            w = weights[k * per : (k + 1) * per]
+            b_ih, b_hh = (w[2], w[3]) if has_biases else (None, None)
+            w_hr = w[-1] if has_proj else None
+            hk, ck = (hx[0][k], hx[1][k]) if lstm else (hx[k], None)
+            out, h_n, c_n, _ = mindtorch.ops._rnn_layer(
+                data, hk, ck, w[0], w[1], b_ih, b_hh, w_hr, batch_sizes, mode, d == 1
+            )
+            outs.append(out)
+            h_out.append(h_n)
+            c_out.append(c_n)
+        data = outs[0] if dirs == 1 else mindtorch.cat(outs, -1)
+        if dropout > 0 and train and layer < num_layers - 1:
+            data = F.dropout(data, dropout, True)
+    if not packed:
+        data = data.view(steps, -1, data.shape[-1])
+    h_n = mindtorch.stack(h_out, 0)
+    return data, ((h_n, mindtorch.stack(c_out, 0)) if lstm else h_n)
 
 
 class RNN(RNNBase):
@@ -369,8 +398,7 @@ class RNNCellBase(Module):
 
     def _cell(self, mode, input, hx, n_states):
         input, states, batched = self._prepare(input, hx, n_states)
-        gi = rnn_input_projection(mode, input, self.weight_ih, self.bias_ih, self.bias_hh)
-        out = _cell_step(mode, gi, states, self.weight_hh.t(), self.bias_hh)
+        out = run_cell(mode, input, states, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         if not batched:
             out = tuple(o.squeeze(0) for o in out) if n_states == 2 else out.squeeze(0)
         return out
