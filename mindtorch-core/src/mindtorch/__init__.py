@@ -40,7 +40,7 @@ globals().update(_legacy.TYPED)
 globals().update(_legacy.TYPED_STORAGE_BY_NAME)
 from . import _tensor_from_data
 from ._device import device, get_default_device, set_default_device
-from ._errors import OutOfMemoryError
+from ._errors import AcceleratorError, FatalError, OutOfMemoryError
 from ._geometry import Size
 from ._legacy import TypedStorage
 from ._storage import Storage as UntypedStorage
@@ -178,6 +178,10 @@ def __getattr__(name):
         return backend.module
     if name == "default_generator":
         return _default_generator("cpu")
+    if name == "thread_safe_generator":  # torch.random's, which imports on first use
+        from .random import thread_safe_generator
+
+        return thread_safe_generator
     if name == "GradScaler":  # torch.GradScaler: the amp one, imported on first use
         from .amp import GradScaler
 

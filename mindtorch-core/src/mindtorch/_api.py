@@ -11,6 +11,8 @@ __all__ = (
         "is_autocast_enabled",
         "get_autocast_dtype",
         "get_num_threads",
+        "init_num_threads",
+        "empty_permuted",
         "set_num_threads",
         "get_num_interop_threads",
         "set_num_interop_threads",
@@ -88,7 +90,13 @@ __all__ = (
 )
 
 from ._geometry import broadcast_shapes_public as broadcast_shapes
-from ._threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads
+from ._threads import (
+    get_num_interop_threads,
+    get_num_threads,
+    init_num_threads,
+    set_num_interop_threads,
+    set_num_threads,
+)
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True, **kwargs):
@@ -370,6 +378,34 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
         arr = np.frombuffer(memoryview(bytearray(arr.tobytes())), dtype=arr.dtype)
     t = from_numpy(arr)
     return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+def empty_permuted(
+    size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+):
+    """An uninitialised tensor of `size` whose dims lie in memory in the order `physical_layout` gives
+    (outermost first): empty_permuted((2, 3, 4), (0, 2, 1)) has strides (12, 1, 3)."""
+    import mindtorch
+
+    size, order = tuple(size), tuple(physical_layout)
+    if len(size) != len(order):
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; i.e. "
+            f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    seen = set()
+    for i, d in enumerate(order):
+        if not 0 <= d < len(size):
+            raise RuntimeError(
+                f"Dimension out of range (expected to be between 0 and {len(size) - 1}, but got {d} at index {i}).  "
+                "NB: negative dims not currently supported; file an issue if you want it."
+            )
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    inverse = [order.index(d) for d in range(len(size))]
+    out = mindtorch.empty([size[d] for d in order], dtype=dtype, device=device).permute(inverse)
+    return out.requires_grad_() if requires_grad else out
 
 
 def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None, pin_memory=False):

@@ -11,6 +11,14 @@ class OutOfMemoryError(RuntimeError):
     """A device allocator could not satisfy a request (torch.OutOfMemoryError)."""
 
 
+class AcceleratorError(RuntimeError):
+    """An error the accelerator runtime reported while executing on a device (torch.AcceleratorError)."""
+
+
+class FatalError(Exception):
+    """An unrecoverable error of the runtime itself (torch.FatalError)."""
+
+
 class LinAlgError(RuntimeError):
     """A singular or non-positive-definite input to a linear-algebra op (torch.linalg.LinAlgError).
 

@@ -35,6 +35,11 @@ def _check_count(name, num):
         raise RuntimeError(f"{name} expects a positive integer")
 
 
+def init_num_threads():
+    """Settle the intra-op thread count for the calling thread (the default is resolved once, then kept)."""
+    get_num_threads()
+
+
 def set_num_threads(num):
     _check_count("set_num_threads", num)
     _state["threads"] = num

@@ -458,6 +458,10 @@ SUMMARIES = {
     "searchsorted": "Insertion indices of values into a sorted sequence.",
     "select_scatter": "Copy of input with the slice at index along dim replaced by src.",
     "slice_scatter": "Copy of input with a start:end:step slice along dim replaced by src.",
+    "as_strided_scatter": "Copy of input with the elements input.as_strided(size, stride, storage_offset) reads "
+    "replaced by src.",
+    "slice_inverse": "View of input's storage with src's geometry, input being src's start:end:step slice along dim.",
+    "index_reduce": "Copy of input with source's slices reduced (prod, mean, amax, amin) into index along dim.",
     "sort": "Sorted values along a dim and their original indices.",
     "stack": "Joins tensors along a new dim.",
     "take": "Elements at flat indices of input.",

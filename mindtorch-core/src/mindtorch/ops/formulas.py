@@ -614,12 +614,15 @@ def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, r
             return g if include_self else g.scatter(dim, index, 0.0)
         return g.gather(dim, index)
     if reduce in ("amax", "amin"):
-        # without include_self, self counts only where nothing was scattered (it is the result there)
-        self_hit = (self == result).to(grad.dtype) if include_self else torch.ones_like(grad).scatter(dim, index, 0.0)
+        # as PyTorch: self's elements equal to the result share the gradient even without include_self
+        # (they then get none themselves where something was scattered)
+        self_hit = (self == result).to(grad.dtype)
         src_hit = (src == result.gather(dim, index)).to(grad.dtype)
         count = self_hit.scatter_add(dim, index, src_hit)
         g = grad / torch.where(count == 0, torch.ones_like(count), count)
-        return g * self_hit if which == 0 else g.gather(dim, index) * src_hit
+        if which == 1:
+            return g.gather(dim, index) * src_hit
+        return g * self_hit if include_self else (g * self_hit).scatter(dim, index, 0.0)
     # prod: d/dx of a product is the product of the others; elements that are zero need the others' product
     if bool((src == 0).any()) or (include_self and bool((self == 0).any())):
         raise NotImplementedError(

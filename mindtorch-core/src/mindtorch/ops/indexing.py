@@ -931,7 +931,10 @@ defop("nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor"
 
 # --- scatters: a copy of self with one region replaced (gradients through the region copy) --------
 def _scatter_into(self, src, region):
-    out = self.clone()
+    return _scatter_into_copy(self.clone(), src, region)
+
+
+def _scatter_into_copy(out, src, region):
     view = region(out)
     if tuple(view.shape) != tuple(src.shape):
         raise RuntimeError(
@@ -959,6 +962,36 @@ defop(
     composite=lambda s, src, offset=0, dim1=0, dim2=1: _scatter_into(
         s, src, lambda o: torch.diagonal(o, offset, dim1, dim2)
     ),
+    family=F,
+)
+
+
+def _dense_layout(t):
+    """t's strides when they lay its elements out densely (a permutation of a contiguous layout), which a
+    copy of t keeps; otherwise the contiguous ones."""
+    dims = sorted(range(t.dim()), key=lambda d: -t._stride[d])
+    expected = 1
+    for d in reversed(dims):
+        if t._shape[d] != 1 and t._stride[d] != expected:
+            return None
+        expected *= t._shape[d]
+    return t._stride
+
+
+def _as_strided_scatter(self, src, size, stride, storage_offset=None):
+    """A copy of self (in self's layout when dense) with the elements as_strided reads replaced by src's."""
+    layout = _dense_layout(self)
+    if layout is None:
+        out = self.clone(memory_format=torch.contiguous_format)
+    else:
+        out = torch.empty_strided(self._shape, layout, dtype=self.dtype, device=self.device).copy_(self)
+    return _scatter_into_copy(out, src, lambda o: o.as_strided(size, stride, storage_offset))
+
+
+defop(
+    "as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) "
+    "-> Tensor",
+    composite=_as_strided_scatter,
     family=F,
 )
 
@@ -1063,6 +1096,55 @@ defop(
         "self": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 0)",
         "src": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 1)",
     },
+)
+
+
+# --- index_reduce: scatter_reduce with one index per slice along dim ------------------------------------
+def _index_reduce_meta(self, dim, index, source, reduce, include_self=True):
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if not _is_index_dtype(index.dtype):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {D._cname(index.dtype)}")
+    if len(index._shape) > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    if source.dtype is not self.dtype:
+        raise RuntimeError(
+            f"index_reduce_(): self ({D._cname(self.dtype)}) and source ({D._cname(source.dtype)}) must have the "
+            "same scalar type"
+        )
+    d = wrap_dim(dim, max(len(self._shape), 1))
+    n = numel(index._shape)
+    have = source._shape[d] if source._shape else 1
+    if have != n:
+        raise RuntimeError(
+            f"index_reduce_(): Number of indices ({n}) should be equal to source.size(dim): ({have}), for dim: {d}"
+        )
+    return M.TensorMeta(self._shape, self.dtype)
+
+
+def _index_reduce(self, dim, index, source, reduce, include_self=True):
+    _index_reduce_meta(self, dim, index, source, reduce, include_self)  # composites run without the shape rule
+    d = wrap_dim(dim, max(self.dim(), 1))
+    size = self._shape[d] if self._shape else 1
+    if index.numel() and (int(index.max()) >= size or int(index.min()) < 0):
+        raise IndexError("index out of range in self")
+    if not self._shape:
+        return torch.scatter_reduce(self, 0, index.to(D.int64).reshape(()), source, reduce, include_self=include_self)
+    shape = [1] * source.dim()
+    shape[d] = index.numel()
+    spread = index.to(D.int64).reshape(shape).expand(source.shape)
+    return torch.scatter_reduce(self, d, spread, source, reduce, include_self=include_self)
+
+
+defop(
+    "index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor",
+    meta=_index_reduce_meta,
+    composite=_index_reduce,
+    inplace=True,
+    inplace_composite=copy_into_self(_index_reduce),
+    out=True,
+    nondiff=("index",),
+    family=F,
 )
 
 

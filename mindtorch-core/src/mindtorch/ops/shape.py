@@ -257,6 +257,24 @@ defop(
 )
 
 
+def _slice_inverse(self, src, dim=0, start=None, end=None, step=1):
+    """The tensor of src's geometry that `self`, a slice of it, was cut from (over self's storage)."""
+    d = wrap_dim(dim, len(src._shape))
+    first = _clamp_index(0 if start is None else start, src._shape[d])
+    return _as_strided(self, src._shape, src._stride, self._offset - first * src._stride[d])
+
+
+defop(
+    "slice_inverse(Tensor(a) self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) "
+    "-> Tensor(a)",
+    view=_slice_inverse,
+    nondiff=("src",),
+    family=F,
+    # the slice of the gradient self was (end may reach past self's last element: narrow to its length)
+    grad={"self": "torch.ops.slice(grad, dim, start, end, step).narrow(dim, 0, shape_of(self)[dim])"},
+)
+
+
 def _narrow(self, dim, start, length):
     n = len(self._shape)
     if n == 0:

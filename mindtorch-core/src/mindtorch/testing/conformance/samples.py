@@ -1993,6 +1993,26 @@ def _scatter_reduce(m):
     ]
 
 
+@samples("index_reduce", "index_reduce_")
+def _index_reduce(m):
+    idx = mindtorch.tensor([0, 2, 0, 3])
+    return [S(m.f(4, 3), 0, idx, m.f(4, 3), reduce) for reduce in ("prod", "mean", "amax", "amin")] + [
+        S(m.f(3, 4), 1, idx, m.f(3, 4), "amax", include_self=False),
+        S(m.f(3, 4), 1, idx, m.f(3, 4), "sum"),
+    ]
+
+
+@samples("as_strided_scatter")
+def _as_strided_scatter(m):
+    return [S(m.f(3, 4), m.f(2, 2), (2, 2), (4, 1), 1), S(m.f(3, 4), m.f(3), (3,), (5,))]
+
+
+@samples("slice_inverse")
+def _slice_inverse(m):
+    base = m.f(4, 6)
+    return [S(base[:, 1:5:2], base, 1, 1, 5, 2), S(base[2:], base, 0, 2)]
+
+
 def inplace_base(qualname):
     """The out-of-place op of an in-place one (for reporting), or None."""
     op = op_out_of_place.get(qualname)
