@@ -87,6 +87,18 @@ EXCLUDED = {
         (r"export", "torch.export: whole-program graph capture for ahead-of-time compilers"),
     ],
     "torch.linalg": [("common_notes", "a dict of docstring fragments torch.linalg's documentation is built from")],
+    "torch.optim": [(r"SparseAdam", "Adam for sparse gradients: mindtorch has no sparse layouts")],
+    "torch.utils.data": [
+        (
+            r"DFIterDataPipe|DataChunk|IterDataPipe|MapDataPipe|argument_validation|functional_datapipe|"
+            r"guaranteed_datapipes_determinism|non_deterministic|runtime_validation|runtime_validation_disabled",
+            "DataPipes, deprecated in PyTorch (moved to torchdata, then dropped)",
+        )
+    ],
+    "torch.nn.functional": [
+        (r"BroadcastingList[1-3]", "TorchScript's annotations for arguments given as a number or a list"),
+        (r"scaled_mm|scaled_grouped_mm", "float8 GEMMs with per-block scales: the float8 formats have no kernels"),
+    ],
     "torch.Tensor": [
         (r"eig|lstsq|solve|symeig", "removed in PyTorch 1.9: PyTorch keeps the names only to raise"),
         (r"index", "first-class dimensions (functorch.dim), a separate tensor model"),

@@ -9,8 +9,10 @@ import mindtorch as _mt
 
 from ._dtype import _cname
 from ._geometry import wrap_dim as _wrap_dim, wrap_dims as _wrap_dims
+from ._tensor import Tensor
 
 __all__ = [
+    "Tensor",
     "fft",
     "ifft",
     "fft2",

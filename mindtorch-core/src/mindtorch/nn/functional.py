@@ -10,6 +10,12 @@ import warnings
 import numpy as np
 
 import mindtorch as torch
+from mindtorch.overrides import (  # noqa: F401 (re-exported, as PyTorch's functional module does)
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
+)
 
 _ops = torch.ops
 Tensor = torch.Tensor
@@ -2104,6 +2110,77 @@ for _name, _fn in list(globals().items()):
     ):
         globals()[_name] = _require_tensors(_fn)
 del _name, _fn
+
+
+# --- grouped matrix products (mixture-of-experts layers) --------------------------------------------
+def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
+    """Several matrix products in one call, the groups cut from a 2-D operand at `offs` (the cumulative ends):
+    2-D a (M, K) with 3-D b (G, K, N): row groups of a times b[g] -> (M, N); 2-D a with 2-D b (K, N): K
+    groups -> (G, M, N); 3-D a (G, M, K) with 2-D b (K, N): column groups of b -> (M, N); 3-D with 3-D:
+    a batched product. Rows (columns) past the last offset are zero. `bias` (G, N) is added per group."""
+    da, db = mat_a.dim(), mat_b.dim()
+    if da not in (2, 3) or db not in (2, 3):
+        raise RuntimeError("grouped_mm: mat_a and mat_b must be 2-D or 3-D")
+    if (da == 3 and db == 3) != (offs is None):
+        raise RuntimeError("grouped_mm: offs is needed exactly when an operand is 2-D")
+    ends = [] if offs is None else [int(v) for v in offs.tolist()]
+    starts = [0] + ends[:-1]
+    if da == 3 and db == 3:
+        out = torch.bmm(mat_a, mat_b)
+        if bias is not None:
+            out = out + bias.unsqueeze(-2)
+    elif da == 2 and db == 3:
+        out = torch.zeros((mat_a.shape[0], mat_b.shape[-1]), dtype=mat_a.dtype, device=mat_a.device)
+        for g, (s, e) in enumerate(zip(starts, ends)):
+            part = mat_a[s:e] @ mat_b[g]
+            out = torch.slice_scatter(out, part if bias is None else part + bias[g], 0, s, e)
+    elif da == 3:
+        out = torch.zeros((mat_a.shape[1], mat_b.shape[-1]), dtype=mat_a.dtype, device=mat_a.device)
+        for g, (s, e) in enumerate(zip(starts, ends)):
+            part = mat_a[g] @ mat_b[:, s:e]
+            out = torch.slice_scatter(out, part if bias is None else part + bias[g][s:e], 1, s, e)
+    else:
+        out = torch.stack([mat_a[:, s:e] @ mat_b[s:e] for s, e in zip(starts, ends)])
+        if bias is not None:
+            out = out + bias.unsqueeze(-2)
+    return out if out_dtype is None else out.to(out_dtype)
+
+
+# --- helpers PyTorch's functional module exports ------------------------------------------------------
+TYPE_CHECKING = False
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+# notes the documentation of several functions shares
+reproducibility_notes = {
+    "forward_reproducibility_note": "On some devices this operation may be nondeterministic.",
+    "backward_reproducibility_note": "On some devices this operation's gradients may be nondeterministic.",
+    "cudnn_reproducibility_note": "With a vendor library this operation may choose a nondeterministic algorithm.",
+}
+tf32_notes = {"tf32_note": "On devices with TensorFloat32 this operator may use it."}
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    if not (isinstance(arg, int) or len(arg) == 2):
+        raise AssertionError(message.format(arg_name))
+
+
+def boolean_dispatch(arg_name, arg_index, default, if_true, if_false, module_name, func_name):
+    """A function calling if_true or if_false by the boolean argument `arg_name` (position arg_index), as
+    F.max_pool2d chooses by return_indices; it takes the documentation of the one that has some."""
+
+    def fn(*args, **kwargs):
+        flag = kwargs[arg_name] if arg_name in kwargs else args[arg_index] if arg_index < len(args) else default
+        return if_true(*args, **kwargs) if flag else if_false(*args, **kwargs)
+
+    docs = [f.__doc__ for f in (if_true, if_false) if f.__doc__ is not None]
+    if len(docs) > 1:
+        raise RuntimeError("only one function can have a docstring")
+    fn.__doc__ = if_true.__doc__ = if_false.__doc__ = docs[0] if docs else None
+    if module_name is not None:
+        fn.__module__ = module_name
+    if func_name is not None:
+        fn.__name__ = func_name
+    return fn
 
 
 def _autocast_wrappers():

@@ -6,6 +6,7 @@ from . import (
 )
 from ._adafactor import Adafactor  # noqa: F401
 from ._muon import Muon  # noqa: F401
+from ._stateless import swap_in_optimizer_params_and_state  # noqa: F401
 from .adadelta import Adadelta  # noqa: F401
 from .adagrad import Adagrad  # noqa: F401
 from .adam import Adam  # noqa: F401

@@ -1,6 +1,6 @@
 from . import distributed  # noqa: F401
 from ._worker import WorkerInfo  # noqa: F401
-from .dataloader import DataLoader, default_collate, default_convert, get_worker_info  # noqa: F401
+from .dataloader import DataLoader, _DatasetKind, default_collate, default_convert, get_worker_info  # noqa: F401
 from .dataset import (  # noqa: F401
     ChainDataset,
     ConcatDataset,

@@ -284,6 +284,41 @@ class _IterFetcher:
         return self.collate_fn(batch)
 
 
+class _DatasetKind:
+    """The two kinds of dataset a loader reads, and the fetcher that turns an index (or a batch of indices)
+    into data for each: `create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last).fetch(index)`."""
+
+    Map = 0
+    Iterable = 1
+
+    @staticmethod
+    def create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
+        return _Fetcher(kind, dataset, auto_collation, collate_fn, drop_last)
+
+
+class _Fetcher:
+    def __init__(self, kind, dataset, auto_collation, collate_fn, drop_last):
+        self.dataset, self.auto_collation, self.collate_fn, self.drop_last = (
+            dataset,
+            auto_collation,
+            collate_fn,
+            drop_last,
+        )
+        self._map = _MapFetcher(dataset, collate_fn, auto_collation) if kind == _DatasetKind.Map else None
+        self._it = iter(dataset) if kind == _DatasetKind.Iterable else None
+
+    def fetch(self, possibly_batched_index):
+        if self._map is not None:
+            return self._map(possibly_batched_index)
+        if not self.auto_collation:
+            return self.collate_fn(next(self._it))
+        want = len(possibly_batched_index)
+        batch = list(itertools.islice(self._it, want))
+        if not batch or (self.drop_last and len(batch) < want):
+            raise StopIteration
+        return self.collate_fn(batch)
+
+
 class _MultiProcessingIter:
     """Batches from `num_workers` worker processes, in sampler order (or as they come with in_order=False).
 
