@@ -83,9 +83,8 @@ def test_swap_in_errors(name):
     msgs = []
     for L in (mt, torch):
         w, b, opt = _optimizer(L)
-        with pytest.raises(RuntimeError) as info:
-            with BAD_SWAPS[name](L, opt, opt.state_dict(), {"w": w, "b": b}):
-                pass
+        with pytest.raises(RuntimeError) as info, BAD_SWAPS[name](L, opt, opt.state_dict(), {"w": w, "b": b}):
+            pass
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
 
