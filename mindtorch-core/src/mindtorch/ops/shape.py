@@ -261,7 +261,10 @@ def _slice_inverse(self, src, dim=0, start=None, end=None, step=1):
     """The tensor of src's geometry that `self`, a slice of it, was cut from (over self's storage)."""
     d = wrap_dim(dim, len(src._shape))
     first = _clamp_index(0 if start is None else start, src._shape[d])
-    return _as_strided(self, src._shape, src._stride, self._offset - first * src._stride[d])
+    offset = self._offset - first * src._stride[d]
+    if offset < 0:  # self does not sit in its storage where a slice of src would
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    return _as_strided(self, src._shape, src._stride, offset)
 
 
 defop(
