@@ -42,6 +42,21 @@ def _describe(x, n_fft, hop, win, window, extra, scalar_type=False):
     return f"({kind}, n_fft={n_fft}, hop_length={hop}, win_length={win}, window={shown}, {extra})"
 
 
+def _settings(where, input, n_fft, hop_length, win_length, window, advice, extra):
+    """(hop, window length, the call as PyTorch's messages render it); warns when no window is given."""
+    hop = n_fft // 4 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    if window is None:
+        joint = "," if where == "stft" else "."
+        warnings.warn(
+            f"A window was not provided. A rectangular window will be applied{joint}{advice}To suppress this "
+            "warning and use a rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return hop, win, _describe(input, n_fft, hop, win, window, extra, scalar_type=where == "istft")
+
+
 def stft(
     input,
     n_fft,
@@ -77,23 +92,15 @@ def stft(
         shape = list(input.shape)
         input = mindtorch.nn.functional.pad(input.reshape([1] * (3 - input.dim()) + shape), (pad, pad), pad_mode)
         input = input.reshape(input.shape[-len(shape) :])
-    hop = n_fft // 4 if hop_length is None else hop_length
-    win = n_fft if win_length is None else win_length
-    if window is None:
-        warnings.warn(
-            "A window was not provided. A rectangular window will be applied,which is known to cause spectral "
-            "leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce "
-            "spectral leakage.To suppress this warning and use a rectangular window, explicitly set "
-            "`window=torch.ones(n_fft, device=<device>)`.",
-            UserWarning,
-            stacklevel=2,
-        )
-    args = _describe(
+    hop, win, args = _settings(
+        "stft",
         input,
         n_fft,
-        hop,
-        win,
+        hop_length,
+        win_length,
         window,
+        "which is known to cause spectral leakage. Other windows such as torch.hann_window or torch.hamming_window "
+        "are recommended to reduce spectral leakage.",
         f"normalized={int(normalized)}, onesided={onesided}, "
         f"return_complex={return_complex if return_complex is None else int(return_complex)}, "
         f"align_to_window={align_to_window}",
@@ -138,25 +145,16 @@ def istft(
         raise RuntimeError(
             "istft requires a complex-valued input tensor matching the output from stft with return_complex=True."
         )
-    hop = n_fft // 4 if hop_length is None else hop_length
-    win = n_fft if win_length is None else win_length
-    if window is None:
-        warnings.warn(
-            "A window was not provided. A rectangular window will be applied.Please provide the same window used "
-            "by stft to make the inversion lossless.To suppress this warning and use a rectangular window, "
-            "explicitly set `window=torch.ones(n_fft, device=<device>)`.",
-            UserWarning,
-            stacklevel=2,
-        )
-    args = _describe(
+    hop, win, args = _settings(
+        "istft",
         input,
         n_fft,
-        hop,
-        win,
+        hop_length,
+        win_length,
         window,
-        f"center={int(center)}, normalized={int(normalized)}, "
-        f"onesided={onesided}, length={length}, return_complex={int(return_complex)}",
-        scalar_type=True,
+        "Please provide the same window used by stft to make the inversion lossless.",
+        f"center={int(center)}, normalized={int(normalized)}, onesided={onesided}, length={length}, "
+        f"return_complex={int(return_complex)}",
     )
     if input.dim() not in (2, 3):
         raise RuntimeError(f"istft{args} : expected a tensor with 2 or 3 dimensions of complex dtype")
