@@ -1119,6 +1119,13 @@ def _index_reduce_meta(self, dim, index, source, reduce, include_self=True):
         raise RuntimeError(
             f"index_reduce_(): Number of indices ({n}) should be equal to source.size(dim): ({have}), for dim: {d}"
         )
+    outer = [s for i, s in enumerate(self._shape) if i != d]
+    if self._shape and outer != [s for i, s in enumerate(source._shape) if i != d]:
+        raise RuntimeError(
+            f"index_reduce_(): Source/destination tensor must have same slice shapes. Destination slice shape: "
+            f"{fmt_shape(self._shape)} at dimension {d} and source slice shape: {fmt_shape(source._shape)} at "
+            f"dimension {d}."
+        )
     return M.TensorMeta(self._shape, self.dtype)
 
 
@@ -1126,7 +1133,8 @@ def _index_reduce(self, dim, index, source, reduce, include_self=True):
     _index_reduce_meta(self, dim, index, source, reduce, include_self)  # composites run without the shape rule
     d = wrap_dim(dim, max(self.dim(), 1))
     size = self._shape[d] if self._shape else 1
-    if index.numel() and (int(index.max()) >= size or int(index.min()) < 0):
+    # (a meta index has no values to check)
+    if index.numel() and index.device.type != "meta" and (int(index.max()) >= size or int(index.min()) < 0):
         raise IndexError("index out of range in self")
     if not self._shape:
         return torch.scatter_reduce(self, 0, index.to(D.int64).reshape(()), source, reduce, include_self=include_self)

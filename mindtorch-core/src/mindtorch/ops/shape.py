@@ -259,6 +259,8 @@ defop(
 
 def _slice_inverse(self, src, dim=0, start=None, end=None, step=1):
     """The tensor of src's geometry that `self`, a slice of it, was cut from (over self's storage)."""
+    if src.dtype is not self.dtype:
+        raise RuntimeError(f"slice_inverse: expected src of dtype {src.dtype} to have self's dtype {self.dtype}")
     d = wrap_dim(dim, len(src._shape))
     first = _clamp_index(0 if start is None else start, src._shape[d])
     offset = self._offset - first * src._stride[d]
