@@ -2010,8 +2010,8 @@ def _as_strided_scatter(m):
 @samples("slice_inverse")
 def _slice_inverse(m):
     base = m.f(4, 6)
-    # slices from the start: a device copy of a view may begin its own storage there
-    return [S(base[:, 0:5:2], base, 1, 0, 5, 2), S(base[:2], base, 0, None, 2)]
+    # slices holding src's first and last elements: a device copy of a view keeps only the storage it spans
+    return [S(base[:, 0:6:5], base, 1, 0, 6, 5), S(base[0:4:3], base, 0, None, None, 3)]
 
 
 def inplace_base(qualname):
