@@ -2,19 +2,22 @@
 
 from .. import _tensor
 from . import (
-    graph,  # noqa: F401
+    graph,
     tensor_methods,  # noqa: F401  (Tensor.backward, grad_fn, register_hook)
 )
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .engine import run_backward
 from .grad_mode import (  # noqa: F401
     enable_grad,
+    enforce_grad_layout_policy,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
+from .variable import Variable, variable  # noqa: F401
 
 
 def _make_grads(outputs, grad_outputs, is_grads_batched=False):
@@ -49,7 +52,7 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
 
 
 def _as_tuple(x):
-    if isinstance(x, _tensor.Tensor):
+    if isinstance(x, (_tensor.Tensor, graph.GradientEdge)):
         return (x,)
     return tuple(x)
 
@@ -118,7 +121,7 @@ def grad(
         retain_graph = create_graph
     _check_roots(outputs)
     for t in inputs:
-        if not t._requires_grad:
+        if not isinstance(t, graph.GradientEdge) and not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _make_grads(outputs, grad_outputs)
     captured = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False)

@@ -11,7 +11,7 @@ import heapq
 from .._grad_mode import state as _grad_state
 from .._profiling import ACTIVE as _PROFILING
 from . import anomaly_mode
-from .graph import AccumulateGrad, Node, gradient_edge
+from .graph import AccumulateGrad, GradientEdge, Node, gradient_edge, running_tasks
 
 
 def _reduce_to_input(g, shape, dtype, node):
@@ -140,11 +140,14 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, acc
         task.deps = _dependencies(children, children)
     else:
         task.select(inputs, start, children, capture=not accumulate)
+    task.start = set(start)
     prev_enabled = _grad_state.enabled
     _grad_state.enabled = create_graph
+    running_tasks.append(task)
     try:
         task.run(start)
     finally:
+        running_tasks.pop()
         _grad_state.enabled = prev_enabled
     return task.capture
 
@@ -155,6 +158,13 @@ def _deposit(buffers, node, nr, g):
     if buf is None:
         buf = buffers[node] = [None] * max(node.num_outputs, 1)
     buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+
+def _input_edge(x):
+    """(node, output_nr) of an input given as a tensor or as a GradientEdge."""
+    if isinstance(x, GradientEdge):
+        return x.node, x.output_nr
+    return gradient_edge(x)
 
 
 def _seed_buffers(roots, grad_roots):
@@ -286,6 +296,8 @@ class _GraphTask:
         "ready",
         "shared",
         "inputs",
+        "start",
+        "__weakref__",
         "wanted",
         "exec_set",
         "relevant",
@@ -299,6 +311,7 @@ class _GraphTask:
         self.ready = []
         self.shared = set()  # ids of gradient tensors that something besides one leaf may hold
         self.inputs = self.wanted = self.exec_set = self.relevant = self.capture = None
+        self.start = ()
 
     def select(self, inputs, start, children, capture):
         """Restrict the walk to the nodes leading to `inputs`; with `capture`, their gradients are
@@ -306,7 +319,7 @@ class _GraphTask:
         self.inputs = inputs
         wanted = self.wanted = {}
         for i, t in enumerate(inputs):
-            node, nr = gradient_edge(t)
+            node, nr = _input_edge(t)
             wanted.setdefault(node, []).append((nr, i))
         targets = set(wanted)
         self.exec_set = _leading_to(targets, start, children)
@@ -356,10 +369,9 @@ class _GraphTask:
         var = node.variable
         if g is None or var is None:  # a leaf nobody holds any more gets nothing
             return
-        h = _run_leaf_hooks(var, g)
-        if h is not g:  # a hook's return value may be held by the hook's owner
-            self.shared.add(id(h))
-            g = h
+        if var._hooks:  # a hook may keep the gradient it saw, or return one its owner holds
+            g = _run_leaf_hooks(var, g)
+            self.shared.add(id(g))
         if self.wanted is not None:
             slots = self.wanted.get(node)
             if slots is None:

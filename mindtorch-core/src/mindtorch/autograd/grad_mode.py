@@ -151,3 +151,49 @@ class inference_mode(_Mode):
 
     def clone(self):
         return inference_mode(self.mode)
+
+
+class _FlagMode(_Mode):
+    """A thread-local autograd flag set on construction (so a plain call works too) and restored on exit."""
+
+    flag = ""
+
+    def __init__(self, mode):
+        self.mode = mode
+        self.prev = getattr(state, self.flag)
+        setattr(state, self.flag, mode)
+
+    def __call__(self, fn):
+        setattr(state, self.flag, self.prev)  # as a decorator: only the decorated function sees the mode
+        return super().__call__(fn)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        setattr(state, self.flag, self.prev)
+        return False
+
+    def clone(self):
+        prev = getattr(state, self.flag)
+        m = self.__class__(self.mode)
+        m.prev = prev
+        setattr(state, self.flag, prev)
+        return m
+
+
+class set_multithreading_enabled(_FlagMode):
+    """Whether backward may run on per-device worker threads. mindtorch's engine always runs backward on
+    the calling thread, so either setting computes the same; the flag is kept for code that reads it."""
+
+    flag = "multithreading"
+
+
+class enforce_grad_layout_policy(_FlagMode):
+    """Whether accumulated gradients are made to follow their parameter's strides (True) or may keep the
+    incoming gradient's layout (False). Values are the same either way; only the layout may differ."""
+
+    flag = "grad_layout_enforced"
+
+    def __init__(self, enable=True):
+        super().__init__(enable)

@@ -722,3 +722,168 @@ class save_on_cpu(saved_tensors_hooks):
         self.pin_memory = pin_memory
         self.device_type = device_type
         super().__init__(lambda t: (t.device, t.cpu()), lambda packed: packed[1].to(packed[0]))
+
+
+class GradientEdge(tuple):
+    """Where a tensor's gradient is computed in the graph: its node (grad_fn, or a leaf's accumulator) and
+    which of the node's outputs it is. autograd.grad accepts one in place of a tensor input."""
+
+    __slots__ = ()
+
+    def __new__(cls, node, output_nr, ownership_token=None):
+        return tuple.__new__(cls, (node, output_nr, ownership_token))
+
+    node = property(lambda self: self[0])
+    output_nr = property(lambda self: self[1])
+    ownership_token = property(lambda self: self[2])
+
+    def __repr__(self):
+        return f"GradientEdge(node={self[0]!r}, output_nr={self[1]}, ownership_token={self[2]!r})"
+
+
+def get_gradient_edge(tensor):
+    """The GradientEdge at which the tensor's gradient is computed."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
+    node, nr = gradient_edge(tensor)
+    return GradientEdge(node, nr)
+
+
+def increment_version(tensor):
+    """Mark the tensor(s) as modified in place (for writes autograd cannot see), so a saved copy is stale."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        v = t._version
+        if v is None:
+            v = t._version = VersionCounter()
+        v.value += 1
+
+
+# the backward passes under way, innermost last (a hook may start a nested one)
+running_tasks = []
+
+
+def current_task():
+    """The innermost backward pass running now, or None outside backward."""
+    return running_tasks[-1] if running_tasks else None
+
+
+def will_execute(node):
+    """Whether the running backward pass runs `node` (it lies on a path from the roots to what is wanted)."""
+    task = current_task()
+    if task is None:
+        raise RuntimeError("will_execute can only be called while a backward pass runs")
+    if task.relevant is not None:
+        return node in task.relevant
+    return node in task.start or node in task.deps
+
+
+def _deposit(buffers, node, nr, g):
+    """Add g to the gradient arriving at output nr of node."""
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * max(node.num_outputs, 1)
+    buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+
+class _MultiHandle:
+    """Removes all the per-tensor hooks of one multi-grad hook."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """mode "all": fn(grads) once per backward pass, when the gradients of every tensor that pass computes
+    are in (None for the others); mode "any": fn(grad) on the first of them."""
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    if mode == "any":
+        fired = weakref.WeakKeyDictionary()
+
+        def any_hook(grad):
+            task = current_task()
+            if task not in fired:
+                fired[task] = True
+                fn(grad)
+
+        return _MultiHandle(tuple(t.register_hook(any_hook) for t in tensors if t.requires_grad))
+    nodes = [gradient_edge(t)[0] for t in tensors]
+    pending = weakref.WeakKeyDictionary()  # task -> [expected count, gradients so far]
+
+    def all_hook(i):
+        def hook(grad):
+            task = current_task()
+            state = pending.get(task)
+            if state is None:
+                state = pending[task] = [sum(map(will_execute, nodes)), [None] * len(tensors)]
+            state[1][i] = grad
+            state[0] -= 1
+            if state[0] == 0:
+                del pending[task]
+                fn(state[1])
+
+        return hook
+
+    return _MultiHandle(tuple(t.register_hook(all_hook(i)) for i, t in enumerate(tensors)))
+
+
+_mutation_allowed = []
+
+
+class allow_mutation_on_saved_tensors(saved_tensors_hooks):
+    """Within the block, tensors saved for backward may be modified in place afterwards: each is kept
+    as a copy taken when it is saved, so backward reads the value the forward used. Forward and backward
+    both run inside the block."""
+
+    def __init__(self):
+        super().__init__(lambda t: t.clone(), lambda copy: copy)
+
+    def __enter__(self):
+        if _mutation_allowed:
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        super().__enter__()
+        _mutation_allowed.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _mutation_allowed.pop()
+        return super().__exit__(*exc)
+
+
+def region_activation_memory_budget(budget):
+    """The activation memory budget (a ratio in [0, 1]) of a compiled region, for a graph compiler's
+    partitioner. mindtorch has no compiler, so, as in eager PyTorch, a valid budget is refused."""
+    name = "torch.autograd.graph.region_activation_memory_budget"
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)):
+        raise TypeError(f"{name}: expects a float, got {type(budget).__name__}")
+    if not 0.0 <= budget <= 1.0:
+        raise ValueError(f"{name}: must be in [0, 1], got {budget}")
+    raise RuntimeError(f"{name} can only be used inside a torch.compile region; it has no effect in eager mode.")
+
+
+# CUDA stream behaviour of the engine: mindtorch's backward runs on the calling thread in the order of
+# its devices' own queues, so there is no stream to override or to warn about; the settings are kept.
+_stream_flags = {"override_stale_capture_stream": False, "warn_on_accumulate_grad_stream_mismatch": True}
+
+
+def set_override_stale_capture_stream(enabled):
+    """Whether a stale stream seen during CUDA graph capture is replaced by the capturing stream (no
+    CUDA graph capture exists in mindtorch: the setting is kept only)."""
+    _stream_flags["override_stale_capture_stream"] = bool(enabled)
+
+
+def set_warn_on_accumulate_grad_stream_mismatch(enabled):
+    """Whether to warn when a leaf's gradient arrives on another stream than its accumulator's (mindtorch
+    has no per-node streams: the setting is kept only)."""
+    _stream_flags["warn_on_accumulate_grad_stream_mismatch"] = bool(enabled)
