@@ -92,6 +92,7 @@ EXCLUDED = {
             "the pre-1.0 Function with instance forward/backward: calling it fails in PyTorch 2.13 itself",
         )
     ],
+    "torch.func": [("rearrange", "einops-style rearrange over first-class dimensions (functorch.dim)")],
     "torch.linalg": [("common_notes", "a dict of docstring fragments torch.linalg's documentation is built from")],
     "torch.optim": [(r"SparseAdam", "Adam for sparse gradients: mindtorch has no sparse layouts")],
     "torch.utils.data": [

@@ -1,15 +1,34 @@
 """mindtorch.func: function transforms in eager form.
 
 vmap runs the function once per batch entry and stacks the results (what a vectorizing transform computes,
-at a loop's cost); grad and grad_and_value differentiate a function with autograd; functional_call runs
-a module with the parameters and buffers it is given instead of its own.
+at a loop's cost); grad and grad_and_value differentiate a function with autograd; jvp and linearize
+(in _func_forward) get Jacobian-vector products from reverse mode; functional_call runs a module with the
+parameters and buffers it is given instead of its own.
 """
 
 import contextlib
+import functools
 
 import mindtorch
 
-__all__ = ["vmap", "grad", "grad_and_value", "functional_call", "jacrev", "jacfwd", "hessian", "vjp"]
+from ._func_forward import jvp, linearize
+
+__all__ = [
+    "vmap",
+    "grad",
+    "grad_and_value",
+    "functional_call",
+    "jacrev",
+    "jacfwd",
+    "hessian",
+    "vjp",
+    "jvp",
+    "linearize",
+    "functionalize",
+    "stack_module_state",
+    "replace_all_batch_norm_modules_",
+    "debug_unwrap",
+]
 
 
 def _flatten_in_dims(args, in_dims):
@@ -171,3 +190,67 @@ def functional_call(module, parameter_and_buffer_dicts, args=(), kwargs=None, *,
     args = args if isinstance(args, tuple) else (args,)
     with _swapped(module, dicts):
         return module(*args, **(kwargs or {}))
+
+
+_FUNCTIONALIZE_MODES = ("mutations", "mutations_and_views")
+
+
+def functionalize(func, *, remove="mutations"):
+    """func with its intermediate mutations (and views) rewritten out of place, for graph capture. Run
+    eagerly, as here, the result is func's own: same outputs, and in-place changes of the inputs applied
+    to them, which is what functionalize guarantees."""
+    if remove not in _FUNCTIONALIZE_MODES:
+        raise RuntimeError(
+            f"functionalize(f, remove='mutations'): received invalid argument for remove={remove}. Valid "
+            "options are:\n     remove='mutations': all inplace and out= operators will be removed from the "
+            "program, and replaced with their out-of-place equivalents.\n     remove='mutations_and_views': "
+            "In addition to the above, all aliasing operators {view} will be replaced with their non-aliasing "
+            "counterparts, {view}_copy.\n"
+        )
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        return func(*args, **kwargs)
+
+    return wrapped
+
+
+def _stacked_leaf(tensors, name):
+    wanting = [t.requires_grad for t in tensors]
+    if any(wanting) and not all(wanting):
+        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+    out = mindtorch.stack(tensors)
+    return out.detach().requires_grad_() if all(wanting) else out
+
+
+def stack_module_state(models):
+    """({name: the models' parameters stacked on a new leading dim}, the same for buffers), for running an
+    ensemble with vmap and functional_call; stacked parameters are new leaves."""
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if len({m.training for m in models}) != 1:
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+    if len({type(m) for m in models}) != 1:
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    stacked = []
+    for named in ("named_parameters", "named_buffers"):
+        tables = [dict(getattr(m, named)()) for m in models]
+        stacked.append({k: _stacked_leaf(tuple(t[k] for t in tables), k) for k in tables[0]})
+    return tuple(stacked)
+
+
+def replace_all_batch_norm_modules_(root):
+    """Make every batch-norm module in root use batch statistics only (no running stats), in place."""
+    for module in root.modules():
+        if isinstance(module, mindtorch.nn.modules.batchnorm._BatchNorm) and module.track_running_stats:
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root
+
+
+def debug_unwrap(tensor, *, recurse=True):
+    """The tensor under a transform's wrapper. mindtorch's transforms hand functions plain tensors (vmap
+    slices, grad detaches), so there is no wrapper and the tensor is its own underlying tensor."""
+    return tensor

@@ -39,7 +39,7 @@ RATCHET = {
     "torch.distributions": 0,
     "torch.distributed": 0,
     "torch.multiprocessing": 0,
-    "torch.func": 7,
+    "torch.func": 0,
     "torch.profiler": 0,
     "torch.hub": 0,
 }
