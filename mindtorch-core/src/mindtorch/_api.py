@@ -103,7 +103,14 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     """Save tensors, state dicts and optimizer states in PyTorch's zip checkpoint format."""
     from .serialization import save as _save
 
-    return _save(obj, f, pickle_module=pickle_module, pickle_protocol=pickle_protocol, **kwargs)
+    return _save(
+        obj,
+        f,
+        pickle_module=pickle_module,
+        pickle_protocol=pickle_protocol,
+        _use_new_zipfile_serialization=_use_new_zipfile_serialization,
+        **kwargs,
+    )
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):

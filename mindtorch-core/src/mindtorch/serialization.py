@@ -24,6 +24,29 @@ import numpy as np
 from . import _dtype as D
 from ._backends.registry import backend_for
 from ._legacy import TypedStorage
+from ._serialization_options import (
+    LoadEndianness,
+    SourceChangeWarning,
+    check_module_version_greater_or_equal,
+    get_crc32_options,
+    get_default_load_endianness,
+    get_default_mmap_options,
+    mkdtemp,
+    set_crc32_options,
+    set_default_load_endianness,
+    set_default_mmap_options,
+    skip_data,
+    thread_settings,
+)
+from ._storage_locations import (
+    default_restore_location,
+    location_tag,
+    normalize_storage_type,
+    register_package,
+    storage_to_tensor_type,
+    validate_cuda_device,
+    validate_hpu_device,
+)
 from ._tensor import Tensor, make_tensor
 
 __all__ = [
@@ -37,6 +60,24 @@ __all__ = [
     "get_safe_globals",
     "get_unsafe_globals_in_checkpoint",
     "safe_globals",
+    "LoadEndianness",
+    "SourceChangeWarning",
+    "check_module_version_greater_or_equal",
+    "default_restore_location",
+    "get_crc32_options",
+    "get_default_load_endianness",
+    "get_default_mmap_options",
+    "location_tag",
+    "mkdtemp",
+    "normalize_storage_type",
+    "register_package",
+    "set_crc32_options",
+    "set_default_load_endianness",
+    "set_default_mmap_options",
+    "skip_data",
+    "storage_to_tensor_type",
+    "validate_cuda_device",
+    "validate_hpu_device",
 ]
 
 
@@ -173,8 +214,7 @@ class _Writer(pickle._Pickler):
         key, st, dtype = entry
         ref = self._refs.get(key)
         if ref is None:
-            loc = "cpu" if t.device.type == "cpu" else str(t.device)
-            ref = self._refs[key] = _StorageRef(key, dtype, loc, st.nbytes // dtype.itemsize)
+            ref = self._refs[key] = _StorageRef(key, dtype, location_tag(st), st.nbytes // dtype.itemsize)
         return ref, dtype
 
     def _tensor_args(self, t):
@@ -271,6 +311,8 @@ def save(
     _use_new_zipfile_serialization=True,
     _disable_byteorder_record=False,
 ):
+    if thread_settings.skip_data and not _use_new_zipfile_serialization:
+        raise RuntimeError("Cannot use skip_data=True with _use_new_zipfile_serialization=False")
     if isinstance(f, (str, os.PathLike)):
         stem = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
     else:
@@ -291,7 +333,8 @@ def save(
             if not _disable_byteorder_record:
                 put("byteorder", b"little")
             for key, st, dtype in writer.storages.values():
-                put(f"data/{key}", _storage_bytes(st, dtype))
+                # under skip_data the record keeps its size, its bytes left to a later pass
+                put(f"data/{key}", bytes(st.nbytes) if thread_settings.skip_data else _storage_bytes(st, dtype))
             put("version", b"3\n")
             put(".data/serialization_id", b"0" * 40)
     finally:
@@ -565,32 +608,28 @@ def get_unsafe_globals_in_checkpoint(f):
     return sorted(found - allowed)
 
 
-def _tagged_device(tag):
-    """The device a storage's location tag names: 'cpu' exactly, or another device type's own form."""
-    import mindtorch
-
+def _restore_tagged(flat, location):
+    """`flat` on the device its tag names, through the registered restorers."""
     try:
-        dev = mindtorch.device(tag)
-    except Exception:
-        dev = None
-    if dev is None or (dev.type == "cpu" and tag != "cpu"):
-        raise CheckpointError(
-            f"don't know how to restore data location of torch.storage.UntypedStorage (tagged with {tag!s:.80})"
-        )
-    return dev
+        storage = default_restore_location(flat.untyped_storage(), location)
+    except RuntimeError as exc:
+        raise CheckpointError(str(exc)[:300]) from None
+    if storage is flat.untyped_storage():
+        return flat
+    return make_tensor(storage, tuple(flat._shape), tuple(flat._stride), 0, flat.dtype, storage.device)
 
 
 def _resolve_location(map_location, location, flat):
     import mindtorch
 
     if map_location is None:
-        target = _tagged_device(location)
+        return _restore_tagged(flat, location)
     elif isinstance(map_location, (str, mindtorch.device)):
         target = map_location
     elif isinstance(map_location, dict):
         target = map_location.get(location, location)
         if target is location:
-            target = _tagged_device(location)
+            return _restore_tagged(flat, location)
     elif callable(map_location):
         out = map_location(flat, location)
         return flat if out is None else out
@@ -752,6 +791,10 @@ class _ZipStorages:
         self.pickle_record = prefix + "data.pkl"
 
     def fetch(self, reader, key, dtype, numel):
+        if thread_settings.skip_data:
+            import mindtorch
+
+            return mindtorch.zeros(numel, dtype=dtype)
         reader.record = f"{self.prefix}data/{key}"
         raw = _read_record(self.zf, reader.record, numel * dtype.itemsize)
         reader.record = self.pickle_record
@@ -844,7 +887,11 @@ def _load_zip(zf, at, map_location, weights_only, pickle_module, pickle_load_arg
     if stray is not None:
         raise CheckpointError(f"file in archive is not in a subdirectory {prefix}: {stray!r:.80}")
     at["record"] = prefix + "byteorder"
-    if at["record"] in names and _read_record(zf, at["record"]).strip() != b"little":
+    if at["record"] in names:
+        big = _read_record(zf, at["record"]).strip() != b"little"
+    else:
+        big = get_default_load_endianness() is LoadEndianness.BIG
+    if big:
         raise CheckpointError("mindtorch.load: big-endian checkpoints are not supported")
     at["record"] = pkl
     reader = _reader_class(pickle_module)(

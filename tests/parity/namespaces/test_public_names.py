@@ -35,7 +35,7 @@ RATCHET = {
     "torch.fft": 0,
     "torch.amp": 0,
     "torch.testing": 0,
-    "torch.serialization": 18,
+    "torch.serialization": 0,
     "torch.distributions": 0,
     "torch.distributed": 0,
     "torch.multiprocessing": 0,
