@@ -251,6 +251,7 @@ SUMMARIES = {
     "argmax": "Index of the maximum (over all elements or along a dim).",
     "argmin": "Index of the minimum (over all elements or along a dim).",
     "count_nonzero": "Number of nonzero elements (along dims).",
+    "hash_tensor": "XOR of the elements' 64-bit patterns (along dims), as uint64.",
     "cummax": "Running maximum along a dim, with the index where it was reached.",
     "cummin": "Running minimum along a dim, with the index where it was reached.",
     "cumprod": "Cumulative product along a dim.",

@@ -900,3 +900,57 @@ defop(
     method=False,
     family=F,
 )
+
+
+# --- hash_tensor: an xor reduction of each element's 64-bit pattern ------------------------------
+def _hash_dims(self, dim, mode):
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    d = self.dtype
+    if d._kind == 3 or d in D.WIDE_UINTS:
+        raise NotImplementedError(f"\"xor_sum_cpu\" not implemented for '{_tname(d)}'")
+    full = dim is None or (not isinstance(dim, int) and len(dim) == 0)
+    dims = norm_dims(None if full else dim, len(self._shape))
+    if full and self.numel() == 0:
+        raise RuntimeError(
+            "hash_tensor: Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    for i in dims:
+        if self._shape[i] == 0:
+            raise IndexError(f"hash_tensor: Expected reduction dim {i} to have non-zero size.")
+    return dims
+
+
+def _hash_tensor_meta(self, dim=(), keepdim=False, mode=0):
+    return TM(_rshape(self._shape, _hash_dims(self, dim, mode), keepdim), D.uint64)
+
+
+def _xor_fold(x):
+    """XOR over the last dim by halving: pair up columns (a zero column evens an odd count)."""
+    while x._shape[-1] > 1:
+        if x._shape[-1] % 2:
+            x = torch.cat([x, torch.zeros_like(x[..., :1])], -1)
+        x = torch.bitwise_xor(x[..., 0::2], x[..., 1::2])
+    return x[..., 0]
+
+
+def _hash_tensor(self, dim=(), keepdim=False, mode=0):
+    dims = _hash_dims(self, dim, mode)
+    x = self.detach()
+    # floats widen to float64 and integers to int64 before their bits are read
+    bits = x.to(D.float64).view(D.int64) if x.is_floating_point() else x.to(D.int64)
+    kept = [i for i in range(len(self._shape)) if i not in dims]
+    n = math.prod(self._shape[i] for i in dims)
+    bits = bits.permute(kept + list(dims)).reshape(tuple(self._shape[i] for i in kept) + (n,))
+    out = _xor_fold(bits).view(D.uint64)
+    return out.reshape(_rshape(self._shape, dims, True)) if keepdim else out
+
+
+defop(
+    "hash_tensor(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0) -> Tensor",
+    meta=_hash_tensor_meta,
+    composite=_hash_tensor,
+    out=True,
+    family=F,
+)

@@ -459,6 +459,11 @@ def _all(m):
     return [S(m.b(3, 4)), S(m.b(3, 4), 1), S(m.i(2, 3, 4, hi=2), (0, 2)), S(m.f(0, 3)), S(m.f(3, 4))]
 
 
+@samples("hash_tensor")
+def _hash_tensor(m):
+    return [S(m.f(3, 4)), S(m.f(2, 3, 4), (0, 2), keepdim=True), S(m.i(3, 4), 1), S(m.b(5)), S(m.f(0, 3), 1)]
+
+
 @samples("cumsum", "cumprod", "cumsum_", "cumprod_")
 def _cumsum(m):
     return [S(m.f(3, 4), 1), S(m.f(2, 3, 4), 0), S(m.f(), 0), S(m.f(3, 4), -1, dtype=mindtorch.float64)]
