@@ -56,6 +56,7 @@ KNOWN = {
     "median",
     "nanmedian",
     "nansum",
+    "hash_tensor",
     "prod",
     "sum",
     "std",

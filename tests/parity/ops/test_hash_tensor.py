@@ -26,8 +26,7 @@ def _pair(shape, dtype, seed):
 def _dim_choices(nd):
     yield ()
     for r in range(1, nd + 1):
-        for dims in itertools.combinations(range(nd), r):
-            yield dims
+        yield from itertools.combinations(range(nd), r)
     if nd:
         yield -1
 
