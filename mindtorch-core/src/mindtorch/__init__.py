@@ -204,6 +204,12 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+def is_inference(input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input.is_inference()
+
+
 def is_floating_point(t):
     return t.dtype.is_floating_point
 

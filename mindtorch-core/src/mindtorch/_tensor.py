@@ -9,6 +9,7 @@ hooks), printing (__repr__), pickling (serialization: __reduce_ex__) and the
 legacy names (_legacy: layout, storage()).
 """
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 from . import _dtype as D
@@ -52,6 +53,7 @@ class Tensor:
     _retains_grad = False
     _hooks = None
     _is_param = False
+    _inference = False  # set on tensors made while inference mode is on (see _new_marking_inference)
 
     # -- storage ------------------------------------------------------------
     @property
@@ -578,8 +580,31 @@ class Tensor:
     def dim_order(self):
         return tuple(sorted(range(len(self._shape)), key=lambda i: -self._stride[i]))
 
+    def is_inference(self):
+        """Whether this tensor was made in inference mode; a view answers for the tensor it views."""
+        return (self if self._base is None else self._base)._inference
 
+
+# make_tensor builds every tensor through _new: plain object.__new__ while no thread is in inference
+# mode, so marking inference tensors costs nothing on the usual path
 _new = object.__new__
+_inference_entries = 0
+_inference_lock = threading.Lock()
+
+
+def _new_marking_inference(cls):
+    t = object.__new__(cls)
+    if _grad_state.inference:
+        t._inference = True
+    return t
+
+
+def inference_mode_entered(delta):
+    """Count a thread entering (+1) or leaving (-1) inference mode; tensors are marked while any is in."""
+    global _new, _inference_entries
+    with _inference_lock:
+        _inference_entries += delta
+        _new = _new_marking_inference if _inference_entries > 0 else object.__new__
 
 
 def make_tensor(storage, shape, stride, offset, dtype, device, cls=Tensor):

@@ -8,6 +8,7 @@ import functools
 import inspect
 
 from .._grad_mode import state
+from .._tensor import inference_mode_entered
 
 
 def is_grad_enabled():
@@ -144,9 +145,11 @@ class inference_mode(_Mode):
             state.inference = True
         else:
             state.inference = False
+        inference_mode_entered(1)
 
     def __exit__(self, *exc):
         state.enabled, state.inference = self.prev
+        inference_mode_entered(-1)
         return False
 
     def clone(self):
