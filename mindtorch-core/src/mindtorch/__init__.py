@@ -89,6 +89,7 @@ from ._linalg_at_top_level import *
 from ._nn_at_top_level import *
 from ._printing import get_printoptions, set_printoptions
 from ._stft import istft, stft
+from ._streams import Event, Stream
 from ._tensor_from_data import as_tensor, from_numpy, tensor
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
