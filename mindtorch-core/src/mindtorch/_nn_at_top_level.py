@@ -21,6 +21,7 @@ __all__ = [
     "embedding_renorm_",
     "grid_sampler",
     "grid_sampler_2d",
+    "grid_sampler_3d",
     "native_batch_norm",
     "native_group_norm",
     "norm_except_dim",
@@ -344,13 +345,21 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     )
 
 
-def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    if input.dim() != 4 or grid.dim() != 4:
+def _grid_sampler_nd(nd, input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.dim() != nd or grid.dim() != nd:
         raise RuntimeError(
-            f"grid_sampler(): expected 4D input and grid with same number of dimensions, but got input with "
+            f"grid_sampler(): expected {nd}D input and grid with same number of dimensions, but got input with "
             f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
         )
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    return _grid_sampler_nd(4, input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    return _grid_sampler_nd(5, input, grid, interpolation_mode, padding_mode, align_corners)
 
 
 def affine_grid_generator(theta, size, align_corners):

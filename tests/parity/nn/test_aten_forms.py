@@ -1,6 +1,6 @@
 """torch.* forms of neural-network ops with ATen's signatures: the functional RNNs (lstm, gru, rnn_tanh,
 rnn_relu, padded and packed, and their _cell forms), convolution, ctc_loss, embedding_bag,
-embedding_renorm_, grid_sampler(_2d), affine_grid_generator, native_batch_norm, native_group_norm,
+embedding_renorm_, grid_sampler(_2d, _3d), affine_grid_generator, native_batch_norm, native_group_norm,
 norm_except_dim, batch_norm_update_stats, and SyncBatchNorm's pieces (batch_norm_stats / elemt /
 gather_stats(_with_counts) / backward_reduce / backward_elemt, which PyTorch runs on CUDA only: checked
 here on one process against PyTorch's batch norm and its gradients). Against PyTorch 2.13."""
@@ -195,6 +195,26 @@ def test_grid_sampler(mode, padding, align):  # bicubic (2): grid_sample has no 
         res.append((a, b, xt.grad))
     for a, b in zip(*res):
         close(a, b, 1e-8)
+
+
+@pytest.mark.parametrize("mode,padding,align", list(itertools.product([0, 1], [0, 1, 2], [False, True])))
+def test_grid_sampler_3d(mode, padding, align):
+    x, g = arr(2, 2, 3, 4, 5), arr(2, 2, 3, 2, 3) * 1.2
+    res = []
+    for L, k in ((mt, 0), (torch, 1)):
+        xt, gt = pair(x, True)[k], pair(g, True)[k]
+        a = L.grid_sampler(xt, gt, mode, padding, align)
+        b = L.grid_sampler_3d(xt, gt, mode, padding, align)
+        (a.sum() + (b * b).sum()).backward()
+        res.append((a, b, xt.grad, gt.grad))
+    for a, b in zip(*res):
+        close(a, b, 1e-8)
+
+
+def test_grid_sampler_3d_wants_5d():
+    for L in (mt, torch):
+        with pytest.raises(RuntimeError):
+            L.grid_sampler_3d(L.zeros(1, 1, 2, 2), L.zeros(1, 1, 1, 2), 0, 0, False)
 
 
 def test_grid_sampler_2d_wants_4d():

@@ -104,6 +104,7 @@ ATEN_FORMS = {
     "embedding_renorm_",
     "grid_sampler",
     "grid_sampler_2d",
+    "grid_sampler_3d",
     "gru",
     "gru_cell",
     "lstm",

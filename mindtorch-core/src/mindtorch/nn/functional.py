@@ -1781,8 +1781,30 @@ def _source_coord(g, size, padding_mode, align_corners):
     return x
 
 
+def _check_grid(input, grid, mode):
+    nd = input.dim() - 2
+    if grid.shape[-1] != nd:
+        raise RuntimeError(
+            f"grid_sampler(): expected grid to have size {nd} in last dimension, but got grid with sizes "
+            f"{list(grid.shape)}"
+        )
+    if grid.dim() != input.dim():
+        raise RuntimeError(
+            f"grid_sampler(): expected {input.dim()}D input and grid with same number of dimensions, but got "
+            f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+        )
+    if grid.shape[0] != input.shape[0]:
+        raise RuntimeError(
+            f"grid_sampler(): expected grid and input to have same batch size, but got input with sizes "
+            f"{list(input.shape)} and grid with sizes {list(grid.shape)}"
+        )
+    if mode == "bicubic" and nd != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """2-d sampling at normalized grid points, by gathering the neighbouring pixels."""
+    """2-d (4-D input) or 3-d (5-D input) sampling at normalized grid points, by gathering the
+    neighbouring pixels or voxels; bilinear is trilinear on 5-D input."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(
             f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'"
@@ -1792,39 +1814,49 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
             "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
             f"'reflection', but got: '{padding_mode}'"
         )
-    if input.dim() != 4:
-        raise NotImplementedError("grid_sample is implemented here for 4-D input only")
+    if input.dim() not in (4, 5):
+        raise NotImplementedError("grid_sample is implemented here for 4-D and 5-D input only")
+    _check_grid(input, grid, mode)
     if mode == "bicubic":
         raise NotImplementedError("grid_sample(mode='bicubic') is not implemented")
-    if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
-        raise RuntimeError(
-            f"grid_sampler(): expected grid to have size 2 in last dimension and the same batch size "
-            f"as input, but got grid with sizes {list(grid.shape)}"
-        )
     align_corners = _align_default(align_corners)
-    n, c, h, w = input.shape
-    ho, wo = grid.shape[1:3]
-    x = _source_coord(grid[..., 0], w, padding_mode, align_corners)
-    y = _source_coord(grid[..., 1], h, padding_mode, align_corners)
-    flat = input.reshape(n, c, h * w)
+    n, c = input.shape[:2]
+    sizes = tuple(input.shape[2:])  # (H, W) or (D, H, W); grid coordinate k indexes sizes[-1 - k]
+    nd, out_shape = len(sizes), tuple(grid.shape[1:-1])
+    m = math.prod(out_shape)
+    coords = [_source_coord(grid[..., k], sizes[-1 - k], padding_mode, align_corners) for k in range(nd)]
+    flat = input.reshape(n, c, math.prod(sizes))
 
-    def tap(ix, iy):
-        """Pixels at integer (ix, iy), zero outside the image: (N, C, Ho, Wo)."""
-        inside = (ix >= 0) & (ix <= w - 1) & (iy >= 0) & (iy <= h - 1)
-        idx = (iy.clamp(0, h - 1) * w + ix.clamp(0, w - 1)).to(torch.int64).reshape(n, 1, ho * wo)
-        vals = flat.gather(2, idx.expand(n, c, ho * wo)).reshape(n, c, ho, wo)
+    def tap(idx):
+        """Values at integer coordinates idx (x, y[, z]), zero outside the input: (N, C, *out)."""
+        inside, lin, step = None, 0, 1
+        for k, i in enumerate(idx):
+            size = sizes[-1 - k]
+            ok = (i >= 0) & (i <= size - 1)
+            inside = ok if inside is None else inside & ok
+            lin = lin + i.clamp(0, size - 1) * step
+            step *= size
+        gather_at = lin.to(torch.int64).reshape(n, 1, m).expand(n, c, m)
+        vals = flat.gather(2, gather_at).reshape(n, c, *out_shape)
         return vals * inside.unsqueeze(1).to(input.dtype)
 
     if mode == "nearest":
-        return tap(torch.round(x), torch.round(y))
-    x0, y0 = torch.floor(x), torch.floor(y)
-    tx, ty = (x - x0).unsqueeze(1), (y - y0).unsqueeze(1)
-    return (
-        tap(x0, y0) * (1 - tx) * (1 - ty)
-        + tap(x0 + 1, y0) * tx * (1 - ty)
-        + tap(x0, y0 + 1) * (1 - tx) * ty
-        + tap(x0 + 1, y0 + 1) * tx * ty
-    )
+        out = tap([torch.round(x) for x in coords])
+        if grid.requires_grad and torch.is_grad_enabled():
+            # the grid's gradient is zero, as in PyTorch, not absent: subtract a +0.0 that depends on it
+            # (subtracting keeps every value's sign, -0.0 included)
+            out = out - torch.where(torch.zeros_like(grid, dtype=torch.bool), grid, 0.0).sum()
+        return out
+    lows = [torch.floor(x) for x in coords]
+    fracs = [(x - lo).unsqueeze(1) for x, lo in zip(coords, lows)]
+    out = None
+    for corner in itertools.product((0, 1), repeat=nd):
+        corner = corner[::-1]  # x varies fastest
+        term = tap([lo + 1 if o else lo for lo, o in zip(lows, corner)])
+        for f, o in zip(fracs, corner):
+            term = term * (f if o else 1 - f)
+        out = term if out is None else out + term
+    return out
 
 
 # --- sliding blocks ------------------------------------------------------------------------------------------
