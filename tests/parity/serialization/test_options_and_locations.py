@@ -7,6 +7,7 @@ import types
 import warnings
 import zipfile
 
+import numpy as np
 import pytest
 from helpers import torch_or_skip
 
@@ -201,3 +202,27 @@ def test_storage_type_helpers():
         assert ts.storage_to_tensor_type(fake.FakeStorage()) is object
     finally:
         del sys.modules["fake_storages"]
+
+
+def test_checkpoints_saved_without_crc32_load():
+    ts.set_crc32_options(False)
+    try:
+        buf = io.BytesIO()
+        torch.save({"w": torch.arange(6.0).reshape(2, 3), "n": 3}, buf)
+    finally:
+        ts.set_crc32_options(True)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        assert all(i.CRC == 0 for i in zf.infolist() if i.file_size)
+    buf.seek(0)
+    out = mt.load(buf)
+    assert out["w"].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and out["n"] == 3
+
+
+def test_a_wrong_nonzero_crc_is_still_caught():
+    buf = io.BytesIO()
+    ms.save(mt.arange(16.0), buf)
+    raw = bytearray(buf.getvalue())
+    at = raw.index(np.arange(16.0, dtype=np.float32).tobytes())
+    raw[at] ^= 0xFF
+    with pytest.raises(RuntimeError, match="CRC"):
+        mt.load(io.BytesIO(bytes(raw)))
