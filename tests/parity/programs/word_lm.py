@@ -2,10 +2,13 @@
 word_language_model: an LSTM (or a TransformerEncoder with positional encoding and a causal mask)
 between an embedding and a tied decoder, batchify / get_batch with bptt, hidden states detached
 between batches, gradient clipping and the example's hand-written SGD update. Prints one loss per
-step; weights start from a NumPy seed so both libraries start from the same point."""
+step; weights start from a NumPy seed so both libraries start from the same point. It ends as the
+example does: the whole model saved with torch.save, loaded back, and evaluated."""
 
 import argparse
 import math
+import os
+import tempfile
 
 import numpy as np
 import torch
@@ -122,6 +125,31 @@ def main():
         for p in model.parameters():
             p.data.add_(p.grad, alpha=-args.lr)
         print(f"loss {loss.item():.8f}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.pt")
+        with open(path, "wb") as f:
+            torch.save(model, f)
+        with open(path, "rb") as f:
+            model = torch.load(f, weights_only=False)
+    print(f"reloaded {evaluate(model, train_data, ntokens, args):.8f}")
+
+
+def evaluate(model, data_source, ntokens, args):
+    model.eval()
+    total, steps = 0.0, 0
+    hidden = model.init_hidden(data_source.size(1)) if args.model != "Transformer" else None
+    with torch.no_grad():
+        for i in range(0, data_source.size(0) - 1, args.bptt):
+            data, targets = get_batch(data_source, i, args.bptt)
+            if args.model == "Transformer":
+                output = model(data).view(-1, ntokens)
+            else:
+                output, hidden = model(data, hidden)
+                hidden = repackage_hidden(hidden)
+            total += len(data) * F.nll_loss(output, targets).item()
+            steps += len(data)
+    return total / steps
 
 
 if __name__ == "__main__":
