@@ -24,6 +24,21 @@ def test_the_module_paths():
     assert torch_npu.npu.amp.GradScaler().is_enabled()
 
 
+@pytest.mark.parametrize("torch_is, warns", [("pytorch", True), ("mindtorch", False)])
+def test_importing_it_beside_pytorch_warns(torch_is, warns):
+    import subprocess
+
+    first = (
+        "import mindtorch as torch" if torch_is == "mindtorch" else "import types; torch = types.ModuleType('torch')"
+    )
+    code = (
+        f"import sys, warnings; {first}; sys.modules['torch'] = torch; warnings.simplefilter('error'); import torch_npu"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert (res.returncode != 0) == warns, res.stderr[-2000:]
+    assert ("`torch` in this process is PyTorch" in res.stderr) == warns
+
+
 def _pair(shape, dtype="float32"):
     a = R.standard_normal(shape).astype(np.float32)
     return mindtorch.tensor(a, device="npu").to(getattr(mindtorch, dtype)), torch.tensor(a).to(getattr(torch, dtype))

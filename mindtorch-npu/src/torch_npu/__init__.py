@@ -14,9 +14,19 @@ the backend's device module.
 
 import importlib
 import sys
+import warnings
 
 import mindtorch
 import mindtorch_npu
+
+if getattr(sys.modules.get("torch"), "__name__", "mindtorch") != "mindtorch":
+    # a script that imported PyTorch as `torch` would hand PyTorch tensors to functions over mindtorch
+    warnings.warn(
+        "this torch_npu is mindtorch-npu's and works on mindtorch tensors, but `torch` in this process is "
+        "PyTorch: run the script under `python -m mindtorch.run` or write `import mindtorch as torch`",
+        UserWarning,
+        stacklevel=2,
+    )
 
 from ._formats import Format, get_npu_format, npu_format_cast
 from ._fused import npu_grouped_matmul, npu_rms_norm, npu_rotary_mul, npu_swiglu
