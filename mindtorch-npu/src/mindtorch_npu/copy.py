@@ -9,6 +9,7 @@ non-blocking upload goes through pinned staging memory and stays asynchronous.
 import numpy as np
 from mindtorch.plugins import contiguous_strides, device as Device, dtypes as D, make_tensor, numel
 
+from . import chips
 from .state import ALLOCATOR, RUNTIME, STAGING
 
 H2D, D2H = 1, 2  # aclrtMemcpyKind: ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST
@@ -50,6 +51,10 @@ class NPUCopy:
     def to_host(self, t):
         """An array of t's shape holding its values (bfloat16 as uint16 bits)."""
         index = t.device.index
+        if t.dtype not in HOST_DTYPE:
+            # a view such as view(uint64) can name a dtype no npu memory is ever copied as: the chip's refusal
+            chips.check_chip_dtype(t.dtype, "copying an npu tensor to the host")
+            raise TypeError(f"the npu device does not support tensors of dtype {t.dtype}")
         host_dt = HOST_DTYPE[t.dtype]
         n = numel(t._shape)
         if n == 0:
