@@ -458,6 +458,16 @@ OPS.update(
         "LinalgQr": [T, c_int64, T, T],
         "TriangularSolve": [T, T, c_bool, c_bool, c_bool, T, T],
         "Svd": [T, c_bool, c_bool, T, T, T],  # ops-math math/svd/op_host/op_api/aclnn_svd.h
+        # ops-nn rnn/dynamic_rnn/op_api/aclnn_lstm.h (input, params, hx, batchSizes, hasBias, numLayers, dropout,
+        # train, bidirectional, batchFirst, output, hy, cy, iOut, jOut, fOut, oOut, hOut, cOut, tanhCOut);
+        # rnn/single_layer_lstm_grad/op_api/aclnn_lstm_backward.h (input, hx, params, dy, dh, dc, i, g, f, o, h, c,
+        # tanhc, batchSizesOptional, hasBias, numLayers, dropout, train, bidirectional, batchFirst, outputMask,
+        # dxOut, dhPrevOut, dcPrevOut, dparamsOut)
+        "LSTM": [T, TL, TL, T, c_bool, c_int64, c_double, c_bool, c_bool, c_bool, T, T, T] + [TL] * 7,
+        "LstmBackward": [T, TL, TL, T, T, T]
+        + [TL] * 7
+        + [T, c_bool, c_int64, c_double, c_bool, c_bool, c_bool]
+        + [BARR, T, T, T, TL],
     }
 )
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
