@@ -483,3 +483,21 @@ API(FlashAttentionScoreGrad, (const aclTensor *query, const aclTensor *keyIn, co
           dvOut, dpseOut},
     .arr = prefixOptional, .f = {scaleValue, keepProb}, .str = inputLayout,
     .i = {preTokens, nextTokens, headNum, innerPrecise, sparseMode})
+
+/* ops-nn rnn/dynamic_rnn/op_api/aclnn_lstm.h and rnn/single_layer_lstm_grad/op_api/aclnn_lstm_backward.h
+ * (aclTensorList and aclBoolArray pointers as const void *, as the foreach entry points) */
+API(LSTM, (const aclTensor *input, const void *params, const void *hx, const aclTensor *batchSizes,
+    bool hasBias, int64_t numLayers, double dropout, bool train, bool bidirectional, bool batchFirst, aclTensor *output,
+    aclTensor *hy, aclTensor *cy, void *iOut, void *jOut, void *fOut, void *oOut,
+    void *hOut, void *cOut, void *tanhCOut, WS),
+    .x = {input, batchSizes, output, hy, cy}, .lists = {params, hx, iOut, jOut, fOut, oOut, hOut, cOut, tanhCOut},
+    .i = {hasBias, numLayers, train, bidirectional, batchFirst}, .f = {dropout})
+API(LstmBackward, (const aclTensor *input, const void *hx, const void *params, const aclTensor *dy,
+    const aclTensor *dh, const aclTensor *dc, const void *i, const void *g, const void *f,
+    const void *o, const void *h, const void *c, const void *tanhc,
+    const aclTensor *batchSizesOptional, bool hasBias, int64_t numLayers, double dropout, bool train,
+    bool bidirectional, bool batchFirst, const void *outputMask, aclTensor *dxOut, aclTensor *dhPrevOut,
+    aclTensor *dcPrevOut, void *dparamsOut, WS),
+    .x = {input, batchSizesOptional, dy, dh, dc, dxOut, dhPrevOut, dcPrevOut},
+    .lists = {params, hx, i, g, f, o, h, c, tanhc, dparamsOut},
+    .i = {hasBias, numLayers, train, bidirectional, batchFirst}, .f = {dropout}, .mask = outputMask)

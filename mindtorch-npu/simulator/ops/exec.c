@@ -267,7 +267,7 @@ int64_t *offsets(const tview *v, int nd, const int64_t *dims) {
  * are read / written. */
 int64_t nz(int64_t v) { return v ? v : 1; }
 
-static void walk(const tview *v, char *base, double *x, int store) {
+void walk(const tview *v, char *base, double *x, int store) {
     int64_t n = numel(v), *off = strided_offsets(v->nd, v->dims, v->st, v->off);
     int es = dt_size(v->dt);
     for (int64_t c = 0; c < n; c++) {

@@ -80,7 +80,7 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
        SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_UNARY_P,
        SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH, SIG_AMP_UNSCALE, SIG_AMP_UPDATE, SIG_SEARCH, SIG_BINCOUNT, SIG_SCATTER_REDUCE, SIG_LINALG, SIG_SVD,
-       SIG_RMS_NORM, SIG_SWIGLU, SIG_ROPE, SIG_FLASH,
+       SIG_RMS_NORM, SIG_SWIGLU, SIG_ROPE, SIG_FLASH, SIG_LSTM,
        SIG_COUNT };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
@@ -135,7 +135,7 @@ struct args {
     const void *ia[4];      /* further aclIntArrays (convolution and pooling: kernel, stride, padding, dilation) */
     const void *mask;       /* aclBoolArray outputMask of the backward operators */
     const void *list;       /* aclTensorList (Index, IndexPutImpl: the index tensors) */
-    const void *lists[4];   /* the foreach operators' aclTensorLists: inputs x1..x3, then out */
+    const void *lists[10];  /* aclTensorLists: the foreach operators' inputs x1..x3, then out; the LSTM operators' */
     double f[3];           /* double / float attributes (random ranges, nan_to_num's replacements) */
     uint64_t seed, offset;
 };
@@ -216,6 +216,8 @@ void keep_scalar(aclOpExecutor *e, int j, const aclScalar *s);
 void put_elem(const tview *dv, char *db, int64_t doff, const tview *sv, const char *sb, int64_t soff, int acc);
 int64_t row_major_index(const int64_t *idx, int nd, const int64_t *dims);
 kernel_f k_dense;
+/* a view's elements to (store = 0) or from (store = 1) a dense row-major double array */
+void walk(const tview *v, char *base, double *x, int store);
 aclnnStatus cube_precision(const op_def *d, int dt, int cube, int64_t *mode);
 double to_hf32(double v);
 /* `row` caches the op's table row for its entry point (found by name on the first call) */
@@ -324,6 +326,10 @@ dense_fn run_linalg;
 validate_fn v_linalg;
 dense_fn run_svd;
 validate_fn v_svd;
+
+/* ---------------------------------------------------------------- rnn.c */
+kernel_f k_lstm;
+validate_fn v_lstm;
 
 /* ---------------------------------------------------------------- fused.c */
 validate_fn v_rms_norm, v_swiglu, v_rope;

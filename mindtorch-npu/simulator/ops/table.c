@@ -234,6 +234,8 @@ const op_def OPS[] = {
     OP("SwiGlu", SIG_SWIGLU, 0, 0, NULL, 0), OP("SwiGluGrad", SIG_SWIGLU, 0, 0, NULL, F_LOG),
     OP("RotaryPositionEmbedding", SIG_ROPE, 0, 0, NULL, 0),
     OP("RotaryPositionEmbeddingGrad", SIG_ROPE, 0, 0, NULL, F_LOG),
+    /* ops-nn rnn/dynamic_rnn and rnn/single_layer_lstm_grad (rnn.c); F_LOG marks the backward */
+    OP("LSTM", SIG_LSTM, 0, 0, NULL, 0), OP("LstmBackward", SIG_LSTM, 0, 0, NULL, F_LOG),
 };
 
 /* the chip family of ACLSIM_SOC_NAME, by torch_npu's SoC table (NpuVariables.h): the legacy "Ascend910B" belongs
@@ -303,6 +305,7 @@ const sig_def SIGS[SIG_COUNT] = {
     [SIG_RMS_NORM] = {v_rms_norm, k_dense, run_rms_norm}, [SIG_SWIGLU] = {v_swiglu, k_dense, run_swiglu},
     [SIG_ROPE] = {v_rope, k_dense, run_rope},
     [SIG_FLASH] = {v_flash, k_flash},
+    [SIG_LSTM] = {v_lstm, k_lstm},
 };
 
 /* ---------------------------------------------------------------- the docs' parameters (optable_gen.h) */

@@ -1,0 +1,312 @@
+/* libopapi, the recurrent operators: aclnnLSTM (ops-nn rnn/dynamic_rnn) and aclnnLstmBackward (ops-nn
+ * rnn/single_layer_lstm_grad), by their docs' formulas. The gates are PyTorch's: weight_ih / weight_hh rows and the
+ * biases are i, f, g (the docs' j), o blocks of hidden_size each (torch_npu hands nn.LSTM's parameters over as they
+ * are). The docs' layouts: without batchSizes, input is (T, B, I) or, batchFirst, (B, T, I); with batchSizes it is
+ * (T * B, I) laid out as (T, B, I), step t holding batchSizes[t] valid rows, the others skipped (their state is kept,
+ * their outputs are 0). The per-step activations (iOut, jOut, fOut, oOut, hOut, cOut, tanhCOut) are (T, B, H) and
+ * are what the backward reads back.
+ *
+ * The simulator runs one layer in one direction (numLayers = 1, bidirectional = false): the docs allow more, a
+ * call asking for more is refused by name. dropout is not applied (the forward doc: 当前不支持该功能); outputMask
+ * is read for its length only (the backward doc: 暂未支持). */
+#include "ops_internal.h"
+
+/* the operands, one slot each in the executor's tensor-list views (lt); the forward writes S_I..S_CY, the backward
+ * reads S_X..S_TC and S_DY..S_DC and writes S_DX.. */
+enum { S_X, S_WIH, S_WHH, S_BIH, S_BHH, S_H0, S_C0, S_BS, S_I, S_G, S_F, S_O, S_H, S_C, S_TC, S_Y, S_HY, S_CY,
+       S_DY, S_DH, S_DC, S_DX, S_DHP, S_DCP, S_DWIH, S_DWHH, S_DBIH, S_DBHH, N_SLOTS };
+/* the lists of args.lists, in the order api.c gives them */
+enum { L_PARAMS, L_HX, L_I, L_G, L_F, L_O, L_H, L_C, L_TC, L_DPARAMS };
+/* ip: 0 read mask, 1 write mask (bit per slot), 2 T, 3 B, 4 input size, 5 hidden size, 6 batchFirst, 7 packed */
+#define SLOT(k) ((int64_t)1 << (k))
+
+typedef struct { const op_def *d; args *a; aclOpExecutor *e; int dt; } lstm_ctx;
+
+static aclnnStatus take(lstm_ctx *c, int slot, const aclTensor *t, const char *what, int n, const int64_t *shape,
+                        int write) {
+    const op_def *d = c->d;
+    aclnnStatus rc = check_tensor(d, t, what, 8);
+    if (rc) return rc;
+    if (slot != S_BS && t->dtype != c->dt)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s dtype %s differs from input's %s (the doc: one dtype "
+            "for every FLOAT16/FLOAT32 operand)", d->name, what, dtname(t->dtype), dtname(c->dt));
+    if ((rc = check_shape(d, t, n, shape, what))) return rc;
+    snap(&c->e->lt[slot], t);
+    c->e->ip[write ? 1 : 0] |= SLOT(slot);
+    return 0;
+}
+
+/* list `k` of args.lists as `n` tensors (NULL: absent) */
+static aclnnStatus list_of(lstm_ctx *c, int k, const char *what, uint64_t n, const aclTensor *const **out) {
+    uint64_t m = 0;
+    const void *l = c->a->lists[k];
+    *out = l ? aclsim_tensor_list(l, &m) : NULL;
+    if (!l) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: %s is NULL", c->d->name, what);
+    if (!*out) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s is not a live aclTensorList", c->d->name, what);
+    if (m != n)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s holds %llu tensors, expected %llu", c->d->name, what,
+            (unsigned long long)m, (unsigned long long)n);
+    return 0;
+}
+
+/* params (or dparamsOut): [weight_ih, weight_hh(, bias_ih, bias_hh)] of one layer in one direction */
+static aclnnStatus take_params(lstm_ctx *c, int k, int first, const char *what, int has_bias, int64_t in, int64_t h,
+                               int write) {
+    const aclTensor *const *p;
+    aclnnStatus rc = list_of(c, k, what, has_bias ? 4 : 2, &p);
+    if (rc) return rc;
+    int64_t wih[2] = {4 * h, in}, whh[2] = {4 * h, h}, b[1] = {4 * h};
+    if ((rc = take(c, first, p[0], what, 2, wih, write)) || (rc = take(c, first + 1, p[1], what, 2, whh, write)))
+        return rc;
+    if (has_bias && ((rc = take(c, first + 2, p[2], what, 1, b, write)) || (rc = take(c, first + 3, p[3], what, 1, b, write))))
+        return rc;
+    return 0;
+}
+
+/* the per-step activations i, g, f, o, h, c, tanh(c): one (T, B, H) tensor per list */
+static aclnnStatus take_steps(lstm_ctx *c, const int64_t *tbh, int write) {
+    static const char *const fwd[] = {"iOut", "jOut", "fOut", "oOut", "hOut", "cOut", "tanhCOut"};
+    static const char *const bwd[] = {"i", "g", "f", "o", "h", "c", "tanhc"};
+    for (int k = 0; k < 7; k++) {
+        const aclTensor *const *l;
+        const char *what = write ? fwd[k] : bwd[k];
+        aclnnStatus rc = list_of(c, L_I + k, what, 1, &l);
+        if (rc || (rc = take(c, S_I + k, l[0], what, 3, tbh, write))) return rc;
+    }
+    return 0;
+}
+
+/* input and batchSizes: T, B and the input size into ip[2..4] */
+static aclnnStatus take_input(lstm_ctx *c, const aclTensor *x, const aclTensor *bs, int batch_first) {
+    const op_def *d = c->d;
+    aclnnStatus rc = check_tensor(d, x, "input", 3);
+    if (rc) return rc;
+    c->dt = x->dtype;
+    int64_t T, B;
+    if (bs) {
+        if ((rc = check_tensor(d, bs, d->flags & F_LOG ? "batchSizesOptional" : "batchSizes", 1))) return rc;
+        if (bs->dtype != ACL_INT64 || bs->ndim != 1 || x->ndim != 2 || !bs->dims[0] || x->dims[0] % bs->dims[0])
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: with batchSizes, input must be (time_step * "
+                "batch_size, input_size) and batchSizes a non-empty INT64 (time_step,)", d->name);
+        T = bs->dims[0], B = x->dims[0] / T;
+        snap(&c->e->lt[S_BS], bs);
+        c->e->ip[0] |= SLOT(S_BS);
+    } else {
+        if (x->ndim != 3) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: input must be 3-d", d->name);
+        T = x->dims[batch_first ? 1 : 0], B = x->dims[batch_first ? 0 : 1];
+    }
+    snap(&c->e->lt[S_X], x);
+    c->e->ip[0] |= SLOT(S_X);
+    c->e->ip[2] = T, c->e->ip[3] = B, c->e->ip[4] = x->dims[x->ndim - 1], c->e->ip[7] = bs != NULL;
+    c->e->ip[6] = batch_first && !bs;
+    return 0;
+}
+
+/* the (T, B, n) shape of a sequence operand: (B, T, n) batchFirst, (T * B, n) with batchSizes */
+static int seq_shape(const aclOpExecutor *e, int64_t n, int64_t *s) {
+    int64_t T = e->ip[2], B = e->ip[3];
+    if (e->ip[7]) { s[0] = T * B, s[1] = n; return 2; }
+    s[0] = e->ip[6] ? B : T, s[1] = e->ip[6] ? T : B, s[2] = n;
+    return 3;
+}
+
+static aclnnStatus v_layout(lstm_ctx *c) {
+    const args *a = c->a;
+    if (a->i[1] != 1 || a->i[3])
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: numLayers %lld, bidirectional %d: the simulator runs "
+            "one layer in one direction", c->d->name, (long long)a->i[1], (int)a->i[3]);
+    return 0;
+}
+
+/* hx: absent (NULL or empty: zeros) or [h0, c0] of (1, B, H) */
+static aclnnStatus take_hx(lstm_ctx *c, const int64_t *state) {
+    uint64_t m = 0;
+    const void *l = c->a->lists[L_HX];
+    if (!l) return 0;
+    const aclTensor *const *hx = aclsim_tensor_list(l, &m);
+    if (!hx) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: hx is not a live aclTensorList", c->d->name);
+    if (!m) return 0;
+    if (m != 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: hx holds %llu tensors, expected 2", c->d->name,
+                    (unsigned long long)m);
+    aclnnStatus rc = take(c, S_H0, hx[0], "hx", 3, state, 0);
+    return rc ? rc : take(c, S_C0, hx[1], "hx", 3, state, 0);
+}
+
+static aclnnStatus v_lstm_fwd(lstm_ctx *c) {
+    args *a = c->a;
+    aclnnStatus rc;
+    if ((rc = v_layout(c)) || (rc = take_input(c, a->x[0], a->x[1], (int)a->i[4]))) return rc;
+    aclOpExecutor *e = c->e;
+    const aclTensor *const *p;
+    if ((rc = list_of(c, L_PARAMS, "params", a->i[0] ? 4 : 2, &p))) return rc;
+    if ((rc = check_tensor(c->d, p[1], "params", 2))) return rc;
+    if (p[1]->ndim != 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnLSTMGetWorkspaceSize: weight_hh must be 2-d");
+    int64_t H = e->ip[5] = p[1]->dims[1], seq[3], state[3] = {1, e->ip[3], H}, tbh[3] = {e->ip[2], e->ip[3], H};
+    if ((rc = take_params(c, L_PARAMS, S_WIH, "params", (int)a->i[0], e->ip[4], H, 0)) || (rc = take_hx(c, state)))
+        return rc;
+    seq_shape(e, H, seq);
+    /* output is (T, B, H) with batchSizes too (the doc) */
+    if ((rc = take(c, S_Y, a->x[2], "output", 3, e->ip[7] ? tbh : seq, 1)) ||
+        (rc = take(c, S_HY, a->x[3], "hy", 3, state, 1)) || (rc = take(c, S_CY, a->x[4], "cy", 3, state, 1)))
+        return rc;
+    return a->i[2] ? take_steps(c, tbh, 1) : 0; /* train = false: no per-step outputs */
+}
+
+static aclnnStatus v_lstm_bwd(lstm_ctx *c) {
+    args *a = c->a;
+    aclnnStatus rc;
+    if ((rc = v_layout(c)) || (rc = take_input(c, a->x[0], a->x[1], (int)a->i[4]))) return rc;
+    aclOpExecutor *e = c->e;
+    const aclTensor *const *p;
+    if ((rc = list_of(c, L_PARAMS, "params", a->i[0] ? 4 : 2, &p))) return rc;
+    if ((rc = check_tensor(c->d, p[1], "params", 2))) return rc;
+    if (p[1]->ndim != 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnLstmBackwardGetWorkspaceSize: weight_hh must be 2-d");
+    int64_t H = e->ip[5] = p[1]->dims[1], seq[3], xs[3], state[3] = {1, e->ip[3], H}, tbh[3] = {e->ip[2], e->ip[3], H};
+    int n = seq_shape(e, H, seq);
+    seq_shape(e, e->ip[4], xs);
+    uint64_t masked = 0;
+    if (a->mask && (!aclsim_bool_array(a->mask, &masked) || masked != 4))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnLstmBackwardGetWorkspaceSize: outputMask must be an aclBoolArray of 4");
+    if ((rc = take_params(c, L_PARAMS, S_WIH, "params", (int)a->i[0], e->ip[4], H, 0)) || (rc = take_hx(c, state)) ||
+        (rc = take(c, S_DY, a->x[2], "dy", n, seq, 0)) || (rc = take(c, S_DH, a->x[3], "dh", 3, state, 0)) ||
+        (rc = take(c, S_DC, a->x[4], "dc", 3, state, 0)) || (rc = take_steps(c, tbh, 0)) ||
+        (rc = take(c, S_DX, a->x[5], "dxOut", n, xs, 1)) || (rc = take(c, S_DHP, a->x[6], "dhPrevOut", 3, state, 1)) ||
+        (rc = take(c, S_DCP, a->x[7], "dcPrevOut", 3, state, 1)) ||
+        (rc = take_params(c, L_DPARAMS, S_DWIH, "dparamsOut", (int)a->i[0], e->ip[4], H, 1)))
+        return rc;
+    return 0;
+}
+
+aclnnStatus v_lstm(const op_def *d, args *a, aclOpExecutor *e) {
+    e->lt = calloc(N_SLOTS, sizeof *e->lt);
+    e->nlt = N_SLOTS;
+    lstm_ctx c = {d, a, e, ACL_FLOAT};
+    aclnnStatus rc = d->flags & F_LOG ? v_lstm_bwd(&c) : v_lstm_fwd(&c);
+    e->ct = c.dt;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the kernel */
+static double sigm(double v) { return 1 / (1 + exp(-v)); }
+
+/* row of (t, b) in a sequence operand of the layout ip[6] / ip[7] say */
+static int64_t seq_row(const aclOpExecutor *e, int64_t t, int64_t b) {
+    return e->ip[6] ? b * e->ip[2] + t : t * e->ip[3] + b;
+}
+
+/* how many rows step t holds: batchSizes[t], or B */
+static int64_t valid(const aclOpExecutor *e, double *const *x, int64_t t) {
+    return e->ip[7] ? (int64_t)x[S_BS][t] : e->ip[3];
+}
+
+static void lstm_forward(const aclOpExecutor *e, double **x) {
+    int64_t T = e->ip[2], B = e->ip[3], I = e->ip[4], H = e->ip[5];
+    double *h = calloc((size_t)nz(B * H), sizeof *h), *c = calloc((size_t)nz(B * H), sizeof *c);
+    double *gate = malloc(sizeof *gate * (size_t)nz(4 * H));
+    if (x[S_H0]) memcpy(h, x[S_H0], sizeof *h * (size_t)(B * H)), memcpy(c, x[S_C0], sizeof *c * (size_t)(B * H));
+    for (int64_t t = 0; t < T; t++) {
+        int64_t n = valid(e, x, t);
+        for (int64_t b = 0; b < n; b++) {
+            const double *xt = x[S_X] + seq_row(e, t, b) * I;
+            double *hb = h + b * H, *cb = c + b * H;
+            for (int64_t r = 0; r < 4 * H; r++) {
+                double s = (x[S_BIH] ? x[S_BIH][r] + x[S_BHH][r] : 0);
+                for (int64_t k = 0; k < I; k++) s += x[S_WIH][r * I + k] * xt[k];
+                for (int64_t k = 0; k < H; k++) s += x[S_WHH][r * H + k] * hb[k];
+                gate[r] = r >= 2 * H && r < 3 * H ? tanh(s) : sigm(s);
+            }
+            int64_t at = (t * B + b) * H, y = seq_row(e, t, b) * H;
+            for (int64_t k = 0; k < H; k++) {
+                double i = gate[k], f = gate[H + k], g = gate[2 * H + k], o = gate[3 * H + k];
+                cb[k] = f * cb[k] + i * g;
+                double tc = tanh(cb[k]);
+                hb[k] = o * tc;
+                x[S_Y][y + k] = hb[k];
+                if (x[S_I]) {
+                    x[S_I][at + k] = i, x[S_G][at + k] = g, x[S_F][at + k] = f, x[S_O][at + k] = o;
+                    x[S_H][at + k] = hb[k], x[S_C][at + k] = cb[k], x[S_TC][at + k] = tc;
+                }
+            }
+        }
+    }
+    memcpy(x[S_HY], h, sizeof *h * (size_t)(B * H));
+    memcpy(x[S_CY], c, sizeof *c * (size_t)(B * H));
+    free(h), free(c), free(gate);
+}
+
+static void lstm_backward(const aclOpExecutor *e, double **x) {
+    int64_t T = e->ip[2], B = e->ip[3], I = e->ip[4], H = e->ip[5];
+    double *dh = x[S_DHP], *dc = x[S_DCP], *dg = malloc(sizeof *dg * (size_t)nz(4 * H));
+    memcpy(dh, x[S_DH], sizeof *dh * (size_t)(B * H));
+    memcpy(dc, x[S_DC], sizeof *dc * (size_t)(B * H));
+    for (int64_t t = T - 1; t >= 0; t--) {
+        int64_t n = valid(e, x, t);
+        for (int64_t b = 0; b < n; b++) {
+            int64_t at = (t * B + b) * H, prev = ((t - 1) * B + b) * H, row = seq_row(e, t, b);
+            const double *hp = t ? x[S_H] + prev : x[S_H0] ? x[S_H0] + b * H : NULL;
+            const double *cp = t ? x[S_C] + prev : x[S_C0] ? x[S_C0] + b * H : NULL;
+            double *dhb = dh + b * H, *dcb = dc + b * H;
+            for (int64_t k = 0; k < H; k++) {
+                double i = x[S_I][at + k], g = x[S_G][at + k], f = x[S_F][at + k], o = x[S_O][at + k];
+                double tc = x[S_TC][at + k], dht = dhb[k] + x[S_DY][row * H + k];
+                double dct = dht * o * (1 - tc * tc) + dcb[k];
+                dg[k] = dct * g * i * (1 - i);
+                dg[H + k] = dct * (cp ? cp[k] : 0) * f * (1 - f);
+                dg[2 * H + k] = dct * i * (1 - g * g);
+                dg[3 * H + k] = dht * tc * o * (1 - o);
+                dcb[k] = dct * f;
+            }
+            const double *xt = x[S_X] + row * I;
+            double *dx = x[S_DX] + row * I;
+            for (int64_t k = 0; k < I; k++) dx[k] = 0;
+            for (int64_t k = 0; k < H; k++) dhb[k] = 0;
+            for (int64_t r = 0; r < 4 * H; r++) {
+                for (int64_t k = 0; k < I; k++) dx[k] += dg[r] * x[S_WIH][r * I + k], x[S_DWIH][r * I + k] += dg[r] * xt[k];
+                for (int64_t k = 0; k < H; k++) {
+                    dhb[k] += dg[r] * x[S_WHH][r * H + k];
+                    if (hp) x[S_DWHH][r * H + k] += dg[r] * hp[k];
+                }
+                if (x[S_DBIH]) x[S_DBIH][r] += dg[r], x[S_DBHH][r] += dg[r];
+            }
+        }
+    }
+    free(dg);
+}
+
+/* batchSizes as the docs ask: non-increasing, positive, at most B, the first B (read at launch: they are device data) */
+static int check_batch_sizes(const aclOpExecutor *e, double *const *x, const char *op, char *msg, size_t len) {
+    for (int64_t t = 0; e->ip[7] && t < e->ip[2]; t++) {
+        double v = x[S_BS][t];
+        if (v < 1 || v > (double)e->ip[3] || (t && v > x[S_BS][t - 1]) || (!t && v != (double)e->ip[3])) {
+            snprintf(msg, len, "aclnn%s: batchSizes must be positive, non-increasing, at most and first equal to the batch %lld",
+                     op, (long long)e->ip[3]);
+            return ACL_ERROR_RT_AICORE_EXCEPTION;
+        }
+    }
+    return 0;
+}
+
+int k_lstm(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    char *base[N_SLOTS] = {0};
+    double *x[N_SLOTS] = {0};
+    int rc = 0;
+    for (int j = 0; j < N_SLOTS && !rc; j++) {
+        const tview *v = &e->lt[j];
+        if (!v->src) continue;
+        if ((rc = map_view(v, dev, &base[j], d->name, j, msg, len))) break;
+        x[j] = calloc((size_t)nz(numel(v)), sizeof(double));
+        if (!x[j]) { snprintf(msg, len, "aclnn%s: out of host memory", d->name); rc = ACL_ERROR_RT_MEMORY_ALLOCATION; break; }
+        if (e->ip[0] >> j & 1) walk(v, base[j], x[j], 0);
+    }
+    if (!rc) rc = check_batch_sizes(e, x, d->name, msg, len);
+    if (!rc) {
+        if (d->flags & F_LOG) lstm_backward(e, x);
+        else lstm_forward(e, x);
+        for (int j = 0; j < N_SLOTS; j++)
+            if (e->ip[1] >> j & 1 && base[j]) walk(&e->lt[j], base[j], x[j], 1);
+    }
+    for (int j = 0; j < N_SLOTS; j++) free(x[j]);
+    return rc;
+}
