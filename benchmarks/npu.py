@@ -151,12 +151,64 @@ def main(argv=None):
     rows.append(("GPT AdamW step (host time)", t_host, best(cpu_step, args.repeat, clock=cpu_clock), "cpu step", 1.1))
     rows.append(("GPT AdamW step (host + simulated device)", best(npu_synced, args.repeat), None, "", None))
 
+    rows += lstm_lm_rows(torch, dev, args.repeat, npu_clock, cpu_clock)
+
     print(f"{'benchmark':42s} {'npu':>10s} {'reference':>12s} {'ratio':>7s}  reference / target")
     for name, t, ref, what, target in rows:
         ratio = f"{t / ref:7.2f}" if ref else "       "
         ref_s = f"{ref * 1e6:10.2f} us" if ref else " " * 13
         verdict = "" if target is None else (" ok" if t / ref <= target else " MISS") + f" (<= {target}x)"
         print(f"{name:42s} {t * 1e6:8.2f} us {ref_s} {ratio}  {what}{verdict}")
+
+
+def lstm_lm(torch, device, vocab=1000, width=64, bptt=35, batch=20):
+    """One SGD step of a word-level LSTM language model (benchmarks/run.py's lstm_lm_step, narrower so the
+    simulator's device work stays short): embedding, 2-layer LSTM with dropout, linear decoder, clipping."""
+    nn, F = torch.nn, torch.nn.functional
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Embedding(vocab, width)
+            self.rnn = nn.LSTM(width, width, 2, dropout=0.2)
+            self.decoder = nn.Linear(width, vocab)
+
+        def forward(self, x, hidden):
+            out, hidden = self.rnn(self.encoder(x), hidden)
+            return self.decoder(out).view(-1, vocab), hidden
+
+    torch.manual_seed(0)
+    model = Model().to(device)
+    data = torch.randint(0, vocab, (bptt, batch)).to(device)
+    tgt = torch.randint(0, vocab, (bptt * batch,)).to(device)
+    hidden = [tuple(torch.zeros(2, batch, width, device=device) for _ in range(2))]
+
+    def step():
+        h = tuple(t.detach() for t in hidden[0])  # truncated backpropagation through time
+        model.zero_grad()
+        out, hidden[0] = model(data, h)
+        F.cross_entropy(out, tgt).backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 0.25)
+        with torch.no_grad():
+            for p in model.parameters():
+                p.add_(p.grad, alpha=-20.0)
+
+    step()
+    return step
+
+
+def lstm_lm_rows(torch, dev, repeat, npu_clock, cpu_clock, steps=3):
+    """The LSTM LM step's host time on the npu (each LSTM layer one fused launch per direction, forward and
+    backward) against the whole step on the cpu backend."""
+    npu_step, cpu_step = lstm_lm(torch, dev), lstm_lm(torch, "cpu")
+
+    def npu_steps():
+        for _ in range(steps):
+            npu_step()
+
+    t_host = best(npu_steps, repeat, number=1, clock=npu_clock) / steps
+    torch.npu.synchronize()
+    return [("LSTM LM SGD step (host time)", t_host, best(cpu_step, repeat, clock=cpu_clock), "cpu step", 1.1)]
 
 
 if __name__ == "__main__":
