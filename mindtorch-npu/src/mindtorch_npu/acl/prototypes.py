@@ -468,6 +468,12 @@ OPS.update(
         + [TL] * 7
         + [T, c_bool, c_int64, c_double, c_bool, c_bool, c_bool]
         + [BARR, T, T, T, TL],
+        # ops-nn rnn/gru/op_api/aclnn_gru.h (input, params, hx, batchSizes, hasBias, numLayers, dropout, train,
+        # bidirection, batchFirst, output, hy, rOut, zOut, nOut, hnOut, hOut); rnn/gru_grad/op_api/aclnn_gru_backward.h
+        # (input, params, hx, dy, dh, r, z, n, hn, h, batchSizes, hasBias, numLayers, bidirection, batchFirst, dxOut,
+        # dhPrevOut, dparamsOut)
+        "GRU": [T, TL, T, T, c_bool, c_int64, c_double, c_bool, c_bool, c_bool, T, T] + [TL] * 5,
+        "GRUBackward": [T, TL, T, T, T] + [TL] * 5 + [T, c_bool, c_int64, c_bool, c_bool, T, T, TL],
     }
 )
 PHASE1_TAIL = [uint64_p, POINTER(handle)]
