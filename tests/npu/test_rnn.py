@@ -1,6 +1,6 @@
-"""Recurrent layers on the npu: nn.LSTM through aclnnLSTM / aclnnLstmBackward (one launch per layer and direction,
-whatever the sequence length), the rest (GRU, RNN, projections, dtypes and chips the docs omit) through core's
-composite; values and gradients against the cpu backend, the launches counted, and what the simulator's
+"""Recurrent layers on the npu: nn.LSTM through aclnnLSTM / aclnnLstmBackward and nn.GRU through aclnnGRU /
+aclnnGRUBackward (one launch per layer and direction, whatever the sequence length), the rest (plain RNNs,
+projections, packed GRU input, dtypes and chips the docs omit) through core's composite; values and gradients against the cpu backend, the launches counted, and what the simulator's
 operators refuse as their docs do."""
 
 import collections
@@ -17,6 +17,7 @@ from mindtorch_npu.kernels import rnn as fused
 from npu_helpers import live_counts, run_python
 
 NPU = torch.device("npu", 0)
+LSTM, GRU = fused.CELLS["LSTM"], fused.CELLS["GRU"]
 
 
 @pytest.fixture
@@ -80,13 +81,14 @@ def test_recurrent_layers_match_cpu(mode, layers, bidirectional, shape, bias, la
     want = _run("cpu", mode, x, SHAPES[shape], **kw)
     launches.clear()
     _close(_run(NPU, mode, x, SHAPES[shape], **kw), want, 2e-5)
-    fused_calls = layers * (2 if bidirectional else 1) if mode == "LSTM" else 0
-    assert launches[fused.FORWARD] == fused_calls and launches[fused.BACKWARD] == fused_calls
+    cell = fused.CELLS[mode]
+    calls = layers * (2 if bidirectional else 1) if mode == "LSTM" or shape != "packed" else 0  # GRU: no batchSizes
+    assert launches[cell.forward] == calls and launches[cell.backward] == calls
 
 
 def test_a_projection_bfloat16_and_the_plain_rnn_take_the_composite(launches):
     """aclnnLSTM.md lists no BFLOAT16 and its params no weight_hr; no operator is bound for the plain RNN."""
-    assert "BFLOAT16" not in optable.dtypes(fused.FORWARD, "910b", "input")
+    assert "BFLOAT16" not in optable.dtypes(LSTM.forward, "910b", "input")
     x = np.random.default_rng(3).standard_normal((5, 2, 3)).astype(np.float32)
     for mode, dtype, tol, kw in (
         ("LSTM", torch.float32, 1e-5, dict(proj_size=2)),
@@ -95,23 +97,23 @@ def test_a_projection_bfloat16_and_the_plain_rnn_take_the_composite(launches):
     ):
         want = _run("cpu", mode, x, [5, 3], hx=True, **kw)
         _close(_run(NPU, mode, x, [5, 3], dtype=dtype, hx=True, **kw), want, tol)
-    assert not launches[fused.FORWARD] and not launches[fused.BACKWARD]
+    assert not any(launches[op] for cell in (LSTM, GRU) for op in (cell.forward, cell.backward))
 
 
 def test_float16_runs_fused_as_the_docs_list_it(launches):
-    assert "FLOAT16" in optable.dtypes(fused.FORWARD, "910b", "input")
+    assert "FLOAT16" in optable.dtypes(LSTM.forward, "910b", "input")
     x = np.random.default_rng(4).standard_normal((5, 3, 4)).astype(np.float32) * 0.5
     want = _run("cpu", "LSTM", x, [5, 4, 2], bidirectional=True)
     _close(_run(NPU, "LSTM", x, [5, 4, 2], dtype=torch.float16, bidirectional=True), want, 2e-2)
-    assert launches[fused.FORWARD] == 2 and launches[fused.BACKWARD] == 2
+    assert launches[LSTM.forward] == 2 and launches[LSTM.backward] == 2
 
 
 # --- launches --------------------------------------------------------------------------------------------------
 
 
-def _step_launches(launches, steps, lengths=None, **kw):
-    """(forward, backward) launch counts of a 2-layer LSTM over `steps` steps."""
-    m = _module("LSTM", 3, 4, num_layers=2, **kw).to(NPU)
+def _step_launches(launches, steps, lengths=None, mode="LSTM", **kw):
+    """(forward, backward) launch counts of a 2-layer LSTM (GRU) over `steps` steps."""
+    m = _module(mode, 3, 4, num_layers=2, **kw).to(NPU)
     x = torch.randn(steps, 3, 3, device=NPU, requires_grad=True)
     launches.clear()
     y, _ = m(x if lengths is None else torch.nn.utils.rnn.pack_padded_sequence(x, lengths(steps)))
@@ -121,11 +123,12 @@ def _step_launches(launches, steps, lengths=None, **kw):
     return forward, dict(launches)
 
 
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
 @pytest.mark.parametrize("bidirectional", [False, True])
-def test_one_fused_launch_per_layer_and_direction_not_per_step(bidirectional, launches):
-    short, long = (_step_launches(launches, steps, bidirectional=bidirectional) for steps in (3, 12))
-    calls = 2 * (2 if bidirectional else 1)
-    assert short[0][fused.FORWARD] == calls and short[1][fused.BACKWARD] == calls
+def test_one_fused_launch_per_layer_and_direction_not_per_step(mode, bidirectional, launches):
+    short, long = (_step_launches(launches, steps, mode=mode, bidirectional=bidirectional) for steps in (3, 12))
+    calls, cell = 2 * (2 if bidirectional else 1), fused.CELLS[mode]
+    assert short[0][cell.forward] == calls and short[1][cell.backward] == calls
     assert short == long  # nothing is launched per time step
 
 
@@ -139,7 +142,7 @@ def test_packed_sequences_launch_per_layer_not_per_step(monkeypatch):
         seen.clear()
         _step_launches(collections.Counter(), steps, lambda t: [t, t - 1, 1], bidirectional=True)
         counts.append(dict(seen))
-    assert counts[0] == counts[1] and counts[0][fused.FORWARD] == 4 and counts[0][fused.BACKWARD] == 4
+    assert counts[0] == counts[1] and counts[0][LSTM.forward] == 4 and counts[0][LSTM.backward] == 4
 
 
 # --- chips -----------------------------------------------------------------------------------------------------
@@ -147,9 +150,9 @@ def test_packed_sequences_launch_per_layer_not_per_step(monkeypatch):
 
 @pytest.mark.parametrize("soc, backward", [("Ascend910A", False), ("Ascend310P3", False), ("Ascend910_9391", True)])
 def test_each_chip_runs_what_the_docs_list_for_its_product(soc, backward):
-    """aclnnLSTM.md lists the Atlas training and inference products, aclnnLstmBackward.md does not: there the
-    forward is fused and the backward takes the composite (the 310P's composite backward needs operators it
-    lacks, so only its forward is run); a direct backward launch is refused by name."""
+    """aclnnLSTM.md lists the Atlas training and inference products, aclnnLstmBackward.md and the GRU docs do not:
+    there the LSTM's forward is fused and the rest takes the composite (the 310P lacks operators the composites
+    need, so only its LSTM forward is run); a direct backward launch is refused by name."""
     res = run_python(
         """
         import collections, sys, numpy as np, mindtorch as torch
@@ -159,15 +162,17 @@ def test_each_chip_runs_what_the_docs_list_for_its_product(soc, backward):
         aclnn._run = lambda name, *a: (seen.update([name]), real(name, *a))[1]
         x = np.random.default_rng(0).standard_normal((4, 2, 3)).astype(np.float32)
         out = []
-        for dev in ("cpu", "npu"):
+        for dev, mode in (("cpu", "LSTM"), ("npu", "LSTM"), ("cpu", "GRU"), ("npu", "GRU"))[: 4 if BACKWARD else 2]:
             torch.manual_seed(0)
-            m = torch.nn.LSTM(3, 4).to(dev)
+            m = getattr(torch.nn, mode)(3, 4).to(dev)
             t = torch.tensor(x, device=dev).requires_grad_(BACKWARD)
             y, _ = m(t)
             if BACKWARD:
                 y.sum().backward()
             out.append([y.detach().cpu().numpy()] + ([t.grad.cpu().numpy()] if BACKWARD else []))
-        print(all(np.allclose(a, b, atol=1e-5) for a, b in zip(*out)), seen["LSTM"], seen["LstmBackward"])
+        pairs = [out[k : k + 2] for k in range(0, len(out), 2)]  # (cpu, npu) per mode
+        same = all(np.allclose(a, b, atol=1e-5) for w, g in pairs for a, b in zip(w, g))
+        print(same, *(seen[op] for op in ("LSTM", "LstmBackward", "GRU", "GRUBackward")))
         sys.path.insert(0, HERE)
         from test_rnn import _backward_args
         try:
@@ -184,8 +189,8 @@ def test_each_chip_runs_what_the_docs_list_for_its_product(soc, backward):
         {"ACLSIM_SOC_NAME": soc},
     )
     assert res.returncode == 0, res.stderr[-2000:]
-    fused_backward = ["1", "taken", "taken"] if backward else ["0", "refused", "True", "refused", "True"]
-    assert res.stdout.split() == ["True", "1"] + fused_backward
+    fused = ["1", "1", "1", "taken", "taken"] if backward else ["0", "0", "0", "refused", "True", "refused", "True"]
+    assert res.stdout.split() == ["True", "1"] + fused
 
 
 # --- what the simulator's operators refuse ------------------------------------------------------------------------
@@ -225,7 +230,7 @@ FORWARD_REFUSALS = [
 
 @pytest.mark.parametrize("change, words", FORWARD_REFUSALS, ids=[str(i) for i in range(len(FORWARD_REFUSALS))])
 def test_the_simulator_refuses_what_aclnnLSTM_md_refuses(change, words):
-    device_launch(fused.FORWARD, *_forward_args())  # the unchanged call is taken
+    device_launch(LSTM.forward, *_forward_args())  # the unchanged call is taken
     change = dict(change)
     if change.get("params") == "four":
         change["params"] = [empty(s, torch.float32, NPU) for s in ((16, 3), (16, 4), (16,), (16,))]
@@ -233,20 +238,41 @@ def test_the_simulator_refuses_what_aclnnLSTM_md_refuses(change, words):
         change["sizes"] = torch.tensor([2, 2, 2], dtype=torch.int32, device=NPU)
     before = live_counts()
     with pytest.raises(RuntimeError, match=words):
-        device_launch(fused.FORWARD, *_forward_args(**change))
+        device_launch(LSTM.forward, *_forward_args(**change))
     assert live_counts()["executors"] == before["executors"]
 
 
 def test_the_simulator_refuses_a_bad_backward_call():
-    device_launch(fused.BACKWARD, *_backward_args())
+    device_launch(LSTM.backward, *_backward_args())
     with pytest.raises(RuntimeError, match="outputMask must be an aclBoolArray of 4"):
-        device_launch(fused.BACKWARD, *_backward_args(mask=3))
+        device_launch(LSTM.backward, *_backward_args(mask=3))
     with pytest.raises(RuntimeError, match="not implemented for DT_DOUBLE"):
-        device_launch(fused.BACKWARD, *_backward_args(dtype=torch.float64))
+        device_launch(LSTM.backward, *_backward_args(dtype=torch.float64))
 
 
 def test_batch_sizes_that_grow_fail_the_launch():
     sizes = torch.tensor([1, 2, 2], dtype=torch.int64, device=NPU)
-    device_launch(fused.FORWARD, *_forward_args(sizes=sizes))
+    device_launch(LSTM.forward, *_forward_args(sizes=sizes))
     with pytest.raises(RuntimeError, match="batchSizes must be positive, non-increasing"):
         torch.npu.synchronize()
+
+
+def _gru_args(T=3, B=2, I=3, H=4, dtype=torch.float32, sizes=None, bidirection=False):
+    e = lambda *s: empty(s, dtype, NPU)
+    ps = [e(3 * H, I), e(3 * H, H), e(3 * H), e(3 * H)]
+    x = e(T * B, I) if sizes is not None else e(T, B, I)
+    steps = [[e(T, B, H)] for _ in range(5)]
+    return (x, ps, e(1, B, H), sizes, True, 1, 0.0, True, bidirection, False, e(T, B, H), e(1, B, H), *steps)
+
+
+def test_the_simulator_refuses_what_aclnnGRU_md_refuses():
+    gru = fused.CELLS["GRU"].forward
+    device_launch(gru, *_gru_args())
+    sizes = torch.tensor([2, 2, 2], device=NPU)
+    for change, words in (
+        (dict(sizes=sizes), "batchSizes is not supported yet"),
+        (dict(dtype=torch.float64), "input not implemented for DT_DOUBLE"),
+        (dict(bidirection=True), "one layer in one direction"),
+    ):
+        with pytest.raises(RuntimeError, match=words):
+            device_launch(gru, *_gru_args(**change))

@@ -501,3 +501,15 @@ API(LstmBackward, (const aclTensor *input, const void *hx, const void *params, c
     .x = {input, batchSizesOptional, dy, dh, dc, dxOut, dhPrevOut, dcPrevOut},
     .lists = {params, hx, i, g, f, o, h, c, tanhc, dparamsOut},
     .i = {hasBias, numLayers, train, bidirectional, batchFirst}, .f = {dropout}, .mask = outputMask)
+/* ops-nn rnn/gru/op_api/aclnn_gru.h and rnn/gru_grad/op_api/aclnn_gru_backward.h */
+API(GRU, (const aclTensor *input, const void *params, const aclTensor *hx, const aclTensor *batchSizes, bool hasBias,
+    int64_t numLayers, double dropout, bool train, bool bidirection, bool batchFirst, aclTensor *output, aclTensor *hy,
+    void *rOut, void *zOut, void *nOut, void *hnOut, void *hOut, WS),
+    .x = {input, batchSizes, output, hy, NULL, hx}, .lists = {params, NULL, rOut, zOut, nOut, hnOut, hOut},
+    .i = {hasBias, numLayers, train, bidirection, batchFirst}, .f = {dropout})
+API(GRUBackward, (const aclTensor *input, const void *params, const aclTensor *hx, const aclTensor *dy,
+    const aclTensor *dh, const void *r, const void *z, const void *n, const void *hn, const void *h,
+    const aclTensor *batchSizes, bool hasBias, int64_t numLayers, bool bidirection, bool batchFirst,
+    aclTensor *dxOut, aclTensor *dhPrevOut, void *dparamsOut, WS),
+    .x = {input, batchSizes, dy, dh, NULL, dxOut, dhPrevOut, NULL, hx},
+    .lists = {params, NULL, r, z, n, hn, h, NULL, NULL, dparamsOut}, .i = {hasBias, numLayers, 1, bidirection, batchFirst})

@@ -1,10 +1,11 @@
-/* libopapi, the recurrent operators: aclnnLSTM (ops-nn rnn/dynamic_rnn) and aclnnLstmBackward (ops-nn
- * rnn/single_layer_lstm_grad), by their docs' formulas. The gates are PyTorch's: weight_ih / weight_hh rows and the
- * biases are i, f, g (the docs' j), o blocks of hidden_size each (torch_npu hands nn.LSTM's parameters over as they
- * are). The docs' layouts: without batchSizes, input is (T, B, I) or, batchFirst, (B, T, I); with batchSizes it is
+/* libopapi, the recurrent operators: aclnnLSTM (ops-nn rnn/dynamic_rnn), aclnnLstmBackward (ops-nn
+ * rnn/single_layer_lstm_grad), aclnnGRU (rnn/gru) and aclnnGRUBackward (rnn/gru_grad), by their docs' formulas. The
+ * gates are PyTorch's: weight_ih / weight_hh rows and the biases are i, f, g (the docs' j), o blocks of hidden_size
+ * each for the LSTM, r, z, n for the GRU (torch_npu hands nn.LSTM's and nn.GRU's parameters over as they are). The docs' layouts: without batchSizes, input is (T, B, I) or, batchFirst, (B, T, I); with batchSizes it is
  * (T * B, I) laid out as (T, B, I), step t holding batchSizes[t] valid rows, the others skipped (their state is kept,
- * their outputs are 0). The per-step activations (iOut, jOut, fOut, oOut, hOut, cOut, tanhCOut) are (T, B, H) and
- * are what the backward reads back.
+ * their outputs are 0; the GRU docs do not support batchSizes yet, so the GRU operators refuse it). The per-step
+ * activations (LSTM: iOut, jOut, fOut, oOut, hOut, cOut, tanhCOut; GRU: rOut, zOut, nOut, hnOut = W_hn h + b_hn,
+ * hOut) are (T, B, H) and are what the backward reads back.
  *
  * The simulator runs one layer in one direction (numLayers = 1, bidirectional = false): the docs allow more, a
  * call asking for more is refused by name. dropout is not applied (the forward doc: 当前不支持该功能); outputMask
@@ -17,10 +18,16 @@ enum { S_X, S_WIH, S_WHH, S_BIH, S_BHH, S_H0, S_C0, S_BS, S_I, S_G, S_F, S_O, S_
        S_DY, S_DH, S_DC, S_DX, S_DHP, S_DCP, S_DWIH, S_DWHH, S_DBIH, S_DBHH, N_SLOTS };
 /* the lists of args.lists, in the order api.c gives them */
 enum { L_PARAMS, L_HX, L_I, L_G, L_F, L_O, L_H, L_C, L_TC, L_DPARAMS };
+/* the GRU's per-step activations take the first five step slots */
+enum { S_R = S_I, S_Z, S_N, S_HN, S_GH };
 /* ip: 0 read mask, 1 write mask (bit per slot), 2 T, 3 B, 4 input size, 5 hidden size, 6 batchFirst, 7 packed */
 #define SLOT(k) ((int64_t)1 << (k))
 
-typedef struct { const op_def *d; args *a; aclOpExecutor *e; int dt; } lstm_ctx;
+typedef struct { const op_def *d; args *a; aclOpExecutor *e; int dt, gru; } lstm_ctx;
+/* the table rows' KIND: which cell an operator runs */
+enum { CELL_LSTM, CELL_GRU };
+
+static int gates(const lstm_ctx *c) { return c->gru ? 3 : 4; }
 
 static aclnnStatus take(lstm_ctx *c, int slot, const aclTensor *t, const char *what, int n, const int64_t *shape,
                         int write) {
@@ -55,7 +62,7 @@ static aclnnStatus take_params(lstm_ctx *c, int k, int first, const char *what, 
     const aclTensor *const *p;
     aclnnStatus rc = list_of(c, k, what, has_bias ? 4 : 2, &p);
     if (rc) return rc;
-    int64_t wih[2] = {4 * h, in}, whh[2] = {4 * h, h}, b[1] = {4 * h};
+    int64_t g = gates(c), wih[2] = {g * h, in}, whh[2] = {g * h, h}, b[1] = {g * h};
     if ((rc = take(c, first, p[0], what, 2, wih, write)) || (rc = take(c, first + 1, p[1], what, 2, whh, write)))
         return rc;
     if (has_bias && ((rc = take(c, first + 2, p[2], what, 1, b, write)) || (rc = take(c, first + 3, p[3], what, 1, b, write))))
@@ -63,13 +70,14 @@ static aclnnStatus take_params(lstm_ctx *c, int k, int first, const char *what, 
     return 0;
 }
 
-/* the per-step activations i, g, f, o, h, c, tanh(c): one (T, B, H) tensor per list */
+/* the per-step activations (LSTM: i, g, f, o, h, c, tanh(c); GRU: r, z, n, hn, h): one (T, B, H) tensor per list */
 static aclnnStatus take_steps(lstm_ctx *c, const int64_t *tbh, int write) {
-    static const char *const fwd[] = {"iOut", "jOut", "fOut", "oOut", "hOut", "cOut", "tanhCOut"};
-    static const char *const bwd[] = {"i", "g", "f", "o", "h", "c", "tanhc"};
-    for (int k = 0; k < 7; k++) {
+    static const char *const names[2][2][7] = {
+        {{"i", "g", "f", "o", "h", "c", "tanhc"}, {"iOut", "jOut", "fOut", "oOut", "hOut", "cOut", "tanhCOut"}},
+        {{"r", "z", "n", "h_n", "h"}, {"rOut", "zOut", "nOut", "hnOut", "hOut"}}};
+    for (int k = 0; k < (c->gru ? 5 : 7); k++) {
         const aclTensor *const *l;
-        const char *what = write ? fwd[k] : bwd[k];
+        const char *what = names[c->gru][write][k];
         aclnnStatus rc = list_of(c, L_I + k, what, 1, &l);
         if (rc || (rc = take(c, S_I + k, l[0], what, 3, tbh, write))) return rc;
     }
@@ -83,6 +91,8 @@ static aclnnStatus take_input(lstm_ctx *c, const aclTensor *x, const aclTensor *
     if (rc) return rc;
     c->dt = x->dtype;
     int64_t T, B;
+    if (bs && c->gru)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: batchSizes is not supported yet (the doc)", d->name);
     if (bs) {
         if ((rc = check_tensor(d, bs, d->flags & F_LOG ? "batchSizesOptional" : "batchSizes", 1))) return rc;
         if (bs->dtype != ACL_INT64 || bs->ndim != 1 || x->ndim != 2 || !bs->dims[0] || x->dims[0] % bs->dims[0])
@@ -132,46 +142,59 @@ static aclnnStatus take_hx(lstm_ctx *c, const int64_t *state) {
     return rc ? rc : take(c, S_C0, hx[1], "hx", 3, state, 0);
 }
 
+/* the GRU's hx: absent (forward: zeros) or (1, B, H) */
+static aclnnStatus take_gru_hx(lstm_ctx *c, const aclTensor *hx, const int64_t *state, int required) {
+    if (!hx && !required) return 0;
+    return take(c, S_H0, hx, "hx", 3, state, 0);
+}
+
+/* params' weight_hh gives the hidden size (ip[5]) */
+static aclnnStatus hidden_size(lstm_ctx *c) {
+    const aclTensor *const *p;
+    aclnnStatus rc = list_of(c, L_PARAMS, "params", c->a->i[0] ? 4 : 2, &p);
+    if (rc || (rc = check_tensor(c->d, p[1], "params", 2))) return rc;
+    if (p[1]->ndim != 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: weight_hh must be 2-d", c->d->name);
+    c->e->ip[5] = p[1]->dims[1];
+    return 0;
+}
+
+/* LSTM x = {input, batchSizes, output, hy, cy}; GRU x = {input, batchSizes, output, hy, -, hx} */
 static aclnnStatus v_lstm_fwd(lstm_ctx *c) {
     args *a = c->a;
-    aclnnStatus rc;
-    if ((rc = v_layout(c)) || (rc = take_input(c, a->x[0], a->x[1], (int)a->i[4]))) return rc;
     aclOpExecutor *e = c->e;
-    const aclTensor *const *p;
-    if ((rc = list_of(c, L_PARAMS, "params", a->i[0] ? 4 : 2, &p))) return rc;
-    if ((rc = check_tensor(c->d, p[1], "params", 2))) return rc;
-    if (p[1]->ndim != 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnLSTMGetWorkspaceSize: weight_hh must be 2-d");
-    int64_t H = e->ip[5] = p[1]->dims[1], seq[3], state[3] = {1, e->ip[3], H}, tbh[3] = {e->ip[2], e->ip[3], H};
-    if ((rc = take_params(c, L_PARAMS, S_WIH, "params", (int)a->i[0], e->ip[4], H, 0)) || (rc = take_hx(c, state)))
+    aclnnStatus rc;
+    if ((rc = v_layout(c)) || (rc = take_input(c, a->x[0], a->x[1], (int)a->i[4])) || (rc = hidden_size(c))) return rc;
+    int64_t H = e->ip[5], seq[3], state[3] = {1, e->ip[3], H}, tbh[3] = {e->ip[2], e->ip[3], H};
+    if ((rc = take_params(c, L_PARAMS, S_WIH, "params", (int)a->i[0], e->ip[4], H, 0)) ||
+        (rc = c->gru ? take_gru_hx(c, a->x[5], state, 0) : take_hx(c, state)))
         return rc;
     seq_shape(e, H, seq);
     /* output is (T, B, H) with batchSizes too (the doc) */
     if ((rc = take(c, S_Y, a->x[2], "output", 3, e->ip[7] ? tbh : seq, 1)) ||
-        (rc = take(c, S_HY, a->x[3], "hy", 3, state, 1)) || (rc = take(c, S_CY, a->x[4], "cy", 3, state, 1)))
+        (rc = take(c, S_HY, a->x[3], "hy", 3, state, 1)) || (!c->gru && (rc = take(c, S_CY, a->x[4], "cy", 3, state, 1))))
         return rc;
     return a->i[2] ? take_steps(c, tbh, 1) : 0; /* train = false: no per-step outputs */
 }
 
+/* LSTM x = {input, batchSizesOptional, dy, dh, dc, dxOut, dhPrevOut, dcPrevOut}; GRU the same without dc and
+ * dcPrevOut, x[8] hx */
 static aclnnStatus v_lstm_bwd(lstm_ctx *c) {
     args *a = c->a;
-    aclnnStatus rc;
-    if ((rc = v_layout(c)) || (rc = take_input(c, a->x[0], a->x[1], (int)a->i[4]))) return rc;
     aclOpExecutor *e = c->e;
-    const aclTensor *const *p;
-    if ((rc = list_of(c, L_PARAMS, "params", a->i[0] ? 4 : 2, &p))) return rc;
-    if ((rc = check_tensor(c->d, p[1], "params", 2))) return rc;
-    if (p[1]->ndim != 2) BAD(ACLNN_ERR_PARAM_INVALID, "aclnnLstmBackwardGetWorkspaceSize: weight_hh must be 2-d");
-    int64_t H = e->ip[5] = p[1]->dims[1], seq[3], xs[3], state[3] = {1, e->ip[3], H}, tbh[3] = {e->ip[2], e->ip[3], H};
+    aclnnStatus rc;
+    if ((rc = v_layout(c)) || (rc = take_input(c, a->x[0], a->x[1], (int)a->i[4])) || (rc = hidden_size(c))) return rc;
+    int64_t H = e->ip[5], seq[3], xs[3], state[3] = {1, e->ip[3], H}, tbh[3] = {e->ip[2], e->ip[3], H};
     int n = seq_shape(e, H, seq);
     seq_shape(e, e->ip[4], xs);
     uint64_t masked = 0;
     if (a->mask && (!aclsim_bool_array(a->mask, &masked) || masked != 4))
-        BAD(ACLNN_ERR_PARAM_INVALID, "aclnnLstmBackwardGetWorkspaceSize: outputMask must be an aclBoolArray of 4");
-    if ((rc = take_params(c, L_PARAMS, S_WIH, "params", (int)a->i[0], e->ip[4], H, 0)) || (rc = take_hx(c, state)) ||
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: outputMask must be an aclBoolArray of 4", c->d->name);
+    if ((rc = take_params(c, L_PARAMS, S_WIH, "params", (int)a->i[0], e->ip[4], H, 0)) ||
+        (rc = c->gru ? take_gru_hx(c, a->x[8], state, 1) : take_hx(c, state)) ||
         (rc = take(c, S_DY, a->x[2], "dy", n, seq, 0)) || (rc = take(c, S_DH, a->x[3], "dh", 3, state, 0)) ||
-        (rc = take(c, S_DC, a->x[4], "dc", 3, state, 0)) || (rc = take_steps(c, tbh, 0)) ||
+        (!c->gru && (rc = take(c, S_DC, a->x[4], "dc", 3, state, 0))) || (rc = take_steps(c, tbh, 0)) ||
         (rc = take(c, S_DX, a->x[5], "dxOut", n, xs, 1)) || (rc = take(c, S_DHP, a->x[6], "dhPrevOut", 3, state, 1)) ||
-        (rc = take(c, S_DCP, a->x[7], "dcPrevOut", 3, state, 1)) ||
+        (!c->gru && (rc = take(c, S_DCP, a->x[7], "dcPrevOut", 3, state, 1))) ||
         (rc = take_params(c, L_DPARAMS, S_DWIH, "dparamsOut", (int)a->i[0], e->ip[4], H, 1)))
         return rc;
     return 0;
@@ -180,9 +203,10 @@ static aclnnStatus v_lstm_bwd(lstm_ctx *c) {
 aclnnStatus v_lstm(const op_def *d, args *a, aclOpExecutor *e) {
     e->lt = calloc(N_SLOTS, sizeof *e->lt);
     e->nlt = N_SLOTS;
-    lstm_ctx c = {d, a, e, ACL_FLOAT};
+    lstm_ctx c = {d, a, e, ACL_FLOAT, KIND_OF(d->flags) == CELL_GRU};
     aclnnStatus rc = d->flags & F_LOG ? v_lstm_bwd(&c) : v_lstm_fwd(&c);
     e->ct = c.dt;
+    e->ip[8] = c.gru;
     return rc;
 }
 
@@ -273,6 +297,71 @@ static void lstm_backward(const aclOpExecutor *e, double **x) {
     free(dg);
 }
 
+/* r, z, n = sigma, sigma, tanh of the input projection plus (for n: r times) the hidden one, h = n + z (h - n) */
+static void gru_forward(const aclOpExecutor *e, double **x) {
+    int64_t T = e->ip[2], B = e->ip[3], I = e->ip[4], H = e->ip[5];
+    double *h = calloc((size_t)nz(B * H), sizeof *h), *gi = malloc(sizeof *gi * (size_t)nz(3 * H));
+    double *gh = malloc(sizeof *gh * (size_t)nz(3 * H));
+    if (x[S_H0]) memcpy(h, x[S_H0], sizeof *h * (size_t)(B * H));
+    for (int64_t t = 0; t < T; t++)
+        for (int64_t b = 0; b < B; b++) {
+            const double *xt = x[S_X] + seq_row(e, t, b) * I;
+            double *hb = h + b * H;
+            for (int64_t r = 0; r < 3 * H; r++) {
+                gi[r] = x[S_BIH] ? x[S_BIH][r] : 0, gh[r] = x[S_BHH] ? x[S_BHH][r] : 0;
+                for (int64_t k = 0; k < I; k++) gi[r] += x[S_WIH][r * I + k] * xt[k];
+                for (int64_t k = 0; k < H; k++) gh[r] += x[S_WHH][r * H + k] * hb[k];
+            }
+            int64_t at = (t * B + b) * H, y = seq_row(e, t, b) * H;
+            for (int64_t k = 0; k < H; k++) {
+                double r = sigm(gi[k] + gh[k]), z = sigm(gi[H + k] + gh[H + k]);
+                double n = tanh(gi[2 * H + k] + r * gh[2 * H + k]);
+                hb[k] = n + z * (hb[k] - n);
+                x[S_Y][y + k] = hb[k];
+                if (x[S_R]) {
+                    x[S_R][at + k] = r, x[S_Z][at + k] = z, x[S_N][at + k] = n, x[S_HN][at + k] = gh[2 * H + k];
+                    x[S_GH][at + k] = hb[k];
+                }
+            }
+        }
+    memcpy(x[S_HY], h, sizeof *h * (size_t)(B * H));
+    free(h), free(gi), free(gh);
+}
+
+/* aclnnGRUBackward.md's formulas: dz = dh (h_prev - n) z (1 - z), dn = dh (1 - z) (1 - n^2), dr = dn hn r (1 - r);
+ * the input side takes (dr, dz, dn), the hidden side (dr, dz, dn r); dh_prev = W_hh^T (hidden side) + dh z */
+static void gru_backward(const aclOpExecutor *e, double **x) {
+    int64_t T = e->ip[2], B = e->ip[3], I = e->ip[4], H = e->ip[5];
+    double *dh = x[S_DHP], *di = malloc(sizeof *di * (size_t)nz(3 * H)), *dhh = malloc(sizeof *dhh * (size_t)nz(3 * H));
+    memcpy(dh, x[S_DH], sizeof *dh * (size_t)(B * H));
+    for (int64_t t = T - 1; t >= 0; t--)
+        for (int64_t b = 0; b < B; b++) {
+            int64_t at = (t * B + b) * H, row = seq_row(e, t, b);
+            const double *hp = t ? x[S_GH] + ((t - 1) * B + b) * H : x[S_H0] ? x[S_H0] + b * H : NULL;
+            double *dhb = dh + b * H;
+            for (int64_t k = 0; k < H; k++) {
+                double r = x[S_R][at + k], z = x[S_Z][at + k], n = x[S_N][at + k], hn = x[S_HN][at + k];
+                double d = dhb[k] + x[S_DY][row * H + k], prev = hp ? hp[k] : 0;
+                double dn = d * (1 - z) * (1 - n * n);
+                di[k] = dn * hn * r * (1 - r), di[H + k] = d * (prev - n) * z * (1 - z), di[2 * H + k] = dn;
+                dhh[k] = di[k], dhh[H + k] = di[H + k], dhh[2 * H + k] = dn * r;
+                dhb[k] = d * z;
+            }
+            const double *xt = x[S_X] + row * I;
+            double *dx = x[S_DX] + row * I;
+            for (int64_t k = 0; k < I; k++) dx[k] = 0;
+            for (int64_t r = 0; r < 3 * H; r++) {
+                for (int64_t k = 0; k < I; k++) dx[k] += di[r] * x[S_WIH][r * I + k], x[S_DWIH][r * I + k] += di[r] * xt[k];
+                for (int64_t k = 0; k < H; k++) {
+                    dhb[k] += dhh[r] * x[S_WHH][r * H + k];
+                    if (hp) x[S_DWHH][r * H + k] += dhh[r] * hp[k];
+                }
+                if (x[S_DBIH]) x[S_DBIH][r] += di[r], x[S_DBHH][r] += dhh[r];
+            }
+        }
+    free(di), free(dhh);
+}
+
 /* batchSizes as the docs ask: non-increasing, positive, at most B, the first B (read at launch: they are device data) */
 static int check_batch_sizes(const aclOpExecutor *e, double *const *x, const char *op, char *msg, size_t len) {
     for (int64_t t = 0; e->ip[7] && t < e->ip[2]; t++) {
@@ -302,8 +391,9 @@ int k_lstm(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     }
     if (!rc) rc = check_batch_sizes(e, x, d->name, msg, len);
     if (!rc) {
-        if (d->flags & F_LOG) lstm_backward(e, x);
-        else lstm_forward(e, x);
+        void (*run)(const aclOpExecutor *, double **) =
+            e->ip[8] ? (d->flags & F_LOG ? gru_backward : gru_forward) : (d->flags & F_LOG ? lstm_backward : lstm_forward);
+        run(e, x);
         for (int j = 0; j < N_SLOTS; j++)
             if (e->ip[1] >> j & 1 && base[j]) walk(&e->lt[j], base[j], x[j], 1);
     }

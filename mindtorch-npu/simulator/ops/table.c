@@ -234,8 +234,9 @@ const op_def OPS[] = {
     OP("SwiGlu", SIG_SWIGLU, 0, 0, NULL, 0), OP("SwiGluGrad", SIG_SWIGLU, 0, 0, NULL, F_LOG),
     OP("RotaryPositionEmbedding", SIG_ROPE, 0, 0, NULL, 0),
     OP("RotaryPositionEmbeddingGrad", SIG_ROPE, 0, 0, NULL, F_LOG),
-    /* ops-nn rnn/dynamic_rnn and rnn/single_layer_lstm_grad (rnn.c); F_LOG marks the backward */
+    /* ops-nn rnn/dynamic_rnn, single_layer_lstm_grad, gru, gru_grad (rnn.c); F_LOG marks a backward, KIND(1) the GRU */
     OP("LSTM", SIG_LSTM, 0, 0, NULL, 0), OP("LstmBackward", SIG_LSTM, 0, 0, NULL, F_LOG),
+    OP("GRU", SIG_LSTM, 0, 0, NULL, KIND(1)), OP("GRUBackward", SIG_LSTM, 0, 0, NULL, F_LOG | KIND(1)),
 };
 
 /* the chip family of ACLSIM_SOC_NAME, by torch_npu's SoC table (NpuVariables.h): the legacy "Ascend910B" belongs

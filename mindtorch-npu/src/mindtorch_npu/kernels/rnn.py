@@ -1,20 +1,24 @@
-"""Recurrent layers through ops-nn's fused LSTM operators: `_rnn_layer` (one layer, one direction, the whole
-sequence) is one aclnnLSTM launch and `_rnn_layer_backward` one aclnnLstmBackward launch, whatever the number of
-time steps; the few launches around them lay the operands out (no per-step work).
+"""Recurrent layers through ops-nn's fused operators: `_rnn_layer` (one layer, one direction, the whole sequence)
+is one aclnnLSTM (aclnnGRU) launch and `_rnn_layer_backward` one aclnnLstmBackward (aclnnGRUBackward) launch,
+whatever the number of time steps; the few launches around them lay the operands out (no per-step work).
 
-The operators take PyTorch's parameters as they are (weight_ih, weight_hh, bias_ih, bias_hh; gates i, f, g, o:
-torch_npu passes nn.LSTM's unchanged), a time-major (T, B, features) input, and a padded one with batchSizes for
-packed sequences. Their per-step activations (i, j = g, f, o, h, c, tanh(c)) are written straight into the columns
-of core's workspace (ops/nn.py documents its layout: i, f, g, o | tanh(c) | h_prev | c_prev); the backward reads
-them back from there, rebuilding h and c with two elementwise passes.
+The operators take PyTorch's parameters as they are (weight_ih, weight_hh, bias_ih, bias_hh; gates i, f, g, o and
+r, z, n: torch_npu passes nn.LSTM's and nn.GRU's unchanged), a time-major (T, B, features) input, and for the LSTM
+a padded one with batchSizes for packed sequences. Their per-step activations are written straight into the
+columns of core's workspace (ops/nn.py documents its layout: LSTM i, f, g, o | tanh(c) | h_prev | c_prev, GRU
+r, z, n | W_hn h + b_hn | h_prev); the backward reads them back from there, rebuilding each step's h (and c) with
+a few elementwise passes over the whole sequence.
 
 Arguments the operators do not fit run core's composite (a Python loop over the steps), for the reason `_unfused`
-names: the GRU and plain RNN modes (no ACLNN operator is bound for them), a projection (proj_size: the operators'
-params have no weight_hr), a dtype the operator's doc omits for this chip's product (float64, bfloat16; and the
-backward on the Atlas training and inference parts, which aclnnLstmBackward.md lists as unsupported), mixed
-dtypes, only one of the two biases, and an empty sequence. A packed sequence is padded around the operators, and
-one run in reverse has each sequence's steps reversed within its length (one row gather each way).
+names: the plain RNN modes (no ACLNN operator), a projection (proj_size: the LSTM operators' params have no
+weight_hr), a dtype or chip the operator's doc omits (float64 and bfloat16 everywhere; aclnnLstmBackward on the
+Atlas training and inference parts; the GRU operators everywhere but the A2 and A3 parts), a packed sequence for
+the GRU (its docs do not support batchSizes yet), mixed dtypes, only one of the two biases, and an empty sequence.
+A packed sequence is padded around the LSTM operators, and one run in reverse has each sequence's steps reversed
+within its length (one row gather each way).
 """
+
+from collections import namedtuple
 
 import numpy as np
 from mindtorch.plugins import OPS, dtypes as D, kernel_table
@@ -26,9 +30,10 @@ from ._common import dense, fill, view
 
 KERNELS, kernel = kernel_table()
 
-FORWARD, BACKWARD = "LSTM", "LstmBackward"
-WORKSPACE_COLUMNS = 7  # i, f, g, o, tanh(c), h_prev, c_prev: H columns each (no projection)
-TANH_C, H_PREV, C_PREV = 4, 5, 6
+# the operators of a cell, its workspace width in H columns (no projection) and where h_prev sits
+Cell = namedtuple("Cell", "forward backward columns h_prev")
+CELLS = {"LSTM": Cell("LSTM", "LstmBackward", 7, 5), "GRU": Cell("GRU", "GRUBackward", 5, 4)}
+C_PREV = 6  # the LSTM's c_prev column
 
 
 def _documented(op, dtype):
@@ -37,9 +42,9 @@ def _documented(op, dtype):
 
 
 def _unfused(op, mode, tensors, b_ih, b_hh, w_hr, batch_sizes):
-    """Why these arguments take the composite, or None when the fused operator takes them."""
-    if mode != "LSTM":
-        return f"no fused ACLNN operator is bound for mode {mode}"
+    """Why these arguments take the composite, or None when the fused operator `op` takes them."""
+    if op is None:
+        return f"no fused ACLNN operator for mode {mode}"
     if w_hr is not None:
         return "a projection: the LSTM operators' params have no weight_hr"
     dtype = tensors[0].dtype
@@ -51,6 +56,8 @@ def _unfused(op, mode, tensors, b_ih, b_hh, w_hr, batch_sizes):
         return "only one of the two biases"
     if not batch_sizes:
         return "an empty sequence"
+    if mode == "GRU" and batch_sizes[-1] != batch_sizes[0]:
+        return "a packed sequence: the GRU operators' docs do not support batchSizes yet"
     return None
 
 
@@ -113,11 +120,6 @@ def _params(w_ih, w_hh, b_ih, b_hh):
     return [w_ih, w_hh] + ([b_ih, b_hh] if b_ih is not None else [])
 
 
-def _attributes(layout, has_bias):
-    """batchSizes, hasBias, numLayers, dropout, train, bidirectional, batchFirst"""
-    return layout.sizes, has_bias, 1, 0.0, True, False, False
-
-
 def _sequence(grid, layout):
     """The operators' input layout: (T * B, n) with batchSizes, else (T, B, n)."""
     return grid if layout.packed else _steps_view(grid, layout.T, layout.B, grid._shape[1])
@@ -126,34 +128,44 @@ def _sequence(grid, layout):
 # --- the kernels ---------------------------------------------------------------------------------------------
 
 
+def _op(mode, which):
+    cell = CELLS.get(mode)
+    return cell and getattr(cell, which)
+
+
 @kernel("_rnn_layer")
 def rnn_layer(m, input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mode, reverse):
-    args = (input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mode, reverse)
-    if _unfused(FORWARD, mode, (input, hx, cx, w_ih, w_hh, b_ih, b_hh), b_ih, b_hh, w_hr, batch_sizes):
-        return OPS["_rnn_layer"].composite(*args)
-    lay = _Layout(list(batch_sizes), reverse, input.device)
+    tensors = (input, hx, cx, w_ih, w_hh, b_ih, b_hh)
+    if _unfused(_op(mode, "forward"), mode, tensors, b_ih, b_hh, w_hr, batch_sizes):
+        return OPS["_rnn_layer"].composite(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mode, reverse)
+    cell, dev = CELLS[mode], input.device
+    lay = _Layout(list(batch_sizes), reverse, dev)
     T, B, H = lay.T, lay.B, w_hh._shape[1]
-    out, h_n, c_n, ws = (empty(mm.shape, mm.dtype, input.device) for mm in m)
+    out, h_n, c_n, ws = (empty(mm.shape, mm.dtype, dev) for mm in m)
     grid_ws, grid_out = lay.target(ws), lay.target(out)
-    cols = [_steps_view(grid_ws, T, B, H, k, WORKSPACE_COLUMNS * H) for k in range(WORKSPACE_COLUMNS)]
-    hs, cs = (empty((T, B, H), input.dtype, input.device) for _ in range(2))
-    i, f, g, o, tanh_c = cols[:5]
-    launch(
-        FORWARD,
-        _sequence(lay.grid(input), lay),
-        _params(w_ih, w_hh, b_ih, b_hh),
-        [_state(hx), _state(cx)],
-        *_attributes(lay, b_ih is not None),
-        _steps_view(grid_out, T, B, H),
-        _state(h_n),
-        _state(c_n),
-        *([t] for t in (i, g, f, o, hs, cs, tanh_c)),
-    )
-    _previous_states(cols[H_PREV], hx, hs, T, B, H)
-    _previous_states(cols[C_PREV], cx, cs, T, B, H)
+    cols = [_steps_view(grid_ws, T, B, H, k, cell.columns * H) for k in range(cell.columns)]
+    hs = empty((T, B, H), input.dtype, dev)
+    ins = (_sequence(lay.grid(input), lay), _params(w_ih, w_hh, b_ih, b_hh))
+    # batchSizes, hasBias, numLayers, dropout, train, bidirectional, batchFirst
+    attrs = (lay.sizes, b_ih is not None, 1, 0.0, True, False, False)
+    y = _steps_view(grid_out, T, B, H)
+    if mode == "LSTM":
+        cs = empty((T, B, H), input.dtype, dev)
+        i, f, g, o, tanh_c = cols[:5]
+        steps = (i, g, f, o, hs, cs, tanh_c)
+        launch(cell.forward, *ins, [_state(hx), _state(cx)], *attrs, y, _state(h_n), _state(c_n), *_lists(steps))
+        _previous_states(cols[C_PREV], cx, cs, T, B, H)
+    else:
+        launch(cell.forward, *ins, _state(hx), *attrs, y, _state(h_n), *_lists(cols[:4] + [hs]))
+    _previous_states(cols[cell.h_prev], hx, hs, T, B, H)
     lay.from_grid(grid_out, out)
     lay.from_grid(grid_ws, ws)
     return out, h_n, c_n, ws
+
+
+def _lists(tensors):
+    """One single-tensor list per tensor (the operators take one tensor per layer and direction)."""
+    return [[t] for t in tensors]
 
 
 def _previous_states(col, first, steps, T, B, H):
@@ -172,47 +184,57 @@ def rnn_layer_backward(
     m, g_out, g_hy, g_cy, input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, ws, batch_sizes, mode, reverse
 ):
     tensors = (input, g_out, g_hy, g_cy, hx, cx, w_ih, w_hh, b_ih, b_hh, ws)
-    if _unfused(BACKWARD, mode, tensors, b_ih, b_hh, w_hr, batch_sizes):
+    if _unfused(_op(mode, "backward"), mode, tensors, b_ih, b_hh, w_hr, batch_sizes):
         args = (input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, ws, batch_sizes, mode, reverse)
         return OPS["_rnn_layer_backward"].composite(g_out, g_hy, g_cy, *args)
-    dev = input.device
+    cell, dev = CELLS[mode], input.device
     lay = _Layout(list(batch_sizes), reverse, dev)
     T, B, H = lay.T, lay.B, w_hh._shape[1]
     grads = [empty(mm.shape, mm.dtype, dev) for mm in m]
-    g_hy, g_cy = (_zeros_if_none(g, hx) for g in (g_hy, g_cy))
     grid_ws = lay.grid(ws)
-    cols = [_steps_view(grid_ws, T, B, H, k, WORKSPACE_COLUMNS * H) for k in range(WORKSPACE_COLUMNS)]
-    i, f, g, o, tanh_c, _, c_prev = cols
-    hs, cs = _step_states(i, f, g, o, tanh_c, c_prev, (T, B, H), dev)
+    cols = [_steps_view(grid_ws, T, B, H, k, cell.columns * H) for k in range(cell.columns)]
     grid_dx = lay.target(grads[0])
     has_bias = b_ih is not None
-    launch(
-        BACKWARD,
-        _sequence(lay.grid(input), lay),
-        [_state(hx), _state(cx)],
-        _params(w_ih, w_hh, b_ih, b_hh),
-        _sequence(lay.grid(_zeros_if_none(g_out, input, rows=input._shape[0], cols=H)), lay),
-        _state(g_hy),
-        _state(g_cy),
-        *([t] for t in (i, g, f, o, hs, cs, tanh_c)),
-        *_attributes(lay, has_bias),
-        BoolArray((True,) * 4),
-        _sequence(grid_dx, lay),
-        _state(grads[1]),
-        _state(grads[2]),
-        grads[3:7] if has_bias else grads[3:5],
-    )
+    x = _sequence(lay.grid(input), lay)
+    dy = _sequence(lay.grid(_zeros_if_none(g_out, input, rows=input._shape[0], cols=H)), lay)
+    dh = _state(_zeros_if_none(g_hy, hx))
+    params = _params(w_ih, w_hh, b_ih, b_hh)
+    dparams = grads[3:7] if has_bias else grads[3:5]
+    if mode == "LSTM":
+        i, f, g, o, tanh_c, _, c_prev = cols
+        hs, cs = _lstm_states(i, f, g, o, tanh_c, c_prev, (T, B, H), dev)
+        steps = _lists((i, g, f, o, hs, cs, tanh_c))
+        dc = _state(_zeros_if_none(g_cy, cx))
+        attrs = (lay.sizes, has_bias, 1, 0.0, True, False, False, BoolArray((True,) * 4))
+        outs = (_sequence(grid_dx, lay), _state(grads[1]), _state(grads[2]), dparams)
+        launch(cell.backward, x, [_state(hx), _state(cx)], params, dy, dh, dc, *steps, *attrs, *outs)
+    else:
+        r, z, n, hn, h_prev = cols
+        steps = _lists((r, z, n, hn, _gru_states(z, n, h_prev, (T, B, H), dev)))
+        attrs = (None, has_bias, 1, False, False)  # batchSizes, hasBias, numLayers, bidirection, batchFirst
+        outs = (_sequence(grid_dx, lay), _state(grads[1]), dparams)
+        launch(cell.backward, x, params, _state(hx), dy, dh, *steps, *attrs, *outs)
     lay.from_grid(grid_dx, grads[0])
     return tuple(grads)
 
 
-def _step_states(i, f, g, o, tanh_c, c_prev, shape, dev):
+def _lstm_states(i, f, g, o, tanh_c, c_prev, shape, dev):
     """Each step's h = o tanh(c) and c = f c_prev + i g, from the workspace (what the backward reads as h and c)."""
     hs, cs = (empty(shape, i.dtype, dev) for _ in range(2))
     launch("Mul", o, tanh_c, hs)
     launch("Mul", f, c_prev, cs)
     launch("InplaceAddcmul", cs, i, g, scalar_for(1, i.dtype))
     return hs, cs
+
+
+def _gru_states(z, n, h_prev, shape, dev):
+    """Each step's h = n + z (h_prev - n), from the workspace."""
+    hs = empty(shape, z.dtype, dev)
+    one = scalar_for(1, z.dtype)
+    launch("Sub", h_prev, n, one, hs)
+    launch("InplaceMul", hs, z)
+    launch("InplaceAdd", hs, n, one)
+    return hs
 
 
 def _zeros_if_none(g, like, rows=None, cols=None):
