@@ -161,46 +161,14 @@ def main(argv=None):
         print(f"{name:42s} {t * 1e6:8.2f} us {ref_s} {ratio}  {what}{verdict}")
 
 
-def lstm_lm(torch, device, vocab=1000, width=64, bptt=35, batch=20):
-    """One SGD step of a word-level LSTM language model (benchmarks/run.py's lstm_lm_step, narrower so the
-    simulator's device work stays short): embedding, 2-layer LSTM with dropout, linear decoder, clipping."""
-    nn, F = torch.nn, torch.nn.functional
-
-    class Model(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.encoder = nn.Embedding(vocab, width)
-            self.rnn = nn.LSTM(width, width, 2, dropout=0.2)
-            self.decoder = nn.Linear(width, vocab)
-
-        def forward(self, x, hidden):
-            out, hidden = self.rnn(self.encoder(x), hidden)
-            return self.decoder(out).view(-1, vocab), hidden
-
-    torch.manual_seed(0)
-    model = Model().to(device)
-    data = torch.randint(0, vocab, (bptt, batch)).to(device)
-    tgt = torch.randint(0, vocab, (bptt * batch,)).to(device)
-    hidden = [tuple(torch.zeros(2, batch, width, device=device) for _ in range(2))]
-
-    def step():
-        h = tuple(t.detach() for t in hidden[0])  # truncated backpropagation through time
-        model.zero_grad()
-        out, hidden[0] = model(data, h)
-        F.cross_entropy(out, tgt).backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 0.25)
-        with torch.no_grad():
-            for p in model.parameters():
-                p.add_(p.grad, alpha=-20.0)
-
-    step()
-    return step
-
-
 def lstm_lm_rows(torch, dev, repeat, npu_clock, cpu_clock, steps=3):
     """The LSTM LM step's host time on the npu (each LSTM layer one fused launch per direction, forward and
     backward) against the whole step on the cpu backend."""
-    npu_step, cpu_step = lstm_lm(torch, dev), lstm_lm(torch, "cpu")
+    from lstm_lm import lstm_lm_step
+
+    # narrower than benchmarks/run.py's row (2 x 200, vocab 10000) so the simulator's device work stays short
+    npu_step, cpu_step = (lstm_lm_step(torch, d, vocab=1000, width=64) for d in (dev, "cpu"))
+    npu_step()  # warm: the first step builds the launch descriptors
 
     def npu_steps():
         for _ in range(steps):

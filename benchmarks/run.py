@@ -41,6 +41,7 @@ try:
 except ImportError:  # the torch column then reads n/a
     torch = None
 
+import lstm_lm  # noqa: E402  (benchmarks/: the script's own directory)
 import mindtorch as mt  # noqa: E402
 
 NA = None
@@ -626,41 +627,7 @@ def cnn_step(lib):
 def lstm_lm_step(lib):
     """One SGD step of a word-level LSTM language model (embedding, 2-layer LSTM 200 wide, linear decoder,
     vocab 10000, bptt 35, batch 20, gradient clipping), as PyTorch's examples/word_language_model."""
-    if lib == "np":
-        return None
-    m = mt if lib == "mt" else torch
-    nn, F = m.nn, m.nn.functional
-    vocab, width, bptt, batch = 10000, 200, 35, 20
-
-    class Model(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.encoder = nn.Embedding(vocab, width)
-            self.rnn = nn.LSTM(width, width, 2, dropout=0.2)
-            self.decoder = nn.Linear(width, vocab)
-            self.drop = nn.Dropout(0.2)
-
-        def forward(self, x, hidden):
-            out, hidden = self.rnn(self.drop(self.encoder(x)), hidden)
-            return self.decoder(self.drop(out)).view(-1, vocab), hidden
-
-    m.manual_seed(0)
-    model = Model()
-    data = m.randint(0, vocab, (bptt, batch))
-    tgt = m.randint(0, vocab, (bptt * batch,))
-    hidden = [tuple(m.zeros(2, batch, width) for _ in range(2))]
-
-    def step():
-        h = tuple(t.detach() for t in hidden[0])  # truncated backpropagation through time
-        model.zero_grad()
-        out, hidden[0] = model(data, h)
-        F.cross_entropy(out, tgt).backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 0.25)
-        with m.no_grad():
-            for p in model.parameters():
-                p.add_(p.grad, alpha=-20.0)
-
-    return step
+    return None if lib == "np" else lstm_lm.lstm_lm_step(mt if lib == "mt" else torch)
 
 
 def import_time(module, repeat):

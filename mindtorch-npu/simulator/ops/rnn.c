@@ -258,8 +258,27 @@ static void lstm_forward(const aclOpExecutor *e, double **x) {
     free(h), free(c), free(gate);
 }
 
+/* one step's share of the gradients from its gate gradients, `gates` blocks of H: the input side's (d_in) into dx
+ * (W_ih^T d_in), dW_ih and db_ih, the hidden side's (d_hid) into dW_hh (against h_prev; none at a zero initial
+ * state), db_hh and dh (+= W_hh^T d_hid) */
+static void step_gradients(const aclOpExecutor *e, double **x, int64_t gates, int64_t row, const double *hp,
+                           const double *d_in, const double *d_hid, double *dh) {
+    int64_t I = e->ip[4], H = e->ip[5];
+    const double *xt = x[S_X] + row * I;
+    double *dx = x[S_DX] + row * I;
+    for (int64_t k = 0; k < I; k++) dx[k] = 0;
+    for (int64_t r = 0; r < gates * H; r++) {
+        for (int64_t k = 0; k < I; k++) dx[k] += d_in[r] * x[S_WIH][r * I + k], x[S_DWIH][r * I + k] += d_in[r] * xt[k];
+        for (int64_t k = 0; k < H; k++) {
+            dh[k] += d_hid[r] * x[S_WHH][r * H + k];
+            if (hp) x[S_DWHH][r * H + k] += d_hid[r] * hp[k];
+        }
+        if (x[S_DBIH]) x[S_DBIH][r] += d_in[r], x[S_DBHH][r] += d_hid[r];
+    }
+}
+
 static void lstm_backward(const aclOpExecutor *e, double **x) {
-    int64_t T = e->ip[2], B = e->ip[3], I = e->ip[4], H = e->ip[5];
+    int64_t T = e->ip[2], B = e->ip[3], H = e->ip[5];
     double *dh = x[S_DHP], *dc = x[S_DCP], *dg = malloc(sizeof *dg * (size_t)nz(4 * H));
     memcpy(dh, x[S_DH], sizeof *dh * (size_t)(B * H));
     memcpy(dc, x[S_DC], sizeof *dc * (size_t)(B * H));
@@ -280,18 +299,8 @@ static void lstm_backward(const aclOpExecutor *e, double **x) {
                 dg[3 * H + k] = dht * tc * o * (1 - o);
                 dcb[k] = dct * f;
             }
-            const double *xt = x[S_X] + row * I;
-            double *dx = x[S_DX] + row * I;
-            for (int64_t k = 0; k < I; k++) dx[k] = 0;
             for (int64_t k = 0; k < H; k++) dhb[k] = 0;
-            for (int64_t r = 0; r < 4 * H; r++) {
-                for (int64_t k = 0; k < I; k++) dx[k] += dg[r] * x[S_WIH][r * I + k], x[S_DWIH][r * I + k] += dg[r] * xt[k];
-                for (int64_t k = 0; k < H; k++) {
-                    dhb[k] += dg[r] * x[S_WHH][r * H + k];
-                    if (hp) x[S_DWHH][r * H + k] += dg[r] * hp[k];
-                }
-                if (x[S_DBIH]) x[S_DBIH][r] += dg[r], x[S_DBHH][r] += dg[r];
-            }
+            step_gradients(e, x, 4, row, hp, dg, dg, dhb);
         }
     }
     free(dg);
@@ -331,7 +340,7 @@ static void gru_forward(const aclOpExecutor *e, double **x) {
 /* aclnnGRUBackward.md's formulas: dz = dh (h_prev - n) z (1 - z), dn = dh (1 - z) (1 - n^2), dr = dn hn r (1 - r);
  * the input side takes (dr, dz, dn), the hidden side (dr, dz, dn r); dh_prev = W_hh^T (hidden side) + dh z */
 static void gru_backward(const aclOpExecutor *e, double **x) {
-    int64_t T = e->ip[2], B = e->ip[3], I = e->ip[4], H = e->ip[5];
+    int64_t T = e->ip[2], B = e->ip[3], H = e->ip[5];
     double *dh = x[S_DHP], *di = malloc(sizeof *di * (size_t)nz(3 * H)), *dhh = malloc(sizeof *dhh * (size_t)nz(3 * H));
     memcpy(dh, x[S_DH], sizeof *dh * (size_t)(B * H));
     for (int64_t t = T - 1; t >= 0; t--)
@@ -347,17 +356,7 @@ static void gru_backward(const aclOpExecutor *e, double **x) {
                 dhh[k] = di[k], dhh[H + k] = di[H + k], dhh[2 * H + k] = dn * r;
                 dhb[k] = d * z;
             }
-            const double *xt = x[S_X] + row * I;
-            double *dx = x[S_DX] + row * I;
-            for (int64_t k = 0; k < I; k++) dx[k] = 0;
-            for (int64_t r = 0; r < 3 * H; r++) {
-                for (int64_t k = 0; k < I; k++) dx[k] += di[r] * x[S_WIH][r * I + k], x[S_DWIH][r * I + k] += di[r] * xt[k];
-                for (int64_t k = 0; k < H; k++) {
-                    dhb[k] += dhh[r] * x[S_WHH][r * H + k];
-                    if (hp) x[S_DWHH][r * H + k] += dhh[r] * hp[k];
-                }
-                if (x[S_DBIH]) x[S_DBIH][r] += di[r], x[S_DBHH][r] += dhh[r];
-            }
+            step_gradients(e, x, 3, row, hp, di, dhh, dhb);
         }
     free(di), free(dhh);
 }
