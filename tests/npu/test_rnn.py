@@ -276,3 +276,25 @@ def test_the_simulator_refuses_what_aclnnGRU_md_refuses():
     ):
         with pytest.raises(RuntimeError, match=words):
             device_launch(gru, *_gru_args(**change))
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_an_absent_initial_state_is_zeros(mode):
+    """The docs: hx may be left out (a null pointer), the initial state is then zero."""
+    T, B, I, H, G = 3, 2, 3, 4, 4 if mode == "LSTM" else 3
+    torch.manual_seed(0)
+    x, w_ih, w_hh, b_ih, b_hh = (
+        torch.randn(*s, device=NPU) for s in ((T, B, I), (G * H, I), (G * H, H), (G * H,), (G * H,))
+    )
+    zeros = torch.zeros(1, B, H, device=NPU)
+    outs = []
+    for hx in ((zeros, zeros) if mode == "LSTM" else zeros, None):
+        y, hy = torch.empty(T, B, H, device=NPU), torch.empty(1, B, H, device=NPU)
+        steps = [[torch.empty(T, B, H, device=NPU)] for _ in range(7 if mode == "LSTM" else 5)]
+        state = ([list(hx)] if hx is not None else [None]) if mode == "LSTM" else [hx]
+        cy = [torch.empty(1, B, H, device=NPU)] if mode == "LSTM" else []
+        params = [w_ih, w_hh, b_ih, b_hh]
+        device_launch(mode, x, params, *state, None, True, 1, 0.0, True, False, False, y, hy, *cy, *steps)
+        outs.append([y.cpu().numpy(), hy.cpu().numpy()] + [s[0].cpu().numpy() for s in steps])
+    for a, b in zip(*outs):
+        np.testing.assert_array_equal(a, b)
