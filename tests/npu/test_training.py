@@ -184,8 +184,9 @@ def test_optimizer_steps_on_npu_match_cpu(name):
 
 @pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
 def test_recurrent_layers_on_npu_match_cpu(kind):
-    """nn.LSTM/GRU/RNN on npu run the fused layer's per-step composite (no kernel of its own): packed
-    bidirectional input, outputs and every gradient as on the cpu."""
+    """nn.LSTM/GRU/RNN on npu with arguments the fused operators do not take (a projection, packed GRU input,
+    a plain RNN) run the layer's per-step composite: packed bidirectional input, outputs and every gradient as
+    on the cpu (tests/npu/test_rnn.py covers the fused path)."""
     torch.manual_seed(0)
     kw = {"proj_size": 2} if kind == "LSTM" else {}
     cpu_mod = getattr(nn, kind)(3, 4, num_layers=2, bidirectional=True, **kw)
