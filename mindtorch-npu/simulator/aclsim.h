@@ -105,6 +105,7 @@ struct aclOpExecutor {
     tview *lt;               /* tensor-list operands (foreach operators), malloc'd, freed with the executor */
     int nlt;
     int ntensors;            /* distinct aclTensors it was made from: aclSetTensorAddr's index range */
+    void *frozen;            /* a repeatable executor's snapshot its queued launches share (nnopbase.c) */
 };
 
 /* libascendcl internals used by the siblings */

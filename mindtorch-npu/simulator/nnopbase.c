@@ -301,12 +301,38 @@ static void x_add(aclOpExecutor *e) { /* caller holds x_lock */
 
 static int exec_live(aclOpExecutor *e) { return x_find(e) >= 0; } /* caller holds x_lock */
 
+/* A repeatable executor's launches run on a snapshot of it (`frozen`), so addresses refreshed after a launch
+ * reach only later launches, as on the device, whose kernel arguments are fixed when it is launched. Launches
+ * between two refreshes share one snapshot (reference counted under x_lock); a refresh detaches it, and the
+ * next launch takes a new one. */
+typedef struct { int refs; aclOpExecutor x; } frozen;
+
+static void frozen_drop(frozen *f) { /* caller holds x_lock; frees on the last reference */
+    if (f && --f->refs == 0) { free(f->x.lt); free(f); }
+}
+
+static frozen *frozen_take(aclOpExecutor *e) { /* caller holds x_lock; e is live and repeatable */
+    frozen *f = e->frozen;
+    if (!f) {
+        f = malloc(sizeof *f);
+        f->refs = 1; /* the executor's own */
+        f->x = *e;
+        f->x.frozen = NULL;
+        f->x.lt = e->nlt ? malloc(sizeof *e->lt * (size_t)e->nlt) : NULL;
+        if (e->nlt) memcpy(f->x.lt, e->lt, sizeof *e->lt * (size_t)e->nlt);
+        e->frozen = f;
+    }
+    f->refs++;
+    return f;
+}
+
 EXPORT aclOpExecutor *aclsim_exec_new(const aclOpExecutor *tmpl) {
     aclOpExecutor *e = malloc(sizeof *e);
     *e = *tmpl;
     e->magic = M_EXEC;
     e->refs = 1;
     e->repeatable = 0;
+    e->frozen = NULL;
     pthread_mutex_lock(&x_lock);
     x_add(e);
     pthread_mutex_unlock(&x_lock);
@@ -315,12 +341,25 @@ EXPORT aclOpExecutor *aclsim_exec_new(const aclOpExecutor *tmpl) {
 }
 
 /* drop a reference; the last one frees (the registry entry is removed by unlist) */
+static int exec_drop(aclOpExecutor *e) { /* caller holds x_lock; 1 when that was the last reference */
+    if (--e->refs) return 0;
+    frozen_drop(e->frozen);
+    e->frozen = NULL;
+    return 1;
+}
+
+static void exec_free(aclOpExecutor *e) {
+    e->magic = M_DEAD;
+    free(e->lt);
+    free(e);
+}
+
 static void exec_unref(void *p) {
     aclOpExecutor *e = p;
     pthread_mutex_lock(&x_lock);
-    int last = --e->refs == 0;
+    int last = exec_drop(e);
     pthread_mutex_unlock(&x_lock);
-    if (last) { e->magic = M_DEAD; free(e->lt); free(e); }
+    if (last) exec_free(e);
 }
 
 static void unlist(aclOpExecutor *e) { /* caller holds x_lock; e is listed */
@@ -369,7 +408,11 @@ EXPORT aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index,
             tview *v = j < 12 ? &executor->t[j] : &executor->lt[j - 12];
             if (v->src == tensor) { v->data = addr; hit = 1; }
         }
-    if (hit) tensor->data = addr;
+    if (hit) {
+        tensor->data = addr;
+        frozen_drop(executor->frozen); /* launches queued before keep their snapshot */
+        executor->frozen = NULL;
+    }
     pthread_mutex_unlock(&x_lock);
     if (!live) FAILN(ACLNN_ERR_PARAM_INVALID, "aclSetTensorAddr: %p is not a live executor", (void *)executor);
     if (!rep) FAILN(ACLNN_ERR_PARAM_INVALID, "aclSetTensorAddr: executor %p was not made repeatable (aclSetAclOpExecutorRepeatable)", (void *)executor);
@@ -379,9 +422,8 @@ EXPORT aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index,
     return ACLNN_SUCCESS;
 }
 
-/* a queued launch: a repeatable executor's task runs on its own copy (`own`), so addresses refreshed after the
- * launch reach only later launches, as on the device, whose kernel arguments are fixed when it is launched */
-typedef struct { aclOpExecutor *e; char *ws; aclOpExecutor *own; } launch;
+/* a queued launch: a repeatable executor's task runs on its snapshot (`own`) */
+typedef struct { aclOpExecutor *e; char *ws; frozen *own; } launch;
 
 /* Device kernels move data in bursts and may write up to 32 bytes past the end of their output's storage:
  * that is why aclrtMalloc pads every allocation to ALIGN_UP(len, 32) + 32 (acl docs, aclrtMalloc) and a
@@ -390,7 +432,7 @@ typedef struct { aclOpExecutor *e; char *ws; aclOpExecutor *own; } launch;
 #define KERNEL_OVERRUN 32
 static int launch_run(void *arg, int dev, char *msg, size_t len) {
     launch *l = arg;
-    aclOpExecutor *e = l->own ? l->own : l->e;
+    aclOpExecutor *e = l->own ? &l->own->x : l->e;
     int rc = e->run(e, dev, l->ws, msg, len);
     const tview *o = &e->t[0];
     if (rc || !e->nt || o->is_const || !o->data || !o->snumel || !dt_size(o->dt)) return rc;
@@ -406,8 +448,11 @@ static int launch_run(void *arg, int dev, char *msg, size_t len) {
 }
 static void launch_release(void *arg) {
     launch *l = arg;
-    if (l->own) { free(l->own->lt); free(l->own); }
-    exec_unref(l->e);
+    pthread_mutex_lock(&x_lock);
+    frozen_drop(l->own);
+    int last = exec_drop(l->e);
+    pthread_mutex_unlock(&x_lock);
+    if (last) exec_free(l->e);
     free(l);
 }
 
@@ -435,12 +480,7 @@ EXPORT aclnnStatus aclsim_exec_launch(const char *op, void *ws, uint64_t ws_size
     l->ws = e->ws_size ? ws : NULL;
     l->own = NULL;
     pthread_mutex_lock(&x_lock);
-    if (e->repeatable) {
-        l->own = malloc(sizeof *l->own);
-        *l->own = *e;
-        l->own->lt = e->nlt ? malloc(sizeof *e->lt * (size_t)e->nlt) : NULL;
-        if (e->nlt) memcpy(l->own->lt, e->lt, sizeof *e->lt * (size_t)e->nlt);
-    }
+    if (e->repeatable) l->own = frozen_take(e);
     e->refs++; /* the queued task's reference */
     if (!e->repeatable) unlist(e); /* consumed: the handle is dead from now on */
     int drop = !e->repeatable;

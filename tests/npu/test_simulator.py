@@ -1134,6 +1134,35 @@ def test_tensor_addresses_refresh_only_a_repeatable_executor(dev):
     assert sim.aclrtDestroyStream(s) == 0
 
 
+def test_queued_launches_keep_their_addresses_across_refreshes(dev):
+    """Launches queued between two refreshes run with the addresses of their launch, however many share them,
+    and survive the executor's destruction."""
+    sim = dev
+    s = P()
+    assert sim.aclrtCreateStream(C.byref(s)) == 0
+    A, B = DT(sim, np.arange(6, dtype=np.float32), FLOAT), DT(sim, np.full(6, 10, np.float32), FLOAT)
+    O1, O2 = DT(sim, np.zeros(6, np.float32), FLOAT), DT(sim, np.zeros(6, np.float32), FLOAT)
+    ws, ex = U64(), P()
+    g, launch = sim.InplaceAdd
+    one = scalar(sim, 1, INT64)
+    assert g(O1.t, A.t, one, C.byref(ws), C.byref(ex)) == 0 and sim.aclSetAclOpExecutorRepeatable(ex) == 0
+    assert sim.aclsimPauseStream(s) == 0
+    assert launch(None, 0, ex, s) == 0 and launch(None, 0, ex, s) == 0  # O1 += A, twice
+    assert sim.aclSetTensorAddr(ex, 0, O1.t, O2.mem.ptr) == 0
+    assert launch(None, 0, ex, s) == 0  # O2 += A
+    assert sim.aclSetTensorAddr(ex, 1, A.t, B.mem.ptr) == 0
+    for _ in range(3):  # O2 += B, three times
+        assert launch(None, 0, ex, s) == 0
+    assert sim.aclDestroyAclOpExecutor(ex) == 0  # the queued launches keep what they need
+    assert sim.aclsimResumeStream(s) == 0 and sim.aclrtSynchronizeStream(s) == 0
+    np.testing.assert_array_equal(O1.mem.read(np.float32, 6), np.arange(6) * 2.0)
+    np.testing.assert_array_equal(O2.mem.read(np.float32, 6), np.arange(6) + 30.0)
+    sim.aclDestroyScalar(one)
+    for x in (A, B, O1, O2):
+        x.close()
+    assert sim.aclrtDestroyStream(s) == 0
+
+
 def test_kernel_on_freed_memory_fails_at_execution(dev):
     sim = dev
     s = P()
