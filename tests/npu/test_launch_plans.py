@@ -4,7 +4,7 @@ refreshed addresses; a plan must never serve a call of another geometry."""
 import mindtorch as torch
 import numpy as np
 import pytest
-from mindtorch_npu.aclnn import PLANS
+from mindtorch_npu.aclnn import PLANS, Scalar, launch
 from npu_helpers import live_counts
 
 
@@ -61,3 +61,23 @@ def test_plans_are_destroyed_by_empty_cache(fresh_plans):
     torch.npu.synchronize()
     torch.npu.empty_cache()
     assert not fresh_plans.plans and not fresh_plans.old
+
+
+def test_a_list_call_is_planned_when_it_repeats(fresh_plans):
+    xs = [torch.randn(n) for n in (3, 5, 2)]
+    ns = [x.to("npu") for x in xs]
+
+    def planned():
+        return [k for k in fresh_plans.plans if k[0] == "ForeachMulScalarV2"]
+
+    launch("ForeachMulScalarV2", ns, Scalar(2.0), ns)
+    assert not planned()  # a list call seen once is described: its scalar may never come again
+    launch("ForeachMulScalarV2", ns, Scalar(3.0), ns)
+    assert not planned()  # another scalar is another key
+    launch("ForeachMulScalarV2", ns, Scalar(3.0), ns)
+    assert len(planned()) == 1
+    before = live_counts()["executors"]
+    launch("ForeachMulScalarV2", ns, Scalar(3.0), ns)
+    assert live_counts()["executors"] == before
+    for x, n in zip(xs, ns):
+        _close(n, x * 54)

@@ -306,11 +306,28 @@ def device_launch(name, *args, device=None):
 
 
 def _run(name, fns, args, device, gated):
-    planned = _plan_key(name, args, device) if PLANS.enabled and RUNTIME.plans_possible else None
-    if planned is not None and planned[0] not in PLANS.refused:
-        _run_planned(name, fns, args, *planned, gated)
+    plans = PLANS
+    planned = _plan_key(name, args, device) if plans.enabled and RUNTIME.plans_possible else None
+    if planned is None:
+        _run_described(name, fns, args, device, gated)
         return
-    _run_described(name, fns, args, device, gated)
+    key, addrs, device, listed = planned
+    plan = plans.plans.pop(key, None)
+    if plan is not None and addrs == plan.addrs:  # the common case: the same call again, nothing to refresh
+        try:
+            _phase2(name, fns, plan.executor, plan.size, device, consumed=False)
+        except BaseException:
+            plan.destroy(RUNTIME.nn)
+            raise
+        if plans.plans.setdefault(key, plan) is not plan:  # another thread planned the key meanwhile
+            plan.destroy(RUNTIME.nn)
+        return
+    if plan is None:
+        plan = plans.old.pop(key, None)
+        if plan is None and (key in plans.refused or (listed and not plans.seen_before(key))):
+            _run_described(name, fns, args, device, gated)
+            return
+    _run_planned(name, fns, args, key, addrs, device, gated, plan)
 
 
 def _run_described(name, fns, args, device, gated):
@@ -423,54 +440,69 @@ class LaunchPlan:
         _destroy_owned(self.owned, nn)
 
 
-def _tensor_geometry(t, parts, addrs):
-    st = t._storage
-    parts.append((t._shape, t._stride, t._offset, t.dtype, st.nbytes))
-    addrs.append(st.data)
-
-
 def _plan_key(name, args, device):
-    """(key, tensor addresses, device) of a call whose phase 1 the key determines, or None (a NaN or signed-zero
-    scalar, whose key could not tell it apart, or a raw ctypes argument such as an out descriptor the
-    operator rewrites)."""
+    """(key, tensor addresses, device, listed) of a call whose phase 1 the key determines, or None (a NaN or
+    signed-zero scalar, whose key could not tell it apart, or a raw ctypes argument such as an out descriptor
+    the operator rewrites). `listed`: the call passes a tensor list."""
     parts = [name, None]
+    add = parts.append
     addrs = []
+    listed = False
     for a in args:
         cls = a.__class__
         if cls is Tensor or isinstance(a, Tensor):
-            _tensor_geometry(a, parts, addrs)
+            st = a._storage
+            add(a._shape)
+            add(a._stride)
+            add(a._offset)
+            add(a.dtype)
+            add(st.nbytes)
+            addrs.append(st.data)
             if device is None:
                 device = a.device.index
         elif cls is Scalar:
             v = a.value
             if v.__class__ is float and not (v == v and v != 0.0):
                 return None
-            parts.append((a.dtype, v.__class__, v))
+            add(a.dtype)
+            add(v.__class__)
+            add(v)
+        elif a is None or cls is int or cls is bool or cls is bytes:  # bytes: a char* attribute
+            add(a)
         elif cls is IntArray or cls is BoolArray:
-            parts.append((cls, a.values))
+            add(cls)
+            add(a.values)
         elif cls is list or cls is tuple:
             if device is None and a:
                 device = a[0].device.index
             for t in a:
-                _tensor_geometry(t, parts, addrs)
-            parts.append(len(a))
-        elif a is None or cls is int or cls is bool or cls is bytes:  # bytes: a char* attribute
-            parts.append(a)
+                st = t._storage
+                parts += (t._shape, t._stride, t._offset, t.dtype, st.nbytes)
+                addrs.append(st.data)
+            add(len(a))
+            listed = True
         elif cls is DType:
-            parts.append(("dtype", a.value))
+            add(DType)
+            add(a.value)
         elif cls is float and a == a and a != 0.0:
-            parts.append(a)
+            add(a)
         else:
             return None
     if device is None:
         return None
     parts[1] = device
-    parts.append(tuple([addrs.index(x) for x in addrs]))  # which tensor arguments share a storage
-    return tuple(parts), addrs, device
+    if len(set(addrs)) != len(addrs):  # which tensor arguments share a storage is part of the geometry
+        add(_SHARED)
+        add(tuple([addrs.index(x) for x in addrs]))
+    return tuple(parts), addrs, device, listed
 
 
-def _run_planned(name, fns, args, key, addrs, device, gated):
-    plan = PLANS.take(key)
+_SHARED = object()  # marks the sharing pattern at the end of a key
+
+
+def _run_planned(name, fns, args, key, addrs, device, gated, plan):
+    """A planned call that is not the plain repeat: its plan's addresses need refreshing, or it has no plan
+    yet."""
     if plan is None:
         plan = _new_plan(name, fns, args, key, addrs, device, gated)
         if plan is None:
@@ -573,30 +605,37 @@ def _destroy_owned(owned, nn):
 class LaunchPlans:
     """Plans by key. A plan is taken out while it runs (so two threads never refresh one executor at once) and
     given back after; when full, the oldest generation is destroyed, as DescriptorCache retires descriptors.
-    `refused` holds the keys whose executor the library would not make repeatable."""
+    `refused` holds the keys whose executor the library would not make repeatable. A call passing tensor lists
+    is planned when its key comes a second time: such a plan holds a descriptor per member, and a key that
+    never repeats (an optimizer step's scalars change every step) is cheaper described from the cache."""
 
     LIMIT = 2048
 
     def __init__(self):
         self.enabled = True
-        self.plans, self.old, self.refused = {}, {}, set()
-
-    def take(self, key):
-        plan = self.plans.pop(key, None)
-        return plan if plan is not None else self.old.pop(key, None)
+        self.plans, self.old, self.refused, self.sightings = {}, {}, set(), set()
 
     def give(self, key, plan):
         if len(self.plans) >= self.LIMIT:
             self._retire()
-        other = self.plans.get(key)
-        self.plans[key] = plan
-        if other is not None and other is not plan:
-            other.destroy(RUNTIME.nn)
+        if self.plans.setdefault(key, plan) is not plan:  # another thread planned the key meanwhile
+            plan.destroy(RUNTIME.nn)
 
     def refuse(self, key):
         if len(self.refused) >= self.LIMIT:
             self.refused.clear()
         self.refused.add(key)
+
+    def seen_before(self, key):
+        """True when `key` came before (since the last clear); the first sighting is noted."""
+        sightings = self.sightings
+        if key in sightings:
+            sightings.discard(key)
+            return True
+        if len(sightings) >= self.LIMIT:
+            sightings.clear()
+        sightings.add(key)
+        return False
 
     def _retire(self):
         nn = RUNTIME.nn
@@ -608,6 +647,7 @@ class LaunchPlans:
         if RUNTIME.state == "ready":
             self._retire()
             self._retire()
+            self.sightings.clear()
 
 
 PLANS = LaunchPlans()

@@ -47,6 +47,7 @@ class Runtime:
         self._opened = set()  # device indices set at least once (reset at exit)
         self.sync_hook = None  # called after every host wait on the device (deferred device-side checks)
         self.plans_possible = False  # the library can refresh a repeatable executor's addresses (launch plans)
+        self._soc = None
 
     # -- bring-up ---------------------------------------------------------------------------
     def probe(self):
@@ -107,9 +108,13 @@ class Runtime:
         return code
 
     def soc_name(self):
-        self.ensure()
-        name = self.rt.aclrtGetSocName()
-        return name.decode() if name else "unknown"
+        """The chip's name; a process sees one chip, so it is asked once (the chip tables read it per op)."""
+        name = self._soc
+        if name is None:
+            self.ensure()
+            raw = self.rt.aclrtGetSocName()
+            name = self._soc = raw.decode() if raw else "unknown"
+        return name
 
     # -- devices -----------------------------------------------------------------------------
     def current_device(self):
