@@ -70,8 +70,20 @@ class Scalar:
         self.value, self.dtype = value, acl_dtype
 
 
+_SMALL_INTS = {}  # (int, dtype) -> Scalar: alphas and constants (1, -1, 0) come with nearly every call
+
+
 def scalar_for(value, dtype):
     """`value` as an aclScalar in the computation dtype family of `dtype` (a mindtorch dtype)."""
+    if value.__class__ is int and -8 <= value <= 8:
+        s = _SMALL_INTS.get((value, dtype))
+        if s is None:
+            s = _SMALL_INTS[value, dtype] = _scalar_for(value, dtype)
+        return s
+    return _scalar_for(value, dtype)
+
+
+def _scalar_for(value, dtype):
     if dtype.is_floating_point:
         return Scalar(float(value), A.ACL_DOUBLE)
     if dtype is D.bool_:

@@ -786,8 +786,10 @@ class CachingAllocator:
                 pool.push(block)
             else:
                 stack.append(block)
-            if already_split:
-                self._inactive_split(pool, 0, -size)  # an inactive split block shrinks
+            if already_split:  # an inactive split block shrinks
+                k = pool.hot
+                k.sb -= size
+                k.sfb += size
             else:
                 self._inactive_split(pool, 1, remaining)  # a new inactive split block
             return front

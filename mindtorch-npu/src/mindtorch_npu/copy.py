@@ -7,7 +7,7 @@ non-blocking upload goes through pinned staging memory and stays asynchronous.
 """
 
 import numpy as np
-from mindtorch.plugins import contiguous_strides, device as Device, dtypes as D, make_tensor, numel
+from mindtorch.plugins import c_strides, device as Device, dtypes as D, make_tensor, numel
 
 from . import chips
 from .state import ALLOCATOR, RUNTIME, STAGING
@@ -40,7 +40,7 @@ def npu_device(dev=None):
 def empty(shape, dtype, dev):
     shape = tuple(shape)
     storage = ALLOCATOR.allocate(numel(shape) * dtype.itemsize, dev)
-    return make_tensor(storage, shape, contiguous_strides(shape), 0, dtype, dev)
+    return make_tensor(storage, shape, c_strides(shape), 0, dtype, dev)
 
 
 def address(t):

@@ -232,13 +232,25 @@ def conv_cube_math_type():
     return precision.conv_cube_math_type()
 
 
+_THROUGH = {}  # (operator, input dtype, result dtype) -> (computation dtype, out dtype); a process has one chip
+
+
 def through(acl, a, result):
     """(input, out dtype) for running `acl` on `a` toward a `result`-typed value, per the chip table: an input
     dtype the operator does not take is cast to one it does, and so is an out dtype it cannot write."""
-    chips.check_chip_dtype(a.dtype, f"aclnn{acl}")
-    cdt = chips.compute_dtype(acl, a.dtype, result)
-    x = a if cdt is a.dtype else cast(a, cdt)
-    return x, (result if chips.writes(acl, result) or not chips.writes(acl, cdt) else cdt)
+    key = (acl, a.dtype, result)
+    dtypes = _THROUGH.get(key)
+    if dtypes is None:
+        dtypes = _THROUGH[key] = _through_dtypes(acl, a.dtype, result)
+    cdt, rdt = dtypes
+    return (a if cdt is a.dtype else cast(a, cdt)), rdt
+
+
+def _through_dtypes(acl, dtype, result):
+    """through's answer for an input of `dtype`: (computation dtype, out dtype), or the chip's error."""
+    chips.check_chip_dtype(dtype, f"aclnn{acl}")
+    cdt = chips.compute_dtype(acl, dtype, result)
+    return cdt, (result if chips.writes(acl, result) or not chips.writes(acl, cdt) else cdt)
 
 
 def run(acl, a, m, *attrs):
