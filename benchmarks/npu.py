@@ -62,13 +62,20 @@ def main(argv=None):
     a, b = torch.randn(8), torch.randn(8)
     na, nb = a.to(dev), b.to(dev)
 
-    def npu_add():
-        na + nb
+    def small_ops(x, y):
+        return {
+            "a + b": lambda: x + y,
+            "a * b": lambda: x * y,
+            "sum": lambda: x.sum(),
+            "relu": lambda: torch.relu(x),
+            "view": lambda: x.view(2, 4),
+        }
 
-    cpu = best(lambda: a + b, args.repeat, clock=cpu_clock)
-    npu = best(npu_add, args.repeat, clock=npu_clock)
-    torch.npu.synchronize()
-    rows.append(("a + b, 8 el (host time)", npu, cpu, "cpu", 1.5))
+    for (name, on_npu), on_cpu in zip(small_ops(na, nb).items(), small_ops(a, b).values()):
+        npu = best(on_npu, args.repeat, clock=npu_clock)
+        torch.npu.synchronize()
+        cpu = best(on_cpu, args.repeat, clock=cpu_clock)
+        rows.append((f"{name}, 8 el (host time)", npu, cpu, "cpu", 1.5))
 
     x = torch.randn(64, 64)
     nx = x.to(dev)
