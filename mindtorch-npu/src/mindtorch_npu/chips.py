@@ -85,7 +85,11 @@ def __getattr__(name):
 
 
 def family(soc=None):
-    soc = RUNTIME.soc_name() if soc is None else soc
+    return _family(RUNTIME.soc_name() if soc is None else soc)
+
+
+@cache  # the chip tables ask per op; a process sees a handful of names at most
+def _family(soc):
     if soc.startswith("Ascend950"):
         return "950"
     if soc.startswith("Ascend310P"):
@@ -97,8 +101,12 @@ def family(soc=None):
 
 def product(soc=None):
     """The product key of the operator docs' product lists that `soc` belongs to."""
-    soc = RUNTIME.soc_name() if soc is None else soc
-    return "A3" if soc.startswith("Ascend910_93") else FAMILY_PRODUCT[family(soc)]
+    return _product(RUNTIME.soc_name() if soc is None else soc)
+
+
+@cache
+def _product(soc):
+    return "A3" if soc.startswith("Ascend910_93") else FAMILY_PRODUCT[_family(soc)]
 
 
 def native_fp32_cube(soc=None):
