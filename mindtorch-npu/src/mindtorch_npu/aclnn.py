@@ -95,14 +95,14 @@ class IntArray:
     __slots__ = ("values",)
 
     def __init__(self, values):
-        self.values = tuple(int(v) for v in values)
+        self.values = tuple(map(int, values))
 
 
 class BoolArray:
     __slots__ = ("values",)
 
     def __init__(self, values):
-        self.values = tuple(bool(v) for v in values)
+        self.values = tuple(map(bool, values))
 
 
 class DType:

@@ -286,6 +286,10 @@ def binary_out(m, tensor_op, scalar_op, a, b, *attrs):
     """a op b into a new tensor of m's shape and dtype. A number a (`2 - t`, derivative formulas) becomes a
     0-dim tensor: against b's dtype, a float against a non-float b in the result's float dtype. A number b
     is given in the result's dtype, or in a's when the result is bool (a comparison)."""
+    if a.__class__ is Tensor and b.__class__ is Tensor:  # the common case, straight to the launch
+        out = empty(m.shape, m.dtype, a.device)
+        launch(tensor_op, a, b, *attrs, out)
+        return out
     if not isinstance(a, Tensor):
         like = m.dtype if isinstance(a, float) and m.dtype.is_floating_point else b.dtype
         a = scalar_tensor(a, like, b.device)
