@@ -1100,12 +1100,28 @@ def test_executor_is_consumed_snapshotted_and_repeatable(dev):
     assert sim.aclrtDestroyStream(s) == 0
 
 
-def test_tensor_addresses_refresh_only_a_repeatable_executor(dev):
-    sim = dev
+def _stream_and_operands(sim):
+    """A new stream and four 6-element float32 device tensors: 0..5, tens, and two of zeros."""
     s = P()
     assert sim.aclrtCreateStream(C.byref(s)) == 0
-    A, B = DT(sim, np.arange(6, dtype=np.float32), FLOAT), DT(sim, np.full(6, 10, np.float32), FLOAT)
-    O1, O2 = DT(sim, np.zeros(6, np.float32), FLOAT), DT(sim, np.zeros(6, np.float32), FLOAT)
+    values = (
+        np.arange(6, dtype=np.float32),
+        np.full(6, 10, np.float32),
+        np.zeros(6, np.float32),
+        np.zeros(6, np.float32),
+    )
+    return s, [DT(sim, v, FLOAT) for v in values]
+
+
+def _close_all(sim, s, *tensors):
+    for x in tensors:
+        x.close()
+    assert sim.aclrtDestroyStream(s) == 0
+
+
+def test_tensor_addresses_refresh_only_a_repeatable_executor(dev):
+    sim = dev
+    s, (A, B, O1, O2) = _stream_and_operands(sim)
     ws, ex = U64(), P()
     g, launch = sim.Muls
     two = scalar(sim, 2.0, FLOAT)
@@ -1129,19 +1145,14 @@ def test_tensor_addresses_refresh_only_a_repeatable_executor(dev):
     assert sim.aclDestroyAclOpExecutor(ex) == 0
     assert sim.aclSetTensorAddr(ex, 0, A.t, A.mem.ptr) == NN_INVALID  # destroyed
     sim.aclDestroyScalar(two)
-    for x in (A, B, O1, O2):
-        x.close()
-    assert sim.aclrtDestroyStream(s) == 0
+    _close_all(sim, s, A, B, O1, O2)
 
 
 def test_queued_launches_keep_their_addresses_across_refreshes(dev):
     """Launches queued between two refreshes run with the addresses of their launch, however many share them,
     and survive the executor's destruction."""
     sim = dev
-    s = P()
-    assert sim.aclrtCreateStream(C.byref(s)) == 0
-    A, B = DT(sim, np.arange(6, dtype=np.float32), FLOAT), DT(sim, np.full(6, 10, np.float32), FLOAT)
-    O1, O2 = DT(sim, np.zeros(6, np.float32), FLOAT), DT(sim, np.zeros(6, np.float32), FLOAT)
+    s, (A, B, O1, O2) = _stream_and_operands(sim)
     ws, ex = U64(), P()
     g, launch = sim.InplaceAdd
     one = scalar(sim, 1, INT64)
@@ -1158,9 +1169,7 @@ def test_queued_launches_keep_their_addresses_across_refreshes(dev):
     np.testing.assert_array_equal(O1.mem.read(np.float32, 6), np.arange(6) * 2.0)
     np.testing.assert_array_equal(O2.mem.read(np.float32, 6), np.arange(6) + 30.0)
     sim.aclDestroyScalar(one)
-    for x in (A, B, O1, O2):
-        x.close()
-    assert sim.aclrtDestroyStream(s) == 0
+    _close_all(sim, s, A, B, O1, O2)
 
 
 def test_kernel_on_freed_memory_fails_at_execution(dev):
