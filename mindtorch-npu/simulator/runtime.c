@@ -42,7 +42,8 @@ EXPORT const char *aclGetRecentErrMsg(void) {
 static _Atomic int64_t g_count[K_COUNT];
 static const char *const k_names[K_COUNT] = {
     "device_allocations", "device_bytes", "host_allocations", "streams", "events", "tensors", "scalars",
-    "int_arrays", "float_arrays", "bool_arrays", "tensor_lists", "scalar_lists", "executors", "hccl_comms"};
+    "int_arrays", "float_arrays", "bool_arrays", "tensor_lists", "scalar_lists", "executors", "hccl_comms",
+    "model_ris"};
 
 EXPORT void aclsim_count(int kind, int64_t delta) { atomic_fetch_add(&g_count[kind], delta); }
 
@@ -63,6 +64,7 @@ typedef struct block {
 } block;
 
 typedef struct stream stream;
+typedef struct model model;
 typedef struct {
     int fd;
     char *host;    /* the simulator's own read-write mapping of the device memory */
@@ -93,6 +95,7 @@ struct stream {
     task *head, *tail;
     int sticky;
     char sticky_msg[512];
+    model *cap; /* the model instance this stream's tasks are captured into (aclmdlRICaptureBegin), or NULL */
     pthread_t th;
     pthread_cond_t cv;
 };
@@ -110,6 +113,7 @@ struct event {
     uint64_t fail_seq;
     int fail_rc;
     char fail_msg[512];
+    model *cap; /* the most recent record was captured into this model (it has not run): not queryable */
 };
 
 static int pending(const event *e, uint64_t seq) {
@@ -122,6 +126,15 @@ static void pend_del(event *e, uint64_t seq) {
         if (e->pend[i] == seq) { e->pend[i] = e->pend[--e->npend]; return; }
 }
 static void event_free(event *e) { free(e->pend); free(e); }
+
+/* stream capture (aclmdlRI*, at the end of this file); every caller holds g_lock */
+static int g_ncapturing; /* captures in progress: the checks below cost nothing when there are none */
+struct task;
+static void capture_add(stream *s, struct task *t);
+static aclError capture_forbids(stream *s, const char *fn);
+static aclError capture_unsafe(const char *fn);
+static aclError capture_on_device(int dev, const char *fn);
+static aclError capture_event(event *e, const char *fn);
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* state, streams, events */
 static pthread_mutex_t g_mem = PTHREAD_MUTEX_INITIALIZER;  /* device block lists; taken after g_lock, never before */
@@ -249,7 +262,9 @@ static void task_free(task *t) { /* event references are dropped by the worker u
 static int stream_idle(stream *s) { return !s->head && !s->running; }
 
 /* stop the worker after it drained the queue, then free; caller holds g_lock (released while joining) */
+static void capture_abandon(model *m);
 static void stream_kill(stream *s) {
+    if (s->cap) capture_abandon(s->cap); /* a device reset or aclFinalize ends the capture: the model is invalid */
     s->paused = 0;
     s->stop = 1;
     pthread_cond_signal(&s->cv);
@@ -453,6 +468,7 @@ EXPORT aclError aclInit(const char *configPath) {
     return ACL_SUCCESS;
 }
 
+static void models_release_all(void);
 EXPORT aclError aclFinalize(void) {
     pthread_mutex_lock(&g_lock);
     if (g_state == 0) { pthread_mutex_unlock(&g_lock); FAIL(ACL_ERROR_UNINITIALIZE, "aclFinalize: aclInit has not been called"); }
@@ -461,6 +477,7 @@ EXPORT aclError aclFinalize(void) {
         if (g_streams[i]) { g_streams[i]->paused = 0; pthread_cond_signal(&g_streams[i]->cv); }
     for (uint64_t i = 0; i < g_nstreams; i++)
         if (g_streams[i]) stream_kill(g_streams[i]);
+    models_release_all(); /* after the streams drained: queued executions borrow the models' tasks */
     for (uint64_t i = 0; i < g_nevents; i++)
         if (g_events[i]) {
             event *e = g_events[i];
@@ -567,7 +584,8 @@ EXPORT aclError aclrtSynchronizeDevice(void) {
         pthread_mutex_unlock(&g_lock);
         FAIL(ACL_ERROR_RT_CONTEXT_NULL, "aclrtSynchronizeDevice: no current device on this thread");
     }
-    aclError rc = 0;
+    aclError rc = g_ncapturing ? capture_on_device(t_dev, "aclrtSynchronizeDevice") : 0;
+    if (rc) UNLOCK_RET(rc);
     for (uint64_t i = 0; i < g_nstreams; i++) {
         stream *s = g_streams[i];
         if (s && s->dev == t_dev) {
@@ -834,6 +852,11 @@ static aclError enqueue_copy(const char *fn, copy_args *c, aclrtStream sh) {
             FAIL(ACL_ERROR_RT_PARAM_INVALID, "%s: host memory %p is not page-locked (aclrtMallocHost); CANN %d.%d "
                  "documents an async copy from pageable memory as unpredictable (ACLSIM_CANN_VERSION)", fn, host,
                  g_cann / 100, g_cann % 100);
+        if (g_ncapturing) { /* a synchronous copy in disguise: one of the capture modes' unsafe functions */
+            aclError rc = capture_unsafe(fn);
+            if (rc) return rc;
+            if (s->cap) return run_now(fn, c); /* relaxed: done once, now, and not captured */
+        }
         return run_on_stream(fn, c, s);
     }
     copy_args *heap = malloc(sizeof *heap);
@@ -843,14 +866,16 @@ static aclError enqueue_copy(const char *fn, copy_args *c, aclrtStream sh) {
     t->run = copy_run;
     t->release = free_arg;
     t->arg = heap;
-    push(s, t);
+    if (s->cap) capture_add(s, t);
+    else push(s, t);
     return 0;
 }
 
 EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, int kind) {
     LOCKED_INIT("aclrtMemcpy");
     copy_args c;
-    aclError rc = copy_check("aclrtMemcpy", dst, destMax, src, count, kind, &c);
+    aclError rc = g_ncapturing ? capture_unsafe("aclrtMemcpy") : 0;
+    if (!rc) rc = copy_check("aclrtMemcpy", dst, destMax, src, count, kind, &c);
     if (!rc && count) rc = run_now("aclrtMemcpy", &c);
     UNLOCK_RET(rc);
 }
@@ -867,7 +892,8 @@ EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, siz
 EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count) {
     LOCKED_INIT("aclrtMemset");
     copy_args c;
-    aclError rc = set_check("aclrtMemset", devPtr, maxCount, count, &c);
+    aclError rc = g_ncapturing ? capture_unsafe("aclrtMemset") : 0;
+    if (!rc) rc = set_check("aclrtMemset", devPtr, maxCount, count, &c);
     c.value = value;
     if (!rc && count) rc = run_now("aclrtMemset", &c);
     UNLOCK_RET(rc);
@@ -905,6 +931,10 @@ EXPORT aclError aclrtDestroyStream(aclrtStream h) {
         pthread_mutex_unlock(&g_lock);
         FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream: the default stream cannot be destroyed");
     }
+    if (s->cap) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_STREAM_CAPTURED, "aclrtDestroyStream: the stream is capturing (end the capture first)");
+    }
     stream_kill(s); /* drains first */
     UNLOCK_RET(ACL_SUCCESS);
 }
@@ -914,6 +944,7 @@ EXPORT aclError aclrtSynchronizeStream(aclrtStream h) {
     aclError err = 0;
     stream *s = get_stream(h, "aclrtSynchronizeStream", &err);
     if (!s) UNLOCK_RET(err);
+    if (s->cap) UNLOCK_RET(capture_forbids(s, "aclrtSynchronizeStream"));
     UNLOCK_RET(drain(s, "aclrtSynchronizeStream"));
 }
 
@@ -923,6 +954,7 @@ EXPORT aclError aclrtStreamQuery(aclrtStream h, int *status) {
     aclError err = 0;
     stream *s = get_stream(h, "aclrtStreamQuery", &err);
     if (!s) UNLOCK_RET(err);
+    if (s->cap) UNLOCK_RET(capture_forbids(s, "aclrtStreamQuery"));
     *status = stream_idle(s) ? 0 /* ACL_STREAM_STATUS_COMPLETE */ : 1 /* NOT_READY */;
     UNLOCK_RET(ACL_SUCCESS);
 }
@@ -958,7 +990,8 @@ EXPORT aclError aclsim_enqueue(aclrtStream h, int (*run)(void *, int, char *, si
     t->run = run;
     t->release = release;
     t->arg = arg;
-    push(s, t);
+    if (s->cap) capture_add(s, t); /* recorded into the model instance, not run */
+    else push(s, t);
     UNLOCK_RET(ACL_SUCCESS);
 }
 
@@ -1000,12 +1033,18 @@ EXPORT aclError aclrtDestroyEvent(aclrtEvent h) {
     UNLOCK_RET(ACL_SUCCESS);
 }
 
+static aclError capture_event_task(event *e, stream *s, int kind, const char *fn);
 static aclError event_task(aclrtEvent eh, aclrtStream sh, int kind, const char *fn) {
     LOCKED_INIT(fn);
     aclError err = 0;
     event *e = get_event(eh, fn, &err);
     stream *s = e ? get_stream(sh, fn, &err) : NULL;
     if (!s) UNLOCK_RET(err);
+    if (kind == T_RECORD && !s->cap) e->cap = NULL; /* a record outside the capture supersedes a captured one */
+    if (e->cap || s->cap) {
+        err = capture_event_task(e, s, kind, fn);
+        UNLOCK_RET(err < 0 ? ACL_SUCCESS : err);
+    }
     if (kind == T_WAIT && e->rec_seq == 0) UNLOCK_RET(ACL_SUCCESS); /* nothing captured: nothing to wait for */
     task *t = calloc(1, sizeof *t);
     t->kind = kind;
@@ -1036,6 +1075,7 @@ EXPORT aclError aclrtQueryEventStatus(aclrtEvent h, int *status) {
     aclError err = 0;
     event *e = get_event(h, "aclrtQueryEventStatus", &err);
     if (!e) UNLOCK_RET(err);
+    if (e->cap) UNLOCK_RET(capture_event(e, "aclrtQueryEventStatus"));
     *status = !pending(e, e->rec_seq) ? 1 /* ACL_EVENT_RECORDED_STATUS_COMPLETE */ : 0 /* NOT_READY */;
     UNLOCK_RET(ACL_SUCCESS);
 }
@@ -1045,6 +1085,7 @@ EXPORT aclError aclrtSynchronizeEvent(aclrtEvent h) {
     aclError err = 0;
     event *e = get_event(h, "aclrtSynchronizeEvent", &err);
     if (!e) UNLOCK_RET(err);
+    if (e->cap) UNLOCK_RET(capture_event(e, "aclrtSynchronizeEvent"));
     uint64_t target = e->rec_seq;
     e->refs++;
     while (pending(e, target)) pthread_cond_wait(&g_done, &g_lock);
@@ -1074,4 +1115,357 @@ EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent start, aclrtEvent en
     }
     *ms = (float)(((double)b->t_ns - (double)a->t_ns) / 1e6);
     UNLOCK_RET(ACL_SUCCESS);
+}
+
+/* ---------------------------------------------------------------- stream capture: model run instances (aclmdlRI)
+ * Between aclmdlRICaptureBegin and aclmdlRICaptureEnd the tasks issued on the stream (kernel launches, async copies
+ * and memsets, event records / waits / resets) are recorded into a model instance instead of running;
+ * aclmdlRIExecuteAsync queues the recorded tasks again on any stream of the device, as often as asked; the model
+ * owns their arguments until aclmdlRIDestroy. What CANN documents as illegal while capturing (runtime docs:
+ * "ACL Graph捕获过程中任务提交限制", aclmdlRICaptureBegin / aclmdlRICaptureThreadExchangeMode) fails here:
+ * synchronizing or querying the capturing stream, its device or an event recorded into the capture returns
+ * ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC and invalidates the capture (aclmdlRICaptureEnd then returns
+ * ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED); the unsafe functions (aclrtMemcpy, aclrtMemset, async copies of
+ * pageable memory) follow the capture modes; capturing the default stream is refused, and so is capture on the
+ * Atlas training series (910A), which the docs list as unsupported. A stream joining a capture through an event
+ * wait (multi-stream capture) is not simulated: such a wait is refused with ACL_ERROR_RT_CAPTURE_DEPENDENCY. */
+enum { CAP_GLOBAL, CAP_THREAD_LOCAL, CAP_RELAXED };      /* aclmdlRICaptureMode (acl_rt.h) */
+enum { CAP_STATUS_NONE, CAP_STATUS_ACTIVE, CAP_STATUS_INVALIDATED }; /* aclmdlRICaptureStatus */
+#define TAG_MODEL 0x5f00000000000000ull
+#define MAX_CAPTURES 64
+
+struct model {
+    uint64_t id;
+    int dev, status, mode; /* status: ACTIVE while capturing, INVALIDATED, NONE once captured */
+    pthread_t thread;      /* the thread that began the capture */
+    stream *origin;
+    task **tasks;
+    uint64_t ntasks, captasks;
+    int inflight; /* executions queued and not finished (atomic: decremented by the workers) */
+    char why[400]; /* what invalidated the capture */
+};
+
+static model **g_models;
+static uint64_t g_nmodels, g_capmodels;
+static model *g_active[MAX_CAPTURES];
+static _Thread_local int t_mode = CAP_GLOBAL; /* aclmdlRICaptureThreadExchangeMode */
+
+static model *get_model(aclmdlRI h, const char *fn, aclError *err) {
+    uint64_t v = (uint64_t)(uintptr_t)h;
+    if (h && (v & 0xff00000000000000ull) == TAG_MODEL && (v & 0xffffffffffffull) < g_nmodels) {
+        model *m = g_models[v & 0xffffffffffffull];
+        if (m) return m;
+    }
+    *err = ACL_ERROR_RT_INVALID_HANDLE;
+    aclsim_set_err("%s: model run instance %p is not live (destroyed or never created)", fn, h);
+    return NULL;
+}
+
+static aclmdlRI model_handle(model *m) { return (aclmdlRI)(uintptr_t)(TAG_MODEL | m->id); }
+
+static void capture_add(stream *s, task *t) {
+    model *m = s->cap;
+    task **n = grow(m->tasks, &m->captasks, m->ntasks + 1, sizeof *m->tasks);
+    m->tasks = n;
+    m->tasks[m->ntasks++] = t;
+}
+
+static void invalidate(model *m, const char *fn) {
+    if (m->status != CAP_STATUS_ACTIVE) return;
+    m->status = CAP_STATUS_INVALIDATED;
+    snprintf(m->why, sizeof m->why, "%s was called while capturing", fn);
+}
+
+static aclError capture_forbids(stream *s, const char *fn) {
+    invalidate(s->cap, fn);
+    FAIL(ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC, "%s: operation not permitted when a stream is capturing (the "
+         "capture is invalidated)", fn);
+}
+
+static aclError capture_on_device(int dev, const char *fn) {
+    int hit = 0;
+    for (int i = 0; i < MAX_CAPTURES; i++)
+        if (g_active[i] && g_active[i]->dev == dev) { invalidate(g_active[i], fn); hit = 1; }
+    if (!hit) return 0;
+    FAIL(ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC, "%s: operation not permitted when a stream of device %d is capturing "
+         "(the capture is invalidated)", fn, dev);
+}
+
+static aclError capture_event(event *e, const char *fn) {
+    invalidate(e->cap, fn);
+    FAIL(ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC, "%s: the event's most recent record was captured into a model run "
+         "instance and has not run: operation not permitted", fn);
+}
+
+/* the capture modes' rule for the unsafe functions (aclrtMemcpy, aclrtMemset, async copies of pageable memory) */
+static aclError capture_unsafe(const char *fn) {
+    pthread_t me = pthread_self();
+    for (int i = 0; i < MAX_CAPTURES; i++) {
+        model *m = g_active[i];
+        if (!m || m->status != CAP_STATUS_ACTIVE) continue;
+        int own = pthread_equal(me, m->thread);
+        int refused = m->mode == CAP_GLOBAL ? (own ? t_mode != CAP_RELAXED : t_mode == CAP_GLOBAL)
+                      : m->mode == CAP_THREAD_LOCAL ? own && t_mode != CAP_RELAXED : 0;
+        if (refused)
+            FAIL(ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC, "%s: operation not permitted when a stream is capturing and "
+                 "the specified capture mode is not relaxed", fn);
+    }
+    return 0;
+}
+
+/* an event record / wait / reset where a capture is involved; returns -1 when there is nothing to do */
+static aclError capture_event_task(event *e, stream *s, int kind, const char *fn) {
+    if (!s->cap) /* a stream outside the capture waiting for (or resetting) an event recorded into it */
+        FAIL(ACL_ERROR_RT_CAPTURE_DEPENDENCY, "%s: the event's most recent record is inside a capture; a stream "
+             "joining a capture through an event (multi-stream capture) is not supported by the simulator", fn);
+    if (kind == T_WAIT && e->cap != s->cap) {
+        if (e->cap || (e->rec_seq && pending(e, e->rec_seq)))
+            FAIL(ACL_ERROR_RT_CAPTURE_DEPENDENCY, "%s: a capturing stream cannot wait for work outside its capture "
+                 "(the event's most recent record is %s)", fn, e->cap ? "in another capture" : "still pending");
+        return -1; /* completed before the capture: no dependency to record */
+    }
+    task *t = calloc(1, sizeof *t);
+    t->kind = kind;
+    t->ev = e;
+    e->refs++;
+    if (kind == T_RECORD) e->cap = s->cap;
+    capture_add(s, t);
+    return 0;
+}
+
+static int capture_supported(void) { /* the docs list the Atlas training series (910A parts) as unsupported */
+    if (!strcmp(g_soc, "Ascend910B") ) return 0;
+    if (!strncmp(g_soc, "Ascend910B", 10) || !strncmp(g_soc, "Ascend910_93", 12)) return 1;
+    return strncmp(g_soc, "Ascend910", 9) != 0;
+}
+
+static void model_free(model *m) { /* caller holds g_lock; nothing of it is queued any more */
+    for (uint64_t i = 0; i < m->ntasks; i++) {
+        task *t = m->tasks[i];
+        if (t->ev) {
+            if (t->ev->cap == m) t->ev->cap = NULL;
+            if (--t->ev->refs == 0) event_free(t->ev);
+        }
+        task_free(t);
+    }
+    free(m->tasks);
+    g_models[m->id] = NULL;
+    aclsim_count(K_MODELS, -1);
+    free(m);
+}
+
+static void capture_stop(model *m) {
+    for (int i = 0; i < MAX_CAPTURES; i++)
+        if (g_active[i] == m) g_active[i] = NULL;
+    g_ncapturing--;
+    m->origin->cap = NULL;
+    m->origin = NULL;
+    for (uint64_t i = 0; i < g_nevents; i++) /* a record captured and never run is no record */
+        if (g_events[i] && g_events[i]->cap == m) g_events[i]->cap = NULL;
+}
+
+static void capture_abandon(model *m) {
+    m->status = CAP_STATUS_INVALIDATED;
+    snprintf(m->why, sizeof m->why, "the stream was released while capturing");
+    capture_stop(m);
+}
+
+EXPORT aclError aclmdlRICaptureBegin(aclrtStream sh, int mode) {
+    LOCKED_INIT("aclmdlRICaptureBegin");
+    aclError err = 0;
+    if (!capture_supported()) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclmdlRICaptureBegin: not supported on %s (Atlas training series)",
+             g_soc);
+    }
+    if (mode < CAP_GLOBAL || mode > CAP_RELAXED) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureBegin: invalid aclmdlRICaptureMode %d", mode);
+    }
+    if (!sh) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclmdlRICaptureBegin: the default stream cannot be captured (create a stream)");
+    }
+    stream *s = get_stream(sh, "aclmdlRICaptureBegin", &err);
+    if (!s) UNLOCK_RET(err);
+    if (s->cap) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_STREAM_CAPTURED, "aclmdlRICaptureBegin: the stream is already capturing");
+    }
+    int slot = -1;
+    for (int i = 0; i < MAX_CAPTURES && slot < 0; i++)
+        if (!g_active[i]) slot = i;
+    if (slot < 0) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclmdlRICaptureBegin: more than %d captures at once", MAX_CAPTURES);
+    }
+    model *m = calloc(1, sizeof *m);
+    g_models = grow(g_models, &g_capmodels, g_nmodels + 1, sizeof *g_models);
+    m->id = g_nmodels++;
+    m->dev = s->dev;
+    m->mode = mode;
+    m->status = CAP_STATUS_ACTIVE;
+    m->thread = pthread_self();
+    m->origin = s;
+    g_models[m->id] = m;
+    g_active[slot] = m;
+    g_ncapturing++;
+    s->cap = m;
+    aclsim_count(K_MODELS, 1);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclmdlRICaptureGetInfo(aclrtStream sh, int *status, aclmdlRI *modelRI) {
+    if (!status || !modelRI) FAIL(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureGetInfo: status or modelRI is NULL");
+    LOCKED_INIT("aclmdlRICaptureGetInfo");
+    aclError err = 0;
+    stream *s = get_stream(sh, "aclmdlRICaptureGetInfo", &err);
+    if (!s) UNLOCK_RET(err);
+    *status = s->cap ? s->cap->status : CAP_STATUS_NONE;
+    *modelRI = s->cap ? model_handle(s->cap) : NULL;
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclmdlRICaptureThreadExchangeMode(int *mode) {
+    if (!mode || *mode < CAP_GLOBAL || *mode > CAP_RELAXED)
+        FAIL(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureThreadExchangeMode: mode is NULL or not an aclmdlRICaptureMode");
+    int old = t_mode;
+    t_mode = *mode;
+    *mode = old;
+    return ACL_SUCCESS;
+}
+
+EXPORT aclError aclmdlRICaptureEnd(aclrtStream sh, aclmdlRI *modelRI) {
+    if (!modelRI) FAIL(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureEnd: modelRI is NULL");
+    LOCKED_INIT("aclmdlRICaptureEnd");
+    aclError err = 0;
+    stream *s = get_stream(sh, "aclmdlRICaptureEnd", &err);
+    if (!s) UNLOCK_RET(err);
+    model *m = s->cap;
+    if (!m) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "aclmdlRICaptureEnd: the stream is not capturing");
+    }
+    if (m->mode != CAP_RELAXED && !pthread_equal(pthread_self(), m->thread)) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD, "aclmdlRICaptureEnd: the capture was begun on another thread "
+             "(only ACL_MODEL_RI_CAPTURE_MODE_RELAXED captures may end elsewhere)");
+    }
+    capture_stop(m);
+    *modelRI = NULL;
+    if (m->status == CAP_STATUS_INVALIDATED) {
+        char why[sizeof m->why];
+        memcpy(why, m->why, sizeof why);
+        model_free(m);
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, "aclmdlRICaptureEnd: the capture was invalidated: %s", why);
+    }
+    m->status = CAP_STATUS_NONE;
+    *modelRI = model_handle(m);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+static int model_done(void *arg, int dev, char *msg, size_t len) {
+    (void)dev, (void)msg, (void)len;
+    __atomic_fetch_sub(&((model *)arg)->inflight, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+EXPORT aclError aclmdlRIExecuteAsync(aclmdlRI h, aclrtStream sh) {
+    LOCKED_INIT("aclmdlRIExecuteAsync");
+    aclError err = 0;
+    model *m = get_model(h, "aclmdlRIExecuteAsync", &err);
+    stream *s = m ? get_stream(sh, "aclmdlRIExecuteAsync", &err) : NULL;
+    if (!s) UNLOCK_RET(err);
+    if (m->origin) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_MODEL_CAPTURED, "aclmdlRIExecuteAsync: the model run instance is still capturing");
+    }
+    if (s->cap) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_STREAM_CAPTURED, "aclmdlRIExecuteAsync: the stream is capturing");
+    }
+    if (s->dev != m->dev) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclmdlRIExecuteAsync: the model was captured on device %d, the stream is on "
+             "device %d", m->dev, s->dev);
+    }
+    for (uint64_t i = 0; i <= m->ntasks; i++) { /* the tasks, then a marker counting the execution finished */
+        task *t = calloc(1, sizeof *t);
+        if (i == m->ntasks) {
+            t->kind = T_FN;
+            t->run = model_done;
+            t->arg = m;
+            __atomic_fetch_add(&m->inflight, 1, __ATOMIC_RELAXED);
+        } else {
+            const task *r = m->tasks[i];
+            t->kind = r->kind;
+            t->run = r->run;
+            t->arg = r->arg; /* borrowed: the model releases it */
+            if ((t->ev = r->ev)) {
+                event *e = t->ev;
+                e->refs++;
+                if (t->kind == T_RECORD) {
+                    t->target = ++e->rec_seq;
+                    if (e->npend == e->cappend) {
+                        e->cappend = e->cappend ? 2 * e->cappend : 4;
+                        e->pend = realloc(e->pend, (size_t)e->cappend * sizeof *e->pend);
+                    }
+                    e->pend[e->npend++] = t->target;
+                } else
+                    t->target = e->rec_seq;
+            }
+        }
+        push(s, t);
+    }
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+EXPORT aclError aclmdlRIDestroy(aclmdlRI h) {
+    LOCKED_INIT("aclmdlRIDestroy");
+    aclError err = 0;
+    model *m = get_model(h, "aclmdlRIDestroy", &err);
+    if (!m) UNLOCK_RET(err);
+    if (m->origin) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_RT_MODEL_CAPTURED, "aclmdlRIDestroy: the model run instance is still capturing");
+    }
+    while (__atomic_load_n(&m->inflight, __ATOMIC_ACQUIRE)) pthread_cond_wait(&g_done, &g_lock); /* executions */
+    model_free(m);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+/* the recorded tasks as JSON (flags are accepted and ignored) */
+EXPORT aclError aclmdlRIDebugJsonPrint(aclmdlRI h, const char *path, uint32_t flags) {
+    (void)flags;
+    if (!path) FAIL(ACL_ERROR_INVALID_PARAM, "aclmdlRIDebugJsonPrint: path is NULL");
+    LOCKED_INIT("aclmdlRIDebugJsonPrint");
+    aclError err = 0;
+    model *m = get_model(h, "aclmdlRIDebugJsonPrint", &err);
+    if (!m) UNLOCK_RET(err);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        pthread_mutex_unlock(&g_lock);
+        FAIL(ACL_ERROR_INVALID_PARAM, "aclmdlRIDebugJsonPrint: cannot open %s for writing", path);
+    }
+    fprintf(f, "{\"modelRI\": %llu, \"device\": %d, \"tasks\": [", (unsigned long long)m->id, m->dev);
+    for (uint64_t i = 0; i < m->ntasks; i++) {
+        const task *t = m->tasks[i];
+        const char *type = t->kind == T_RECORD ? "EVENT_RECORD" : t->kind == T_WAIT ? "EVENT_WAIT"
+                         : t->kind == T_RESET ? "EVENT_RESET"
+                         : t->run == copy_run ? (((copy_args *)t->arg)->is_set ? "MEMSET" : "MEMCPY") : "KERNEL";
+        fprintf(f, "%s{\"seq\": %llu, \"type\": \"%s\"}", i ? ", " : "", (unsigned long long)i, type);
+    }
+    fprintf(f, "]}\n");
+    fclose(f);
+    UNLOCK_RET(ACL_SUCCESS);
+}
+
+static void models_release_all(void) {
+    for (uint64_t i = 0; i < g_nmodels; i++)
+        if (g_models[i]) {
+            if (g_models[i]->origin) capture_stop(g_models[i]);
+            model_free(g_models[i]);
+        }
+    g_ncapturing = 0;
 }

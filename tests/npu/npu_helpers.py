@@ -21,6 +21,7 @@ KINDS = (
     "scalar_lists",
     "executors",
     "hccl_comms",
+    "model_ris",
 )
 
 

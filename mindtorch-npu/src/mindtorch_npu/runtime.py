@@ -12,7 +12,7 @@ import threading
 
 from .acl import types as A
 from .acl.libs import Libraries
-from .acl.prototypes import NNOPBASE, RUNTIME, bind
+from .acl.prototypes import MODEL_RI, NNOPBASE, RUNTIME, bind
 
 _c_void_p, _byref = ctypes.c_void_p, ctypes.byref
 OPTIONAL = ("aclSetTensorAddr",)  # without it (older CANN) every launch runs both phases
@@ -48,6 +48,8 @@ class Runtime:
         self.sync_hook = None  # called after every host wait on the device (deferred device-side checks)
         self.plans_possible = False  # the library can refresh a repeatable executor's addresses (launch plans)
         self._soc = None
+        self.mdl = None  # the stream-capture functions (ACL Graph), bound when the library has them
+        self.captures = {}  # (device index, stream handle) -> the NPUGraph capturing on it
 
     # -- bring-up ---------------------------------------------------------------------------
     def probe(self):
@@ -58,6 +60,7 @@ class Runtime:
                 if self.libs.ok:
                     self.rt = bind(self.libs.ascendcl, RUNTIME)
                     self.nn = bind(self.libs.nnopbase, NNOPBASE)
+                    self.mdl = bind(self.libs.ascendcl, MODEL_RI)
                     missing = self.rt.missing + [n for n in self.nn.missing if n not in OPTIONAL]
                     self.plans_possible = "aclSetTensorAddr" not in self.nn.missing
                     if missing:
@@ -256,6 +259,57 @@ class Runtime:
     def memset_async(self, dst, value, nbytes, stream):
         if nbytes:
             self.check("aclrtMemsetAsync", self.rt.aclrtMemsetAsync(dst, nbytes, value, nbytes, stream))
+
+    # -- stream capture (ACL Graph: model run instances) -------------------------------------------
+    def _model_api(self):
+        self.ensure()
+        if self.mdl.missing:
+            raise RuntimeError(
+                "NPU graphs need ACL Graph capture, which this CANN's libascendcl lacks: " + ", ".join(self.mdl.missing)
+            )
+        return self.mdl
+
+    def capture_begin(self, index, stream, mode):
+        api = self._model_api()
+        self.use(index)
+        self.check("aclmdlRICaptureBegin", api.aclmdlRICaptureBegin(stream, mode))
+
+    def capture_info(self, index, stream):
+        """(aclmdlRICaptureStatus, model handle or None) of `stream`."""
+        api = self._model_api()
+        self.use(index)
+        status, model = ctypes.c_int(), _c_void_p()
+        self.check("aclmdlRICaptureGetInfo", api.aclmdlRICaptureGetInfo(stream, _byref(status), _byref(model)))
+        return status.value, model.value
+
+    def capture_end(self, index, stream):
+        api = self._model_api()
+        self.use(index)
+        model = _c_void_p()
+        self.check("aclmdlRICaptureEnd", api.aclmdlRICaptureEnd(stream, _byref(model)))
+        return model.value
+
+    def exchange_capture_mode(self, mode):
+        """Set this thread's capture mode; returns the previous one."""
+        api = self._model_api()
+        m = ctypes.c_int(mode)
+        self.check("aclmdlRICaptureThreadExchangeMode", api.aclmdlRICaptureThreadExchangeMode(_byref(m)))
+        return m.value
+
+    def execute_model(self, index, model, stream):
+        self.use(index)
+        self.check("aclmdlRIExecuteAsync", self.mdl.aclmdlRIExecuteAsync(model, stream))
+
+    def destroy_model(self, model):
+        if self.state == "ready":  # aclFinalize released every model already
+            self.check("aclmdlRIDestroy", self.mdl.aclmdlRIDestroy(model))
+
+    def dump_model(self, model, path):
+        self.check("aclmdlRIDebugJsonPrint", self.mdl.aclmdlRIDebugJsonPrint(model, path.encode(), 1))
+
+    def capturing(self, index):
+        """The NPUGraph capturing on this thread's current stream of device `index`, or None."""
+        return self.captures.get((index, self.current_stream(index))) if self.captures else None
 
     # -- exit ---------------------------------------------------------------------------------------------
     def shutdown(self):

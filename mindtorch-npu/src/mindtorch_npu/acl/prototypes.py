@@ -33,6 +33,9 @@ from .types import (
     aclDataType,
     aclError,
     aclFormat,
+    aclmdlRI,
+    aclmdlRICaptureMode,
+    aclmdlRICaptureStatus,
     aclnnStatus,
     aclrtEvent,
     aclrtEventRecordedStatus,
@@ -80,6 +83,18 @@ RUNTIME = [
     ("aclrtMemset", aclError, [c_void_p, c_size_t, c_int32, c_size_t]),
     ("aclrtMemsetAsync", aclError, [c_void_p, c_size_t, c_int32, c_size_t, aclrtStream]),
     ("aclrtGetMemInfo", aclError, [aclrtMemAttr, size_p, size_p]),
+]
+
+# libascendcl.so, stream capture into model run instances -- hicann/runtime include/external/acl/acl_rt.h
+# (aclmdlRICaptureBegin ... aclmdlRIDestroy); optional: CANN releases without ACL Graph lack them
+MODEL_RI = [
+    ("aclmdlRICaptureBegin", aclError, [aclrtStream, aclmdlRICaptureMode]),
+    ("aclmdlRICaptureGetInfo", aclError, [aclrtStream, POINTER(aclmdlRICaptureStatus), POINTER(aclmdlRI)]),
+    ("aclmdlRICaptureEnd", aclError, [aclrtStream, POINTER(aclmdlRI)]),
+    ("aclmdlRICaptureThreadExchangeMode", aclError, [POINTER(aclmdlRICaptureMode)]),
+    ("aclmdlRIExecuteAsync", aclError, [aclmdlRI, aclrtStream]),
+    ("aclmdlRIDestroy", aclError, [aclmdlRI]),
+    ("aclmdlRIDebugJsonPrint", aclError, [aclmdlRI, c_char_p, c_uint32]),
 ]
 
 # libnnopbase.so -- hicann/opbase include/nnopbase/aclnn/acl_meta.h and aclnn_base.h
