@@ -16,8 +16,13 @@ Storage.__del__ that runs while the allocator is busy, on any thread, is queued,
 Deviation from PyTorch, on purpose: among free blocks of one size, the most recently freed is
 reused first (a stack per size) instead of the lowest address. Everything else (rounding, pools,
 split thresholds, merge, per-stream reuse, record_stream events, retry on out-of-memory and the
-statistics) follows PyTorch's rules; max_split_size, expandable segments and graph pools are not
-implemented (max_split_size reads -1, oversize stats stay 0).
+statistics) follows PyTorch's rules; max_split_size and expandable segments are not implemented
+(max_split_size reads -1, oversize stats stay 0).
+
+Graph pools (NPU graphs): while a stream captures, its allocations come from a private pool of the
+graph (or shared between graphs by a pool id); a block of that pool goes back to it when freed, so
+eager code never reuses memory a captured graph replays into, and the pool's segments go back to the
+driver only once no graph uses it (at the next empty_cache).
 """
 
 import operator
@@ -237,6 +242,7 @@ class _Device:
         self.num_sync_all_streams = 0
         self.num_device_alloc = 0
         self.num_device_free = 0
+        self.graph_pools = {}  # pool id -> _GraphPool
 
     def pools_for(self, stream):
         pair = self.pools.get(stream)
@@ -256,6 +262,17 @@ class _Device:
 
 
 _KINDS = ("all", "small_pool", "large_pool")
+
+
+class _GraphPool:
+    """The private pools of NPU graphs sharing one pool id: small and large, as a stream's."""
+
+    __slots__ = ("pair", "uses", "stashed")
+
+    def __init__(self, dev, stream):
+        self.pair = (_Pool(dev, stream, True), _Pool(dev, stream, False))
+        self.uses = 0  # graphs holding the pool (capturing or captured)
+        self.stashed = {}  # capturing stream -> its own pools, put back when the capture ends
 
 
 class CachingAllocator:
@@ -452,6 +469,45 @@ class CachingAllocator:
             d = self._devices.get(index)
             if d is not None and d.events:
                 self._process_events(d)
+
+    # ---- graph pools -------------------------------------------------------------------------
+    def begin_allocate_to_pool(self, device_index, pool_id, stream):
+        """Until end_allocate_to_pool, allocations on `stream` (capturing) come from the private pool `pool_id`."""
+        d = self._state(device_index)
+        with self:
+            gp = d.graph_pools.get(pool_id)
+            if gp is None:
+                gp = d.graph_pools[pool_id] = _GraphPool(d, stream)
+            gp.uses += 1
+            for pool in gp.pair:
+                pool.stream = stream  # new segments' blocks carry the capturing stream
+            gp.stashed[stream] = d.pools.get(stream)
+            d.pools[stream] = gp.pair
+
+    def end_allocate_to_pool(self, device_index, pool_id, stream):
+        d = self._state(device_index)
+        with self:
+            own = d.graph_pools[pool_id].stashed.pop(stream)
+            if own is None:
+                del d.pools[stream]
+            else:
+                d.pools[stream] = own
+
+    def release_pool(self, device_index, pool_id):
+        """A graph using `pool_id` is gone; once none is left, empty_cache returns the pool's free segments."""
+        d = self._state(device_index)
+        with self:
+            gp = d.graph_pools.get(pool_id)
+            if gp is not None:
+                gp.uses -= 1
+
+    def _release_graph_pools(self, d):
+        for pool_id, gp in list(d.graph_pools.items()):
+            if gp.uses > 0:
+                continue
+            self._free_segments(d, gp.pair)
+            if not any(pool.blocks() for pool in gp.pair) and not any(b.pool in gp.pair for b in d.active.values()):
+                del d.graph_pools[pool_id]
 
     # ---- statistics -------------------------------------------------------------------------
     def bytes_in_use(self, device=None):
@@ -908,16 +964,22 @@ class CachingAllocator:
         self._driver.synchronize(d.index)
         self._sync_events(d)
         for pair in list(d.pools.values()):
-            for pool in (pair[1], pair[0]):  # large pool first, as PyTorch
-                for block in pool.blocks():
-                    if block.prev is None and block.next is None:
-                        self._driver.free(d.index, block.ptr)
-                        pool.remove(block)
-                        d.num_device_free += 1
-                        for i in (0, pool.kind):
-                            d.segment[i].decrease(1)
-                            d.reserved[i].decrease(block.size)
-                pool.compact()
+            self._free_segments(d, pair)
+        if d.graph_pools:
+            self._release_graph_pools(d)
+
+    def _free_segments(self, d, pair):
+        """Give the whole free segments of a (small, large) pool pair back to the driver."""
+        for pool in (pair[1], pair[0]):  # large pool first, as PyTorch
+            for block in pool.blocks():
+                if block.prev is None and block.next is None:
+                    self._driver.free(d.index, block.ptr)
+                    pool.remove(block)
+                    d.num_device_free += 1
+                    for i in (0, pool.kind):
+                        d.segment[i].decrease(1)
+                        d.reserved[i].decrease(block.size)
+            pool.compact()
 
     def _insert_events(self, d, block):
         """Record an event on every stream the block was used on; the block waits for them.

@@ -325,11 +325,6 @@ NOT_PROVIDED = frozenset(
         "disable_deterministic_with_backward",
         "mstx",
         "SyncLaunchStream",
-        "NPUGraph",
-        "graph",
-        "graph_pool_handle",
-        "is_current_stream_capturing",
-        "make_graphed_callables",
         "ExternalEvent",
         "ExternalStream",
         "graph_task_group_begin",
@@ -361,6 +356,10 @@ NOT_PROVIDED = frozenset(
         "npurt",
     ]
 )
+
+# NPU graphs (imported last: they use this module's synchronize and empty_cache)
+from .graphed import make_graphed_callables  # noqa: E402,F401
+from .graphs import NPUGraph, graph, graph_pool_handle, is_current_stream_capturing  # noqa: E402,F401
 
 
 def __getattr__(name):

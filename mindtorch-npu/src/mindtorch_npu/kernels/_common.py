@@ -155,7 +155,12 @@ class DeferredBounds:
         self.pending = []
 
     def defer(self, check):
-        self.pending.append((check, RUNTIME.current_stream(check[0].device.index)))
+        index = check[0].device.index
+        graph = RUNTIME.capturing(index)
+        if graph is not None:  # read after each replay of the graph, not now: the check has not run yet
+            graph._checks.append(check)
+            return
+        self.pending.append((check, RUNTIME.current_stream(index)))
         if RUNTIME.sync_hook is None:
             RUNTIME.sync_hook = self.drain
         if len(self.pending) >= self.MAX:

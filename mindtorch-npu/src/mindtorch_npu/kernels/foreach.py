@@ -7,6 +7,7 @@ from .. import chips
 from ..acl import types as A
 from ..aclnn import Scalar, launch
 from ..copy import empty
+from ..state import RUNTIME
 from ._common import is_contiguous
 
 KERNELS, kernel = kernel_table()
@@ -49,6 +50,13 @@ def foreach_adam(
 ):
     """Adam / AdamW in eight launches per group (PyTorch's single-tensor update, op for op, on lists); the
     forms they do not cover (amsgrad, maximize, L2 weight decay, mixed steps or layouts) take core's composite."""
+    if params and RUNTIME.captures and RUNTIME.capturing(params[0].device.index) is not None:
+        # torch.cuda's rule (capturable=False): the step count lives on the host, so a replay would repeat the
+        # captured bias correction
+        raise RuntimeError(
+            "Attempting NPU graph capture of an Adam/AdamW step: its step counts live on the host, so every replay "
+            "would repeat the captured step's bias correction (capturable=True is not implemented)"
+        )
     steps = {float(s.item()) for s in state_steps}
     if (
         amsgrad

@@ -7,6 +7,7 @@ from mindtorch.plugins import default_generator, dtypes as D, generator_state, k
 
 from ..aclnn import DType, IntArray, launch, scalar_for
 from ..copy import COPY, empty, npu_device
+from ..state import RUNTIME
 from ._common import device_of, launch_binary, numel, view
 
 KERNELS, kernel = kernel_table()
@@ -16,6 +17,12 @@ def _draw(device, n, generator):
     """(seed, offset) for n numbers: the generator (default: the device's) advances by n."""
     if generator is not None and generator.device.type != "npu":
         raise RuntimeError(f"Expected a 'npu' device type for generator but found '{generator.device.type}'")
+    if RUNTIME.captures and RUNTIME.capturing(device.index) is not None:
+        raise RuntimeError(
+            "random numbers cannot be drawn while an NPU graph is capturing: the random operators take their "
+            "(seed, offset) as host values, so every replay would repeat the captured draw. Draw them outside the "
+            "captured region (for dropout: p=0 or eval mode inside it)"
+        )
     if generator is None:
         generator = default_generator(device)
     return generator_state(generator, device).advance(n)
