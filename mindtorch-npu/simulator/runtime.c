@@ -126,6 +126,13 @@ static void pend_del(event *e, uint64_t seq) {
         if (e->pend[i] == seq) { e->pend[i] = e->pend[--e->npend]; return; }
 }
 static void event_free(event *e) { free(e->pend); free(e); }
+static uint64_t new_record(event *e) { /* the number of a record being queued, pending until it runs */
+    if (e->npend == e->cappend) {
+        e->cappend = e->cappend ? 2 * e->cappend : 4;
+        e->pend = realloc(e->pend, (size_t)e->cappend * sizeof *e->pend);
+    }
+    return e->pend[e->npend++] = ++e->rec_seq;
+}
 
 /* stream capture (aclmdlRI*, at the end of this file); every caller holds g_lock */
 static int g_ncapturing; /* captures in progress: the checks below cost nothing when there are none */
@@ -1050,15 +1057,8 @@ static aclError event_task(aclrtEvent eh, aclrtStream sh, int kind, const char *
     t->kind = kind;
     t->ev = e;
     e->refs++;
-    if (kind == T_RECORD) {
-        t->target = ++e->rec_seq;
-        if (e->npend == e->cappend) {
-            e->cappend = e->cappend ? 2 * e->cappend : 4;
-            e->pend = realloc(e->pend, (size_t)e->cappend * sizeof *e->pend);
-        }
-        e->pend[e->npend++] = t->target;
-    }
-    else t->target = e->rec_seq; /* a wait sees the most recent record as of this call */
+    /* a wait sees the most recent record as of this call */
+    t->target = kind == T_RECORD ? new_record(e) : e->rec_seq;
     push(s, t);
     UNLOCK_RET(ACL_SUCCESS);
 }
@@ -1405,15 +1405,7 @@ EXPORT aclError aclmdlRIExecuteAsync(aclmdlRI h, aclrtStream sh) {
             if ((t->ev = r->ev)) {
                 event *e = t->ev;
                 e->refs++;
-                if (t->kind == T_RECORD) {
-                    t->target = ++e->rec_seq;
-                    if (e->npend == e->cappend) {
-                        e->cappend = e->cappend ? 2 * e->cappend : 4;
-                        e->pend = realloc(e->pend, (size_t)e->cappend * sizeof *e->pend);
-                    }
-                    e->pend[e->npend++] = t->target;
-                } else
-                    t->target = e->rec_seq;
+                t->target = t->kind == T_RECORD ? new_record(e) : e->rec_seq;
             }
         }
         push(s, t);

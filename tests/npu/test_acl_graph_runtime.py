@@ -44,6 +44,7 @@ def cap():
     models = []
 
     def begin(mode=GLOBAL):
+        rt.synchronize(0)  # tensors made on the default stream are ready before s replays into them
         rt.capture_begin(0, s.handle(), mode)
 
     def end():

@@ -102,6 +102,11 @@ class NPUGraph:
             self._pool = None
             raise
 
+    def instantiate(self):
+        """Accepted for torch.cuda.CUDAGraph(keep_graph=True): the model run instance is ready at capture_end."""
+        if self._model is None:
+            raise RuntimeError("Called NPUGraph::instantiate without a preceding successful capture.")
+
     def replay(self):
         if self._model is None:
             raise RuntimeError("Called NPUGraph::replay without a preceding successful capture.")
