@@ -13,7 +13,7 @@ import pytest
 from mindtorch_npu.acl import types as A
 from mindtorch_npu.copy import address
 from mindtorch_npu.runtime import AclRuntimeError
-from npu_helpers import live, run_python
+from npu_helpers import live, pause, resume, run_python
 
 GLOBAL, THREAD_LOCAL, RELAXED = (
     A.ACL_MODEL_RI_CAPTURE_MODE_GLOBAL,
@@ -173,6 +173,26 @@ def test_a_stream_cannot_join_a_capture_through_an_event(cap):
     e.record(s)
     assert _code(other.wait_event, e) == 107024  # ACL_ERROR_RT_CAPTURE_DEPENDENCY
     cap.end()
+    other.destroy()
+
+
+def test_a_capturing_stream_cannot_wait_for_work_pending_outside_the_capture(cap):
+    s = cap.stream
+    other = torch.npu.Stream(device=0)
+    done, pending = torch.npu.Event(), torch.npu.Event()
+    cap()
+    done.record(other)
+    other.synchronize()
+    s.wait_event(done)  # completed before: nothing to wait for, nothing recorded
+    pause(other.handle())
+    pending.record(other)
+    try:
+        assert _code(s.wait_event, pending) == 107024  # ACL_ERROR_RT_CAPTURE_DEPENDENCY
+    finally:
+        resume(other.handle())
+    m = cap.end()
+    assert json.loads(_dump(cap.rt, m))["tasks"] == []
+    other.synchronize()
     other.destroy()
 
 
