@@ -201,6 +201,28 @@ def test_random_ops_and_host_side_optimizer_state_are_refused_while_capturing():
     assert torch.npu.is_current_stream_capturing() is False
 
 
+def test_uploads_while_capturing_read_pinned_memory_at_each_replay_and_refuse_the_rest():
+    x = torch.zeros(4, device=DEV)
+    pinned = torch.ones(4).pin_memory()
+    g = torch.npu.NPUGraph()
+    with torch.npu.graph(g):
+        x.copy_(pinned, non_blocking=True)
+        x.mul_(2)
+    for value in (3.0, 5.0):
+        pinned.fill_(value)
+        g.replay()
+        torch.npu.synchronize()
+        assert x.cpu().tolist() == [2 * value] * 4
+    g.reset()
+    staged = pytest.raises(RuntimeError, match="pageable host memory cannot be captured")  # reused at once
+    with staged, torch.npu.graph(torch.npu.NPUGraph()):
+        x.copy_(torch.ones(4), non_blocking=True)
+    blocking = pytest.raises(AclRuntimeError)  # a blocking upload synchronizes the capturing stream
+    with blocking as info, torch.npu.graph(torch.npu.NPUGraph()):
+        torch.tensor([1.0, 2.0], device=DEV)
+    assert info.value.code == 107041
+
+
 def test_capture_api_misuse():
     g = torch.npu.NPUGraph()
     with pytest.raises(RuntimeError, match="non-default stream"):

@@ -97,13 +97,27 @@ class NPUCopy:
         if non_blocking:
             src = host.ctypes.data
             block = STAGING.block_of(src, host.nbytes) if not src % 64 else None
-            if block is not None:  # a pinned tensor's memory: the copy reads it in place
+            if RUNTIME.captures and RUNTIME.capturing(index) is not None:
+                _captured_upload(dst_ptr, src, host.nbytes, stream, block)
+            elif block is not None:  # a pinned tensor's memory: the copy reads it in place
                 STAGING.copy_from(dst_ptr, src, host.nbytes, stream, index, block)
             else:
                 STAGING.upload(dst_ptr, host, stream, index)
         else:
             RUNTIME.synchronize_stream(index, stream)
             RUNTIME.memcpy(dst_ptr, host.ctypes.data, host.nbytes, H2D)
+
+
+def _captured_upload(dst_ptr, src, nbytes, stream, block):
+    """While an NPU graph captures, the copy is recorded and reads its source at every replay: only a pinned
+    tensor's memory, which its owner keeps, can be that source (a staging block is reused before any replay)."""
+    if block is None:
+        raise RuntimeError(
+            "a non-blocking upload of pageable host memory cannot be captured in an NPU graph: its staging buffer "
+            "is reused before the graph replays. Upload from a pinned tensor (Tensor.pin_memory()), whose memory "
+            "each replay reads, or upload before the capture"
+        )
+    RUNTIME.memcpy_async(dst_ptr, src, nbytes, H2D, stream)
 
 
 COPY = NPUCopy()
