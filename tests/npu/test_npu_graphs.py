@@ -267,6 +267,11 @@ def test_the_private_pool_is_not_reused_by_eager_code_and_goes_back_after_reset(
     assert freed not in {t.data_ptr() for t in eager}
     g.replay()
     assert out.cpu().tolist() == [4.0] * 1000
+    snapshot = {seg["address"]: seg for seg in torch.npu.memory_snapshot()}
+    graph_segments = [seg for seg in snapshot.values() if seg["segment_pool_id"] == g.pool()]
+    assert graph_segments and any(
+        b["address"] == freed and b["state"] == "inactive" for b in graph_segments[0]["blocks"]
+    )
     del eager
     g.reset()
     del out, g

@@ -251,7 +251,14 @@ class _Device:
         return pair
 
     def free_blocks(self):
-        return [b for pair in self.pools.values() for pool in pair for b in pool.blocks()]
+        pairs = {id(pair): pair for pair in self.pools.values()}  # a capturing stream's pair is a graph pool's too
+        for gp in self.graph_pools.values():
+            pairs.setdefault(id(gp.pair), gp.pair)
+        return [b for pair in pairs.values() for pool in pair for b in pool.blocks()]
+
+    def pool_id(self, pool):
+        """The graph pool id a pool belongs to, (0, 0) for a stream's own pools (PyTorch's segment_pool_id)."""
+        return next((pid for pid, gp in self.graph_pools.items() if pool in gp.pair), (0, 0))
 
     def pending_blocks(self):
         seen = {}
@@ -650,7 +657,7 @@ class CachingAllocator:
                         "requested_size": 0,
                         "stream": head.stream,
                         "segment_type": "small" if head.pool.small else "large",
-                        "segment_pool_id": (0, 0),
+                        "segment_pool_id": d.pool_id(head.pool),
                         "is_expandable": False,
                         "frames": [],
                         "blocks": [],
