@@ -419,6 +419,7 @@ static aclError drain(stream *s, const char *fn) {
         pthread_mutex_unlock(&g_lock);                                                    \
         FAIL(ACL_ERROR_UNINITIALIZE, "%s: aclInit has not been called", fn);              \
     }
+#define UNLOCK_FAIL(code, ...) do { pthread_mutex_unlock(&g_lock); FAIL(code, __VA_ARGS__); } while (0)
 #define UNLOCK_RET(rc) do { aclError r__ = (rc); pthread_mutex_unlock(&g_lock); return r__; } while (0)
 
 /* ---------------------------------------------------------------- init / devices */
@@ -938,10 +939,9 @@ EXPORT aclError aclrtDestroyStream(aclrtStream h) {
         pthread_mutex_unlock(&g_lock);
         FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyStream: the default stream cannot be destroyed");
     }
-    if (s->cap) {
-        pthread_mutex_unlock(&g_lock);
-        FAIL(ACL_ERROR_RT_STREAM_CAPTURED, "aclrtDestroyStream: the stream is capturing (end the capture first)");
-    }
+    if (s->cap)
+        UNLOCK_FAIL(ACL_ERROR_RT_STREAM_CAPTURED,
+                    "aclrtDestroyStream: the stream is capturing (end the capture first)");
     stream_kill(s); /* drains first */
     UNLOCK_RET(ACL_SUCCESS);
 }
@@ -1273,32 +1273,22 @@ static void capture_abandon(model *m) {
 EXPORT aclError aclmdlRICaptureBegin(aclrtStream sh, int mode) {
     LOCKED_INIT("aclmdlRICaptureBegin");
     aclError err = 0;
-    if (!capture_supported()) {
-        pthread_mutex_unlock(&g_lock);
-        FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "aclmdlRICaptureBegin: not supported on %s (Atlas training series)",
-             g_soc);
-    }
-    if (mode < CAP_GLOBAL || mode > CAP_RELAXED) {
-        pthread_mutex_unlock(&g_lock);
-        FAIL(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureBegin: invalid aclmdlRICaptureMode %d", mode);
-    }
-    if (!sh) {
-        pthread_mutex_unlock(&g_lock);
-        FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclmdlRICaptureBegin: the default stream cannot be captured (create a stream)");
-    }
+    if (!capture_supported())
+        UNLOCK_FAIL(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                    "aclmdlRICaptureBegin: not supported on %s (Atlas training series)", g_soc);
+    if (mode < CAP_GLOBAL || mode > CAP_RELAXED)
+        UNLOCK_FAIL(ACL_ERROR_INVALID_PARAM, "aclmdlRICaptureBegin: invalid aclmdlRICaptureMode %d", mode);
+    if (!sh)
+        UNLOCK_FAIL(ACL_ERROR_RT_PARAM_INVALID,
+                    "aclmdlRICaptureBegin: the default stream cannot be captured (create a stream)");
     stream *s = get_stream(sh, "aclmdlRICaptureBegin", &err);
     if (!s) UNLOCK_RET(err);
-    if (s->cap) {
-        pthread_mutex_unlock(&g_lock);
-        FAIL(ACL_ERROR_RT_STREAM_CAPTURED, "aclmdlRICaptureBegin: the stream is already capturing");
-    }
+    if (s->cap) UNLOCK_FAIL(ACL_ERROR_RT_STREAM_CAPTURED, "aclmdlRICaptureBegin: the stream is already capturing");
     int slot = -1;
     for (int i = 0; i < MAX_CAPTURES && slot < 0; i++)
         if (!g_active[i]) slot = i;
-    if (slot < 0) {
-        pthread_mutex_unlock(&g_lock);
-        FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclmdlRICaptureBegin: more than %d captures at once", MAX_CAPTURES);
-    }
+    if (slot < 0)
+        UNLOCK_FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclmdlRICaptureBegin: more than %d captures at once", MAX_CAPTURES);
     model *m = calloc(1, sizeof *m);
     g_models = grow(g_models, &g_capmodels, g_nmodels + 1, sizeof *g_models);
     m->id = g_nmodels++;
@@ -1342,15 +1332,11 @@ EXPORT aclError aclmdlRICaptureEnd(aclrtStream sh, aclmdlRI *modelRI) {
     stream *s = get_stream(sh, "aclmdlRICaptureEnd", &err);
     if (!s) UNLOCK_RET(err);
     model *m = s->cap;
-    if (!m) {
-        pthread_mutex_unlock(&g_lock);
-        FAIL(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "aclmdlRICaptureEnd: the stream is not capturing");
-    }
-    if (m->mode != CAP_RELAXED && !pthread_equal(pthread_self(), m->thread)) {
-        pthread_mutex_unlock(&g_lock);
-        FAIL(ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD, "aclmdlRICaptureEnd: the capture was begun on another thread "
-             "(only ACL_MODEL_RI_CAPTURE_MODE_RELAXED captures may end elsewhere)");
-    }
+    if (!m) UNLOCK_FAIL(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "aclmdlRICaptureEnd: the stream is not capturing");
+    if (m->mode != CAP_RELAXED && !pthread_equal(pthread_self(), m->thread))
+        UNLOCK_FAIL(ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD,
+                    "aclmdlRICaptureEnd: the capture was begun on another thread (only "
+                    "ACL_MODEL_RI_CAPTURE_MODE_RELAXED captures may end elsewhere)");
     capture_stop(m);
     *modelRI = NULL;
     if (m->status == CAP_STATUS_INVALIDATED) {
@@ -1377,19 +1363,13 @@ EXPORT aclError aclmdlRIExecuteAsync(aclmdlRI h, aclrtStream sh) {
     model *m = get_model(h, "aclmdlRIExecuteAsync", &err);
     stream *s = m ? get_stream(sh, "aclmdlRIExecuteAsync", &err) : NULL;
     if (!s) UNLOCK_RET(err);
-    if (m->origin) {
-        pthread_mutex_unlock(&g_lock);
-        FAIL(ACL_ERROR_RT_MODEL_CAPTURED, "aclmdlRIExecuteAsync: the model run instance is still capturing");
-    }
-    if (s->cap) {
-        pthread_mutex_unlock(&g_lock);
-        FAIL(ACL_ERROR_RT_STREAM_CAPTURED, "aclmdlRIExecuteAsync: the stream is capturing");
-    }
-    if (s->dev != m->dev) {
-        pthread_mutex_unlock(&g_lock);
-        FAIL(ACL_ERROR_RT_PARAM_INVALID, "aclmdlRIExecuteAsync: the model was captured on device %d, the stream is on "
-             "device %d", m->dev, s->dev);
-    }
+    if (m->origin)
+        UNLOCK_FAIL(ACL_ERROR_RT_MODEL_CAPTURED, "aclmdlRIExecuteAsync: the model run instance is still capturing");
+    if (s->cap) UNLOCK_FAIL(ACL_ERROR_RT_STREAM_CAPTURED, "aclmdlRIExecuteAsync: the stream is capturing");
+    if (s->dev != m->dev)
+        UNLOCK_FAIL(ACL_ERROR_RT_PARAM_INVALID,
+                    "aclmdlRIExecuteAsync: the model was captured on device %d, the stream is on device %d", m->dev,
+                    s->dev);
     for (uint64_t i = 0; i <= m->ntasks; i++) { /* the tasks, then a marker counting the execution finished */
         task *t = calloc(1, sizeof *t);
         if (i == m->ntasks) {
@@ -1418,10 +1398,8 @@ EXPORT aclError aclmdlRIDestroy(aclmdlRI h) {
     aclError err = 0;
     model *m = get_model(h, "aclmdlRIDestroy", &err);
     if (!m) UNLOCK_RET(err);
-    if (m->origin) {
-        pthread_mutex_unlock(&g_lock);
-        FAIL(ACL_ERROR_RT_MODEL_CAPTURED, "aclmdlRIDestroy: the model run instance is still capturing");
-    }
+    if (m->origin)
+        UNLOCK_FAIL(ACL_ERROR_RT_MODEL_CAPTURED, "aclmdlRIDestroy: the model run instance is still capturing");
     while (__atomic_load_n(&m->inflight, __ATOMIC_ACQUIRE)) pthread_cond_wait(&g_done, &g_lock); /* executions */
     model_free(m);
     UNLOCK_RET(ACL_SUCCESS);
@@ -1436,10 +1414,7 @@ EXPORT aclError aclmdlRIDebugJsonPrint(aclmdlRI h, const char *path, uint32_t fl
     model *m = get_model(h, "aclmdlRIDebugJsonPrint", &err);
     if (!m) UNLOCK_RET(err);
     FILE *f = fopen(path, "w");
-    if (!f) {
-        pthread_mutex_unlock(&g_lock);
-        FAIL(ACL_ERROR_INVALID_PARAM, "aclmdlRIDebugJsonPrint: cannot open %s for writing", path);
-    }
+    if (!f) UNLOCK_FAIL(ACL_ERROR_INVALID_PARAM, "aclmdlRIDebugJsonPrint: cannot open %s for writing", path);
     fprintf(f, "{\"modelRI\": %llu, \"device\": %d, \"tasks\": [", (unsigned long long)m->id, m->dev);
     for (uint64_t i = 0; i < m->ntasks; i++) {
         const task *t = m->tasks[i];
