@@ -5,9 +5,9 @@ from mindtorch.plugins import kernel_table  # noqa: F401  (the families import i
 
 def all_kernels():
     # every family by name: a module missing from the wheel fails the load instead of shrinking the table
-    from . import creation, fft, foreach, indexing, linalg, nn, pointwise, random, reduction, rnn, special
+    from . import conv, creation, fft, foreach, indexing, linalg, nn, pointwise, random, reduction, rnn, special
 
     table = {}
-    for fam in (pointwise, reduction, indexing, creation, random, linalg, nn, rnn, foreach, fft, special):
+    for fam in (pointwise, reduction, indexing, creation, random, linalg, nn, conv, rnn, foreach, fft, special):
         table.update(fam.KERNELS)
     return table
