@@ -6,7 +6,7 @@ from numpy.lib.stride_tricks import as_strided
 from .. import blas, native
 from ..allocator import ALLOCATOR, dense
 from ..convert import TO_NP, arr, quiet, wrap
-from ..parallel import row_blocks
+from ..parallel import GRAIN, blocks, parallel_for, row_blocks
 from . import kernel_table
 from .nn import _acc_dtype
 
@@ -51,11 +51,108 @@ def _cols(x, kh, kw, ho, wo, stride, padding, dilation):
     return np.ascontiguousarray(win).reshape(n, c * kh * kw, ho * wo)
 
 
+# --- float32, ungrouped: unfold and GEMM fused per block of images ---------------------------------------
+# Each pool thread takes a share of the batch and, a block of images at a time, unfolds it into its own
+# column buffer and runs its GEMMs on it while the columns are still in cache (OpenBLAS kept to that
+# thread: the pool already fills the cores). Columns of at most this many bytes make a block.
+COLS_BYTES = 1 << 19
+
+
+class _Unfold(tuple):
+    """(kernel size, output size, stride, top-left padding, dilation): the geometry native.im2col and
+    native.col2im take."""
+
+    __slots__ = ()
+
+    def __new__(cls, ks, out_hw, stride, padding, dilation):
+        return tuple.__new__(cls, (ks, out_hw, stride, (padding[0], padding[2]), dilation))
+
+
+def _fused(*arrays):
+    return native.usable(*arrays) and all(a.ndim == 4 for a in arrays)
+
+
+def _over_images(n, ck, hw, work):
+    """work(lo, hi, cols, part) over blocks of images [lo, hi), with `cols` a (block, ck, hw) float32
+    buffer of the calling part's own and `part` its index; the batch is shared out across the pool.
+    Returns the number of parts."""
+    parts = blocks(n, GRAIN, ck * hw)
+    per = max(1, min(COLS_BYTES // (4 * ck * hw), max(hi - lo for lo, hi in parts)))
+    bufs = [ALLOCATOR.empty((per, ck, hw), np.float32) for _ in parts]
+
+    def run(p0, p1):
+        for p in range(p0, p1):
+            lo, hi = parts[p]
+            for s in range(lo, hi, per):
+                e = min(hi, s + per)
+                work(s, e, bufs[p][: e - s], p)
+
+    if len(parts) > 1:
+        with blas.serial:
+            parallel_for(len(parts), run, grain=1)
+    else:
+        run(0, 1)
+    for buf in bufs:
+        ALLOCATOR.release(buf)
+    return len(parts)
+
+
+def _conv2d_fused(a, w2, bias, out, geo):
+    """out (N, O, L) = w2 (O, C*kh*kw) @ unfold(a) + bias."""
+    b2 = None if bias is None else bias.reshape(-1, 1)
+
+    def work(lo, hi, cols, _):
+        native.im2col(cols, a[lo:hi], *geo)
+        o = np.matmul(w2, cols, out=out[lo:hi])
+        if b2 is not None:
+            o += b2
+
+    _over_images(a.shape[0], w2.shape[1], out.shape[2], work)
+
+
+def _conv2d_input_fused(g3, wt2, dx, geo):
+    """dx (N, C, H, W) = fold(wt2 (C*kh*kw, O) @ g3 (N, O, L))."""
+
+    def work(lo, hi, cols, _):
+        np.matmul(wt2, g3[lo:hi], out=cols)
+        native.col2im(dx[lo:hi], cols, *geo)
+
+    _over_images(g3.shape[0], wt2.shape[0], g3.shape[2], work)
+
+
+def _conv2d_weight_fused(g3, a, ck, geo):
+    """The (O, C*kh*kw) sum over images of g3[i] (O, L) @ unfold(a)[i].T, one partial sum per part."""
+    o = g3.shape[1]
+    partial = {}
+
+    def work(lo, hi, cols, part):
+        native.im2col(cols, a[lo:hi], *geo)
+        acc = partial.get(part)
+        tmp = np.empty((ck, o), np.float32)
+        for i in range(hi - lo):
+            # (ck, L) @ (L, O): the orientation OpenBLAS runs fastest for a long L
+            if acc is None:
+                acc = partial[part] = np.matmul(cols[i], g3[lo + i].T)
+            else:
+                acc += np.matmul(cols[i], g3[lo + i].T, out=tmp)
+
+    _over_images(a.shape[0], ck, g3.shape[2], work)
+    total = np.zeros((ck, o), np.float32)  # an empty batch has a zero gradient
+    for acc in partial.values():
+        total += acc
+    return total.T
+
+
 @kernel("_conv2d")
 def conv2d(m, x, w, b, stride, padding, dilation, groups):
     a, wt = arr(x), arr(w)
     n, o, ho, wo = m.shape
     _, cg, kh, kw = wt.shape
+    bv = None if b is None else arr(b)
+    if groups == 1 and _fused(a, wt) and (bv is None or native.usable(bv)):
+        out = ALLOCATOR.empty((n, o, ho * wo), np.float32)
+        _conv2d_fused(a, wt.reshape(o, -1), bv, out, _Unfold((kh, kw), (ho, wo), stride, padding, dilation))
+        return wrap(out.reshape(m.shape), m.dtype)
     cols = _cols(a, kh, kw, ho, wo, stride, padding, dilation)  # (N, C*kh*kw, L)
     if groups == 1:
         out = blas.matmul(wt.reshape(o, -1), cols, out=ALLOCATOR.empty((n, o, ho * wo), cols.dtype))  # (N, O, L)
@@ -65,8 +162,8 @@ def conv2d(m, x, w, b, stride, padding, dilation, groups):
         )  # (N, G, O/G, L)
     ALLOCATOR.release(cols)
     out = out.reshape(n, o, ho, wo)
-    if b is not None:
-        out += arr(b).reshape(1, o, 1, 1)
+    if bv is not None:
+        out += bv.reshape(1, o, 1, 1)
     return wrap(out, m.dtype)
 
 
@@ -76,6 +173,14 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
     n, o, ho, wo = ga.shape
     _, cg, kh, kw = wt.shape
     c, h, wd = input_size[1:]
+    if groups == 1 and _fused(wt) and ga.dtype == native.F32:
+        gd = dense(ga)
+        dx = ALLOCATOR.empty((n, c, h, wd), np.float32)
+        geo = _Unfold((kh, kw), (ho, wo), stride, padding, dilation)
+        _conv2d_input_fused(gd.reshape(n, o, ho * wo), np.ascontiguousarray(wt.reshape(o, -1).T), dx, geo)
+        if gd is not ga:
+            ALLOCATOR.release(gd)
+        return wrap(dx, m.dtype)
     g3 = ga.reshape(n, groups, o // groups, ho * wo)
     w3 = wt.reshape(groups, o // groups, cg * kh * kw)
     # a contiguous transposed weight keeps the batched matmul on BLAS
@@ -117,7 +222,15 @@ def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, grou
     ga = arr(g)
     n, o, ho, wo = ga.shape
     _, cg, kh, kw = weight_size
-    cols = _cols(arr(x), kh, kw, ho, wo, stride, padding, dilation)
+    a = arr(x)
+    if groups == 1 and _fused(a) and ga.dtype == native.F32:
+        gd = dense(ga)
+        geo = _Unfold((kh, kw), (ho, wo), stride, padding, dilation)
+        gw = _conv2d_weight_fused(gd.reshape(n, o, ho * wo), a, cg * kh * kw, geo)
+        if gd is not ga:
+            ALLOCATOR.release(gd)
+        return wrap(np.ascontiguousarray(gw).reshape(weight_size), m.dtype)
+    cols = _cols(a, kh, kw, ho, wo, stride, padding, dilation)
     if groups == 1:
         g3 = dense(ga)
         gw = blas.matmul(g3.reshape(n, o, -1), cols.transpose(0, 2, 1)).sum(0)

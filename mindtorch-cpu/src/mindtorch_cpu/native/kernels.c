@@ -309,9 +309,44 @@ MT_API MT_HOT void mt_cross_entropy_backward_f32(const float *restrict logp, con
 
 /* ---- max pooling over planes (N*C of them) of h x w: the first maximum of a window wins, a NaN
  * always does (as PyTorch); indices are flat positions within the plane --------------------------- */
+static inline void pool_take(float v, i64 at, float *best, i64 *bi) {
+    int take = (v > *best) | (v != v); /* branch-free: random data mispredicts */
+    *best = take ? v : *best;
+    *bi = take ? at : *bi;
+}
+
+/* 2x2 windows at stride 2, all inside the plane (the common CNN pooling): the four taps unrolled */
+static void max_pool2x2_f32(const float *restrict x, float *restrict y, int64_t *restrict idx, i64 planes,
+                            i64 h, i64 w, i64 ho, i64 wo) {
+    for (i64 p = 0; p < planes; p++) {
+        const float *xp = x + p * h * w;
+        for (i64 oh = 0; oh < ho; oh++) {
+            i64 r0 = 2 * oh * w, r1 = r0 + w;
+            float *yr = y + (p * ho + oh) * wo;
+            int64_t *ir = idx + (p * ho + oh) * wo;
+            for (i64 ow = 0; ow < wo; ow++) {
+                i64 c = 2 * ow;
+                float best = -INFINITY;
+                i64 bi = r0 + c;
+                pool_take(xp[r0 + c], r0 + c, &best, &bi);
+                pool_take(xp[r0 + c + 1], r0 + c + 1, &best, &bi);
+                pool_take(xp[r1 + c], r1 + c, &best, &bi);
+                pool_take(xp[r1 + c + 1], r1 + c + 1, &best, &bi);
+                yr[ow] = best;
+                ir[ow] = bi;
+            }
+        }
+    }
+}
+
 MT_API void mt_max_pool2d_f32(const float *restrict x, float *restrict y, int64_t *restrict idx,
                               i64 planes, i64 h, i64 w, i64 ho, i64 wo, i64 kh, i64 kw,
                               i64 sh, i64 sw, i64 ph, i64 pw, i64 dh, i64 dw) {
+    if (kh == 2 && kw == 2 && sh == 2 && sw == 2 && ph == 0 && pw == 0 && dh == 1 && dw == 1 && 2 * ho <= h &&
+        2 * wo <= w) {
+        max_pool2x2_f32(x, y, idx, planes, h, w, ho, wo);
+        return;
+    }
     /* the taps of each output column that fall inside the plane, worked out once per call */
     i64 cols[2 * wo];
     for (i64 ow = 0; ow < wo; ow++) {
@@ -338,10 +373,7 @@ MT_API void mt_max_pool2d_f32(const float *restrict x, float *restrict y, int64_
                     const float *row = xp + (h0 + i * dh) * w + w0;
                     i64 at0 = (h0 + i * dh) * w + w0;
                     for (i64 j = j0; j < j1; j++) {
-                        float v = row[j * dw];
-                        int take = (v > best) | (v != v);  /* branch-free: random data mispredicts */
-                        best = take ? v : best;
-                        bi = take ? at0 + j * dw : bi;
+                        pool_take(row[j * dw], at0 + j * dw, &best, &bi);
                     }
                 }
                 yp[oh * wo + ow] = best;
