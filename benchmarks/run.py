@@ -698,6 +698,7 @@ FAMILY = [  # op-name prefix -> family, first match wins
     (("softmax", "log_softmax", "_softmax", "_log_softmax", "_scaled_dot"), "softmax / attention"),
     (("_nll_loss", "_cross_entropy"), "nll / cross_entropy"),
     (("linear", "matmul", "bmm", "mm", "addmm"), "matmul"),
+    (("_conv2d", "_max_pool2d", "_avg_pool2d", "_adaptive_avg_pool2d"), "convolution / pooling"),
     (("embedding", "_embedding"), "embedding"),
     (("_foreach", "_fused"), "optimizer (foreach)"),
     (("masked_fill", "where", "tril", "ones", "zeros", "arange", "full", "empty", "fill_", "zero_"), "masks / fills"),
