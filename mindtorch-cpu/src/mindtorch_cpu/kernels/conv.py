@@ -79,7 +79,7 @@ def _over_images(n, ck, hw, work):
     buffer of the calling part's own and `part` its index; the batch is shared out across the pool.
     Returns the number of parts."""
     parts = blocks(n, GRAIN, ck * hw)
-    per = max(1, min(COLS_BYTES // (4 * ck * hw), max(hi - lo for lo, hi in parts)))
+    per = max(1, min(COLS_BYTES // max(1, 4 * ck * hw), max(hi - lo for lo, hi in parts)))
     bufs = [ALLOCATOR.empty((per, ck, hw), np.float32) for _ in parts]
 
     def run(p0, p1):
