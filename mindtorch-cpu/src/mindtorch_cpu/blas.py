@@ -5,6 +5,9 @@ a BLAS call at that moment, os.fork never returns (plain NumPy hangs the same wa
 BLAS or LAPACK call goes through this module, which counts the calls in flight; a fork (a DataLoader
 starting its workers, say) waits until none is, and holds new ones back until it is done. Calls to
 NumPy made outside mindtorch are not counted.
+
+`with serial:` keeps OpenBLAS on its caller's thread, for kernels that share their work out across
+the backend's own thread pool.
 """
 
 import ctypes

@@ -60,14 +60,9 @@ def _cols(x, kh, kw, ho, wo, stride, padding, dilation):
 COLS_BYTES = 1 << 19
 
 
-class _Unfold(tuple):
-    """(kernel size, output size, stride, top-left padding, dilation): the geometry native.im2col and
-    native.col2im take."""
-
-    __slots__ = ()
-
-    def __new__(cls, ks, out_hw, stride, padding, dilation):
-        return tuple.__new__(cls, (ks, out_hw, stride, (padding[0], padding[2]), dilation))
+def _unfold(ks, out_hw, stride, padding, dilation):
+    """The geometry native.im2col and native.col2im take (the padding by its top and left sides)."""
+    return ks, out_hw, stride, (padding[0], padding[2]), dilation
 
 
 def _fused(*arrays):
@@ -76,8 +71,7 @@ def _fused(*arrays):
 
 def _over_images(n, ck, hw, work):
     """work(lo, hi, cols, part) over blocks of images [lo, hi), with `cols` a (block, ck, hw) float32
-    buffer of the calling part's own and `part` its index; the batch is shared out across the pool.
-    Returns the number of parts."""
+    buffer of the calling part's own and `part` its index; the batch is shared out across the pool."""
     parts = blocks(n, GRAIN, ck * hw)
     per = max(1, min(COLS_BYTES // max(1, 4 * ck * hw), max(hi - lo for lo, hi in parts)))
     bufs = [ALLOCATOR.empty((per, ck, hw), np.float32) for _ in parts]
@@ -96,7 +90,6 @@ def _over_images(n, ck, hw, work):
             run(0, 1)
     for buf in bufs:
         ALLOCATOR.release(buf)
-    return len(parts)
 
 
 def _conv2d_fused(a, w2, bias, out, geo):
@@ -105,7 +98,7 @@ def _conv2d_fused(a, w2, bias, out, geo):
 
     def work(lo, hi, cols, _):
         native.im2col(cols, a[lo:hi], *geo)
-        o = np.matmul(w2, cols, out=out[lo:hi])
+        o = blas.matmul(w2, cols, out=out[lo:hi])
         if b2 is not None:
             o += b2
 
@@ -116,7 +109,7 @@ def _conv2d_input_fused(g3, wt2, dx, geo):
     """dx (N, C, H, W) = fold(wt2 (C*kh*kw, O) @ g3 (N, O, L))."""
 
     def work(lo, hi, cols, _):
-        np.matmul(wt2, g3[lo:hi], out=cols)
+        blas.matmul(wt2, g3[lo:hi], out=cols)
         native.col2im(dx[lo:hi], cols, *geo)
 
     _over_images(g3.shape[0], wt2.shape[0], g3.shape[2], work)
@@ -134,9 +127,9 @@ def _conv2d_weight_fused(g3, a, ck, geo):
         for i in range(hi - lo):
             # (ck, L) @ (L, O): the orientation OpenBLAS runs fastest for a long L
             if acc is None:
-                acc = partial[part] = np.matmul(cols[i], g3[lo + i].T)
+                acc = partial[part] = blas.matmul(cols[i], g3[lo + i].T)
             else:
-                acc += np.matmul(cols[i], g3[lo + i].T, out=tmp)
+                acc += blas.matmul(cols[i], g3[lo + i].T, out=tmp)
 
     _over_images(a.shape[0], ck, g3.shape[2], work)
     total = np.zeros((ck, o), np.float32)  # an empty batch has a zero gradient
@@ -153,7 +146,7 @@ def conv2d(m, x, w, b, stride, padding, dilation, groups):
     bv = None if b is None else arr(b)
     if groups == 1 and _fused(a, wt) and (bv is None or native.usable(bv)):
         out = ALLOCATOR.empty((n, o, ho * wo), np.float32)
-        _conv2d_fused(a, wt.reshape(o, -1), bv, out, _Unfold((kh, kw), (ho, wo), stride, padding, dilation))
+        _conv2d_fused(a, wt.reshape(o, -1), bv, out, _unfold((kh, kw), (ho, wo), stride, padding, dilation))
         return wrap(out.reshape(m.shape), m.dtype)
     cols = _cols(a, kh, kw, ho, wo, stride, padding, dilation)  # (N, C*kh*kw, L)
     if groups == 1:
@@ -178,7 +171,7 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
     if groups == 1 and _fused(wt) and ga.dtype == native.F32:
         gd = dense(ga)
         dx = ALLOCATOR.empty((n, c, h, wd), np.float32)
-        geo = _Unfold((kh, kw), (ho, wo), stride, padding, dilation)
+        geo = _unfold((kh, kw), (ho, wo), stride, padding, dilation)
         _conv2d_input_fused(gd.reshape(n, o, ho * wo), np.ascontiguousarray(wt.reshape(o, -1).T), dx, geo)
         if gd is not ga:
             ALLOCATOR.release(gd)
@@ -227,7 +220,7 @@ def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, grou
     a = arr(x)
     if groups == 1 and _fused(a) and ga.dtype == native.F32:
         gd = dense(ga)
-        geo = _Unfold((kh, kw), (ho, wo), stride, padding, dilation)
+        geo = _unfold((kh, kw), (ho, wo), stride, padding, dilation)
         gw = _conv2d_weight_fused(gd.reshape(n, o, ho * wo), a, cg * kh * kw, geo)
         if gd is not ga:
             ALLOCATOR.release(gd)
