@@ -18,6 +18,7 @@ def test_a_generic_stream_wraps_an_npu_stream():
 def test_work_queued_on_a_paused_stream_is_seen_by_query_and_events():
     s = torch.Stream("npu:0")
     x = torch.arange(8.0, device="npu:0")
+    torch.npu.synchronize()  # x was made on the default stream: nothing else orders it before s
     pause(s.stream_id)
     try:
         with s:
@@ -36,6 +37,7 @@ def test_work_queued_on_a_paused_stream_is_seen_by_query_and_events():
 def test_one_stream_waits_for_another():
     producer, consumer = torch.Stream("npu:0"), torch.Stream("npu:0")
     x = torch.ones(4, device="npu:0")
+    torch.npu.synchronize()  # made on the default stream, read on the producer's
     pause(producer.stream_id)
     try:
         with producer:
