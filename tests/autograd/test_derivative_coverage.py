@@ -167,12 +167,16 @@ SAMPLES = {
         lambda g, x: (torch.ops.threshold_backward(g, x.detach(), 0), torch.ops.threshold_backward(g, x.detach(), 0.5)),
         (_x(seed=1), _x(lo=-1.0, hi=0.4)),
     ),
-    # fused attention: causal, boolean and additive masks, L != S
+    # fused attention: causal, boolean and additive masks, L != S, grouped heads, dropout
     "_scaled_dot_product_attention": lambda: (
         lambda q, k, v: (
             torch.ops._scaled_dot_product_attention(q, k, v, None, True, 0.7)[0],
             torch.ops._scaled_dot_product_attention(q, k, v, _i([[1, 0, 1]]).bool(), False, 0.5)[0],
             torch.ops._scaled_dot_product_attention(q[:, :2], k, v, _v([[0.1, -0.4, 0.2]]).detach(), False, 1.0)[0],
+            torch.ops._scaled_dot_product_attention(q, k[:1], v[:1], None, False, 0.6)[0],
+            torch.ops._scaled_dot_product_attention(
+                q, k, v, None, False, 0.6, _i([[1, 0, 1]] * 6).bool().view(2, 3, 3), 0.25
+            )[0],
         ),
         (_x((2, 3, 4), lo=-1, hi=1), _x((2, 3, 4), lo=-1, hi=1, seed=1), _x((2, 3, 5), seed=2)),
     ),

@@ -77,6 +77,9 @@ CASES = [
     "S",
     "3d",
     "dv",
+    "gqa",
+    "mqa",
+    "gqa-3d",
 ]
 
 
@@ -87,11 +90,13 @@ def test_sdpa_values_and_grads_match_the_cpu_through_the_fused_operators(case, d
         monkeypatch.setattr(fused, "EXPLICIT_CAUSAL_LIMIT", 0)
     rng = np.random.default_rng(CASES.index(case))
     b, n, L, S, d = 2, 3, (1 if case == "S" else 5), (7 if "cross" in case else 5), 8
-    qs, ks, vs = (b, n, L, d), (b, n, S, d), (b, n, S, d - 3 if case == "dv" else d)
-    if case == "3d":
+    nkv = {"gqa": 2, "gqa-3d": 2, "mqa": 1}.get(case, n)
+    n = 4 if "gqa" in case else n  # a key / value head per two query heads
+    qs, ks, vs = (b, n, L, d), (b, nkv, S, d), (b, nkv, S, d - 3 if case == "dv" else d)
+    if "3d" in case:
         qs, ks, vs = qs[1:], ks[1:], vs[1:]
     arrays = [rng.standard_normal(s).astype(np.float32) for s in (qs, ks, vs, qs[:-1] + vs[-1:])]
-    kw = {"is_causal": "causal" in case, "scale": 0.3 if case == "scale" else None}
+    kw = {"is_causal": "causal" in case, "scale": 0.3 if case == "scale" else None, "enable_gqa": nkv != n}
     mask = _mask(case, b, n, L, S, rng) if case in ("LS", "B1LS", "1NLS", "NLS", "BNLS", "S") else None
     # the cpu computes half precision in float32 too: the same inputs, rounded once at the end
     want = _run_sdpa("cpu", arrays, dtype, mask, **kw)
@@ -115,6 +120,61 @@ def test_what_the_operators_do_not_take_runs_the_composite(why, launches):
     for w, g in zip(want, got):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
     assert fused.FORWARD not in launches and fused.BACKWARD not in launches
+
+
+def _revealed_keep_mask(device, dtype, shape, p, seed):
+    """The keep mask F.scaled_dot_product_attention draws after manual_seed(seed): with q = 0 every row's
+    probabilities are 1 / S, and v = the identity makes out[..., i, j] = keep[i, j] / (S * (1 - p))."""
+    L, S = shape[-2:]
+    q = torch.zeros(shape[:-1] + (S,), dtype=dtype, device=device)
+    eye = torch.eye(S, dtype=dtype, device=device).expand(shape[:-2] + (S, S))
+    torch.manual_seed(seed)
+    out = torch.nn.functional.scaled_dot_product_attention(q, eye, eye, dropout_p=p)
+    scaled = out.float().cpu().numpy() * (S * (1 - p))
+    np.testing.assert_allclose(scaled, np.round(scaled), atol=TOL[dtype] * S)  # every entry is 0 or 1
+    return scaled > 0.5
+
+
+@pytest.mark.parametrize("dtype", _doc_dtypes(), ids=str)
+@pytest.mark.parametrize("kv_heads", [4, 2], ids=["MHA", "GQA"])
+def test_sdpa_dropout_runs_fused_with_one_mask_for_forward_and_backward(dtype, kv_heads, launches):
+    """The mask F.scaled_dot_product_attention draws reaches both operators as their dropMask bits: the
+    values and all three gradients are PyTorch's with that mask (read back from the same seed)."""
+    rng = np.random.default_rng(7)
+    b, n, L, S, d, p = 2, 4, 5, 8, 8, 0.3
+    keep = _revealed_keep_mask("npu", dtype, (b, n, L, S), p, seed=11)
+    assert fused.FORWARD in launches
+    q, k, v, g = (rng.standard_normal(s).astype(np.float32) for s in ((b, n, L, d), (b, kv_heads, S, d),
+                  (b, kv_heads, S, d), (b, n, L, d)))  # fmt: skip
+    # the operands rounded to dtype first, so both sides see the same numbers
+    q, k, v, g = (torch.tensor(a, dtype=dtype).float().numpy() for a in (q, k, v, g))
+    ts = [torch.tensor(a, dtype=dtype, device="npu").requires_grad_() for a in (q, k, v)]
+    torch.manual_seed(11)
+    out = torch.nn.functional.scaled_dot_product_attention(*ts, dropout_p=p, scale=0.4, enable_gqa=kv_heads != n)
+    out.backward(torch.tensor(g, dtype=dtype, device="npu"))
+    want = _reference(q, k, v, g, 0.4, drop=keep / (1 - p))
+    for got, w in zip((out, *(t.grad for t in ts)), want):
+        np.testing.assert_allclose(got.detach().float().cpu().numpy(), w, rtol=TOL[dtype] * 4, atol=TOL[dtype] * 4)
+    assert launches.count(fused.FORWARD) == 2 and launches.count(fused.BACKWARD) == 1
+
+
+def test_sdpa_dropout_keeps_its_share_and_repeats_with_the_seed():
+    b, n, L, S, p = 2, 4, 16, 16, 0.4
+    first = _revealed_keep_mask("npu", torch.float32, (b, n, L, S), p, seed=3)
+    assert abs(first.mean() - (1 - p)) < 0.05  # 2048 draws: the share kept is 1 - p within ~4 sigma
+    np.testing.assert_array_equal(_revealed_keep_mask("npu", torch.float32, (b, n, L, S), p, seed=3), first)
+    assert (_revealed_keep_mask("npu", torch.float32, (b, n, L, S), p, seed=4) != first).any()
+
+
+def test_drop_bits_packs_one_bit_per_score_in_row_major_order():
+    rng = np.random.default_rng(3)
+    for shape in ((2, 3, 5, 7), (4, 8), (1,)):
+        keep = rng.random(shape) > 0.5
+        t = torch.tensor(keep, device="npu")
+        strided = t.transpose(-1, -2).contiguous().transpose(-1, -2) if t.ndim > 1 else t[::1]
+        for given in (t, strided):
+            bits = fused.drop_bits(given).cpu().numpy()
+            np.testing.assert_array_equal(bits, np.packbits(keep.reshape(-1), bitorder="little"))
 
 
 def test_the_saved_statistics_are_the_rows_logsumexp():

@@ -477,6 +477,51 @@ def test_sdpa(case):
     )
 
 
+def _sdpa_keep_mask(shape, p, seed):
+    """The keep mask F.scaled_dot_product_attention draws after manual_seed(seed): q = 0 gives every row the
+    probabilities 1 / S, and v = the identity makes out[..., i, j] = keep[i, j] / (S * (1 - p))."""
+    S = shape[-1]
+    eye = mt.eye(S).expand(shape[:-2] + (S, S))
+    mt.manual_seed(seed)
+    out = F.scaled_dot_product_attention(mt.zeros(shape), eye, eye, dropout_p=p).numpy() * (S * (1 - p))
+    np.testing.assert_allclose(out, np.round(out), atol=1e-5)  # each entry is 0 or 1
+    return out > 0.5
+
+
+@pytest.mark.parametrize("case", ["mha", "gqa", "causal", "bool"])
+def test_sdpa_dropout_is_pytorchs_math_path_with_the_drawn_mask(case):
+    """Values and gradients are those of PyTorch's math formulation given the same dropout mask; the mask
+    keeps 1 - p of the scores and comes back with the seed."""
+    b, n, L, S, p = 2, 4, 5, 6, 0.3
+    kv = 2 if case == "gqa" else n
+    keep = _sdpa_keep_mask((b, n, L, S), p, seed=5)
+    np.testing.assert_array_equal(_sdpa_keep_mask((b, n, L, S), p, seed=5), keep)
+    q, k, v = rnd(b, n, L, 8), rnd(b, kv, S, 8), rnd(b, kv, S, 3)
+    mask = RNG.random((L, S)) > 0.3 if case == "bool" else None
+    if mask is not None:
+        mask[:, 0] = True
+    kw = dict(is_causal=case == "causal", enable_gqa=kv != n)
+
+    def ours(q, k, v):
+        mt.manual_seed(5)
+        m = None if mask is None else mt.tensor(mask)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=m, dropout_p=p, **kw)
+
+    def theirs(q, k, v):
+        # the aten math op takes the additive form of a bool mask (the public function converts it first)
+        m = None if mask is None else torch.zeros(L, S).masked_fill(~torch.tensor(mask), float("-inf"))
+        drop = torch.tensor(keep)
+        return torch.ops.aten._scaled_dot_product_attention_math(q, k, v, m, p, dropout_mask=drop, **kw)[0]
+
+    run_both(ours, theirs, [q, k, v], rtol=1e-4, atol=1e-5)
+
+
+def test_sdpa_dropout_keeps_its_share():
+    keep = _sdpa_keep_mask((4, 4, 32, 32), 0.25, seed=9)
+    assert abs(keep.mean() - 0.75) < 0.03  # 16384 draws: within ~9 standard deviations
+    assert (_sdpa_keep_mask((4, 4, 32, 32), 0.25, seed=10) != keep).any()
+
+
 @pytest.mark.parametrize(
     "kw", [dict(size=(5, 7)), dict(scale_factor=2), dict(scale_factor=(1.5, 0.5)), dict(size=(3, 2))]
 )

@@ -1918,27 +1918,48 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 
 # --- attention -----------------------------------------------------------------------------------------------
+def _sdpa_fuses(query, key, value, attn_mask, dropout_p, gqa):
+    """The arguments one fused op takes: same dtypes, leading dims equal (key / value with a divisor of query's
+    heads under enable_gqa), a mask that needs no gradient and dropout below 1."""
+    if query.ndim < 2 or not query.dtype == key.dtype == value.dtype or not 0.0 <= dropout_p < 1.0:
+        return False
+    if attn_mask is not None and attn_mask.requires_grad and torch.is_grad_enabled():
+        return False
+    if query.shape[:-2] == key.shape[:-2] == value.shape[:-2]:
+        return True
+    kh = key.shape[-3] if key.ndim >= 3 else 0
+    return (
+        gqa
+        and key.shape[:-2] == value.shape[:-2]
+        and key.shape[:-3] == query.shape[:-3]
+        and kh > 0
+        and query.shape[-3] % kh == 0
+    )
+
+
 def scaled_dot_product_attention(
     query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
 ):
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
-    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+    s = 1.0 / math.sqrt(E) if scale is None else scale
+    gqa = enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]
+    if _sdpa_fuses(query, key, value, attn_mask, dropout_p, gqa):
+        # one fused op (kernel or composite per backend), with one fused backward; the dropout mask is drawn
+        # here (as F.dropout draws it for the probabilities), so the backward applies the same one
+        keep = None
+        if dropout_p > 0.0:
+            shape = tuple(query.shape[:-1]) + (S,)
+            keep = torch.empty(shape, dtype=query.dtype, device=query.device).bernoulli_(1 - dropout_p).bool()
+        causal = bool(is_causal)
+        return _ops._scaled_dot_product_attention(
+            query, key, value, attn_mask, causal, float(s), keep, float(dropout_p)
+        )[0]
+    if gqa:
         rep = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(rep, -3)
         value = value.repeat_interleave(rep, -3)
-    s = 1.0 / math.sqrt(E) if scale is None else scale
-    mask_grad = attn_mask is not None and attn_mask.requires_grad and torch.is_grad_enabled()
-    if (
-        dropout_p == 0.0
-        and not mask_grad
-        and query.ndim >= 2
-        and query.shape[:-2] == key.shape[:-2] == value.shape[:-2]
-        and query.dtype == key.dtype == value.dtype
-    ):
-        # one fused op (kernel or composite per backend), with one fused backward
-        return _ops._scaled_dot_product_attention(query, key, value, attn_mask, bool(is_causal), float(s))[0]
     attn = torch.matmul(query, key.transpose(-2, -1)) * s
     if is_causal:
         keep = torch.ones((L, S), dtype=torch.bool, device=query.device).tril()

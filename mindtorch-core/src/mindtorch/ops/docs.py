@@ -54,9 +54,12 @@ SUMMARIES = {
     "_rotary_mul_backward": "Gradients of _rotary_mul with respect to x, r1 and r2 (summed to their shapes).",
     "_scaled_dot_product_attention": "Attention primitive: softmax(q k^T * scale + mask) v and each row's logsumexp of the "
     "scaled, masked scores (float32 for half-precision inputs); "
-    "is_causal masks above the diagonal and then attn_mask is ignored; a bool mask keeps where True.",
+    "is_causal masks above the diagonal and then attn_mask is ignored; a bool mask keeps where True; key and "
+    "value may have a divisor of query's heads (grouped-query attention); dropout_mask (bool, True = kept) "
+    "zeroes probabilities and scales the rest by 1 / (1 - dropout_p).",
     "_scaled_dot_product_attention_backward": "Gradients of scaled dot-product attention for q, k and v, "
-    "the probabilities recomputed from the scores and the forward's logsumexp.",
+    "the probabilities recomputed from the scores and the forward's logsumexp, the forward's dropout_mask "
+    "applied again; key and value gradients summed over the query heads sharing them.",
     "_softmax_backward_data": "Gradient of softmax with respect to its input.",
     "_sort": "Sorting primitive behind sort: values and their original indices.",
     "_swiglu": "SwiGLU: silu(a) * b for the two halves a, b of x along dim (torch_npu's npu_swiglu).",

@@ -950,17 +950,42 @@ def _sdpa_float(query):
         raise NotImplementedError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{D._cname(query.dtype)}'")
 
 
-def _sdpa_meta(query, key, value, attn_mask, is_causal, scale):
+def _sdpa_groups(query, key, value):
+    """How many query heads share each key / value head: 1, or the ratio of dim -3's sizes (grouped-query
+    attention) when key and value have fewer heads than query and the leading dims agree otherwise."""
+    lead, klead, vlead = (tuple(t._shape[:-2]) for t in (query, key, value))
+    if klead == lead and vlead == lead:
+        return 1
+    kh = klead[-1] if klead else 0
+    if len(lead) and klead == vlead and klead[:-1] == lead[:-1] and kh and lead[-1] % kh == 0:
+        return lead[-1] // kh
+    raise RuntimeError(
+        "scaled_dot_product_attention: query, key and value must have the same batch dimensions (key and "
+        f"value may have a divisor of query's heads), but got {_shp(query.shape)}, {_shp(key.shape)} and "
+        f"{_shp(value.shape)}"
+    )
+
+
+def _sdpa_check_dropout(query, key, dropout_mask, dropout_p):
+    if dropout_mask is None:
+        return
+    want = tuple(query._shape[:-1]) + (key._shape[-2],)
+    if dropout_mask.dtype is not D.bool_ or tuple(dropout_mask._shape) != want:
+        raise RuntimeError(
+            f"scaled_dot_product_attention: dropout_mask must be a bool tensor of shape {_shp(want)}, but got "
+            f"{D._cname(dropout_mask.dtype)} {_shp(dropout_mask.shape)}"
+        )
+    if not 0.0 <= dropout_p < 1.0:
+        raise RuntimeError(f"scaled_dot_product_attention: dropout_p must be in [0, 1) with a mask, got {dropout_p}")
+
+
+def _sdpa_meta(query, key, value, attn_mask, is_causal, scale, dropout_mask=None, dropout_p=0.0):
     if query.ndim < 2 or key.ndim != query.ndim or value.ndim != query.ndim:
         raise RuntimeError("scaled_dot_product_attention: expected query, key and value of the same rank (>= 2)")
     _check_float("scaled_dot_product_attention", query, key, value)
     _sdpa_float(query)
+    _sdpa_groups(query, key, value)
     lead = tuple(query._shape[:-2])
-    if tuple(key._shape[:-2]) != lead or tuple(value._shape[:-2]) != lead:
-        raise RuntimeError(
-            "scaled_dot_product_attention: query, key and value must have the same batch "
-            f"dimensions, but got {_shp(query.shape)}, {_shp(key.shape)} and {_shp(value.shape)}"
-        )
     L, E = query._shape[-2:]
     S = key._shape[-2]
     if key._shape[-1] != E or value._shape[-2] != S:
@@ -968,6 +993,7 @@ def _sdpa_meta(query, key, value, attn_mask, is_causal, scale):
             f"scaled_dot_product_attention: shapes {_shp(query.shape)}, {_shp(key.shape)} and "
             f"{_shp(value.shape)} do not fit together"
         )
+    _sdpa_check_dropout(query, key, dropout_mask, dropout_p)
     return TensorMeta(lead + (L, value._shape[-1]), query.dtype), TensorMeta(lead + (L,), _sdpa_stat_dtype(query))
 
 
@@ -976,8 +1002,10 @@ def _sdpa_stat_dtype(query):
     return D.float32 if query.dtype.itemsize == 2 else query.dtype
 
 
-def _sdpa_backward_meta(g, q, k, v, attn_mask, is_causal, out, logsumexp, scale):
+def _sdpa_backward_meta(g, q, k, v, attn_mask, is_causal, out, logsumexp, scale, dropout_mask=None, dropout_p=0.0):
     _sdpa_float(q)
+    _sdpa_groups(q, k, v)
+    _sdpa_check_dropout(q, k, dropout_mask, dropout_p)
     return TensorMeta(q._shape, q.dtype), TensorMeta(k._shape, k.dtype), TensorMeta(v._shape, v.dtype)
 
 
@@ -997,49 +1025,79 @@ def _widened(*ts):
     return [t.float() if t is not None and t.dtype.is_floating_point and t.dtype.itemsize == 2 else t for t in ts]
 
 
-def sdpa_composite(query, key, value, attn_mask, is_causal, scale):
+def _sdpa_heads(t, groups):
+    """Key / value heads repeated for the query heads that share them (grouped-query attention)."""
+    return t if groups == 1 else t.repeat_interleave(groups, -3)
+
+
+def _sdpa_head_sums(t, groups):
+    """A gradient over the repeated heads summed back onto each shared key / value head."""
+    if groups == 1:
+        return t
+    return t.unflatten(-3, (t.shape[-3] // groups, groups)).sum(-3)
+
+
+def _sdpa_dropped(attn, dropout_mask, dropout_p):
+    """The probabilities with the dropped ones zeroed and the kept ones scaled by 1 / (1 - dropout_p)."""
+    if dropout_mask is None:
+        return attn
+    return attn.masked_fill(~dropout_mask, 0.0) * (1.0 / (1.0 - dropout_p))
+
+
+def sdpa_composite(query, key, value, attn_mask, is_causal, scale, dropout_mask=None, dropout_p=0.0):
     """Attention as a chain of ops (backends without the fused kernel): (out, logsumexp of each row's scaled,
-    masked scores), the statistics in float32 for half-precision inputs."""
+    masked scores), the statistics in float32 for half-precision inputs; dropout_mask (True = kept) applies
+    to the probabilities, after the softmax, as PyTorch's math formulation does."""
+    groups = _sdpa_groups(query, key, value)
     q, k, v, m = _widened(query, key, value, attn_mask)
-    scores = _sdpa_scores(q, k, m, is_causal, scale)
-    out = torch.matmul(torch.softmax(scores, -1), v)
+    scores = _sdpa_scores(q, _sdpa_heads(k, groups), m, is_causal, scale)
+    attn = _sdpa_dropped(torch.softmax(scores, -1), dropout_mask, dropout_p)
+    out = torch.matmul(attn, _sdpa_heads(v, groups))
     return out.to(query.dtype), torch.logsumexp(scores, -1).detach()  # saved for the backward, not differentiated
 
 
-def sdpa_backward_composite(grad_out, query, key, value, attn_mask, is_causal, out, logsumexp, scale):
-    """The probabilities recomputed from the scores and the forward's row statistics: exp(scores - logsumexp)."""
+def sdpa_backward_composite(
+    grad_out, query, key, value, attn_mask, is_causal, out, logsumexp, scale, dropout_mask=None, dropout_p=0.0
+):
+    """The probabilities recomputed from the scores and the forward's row statistics: exp(scores - logsumexp);
+    the dropout mask scales both the probabilities v sees and the gradient reaching them."""
+    groups = _sdpa_groups(query, key, value)
     g, q, k, v, m = _widened(grad_out, query, key, value, attn_mask)
+    k, v = _sdpa_heads(k, groups), _sdpa_heads(v, groups)
     attn = torch.exp(_sdpa_scores(q, k, m, is_causal, scale) - logsumexp.to(q.dtype).unsqueeze(-1))
     attn = attn / attn.sum(-1, keepdim=True)  # a rounding of logsumexp scales its whole row: divided out
-    dv = torch.matmul(attn.transpose(-2, -1), g)
-    dp = torch.matmul(g, v.transpose(-2, -1))
+    dv = torch.matmul(_sdpa_dropped(attn, dropout_mask, dropout_p).transpose(-2, -1), g)
+    dp = _sdpa_dropped(torch.matmul(g, v.transpose(-2, -1)), dropout_mask, dropout_p)
     ds = attn * (dp - (dp * attn).sum(-1, keepdim=True)) * scale
-    grads = torch.matmul(ds, k), torch.matmul(ds.transpose(-2, -1), q), dv
+    dk = _sdpa_head_sums(torch.matmul(ds.transpose(-2, -1), q), groups)
+    grads = torch.matmul(ds, k), dk, _sdpa_head_sums(dv, groups)
     return tuple(gr.to(t.dtype) for gr, t in zip(grads, (query, key, value)))
 
 
 # The second output is each row's logsumexp of the scaled, masked scores (float32 for half-precision inputs),
 # kept for the backward, which recomputes the probabilities from it (memory O(L), not O(L * S)); a float mask
 # is added before the softmax and gets no gradient here (F.scaled_dot_product_attention routes a mask that
-# requires grad through the op-by-op path).
+# requires grad through the op-by-op path). Key and value may have fewer heads (dim -3) than query, a divisor
+# of them (grouped-query attention); dropout_mask (bool, query's shape with key's length last, True = kept) is
+# drawn by the caller, so forward and backward apply the same one.
 defop(
     "_scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask, bool is_causal, "
-    "float scale) -> (Tensor output, Tensor logsumexp)",
+    "float scale, Tensor? dropout_mask=None, float dropout_p=0.0) -> (Tensor output, Tensor logsumexp)",
     meta=_sdpa_meta,
     composite=sdpa_composite,
     method=False,
     function=False,
     family=F,
-    nondiff=("attn_mask",),
+    nondiff=("attn_mask", "dropout_mask"),
     grad={
         "query, key, value": "torch.ops._scaled_dot_product_attention_backward(grads[0], query, key, value, "
-        "attn_mask, is_causal, result[0], result[1], scale)"
+        "attn_mask, is_causal, result[0], result[1], scale, dropout_mask, dropout_p)"
     },
 )
 defop(
     "_scaled_dot_product_attention_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, "
-    "Tensor? attn_mask, bool is_causal, Tensor output, Tensor logsumexp, float scale) "
-    "-> (Tensor grad_query, Tensor grad_key, Tensor grad_value)",
+    "Tensor? attn_mask, bool is_causal, Tensor output, Tensor logsumexp, float scale, Tensor? dropout_mask=None, "
+    "float dropout_p=0.0) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)",
     meta=_sdpa_backward_meta,
     composite=sdpa_backward_composite,
     method=False,

@@ -566,9 +566,30 @@ def _sdpa_scores(qa, ka, mask, is_causal, scale):
     return s
 
 
+def _kv_heads(qa, a):
+    """Key / value heads repeated for the query heads sharing them (grouped-query attention), and the count."""
+    groups = qa.shape[-3] // a.shape[-3] if qa.ndim >= 3 and a.shape[-3] != qa.shape[-3] else 1
+    return (np.repeat(a, groups, axis=-3) if groups > 1 else a), groups
+
+
+def _head_sums(a, groups):
+    """A gradient over repeated heads summed back onto each shared key / value head."""
+    if groups == 1:
+        return a
+    return a.reshape(a.shape[:-3] + (a.shape[-3] // groups, groups) + a.shape[-2:]).sum(-3)
+
+
+def _dropped(p, dropout_mask, dropout_p):
+    """p (scores, probabilities or their gradient) times the dropout mask over 1 - dropout_p, in place."""
+    if dropout_mask is not None:
+        p *= arr(dropout_mask).astype(p.dtype) * p.dtype.type(1.0 / (1.0 - dropout_p))
+    return p
+
+
 @kernel("_scaled_dot_product_attention")
-def sdpa(m, q, k, v, mask, is_causal, scale):
-    qa, ka, va = _f(q), _f(k), _f(v)
+def sdpa(m, q, k, v, mask, is_causal, scale, dropout_mask=None, dropout_p=0.0):
+    qa = _f(q)
+    (ka, _), (va, _) = _kv_heads(qa, _f(k)), _kv_heads(qa, _f(v))
     with quiet():
         s = _sdpa_scores(qa, ka, mask, is_causal, scale)
         S = s.shape[-1]
@@ -578,13 +599,14 @@ def sdpa(m, q, k, v, mask, is_causal, scale):
             _rows_apply(_softmax_rows, p2, p2)
         # a row's probability at its largest score is exp(0) / sum, so logsumexp = max - log(that probability)
         lse = top - np.log(s.max(-1)) if S else top
-        out = blas.matmul(s, va)
+        out = blas.matmul(_dropped(s, dropout_mask, dropout_p), va)
     return wrap(out, m[0].dtype), wrap(lse.astype(s.dtype, copy=False), m[1].dtype)
 
 
 @kernel("_scaled_dot_product_attention_backward")
-def sdpa_backward(m, g, q, k, v, mask, is_causal, out, lse, scale):
-    ga, qa, ka, va = _f(g), _f(q), _f(k), _f(v)
+def sdpa_backward(m, g, q, k, v, mask, is_causal, out, lse, scale, dropout_mask=None, dropout_p=0.0):
+    ga, qa = _f(g), _f(q)
+    (ka, groups), (va, _) = _kv_heads(qa, _f(k)), _kv_heads(qa, _f(v))
     with quiet():
         p = _sdpa_scores(qa, ka, mask, is_causal, scale)  # recomputed, then the probabilities in place
         p -= arr(lse).astype(p.dtype, copy=False)[..., None]
@@ -592,16 +614,17 @@ def sdpa_backward(m, g, q, k, v, mask, is_causal, out, lse, scale):
         # each row divided by its sum: a rounding of the row's logsumexp scales the whole row, and the gradient
         # (p * (dp - rowsum(dp * p))) is a difference of larger terms that would carry it
         p /= p.sum(-1, keepdims=True)
-        dv = blas.matmul(p.swapaxes(-1, -2), ga)
-        dp = blas.matmul(ga, va.swapaxes(-1, -2))
+        kept = p if dropout_mask is None else _dropped(p.copy(), dropout_mask, dropout_p)
+        dv = blas.matmul(kept.swapaxes(-1, -2), ga)
+        dp = _dropped(blas.matmul(ga, va.swapaxes(-1, -2)), dropout_mask, dropout_p)
         S = dp.shape[-1]
         if dp.size:
             d2 = dp.reshape(-1, S)
             _rows_apply(_softmax_backward_rows, d2, d2, np.ascontiguousarray(p).reshape(-1, S), scratch=True)
         dp *= dp.dtype.type(scale)
         dq = blas.matmul(dp, ka)
-        dk = blas.matmul(dp.swapaxes(-1, -2), qa)
-    return tuple(wrap(a, mm.dtype) for a, mm in zip((dq, dk, dv), m))
+        dk = _head_sums(blas.matmul(dp.swapaxes(-1, -2), qa), groups)
+    return tuple(wrap(a, mm.dtype) for a, mm in zip((dq, dk, _head_sums(dv, groups)), m))
 
 
 # --- cross entropy (class indices, 2-d) ---------------------------------------------------------------

@@ -6,12 +6,17 @@ named in `_unfused`: a chip whose product the operators' docs do not list as sup
 (float64), more than 4 dims, an empty dim, a head dim beyond the docs' 768 or a value head dim above the query's,
 a float mask (added to the scores; the operators take only a boolean "masked out" mask) and a boolean mask of a
 shape the docs do not list ([B, N, L, S], [B, 1, L, S], [1, 1, L, S] or [L, S]).
+
+Key and value with fewer heads than query (grouped-query attention) reach the operators as they are: headNum is
+query's, and the docs' Nq / Nkv ratio makes each key head serve its group (the Grad sums over it). Dropout
+comes as core's bool keep mask, packed into the operators' dropMask (one bit per score, row-major B, N, Sq,
+Skv, bit i in byte i // 8 at position i % 8) with keepProb = 1 - dropout_p.
 """
 
 from mindtorch.plugins import OPS, dtypes as D, kernel_table
 
 from .. import chips, optable
-from ..aclnn import launch, scalar_for
+from ..aclnn import DType, IntArray, launch, scalar_for
 from ..copy import empty
 from ._common import contiguous, fill, is_contiguous, numel, view
 
@@ -89,21 +94,48 @@ def _atten_mask(mask, q, k, is_causal):
     return view(m4, (_as4(q)._shape[0],) + tuple(m4._shape[1:]), (0,) + tuple(m4._stride[1:])), 0
 
 
-def _attributes(scale, heads, sparse):
+def _attributes(scale, heads, sparse, keep_prob=1.0):
     """(prefix, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout, innerPrecise, sparseMode)"""
-    return (None, float(scale), 1.0, NO_BAND, NO_BAND, int(heads), LAYOUT, 0, sparse)
+    return (None, float(scale), float(keep_prob), NO_BAND, NO_BAND, int(heads), LAYOUT, 0, sparse)
+
+
+def drop_bits(keep):
+    """A bool keep mask as the operators' dropMask: uint8, bit i % 8 of byte i // 8 keeps score i (row-major)."""
+    total = numel(keep)
+    nbytes = -(-total // 8)
+    flat = view(keep if is_contiguous(keep) else contiguous(keep), (total,), (1,))
+    bits = empty((nbytes, 8), D.uint8, keep.device)
+    if total % 8:  # the last byte's unused bits stay clear
+        fill(bits, 0)
+    launch("Cast", flat, DType(D.uint8), view(bits, (total,), (1,)))
+    for j in range(1, 8):  # each lane weighted by its bit's value, then the eight lanes summed
+        lane = view(bits, (nbytes,), (8,), bits._offset + j)
+        launch("Muls", lane, scalar_for(1 << j, D.uint8), lane)
+    packed = empty((nbytes,), D.uint8, keep.device)
+    launch("ReduceSum", bits, IntArray([1]), False, DType(D.uint8), packed)
+    return packed
+
+
+def _dropout(dropout_mask, dropout_p):
+    """(dropMask, keepProb) of core's keep mask, or (None, 1) without dropout."""
+    if dropout_mask is None:
+        return None, 1.0
+    return drop_bits(dropout_mask), 1.0 - float(dropout_p)
 
 
 @kernel("_scaled_dot_product_attention")
-def sdpa(m, q, k, v, mask, is_causal, scale):
+def sdpa(m, q, k, v, mask, is_causal, scale, dropout_mask=None, dropout_p=0.0):
     if _unfused(FORWARD, q, k, v, None if is_causal else mask):
-        return OPS["_scaled_dot_product_attention"].composite(q, k, v, mask, is_causal, scale)
+        op = OPS["_scaled_dot_product_attention"]
+        return op.composite(q, k, v, mask, is_causal, scale, dropout_mask, dropout_p)
     q4, k4, v4 = _as4(q), _as4(k), _as4(v)
     b, n, L = q4._shape[:3]
     atten, sparse = _atten_mask(mask, q, k, is_causal)
+    drop, keep_prob = _dropout(dropout_mask, dropout_p)
     out = empty(m[0].shape, m[0].dtype, q.device)
     stats = [empty((b, n, L, STAT_LANES), D.float32, q.device) for _ in range(2)]
-    launch(FORWARD, q4, k4, v4, None, None, None, atten, *_attributes(scale, n, sparse), *stats, None, _as4(out))
+    attrs = _attributes(scale, n, sparse, keep_prob)
+    launch(FORWARD, q4, k4, v4, None, drop, None, atten, *attrs, *stats, None, _as4(out))
     # logsumexp = max + log(sum), from lane 0 of each row's statistics
     lane = [view(s, (b, n, L), (n * L * STAT_LANES, L * STAT_LANES, STAT_LANES)) for s in stats]
     lse = empty(m[1].shape, m[1].dtype, q.device)
@@ -118,18 +150,20 @@ def _as3(t, b, n, L):
 
 
 @kernel("_scaled_dot_product_attention_backward")
-def sdpa_backward(m, g, q, k, v, mask, is_causal, out, lse, scale):
+def sdpa_backward(m, g, q, k, v, mask, is_causal, out, lse, scale, dropout_mask=None, dropout_p=0.0):
     if _unfused(BACKWARD, q, k, v, None if is_causal else mask) or lse.dtype is not D.float32:
-        return OPS["_scaled_dot_product_attention_backward"].composite(g, q, k, v, mask, is_causal, out, lse, scale)
+        op = OPS["_scaled_dot_product_attention_backward"]
+        return op.composite(g, q, k, v, mask, is_causal, out, lse, scale, dropout_mask, dropout_p)
     q4, k4, v4 = _as4(q), _as4(k), _as4(v)
     b, n, L = q4._shape[:3]
     atten, sparse = _atten_mask(mask, q, k, is_causal)
+    drop, keep_prob = _dropout(dropout_mask, dropout_p)
     # the operator's softmax is exp(score - max) / sum: max = logsumexp (repeated over the lanes), sum = 1
     lse3 = _as3(lse if is_contiguous(lse) else contiguous(lse), b, n, L)
     smax = view(lse3, (b, n, L, STAT_LANES), lse3._stride + (0,))
     one = fill(empty((1,), D.float32, q.device), 1)
     ssum = view(one, (b, n, L, STAT_LANES), (0, 0, 0, 0))
     grads = tuple(empty(mm.shape, mm.dtype, q.device) for mm in m)
-    ins = (q4, k4, v4, _as4(g), None, None, None, atten, smax, ssum, None, _as4(out))
-    launch(BACKWARD, *ins, *_attributes(scale, n, sparse), *(_as4(t) for t in grads), None)
+    ins = (q4, k4, v4, _as4(g), None, drop, None, atten, smax, ssum, None, _as4(out))
+    launch(BACKWARD, *ins, *_attributes(scale, n, sparse, keep_prob), *(_as4(t) for t in grads), None)
     return grads

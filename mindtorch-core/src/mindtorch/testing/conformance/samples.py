@@ -1610,6 +1610,8 @@ def _sdpa(m):
         S(m.f(2, 4, 8), m.f(2, 4, 8), m.f(2, 4, 8), None, True, 0.3),
         S(q, k, v, m.b(4, 5), False, 0.5),
         S(q, k, v, m.f(1, 3, 4, 5), False, 8**-0.5),
+        S(m.f(2, 4, 4, 8), k[:, :2], v[:, :2], None, True, 0.4),  # two query heads per key / value head
+        S(q, k[:, :1], v[:, :1], m.b(4, 5), False, 0.5, m.b(2, 3, 4, 5), 0.25),
     ]
 
 
@@ -1622,6 +1624,10 @@ def _sdpa_backward(m):
             mask[:, 0] = True  # every row keeps a key
         o, lse = mindtorch.ops._scaled_dot_product_attention(q, k, v, mask, causal, scale)
         out.append(S(m.f(*o.shape), q, k, v, mask, causal, o, lse, scale))
+    # four query heads over two key / value heads, with dropout
+    q4, k2, v2, keep = m.f(4, 4, 8), m.f(2, 5, 8), m.f(2, 5, 8), m.b(4, 4, 5)
+    o, lse = mindtorch.ops._scaled_dot_product_attention(q4, k2, v2, None, False, 0.35, keep, 0.2)
+    out.append(S(m.f(*o.shape), q4, k2, v2, None, False, o, lse, 0.35, keep, 0.2))
     return out
 
 
