@@ -413,17 +413,22 @@ def row(op, repos, docs, headers):
     beside = [(r, p) for r, p in found if hdr and _beside(hdr, r, p)]
     repo, path = (beside or found)[0]
     out["doc"] = f"{repo}:{path}"
-    text = repos[repo].show(path)
-    secs = sections(text)
+    secs = sections(repos[repo].show(path))
     sup = support(secs.get("产品支持情况", ""))
     body = op_section(secs, op)
+    source = out["doc"]
+    readme = None if sup else _folder_readme(repos[repo], path)
+    if readme:  # a stub doc: the operator folder's README states the facts (its 参数说明 is the parameter table)
+        secs = sections(repos[repo].show(readme))
+        sup = support(secs.get("产品支持情况", ""))
+        body, source = secs.get("参数说明"), f"{repo}:{readme}"
     table = params(body) if body is not None else None
     problems = _problems(op, hdr, secs, sup, body, table)
     if problems:
         out["note"] = "; ".join(problems)
     if not sup:
         return out
-    out["source"] = out["doc"]
+    out["source"] = source
     if table:
         out["params"] = list(table)  # the doc's parameter order (the first is the operator's `self`)
     lines = notes(body or "")
@@ -450,6 +455,16 @@ def row(op, repos, docs, headers):
         gap = f"the doc states no dtypes of {first} for {', '.join(silent)}"
         out["note"] = f"{out['note']}; {gap}" if "note" in out else gap
     return out
+
+
+def _folder_readme(repo, doc):
+    """The README.md of a doc's operator folder when it has a product list (ops-transformer's docs of some
+    operators, aclnnGroupedMatmulV4.md among them, are stubs pointing at the online manual; the folder's README
+    carries the product list, the parameter table and the constraints)."""
+    readme = doc.split("/docs/")[0] + "/README.md"
+    if readme not in repo.files or not support(sections(repo.show(readme)).get("产品支持情况", "")):
+        return None
+    return readme
 
 
 def _beside(header, repo, doc):

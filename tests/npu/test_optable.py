@@ -41,7 +41,9 @@ def test_the_rows_follow_the_schema():
         if row["source"] is None:
             assert "products" not in row, op
             continue
-        assert row["source"] == row["doc"] and row["doc"].endswith(".md"), op
+        # the doc, or where the doc is a stub the README of its operator folder
+        readme = row["doc"].split("/docs/")[0] + "/README.md"
+        assert row["source"] in (row["doc"], readme) and row["doc"].endswith(".md"), op
         assert row["header"].endswith(".h") if row["header"] else _prototype_in_doc(row), op
         assert set(row["products"]) <= PRODUCT_KEYS and row["products"], op
         for key, entry in row["products"].items():
@@ -151,11 +153,12 @@ _LIST_DOC = """## 产品支持情况
 class _Docs:
     name = "ops-math"
 
-    def __init__(self, text):
-        self.text = text
+    def __init__(self, text, others=None):
+        self.text, self.others = text, others or {}
+        self.files = list(self.others)
 
     def show(self, path):
-        return self.text
+        return self.others.get(path, self.text)
 
 
 def _row(tool, op, text, doc):
@@ -224,6 +227,45 @@ def test_the_extraction_reads_listed_parameters_and_never_fills_a_gap():
     assert gone["source"] is None and "product list" in gone["note"] and "products" not in gone
     missing = tool.row("Qux", {}, {}, {})
     assert missing["source"] is None and missing["doc"] is None and "aclnnQux" in missing["note"]
+
+
+_README = """# Gmm
+
+## 产品支持情况
+
+|产品      | 是否支持 |
+|:----------------------------|:-----------:|
+|<term>Atlas A2 训练系列产品/Atlas 800I A2 推理产品/A200I A2 Box 异构组件</term>|      √     |
+
+## 参数说明
+<table>
+  <thead><tr><th>参数名</th><th>输入/输出/属性</th><th>描述</th><th>数据类型</th><th>数据格式</th></tr></thead>
+  <tbody>
+    <tr><td>x</td><td>输入</td><td>激活。</td><td>FLOAT、FLOAT16</td><td>ND</td></tr>
+    <tr><td>out</td><td>输出</td><td>输出。</td><td>FLOAT、FLOAT16</td><td>ND</td></tr>
+  </tbody>
+</table>
+
+## 约束说明
+- x的最后一维应小于65536。
+"""
+
+
+def test_a_stub_doc_is_read_from_its_operator_folders_readme():
+    # ops-transformer's aclnnGroupedMatmulV4.md points at the online manual; the folder's README has the facts
+    tool = _tool()
+    stub = "# aclnnGmm\n\n本文档内容正按全新接口模板整改中。\n"
+    docs = {"aclnnGmm": [("ops-math", "m/gmm/docs/aclnnGmm.md")]}
+    repo = _Docs(stub, {"m/gmm/README.md": _README, "m/gmm/docs/aclnnGmm.md": stub})
+    row = tool.row("Gmm", {"ops-math": repo}, docs, {"Gmm": "ops-math:m/gmm/op_api/aclnn_gmm.h"})
+    assert row["doc"] == "ops-math:m/gmm/docs/aclnnGmm.md" and row["source"] == "ops-math:m/gmm/README.md"
+    assert "note" not in row and row["params"] == ["x", "out"]
+    assert {k for k, e in row["products"].items() if e["supported"]} == {"910b"}
+    assert row["products"]["910b"]["dtypes"] == {"x": ["FLOAT", "FLOAT16"], "out": ["FLOAT", "FLOAT16"]}
+    assert "x的最后一维应小于65536。" in row["products"]["910b"]["constraints"]
+    real = optable.ops()["GroupedMatmulV4"]
+    assert real["source"].endswith("gmm/grouped_matmul/README.md") and real["doc"].endswith("aclnnGroupedMatmulV4.md")
+    assert {k for k, e in real["products"].items() if e["supported"]} == {"910b", "A3"}
 
 
 def test_a_product_note_naming_no_parameter_sets_the_data_parameters_dtypes():

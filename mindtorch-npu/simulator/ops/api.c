@@ -459,6 +459,18 @@ API(RotaryPositionEmbeddingGrad, (const aclTensor *dy, const aclTensor *cos, con
     WS),
     .x = {dxOut, dy, cos, sin, xOptional, dcosOut, dsinOut}, .i = {mode})
 
+/* ops-transformer gmm/grouped_matmul/op_host/op_api/aclnn_grouped_matmul_v4.h */
+API(GroupedMatmulV4, (const void *x, const void *weight, const void *biasOptional, const void *scaleOptional,
+    const void *offsetOptional, const void *antiquantScaleOptional, const void *antiquantOffsetOptional,
+    const void *perTokenScaleOptional, const aclTensor *groupListOptional, const void *activationInputOptional,
+    const void *activationQuantScaleOptional, const void *activationQuantOffsetOptional, int64_t splitItem,
+    int64_t groupType, int64_t groupListType, int64_t actType, void *out, void *activationFeatureOutOptional,
+    void *dynQuantScaleOutOptional, WS),
+    .lists = {x, weight, out}, .x = {groupListOptional}, .i = {splitItem, groupType, groupListType, actType},
+    .opt = {biasOptional, scaleOptional, offsetOptional, antiquantScaleOptional, antiquantOffsetOptional,
+            perTokenScaleOptional, activationInputOptional, activationQuantScaleOptional, activationQuantOffsetOptional,
+            activationFeatureOutOptional, dynQuantScaleOutOptional})
+
 /* ops-transformer attention/flash_attention_score/op_host/op_api/aclnn_flash_attention_score.h and
  * attention/flash_attention_score_grad/op_host/op_api/aclnn_flash_attention_score_grad.h */
 API(FlashAttentionScore, (const aclTensor *query, const aclTensor *key, const aclTensor *value,

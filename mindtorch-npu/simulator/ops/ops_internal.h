@@ -80,7 +80,7 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
        SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_UNARY_P,
        SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH, SIG_AMP_UNSCALE, SIG_AMP_UPDATE, SIG_SEARCH, SIG_BINCOUNT, SIG_SCATTER_REDUCE, SIG_LINALG, SIG_SVD,
-       SIG_RMS_NORM, SIG_SWIGLU, SIG_ROPE, SIG_FLASH, SIG_LSTM,
+       SIG_RMS_NORM, SIG_SWIGLU, SIG_ROPE, SIG_FLASH, SIG_LSTM, SIG_GMM,
        SIG_COUNT };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
@@ -138,6 +138,9 @@ struct args {
     const void *lists[10];  /* aclTensorLists: the foreach operators' inputs x1..x3, then out; the LSTM operators' */
     double f[3];           /* double / float attributes (random ranges, nan_to_num's replacements) */
     uint64_t seed, offset;
+    const void *opt[11];    /* GroupedMatmul's optional aclTensorLists: bias, scale, offset, antiquantScale,
+                             * antiquantOffset, perTokenScale, activationInput, activationQuantScale,
+                             * activationQuantOffset, then the outputs activationFeatureOut, dynQuantScaleOut */
 };
 
 #define BAD(code, ...) do { aclsim_set_err(__VA_ARGS__); return (code); } while (0)
@@ -332,7 +335,7 @@ kernel_f k_lstm;
 validate_fn v_lstm;
 
 /* ---------------------------------------------------------------- fused.c */
-validate_fn v_rms_norm, v_swiglu, v_rope;
-dense_fn run_rms_norm, run_swiglu, run_rope;
+validate_fn v_rms_norm, v_swiglu, v_rope, v_gmm;
+dense_fn run_rms_norm, run_swiglu, run_rope, run_gmm;
 
 #endif

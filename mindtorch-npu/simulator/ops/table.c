@@ -237,6 +237,8 @@ const op_def OPS[] = {
     /* ops-nn rnn/dynamic_rnn, single_layer_lstm_grad, gru, gru_grad (rnn.c); F_LOG marks a backward, KIND(1) the GRU */
     OP("LSTM", SIG_LSTM, 0, 0, NULL, 0), OP("LstmBackward", SIG_LSTM, 0, 0, NULL, F_LOG),
     OP("GRU", SIG_LSTM, 0, 0, NULL, KIND(1)), OP("GRUBackward", SIG_LSTM, 0, 0, NULL, F_LOG | KIND(1)),
+    /* ops-transformer gmm/grouped_matmul: grouped (MoE expert) matmul (gmm.c) */
+    OP("GroupedMatmulV4", SIG_GMM, 0, 0, NULL, 0),
 };
 
 /* the chip family of ACLSIM_SOC_NAME, by torch_npu's SoC table (NpuVariables.h): the legacy "Ascend910B" belongs
@@ -307,6 +309,7 @@ const sig_def SIGS[SIG_COUNT] = {
     [SIG_ROPE] = {v_rope, k_dense, run_rope},
     [SIG_FLASH] = {v_flash, k_flash},
     [SIG_LSTM] = {v_lstm, k_lstm},
+    [SIG_GMM] = {v_gmm, k_dense, run_gmm},
 };
 
 /* ---------------------------------------------------------------- the docs' parameters (optable_gen.h) */

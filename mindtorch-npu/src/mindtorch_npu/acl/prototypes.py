@@ -398,6 +398,11 @@ OPS.update(
         "FlashAttentionScoreGrad": [T] * 12
         + [ARR, c_double, c_double, c_int64, c_int64, c_int64, c_char_p]
         + [c_int64, c_int64, T, T, T, T],
+        # ops-transformer gmm/grouped_matmul/op_host/op_api/aclnn_grouped_matmul_v4.h: (x, weight, bias, scale,
+        # offset, antiquantScale, antiquantOffset, perTokenScale lists, groupList, activationInput,
+        # activationQuantScale, activationQuantOffset lists, splitItem, groupType, groupListType, actType, out,
+        # activationFeatureOut, dynQuantScaleOut lists)
+        "GroupedMatmulV4": [TL] * 8 + [T] + [TL] * 3 + [c_int64] * 4 + [TL] * 3,
         # ops-nn norm/group_norm/op_host/op_api/aclnn_group_norm.h, norm/group_norm_grad/.../aclnn_group_norm_backward.h
         "GroupNorm": [T, T, T, c_int64, c_int64, c_int64, c_int64, c_double, T, T, T],
         "GroupNormBackward": [T, T, T, T, T, c_int64, c_int64, c_int64, c_int64, BARR, T, T, T],

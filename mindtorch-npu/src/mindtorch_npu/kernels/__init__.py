@@ -5,10 +5,38 @@ dtype from core's shape rule, so a kernel allocates its output and launches. Eac
 KERNELS = {op name: kernel}; an op is registered by exactly one family. `_common` holds what they share.
 """
 
-from . import attention, creation, foreach, indexing, linalg, nn, pointwise, random, reduction, rnn, shape, sorting
+from . import (
+    attention,
+    creation,
+    foreach,
+    grouped_matmul,
+    indexing,
+    linalg,
+    nn,
+    pointwise,
+    random,
+    reduction,
+    rnn,
+    shape,
+    sorting,
+)
 from ._common import contiguous  # noqa: F401  (copy.py's to_host densifies strided tensors with it)
 
-FAMILIES = (creation, pointwise, reduction, shape, indexing, sorting, random, linalg, nn, attention, rnn, foreach)
+FAMILIES = (
+    creation,
+    pointwise,
+    reduction,
+    shape,
+    indexing,
+    sorting,
+    random,
+    linalg,
+    nn,
+    attention,
+    rnn,
+    grouped_matmul,
+    foreach,
+)
 
 
 def _assemble(families):
