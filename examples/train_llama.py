@@ -11,6 +11,7 @@ as their composites), which is how the tests compare the npu against the cpu. Th
 import argparse
 import math
 import os
+import re
 
 import torch
 import torch.nn as nn
@@ -37,6 +38,14 @@ def rotary_tables(seq, head_dim, base=10000.0, device="cpu"):
     return emb.cos()[None, :, None, :].to(device), emb.sin()[None, :, None, :].to(device)
 
 
+def has_fusion_attention(device):
+    """npu_fusion_attention's operator (aclnnFlashAttentionScore) is documented for the Atlas A2 / A3 training
+    parts only (SoC names Ascend910B<n>..., Ascend910_93...): on other chips the script takes
+    F.scaled_dot_product_attention, as on the cpu."""
+    device = torch.device(device)
+    return device.type == "npu" and re.match(r"Ascend910(B\d|_93)", torch.npu.get_device_name(device)) is not None
+
+
 class Attention(nn.Module):
     def __init__(self, dim, n_head, n_kv_head):
         super().__init__()
@@ -54,7 +63,7 @@ class Attention(nn.Module):
         q = torch_npu.npu_rotary_mul(q, cos[:, :S].to(q.dtype), sin[:, :S].to(q.dtype))
         k = torch_npu.npu_rotary_mul(k, cos[:, :S].to(k.dtype), sin[:, :S].to(k.dtype))
         scale = 1.0 / math.sqrt(self.head_dim)
-        if q.device.type == "npu":  # the fused kernel exists on the npu only, as in torch_npu
+        if has_fusion_attention(q.device):  # the fused kernel exists on some npus only, as in torch_npu
             out = torch_npu.npu_fusion_attention(
                 q, k, v, self.n_head, "BSND", atten_mask=mask[:S, :S], scale=scale, keep_prob=1.0
             )[0]

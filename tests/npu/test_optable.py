@@ -332,7 +332,9 @@ def test_a_kernel_whose_operator_the_chip_lacks_refuses_by_op_chip_and_doc(soc):
         """
         import mindtorch as torch
         x = torch.tensor([0.5, 1.0, 2.0]).to("npu")
-        for name, fn in (("exp", torch.exp), ("flip", lambda t: torch.flip(t, [0]))):
+        cases = (("exp", torch.exp), ("exp_", lambda t: t.clone().exp_()), ("log", torch.log),
+                 ("flip", lambda t: torch.flip(t, [0])))
+        for name, fn in cases:
             try:
                 print(name, [round(v, 4) for v in fn(x).cpu().tolist()])
             except NotImplementedError as e:
@@ -343,10 +345,15 @@ def test_a_kernel_whose_operator_the_chip_lacks_refuses_by_op_chip_and_doc(soc):
     )
     assert res.returncode == 0, res.stderr[-2000:]
     got = dict(line.split(" ", 1) for line in res.stdout.strip().splitlines())
+    e = "[1.6487, 2.7183, 7.3891]"
+    values = {"exp": e, "exp_": e, "log": "[-0.6931, 0.0, 0.6931]", "flip": "[2.0, 1.0, 0.5]"}
     if soc == "Ascend910B2":
-        assert got == {"exp": "[1.6487, 2.7183, 7.3891]", "flip": "[2.0, 1.0, 0.5]"}
-    else:  # aclnnExp and aclnnFlip: "Atlas 训练系列产品 / Atlas 推理系列产品：不支持"
-        assert got == {"exp": "refused aclnnExp", "flip": "refused aclnnFlip"}
+        assert got == values
+    elif soc == "Ascend910A":  # aclnnLog and aclnnFlip: "Atlas 训练系列产品：不支持"; exp goes through Expm1
+        assert got == {"exp": e, "exp_": e, "log": "refused aclnnLog", "flip": "refused aclnnFlip"}
+    else:  # Atlas 推理系列产品: none of them (nor InplaceAdds, which exp's Expm1 form needs)
+        refused = {n: f"refused aclnn{n.strip('_').capitalize()}" for n in values}
+        assert got == refused
 
 
 def test_adamw_takes_the_composite_where_the_chip_has_no_foreach_operators():

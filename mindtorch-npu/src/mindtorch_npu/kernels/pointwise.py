@@ -38,7 +38,6 @@ def _register(names, kernels):
 # --- unary math: core name -> ACLNN operator ---------------------------------------------------------
 
 UNARY = {
-    "exp": "Exp",
     "exp2": "Exp2",
     "expm1": "Expm1",
     "log": "Log",
@@ -114,6 +113,27 @@ for _name, _acl in UNARY.items():
     assert _acl in UNARY_HEADERS or _acl in UNARY_ONLY_HEADERS
     _out, _in = _unary(_acl)
     _register((_name,), (_out, None if _name in UNARY_OUT_OF_PLACE_ONLY else _in))
+
+
+@kernel("exp")
+def exp(m, a):
+    """aclnnExp, or where the chip's product lacks it (the Atlas training series' docs list aclnnExpm1 but not
+    aclnnExp) expm1(a) + 1 through aclnnExpm1 and aclnnInplaceAdds; with neither, aclnnExp's refusal."""
+    if chips.has_op("Exp") or not (chips.has_op("Expm1") and chips.has_op("InplaceAdds")):
+        return run("Exp", a, m)
+    out = run("Expm1", a, m)
+    one = scalar_for(1, out.dtype)
+    launch("InplaceAdds", out, one, one)
+    return out
+
+
+@kernel("exp_")
+def exp_(m, a):
+    if chips.supports("InplaceExp", a.dtype):
+        launch("InplaceExp", a)
+        return a
+    launch("InplaceCopy", a, exp(m, a))
+    return a
 
 
 @kernel("sign")
