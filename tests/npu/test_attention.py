@@ -283,6 +283,39 @@ def test_npu_fusion_attention_dropout_follows_its_mask_and_the_grad_regenerates_
         np.testing.assert_allclose(got.cpu().numpy(), w, rtol=1e-5, atol=1e-5)
 
 
+def _prefix_mask(mode, keep):
+    """The attenMask sparse mode 5 takes (True where a score is left out, [B, 1, Sq, Skv]) or mode 6's compressed
+    [3072, 2048] one: the [2048, 2048] triangle over a block whose left half is 0 and right half 1."""
+    if mode == 5:
+        return ~keep
+    block = np.zeros((1024, 2048), bool)
+    block[:, 1024:] = True
+    return np.concatenate([np.triu(np.ones((2048, 2048), bool), 1), block])
+
+
+@pytest.mark.parametrize("layout", ["BNSD", "BSND"])
+@pytest.mark.parametrize("mode", [5, 6])
+def test_npu_fusion_attention_prefix_modes_see_each_batchs_prefix(layout, mode):
+    """Sparse modes 5 / 6: right-down causal plus, per batch, the first prefix[b] key columns for every row."""
+    tn = _torch_npu_attention()
+    rng = np.random.default_rng(mode)
+    b, n, kv, L, S, d = 2, 4, 2, 5, 7, 8
+    prefix = [3, 6]  # Sq <= Skv: the doc's range is [Skv - Sq, Skv]
+    q, g = (rng.standard_normal((b, n, L, d)).astype(np.float32) for _ in range(2))
+    k, v = (rng.standard_normal((b, kv, S, d)).astype(np.float32) for _ in range(2))
+    i, j = np.arange(L)[:, None], np.arange(S)[None, :]
+    keep = np.stack([(j <= i + S - L) | (j < p) for p in prefix])[:, None]
+    want = _reference(q, k, v, g, 0.3, keep)
+    qn, kn, vn = (torch.tensor(_layout(a, layout), device="npu").requires_grad_() for a in (q, k, v))
+    atten = torch.tensor(_prefix_mask(mode, keep), device="npu")
+    out = tn.npu_fusion_attention(qn, kn, vn, n, layout, atten_mask=atten, scale=0.3, prefix=prefix, sparse_mode=mode)[
+        0
+    ]
+    out.backward(torch.tensor(_layout(g, layout), device="npu"))
+    for got, w in zip((out, qn.grad, kn.grad, vn.grad), want):
+        np.testing.assert_allclose(got.detach().cpu().numpy(), _layout(w, layout), rtol=1e-5, atol=1e-5)
+
+
 def test_npu_fusion_attention_refuses_what_it_does_not_bind():
     tn = _torch_npu_attention()
     q = torch.zeros(1, 2, 3, 4, device="npu")
@@ -315,12 +348,21 @@ REFUSALS = [
     ("query, key, value of one dtype", {"v_dtype": torch.float16}, "dtype"),
     ("softmaxMax [B, N, Sq, 8] FLOAT", {"stats": (1, 4, 5, 1)}, "softmaxMax"),
     ("batch sizes equal", {"k_batch": 2}, "batch"),
+    ("sparse mode 5 reads prefixOptional", {"sparse": 5, "mask": (1, 1, 5, 5)}, "prefixOptional"),
+    ("prefix within [Skv - Sq, Skv]", {"sparse": 5, "mask": (1, 1, 5, 5), "prefix": [6]}, "outside"),
+    ("one prefix per batch", {"sparse": 5, "mask": (1, 1, 5, 5), "prefix": [2, 3]}, "one per batch"),
+    ("sparse mode 5 takes a BNSS or B1SS mask", {"sparse": 5, "mask": (5, 5), "prefix": [2]}, "sparseMode 5"),
+    (
+        "sparse mode 6 takes the compressed [3072, 2048] mask",
+        {"sparse": 6, "mask": (2048, 2048), "prefix": [2]},
+        "3072",
+    ),
 ]
 
 
 def _launch_forward(heads=4, kv_heads=4, dim=8, k_dim=None, v_dim=None, layout=b"BNSD", keep=1.0, sparse=0,
-                    mask=None, mask_dtype=torch.bool, v_dtype=None, stats=None, k_batch=1):  # fmt: skip
-    from mindtorch_npu.aclnn import launch
+                    mask=None, mask_dtype=torch.bool, v_dtype=None, stats=None, k_batch=1, prefix=None):  # fmt: skip
+    from mindtorch_npu.aclnn import IntArray, launch
     from mindtorch_npu.copy import empty
 
     dev = torch.device("npu", 0)
@@ -331,7 +373,8 @@ def _launch_forward(heads=4, kv_heads=4, dim=8, k_dim=None, v_dim=None, layout=b
     m = None if mask is None else empty(mask, mask_dtype, dev)
     st = [empty(stats or (1, 4, 5, 8), f32, dev) for _ in range(2)]
     out = empty((1, 4, 5, v_dim or dim), f32, dev)
-    launch(fused.FORWARD, q, k, v, None, None, None, m, None, 0.5, keep, 2147483647, 2147483647, heads, layout, 0,
+    pre = None if prefix is None else IntArray(prefix)
+    launch(fused.FORWARD, q, k, v, None, None, None, m, pre, 0.5, keep, 2147483647, 2147483647, heads, layout, 0,
            sparse, st[0], st[1], None, out)  # fmt: skip
 
 

@@ -1,6 +1,7 @@
 /* libopapi, fused attention (ops-transformer attention/flash_attention_score and flash_attention_score_grad):
  * phase 1 checks what the operators' docs constrain (layouts, head counts and GQA ratios, head dims, sparse
- * modes, mask shapes, keepProb, dtypes per product through the doc table); the kernels walk the keys in tiles
+ * modes with their mask shapes and the prefix modes' prefixOptional, keepProb, dtypes per product through the
+ * doc table); the kernels walk the keys in tiles
  * with an online softmax, so nothing of size Sq x Skv is ever held: the forward keeps each row's running max
  * and sum (written out as softmaxMax / softmaxSum, [B, N, Sq, 8]), the backward recomputes the probabilities
  * from them and takes each row's rowsum(dy * attentionIn) as the softmax's correction term. */
@@ -15,6 +16,8 @@ enum { P_B, P_NQ, P_NKV, P_SQ, P_SKV, P_D, P_DV, P_LAYOUT, P_SPARSE, P_PRE, P_NE
 #define STATS_LANES 8 /* softmaxMax / softmaxSum repeat each row's value over 8 lanes (the docs' [B, N, Sq, 8]) */
 #define KEY_TILE 64
 #define COMPRESSED_MASK 2048 /* sparse modes 2-4 take the compressed [2048, 2048] lower-triangular mask */
+#define PREFIX_MASK_ROWS 3072 /* sparse mode 6: that triangle over a [1024, 2048] block, [3072, 2048] in all */
+#define PREFIX_MAX_BATCH 2048 /* the doc: with prefixOptional B is at most 2K */
 
 typedef struct { int64_t b, s, n, d; } geom;
 
@@ -121,6 +124,18 @@ static aclnnStatus check_mask(const op_def *d, const fa_args *f, int64_t mode, g
                 "attenMaskOptional", d->name, (long long)mode);
         return 0;
     }
+    if (mode == 6) {
+        if (nd != 2 || x[0] != PREFIX_MASK_ROWS || x[1] != COMPRESSED_MASK)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: sparseMode 6 takes the compressed [3072, 2048] "
+                "attenMaskOptional", d->name);
+        return 0;
+    }
+    if (mode == 5) { /* the doc: BNSS or B1SS */
+        if (nd != 4 || x[0] != gq.b || (x[1] != gq.n && x[1] != 1) || x[2] != gq.s || x[3] != gk.s)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: sparseMode 5 takes attenMaskOptional as [B,N,Sq,Skv] "
+                "or [B,1,Sq,Skv]", d->name);
+        return 0;
+    }
     int ok = nd == 2 ? x[0] == gq.s && x[1] == gk.s
            : nd == 4 && x[2] == gq.s && x[3] == gk.s && (x[0] == gq.b || x[0] == 1) && (x[1] == gq.n || x[1] == 1) &&
                  !(x[0] == 1 && x[1] != 1);
@@ -192,9 +207,32 @@ static aclnnStatus check_modes(const op_def *d, const args *a) {
     if (mode < 0 || mode > (bwd ? 8 : 6))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: sparseMode %lld is not one of 0..%d", d->name, (long long)mode, bwd ? 8 : 6);
     if (mode >= 7) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: sparseMode %lld is for the varlen operators only", d->name, (long long)mode);
-    if (mode >= 5) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: the prefix sparse modes are not simulated", d->name);
     if (pse || pad)
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s is not simulated", d->name, pse ? "the pse input" : "paddingMaskOptional");
+    return 0;
+}
+
+/* sparse modes 5 and 6 (prefix): prefixOptional holds each batch's N, the key columns every query row sees, in
+ * [0, Skv] when Sq > Skv and [Skv - Sq, Skv] otherwise; B at most 2K. The values ride in the executor's list
+ * slots as constants (e->lt[b], INT64). */
+static aclnnStatus check_prefix(const op_def *d, const args *a, aclOpExecutor *e, geom gq, geom gk) {
+    int64_t mode = a->i[4];
+    if (mode != 5 && mode != 6) return 0;
+    uint64_t n = 0;
+    const int64_t *v = a->arr ? aclsim_int_array(a->arr, &n) : NULL;
+    if (!v) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: sparseMode %lld needs prefixOptional", d->name, (long long)mode);
+    if ((int64_t)n != gq.b || gq.b > PREFIX_MAX_BATCH)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: prefixOptional holds %llu values for B %lld (one per "
+            "batch, B at most %d)", d->name, (unsigned long long)n, (long long)gq.b, PREFIX_MAX_BATCH);
+    int64_t lo = gq.s > gk.s ? 0 : gk.s - gq.s;
+    for (uint64_t b = 0; b < n; b++)
+        if (v[b] < lo || v[b] > gk.s)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: prefixOptional[%llu] = %lld is outside [%lld, %lld]",
+                d->name, (unsigned long long)b, (long long)v[b], (long long)lo, (long long)gk.s);
+    e->lt = calloc(n, sizeof *e->lt);
+    if (!e->lt) BAD(ACLNN_ERR_INNER_NULLPTR, "aclnn%sGetWorkspaceSize: out of host memory", d->name);
+    e->nlt = (int)n;
+    for (uint64_t b = 0; b < n; b++) snap_const(&e->lt[b], ACL_INT64, &v[b]);
     return 0;
 }
 
@@ -213,6 +251,7 @@ aclnnStatus v_flash(const op_def *d, args *a, aclOpExecutor *e) {
     if ((rc = check_mask(d, &f, a->i[4], gq, gk))) return rc;
     if ((rc = check_drop(d, &f, a->f[1], gq, gk))) return rc;
     if ((rc = check_outputs(d, &f, layout, gq, gk, gv))) return rc;
+    if ((rc = check_prefix(d, a, e, gq, gk))) return rc;
     if (bwd) {
         const aclTensor *views[BW_N] = {f.out, f.q, f.k, f.v, f.dy, f.drop, f.mask, f.max, f.sum, f.attn, f.dk, f.dv};
         keep(e, f.q->dtype, BW_N, views);
@@ -256,6 +295,8 @@ static int masked(const fa_run *r, int64_t b, int64_t n, int64_t i, int64_t j) {
     case 2: return j > i;
     case 3: return j > i + shift;
     case 4: return j - i - shift > next || i + shift - j > pre;
+    case 5: case 6: /* right-down causal, with each batch's first prefix columns seen by every row */
+        return j > i + shift && j >= ldi(ACL_INT64, (const char *)r->e->lt[b].cbuf);
     case 0:
         if (j - i > next || i - j > pre) return 1;
         break;
