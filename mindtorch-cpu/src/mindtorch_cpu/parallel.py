@@ -41,7 +41,9 @@ class _Worker:
                 self.result = task()
             except BaseException as e:  # handed back to the caller
                 self.error = e
-            self.task = None
+            # drop the task before waiting: its closure holds views of the caller's arrays, which
+            # would otherwise keep a pooled block (and a gradient buffer) from counting as unshared
+            self.task = task = None
             self.done.release()
 
     def submit(self, task):
