@@ -6,8 +6,8 @@ public API, resolved at call time). Helpers carry PyTorch's names where
 PyTorch has one (its FunctionsManual), grouped below by op family.
 """
 
-import importlib
 import math
+import sys
 
 from .._geometry import numel, wrap_dim, wrap_dims
 from .meta import norm_dims
@@ -18,8 +18,8 @@ class _LazyTorch:
     """`torch.xxx` inside formulas: the mindtorch namespace, resolved at call time."""
 
     def __getattr__(self, name):
-        mod = importlib.import_module("mindtorch")
-        return getattr(mod, name)
+        # the package is imported before any of its modules: no import machinery per formula call
+        return getattr(sys.modules["mindtorch"], name)
 
 
 torch = _LazyTorch()
