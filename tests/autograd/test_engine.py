@@ -99,6 +99,64 @@ def test_leaf_grad_does_not_alias_user_gradient():
     assert vals(g) == [1.0, 1.0]
 
 
+def _keeping_backward(keep):
+    """A Function doubling its input whose backward returns 2 * grad after `keep` saw that tensor
+    (keep may hold it, a view of it, or its array); returns (the Function, weak refs to the returns)."""
+    import weakref
+
+    returned = []
+
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            out = g * 2
+            returned.append(weakref.ref(out))
+            keep(out)
+            return out
+
+    return Double, returned
+
+
+@pytest.mark.parametrize("n", [3, 70000])  # a small array, and one from the cpu allocator's pool
+def test_gradients_meeting_at_a_node_are_summed_in_place(n):
+    # nothing else holds the first gradient: the second is added into it and the leaf keeps it
+    Double, returned = _keeping_backward(lambda t: None)
+    x = t64(np.arange(n, dtype=np.float64))
+    (Double.apply(x) + Double.apply(x) * 3).sum().backward()
+    assert vals(x.grad) == [8.0] * n
+    assert any(r() is x.grad for r in returned)
+
+
+@pytest.mark.parametrize("n", [3, 70000])
+@pytest.mark.parametrize("how", ["tensor", "view", "array", "detached"])
+def test_gradients_held_elsewhere_are_not_summed_in_place(how, n):
+    kept = []
+    hold = {
+        "tensor": kept.append,
+        "view": lambda t: kept.append(t[:]),
+        "array": lambda t: kept.append(t.numpy()),
+        "detached": lambda t: kept.append(t.detach()),
+    }[how]
+    Double, returned = _keeping_backward(hold)
+    x = t64(np.arange(n, dtype=np.float64))
+    (Double.apply(x) + Double.apply(x) * 3).sum().backward()
+    assert vals(x.grad) == [8.0] * n
+    got = sorted(float(np.asarray(k)[0]) if how == "array" else float(k[0]) for k in kept)
+    assert got == [2.0, 6.0]  # what each backward returned, unchanged
+
+
+def test_user_gradient_reaching_a_node_twice_is_not_written():
+    x = t64([1.0, 2.0])
+    y = x * 1
+    g = t64([1.0, 1.0], False)
+    (y + y).backward(g)
+    assert vals(g) == [1.0, 1.0] and vals(x.grad) == [2.0, 2.0]
+
+
 def test_backward_requires_grad_error():
     with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
         t64([1.0], False).sum().backward()

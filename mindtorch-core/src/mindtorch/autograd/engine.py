@@ -7,11 +7,14 @@ the part of the graph leading to them runs.
 """
 
 import heapq
+import sys
 
 from .._grad_mode import state as _grad_state
 from .._profiling import ACTIVE as _PROFILING
 from . import anomaly_mode
 from .graph import AccumulateGrad, GradientEdge, Node, gradient_edge, running_tasks
+
+_refcount = sys.getrefcount
 
 
 def _reduce_to_input(g, shape, dtype, node):
@@ -157,7 +160,42 @@ def _deposit(buffers, node, nr, g):
     buf = buffers.get(node)
     if buf is None:
         buf = buffers[node] = [None] * max(node.num_outputs, 1)
-    buf[nr] = g if buf[nr] is None else buf[nr] + g
+        buf[nr] = g
+        return
+    old = buf[nr]
+    buf[nr] = g if old is None else _sum_gradients(old, g)
+
+
+def _sum_gradients(old, g):
+    """old + g, written into old when nothing but the buffer holds it or its memory (as PyTorch's
+    engine does): the buffer's reference, this frame's and getrefcount's own are all there are, it is
+    no view, its storage has no other tensor and no graph will be built over it."""
+    if (
+        _refcount(old) == 4  # the buffer, _deposit's `old`, this frame's, getrefcount's argument
+        and old._base is None
+        and not _grad_state.enabled
+        and not old._requires_grad
+        and old._shape == g._shape
+        and old.dtype is g.dtype
+        and _sole_owner(old)
+    ):
+        return old.add_(g)
+    return old + g
+
+
+def _sole_owner(t):
+    """Whether no other tensor or array can see t's memory: its storage object (when built) and its
+    host array (when it has one) are referenced by t alone, and that array's base, if any, by it alone.
+    Each count below includes this frame's variable and getrefcount's argument."""
+    st, a = t._st, t._np
+    if st is not None and (_refcount(st) != 3 or (a is not None and st.data is not a)):
+        return False
+    if a is None:
+        return st is not None
+    if _refcount(a) != (4 if st is not None else 3):  # t._np (and its storage's data)
+        return False
+    b = a.base
+    return b is None or (b.base is None and _refcount(b) == 3)
 
 
 def _input_edge(x):
@@ -395,25 +433,37 @@ class _GraphTask:
     def _send(self, node, edges, in_grads):
         """Pass each input edge its gradient (reduced to the input's shape and dtype); a node whose last
         awaited gradient arrives becomes ready."""
-        deps = self.deps
-        relevant = self.relevant
+        deps, relevant, buffers = self.deps, self.relevant, self.buffers
+        many = len(edges) > 1
         sent = None
         for e in edges:
             nxt = e[2]
             if nxt is None or (relevant is not None and nxt not in relevant):
                 continue
             if in_grads is not None:
-                g = _pick(in_grads, e[0], e[1])
+                if in_grads.__class__ is dict:
+                    g = in_grads.get((e[0], e[1]))
+                else:
+                    g = in_grads[e[0]]
+                    if e[1] is not None and g is not None:
+                        g = g[e[1]]
                 if g is not None:
-                    g = _reduce_to_input(g, e[4], e[5], node)
-                    # one tensor sent down two edges (a + b) must not become two leaves' .grad
-                    if sent is None:
-                        sent = {id(g)}
-                    elif id(g) in sent:
-                        self.shared.add(id(g))
+                    if g._shape != e[4] or g.dtype is not e[5]:
+                        g = _reduce_to_input(g, e[4], e[5], node)
+                    if many:  # one tensor sent down two edges (a + b) must not become two leaves' .grad
+                        if sent is None:
+                            sent = {id(g)}
+                        elif id(g) in sent:
+                            self.shared.add(id(g))
+                        else:
+                            sent.add(id(g))
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * (nxt.num_outputs or 1)
+                        buf[e[3]] = g
                     else:
-                        sent.add(id(g))
-                    _deposit(self.buffers, nxt, e[3], g)
+                        old = buf[e[3]]
+                        buf[e[3]] = g if old is None else _sum_gradients(old, g)
             d = deps[nxt] - 1
             deps[nxt] = d
             if d == 0:

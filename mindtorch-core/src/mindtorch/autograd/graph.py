@@ -777,14 +777,6 @@ def will_execute(node):
     return node in task.start or node in task.deps
 
 
-def _deposit(buffers, node, nr, g):
-    """Add g to the gradient arriving at output nr of node."""
-    buf = buffers.get(node)
-    if buf is None:
-        buf = buffers[node] = [None] * max(node.num_outputs, 1)
-    buf[nr] = g if buf[nr] is None else buf[nr] + g
-
-
 class _MultiHandle:
     """Removes all the per-tensor hooks of one multi-grad hook."""
 
