@@ -539,11 +539,7 @@ def _compile_record(plan):
         "    if Node.anomaly_enabled:",
         "        _forward_trace(node)",
     ]
-    if plan.saves_result or not plan.plain_saves:
-        lines.append("    _save(_plan, args, out, node)")
-    else:  # only non-tensor arguments kept (alpha, dims, ...), or nothing
-        kept = f"[{', '.join(f'args[{i}]' for i in plan.saves)}]" if plan.saves else "None"
-        lines += [f"    node.saved = {kept}", "    node._has_saved = False"]
+    lines += _compiled_saves(plan)
     lines += [
         "    if out.__class__ is Tensor:",
         "        node.num_outputs = 1",
@@ -558,6 +554,11 @@ def _compile_record(plan):
     lines += ["        return", "    _mark_outputs(tuple(out), node)"]
     env = {
         "Tensor": Tensor,
+        "_ST": SavedTensor,
+        "_VC": VersionCounter,
+        "_saved_hooks": _saved_hooks,
+        "_pack": _pack,
+        "_save_results": _save_results,
         "Node": Node,
         "_new": _new,
         "_next_seq": _next_seq,
@@ -571,6 +572,57 @@ def _compile_record(plan):
     env.update({f"_E{i}": plan.empty_edges[i] for i in diff})
     exec(compile("\n".join(lines), f"<mindtorch autograd record {diff}>", "exec"), env)
     return env["record"]
+
+
+def _compiled_saves(plan):
+    """record()'s lines keeping what backward reads: each saved argument as it is (numbers, dims),
+    as its shape, or as a SavedTensor stamped inline (no helper call per tensor), then the result."""
+    lines, kept = [], []
+    for i in plan.saves:
+        if i in plan.shape_only:
+            kept.append(f"(tuple(args[{i}]._shape) if isinstance(args[{i}], Tensor) else ())")
+        elif not plan.plain_saves:  # any argument may hold a tensor (a Scalar given one, say)
+            lines += [f"    a = args[{i}]", "    if a.__class__ is Tensor or isinstance(a, Tensor):"]
+            lines += ["    " + ln for ln in _stamp_lines(f"s{i}", "a")]
+            lines += [
+                f"        s{i}.tensor = a",
+                f"        s{i}.fn = a._grad_fn",
+                f"        s{i}.output_nr = a._output_nr",
+            ]
+            lines += ["        if _saved_hooks:", f"            _pack(s{i}, a)", "    else:", f"        s{i} = a"]
+            kept.append(f"s{i}")
+        else:
+            kept.append(f"args[{i}]")
+    lines.append(f"    node.saved = [{', '.join(kept)}]" if kept else "    node.saved = None")
+    if plan.saves_result:
+        lines += ["    if out.__class__ is Tensor:"]
+        lines += ["    " + ln for ln in _stamp_lines("r", "out")]
+        lines += [
+            "        r.tensor = None",
+            "        r.layout = (out._st, out._shape, out._stride, out._offset, out.dtype, out.device, out._np)",
+            "        r.fn = True",
+            "        r.output_nr = 0",
+            "        if _saved_hooks:",
+            "            _pack(r, out)",
+            "        node.result = r",
+            "    else:",
+            "        node.result = _save_results(_plan, out)",
+        ]
+    lines.append(f"    node._has_saved = {plan.tensor_saves or plan.saves_result}")
+    return lines
+
+
+def _stamp_lines(name, t):
+    """Lines making `name` a SavedTensor of tensor `t` at its current version (as _saved does)."""
+    return [
+        f"    {name} = _new(_ST)",
+        f"    v = {t}._version",
+        "    if v is None:",
+        f"        v = {t}._version = _VC()",
+        f"    {name}.counter = v",
+        f"    {name}.version = v.value",
+        f"    {name}.unpack_hook = None",
+    ]
 
 
 def _forward_trace(node):
@@ -598,15 +650,17 @@ def _save(plan, args, out, node):
                 saved.append(a)
         node.saved = saved
     if plan.saves_result:
-        if isinstance(out, tuple):
-            idx = plan.result_indices
-            node.result = tuple(
-                save_output(o, k, o.dtype._kind >= 2) if isinstance(o, Tensor) and (idx is None or k in idx) else None
-                for k, o in enumerate(out)
-            )
-        else:
-            node.result = save_output(out, 0, True)
+        node.result = _save_results(plan, out) if isinstance(out, tuple) else save_output(out, 0, True)
     node._has_saved = plan.tensor_saves or plan.saves_result
+
+
+def _save_results(plan, out):
+    """The outputs of a multi-output op that its formula reads (all, or the plan's result_indices)."""
+    idx = plan.result_indices
+    return tuple(
+        save_output(o, k, o.dtype._kind >= 2) if isinstance(o, Tensor) and (idx is None or k in idx) else None
+        for k, o in enumerate(out)
+    )
 
 
 def record(op, args, out):
