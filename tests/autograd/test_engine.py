@@ -121,10 +121,11 @@ def _keeping_backward(keep):
     return Double, returned
 
 
-@pytest.mark.parametrize("n", [3, 70000])  # a small array, and one from the cpu allocator's pool
-def test_gradients_meeting_at_a_node_are_summed_in_place(n):
-    # nothing else holds the first gradient: the second is added into it and the leaf keeps it
+def test_gradients_meeting_at_a_node_are_summed_in_place():
+    # nothing else holds the first gradient (large enough for the cpu allocator's pool, so its storage
+    # is built): the second is added into it and the leaf keeps it
     Double, returned = _keeping_backward(lambda t: None)
+    n = 70000
     x = t64(np.arange(n, dtype=np.float64))
     (Double.apply(x) + Double.apply(x) * 3).sum().backward()
     assert vals(x.grad) == [8.0] * n

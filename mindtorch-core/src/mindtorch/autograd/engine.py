@@ -137,12 +137,11 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs=None, acc
     """Propagate grad_roots from roots. With `inputs`: returns {input index: grad} (accumulate=False) or
     accumulates only into them (accumulate=True)."""
     buffers, start = _seed_buffers(roots, grad_roots)
-    children = _reachable(start)
     task = _GraphTask(buffers, grad_roots, retain_graph, create_graph)
     if inputs is None:
-        task.deps = _dependencies(children, children)
+        task.deps = _count_dependencies(start)
     else:
-        task.select(inputs, start, children, capture=not accumulate)
+        task.select(inputs, start, _reachable(start), capture=not accumulate)
     task.start = set(start)
     prev_enabled = _grad_state.enabled
     _grad_state.enabled = create_graph
@@ -168,10 +167,11 @@ def _deposit(buffers, node, nr, g):
 
 def _sum_gradients(old, g):
     """old + g, written into old when nothing but the buffer holds it or its memory (as PyTorch's
-    engine does): the buffer's reference, this frame's and getrefcount's own are all there are, it is
-    no view, its storage has no other tensor and no graph will be built over it."""
+    engine does): the buffer's reference, _deposit's or _send's `old`, this frame's and getrefcount's
+    argument are all there are, it is no view, and no graph will be built over it."""
     if (
-        _refcount(old) == 4  # the buffer, _deposit's `old`, this frame's, getrefcount's argument
+        old._st is not None
+        and _refcount(old) == 4
         and old._base is None
         and not _grad_state.enabled
         and not old._requires_grad
@@ -184,15 +184,18 @@ def _sum_gradients(old, g):
 
 
 def _sole_owner(t):
-    """Whether no other tensor or array can see t's memory: its storage object (when built) and its
-    host array (when it has one) are referenced by t alone, and that array's base, if any, by it alone.
-    Each count below includes this frame's variable and getrefcount's argument."""
-    st, a = t._st, t._np
-    if st is not None and (_refcount(st) != 3 or (a is not None and st.data is not a)):
+    """Whether no other tensor or array can see t's memory: its storage object and its host array (when
+    it has one) are referenced by t alone, and that array's base, if any, by the array alone. A tensor
+    whose storage was never built (the cpu backend's small results) is summed out of place: a new small
+    block costs less than an in-place op's checks. Each count includes this frame's variable and
+    getrefcount's argument."""
+    st = t._st
+    if st is None or _refcount(st) != 3:
         return False
+    a = t._np
     if a is None:
-        return st is not None
-    if _refcount(a) != (4 if st is not None else 3):  # t._np (and its storage's data)
+        return True
+    if st.data is not a or _refcount(a) != 4:  # t._np and the storage's data
         return False
     b = a.base
     return b is None or (b.base is None and _refcount(b) == 3)
@@ -234,6 +237,27 @@ def _reachable(start):
                 stack.append(nxt)
         children[n] = kids
     return children
+
+
+def _count_dependencies(start):
+    """How many edges lead into each node reachable from start, in one walk of the graph (no lists of
+    children): a node is ready when that many gradients have arrived."""
+    deps = {}
+    roots = set(start)
+    stack = list(roots)
+    while stack:
+        for e in stack.pop().inputs:
+            nxt = e[2]
+            if nxt is None:
+                continue
+            c = deps.get(nxt)
+            if c is None:
+                deps[nxt] = 1
+                if nxt not in roots:  # the roots are on the stack already
+                    stack.append(nxt)
+            else:
+                deps[nxt] = c + 1
+    return deps
 
 
 def _dependencies(children, parents, relevant=None):
@@ -452,11 +476,14 @@ class _GraphTask:
                         g = _reduce_to_input(g, e[4], e[5], node)
                     if many:  # one tensor sent down two edges (a + b) must not become two leaves' .grad
                         if sent is None:
-                            sent = {id(g)}
-                        elif id(g) in sent:
-                            self.shared.add(id(g))
+                            sent = [g]
                         else:
-                            sent.add(id(g))
+                            for h in sent:
+                                if h is g:
+                                    self.shared.add(id(g))
+                                    break
+                            else:
+                                sent.append(g)
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * (nxt.num_outputs or 1)
