@@ -167,6 +167,8 @@ class Node:
         return needs
 
     def apply(self, grads, create_graph):
+        if self.saved is None and self.result is None and not self._freed:  # nothing to unpack
+            return self.op.derivative.fn(grads, self.needs(), None)
         values, res = self.unpack_saved()
         return self.op.derivative.fn(grads, self.needs(), res, *values)
 
