@@ -595,7 +595,7 @@ def _compiled_saves(plan):
             kept.append(f"s{i}")
         else:
             kept.append(f"args[{i}]")
-    lines.append(f"    node.saved = [{', '.join(kept)}]" if kept else "    node.saved = None")
+    lines.append(f"    node.saved = ({', '.join(kept)},)" if kept else "    node.saved = None")  # a tuple: cheaper
     if plan.saves_result:
         lines += ["    if out.__class__ is Tensor:"]
         lines += ["    " + ln for ln in _stamp_lines("r", "out")]
