@@ -3,9 +3,9 @@
     python -m mindtorch_cpu.native.build [OUTDIR]      (default: next to this file)
 
 The wheel build runs this through mindtorch-cpu's hatch hook; a source checkout installed in
-editable mode gets the libraries beside the source. x86_64 gets two builds, a baseline one and
-one for x86-64-v3 (AVX2 + FMA), picked at load time by the CPU's features. Without a compiler
-nothing is built and the backend runs its NumPy kernels. The compiler is $CC or ``cc``.
+editable mode gets the libraries beside the source. x86_64 gets three builds, a baseline one and
+ones for x86-64-v3 (AVX2 + FMA) and x86-64-v4 (AVX-512), picked at load time by the CPU's
+features. Without a compiler nothing is built and the backend runs its NumPy kernels. The compiler is $CC or ``cc``.
 """
 
 import os
@@ -36,7 +36,11 @@ FLAGS = [
 def variants():
     """(library file name, extra flags) for this machine's architecture, best first."""
     if platform.machine().lower() in ("x86_64", "amd64"):
-        return [("_kernels_x86_64_v3.so", ["-march=x86-64-v3"]), ("_kernels.so", [])]
+        return [
+            ("_kernels_x86_64_v4.so", ["-march=x86-64-v4"]),
+            ("_kernels_x86_64_v3.so", ["-march=x86-64-v3"]),
+            ("_kernels.so", []),
+        ]
     return [("_kernels.so", [])]
 
 
