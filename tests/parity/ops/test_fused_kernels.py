@@ -394,6 +394,47 @@ def test_cross_entropy_fused(reduction, weighted, dtype):
     assert_same(m.grad, t.grad, rtol=rtol, atol=atol)
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("ignore_index", [-100, 2])
+@pytest.mark.parametrize("shape", [(8, 10), (10,), (1, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nll_loss_small(reduction, weighted, ignore_index, shape, dtype):
+    # float32 (rows, classes) log-probabilities take one compiled call, float64 NumPy's: the sums, ignored
+    # rows (one holding -inf, which an ignored row never reaches) and weights against PyTorch's
+    rng = np.random.default_rng(3)
+    c = shape[-1]
+    x = np.log(rng.dirichlet(np.ones(c), shape[0] if len(shape) == 2 else 1)).astype(dtype).reshape(shape)
+    tgt = rng.integers(0, c, shape[:-1])
+    if tgt.ndim and tgt.size > 1:
+        tgt[::3] = ignore_index
+        x[0, 0] = x[0, 2] = -np.inf
+    w = (rng.random(c) + 0.5).astype(dtype) if weighted else None
+    m = mindtorch.tensor(x).requires_grad_()
+    t = to_torch(m)
+    wm, wt = (None, None) if w is None else (mindtorch.tensor(w), torch.tensor(w))
+    kw = dict(reduction=reduction, ignore_index=ignore_index)
+    lm = mindtorch.nn.functional.nll_loss(m, mindtorch.tensor(tgt), wm, **kw)
+    lt = torch.nn.functional.nll_loss(t, torch.tensor(tgt), wt, **kw)
+    assert_same(lm, lt, rtol=1e-6, atol=1e-6)
+    lm.sum().backward()
+    lt.sum().backward()
+    assert_same(m.grad, t.grad, rtol=1e-6, atol=1e-7)
+    lm = mindtorch.nn.functional.cross_entropy(m, mindtorch.tensor(tgt), wm, **kw)
+    lt = torch.nn.functional.cross_entropy(t, torch.tensor(tgt), wt, **kw)
+    assert_same(lm, lt, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn", ["nll_loss", "cross_entropy"])
+def test_nll_target_out_of_range_float32(fn):
+    x = mindtorch.randn(4, 3)
+    for bad in (3, -1, -101):
+        with pytest.raises(IndexError, match=f"Target {bad} is out of bounds"):
+            getattr(mindtorch.nn.functional, fn)(x, mindtorch.tensor([0, 1, bad, 0]))
+        with pytest.raises(IndexError, match=f"Target {bad} is out of bounds"):
+            getattr(torch.nn.functional, fn)(to_torch(x), torch.tensor([0, 1, bad, 0]))
+
+
 def test_cross_entropy_errors_and_all_ignored():
     x = mindtorch.randn(4, 3, requires_grad=True)
     with pytest.raises(IndexError):

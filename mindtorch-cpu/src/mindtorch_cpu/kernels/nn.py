@@ -490,18 +490,44 @@ def _nll_parts(x, target, weight, ignore_index):
     return a, safe, wv, c
 
 
+def _nll_compiled(x, target, weight, reduction, ignore_index):
+    """(per-row losses or None, loss sum, total weight) by one compiled call when the log-probabilities
+    are float32 (classes) or (rows, classes), C-contiguous, as are the int64 targets and the weight;
+    else None."""
+    if native.LIB is None:
+        return None
+    a, t = arr(x), arr(target)
+    if a.ndim == 1:
+        a, t = a.reshape(1, -1), t.reshape(1)
+    w = arr(weight) if weight is not None else None
+    if a.ndim != 2 or t.dtype != np.int64 or not t.flags.c_contiguous or not native.usable(a, *(w,) * (w is not None)):
+        return None
+    sums = np.zeros(2)
+    losses = np.empty(a.shape[0], native.F32) if reduction == 0 else None
+    bad = native.nll(a, t, w, losses, sums, ignore_index)
+    if bad >= 0:
+        raise IndexError(f"Target {int(t[bad])} is out of bounds.")
+    return losses, sums[0], sums[1]
+
+
 @kernel("_nll_loss")
 def nll_loss(m, x, target, weight, reduction, ignore_index):
-    a, safe, wv, c = _nll_parts(x, target, weight, ignore_index)
-    picked = np.take_along_axis(a, safe[:, None], 1)[:, 0]
-    losses = -picked * wv
-    total = wv.sum(dtype=np.float64)
+    done = _nll_compiled(x, target, weight, reduction, ignore_index)
+    if done is not None:
+        losses, loss_sum, total = done
+    else:
+        a, safe, wv, c = _nll_parts(x, target, weight, ignore_index)
+        picked = np.take_along_axis(a, safe[:, None], 1)[:, 0]
+        with quiet():
+            losses = -picked * wv
+        losses[arr(target).reshape(-1) == ignore_index] = 0  # an ignored row adds nothing, not 0 * its value
+        loss_sum, total = losses.sum(dtype=np.float64), wv.sum(dtype=np.float64)
     if reduction == 0:
         out = losses.reshape(m[0].shape)
     elif reduction == 1:
-        out = np.float64(losses.sum(dtype=np.float64)) / total if total else np.float64("nan")
+        out = np.float64(loss_sum) / total if total else np.float64("nan")
     else:
-        out = losses.sum(dtype=np.float64)
+        out = loss_sum
     return wrap(np.asarray(out, TO_NP[m[0].dtype]), m[0].dtype), wrap(np.asarray(total, TO_NP[m[1].dtype]), m[1].dtype)
 
 

@@ -39,12 +39,14 @@ _SIGNATURES = {
     "mt_softmax_backward_f32": (_P, _P, _P, _N, _N, _I),
     "mt_norm_f32": (_P, _P, _P, _P, _P, _P, _N, _N, ctypes.c_float, _I),
     "mt_norm_backward_f32": (_P, _P, _P, _P, _P, _P, _P, _P, _P, _N, _N, _I),
+    "mt_nll_f32": (_P, _P, _P, _P, _P, _N, _N, _N),
     "mt_cross_entropy_backward_f32": (_P, _P, _P, _P, _N, _N),
     "mt_max_pool2d_f32": (_P, _P, _P) + (_N,) * 13,
     "mt_max_pool2d_backward_f32": (_P, _P, _P, _N, _N, _N),
     "mt_im2col_f32": (_P, _P) + (_N,) * 14,
     "mt_col2im_f32": (_P, _P) + (_N,) * 14,
 }
+_RETURNS = {"mt_nll_f32": _N}  # the others return nothing
 
 
 def _cpu_features():
@@ -69,11 +71,11 @@ def _load():
                 continue
         try:
             lib = ctypes.CDLL(str(path))
-        except OSError:
+            for fn, args in _SIGNATURES.items():
+                f = getattr(lib, fn)
+                f.argtypes, f.restype = args, _RETURNS.get(fn)
+        except (OSError, AttributeError):  # AttributeError: a stale build, older than kernels.c
             continue
-        for fn, args in _SIGNATURES.items():
-            f = getattr(lib, fn)
-            f.argtypes, f.restype = args, None
         return lib, name
     return None, None
 
@@ -151,6 +153,15 @@ def norm_backward(dx, g, x, mean, rstd, w, dw, db, center, d=None):
     tmp = np.empty(2 * d, F32)
     LIB.mt_norm_backward_f32(
         _p(g), _p(x), _p(mean), _p(rstd), _p(w), _p(dx), _p(dw), _p(db), _p(tmp), x.size // d, d, center
+    )
+
+
+def nll(logp, target, weight, losses, sums, ignore_index):
+    """sums (float64, 2) += (the sum of -weight[t] * logp[row, t], the sum of weight[t]) over the rows of
+    logp (rows, classes) whose int64 target t is not ignore_index; losses (None, or one per row) gets
+    each row's term. Returns the first row whose target is out of range, else -1."""
+    return LIB.mt_nll_f32(
+        _p(logp), _p(target), _p(weight), _p(losses), _p(sums), logp.shape[0], logp.shape[1], ignore_index
     )
 
 

@@ -294,6 +294,32 @@ MT_API MT_HOT void mt_norm_backward_f32(const float *restrict g, const float *re
     }
 }
 
+/* ---- negative log-likelihood of rows of log-probabilities (d classes) ------------------------------
+ * sums[0] += -w_t logp[r, t] and sums[1] += w_t over the rows whose target t is not ignore_index (w_t =
+ * weight[t], or 1 without a weight); losses (when given) gets each row's -w_t logp[r, t], 0 for an ignored
+ * row. Returns the first row whose target is out of range (and not ignored), sums then left as they
+ * were; else -1. */
+MT_API i64 mt_nll_f32(const float *restrict logp, const int64_t *restrict target, const float *restrict weight,
+                      float *restrict losses, double *restrict sums, i64 rows, i64 d, i64 ignore_index) {
+    double loss = 0.0, total = 0.0;
+    for (i64 r = 0; r < rows; r++) {
+        i64 t = target[r];
+        if (t == ignore_index) {
+            if (losses) losses[r] = 0.0f;
+            continue;
+        }
+        if (t < 0 || t >= d) return r;
+        float w = weight ? weight[t] : 1.0f;
+        float v = -logp[r * d + t] * w;
+        if (losses) losses[r] = v;
+        loss += v;
+        total += w;
+    }
+    sums[0] += loss;
+    sums[1] += total;
+    return -1;
+}
+
 /* ---- cross entropy backward from log-probabilities: coef_i * (softmax - one_hot(t_i)) ------------ */
 MT_API MT_HOT void mt_cross_entropy_backward_f32(const float *restrict logp, const float *restrict coef,
                                                  const int64_t *restrict target, float *restrict dx,
