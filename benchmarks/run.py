@@ -217,6 +217,16 @@ def gelu_small(lib):
     return lambda: f.gelu(a)
 
 
+def cross_entropy_small(lib):
+    """A PyTorch-tutorial-sized loss: 8 samples, 10 classes."""
+    if lib == "np":
+        return None
+    m = mt if lib == "mt" else torch
+    m.manual_seed(0)
+    x, t, f = m.randn(8, 10), m.randint(0, 10, (8,)), _fn(lib)
+    return lambda: f.cross_entropy(x, t)
+
+
 def add_grad(lib):
     if lib == "np":
         return None
@@ -859,6 +869,7 @@ CASES = [
     ("softmax(dim=1), (4,16)", softmax_small, "us", "x_torch", 1.5),
     ("layer_norm, (4,16)", layer_norm_small, "us", "x_torch", 1.5),
     ("gelu, (4,16)", gelu_small, "us", "x_torch", 1.5),
+    ("cross_entropy, (8,10)", cross_entropy_small, "us", "x_torch", 1.5),
     ("recording for autograd, extra per op: a + b, a requires grad", add_grad, "us", "x_torch_extra", 1.3),
     ("recording for autograd, extra per op: a * b, both require grad", mul_grad, "us", "x_torch_extra", 1.3),
     ("a + b, 1024x1024 f32", add_big, "ms", "x_torch", 1.3),
