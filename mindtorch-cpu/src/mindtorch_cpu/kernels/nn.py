@@ -490,10 +490,9 @@ def _nll_parts(x, target, weight, ignore_index):
     return a, safe, wv, c
 
 
-def _nll_compiled(x, target, weight, reduction, ignore_index):
-    """(per-row losses or None, loss sum, total weight) by one compiled call when the log-probabilities
-    are float32 (classes) or (rows, classes), C-contiguous, as are the int64 targets and the weight;
-    else None."""
+def _nll_operands(x, target, weight):
+    """(rows, int64 targets, weight or None) for one compiled call: float32 (classes) or (rows, classes)
+    C-contiguous, as are the targets and the weight; else None."""
     if native.LIB is None:
         return None
     a, t = arr(x), arr(target)
@@ -502,26 +501,23 @@ def _nll_compiled(x, target, weight, reduction, ignore_index):
     w = arr(weight) if weight is not None else None
     if a.ndim != 2 or t.dtype != np.int64 or not t.flags.c_contiguous or not native.usable(a, *(w,) * (w is not None)):
         return None
+    return a, t, w
+
+
+def _nll_compiled(run, operands, reduction):
+    """(per-row losses or None, loss sum, total weight) from run(rows, targets, weight, losses, sums),
+    a compiled nll kernel (returning the first row with a target out of range, or -1)."""
+    a, t, w = operands
     sums = np.zeros(2)
     losses = np.empty(a.shape[0], native.F32) if reduction == 0 else None
-    bad = native.nll(a, t, w, losses, sums, ignore_index)
+    bad = run(a, t, w, losses, sums)
     if bad >= 0:
         raise IndexError(f"Target {int(t[bad])} is out of bounds.")
     return losses, sums[0], sums[1]
 
 
-@kernel("_nll_loss")
-def nll_loss(m, x, target, weight, reduction, ignore_index):
-    done = _nll_compiled(x, target, weight, reduction, ignore_index)
-    if done is not None:
-        losses, loss_sum, total = done
-    else:
-        a, safe, wv, c = _nll_parts(x, target, weight, ignore_index)
-        picked = np.take_along_axis(a, safe[:, None], 1)[:, 0]
-        with quiet():
-            losses = -picked * wv
-        losses[arr(target).reshape(-1) == ignore_index] = 0  # an ignored row adds nothing, not 0 * its value
-        loss_sum, total = losses.sum(dtype=np.float64), wv.sum(dtype=np.float64)
+def _nll_result(m, losses, loss_sum, total, reduction):
+    """The (loss, total weight) tensors of the reduction."""
     if reduction == 0:
         out = losses.reshape(m[0].shape)
     elif reduction == 1:
@@ -529,6 +525,20 @@ def nll_loss(m, x, target, weight, reduction, ignore_index):
     else:
         out = loss_sum
     return wrap(np.asarray(out, TO_NP[m[0].dtype]), m[0].dtype), wrap(np.asarray(total, TO_NP[m[1].dtype]), m[1].dtype)
+
+
+@kernel("_nll_loss")
+def nll_loss(m, x, target, weight, reduction, ignore_index):
+    operands = _nll_operands(x, target, weight)
+    if operands is not None:
+        run = lambda a, t, w, losses, sums: native.nll(a, t, w, losses, sums, ignore_index)
+        return _nll_result(m, *_nll_compiled(run, operands, reduction), reduction)
+    a, safe, wv, c = _nll_parts(x, target, weight, ignore_index)
+    picked = np.take_along_axis(a, safe[:, None], 1)[:, 0]
+    with quiet():
+        losses = -picked * wv
+    losses[arr(target).reshape(-1) == ignore_index] = 0  # an ignored row adds nothing, not 0 * its value
+    return _nll_result(m, losses, losses.sum(dtype=np.float64), wv.sum(dtype=np.float64), reduction)
 
 
 @kernel("_nll_loss_backward")
@@ -656,6 +666,12 @@ def sdpa_backward(m, g, q, k, v, mask, is_causal, out, lse, scale, dropout_mask=
 # --- cross entropy (class indices, 2-d) ---------------------------------------------------------------
 @kernel("_cross_entropy")
 def cross_entropy(m, x, target, weight, reduction, ignore_index):
+    operands = _nll_operands(x, target, weight) if m[2].dtype is D.float32 else None
+    if operands is not None:  # log_softmax and the loss in one compiled call
+        lp = np.empty(operands[0].shape, native.F32)
+        run = lambda a, t, w, losses, sums: native.cross_entropy(lp, a, t, w, losses, sums, ignore_index)
+        loss, total = _nll_result(m, *_nll_compiled(run, operands, reduction), reduction)
+        return loss, total, wrap(lp, m[2].dtype)
     logp = log_softmax_kernel(m[2], x, 1)
     loss, total = nll_loss(m[:2], logp, target, weight, reduction, ignore_index)
     return loss, total, logp

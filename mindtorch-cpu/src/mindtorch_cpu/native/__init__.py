@@ -40,13 +40,14 @@ _SIGNATURES = {
     "mt_norm_f32": (_P, _P, _P, _P, _P, _P, _N, _N, ctypes.c_float, _I),
     "mt_norm_backward_f32": (_P, _P, _P, _P, _P, _P, _P, _P, _P, _N, _N, _I),
     "mt_nll_f32": (_P, _P, _P, _P, _P, _N, _N, _N),
+    "mt_cross_entropy_f32": (_P, _P, _P, _P, _P, _P, _N, _N, _N),
     "mt_cross_entropy_backward_f32": (_P, _P, _P, _P, _N, _N),
     "mt_max_pool2d_f32": (_P, _P, _P) + (_N,) * 13,
     "mt_max_pool2d_backward_f32": (_P, _P, _P, _N, _N, _N),
     "mt_im2col_f32": (_P, _P) + (_N,) * 14,
     "mt_col2im_f32": (_P, _P) + (_N,) * 14,
 }
-_RETURNS = {"mt_nll_f32": _N}  # the others return nothing
+_RETURNS = {"mt_nll_f32": _N, "mt_cross_entropy_f32": _N}  # the others return nothing
 
 
 def _cpu_features():
@@ -162,6 +163,13 @@ def nll(logp, target, weight, losses, sums, ignore_index):
     each row's term. Returns the first row whose target is out of range, else -1."""
     return LIB.mt_nll_f32(
         _p(logp), _p(target), _p(weight), _p(losses), _p(sums), logp.shape[0], logp.shape[1], ignore_index
+    )
+
+
+def cross_entropy(logp, x, target, weight, losses, sums, ignore_index):
+    """logp = log_softmax of the rows of x (rows, classes), then nll(logp, ...) (see there)."""
+    return LIB.mt_cross_entropy_f32(
+        _p(x), _p(target), _p(weight), _p(logp), _p(losses), _p(sums), x.shape[0], x.shape[1], ignore_index
     )
 
 

@@ -320,6 +320,14 @@ MT_API i64 mt_nll_f32(const float *restrict logp, const int64_t *restrict target
     return -1;
 }
 
+/* cross entropy of logits x (rows, d): their log_softmax into logp, then mt_nll_f32 of it */
+MT_API i64 mt_cross_entropy_f32(const float *restrict x, const int64_t *restrict target,
+                                const float *restrict weight, float *restrict logp, float *restrict losses,
+                                double *restrict sums, i64 rows, i64 d, i64 ignore_index) {
+    mt_softmax_f32(x, logp, rows, d, 1);
+    return mt_nll_f32(logp, target, weight, losses, sums, rows, d, ignore_index);
+}
+
 /* ---- cross entropy backward from log-probabilities: coef_i * (softmax - one_hot(t_i)) ------------ */
 MT_API MT_HOT void mt_cross_entropy_backward_f32(const float *restrict logp, const float *restrict coef,
                                                  const int64_t *restrict target, float *restrict dx,
