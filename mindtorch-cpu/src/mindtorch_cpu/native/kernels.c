@@ -269,7 +269,9 @@ MT_API MT_HOT void mt_norm_f32(const float *restrict x, const float *restrict w,
 }
 
 /* dx for each row; dw += g * xhat and db += g summed over this block's rows (caller zeroes both).
- * gx = g * w; dx = (gx - xhat <gx, xhat>/d - center * sum(gx)/d) * rstd. tmp holds 2 d floats. */
+ * gx = g * w; dx = (gx - xhat <gx, xhat>/d - center * sum(gx)/d) * rstd. tmp holds 2 d floats. One pass
+ * makes xhat, gx, the dw / db sums and both row sums (explicit vectors: the sums would not vectorise by
+ * themselves), a second makes dx. */
 MT_API MT_HOT void mt_norm_backward_f32(const float *restrict g, const float *restrict x,
                                         const float *restrict mean, const float *restrict rstd,
                                         const float *restrict w, float *restrict dx,
@@ -277,20 +279,35 @@ MT_API MT_HOT void mt_norm_backward_f32(const float *restrict g, const float *re
                                         i64 rows, i64 d, int center) {
     float *restrict xhat = tmp, *restrict gx = tmp + d;
     for (i64 r = 0; r < rows; r++) {
-        const float *gr = g + r * d, *xr = x + r * d;
-        float *o = dx + r * d;
+        const float *restrict gr = g + r * d, *restrict xr = x + r * d;
+        float *restrict o = dx + r * d;
         float mu = center ? mean[r] : 0.0f, rs = rstd[r];
-        /* one pass: xhat, the weight and bias sums, g * w */
-        for (i64 k = 0; k < d; k++) {
-            float xh = (xr[k] - mu) * rs;
+        /* xhat, the weight and bias sums, g * w, and the row sums <gx, xhat> and sum(gx) in one pass */
+        v8f s0 = {0}, s1 = {0};
+        i64 k = 0;
+        for (; k + V <= d; k += V) {
+            v8f gv = load8(gr + k), xh = (load8(xr + k) - mu) * rs;
+            v8f gw = w ? gv * load8(w + k) : gv;
+            v8f dwv = load8(dw + k) + gv * xh, dbv = load8(db + k) + gv;
+            memcpy(xhat + k, &xh, sizeof xh);
+            memcpy(gx + k, &gw, sizeof gw);
+            memcpy(dw + k, &dwv, sizeof dwv);
+            memcpy(db + k, &dbv, sizeof dbv);
+            s0 += gw * xh;
+            s1 += gw;
+        }
+        double t1 = hsum(s0), t2 = hsum(s1);
+        for (; k < d; k++) {
+            float xh = (xr[k] - mu) * rs, gw = w ? gr[k] * w[k] : gr[k];
             xhat[k] = xh;
+            gx[k] = gw;
             dw[k] += gr[k] * xh;
             db[k] += gr[k];
-            gx[k] = w ? gr[k] * w[k] : gr[k];
+            t1 += (double)gw * xh;
+            t2 += gw;
         }
-        double t1 = row_dot(gx, xhat, d), t2 = center ? row_sum(gx, d) : 0.0;
         float a = (float)(t1 / (double)d), c = center ? (float)(t2 / (double)d) : 0.0f;
-        for (i64 k = 0; k < d; k++) o[k] = (gx[k] - xhat[k] * a - c) * rs;
+        for (k = 0; k < d; k++) o[k] = (gx[k] - xhat[k] * a - c) * rs;
     }
 }
 
