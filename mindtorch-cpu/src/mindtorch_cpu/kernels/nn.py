@@ -666,8 +666,9 @@ def sdpa_backward(m, g, q, k, v, mask, is_causal, out, lse, scale, dropout_mask=
 # --- cross entropy (class indices, 2-d) ---------------------------------------------------------------
 @kernel("_cross_entropy")
 def cross_entropy(m, x, target, weight, reduction, ignore_index):
-    operands = _nll_operands(x, target, weight) if m[2].dtype is D.float32 else None
-    if operands is not None:  # log_softmax and the loss in one compiled call
+    small = m[2].dtype is D.float32 and x.numel() < THRESHOLDS["softmax"].split
+    operands = _nll_operands(x, target, weight) if small else None
+    if operands is not None:  # log_softmax and the loss in one compiled call on this thread
         lp = np.empty(operands[0].shape, native.F32)
         run = lambda a, t, w, losses, sums: native.cross_entropy(lp, a, t, w, losses, sums, ignore_index)
         loss, total = _nll_result(m, *_nll_compiled(run, operands, reduction), reduction)
