@@ -209,8 +209,9 @@ def crossovers(table, handoff):
     """(native, split measured, split modelled) from {size: {path: (cpu, wall)}}.
 
     The measured split needs a free core for the second thread; on a loaded machine it never wins, so
-    a model stands beside it: the split pays off once half the one-thread CPU time (the work a second
-    thread takes off the caller) exceeds the pool's fixed handoff cost (pool_handoff)."""
+    a model stands beside it: the split pays off once half the work (the one-thread CPU time less its
+    value at the smallest size, the per-call cost that stays on the caller: argument checks, the
+    result's wrapping, the compiled call itself) exceeds the pool's fixed handoff cost (pool_handoff)."""
     ns = sorted(table)
     native_at = NEVER
     if all("compiled" in table[s] for s in ns):
@@ -218,7 +219,7 @@ def crossovers(table, handoff):
     one_cpu = [min(v[0] for k, v in table[s].items() if k != "split") for s in ns]
     one_wall = [min(v[1] for k, v in table[s].items() if k != "split") for s in ns]
     measured = first_win(ns, [table[s]["split"][1] < w for s, w in zip(ns, one_wall)])
-    modelled = first_win(ns, [c / 2 > handoff for c in one_cpu])
+    modelled = first_win(ns, [(c - one_cpu[0]) / 2 > handoff for c in one_cpu])
     return native_at, measured, modelled
 
 
