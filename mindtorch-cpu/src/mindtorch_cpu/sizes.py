@@ -22,20 +22,28 @@ class Crossover(NamedTuple):
 
 NEVER = 1 << 62  # a threshold no op reaches
 
-# Measured with benchmarks/thresholds.py on a 2-core x86-64-v3 machine (AVX2 kernels), NumPy 2.4: the
+# Measured with benchmarks/thresholds.py on a 2-core x86-64-v4 machine (AVX-512 kernels), NumPy 2.4: the
 # one-thread paths in process CPU time, min of 5 loops; `native` is where the compiled kernel's CPU time
-# first stays at or below NumPy's. That machine was shared (load 5-12), so two threads never won in wall
-# time there; `split` is the script's model instead: the first size at which half the one-thread CPU
-# time exceeds the pool's handoff (8.6 us, the fastest two-thread call of an empty region). At the
-# smallest sizes (8-128 elements) the one-thread costs were, in us: softmax+backward 9 compiled / 23
-# NumPy, layer norm 14 / 22, its backward 16 / 36, gelu+backward 12 / 46, relu 4.3 / 3.3, cross-entropy
-# backward 12.4 / 13.0, mul 2.7 (NumPy).
+# first stays at or below NumPy's. The softmax, layer norm and gelu rows were re-measured with
+#     python benchmarks/thresholds.py --family softmax --family layer_norm --family layer_norm_backward \
+#         --family gelu --family cross_entropy_backward
+# four times on that machine while it was shared (load 6-12), so two threads never won in wall time below
+# 1M elements; `split` is the script's model: the first size at which half the work (the one-thread CPU
+# time above its value at 8 elements, the per-call cost that stays on the caller) exceeds the pool's
+# handoff (8.8-9.3 us, the fastest two-thread call of an empty region). The values are the last run's;
+# over the four the modelled split moved within a factor of 2-4 (softmax 32K in every run, layer norm
+# 64K-128K, its backward 32K-128K, gelu 16K-32K, cross-entropy backward 64K-128K), and the compiled
+# kernel won from 8 elements up in every run but one (cross-entropy backward, a tie within 0.4 us at
+# 512-4096). The per-call CPU cost at 8-128 elements, in us: softmax+backward 8 compiled / 24-34 NumPy,
+# layer norm 8-9 / 24-33, its backward 11-16 / 41-53, gelu+backward 11-14 / 48-73, cross-entropy
+# backward 12-21 / 20-26. relu and elementwise are the earlier AVX2 measurement: relu 4.3 / 3.3, mul 2.7
+# (NumPy).
 THRESHOLDS = {
-    "softmax": Crossover(native=0, split=1 << 14),  # softmax / log_softmax, forward and backward
-    "layer_norm": Crossover(native=0, split=1 << 14),  # layer norm and RMS norm, forward
-    "layer_norm_backward": Crossover(native=0, split=1 << 12),
-    "gelu": Crossover(native=0, split=1 << 12),  # forward and backward, exact and tanh
+    "softmax": Crossover(native=0, split=1 << 15),  # softmax / log_softmax, forward and backward
+    "layer_norm": Crossover(native=0, split=1 << 17),  # layer norm and RMS norm, forward
+    "layer_norm_backward": Crossover(native=0, split=1 << 16),
+    "gelu": Crossover(native=0, split=1 << 14),  # forward and backward, exact and tanh
     "relu": Crossover(native=1 << 12, split=1 << 17),  # relu and threshold_backward
-    "cross_entropy_backward": Crossover(native=0, split=1 << 13),
+    "cross_entropy_backward": Crossover(native=0, split=1 << 16),
     "elementwise": Crossover(native=NEVER, split=1 << 16),  # NumPy ufuncs over same-shaped operands
 }
