@@ -215,3 +215,29 @@ def test_conv2d_unfold_and_fold_as_numpy_kernels(shape, wshape, kw, threads, num
     for g, f, r in zip(got, fallback, ref64):
         np.testing.assert_allclose(g, f, rtol=1e-5, atol=atol)
         np.testing.assert_allclose(g, r, rtol=1e-5, atol=atol)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("ignore_index", [-100, 1])
+@pytest.mark.parametrize("shape", [(8, 10), (7,), (40, 1000)])
+def test_nll_and_cross_entropy_compiled_as_numpy_kernels(reduction, weighted, ignore_index, shape, numpy_only):
+    # small logits are one compiled call (log_softmax and the loss), larger ones split the log_softmax
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    c = shape[-1]
+    tgt = rng.integers(0, c, shape[:-1])
+    if tgt.ndim:
+        tgt[::3] = ignore_index
+    w = mindtorch.tensor((rng.random(c) + 0.5).astype(np.float32)) if weighted else None
+    kw = dict(reduction=reduction, ignore_index=ignore_index)
+
+    def run():
+        t = mindtorch.tensor(x).requires_grad_()
+        ce = F.cross_entropy(t, mindtorch.tensor(tgt), w, **kw)
+        nll = F.nll_loss(F.log_softmax(t, -1), mindtorch.tensor(tgt), w, **kw)
+        (ce.sum() + nll.sum()).backward()
+        return ce.detach().numpy(), nll.detach().numpy(), t.grad.numpy()
+
+    for a, b in zip(run(), numpy_only(run)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
