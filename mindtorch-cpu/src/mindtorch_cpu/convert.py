@@ -5,7 +5,7 @@ import weakref
 import numpy as np
 from mindtorch.plugins import Storage, c_strides, device as _device, dtypes as D, make_lazy_tensor, make_tensor
 
-from .allocator import LAZY_MAX
+from .allocator import ALLOCATOR, LAZY_MAX
 
 CPU = _device("cpu")
 
@@ -37,15 +37,7 @@ FROM_NP = {v: k for k, v in TO_NP.items() if v is not None}
 
 
 _ref = weakref.ref
-
-
-def allocator():
-    from .allocator import ALLOCATOR
-
-    return ALLOCATOR
-
-
-_ALLOC = None
+_LAZY = ALLOCATOR.lazy
 
 
 def arr(t):
@@ -66,7 +58,14 @@ def arr(t):
 
 def wrap(a, dtype=None):
     """A new tensor owning the NumPy result `a` (no copy when its layout is dense)."""
-    global _ALLOC
+    if (
+        a.__class__ is np.ndarray
+        and dtype is not None
+        and a.dtype is TO_NP[dtype]
+        and a.nbytes < LAZY_MAX
+        and a.flags.c_contiguous
+    ):
+        return small_result(a, dtype)
     if a.__class__ is not np.ndarray:
         a = np.asarray(a)
     if dtype is None:
@@ -76,15 +75,8 @@ def wrap(a, dtype=None):
         if want is not a.dtype and want != a.dtype:
             a = a.astype(want)
     if a.flags.c_contiguous:
-        if a.nbytes < LAZY_MAX:  # small: the array is the memory, counted while it lives; a Storage if asked
-            if _ALLOC is None:
-                _ALLOC = allocator()
-            lazy = _ALLOC.lazy
-            lazy[id(a)] = _ref(a)
-            if len(lazy) > _ALLOC.sweep_at:
-                _ALLOC.sweep()
-            shape = a.shape
-            return make_lazy_tensor(a, shape, c_strides(shape), dtype, CPU)
+        if a.nbytes < LAZY_MAX:
+            return small_result(a, dtype)
         data = a
         strides = c_strides(a.shape)
     else:
@@ -95,14 +87,22 @@ def wrap(a, dtype=None):
         else:
             isz = a.itemsize
             strides = tuple(s // isz for s in a.strides)
-    if _ALLOC is None:
-        _ALLOC = allocator()
     nbytes = a.nbytes
-    st = Storage(CPU, nbytes, data, _ALLOC)
-    _ALLOC.in_use += nbytes
+    st = Storage(CPU, nbytes, data, ALLOCATOR)
+    ALLOCATOR.in_use += nbytes
     t = make_tensor(st, a.shape, strides, 0, dtype, CPU)
     t._np = a
     return t
+
+
+def small_result(a, dtype):
+    """A new tensor over `a`, a C-contiguous array below LAZY_MAX bytes already of `dtype`'s NumPy type:
+    the array is the memory, counted while it lives; a Storage only if asked (allocator.adopt)."""
+    _LAZY[id(a)] = _ref(a)
+    if len(_LAZY) > ALLOCATOR.sweep_at:
+        ALLOCATOR.sweep()
+    shape = a.shape
+    return make_lazy_tensor(a, shape, c_strides(shape), dtype, CPU)
 
 
 def _dense_buffer(a):

@@ -83,9 +83,32 @@ def _small(x):
     return x.__class__ is not np.ndarray or x.size < _SMALL
 
 
+# ufuncs whose loop for two operands of one dtype computes in and returns that dtype
+_SAME_TYPE = frozenset(
+    (np.add, np.subtract, np.multiply, np.maximum, np.minimum, np.fmax, np.fmin)
+    + (np.bitwise_and, np.bitwise_or, np.bitwise_xor)
+)
+
+
+def _lean(ufunc, a, b, dt):
+    """ufunc(a, b) for two small tensors already in compute dtype `dt` whose NumPy views are cached
+    (most operands of a small op are): one plain ufunc call, no conversions; None otherwise."""
+    if a.__class__ is Tensor and b.__class__ is Tensor:
+        x, y = a._np, b._np
+        if x is not None and y is not None and x.dtype is dt and y.dtype is dt and x.size < _SMALL and y.size < _SMALL:
+            return ufunc(x, y)
+    return None
+
+
 def _binary(ufunc, name, inplace=True):
+    lean = ufunc in _SAME_TYPE
+
     def out_of_place(m, a, b, *rest):
         dt = _cdt(m.dtype)
+        if lean:
+            r = _lean(ufunc, a, b, dt)
+            if r is not None:
+                return wrap(r, m.dtype)
         x, y = _o(a, dt), _o(b, dt)
         with quiet():
             if _small(x) and _small(y):
@@ -117,6 +140,10 @@ def _scaled(x, alpha, dt):
 @kernel("add")
 def add(m, a, b, alpha=1):
     dt = _cdt(m.dtype)
+    if alpha == 1:
+        r = _lean(np.add, a, b, dt)
+        if r is not None:
+            return wrap(r, m.dtype)
     x, y = _o(a, dt), _scaled(b, alpha, dt)
     if _small(x) and _small(y):
         return wrap(np.add(x, y, dtype=dt), m.dtype)
