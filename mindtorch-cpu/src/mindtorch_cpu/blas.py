@@ -18,34 +18,46 @@ import numpy as np
 
 
 class _Gate:
-    """The number of BLAS calls in flight; while a fork is pending none may start."""
+    """The BLAS calls in flight (one entry each in `inflight`: list append and pop are atomic under the
+    GIL, so the common path takes no lock); while a fork is pending none may start."""
 
-    __slots__ = ("lock", "cond", "busy", "forking")
+    __slots__ = ("lock", "cond", "inflight", "forking")
 
     def __init__(self):
         self.lock = threading.Lock()
         self.cond = threading.Condition(self.lock)
-        self.busy = 0
+        self.inflight = []
         self.forking = False
 
     def __enter__(self):
-        with self.lock:
-            while self.forking:
-                self.cond.wait()
-            self.busy += 1
+        self.inflight.append(None)
+        if self.forking:
+            self.hold()
 
     def __exit__(self, *exc):
+        self.inflight.pop()
+        if self.forking:
+            self.leave()
+
+    def hold(self):
+        """A fork is pending: step out of the count until it is done."""
+        self.inflight.pop()
         with self.lock:
-            self.busy -= 1
-            if self.forking and not self.busy:
-                self.cond.notify_all()
+            self.cond.notify_all()
+            while self.forking:
+                self.cond.wait()
+            self.inflight.append(None)
+
+    def leave(self):
+        with self.lock:
+            self.cond.notify_all()
 
     def before_fork(self):
         # waits on the condition: with a sleep-and-poll loop instead, the call in flight was seen to
-        # stay stuck inside OpenBLAS
+        # stay stuck inside OpenBLAS. A call entering after the count is read sees `forking` and holds.
         with self.lock:
             self.forking = True
-            while self.busy:
+            while self.inflight:
                 self.cond.wait()
 
     def after_fork_in_parent(self):
@@ -53,10 +65,19 @@ class _Gate:
             self.forking = False
             self.cond.notify_all()
 
+    def after_fork_in_child(self):
+        """The child has none of the parent's other threads: nothing in flight, fresh locks (the list
+        stays the same object: gated functions hold it)."""
+        self.inflight.clear()
+        self.lock = threading.Lock()
+        self.cond = threading.Condition(self.lock)
+        self.forking = False
+
 
 GATE = _Gate()
-# the child has none of the parent's other threads: a fresh gate
-os.register_at_fork(before=GATE.before_fork, after_in_parent=GATE.after_fork_in_parent, after_in_child=GATE.__init__)
+os.register_at_fork(
+    before=GATE.before_fork, after_in_parent=GATE.after_fork_in_parent, after_in_child=GATE.after_fork_in_child
+)
 
 
 class _Gated:
@@ -69,10 +90,18 @@ class _Gated:
         f = getattr(self._module, name)
         if not callable(f) or isinstance(f, type):
             return f
+        gate, inflight = GATE, GATE.inflight
 
         def gated(*args, **kwargs):
-            with GATE:
+            inflight.append(None)  # GATE.__enter__ and __exit__, inline: small matmuls pay for every call
+            if gate.forking:
+                gate.hold()
+            try:
                 return f(*args, **kwargs)
+            finally:
+                inflight.pop()
+                if gate.forking:
+                    gate.leave()
 
         setattr(self, name, gated)
         return gated

@@ -64,8 +64,12 @@ def wrap(a, dtype=None):
         and a.dtype is TO_NP[dtype]
         and a.nbytes < LAZY_MAX
         and a.flags.c_contiguous
-    ):
-        return small_result(a, dtype)
+    ):  # the common small result, inline: see small_result
+        _LAZY[id(a)] = _ref(a)
+        if len(_LAZY) > ALLOCATOR.sweep_at:
+            ALLOCATOR.sweep()
+        shape = a.shape
+        return make_lazy_tensor(a, shape, c_strides(shape), dtype, CPU)
     if a.__class__ is not np.ndarray:
         a = np.asarray(a)
     if dtype is None:
@@ -97,7 +101,8 @@ def wrap(a, dtype=None):
 
 def small_result(a, dtype):
     """A new tensor over `a`, a C-contiguous array below LAZY_MAX bytes already of `dtype`'s NumPy type:
-    the array is the memory, counted while it lives; a Storage only if asked (allocator.adopt)."""
+    the array is the memory, counted while it lives (weakly referenced in the allocator's `lazy`
+    table); a Storage only if asked (allocator.adopt)."""
     _LAZY[id(a)] = _ref(a)
     if len(_LAZY) > ALLOCATOR.sweep_at:
         ALLOCATOR.sweep()

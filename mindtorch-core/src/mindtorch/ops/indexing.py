@@ -141,11 +141,13 @@ defop(
 def _cat_meta(tensors, dim=0):
     if len(tensors) == 0:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    dtype = tensors[0].dtype
+    first = tensors[0]
+    dtype = first.dtype
     for t in tensors:
         if t.dtype is not dtype:
             dtype = D.promote_types(dtype, t.dtype)
-    ref = next((t for t in tensors if t._shape != (0,)), None)  # legacy: 1-d empty tensors are skipped
+    ref = first if first._shape != (0,) else next((t for t in tensors if t._shape != (0,)), None)
+    # (legacy: 1-d empty tensors are skipped)
     if ref is None:
         return M.TensorMeta((0,), dtype)
     n = len(ref._shape)
@@ -157,7 +159,7 @@ def _cat_meta(tensors, dim=0):
     total = 0
     for i, t in enumerate(tensors):
         s = t._shape
-        if len(s) == n and s[:d] == head and s[d + 1 :] == tail:
+        if s == shape or len(s) == n and s[:d] == head and s[d + 1 :] == tail:
             total += s[d]
         elif s != (0,):
             _cat_mismatch(i, s, shape, d)

@@ -38,12 +38,25 @@ def same_shape_bool(self, *args, **kw):
     return TensorMeta(self._shape, D.bool_)
 
 
+# (shape, dtype) -> TensorMeta, for the commonest rule result: metas are never changed once made, so
+# one serves every op of that geometry
+_SAME_GEOMETRY: dict = {}
+
+
 def binary(self, other, *rest):
     """Broadcasting pointwise op in the promoted dtype."""
     oc = other.__class__
     if oc is _Tensor and self.__class__ is _Tensor and self.dtype is other.dtype:  # the common case
-        s1, s2 = self._shape, other._shape
-        return TensorMeta(s1 if s1 == s2 else broadcast_shapes(s1, s2), self.dtype)
+        s1 = self._shape
+        if s1 == other._shape:
+            key = (s1, self.dtype)
+            m = _SAME_GEOMETRY.get(key)
+            if m is None:
+                m = TensorMeta(s1, self.dtype)
+                if len(_SAME_GEOMETRY) < 4096:
+                    _SAME_GEOMETRY[key] = m
+            return m
+        return TensorMeta(broadcast_shapes(s1, other._shape), self.dtype)
     if not hasattr(self, "_shape"):  # torch.add(2, t)
         return TensorMeta(shape_of(other), D.result_type(self, other))
     if oc is self.__class__:
@@ -63,7 +76,7 @@ def binary_float(self, other, *rest):
     """Like binary, but integer results become the default float dtype (true division)."""
     m = binary(self, other)
     if m.dtype._kind < 2:
-        m.dtype = D.get_default_dtype()
+        return TensorMeta(m.shape, D.get_default_dtype())
     return m
 
 

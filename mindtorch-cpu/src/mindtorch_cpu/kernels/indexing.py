@@ -100,10 +100,18 @@ _both("index_put")(_index_put)
 
 @kernel("cat")
 def cat(m, tensors, dim=0):
-    parts = [arr(t) for t in tensors if t._shape != (0,)]  # legacy empty 1-d tensors join anything
     dt = TO_NP[m.dtype]
+    parts = []
+    cast = False
+    for t in tensors:
+        if t._shape != (0,):  # legacy empty 1-d tensors join anything
+            x = arr(t)
+            cast = cast or x.dtype is not dt
+            parts.append(x)
     if not parts:
         return wrap(np.empty(m.shape, dt), m.dtype)
+    if not cast:  # the plain call
+        return wrap(np.concatenate(parts, dim % len(m.shape)), m.dtype)
     # one pass: each part is cast as it is copied in (no converted temporaries)
     return wrap(np.concatenate(parts, axis=dim % len(m.shape), dtype=dt, casting="unsafe"), m.dtype)
 

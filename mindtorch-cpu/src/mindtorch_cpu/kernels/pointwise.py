@@ -53,9 +53,8 @@ def _o(x, dt):
     return np.asarray(x).astype(dt)
 
 
-def _cdt(d):
-    """NumPy compute dtype: bfloat16 math runs in float32 and is rounded back by wrap."""
-    return _F32 if d is D.bfloat16 else TO_NP[d]
+# NumPy compute dtype of each dtype: bfloat16 math runs in float32 and is rounded back by wrap
+_cdt = {d: (_F32 if d is D.bfloat16 else t) for d, t in TO_NP.items()}.__getitem__
 
 
 def _opmath(d):
@@ -161,6 +160,10 @@ def add_(m, a, b, alpha=1):
 @kernel("sub")
 def sub(m, a, b, alpha=1):
     dt = _cdt(m.dtype)
+    if alpha == 1:
+        r = _lean(np.subtract, a, b, dt)
+        if r is not None:
+            return wrap(r, m.dtype)
     return wrap(par_ufunc(np.subtract, dt, _o(a, dt), _scaled(b, alpha, dt)), m.dtype)
 
 
@@ -718,6 +721,19 @@ def _softplus(x, beta, threshold):
 
 for _n, _f in _UNARY.items():
     _unary(_n, _f, inplace=_n != "sgn")
+_relu_general = KERNELS["relu"]
+# dtypes whose relu is np.maximum(x, 0) in the tensor's own dtype (the Python 0 is a weak scalar)
+_RELU_PLAIN = frozenset(
+    np.dtype(t) for t in (np.float16, np.float32, np.float64, np.uint8, np.int8, np.int16, np.int32, np.int64)
+)
+
+
+@kernel("relu")
+def relu(m, a):
+    x = a._np if a.__class__ is Tensor else None
+    if x is not None and x.size < THRESHOLDS["relu"].native and x.dtype in _RELU_PLAIN:
+        return wrap(np.maximum(x, 0), m.dtype)  # a small tensor: one plain ufunc call
+    return _relu_general(m, a)
 
 
 def _round(x, dt, decimals=0):
