@@ -58,29 +58,17 @@ def arr(t):
 
 def wrap(a, dtype=None):
     """A new tensor owning the NumPy result `a` (no copy when its layout is dense)."""
-    if (
-        a.__class__ is np.ndarray
-        and dtype is not None
-        and a.dtype is TO_NP[dtype]
-        and a.nbytes < LAZY_MAX
-        and a.flags.c_contiguous
-    ):  # the common small result, inline: see small_result
+    if a.__class__ is not np.ndarray or dtype is None or a.dtype is not TO_NP[dtype]:
+        a, dtype = _as_result(a, dtype)
+    if a.nbytes < LAZY_MAX and a.flags.c_contiguous:
+        # small: the array is the memory, counted while it lives (weakly referenced in the allocator's
+        # `lazy` table); a Storage only if asked (allocator.adopt)
         _LAZY[id(a)] = _ref(a)
         if len(_LAZY) > ALLOCATOR.sweep_at:
             ALLOCATOR.sweep()
         shape = a.shape
         return make_lazy_tensor(a, shape, c_strides(shape), dtype, CPU)
-    if a.__class__ is not np.ndarray:
-        a = np.asarray(a)
-    if dtype is None:
-        dtype = FROM_NP[a.dtype]
-    else:
-        want = TO_NP[dtype]
-        if want is not a.dtype and want != a.dtype:
-            a = a.astype(want)
     if a.flags.c_contiguous:
-        if a.nbytes < LAZY_MAX:
-            return small_result(a, dtype)
         data = a
         strides = c_strides(a.shape)
     else:
@@ -99,15 +87,16 @@ def wrap(a, dtype=None):
     return t
 
 
-def small_result(a, dtype):
-    """A new tensor over `a`, a C-contiguous array below LAZY_MAX bytes already of `dtype`'s NumPy type:
-    the array is the memory, counted while it lives (weakly referenced in the allocator's `lazy`
-    table); a Storage only if asked (allocator.adopt)."""
-    _LAZY[id(a)] = _ref(a)
-    if len(_LAZY) > ALLOCATOR.sweep_at:
-        ALLOCATOR.sweep()
-    shape = a.shape
-    return make_lazy_tensor(a, shape, c_strides(shape), dtype, CPU)
+def _as_result(a, dtype):
+    """`a` as an ndarray of dtype's NumPy type (dtype None: the one `a` has), and that dtype."""
+    if a.__class__ is not np.ndarray:
+        a = np.asarray(a)
+    if dtype is None:
+        return a, FROM_NP[a.dtype]
+    want = TO_NP[dtype]
+    if want is not a.dtype and want != a.dtype:
+        a = a.astype(want)
+    return a, dtype
 
 
 def _dense_buffer(a):

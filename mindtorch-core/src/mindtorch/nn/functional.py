@@ -2141,14 +2141,17 @@ def _require_tensors(fn):
     if not checks:
         return fn
 
+    first_only = len(checks) == 1 and checks[0][0] == 0
+
     @functools.wraps(fn)
     def checked(*args, **kwargs):
-        for i, name in checks:
-            v = args[i] if i < len(args) else kwargs.get(name, Tensor)
-            if v is not Tensor and not isinstance(v, Tensor):
-                raise _NotATensorError(
-                    f"{fn.__name__}(): argument '{name}' (position {i + 1}) must be Tensor, not {type(v).__name__}"
-                )
+        if not (first_only and args and args[0].__class__ is Tensor):  # (the common call: nothing to look at)
+            for i, name in checks:
+                v = args[i] if i < len(args) else kwargs.get(name, Tensor)
+                if v is not Tensor and not isinstance(v, Tensor):
+                    raise _NotATensorError(
+                        f"{fn.__name__}(): argument '{name}' (position {i + 1}) must be Tensor, not {type(v).__name__}"
+                    )
         return fn(*args, **kwargs)
 
     return checked
