@@ -8,7 +8,7 @@ graph. Only tensors may be passed, module buffers may not require grad, modules 
 """
 
 import mindtorch
-from mindtorch.utils import _pytree
+from mindtorch.plugins import tree_flatten, tree_leaves, tree_unflatten
 
 from .graphs import NPUGraph, graph, graph_pool_handle
 from .module import synchronize
@@ -27,7 +27,7 @@ def _check_callable(c, args):
                 "In any nn.Module passed to make_graphed_callables, only parameters may be trainable. "
                 "All buffers must have requires_grad=False."
             )
-    flat = tuple(_pytree.tree_leaves(args))
+    flat = tuple(tree_leaves(args))
     if not all(isinstance(a, mindtorch.Tensor) for a in flat):
         raise AssertionError("sample_args for each callable must contain only Tensors. Other types are not allowed.")
     return flat
@@ -49,7 +49,7 @@ def _warm_up(callables, args_list, surfaces, iters, allow_unused):
     with _stream_ctx(Stream()):
         for func, args, surface in zip(callables, args_list, surfaces):
             for _ in range(iters):
-                outputs = tuple(_pytree.tree_leaves(func(*args)))
+                outputs = tuple(tree_leaves(func(*args)))
                 grad_outputs = tuple(mindtorch.empty_like(o) for o in outputs if o.requires_grad)
                 _grads(outputs, surface, grad_outputs, allow_unused)
                 del outputs, grad_outputs
@@ -67,7 +67,7 @@ class _Captured:
     def capture_forward(self, func, args, pool):
         with graph(self.fwd, pool=pool):
             out = func(*args)
-        flat, self.spec = _pytree.tree_flatten(out)
+        flat, self.spec = tree_flatten(out)
         self.outputs = tuple(flat)
 
     def capture_backward(self, pool, allow_unused):
@@ -107,9 +107,9 @@ def _functionalize(cap, params):
     graphed = cap.function()
 
     def functionalized(*user_args):
-        flat = _pytree.tree_leaves(user_args)
+        flat = tree_leaves(user_args)
         out = graphed.apply(*(tuple(flat) + params))
-        return _pytree.tree_unflatten(list(out), cap.spec)
+        return tree_unflatten(list(out), cap.spec)
 
     return functionalized
 

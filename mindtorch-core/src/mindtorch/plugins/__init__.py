@@ -38,6 +38,9 @@ enforces this for the in-repo backends):
     bf16_bits_to_float, float_to_bf16_bits, to_host_array
                                              bfloat16 travels between host and devices as uint16 bits
     get_num_threads                          the intra-op thread count a backend's pool should use
+    tree_flatten, tree_unflatten, tree_leaves
+                                             nested containers of tensors as flat lists and back
+                                             (torch.utils._pytree's meaning), e.g. for graph capture
     protocols                                the contract as typing.Protocol classes: Allocator,
                                              CachingAllocator, SharingAllocator, CopyRoutines,
                                              GeneratorState, Kernel,
@@ -62,6 +65,7 @@ from ..ops.creation import arange_params  # noqa: F401
 from ..ops.meta import TensorMeta  # noqa: F401
 from ..ops.random import random_bounds  # noqa: F401
 from ..ops.registry import OPS  # noqa: F401
+from ..utils._pytree import tree_flatten, tree_leaves, tree_unflatten  # noqa: F401
 from . import protocols  # noqa: F401
 from .backend import Backend  # noqa: F401
 from .hookspec import PLUGIN_API_VERSION, hookimpl  # noqa: F401
