@@ -331,8 +331,7 @@ def _run(name, fns, args, device, gated):
         except BaseException:
             plan.destroy(RUNTIME.nn)
             raise
-        if plans.plans.setdefault(key, plan) is not plan:  # another thread planned the key meanwhile
-            plan.destroy(RUNTIME.nn)
+        plans.give(key, plan)
         return
     if plan is None:
         plan = plans.old.pop(key, None)
