@@ -228,9 +228,17 @@ def test_storage_apis_report_like_pytorch():
         v = a[1]
         s = v.untyped_storage()
         assert (s.nbytes(), s.size(), len(s), s.element_size(), s.data_ptr() == a.data_ptr()) == (24, 24, 24, 1, True)
-        with warnings.catch_warnings(record=True) as rec:
-            warnings.simplefilter("always")
-            ts = v.storage()
+        # PyTorch warns once per process unless told to warn always
+        always = lib is torch and not torch.storage._get_always_warn_typed_storage_removal()
+        if always:
+            torch.storage._set_always_warn_typed_storage_removal(True)
+        try:
+            with warnings.catch_warnings(record=True) as rec:
+                warnings.simplefilter("always")
+                ts = v.storage()
+        finally:
+            if always:
+                torch.storage._set_always_warn_typed_storage_removal(False)
         assert any("TypedStorage is deprecated" in str(w.message) for w in rec)
         assert (ts.size(), len(ts), ts.element_size(), ts.nbytes(), ts.tolist(), ts[4]) == (
             6,
