@@ -86,6 +86,38 @@ def test_index_reduce_errors(name):
     assert raised[0] == raised[1]
 
 
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+
+
+def _reduced(L, op, dtype, reduce, include_self):
+    """scatter_reduce / index_reduce in one dtype: the values, or the error class and message."""
+    dt = getattr(L, dtype)
+    x = L.tensor(SELF).to(dt)
+    src = L.tensor(SOURCE).to(dt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            if op == "scatter_reduce":
+                spread = L.tensor(INDEX).reshape(5, 1).expand(5, 3)
+                out = x.scatter_reduce(0, spread, src, reduce, include_self=include_self)
+            else:
+                out = x.index_reduce(0, L.tensor(INDEX), src, reduce, include_self=include_self)
+        except Exception as exc:
+            return type(exc).__name__, str(exc)
+    return out.dtype is dt, out.to(L.float64).tolist()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    "op,reduce,include_self",
+    [("scatter_reduce", r, i) for r in ("sum", "prod", "mean", "amax", "amin") for i in (True, False)]
+    + [("index_reduce", r, i) for r in ("prod", "mean", "amax", "amin") for i in (True, False)],
+)
+def test_reductions_into_slices_in_every_dtype(op, reduce, include_self, dtype):
+    # which dtypes PyTorch refuses (bool means, bool without self) and what the others give
+    assert _reduced(mt, op, dtype, reduce, include_self) == _reduced(torch, op, dtype, reduce, include_self)
+
+
 SCATTERS = {
     "contiguous": (lambda L: L.arange(12.0, dtype=L.float64).reshape(3, 4), (2, 2), (4, 1), 1),
     "transposed input keeps its layout": (lambda L: L.arange(12.0, dtype=L.float64).reshape(4, 3).t(), (3,), (1,), 2),

@@ -1077,6 +1077,8 @@ def _scatter_reduce_meta(self, dim, index, src, reduce, include_self=True):
         raise RuntimeError("scatter_reduce(): Expected dtype int64 for index")
     if self.dtype is not src.dtype:
         raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+    if self.dtype is D.bool_ and reduce == "mean":
+        raise NotImplementedError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
     wrap_dim(dim, max(self.dim(), 1))
     return TensorMeta(self._shape, self.dtype)
 
@@ -1128,6 +1130,10 @@ def _index_reduce_meta(self, dim, index, source, reduce, include_self=True):
             f"{fmt_shape(self._shape)} at dimension {d} and source slice shape: {fmt_shape(source._shape)} at "
             f"dimension {d}."
         )
+    if self.dtype is D.bool_ and (not include_self or reduce == "mean"):
+        # PyTorch's bool kernels lack the exclude-self initialisation and mean's floor division
+        kernel = "index_reduce_func_exclude_input_init" if not include_self else "div_floor_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     return M.TensorMeta(self._shape, self.dtype)
 
 
