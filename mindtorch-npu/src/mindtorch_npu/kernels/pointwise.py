@@ -464,9 +464,10 @@ def hardtanh_(m, a, lo=-1, hi=1):
 _FMAX = {D.float16: 65504.0, D.bfloat16: 3.3895313892515355e38, D.float32: 3.4028234663852886e38}
 
 
-def _nan_to_num_args(dtype, nan, posinf, neginf):
+def _nan_to_num_args(op, dtype, nan, posinf, neginf):
     """aclnnNanToNum takes float replacements: float64's own range does not fit them."""
     if dtype.is_floating_point and dtype not in _FMAX and (posinf is None or neginf is None):
+        chips.check_dtype(op, dtype, "nan_to_num")  # a chip whose operator lacks the dtype says so first
         raise TypeError(
             "nan_to_num on npu: aclnnNanToNum takes float32 replacement values, so float64's default "
             "(its largest finite value) cannot be passed; give posinf and neginf explicitly"
@@ -482,13 +483,13 @@ def _nan_to_num_args(dtype, nan, posinf, neginf):
 @kernel("nan_to_num")
 def nan_to_num(m, a, nan=None, posinf=None, neginf=None):
     out = empty(m.shape, m.dtype, a.device)
-    launch("NanToNum", a, *_nan_to_num_args(a.dtype, nan, posinf, neginf), out)
+    launch("NanToNum", a, *_nan_to_num_args("NanToNum", a.dtype, nan, posinf, neginf), out)
     return out
 
 
 @kernel("nan_to_num_")
 def nan_to_num_(m, a, nan=None, posinf=None, neginf=None):
-    launch("InplaceNanToNum", a, *_nan_to_num_args(a.dtype, nan, posinf, neginf))
+    launch("InplaceNanToNum", a, *_nan_to_num_args("InplaceNanToNum", a.dtype, nan, posinf, neginf))
     return a
 
 
