@@ -105,6 +105,8 @@ def ndtri(input):
 def sinc(input):
     """sin(pi x) / (pi x), 1 at 0."""
     x = _float(input)
+    if x.dtype in (_t.float16, _t.bfloat16):
+        return sinc(x.float()).to(x.dtype)  # PyTorch computes half precision in float32 and rounds once
     zero = x == 0
     safe = _t.where(zero, _t.ones_like(x), x) * math.pi  # keeps the unused branch finite for autograd
     return _t.where(zero, _t.ones_like(x), safe.sin() / safe)

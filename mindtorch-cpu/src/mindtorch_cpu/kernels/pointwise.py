@@ -388,11 +388,17 @@ _inplace("bitwise_not")
 
 # --- ternary ------------------------------------------------------------------------
 def _lerp(m, a, b, w):
+    half = m.dtype is D.float16 or m.dtype is D.bfloat16
+    # half precision: float64 holds x + t * d all but exactly, so rounding it to float32 gives PyTorch's
+    # float32 fused multiply-add, which is then rounded to half once
     dt = _opmath(m.dtype)
-    x, y, t = _o(a, dt), _o(b, dt), _o(w, dt)
-    d = np.subtract(y, x, dtype=dt)
+    x, y, t = (np.asarray(_o(v, dt), dtype=dt) for v in (a, b, w))
+    if half:
+        x, y, t = x.astype(np.float64), y.astype(np.float64), t.astype(np.float64)
+    d = y - x
     # two forms keep the endpoints exact at weight 0 and 1
-    return wrap(np.where(np.abs(t) < 0.5, x + t * d, y - d * (1 - t)), m.dtype)
+    r = np.where(np.abs(t) < 0.5, x + t * d, y - d * (1 - t))
+    return wrap(r.astype(_F32) if half else r, m.dtype)
 
 
 KERNELS["lerp"] = _lerp
