@@ -797,8 +797,9 @@ def _group_norm_meta(input, weight, bias, num_groups, eps):
                 f"input, but got {name} of shape {_shp(t.shape)} and input of shape "
                 f"{_shp(input.shape)}"
             )
-    sd = D.float32 if input.dtype in (D.float16, D.bfloat16) else input.dtype
-    return TensorMeta(input._shape, input.dtype), TensorMeta((n, num_groups), sd), TensorMeta((n, num_groups), sd)
+    # the statistics in the input's dtype, as PyTorch's cpu native_group_norm (and aclnnGroupNorm) give them
+    stats = TensorMeta((n, num_groups), input.dtype)
+    return TensorMeta(input._shape, input.dtype), stats, stats
 
 
 defop(

@@ -358,11 +358,8 @@ def _group_shape(x):
 def group_norm(m, x, w, b, num_groups, eps):
     chips.check_dtype("GroupNorm", m[0].dtype, "group_norm")
     out = empty(m[0].shape, m[0].dtype, x.device)
-    # meanOut / rstdOut share self's dtype (the doc); core keeps half-precision statistics in float32
-    mean, rstd = empty(m[1].shape, x.dtype, x.device), empty(m[2].shape, x.dtype, x.device)
+    mean, rstd = empty(m[1].shape, m[1].dtype, x.device), empty(m[2].shape, m[2].dtype, x.device)
     launch("GroupNorm", x, w, b, *_group_shape(x), int(num_groups), float(eps), out, mean, rstd)
-    if m[1].dtype is not x.dtype:
-        mean, rstd = cast(mean, m[1].dtype), cast(rstd, m[2].dtype)
     return out, mean, rstd
 
 

@@ -1,0 +1,46 @@
+"""Half precision (float16, bfloat16) computes in float32 and rounds once, as PyTorch's cpu kernels do:
+on random inputs the results are PyTorch's bit for bit (an intermediate rounded to half shows up as
+one-ulp differences in a few percent of the elements). A reduction sums in its own order, so its float32
+statistics may round one ulp apart."""
+
+import numpy as np
+import pytest
+from helpers import torch_or_skip
+
+torch = torch_or_skip()
+
+import mindtorch as mt  # noqa: E402
+
+R = np.random.default_rng(5)
+ULP = {"float16": 2.0**-10, "bfloat16": 2.0**-7}
+REDUCING = {"native_group_norm"}
+CASES = {
+    "lerp, tensor weight": ([(4, 5, 6), (5, 1), (6,)], 4.0, lambda L, x, y, w: L.lerp(x, y, w)),
+    "lerp, scalar weight": ([(4, 5, 6), (5, 6)], 4.0, lambda L, x, y: L.lerp(x, y, 0.3)),
+    "lerp_, tensor weight": ([(4, 5, 6), (4, 5, 6), (4, 5, 6)], 4.0, lambda L, x, y, w: x.clone().lerp_(y, w)),
+    "lerp_, scalar weight": ([(4, 5, 6), (4, 5, 6)], 4.0, lambda L, x, y: x.clone().lerp_(y, 0.7)),
+    "sinc": ([(7, 9)], 1.0, lambda L, x: L.sinc(x)),
+    "native_group_norm": (
+        [(3, 4, 5), (4,), (4,)],
+        1.0,
+        lambda L, x, g, b: L.native_group_norm(x, g, b, 3, 4, 5, 2, 1e-5),
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_half_precision_rounds_once_like_pytorch(name, dtype):
+    shapes, scale, fn = CASES[name]
+    arrays = [R.standard_normal(s).astype(np.float32) * scale for s in shapes]
+    outs = []
+    for L in (mt, torch):
+        dt = getattr(L, dtype)
+        r = fn(L, *[L.tensor(a).to(dt) for a in arrays])
+        outs.append([(str(t.dtype).split(".")[-1], t.float().numpy()) for t in (r if isinstance(r, tuple) else (r,))])
+    for (gd, got), (wd, want) in zip(*outs):
+        assert gd == wd
+        if name in REDUCING:
+            np.testing.assert_allclose(got, want, rtol=ULP[dtype], atol=0)
+        else:
+            np.testing.assert_array_equal(got, want)
