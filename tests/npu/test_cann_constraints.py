@@ -604,3 +604,27 @@ def test_dtypes_the_docs_leave_out_run_through_a_wider_one_or_fail_clearly():
     ):
         with pytest.raises((TypeError, RuntimeError), match=r"float64.*Ascend910B1|Ascend910B1.*float64"):
             fn()
+
+
+@pytest.mark.parametrize("soc", ["Ascend910A", "Ascend310P3"])
+def test_factories_refuse_a_dtype_the_chip_cannot_hold_before_launching(soc):
+    res = run_python(
+        """
+        import mindtorch as torch
+        torch.zeros(1, device="npu")
+        before = torch.npu.memory_allocated()
+        for make in (
+            lambda: torch.arange(1.0, 2.5, 0.25, dtype=torch.bfloat16, device="npu"),
+            lambda: torch.eye(3, dtype=torch.bfloat16, device="npu"),
+        ):
+            try:
+                make()
+                said = "ran"
+            except TypeError as exc:
+                said = f"TypeError {'is not supported on' in str(exc)}"
+            print(said, torch.npu.memory_allocated() == before)
+        """,
+        {"ACLSIM_SOC_NAME": soc},
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split("\n")[:2] == ["TypeError True True"] * 2

@@ -71,6 +71,7 @@ def to_copy(m, a, dtype=None, device=None, non_blocking=False):
 def _factory(acl, m, device, wider, *args):
     """out = acl(*args) of m's shape and dtype; a dtype the operator does not write is filled in `wider` (which
     holds every value of it) and cast."""
+    chips.check_chip_dtype(m.dtype, f"aclnn{acl}")  # before any work: a dtype the chip cannot hold at all
     dt = m.dtype if chips.supports(acl, m.dtype) else wider
     out = empty(m.shape, dt, device)
     launch(acl, *args, out)
@@ -83,9 +84,11 @@ def arange(m, start, end, step, *rest):
     device = npu_device(device_of(rest))
     if not n:
         return empty(m.shape, m.dtype, device)
-    # aclnnArange writes no 8- or 16-bit integers: they are counted in int32
+    # aclnnArange writes no 8- or 16-bit integers: they are counted in int32; a float type the chip's
+    # operator does not write (bfloat16 before the A2 parts) is counted in float32
+    wider = D.float32 if m.dtype.is_floating_point else D.int32
     return _factory(
-        "Arange", m, device, D.int32, scalar_for(start, m.dtype), scalar_for(end, m.dtype), scalar_for(step, m.dtype)
+        "Arange", m, device, wider, scalar_for(start, m.dtype), scalar_for(end, m.dtype), scalar_for(step, m.dtype)
     )
 
 
