@@ -155,6 +155,11 @@ _AVG = ([2, 2], [1, 1], [1, 1], False, False, None)
 
 # Explicit samples: op qualname -> (fn, inputs). Ops not listed get an automatic sample when all their
 # required parameters are tensors (unary: one (2,3) input in (0.2, 0.8); binary: two).
+def _pieces(parts, *keep):
+    """The kept pieces of a split, scaled apart so a gradient routed to the wrong piece shows."""
+    return tuple(parts[k] * (k + 1) for k in keep)
+
+
 SAMPLES = {
     # fused gelu kernels: both forms, on both sides of zero (the float64 path must be exact)
     "gelu": lambda: (lambda a: (torch.gelu(a), torch.gelu(a, approximate="tanh")), (_x(lo=-2.5, hi=2.5),)),
@@ -276,6 +281,18 @@ SAMPLES = {
     "_sort": lambda: (lambda a: torch.ops._sort(a, 1, True), (_v(_DISTINCT),)),
     "_topk": lambda: (lambda a: torch.ops._topk(a, 2, 1, False), (_v(_DISTINCT),)),
     # --- indexing (index tensors are int64 constants, never perturbed) ------------------------------
+    # the splits: some pieces unused, so the backward fills their gradients with zeros before the one cat
+    "split": lambda: (lambda a: _pieces(torch.split(a, 2, 1), 0, 2), (_x((3, 5)),)),
+    "split.sizes": lambda: (lambda a: _pieces(torch.split(a, [1, 3, 1], -1), 1), (_x((3, 5)),)),
+    "split_with_sizes": lambda: (lambda a: _pieces(torch.split_with_sizes(a, [2, 1], 0), 0), (_x((3, 5)),)),
+    "unsafe_split": lambda: (lambda a: _pieces(torch.unsafe_split(a, 2, 0), 1), (_x((3, 5)),)),
+    "unsafe_split_with_sizes": lambda: (
+        lambda a: _pieces(torch.unsafe_split_with_sizes(a, [4, 1], 1), 1),
+        (_x((3, 5)),),
+    ),
+    "chunk": lambda: (lambda a: _pieces(torch.chunk(a, 3, 1), 2), (_x((3, 5)),)),
+    "unsafe_chunk": lambda: (lambda a: _pieces(torch.unsafe_chunk(a, 2, 0), 0, 1), (_x((3, 5)),)),
+    "unbind": lambda: (lambda a: _pieces(torch.unbind(a, 1), 0, 3), (_x((3, 5)),)),
     "cat": lambda: (lambda a, b: torch.cat([a, b], 1), (_x(), _x((2, 2), seed=1))),
     "flip": lambda: (lambda a: torch.flip(a, [0, 1]), (_x(),)),
     "repeat": lambda: (lambda a: a.repeat(2, 1, 2), (_x(),)),

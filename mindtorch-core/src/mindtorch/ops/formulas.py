@@ -517,6 +517,17 @@ def index_put_values_grad(grad, indices, values):
     return torch.ops.index(grad, indices)
 
 
+def split_backward(grads, dim):
+    """The gradient of split / chunk: the pieces' gradients joined in one cat. The engine has filled the
+    gradient of a piece that none reached with zeros (the formula reads every one of `grads`)."""
+    return torch.cat(list(grads), dim)
+
+
+def unbind_backward(grads, dim):
+    """The gradient of unbind: the slices' gradients stacked back along dim (zeros where none reached)."""
+    return torch.stack(list(grads), dim)
+
+
 def cat_backward(grad, tensors, dim):
     live = [t for t in tensors if not (len(t._shape) == 1 and t._shape[0] == 0)]
     d = wrap_dim(dim, len(live[0]._shape)) if live else 0

@@ -429,15 +429,29 @@ defop(
 )
 
 
+def _stamped(pieces):
+    """Views made for a multi-output op recorded as one node: like a recorded view, each keeps the base's
+    version its history is valid for, so only a later in-place write to the base replaces that history."""
+    for p in pieces:
+        v = p._version
+        p.__dict__["_view_fn_version"] = v.value if v is not None else 0
+    return pieces
+
+
 def _unbind(self, dim=0):
     n = len(self._shape)
     if n == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, n)
-    return tuple(self.select(d, i) for i in range(self._shape[d]))
+    return _stamped(tuple(self.select(d, i) for i in range(self._shape[d])))
 
 
-defop("unbind(Tensor(a) self, int dim=0) -> Tensor(a)[]", composite=_unbind, family=F)
+defop(
+    "unbind(Tensor(a) self, int dim=0) -> Tensor(a)[]",
+    composite=_unbind,
+    family=F,
+    grad={"self": "unbind_backward(grads, dim)"},
+)
 
 
 def _split(self, split_size_or_sections, dim=0):
@@ -448,9 +462,9 @@ def _split(self, split_size_or_sections, dim=0):
         step = split_size_or_sections
         if step <= 0 and not (step == 0 and size == 0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        if size == 0:
-            return (self,)
-        return tuple(self.narrow(d, s, min(step, size - s)) for s in range(0, size, step))
+        if size == 0:  # one empty piece, a view as every piece is (never self itself)
+            return _stamped((self.narrow(d, 0, 0),))
+        return _stamped(tuple(self.narrow(d, s, min(step, size - s)) for s in range(0, size, step)))
     sections = tuple(split_size_or_sections)
     if sum(sections) != size:
         raise RuntimeError(
@@ -461,16 +475,24 @@ def _split(self, split_size_or_sections, dim=0):
     for s in sections:
         out.append(self.narrow(d, start, s))
         start += s
-    return tuple(out)
+    return _stamped(tuple(out))
 
 
 # the int overload first: a SymInt[] parameter would also accept (and listify) a bare int
-defop("split(Tensor(a) self, SymInt split_size_or_sections, int dim=0) -> Tensor(a)[]", composite=_split, family=F)
+# the pieces' gradients meet in one cat (SPLIT_GRAD), not in a full-size zeros tensor per piece
+SPLIT_GRAD = {"self": "split_backward(grads, dim)"}
+defop(
+    "split(Tensor(a) self, SymInt split_size_or_sections, int dim=0) -> Tensor(a)[]",
+    composite=_split,
+    family=F,
+    grad=SPLIT_GRAD,
+)
 defop(
     "split(Tensor(a) self, SymInt[] split_size_or_sections, int dim=0) -> Tensor(a)[]",
     composite=_split,
     overload="sizes",
     family=F,
+    grad=SPLIT_GRAD,
 )
 
 
@@ -482,23 +504,27 @@ def _chunk(self, chunks, dim=0):
     size = self._shape[d]
     step = (size + chunks - 1) // chunks
     if step == 0:
-        return tuple(self.narrow(d, 0, 0) for _ in range(chunks)) if size == 0 else (self,)
+        return _stamped(tuple(self.narrow(d, 0, 0) for _ in range(chunks)))  # step is 0 only when size is
     return _split(self, step, d)
 
 
-defop("chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]", composite=_chunk, family=F)
+defop("chunk(Tensor(a) self, int chunks, int dim=0) -> Tensor(a)[]", composite=_chunk, family=F, grad=SPLIT_GRAD)
 defop(
     "split_with_sizes(Tensor(a) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]",
     composite=lambda self, split_sizes, dim=0: _split(self, list(split_sizes), dim),
     family=F,
+    grad=SPLIT_GRAD,
 )
 # the unsafe_ spellings skip PyTorch's view bookkeeping there; the pieces are the same
-defop("unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", composite=_chunk, family=F)
-defop("unsafe_split(Tensor self, SymInt split_size, int dim=0) -> Tensor[]", composite=_split, family=F)
+defop("unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", composite=_chunk, family=F, grad=SPLIT_GRAD)
+defop(
+    "unsafe_split(Tensor self, SymInt split_size, int dim=0) -> Tensor[]", composite=_split, family=F, grad=SPLIT_GRAD
+)
 defop(
     "unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]",
     composite=lambda self, split_sizes, dim=0: _split(self, list(split_sizes), dim),
     family=F,
+    grad=SPLIT_GRAD,
 )
 
 
