@@ -167,3 +167,121 @@ defop(
     method=False,
     family=F,
 )
+
+
+# -- norms and scaling over tensor lists (gradient clipping) ---------------------------------------------
+
+
+def _nonempty(tensors):
+    if len(tensors) == 0:
+        raise RuntimeError("Tensor list must have at least one tensor.")
+
+
+def _norm_checks(tensors, ord=2, dtype=None):
+    """PyTorch's checks of _foreach_norm, and the results' shapes and dtypes: one 0-dim norm per tensor."""
+    _nonempty(tensors)
+    if dtype is not None and dtype._kind < 2:
+        raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got {_cname(dtype)}")
+    metas = []
+    for t in tensors:
+        if t.dtype._kind < 2:
+            raise RuntimeError(
+                f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {_cname(t.dtype)}"
+            )
+        if t.numel() == 0 and (ord < 0 or ord == float("inf")):
+            what = "infinity" if ord == float("inf") else int(ord) if float(ord).is_integer() else ord
+            raise RuntimeError(
+                f"_foreach_norm cannot compute the {what} norm on an empty tensor because the operation does not "
+                "have an identity"
+            )
+        if dtype is not None:
+            _norm_dtype_checks(t.dtype, dtype)
+        metas.append(TensorMeta((), (dtype or t.dtype).to_real()))
+    return tuple(metas)
+
+
+def _norm_dtype_checks(src, dtype):
+    """A norm's dtype= keeps the input's kind (real or complex) and never narrows it."""
+    if src.is_complex != dtype.is_complex:
+        want = "complex for complex" if src.is_complex else "real for real"
+        raise RuntimeError(f"linalg.vector_norm: dtype should be {want} inputs, but got {_cname(dtype)}")
+    if D.promote_types(src, dtype) is not dtype:
+        raise RuntimeError(
+            f"linalg.vector_norm: the dtype of the input ({_cname(src)}) should be convertible without narrowing "
+            f"to the specified dtype ({_cname(dtype)})"
+        )
+
+
+def norm_composite(tensors, ord=2, dtype=None):
+    """One linalg.vector_norm per tensor (differentiable through each)."""
+    _norm_checks(tensors, ord, dtype)
+    return tuple(torch.linalg.vector_norm(t, ord, dtype=dtype) for t in tensors)
+
+
+defop(
+    "_foreach_norm(Tensor[] self, Scalar ord=2, ScalarType? dtype=None) -> Tensor[]",
+    composite=norm_composite,
+    meta=_norm_checks,
+    method=False,
+    family=F,
+)
+
+
+def _mul_list_checks(tensors, other):
+    _nonempty(tensors)
+    if len(other) != len(tensors):
+        raise RuntimeError(f"Tensor lists must have the same number of tensors, got {len(tensors)} and {len(other)}")
+
+
+def _mul_tensor_checks(tensors, other):
+    _nonempty(tensors)
+    if other.dim() != 0:
+        raise RuntimeError(
+            f"scalar tensor expected to be 0 dim but it has {other.dim()} dimensions and {other.numel()} elements."
+        )
+
+
+def _mul_scalar_checks(tensors, scalar):
+    _nonempty(tensors)
+
+
+# overload: (the operand's schema type, its checks, the operand of tensor i)
+_MUL_FORMS = {
+    "List": ("Tensor[] other", _mul_list_checks, lambda other, i: other[i]),
+    "Tensor": ("Tensor other", _mul_tensor_checks, lambda other, i: other),
+    "Scalar": ("Scalar scalar", _mul_scalar_checks, lambda other, i: other),
+}
+
+
+def _declare_mul(overload, operand_type, checks, operand):
+    def mul_(tensors, other):
+        """Each tensor multiplied in place, one mul_ per tensor; the tensors come back as a list (as from
+        PyTorch's binding of the in-place foreach ops)."""
+        checks(tensors, other)
+        for i, t in enumerate(tensors):
+            t.mul_(operand(other, i))
+        return list(tensors)
+
+    def mul(tensors, other):
+        checks(tensors, other)
+        return tuple(t.mul(operand(other, i)) for i, t in enumerate(tensors))
+
+    defop(
+        f"_foreach_mul_(Tensor(a!)[] self, {operand_type}) -> ()",
+        composite=mul_,
+        meta=lambda tensors, other: checks(tensors, other),
+        overload=overload,
+        method=False,
+        family=F,
+    )
+    defop(
+        f"_foreach_mul(Tensor[] self, {operand_type}) -> Tensor[]",
+        composite=mul,
+        overload=overload,
+        method=False,
+        family=F,
+    )
+
+
+for _overload, (_type, _checks, _operand) in _MUL_FORMS.items():
+    _declare_mul(_overload, _type, _checks, _operand)

@@ -2,10 +2,12 @@
 order and dtype (so results match it bit for bit), without an op dispatch per step and parameter."""
 
 import numpy as np
+from mindtorch.plugins import OPS, Tensor, TensorMeta
 
 from ..convert import arr, quiet
 from . import kernel_table
-from .pointwise import _addcdiv_update, _addcmul_update, _lerp_update
+from .pointwise import KERNELS as POINTWISE, _addcdiv_update, _addcmul_update, _lerp_update
+from .reduction import vector_norm
 
 KERNELS, kernel = kernel_table()
 
@@ -81,3 +83,50 @@ def foreach_sgd(m, params, grads, momentum_buffers, lr, momentum, dampening, wei
                         buf += np.multiply(g, np.asarray(1 - dampening).astype(g.dtype))
                 g = _scaled_add(g, buf, momentum) if nesterov else buf
             p += np.multiply(g, np.asarray(-lr).astype(g.dtype))
+
+
+# -- gradient clipping: the norms of a list, and its scaling ----------------------------------------------
+
+
+@kernel("_foreach_norm")
+def foreach_norm(m, tensors, ord=2, dtype=None):
+    """linalg.vector_norm's kernel per tensor (the same results), without an op dispatch per tensor."""
+    return tuple(vector_norm(mi, t, ord, None, False, dtype) for mi, t in zip(m, tensors))
+
+
+def _keeps_dtype(t, operand):
+    """t * operand has t's dtype and shape, so mul_'s kernel can write it in place: t is floating and the
+    operand a real number, a 0-dim real tensor, or a tensor of t's dtype and shape."""
+    if not t.dtype.is_floating_point:
+        return False
+    if operand.__class__ in (float, int):
+        return True
+    if not isinstance(operand, Tensor) or operand.device.type != "cpu" or operand.dtype.is_complex:
+        return False
+    return not operand._shape or (operand.dtype is t.dtype and operand._shape == t._shape)
+
+
+def _scale_each(name, tensors, operands):
+    """mul_'s kernel on each tensor; a list with any other form (integer tensors, promotion, broadcasting)
+    takes the op's composite, one mul_ op per tensor."""
+    if not all(_keeps_dtype(t, o) for t, o in zip(tensors, operands)):
+        return OPS[name].composite(tensors, operands if name.endswith("List") else operands[0])
+    mul_ = POINTWISE["mul_"]
+    for t, o in zip(tensors, operands):
+        mul_(TensorMeta(t._shape, t.dtype), t, o)
+    return list(tensors)
+
+
+@kernel("_foreach_mul_.Scalar")
+def foreach_mul_scalar_(m, tensors, scalar):
+    return _scale_each("_foreach_mul_.Scalar", tensors, [scalar] * len(tensors))
+
+
+@kernel("_foreach_mul_.Tensor")
+def foreach_mul_tensor_(m, tensors, other):
+    return _scale_each("_foreach_mul_.Tensor", tensors, [other] * len(tensors))
+
+
+@kernel("_foreach_mul_.List")
+def foreach_mul_list_(m, tensors, other):
+    return _scale_each("_foreach_mul_.List", tensors, other)

@@ -1733,6 +1733,33 @@ def _foreach_sgd(m):
     return out
 
 
+@samples("_foreach_norm")
+def _foreach_norm(m):
+    return [
+        S(_param_group(m, 1)[0]),
+        S(_param_group(m, 1)[0], 1),
+        S(_param_group(m, 1)[0], float("inf")),
+        S(_param_group(m, 1)[0], 3, dtype=mindtorch.float64),
+        S([m.f(2, 3), m.f(4, dtype=mindtorch.float64)], 2),
+    ]
+
+
+@samples("_foreach_mul_.Scalar", "_foreach_mul.Scalar")
+def _foreach_mul_scalar(m):
+    return [S(_param_group(m, 1)[0], 0.5), S(_param_group(m, 1)[0], 3), S([m.i(3), m.i(2, 2)], 2)]
+
+
+@samples("_foreach_mul_.Tensor", "_foreach_mul.Tensor")
+def _foreach_mul_tensor(m):
+    return [S(_param_group(m, 1)[0], m.f()), S(_param_group(m, 1)[0], m.f(dtype=mindtorch.float64))]
+
+
+@samples("_foreach_mul_.List", "_foreach_mul.List")
+def _foreach_mul_list(m):
+    same, other = _param_group(m, 2)
+    return [S(same, other), S([m.f(3, 4), m.f(5)], [m.f(4), m.f()])]
+
+
 @samples("_amp_foreach_non_finite_check_and_unscale_")
 def _amp_unscale(m):
     out = []
