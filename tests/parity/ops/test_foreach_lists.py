@@ -181,3 +181,11 @@ def test_foreach_on_meta_is_refused_and_the_default_falls_back():
 
     raises_alike(lambda lib: run(lib, True))
     assert run(mindtorch, None).device.type == "meta" and run(mindtorch, False).shape == ()
+
+
+@pytest.mark.parametrize("ord", [2, 1, float("inf")])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_foreach_norm_equals_vector_norm_exactly(ord, dtype):
+    ts = _tensors(mindtorch, [dtype]) + [_tensors(mindtorch, [dtype])[0].t()]  # a strided one too
+    for n, t in zip(mindtorch._foreach_norm(ts, ord), ts):
+        assert n.dtype is t.dtype and n.item() == mindtorch.linalg.vector_norm(t, ord).item()

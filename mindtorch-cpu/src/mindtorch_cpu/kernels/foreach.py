@@ -4,7 +4,7 @@ order and dtype (so results match it bit for bit), without an op dispatch per st
 import numpy as np
 from mindtorch.plugins import OPS, Tensor, TensorMeta
 
-from ..convert import arr, quiet
+from ..convert import arr, quiet, wrap
 from . import kernel_table
 from .pointwise import KERNELS as POINTWISE, _addcdiv_update, _addcmul_update, _lerp_update
 from .reduction import vector_norm
@@ -88,10 +88,23 @@ def foreach_sgd(m, params, grads, momentum_buffers, lr, momentum, dampening, wei
 # -- gradient clipping: the norms of a list, and its scaling ----------------------------------------------
 
 
+_REAL = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 @kernel("_foreach_norm")
 def foreach_norm(m, tensors, ord=2, dtype=None):
-    """linalg.vector_norm's kernel per tensor (the same results), without an op dispatch per tensor."""
-    return tuple(vector_norm(mi, t, ord, None, False, dtype) for mi, t in zip(m, tensors))
+    """linalg.vector_norm's kernel per tensor (the same results), without an op dispatch per tensor; the
+    2-norm of a float32 / float64 tensor is its sum of squares in one pass (what that kernel computes)."""
+    if float(ord) != 2 or dtype is not None:
+        return tuple(vector_norm(mi, t, ord, None, False, dtype) for mi, t in zip(m, tensors))
+    out = []
+    for mi, t in zip(m, tensors):
+        x = arr(t)
+        if x.dtype in _REAL:
+            out.append(wrap(np.sqrt(np.sum(x * x, dtype=x.dtype)).reshape(()), mi.dtype))
+        else:
+            out.append(vector_norm(mi, t, ord, None, False, None))
+    return tuple(out)
 
 
 def _keeps_dtype(t, operand):

@@ -53,7 +53,8 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
                 norms.extend(mindtorch._foreach_norm(group, norm_type))
             else:
                 norms.extend(mindtorch.linalg.vector_norm(g, norm_type) for g in group)
-        total = mindtorch.linalg.vector_norm(mindtorch.stack([n.to(first) for n in norms]), norm_type)
+        on_first = [n if n.device == first else n.to(first) for n in norms]
+        total = mindtorch.linalg.vector_norm(mindtorch.stack(on_first), norm_type)
     if error_if_nonfinite and not math.isfinite(float(total)):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so "
