@@ -29,6 +29,10 @@ SUMMARIES = {
     "_fft_r2c": "Real-to-complex discrete Fourier transform over the given dims (optionally one-sided).",
     "_foreach_adam_": "Adam/AdamW update applied to a whole list of parameters at once; state_steps are the "
     "optimizer's 0-dim step counts, on the cpu whatever the parameters' device (incremented first).",
+    "_foreach_mul": "Each tensor of a list times a number, a 0-dim tensor, or the same-index tensor of a second list.",
+    "_foreach_mul_": "Multiplies each tensor of a list in place by a number, a 0-dim tensor, or the same-index "
+    "tensor of a second list; returns the tensors.",
+    "_foreach_norm": "The vector norm of each tensor of a list (linalg.vector_norm per tensor, with ord and dtype).",
     "_foreach_sgd_": "SGD (momentum, Nesterov) update applied to a whole list of parameters at once.",
     "_frexp": "Kernel behind frexp: mantissas and base-2 exponents.",
     "_group_norm": "Group normalization primitive: output plus per-group mean and reciprocal std.",
