@@ -1739,8 +1739,8 @@ def _foreach_norm(m):
         S(_param_group(m, 1)[0]),
         S(_param_group(m, 1)[0], 1),
         S(_param_group(m, 1)[0], float("inf")),
-        S(_param_group(m, 1)[0], 3, dtype=mindtorch.float64),
-        S([m.f(2, 3), m.f(4, dtype=mindtorch.float64)], 2),
+        S([m.f(3, 4, dtype=mindtorch.float16), m.f(5, dtype=mindtorch.float16)], 3, dtype=mindtorch.float32),
+        S([m.f(2, 3), m.f(4, dtype=mindtorch.float16)], 2),
     ]
 
 
