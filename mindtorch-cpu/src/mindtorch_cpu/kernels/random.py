@@ -24,6 +24,12 @@ def _uniform01(rng, shape, dtype):
     return np.ldexp(u.astype(np.float64), -bits)
 
 
+def _bernoulli(rng, shape, p):
+    """uniform01 draws in float64 below `p`, compared on the integer grid: 2**53 * p is exact, so these
+    are the same outcomes without converting and scaling every draw"""
+    return rng.integers(0, 1 << 53, size=shape, dtype=np.int64) < np.multiply(p, 2.0**53)
+
+
 def _as_complex(parts, dtype):
     """(..., 2) real draws as complex numbers of `dtype` (real part first)."""
     return np.ascontiguousarray(parts, dtype=TO_NP[dtype.to_real()]).view(TO_NP[dtype])[..., 0]
@@ -102,14 +108,12 @@ def _check_probs(p):
 def bernoulli(m, self, generator=None):
     p = arr(self).astype(np.float64)
     _check_probs(p)
-    draws = _uniform01(_rng(generator), m.shape, D.float64)
-    return wrap((draws < p).astype(TO_NP[m.dtype]), m.dtype)
+    return wrap(_bernoulli(_rng(generator), m.shape, p).astype(TO_NP[m.dtype]), m.dtype)
 
 
 @kernel("bernoulli.p")
 def bernoulli_p(m, self, p, generator=None):
-    draws = _uniform01(_rng(generator), m.shape, D.float64)
-    return wrap((draws < p).astype(TO_NP[m.dtype]), m.dtype)
+    return wrap(_bernoulli(_rng(generator), m.shape, p).astype(TO_NP[m.dtype]), m.dtype)
 
 
 @kernel("multinomial")
@@ -158,14 +162,14 @@ def exponential_(m, self, lambd=1.0, generator=None):
 
 @kernel("bernoulli_.float")
 def bernoulli_float_(m, self, p=0.5, generator=None):
-    return _fill(self, _uniform01(_rng(generator), self._shape, D.float64) < p)
+    return _fill(self, _bernoulli(_rng(generator), self._shape, p))
 
 
 @kernel("bernoulli_.Tensor")
 def bernoulli_tensor_(m, self, p, generator=None):
     pv = np.broadcast_to(arr(p).astype(np.float64), self._shape)
     _check_probs(pv)
-    return _fill(self, _uniform01(_rng(generator), self._shape, D.float64) < pv)
+    return _fill(self, _bernoulli(_rng(generator), self._shape, pv))
 
 
 def _random_fill(self, low, high, generator):
