@@ -46,8 +46,9 @@ MIN_PASSED = {
 }
 
 
-def _pytest(session, *dirs, extra=()):
-    """Run pytest on the directories that exist and check the session's minimum number of passed tests."""
+def _pytest(session, *dirs, extra=(), least=None):
+    """Run pytest on the directories that exist and check the minimum number of passed tests (`least`,
+    by default the session's)."""
     present = _present(session, *dirs)
     report = Path(session.create_tmp()) / "junit.xml"
     session.run(
@@ -61,7 +62,8 @@ def _pytest(session, *dirs, extra=()):
     suites = [suites] if suites.tag == "testsuite" else list(suites)
     total = sum(int(s.get("tests", 0)) for s in suites)
     not_passed = sum(int(s.get(k, 0)) for s in suites for k in ("failures", "errors", "skipped"))
-    passed, least = total - not_passed, MIN_PASSED.get(session.name, 1)
+    passed = total - not_passed
+    least = MIN_PASSED.get(session.name, 1) if least is None else least
     session.log(f"{session.name}: {passed} tests passed (at least {least} expected)")
     if passed < least:
         session.error(f"{session.name}: only {passed} tests passed, at least {least} expected")
@@ -106,8 +108,24 @@ def cpu(session):
     _install(session, CORE, CPU, META)
     session.install("pytest", "tqdm")  # tqdm: the demo's terminal progress bar is tested here
     session.env["MINDTORCH_CPU_REQUIRE_NATIVE"] = "1"  # the wheel's compiled kernels must load, not fall back
+    session.env["MINDTORCH_REQUIRE_ACCEL"] = "1"  # and core's accelerator (mindtorch._accel)
     _pytest(session, "tests/cpu", "tests/autograd", "tests/nn", "tests/data")
     _conformance(session, "cpu")
+    # the Python versions of what the accelerator replaces: autograd and the ops whose results it builds
+    session.env["MINDTORCH_NO_ACCEL"] = "1"
+    _pytest(session, "tests/autograd", extra=ACCEL_OFF_TESTS, least=MIN_PASSED_ACCEL_OFF)
+    del session.env["MINDTORCH_NO_ACCEL"]
+
+
+# what the cpu session runs a second time with MINDTORCH_NO_ACCEL=1 (besides tests/autograd)
+ACCEL_OFF_TESTS = [
+    "tests/cpu/test_accelerator.py",
+    "tests/cpu/test_lazy_storage.py",
+    "tests/cpu/test_pointwise.py",
+    "tests/cpu/test_reduction.py",
+    "tests/cpu/test_views.py",
+]
+MIN_PASSED_ACCEL_OFF = 700
 
 
 def _conformance(session, device):

@@ -36,6 +36,8 @@ LAYERS = (
             "_errors",
             "_threads",
             "_fpwarnings",
+            "_accel_load",
+            "_accel_build",
             "version",
             "_backends.registry",
             "plugins.hookspec",

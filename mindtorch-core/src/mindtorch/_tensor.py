@@ -10,12 +10,17 @@ legacy names (_legacy: layout, storage()).
 """
 
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from . import _dtype as D
+from ._accel_load import ACCEL as _ACCEL
 from ._backends.registry import BACKENDS as _BACKENDS, backend_for as _backend_for
 from ._geometry import (
     Size,
+    c_strides as _c_strides,
     contiguous_strides as _contiguous_strides,
     is_contiguous as _is_contig,
     numel as _numel,
@@ -605,6 +610,8 @@ def inference_mode_entered(delta):
     with _inference_lock:
         _inference_entries += delta
         _new = _new_marking_inference if _inference_entries > 0 else object.__new__
+        if _ACCEL is not None:  # the compiled constructors build through _new too
+            _ACCEL.set_new(None if _new is object.__new__ else _new)
 
 
 def make_tensor(storage, shape, stride, offset, dtype, device, cls=Tensor):
@@ -640,6 +647,35 @@ def make_lazy_tensor(host, shape, stride, dtype, device):
     t._version = None
     t._base = None
     return t
+
+
+_ref = weakref.ref
+_ndarray = np.ndarray
+
+
+def host_result(a, dtype, device, table, limit, host_dtypes):
+    """A tensor over the kernel result `a` when it is a small C-contiguous ndarray (fewer than `limit`
+    bytes) of dtype's host type (`host_dtypes[dtype]`), counted while it lives in the allocator's
+    `table` (id -> weak reference); None otherwise (the caller takes its general path)."""
+    if a.__class__ is not _ndarray or a.dtype is not host_dtypes.get(dtype):
+        return None
+    if a.nbytes >= limit or not a.flags.c_contiguous:
+        return None
+    table[id(a)] = _ref(a)
+    shape = a.shape
+    return make_lazy_tensor(a, shape, _c_strides(shape), dtype, device)
+
+
+# the Python versions of what mindtorch._accel may replace: the reference its tests compare with
+PYTHON_TWINS = {"make_lazy_tensor": make_lazy_tensor, "host_result": host_result}
+
+# the compiled twins, when built; host_result's reads ndarrays directly once the layout it assumes
+# checks out on two probe arrays
+if _ACCEL is not None:
+    _direct = _ACCEL.setup(Tensor, _ndarray, np.empty((2, 3)), np.empty((2, 3), order="F"))
+    make_lazy_tensor = _ACCEL.make_lazy_tensor
+    if _direct:
+        host_result = _ACCEL.host_result
 
 
 def _adopt(t):

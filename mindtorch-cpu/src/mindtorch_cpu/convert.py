@@ -1,9 +1,14 @@
 """Tensor <-> NumPy: zero-copy strided views of a storage, and wrapping results."""
 
-import weakref
-
 import numpy as np
-from mindtorch.plugins import Storage, c_strides, device as _device, dtypes as D, make_lazy_tensor, make_tensor
+from mindtorch.plugins import (
+    Storage,
+    c_strides,
+    device as _device,
+    dtypes as D,
+    host_result,
+    make_tensor,
+)
 
 from .allocator import ALLOCATOR, LAZY_MAX
 
@@ -36,7 +41,6 @@ TO_NP = {
 FROM_NP = {v: k for k, v in TO_NP.items() if v is not None}
 
 
-_ref = weakref.ref
 _LAZY = ALLOCATOR.lazy
 
 
@@ -58,16 +62,22 @@ def arr(t):
 
 def wrap(a, dtype=None):
     """A new tensor owning the NumPy result `a` (no copy when its layout is dense)."""
-    if a.__class__ is not np.ndarray or dtype is None or a.dtype is not TO_NP[dtype]:
-        a, dtype = _as_result(a, dtype)
-    if a.nbytes < LAZY_MAX and a.flags.c_contiguous:
-        # small: the array is the memory, counted while it lives (weakly referenced in the allocator's
-        # `lazy` table); a Storage only if asked (allocator.adopt)
-        _LAZY[id(a)] = _ref(a)
-        if len(_LAZY) > ALLOCATOR.sweep_at:
-            ALLOCATOR.sweep()
-        shape = a.shape
-        return make_lazy_tensor(a, shape, c_strides(shape), dtype, CPU)
+    # small and dense: the array is the memory, counted while it lives (weakly referenced in the
+    # allocator's `lazy` table); a Storage only if asked (allocator.adopt)
+    t = host_result(a, dtype, CPU, _LAZY, LAZY_MAX, TO_NP)
+    if t is None:
+        if a.__class__ is not np.ndarray or dtype is None or a.dtype is not TO_NP[dtype]:
+            a, dtype = _as_result(a, dtype)
+            t = host_result(a, dtype, CPU, _LAZY, LAZY_MAX, TO_NP)
+        if t is None:
+            return _stored(a, dtype)
+    if len(_LAZY) > ALLOCATOR.sweep_at:
+        ALLOCATOR.sweep()
+    return t
+
+
+def _stored(a, dtype):
+    """A tensor over a Storage holding the ndarray `a` (copied only when its layout is not dense)."""
     if a.flags.c_contiguous:
         data = a
         strides = c_strides(a.shape)

@@ -12,6 +12,9 @@ enforces this for the in-repo backends):
     make_lazy_tensor(host, shape, stride, dtype, device)
                                              a tensor over a C-contiguous host array whose Storage is
                                              built by the allocator's adopt(host, device) on first use
+    host_result(a, dtype, device, table, limit, host_dtypes)
+                                             make_lazy_tensor over a small C-contiguous ndarray result,
+                                             counted in the allocator's table, or None
     Tensor, TensorMeta                       tensors; the (shape, dtype) a shape rule returns
     dtypes                                   the dtype objects (dtypes.float32, ...; each with
                                              .itemsize, .is_floating_point, .is_complex) and helpers:
@@ -58,7 +61,7 @@ from .._generator import (
 from .._geometry import broadcast_shapes, c_strides, contiguous_strides, numel, wrap_dims  # noqa: F401
 from .._host_data import bf16_bits_to_float, float_to_bf16_bits  # noqa: F401
 from .._storage import Storage  # noqa: F401
-from .._tensor import Tensor, make_lazy_tensor, make_tensor  # noqa: F401
+from .._tensor import Tensor, host_result, make_lazy_tensor, make_tensor  # noqa: F401
 from .._tensor_from_data import to_host_array  # noqa: F401
 from .._threads import get_num_threads  # noqa: F401
 from ..ops.creation import arange_params  # noqa: F401

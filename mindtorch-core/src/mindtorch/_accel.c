@@ -1,0 +1,247 @@
+/* Compiled twins of hot-path helpers in mindtorch._tensor (the Python versions are the reference).
+
+   make_lazy_tensor(host, shape, stride, dtype, device)
+       a Tensor over a host array, as _tensor.make_lazy_tensor builds it
+   host_result(a, dtype, device, table, limit, host_dtypes)
+       a Tensor over the small C-contiguous ndarray `a`, registered in `table`, or None; as
+       _tensor.host_result
+   setup(tensor_type, ndarray_type, c_probe, f_probe)
+       learns where Tensor keeps its slots and checks the ndarray layout this file reads on two
+       probe arrays; returns whether host_result may read ndarrays directly
+   set_new(fn)
+       fn(Tensor) builds each new tensor instead of the type's allocator (None: the allocator);
+       the Python side sets it while tensors must be marked (inference mode)
+
+   Built by mindtorch._accel_build; nothing here is required: without it the Python versions run. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+/* The leading fields of NumPy's array object (numpy/ndarraytypes.h, PyArrayObject_fields): public
+   and unchanged across NumPy 1.x and 2.x. setup() checks them on probe arrays before use. */
+typedef struct {
+    PyObject_HEAD
+    char *data;
+    int nd;
+    Py_ssize_t *dimensions;
+    Py_ssize_t *strides;
+    PyObject *base;
+    PyObject *descr;
+    int flags;
+} host_array;
+
+#define HOST_C_CONTIGUOUS 0x0001
+
+enum { S_ST, S_SHAPE, S_STRIDE, S_OFFSET, S_DTYPE, S_DEVICE, S_NP, S_RG, S_GRAD_FN, S_VERSION, S_BASE, N_SLOTS };
+static const char *SLOT_NAMES[N_SLOTS] = {
+    "_st", "_shape", "_stride", "_offset", "dtype", "device", "_np", "_requires_grad", "_grad_fn", "_version", "_base",
+};
+
+static PyTypeObject *tensor_type = NULL;
+static PyTypeObject *ndarray_type = NULL; /* NULL: host_result never reads arrays directly */
+static Py_ssize_t slot_offset[N_SLOTS];
+static PyObject *new_fn = NULL; /* NULL: tensor_type->tp_alloc */
+static PyObject *zero = NULL;
+static PyObject *s_itemsize = NULL;
+
+#define SLOT(t, i) (*(PyObject **)((char *)(t) + slot_offset[i]))
+
+static inline void set_slot(PyObject *t, int i, PyObject *v)
+{
+    PyObject *old = SLOT(t, i);
+    Py_INCREF(v);
+    SLOT(t, i) = v;
+    Py_XDECREF(old);
+}
+
+static PyObject *new_tensor(PyObject *host, PyObject *shape, PyObject *stride, PyObject *dtype, PyObject *device)
+{
+    if (tensor_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "mindtorch._accel.setup() was not called");
+        return NULL;
+    }
+    PyObject *t = new_fn ? PyObject_CallOneArg(new_fn, (PyObject *)tensor_type) : tensor_type->tp_alloc(tensor_type, 0);
+    if (t == NULL)
+        return NULL;
+    set_slot(t, S_ST, Py_None);
+    set_slot(t, S_SHAPE, shape);
+    set_slot(t, S_STRIDE, stride);
+    set_slot(t, S_OFFSET, zero);
+    set_slot(t, S_DTYPE, dtype);
+    set_slot(t, S_DEVICE, device);
+    set_slot(t, S_NP, host);
+    set_slot(t, S_RG, Py_False);
+    set_slot(t, S_GRAD_FN, Py_None);
+    set_slot(t, S_VERSION, Py_None);
+    set_slot(t, S_BASE, Py_None);
+    return t;
+}
+
+static PyObject *make_lazy_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "make_lazy_tensor(host, shape, stride, dtype, device)");
+        return NULL;
+    }
+    return new_tensor(args[0], args[1], args[2], args[3], args[4]);
+}
+
+/* shape and C-contiguous strides of `a` as tuples (a dimension of size 0 or 1 steps like one of 1,
+   as _geometry.contiguous_strides has it) */
+static int shape_and_strides(host_array *a, PyObject **shape, PyObject **stride)
+{
+    int nd = a->nd;
+    *shape = PyTuple_New(nd);
+    *stride = PyTuple_New(nd);
+    if (*shape == NULL || *stride == NULL)
+        goto fail;
+    Py_ssize_t acc = 1;
+    for (int i = nd - 1; i >= 0; i--) {
+        Py_ssize_t n = a->dimensions[i];
+        PyObject *dim = PyLong_FromSsize_t(n);
+        PyObject *st = PyLong_FromSsize_t(acc);
+        if (dim == NULL || st == NULL) {
+            Py_XDECREF(dim);
+            Py_XDECREF(st);
+            goto fail;
+        }
+        PyTuple_SET_ITEM(*shape, i, dim);
+        PyTuple_SET_ITEM(*stride, i, st);
+        if (n > 1)
+            acc *= n;
+    }
+    return 0;
+fail:
+    Py_XDECREF(*shape);
+    Py_XDECREF(*stride);
+    return -1;
+}
+
+static PyObject *host_result(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "host_result(a, dtype, device, table, limit, host_dtypes)");
+        return NULL;
+    }
+    PyObject *obj = args[0], *dtype = args[1], *device = args[2], *table = args[3], *dtypes = args[5];
+    if (ndarray_type == NULL || Py_TYPE(obj) != ndarray_type || !PyDict_Check(table) || !PyDict_Check(dtypes))
+        Py_RETURN_NONE;
+    host_array *a = (host_array *)obj;
+    PyObject *want = PyDict_GetItemWithError(dtypes, dtype); /* borrowed */
+    if (want == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        Py_RETURN_NONE;
+    }
+    if (a->descr != want || !(a->flags & HOST_C_CONTIGUOUS))
+        Py_RETURN_NONE;
+    Py_ssize_t limit = PyLong_AsSsize_t(args[4]);
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    PyObject *isz = PyObject_GetAttr(want, s_itemsize);
+    if (isz == NULL)
+        return NULL;
+    Py_ssize_t nbytes = PyLong_AsSsize_t(isz);
+    Py_DECREF(isz);
+    if (nbytes == -1 && PyErr_Occurred())
+        return NULL;
+    for (int i = 0; i < a->nd; i++)
+        nbytes *= a->dimensions[i];
+    if (nbytes >= limit)
+        Py_RETURN_NONE;
+
+    PyObject *key = PyLong_FromVoidPtr(obj); /* id(a) */
+    if (key == NULL)
+        return NULL;
+    PyObject *ref = PyWeakref_NewRef(obj, NULL);
+    if (ref == NULL || PyDict_SetItem(table, key, ref) < 0) {
+        Py_DECREF(key);
+        Py_XDECREF(ref);
+        return NULL;
+    }
+    Py_DECREF(key);
+    Py_DECREF(ref);
+    PyObject *shape, *stride;
+    if (shape_and_strides(a, &shape, &stride) < 0)
+        return NULL;
+    PyObject *t = new_tensor(obj, shape, stride, dtype, device);
+    Py_DECREF(shape);
+    Py_DECREF(stride);
+    return t;
+}
+
+/* whether the probes look as host_array says: c_probe a C-ordered (2, 3) array, f_probe an
+   F-ordered one of the same shape */
+static int layout_matches(PyObject *c_probe, PyObject *f_probe)
+{
+    if (Py_TYPE(c_probe) != Py_TYPE(f_probe))
+        return 0;
+    host_array *c = (host_array *)c_probe, *f = (host_array *)f_probe;
+    return c->nd == 2 && c->dimensions[0] == 2 && c->dimensions[1] == 3 && (c->flags & HOST_C_CONTIGUOUS) &&
+           f->nd == 2 && f->dimensions[0] == 2 && f->dimensions[1] == 3 && !(f->flags & HOST_C_CONTIGUOUS) &&
+           c->descr == f->descr;
+}
+
+static PyObject *setup(PyObject *self, PyObject *args)
+{
+    PyObject *tp, *nd_tp, *c_probe, *f_probe;
+    if (!PyArg_ParseTuple(args, "O!O!OO", &PyType_Type, &tp, &PyType_Type, &nd_tp, &c_probe, &f_probe))
+        return NULL;
+    Py_ssize_t offsets[N_SLOTS];
+    for (int i = 0; i < N_SLOTS; i++) {
+        PyObject *d = PyDict_GetItemString(((PyTypeObject *)tp)->tp_dict, SLOT_NAMES[i]); /* borrowed */
+        if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type ||
+            ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+            PyErr_Format(PyExc_TypeError, "%s has no slot %s", ((PyTypeObject *)tp)->tp_name, SLOT_NAMES[i]);
+            return NULL;
+        }
+        offsets[i] = ((PyMemberDescrObject *)d)->d_member->offset;
+    }
+    memcpy(slot_offset, offsets, sizeof offsets);
+    Py_INCREF(tp);
+    Py_XSETREF(tensor_type, (PyTypeObject *)tp);
+    int direct = Py_TYPE(c_probe) == (PyTypeObject *)nd_tp && layout_matches(c_probe, f_probe);
+    Py_XDECREF(ndarray_type);
+    ndarray_type = NULL;
+    if (direct) {
+        Py_INCREF(nd_tp);
+        ndarray_type = (PyTypeObject *)nd_tp;
+    }
+    return PyBool_FromLong(direct);
+}
+
+static PyObject *set_new(PyObject *self, PyObject *fn)
+{
+    if (fn == Py_None) {
+        Py_CLEAR(new_fn);
+    } else {
+        Py_INCREF(fn);
+        Py_XSETREF(new_fn, fn);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"make_lazy_tensor", (PyCFunction)(void (*)(void))make_lazy_tensor, METH_FASTCALL, "A tensor over a host array."},
+    {"host_result", (PyCFunction)(void (*)(void))host_result, METH_FASTCALL, "A tensor over a small host result."},
+    {"setup", setup, METH_VARARGS, "Learn Tensor's slots and check the ndarray layout."},
+    {"set_new", set_new, METH_O, "The constructor of new tensors (None: the type's allocator)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "mindtorch._accel",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit__accel(void)
+{
+    zero = PyLong_FromLong(0);
+    s_itemsize = PyUnicode_InternFromString("itemsize");
+    if (zero == NULL || s_itemsize == NULL)
+        return NULL;
+    return PyModule_Create(&module);
+}

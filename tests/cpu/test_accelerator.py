@@ -1,0 +1,136 @@
+"""The optional compiled accelerator (mindtorch._accel) against the Python functions it replaces
+(mindtorch._tensor.PYTHON_TWINS, the reference), over a generated sweep of host arrays; and that
+it is in use where the install says it was built (MINDTORCH_REQUIRE_ACCEL=1, set by the nox
+sessions, which also run a subset of the suite with MINDTORCH_NO_ACCEL=1)."""
+
+import gc
+import itertools
+import os
+import sys
+import weakref
+
+import mindtorch
+import mindtorch._tensor as T
+import numpy as np
+import pytest
+from mindtorch._accel_load import ACCEL
+from mindtorch_cpu.allocator import LAZY_MAX
+from mindtorch_cpu.convert import TO_NP
+
+REQUIRED = os.environ.get("MINDTORCH_REQUIRE_ACCEL") == "1" and os.environ.get("MINDTORCH_NO_ACCEL") != "1"
+CPU = mindtorch.device("cpu")
+SLOTS = ("_st", "_shape", "_stride", "_offset", "dtype", "device", "_np", "_requires_grad", "_grad_fn", "_version")
+
+needs_accel = pytest.mark.skipif(
+    ACCEL is None, reason="the accelerator is not in use (not built, or MINDTORCH_NO_ACCEL=1)"
+)
+
+
+def test_accelerator_is_in_use_where_required():
+    if not REQUIRED:
+        pytest.skip("the install does not say the accelerator was built")
+    assert ACCEL is not None, "mindtorch._accel did not load"
+    assert T.make_lazy_tensor is ACCEL.make_lazy_tensor
+    assert T.host_result is ACCEL.host_result
+    assert mindtorch.plugins.host_result is ACCEL.host_result
+
+
+def test_switched_off_by_the_environment():
+    if os.environ.get("MINDTORCH_NO_ACCEL") != "1":
+        pytest.skip("runs in the MINDTORCH_NO_ACCEL=1 pass")
+    assert ACCEL is None
+    assert T.host_result is T.PYTHON_TWINS["host_result"]
+    assert T.make_lazy_tensor is T.PYTHON_TWINS["make_lazy_tensor"]
+
+
+def _arrays():
+    """(label, array) pairs: each dtype, shapes with 0/1/many dims and sizes 0 and 1, dense and
+    strided layouts, sizes either side of the lazy limit, and things that are not plain ndarrays."""
+    shapes = [(), (0,), (1,), (8,), (2, 3), (1, 4, 1), (3, 0, 2), (2, 1, 3, 1)]
+    for (dt, npdt), shape in itertools.product(TO_NP.items(), shapes):
+        if npdt is not None:
+            yield f"{dt}-{shape}", np.zeros(shape, npdt)
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    yield "transposed", base.T
+    yield "fortran", np.asfortranarray(base)
+    yield "strided", base[:, ::2]
+    yield "offset-row", base[1:]
+    yield "readonly", np.frombuffer(b"\0" * 32, np.float32)
+    yield "at-limit", np.zeros(LAZY_MAX // 4, np.float32)
+    yield "below-limit", np.zeros(LAZY_MAX // 4 - 1, np.float32)
+    yield "scalar", np.float32(1.5)
+    yield "subclass", np.zeros(4, np.float32).view(np.matrix)
+    yield "big-endian", np.zeros(4, ">f4")
+    yield "list", [1.0, 2.0]
+
+
+ARRAYS = list(_arrays())
+DTYPES = [None, mindtorch.float32, mindtorch.int64, mindtorch.bool]
+
+
+def _fields(t):
+    return {s: getattr(t, s) for s in SLOTS}
+
+
+@needs_accel
+@pytest.mark.parametrize("label,a", ARRAYS, ids=[label for label, _ in ARRAYS])
+def test_host_result_matches_the_python_version(label, a):
+    py = T.PYTHON_TWINS["host_result"]
+    for dtype in DTYPES + [T.D.float64, T.D.uint8]:
+        own = np.dtype(a.dtype) if hasattr(a, "dtype") else None
+        want = dtype if dtype is not None else next((d for d, v in TO_NP.items() if v == own), None)
+        for d in {dtype, want}:
+            t_py, t_c = {}, {}
+            r_py = py(a, d, CPU, t_py, LAZY_MAX, TO_NP)
+            r_c = ACCEL.host_result(a, d, CPU, t_c, LAZY_MAX, TO_NP)
+            assert (r_py is None) == (r_c is None), (label, d)
+            assert t_py.keys() == t_c.keys()
+            assert [r() for r in t_py.values()] == [r() for r in t_c.values()]
+            if r_py is not None:
+                assert _fields(r_py) == _fields(r_c)
+                assert r_c._np is a and type(r_c) is mindtorch.Tensor
+                assert r_c._base is None and r_c.__dict__ == {}
+
+
+@needs_accel
+def test_make_lazy_tensor_matches_the_python_version():
+    a = np.arange(6, dtype=np.float64).reshape(2, 3)
+    args = (a, (2, 3), (3, 1), mindtorch.float64, CPU)
+    t_py, t_c = T.PYTHON_TWINS["make_lazy_tensor"](*args), ACCEL.make_lazy_tensor(*args)
+    assert _fields(t_py) == _fields(t_c)
+    assert mindtorch.equal(t_py, t_c)
+    with pytest.raises(TypeError):
+        ACCEL.make_lazy_tensor(a, (2, 3))
+
+
+@needs_accel
+def test_host_result_keeps_reference_counts():
+    a = np.zeros(8, np.float32)
+    table = {}
+    counts = [sys.getrefcount(x) for x in (a, CPU, mindtorch.float32)]
+    for _ in range(1000):
+        t = ACCEL.host_result(a, mindtorch.float32, CPU, table, LAZY_MAX, TO_NP)
+        u = ACCEL.make_lazy_tensor(a, t._shape, t._stride, t.dtype, t.device)
+        del t, u
+    table.clear()
+    assert [sys.getrefcount(x) for x in (a, CPU, mindtorch.float32)] == counts
+
+
+@needs_accel
+def test_results_are_collected_in_cycles():
+    t = ACCEL.host_result(np.zeros(4, np.float32), mindtorch.float32, CPU, {}, LAZY_MAX, TO_NP)
+    t.me = t  # a cycle through the instance dict
+    dead = weakref.ref(t)
+    del t
+    gc.collect()
+    assert dead() is None
+
+
+def test_results_made_in_inference_mode_are_inference_tensors():
+    a = mindtorch.ones(8)
+    with mindtorch.inference_mode():
+        inside = a * a
+        lazy = T.make_lazy_tensor(np.zeros(2, np.float32), (2,), (1,), mindtorch.float32, CPU)
+    after = a * a
+    assert inside.is_inference() and lazy.is_inference()
+    assert not after.is_inference()
