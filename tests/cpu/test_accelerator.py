@@ -134,3 +134,61 @@ def test_results_made_in_inference_mode_are_inference_tensors():
     after = a * a
     assert inside.is_inference() and lazy.is_inference()
     assert not after.is_inference()
+
+
+def _inputs():
+    """Tensors autograd saves: leaves with and without a version counter yet, a non-leaf, a second
+    output of a node, a view, a Parameter, one bumped by an in-place op."""
+    leaf = mindtorch.randn(3, requires_grad=True)
+    yield "fresh-leaf", leaf
+    yield "no-grad", mindtorch.randn(3)
+    yield "non-leaf", leaf * 2
+    yield "second-output", mindtorch.randn(4, requires_grad=True).split(2)[1]
+    yield "view", (leaf * 1)[1:]
+    yield "parameter", mindtorch.nn.Parameter(mindtorch.randn(2))
+    bumped = mindtorch.randn(3)
+    bumped.add_(1)
+    yield "bumped", bumped
+
+
+INPUTS = list(_inputs())
+SAVED_SLOTS = ("tensor", "version", "counter", "fn", "output_nr", "unpack_hook")
+
+
+@needs_accel
+@pytest.mark.parametrize("label,t", INPUTS, ids=[label for label, _ in INPUTS])
+def test_saved_input_matches_the_python_version(label, t):
+    from mindtorch.autograd import graph
+
+    had_counter = t._version is not None
+    s_c = ACCEL.saved_input(t)
+    assert t._version is not None  # saving gives the tensor its counter, once
+    counter = t._version
+    s_py = graph.PYTHON_TWINS["saved_input"](t)
+    assert t._version is counter
+    assert type(s_c) is graph.SavedTensor
+    assert {k: getattr(s_py, k) for k in SAVED_SLOTS} == {k: getattr(s_c, k) for k in SAVED_SLOTS}
+    assert s_c.counter is counter and (had_counter or s_c.version == 0)
+    assert not hasattr(s_c, "layout")
+    with pytest.raises(TypeError):
+        ACCEL.saved_input(np.zeros(2))
+
+
+@needs_accel
+def test_saved_input_keeps_reference_counts():
+    t = mindtorch.randn(3, requires_grad=True) * 2
+    ACCEL.saved_input(t)
+    parts = (t, t._version, t._grad_fn, t._version.value)
+    counts = [sys.getrefcount(x) for x in parts]
+    for _ in range(1000):
+        ACCEL.saved_input(t)
+    assert [sys.getrefcount(x) for x in parts] == counts
+
+
+def test_a_saved_input_modified_in_place_fails_backward_on_both_paths():
+    x = mindtorch.randn(3, requires_grad=True)
+    y = x * 1
+    z = y * y  # saves y twice
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()

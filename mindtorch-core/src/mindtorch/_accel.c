@@ -8,6 +8,10 @@
    setup(tensor_type, ndarray_type, c_probe, f_probe)
        learns where Tensor keeps its slots and checks the ndarray layout this file reads on two
        probe arrays; returns whether host_result may read ndarrays directly
+   setup_saved(saved_type, counter_type)
+       learns where autograd's SavedTensor and VersionCounter keep their slots
+   saved_input(t)
+       a SavedTensor of the tensor t at its current version, as autograd.graph._saved_input makes it
    set_new(fn)
        fn(Tensor) builds each new tensor instead of the type's allocator (None: the allocator);
        the Python side sets it while tensors must be marked (inference mode)
@@ -171,6 +175,17 @@ static PyObject *host_result(PyObject *self, PyObject *const *args, Py_ssize_t n
     return t;
 }
 
+/* the offset of the object slot `name` of type tp, or -1 with TypeError set */
+static Py_ssize_t slot_of(PyTypeObject *tp, const char *name)
+{
+    PyObject *d = PyDict_GetItemString(tp->tp_dict, name); /* borrowed */
+    if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "%s has no slot %s", tp->tp_name, name);
+        return -1;
+    }
+    return ((PyMemberDescrObject *)d)->d_member->offset;
+}
+
 /* whether the probes look as host_array says: c_probe a C-ordered (2, 3) array, f_probe an
    F-ordered one of the same shape */
 static int layout_matches(PyObject *c_probe, PyObject *f_probe)
@@ -189,15 +204,9 @@ static PyObject *setup(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!OO", &PyType_Type, &tp, &PyType_Type, &nd_tp, &c_probe, &f_probe))
         return NULL;
     Py_ssize_t offsets[N_SLOTS];
-    for (int i = 0; i < N_SLOTS; i++) {
-        PyObject *d = PyDict_GetItemString(((PyTypeObject *)tp)->tp_dict, SLOT_NAMES[i]); /* borrowed */
-        if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type ||
-            ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
-            PyErr_Format(PyExc_TypeError, "%s has no slot %s", ((PyTypeObject *)tp)->tp_name, SLOT_NAMES[i]);
+    for (int i = 0; i < N_SLOTS; i++)
+        if ((offsets[i] = slot_of((PyTypeObject *)tp, SLOT_NAMES[i])) < 0)
             return NULL;
-        }
-        offsets[i] = ((PyMemberDescrObject *)d)->d_member->offset;
-    }
     memcpy(slot_offset, offsets, sizeof offsets);
     Py_INCREF(tp);
     Py_XSETREF(tensor_type, (PyTypeObject *)tp);
@@ -209,6 +218,87 @@ static PyObject *setup(PyObject *self, PyObject *args)
         ndarray_type = (PyTypeObject *)nd_tp;
     }
     return PyBool_FromLong(direct);
+}
+
+enum { V_TENSOR, V_VERSION, V_COUNTER, V_FN, V_OUTPUT_NR, V_UNPACK_HOOK, N_SAVED_SLOTS };
+static const char *SAVED_SLOT_NAMES[N_SAVED_SLOTS] = {"tensor", "version", "counter", "fn", "output_nr", "unpack_hook"};
+static PyTypeObject *saved_type = NULL, *counter_type = NULL;
+static Py_ssize_t saved_offset[N_SAVED_SLOTS], counter_value_offset;
+static PyObject *s_output_nr = NULL;
+
+static PyObject *setup_saved(PyObject *self, PyObject *args)
+{
+    PyTypeObject *st, *vc;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &st, &PyType_Type, &vc))
+        return NULL;
+    Py_ssize_t offsets[N_SAVED_SLOTS];
+    for (int i = 0; i < N_SAVED_SLOTS; i++)
+        if ((offsets[i] = slot_of(st, SAVED_SLOT_NAMES[i])) < 0)
+            return NULL;
+    Py_ssize_t value = slot_of(vc, "value");
+    if (value < 0)
+        return NULL;
+    memcpy(saved_offset, offsets, sizeof offsets);
+    counter_value_offset = value;
+    Py_INCREF(st);
+    Py_XSETREF(saved_type, st);
+    Py_INCREF(vc);
+    Py_XSETREF(counter_type, vc);
+    Py_RETURN_NONE;
+}
+
+#define SAVED_SLOT(s, i) (*(PyObject **)((char *)(s) + saved_offset[i]))
+
+static inline void set_saved(PyObject *s, int i, PyObject *v)
+{
+    PyObject *old = SAVED_SLOT(s, i);
+    Py_INCREF(v);
+    SAVED_SLOT(s, i) = v;
+    Py_XDECREF(old);
+}
+
+static PyObject *saved_input(PyObject *self, PyObject *t)
+{
+    if (saved_type == NULL || tensor_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "mindtorch._accel.setup_saved() was not called");
+        return NULL;
+    }
+    if (!PyObject_TypeCheck(t, tensor_type)) {
+        PyErr_SetString(PyExc_TypeError, "saved_input() takes a Tensor");
+        return NULL;
+    }
+    PyObject *counter = SLOT(t, S_VERSION);
+    if (counter == NULL || counter == Py_None) { /* the first in-place-visible use: the tensor gets its counter */
+        counter = PyObject_CallNoArgs((PyObject *)counter_type);
+        if (counter == NULL)
+            return NULL;
+        Py_XSETREF(SLOT(t, S_VERSION), counter);
+    }
+    if (Py_TYPE(counter) != counter_type) {
+        PyErr_SetString(PyExc_TypeError, "a tensor's _version is not a VersionCounter");
+        return NULL;
+    }
+    PyObject *value = *(PyObject **)((char *)counter + counter_value_offset);
+    PyObject *fn = SLOT(t, S_GRAD_FN);
+    if (value == NULL || fn == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "a tensor without its version or grad_fn");
+        return NULL;
+    }
+    PyObject *output_nr = PyObject_GetAttr(t, s_output_nr);
+    if (output_nr == NULL)
+        return NULL;
+    PyObject *s = saved_type->tp_alloc(saved_type, 0);
+    if (s == NULL) {
+        Py_DECREF(output_nr);
+        return NULL;
+    }
+    set_saved(s, V_COUNTER, counter);
+    set_saved(s, V_VERSION, value);
+    set_saved(s, V_UNPACK_HOOK, Py_None);
+    set_saved(s, V_TENSOR, t);
+    set_saved(s, V_FN, fn);
+    SAVED_SLOT(s, V_OUTPUT_NR) = output_nr; /* the reference GetAttr gave */
+    return s;
 }
 
 static PyObject *set_new(PyObject *self, PyObject *fn)
@@ -226,6 +316,8 @@ static PyMethodDef methods[] = {
     {"make_lazy_tensor", (PyCFunction)(void (*)(void))make_lazy_tensor, METH_FASTCALL, "A tensor over a host array."},
     {"host_result", (PyCFunction)(void (*)(void))host_result, METH_FASTCALL, "A tensor over a small host result."},
     {"setup", setup, METH_VARARGS, "Learn Tensor's slots and check the ndarray layout."},
+    {"setup_saved", setup_saved, METH_VARARGS, "Learn SavedTensor's and VersionCounter's slots."},
+    {"saved_input", saved_input, METH_O, "A SavedTensor of a tensor at its current version."},
     {"set_new", set_new, METH_O, "The constructor of new tensors (None: the type's allocator)."},
     {NULL, NULL, 0, NULL},
 };
@@ -241,7 +333,8 @@ PyMODINIT_FUNC PyInit__accel(void)
 {
     zero = PyLong_FromLong(0);
     s_itemsize = PyUnicode_InternFromString("itemsize");
-    if (zero == NULL || s_itemsize == NULL)
+    s_output_nr = PyUnicode_InternFromString("_output_nr");
+    if (zero == NULL || s_itemsize == NULL || s_output_nr == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

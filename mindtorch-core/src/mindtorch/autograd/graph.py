@@ -9,6 +9,7 @@ import itertools
 import re
 import weakref
 
+from .._accel_load import ACCEL as _ACCEL
 from .._grad_mode import state as _grad_state
 from .._storage import VersionCounter
 from .._tensor import Tensor, make_tensor
@@ -278,11 +279,24 @@ def _saved(t):
     return s
 
 
-def save_input(t):
+def _saved_input(t):
+    """A SavedTensor of the input t at its current version (saved-tensor hooks not applied)."""
     s = _saved(t)
     s.tensor = t
     s.fn = t._grad_fn
     s.output_nr = t._output_nr
+    return s
+
+
+# the Python versions of what mindtorch._accel may replace: the reference its tests compare with
+PYTHON_TWINS = {"saved_input": _saved_input}
+if _ACCEL is not None:
+    _ACCEL.setup_saved(SavedTensor, VersionCounter)
+    _saved_input = _ACCEL.saved_input
+
+
+def save_input(t):
+    s = _saved_input(t)
     if _saved_hooks:
         _pack(s, t)
     return s
@@ -568,6 +582,7 @@ def _compile_record(plan):
         "_acc": grad_accumulator,
         "_forward_trace": _forward_trace,
         "_save": _save,
+        "_saved_input": _saved_input,
         "_plan": plan,
         "_mark_outputs": _mark_outputs,
     }
@@ -585,12 +600,15 @@ def _compiled_saves(plan):
             kept.append(f"(tuple(args[{i}]._shape) if isinstance(args[{i}], Tensor) else ())")
         elif not plan.plain_saves:  # any argument may hold a tensor (a Scalar given one, say)
             lines += [f"    a = args[{i}]", "    if a.__class__ is Tensor or isinstance(a, Tensor):"]
-            lines += ["    " + ln for ln in _stamp_lines(f"s{i}", "a")]
-            lines += [
-                f"        s{i}.tensor = a",
-                f"        s{i}.fn = a._grad_fn",
-                f"        s{i}.output_nr = a._output_nr",
-            ]
+            if _ACCEL is not None:  # one compiled call
+                lines.append(f"        s{i} = _saved_input(a)")
+            else:  # stamped inline: cheaper than a Python call
+                lines += ["    " + ln for ln in _stamp_lines(f"s{i}", "a")]
+                lines += [
+                    f"        s{i}.tensor = a",
+                    f"        s{i}.fn = a._grad_fn",
+                    f"        s{i}.output_nr = a._output_nr",
+                ]
             lines += ["        if _saved_hooks:", f"            _pack(s{i}, a)", "    else:", f"        s{i} = a"]
             kept.append(f"s{i}")
         else:

@@ -728,17 +728,23 @@ def _softplus(x, beta, threshold):
 for _n, _f in _UNARY.items():
     _unary(_n, _f, inplace=_n != "sgn")
 _relu_general = KERNELS["relu"]
-# dtypes whose relu is np.maximum(x, 0) in the tensor's own dtype (the Python 0 is a weak scalar)
-_RELU_PLAIN = frozenset(
-    np.dtype(t) for t in (np.float16, np.float32, np.float64, np.uint8, np.int8, np.int16, np.int32, np.int64)
-)
+# dtypes whose relu is np.maximum(x, 0) in the tensor's own dtype, with that dtype's zero as a 0-d
+# array (half the cost of the Python 0, whose weak-scalar promotion NumPy resolves on every call)
+_RELU_ZERO = {
+    np.dtype(t): np.zeros((), t)
+    for t in (np.float16, np.float32, np.float64, np.uint8, np.int8, np.int16, np.int32, np.int64)
+}
+for _z in _RELU_ZERO.values():
+    _z.flags.writeable = False
 
 
 @kernel("relu")
 def relu(m, a):
     x = a._np if a.__class__ is Tensor else None
-    if x is not None and x.size < THRESHOLDS["relu"].native and x.dtype in _RELU_PLAIN:
-        return wrap(np.maximum(x, 0), m.dtype)  # a small tensor: one plain ufunc call
+    if x is not None and x.size < THRESHOLDS["relu"].native:
+        zero = _RELU_ZERO.get(x.dtype)
+        if zero is not None:
+            return wrap(np.maximum(x, zero), m.dtype)  # a small tensor: one plain ufunc call
     return _relu_general(m, a)
 
 

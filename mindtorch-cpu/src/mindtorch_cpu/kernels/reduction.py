@@ -109,7 +109,7 @@ def sum_(m, a, dim=None, keepdim=False, dtype=None):
     x = arr(a)
     acc = _SUM_ACC[m.dtype]
     if dim is None and not keepdim and x.dtype is acc and x.size < BLAS_SUM_MIN:  # a small full sum
-        return wrap(np.asarray(np.add.reduce(x, None)), m.dtype)
+        return wrap(np.add.reduce(x, None, None, np.empty((), acc)), m.dtype)  # into a 0-d array: no scalar
     if a.dtype is _D.bool_ and m.dtype is not _D.bool_:
         x = x.view(np.uint8)  # add.reduce over bools is logical or
     ax = None if dim is None else axes(dim, x.ndim)
