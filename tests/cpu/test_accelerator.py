@@ -72,6 +72,26 @@ def _fields(t):
     return {s: getattr(t, s) for s in SLOTS}
 
 
+class _Allocator:
+    """An allocator's lazy-table side: the table, the size that asks for a sweep, the sweeps made."""
+
+    def __init__(self, sweep_at=4096):
+        self.lazy, self.sweep_at, self.sweeps = {}, sweep_at, 0
+
+    def sweep(self):
+        self.sweeps += 1
+
+
+def _general(a, dtype):
+    return ("general", a, dtype)
+
+
+def _results(fn, a, dtype, sweep_at=4096):
+    alloc = _Allocator(sweep_at)
+    args = (CPU, alloc, LAZY_MAX, TO_NP, _general, a) + (() if dtype is None else (dtype,))
+    return fn(*args), alloc
+
+
 @needs_accel
 @pytest.mark.parametrize("label,a", ARRAYS, ids=[label for label, _ in ARRAYS])
 def test_host_result_matches_the_python_version(label, a):
@@ -79,17 +99,34 @@ def test_host_result_matches_the_python_version(label, a):
     for dtype in DTYPES + [T.D.float64, T.D.uint8]:
         own = np.dtype(a.dtype) if hasattr(a, "dtype") else None
         want = dtype if dtype is not None else next((d for d, v in TO_NP.items() if v == own), None)
-        for d in {dtype, want}:
-            t_py, t_c = {}, {}
-            r_py = py(a, d, CPU, t_py, LAZY_MAX, TO_NP)
-            r_c = ACCEL.host_result(a, d, CPU, t_c, LAZY_MAX, TO_NP)
-            assert (r_py is None) == (r_c is None), (label, d)
-            assert t_py.keys() == t_c.keys()
-            assert [r() for r in t_py.values()] == [r() for r in t_c.values()]
-            if r_py is not None:
+        for d, sweep_at in itertools.product({dtype, want}, (0, 4096)):
+            (r_py, a_py), (r_c, a_c) = _results(py, a, d, sweep_at), _results(ACCEL.host_result, a, d, sweep_at)
+            assert a_py.lazy.keys() == a_c.lazy.keys() and a_py.sweeps == a_c.sweeps, (label, d)
+            assert [r() for r in a_py.lazy.values()] == [r() for r in a_c.lazy.values()]
+            if isinstance(r_py, tuple):
+                assert r_c[0] == "general" and r_c[1] is a and r_c[2] is d, (label, d)
+                assert not a_c.lazy
+            else:
                 assert _fields(r_py) == _fields(r_c)
                 assert r_c._np is a and type(r_c) is mindtorch.Tensor
                 assert r_c._base is None and r_c.__dict__ == {}
+                assert a_c.sweeps == (sweep_at == 0)
+
+
+@needs_accel
+def test_host_result_passes_errors_on():
+    class Broken(_Allocator):
+        def sweep(self):
+            raise MemoryError("sweep failed")
+
+    a = np.zeros(4, np.float32)
+    for fn in (T.PYTHON_TWINS["host_result"], ACCEL.host_result):
+        with pytest.raises(MemoryError):
+            fn(CPU, Broken(0), LAZY_MAX, TO_NP, _general, a, mindtorch.float32)
+        with pytest.raises(AttributeError):
+            fn(CPU, object(), LAZY_MAX, TO_NP, _general, a, mindtorch.float32)
+    with pytest.raises(TypeError):
+        ACCEL.host_result(CPU, _Allocator(), LAZY_MAX, TO_NP, _general)
 
 
 @needs_accel
@@ -106,19 +143,20 @@ def test_make_lazy_tensor_matches_the_python_version():
 @needs_accel
 def test_host_result_keeps_reference_counts():
     a = np.zeros(8, np.float32)
-    table = {}
-    counts = [sys.getrefcount(x) for x in (a, CPU, mindtorch.float32)]
+    alloc = _Allocator()
+    counts = [sys.getrefcount(x) for x in (a, CPU, mindtorch.float32, alloc, _general)]
     for _ in range(1000):
-        t = ACCEL.host_result(a, mindtorch.float32, CPU, table, LAZY_MAX, TO_NP)
+        t = ACCEL.host_result(CPU, alloc, LAZY_MAX, TO_NP, _general, a, mindtorch.float32)
         u = ACCEL.make_lazy_tensor(a, t._shape, t._stride, t.dtype, t.device)
-        del t, u
-    table.clear()
-    assert [sys.getrefcount(x) for x in (a, CPU, mindtorch.float32)] == counts
+        g = ACCEL.host_result(CPU, alloc, LAZY_MAX, TO_NP, _general, a.T[::2], mindtorch.float32)
+        del t, u, g
+    alloc.lazy.clear()
+    assert [sys.getrefcount(x) for x in (a, CPU, mindtorch.float32, alloc, _general)] == counts
 
 
 @needs_accel
 def test_results_are_collected_in_cycles():
-    t = ACCEL.host_result(np.zeros(4, np.float32), mindtorch.float32, CPU, {}, LAZY_MAX, TO_NP)
+    t = ACCEL.host_result(CPU, _Allocator(), LAZY_MAX, TO_NP, _general, np.zeros(4, np.float32), mindtorch.float32)
     t.me = t  # a cycle through the instance dict
     dead = weakref.ref(t)
     del t

@@ -2,9 +2,9 @@
 
    make_lazy_tensor(host, shape, stride, dtype, device)
        a Tensor over a host array, as _tensor.make_lazy_tensor builds it
-   host_result(a, dtype, device, table, limit, host_dtypes)
-       a Tensor over the small C-contiguous ndarray `a`, registered in `table`, or None; as
-       _tensor.host_result
+   host_result(device, allocator, limit, host_dtypes, general, a, dtype=None)
+       a Tensor over the small C-contiguous ndarray `a`, counted in allocator.lazy, or general(a, dtype);
+       as _tensor.host_result
    setup(tensor_type, ndarray_type, c_probe, f_probe)
        learns where Tensor keeps its slots and checks the ndarray layout this file reads on two
        probe arrays; returns whether host_result may read ndarrays directly
@@ -47,7 +47,7 @@ static PyTypeObject *ndarray_type = NULL; /* NULL: host_result never reads array
 static Py_ssize_t slot_offset[N_SLOTS];
 static PyObject *new_fn = NULL; /* NULL: tensor_type->tp_alloc */
 static PyObject *zero = NULL;
-static PyObject *s_itemsize = NULL;
+static PyObject *s_itemsize = NULL, *s_lazy = NULL, *s_sweep_at = NULL, *s_sweep = NULL;
 
 #define SLOT(t, i) (*(PyObject **)((char *)(t) + slot_offset[i]))
 
@@ -122,25 +122,18 @@ fail:
     return -1;
 }
 
-static PyObject *host_result(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* the small case of host_result: a Tensor, or NULL without an error when `obj` is not a small dense
+   ndarray of dtype's host type */
+static PyObject *small_result(PyObject *device, PyObject *limit_obj, PyObject *dtypes, PyObject *obj, PyObject *dtype,
+                              PyObject *table)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "host_result(a, dtype, device, table, limit, host_dtypes)");
+    if (ndarray_type == NULL || Py_TYPE(obj) != ndarray_type || !PyDict_Check(dtypes) || !PyDict_Check(table))
         return NULL;
-    }
-    PyObject *obj = args[0], *dtype = args[1], *device = args[2], *table = args[3], *dtypes = args[5];
-    if (ndarray_type == NULL || Py_TYPE(obj) != ndarray_type || !PyDict_Check(table) || !PyDict_Check(dtypes))
-        Py_RETURN_NONE;
     host_array *a = (host_array *)obj;
     PyObject *want = PyDict_GetItemWithError(dtypes, dtype); /* borrowed */
-    if (want == NULL) {
-        if (PyErr_Occurred())
-            return NULL;
-        Py_RETURN_NONE;
-    }
-    if (a->descr != want || !(a->flags & HOST_C_CONTIGUOUS))
-        Py_RETURN_NONE;
-    Py_ssize_t limit = PyLong_AsSsize_t(args[4]);
+    if (want == NULL || a->descr != want || !(a->flags & HOST_C_CONTIGUOUS))
+        return NULL;
+    Py_ssize_t limit = PyLong_AsSsize_t(limit_obj);
     if (limit == -1 && PyErr_Occurred())
         return NULL;
     PyObject *isz = PyObject_GetAttr(want, s_itemsize);
@@ -153,7 +146,7 @@ static PyObject *host_result(PyObject *self, PyObject *const *args, Py_ssize_t n
     for (int i = 0; i < a->nd; i++)
         nbytes *= a->dimensions[i];
     if (nbytes >= limit)
-        Py_RETURN_NONE;
+        return NULL;
 
     PyObject *key = PyLong_FromVoidPtr(obj); /* id(a) */
     if (key == NULL)
@@ -173,6 +166,43 @@ static PyObject *host_result(PyObject *self, PyObject *const *args, Py_ssize_t n
     Py_DECREF(shape);
     Py_DECREF(stride);
     return t;
+}
+
+/* sweep the allocator's table of dead entries once it holds more than allocator.sweep_at */
+static int sweep_when_due(PyObject *allocator, PyObject *table)
+{
+    PyObject *at = PyObject_GetAttr(allocator, s_sweep_at);
+    if (at == NULL)
+        return -1;
+    Py_ssize_t due = PyLong_AsSsize_t(at);
+    Py_DECREF(at);
+    if (due == -1 && PyErr_Occurred())
+        return -1;
+    if (PyDict_GET_SIZE(table) <= due)
+        return 0;
+    PyObject *r = PyObject_CallMethodNoArgs(allocator, s_sweep);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
+static PyObject *host_result(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6 && nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "host_result(device, allocator, limit, host_dtypes, general, a, dtype=None)");
+        return NULL;
+    }
+    PyObject *allocator = args[1], *a = args[5], *dtype = nargs == 7 ? args[6] : Py_None;
+    PyObject *table = PyObject_GetAttr(allocator, s_lazy);
+    if (table == NULL)
+        return NULL;
+    PyObject *t = small_result(args[0], args[2], args[3], a, dtype, table);
+    if (t != NULL && sweep_when_due(allocator, table) < 0)
+        Py_CLEAR(t);
+    Py_DECREF(table);
+    if (t != NULL || PyErr_Occurred())
+        return t;
+    PyObject *general_args[2] = {a, dtype};
+    return PyObject_Vectorcall(args[4], general_args, 2, NULL);
 }
 
 /* the offset of the object slot `name` of type tp, or -1 with TypeError set */
@@ -334,7 +364,11 @@ PyMODINIT_FUNC PyInit__accel(void)
     zero = PyLong_FromLong(0);
     s_itemsize = PyUnicode_InternFromString("itemsize");
     s_output_nr = PyUnicode_InternFromString("_output_nr");
-    if (zero == NULL || s_itemsize == NULL || s_output_nr == NULL)
+    s_lazy = PyUnicode_InternFromString("lazy");
+    s_sweep_at = PyUnicode_InternFromString("sweep_at");
+    s_sweep = PyUnicode_InternFromString("sweep");
+    if (zero == NULL || s_itemsize == NULL || s_output_nr == NULL || s_lazy == NULL || s_sweep_at == NULL ||
+        s_sweep == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

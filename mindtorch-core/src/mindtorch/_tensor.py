@@ -653,17 +653,26 @@ _ref = weakref.ref
 _ndarray = np.ndarray
 
 
-def host_result(a, dtype, device, table, limit, host_dtypes):
-    """A tensor over the kernel result `a` when it is a small C-contiguous ndarray (fewer than `limit`
-    bytes) of dtype's host type (`host_dtypes[dtype]`), counted while it lives in the allocator's
-    `table` (id -> weak reference); None otherwise (the caller takes its general path)."""
-    if a.__class__ is not _ndarray or a.dtype is not host_dtypes.get(dtype):
-        return None
-    if a.nbytes >= limit or not a.flags.c_contiguous:
-        return None
-    table[id(a)] = _ref(a)
+def host_result(device, allocator, limit, host_dtypes, general, a, dtype=None):
+    """A tensor over the kernel result `a` itself when it is a small C-contiguous ndarray (fewer than
+    `limit` bytes) of dtype's host type (`host_dtypes[dtype]`), counted while it lives in the device
+    allocator's `lazy` table (id -> weak reference; `allocator.sweep()` once it holds more than
+    `allocator.sweep_at`); otherwise `general(a, dtype)`. A backend binds the first five arguments
+    once (functools.partial) and has its result wrapper."""
+    if (
+        a.__class__ is not _ndarray
+        or a.dtype is not host_dtypes.get(dtype)
+        or a.nbytes >= limit
+        or not a.flags.c_contiguous
+    ):
+        return general(a, dtype)
+    lazy = allocator.lazy
+    lazy[id(a)] = _ref(a)
     shape = a.shape
-    return make_lazy_tensor(a, shape, _c_strides(shape), dtype, device)
+    t = make_lazy_tensor(a, shape, _c_strides(shape), dtype, device)
+    if len(lazy) > allocator.sweep_at:
+        allocator.sweep()
+    return t
 
 
 # the Python versions of what mindtorch._accel may replace: the reference its tests compare with

@@ -1,5 +1,7 @@
 """Tensor <-> NumPy: zero-copy strided views of a storage, and wrapping results."""
 
+from functools import partial
+
 import numpy as np
 from mindtorch.plugins import (
     Storage,
@@ -41,9 +43,6 @@ TO_NP = {
 FROM_NP = {v: k for k, v in TO_NP.items() if v is not None}
 
 
-_LAZY = ALLOCATOR.lazy
-
-
 def arr(t):
     """The NumPy view of a CPU tensor (cached on the tensor; shares memory)."""
     a = t._np
@@ -60,20 +59,12 @@ def arr(t):
     return a
 
 
-def wrap(a, dtype=None):
-    """A new tensor owning the NumPy result `a` (no copy when its layout is dense)."""
-    # small and dense: the array is the memory, counted while it lives (weakly referenced in the
-    # allocator's `lazy` table); a Storage only if asked (allocator.adopt)
-    t = host_result(a, dtype, CPU, _LAZY, LAZY_MAX, TO_NP)
-    if t is None:
-        if a.__class__ is not np.ndarray or dtype is None or a.dtype is not TO_NP[dtype]:
-            a, dtype = _as_result(a, dtype)
-            t = host_result(a, dtype, CPU, _LAZY, LAZY_MAX, TO_NP)
-        if t is None:
-            return _stored(a, dtype)
-    if len(_LAZY) > ALLOCATOR.sweep_at:
-        ALLOCATOR.sweep()
-    return t
+def _wrap_other(a, dtype):
+    """wrap() of what is not already a small dense ndarray of dtype's NumPy type."""
+    if a.__class__ is not np.ndarray or dtype is None or a.dtype is not TO_NP[dtype]:
+        a, dtype = _as_result(a, dtype)
+        return _wrap_converted(a, dtype)
+    return _stored(a, dtype)
 
 
 def _stored(a, dtype):
@@ -107,6 +98,13 @@ def _as_result(a, dtype):
     if want is not a.dtype and want != a.dtype:
         a = a.astype(want)
     return a, dtype
+
+
+# wrap(a, dtype=None): a new tensor owning the NumPy result `a` (no copy when its layout is dense).
+# A small dense one is the memory itself, counted while it lives (weakly referenced in the allocator's
+# `lazy` table) and given a Storage only if asked (allocator.adopt); anything else goes to _wrap_other.
+wrap = partial(host_result, CPU, ALLOCATOR, LAZY_MAX, TO_NP, _wrap_other)
+_wrap_converted = partial(host_result, CPU, ALLOCATOR, LAZY_MAX, TO_NP, _stored)
 
 
 def _dense_buffer(a):

@@ -12,9 +12,9 @@ enforces this for the in-repo backends):
     make_lazy_tensor(host, shape, stride, dtype, device)
                                              a tensor over a C-contiguous host array whose Storage is
                                              built by the allocator's adopt(host, device) on first use
-    host_result(a, dtype, device, table, limit, host_dtypes)
+    host_result(device, allocator, limit, host_dtypes, general, a, dtype=None)
                                              make_lazy_tensor over a small C-contiguous ndarray result,
-                                             counted in the allocator's table, or None
+                                             counted in allocator.lazy; else general(a, dtype)
     Tensor, TensorMeta                       tensors; the (shape, dtype) a shape rule returns
     dtypes                                   the dtype objects (dtypes.float32, ...; each with
                                              .itemsize, .is_floating_point, .is_complex) and helpers:
