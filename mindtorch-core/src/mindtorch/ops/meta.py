@@ -38,9 +38,20 @@ def same_shape_bool(self, *args, **kw):
     return TensorMeta(self._shape, D.bool_)
 
 
-# (shape, dtype) -> TensorMeta, for the commonest rule result: metas are never changed once made, so
+# (shape, dtype) -> TensorMeta, for the commonest rule results: metas are never changed once made, so
 # one serves every op of that geometry
 _SAME_GEOMETRY: dict = {}
+
+
+def shared_meta(shape, dtype):
+    """TensorMeta(shape, dtype), one object per geometry (cheaper than building one per call)."""
+    key = (shape, dtype)
+    m = _SAME_GEOMETRY.get(key)
+    if m is None:
+        m = TensorMeta(shape, dtype)
+        if len(_SAME_GEOMETRY) < 4096:
+            _SAME_GEOMETRY[key] = m
+    return m
 
 
 def binary(self, other, *rest):
@@ -49,13 +60,7 @@ def binary(self, other, *rest):
     if oc is _Tensor and self.__class__ is _Tensor and self.dtype is other.dtype:  # the common case
         s1 = self._shape
         if s1 == other._shape:
-            key = (s1, self.dtype)
-            m = _SAME_GEOMETRY.get(key)
-            if m is None:
-                m = TensorMeta(s1, self.dtype)
-                if len(_SAME_GEOMETRY) < 4096:
-                    _SAME_GEOMETRY[key] = m
-            return m
+            return shared_meta(s1, self.dtype)
         return TensorMeta(broadcast_shapes(s1, other._shape), self.dtype)
     if not hasattr(self, "_shape"):  # torch.add(2, t)
         return TensorMeta(shape_of(other), D.result_type(self, other))

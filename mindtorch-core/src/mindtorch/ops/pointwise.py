@@ -192,7 +192,7 @@ def _round_meta(self, decimals=0):
 def _relu_meta(self):
     if self.dtype is D.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
-    return TensorMeta(self._shape, self.dtype)
+    return M.shared_meta(self._shape, self.dtype)
 
 
 def _gelu_meta(self, approximate="none"):

@@ -72,7 +72,7 @@ def _nonempty(name, self, dims, full):
 # --- meta rules --------------------------------------------------------------
 def _sum_meta(self, dim=None, keepdim=False, dtype=None):
     if dim is None and not keepdim:  # the full reduction, by far the most common call
-        return TM((), dtype or _int_to_long(self.dtype))
+        return M.shared_meta((), dtype or _int_to_long(self.dtype))
     dims = norm_dims(dim, len(self._shape))
     return TM(_rshape(self._shape, dims, keepdim), dtype or _int_to_long(self.dtype))
 

@@ -106,7 +106,9 @@ def blas_full_sum(x):
 
 @kernel("sum")
 def sum_(m, a, dim=None, keepdim=False, dtype=None):
-    x = arr(a)
+    x = a._np
+    if x is None:
+        x = arr(a)
     acc = _SUM_ACC[m.dtype]
     if dim is None and not keepdim and x.dtype is acc and x.size < BLAS_SUM_MIN:  # a small full sum
         return wrap(np.add.reduce(x, None, None, np.empty((), acc)), m.dtype)  # into a 0-d array: no scalar
