@@ -51,13 +51,17 @@ static PyObject *s_itemsize = NULL, *s_lazy = NULL, *s_sweep_at = NULL, *s_sweep
 
 #define SLOT(t, i) (*(PyObject **)((char *)(t) + slot_offset[i]))
 
-static inline void set_slot(PyObject *t, int i, PyObject *v)
+/* obj's object slot at byte offset `off` takes a new reference to v */
+static inline void store(PyObject *obj, Py_ssize_t off, PyObject *v)
 {
-    PyObject *old = SLOT(t, i);
+    PyObject **at = (PyObject **)((char *)obj + off);
+    PyObject *old = *at;
     Py_INCREF(v);
-    SLOT(t, i) = v;
+    *at = v;
     Py_XDECREF(old);
 }
+
+#define set_slot(t, i, v) store((t), slot_offset[i], (v))
 
 static PyObject *new_tensor(PyObject *host, PyObject *shape, PyObject *stride, PyObject *dtype, PyObject *device)
 {
@@ -279,13 +283,7 @@ static PyObject *setup_saved(PyObject *self, PyObject *args)
 
 #define SAVED_SLOT(s, i) (*(PyObject **)((char *)(s) + saved_offset[i]))
 
-static inline void set_saved(PyObject *s, int i, PyObject *v)
-{
-    PyObject *old = SAVED_SLOT(s, i);
-    Py_INCREF(v);
-    SAVED_SLOT(s, i) = v;
-    Py_XDECREF(old);
-}
+#define set_saved(s, i, v) store((s), saved_offset[i], (v))
 
 static PyObject *saved_input(PyObject *self, PyObject *t)
 {
