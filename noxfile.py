@@ -96,6 +96,10 @@ def _install(session, *dists):
     session.install(*wheels)
 
 
+# what the cpu session runs a second time with the compiled kernels reached through ctypes
+CTYPES_SUBSET = ("tests/cpu/test_native_kernels.py", "tests/nn/test_functional.py")
+
+
 @nox.session
 def cpu(session):
     """The CPU backend: kernels, autograd and nn on the CPU, DataLoader workers and shared memory under
@@ -110,6 +114,9 @@ def cpu(session):
     session.env["MINDTORCH_CPU_REQUIRE_NATIVE"] = "1"  # the wheel's compiled kernels must load, not fall back
     session.env["MINDTORCH_REQUIRE_ACCEL"] = "1"  # and core's accelerator (mindtorch._accel)
     _pytest(session, "tests/cpu", "tests/autograd", "tests/nn", "tests/data")
+    # the compiled kernels again through ctypes, the entry of builds that found no Python.h
+    ctypes_env = {"MINDTORCH_CPU_NATIVE_ENTRY": "ctypes"}
+    session.run("pytest", "-q", "-p", "no:cacheprovider", *CTYPES_SUBSET, *session.posargs, env=ctypes_env)
     _conformance(session, "cpu")
     # the Python versions of what the accelerator replaces: autograd and the ops whose results it builds
     session.env["MINDTORCH_NO_ACCEL"] = "1"

@@ -1,7 +1,8 @@
 """Wheel build hook: compile the fused float32 kernels (src/mindtorch_cpu/native) into the wheel.
 
-A wheel that carries them is tagged for this platform; without a C compiler the wheel is pure
-Python and the backend uses its NumPy kernels.
+A wheel that carries them is tagged for this platform, and for this Python too when the libraries
+also carry their CPython entry (build.py adds it where Python.h is found); without a C compiler the
+wheel is pure Python and the backend uses its NumPy kernels.
 """
 
 import importlib.util
@@ -25,15 +26,20 @@ class CustomBuildHook(BuildHookInterface):
     def initialize(self, version, build_data):
         if self.target_name != "wheel":
             return
+        native = _native_build()
         if version == "editable":  # an editable install imports from the source tree: build there
-            built = _native_build().build(NATIVE)
+            built = native.build(NATIVE)
         else:  # a regular wheel: build aside, never writing into the source tree
             self._tmp = tempfile.TemporaryDirectory()
-            built = _native_build().build(self._tmp.name)
+            built = native.build(self._tmp.name)
             for path in built:
                 build_data["force_include"][str(path)] = f"mindtorch_cpu/native/{path.name}"
-        if built:  # plain shared libraries loaded by ctypes: any Python 3, this platform
-            build_data["pure_python"] = False
+        if not built:
+            return
+        build_data["pure_python"] = False
+        if native.python_include() is not None:  # extension modules too: this Python's tag (cp3X-cp3X-platform)
+            build_data["infer_tag"] = True
+        else:  # plain shared libraries loaded by ctypes: any Python 3, this platform
             build_data["tag"] = "py3-none-" + sysconfig.get_platform().replace("-", "_").replace(".", "_")
 
     def finalize(self, version, build_data, artifact_path):

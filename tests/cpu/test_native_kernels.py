@@ -5,6 +5,9 @@ library switched off (the fallback users without a compiler get)."""
 
 import math
 import os
+import subprocess
+import sys
+from types import SimpleNamespace
 
 import mindtorch
 import mindtorch.nn.functional as F
@@ -22,6 +25,39 @@ def test_library_is_built_where_required():
     # the nox sessions install wheels built with a compiler: a silent fallback would hide a broken build
     assert native.LIB is not None, "mindtorch-cpu's compiled kernels did not load"
     assert native.VARIANT in native.VARIANTS
+
+
+def test_extension_entry_is_loaded_where_built():
+    # where this Python's headers are found the build adds the CPython entry to the same library; only
+    # MINDTORCH_CPU_NATIVE_ENTRY=ctypes may keep to ctypes then
+    from mindtorch_cpu.native import build
+
+    if os.environ.get("MINDTORCH_CPU_NATIVE_ENTRY") == "ctypes":
+        assert native.ENTRY is None
+    elif os.environ.get("MINDTORCH_CPU_REQUIRE_NATIVE") == "1" and build.python_include() is not None:
+        assert native.ENTRY is not None, "the compiled kernels loaded without their CPython entry"
+    if native.ENTRY is not None:  # the extension is the loaded library's own file: one set of kernels
+        assert os.path.samefile(native.ENTRY.__file__, native._PATH)
+
+
+def test_ctypes_switch_is_read_at_import():
+    code = "from mindtorch_cpu import native; print(native.LIB is not None, native.ENTRY is None)"
+    env = {**os.environ, "MINDTORCH_CPU_NATIVE_ENTRY": "ctypes"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]
+
+
+@pytest.fixture
+def ctypes_only(monkeypatch):
+    """Run a function with the kernels reached through ctypes, whichever entry is loaded."""
+
+    def run(fn):
+        with monkeypatch.context() as mp:
+            kernels = {name: native._through_ctypes(getattr(native.LIB, name)) for name in native._SIGNATURES}
+            mp.setattr(native, "_K", SimpleNamespace(**kernels))
+            return fn()
+
+    return run
 
 
 @pytest.fixture
@@ -241,3 +277,40 @@ def test_nll_and_cross_entropy_compiled_as_numpy_kernels(reduction, weighted, ig
 
     for a, b in zip(run(), numpy_only(run)):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def _targets(t):
+    return mindtorch.arange(t.shape[0]) * 7 % t.shape[1]
+
+
+# every kernel the entry offers, on operands of any row count
+ENTRY_CASES = {
+    **{k: v[0] for k, v in CASES.items() if k != "max_pool2d"},
+    "cross_entropy": lambda t: F.cross_entropy(t, _targets(t), reduction="none"),
+    "nll": lambda t: F.nll_loss(F.log_softmax(t, -1), _targets(t), reduction="sum"),
+    "max_pool2d": lambda t: F.max_pool2d(t.reshape(-1, 4, 8, 16), 3, stride=2, padding=1),
+    "conv2d": lambda t: F.conv2d(t.reshape(-1, 4, 8, 16), t[:1, :72].reshape(2, 4, 3, 3)),
+}
+
+
+@pytest.mark.parametrize("rows", [4, 300])
+@pytest.mark.parametrize("name", sorted(ENTRY_CASES))
+def test_extension_entry_and_ctypes_give_identical_results(name, rows, ctypes_only):
+    if native.ENTRY is None:
+        pytest.skip("the kernels are reached through ctypes only here")
+    fn = ENTRY_CASES[name]
+    x = np.ascontiguousarray(_sample((300, 512), specials=name not in FINITE_ONLY)[:rows])
+    for a, b in zip(_grad_of(fn, x, "contiguous"), ctypes_only(lambda: _grad_of(fn, x, "contiguous"))):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_extension_entry_refuses_what_ctypes_would_misread():
+    if native.ENTRY is None:
+        pytest.skip("the kernels are reached through ctypes only here")
+    x = np.ones((4, 6), np.float32)
+    with pytest.raises(ValueError):  # not C-contiguous: no buffer
+        native.ENTRY.mt_exp_f32(x.T, np.empty((6, 4), np.float32), 24)
+    with pytest.raises(ValueError):  # read-only output: no writable buffer
+        native.ENTRY.mt_exp_f32(x, np.broadcast_to(np.float32(0), (24,)), 24)
+    with pytest.raises(TypeError):
+        native.ENTRY.mt_exp_f32(x, x)

@@ -1,14 +1,23 @@
-"""Fused float32 kernels (kernels.c) through ctypes, or ``LIB is None`` when they were not built.
+"""Fused float32 kernels (kernels.c), or ``LIB is None`` when they were not built.
 
 Callers check ``usable(*arrays)`` (the library is loaded and every array is C-contiguous float32)
-and otherwise run their NumPy kernels. Each call works on one block; ctypes drops the GIL for the
-call, so blocks run in parallel on the backend's thread pool. MINDTORCH_CPU_NATIVE=0 turns the
-library off (the NumPy kernels then run everywhere).
+and otherwise run their NumPy kernels. Each call works on one block and releases the GIL, so blocks
+run in parallel on the backend's thread pool. MINDTORCH_CPU_NATIVE=0 turns the library off (the
+NumPy kernels then run everywhere).
+
+Two entries reach the same compiled file: ctypes (``LIB``, any build) and, when the build found
+Python.h, the file imported as an extension module (``ENTRY``), whose calls take the arrays
+themselves and cost a few hundred ns instead of ctypes' 1.5-3 us. ``_K`` holds the kernels of the
+entry in use, each called with arrays (or None) for its pointers. MINDTORCH_CPU_NATIVE_ENTRY=ctypes
+(read once, at import) keeps to ctypes.
 """
 
 import ctypes
+import importlib.machinery
+import importlib.util
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -22,8 +31,8 @@ VARIANTS = {
 }
 F32 = np.dtype(np.float32)
 # Elements per call: no cache blocking is needed (each kernel makes one pass per element or per row),
-# and a call costs ~15 us here (ctypes and pointer conversions), so each thread takes its whole share
-# of an op in one call.
+# and a call has a fixed cost (ctypes' is ~1.5-3 us), so each thread takes its whole share of an op
+# in one call.
 BLOCK = 1 << 40
 
 _P, _N, _I = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
@@ -60,7 +69,7 @@ def _cpu_features():
 
 def _load():
     if os.environ.get("MINDTORCH_CPU_NATIVE", "1") == "0":
-        return None, None
+        return None, None, None
     features = None
     for name, needs in VARIANTS.items():
         path = HERE / name
@@ -77,11 +86,49 @@ def _load():
                 f.argtypes, f.restype = args, _RETURNS.get(fn)
         except (OSError, AttributeError):  # AttributeError: a stale build, older than kernels.c
             continue
-        return lib, name
-    return None, None
+        return lib, name, path
+    return None, None, None
 
 
-LIB, VARIANT = _load()
+def _load_entry(lib, name, path):
+    """The loaded library's file imported as an extension module, or None: forced off, or a build
+    without the entry (no Python.h at build time, or made for another Python)."""
+    if lib is None or os.environ.get("MINDTORCH_CPU_NATIVE_ENTRY", "") == "ctypes":
+        return None
+    stem = name.split(".")[0]
+    if not hasattr(lib, "PyInit_" + stem):
+        return None
+    loader = importlib.machinery.ExtensionFileLoader(f"{__name__}.{stem}", str(path))
+    spec = importlib.util.spec_from_file_location(loader.name, str(path), loader=loader)
+    try:
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+    except ImportError:
+        return None
+    return module if all(hasattr(module, fn) for fn in _SIGNATURES) else None
+
+
+def _through_ctypes(fn):
+    """fn (a ctypes function) called like the extension's: arrays (or None) for its pointer arguments."""
+    pointers = tuple(i for i, t in enumerate(fn.argtypes) if t is _P)
+
+    def call(*args):
+        args = list(args)
+        for i in pointers:
+            args[i] = _p(args[i])
+        return fn(*args)
+
+    return call
+
+
+LIB, VARIANT, _PATH = _load()
+ENTRY = _load_entry(LIB, VARIANT, _PATH)
+if ENTRY is not None:
+    _K = ENTRY
+elif LIB is not None:
+    _K = SimpleNamespace(**{fn: _through_ctypes(getattr(LIB, fn)) for fn in _SIGNATURES})
+else:
+    _K = None
 
 
 def usable(*arrays):
@@ -110,41 +157,41 @@ def _p(a):
 
 # --- elementwise, on flat blocks: out and inputs of one size ---------------------------------------
 def exp(out, x):
-    LIB.mt_exp_f32(_p(x), _p(out), out.size)
+    _K.mt_exp_f32(x, out, out.size)
 
 
 def relu(out, x):
-    LIB.mt_relu_f32(_p(x), _p(out), out.size)
+    _K.mt_relu_f32(x, out, out.size)
 
 
 def threshold_backward(out, g, x, threshold):
-    LIB.mt_threshold_backward_f32(_p(g), _p(x), _p(out), out.size, threshold)
+    _K.mt_threshold_backward_f32(g, x, out, out.size, threshold)
 
 
 def gelu(out, x, tanh=False):
-    (LIB.mt_gelu_tanh_f32 if tanh else LIB.mt_gelu_f32)(_p(x), _p(out), out.size)
+    (_K.mt_gelu_tanh_f32 if tanh else _K.mt_gelu_f32)(x, out, out.size)
 
 
 def gelu_backward(out, g, x, tanh=False):
-    (LIB.mt_gelu_tanh_backward_f32 if tanh else LIB.mt_gelu_backward_f32)(_p(g), _p(x), _p(out), out.size)
+    (_K.mt_gelu_tanh_backward_f32 if tanh else _K.mt_gelu_backward_f32)(g, x, out, out.size)
 
 
 # --- rows: blocks of rows along the last axis (rows, ..., d) ---------------------------------------
 def softmax(out, x, log=False):
     d = out.shape[-1]
-    LIB.mt_softmax_f32(_p(x), _p(out), out.size // d, d, log)
+    _K.mt_softmax_f32(x, out, out.size // d, d, log)
 
 
 def softmax_backward(out, g, y, log=False):
     d = out.shape[-1]
-    LIB.mt_softmax_backward_f32(_p(g), _p(y), _p(out), out.size // d, d, log)
+    _K.mt_softmax_backward_f32(g, y, out, out.size // d, d, log)
 
 
 def norm(y, x, w, b, mean, rstd, eps, center, d=None):
     """Layer norm (center) or RMS norm of the rows of x (rows of d elements: x.shape[1] by default) into
     y; mean (if center) and rstd get one value per row."""
     d = x.shape[1] if d is None else d
-    LIB.mt_norm_f32(_p(x), _p(w), _p(b), _p(y), _p(mean), _p(rstd), x.size // d, d, eps, center)
+    _K.mt_norm_f32(x, w, b, y, mean, rstd, x.size // d, d, eps, center)
 
 
 def norm_backward(dx, g, x, mean, rstd, w, dw, db, center, d=None):
@@ -152,46 +199,36 @@ def norm_backward(dx, g, x, mean, rstd, w, dw, db, center, d=None):
     accumulate this block's sums."""
     d = x.shape[1] if d is None else d
     tmp = np.empty(2 * d, F32)
-    LIB.mt_norm_backward_f32(
-        _p(g), _p(x), _p(mean), _p(rstd), _p(w), _p(dx), _p(dw), _p(db), _p(tmp), x.size // d, d, center
-    )
+    _K.mt_norm_backward_f32(g, x, mean, rstd, w, dx, dw, db, tmp, x.size // d, d, center)
 
 
 def nll(logp, target, weight, losses, sums, ignore_index):
     """sums (float64, 2) += (the sum of -weight[t] * logp[row, t], the sum of weight[t]) over the rows of
     logp (rows, classes) whose int64 target t is not ignore_index; losses (None, or one per row) gets
     each row's term. Returns the first row whose target is out of range, else -1."""
-    return LIB.mt_nll_f32(
-        _p(logp), _p(target), _p(weight), _p(losses), _p(sums), logp.shape[0], logp.shape[1], ignore_index
-    )
+    return _K.mt_nll_f32(logp, target, weight, losses, sums, logp.shape[0], logp.shape[1], ignore_index)
 
 
 def cross_entropy(logp, x, target, weight, losses, sums, ignore_index):
     """logp = log_softmax of the rows of x (rows, classes), then nll(logp, ...) (see there)."""
-    return LIB.mt_cross_entropy_f32(
-        _p(x), _p(target), _p(weight), _p(logp), _p(losses), _p(sums), x.shape[0], x.shape[1], ignore_index
-    )
+    return _K.mt_cross_entropy_f32(x, target, weight, logp, losses, sums, x.shape[0], x.shape[1], ignore_index)
 
 
 def cross_entropy_backward(out, logp, coef, target):
     """out = coef[:, None] * (exp(logp) - one_hot(target)); target int64, in range."""
-    LIB.mt_cross_entropy_backward_f32(_p(logp), _p(coef), _p(target), _p(out), out.shape[0], out.shape[1])
+    _K.mt_cross_entropy_backward_f32(logp, coef, target, out, out.shape[0], out.shape[1])
 
 
 # --- pooling: (planes, h, w) blocks ---------------------------------------------------------------------
 def max_pool2d(y, idx, x, ks, stride, padding, dilation):
     """Max and its flat in-plane index over windows of x (planes, h, w) into y / idx (planes, ho, wo)."""
     planes, h, w = x.shape
-    LIB.mt_max_pool2d_f32(
-        _p(x), _p(y), _p(idx), planes, h, w, y.shape[1], y.shape[2], *ks, *stride, *padding, *dilation
-    )
+    _K.mt_max_pool2d_f32(x, y, idx, planes, h, w, y.shape[1], y.shape[2], *ks, *stride, *padding, *dilation)
 
 
 def max_pool2d_backward(dx, g, idx):
     """dx (planes, h, w) = the gradients g (planes, ho, wo) added at their indices."""
-    LIB.mt_max_pool2d_backward_f32(
-        _p(g), _p(idx), _p(dx), dx.shape[0], dx.shape[1] * dx.shape[2], g.shape[1] * g.shape[2]
-    )
+    _K.mt_max_pool2d_backward_f32(g, idx, dx, dx.shape[0], dx.shape[1] * dx.shape[2], g.shape[1] * g.shape[2])
 
 
 # --- convolution: blocks of whole images ----------------------------------------------------------------
@@ -199,10 +236,10 @@ def im2col(cols, x, ks, out_hw, stride, top_left, dilation):
     """cols (n, c*kh*kw, ho*wo) <- the kernel taps of x (n, c, h, w), zero in the padding; the padding
     is given by its top and left sizes (the far sides follow from the output size)."""
     n, c, h, w = x.shape
-    LIB.mt_im2col_f32(_p(x), _p(cols), n, c, h, w, *out_hw, *ks, *stride, *top_left, *dilation)
+    _K.mt_im2col_f32(x, cols, n, c, h, w, *out_hw, *ks, *stride, *top_left, *dilation)
 
 
 def col2im(dx, cols, ks, out_hw, stride, top_left, dilation):
     """dx (n, c, h, w) = the adjoint of im2col applied to cols."""
     n, c, h, w = dx.shape
-    LIB.mt_col2im_f32(_p(cols), _p(dx), n, c, h, w, *out_hw, *ks, *stride, *top_left, *dilation)
+    _K.mt_col2im_f32(cols, dx, n, c, h, w, *out_hw, *ks, *stride, *top_left, *dilation)
