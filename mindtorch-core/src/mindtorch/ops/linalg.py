@@ -38,6 +38,10 @@ def _dims(s):
 def _matmul_meta(self, other):
     a, b = self._shape, other._shape
     na, nb = len(a), len(b)
+    if na == 2 and nb == 2:  # the commonest case: nothing to broadcast
+        _same_dtype(self, other)
+        _mm_check(a, b)
+        return TM((a[0], b[1]), self.dtype)
     if na == 0 or nb == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
     if na == 1 and nb == 1:
