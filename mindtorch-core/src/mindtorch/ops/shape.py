@@ -5,7 +5,10 @@ new (shape, stride, offset) over the same storage, so backends need no
 kernel for them.
 """
 
+from sys import getrefcount
+
 from .._geometry import c_strides, infer_size, is_contiguous, numel, view_strides, wrap_dim, wrap_dims
+from .._tensor import Tensor
 from ..dispatch import view_with
 from .formulas import sum_to
 from .meta import fmt_shape
@@ -37,10 +40,23 @@ defop(
 def _reshape(self, shape):
     size = infer_size(shape, numel(self._shape))
     stride = view_strides(self._shape, self._stride, size)
-    if stride is None:
-        self = self.clone(memory_format="contiguous_format")
-        stride = c_strides(size)
-    return view_with(_VIEW, (self, size), size, stride, self._offset)
+    if stride is not None:
+        return view_with(_VIEW, (self, size), size, stride, self._offset)
+    copy = self.clone(memory_format="contiguous_format")
+    if copy._grad_fn is None and copy.__class__ is Tensor and getrefcount(copy) == 2:
+        # a copy without history that nothing else holds (no mode or hook kept it) takes the shape
+        # itself: as in PyTorch, reshape returns its copy rather than a view of it
+        _take_shape(copy, size)
+        return copy
+    return view_with(_VIEW, (copy, size), size, c_strides(size), copy._offset)
+
+
+def _take_shape(t, size):
+    """A fresh C-contiguous tensor takes another shape of its elements."""
+    t._shape, t._stride = size, c_strides(size)
+    host = t._np
+    if host is not None:  # the host array of a lazily stored result, or a cached view of the storage
+        t._np = host.reshape(size) if t._st is None else None
 
 
 defop("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", composite=_reshape, family=F)
