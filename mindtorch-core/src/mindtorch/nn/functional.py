@@ -1094,7 +1094,9 @@ def instance_norm(
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    return _ops.native_layer_norm(input, _shape_tuple(normalized_shape), weight, bias, float(eps))[0]
+    if normalized_shape.__class__ is not tuple:  # a tuple goes as it is: the op's parsing checks it
+        normalized_shape = _shape_tuple(normalized_shape)
+    return _ops.native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

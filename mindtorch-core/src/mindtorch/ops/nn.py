@@ -437,22 +437,29 @@ defop(
 # --- normalization ---------------------------------------------------------------------
 def _layer_norm_meta(input, normalized_shape, weight, bias, eps):
     ns = tuple(normalized_shape)
-    k = len(ns)
-    if k == 0 or tuple(input._shape[input.ndim - k :]) != ns or input.ndim < k:
+    shape, k = tuple(input._shape), len(ns)
+    lead = len(shape) - k
+    if k == 0 or lead < 0 or shape[lead:] != ns:
         raise RuntimeError(
             f"Given normalized_shape={list(ns)}, expected input with shape [*, "
             f"{', '.join(map(str, ns))}], but got input of size{_shp(input.shape)}"
         )
-    for name, t in (("weight", weight), ("bias", bias)):
-        if t is not None and tuple(t._shape) != ns:
-            raise RuntimeError(
-                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
-                f"shape {_shp(t.shape)} and normalized_shape = {_shp(ns)}"
-            )
-    _check_float("layer_norm", input, weight, bias)
-    stat = tuple(input._shape[: input.ndim - k]) + (1,) * k
-    sd = D.float32 if input.dtype in (D.float16, D.bfloat16) else input.dtype
-    return TensorMeta(input._shape, input.dtype), TensorMeta(stat, sd), TensorMeta(stat, sd)
+    if weight is not None and tuple(weight._shape) != ns:
+        _norm_param_error("weight", weight, ns)
+    if bias is not None and tuple(bias._shape) != ns:
+        _norm_param_error("bias", bias, ns)
+    d = input.dtype
+    if (weight is not None and weight.dtype is not d) or (bias is not None and bias.dtype is not d):
+        _check_float("layer_norm", input, weight, bias)
+    stat = TensorMeta(shape[:lead] + (1,) * k, D.float32 if d is D.float16 or d is D.bfloat16 else d)
+    return TensorMeta(shape, d), stat, stat  # metas are never changed: mean and rstd share one
+
+
+def _norm_param_error(name, t, ns):
+    raise RuntimeError(
+        f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+        f"shape {_shp(t.shape)} and normalized_shape = {_shp(ns)}"
+    )
 
 
 defop(
