@@ -896,20 +896,20 @@ declare_inplace(
 
 # --- nll loss (class-index targets) --------------------------------------------------------
 def _nll_meta(input, target, weight, reduction, ignore_index):
-    if input.ndim < 1:
+    shape, td = input._shape, target.dtype
+    nd = len(shape)
+    if nd < 1:
         raise ValueError("input tensor should be 1D or 2D")
-    if target.dtype is not D.int64 and target.dtype is not D.uint8 and target.dtype._kind < 2:
-        raise RuntimeError(f"expected scalar type Long but found {_tn(target.dtype)}")
-    if target.dtype._kind >= 2:
-        raise RuntimeError(f"expected scalar type Long but found {_tn(target.dtype)}")
-    if input.ndim == 1:
+    if td is not D.int64 and (td._kind >= 2 or td is not D.uint8):
+        raise RuntimeError(f"expected scalar type Long but found {_tn(td)}")
+    if nd == 1:
         exp_t = ()
-        c = input._shape[0]
+        c = shape[0]
     else:
-        c = input._shape[1]
-        exp_t = (input._shape[0],) + tuple(input._shape[2:])
+        c = shape[1]
+        exp_t = (shape[0],) + tuple(shape[2:])
     if tuple(target._shape) != exp_t:
-        if input.ndim <= 2:
+        if nd <= 2:
             raise (
                 ValueError(
                     f"Expected input batch_size ({input._shape[0] if input.ndim else 0}) to match target "
@@ -924,8 +924,8 @@ def _nll_meta(input, target, weight, reduction, ignore_index):
             f"weight tensor should be defined either for all {c} classes or no classes but got "
             f"weight tensor of shape: {_shp(weight.shape)}"
         )
-    shape = exp_t if reduction == 0 else ()
-    return TensorMeta(shape, input.dtype), TensorMeta((), input.dtype)
+    total = TensorMeta((), input.dtype)
+    return (TensorMeta(exp_t, input.dtype) if reduction == 0 else total), total
 
 
 defop(

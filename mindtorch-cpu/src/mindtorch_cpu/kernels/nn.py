@@ -1,6 +1,8 @@
 """nn kernels in NumPy: linear, adaptive pooling, upsampling, norms, embeddings, losses, attention
 (convolution and max / average pooling are in conv.py)."""
 
+import math
+
 import numpy as np
 from mindtorch.plugins import OPS, dtypes as D
 
@@ -520,11 +522,12 @@ def _nll_result(m, losses, loss_sum, total, reduction):
     """The (loss, total weight) tensors of the reduction."""
     if reduction == 0:
         out = losses.reshape(m[0].shape)
-    elif reduction == 1:
-        out = np.float64(loss_sum) / total if total else np.float64("nan")
+    elif reduction == 1:  # in float64, then rounded once
+        out = float(loss_sum) / float(total) if total else math.nan
     else:
         out = loss_sum
-    return wrap(np.asarray(out, TO_NP[m[0].dtype]), m[0].dtype), wrap(np.asarray(total, TO_NP[m[1].dtype]), m[1].dtype)
+    m0, m1 = m[0], m[1]
+    return wrap(np.asarray(out, TO_NP[m0.dtype]), m0.dtype), wrap(np.asarray(total, TO_NP[m1.dtype]), m1.dtype)
 
 
 @kernel("_nll_loss")
