@@ -40,6 +40,15 @@ def test_extension_entry_is_loaded_where_built():
         assert os.path.samefile(native.ENTRY.__file__, native._PATH)
 
 
+def test_entry_built_for_another_python_is_not_imported():
+    class Lib:  # a library whose entry was compiled for the next minor version
+        def mt_entry_python(self):
+            return (sys.hexversion >> 16) + 1
+
+    assert native._load_entry(Lib(), native.VARIANT or "_kernels.so", native._PATH) is None
+    assert native._load_entry(object(), native.VARIANT or "_kernels.so", native._PATH) is None  # no entry built
+
+
 def test_ctypes_switch_is_read_at_import():
     code = "from mindtorch_cpu import native; print(native.LIB is not None, native.ENTRY is None)"
     env = {**os.environ, "MINDTORCH_CPU_NATIVE_ENTRY": "ctypes"}

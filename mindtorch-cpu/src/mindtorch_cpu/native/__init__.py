@@ -16,6 +16,7 @@ import ctypes
 import importlib.machinery
 import importlib.util
 import os
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -92,12 +93,13 @@ def _load():
 
 def _load_entry(lib, name, path):
     """The loaded library's file imported as an extension module, or None: forced off, or a build
-    without the entry (no Python.h at build time, or made for another Python)."""
+    without the entry (no Python.h at build time) or with one made for another Python version."""
     if lib is None or os.environ.get("MINDTORCH_CPU_NATIVE_ENTRY", "") == "ctypes":
         return None
-    stem = name.split(".")[0]
-    if not hasattr(lib, "PyInit_" + stem):
+    built_for = getattr(lib, "mt_entry_python", None)  # absent: a build without the entry
+    if built_for is None or built_for() != sys.hexversion >> 16:
         return None
+    stem = name.split(".")[0]
     loader = importlib.machinery.ExtensionFileLoader(f"{__name__}.{stem}", str(path))
     spec = importlib.util.spec_from_file_location(loader.name, str(path), loader=loader)
     try:

@@ -167,3 +167,7 @@ static struct PyModuleDef module = {
 };
 
 MT_API PyObject *MT_CAT(PyInit_, MT_MODULE)(void) { return PyModule_Create(&module); }
+
+/* The Python version (major << 8 | minor) this entry was compiled for: the loader asks it through
+ * ctypes before importing, since an extension built for another version must not be imported. */
+MT_API int mt_entry_python(void) { return PY_VERSION_HEX >> 16; }
