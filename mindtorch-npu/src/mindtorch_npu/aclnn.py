@@ -390,7 +390,7 @@ def _phase1(name, fns, cargs, device, args, gated):
     """aclnn<name>GetWorkspaceSize on `device`: (executor, workspace size). A `gated` launch whose dtype the
     operator's doc omits for this chip raises chips' DtypeRefused, naming it."""
     rt = RUNTIME
-    if getattr(rt._tls, "bound", None) != device:
+    if rt._tls.bound != device:
         rt.use(device)
     ws_size, executor, ws_ref, ex_ref = _out_params()
     code = fns[0](*cargs, ws_ref, ex_ref)
@@ -407,9 +407,9 @@ def _phase2(name, fns, executor, size, device, consumed):
     allocator. A `consumed` executor that never reaches its launch is released here."""
     rt = RUNTIME
     tls = rt._tls
-    if getattr(tls, "bound", None) != device:
+    if tls.bound != device:
         rt.use(device)
-    streams = getattr(tls, "streams", None)
+    streams = tls.streams
     stream = streams.get(device, 0) if streams else 0
     if not size:
         code = fns[1](None, 0, executor, stream)
@@ -456,18 +456,13 @@ def _plan_key(name, args, device):
     signed-zero scalar, whose key could not tell it apart, or a raw ctypes argument such as an out descriptor
     the operator rewrites). `listed`: the call passes a tensor list."""
     parts = [name, None]
-    add = parts.append
     addrs = []
     listed = False
     for a in args:
         cls = a.__class__
         if cls is Tensor or isinstance(a, Tensor):
             st = a._storage
-            add(a._shape)
-            add(a._stride)
-            add(a._offset)
-            add(a.dtype)
-            add(st.nbytes)
+            parts += (a._shape, a._stride, a._offset, a.dtype, st.nbytes)  # one extend, not five appends
             addrs.append(st.data)
             if device is None:
                 device = a.device.index
@@ -475,14 +470,11 @@ def _plan_key(name, args, device):
             v = a.value
             if v.__class__ is float and not (v == v and v != 0.0):
                 return None
-            add(a.dtype)
-            add(v.__class__)
-            add(v)
+            parts += (a.dtype, v.__class__, v)
         elif a is None or cls is int or cls is bool or cls is bytes:  # bytes: a char* attribute
-            add(a)
+            parts.append(a)
         elif cls is IntArray or cls is BoolArray:
-            add(cls)
-            add(a.values)
+            parts += (cls, a.values)
         elif cls is list or cls is tuple:
             if device is None and a:
                 device = a[0].device.index
@@ -490,21 +482,19 @@ def _plan_key(name, args, device):
                 st = t._storage
                 parts += (t._shape, t._stride, t._offset, t.dtype, st.nbytes)
                 addrs.append(st.data)
-            add(len(a))
+            parts.append(len(a))
             listed = True
         elif cls is DType:
-            add(DType)
-            add(a.value)
+            parts += (DType, a.value)
         elif cls is float and a == a and a != 0.0:
-            add(a)
+            parts.append(a)
         else:
             return None
     if device is None:
         return None
     parts[1] = device
     if len(set(addrs)) != len(addrs):  # which tensor arguments share a storage is part of the geometry
-        add(_SHARED)
-        add(tuple([addrs.index(x) for x in addrs]))
+        parts += (_SHARED, tuple([addrs.index(x) for x in addrs]))
     return tuple(parts), addrs, device, listed
 
 

@@ -18,6 +18,15 @@ _c_void_p, _byref = ctypes.c_void_p, ctypes.byref
 OPTIONAL = ("aclSetTensorAddr",)  # without it (older CANN) every launch runs both phases
 
 
+class _ThreadState(threading.local):
+    """Per-thread device state. The class attributes are every thread's defaults, so reading one a thread
+    never set is a plain attribute read (a missing attribute would cost an AttributeError per launch)."""
+
+    device = 0  # the thread's current device
+    bound = None  # the device bound to the thread (aclrtSetDevice)
+    streams = None  # device index -> current stream handle, once the thread sets one
+
+
 class AclRuntimeError(RuntimeError):
     def __init__(self, call, code, detail):
         self.call, self.code = call, code
@@ -38,7 +47,7 @@ class DtypeRefused(TypeError, AclRuntimeError):
 class Runtime:
     def __init__(self):
         self._lock = threading.RLock()
-        self._tls = threading.local()
+        self._tls = _ThreadState()
         self.libs = None
         self.rt = self.nn = None
         self.state = "new"  # new -> ready | unavailable -> finalized
@@ -121,7 +130,7 @@ class Runtime:
 
     # -- devices -----------------------------------------------------------------------------
     def current_device(self):
-        return getattr(self._tls, "device", 0)
+        return self._tls.device
 
     def set_device(self, index):
         """Make `index` this thread's device (ACL contexts are per thread)."""
@@ -137,7 +146,7 @@ class Runtime:
 
     def use(self, index):
         """Bind `index` to the calling thread before a device call."""
-        if getattr(self._tls, "bound", None) != index:
+        if self._tls.bound != index:
             self.ensure()
             self.check("aclrtSetDevice", self.rt.aclrtSetDevice(index))
             self._tls.bound = index
@@ -146,11 +155,11 @@ class Runtime:
     # -- streams ---------------------------------------------------------------------------------
     def current_stream(self, index):
         """The handle of this thread's current stream on device `index` (0 = the default stream)."""
-        streams = getattr(self._tls, "streams", None)
+        streams = self._tls.streams
         return streams.get(index, 0) if streams else 0
 
     def set_current_stream(self, index, handle):
-        streams = getattr(self._tls, "streams", None)
+        streams = self._tls.streams
         if streams is None:
             streams = self._tls.streams = {}
         streams[index] = handle
