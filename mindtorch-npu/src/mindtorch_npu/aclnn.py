@@ -114,6 +114,17 @@ class DType:
         self.value = acl_dtype(dtype)
 
 
+_DTYPE_ARGS = {}  # mindtorch dtype -> its DType argument (casts and reductions pass one per call)
+
+
+def dtype_arg(dtype):
+    """`DType(dtype)`, made once per dtype."""
+    d = _DTYPE_ARGS.get(dtype)
+    if d is None:
+        d = _DTYPE_ARGS[dtype] = DType(dtype)
+    return d
+
+
 def acl_dtype(dtype):
     code = ACL_DTYPE.get(dtype)
     if code is None:
@@ -326,8 +337,15 @@ def _run(name, fns, args, device, gated):
     key, addrs, device, listed = planned
     plan = plans.plans.pop(key, None)
     if plan is not None and addrs == plan.addrs:  # the common case: the same call again, nothing to refresh
+        tls = RUNTIME._tls
         try:
-            _phase2(name, fns, plan.executor, plan.size, device, consumed=False)
+            if plan.size or tls.bound != device:
+                _phase2(name, fns, plan.executor, plan.size, device, consumed=False)
+            else:  # no workspace, the device bound: phase 2 is the one C call
+                streams = tls.streams
+                code = fns[1](None, 0, plan.executor, streams.get(device, 0) if streams else 0)
+                if code:
+                    RUNTIME.check(f"aclnn{name}", code)
         except BaseException:
             plan.destroy(RUNTIME.nn)
             raise

@@ -6,7 +6,7 @@ import numpy as np
 from mindtorch.plugins import Tensor, dtypes as D, make_tensor
 
 from .. import chips, precision
-from ..aclnn import DType, IntArray, launch, launch_rewriting_out, scalar_for
+from ..aclnn import IntArray, dtype_arg, launch, launch_rewriting_out, scalar_for
 from ..copy import COPY, D2H, HOST_DTYPE, address, empty
 from ..state import RUNTIME
 
@@ -71,7 +71,7 @@ def cast(t, dtype):
     chips.check_chip_dtype(t.dtype, "aclnnCast")
     chips.check_chip_dtype(dtype, "aclnnCast")
     out = empty(t._shape, dtype, t.device)
-    launch("Cast", t, DType(dtype), out)
+    launch("Cast", t, dtype_arg(dtype), out)
     return out
 
 

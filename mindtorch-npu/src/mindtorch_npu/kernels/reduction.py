@@ -5,25 +5,35 @@ from mindtorch.plugins import dtypes as D, kernel_table
 
 from .. import chips
 from ..acl import types as A
-from ..aclnn import DType, IntArray, Scalar, launch
+from ..aclnn import DType, IntArray, Scalar, dtype_arg, launch
 from ..copy import empty
 from ._common import cast, contiguous, is_contiguous, numel, run, view
 
 KERNELS, kernel = kernel_table()
 
 
+_DIMS = {}  # (dim, ndim) -> IntArray: a model reduces over the same few dims every step
+
+
 def _dims(dim, ndim):
-    if dim is None:
-        return IntArray(range(ndim))
-    if isinstance(dim, int):
-        dim = (dim,)
-    return IntArray(dim if len(dim) else range(ndim))
+    key = (dim, ndim) if dim is None or dim.__class__ is int or dim.__class__ is tuple else None
+    a = _DIMS.get(key) if key is not None else None
+    if a is None:
+        if dim is None:
+            a = IntArray(range(ndim))
+        else:
+            if isinstance(dim, int):
+                dim = (dim,)
+            a = IntArray(dim if len(dim) else range(ndim))
+        if key is not None and len(_DIMS) < 1024:
+            _DIMS[key] = a
+    return a
 
 
 def _reduce_dtype(acl):
     def k(m, a, dim=None, keepdim=False, dtype=None):
         out = empty(m.shape, m.dtype, a.device)
-        launch(acl, a, _dims(dim, len(a._shape)), bool(keepdim), DType(m.dtype), out)
+        launch(acl, a, _dims(dim, len(a._shape)), bool(keepdim), dtype_arg(m.dtype), out)
         return out
 
     return k
