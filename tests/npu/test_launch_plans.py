@@ -81,3 +81,15 @@ def test_a_list_call_is_planned_when_it_repeats(fresh_plans):
     assert live_counts()["executors"] == before
     for x, n in zip(xs, ns):
         _close(n, x * 54)
+
+
+def test_zero_and_nan_scalars_are_planned_apart(fresh_plans):
+    n = torch.ones(4).to("npu")
+    for _ in range(2):  # the second round runs on the plans the first made
+        for v in (0.0, -0.0, float("nan"), 0.0, -0.0):
+            n.fill_(v)
+            got = n.cpu().numpy()
+            want = np.full(4, v, np.float32)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    assert len([k for k in fresh_plans.plans if k[0] == "InplaceFillScalar"]) == 3  # 0.0, -0.0 and NaN

@@ -12,6 +12,7 @@ executors that outlive their launch.
 """
 
 import ctypes
+import struct
 import threading
 
 from mindtorch.plugins import Tensor, dtypes as D
@@ -470,9 +471,9 @@ class LaunchPlan:
 
 
 def _plan_key(name, args, device):
-    """(key, tensor addresses, device, listed) of a call whose phase 1 the key determines, or None (a NaN or
-    signed-zero scalar, whose key could not tell it apart, or a raw ctypes argument such as an out descriptor
-    the operator rewrites). `listed`: the call passes a tensor list."""
+    """(key, tensor addresses, device, listed) of a call whose phase 1 the key determines, or None (a raw ctypes
+    argument such as an out descriptor the operator rewrites). A zero or NaN float is keyed by its bits.
+    `listed`: the call passes a tensor list."""
     parts = [name, None]
     addrs = []
     listed = False
@@ -487,8 +488,9 @@ def _plan_key(name, args, device):
         elif cls is Scalar:
             v = a.value
             if v.__class__ is float and not (v == v and v != 0.0):
-                return None
-            parts += (a.dtype, v.__class__, v)
+                parts += (a.dtype, float, _float_bits(v))  # equality cannot tell 0.0 from -0.0, nor find a NaN
+            else:
+                parts += (a.dtype, v.__class__, v)
         elif a is None or cls is int or cls is bool or cls is bytes:  # bytes: a char* attribute
             parts.append(a)
         elif cls is IntArray or cls is BoolArray:
@@ -504,19 +506,25 @@ def _plan_key(name, args, device):
             listed = True
         elif cls is DType:
             parts += (DType, a.value)
-        elif cls is float and a == a and a != 0.0:
-            parts.append(a)
+        elif cls is float:
+            parts += (float, a) if a == a and a != 0.0 else (float, _float_bits(a))
         else:
             return None
     if device is None:
         return None
     parts[1] = device
     if len(set(addrs)) != len(addrs):  # which tensor arguments share a storage is part of the geometry
-        parts += (_SHARED, tuple([addrs.index(x) for x in addrs]))
+        first = {}  # address -> the first argument at it: linear in the arguments (an optimizer's lists are long)
+        parts += (_SHARED, tuple([first.setdefault(x, i) for i, x in enumerate(addrs)]))
     return tuple(parts), addrs, device, listed
 
 
 _SHARED = object()  # marks the sharing pattern at the end of a key
+_DOUBLE = struct.Struct("d")
+
+
+def _float_bits(v):
+    return _DOUBLE.pack(v)
 
 
 def _run_planned(name, fns, args, key, addrs, device, gated, plan):
