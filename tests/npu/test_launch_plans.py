@@ -93,3 +93,24 @@ def test_zero_and_nan_scalars_are_planned_apart(fresh_plans):
             np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
             np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     assert len([k for k in fresh_plans.plans if k[0] == "InplaceFillScalar"]) == 3  # 0.0, -0.0 and NaN
+
+
+def test_operators_with_auxiliary_tensors_keep_their_plans(fresh_plans):
+    """A total weight, a gradient passed beside the operands, an unused bias: aclSetTensorAddr reaches every
+    tensor operand, so these operators' plans follow new addresses instead of being refused."""
+    import mindtorch.nn.functional as F
+
+    before = set(fresh_plans.refused)
+    on_cpu, on_npu = torch.nn.LayerNorm(6), torch.nn.LayerNorm(6).to("npu")
+    for _ in range(3):  # fresh activations each round: the same plans at new addresses
+        x, t = torch.randn(4, 6), torch.randint(0, 6, (4,))
+        xc, xn = x.clone().requires_grad_(), x.to("npu").requires_grad_()
+        lc = F.nll_loss(F.log_softmax(on_cpu(xc), -1), t)
+        ln = F.nll_loss(F.log_softmax(on_npu(xn), -1), t.to("npu"))
+        lc.backward()
+        ln.backward()
+        np.testing.assert_allclose(ln.detach().cpu().numpy(), lc.detach().numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(xn.grad.cpu().numpy(), xc.grad.numpy(), rtol=1e-5, atol=1e-6)
+    names = {"NLLLoss", "NLLLossBackward", "LayerNormBackward"}
+    assert not [k for k in fresh_plans.refused - before if k[0] in names]
+    assert names <= {k[0] for k in fresh_plans.plans}

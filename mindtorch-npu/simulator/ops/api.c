@@ -166,9 +166,9 @@ EXPORT aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(const aclTensor *gradO
                                                           const aclTensor *biasOptional, const void *outputMask,
                                                           aclTensor *gradInputOut, aclTensor *gradWeightOut,
                                                           aclTensor *gradBiasOut, WS) {
-    (void)biasOptional; (void)outputMask; /* which grads: the non-NULL outputs */
+    (void)outputMask; /* which grads: the non-NULL outputs */
     PREP(LayerNormBackward, .arr = normalizedShape,
-         .x = {gradOut, input, mean, rstd, weightOptional, gradInputOut, gradWeightOut, gradBiasOut});
+         .x = {gradOut, input, mean, rstd, weightOptional, gradInputOut, gradWeightOut, gradBiasOut, biasOptional});
 }
 API(EmbeddingDenseBackward, (const aclTensor *grad, const aclTensor *indices, uint64_t numWeights, uint64_t paddingIdx,
     bool scaleGradByFreq, const aclTensor *out, WS),

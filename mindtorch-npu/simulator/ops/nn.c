@@ -12,15 +12,14 @@ int k_nll(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(x, dev, &xb, d->name, 1, msg, len)) ||
         (rc = map_view(t, dev, &tb, d->name, 2, msg, len)) || (rc = map_view(w, dev, &wb, d->name, 3, msg, len)))
         return rc;
-    int twdt = (int)e->p[1].i, bwd = d->flags & F_LOG;
-    char *twp = aclsim_dev2host((void *)(intptr_t)e->p[0].i, (uint64_t)dt_size(twdt), dev);
-    char *gp = bwd ? aclsim_dev2host((void *)(intptr_t)e->p[2].i, 1, dev) : NULL;
-    if (!twp || (bwd && !gp)) {
-        snprintf(msg, len, "aclnn%s: totalWeight or gradOutput is not a live allocation", d->name);
-        return ACL_ERROR_RT_AICORE_EXCEPTION;
-    }
-    int64_t red = e->ip[0], ign = e->ip[1], n = e->ip[2], c = e->ip[3], gst = e->p[3].i >> 8;
-    int gdt = (int)(e->p[3].i & 0xff);
+    const tview *twv = &e->t[4], *gv = &e->t[5]; /* totalWeight; the backward's gradOutput */
+    int bwd = d->flags & F_LOG;
+    char *twb, *gb = NULL;
+    if ((rc = map_view(twv, dev, &twb, d->name, 4, msg, len)) || (bwd && (rc = map_view(gv, dev, &gb, d->name, 5, msg, len))))
+        return rc;
+    int twdt = twv->dt, gdt = gv->dt;
+    char *twp = twb + twv->off * dt_size(twdt), *gp = gb ? gb + gv->off * dt_size(gdt) : NULL;
+    int64_t red = e->ip[0], ign = e->ip[1], n = e->ip[2], c = e->ip[3], gst = bwd && gv->nd ? gv->st[0] : 0;
     int ex = dt_size(x->dt), et = dt_size(t->dt), ew = dt_size(w->dt), eo = dt_size(o->dt);
     int64_t xr = x->nd == 2 ? x->st[0] : 0, xc = x->st[x->nd - 1], tr = t->nd ? t->st[0] : 0;
     double total = 0, sum = 0;
@@ -184,16 +183,12 @@ aclnnStatus v_nll(const op_def *d, args *a, aclOpExecutor *e) {
     if (bwd ? !same_shape(out, (int)self->ndim, self->dims)
             : (red ? out->ndim != 0 : (int)out->ndim != (int)self->ndim - 1 || (out->ndim && out->dims[0] != n)))
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: out shape is not the result shape", d->name);
-    KEEP(e, self->dtype, out, self, target, weight);
+    /* every tensor operand is a view, so aclSetTensorAddr reaches each of them */
+    KEEP(e, self->dtype, out, self, target, weight, tw, bwd ? g : NULL);
     e->ip[0] = red;
     e->ip[1] = a->i[1];
     e->ip[2] = n;
     e->ip[3] = c;
-    /* the executor holds 4 views: the backward's gradOutput and totalWeight ride in p[] as device addresses */
-    e->p[0].i = (int64_t)(intptr_t)tw->data + tw->offset * dt_size(tw->dtype);
-    e->p[1].i = tw->dtype;
-    e->p[2].i = bwd ? (int64_t)(intptr_t)g->data + g->offset * dt_size(g->dtype) : 0;
-    e->p[3].i = bwd ? (g->dtype | (int64_t)(g->ndim ? g->strides[0] : 0) << 8) : 0;
     return 0;
 }
 
@@ -208,7 +203,8 @@ int dense_tail(const aclTensor *t, int k) {
 }
 
 /* forward x: {input, weight, bias, out, mean, rstd}; backward x: {gradOut, input, mean, rstd, weight, gradInput,
- * gradWeight, gradBias}; normalized shape in arr, eps in f[0]; t[] holds the same views in that order */
+ * gradWeight, gradBias, bias}; normalized shape in arr, eps in f[0]; t[] holds the same views in that order (the
+ * backward reads no bias, but keeps it as an operand: aclSetTensorAddr may name it) */
 aclnnStatus v_layer_norm(const op_def *d, args *a, aclOpExecutor *e) {
     int bwd = d->flags & F_LOG;
     const aclTensor *in = a->x[bwd ? 1 : 0];
@@ -225,13 +221,14 @@ aclnnStatus v_layer_norm(const op_def *d, args *a, aclOpExecutor *e) {
         cols *= ns[i];
     }
     for (uint32_t i = 0; i < in->ndim - k; i++) rows *= in->dims[i];
-    for (int j = 0; j < 8; j++) {
+    for (int j = 0; j < 9; j++) {
         const aclTensor *t = a->x[j];
         if (!t) continue;
         if ((rc = check_tensor(d, t, "operand", 8))) return rc;
         int64_t n = 1;
         for (uint32_t i = 0; i < t->ndim; i++) n *= t->dims[i];
-        int stat = bwd ? (j == 2 || j == 3) : (j == 4 || j == 5), param = bwd ? (j == 4 || j == 6 || j == 7) : (j == 1 || j == 2);
+        int stat = bwd ? (j == 2 || j == 3) : (j == 4 || j == 5),
+            param = bwd ? (j == 4 || j == 6 || j == 7 || j == 8) : (j == 1 || j == 2);
         int64_t want = stat ? rows : param ? cols : rows * cols;
         if (n != want) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: operand %d has %lld elements, expected %lld",
                            d->name, j, (long long)n, (long long)want);
@@ -239,7 +236,7 @@ aclnnStatus v_layer_norm(const op_def *d, args *a, aclOpExecutor *e) {
             BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: operand %d's normalized dims are not dense", d->name, j);
     }
     if (!a->x[bwd ? 5 : 3] && !bwd) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnnLayerNormGetWorkspaceSize: out is NULL");
-    keep(e, in->dtype, 8, a->x);
+    keep(e, in->dtype, 9, a->x);
     e->ip[0] = (int64_t)k;
     e->ip[1] = rows;
     e->ip[2] = cols;
