@@ -102,6 +102,15 @@ def elementwise_case(n):
     return lambda: k(a, a, b)
 
 
+def matmul_case(n):
+    """A square matrix product of about n multiply-adds (the "split" path: OpenBLAS threads it)."""
+    side = max(2, round(n ** (1 / 3)))
+    a, b = mt.randn(side, side), mt.randn(side, side)
+    y = a @ b
+    k = _kernel("matmul")
+    return lambda: k(y, a, b)
+
+
 CASES = {
     "softmax": [softmax_case, softmax_backward_case],
     "layer_norm": [layer_norm_case],
@@ -110,7 +119,9 @@ CASES = {
     "relu": [relu_case],
     "cross_entropy_backward": [cross_entropy_backward_case],
     "elementwise": [elementwise_case],
+    "matmul": [matmul_case],
 }
+NO_COMPILED = ("elementwise", "matmul")  # families with only NumPy's (or BLAS's) kernel
 
 PATHS = {  # path -> (thresholds forcing it, threads)
     "numpy": (Crossover(NEVER, NEVER), 1),
@@ -157,7 +168,7 @@ def min_call(fn, budget):
 
 def measure(family, make, size, repeat, min_time):
     """{path: (cpu seconds per call, fastest call's wall seconds)} for one workload at one size."""
-    compiled = family != "elementwise" and native.LIB is not None
+    compiled = family not in NO_COMPILED and native.LIB is not None
     saved = sizes.THRESHOLDS[family]
     out = {}
     try:

@@ -94,6 +94,11 @@ def blocks(n, grain=GRAIN, cost=1):
     return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
 
 
+def in_region():
+    """True on a thread running a block of a parallel region (work started there stays on it)."""
+    return getattr(_local, "inside", False)
+
+
 def _run(fn, lo, hi):
     _local.inside = True  # nested parallel regions run inline
     try:

@@ -46,4 +46,10 @@ THRESHOLDS = {
     "relu": Crossover(native=1 << 12, split=1 << 17),  # relu and threshold_backward
     "cross_entropy_backward": Crossover(native=0, split=1 << 16),
     "elementwise": Crossover(native=NEVER, split=1 << 16),  # NumPy ufuncs over same-shaped operands
+    # multiply-adds of a matrix product from which OpenBLAS runs it on the pool's threads (blas.matmul).
+    # `python benchmarks/thresholds.py --family matmul --max-log2 25 --repeat 3` on that machine (load 5),
+    # square products, fastest call one thread / two: 1M 26 / 25 us, 2M 46 / 33 us, 32M 677 / 507 us (at
+    # 8M-16M the second core was taken: 44 ms). Two threads first win at 2M; the table takes twice that,
+    # as each threaded call leaves OpenBLAS's worker spinning beside the pool for a tenth of a second.
+    "matmul": Crossover(native=NEVER, split=1 << 22),
 }
