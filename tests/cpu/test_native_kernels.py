@@ -262,6 +262,34 @@ def test_conv2d_unfold_and_fold_as_numpy_kernels(shape, wshape, kw, threads, num
         np.testing.assert_allclose(g, r, rtol=1e-5, atol=atol)
 
 
+def _strided_gradient(layout, g):
+    """`g` (float32, N C H W) as a gradient of the given memory layout, with its values."""
+    if layout == "broadcast":  # a loss's y.sum(): one value seen everywhere
+        return mindtorch.tensor(np.float32(0.5)).expand(g.shape), np.full(g.shape, 0.5, np.float32)
+    if layout == "batch-broadcast":
+        return mindtorch.tensor(g[:1]).expand(g.shape), np.broadcast_to(g[:1], g.shape)
+    return mindtorch.tensor(np.ascontiguousarray(g.transpose(0, 1, 3, 2))).transpose(2, 3), g  # transposed
+
+
+@pytest.mark.parametrize("layout", ["broadcast", "batch-broadcast", "transposed"])
+def test_conv2d_backward_of_a_strided_gradient(layout, threads):
+    # the fused kernels read the gradient a block of images at a time (the pool splits this batch)
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((8, 16, 20, 20)).astype(np.float32), rng.standard_normal((24, 16, 3, 3))
+    g = np.cos(np.arange(8 * 24 * 20 * 20)).reshape(8, 24, 20, 20).astype(np.float32)
+    gs, values = _strided_gradient(layout, g)
+
+    def grads(dtype, grad):
+        xa, wa = (mindtorch.tensor(v, dtype=dtype).requires_grad_() for v in (x, w))
+        F.conv2d(xa, wa, padding=1).backward(grad)
+        return xa.grad.numpy(), wa.grad.numpy()
+
+    got = grads(mindtorch.float32, gs)
+    want = grads(mindtorch.float64, mindtorch.tensor(np.array(values), dtype=mindtorch.float64))
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=2e-4)
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("ignore_index", [-100, 1])

@@ -14,7 +14,7 @@ import mindtorch  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from helpers import assert_same  # noqa: E402
-from mindtorch_cpu import native, parallel  # noqa: E402
+from mindtorch_cpu import blas, native, parallel  # noqa: E402
 from mindtorch_cpu.sizes import NEVER, THRESHOLDS  # noqa: E402
 
 ROW = 64  # row length of the row-wise families
@@ -93,6 +93,14 @@ def elementwise(n):
     ]
 
 
+MATMUL_INNER = 64  # a matmul workload's (rows, 64) @ (64, 64): 4096 multiply-adds a row
+
+
+def matmul(n):
+    rows = n // MATMUL_INNER**2
+    return [_fwd_bwd(lambda lib, a, b: a @ b, (rows, MATMUL_INNER), (MATMUL_INNER, MATMUL_INNER))]
+
+
 FAMILIES = {  # family -> (workloads, element granularity); each workload runs only that family's kernels
     "softmax": (softmax, ROW),
     "layer_norm": (lambda n: layer_norm(n, grad=False), ROW),
@@ -101,6 +109,7 @@ FAMILIES = {  # family -> (workloads, element granularity); each workload runs o
     "relu": (relu, 1),
     "cross_entropy_backward": (cross_entropy, ROW),
     "elementwise": (elementwise, 1),
+    "matmul": (matmul, MATMUL_INNER**2),  # sizes in multiply-adds
 }
 
 
@@ -146,7 +155,8 @@ class _Counting:
 
 @pytest.fixture
 def paths(monkeypatch):
-    """Which paths the kernels took: calls into the compiled library, regions split across threads."""
+    """Which paths the kernels took: calls into the compiled library, regions split across threads
+    (the pool's, or OpenBLAS's)."""
     seen = {"native": 0, "split": 0}
     real = parallel.blocks
 
@@ -156,6 +166,13 @@ def paths(monkeypatch):
         return parts
 
     monkeypatch.setattr(parallel, "blocks", blocks)
+    wide = blas.THREADS.wide
+
+    def wide_call(*args):  # a call OpenBLAS runs on the pool's threads
+        seen["split"] += 1
+        return wide(*args)
+
+    monkeypatch.setattr(blas.THREADS, "wide", wide_call)
     if native.LIB is not None:
         monkeypatch.setattr(native, "_K", _Counting(native._K, seen))
     return seen

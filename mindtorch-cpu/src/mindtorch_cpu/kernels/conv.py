@@ -105,11 +105,33 @@ def _conv2d_fused(a, w2, bias, out, geo):
     _over_images(a.shape[0], w2.shape[1], out.shape[2], work)
 
 
+class _DenseBlocks:
+    """Blocks of images of a gradient as C-contiguous arrays for BLAS: views of a dense gradient, else
+    copies into a buffer of each part's own (a loss's gradient is often a broadcast view: copied a
+    block at a time, on the pool, it is never materialised whole)."""
+
+    def __init__(self, g3):
+        self.g3 = g3
+        self.dense = g3.flags.c_contiguous
+        self.bufs = {}
+
+    def __call__(self, lo, hi, part):
+        blk = self.g3[lo:hi]
+        if self.dense:
+            return blk
+        buf = self.bufs.get(part)
+        if buf is None or len(buf) < hi - lo:
+            buf = self.bufs[part] = np.empty(blk.shape, np.float32)
+        np.copyto(buf[: hi - lo], blk)
+        return buf[: hi - lo]
+
+
 def _conv2d_input_fused(g3, wt2, dx, geo):
     """dx (N, C, H, W) = fold(wt2 (C*kh*kw, O) @ g3 (N, O, L))."""
+    grads = _DenseBlocks(g3)
 
-    def work(lo, hi, cols, _):
-        blas.matmul(wt2, g3[lo:hi], out=cols)
+    def work(lo, hi, cols, part):
+        blas.matmul(wt2, grads(lo, hi, part), out=cols)
         native.col2im(dx[lo:hi], cols, *geo)
 
     _over_images(g3.shape[0], wt2.shape[0], g3.shape[2], work)
@@ -119,17 +141,19 @@ def _conv2d_weight_fused(g3, a, ck, geo):
     """The (O, C*kh*kw) sum over images of g3[i] (O, L) @ unfold(a)[i].T, one partial sum per part."""
     o = g3.shape[1]
     partial = {}
+    grads = _DenseBlocks(g3)
 
     def work(lo, hi, cols, part):
         native.im2col(cols, a[lo:hi], *geo)
+        g = grads(lo, hi, part)
         acc = partial.get(part)
         tmp = np.empty((ck, o), np.float32)
         for i in range(hi - lo):
             # (ck, L) @ (L, O): the orientation OpenBLAS runs fastest for a long L
             if acc is None:
-                acc = partial[part] = blas.matmul(cols[i], g3[lo + i].T)
+                acc = partial[part] = blas.matmul(cols[i], g[i].T)
             else:
-                acc += blas.matmul(cols[i], g3[lo + i].T, out=tmp)
+                acc += blas.matmul(cols[i], g[i].T, out=tmp)
 
     _over_images(a.shape[0], ck, g3.shape[2], work)
     total = np.zeros((ck, o), np.float32)  # an empty batch has a zero gradient
@@ -169,12 +193,9 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
     _, cg, kh, kw = wt.shape
     c, h, wd = input_size[1:]
     if groups == 1 and _fused(wt) and ga.dtype == native.F32:
-        gd = dense(ga)
         dx = ALLOCATOR.empty((n, c, h, wd), np.float32)
         geo = _unfold((kh, kw), (ho, wo), stride, padding, dilation)
-        _conv2d_input_fused(gd.reshape(n, o, ho * wo), np.ascontiguousarray(wt.reshape(o, -1).T), dx, geo)
-        if gd is not ga:
-            ALLOCATOR.release(gd)
+        _conv2d_input_fused(ga.reshape(n, o, ho * wo), np.ascontiguousarray(wt.reshape(o, -1).T), dx, geo)
         return wrap(dx, m.dtype)
     g3 = ga.reshape(n, groups, o // groups, ho * wo)
     w3 = wt.reshape(groups, o // groups, cg * kh * kw)
@@ -219,11 +240,8 @@ def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, grou
     _, cg, kh, kw = weight_size
     a = arr(x)
     if groups == 1 and _fused(a) and ga.dtype == native.F32:
-        gd = dense(ga)
         geo = _unfold((kh, kw), (ho, wo), stride, padding, dilation)
-        gw = _conv2d_weight_fused(gd.reshape(n, o, ho * wo), a, cg * kh * kw, geo)
-        if gd is not ga:
-            ALLOCATOR.release(gd)
+        gw = _conv2d_weight_fused(ga.reshape(n, o, ho * wo), a, cg * kh * kw, geo)
         return wrap(np.ascontiguousarray(gw).reshape(weight_size), m.dtype)
     cols = _cols(a, kh, kw, ho, wo, stride, padding, dilation)
     if groups == 1:
