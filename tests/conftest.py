@@ -18,3 +18,14 @@ def _seed():
 
     mindtorch.manual_seed(0)
     yield
+
+
+@pytest.fixture
+def two_threads():
+    """The cpu backend's pool at two threads for the test."""
+    import mindtorch
+
+    before = mindtorch.get_num_threads()
+    mindtorch.set_num_threads(2)
+    yield
+    mindtorch.set_num_threads(before)

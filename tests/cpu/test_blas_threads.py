@@ -57,16 +57,6 @@ def test_overlapping_regions_of_two_threads(controls):
     assert getter() == 3
 
 
-@pytest.fixture
-def two_threads():
-    import mindtorch as mt
-
-    before = mt.get_num_threads()
-    mt.set_num_threads(2)
-    yield
-    mt.set_num_threads(before)
-
-
 def test_a_wide_call_gets_the_pools_threads_then_one(controls, two_threads, monkeypatch):
     _, getter = controls
     monkeypatch.setattr(blas.THREADS, "idle", False)  # as in a new process: the count is still 3

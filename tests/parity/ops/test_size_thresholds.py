@@ -129,14 +129,6 @@ def test_every_family_is_covered():
     assert set(THRESHOLDS) == set(FAMILIES)
 
 
-@pytest.fixture
-def two_threads():
-    before = mindtorch.get_num_threads()
-    mindtorch.set_num_threads(2)
-    yield
-    mindtorch.set_num_threads(before)
-
-
 class _Counting:
     """The compiled kernels (through the entry in use), counting their calls."""
 
