@@ -44,3 +44,20 @@ def test_half_precision_rounds_once_like_pytorch(name, dtype):
             np.testing.assert_allclose(got, want, rtol=ULP[dtype], atol=0)
         else:
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize("bias", [False, True])
+def test_bfloat16_convolution_accumulates_in_float32_like_pytorch(bias, groups):
+    # (PyTorch's float16 convolution accumulates in float16 instead, which the cpu's NumPy path matches)
+    x, w, b = (R.standard_normal(s).astype(np.float32) for s in [(2, 4, 6, 7), (4, 4 // groups, 3, 3), (4,)])
+    g = R.standard_normal((2, 4, 3, 5)).astype(np.float32)
+    outs = []
+    for L in (mt, torch):
+        X, W = (L.tensor(a).to(L.bfloat16).requires_grad_() for a in (x, w))
+        B = L.tensor(b).to(L.bfloat16) if bias else None
+        y = L.nn.functional.conv2d(X, W, B, stride=(2, 1), padding=1, dilation=(1, 2), groups=groups)
+        y.backward(L.tensor(g).to(L.bfloat16))
+        outs.append([t.detach().float().numpy() for t in (y, X.grad, W.grad)])
+    for got, want in zip(*outs):
+        np.testing.assert_array_equal(got, want)

@@ -1,6 +1,7 @@
 """Convolution (im2col and a GEMM) and max / average pooling kernels."""
 
 import numpy as np
+from mindtorch.plugins import dtypes as D
 from numpy.lib.stride_tricks import as_strided
 
 from .. import blas, native
@@ -14,6 +15,15 @@ KERNELS, kernel = kernel_table()
 
 
 # --- convolution -----------------------------------------------------------------------
+_BF16 = np.dtype(TO_NP[D.bfloat16])
+
+
+def _wide(a):
+    """bfloat16 in float32, as PyTorch's cpu convolution accumulates it: sums and the bias round once. Its
+    float16 convolution accumulates in float16 (as NumPy's float16 matmul does), so float16 stays as it is."""
+    return a.astype(np.float32) if a is not None and a.dtype == _BF16 else a
+
+
 def _pad(a, padding, value=0):
     pt, pb, pl, pr = padding
     if not (pt or pb or pl or pr):
@@ -164,10 +174,10 @@ def _conv2d_weight_fused(g3, a, ck, geo):
 
 @kernel("_conv2d")
 def conv2d(m, x, w, b, stride, padding, dilation, groups):
-    a, wt = arr(x), arr(w)
+    a, wt = _wide(arr(x)), _wide(arr(w))
     n, o, ho, wo = m.shape
     _, cg, kh, kw = wt.shape
-    bv = None if b is None else arr(b)
+    bv = None if b is None else _wide(arr(b))
     if groups == 1 and _fused(a, wt) and (bv is None or native.usable(bv)):
         out = ALLOCATOR.empty((n, o, ho * wo), np.float32)
         _conv2d_fused(a, wt.reshape(o, -1), bv, out, _unfold((kh, kw), (ho, wo), stride, padding, dilation))
@@ -188,7 +198,7 @@ def conv2d(m, x, w, b, stride, padding, dilation, groups):
 
 @kernel("_conv2d_backward_input")
 def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups):
-    ga, wt = arr(g), arr(w)
+    ga, wt = _wide(arr(g)), _wide(arr(w))
     n, o, ho, wo = ga.shape
     _, cg, kh, kw = wt.shape
     c, h, wd = input_size[1:]
@@ -235,10 +245,10 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
 
 @kernel("_conv2d_backward_weight")
 def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, groups):
-    ga = arr(g)
+    ga = _wide(arr(g))
     n, o, ho, wo = ga.shape
     _, cg, kh, kw = weight_size
-    a = arr(x)
+    a = _wide(arr(x))
     if groups == 1 and _fused(a) and ga.dtype == native.F32:
         geo = _unfold((kh, kw), (ho, wo), stride, padding, dilation)
         gw = _conv2d_weight_fused(ga.reshape(n, o, ho * wo), a, cg * kh * kw, geo)
