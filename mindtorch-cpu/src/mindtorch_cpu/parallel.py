@@ -88,7 +88,7 @@ def blocks(n, grain=GRAIN, cost=1):
     """Split range(n) (items of `cost` elements each) into at most get_num_threads() blocks."""
     nt = get_num_threads()
     k = min(nt, (n * cost) // grain, n)
-    if k <= 1 or getattr(_local, "inside", False):
+    if k <= 1 or in_region():
         return [(0, n)]
     step = -(-n // k)
     return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
@@ -233,7 +233,7 @@ def _ufunc_big(uf, dt, xs):
     if fused is not None:
         return elementwise(fused, out, xs[0], block=native.BLOCK)
     split = THRESHOLDS["elementwise"].split
-    if out.size < split or get_num_threads() < 2 or getattr(_local, "inside", False):
+    if out.size < split or get_num_threads() < 2 or in_region():
         return uf(*xs, out=out, dtype=dt)
     o = out.reshape(-1)
     flat = [x.reshape(-1) if x.__class__ is np.ndarray and x.ndim else x for x in xs]
