@@ -344,13 +344,15 @@ static void *worker(void *arg) {
                 s->sticky = rc;
                 memcpy(s->sticky_msg, msg, sizeof msg);
             }
+            if (!next) { /* the batch is done: idle the moment its last event completes, not a lock round later */
+                s->running = 0;
+                wake = 1;
+            }
             if (wake) pthread_cond_broadcast(&g_done); /* a caller or an event waiter may proceed */
             pthread_mutex_unlock(&g_lock);
             if (t) task_free(t);
         }
         pthread_mutex_lock(&g_lock);
-        s->running = 0;
-        pthread_cond_broadcast(&g_done);
     }
     pthread_mutex_unlock(&g_lock);
     return NULL;
