@@ -334,7 +334,7 @@ def test_next_functions_and_names():
     y = x * c
     assert y.grad_fn.name() == "MulBackward0"
     (n0, nr0), (n1, nr1) = y.grad_fn.next_functions
-    assert n0.name() == "AccumulateGrad" and n0.variable is x and n1 is None
+    assert n0.name() == "torch::autograd::AccumulateGrad" and n0.variable is x and n1 is None
     assert (x + 1).grad_fn.name() == "AddBackward0"
     z = (x * 2).sum()
     assert z.grad_fn.name() == "SumBackward0"

@@ -138,6 +138,8 @@ def call(op, args):  # noqa: C901
                 kernel = _to_copy_via_host
         if kernel is None or (needs and op.derivative is None and op.composite is not None):
             if op.composite is not None:
+                if op.multi_view:
+                    return _multi_views(op, args, needs)
                 if needs and op.derivative is not None and not op.inplace:
                     return _composite_with_formula(op, args)
                 if op.mutated:
@@ -182,6 +184,16 @@ def view_with(op, args, shape, stride, offset):
     out = make_view(self, shape, stride, offset)
     if self._requires_grad and _grad.enabled and op.derivative is not None:
         _record(op, args, out)
+    return out
+
+
+def _multi_views(op, args, needs):
+    """split/unbind-like ops: their views remember how they were made, so that an in-place write to one
+    (or to a view of one) is refused as PyTorch refuses it (autograd.graph.check_inplace)."""
+    out = _composite_with_formula(op, args) if needs else op.composite(*args)
+    made = "multi-output" if _grad.enabled else "no-grad"
+    for o in out:
+        o._view_creation = made
     return out
 
 
@@ -355,10 +367,18 @@ def _check_overlap(op, self, args):
 _SELF_ONLY = (0,)  # what most in-place ops write: the common case skips the general loop
 
 
+_INFERENCE_WRITE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
 def _call_inplace(op, kernel, args, needs):
     self = args[0]
+    if (self if self._base is None else self._base)._inference and not _grad.inference:
+        raise RuntimeError(_INFERENCE_WRITE)
     _check_overlap(op, self, args)
-    if needs or self._requires_grad:
+    if needs or self._requires_grad or self._view_creation is not None:
         _autograd_graph().check_inplace(self, needs)
     meta = op.meta(*args) if op.meta is not None else None
     if meta is not None:
@@ -505,6 +525,18 @@ def _copy_bytes(src, dst):
         _grad.enabled = prev
 
 
+def make_alias(t):
+    """t's memory and version counter without its history, as `detach()` gives: no `_base`, so an in-place
+    write through it (or through a view of it) never rewrites t's graph."""
+    out = make_tensor(t._storage, t._shape, t._stride, t._offset, t.dtype, t.device)
+    version = t._version
+    if version is None:
+        version = t._version = VersionCounter()
+    out._version = version
+    out._inference = t.is_inference()  # made in inference mode, it is still a normal tensor if t is
+    return out
+
+
 def make_view(base, shape, stride, offset, dtype=None):
     """A tensor sharing `base`'s storage and version counter (`dtype`: a view reading the bytes as another
     dtype, as view_as_real does; shape, stride and offset are then in that dtype's elements)."""
@@ -518,5 +550,13 @@ def make_view(base, shape, stride, offset, dtype=None):
         version = base._version = VersionCounter()
     v._version = version
     root = base._base
-    v._base = base if root is None else root
+    if root is None:
+        v._base = base
+    else:
+        v._base = root
+        made = base._view_creation
+        if made is not None:  # a view of a split piece is refused in-place writes as the piece is
+            v._view_creation = made
+    if not _grad.enabled:  # written in place under grad mode later, it is refused (PyTorch's rule)
+        v._view_creation = "inference" if _grad.inference else "no-grad"
     return v

@@ -406,7 +406,7 @@ class AccumulateGrad(Node):
         return self._variable()
 
     def name(self):
-        return "AccumulateGrad"
+        return "torch::autograd::AccumulateGrad"  # PyTorch's C++ node names keep their namespace
 
     @property
     def next_functions(self):
@@ -741,6 +741,13 @@ def _mark_outputs(out, node):
 def check_inplace(self, grad_recording=True):
     if not _grad_state.enabled:
         return
+    base = self._base
+    if (
+        base is not None
+        and self._view_creation is not None
+        and (grad_recording or self._requires_grad or base._requires_grad)
+    ):
+        raise RuntimeError(_refused_view_write(self))
     if self._grad_fn is None and self._requires_grad:
         if self._base is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
@@ -748,6 +755,37 @@ def check_inplace(self, grad_recording=True):
     base = self._base
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _refused_view_write(view):
+    """PyTorch's words for an in-place write to a view it cannot rebase: a split piece, or one made under
+    no_grad or inference mode."""
+    made = view._view_creation
+    fn = view._grad_fn
+    if made == "inference":
+        what, block = (
+            "A view was created in inference mode and is being modified inplace in normal mode.",
+            "inference_mode",
+        )
+    elif fn is None:
+        what, block = (
+            "A view was created in no_grad mode and is being modified inplace with grad mode enabled.",
+            "no_grad",
+        )
+    else:
+        name = _GRAD_FN_NAME.sub("", fn.name())
+        what, block = f"Output {view._output_nr} of {name} is a view and is being modified inplace.", "no_grad"
+    if made == "multi-output":
+        return (
+            f"{what} This view is the output of a function that returns multiple views. Such functions do not "
+            "allow the output views to be modified inplace. You should replace the inplace operation by an "
+            "out-of-place one."
+        )
+    return (
+        f"{what} Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+        f"code by moving both the view and the inplace either both inside the {block} block (if you don't want "
+        "the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+    )
 
 
 def record_inplace(op, args, self, saved_self):

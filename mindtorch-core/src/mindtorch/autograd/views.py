@@ -57,7 +57,7 @@ class CopySlices(Node):
         self.out_meta = ((base._shape, base.dtype, base.device),)
 
     def name(self):
-        return "CopySlices"
+        return "torch::autograd::CopySlices"
 
     def apply(self, grads, create_graph):
         grad = grads[0]

@@ -207,5 +207,10 @@ class Op:
             and not self.mutated
         )
 
+    @property
+    def multi_view(self):
+        """Several views recorded as one node (split, unbind): PyTorch refuses in-place writes to them."""
+        return self.is_view and self.returns[0].endswith("[]") and self.derivative is not None
+
     def __repr__(self):
         return f"<op {self.signature}>"

@@ -8,8 +8,9 @@ kernel for them.
 from sys import getrefcount
 
 from .._geometry import c_strides, infer_size, is_contiguous, numel, view_strides, wrap_dim, wrap_dims
+from .._grad_mode import state as _grad
 from .._tensor import Tensor
-from ..dispatch import view_with
+from ..dispatch import make_alias, view_with
 from .formulas import sum_to
 from .meta import fmt_shape
 from .registry import OPS, defop
@@ -402,7 +403,7 @@ def _alias(self):
 
 
 defop("alias(Tensor(a) self) -> Tensor(a)", view=_alias, method=False, family=F, grad={"self": "grad"})
-defop("detach(Tensor(a) self) -> Tensor(a)", view=_alias, family=F)
+defop("detach(Tensor(a) self) -> Tensor(a)", composite=make_alias, family=F)
 
 
 def _flatten(self, start_dim=0, end_dim=-1):
@@ -531,14 +532,32 @@ defop(
     family=F,
     grad=SPLIT_GRAD,
 )
-# the unsafe_ spellings skip PyTorch's view bookkeeping there; the pieces are the same
-defop("unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", composite=_chunk, family=F, grad=SPLIT_GRAD)
+
+
+def _unsafe(pieces_of):
+    """The unsafe_ spellings: the same pieces, sharing memory but no view bookkeeping (autograd sees no
+    views, so an in-place write to a piece rewrites that piece's history only). Inference mode has no
+    autograd to hide them from: there they are the views."""
+
+    def pieces(*args):
+        views = pieces_of(*args)
+        return views if _grad.inference else tuple(make_alias(p) for p in views)
+
+    return pieces
+
+
 defop(
-    "unsafe_split(Tensor self, SymInt split_size, int dim=0) -> Tensor[]", composite=_split, family=F, grad=SPLIT_GRAD
+    "unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]", composite=_unsafe(_chunk), family=F, grad=SPLIT_GRAD
+)
+defop(
+    "unsafe_split(Tensor self, SymInt split_size, int dim=0) -> Tensor[]",
+    composite=_unsafe(_split),
+    family=F,
+    grad=SPLIT_GRAD,
 )
 defop(
     "unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]",
-    composite=lambda self, split_sizes, dim=0: _split(self, list(split_sizes), dim),
+    composite=_unsafe(lambda self, split_sizes, dim=0: _split(self, list(split_sizes), dim)),
     family=F,
     grad=SPLIT_GRAD,
 )
