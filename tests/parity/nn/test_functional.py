@@ -616,3 +616,24 @@ def test_dropout_statistics():
     assert 0.27 < frac < 0.33
     with pytest.raises(ValueError, match="dropout probability"):
         F.dropout(x, 1.5)
+
+
+EMPTY_WEIGHT_CONVS = [
+    ("conv2d", (1, 2, 4, 4), (0, 2, 3, 3), {}),
+    ("conv2d", (1, 4, 4, 4), (0, 2, 3, 3), {"groups": 2}),
+    ("conv2d", (1, 4, 4, 4), (1, 2, 3, 3), {"groups": 2}),
+    ("conv1d", (1, 2, 4), (0, 2, 3), {}),
+    ("conv3d", (1, 2, 4, 4, 4), (0, 2, 3, 3, 3), {}),
+    ("conv_transpose2d", (1, 2, 4, 4), (2, 0, 3, 3), {}),
+    ("conv_transpose1d", (1, 2, 4), (2, 0, 3), {}),
+]
+
+
+@pytest.mark.parametrize("name,x,w,kw", EMPTY_WEIGHT_CONVS)
+def test_a_conv_with_too_few_filters_raises_like_pytorch(name, x, w, kw):
+    with pytest.raises(RuntimeError) as want:
+        getattr(TF, name)(torch.ones(x), torch.ones(w), **kw)
+    with pytest.raises(RuntimeError) as got:
+        getattr(F, name)(mt.ones(x), mt.ones(w), **kw)
+    if name == "conv2d":  # the other ranks run as conv2d and name its 4-d shapes
+        assert str(got.value) == str(want.value)

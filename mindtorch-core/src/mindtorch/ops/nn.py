@@ -124,6 +124,11 @@ def _conv2d_meta(input, weight, bias, stride, padding, dilation, groups):
             f"Given groups={groups}, weight of size {_shp(weight.shape)}, expected input"
             f"{_shp(input.shape)} to have {cg * groups} channels, but got {c} channels instead"
         )
+    if o < groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got weight of "
+            f"size {_shp(weight.shape)} instead"
+        )
     if o % groups:
         raise RuntimeError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
