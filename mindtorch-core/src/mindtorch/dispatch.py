@@ -367,19 +367,13 @@ def _check_overlap(op, self, args):
 _SELF_ONLY = (0,)  # what most in-place ops write: the common case skips the general loop
 
 
-_INFERENCE_WRITE = (
-    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
-    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
-)
-
-
 def _call_inplace(op, kernel, args, needs):
     self = args[0]
-    if (self if self._base is None else self._base)._inference and not _grad.inference:
-        raise RuntimeError(_INFERENCE_WRITE)
     _check_overlap(op, self, args)
     if needs or self._requires_grad or self._view_creation is not None:
         _autograd_graph().check_inplace(self, needs)
+    elif (self if self._base is None else self._base)._inference:
+        _autograd_graph().refuse_inference_write(self)
     meta = op.meta(*args) if op.meta is not None else None
     if meta is not None:
         _check_inplace_meta(op, self, meta)

@@ -115,6 +115,14 @@ INFERENCE_WRITES = [
     "q.copy_(a)",
     "q.index_put_((L.tensor([0]),), L.tensor(1.0))",
     "L.add(a, a, out=q)",
+    "q.t_()",
+    "q.unsqueeze_(0)",
+    "q.resize_(8)",
+    "q.set_(a)",
+    "q.as_strided_((2,), (1,))",
+    "q.requires_grad_()",
+    "q.requires_grad_(False)",
+    "q.detach_()",
 ]
 
 
@@ -125,6 +133,7 @@ def test_an_inference_tensor_is_written_only_in_inference_mode(write, grad):
         a = lib.ones(4)
         with lib.inference_mode():
             q = a.clone()
+            assert eval(write.replace("q.", "q.clone().", 1), {"q": q, "a": a, "L": lib}) is not False
         with lib.set_grad_enabled(grad):
             eval(write, {"q": q, "a": a, "L": lib})
         return q.tolist()

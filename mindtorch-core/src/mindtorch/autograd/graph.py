@@ -738,7 +738,20 @@ def _mark_outputs(out, node):
     node.out_meta = tuple(metas)
 
 
+_INFERENCE_WRITE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
+def refuse_inference_write(t):
+    """An inference tensor (or a view of one) is written only inside inference mode, whatever grad mode."""
+    if (t if t._base is None else t._base)._inference and not _grad_state.inference:
+        raise RuntimeError(_INFERENCE_WRITE)
+
+
 def check_inplace(self, grad_recording=True):
+    refuse_inference_write(self)
     if not _grad_state.enabled:
         return
     base = self._base

@@ -299,9 +299,11 @@ def _resize_meta(self, size, memory_format=None):
 def _resize(self, size, memory_format=None):
     """Core-only: reshape in place, growing the storage from the device's allocator when needed.
     As in PyTorch, the version moves only when the shape does."""
+    from ..autograd.graph import refuse_inference_write
     from ..dispatch import bump_version, resize_geometry
 
     size = _check_size(size, self.dtype)
+    refuse_inference_write(self)
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     if resize_geometry(self, size, keep=True):
