@@ -317,6 +317,119 @@ def test_same_size_reuses_the_freed_block(alloc, drv):
     del keep, guard
 
 
+# ---- deferred merging, exact fits and stable addresses ---------------------------------------------
+def test_free_neighbours_count_as_one_block(alloc, drv):
+    # pieces freed next to each other are one inactive block to the statistics and the snapshot, whenever
+    # they are merged; the merged block keeps the requested size of the piece freed last, as PyTorch's merge
+    R = SEG_SMALL
+    a, b, c, d = (alloc.allocate(n, NPU0) for n in (300, 400, 450, 500))
+    base = a.data
+    del b
+    del c
+    stats = alloc.memory_stats(0)
+    assert stats["inactive_split.small_pool.current"] == 2  # b + c, and the tail
+    assert stats["inactive_split_bytes.small_pool.current"] == R - 2048 + 1024
+    assert stats["inactive_split.small_pool.peak"] == 2
+    [seg] = alloc.memory_snapshot()
+    assert [(blk["address"] - base, blk["size"], blk["state"]) for blk in seg["blocks"]] == [
+        (0, 512, "active_allocated"),
+        (512, 1024, "inactive"),
+        (1536, 512, "active_allocated"),
+        (2048, R - 2048, "inactive"),
+    ]
+    assert seg["blocks"][1]["requested_size"] == 450
+    del a, d
+    stats = alloc.memory_stats(0)
+    assert stats["inactive_split.small_pool.current"] == stats["inactive_split_bytes.small_pool.current"] == 0
+    [seg] = alloc.memory_snapshot()
+    assert [(blk["size"], blk["state"]) for blk in seg["blocks"]] == [(R, "inactive")]
+
+
+def test_a_request_no_free_piece_fits_merges_them_first(alloc, drv):
+    pieces = [alloc.allocate(512, NPU0) for _ in range(4)]
+    guard = [alloc.allocate(n, NPU0) for n in (MiB, MiB - 4 * 512)]  # the segment is full
+    base = pieces[0].data
+    pieces.clear()  # four free 512-byte pieces, side by side
+    st = alloc.allocate(2048, NPU0)
+    assert st.data == base and len(drv.mallocs) == 1
+    stats = alloc.memory_stats(0)
+    assert stats["inactive_split.all.current"] == 0 and stats["segment.all.current"] == 1
+    del st, guard
+
+
+def test_empty_cache_returns_a_segment_of_unmerged_free_pieces(alloc, drv):
+    a, b, c = (alloc.allocate(512, NPU0) for _ in range(3))
+    del b, a, c
+    assert alloc.memory_stats(0)["inactive_split.all.current"] == 0
+    alloc.empty_cache()
+    assert drv.live == {} and alloc.memory_stats(0)["segment.all.current"] == 0
+
+
+def test_an_exact_fit_takes_no_split_or_merge(alloc, drv, monkeypatch):
+    import mindtorch_npu.allocator as module
+
+    made = []
+
+    class Counted(Block):
+        __slots__ = ()
+
+        def __init__(self, *args):
+            made.append(args)
+            super().__init__(*args)
+
+    monkeypatch.setattr(module, "Block", Counted)
+    keep = alloc.allocate(512, NPU0)
+    for n in (32, 4096, 100_000):  # each frees next to the segment's free tail
+        alloc.allocate(n, NPU0)
+        alloc.free_block(alloc.malloc(n, 0, 0))
+    made.clear()
+    coalesce = module._Pool.coalesce
+    merges = []
+    monkeypatch.setattr(module._Pool, "coalesce", lambda pool: (merges.append(pool), coalesce(pool)))
+    for _ in range(5):
+        for n in (32, 4096, 100_000):
+            alloc.allocate(n, NPU0)
+            alloc.free_block(alloc.malloc(n, 0, 0))
+    assert made == [] and merges == []
+    del keep
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_same_requests_get_the_same_addresses_step_after_step(alloc, drv, seed):
+    # a training step's pattern: persistent tensors, then each step the same requests, freed in an order
+    # of their own (not the reverse of allocation). The choice among free blocks depends on which are free,
+    # not on the order they were freed in, and merges wait for a request nothing fits: after a step or two
+    # the layout repeats.
+    import random
+
+    rng = random.Random(seed)
+    sizes = [512, 1024, 3000, 4096, 70_000, MiB]
+    persistent = [alloc.allocate(rng.choice(sizes), NPU0) for _ in range(rng.randrange(1, 6))]
+    program, live = [], []
+    for i in range(200):
+        if live and rng.random() < 0.45:
+            program.append(("free", live.pop(rng.randrange(len(live)))))
+        else:
+            program.append(("alloc", i, rng.choice(sizes)))
+            live.append(i)
+    program += [("free", i) for i in rng.sample(live, len(live))]
+
+    def step():
+        held, addresses = {}, []
+        for op in program:
+            if op[0] == "alloc":
+                held[op[1]] = alloc.allocate(op[2], NPU0)
+                addresses.append(held[op[1]].data)
+            else:
+                del held[op[1]]
+        return addresses
+
+    steps = [step() for _ in range(6)]
+    assert steps[3:] == [steps[3]] * 3
+    check_invariants(alloc, drv)
+    del persistent
+
+
 # ---- streams ------------------------------------------------------------------------------------
 def test_blocks_are_reused_only_on_their_stream(alloc, drv):
     st = alloc.allocate(4096, NPU0)

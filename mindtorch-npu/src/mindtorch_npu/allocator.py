@@ -2,8 +2,17 @@
 
 Device memory comes from the driver in segments (2 MiB for requests <= 1 MiB, 20 MiB for
 requests < 10 MiB, the request rounded up to 2 MiB above that). Segments are split into blocks;
-a freed block merges with its free neighbours and waits, per stream, for the next request of its
-size. `empty_cache` gives whole free segments back to the driver. Statistics use PyTorch's names.
+a freed block waits, per stream, for the next request of its size. `empty_cache` gives whole free
+segments back to the driver. Statistics use PyTorch's names.
+
+Merging is deferred. PyTorch merges a freed block with its free neighbours at once; here the freed
+block goes back as it is, so the next request of its size takes it back with a heap pop and no split,
+and a free is a heap push. To the statistics (inactive_split), the snapshot and every placement rule,
+adjacent free blocks are one block, as PyTorch's merge would have made them: the counters move by
+what the merge would have changed, which needs only whether each neighbour is free and whether the
+segment still holds a block in use (`_Segment.used`). The pieces are merged for real when a request
+finds no free block large enough (before a new segment is asked for), before whole segments go back
+to the driver, and for the snapshot.
 
 The driver (the lead's ACL layer, or a fake in tests) offers: current_device(), malloc(device,
 nbytes) -> address or 0 when the device is full, free(device, ptr), mem_info(device) -> (free,
@@ -13,11 +22,12 @@ sync_event(event), destroy_event(event), synchronize(device).
 Thread safety: pool mutation happens under a token (see CachingAllocator.__init__); a
 Storage.__del__ that runs while the allocator is busy, on any thread, is queued, not lost.
 
-Deviation from PyTorch, on purpose: among free blocks of one size, the most recently freed is
-reused first (a stack per size) instead of the lowest address. Everything else (rounding, pools,
-split thresholds, merge, per-stream reuse, record_stream events, retry on out-of-memory and the
-statistics) follows PyTorch's rules; max_split_size and expandable segments are not implemented
-(max_split_size reads -1, oversize stats stay 0).
+Among free blocks of one size the lowest address is taken, as PyTorch's ordered set does. The
+choice depends only on which blocks are free, not on the order they were freed in, so a training step
+that makes the same requests step after step gets the same addresses back, and launch plans keep
+their descriptors' addresses. Rounding, pools, split thresholds, per-stream reuse, record_stream
+events, retry on out-of-memory and the statistics follow PyTorch's rules; max_split_size and
+expandable segments are not implemented (max_split_size reads -1, oversize stats stay 0).
 
 Graph pools (NPU graphs): while a stream captures, its allocations come from a private pool of the
 graph (or shared between graphs by a pool id); a block of that pool goes back to it when freed, so
@@ -29,6 +39,7 @@ import operator
 import time
 from bisect import bisect_left, insort
 from collections import OrderedDict, deque
+from heapq import heapify, heappop, heappush
 
 from mindtorch.plugins import OutOfMemoryError, Storage, device as _device
 
@@ -42,7 +53,9 @@ LARGE_BUFFER = 20 << 20  # large-pool segment size for requests below MIN_LARGE_
 MIN_LARGE_ALLOC = 10 << 20
 ROUND_LARGE = 2 << 20  # larger requests get a segment of their size rounded to this
 
-_FREE, _ALLOCATED, _PENDING = 0, 1, 2  # Block.state: in a pool / handed out / waiting for events
+# Block.state: in a pool / handed out / waiting for events / merged into a neighbour (gone)
+_FREE, _ALLOCATED, _PENDING, _MERGED = 0, 1, 2, 3
+DEFERRED_LIMIT = 4096  # freed pieces with a free neighbour a pool notes before it tidies the list
 
 
 def round_size(nbytes, pad=KERNEL_PAD):
@@ -71,17 +84,41 @@ def format_size(nbytes):
     return f"{nbytes / 1073741824.0:.2f} GiB"
 
 
+class _Segment:
+    """One driver allocation: its size, and how many of its blocks are in use (allocated or waiting for
+    events). With none in use, the whole segment is one free block, however many pieces it is in."""
+
+    __slots__ = ("size", "used")
+
+    def __init__(self, size):
+        self.size = size
+        self.used = 0
+
+
 class Block:
     """A piece of a segment. `prev`/`next` link the blocks of one segment in address order."""
 
-    __slots__ = ("ptr", "size", "requested", "stream", "pool", "prev", "next", "state", "event_count", "stream_uses")
+    __slots__ = (
+        "ptr",
+        "size",
+        "requested",
+        "stream",
+        "pool",
+        "seg",
+        "prev",
+        "next",
+        "state",
+        "event_count",
+        "stream_uses",
+    )
 
-    def __init__(self, ptr, size, stream, pool):
+    def __init__(self, ptr, size, stream, pool, seg):
         self.ptr = ptr
         self.size = size
         self.requested = 0
         self.stream = stream
         self.pool = pool
+        self.seg = seg
         self.prev = None
         self.next = None
         self.state = _FREE
@@ -97,18 +134,20 @@ class Block:
         return self.state == _ALLOCATED
 
     def __repr__(self):
-        state = ("free", "allocated", "pending")[self.state]
+        state = ("free", "allocated", "pending", "merged")[self.state]
         return f"Block(ptr={self.ptr:#x}, size={self.size}, stream={self.stream}, {state})"
 
 
 class _Pool:
-    """Free blocks of one device, stream and pool kind: a stack per size plus the sorted sizes.
+    """Free blocks of one device, stream and pool kind: per size a heap of (address, block), plus the
+    sorted sizes.
 
-    Sizes whose stack ran empty keep their key, so the common "same size again" pattern never
-    touches the sorted list; the best-fit scan skips empty stacks and compacts when they pile up.
+    Sizes whose heap ran empty keep their key, so the common "same size again" pattern never
+    touches the sorted list; the best-fit scan skips empty heaps and compacts when they pile up.
+    `deferred` lists, oldest first, the freed blocks that had a free neighbour: the merges not done yet.
     """
 
-    __slots__ = ("dev", "stream", "small", "kind", "hot", "other", "all", "sizes", "keys")
+    __slots__ = ("dev", "stream", "small", "kind", "hot", "other", "all", "sizes", "keys", "deferred")
 
     def __init__(self, dev, stream, small):
         self.dev = dev
@@ -120,6 +159,7 @@ class _Pool:
         self.all = dev.hot[0]  # peaks over both kinds
         self.sizes = {}
         self.keys = []
+        self.deferred = []
 
     def push(self, block):
         # a size seen for the first time also goes into the sorted keys
@@ -127,10 +167,12 @@ class _Pool:
         if stack is None:
             self.sizes[block.size] = stack = []
             insort(self.keys, block.size)
-        stack.append(block)
+        heappush(stack, (block.ptr, block))
 
     def remove(self, block):
-        self.sizes[block.size].remove(block)
+        stack = self.sizes[block.size]
+        stack.remove((block.ptr, block))
+        heapify(stack)
 
     def best_fit(self, size):
         keys, sizes = self.keys, self.sizes
@@ -142,7 +184,7 @@ class _Pool:
             if stack:
                 if skipped > 32:
                     self.compact()
-                return stack.pop()
+                return heappop(stack)[1]
             i += 1
             skipped += 1
         if skipped > 32:
@@ -154,7 +196,103 @@ class _Pool:
         self.keys = sorted(self.sizes)
 
     def blocks(self):
-        return [b for stack in self.sizes.values() for b in stack]
+        return [b for stack in self.sizes.values() for _, b in stack]
+
+    def defer(self, block):
+        """Note a freed `block` that has a free neighbour. When the list is long, only each block's last
+        entry is kept, and only while it is still free beside a free neighbour."""
+        deferred = self.deferred
+        deferred.append(block)
+        if len(deferred) > DEFERRED_LIMIT:
+            kept = {b: None for b in reversed(deferred) if b.state == _FREE and _beside_free(b)}
+            self.deferred = list(reversed(kept))
+
+    def runs(self):
+        """(size, address, the piece freed last) of each run of two or more adjacent free blocks. The
+        piece freed last absorbs its run when merged, so the merged block keeps that piece's requested
+        size, as PyTorch's merge at free time leaves it."""
+        seen = set()
+        out = []
+        for block in reversed(self.deferred):
+            if block.state != _FREE or not _beside_free(block):
+                continue  # reused since, absorbed, or its neighbours are in use again
+            head = block
+            while head.prev is not None and head.prev.state == _FREE:
+                head = head.prev
+            if head not in seen:
+                seen.add(head)
+                b, total = head, 0
+                while b is not None and b.state == _FREE:
+                    total += b.size
+                    b = b.next
+                out.append((total, head.ptr, block))
+        return out
+
+    def merge_fitting(self, size):
+        """Merge the smallest run of adjacent free blocks (lowest address first) that holds `size` bytes,
+        taken out of the pool; None when none does. Other runs stay as they lie."""
+        fits = [run for run in self.runs() if run[0] >= size]
+        if not fits:
+            return None
+        _, _, block = min(fits, key=lambda run: run[:2])
+        for piece in _run_of(block):
+            self.remove(piece)
+        _absorb(block)
+        return block
+
+    def coalesce(self):
+        """Merge every run of adjacent free blocks into one block."""
+        runs = self.runs()
+        self.deferred = []
+        stale = set()
+        for _, _, block in runs:
+            stale.update(piece.size for piece in _run_of(block))
+            _absorb(block)
+        sizes = self.sizes
+        for size in stale:  # drop absorbed blocks, and the absorbers' entries under their old size
+            stack = sizes[size]
+            stack[:] = [e for e in stack if e[1].state == _FREE and e[1].size == size]
+            heapify(stack)
+        for _, _, block in runs:
+            self.push(block)
+
+
+def _run_of(block):
+    """The free blocks adjacent to free `block` on either side, and itself, in address order."""
+    head = block
+    while head.prev is not None and head.prev.state == _FREE:
+        head = head.prev
+    out = []
+    while head is not None and head.state == _FREE:
+        out.append(head)
+        head = head.next
+    return out
+
+
+def _absorb(block):
+    """Merge the free neighbours of free `block` into it; they are gone (_MERGED)."""
+    prev = block.prev
+    while prev is not None and prev.state == _FREE:
+        prev.state = _MERGED
+        block.ptr = prev.ptr
+        block.size += prev.size
+        prev = prev.prev
+    block.prev = prev
+    if prev is not None:
+        prev.next = block
+    nxt = block.next
+    while nxt is not None and nxt.state == _FREE:
+        nxt.state = _MERGED
+        block.size += nxt.size
+        nxt = nxt.next
+    block.next = nxt
+    if nxt is not None:
+        nxt.prev = block
+
+
+def _beside_free(block):
+    prev, nxt = block.prev, block.next
+    return (prev is not None and prev.state == _FREE) or (nxt is not None and nxt.state == _FREE)
 
 
 class _Hot:
@@ -250,11 +388,14 @@ class _Device:
             pair = self.pools[stream] = (_Pool(self, stream, True), _Pool(self, stream, False))
         return pair
 
-    def free_blocks(self):
+    def free_pools(self):
         pairs = {id(pair): pair for pair in self.pools.values()}  # a capturing stream's pair is a graph pool's too
         for gp in self.graph_pools.values():
             pairs.setdefault(id(gp.pair), gp.pair)
-        return [b for pair in pairs.values() for pool in pair for b in pool.blocks()]
+        return [pool for pair in pairs.values() for pool in pair]
+
+    def free_blocks(self):
+        return [b for pool in self.free_pools() for b in pool.blocks()]
 
     def pool_id(self, pool):
         """The graph pool id a pool belongs to, (0, 0) for a stream's own pools (PyTorch's segment_pool_id)."""
@@ -644,6 +785,9 @@ class CachingAllocator:
         with self:
             segments = []
             for d in self._devices.values():
+                for pool in d.free_pools():
+                    if pool.deferred:
+                        pool.coalesce()
                 blocks = d.free_blocks() + list(d.active.values()) + d.pending_blocks()
                 for head in blocks:
                     if head.prev is not None:
@@ -748,29 +892,31 @@ class CachingAllocator:
             self._process_events(d)
         size = (nbytes + self._pad + MIN_BLOCK_SIZE - 1) & -MIN_BLOCK_SIZE  # round_size, inlined
         pair = d.pools.get(stream) or d.pools_for(stream)
-        small = size <= SMALL_SIZE
-        pool = pair[0] if small else pair[1]
-        k = pool.hot
+        pool = pair[0] if size <= SMALL_SIZE else pair[1]
         stack = pool.sizes.get(size)
-        if stack:
-            # exact fit: nothing to split
-            block = stack.pop()
-            if block.prev is not None or block.next is not None:
-                s = block.size
-                k.sn -= 1
-                k.sb -= s
-                k.sfn += 1
-                k.sfb += s
-        else:
-            block = pool.best_fit(size)
-            if block is None:
-                block = self._new_segment(d, pool, size)
-            block = self._split(pool, block, size, small)
+        # an exact fit (the common case) is a heap pop: nothing to split
+        block = heappop(stack)[1] if stack else self._carve(d, pool, size)
         block.state = _ALLOCATED
         block.requested = nbytes
         d.active[block.ptr] = block
-        # per kind current and peak; "all" keeps only peaks (its current is the sum of kinds)
+        k = pool.hot
         s = block.size
+        seg = block.seg
+        used = seg.used
+        seg.used = used + 1
+        prev = block.prev
+        nxt = block.next
+        if prev is not None or nxt is not None:
+            # the block leaves a free run of a split segment: what PyTorch's split would change
+            free_sides = (prev is not None and prev.state == _FREE) + (nxt is not None and nxt.state == _FREE)
+            if not used:
+                self._inactive_split(pool, free_sides, seg.size - s)  # the segment was whole
+            elif free_sides == 1:  # the run shrinks
+                k.sb -= s
+                k.sfb += s
+            else:
+                self._inactive_split(pool, free_sides - 1, -s)
+        # per kind current and peak; "all" keeps only peaks (its current is the sum of kinds)
         o = pool.other
         a = pool.all
         k.n = n = k.n + 1
@@ -831,12 +977,23 @@ class CachingAllocator:
             k.sb += db
             k.sfb -= db
 
-    def _split(self, pool, block, size, small):
-        """Hand out the front `size` bytes of a free `block` (PyTorch's alloc_found_block)."""
-        already_split = block.prev is not None or block.next is not None
+    def _carve(self, d, pool, size):
+        """A free block for a rounded `size` no free block fits exactly: the best fit among the free
+        blocks as they lie, else among them merged, else a new segment; split if it is larger."""
+        block = pool.best_fit(size)
+        if block is None and pool.deferred:
+            block = pool.merge_fitting(size)
+        if block is None:
+            block = self._new_segment(d, pool, size)
+        return self._split(pool, block, size)
+
+    @staticmethod
+    def _split(pool, block, size):
+        """The front `size` bytes of a free `block` taken from its pool (PyTorch's alloc_found_block,
+        less the statistics, which _malloc counts)."""
         remaining = block.size - size
-        if remaining >= MIN_BLOCK_SIZE if small else remaining > SMALL_SIZE:
-            front = Block(block.ptr, size, block.stream, pool)
+        if remaining >= MIN_BLOCK_SIZE if pool.small else remaining > SMALL_SIZE:
+            front = Block(block.ptr, size, block.stream, pool, block.seg)
             front.prev = prev = block.prev
             if prev is not None:
                 prev.next = front
@@ -844,20 +1001,8 @@ class CachingAllocator:
             block.prev = front
             block.ptr += size
             block.size = remaining
-            stack = pool.sizes.get(remaining)
-            if stack is None:
-                pool.push(block)
-            else:
-                stack.append(block)
-            if already_split:  # an inactive split block shrinks
-                k = pool.hot
-                k.sb -= size
-                k.sfb += size
-            else:
-                self._inactive_split(pool, 1, remaining)  # a new inactive split block
+            pool.push(block)
             return front
-        if already_split:
-            self._inactive_split(pool, -1, -block.size)  # a split block becomes active
         return block
 
     def _release(self, d, block):
@@ -874,70 +1019,41 @@ class CachingAllocator:
         k.fn += 1
         k.fb += s
         k.fr += r
-        if block.state == _PENDING:
-            return
-        block.state = _FREE
-        prev = block.prev
-        nxt = block.next
-        if (prev is None or prev.state) and (nxt is None or nxt.state):
-            # no free neighbour to merge with (the common case): straight onto its stack
-            stack = pool.sizes.get(s)
-            if stack is None:
-                pool.push(block)
-            else:
-                stack.append(block)
-            if prev is not None or nxt is not None:
-                k.sn = n = k.sn + 1
-                if n > k.spn:
-                    k.spn = n
-                a = pool.all
-                n += pool.other.sn
-                if n > a.spn:
-                    a.spn = n
-                k.sb = v = k.sb + s
-                if v > k.spb:
-                    k.spb = v
-                v += pool.other.sb
-                if v > a.spb:
-                    a.spb = v
-            return
-        self._free_block(d, block)
+        if block.state != _PENDING:
+            self._put_back(pool, block)
 
-    def _free_block(self, d, block):
-        """Return a block to its pool, merging free neighbours (PyTorch's free_block)."""
-        pool = block.pool
-        prev = block.prev
-        nxt = block.next
-        if prev is None and nxt is None:
-            pool.push(block)
-            return
-        dn = db = 0
-        if prev is not None and prev.state == _FREE:
-            pool.sizes[prev.size].remove(prev)
-            block.ptr = prev.ptr
-            block.prev = pp = prev.prev
-            if pp is not None:
-                pp.next = block
-            block.size += prev.size
-            dn -= 1
-            db -= prev.size
-        if nxt is not None and nxt.state == _FREE:
-            pool.sizes[nxt.size].remove(nxt)
-            block.next = nn = nxt.next
-            if nn is not None:
-                nn.prev = block
-            block.size += nxt.size
-            dn -= 1
-            db -= nxt.size
-        stack = pool.sizes.get(block.size)
+    def _put_back(self, pool, block):
+        """A block no longer in use goes back to its pool unmerged; the statistics move as PyTorch's
+        merge with its free neighbours would move them (free_block)."""
+        block.state = _FREE
+        s = block.size
+        stack = pool.sizes.get(s)
         if stack is None:
             pool.push(block)
         else:
-            stack.append(block)
-        if block.prev is not None or block.next is not None:
-            dn += 1
-            db += block.size
-        self._inactive_split(pool, dn, db)
+            heappush(stack, (block.ptr, block))
+        seg = block.seg
+        seg.used = used = seg.used - 1
+        prev = block.prev
+        nxt = block.next
+        if prev is None and nxt is None:
+            return  # a whole segment
+        free_sides = (prev is not None and prev.state == _FREE) + (nxt is not None and nxt.state == _FREE)
+        if free_sides:
+            pool.defer(block)
+        if not used:
+            self._inactive_split(pool, -free_sides, s - seg.size)  # the segment is whole again
+        elif free_sides == 1:  # a free run grows by the block
+            k = pool.hot
+            k.sb = v = k.sb + s
+            if v > k.spb:
+                k.spb = v
+            a = pool.all
+            v += pool.other.sb
+            if v > a.spb:
+                a.spb = v
+        else:
+            self._inactive_split(pool, 1 - free_sides, s)
 
     def _new_segment(self, d, pool, size):
         """A fresh segment from the driver; on out-of-memory, empty this device's cache and
@@ -963,7 +1079,7 @@ class CachingAllocator:
         for i in (0, pool.kind):
             d.segment[i].increase(1)
             d.reserved[i].increase(nbytes)
-        return Block(ptr, nbytes, pool.stream, pool)
+        return Block(ptr, nbytes, pool.stream, pool, _Segment(nbytes))
 
     def _release_cached(self, d):
         # aclrtFree frees at once, without waiting for work still queued on the block (acl docs): the device
@@ -978,6 +1094,8 @@ class CachingAllocator:
     def _free_segments(self, d, pair):
         """Give the whole free segments of a (small, large) pool pair back to the driver."""
         for pool in (pair[1], pair[0]):  # large pool first, as PyTorch
+            if pool.deferred:
+                pool.coalesce()
             for block in pool.blocks():
                 if block.prev is None and block.next is None:
                     self._driver.free(d.index, block.ptr)
@@ -1028,8 +1146,7 @@ class CachingAllocator:
             h.qo[0] += 1
             h.qo[1] += s
             h.qo[2] += r
-        block.state = _FREE
-        self._free_block(d, block)
+        self._put_back(block.pool, block)
 
     def _process_events(self, d):
         driver = self._driver
