@@ -911,11 +911,14 @@ class CachingAllocator:
             free_sides = (prev is not None and prev.state == _FREE) + (nxt is not None and nxt.state == _FREE)
             if not used:
                 self._inactive_split(pool, free_sides, seg.size - s)  # the segment was whole
-            elif free_sides == 1:  # the run shrinks
+            else:  # the run loses the block: fewer inactive bytes, and a run more (or less) by its sides
                 k.sb -= s
                 k.sfb += s
-            else:
-                self._inactive_split(pool, free_sides - 1, -s)
+                if free_sides == 0:
+                    k.sn -= 1
+                    k.sfn += 1
+                elif free_sides == 2:
+                    self._inactive_split(pool, 1, 0)
         # per kind current and peak; "all" keeps only peaks (its current is the sum of kinds)
         o = pool.other
         a = pool.all
@@ -1040,20 +1043,31 @@ class CachingAllocator:
             return  # a whole segment
         free_sides = (prev is not None and prev.state == _FREE) + (nxt is not None and nxt.state == _FREE)
         if free_sides:
-            pool.defer(block)
+            deferred = pool.deferred
+            if not deferred or deferred[-1] is not block:  # freed again with nothing merged meanwhile
+                pool.defer(block)
         if not used:
             self._inactive_split(pool, -free_sides, s - seg.size)  # the segment is whole again
-        elif free_sides == 1:  # a free run grows by the block
-            k = pool.hot
-            k.sb = v = k.sb + s
-            if v > k.spb:
-                k.spb = v
-            a = pool.all
-            v += pool.other.sb
-            if v > a.spb:
-                a.spb = v
-        else:
-            self._inactive_split(pool, 1 - free_sides, s)
+            return
+        # more inactive bytes by the block; a run more (no free side), the same, or one less (two joined)
+        k = pool.hot
+        a = pool.all
+        k.sb = v = k.sb + s
+        if v > k.spb:
+            k.spb = v
+        v += pool.other.sb
+        if v > a.spb:
+            a.spb = v
+        if free_sides == 0:
+            k.sn = n = k.sn + 1
+            if n > k.spn:
+                k.spn = n
+            n += pool.other.sn
+            if n > a.spn:
+                a.spn = n
+        elif free_sides == 2:
+            k.sn -= 1
+            k.sfn += 1
 
     def _new_segment(self, d, pool, size):
         """A fresh segment from the driver; on out-of-memory, empty this device's cache and
