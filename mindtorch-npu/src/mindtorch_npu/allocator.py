@@ -10,9 +10,9 @@ block goes back as it is, so the next request of its size takes it back with a h
 and a free is a heap push. To the statistics (inactive_split), the snapshot and every placement rule,
 adjacent free blocks are one block, as PyTorch's merge would have made them: the counters move by
 what the merge would have changed, which needs only whether each neighbour is free and whether the
-segment still holds a block in use (`_Segment.used`). The pieces are merged for real when a request
-finds no free block large enough (before a new segment is asked for), before whole segments go back
-to the driver, and for the snapshot.
+segment still holds a block in use (`_Segment.used`). Pieces are merged for real when a request
+finds no free block large enough (the smallest run that holds it, before a new segment is asked for),
+before whole segments go back to the driver, and for the snapshot.
 
 The driver (the lead's ACL layer, or a fake in tests) offers: current_device(), malloc(device,
 nbytes) -> address or 0 when the device is full, free(device, ptr), mem_info(device) -> (free,
@@ -1048,26 +1048,17 @@ class CachingAllocator:
                 pool.defer(block)
         if not used:
             self._inactive_split(pool, -free_sides, s - seg.size)  # the segment is whole again
-            return
-        # more inactive bytes by the block; a run more (no free side), the same, or one less (two joined)
-        k = pool.hot
-        a = pool.all
-        k.sb = v = k.sb + s
-        if v > k.spb:
-            k.spb = v
-        v += pool.other.sb
-        if v > a.spb:
-            a.spb = v
-        if free_sides == 0:
-            k.sn = n = k.sn + 1
-            if n > k.spn:
-                k.spn = n
-            n += pool.other.sn
-            if n > a.spn:
-                a.spn = n
-        elif free_sides == 2:
-            k.sn -= 1
-            k.sfn += 1
+        elif free_sides == 1:  # a free run grows by the block (a run more with no free side, one less with two)
+            k = pool.hot
+            k.sb = v = k.sb + s
+            if v > k.spb:
+                k.spb = v
+            a = pool.all
+            v += pool.other.sb
+            if v > a.spb:
+                a.spb = v
+        else:
+            self._inactive_split(pool, 1 - free_sides, s)
 
     def _new_segment(self, d, pool, size):
         """A fresh segment from the driver; on out-of-memory, empty this device's cache and
