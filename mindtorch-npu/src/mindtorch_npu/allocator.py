@@ -7,12 +7,13 @@ segments back to the driver. Statistics use PyTorch's names.
 
 Merging is deferred. PyTorch merges a freed block with its free neighbours at once; here the freed
 block goes back as it is, so the next request of its size takes it back with a heap pop and no split,
-and a free is a heap push. To the statistics (inactive_split), the snapshot and every placement rule,
-adjacent free blocks are one block, as PyTorch's merge would have made them: the counters move by
-what the merge would have changed, which needs only whether each neighbour is free and whether the
-segment still holds a block in use (`_Segment.used`). Pieces are merged for real when a request
-finds no free block large enough (the smallest run that holds it, before a new segment is asked for),
-before whole segments go back to the driver, and for the snapshot.
+and a free is a heap push. To the statistics (inactive_split) and the snapshot, adjacent free blocks
+are one block, as PyTorch's merge would have made them: the counters move by what the merge would
+have changed, which needs only whether each neighbour is free and whether the segment still holds a
+block in use (`_Segment.used`). A request takes a free block of its size, else the best fit among the
+free blocks as they lie, else the smallest run of adjacent free blocks that holds it, merged for real,
+else a new segment: the driver is asked for memory only when no merged block would hold the request,
+as in PyTorch. Runs are also merged before whole segments go back to the driver, and for the snapshot.
 
 The driver (the lead's ACL layer, or a fake in tests) offers: current_device(), malloc(device,
 nbytes) -> address or 0 when the device is full, free(device, ptr), mem_info(device) -> (free,
