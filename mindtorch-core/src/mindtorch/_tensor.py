@@ -83,6 +83,8 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._shape)
+        if dim.__class__ is bool:
+            raise TypeError("size(): argument 'dim' (position 1) must be int, not bool")
         return self._shape[_wrap_dim(dim, len(self._shape), scalar_ok=False)] if self._shape else self._raise_dim0(dim)
 
     def _raise_dim0(self, dim):
@@ -91,6 +93,8 @@ class Tensor:
     def stride(self, dim=None):
         if dim is None:
             return tuple(self._stride)
+        if dim.__class__ is bool:
+            raise TypeError("stride(): argument 'dim' (position 1) must be int, not bool")
         if not self._shape:
             self._raise_dim0(dim)
         return self._stride[_wrap_dim(dim, len(self._shape), scalar_ok=False)]

@@ -115,3 +115,41 @@ def test_overload_forms(call):
     m = _outcome(lambda: eval(call, {"x": mt.tensor(X).reshape(3, 4), "L": mt}))
     t = _outcome(lambda: eval(call, {"x": torch.tensor(X).reshape(3, 4), "L": torch}))
     assert _same(m, t), (call, m, t)
+
+
+BOOL_FOR_INT = [
+    "x.sum(True)",
+    "x.size(True)",
+    "x.stride(True)",
+    "x.view(True)",
+    "x.transpose(True, 0)",
+    "x.narrow(0, True, 1)",
+    "x.unsqueeze(True)",
+    "L.full((True, 2), 1.0)",
+    "x.flip(True)",
+    "L.ones(True)",
+    "x.mean(True)",
+    "x.topk(True)",
+    "x.new_zeros(True)",
+    "x.squeeze(True)",
+    "L.cumsum(x, True)",
+    "x.roll(True)",
+    "L.randint(True, (2,))",
+    "L.std(x, False)",
+    "x.var(True)",
+    "x.std(0, False)",
+]
+
+
+@pytest.mark.parametrize("expr", BOOL_FOR_INT)
+def test_a_bool_is_no_int_to_the_parser(expr):
+    """PyTorch's parser refuses a bool where it wants an int; where an overload takes a bool (std/var's
+    unbiased), that overload is chosen."""
+    results = []
+    for lib in (torch, mt):
+        try:
+            r = eval(expr, {"x": lib.arange(6.0).reshape(2, 3), "L": lib})
+            results.append(("ok", tuple(r.shape), r.tolist()))
+        except Exception as exc:  # the class is what is compared
+            results.append((type(exc).__name__,))
+    assert results[0] == results[1]

@@ -128,7 +128,9 @@ def test_kit_samples_under_pytorch(capsys):
 # (complex into ordering and rounding ops, bool and integers into floating-point functions, TypeError where
 # PyTorch's NotImplementedError), a few index/shape edge cases; listed in full by the run. slice_inverse's two
 # samples (+2): PyTorch's copy of self no longer shares src's storage, which slice_inverse needs.
-KNOWN_MISMATCHES = 584
+# A bool is no int to the parser any more: std/var(x, False) reach the unbiased overload (-12 here; the
+# other fixes since had lowered it to 568): 556.
+KNOWN_MISMATCHES = 556
 
 INDEXING = [
     "gather",

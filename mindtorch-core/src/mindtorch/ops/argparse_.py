@@ -51,6 +51,8 @@ def _np_scalar(v):
 def is_int(v):
     if v.__class__ is int:
         return True
+    if is_bool(v):  # PyTorch's parser takes no bool where it wants an int (x.sum(True) is an error)
+        return False
     if isinstance(v, Tensor):
         return not (v.dtype.is_floating_point or v.dtype.is_complex) and v.numel() == 1
     if isinstance(v, float):
