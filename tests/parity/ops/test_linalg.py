@@ -240,3 +240,32 @@ def test_add_product_rounds_once_in_half_precision(op, shapes, dtype):
         np.testing.assert_allclose(m.float().numpy(), t.float().numpy(), rtol=2**-10)
     else:
         np.testing.assert_array_equal(m.float().numpy(), t.float().numpy())
+
+
+ADD_PRODUCTS = {
+    "addmm": lambda L, d: (L.full((5,), 3, dtype=d), L.ones(3, 4, dtype=d), L.ones(4, 5, dtype=d)),
+    "baddbmm": lambda L, d: (L.full((3, 5), 3, dtype=d), L.ones(2, 3, 4, dtype=d), L.ones(2, 4, 5, dtype=d)),
+    "addbmm": lambda L, d: (L.full((3, 5), 3, dtype=d), L.ones(2, 3, 4, dtype=d), L.ones(2, 4, 5, dtype=d)),
+    "addr": lambda L, d: (L.full((3, 5), 3, dtype=d), L.ones(3, dtype=d), L.ones(5, dtype=d)),
+    "addmv": lambda L, d: (L.full((3,), 3, dtype=d), L.ones(3, 5, dtype=d), L.ones(5, dtype=d)),
+}
+SCALES = [{}, {"beta": 0.5, "alpha": 2}, {"beta": 1.7, "alpha": 2.6}, {"beta": 0}, {"beta": True, "alpha": False}]
+
+
+@pytest.mark.parametrize("kw", SCALES, ids=str)
+@pytest.mark.parametrize("dt", ["int8", "int32", "int64", "uint8", "float32", "float64", "bool"])
+@pytest.mark.parametrize("name", sorted(ADD_PRODUCTS))
+def test_add_products_keep_the_dtype_and_scale_like_pytorch(name, dt, kw):
+    """Integer results take beta/alpha truncated to their type (addr refuses floats and bools instead);
+    bool addr is logical; addbmm sums its batch in the input's dtype."""
+    outcomes = []
+    for L in (torch, mt):
+        try:
+            r = getattr(L, name)(*ADD_PRODUCTS[name](L, getattr(L, dt)), **kw)
+            outcomes.append((str(r.dtype).split(".")[-1], tuple(r.shape), r.double().numpy()))
+        except Exception as exc:  # the class is what is compared
+            outcomes.append((type(exc).__name__,))
+    want, got = outcomes
+    assert got[:2] == want[:2]
+    if len(want) > 1:
+        np.testing.assert_allclose(got[2], want[2], rtol=1e-6)

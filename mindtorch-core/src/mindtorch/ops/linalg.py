@@ -164,6 +164,8 @@ defop("ger(Tensor self, Tensor vec2) -> Tensor", composite=_outer, out=True, fam
 
 
 def _scaled(prod, inp, beta, alpha):
+    if prod.dtype._kind < 2:  # integer results take beta and alpha in their own type, truncated, as PyTorch's
+        beta, alpha = int(beta), int(alpha)
     prod = prod if alpha == 1 else prod * alpha
     if beta == 0:  # beta=0 ignores inp, even its NaNs
         return prod
@@ -507,8 +509,16 @@ defop("vdot(Tensor self, Tensor other) -> Tensor", composite=_vdot, out=True, fa
 
 def _addr(self, vec1, vec2, beta=1, alpha=1):
     prod = torch.outer(vec1, vec2)
-    prod = prod if alpha == 1 else prod * alpha
-    return prod if beta == 0 else (self if beta == 1 else self * beta) + prod
+    kind = prod.dtype._kind
+    for name, v in (("beta", beta), ("alpha", alpha)):
+        if kind < 2 and isinstance(v, float):  # PyTorch's addr checks (addmm truncates instead)
+            raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
+        if kind and isinstance(v, bool):
+            raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+    if kind == 0:  # bool: beta and self, or alpha and the outer product
+        out = prod if alpha else torch.zeros_like(prod)
+        return out if not beta else torch.logical_or(out, self.expand_as(out))
+    return _scaled(prod, self, beta, alpha)
 
 
 def _addbmm(self, batch1, batch2, beta=1, alpha=1):
@@ -518,9 +528,7 @@ def _addbmm(self, batch1, batch2, beta=1, alpha=1):
         raise RuntimeError(
             f"self and mat2 must have the same dtype, but got {D._cname(batch1.dtype)} and {D._cname(batch2.dtype)}"
         )
-    prod = torch.bmm(batch1, batch2).sum(0)
-    prod = prod if alpha == 1 else prod * alpha
-    return prod if beta == 0 else (self if beta == 1 else self * beta) + prod
+    return _scaled(torch.bmm(batch1, batch2).sum(0, dtype=batch1.dtype), self, beta, alpha)
 
 
 defop(
