@@ -23,6 +23,8 @@ def load_table():
         windows,
     )
 
+    nn.refuse_missing_kernels()
+
 
 class OpNamespace:
     """`mindtorch.ops.add(...)`: every op of the table by name, whatever its public variants."""

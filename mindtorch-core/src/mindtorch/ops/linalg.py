@@ -163,9 +163,16 @@ defop("outer(Tensor self, Tensor vec2) -> Tensor", composite=_outer, out=True, f
 defop("ger(Tensor self, Tensor vec2) -> Tensor", composite=_outer, out=True, family=F)
 
 
+def _in_type(v, dtype):
+    """A Python number as an integer dtype holds it: truncated, then wrapped to the type's range."""
+    bits = 8 * dtype.itemsize
+    v = int(v) % (1 << bits)
+    return v - (1 << bits) if dtype.is_signed and v >= 1 << (bits - 1) else v
+
+
 def _scaled(prod, inp, beta, alpha):
-    if prod.dtype._kind < 2:  # integer results take beta and alpha in their own type, truncated, as PyTorch's
-        beta, alpha = int(beta), int(alpha)
+    if prod.dtype._kind == 1:  # integer results take beta and alpha in their own type, as PyTorch's
+        beta, alpha = _in_type(beta, prod.dtype), _in_type(alpha, prod.dtype)
     prod = prod if alpha == 1 else prod * alpha
     if beta == 0:  # beta=0 ignores inp, even its NaNs
         return prod

@@ -11,7 +11,7 @@ from .. import _dtype as D
 from .._geometry import wrap_dim
 from .formulas import computed_in_float32, rotate, sum_to, torch
 from .meta import TensorMeta
-from .registry import declare_inplace, defop
+from .registry import OPS, declare_inplace, defop
 
 F = "nn"
 _TN = {
@@ -1429,3 +1429,46 @@ defop(
     function=False,
     family=F,
 )
+
+
+# Input dtypes PyTorch has no kernel for, by op: (the kernel's name in its NotImplementedError, the refused
+# dtype kinds: 0 bool, 1 integer, 3 complex). Refused in the op's shared rule, so every backend refuses alike.
+_BIC = (0, 1, 3)
+NO_KERNEL = {
+    "native_layer_norm": ("LayerNormKernelImpl", _BIC),
+    "_group_norm": ("GroupNormKernelImpl", _BIC),
+    "_batch_norm": ("batch_norm", _BIC),
+    "_nll_loss": ("nll_loss_out_frame", _BIC),
+    "_cross_entropy": ("log_softmax_lastdim_kernel_impl", _BIC),
+    "softmax": ("softmax_lastdim_kernel_impl", _BIC),
+    "log_softmax": ("log_softmax_lastdim_kernel_impl", _BIC),
+    "mish": ("mish_cpu", _BIC),
+    "mish_": ("mish_cpu", _BIC),
+    "elu": ("elu_cpu", _BIC),
+    "elu_": ("elu_cpu", _BIC),
+    "leaky_relu": ("leaky_relu_cpu", _BIC),
+    "leaky_relu_": ("leaky_relu_cpu", _BIC),
+    "softplus": ("softplus_cpu", _BIC),
+    "_max_pool2d_with_indices": ("max_pool2d", (0, 3)),
+    "_avg_pool2d": ("avg_pool2d", (0, 3)),
+    "_conv2d": ("slow_conv2d_cpu", (0,)),
+}
+
+
+def _refusing(rule, kname, kinds):
+    def checked(input, *rest, **kw):
+        d = input.dtype
+        if d._kind in kinds:
+            raise NotImplementedError(f"\"{kname}\" not implemented for '{D._cname(d)}'")
+        return rule(input, *rest, **kw)
+
+    checked.__wrapped__ = rule
+    return checked
+
+
+def refuse_missing_kernels():
+    """Put NO_KERNEL's refusals in front of the listed ops' rules (once the whole table is declared)."""
+    for q, (kname, kinds) in NO_KERNEL.items():
+        op = OPS[q]
+        if not hasattr(op.meta, "__wrapped__"):
+            op.meta = _refusing(op.meta, kname, kinds)
