@@ -142,6 +142,10 @@ def _cat_meta(tensors, dim=0):
     if len(tensors) == 0:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     first = tensors[0]
+    shape = first._shape
+    n = len(shape)
+    if n and shape != (0,) and type(dim) is int and -n <= dim < n:
+        return _cat_meta_one_pass(tensors, shape, dim % n)
     dtype = first.dtype
     for t in tensors:
         if t.dtype is not dtype:
@@ -158,6 +162,23 @@ def _cat_meta(tensors, dim=0):
     head, tail = shape[:d], shape[d + 1 :]
     total = 0
     for i, t in enumerate(tensors):
+        s = t._shape
+        if s == shape or len(s) == n and s[:d] == head and s[d + 1 :] == tail:
+            total += s[d]
+        elif s != (0,):
+            _cat_mismatch(i, s, shape, d)
+    return M.TensorMeta(head + (total,) + tail, dtype)
+
+
+def _cat_meta_one_pass(tensors, shape, d):
+    """The common case: the first tensor is the reference and `d` is already wrapped."""
+    dtype = tensors[0].dtype
+    head, tail = shape[:d], shape[d + 1 :]
+    n = len(shape)
+    total = 0
+    for i, t in enumerate(tensors):
+        if t.dtype is not dtype:
+            dtype = D.promote_types(dtype, t.dtype)
         s = t._shape
         if s == shape or len(s) == n and s[:d] == head and s[d + 1 :] == tail:
             total += s[d]

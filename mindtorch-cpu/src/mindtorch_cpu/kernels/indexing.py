@@ -101,13 +101,12 @@ _both("index_put")(_index_put)
 @kernel("cat")
 def cat(m, tensors, dim=0):
     dt = TO_NP[m.dtype]
-    parts = []
+    parts = [arr(t) for t in tensors if t._shape != (0,)]  # legacy empty 1-d tensors join anything
     cast = False
-    for t in tensors:
-        if t._shape != (0,):  # legacy empty 1-d tensors join anything
-            x = arr(t)
-            cast = cast or x.dtype is not dt
-            parts.append(x)
+    for x in parts:
+        if x.dtype is not dt:
+            cast = True
+            break
     if not parts:
         return wrap(np.empty(m.shape, dt), m.dtype)
     if not cast:  # the plain call
