@@ -70,9 +70,18 @@ def _nonempty(name, self, dims, full):
 
 
 # --- meta rules --------------------------------------------------------------
+# input dtype -> the 0-d meta of its full sum without a dtype argument (metas are never changed)
+_FULL_SUM_META: dict = {}
+
+
 def _sum_meta(self, dim=None, keepdim=False, dtype=None):
     if dim is None and not keepdim:  # the full reduction, by far the most common call
-        return M.shared_meta((), dtype or _int_to_long(self.dtype))
+        if dtype is None:
+            m = _FULL_SUM_META.get(self.dtype)
+            if m is None:
+                m = _FULL_SUM_META[self.dtype] = M.shared_meta((), _int_to_long(self.dtype))
+            return m
+        return M.shared_meta((), dtype)
     dims = norm_dims(dim, len(self._shape))
     return TM(_rshape(self._shape, dims, keepdim), dtype or _int_to_long(self.dtype))
 
