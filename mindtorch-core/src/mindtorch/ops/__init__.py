@@ -43,6 +43,8 @@ class OpNamespace:
             from .codegen import make_callable
 
             fn = self._cache[name] = make_callable(ops, False)
+        # an instance attribute: later look-ups of this name no longer reach __getattr__
+        setattr(self, name, fn)
         return fn
 
     def __dir__(self):
