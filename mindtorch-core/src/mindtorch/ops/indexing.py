@@ -146,32 +146,26 @@ def _cat_meta(tensors, dim=0):
     n = len(shape)
     if n and shape != (0,) and type(dim) is int and -n <= dim < n:
         return _cat_meta_one_pass(tensors, shape, dim % n)
-    dtype = first.dtype
-    for t in tensors:
-        if t.dtype is not dtype:
-            dtype = D.promote_types(dtype, t.dtype)
     ref = first if first._shape != (0,) else next((t for t in tensors if t._shape != (0,)), None)
     # (legacy: 1-d empty tensors are skipped)
     if ref is None:
-        return M.TensorMeta((0,), dtype)
+        return M.TensorMeta((0,), _promoted(tensors))
     n = len(ref._shape)
     if n == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
-    d = wrap_dim(dim, n)
-    shape = ref._shape
-    head, tail = shape[:d], shape[d + 1 :]
-    total = 0
-    for i, t in enumerate(tensors):
-        s = t._shape
-        if s == shape or len(s) == n and s[:d] == head and s[d + 1 :] == tail:
-            total += s[d]
-        elif s != (0,):
-            _cat_mismatch(i, s, shape, d)
-    return M.TensorMeta(head + (total,) + tail, dtype)
+    return _cat_meta_one_pass(tensors, ref._shape, wrap_dim(dim, n))
+
+
+def _promoted(tensors):
+    dtype = tensors[0].dtype
+    for t in tensors:
+        if t.dtype is not dtype:
+            dtype = D.promote_types(dtype, t.dtype)
+    return dtype
 
 
 def _cat_meta_one_pass(tensors, shape, d):
-    """The common case: the first tensor is the reference and `d` is already wrapped."""
+    """Shape and dtype of the result, the tensors shaped like `shape` and `d` already wrapped."""
     dtype = tensors[0].dtype
     head, tail = shape[:d], shape[d + 1 :]
     n = len(shape)
