@@ -258,3 +258,33 @@ def test_16_bit_cumulative_ops_accumulate_in_float32(dtype, fn):
     mt = getattr(mindtorch.tensor(vals, dtype=getattr(mindtorch, dtype)), fn)(0)
     th = getattr(torch.tensor(vals, dtype=getattr(torch, dtype)), fn)(0)
     assert_same(mt, th)
+
+
+# var/std's `unbiased` overloads: a positional bool is `unbiased`, never a dim, through every entry
+UNBIASED_CALLS = [
+    (entry, name, args)
+    for entry in ("function", "method")
+    for name in ("var", "std", "var_mean", "std_mean")
+    for args in ((False,), (True,), (0, False), (1, True, True), ([0, 1], False))
+    if not (entry == "method" and name.endswith("_mean"))
+]
+
+
+@pytest.mark.parametrize("entry,name,args", UNBIASED_CALLS)
+def test_unbiased_overloads(entry, name, args):
+    a, t = both(data((3, 4)))
+
+    def call(lib, x):
+        return getattr(x, name)(*args) if entry == "method" else getattr(lib, name)(x, *args)
+
+    got, want = call(mt, a), call(torch, t)
+    for g, w in zip(got, want) if isinstance(want, tuple) else ((got, want),):
+        assert_same(g, w)
+
+
+def test_bare_bool_is_no_dim_list():
+    a, t = both(data((3, 4)))
+    with pytest.raises(TypeError):
+        torch.amax(t, True)
+    with pytest.raises(TypeError):
+        mt.amax(a, True)
