@@ -1,6 +1,7 @@
 """Shared test helpers: PyTorch as the oracle when installed, value comparison, gradcheck."""
 
 import math
+import tracemalloc
 
 import mindtorch
 import numpy as np
@@ -267,3 +268,16 @@ def installed_backends(*extra):
     import importlib.metadata
 
     return sorted({e.name for e in importlib.metadata.entry_points(group="mindtorch.backends")} | set(extra))
+
+
+def peak_bytes(f):
+    """Bytes allocated at the peak of one call of f (after a warm-up call), as tracemalloc sees NumPy's
+    buffers: a deterministic stand-in for "no copies, no temporaries"."""
+    f()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        f()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()

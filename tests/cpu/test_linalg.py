@@ -1,10 +1,9 @@
 """matmul family and einsum on CPU without PyTorch: NumPy reference, gradcheck, no operand copies."""
 
-import tracemalloc
-
 import mindtorch as mt
 import numpy as np
 import pytest
+from helpers import peak_bytes
 
 RNG = np.random.default_rng(3)
 
@@ -60,23 +59,10 @@ def test_einsum_matches_numpy():
     np.testing.assert_allclose(r.numpy(), np.einsum("ij,jk,kl->il", a.numpy(), b.numpy(), c.numpy()))
 
 
-def _peak_bytes(f):
-    """Bytes allocated at the peak of one call of f (after a warm-up call), as tracemalloc sees NumPy's
-    buffers: a deterministic stand-in for "no copies on the way"."""
-    f()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        f()
-        return tracemalloc.get_traced_memory()[1] - before
-    finally:
-        tracemalloc.stop()
-
-
 def test_matmul_and_sum_make_no_copies_of_their_inputs():
     a = t((256, 256), rg=False, dtype=np.float32)
     result = 256 * 256 * 4
     # the result's buffer and bookkeeping, never a copy of an operand (which would double the peak)
-    assert _peak_bytes(lambda: a @ a) < 1.25 * result
-    assert _peak_bytes(lambda: a.t() @ a) < 1.25 * result
-    assert _peak_bytes(lambda: a.sum(0)) < 0.1 * result
+    assert peak_bytes(lambda: a @ a) < 1.25 * result
+    assert peak_bytes(lambda: a.t() @ a) < 1.25 * result
+    assert peak_bytes(lambda: a.sum(0)) < 0.1 * result

@@ -751,19 +751,9 @@ def test_clamp(lo, hi, dtype):
 def test_clamp_makes_no_temporaries():
     """clamp writes its result in one pass: the peak allocation of a call is its result (none in place),
     never a mask or a widened copy (tracemalloc sees NumPy's buffers)."""
-    import tracemalloc
+    from helpers import peak_bytes as peak
 
     x = mindtorch.randn(1_000_000)
-
-    def peak(f):
-        f()
-        tracemalloc.start()
-        try:
-            before = tracemalloc.get_traced_memory()[0]
-            f()
-            return tracemalloc.get_traced_memory()[1] - before
-        finally:
-            tracemalloc.stop()
 
     assert peak(lambda: mindtorch.clamp(x, min=0)) < 1.1 * x.nbytes
     assert peak(lambda: x.clamp_(-0.5, 0.5)) < 0.05 * x.nbytes
