@@ -1,4 +1,4 @@
-"""Thread-local grad mode, read on every op call."""
+"""Thread-local grad and inference mode, read on every op call, and the write rule inference mode sets."""
 
 import threading
 
@@ -11,3 +11,15 @@ class _GradState(threading.local):
 
 
 state = _GradState()
+
+
+_INFERENCE_WRITE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
+def refuse_inference_write(t):
+    """An inference tensor (or a view of one) is written only inside inference mode, whatever grad mode."""
+    if (t if t._base is None else t._base)._inference and not state.inference:
+        raise RuntimeError(_INFERENCE_WRITE)

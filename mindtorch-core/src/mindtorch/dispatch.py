@@ -9,7 +9,7 @@ from ._backends.registry import BACKENDS as _BACKENDS, backend_for, load_deferre
 from ._device import _default as _default_device, device as _device_cls
 from ._errors import missing_kernel_error
 from ._geometry import contiguous_strides as _contiguous_strides, is_contiguous as _is_contig, numel as _numel
-from ._grad_mode import state as _grad
+from ._grad_mode import refuse_inference_write, state as _grad
 from ._profiling import ACTIVE as _PROFILING
 from ._storage import VersionCounter
 from ._tensor import Tensor, make_tensor
@@ -373,7 +373,7 @@ def _call_inplace(op, kernel, args, needs):
     if needs or self._requires_grad or self._view_creation is not None:
         _autograd_graph().check_inplace(self, needs)
     elif (self if self._base is None else self._base)._inference:
-        _autograd_graph().refuse_inference_write(self)
+        refuse_inference_write(self)
     meta = op.meta(*args) if op.meta is not None else None
     if meta is not None:
         _check_inplace_meta(op, self, meta)

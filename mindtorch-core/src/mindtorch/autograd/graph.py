@@ -10,7 +10,7 @@ import re
 import weakref
 
 from .._accel_load import ACCEL as _ACCEL
-from .._grad_mode import state as _grad_state
+from .._grad_mode import refuse_inference_write, state as _grad_state
 from .._storage import VersionCounter
 from .._tensor import Tensor, make_tensor
 
@@ -736,18 +736,6 @@ def _mark_outputs(out, node):
             metas.append(None)
     node.num_outputs = len(out)
     node.out_meta = tuple(metas)
-
-
-_INFERENCE_WRITE = (
-    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
-    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
-)
-
-
-def refuse_inference_write(t):
-    """An inference tensor (or a view of one) is written only inside inference mode, whatever grad mode."""
-    if (t if t._base is None else t._base)._inference and not _grad_state.inference:
-        raise RuntimeError(_INFERENCE_WRITE)
 
 
 def check_inplace(self, grad_recording=True):

@@ -299,7 +299,7 @@ def _resize_meta(self, size, memory_format=None):
 def _resize(self, size, memory_format=None):
     """Core-only: reshape in place, growing the storage from the device's allocator when needed.
     As in PyTorch, the version moves only when the shape does."""
-    from ..autograd.graph import refuse_inference_write
+    from .._grad_mode import refuse_inference_write
     from ..dispatch import bump_version, resize_geometry
 
     size = _check_size(size, self.dtype)
