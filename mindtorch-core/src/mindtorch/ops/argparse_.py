@@ -182,4 +182,9 @@ LIST_CHECKS = {
     "Tensor?": ("_h_is_opt_tensor_list({n})", "tuple({n})", "tuple of Tensors"),
     "float": ("isinstance({n}, (tuple, list))", "tuple(float(x) for x in {n})", "tuple of floats"),
     "bool": ("isinstance({n}, (tuple, list))", "tuple(bool(x) for x in {n})", "tuple of bools"),
+    "Scalar": (
+        "isinstance({n}, (tuple, list)) and all(x.__class__ in _h_NUMS or _h_is_scalar(x) for x in {n})",
+        "tuple(x if x.__class__ in _h_NUMS else _h_scalar(x) for x in {n})",
+        "tuple of Scalars",
+    ),
 }

@@ -227,61 +227,215 @@ defop(
 )
 
 
-def _mul_list_checks(tensors, other):
-    _nonempty(tensors)
+# -- pointwise ops over tensor lists: one table row per op, one single-tensor op per tensor ------------
+
+
+def _same_length(tensors, other):
     if len(other) != len(tensors):
         raise RuntimeError(f"Tensor lists must have the same number of tensors, got {len(tensors)} and {len(other)}")
 
 
-def _mul_tensor_checks(tensors, other):
-    _nonempty(tensors)
+def _scalar_list_length(tensors, scalars):
+    if len(scalars) != len(tensors):
+        raise RuntimeError("Tensor list must have same number of elements as scalar list.")
+
+
+def _zero_dim(tensors, other):
     if other.dim() != 0:
         raise RuntimeError(
             f"scalar tensor expected to be 0 dim but it has {other.dim()} dimensions and {other.numel()} elements."
         )
 
 
-def _mul_scalar_checks(tensors, scalar):
-    _nonempty(tensors)
+def _packed(tensors, scalars):
+    if scalars.dim() != 1:
+        raise RuntimeError(f"Expected packed scalar Tensor to be of dimension 1. Got {scalars.dim()} instead.")
+    if scalars.numel() != len(tensors):
+        raise RuntimeError(
+            f"Expected length of scalars to match input of length {len(tensors)} but got {scalars.numel()} instead."
+        )
 
 
-# overload: (the operand's schema type, its checks, the operand of tensor i)
-_MUL_FORMS = {
-    "List": ("Tensor[] other", _mul_list_checks, lambda other, i: other[i]),
-    "Tensor": ("Tensor other", _mul_tensor_checks, lambda other, i: other),
-    "Scalar": ("Scalar scalar", _mul_scalar_checks, lambda other, i: other),
+# an operand's schema type: (its check against the tensor list, its value for tensor i)
+_KINDS = {
+    "Tensor[]": (_same_length, lambda v, i: v[i]),
+    "Scalar[]": (_scalar_list_length, lambda v, i: v[i]),
+    "Scalar": (None, lambda v, i: v),
+    "bool": (None, lambda v, i: v),
+    "Tensor": (_zero_dim, lambda v, i: v),
+    # a ternary op's "Tensor scalars": one number per tensor, packed in a 1-D tensor
+    "packed": (_packed, lambda v, i: v[i].item()),
 }
 
 
-def _declare_mul(overload, operand_type, checks, operand):
-    def mul_(tensors, other):
-        """Each tensor multiplied in place, one mul_ per tensor; the tensors come back as a list (as from
+def _parse_operands(text):
+    """'Tensor[] other, *, Scalar alpha=1' -> [(kind, keyword name or None)] in schema order."""
+    parsed, keyword = [], False
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        if part == "*":
+            keyword = True
+            continue
+        typ, name = part.split("=")[0].split()
+        kind = "packed" if (typ, name) == ("Tensor", "scalars") else typ
+        parsed.append((kind, name if keyword else None))
+    return parsed
+
+
+def _per_tensor(operands, values, tensors):
+    """Checks the operands against the list and returns, per tensor, the single op's (args, kwargs)."""
+    _nonempty(tensors)
+    for (kind, _), v in zip(operands, values):
+        check = _KINDS[kind][0]
+        if check is not None:
+            check(tensors, v)
+    calls = []
+    for i in range(len(tensors)):
+        args, kwargs = [], {}
+        for (kind, keyword), v in zip(operands, values):
+            x = _KINDS[kind][1](v, i)
+            if keyword is None:
+                args.append(x)
+            else:
+                kwargs[keyword] = x
+        calls.append((args, kwargs))
+    return calls
+
+
+def _write_back(t, op, args, kwargs):
+    """t.op_(...) where the tensor has that method; else the result copied back, refusing what t's dtype
+    cannot hold (as the in-place single-tensor ops do)."""
+    method = getattr(t, op + "_", None)
+    if method is not None:
+        method(*args, **kwargs)
+        return
+    result = getattr(torch, op)(t, *args, **kwargs)
+    if not D.can_cast(result.dtype, t.dtype):
+        raise RuntimeError(
+            f"result type {_cname(result.dtype)} can't be cast to the desired output type {_cname(t.dtype)}"
+        )
+    t.copy_(result)
+
+
+def _declare(name, op, overload, operand_text, last_as=None, in_place=True, out_of_place=True):
+    """_foreach_<name>(_) for one overload; `last_as` names the keyword the single op takes the last operand by."""
+    operands = _parse_operands(operand_text)
+    if last_as is not None:
+        operands[-1] = (operands[-1][0], last_as)
+    tail = f", {operand_text}" if operand_text else ""
+
+    def inplace(tensors, *values):
+        """Each tensor updated in place by its single-tensor op; the tensors come back as a list (as from
         PyTorch's binding of the in-place foreach ops)."""
-        checks(tensors, other)
-        for i, t in enumerate(tensors):
-            t.mul_(operand(other, i))
+        for t, (args, kwargs) in zip(tensors, _per_tensor(operands, values, tensors)):
+            _write_back(t, op, args, kwargs)
         return list(tensors)
 
-    def mul(tensors, other):
-        checks(tensors, other)
-        return tuple(t.mul(operand(other, i)) for i, t in enumerate(tensors))
+    def outplace(tensors, *values):
+        calls = _per_tensor(operands, values, tensors)
+        return tuple(getattr(torch, op)(t, *args, **kwargs) for t, (args, kwargs) in zip(tensors, calls))
 
-    defop(
-        f"_foreach_mul_(Tensor(a!)[] self, {operand_type}) -> ()",
-        composite=mul_,
-        meta=lambda tensors, other: checks(tensors, other),
-        overload=overload,
-        method=False,
-        family=F,
-    )
-    defop(
-        f"_foreach_mul(Tensor[] self, {operand_type}) -> Tensor[]",
-        composite=mul,
-        overload=overload,
-        method=False,
-        family=F,
-    )
+    if in_place:
+        defop(
+            f"{name}_(Tensor(a!)[] self{tail}) -> ()",
+            composite=inplace,
+            meta=lambda tensors, *values: _per_tensor(operands, values, tensors) and None,
+            overload=overload,
+            method=False,
+            family=F,
+        )
+    if out_of_place:
+        defop(f"{name}(Tensor[] self{tail}) -> Tensor[]", composite=outplace, overload=overload, method=False, family=F)
 
 
-for _overload, (_type, _checks, _operand) in _MUL_FORMS.items():
-    _declare_mul(_overload, _type, _checks, _operand)
+# a 0-dim tensor also reads as a Scalar: the Tensor forms come first so that overload takes it
+_BINARY = {
+    "List": "Tensor[] other",
+    "Tensor": "Tensor other",
+    "Scalar": "Scalar scalar",
+    "ScalarList": "Scalar[] scalars",
+}
+_ALPHA = ", *, Scalar alpha=1"
+_MINMAX = {k: _BINARY[k] for k in ("List", "Scalar", "ScalarList")}
+_TERNARY = {
+    "Tensor": "Tensor[] tensor1, Tensor[] tensor2, Tensor scalars",
+    "Scalar": "Tensor[] tensor1, Tensor[] tensor2, Scalar value=1",
+    "ScalarList": "Tensor[] tensor1, Tensor[] tensor2, Scalar[] scalars",
+}
+_UNARY = [
+    "abs",
+    "acos",
+    "asin",
+    "atan",
+    "ceil",
+    "cos",
+    "cosh",
+    "erf",
+    "erfc",
+    "exp",
+    "expm1",
+    "floor",
+    "frac",
+    "lgamma",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "neg",
+    "reciprocal",
+    "round",
+    "rsqrt",
+    "sigmoid",
+    "sign",
+    "sin",
+    "sinh",
+    "sqrt",
+    "tan",
+    "tanh",
+    "trunc",
+]
+
+# _foreach_<name>: (the single-tensor op, {overload: its operands' schema text}[, the keyword the single op
+# takes the last operand by])
+FOREACH_OPS = {
+    **{u: (u, {"": ""}) for u in _UNARY},
+    "add": ("add", {**_BINARY, "Tensor": _BINARY["Tensor"] + _ALPHA, "List": _BINARY["List"] + _ALPHA}),
+    "sub": ("sub", {k: _BINARY[k] + (_ALPHA if k == "List" else "") for k in ("List", "Scalar", "ScalarList")}),
+    "mul": ("mul", _BINARY),
+    "div": ("div", _BINARY),
+    "clamp_min": ("clamp_min", _MINMAX),
+    "clamp_max": ("clamp_max", _MINMAX),
+    "maximum": ("clamp_min", _MINMAX),  # with a number or a list: one clamp_min per tensor
+    "minimum": ("clamp_max", _MINMAX),
+    "pow": ("pow", {"Scalar": "Scalar exponent", "ScalarList": "Scalar[] exponent", "List": "Tensor[] exponent"}),
+    "addcmul": ("addcmul", _TERNARY, "value"),
+    "addcdiv": ("addcdiv", _TERNARY, "value"),
+    "lerp": (
+        "lerp",
+        {
+            "Scalar": "Tensor[] tensors1, Scalar weight",
+            "ScalarList": "Tensor[] tensors1, Scalar[] weight",
+            "List": "Tensor[] tensors1, Tensor[] weights",
+        },
+    ),
+}
+
+for _name, (_op, _forms, *_last_as) in FOREACH_OPS.items():
+    for _overload, _text in _forms.items():
+        _declare(f"_foreach_{_name}", _op, _overload, _text, *_last_as)
+_declare("_foreach_zero", "zero", "", "", out_of_place=False)
+_declare("_foreach_copy", "copy", "", "Tensor[] src, bool non_blocking=False", out_of_place=False)
+
+
+def pow_scalar_and_tensor(base, exponent):
+    """A number raised to each tensor of a list."""
+    _nonempty(exponent)
+    return tuple(torch.pow(base, e) for e in exponent)
+
+
+defop(
+    "_foreach_pow(Scalar self, Tensor[] exponent) -> Tensor[]",
+    composite=pow_scalar_and_tensor,
+    overload="ScalarAndTensor",
+    method=False,
+    family=F,
+)
