@@ -284,7 +284,8 @@ def _parse_operands(text):
 def _per_tensor(operands, values, tensors):
     """Checks the operands against the list and returns, per tensor, the single op's (args, kwargs)."""
     _nonempty(tensors)
-    for (kind, _), v in zip(operands, values):
+    # PyTorch checks a packed scalar tensor before the lists' lengths
+    for (kind, _), v in sorted(zip(operands, values), key=lambda kv: kv[0][0] != "packed"):
         check = _KINDS[kind][0]
         if check is not None:
             check(tensors, v)
