@@ -268,7 +268,7 @@ _KINDS = {
 }
 
 
-def _parse_operands(text):
+def parse_operands(text):
     """'Tensor[] other, *, Scalar alpha=1' -> [(kind, keyword name or None)] in schema order."""
     parsed, keyword = [], False
     for part in filter(None, (p.strip() for p in text.split(","))):
@@ -319,7 +319,7 @@ def _write_back(t, op, args, kwargs):
 
 def _declare(name, op, overload, operand_text, last_as=None, in_place=True, out_of_place=True):
     """_foreach_<name>(_) for one overload; `last_as` names the keyword the single op takes the last operand by."""
-    operands = _parse_operands(operand_text)
+    operands = parse_operands(operand_text)
     if last_as is not None:
         operands[-1] = (operands[-1][0], last_as)
     tail = f", {operand_text}" if operand_text else ""

@@ -14,6 +14,7 @@ import zlib
 import numpy as np
 
 import mindtorch
+from mindtorch.ops.foreach import FOREACH_OPS, parse_operands as _parse_foreach_operands
 from mindtorch.ops.registry import OPS, op_out_of_place
 from mindtorch.ops.special import POLYNOMIALS, UNARY as SPECIAL_UNARY
 
@@ -1744,20 +1745,46 @@ def _foreach_norm(m):
     ]
 
 
-@samples("_foreach_mul_.Scalar", "_foreach_mul.Scalar")
-def _foreach_mul_scalar(m):
-    return [S(_param_group(m, 1)[0], 0.5), S(_param_group(m, 1)[0], 3), S([m.i(3), m.i(2, 2)], 2)]
+def _foreach_operand(m, kind, n, scalar):
+    if kind == "Tensor[]":
+        return [m.pos(*s) for s in [(3, 4), (5,), ()][:n]]
+    if kind == "Scalar[]":
+        return [scalar + 0.5 * k for k in range(n)]
+    if kind == "Tensor":
+        return m.f(dtype=mindtorch.float64)
+    if kind == "packed":
+        return m.f(n)
+    return False if kind == "bool" else scalar
 
 
-@samples("_foreach_mul_.Tensor", "_foreach_mul.Tensor")
-def _foreach_mul_tensor(m):
-    return [S(_param_group(m, 1)[0], m.f()), S(_param_group(m, 1)[0], m.f(dtype=mindtorch.float64))]
+def _foreach_samples(operand_text):
+    """Positive lists (every unary op's domain) with a number, a number per tensor, a list, a 0-dim or a
+    packed operand; with numbers also an integer list (the result dtype promotes for a float number)."""
+    operands = [kind for kind, keyword in _parse_foreach_operands(operand_text) if keyword is None]
+
+    def make(m):
+        out = []
+        for selfs, scalar in [(_param_group(m, 1)[0], 2), ([m.pos(3, 4), m.pos(5)], 0.5)]:
+            n = len(selfs)
+            out.append(S([t.abs() + 0.5 for t in selfs], *(_foreach_operand(m, k, n, scalar) for k in operands)))
+        if "Scalar" in operands:
+            out.append(S([m.i(3), m.i(2, 2)], *(_foreach_operand(m, k, 2, 2) for k in operands)))
+        return out
+
+    return make
 
 
-@samples("_foreach_mul_.List", "_foreach_mul.List")
-def _foreach_mul_list(m):
-    same, other = _param_group(m, 2)
-    return [S(same, other), S([m.f(3, 4), m.f(5)], [m.f(4), m.f()])]
+for _name, (_op, _forms, *_) in FOREACH_OPS.items():
+    for _overload, _text in _forms.items():
+        _q = f".{_overload}" if _overload else ""
+        samples(f"_foreach_{_name}{_q}", f"_foreach_{_name}_{_q}")(_foreach_samples(_text))
+samples("_foreach_zero_")(_foreach_samples(""))
+samples("_foreach_copy_")(_foreach_samples("Tensor[] src"))
+
+
+@samples("_foreach_pow.ScalarAndTensor")
+def _foreach_pow_scalar_and_tensor(m):
+    return [S(2.0, _param_group(m, 1)[0]), S(3, [m.i(3), m.f(2, dtype=mindtorch.float64)])]
 
 
 @samples("_amp_foreach_non_finite_check_and_unscale_")
