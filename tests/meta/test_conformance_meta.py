@@ -14,6 +14,11 @@ def test_meta_report_is_complete_and_names_what_needs_data():
     # ops whose output shape depends on values cannot run without data; nothing else may be n/a
     assert {"argwhere", "_unique", "_bincount", "masked_select", "nonzero"} <= na
     needs_data = {
+        # one number per tensor, packed in a 1-D tensor and read on the host
+        "_foreach_addcdiv.Tensor",
+        "_foreach_addcdiv_.Tensor",
+        "_foreach_addcmul.Tensor",
+        "_foreach_addcmul_.Tensor",
         # output shape depends on values
         "_bincount",
         "bincount",

@@ -589,6 +589,19 @@ def documented_signature(op, method=False):
     return f"{'Tensor.' if method else ''}{op.name}({', '.join(parts)}) -> {_returns(op)}"
 
 
+# the in-place foreach forms (private names, so summary() does not derive them)
+SUMMARIES.update(
+    {
+        f"{name}_": f"In-place form of {name}: {text[0].lower()}{text[1:]}"
+        for name, text in list(SUMMARIES.items())
+        if name.startswith("_foreach_")
+        and not name.endswith("_")
+        and name != "_foreach_norm"
+        and name + "_" not in SUMMARIES
+    }
+)
+
+
 def summary(name):
     text = SUMMARIES.get(name)
     if text is None and name.endswith("_") and not name.startswith("_"):
