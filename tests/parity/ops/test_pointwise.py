@@ -796,3 +796,19 @@ def test_isin_dtypes(dtype, other):
     same_error(lambda: mindtorch.isin(m, 1), lambda: torch.isin(t, 1))
     same_error(lambda: mindtorch.isin(m, True), lambda: torch.isin(t, True))
     same_error(lambda: mindtorch.isin(1, m), lambda: torch.isin(1, t))
+
+
+@pytest.mark.parametrize("exponent", [3, 3.0, 2, 0.5, -1, 3.5])
+@pytest.mark.parametrize("shape", [(), (1,), (3, 2)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_pow_by_a_number_in_every_rank(dtype, shape, exponent):
+    """x ** n for 0-d tensors too: the cube's two-product path once failed on NumPy's 0-d scalars."""
+    base = np.linspace(0.5, 2.0, int(np.prod(shape))).reshape(shape)
+
+    def run(lib):
+        x = lib.tensor(base, dtype=getattr(lib, dtype))
+        return x**exponent, lib.pow(x, exponent)
+
+    mt_out, th_out = results_or_same_error(run)
+    if th_out is not None:
+        assert_same(list(mt_out), list(th_out), rtol=2e-3 if dtype == "float16" else 1e-6)

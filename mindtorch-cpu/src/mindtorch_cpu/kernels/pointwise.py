@@ -254,7 +254,7 @@ def pow_(m, a, b):
         if e.__class__ in (float, int) and e == 3 and dt.kind == "f" and dt.itemsize >= 4:
             # a cube as two products, as PyTorch computes it (powf is ~10x slower than a multiply)
             r = np.multiply(x, x, dtype=dt)
-            return wrap(np.multiply(r, x, out=r), m.dtype)
+            return wrap(np.multiply(r, x, out=r) if r.__class__ is np.ndarray else r * x, m.dtype)  # 0-d: a scalar
         return wrap(np.power(x, e, dtype=dt), m.dtype)
 
 
