@@ -59,7 +59,7 @@ class Tensor:
     _hooks = None
     _is_param = False
     _inference = False  # set on tensors made while inference mode is on (see _new_marking_inference)
-    _view_creation = None  # "multi-output" / "no-grad": a view PyTorch refuses in-place writes to
+    _view_creation = None  # "multi-output" / "no-grad" / "inference": a view PyTorch refuses in-place writes to
 
     # -- storage ------------------------------------------------------------
     @property

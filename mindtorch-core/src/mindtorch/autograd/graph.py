@@ -750,10 +750,9 @@ def check_inplace(self, grad_recording=True):
     ):
         raise RuntimeError(_refused_view_write(self))
     if self._grad_fn is None and self._requires_grad:
-        if self._base is None:
+        if base is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    base = self._base
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 

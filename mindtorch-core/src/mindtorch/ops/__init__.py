@@ -29,21 +29,16 @@ def load_table():
 class OpNamespace:
     """`mindtorch.ops.add(...)`: every op of the table by name, whatever its public variants."""
 
-    def __init__(self):
-        self._cache = {}
-
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        fn = self._cache.get(name)
-        if fn is None:
-            ops = BY_NAME.get(name)
-            if not ops:
-                raise AttributeError(f"no op named '{name}' in the schema table")
-            from .codegen import make_callable
+        ops = BY_NAME.get(name)
+        if not ops:
+            raise AttributeError(f"no op named '{name}' in the schema table")
+        from .codegen import make_callable
 
-            fn = self._cache[name] = make_callable(ops, False)
-        # an instance attribute: later look-ups of this name no longer reach __getattr__
+        fn = make_callable(ops, False)
+        # kept as an instance attribute: later look-ups of this name never reach __getattr__ again
         setattr(self, name, fn)
         return fn
 

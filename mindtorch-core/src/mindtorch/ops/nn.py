@@ -36,9 +36,10 @@ def _shp(s):
     return "[" + ", ".join(map(str, s)) + "]"
 
 
-def _no_kernel_for(kname, d):
-    """PyTorch's error for a dtype its kernel lacks (integers and bool in the floating-point nn kernels)."""
-    if d._kind < 2:
+def _no_kernel_for(kname, d, kinds=(0, 1)):
+    """PyTorch's error for a dtype its kernel lacks: by default bool and integers (dtype kinds 0 and 1), which
+    the floating-point nn kernels lack; complex is kind 3."""
+    if d._kind in kinds:
         raise NotImplementedError(f"\"{kname}\" not implemented for '{D._cname(d)}'")
 
 
@@ -1130,7 +1131,6 @@ def _embedding_renorm_meta(self):
 
 
 def _cross_entropy_meta(input, target, weight, reduction, ignore_index):
-    _no_kernel_for("log_softmax_lastdim_kernel_impl", input.dtype)
     if input.ndim != 2:
         raise RuntimeError(f"_cross_entropy: expected 2-d input (N, C), but got {_shp(input.shape)}")
     loss, total = _nll_meta(input, target, weight, reduction, ignore_index)
@@ -1457,9 +1457,7 @@ NO_KERNEL = {
 
 def _refusing(rule, kname, kinds):
     def checked(input, *rest, **kw):
-        d = input.dtype
-        if d._kind in kinds:
-            raise NotImplementedError(f"\"{kname}\" not implemented for '{D._cname(d)}'")
+        _no_kernel_for(kname, input.dtype, kinds)
         return rule(input, *rest, **kw)
 
     checked.__wrapped__ = rule
