@@ -97,7 +97,7 @@ def _install(session, *dists):
 
 
 # what the cpu session runs a second time with the compiled kernels reached through ctypes
-CTYPES_SUBSET = ("tests/cpu/test_native_kernels.py", "tests/nn/test_functional.py")
+CTYPES_SUBSET = ("tests/cpu/test_native_kernels.py", "tests/cpu/test_native_pool.py", "tests/nn/test_functional.py")
 
 
 @nox.session

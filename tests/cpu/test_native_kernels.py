@@ -171,6 +171,12 @@ CASES = {
     "rms_norm": (lambda t: F.rms_norm(t, (512,), _like(W512, t)), (1e-4, 1e-5)),
     "cross_entropy": (lambda t: F.cross_entropy(t, TARGET, reduction="none"), (1e-5, 1e-5)),
     "max_pool2d": (lambda t: F.max_pool2d(t.reshape(3, 4, 25, 512), 3, stride=2, padding=1), (1e-6, 1e-6)),
+    "add": (lambda t: t + t.flip(0), (1e-6, 1e-6)),
+    "sub_number": (lambda t: 2.5 - t, (1e-6, 1e-6)),
+    "mul": (lambda t: t * t.flip(1), (1e-6, 1e-6)),
+    "div_number": (lambda t: t / 3.0, (1e-6, 1e-6)),
+    "sum_rows": (lambda t: t.sum(-1), (1e-5, 1e-4)),
+    "sum_all": (lambda t: t.sum(), (1e-5, 1e-3)),
 }
 FINITE_ONLY = {"layer_norm", "layer_norm_plain", "rms_norm", "cross_entropy", "softmax", "log_softmax", "softmax_dim0"}
 
@@ -346,8 +352,8 @@ def test_extension_entry_refuses_what_ctypes_would_misread():
         pytest.skip("the kernels are reached through ctypes only here")
     x = np.ones((4, 6), np.float32)
     with pytest.raises(ValueError):  # not C-contiguous: no buffer
-        native.ENTRY.mt_exp_f32(x.T, np.empty((6, 4), np.float32), 24)
+        native.ENTRY.mt_exp_f32(x.T, np.empty((6, 4), np.float32), 24, 1)
     with pytest.raises(ValueError):  # read-only output: no writable buffer
-        native.ENTRY.mt_exp_f32(x, np.broadcast_to(np.float32(0), (24,)), 24)
+        native.ENTRY.mt_exp_f32(x, np.broadcast_to(np.float32(0), (24,)), 24, 1)
     with pytest.raises(TypeError):
         native.ENTRY.mt_exp_f32(x, x)

@@ -1,5 +1,8 @@
-"""Intra-op parallelism: NumPy releases the GIL inside its loops, so a large op split
-into blocks runs on a small pool of threads (sized by torch.set_num_threads)."""
+"""Intra-op parallelism, sized by torch.set_num_threads. The compiled kernels share their work out
+on their own pool (native/pool.c: threads that never take the GIL and spin between ops, so handing
+a block over costs a few us even where waking a thread costs tens); the caller only says how many
+threads a kernel may use (threads_for). NumPy passes are split into blocks run on a pool of Python
+threads here, since NumPy releases the GIL inside its loops."""
 
 import contextvars
 import os
@@ -167,19 +170,21 @@ def elementwise(fn, out, *inputs, scratch=0, block=BLOCK, grain=GRAIN):
     return out
 
 
-def rows_per_call(compiled):
-    """Elements per block for a row kernel: cache-sized for NumPy passes, large for the compiled kernels
-    (one pass each, so a block only has to outweigh the call's pointer conversions, a few us)."""
-    return native.BLOCK if compiled else 4 * BLOCK
+def threads_for(n, split):
+    """Threads a compiled kernel over n elements may use: the pool's size from `split` elements up
+    (unless the caller is itself a block of a parallel region), else one."""
+    if n < split or in_region():
+        return 1
+    return get_num_threads()
 
 
-def split_rows(fn, nrows, rowlen, compiled, split):
+def split_rows(fn, nrows, rowlen, split):
     """fn(lo, hi) over all rows in one call on this thread when the op has fewer than `split` elements
     (a small op pays no pool machinery), else over row blocks shared out across the pool."""
     if nrows * rowlen < split:
         fn(0, nrows)
     else:
-        row_blocks(fn, nrows, rowlen, rows_per_call(compiled), max(1, split // 2))
+        row_blocks(fn, nrows, rowlen, 4 * BLOCK, max(1, split // 2))
 
 
 def row_blocks(fn, nrows, rowlen, block=4 * BLOCK, grain=GRAIN):
@@ -195,8 +200,10 @@ def row_blocks(fn, nrows, rowlen, block=4 * BLOCK, grain=GRAIN):
     parallel_for(nb, run, grain, cost=per * rowlen)
 
 
-# ufuncs with a compiled float32 kernel (faster than NumPy's loop: see benchmarks/run.py)
+# ufuncs with a compiled float32 kernel (faster than NumPy's loop: see benchmarks/run.py), by their
+# number of operands
 _NATIVE_UNARY = {np.exp: native.exp}
+_NATIVE_BINARY = {np.add: 0, np.subtract: 1, np.multiply: 2, np.divide: 3}
 
 
 def ufunc(uf, dt, x, y=None):
@@ -229,10 +236,15 @@ def _ufunc_big(uf, dt, xs):
     if shape is None:
         return uf(*xs, dtype=dt)
     out = ALLOCATOR.empty(shape, dt)
-    fused = _NATIVE_UNARY.get(uf) if len(xs) == 1 and dt == native.F32 and native.usable(xs[0]) else None
-    if fused is not None:
-        return elementwise(fused, out, xs[0], block=native.BLOCK)
     split = THRESHOLDS["elementwise"].split
+    if dt == native.F32 and native.usable(*(x for x in xs if x.__class__ is np.ndarray and x.ndim)):
+        if len(xs) == 1 and uf in _NATIVE_UNARY:
+            _NATIVE_UNARY[uf](out, xs[0], threads_for(out.size, split))
+            return out
+        op = _NATIVE_BINARY.get(uf) if len(xs) == 2 else None
+        if op is not None and out.size >= THRESHOLDS["elementwise"].native and _real_numbers(xs):
+            native.binary(out, *xs, op, threads_for(out.size, split))
+            return out
     if out.size < split or get_num_threads() < 2 or in_region():
         return uf(*xs, out=out, dtype=dt)
     o = out.reshape(-1)
@@ -243,3 +255,16 @@ def _ufunc_big(uf, dt, xs):
 
     parallel_for(o.size, run, max(1, split // 2))
     return out
+
+
+def _real_numbers(xs):
+    """True when every operand that is not an array of the result's shape is a real number (a Python
+    one or a 0-d array), which the compiled kernel then takes rounded to float32, as NumPy's float32
+    loop does."""
+    for x in xs:
+        if x.__class__ is np.ndarray:
+            if x.ndim == 0 and x.dtype.kind not in "biuf":
+                return False
+        elif x.__class__ is not float and x.__class__ is not int and x.__class__ is not bool:
+            return False
+    return True

@@ -1,10 +1,12 @@
 """Where each kernel family changes path, by the op's element count.
 
 Three paths run a float32 op: NumPy's ufuncs (several passes, ~1 us of fixed cost each), the
-compiled kernel (one pass, ~1-2 us of ctypes call), and the compiled kernel split across the thread
-pool (a task handoff costs ~9 us at best). The thresholds below are measured, not guessed:
-benchmarks/thresholds.py times every family's kernels on each path over element counts from 8 to 2M
-and prints the crossovers.
+compiled kernel (one pass, a few hundred ns of call), and the compiled kernel split across threads.
+The thresholds below are measured, not guessed: benchmarks/thresholds.py times every family's
+kernels on each path over element counts from 8 to 2M and prints the crossovers. The `split` values
+were measured when the compiled kernels were split on the Python thread pool (a handoff of ~9 us at
+best); their own pool (native/pool.c) hands a chunk to an awake worker in well under 1 us, so they
+are conservative for it.
 
 `native`: at this many elements and above, the compiled kernel runs (0: it is always the cheaper
 one); below, NumPy. `split`: at this many elements and above, the op is shared out across the
@@ -45,7 +47,9 @@ THRESHOLDS = {
     "gelu": Crossover(native=0, split=1 << 14),  # forward and backward, exact and tanh
     "relu": Crossover(native=1 << 12, split=1 << 17),  # relu and threshold_backward
     "cross_entropy_backward": Crossover(native=0, split=1 << 16),
-    "elementwise": Crossover(native=NEVER, split=1 << 16),  # NumPy ufuncs over same-shaped operands
+    # float32 add / sub / mul / div (compiled) and the other NumPy ufuncs over same-shaped operands; the
+    # compiled kernel wins only by its threads, so it starts where the split does
+    "elementwise": Crossover(native=1 << 16, split=1 << 16),
     # multiply-adds of a matrix product from which OpenBLAS runs it on the pool's threads (blas.matmul).
     # `python benchmarks/thresholds.py --family matmul --max-log2 25 --repeat 3` on that machine (load 5),
     # square products, fastest call one thread / two: 1M 26 / 25 us, 2M 46 / 33 us, 32M 677 / 507 us (at

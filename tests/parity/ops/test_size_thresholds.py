@@ -140,6 +140,8 @@ class _Counting:
 
         def counted(*args):
             self._seen["native"] += 1
+            if name in native.THREADED and args[-1] > 1:  # shared out on the library's own pool
+                self._seen["split"] += 1
             return fn(*args)
 
         return counted
@@ -148,7 +150,7 @@ class _Counting:
 @pytest.fixture
 def paths(monkeypatch):
     """Which paths the kernels took: calls into the compiled library, regions split across threads
-    (the pool's, or OpenBLAS's)."""
+    (the Python pool's, the compiled kernels' own, or OpenBLAS's)."""
     seen = {"native": 0, "split": 0}
     real = parallel.blocks
 

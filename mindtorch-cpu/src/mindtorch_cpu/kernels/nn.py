@@ -9,7 +9,7 @@ from mindtorch.plugins import OPS, dtypes as D
 from .. import blas, native
 from ..allocator import ALLOCATOR, dense
 from ..convert import TO_NP, arr, quiet, wrap
-from ..parallel import split_rows
+from ..parallel import split_rows, threads_for
 from ..sizes import THRESHOLDS
 from . import kernel_table
 from .reduction import _ones, _softmax_backward_rows, _softmax_rows, log_softmax as log_softmax_kernel
@@ -167,17 +167,14 @@ def _norm_forward(x, normalized_shape, w, b, eps, center):
     wv = _f(w).reshape(c) if w is not None else None
     bv = _f(b).reshape(c) if b is not None else None
     cross = THRESHOLDS["layer_norm"]
-    fused = n * c >= cross.native and native.usable(a, y, *(v for v in (wv, bv) if v is not None))
-    if fused and n * c < cross.split:  # the common small case: one call on this thread
-        native.norm(y, a, wv, bv, mean, rstd, eps, center)
+    if n * c >= cross.native and native.usable(a, y, *(v for v in (wv, bv) if v is not None)):
+        native.norm(y, a, wv, bv, mean, rstd, eps, center, threads=threads_for(n * c, cross.split))
         ALLOCATOR.release(x_copy)
         return y.reshape(x.shape), mean, rstd
     ones = _ones(c, dt)
 
     def run(lo, hi):
         xb, yb, r = a[lo:hi], y[lo:hi], rstd[lo:hi]
-        if fused:
-            return native.norm(yb, xb, wv, bv, mean[lo:hi] if center else None, r, eps, center)
         if center:
             mean[lo:hi] = _row_mean(xb, ones)
             np.subtract(xb, mean[lo:hi], out=yb)
@@ -193,7 +190,7 @@ def _norm_forward(x, normalized_shape, w, b, eps, center):
         if bv is not None:
             yb += bv
 
-    split_rows(run, n, c, fused, cross.split)
+    split_rows(run, n, c, cross.split)
     ALLOCATOR.release(x_copy)
     return y.reshape(x.shape), mean, rstd
 
@@ -212,19 +209,18 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
     wv = _f(w).reshape(c) if w is not None else None
     dx = ALLOCATOR.empty((n, c), dt)
     cross = THRESHOLDS["layer_norm_backward"]
-    fused = n * c >= cross.native and native.usable(ga, a, r, *(v for v in (mu, wv) if v is not None))
-    if fused and n * c < cross.split:  # the common small case: one call on this thread
+    if n * c >= cross.native and native.usable(ga, a, r, *(v for v in (mu, wv) if v is not None)):
         gw, gbias = np.zeros(c, dt), np.zeros(c, dt)
-        native.norm_backward(dx, ga, a, mu, r, wv, gw, gbias, center)
+        native.norm_backward(dx, ga, a, mu, r, wv, gw, gbias, center, threads=threads_for(n * c, cross.split))
     else:
-        gw, gbias = _norm_backward_blocks(ga, a, mu, r, wv, dx, center, fused, cross.split)
+        gw, gbias = _norm_backward_blocks(ga, a, mu, r, wv, dx, center, cross.split)
     ALLOCATOR.release(g_copy)
     ALLOCATOR.release(x_copy)
     return dx.reshape(x.shape), gw.reshape(normalized_shape), gbias.reshape(normalized_shape)
 
 
-def _norm_backward_blocks(ga, a, mu, r, wv, dx, center, fused, split):
-    """dx into `dx` and (dweight, dbias) over row blocks, on the pool when large."""
+def _norm_backward_blocks(ga, a, mu, r, wv, dx, center, split):
+    """dx into `dx` and (dweight, dbias) over row blocks of NumPy passes, on the pool when large."""
     n, c = a.shape
     dt = a.dtype
     ones = _ones(c, dt)
@@ -232,11 +228,6 @@ def _norm_backward_blocks(ga, a, mu, r, wv, dx, center, fused, split):
 
     def run(lo, hi):
         gb, xb, o, rb = ga[lo:hi], a[lo:hi], dx[lo:hi], r[lo:hi]
-        if fused:
-            dw, db = np.zeros(c, dt), np.zeros(c, dt)
-            native.norm_backward(o, gb, xb, mu[lo:hi] if center else None, rb, wv, dw, db, center)
-            partial[lo] = (dw, db)
-            return
         xhat = np.subtract(xb, mu[lo:hi]) if center else xb.copy()
         xhat *= rb
         t = np.multiply(gb, xhat)
@@ -251,7 +242,7 @@ def _norm_backward_blocks(ga, a, mu, r, wv, dx, center, fused, split):
             o -= _row_mean(gx, ones)
         o *= rb
 
-    split_rows(run, n, c, fused, split)
+    split_rows(run, n, c, split)
     parts = [partial[lo] for lo in sorted(partial)]
     gw = np.sum([p[0] for p in parts], axis=0) if parts else np.zeros(c, dt)
     gbias = np.sum([p[1] for p in parts], axis=0) if parts else np.zeros(c, dt)
@@ -565,17 +556,20 @@ def nll_loss_backward(m, g, x, target, weight, reduction, ignore_index, total_we
 
 # --- scaled dot-product attention ------------------------------------------------------------------
 def _rows_apply(block_fn, out2, *ins2, scratch=False):
-    """block_fn(out_rows, *in_rows, tmp, ones, compiled) over the rows of 2-d C-contiguous arrays."""
+    """block_fn(out_rows, *in_rows, tmp, ones, threads) over the rows of 2-d C-contiguous arrays: one
+    compiled call on the kernels' pool, or NumPy passes over row blocks (threads 0)."""
     n, c = out2.shape
-    ones = _ones(c, out2.dtype)
     cross = THRESHOLDS["softmax"]
-    compiled = n * c >= cross.native and native.usable(out2, *ins2)
+    if n * c >= cross.native and native.usable(out2, *ins2):
+        block_fn(out2, *ins2, None, None, threads_for(n * c, cross.split))
+        return
+    ones = _ones(c, out2.dtype)
 
     def run(lo, hi):
         tmp = np.empty((hi - lo, c), out2.dtype) if scratch else None
-        block_fn(out2[lo:hi], *[a[lo:hi] for a in ins2], tmp, ones, compiled)
+        block_fn(out2[lo:hi], *[a[lo:hi] for a in ins2], tmp, ones, 0)
 
-    split_rows(run, n, c, compiled, cross.split)
+    split_rows(run, n, c, cross.split)
 
 
 _CAUSAL = {}
@@ -669,11 +663,13 @@ def sdpa_backward(m, g, q, k, v, mask, is_causal, out, lse, scale, dropout_mask=
 # --- cross entropy (class indices, 2-d) ---------------------------------------------------------------
 @kernel("_cross_entropy")
 def cross_entropy(m, x, target, weight, reduction, ignore_index):
-    small = m[2].dtype is D.float32 and x.numel() < THRESHOLDS["softmax"].split
-    operands = _nll_operands(x, target, weight) if small else None
-    if operands is not None:  # log_softmax and the loss in one compiled call on this thread
-        lp = np.empty(operands[0].shape, native.F32)
-        run = lambda a, t, w, losses, sums: native.cross_entropy(lp, a, t, w, losses, sums, ignore_index)
+    operands = _nll_operands(x, target, weight) if m[2].dtype is D.float32 else None
+    if operands is not None:  # log_softmax (on the kernels' pool when large) and the loss in one call
+        n = x.numel()
+        split = THRESHOLDS["softmax"].split
+        lp = np.empty(operands[0].shape, native.F32) if n < split else ALLOCATOR.empty(operands[0].shape, native.F32)
+        k = threads_for(n, split)
+        run = lambda a, t, w, losses, sums: native.cross_entropy(lp, a, t, w, losses, sums, ignore_index, k)
         loss, total = _nll_result(m, *_nll_compiled(run, operands, reduction), reduction)
         return loss, total, wrap(lp, m[2].dtype)
     logp = log_softmax_kernel(m[2], x, 1)
@@ -697,12 +693,7 @@ def cross_entropy_backward(m, g, log_probs, target, weight, reduction, ignore_in
     cross = THRESHOLDS["cross_entropy_backward"]
     if lp.size >= cross.native and lp.ndim == 2 and native.usable(lp, coef):
         out = ALLOCATOR.empty(lp.shape, dt)
-        split_rows(
-            lambda lo, hi: native.cross_entropy_backward(out[lo:hi], lp[lo:hi], coef[lo:hi], safe[lo:hi]),
-            *lp.shape,
-            True,
-            cross.split,
-        )
+        native.cross_entropy_backward(out, lp, coef, safe, threads_for(lp.size, cross.split))
         return wrap(out, m.dtype)
     with quiet():
         out = np.exp(lp, dtype=dt)  # d/dlogits = coef * (softmax - one_hot), in one pass

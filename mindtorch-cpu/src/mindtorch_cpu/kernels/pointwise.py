@@ -8,7 +8,7 @@ from mindtorch.plugins import Tensor, clamp_family, dtypes as D
 from .. import native
 from ..allocator import ALLOCATOR, dense
 from ..convert import TO_NP, arr, quiet, wrap
-from ..parallel import elementwise, ufunc as par_ufunc
+from ..parallel import elementwise, threads_for, ufunc as par_ufunc
 from ..sizes import THRESHOLDS
 from . import kernel_table
 
@@ -504,15 +504,12 @@ def _compiled_ok(x, dt, family):
 
 
 def _compiled(fn, family, *xs):
-    """fn(out, *xs) into a float32 result shaped like xs[0]: one call on this thread below the family's
-    split threshold, else over the thread pool into a pooled result."""
+    """fn(out, *xs, threads) into a float32 result shaped like xs[0], on the kernels' pool from the
+    family's split threshold up."""
+    n = xs[0].size
     split = THRESHOLDS[family].split
-    if xs[0].size < split:
-        out = np.empty(xs[0].shape, _F32)
-        fn(out, *xs)
-        return out
-    out = ALLOCATOR.empty(xs[0].shape, _F32)
-    elementwise(fn, out, *xs, block=native.BLOCK, grain=split // 2)
+    out = np.empty(xs[0].shape, _F32) if n < split else ALLOCATOR.empty(xs[0].shape, _F32)
+    fn(out, *xs, threads_for(n, split))
     return out
 
 
@@ -526,7 +523,9 @@ def threshold_backward(m, g, x, threshold):
     shape = tuple(m.shape)
     ga, xa = _same_shape(arr(g), shape), _same_shape(arr(x), shape)
     if _compiled_ok(ga, dt, "relu") and native.usable(xa):
-        return wrap(_compiled(lambda o, a, b: native.threshold_backward(o, a, b, threshold), "relu", ga, xa), m.dtype)
+        return wrap(
+            _compiled(lambda o, a, b, k: native.threshold_backward(o, a, b, threshold, k), "relu", ga, xa), m.dtype
+        )
     with quiet():
         if dt in _BITS and shape:  # (NumPy hands 0-dim results back as scalars)
             return wrap(_where_bits(xa <= threshold, 0, ga.astype(dt, copy=False), dt), m.dtype)
@@ -945,8 +944,10 @@ def _low_precision(d):
 
 
 # compiled gelu kernels by `approximate == "tanh"`
-_GELU_C = {False: native.gelu, True: lambda o, a: native.gelu(o, a, True)}
-_GELU_BACKWARD_C = {False: native.gelu_backward, True: lambda o, g, a: native.gelu_backward(o, g, a, True)}
+_GELU_C = {tanh: lambda o, a, k, tanh=tanh: native.gelu(o, a, tanh, k) for tanh in (False, True)}
+_GELU_BACKWARD_C = {
+    tanh: lambda o, g, a, k, tanh=tanh: native.gelu_backward(o, g, a, tanh, k) for tanh in (False, True)
+}
 
 
 @kernel("gelu")

@@ -6,7 +6,7 @@ from mindtorch.plugins import dtypes as _D
 from .. import blas, native
 from ..allocator import ALLOCATOR
 from ..convert import TO_NP, arr, quiet, wrap
-from ..parallel import split_rows
+from ..parallel import split_rows, threads_for
 from ..sizes import THRESHOLDS
 from . import kernel_table
 
@@ -78,6 +78,8 @@ def blas_sum(x, ax):
         inner = 1
         for s in x.shape[nd - k :]:
             inner *= s
+        if native.usable(x):
+            return _sum_rows(x.reshape(-1, inner))
         if inner > BLAS_SUM_MAX or inner < 8:
             return None
         return blas.matmul(x.reshape(-1, inner), _ones(inner, x.dtype))
@@ -100,8 +102,17 @@ def blas_full_sum(x):
     flat = x.reshape(-1)
     k = 1024
     m = flat.size // k
-    total = blas.matmul(flat[: m * k].reshape(m, k), _ones(k, x.dtype)).sum(dtype=np.float64)
+    head = flat[: m * k].reshape(m, k)
+    rows = _sum_rows(head) if native.usable(x) else blas.matmul(head, _ones(k, x.dtype))
+    total = rows.sum(dtype=np.float64)
     return x.dtype.type(total + flat[m * k :].sum(dtype=np.float64))
+
+
+def _sum_rows(x2):
+    """The row sums of a C-contiguous float32 matrix, by the compiled kernel (on its pool when large)."""
+    out = np.empty(x2.shape[0], np.float32)
+    native.sum_rows(out, x2, threads_for(x2.size, THRESHOLDS["elementwise"].split))
+    return out
 
 
 @kernel("sum")
@@ -303,7 +314,8 @@ def _row_sum(a, ones):
 
 def _fused_rows(block_fn, m, dim, *ts, scratch=False):
     """A fused kernel over the rows (dim moved last), split across the thread pool when large; float
-    math in float32 for 16-bit inputs. block_fn(out_rows, *in_rows, tmp_rows, ones, compiled)."""
+    math in float32 for 16-bit inputs. block_fn(out_rows, *in_rows, tmp_rows, ones, threads): threads
+    0 runs NumPy passes, k > 0 the compiled kernel on k threads."""
     dt = _WIDE[TO_NP[m.dtype]]
     x0 = arr(ts[-1])
     if x0.ndim == 0 or x0.size == 0:
@@ -317,49 +329,48 @@ def _fused_rows(block_fn, m, dim, *ts, scratch=False):
     n, c = rows[0].shape
     out = ALLOCATOR.empty((n, c), dt)
     cross = THRESHOLDS["softmax"]
-    compiled = n * c >= cross.native and native.usable(out, *rows)
-    if compiled and n * c < cross.split:  # the common small case: one call, nothing else
-        block_fn(out, *rows, None, None, True)
+    if n * c >= cross.native and native.usable(out, *rows):  # one compiled call, on the kernels' pool
+        block_fn(out, *rows, None, None, threads_for(n * c, cross.split))
     else:
         ones = _ones(c, dt) if c <= BLAS_SUM_MAX else None
 
         def run(lo, hi):
             tmp = np.empty((hi - lo, c), dt) if scratch else None
-            block_fn(out[lo:hi], *[r[lo:hi] for r in rows], tmp, ones, compiled)
+            block_fn(out[lo:hi], *[r[lo:hi] for r in rows], tmp, ones, 0)
 
         with quiet():
-            split_rows(run, n, c, compiled, cross.split)
+            split_rows(run, n, c, cross.split)
     res = out.reshape(x0.shape) if moved is None else np.moveaxis(out.reshape(moved), -1, d)
     return _out(res, m)
 
 
-def _softmax_rows(o, x, tmp, ones, compiled):
-    if compiled:
-        return native.softmax(o, x)
+def _softmax_rows(o, x, tmp, ones, threads):
+    if threads:
+        return native.softmax(o, x, threads=threads)
     np.subtract(x, x.max(1, keepdims=True), out=o)
     np.exp(o, out=o)
     o *= np.reciprocal(_row_sum(o, ones))
 
 
-def _log_softmax_rows(o, x, tmp, ones, compiled):
-    if compiled:
-        return native.softmax(o, x, log=True)
+def _log_softmax_rows(o, x, tmp, ones, threads):
+    if threads:
+        return native.softmax(o, x, log=True, threads=threads)
     np.subtract(x, x.max(1, keepdims=True), out=o)
     np.exp(o, out=tmp)
     o -= np.log(_row_sum(tmp, ones))
 
 
-def _softmax_backward_rows(o, g, y, tmp, ones, compiled):
-    if compiled:
-        return native.softmax_backward(o, g, y)
+def _softmax_backward_rows(o, g, y, tmp, ones, threads):
+    if threads:
+        return native.softmax_backward(o, g, y, threads=threads)
     np.multiply(g, y, out=tmp)
     np.subtract(g, _row_sum(tmp, ones), out=o)
     o *= y
 
 
-def _log_softmax_backward_rows(o, g, y, tmp, ones, compiled):
-    if compiled:
-        return native.softmax_backward(o, g, y, log=True)
+def _log_softmax_backward_rows(o, g, y, tmp, ones, threads):
+    if threads:
+        return native.softmax_backward(o, g, y, log=True, threads=threads)
     np.exp(y, out=o)
     o *= _row_sum(g, ones)
     np.subtract(g, o, out=o)

@@ -1,9 +1,10 @@
 """Fused float32 kernels (kernels.c), or ``LIB is None`` when they were not built.
 
 Callers check ``usable(*arrays)`` (the library is loaded and every array is C-contiguous float32)
-and otherwise run their NumPy kernels. Each call works on one block and releases the GIL, so blocks
-run in parallel on the backend's thread pool. MINDTORCH_CPU_NATIVE=0 turns the library off (the
-NumPy kernels then run everywhere).
+and otherwise run their NumPy kernels. The elementwise and row kernels take a whole op and a thread
+count and share the work out on the library's own pool (pool.c); the others work on one block and
+release the GIL, so their blocks run in parallel on the backend's Python thread pool.
+MINDTORCH_CPU_NATIVE=0 turns the library off (the NumPy kernels then run everywhere).
 
 Two entries reach the same compiled file: ctypes (``LIB``, any build) and, when the build found
 Python.h, the file imported as an extension module (``ENTRY``), whose calls take the arrays
@@ -31,33 +32,41 @@ VARIANTS = {
     "_kernels.so": (),
 }
 F32 = np.dtype(np.float32)
-# Elements per call: no cache blocking is needed (each kernel makes one pass per element or per row),
-# and a call has a fixed cost (ctypes' is ~1.5-3 us), so each thread takes its whole share of an op
-# in one call.
+# Elements per call of a block kernel (pooling, im2col): no cache blocking is needed (each makes one
+# pass per element), and a call has a fixed cost, so each thread takes its whole share in one call.
 BLOCK = 1 << 40
 
 _P, _N, _I = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
+# kernels that take a whole op and share it out on the library's own pool: the last argument is how
+# many threads they may use
+_POOLED = {
+    "mt_exp_f32": (_P, _P, _N, _I),
+    "mt_relu_f32": (_P, _P, _N, _I),
+    "mt_threshold_backward_f32": (_P, _P, _P, _N, ctypes.c_float, _I),
+    "mt_gelu_f32": (_P, _P, _N, _I),
+    "mt_gelu_backward_f32": (_P, _P, _P, _N, _I),
+    "mt_gelu_tanh_f32": (_P, _P, _N, _I),
+    "mt_gelu_tanh_backward_f32": (_P, _P, _P, _N, _I),
+    "mt_binary_f32": (_P, _P, _P, _N, _I, ctypes.c_float, _I),
+    "mt_softmax_f32": (_P, _P, _N, _N, _I, _I),
+    "mt_softmax_backward_f32": (_P, _P, _P, _N, _N, _I, _I),
+    "mt_sum_rows_f32": (_P, _P, _N, _N, _I),
+    "mt_norm_f32": (_P, _P, _P, _P, _P, _P, _N, _N, ctypes.c_float, _I, _I),
+    "mt_norm_backward_f32": (_P, _P, _P, _P, _P, _P, _P, _P, _N, _N, _I, _I),
+    "mt_cross_entropy_f32": (_P, _P, _P, _P, _P, _P, _N, _N, _N, _I),
+    "mt_cross_entropy_backward_f32": (_P, _P, _P, _P, _N, _N, _I),
+}
+THREADED = frozenset(_POOLED)
+# kernels that work on the block they are given (the caller shares blocks out)
 _SIGNATURES = {
-    "mt_exp_f32": (_P, _P, _N),
-    "mt_relu_f32": (_P, _P, _N),
-    "mt_threshold_backward_f32": (_P, _P, _P, _N, ctypes.c_float),
-    "mt_gelu_f32": (_P, _P, _N),
-    "mt_gelu_backward_f32": (_P, _P, _P, _N),
-    "mt_gelu_tanh_f32": (_P, _P, _N),
-    "mt_gelu_tanh_backward_f32": (_P, _P, _P, _N),
-    "mt_softmax_f32": (_P, _P, _N, _N, _I),
-    "mt_softmax_backward_f32": (_P, _P, _P, _N, _N, _I),
-    "mt_norm_f32": (_P, _P, _P, _P, _P, _P, _N, _N, ctypes.c_float, _I),
-    "mt_norm_backward_f32": (_P, _P, _P, _P, _P, _P, _P, _P, _P, _N, _N, _I),
+    **_POOLED,
     "mt_nll_f32": (_P, _P, _P, _P, _P, _N, _N, _N),
-    "mt_cross_entropy_f32": (_P, _P, _P, _P, _P, _P, _N, _N, _N),
-    "mt_cross_entropy_backward_f32": (_P, _P, _P, _P, _N, _N),
     "mt_max_pool2d_f32": (_P, _P, _P) + (_N,) * 13,
     "mt_max_pool2d_backward_f32": (_P, _P, _P, _N, _N, _N),
     "mt_im2col_f32": (_P, _P) + (_N,) * 14,
     "mt_col2im_f32": (_P, _P) + (_N,) * 14,
 }
-_RETURNS = {"mt_nll_f32": _N, "mt_cross_entropy_f32": _N}  # the others return nothing
+_RETURNS = {"mt_nll_f32": _N, "mt_cross_entropy_f32": _N, "mt_norm_backward_f32": _N}  # the others return nothing
 
 
 def _cpu_features():
@@ -157,51 +166,71 @@ def _p(a):
         return a.ctypes.data
 
 
-# --- elementwise, on flat blocks: out and inputs of one size ---------------------------------------
-def exp(out, x):
-    _K.mt_exp_f32(x, out, out.size)
+# --- elementwise: out and inputs of one size. `threads`: how many threads the kernel may use (its
+# own pool, see pool.c); the caller decides by the op's size ----------------------------------------
+def exp(out, x, threads=1):
+    _K.mt_exp_f32(x, out, out.size, threads)
 
 
-def relu(out, x):
-    _K.mt_relu_f32(x, out, out.size)
+def relu(out, x, threads=1):
+    _K.mt_relu_f32(x, out, out.size, threads)
 
 
-def threshold_backward(out, g, x, threshold):
-    _K.mt_threshold_backward_f32(g, x, out, out.size, threshold)
+def threshold_backward(out, g, x, threshold, threads=1):
+    _K.mt_threshold_backward_f32(g, x, out, out.size, threshold, threads)
 
 
-def gelu(out, x, tanh=False):
-    (_K.mt_gelu_tanh_f32 if tanh else _K.mt_gelu_f32)(x, out, out.size)
+def gelu(out, x, tanh=False, threads=1):
+    (_K.mt_gelu_tanh_f32 if tanh else _K.mt_gelu_f32)(x, out, out.size, threads)
 
 
-def gelu_backward(out, g, x, tanh=False):
-    (_K.mt_gelu_tanh_backward_f32 if tanh else _K.mt_gelu_backward_f32)(g, x, out, out.size)
+def gelu_backward(out, g, x, tanh=False, threads=1):
+    (_K.mt_gelu_tanh_backward_f32 if tanh else _K.mt_gelu_backward_f32)(g, x, out, out.size, threads)
+
+
+BINARY_OPS = {"add": 0, "sub": 1, "mul": 2, "div": 3}
+
+
+def binary(out, a, b, op, threads=1):
+    """out = a op b (op a BINARY_OPS value) for float32 arrays of out's size; either operand may be a
+    number instead (a Python float, or a 0-d / 1-element array)."""
+    s = 0.0
+    if a.__class__ is not np.ndarray or a.size == 1 != out.size:
+        s, a = float(a), None
+    elif b.__class__ is not np.ndarray or b.size == 1 != out.size:
+        s, b = float(b), None
+    _K.mt_binary_f32(a, b, out, out.size, op, s, threads)
 
 
 # --- rows: blocks of rows along the last axis (rows, ..., d) ---------------------------------------
-def softmax(out, x, log=False):
+def softmax(out, x, log=False, threads=1):
     d = out.shape[-1]
-    _K.mt_softmax_f32(x, out, out.size // d, d, log)
+    _K.mt_softmax_f32(x, out, out.size // d, d, log, threads)
 
 
-def softmax_backward(out, g, y, log=False):
+def softmax_backward(out, g, y, log=False, threads=1):
     d = out.shape[-1]
-    _K.mt_softmax_backward_f32(g, y, out, out.size // d, d, log)
+    _K.mt_softmax_backward_f32(g, y, out, out.size // d, d, log, threads)
 
 
-def norm(y, x, w, b, mean, rstd, eps, center, d=None):
+def sum_rows(out, x, threads=1):
+    """out (one float32 per row) = the sums of the rows of x along its last axis."""
+    _K.mt_sum_rows_f32(x, out, out.size, x.size // max(out.size, 1), threads)
+
+
+def norm(y, x, w, b, mean, rstd, eps, center, d=None, threads=1):
     """Layer norm (center) or RMS norm of the rows of x (rows of d elements: x.shape[1] by default) into
     y; mean (if center) and rstd get one value per row."""
     d = x.shape[1] if d is None else d
-    _K.mt_norm_f32(x, w, b, y, mean, rstd, x.size // d, d, eps, center)
+    _K.mt_norm_f32(x, w, b, y, mean, rstd, x.size // d, d, eps, center, threads)
 
 
-def norm_backward(dx, g, x, mean, rstd, w, dw, db, center, d=None):
-    """dx of the rows (of d elements: x.shape[1] by default); dw / db (zeroed by the caller, or None)
-    accumulate this block's sums."""
+def norm_backward(dx, g, x, mean, rstd, w, dw, db, center, d=None, threads=1):
+    """dx of the rows (of d elements: x.shape[1] by default); dw / db (zeroed by the caller) get the
+    weight and bias gradients added."""
     d = x.shape[1] if d is None else d
-    tmp = np.empty(2 * d, F32)
-    _K.mt_norm_backward_f32(g, x, mean, rstd, w, dx, dw, db, tmp, x.size // d, d, center)
+    if _K.mt_norm_backward_f32(g, x, mean, rstd, w, dx, dw, db, x.size // d, d, center, threads) < 0:
+        raise MemoryError("layer norm backward: no memory for its per-thread sums")
 
 
 def nll(logp, target, weight, losses, sums, ignore_index):
@@ -211,14 +240,14 @@ def nll(logp, target, weight, losses, sums, ignore_index):
     return _K.mt_nll_f32(logp, target, weight, losses, sums, logp.shape[0], logp.shape[1], ignore_index)
 
 
-def cross_entropy(logp, x, target, weight, losses, sums, ignore_index):
+def cross_entropy(logp, x, target, weight, losses, sums, ignore_index, threads=1):
     """logp = log_softmax of the rows of x (rows, classes), then nll(logp, ...) (see there)."""
-    return _K.mt_cross_entropy_f32(x, target, weight, logp, losses, sums, x.shape[0], x.shape[1], ignore_index)
+    return _K.mt_cross_entropy_f32(x, target, weight, logp, losses, sums, x.shape[0], x.shape[1], ignore_index, threads)
 
 
-def cross_entropy_backward(out, logp, coef, target):
+def cross_entropy_backward(out, logp, coef, target, threads=1):
     """out = coef[:, None] * (exp(logp) - one_hot(target)); target int64, in range."""
-    _K.mt_cross_entropy_backward_f32(logp, coef, target, out, out.shape[0], out.shape[1])
+    _K.mt_cross_entropy_backward_f32(logp, coef, target, out, out.shape[0], out.shape[1], threads)
 
 
 # --- pooling: (planes, h, w) blocks ---------------------------------------------------------------------

@@ -29,6 +29,7 @@ FLAGS = [
     "-O3",
     "-fPIC",
     "-shared",
+    "-pthread",  # pool.c: the kernels' own worker threads
     "-std=gnu11",
     "-fvisibility=hidden",
     "-fno-trapping-math",

@@ -42,7 +42,7 @@ static void release(call_t *c) {
 }
 
 /* One argument by its letter: r a read buffer, w a written buffer (either may be None: NULL),
- * n an int64, i an int (a bool too), f a float. */
+ * n an int64, i an int (or a flag), f a float. */
 static int parse_one(PyObject *o, char kind, arg_t *out, call_t *c) {
     switch (kind) {
     case 'r':
@@ -57,7 +57,11 @@ static int parse_one(PyObject *o, char kind, arg_t *out, call_t *c) {
     case 'n':
         out->n = (i64)PyLong_AsLongLong(o);
         return (out->n == -1 && PyErr_Occurred()) ? -1 : 0;
-    case 'i':
+    case 'i': /* an int, or anything with a truth value (a flag) */
+        if (PyLong_Check(o)) {
+            out->i = (int)PyLong_AsLong(o);
+            return (out->i == -1 && PyErr_Occurred()) ? -1 : 0;
+        }
         out->i = PyObject_IsTrue(o);
         return out->i < 0 ? -1 : 0;
     default: /* 'f' */
@@ -105,27 +109,30 @@ static int parse(PyObject *const *args, Py_ssize_t nargs, const char *sig, const
         return PyLong_FromLongLong((long long)r);                                              \
     }
 
-ENTRY_VOID(mt_exp_f32, "rwn", mt_exp_f32(A(0).p, A(1).p, A(2).n))
-ENTRY_VOID(mt_relu_f32, "rwn", mt_relu_f32(A(0).p, A(1).p, A(2).n))
-ENTRY_VOID(mt_threshold_backward_f32, "rrwnf",
-           mt_threshold_backward_f32(A(0).p, A(1).p, A(2).p, A(3).n, A(4).f))
-ENTRY_VOID(mt_gelu_f32, "rwn", mt_gelu_f32(A(0).p, A(1).p, A(2).n))
-ENTRY_VOID(mt_gelu_backward_f32, "rrwn", mt_gelu_backward_f32(A(0).p, A(1).p, A(2).p, A(3).n))
-ENTRY_VOID(mt_gelu_tanh_f32, "rwn", mt_gelu_tanh_f32(A(0).p, A(1).p, A(2).n))
-ENTRY_VOID(mt_gelu_tanh_backward_f32, "rrwn", mt_gelu_tanh_backward_f32(A(0).p, A(1).p, A(2).p, A(3).n))
-ENTRY_VOID(mt_softmax_f32, "rwnni", mt_softmax_f32(A(0).p, A(1).p, A(2).n, A(3).n, A(4).i))
-ENTRY_VOID(mt_softmax_backward_f32, "rrwnni",
-           mt_softmax_backward_f32(A(0).p, A(1).p, A(2).p, A(3).n, A(4).n, A(5).i))
-ENTRY_VOID(mt_norm_f32, "rrrwwwnnfi",
-           mt_norm_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).p, A(6).n, A(7).n, A(8).f, A(9).i))
-ENTRY_VOID(mt_norm_backward_f32, "rrrrrwwwwnni",
-           mt_norm_backward_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).p, A(6).p, A(7).p, A(8).p, A(9).n,
-                                A(10).n, A(11).i))
+ENTRY_VOID(mt_exp_f32, "rwni", mt_exp_f32(A(0).p, A(1).p, A(2).n, A(3).i))
+ENTRY_VOID(mt_relu_f32, "rwni", mt_relu_f32(A(0).p, A(1).p, A(2).n, A(3).i))
+ENTRY_VOID(mt_threshold_backward_f32, "rrwnfi",
+           mt_threshold_backward_f32(A(0).p, A(1).p, A(2).p, A(3).n, A(4).f, A(5).i))
+ENTRY_VOID(mt_gelu_f32, "rwni", mt_gelu_f32(A(0).p, A(1).p, A(2).n, A(3).i))
+ENTRY_VOID(mt_gelu_backward_f32, "rrwni", mt_gelu_backward_f32(A(0).p, A(1).p, A(2).p, A(3).n, A(4).i))
+ENTRY_VOID(mt_gelu_tanh_f32, "rwni", mt_gelu_tanh_f32(A(0).p, A(1).p, A(2).n, A(3).i))
+ENTRY_VOID(mt_gelu_tanh_backward_f32, "rrwni",
+           mt_gelu_tanh_backward_f32(A(0).p, A(1).p, A(2).p, A(3).n, A(4).i))
+ENTRY_VOID(mt_binary_f32, "rrwnifi", mt_binary_f32(A(0).p, A(1).p, A(2).p, A(3).n, A(4).i, A(5).f, A(6).i))
+ENTRY_VOID(mt_softmax_f32, "rwnnii", mt_softmax_f32(A(0).p, A(1).p, A(2).n, A(3).n, A(4).i, A(5).i))
+ENTRY_VOID(mt_softmax_backward_f32, "rrwnnii",
+           mt_softmax_backward_f32(A(0).p, A(1).p, A(2).p, A(3).n, A(4).n, A(5).i, A(6).i))
+ENTRY_VOID(mt_sum_rows_f32, "rwnni", mt_sum_rows_f32(A(0).p, A(1).p, A(2).n, A(3).n, A(4).i))
+ENTRY_VOID(mt_norm_f32, "rrrwwwnnfii",
+           mt_norm_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).p, A(6).n, A(7).n, A(8).f, A(9).i, A(10).i))
+ENTRY_I64(mt_norm_backward_f32, "rrrrrwwwnnii",
+          mt_norm_backward_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).p, A(6).p, A(7).p, A(8).n, A(9).n,
+                               A(10).i, A(11).i))
 ENTRY_I64(mt_nll_f32, "rrrwwnnn", mt_nll_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).n, A(6).n, A(7).n))
-ENTRY_I64(mt_cross_entropy_f32, "rrrwwwnnn",
-          mt_cross_entropy_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).p, A(6).n, A(7).n, A(8).n))
-ENTRY_VOID(mt_cross_entropy_backward_f32, "rrrwnn",
-           mt_cross_entropy_backward_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).n, A(5).n))
+ENTRY_I64(mt_cross_entropy_f32, "rrrwwwnnni",
+          mt_cross_entropy_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).p, A(6).n, A(7).n, A(8).n, A(9).i))
+ENTRY_VOID(mt_cross_entropy_backward_f32, "rrrwnni",
+           mt_cross_entropy_backward_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).n, A(5).n, A(6).i))
 ENTRY_VOID(mt_max_pool2d_f32, "rwwnnnnnnnnnnnnn",
            mt_max_pool2d_f32(A(0).p, A(1).p, A(2).p, A(3).n, A(4).n, A(5).n, A(6).n, A(7).n, A(8).n, A(9).n,
                              A(10).n, A(11).n, A(12).n, A(13).n, A(14).n, A(15).n))
@@ -147,8 +154,10 @@ static PyMethodDef methods[] = {
     M(mt_gelu_backward_f32),
     M(mt_gelu_tanh_f32),
     M(mt_gelu_tanh_backward_f32),
+    M(mt_binary_f32),
     M(mt_softmax_f32),
     M(mt_softmax_backward_f32),
+    M(mt_sum_rows_f32),
     M(mt_norm_f32),
     M(mt_norm_backward_f32),
     M(mt_nll_f32),

@@ -9,14 +9,14 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "pool.c"
+
 #if 0
 #define MT_HOT __attribute__((target_clones("arch=haswell", "default")))
 #else
 #define MT_HOT
 #endif
 #define MT_API __attribute__((visibility("default")))
-
-typedef int64_t i64;
 
 static inline __attribute__((always_inline)) float bits_to_float(int32_t b) { float f; memcpy(&f, &b, 4); return f; }
 static inline __attribute__((always_inline)) int32_t float_to_bits(float f) { int32_t b; memcpy(&b, &f, 4); return b; }
@@ -51,19 +51,26 @@ static inline __attribute__((always_inline)) float half_one_plus_tanh(float u, f
 }
 
 /* ---- elementwise ---------------------------------------------------------------------------- */
-MT_API MT_HOT void mt_exp_f32(const float *restrict x, float *restrict y, i64 n) {
+/* Each elementwise block takes (a, b, y, n, s): its operands (b unused by a unary one), its result and a
+ * scalar; ew_run shares the elements out across the pool. */
+typedef void (*ew_fn)(const float *restrict a, const float *restrict b, float *restrict y, i64 n, float s);
+#define EW(name) static MT_HOT void name(const float *restrict x, const float *restrict b, float *restrict y, i64 n, float s)
+#define EW2(name) static MT_HOT void name(const float *restrict g, const float *restrict x, float *restrict y, i64 n, float s)
+
+EW(exp_blk) {
+    (void)b, (void)s;
     for (i64 i = 0; i < n; i++) y[i] = mt_expf(x[i]);
 }
 
 /* relu keeps a NaN and -0.0 (as NumPy's maximum(x, 0) and PyTorch's kernel do) */
-MT_API MT_HOT void mt_relu_f32(const float *restrict x, float *restrict y, i64 n) {
+EW(relu_blk) {
+    (void)b, (void)s;
     for (i64 i = 0; i < n; i++) y[i] = x[i] < 0.0f ? 0.0f : x[i];
 }
 
 /* the gradient of relu / threshold: 0 where x <= threshold, else g (a NaN in x passes g) */
-MT_API MT_HOT void mt_threshold_backward_f32(const float *restrict g, const float *restrict x,
-                                             float *restrict y, i64 n, float threshold) {
-    for (i64 i = 0; i < n; i++) y[i] = x[i] <= threshold ? 0.0f : g[i];
+EW2(threshold_backward_blk) {
+    for (i64 i = 0; i < n; i++) y[i] = x[i] <= s ? 0.0f : g[i]; /* s: the threshold */
 }
 
 /* Phi(-|x|) by Abramowitz-Stegun 7.1.26 (absolute error <= 1.5e-7), also returning exp(-x^2/2). */
@@ -79,7 +86,8 @@ static inline __attribute__((always_inline)) float phi_tail(float ax, float *e) 
     return p * t * *e;
 }
 
-MT_API MT_HOT void mt_gelu_f32(const float *restrict x, float *restrict y, i64 n) {
+EW(gelu_blk) {
+    (void)b, (void)s;
     for (i64 i = 0; i < n; i++) {
         float v = x[i], a = fabsf(v), e;
         float h = phi_tail(a, &e);
@@ -87,8 +95,8 @@ MT_API MT_HOT void mt_gelu_f32(const float *restrict x, float *restrict y, i64 n
     }
 }
 
-MT_API MT_HOT void mt_gelu_backward_f32(const float *restrict g, const float *restrict x,
-                                        float *restrict y, i64 n) {
+EW2(gelu_backward_blk) {
+    (void)s;
     for (i64 i = 0; i < n; i++) {
         float v = x[i], e;
         float h = phi_tail(fabsf(v), &e);
@@ -99,7 +107,8 @@ MT_API MT_HOT void mt_gelu_backward_f32(const float *restrict g, const float *re
 }
 
 #define GELU_K 0.79788456080286536f /* sqrt(2/pi) */
-MT_API MT_HOT void mt_gelu_tanh_f32(const float *restrict x, float *restrict y, i64 n) {
+EW(gelu_tanh_blk) {
+    (void)b, (void)s;
     for (i64 i = 0; i < n; i++) {
         float v = x[i], e;
         y[i] = v * half_one_plus_tanh(GELU_K * (v + 0.044715f * v * v * v), &e);
@@ -108,8 +117,8 @@ MT_API MT_HOT void mt_gelu_tanh_f32(const float *restrict x, float *restrict y, 
 
 /* d/dx [x (1 + tanh u) / 2] = s + x (1 - tanh^2 u) u' / 2, with 1 - tanh^2 u = 4 e s^2; e is capped so
  * e s stays finite (it tends to 1), and an infinite x gives nan as PyTorch's kernel does */
-MT_API MT_HOT void mt_gelu_tanh_backward_f32(const float *restrict g, const float *restrict x,
-                                             float *restrict y, i64 n) {
+EW2(gelu_tanh_backward_blk) {
+    (void)s;
     for (i64 i = 0; i < n; i++) {
         float v = x[i], e;
         float s = half_one_plus_tanh(GELU_K * (v + 0.044715f * v * v * v), &e);
@@ -214,7 +223,7 @@ static inline __attribute__((always_inline)) double exp_shifted(const float *x, 
 }
 
 /* softmax (log = 0) or log_softmax (log = 1) of `rows` rows of length d; y may alias x */
-MT_API MT_HOT void mt_softmax_f32(const float *x, float *y, i64 rows, i64 d, int log) {
+static MT_HOT void softmax_rows(const float *x, float *y, i64 rows, i64 d, int log) {
     for (i64 r = 0; r < rows; r++) {
         const float *xr = x + r * d;
         float *yr = y + r * d;
@@ -231,7 +240,7 @@ MT_API MT_HOT void mt_softmax_f32(const float *x, float *y, i64 rows, i64 d, int
 }
 
 /* gradient of softmax (y = softmax): (g - <g, y>) * y; of log_softmax (y = log_softmax): g - e^y sum(g) */
-MT_API MT_HOT void mt_softmax_backward_f32(const float *g, const float *y, float *dx, i64 rows, i64 d, int log) {
+static MT_HOT void softmax_backward_rows(const float *g, const float *y, float *dx, i64 rows, i64 d, int log) {
     for (i64 r = 0; r < rows; r++) {
         const float *gr = g + r * d, *yr = y + r * d;
         float *o = dx + r * d;
@@ -246,7 +255,7 @@ MT_API MT_HOT void mt_softmax_backward_f32(const float *g, const float *y, float
 }
 
 /* ---- layer norm (center = 1) and RMS norm (center = 0) over rows of length d ------------------- */
-MT_API MT_HOT void mt_norm_f32(const float *restrict x, const float *restrict w, const float *restrict b,
+static MT_HOT void norm_rows(const float *restrict x, const float *restrict w, const float *restrict b,
                                float *restrict y, float *restrict mean, float *restrict rstd,
                                i64 rows, i64 d, float eps, int center) {
     for (i64 r = 0; r < rows; r++) {
@@ -272,7 +281,7 @@ MT_API MT_HOT void mt_norm_f32(const float *restrict x, const float *restrict w,
  * gx = g * w; dx = (gx - xhat <gx, xhat>/d - center * sum(gx)/d) * rstd. tmp holds 2 d floats. One pass
  * makes xhat, gx, the dw / db sums and both row sums (explicit vectors: the sums would not vectorise by
  * themselves), a second makes dx. */
-MT_API MT_HOT void mt_norm_backward_f32(const float *restrict g, const float *restrict x,
+static MT_HOT void norm_backward_rows(const float *restrict g, const float *restrict x,
                                         const float *restrict mean, const float *restrict rstd,
                                         const float *restrict w, float *restrict dx,
                                         float *restrict dw, float *restrict db, float *restrict tmp,
@@ -338,15 +347,17 @@ MT_API i64 mt_nll_f32(const float *restrict logp, const int64_t *restrict target
 }
 
 /* cross entropy of logits x (rows, d): their log_softmax into logp, then mt_nll_f32 of it */
+MT_API void mt_softmax_f32(const float *x, float *y, i64 rows, i64 d, int log, int threads);
+
 MT_API i64 mt_cross_entropy_f32(const float *restrict x, const int64_t *restrict target,
                                 const float *restrict weight, float *restrict logp, float *restrict losses,
-                                double *restrict sums, i64 rows, i64 d, i64 ignore_index) {
-    mt_softmax_f32(x, logp, rows, d, 1);
+                                double *restrict sums, i64 rows, i64 d, i64 ignore_index, int threads) {
+    mt_softmax_f32(x, logp, rows, d, 1, threads);
     return mt_nll_f32(logp, target, weight, losses, sums, rows, d, ignore_index);
 }
 
 /* ---- cross entropy backward from log-probabilities: coef_i * (softmax - one_hot(t_i)) ------------ */
-MT_API MT_HOT void mt_cross_entropy_backward_f32(const float *restrict logp, const float *restrict coef,
+static MT_HOT void cross_entropy_backward_rows(const float *restrict logp, const float *restrict coef,
                                                  const int64_t *restrict target, float *restrict dx,
                                                  i64 rows, i64 d) {
     for (i64 r = 0; r < rows; r++) {
@@ -514,4 +525,170 @@ MT_API void mt_col2im_f32(const float *restrict cols, float *restrict dx, i64 im
                     }
                 }
     }
+}
+
+/* ---- the exported kernels: each shares its work out across the pool (pool.c) on up to `threads`
+ * threads; a kernel always gives the same result for the same `threads` --------------------------- */
+typedef struct {
+    ew_fn f;
+    const float *a, *b;
+    float *y;
+    float s;
+} ew_ctx;
+
+static void ew_chunk(const void *c, int k, i64 lo, i64 hi) {
+    (void)k;
+    const ew_ctx *e = c;
+    e->f(e->a ? e->a + lo : NULL, e->b ? e->b + lo : NULL, e->y + lo, hi - lo, e->s);
+}
+
+static void ew_run(ew_fn f, const float *a, const float *b, float *y, i64 n, float s, int threads) {
+    ew_ctx c = {f, a, b, y, s};
+    pool_run(ew_chunk, &c, n, threads);
+}
+
+MT_API void mt_exp_f32(const float *x, float *y, i64 n, int threads) { ew_run(exp_blk, x, NULL, y, n, 0, threads); }
+MT_API void mt_relu_f32(const float *x, float *y, i64 n, int threads) { ew_run(relu_blk, x, NULL, y, n, 0, threads); }
+MT_API void mt_threshold_backward_f32(const float *g, const float *x, float *y, i64 n, float threshold, int threads) {
+    ew_run(threshold_backward_blk, g, x, y, n, threshold, threads);
+}
+MT_API void mt_gelu_f32(const float *x, float *y, i64 n, int threads) { ew_run(gelu_blk, x, NULL, y, n, 0, threads); }
+MT_API void mt_gelu_backward_f32(const float *g, const float *x, float *y, i64 n, int threads) {
+    ew_run(gelu_backward_blk, g, x, y, n, 0, threads);
+}
+MT_API void mt_gelu_tanh_f32(const float *x, float *y, i64 n, int threads) {
+    ew_run(gelu_tanh_blk, x, NULL, y, n, 0, threads);
+}
+MT_API void mt_gelu_tanh_backward_f32(const float *g, const float *x, float *y, i64 n, int threads) {
+    ew_run(gelu_tanh_backward_blk, g, x, y, n, 0, threads);
+}
+
+/* a OP b for float32 operands of n elements, either of which may be one number (passed as s, its
+ * array NULL): results as NumPy's float32 loops give them (one IEEE operation per element) */
+#define BINARY(name, OP)                                                                                  \
+    static MT_HOT void name##_vv(const float *restrict a, const float *restrict b, float *restrict y, i64 n, \
+                                 float s) {                                                               \
+        (void)s;                                                                                          \
+        for (i64 i = 0; i < n; i++) y[i] = a[i] OP b[i];                                                  \
+    }                                                                                                     \
+    static MT_HOT void name##_vs(const float *restrict a, const float *restrict b, float *restrict y, i64 n, \
+                                 float s) {                                                               \
+        (void)b;                                                                                          \
+        for (i64 i = 0; i < n; i++) y[i] = a[i] OP s;                                                     \
+    }                                                                                                     \
+    static MT_HOT void name##_sv(const float *restrict a, const float *restrict b, float *restrict y, i64 n, \
+                                 float s) {                                                               \
+        (void)a;                                                                                          \
+        for (i64 i = 0; i < n; i++) y[i] = s OP b[i];                                                     \
+    }
+BINARY(add, +)
+BINARY(sub, -)
+BINARY(mul, *)
+BINARY(div, /)
+
+/* op: 0 add, 1 subtract, 2 multiply, 3 divide; a or b NULL: that operand is the number s */
+MT_API void mt_binary_f32(const float *a, const float *b, float *y, i64 n, int op, float s, int threads) {
+    static const ew_fn fns[4][3] = {
+        {add_vv, add_vs, add_sv}, {sub_vv, sub_vs, sub_sv}, {mul_vv, mul_vs, mul_sv}, {div_vv, div_vs, div_sv}};
+    if (op < 0 || op > 3 || (!a && !b)) return;
+    ew_run(fns[op][a && b ? 0 : a ? 1 : 2], a, b, y, n, s, threads);
+}
+
+/* ---- row kernels: chunks of whole rows ---------------------------------------------------------- */
+typedef struct {
+    const float *x, *g, *w, *b, *mean, *rstd;
+    float *y, *aux0, *aux1, *part; /* part: per-chunk weight / bias gradient sums (norm backward) */
+    const int64_t *target;
+    i64 d;
+    float eps;
+    int flag;
+} rows_ctx;
+
+static void softmax_chunk(const void *c, int k, i64 lo, i64 hi) {
+    (void)k;
+    const rows_ctx *r = c;
+    softmax_rows(r->x + lo * r->d, r->y + lo * r->d, hi - lo, r->d, r->flag);
+}
+
+MT_API void mt_softmax_f32(const float *x, float *y, i64 rows, i64 d, int log, int threads) {
+    rows_ctx c = {.x = x, .y = y, .d = d, .flag = log};
+    pool_run(softmax_chunk, &c, rows, threads);
+}
+
+static void softmax_backward_chunk(const void *c, int k, i64 lo, i64 hi) {
+    (void)k;
+    const rows_ctx *r = c;
+    softmax_backward_rows(r->g + lo * r->d, r->x + lo * r->d, r->y + lo * r->d, hi - lo, r->d, r->flag);
+}
+
+MT_API void mt_softmax_backward_f32(const float *g, const float *y, float *dx, i64 rows, i64 d, int log,
+                                    int threads) {
+    rows_ctx c = {.g = g, .x = y, .y = dx, .d = d, .flag = log};
+    pool_run(softmax_backward_chunk, &c, rows, threads);
+}
+
+static void norm_chunk(const void *c, int k, i64 lo, i64 hi) {
+    (void)k;
+    const rows_ctx *r = c;
+    norm_rows(r->x + lo * r->d, r->w, r->b, r->y + lo * r->d, r->flag ? r->aux0 + lo : NULL, r->aux1 + lo, hi - lo,
+              r->d, r->eps, r->flag);
+}
+
+MT_API void mt_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd, i64 rows,
+                        i64 d, float eps, int center, int threads) {
+    rows_ctx c = {.x = x, .w = w, .b = b, .y = y, .aux0 = mean, .aux1 = rstd, .d = d, .eps = eps, .flag = center};
+    pool_run(norm_chunk, &c, rows, threads);
+}
+
+/* each chunk sums its rows' weight and bias gradients into its own 2 d floats of r->part (then added
+ * in chunk order), and uses 2 d more of it as the kernel's scratch */
+static void norm_backward_chunk(const void *c, int k, i64 lo, i64 hi) {
+    const rows_ctx *r = c;
+    float *own = r->part + (i64)k * 4 * r->d;
+    norm_backward_rows(r->g + lo * r->d, r->x + lo * r->d, r->flag ? r->mean + lo : NULL, r->rstd + lo, r->w,
+                       r->y + lo * r->d, own, own + r->d, own + 2 * r->d, hi - lo, r->d, r->flag);
+}
+
+/* dx of the rows, and dw / db (the caller zeroes both) += the weight and bias gradients; returns -1
+ * when its scratch could not be allocated (nothing written then), else 0 */
+MT_API i64 mt_norm_backward_f32(const float *g, const float *x, const float *mean, const float *rstd, const float *w,
+                                float *dx, float *dw, float *db, i64 rows, i64 d, int center, int threads) {
+    int nchunks = pool_chunks(rows, threads);
+    float *part = calloc((size_t)nchunks * 4 * (size_t)d, sizeof(float));
+    if (!part) return -1;
+    rows_ctx c = {.g = g, .x = x, .mean = mean, .rstd = rstd, .w = w, .y = dx, .part = part, .d = d, .flag = center};
+    pool_run(norm_backward_chunk, &c, rows, threads);
+    for (int k = 0; k < nchunks; k++) {
+        const float *own = part + (i64)k * 4 * d;
+        for (i64 j = 0; j < d; j++) {
+            dw[j] += own[j];
+            db[j] += own[d + j];
+        }
+    }
+    free(part);
+    return 0;
+}
+
+static void cross_entropy_backward_chunk(const void *c, int k, i64 lo, i64 hi) {
+    (void)k;
+    const rows_ctx *r = c;
+    cross_entropy_backward_rows(r->x + lo * r->d, r->mean + lo, r->target + lo, r->y + lo * r->d, hi - lo, r->d);
+}
+
+MT_API void mt_cross_entropy_backward_f32(const float *logp, const float *coef, const int64_t *target, float *dx,
+                                          i64 rows, i64 d, int threads) {
+    rows_ctx c = {.x = logp, .mean = coef, .target = target, .y = dx, .d = d};
+    pool_run(cross_entropy_backward_chunk, &c, rows, threads);
+}
+
+static void sum_rows_chunk(const void *c, int k, i64 lo, i64 hi) {
+    (void)k;
+    const rows_ctx *r = c;
+    for (i64 i = lo; i < hi; i++) r->y[i] = (float)row_sum(r->x + i * r->d, r->d);
+}
+
+/* y[r] = the sum of row r of x (rows of d) */
+MT_API void mt_sum_rows_f32(const float *x, float *y, i64 rows, i64 d, int threads) {
+    rows_ctx c = {.x = x, .y = y, .d = d};
+    pool_run(sum_rows_chunk, &c, rows, threads);
 }
