@@ -4,7 +4,7 @@
 
 Every family in mindtorch_cpu.sizes.THRESHOLDS is timed on each of its paths over element counts
 8, 32, 128, ... : NumPy (one thread), the compiled kernel on one thread, and the compiled kernel
-split across two threads (families without a compiled kernel: NumPy on one and on two threads).
+split across two threads on its own pool (matmul: BLAS on one and on two threads).
 Each figure is the kernel itself (the backend's function for the op, called with a ready output
 description). The one-thread paths are compared in process CPU time (min of repeats of an autoranged
 loop); the split is compared in wall time (the point of threads) against the best one-thread path,
@@ -121,7 +121,7 @@ CASES = {
     "elementwise": [elementwise_case],
     "matmul": [matmul_case],
 }
-NO_COMPILED = ("elementwise", "matmul")  # families with only NumPy's (or BLAS's) kernel
+NO_COMPILED = ("matmul",)  # families with only BLAS's kernel
 
 PATHS = {  # path -> (thresholds forcing it, threads)
     "numpy": (Crossover(NEVER, NEVER), 1),
@@ -201,15 +201,23 @@ def first_win(sizes_, wins):
 
 
 def pool_handoff(budget=1.0):
-    """Fixed wall cost of splitting an op across two threads: a two-block parallel region of empty
-    tasks over the same work run inline, each as its fastest call (a worker's wake-up included)."""
+    """Fixed wall cost of splitting an op across two threads, as {"python": ..., "native": ...}: on the
+    Python pool (NumPy passes), a two-block region of empty tasks against the same run inline; on the
+    compiled kernels' own pool, an 8-element kernel call on two threads against one. Each is its
+    fastest call (a worker's wake-up included)."""
+    import numpy as np
+
+    x = np.zeros(8, np.float32)
+    y = np.empty_like(x)
     mt.set_num_threads(2)
     try:
         split = min_call(lambda: parallel_for(2, _noop, grain=1), budget)
         inline = min_call(lambda: _noop(0, 2), budget)
+        two = min_call(lambda: native.relu(y, x, 2), budget) if native.LIB is not None else 0.0
+        one = min_call(lambda: native.relu(y, x, 1), budget) if native.LIB is not None else 0.0
     finally:
         mt.set_num_threads(1)
-    return max(split - inline, 0.0)
+    return {"python": max(split - inline, 0.0), "native": max(two - one, 0.0)}
 
 
 def _noop(lo, hi):
@@ -217,7 +225,8 @@ def _noop(lo, hi):
 
 
 def crossovers(table, handoff):
-    """(native, split measured, split modelled) from {size: {path: (cpu, wall)}}.
+    """(native, split measured, split modelled) from {size: {path: (cpu, wall)}} and the handoff of the
+    pool the family's split runs on.
 
     The measured split needs a free core for the second thread; on a loaded machine it never wins, so
     a model stands beside it: the split pays off once half the work (the one-thread CPU time less its
@@ -272,10 +281,15 @@ def main(argv=None):
     sizes_ = [1 << k for k in range(3, args.max_log2 + 1, 2)]
     print(f"compiled kernels: {native.VARIANT or 'not built'}; sizes {sizes_[0]}..{sizes_[-1]} elements")
     print("times in us per call (wall: the fastest call; a crossover is refined by the power of two below it)\n")
-    handoff = pool_handoff()
-    print(f"the pool's handoff (two threads, fastest call): {handoff * 1e6:.1f} us\n")
+    handoffs = pool_handoff()
+    print(
+        f"handoff (two threads, fastest call): Python pool {handoffs['python'] * 1e6:.1f} us, "
+        f"compiled kernels' pool {handoffs['native'] * 1e6:.2f} us\n"
+    )
     result = {}
     for fam in families:
+        compiled = fam not in NO_COMPILED and native.LIB is not None
+        handoff = handoffs["native" if compiled else "python"]
         table = measure_family(fam, sizes_, args)
         between = {c // 2 for c in crossovers(table, handoff) if sizes_[0] < c < NEVER} - set(table)
         table.update(measure_family(fam, sorted(between), args))
