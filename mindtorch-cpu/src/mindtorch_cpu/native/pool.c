@@ -10,6 +10,7 @@
  * One region runs at a time; a caller that finds the pool busy (another thread's region, or a
  * kernel called from inside a chunk) runs every chunk itself, in order. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -163,6 +164,13 @@ static void pool_run(mt_chunk_fn fn, const void *ctx, i64 units, int threads) {
         pthread_mutex_unlock(&pool.lock);
     }
     run_chunks(seq);
-    while (atomic_load_explicit(&pool.done, memory_order_acquire) < nchunks) cpu_relax();
+    /* the chunks still running are on workers; one that lost its core (more threads than cores) is
+     * given the caller's after a short spin */
+    for (int spins = 0; atomic_load_explicit(&pool.done, memory_order_acquire) < nchunks; spins++) {
+        if (spins < 4096)
+            cpu_relax();
+        else
+            sched_yield();
+    }
     atomic_flag_clear_explicit(&pool.busy, memory_order_release);
 }
