@@ -154,6 +154,15 @@ B512 = np.random.default_rng(6).standard_normal(512).astype(np.float32)
 TARGET = mindtorch.tensor(np.random.default_rng(7).integers(0, 512, 300))
 
 
+MASK50 = mindtorch.tensor(np.random.default_rng(8).random((50, 50)) < 0.7) | mindtorch.eye(50, dtype=mindtorch.bool)
+BIAS50 = np.random.default_rng(9).standard_normal((50, 50)).astype(np.float32)
+
+
+def _qkv(t):
+    """Queries, keys and values (2 batches, 2 heads, 50 positions, 128 features) from a (300, 512) tensor."""
+    return t.reshape(3, 2, 2, 50, 256)[..., :128].unbind(0)
+
+
 def _like(a, t):
     return mindtorch.tensor(a, dtype=t.dtype)
 
@@ -177,8 +186,26 @@ CASES = {
     "div_number": (lambda t: t / 3.0, (1e-6, 1e-6)),
     "sum_rows": (lambda t: t.sum(-1), (1e-5, 1e-4)),
     "sum_all": (lambda t: t.sum(), (1e-5, 1e-3)),
+    # peaked softmaxes (scores with a standard deviation of ~9): float32's error, on either path, is ~4e-5
+    "attention_causal": (lambda t: F.scaled_dot_product_attention(*_qkv(t), is_causal=True), (1e-4, 1e-4)),
+    "attention_bool_mask": (lambda t: F.scaled_dot_product_attention(*_qkv(t), attn_mask=MASK50), (1e-4, 1e-4)),
+    "attention_float_mask": (
+        lambda t: F.scaled_dot_product_attention(*_qkv(t), attn_mask=_like(BIAS50, t), scale=0.3),
+        (1e-4, 1e-3),
+    ),
 }
-FINITE_ONLY = {"layer_norm", "layer_norm_plain", "rms_norm", "cross_entropy", "softmax", "log_softmax", "softmax_dim0"}
+FINITE_ONLY = {
+    "attention_causal",
+    "attention_bool_mask",
+    "attention_float_mask",
+    "layer_norm",
+    "layer_norm_plain",
+    "rms_norm",
+    "cross_entropy",
+    "softmax",
+    "log_softmax",
+    "softmax_dim0",
+}
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "transposed"])
@@ -328,7 +355,8 @@ def _targets(t):
 
 # every kernel the entry offers, on operands of any row count
 ENTRY_CASES = {
-    **{k: v[0] for k, v in CASES.items() if k != "max_pool2d"},
+    **{k: v[0] for k, v in CASES.items() if k != "max_pool2d" and not k.startswith("attention")},
+    "attention": lambda t: F.scaled_dot_product_attention(*[t.reshape(-1, 4, 128).transpose(0, 1)] * 3, is_causal=True),
     "cross_entropy": lambda t: F.cross_entropy(t, _targets(t), reduction="none"),
     "nll": lambda t: F.nll_loss(F.log_softmax(t, -1), _targets(t), reduction="sum"),
     "max_pool2d": lambda t: F.max_pool2d(t.reshape(-1, 4, 8, 16), 3, stride=2, padding=1),

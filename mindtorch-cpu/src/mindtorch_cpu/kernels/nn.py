@@ -585,18 +585,28 @@ def _causal_bias(L, S, dt):
     return b
 
 
-def _sdpa_scores(qa, ka, mask, is_causal, scale):
-    """scale * q k^T plus the mask as 0 / -inf (causal) or as given (a float mask), in qa's dtype."""
-    s = blas.matmul(qa, ka.swapaxes(-1, -2))
-    s *= s.dtype.type(scale)
-    L, S = s.shape[-2:]
-    # masks are added as 0 / -inf (a broadcast add is ~10x cheaper than a masked copy in NumPy)
+def _sdpa_bias(mask, is_causal, L, S, dt):
+    """The mask as an additive bias: 0 / -inf (causal, or a bool mask), or the float mask itself; None
+    without one."""
     if is_causal:
-        s += _causal_bias(L, S, s.dtype)
-    elif mask is not None:
-        ma = arr(mask)
-        s += np.where(ma, s.dtype.type(0), s.dtype.type(-np.inf)) if ma.dtype == np.bool_ else ma
-    return s
+        return _causal_bias(L, S, dt)
+    if mask is None:
+        return None
+    ma = arr(mask)
+    return np.where(ma, dt.type(0), dt.type(-np.inf)) if ma.dtype == np.bool_ else ma
+
+
+def _sdpa_fused(s, bias):
+    """The bias as the compiled attention kernels take it ((L, S) float32 rows repeated over the batch and
+    heads, or None) when they can run on the scores s, else False."""
+    if not s.size or not native.usable(s):
+        return False
+    if bias is None:
+        return None
+    if bias.shape == s.shape[-2:] and bias.dtype == s.dtype:
+        b = np.ascontiguousarray(bias)
+        return b if native.usable(b) else False
+    return False
 
 
 def _kv_heads(qa, a):
@@ -623,9 +633,19 @@ def _dropped(p, dropout_mask, dropout_p):
 def sdpa(m, q, k, v, mask, is_causal, scale, dropout_mask=None, dropout_p=0.0):
     qa = _f(q)
     (ka, _), (va, _) = _kv_heads(qa, _f(k)), _kv_heads(qa, _f(v))
+    L, S = qa.shape[-2], ka.shape[-2]
+    bias = _sdpa_bias(mask, is_causal, L, S, qa.dtype)
     with quiet():
-        s = _sdpa_scores(qa, ka, mask, is_causal, scale)
-        S = s.shape[-1]
+        s = blas.matmul(qa, ka.swapaxes(-1, -2))
+        fused = _sdpa_fused(s, bias)
+        if fused is not False:  # scale, bias, softmax and logsumexp in one pass over the scores
+            lse = np.empty(s.shape[:-1], s.dtype)
+            native.attn_softmax(s, fused, lse, scale, threads_for(s.size, THRESHOLDS["softmax"].split))
+            out = blas.matmul(_dropped(s, dropout_mask, dropout_p), va)
+            return wrap(out, m[0].dtype), wrap(lse, m[1].dtype)
+        s *= s.dtype.type(scale)
+        if bias is not None:
+            s += bias
         top = s.max(-1) if S else np.full(s.shape[:-1], -np.inf, s.dtype)
         if s.size:
             p2 = s.reshape(-1, S)
@@ -640,13 +660,22 @@ def sdpa(m, q, k, v, mask, is_causal, scale, dropout_mask=None, dropout_p=0.0):
 def sdpa_backward(m, g, q, k, v, mask, is_causal, out, lse, scale, dropout_mask=None, dropout_p=0.0):
     ga, qa = _f(g), _f(q)
     (ka, groups), (va, _) = _kv_heads(qa, _f(k)), _kv_heads(qa, _f(v))
+    bias = _sdpa_bias(mask, is_causal, qa.shape[-2], ka.shape[-2], qa.dtype)
     with quiet():
-        p = _sdpa_scores(qa, ka, mask, is_causal, scale)  # recomputed, then the probabilities in place
-        p -= arr(lse).astype(p.dtype, copy=False)[..., None]
-        np.exp(p, out=p)
-        # each row divided by its sum: a rounding of the row's logsumexp scales the whole row, and the gradient
-        # (p * (dp - rowsum(dp * p))) is a difference of larger terms that would carry it
-        p /= p.sum(-1, keepdims=True)
+        p = blas.matmul(qa, ka.swapaxes(-1, -2))  # the scores again, then the probabilities in place
+        la = arr(lse).astype(p.dtype, copy=False)
+        fused = _sdpa_fused(p, bias)
+        if fused is not False and native.usable(la):
+            native.attn_probs(p, fused, la, scale, threads_for(p.size, THRESHOLDS["softmax"].split))
+        else:
+            p *= p.dtype.type(scale)
+            if bias is not None:
+                p += bias
+            p -= la[..., None]
+            np.exp(p, out=p)
+            # each row divided by its sum: a rounding of the row's logsumexp scales the whole row, and the
+            # gradient (p * (dp - rowsum(dp * p))) is a difference of larger terms that would carry it
+            p /= p.sum(-1, keepdims=True)
         kept = p if dropout_mask is None else _dropped(p.copy(), dropout_mask, dropout_p)
         dv = blas.matmul(kept.swapaxes(-1, -2), ga)
         dp = _dropped(blas.matmul(ga, va.swapaxes(-1, -2)), dropout_mask, dropout_p)

@@ -51,6 +51,8 @@ _POOLED = {
     "mt_softmax_f32": (_P, _P, _N, _N, _I, _I),
     "mt_softmax_backward_f32": (_P, _P, _P, _N, _N, _I, _I),
     "mt_sum_rows_f32": (_P, _P, _N, _N, _I),
+    "mt_attn_softmax_f32": (_P, _P, _P, _N, _N, _N, ctypes.c_float, _I),
+    "mt_attn_probs_f32": (_P, _P, _P, _N, _N, _N, ctypes.c_float, _I),
     "mt_norm_f32": (_P, _P, _P, _P, _P, _P, _N, _N, ctypes.c_float, _I, _I),
     "mt_norm_backward_f32": (_P, _P, _P, _P, _P, _P, _P, _P, _N, _N, _I, _I),
     "mt_cross_entropy_f32": (_P, _P, _P, _P, _P, _P, _N, _N, _N, _I),
@@ -216,6 +218,21 @@ def softmax_backward(out, g, y, log=False, threads=1):
 def sum_rows(out, x, threads=1):
     """out (one float32 per row) = the sums of the rows of x along its last axis."""
     _K.mt_sum_rows_f32(x, out, out.size, x.size // max(out.size, 1), threads)
+
+
+def attn_softmax(s, bias, lse, scale, threads=1):
+    """Attention's probabilities in place: each row of s (..., S) becomes softmax(scale * row + bias
+    row), where bias (None, or (P, S): its rows repeat over s's rows) is added; lse (one per row)
+    gets each row's logsumexp."""
+    d = s.shape[-1]
+    _K.mt_attn_softmax_f32(s, bias, lse, s.size // d, d, 0 if bias is None else bias.shape[0], scale, threads)
+
+
+def attn_probs(s, bias, lse, scale, threads=1):
+    """The backward's probabilities in place: each row of s becomes e^(scale * row + bias row - lse),
+    divided by its sum (s, bias and lse as in attn_softmax)."""
+    d = s.shape[-1]
+    _K.mt_attn_probs_f32(s, bias, lse, s.size // d, d, 0 if bias is None else bias.shape[0], scale, threads)
 
 
 def norm(y, x, w, b, mean, rstd, eps, center, d=None, threads=1):

@@ -122,6 +122,10 @@ ENTRY_VOID(mt_binary_f32, "rrwnifi", mt_binary_f32(A(0).p, A(1).p, A(2).p, A(3).
 ENTRY_VOID(mt_softmax_f32, "rwnnii", mt_softmax_f32(A(0).p, A(1).p, A(2).n, A(3).n, A(4).i, A(5).i))
 ENTRY_VOID(mt_softmax_backward_f32, "rrwnnii",
            mt_softmax_backward_f32(A(0).p, A(1).p, A(2).p, A(3).n, A(4).n, A(5).i, A(6).i))
+ENTRY_VOID(mt_attn_softmax_f32, "wrwnnnfi",
+           mt_attn_softmax_f32(A(0).p, A(1).p, A(2).p, A(3).n, A(4).n, A(5).n, A(6).f, A(7).i))
+ENTRY_VOID(mt_attn_probs_f32, "wrrnnnfi",
+           mt_attn_probs_f32(A(0).p, A(1).p, A(2).p, A(3).n, A(4).n, A(5).n, A(6).f, A(7).i))
 ENTRY_VOID(mt_sum_rows_f32, "rwnni", mt_sum_rows_f32(A(0).p, A(1).p, A(2).n, A(3).n, A(4).i))
 ENTRY_VOID(mt_norm_f32, "rrrwwwnnfii",
            mt_norm_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).p, A(6).n, A(7).n, A(8).f, A(9).i, A(10).i))
@@ -158,6 +162,8 @@ static PyMethodDef methods[] = {
     M(mt_softmax_f32),
     M(mt_softmax_backward_f32),
     M(mt_sum_rows_f32),
+    M(mt_attn_softmax_f32),
+    M(mt_attn_probs_f32),
     M(mt_norm_f32),
     M(mt_norm_backward_f32),
     M(mt_nll_f32),

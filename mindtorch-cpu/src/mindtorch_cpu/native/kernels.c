@@ -599,7 +599,7 @@ typedef struct {
     const float *x, *g, *w, *b, *mean, *rstd;
     float *y, *aux0, *aux1, *part; /* part: per-chunk weight / bias gradient sums (norm backward) */
     const int64_t *target;
-    i64 d;
+    i64 d, period; /* period: rows of a bias repeated over the rows (attention) */
     float eps;
     int flag;
 } rows_ctx;
@@ -691,4 +691,56 @@ static void sum_rows_chunk(const void *c, int k, i64 lo, i64 hi) {
 MT_API void mt_sum_rows_f32(const float *x, float *y, i64 rows, i64 d, int threads) {
     rows_ctx c = {.x = x, .y = y, .d = d};
     pool_run(sum_rows_chunk, &c, rows, threads);
+}
+
+/* ---- attention: rows of scores x = scale * s + bias (bias: `period` rows of d, repeated over the rows,
+ * or NULL), in place ---------------------------------------------------------------------------------- */
+static inline __attribute__((always_inline)) void attn_logits(float *x, const float *b, float scale, i64 d) {
+    if (b)
+        for (i64 k = 0; k < d; k++) x[k] = x[k] * scale + b[k];
+    else
+        for (i64 k = 0; k < d; k++) x[k] *= scale;
+}
+
+/* forward: softmax(x) into the row, lse[row] = logsumexp(x) (a row with no finite logit: NaN, as the
+ * shift by an infinite max makes it in PyTorch's) */
+static void attn_softmax_chunk(const void *c, int k, i64 lo, i64 hi) {
+    (void)k;
+    const rows_ctx *r = c;
+    for (i64 i = lo; i < hi; i++) {
+        float *x = r->y + i * r->d;
+        attn_logits(x, r->b ? r->b + (i % r->period) * r->d : NULL, r->eps, r->d);
+        float mx = row_max(x, r->d);
+        double sum = exp_shifted(x, x, r->d, mx);
+        float inv = (float)(1.0 / sum);
+        for (i64 j = 0; j < r->d; j++) x[j] *= inv;
+        r->aux0[i] = mx + logf((float)sum);
+    }
+}
+
+MT_API void mt_attn_softmax_f32(float *s, const float *bias, float *lse, i64 rows, i64 d, i64 period, float scale,
+                                int threads) {
+    rows_ctx c = {.y = s, .b = bias, .aux0 = lse, .d = d, .period = period > 0 ? period : 1, .eps = scale};
+    pool_run(attn_softmax_chunk, &c, rows, threads);
+}
+
+/* backward: the probabilities again from the scores and the forward's lse, p = e^(x - lse), each row
+ * divided by its sum (a rounding of lse would otherwise scale the whole row) */
+static void attn_probs_chunk(const void *c, int k, i64 lo, i64 hi) {
+    (void)k;
+    const rows_ctx *r = c;
+    for (i64 i = lo; i < hi; i++) {
+        float *x = r->y + i * r->d;
+        attn_logits(x, r->b ? r->b + (i % r->period) * r->d : NULL, r->eps, r->d);
+        float shift = r->mean[i];
+        for (i64 j = 0; j < r->d; j++) x[j] = mt_expf(x[j] - shift);
+        float sum = (float)row_sum(x, r->d);
+        for (i64 j = 0; j < r->d; j++) x[j] /= sum;
+    }
+}
+
+MT_API void mt_attn_probs_f32(float *s, const float *bias, const float *lse, i64 rows, i64 d, i64 period, float scale,
+                              int threads) {
+    rows_ctx c = {.y = s, .b = bias, .mean = lse, .d = d, .period = period > 0 ? period : 1, .eps = scale};
+    pool_run(attn_probs_chunk, &c, rows, threads);
 }
