@@ -56,3 +56,27 @@ def test_foreach_bumps_versions_of_updated_tensors():
     v0 = w._version_value
     opt.step()
     assert w._version_value > v0
+
+
+@pytest.mark.parametrize("name, kw", [c for c in CASES if c[0] != "SGD"])
+def test_foreach_equals_single_tensor_on_a_large_parameter(name, kw):
+    # large enough for the compiled update to share the parameter out across two threads
+    def run(foreach):
+        torch.manual_seed(1)
+        p = torch.randn(300, 512).requires_grad_()
+        opt = getattr(torch.optim, name)([p], foreach=foreach, **kw)
+        for _ in range(3):
+            p.grad = torch.randn(300, 512) * 10
+            opt.step()
+        return p.detach().numpy().copy(), {k: v.numpy().copy() for k, v in opt.state[p].items()}
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        (pf, sf), (ps, ss) = run(None), run(False)
+    finally:
+        torch.set_num_threads(before)
+    np.testing.assert_array_equal(pf, ps)
+    assert sorted(sf) == sorted(ss)
+    for k in sf:
+        np.testing.assert_array_equal(sf[k], ss[k])

@@ -4,7 +4,10 @@ order and dtype (so results match it bit for bit), without an op dispatch per st
 import numpy as np
 from mindtorch.plugins import OPS, Tensor, TensorMeta
 
+from .. import native
 from ..convert import arr, quiet, wrap
+from ..parallel import threads_for
+from ..sizes import THRESHOLDS
 from . import kernel_table
 from .pointwise import KERNELS as POINTWISE, _addcdiv_update, _addcmul_update, _lerp_update
 from .reduction import vector_norm
@@ -34,12 +37,34 @@ def foreach_adam(
     maximize,
     decoupled,
 ):
+    split = THRESHOLDS["elementwise"].split
     with quiet():
         for i, pt in enumerate(params):
             p, g, ea, es, st = arr(pt), arr(grads[i]), arr(exp_avgs[i]), arr(exp_avg_sqs[i]), arr(state_steps[i])
+            mx = arr(max_exp_avg_sqs[i]) if amsgrad else None
+            st += 1
+            if native.usable(p, g, ea, es, *(mx,) * amsgrad) and p.shape == g.shape:  # one compiled pass
+                step = float(st)
+                native.adam(
+                    p,
+                    g,
+                    ea,
+                    es,
+                    mx,
+                    beta1=beta1,
+                    beta2=beta2,
+                    lr=lr,
+                    weight_decay=weight_decay,
+                    eps=eps,
+                    decoupled=decoupled,
+                    maximize=maximize,
+                    step_size=lr / (1 - beta1**step),
+                    bc2_sqrt=(1 - beta2**step) ** 0.5,
+                    threads=threads_for(p.size, split),
+                )
+                continue
             if maximize:
                 g = np.negative(g)
-            st += 1
             if weight_decay != 0:
                 if decoupled:
                     p *= 1 - lr * weight_decay
@@ -52,7 +77,6 @@ def foreach_adam(
             step_size = lr / (1 - beta1**step)
             bc2_sqrt = (1 - beta2**step) ** 0.5
             if amsgrad:
-                mx = arr(max_exp_avg_sqs[i])
                 np.maximum(mx, es, out=mx)
                 denom = np.sqrt(mx)
             else:

@@ -51,6 +51,7 @@ _POOLED = {
     "mt_softmax_f32": (_P, _P, _N, _N, _I, _I),
     "mt_softmax_backward_f32": (_P, _P, _P, _N, _N, _I, _I),
     "mt_sum_rows_f32": (_P, _P, _N, _N, _I),
+    "mt_adam_f32": (_P, _P, _P, _P, _P, _N) + (ctypes.c_float,) * 7 + (_I, _I),
     "mt_attn_softmax_f32": (_P, _P, _P, _N, _N, _N, ctypes.c_float, _I),
     "mt_attn_probs_f32": (_P, _P, _P, _N, _N, _N, ctypes.c_float, _I),
     "mt_norm_f32": (_P, _P, _P, _P, _P, _P, _N, _N, ctypes.c_float, _I, _I),
@@ -233,6 +234,62 @@ def attn_probs(s, bias, lse, scale, threads=1):
     divided by its sum (s, bias and lse as in attn_softmax)."""
     d = s.shape[-1]
     _K.mt_attn_probs_f32(s, bias, lse, s.size // d, d, 0 if bias is None else bias.shape[0], scale, threads)
+
+
+# mt_adam_f32's flags
+ADAM_MAXIMIZE, ADAM_DECAY, ADAM_DECOUPLED, ADAM_AMSGRAD = 1, 2, 4, 8
+ADAM_LERP_FROM_END, ADAM_V2_SCALES, ADAM_SS_SCALES = 16, 32, 64
+
+
+def adam(
+    p,
+    g,
+    exp_avg,
+    exp_avg_sq,
+    max_exp_avg_sq,
+    *,
+    beta1,
+    beta2,
+    lr,
+    weight_decay,
+    eps,
+    decoupled,
+    maximize,
+    step_size,
+    bc2_sqrt,
+    threads=1,
+):
+    """One Adam / AdamW update of a float32 parameter in place, with the single-tensor update's roundings:
+    its numbers rounded to float32 where NumPy rounds them (max_exp_avg_sq: None without amsgrad)."""
+    w = 1 - beta1  # the exp_avg lerp's weight: PyTorch's lerp steps from the nearer end
+    far = abs(w) >= 0.5
+    flags = (
+        ADAM_MAXIMIZE * bool(maximize)
+        | ADAM_DECAY * (weight_decay != 0)
+        | ADAM_DECOUPLED * bool(decoupled)
+        | ADAM_AMSGRAD * (max_exp_avg_sq is not None)
+        | ADAM_LERP_FROM_END * far
+        | ADAM_V2_SCALES * (1 - beta2 != 1)
+        | ADAM_SS_SCALES * (-step_size != 1)
+    )
+    wd = 1 - lr * weight_decay if decoupled else weight_decay
+    _K.mt_adam_f32(
+        p,
+        g,
+        exp_avg,
+        exp_avg_sq,
+        max_exp_avg_sq,
+        p.size,
+        1 - w if far else w,
+        1 - beta2,
+        beta2,
+        wd,
+        bc2_sqrt,
+        eps,
+        -step_size,
+        flags,
+        threads,
+    )
 
 
 def norm(y, x, w, b, mean, rstd, eps, center, d=None, threads=1):

@@ -126,6 +126,9 @@ ENTRY_VOID(mt_attn_softmax_f32, "wrwnnnfi",
            mt_attn_softmax_f32(A(0).p, A(1).p, A(2).p, A(3).n, A(4).n, A(5).n, A(6).f, A(7).i))
 ENTRY_VOID(mt_attn_probs_f32, "wrrnnnfi",
            mt_attn_probs_f32(A(0).p, A(1).p, A(2).p, A(3).n, A(4).n, A(5).n, A(6).f, A(7).i))
+ENTRY_VOID(mt_adam_f32, "wrwwwnfffffffii",
+           mt_adam_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).n, A(6).f, A(7).f, A(8).f, A(9).f, A(10).f,
+                       A(11).f, A(12).f, A(13).i, A(14).i))
 ENTRY_VOID(mt_sum_rows_f32, "rwnni", mt_sum_rows_f32(A(0).p, A(1).p, A(2).n, A(3).n, A(4).i))
 ENTRY_VOID(mt_norm_f32, "rrrwwwnnfii",
            mt_norm_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).p, A(6).n, A(7).n, A(8).f, A(9).i, A(10).i))
@@ -162,6 +165,7 @@ static PyMethodDef methods[] = {
     M(mt_softmax_f32),
     M(mt_softmax_backward_f32),
     M(mt_sum_rows_f32),
+    M(mt_adam_f32),
     M(mt_attn_softmax_f32),
     M(mt_attn_probs_f32),
     M(mt_norm_f32),

@@ -744,3 +744,74 @@ MT_API void mt_attn_probs_f32(float *s, const float *bias, const float *lse, i64
     rows_ctx c = {.y = s, .b = bias, .mean = lse, .d = d, .period = period > 0 ? period : 1, .eps = scale};
     pool_run(attn_probs_chunk, &c, rows, threads);
 }
+
+/* ---- Adam / AdamW, one parameter: the single-tensor update's float32 steps in its order, each rounded
+ * as NumPy rounds it (no multiply-add fused: results equal that update's bit for bit) ----------------- */
+#if defined(__clang__)
+#define MT_EXACT
+#define MT_EXACT_BODY _Pragma("clang fp contract(off)")
+#else
+#define MT_EXACT __attribute__((optimize("fp-contract=off")))
+#define MT_EXACT_BODY
+#endif
+
+typedef struct {
+    float *p, *ea, *es, *mx;
+    const float *g;
+    /* the update's numbers, each as float32: lerp weight (or 1 - it), 1 - beta2, beta2, weight decay or
+     * the decoupled decay factor, sqrt(1 - beta2^step), eps, -step size */
+    float w1, v2, beta2, wd, bc2, eps, ss;
+    int flags;
+} adam_ctx;
+
+enum { ADAM_MAXIMIZE = 1, ADAM_DECAY = 2, ADAM_DECOUPLED = 4, ADAM_AMSGRAD = 8, ADAM_LERP_FROM_END = 16,
+       ADAM_V2_SCALES = 32, ADAM_SS_SCALES = 64 };
+
+static MT_EXACT void adam_chunk(const void *c, int k, i64 lo, i64 hi) {
+    MT_EXACT_BODY
+    (void)k;
+    const adam_ctx *a = c;
+    const int f = a->flags;
+    for (i64 i = lo; i < hi; i++) {
+        float g = f & ADAM_MAXIMIZE ? -a->g[i] : a->g[i];
+        if (f & ADAM_DECAY) {
+            if (f & ADAM_DECOUPLED)
+                a->p[i] *= a->wd;
+            else
+                g = g + a->p[i] * a->wd;
+        }
+        float d = g - a->ea[i];
+        if (f & ADAM_LERP_FROM_END) {
+            d *= a->w1;
+            a->ea[i] = g - d;
+        } else {
+            d *= a->w1;
+            a->ea[i] += d;
+        }
+        a->es[i] *= a->beta2;
+        float sq = g * g;
+        if (f & ADAM_V2_SCALES) sq *= a->v2;
+        a->es[i] += sq;
+        float den;
+        if (f & ADAM_AMSGRAD) {
+            float m = a->mx[i], e = a->es[i];
+            m = (m != m || m >= e) ? m : e; /* NumPy's maximum: a NaN on either side wins */
+            if (e != e) m = e;
+            a->mx[i] = m;
+            den = sqrtf(m);
+        } else {
+            den = sqrtf(a->es[i]);
+        }
+        den /= a->bc2;
+        den += a->eps;
+        float q = a->ea[i] / den;
+        if (f & ADAM_SS_SCALES) q *= a->ss;
+        a->p[i] += q;
+    }
+}
+
+MT_API void mt_adam_f32(float *p, const float *g, float *ea, float *es, float *mx, i64 n, float w1, float v2,
+                        float beta2, float wd, float bc2, float eps, float ss, int flags, int threads) {
+    adam_ctx c = {p, ea, es, mx, g, w1, v2, beta2, wd, bc2, eps, ss, flags};
+    pool_run(adam_chunk, &c, n, threads);
+}
