@@ -767,47 +767,53 @@ typedef struct {
 enum { ADAM_MAXIMIZE = 1, ADAM_DECAY = 2, ADAM_DECOUPLED = 4, ADAM_AMSGRAD = 8, ADAM_LERP_FROM_END = 16,
        ADAM_V2_SCALES = 32, ADAM_SS_SCALES = 64 };
 
-static MT_EXACT void adam_chunk(const void *c, int k, i64 lo, i64 hi) {
+/* a block at a time, each step one loop over the block (the flags tested once per block, so every
+ * loop vectorises); the block's gradient, after maximize and weight decay, is kept in gb */
+enum { ADAM_BLOCK = 512 };
+
+static MT_EXACT void adam_block(const adam_ctx *a, i64 lo, i64 n, float *restrict gb) {
     MT_EXACT_BODY
-    (void)k;
-    const adam_ctx *a = c;
     const int f = a->flags;
-    for (i64 i = lo; i < hi; i++) {
-        float g = f & ADAM_MAXIMIZE ? -a->g[i] : a->g[i];
-        if (f & ADAM_DECAY) {
-            if (f & ADAM_DECOUPLED)
-                a->p[i] *= a->wd;
-            else
-                g = g + a->p[i] * a->wd;
-        }
-        float d = g - a->ea[i];
-        if (f & ADAM_LERP_FROM_END) {
-            d *= a->w1;
-            a->ea[i] = g - d;
-        } else {
-            d *= a->w1;
-            a->ea[i] += d;
-        }
-        a->es[i] *= a->beta2;
-        float sq = g * g;
-        if (f & ADAM_V2_SCALES) sq *= a->v2;
-        a->es[i] += sq;
-        float den;
-        if (f & ADAM_AMSGRAD) {
-            float m = a->mx[i], e = a->es[i];
+    float *restrict p = a->p + lo, *restrict ea = a->ea + lo, *restrict es = a->es + lo;
+    const float *restrict g = a->g + lo;
+    const float w1 = a->w1, v2 = a->v2, beta2 = a->beta2, wd = a->wd, bc2 = a->bc2, eps = a->eps, ss = a->ss;
+    if (f & ADAM_MAXIMIZE)
+        for (i64 i = 0; i < n; i++) gb[i] = -g[i];
+    else
+        memcpy(gb, g, (size_t)n * sizeof(float));
+    if ((f & ADAM_DECAY) && (f & ADAM_DECOUPLED))
+        for (i64 i = 0; i < n; i++) p[i] *= wd;
+    else if (f & ADAM_DECAY)
+        for (i64 i = 0; i < n; i++) gb[i] = gb[i] + p[i] * wd;
+    if (f & ADAM_LERP_FROM_END)
+        for (i64 i = 0; i < n; i++) ea[i] = gb[i] - (gb[i] - ea[i]) * w1;
+    else
+        for (i64 i = 0; i < n; i++) ea[i] += (gb[i] - ea[i]) * w1;
+    if (f & ADAM_V2_SCALES)
+        for (i64 i = 0; i < n; i++) es[i] = es[i] * beta2 + gb[i] * gb[i] * v2;
+    else
+        for (i64 i = 0; i < n; i++) es[i] = es[i] * beta2 + gb[i] * gb[i];
+    const float *den_of = es;
+    if (f & ADAM_AMSGRAD) {
+        float *restrict mx = a->mx + lo;
+        for (i64 i = 0; i < n; i++) {
+            float m = mx[i], e = es[i];
             m = (m != m || m >= e) ? m : e; /* NumPy's maximum: a NaN on either side wins */
-            if (e != e) m = e;
-            a->mx[i] = m;
-            den = sqrtf(m);
-        } else {
-            den = sqrtf(a->es[i]);
+            mx[i] = e != e ? e : m;
         }
-        den /= a->bc2;
-        den += a->eps;
-        float q = a->ea[i] / den;
-        if (f & ADAM_SS_SCALES) q *= a->ss;
-        a->p[i] += q;
+        den_of = mx;
     }
+    for (i64 i = 0; i < n; i++) gb[i] = sqrtf(den_of[i]) / bc2 + eps; /* gb now holds the denominators */
+    if (f & ADAM_SS_SCALES)
+        for (i64 i = 0; i < n; i++) p[i] += ea[i] / gb[i] * ss;
+    else
+        for (i64 i = 0; i < n; i++) p[i] += ea[i] / gb[i];
+}
+
+static void adam_chunk(const void *c, int k, i64 lo, i64 hi) {
+    (void)k;
+    float gb[ADAM_BLOCK];
+    for (i64 i = lo; i < hi; i += ADAM_BLOCK) adam_block(c, i, hi - i < ADAM_BLOCK ? hi - i : ADAM_BLOCK, gb);
 }
 
 MT_API void mt_adam_f32(float *p, const float *g, float *ea, float *es, float *mx, i64 n, float w1, float v2,
