@@ -11,6 +11,7 @@
  * kernel called from inside a chunk) runs every chunk itself, in order. */
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -74,6 +75,9 @@ static void run_chunks(uint32_t seq) {
 
 static void *worker_main(void *arg) {
     uint32_t seen = (uint32_t)(uintptr_t)arg; /* the region number when this worker started */
+    sigset_t all; /* signals go to the process's own threads (Python handles them on its main one) */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
     for (;;) {
         uint64_t t = atomic_load_explicit(&pool.ticket, memory_order_acquire);
         if (SEQ(t) == seen) {
