@@ -59,7 +59,9 @@ def _check_and_convert(p, n, fname, pos, allow_number, failure):
     return lines
 
 
-# functions taking their tensors as varargs: meshgrid(a, b) as well as meshgrid([a, b])
+# functions taking their tensors as varargs: meshgrid(a, b) as well as meshgrid([a, b]), except those of
+# LIST_REFUSED, which (as PyTorch's Python wrappers) take the tensors one by one only
+LIST_REFUSED = {"broadcast_tensors", "block_diag", "cartesian_prod", "chain_matmul"}
 VARARG_TENSOR_LISTS = {
     "meshgrid",
     "broadcast_tensors",
@@ -149,6 +151,11 @@ def _aliasable(params, i, name, varargs):
 def _unpack_varargs(op, names, v, fname, method):
     """Lines turning the positional sizes tuple `v` into the parameter's value."""
     if op.params[1 if method else 0].base == "Tensor":
+        if op.name in LIST_REFUSED:
+            return [
+                f"if len({v}) == 1 and isinstance({v}[0], (list, tuple)): raise TypeError("
+                f"'expected Tensor as element 0 in argument 0, but got ' + type({v}[0]).__name__)"
+            ]
         return [f"if len({v}) == 1 and isinstance({v}[0], (list, tuple)): {v} = {v}[0]"]
     # `x.view(2, 3)` packs ints; `x.split([1, 3], 1)` gives the list itself, then the following positionals
     start = names.index(v) + 1

@@ -641,7 +641,7 @@ def _movedim_list(m):
 
 @samples("broadcast_tensors")
 def _broadcast_tensors(m):
-    return [S([m.f(3, 1), m.f(4), m.f()]), S([m.f(2, 1, 3), m.f(4, 1)])]
+    return [S(m.f(3, 1), m.f(4), m.f()), S(m.f(2, 1, 3), m.f(4, 1))]
 
 
 # -- indexing and joining --------------------------------------------------------------------------
@@ -1524,7 +1524,7 @@ def _cdist(m):
 
 @samples("block_diag")
 def _block_diag(m):
-    return [S([m.f(2, 3), m.f(1, 2)]), S([m.f(3), m.f(2, 2)])]
+    return [S(m.f(2, 3), m.f(1, 2)), S(m.f(3), m.f(2, 2))]
 
 
 @samples("tensor_split.sections")
@@ -1889,7 +1889,7 @@ def _cov(m):
 
 @samples("cartesian_prod")
 def _cartesian(m):
-    return [S([m.f(2), m.f(3)]), S([m.f(3)]), S([m.f(2), m.f(2), m.f(2)])]
+    return [S(m.f(2), m.f(3)), S(m.f(3)), S(m.f(2), m.f(2), m.f(2))]
 
 
 @samples("combinations")
@@ -1984,7 +1984,7 @@ def _cross(m):
 
 @samples("chain_matmul")
 def _chain_matmul(m):
-    return [S([m.f(2, 3), m.f(3, 4), m.f(4, 2)]), S([m.f(3, 3)]), S([m.f(2, 3), m.f(2, 3)])]
+    return [S(m.f(2, 3), m.f(3, 4), m.f(4, 2)), S(m.f(3, 3)), S(m.f(2, 3), m.f(2, 3))]
 
 
 @samples("renorm", "renorm_")
