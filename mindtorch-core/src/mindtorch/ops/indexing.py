@@ -916,6 +916,8 @@ _install_indexing()
 def _unravel_index(indices, shape):
     if indices.dtype._kind != 1:
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    # PyTorch computes with the shape as an int64 tensor: coordinates are int64 (uint16-64 do not promote)
+    indices = indices.to(D.promote_types(indices.dtype, D.int64))
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     total = 1
     for s in shape:

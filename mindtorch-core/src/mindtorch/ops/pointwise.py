@@ -10,7 +10,7 @@ from . import meta as M
 from .formulas import SQRT_2_OVER_PI, computed_in_float32, torch
 from .meta import TensorMeta
 from .reduction import named_result
-from .registry import copy_into_self, defop
+from .registry import OPS, copy_into_self, defop
 
 
 def broadcast_shapes(*shapes):
@@ -35,10 +35,12 @@ def _dt(x):
 
 
 # --- shape-and-dtype rules local to this family -----------------------------------------
-def _no_bool(kname):
+def _real_no_bool(kname):
+    """binary for an op whose kernels are real and not for bool (PyTorch's dtype error otherwise)."""
+
     def rule(self, other, *rest):
         m = M.binary(self, other)
-        if m.dtype is D.bool_:
+        if m.dtype is D.bool_ or m.dtype._kind == 3:
             raise _not_impl(kname, m.dtype)
         return m
 
@@ -91,6 +93,17 @@ def _float_only(kname):
     return rule
 
 
+def _rounding(name, kname):
+    """A rounding op keeps its dtype; PyTorch has no bool kernel and refuses complex inputs."""
+
+    def rule(self, *rest):
+        if self.dtype.is_complex:
+            raise NotImplementedError(f"{name} is not supported for complex inputs")
+        return _keep_no_bool(kname)(self)
+
+    return rule
+
+
 def _keep_no_bool(kname):
     def rule(self, *rest):
         if self.dtype is D.bool_:
@@ -102,7 +115,7 @@ def _keep_no_bool(kname):
 
 def _keep_real(kname):
     def rule(self, *rest):
-        if self.dtype._kind < 2:
+        if self.dtype._kind != 2:  # float only: no bool, integer or complex kernel
             raise _not_impl(kname, self.dtype)
         return TensorMeta(self._shape, self.dtype)
 
@@ -370,7 +383,7 @@ defop(
 )
 defop(
     "floor_divide(Tensor self, Tensor other) -> Tensor",
-    meta=_no_bool("div_floor_cpu"),
+    meta=_real_no_bool("div_floor_cpu"),
     inplace=True,
     out=True,
     numbers_as_tensors=True,
@@ -379,7 +392,7 @@ defop(
 )
 defop(
     "remainder(Tensor self, Tensor other) -> Tensor",
-    meta=_no_bool("remainder_cpu"),
+    meta=_real_no_bool("remainder_cpu"),
     inplace=True,
     out=True,
     numbers_as_tensors=True,
@@ -388,7 +401,7 @@ defop(
 )
 defop(
     "fmod(Tensor self, Tensor other) -> Tensor",
-    meta=_no_bool("fmod_cpu"),
+    meta=_real_no_bool("fmod_cpu"),
     inplace=True,
     out=True,
     numbers_as_tensors=True,
@@ -482,9 +495,19 @@ def _nan_ignoring(extreme):
     return composite
 
 
+def _real_binary(name):
+    def rule(self, other):
+        m = M.binary(self, other)
+        if m.dtype.is_complex:
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        return m
+
+    return rule
+
+
 defop(
     "fmax(Tensor self, Tensor other) -> Tensor",
-    meta=M.binary,
+    meta=_real_binary("fmax"),
     out=True,
     family=F,
     composite=_nan_ignoring(lambda a, b: torch.maximum(a, b)),
@@ -492,7 +515,7 @@ defop(
 )
 defop(
     "fmin(Tensor self, Tensor other) -> Tensor",
-    meta=M.binary,
+    meta=_real_binary("fmin"),
     out=True,
     family=F,
     composite=_nan_ignoring(lambda a, b: torch.minimum(a, b)),
@@ -722,10 +745,10 @@ _UNARY = [
     ("erfinv", _real_unary("erfinv_vml_cpu"), "grad * (math.sqrt(math.pi) / 2) * torch.exp(result * result)"),
     ("lgamma", _real_unary("lgamma_vml_cpu"), "grad * torch.digamma(self)"),
     ("digamma", _real_unary("digamma"), "grad * torch.polygamma(1, self)"),
-    ("floor", _keep_no_bool("floor_vml_cpu"), "zeros_like_grad(grad)"),
-    ("ceil", _keep_no_bool("ceil_vml_cpu"), "zeros_like_grad(grad)"),
-    ("trunc", _keep_no_bool("trunc_vml_cpu"), "zeros_like_grad(grad)"),
-    ("fix", _keep_no_bool("trunc_vml_cpu"), "zeros_like_grad(grad)"),
+    ("floor", _rounding("floor", "floor_vml_cpu"), "zeros_like_grad(grad)"),
+    ("ceil", _rounding("ceil", "ceil_vml_cpu"), "zeros_like_grad(grad)"),
+    ("trunc", _rounding("trunc", "trunc_vml_cpu"), "zeros_like_grad(grad)"),
+    ("fix", _rounding("trunc", "trunc_vml_cpu"), "zeros_like_grad(grad)"),
     ("frac", _keep_real("frac_cpu"), "grad"),
     ("relu", _relu_meta, "torch.ops.threshold_backward(grad, result, 0)"),
     ("silu", _float_only("silu_cpu"), "silu_grad(grad, self)"),
@@ -761,6 +784,16 @@ for _n, _m, _g in _UNARY:
         composite=_UNARY_COMPOSITES.get(_n),
         inplace_composite=copy_into_self(_UNARY_COMPOSITES[_n]) if _n in _UNARY_COMPOSITES else None,
     )
+
+
+def _abs_inplace_meta(self):
+    if self.dtype.is_complex:  # |z| is real: PyTorch does not write it back into a complex tensor
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs_meta(self)
+
+
+for _n in ("abs_", "absolute_"):
+    OPS[_n].meta = _abs_inplace_meta
 
 
 def _polygamma_meta(n, self):
@@ -884,10 +917,20 @@ def _isreal(self):
     return self.imag == 0 if self.dtype.is_complex else torch.ones_like(self, dtype=D.bool_)
 
 
+def _real_test(name):
+    def rule(self):
+        if self.dtype.is_complex:
+            raise RuntimeError(f"{name} does not support complex inputs.")
+        return M.same_shape_bool(self)
+
+    return rule
+
+
+_TEST_RULES = {"signbit": _signbit_meta, "isposinf": _real_test("isposinf"), "isneginf": _real_test("isneginf")}
 for _n in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isreal"):
     defop(
         f"{_n}(Tensor self) -> Tensor",
-        meta=_signbit_meta if _n == "signbit" else M.same_shape_bool,
+        meta=_TEST_RULES.get(_n, M.same_shape_bool),
         family=F,
         out=_n in ("isposinf", "isneginf", "signbit"),
         composite=_isreal if _n == "isreal" else None,

@@ -662,6 +662,8 @@ def _cumext(name):
     greater = name == "cummax"
 
     def cum(self, dim):
+        if self.dtype.is_complex:
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{D._cname(self.dtype)}'")
         if self.dim() == 0:
             wrap_dim(dim, 0)
             return cum_results[name](self.clone(), torch.zeros((), dtype=D.int64, device=self.device))
