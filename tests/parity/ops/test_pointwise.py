@@ -4,6 +4,9 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
 import mindtorch  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
@@ -812,3 +815,32 @@ def test_pow_by_a_number_in_every_rank(dtype, shape, exponent):
     mt_out, th_out = results_or_same_error(run)
     if th_out is not None:
         assert_same(list(mt_out), list(th_out), rtol=2e-3 if dtype == "float16" else 1e-6)
+
+
+@pytest.mark.parametrize("cond_dtype", ["bool", "uint8", "int8", "int32", "float32"])
+def test_where_condition_dtypes(cond_dtype):
+    # a uint8 condition is still taken (nonzero is true), with PyTorch's deprecation warning; any other
+    # non-bool condition is refused
+    c = [1, 0, 2, 0]
+    for form in ("function", "method"):
+
+        def run(L, form=form):
+            cond = L.tensor(c, dtype=getattr(L, cond_dtype))
+            a, b = L.arange(4.0), L.full((4,), -1.0)
+            return L.where(cond, a, b) if form == "function" else a.where(cond, b)
+
+        ours, theirs = results_or_same_error(run)
+        if theirs is not None:
+            assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("lib", ["mindtorch", "torch"])
+def test_where_warns_once_for_a_uint8_condition(lib):
+    code = (
+        f"import warnings, {lib} as L\n"
+        "warnings.simplefilter('always')\n"
+        "c = L.tensor([1, 0], dtype=L.uint8)\n"
+        "for _ in range(3): L.where(c, L.ones(2), L.zeros(2))\n"
+    )
+    err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stderr
+    assert err.count("where received a uint8 condition tensor") == 1, err

@@ -3,6 +3,7 @@
 frexp, igamma) and the compositions programs reach for (heaviside, deg2rad, ldexp, xlogy, sinc, ...)."""
 
 import math
+import warnings
 
 from .. import _dtype as D
 from .._geometry import broadcast_shapes as _bs2
@@ -250,12 +251,29 @@ def _addc_meta(kname):
 
 
 def _where_meta(condition, self, other):
-    if not hasattr(condition, "_shape") or condition.dtype is not D.bool_:
-        d = condition.dtype if hasattr(condition, "_shape") else None
+    d = condition.dtype if hasattr(condition, "_shape") else None
+    if d is D.uint8:  # still taken, as in PyTorch, with its deprecation warning (once a process)
+        if _WARNED_UINT8_WHERE:
+            return _where_shape(condition, self, other)
+        _WARNED_UINT8_WHERE.append(True)
+        warnings.warn(
+            "where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
+            "future version of PyTorch. Use a boolean condition instead.",
+            UserWarning,
+            stacklevel=4,
+        )
+    elif d is not D.bool_:
         raise RuntimeError(
             "where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{_cname(d) if d else type(condition).__name__}"
         )
+    return _where_shape(condition, self, other)
+
+
+_WARNED_UINT8_WHERE: list[bool] = []
+
+
+def _where_shape(condition, self, other):
     # two Python numbers: an int pair gives int64, floats the default dtype
     return TensorMeta(
         broadcast_shapes(condition._shape, M.shape_of(self), M.shape_of(other)), D.result_type(self, other)
