@@ -613,6 +613,9 @@ defop(
 
 # --- distances: cdist -----------------------------------------------------------------------------
 def _cdist(x1, x2, p=2.0, compute_mode=None):
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.dtype._kind != 2:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {D._cname(x.dtype)}")
     if x1.dim() < 2 or x2.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x1.shape[-1] != x2.shape[-1]:

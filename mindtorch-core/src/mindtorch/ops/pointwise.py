@@ -488,16 +488,28 @@ defop(
         "other": "-grad * self / (self * self + other * other)",
     },
 )
+
+
+def _real_binary(name):
+    def rule(self, other):
+        m = M.binary(self, other)
+        if m.dtype.is_complex:
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        return m
+
+    return rule
+
+
 defop(
     "maximum(Tensor self, Tensor other) -> Tensor",
-    meta=M.binary,
+    meta=_real_binary("maximum"),
     out=True,
     family=F,
     grad={"self": "minmax_grad(grad, self, other, True)", "other": "minmax_grad(grad, other, self, True)"},
 )
 defop(
     "minimum(Tensor self, Tensor other) -> Tensor",
-    meta=M.binary,
+    meta=_real_binary("minimum"),
     out=True,
     family=F,
     grad={"self": "minmax_grad(grad, self, other, False)", "other": "minmax_grad(grad, other, self, False)"},
@@ -511,16 +523,6 @@ def _nan_ignoring(extreme):
         return torch.where(torch.isnan(other), self, torch.where(torch.isnan(self), other, extreme(self, other)))
 
     return composite
-
-
-def _real_binary(name):
-    def rule(self, other):
-        m = M.binary(self, other)
-        if m.dtype.is_complex:
-            raise RuntimeError(f"{name} not implemented for complex tensors.")
-        return m
-
-    return rule
 
 
 defop(
