@@ -167,9 +167,19 @@ def _promoted(tensors):
 def _cat_meta_one_pass(tensors, shape, d):
     """Shape and dtype of the result, the tensors shaped like `shape` and `d` already wrapped."""
     dtype = tensors[0].dtype
+    total = 0
+    if len(shape) == 1:  # 1-d tensors: every other shape but the legacy empty one is refused
+        for t in tensors:
+            if t.dtype is not dtype:
+                dtype = D.promote_types(dtype, t.dtype)
+            s = t._shape
+            if len(s) == 1:
+                total += s[0]
+            else:
+                _cat_mismatch(next(i for i, u in enumerate(tensors) if u is t), s, shape, d)
+        return M.TensorMeta((total,), dtype)
     head, tail = shape[:d], shape[d + 1 :]
     n = len(shape)
-    total = 0
     for i, t in enumerate(tensors):
         if t.dtype is not dtype:
             dtype = D.promote_types(dtype, t.dtype)

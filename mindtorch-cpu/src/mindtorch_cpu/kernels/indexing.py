@@ -101,12 +101,16 @@ _both("index_put")(_index_put)
 @kernel("cat")
 def cat(m, tensors, dim=0):
     dt = TO_NP[m.dtype]
-    parts = [arr(t) for t in tensors if t._shape != (0,)]  # legacy empty 1-d tensors join anything
+    parts = []
     cast = False
-    for x in parts:
-        if x.dtype is not dt:
-            cast = True
-            break
+    for t in tensors:
+        if t._shape != (0,):  # legacy empty 1-d tensors join anything
+            x = t._np  # the cached NumPy view, made once when missing
+            if x is None:
+                x = arr(t)
+            if x.dtype is not dt:
+                cast = True
+            parts.append(x)
     if not parts:
         return wrap(np.empty(m.shape, dt), m.dtype)
     if not cast:  # the plain call
