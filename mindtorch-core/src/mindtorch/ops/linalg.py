@@ -39,6 +39,9 @@ def _matmul_meta(self, other):
     a, b = self._shape, other._shape
     na, nb = len(a), len(b)
     if na == 2 and nb == 2:  # the commonest case: nothing to broadcast
+        dt = self.dtype
+        if dt is other.dtype and dt is not D.bool_ and a[1] == b[0]:
+            return TM((a[0], b[1]), dt)
         _same_dtype(self, other)
         _mm_check(a, b)
         return TM((a[0], b[1]), self.dtype)

@@ -20,12 +20,19 @@ def _out(res, m):
 
 
 def _mm(m, a, b):
-    x, y = arr(a), arr(b)
+    x, y = a._np, b._np  # the cached NumPy views, made when missing
+    if x is None:
+        x = arr(a)
+    if y is None:
+        y = arr(b)
     d = a.dtype
     if d is D.float16 or d is D.bfloat16:  # accumulate in float32
         return _out(blas.matmul(x.astype(np.float32), y.astype(np.float32)), m)
     if x.ndim == 2 and y.ndim == 2:  # the same BLAS product as matmul's, without the ufunc machinery
-        return _out(blas.dot(x, y), m)
+        r = blas.dot(x, y)
+        if r.dtype is x.dtype:  # a new array in the operands' dtype: wrapped as it is
+            return wrap(r, m.dtype)
+        return _out(r, m)
     return _out(blas.matmul(x, y), m)
 
 
