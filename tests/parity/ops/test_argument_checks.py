@@ -71,6 +71,31 @@ def test_none_for_a_tensor_argument_raises_pytorch_class(name):
     assert _same_class(NONE_CASES[name]) in (TypeError, AttributeError)
 
 
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize("bad", [None, 3, 2.5, [1.0]])
+def test_relu_of_a_non_tensor_gives_pytorch_message(bad, inplace):
+    """F.relu's refusal comes from the op's own parser: the message names relu_ when in place."""
+    messages = []
+    for L in (torch, mindtorch):
+        with pytest.raises(TypeError) as info:
+            L.nn.functional.relu(bad, inplace=inplace)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("bad", [[1.0], (1, 2), [mindtorch.ones(1)], "x"])
+@pytest.mark.parametrize("op", ["exp", "relu", "neg"])
+def test_one_signature_refusal_names_the_plain_type(op, bad):
+    """A single-signature op names the value's own type (list, not list of [float]) as PyTorch does."""
+    theirs = [torch.ones(1)] if isinstance(bad, list) and bad and not isinstance(bad[0], float) else bad
+    messages = []
+    for L, v in ((torch, theirs), (mindtorch, bad)):
+        with pytest.raises(TypeError) as info:
+            getattr(L, op)(v)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
 def test_linear_bias_of_the_wrong_size_is_runtime_error():
     assert _same_class(lambda L: L.nn.functional.linear(L.ones(2, 3), L.ones(4, 3), L.ones(5))) is RuntimeError
     assert _same_class(lambda L: L.nn.functional.linear(L.ones(2, 3), L.ones(4, 3), L.ones(2, 4))) is None

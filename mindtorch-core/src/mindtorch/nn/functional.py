@@ -2126,6 +2126,9 @@ _TENSOR_PARAMS = frozenset(
 )
 # ...except where a function gives one of those names to a number: threshold's value is the fill
 _NOT_TENSORS = {"threshold": {"value"}, "threshold_": {"value"}}
+# functions whose first statement is the op's own call, whose argument parser refuses a non-tensor with
+# PyTorch's message (naming relu_ when in place, as PyTorch does): no wrapper in front of them
+_PARSER_CHECKED = frozenset(("relu",))
 
 
 def _require_tensors(fn):
@@ -2165,6 +2168,7 @@ for _name, _fn in list(globals().items()):
         and callable(_fn)
         and getattr(_fn, "__module__", None) == __name__
         and type(_fn).__name__ == "function"
+        and _name not in _PARSER_CHECKED
     ):
         globals()[_name] = _require_tensors(_fn)
 del _name, _fn

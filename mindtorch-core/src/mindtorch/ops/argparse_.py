@@ -23,7 +23,9 @@ def type_name(v):
 
 
 def arg_error(fname, pname, pos, value, expected):
-    return TypeError(f"{fname}(): argument '{pname}' (position {pos}) must be {expected}, not {type_name(value)}")
+    """One signature's refusal: names the value's own type (`list`), as PyTorch's parser does; the element
+    types (`list of [float]`) are only in its message for several signatures."""
+    return TypeError(f"{fname}(): argument '{pname}' (position {pos}) must be {expected}, not {type(value).__name__}")
 
 
 def is_num(v):
