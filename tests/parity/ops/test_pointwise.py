@@ -4,13 +4,14 @@ from helpers import torch_or_skip
 
 torch = torch_or_skip()
 
+import itertools  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 
 import mindtorch  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from helpers import assert_same, results_or_same_error, to_torch  # noqa: E402
+from helpers import assert_same, raises_alike, results_or_same_error, to_torch  # noqa: E402
 
 RNG = np.random.default_rng(0)
 DTYPES = ["float32", "float64", "int64", "int32", "bool", "float16"]
@@ -363,6 +364,61 @@ def test_clamp_tensor_and_errors():
     x = m.clone()
     x.clamp_(0.5, 2.5)
     assert_same(x, t.clone().clamp_(0.5, 2.5))
+
+
+def _bound(lib, form):
+    """A clamp bound by form: None, a number, or a tensor of a dtype."""
+    if form in (None, 2, 0.5, True):
+        return form
+    return lib.tensor([1, 0, 2, 0], dtype=getattr(lib, form))
+
+
+BOUNDS = [None, 2, 0.5, True, "bool", "int64"]
+
+
+@pytest.mark.parametrize("lo,hi", [(lo, hi) for lo in BOUNDS for hi in BOUNDS if lo is not None or hi is not None])
+@pytest.mark.parametrize("fn", ["clamp", "clamp_", "clamp_min", "clamp_max"])
+def test_clamp_of_bool_tensors(fn, lo, hi):
+    # a bool result has a clamp by one tensor bound (an elementwise maximum/minimum) and no other
+    if fn in ("clamp_min", "clamp_max") and (lo is None) == (fn == "clamp_min"):
+        pytest.skip("clamp_min/clamp_max take one bound")
+    if (
+        fn.startswith("clamp")
+        and fn[5:6] != "_"
+        and None not in (lo, hi)
+        and isinstance(lo, str) != isinstance(hi, str)
+    ):
+        pytest.skip("numbers and tensors mixed")
+
+    def run(lib):
+        b = lib.tensor([True, False, True, False])
+        bounds = [_bound(lib, x) for x in ((lo,) if fn == "clamp_min" else (hi,) if fn == "clamp_max" else (lo, hi))]
+        if fn == "clamp_":
+            return b.clone().clamp_(*bounds)
+        return getattr(lib, fn)(b, *bounds)
+
+    ours, theirs = results_or_same_error(run)
+    if theirs is None and fn != "clamp_":  # in place, PyTorch spells the dtype of a failed cast its own way
+        raises_alike(run)
+    elif theirs is not None:
+        assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("dtypes", list(itertools.product(["bool", "int64", "float32"], repeat=3)))
+@pytest.mark.parametrize("value", [1, 2, True, 0.5])
+def test_addcmul_addcdiv_dtypes(op, dtypes, value):
+    # a bool result has no kernel; integer tensor1 and tensor2 do not divide
+    def run(lib):
+        a, b, c = (lib.tensor([1, 1, 0], dtype=getattr(lib, d)) + (0 if d == "bool" else 1) for d in dtypes)
+        return getattr(lib, op)(a, b, c, value=value)
+
+    try:
+        theirs = run(torch)
+    except Exception:
+        raises_alike(run)
+        return
+    assert_same(run(mindtorch), theirs)
 
 
 @pytest.mark.parametrize("dtypes", [("float32", "int64"), ("int32", "int64"), ("float64", "float32")])

@@ -238,13 +238,15 @@ def _addc_meta(kname):
         dt = D.result_type(self, t1, t2)
         if kname == "addcdiv" and t1.dtype._kind < 2 and t2.dtype._kind < 2:
             raise RuntimeError(
-                "Integer division with addcdiv is no longer supported, and in a future release "
+                "Integer division with addcdiv is no longer supported, and in a future  release "
                 "addcdiv will perform a true division of tensor1 and tensor2. The historic "
-                "addcdiv behavior can be implemented as (input + value * tensor1 / tensor2)"
+                "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
                 ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
                 "for float inputs. The future addcdiv behavior is just the latter implementation: "
                 "(input + value * tensor1 / tensor2), for all dtypes."
             )
+        if dt is D.bool_:
+            raise _not_impl(f"{kname}_cpu_out", dt)
         return TensorMeta(broadcast_shapes(self._shape, t1._shape, t2._shape), dt)
 
     return rule
@@ -287,13 +289,24 @@ def _where_method_meta(self, condition, other):
 def _clamp_meta(self, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if self.dtype is D.bool_:
-        raise _not_impl("clamp_scalar_cpu", self.dtype)
     if self.dtype._kind == 3:
         raise NotImplementedError("clamp is not supported for complex types")
     ops = [x for x in (self, min, max) if x is not None]
-    shapes = [M.shape_of(x) for x in ops]
-    return TensorMeta(broadcast_shapes(*shapes), D.result_type(*ops))
+    dtype = D.result_type(*ops)
+    if dtype is D.bool_:
+        _refuse_bool_clamp(min, max)
+    return TensorMeta(broadcast_shapes(*(M.shape_of(x) for x in ops)), dtype)
+
+
+def _refuse_bool_clamp(min, max):
+    """A clamp whose result is bool: a single tensor bound is an elementwise maximum/minimum, which bool has;
+    number bounds, or two bounds, go to clamp kernels without a bool form."""
+    if any(hasattr(b, "_shape") for b in (min, max)):
+        if min is None or max is None:
+            return
+        raise _not_impl("clamp_cpu", D.bool_)
+    which = "clamp" if min is not None and max is not None else "clamp_min" if min is not None else "clamp_max"
+    raise _not_impl(f"{which}_scalar_cpu", D.bool_)
 
 
 def _clamp_one_meta(self, bound):
