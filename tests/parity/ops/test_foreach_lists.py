@@ -258,32 +258,12 @@ def _sweep(name, overload, in_place, **kw):
     return results_or_same_error(run)
 
 
-# (op, overload or None for all, dtypes or None for all) where mindtorch still differs: bool addcmul (PyTorch
-# refuses it) and bool clamps (PyTorch's foreach promotes bool to the number's type); the cpu kernel of pow
-# fails for a 0-dim tensor and the exponent 3; PyTorch's add.Tensor promotes with its 0-dim tensor as with a
-# number
-DIFFERS = {
-    ("_foreach_addcmul", None, "bool"),
-    *((f"_foreach_{op}", None, "bool") for op in ("clamp_min", "clamp_max", "maximum", "minimum")),
-    ("_foreach_pow", None, "bool"),
-    ("_foreach_pow", None, "float32-float64-int64"),
-    *(("_foreach_pow", "ScalarList", key) for key in ("float32", "float64", "int64")),
-    ("_foreach_add", "Tensor", None),
-}
-
-
-def _differs(name, overload, key):
-    return any(d in DIFFERS for d in ((name, None, key), (name, overload, key), (name, overload, None)))
-
-
 def _sweep_cases():
     for name, overload in SWEPT:
         if name in NOT_YET:
             continue
         for dtypes in SWEEP_DTYPES:
-            key = "-".join(dtypes)
-            marks = [pytest.mark.xfail(reason="single-tensor op differs")] if _differs(name, overload, key) else []
-            yield pytest.param(name, overload, dtypes, id=f"{name}-{overload}-{key}", marks=marks)
+            yield pytest.param(name, overload, dtypes, id=f"{name}-{overload}-{'-'.join(dtypes)}")
 
 
 @pytest.mark.parametrize("name,overload,dtypes", list(_sweep_cases()))
@@ -326,3 +306,12 @@ def test_foreach_sweep_gradcheck(name, overload):
 
 def _differentiable(arg, x):
     return hasattr(x, "dim") and (isinstance(arg, list) or arg.dim() == 0)
+
+
+def test_a_tensor_that_requires_grad_binds_as_no_number():
+    # _foreach_add's number form comes first: a 0-dim tensor adds as a number unless its gradient is wanted
+    raises_alike(lambda lib: lib.full((2,), lib.tensor(2.0, requires_grad=True)))
+    for lib in (torch, mindtorch):
+        x = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        lib._foreach_add([lib.ones(2, dtype=lib.int64)], x)[0].sum().backward()
+        assert x.grad.item() == 2

@@ -33,7 +33,8 @@ def is_num(v):
 
 
 def is_scalar(v):
-    return is_num(v) or (isinstance(v, Tensor) and v.numel() == 1 and v.device.type != "meta")
+    # a tensor that requires grad never reads as a number: its gradient would be lost
+    return is_num(v) or (isinstance(v, Tensor) and v.numel() == 1 and v.device.type != "meta" and not v.requires_grad)
 
 
 def scalar(v):

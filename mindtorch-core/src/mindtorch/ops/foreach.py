@@ -356,6 +356,7 @@ _BINARY = {
     "ScalarList": "Scalar[] scalars",
 }
 _ALPHA = ", *, Scalar alpha=1"
+_ADD_ALPHA = {"Tensor": _BINARY["Tensor"] + _ALPHA, "List": _BINARY["List"] + _ALPHA}
 _MINMAX = {k: _BINARY[k] for k in ("List", "Scalar", "ScalarList")}
 _TERNARY = {
     "Tensor": "Tensor[] tensor1, Tensor[] tensor2, Tensor scalars",
@@ -399,7 +400,9 @@ _UNARY = [
 # takes the last operand by])
 FOREACH_OPS = {
     **{u: (u, {"": ""}) for u in _UNARY},
-    "add": ("add", {**_BINARY, "Tensor": _BINARY["Tensor"] + _ALPHA, "List": _BINARY["List"] + _ALPHA}),
+    # PyTorch's binding tries add's number forms before its alpha-taking ones: a 0-dim tensor without alpha
+    # adds as a number
+    "add": ("add", {"Scalar": _BINARY["Scalar"], "ScalarList": _BINARY["ScalarList"], **_ADD_ALPHA}),
     "sub": ("sub", {k: _BINARY[k] + (_ALPHA if k == "List" else "") for k in ("List", "Scalar", "ScalarList")}),
     "mul": ("mul", _BINARY),
     "div": ("div", _BINARY),

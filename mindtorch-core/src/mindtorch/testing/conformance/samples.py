@@ -1749,7 +1749,7 @@ def _foreach_operand(m, kind, n, scalar):
     if kind == "Tensor[]":
         return [m.pos(*s) for s in [(3, 4), (5,), ()][:n]]
     if kind == "Scalar[]":
-        return [scalar + 0.25 * k for k in range(n)]
+        return [scalar + 0.5 * k for k in range(n)]
     if kind == "Tensor":
         return m.f(dtype=mindtorch.float64)
     if kind == "packed":
