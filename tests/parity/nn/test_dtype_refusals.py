@@ -1,6 +1,6 @@
 """nn functionals on the dtypes PyTorch's kernels lack (integers, bool, complex, half for some), against
-PyTorch: where it refuses, mindtorch refuses with the same class; where it computes, the result dtype
-agrees. The known mismatches are a ratchet, listed by the run (pytest -s)."""
+PyTorch: where it refuses, mindtorch refuses with the same class and message; where it computes, the result
+dtype agrees."""
 
 from helpers import torch_or_skip
 
@@ -9,8 +9,9 @@ torch = torch_or_skip()
 import warnings  # noqa: E402
 
 import mindtorch as mt  # noqa: E402
+import pytest  # noqa: E402
 
-DTYPES = ("int64", "int32", "uint8", "bool", "complex64", "float16", "bfloat16")
+DTYPES = ("int64", "int32", "int16", "int8", "uint8", "bool", "complex64", "complex128", "float16", "bfloat16")
 
 
 def cases(L):
@@ -68,32 +69,16 @@ def cases(L):
     }
 
 
-def _outcomes(L, dt):
-    out = {}
-    for name, f in cases(L).items():
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                out[name] = ("computes", str(f(getattr(L, dt)).dtype).split(".")[-1])
-        except Exception as exc:  # the class is what is compared
-            out[name] = (type(exc).__name__,)
-    return out
+def _outcome(L, name, dt):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ("computes", str(cases(L)[name](getattr(L, dt)).dtype).split(".")[-1])
+    except Exception as exc:
+        return (type(exc).__name__, str(exc))
 
 
-def test_nn_functionals_refuse_the_dtypes_pytorch_refuses(capsys):
-    bad = []
-    for dt in DTYPES:
-        want, got = _outcomes(torch, dt), _outcomes(mt, dt)
-        bad += [
-            f"{name} in {dt}: PyTorch {want[name]}, mindtorch {got[name]}" for name in want if want[name] != got[name]
-        ]
-    with capsys.disabled():
-        print(f"\nnn functionals x dtypes: {len(bad)} mismatches")
-        for b in bad:
-            print("  mismatch:", b)
-    # a ratchet: the composites of nn.functional (hardswish, glu, prelu, mse_loss, binary_cross_entropy,
-    # grid_sample, unfold, interpolate, local_response_norm, ...) still compute on dtypes PyTorch refuses
-    assert len(bad) <= KNOWN_MISMATCHES, "\n".join(bad)
-
-
-KNOWN_MISMATCHES = 55
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("name", list(cases(torch)))
+def test_nn_functional_refuses_the_dtypes_pytorch_refuses(name, dt):
+    assert _outcome(mt, name, dt) == _outcome(torch, name, dt)

@@ -3,6 +3,8 @@
 Each function is a composition of table ops, so autograd and every backend come for free.
 """
 
+import functools
+import inspect
 import itertools
 import math
 import warnings
@@ -10,6 +12,7 @@ import warnings
 import numpy as np
 
 import mindtorch as torch
+from mindtorch._dtype import _cname as _dtype_cname
 from mindtorch.overrides import (  # noqa: F401 (re-exported, as PyTorch's functional module does)
     handle_torch_function,
     has_torch_function,
@@ -651,7 +654,8 @@ def adaptive_avg_pool2d(input, output_size):
     if not isinstance(output_size, (list, tuple)):
         output_size = (output_size, output_size)
     size = tuple(x.shape[2 + i] if s is None else int(s) for i, s in enumerate(output_size))
-    out = _ops._adaptive_avg_pool2d(x, size)
+    # a single output cell is the mean over the plane, as in PyTorch (integers get mean's refusal)
+    out = x.mean((-2, -1), keepdim=True) if size == (1, 1) else _ops._adaptive_avg_pool2d(x, size)
     return out.squeeze(0) if unb else out
 
 
@@ -2244,6 +2248,73 @@ def boolean_dispatch(arg_name, arg_index, default, if_true, if_false, module_nam
     if func_name is not None:
         fn.__name__ = func_name
     return fn
+
+
+# nn.functional composites over dtypes PyTorch's kernel for them lacks: function -> (the kernel's name in
+# PyTorch's NotImplementedError, or a function of the dtype and the input giving the error; whether a dtype is
+# refused; how many leading tensor arguments the kernel's dtype is the common dtype of). Checked before the composite runs, so
+# every backend refuses alike.
+_FLOAT_KINDS_ONLY = (0, 1, 3)  # bool, integers, complex
+
+
+def _kinds(*kinds):
+    return lambda d: d._kind in kinds
+
+
+def _avg_pool3d_lacks(d):
+    return d not in (torch.int64, torch.float32, torch.float64)
+
+
+_KERNEL_REFUSALS = {
+    "hardswish": ("hardswish_cpu", _kinds(*_FLOAT_KINDS_ONLY), 1),
+    "glu": ("glu_cpu", _kinds(*_FLOAT_KINDS_ONLY), 1),
+    "prelu": ("prelu_cpu", _kinds(*_FLOAT_KINDS_ONLY), 1),
+    "mse_loss": ("mse_cpu", _kinds(*_FLOAT_KINDS_ONLY), 2),
+    "binary_cross_entropy": ("binary_cross_entropy", _kinds(*_FLOAT_KINDS_ONLY), 1),
+    "rms_norm": ("rms_norm", _kinds(0, 1), 1),
+    "instance_norm": ("batch_norm", _kinds(*_FLOAT_KINDS_ONLY), 1),  # PyTorch's runs through batch_norm
+    "unfold": ("im2col_out_cpu", _kinds(1), 1),
+    "grid_sample": (
+        lambda d, x: _missing("grid_sampler3d_cpu" if x.dim() == 5 else "grid_sampler_2d_cpu_kernel_impl", d),
+        _kinds(*_FLOAT_KINDS_ONLY),
+        1,
+    ),
+    "cosine_similarity": (
+        lambda d, x: RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_dtype_cname(d)}"),
+        _kinds(*_FLOAT_KINDS_ONLY),
+        2,
+    ),
+    # its average runs through avg_pool3d, whose cpu kernel has int64 and no other integer or half form
+    "local_response_norm": ("avg_pool3d_out_frame", _avg_pool3d_lacks, 1),
+}
+
+
+def _missing(kernel, d):
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_cname(d)}'")
+
+
+def _refusing_dtypes(fn, error, refused, n_tensors):
+    names = list(inspect.signature(fn).parameters)[:n_tensors]
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        ts = [args[i] if i < len(args) else kwargs.get(n) for i, n in enumerate(names)]
+        if all(isinstance(t, torch.Tensor) for t in ts):
+            d = ts[0].dtype if len(ts) == 1 else torch.result_type(*ts)
+            if refused(d):
+                raise _missing(error, d) if isinstance(error, str) else error(d, ts[0])
+        return fn(*args, **kwargs)
+
+    return checked
+
+
+def _kernel_refusal_wrappers():
+    g = globals()
+    for name, (error, refused, n_tensors) in _KERNEL_REFUSALS.items():
+        g[name] = _refusing_dtypes(g[name], error, refused, n_tensors)
+
+
+_kernel_refusal_wrappers()
 
 
 def _autocast_wrappers():

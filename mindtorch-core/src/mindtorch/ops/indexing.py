@@ -884,7 +884,13 @@ def _pad(self, pad, mode="constant", value=None):  # noqa: C901
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument.')
     if not (npairs + 1 <= n <= npairs + 2) or npairs > 3:
-        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {n}D input tensor.")
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {n}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+        )
     out = self
     for d, lo, hi in pairs:
         size = self._shape[d]

@@ -39,7 +39,7 @@ def _shp(s):
 def _no_kernel_for(kname, d, kinds=(0, 1)):
     """PyTorch's error for a dtype its kernel lacks: by default bool and integers (dtype kinds 0 and 1), which
     the floating-point nn kernels lack; complex is kind 3."""
-    if d._kind in kinds:
+    if kinds(d) if callable(kinds) else d._kind in kinds:
         raise NotImplementedError(f"\"{kname}\" not implemented for '{D._cname(d)}'")
 
 
@@ -348,8 +348,11 @@ defop(
 
 # --- upsampling (nearest / bilinear, 2-d) -----------------------------------------------
 def _upsample_meta(input, output_size, mode, align_corners, scale_h, scale_w):
-    if input.dtype is D.bool_ or input.dtype._kind == 3:
-        raise NotImplementedError(f"\"upsample_{mode}2d\" not implemented for '{D._cname(input.dtype)}'")
+    # PyTorch's cpu kernels: floating point, and uint8 (images); the others are refused by the kernel's name
+    d = input.dtype
+    if d._kind != 2 and d is not D.uint8:
+        kname = "upsample_nearest2d_channels_last" if mode == "nearest" else "upsample_bilinear2d_channels_last"
+        raise NotImplementedError(f"\"{kname}\" not implemented for '{D._cname(d)}'")
     return TensorMeta(tuple(input._shape[:2]) + tuple(output_size), input.dtype)
 
 
@@ -1432,8 +1435,15 @@ defop(
 
 
 # Input dtypes PyTorch has no kernel for, by op: (the kernel's name in its NotImplementedError, the refused
-# dtype kinds: 0 bool, 1 integer, 3 complex). Refused in the op's shared rule, so every backend refuses alike.
+# dtype kinds: 0 bool, 1 integer, 3 complex, or a test of the dtype). Refused in the op's shared rule, so every backend refuses alike.
 _BIC = (0, 1, 3)
+
+
+def _lacks_all_but_float_and_int64(d):
+    """A kernel with floating point and int64 forms only."""
+    return d._kind in (0, 3) or (d._kind == 1 and d is not D.int64)
+
+
 NO_KERNEL = {
     "native_layer_norm": ("LayerNormKernelImpl", _BIC),
     "_group_norm": ("GroupNormKernelImpl", _BIC),
@@ -1450,8 +1460,10 @@ NO_KERNEL = {
     "leaky_relu_": ("leaky_relu_cpu", _BIC),
     "softplus": ("softplus_cpu", _BIC),
     "_max_pool2d_with_indices": ("max_pool2d", (0, 3)),
-    "_avg_pool2d": ("avg_pool2d", (0, 3)),
+    "_avg_pool2d": ("avg_pool2d", _lacks_all_but_float_and_int64),
     "_conv2d": ("slow_conv2d_cpu", (0,)),
+    "linear": ("addmm_impl_cpu_", (0,)),
+    "_adaptive_avg_pool2d": ("adaptive_avg_pool2d", _BIC),
 }
 
 

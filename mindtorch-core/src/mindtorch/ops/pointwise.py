@@ -128,6 +128,11 @@ def _is_bool(x):
 
 
 def _sub_meta(self, other, alpha=1):
+    if _is_bool(self) and _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
     if _is_bool(self) or _is_bool(other):
         raise RuntimeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
@@ -206,6 +211,8 @@ def _round_meta(self, decimals=0):
 def _relu_meta(self):
     if self.dtype is D.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")
+    if self.dtype._kind == 3:
+        raise NotImplementedError("clamp is not supported for complex types")
     return M.shared_meta(self._shape, self.dtype)
 
 
@@ -1020,6 +1027,8 @@ defop(
 
 
 def _hardtanh_meta(self, min_val=-1, max_val=1):
+    if self.dtype is D.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
     if self.dtype in D.WIDE_UINTS:  # PyTorch clamps with clamp_scalar, which has no wide unsigned kernel
         raise _not_impl("clamp_scalar_cpu", self.dtype)
     if self.dtype._kind == 3:

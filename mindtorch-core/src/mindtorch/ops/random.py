@@ -352,6 +352,8 @@ def _exponential_meta(self, lambd=1.0, generator=None):
 
 
 def _bernoulli_inplace_meta(self, p=0.5, generator=None):
+    if self.dtype._kind == 3:
+        raise _not_impl("bernoulli_tensor_cpu_self_" if hasattr(p, "_shape") else "bernoulli_scalar_cpu_", self.dtype)
     if hasattr(p, "_shape"):
         broadcast_shapes(self._shape, p._shape)
     else:
