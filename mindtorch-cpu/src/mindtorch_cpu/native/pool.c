@@ -83,8 +83,13 @@ static void *worker_main(void *arg) {
         if (SEQ(t) == seen) {
             i64 until = now_ns() + SPIN_NS;
             for (int spins = 0; SEQ(t) == seen; spins++) {
-                cpu_relax();
-                if ((spins & 255) == 255 && now_ns() > until) break;
+                /* a few us of pause, then the core is offered to any other runnable thread between looks
+                 * (OpenBLAS's workers, another process): a waiting worker never holds a core from work */
+                if (spins < 256)
+                    cpu_relax();
+                else
+                    sched_yield();
+                if ((spins & 15) == 15 && now_ns() > until) break;
                 t = atomic_load_explicit(&pool.ticket, memory_order_acquire);
             }
             if (SEQ(t) == seen) { /* sleep; the publisher reads `sleepers` after its ticket (seq_cst both) */
