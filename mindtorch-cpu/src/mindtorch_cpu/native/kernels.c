@@ -54,8 +54,10 @@ static inline __attribute__((always_inline)) float half_one_plus_tanh(float u, f
 /* Each elementwise block takes (a, b, y, n, s): its operands (b unused by a unary one), its result and a
  * scalar; ew_run shares the elements out across the pool. */
 typedef void (*ew_fn)(const float *restrict a, const float *restrict b, float *restrict y, i64 n, float s);
-#define EW(name) static MT_HOT void name(const float *restrict x, const float *restrict b, float *restrict y, i64 n, float s)
-#define EW2(name) static MT_HOT void name(const float *restrict g, const float *restrict x, float *restrict y, i64 n, float s)
+#define EW(name) \
+    static MT_HOT void name(const float *restrict x, const float *restrict b, float *restrict y, i64 n, float s)
+#define EW2(name) \
+    static MT_HOT void name(const float *restrict g, const float *restrict x, float *restrict y, i64 n, float s)
 
 EW(exp_blk) {
     (void)b, (void)s;
@@ -595,11 +597,15 @@ MT_API void mt_binary_f32(const float *a, const float *b, float *y, i64 n, int o
 }
 
 /* ---- row kernels: chunks of whole rows ---------------------------------------------------------- */
+/* A row kernel's operands by role: rows of d read (x, and g where there are two), rows written (y), one
+ * value per row read (row_in: a mean, a coefficient or a logsumexp; rstd) or written (row_out, rstd_out),
+ * vectors of d (w, b; b is the attention bias, `period` rows of d repeated over the rows), and one number
+ * (eps, or attention's scale) */
 typedef struct {
-    const float *x, *g, *w, *b, *mean, *rstd;
-    float *y, *aux0, *aux1, *part; /* part: per-chunk weight / bias gradient sums (norm backward) */
+    const float *x, *g, *w, *b, *row_in, *rstd;
+    float *y, *row_out, *rstd_out, *part; /* part: per-chunk weight / bias gradient sums (norm backward) */
     const int64_t *target;
-    i64 d, period; /* period: rows of a bias repeated over the rows (attention) */
+    i64 d, period;
     float eps;
     int flag;
 } rows_ctx;
@@ -623,20 +629,21 @@ static void softmax_backward_chunk(const void *c, int k, i64 lo, i64 hi) {
 
 MT_API void mt_softmax_backward_f32(const float *g, const float *y, float *dx, i64 rows, i64 d, int log,
                                     int threads) {
-    rows_ctx c = {.g = g, .x = y, .y = dx, .d = d, .flag = log};
+    rows_ctx c = {.g = g, .x = y, .y = dx, .d = d, .flag = log}; /* x: the forward's result, read */
     pool_run(softmax_backward_chunk, &c, rows, threads);
 }
 
 static void norm_chunk(const void *c, int k, i64 lo, i64 hi) {
     (void)k;
     const rows_ctx *r = c;
-    norm_rows(r->x + lo * r->d, r->w, r->b, r->y + lo * r->d, r->flag ? r->aux0 + lo : NULL, r->aux1 + lo, hi - lo,
-              r->d, r->eps, r->flag);
+    norm_rows(r->x + lo * r->d, r->w, r->b, r->y + lo * r->d, r->flag ? r->row_out + lo : NULL, r->rstd_out + lo,
+              hi - lo, r->d, r->eps, r->flag);
 }
 
 MT_API void mt_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd, i64 rows,
                         i64 d, float eps, int center, int threads) {
-    rows_ctx c = {.x = x, .w = w, .b = b, .y = y, .aux0 = mean, .aux1 = rstd, .d = d, .eps = eps, .flag = center};
+    rows_ctx c = {.x = x, .w = w, .b = b, .y = y, .row_out = mean, .rstd_out = rstd, .d = d, .eps = eps,
+                  .flag = center};
     pool_run(norm_chunk, &c, rows, threads);
 }
 
@@ -645,7 +652,7 @@ MT_API void mt_norm_f32(const float *x, const float *w, const float *b, float *y
 static void norm_backward_chunk(const void *c, int k, i64 lo, i64 hi) {
     const rows_ctx *r = c;
     float *own = r->part + (i64)k * 4 * r->d;
-    norm_backward_rows(r->g + lo * r->d, r->x + lo * r->d, r->flag ? r->mean + lo : NULL, r->rstd + lo, r->w,
+    norm_backward_rows(r->g + lo * r->d, r->x + lo * r->d, r->flag ? r->row_in + lo : NULL, r->rstd + lo, r->w,
                        r->y + lo * r->d, own, own + r->d, own + 2 * r->d, hi - lo, r->d, r->flag);
 }
 
@@ -656,7 +663,8 @@ MT_API i64 mt_norm_backward_f32(const float *g, const float *x, const float *mea
     int nchunks = pool_chunks(rows, threads);
     float *part = calloc((size_t)nchunks * 4 * (size_t)d, sizeof(float));
     if (!part) return -1;
-    rows_ctx c = {.g = g, .x = x, .mean = mean, .rstd = rstd, .w = w, .y = dx, .part = part, .d = d, .flag = center};
+    rows_ctx c = {.g = g, .x = x, .row_in = mean, .rstd = rstd, .w = w, .y = dx, .part = part, .d = d,
+                  .flag = center};
     pool_run(norm_backward_chunk, &c, rows, threads);
     for (int k = 0; k < nchunks; k++) {
         const float *own = part + (i64)k * 4 * d;
@@ -672,12 +680,12 @@ MT_API i64 mt_norm_backward_f32(const float *g, const float *x, const float *mea
 static void cross_entropy_backward_chunk(const void *c, int k, i64 lo, i64 hi) {
     (void)k;
     const rows_ctx *r = c;
-    cross_entropy_backward_rows(r->x + lo * r->d, r->mean + lo, r->target + lo, r->y + lo * r->d, hi - lo, r->d);
+    cross_entropy_backward_rows(r->x + lo * r->d, r->row_in + lo, r->target + lo, r->y + lo * r->d, hi - lo, r->d);
 }
 
 MT_API void mt_cross_entropy_backward_f32(const float *logp, const float *coef, const int64_t *target, float *dx,
                                           i64 rows, i64 d, int threads) {
-    rows_ctx c = {.x = logp, .mean = coef, .target = target, .y = dx, .d = d};
+    rows_ctx c = {.x = logp, .row_in = coef, .target = target, .y = dx, .d = d};
     pool_run(cross_entropy_backward_chunk, &c, rows, threads);
 }
 
@@ -714,13 +722,13 @@ static void attn_softmax_chunk(const void *c, int k, i64 lo, i64 hi) {
         double sum = exp_shifted(x, x, r->d, mx);
         float inv = (float)(1.0 / sum);
         for (i64 j = 0; j < r->d; j++) x[j] *= inv;
-        r->aux0[i] = mx + logf((float)sum);
+        r->row_out[i] = mx + logf((float)sum);
     }
 }
 
 MT_API void mt_attn_softmax_f32(float *s, const float *bias, float *lse, i64 rows, i64 d, i64 period, float scale,
                                 int threads) {
-    rows_ctx c = {.y = s, .b = bias, .aux0 = lse, .d = d, .period = period > 0 ? period : 1, .eps = scale};
+    rows_ctx c = {.y = s, .b = bias, .row_out = lse, .d = d, .period = period > 0 ? period : 1, .eps = scale};
     pool_run(attn_softmax_chunk, &c, rows, threads);
 }
 
@@ -732,7 +740,7 @@ static void attn_probs_chunk(const void *c, int k, i64 lo, i64 hi) {
     for (i64 i = lo; i < hi; i++) {
         float *x = r->y + i * r->d;
         attn_logits(x, r->b ? r->b + (i % r->period) * r->d : NULL, r->eps, r->d);
-        float shift = r->mean[i];
+        float shift = r->row_in[i];
         for (i64 j = 0; j < r->d; j++) x[j] = mt_expf(x[j] - shift);
         float sum = (float)row_sum(x, r->d);
         for (i64 j = 0; j < r->d; j++) x[j] /= sum;
@@ -741,7 +749,7 @@ static void attn_probs_chunk(const void *c, int k, i64 lo, i64 hi) {
 
 MT_API void mt_attn_probs_f32(float *s, const float *bias, const float *lse, i64 rows, i64 d, i64 period, float scale,
                               int threads) {
-    rows_ctx c = {.y = s, .b = bias, .mean = lse, .d = d, .period = period > 0 ? period : 1, .eps = scale};
+    rows_ctx c = {.y = s, .b = bias, .row_in = lse, .d = d, .period = period > 0 ? period : 1, .eps = scale};
     pool_run(attn_probs_chunk, &c, rows, threads);
 }
 
