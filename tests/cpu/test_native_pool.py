@@ -77,6 +77,26 @@ def test_result_is_the_same_on_any_number_of_threads(name):
                     np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("period", [1, 3, 255])
+@pytest.mark.parametrize("center", [True, False])
+def test_norm_backward_reads_a_repeated_gradient_as_its_rows_repeated(period, center):
+    # g of `period` rows stands for those rows repeated over x's 255 rows: the bits of the dense copy
+    x = np.ascontiguousarray(X[:255])
+    rows, d = x.shape
+    mean, rstd = np.empty(rows, np.float32), np.empty(rows, np.float32)
+    native.norm(np.empty_like(x), x, W, None, mean, rstd, 1e-5, center, threads=1)
+    g = np.ascontiguousarray(Y[:period])
+    full = np.ascontiguousarray(np.tile(g, (rows // period, 1)))
+    for threads in (1, 2, 7):
+        got, want = [], []
+        for gg, out in ((g, got), (full, want)):
+            dx, dw, db = np.empty_like(x), np.zeros(d, np.float32), np.zeros(d, np.float32)
+            native.norm_backward(dx, gg, x, mean if center else None, rstd, W, dw, db, center, threads=threads)
+            out.extend((dx, dw, db))
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+
+
 def test_binary_kernel_is_numpys_float32_arithmetic():
     specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 3e38, -3e38], np.float32)
     a = np.concatenate([specials.repeat(len(specials)), X.ravel()[:1000]])

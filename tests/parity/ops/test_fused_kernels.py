@@ -175,6 +175,55 @@ def test_norm_forward_backward(shape, nt, dtype, affine, kind, threads):
             assert np.allclose(a.grad.double().numpy(), b.grad.double().numpy(), rtol=rtol, atol=4 * rtol * rows**0.5)
 
 
+# gradients that reach a norm's backward broadcast (shape of the tensor expanded to the output's):
+# a sum's (one number), one row, one block of rows over the batch, a middle dimension, a transposed one
+BROADCAST_GRADS = {"number": (), "row": (-1,), "rows_over_batch": (1, -2, -1), "middle": (-3, 1, -1), "t": "t"}
+
+
+def _broadcast_grad(lib, kind, shape, dtype):
+    rng = np.random.default_rng(7)
+    if kind == "t":
+        g = lib.tensor(rng.standard_normal(shape[::-1]), dtype=getattr(lib, dtype)).permute(2, 1, 0)
+        return g
+    src = tuple(shape[i] if i < 0 else i for i in kind)
+    return lib.tensor(rng.standard_normal(src), dtype=getattr(lib, dtype)).expand(shape)
+
+
+@pytest.mark.parametrize("shape, nt", [((4, 5, 6), 2), ((16, 64, 512), 1), ((16, 64, 512), 2)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("grad", sorted(BROADCAST_GRADS))
+@pytest.mark.parametrize("kind", ["layer_norm", "rms_norm"])
+def test_norm_backward_of_a_broadcast_gradient(shape, nt, dtype, grad, kind, threads):
+    threads(nt)
+    c = shape[-1]
+    m, t = leaf(shape, dtype, scale=2.0)
+    wm, wt = leaf((c,), dtype, seed=2)
+    bm, bt = leaf((c,), dtype, seed=3)
+
+    def run(lib, x, w, b):
+        f = lib.nn.functional
+        y = f.layer_norm(x, (c,), w, b) if kind == "layer_norm" else f.rms_norm(x, (c,), w, 1e-6)
+        g = _broadcast_grad(lib, BROADCAST_GRADS[grad], shape, dtype)
+        assert g.shape == y.shape and not g.is_contiguous()
+        y.backward(g)
+
+    run(mindtorch, m, wm, bm)
+    run(torch, t, wt, bt)
+    rtol, atol = TOL[dtype]
+    assert_same(m.grad, t.grad, rtol=rtol, atol=4 * atol)
+    # weight and bias gradients sum a gradient repeated over rows, so rounding grows with the rows:
+    # against float64, within twice PyTorch's own error (or the usual sqrt(rows) bound)
+    ref = [v.detach().double().requires_grad_() for v in (t, wt, bt)]
+    run(torch, *ref)
+    rows = int(np.prod(shape[:-1]))
+    for a, b, r in ((wm, wt, ref[1]), (bm, bt, ref[2])):
+        if kind == "rms_norm" and a is bm:
+            continue
+        want = r.grad.numpy()
+        tol = max(4 * rtol * rows**0.5, 2 * np.abs(b.grad.double().numpy() - want).max())
+        assert np.abs(a.grad.double().numpy() - want).max() <= tol
+
+
 @pytest.mark.parametrize("case", ["causal", "bool_mask", "float_mask", "cross", "none", "scale"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
 def test_scaled_dot_product_attention(case, dtype):

@@ -148,6 +148,23 @@ def _norm_rows(x, k):
     return d.reshape(rows, c), d if d is not a else None
 
 
+def _grad_rows(g, k):
+    """A norm's gradient as (its distinct rows: C-contiguous, (period, row length); the copy to give back
+    or None). A gradient broadcast over leading dimensions (a sum's, an expanded one) keeps only the rows
+    it repeats, so the compiled backward reads them in place of a dense copy of every row."""
+    a = _f(g)
+    lead = a.ndim - k
+    j = 0
+    while j < lead and (a.strides[j] == 0 or a.shape[j] == 1):
+        j += 1
+    inner = a[(0,) * j] if j else a
+    d = dense(inner)
+    c = 1
+    for s in a.shape[lead:]:
+        c *= s
+    return d.reshape(-1, c), d if d is not inner else None
+
+
 def _row_mean(a, ones):
     return blas.matmul(a, ones)[:, None] * (1.0 / a.shape[1])
 
@@ -198,10 +215,11 @@ def _norm_forward(x, normalized_shape, w, b, eps, center):
 def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
     """(dx, dweight, dbias) for layer norm (center) or RMS norm."""
     k = len(normalized_shape)
-    (ga, g_copy), (a, x_copy) = _norm_rows(g, k), _norm_rows(x, k)
+    a, x_copy = _norm_rows(x, k)
     n, c = a.shape
     dt = a.dtype
     if not n * c:
+        ALLOCATOR.release(x_copy)
         zeros = np.zeros(normalized_shape, dt)
         return np.zeros(x.shape, dt), zeros, zeros.copy()
     mu = arr(mean).reshape(n, 1) if center else None
@@ -209,10 +227,14 @@ def _norm_backward(g, x, normalized_shape, mean, rstd, w, center):
     wv = _f(w).reshape(c) if w is not None else None
     dx = ALLOCATOR.empty((n, c), dt)
     cross = THRESHOLDS["layer_norm_backward"]
+    ga, g_copy = _grad_rows(g, k)
     if n * c >= cross.native and native.usable(ga, a, r, *(v for v in (mu, wv) if v is not None)):
         gw, gbias = np.zeros(c, dt), np.zeros(c, dt)
         native.norm_backward(dx, ga, a, mu, r, wv, gw, gbias, center, threads=threads_for(n * c, cross.split))
     else:
+        if ga.shape[0] != n:  # the NumPy passes take every row
+            ALLOCATOR.release(g_copy)
+            ga, g_copy = _norm_rows(g, k)
         gw, gbias = _norm_backward_blocks(ga, a, mu, r, wv, dx, center, cross.split)
     ALLOCATOR.release(g_copy)
     ALLOCATOR.release(x_copy)

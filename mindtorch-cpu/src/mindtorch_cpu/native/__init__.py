@@ -55,7 +55,7 @@ _POOLED = {
     "mt_attn_softmax_f32": (_P, _P, _P, _N, _N, _N, ctypes.c_float, _I),
     "mt_attn_probs_f32": (_P, _P, _P, _N, _N, _N, ctypes.c_float, _I),
     "mt_norm_f32": (_P, _P, _P, _P, _P, _P, _N, _N, ctypes.c_float, _I, _I),
-    "mt_norm_backward_f32": (_P, _P, _P, _P, _P, _P, _P, _P, _N, _N, _I, _I),
+    "mt_norm_backward_f32": (_P, _P, _P, _P, _P, _P, _P, _P, _N, _N, _N, _I, _I),
     "mt_cross_entropy_f32": (_P, _P, _P, _P, _P, _P, _N, _N, _N, _I),
     "mt_cross_entropy_backward_f32": (_P, _P, _P, _P, _N, _N, _I),
 }
@@ -301,9 +301,12 @@ def norm(y, x, w, b, mean, rstd, eps, center, d=None, threads=1):
 
 def norm_backward(dx, g, x, mean, rstd, w, dw, db, center, d=None, threads=1):
     """dx of the rows (of d elements: x.shape[1] by default); dw / db (zeroed by the caller) get the
-    weight and bias gradients added."""
+    weight and bias gradients added. g may hold fewer rows than x, a whole number of times fewer:
+    its rows are then repeated over x's (a broadcast gradient, read without copying it out)."""
     d = x.shape[1] if d is None else d
-    if _K.mt_norm_backward_f32(g, x, mean, rstd, w, dx, dw, db, x.size // d, d, center, threads) < 0:
+    rows = x.size // d
+    gperiod = g.size // d if d else rows
+    if _K.mt_norm_backward_f32(g, x, mean, rstd, w, dx, dw, db, rows, d, gperiod, center, threads) < 0:
         raise MemoryError("layer norm backward: no memory for its per-thread sums")
 
 

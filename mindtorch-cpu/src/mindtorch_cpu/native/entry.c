@@ -132,9 +132,9 @@ ENTRY_VOID(mt_adam_f32, "wrwwwnfffffffii",
 ENTRY_VOID(mt_sum_rows_f32, "rwnni", mt_sum_rows_f32(A(0).p, A(1).p, A(2).n, A(3).n, A(4).i))
 ENTRY_VOID(mt_norm_f32, "rrrwwwnnfii",
            mt_norm_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).p, A(6).n, A(7).n, A(8).f, A(9).i, A(10).i))
-ENTRY_I64(mt_norm_backward_f32, "rrrrrwwwnnii",
+ENTRY_I64(mt_norm_backward_f32, "rrrrrwwwnnnii",
           mt_norm_backward_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).p, A(6).p, A(7).p, A(8).n, A(9).n,
-                               A(10).i, A(11).i))
+                               A(10).n, A(11).i, A(12).i))
 ENTRY_I64(mt_nll_f32, "rrrwwnnn", mt_nll_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).n, A(6).n, A(7).n))
 ENTRY_I64(mt_cross_entropy_f32, "rrrwwwnnni",
           mt_cross_entropy_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).p, A(6).n, A(7).n, A(8).n, A(9).i))

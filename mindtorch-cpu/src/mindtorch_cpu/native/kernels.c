@@ -282,15 +282,16 @@ static MT_HOT void norm_rows(const float *restrict x, const float *restrict w, c
 /* dx for each row; dw += g * xhat and db += g summed over this block's rows (caller zeroes both).
  * gx = g * w; dx = (gx - xhat <gx, xhat>/d - center * sum(gx)/d) * rstd. tmp holds 2 d floats. One pass
  * makes xhat, gx, the dw / db sums and both row sums (explicit vectors: the sums would not vectorise by
- * themselves), a second makes dx. */
-static MT_HOT void norm_backward_rows(const float *restrict g, const float *restrict x,
+ * themselves), a second makes dx. The gradient g is `gperiod` rows of d repeated over the rows (a
+ * broadcast gradient is read as it is, not copied out to every row); the block starts at row r0 of it. */
+static MT_HOT void norm_backward_rows(const float *restrict g, i64 gperiod, i64 r0, const float *restrict x,
                                         const float *restrict mean, const float *restrict rstd,
                                         const float *restrict w, float *restrict dx,
                                         float *restrict dw, float *restrict db, float *restrict tmp,
                                         i64 rows, i64 d, int center) {
     float *restrict xhat = tmp, *restrict gx = tmp + d;
     for (i64 r = 0; r < rows; r++) {
-        const float *restrict gr = g + r * d, *restrict xr = x + r * d;
+        const float *restrict gr = g + ((r0 + r) % gperiod) * d, *restrict xr = x + r * d;
         float *restrict o = dx + r * d;
         float mu = center ? mean[r] : 0.0f, rs = rstd[r];
         /* xhat, the weight and bias sums, g * w, and the row sums <gx, xhat> and sum(gx) in one pass */
@@ -599,8 +600,8 @@ MT_API void mt_binary_f32(const float *a, const float *b, float *y, i64 n, int o
 /* ---- row kernels: chunks of whole rows ---------------------------------------------------------- */
 /* A row kernel's operands by role: rows of d read (x, and g where there are two), rows written (y), one
  * value per row read (row_in: a mean, a coefficient or a logsumexp; rstd) or written (row_out, rstd_out),
- * vectors of d (w, b; b is the attention bias, `period` rows of d repeated over the rows), and one number
- * (eps, or attention's scale) */
+ * vectors of d (w, b; b is the attention bias, `period` rows of d repeated over the rows, as is the norm
+ * backward's g), and one number (eps, or attention's scale) */
 typedef struct {
     const float *x, *g, *w, *b, *row_in, *rstd;
     float *y, *row_out, *rstd_out, *part; /* part: per-chunk weight / bias gradient sums (norm backward) */
@@ -652,19 +653,21 @@ MT_API void mt_norm_f32(const float *x, const float *w, const float *b, float *y
 static void norm_backward_chunk(const void *c, int k, i64 lo, i64 hi) {
     const rows_ctx *r = c;
     float *own = r->part + (i64)k * 4 * r->d;
-    norm_backward_rows(r->g + lo * r->d, r->x + lo * r->d, r->flag ? r->row_in + lo : NULL, r->rstd + lo, r->w,
+    norm_backward_rows(r->g, r->period, lo, r->x + lo * r->d, r->flag ? r->row_in + lo : NULL, r->rstd + lo, r->w,
                        r->y + lo * r->d, own, own + r->d, own + 2 * r->d, hi - lo, r->d, r->flag);
 }
 
-/* dx of the rows, and dw / db (the caller zeroes both) += the weight and bias gradients; returns -1
+/* dx of the rows, and dw / db (the caller zeroes both) += the weight and bias gradients; g is `gperiod`
+ * rows of d repeated over the rows (rows for a dense gradient, 1 for one row broadcast); returns -1
  * when its scratch could not be allocated (nothing written then), else 0 */
 MT_API i64 mt_norm_backward_f32(const float *g, const float *x, const float *mean, const float *rstd, const float *w,
-                                float *dx, float *dw, float *db, i64 rows, i64 d, int center, int threads) {
+                                float *dx, float *dw, float *db, i64 rows, i64 d, i64 gperiod, int center,
+                                int threads) {
     int nchunks = pool_chunks(rows, threads);
     float *part = calloc((size_t)nchunks * 4 * (size_t)d, sizeof(float));
     if (!part) return -1;
     rows_ctx c = {.g = g, .x = x, .row_in = mean, .rstd = rstd, .w = w, .y = dx, .part = part, .d = d,
-                  .flag = center};
+                  .period = gperiod > 0 ? gperiod : rows, .flag = center};
     pool_run(norm_backward_chunk, &c, rows, threads);
     for (int k = 0; k < nchunks; k++) {
         const float *own = part + (i64)k * 4 * d;
