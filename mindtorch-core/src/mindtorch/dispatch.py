@@ -538,7 +538,10 @@ def make_view(base, shape, stride, offset, dtype=None):
         shape = tuple(shape)
     if stride.__class__ is not tuple:
         stride = tuple(stride)
-    v = make_tensor(base._storage, shape, stride, offset, dtype or base.dtype, base.device)
+    st = base._st
+    if st is None:  # a kernel result over a host array: its Storage is made now
+        st = base._storage
+    v = make_tensor(st, shape, stride, offset, dtype or base.dtype, base.device)
     version = base._version
     if version is None:
         version = base._version = VersionCounter()

@@ -89,9 +89,14 @@ defop(
 
 
 def _t(self):
-    if len(self._shape) > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {len(self._shape)}D")
-    return _transpose(self, 0, -1) if len(self._shape) == 2 else (self._shape, self._stride, self._offset)
+    s = self._shape
+    n = len(s)
+    if n == 2:  # the two dimensions swapped, as tuples (make_view keeps them as they are)
+        st = self._stride
+        return (s[1], s[0]), (st[1], st[0]), self._offset
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return s, self._stride, self._offset
 
 
 defop("t(Tensor(a) self) -> Tensor(a)", view=_t, family=F, grad={"self": "grad.t()"})
