@@ -80,6 +80,7 @@ class _Gate:
 
 
 GATE = _Gate()
+_INFLIGHT = GATE.inflight  # the same list for the process's life (a forked child clears it)
 os.register_at_fork(
     before=GATE.before_fork, after_in_parent=GATE.after_fork_in_parent, after_in_child=GATE.after_fork_in_child
 )
@@ -147,9 +148,20 @@ def matmul(a, b, out=None):
     return _product(np.matmul, a, b, out)
 
 
-def dot(a, b, out=None):
-    """np.dot, for two matrices: no ufunc dispatch, so a 4x4 product costs ~0.6 of matmul's time."""
-    return _product(np.dot, a, b, out)
+def dot(a, b):
+    """np.dot, for two matrices: no ufunc dispatch, so a 4x4 product costs ~0.6 of matmul's time. A
+    product OpenBLAS keeps on one thread anyway only enters the gate (no call of _product's)."""
+    if a.size * b.size >= SERIAL_FROM * (a.shape[1] or 1):
+        return _product(np.dot, a, b, None)
+    _INFLIGHT.append(None)
+    if GATE.forking:
+        GATE.hold()
+    try:
+        return np.dot(a, b)
+    finally:
+        _INFLIGHT.pop()
+        if GATE.forking:
+            GATE.leave()
 
 
 linalg = _Gated(np.linalg)

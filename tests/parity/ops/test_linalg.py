@@ -53,6 +53,28 @@ def test_matmul_grad(sa, sb):
     assert_same(b.grad, tb.grad)
 
 
+def _product_or_error(a, b):
+    try:
+        return a @ b
+    except RuntimeError as e:
+        return e
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3), (3, 4)), ((2, 0), (0, 3)), ((4, 4), (4, 4)), ((2, 3), (2, 3))])
+@pytest.mark.parametrize("da,db", [("float32", "float64"), ("bool", "bool"), ("int64", "float32"), ("int32", "int32")])
+def test_a_matrix_product_geometry_seen_before_keeps_its_rules(sa, sb, da, db):
+    # a float32 product of these shapes first (its result rule is then remembered for the geometry),
+    # then other dtypes on the same shapes: the same result or the same refusal as PyTorch
+    for dtypes in (("float32", "float32"), (da, db), ("float32", "float32")):
+        (a, ta), (b, tb) = pair(sa, dtypes[0]), pair(sb, dtypes[1])
+        got, want = _product_or_error(a, b), _product_or_error(ta, tb)
+        if isinstance(want, RuntimeError):
+            assert isinstance(got, RuntimeError), dtypes
+            assert str(got).split(" ")[:2] == str(want).split(" ")[:2]
+        else:
+            assert_same(got, want, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize(
     "fn",
     [

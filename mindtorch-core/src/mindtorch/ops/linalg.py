@@ -35,15 +35,29 @@ def _dims(s):
 
 
 # --- meta rules --------------------------------------------------------------
+# (shape, shape, dtype) -> the result of a valid product of two matrices: metas are never changed once
+# made, so a repeated geometry (a layer's weight, a small product in a loop) skips the rule
+_MATRIX_PRODUCTS: dict = {}
+
+
 def _matmul_meta(self, other):
     a, b = self._shape, other._shape
+    dt = self.dtype
+    if dt is other.dtype:
+        m = _MATRIX_PRODUCTS.get((a, b, dt))
+        if m is not None:
+            return m
     na, nb = len(a), len(b)
     if na == 2 and nb == 2:  # the commonest case: nothing to broadcast
-        dt = self.dtype
         if dt is other.dtype and dt is not D.bool_ and a[1] == b[0]:
-            return TM((a[0], b[1]), dt)
+            m = TM((a[0], b[1]), dt)
+            if len(_MATRIX_PRODUCTS) < 4096:
+                _MATRIX_PRODUCTS[(a, b, dt)] = m
+            return m
+        _mm_check(a, b)  # PyTorch names mismatched shapes before mismatched dtypes
+        if dt is D.bool_ and other.dtype is dt and not (a[0] and a[1] and b[1]):
+            return TM((a[0], b[1]), dt)  # an empty product or sum: PyTorch runs no kernel that refuses bool
         _same_dtype(self, other)
-        _mm_check(a, b)
         return TM((a[0], b[1]), self.dtype)
     if na == 0 or nb == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
