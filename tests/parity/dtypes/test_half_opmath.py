@@ -49,7 +49,6 @@ def test_half_precision_rounds_once_like_pytorch(name, dtype):
 @pytest.mark.parametrize("groups", [1, 2])
 @pytest.mark.parametrize("bias", [False, True])
 def test_bfloat16_convolution_accumulates_in_float32_like_pytorch(bias, groups):
-    # (PyTorch's float16 convolution accumulates in float16 instead, which the cpu's NumPy path matches)
     x, w, b = (R.standard_normal(s).astype(np.float32) for s in [(2, 4, 6, 7), (4, 4 // groups, 3, 3), (4,)])
     g = R.standard_normal((2, 4, 3, 5)).astype(np.float32)
     outs = []
@@ -61,3 +60,28 @@ def test_bfloat16_convolution_accumulates_in_float32_like_pytorch(bias, groups):
         outs.append([t.detach().float().numpy() for t in (y, X.grad, W.grad)])
     for got, want in zip(*outs):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize("bias", [False, True])
+def test_float16_convolution_forward_rounds_once_like_pytorch(bias, groups):
+    # the forward sums in float32 and rounds once with the bias added; the backward rounds each GEMM to
+    # float16 and adds the pieces in float16, as NumPy's float16 matmul does
+    x, w, b = (R.standard_normal(s).astype(np.float16) for s in [(4, 4, 9, 11), (6, 4 // groups, 3, 3), (6,)])
+    got, want = (
+        L.nn.functional.conv2d(
+            L.tensor(x),
+            L.tensor(w),
+            L.tensor(b) if bias else None,
+            stride=(2, 1),
+            padding=1,
+            dilation=(1, 2),
+            groups=groups,
+        )
+        .float()
+        .numpy()
+        for L in (mt, torch)
+    )
+    # summing in another order moves a rare element by one ulp; a float16 accumulation moves most of them
+    assert np.mean(got == want) > 0.97
+    np.testing.assert_allclose(got, want, rtol=ULP["float16"], atol=ULP["float16"])

@@ -18,10 +18,14 @@ KERNELS, kernel = kernel_table()
 _BF16 = np.dtype(TO_NP[D.bfloat16])
 
 
-def _wide(a):
-    """bfloat16 in float32, as PyTorch's cpu convolution accumulates it: sums and the bias round once. Its
-    float16 convolution accumulates in float16 (as NumPy's float16 matmul does), so float16 stays as it is."""
-    return a.astype(np.float32) if a is not None and a.dtype == _BF16 else a
+def _wide(a, half=()):
+    """bfloat16 in float32, as PyTorch's cpu convolution accumulates it: sums and the bias round once. Pass
+    half=(np.float16,) where PyTorch does the same for float16 (the forward); its backward rounds each GEMM
+    to float16 and adds the pieces in float16, as NumPy's float16 matmul and adds do."""
+    return a.astype(np.float32) if a is not None and (a.dtype == _BF16 or a.dtype in half) else a
+
+
+_F16 = (np.dtype(np.float16),)
 
 
 def _pad(a, padding, value=0):
@@ -174,10 +178,10 @@ def _conv2d_weight_fused(g3, a, ck, geo):
 
 @kernel("_conv2d")
 def conv2d(m, x, w, b, stride, padding, dilation, groups):
-    a, wt = _wide(arr(x)), _wide(arr(w))
+    a, wt = _wide(arr(x), _F16), _wide(arr(w), _F16)
     n, o, ho, wo = m.shape
     _, cg, kh, kw = wt.shape
-    bv = None if b is None else _wide(arr(b))
+    bv = None if b is None else _wide(arr(b), _F16)
     if groups == 1 and _fused(a, wt) and (bv is None or native.usable(bv)):
         out = ALLOCATOR.empty((n, o, ho * wo), np.float32)
         _conv2d_fused(a, wt.reshape(o, -1), bv, out, _unfold((kh, kw), (ho, wo), stride, padding, dilation))
