@@ -95,6 +95,25 @@ def test_zero_and_nan_scalars_are_planned_apart(fresh_plans):
     assert len([k for k in fresh_plans.plans if k[0] == "InplaceFillScalar"]) == 3  # 0.0, -0.0 and NaN
 
 
+def test_complex_scalars_are_keyed_by_their_bits():
+    from mindtorch_npu.acl.types import ACL_COMPLEX128
+    from mindtorch_npu.aclnn import _plan_key, scalar_for
+
+    t = torch.ones(2).to("npu")
+    values = (0j, complex(0.0, -0.0), complex(-0.0, 0.0), complex(float("nan"), 1.0), 1 + 2j)
+    keys = {_plan_key("Muls", (t, Scalar(v, ACL_COMPLEX128), t), None)[0] for v in values}
+    assert len(keys) == len(values)
+    assert scalar_for(2, torch.complex64).value == 2 + 0j  # a number for a complex op is a complex aclScalar
+
+
+def test_a_complex_value_reaches_the_chips_refusal_not_a_conversion_error():
+    x = torch.ones(3, dtype=torch.complex64).to("npu")
+    with pytest.raises(TypeError, match="complex64 is not supported on"):
+        torch.addcmul(x, x, x, value=2 + 1j)
+    with pytest.raises(TypeError, match="complex64 is not supported on"):
+        torch._foreach_addcmul([x], [x], [x], torch.ones(1, dtype=torch.complex64).to("npu"))
+
+
 def test_operators_with_auxiliary_tensors_keep_their_plans(fresh_plans):
     """A total weight, a gradient passed beside the operands, an unused bias: aclSetTensorAddr reaches every
     tensor operand, so these operators' plans follow new addresses instead of being refused."""

@@ -61,6 +61,8 @@ class Scalar:
         A.ACL_INT64: ctypes.c_int64,
         A.ACL_INT32: ctypes.c_int32,
         A.ACL_BOOL: ctypes.c_bool,
+        A.ACL_COMPLEX64: ctypes.c_float * 2,  # (real, imaginary), as C's float complex lies in memory
+        A.ACL_COMPLEX128: ctypes.c_double * 2,
     }
 
     def __init__(self, value, acl_dtype=None):
@@ -69,6 +71,15 @@ class Scalar:
                 A.ACL_BOOL if isinstance(value, bool) else A.ACL_INT64 if isinstance(value, int) else A.ACL_DOUBLE
             )
         self.value, self.dtype = value, acl_dtype
+
+    def create(self, nn):
+        """A new aclScalar holding the value (aclCreateScalar copies it)."""
+        v = self.value
+        box = Scalar._CTYPE[self.dtype](*((v.real, v.imag) if v.__class__ is complex else (v,)))
+        h = nn.aclCreateScalar(ctypes.cast(ctypes.pointer(box), ctypes.c_void_p), self.dtype)
+        if not h:
+            _null("aclCreateScalar")
+        return h
 
 
 _SMALL_INTS = {}  # (int, dtype) -> Scalar: alphas and constants (1, -1, 0) come with nearly every call
@@ -85,6 +96,8 @@ def scalar_for(value, dtype):
 
 
 def _scalar_for(value, dtype):
+    if dtype.is_complex:
+        return Scalar(complex(value), A.ACL_COMPLEX128)
     if dtype.is_floating_point:
         return Scalar(float(value), A.ACL_DOUBLE)
     if dtype is D.bool_:
@@ -164,14 +177,16 @@ class DescriptorCache:
 
     def scalar(self, s, nn):
         value = s.value
-        cacheable = value.__class__ is not float or (value == value and value != 0.0)  # not NaN, keep -0.0 exact
-        key = (s.dtype, value.__class__, value)
+        cls = value.__class__
+        key = (s.dtype, cls, value)
+        # equality cannot find a NaN, nor tell -0.0 from 0.0: such values are described afresh
+        if cls is float:
+            cacheable = value == value and value != 0.0
+        else:
+            cacheable = cls is not complex or (value == value and value.real != 0.0 and value.imag != 0.0)
         h = self.scalars.get(key) if cacheable else None
         if h is None:
-            box = Scalar._CTYPE[s.dtype](value)
-            h = nn.aclCreateScalar(ctypes.cast(ctypes.pointer(box), ctypes.c_void_p), s.dtype)  # copies the value
-            if not h:
-                _null("aclCreateScalar")
+            h = s.create(nn)
             if not cacheable:
                 return h, True
             if len(self.scalars) >= self.LIMIT:
@@ -487,10 +502,10 @@ def _plan_key(name, args, device):
                 device = a.device.index
         elif cls is Scalar:
             v = a.value
-            if v.__class__ is float and not (v == v and v != 0.0):
-                parts += (a.dtype, float, _float_bits(v))  # equality cannot tell 0.0 from -0.0, nor find a NaN
-            else:
+            if v.__class__ is float and v == v and v != 0.0 or v.__class__ is int or v.__class__ is bool:
                 parts += (a.dtype, v.__class__, v)
+            else:
+                parts += _exact_scalar_key(a)
         elif a is None or cls is int or cls is bool or cls is bytes:  # bytes: a char* attribute
             parts.append(a)
         elif cls is IntArray or cls is BoolArray:
@@ -525,6 +540,16 @@ _DOUBLE = struct.Struct("d")
 
 def _float_bits(v):
     return _DOUBLE.pack(v)
+
+
+def _exact_scalar_key(s):
+    """A scalar's key by the bits of its value: equality cannot tell 0.0 from -0.0, nor find a NaN."""
+    v = s.value
+    if v.__class__ is complex:
+        return (s.dtype, complex, _float_bits(v.real), _float_bits(v.imag))
+    if v.__class__ is float:
+        return (s.dtype, float, _float_bits(v))
+    return (s.dtype, v.__class__, v)
 
 
 def _run_planned(name, fns, args, key, addrs, device, gated, plan):
@@ -596,10 +621,7 @@ def _owned_arg(a, nn, owned, handles):
         handles.append(h)
         return h
     if cls is Scalar:
-        box = Scalar._CTYPE[a.dtype](a.value)
-        h = nn.aclCreateScalar(ctypes.cast(ctypes.pointer(box), ctypes.c_void_p), a.dtype)
-        if not h:
-            _null("aclCreateScalar")
+        h = a.create(nn)
         owned.append((nn.aclDestroyScalar, h))
         return h
     if cls is IntArray or cls is BoolArray:
