@@ -353,6 +353,53 @@ def test_the_simulator_refuses_what_max_pool_backward_lacks_on_910b():
     )
 
 
+def test_the_simulator_refuses_scatter_reduce_beyond_float32_add_with_self_on_910b():
+    # the doc's product note: Atlas A2 / A3 take FLOAT32 with reduce 1 (add) and includeSelf true, nothing else
+    from mindtorch_npu.aclnn import launch
+
+    index = torch.tensor([[0, 1], [2, 0]]).to("npu")
+    for dtype, reduce, include_self in (
+        (torch.float16, 1, True),
+        (torch.int32, 1, True),
+        (torch.float32, 5, True),
+        (torch.float32, 2, True),
+        (torch.float32, 1, False),
+    ):
+        x, src = torch.zeros(3, 2, dtype=dtype).to("npu"), torch.ones(2, 2, dtype=dtype).to("npu")
+        with pytest.raises(RuntimeError, match="161002"):
+            launch("ScatterReduce", x, 0, index, src, reduce, include_self, x.clone())
+    x, src = torch.zeros(3, 2).to("npu"), torch.ones(2, 2).to("npu")
+    launch("ScatterReduce", x, 0, index, src, 1, True, x)
+    assert x.cpu().tolist() == [[1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]
+
+
+_SCATTER_DTYPES = (torch.float32, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.uint8, torch.int8)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+def test_scatter_reduce_and_index_reduce_match_cpu_in_every_dtype(reduce):
+    # what the operator refuses runs on the host (torch_npu's fallback): uint8 sums wrap as on the cpu
+    rng = np.random.default_rng(7)
+    for dtype in _SCATTER_DTYPES:
+        for include_self in (True, False):
+            a = torch.tensor(rng.integers(0, 250, (4, 3))).to(dtype)
+            src = torch.tensor(rng.integers(0, 250, (5, 3))).to(dtype)
+            index = torch.tensor(rng.integers(0, 4, (5, 3)))
+            rows = torch.tensor(rng.integers(0, 4, (5,)))
+            kw = dict(include_self=include_self)
+            want = a.scatter_reduce(0, index, src, reduce, **kw)
+            got = a.to("npu").scatter_reduce(0, index.to("npu"), src.to("npu"), reduce, **kw)
+            assert torch.equal(got.cpu(), want), (dtype, include_self)
+            in_place = a.to("npu")
+            in_place.scatter_reduce_(0, index.to("npu"), src.to("npu"), reduce, **kw)
+            assert torch.equal(in_place.cpu(), want), (dtype, include_self)
+            if reduce == "sum":
+                continue  # index_reduce takes prod, mean, amax, amin
+            want = a.index_reduce(0, rows, src, reduce, **kw)
+            got = a.to("npu").index_reduce(0, rows.to("npu"), src.to("npu"), reduce, **kw)
+            assert torch.equal(got.cpu(), want), (dtype, include_self)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 def test_max_pool_forward_and_backward_match_cpu(dtype):
     g = np.random.default_rng(1)

@@ -570,6 +570,13 @@ aclnnStatus v_scatter_reduce(const op_def *d, args *a, aclOpExecutor *e) {
     int rank = (int)self->ndim, r1 = rank ? rank : 1;
     if (a->i[0] < -r1 || a->i[0] >= r1) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: dim is out of range", d->name);
     if (a->i[1] < 0 || a->i[1] > 5) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: reduce %lld is not 0..5", d->name, (long long)a->i[1]);
+    /* Atlas A2 / A3 take one combination only: FLOAT32, reduce 1 (add), includeSelf true; the rest is a
+     * parameter error (docs/aclnnScatterReduce&aclnnInplaceScatterReduce.md, the product note) */
+    if (chip_family() == FAM_910B && (self->dtype != ACL_FLOAT || a->i[1] != 1 || !a->i[2]))
+        BAD(ACLNN_ERR_PARAM_INVALID,
+            "aclnn%sGetWorkspaceSize: %s takes only FLOAT32 with reduce 1 (add) and includeSelf true, got %s, "
+            "reduce %lld, includeSelf %s", d->name, aclrtGetSocName(), dtname(self->dtype), (long long)a->i[1],
+            a->i[2] ? "true" : "false");
     int ax = rank ? (int)(a->i[0] < 0 ? a->i[0] + rank : a->i[0]) : 0;
     if ((int)ix->ndim != rank || (int)src->ndim != rank) BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: index and src need self's rank", d->name);
     for (int i = 0; i < rank; i++)

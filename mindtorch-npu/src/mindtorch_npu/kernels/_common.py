@@ -3,7 +3,7 @@ unary operator run through a dtype the chip's operator takes, and the one dispat
 between a tensor and a tensor or a number (the tensor-tensor, tensor-scalar and number-first forms)."""
 
 import numpy as np
-from mindtorch.plugins import Tensor, dtypes as D, make_tensor
+from mindtorch.plugins import OPS, Tensor, backend_for, device as Device, dtypes as D, make_tensor
 
 from .. import chips, precision
 from ..aclnn import IntArray, dtype_arg, launch, launch_rewriting_out, scalar_for
@@ -113,6 +113,17 @@ def device_of(rest):
 def host_values(t, dtype=None):
     """t's values on the host, cast on the device first when another dtype is asked for."""
     return COPY.to_host(t if dtype is None or dtype is t.dtype else cast(t, dtype))
+
+
+def on_host(qualname, m, *args):
+    """The cpu backend's kernel of `qualname` run on host copies of the npu tensor arguments, its result
+    uploaded to the first tensor's device: torch_npu's cpu fallback, for the argument combinations an operator's
+    doc refuses on the chip."""
+    cpu = backend_for("cpu")
+    dev = next(a.device for a in args if isinstance(a, Tensor))
+    host = [cpu.from_host(COPY.to_host(a), a.dtype, Device("cpu")) if isinstance(a, Tensor) else a for a in args]
+    out = OPS[qualname].kernels["cpu"](m, *host)
+    return COPY.from_host(cpu.to_host(out), out.dtype, dev)
 
 
 def check_index(index, size, dim, name, exc=IndexError, negative=False, deferred=False):

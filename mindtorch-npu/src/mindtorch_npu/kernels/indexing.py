@@ -5,6 +5,7 @@ index, at the next synchronization for those that only read."""
 
 from mindtorch.plugins import Tensor, broadcast_shapes, dtypes as D, kernel_table
 
+from .. import chips
 from ..aclnn import launch, scalar_for
 from ..copy import empty
 from ._common import (
@@ -19,6 +20,7 @@ from ._common import (
     move_dims,
     nonzero,
     numel,
+    on_host,
     view,
 )
 
@@ -88,9 +90,17 @@ def _check_dim_index(a, dim, index, name, exc=RuntimeError, negative=False):
     check_index(index, a._shape[d] if a._shape else 1, d, name, exc, negative)
 
 
+def _reduces_on_device(a, reduce, include_self):
+    """aclnnScatterReduce's doc: Atlas A2 / A3 take FLOAT32 with reduce add and include_self only (other
+    combinations are parameter errors), and Ascend 950 lacks the operator; torch_npu runs the rest on the host."""
+    return reduce == "sum" and include_self and a.dtype is D.float32 and chips.supports("ScatterReduce", a.dtype)
+
+
 @kernel("scatter_reduce.two")
 def scatter_reduce(m, a, dim, index, src, reduce, include_self=True):
     _check_dim_index(a, dim, index, "")
+    if not _reduces_on_device(a, reduce, include_self):
+        return on_host("scatter_reduce.two", m, a, dim, index, src, reduce, include_self)
     out = empty(m.shape, m.dtype, a.device)
     launch(
         "ScatterReduce",
@@ -108,6 +118,9 @@ def scatter_reduce(m, a, dim, index, src, reduce, include_self=True):
 @kernel("scatter_reduce_.two")
 def scatter_reduce_(m, a, dim, index, src, reduce, include_self=True):
     _check_dim_index(a, dim, index, "")
+    if not _reduces_on_device(a, reduce, include_self):
+        launch("InplaceCopy", a, on_host("scatter_reduce.two", m, a, dim, index, src, reduce, include_self))
+        return a
     launch(
         "InplaceScatterReduce",
         as_1d(a),
