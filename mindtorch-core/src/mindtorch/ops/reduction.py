@@ -454,11 +454,21 @@ def _softmax_bwd_meta(grad_output, output, dim):
     return TM(output._shape, output.dtype)
 
 
+def _softmax_bwd_composite(chain):
+    run = computed_in_float32(chain)
+
+    def composite(grad_output, output, dim):
+        _softmax_bwd_meta(grad_output, output, dim)  # composites run without the shape rule: its refusals first
+        return run(grad_output, output, dim)
+
+    return composite
+
+
 # one fused kernel per derivative; backends without it get the composite chain
 defop(
     "_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor",
     meta=_softmax_bwd_meta,
-    composite=computed_in_float32(softmax_backward),
+    composite=_softmax_bwd_composite(softmax_backward),
     method=False,
     function=False,
     family=F,
@@ -471,7 +481,7 @@ defop(
 defop(
     "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim) -> Tensor",
     meta=_softmax_bwd_meta,
-    composite=computed_in_float32(log_softmax_backward),
+    composite=_softmax_bwd_composite(log_softmax_backward),
     method=False,
     function=False,
     family=F,
