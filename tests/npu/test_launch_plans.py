@@ -38,10 +38,46 @@ def test_a_plan_follows_new_addresses(fresh_plans):
     outs = [ns[i] * ns[i + 1] for i in range(4)]  # every result held: a new output address each call
     before = live_counts()["executors"]
     outs += [ns[i + 1] * ns[i] for i in range(4)]
-    assert live_counts()["executors"] == before  # the plan's one executor served every call
+    assert live_counts()["executors"] == before  # the key's plans served every call, refreshed
     for i in range(4):
         _close(outs[i], xs[i] * xs[i + 1])
         _close(outs[4 + i], xs[i + 1] * xs[i])
+
+
+def test_a_key_keeps_a_plan_for_each_of_a_few_address_sets(fresh_plans, monkeypatch):
+    # a training step's new gradients alternate between two places, and one geometry serves several layers:
+    # each address set keeps a plan of its own, so repeating the calls refreshes none
+    import mindtorch_npu.aclnn as aclnn
+
+    refreshed, refresh = [], aclnn._refresh
+    monkeypatch.setattr(aclnn, "_refresh", lambda plan, addrs: refreshed.append(addrs) or refresh(plan, addrs))
+    for n in (PLANS.SIBLINGS + 1, PLANS.SIBLINGS + 2):
+        pairs = [(torch.ones(8).to("npu"), torch.full((8,), 2.0).to("npu")) for _ in range(n)]
+        refreshed.clear()
+        for _ in range(3):  # the first round makes the plans, the others find them
+            for a, b in pairs:
+                a.mul_(b)
+        for a, _ in pairs:
+            _close(a, torch.full((8,), 8.0))
+        # one address set more than the plans kept: cycling through them, each call refreshes the oldest plan
+        assert len(refreshed) == (0 if n == PLANS.SIBLINGS + 1 else 3 * n), n
+
+
+def test_deferred_checks_share_one_block_until_they_are_read():
+    # reading ops check their indices at the next synchronization; the checks waiting take slots of one
+    # block, so the step's allocations (and the launch plans' addresses) do not move with them
+    import mindtorch.nn.functional as F
+
+    w, i = torch.randn(10, 4).to("npu"), torch.tensor([1, 2, 9]).to("npu")
+    torch.npu.synchronize()
+    base = torch.npu.memory_allocated()
+    F.embedding(i, w)
+    first = torch.npu.memory_allocated()
+    for _ in range(20):
+        F.embedding(i, w)
+    assert torch.npu.memory_allocated() == first > base
+    torch.npu.synchronize()
+    assert torch.npu.memory_allocated() == base
 
 
 def test_aliased_arguments_get_their_own_plan(fresh_plans):

@@ -367,6 +367,9 @@ def _run(name, fns, args, device, gated):
             raise
         plans.give(key, plan)
         return
+    if plan is not None:  # other addresses: a plan kept for them, else a new one or the oldest kept, refreshed
+        _run_planned(name, fns, args, key, addrs, device, gated, plans.sibling(key, addrs, plan))
+        return
     if plan is None:
         plan = plans.old.pop(key, None)
         if plan is None and (key in plans.refused or (listed and not plans.seen_before(key))):
@@ -659,10 +662,30 @@ class LaunchPlans:
     never repeats (an optimizer step's scalars change every step) is cheaper described from the cache."""
 
     LIMIT = 2048
+    # plans kept per key beside the one in `plans`, each for other addresses: a training step's tensors take a
+    # few address sets in turn (new gradients alternate between two places; one geometry serves every layer)
+    SIBLINGS = 3
 
     def __init__(self):
         self.enabled = True
         self.plans, self.old, self.refused, self.sightings = {}, {}, set(), set()
+        self.siblings = {}  # key -> plans for other addresses, oldest first
+        self.lock = threading.Lock()
+
+    def sibling(self, key, addrs, plan):
+        """The plan to run a call at `addrs` whose key's current `plan` has other addresses: a kept plan made for
+        them, else None (make one) while fewer than SIBLINGS are kept, else the oldest kept (to refresh). `plan`
+        is kept in its stead."""
+        with self.lock:
+            kept = self.siblings.get(key)
+            if kept is None:
+                kept = self.siblings[key] = []
+            for i, other in enumerate(kept):
+                if other.addrs == addrs:
+                    kept[i] = plan
+                    return other
+            kept.append(plan)
+            return kept.pop(0) if len(kept) > self.SIBLINGS else None
 
     def give(self, key, plan):
         if len(self.plans) >= self.LIMIT:
@@ -690,6 +713,11 @@ class LaunchPlans:
         nn = RUNTIME.nn
         for plan in self.old.values():
             plan.destroy(nn)
+        with self.lock:
+            kept, self.siblings = self.siblings, {}
+        for plans in kept.values():
+            for plan in plans:
+                plan.destroy(nn)
         self.old, self.plans = self.plans, {}
 
     def clear(self):

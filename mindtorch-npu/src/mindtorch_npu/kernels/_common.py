@@ -135,7 +135,9 @@ def check_index(index, size, dim, name, exc=IndexError, negative=False, deferred
     assert, raising there (BOUNDS)."""
     if not numel(index):
         return
-    bounds = empty((2,), index.dtype, index.device)
+    bounds = BOUNDS.slot(index.dtype, index.device) if deferred else None
+    if bounds is None:
+        bounds = empty((2,), index.dtype, index.device)
     every = IntArray(range(len(index._shape)))
     for i, acl in enumerate(("Amin", "Amax")):
         launch(acl, index, every, False, view(bounds, (), (), bounds._offset + i))
@@ -164,6 +166,24 @@ class DeferredBounds:
 
     def __init__(self):
         self.pending = []
+        # (device index, dtype, stream) -> [a (MAX, 2) tensor of slots, slots taken]: a deferred check writes
+        # into a slot, not a block of its own, so a training step's allocations do not move with the checks
+        # waiting (the same addresses step after step keep the launch plans' descriptors)
+        self.rings = {}
+
+    def slot(self, dtype, device):
+        """A (2,) view for one deferred check's bounds, or None while a graph captures (its checks are read
+        after each replay, so each keeps a block of its own)."""
+        index = device.index
+        if RUNTIME.capturing(index) is not None:
+            return None
+        key = (index, dtype, RUNTIME.current_stream(index))
+        ring = self.rings.get(key)
+        if ring is None:
+            ring = self.rings[key] = [empty((self.MAX, 2), dtype, device), 0]
+        t, taken = ring
+        ring[1] = taken + 1  # fewer than MAX: the checks drain at MAX
+        return view(t, (2,), (1,), t._offset + 2 * taken)
 
     def defer(self, check):
         index = check[0].device.index
@@ -179,6 +199,7 @@ class DeferredBounds:
 
     def drain(self):
         pending, self.pending = self.pending, []  # taken first: the reads below synchronize too
+        self.rings = {}
         error = None
         for check, stream in pending:
             bounds = check[0]
@@ -197,6 +218,7 @@ class DeferredBounds:
     def discard(self):
         """Forget the unread checks (at exit: there is no caller left to raise to)."""
         self.pending = []
+        self.rings = {}
 
 
 BOUNDS = DeferredBounds()
