@@ -4,6 +4,8 @@ Core describes dtypes abstractly; each backend maps them to its own
 representation (NumPy dtypes on the CPU, aclDataType on the NPU).
 """
 
+import math
+
 
 class dtype:
     __slots__ = ("name", "itemsize", "is_floating_point", "is_complex", "is_signed", "_rank", "_kind")
@@ -259,6 +261,54 @@ class iinfo:
 
     def __repr__(self):
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+# the C++ type PyTorch's checked conversion names when a number does not fit a dtype
+_SCALAR_C_TYPES = {
+    "uint8": "uint8_t",
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int",
+    "int64": "int64_t",
+    "uint16": "uint16_t",
+    "uint32": "uint32_t",
+    "uint64": "uint64_t",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "float32": "float",
+    "float64": "double",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
+}
+
+
+def check_fits(value, d):
+    """RuntimeError when the number `value` does not fit dtype `d` by PyTorch's checked conversion (fill_,
+    full, masked_fill, index_fill): an integer dtype takes the ints of its range, and an unsigned one also
+    negatives down to -max (they wrap), and the finite floats within its range (truncated); a float dtype
+    takes any number up to its max in magnitude, infinities and NaN; a complex number with an imaginary part
+    fits complex dtypes only; bool takes anything."""
+    if d is bool_ or isinstance(value, bool):
+        return
+    parts = (value.real, value.imag) if isinstance(value, complex) else (value,)
+    if len(parts) == 2 and not d.is_complex:
+        fits = parts[1] == 0 and _fits_real(parts[0], d)
+    else:
+        fits = all(_fits_real(v, d) for v in parts)
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {_SCALAR_C_TYPES.get(d.name, d.name)} without overflow")
+
+
+def _fits_real(v, d):
+    if d._kind == 1:
+        info = iinfo(d)
+        if isinstance(v, int):
+            return info.min <= v <= info.max or (info.min == 0 and -info.max <= v < 0)
+        return math.isfinite(v) and info.min <= v <= info.max
+    if isinstance(v, float) and not math.isfinite(v):
+        return True
+    fmax = finfo(d.to_real() if d.is_complex else d).max
+    return -fmax <= v <= fmax  # Python compares an int with a float exactly
 
 
 def _tn(obj):

@@ -126,6 +126,8 @@ def _host_array(values, dtype, requested=None):
     try:
         return np.array(values, dtype=carrier)
     except OverflowError:
+        if requested is not None and requested._kind >= 2 and kind < 2:  # ints past int64 for a float dtype
+            return np.array(values, dtype=np.float64 if requested._kind == 2 else np.complex128)
         if requested in D.WIDE_UINTS and kind < 2:
             try:
                 return np.array(values, dtype=numpy_dtype(requested))

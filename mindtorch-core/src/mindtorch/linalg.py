@@ -4,6 +4,8 @@ import math
 
 import mindtorch as _mt
 
+from . import _dtype as D
+
 _INF = float("inf")
 
 
@@ -30,6 +32,12 @@ def _check_matrix(A, dim):
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     d0, d1 = _check_matrix(A, dim)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(
+            f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {D._cname(A.dtype)}"
+        )
+    if ord in ("nuc", 2, -2) and A.dtype in (D.float16, D.bfloat16):  # no half-precision SVD
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got {D._cname(A.dtype)}")
     if dtype is not None:
         A = A.to(dtype)
     if ord == "fro":
@@ -48,10 +56,6 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
                 r = r.unsqueeze(d)
         return r
     if ord in (1, -1, _INF, -_INF):
-        if not A.dtype.is_floating_point and not A.dtype.is_complex:
-            raise RuntimeError(
-                f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {A.dtype}"
-            )
         # 1: max column sum (sum over rows d0, then extreme over d1); inf: the transpose
         sum_dim, ext_dim = (d0, d1) if ord in (1, -1) else (d1, d0)
         s = A.abs().sum(sum_dim, keepdim=True)

@@ -103,8 +103,8 @@ def ndtri(input):
 
 
 def sinc(input):
-    """sin(pi x) / (pi x), 1 at 0."""
-    x = _float(input)
+    """sin(pi x) / (pi x), 1 at 0; complex stays complex."""
+    x = input if isinstance(input, _t.Tensor) and input.is_complex() else _float(input)
     if x.dtype in (_t.float16, _t.bfloat16):
         return sinc(x.float()).to(x.dtype)  # PyTorch computes half precision in float32 and rounds once
     zero = x == 0

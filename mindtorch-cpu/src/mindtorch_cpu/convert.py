@@ -120,6 +120,26 @@ def scalar_or_arr(x):
     return arr(x) if hasattr(x, "_shape") else x
 
 
+def assignable(value, dt):
+    """A fill value as NumPy can store it into dtype `dt`: a tensor's array, and a Python int beyond an integer
+    dtype's range wrapped modulo 2**bits, as PyTorch's casts do (the op's shape rule refused what does not fit)."""
+    if hasattr(value, "_shape"):
+        return arr(value)
+    kind = dt.kind
+    if value.__class__ is complex and kind != "c":
+        value = value.real  # its imaginary part is 0
+    if kind == "b":
+        return bool(value)
+    if value.__class__ is int:
+        if kind in "iu":
+            info = np.iinfo(dt)
+            if not info.min <= value <= info.max:
+                return np.array(value % (1 << info.bits), dtype=np.uint64).astype(dt)
+        elif kind != "c":
+            return float(value)  # beyond a C long, too
+    return value
+
+
 def np_dtype(d):
     return TO_NP[d]
 

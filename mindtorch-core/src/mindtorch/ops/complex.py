@@ -9,6 +9,7 @@ import math
 
 from .. import _dtype as D
 from .._dtype import _cname as _tname
+from .meta import not_implemented
 from .registry import defop
 
 F = "complex"
@@ -132,6 +133,8 @@ def _complex(real, imag):
 def _polar(abs, angle):
     import mindtorch
 
+    if abs.dtype is D.float16 and angle.dtype is D.float16:  # PyTorch's complex() takes half; polar does not
+        raise not_implemented("polar_cpu", abs.dtype)
     _complex(abs, angle)  # the same dtype checks as complex()
     return mindtorch.complex(abs * mindtorch.cos(angle), abs * mindtorch.sin(angle))
 
@@ -148,7 +151,7 @@ def _angle(self):
         return mindtorch.atan2(mindtorch.imag(self), mindtorch.real(self))
     x = self if self.dtype._kind == 2 else self.to(mindtorch.get_default_dtype())
     with mindtorch.no_grad():  # piecewise constant: no gradient, as in PyTorch
-        out = mindtorch.where(x < 0, math.pi, 0.0).to(x.dtype)
+        out = mindtorch.zeros_like(x).masked_fill(x < 0, math.pi)  # pi in x's own precision
         out = mindtorch.where(x.isnan(), x, out)
     return out
 

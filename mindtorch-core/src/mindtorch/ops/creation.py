@@ -8,7 +8,7 @@ from .. import _dtype as D
 from .._geometry import numel, wrap_dim
 from ..dispatch import call as _dispatch_call
 from .formulas import torch
-from .meta import TensorMeta
+from .meta import TensorMeta, not_implemented
 from .registry import OPS, declare_inplace, defop
 
 F = "creation"
@@ -42,6 +42,7 @@ def _factory_meta(size, dtype=None, *rest):
 def _full_meta(size, fill_value, dtype=None, *rest):
     if dtype is None:
         dtype = D.result_type(fill_value)
+    D.check_fits(fill_value, dtype)
     return TensorMeta(_check_size(size, dtype), dtype)
 
 
@@ -180,12 +181,19 @@ def _arange_end(end, dtype=None, layout=None, device=None, pin_memory=None, requ
 defop(f"arange(Scalar end, *, {_OPTS}) -> Tensor", composite=_arange_end, method=False, out=True, family=F)
 
 
-def _linspace_meta(start, end, steps, dtype=None, *rest):
+def _linspace_meta(start, end, steps, dtype=None, *rest, base=None):
+    """One step fills start (base ** start for logspace), converted to the dtype as fill_ checks it; more steps
+    run a kernel bool and the wide unsigned dtypes lack, which converts both ends first."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dtype = dtype or D.get_default_dtype()
-    if dtype is D.bool_:
-        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    if steps == 1:
+        D.check_fits(start if base is None else base**start, dtype)
+    elif steps > 1:
+        if dtype is D.bool_ or dtype in D.WIDE_UINTS:
+            raise not_implemented("linspace_cpu" if base is None else "logspace_cpu", dtype)
+        D.check_fits(start, dtype)
+        D.check_fits(end, dtype)
     return TensorMeta((steps,), dtype)
 
 
@@ -199,7 +207,7 @@ defop(
 
 
 def _logspace_meta(start, end, steps, base=10.0, dtype=None, *rest):
-    return _linspace_meta(start, end, steps, dtype)
+    return _linspace_meta(start, end, steps, dtype, base=base)
 
 
 def _logspace(start, end, steps, base=10.0, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -272,14 +280,9 @@ declare_inplace(
 
 
 def _fill_meta(self, value):
-    """An int must fit the integer dtype; negatives down to -2**bits wrap into an unsigned one."""
-    d = self.dtype
-    if value.__class__ is int and d._kind == 1:
-        bits = 8 * d.itemsize
-        lo, hi = (-(1 << bits), (1 << bits) - 1) if not d.is_signed else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
-        if not lo <= value <= hi:
-            raise RuntimeError(f"value cannot be converted to type {d.name}_t without overflow")
-    return TensorMeta(self._shape, d)
+    if not hasattr(value, "_shape"):
+        D.check_fits(value, self.dtype)
+    return TensorMeta(self._shape, self.dtype)
 
 
 declare_inplace(
@@ -468,6 +471,11 @@ defop(
 def _vander(x, N=None, increasing=False):
     if x.dim() != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
+    if x.dtype in D.WIDE_UINTS:  # its integer powers are int64: a promotion PyTorch refuses
+        raise RuntimeError(
+            "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+            f"{D._cname(x.dtype)} and Long"
+        )
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")

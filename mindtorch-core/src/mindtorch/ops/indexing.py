@@ -456,6 +456,14 @@ def _index_fill_meta(self, dim, index, value):
             f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{len(value._shape)} dimension(s)."
         )
+    if isinstance(value, complex) and not self.dtype.is_complex:
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    if self.dtype in D.WIDE_UINTS:  # PyTorch's fill kernels take none of them
+        raise M.not_implemented("index_fill_cpu", self.dtype)
+    if self.dtype in D.WIDE_UINTS:  # PyTorch's fill kernels take none of them
+        raise M.not_implemented("masked_fill", self.dtype)
+    if not hasattr(value, "_shape"):
+        D.check_fits(value, self.dtype)
     return M.TensorMeta(self._shape, self.dtype)
 
 
@@ -502,6 +510,10 @@ def _masked_fill_meta(self, mask, value):
             f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{len(value._shape)} dimension(s)."
         )
+    if self.dtype in D.WIDE_UINTS:  # PyTorch's fill kernels take none of them
+        raise M.not_implemented("masked_fill", self.dtype)
+    if not hasattr(value, "_shape"):
+        D.check_fits(value, self.dtype)
     return M.TensorMeta(broadcast_shapes(tuple(self._shape), tuple(mask._shape)), self.dtype)
 
 
@@ -696,7 +708,7 @@ def _repeat_interleave(self, repeats, dim=None, output_size=None):
 def _repeat_interleave_self(repeats, output_size=None):
     if len(repeats._shape) > 1:
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-    return _repeat_interleave_index(_host_ints(repeats), repeats.device)
+    return _repeat_interleave_index(_host_ints(repeats), repeats.device).to(repeats.dtype)  # in repeats' dtype
 
 
 defop(
@@ -1198,6 +1210,7 @@ defop(
 
 
 def _fill_diagonal(self, fill_value, wrap=False):
+    D.check_fits(fill_value, self.dtype)
     shape = tuple(self._shape)
     if len(shape) < 2:
         raise RuntimeError("dimensions must larger than 1")
@@ -1211,7 +1224,7 @@ def _fill_diagonal(self, fill_value, wrap=False):
     else:
         diag = torch.arange(n, device=self.device)
         index = (diag,) * len(shape)
-    return self.index_put_(index, torch.tensor(fill_value, dtype=self.dtype, device=self.device))
+    return self.index_put_(index, torch.full((), fill_value, dtype=self.dtype, device=self.device))
 
 
 declare_inplace(

@@ -589,6 +589,8 @@ def _cross3(a, b, d):
     """The cross product of the length-3 vectors along dim d (broadcast first)."""
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected scalar type {D._cname(a.dtype)} but found {D._cname(b.dtype)}")
+    if a.dtype is D.bool_:
+        raise M.not_implemented("cross", a.dtype)
     if a.dim() != b.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     a, b = torch.broadcast_tensors(a, b)

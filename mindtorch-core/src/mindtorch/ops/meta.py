@@ -21,6 +21,11 @@ class TensorMeta:
         return f"TensorMeta({self.shape}, {self.dtype})"
 
 
+def not_implemented(kname, d):
+    """PyTorch's error for a dtype kernel `kname` lacks: NotImplementedError (a RuntimeError subclass)."""
+    return NotImplementedError(f"\"{kname}\" not implemented for '{D._cname(d)}'")
+
+
 def fmt_shape(shape):
     """A shape as PyTorch's messages print it: [2, 3]."""
     return "[" + ", ".join(map(str, shape)) + "]"

@@ -25,10 +25,7 @@ F = "pointwise"
 
 from .._dtype import _cname  # noqa: E402
 
-
-def _not_impl(kname, d):
-    # PyTorch reports an unsupported dtype as NotImplementedError (a RuntimeError subclass)
-    return NotImplementedError(f"\"{kname}\" not implemented for '{_cname(d)}'")
+_not_impl = M.not_implemented
 
 
 def _dt(x):
@@ -473,6 +470,15 @@ defop(
     meta=_pow_meta,
     family=F,
 )
+
+
+def _float_power(s, e):
+    """pow in float64, or complex128 when either side is complex."""
+    wide = D.complex128 if D.result_type(s, e)._kind == 3 else D.float64
+    cast = complex if wide is D.complex128 else float
+    return torch.pow(*(x.to(wide) if hasattr(x, "_shape") else cast(x) for x in (s, e)))
+
+
 defop(
     "float_power(Tensor self, Tensor exponent) -> Tensor",
     meta=lambda s, e: TensorMeta(
@@ -481,9 +487,7 @@ defop(
     numbers_as_tensors=True,
     out=True,
     family=F,
-    composite=lambda s, e: torch.pow(
-        s.double() if hasattr(s, "_shape") else s, e.double() if hasattr(e, "_shape") else float(e)
-    ),
+    composite=_float_power,
 )
 _scalar_first("float_power", "exponent")
 defop(

@@ -12,7 +12,7 @@ from .. import _dtype as D
 from .._geometry import broadcast_shapes
 from .creation import _OPTS, _check_size
 from .formulas import torch
-from .meta import TensorMeta
+from .meta import TensorMeta, not_implemented as _not_impl
 from .registry import declare_inplace, defop
 
 F = "random"
@@ -24,10 +24,6 @@ _GEN = "Generator? generator=None"
 
 
 from .._dtype import _cname  # noqa: E402
-
-
-def _not_impl(kernel_name, dtype):
-    return NotImplementedError(f"\"{kernel_name}\" not implemented for '{_cname(dtype)}'")
 
 
 def _float_only(dtype, kernel_name):

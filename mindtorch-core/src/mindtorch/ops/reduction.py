@@ -194,6 +194,23 @@ def _cumprod_meta(self, dim, dtype=None):
     return _cum_meta(self, dim, dtype)
 
 
+def _cum_inplace_meta(kernel):
+    """cumsum_ / cumprod_ keep self's dtype: a dtype argument must name it, and bool has no kernel."""
+
+    def rule(self, dim, dtype=None):
+        wrap_dim(dim, len(self._shape))
+        if dtype is not None and dtype is not self.dtype:
+            raise RuntimeError(
+                f"Bad in-place call: input tensor dtype {D.cpp_name(self.dtype)} and output tensor dtype "
+                f"{D.cpp_name(dtype)} should match"
+            )
+        if self.dtype is D.bool_:
+            raise M.not_implemented(kernel, self.dtype)
+        return TM(self._shape, self.dtype)
+
+    return rule
+
+
 def _softmax_meta(name):
     def rule(self, dim, dtype=None):
         wrap_dim(dim, len(self._shape))
@@ -423,6 +440,7 @@ defop(
     meta=_cum_meta,
     out=True,
     inplace=True,
+    inplace_meta=_cum_inplace_meta("cumsum_out_cpu"),
     family=F,
     grad={"self": "cumsum_backward(grad, dim)"},
 )
@@ -431,6 +449,7 @@ defop(
     meta=_cumprod_meta,
     out=True,
     inplace=True,
+    inplace_meta=_cum_inplace_meta("cumprod_out_cpu"),
     family=F,
     grad={"self": "cumprod_backward(grad, self, result, dim)"},
 )
@@ -542,6 +561,8 @@ for _cum_rt in cum_results.values():
 
 
 def _nansum(self, dim=None, keepdim=False, dtype=None):
+    if self.is_complex():  # nanmean too: it sums with nansum
+        raise RuntimeError("nansum on CPU does not support complex inputs")
     x = torch.where(self.isnan(), torch.zeros_like(self), self) if self.is_floating_point() else self
     return x.sum(dim, keepdim=keepdim, dtype=dtype)
 
@@ -557,8 +578,7 @@ defop(
 def _nanmean(self, dim=None, keepdim=False, dtype=None):
     if not (self.is_floating_point() or self.is_complex()):
         raise RuntimeError(
-            f"nanmean(): expected input to have floating point or complex dtype but got "
-            f"{self.dtype.name.capitalize() if self.dtype is not D.int64 else 'Long'}"
+            f"nanmean(): expected input to have floating point or complex dtype but got {D._cname(self.dtype)}"
         )
     count = (~self.isnan()).sum(dim, keepdim=keepdim)
     return _nansum(self, dim, keepdim, dtype) / count
@@ -574,28 +594,37 @@ defop(
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
+def _quantile_q(self, q, interpolation):
+    """quantile's argument checks (nanquantile's messages say quantile() too, as PyTorch's do); q as a tensor."""
+    scalar_q = not isinstance(q, torch.Tensor)
+    if not scalar_q and q.dim() > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if self.dtype not in (D.float32, D.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(
+            f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, but got {interpolation}"
+        )
+    if scalar_q:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+        return torch.tensor([q], dtype=self.dtype, device=self.device), True
+    if q.dtype is not self.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    if bool(((q < 0) | (q > 1)).any()):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    return q, False
+
+
 def _quantile(name, ignore_nan):
     def quantile(self, q, dim=None, keepdim=False, interpolation="linear"):
-        scalar_q = not isinstance(q, torch.Tensor)
-        if not scalar_q and q.dim() > 1:
-            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-        if not self.is_floating_point():
-            raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
-        if interpolation not in _INTERPOLATIONS:
-            raise RuntimeError(
-                f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. Got {interpolation}"
-            )
-        qt = torch.tensor([q] if scalar_q else 0.0, dtype=self.dtype, device=self.device) if scalar_q else q
-        if not scalar_q and qt.dtype is not self.dtype:
-            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
-        if bool(((qt < 0) | (qt > 1)).any()):
-            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+        qt, scalar_q = _quantile_q(self, q, interpolation)
         x = self.reshape(-1) if dim is None else self
         d = 0 if dim is None else wrap_dim(dim, max(self.dim(), 1))
         x = x.movedim(d, -1) if x.dim() else x.reshape(1)
         n = x.shape[-1]
         if n == 0:
-            raise RuntimeError(f"{name}() input tensor must be non-empty")
+            raise RuntimeError("quantile() input tensor must be non-empty")
         srt = x.sort(-1).values  # NaN sort last
         nans = x.isnan()
         valid = (n - nans.sum(-1, keepdim=True)) if ignore_nan else torch.full_like(nans.sum(-1, keepdim=True), n)
@@ -743,6 +772,9 @@ defop(
 
 # --- statistics: dist, cov, corrcoef --------------------------------------------------------------
 def _dist(self, other, p=2):
+    for t in (self, other):
+        if t.dtype in D.WIDE_UINTS:  # PyTorch's subtraction kernel lacks them
+            raise M.not_implemented("add_stub", t.dtype)
     return torch.linalg.vector_norm(self - other, p)
 
 
@@ -754,6 +786,8 @@ def _cov(self, correction=1, fweights=None, aweights=None):
         raise RuntimeError(
             f"cov(): expected input to have two or fewer dimensions but got an input with {self.dim()} dimensions"
         )
+    if self.dtype is D.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = self.reshape(1, -1) if self.dim() < 2 else self
     if not x.is_floating_point() and not x.is_complex():
         x = x.to(torch.get_default_dtype())
@@ -870,7 +904,13 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     return _gradient(input, spacing, dim, edge_order)
 
 
+def _no_bool_y(name, y):
+    if y.dtype is D.bool_:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+
+
 def _trapezoid(y, x=None, dx=None, dim=-1):
+    _no_bool_y("trapezoid", y)
     d = wrap_dim(dim, y.dim())
     n = y.shape[d]
     if n == 0:
@@ -889,6 +929,7 @@ def _trapezoid(y, x=None, dx=None, dim=-1):
 
 
 def _cumulative_trapezoid(y, x=None, dx=None, dim=-1):
+    _no_bool_y("cumulative_trapezoid", y)
     d = wrap_dim(dim, y.dim())
     n = y.shape[d]
     left, right = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, 1, max(n - 1, 0))

@@ -38,6 +38,7 @@ def defop(
     view=None,
     nondiff=(),
     inplace_composite=None,
+    inplace_meta=None,
     family="",
     unversioned=(),
 ):
@@ -55,6 +56,7 @@ def defop(
     method, function   which public variants exist: `Tensor.name` and `mindtorch.name`
     inplace            also declare `name_`, writing into self (`Tensor(a!) self`)
     inplace_composite  the in-place form's composite (e.g. `copy_into_self(fn)`)
+    inplace_meta       the in-place form's shape rule where it is stricter than `meta`'s
     out                the function variant accepts out=
     numbers_as_tensors Python numbers are accepted for Tensor parameters after the first (weak scalars)
     overload           the overload name: kernels are keyed by "name.overload"
@@ -89,7 +91,7 @@ def defop(
         sig = sig[: sig.rindex("->")] + "-> Tensor(a!)"
         iop = Op(
             sig,
-            meta=meta,
+            meta=inplace_meta or meta,
             composite=inplace_composite,
             variants=("method",) + (("function",) if function else ()),
             numbers_as_tensors=numbers_as_tensors,

@@ -68,6 +68,10 @@ defop(
 
 
 def _topk_meta(self, k, dim=-1, largest=True, sorted=True):
+    if self.dtype is D.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    if self.dtype.is_complex:
+        raise RuntimeError(" topk does not support complex dtypes on CPU")  # PyTorch's message starts with a space
     n = len(self._shape)
     d = wrap_dim(dim, n)
     size = self._shape[d] if n else 1
@@ -178,7 +182,9 @@ defop(
 
 
 def _bincount_check(self, weights=None, minlength=0):
-    if len(self._shape) != 1 or self.dtype._kind != 1:
+    if self.dtype._kind != 1 or self.dtype in D.WIDE_UINTS:
+        raise M.not_implemented("bincount_cpu", self.dtype)
+    if len(self._shape) != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is not None and tuple(weights._shape) != tuple(self._shape):
         raise RuntimeError("weights should be 1-d and have the same length as input")
@@ -265,7 +271,8 @@ def _median_all(self, ignore_nan):
     tensor ops only, so shape-only devices can run it."""
     flat = self.reshape(-1)
     if flat.numel() == 0:
-        return torch.full((), float("nan"), dtype=self.dtype, device=self.device)
+        # NaN cast as C casts it (an integer dtype gets what the cast makes of it), as PyTorch's kernel does
+        return torch.full((), float("nan"), dtype=D.float64, device=self.device).to(self.dtype)
     ordered = torch.sort(flat).values  # NaN sorts last
     if not self.is_floating_point():
         return ordered[(flat.numel() - 1) // 2]
@@ -387,11 +394,16 @@ defop(
 
 
 def _isin_check(*operands):
-    """PyTorch's isin takes neither bool nor complex operands (a Python bool counts as a Bool tensor)."""
+    """PyTorch's isin takes neither bool nor complex operands (a Python bool counts as a Bool tensor), and its
+    kernel lacks the wide unsigned dtypes."""
     for x in operands:
         dtype = x.dtype if isinstance(x, torch.Tensor) else (D.bool_ if isinstance(x, bool) else None)
         if dtype is not None and dtype._kind in (0, 3):
             raise RuntimeError(f"Unsupported input type encountered for isin(): {D._cname(dtype)}")
+    if isinstance(operands[-1], torch.Tensor):  # against a number isin is an equality, which they have
+        for x in operands:
+            if isinstance(x, torch.Tensor) and x.dtype in D.WIDE_UINTS:
+                raise M.not_implemented("isin_default_cpu", x.dtype)
 
 
 def _isin(elements, test_elements, assume_unique=False, invert=False):

@@ -10,8 +10,7 @@ from .registry import defop
 F = "special"
 
 
-def _not_impl(kname, d):
-    return NotImplementedError(f"\"{kname}\" not implemented for '{D._cname(d)}'")
+_not_impl = M.not_implemented
 
 
 def _real_unary(kname, half=False):

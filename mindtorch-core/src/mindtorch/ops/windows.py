@@ -7,6 +7,7 @@ import math
 from .. import _dtype as D
 from .creation import _OPTS
 from .formulas import torch
+from .meta import not_implemented
 from .registry import defop
 
 F = "creation"
@@ -16,6 +17,8 @@ def _positions(window_length, periodic, dtype, device, name):
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     dtype = dtype or torch.get_default_dtype()
+    if dtype.is_complex:  # PyTorch's windows start from an arange in the dtype, which has no complex kernel
+        raise not_implemented("arange_cpu", dtype)
     if dtype._kind != 2:
         raise RuntimeError(f"{name} expects floating point dtypes, got: {D._cname(dtype)}")
     n = window_length + 1 if periodic else window_length

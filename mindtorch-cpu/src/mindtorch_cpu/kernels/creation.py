@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..convert import TO_NP, arr, quiet, wrap
+from ..convert import TO_NP, arr, assignable, quiet, wrap
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()
@@ -28,7 +28,8 @@ def empty_strided(m, size, stride, *args):
 
 @kernel("full")
 def full(m, size, value, *args):
-    return wrap(np.full(m.shape, value, TO_NP[m.dtype]), m.dtype)
+    dt = TO_NP[m.dtype]
+    return wrap(np.full(m.shape, assignable(value, dt), dt), m.dtype)
 
 
 @kernel("arange.start_step")
@@ -89,19 +90,10 @@ def copy_(m, dst, src, non_blocking=False):
     return dst
 
 
-def _wrapped(value, dt):
-    """A Python int out of an integer dtype's range wraps modulo 2**bits, as PyTorch's casts do."""
-    if value.__class__ is int and dt.kind in "iu":
-        info = np.iinfo(dt)
-        if not info.min <= value <= info.max:
-            return np.array(value % (1 << info.bits), dtype=np.uint64).astype(dt)
-    return value
-
-
 @kernel("fill_.Scalar")
 def fill_(m, a, value):
     x = arr(a)
-    x[...] = _wrapped(value, x.dtype)
+    x[...] = assignable(value, x.dtype)
     return a
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..convert import TO_NP, arr, wrap
+from ..convert import TO_NP, arr, assignable, wrap
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()
@@ -272,7 +272,7 @@ def _index_copy(self, dim, index, source):
 def _index_fill(self, dim, index, value):
     a, d, _ = _moved(self, dim)
     idx = _vec_index(index, a.shape[0], d, "index_fill")
-    a[idx] = _v(value)
+    a[idx] = assignable(value, a.dtype)
 
 
 _both("index_fill.int_Scalar")(_index_fill)
@@ -284,13 +284,13 @@ _both("index_fill.int_Tensor")(_index_fill)
 
 def _masked_fill_out(m, self, mask, value):
     a = np.array(np.broadcast_to(arr(self), m.shape), dtype=TO_NP[m.dtype], copy=True)
-    a[np.broadcast_to(arr(mask), m.shape)] = _v(value)
+    a[np.broadcast_to(arr(mask), m.shape)] = assignable(value, a.dtype)
     return wrap(a, m.dtype)
 
 
 def _masked_fill_in(m, self, mask, value):
     a = arr(self)
-    a[np.broadcast_to(arr(mask), a.shape)] = _v(value)
+    a[np.broadcast_to(arr(mask), a.shape)] = assignable(value, a.dtype)
     return self
 
 
@@ -428,10 +428,6 @@ def bincount(m, self, weights=None, minlength=0):
     if weights is None:
         return wrap(np.bincount(a, minlength=minlength).astype(np.int64), D.int64)
     w = arr(weights)
-    dt = D.float32 if weights.dtype is D.float32 else D.float64
-    if weights.dtype._kind != 2:
-        dt = D.float64
-    if weights.dtype is D.float16 or weights.dtype is D.bfloat16:
-        dt = weights.dtype
+    dt = D.float32 if weights.dtype is D.float32 else D.float64  # PyTorch's result dtype
     r = np.bincount(a, weights=w.astype(np.float64), minlength=minlength)
     return wrap(r.astype(TO_NP[dt]), dt)

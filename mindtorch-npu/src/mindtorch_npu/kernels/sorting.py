@@ -54,20 +54,14 @@ def bincount(m, a, weights=None, minlength=0):
         top, bottom = (int(v) for v in host_values(extremes))
         if bottom < 0:
             raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if weights is None:
-        dt = D.int64
-    elif weights.dtype in (D.float16, D.bfloat16, D.float32):
-        dt = weights.dtype
-    else:
-        dt = D.float64
+    # PyTorch's result: counts in int64, float32 weights summed in float32, any others in float64
+    dt = D.int64 if weights is None else D.float32 if weights.dtype is D.float32 else D.float64
     n = max(top + 1, int(minlength))
-    # the operator writes INT32, INT64, FLOAT or DOUBLE: half precision counts in float and is cast back
-    wide = D.float32 if dt in (D.float16, D.bfloat16) else dt
-    out = empty((n,), wide, a.device)
+    out = empty((n,), dt, a.device)
     launch("InplaceZero", out)
     if numel(a):
         launch("Bincount", a, weights, int(minlength), out)
-    return out if wide is dt else cast(out, dt)
+    return out
 
 
 def _sorted_rows(rows, k, r, device):
