@@ -111,6 +111,24 @@ def matmul_case(n):
     return lambda: k(y, a, b)
 
 
+def conv2d_case(n):
+    """A 3x3 convolution of 8 channels to 8 over 8x8 images (padding 1), forward and both gradients, of
+    about n multiply-adds each (one image at least)."""
+    image_macs = 8 * 8 * 9 * 8 * 8
+    x, w = mt.randn(max(1, n // image_macs), 8, 8, 8), mt.randn(8, 8, 3, 3)
+    y = mt.nn.functional.conv2d(x, w, padding=1)
+    g = mt.randn(*y.shape)
+    fwd, gi, gw = (_kernel(k) for k in ("_conv2d", "_conv2d_backward_input", "_conv2d_backward_weight"))
+    geo = ((1, 1), (1, 1, 1, 1), (1, 1), 1)
+
+    def run():
+        fwd(y, x, w, None, *geo)
+        gi(x, g, w, tuple(x.shape), *geo)
+        gw(w, g, x, tuple(w.shape), *geo)
+
+    return run
+
+
 CASES = {
     "softmax": [softmax_case, softmax_backward_case],
     "layer_norm": [layer_norm_case],
@@ -120,6 +138,7 @@ CASES = {
     "cross_entropy_backward": [cross_entropy_backward_case],
     "elementwise": [elementwise_case],
     "matmul": [matmul_case],
+    "conv2d": [conv2d_case],
 }
 NO_COMPILED = ("matmul",)  # families with only BLAS's kernel
 

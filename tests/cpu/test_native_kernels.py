@@ -295,6 +295,72 @@ def test_conv2d_unfold_and_fold_as_numpy_kernels(shape, wshape, kw, threads, num
         np.testing.assert_allclose(g, r, rtol=1e-5, atol=atol)
 
 
+def _conv_geometries(count=24, seed=5):
+    """Generated conv2d geometries (x shape, w shape, stride, padding, dilation): kernels of 1-4 taps a
+    side, strides 1-3 (mostly 1: the direct path), paddings up to beyond the kernel's reach (the input
+    gradient's padding then negative), channel counts around the tile sizes, any batch."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        kh, kw = rng.integers(1, 5, 2)
+        stride = (1, 1) if rng.random() < 0.6 else tuple(int(v) for v in rng.integers(1, 4, 2))
+        dilation = tuple(int(v) for v in rng.integers(1, 3, 2))
+        padding = tuple(int(v) for v in rng.integers(0, 5, 2))
+        h, w = (int(v) for v in rng.integers(1, 40, 2))
+        n, c, o = int(rng.integers(1, 6)), int(rng.integers(1, 20)), int(rng.choice([1, 5, 8, 16, 33, 40]))
+        ho = (h + 2 * padding[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+        wo = (w + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+        if ho > 0 and wo > 0:
+            out.append(((n, c, h, w), (o, c, int(kh), int(kw)), stride, padding, dilation))
+    return out
+
+
+@pytest.mark.parametrize("entry", ["loaded", "ctypes"])
+@pytest.mark.parametrize("geometry", _conv_geometries(), ids=lambda g: "x{}w{}s{}p{}d{}".format(*g))
+def test_conv_kernels_against_float64(geometry, entry, threads, ctypes_only):
+    # native.conv2d, conv2d_input (any stride) and conv2d_weight (stride 1) called directly, on every
+    # thread count, against mindtorch's float64 convolution and its gradients
+    xs, ws, stride, padding, dilation = geometry
+    rng = np.random.default_rng(1)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in (xs, ws, ws[:1]))
+    x64, w64, b64 = (mindtorch.tensor(v, dtype=mindtorch.float64).requires_grad_() for v in (x, w, b))
+    y64 = F.conv2d(x64, w64, b64, stride=stride, padding=padding, dilation=dilation)
+    g = rng.standard_normal(tuple(y64.shape)).astype(np.float32)
+    y64.backward(mindtorch.tensor(g, dtype=mindtorch.float64))
+
+    def run():
+        y, dx, dw = np.full(g.shape, np.nan, np.float32), np.full(xs, np.nan, np.float32), np.empty(ws, np.float32)
+        native.conv2d(y, x, w, b, stride, padding, dilation, threads)
+        native.conv2d_input(dx, g, w, stride, padding, dilation, threads)
+        if stride == (1, 1):
+            native.conv2d_weight(dw, g, x, padding, dilation, threads)
+        return y, dx, dw
+
+    got = run() if entry == "loaded" else ctypes_only(run)
+    want = [v.detach().numpy() for v in (y64, x64.grad, w64.grad)]
+    for a, r in zip(got[: 3 if stride == (1, 1) else 2], want):
+        np.testing.assert_allclose(a, r, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(r).max()))
+
+
+def test_conv_kernels_results_do_not_depend_on_timing():
+    # the weight gradient's per-chunk sums are added in chunk order: one thread count, one result
+    rng = np.random.default_rng(2)
+    x, w = rng.standard_normal((9, 16, 13, 11)).astype(np.float32), rng.standard_normal((24, 16, 3, 3))
+    g = rng.standard_normal((9, 24, 13, 11)).astype(np.float32)
+    w = w.astype(np.float32)
+    for threads in (2, 3):
+        runs = []
+        for _ in range(5):
+            y, dx, dw = np.empty(g.shape, np.float32), np.empty(x.shape, np.float32), np.empty(w.shape, np.float32)
+            native.conv2d(y, x, w, None, (1, 1), (1, 1), (1, 1), threads)
+            native.conv2d_input(dx, g, w, (1, 1), (1, 1), (1, 1), threads)
+            native.conv2d_weight(dw, g, x, (1, 1), (1, 1), threads)
+            runs.append((y, dx, dw))
+        for r in runs[1:]:
+            for a, b in zip(r, runs[0]):
+                np.testing.assert_array_equal(a, b)
+
+
 def _strided_gradient(layout, g):
     """`g` (float32, N C H W) as a gradient of the given memory layout, with its values."""
     if layout == "broadcast":  # a loss's y.sum(): one value seen everywhere

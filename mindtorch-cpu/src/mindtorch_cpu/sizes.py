@@ -56,4 +56,7 @@ THRESHOLDS = {
     # 8M-16M the second core was taken: 44 ms). Two threads first win at 2M; the table takes twice that,
     # as each threaded call leaves OpenBLAS's worker spinning beside the pool for a tenth of a second.
     "matmul": Crossover(native=NEVER, split=1 << 22),
+    # float32 conv2d forward and backward (native/conv.c), by multiply-adds: the compiled kernels replace
+    # NumPy's unfold + BLAS at every size (groups of 1); `split` TO BE MEASURED
+    "conv2d": Crossover(native=0, split=1 << 18),
 }

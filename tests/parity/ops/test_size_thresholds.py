@@ -101,6 +101,16 @@ def matmul(n):
     return [_fwd_bwd(lambda lib, a, b: a @ b, (rows, MATMUL_INNER), (MATMUL_INNER, MATMUL_INNER))]
 
 
+CONV_IMAGE = (8, 8, 8)  # channels, height, width of one image of a conv2d workload
+CONV_MACS = CONV_IMAGE[0] ** 2 * 9 * CONV_IMAGE[1] * CONV_IMAGE[2]  # one image's 3x3 8->8 multiply-adds
+
+
+def conv2d(n):
+    # the weight scaled by 1/8 (exactly): sums of 72 products of size 9 cancel to float32 errors of 1e-4
+    shapes = ((n // CONV_MACS, *CONV_IMAGE), (CONV_IMAGE[0], CONV_IMAGE[0], 3, 3), (CONV_IMAGE[0],))
+    return [_fwd_bwd(lambda lib, x, w, b: lib.nn.functional.conv2d(x, w * 0.125, b, padding=1), *shapes)]
+
+
 FAMILIES = {  # family -> (workloads, element granularity); each workload runs only that family's kernels
     "softmax": (softmax, ROW),
     "layer_norm": (lambda n: layer_norm(n, grad=False), ROW),
@@ -110,6 +120,7 @@ FAMILIES = {  # family -> (workloads, element granularity); each workload runs o
     "cross_entropy_backward": (cross_entropy, ROW),
     "elementwise": (elementwise, 1),
     "matmul": (matmul, MATMUL_INNER**2),  # sizes in multiply-adds
+    "conv2d": (conv2d, CONV_MACS),  # multiply-adds
 }
 
 

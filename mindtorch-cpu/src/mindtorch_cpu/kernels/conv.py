@@ -7,7 +7,8 @@ from numpy.lib.stride_tricks import as_strided
 from .. import blas, native
 from ..allocator import ALLOCATOR, dense
 from ..convert import TO_NP, arr, quiet, wrap
-from ..parallel import GRAIN, blocks, parallel_for, row_blocks
+from ..parallel import GRAIN, blocks, parallel_for, row_blocks, threads_for
+from ..sizes import THRESHOLDS
 from . import kernel_table
 from .nn import _acc_dtype
 
@@ -65,18 +66,34 @@ def _cols(x, kh, kw, ho, wo, stride, padding, dilation):
     return np.ascontiguousarray(win).reshape(n, c * kh * kw, ho * wo)
 
 
-# --- float32, ungrouped: unfold and GEMM fused per block of images ---------------------------------------
-# Each pool thread takes a share of the batch and, a block of images at a time, unfolds it into its own
-# column buffer and runs its GEMMs on it while the columns are still in cache (OpenBLAS kept to that
-# thread: the pool already fills the cores). Columns of at most this many bytes make a block: on a
-# 2-core machine with 1 MB of L2 per core (32 MB L3) one-thread fwd+bwd times were flat, within 4%,
-# from 128 KB to 8 MB blocks for (32,16,32,32) 16->32, (32,3,32,32) 3->16 and (32,16,16,16) 16->32.
+# --- float32, ungrouped ------------------------------------------------------------------------------
+# The compiled kernels (native/conv.c) run the forward and the input's gradient at any stride and the
+# weight's gradient at stride 1, each a whole op on the library's own pool. The weight's gradient at
+# other strides unfolds and runs its GEMMs per block of images: each pool thread takes a share of the
+# batch and, a block of images at a time, unfolds it into its own column buffer and runs its GEMMs on it
+# while the columns are still in cache (OpenBLAS kept to that thread: the pool already fills the cores).
+# Columns of at most this many bytes make a block: on a 2-core machine with 1 MB of L2 per core (32 MB
+# L3) one-thread fwd+bwd times were flat, within 4%, from 128 KB to 8 MB blocks for (32,16,32,32)
+# 16->32, (32,3,32,32) 3->16 and (32,16,16,16) 16->32.
 COLS_BYTES = 1 << 19
 
 
 def _unfold(ks, out_hw, stride, padding, dilation):
     """The geometry native.im2col and native.col2im take (the padding by its top and left sides)."""
     return ks, out_hw, stride, (padding[0], padding[2]), dilation
+
+
+def _compiled(macs, *arrays):
+    """The thread count for a compiled convolution of `macs` multiply-adds, or 0 where it does not run: an
+    operand not a C-contiguous float32 4-d array, or below its threshold."""
+    if not (native.usable(*arrays) and all(a.ndim == 4 for a in arrays)):
+        return 0
+    cross = THRESHOLDS["conv2d"]
+    return 0 if macs == 0 or macs < cross.native else threads_for(macs, cross.split)
+
+
+def _macs(out_shape, weight_shape):
+    return int(np.prod(out_shape)) * int(np.prod(weight_shape[1:]))
 
 
 def _fused(*arrays):
@@ -106,19 +123,6 @@ def _over_images(n, ck, hw, work):
         ALLOCATOR.release(buf)
 
 
-def _conv2d_fused(a, w2, bias, out, geo):
-    """out (N, O, L) = w2 (O, C*kh*kw) @ unfold(a) + bias."""
-    b2 = None if bias is None else bias.reshape(-1, 1)
-
-    def work(lo, hi, cols, _):
-        native.im2col(cols, a[lo:hi], *geo)
-        o = blas.matmul(w2, cols, out=out[lo:hi])
-        if b2 is not None:
-            o += b2
-
-    _over_images(a.shape[0], w2.shape[1], out.shape[2], work)
-
-
 class _DenseBlocks:
     """Blocks of images of a gradient as C-contiguous arrays for BLAS: views of a dense gradient, else
     copies into a buffer of each part's own (a loss's gradient is often a broadcast view: copied a
@@ -138,17 +142,6 @@ class _DenseBlocks:
             buf = self.bufs[part] = np.empty(blk.shape, np.float32)
         np.copyto(buf[: hi - lo], blk)
         return buf[: hi - lo]
-
-
-def _conv2d_input_fused(g3, wt2, dx, geo):
-    """dx (N, C, H, W) = fold(wt2 (C*kh*kw, O) @ g3 (N, O, L))."""
-    grads = _DenseBlocks(g3)
-
-    def work(lo, hi, cols, part):
-        blas.matmul(wt2, grads(lo, hi, part), out=cols)
-        native.col2im(dx[lo:hi], cols, *geo)
-
-    _over_images(g3.shape[0], wt2.shape[0], g3.shape[2], work)
 
 
 def _conv2d_weight_fused(g3, a, ck, geo):
@@ -182,10 +175,11 @@ def conv2d(m, x, w, b, stride, padding, dilation, groups):
     n, o, ho, wo = m.shape
     _, cg, kh, kw = wt.shape
     bv = None if b is None else _wide(arr(b), _F16)
-    if groups == 1 and _fused(a, wt) and (bv is None or native.usable(bv)):
-        out = ALLOCATOR.empty((n, o, ho * wo), np.float32)
-        _conv2d_fused(a, wt.reshape(o, -1), bv, out, _unfold((kh, kw), (ho, wo), stride, padding, dilation))
-        return wrap(out.reshape(m.shape), m.dtype)
+    threads = _compiled(_macs(m.shape, wt.shape), wt, a) if groups == 1 and (bv is None or native.usable(bv)) else 0
+    if threads:
+        out = ALLOCATOR.empty(m.shape, np.float32)
+        native.conv2d(out, a, wt, bv, stride, (padding[0], padding[2]), dilation, threads)
+        return wrap(out, m.dtype)
     cols = _cols(a, kh, kw, ho, wo, stride, padding, dilation)  # (N, C*kh*kw, L)
     if groups == 1:
         out = blas.matmul(wt.reshape(o, -1), cols, out=ALLOCATOR.empty((n, o, ho * wo), cols.dtype))  # (N, O, L)
@@ -206,10 +200,13 @@ def conv2d_backward_input(m, g, w, input_size, stride, padding, dilation, groups
     n, o, ho, wo = ga.shape
     _, cg, kh, kw = wt.shape
     c, h, wd = input_size[1:]
-    if groups == 1 and _fused(wt) and ga.dtype == native.F32:
+    threads = _compiled(_macs(ga.shape, wt.shape), wt) if groups == 1 and ga.dtype == native.F32 else 0
+    if threads:
         dx = ALLOCATOR.empty((n, c, h, wd), np.float32)
-        geo = _unfold((kh, kw), (ho, wo), stride, padding, dilation)
-        _conv2d_input_fused(ga.reshape(n, o, ho * wo), np.ascontiguousarray(wt.reshape(o, -1).T), dx, geo)
+        gd = dense(ga)  # a loss's gradient is often a broadcast view
+        native.conv2d_input(dx, gd, wt, stride, (padding[0], padding[2]), dilation, threads)
+        if gd is not ga:
+            ALLOCATOR.release(gd)
         return wrap(dx, m.dtype)
     g3 = ga.reshape(n, groups, o // groups, ho * wo)
     w3 = wt.reshape(groups, o // groups, cg * kh * kw)
@@ -253,6 +250,15 @@ def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, grou
     n, o, ho, wo = ga.shape
     _, cg, kh, kw = weight_size
     a = _wide(arr(x))
+    direct = groups == 1 and ga.dtype == native.F32 and tuple(stride) == (1, 1)
+    threads = _compiled(_macs(ga.shape, weight_size), a) if direct else 0
+    if threads:
+        gw = np.empty(weight_size, np.float32)
+        gd = dense(ga)
+        native.conv2d_weight(gw, gd, a, (padding[0], padding[2]), dilation, threads)
+        if gd is not ga:
+            ALLOCATOR.release(gd)
+        return wrap(gw, m.dtype)
     if groups == 1 and _fused(a) and ga.dtype == native.F32:
         geo = _unfold((kh, kw), (ho, wo), stride, padding, dilation)
         gw = _conv2d_weight_fused(ga.reshape(n, o, ho * wo), a, cg * kh * kw, geo)

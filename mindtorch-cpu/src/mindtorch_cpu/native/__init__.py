@@ -58,6 +58,9 @@ _POOLED = {
     "mt_norm_backward_f32": (_P, _P, _P, _P, _P, _P, _P, _P, _N, _N, _N, _I, _I),
     "mt_cross_entropy_f32": (_P, _P, _P, _P, _P, _P, _N, _N, _N, _I),
     "mt_cross_entropy_backward_f32": (_P, _P, _P, _P, _N, _N, _I),
+    "mt_conv2d_f32": (_P, _P, _P, _P, _P, _I),
+    "mt_conv2d_input_f32": (_P, _P, _P, _P, _I),
+    "mt_conv2d_weight_f32": (_P, _P, _P, _P, _I),
 }
 THREADED = frozenset(_POOLED)
 # kernels that work on the block they are given (the caller shares blocks out)
@@ -69,7 +72,14 @@ _SIGNATURES = {
     "mt_im2col_f32": (_P, _P) + (_N,) * 14,
     "mt_col2im_f32": (_P, _P) + (_N,) * 14,
 }
-_RETURNS = {"mt_nll_f32": _N, "mt_cross_entropy_f32": _N, "mt_norm_backward_f32": _N}  # the others return nothing
+_RETURNS = {  # the others return nothing
+    "mt_nll_f32": _N,
+    "mt_cross_entropy_f32": _N,
+    "mt_norm_backward_f32": _N,
+    "mt_conv2d_f32": _N,
+    "mt_conv2d_input_f32": _N,
+    "mt_conv2d_weight_f32": _N,
+}
 
 
 def _cpu_features():
@@ -351,3 +361,40 @@ def col2im(dx, cols, ks, out_hw, stride, top_left, dilation):
     """dx (n, c, h, w) = the adjoint of im2col applied to cols."""
     n, c, h, w = dx.shape
     _K.mt_col2im_f32(cols, dx, n, c, h, w, *out_hw, *ks, *stride, *top_left, *dilation)
+
+
+# --- convolution as tiled products (conv.c): whole ops, shared out on the library's pool --------------------
+def _conv_geometry(x_shape, y_shape, ks, stride, top_left, dilation):
+    return np.array((*x_shape, y_shape[1], *y_shape[2:], *ks, *stride, *top_left, *dilation), np.int64)
+
+
+def _checked(status, what):
+    if status < 0:
+        raise MemoryError(f"{what}: no memory for its scratch buffers")
+
+
+def conv2d(y, x, w, bias, stride, top_left, dilation, threads=1):
+    """y (n, o, ho, wo) = the convolution of x (n, c, h, w) with w (o, c, kh, kw), plus bias (o,) when
+    not None; the padding is given by its top and left sizes (the far sides follow from y's size)."""
+    geo = _conv_geometry(x.shape, y.shape, w.shape[2:], stride, top_left, dilation)
+    _checked(_K.mt_conv2d_f32(x, w, bias, y, geo, threads), "conv2d")
+
+
+def conv2d_input(dx, gy, w, stride, top_left, dilation, threads=1):
+    """dx (n, c, h, w) = the gradient of conv2d's input for the output's gradient gy (n, o, ho, wo). At
+    stride 1 that is gy convolved with w's taps flipped and its channels swapped."""
+    if tuple(stride) == (1, 1):
+        kh, kw = w.shape[2:]
+        flipped = np.ascontiguousarray(w.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1])
+        pads = ((kh - 1) * dilation[0] - top_left[0], (kw - 1) * dilation[1] - top_left[1])
+        conv2d(dx, gy, flipped, None, (1, 1), pads, dilation, threads)
+        return
+    geo = _conv_geometry(dx.shape, gy.shape, w.shape[2:], stride, top_left, dilation)
+    _checked(_K.mt_conv2d_input_f32(gy, w, dx, geo, threads), "conv2d backward (input)")
+
+
+def conv2d_weight(dw, gy, x, top_left, dilation, threads=1):
+    """dw (o, c, kh, kw) = the gradient of conv2d's weight for the output's gradient gy (n, o, ho, wo), at
+    stride 1 (the padding's top and left sizes at least 0)."""
+    geo = _conv_geometry(x.shape, gy.shape, dw.shape[2:], (1, 1), top_left, dilation)
+    _checked(_K.mt_conv2d_weight_f32(gy, x, dw, geo, threads), "conv2d backward (weight)")

@@ -152,6 +152,10 @@ ENTRY_VOID(mt_col2im_f32, "rwnnnnnnnnnnnnnn",
            mt_col2im_f32(A(0).p, A(1).p, A(2).n, A(3).n, A(4).n, A(5).n, A(6).n, A(7).n, A(8).n, A(9).n, A(10).n,
                          A(11).n, A(12).n, A(13).n, A(14).n, A(15).n))
 
+ENTRY_I64(mt_conv2d_f32, "rrrwri", mt_conv2d_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).p, A(5).i))
+ENTRY_I64(mt_conv2d_input_f32, "rrwri", mt_conv2d_input_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).i))
+ENTRY_I64(mt_conv2d_weight_f32, "rrwri", mt_conv2d_weight_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).i))
+
 #define M(name) {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, NULL}
 static PyMethodDef methods[] = {
     M(mt_exp_f32),
@@ -177,6 +181,9 @@ static PyMethodDef methods[] = {
     M(mt_max_pool2d_backward_f32),
     M(mt_im2col_f32),
     M(mt_col2im_f32),
+    M(mt_conv2d_f32),
+    M(mt_conv2d_input_f32),
+    M(mt_conv2d_weight_f32),
     {NULL, NULL, 0, NULL},
 };
 

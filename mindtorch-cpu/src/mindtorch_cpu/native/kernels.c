@@ -832,3 +832,5 @@ MT_API void mt_adam_f32(float *p, const float *g, float *ea, float *es, float *m
     adam_ctx c = {p, ea, es, mx, g, w1, v2, beta2, wd, bc2, eps, ss, flags};
     pool_run(adam_chunk, &c, n, threads);
 }
+
+#include "conv.c" /* convolution as tiled products: needs pool_run and tap_range */
