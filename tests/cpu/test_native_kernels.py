@@ -342,6 +342,25 @@ def test_conv_kernels_against_float64(geometry, entry, threads, ctypes_only):
         np.testing.assert_allclose(a, r, rtol=1e-5, atol=1e-5 * max(1.0, np.abs(r).max()))
 
 
+@pytest.mark.parametrize("width", [13, 16, 40])
+def test_conv_weight_gradient_of_non_finite_inputs(width, threads):
+    # an infinity or NaN at a row's first column reaches exactly the weight taps PyTorch's sums give it:
+    # none through the products the fast form makes past a row's end
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 4, 9, width)).astype(np.float32)
+    x[0, 1, 4, 0], x[2, 3, 0, width - 1], x[1, 0, 8, 0] = np.inf, np.nan, -np.inf
+    w = rng.standard_normal((5, 4, 3, 3)).astype(np.float32)
+    g = rng.standard_normal((3, 5, 9, width)).astype(np.float32)
+    dw = np.empty(w.shape, np.float32)
+    native.conv2d_weight(dw, g, x, (1, 1), (1, 1), threads)
+    x64, w64 = (mindtorch.tensor(v, dtype=mindtorch.float64).requires_grad_() for v in (x, w))
+    F.conv2d(x64, w64, padding=1).backward(mindtorch.tensor(g, dtype=mindtorch.float64))
+    want = w64.grad.numpy()
+    assert np.isnan(want).any() and np.isfinite(want).any()
+    np.testing.assert_array_equal(np.isnan(dw), np.isnan(want))
+    np.testing.assert_allclose(dw, want, rtol=1e-5, atol=1e-4)
+
+
 def test_conv_kernels_results_do_not_depend_on_timing():
     # the weight gradient's per-chunk sums are added in chunk order: one thread count, one result
     rng = np.random.default_rng(2)

@@ -381,14 +381,7 @@ def conv2d(y, x, w, bias, stride, top_left, dilation, threads=1):
 
 
 def conv2d_input(dx, gy, w, stride, top_left, dilation, threads=1):
-    """dx (n, c, h, w) = the gradient of conv2d's input for the output's gradient gy (n, o, ho, wo). At
-    stride 1 that is gy convolved with w's taps flipped and its channels swapped."""
-    if tuple(stride) == (1, 1):
-        kh, kw = w.shape[2:]
-        flipped = np.ascontiguousarray(w.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1])
-        pads = ((kh - 1) * dilation[0] - top_left[0], (kw - 1) * dilation[1] - top_left[1])
-        conv2d(dx, gy, flipped, None, (1, 1), pads, dilation, threads)
-        return
+    """dx (n, c, h, w) = the gradient of conv2d's input for the output's gradient gy (n, o, ho, wo)."""
     geo = _conv_geometry(dx.shape, gy.shape, w.shape[2:], stride, top_left, dilation)
     _checked(_K.mt_conv2d_input_f32(gy, w, dx, geo, threads), "conv2d backward (input)")
 

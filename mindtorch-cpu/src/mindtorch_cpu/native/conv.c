@@ -334,10 +334,25 @@ static void cv_input_chunk(const void *c, int k, i64 lo, i64 hi) {
     free(bp);
 }
 
-/* dx (n, c, h, w) from gy (n, o, ho, wo) and w (o, c, kh, kw); -1 when scratch memory could not be had */
+/* dx (n, c, h, w) from gy (n, o, ho, wo) and w (o, c, kh, kw); -1 when scratch memory could not be had.
+ * At stride 1 with at least a tile's rows of input channels that is the forward of gy with w's taps
+ * flipped and its channels swapped (the padding becomes (kh - 1) dh - ph, possibly negative); else the
+ * columns are made a panel at a time and folded back. */
 MT_API i64 mt_conv2d_input_f32(const float *gy, const float *w, float *dx, const i64 *geo, int threads) {
     const cv_geo *g = (const cv_geo *)geo;
-    i64 K = g->c * g->kh * g->kw, L = g->ho * g->wo;
+    i64 K = g->c * g->kh * g->kw, L = g->ho * g->wo, taps = g->kh * g->kw;
+    if (g->sh == 1 && g->sw == 1 && g->c >= CV_MR) {
+        float *wf = malloc((size_t)(g->o * K) * sizeof(float));
+        if (!wf) return -1;
+        for (i64 r = 0; r < g->o; r++)
+            for (i64 ch = 0; ch < g->c; ch++)
+                for (i64 t = 0; t < taps; t++) wf[(ch * g->o + r) * taps + taps - 1 - t] = w[(r * g->c + ch) * taps + t];
+        cv_geo back = {g->n, g->o, g->ho, g->wo, g->c, g->h, g->w, g->kh, g->kw, 1, 1,
+                       (g->kh - 1) * g->dh - g->ph, (g->kw - 1) * g->dw - g->pw, g->dh, g->dw};
+        i64 status = mt_conv2d_f32(gy, wf, NULL, dx, (const i64 *)&back, threads);
+        free(wf);
+        return status;
+    }
     float *wp = malloc((size_t)(((K + CV_MR - 1) / CV_MR) * CV_MR * g->o) * sizeof(float));
     if (!wp) return -1;
     cv_pack_a(w, 1, K, K, g->o, wp); /* A = w.T: row kk, column r at w[r * K + kk] */
@@ -362,7 +377,7 @@ MT_API i64 mt_conv2d_input_f32(const float *gy, const float *w, float *dx, const
 typedef struct {
     cv_direct_ctx d;
     const float *gy;
-    float *part; /* per chunk: o * K */
+    cv_vec *part; /* per chunk: o * K vectors of partial sums (added across only at the end) */
 } cv_weight_ctx;
 
 /* the first n (< CV_VW) floats at p, the rest zero */
@@ -395,45 +410,77 @@ static inline __attribute__((always_inline)) float cv_hsum(cv_vec v) {
     return s;
 }
 
-/* part[r][kk] += the dot products for gradient rows r0 .. and columns kk0 .. of one image */
-static void cv_weight_tile(const cv_weight_ctx *wc, const float *gn, const float *xp, i64 r0, i64 kk0,
-                           float *part) {
-    const cv_direct_ctx *t = &wc->d;
+/* part[r][kk] += the dot products' vectors for gradient rows r0 .. and columns kk0 .. of one image. With `flat`
+ * (lq > 0) the gradient rows gq are of lq floats laid out over the padded width (zero at ox >= wo and
+ * past the last row): one run of whole vectors per row, the input read at the same positions; else gq
+ * is the gradient itself and each output row is a run of its own. */
+static void cv_weight_tile(const cv_direct_ctx *t, const float *gq, i64 lq, const float *xp, i64 r0, i64 kk0,
+                           cv_vec *part) {
     const cv_geo *g = t->g;
-    i64 L = g->ho * g->wo;
+    i64 ld = lq ? lq : g->ho * g->wo;
     const float *gr[CV_WO], *xr[CV_WK];
-    for (int m = 0; m < CV_WO; m++) gr[m] = gn + (r0 + m < g->o ? r0 + m : r0) * L; /* rows past o: repeats */
+    for (int m = 0; m < CV_WO; m++) gr[m] = gq + (r0 + m < g->o ? r0 + m : r0) * ld; /* rows past o: repeats */
     for (int j = 0; j < CV_WK; j++) xr[j] = xp + t->koff[kk0 + j < t->K ? kk0 + j : kk0];
     cv_vec acc[CV_WO][CV_WK];
 #pragma GCC unroll 32
     for (int m = 0; m < CV_WO; m++)
 #pragma GCC unroll 32
         for (int j = 0; j < CV_WK; j++) acc[m][j] = (cv_vec){0};
-    i64 full = g->wo / CV_VW * CV_VW, tail = g->wo - full;
     cv_vec gv[CV_WO];
-    for (i64 oy = 0; oy < g->ho; oy++) /* whole vectors first: a short one in the loop spills acc */
+    i64 rows = lq ? 1 : g->ho, len = lq ? lq : g->wo, full = len / CV_VW * CV_VW, tail = len - full;
+    for (i64 oy = 0; oy < rows; oy++) /* whole vectors first: a short one in the loop spills acc */
         for (i64 ox = 0; ox < full; ox += CV_VW) {
 #pragma GCC unroll 32
             for (int m = 0; m < CV_WO; m++) memcpy(&gv[m], gr[m] + oy * g->wo + ox, sizeof gv[m]);
             cv_weight_step(acc, gv, xr, oy * t->wpad + ox, CV_VW);
         }
-    for (i64 oy = 0; tail && oy < g->ho; oy++) {
+    for (i64 oy = 0; tail && oy < rows; oy++) {
         for (int m = 0; m < CV_WO; m++) gv[m] = cv_load_part(gr[m] + oy * g->wo + full, tail);
         cv_weight_step(acc, gv, xr, oy * t->wpad + full, tail);
     }
     for (i64 m = 0; m < CV_WO && r0 + m < g->o; m++)
-        for (i64 j = 0; j < CV_WK && kk0 + j < t->K; j++) part[(r0 + m) * t->K + kk0 + j] += cv_hsum(acc[m][j]);
+        for (i64 j = 0; j < CV_WK && kk0 + j < t->K; j++) part[(r0 + m) * t->K + kk0 + j] += acc[m][j];
 }
 
+/* 1 when the n floats at p are all finite */
+static int cv_finite(const float *p, i64 n) {
+    cv_vec z = {0};
+    i64 e = 0;
+    for (; e + CV_VW <= n; e += CV_VW) {
+        cv_vec v;
+        memcpy(&v, p + e, sizeof v);
+        z += v * 0.0f; /* NaN from an infinity or a NaN */
+    }
+    float s = cv_hsum(z);
+    for (; e < n; e++) s += p[e] * 0.0f;
+    return s == 0.0f;
+}
+
+/* The flat form reads, beside each output row, the input past the row's end (times a zero gradient):
+ * taken only for an image whose padded plane is finite, where those products are zeros. */
 static void cv_weight_chunk(const void *c, int k, i64 lo, i64 hi) {
     const cv_weight_ctx *wc = c;
     const cv_direct_ctx *t = &wc->d;
     const cv_geo *g = t->g;
-    float *part = wc->part + (i64)k * g->o * t->K;
-    for (i64 img = lo; img < hi; img++)
+    cv_vec *part = wc->part + (i64)k * g->o * t->K;
+    i64 lq = (g->ho * t->wpad + CV_VW - 1) / CV_VW * CV_VW;
+    /* rows of whole vectors keep their own form: the flat one would only add the padding's columns */
+    float *gq = g->wo % CV_VW ? malloc((size_t)(g->o * lq) * sizeof(float)) : NULL;
+    for (i64 img = lo; img < hi; img++) {
+        const float *gn = wc->gy + img * g->o * g->ho * g->wo, *xp = t->xp + img * t->plane, *rows = gn;
+        i64 flat = 0;
+        if (gq && cv_finite(xp, t->plane)) {
+            memset(gq, 0, (size_t)(g->o * lq) * sizeof(float));
+            for (i64 r = 0; r < g->o; r++)
+                for (i64 oy = 0; oy < g->ho; oy++)
+                    memcpy(gq + r * lq + oy * t->wpad, gn + (r * g->ho + oy) * g->wo, (size_t)g->wo * sizeof(float));
+            rows = gq;
+            flat = lq;
+        }
         for (i64 r0 = 0; r0 < g->o; r0 += CV_WO)
-            for (i64 kk0 = 0; kk0 < t->K; kk0 += CV_WK)
-                cv_weight_tile(wc, wc->gy + img * g->o * g->ho * g->wo, t->xp + img * t->plane, r0, kk0, part);
+            for (i64 kk0 = 0; kk0 < t->K; kk0 += CV_WK) cv_weight_tile(t, rows, flat, xp, r0, kk0, part);
+    }
+    free(gq);
 }
 
 /* dw (o, c, kh, kw) from gy (n, o, ho, wo) and x (n, c, h, w), at stride 1 (the padding's top and left
@@ -442,9 +489,12 @@ MT_API i64 mt_conv2d_weight_f32(const float *gy, const float *x, float *dw, cons
     const cv_geo *g = (const cv_geo *)geo;
     i64 K = g->c * g->kh * g->kw;
     i64 hp = g->ho + (g->kh - 1) * g->dh, wpad = g->wo + (g->kw - 1) * g->dw;
-    i64 plane = g->c * hp * wpad + CV_VW + wpad; /* slack: no row read runs past the buffer */
+    /* slack: the flat form's last vectors read up to (kw - 1) dw + CV_VW floats past the rows */
+    i64 plane = g->c * hp * wpad + CV_VW + wpad;
     int nchunks = pool_chunks(g->n, threads);
-    float *part = calloc((size_t)(nchunks * g->o * K), sizeof(float));
+    size_t part_bytes = (size_t)(nchunks * g->o * K) * sizeof(cv_vec); /* a multiple of the alignment */
+    cv_vec *part = aligned_alloc(sizeof(cv_vec), part_bytes);
+    if (part) memset(part, 0, part_bytes);
     float *xp = malloc((size_t)(g->n * plane) * sizeof(float));
     i64 *koff = malloc((size_t)K * sizeof(i64));
     if (!part || !xp || !koff) {
@@ -461,9 +511,9 @@ MT_API i64 mt_conv2d_weight_f32(const float *gy, const float *x, float *dw, cons
     pool_run(cv_pad_chunk, &wc.d, g->n, threads);
     pool_run(cv_weight_chunk, &wc, g->n, threads);
     for (i64 e = 0; e < g->o * K; e++) {
-        float s = 0.0f;
-        for (int k = 0; k < nchunks; k++) s += part[k * g->o * K + e];
-        dw[e] = s;
+        cv_vec s = part[e];
+        for (int k = 1; k < nchunks; k++) s += part[k * g->o * K + e];
+        dw[e] = cv_hsum(s);
     }
     free(part);
     free(xp);
