@@ -36,12 +36,15 @@ typedef struct {
 
 static inline i64 cv_min(i64 a, i64 b) { return a < b ? a : b; }
 
-/* acc = the tile (CV_MR x CV_NR) of ap (k x CV_MR, packed) times bp (k x CV_NR, packed) */
+/* acc = the tile (CV_MR x CV_NR) of ap (k x CV_MR, packed) times k rows of CV_NR floats: row p at
+ * base + koff[p], or with koff NULL at base + p * CV_NR (a packed panel) */
 static inline __attribute__((always_inline)) void cv_tile(i64 k, const float *restrict ap,
-                                                          const float *restrict bp, cv_vec acc[CV_MR][2]) {
+                                                          const float *restrict base, const i64 *koff,
+                                                          cv_vec acc[CV_MR][2]) {
 #pragma GCC unroll 16
     for (int m = 0; m < CV_MR; m++) acc[m][0] = acc[m][1] = (cv_vec){0};
-    for (i64 p = 0; p < k; p++, ap += CV_MR, bp += CV_NR) {
+    for (i64 p = 0; p < k; p++, ap += CV_MR) {
+        const float *bp = koff ? base + koff[p] : base + p * CV_NR;
         cv_vec b0, b1;
         memcpy(&b0, bp, sizeof b0);
         memcpy(&b1, bp + CV_VW, sizeof b1);
@@ -161,7 +164,7 @@ static void cv_forward_chunk(const void *c, int k, i64 lo, i64 hi) {
         float *yn = t->y + img * g->o * t->L + p0;
         for (i64 r0 = 0; r0 < g->o; r0 += CV_MR) {
             cv_vec acc[CV_MR][2];
-            cv_tile(t->K, t->wp + r0 * t->K, bp, acc);
+            cv_tile(t->K, t->wp + r0 * t->K, bp, NULL, acc);
             cv_store(acc, yn + r0 * t->L, t->L, cv_min(CV_MR, g->o - r0), np, 0, t->bias ? t->bias + r0 : NULL);
         }
     }
@@ -180,26 +183,6 @@ typedef struct {
     const i64 *koff;
     i64 K, hp, wpad, plane, panels;
 } cv_direct_ctx;
-
-/* acc = the tile of ap (k x CV_MR, packed) times the rows base + koff[p] (CV_NR floats each) */
-static inline __attribute__((always_inline)) void cv_tile_rows(i64 k, const float *restrict ap,
-                                                               const float *restrict base, const i64 *koff,
-                                                               cv_vec acc[CV_MR][2]) {
-#pragma GCC unroll 16
-    for (int m = 0; m < CV_MR; m++) acc[m][0] = acc[m][1] = (cv_vec){0};
-    for (i64 p = 0; p < k; p++, ap += CV_MR) {
-        const float *bp = base + koff[p];
-        cv_vec b0, b1;
-        memcpy(&b0, bp, sizeof b0);
-        memcpy(&b1, bp + CV_VW, sizeof b1);
-#pragma GCC unroll 16
-        for (int m = 0; m < CV_MR; m++) {
-            float a = ap[m];
-            acc[m][0] += a * b0;
-            acc[m][1] += a * b1;
-        }
-    }
-}
 
 /* the padded copy of images [lo, hi): x at row ph, column pw of the plane (either may be negative:
  * rows and columns outside the plane are dropped) */
@@ -235,7 +218,7 @@ static void cv_direct_chunk(const void *c, int k, i64 lo, i64 hi) {
             cv_vec acc[CV_MR][2];
             float tile[CV_MR][CV_NR];
             i64 rows = cv_min(CV_MR, g->o - r0);
-            cv_tile_rows(t->K, t->wp + r0 * t->K, base, t->koff, acc);
+            cv_tile(t->K, t->wp + r0 * t->K, base, t->koff, acc);
             cv_store(acc, &tile[0][0], CV_NR, CV_MR, CV_NR, 0, NULL);
             /* the tile's positions, as runs along output rows */
             for (i64 q = 0; q < CV_NR;) {
@@ -257,11 +240,11 @@ static void cv_direct_chunk(const void *c, int k, i64 lo, i64 hi) {
     }
 }
 
-static i64 cv_direct(const cv_geo *g, const float *x, const float *wp, const float *bias, float *y, i64 K,
-                     int threads) {
-    i64 hp = g->ho + (g->kh - 1) * g->dh, wpad = g->wo + (g->kw - 1) * g->dw;
-    i64 panels = (g->ho * wpad + CV_NR - 1) / CV_NR;
-    /* the last panel reads up to CV_NR - 1 + (kw - 1) dw floats past the plane's rows: zero slack */
+/* t's padded images of x (on the pool) and the column rows' offsets koff; -1 when there is no memory
+ * for them. The plane's zero slack covers the reads past its rows: the forward's last panel, up to
+ * CV_NR - 1 + (kw - 1) dw floats, and the weight gradient's flat rows, up to CV_VW - 1 + (kw - 1) dw. */
+static i64 cv_padded(cv_direct_ctx *t, const cv_geo *g, const float *x, int threads) {
+    i64 hp = g->ho + (g->kh - 1) * g->dh, wpad = g->wo + (g->kw - 1) * g->dw, K = g->c * g->kh * g->kw;
     i64 plane = g->c * hp * wpad + CV_NR + (g->kw - 1) * g->dw + wpad;
     float *xp = malloc((size_t)(g->n * plane) * sizeof(float));
     i64 *koff = malloc((size_t)K * sizeof(i64));
@@ -273,12 +256,25 @@ static i64 cv_direct(const cv_geo *g, const float *x, const float *wp, const flo
     for (i64 ch = 0, kk = 0; ch < g->c; ch++)
         for (i64 i = 0; i < g->kh; i++)
             for (i64 j = 0; j < g->kw; j++) koff[kk++] = (ch * hp + i * g->dh) * wpad + j * g->dw;
-    cv_direct_ctx t = {.g = g, .x = x, .wp = wp, .bias = bias, .y = y, .xp = xp, .koff = koff, .K = K, .hp = hp,
-                       .wpad = wpad, .plane = plane, .panels = panels};
-    pool_run(cv_pad_chunk, &t, g->n, threads);
-    pool_run(cv_direct_chunk, &t, g->n * panels, threads);
-    free(xp);
-    free(koff);
+    *t = (cv_direct_ctx){.g = g, .x = x, .xp = xp, .koff = koff, .K = K, .hp = hp, .wpad = wpad, .plane = plane};
+    pool_run(cv_pad_chunk, t, g->n, threads);
+    return 0;
+}
+
+static void cv_padded_free(cv_direct_ctx *t) {
+    free(t->xp);
+    free((void *)t->koff);
+}
+
+static i64 cv_direct(const cv_geo *g, const float *x, const float *wp, const float *bias, float *y, int threads) {
+    cv_direct_ctx t;
+    if (cv_padded(&t, g, x, threads) < 0) return -1;
+    t.wp = wp;
+    t.bias = bias;
+    t.y = y;
+    t.panels = (g->ho * t.wpad + CV_NR - 1) / CV_NR;
+    pool_run(cv_direct_chunk, &t, g->n * t.panels, threads);
+    cv_padded_free(&t);
     return 0;
 }
 
@@ -293,7 +289,7 @@ MT_API i64 mt_conv2d_f32(const float *x, const float *w, const float *bias, floa
     cv_pack_a(w, K, 1, g->o, K, wp);
     i64 status = 0;
     if (g->sh == 1 && g->sw == 1)
-        status = cv_direct(g, x, wp, bias, y, K, threads);
+        status = cv_direct(g, x, wp, bias, y, threads);
     else {
         cv_ctx t = {.g = g, .x = x, .wp = wp, .bias = bias, .y = y, .K = K, .L = L, .panels = (L + CV_NR - 1) / CV_NR};
         pool_run(cv_forward_chunk, &t, g->n * t.panels, threads);
@@ -325,7 +321,7 @@ static void cv_input_chunk(const void *c, int k, i64 lo, i64 hi) {
             }
             for (i64 r0 = 0; r0 < t->K; r0 += CV_MR) {
                 cv_vec acc[CV_MR][2];
-                cv_tile(g->o, t->wp + r0 * g->o, bp, acc);
+                cv_tile(g->o, t->wp + r0 * g->o, bp, NULL, acc);
                 cv_store(acc, cols + r0 * CV_NR, CV_NR, cv_min(CV_MR, t->K - r0), CV_NR, 0, NULL);
             }
             cv_unfold(g, NULL, dxn, p0, np, cols, 1, CV_NR, 1, 1);
@@ -410,33 +406,42 @@ static inline __attribute__((always_inline)) float cv_hsum(cv_vec v) {
     return s;
 }
 
-/* part[r][kk] += the dot products' vectors for gradient rows r0 .. and columns kk0 .. of one image. With `flat`
- * (lq > 0) the gradient rows gq are of lq floats laid out over the padded width (zero at ox >= wo and
- * past the last row): one run of whole vectors per row, the input read at the same positions; else gq
- * is the gradient itself and each output row is a run of its own. */
-static void cv_weight_tile(const cv_direct_ctx *t, const float *gq, i64 lq, const float *xp, i64 r0, i64 kk0,
+/* One image's gradient rows for the weight gradient: `rows` (o rows of `ld` floats) and its padded input
+ * `xp`. With `flat` the rows are laid out over the padded width (zero at ox >= wo and past the last
+ * row): one run of whole vectors, the input read at the same positions; else they are the gradient
+ * itself and each output row is a run of its own. */
+typedef struct {
+    const float *rows, *xp;
+    i64 ld, flat;
+} cv_weight_image;
+
+/* part[r][kk] += the dot products' vectors for gradient rows r0 .. and columns kk0 .. over a group of
+ * images (the partial sums stay in registers across the group) */
+static void cv_weight_tile(const cv_direct_ctx *t, const cv_weight_image *im, i64 count, i64 r0, i64 kk0,
                            cv_vec *part) {
     const cv_geo *g = t->g;
-    i64 ld = lq ? lq : g->ho * g->wo;
-    const float *gr[CV_WO], *xr[CV_WK];
-    for (int m = 0; m < CV_WO; m++) gr[m] = gq + (r0 + m < g->o ? r0 + m : r0) * ld; /* rows past o: repeats */
-    for (int j = 0; j < CV_WK; j++) xr[j] = xp + t->koff[kk0 + j < t->K ? kk0 + j : kk0];
     cv_vec acc[CV_WO][CV_WK];
 #pragma GCC unroll 32
     for (int m = 0; m < CV_WO; m++)
 #pragma GCC unroll 32
         for (int j = 0; j < CV_WK; j++) acc[m][j] = (cv_vec){0};
-    cv_vec gv[CV_WO];
-    i64 rows = lq ? 1 : g->ho, len = lq ? lq : g->wo, full = len / CV_VW * CV_VW, tail = len - full;
-    for (i64 oy = 0; oy < rows; oy++) /* whole vectors first: a short one in the loop spills acc */
-        for (i64 ox = 0; ox < full; ox += CV_VW) {
+    for (i64 e = 0; e < count; e++) {
+        const float *gr[CV_WO], *xr[CV_WK];
+        for (int m = 0; m < CV_WO; m++) gr[m] = im[e].rows + (r0 + m < g->o ? r0 + m : r0) * im[e].ld; /* past o: repeats */
+        for (int j = 0; j < CV_WK; j++) xr[j] = im[e].xp + t->koff[kk0 + j < t->K ? kk0 + j : kk0];
+        cv_vec gv[CV_WO];
+        i64 rows = im[e].flat ? 1 : g->ho, len = im[e].flat ? im[e].ld : g->wo;
+        i64 full = len / CV_VW * CV_VW, tail = len - full;
+        for (i64 oy = 0; oy < rows; oy++) /* whole vectors first: a short one in the loop spills acc */
+            for (i64 ox = 0; ox < full; ox += CV_VW) {
 #pragma GCC unroll 32
-            for (int m = 0; m < CV_WO; m++) memcpy(&gv[m], gr[m] + oy * g->wo + ox, sizeof gv[m]);
-            cv_weight_step(acc, gv, xr, oy * t->wpad + ox, CV_VW);
+                for (int m = 0; m < CV_WO; m++) memcpy(&gv[m], gr[m] + oy * g->wo + ox, sizeof gv[m]);
+                cv_weight_step(acc, gv, xr, oy * t->wpad + ox, CV_VW);
+            }
+        for (i64 oy = 0; tail && oy < rows; oy++) {
+            for (int m = 0; m < CV_WO; m++) gv[m] = cv_load_part(gr[m] + oy * g->wo + full, tail);
+            cv_weight_step(acc, gv, xr, oy * t->wpad + full, tail);
         }
-    for (i64 oy = 0; tail && oy < rows; oy++) {
-        for (int m = 0; m < CV_WO; m++) gv[m] = cv_load_part(gr[m] + oy * g->wo + full, tail);
-        cv_weight_step(acc, gv, xr, oy * t->wpad + full, tail);
     }
     for (i64 m = 0; m < CV_WO && r0 + m < g->o; m++)
         for (i64 j = 0; j < CV_WK && kk0 + j < t->K; j++) part[(r0 + m) * t->K + kk0 + j] += acc[m][j];
@@ -456,6 +461,8 @@ static int cv_finite(const float *p, i64 n) {
     return s == 0.0f;
 }
 
+enum { CV_GROUP = 8 }; /* images whose sums a tile keeps in registers */
+
 /* The flat form reads, beside each output row, the input past the row's end (times a zero gradient):
  * taken only for an image whose padded plane is finite, where those products are zeros. */
 static void cv_weight_chunk(const void *c, int k, i64 lo, i64 hi) {
@@ -463,22 +470,26 @@ static void cv_weight_chunk(const void *c, int k, i64 lo, i64 hi) {
     const cv_direct_ctx *t = &wc->d;
     const cv_geo *g = t->g;
     cv_vec *part = wc->part + (i64)k * g->o * t->K;
-    i64 lq = (g->ho * t->wpad + CV_VW - 1) / CV_VW * CV_VW;
+    i64 lq = (g->ho * t->wpad + CV_VW - 1) / CV_VW * CV_VW, L = g->ho * g->wo;
     /* rows of whole vectors keep their own form: the flat one would only add the padding's columns */
-    float *gq = g->wo % CV_VW ? malloc((size_t)(g->o * lq) * sizeof(float)) : NULL;
-    for (i64 img = lo; img < hi; img++) {
-        const float *gn = wc->gy + img * g->o * g->ho * g->wo, *xp = t->xp + img * t->plane, *rows = gn;
-        i64 flat = 0;
-        if (gq && cv_finite(xp, t->plane)) {
-            memset(gq, 0, (size_t)(g->o * lq) * sizeof(float));
-            for (i64 r = 0; r < g->o; r++)
-                for (i64 oy = 0; oy < g->ho; oy++)
-                    memcpy(gq + r * lq + oy * t->wpad, gn + (r * g->ho + oy) * g->wo, (size_t)g->wo * sizeof(float));
-            rows = gq;
-            flat = lq;
+    float *gq = g->wo % CV_VW ? malloc((size_t)(CV_GROUP * g->o * lq) * sizeof(float)) : NULL;
+    cv_weight_image im[CV_GROUP];
+    for (i64 g0 = lo; g0 < hi; g0 += CV_GROUP) {
+        i64 count = cv_min(CV_GROUP, hi - g0);
+        for (i64 e = 0; e < count; e++) {
+            const float *gn = wc->gy + (g0 + e) * g->o * L, *xp = t->xp + (g0 + e) * t->plane;
+            im[e] = (cv_weight_image){.rows = gn, .xp = xp, .ld = L, .flat = 0};
+            if (gq && cv_finite(xp, t->plane)) {
+                float *own = gq + e * g->o * lq;
+                memset(own, 0, (size_t)(g->o * lq) * sizeof(float));
+                for (i64 r = 0; r < g->o; r++)
+                    for (i64 oy = 0; oy < g->ho; oy++)
+                        memcpy(own + r * lq + oy * t->wpad, gn + r * L + oy * g->wo, (size_t)g->wo * sizeof(float));
+                im[e] = (cv_weight_image){.rows = own, .xp = xp, .ld = lq, .flat = 1};
+            }
         }
         for (i64 r0 = 0; r0 < g->o; r0 += CV_WO)
-            for (i64 kk0 = 0; kk0 < t->K; kk0 += CV_WK) cv_weight_tile(t, rows, flat, xp, r0, kk0, part);
+            for (i64 kk0 = 0; kk0 < t->K; kk0 += CV_WK) cv_weight_tile(t, im, count, r0, kk0, part);
     }
     free(gq);
 }
@@ -488,27 +499,16 @@ static void cv_weight_chunk(const void *c, int k, i64 lo, i64 hi) {
 MT_API i64 mt_conv2d_weight_f32(const float *gy, const float *x, float *dw, const i64 *geo, int threads) {
     const cv_geo *g = (const cv_geo *)geo;
     i64 K = g->c * g->kh * g->kw;
-    i64 hp = g->ho + (g->kh - 1) * g->dh, wpad = g->wo + (g->kw - 1) * g->dw;
-    /* slack: the flat form's last vectors read up to (kw - 1) dw + CV_VW floats past the rows */
-    i64 plane = g->c * hp * wpad + CV_VW + wpad;
     int nchunks = pool_chunks(g->n, threads);
     size_t part_bytes = (size_t)(nchunks * g->o * K) * sizeof(cv_vec); /* a multiple of the alignment */
     cv_vec *part = aligned_alloc(sizeof(cv_vec), part_bytes);
-    if (part) memset(part, 0, part_bytes);
-    float *xp = malloc((size_t)(g->n * plane) * sizeof(float));
-    i64 *koff = malloc((size_t)K * sizeof(i64));
-    if (!part || !xp || !koff) {
+    cv_weight_ctx wc = {.gy = gy, .part = part};
+    if (!part) return -1;
+    if (cv_padded(&wc.d, g, x, threads) < 0) {
         free(part);
-        free(xp);
-        free(koff);
         return -1;
     }
-    for (i64 ch = 0, kk = 0; ch < g->c; ch++)
-        for (i64 i = 0; i < g->kh; i++)
-            for (i64 j = 0; j < g->kw; j++) koff[kk++] = (ch * hp + i * g->dh) * wpad + j * g->dw;
-    cv_weight_ctx wc = {.d = {.g = g, .x = x, .xp = xp, .koff = koff, .K = K, .hp = hp, .wpad = wpad, .plane = plane},
-                        .gy = gy, .part = part};
-    pool_run(cv_pad_chunk, &wc.d, g->n, threads);
+    memset(part, 0, part_bytes);
     pool_run(cv_weight_chunk, &wc, g->n, threads);
     for (i64 e = 0; e < g->o * K; e++) {
         cv_vec s = part[e];
@@ -516,7 +516,6 @@ MT_API i64 mt_conv2d_weight_f32(const float *gy, const float *x, float *dw, cons
         dw[e] = cv_hsum(s);
     }
     free(part);
-    free(xp);
-    free(koff);
+    cv_padded_free(&wc.d);
     return 0;
 }
