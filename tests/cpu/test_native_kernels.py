@@ -315,8 +315,13 @@ def _conv_geometries(count=24, seed=5):
     return out
 
 
+# a strided row of 31 outputs whose first tap starts inside the padding: a panel ends one position into
+# the next row, before that tap's first input
+PANEL_EDGE = ((2, 2, 5, 61), (3, 2, 1, 3), (1, 2), (0, 3), (1, 3))
+
+
 @pytest.mark.parametrize("entry", ["loaded", "ctypes"])
-@pytest.mark.parametrize("geometry", _conv_geometries(), ids=lambda g: "x{}w{}s{}p{}d{}".format(*g))
+@pytest.mark.parametrize("geometry", [*_conv_geometries(), PANEL_EDGE], ids=lambda g: "x{}w{}s{}p{}d{}".format(*g))
 def test_conv_kernels_against_float64(geometry, entry, threads, ctypes_only):
     # native.conv2d, conv2d_input (any stride) and conv2d_weight (stride 1) called directly, on every
     # thread count, against mindtorch's float64 convolution and its gradients

@@ -1,15 +1,17 @@
-/* Convolution (forward, input gradient, weight gradient) as register-tiled products over unfolded
- * panels (included by kernels.c, after pool.c).
+/* Convolution (forward, input gradient, weight gradient) as register-tiled products (included by
+ * kernels.c, after pool.c).
  *
  * A product C (M x N) = A (M x K) @ B (K x N) runs as tiles of CV_MR x CV_NR outputs kept in vector
- * registers over the whole of K. A is packed as blocks of CV_MR rows ([K][CV_MR] each) and B as
- * panels of CV_NR columns ([K][CV_NR]), both zero-filled past their edges, so every tile step is two
- * vector loads, CV_MR broadcasts and 2 CV_MR fused multiply-adds from consecutive memory. The input's
- * unfolded columns (im2col) are written straight into B's panels (forward) or A's blocks (weight
- * gradient), and the input gradient's columns are folded back (col2im) from one panel at a time, so
- * no whole column matrix is ever stored. A general BLAS packs the same way but pays, per call, for
- * shapes it cannot know; a convolution's products have a small side (the channels) that these tiles
- * fit exactly.
+ * registers over the whole of K: A packed as blocks of CV_MR rows ([K][CV_MR] each, zero past its
+ * edge), B as K rows of CV_NR floats, so every tile step is two vector loads, CV_MR broadcasts and
+ * 2 CV_MR fused multiply-adds. A general BLAS packs the same way but pays, per call, for shapes it
+ * cannot know; a convolution's products have a small side (the channels) that these tiles fit.
+ *
+ * At stride 1 no columns are made: B's rows are read in place from a zero-padded copy of each image
+ * (see cv_direct), the input gradient is that forward on the output's gradient, and the weight
+ * gradient is dot products of the gradient's rows with the same padded rows. At other strides the
+ * forward unfolds (im2col) one panel of CV_NR positions at a time, and the input gradient folds its
+ * columns back (col2im) a panel at a time: no whole column matrix is ever stored.
  *
  * Geometry (cv_geo, passed as 15 int64): images, channels, height, width, out channels, out height,
  * out width, kernel height and width, strides, top and left padding, dilations. */
@@ -26,7 +28,6 @@
 #define CV_MR 6
 #endif
 #define CV_NR (2 * CV_VW) /* tile columns */
-#define CV_P 256          /* positions per block of the weight gradient's products */
 
 typedef float cv_vec __attribute__((vector_size(CV_VW * sizeof(float))));
 
@@ -102,10 +103,9 @@ static void cv_pack_a(const float *a, i64 rs, i64 ps, i64 m, i64 k, float *restr
 }
 
 /* The unfolded columns of one image for the positions [p0, p0 + np): element (row kk = (ch, i, j),
- * position p0 + q) is written to (scatter = 0) or added from (scatter = 1) buf at
- * (kk / grp) * blk + (kk % grp) + q * ps. Positions are walked as runs along one output row. */
-static void cv_unfold(const cv_geo *g, const float *xn, float *dxn, i64 p0, i64 np, float *buf, i64 grp, i64 blk,
-                      i64 ps, int scatter) {
+ * position p0 + q) is written to (scatter = 0) or added from (scatter = 1) buf[kk * CV_NR + q].
+ * Positions are walked as runs along one output row. */
+static void cv_unfold(const cv_geo *g, const float *xn, float *dxn, i64 p0, i64 np, float *buf, int scatter) {
     for (i64 q = 0; q < np;) {
         i64 p = p0 + q, oy = p / g->wo, ox0 = p % g->wo, len = cv_min(np - q, g->wo - ox0);
         i64 kk = 0;
@@ -115,24 +115,24 @@ static void cv_unfold(const cv_geo *g, const float *xn, float *dxn, i64 p0, i64 
                 int inside = ih >= 0 && ih < g->h;
                 i64 plane = (ch * g->h + ih) * g->w;
                 for (i64 j = 0; j < g->kw; j++, kk++) {
-                    float *row = buf + (kk / grp) * blk + (kk % grp) + q * ps;
+                    float *row = buf + kk * CV_NR + q; /* row[ox - ox0]: position ox of the run */
                     i64 off = j * g->dw - g->pw, lo = 0, hi = 0; /* input column ox * sw + off */
                     if (inside) {
                         tap_range(off, g->sw, g->w, g->wo, &lo, &hi);
-                        lo = lo < ox0 ? ox0 : lo;
+                        lo = lo < ox0 ? ox0 : lo > ox0 + len ? ox0 + len : lo; /* [lo, hi) within the run */
                         hi = hi > ox0 + len ? ox0 + len : hi;
                         if (hi < lo) hi = lo;
                     } else
                         lo = hi = ox0;
                     if (scatter) {
                         float *dst = dxn + plane + off;
-                        for (i64 ox = lo; ox < hi; ox++) dst[ox * g->sw] += row[(ox - ox0) * ps];
+                        for (i64 ox = lo; ox < hi; ox++) dst[ox * g->sw] += row[ox - ox0];
                         continue;
                     }
                     const float *src = xn + plane + off;
-                    for (i64 ox = ox0; ox < lo; ox++) row[(ox - ox0) * ps] = 0.0f;
-                    for (i64 ox = lo; ox < hi; ox++) row[(ox - ox0) * ps] = src[ox * g->sw];
-                    for (i64 ox = hi; ox < ox0 + len; ox++) row[(ox - ox0) * ps] = 0.0f;
+                    for (i64 ox = ox0; ox < lo; ox++) row[ox - ox0] = 0.0f;
+                    for (i64 ox = lo; ox < hi; ox++) row[ox - ox0] = src[ox * g->sw];
+                    for (i64 ox = hi; ox < ox0 + len; ox++) row[ox - ox0] = 0.0f;
                 }
             }
         q += len;
@@ -160,7 +160,7 @@ static void cv_forward_chunk(const void *c, int k, i64 lo, i64 hi) {
     for (i64 u = lo; u < hi; u++) {
         i64 img = u / t->panels, p0 = (u % t->panels) * CV_NR, np = cv_min(CV_NR, t->L - p0);
         if (np < CV_NR) memset(bp, 0, (size_t)(t->K * CV_NR) * sizeof(float));
-        cv_unfold(g, t->x + img * g->c * g->h * g->w, NULL, p0, np, bp, 1, CV_NR, 1, 0);
+        cv_unfold(g, t->x + img * g->c * g->h * g->w, NULL, p0, np, bp, 0);
         float *yn = t->y + img * g->o * t->L + p0;
         for (i64 r0 = 0; r0 < g->o; r0 += CV_MR) {
             cv_vec acc[CV_MR][2];
@@ -324,7 +324,7 @@ static void cv_input_chunk(const void *c, int k, i64 lo, i64 hi) {
                 cv_tile(g->o, t->wp + r0 * g->o, bp, NULL, acc);
                 cv_store(acc, cols + r0 * CV_NR, CV_NR, cv_min(CV_MR, t->K - r0), CV_NR, 0, NULL);
             }
-            cv_unfold(g, NULL, dxn, p0, np, cols, 1, CV_NR, 1, 1);
+            cv_unfold(g, NULL, dxn, p0, np, cols, 1);
         }
     }
     free(bp);
