@@ -366,6 +366,24 @@ def test_conv_weight_gradient_of_non_finite_inputs(width, threads):
     np.testing.assert_allclose(dw, want, rtol=1e-5, atol=1e-4)
 
 
+def test_conv_weight_gradient_beyond_its_sums_budget(threads, monkeypatch):
+    # a weight whose per-chunk vector sums would pass the budget takes the unfold + BLAS kernel
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal((4, 6, 9, 7)).astype(np.float32), rng.standard_normal((5, 6, 3, 3))
+
+    def grad(dtype):
+        xa, wa = mindtorch.tensor(x, dtype=dtype), mindtorch.tensor(w, dtype=dtype).requires_grad_()
+        F.conv2d(xa, wa, padding=1).sum().backward()
+        return wa.grad.numpy()
+
+    want = grad(mindtorch.float64)
+    calls = []
+    monkeypatch.setattr(native, "conv2d_weight", lambda *a: calls.append(a))
+    monkeypatch.setattr(native, "WEIGHT_SUMS_BYTES", 0)
+    np.testing.assert_allclose(grad(mindtorch.float32), want, rtol=1e-5, atol=1e-4)
+    assert not calls and not native.conv2d_weight_fits(w.shape, threads)
+
+
 def test_conv_kernels_results_do_not_depend_on_timing():
     # the weight gradient's per-chunk sums are added in chunk order: one thread count, one result
     rng = np.random.default_rng(2)

@@ -252,7 +252,7 @@ def conv2d_backward_weight(m, g, x, weight_size, stride, padding, dilation, grou
     a = _wide(arr(x))
     direct = groups == 1 and ga.dtype == native.F32 and tuple(stride) == (1, 1)
     threads = _compiled(_macs(ga.shape, weight_size), a) if direct else 0
-    if threads:
+    if threads and native.conv2d_weight_fits(weight_size, threads):
         gw = np.empty(weight_size, np.float32)
         gd = dense(ga)
         native.conv2d_weight(gw, gd, a, (padding[0], padding[2]), dilation, threads)

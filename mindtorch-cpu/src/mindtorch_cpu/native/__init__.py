@@ -386,6 +386,15 @@ def conv2d_input(dx, gy, w, stride, top_left, dilation, threads=1):
     _checked(_K.mt_conv2d_input_f32(gy, w, dx, geo, threads), "conv2d backward (input)")
 
 
+# conv2d_weight keeps a vector (64 bytes at most) of partial sums per weight element for each of up to 4
+# chunks a thread: past this many bytes in all, the caller takes another kernel
+WEIGHT_SUMS_BYTES = 1 << 25
+
+
+def conv2d_weight_fits(weight_size, threads):
+    return 4 * max(1, threads) * 64 * int(np.prod(weight_size)) <= WEIGHT_SUMS_BYTES
+
+
 def conv2d_weight(dw, gy, x, top_left, dilation, threads=1):
     """dw (o, c, kh, kw) = the gradient of conv2d's weight for the output's gradient gy (n, o, ho, wo), at
     stride 1 (the padding's top and left sizes at least 0)."""

@@ -495,7 +495,8 @@ static void cv_weight_chunk(const void *c, int k, i64 lo, i64 hi) {
 }
 
 /* dw (o, c, kh, kw) from gy (n, o, ho, wo) and x (n, c, h, w), at stride 1 (the padding's top and left
- * sizes at least 0); -1 when scratch memory could not be had */
+ * sizes at least 0); -1 when scratch memory could not be had. Its partial sums take o * c * kh * kw
+ * vectors per chunk (up to 4 a thread): the backend bounds that (native.WEIGHT_SUMS_BYTES). */
 MT_API i64 mt_conv2d_weight_f32(const float *gy, const float *x, float *dw, const i64 *geo, int threads) {
     const cv_geo *g = (const cv_geo *)geo;
     i64 K = g->c * g->kh * g->kw;
