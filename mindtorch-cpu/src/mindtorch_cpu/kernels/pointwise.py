@@ -55,6 +55,30 @@ def _o(x, dt):
 
 # NumPy compute dtype of each dtype: bfloat16 math runs in float32 and is rounded back by wrap
 _cdt = {d: (_F32 if d is D.bfloat16 else t) for d, t in TO_NP.items()}.__getitem__
+_HALF = (D.float16, D.bfloat16)
+
+
+# How a number enters a half-precision op, as PyTorch's cpu kernels take it: a number (a Python number,
+# or a 0-dim tensor) given for a Tensor operand goes through TensorIterator's common dtype, i.e. is
+# rounded to half first; a kernel that reads its scalar in "opmath" (mul's and div's second operand, an
+# activation's Scalar arguments, addcmul's value, lerp's weight) takes the original value in float32.
+# Either way the op then computes in float32 and rounds once (NumPy's float16 loops do the same per
+# element for one ufunc, which is why float16's compute dtype can stay float16 where no number is opmath).
+def _operand(x, d, dt, opmath=False):
+    """_o(x, dt) for an op on dtype `d`, with a number operand of a half op converted by the rule above."""
+    if d is not D.float16 and d is not D.bfloat16:
+        return _o(x, dt)
+    if hasattr(x, "_shape"):
+        x = arr(x)
+        if x.ndim:
+            return x  # a tensor operand: the ufunc casts it to dt
+    v = np.asarray(x, _F32)
+    return (v if opmath else v.astype(TO_NP[d])).astype(dt)
+
+
+def _opmath_dt(d, dt):
+    """Compute dtype of a kernel that takes a number in opmath: float32 for the half types."""
+    return _F32 if d is D.float16 or d is D.bfloat16 else dt
 
 
 def _opmath(d):
@@ -99,16 +123,20 @@ def _lean(ufunc, a, b, dt):
     return None
 
 
-def _binary(ufunc, name, inplace=True):
+def _binary(ufunc, name, inplace=True, opmath=False):
+    """A binary kernel; `opmath`: the second operand, when a number, is taken in opmath (see _operand)."""
     lean = ufunc in _SAME_TYPE
 
     def out_of_place(m, a, b, *rest):
-        dt = _cdt(m.dtype)
+        d = m.dtype
+        dt = _cdt(d)
         if lean:
             r = _lean(ufunc, a, b, dt)
             if r is not None:
-                return wrap(r, m.dtype)
-        x, y = _o(a, dt), _o(b, dt)
+                return wrap(r, d)
+        if opmath:
+            dt = _opmath_dt(d, dt)
+        x, y = _operand(a, d, dt), _operand(b, d, dt, opmath)
         with quiet():
             if _small(x) and _small(y):
                 return wrap(ufunc(x, y, dtype=dt), m.dtype)
@@ -119,63 +147,72 @@ def _binary(ufunc, name, inplace=True):
 
         def in_place(m, a, b, *rest):
             x = arr(a)
-            dt = _cdt(m.dtype)
+            d = m.dtype
+            dt = _opmath_dt(d, _cdt(d)) if opmath else _cdt(d)
+            y = _operand(b, d, dt, opmath)
             with quiet():
                 if x.dtype == dt:
-                    ufunc(x, _o(b, dt), out=x, dtype=dt)
+                    ufunc(x, y, out=x, dtype=dt)
                 else:
-                    np.copyto(x, ufunc(x, _o(b, dt), dtype=dt), casting="unsafe")
+                    np.copyto(x, ufunc(x, y, dtype=dt), casting="unsafe")
             return a
 
         KERNELS[name + "_"] = in_place
 
 
-def _scaled(x, alpha, dt):
+def _alpha_dt(d, alpha):
+    """Compute dtype of add/sub: a half op with an alpha computes a + alpha * b in float32 (the product of
+    two half values is exact there) and rounds once."""
+    return _F32 if alpha != 1 and (d is D.float16 or d is D.bfloat16) else _cdt(d)
+
+
+def _scaled(x, alpha, d, dt):
+    """alpha * x; alpha, like a number operand, is first converted to the op's dtype."""
     if alpha == 1:
-        return _o(x, dt)
-    return np.multiply(_o(x, dt), np.asarray(alpha).astype(dt), dtype=dt)
+        return _operand(x, d, dt)
+    return np.multiply(_operand(x, d, dt), _operand(np.asarray(alpha), d, dt), dtype=dt)
 
 
 @kernel("add")
 def add(m, a, b, alpha=1):
-    dt = _cdt(m.dtype)
+    d = m.dtype
+    dt = _alpha_dt(d, alpha)
     if alpha == 1:
         r = _lean(np.add, a, b, dt)
         if r is not None:
-            return wrap(r, m.dtype)
-    x, y = _o(a, dt), _scaled(b, alpha, dt)
+            return wrap(r, d)
+    x, y = _operand(a, d, dt), _scaled(b, alpha, d, dt)
     if _small(x) and _small(y):
-        return wrap(np.add(x, y, dtype=dt), m.dtype)
-    return wrap(par_ufunc(np.add, dt, x, y), m.dtype)
+        return wrap(np.add(x, y, dtype=dt), d)
+    return wrap(par_ufunc(np.add, dt, x, y), d)
 
 
 @kernel("add_")
 def add_(m, a, b, alpha=1):
     out = arr(a)
-    dt = _cdt(m.dtype)
-    np.add(out, _scaled(b, alpha, dt), out=out, casting="unsafe")
+    np.add(out, _scaled(b, alpha, m.dtype, _alpha_dt(m.dtype, alpha)), out=out, casting="unsafe")
     return a
 
 
 @kernel("sub")
 def sub(m, a, b, alpha=1):
-    dt = _cdt(m.dtype)
+    d = m.dtype
+    dt = _alpha_dt(d, alpha)
     if alpha == 1:
         r = _lean(np.subtract, a, b, dt)
         if r is not None:
-            return wrap(r, m.dtype)
-    return wrap(par_ufunc(np.subtract, dt, _o(a, dt), _scaled(b, alpha, dt)), m.dtype)
+            return wrap(r, d)
+    return wrap(par_ufunc(np.subtract, dt, _operand(a, d, dt), _scaled(b, alpha, d, dt)), d)
 
 
 @kernel("sub_")
 def sub_(m, a, b, alpha=1):
     out = arr(a)
-    dt = _cdt(m.dtype)
-    np.subtract(out, _scaled(b, alpha, dt), out=out, casting="unsafe")
+    np.subtract(out, _scaled(b, alpha, m.dtype, _alpha_dt(m.dtype, alpha)), out=out, casting="unsafe")
     return a
 
 
-_binary(np.multiply, "mul")
+_binary(np.multiply, "mul", opmath=True)
 
 
 def _int_zero_check(y):
@@ -184,8 +221,9 @@ def _int_zero_check(y):
 
 
 def _div_values(m, a, b, rounding_mode):
-    dt = _cdt(m.dtype)
-    x, y = _o(a, dt), _o(b, dt)
+    d = m.dtype
+    dt = _opmath_dt(d, _cdt(d))
+    x, y = _operand(a, d, dt), _operand(b, d, dt, opmath=True)
     if rounding_mode is None:
         return np.true_divide(x, y, dtype=dt)
     if m.dtype._kind >= 2:
@@ -219,7 +257,7 @@ def _int_checked(ufunc, name):
     @kernel(name)
     def k(m, a, b):
         dt = _cdt(m.dtype)
-        x, y = _o(a, dt), _o(b, dt)
+        x, y = _operand(a, m.dtype, dt), _operand(b, m.dtype, dt)
         if m.dtype._kind < 2:
             _int_zero_check(y)
         with quiet():
@@ -244,10 +282,9 @@ def _int_pow(x, e, dt):
 @kernel("pow")
 def pow_(m, a, b):
     dt = _cdt(m.dtype)
+    x, e = _operand(a, m.dtype, dt), _operand(b, m.dtype, dt)
     if m.dtype is D.bool_:  # bool ** bool: x or not e
-        x, e = _o(a, dt), _o(b, dt)
         return wrap(np.logical_or(x, np.logical_not(e)), m.dtype)
-    x, e = _o(a, dt), _o(b, dt)
     with quiet():
         if m.dtype._kind == 1:
             return wrap(_int_pow(x, e, dt), m.dtype)
@@ -328,8 +365,9 @@ def _compare(ufunc, *names):
                     if dt != _cdt(D.result_type(a, b)):  # bfloat16: rounded above, compared in float32
                         x, y = x.astype(_F32), y.astype(_F32)
             return wrap(ufunc(x, y), D.bool_)
-        dt = _cdt(D.result_type(a, b))
-        return wrap(ufunc(_o(a, dt), _o(b, dt)), D.bool_)
+        d = D.result_type(a, b)
+        dt = _cdt(d)
+        return wrap(ufunc(_operand(a, d, dt), _operand(b, d, dt)), D.bool_)
 
     for n in names:
         KERNELS[n] = k
@@ -392,7 +430,9 @@ def _lerp(m, a, b, w):
     # half precision: float64 holds x + t * d all but exactly, so rounding it to float32 gives PyTorch's
     # float32 fused multiply-add, which is then rounded to half once
     dt = _opmath(m.dtype)
-    x, y, t = (np.asarray(_o(v, dt), dtype=dt) for v in (a, b, w))
+    # a number weight is lerp.Scalar's opmath weight, a 0-dim tensor one rounds to the common dtype
+    t = _operand(w, m.dtype, dt, opmath=not hasattr(w, "_shape"))
+    x, y, t = (np.asarray(v, dtype=dt) for v in (_operand(a, m.dtype, dt), _operand(b, m.dtype, dt), t))
     if half:
         x, y, t = x.astype(np.float64), y.astype(np.float64), t.astype(np.float64)
     d = y - x
@@ -405,23 +445,24 @@ KERNELS["lerp"] = _lerp
 _inplace("lerp")
 
 
-@kernel("addcmul")
-def addcmul(m, s, t1, t2, value=1):
-    dt = _opmath(m.dtype)
-    p = np.multiply(_o(t1, dt), _o(t2, dt), dtype=dt)
-    if value != 1:
-        p = np.multiply(p, np.asarray(value).astype(dt), dtype=dt)
-    return wrap(np.add(_o(s, dt), p, dtype=dt), m.dtype)
+def _addc(ufunc):
+    """self + value * t1 (ufunc) t2, in that order, with value an opmath number."""
+
+    def k(m, s, t1, t2, value=1):
+        d = m.dtype
+        dt = _opmath(d)
+        p = _operand(t1, d, dt)
+        with quiet():
+            if value != 1:
+                p = np.multiply(p, _operand(np.asarray(value), d, dt, opmath=True), dtype=dt)
+            p = ufunc(p, _operand(t2, d, dt), dtype=dt)
+        return wrap(np.add(_operand(s, d, dt), p, dtype=dt), d)
+
+    return k
 
 
-@kernel("addcdiv")
-def addcdiv(m, s, t1, t2, value=1):
-    dt = _opmath(m.dtype)
-    with quiet():
-        p = np.true_divide(_o(t1, dt), _o(t2, dt), dtype=dt)
-        if value != 1:
-            p = np.multiply(p, np.asarray(value).astype(dt), dtype=dt)
-    return wrap(np.add(_o(s, dt), p, dtype=dt), m.dtype)
+KERNELS["addcmul"] = _addc(np.multiply)
+KERNELS["addcdiv"] = _addc(np.true_divide)
 
 
 _inplace("addcmul")
@@ -457,16 +498,14 @@ def _lerp_update(x, y, _, w):
 
 
 def _addcmul_update(x, t1, t2, value):
-    p = np.multiply(t1, t2, dtype=x.dtype)
-    if value != 1:
-        p *= value
+    p = np.multiply(t1, value, dtype=x.dtype) if value != 1 else t1.astype(x.dtype)
+    p *= t2
     x += p
 
 
 def _addcdiv_update(x, t1, t2, value):
-    p = np.true_divide(t1, t2, dtype=x.dtype)
-    if value != 1:
-        p *= value
+    p = np.multiply(t1, value, dtype=x.dtype) if value != 1 else t1.astype(x.dtype)
+    p /= t2
     x += p
 
 
@@ -522,6 +561,8 @@ def threshold_backward(m, g, x, threshold):
     dt = _cdt(m.dtype)
     shape = tuple(m.shape)
     ga, xa = _same_shape(arr(g), shape), _same_shape(arr(x), shape)
+    if m.dtype in _HALF:
+        threshold = _operand(threshold, m.dtype, _F32, opmath=True)
     if _compiled_ok(ga, dt, "relu") and native.usable(xa):
         return wrap(
             _compiled(lambda o, a, b, k: native.threshold_backward(o, a, b, threshold, k), "relu", ga, xa), m.dtype
@@ -581,7 +622,6 @@ KERNELS.update(clamp_family(_clamp, _clamp_))
 
 
 # --- unary ------------------------------------------------------------------------------
-_HALF = (D.float16, D.bfloat16)
 
 
 def _unary(name, fn, inplace=True):
@@ -988,7 +1028,14 @@ def _elu(x, dt, alpha=1.0, scale=1, input_scale=1):
 
 
 _unary("elu", _elu)
-_unary("leaky_relu", lambda x, dt, slope=0.01: np.where(x > 0, x, x * slope).astype(dt, copy=False))
+
+
+def _leaky_relu(x, dt, slope=0.01):
+    x = x.astype(dt, copy=False)  # the slope is an opmath number (see _operand)
+    return np.where(x > 0, x, x * slope).astype(dt, copy=False)
+
+
+_unary("leaky_relu", _leaky_relu)
 _unary(
     "hardtanh",
     lambda x, dt, lo=-1, hi=1: np.clip(x, np.asarray(lo).astype(dt), np.asarray(hi).astype(dt)).astype(dt, copy=False),
