@@ -113,9 +113,12 @@ def sinc(input):
 
 
 def _xlog(fn, input, other):
+    # both operands in their common dtype first (a number given with a half tensor rounds to half), and
+    # fn(y) in that dtype, as PyTorch's kernel computes it
+    d = _t.result_type(input, other)
     x = input if isinstance(input, _t.Tensor) else _t.tensor(input)
     y = other if isinstance(other, _t.Tensor) else _t.tensor(other)
-    x, y = _float(x), _float(y)
+    x, y = _float(x.to(d)), _float(y.to(d))
     zero = (x == 0) & ~y.isnan()
     safe_y = _t.where(zero, _t.ones_like(y), y)
     return _t.where(zero, _t.zeros_like(x * y), x * fn(safe_y))

@@ -96,9 +96,16 @@ def test_float16_convolution_forward_rounds_once_like_pytorch(bias, groups):
 # row's last (length mod vector width) elements go through the per-element loop, which for some ops rounds to
 # half between operations; rows of 64 elements keep every element on the vectorised path.
 SHAPE = (40, 64)
-NUMBERS = {"0.1": 0.1, "-0.3": -0.3, "1.7": 1.7, "3": 3, "1e-4": 1e-4}
+NUMBERS = {"0.1": 0.1, "-0.3": -0.3, "1.7": 1.7, "3": 3, "1e-4": 1e-4, "-2": -2, "0.5": 0.5}
 # ops of the family left out of the sweep, and why
-SWEEP_EXCLUDED = {}
+SWEEP_EXCLUDED = {
+    # computes in float64: PyTorch's vectorised double pow differs from libm's in the last bit, for two
+    # tensors too (not a half-precision matter)
+    "float_power": "float64 pow",
+    # beta and threshold are opmath numbers and pass, but PyTorch's vectorised float32 exp and log1p differ
+    # from NumPy's by an ulp, which turns a near-tie into the other half in a rare element
+    "softplus": "float32 exp/log1p ulps",
+}
 
 
 def _number(label, L):
@@ -205,12 +212,21 @@ INPLACE_OPERATORS = ["iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "i
 
 
 FORMS = [(f, "tensor op number") for f in OPERATORS + INPLACE_OPERATORS] + [(f, "number op tensor") for f in OPERATORS]
+# forms left out, and why
+OPERATOR_EXCLUDED = {
+    # PyTorch's bfloat16 floor division (with the number rounded to bfloat16 first, as here) differs from
+    # NumPy's floor_divide in a few elements for two bfloat16 tensors as well: its floor algorithm, not
+    # the number's conversion
+    ("floordiv", "number op tensor", "bfloat16"),
+}
 
 
-@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("label", list(NUMBERS) + [f"t({n})" for n in NUMBERS])
-@pytest.mark.parametrize("fn, form", FORMS)
-def test_python_operator_with_a_scalar_matches_pytorch(fn, form, label, dtype):
+@pytest.mark.parametrize(
+    "fn, form, dtype",
+    [(f, form, d) for f, form in FORMS for d in ("float16", "bfloat16") if (f, form, d) not in OPERATOR_EXCLUDED],
+)
+def test_python_operator_with_a_scalar_matches_pytorch(fn, form, dtype, label):
     import operator
 
     a = np.random.default_rng(7).standard_normal(SHAPE).astype(np.float32) * 2

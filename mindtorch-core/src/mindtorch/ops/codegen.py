@@ -503,7 +503,6 @@ BINARY_OPERATORS = {
     "__rmul__": ("mul", False),
     "__imul__": ("mul_", False),
     "__truediv__": ("div", False),
-    "__rtruediv__": ("div", True),
     "__itruediv__": ("div_", False),
     "__floordiv__": ("floor_divide", False),
     "__rfloordiv__": ("floor_divide", True),
@@ -534,6 +533,9 @@ BINARY_OPERATORS = {
     "__gt__": ("gt", False),
     "__ge__": ("ge", False),
 }
+# `number / t` is PyTorch's t.reciprocal() * number (its Tensor.__rtruediv__), not div(number, t): the
+# two round differently in half precision, where mul takes the number in float32
+RTRUEDIV = ("reciprocal", "mul")
 UNARY_OPERATORS = {"__neg__": "neg", "__abs__": "abs", "__invert__": "bitwise_not", "__pos__": "positive"}
 
 
@@ -579,6 +581,20 @@ def _make_binary_operator(dunder, opname, swapped):
 
     fn.__name__ = dunder
     return fn
+
+
+def _make_rtruediv():
+    reciprocal, mul = BY_NAME[RTRUEDIV[0]][0], _first_tensor_overload(RTRUEDIV[1])
+    call = dispatch.call
+    nums = A.NUMS
+    is_num = A.is_num
+
+    def __rtruediv__(self, other):
+        if not (other.__class__ in nums or is_num(other)):
+            return NotImplemented
+        return call(mul, (call(reciprocal, (self,)), other))
+
+    return __rtruediv__
 
 
 def _make_dunder(op, dunder):
@@ -676,6 +692,8 @@ def install(namespace, tensor_cls):
         fn = _make_binary_operator(dunder, opname, swapped)
         if fn is not None:
             setattr(tensor_cls, dunder, fn)
+    if all(n in BY_NAME for n in RTRUEDIV):
+        tensor_cls.__rtruediv__ = _make_rtruediv()
     for dunder, opname in UNARY_OPERATORS.items():
         if opname in BY_NAME:
             setattr(tensor_cls, dunder, _make_unary_operator(dunder, BY_NAME[opname][0]))

@@ -225,7 +225,7 @@ def _lerp_meta(self, end, weight):
     if end.dtype is not self.dtype:
         raise RuntimeError(f"expected dtype {D.cpp_name(self.dtype)} for `end` but got dtype {D.cpp_name(end.dtype)}")
     if hasattr(weight, "_shape"):
-        if weight.dtype is not self.dtype:
+        if weight.dtype is not self.dtype and weight._shape:  # a 0-dim weight is cast, like a number
             raise RuntimeError(
                 f"expected dtype {D.cpp_name(self.dtype)} for `weight` but got dtype {D.cpp_name(weight.dtype)}"
             )

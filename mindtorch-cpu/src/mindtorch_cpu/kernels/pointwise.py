@@ -288,6 +288,10 @@ def pow_(m, a, b):
     with quiet():
         if m.dtype._kind == 1:
             return wrap(_int_pow(x, e, dt), m.dtype)
+        if m.dtype is D.bfloat16 and b.__class__ in (int, float) and b in (3, -2):
+            # PyTorch's bfloat16 cube and inverse square by a number round the square to bfloat16 first
+            sq = np.multiply(x, x, dtype=dt).astype(TO_NP[m.dtype]).astype(dt)
+            return wrap(np.multiply(sq, x, dtype=dt) if e == 3 else np.divide(1, sq, dtype=dt), m.dtype)
         if e.__class__ in (float, int) and e == 3 and dt.kind == "f" and dt.itemsize >= 4:
             # a cube as two products, as PyTorch computes it (powf is ~10x slower than a multiply)
             r = np.multiply(x, x, dtype=dt)
@@ -445,8 +449,9 @@ KERNELS["lerp"] = _lerp
 _inplace("lerp")
 
 
-def _addc(ufunc):
-    """self + value * t1 (ufunc) t2, in that order, with value an opmath number."""
+def _addc(ufunc, fused=False):
+    """self + value * t1 (ufunc) t2, in that order, with value an opmath number; `fused`: the last
+    multiply and the add round once."""
 
     def k(m, s, t1, t2, value=1):
         d = m.dtype
@@ -455,13 +460,17 @@ def _addc(ufunc):
         with quiet():
             if value != 1:
                 p = np.multiply(p, _operand(np.asarray(value), d, dt, opmath=True), dtype=dt)
+            if fused and dt is _F32 and d is not D.float32:
+                # half precision: PyTorch's fused multiply-add in float32; float64 holds p * t2 exactly
+                r = np.add(_operand(s, d, np.float64), np.multiply(p, _operand(t2, d, np.float64), dtype=np.float64))
+                return wrap(r.astype(_F32), d)
             p = ufunc(p, _operand(t2, d, dt), dtype=dt)
         return wrap(np.add(_operand(s, d, dt), p, dtype=dt), d)
 
     return k
 
 
-KERNELS["addcmul"] = _addc(np.multiply)
+KERNELS["addcmul"] = _addc(np.multiply, fused=True)
 KERNELS["addcdiv"] = _addc(np.true_divide)
 
 
