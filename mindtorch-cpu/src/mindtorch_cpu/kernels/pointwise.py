@@ -161,9 +161,9 @@ def _binary(ufunc, name, inplace=True, opmath=False):
 
 
 def _alpha_dt(d, alpha):
-    """Compute dtype of add/sub: a half op with an alpha computes a + alpha * b in float32 (the product of
+    """Compute dtype of add/sub with an alpha: a half op computes a + alpha * b in float32 (the product of
     two half values is exact there) and rounds once."""
-    return _F32 if alpha != 1 and (d is D.float16 or d is D.bfloat16) else _cdt(d)
+    return _F32 if d is D.float16 or d is D.bfloat16 else _cdt(d)
 
 
 def _scaled(x, alpha, d, dt):
@@ -176,11 +176,13 @@ def _scaled(x, alpha, d, dt):
 @kernel("add")
 def add(m, a, b, alpha=1):
     d = m.dtype
-    dt = _alpha_dt(d, alpha)
+    dt = _cdt(d)
     if alpha == 1:
         r = _lean(np.add, a, b, dt)
         if r is not None:
             return wrap(r, d)
+    else:
+        dt = _alpha_dt(d, alpha)
     x, y = _operand(a, d, dt), _scaled(b, alpha, d, dt)
     if _small(x) and _small(y):
         return wrap(np.add(x, y, dtype=dt), d)
@@ -190,25 +192,29 @@ def add(m, a, b, alpha=1):
 @kernel("add_")
 def add_(m, a, b, alpha=1):
     out = arr(a)
-    np.add(out, _scaled(b, alpha, m.dtype, _alpha_dt(m.dtype, alpha)), out=out, casting="unsafe")
+    dt = _cdt(m.dtype) if alpha == 1 else _alpha_dt(m.dtype, alpha)
+    np.add(out, _scaled(b, alpha, m.dtype, dt), out=out, casting="unsafe")
     return a
 
 
 @kernel("sub")
 def sub(m, a, b, alpha=1):
     d = m.dtype
-    dt = _alpha_dt(d, alpha)
+    dt = _cdt(d)
     if alpha == 1:
         r = _lean(np.subtract, a, b, dt)
         if r is not None:
             return wrap(r, d)
+    else:
+        dt = _alpha_dt(d, alpha)
     return wrap(par_ufunc(np.subtract, dt, _operand(a, d, dt), _scaled(b, alpha, d, dt)), d)
 
 
 @kernel("sub_")
 def sub_(m, a, b, alpha=1):
     out = arr(a)
-    np.subtract(out, _scaled(b, alpha, m.dtype, _alpha_dt(m.dtype, alpha)), out=out, casting="unsafe")
+    dt = _cdt(m.dtype) if alpha == 1 else _alpha_dt(m.dtype, alpha)
+    np.subtract(out, _scaled(b, alpha, m.dtype, dt), out=out, casting="unsafe")
     return a
 
 
