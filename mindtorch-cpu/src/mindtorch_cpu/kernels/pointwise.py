@@ -456,22 +456,26 @@ _inplace("lerp")
 
 
 def _addc(ufunc, fused=False):
-    """self + value * t1 (ufunc) t2, in that order, with value an opmath number; `fused`: the last
-    multiply and the add round once."""
+    """self + value * (t1 ufunc t2). Half precision follows PyTorch's kernel: (value * t1) ufunc t2 in
+    float32 with value an opmath number, and with `fused` the last multiply and the add rounding once.
+    Other dtypes keep the order the foreach optimizer updates share bit for bit."""
 
     def k(m, s, t1, t2, value=1):
         d = m.dtype
         dt = _opmath(d)
-        p = _operand(t1, d, dt)
         with quiet():
+            if d is not D.float16 and d is not D.bfloat16:
+                p = ufunc(_o(t1, dt), _o(t2, dt), dtype=dt)
+                if value != 1:
+                    p = np.multiply(p, np.asarray(value).astype(dt), dtype=dt)
+                return wrap(np.add(_o(s, dt), p, dtype=dt), d)
+            p = _operand(t1, d, dt)
             if value != 1:
-                p = np.multiply(p, _operand(np.asarray(value), d, dt, opmath=True), dtype=dt)
-            if fused and dt is _F32 and d is not D.float32:
-                # half precision: PyTorch's fused multiply-add in float32; float64 holds p * t2 exactly
+                p = np.multiply(p, _operand(value, d, dt, opmath=True), dtype=dt)
+            if fused:  # float64 holds p * t2 exactly
                 r = np.add(_operand(s, d, np.float64), np.multiply(p, _operand(t2, d, np.float64), dtype=np.float64))
                 return wrap(r.astype(_F32), d)
-            p = ufunc(p, _operand(t2, d, dt), dtype=dt)
-        return wrap(np.add(_operand(s, d, dt), p, dtype=dt), d)
+            return wrap(np.add(_operand(s, d, dt), ufunc(p, _operand(t2, d, dt), dtype=dt), dtype=dt), d)
 
     return k
 
@@ -513,14 +517,16 @@ def _lerp_update(x, y, _, w):
 
 
 def _addcmul_update(x, t1, t2, value):
-    p = np.multiply(t1, value, dtype=x.dtype) if value != 1 else t1.astype(x.dtype)
-    p *= t2
+    p = np.multiply(t1, t2, dtype=x.dtype)
+    if value != 1:
+        p *= value
     x += p
 
 
 def _addcdiv_update(x, t1, t2, value):
-    p = np.multiply(t1, value, dtype=x.dtype) if value != 1 else t1.astype(x.dtype)
-    p /= t2
+    p = np.true_divide(t1, t2, dtype=x.dtype)
+    if value != 1:
+        p *= value
     x += p
 
 
