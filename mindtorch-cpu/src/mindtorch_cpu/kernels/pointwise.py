@@ -34,8 +34,16 @@ def _v(x):
     return arr(x) if hasattr(x, "_shape") else x
 
 
-def _o(x, dt):
-    """Operand in compute dtype `dt`: tensors as views, Python scalars as 0-d arrays (wrapping like C casts)."""
+# How a number enters a half-precision op, as PyTorch's cpu kernels take it: a number (a Python number,
+# or a 0-dim tensor) given for a Tensor operand goes through TensorIterator's common dtype, i.e. is
+# rounded to half first; a kernel that reads its scalar in "opmath" (mul's and div's second operand, an
+# activation's Scalar arguments, addcmul's value, lerp's number weight) takes the original value in
+# float32. Either way the op then computes in float32 and rounds once (NumPy's float16 loops do the
+# same per element for one ufunc, which is why float16's compute dtype can stay float16 where no
+# number is opmath).
+def _o(x, dt, d=None, opmath=False):
+    """Operand in compute dtype `dt` of an op on dtype `d`: tensors as views, Python scalars as 0-d arrays
+    (wrapping like C casts); a number operand of a half op by the rule above."""
     if x.__class__ is Tensor:
         a = x._np
         if a is None:
@@ -45,35 +53,28 @@ def _o(x, dt):
     else:
         a = None
     if a is not None:
+        if a.ndim:
+            return a
+        if d is D.float16 or d is D.bfloat16:
+            return _half_number(a, d, dt, opmath)
         # a 0-dim tensor of the same category does not promote (uint8 tensor + int8 0-dim -> uint8); NumPy
         # refuses such casts under same_kind, so convert the (cheap) 0-dim operand like a C cast
-        return a.astype(dt) if a.ndim == 0 and a.dtype != dt else a
+        return a.astype(dt) if a.dtype != dt else a
+    if d is D.float16 or d is D.bfloat16:
+        return _half_number(x, d, dt, opmath)
     if dt.kind in "fc" and x.__class__ in (float, int, bool):
         return x  # NumPy treats Python scalars as weak, like PyTorch
     return np.asarray(x).astype(dt)
 
 
+def _half_number(x, d, dt, opmath):
+    v = np.asarray(x, _F32)
+    return (v if opmath else v.astype(TO_NP[d])).astype(dt)
+
+
 # NumPy compute dtype of each dtype: bfloat16 math runs in float32 and is rounded back by wrap
 _cdt = {d: (_F32 if d is D.bfloat16 else t) for d, t in TO_NP.items()}.__getitem__
 _HALF = (D.float16, D.bfloat16)
-
-
-# How a number enters a half-precision op, as PyTorch's cpu kernels take it: a number (a Python number,
-# or a 0-dim tensor) given for a Tensor operand goes through TensorIterator's common dtype, i.e. is
-# rounded to half first; a kernel that reads its scalar in "opmath" (mul's and div's second operand, an
-# activation's Scalar arguments, addcmul's value, lerp's weight) takes the original value in float32.
-# Either way the op then computes in float32 and rounds once (NumPy's float16 loops do the same per
-# element for one ufunc, which is why float16's compute dtype can stay float16 where no number is opmath).
-def _operand(x, d, dt, opmath=False):
-    """_o(x, dt) for an op on dtype `d`, with a number operand of a half op converted by the rule above."""
-    if d is not D.float16 and d is not D.bfloat16:
-        return _o(x, dt)
-    if hasattr(x, "_shape"):
-        x = arr(x)
-        if x.ndim:
-            return x  # a tensor operand: the ufunc casts it to dt
-    v = np.asarray(x, _F32)
-    return (v if opmath else v.astype(TO_NP[d])).astype(dt)
 
 
 def _opmath_dt(d, dt):
@@ -124,7 +125,7 @@ def _lean(ufunc, a, b, dt):
 
 
 def _binary(ufunc, name, inplace=True, opmath=False):
-    """A binary kernel; `opmath`: the second operand, when a number, is taken in opmath (see _operand)."""
+    """A binary kernel; `opmath`: the second operand, when a number, is taken in opmath (see _o)."""
     lean = ufunc in _SAME_TYPE
 
     def out_of_place(m, a, b, *rest):
@@ -136,7 +137,7 @@ def _binary(ufunc, name, inplace=True, opmath=False):
                 return wrap(r, d)
         if opmath:
             dt = _opmath_dt(d, dt)
-        x, y = _operand(a, d, dt), _operand(b, d, dt, opmath)
+        x, y = _o(a, dt, d), _o(b, dt, d, opmath)
         with quiet():
             if _small(x) and _small(y):
                 return wrap(ufunc(x, y, dtype=dt), m.dtype)
@@ -149,7 +150,7 @@ def _binary(ufunc, name, inplace=True, opmath=False):
             x = arr(a)
             d = m.dtype
             dt = _opmath_dt(d, _cdt(d)) if opmath else _cdt(d)
-            y = _operand(b, d, dt, opmath)
+            y = _o(b, dt, d, opmath)
             with quiet():
                 if x.dtype == dt:
                     ufunc(x, y, out=x, dtype=dt)
@@ -169,8 +170,8 @@ def _alpha_dt(d, alpha):
 def _scaled(x, alpha, d, dt):
     """alpha * x; alpha, like a number operand, is first converted to the op's dtype."""
     if alpha == 1:
-        return _operand(x, d, dt)
-    return np.multiply(_operand(x, d, dt), _operand(np.asarray(alpha), d, dt), dtype=dt)
+        return _o(x, dt, d)
+    return np.multiply(_o(x, dt, d), _o(np.asarray(alpha), dt, d), dtype=dt)
 
 
 @kernel("add")
@@ -183,7 +184,7 @@ def add(m, a, b, alpha=1):
             return wrap(r, d)
     else:
         dt = _alpha_dt(d, alpha)
-    x, y = _operand(a, d, dt), _scaled(b, alpha, d, dt)
+    x, y = _o(a, dt, d), _scaled(b, alpha, d, dt)
     if _small(x) and _small(y):
         return wrap(np.add(x, y, dtype=dt), d)
     return wrap(par_ufunc(np.add, dt, x, y), d)
@@ -207,7 +208,7 @@ def sub(m, a, b, alpha=1):
             return wrap(r, d)
     else:
         dt = _alpha_dt(d, alpha)
-    return wrap(par_ufunc(np.subtract, dt, _operand(a, d, dt), _scaled(b, alpha, d, dt)), d)
+    return wrap(par_ufunc(np.subtract, dt, _o(a, dt, d), _scaled(b, alpha, d, dt)), d)
 
 
 @kernel("sub_")
@@ -229,7 +230,7 @@ def _int_zero_check(y):
 def _div_values(m, a, b, rounding_mode):
     d = m.dtype
     dt = _opmath_dt(d, _cdt(d))
-    x, y = _operand(a, d, dt), _operand(b, d, dt, opmath=True)
+    x, y = _o(a, dt, d), _o(b, dt, d, opmath=True)
     if rounding_mode is None:
         return np.true_divide(x, y, dtype=dt)
     if m.dtype._kind >= 2:
@@ -263,7 +264,7 @@ def _int_checked(ufunc, name):
     @kernel(name)
     def k(m, a, b):
         dt = _cdt(m.dtype)
-        x, y = _operand(a, m.dtype, dt), _operand(b, m.dtype, dt)
+        x, y = _o(a, dt, m.dtype), _o(b, dt, m.dtype)
         if m.dtype._kind < 2:
             _int_zero_check(y)
         with quiet():
@@ -288,7 +289,7 @@ def _int_pow(x, e, dt):
 @kernel("pow")
 def pow_(m, a, b):
     dt = _cdt(m.dtype)
-    x, e = _operand(a, m.dtype, dt), _operand(b, m.dtype, dt)
+    x, e = _o(a, dt, m.dtype), _o(b, dt, m.dtype)
     if m.dtype is D.bool_:  # bool ** bool: x or not e
         return wrap(np.logical_or(x, np.logical_not(e)), m.dtype)
     with quiet():
@@ -377,7 +378,7 @@ def _compare(ufunc, *names):
             return wrap(ufunc(x, y), D.bool_)
         d = D.result_type(a, b)
         dt = _cdt(d)
-        return wrap(ufunc(_operand(a, d, dt), _operand(b, d, dt)), D.bool_)
+        return wrap(ufunc(_o(a, dt, d), _o(b, dt, d)), D.bool_)
 
     for n in names:
         KERNELS[n] = k
@@ -441,8 +442,8 @@ def _lerp(m, a, b, w):
     # float32 fused multiply-add, which is then rounded to half once
     dt = _opmath(m.dtype)
     # a number weight is lerp.Scalar's opmath weight, a 0-dim tensor one rounds to the common dtype
-    t = _operand(w, m.dtype, dt, opmath=not hasattr(w, "_shape"))
-    x, y, t = (np.asarray(v, dtype=dt) for v in (_operand(a, m.dtype, dt), _operand(b, m.dtype, dt), t))
+    t = _o(w, dt, m.dtype, opmath=not hasattr(w, "_shape"))
+    x, y, t = (np.asarray(v, dtype=dt) for v in (_o(a, dt, m.dtype), _o(b, dt, m.dtype), t))
     if half:
         x, y, t = x.astype(np.float64), y.astype(np.float64), t.astype(np.float64)
     d = y - x
@@ -469,13 +470,13 @@ def _addc(ufunc, fused=False):
                 if value != 1:
                     p = np.multiply(p, np.asarray(value).astype(dt), dtype=dt)
                 return wrap(np.add(_o(s, dt), p, dtype=dt), d)
-            p = _operand(t1, d, dt)
+            p = _o(t1, dt, d)
             if value != 1:
-                p = np.multiply(p, _operand(value, d, dt, opmath=True), dtype=dt)
+                p = np.multiply(p, _o(value, dt, d, opmath=True), dtype=dt)
             if fused:  # float64 holds p * t2 exactly
-                r = np.add(_operand(s, d, np.float64), np.multiply(p, _operand(t2, d, np.float64), dtype=np.float64))
+                r = np.add(_o(s, np.float64, d), np.multiply(p, _o(t2, np.float64, d), dtype=np.float64))
                 return wrap(r.astype(_F32), d)
-            return wrap(np.add(_operand(s, d, dt), ufunc(p, _operand(t2, d, dt), dtype=dt), dtype=dt), d)
+            return wrap(np.add(_o(s, dt, d), ufunc(p, _o(t2, dt, d), dtype=dt), dtype=dt), d)
 
     return k
 
@@ -583,7 +584,7 @@ def threshold_backward(m, g, x, threshold):
     shape = tuple(m.shape)
     ga, xa = _same_shape(arr(g), shape), _same_shape(arr(x), shape)
     if m.dtype in _HALF:
-        threshold = _operand(threshold, m.dtype, _F32, opmath=True)
+        threshold = _o(threshold, _F32, m.dtype, opmath=True)
     if _compiled_ok(ga, dt, "relu") and native.usable(xa):
         return wrap(
             _compiled(lambda o, a, b, k: native.threshold_backward(o, a, b, threshold, k), "relu", ga, xa), m.dtype
@@ -1052,7 +1053,7 @@ _unary("elu", _elu)
 
 
 def _leaky_relu(x, dt, slope=0.01):
-    x = x.astype(dt, copy=False)  # the slope is an opmath number (see _operand)
+    x = x.astype(dt, copy=False)  # the slope is an opmath number (see _o)
     return np.where(x > 0, x, x * slope).astype(dt, copy=False)
 
 
