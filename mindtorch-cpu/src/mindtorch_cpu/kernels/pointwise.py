@@ -27,6 +27,7 @@ def _scipy_special():
 
 KERNELS, kernel = kernel_table()
 _F32 = np.dtype(np.float32)
+_F16, _BF16 = D.float16, D.bfloat16
 
 
 def _v(x):
@@ -55,12 +56,12 @@ def _o(x, dt, d=None, opmath=False):
     if a is not None:
         if a.ndim:
             return a
-        if d is D.float16 or d is D.bfloat16:
+        if d is _F16 or d is _BF16:
             return _half_number(a, d, dt, opmath)
         # a 0-dim tensor of the same category does not promote (uint8 tensor + int8 0-dim -> uint8); NumPy
         # refuses such casts under same_kind, so convert the (cheap) 0-dim operand like a C cast
         return a.astype(dt) if a.dtype != dt else a
-    if d is D.float16 or d is D.bfloat16:
+    if d is _F16 or d is _BF16:
         return _half_number(x, d, dt, opmath)
     if dt.kind in "fc" and x.__class__ in (float, int, bool):
         return x  # NumPy treats Python scalars as weak, like PyTorch
@@ -75,11 +76,6 @@ def _half_number(x, d, dt, opmath):
 # NumPy compute dtype of each dtype: bfloat16 math runs in float32 and is rounded back by wrap
 _cdt = {d: (_F32 if d is D.bfloat16 else t) for d, t in TO_NP.items()}.__getitem__
 _HALF = (D.float16, D.bfloat16)
-
-
-def _opmath_dt(d, dt):
-    """Compute dtype of a kernel that takes a number in opmath: float32 for the half types."""
-    return _F32 if d is D.float16 or d is D.bfloat16 else dt
 
 
 def _opmath(d):
@@ -135,8 +131,8 @@ def _binary(ufunc, name, inplace=True, opmath=False):
             r = _lean(ufunc, a, b, dt)
             if r is not None:
                 return wrap(r, d)
-        if opmath:
-            dt = _opmath_dt(d, dt)
+        if opmath and (d is _F16 or d is _BF16):
+            dt = _F32  # see _o
         x, y = _o(a, dt, d), _o(b, dt, d, opmath)
         with quiet():
             if _small(x) and _small(y):
@@ -149,7 +145,7 @@ def _binary(ufunc, name, inplace=True, opmath=False):
         def in_place(m, a, b, *rest):
             x = arr(a)
             d = m.dtype
-            dt = _opmath_dt(d, _cdt(d)) if opmath else _cdt(d)
+            dt = _opmath(d) if opmath else _cdt(d)
             y = _o(b, dt, d, opmath)
             with quiet():
                 if x.dtype == dt:
@@ -164,7 +160,7 @@ def _binary(ufunc, name, inplace=True, opmath=False):
 def _alpha_dt(d, alpha):
     """Compute dtype of add/sub with an alpha: a half op computes a + alpha * b in float32 (the product of
     two half values is exact there) and rounds once."""
-    return _F32 if d is D.float16 or d is D.bfloat16 else _cdt(d)
+    return _F32 if d is _F16 or d is _BF16 else _cdt(d)
 
 
 def _scaled(x, alpha, d, dt):
@@ -229,7 +225,7 @@ def _int_zero_check(y):
 
 def _div_values(m, a, b, rounding_mode):
     d = m.dtype
-    dt = _opmath_dt(d, _cdt(d))
+    dt = _F32 if d is _F16 or d is _BF16 else _cdt(d)  # see _o
     x, y = _o(a, dt, d), _o(b, dt, d, opmath=True)
     if rounding_mode is None:
         return np.true_divide(x, y, dtype=dt)
