@@ -127,7 +127,7 @@ def _scalar_slots(op):
 
 
 def _sweep_rows():
-    """(id, op name, op params, slot, number label, in place) for each generated case."""
+    """(id, op name, op params, slot, number label) for each generated case; an in-place form is its own op name."""
     from mindtorch.plugins import OPS
 
     rows = []
