@@ -22,8 +22,8 @@ MUTATIONS = [
     (
         "cpu binary kernel broadcasts the other operand wrongly",
         "mindtorch-cpu/src/mindtorch_cpu/kernels/pointwise.py",
-        "        x, y = _o(a, dt), _o(b, dt)\n        with quiet():\n            if _small(x) and _small(y):\n",
-        "        x, y = _o(a, dt), _o(b, dt)\n"
+        "        x, y = _o(a, dt, d), _o(b, dt, d, opmath)\n        with quiet():\n            if _small(x) and _small(y):\n",
+        "        x, y = _o(a, dt, d), _o(b, dt, d, opmath)\n"
         "        y = y if np.shape(y) == np.shape(x) else np.flip(y, -1) if np.ndim(y) else y\n"
         "        with quiet():\n            if _small(x) and _small(y):\n",
         ["tests/parity/ops/test_pointwise.py"],
