@@ -22,6 +22,8 @@ CASES = {
     "lerp_, tensor weight": ([(4, 5, 6), (4, 5, 6), (4, 5, 6)], 4.0, lambda L, x, y, w: x.clone().lerp_(y, w)),
     "lerp_, scalar weight": ([(4, 5, 6), (4, 5, 6)], 4.0, lambda L, x, y: x.clone().lerp_(y, 0.7)),
     "sinc": ([(7, 9)], 1.0, lambda L, x: L.sinc(x)),
+    # the one rounding before the last step: by a tensor, the quotient is rounded to half, then truncated
+    "div, trunc": ([(40, 64), (40, 64)], 4.0, lambda L, x, y: L.div(x, y, rounding_mode="trunc")),
     "native_group_norm": (
         [(3, 4, 5), (4,), (4,)],
         1.0,

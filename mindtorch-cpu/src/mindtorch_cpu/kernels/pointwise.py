@@ -225,13 +225,17 @@ def _int_zero_check(y):
 
 def _div_values(m, a, b, rounding_mode):
     d = m.dtype
-    dt = _F32 if d is _F16 or d is _BF16 else _cdt(d)  # see _o
+    half = d is _F16 or d is _BF16
+    dt = _F32 if half else _cdt(d)  # see _o
     x, y = _o(a, dt, d), _o(b, dt, d, opmath=True)
     if rounding_mode is None:
         return np.true_divide(x, y, dtype=dt)
     if m.dtype._kind >= 2:
         if rounding_mode == "trunc":
-            return np.trunc(np.true_divide(x, y, dtype=dt))
+            q = np.true_divide(x, y, dtype=dt)
+            if half and np.ndim(y):  # by a half tensor, PyTorch rounds the quotient to half, then truncates
+                q = q.astype(TO_NP[d]).astype(dt)
+            return np.trunc(q)
         return np.floor_divide(x, y, dtype=dt)
     _int_zero_check(y)
     if rounding_mode == "floor":
