@@ -2,7 +2,7 @@
 order and dtype (so results match it bit for bit), without an op dispatch per step and parameter."""
 
 import numpy as np
-from mindtorch.plugins import OPS, Tensor, TensorMeta
+from mindtorch.plugins import OPS, Tensor, TensorMeta, dtypes as D
 
 from .. import native
 from ..convert import arr, quiet, wrap
@@ -13,6 +13,7 @@ from .pointwise import KERNELS as POINTWISE, _addcdiv_update, _addcmul_update, _
 from .reduction import vector_norm
 
 KERNELS, kernel = kernel_table()
+_HALF = (D.float16, D.bfloat16)
 
 
 def _scaled_add(g, p, alpha):
@@ -88,6 +89,10 @@ def foreach_adam(
 
 @kernel("_foreach_sgd_")
 def foreach_sgd(m, params, grads, momentum_buffers, lr, momentum, dampening, weight_decay, nesterov, maximize, fresh):
+    if params and params[0].dtype in _HALF:  # each step rounds as its op does: the single-tensor update's ops
+        return OPS["_foreach_sgd_"].composite(
+            params, grads, momentum_buffers, lr, momentum, dampening, weight_decay, nesterov, maximize, fresh
+        )
     with quiet():
         for i, pt in enumerate(params):
             p, g = arr(pt), arr(grads[i])
