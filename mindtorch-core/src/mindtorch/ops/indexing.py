@@ -460,8 +460,6 @@ def _index_fill_meta(self, dim, index, value):
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     if self.dtype in D.WIDE_UINTS:  # PyTorch's fill kernels take none of them
         raise M.not_implemented("index_fill_cpu", self.dtype)
-    if self.dtype in D.WIDE_UINTS:  # PyTorch's fill kernels take none of them
-        raise M.not_implemented("masked_fill", self.dtype)
     if not hasattr(value, "_shape"):
         D.check_fits(value, self.dtype)
     return M.TensorMeta(self._shape, self.dtype)
