@@ -370,11 +370,10 @@ def _run(name, fns, args, device, gated):
     if plan is not None:  # other addresses: a plan kept for them, else a new one or the oldest kept, refreshed
         _run_planned(name, fns, args, key, addrs, device, gated, plans.sibling(key, addrs, plan))
         return
-    if plan is None:
-        plan = plans.old.pop(key, None)
-        if plan is None and (key in plans.refused or (listed and not plans.seen_before(key))):
-            _run_described(name, fns, args, device, gated)
-            return
+    plan = plans.old.pop(key, None)
+    if plan is None and (key in plans.refused or (listed and not plans.seen_before(key))):
+        _run_described(name, fns, args, device, gated)
+        return
     _run_planned(name, fns, args, key, addrs, device, gated, plan)
 
 
