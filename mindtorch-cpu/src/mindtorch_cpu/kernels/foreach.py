@@ -2,18 +2,17 @@
 order and dtype (so results match it bit for bit), without an op dispatch per step and parameter."""
 
 import numpy as np
-from mindtorch.plugins import OPS, Tensor, TensorMeta, dtypes as D
+from mindtorch.plugins import OPS, Tensor, TensorMeta
 
 from .. import native
 from ..convert import arr, quiet, wrap
 from ..parallel import threads_for
 from ..sizes import THRESHOLDS
 from . import kernel_table
-from .pointwise import KERNELS as POINTWISE, _addcdiv_update, _addcmul_update, _lerp_update
+from .pointwise import _HALF, KERNELS as POINTWISE, _addcdiv_update, _addcmul_update, _lerp_update
 from .reduction import vector_norm
 
 KERNELS, kernel = kernel_table()
-_HALF = (D.float16, D.bfloat16)
 
 
 def _scaled_add(g, p, alpha):

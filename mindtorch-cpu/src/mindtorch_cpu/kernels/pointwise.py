@@ -79,7 +79,8 @@ _HALF = (D.float16, D.bfloat16)
 
 
 def _opmath(d):
-    """NumPy compute dtype of the fused ternary updates: both half types run in float32 and round once."""
+    """NumPy compute dtype of the fused ternary updates and of add/sub with an alpha: both half types run in
+    float32 (the product of two half values is exact there) and round once."""
     return _F32 if d is D.bfloat16 or d is D.float16 else TO_NP[d]
 
 
@@ -157,12 +158,6 @@ def _binary(ufunc, name, inplace=True, opmath=False):
         KERNELS[name + "_"] = in_place
 
 
-def _alpha_dt(d, alpha):
-    """Compute dtype of add/sub with an alpha: a half op computes a + alpha * b in float32 (the product of
-    two half values is exact there) and rounds once."""
-    return _F32 if d is _F16 or d is _BF16 else _cdt(d)
-
-
 def _scaled(x, alpha, d, dt):
     """alpha * x; alpha, like a number operand, is first converted to the op's dtype."""
     if alpha == 1:
@@ -179,7 +174,7 @@ def add(m, a, b, alpha=1):
         if r is not None:
             return wrap(r, d)
     else:
-        dt = _alpha_dt(d, alpha)
+        dt = _opmath(d)
     x, y = _o(a, dt, d), _scaled(b, alpha, d, dt)
     if _small(x) and _small(y):
         return wrap(np.add(x, y, dtype=dt), d)
@@ -189,7 +184,7 @@ def add(m, a, b, alpha=1):
 @kernel("add_")
 def add_(m, a, b, alpha=1):
     out = arr(a)
-    dt = _cdt(m.dtype) if alpha == 1 else _alpha_dt(m.dtype, alpha)
+    dt = _cdt(m.dtype) if alpha == 1 else _opmath(m.dtype)
     np.add(out, _scaled(b, alpha, m.dtype, dt), out=out, casting="unsafe")
     return a
 
@@ -203,14 +198,14 @@ def sub(m, a, b, alpha=1):
         if r is not None:
             return wrap(r, d)
     else:
-        dt = _alpha_dt(d, alpha)
+        dt = _opmath(d)
     return wrap(par_ufunc(np.subtract, dt, _o(a, dt, d), _scaled(b, alpha, d, dt)), d)
 
 
 @kernel("sub_")
 def sub_(m, a, b, alpha=1):
     out = arr(a)
-    dt = _cdt(m.dtype) if alpha == 1 else _alpha_dt(m.dtype, alpha)
+    dt = _cdt(m.dtype) if alpha == 1 else _opmath(m.dtype)
     np.subtract(out, _scaled(b, alpha, m.dtype, dt), out=out, casting="unsafe")
     return a
 
