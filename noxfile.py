@@ -217,8 +217,22 @@ def npu(session):
     _install(session, CORE, CPU, NPU)
     session.install("pytest", TORCH, TRANSFORMERS)  # torch: the rounding oracle of some simulator tests
     session.env["ACLSIM_BUILD_DIR"] = str(Path(session.create_tmp()) / "aclsim")
+    session.env["MINDTORCH_NPU_REQUIRE_NATIVE"] = "1"  # the wheel's compiled host path must load, not fall back
     _pytest(session, "tests/npu")
+    # the Python versions of what the compiled host path replaces
+    session.env["MINDTORCH_NPU_NO_NATIVE"] = "1"
+    _pytest(session, extra=NPU_NATIVE_OFF_TESTS, least=MIN_PASSED_NPU_NATIVE_OFF)
+    del session.env["MINDTORCH_NPU_NO_NATIVE"]
     _npu_chip_matrix(session)
+
+
+# what the npu session runs a second time with MINDTORCH_NPU_NO_NATIVE=1
+NPU_NATIVE_OFF_TESTS = [
+    "tests/npu/test_native_launch.py",
+    "tests/npu/test_launch_plans.py",
+    "tests/npu/test_training.py",
+]
+MIN_PASSED_NPU_NATIVE_OFF = 20
 
 
 def _npu_chip_matrix(session):

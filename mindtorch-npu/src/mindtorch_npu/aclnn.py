@@ -15,11 +15,12 @@ import ctypes
 import struct
 import threading
 
-from mindtorch.plugins import Tensor, dtypes as D
+from mindtorch.plugins import Storage, Tensor, device as Device, dtypes as D
 
 from . import chips
 from .acl import types as A
 from .acl.prototypes import bind_op
+from .native import load as load_native
 from .state import ALLOCATOR, RUNTIME
 
 ACL_DTYPE = {
@@ -308,7 +309,7 @@ def _op(name):
         fns = bind_op(RUNTIME.libs.opapi, name)
         if fns is None:
             raise NotImplementedError(f"aclnn{name} is not provided by the loaded libopapi.so")
-        _bound[name] = fns
+        fns = _bound[name] = (*fns, ctypes.cast(fns[1], ctypes.c_void_p).value)  # phase 2's address: for _NATIVE
     return fns
 
 
@@ -346,12 +347,32 @@ def device_launch(name, *args, device=None):
 
 def _run(name, fns, args, device, gated):
     plans = PLANS
-    planned = _plan_key(name, args, device) if plans.enabled and RUNTIME.plans_possible else None
+    if not (plans.enabled and RUNTIME.plans_possible):
+        _run_described(name, fns, args, device, gated)
+        return
+    if _NATIVE is not None:  # the plain repeat launched in C; else what the Python path goes on from
+        taken = _NATIVE.run(plans, name, args, device, fns[2], RUNTIME._tls)
+        if taken is None:
+            return
+        if taken is not False:
+            if len(taken) == 2:  # phase 2 failed
+                plan, code = taken
+                plan.destroy(RUNTIME.nn)
+                RUNTIME.check(f"aclnn{name}", code)
+            key, addrs, device, listed, plan = taken
+            _run_taken(name, fns, args, gated, key, addrs, device, listed, plan)
+            return
+    planned = _plan_key(name, args, device)
     if planned is None:
         _run_described(name, fns, args, device, gated)
         return
     key, addrs, device, listed = planned
-    plan = plans.plans.pop(key, None)
+    _run_taken(name, fns, args, gated, key, addrs, device, listed, plans.plans.pop(key, None))
+
+
+def _run_taken(name, fns, args, gated, key, addrs, device, listed, plan):
+    """A planned call once its key's plan (or None) is taken out of PLANS."""
+    plans = PLANS
     if plan is not None and addrs == plan.addrs:  # the common case: the same call again, nothing to refresh
         tls = RUNTIME._tls
         try:
@@ -727,6 +748,10 @@ class LaunchPlans:
 
 
 PLANS = LaunchPlans()
+
+_NATIVE = load_native("launch")  # the compiled twin of _plan_key and _run's plain repeat, or None
+if _NATIVE is not None:
+    _NATIVE.setup(Tensor, Storage, Device, Scalar, IntArray, BoolArray, DType, LaunchPlan, _SHARED, LaunchPlans.LIMIT)
 
 
 _libc = ctypes.CDLL(None)

@@ -46,7 +46,10 @@ def build(outdir=HERE, quiet=False):
         try:
             subprocess.run(cmd, check=True, capture_output=quiet)
         except (OSError, subprocess.CalledProcessError) as e:
-            print(f"mindtorch-npu: {src.name} not built ({' '.join(cmd)}: {e}); its Python version will run", file=sys.stderr)
+            print(
+                f"mindtorch-npu: {src.name} not built ({' '.join(cmd)}: {e}); its Python version will run",
+                file=sys.stderr,
+            )
             tmp.unlink(missing_ok=True)
             continue
         os.replace(tmp, out / name)

@@ -1,0 +1,169 @@
+"""The compiled launch path (mindtorch_npu/native/launch.c) against its Python reference in aclnn.py: the same key
+for every call a workload makes, and _run's plain repeat (and every way out of it) on a phase 2 of the test's own.
+Skipped where the module is not built; the npu session requires it (MINDTORCH_NPU_REQUIRE_NATIVE=1) and runs
+the launch tests again without it (MINDTORCH_NPU_NO_NATIVE=1)."""
+
+import ctypes
+import os
+
+import mindtorch as torch
+import mindtorch.nn.functional as F
+import mindtorch_npu.aclnn as aclnn
+import pytest
+from mindtorch.plugins import dtypes as D
+from mindtorch_npu.copy import empty
+
+NATIVE = aclnn._NATIVE
+
+
+def test_the_module_loads_where_required():
+    if os.environ.get("MINDTORCH_NPU_NO_NATIVE") == "1":
+        assert NATIVE is None
+    elif os.environ.get("MINDTORCH_NPU_REQUIRE_NATIVE") == "1":
+        assert NATIVE is not None
+
+
+needs_native = pytest.mark.skipif(NATIVE is None, reason="mindtorch_npu.native._launch is not built or disabled")
+
+
+def _workload():
+    """Forward and backward of a small model, an optimizer step, reductions, casts, indexing, scalars of every kind
+    (zero and NaN among them), aliased arguments and tensor lists."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.LayerNorm(5), torch.nn.GELU(), torch.nn.Linear(5, 3))
+    model = model.to("npu")
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2, foreach=True)
+    x, y = torch.randn(4, 6).to("npu"), torch.tensor([0, 2, 1, 2]).to("npu")
+    for _ in range(2):
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    a = torch.randn(3, 4).to("npu")
+    a + a, a * 0.0, a - float("nan"), a.t() @ a, a.sum(1), a.amax(0), a.to(torch.float16), a[1:, ::2].exp()
+    a.add_(1, alpha=2), a.clamp(-0.5, 0.5), torch.where(a > 0, a, 2.5), a.int() % 3, a[torch.tensor([2, 0]).to("npu")]
+    torch.cat([a, a, a]), torch.stack([a, a]), a.masked_fill(a > 0, -1.0), a.cumsum(0), a.mul_(True)
+    torch.npu.synchronize()
+
+
+@needs_native
+def test_the_compiled_key_is_the_python_key(monkeypatch):
+    seen, run = [], aclnn._run
+    monkeypatch.setattr(aclnn, "_run", lambda *call: seen.append((call[0], call[2], call[3])) or run(*call))
+    _workload()
+    assert len(seen) > 100
+    left, kinds = 0, set()
+    for name, args, device in seen:
+        want, got = aclnn._plan_key(name, args, device), NATIVE.plan_key(name, args, device)
+        if got is False:  # left to Python: only what the C version does not key (scalars keyed by their bits)
+            left += 1
+            assert want is None or any(isinstance(p, bytes) and len(p) == 8 for p in want[0]), (name, want)
+            continue
+        assert got == want, name
+        assert [type(p) for p in got[0]] == [type(p) for p in want[0]], name  # 1 is not 1.0, nor True
+        kinds.update(type(a).__name__ for a in args)
+    assert left < len(seen) // 4
+    assert {"Tensor", "Parameter", "Scalar", "IntArray", "DType", "BoolArray", "bool", "int", "list"} <= kinds, kinds
+
+
+@needs_native
+def test_aliased_and_listed_arguments_key_alike():
+    a, b = torch.randn(5).to("npu"), torch.randn(5).to("npu")
+    one = aclnn.scalar_for(1, D.float32)
+    for args in (
+        (a, a, one, a),
+        (a, None, b, one, a, b"mean"),
+        ([a, b, a], [b, b], 0.5),
+        ((a,), a),
+        ([a] * 40, [b] * 40, 2.0),
+    ):
+        assert NATIVE.plan_key("X", args, None) == aclnn._plan_key("X", args, None), args
+    for odd in ((a, 0.0), (a, float("nan")), (a, aclnn.Scalar(0.0)), (a, aclnn.Scalar(1j)), (a, ctypes.c_void_p(1))):
+        assert NATIVE.plan_key("X", odd, None) is False  # the Python version keys them
+    assert NATIVE.plan_key("X", (1, 2), None) is False  # no tensor, no device: not planned
+
+
+# ---- _run's plain repeat, on a phase 2 of the test's own --------------------------------------------------
+
+_PHASE2 = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p)
+
+
+class _Tls:
+    bound = 0
+    streams = None
+
+
+class _Plans(aclnn.LaunchPlans):
+    def __init__(self):
+        super().__init__()
+        self.given = []
+
+    def give(self, key, plan):
+        self.given.append(key)
+        super().give(key, plan)
+
+
+@pytest.fixture()
+def phase2():
+    calls, status = [], [0]
+
+    def fn(ws, size, executor, stream):
+        calls.append((ws, size, executor, stream))
+        return status[0]
+
+    c_fn = _PHASE2(fn)
+    yield calls, status, ctypes.cast(c_fn, ctypes.c_void_p).value
+    del c_fn
+
+
+@needs_native
+def test_the_plain_repeat_calls_phase_2_and_gives_the_plan_back(phase2):
+    calls, status, address = phase2
+    a = empty((4,), D.float32, torch.device("npu", 0))
+    args = (a, a)
+    key, addrs, device, _ = aclnn._plan_key("Neg", args, None)
+    plans, tls = _Plans(), _Tls()
+    plan = plans.plans[key] = aclnn.LaunchPlan(0x1234, 0, [], list(addrs), [])
+    assert NATIVE.run(plans, "Neg", args, None, address, tls) is None
+    assert calls == [(None, 0, 0x1234, None)] and plans.plans[key] is plan and plans.given == []
+    tls.streams = {0: 0x77, 1: 0x88}
+    assert NATIVE.run(plans, "Neg", args, None, address, tls) is None
+    assert calls[-1] == (None, 0, 0x1234, 0x77)
+
+    status[0] = 507011
+    assert NATIVE.run(plans, "Neg", args, None, address, tls) == (plan, 507011)
+    assert key not in plans.plans  # a failed plan is the caller's to destroy
+    status[0] = 0
+
+    for change in ("addrs", "size", "bound"):  # each is the Python path's to finish, the plan taken out for it
+        plans.plans[key] = plan
+        plan.addrs, plan.size, tls.bound = ([1] if change == "addrs" else list(addrs)), int(change == "size"), 0
+        if change == "bound":
+            tls.bound = None
+        n = len(calls)
+        assert NATIVE.run(plans, "Neg", args, None, address, tls) == (key, addrs, device, False, plan), change
+        assert len(calls) == n and key not in plans.plans
+    assert NATIVE.run(plans, "Neg", args, None, address, tls) == (key, addrs, device, False, None)
+
+
+@needs_native
+def test_a_full_table_gives_the_plan_back_through_python(phase2):
+    calls, _, address = phase2
+    a = empty((4,), D.float32, torch.device("npu", 0))
+    key, addrs, _, _ = aclnn._plan_key("Neg", (a, a), None)
+    plans = _Plans()
+    plans.plans = {i: object() for i in range(plans.LIMIT)}  # full: LaunchPlans.give retires a generation
+    plan = plans.plans[key] = aclnn.LaunchPlan(0x1234, 0, [], list(addrs), [])
+    assert NATIVE.run(plans, "Neg", (a, a), None, address, _Tls()) is None
+    assert plans.given == [key] and len(calls) == 1 and plans.plans == {key: plan} and len(plans.old) == plans.LIMIT
+
+
+@needs_native
+def test_results_match_with_and_without_the_compiled_path(monkeypatch):
+    x = torch.randn(64, 32)
+    nx = x.to("npu")
+    with_native = [(nx + nx).cpu(), (nx * 0.5).relu().cpu(), (nx @ nx.t()).sum(1).cpu()]
+    monkeypatch.setattr(aclnn, "_NATIVE", None)
+    without = [(nx + nx).cpu(), (nx * 0.5).relu().cpu(), (nx @ nx.t()).sum(1).cpu()]
+    for w, wo in zip(with_native, without):
+        assert torch.equal(w, wo)
