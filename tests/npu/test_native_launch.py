@@ -167,3 +167,27 @@ def test_results_match_with_and_without_the_compiled_path(monkeypatch):
     without = [(nx + nx).cpu(), (nx * 0.5).relu().cpu(), (nx @ nx.t()).sum(1).cpu()]
     for w, wo in zip(with_native, without):
         assert torch.equal(w, wo)
+
+
+@needs_native
+def test_a_sibling_kept_for_the_addresses_swaps_places_with_the_plan(phase2):
+    calls, _, address = phase2
+    a, b = (empty((4,), D.float32, torch.device("npu", 0)) for _ in range(2))
+    key, addrs, device, _ = aclnn._plan_key("Neg", (a, b), None)
+    plans, tls = _Plans(), _Tls()
+    plan = plans.plans[key] = aclnn.LaunchPlan(0x1, 0, [], [addrs[1], addrs[0]], [])
+    other = aclnn.LaunchPlan(0x3, 0, [], [addrs[0], addrs[0]], [])
+    sibling = aclnn.LaunchPlan(0x2, 0, [], list(addrs), [])
+    plans.siblings[key] = [other, sibling]
+    with plans.lock:  # another thread is choosing a sibling: the Python version waits for it
+        assert NATIVE.run(plans, "Neg", (a, b), None, address, tls) == (key, addrs, device, False, plan)
+    assert plans.siblings[key] == [other, sibling] and calls == []
+    plans.plans[key] = plan
+    assert NATIVE.run(plans, "Neg", (a, b), None, address, tls) is None
+    assert calls == [(None, 0, 0x2, None)] and plans.plans[key] is sibling and plans.siblings[key] == [other, plan]
+    sibling.size = 64  # a workspace: the Python version launches the sibling it is given
+    assert NATIVE.run(plans, "Neg", (a, b), None, address, tls) == (key, addrs, device, False, sibling)
+    plans.siblings[key] = [other]
+    plans.plans[key] = plan  # none kept for these addresses: the plan goes back to Python as it was
+    assert NATIVE.run(plans, "Neg", (a, b), None, address, tls) == (key, addrs, device, False, plan)
+    assert plans.siblings[key] == [other]

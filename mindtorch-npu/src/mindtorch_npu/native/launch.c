@@ -8,7 +8,7 @@
        (an argument of another kind, a scalar keyed by its bits, no device)
    run(plans, name, args, device, phase2, tls)
        aclnn._run up to its plain repeat: with the call's key taken from plans.plans, a plan at the same
-       addresses with no workspace on the thread's bound device is launched by calling phase 2 (the address
+       addresses (or one of its siblings kept for them, which then swap places) with no workspace on the thread's bound device is launched by calling phase 2 (the address
        of aclnn<name>) here and given back: None. Otherwise what the Python path goes on from: False (no key),
        (key, addresses, device, listed, plan or None), or (plan, status) when phase 2 failed (the plan is then
        the caller's to destroy).
@@ -32,7 +32,7 @@ static Py_ssize_t tensor_off[N_TENSOR], plan_off[N_PLAN];
 static Py_ssize_t st_data, st_nbytes, dev_index, sc_value, sc_dtype, ia_values, ba_values, dt_value;
 static PyObject *shared_marker;
 static Py_ssize_t plans_limit;
-static PyObject *s_plans, *s_bound, *s_streams, *s_give;
+static PyObject *s_plans, *s_bound, *s_streams, *s_give, *s_lock, *s_locked, *s_siblings;
 
 #define AT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
@@ -252,6 +252,49 @@ static inline int as_ptr(PyObject *v, void **out)
     return *out == NULL && PyErr_Occurred() ? -1 : 0;
 }
 
+/* 1 when plan is a LaunchPlan at `addrs`, 0 when not, -1 with an exception */
+static int same_addrs(PyObject *plan, PyObject *addrs)
+{
+    if (Py_TYPE(plan) != plan_t || AT(plan, plan_off[P_ADDRS]) == NULL)
+        return 0;
+    return PyObject_RichCompareBool(addrs, AT(plan, plan_off[P_ADDRS]), Py_EQ);
+}
+
+/* LaunchPlans.sibling when it finds a plan kept for `addrs`: that plan swaps places with *plan (1). 0 leaves
+   everything as it was for the Python version (none kept for these addresses, or another thread holds the
+   lock); -1 with an exception. Nothing here runs Python code, so the swap is one step under the GIL. */
+static int swap_sibling(PyObject *plans, PyObject *key, PyObject *addrs, PyObject **plan)
+{
+    PyObject *lock = PyObject_GetAttr(plans, s_lock);
+    PyObject *held = lock == NULL ? NULL : PyObject_CallMethodNoArgs(lock, s_locked);
+    Py_XDECREF(lock);
+    if (held == NULL)
+        return -1;
+    int busy = PyObject_IsTrue(held);
+    Py_DECREF(held);
+    if (busy)
+        return busy < 0 ? -1 : 0;
+    PyObject *table = PyObject_GetAttr(plans, s_siblings);
+    if (table == NULL)
+        return -1;
+    int found = 0;
+    PyObject *kept = PyDict_CheckExact(table) ? PyDict_GetItemWithError(table, key) : NULL; /* borrowed */
+    if (kept == NULL && PyErr_Occurred())
+        found = -1;
+    else if (kept != NULL && PyList_CheckExact(kept)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(kept) && !found; i++) {
+            PyObject *other = PyList_GET_ITEM(kept, i);
+            found = same_addrs(other, addrs);
+            if (found == 1) {
+                PyList_SET_ITEM(kept, i, *plan); /* the list's reference and ours trade places */
+                *plan = other;
+            }
+        }
+    }
+    Py_DECREF(table);
+    return found;
+}
+
 static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 6 || !PyTuple_Check(args[2])) {
@@ -279,12 +322,14 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(plan);
         goto fail;
     }
-    int plain = Py_TYPE(plan) == plan_t;
+    int plain = same_addrs(plan, addrs);
+    if (plain == 0) /* a plan kept for these addresses takes its place (LaunchPlans.sibling) */
+        plain = swap_sibling(plans, key, addrs, &plan);
+    if (plain < 0)
+        goto fail_plan;
     if (plain) {
-        PyObject *size = AT(plan, plan_off[P_SIZE]), *their = AT(plan, plan_off[P_ADDRS]);
-        plain = size != NULL && their != NULL && PyLong_CheckExact(size) && PyObject_IsTrue(size) == 0;
-        if (plain && (plain = PyObject_RichCompareBool(addrs, their, Py_EQ)) < 0)
-            goto fail_plan;
+        PyObject *size = AT(plan, plan_off[P_SIZE]);
+        plain = size != NULL && PyLong_CheckExact(size) && PyObject_IsTrue(size) == 0;
     }
     void *stream = NULL, *executor = NULL;
     if (plain) { /* and the device bound to this thread */
@@ -370,7 +415,11 @@ PyMODINIT_FUNC PyInit__launch(void)
     s_bound = PyUnicode_InternFromString("bound");
     s_streams = PyUnicode_InternFromString("streams");
     s_give = PyUnicode_InternFromString("give");
-    if (s_plans == NULL || s_bound == NULL || s_streams == NULL || s_give == NULL)
+    s_lock = PyUnicode_InternFromString("lock");
+    s_locked = PyUnicode_InternFromString("locked");
+    s_siblings = PyUnicode_InternFromString("siblings");
+    if (s_plans == NULL || s_bound == NULL || s_streams == NULL || s_give == NULL || s_lock == NULL ||
+        s_locked == NULL || s_siblings == NULL)
         return NULL;
     return PyModule_Create(&module);
 }
