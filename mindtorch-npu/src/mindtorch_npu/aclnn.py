@@ -751,7 +751,8 @@ PLANS = LaunchPlans()
 
 _NATIVE = load_native("launch")  # the compiled twin of _plan_key and _run's plain repeat, or None
 if _NATIVE is not None:
-    _NATIVE.setup(Tensor, Storage, Device, Scalar, IntArray, BoolArray, DType, LaunchPlan, _SHARED, LaunchPlans.LIMIT)
+    _classes = (Tensor, Storage, Device, Scalar, IntArray, BoolArray, DType, LaunchPlan)
+    _NATIVE.setup(*_classes, _SHARED, LaunchPlans.LIMIT, ALLOCATOR.malloc, ALLOCATOR.free_block)
 
 
 _libc = ctypes.CDLL(None)

@@ -1,17 +1,18 @@
 /* Compiled twin of the launch path's common case in mindtorch_npu.aclnn (the Python versions are the reference).
 
-   setup(tensor, storage, device, scalar, int_array, bool_array, dtype_arg, plan, shared, limit)
-       learns where these classes keep their slots, the marker of a key's sharing pattern and how many plans
-       LaunchPlans keeps before it retires a generation
+   setup(tensor, storage, device, scalar, int_array, bool_array, dtype_arg, plan, shared, limit, malloc, free_block)
+       learns where these classes keep their slots, the marker of a key's sharing pattern, how many plans
+       LaunchPlans keeps before it retires a generation, and the allocator's workspace calls
    plan_key(name, args, device)
        aclnn._plan_key's (key, addresses, device, listed), or False for a call it leaves to the Python version
-       (an argument of another kind, a scalar keyed by its bits, no device)
+       (an argument of another kind, no device)
    run(plans, name, args, device, phase2, tls)
        aclnn._run up to its plain repeat: with the call's key taken from plans.plans, a plan at the same
-       addresses (or one of its siblings kept for them, which then swap places) with no workspace on the thread's bound device is launched by calling phase 2 (the address
-       of aclnn<name>) here and given back: None. Otherwise what the Python path goes on from: False (no key),
-       (key, addresses, device, listed, plan or None), or (plan, status) when phase 2 failed (the plan is then
-       the caller's to destroy).
+       addresses (or one of its siblings kept for them, which then swap places) on the thread's bound device is
+       launched by calling phase 2 (the address of aclnn<name>) here, with its workspace from the allocator, and
+       given back: None. Otherwise what the Python path goes on from: False (no key), (key, addresses, device,
+       listed, plan or None), or (plan, status) when phase 2 failed (the plan is then the caller's to destroy).
+       An error of the allocator is raised with the plan given back (nothing was launched).
 
    Built by mindtorch_npu/native/build.py; nothing here is required: without it the Python versions run. */
 
@@ -30,9 +31,9 @@ static const char *PLAN_SLOTS[N_PLAN] = {"executor", "size", "addrs"};
 static PyTypeObject *tensor_t, *storage_t, *device_t, *scalar_t, *int_array_t, *bool_array_t, *dtype_t, *plan_t;
 static Py_ssize_t tensor_off[N_TENSOR], plan_off[N_PLAN];
 static Py_ssize_t st_data, st_nbytes, dev_index, sc_value, sc_dtype, ia_values, ba_values, dt_value;
-static PyObject *shared_marker;
+static PyObject *shared_marker, *ws_malloc, *ws_free, *zero;
 static Py_ssize_t plans_limit;
-static PyObject *s_plans, *s_bound, *s_streams, *s_give, *s_lock, *s_locked, *s_siblings;
+static PyObject *s_plans, *s_bound, *s_streams, *s_give, *s_lock, *s_locked, *s_siblings, *s_ptr;
 
 #define AT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
@@ -50,11 +51,11 @@ static Py_ssize_t slot_of(PyTypeObject *tp, const char *name)
 static PyObject *setup(PyObject *self, PyObject *args)
 {
     PyTypeObject *tp[8];
-    PyObject *shared;
+    PyObject *shared, *malloc_fn, *free_fn;
     Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!O!On", &PyType_Type, &tp[0], &PyType_Type, &tp[1], &PyType_Type, &tp[2],
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!O!OnOO", &PyType_Type, &tp[0], &PyType_Type, &tp[1], &PyType_Type, &tp[2],
                           &PyType_Type, &tp[3], &PyType_Type, &tp[4], &PyType_Type, &tp[5], &PyType_Type, &tp[6],
-                          &PyType_Type, &tp[7], &shared, &limit))
+                          &PyType_Type, &tp[7], &shared, &limit, &malloc_fn, &free_fn))
         return NULL;
     Py_ssize_t t_off[N_TENSOR], p_off[N_PLAN];
     for (int i = 0; i < N_TENSOR; i++)
@@ -82,6 +83,10 @@ static PyObject *setup(PyObject *self, PyObject *args)
     Py_INCREF(shared);
     Py_XSETREF(shared_marker, shared);
     plans_limit = limit;
+    Py_INCREF(malloc_fn);
+    Py_XSETREF(ws_malloc, malloc_fn);
+    Py_INCREF(free_fn);
+    Py_XSETREF(ws_free, free_fn);
     Py_RETURN_NONE;
 }
 
@@ -110,10 +115,20 @@ static int key_tensor(PyObject *t, PyObject *parts, PyObject *addrs, PyObject **
     return 1;
 }
 
-static inline int is_plain_float(PyObject *v)
+/* a double's bytes, as struct.pack("d") gives them (aclnn._float_bits) */
+static int put_bits(PyObject *parts, double d)
+{
+    PyObject *b = PyBytes_FromStringAndSize((const char *)&d, sizeof d);
+    int r = b == NULL ? -1 : PyList_Append(parts, b);
+    Py_XDECREF(b);
+    return r;
+}
+
+/* a float by value, or by its bits when equality cannot key it (a zero, a NaN): 1, or -1 with an exception */
+static int put_float(PyObject *parts, PyObject *v)
 {
     double d = PyFloat_AS_DOUBLE(v);
-    return d == d && d != 0.0; /* a zero or NaN is keyed by its bits: the Python version's */
+    return (d == d && d != 0.0 ? PyList_Append(parts, v) : put_bits(parts, d)) < 0 ? -1 : 1;
 }
 
 /* mirrors aclnn._plan_key: 1 with *key_out set to (key, addrs, device, listed), 0 when the Python version must
@@ -139,13 +154,15 @@ static int make_key(PyObject *name, PyObject *args, PyObject *device, PyObject *
             PyObject *v = AT(a, sc_value), *dt = AT(a, sc_dtype);
             if (v == NULL || dt == NULL)
                 r = 0;
-            else if ((PyFloat_CheckExact(v) && is_plain_float(v)) || PyLong_CheckExact(v) || PyBool_Check(v))
-                r = (PyList_Append(parts, dt) < 0 || PyList_Append(parts, (PyObject *)Py_TYPE(v)) < 0 ||
-                     PyList_Append(parts, v) < 0)
-                        ? -1
-                        : 1;
-            else
-                r = 0;
+            else if (PyList_Append(parts, dt) < 0 || PyList_Append(parts, (PyObject *)Py_TYPE(v)) < 0)
+                r = -1;
+            else if (PyFloat_CheckExact(v))
+                r = put_float(parts, v);
+            else if (PyComplex_CheckExact(v)) {
+                Py_complex c = PyComplex_AsCComplex(v);
+                r = put_bits(parts, c.real) < 0 || put_bits(parts, c.imag) < 0 ? -1 : 1;
+            } else
+                r = PyList_Append(parts, v) < 0 ? -1 : 1;
         } else if (a == Py_None || cls == &PyLong_Type || cls == &PyBool_Type || cls == &PyBytes_Type) {
             r = PyList_Append(parts, a) < 0 ? -1 : 1;
         } else if (cls == int_array_t || cls == bool_array_t) {
@@ -167,10 +184,10 @@ static int make_key(PyObject *name, PyObject *args, PyObject *device, PyObject *
         } else if (cls == dtype_t) {
             PyObject *v = AT(a, dt_value);
             r = v == NULL ? 0 : (PyList_Append(parts, (PyObject *)cls) < 0 || PyList_Append(parts, v) < 0) ? -1 : 1;
-        } else if (cls == &PyFloat_Type && is_plain_float(a)) {
-            r = (PyList_Append(parts, (PyObject *)&PyFloat_Type) < 0 || PyList_Append(parts, a) < 0) ? -1 : 1;
+        } else if (cls == &PyFloat_Type) {
+            r = PyList_Append(parts, (PyObject *)&PyFloat_Type) < 0 ? -1 : put_float(parts, a);
         } else {
-            r = 0; /* a raw ctypes argument, a zero or NaN float: the Python version decides */
+            r = 0; /* a raw ctypes argument: the Python version decides */
         }
         if (r <= 0) {
             ok = r;
@@ -295,6 +312,25 @@ static int swap_sibling(PyObject *plans, PyObject *key, PyObject *addrs, PyObjec
     return found;
 }
 
+/* plan back into plans.plans under key, as LaunchPlans.give: the Python method when the table is full or another
+   thread planned the key meanwhile */
+static int give_back(PyObject *plans, PyObject *key, PyObject *plan)
+{
+    PyObject *now = PyObject_GetAttr(plans, s_plans);
+    if (now == NULL)
+        return -1;
+    PyObject *kept =
+        PyDict_CheckExact(now) && PyDict_GET_SIZE(now) < plans_limit ? PyDict_SetDefault(now, key, plan) : NULL;
+    Py_DECREF(now);
+    if (kept == plan)
+        return 0;
+    if (PyErr_Occurred())
+        return -1;
+    PyObject *given = PyObject_CallMethodObjArgs(plans, s_give, key, plan, NULL);
+    Py_XDECREF(given);
+    return given == NULL ? -1 : 0;
+}
+
 static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 6 || !PyTuple_Check(args[2])) {
@@ -327,11 +363,13 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         plain = swap_sibling(plans, key, addrs, &plan);
     if (plain < 0)
         goto fail_plan;
+    uint64_t nbytes = 0; /* the plan's workspace */
     if (plain) {
         PyObject *size = AT(plan, plan_off[P_SIZE]);
-        plain = size != NULL && PyLong_CheckExact(size) && PyObject_IsTrue(size) == 0;
+        plain = size != NULL && PyLong_CheckExact(size);
+        if (plain && (nbytes = PyLong_AsUnsignedLongLong(size)) == (uint64_t)-1 && PyErr_Occurred())
+            goto fail_plan;
     }
-    void *stream = NULL, *executor = NULL;
     if (plain) { /* and the device bound to this thread */
         PyObject *bound = PyObject_GetAttr(tls, s_bound);
         if (bound == NULL)
@@ -341,47 +379,80 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (plain < 0)
             goto fail_plan;
     }
+    void *stream = NULL, *executor = NULL, *fn = NULL;
+    PyObject *handle = NULL; /* the stream as the allocator takes it */
     if (plain) {
-        PyObject *streams = PyObject_GetAttr(tls, s_streams), *h = NULL;
+        PyObject *streams = PyObject_GetAttr(tls, s_streams);
         if (streams == NULL)
             goto fail_plan;
         if (PyDict_Check(streams) && PyDict_GET_SIZE(streams))
-            h = PyDict_GetItemWithError(streams, device);
-        int bad = (h == NULL && PyErr_Occurred()) || (h != NULL && as_ptr(h, &stream) < 0) ||
-                  as_ptr(AT(plan, plan_off[P_EXECUTOR]), &executor) < 0;
+            handle = PyDict_GetItemWithError(streams, device);
+        Py_XINCREF(handle);
         Py_DECREF(streams);
-        if (bad)
+        if (handle == NULL && PyErr_Occurred())
             goto fail_plan;
-        plain = executor != NULL;
+        if (handle == NULL)
+            handle = Py_NewRef(zero);
+        int bad = as_ptr(handle, &stream) < 0 || as_ptr(AT(plan, plan_off[P_EXECUTOR]), &executor) < 0 ||
+                  as_ptr(args[4], &fn) < 0;
+        if (bad) {
+            Py_DECREF(handle);
+            goto fail_plan;
+        }
+        plain = executor != NULL && fn != NULL;
     }
     if (!plain) {
+        Py_XDECREF(handle);
         out = Py_BuildValue("(OOOON)", key, addrs, device, PyTuple_GET_ITEM(planned, 3), plan);
         goto done;
     }
-    void *fn;
-    if (as_ptr(args[4], &fn) < 0 || fn == NULL)
-        goto fail_plan;
+    PyObject *block = NULL; /* the workspace, from the caching allocator on the launch's stream */
+    void *ws = NULL;
+    if (nbytes) {
+        PyObject *margs[3] = {AT(plan, plan_off[P_SIZE]), device, handle};
+        block = PyObject_Vectorcall(ws_malloc, margs, 3, NULL);
+        PyObject *ptr = block == NULL ? NULL : PyObject_GetAttr(block, s_ptr);
+        int bad = ptr == NULL || as_ptr(ptr, &ws) < 0;
+        Py_XDECREF(ptr);
+        if (bad) { /* nothing launched: the plan stays good */
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            if (block != NULL) {
+                PyObject *r = PyObject_CallOneArg(ws_free, block);
+                Py_XDECREF(r);
+                Py_DECREF(block);
+            }
+            Py_DECREF(handle);
+            if (give_back(plans, key, plan) == 0)
+                PyErr_Restore(type, value, tb);
+            else {
+                Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(tb);
+            }
+            Py_DECREF(plan);
+            goto fail;
+        }
+    }
+    Py_DECREF(handle);
     int32_t status;
-    Py_BEGIN_ALLOW_THREADS status = ((phase2_fn)fn)(NULL, 0, executor, stream);
-    Py_END_ALLOW_THREADS if (status)
-    {
+    Py_BEGIN_ALLOW_THREADS
+    status = ((phase2_fn)fn)(ws, nbytes, executor, stream);
+    Py_END_ALLOW_THREADS
+    if (block != NULL) { /* stream-ordered: only later work on this stream can reuse it */
+        PyObject *r = PyObject_CallOneArg(ws_free, block);
+        Py_DECREF(block);
+        if (r == NULL) {
+            if (!status && give_back(plans, key, plan) < 0)
+                PyErr_Clear(); /* the free's error is the one to raise */
+            goto fail_plan;
+        }
+        Py_DECREF(r);
+    }
+    if (status) {
         out = Py_BuildValue("(Ni)", plan, (int)status);
         goto done;
     }
-    /* given back, as LaunchPlans.give: the Python method when the table is full or another thread planned it */
-    PyObject *now = PyObject_GetAttr(plans, s_plans);
-    if (now == NULL)
+    if (give_back(plans, key, plan) < 0)
         goto fail_plan;
-    PyObject *kept = PyDict_CheckExact(now) && PyDict_GET_SIZE(now) < plans_limit ? PyDict_SetDefault(now, key, plan) : NULL;
-    Py_DECREF(now);
-    if (kept != plan) {
-        if (PyErr_Occurred())
-            goto fail_plan;
-        PyObject *given = PyObject_CallMethodObjArgs(plans, s_give, key, plan, NULL);
-        if (given == NULL)
-            goto fail_plan;
-        Py_DECREF(given);
-    }
     Py_DECREF(plan);
     out = Py_NewRef(Py_None);
     goto done;
@@ -418,8 +489,10 @@ PyMODINIT_FUNC PyInit__launch(void)
     s_lock = PyUnicode_InternFromString("lock");
     s_locked = PyUnicode_InternFromString("locked");
     s_siblings = PyUnicode_InternFromString("siblings");
+    s_ptr = PyUnicode_InternFromString("ptr");
+    zero = PyLong_FromLong(0);
     if (s_plans == NULL || s_bound == NULL || s_streams == NULL || s_give == NULL || s_lock == NULL ||
-        s_locked == NULL || s_siblings == NULL)
+        s_locked == NULL || s_siblings == NULL || s_ptr == NULL || zero == NULL)
         return NULL;
     return PyModule_Create(&module);
 }
