@@ -50,8 +50,15 @@ def _workload():
 
 @needs_native
 def test_the_compiled_key_is_the_python_key(monkeypatch):
-    seen, run = [], aclnn._run
-    monkeypatch.setattr(aclnn, "_run", lambda *call: seen.append((call[0], call[2], call[3])) or run(*call))
+    seen = []
+
+    class Recording:  # the module, noting every call it is asked to launch
+        @staticmethod
+        def run(plans, name, args, device, phase2, tls):
+            seen.append((name, args, device))
+            return NATIVE.run(plans, name, args, device, phase2, tls)
+
+    monkeypatch.setattr(aclnn, "_NATIVE", Recording)
     _workload()
     assert len(seen) > 100
     kinds = set()
@@ -194,9 +201,12 @@ def test_a_full_table_gives_the_plan_back_through_python(phase2):
     key, addrs, _, _ = aclnn._plan_key("Neg", (a, a), None)
     plans = _Plans()
     plans.plans = {i: object() for i in range(plans.LIMIT)}  # full: LaunchPlans.give retires a generation
-    plan = plans.plans[key] = aclnn.LaunchPlan(0x1234, 0, [], list(addrs), [])
+    plain = plans.plans[key] = aclnn.LaunchPlan(0x1234, 0, [], list(addrs), [])
     assert NATIVE.run(plans, "Neg", (a, a), None, address, _Tls()) is None
-    assert plans.given == [key] and len(calls) == 1 and plans.plans == {key: plan} and len(plans.old) == plans.LIMIT
+    assert plans.given == [] and plans.plans[key] is plain  # the plain repeat never takes its plan out
+    plan = plans.plans[key] = aclnn.LaunchPlan(0x1234, 512, [], list(addrs), [])  # a workspace: taken out
+    assert NATIVE.run(plans, "Neg", (a, a), None, address, _Tls()) is None
+    assert plans.given == [key] and len(calls) == 2 and plans.plans == {key: plan} and len(plans.old) == plans.LIMIT
 
 
 @needs_native

@@ -337,7 +337,13 @@ def _gate(name):
 def launch(name, *args, device=None):
     """Run ACLNN operator `name` on the current stream of the first tensor argument's device; an operator
     the chip's product lacks (optable.json) is refused before anything reaches the device."""
-    return _run(name, _gated.get(name) or _gate(name), args, device, True)
+    fns = _gated.get(name) or _gate(name)
+    if _NATIVE is not None and PLANS.enabled and RUNTIME.plans_possible:  # _run's first step, inlined
+        taken = _NATIVE.run(PLANS, name, args, device, fns[2], RUNTIME._tls)
+        if taken is not None:
+            _go_on(name, fns, args, device, True, taken)
+        return
+    _run(name, fns, args, device, True)
 
 
 def device_launch(name, *args, device=None):
@@ -346,28 +352,30 @@ def device_launch(name, *args, device=None):
 
 
 def _run(name, fns, args, device, gated):
-    plans = PLANS
-    if not (plans.enabled and RUNTIME.plans_possible):
+    if not (PLANS.enabled and RUNTIME.plans_possible):
         _run_described(name, fns, args, device, gated)
         return
-    if _NATIVE is not None:  # the plain repeat launched in C; else what the Python path goes on from
-        taken = _NATIVE.run(plans, name, args, device, fns[2], RUNTIME._tls)
-        if taken is None:
+    # the plain repeat launched in C; else what the Python path goes on from
+    taken = _NATIVE.run(PLANS, name, args, device, fns[2], RUNTIME._tls) if _NATIVE is not None else False
+    if taken is not None:
+        _go_on(name, fns, args, device, gated, taken)
+
+
+def _go_on(name, fns, args, device, gated, taken):
+    """The Python path from where _NATIVE.run left a call: not keyed (False), a failed phase 2 (plan, status), or
+    (key, addresses, device, listed, plan or None) with the key's plan taken out."""
+    if taken is False:
+        planned = _plan_key(name, args, device)
+        if planned is None:
+            _run_described(name, fns, args, device, gated)
             return
-        if taken is not False:
-            if len(taken) == 2:  # phase 2 failed
-                plan, code = taken
-                plan.destroy(RUNTIME.nn)
-                RUNTIME.check(f"aclnn{name}", code)
-            key, addrs, device, listed, plan = taken
-            _run_taken(name, fns, args, gated, key, addrs, device, listed, plan)
-            return
-    planned = _plan_key(name, args, device)
-    if planned is None:
-        _run_described(name, fns, args, device, gated)
-        return
-    key, addrs, device, listed = planned
-    _run_taken(name, fns, args, gated, key, addrs, device, listed, plans.plans.pop(key, None))
+        taken = (*planned, PLANS.plans.pop(planned[0], None))
+    elif len(taken) == 2:
+        plan, code = taken
+        plan.destroy(RUNTIME.nn)
+        RUNTIME.check(f"aclnn{name}", code)
+    key, addrs, device, listed, plan = taken
+    _run_taken(name, fns, args, gated, key, addrs, device, listed, plan)
 
 
 def _run_taken(name, fns, args, gated, key, addrs, device, listed, plan):

@@ -7,10 +7,9 @@
        aclnn._plan_key's (key, addresses, device, listed), or False for a call it leaves to the Python version
        (an argument of another kind, no device)
    run(plans, name, args, device, phase2, tls)
-       aclnn._run up to its plain repeat: with the call's key taken from plans.plans, a plan at the same
-       addresses (or one of its siblings kept for them, which then swap places) on the thread's bound device is
-       launched by calling phase 2 (the address of aclnn<name>) here, with its workspace from the allocator, and
-       given back: None. Otherwise what the Python path goes on from: False (no key), (key, addresses, device,
+       aclnn._run up to its plain repeat: the call's plan in plans.plans at the same addresses (or one of its
+       siblings kept for them, which then swap places) on the thread's bound device is launched by calling
+       phase 2 (the address of aclnn<name>) here, with its workspace from the allocator: None. Otherwise what the Python path goes on from: False (no key), (key, addresses, device,
        listed, plan or None), or (plan, status) when phase 2 failed (the plan is then the caller's to destroy).
        An error of the allocator is raised with the plan given back (nothing was launched).
 
@@ -90,157 +89,229 @@ static PyObject *setup(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-static inline int put(PyObject *list, PyObject *v) { return v == NULL ? -1 : PyList_Append(list, v); }
+/* A call's key as it is built: its parts and the tensor arguments' storage addresses, owned references in
+   arrays that start on the stack (a few tensors' worth) and move to the heap when an argument list is long. */
+#define INLINE 64
+typedef struct {
+    PyObject **v;
+    Py_ssize_t n, cap;
+    PyObject *inline_v[INLINE];
+} vec_t;
+
+static void vec_init(vec_t *a)
+{
+    a->v = a->inline_v;
+    a->n = 0;
+    a->cap = INLINE;
+}
+
+static void vec_free(vec_t *a)
+{
+    for (Py_ssize_t i = 0; i < a->n; i++)
+        Py_DECREF(a->v[i]);
+    if (a->v != a->inline_v)
+        PyMem_Free(a->v);
+}
+
+/* appends a new reference to o (o may be NULL: a failed constructor, -1); 0 or -1 with an exception */
+static int vec_put(vec_t *a, PyObject *o, int steal)
+{
+    if (o == NULL)
+        return -1;
+    if (a->n == a->cap) {
+        Py_ssize_t cap = a->cap * 4;
+        PyObject **v = PyMem_Malloc(cap * sizeof *v);
+        if (v == NULL) {
+            if (steal)
+                Py_DECREF(o);
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(v, a->v, a->n * sizeof *v);
+        if (a->v != a->inline_v)
+            PyMem_Free(a->v);
+        a->v = v, a->cap = cap;
+    }
+    if (!steal)
+        Py_INCREF(o);
+    a->v[a->n++] = o;
+    return 0;
+}
+
+#define PUT(a, o) vec_put((a), (o), 0)
+#define PUT_NEW(a, o) vec_put((a), (o), 1)
+
+typedef struct {
+    vec_t parts, addrs;
+    PyObject *device; /* borrowed */
+    int listed;
+} callkey_t;
 
 /* a tensor's five key fields and its storage address; 1 when done, 0 when the Python version must key it */
-static int key_tensor(PyObject *t, PyObject *parts, PyObject *addrs, PyObject **device)
+static int key_tensor(PyObject *t, callkey_t *k)
 {
     PyObject *st = AT(t, tensor_off[T_ST]);
     if (st == NULL || Py_TYPE(st) != storage_t)
         return 0; /* a lazily built storage, or none */
-    PyObject *data = AT(st, st_data), *nbytes = AT(st, st_nbytes);
-    PyObject *f[5] = {AT(t, tensor_off[T_SHAPE]), AT(t, tensor_off[T_STRIDE]), AT(t, tensor_off[T_OFFSET]),
-                      AT(t, tensor_off[T_DTYPE]), nbytes};
+    PyObject *f[6] = {AT(t, tensor_off[T_SHAPE]), AT(t, tensor_off[T_STRIDE]), AT(t, tensor_off[T_OFFSET]),
+                      AT(t, tensor_off[T_DTYPE]),  AT(st, st_nbytes),          AT(st, st_data)};
+    for (int i = 0; i < 6; i++)
+        if (f[i] == NULL)
+            return 0;
     for (int i = 0; i < 5; i++)
-        if (f[i] == NULL || PyList_Append(parts, f[i]) < 0)
-            return f[i] == NULL ? 0 : -1;
-    if (data == NULL || PyList_Append(addrs, data) < 0)
-        return data == NULL ? 0 : -1;
-    if (*device == Py_None) {
+        if (PUT(&k->parts, f[i]) < 0)
+            return -1;
+    if (PUT(&k->addrs, f[5]) < 0)
+        return -1;
+    if (k->device == Py_None) {
         PyObject *dev = AT(t, tensor_off[T_DEVICE]);
         if (dev == NULL || Py_TYPE(dev) != device_t || AT(dev, dev_index) == NULL)
             return 0;
-        *device = AT(dev, dev_index);
+        k->device = AT(dev, dev_index);
     }
     return 1;
 }
 
 /* a double's bytes, as struct.pack("d") gives them (aclnn._float_bits) */
-static int put_bits(PyObject *parts, double d)
-{
-    PyObject *b = PyBytes_FromStringAndSize((const char *)&d, sizeof d);
-    int r = b == NULL ? -1 : PyList_Append(parts, b);
-    Py_XDECREF(b);
-    return r;
-}
+static int put_bits(vec_t *parts, double d) { return PUT_NEW(parts, PyBytes_FromStringAndSize((const char *)&d, sizeof d)); }
 
 /* a float by value, or by its bits when equality cannot key it (a zero, a NaN): 1, or -1 with an exception */
-static int put_float(PyObject *parts, PyObject *v)
+static int put_float(vec_t *parts, PyObject *v)
 {
     double d = PyFloat_AS_DOUBLE(v);
-    return (d == d && d != 0.0 ? PyList_Append(parts, v) : put_bits(parts, d)) < 0 ? -1 : 1;
+    return (d == d && d != 0.0 ? PUT(parts, v) : put_bits(parts, d)) < 0 ? -1 : 1;
 }
 
-/* mirrors aclnn._plan_key: 1 with *key_out set to (key, addrs, device, listed), 0 when the Python version must
-   key the call, -1 with an exception */
-static int make_key(PyObject *name, PyObject *args, PyObject *device, PyObject **key_out)
+static inline int is_tensor(PyObject *a) { return Py_TYPE(a) == tensor_t || PyType_IsSubtype(Py_TYPE(a), tensor_t); }
+
+/* one argument's parts: 1, 0 when the Python version must key the call, -1 with an exception */
+static int key_arg(PyObject *a, callkey_t *k)
 {
-    PyObject *parts = PyList_New(2), *addrs = PyList_New(0);
-    int listed = 0, ok = -1;
-    if (parts == NULL || addrs == NULL)
-        goto done;
-    Py_INCREF(name);
-    PyList_SET_ITEM(parts, 0, name);
-    Py_INCREF(Py_None);
-    PyList_SET_ITEM(parts, 1, Py_None);
+    PyTypeObject *cls = Py_TYPE(a);
+    vec_t *parts = &k->parts;
+    if (cls == tensor_t || PyType_IsSubtype(cls, tensor_t))
+        return key_tensor(a, k);
+    if (cls == scalar_t) {
+        PyObject *v = AT(a, sc_value), *dt = AT(a, sc_dtype);
+        if (v == NULL || dt == NULL)
+            return 0;
+        if (PUT(parts, dt) < 0 || PUT(parts, (PyObject *)Py_TYPE(v)) < 0)
+            return -1;
+        if (PyFloat_CheckExact(v))
+            return put_float(parts, v);
+        if (PyComplex_CheckExact(v)) {
+            Py_complex c = PyComplex_AsCComplex(v);
+            return put_bits(parts, c.real) < 0 || put_bits(parts, c.imag) < 0 ? -1 : 1;
+        }
+        return PUT(parts, v) < 0 ? -1 : 1;
+    }
+    if (a == Py_None || cls == &PyLong_Type || cls == &PyBool_Type || cls == &PyBytes_Type)
+        return PUT(parts, a) < 0 ? -1 : 1;
+    if (cls == int_array_t || cls == bool_array_t || cls == dtype_t) {
+        PyObject *v = AT(a, cls == int_array_t ? ia_values : cls == bool_array_t ? ba_values : dt_value);
+        return v == NULL ? 0 : PUT(parts, (PyObject *)cls) < 0 || PUT(parts, v) < 0 ? -1 : 1;
+    }
+    if (cls == &PyList_Type || cls == &PyTuple_Type) {
+        Py_ssize_t m = PySequence_Fast_GET_SIZE(a);
+        PyObject **items = PySequence_Fast_ITEMS(a);
+        for (Py_ssize_t j = 0; j < m; j++) {
+            int r = is_tensor(items[j]) ? key_tensor(items[j], k) : 0;
+            if (r <= 0)
+                return r;
+        }
+        k->listed = 1;
+        return PUT_NEW(parts, PyLong_FromSsize_t(m)) < 0 ? -1 : 1;
+    }
+    if (cls == &PyFloat_Type)
+        return PUT(parts, (PyObject *)&PyFloat_Type) < 0 ? -1 : put_float(parts, a);
+    return 0; /* a raw ctypes argument: the Python version decides */
+}
+
+/* which tensor arguments share a storage is part of the geometry: the index of the first at each address */
+static int key_sharing(callkey_t *k)
+{
+    vec_t *addrs = &k->addrs;
+    Py_ssize_t na = addrs->n;
+    int shared = 0;
+    for (Py_ssize_t i = 1; i < na && !shared; i++)
+        for (Py_ssize_t j = 0; j < i && !shared; j++)
+            if ((shared = PyObject_RichCompareBool(addrs->v[i], addrs->v[j], Py_EQ)) < 0)
+                return -1;
+    if (!shared)
+        return 0;
+    PyObject *pattern = PyTuple_New(na), *first = PyDict_New();
+    int bad = pattern == NULL || first == NULL;
+    for (Py_ssize_t i = 0; !bad && i < na; i++) {
+        PyObject *idx = PyLong_FromSsize_t(i);
+        PyObject *at = idx == NULL ? NULL : PyDict_SetDefault(first, addrs->v[i], idx);
+        Py_XDECREF(idx);
+        bad = at == NULL;
+        if (!bad)
+            PyTuple_SET_ITEM(pattern, i, Py_NewRef(at));
+    }
+    Py_XDECREF(first);
+    if (bad) {
+        Py_XDECREF(pattern);
+        return -1;
+    }
+    return PUT(&k->parts, shared_marker) < 0 || PUT_NEW(&k->parts, pattern) < 0 ? -1 : 0;
+}
+
+/* mirrors aclnn._plan_key into k (which the caller frees): 1 when keyed, 0 when the Python version must key the
+   call, -1 with an exception */
+static int make_key(PyObject *name, PyObject *args, PyObject *device, callkey_t *k)
+{
+    vec_init(&k->parts);
+    vec_init(&k->addrs);
+    k->device = device;
+    k->listed = 0;
+    if (PUT(&k->parts, name) < 0 || PUT(&k->parts, Py_None) < 0)
+        return -1;
     Py_ssize_t n = PyTuple_GET_SIZE(args);
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *a = PyTuple_GET_ITEM(args, i);
-        PyTypeObject *cls = Py_TYPE(a);
-        int r = 1;
-        if (cls == tensor_t || PyType_IsSubtype(cls, tensor_t)) {
-            r = key_tensor(a, parts, addrs, &device);
-        } else if (cls == scalar_t) {
-            PyObject *v = AT(a, sc_value), *dt = AT(a, sc_dtype);
-            if (v == NULL || dt == NULL)
-                r = 0;
-            else if (PyList_Append(parts, dt) < 0 || PyList_Append(parts, (PyObject *)Py_TYPE(v)) < 0)
-                r = -1;
-            else if (PyFloat_CheckExact(v))
-                r = put_float(parts, v);
-            else if (PyComplex_CheckExact(v)) {
-                Py_complex c = PyComplex_AsCComplex(v);
-                r = put_bits(parts, c.real) < 0 || put_bits(parts, c.imag) < 0 ? -1 : 1;
-            } else
-                r = PyList_Append(parts, v) < 0 ? -1 : 1;
-        } else if (a == Py_None || cls == &PyLong_Type || cls == &PyBool_Type || cls == &PyBytes_Type) {
-            r = PyList_Append(parts, a) < 0 ? -1 : 1;
-        } else if (cls == int_array_t || cls == bool_array_t) {
-            PyObject *v = AT(a, cls == int_array_t ? ia_values : ba_values);
-            r = v == NULL ? 0 : (PyList_Append(parts, (PyObject *)cls) < 0 || PyList_Append(parts, v) < 0) ? -1 : 1;
-        } else if (cls == &PyList_Type || cls == &PyTuple_Type) {
-            Py_ssize_t m = PySequence_Fast_GET_SIZE(a);
-            PyObject **items = PySequence_Fast_ITEMS(a);
-            for (Py_ssize_t j = 0; j < m && r == 1; j++) {
-                PyTypeObject *tc = Py_TYPE(items[j]);
-                r = (tc == tensor_t || PyType_IsSubtype(tc, tensor_t)) ? key_tensor(items[j], parts, addrs, &device) : 0;
-            }
-            if (r == 1) {
-                PyObject *len = PyLong_FromSsize_t(m);
-                r = put(parts, len) < 0 ? -1 : 1;
-                Py_XDECREF(len);
-                listed = 1;
-            }
-        } else if (cls == dtype_t) {
-            PyObject *v = AT(a, dt_value);
-            r = v == NULL ? 0 : (PyList_Append(parts, (PyObject *)cls) < 0 || PyList_Append(parts, v) < 0) ? -1 : 1;
-        } else if (cls == &PyFloat_Type) {
-            r = PyList_Append(parts, (PyObject *)&PyFloat_Type) < 0 ? -1 : put_float(parts, a);
-        } else {
-            r = 0; /* a raw ctypes argument: the Python version decides */
-        }
-        if (r <= 0) {
-            ok = r;
-            goto done;
-        }
+        int r = key_arg(PyTuple_GET_ITEM(args, i), k);
+        if (r <= 0)
+            return r;
     }
-    if (device == Py_None) {
-        ok = 0;
-        goto done;
-    }
-    Py_INCREF(device);
-    Py_SETREF(PyList_GET_ITEM(parts, 1), device);
-    /* which tensor arguments share a storage is part of the geometry: the index of the first at each address */
-    Py_ssize_t na = PyList_GET_SIZE(addrs);
-    PyObject *pattern = NULL;
-    for (Py_ssize_t i = 1; i < na && pattern == NULL; i++)
-        for (Py_ssize_t j = 0; j < i; j++) {
-            int eq = PyObject_RichCompareBool(PyList_GET_ITEM(addrs, i), PyList_GET_ITEM(addrs, j), Py_EQ);
-            if (eq < 0)
-                goto done;
-            if (eq) {
-                pattern = PyTuple_New(na);
-                break;
-            }
-        }
-    if (pattern != NULL) {
-        PyObject *first = PyDict_New();
-        for (Py_ssize_t i = 0; first != NULL && i < na; i++) {
-            PyObject *idx = PyLong_FromSsize_t(i);
-            PyObject *at = idx == NULL ? NULL : PyDict_SetDefault(first, PyList_GET_ITEM(addrs, i), idx);
-            Py_XDECREF(idx);
-            if (at == NULL) {
-                Py_CLEAR(first);
-                break;
-            }
-            Py_INCREF(at);
-            PyTuple_SET_ITEM(pattern, i, at);
-        }
-        int bad = first == NULL || PyList_Append(parts, shared_marker) < 0 || PyList_Append(parts, pattern) < 0;
-        Py_XDECREF(first);
-        Py_DECREF(pattern);
-        if (bad)
-            goto done;
-    }
-    PyObject *key = PyList_AsTuple(parts);
-    if (key == NULL)
-        goto done;
-    *key_out = Py_BuildValue("(NOOO)", key, addrs, device, listed ? Py_True : Py_False);
-    ok = *key_out == NULL ? -1 : 1;
-done:
-    Py_XDECREF(parts);
+    if (k->device == Py_None)
+        return 0;
+    Py_SETREF(k->parts.v[1], Py_NewRef(k->device));
+    return key_sharing(k) < 0 ? -1 : 1;
+}
+
+static void key_free(callkey_t *k)
+{
+    vec_free(&k->parts);
+    vec_free(&k->addrs);
+}
+
+/* a new tuple of the vector's items */
+static PyObject *vec_tuple(vec_t *a)
+{
+    PyObject *t = PyTuple_New(a->n);
+    for (Py_ssize_t i = 0; t != NULL && i < a->n; i++)
+        PyTuple_SET_ITEM(t, i, Py_NewRef(a->v[i]));
+    return t;
+}
+
+static PyObject *vec_list(vec_t *a)
+{
+    PyObject *l = PyList_New(a->n);
+    for (Py_ssize_t i = 0; l != NULL && i < a->n; i++)
+        PyList_SET_ITEM(l, i, Py_NewRef(a->v[i]));
+    return l;
+}
+
+/* (key, addrs, device, listed[, plan]) for the Python version to go on from; plan: a reference taken, or NULL */
+static PyObject *handed_over(PyObject *key, callkey_t *k, PyObject *plan)
+{
+    PyObject *addrs = vec_list(&k->addrs), *out = NULL;
+    if (addrs != NULL)
+        out = plan == NULL ? PyTuple_Pack(4, key, addrs, k->device, k->listed ? Py_True : Py_False)
+                           : PyTuple_Pack(5, key, addrs, k->device, k->listed ? Py_True : Py_False, plan);
     Py_XDECREF(addrs);
-    return ok;
+    Py_XDECREF(plan);
+    return out;
 }
 
 static PyObject *plan_key(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -249,13 +320,31 @@ static PyObject *plan_key(PyObject *self, PyObject *const *args, Py_ssize_t narg
         PyErr_SetString(PyExc_TypeError, "plan_key(name, args: tuple, device)");
         return NULL;
     }
-    PyObject *out = NULL;
-    int r = make_key(args[0], args[1], args[2], &out);
-    if (r < 0)
-        return NULL;
+    callkey_t k;
+    PyObject *out = NULL, *key = NULL;
+    int r = make_key(args[0], args[1], args[2], &k);
     if (r == 0)
-        Py_RETURN_FALSE;
+        out = Py_NewRef(Py_False);
+    else if (r > 0 && (key = vec_tuple(&k.parts)) != NULL)
+        out = handed_over(key, &k, NULL);
+    Py_XDECREF(key);
+    key_free(&k);
     return out;
+}
+
+/* whether plan is a LaunchPlan whose addresses are the call's: 1, 0, or -1 with an exception */
+static int same_addrs(PyObject *plan, vec_t *addrs)
+{
+    PyObject *their = Py_TYPE(plan) == plan_t ? AT(plan, plan_off[P_ADDRS]) : NULL;
+    if (their == NULL || !PyList_CheckExact(their) || PyList_GET_SIZE(their) != addrs->n)
+        return 0;
+    for (Py_ssize_t i = 0; i < addrs->n; i++) {
+        PyObject *x = PyList_GET_ITEM(their, i), *y = addrs->v[i];
+        int eq = x == y ? 1 : PyObject_RichCompareBool(x, y, Py_EQ);
+        if (eq <= 0)
+            return eq;
+    }
+    return 1;
 }
 
 /* a handle held as a Python int (or None for NULL) */
@@ -269,18 +358,10 @@ static inline int as_ptr(PyObject *v, void **out)
     return *out == NULL && PyErr_Occurred() ? -1 : 0;
 }
 
-/* 1 when plan is a LaunchPlan at `addrs`, 0 when not, -1 with an exception */
-static int same_addrs(PyObject *plan, PyObject *addrs)
-{
-    if (Py_TYPE(plan) != plan_t || AT(plan, plan_off[P_ADDRS]) == NULL)
-        return 0;
-    return PyObject_RichCompareBool(addrs, AT(plan, plan_off[P_ADDRS]), Py_EQ);
-}
-
-/* LaunchPlans.sibling when it finds a plan kept for `addrs`: that plan swaps places with *plan (1). 0 leaves
-   everything as it was for the Python version (none kept for these addresses, or another thread holds the
-   lock); -1 with an exception. Nothing here runs Python code, so the swap is one step under the GIL. */
-static int swap_sibling(PyObject *plans, PyObject *key, PyObject *addrs, PyObject **plan)
+/* LaunchPlans.sibling when it finds a plan kept for the call's addresses: that plan swaps places with *plan (1).
+   0 leaves everything as it was for the Python version (none kept for these addresses, or another thread holds
+   the lock); -1 with an exception. Nothing here runs Python code, so the swap is one step under the GIL. */
+static int swap_sibling(PyObject *plans, PyObject *key, vec_t *addrs, PyObject **plan)
 {
     PyObject *lock = PyObject_GetAttr(plans, s_lock);
     PyObject *held = lock == NULL ? NULL : PyObject_CallMethodNoArgs(lock, s_locked);
@@ -331,85 +412,57 @@ static int give_back(PyObject *plans, PyObject *key, PyObject *plan)
     return given == NULL ? -1 : 0;
 }
 
-static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* what phase 2 of a plan needs */
+typedef struct {
+    uint64_t nbytes; /* the workspace */
+    void *stream, *executor, *fn;
+    PyObject *handle; /* the stream as the allocator takes it (owned) */
+} launch_t;
+
+/* 1 with l filled (l->handle the caller's) when the plan can be launched here: a LaunchPlan at the call's
+   addresses, the thread bound to the device. 0 when the Python version launches it, -1 with an exception. */
+static int ready(PyObject *plan, PyObject *tls, PyObject *device, PyObject *phase2, launch_t *l)
 {
-    if (nargs != 6 || !PyTuple_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "run(plans, name, args: tuple, device, phase2, tls)");
-        return NULL;
+    PyObject *size = AT(plan, plan_off[P_SIZE]);
+    if (size == NULL || !PyLong_CheckExact(size))
+        return 0;
+    if ((l->nbytes = PyLong_AsUnsignedLongLong(size)) == (uint64_t)-1 && PyErr_Occurred())
+        return -1;
+    PyObject *bound = PyObject_GetAttr(tls, s_bound);
+    if (bound == NULL)
+        return -1;
+    int here = bound == device ? 1 : PyObject_RichCompareBool(bound, device, Py_EQ);
+    Py_DECREF(bound);
+    if (here <= 0)
+        return here;
+    PyObject *streams = PyObject_GetAttr(tls, s_streams), *handle = NULL;
+    if (streams == NULL)
+        return -1;
+    if (PyDict_Check(streams) && PyDict_GET_SIZE(streams))
+        handle = PyDict_GetItemWithError(streams, device);
+    l->handle = Py_NewRef(handle != NULL ? handle : zero);
+    Py_DECREF(streams);
+    if ((handle == NULL && PyErr_Occurred()) || as_ptr(l->handle, &l->stream) < 0 ||
+        as_ptr(AT(plan, plan_off[P_EXECUTOR]), &l->executor) < 0 || as_ptr(phase2, &l->fn) < 0) {
+        Py_CLEAR(l->handle);
+        return -1;
     }
-    PyObject *plans = args[0], *tls = args[5], *planned = NULL;
-    int r = make_key(args[1], args[2], args[3], &planned);
-    if (r <= 0)
-        return r < 0 ? NULL : Py_NewRef(Py_False);
-    PyObject *key = PyTuple_GET_ITEM(planned, 0), *addrs = PyTuple_GET_ITEM(planned, 1);
-    PyObject *device = PyTuple_GET_ITEM(planned, 2), *out = NULL;
-    PyObject *table = PyObject_GetAttr(plans, s_plans);
-    if (table == NULL || !PyDict_CheckExact(table))
-        goto fail;
-    PyObject *plan = PyDict_GetItemWithError(table, key); /* borrowed */
-    if (plan == NULL) {
-        if (PyErr_Occurred())
-            goto fail;
-        out = Py_BuildValue("(OOOOO)", key, addrs, device, PyTuple_GET_ITEM(planned, 3), Py_None);
-        goto done;
+    if (l->executor == NULL || l->fn == NULL) {
+        Py_CLEAR(l->handle);
+        return 0;
     }
-    Py_INCREF(plan);
-    if (PyDict_DelItem(table, key) < 0) { /* taken out while it runs: no other thread refreshes it meanwhile */
-        Py_DECREF(plan);
-        goto fail;
-    }
-    int plain = same_addrs(plan, addrs);
-    if (plain == 0) /* a plan kept for these addresses takes its place (LaunchPlans.sibling) */
-        plain = swap_sibling(plans, key, addrs, &plan);
-    if (plain < 0)
-        goto fail_plan;
-    uint64_t nbytes = 0; /* the plan's workspace */
-    if (plain) {
-        PyObject *size = AT(plan, plan_off[P_SIZE]);
-        plain = size != NULL && PyLong_CheckExact(size);
-        if (plain && (nbytes = PyLong_AsUnsignedLongLong(size)) == (uint64_t)-1 && PyErr_Occurred())
-            goto fail_plan;
-    }
-    if (plain) { /* and the device bound to this thread */
-        PyObject *bound = PyObject_GetAttr(tls, s_bound);
-        if (bound == NULL)
-            goto fail_plan;
-        plain = PyObject_RichCompareBool(bound, device, Py_EQ);
-        Py_DECREF(bound);
-        if (plain < 0)
-            goto fail_plan;
-    }
-    void *stream = NULL, *executor = NULL, *fn = NULL;
-    PyObject *handle = NULL; /* the stream as the allocator takes it */
-    if (plain) {
-        PyObject *streams = PyObject_GetAttr(tls, s_streams);
-        if (streams == NULL)
-            goto fail_plan;
-        if (PyDict_Check(streams) && PyDict_GET_SIZE(streams))
-            handle = PyDict_GetItemWithError(streams, device);
-        Py_XINCREF(handle);
-        Py_DECREF(streams);
-        if (handle == NULL && PyErr_Occurred())
-            goto fail_plan;
-        if (handle == NULL)
-            handle = Py_NewRef(zero);
-        int bad = as_ptr(handle, &stream) < 0 || as_ptr(AT(plan, plan_off[P_EXECUTOR]), &executor) < 0 ||
-                  as_ptr(args[4], &fn) < 0;
-        if (bad) {
-            Py_DECREF(handle);
-            goto fail_plan;
-        }
-        plain = executor != NULL && fn != NULL;
-    }
-    if (!plain) {
-        Py_XDECREF(handle);
-        out = Py_BuildValue("(OOOON)", key, addrs, device, PyTuple_GET_ITEM(planned, 3), plan);
-        goto done;
-    }
-    PyObject *block = NULL; /* the workspace, from the caching allocator on the launch's stream */
+    return 1;
+}
+
+/* phase 2 of a plan taken out of the table, with its workspace from the caching allocator (the GIL released
+   during the call, as ctypes does), then the plan given back: None, (plan, status) when phase 2 failed, or
+   NULL with an exception. An allocator error leaves the plan given back unlaunched. Takes the plan's reference. */
+static PyObject *launch_taken(PyObject *plans, PyObject *key, PyObject *plan, PyObject *device, launch_t *l)
+{
+    PyObject *block = NULL;
     void *ws = NULL;
-    if (nbytes) {
-        PyObject *margs[3] = {AT(plan, plan_off[P_SIZE]), device, handle};
+    if (l->nbytes) {
+        PyObject *margs[3] = {AT(plan, plan_off[P_SIZE]), device, l->handle};
         block = PyObject_Vectorcall(ws_malloc, margs, 3, NULL);
         PyObject *ptr = block == NULL ? NULL : PyObject_GetAttr(block, s_ptr);
         int bad = ptr == NULL || as_ptr(ptr, &ws) < 0;
@@ -422,20 +475,17 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 Py_XDECREF(r);
                 Py_DECREF(block);
             }
-            Py_DECREF(handle);
             if (give_back(plans, key, plan) == 0)
                 PyErr_Restore(type, value, tb);
-            else {
+            else
                 Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(tb);
-            }
             Py_DECREF(plan);
-            goto fail;
+            return NULL;
         }
     }
-    Py_DECREF(handle);
     int32_t status;
     Py_BEGIN_ALLOW_THREADS
-    status = ((phase2_fn)fn)(ws, nbytes, executor, stream);
+    status = ((phase2_fn)l->fn)(ws, l->nbytes, l->executor, l->stream);
     Py_END_ALLOW_THREADS
     if (block != NULL) { /* stream-ordered: only later work on this stream can reuse it */
         PyObject *r = PyObject_CallOneArg(ws_free, block);
@@ -443,26 +493,77 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (r == NULL) {
             if (!status && give_back(plans, key, plan) < 0)
                 PyErr_Clear(); /* the free's error is the one to raise */
-            goto fail_plan;
+            Py_DECREF(plan);
+            return NULL;
         }
         Py_DECREF(r);
     }
-    if (status) {
-        out = Py_BuildValue("(Ni)", plan, (int)status);
+    if (status)
+        return Py_BuildValue("(Ni)", plan, (int)status);
+    int r = give_back(plans, key, plan);
+    Py_DECREF(plan);
+    return r < 0 ? NULL : Py_NewRef(Py_None);
+}
+
+static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6 || !PyTuple_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "run(plans, name, args: tuple, device, phase2, tls)");
+        return NULL;
+    }
+    PyObject *plans = args[0], *tls = args[5], *key = NULL, *table = NULL, *out = NULL;
+    callkey_t k;
+    launch_t l = {0};
+    int r = make_key(args[1], args[2], args[3], &k);
+    if (r <= 0) {
+        out = r < 0 ? NULL : Py_NewRef(Py_False);
         goto done;
     }
-    if (give_back(plans, key, plan) < 0)
-        goto fail_plan;
-    Py_DECREF(plan);
-    out = Py_NewRef(Py_None);
-    goto done;
-fail_plan:
-    Py_DECREF(plan);
-fail:
-    out = NULL;
+    if ((key = vec_tuple(&k.parts)) == NULL || (table = PyObject_GetAttr(plans, s_plans)) == NULL)
+        goto done;
+    if (!PyDict_CheckExact(table)) {
+        PyErr_SetString(PyExc_TypeError, "LaunchPlans.plans must be a dict");
+        goto done;
+    }
+    PyObject *plan = PyDict_GetItemWithError(table, key); /* borrowed */
+    if (plan == NULL) {
+        if (!PyErr_Occurred())
+            out = handed_over(key, &k, Py_NewRef(Py_None));
+        goto done;
+    }
+    int same = same_addrs(plan, &k.addrs);
+    if (same < 0 || (same && (r = ready(plan, tls, k.device, args[4], &l)) < 0))
+        goto done;
+    if (same && r && !l.nbytes) {
+        /* the plain repeat: the plan stays in the table, and the GIL is held through the call, so no other thread
+           can take the plan meanwhile (the Python version takes it out instead) */
+        int32_t status = ((phase2_fn)l.fn)(NULL, 0, l.executor, l.stream);
+        if (!status)
+            out = Py_NewRef(Py_None);
+        else if (PyDict_DelItem(table, key) == 0) /* a failed plan is the caller's to destroy */
+            out = Py_BuildValue("(Oi)", plan, (int)status);
+        goto done;
+    }
+    Py_INCREF(plan); /* taken out while it runs or while the Python version goes on with it */
+    if (PyDict_DelItem(table, key) < 0) {
+        Py_DECREF(plan);
+        goto done;
+    }
+    if (!same && (same = swap_sibling(plans, key, &k.addrs, &plan)) > 0)
+        r = ready(plan, tls, k.device, args[4], &l); /* l was not filled: the plan was at other addresses */
+    if (same < 0 || (same && r < 0)) {
+        Py_DECREF(plan);
+        goto done;
+    }
+    if (same && r)
+        out = launch_taken(plans, key, plan, k.device, &l);
+    else
+        out = handed_over(key, &k, plan);
 done:
+    Py_XDECREF(l.handle);
     Py_XDECREF(table);
-    Py_DECREF(planned);
+    Py_XDECREF(key);
+    key_free(&k);
     return out;
 }
 
