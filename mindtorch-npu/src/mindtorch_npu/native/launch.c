@@ -15,10 +15,9 @@
 
    Built by mindtorch_npu/native/build.py; nothing here is required: without it the Python versions run. */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
 #include <stdint.h>
-#include <structmember.h>
+
+#include "slots.h"
 
 typedef int32_t (*phase2_fn)(void *workspace, uint64_t size, void *executor, void *stream);
 
@@ -33,19 +32,6 @@ static Py_ssize_t st_data, st_nbytes, dev_index, sc_value, sc_dtype, ia_values, 
 static PyObject *shared_marker, *ws_malloc, *ws_free, *zero;
 static Py_ssize_t plans_limit;
 static PyObject *s_plans, *s_bound, *s_streams, *s_give, *s_lock, *s_locked, *s_siblings, *s_ptr;
-
-#define AT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
-
-/* the offset of the object slot `name` of type tp, or -1 with TypeError set */
-static Py_ssize_t slot_of(PyTypeObject *tp, const char *name)
-{
-    PyObject *d = PyDict_GetItemString(tp->tp_dict, name); /* borrowed */
-    if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
-        PyErr_Format(PyExc_TypeError, "%s has no slot %s", tp->tp_name, name);
-        return -1;
-    }
-    return ((PyMemberDescrObject *)d)->d_member->offset;
-}
 
 static PyObject *setup(PyObject *self, PyObject *args)
 {
