@@ -340,13 +340,14 @@ def binary(tensor_op, scalar_op=None, *, with_alpha=False, inplace=True):
     scaled by alpha (add, sub)."""
 
     def out_of_place(m, a, b, alpha=1):
-        if with_alpha:
-            if a.__class__ is Tensor and b.__class__ is Tensor:  # binary_out's common case, a call less
-                out = empty(m.shape, m.dtype, a.device)
+        if a.__class__ is Tensor and b.__class__ is Tensor:  # binary_out's common case, a call less
+            out = empty(m.shape, m.dtype, a.device)
+            if with_alpha:
                 launch(tensor_op, a, b, scalar_for(alpha, m.dtype), out)
-                return out
-            return binary_out(m, tensor_op, scalar_op, a, b, scalar_for(alpha, m.dtype))
-        return binary_out(m, tensor_op, scalar_op, a, b)
+            else:
+                launch(tensor_op, a, b, out)
+            return out
+        return binary_out(m, tensor_op, scalar_op, a, b, *((scalar_for(alpha, m.dtype),) if with_alpha else ()))
 
     def in_place(m, a, b, alpha=1):
         return launch_binary(
