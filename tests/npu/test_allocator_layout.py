@@ -42,17 +42,25 @@ def _training_step(optimizer):
 def test_a_repeated_step_gets_the_same_addresses(monkeypatch, optimizer):
     step = _training_step(optimizer)
     taken = []
-    malloc = ALLOCATOR._malloc
+    allocate, malloc = ALLOCATOR.allocate, ALLOCATOR.malloc
 
-    def recorded(d, nbytes, stream):
-        block = malloc(d, nbytes, stream)
-        taken.append((nbytes, block.ptr))
+    # both entries, as tensors' storages and ACLNN workspaces take them (the compiled common case included)
+    def recorded_allocate(nbytes, device):
+        storage = allocate(nbytes, device)
+        taken.append((nbytes, storage.data))
+        return storage
+
+    def recorded_malloc(nbytes, device_index=None, stream=None):
+        block = malloc(nbytes, device_index, stream)
+        taken.append((nbytes, block.ptr if block is not None else 0))
         return block
 
-    monkeypatch.setattr(ALLOCATOR, "_malloc", recorded)
+    monkeypatch.setattr(ALLOCATOR, "allocate", recorded_allocate)
+    monkeypatch.setattr(ALLOCATOR, "malloc", recorded_malloc)
     steps = []
     for _ in range(6):
         taken.clear()
         step()
         steps.append(list(taken))
+    assert steps[3]
     assert steps[3:] == [steps[3]] * 3

@@ -44,6 +44,10 @@ from heapq import heapify, heappop, heappush
 
 from mindtorch.plugins import OutOfMemoryError, Storage, device as _device
 
+from .native import load as _load_native
+
+_native = _load_native("alloc")  # the common case of allocate/free/malloc/free_block in C, or None
+
 MIN_BLOCK_SIZE = 512  # every request is rounded up to a multiple of this
 # kernels may touch 32 bytes past a tensor's end (acl docs, aclrtMalloc: ALIGN_UP(len, 32) + 32), so each
 # block carries 32 bytes beyond its request, as torch_npu's round_size adds them
@@ -367,6 +371,23 @@ class _Stat:
 class _Device:
     """Everything the allocator keeps for one device index."""
 
+    __slots__ = (
+        "index",
+        "device",
+        "hot",
+        "segment",
+        "reserved",
+        "pools",
+        "active",
+        "events",
+        "num_alloc_retries",
+        "num_ooms",
+        "num_sync_all_streams",
+        "num_device_alloc",
+        "num_device_free",
+        "graph_pools",
+    )
+
     def __init__(self, index):
         self.index = index
         self.device = _device("npu", index)
@@ -427,7 +448,8 @@ class _GraphPool:
 class CachingAllocator:
     """mindtorch's allocator protocol for npu, plus PyTorch's caching-allocator extras."""
 
-    def __init__(self, driver, pad=0):
+    def __init__(self, driver, pad=0, native=True):
+        """`native=False` keeps the Python versions even when the compiled module is there (tests run both)."""
         self._driver = driver
         self._pad = pad  # bytes each block carries past its request
         self._current_stream = driver.current_stream  # bound once: it is on the hot path
@@ -438,6 +460,21 @@ class CachingAllocator:
         # queued and done by whoever holds or next takes the token.
         self._token = [True]
         self._deferred = []
+        if (
+            native
+            and _native is not None
+            and all(getattr(type(self), m) is getattr(CachingAllocator, m) for m in _NATIVE_METHODS)
+        ):
+            # the C versions shadow the methods on this instance; they run the methods below for all but the
+            # common case, so the Python code stays the reference
+            fast = _native.Fast(self, Storage)
+            for name in _NATIVE_METHODS:
+                setattr(self, name, getattr(fast, name))
+
+    @property
+    def native(self):
+        """Whether this allocator's allocate/free/malloc/free_block run their common case in C."""
+        return "allocate" in vars(self)
 
     # ---- devices -------------------------------------------------------------------------
     def _state(self, index):
@@ -541,7 +578,7 @@ class CachingAllocator:
                 raise TypeError(f"allocation size must be a non-negative integer, got {nbytes}")
             return None  # like PyTorch's raw_alloc(0): no block
         if stream is None:
-            stream = self._driver.current_stream(d.index)
+            stream = self._current_stream(d.index)
         elif type(stream) is not int:
             raise TypeError(f"stream must be an int handle, got {type(stream).__name__}")
         token = self._token
@@ -1184,6 +1221,24 @@ class CachingAllocator:
                 if block.event_count == 0:
                     self._unpend(d, block)
             del d.events[stream]
+
+
+_NATIVE_METHODS = ("allocate", "free", "malloc", "free_block")
+if _native is not None:
+    _native.setup(
+        Block,
+        _Segment,
+        _Pool,
+        _Hot,
+        _Device,
+        _device,
+        heappop,
+        heappush,
+        SMALL_SIZE,
+        MIN_BLOCK_SIZE,
+        DEFERRED_LIMIT,
+        tuple(getattr(CachingAllocator, name) for name in _NATIVE_METHODS),
+    )
 
 
 def _check_nbytes(nbytes):

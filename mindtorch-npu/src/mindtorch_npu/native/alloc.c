@@ -1,0 +1,783 @@
+/* The caching allocator's common case in C (mindtorch_npu.allocator is the reference).
+
+   setup(block, segment, pool, hot, device_state, device, heappop, heappush, small_size, min_block,
+         deferred_limit, fallbacks)
+       learns where the allocator's classes keep their slots; `fallbacks` are CachingAllocator's
+       allocate, free, malloc and free_block, run whenever the case is not the common one
+   Fast(allocator, storage_type)
+       allocate / free / malloc / free_block for one CachingAllocator, bound as its instance attributes
+
+   The common case: an exact-size free block is on top of the stream's pool heap (allocate, malloc), or a
+   block goes back to a pool that already has a heap of its size (free, free_block), on a device with no
+   record_stream events outstanding, with the allocator's token free. Anything else (carving, splitting,
+   new segments, events, a long deferred list, bad arguments) returns to the Python version before
+   anything changed. Every counter, block field and heap ends as the Python code leaves it. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+enum { B_PTR, B_SIZE, B_REQUESTED, B_POOL, B_SEG, B_PREV, B_NEXT, B_STATE, B_STREAM_USES, NB };
+static const char *B_NAMES[NB] = {"ptr", "size", "requested", "pool", "seg", "prev", "next", "state", "stream_uses"};
+enum { G_SIZE, G_USED, NG };
+static const char *G_NAMES[NG] = {"size", "used"};
+enum { P_DEV, P_HOT, P_OTHER, P_ALL, P_SIZES, P_DEFERRED, NP };
+static const char *P_NAMES[NP] = {"dev", "hot", "other", "all", "sizes", "deferred"};
+enum { H_N, H_B, H_R, H_PN, H_PB, H_PR, H_FN, H_FB, H_FR, H_QN, H_SN, H_SB, H_SPN, H_SPB, H_SFN, H_SFB, NH };
+static const char *H_NAMES[NH] = {"n", "b", "r", "pn", "pb", "pr", "fn", "fb", "fr", "qn", "sn", "sb", "spn", "spb", "sfn", "sfb"};
+enum { D_DEVICE, D_POOLS, D_ACTIVE, D_EVENTS, ND };
+static const char *D_NAMES[ND] = {"device", "pools", "active", "events"};
+
+static Py_ssize_t b_off[NB], g_off[NG], p_off[NP], h_off[NH], d_off[ND], index_off = -1;
+static PyTypeObject *block_type, *segment_type, *pool_type, *hot_type, *dstate_type, *device_type;
+static PyObject *heappop_fn, *heappush_fn;
+static PyObject *fb_allocate, *fb_free, *fb_malloc, *fb_free_block; /* the Python versions */
+static long long small_size, min_block, deferred_limit;
+static PyObject *s_drain, *s_index, *s_data, *s_device;
+
+#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+#define B(o, i) SLOT(o, b_off[i])
+#define G(o, i) SLOT(o, g_off[i])
+#define P(o, i) SLOT(o, p_off[i])
+#define D(o, i) SLOT(o, d_off[i])
+
+/* the slot at offset `off` of obj takes `v` (a new reference, stolen) */
+static inline void put(PyObject *obj, Py_ssize_t off, PyObject *v)
+{
+    PyObject **at = (PyObject **)((char *)obj + off);
+    PyObject *old = *at;
+    *at = v;
+    Py_XDECREF(old);
+}
+
+static Py_ssize_t slot_of(PyTypeObject *tp, const char *name)
+{
+    PyObject *d = PyDict_GetItemString(tp->tp_dict, name); /* borrowed */
+    if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "%s has no slot %s", tp->tp_name, name);
+        return -1;
+    }
+    return ((PyMemberDescrObject *)d)->d_member->offset;
+}
+
+static int slots_of(PyObject *tp, const char **names, int n, Py_ssize_t *out, PyTypeObject **type)
+{
+    if (!PyType_Check(tp)) {
+        PyErr_SetString(PyExc_TypeError, "setup() takes types");
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if ((out[i] = slot_of((PyTypeObject *)tp, names[i])) < 0)
+            return -1;
+    Py_INCREF(tp);
+    Py_XSETREF(*type, (PyTypeObject *)tp);
+    return 0;
+}
+
+/* ---- integers: read into C while |v| <= 2**62, so sums of two never overflow; larger values go to Python */
+#define LIMIT (1LL << 62)
+
+static int small_int(PyObject *x, long long *out)
+{
+    if (x == NULL || !PyLong_CheckExact(x))
+        return 0;
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+    if (overflow || v > LIMIT || v < -LIMIT)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* one _Hot's counters, read on first use and written back together */
+typedef struct {
+    PyObject *obj;
+    unsigned have, dirty;
+    long long v[NH];
+} hot_t;
+
+typedef struct {
+    hot_t k, o, a; /* the pool's kind, the other kind, all */
+    int bad;       /* a counter did not fit: not the common case */
+} counters;
+
+static long long get(counters *c, hot_t *h, int i)
+{
+    if (!(h->have & (1u << i))) {
+        if (!small_int(SLOT(h->obj, h_off[i]), &h->v[i])) {
+            c->bad = 1;
+            h->v[i] = 0;
+        }
+        h->have |= 1u << i;
+    }
+    return h->v[i];
+}
+
+static void set(hot_t *h, int i, long long v)
+{
+    h->v[i] = v;
+    h->have |= 1u << i;
+    h->dirty |= 1u << i;
+}
+
+static int counters_init(counters *c, PyObject *pool)
+{
+    PyObject *k = P(pool, P_HOT), *o = P(pool, P_OTHER), *a = P(pool, P_ALL);
+    if (k == NULL || o == NULL || a == NULL || Py_TYPE(k) != hot_type || Py_TYPE(o) != hot_type ||
+        Py_TYPE(a) != hot_type)
+        return 0;
+    memset(c, 0, sizeof *c);
+    c->k.obj = k, c->o.obj = o, c->a.obj = a;
+    return 1;
+}
+
+/* writes the changed counters: every new int is made before any is stored */
+static int counters_commit(counters *c)
+{
+    hot_t *hs[3] = {&c->k, &c->o, &c->a};
+    PyObject *made[3][NH] = {{0}};
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < NH; i++)
+            if (hs[j]->dirty & (1u << i) && (made[j][i] = PyLong_FromLongLong(hs[j]->v[i])) == NULL) {
+                for (int jj = 0; jj < 3; jj++)
+                    for (int ii = 0; ii < NH; ii++)
+                        Py_XDECREF(made[jj][ii]);
+                return -1;
+            }
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < NH; i++)
+            if (made[j][i] != NULL)
+                put(hs[j]->obj, h_off[i], made[j][i]);
+    return 0;
+}
+
+/* _Hot's peak rule: counter i of the kind becomes v, its peak follows; "all" peaks over both kinds */
+static void raise_to(counters *c, int i, int peak, long long v)
+{
+    set(&c->k, i, v);
+    if (v > get(c, &c->k, peak))
+        set(&c->k, peak, v);
+    v += get(c, &c->o, i);
+    if (v > get(c, &c->a, peak))
+        set(&c->a, peak, v);
+}
+
+/* CachingAllocator._inactive_split */
+static void inactive_split(counters *c, long long dn, long long db)
+{
+    if (dn > 0)
+        raise_to(c, H_SN, H_SPN, get(c, &c->k, H_SN) + dn);
+    else if (dn < 0) {
+        set(&c->k, H_SN, get(c, &c->k, H_SN) + dn);
+        set(&c->k, H_SFN, get(c, &c->k, H_SFN) - dn);
+    }
+    if (db > 0)
+        raise_to(c, H_SB, H_SPB, get(c, &c->k, H_SB) + db);
+    else if (db < 0) {
+        set(&c->k, H_SB, get(c, &c->k, H_SB) + db);
+        set(&c->k, H_SFB, get(c, &c->k, H_SFB) - db);
+    }
+}
+
+/* block.state, or -1 when it is not a small int */
+static long long state_of(PyObject *block)
+{
+    long long v;
+    return small_int(B(block, B_STATE), &v) ? v : -1;
+}
+
+/* whether neighbour `x` (None or a Block) is a free block; -1 when it is neither */
+static int free_side(PyObject *x)
+{
+    if (x == Py_None)
+        return 0;
+    if (x == NULL || Py_TYPE(x) != block_type)
+        return -1;
+    long long st = state_of(x);
+    return st < 0 ? -1 : st == 0;
+}
+
+/* ---- the two halves of the common case (the caller holds the token) ------------------------------------ */
+
+/* CachingAllocator._malloc when an exact-size free block heads the pool's heap: 1 with *out the block (a
+   new reference), 0 when it is not that case (nothing changed), -1 on error */
+static int take_exact(PyObject *d, PyObject *nbytes_obj, long long nbytes, long long pad, PyObject *stream,
+                      PyObject **out)
+{
+    PyObject *events = D(d, D_EVENTS), *pools = D(d, D_POOLS), *active = D(d, D_ACTIVE);
+    if (events == NULL || !PyDict_CheckExact(events) || PyDict_GET_SIZE(events) || pools == NULL ||
+        !PyDict_CheckExact(pools) || active == NULL || !PyDict_CheckExact(active))
+        return 0;
+    long long size = (nbytes + pad + min_block - 1) & -min_block;
+    PyObject *pair = PyDict_GetItemWithError(pools, stream);
+    if (pair == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2)
+        return 0;
+    PyObject *pool = PyTuple_GET_ITEM(pair, size <= small_size ? 0 : 1);
+    PyObject *sizes = Py_TYPE(pool) == pool_type ? P(pool, P_SIZES) : NULL;
+    if (sizes == NULL || !PyDict_CheckExact(sizes))
+        return 0;
+    PyObject *key = PyLong_FromLongLong(size);
+    if (key == NULL)
+        return -1;
+    PyObject *stack = PyDict_GetItemWithError(sizes, key);
+    Py_DECREF(key);
+    if (stack == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (!PyList_CheckExact(stack) || PyList_GET_SIZE(stack) == 0)
+        return 0;
+    PyObject *top = PyList_GET_ITEM(stack, 0);
+    if (!PyTuple_CheckExact(top) || PyTuple_GET_SIZE(top) != 2)
+        return 0;
+    PyObject *block = PyTuple_GET_ITEM(top, 1);
+    if (Py_TYPE(block) != block_type)
+        return 0;
+    PyObject *seg = B(block, B_SEG), *prev = B(block, B_PREV), *next = B(block, B_NEXT), *ptr = B(block, B_PTR);
+    long long s, used, seg_size;
+    if (seg == NULL || Py_TYPE(seg) != segment_type || ptr == NULL || !small_int(B(block, B_SIZE), &s) ||
+        !small_int(G(seg, G_USED), &used) || !small_int(G(seg, G_SIZE), &seg_size))
+        return 0;
+    int fp = free_side(prev), fn = free_side(next);
+    if (fp < 0 || fn < 0)
+        return 0;
+    counters c;
+    if (!counters_init(&c, pool) || get(&c, &c.a, H_QN) != 0)
+        return 0; /* blocks wait for events: the active peaks move too */
+    if (prev != Py_None || next != Py_None) {
+        int free_sides = fp + fn;
+        if (!used)
+            inactive_split(&c, free_sides, seg_size - s);
+        else {
+            set(&c.k, H_SB, get(&c, &c.k, H_SB) - s);
+            set(&c.k, H_SFB, get(&c, &c.k, H_SFB) + s);
+            if (free_sides == 0) {
+                set(&c.k, H_SN, get(&c, &c.k, H_SN) - 1);
+                set(&c.k, H_SFN, get(&c, &c.k, H_SFN) + 1);
+            } else if (free_sides == 2)
+                inactive_split(&c, 1, 0);
+        }
+    }
+    raise_to(&c, H_N, H_PN, get(&c, &c.k, H_N) + 1);
+    raise_to(&c, H_B, H_PB, get(&c, &c.k, H_B) + s);
+    raise_to(&c, H_R, H_PR, get(&c, &c.k, H_R) + nbytes);
+    if (c.bad)
+        return 0;
+    PyObject *used_obj = PyLong_FromLongLong(used + 1);
+    if (used_obj == NULL)
+        return -1;
+    Py_INCREF(block);
+    PyObject *popped = PyObject_CallOneArg(heappop_fn, stack);
+    if (popped == NULL) {
+        Py_DECREF(used_obj);
+        Py_DECREF(block);
+        return -1;
+    }
+    Py_DECREF(popped); /* `top`: the heap's head */
+    put(block, b_off[B_STATE], PyLong_FromLong(1)); /* _ALLOCATED: a cached small int */
+    Py_INCREF(nbytes_obj);
+    put(block, b_off[B_REQUESTED], nbytes_obj);
+    if (PyDict_SetItem(active, ptr, block) < 0 || counters_commit(&c) < 0) {
+        Py_DECREF(used_obj);
+        Py_DECREF(block);
+        return -1;
+    }
+    put(seg, g_off[G_USED], used_obj);
+    *out = block;
+    return 1;
+}
+
+/* CachingAllocator._release of allocated `block` (under key `ptr` of d.active) when it has no stream uses and
+   its pool has a heap of its size: 1 done, 0 not that case (nothing changed), -1 on error */
+static int give_back(PyObject *d, PyObject *block, PyObject *ptr)
+{
+    PyObject *active = D(d, D_ACTIVE), *events = D(d, D_EVENTS);
+    if (active == NULL || !PyDict_CheckExact(active) || events == NULL || !PyDict_CheckExact(events) ||
+        PyDict_GET_SIZE(events))
+        return 0;
+    PyObject *uses = B(block, B_STREAM_USES);
+    if (uses == NULL || (uses != Py_None && (!PyAnySet_CheckExact(uses) || PySet_GET_SIZE(uses))))
+        return 0;
+    if (state_of(block) != 1)
+        return 0;
+    PyObject *pool = B(block, B_POOL), *seg = B(block, B_SEG), *prev = B(block, B_PREV), *next = B(block, B_NEXT);
+    PyObject *sizes = pool != NULL && Py_TYPE(pool) == pool_type ? P(pool, P_SIZES) : NULL;
+    PyObject *deferred = sizes != NULL ? P(pool, P_DEFERRED) : NULL;
+    PyObject *size_obj = B(block, B_SIZE), *block_ptr = B(block, B_PTR);
+    long long s, r, used, seg_size;
+    if (sizes == NULL || !PyDict_CheckExact(sizes) || deferred == NULL || !PyList_CheckExact(deferred) ||
+        seg == NULL || Py_TYPE(seg) != segment_type || block_ptr == NULL || !small_int(size_obj, &s) ||
+        !small_int(B(block, B_REQUESTED), &r) || !small_int(G(seg, G_USED), &used) ||
+        !small_int(G(seg, G_SIZE), &seg_size))
+        return 0;
+    PyObject *stack = PyDict_GetItemWithError(sizes, size_obj);
+    if (stack == NULL)
+        return PyErr_Occurred() ? -1 : 0; /* a size new to the pool: its sorted keys grow */
+    if (!PyList_CheckExact(stack))
+        return 0;
+    int fp = free_side(prev), fn = free_side(next);
+    if (fp < 0 || fn < 0)
+        return 0;
+    int free_sides = fp + fn, split = prev != Py_None || next != Py_None, defer = 0;
+    if (split && free_sides) {
+        Py_ssize_t n = PyList_GET_SIZE(deferred);
+        defer = n == 0 || PyList_GET_ITEM(deferred, n - 1) != block;
+        if (defer && n + 1 > deferred_limit)
+            return 0; /* the list is tidied */
+    }
+    counters c;
+    if (!counters_init(&c, pool))
+        return 0;
+    set(&c.k, H_N, get(&c, &c.k, H_N) - 1);
+    set(&c.k, H_B, get(&c, &c.k, H_B) - s);
+    set(&c.k, H_R, get(&c, &c.k, H_R) - r);
+    set(&c.k, H_FN, get(&c, &c.k, H_FN) + 1);
+    set(&c.k, H_FB, get(&c, &c.k, H_FB) + s);
+    set(&c.k, H_FR, get(&c, &c.k, H_FR) + r);
+    used -= 1;
+    if (split) {
+        if (!used)
+            inactive_split(&c, -free_sides, s - seg_size);
+        else if (free_sides == 1)
+            raise_to(&c, H_SB, H_SPB, get(&c, &c.k, H_SB) + s);
+        else
+            inactive_split(&c, 1 - free_sides, s);
+    }
+    if (c.bad)
+        return 0;
+    PyObject *used_obj = PyLong_FromLongLong(used);
+    PyObject *entry = used_obj != NULL ? PyTuple_Pack(2, block_ptr, block) : NULL;
+    if (entry == NULL) {
+        Py_XDECREF(used_obj);
+        return -1;
+    }
+    Py_INCREF(block); /* d.active held it */
+    Py_INCREF(stack);
+    int rc = -1;
+    if (PyDict_DelItem(active, ptr) < 0)
+        goto done;
+    if (counters_commit(&c) < 0)
+        goto done;
+    put(block, b_off[B_STATE], PyLong_FromLong(0)); /* _FREE */
+    PyObject *push_args[2] = {stack, entry};
+    PyObject *pushed = PyObject_Vectorcall(heappush_fn, push_args, 2, NULL);
+    if (pushed == NULL)
+        goto done;
+    Py_DECREF(pushed);
+    put(seg, g_off[G_USED], used_obj);
+    used_obj = NULL;
+    if (defer && PyList_Append(deferred, block) < 0)
+        goto done;
+    rc = 1;
+done:
+    Py_XDECREF(used_obj);
+    Py_DECREF(entry);
+    Py_DECREF(stack);
+    Py_DECREF(block);
+    return rc;
+}
+
+/* ---- Fast: one allocator's entry points ------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *owner;          /* the CachingAllocator */
+    PyObject *token;          /* its _token list */
+    PyObject *deferred;       /* its _deferred list */
+    PyObject *devices;        /* its _devices dict */
+    PyObject *current_stream; /* its _current_stream */
+    PyObject *storage_type;
+    long long pad;
+} Fast;
+
+/* the token protocol of CachingAllocator: list.pop / list.append on a list of True (the GIL is held) */
+static int take_token(PyObject *token)
+{
+    Py_ssize_t n = PyList_GET_SIZE(token);
+    if (n == 0)
+        return 0;
+    PyObject *item = PyList_GET_ITEM(token, n - 1);
+    Py_SET_SIZE(token, n - 1); /* list.pop without shrinking the array */
+    Py_DECREF(item);
+    return 1;
+}
+
+static int drain(Fast *f)
+{
+    if (PyList_GET_SIZE(f->deferred) == 0)
+        return 0;
+    PyObject *r = PyObject_CallMethodNoArgs(f->owner, s_drain);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
+/* drain() run as a `finally:` block runs it: an exception it raises replaces the one being raised */
+static void drain_finally(Fast *f)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (drain(f) < 0) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+    } else
+        PyErr_Restore(type, value, tb);
+}
+
+/* the Python version with the same arguments */
+static PyObject *fallback(Fast *f, PyObject *fn, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), total = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+    PyObject *small[8], **stack = small;
+    if (total + 1 > 8 && (stack = PyMem_Malloc((total + 1) * sizeof(PyObject *))) == NULL)
+        return PyErr_NoMemory();
+    stack[0] = f->owner;
+    for (Py_ssize_t i = 0; i < total; i++)
+        stack[i + 1] = args[i];
+    PyObject *r = PyObject_Vectorcall(fn, stack, nargs + 1, kwnames);
+    if (stack != small)
+        PyMem_Free(stack);
+    return r;
+}
+
+/* the allocator state of device `index`, borrowed; NULL (no error) when there is none yet */
+static PyObject *device_state(Fast *f, PyObject *index)
+{
+    PyObject *d = PyDict_GetItemWithError(f->devices, index);
+    return d != NULL && Py_TYPE(d) == dstate_type ? d : NULL;
+}
+
+static PyObject *device_index(PyObject *device)
+{
+    if (device != NULL && Py_TYPE(device) == device_type) {
+        PyObject *index = SLOT(device, index_off);
+        Py_XINCREF(index);
+        if (index == NULL)
+            PyErr_SetString(PyExc_AttributeError, "index");
+        return index;
+    }
+    return PyObject_GetAttr(device, s_index);
+}
+
+/* allocate(nbytes, device) -> Storage */
+static PyObject *fast_allocate(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 2 || kwnames != NULL)
+        return fallback(f, fb_allocate, args, nargsf, kwnames);
+    PyObject *nbytes_obj = args[0];
+    long long nbytes;
+    if (!small_int(nbytes_obj, &nbytes) || nbytes <= 0)
+        return fallback(f, fb_allocate, args, nargsf, kwnames);
+    PyObject *index = device_index(args[1]);
+    if (index == NULL)
+        return NULL;
+    PyObject *d = index != Py_None ? device_state(f, index) : NULL;
+    if (d == NULL) {
+        Py_DECREF(index);
+        return PyErr_Occurred() ? NULL : fallback(f, fb_allocate, args, nargsf, kwnames);
+    }
+    PyObject *stream = PyObject_CallOneArg(f->current_stream, index);
+    Py_DECREF(index);
+    if (stream == NULL)
+        return NULL;
+    if (!take_token(f->token)) {
+        Py_DECREF(stream);
+        return fallback(f, fb_allocate, args, nargsf, kwnames);
+    }
+    Py_INCREF(d);
+    PyObject *block = NULL;
+    int rc = take_exact(d, nbytes_obj, nbytes, f->pad, stream, &block);
+    Py_DECREF(stream);
+    if (PyList_Append(f->token, Py_True) < 0)
+        rc = -1;
+    if (rc <= 0) {
+        Py_DECREF(d);
+        Py_XDECREF(block);
+        return rc < 0 ? NULL : fallback(f, fb_allocate, args, nargsf, kwnames);
+    }
+    PyObject *storage = NULL;
+    if (drain(f) == 0) {
+        PyObject *sargs[4] = {D(d, D_DEVICE), nbytes_obj, B(block, B_PTR), f->owner};
+        storage = PyObject_Vectorcall(f->storage_type, sargs, 4, NULL);
+    }
+    Py_DECREF(block);
+    Py_DECREF(d);
+    return storage;
+}
+
+/* free(storage) */
+static PyObject *fast_free(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL)
+        return fallback(f, fb_free, args, nargsf, kwnames);
+    PyObject *storage = args[0];
+    PyObject *ptr = PyObject_GetAttr(storage, s_data);
+    if (ptr == NULL)
+        return NULL;
+    long long p;
+    if (!small_int(ptr, &p) || p == 0) {
+        Py_DECREF(ptr);
+        return fallback(f, fb_free, args, nargsf, kwnames);
+    }
+    PyObject *dev = PyObject_GetAttr(storage, s_device);
+    PyObject *index = dev != NULL ? device_index(dev) : NULL;
+    Py_XDECREF(dev);
+    if (index == NULL) {
+        Py_DECREF(ptr);
+        return NULL;
+    }
+    int rc = 0;
+    if (take_token(f->token)) {
+        PyObject *d = device_state(f, index);
+        PyObject *block = d != NULL ? PyDict_GetItemWithError(D(d, D_ACTIVE), ptr) : NULL;
+        if (block != NULL && Py_TYPE(block) == block_type)
+            rc = give_back(d, block, ptr);
+        else if (PyErr_Occurred())
+            rc = -1;
+        if (PyList_Append(f->token, Py_True) < 0)
+            rc = -1;
+    }
+    Py_DECREF(index);
+    Py_DECREF(ptr);
+    if (rc == 0)
+        return fallback(f, fb_free, args, nargsf, kwnames);
+    if (rc < 0 || drain(f) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* malloc(nbytes, device_index=None, stream=None) -> Block */
+static PyObject *fast_malloc(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs < 2 || nargs > 3 || kwnames != NULL || !PyLong_CheckExact(args[1]))
+        return fallback(f, fb_malloc, args, nargsf, kwnames);
+    long long nbytes;
+    PyObject *stream = nargs == 3 ? args[2] : Py_None;
+    PyObject *d = device_state(f, args[1]);
+    if (d == NULL || !small_int(args[0], &nbytes) || nbytes <= 0 || (stream != Py_None && !PyLong_CheckExact(stream)))
+        return PyErr_Occurred() ? NULL : fallback(f, fb_malloc, args, nargsf, kwnames);
+    if (stream == Py_None) {
+        if ((stream = PyObject_CallOneArg(f->current_stream, args[1])) == NULL)
+            return NULL;
+    } else
+        Py_INCREF(stream);
+    if (!take_token(f->token)) {
+        Py_DECREF(stream);
+        return fallback(f, fb_malloc, args, nargsf, kwnames);
+    }
+    PyObject *block = NULL;
+    int rc = take_exact(d, args[0], nbytes, f->pad, stream, &block);
+    Py_DECREF(stream);
+    if (PyList_Append(f->token, Py_True) < 0 && rc >= 0) {
+        Py_CLEAR(block);
+        rc = -1;
+    }
+    if (rc == 0)
+        return fallback(f, fb_malloc, args, nargsf, kwnames);
+    drain_finally(f);
+    if (PyErr_Occurred())
+        Py_CLEAR(block);
+    return block;
+}
+
+/* free_block(block) */
+static PyObject *fast_free_block(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL || Py_TYPE(args[0]) != block_type)
+        return fallback(f, fb_free_block, args, nargsf, kwnames);
+    PyObject *block = args[0], *pool = B(block, B_POOL), *ptr = B(block, B_PTR);
+    PyObject *d = pool != NULL && Py_TYPE(pool) == pool_type ? P(pool, P_DEV) : NULL;
+    if (d == NULL || Py_TYPE(d) != dstate_type || ptr == NULL || !take_token(f->token))
+        return fallback(f, fb_free_block, args, nargsf, kwnames);
+    Py_INCREF(d);
+    Py_INCREF(ptr);
+    int rc = 0;
+    PyObject *active = D(d, D_ACTIVE);
+    PyObject *held = active != NULL && PyDict_CheckExact(active) ? PyDict_GetItemWithError(active, ptr) : NULL;
+    if (held == block)
+        rc = give_back(d, block, ptr);
+    else if (PyErr_Occurred())
+        rc = -1;
+    Py_DECREF(ptr);
+    Py_DECREF(d);
+    if (PyList_Append(f->token, Py_True) < 0)
+        rc = -1;
+    if (rc == 0)
+        return fallback(f, fb_free_block, args, nargsf, kwnames);
+    drain_finally(f);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Fast_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
+{
+    PyObject *owner, *storage_type;
+    if (fb_allocate == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "mindtorch_npu.native._alloc.setup() was not called");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "OO!:Fast", &owner, &PyType_Type, &storage_type))
+        return NULL;
+    PyObject *token = PyObject_GetAttrString(owner, "_token");
+    PyObject *deferred = PyObject_GetAttrString(owner, "_deferred");
+    PyObject *devices = PyObject_GetAttrString(owner, "_devices");
+    PyObject *current = PyObject_GetAttrString(owner, "_current_stream");
+    PyObject *pad = PyObject_GetAttrString(owner, "_pad");
+    Fast *f = NULL;
+    long long pad_v;
+    if (token == NULL || deferred == NULL || devices == NULL || current == NULL || pad == NULL)
+        goto out;
+    if (!PyList_CheckExact(token) || !PyList_CheckExact(deferred) || !PyDict_CheckExact(devices) ||
+        !small_int(pad, &pad_v) || pad_v < 0) {
+        PyErr_SetString(PyExc_TypeError, "Fast: the allocator's _token, _deferred, _devices or _pad is not as expected");
+        goto out;
+    }
+    if ((f = (Fast *)tp->tp_alloc(tp, 0)) == NULL)
+        goto out;
+    Py_INCREF(owner);
+    Py_INCREF(storage_type);
+    f->owner = owner, f->storage_type = storage_type, f->pad = pad_v;
+    f->token = token, f->deferred = deferred, f->devices = devices, f->current_stream = current;
+    token = deferred = devices = current = NULL;
+out:
+    Py_XDECREF(token);
+    Py_XDECREF(deferred);
+    Py_XDECREF(devices);
+    Py_XDECREF(current);
+    Py_XDECREF(pad);
+    return (PyObject *)f;
+}
+
+static int Fast_traverse(Fast *f, visitproc visit, void *arg)
+{
+    Py_VISIT(f->owner);
+    Py_VISIT(f->token);
+    Py_VISIT(f->deferred);
+    Py_VISIT(f->devices);
+    Py_VISIT(f->current_stream);
+    Py_VISIT(f->storage_type);
+    return 0;
+}
+
+static int Fast_clear(Fast *f)
+{
+    Py_CLEAR(f->owner);
+    Py_CLEAR(f->token);
+    Py_CLEAR(f->deferred);
+    Py_CLEAR(f->devices);
+    Py_CLEAR(f->current_stream);
+    Py_CLEAR(f->storage_type);
+    return 0;
+}
+
+static void Fast_dealloc(Fast *f)
+{
+    PyObject_GC_UnTrack(f);
+    Fast_clear(f);
+    Py_TYPE(f)->tp_free((PyObject *)f);
+}
+
+/* a cleared Fast (the garbage collector broke a cycle) may still be called by a Storage's __del__ */
+#define GUARD(name)                                                                                          \
+    static PyObject *name##_m(Fast *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)             \
+    {                                                                                                        \
+        if (f->owner == NULL) {                                                                              \
+            PyErr_SetString(PyExc_RuntimeError, "the allocator is gone");                                    \
+            return NULL;                                                                                     \
+        }                                                                                                    \
+        return name(f, args, nargsf, kwnames);                                                               \
+    }
+GUARD(fast_allocate)
+GUARD(fast_free)
+GUARD(fast_malloc)
+GUARD(fast_free_block)
+
+#define FASTM(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, doc}
+static PyMethodDef Fast_methods[] = {
+    FASTM("allocate", fast_allocate_m, "CachingAllocator.allocate, its common case in C."),
+    FASTM("free", fast_free_m, "CachingAllocator.free, its common case in C."),
+    FASTM("malloc", fast_malloc_m, "CachingAllocator.malloc, its common case in C."),
+    FASTM("free_block", fast_free_block_m, "CachingAllocator.free_block, its common case in C."),
+    {NULL},
+};
+
+static PyTypeObject FastType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mindtorch_npu.native._alloc.Fast",
+    .tp_basicsize = sizeof(Fast),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The common case of one CachingAllocator's allocate/free/malloc/free_block.",
+    .tp_new = Fast_new,
+    .tp_dealloc = (destructor)Fast_dealloc,
+    .tp_traverse = (traverseproc)Fast_traverse,
+    .tp_clear = (inquiry)Fast_clear,
+    .tp_methods = Fast_methods,
+};
+
+static PyObject *setup(PyObject *self, PyObject *args)
+{
+    PyObject *bt, *gt, *pt, *ht, *dt, *vt, *pop, *push, *fallbacks;
+    long long small, minb, limit;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOLLLO!:setup", &bt, &gt, &pt, &ht, &dt, &vt, &pop, &push, &small, &minb,
+                          &limit, &PyTuple_Type, &fallbacks))
+        return NULL;
+    if (PyTuple_GET_SIZE(fallbacks) != 4 || minb <= 0 || (minb & (minb - 1))) {
+        PyErr_SetString(PyExc_ValueError, "setup: four fallbacks and a power-of-two block size");
+        return NULL;
+    }
+    Py_ssize_t vi;
+    if (slots_of(bt, B_NAMES, NB, b_off, &block_type) < 0 || slots_of(gt, G_NAMES, NG, g_off, &segment_type) < 0 ||
+        slots_of(pt, P_NAMES, NP, p_off, &pool_type) < 0 || slots_of(ht, H_NAMES, NH, h_off, &hot_type) < 0 ||
+        slots_of(dt, D_NAMES, ND, d_off, &dstate_type) < 0)
+        return NULL;
+    const char *vnames[1] = {"index"};
+    if (slots_of(vt, vnames, 1, &vi, &device_type) < 0)
+        return NULL;
+    index_off = vi;
+    small_size = small, min_block = minb, deferred_limit = limit;
+    Py_INCREF(pop);
+    Py_XSETREF(heappop_fn, pop);
+    Py_INCREF(push);
+    Py_XSETREF(heappush_fn, push);
+    PyObject **fb[4] = {&fb_allocate, &fb_free, &fb_malloc, &fb_free_block};
+    for (int i = 0; i < 4; i++) {
+        PyObject *fn = PyTuple_GET_ITEM(fallbacks, i);
+        Py_INCREF(fn);
+        Py_XSETREF(*fb[i], fn);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"setup", setup, METH_VARARGS, "Learn the allocator classes' slots and the Python versions to fall back on."},
+    {NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "mindtorch_npu.native._alloc",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit__alloc(void)
+{
+    s_drain = PyUnicode_InternFromString("_drain");
+    s_index = PyUnicode_InternFromString("index");
+    s_data = PyUnicode_InternFromString("data");
+    s_device = PyUnicode_InternFromString("device");
+    if (s_drain == NULL || s_index == NULL || s_data == NULL || s_device == NULL || PyType_Ready(&FastType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&FastType);
+    if (PyModule_AddObject(m, "Fast", (PyObject *)&FastType) < 0) {
+        Py_DECREF(&FastType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,260 @@
+"""The caching allocator's compiled common case (mindtorch_npu/native/alloc.c) against its Python reference.
+
+A generated sweep of allocate / free / malloc / free_block / record_stream / event completion / empty_cache /
+peak and accumulated resets over sizes that split, merge and cross the pools, run by an allocator with the C
+path and one without: after every step the addresses handed out, memory_stats(), the pools' heaps, deferred
+lists and blocks agree, and memory_snapshot() every few steps (a snapshot merges free runs, so taking it at
+every step would hide the unmerged layouts the C path must also handle). On a fake driver the two run in
+lockstep; on the simulator one after the other, from the same free device memory.
+"""
+
+import gc
+import os
+import random
+from pathlib import Path
+
+import mindtorch as torch
+import pytest
+from mindtorch.plugins import Storage, device
+from mindtorch_npu import allocator as allocator_module, native
+from mindtorch_npu.allocator import CachingAllocator
+from mindtorch_npu.native import build
+from mindtorch_npu.state import ALLOCATOR, RUNTIME
+from test_allocator import FakeDriver
+
+KiB, MiB = 1 << 10, 1 << 20
+# below, at and above the 512-byte unit, the small pool's 1 MiB limit and the 10 MiB large-segment threshold
+SIZES = [1, 8, 300, 480, 512, 1000, 2048, 4000, 64 * KiB, MiB - 100, MiB, MiB + 1, 3 * MiB, 12 * MiB]
+SIDE = 7  # a second stream on the fake driver
+
+
+def _compiled():
+    return (Path(native.__file__).parent / build.module_name("alloc.c")).is_file()
+
+
+needs_native = pytest.mark.skipif(allocator_module._native is None, reason="the compiled allocator is not loaded")
+
+
+def test_the_compiled_allocator_loads_when_built():
+    if os.environ.get("MINDTORCH_NPU_NO_NATIVE") == "1":
+        assert allocator_module._native is None
+        assert not ALLOCATOR.native
+        return
+    if os.environ.get("MINDTORCH_NPU_REQUIRE_NATIVE") == "1" or _compiled():
+        assert allocator_module._native is not None
+        assert ALLOCATOR.native
+        assert type(ALLOCATOR.allocate).__name__ == "builtin_function_or_method"
+    assert not CachingAllocator(FakeDriver(), native=False).native
+
+
+def _ops(seed, n, devices, streams):
+    """n steps, each a tuple naming what to do; indices into the live lists are taken modulo their length."""
+    rng = random.Random(seed)
+    # as many frees as requests, so the live set stays about the same size and freed blocks get reused
+    kinds = ["alloc"] * 10 + ["free"] * 10 + ["malloc"] * 4 + ["free_block"] * 4 + ["record", "complete"] * 2
+    kinds += ["sync", "stream", "empty", "peak", "accum"]
+    out = []
+    for _ in range(n):
+        kind = rng.choice(kinds)
+        # mostly a few small sizes, as a training step repeats them: exact fits, splits and merges
+        size = rng.choice(SIZES) if rng.random() < 0.2 else rng.choice(SIZES[1:6])
+        out.append((kind, size, rng.choice(devices), rng.choice(streams), rng.randrange(1 << 30)))
+    return out
+
+
+class Run:
+    """One allocator under the steps; `observe` is what must match the other run."""
+
+    def __init__(self, alloc, complete, side=SIDE):
+        self.alloc = alloc
+        self.complete = complete  # complete(stream): the stream's recorded events are done
+        self.side = side  # the stream record_stream names when the step's stream is the default one
+        self.storages = []
+        self.blocks = []
+
+    def step(self, op):
+        """("ok", address or None), or the exception's class name and message."""
+        try:
+            return "ok", self._step(*op)
+        except Exception as e:  # out of memory, say: both runs must raise the same
+            return type(e).__name__, str(e)
+
+    def _step(self, kind, size, dev, stream, pick):
+        a = self.alloc
+        if kind == "alloc":
+            s = a.allocate(size, device("npu", dev))
+            self.storages.append(s)
+            return s.data
+        if kind == "malloc":
+            b = a.malloc(size, dev, None if stream == 0 else stream)
+            self.blocks.append(b)
+            return b.ptr
+        if kind == "free" and self.storages:
+            self.storages.pop(pick % len(self.storages))  # its __del__ frees it
+        elif kind == "free_block" and self.blocks:
+            a.free_block(self.blocks.pop(pick % len(self.blocks)))
+        elif kind == "record" and self.storages:
+            a.record_stream(self.storages[pick % len(self.storages)], stream or self.side)
+        elif kind == "complete":
+            self.complete(stream or self.side)
+        elif kind == "sync":
+            a.synchronize(dev)
+        elif kind == "stream":
+            a._driver.set_stream(dev, stream)
+        elif kind == "empty":
+            a.empty_cache()
+        elif kind == "peak":
+            a.reset_peak_memory_stats(dev)
+        elif kind == "accum":
+            a.reset_accumulated_memory_stats(dev)
+        return None
+
+    def observe(self, devices, snapshot):
+        a = self.alloc
+        out = [a.memory_stats(dev) for dev in devices]
+        for index, d in sorted(a._devices.items()):
+            out.append((index, sorted((ptr, b.size, b.requested, b.state) for ptr, b in d.active.items())))
+            for stream, pair in sorted(d.pools.items()):
+                for pool in pair:
+                    heaps = sorted(
+                        (size, [(p, b.size, b.state) for p, b in stack]) for size, stack in pool.sizes.items()
+                    )
+                    out.append((stream, pool.small, pool.keys, heaps, [b.ptr for b in pool.deferred]))
+        if snapshot:
+            out.append(a.memory_snapshot())
+        return out
+
+    def close(self):
+        self.storages.clear()
+        for b in self.blocks:
+            self.alloc.free_block(b)
+        self.blocks.clear()
+        self.alloc.empty_cache()
+
+
+class SweepDriver(FakeDriver):
+    def set_stream(self, dev, stream):
+        self.streams[dev] = stream
+
+
+@needs_native
+@pytest.mark.parametrize("pad", [0, 32])
+@pytest.mark.parametrize("seed", range(6))
+def test_sweep_on_a_fake_driver(seed, pad):
+    drivers = [SweepDriver(capacity=96 * MiB), SweepDriver(capacity=96 * MiB)]
+    runs = [Run(CachingAllocator(drv, pad=pad, native=nat), drv.complete) for drv, nat in zip(drivers, (True, False))]
+    assert runs[0].alloc.native and not runs[1].alloc.native
+    slow = []  # the C path's fallbacks to Python: it must still take many requests itself
+    python_malloc = runs[0].alloc._malloc
+    runs[0].alloc._malloc = lambda *args: slow.append(1) or python_malloc(*args)
+    devices = [0, 1]
+    ops = _ops(seed, 600, devices, [0, 0, 0, SIDE])
+    for i, op in enumerate(ops):
+        assert runs[0].step(op) == runs[1].step(op), (i, op)
+        assert runs[0].observe(devices, i % 9 == 8) == runs[1].observe(devices, i % 9 == 8), (i, op)
+    assert drivers[0].mallocs == drivers[1].mallocs and drivers[0].frees == drivers[1].frees
+    requests = sum(op[0] in ("alloc", "malloc") for op in ops)
+    # (snapshots merge free runs, so many requests carve: the point is that both paths ran)
+    assert 0 < len(slow) < 0.8 * requests, (len(slow), requests)
+    for run in runs:
+        run.close()
+    assert runs[0].observe(devices, True) == runs[1].observe(devices, True)
+
+
+@needs_native
+def test_a_free_run_by_the_garbage_collector_inside_the_compiled_path_is_queued():
+    # a Storage.__del__ that runs while the C path holds the token must be queued and done on the way out
+    drv = SweepDriver()
+    a = CachingAllocator(drv)
+    ref = CachingAllocator(SweepDriver(), native=False)
+    kept = {}
+    for alloc in (a, ref):
+        keep = kept[alloc] = [alloc.allocate(512, device("npu", 0)) for _ in range(4)]
+        victim = keep.pop(1)
+        taken = alloc._token.pop()  # as if the allocator were busy: the free is queued
+        del victim
+        assert len(alloc._deferred) == 1
+        alloc._token.append(taken)
+        s = alloc.allocate(512, device("npu", 0))  # the common case; drains the queued free after it
+        assert alloc._deferred == []
+        keep.append(s)
+    assert Run(a, None).observe([0], True) == Run(ref, None).observe([0], True)
+
+
+@needs_native
+def test_bad_arguments_take_the_python_errors():
+    a = CachingAllocator(SweepDriver())
+    dev = device("npu", 0)
+    with pytest.raises(TypeError, match="got bool"):
+        a.allocate(True, dev)
+    with pytest.raises(TypeError, match="non-negative"):
+        a.allocate(-1, dev)
+    assert a.allocate(0, dev).data == 0
+    s = a.allocate(512, dev)
+    b = a.malloc(512, 0)
+    with pytest.raises(TypeError, match="stream must be an int"):
+        a.malloc(512, 0, 1.5)
+    stranger = Storage(dev, 512, s.data + 4096, a)
+    with pytest.raises(RuntimeError, match="invalid device pointer"):
+        a.free(stranger)
+    stranger._allocator = None  # not this allocator's: its __del__ must not free it again
+    a.free_block(b)
+    with pytest.raises(RuntimeError, match="not allocated"):
+        a.free_block(b)
+    assert a.malloc(512, device_index=0, stream=0).size == 512  # keywords: the Python version
+    assert a.memory_stats(0)["allocation.all.current"] == 2
+
+
+def _sim_stream(dev):
+    return torch.npu.Stream(device=dev)
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(2))
+def test_sweep_on_the_simulator(seed):
+    """The same steps on the simulator's memory: the C-path allocator, then (the device memory it took handed
+    back) the Python one. The simulator's aclrtMalloc is a deterministic best fit, so both get the same
+    addresses. Events are waited for after each step: their completion on the simulator is asynchronous."""
+    gc.collect()
+    torch.npu.synchronize()
+    side = _sim_stream(0)
+    streams = [0, 0, 0, side.handle()]
+    ops = _ops(seed, 300, [0], streams)
+
+    class Driver:
+        """The runtime, with current streams of its own (so the process's stay as they are)."""
+
+        def __init__(self):
+            self.streams = {}
+
+        def __getattr__(self, name):
+            return getattr(RUNTIME, name)
+
+        def current_stream(self, dev):
+            return self.streams.get(dev, 0)
+
+        def set_stream(self, dev, stream):
+            self.streams[dev] = stream
+
+    traces = []
+    try:
+        for nat in (True, False):
+            drv = Driver()
+            alloc = CachingAllocator(drv, pad=32, native=nat)
+            assert alloc.native == nat
+            run = Run(alloc, lambda stream: RUNTIME.synchronize(0), side.handle())
+            trace = []
+            for i, op in enumerate(ops):
+                trace.append(run.step(op))
+                if alloc._devices.get(0) is not None and alloc._devices[0].events:
+                    RUNTIME.synchronize(0)
+                    alloc.synchronize(0)
+                trace.append(run.observe([0], i % 11 == 10))
+            run.close()
+            trace.append(run.observe([0], True))
+            traces.append(trace)
+    finally:
+        torch.npu.synchronize()
+    assert len(traces[0]) == len(traces[1])
+    for i, (x, y) in enumerate(zip(*traces)):
+        assert x == y, (i // 2, ops[i // 2])
