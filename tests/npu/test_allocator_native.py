@@ -258,3 +258,17 @@ def test_sweep_on_the_simulator(seed):
     assert len(traces[0]) == len(traces[1])
     for i, (x, y) in enumerate(zip(*traces)):
         assert x == y, (i // 2, ops[i // 2])
+
+
+@needs_native
+def test_a_storage_from_the_compiled_path_is_the_one_the_python_path_builds():
+    dev = device("npu", 1)
+    made = []
+    for nat in (True, False):
+        a = CachingAllocator(SweepDriver(), pad=32, native=nat)
+        a.allocate(100, dev)  # freed at once: the next one is the common case
+        s = a.allocate(100, dev)
+        made.append((type(s), type(s.nbytes), s.nbytes, s.nbytes(), s.size(), s.data, s.device, s._allocator is a))
+        del s
+        assert a.memory_stats(1)["allocation.all.current"] == 0
+    assert made[0] == made[1]

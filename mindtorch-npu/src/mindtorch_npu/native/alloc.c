@@ -101,7 +101,7 @@ typedef struct {
     int bad;       /* a counter did not fit: not the common case */
 } counters;
 
-static long long get(counters *c, hot_t *h, int i)
+static inline long long get(counters *c, hot_t *h, int i)
 {
     if (!(h->have & (1u << i))) {
         if (!small_int(SLOT(h->obj, h_off[i]), &h->v[i])) {
@@ -113,7 +113,7 @@ static long long get(counters *c, hot_t *h, int i)
     return h->v[i];
 }
 
-static void set(hot_t *h, int i, long long v)
+static inline void set(hot_t *h, int i, long long v)
 {
     h->v[i] = v;
     h->have |= 1u << i;
@@ -126,8 +126,9 @@ static int counters_init(counters *c, PyObject *pool)
     if (k == NULL || o == NULL || a == NULL || Py_TYPE(k) != hot_type || Py_TYPE(o) != hot_type ||
         Py_TYPE(a) != hot_type)
         return 0;
-    memset(c, 0, sizeof *c);
     c->k.obj = k, c->o.obj = o, c->a.obj = a;
+    c->k.have = c->k.dirty = c->o.have = c->o.dirty = c->a.have = c->a.dirty = 0;
+    c->bad = 0;
     return 1;
 }
 
@@ -135,19 +136,19 @@ static int counters_init(counters *c, PyObject *pool)
 static int counters_commit(counters *c)
 {
     hot_t *hs[3] = {&c->k, &c->o, &c->a};
-    PyObject *made[3][NH] = {{0}};
+    PyObject *made[3 * NH];
+    int n = 0;
     for (int j = 0; j < 3; j++)
-        for (int i = 0; i < NH; i++)
-            if (hs[j]->dirty & (1u << i) && (made[j][i] = PyLong_FromLongLong(hs[j]->v[i])) == NULL) {
-                for (int jj = 0; jj < 3; jj++)
-                    for (int ii = 0; ii < NH; ii++)
-                        Py_XDECREF(made[jj][ii]);
+        for (unsigned bits = hs[j]->dirty; bits; bits &= bits - 1)
+            if ((made[n++] = PyLong_FromLongLong(hs[j]->v[__builtin_ctz(bits)])) == NULL) {
+                while (--n > 0)
+                    Py_DECREF(made[n - 1]);
                 return -1;
             }
+    n = 0;
     for (int j = 0; j < 3; j++)
-        for (int i = 0; i < NH; i++)
-            if (made[j][i] != NULL)
-                put(hs[j]->obj, h_off[i], made[j][i]);
+        for (unsigned bits = hs[j]->dirty; bits; bits &= bits - 1)
+            put(hs[j]->obj, h_off[__builtin_ctz(bits)], made[n++]);
     return 0;
 }
 
@@ -387,8 +388,78 @@ typedef struct {
     PyObject *devices;        /* its _devices dict */
     PyObject *current_stream; /* its _current_stream */
     PyObject *storage_type;
+    PyObject *nbytes_type; /* Storage keeps nbytes as this int subclass; NULL: build storages by calling the class */
     long long pad;
 } Fast;
+
+/* Storage's slots, for a Storage built without its Python __init__ when build_storage() checked that is the same */
+enum { S_DEVICE, S_NBYTES, S_DATA, S_ALLOCATOR, NS };
+static const char *S_NAMES[NS] = {"device", "nbytes", "data", "_allocator"};
+static Py_ssize_t s_off[NS];
+
+/* whether Storage(device, nbytes, data, allocator) only stores its arguments (nbytes as an int subclass): a
+   probe built the Python way must read back as the slots say; sets f->nbytes_type when it does */
+static int learn_storage(Fast *f, PyTypeObject *tp)
+{
+    Py_ssize_t off[NS];
+    for (int i = 0; i < NS; i++)
+        if ((off[i] = slot_of(tp, S_NAMES[i])) < 0) {
+            PyErr_Clear();
+            return 0;
+        }
+    if (tp->tp_new != PyBaseObject_Type.tp_new || tp->tp_dictoffset != 0)
+        return 0;
+    PyObject *device = PyTuple_New(0), *seven = PyLong_FromLong(7), *data = PyLong_FromLong(4097);
+    PyObject *probe = NULL;
+    if (device != NULL && seven != NULL && data != NULL) {
+        PyObject *args[4] = {device, seven, data, Py_None};
+        probe = PyObject_Vectorcall((PyObject *)tp, args, 4, NULL);
+    }
+    int ok = 0;
+    if (probe != NULL && Py_TYPE(probe) == tp) {
+        PyObject *nb = SLOT(probe, off[S_NBYTES]);
+        ok = SLOT(probe, off[S_DEVICE]) == device && SLOT(probe, off[S_DATA]) == data &&
+             SLOT(probe, off[S_ALLOCATOR]) == Py_None && nb != NULL && PyLong_Check(nb) &&
+             PyLong_AsLong(nb) == 7 && Py_TYPE(nb)->tp_dictoffset == 0;
+        if (ok) {
+            memcpy(s_off, off, sizeof off);
+            Py_INCREF(Py_TYPE(nb));
+            f->nbytes_type = (PyObject *)Py_TYPE(nb);
+        }
+    }
+    Py_XDECREF(probe);
+    Py_XDECREF(device);
+    Py_XDECREF(seven);
+    Py_XDECREF(data);
+    PyErr_Clear();
+    return ok;
+}
+
+/* Storage(device, nbytes, data, owner) */
+static PyObject *new_storage(Fast *f, PyObject *device, PyObject *nbytes, PyObject *data)
+{
+    if (f->nbytes_type == NULL) {
+        PyObject *args[4] = {device, nbytes, data, f->owner};
+        return PyObject_Vectorcall(f->storage_type, args, 4, NULL);
+    }
+    PyObject *nb = PyObject_CallOneArg(f->nbytes_type, nbytes);
+    if (nb == NULL)
+        return NULL;
+    PyTypeObject *tp = (PyTypeObject *)f->storage_type;
+    PyObject *st = tp->tp_alloc(tp, 0);
+    if (st == NULL) {
+        Py_DECREF(nb);
+        return NULL;
+    }
+    Py_INCREF(device);
+    Py_INCREF(data);
+    Py_INCREF(f->owner);
+    put(st, s_off[S_DEVICE], device);
+    put(st, s_off[S_NBYTES], nb);
+    put(st, s_off[S_DATA], data);
+    put(st, s_off[S_ALLOCATOR], f->owner);
+    return st;
+}
 
 /* the token protocol of CachingAllocator: list.pop / list.append on a list of True (the GIL is held) */
 static int take_token(PyObject *token)
@@ -496,11 +567,7 @@ static PyObject *fast_allocate(Fast *f, PyObject *const *args, size_t nargsf, Py
         Py_XDECREF(block);
         return rc < 0 ? NULL : fallback(f, fb_allocate, args, nargsf, kwnames);
     }
-    PyObject *storage = NULL;
-    if (drain(f) == 0) {
-        PyObject *sargs[4] = {D(d, D_DEVICE), nbytes_obj, B(block, B_PTR), f->owner};
-        storage = PyObject_Vectorcall(f->storage_type, sargs, 4, NULL);
-    }
+    PyObject *storage = drain(f) == 0 ? new_storage(f, D(d, D_DEVICE), nbytes_obj, B(block, B_PTR)) : NULL;
     Py_DECREF(block);
     Py_DECREF(d);
     return storage;
@@ -511,18 +578,29 @@ static PyObject *fast_free(Fast *f, PyObject *const *args, size_t nargsf, PyObje
 {
     if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL)
         return fallback(f, fb_free, args, nargsf, kwnames);
-    PyObject *storage = args[0];
-    PyObject *ptr = PyObject_GetAttr(storage, s_data);
-    if (ptr == NULL)
-        return NULL;
+    PyObject *storage = args[0], *ptr, *dev;
+    if (f->nbytes_type != NULL && Py_TYPE(storage) == (PyTypeObject *)f->storage_type) {
+        ptr = SLOT(storage, s_off[S_DATA]), dev = SLOT(storage, s_off[S_DEVICE]);
+        if (ptr == NULL || dev == NULL)
+            return fallback(f, fb_free, args, nargsf, kwnames);
+        Py_INCREF(ptr);
+        Py_INCREF(dev);
+    } else {
+        if ((ptr = PyObject_GetAttr(storage, s_data)) == NULL)
+            return NULL;
+        if ((dev = PyObject_GetAttr(storage, s_device)) == NULL) {
+            Py_DECREF(ptr);
+            return NULL;
+        }
+    }
     long long p;
     if (!small_int(ptr, &p) || p == 0) {
         Py_DECREF(ptr);
+        Py_DECREF(dev);
         return fallback(f, fb_free, args, nargsf, kwnames);
     }
-    PyObject *dev = PyObject_GetAttr(storage, s_device);
-    PyObject *index = dev != NULL ? device_index(dev) : NULL;
-    Py_XDECREF(dev);
+    PyObject *index = device_index(dev);
+    Py_DECREF(dev);
     if (index == NULL) {
         Py_DECREF(ptr);
         return NULL;
@@ -642,6 +720,7 @@ static PyObject *Fast_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
     f->owner = owner, f->storage_type = storage_type, f->pad = pad_v;
     f->token = token, f->deferred = deferred, f->devices = devices, f->current_stream = current;
     token = deferred = devices = current = NULL;
+    learn_storage(f, (PyTypeObject *)storage_type);
 out:
     Py_XDECREF(token);
     Py_XDECREF(deferred);
@@ -659,6 +738,7 @@ static int Fast_traverse(Fast *f, visitproc visit, void *arg)
     Py_VISIT(f->devices);
     Py_VISIT(f->current_stream);
     Py_VISIT(f->storage_type);
+    Py_VISIT(f->nbytes_type);
     return 0;
 }
 
@@ -670,6 +750,7 @@ static int Fast_clear(Fast *f)
     Py_CLEAR(f->devices);
     Py_CLEAR(f->current_stream);
     Py_CLEAR(f->storage_type);
+    Py_CLEAR(f->nbytes_type);
     return 0;
 }
 
