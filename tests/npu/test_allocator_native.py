@@ -272,3 +272,17 @@ def test_a_storage_from_the_compiled_path_is_the_one_the_python_path_builds():
         del s
         assert a.memory_stats(1)["allocation.all.current"] == 0
     assert made[0] == made[1]
+
+
+@needs_native
+def test_a_subclass_that_overrides_what_the_c_path_mirrors_keeps_python():
+    class Counting(CachingAllocator):
+        def _release(self, d, block):
+            return super()._release(d, block)
+
+    class Streams(CachingAllocator):
+        def record_stream(self, storage, stream):
+            return super().record_stream(storage, stream)
+
+    assert not Counting(SweepDriver()).native
+    assert Streams(SweepDriver()).native

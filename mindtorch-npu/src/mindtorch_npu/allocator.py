@@ -30,6 +30,11 @@ their descriptors' addresses. Rounding, pools, split thresholds, per-stream reus
 events, retry on out-of-memory and the statistics follow PyTorch's rules; max_split_size and
 expandable segments are not implemented (max_split_size reads -1, oversize stats stay 0).
 
+The common case (an exact-size free block at the top of its heap on allocate/malloc; a block back onto a heap
+of its size on free/free_block; no record_stream events outstanding) runs in C when native/alloc.c is built
+(mindtorch_npu.native._alloc): it mirrors the methods here, which stay the reference and run everything else.
+MINDTORCH_NPU_NO_NATIVE=1, or CachingAllocator(..., native=False), keeps the Python versions throughout.
+
 Graph pools (NPU graphs): while a stream captures, its allocations come from a private pool of the
 graph (or shared between graphs by a pool id); a block of that pool goes back to it when freed, so
 eager code never reuses memory a captured graph replays into, and the pool's segments go back to the
@@ -463,10 +468,11 @@ class CachingAllocator:
         if (
             native
             and _native is not None
-            and all(getattr(type(self), m) is getattr(CachingAllocator, m) for m in _NATIVE_METHODS)
+            and all(getattr(type(self), m) is getattr(CachingAllocator, m) for m in _NATIVE_MIRRORS)
         ):
             # the C versions shadow the methods on this instance; they run the methods below for all but the
-            # common case, so the Python code stays the reference
+            # common case, so the Python code stays the reference. They hold _token, _deferred, _devices,
+            # _current_stream and _pad as they are now: those are never rebound
             fast = _native.Fast(self, Storage)
             for name in _NATIVE_METHODS:
                 setattr(self, name, getattr(fast, name))
@@ -1224,6 +1230,8 @@ class CachingAllocator:
 
 
 _NATIVE_METHODS = ("allocate", "free", "malloc", "free_block")
+# what the C versions mirror: a subclass that overrides any of these keeps the Python versions
+_NATIVE_MIRRORS = (*_NATIVE_METHODS, "_malloc", "_release", "_put_back", "_inactive_split", "_pending_peaks")
 if _native is not None:
     _native.setup(
         Block,
