@@ -13,9 +13,7 @@
    new segments, events, a long deferred list, bad arguments) returns to the Python version before
    anything changed. Every counter, block field and heap ends as the Python code leaves it. */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
+#include "slots.h"
 
 enum { B_PTR, B_SIZE, B_REQUESTED, B_POOL, B_SEG, B_PREV, B_NEXT, B_STATE, B_STREAM_USES, NB };
 static const char *B_NAMES[NB] = {"ptr", "size", "requested", "pool", "seg", "prev", "next", "state", "stream_uses"};
@@ -35,11 +33,10 @@ static PyObject *fb_allocate, *fb_free, *fb_malloc, *fb_free_block; /* the Pytho
 static long long small_size, min_block, deferred_limit;
 static PyObject *s_drain, *s_index, *s_data, *s_device;
 
-#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
-#define B(o, i) SLOT(o, b_off[i])
-#define G(o, i) SLOT(o, g_off[i])
-#define P(o, i) SLOT(o, p_off[i])
-#define D(o, i) SLOT(o, d_off[i])
+#define B(o, i) AT(o, b_off[i])
+#define G(o, i) AT(o, g_off[i])
+#define P(o, i) AT(o, p_off[i])
+#define D(o, i) AT(o, d_off[i])
 
 /* the slot at offset `off` of obj takes `v` (a new reference, stolen) */
 static inline void put(PyObject *obj, Py_ssize_t off, PyObject *v)
@@ -48,16 +45,6 @@ static inline void put(PyObject *obj, Py_ssize_t off, PyObject *v)
     PyObject *old = *at;
     *at = v;
     Py_XDECREF(old);
-}
-
-static Py_ssize_t slot_of(PyTypeObject *tp, const char *name)
-{
-    PyObject *d = PyDict_GetItemString(tp->tp_dict, name); /* borrowed */
-    if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
-        PyErr_Format(PyExc_TypeError, "%s has no slot %s", tp->tp_name, name);
-        return -1;
-    }
-    return ((PyMemberDescrObject *)d)->d_member->offset;
 }
 
 static int slots_of(PyObject *tp, const char **names, int n, Py_ssize_t *out, PyTypeObject **type)
@@ -104,7 +91,7 @@ typedef struct {
 static inline long long get(counters *c, hot_t *h, int i)
 {
     if (!(h->have & (1u << i))) {
-        if (!small_int(SLOT(h->obj, h_off[i]), &h->v[i])) {
+        if (!small_int(AT(h->obj, h_off[i]), &h->v[i])) {
             c->bad = 1;
             h->v[i] = 0;
         }
@@ -417,9 +404,9 @@ static int learn_storage(Fast *f, PyTypeObject *tp)
     }
     int ok = 0;
     if (probe != NULL && Py_TYPE(probe) == tp) {
-        PyObject *nb = SLOT(probe, off[S_NBYTES]);
-        ok = SLOT(probe, off[S_DEVICE]) == device && SLOT(probe, off[S_DATA]) == data &&
-             SLOT(probe, off[S_ALLOCATOR]) == Py_None && nb != NULL && PyLong_Check(nb) &&
+        PyObject *nb = AT(probe, off[S_NBYTES]);
+        ok = AT(probe, off[S_DEVICE]) == device && AT(probe, off[S_DATA]) == data &&
+             AT(probe, off[S_ALLOCATOR]) == Py_None && nb != NULL && PyLong_Check(nb) &&
              PyLong_AsLong(nb) == 7 && Py_TYPE(nb)->tp_dictoffset == 0;
         if (ok) {
             memcpy(s_off, off, sizeof off);
@@ -521,7 +508,7 @@ static PyObject *device_state(Fast *f, PyObject *index)
 static PyObject *device_index(PyObject *device)
 {
     if (device != NULL && Py_TYPE(device) == device_type) {
-        PyObject *index = SLOT(device, index_off);
+        PyObject *index = AT(device, index_off);
         Py_XINCREF(index);
         if (index == NULL)
             PyErr_SetString(PyExc_AttributeError, "index");
@@ -580,7 +567,7 @@ static PyObject *fast_free(Fast *f, PyObject *const *args, size_t nargsf, PyObje
         return fallback(f, fb_free, args, nargsf, kwnames);
     PyObject *storage = args[0], *ptr, *dev;
     if (f->nbytes_type != NULL && Py_TYPE(storage) == (PyTypeObject *)f->storage_type) {
-        ptr = SLOT(storage, s_off[S_DATA]), dev = SLOT(storage, s_off[S_DEVICE]);
+        ptr = AT(storage, s_off[S_DATA]), dev = AT(storage, s_off[S_DEVICE]);
         if (ptr == NULL || dev == NULL)
             return fallback(f, fb_free, args, nargsf, kwnames);
         Py_INCREF(ptr);
