@@ -153,9 +153,14 @@ def check_op(op, what):
         )
 
 
+_PASSED = set()  # (op, dtype) that check_dtype let through: a process sees one chip, kernels ask per call
+
+
 def check_dtype(op, dtype, what):
     """The chip has operator `op` and `op` takes `dtype`: NotImplementedError naming the chip for an operator
     its family lacks, TypeError for a dtype the chip cannot hold, RuntimeError naming the dtypes `op` takes."""
+    if (op, dtype) in _PASSED:
+        return
     check_op(op, what)
     check_chip_dtype(dtype, f"aclnn{op}")
     if not supports(op, dtype):
@@ -164,6 +169,7 @@ def check_dtype(op, dtype, what):
         raise RuntimeError(
             f"\"{what}\" not implemented for '{dtype}' on npu ({RUNTIME.soc_name()}): aclnn{op} supports {listed}"
         )
+    _PASSED.add((op, dtype))
 
 
 def refusal(op, args, code):
@@ -194,7 +200,11 @@ def refusal(op, args, code):
 
 def check_chip_dtype(dtype, what):
     """A dtype this chip cannot hold at all is a TypeError naming the chip (no silent widening)."""
-    if dtype not in chip_dtypes():
+    if (None, dtype) in _PASSED:
+        return
+    if dtype in chip_dtypes():
+        _PASSED.add((None, dtype))
+    else:
         raise TypeError(
             f"{what}: {dtype} is not supported on {RUNTIME.soc_name()} (family {family()}); "
             f"this chip holds {', '.join(sorted(str(d) for d in chip_dtypes()))}"
