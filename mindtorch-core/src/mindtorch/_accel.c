@@ -15,6 +15,11 @@
    set_new(fn)
        fn(Tensor) builds each new tensor instead of the type's allocator (None: the allocator);
        the Python side sets it while tensors must be marked (inference mode)
+   setup_cat(meta_type, general)
+       learns where TensorMeta keeps its slots, and cat's shape rule in Python
+   cat_meta(tensors, dim=0)
+       cat's shape rule (ops/indexing.py's _cat_meta) for tensors of one dtype and rank, matching
+       but along dim; anything else is general(tensors, dim), which keeps every check and message
 
    Built by mindtorch._accel_build; nothing here is required: without it the Python versions run. */
 
@@ -340,6 +345,113 @@ static PyObject *set_new(PyObject *self, PyObject *fn)
     Py_RETURN_NONE;
 }
 
+/* cat's shape rule: the common case here, the rest (promotion, legacy empty tensors, errors) in Python */
+static PyTypeObject *meta_type = NULL;
+static Py_ssize_t meta_shape_offset, meta_dtype_offset;
+static PyObject *cat_general = NULL;
+
+static PyObject *setup_cat(PyObject *self, PyObject *args)
+{
+    PyTypeObject *mt;
+    PyObject *general;
+    if (!PyArg_ParseTuple(args, "O!O", &PyType_Type, &mt, &general))
+        return NULL;
+    Py_ssize_t shape = slot_of(mt, "shape"), dtype = slot_of(mt, "dtype");
+    if (shape < 0 || dtype < 0)
+        return NULL;
+    if (mt->tp_dictoffset != 0 || !PyCallable_Check(general)) {
+        PyErr_SetString(PyExc_TypeError, "setup_cat(meta_type with slots only, callable general)");
+        return NULL;
+    }
+    meta_shape_offset = shape;
+    meta_dtype_offset = dtype;
+    Py_INCREF(mt);
+    Py_XSETREF(meta_type, mt);
+    Py_INCREF(general);
+    Py_XSETREF(cat_general, general);
+    Py_RETURN_NONE;
+}
+
+/* the value of a shape's entry, or -1 when it is not a plain int */
+static inline Py_ssize_t size_of(PyObject *v)
+{
+    if (!PyLong_CheckExact(v))
+        return -1;
+    Py_ssize_t n = PyLong_AsSsize_t(v);
+    if (n == -1)
+        PyErr_Clear();
+    return n;
+}
+
+/* the TensorMeta of the common case, or NULL without an error when it does not apply */
+static PyObject *cat_meta_common(PyObject *tensors, PyObject *dim)
+{
+    if (!(PyTuple_CheckExact(tensors) || PyList_CheckExact(tensors)) || !PyLong_CheckExact(dim))
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(tensors);
+    PyObject *const *items = PySequence_Fast_ITEMS(tensors);
+    if (n == 0 || Py_TYPE(items[0]) != tensor_type)
+        return NULL;
+    PyObject *shape = SLOT(items[0], S_SHAPE), *dtype = SLOT(items[0], S_DTYPE);
+    if (shape == NULL || dtype == NULL || !PyTuple_CheckExact(shape))
+        return NULL;
+    Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+    int overflow;
+    long dl = PyLong_AsLongAndOverflow(dim, &overflow);
+    if (nd == 0 || overflow || dl < -nd || dl >= nd || (nd == 1 && size_of(PyTuple_GET_ITEM(shape, 0)) == 0))
+        return NULL; /* 0-dim, a dim out of range, or the legacy empty (0,) first */
+    Py_ssize_t d = dl < 0 ? dl + nd : dl, total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = items[i];
+        if (Py_TYPE(t) != tensor_type || SLOT(t, S_DTYPE) != dtype)
+            return NULL;
+        PyObject *s = SLOT(t, S_SHAPE);
+        if (s == NULL || !PyTuple_CheckExact(s) || PyTuple_GET_SIZE(s) != nd)
+            return NULL;
+        for (Py_ssize_t j = 0; j < nd && s != shape; j++) {
+            PyObject *a = PyTuple_GET_ITEM(s, j), *b = PyTuple_GET_ITEM(shape, j);
+            if (j != d && a != b && (size_of(a) < 0 || size_of(a) != size_of(b)))
+                return NULL;
+        }
+        Py_ssize_t k = size_of(PyTuple_GET_ITEM(s, d));
+        if (k < 0)
+            return NULL;
+        total += k;
+    }
+    PyObject *out_shape = PyTuple_New(nd);
+    if (out_shape == NULL)
+        return NULL;
+    for (Py_ssize_t j = 0; j < nd; j++) {
+        PyObject *v = j == d ? PyLong_FromSsize_t(total) : Py_NewRef(PyTuple_GET_ITEM(shape, j));
+        if (v == NULL) {
+            Py_DECREF(out_shape);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out_shape, j, v);
+    }
+    PyObject *m = meta_type->tp_alloc(meta_type, 0);
+    if (m != NULL) {
+        store(m, meta_shape_offset, out_shape);
+        store(m, meta_dtype_offset, dtype);
+    }
+    Py_DECREF(out_shape);
+    return m;
+}
+
+static PyObject *cat_meta(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (meta_type == NULL || tensor_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "mindtorch._accel.setup() and setup_cat() were not called");
+        return NULL;
+    }
+    if (kwnames == NULL && (nargs == 1 || nargs == 2)) {
+        PyObject *m = cat_meta_common(args[0], nargs == 2 ? args[1] : zero);
+        if (m != NULL || PyErr_Occurred())
+            return m;
+    }
+    return PyObject_Vectorcall(cat_general, args, nargs, kwnames);
+}
+
 static PyMethodDef methods[] = {
     {"make_lazy_tensor", (PyCFunction)(void (*)(void))make_lazy_tensor, METH_FASTCALL, "A tensor over a host array."},
     {"host_result", (PyCFunction)(void (*)(void))host_result, METH_FASTCALL, "A tensor over a small host result."},
@@ -347,6 +459,8 @@ static PyMethodDef methods[] = {
     {"setup_saved", setup_saved, METH_VARARGS, "Learn SavedTensor's and VersionCounter's slots."},
     {"saved_input", saved_input, METH_O, "A SavedTensor of a tensor at its current version."},
     {"set_new", set_new, METH_O, "The constructor of new tensors (None: the type's allocator)."},
+    {"setup_cat", setup_cat, METH_VARARGS, "Learn TensorMeta's slots and cat's shape rule in Python."},
+    {"cat_meta", (PyCFunction)(void (*)(void))cat_meta, METH_FASTCALL | METH_KEYWORDS, "cat's shape rule."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -6,6 +6,7 @@ shape rule: the meta device raises NotImplementedError.
 """
 
 from .. import _dtype as D
+from .._accel_load import ACCEL as _ACCEL
 from .._geometry import broadcast_all, broadcast_shapes, numel, wrap_dim, wrap_dims
 from . import meta as M
 from .formulas import SCATTER_REDUCE_ALIASES, torch
@@ -205,9 +206,16 @@ def _cat_mismatch(i, s, ref, d):
     )
 
 
+# the Python versions of what mindtorch._accel may replace: the reference its tests compare with
+PYTHON_TWINS = {"cat_meta": _cat_meta}
+cat_meta = _cat_meta
+if _ACCEL is not None:  # the compiled twin, which hands anything but the common case to _cat_meta
+    _ACCEL.setup_cat(TensorMeta, _cat_meta)
+    cat_meta = _ACCEL.cat_meta
+
 defop(
     "cat(Tensor[] tensors, int dim=0) -> Tensor",
-    meta=_cat_meta,
+    meta=cat_meta,
     out=True,
     method=False,
     family=F,
