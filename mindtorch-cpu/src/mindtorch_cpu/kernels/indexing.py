@@ -1,8 +1,11 @@
 """Indexing and joining kernels over NumPy views."""
 
+from functools import partial
+
 import numpy as np
 
 from ..convert import TO_NP, arr, assignable, wrap
+from ..native import ENTRY
 from . import kernel_table
 
 KERNELS, kernel = kernel_table()
@@ -98,8 +101,9 @@ def _index_put(self, indices, values, accumulate=False):
 _both("index_put")(_index_put)
 
 
-@kernel("cat")
 def cat(m, tensors, dim=0):
+    """cat over NumPy views: the reference of the compiled kernel (native/host_cat.c), which runs
+    it for whatever is not its common case."""
     dt = TO_NP[m.dtype]
     parts = []
     cast = False
@@ -117,6 +121,11 @@ def cat(m, tensors, dim=0):
         return wrap(np.concatenate(parts, dim % len(m.shape)), m.dtype)
     # one pass: each part is cast as it is copied in (no converted temporaries)
     return wrap(np.concatenate(parts, axis=dim % len(m.shape), dtype=dt, casting="unsafe"), m.dtype)
+
+
+# the compiled kernel when the entry has it (not through ctypes: its saving is the Python around the copies)
+_MT_CAT = getattr(ENTRY, "mt_cat", None)
+kernel("cat")(cat if _MT_CAT is None else partial(_MT_CAT, cat, wrap, TO_NP, np.empty))
 
 
 # --- gather / scatter -------------------------------------------------------------

@@ -156,6 +156,8 @@ ENTRY_I64(mt_conv2d_f32, "rrrwri", mt_conv2d_f32(A(0).p, A(1).p, A(2).p, A(3).p,
 ENTRY_I64(mt_conv2d_input_f32, "rrwri", mt_conv2d_input_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).i))
 ENTRY_I64(mt_conv2d_weight_f32, "rrwri", mt_conv2d_weight_f32(A(0).p, A(1).p, A(2).p, A(3).p, A(4).i))
 
+#include "host_cat.c" /* a whole kernel over tensors, not a wrapper of kernels.c: no ctypes twin */
+
 #define M(name) {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, NULL}
 static PyMethodDef methods[] = {
     M(mt_exp_f32),
@@ -184,6 +186,7 @@ static PyMethodDef methods[] = {
     M(mt_conv2d_f32),
     M(mt_conv2d_input_f32),
     M(mt_conv2d_weight_f32),
+    M(mt_cat),
     {NULL, NULL, 0, NULL},
 };
 
@@ -192,7 +195,7 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
-MT_API PyObject *MT_CAT(PyInit_, MT_MODULE)(void) { return PyModule_Create(&module); }
+MT_API PyObject *MT_CAT(PyInit_, MT_MODULE)(void) { return cat_init() < 0 ? NULL : PyModule_Create(&module); }
 
 /* The Python version (major << 8 | minor) this entry was compiled for: the loader asks it through
  * ctypes before importing, since an extension built for another version must not be imported. */
