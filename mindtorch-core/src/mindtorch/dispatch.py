@@ -457,9 +457,7 @@ def call_out(op, out, args):
         )
     if not isinstance(out, Tensor):
         raise TypeError(f"{op.name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if _grad.enabled and (
-        out._requires_grad or any(isinstance(args[i], Tensor) and args[i]._requires_grad for i in op.tensor_params)
-    ):
+    if _grad.enabled and (out._requires_grad or any(_any_requires_grad(args[i]) for i in op.tensor_params)):
         raise RuntimeError(
             f"{op.name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
@@ -473,6 +471,13 @@ def call_out(op, out, args):
             args[op.device_param] = out.device
         args = tuple(args)
     return call_out_copy(op, out, call(op, args))
+
+
+def _any_requires_grad(a):
+    """Whether the tensor `a`, or a tensor of the list `a` (cat's inputs), requires grad."""
+    if isinstance(a, Tensor):
+        return a._requires_grad
+    return isinstance(a, (list, tuple)) and any(isinstance(t, Tensor) and t._requires_grad for t in a)
 
 
 def call_out_copy(op, out, result):
