@@ -127,6 +127,7 @@ def cpu(session):
 # what the cpu session runs a second time with MINDTORCH_NO_ACCEL=1 (besides tests/autograd)
 ACCEL_OFF_TESTS = [
     "tests/cpu/test_accelerator.py",
+    "tests/cpu/test_cat_paths.py",
     "tests/cpu/test_lazy_storage.py",
     "tests/cpu/test_pointwise.py",
     "tests/cpu/test_reduction.py",
@@ -193,6 +194,13 @@ def parity(session):
     session.env["MINDTORCH_REQUIRE_TORCH"] = "1"
     session.env["MINDTORCH_CPU_REQUIRE_NATIVE"] = "1"
     _pytest(session, "tests/parity")
+    # the Python shape rules and NumPy kernels that compiled paths stand in for, against PyTorch too
+    python_paths = {"MINDTORCH_NO_ACCEL": "1", "MINDTORCH_CPU_NATIVE_ENTRY": "ctypes"}
+    session.run("pytest", "-q", "-p", "no:cacheprovider", *PYTHON_PATH_PARITY, *session.posargs, env=python_paths)
+
+
+# what the parity session runs a second time without core's accelerator or the cpu backend's entry
+PYTHON_PATH_PARITY = ("tests/parity/ops/test_joining.py",)
 
 
 TRANSFORMERS = "transformers==5.23.0"
