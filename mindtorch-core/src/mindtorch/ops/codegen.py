@@ -109,7 +109,11 @@ def _signature_parts(op, method, with_out):
             varargs = n
             kw_started = True
             continue
-        if p.has_default:
+        if _unset_name(params, i, n, varargs) == "_U_" + n:  # unset, not the default: see _Unset
+            defaults["_D_" + n] = p.default
+            defaults["_U_" + n] = _Unset(p.default)
+            parts.append(f"{n}=_U_{n}")
+        elif p.has_default:
             defaults["_D_" + n] = p.default
             parts.append(f"{n}=_D_{n}")
         elif _aliasable(params, i, n, varargs):  # required, but may come under its NumPy name: checked in the body
@@ -139,6 +143,25 @@ class _Missing:
 _MISSING = _Missing()
 
 
+class _Unset:
+    """The default of a parameter that has a NumPy alias, until the call says otherwise: a marker of its
+    own, since `cat(ts, 0, axis=1)` passes the very object that is dim's default (0) and must be refused;
+    shown as the default."""
+
+    __slots__ = ("default",)
+
+    def __init__(self, default):
+        self.default = default
+
+    def __repr__(self):
+        return repr(self.default)
+
+
+def _unset_name(params, i, name, varargs):
+    """The name of the marker parameter i holds while the call has not set it."""
+    return f"_U_{name}" if params[i].has_default and _aliasable(params, i, name, varargs) else f"_D_{name}"
+
+
 def _aliasable(params, i, name, varargs):
     """Whether parameter i may be given by a NumPy alias: it has a default, or every later positional one does
     (so it can take a "required" sentinel default); never the varargs sizes."""
@@ -160,6 +183,7 @@ def _unpack_varargs(op, names, v, fname, method):
     # `x.view(2, 3)` packs ints; `x.split([1, 3], 1)` gives the list itself, then the following positionals
     start = names.index(v) + 1
     follow = [n for p, n in zip(op.params[start:], names[start:]) if not p.kwarg_only]
+    unset = {n: _unset_name(op.params, i, n, v) for i, n in enumerate(names)}
     lines = [
         f"if not ({v}[0].__class__ is int or _h_is_int({v}[0])):",
         f"    {v}, _rest = {v}[0], {v}[1:]",
@@ -169,7 +193,7 @@ def _unpack_varargs(op, names, v, fname, method):
     for k, n in enumerate(follow):
         lines += [
             f"    if len(_rest) > {k}:",
-            f"        if {n} is not _D_{n}: raise TypeError(\"{fname}() got multiple values for argument '{n}'\")",
+            f"        if {n} is not {unset[n]}: raise TypeError(\"{fname}() got multiple values for argument '{n}'\")",
             f"        {n} = _rest[{k}]",
         ]
     return lines
@@ -190,14 +214,19 @@ def _body(op, method, names, varargs, raise_errors):
             lines.append(f"elif {v} is _D_{v}: raise TypeError(\"{fname}() missing required argument '{v}'\")")
     aliased = [(p, n) for i, (p, n) in enumerate(zip(op.params, names)) if _aliasable(op.params, i, n, varargs)]
     if aliased:
-        for _, n in aliased:
+        for i, (p, n) in enumerate(zip(op.params, names)):
+            if not _aliasable(op.params, i, n, varargs):
+                continue
+            unset = _unset_name(op.params, i, n, varargs)
             for alias in NUMPY_ALIASES[n]:
                 lines.append(f"if {alias} is not _MISSING:")
                 lines.append(
-                    f'    if {n} is not _D_{n}: raise TypeError("{fname}() got an unexpected keyword '
+                    f'    if {n} is not {unset}: raise TypeError("{fname}() got an unexpected keyword '
                     f"argument '{alias}'\")"
                 )
                 lines.append(f"    {n} = {alias}")
+            if p.has_default:
+                lines.append(f"if {n} is _U_{n}: {n} = _D_{n}")
         for p, n in aliased:
             if not p.has_default:
                 lines.append(f"if {n} is _D_{n}: raise TypeError(\"{fname}() missing required argument '{n}'\")")
