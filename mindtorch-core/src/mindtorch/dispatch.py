@@ -74,7 +74,18 @@ def normalize_device(d):
     return n
 
 
+# cat and the composites that end in it: PyTorch's cat checks its inputs' devices (0-dim CPU tensors
+# too, before any other check) and out='s dtype with messages of its own; the composites leave it to cat
+CAT_FAMILY = frozenset(
+    ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "dstack", "column_stack")
+)
+
+
 def _mixed_device(op, dev, t, args):
+    if op.name in CAT_FAMILY:
+        if op.name == "cat":
+            raise RuntimeError(f"Tensor on device {t.device} is not on the expected device {dev}!")
+        return dev  # the composite's own checks, then cat's
     # a 0-dim CPU tensor may join a computation on another device (as in PyTorch), on either side
     if t.device.type == "cpu" and not t._shape:
         return dev
@@ -458,8 +469,9 @@ def call_out(op, out, args):
     if not isinstance(out, Tensor):
         raise TypeError(f"{op.name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if _grad.enabled and (out._requires_grad or any(_any_requires_grad(args[i]) for i in op.tensor_params)):
+        name = "cat" if op.name in CAT_FAMILY and op.name != "stack" else op.name  # PyTorch's composites' out=
         raise RuntimeError(
-            f"{op.name}(): functions with out=... arguments don't support automatic "
+            f"{name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
         )
     if op.device_param is not None:  # a factory: out's dtype and device unless given
@@ -484,6 +496,8 @@ def call_out_copy(op, out, result):
     if not isinstance(out, Tensor):
         raise TypeError(f"{op.name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if result.dtype is not out.dtype and not D.can_cast(result.dtype, out.dtype):
+        if op.name in CAT_FAMILY:
+            raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {_tname(out.dtype)}")
         raise RuntimeError(
             f"result type {_tname(result.dtype)} can't be cast to the desired output type {_tname(out.dtype)}"
         )

@@ -24,8 +24,20 @@ def type_name(v):
 
 def arg_error(fname, pname, pos, value, expected):
     """One signature's refusal: names the value's own type (`list`), as PyTorch's parser does; the element
-    types (`list of [float]`) are only in its message for several signatures."""
+    types (`list of [float]`) are only in its message for several signatures. A list of tensors with
+    something else in it is refused for that element, as PyTorch's parser does."""
+    if expected == "tuple of Tensors" and isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            if not isinstance(v, Tensor):
+                return TypeError(f"expected Tensor as element {i} in argument {pos - 1}, but got {_c_name(type(v))}")
     return TypeError(f"{fname}(): argument '{pname}' (position {pos}) must be {expected}, not {type(value).__name__}")
+
+
+def _c_name(tp):
+    """A type's name as its C struct has it (PyTorch's messages print tp_name): `numpy.ndarray`, `int`."""
+    if tp.__flags__ & (1 << 9) or tp.__module__ == "builtins":  # a class made in Python: its bare name
+        return tp.__name__
+    return f"{tp.__module__}.{tp.__name__}"
 
 
 def is_num(v):
