@@ -294,6 +294,7 @@ SAMPLES = {
     "unsafe_chunk": lambda: (lambda a: _pieces(torch.unsafe_chunk(a, 2, 0), 0, 1), (_x((3, 5)),)),
     "unbind": lambda: (lambda a: _pieces(torch.unbind(a, 1), 0, 3), (_x((3, 5)),)),
     "cat": lambda: (lambda a, b: torch.cat([a, b], 1), (_x(), _x((2, 2), seed=1))),
+    "stack": lambda: (lambda a, b: torch.stack([a, b], 1), (_x(), _x(seed=1))),
     "flip": lambda: (lambda a: torch.flip(a, [0, 1]), (_x(),)),
     "repeat": lambda: (lambda a: a.repeat(2, 1, 2), (_x(),)),
     "gather": lambda: (lambda a: torch.gather(a, 1, _i([[0, 0], [2, 1]])), (_x(),)),

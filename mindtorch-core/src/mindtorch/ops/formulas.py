@@ -542,6 +542,11 @@ def cat_backward(grad, tensors, dim):
     return out
 
 
+def stack_backward(grad, dim):
+    d = wrap_dim(dim, len(grad._shape))
+    return [grad.select(d, i) for i in range(grad._shape[d])]
+
+
 def gather_backward(grad, self, dim, index):
     z = torch.zeros(shape_of(self), dtype=grad.dtype, device=grad.device)
     return z.scatter_add(dim, index, grad)

@@ -237,7 +237,8 @@ defop(
 )
 
 
-def _stack(tensors, dim=0):
+def _stack_checks(tensors, dim):
+    """stack's own checks (PyTorch's order: before cat's); the tensors' shape and the wrapped dim."""
     if len(tensors) == 0:
         raise RuntimeError("stack expects a non-empty TensorList")
     ref = tensors[0]._shape
@@ -247,11 +248,34 @@ def _stack(tensors, dim=0):
                 f"stack expects each tensor to be equal size, but got {fmt_shape(ref)} at entry 0 and "
                 f"{fmt_shape(t._shape)} at entry {i}"
             )
-    d = wrap_dim(dim, len(ref) + 1)
+    return ref, wrap_dim(dim, len(ref) + 1)
+
+
+def _stack_meta(tensors, dim=0):
+    """The shape rule of a backend's stack kernel: stack's checks, then cat's on devices and dtypes."""
+    ref, d = _stack_checks(tensors, dim)
+    dev = tensors[0].device
+    for t in tensors:
+        if t.device is not dev and t.device != dev:
+            raise RuntimeError(f"Tensor on device {t.device} is not on the expected device {dev}!")
+    return M.TensorMeta(ref[:d] + (len(tensors),) + ref[d:], _promoted(tensors))
+
+
+def _stack(tensors, dim=0):
+    """stack on a device without a kernel of its own: cat of the tensors, each given the new dim."""
+    _, d = _stack_checks(tensors, dim)
     return _ops().cat([t.unsqueeze(d) for t in tensors], d)
 
 
-defop("stack(Tensor[] tensors, int dim=0) -> Tensor", composite=_stack, method=False, out=True, family=F)
+defop(
+    "stack(Tensor[] tensors, int dim=0) -> Tensor",
+    meta=_stack_meta,
+    composite=_stack,
+    method=False,
+    out=True,
+    family=F,
+    grad={"tensors": "stack_backward(grad, dim)"},
+)
 
 
 def _nonempty(name, tensors):
