@@ -1,7 +1,7 @@
-"""cat's compiled paths against the Python versions they stand in for, over a generated sweep:
-core's compiled shape rule (mindtorch._accel.cat_meta) against ops.indexing.PYTHON_TWINS["cat_meta"],
-and the cpu backend's compiled kernel (native entry's mt_cat) against its NumPy kernel, which it
-calls for whatever is not its common case. The cpu session runs this file a second time with
+"""cat's and stack's compiled paths against the Python versions they stand in for, over a generated
+sweep: core's compiled shape rule (mindtorch._accel.cat_meta) against
+ops.indexing.PYTHON_TWINS["cat_meta"], and the cpu backend's compiled kernels (native entry's mt_cat,
+mt_stack) against its NumPy kernels, which they call for whatever is not their common case. The cpu session runs this file a second time with
 MINDTORCH_NO_ACCEL=1 (the Python shape rule alone, checked by the behaviour tests at the end)."""
 
 import itertools
@@ -30,10 +30,10 @@ needs_entry = pytest.mark.skipif(
 )
 
 
-def _op():
+def _op(name="cat"):
     from mindtorch.ops.registry import BY_NAME
 
-    return BY_NAME["cat"][0]
+    return BY_NAME[name][0]
 
 
 def _t(shape, dtype=mindtorch.float32, seed=0):
@@ -47,11 +47,14 @@ def test_compiled_paths_are_in_use_where_required():
         assert OI.cat_meta is ACCEL.cat_meta and op.meta is ACCEL.cat_meta
     elif os.environ.get("MINDTORCH_NO_ACCEL") == "1":
         assert op.meta is PY_META
+    stack = _op("stack")
     if ENTRY_REQUIRED:
         k = op.kernels["cpu"]
         assert isinstance(k, partial) and k.func is ENTRY.mt_cat and k.args[0] is KI.cat
+        k = stack.kernels["cpu"]
+        assert isinstance(k, partial) and k.func is ENTRY.mt_stack and k.args[0] is KI.stack
     elif os.environ.get("MINDTORCH_CPU_NATIVE_ENTRY") == "ctypes":
-        assert op.kernels["cpu"] is KI.cat
+        assert op.kernels["cpu"] is KI.cat and stack.kernels["cpu"] is KI.stack
     if not (ACCEL_REQUIRED or ENTRY_REQUIRED):
         pytest.skip("the install does not say what was built")
 
@@ -129,14 +132,14 @@ def test_compiled_shape_rule_hands_odd_arguments_to_the_python_one():
 
 
 class _Spy:
-    """The NumPy kernel, counting the calls the compiled kernel hands it."""
+    """A NumPy kernel, counting the calls the compiled kernel hands it."""
 
-    def __init__(self):
-        self.calls = 0
+    def __init__(self, kernel=KI.cat):
+        self.calls, self.kernel = 0, kernel
 
     def __call__(self, m, tensors, dim=0):
         self.calls += 1
-        return KI.cat(m, tensors, dim)
+        return self.kernel(m, tensors, dim)
 
 
 def _fields(t):
@@ -202,6 +205,54 @@ def test_compiled_kernel_passes_errors_on():
     fast = partial(ENTRY.mt_cat, KI.cat, broken_wrap, TO_NP, np.empty)
     with pytest.raises(MemoryError):
         fast(TensorMeta((4, 3), mindtorch.float32), (a, a), 0)
+
+
+def _stack_inputs():
+    f32, i64 = mindtorch.float32, mindtorch.int64
+    for shape, n in itertools.product([(), (3,), (2, 3), (2, 1, 2)], (1, 2, 9)):
+        for dim in range(-len(shape) - 1, len(shape) + 1):
+            yield f"{shape}-n{n}-dim{dim}", [_t(shape, seed=i) for i in range(n)], dim
+    for dt in TO_NP:
+        yield f"dtype-{dt}", [_t((2, 2), dt), _t((2, 2), dt, 1)], 1
+    yield "promote", [_t((2, 2), i64), _t((2, 2), f32)], 0
+    yield "transposed", [_t((3, 2)).t(), _t((2, 3))], 2
+    yield "stepped", [_t((2, 6))[:, ::2], _t((2, 3))], 1
+    yield "offset", [_t((4, 3))[1:3], _t((2, 3))], -1
+    yield "large", [_t((300, 100)), _t((300, 100), seed=1)], 1
+    yield "many", [_t((2,), seed=i) for i in range(40)], 1
+
+
+STACK_INPUTS = list(_stack_inputs())
+
+
+@needs_entry
+@pytest.mark.parametrize("label,tensors,dim", STACK_INPUTS, ids=[c[0] for c in STACK_INPUTS])
+def test_compiled_stack_kernel_matches_the_numpy_one(label, tensors, dim):
+    m = OI._stack_meta(tuple(tensors), dim)
+    spy = _Spy(KI.stack)
+    fast = partial(ENTRY.mt_stack, spy, wrap, TO_NP, np.empty)
+    want = TO_NP[m.dtype]
+    common = all(t._np is not None and t._np.dtype is want and t._np.flags.c_contiguous for t in tensors)
+    r_c, r_py = fast(m, tuple(tensors), dim), KI.stack(m, tuple(tensors), dim)
+    assert spy.calls == (0 if common else 1), label
+    assert _fields(r_c) == _fields(r_py) and type(r_c) is mindtorch.Tensor
+    assert r_c._np.flags.c_contiguous and r_c._np.dtype is want
+
+
+@needs_entry
+def test_compiled_stack_kernel_checks_what_it_copies():
+    a, b = _t((2, 3)), _t((2, 3), seed=1)
+    spy = _Spy(KI.stack)
+    fast = partial(ENTRY.mt_stack, spy, wrap, TO_NP, np.empty)
+    for shape in [(3, 2, 3), (2, 2, 2), (2, 6), (2, 2, 3, 1)]:  # each handed on to the NumPy kernel
+        m = TensorMeta(shape, mindtorch.float32)
+        try:
+            want = _fields(KI.stack(m, (a, b), 0))
+        except ValueError:  # a rank NumPy's stack cannot give
+            want = None
+        got = _outcome(fast, m, (a, b), 0)
+        assert got[1][0] is ValueError if want is None else _fields(got[1]) == want
+    assert spy.calls == 4
 
 
 # --- behaviour on either path ------------------------------------------------------------------------

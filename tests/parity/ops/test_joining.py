@@ -208,6 +208,21 @@ def test_stack_gradients():
         b = _x(T, (2, 3), seed=1).requires_grad_()
         r = T.stack([a, b], 1)
         (r * T.arange(12.0).reshape(2, 2, 3)).sum().backward()
+        assert r.grad_fn.name() == "StackBackward0"
+        return [r, a.grad, b.grad]
+
+    _same(run)
+
+
+@pytest.mark.parametrize("name", ["cat", "stack"])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_gradients_across_promoted_dtypes(name, dim):
+    def run(T):
+        a = _x(T, (2, 3), "float16").requires_grad_()
+        b = _x(T, (2, 3), "float64", 1).requires_grad_()
+        c = _x(T, (2, 3), "int32", 2)
+        r = getattr(T, name)([a, b, c], dim)
+        (r * T.arange(r.numel(), dtype=T.float64).reshape(r.shape)).sum().backward()
         return [r, a.grad, b.grad]
 
     _same(run)
@@ -264,6 +279,7 @@ BAD = {
     "out_dtype": lambda T: T.cat([T.zeros(2)], out=T.zeros(2, dtype=T.int64)),
     "out_dtype_bool": lambda T: T.cat([T.zeros(2, dtype=T.int64)], out=T.zeros(2, dtype=T.bool)),
     "out_dtype_promoted": lambda T: T.cat([T.zeros(2, dtype=T.int64), T.zeros(2)], out=T.zeros(4, dtype=T.int32)),
+    "stack_mixed_devices_zero_dim": lambda T: T.stack([T.tensor(1.0, device="meta"), T.tensor(1.0)]),
     "stack_out_dtype": lambda T: T.stack([T.zeros(2)], out=T.zeros(1, 2, dtype=T.int64)),
     "vstack_out_dtype": lambda T: T.vstack([T.zeros(2)], out=T.zeros(1, 2, dtype=T.int64)),
 }

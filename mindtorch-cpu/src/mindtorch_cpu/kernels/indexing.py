@@ -123,9 +123,22 @@ def cat(m, tensors, dim=0):
     return wrap(np.concatenate(parts, axis=dim % len(m.shape), dtype=dt, casting="unsafe"), m.dtype)
 
 
-# the compiled kernel when the entry has it (not through ctypes: its saving is the Python around the copies)
-_MT_CAT = getattr(ENTRY, "mt_cat", None)
-kernel("cat")(cat if _MT_CAT is None else partial(_MT_CAT, cat, wrap, TO_NP, np.empty))
+def stack(m, tensors, dim=0):
+    """stack over NumPy views: the reference of the compiled kernel (native/host_cat.c), which runs
+    it for whatever is not its common case."""
+    dt = TO_NP[m.dtype]
+    parts = [arr(t) for t in tensors]
+    d = dim % len(m.shape)
+    if all(x.dtype is dt for x in parts):
+        return wrap(np.stack(parts, d), m.dtype)
+    return wrap(np.stack(parts, axis=d, dtype=dt, casting="unsafe"), m.dtype)
+
+
+# the compiled kernels when the entry has them (not through ctypes: their saving is the Python around
+# the copies)
+for _name, _numpy in (("cat", cat), ("stack", stack)):
+    _compiled = getattr(ENTRY, "mt_" + _name, None)
+    kernel(_name)(_numpy if _compiled is None else partial(_compiled, _numpy, wrap, TO_NP, np.empty))
 
 
 # --- gather / scatter -------------------------------------------------------------

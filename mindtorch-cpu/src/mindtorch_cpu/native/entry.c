@@ -187,6 +187,7 @@ static PyMethodDef methods[] = {
     M(mt_conv2d_input_f32),
     M(mt_conv2d_weight_f32),
     M(mt_cat),
+    M(mt_stack),
     {NULL, NULL, 0, NULL},
 };
 

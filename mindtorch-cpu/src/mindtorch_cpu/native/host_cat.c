@@ -1,4 +1,5 @@
-/* The cpu kernel of cat as one compiled call, for its common case (included by entry.c).
+/* The cpu kernels of cat and stack as one compiled call each, for their common case (included by
+   entry.c).
 
    mt_cat(general, wrap, host_dtypes, empty, m, tensors, dim=0)
        when every tensor's host array (its `_np`) is C-contiguous, of m's rank and of m.dtype's host
@@ -6,6 +7,9 @@
        and handed to wrap(result, m.dtype); anything else is general(m, tensors, dim), the NumPy
        kernel (kernels/indexing.py), which stays the reference. The shape rule has already checked
        the shapes; they are checked again here only so that no copy can go out of bounds.
+   mt_stack(general, wrap, host_dtypes, empty, m, tensors, dim=0)
+       the same for stack, whose arrays have one dim fewer than m: stacked along dim, their copies
+       fall in the result as a cat's do.
 
    The arrays are read through the buffer protocol, as the rest of the entry reads them. */
 
@@ -32,10 +36,10 @@ static int attr_is(PyObject *a, PyObject *name, PyObject *want) {
 }
 
 /* the views of the tensors' host arrays in `views`, *held of them taken (to be released); whether
-   each is usable: C-contiguous, of the result's rank nd and sizes `dims` but along d, where they
-   add up to the result's */
+   each is usable: C-contiguous, of the result's sizes `dims` (nd of them) but along d, where they add
+   up to the result's (`stacked`: without dim d, each one along it) */
 static int cat_views(PyObject *const *items, Py_ssize_t n, PyObject *want, const Py_ssize_t *dims, int nd, int d,
-                     Py_buffer *views, Py_ssize_t *held) {
+                     int stacked, Py_buffer *views, Py_ssize_t *held) {
     Py_ssize_t along = 0;
     *held = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -52,12 +56,12 @@ static int cat_views(PyObject *const *items, Py_ssize_t n, PyObject *want, const
         }
         *held = i + 1;
         Py_buffer *v = &views[i];
-        if (v->ndim != nd || !PyBuffer_IsContiguous(v, 'C'))
+        if (v->ndim != nd - stacked || !PyBuffer_IsContiguous(v, 'C'))
             return 0;
         for (int j = 0; j < nd; j++)
-            if (j != d && v->shape[j] != dims[j])
+            if (j != d && v->shape[stacked && j > d ? j - 1 : j] != dims[j])
                 return 0;
-        along += v->shape[d];
+        along += stacked ? 1 : v->shape[d];
     }
     return along == dims[d];
 }
@@ -74,7 +78,7 @@ static void cat_copy(Py_buffer *views, Py_ssize_t n, char *dst, Py_ssize_t outer
 
 /* the common case: 1 with *res set, 0 when it does not apply (nothing set), -1 on an error */
 static int cat_common(PyObject *wrap, PyObject *dtypes, PyObject *empty, PyObject *m, PyObject *tensors, PyObject *dim,
-                      PyObject **res) {
+                      int stacked, PyObject **res) {
     if (!(PyTuple_CheckExact(tensors) || PyList_CheckExact(tensors)) || !PyLong_CheckExact(dim) ||
         !PyDict_CheckExact(dtypes))
         return 0;
@@ -111,7 +115,7 @@ static int cat_common(PyObject *wrap, PyObject *dtypes, PyObject *empty, PyObjec
         rc = -1;
         goto done;
     }
-    if (!cat_views(PySequence_Fast_ITEMS(tensors), n, want, dims, (int)nd, d, views, &held))
+    if (!cat_views(PySequence_Fast_ITEMS(tensors), n, want, dims, (int)nd, d, stacked, views, &held))
         goto done;
     PyObject *empty_args[2] = {shape, want};
     out = PyObject_Vectorcall(empty, empty_args, 2, NULL);
@@ -154,18 +158,28 @@ done:
     return rc;
 }
 
-static PyObject *py_mt_cat(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    (void)self;
+static PyObject *join(PyObject *const *args, Py_ssize_t nargs, int stacked) {
     if (nargs != 6 && nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "mt_cat(general, wrap, host_dtypes, empty, m, tensors, dim=0)");
+        PyErr_Format(PyExc_TypeError, "%s(general, wrap, host_dtypes, empty, m, tensors, dim=0)",
+                     stacked ? "mt_stack" : "mt_cat");
         return NULL;
     }
     PyObject *zero = PyLong_FromLong(0), *res = NULL;
     if (zero == NULL)
         return NULL;
-    int rc = cat_common(args[1], args[2], args[3], args[4], args[5], nargs == 7 ? args[6] : zero, &res);
+    int rc = cat_common(args[1], args[2], args[3], args[4], args[5], nargs == 7 ? args[6] : zero, stacked, &res);
     Py_DECREF(zero);
     if (rc != 0)
         return res;
     return PyObject_Vectorcall(args[0], args + 4, (size_t)(nargs - 4), NULL);
+}
+
+static PyObject *py_mt_cat(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    return join(args, nargs, 0);
+}
+
+static PyObject *py_mt_stack(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    return join(args, nargs, 1);
 }
