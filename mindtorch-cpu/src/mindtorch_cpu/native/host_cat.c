@@ -79,10 +79,10 @@ static void cat_copy(Py_buffer *views, Py_ssize_t n, char *dst, Py_ssize_t outer
 /* the common case: 1 with *res set, 0 when it does not apply (nothing set), -1 on an error */
 static int cat_common(PyObject *wrap, PyObject *dtypes, PyObject *empty, PyObject *m, PyObject *tensors, PyObject *dim,
                       int stacked, PyObject **res) {
-    if (!(PyTuple_CheckExact(tensors) || PyList_CheckExact(tensors)) || !PyLong_CheckExact(dim) ||
-        !PyDict_CheckExact(dtypes))
+    /* a tuple: no attribute read below can change it under the loop, as it could a list */
+    if (!PyTuple_CheckExact(tensors) || !PyLong_CheckExact(dim) || !PyDict_CheckExact(dtypes))
         return 0;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(tensors);
+    Py_ssize_t n = PyTuple_GET_SIZE(tensors);
     PyObject *shape = PyObject_GetAttr(m, s_shape), *dtype = PyObject_GetAttr(m, s_dtype);
     PyObject *want = dtype ? PyDict_GetItemWithError(dtypes, dtype) : NULL; /* borrowed */
     Py_ssize_t nd = shape && PyTuple_CheckExact(shape) ? PyTuple_GET_SIZE(shape) : 0;
