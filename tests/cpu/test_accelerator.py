@@ -31,6 +31,7 @@ def test_accelerator_is_in_use_where_required():
         pytest.skip("the install does not say the accelerator was built")
     assert ACCEL is not None, "mindtorch._accel did not load"
     assert T.make_lazy_tensor is ACCEL.make_lazy_tensor
+    assert T.make_tensor is ACCEL.make_tensor
     assert T.host_result is ACCEL.host_result
     assert mindtorch.plugins.host_result is ACCEL.host_result
 
@@ -41,6 +42,7 @@ def test_switched_off_by_the_environment():
     assert ACCEL is None
     assert T.host_result is T.PYTHON_TWINS["host_result"]
     assert T.make_lazy_tensor is T.PYTHON_TWINS["make_lazy_tensor"]
+    assert T.make_tensor is T.PYTHON_TWINS["make_tensor"]
 
 
 def _arrays():
@@ -230,3 +232,28 @@ def test_a_saved_input_modified_in_place_fails_backward_on_both_paths():
     y.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.sum().backward()
+
+
+@needs_accel
+def test_make_tensor_builds_what_the_python_version_builds():
+    assert T.make_tensor is ACCEL.make_tensor and mindtorch.plugins.make_tensor is ACCEL.make_tensor
+    src = mindtorch.arange(6.0)
+    st = src._storage
+    for cls in (T.Tensor, mindtorch.nn.Parameter, mindtorch.nn.Buffer):
+        for args in ((st, (2, 3), (3, 1), 0), (st, (2,), (2,), 1), (st, (), (), 5)):
+            want = T.PYTHON_TWINS["make_tensor"](*args, mindtorch.float32, CPU, cls)
+            for got in (
+                ACCEL.make_tensor(*args, mindtorch.float32, CPU, cls),
+                ACCEL.make_tensor(*args, mindtorch.float32, CPU, cls=cls),
+            ):
+                assert type(got) is cls and _fields(got) == _fields(want) and got._base is None
+                assert got._st is st and vars(got) == vars(want)
+            assert got.tolist() == want.tolist()  # (reading caches a host array in _np)
+    with mindtorch.inference_mode():  # tensors made meanwhile are marked, as the Python version marks them
+        assert ACCEL.make_tensor(st, (6,), (1,), 0, mindtorch.float32, CPU).is_inference()
+    assert not ACCEL.make_tensor(st, (6,), (1,), 0, mindtorch.float32, CPU).is_inference()
+    for bad in ((st, (6,), (1,), 0, mindtorch.float32), (st, (6,), (1,), 0, mindtorch.float32, CPU, int)):
+        with pytest.raises(TypeError):
+            ACCEL.make_tensor(*bad)
+    with pytest.raises(TypeError):
+        ACCEL.make_tensor(st, (6,), (1,), 0, mindtorch.float32, CPU, klass=T.Tensor)

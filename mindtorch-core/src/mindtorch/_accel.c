@@ -2,6 +2,8 @@
 
    make_lazy_tensor(host, shape, stride, dtype, device)
        a Tensor over a host array, as _tensor.make_lazy_tensor builds it
+   make_tensor(storage, shape, stride, offset, dtype, device, cls=Tensor)
+       a tensor around a storage, as _tensor.make_tensor builds it
    host_result(device, allocator, limit, host_dtypes, general, a, dtype=None)
        a Tensor over the small C-contiguous ndarray `a`, counted in allocator.lazy, or general(a, dtype);
        as _tensor.host_result
@@ -68,19 +70,21 @@ static inline void store(PyObject *obj, Py_ssize_t off, PyObject *v)
 
 #define set_slot(t, i, v) store((t), slot_offset[i], (v))
 
-static PyObject *new_tensor(PyObject *host, PyObject *shape, PyObject *stride, PyObject *dtype, PyObject *device)
+/* a new tensor of type cls (Tensor or a subclass) with every slot set, as _tensor.make_tensor sets them */
+static PyObject *build_tensor(PyTypeObject *cls, PyObject *storage, PyObject *host, PyObject *shape, PyObject *stride,
+                              PyObject *offset, PyObject *dtype, PyObject *device)
 {
     if (tensor_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "mindtorch._accel.setup() was not called");
         return NULL;
     }
-    PyObject *t = new_fn ? PyObject_CallOneArg(new_fn, (PyObject *)tensor_type) : tensor_type->tp_alloc(tensor_type, 0);
+    PyObject *t = new_fn ? PyObject_CallOneArg(new_fn, (PyObject *)cls) : cls->tp_alloc(cls, 0);
     if (t == NULL)
         return NULL;
-    set_slot(t, S_ST, Py_None);
+    set_slot(t, S_ST, storage);
     set_slot(t, S_SHAPE, shape);
     set_slot(t, S_STRIDE, stride);
-    set_slot(t, S_OFFSET, zero);
+    set_slot(t, S_OFFSET, offset);
     set_slot(t, S_DTYPE, dtype);
     set_slot(t, S_DEVICE, device);
     set_slot(t, S_NP, host);
@@ -89,6 +93,31 @@ static PyObject *new_tensor(PyObject *host, PyObject *shape, PyObject *stride, P
     set_slot(t, S_VERSION, Py_None);
     set_slot(t, S_BASE, Py_None);
     return t;
+}
+
+static PyObject *new_tensor(PyObject *host, PyObject *shape, PyObject *stride, PyObject *dtype, PyObject *device)
+{
+    return build_tensor(tensor_type, Py_None, host, shape, stride, zero, dtype, device);
+}
+
+static PyObject *make_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    int cls_kw = nkw == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "cls") == 0;
+    if (nargs + nkw < 6 || nargs + nkw > 7 || (nkw && !cls_kw) || nargs > 7) {
+        PyErr_SetString(PyExc_TypeError, "make_tensor(storage, shape, stride, offset, dtype, device, cls=Tensor)");
+        return NULL;
+    }
+    PyTypeObject *cls = tensor_type;
+    if (nargs + nkw == 7) {
+        PyObject *c = args[6];
+        if (!PyType_Check(c) || tensor_type == NULL || !PyType_IsSubtype((PyTypeObject *)c, tensor_type)) {
+            PyErr_SetString(PyExc_TypeError, "make_tensor(): cls must be Tensor or a subclass of it");
+            return NULL;
+        }
+        cls = (PyTypeObject *)c;
+    }
+    return build_tensor(cls, args[0], Py_None, args[1], args[2], args[3], args[4], args[5]);
 }
 
 static PyObject *make_lazy_tensor(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -454,6 +483,8 @@ static PyObject *cat_meta(PyObject *self, PyObject *const *args, Py_ssize_t narg
 
 static PyMethodDef methods[] = {
     {"make_lazy_tensor", (PyCFunction)(void (*)(void))make_lazy_tensor, METH_FASTCALL, "A tensor over a host array."},
+    {"make_tensor", (PyCFunction)(void (*)(void))make_tensor, METH_FASTCALL | METH_KEYWORDS,
+     "A tensor around a storage."},
     {"host_result", (PyCFunction)(void (*)(void))host_result, METH_FASTCALL, "A tensor over a small host result."},
     {"setup", setup, METH_VARARGS, "Learn Tensor's slots and check the ndarray layout."},
     {"setup_saved", setup_saved, METH_VARARGS, "Learn SavedTensor's and VersionCounter's slots."},

@@ -683,13 +683,14 @@ def host_result(device, allocator, limit, host_dtypes, general, a, dtype=None):
 
 
 # the Python versions of what mindtorch._accel may replace: the reference its tests compare with
-PYTHON_TWINS = {"make_lazy_tensor": make_lazy_tensor, "host_result": host_result}
+PYTHON_TWINS = {"make_tensor": make_tensor, "make_lazy_tensor": make_lazy_tensor, "host_result": host_result}
 
 # the compiled twins, when built; host_result's reads ndarrays directly once the layout it assumes
 # checks out on two probe arrays
 if _ACCEL is not None:
     _direct = _ACCEL.setup(Tensor, _ndarray, np.empty((2, 3)), np.empty((2, 3), order="F"))
     make_lazy_tensor = _ACCEL.make_lazy_tensor
+    make_tensor = _ACCEL.make_tensor
     if _direct:
         host_result = _ACCEL.host_result
 
