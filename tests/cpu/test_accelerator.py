@@ -257,3 +257,62 @@ def test_make_tensor_builds_what_the_python_version_builds():
             ACCEL.make_tensor(*bad)
     with pytest.raises(TypeError):
         ACCEL.make_tensor(st, (6,), (1,), 0, mindtorch.float32, CPU, klass=T.Tensor)
+
+
+def _storage_classes():
+    """A Storage-like subclass of each base: the compiled StorageBase and its Python reference."""
+    import mindtorch._storage as S
+
+    bases = [S.PYTHON_TWINS["StorageBase"]] + ([ACCEL.StorageBase] if ACCEL is not None else [])
+    return [type(f"On{b.__name__}", (b,), {"__slots__": ()}) for b in bases]
+
+
+@pytest.mark.parametrize("cls", _storage_classes(), ids=lambda c: c.__name__)
+def test_a_storage_base_stores_frees_once_and_reports_errors_as_del_does(cls):
+    import mindtorch._storage as S
+
+    freed = []
+
+    class Allocator:
+        def free(self, st):
+            freed.append((st.nbytes, st.data))
+
+    alloc = Allocator()
+    st = cls(CPU, 48, "block", alloc)
+    assert (st.device, st.nbytes, st.data, st._allocator) == (CPU, 48, "block", alloc)
+    assert type(st.nbytes) is S._ByteCount and st.nbytes() == 48
+    ref = weakref.ref(st)
+    del st
+    assert freed == [(48, "block")] and ref() is None
+    kw = cls(device=CPU, nbytes=8, data=None, allocator=None)  # no allocator: nothing to give back
+    del kw
+    cycle = cls(CPU, 16, [], alloc)
+    cycle.data.append(cycle)  # found by the collector, freed once
+    del cycle
+    gc.collect()
+    assert len(freed) == 2 and freed[1][0] == 16
+
+    class Failing:
+        def free(self, st):
+            raise ValueError("the block is gone")
+
+    seen = []
+    hook, sys.unraisablehook = sys.unraisablehook, seen.append
+    try:
+        bad = cls(CPU, 4, None, Failing())
+        del bad  # the error is reported, not raised, as from __del__
+    finally:
+        sys.unraisablehook = hook
+    assert len(seen) == 1 and isinstance(seen[0].exc_value, ValueError)
+    with pytest.raises(TypeError):
+        cls(CPU, 4, None)
+    with pytest.raises(ValueError):  # nbytes goes through int()
+        cls(CPU, "four", None, None)
+
+
+@needs_accel
+def test_storage_is_built_on_the_compiled_base():
+    import mindtorch._storage as S
+
+    assert S.Storage.__mro__[1] is ACCEL.StorageBase
+    assert "__del__" not in vars(S.Storage)  # the compiled finalizer frees, with no Python frame

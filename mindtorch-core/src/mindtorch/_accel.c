@@ -22,6 +22,10 @@
    cat_meta(tensors, dim=0)
        cat's shape rule (ops/indexing.py's _cat_meta) for tensors of one dtype and rank, matching
        but along dim; anything else is general(tensors, dim), which keeps every check and message
+   StorageBase(device, nbytes, data, allocator)
+       Storage's slots, constructor and finalizer (_storage._PyStorageBase): nbytes is kept as the int
+       subclass setup_storage(byte_count) names; a dying storage calls allocator.free(storage) unless the
+       allocator is None, with no Python frame of its own
 
    Built by mindtorch._accel_build; nothing here is required: without it the Python versions run. */
 
@@ -481,7 +485,116 @@ static PyObject *cat_meta(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return PyObject_Vectorcall(cat_general, args, nargs, kwnames);
 }
 
+/* ---- StorageBase ------------------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *device, *nbytes, *data, *allocator, *weakrefs;
+} storage_obj;
+
+static PyObject *byte_count = NULL, *s_free = NULL;
+
+static PyObject *setup_storage(PyObject *self, PyObject *tp)
+{
+    if (!PyType_Check(tp)) {
+        PyErr_SetString(PyExc_TypeError, "setup_storage() takes the byte-count type");
+        return NULL;
+    }
+    Py_INCREF(tp);
+    Py_XSETREF(byte_count, tp);
+    Py_RETURN_NONE;
+}
+
+static int storage_init(storage_obj *self, PyObject *args, PyObject *kw)
+{
+    static char *names[] = {"device", "nbytes", "data", "allocator", NULL};
+    PyObject *device, *nbytes, *data, *allocator;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO:Storage", names, &device, &nbytes, &data, &allocator))
+        return -1;
+    PyObject *nb = byte_count != NULL ? PyObject_CallOneArg(byte_count, nbytes) : PyNumber_Index(nbytes);
+    if (nb == NULL)
+        return -1;
+    Py_INCREF(device);
+    Py_INCREF(data);
+    Py_INCREF(allocator);
+    Py_XSETREF(self->device, device);
+    Py_XSETREF(self->nbytes, nb);
+    Py_XSETREF(self->data, data);
+    Py_XSETREF(self->allocator, allocator);
+    return 0;
+}
+
+/* __del__: the allocator takes the block back; an error is reported as unraisable, as from __del__ */
+static void storage_finalize(storage_obj *self)
+{
+    PyObject *allocator = self->allocator;
+    if (allocator == NULL || allocator == Py_None)
+        return;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    Py_INCREF(allocator);
+    PyObject *r = PyObject_CallMethodOneArg(allocator, s_free, (PyObject *)self);
+    if (r == NULL)
+        PyErr_WriteUnraisable((PyObject *)self);
+    Py_XDECREF(r);
+    Py_DECREF(allocator);
+    PyErr_Restore(type, value, tb);
+}
+
+static int storage_traverse(storage_obj *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->device);
+    Py_VISIT(self->nbytes);
+    Py_VISIT(self->data);
+    Py_VISIT(self->allocator);
+    return 0;
+}
+
+static int storage_clear(storage_obj *self)
+{
+    Py_CLEAR(self->device);
+    Py_CLEAR(self->nbytes);
+    Py_CLEAR(self->data);
+    Py_CLEAR(self->allocator);
+    return 0;
+}
+
+static void storage_dealloc(storage_obj *self)
+{
+    if (PyObject_CallFinalizerFromDealloc((PyObject *)self) < 0)
+        return; /* resurrected */
+    PyObject_GC_UnTrack(self);
+    if (self->weakrefs != NULL)
+        PyObject_ClearWeakRefs((PyObject *)self);
+    storage_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMemberDef storage_members[] = {
+    {"device", T_OBJECT_EX, offsetof(storage_obj, device), 0, NULL},
+    {"nbytes", T_OBJECT_EX, offsetof(storage_obj, nbytes), 0, NULL},
+    {"data", T_OBJECT_EX, offsetof(storage_obj, data), 0, NULL},
+    {"_allocator", T_OBJECT_EX, offsetof(storage_obj, allocator), 0, NULL},
+    {NULL},
+};
+
+static PyTypeObject StorageBaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mindtorch._accel.StorageBase",
+    .tp_basicsize = sizeof(storage_obj),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "Storage's slots, constructor and finalizer.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)storage_init,
+    .tp_finalize = (destructor)storage_finalize,
+    .tp_dealloc = (destructor)storage_dealloc,
+    .tp_traverse = (traverseproc)storage_traverse,
+    .tp_clear = (inquiry)storage_clear,
+    .tp_members = storage_members,
+    .tp_weaklistoffset = offsetof(storage_obj, weakrefs),
+};
+
 static PyMethodDef methods[] = {
+    {"setup_storage", setup_storage, METH_O, "Learn the int subclass Storage keeps nbytes as."},
     {"make_lazy_tensor", (PyCFunction)(void (*)(void))make_lazy_tensor, METH_FASTCALL, "A tensor over a host array."},
     {"make_tensor", (PyCFunction)(void (*)(void))make_tensor, METH_FASTCALL | METH_KEYWORDS,
      "A tensor around a storage."},
@@ -510,8 +623,18 @@ PyMODINIT_FUNC PyInit__accel(void)
     s_lazy = PyUnicode_InternFromString("lazy");
     s_sweep_at = PyUnicode_InternFromString("sweep_at");
     s_sweep = PyUnicode_InternFromString("sweep");
+    s_free = PyUnicode_InternFromString("free");
     if (zero == NULL || s_itemsize == NULL || s_output_nr == NULL || s_lazy == NULL || s_sweep_at == NULL ||
-        s_sweep == NULL)
+        s_sweep == NULL || s_free == NULL || PyType_Ready(&StorageBaseType) < 0)
         return NULL;
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&StorageBaseType);
+    if (PyModule_AddObject(m, "StorageBase", (PyObject *)&StorageBaseType) < 0) {
+        Py_DECREF(&StorageBaseType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -7,6 +7,7 @@ of a storage; several tensors may share one.
 
 import sys
 
+from ._accel_load import ACCEL
 from ._backends.registry import backend_for
 from ._device import device
 
@@ -21,7 +22,10 @@ class _ByteCount(int):
         return int(self)
 
 
-class Storage:
+class _PyStorageBase:
+    """Storage's slots, constructor and finalizer; the reference for mindtorch._accel.StorageBase, which
+    frees a dying storage without a Python frame (every result of every op dies through here)."""
+
     __slots__ = ("device", "nbytes", "data", "_allocator", "__weakref__")
 
     def __init__(self, device, nbytes, data, allocator):
@@ -31,9 +35,24 @@ class Storage:
         self._allocator = allocator
 
     def __del__(self):
-        allocator = self._allocator
+        allocator = getattr(self, "_allocator", None)  # unset when __init__ failed: nothing to give back
         if allocator is not None:
             allocator.free(self)
+
+
+if ACCEL is not None:
+    ACCEL.setup_storage(_ByteCount)
+    _StorageBase = ACCEL.StorageBase
+else:
+    _StorageBase = _PyStorageBase
+
+
+# the Python versions of what mindtorch._accel may replace: the reference its tests compare with
+PYTHON_TWINS = {"StorageBase": _PyStorageBase}
+
+
+class Storage(_StorageBase):
+    __slots__ = ()
 
     def size(self):
         return int(self.nbytes)

@@ -10,10 +10,14 @@
 /* the object slot at byte offset `off` of obj (borrowed, NULL when unset) */
 #define AT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
-/* the offset of the object slot `name` of type tp, or -1 with TypeError set */
+/* the offset of the object slot `name` of type tp (its own or a base's), or -1 with TypeError set */
 static Py_ssize_t slot_of(PyTypeObject *tp, const char *name)
 {
-    PyObject *d = PyDict_GetItemString(tp->tp_dict, name); /* borrowed */
+    PyObject *key = PyUnicode_FromString(name);
+    if (key == NULL)
+        return -1;
+    PyObject *d = _PyType_Lookup(tp, key); /* borrowed; along the MRO */
+    Py_DECREF(key);
     if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX) {
         PyErr_Format(PyExc_TypeError, "%s has no slot %s", tp->tp_name, name);
         return -1;
