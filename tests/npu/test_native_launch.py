@@ -242,3 +242,153 @@ def test_a_sibling_kept_for_the_addresses_swaps_places_with_the_plan(phase2):
     plans.plans[key] = plan  # none kept for these addresses: the plan goes back to Python as it was
     assert NATIVE.run(plans, "Neg", (a, b), None, address, tls) == (key, addrs, device, False, plan)
     assert plans.siblings[key] == [other]
+
+
+# ---- launch, current_stream, list keys and empty in C, each against its Python reference -------------------
+
+
+class _Recorder:
+    """Stand-ins for what launch reads (the gate, the plan table's switches, _go_on, _run), noting every call."""
+
+    def __init__(self, monkeypatch, native, enabled=True, possible=True, taken=None):
+        self.calls = []
+        self.gated = {"Known": ("k0", "k1", "k-phase2")}
+        self.plans = type("P", (), {"enabled": enabled})()
+        self.tls = _Tls()
+        self.runtime = type("R", (), {"plans_possible": possible, "_tls": self.tls})()
+        rec = self
+
+        class Native:
+            @staticmethod
+            def run(plans, name, args, device, phase2, tls):
+                rec.calls.append(("run", name, args, device, phase2, plans is rec.plans, tls is rec.tls))
+                return taken
+
+        self.native = Native if native == "stub" else native
+        for attr, value in (
+            ("_gated", self.gated),
+            ("_gate", self.gate),
+            ("PLANS", self.plans),
+            ("RUNTIME", self.runtime),
+            ("_go_on", self.go_on),
+            ("_run", self.run),
+            ("_NATIVE", self.native),
+        ):
+            monkeypatch.setattr(aclnn, attr, value)
+
+    def gate(self, name):
+        self.calls.append(("gate", name))
+        if name == "Missing":
+            raise NotImplementedError("aclnnMissing: not on this chip")
+        fns = self.gated[name] = (name, "fn1", "phase2-" + name)
+        return fns
+
+    def go_on(self, name, fns, args, device, gated, taken):
+        self.calls.append(("go_on", name, fns, args, device, gated, taken))
+
+    def run(self, name, fns, args, device, gated):
+        self.calls.append(("_run", name, fns, args, device, gated))
+
+    def launcher(self):
+        return NATIVE.Launcher(
+            aclnn.__dict__, NATIVE, self.gated, self.gate, self.plans, self.runtime, self.tls, self.go_on, self.run
+        )
+
+
+@needs_native
+@pytest.mark.parametrize(
+    "native, enabled, possible, taken",
+    [
+        ("stub", True, True, None),  # the plain repeat: nothing after run
+        ("stub", True, True, (1, 2)),  # run hands the call back: _go_on goes on with it
+        ("stub", True, True, False),
+        ("stub", False, True, None),  # plans off: _run
+        ("stub", True, False, None),
+        (None, True, True, None),  # no compiled module: _run
+    ],
+)
+def test_the_compiled_launch_makes_the_python_launch_s_calls(monkeypatch, native, enabled, possible, taken):
+    seen = []
+    for version in ("python", "compiled"):
+        rec = _Recorder(monkeypatch, native, enabled, possible, taken)
+        launch = aclnn.PYTHON_TWINS["launch"] if version == "python" else rec.launcher()
+        assert launch("Known", 1, "two") is None
+        assert launch("New", 3, device=1) is None  # gated on first use, then held
+        assert launch("New") is None
+        with pytest.raises(NotImplementedError, match="aclnnMissing"):
+            launch("Missing", 4)
+        seen.append(rec.calls)
+    assert seen[0] == seen[1] and len(seen[0]) >= 5
+
+
+@needs_native
+def test_the_compiled_launch_refuses_what_the_python_launch_refuses(monkeypatch):
+    rec = _Recorder(monkeypatch, "stub")
+    launch = rec.launcher()
+    for call in (lambda f: f(), lambda f: f("Known", stream=1), lambda f: f("Known", 1, device=0, other=2)):
+        with pytest.raises(TypeError):
+            call(aclnn.PYTHON_TWINS["launch"])
+        with pytest.raises(TypeError):
+            call(launch)
+
+
+@needs_native
+def test_launch_and_current_stream_are_compiled_where_built():
+    assert type(aclnn.launch) is NATIVE.Launcher
+    assert type(aclnn.RUNTIME.current_stream) is NATIVE.CurrentStream
+    assert aclnn._LIST_KEY is NATIVE.list_key
+
+
+@needs_native
+def test_current_stream_reads_what_the_python_version_reads():
+    class Tls:
+        streams = None
+
+    tls = Tls()
+    runtime = type("R", (), {"_tls": tls})()
+
+    def py(index):
+        return type(aclnn.RUNTIME)._current_stream(runtime, index)
+
+    c = NATIVE.CurrentStream(tls, py)
+    for streams in (None, {}, {0: 77}, {1: 5, 0: 9}, {True: 3}):
+        tls.streams = streams
+        for index in (0, 1, 2):
+            assert c(index) == py(index) and type(c(index)) is type(py(index))
+    tls.streams = [("not", "a dict")]  # not what the runtime keeps: the Python version answers
+    with pytest.raises(AttributeError):
+        c(0)
+    with pytest.raises(TypeError):
+        c()
+
+
+@needs_native
+def test_the_compiled_list_key_is_the_python_list_key():
+    dev = torch.device("npu", 0)
+    base = torch.randn(6, 4).to(dev)
+    members = [base, base[1:], base.t(), base[2], base.to(torch.float16), torch.zeros(()).to(dev)]
+    for ts in (members, tuple(members), members[:1], []):
+        assert NATIVE.list_key(ts) == aclnn._list_key(ts)
+    assert NATIVE.list_key([base, 1.0]) is None and NATIVE.list_key("not a list") is None
+
+
+@needs_native
+def test_the_compiled_empty_builds_what_the_python_empty_builds():
+    from mindtorch_npu import copy as C
+
+    assert C.empty is not C.PYTHON_TWINS["empty"]
+    dev = torch.device("npu", 1)
+    for shape in ((), (0,), (3,), (2, 3), (4, 1, 5), [2, 2]):
+        for dtype in (D.float32, D.float16, D.int64, D.bool_):
+            want = C.PYTHON_TWINS["empty"](shape, dtype, dev)
+            got = C.empty(shape, dtype, dev)
+            assert (got._shape, got._stride, got._offset, got.dtype, got.device) == (
+                want._shape,
+                want._stride,
+                want._offset,
+                want.dtype,
+                want.device,
+            )
+            assert got._storage.nbytes == want._storage.nbytes and got._storage.device == dev
+    with pytest.raises(TypeError):
+        C.empty((2,), D.float32)

@@ -176,10 +176,13 @@ def test_optimizer_steps_on_npu_match_cpu(name):
             opt.zero_grad()
             loss.backward()
             opt.step()
-        return [p.detach().cpu().numpy() for p in model.parameters()]
+        steps = [(float(s["step"]), s["step"]._version_value) for s in opt.state.values() if "step" in s]
+        return [p.detach().cpu().numpy() for p in model.parameters()], steps
 
-    for a, b in zip(run("npu"), run("cpu")):
+    (on_npu, npu_steps), (on_cpu, cpu_steps) = run("npu"), run("cpu")
+    for a, b in zip(on_npu, on_cpu):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert npu_steps == cpu_steps  # each count moved (and its version) once per step, as on the cpu
 
 
 @pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])

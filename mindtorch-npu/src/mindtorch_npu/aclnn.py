@@ -83,15 +83,17 @@ class Scalar:
         return h
 
 
-_SMALL_INTS = {}  # (int, dtype) -> Scalar: alphas and constants (1, -1, 0) come with nearly every call
+# (int, dtype) -> Scalar: alphas and constants (1, -1, 0) come with nearly every call; hot paths look an int
+# up here first, then call scalar_for (never a float: -0.0 equals 0 but is another Scalar)
+SMALL_INT_SCALARS = {}
 
 
 def scalar_for(value, dtype):
     """`value` as an aclScalar in the computation dtype family of `dtype` (a mindtorch dtype)."""
     if value.__class__ is int and -8 <= value <= 8:
-        s = _SMALL_INTS.get((value, dtype))
+        s = SMALL_INT_SCALARS.get((value, dtype))
         if s is None:
-            s = _SMALL_INTS[value, dtype] = _scalar_for(value, dtype)
+            s = SMALL_INT_SCALARS[value, dtype] = _scalar_for(value, dtype)
         return s
     return _scalar_for(value, dtype)
 
@@ -145,6 +147,11 @@ def acl_dtype(dtype):
     if code is None:
         raise TypeError(f"the npu backend cannot hold {dtype} tensors")
     return code
+
+
+def _list_key(ts):
+    """DescriptorCache.tensor_list's key (the reference for _NATIVE.list_key)."""
+    return tuple((t._storage.data, t._storage.nbytes, t._shape, t._stride, t._offset, t.dtype) for t in ts)
 
 
 class DescriptorCache:
@@ -209,7 +216,9 @@ class DescriptorCache:
     def tensor_list(self, ts, nn):
         """A list owns its tensors (aclDestroyTensorList destroys them), so a cached list holds its own
         descriptors; optimizer groups pass the same lists every step."""
-        key = tuple((t._storage.data, t._storage.nbytes, t._shape, t._stride, t._offset, t.dtype) for t in ts)
+        key = _LIST_KEY(ts)
+        if key is None:  # a member the compiled version leaves to the Python one
+            key = _list_key(ts)
         h = self.lists.get(key)
         if h is None:
             h = _new_tensor_list(ts, nn)
@@ -334,7 +343,7 @@ def _gate(name):
     return fns
 
 
-def launch(name, *args, device=None):
+def _launch_py(name, *args, device=None):
     """Run ACLNN operator `name` on the current stream of the first tensor argument's device; an operator
     the chip's product lacks (optable.json) is refused before anything reaches the device."""
     fns = _gated.get(name) or _gate(name)
@@ -344,6 +353,9 @@ def launch(name, *args, device=None):
             _go_on(name, fns, args, device, True, taken)
         return
     _run(name, fns, args, device, True)
+
+
+launch = _launch_py
 
 
 def device_launch(name, *args, device=None):
@@ -761,6 +773,10 @@ _NATIVE = load_native("launch")  # the compiled twin of _plan_key and _run's pla
 if _NATIVE is not None:
     _classes = (Tensor, Storage, Device, Scalar, IntArray, BoolArray, DType, LaunchPlan)
     _NATIVE.setup(*_classes, _SHARED, LaunchPlans.LIMIT, ALLOCATOR.malloc, ALLOCATOR.free_block)
+    # launch itself in C: every operator call passes through it (the Python version above is the reference)
+    launch = _NATIVE.Launcher(globals(), _NATIVE, _gated, _gate, PLANS, RUNTIME, RUNTIME._tls, _go_on, _run)
+_LIST_KEY = _NATIVE.list_key if _NATIVE is not None else _list_key
+PYTHON_TWINS = {"launch": _launch_py, "list_key": _list_key}
 
 
 _libc = ctypes.CDLL(None)

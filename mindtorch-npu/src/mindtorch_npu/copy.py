@@ -10,6 +10,7 @@ import numpy as np
 from mindtorch.plugins import c_strides, device as Device, dtypes as D, make_tensor, numel
 
 from . import chips
+from .native import load as load_native
 from .state import ALLOCATOR, RUNTIME, STAGING
 
 H2D, D2H = 1, 2  # aclrtMemcpyKind: ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST
@@ -37,18 +38,25 @@ def npu_device(dev=None):
     return dev
 
 
-_DENSE = {}  # shape -> (elements, C-contiguous strides): results come in a few shapes, over and over
+DENSE = {}  # shape -> (elements, C-contiguous strides): results come in a few shapes, over and over
 
 
-def empty(shape, dtype, dev):
+def _empty_py(shape, dtype, dev):
+    """A new dense tensor of `shape` and `dtype` on npu device `dev` (indexed), its memory uninitialized."""
     if shape.__class__ is not tuple:
         shape = tuple(shape)
-    dense = _DENSE.get(shape)
+    dense = DENSE.get(shape)
     if dense is None:
         dense = (numel(shape), c_strides(shape))
-        if len(_DENSE) < 4096:
-            _DENSE[shape] = dense
+        if len(DENSE) < 4096:
+            DENSE[shape] = dense
     return make_tensor(ALLOCATOR.allocate(dense[0] * dtype.itemsize, dev), shape, dense[1], 0, dtype, dev)
+
+
+_alloc = load_native("alloc")
+# every result is made here: in C when built (a shape seen before), the Python version the reference
+empty = _alloc.Empty(DENSE, ALLOCATOR, make_tensor, _empty_py) if _alloc is not None else _empty_py
+PYTHON_TWINS = {"empty": _empty_py}
 
 
 def address(t):

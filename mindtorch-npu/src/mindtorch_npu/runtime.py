@@ -13,9 +13,11 @@ import threading
 from .acl import types as A
 from .acl.libs import Libraries
 from .acl.prototypes import MODEL_RI, NNOPBASE, RUNTIME, bind
+from .native import load as _load_native
 
 _c_void_p, _byref = ctypes.c_void_p, ctypes.byref
 OPTIONAL = ("aclSetTensorAddr",)  # without it (older CANN) every launch runs both phases
+_native = _load_native("launch")  # current_stream in C, or None
 
 
 class _ThreadState(threading.local):
@@ -48,6 +50,8 @@ class Runtime:
     def __init__(self):
         self._lock = threading.RLock()
         self._tls = _ThreadState()
+        if _native is not None:  # the method below in C: every result's allocation asks it
+            self.current_stream = _native.CurrentStream(self._tls, self._current_stream)
         self.libs = None
         self.rt = self.nn = None
         self.state = "new"  # new -> ready | unavailable -> finalized
@@ -157,6 +161,8 @@ class Runtime:
         """The handle of this thread's current stream on device `index` (0 = the default stream)."""
         streams = self._tls.streams
         return streams.get(index, 0) if streams else 0
+
+    _current_stream = current_stream  # the reference, when an instance holds the compiled version
 
     def set_current_stream(self, index, handle):
         streams = self._tls.streams

@@ -6,8 +6,8 @@ import numpy as np
 from mindtorch.plugins import OPS, Tensor, backend_for, device as Device, dtypes as D, make_tensor
 
 from .. import chips, precision
-from ..aclnn import IntArray, dtype_arg, launch, launch_rewriting_out, scalar_for
-from ..copy import COPY, D2H, HOST_DTYPE, address, empty
+from ..aclnn import SMALL_INT_SCALARS, IntArray, dtype_arg, launch, launch_rewriting_out, scalar_for
+from ..copy import COPY, D2H, DENSE, HOST_DTYPE, address, empty
 from ..state import RUNTIME
 
 # --- tensors: views, dense copies, casts -----------------------------------------------------------
@@ -28,6 +28,9 @@ def view(t, shape, stride, offset=None):
 
 
 def is_contiguous(t):
+    dense = DENSE.get(t._shape)  # a shape a result was made in: its strides, the common answer
+    if dense is not None and dense[1] == t._stride:
+        return True
     acc = 1
     for s, st in zip(reversed(t._shape), reversed(t._stride)):
         if s != 1 and st != acc:
@@ -343,7 +346,8 @@ def binary(tensor_op, scalar_op=None, *, with_alpha=False, inplace=True):
         if a.__class__ is Tensor and b.__class__ is Tensor:  # binary_out's common case, a call less
             out = empty(m.shape, m.dtype, a.device)
             if with_alpha:
-                launch(tensor_op, a, b, scalar_for(alpha, m.dtype), out)
+                s = SMALL_INT_SCALARS.get((alpha, m.dtype)) if alpha.__class__ is int else None
+                launch(tensor_op, a, b, s or scalar_for(alpha, m.dtype), out)
             else:
                 launch(tensor_op, a, b, out)
             return out

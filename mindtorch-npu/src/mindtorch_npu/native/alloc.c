@@ -6,6 +6,10 @@
        allocate, free, malloc and free_block, run whenever the case is not the common one
    Fast(allocator, storage_type)
        allocate / free / malloc / free_block for one CachingAllocator, bound as its instance attributes
+   Empty(dense, allocator, make_tensor, fallback)
+       copy.empty(shape, dtype, device) without its Python frame: for a tuple shape found in `dense` ({shape:
+       (elements, C-contiguous strides)}), make_tensor(allocator.allocate(elements * dtype.itemsize, device),
+       shape, strides, 0, dtype, device); anything else is fallback(shape, dtype, device)
 
    The common case: an exact-size free block is on top of the stream's pool heap (allocate, malloc), or a
    block goes back to a pool that already has a heap of its size (free, free_block), on a device with no
@@ -31,7 +35,7 @@ static PyTypeObject *block_type, *segment_type, *pool_type, *hot_type, *dstate_t
 static PyObject *heappop_fn, *heappush_fn;
 static PyObject *fb_allocate, *fb_free, *fb_malloc, *fb_free_block; /* the Python versions */
 static long long small_size, min_block, deferred_limit;
-static PyObject *s_drain, *s_index, *s_data, *s_device;
+static PyObject *s_drain, *s_index, *s_data, *s_device, *zero;
 
 #define B(o, i) AT(o, b_off[i])
 #define G(o, i) AT(o, g_off[i])
@@ -376,6 +380,7 @@ typedef struct {
     PyObject *current_stream; /* its _current_stream */
     PyObject *storage_type;
     PyObject *nbytes_type; /* Storage keeps nbytes as this int subclass; NULL: build storages by calling the class */
+    PyObject *nbytes_cache; /* {nbytes: nbytes_type(nbytes)} */
     long long pad;
 } Fast;
 
@@ -394,7 +399,7 @@ static int learn_storage(Fast *f, PyTypeObject *tp)
             PyErr_Clear();
             return 0;
         }
-    if (tp->tp_new != PyBaseObject_Type.tp_new || tp->tp_dictoffset != 0)
+    if ((tp->tp_new != PyBaseObject_Type.tp_new && tp->tp_new != PyType_GenericNew) || tp->tp_dictoffset != 0)
         return 0;
     PyObject *device = PyTuple_New(0), *seven = PyLong_FromLong(7), *data = PyLong_FromLong(4097);
     PyObject *probe = NULL;
@@ -429,9 +434,16 @@ static PyObject *new_storage(Fast *f, PyObject *device, PyObject *nbytes, PyObje
         PyObject *args[4] = {device, nbytes, data, f->owner};
         return PyObject_Vectorcall(f->storage_type, args, 4, NULL);
     }
-    PyObject *nb = PyObject_CallOneArg(f->nbytes_type, nbytes);
-    if (nb == NULL)
+    /* results come in a few sizes, over and over: one immutable byte count per size */
+    PyObject *nb = PyDict_GetItemWithError(f->nbytes_cache, nbytes);
+    if (nb != NULL)
+        Py_INCREF(nb);
+    else if (PyErr_Occurred() || (nb = PyObject_CallOneArg(f->nbytes_type, nbytes)) == NULL)
         return NULL;
+    else if (PyDict_GET_SIZE(f->nbytes_cache) < 4096 && PyDict_SetItem(f->nbytes_cache, nbytes, nb) < 0) {
+        Py_DECREF(nb);
+        return NULL;
+    }
     PyTypeObject *tp = (PyTypeObject *)f->storage_type;
     PyObject *st = tp->tp_alloc(tp, 0);
     if (st == NULL) {
@@ -707,6 +719,10 @@ static PyObject *Fast_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
     f->owner = owner, f->storage_type = storage_type, f->pad = pad_v;
     f->token = token, f->deferred = deferred, f->devices = devices, f->current_stream = current;
     token = deferred = devices = current = NULL;
+    if ((f->nbytes_cache = PyDict_New()) == NULL) {
+        Py_CLEAR(f);
+        goto out;
+    }
     learn_storage(f, (PyTypeObject *)storage_type);
 out:
     Py_XDECREF(token);
@@ -726,6 +742,7 @@ static int Fast_traverse(Fast *f, visitproc visit, void *arg)
     Py_VISIT(f->current_stream);
     Py_VISIT(f->storage_type);
     Py_VISIT(f->nbytes_type);
+    Py_VISIT(f->nbytes_cache);
     return 0;
 }
 
@@ -738,6 +755,7 @@ static int Fast_clear(Fast *f)
     Py_CLEAR(f->current_stream);
     Py_CLEAR(f->storage_type);
     Py_CLEAR(f->nbytes_type);
+    Py_CLEAR(f->nbytes_cache);
     return 0;
 }
 
@@ -818,6 +836,97 @@ static PyObject *setup(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ---- Empty: copy.empty ----------------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *dense, *allocator, *make_tensor, *fallback;
+} Empty;
+
+static PyObject *s_allocate, *s_itemsize;
+
+static PyObject *empty_call(Empty *e, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *dense = NULL;
+    if (nargs == 3 && kwnames == NULL && PyTuple_CheckExact(args[0])) {
+        dense = PyDict_GetItemWithError(e->dense, args[0]);
+        if (dense == NULL && PyErr_Occurred())
+            return NULL;
+    }
+    if (dense == NULL || !PyTuple_CheckExact(dense) || PyTuple_GET_SIZE(dense) != 2)
+        return PyObject_Vectorcall(e->fallback, args, nargsf, kwnames);
+    PyObject *itemsize = PyObject_GetAttr(args[1], s_itemsize);
+    if (itemsize == NULL)
+        return NULL;
+    PyObject *nbytes = PyNumber_Multiply(PyTuple_GET_ITEM(dense, 0), itemsize);
+    Py_DECREF(itemsize);
+    if (nbytes == NULL)
+        return NULL;
+    PyObject *aargs[3] = {e->allocator, nbytes, args[2]};
+    PyObject *storage = PyObject_VectorcallMethod(s_allocate, aargs, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    Py_DECREF(nbytes);
+    if (storage == NULL)
+        return NULL;
+    PyObject *targs[6] = {storage, args[0], PyTuple_GET_ITEM(dense, 1), zero, args[1], args[2]};
+    PyObject *t = PyObject_Vectorcall(e->make_tensor, targs, 6, NULL);
+    Py_DECREF(storage);
+    return t;
+}
+
+static PyObject *Empty_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
+{
+    PyObject *dense, *allocator, *make, *fallback;
+    if (!PyArg_ParseTuple(args, "O!OOO:Empty", &PyDict_Type, &dense, &allocator, &make, &fallback))
+        return NULL;
+    Empty *e = (Empty *)tp->tp_alloc(tp, 0);
+    if (e == NULL)
+        return NULL;
+    e->dense = Py_NewRef(dense), e->allocator = Py_NewRef(allocator);
+    e->make_tensor = Py_NewRef(make), e->fallback = Py_NewRef(fallback);
+    e->vectorcall = (vectorcallfunc)empty_call;
+    return (PyObject *)e;
+}
+
+static int Empty_traverse(Empty *e, visitproc visit, void *arg)
+{
+    Py_VISIT(e->dense);
+    Py_VISIT(e->allocator);
+    Py_VISIT(e->make_tensor);
+    Py_VISIT(e->fallback);
+    return 0;
+}
+
+static int Empty_clear(Empty *e)
+{
+    Py_CLEAR(e->dense);
+    Py_CLEAR(e->allocator);
+    Py_CLEAR(e->make_tensor);
+    Py_CLEAR(e->fallback);
+    return 0;
+}
+
+static void Empty_dealloc(Empty *e)
+{
+    PyObject_GC_UnTrack(e);
+    Empty_clear(e);
+    Py_TYPE(e)->tp_free((PyObject *)e);
+}
+
+static PyTypeObject EmptyType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mindtorch_npu.native._alloc.Empty",
+    .tp_basicsize = sizeof(Empty),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "copy.empty in C: empty(shape, dtype, device).",
+    .tp_new = Empty_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Empty, vectorcall),
+    .tp_traverse = (traverseproc)Empty_traverse,
+    .tp_clear = (inquiry)Empty_clear,
+    .tp_dealloc = (destructor)Empty_dealloc,
+};
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "Learn the allocator classes' slots and the Python versions to fall back on."},
     {NULL},
@@ -836,7 +945,13 @@ PyMODINIT_FUNC PyInit__alloc(void)
     s_index = PyUnicode_InternFromString("index");
     s_data = PyUnicode_InternFromString("data");
     s_device = PyUnicode_InternFromString("device");
-    if (s_drain == NULL || s_index == NULL || s_data == NULL || s_device == NULL || PyType_Ready(&FastType) < 0)
+    zero = PyLong_FromLong(0);
+    s_allocate = PyUnicode_InternFromString("allocate");
+    s_itemsize = PyUnicode_InternFromString("itemsize");
+    if (s_allocate == NULL || s_itemsize == NULL || PyType_Ready(&EmptyType) < 0)
+        return NULL;
+    if (s_drain == NULL || s_index == NULL || s_data == NULL || s_device == NULL || zero == NULL ||
+        PyType_Ready(&FastType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
@@ -844,6 +959,12 @@ PyMODINIT_FUNC PyInit__alloc(void)
     Py_INCREF(&FastType);
     if (PyModule_AddObject(m, "Fast", (PyObject *)&FastType) < 0) {
         Py_DECREF(&FastType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&EmptyType);
+    if (PyModule_AddObject(m, "Empty", (PyObject *)&EmptyType) < 0) {
+        Py_DECREF(&EmptyType);
         Py_DECREF(m);
         return NULL;
     }

@@ -12,6 +12,17 @@
        phase 2 (the address of aclnn<name>) here, with its workspace from the allocator: None. Otherwise what the Python path goes on from: False (no key), (key, addresses, device,
        listed, plan or None), or (plan, status) when phase 2 failed (the plan is then the caller's to destroy).
        An error of the allocator is raised with the plan given back (nothing was launched).
+   list_key(tensors)
+       DescriptorCache.tensor_list's key for a list of tensors, or None when the Python version keys it
+   CurrentStream(tls, fallback)
+       Runtime.current_stream(index) for the thread state `tls`: its `streams` (None or {index: handle}) read
+       here, 0 when it holds none for the device; anything else is fallback(index)
+   Launcher(globals, module, gated, gate, plans, runtime, tls, go_on, run)
+       aclnn.launch without its Python frame: launcher(name, *args, device=None) takes the operator's bound
+       functions from `gated` (else gate(name)), and while aclnn's _NATIVE (read from `globals` per call) is set,
+       plans.enabled and runtime.plans_possible, runs as run() above (here when _NATIVE is `module`), then
+       go_on(name, fns, args, device, True, taken) unless that launched it; otherwise run(name, fns, args,
+       device, True)
 
    Built by mindtorch_npu/native/build.py; nothing here is required: without it the Python versions run. */
 
@@ -219,7 +230,21 @@ static int key_sharing(callkey_t *k)
     vec_t *addrs = &k->addrs;
     Py_ssize_t na = addrs->n;
     int shared = 0;
-    for (Py_ssize_t i = 1; i < na && !shared; i++)
+    /* addresses compared as C integers while they fit (a foreach call's lists hold dozens) */
+    unsigned long long small[INLINE], *at = na <= INLINE ? small : PyMem_Malloc(na * sizeof *at);
+    int exact = at != NULL;
+    for (Py_ssize_t i = 0; exact && i < na; i++) {
+        int overflow = 0;
+        at[i] = PyLong_CheckExact(addrs->v[i]) ? (unsigned long long)PyLong_AsLongLongAndOverflow(addrs->v[i], &overflow) : 0;
+        exact = PyLong_CheckExact(addrs->v[i]) && !overflow && !PyErr_Occurred();
+    }
+    PyErr_Clear();
+    for (Py_ssize_t i = 1; exact && i < na && !shared; i++)
+        for (Py_ssize_t j = 0; j < i && !shared; j++)
+            shared = at[i] == at[j];
+    if (at != NULL && at != small)
+        PyMem_Free(at);
+    for (Py_ssize_t i = 1; !exact && i < na && !shared; i++)
         for (Py_ssize_t j = 0; j < i && !shared; j++)
             if ((shared = PyObject_RichCompareBool(addrs->v[i], addrs->v[j], Py_EQ)) < 0)
                 return -1;
@@ -491,16 +516,13 @@ static PyObject *launch_taken(PyObject *plans, PyObject *key, PyObject *plan, Py
     return r < 0 ? NULL : Py_NewRef(Py_None);
 }
 
-static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *run_call(PyObject *plans, PyObject *name, PyObject *targs, PyObject *device, PyObject *phase2,
+                          PyObject *tls)
 {
-    if (nargs != 6 || !PyTuple_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "run(plans, name, args: tuple, device, phase2, tls)");
-        return NULL;
-    }
-    PyObject *plans = args[0], *tls = args[5], *key = NULL, *table = NULL, *out = NULL;
+    PyObject *key = NULL, *table = NULL, *out = NULL;
     callkey_t k;
     launch_t l = {0};
-    int r = make_key(args[1], args[2], args[3], &k);
+    int r = make_key(name, targs, device, &k);
     if (r <= 0) {
         out = r < 0 ? NULL : Py_NewRef(Py_False);
         goto done;
@@ -518,7 +540,7 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     }
     int same = same_addrs(plan, &k.addrs);
-    if (same < 0 || (same && (r = ready(plan, tls, k.device, args[4], &l)) < 0))
+    if (same < 0 || (same && (r = ready(plan, tls, k.device, phase2, &l)) < 0))
         goto done;
     if (same && r && !l.nbytes) {
         /* the plain repeat: the plan stays in the table, and the GIL is held through the call, so no other thread
@@ -536,7 +558,7 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     }
     if (!same && (same = swap_sibling(plans, key, &k.addrs, &plan)) > 0)
-        r = ready(plan, tls, k.device, args[4], &l); /* l was not filled: the plan was at other addresses */
+        r = ready(plan, tls, k.device, phase2, &l); /* l was not filled: the plan was at other addresses */
     if (same < 0 || (same && r < 0)) {
         Py_DECREF(plan);
         goto done;
@@ -553,10 +575,288 @@ done:
     return out;
 }
 
+/* DescriptorCache.tensor_list's key: a tuple of (data, nbytes, shape, stride, offset, dtype) per tensor, or None
+   for a list the Python version keys (a member that is not a tensor over a built Storage) */
+static PyObject *list_key(PyObject *self, PyObject *ts)
+{
+    if (!PyList_CheckExact(ts) && !PyTuple_CheckExact(ts))
+        Py_RETURN_NONE;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(ts);
+    PyObject **items = PySequence_Fast_ITEMS(ts), *key = PyTuple_New(n);
+    for (Py_ssize_t i = 0; key != NULL && i < n; i++) {
+        PyObject *t = items[i], *st = is_tensor(t) ? AT(t, tensor_off[T_ST]) : NULL;
+        PyObject *f[6] = {NULL};
+        if (st != NULL && Py_TYPE(st) == storage_t) {
+            f[0] = AT(st, st_data), f[1] = AT(st, st_nbytes);
+            f[2] = AT(t, tensor_off[T_SHAPE]), f[3] = AT(t, tensor_off[T_STRIDE]);
+            f[4] = AT(t, tensor_off[T_OFFSET]), f[5] = AT(t, tensor_off[T_DTYPE]);
+        }
+        int whole = 1;
+        for (int j = 0; j < 6; j++)
+            whole = whole && f[j] != NULL;
+        if (!whole) {
+            Py_DECREF(key);
+            Py_RETURN_NONE;
+        }
+        PyObject *entry = PyTuple_Pack(6, f[0], f[1], f[2], f[3], f[4], f[5]);
+        if (entry == NULL)
+            Py_CLEAR(key);
+        else
+            PyTuple_SET_ITEM(key, i, entry);
+    }
+    return key;
+}
+
+static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6 || !PyTuple_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "run(plans, name, args: tuple, device, phase2, tls)");
+        return NULL;
+    }
+    return run_call(args[0], args[1], args[2], args[3], args[4], args[5]);
+}
+
+/* ---- CurrentStream: Runtime.current_stream ---------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *tls, *fallback;
+} CurrentStream;
+
+/* current_stream(index): the thread's stream handle on the device, 0 (the default stream) when it set none */
+static PyObject *current_stream_call(CurrentStream *c, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL)
+        return PyObject_Vectorcall(c->fallback, args, nargsf, kwnames);
+    PyObject *streams = PyObject_GetAttr(c->tls, s_streams), *handle = NULL;
+    if (streams == NULL)
+        return NULL;
+    if (streams != Py_None && !PyDict_CheckExact(streams)) {
+        Py_DECREF(streams);
+        return PyObject_Vectorcall(c->fallback, args, nargsf, kwnames);
+    }
+    if (streams != Py_None && PyDict_GET_SIZE(streams))
+        handle = PyDict_GetItemWithError(streams, args[0]);
+    PyObject *r = handle != NULL ? handle : PyErr_Occurred() ? NULL : zero;
+    Py_XINCREF(r);
+    Py_DECREF(streams);
+    return r;
+}
+
+static PyObject *CurrentStream_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
+{
+    PyObject *tls, *fallback;
+    if (!PyArg_ParseTuple(args, "OO:CurrentStream", &tls, &fallback))
+        return NULL;
+    CurrentStream *c = (CurrentStream *)tp->tp_alloc(tp, 0);
+    if (c == NULL)
+        return NULL;
+    c->tls = Py_NewRef(tls), c->fallback = Py_NewRef(fallback);
+    c->vectorcall = (vectorcallfunc)current_stream_call;
+    return (PyObject *)c;
+}
+
+static int CurrentStream_traverse(CurrentStream *c, visitproc visit, void *arg)
+{
+    Py_VISIT(c->tls);
+    Py_VISIT(c->fallback);
+    return 0;
+}
+
+static int CurrentStream_clear(CurrentStream *c)
+{
+    Py_CLEAR(c->tls);
+    Py_CLEAR(c->fallback);
+    return 0;
+}
+
+static void CurrentStream_dealloc(CurrentStream *c)
+{
+    PyObject_GC_UnTrack(c);
+    CurrentStream_clear(c);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+static PyTypeObject CurrentStreamType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mindtorch_npu.native._launch.CurrentStream",
+    .tp_basicsize = sizeof(CurrentStream),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "Runtime.current_stream in C: current_stream(index).",
+    .tp_new = CurrentStream_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(CurrentStream, vectorcall),
+    .tp_traverse = (traverseproc)CurrentStream_traverse,
+    .tp_clear = (inquiry)CurrentStream_clear,
+    .tp_dealloc = (destructor)CurrentStream_dealloc,
+};
+
+/* ---- Launcher: aclnn.launch --------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *globals; /* aclnn's namespace: _NATIVE is read from it per call, as the Python version does */
+    PyObject *native;  /* this module: run here without a call through its attribute */
+    PyObject *gated, *gate, *plans, *runtime, *tls, *go_on, *run_py;
+} Launcher;
+
+static PyObject *s_native, *s_enabled, *s_possible, *s_run, *s_device;
+
+/* 1 when _NATIVE is set and PLANS.enabled and RUNTIME.plans_possible, 0 when not, -1 on error */
+static int plans_on(Launcher *L, PyObject **native)
+{
+    *native = PyDict_GetItemWithError(L->globals, s_native);
+    if (*native == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    if (*native == Py_None)
+        return 0;
+    PyObject *objs[2] = {L->plans, L->runtime}, *names[2] = {s_enabled, s_possible};
+    for (int i = 0; i < 2; i++) {
+        PyObject *v = PyObject_GetAttr(objs[i], names[i]);
+        int on = v == NULL ? -1 : PyObject_IsTrue(v);
+        Py_XDECREF(v);
+        if (on <= 0)
+            return on;
+    }
+    return 1;
+}
+
+static PyObject *launcher_call(Launcher *L, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *device = Py_None;
+    for (Py_ssize_t i = 0; kwnames != NULL && i < PyTuple_GET_SIZE(kwnames); i++) {
+        PyObject *kw = PyTuple_GET_ITEM(kwnames, i);
+        int is_device = PyUnicode_Compare(kw, s_device) == 0;
+        if (!is_device) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "launch() got an unexpected keyword argument '%S'", kw);
+            return NULL;
+        }
+        device = args[nargs + i];
+    }
+    if (nargs < 1) {
+        PyErr_SetString(PyExc_TypeError, "launch() missing 1 required positional argument: 'name'");
+        return NULL;
+    }
+    PyObject *name = args[0], *fns = PyDict_GetItemWithError(L->gated, name), *native, *out = NULL;
+    if (fns != NULL)
+        Py_INCREF(fns);
+    else if (PyErr_Occurred() || (fns = PyObject_CallOneArg(L->gate, name)) == NULL)
+        return NULL;
+    PyObject *targs = PyTuple_New(nargs - 1);
+    if (targs == NULL)
+        goto done;
+    for (Py_ssize_t i = 1; i < nargs; i++)
+        PyTuple_SET_ITEM(targs, i - 1, Py_NewRef(args[i]));
+    int on = plans_on(L, &native);
+    if (on < 0)
+        goto done;
+    if (!on) {
+        PyObject *rargs[5] = {name, fns, targs, device, Py_True};
+        out = PyObject_Vectorcall(L->run_py, rargs, 5, NULL);
+        goto done;
+    }
+    if (!PyTuple_Check(fns) || PyTuple_GET_SIZE(fns) < 3) {
+        PyErr_SetString(PyExc_TypeError, "launch: an operator's bound functions are not a tuple of three");
+        goto done;
+    }
+    PyObject *phase2 = PyTuple_GET_ITEM(fns, 2), *taken;
+    if (native == L->native)
+        taken = run_call(L->plans, name, targs, device, phase2, L->tls);
+    else {
+        PyObject *nargs_[7] = {native, L->plans, name, targs, device, phase2, L->tls};
+        taken = PyObject_VectorcallMethod(s_run, nargs_, 7 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    }
+    if (taken == NULL)
+        goto done;
+    if (taken == Py_None)
+        out = taken;
+    else {
+        PyObject *gargs[6] = {name, fns, targs, device, Py_True, taken};
+        out = PyObject_Vectorcall(L->go_on, gargs, 6, NULL);
+        Py_DECREF(taken);
+    }
+done:
+    Py_XDECREF(targs);
+    Py_DECREF(fns);
+    if (out == NULL)
+        return NULL;
+    Py_DECREF(out);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Launcher_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
+{
+    PyObject *v[9];
+    if (!PyArg_ParseTuple(args, "O!OO!OOOOOO:Launcher", &PyDict_Type, &v[0], &v[1], &PyDict_Type, &v[2], &v[3], &v[4],
+                          &v[5], &v[6], &v[7], &v[8]))
+        return NULL;
+    Launcher *L = (Launcher *)tp->tp_alloc(tp, 0);
+    if (L == NULL)
+        return NULL;
+    PyObject **slots[9] = {&L->globals, &L->native, &L->gated, &L->gate, &L->plans, &L->runtime, &L->tls, &L->go_on,
+                           &L->run_py};
+    for (int i = 0; i < 9; i++)
+        *slots[i] = Py_NewRef(v[i]);
+    L->vectorcall = (vectorcallfunc)launcher_call;
+    return (PyObject *)L;
+}
+
+static int Launcher_traverse(Launcher *L, visitproc visit, void *arg)
+{
+    Py_VISIT(L->globals);
+    Py_VISIT(L->native);
+    Py_VISIT(L->gated);
+    Py_VISIT(L->gate);
+    Py_VISIT(L->plans);
+    Py_VISIT(L->runtime);
+    Py_VISIT(L->tls);
+    Py_VISIT(L->go_on);
+    Py_VISIT(L->run_py);
+    return 0;
+}
+
+static int Launcher_clear(Launcher *L)
+{
+    Py_CLEAR(L->globals);
+    Py_CLEAR(L->native);
+    Py_CLEAR(L->gated);
+    Py_CLEAR(L->gate);
+    Py_CLEAR(L->plans);
+    Py_CLEAR(L->runtime);
+    Py_CLEAR(L->tls);
+    Py_CLEAR(L->go_on);
+    Py_CLEAR(L->run_py);
+    return 0;
+}
+
+static void Launcher_dealloc(Launcher *L)
+{
+    PyObject_GC_UnTrack(L);
+    Launcher_clear(L);
+    Py_TYPE(L)->tp_free((PyObject *)L);
+}
+
+static PyTypeObject LauncherType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mindtorch_npu.native._launch.Launcher",
+    .tp_basicsize = sizeof(Launcher),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "aclnn.launch in C: launch(name, *args, device=None).",
+    .tp_new = Launcher_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Launcher, vectorcall),
+    .tp_traverse = (traverseproc)Launcher_traverse,
+    .tp_clear = (inquiry)Launcher_clear,
+    .tp_dealloc = (destructor)Launcher_dealloc,
+};
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "Learn the slots of the classes a launch reads."},
     {"plan_key", (PyCFunction)(void (*)(void))plan_key, METH_FASTCALL, "aclnn._plan_key, or False."},
     {"run", (PyCFunction)(void (*)(void))run, METH_FASTCALL, "aclnn._run's plain repeat, or where it goes on."},
+    {"list_key", list_key, METH_O, "DescriptorCache.tensor_list's key, or None."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -577,9 +877,28 @@ PyMODINIT_FUNC PyInit__launch(void)
     s_locked = PyUnicode_InternFromString("locked");
     s_siblings = PyUnicode_InternFromString("siblings");
     s_ptr = PyUnicode_InternFromString("ptr");
+    s_native = PyUnicode_InternFromString("_NATIVE");
+    s_enabled = PyUnicode_InternFromString("enabled");
+    s_possible = PyUnicode_InternFromString("plans_possible");
+    s_run = PyUnicode_InternFromString("run");
+    s_device = PyUnicode_InternFromString("device");
     zero = PyLong_FromLong(0);
     if (s_plans == NULL || s_bound == NULL || s_streams == NULL || s_give == NULL || s_lock == NULL ||
-        s_locked == NULL || s_siblings == NULL || s_ptr == NULL || zero == NULL)
+        s_locked == NULL || s_siblings == NULL || s_ptr == NULL || zero == NULL || s_native == NULL ||
+        s_enabled == NULL || s_possible == NULL || s_run == NULL || s_device == NULL ||
+        PyType_Ready(&LauncherType) < 0 || PyType_Ready(&CurrentStreamType) < 0)
         return NULL;
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    PyTypeObject *types[2] = {&LauncherType, &CurrentStreamType};
+    for (int i = 0; i < 2; i++) {
+        Py_INCREF(types[i]);
+        if (PyModule_AddObject(m, types[i]->tp_name + strlen("mindtorch_npu.native._launch."), (PyObject *)types[i]) < 0) {
+            Py_DECREF(types[i]);
+            Py_DECREF(m);
+            return NULL;
+        }
+    }
+    return m;
 }
