@@ -8,7 +8,10 @@ from mindtorch.plugins import OPS, Tensor, backend_for, device as Device, dtypes
 from .. import chips, precision
 from ..aclnn import SMALL_INT_SCALARS, IntArray, dtype_arg, launch, launch_rewriting_out, scalar_for
 from ..copy import COPY, D2H, DENSE, HOST_DTYPE, address, empty
+from ..native import load as load_native
 from ..state import RUNTIME
+
+_launch = load_native("launch")  # binary's tensor-tensor kernel in C, or None
 
 # --- tensors: views, dense copies, casts -----------------------------------------------------------
 
@@ -302,6 +305,12 @@ def run(acl, a, m, *attrs):
     return out if rdt is m.dtype else cast(out, m.dtype)
 
 
+def compiled_unary(acl, out_of_place):
+    """`out_of_place(m, a)`, a kernel that is run(acl, a, m), with its cast-free case in C where built (the
+    function stays the reference, as .python)."""
+    return out_of_place if _launch is None else _launch.Unary(acl, _THROUGH, empty, launch, out_of_place)
+
+
 # --- binary operators: tensor-tensor, tensor-scalar and number-first forms ---------------------------
 
 
@@ -358,4 +367,6 @@ def binary(tensor_op, scalar_op=None, *, with_alpha=False, inplace=True):
             tensor_op, scalar_op, a, b, a.dtype, *((scalar_for(alpha, a.dtype),) if with_alpha else ())
         )
 
+    if _launch is not None:  # the tensor-tensor case in C; the function above is the reference (.python)
+        out_of_place = _launch.Binary(tensor_op, with_alpha, empty, launch, SMALL_INT_SCALARS, scalar_for, out_of_place)
     return out_of_place, (in_place if inplace else None)

@@ -15,6 +15,7 @@ from ._common import (
     binary,
     binary_out,
     cast,
+    compiled_unary,
     fill_masked,
     in_place_by_copy,
     launch_binary,
@@ -92,8 +93,10 @@ UNARY_OUT_OF_PLACE_ONLY = {"logical_not", "signbit"}
 
 
 def _unary(acl):
-    def out_of_place(m, a):
+    def run_it(m, a):
         return run(acl, a, m)
+
+    out_of_place = compiled_unary(acl, run_it)
 
     def in_place(m, a):
         if acl in UNARY_HEADERS and chips.supports(

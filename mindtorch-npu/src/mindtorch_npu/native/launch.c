@@ -14,6 +14,14 @@
        An error of the allocator is raised with the plan given back (nothing was launched).
    list_key(tensors)
        DescriptorCache.tensor_list's key for a list of tensors, or None when the Python version keys it
+   Binary(op, with_alpha, empty, launch, small_scalars, scalar_for, python)
+       kernels/_common.binary's out-of-place kernel: kernel(m, a, b[, alpha]) for two plain Tensors is
+       launch(op, a, b[, alpha's Scalar], out) into out = empty(m.shape, m.dtype, a.device), the Scalar from
+       small_scalars[(alpha, m.dtype)] for an int, else scalar_for(alpha, m.dtype); anything else is python(...)
+   Unary(op, through, empty, launch, python)
+       a unary operator's out-of-place kernel: kernel(m, a) for a plain Tensor whose (op, a.dtype, m.dtype) the
+       `through` table maps to no cast either way is launch(op, a, out) into out = empty(m.shape, m.dtype,
+       a.device); anything else is python(m, a)
    CurrentStream(tls, fallback)
        Runtime.current_stream(index) for the thread state `tls`: its `streams` (None or {index: handle}) read
        here, 0 when it holds none for the device; anything else is fallback(index)
@@ -616,6 +624,244 @@ static PyObject *run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return run_call(args[0], args[1], args[2], args[3], args[4], args[5]);
 }
 
+/* ---- Binary: a binary operator's out-of-place kernel (kernels/_common.binary) -------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *op, *empty, *launch, *small, *scalar_for, *python;
+    int with_alpha;
+} Binary;
+
+static PyObject *s_shape, *s_dtype, *one;
+
+/* kernel(m, a, b[, alpha]): two plain Tensors into a new tensor of m's shape and dtype; anything else is the
+   Python version's */
+static PyObject *binary_call(Binary *k, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (kwnames != NULL || nargs < 3 || nargs > 3 + k->with_alpha || Py_TYPE(args[1]) != tensor_t ||
+        Py_TYPE(args[2]) != tensor_t)
+        return PyObject_Vectorcall(k->python, args, nargsf, kwnames);
+    PyObject *a = args[1], *b = args[2], *device = AT(a, tensor_off[T_DEVICE]);
+    PyObject *shape = PyObject_GetAttr(args[0], s_shape), *dtype = shape ? PyObject_GetAttr(args[0], s_dtype) : NULL;
+    PyObject *out = NULL, *scalar = NULL;
+    if (dtype == NULL || device == NULL)
+        goto done;
+    PyObject *eargs[3] = {shape, dtype, device};
+    if ((out = PyObject_Vectorcall(k->empty, eargs, 3, NULL)) == NULL)
+        goto done;
+    if (k->with_alpha) {
+        PyObject *alpha = nargs == 4 ? args[3] : one;
+        if (PyLong_CheckExact(alpha)) { /* an int's Scalar from the table, as the Python version looks it up */
+            PyObject *key = PyTuple_Pack(2, alpha, dtype);
+            scalar = key ? PyDict_GetItemWithError(k->small, key) : NULL;
+            Py_XDECREF(key);
+            Py_XINCREF(scalar);
+        }
+        if (scalar == NULL && !PyErr_Occurred()) {
+            PyObject *sargs[2] = {alpha, dtype};
+            scalar = PyObject_Vectorcall(k->scalar_for, sargs, 2, NULL);
+        }
+        if (scalar == NULL)
+            goto fail;
+    }
+    PyObject *largs[5] = {k->op, a, b, scalar != NULL ? scalar : out, out};
+    PyObject *r = PyObject_Vectorcall(k->launch, largs, scalar != NULL ? 5 : 4, NULL);
+    if (r == NULL)
+        goto fail;
+    Py_DECREF(r);
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    Py_XDECREF(scalar);
+    Py_XDECREF(shape);
+    Py_XDECREF(dtype);
+    return out;
+}
+
+static PyObject *Binary_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
+{
+    PyObject *v[6];
+    int with_alpha;
+    if (!PyArg_ParseTuple(args, "UpOOO!OO:Binary", &v[0], &with_alpha, &v[1], &v[2], &PyDict_Type, &v[3], &v[4], &v[5]))
+        return NULL;
+    if (tensor_t == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "mindtorch_npu.native._launch.setup() was not called");
+        return NULL;
+    }
+    Binary *k = (Binary *)tp->tp_alloc(tp, 0);
+    if (k == NULL)
+        return NULL;
+    PyObject **slots[6] = {&k->op, &k->empty, &k->launch, &k->small, &k->scalar_for, &k->python};
+    for (int i = 0; i < 6; i++)
+        *slots[i] = Py_NewRef(v[i]);
+    k->with_alpha = with_alpha;
+    k->vectorcall = (vectorcallfunc)binary_call;
+    return (PyObject *)k;
+}
+
+static int Binary_traverse(Binary *k, visitproc visit, void *arg)
+{
+    Py_VISIT(k->op);
+    Py_VISIT(k->empty);
+    Py_VISIT(k->launch);
+    Py_VISIT(k->small);
+    Py_VISIT(k->scalar_for);
+    Py_VISIT(k->python);
+    return 0;
+}
+
+static int Binary_clear(Binary *k)
+{
+    Py_CLEAR(k->op);
+    Py_CLEAR(k->empty);
+    Py_CLEAR(k->launch);
+    Py_CLEAR(k->small);
+    Py_CLEAR(k->scalar_for);
+    Py_CLEAR(k->python);
+    return 0;
+}
+
+static void Binary_dealloc(Binary *k)
+{
+    PyObject_GC_UnTrack(k);
+    Binary_clear(k);
+    Py_TYPE(k)->tp_free((PyObject *)k);
+}
+
+static PyMemberDef binary_members[] = {
+    {"python", T_OBJECT_EX, offsetof(Binary, python), READONLY, "the Python version (the reference)"},
+    {NULL},
+};
+
+static PyTypeObject BinaryType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mindtorch_npu.native._launch.Binary",
+    .tp_basicsize = sizeof(Binary),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A binary operator's out-of-place kernel in C: kernel(m, a, b[, alpha]).",
+    .tp_new = Binary_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Binary, vectorcall),
+    .tp_traverse = (traverseproc)Binary_traverse,
+    .tp_clear = (inquiry)Binary_clear,
+    .tp_dealloc = (destructor)Binary_dealloc,
+    .tp_members = binary_members,
+};
+
+/* ---- Unary: a unary operator's out-of-place kernel (kernels/pointwise._unary over _common.run) ------------ */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *op, *through, *empty, *launch, *python;
+} Unary;
+
+/* kernel(m, a): a plain Tensor the operator takes in its own dtype and writes in m's (the `through` table says
+   so, once the Python version filled it), into a new tensor of m's shape; anything else is the Python version's */
+static PyObject *unary_call(Unary *k, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 2 || Py_TYPE(args[1]) != tensor_t)
+        return PyObject_Vectorcall(k->python, args, nargsf, kwnames);
+    PyObject *a = args[1], *adt = AT(a, tensor_off[T_DTYPE]), *device = AT(a, tensor_off[T_DEVICE]);
+    PyObject *dtype = PyObject_GetAttr(args[0], s_dtype), *key = NULL, *out = NULL, *shape = NULL;
+    if (dtype == NULL)
+        return NULL;
+    if (adt == NULL || device == NULL || (key = PyTuple_Pack(3, k->op, adt, dtype)) == NULL)
+        goto python;
+    PyObject *dtypes = PyDict_GetItemWithError(k->through, key); /* borrowed */
+    if (dtypes == NULL && PyErr_Occurred())
+        goto done;
+    if (dtypes == NULL || !PyTuple_CheckExact(dtypes) || PyTuple_GET_SIZE(dtypes) != 2 ||
+        PyTuple_GET_ITEM(dtypes, 0) != adt || PyTuple_GET_ITEM(dtypes, 1) != dtype)
+        goto python; /* a cast on the way in or out, or a pair not seen yet */
+    if ((shape = PyObject_GetAttr(args[0], s_shape)) == NULL)
+        goto done;
+    PyObject *eargs[3] = {shape, dtype, device};
+    if ((out = PyObject_Vectorcall(k->empty, eargs, 3, NULL)) == NULL)
+        goto done;
+    PyObject *largs[3] = {k->op, a, out};
+    PyObject *r = PyObject_Vectorcall(k->launch, largs, 3, NULL);
+    if (r == NULL)
+        Py_CLEAR(out);
+    Py_XDECREF(r);
+    goto done;
+python:
+    PyErr_Clear();
+    out = PyObject_Vectorcall(k->python, args, nargsf, kwnames);
+done:
+    Py_XDECREF(shape);
+    Py_XDECREF(key);
+    Py_DECREF(dtype);
+    return out;
+}
+
+static PyObject *Unary_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
+{
+    PyObject *v[5];
+    if (!PyArg_ParseTuple(args, "UO!OOO:Unary", &v[0], &PyDict_Type, &v[1], &v[2], &v[3], &v[4]))
+        return NULL;
+    if (tensor_t == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "mindtorch_npu.native._launch.setup() was not called");
+        return NULL;
+    }
+    Unary *k = (Unary *)tp->tp_alloc(tp, 0);
+    if (k == NULL)
+        return NULL;
+    PyObject **slots[5] = {&k->op, &k->through, &k->empty, &k->launch, &k->python};
+    for (int i = 0; i < 5; i++)
+        *slots[i] = Py_NewRef(v[i]);
+    k->vectorcall = (vectorcallfunc)unary_call;
+    return (PyObject *)k;
+}
+
+static int Unary_traverse(Unary *k, visitproc visit, void *arg)
+{
+    Py_VISIT(k->op);
+    Py_VISIT(k->through);
+    Py_VISIT(k->empty);
+    Py_VISIT(k->launch);
+    Py_VISIT(k->python);
+    return 0;
+}
+
+static int Unary_clear(Unary *k)
+{
+    Py_CLEAR(k->op);
+    Py_CLEAR(k->through);
+    Py_CLEAR(k->empty);
+    Py_CLEAR(k->launch);
+    Py_CLEAR(k->python);
+    return 0;
+}
+
+static void Unary_dealloc(Unary *k)
+{
+    PyObject_GC_UnTrack(k);
+    Unary_clear(k);
+    Py_TYPE(k)->tp_free((PyObject *)k);
+}
+
+static PyMemberDef unary_members[] = {
+    {"python", T_OBJECT_EX, offsetof(Unary, python), READONLY, "the Python version (the reference)"},
+    {NULL},
+};
+
+static PyTypeObject UnaryType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mindtorch_npu.native._launch.Unary",
+    .tp_basicsize = sizeof(Unary),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A unary operator's out-of-place kernel in C: kernel(m, a).",
+    .tp_new = Unary_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Unary, vectorcall),
+    .tp_traverse = (traverseproc)Unary_traverse,
+    .tp_clear = (inquiry)Unary_clear,
+    .tp_dealloc = (destructor)Unary_dealloc,
+    .tp_members = unary_members,
+};
+
 /* ---- CurrentStream: Runtime.current_stream ---------------------------------------------------------------- */
 
 typedef struct {
@@ -877,6 +1123,11 @@ PyMODINIT_FUNC PyInit__launch(void)
     s_locked = PyUnicode_InternFromString("locked");
     s_siblings = PyUnicode_InternFromString("siblings");
     s_ptr = PyUnicode_InternFromString("ptr");
+    s_shape = PyUnicode_InternFromString("shape");
+    s_dtype = PyUnicode_InternFromString("dtype");
+    one = PyLong_FromLong(1);
+    if (s_shape == NULL || s_dtype == NULL || one == NULL)
+        return NULL;
     s_native = PyUnicode_InternFromString("_NATIVE");
     s_enabled = PyUnicode_InternFromString("enabled");
     s_possible = PyUnicode_InternFromString("plans_possible");
@@ -886,13 +1137,14 @@ PyMODINIT_FUNC PyInit__launch(void)
     if (s_plans == NULL || s_bound == NULL || s_streams == NULL || s_give == NULL || s_lock == NULL ||
         s_locked == NULL || s_siblings == NULL || s_ptr == NULL || zero == NULL || s_native == NULL ||
         s_enabled == NULL || s_possible == NULL || s_run == NULL || s_device == NULL ||
-        PyType_Ready(&LauncherType) < 0 || PyType_Ready(&CurrentStreamType) < 0)
+        PyType_Ready(&LauncherType) < 0 || PyType_Ready(&CurrentStreamType) < 0 || PyType_Ready(&BinaryType) < 0 ||
+        PyType_Ready(&UnaryType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    PyTypeObject *types[2] = {&LauncherType, &CurrentStreamType};
-    for (int i = 0; i < 2; i++) {
+    PyTypeObject *types[4] = {&LauncherType, &CurrentStreamType, &BinaryType, &UnaryType};
+    for (int i = 0; i < 4; i++) {
         Py_INCREF(types[i]);
         if (PyModule_AddObject(m, types[i]->tp_name + strlen("mindtorch_npu.native._launch."), (PyObject *)types[i]) < 0) {
             Py_DECREF(types[i]);
