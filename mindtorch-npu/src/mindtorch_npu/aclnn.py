@@ -411,8 +411,8 @@ def _run_taken(name, fns, args, gated, key, addrs, device, listed, plan):
     if plan is not None:  # other addresses: a plan kept for them, else a new one or the oldest kept, refreshed
         _run_planned(name, fns, args, key, addrs, device, gated, plans.sibling(key, addrs, plan))
         return
-    plan = plans.old.pop(key, None)
-    if plan is None and (key in plans.refused or (listed and not plans.seen_before(key))):
+    plan = plans.old.pop(key, None) if plans.old else None  # (each lookup hashes the whole key)
+    if plan is None and ((plans.refused and key in plans.refused) or (listed and not plans.seen_before(key))):
         _run_described(name, fns, args, device, gated)
         return
     _run_planned(name, fns, args, key, addrs, device, gated, plan)
@@ -741,12 +741,14 @@ class LaunchPlans:
     def seen_before(self, key):
         """True when `key` came before (since the last clear); the first sighting is noted."""
         sightings = self.sightings
-        if key in sightings:
+        n = len(sightings)
+        sightings.add(key)  # one hash of the key, which for a foreach call holds hundreds of parts
+        if len(sightings) == n:
             sightings.discard(key)
             return True
-        if len(sightings) >= self.LIMIT:
+        if n >= self.LIMIT:
             sightings.clear()
-        sightings.add(key)
+            sightings.add(key)
         return False
 
     def _retire(self):
