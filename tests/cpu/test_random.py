@@ -306,3 +306,46 @@ def test_generator_device_mismatch():
 def test_bad_generator_type():
     with pytest.raises(TypeError):
         torch.rand(3, generator=5)
+
+
+@pytest.mark.parametrize("p", [0.0, 0.1, 0.5, 0.9, 1.0])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.int64, torch.bool])
+def test_bernoulli_scalar_p_outcomes(p, dtype):
+    t = torch.empty(N, dtype=dtype).bernoulli_(p)
+    v = vals(t)
+    assert t.dtype is dtype and set(np.unique(v)) <= {0.0, 1.0}
+    if p in (0.0, 1.0):  # the edges are exact: no draw is below 0, every draw is below 1
+        assert v.sum() == p * N
+    else:
+        assert abs(v.mean() - p) < 0.015
+
+
+def test_bernoulli_draws_follow_the_generator():
+    g = torch.Generator().manual_seed(7)
+    a = torch.empty(64).bernoulli_(0.5, generator=g)
+    torch.manual_seed(7)  # the default generator, seeded alike, draws the same stream
+    b = torch.empty(64).bernoulli_(0.5)
+    assert a.tolist() == b.tolist()
+    assert torch.empty(64).bernoulli_(0.5).tolist() != b.tolist()
+
+
+def test_default_generator_by_name_is_the_devices():
+    from mindtorch.plugins import default_generator
+
+    g = default_generator("cpu")
+    assert g is default_generator(torch.device("cpu")) is default_generator(None) is torch.default_generator
+    torch.manual_seed(3)
+    first = torch.rand(4).tolist()
+    g.manual_seed(3)
+    assert torch.rand(4).tolist() == first
+
+
+def test_dropout_mask_reproducible_and_scaled():
+    x = torch.ones(4000)
+    torch.manual_seed(11)
+    a = torch.nn.functional.dropout(x, 0.25)
+    torch.manual_seed(11)
+    b = torch.nn.functional.dropout(x, 0.25)
+    assert a.tolist() == b.tolist()
+    v = a.numpy()
+    assert set(np.unique(v)) <= {0.0, np.float32(1 / 0.75)} and abs((v == 0).mean() - 0.25) < 0.03

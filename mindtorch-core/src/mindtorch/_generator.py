@@ -3,6 +3,7 @@
 from ._device import as_device, device as _device
 
 _defaults = {}
+_by_name = {}  # device spelled as a string -> its entry in _defaults (never replaced)
 
 
 class Generator:
@@ -37,11 +38,17 @@ class Generator:
 
 
 def default_generator(dev=None):
+    g = _by_name.get(dev) if dev.__class__ is str else None
+    if g is not None:  # kernels name their device ("cpu"): no device object to build per draw
+        return g
+    name = dev if dev.__class__ is str else None
     dev = as_device(dev) or _device("cpu")
     key = (dev.type, dev.index or 0)
     g = _defaults.get(key)
     if g is None:
         g = _defaults[key] = Generator(_device(dev.type, dev.index) if dev.index is not None else dev)
+    if name is not None:
+        _by_name[name] = g
     return g
 
 
