@@ -244,3 +244,27 @@ def test_clamp_one_sided_and_inplace():
 def test_factory_overload_honours_requires_grad():
     assert torch.arange(1.0, 9.0, requires_grad=True).requires_grad  # arange has several overloads
     assert not torch.arange(1.0, 9.0).requires_grad
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"dtype": torch.float64}, {"dtype": torch.int32}, {"device": "cpu"}, {"requires_grad": True}],
+    ids=repr,
+)
+@pytest.mark.parametrize("shape", [(), (0,), (3, 4)], ids=repr)
+def test_empty_like_takes_shape_and_options(shape, kwargs):
+    x = torch.zeros(shape, dtype=torch.float32)
+    src = x.t() if len(shape) == 2 else x
+    e = torch.empty_like(src, **kwargs)
+    assert e.shape == src.shape and e.dtype is kwargs.get("dtype", torch.float32)
+    assert e.device == torch.device("cpu") and e.requires_grad is kwargs.get("requires_grad", False)
+    assert e.is_contiguous() and e.grad_fn is None
+    e.fill_(1) if not e.requires_grad else None
+    assert (x == 0).all()  # a new block: writing it leaves the source alone
+
+
+def test_empty_like_bad_options():
+    with pytest.raises(TypeError):
+        torch.empty_like(torch.zeros(2), dtype="float")
+    with pytest.raises(RuntimeError):
+        torch.empty_like(torch.zeros(2), device="nowhere")

@@ -95,9 +95,8 @@ _LIKE = (
 
 
 def _empty_like(self, dtype, device):
-    from .. import empty
-
-    return empty(self._shape, dtype=dtype, device=device)
+    # the op itself, as _call_full does: its shape is already checked, so no argument parsing
+    return _dispatch_call(OPS["empty"], (self._shape, dtype, None, device, None, False, None))
 
 
 def _full_like(self, value, dtype, device):
