@@ -116,7 +116,9 @@ def _basic(self, items):
             step = 1 if step is None else step
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            v = mt.ops.slice(v, d, start, stop, step)
+            if step != 1 or start or (stop is not None and stop < v._shape[d]):
+                v = mt.ops.slice(v, d, start, stop, step)
+            # else the whole dim: no slice (PyTorch skips it too, so no SliceBackward is recorded)
             d += 1
         else:
             i = int(it)
