@@ -19,6 +19,10 @@
        the Python side sets it while tensors must be marked (inference mode)
    setup_cat(meta_type, general)
        learns where TensorMeta keeps its slots, and cat's shape rule in Python
+   setup_view(general)
+       view_strides' rule in Python (_geometry), for what the compiled one hands on
+   view_strides(old_shape, old_stride, new_shape)
+       _geometry.view_strides for tuples of plain ints; anything else is general(...)
    cat_meta(tensors, dim=0)
        cat's shape rule (ops/indexing.py's _cat_meta) for tensors of one dtype and rank, matching
        but along dim; anything else is general(tensors, dim), which keeps every check and message
@@ -485,6 +489,166 @@ static PyObject *cat_meta(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return PyObject_Vectorcall(cat_general, args, nargs, kwnames);
 }
 
+/* view_strides(old_shape, old_stride, new_shape): _geometry.view_strides for tuples of plain ints (of up
+   to VIEW_MAX_DIMS dims, sizes >= 0, no overflow); anything else goes to the Python rule (setup_view) */
+#define VIEW_MAX_DIMS 64
+static PyObject *view_general = NULL;
+
+static PyObject *setup_view(PyObject *self, PyObject *general)
+{
+    if (!PyCallable_Check(general)) {
+        PyErr_SetString(PyExc_TypeError, "setup_view(callable general)");
+        return NULL;
+    }
+    Py_INCREF(general);
+    Py_XSETREF(view_general, general);
+    Py_RETURN_NONE;
+}
+
+/* the entries of a tuple of plain ints into out; 0 when the tuple does not qualify */
+static int read_ints(PyObject *tup, Py_ssize_t *out, Py_ssize_t *n, int nonneg)
+{
+    if (!PyTuple_CheckExact(tup))
+        return 0;
+    Py_ssize_t k = PyTuple_GET_SIZE(tup);
+    if (k > VIEW_MAX_DIMS)
+        return 0;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *v = PyTuple_GET_ITEM(tup, i);
+        if (!PyLong_CheckExact(v))
+            return 0;
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow || (x == -1 && PyErr_Occurred()) || (nonneg && x < 0)) {
+            PyErr_Clear();
+            return 0;
+        }
+        out[i] = (Py_ssize_t)x;
+    }
+    *n = k;
+    return 1;
+}
+
+static PyObject *ints_tuple(const Py_ssize_t *v, Py_ssize_t n)
+{
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyLong_FromSsize_t(v[i]);
+        if (x == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, x);
+    }
+    return t;
+}
+
+/* _geometry.contiguous_strides: a dimension of size 0 or 1 steps like one of 1 */
+static int c_contiguous_strides(const Py_ssize_t *shape, Py_ssize_t n, Py_ssize_t *out)
+{
+    Py_ssize_t acc = 1;
+    for (Py_ssize_t i = n - 1; i >= 0; i--) {
+        out[i] = acc;
+        if (shape[i] > 1 && __builtin_mul_overflow(acc, shape[i], &acc))
+            return 0;
+    }
+    return 1;
+}
+
+/* 1: strides in *res (a new tuple, or None when there is no view); 0: hand the case to Python */
+static int view_strides_common(PyObject *old_shape_o, PyObject *old_stride_o, PyObject *new_shape_o, PyObject **res)
+{
+    Py_ssize_t os_[VIEW_MAX_DIMS], ost[VIEW_MAX_DIMS], ns[VIEW_MAX_DIMS], nst[VIEW_MAX_DIMS], cst[VIEW_MAX_DIMS];
+    Py_ssize_t on, stn, nn;
+    if (!read_ints(old_shape_o, os_, &on, 1) || !read_ints(old_stride_o, ost, &stn, 0) ||
+        !read_ints(new_shape_o, ns, &nn, 1))
+        return 0;
+    if (!c_contiguous_strides(os_, on, cst))
+        return 0;
+    int same = stn == on;
+    for (Py_ssize_t i = 0; same && i < on; i++)
+        same = ost[i] == cst[i];
+    if (same) { /* a contiguous tensor views as contiguous */
+        if (!c_contiguous_strides(ns, nn, nst))
+            return 0;
+        *res = ints_tuple(nst, nn);
+        return 1;
+    }
+    if (on == 0) { /* a 0-dim tensor: every new dim steps by 1 */
+        for (Py_ssize_t i = 0; i < nn; i++)
+            nst[i] = 1;
+        *res = ints_tuple(nst, nn);
+        return 1;
+    }
+    if (stn != on)
+        return 0;
+    Py_ssize_t numel = 1;
+    for (Py_ssize_t i = 0; i < on; i++)
+        if (__builtin_mul_overflow(numel, os_[i], &numel))
+            return 0;
+    if (numel == 0) {
+        int equal = on == nn;
+        for (Py_ssize_t i = 0; equal && i < on; i++)
+            equal = os_[i] == ns[i];
+        if (equal) {
+            *res = PyTuple_GetSlice(old_stride_o, 0, on);
+            return 1;
+        }
+        if (!c_contiguous_strides(ns, nn, nst))
+            return 0;
+        *res = ints_tuple(nst, nn);
+        return 1;
+    }
+    /* at::detail::computeStride, as the Python loop has it */
+    Py_ssize_t view_d = nn - 1, chunk = ost[on - 1], tensor_numel = 1, view_numel = 1, step;
+    for (Py_ssize_t d = on - 1; d >= 0; d--) {
+        if (__builtin_mul_overflow(tensor_numel, os_[d], &tensor_numel))
+            return 0;
+        Py_ssize_t span;
+        if (d == 0 || (os_[d - 1] != 1 && (__builtin_mul_overflow(tensor_numel, chunk, &span) || ost[d - 1] != span))) {
+            while (view_d >= 0 && (view_numel < tensor_numel || ns[view_d] == 1)) {
+                if (__builtin_mul_overflow(view_numel, chunk, &step))
+                    return 0;
+                nst[view_d] = step;
+                if (__builtin_mul_overflow(view_numel, ns[view_d], &view_numel))
+                    return 0;
+                view_d--;
+            }
+            if (view_numel != tensor_numel) {
+                *res = Py_NewRef(Py_None);
+                return 1;
+            }
+            if (d > 0) {
+                chunk = ost[d - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    if (view_d != -1) {
+        *res = Py_NewRef(Py_None);
+        return 1;
+    }
+    *res = ints_tuple(nst, nn);
+    return 1;
+}
+
+static PyObject *view_strides(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (view_general == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "mindtorch._accel.setup_view() was not called");
+        return NULL;
+    }
+    if (nargs == 3) {
+        PyObject *res = NULL;
+        if (view_strides_common(args[0], args[1], args[2], &res))
+            return res; /* NULL only with an error set (a failed allocation) */
+    }
+    return PyObject_Vectorcall(view_general, args, nargs, NULL);
+}
+
 /* ---- StorageBase ------------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -605,6 +769,8 @@ static PyMethodDef methods[] = {
     {"set_new", set_new, METH_O, "The constructor of new tensors (None: the type's allocator)."},
     {"setup_cat", setup_cat, METH_VARARGS, "Learn TensorMeta's slots and cat's shape rule in Python."},
     {"cat_meta", (PyCFunction)(void (*)(void))cat_meta, METH_FASTCALL | METH_KEYWORDS, "cat's shape rule."},
+    {"setup_view", setup_view, METH_O, "view_strides' rule in Python, for the cases it hands on."},
+    {"view_strides", (PyCFunction)(void (*)(void))view_strides, METH_FASTCALL, "Strides of a view, or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,4 +1,6 @@
-"""Shape, stride and broadcasting arithmetic (pure Python, device-agnostic)."""
+"""Shape, stride and broadcasting arithmetic (device-agnostic; view_strides has a compiled twin)."""
+
+from ._accel_load import ACCEL as _ACCEL
 
 
 class Size(tuple):
@@ -181,6 +183,14 @@ def view_strides(old_shape, old_stride, new_shape):
     if view_d != -1:
         return None
     return tuple(new_stride)
+
+
+# the Python rule stays the reference (tests compare the compiled twin with it); the twin, when built,
+# hands anything but tuples of plain ints back to it
+PYTHON_TWINS = {"view_strides": view_strides}
+if _ACCEL is not None:
+    _ACCEL.setup_view(view_strides)
+    view_strides = _ACCEL.view_strides
 
 
 def broadcast_shapes_public(*shapes):
