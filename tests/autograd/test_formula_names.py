@@ -1,5 +1,5 @@
-"""Every derivative formula reads only names it is given: the op's parameters, grad / grads / result,
-Python's builtins and the helpers of mindtorch.ops.formulas (torch among them)."""
+"""Every derivative formula reads only names it is given: the op's parameters, grad / grads / result /
+needs, Python's builtins and the helpers of mindtorch.ops.formulas (torch among them)."""
 
 import ast
 import builtins
@@ -11,7 +11,7 @@ from mindtorch.ops.derivatives import compile_derivative
 from mindtorch.ops.registry import OPS
 from mindtorch.ops.schema import Op
 
-GIVEN = {"grad", "grads", "result"}
+GIVEN = {"grad", "grads", "result", "needs"}
 
 
 def free_names(expr):

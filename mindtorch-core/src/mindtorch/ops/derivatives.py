@@ -1,8 +1,9 @@
 """Compiling derivative formulas (the derivatives.yaml of mindtorch).
 
 A formula is a Python expression over the op's parameters, `grad` (the
-incoming gradient; `grads[i]` for multi-output ops), `result` and the names
-of formulas.py (its helpers and `torch`), nothing else: where an op is
+incoming gradient; `grads[i]` for multi-output ops), `result`, `needs` (which
+parameters want a gradient, by index: for a formula yielding several) and the
+names of formulas.py (its helpers and `torch`), nothing else: where an op is
 declared does not change what its formula calls. It is compiled once into
 a function; only the names a formula reads are saved for backward.
 

@@ -840,7 +840,20 @@ def linear_grad_weight(grad, input):
 
 
 def linear_grad_bias(grad, bias):
-    return grad.reshape(-1, grad.shape[-1]).sum(0).reshape(bias.shape)
+    """The gradient of a bias broadcast to the output ((out,), (1, out), a scalar...): summed to its
+    shape, always a new tensor (the incoming gradient may be held elsewhere)."""
+    g = sum_to(grad, bias._shape)
+    return g.clone() if g is grad else g
+
+
+def linear_grads(grad, input, weight, bias, needs):
+    """linear's three gradients from one linear_backward (a backend's single kernel where it has one);
+    a bias of another shape than (out,) gets its own, summed to that shape."""
+    flat_bias = bias is None or len(bias._shape) == 1
+    gi, gw, gb = torch.ops.linear_backward(input, grad, weight, [needs[0], needs[1], needs[2] and flat_bias])
+    if needs[2] and not flat_bias:
+        gb = linear_grad_bias(grad, bias)
+    return gi, gw, gb
 
 
 def conv_bias_grad(grad):

@@ -9,7 +9,7 @@ import struct
 
 from .. import _dtype as D
 from .._geometry import wrap_dim
-from .formulas import computed_in_float32, rotate, sum_to, torch
+from .formulas import computed_in_float32, linear_grad_weight, rotate, sum_to, torch
 from .meta import TensorMeta
 from .registry import OPS, declare_inplace, defop
 
@@ -91,11 +91,32 @@ defop(
     meta=_linear_meta,
     method=False,
     family=F,
-    grad={
-        "input": "torch.ops.linear(grad, weight.t())",
-        "weight": "linear_grad_weight(grad, input)",
-        "bias": "linear_grad_bias(grad, bias)",
-    },
+    grad={"input, weight, bias": "linear_grads(grad, input, weight, bias, needs)"},
+)
+
+
+def _linear_backward_meta(self, grad_output, weight, output_mask):
+    d = grad_output.dtype
+    return TensorMeta(tuple(self._shape), d), TensorMeta(tuple(weight._shape), d), TensorMeta(weight._shape[:1], d)
+
+
+def _linear_backward(self, grad_output, weight, output_mask):
+    """grad_output @ weight, grad_output^T @ self over the leading dims, and grad_output's column sums
+    (None where output_mask says no). Unrecorded only through a backend's kernel: with a graph to build
+    (create_graph) dispatch runs this decomposition, whose ops are recorded."""
+    gi = torch.ops.linear(grad_output, weight.t()) if output_mask[0] else None
+    gw = linear_grad_weight(grad_output, self) if output_mask[1] else None
+    gb = grad_output.reshape(-1, grad_output.shape[-1]).sum(0) if output_mask[2] else None
+    return gi, gw, gb
+
+
+defop(
+    "linear_backward(Tensor self, Tensor grad_output, Tensor weight, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+    meta=_linear_backward_meta,
+    composite=_linear_backward,
+    method=False,
+    function=False,
+    family=F,
 )
 
 

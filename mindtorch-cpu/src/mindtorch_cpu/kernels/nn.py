@@ -12,7 +12,7 @@ from ..convert import TO_NP, arr, quiet, wrap
 from ..parallel import split_rows, threads_for
 from ..sizes import THRESHOLDS
 from . import kernel_table
-from .reduction import _ones, _softmax_backward_rows, _softmax_rows, log_softmax as log_softmax_kernel
+from .reduction import _ones, _softmax_backward_rows, _softmax_rows, log_softmax as log_softmax_kernel, reduce_sum
 
 KERNELS, kernel = kernel_table()
 
@@ -40,6 +40,27 @@ def linear(m, x, w, b=None):
     if b is not None:
         out += arr(b)
     return wrap(out, m.dtype)
+
+
+@kernel("linear_backward")
+def linear_backward(m, x, g, w, mask):
+    """linear's three gradients in one kernel (the op's decomposition for other dtypes): the same
+    products and column sums that decomposition's kernels compute, without its views and dispatches."""
+    xa, ga, wa = arr(x), arr(g), arr(w)
+    if ga.dtype not in _F32_F64 or xa.dtype != ga.dtype or wa.dtype != ga.dtype:
+        return OPS["linear_backward"].composite(x, g, w, mask)
+    g2 = ga.reshape(-1, ga.shape[-1])
+    gi = gw = gb = None
+    if mask[0]:
+        gi = wrap(blas.matmul(g2, wa).reshape(m[0].shape), m[0].dtype)
+    if mask[1]:
+        gw = wrap(blas.matmul(g2.T, xa.reshape(-1, xa.shape[-1])), m[1].dtype)
+    if mask[2]:
+        gb = wrap(reduce_sum(g2, (0,), g2.dtype), m[2].dtype)
+    return gi, gw, gb
+
+
+_F32_F64 = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 # --- adaptive pooling --------------------------------------------------------------------

@@ -125,12 +125,17 @@ def sum_(m, a, dim=None, keepdim=False, dtype=None):
         return wrap(np.add.reduce(x, None, None, np.empty((), acc)), m.dtype)  # into a 0-d array: no scalar
     if a.dtype is _D.bool_ and m.dtype is not _D.bool_:
         x = x.view(np.uint8)  # add.reduce over bools is logical or
-    ax = None if dim is None else axes(dim, x.ndim)
+    return _out(reduce_sum(x, None if dim is None else axes(dim, x.ndim), acc, keepdim), m)
+
+
+def reduce_sum(x, ax, acc, keepdim=False):
+    """The sum of the ndarray x over the axes `ax` (None: all), accumulated in `acc`: BLAS products
+    with ones for large float operands, NumPy's add.reduce otherwise."""
     if x.size >= BLAS_SUM_MIN and acc == x.dtype:
         r = blas_full_sum(x) if ax is None else blas_sum(x, tuple(sorted(set(ax))))
         if r is not None:
-            return _out(r, m)
-    return _out(np.add.reduce(x, axis=ax, dtype=acc, keepdims=keepdim), m)
+            return r
+    return np.add.reduce(x, axis=ax, dtype=acc, keepdims=keepdim)
 
 
 @kernel("mean")

@@ -1262,6 +1262,16 @@ def _linear(m):
     ]
 
 
+@samples("linear_backward")
+def _linear_b(m):
+    return [
+        S(m.f(3, 4), m.f(3, 5), m.f(5, 4), [True, True, True]),
+        S(m.f(2, 3, 4), m.nc(2, 3, 5), m.f(5, 4), [True, False, True]),
+        S(m.f(4), m.f(5), m.f(5, 4), [False, True, False]),
+        S(m.f(0, 4), m.f(0, 5), m.f(5, 4), [True, True, True]),
+    ]
+
+
 @samples("_conv2d")
 def _conv2d(m):
     return [
