@@ -58,7 +58,14 @@ def _normalize(self, index):
         index = (index,)
     items = []
     for it in index:
-        if it is None or it is Ellipsis or isinstance(it, (slice, Tensor)) or _is_int(it) or _is_bool(it):
+        if (
+            it.__class__ is slice
+            or it is None
+            or it is Ellipsis
+            or isinstance(it, Tensor)
+            or _is_int(it)
+            or _is_bool(it)
+        ):
             items.append(it)
         elif isinstance(it, (list, tuple)) or hasattr(it, "__array__"):
             items.append(_as_index_tensor(it, self.device))
@@ -71,9 +78,11 @@ def _normalize(self, index):
             )
     consumed = 0
     for it in items:
-        if isinstance(it, Tensor):
+        if it.__class__ is slice:  # (slice cannot be subclassed) the common item first
+            consumed += 1
+        elif isinstance(it, Tensor):
             consumed += len(it._shape) if it.dtype in (D.bool_, D.uint8) else 1
-        elif _is_int(it) or isinstance(it, slice):
+        elif _is_int(it):
             consumed += 1
     n = len(self._shape)
     if items.count(Ellipsis) > 1:
@@ -93,7 +102,16 @@ def _basic(self, items):
     d = 0
     adv = []  # (dim in v, tensor)
     for it in items:
-        if isinstance(it, Tensor):
+        if it.__class__ is slice:
+            start, stop, step = _idx(it.start), _idx(it.stop), _idx(it.step)
+            step = 1 if step is None else step
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            if step != 1 or start or (stop is not None and stop < v._shape[d]):
+                v = mt.ops.slice(v, d, start, stop, step)
+            # else the whole dim: no slice (PyTorch skips it too, so no SliceBackward is recorded)
+            d += 1
+        elif isinstance(it, Tensor):
             if it.dtype in (D.bool_, D.uint8) and not it._shape:
                 # a 0-dim mask adds a dim of size 1 (True) or 0 (False)
                 v = v.unsqueeze(d)
@@ -110,15 +128,6 @@ def _basic(self, items):
             v = v.unsqueeze(d)
             if not it:
                 v = mt.ops.slice(v, d, 0, 0, 1)
-            d += 1
-        elif isinstance(it, slice):
-            start, stop, step = (_idx(x) for x in (it.start, it.stop, it.step))
-            step = 1 if step is None else step
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            if step != 1 or start or (stop is not None and stop < v._shape[d]):
-                v = mt.ops.slice(v, d, start, stop, step)
-            # else the whole dim: no slice (PyTorch skips it too, so no SliceBackward is recorded)
             d += 1
         else:
             i = int(it)
