@@ -305,7 +305,12 @@ _both("index_fill.int_Tensor")(_index_fill)
 
 
 def _masked_fill_out(m, self, mask, value):
-    a = np.array(np.broadcast_to(arr(self), m.shape), dtype=TO_NP[m.dtype], copy=True)
+    dt = TO_NP[m.dtype]
+    x = arr(self)
+    if x.dtype == dt and dt.kind in "biufc":  # one pass picking each element from a side, broadcasting in C
+        a = np.where(arr(mask), np.array(assignable(value, dt), dt), x)
+        return wrap(a if a.flags.c_contiguous else np.ascontiguousarray(a), m.dtype)
+    a = np.array(np.broadcast_to(x, m.shape), dtype=dt, copy=True)
     a[np.broadcast_to(arr(mask), m.shape)] = assignable(value, a.dtype)
     return wrap(a, m.dtype)
 
