@@ -621,6 +621,11 @@ def inference_mode_entered(delta):
             _ACCEL.set_new(None if _new is object.__new__ else _new)
 
 
+# Classes whose instances every op treats exactly as a Tensor (results are plain Tensors): the generated
+# functions' fast paths take them. nn.Parameter adds itself; other subclasses take dispatch.call's path.
+PLAIN_CLASSES = {Tensor}
+
+
 def make_tensor(storage, shape, stride, offset, dtype, device, cls=Tensor):
     """Construct a tensor around a storage; the one way backends build results."""
     t = _new(cls)

@@ -2,7 +2,7 @@
 
 from collections import OrderedDict
 
-from .._tensor import Tensor, make_tensor
+from .._tensor import PLAIN_CLASSES, Tensor, make_tensor
 
 
 class Parameter(Tensor):
@@ -26,6 +26,9 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+
+PLAIN_CLASSES.add(Parameter)  # ops see a Parameter as the Tensor it is (PyTorch disables its __torch_function__)
 
 
 class Buffer(Tensor):

@@ -11,7 +11,7 @@ the dispatcher.
 import threading
 
 from .. import dispatch
-from .._tensor import Tensor
+from .._tensor import PLAIN_CLASSES, Tensor
 from . import argparse_ as A
 from .registry import BY_NAME
 
@@ -250,6 +250,7 @@ def _base_env():
 
     env.update(
         Tensor=Tensor,
+        _plain=PLAIN_CLASSES,  # the set itself: Tensor, and nn.Parameter once it is defined
         _call=dispatch.call,
         _call_out=dispatch.call_out,
         arg_error=A.arg_error,
@@ -297,7 +298,7 @@ def _view_fast_path(names):
     """A view of one plain Tensor: the geometry rule and the view, recorded when grad is on."""
     first, args = names[0], ", ".join(names)
     return [
-        f"if {first}.__class__ is Tensor and not _profiling:",
+        f"if {first}.__class__ in _plain and not _profiling:",
         f"    _out = _make_view({first}, *_op.view_fn({args}))",
         f"    if {first}._requires_grad and _grad.enabled and _op.derivative is not None:",
         f"        _record(_op, ({args},), _out)",
@@ -309,7 +310,7 @@ def _composite_fast_path(names):
     """An op made of other ops, on a device with no kernel of its own: its decomposition, directly."""
     first, args = names[0], ", ".join(names)
     return [
-        f"if {first}.__class__ is Tensor and not _profiling and _kernels.get({first}.device.type) is None:",
+        f"if {first}.__class__ in _plain and not _profiling and _kernels.get({first}.device.type) is None:",
         f"    return _op.composite({args})",
     ]
 
@@ -321,7 +322,7 @@ def _list_fast_path(names):
         "_dev = None",
         "_rg = False",
         f"for _t in {first}:",
-        "    if _t.__class__ is not Tensor or (_dev is not None and _t.device is not _dev):",
+        "    if _t.__class__ not in _plain or (_dev is not None and _t.device is not _dev):",
         "        _dev = None",
         "        break",
         "    _dev = _t.device",
@@ -365,19 +366,19 @@ def _tensor_fast_path(op, names):
         p, n = op.params[i], names[i]
         if p.is_list:
             return []
-        alts = [f"({n}.__class__ is Tensor and {n}.device is _dev)"]
+        alts = [f"({n}.__class__ in _plain and {n}.device is _dev)"]
         if op.numbers_as_tensors:
             alts.append(f"{n}.__class__ in _h_NUMS")
         if p.optional:
             alts.append(f"{n} is None")
         conds.append("(" + " or ".join(alts) + ")")
-        grads.append(f"({n}.__class__ is Tensor and {n}._requires_grad)")
+        grads.append(f"({n}.__class__ in _plain and {n}._requires_grad)")
     args = ", ".join(names)
     from .._amp_state import POLICY_OPS
 
     # an op with an autocast policy takes the fast path only while autocast is off
     guard = " and not _amp_active" if op.name in POLICY_OPS else ""
-    lines = [f"if {first}.__class__ is Tensor and not _profiling{guard}:", f"    _dev = {first}.device"]
+    lines = [f"if {first}.__class__ in _plain and not _profiling{guard}:", f"    _dev = {first}.device"]
     body_indent = "    "
     if conds:
         lines.append(f"    if {' and '.join(conds)}:")
