@@ -860,6 +860,20 @@ def conv_bias_grad(grad):
     return grad.sum((0, 2, 3))
 
 
+def conv2d_grads(grad, input, weight, stride, padding, dilation, groups, needs):
+    """_conv2d's gradients from one dense copy of a broadcast incoming gradient (a sum or mean loss's),
+    which each backward kernel would otherwise make (and the bias sum read strided)."""
+    g = grad.contiguous()
+    gi = gw = gb = None
+    if needs[0]:
+        gi = torch.ops._conv2d_backward_input(g, weight, input.shape, stride, padding, dilation, groups)
+    if needs[1]:
+        gw = torch.ops._conv2d_backward_weight(g, input, weight.shape, stride, padding, dilation, groups)
+    if needs[2]:
+        gb = conv_bias_grad(g)
+    return gi, gw, gb
+
+
 # --- random ---------------------------------------------------------------------------------------
 def normal_std_grad(grad, result, mean, std):
     # result = mean + std * eps, so d/dstd = eps = (result - mean) / std

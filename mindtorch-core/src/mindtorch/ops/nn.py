@@ -193,11 +193,7 @@ defop(
     method=False,
     function=False,
     family=F,
-    grad={
-        "input": "torch.ops._conv2d_backward_input(grad, weight, input.shape, stride, padding, dilation, groups)",
-        "weight": "torch.ops._conv2d_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)",
-        "bias": "conv_bias_grad(grad)",
-    },
+    grad={"input, weight, bias": "conv2d_grads(grad, input, weight, stride, padding, dilation, groups, needs)"},
 )
 defop(
     "_conv2d_backward_input(Tensor grad_output, Tensor weight, int[4] input_size, int[2] stride, int[4] padding, "

@@ -90,7 +90,26 @@ def blas_sum(x, ax):
         if outer > BLAS_SUM_MAX or outer < 8:
             return None
         return blas.matmul(_ones(outer, x.dtype), x.reshape(outer, -1))
-    return None
+    return _blas_sum_both_ends(x, ax)
+
+
+def _blas_sum_both_ends(x, ax):
+    """Leading and trailing axes at once (a convolution bias's gradient sums (0, 2, 3)): the trailing run
+    as row sums, then the leading axes of that (much smaller) result; None for any other set of axes."""
+    nd, k = x.ndim, len(ax)
+    i = 0
+    while i < k and ax[i] == i:
+        i += 1
+    tail = ax[i:]
+    if i == 0 or not tail or tail != tuple(range(nd - len(tail), nd)) or i + len(tail) >= nd:
+        return None
+    inner = blas_sum(x, tail)
+    if inner is None:
+        return None
+    inner = np.ascontiguousarray(inner).reshape(x.shape[: nd - len(tail)])
+    lead = tuple(range(i))
+    r = blas_sum(inner, lead)
+    return np.add.reduce(inner, axis=lead, dtype=x.dtype) if r is None else r
 
 
 def blas_full_sum(x):
