@@ -362,6 +362,7 @@ SUMMARIES = {
     "linalg_svdvals": "Singular values.",
     "linalg_vector_norm": "Vector p-norm over the given dims.",
     "linear": "Affine map input @ weight^T + bias.",
+    "linear_backward": "Gradients of linear with respect to input, weight and bias (those output_mask asks for).",
     "matmul": "Matrix product with NumPy-style broadcasting of batch dims.",
     "mm": "Matrix product of two 2-D tensors.",
     "mv": "Matrix-vector product.",

@@ -111,7 +111,8 @@ def _linear_backward(self, grad_output, weight, output_mask):
 
 
 defop(
-    "linear_backward(Tensor self, Tensor grad_output, Tensor weight, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+    "linear_backward(Tensor self, Tensor grad_output, Tensor weight, bool[3] output_mask) -> "
+    "(Tensor grad_input, Tensor grad_weight, Tensor grad_bias)",
     meta=_linear_backward_meta,
     composite=_linear_backward,
     method=False,
