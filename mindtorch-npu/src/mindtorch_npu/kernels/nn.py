@@ -35,6 +35,34 @@ def linear(m, x, w, b=None):
     return out
 
 
+def _as_rows(t):
+    """t.reshape(-1, t.shape[-1]): t itself when 2-D, else a view of t (or of a dense copy of it)."""
+    if len(t._shape) == 2:
+        return t
+    n = t._shape[-1]
+    t = dense(t)
+    return view(t, (numel(t) // n, n), (n, 1))
+
+
+def _t(t):
+    """The transposed view of a 2-D tensor."""
+    return view(t, tuple(reversed(t._shape)), tuple(reversed(t._stride)))
+
+
+@kernel("linear_backward")
+def linear_backward(m, x, g, w, mask):
+    """linear's three gradients in one kernel, launch for launch what the op's decomposition runs (grad @ w and
+    grad^T @ input over the leading dims by this module's linear, the bias by the sum kernel) without its
+    dispatches and views. Mixed dtypes and empty tensors take the decomposition."""
+    if not (x.dtype is g.dtype is w.dtype) or not (numel(x) and numel(g) and numel(w)):
+        return OPS["linear_backward"].composite(x, g, w, mask)
+    g2 = _as_rows(g)
+    gi = linear(m[0], g, _t(w)) if mask[0] else None
+    gw = linear(m[1], _t(g2), _t(_as_rows(x))) if mask[1] else None
+    gb = OPS["sum"].kernels["npu"](m[2], g2, 0) if mask[2] else None
+    return gi, gw, gb
+
+
 @kernel("embedding")
 def embedding(m, w, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     check_index(indices, w._shape[0], 0, "embedding", deferred=True)
