@@ -4,6 +4,7 @@ Skipped where the module is not built; the npu session requires it (MINDTORCH_NP
 the launch tests again without it (MINDTORCH_NPU_NO_NATIVE=1)."""
 
 import ctypes
+import gc
 import os
 
 import mindtorch as torch
@@ -164,6 +165,7 @@ def test_the_plain_repeat_calls_phase_2_and_gives_the_plan_back(phase2):
 @needs_native
 def test_a_workspace_comes_from_the_allocator_on_the_launch_stream(phase2):
     calls, status, address = phase2
+    gc.collect()  # earlier tests' cycles, freed now rather than between the two readings of the stats
     torch.npu.synchronize()
     a = empty((4,), D.float32, torch.device("npu", 0))
     key, addrs, device, _ = aclnn._plan_key("Neg", (a, a), None)
@@ -394,16 +396,17 @@ def test_the_compiled_empty_builds_what_the_python_empty_builds():
         C.empty((2,), D.float32)
 
 
-def _binary_kernels():
+def _compiled_kernels(kind):
+    """The ops whose npu kernel is the compiled `kind` (Binary, Unary)."""
     from mindtorch.plugins import OPS
 
     if NATIVE is None:
         return []
-    return sorted(name for name, op in OPS.items() if type(op.kernels.get("npu")) is NATIVE.Binary)
+    return sorted(name for name, op in OPS.items() if type(op.kernels.get("npu")) is getattr(NATIVE, kind))
 
 
 @needs_native
-@pytest.mark.parametrize("name", _binary_kernels())
+@pytest.mark.parametrize("name", _compiled_kernels("Binary"))
 def test_a_compiled_binary_kernel_gives_what_its_python_version_gives(name):
     """Every binary operator whose out-of-place kernel is compiled, over operand kinds, dtypes, broadcasting and
     alphas: the same values, dtype and shape (or the same error) from the C kernel and its .python reference."""
@@ -438,16 +441,8 @@ def test_a_compiled_binary_kernel_gives_what_its_python_version_gives(name):
     assert checked >= 5
 
 
-def _unary_kernels():
-    from mindtorch.plugins import OPS
-
-    if NATIVE is None:
-        return []
-    return sorted(name for name, op in OPS.items() if type(op.kernels.get("npu")) is NATIVE.Unary)
-
-
 @needs_native
-@pytest.mark.parametrize("name", _unary_kernels())
+@pytest.mark.parametrize("name", _compiled_kernels("Unary"))
 def test_a_compiled_unary_kernel_gives_what_its_python_version_gives(name):
     """Every unary operator whose out-of-place kernel is compiled, over dtypes (some cast on the way in or out:
     those go to the Python version), layouts and a 0-dim input: the same values, dtype and shape, or error."""

@@ -733,38 +733,7 @@ out:
     return (PyObject *)f;
 }
 
-static int Fast_traverse(Fast *f, visitproc visit, void *arg)
-{
-    Py_VISIT(f->owner);
-    Py_VISIT(f->token);
-    Py_VISIT(f->deferred);
-    Py_VISIT(f->devices);
-    Py_VISIT(f->current_stream);
-    Py_VISIT(f->storage_type);
-    Py_VISIT(f->nbytes_type);
-    Py_VISIT(f->nbytes_cache);
-    return 0;
-}
-
-static int Fast_clear(Fast *f)
-{
-    Py_CLEAR(f->owner);
-    Py_CLEAR(f->token);
-    Py_CLEAR(f->deferred);
-    Py_CLEAR(f->devices);
-    Py_CLEAR(f->current_stream);
-    Py_CLEAR(f->storage_type);
-    Py_CLEAR(f->nbytes_type);
-    Py_CLEAR(f->nbytes_cache);
-    return 0;
-}
-
-static void Fast_dealloc(Fast *f)
-{
-    PyObject_GC_UnTrack(f);
-    Fast_clear(f);
-    Py_TYPE(f)->tp_free((PyObject *)f);
-}
+FIELDS_GC(Fast, owner, 8)
 
 /* a cleared Fast (the garbage collector broke a cycle) may still be called by a Storage's __del__ */
 #define GUARD(name)                                                                                          \
@@ -889,43 +858,10 @@ static PyObject *Empty_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
     return (PyObject *)e;
 }
 
-static int Empty_traverse(Empty *e, visitproc visit, void *arg)
-{
-    Py_VISIT(e->dense);
-    Py_VISIT(e->allocator);
-    Py_VISIT(e->make_tensor);
-    Py_VISIT(e->fallback);
-    return 0;
-}
+FIELDS_GC(Empty, dense, 4)
 
-static int Empty_clear(Empty *e)
-{
-    Py_CLEAR(e->dense);
-    Py_CLEAR(e->allocator);
-    Py_CLEAR(e->make_tensor);
-    Py_CLEAR(e->fallback);
-    return 0;
-}
-
-static void Empty_dealloc(Empty *e)
-{
-    PyObject_GC_UnTrack(e);
-    Empty_clear(e);
-    Py_TYPE(e)->tp_free((PyObject *)e);
-}
-
-static PyTypeObject EmptyType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mindtorch_npu.native._alloc.Empty",
-    .tp_basicsize = sizeof(Empty),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "copy.empty in C: empty(shape, dtype, device).",
-    .tp_new = Empty_new,
-    .tp_call = PyVectorcall_Call,
-    .tp_vectorcall_offset = offsetof(Empty, vectorcall),
-    .tp_traverse = (traverseproc)Empty_traverse,
-    .tp_clear = (inquiry)Empty_clear,
-    .tp_dealloc = (destructor)Empty_dealloc,
-};
+CALLABLE_TYPE(Empty, "mindtorch_npu.native._alloc.Empty",
+              "copy.empty in C: empty(shape, dtype, device).", NULL);
 
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "Learn the allocator classes' slots and the Python versions to fall back on."},
@@ -956,17 +892,8 @@ PyMODINIT_FUNC PyInit__alloc(void)
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    Py_INCREF(&FastType);
-    if (PyModule_AddObject(m, "Fast", (PyObject *)&FastType) < 0) {
-        Py_DECREF(&FastType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&EmptyType);
-    if (PyModule_AddObject(m, "Empty", (PyObject *)&EmptyType) < 0) {
-        Py_DECREF(&EmptyType);
-        Py_DECREF(m);
-        return NULL;
-    }
+    PyTypeObject *types[2] = {&FastType, &EmptyType};
+    if (add_types(m, types, 2) < 0)
+        Py_CLEAR(m);
     return m;
 }

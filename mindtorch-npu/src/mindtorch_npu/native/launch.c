@@ -702,53 +702,15 @@ static PyObject *Binary_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
     return (PyObject *)k;
 }
 
-static int Binary_traverse(Binary *k, visitproc visit, void *arg)
-{
-    Py_VISIT(k->op);
-    Py_VISIT(k->empty);
-    Py_VISIT(k->launch);
-    Py_VISIT(k->small);
-    Py_VISIT(k->scalar_for);
-    Py_VISIT(k->python);
-    return 0;
-}
-
-static int Binary_clear(Binary *k)
-{
-    Py_CLEAR(k->op);
-    Py_CLEAR(k->empty);
-    Py_CLEAR(k->launch);
-    Py_CLEAR(k->small);
-    Py_CLEAR(k->scalar_for);
-    Py_CLEAR(k->python);
-    return 0;
-}
-
-static void Binary_dealloc(Binary *k)
-{
-    PyObject_GC_UnTrack(k);
-    Binary_clear(k);
-    Py_TYPE(k)->tp_free((PyObject *)k);
-}
+FIELDS_GC(Binary, op, 6)
 
 static PyMemberDef binary_members[] = {
     {"python", T_OBJECT_EX, offsetof(Binary, python), READONLY, "the Python version (the reference)"},
     {NULL},
 };
 
-static PyTypeObject BinaryType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mindtorch_npu.native._launch.Binary",
-    .tp_basicsize = sizeof(Binary),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "A binary operator's out-of-place kernel in C: kernel(m, a, b[, alpha]).",
-    .tp_new = Binary_new,
-    .tp_call = PyVectorcall_Call,
-    .tp_vectorcall_offset = offsetof(Binary, vectorcall),
-    .tp_traverse = (traverseproc)Binary_traverse,
-    .tp_clear = (inquiry)Binary_clear,
-    .tp_dealloc = (destructor)Binary_dealloc,
-    .tp_members = binary_members,
-};
+CALLABLE_TYPE(Binary, "mindtorch_npu.native._launch.Binary",
+              "A binary operator's out-of-place kernel in C: kernel(m, a, b[, alpha]).", binary_members);
 
 /* ---- Unary: a unary operator's out-of-place kernel (kernels/pointwise._unary over _common.run) ------------ */
 
@@ -816,51 +778,15 @@ static PyObject *Unary_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
     return (PyObject *)k;
 }
 
-static int Unary_traverse(Unary *k, visitproc visit, void *arg)
-{
-    Py_VISIT(k->op);
-    Py_VISIT(k->through);
-    Py_VISIT(k->empty);
-    Py_VISIT(k->launch);
-    Py_VISIT(k->python);
-    return 0;
-}
-
-static int Unary_clear(Unary *k)
-{
-    Py_CLEAR(k->op);
-    Py_CLEAR(k->through);
-    Py_CLEAR(k->empty);
-    Py_CLEAR(k->launch);
-    Py_CLEAR(k->python);
-    return 0;
-}
-
-static void Unary_dealloc(Unary *k)
-{
-    PyObject_GC_UnTrack(k);
-    Unary_clear(k);
-    Py_TYPE(k)->tp_free((PyObject *)k);
-}
+FIELDS_GC(Unary, op, 5)
 
 static PyMemberDef unary_members[] = {
     {"python", T_OBJECT_EX, offsetof(Unary, python), READONLY, "the Python version (the reference)"},
     {NULL},
 };
 
-static PyTypeObject UnaryType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mindtorch_npu.native._launch.Unary",
-    .tp_basicsize = sizeof(Unary),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "A unary operator's out-of-place kernel in C: kernel(m, a).",
-    .tp_new = Unary_new,
-    .tp_call = PyVectorcall_Call,
-    .tp_vectorcall_offset = offsetof(Unary, vectorcall),
-    .tp_traverse = (traverseproc)Unary_traverse,
-    .tp_clear = (inquiry)Unary_clear,
-    .tp_dealloc = (destructor)Unary_dealloc,
-    .tp_members = unary_members,
-};
+CALLABLE_TYPE(Unary, "mindtorch_npu.native._launch.Unary",
+              "A unary operator's out-of-place kernel in C: kernel(m, a).", unary_members);
 
 /* ---- CurrentStream: Runtime.current_stream ---------------------------------------------------------------- */
 
@@ -903,39 +829,10 @@ static PyObject *CurrentStream_new(PyTypeObject *tp, PyObject *args, PyObject *k
     return (PyObject *)c;
 }
 
-static int CurrentStream_traverse(CurrentStream *c, visitproc visit, void *arg)
-{
-    Py_VISIT(c->tls);
-    Py_VISIT(c->fallback);
-    return 0;
-}
+FIELDS_GC(CurrentStream, tls, 2)
 
-static int CurrentStream_clear(CurrentStream *c)
-{
-    Py_CLEAR(c->tls);
-    Py_CLEAR(c->fallback);
-    return 0;
-}
-
-static void CurrentStream_dealloc(CurrentStream *c)
-{
-    PyObject_GC_UnTrack(c);
-    CurrentStream_clear(c);
-    Py_TYPE(c)->tp_free((PyObject *)c);
-}
-
-static PyTypeObject CurrentStreamType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mindtorch_npu.native._launch.CurrentStream",
-    .tp_basicsize = sizeof(CurrentStream),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "Runtime.current_stream in C: current_stream(index).",
-    .tp_new = CurrentStream_new,
-    .tp_call = PyVectorcall_Call,
-    .tp_vectorcall_offset = offsetof(CurrentStream, vectorcall),
-    .tp_traverse = (traverseproc)CurrentStream_traverse,
-    .tp_clear = (inquiry)CurrentStream_clear,
-    .tp_dealloc = (destructor)CurrentStream_dealloc,
-};
+CALLABLE_TYPE(CurrentStream, "mindtorch_npu.native._launch.CurrentStream",
+              "Runtime.current_stream in C: current_stream(index).", NULL);
 
 /* ---- Launcher: aclnn.launch --------------------------------------------------------------------------- */
 
@@ -1050,53 +947,10 @@ static PyObject *Launcher_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
     return (PyObject *)L;
 }
 
-static int Launcher_traverse(Launcher *L, visitproc visit, void *arg)
-{
-    Py_VISIT(L->globals);
-    Py_VISIT(L->native);
-    Py_VISIT(L->gated);
-    Py_VISIT(L->gate);
-    Py_VISIT(L->plans);
-    Py_VISIT(L->runtime);
-    Py_VISIT(L->tls);
-    Py_VISIT(L->go_on);
-    Py_VISIT(L->run_py);
-    return 0;
-}
+FIELDS_GC(Launcher, globals, 9)
 
-static int Launcher_clear(Launcher *L)
-{
-    Py_CLEAR(L->globals);
-    Py_CLEAR(L->native);
-    Py_CLEAR(L->gated);
-    Py_CLEAR(L->gate);
-    Py_CLEAR(L->plans);
-    Py_CLEAR(L->runtime);
-    Py_CLEAR(L->tls);
-    Py_CLEAR(L->go_on);
-    Py_CLEAR(L->run_py);
-    return 0;
-}
-
-static void Launcher_dealloc(Launcher *L)
-{
-    PyObject_GC_UnTrack(L);
-    Launcher_clear(L);
-    Py_TYPE(L)->tp_free((PyObject *)L);
-}
-
-static PyTypeObject LauncherType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mindtorch_npu.native._launch.Launcher",
-    .tp_basicsize = sizeof(Launcher),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "aclnn.launch in C: launch(name, *args, device=None).",
-    .tp_new = Launcher_new,
-    .tp_call = PyVectorcall_Call,
-    .tp_vectorcall_offset = offsetof(Launcher, vectorcall),
-    .tp_traverse = (traverseproc)Launcher_traverse,
-    .tp_clear = (inquiry)Launcher_clear,
-    .tp_dealloc = (destructor)Launcher_dealloc,
-};
+CALLABLE_TYPE(Launcher, "mindtorch_npu.native._launch.Launcher",
+              "aclnn.launch in C: launch(name, *args, device=None).", NULL);
 
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, "Learn the slots of the classes a launch reads."},
@@ -1144,13 +998,7 @@ PyMODINIT_FUNC PyInit__launch(void)
     if (m == NULL)
         return NULL;
     PyTypeObject *types[4] = {&LauncherType, &CurrentStreamType, &BinaryType, &UnaryType};
-    for (int i = 0; i < 4; i++) {
-        Py_INCREF(types[i]);
-        if (PyModule_AddObject(m, types[i]->tp_name + strlen("mindtorch_npu.native._launch."), (PyObject *)types[i]) < 0) {
-            Py_DECREF(types[i]);
-            Py_DECREF(m);
-            return NULL;
-        }
-    }
+    if (add_types(m, types, 4) < 0)
+        Py_CLEAR(m);
     return m;
 }
