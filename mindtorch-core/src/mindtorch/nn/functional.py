@@ -2135,7 +2135,9 @@ _NOT_TENSORS = {"threshold": {"value"}, "threshold_": {"value"}}
 _PARSER_CHECKED = frozenset(("relu",))
 
 
-def _require_tensors(fn):
+def _require_tensors(fn, policy=None):
+    """fn behind PyTorch's argument check of its tensor parameters; with `policy` (an autocast policy's name),
+    also behind that policy's casts, in the same wrapper (one frame for both: losses are called every step)."""
     import functools
     import inspect
 
@@ -2147,10 +2149,13 @@ def _require_tensors(fn):
         and p.default is inspect.Parameter.empty
         and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
     )
-    if not checks:
+    if not checks and policy is None:
         return fn
 
     first_only = len(checks) == 1 and checks[0][0] == 0
+    if policy is not None:
+        from .._amp_state import ACTIVE as amp_active
+        from ..amp.autocast_mode import cast_args
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
@@ -2161,8 +2166,14 @@ def _require_tensors(fn):
                     raise _NotATensorError(
                         f"{fn.__name__}(): argument '{name}' (position {i + 1}) must be Tensor, not {type(v).__name__}"
                     )
+        if policy is not None and amp_active:
+            args = cast_args(policy, args)
+            kwargs = {k: v for k, v in zip(kwargs, cast_args(policy, tuple(kwargs.values())))}
         return fn(*args, **kwargs)
 
+    # (itself, what it wraps): the autocast wrappers below fold their policy into this wrapper; a wrapper
+    # made around it later (functools.wraps copies the attribute) is not this one and keeps its own
+    checked._checked = (checked, fn)
     return checked
 
 
@@ -2330,7 +2341,9 @@ def _autocast_wrappers():
             and not getattr(fn, "_autocast_wrapped", False)
             and getattr(fn, "__module__", "").startswith("mindtorch.nn")
         ):
-            wrapped = with_policy(name, fn)
+            own, inner = getattr(fn, "_checked", (None, None))
+            # the argument check's own wrapper: one wrapper does both
+            wrapped = _require_tensors(inner, name) if own is fn else with_policy(name, fn)
             wrapped._autocast_wrapped = True
             g[name] = wrapped
 
