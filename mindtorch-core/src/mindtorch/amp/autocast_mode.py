@@ -310,14 +310,18 @@ def _up(a):
     return a
 
 
+def cast_call(name, args, kwargs):
+    """(args, kwargs) of a Python-level call cast by the policy of `name` (while autocast is on)."""
+    return cast_args(name, args), {k: v for k, v in zip(kwargs, cast_args(name, tuple(kwargs.values())))}
+
+
 def with_policy(name, fn):
     """Wrap a Python-level function (an nn.functional loss, conv1d, ...) with the policy of `name`."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if ACTIVE:
-            args = cast_args(name, args)
-            kwargs = {k: v for k, v in zip(kwargs, cast_args(name, tuple(kwargs.values())))}
+            args, kwargs = cast_call(name, args, kwargs)
         return fn(*args, **kwargs)
 
     return wrapper

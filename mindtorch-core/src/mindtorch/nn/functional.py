@@ -2155,7 +2155,7 @@ def _require_tensors(fn, policy=None):
     first_only = len(checks) == 1 and checks[0][0] == 0
     if policy is not None:
         from .._amp_state import ACTIVE as amp_active
-        from ..amp.autocast_mode import cast_args
+        from ..amp.autocast_mode import cast_call
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
@@ -2167,8 +2167,7 @@ def _require_tensors(fn, policy=None):
                         f"{fn.__name__}(): argument '{name}' (position {i + 1}) must be Tensor, not {type(v).__name__}"
                     )
         if policy is not None and amp_active:
-            args = cast_args(policy, args)
-            kwargs = {k: v for k, v in zip(kwargs, cast_args(policy, tuple(kwargs.values())))}
+            args, kwargs = cast_call(policy, args, kwargs)
         return fn(*args, **kwargs)
 
     # (itself, what it wraps): the autocast wrappers below fold their policy into this wrapper; a wrapper
