@@ -83,8 +83,8 @@ class Scalar:
         return h
 
 
-# (int, dtype) -> Scalar: alphas and constants (1, -1, 0) come with nearly every call; hot paths look an int
-# up here first, then call scalar_for (never a float: -0.0 equals 0 but is another Scalar)
+# (int, dtype) -> Scalar: alphas and constants (1, -1, 0) come with nearly every call; the compiled binary
+# kernel looks an int up here before it calls scalar_for (never a float: -0.0 equals 0 but is another Scalar)
 SMALL_INT_SCALARS = {}
 
 

@@ -355,8 +355,7 @@ def binary(tensor_op, scalar_op=None, *, with_alpha=False, inplace=True):
         if a.__class__ is Tensor and b.__class__ is Tensor:  # binary_out's common case, a call less
             out = empty(m.shape, m.dtype, a.device)
             if with_alpha:
-                s = SMALL_INT_SCALARS.get((alpha, m.dtype)) if alpha.__class__ is int else None
-                launch(tensor_op, a, b, s or scalar_for(alpha, m.dtype), out)
+                launch(tensor_op, a, b, scalar_for(alpha, m.dtype), out)
             else:
                 launch(tensor_op, a, b, out)
             return out

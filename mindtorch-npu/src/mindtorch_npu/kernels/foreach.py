@@ -95,16 +95,12 @@ def _count_step(state_steps):
     """Each step count += 1 by its own device's add_ kernel (host tensors, as PyTorch keeps them): no dispatch
     per count, since _foreach_adam_'s dispatch bumps their versions (its schema marks them written)."""
     add = OPS["add_"]
-    metas = {}  # the counts share one shape and dtype: their shape rule runs once
     for s in state_steps:
         k = add.kernels.get(s.device.type)
         if k is None:
             s.add_(1)
-            continue
-        m = metas.get((s._shape, s.dtype))
-        if m is None:
-            m = metas[s._shape, s.dtype] = add.meta(s, 1)
-        k(m, s, 1)
+        else:
+            k(add.meta(s, 1), s, 1)
 
 
 def _adam_step(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, weight_decay, eps, step):

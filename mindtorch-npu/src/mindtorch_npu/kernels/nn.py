@@ -16,6 +16,7 @@ from ._common import (
     dense,
     fill,
     is_contiguous,
+    mT,
     numel,
     view,
 )
@@ -44,11 +45,6 @@ def _as_rows(t):
     return view(t, (numel(t) // n, n), (n, 1))
 
 
-def _t(t):
-    """The transposed view of a 2-D tensor."""
-    return view(t, tuple(reversed(t._shape)), tuple(reversed(t._stride)))
-
-
 @kernel("linear_backward")
 def linear_backward(m, x, g, w, mask):
     """linear's three gradients in one kernel, launch for launch what the op's decomposition runs (grad @ w and
@@ -57,8 +53,8 @@ def linear_backward(m, x, g, w, mask):
     if not (x.dtype is g.dtype is w.dtype) or not (numel(x) and numel(g) and numel(w)):
         return OPS["linear_backward"].composite(x, g, w, mask)
     g2 = _as_rows(g)
-    gi = linear(m[0], g, _t(w)) if mask[0] else None
-    gw = linear(m[1], _t(g2), _t(_as_rows(x))) if mask[1] else None
+    gi = linear(m[0], g, mT(w)) if mask[0] else None
+    gw = linear(m[1], mT(g2), mT(_as_rows(x))) if mask[1] else None
     gb = OPS["sum"].kernels["npu"](m[2], g2, 0) if mask[2] else None
     return gi, gw, gb
 

@@ -641,12 +641,12 @@ static PyObject *binary_call(Binary *k, PyObject *const *args, size_t nargsf, Py
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if (kwnames != NULL || nargs < 3 || nargs > 3 + k->with_alpha || Py_TYPE(args[1]) != tensor_t ||
-        Py_TYPE(args[2]) != tensor_t)
+        Py_TYPE(args[2]) != tensor_t || AT(args[1], tensor_off[T_DEVICE]) == NULL)
         return PyObject_Vectorcall(k->python, args, nargsf, kwnames);
     PyObject *a = args[1], *b = args[2], *device = AT(a, tensor_off[T_DEVICE]);
     PyObject *shape = PyObject_GetAttr(args[0], s_shape), *dtype = shape ? PyObject_GetAttr(args[0], s_dtype) : NULL;
     PyObject *out = NULL, *scalar = NULL;
-    if (dtype == NULL || device == NULL)
+    if (dtype == NULL)
         goto done;
     PyObject *eargs[3] = {shape, dtype, device};
     if ((out = PyObject_Vectorcall(k->empty, eargs, 3, NULL)) == NULL)
