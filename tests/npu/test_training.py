@@ -7,6 +7,7 @@ import mindtorch.nn as nn
 import mindtorch.nn.functional as F
 import numpy as np
 import pytest
+from mindtorch.plugins import OPS
 
 
 class GPT(nn.Module):
@@ -163,26 +164,48 @@ OPTIMIZERS = {  # the foreach path (whole groups through ACLNN's foreach operato
 }
 
 
+# the step counts' forms: one count per group (the foreach path), counts apart (a layer without gradients for
+# the first steps: core's composite), float64 counts past float32's integers (as a loaded state_dict may hold)
+COUNTS = ["even", "apart", "float64"]
+
+
+@pytest.mark.parametrize("counts", COUNTS)
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
-def test_optimizer_steps_on_npu_match_cpu(name):
+def test_optimizer_steps_on_npu_match_cpu(name, counts, monkeypatch):
+    if counts != "even" and not name.startswith("adam"):
+        pytest.skip("only Adam's foreach kernel reads the step counts")
+    adam = OPS["_foreach_adam_"]
+    composite, fell_back = adam.composite, []  # the devices whose Adam step left its kernel for core's composite
+    monkeypatch.setattr(adam, "composite", lambda *a: fell_back.append(a[0][0].device.type) or composite(*a))
+
     def run(device):
         torch.manual_seed(0)
         model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3)).to(device)
         opt = OPTIMIZERS[name](model.parameters())
         g = np.random.default_rng(0)
-        for _ in range(5):
+        for i in range(5):
             x = torch.tensor(g.normal(size=(8, 6)).astype(np.float32)).to(device)
-            loss = model(x).square().mean()
+            loss = (model[0](x) if counts == "apart" and i < 2 else model(x)).square().mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
-        steps = [(float(s["step"]), s["step"]._version_value) for s in opt.state.values() if "step" in s]
+            if counts == "float64" and i == 0:
+                for st in opt.state.values():
+                    st["step"] = torch.tensor(2.0**24, dtype=torch.float64)
+        steps = [
+            (s["step"].dtype, float(s["step"]), s["step"]._version_value) for s in opt.state.values() if "step" in s
+        ]
         return [p.detach().cpu().numpy() for p in model.parameters()], steps
 
     (on_npu, npu_steps), (on_cpu, cpu_steps) = run("npu"), run("cpu")
     for a, b in zip(on_npu, on_cpu):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     assert npu_steps == cpu_steps  # each count moved (and its version) once per step, as on the cpu
+    if name.startswith("adam"):  # the counts took the form asked for
+        assert {v for _, v, _ in npu_steps} == {"even": {5.0}, "apart": {3.0, 5.0}, "float64": {2.0**24 + 4}}[counts]
+        assert {d for d, _, _ in npu_steps} == {torch.float64 if counts == "float64" else torch.float32}
+        # the npu kernel runs every group whose counts agree; the forms it does not cover go to the composite
+        assert ("npu" in fell_back) == (name in ("adam l2", "adam amsgrad") or counts == "apart")
 
 
 @pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])

@@ -1,12 +1,13 @@
 """Foreach kernels: optimizer updates over whole parameter groups and GradScaler's unscale and scale update,
 through ACLNN's foreach and loss-scaling operators."""
 
-from mindtorch.plugins import OPS, dtypes as D, kernel_table
+import numpy as np
+from mindtorch.plugins import OPS, backend_for, dtypes as D, kernel_table
 
 from .. import chips
 from ..acl import types as A
 from ..aclnn import Scalar, launch
-from ..copy import empty
+from ..copy import DENSE, empty
 from ..state import RUNTIME
 from ._common import is_contiguous
 
@@ -19,11 +20,16 @@ LIST_LIMIT = 256
 def _one_group(*lists):
     """Every tensor of the lists is a dense float tensor of one dtype the foreach operators take."""
     ts = [t for ts in lists for t in ts]
-    return (
-        bool(ts)
-        and all(t.dtype is ts[0].dtype and is_contiguous(t) for t in ts)
-        and chips.supports("ForeachAddcdivScalarV2", ts[0].dtype)
-    )
+    if not ts:
+        return False
+    dt, dense = ts[0].dtype, DENSE.get
+    for t in ts:  # one loop without a call per tensor: a group holds hundreds
+        if t.dtype is not dt:
+            return False
+        known = dense(t._shape)
+        if (known is None or known[1] != t._stride) and not is_contiguous(t):
+            return False
+    return chips.supports("ForeachAddcdivScalarV2", dt)
 
 
 def _number(v):
@@ -57,14 +63,15 @@ def foreach_adam(
             "Attempting NPU graph capture of an Adam/AdamW step: its step counts live on the host, so every replay "
             "would repeat the captured step's bias correction (capturable=True is not implemented)"
         )
-    steps = {float(s.item()) for s in state_steps}
-    if (
-        amsgrad
+    step = (
+        None
+        if amsgrad
         or maximize
         or (weight_decay and not decoupled)
-        or len(steps) != 1
         or not _one_group(params, grads, exp_avgs, exp_avg_sqs)
-    ):
+        else _next_step(state_steps)
+    )
+    if step is None:
         return OPS["_foreach_adam_"].composite(
             params,
             grads,
@@ -81,8 +88,6 @@ def foreach_adam(
             maximize,
             decoupled,
         )
-    _count_step(state_steps)
-    step = steps.pop() + 1
     params, grads, exp_avgs, exp_avg_sqs = (list(x) for x in (params, grads, exp_avgs, exp_avg_sqs))
     for i in range(0, len(params), LIST_LIMIT):
         chunk = slice(i, i + LIST_LIMIT)
@@ -91,16 +96,27 @@ def foreach_adam(
         )
 
 
-def _count_step(state_steps):
-    """Each step count += 1 by its own device's add_ kernel (host tensors, as PyTorch keeps them): no dispatch
-    per count, since _foreach_adam_'s dispatch bumps their versions (its schema marks them written)."""
-    add = OPS["add_"]
+# the step counts' dtypes the fast path bumps with NumPy in their own precision (PyTorch keeps float32 ones)
+_STEP_DTYPES = {D.float32: np.float32, D.float64: np.float64}
+
+
+def _next_step(state_steps):
+    """The group's step count after this step, every count set to it, when the counts are 0-dim tensors of one
+    value, dtype and device type (PyTorch's are float32 host tensors); else None, nothing changed. One read
+    and one write per count through its backend's copy routines: no op call per count, since
+    _foreach_adam_'s dispatch bumps their versions (its schema marks them written)."""
+    s0 = state_steps[0]
+    dt, kind = s0.dtype, s0.device.type
+    if dt not in _STEP_DTYPES or any(s.dtype is not dt or s.device.type != kind or s._shape for s in state_steps):
+        return None
+    copies = backend_for(kind)
+    held = {float(copies.to_host(s)) for s in state_steps}
+    if len(held) != 1:
+        return None
+    new = _STEP_DTYPES[dt](held.pop()) + 1  # the count's own rounding, as its add_ would
     for s in state_steps:
-        k = add.kernels.get(s.device.type)
-        if k is None:
-            s.add_(1)
-        else:
-            k(add.meta(s, 1), s, 1)
+        copies.copy_from_host(s, new)
+    return float(new)
 
 
 def _adam_step(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, weight_decay, eps, step):
