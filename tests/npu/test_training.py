@@ -233,3 +233,18 @@ def test_recurrent_layers_on_npu_match_cpu(kind):
         results.append([t.detach().cpu().numpy() for t in [padded, h] + grads])
     for a, b in zip(*results):
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_adam_scratch_views_are_aligned_and_apart(dtype):
+    """Adam's denominators are views of one allocation: each dense, in its tensor's shape, starting on a
+    512-byte boundary (as a block of its own would), none overlapping another."""
+    from mindtorch_npu.kernels.foreach import _scratch_like
+
+    ts = [torch.zeros(s, dtype=dtype, device="npu") for s in [(3, 5), (0,), (1,), (129,), (2, 1, 4), ()]]
+    out = _scratch_like(ts)
+    assert [(o.shape, o.dtype, o.is_contiguous()) for o in out] == [(t.shape, dtype, True) for t in ts]
+    spans = sorted((o.data_ptr(), o.data_ptr() + o.numel() * o.element_size()) for o in out)
+    assert all(start % 512 == 0 for start, _ in spans)
+    assert all(end <= nxt for (_, end), (nxt, _) in zip(spans, spans[1:]))
+    assert len({o.untyped_storage().data_ptr() for o in out}) == 1

@@ -2,11 +2,12 @@
 through ACLNN's foreach and loss-scaling operators."""
 
 import numpy as np
-from mindtorch.plugins import OPS, backend_for, dtypes as D, kernel_table
+from mindtorch.plugins import OPS, backend_for, c_strides, dtypes as D, kernel_table, make_tensor, numel
 
 from .. import chips
 from ..acl import types as A
 from ..aclnn import Scalar, launch
+from ..allocator import MIN_BLOCK_SIZE
 from ..copy import DENSE, empty
 from ..state import RUNTIME
 from ._common import is_contiguous
@@ -119,13 +120,29 @@ def _next_step(state_steps):
     return float(new)
 
 
+def _scratch_like(ts):
+    """Dense tensors shaped as `ts` (one dtype and device), views of one allocation: one allocator call per
+    group, not one per tensor. Each starts MIN_BLOCK_SIZE-aligned, as a block of its own would."""
+    t0 = ts[0]
+    per = MIN_BLOCK_SIZE // t0.dtype.itemsize
+    dense = [DENSE.get(t._shape) or (numel(t._shape), c_strides(t._shape)) for t in ts]
+    spans = [-(-n // per) * per for n, _ in dense]
+    whole = empty((sum(spans),), t0.dtype, t0.device)
+    storage, dtype, device = whole._storage, whole.dtype, whole.device
+    out, offset = [], 0
+    for t, (_, strides), n in zip(ts, dense, spans):
+        out.append(make_tensor(storage, t._shape, strides, offset, dtype, device))
+        offset += n
+    return out
+
+
 def _adam_step(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, weight_decay, eps, step):
     if weight_decay:
         launch("ForeachMulScalarV2", params, _number(1 - lr * weight_decay), params)
     launch("ForeachLerpScalar", exp_avgs, grads, _number(1 - beta1), exp_avgs)
     launch("ForeachMulScalarV2", exp_avg_sqs, _number(beta2), exp_avg_sqs)
     launch("ForeachAddcmulScalarV2", exp_avg_sqs, grads, grads, _number(1 - beta2), exp_avg_sqs)
-    denom = [empty(t._shape, t.dtype, t.device) for t in exp_avg_sqs]
+    denom = _scratch_like(exp_avg_sqs)
     launch("ForeachSqrt", exp_avg_sqs, denom)
     launch("ForeachDivScalarV2", denom, _number((1 - beta2**step) ** 0.5), denom)
     launch("ForeachAddScalarV2", denom, _number(eps), denom)
