@@ -739,16 +739,19 @@ class LaunchPlans:
         self.refused.add(key)
 
     def seen_before(self, key):
-        """True when `key` came before (since the last clear); the first sighting is noted."""
+        """True when `key` came before (since the last clear); the first sighting is noted. Only the key's hash
+        is kept: a foreach key holds hundreds of parts, most never come again, and a set of ints costs the
+        garbage collector nothing. Two keys of one hash make a plan early, nothing worse."""
         sightings = self.sightings
         n = len(sightings)
-        sightings.add(key)  # one hash of the key, which for a foreach call holds hundreds of parts
+        h = hash(key)
+        sightings.add(h)
         if len(sightings) == n:
-            sightings.discard(key)
+            sightings.discard(h)
             return True
         if n >= self.LIMIT:
             sightings.clear()
-            sightings.add(key)
+            sightings.add(h)
         return False
 
     def _retire(self):
