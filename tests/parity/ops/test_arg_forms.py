@@ -2,6 +2,8 @@
 every op with a dim / keepdim parameter, and sizes given as a list followed by more positionals
 (`x.split([1, 3], 1)`) or packed as varargs (`x.view(2, 6)`)."""
 
+import inspect
+
 import numpy as np
 import pytest
 from helpers import torch_or_skip
@@ -49,12 +51,7 @@ def _same(a, b):
     )
 
 
-# torch.norm, torch.unique and torch.unique_consecutive are Python wrappers in PyTorch whose signatures lack the NumPy spellings, so
-# PyTorch refuses axis= there; mindtorch's generated functions accept it (a harmless extension)
-PYTHON_WRAPPERS_IN_TORCH = {"norm", "unique", "unique_consecutive"}
-
-
-@pytest.mark.parametrize("name", [n for n in _ops_with("dim") if n not in PYTHON_WRAPPERS_IN_TORCH])
+@pytest.mark.parametrize("name", _ops_with("dim"))
 def test_axis_and_keepdims_are_accepted_like_pytorch(name):
     for kw in ({"axis": 1}, {"axis": 0, "keepdims": True}):
         m = _outcome(lambda: getattr(mt, name)(mt.tensor(X), **kw))
@@ -65,6 +62,13 @@ def test_axis_and_keepdims_are_accepted_like_pytorch(name):
             assert _raised(m), (name, kw, m, t)
             continue
         assert _same(m, t), (name, kw, m, t)
+
+
+def test_python_bound_ops_are_those_pytorch_binds_in_python():
+    """The ops taking no NumPy spellings are exactly those with a dim whose torch function is Python code."""
+    from mindtorch.ops.codegen import PYTHON_BOUND
+
+    assert {n for n in _ops_with("dim") if inspect.isfunction(getattr(torch, n))} == PYTHON_BOUND
 
 
 @pytest.mark.parametrize(

@@ -74,6 +74,9 @@ VARARG_TENSOR_LISTS = {
 }
 # NumPy spellings PyTorch's argument parser accepts for these keywords: x.sum(axis=1, keepdims=True)
 NUMPY_ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",)}
+# ops PyTorch binds through Python functions (torch/functional.py, torch/_tensor.py), which take no NumPy
+# spellings: torch.split(t, 2, axis=0) is a TypeError
+PYTHON_BOUND = {"split", "norm", "unique", "unique_consecutive"}
 # ops PyTorch's argument parser lets take a Python number as the first operand: torch.add(2, t)
 NUMBER_FIRST = {"add", "sub", "mul", "div", "floor_divide", "true_divide"}
 
@@ -109,14 +112,14 @@ def _signature_parts(op, method, with_out):
             varargs = n
             kw_started = True
             continue
-        if _unset_name(params, i, n, varargs) == "_U_" + n:  # unset, not the default: see _Unset
+        if _unset_name(op, i, n, varargs) == "_U_" + n:  # unset, not the default: see _Unset
             defaults["_D_" + n] = p.default
             defaults["_U_" + n] = _Unset(p.default)
             parts.append(f"{n}=_U_{n}")
         elif p.has_default:
             defaults["_D_" + n] = p.default
             parts.append(f"{n}=_D_{n}")
-        elif _aliasable(params, i, n, varargs):  # required, but may come under its NumPy name: checked in the body
+        elif _aliasable(op, i, n, varargs):  # required, but may come under its NumPy name: checked in the body
             defaults["_D_" + n] = _MISSING
             parts.append(f"{n}=_D_{n}")
         else:
@@ -126,7 +129,7 @@ def _signature_parts(op, method, with_out):
             parts.append("*")
             kw_started = True
         parts.append("out=None")
-    aliases = [a for i, n in enumerate(names) if _aliasable(params, i, n, varargs) for a in NUMPY_ALIASES[n]]
+    aliases = [a for i, n in enumerate(names) if _aliasable(op, i, n, varargs) for a in NUMPY_ALIASES[n]]
     if aliases:  # keyword-only parameters of their own: no **kwargs dict per call
         if not kw_started:
             parts.append("*")
@@ -157,16 +160,17 @@ class _Unset:
         return repr(self.default)
 
 
-def _unset_name(params, i, name, varargs):
+def _unset_name(op, i, name, varargs):
     """The name of the marker parameter i holds while the call has not set it."""
-    return f"_U_{name}" if params[i].has_default and _aliasable(params, i, name, varargs) else f"_D_{name}"
+    return f"_U_{name}" if op.params[i].has_default and _aliasable(op, i, name, varargs) else f"_D_{name}"
 
 
-def _aliasable(params, i, name, varargs):
+def _aliasable(op, i, name, varargs):
     """Whether parameter i may be given by a NumPy alias: it has a default, or every later positional one does
-    (so it can take a "required" sentinel default); never the varargs sizes."""
+    (so it can take a "required" sentinel default); never the varargs sizes, nor a Python-bound op's."""
+    params = op.params
     p = params[i]
-    if name not in NUMPY_ALIASES or name == varargs:
+    if name not in NUMPY_ALIASES or name == varargs or op.name in PYTHON_BOUND:
         return False
     return p.has_default or (not p.kwarg_only and all(q.has_default or q.kwarg_only for q in params[i + 1 :]))
 
@@ -183,7 +187,7 @@ def _unpack_varargs(op, names, v, fname, method):
     # `x.view(2, 3)` packs ints; `x.split([1, 3], 1)` gives the list itself, then the following positionals
     start = names.index(v) + 1
     follow = [n for p, n in zip(op.params[start:], names[start:]) if not p.kwarg_only]
-    unset = {n: _unset_name(op.params, i, n, v) for i, n in enumerate(names)}
+    unset = {n: _unset_name(op, i, n, v) for i, n in enumerate(names)}
     lines = [
         f"if not ({v}[0].__class__ is int or _h_is_int({v}[0])):",
         f"    {v}, _rest = {v}[0], {v}[1:]",
@@ -212,12 +216,12 @@ def _body(op, method, names, varargs, raise_errors):
             lines.append(f"elif {v} is _D_{v}: {v} = ()")
         else:
             lines.append(f"elif {v} is _D_{v}: raise TypeError(\"{fname}() missing required argument '{v}'\")")
-    aliased = [(p, n) for i, (p, n) in enumerate(zip(op.params, names)) if _aliasable(op.params, i, n, varargs)]
+    aliased = [(p, n) for i, (p, n) in enumerate(zip(op.params, names)) if _aliasable(op, i, n, varargs)]
     if aliased:
         for i, (p, n) in enumerate(zip(op.params, names)):
-            if not _aliasable(op.params, i, n, varargs):
+            if not _aliasable(op, i, n, varargs):
                 continue
-            unset = _unset_name(op.params, i, n, varargs)
+            unset = _unset_name(op, i, n, varargs)
             for alias in NUMPY_ALIASES[n]:
                 lines.append(f"if {alias} is not _MISSING:")
                 lines.append(
