@@ -347,6 +347,28 @@ def bump_mutated(op, args):
 _OVERLAP_OK = ("fill_", "zero_", "masked_fill_", "index_fill_")
 
 
+_PARTIAL_OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+    "location. Please clone() the tensor before performing the operation."
+)
+
+
+def _overlap(a, b):
+    """How b's elements lie against a's in memory, as PyTorch's get_overlap_status judges: "full" (the very
+    same elements), "partial", or None (apart, empty, or strided layouts it does not try to prove)."""
+    if a is b:
+        return "full"
+    if a._storage is not b._storage or 0 in a._shape or 0 in b._shape:
+        return None
+    if a._offset == b._offset and a._stride == b._stride and a._shape == b._shape and a.dtype is b.dtype:
+        return "full"
+    if not (_is_contig(a._shape, a._stride) and _is_contig(b._shape, b._stride)):
+        return None
+    ia, ib = a.dtype.itemsize, b.dtype.itemsize
+    lo1, lo2 = a._offset * ia, b._offset * ib
+    return "partial" if lo1 < lo2 + _numel(b._shape) * ib and lo2 < lo1 + _numel(a._shape) * ia else None
+
+
 def _check_overlap(op, self, args):
     """PyTorch's memory-overlap checks for writes: no element of self may alias another
     (expanded dims), and a dense input may not partially overlap a dense self."""
@@ -360,19 +382,26 @@ def _check_overlap(op, self, args):
             )
     storage = self._storage
     for o in args[1:]:
-        if o.__class__ is Tensor and o is not self and o._storage is storage:
-            if o._offset == self._offset and o._stride == self._stride and o._shape == self._shape:
-                continue  # the very same elements: allowed (x.add_(x))
-            if not (_is_contig(self._shape, self._stride) and _is_contig(o._shape, o._stride)):
-                continue  # PyTorch does not try to prove overlap for strided layouts
-            lo1, hi1 = self._offset, self._offset + _numel(self._shape)
-            lo2, hi2 = o._offset, o._offset + _numel(o._shape)
-            if lo1 < hi2 and lo2 < hi1:
-                raise RuntimeError(
-                    "unsupported operation: some elements of the input tensor and the written-to "
-                    "tensor refer to a single memory location. Please clone() the tensor before "
-                    "performing the operation."
-                )
+        if o.__class__ is Tensor and o is not self and o._storage is storage and _overlap(self, o) == "partial":
+            raise RuntimeError(_PARTIAL_OVERLAP)
+
+
+# the op families whose out= PyTorch checks as its elementwise iterator does: no input partly overlapping out
+_ITERATED = frozenset({"pointwise", "special"})
+# out= forms PyTorch computes aside and then copies (composites of its own): they take an out overlapping an input
+_OUT_COPIED = frozenset({"mvlgamma"})
+
+
+def _check_out_overlap(op, out, args):
+    """PyTorch's checks of out= against the inputs: an elementwise op refuses an input partly overlapping out
+    (the very same elements are fine), cat and the ops built on it any input sharing out's elements."""
+    joins = op.name in CAT_FAMILY
+    if not (joins or op.family in _ITERATED) or op.name in _OUT_COPIED:
+        return
+    for a in args:
+        for t in a if joins and isinstance(a, (list, tuple)) else (a,):
+            if isinstance(t, Tensor) and (_overlap(out, t) == "partial" or (joins and _overlap(out, t) == "full")):
+                raise RuntimeError(_PARTIAL_OVERLAP)
 
 
 _SELF_ONLY = (0,)  # what most in-place ops write: the common case skips the general loop
@@ -466,14 +495,16 @@ def call_out(op, out, args):
             if hasattr(results, "_fields")
             else tuple(call_out_copy(op, o, r) for o, r in zip(out, results))
         )
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{op.name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if not isinstance(out, Tensor) or len(op.returns) > 1:
+        want = "tuple of Tensors" if len(op.returns) > 1 else "Tensor"
+        raise TypeError(f"{op.name}(): argument 'out' must be {want}, not {type(out).__name__}")
     if _grad.enabled and (out._requires_grad or any(_any_requires_grad(args[i]) for i in op.tensor_params)):
         name = "cat" if op.name in CAT_FAMILY and op.name != "stack" else op.name  # PyTorch's composites' out=
         raise RuntimeError(
             f"{name}(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
         )
+    _check_out_overlap(op, out, args)
     if op.device_param is not None:  # a factory: out's dtype and device unless given
         names = [p.name for p in op.params]
         args = list(args)
