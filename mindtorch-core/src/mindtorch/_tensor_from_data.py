@@ -132,8 +132,19 @@ def _host_array(values, dtype, requested=None):
             try:
                 return np.array(values, dtype=numpy_dtype(requested))
             except OverflowError:
-                pass
+                if requested is D.uint64:  # PyTorch reads uint64 data as unsigned 64-bit ints
+                    raise _unsigned_overflow(values) from None
         raise ValueError("Overflow when unpacking long long") from None
+
+
+def _unsigned_overflow(values):
+    """The error reading `values` in order as unsigned 64-bit ints gives at the first that does not fit."""
+    for v in np.array(values, dtype=object).reshape(-1):
+        if v < 0:
+            return OverflowError("can't convert negative int to unsigned")
+        if v >= 2**64:
+            break
+    return OverflowError("int too big to convert")
 
 
 def to_host_array(arr, dtype):

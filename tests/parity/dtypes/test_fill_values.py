@@ -55,3 +55,21 @@ def test_ints_past_int64_become_a_float_tensor_as_pytorch_makes_them(dtype):
         assert str(got.dtype) == str(want.dtype)
         wide = mt.complex128 if dtype.startswith("complex") else mt.float64
         np.testing.assert_array_equal(got.to(wide).numpy(), want.to(getattr(torch, str(wide).split(".")[1])).numpy())
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint32", "uint64", "int8"])
+def test_ints_past_a_dtype_refused_by_tensor_as_pytorch_does(dtype):
+    for data in (2**63, 2**64 - 1, 2**64, -1, -(2**63) - 1, [1, 2**64], [[2**70]], [2**64, -1], [-1, 2**64]):
+        got, want = (_made(L, data, dtype) for L in (mt, torch))
+        assert got[0] == want[0], (data, got, want)
+        if got[0] == "value":
+            assert got[1] == want[1], data
+        else:
+            assert got[1] == want[1], data
+
+
+def _made(lib, data, dtype):
+    try:
+        return "value", lib.tensor(data, dtype=getattr(lib, dtype)).tolist()
+    except Exception as exc:  # the outcome compared is the error itself
+        return type(exc).__name__, str(exc)
