@@ -33,7 +33,9 @@ expandable segments are not implemented (max_split_size reads -1, oversize stats
 The common case (an exact-size free block at the top of its heap on allocate/malloc; a block back onto a heap
 of its size on free/free_block; no record_stream events outstanding) runs in C when native/alloc.c is built
 (mindtorch_npu.native._alloc): it mirrors the methods here, which stay the reference and run everything else.
-MINDTORCH_NPU_NO_NATIVE=1, or CachingAllocator(..., native=False), keeps the Python versions throughout.
+Such an allocator keeps its counters in the module's Hot, _Hot's attributes as C integers, so the C path adds to
+them in place. MINDTORCH_NPU_NO_NATIVE=1, or CachingAllocator(..., native=False), keeps the Python versions
+throughout, _Hot included.
 
 Graph pools (NPU graphs): while a stream captures, its allocations come from a private pool of the
 graph (or shared between graphs by a pool id); a block of that pool goes back to it when freed, so
@@ -354,6 +356,11 @@ class _Hot:
         self.qo = [0, 0, 0]
 
 
+# the compiled allocator's counters are C integers (native/alloc.c's Hot: these attributes as int64 fields, as
+# PyTorch's Stat keeps them), which its common case updates with no int objects made; this class is the reference
+PYTHON_TWINS = {"_Hot": _Hot}
+
+
 class _Stat:
     """One PyTorch Stat (current, peak, allocated, freed) for the rarely changing counters."""
 
@@ -393,10 +400,10 @@ class _Device:
         "graph_pools",
     )
 
-    def __init__(self, index):
+    def __init__(self, index, hot=_Hot):
         self.index = index
         self.device = _device("npu", index)
-        self.hot = (_Hot(), _Hot(), _Hot())  # all, small_pool, large_pool
+        self.hot = (hot(), hot(), hot())  # all, small_pool, large_pool
         self.segment = (_Stat(), _Stat(), _Stat())
         self.reserved = (_Stat(), _Stat(), _Stat())
         self.pools = {}  # stream -> (small _Pool, large _Pool)
@@ -465,6 +472,7 @@ class CachingAllocator:
         # queued and done by whoever holds or next takes the token.
         self._token = [True]
         self._deferred = []
+        self._hot = _Hot  # the counters' type
         if (
             native
             and _native is not None
@@ -476,6 +484,7 @@ class CachingAllocator:
             fast = _native.Fast(self, Storage)
             for name in _NATIVE_METHODS:
                 setattr(self, name, getattr(fast, name))
+            self._hot = _native.Hot  # which the C versions update in place; they leave Python's _Hot to Python
 
     @property
     def native(self):
@@ -492,7 +501,7 @@ class CachingAllocator:
             try:
                 d = self._devices.get(index)
                 if d is None:
-                    d = self._devices[index] = _Device(index)
+                    d = self._devices[index] = _Device(index, self._hot)
             finally:
                 self._release_token()
         return d
@@ -722,7 +731,7 @@ class CachingAllocator:
         """PyTorch's flat memory_stats dict for one device, keys sorted."""
         index = self._index(device)
         with self:
-            d = self._devices.get(index) or _Device(index)
+            d = self._devices.get(index) or _Device(index, self._hot)
             out = {}
             hot = d.hot
             kinds = hot[1:]
@@ -1237,7 +1246,6 @@ if _native is not None:
         Block,
         _Segment,
         _Pool,
-        _Hot,
         _Device,
         _device,
         heappop,

@@ -1,9 +1,12 @@
 /* The caching allocator's common case in C (mindtorch_npu.allocator is the reference).
 
-   setup(block, segment, pool, hot, device_state, device, heappop, heappush, small_size, min_block,
-         deferred_limit, fallbacks)
+   setup(block, segment, pool, device_state, device, heappop, heappush, small_size, min_block, deferred_limit,
+         fallbacks)
        learns where the allocator's classes keep their slots; `fallbacks` are CachingAllocator's
        allocate, free, malloc and free_block, run whenever the case is not the common one
+   Hot()
+       allocator._Hot with its counters as C int64 fields, read and written by Python as the same attributes;
+       the common case below needs its pools' counters to be Hots
    Fast(allocator, storage_type)
        allocate / free / malloc / free_block for one CachingAllocator, bound as its instance attributes
    Empty(dense, allocator, make_tensor, fallback)
@@ -25,13 +28,16 @@ enum { G_SIZE, G_USED, NG };
 static const char *G_NAMES[NG] = {"size", "used"};
 enum { P_DEV, P_HOT, P_OTHER, P_ALL, P_SIZES, P_DEFERRED, NP };
 static const char *P_NAMES[NP] = {"dev", "hot", "other", "all", "sizes", "deferred"};
-enum { H_N, H_B, H_R, H_PN, H_PB, H_PR, H_FN, H_FB, H_FR, H_QN, H_SN, H_SB, H_SPN, H_SPB, H_SFN, H_SFB, NH };
-static const char *H_NAMES[NH] = {"n", "b", "r", "pn", "pb", "pr", "fn", "fb", "fr", "qn", "sn", "sb", "spn", "spb", "sfn", "sfb"};
+/* Hot's counters, in allocator._Hot's slot order (its docstring says what each counts) */
+enum { H_N, H_B, H_R, H_PN, H_PB, H_PR, H_FN, H_FB, H_FR, H_N0, H_B0, H_R0, H_QN, H_QB, H_QR, H_XN, H_XB, H_XR,
+       H_SN, H_SB, H_SPN, H_SPB, H_SFN, H_SFB, H_SN0, H_SB0, NH };
+static const char *H_NAMES[NH] = {"n",  "b",  "r",  "pn", "pb", "pr", "fn", "fb",  "fr",  "n0",  "b0",  "r0",  "qn",
+                                  "qb", "qr", "xn", "xb", "xr", "sn", "sb", "spn", "spb", "sfn", "sfb", "sn0", "sb0"};
 enum { D_DEVICE, D_POOLS, D_ACTIVE, D_EVENTS, ND };
 static const char *D_NAMES[ND] = {"device", "pools", "active", "events"};
 
-static Py_ssize_t b_off[NB], g_off[NG], p_off[NP], h_off[NH], d_off[ND], index_off = -1;
-static PyTypeObject *block_type, *segment_type, *pool_type, *hot_type, *dstate_type, *device_type;
+static Py_ssize_t b_off[NB], g_off[NG], p_off[NP], d_off[ND], index_off = -1;
+static PyTypeObject *block_type, *segment_type, *pool_type, *dstate_type, *device_type;
 static PyObject *heappop_fn, *heappush_fn;
 static PyObject *fb_allocate, *fb_free, *fb_malloc, *fb_free_block; /* the Python versions */
 static long long small_size, min_block, deferred_limit;
@@ -80,94 +86,115 @@ static int small_int(PyObject *x, long long *out)
     return 1;
 }
 
-/* one _Hot's counters, read on first use and written back together */
+/* ---- Hot: allocator._Hot with C integers. Python reads and writes the counters as attributes of the same
+   names (int64, as PyTorch's Stat); the C path below works on copies and stores them when nothing can fail */
 typedef struct {
-    PyObject *obj;
-    unsigned have, dirty;
+    PyObject_HEAD
     long long v[NH];
-} hot_t;
+    PyObject *qi, *qo; /* lists, as in _Hot */
+} Hot;
 
-typedef struct {
-    hot_t k, o, a; /* the pool's kind, the other kind, all */
-    int bad;       /* a counter did not fit: not the common case */
-} counters;
+static PyMemberDef Hot_members[NH + 3]; /* filled from H_NAMES at import */
 
-static inline long long get(counters *c, hot_t *h, int i)
+static PyObject *Hot_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 {
-    if (!(h->have & (1u << i))) {
-        if (!small_int(AT(h->obj, h_off[i]), &h->v[i])) {
-            c->bad = 1;
-            h->v[i] = 0;
-        }
-        h->have |= 1u << i;
-    }
-    return h->v[i];
+    if (!_PyArg_NoPositional("Hot", args) || !_PyArg_NoKeywords("Hot", kw))
+        return NULL;
+    Hot *h = (Hot *)tp->tp_alloc(tp, 0); /* zeroed: every counter 0 */
+    if (h == NULL)
+        return NULL;
+    if ((h->qi = Py_BuildValue("[iii]", 0, 0, 0)) == NULL || (h->qo = Py_BuildValue("[iii]", 0, 0, 0)) == NULL)
+        Py_CLEAR(h);
+    return (PyObject *)h;
 }
 
-static inline void set(hot_t *h, int i, long long v)
+FIELDS_GC(Hot, qi, 2)
+
+static PyTypeObject HotType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mindtorch_npu.native._alloc.Hot",
+    .tp_basicsize = sizeof(Hot),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "allocator._Hot's counters as C integers (qi, qo stay lists).",
+    .tp_new = Hot_new,
+    .tp_dealloc = (destructor)Hot_dealloc,
+    .tp_traverse = (traverseproc)Hot_traverse,
+    .tp_clear = (inquiry)Hot_clear,
+    .tp_members = Hot_members,
+};
+
+static int hot_ready(void)
 {
-    h->v[i] = v;
-    h->have |= 1u << i;
-    h->dirty |= 1u << i;
+    for (int i = 0; i < NH; i++)
+        Hot_members[i] = (PyMemberDef){H_NAMES[i], T_LONGLONG, offsetof(Hot, v) + i * sizeof(long long), 0, NULL};
+    Hot_members[NH] = (PyMemberDef){"qi", T_OBJECT_EX, offsetof(Hot, qi), 0, NULL};
+    Hot_members[NH + 1] = (PyMemberDef){"qo", T_OBJECT_EX, offsetof(Hot, qo), 0, NULL};
+    return PyType_Ready(&HotType);
+}
+
+/* a pool's three Hots: the kind's and all's counters as copies (the other kind's are only read) */
+typedef struct {
+    Hot *k, *o, *a; /* the pool's kind, the other kind, all */
+    long long kv[NH], av[NH];
+    int bad; /* a sum overflowed int64: not the common case (Python raises the setter's OverflowError) */
+} counters;
+
+#define K(i) (c->kv[i])
+#define O(i) (c->o->v[i])
+#define A(i) (c->av[i])
+
+static inline long long add(counters *c, long long x, long long y)
+{
+    long long r;
+    if (__builtin_add_overflow(x, y, &r))
+        c->bad = 1;
+    return r;
 }
 
 static int counters_init(counters *c, PyObject *pool)
 {
     PyObject *k = P(pool, P_HOT), *o = P(pool, P_OTHER), *a = P(pool, P_ALL);
-    if (k == NULL || o == NULL || a == NULL || Py_TYPE(k) != hot_type || Py_TYPE(o) != hot_type ||
-        Py_TYPE(a) != hot_type)
+    if (k == NULL || o == NULL || a == NULL || Py_TYPE(k) != &HotType || Py_TYPE(o) != &HotType ||
+        Py_TYPE(a) != &HotType || k == o || k == a || o == a)
         return 0;
-    c->k.obj = k, c->o.obj = o, c->a.obj = a;
-    c->k.have = c->k.dirty = c->o.have = c->o.dirty = c->a.have = c->a.dirty = 0;
+    c->k = (Hot *)k, c->o = (Hot *)o, c->a = (Hot *)a;
+    memcpy(c->kv, c->k->v, sizeof c->kv);
+    memcpy(c->av, c->a->v, sizeof c->av);
     c->bad = 0;
     return 1;
 }
 
-/* writes the changed counters: every new int is made before any is stored */
-static int counters_commit(counters *c)
+/* stores the new counters: it cannot fail, so it runs once every step that can has succeeded */
+static void counters_commit(counters *c)
 {
-    hot_t *hs[3] = {&c->k, &c->o, &c->a};
-    PyObject *made[3 * NH];
-    int n = 0;
-    for (int j = 0; j < 3; j++)
-        for (unsigned bits = hs[j]->dirty; bits; bits &= bits - 1)
-            if ((made[n++] = PyLong_FromLongLong(hs[j]->v[__builtin_ctz(bits)])) == NULL) {
-                while (--n > 0)
-                    Py_DECREF(made[n - 1]);
-                return -1;
-            }
-    n = 0;
-    for (int j = 0; j < 3; j++)
-        for (unsigned bits = hs[j]->dirty; bits; bits &= bits - 1)
-            put(hs[j]->obj, h_off[__builtin_ctz(bits)], made[n++]);
-    return 0;
+    memcpy(c->k->v, c->kv, sizeof c->kv);
+    memcpy(c->a->v, c->av, sizeof c->av);
 }
 
 /* _Hot's peak rule: counter i of the kind becomes v, its peak follows; "all" peaks over both kinds */
 static void raise_to(counters *c, int i, int peak, long long v)
 {
-    set(&c->k, i, v);
-    if (v > get(c, &c->k, peak))
-        set(&c->k, peak, v);
-    v += get(c, &c->o, i);
-    if (v > get(c, &c->a, peak))
-        set(&c->a, peak, v);
+    K(i) = v;
+    if (v > K(peak))
+        K(peak) = v;
+    v = add(c, v, O(i));
+    if (v > A(peak))
+        A(peak) = v;
 }
 
 /* CachingAllocator._inactive_split */
 static void inactive_split(counters *c, long long dn, long long db)
 {
     if (dn > 0)
-        raise_to(c, H_SN, H_SPN, get(c, &c->k, H_SN) + dn);
+        raise_to(c, H_SN, H_SPN, add(c, K(H_SN), dn));
     else if (dn < 0) {
-        set(&c->k, H_SN, get(c, &c->k, H_SN) + dn);
-        set(&c->k, H_SFN, get(c, &c->k, H_SFN) - dn);
+        K(H_SN) = add(c, K(H_SN), dn);
+        K(H_SFN) = add(c, K(H_SFN), -dn);
     }
     if (db > 0)
-        raise_to(c, H_SB, H_SPB, get(c, &c->k, H_SB) + db);
+        raise_to(c, H_SB, H_SPB, add(c, K(H_SB), db));
     else if (db < 0) {
-        set(&c->k, H_SB, get(c, &c->k, H_SB) + db);
-        set(&c->k, H_SFB, get(c, &c->k, H_SFB) - db);
+        K(H_SB) = add(c, K(H_SB), db);
+        K(H_SFB) = add(c, K(H_SFB), -db);
     }
 }
 
@@ -233,34 +260,45 @@ static int take_exact(PyObject *d, PyObject *nbytes_obj, long long nbytes, long 
     int fp = free_side(prev), fn = free_side(next);
     if (fp < 0 || fn < 0)
         return 0;
-    counters c;
-    if (!counters_init(&c, pool) || get(&c, &c.a, H_QN) != 0)
+    counters cs, *c = &cs;
+    if (!counters_init(c, pool) || A(H_QN) != 0)
         return 0; /* blocks wait for events: the active peaks move too */
     if (prev != Py_None || next != Py_None) {
         int free_sides = fp + fn;
         if (!used)
-            inactive_split(&c, free_sides, seg_size - s);
+            inactive_split(c, free_sides, seg_size - s);
         else {
-            set(&c.k, H_SB, get(&c, &c.k, H_SB) - s);
-            set(&c.k, H_SFB, get(&c, &c.k, H_SFB) + s);
+            K(H_SB) = add(c, K(H_SB), -s);
+            K(H_SFB) = add(c, K(H_SFB), s);
             if (free_sides == 0) {
-                set(&c.k, H_SN, get(&c, &c.k, H_SN) - 1);
-                set(&c.k, H_SFN, get(&c, &c.k, H_SFN) + 1);
+                K(H_SN) = add(c, K(H_SN), -1);
+                K(H_SFN) = add(c, K(H_SFN), 1);
             } else if (free_sides == 2)
-                inactive_split(&c, 1, 0);
+                inactive_split(c, 1, 0);
         }
     }
-    raise_to(&c, H_N, H_PN, get(&c, &c.k, H_N) + 1);
-    raise_to(&c, H_B, H_PB, get(&c, &c.k, H_B) + s);
-    raise_to(&c, H_R, H_PR, get(&c, &c.k, H_R) + nbytes);
-    if (c.bad)
+    raise_to(c, H_N, H_PN, add(c, K(H_N), 1));
+    raise_to(c, H_B, H_PB, add(c, K(H_B), s));
+    raise_to(c, H_R, H_PR, add(c, K(H_R), nbytes));
+    if (c->bad)
         return 0;
+    /* the steps that can fail first, each undone if a later one does; then the stores that cannot */
     PyObject *used_obj = PyLong_FromLongLong(used + 1);
     if (used_obj == NULL)
         return -1;
     Py_INCREF(block);
+    if (PyDict_SetItem(active, ptr, block) < 0) {
+        Py_DECREF(used_obj);
+        Py_DECREF(block);
+        return -1;
+    }
     PyObject *popped = PyObject_CallOneArg(heappop_fn, stack);
     if (popped == NULL) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        if (PyDict_DelItem(active, ptr) < 0)
+            PyErr_Clear();
+        PyErr_Restore(type, value, tb);
         Py_DECREF(used_obj);
         Py_DECREF(block);
         return -1;
@@ -269,11 +307,7 @@ static int take_exact(PyObject *d, PyObject *nbytes_obj, long long nbytes, long 
     put(block, b_off[B_STATE], PyLong_FromLong(1)); /* _ALLOCATED: a cached small int */
     Py_INCREF(nbytes_obj);
     put(block, b_off[B_REQUESTED], nbytes_obj);
-    if (PyDict_SetItem(active, ptr, block) < 0 || counters_commit(&c) < 0) {
-        Py_DECREF(used_obj);
-        Py_DECREF(block);
-        return -1;
-    }
+    counters_commit(c);
     put(seg, g_off[G_USED], used_obj);
     *out = block;
     return 1;
@@ -317,25 +351,25 @@ static int give_back(PyObject *d, PyObject *block, PyObject *ptr)
         if (defer && n + 1 > deferred_limit)
             return 0; /* the list is tidied */
     }
-    counters c;
-    if (!counters_init(&c, pool))
+    counters cs, *c = &cs;
+    if (!counters_init(c, pool))
         return 0;
-    set(&c.k, H_N, get(&c, &c.k, H_N) - 1);
-    set(&c.k, H_B, get(&c, &c.k, H_B) - s);
-    set(&c.k, H_R, get(&c, &c.k, H_R) - r);
-    set(&c.k, H_FN, get(&c, &c.k, H_FN) + 1);
-    set(&c.k, H_FB, get(&c, &c.k, H_FB) + s);
-    set(&c.k, H_FR, get(&c, &c.k, H_FR) + r);
+    K(H_N) = add(c, K(H_N), -1);
+    K(H_B) = add(c, K(H_B), -s);
+    K(H_R) = add(c, K(H_R), -r);
+    K(H_FN) = add(c, K(H_FN), 1);
+    K(H_FB) = add(c, K(H_FB), s);
+    K(H_FR) = add(c, K(H_FR), r);
     used -= 1;
     if (split) {
         if (!used)
-            inactive_split(&c, -free_sides, s - seg_size);
+            inactive_split(c, -free_sides, s - seg_size);
         else if (free_sides == 1)
-            raise_to(&c, H_SB, H_SPB, get(&c, &c.k, H_SB) + s);
+            raise_to(c, H_SB, H_SPB, add(c, K(H_SB), s));
         else
-            inactive_split(&c, 1 - free_sides, s);
+            inactive_split(c, 1 - free_sides, s);
     }
-    if (c.bad)
+    if (c->bad)
         return 0;
     PyObject *used_obj = PyLong_FromLongLong(used);
     PyObject *entry = used_obj != NULL ? PyTuple_Pack(2, block_ptr, block) : NULL;
@@ -348,14 +382,20 @@ static int give_back(PyObject *d, PyObject *block, PyObject *ptr)
     int rc = -1;
     if (PyDict_DelItem(active, ptr) < 0)
         goto done;
-    if (counters_commit(&c) < 0)
-        goto done;
-    put(block, b_off[B_STATE], PyLong_FromLong(0)); /* _FREE */
     PyObject *push_args[2] = {stack, entry};
     PyObject *pushed = PyObject_Vectorcall(heappush_fn, push_args, 2, NULL);
-    if (pushed == NULL)
+    if (pushed == NULL) { /* still allocated, as free() leaves it when _release raises */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        if (PyDict_SetItem(active, ptr, block) < 0)
+            PyErr_Clear();
+        PyErr_Restore(type, value, tb);
         goto done;
+    }
     Py_DECREF(pushed);
+    /* the block is free from here: what follows cannot fail, but the note of a merge still to do */
+    counters_commit(c);
+    put(block, b_off[B_STATE], PyLong_FromLong(0)); /* _FREE */
     put(seg, g_off[G_USED], used_obj);
     used_obj = NULL;
     if (defer && PyList_Append(deferred, block) < 0)
@@ -773,10 +813,10 @@ static PyTypeObject FastType = {
 
 static PyObject *setup(PyObject *self, PyObject *args)
 {
-    PyObject *bt, *gt, *pt, *ht, *dt, *vt, *pop, *push, *fallbacks;
+    PyObject *bt, *gt, *pt, *dt, *vt, *pop, *push, *fallbacks;
     long long small, minb, limit;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOLLLO!:setup", &bt, &gt, &pt, &ht, &dt, &vt, &pop, &push, &small, &minb,
-                          &limit, &PyTuple_Type, &fallbacks))
+    if (!PyArg_ParseTuple(args, "OOOOOOOLLLO!:setup", &bt, &gt, &pt, &dt, &vt, &pop, &push, &small, &minb, &limit,
+                          &PyTuple_Type, &fallbacks))
         return NULL;
     if (PyTuple_GET_SIZE(fallbacks) != 4 || minb <= 0 || (minb & (minb - 1))) {
         PyErr_SetString(PyExc_ValueError, "setup: four fallbacks and a power-of-two block size");
@@ -784,8 +824,7 @@ static PyObject *setup(PyObject *self, PyObject *args)
     }
     Py_ssize_t vi;
     if (slots_of(bt, B_NAMES, NB, b_off, &block_type) < 0 || slots_of(gt, G_NAMES, NG, g_off, &segment_type) < 0 ||
-        slots_of(pt, P_NAMES, NP, p_off, &pool_type) < 0 || slots_of(ht, H_NAMES, NH, h_off, &hot_type) < 0 ||
-        slots_of(dt, D_NAMES, ND, d_off, &dstate_type) < 0)
+        slots_of(pt, P_NAMES, NP, p_off, &pool_type) < 0 || slots_of(dt, D_NAMES, ND, d_off, &dstate_type) < 0)
         return NULL;
     const char *vnames[1] = {"index"};
     if (slots_of(vt, vnames, 1, &vi, &device_type) < 0)
@@ -887,13 +926,13 @@ PyMODINIT_FUNC PyInit__alloc(void)
     if (s_allocate == NULL || s_itemsize == NULL || PyType_Ready(&EmptyType) < 0)
         return NULL;
     if (s_drain == NULL || s_index == NULL || s_data == NULL || s_device == NULL || zero == NULL ||
-        PyType_Ready(&FastType) < 0)
+        PyType_Ready(&FastType) < 0 || hot_ready() < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    PyTypeObject *types[2] = {&FastType, &EmptyType};
-    if (add_types(m, types, 2) < 0)
+    PyTypeObject *types[3] = {&FastType, &EmptyType, &HotType};
+    if (add_types(m, types, 3) < 0)
         Py_CLEAR(m);
     return m;
 }
