@@ -9,8 +9,12 @@ lockstep; on the simulator one after the other, from the same free device memory
 """
 
 import gc
+import importlib.util
 import os
 import random
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import mindtorch as torch
@@ -326,3 +330,117 @@ def test_a_subclass_that_overrides_what_the_c_path_mirrors_keeps_python():
 
     assert not Counting(SweepDriver()).native
     assert Streams(SweepDriver()).native
+
+
+# ---- the counters: alloc.c's Hot against allocator._Hot --------------------------------------------------------
+PY_HOT = allocator_module.PYTHON_TWINS["_Hot"]
+COUNTERS = [name for name in PY_HOT.__slots__ if name not in ("qi", "qo")]
+
+
+@needs_native
+def test_the_compiled_counters_are_the_python_ones_as_int64():
+    hot, ref = allocator_module._native.Hot(), PY_HOT()
+    assert [getattr(hot, name) for name in PY_HOT.__slots__] == [getattr(ref, name) for name in PY_HOT.__slots__]
+    assert hot.qi is not hot.qo
+    # each counter has storage of its own: a value written to one reads back there and nowhere else
+    for i, name in enumerate(COUNTERS):
+        setattr(hot, name, -(i + 1) * 10**15)
+    assert [getattr(hot, name) for name in COUNTERS] == [-(i + 1) * 10**15 for i in range(len(COUNTERS))]
+    hot.sfb = (1 << 63) - 1
+    with pytest.raises(OverflowError):
+        hot.sfb = 1 << 63  # PyTorch's Stat is int64 too
+    assert hot.sfb == (1 << 63) - 1
+    with pytest.raises(TypeError):
+        del hot.n
+    with pytest.raises(TypeError):
+        allocator_module._native.Hot(0)
+    assert type(CachingAllocator(SweepDriver())._state(0).hot[1]) is allocator_module._native.Hot
+    assert type(CachingAllocator(SweepDriver(), native=False)._state(0).hot[1]) is PY_HOT
+
+
+def _stats_lockstep(allocs, ops, devices=(0, 1)):
+    """Runs `ops` on each allocator (each on a driver of its own); memory_stats(), every key, agree after every
+    step. The index of the first step where they do not, or None."""
+    runs = [Run(a, a._driver.complete) for a in allocs]
+    for i, op in enumerate(ops):
+        results = [run.step(op) for run in runs]
+        stats = [[run.alloc.memory_stats(dev) for dev in devices] for run in runs]
+        if any(r != results[0] for r in results) or any(s != stats[0] for s in stats):
+            return i
+    for run in runs:
+        run.close()
+    stats = [[run.alloc.memory_stats(dev) for dev in devices] for run in runs]
+    return None if all(s == stats[0] for s in stats) else len(ops)
+
+
+def _three(pad=32):
+    """The C path on Hot, the Python methods on Hot, the Python methods on _Hot (the reference)."""
+    allocs = [CachingAllocator(SweepDriver(capacity=96 * MiB), pad=pad, native=nat) for nat in (True, False, False)]
+    allocs[1]._hot = allocator_module._native.Hot
+    return allocs
+
+
+@needs_native
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_counters_agree_with_python_s_step_by_step(seed):
+    allocs = _three()
+    ops = _ops(100 + seed, 500, [0, 1], [0, 0, 0, SIDE])
+    assert _stats_lockstep(allocs, ops) is None
+    kinds = [[type(h) for h in a._state(0).hot] for a in allocs]
+    assert kinds == [[allocator_module._native.Hot] * 3] * 2 + [[PY_HOT] * 3]
+
+
+# what alloc.c's common case writes: exposed under a wrong name, each must show in memory_stats(). (It also reads
+# qn, a gate behind the check for outstanding events that no sequence of steps can tell from that check)
+WRITTEN = ["n", "b", "r", "pn", "pb", "pr", "fn", "fb", "fr", "sn", "sb", "spn", "spb", "sfn", "sfb"]
+
+
+def _miswired(tmp_path, name, other):
+    """alloc.c built with counters `name` and `other` swapped in its names table: the C path's `name` is what
+    Python calls `other`, and the other way round (a mis-mapped member)."""
+    here = Path(native.__file__).parent
+    text = (here / "alloc.c").read_text()
+    table = re.search(r"static const char \*H_NAMES\[NH\] = \{([^}]*)\};", text)
+    names = re.findall(r'"(\w+)"', table.group(1))
+    assert names == COUNTERS  # the C table is _Hot's order
+    i, j = names.index(name), names.index(other)
+    names[i], names[j] = names[j], names[i]
+    out = tmp_path / f"{name}_{other}"
+    out.mkdir()
+    (out / "alloc.c").write_text(text[: table.start(1)] + ", ".join(f'"{n}"' for n in names) + text[table.end(1) :])
+    shutil.copy(here / "slots.h", out)
+    so = out / build.module_name("alloc.c")
+    # unoptimised: it builds in a fraction of the time
+    subprocess.run(build.command(out / "alloc.c", so, [f for f in build.FLAGS if f != "-O2"]), check=True)
+    spec = importlib.util.spec_from_file_location("_alloc", so)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@needs_native
+@pytest.mark.parametrize("name", WRITTEN)
+def test_a_mis_mapped_counter_fails_the_lockstep(tmp_path, monkeypatch, name):
+    # swapped with a counter the C path never touches; the same steps with the right build agree
+    mutant = _miswired(tmp_path, name, "sb0")
+    ops = _ops(7, 400, [0, 1], [0, 0, 0, SIDE])
+    monkeypatch.setattr(allocator_module, "_native", mutant)
+    allocator_module._bind(mutant)
+    allocs = _three()
+    assert type(allocs[0]._state(0).hot[0]) is mutant.Hot
+    assert _stats_lockstep([allocs[0], allocs[2]], ops) is not None
+    monkeypatch.undo()
+    assert _stats_lockstep(_three(), ops) is None
+
+
+@needs_native
+def test_a_counter_past_int64_is_not_wrapped_by_the_c_path():
+    a = CachingAllocator(SweepDriver())
+    a.allocate(512, device("npu", 0))  # freed at once: the next one is the common case
+    s = a.allocate(512, device("npu", 0))
+    hot = a._state(0).hot[1]
+    hot.fb = (1 << 63) - 1
+    with pytest.raises(OverflowError):
+        a.free(s)  # the C path hands the free to Python, whose store into an int64 fails
+    assert hot.fb == (1 << 63) - 1
+    s._allocator = None  # its __del__ must not free it again

@@ -1241,8 +1241,12 @@ class CachingAllocator:
 _NATIVE_METHODS = ("allocate", "free", "malloc", "free_block")
 # what the C versions mirror: a subclass that overrides any of these keeps the Python versions
 _NATIVE_MIRRORS = (*_NATIVE_METHODS, "_malloc", "_release", "_put_back", "_inactive_split", "_pending_peaks")
-if _native is not None:
-    _native.setup(
+
+
+def _bind(native):
+    """Tell a compiled module where this module's classes keep their slots, and the Python versions."""
+    fallbacks = tuple(getattr(CachingAllocator, name) for name in _NATIVE_METHODS)
+    native.setup(
         Block,
         _Segment,
         _Pool,
@@ -1253,8 +1257,12 @@ if _native is not None:
         SMALL_SIZE,
         MIN_BLOCK_SIZE,
         DEFERRED_LIMIT,
-        tuple(getattr(CachingAllocator, name) for name in _NATIVE_METHODS),
+        fallbacks,
     )
+
+
+if _native is not None:
+    _bind(_native)
 
 
 def _check_nbytes(nbytes):

@@ -94,7 +94,29 @@ typedef struct {
     PyObject *qi, *qo; /* lists, as in _Hot */
 } Hot;
 
-static PyMemberDef Hot_members[NH + 3]; /* filled from H_NAMES at import */
+/* counter i as an attribute: the setter stores nothing when the value does not fit (structmember's T_LONGLONG
+   would leave -1 behind) */
+static PyObject *hot_get(Hot *h, void *i) { return PyLong_FromLongLong(h->v[(intptr_t)i]); }
+
+static int hot_set(Hot *h, PyObject *x, void *i)
+{
+    if (x == NULL) {
+        PyErr_Format(PyExc_TypeError, "can't delete the counter %s", H_NAMES[(intptr_t)i]);
+        return -1;
+    }
+    long long v = PyLong_AsLongLong(x);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    h->v[(intptr_t)i] = v;
+    return 0;
+}
+
+static PyGetSetDef Hot_getset[NH + 1]; /* filled from H_NAMES at import */
+static PyMemberDef Hot_members[] = {
+    {"qi", T_OBJECT_EX, offsetof(Hot, qi), 0, NULL},
+    {"qo", T_OBJECT_EX, offsetof(Hot, qo), 0, NULL},
+    {NULL},
+};
 
 static PyObject *Hot_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 {
@@ -120,14 +142,13 @@ static PyTypeObject HotType = {
     .tp_traverse = (traverseproc)Hot_traverse,
     .tp_clear = (inquiry)Hot_clear,
     .tp_members = Hot_members,
+    .tp_getset = Hot_getset,
 };
 
 static int hot_ready(void)
 {
-    for (int i = 0; i < NH; i++)
-        Hot_members[i] = (PyMemberDef){H_NAMES[i], T_LONGLONG, offsetof(Hot, v) + i * sizeof(long long), 0, NULL};
-    Hot_members[NH] = (PyMemberDef){"qi", T_OBJECT_EX, offsetof(Hot, qi), 0, NULL};
-    Hot_members[NH + 1] = (PyMemberDef){"qo", T_OBJECT_EX, offsetof(Hot, qo), 0, NULL};
+    for (intptr_t i = 0; i < NH; i++)
+        Hot_getset[i] = (PyGetSetDef){H_NAMES[i], (getter)hot_get, (setter)hot_set, NULL, (void *)i};
     return PyType_Ready(&HotType);
 }
 

@@ -28,6 +28,12 @@ def module_name(source):
     return "_" + Path(source).stem + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")
 
 
+def command(src, dest, flags=FLAGS):
+    """The compiler call that builds extension file `dest` from C source `src`."""
+    include = sysconfig.get_paths().get("include")
+    return [*shlex.split(os.environ.get("CC") or "cc"), *flags, f"-I{include}", "-o", str(dest), str(src)]
+
+
 def build(outdir=HERE, quiet=False):
     """Build every module into outdir; returns the paths built (empty when they cannot be built)."""
     include = sysconfig.get_paths().get("include")
@@ -36,13 +42,12 @@ def build(outdir=HERE, quiet=False):
         return []
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    cc = shlex.split(os.environ.get("CC") or "cc")
     built = []
     for src in sources():
         name = module_name(src)
         # built under a temporary name and renamed: a process that has the old module mapped keeps it
         tmp = out / f".{name}.{os.getpid()}.tmp"
-        cmd = [*cc, *FLAGS, f"-I{include}", "-o", str(tmp), str(src)]
+        cmd = command(src, tmp)
         try:
             subprocess.run(cmd, check=True, capture_output=quiet)
         except (OSError, subprocess.CalledProcessError) as e:
