@@ -219,6 +219,27 @@ static void inactive_split(counters *c, long long dn, long long db)
     }
 }
 
+/* heapq on a pool's heap of one size. A heap of one entry (the usual case: a step frees what it took) pops as a
+   list pops, and onto an empty heap a push is an append: heapq's own steps there, without calling it */
+static PyObject *heap_pop(PyObject *stack)
+{
+    if (PyList_GET_SIZE(stack) != 1)
+        return PyObject_CallOneArg(heappop_fn, stack);
+    PyObject *top = PyList_GET_ITEM(stack, 0); /* the list's reference, now the caller's */
+    Py_SET_SIZE(stack, 0);                     /* list.pop without shrinking the array */
+    return top;
+}
+
+static int heap_push(PyObject *stack, PyObject *entry)
+{
+    if (PyList_GET_SIZE(stack) == 0)
+        return PyList_Append(stack, entry);
+    PyObject *args[2] = {stack, entry};
+    PyObject *r = PyObject_Vectorcall(heappush_fn, args, 2, NULL);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
 /* block.state, or -1 when it is not a small int */
 static long long state_of(PyObject *block)
 {
@@ -313,7 +334,7 @@ static int take_exact(PyObject *d, PyObject *nbytes_obj, long long nbytes, long 
         Py_DECREF(block);
         return -1;
     }
-    PyObject *popped = PyObject_CallOneArg(heappop_fn, stack);
+    PyObject *popped = heap_pop(stack);
     if (popped == NULL) {
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
@@ -403,9 +424,7 @@ static int give_back(PyObject *d, PyObject *block, PyObject *ptr)
     int rc = -1;
     if (PyDict_DelItem(active, ptr) < 0)
         goto done;
-    PyObject *push_args[2] = {stack, entry};
-    PyObject *pushed = PyObject_Vectorcall(heappush_fn, push_args, 2, NULL);
-    if (pushed == NULL) { /* still allocated, as free() leaves it when _release raises */
+    if (heap_push(stack, entry) < 0) { /* still allocated, as free() leaves it when _release raises */
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
         if (PyDict_SetItem(active, ptr, block) < 0)
@@ -413,7 +432,6 @@ static int give_back(PyObject *d, PyObject *block, PyObject *ptr)
         PyErr_Restore(type, value, tb);
         goto done;
     }
-    Py_DECREF(pushed);
     /* the block is free from here: what follows cannot fail, but the note of a merge still to do */
     counters_commit(c);
     put(block, b_off[B_STATE], PyLong_FromLong(0)); /* _FREE */
