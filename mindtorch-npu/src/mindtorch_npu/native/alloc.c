@@ -120,8 +120,10 @@ static PyMemberDef Hot_members[] = {
 
 static PyObject *Hot_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 {
-    if (!_PyArg_NoPositional("Hot", args) || !_PyArg_NoKeywords("Hot", kw))
+    if (PyTuple_GET_SIZE(args) || (kw != NULL && PyDict_GET_SIZE(kw))) {
+        PyErr_SetString(PyExc_TypeError, "Hot() takes no arguments");
         return NULL;
+    }
     Hot *h = (Hot *)tp->tp_alloc(tp, 0); /* zeroed: every counter 0 */
     if (h == NULL)
         return NULL;
