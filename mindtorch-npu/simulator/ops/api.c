@@ -85,6 +85,12 @@ API(Amin, (const aclTensor *self, const void *dim, bool keepDim, aclTensor *out,
 
 API(Softmax, (const aclTensor *self, int64_t dim, aclTensor *out, WS), .t = {out, self}, .i = {dim})
 API(LogSoftmax, (const aclTensor *self, int64_t dim, aclTensor *out, WS), .t = {out, self}, .i = {dim})
+API(SoftmaxBackward, (const aclTensor *gradOutput, const aclTensor *output, int64_t dim, aclTensor *out, WS),
+    .t = {out, gradOutput, output}, .i = {dim})
+API(LogSoftmaxBackward, (const aclTensor *gradOutput, const aclTensor *output, int64_t dim, aclTensor *out, WS),
+    .t = {out, gradOutput, output}, .i = {dim})
+API(GeluBackwardV2, (const aclTensor *gradOutput, const aclTensor *self, char *approximate, aclTensor *gradInput, WS),
+    .t = {gradInput, gradOutput, self}, .str = approximate)
 
 API(DivMod, (const aclTensor *self, const aclTensor *other, int mode, aclTensor *out, WS),
     .t = {out, self, other}, .i = {mode})

@@ -148,6 +148,19 @@ val e_gelu2(const val *x, const val *p, int isf) {
                  : 0.5 * a * (1.0 + erf(a * 0.70710678118654752440));
     return r;
 }
+/* GeluBackwardV2: x[0] gradOutput, x[1] self; p[0].i the approximate mode (0 "none", 1 "tanh") */
+val e_gelu_bwd(const val *x, const val *p, int isf) {
+    (void)isf;
+    double g = x[0].f, a = x[1].f;
+    val r;
+    if (p[0].i) { /* d/da of 0.5 a (1 + tanh(k (a + c a^3))) */
+        double k = 0.79788456080286535588, c = 0.044715, t = tanh(k * (a + c * a * a * a));
+        r.f = g * (0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * k * (1.0 + 3.0 * c * a * a));
+    } else { /* Phi(a) + a phi(a) */
+        r.f = g * (0.5 * (1.0 + erf(a * 0.70710678118654752440)) + a * 0.39894228040143267794 * exp(-0.5 * a * a));
+    }
+    return r;
+}
 val e_roundd(const val *x, const val *p, int isf) { /* PyTorch: scale by 10^|d|, round half even, unscale */
     if (!isf) return x[0];
     double a = x[0].f, ten = pow(10.0, (double)(p[0].i < 0 ? -p[0].i : p[0].i));
@@ -374,6 +387,45 @@ aclnnStatus check_approximate(const op_def *d, args *a, aclOpExecutor *e) {
     (void)e;
     if (a->i[0] < 0 || a->i[0] > 1)
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: approximate %lld is not 0 or 1", d->name, (long long)a->i[0]);
+    return 0;
+}
+
+/* GeluBackwardV2(gradOutput, self, approximate, gradInput), with the checks of ops-nn gelu_grad_v2's op_api in
+ * its order: NULL pointers; gradOutput's and self's dtypes in the doc's table, their promoted dtype gradInput's;
+ * the broadcast shape gradInput's; approximate "none" or "tanh" */
+aclnnStatus v_gelu_backward(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0], *g = a->t[1], *x = a->t[2];
+    aclnnStatus rc;
+    if (!g || !x || !out || !a->str)
+        BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: gradOutput, self, approximate or gradInput is NULL", d->name);
+    if ((rc = check_tensor(d, g, "gradOutput", 8)) || (rc = check_tensor(d, x, "self", 8)) ||
+        (rc = check_tensor(d, out, "gradInput", 8)))
+        return rc;
+    int ct = promote(g->dtype, x->dtype);
+    if ((rc = check_dtype(d, ct, "self"))) return rc;
+    if (out->dtype != ct)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: promoted dtype %s of gradOutput and self is not gradInput's %s",
+            d->name, dtname(ct), dtname(out->dtype));
+    int64_t bs[SIM_MAXDIM];
+    int nb = bshape((int)g->ndim, g->dims, (int)x->ndim, x->dims, bs);
+    char s1[256], s2[256];
+    if (nb < 0) {
+        shape_str(s1, sizeof s1, (int)g->ndim, g->dims);
+        shape_str(s2, sizeof s2, (int)x->ndim, x->dims);
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: shapes %s and %s cannot broadcast", d->name, s1, s2);
+    }
+    if (!same_shape(out, nb, bs)) {
+        shape_str(s1, sizeof s1, (int)out->ndim, out->dims);
+        shape_str(s2, sizeof s2, nb, bs);
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: gradInput shape %s is not the broadcast shape %s", d->name,
+            s1, s2);
+    }
+    int mode = !strcmp(a->str, "none") ? 0 : !strcmp(a->str, "tanh") ? 1 : -1;
+    if (mode < 0)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: approximate only supports none or tanh, but got %s", d->name,
+            a->str);
+    KEEP(e, ct, out, g, x);
+    e->p[0].i = mode;
     return 0;
 }
 

@@ -232,6 +232,86 @@ aclnnStatus v_softmax(const op_def *d, args *a, aclOpExecutor *e) {
     return 0;
 }
 
+/* SoftmaxBackward / LogSoftmaxBackward(gradOutput, output, dim, out), with the checks of ops-nn softmax_grad's and
+ * log_softmax_grad's op_api: NULL pointers; an empty gradOutput or output ends the checks (nothing to compute)
+ * except on Ascend950 (regbase); gradOutput's and output's dtypes in the doc's table and equal, at most 8 dims,
+ * the three shapes equal, dim in [-n, n) with n = max(rank, 1). The LogSoftmaxBackward doc takes 1 to 8 dims. */
+static int has_no_elements(const aclTensor *t) {
+    for (uint64_t i = 0; i < t->ndim; i++)
+        if (!t->dims[i]) return 1;
+    return 0;
+}
+
+aclnnStatus v_softmax_bwd(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0], *g = a->t[1], *y = a->t[2];
+    aclnnStatus rc;
+    if (!g || !y || !out) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: gradOutput, output or out is NULL", d->name);
+    if (!aclsim_check_tensor(g) || !aclsim_check_tensor(y) || !aclsim_check_tensor(out))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: gradOutput, output or out is not a live aclTensor", d->name);
+    e->ip[0] = -2; /* nothing to compute */
+    if ((has_no_elements(g) || has_no_elements(y)) && chip_family() != FAM_950) {
+        KEEP(e, g->dtype, out, g, y);
+        return 0;
+    }
+    if ((rc = check_tensor(d, g, "gradOutput", 8)) || (rc = check_tensor(d, y, "output", 8)) ||
+        (rc = check_tensor(d, out, "out", 8)))
+        return rc;
+    if (g->dtype != y->dtype)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: output dtype %s is not gradOutput's %s", d->name,
+            dtname(y->dtype), dtname(g->dtype));
+    if ((d->flags & F_LOG) && !g->ndim)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: gradOutput has 0 dims, 1 to 8 are supported", d->name);
+    if (!same_shape(y, (int)g->ndim, g->dims) || !same_shape(out, (int)g->ndim, g->dims))
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: gradOutput, output and out shapes differ", d->name);
+    int rank = (int)g->ndim, r1 = rank ? rank : 1;
+    int64_t dim = a->i[0];
+    if (dim < -r1 || dim >= r1)
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: provided dim %lld not in the range of input size %d",
+            d->name, (long long)dim, r1);
+    KEEP(e, g->dtype, out, g, y);
+    e->ip[0] = rank ? (dim < 0 ? dim + rank : dim) : -1;
+    return 0;
+}
+
+/* along ip[0], line by line in double: softmax's out = y (g - sum(g y)), log-softmax's out = g - exp(y) sum(g) */
+int k_softmax_bwd(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
+    (void)ws;
+    const op_def *d = e->def;
+    const tview *o = &e->t[0], *g = &e->t[1], *y = &e->t[2];
+    char *ob, *gb, *yb;
+    int rc;
+    if (e->ip[0] == -2 || !numel(o)) return 0;
+    if ((rc = map_view(o, dev, &ob, d->name, 0, msg, len)) || (rc = map_view(g, dev, &gb, d->name, 1, msg, len)) ||
+        (rc = map_view(y, dev, &yb, d->name, 2, msg, len)))
+        return rc;
+    int ax = (int)e->ip[0];
+    int64_t L = ax < 0 ? 1 : g->dims[ax], gs = ax < 0 ? 0 : g->st[ax], ys = ax < 0 ? 0 : y->st[ax];
+    int64_t os = ax < 0 ? 0 : o->st[ax];
+    int64_t shape[SIM_MAXDIM], st[3][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[3] = {g->off, y->off, o->off}, lines = 1;
+    for (int i = 0; i < g->nd; i++) {
+        shape[i] = i == ax ? 1 : g->dims[i];
+        st[0][i] = g->st[i];
+        st[1][i] = y->st[i];
+        st[2][i] = o->st[i];
+        lines *= shape[i];
+    }
+    int eg = dt_size(g->dt), ey = dt_size(y->dt), eo = dt_size(o->dt);
+#define GF(k) ldf(g->dt, gb + (off[0] + (k) * gs) * eg)
+#define YF(k) ldf(y->dt, yb + (off[1] + (k) * ys) * ey)
+    for (int64_t c = 0; c < lines; c++) {
+        double sum = 0;
+        for (int64_t k = 0; k < L; k++) sum += (d->flags & F_LOG) ? GF(k) : GF(k) * YF(k);
+        for (int64_t k = 0; k < L; k++) {
+            double r = (d->flags & F_LOG) ? GF(k) - exp(YF(k)) * sum : YF(k) * (GF(k) - sum);
+            stf(o->dt, ob + (off[2] + k * os) * eo, r);
+        }
+        step(g->nd, shape, idx, 3, off, st);
+    }
+#undef GF
+#undef YF
+    return 0;
+}
+
 /* ---- statistics and scans on dense copies (the dense kernel's load / store) */
 /* position of every element of x (row-major) in the output of a reduction over the dims in `mask` */
 static int64_t *reduce_map(const tview *x, int64_t mask) {

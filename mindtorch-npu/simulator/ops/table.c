@@ -120,6 +120,9 @@ const op_def OPS[] = {
     OP("FmodScalar", SIG_BINARY_SCALAR, 0, 0, e_fmodf, 0),
     OP("InplaceFmodScalar", SIG_BINARY_SCALAR, 1, 0, e_fmodf, 0),
     OP("Softmax", SIG_SOFTMAX, 0, 0, NULL, 0), OP("LogSoftmax", SIG_SOFTMAX, 0, 0, NULL, F_LOG),
+    /* their derivatives (ops-nn activation/softmax_grad, log_softmax_grad) and gelu's (activation/gelu_grad_v2) */
+    OP("SoftmaxBackward", SIG_SOFTMAX_BWD, 0, 0, NULL, 0), OP("LogSoftmaxBackward", SIG_SOFTMAX_BWD, 0, 0, NULL, F_LOG),
+    OP("GeluBackwardV2", SIG_GELU_BWD, 0, 0, e_gelu_bwd, 0),
     OP("Cumsum", SIG_SOFTMAX, 0, 0, NULL, L_CUMSUM),
     OP("ArgMax", SIG_SOFTMAX, 0, 0, NULL, L_ARG | R_MAX),
     OP("ArgMin", SIG_SOFTMAX, 0, 0, NULL, L_ARG | R_MIN),
@@ -288,6 +291,7 @@ const sig_def SIGS[SIG_COUNT] = {
     [SIG_MASKED_FILL] = {v_masked_fill, k_elementwise},
     [SIG_MATMUL] = {v_matmul, k_matmul},
     [SIG_REDUCE] = {v_reduce, k_reduce}, [SIG_SOFTMAX] = {v_softmax, k_softmax},
+    [SIG_SOFTMAX_BWD] = {v_softmax_bwd, k_softmax_bwd}, [SIG_GELU_BWD] = {v_gelu_backward, k_elementwise},
     [SIG_STATS] = {v_stats, k_dense, run_stats}, [SIG_SCAN] = {v_scan, k_dense, run_scan},
     [SIG_BINCOUNT] = {v_bincount, k_dense, run_bincount},
     [SIG_SORT] = {v_sort, k_sort}, [SIG_SEARCH] = {v_search, k_dense, run_search},

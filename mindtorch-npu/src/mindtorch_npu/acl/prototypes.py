@@ -261,6 +261,12 @@ OPS.update(
         # ops-nn activation/softmax_v2/op_api/aclnn_softmax.h, activation/log_softmax_v2/op_api/aclnn_logsoftmax.h
         "Softmax": [T, c_int64, T],
         "LogSoftmax": [T, c_int64, T],
+        # ops-nn activation/softmax_grad/op_api/aclnn_softmax_backward.h,
+        # activation/log_softmax_grad/op_api/aclnn_logsoftmax_backward.h: (gradOutput, output, dim, out)
+        "SoftmaxBackward": [T, T, c_int64, T],
+        "LogSoftmaxBackward": [T, T, c_int64, T],
+        # ops-nn activation/gelu_grad_v2/op_api/aclnn_gelu_backward_v2.h: (gradOutput, self, approximate, gradInput)
+        "GeluBackwardV2": [T, T, c_char_p, T],
         # ops-math math/cumsum/op_api/aclnn_cumsum.h; math/arg_max_v2/op_api/aclnn_argmax.h, arg_min/.../aclnn_argmin.h
         "Cumsum": [T, c_int64, aclDataType, T],
         "ArgMax": [T, c_int64, c_bool, T],
