@@ -4,7 +4,7 @@ ternary updates (lerp, addcmul, addcdiv) and the float predicates."""
 
 from collections import namedtuple
 
-from mindtorch.plugins import Tensor, clamp_family, dtypes as D, kernel_table
+from mindtorch.plugins import OPS, Tensor, clamp_family, dtypes as D, kernel_table
 
 from .. import chips
 from ..acl import types as A
@@ -20,6 +20,7 @@ from ._common import (
     in_place_by_copy,
     launch_binary,
     nan_mask,
+    numel,
     run,
     scalar_tensor,
 )
@@ -414,6 +415,34 @@ def gelu(m, a, approximate="none"):
     if approximate == "none":
         return run("Gelu", a, m)
     return run("GeluV2", a, m, GELU_APPROXIMATE[approximate])
+
+
+@kernel("gelu_backward")
+def gelu_backward(m, g, a, approximate="none"):
+    """aclnnGeluBackwardV2 for both forms (approximate as the string "none" / "tanh", as torch_npu's op-plugin
+    passes it), which broadcasts the gradient into self's shape. Core's composite takes a gradient of another
+    dtype than self's or one that does not broadcast into self's shape, and a dtype the chip's operator lacks;
+    an empty self has nothing to compute."""
+    if (
+        g.dtype is not a.dtype
+        or not _broadcasts_into(g._shape, a._shape)
+        or not chips.supports("GeluBackwardV2", a.dtype)
+    ):
+        return OPS["gelu_backward"].composite(g, a, approximate=approximate)
+    out = empty(m.shape, m.dtype, a.device)
+    if numel(out):
+        launch("GeluBackwardV2", g, a, _APPROXIMATE_BYTES[approximate], out)
+    return out
+
+
+_APPROXIMATE_BYTES = {"none": b"none", "tanh": b"tanh"}  # core's shape rule refuses any other
+
+
+def _broadcasts_into(shape, target):
+    if shape == target:
+        return True
+    k = len(target) - len(shape)
+    return k >= 0 and all(s in (1, t) for s, t in zip(shape, target[k:]))
 
 
 @kernel("leaky_relu")

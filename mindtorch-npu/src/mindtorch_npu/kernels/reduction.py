@@ -1,13 +1,13 @@
 """Reduction kernels: sums, means, extremes and their indices, products, logsumexp, variance and standard
 deviation, vector norms, softmax / log_softmax along a dim, and the cumulative scans."""
 
-from mindtorch.plugins import dtypes as D, kernel_table
+from mindtorch.plugins import OPS, dtypes as D, kernel_table
 
 from .. import chips
 from ..acl import types as A
 from ..aclnn import DType, IntArray, Scalar, dtype_arg, launch
 from ..copy import empty
-from ._common import cast, contiguous, is_contiguous, numel, run, view
+from ._common import as_1d, cast, contiguous, is_contiguous, numel, run, view
 
 KERNELS, kernel = kernel_table()
 
@@ -160,6 +160,26 @@ def _softmax(acl):
 
 
 KERNELS["softmax"], KERNELS["log_softmax"] = _softmax("Softmax"), _softmax("LogSoftmax")
+
+
+def _softmax_backward(acl, name):
+    """aclnnSoftmaxBackward / aclnnLogSoftmaxBackward (a 0-dim pair as 1-d: the LogSoftmaxBackward doc takes 1 to
+    8 dims). Core's composite takes a gradient of another shape or dtype than output's, more than 8 dims and a
+    dtype the chip's operator lacks; an empty output has nothing to compute."""
+
+    def k(m, g, y, dim):
+        if g._shape != y._shape or g.dtype is not y.dtype or len(y._shape) > 8 or not chips.supports(acl, y.dtype):
+            return OPS[name].composite(g, y, dim)
+        out = empty(m.shape, m.dtype, y.device)
+        if numel(out):
+            launch(acl, as_1d(g), as_1d(y), int(dim), as_1d(out))
+        return out
+
+    return k
+
+
+KERNELS["_softmax_backward_data"] = _softmax_backward("SoftmaxBackward", "_softmax_backward_data")
+KERNELS["_log_softmax_backward_data"] = _softmax_backward("LogSoftmaxBackward", "_log_softmax_backward_data")
 
 
 # --- cumulative scans --------------------------------------------------------------------------------------
