@@ -61,7 +61,7 @@ def test_the_compiled_key_is_the_python_key(monkeypatch):
 
     monkeypatch.setattr(aclnn, "_NATIVE", Recording)
     _workload()
-    assert len(seen) > 100
+    assert len(seen) > 80  # GELU's backward is one launch (aclnnGeluBackwardV2, a char* attribute among the kinds)
     kinds = set()
     for name, args, device in seen:
         want, got = aclnn._plan_key(name, args, device), NATIVE.plan_key(name, args, device)
@@ -69,7 +69,8 @@ def test_the_compiled_key_is_the_python_key(monkeypatch):
         if got:
             assert [type(p) for p in got[0]] == [type(p) for p in want[0]], name  # 1 is not 1.0, nor True
         kinds.update(type(a).__name__ for a in args)
-    assert {"Tensor", "Parameter", "Scalar", "IntArray", "DType", "BoolArray", "bool", "int", "list"} <= kinds, kinds
+    want = {"Tensor", "Parameter", "Scalar", "IntArray", "DType", "BoolArray", "bool", "int", "list", "bytes"}
+    assert want <= kinds, kinds
 
 
 @needs_native
