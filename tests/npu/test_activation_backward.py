@@ -4,6 +4,7 @@ operators do not take still runs core's composite, errors stay PyTorch's, and th
 op_api refuses (ops-nn activation/gelu_grad_v2, softmax_grad, log_softmax_grad)."""
 
 import ctypes
+from pathlib import Path
 
 import mindtorch as torch
 import mindtorch.nn.functional as F
@@ -276,3 +277,25 @@ def test_the_simulator_takes_the_softmax_backward_pair_as_their_op_api_does(name
     assert _softmax(name, 0, g=((), f32)) == (INVALID if name == "LogSoftmaxBackward" else OK)
     assert _softmax("SoftmaxBackward", -1, g=((), f32)) == OK
     assert _softmax("SoftmaxBackward", 1, g=((), f32)) == INVALID
+
+
+def test_on_ascend950_an_empty_softmax_input_is_checked_too():
+    """ops-nn's softmax_grad / log_softmax_grad op_api skip the checks of an empty input except on regbase parts."""
+    from npu_helpers import run_python
+
+    res = run_python(
+        f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import mindtorch as torch
+        from mindtorch_npu.state import RUNTIME
+        from test_activation_backward import _softmax
+        RUNTIME.ensure()
+        for name in ("SoftmaxBackward", "LogSoftmaxBackward"):
+            print(_softmax(name, 5, g=((2, 0), torch.float32), out=((3,), torch.float16)),
+                  _softmax(name, 1, g=((2, 0), torch.float32)))
+        """,
+        {"ACLSIM_SOC_NAME": "Ascend950PR"},
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split() == [str(INVALID), str(OK)] * 2
