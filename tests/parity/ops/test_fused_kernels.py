@@ -528,3 +528,14 @@ def test_num_threads_default_follows_omp_num_threads():
     env = dict(os.environ, OMP_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["1", "1"]
+
+
+@pytest.mark.parametrize("name", ["_softmax_backward_data", "_log_softmax_backward_data"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_softmax_backward_of_one_element_matches_pytorch(name, dtype):
+    """A 0-dim pair is a row of one: the derivative's formula, whatever the output holds (not only 1 or 0)."""
+    for g, y in [(0.7, 0.3), (1.5, 1.0), (2.0, -0.5)]:
+        got = getattr(mindtorch.ops, name)(*(mindtorch.tensor(v, dtype=getattr(mindtorch, dtype)) for v in (g, y)), 0)
+        d = getattr(torch, dtype)
+        want = getattr(torch.ops.aten, name)(torch.tensor(g, dtype=d), torch.tensor(y, dtype=d), 0, d)
+        assert_same(got, want, rtol=1e-6, atol=1e-7)

@@ -458,8 +458,11 @@ def _softmax_bwd(block_fn, scratch, log):
         r = _fused_rows(block_fn, m, dim, g, y, scratch=scratch)
         if r is not None:
             return r
-        ga = arr(g).astype(_wide(TO_NP[m.dtype]), copy=False)  # 0-dim: the gradient is 0; empty: empty
-        return _out(ga - ga, m)
+        # 0-dim (one element is the whole "row") or empty: the derivative's formula as it stands, in the
+        # result's precision as PyTorch's kernel (half types widened)
+        wide = TO_NP[m.dtype] if m.dtype in (_D.float32, _D.float64) else _wide(TO_NP[m.dtype])
+        ga, ya = arr(g).astype(wide, copy=False), arr(y).astype(wide, copy=False)
+        return _out(ga - np.exp(ya) * ga if log else ya * (ga - ga * ya), m)
 
     return k
 
