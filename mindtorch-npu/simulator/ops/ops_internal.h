@@ -162,6 +162,30 @@ static inline void step(int nd, const int64_t *shape, int64_t *idx, int k, int64
     }
 }
 
+/* three views walked line by line along axis ax (< 0 for 0-dim views: one line of one element): the first
+ * view's shape with ax collapsed to 1, each view's strides (0 for a missing one) and current start */
+typedef struct {
+    int nd;
+    int64_t shape[SIM_MAXDIM], st[3][SIM_MAXDIM], idx[SIM_MAXDIM], off[3];
+} lines3;
+
+/* sets w up at the first line; returns how many lines there are */
+static inline int64_t lines_along(lines3 *w, int ax, const tview *a, const tview *b, const tview *c) {
+    const tview *v[3] = {a, b, c};
+    int64_t lines = 1;
+    w->nd = a->nd;
+    for (int k = 0; k < 3; k++) w->off[k] = v[k] ? v[k]->off : 0;
+    for (int i = 0; i < a->nd; i++) {
+        w->shape[i] = i == ax ? 1 : a->dims[i];
+        w->idx[i] = 0;
+        for (int k = 0; k < 3; k++) w->st[k][i] = v[k] ? v[k]->st[i] : 0;
+        lines *= w->shape[i];
+    }
+    return lines;
+}
+
+static inline void next_line(lines3 *w) { step(w->nd, w->shape, w->idx, 3, w->off, w->st); }
+
 /* ---------------------------------------------------------------- table.c */
 enum { FAM_910B, FAM_910A, FAM_310P, FAM_950 };
 int chip_family(void);

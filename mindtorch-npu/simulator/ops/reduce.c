@@ -70,14 +70,8 @@ int k_softmax(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     if (!numel(o)) return 0;
     int ax = (int)e->ip[0];
     int64_t L = ax < 0 ? 1 : x->dims[ax], xs = ax < 0 ? 0 : x->st[ax], os = ax < 0 ? 0 : o->st[ax];
-    int64_t shape[SIM_MAXDIM], st[3][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[3] = {x->off, o->off, vv->off}, lines = 1;
-    for (int i = 0; i < x->nd; i++) {
-        shape[i] = i == ax ? 1 : x->dims[i];
-        st[0][i] = x->st[i];
-        st[1][i] = o->st[i];
-        st[2][i] = vb ? vv->st[i] : 0;
-        lines *= shape[i];
-    }
+    lines3 w;
+    int64_t lines = lines_along(&w, ax, x, o, vb ? vv : NULL), *off = w.off;
     int ex = dt_size(x->dt), eo = dt_size(o->dt), isf = dt_is_float(e->ct);
 #define XF(k) ldf(x->dt, xb + (off[0] + (k) * xs) * ex)
 #define XI(k) ldi(x->dt, xb + (off[0] + (k) * xs) * ex)
@@ -112,7 +106,7 @@ int k_softmax(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
                 stf(o->dt, ob + (off[1] + k * os) * eo, (d->flags & F_LOG) ? z - log(sum) : exp(z) / sum);
             }
         }
-        step(x->nd, shape, idx, 3, off, st);
+        next_line(&w);
     }
 #undef XF
 #undef XI
@@ -287,14 +281,8 @@ int k_softmax_bwd(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     int ax = (int)e->ip[0];
     int64_t L = ax < 0 ? 1 : g->dims[ax], gs = ax < 0 ? 0 : g->st[ax], ys = ax < 0 ? 0 : y->st[ax];
     int64_t os = ax < 0 ? 0 : o->st[ax];
-    int64_t shape[SIM_MAXDIM], st[3][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[3] = {g->off, y->off, o->off}, lines = 1;
-    for (int i = 0; i < g->nd; i++) {
-        shape[i] = i == ax ? 1 : g->dims[i];
-        st[0][i] = g->st[i];
-        st[1][i] = y->st[i];
-        st[2][i] = o->st[i];
-        lines *= shape[i];
-    }
+    lines3 w;
+    int64_t lines = lines_along(&w, ax, g, y, o), *off = w.off;
     int eg = dt_size(g->dt), ey = dt_size(y->dt), eo = dt_size(o->dt);
 #define GF(k) ldf(g->dt, gb + (off[0] + (k) * gs) * eg)
 #define YF(k) ldf(y->dt, yb + (off[1] + (k) * ys) * ey)
@@ -305,7 +293,7 @@ int k_softmax_bwd(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
             double r = (d->flags & F_LOG) ? GF(k) - exp(YF(k)) * sum : YF(k) * (GF(k) - sum);
             stf(o->dt, ob + (off[2] + k * os) * eo, r);
         }
-        step(g->nd, shape, idx, 3, off, st);
+        next_line(&w);
     }
 #undef GF
 #undef YF

@@ -40,14 +40,8 @@ int k_sort(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
     int ax = (int)e->ip[0];
     int64_t L = ax < 0 ? 1 : x->dims[ax], k = e->ip[1];
     int64_t xs = ax < 0 ? 0 : x->st[ax], is = ax < 0 ? 0 : io->st[ax], vs = ax < 0 ? 0 : vo->st[ax];
-    int64_t shape[SIM_MAXDIM], st[3][SIM_MAXDIM], idx[SIM_MAXDIM] = {0}, off[3] = {x->off, io->off, vo->off}, lines = 1;
-    for (int i = 0; i < x->nd; i++) {
-        shape[i] = i == ax ? 1 : x->dims[i];
-        st[0][i] = x->st[i];
-        st[1][i] = io->st[i];
-        st[2][i] = vo->st[i];
-        lines *= shape[i];
-    }
+    lines3 w;
+    int64_t lines = lines_along(&w, ax, x, io, vo), *off = w.off;
     int ex = dt_size(x->dt), isf = dt_is_float(x->dt);
     keyed *buf = malloc((size_t)L * sizeof *buf);
     for (int64_t c = 0; c < lines; c++) {
@@ -64,7 +58,7 @@ int k_sort(aclOpExecutor *e, int dev, char *ws, char *msg, size_t len) {
             memcpy(vb + (off[2] + j * vs) * ex, xb + (off[0] + buf[j].i * xs) * ex, (size_t)ex);
             sti(ACL_INT64, ib + (off[1] + j * is) * 8, buf[j].i);
         }
-        step(x->nd, shape, idx, 3, off, st);
+        next_line(&w);
     }
     free(buf);
     return 0;
