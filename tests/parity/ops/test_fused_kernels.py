@@ -76,6 +76,114 @@ def test_gelu_inplace_and_special_values():
     assert_same(m2, torch.nn.functional.gelu(torch.tensor(vals)))
 
 
+@pytest.mark.parametrize("shape, nt", SIZES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_silu_forward_backward(shape, nt, dtype, threads):
+    # silu's derivative is one silu_backward call (the cpu's fused kernel), as in PyTorch
+    threads(nt)
+    m, t = leaf(shape, dtype)
+    ym, yt = mindtorch.nn.functional.silu(m), torch.nn.functional.silu(t)
+    g = np.random.default_rng(1).standard_normal(shape)
+    ym.backward(mindtorch.tensor(g, dtype=ym.dtype))
+    yt.backward(torch.tensor(g).to(yt.dtype))
+    rtol, atol = TOL[dtype]
+    assert_same(m.grad, t.grad, rtol=rtol, atol=4 * atol)
+    gm = mindtorch.tensor(g, dtype=m.dtype)
+    assert_same(
+        mindtorch.ops.silu_backward(gm, m.detach()),
+        torch.ops.aten.silu_backward(to_torch(gm), t.detach()),
+        rtol=rtol,
+        atol=atol,
+    )
+
+
+SILU_SPECIAL = [0.0, -0.0, 1e-30, -1e-30, 20.0, -20.0, 100.0, -100.0, 1e4, -1e4, np.inf, -np.inf, np.nan, 0.5]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_silu_backward_special_values(dtype):
+    x = mindtorch.tensor(SILU_SPECIAL, dtype=getattr(mindtorch, dtype))
+    g = mindtorch.linspace(-2, 2, len(SILU_SPECIAL), dtype=x.dtype)
+    rtol, atol = TOL[dtype]
+    assert_same(mindtorch.ops.silu_backward(g, x), torch.ops.aten.silu_backward(to_torch(g), to_torch(x)), rtol, atol)
+
+
+@pytest.mark.parametrize(
+    "gspec, xspec",
+    [
+        (((4,), "float32"), ((3, 4), "float32")),  # the gradient broadcasts into self
+        (((3, 4), "float32"), ((4,), "float32")),  # and self up to the gradient
+        (((3, 1), "float64"), ((1, 5), "float64")),
+        (((), "float32"), ((), "float32")),
+        (((0, 4), "float32"), ((4,), "float32")),
+        (((3, 4), "float64"), ((3, 4), "float32")),  # mixed dtypes promote
+        (((3, 4), "float16"), ((3, 4), "bfloat16")),
+        (((3, 4), "float32"), ((3, 4), "float16")),
+        (((3, 4), "int64"), ((3, 4), "float16")),
+        (((3, 4), "bool"), ((3, 4), "float32")),
+        (((2, 3), "complex64"), ((2, 3), "complex64")),
+    ],
+)
+def test_silu_backward_broadcasts_and_promotes(gspec, xspec):
+    rng = np.random.default_rng(3)
+
+    def make(shape, dtype):
+        a = rng.standard_normal(shape) * 3
+        if dtype.startswith("complex"):
+            a = a + 1j * rng.standard_normal(shape)
+        return mindtorch.tensor(a).to(getattr(mindtorch, dtype))
+
+    g, x = make(*gspec), make(*xspec)
+    want = torch.ops.aten.silu_backward(to_torch(g), to_torch(x))
+    assert_same(mindtorch.ops.silu_backward(g, x), want, rtol=1e-2, atol=1e-3)
+    from mindtorch.ops.registry import OPS
+
+    # what a backend without the kernel runs: the same dtype, shape and values
+    assert_same(OPS["silu_backward"].composite(g, x), want, rtol=1e-2, atol=1e-3)
+
+
+def test_silu_backward_non_contiguous():
+    g, gt = leaf((8, 6), "float32", seed=1)
+    x, xt = leaf((6, 8), "float32", seed=2)
+    got = mindtorch.ops.silu_backward(g.detach().t()[::2], x.detach()[::2])
+    assert_same(got, torch.ops.aten.silu_backward(gt.detach().t()[::2], xt.detach()[::2]))
+
+
+@pytest.mark.parametrize(
+    "g, x",
+    [
+        (lambda m: m.ones(3, dtype=m.int64), lambda m: m.ones(3, dtype=m.int64)),
+        (lambda m: m.ones(3, dtype=m.bool), lambda m: m.ones(3, dtype=m.bool)),
+        (lambda m: m.ones(3, dtype=m.int32), lambda m: m.ones(3, dtype=m.int64)),
+        (lambda m: m.ones(2, 4), lambda m: m.ones(3, 4)),
+    ],
+)
+def test_silu_backward_errors_are_pytorchs(g, x):
+    with pytest.raises(Exception) as want:
+        torch.ops.aten.silu_backward(g(torch), x(torch))
+    with pytest.raises(type(want.value)) as got:
+        mindtorch.ops.silu_backward(g(mindtorch), x(mindtorch))
+    assert str(got.value) == str(want.value)
+
+
+def test_silu_gradcheck_and_gradgradcheck_float64():
+    x, _ = leaf((3, 4), "float64", seed=6)
+    g, _ = leaf((3, 4), "float64", seed=7)
+    assert mindtorch.autograd.gradcheck(mindtorch.nn.functional.silu, (x,))
+    assert mindtorch.autograd.gradgradcheck(mindtorch.nn.functional.silu, (x,))
+    # silu_backward's own derivative (in both arguments), which silu's double backward runs
+    assert mindtorch.autograd.gradcheck(mindtorch.ops.silu_backward, (g, x))
+    assert mindtorch.autograd.gradgradcheck(mindtorch.ops.silu_backward, (g, x))
+    # silu's second derivative against PyTorch's
+    (d1,) = mindtorch.autograd.grad(mindtorch.nn.functional.silu(x).sum(), x, create_graph=True)
+    (d2,) = mindtorch.autograd.grad(d1.sum(), x)
+    xt = to_torch(x.detach(), requires_grad=True)
+    (e1,) = torch.autograd.grad(torch.nn.functional.silu(xt).sum(), xt, create_graph=True)
+    (e2,) = torch.autograd.grad(e1.sum(), xt)
+    assert_same(d1, e1, rtol=1e-12, atol=1e-12)
+    assert_same(d2, e2, rtol=1e-12, atol=1e-12)
+
+
 def test_num_threads_api():
     before = mindtorch.get_num_threads()
     assert before >= 1 and mindtorch.get_num_interop_threads() >= 1
@@ -276,6 +384,7 @@ def _composite_cases():
     return [
         ("gelu_backward", (g, x), {"approximate": "none"}),
         ("gelu_backward", (g, x), {"approximate": "tanh"}),
+        ("silu_backward", (g, x), {}),
         ("_softmax_backward_data", (g, y, 1), {}),
         ("_log_softmax_backward_data", (g, y.log(), -1), {}),
         ("_scaled_dot_product_attention", (x, k, v, None, True, 0.4), {}),
@@ -297,7 +406,7 @@ def _composite_cases():
     ]
 
 
-@pytest.mark.parametrize("i", range(8))
+@pytest.mark.parametrize("i", range(9))
 def test_composite_fallback_matches_fused_kernel(i):
     # what a backend without the fused kernel runs gives the fused kernel's values
     from mindtorch.ops.registry import OPS

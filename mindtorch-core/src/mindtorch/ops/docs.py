@@ -278,6 +278,7 @@ SUMMARIES = {
     "sign": "Sign (-1, 0 or 1) of each element.",
     "signbit": "Elementwise test for a set sign bit (negative numbers and -0.0).",
     "silu": "Sigmoid linear unit x * sigmoid(x).",
+    "silu_backward": "Gradient of silu with respect to its input.",
     "sin": "Sine of each element.",
     "sinc": "Normalized sinc sin(pi x) / (pi x) of each element.",
     "sinh": "Hyperbolic sine of each element.",

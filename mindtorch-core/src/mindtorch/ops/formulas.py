@@ -317,9 +317,10 @@ def gelu_second(self, approximate):
     return pdf * (2 - self * self)
 
 
-def silu_grad(grad, self):
+def silu_second(self):
+    """d^2 silu / dx^2 (the derivative of silu_backward in `self`): s (1 - s) (2 + x (1 - 2 s))."""
     s = torch.sigmoid(self)
-    return grad * s * (1 + self * (1 - s))
+    return s * (1 - s) * (2 + self * (1 - 2 * s))
 
 
 def softplus_grad(grad, self, beta, threshold):

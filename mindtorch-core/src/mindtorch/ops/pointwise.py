@@ -353,6 +353,25 @@ def gelu_backward_composite(grad_output, self, approximate="none"):
     return grad_output * (cdf + self * pdf)
 
 
+def silu_backward_composite(grad_output, self):
+    """silu's derivative as a chain of ops, for backends without a fused silu_backward kernel: in the
+    promoted dtype, half precision in float32 rounded once (as the kernels compute it)."""
+    dt = _silu_backward_meta(grad_output, self).dtype  # composites run without the shape rule
+    wide = D.float32 if dt in (D.float16, D.bfloat16) else dt
+    g, x = grad_output.to(wide), self.to(wide)
+    s = torch.sigmoid(x)
+    out = g * s * (1 + x * (1 - s))
+    return out if wide is dt else out.to(dt)
+
+
+def _silu_backward_meta(grad_output, self):
+    # a broadcasting binary op in the promoted dtype; PyTorch has no integer or bool kernel
+    m = M.binary(grad_output, self)
+    if m.dtype._kind < 2:
+        raise _not_impl("silu_backward_cpu", m.dtype)
+    return m
+
+
 def _scalar_first(name, other="other"):
     """PyTorch's `name.Scalar_Tensor(Scalar self, Tensor other)` overload (torch.remainder(2, t)): the
     Tensor-Tensor op's kernels already take a Python number first (the reflected operators use them)."""
@@ -795,7 +814,7 @@ _UNARY = [
     ("fix", _rounding("trunc", "trunc_vml_cpu"), "zeros_like_grad(grad)"),
     ("frac", _keep_real("frac_cpu"), "grad"),
     ("relu", _relu_meta, "torch.ops.threshold_backward(grad, result, 0)"),
-    ("silu", _float_only("silu_cpu"), "silu_grad(grad, self)"),
+    ("silu", _float_only("silu_cpu"), "torch.ops.silu_backward(grad, self)"),
     ("mish", _float_only("mish_cpu"), "mish_grad(grad, self)"),
 ]
 _UNARY += [("arc" + n[1:], m, g) for n, m, g in _UNARY if n in ("asin", "acos", "atan", "asinh", "acosh", "atanh")]
@@ -1000,6 +1019,18 @@ defop(
     grad={
         "grad_output": "torch.ops.gelu_backward(grad, self, approximate=approximate)",
         "self": "grad * grad_output * gelu_second(self, approximate)",
+    },
+)
+# one fused kernel for silu's derivative (PyTorch's silu_backward); backends without it get the chain
+defop(
+    "silu_backward(Tensor grad_output, Tensor self) -> Tensor",
+    meta=_silu_backward_meta,
+    composite=silu_backward_composite,
+    method=False,
+    family=F,
+    grad={
+        "grad_output": "torch.ops.silu_backward(grad, self)",
+        "self": "grad * grad_output * silu_second(self)",
     },
 )
 defop(

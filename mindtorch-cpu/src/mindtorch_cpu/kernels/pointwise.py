@@ -967,7 +967,7 @@ def _fused_elementwise(block_fn, native_fn, m, *ts, family="gelu"):
     shape = tuple(m.shape)
     xs, copies = _f32_operands(shape, *ts)
     cross = THRESHOLDS[family]
-    if xs[0].size >= cross.native and native.usable(*xs):
+    if native_fn is not None and xs[0].size >= cross.native and native.usable(*xs):
         out = _compiled(native_fn, family, *xs)
     else:
         with quiet():
@@ -1029,6 +1029,36 @@ def gelu_backward(m, g, x, approximate="none"):
     with quiet():
         g, x = np.broadcast_arrays(arr(g), arr(x))
         return wrap(_gelu_backward_ref(g.astype(dt, copy=False), x, dt, approximate), m.dtype)
+
+
+def _silu_backward_block(out, g, x, s, t, e):
+    # grad * s * (1 + x (1 - s)) with s = sigmoid(x), multiplied in PyTorch's order
+    np.negative(x, out=s)
+    np.exp(s, out=s)
+    s += 1.0
+    np.divide(1.0, s, out=s)
+    np.subtract(1.0, s, out=t)
+    t *= x
+    t += 1.0
+    np.multiply(g, s, out=out)
+    out *= t
+
+
+def _silu_backward_ref(g, x, dt):
+    s = _sigmoid(x, dt)
+    return np.multiply(np.multiply(g, s, dtype=dt), np.add(1, np.multiply(x, np.subtract(1, s, dtype=dt)), dtype=dt))
+
+
+@kernel("silu_backward")
+def silu_backward(m, g, x):
+    """One pass over the operands: float32 and half precision in float32 blocks (the gelu family's split
+    sizes: the same few ufuncs per element), float64 and complex in their own dtype."""
+    if _low_precision(m.dtype):
+        return _fused_elementwise(_silu_backward_block, None, m, g, x)
+    dt = TO_NP[m.dtype]
+    with quiet():
+        g, x = np.broadcast_arrays(arr(g), arr(x))
+        return wrap(_silu_backward_ref(g.astype(dt, copy=False), x.astype(dt, copy=False), dt), m.dtype)
 
 
 _unary(

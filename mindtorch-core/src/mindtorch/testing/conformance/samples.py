@@ -1581,6 +1581,18 @@ def _gelu_backward(m):
     ]
 
 
+@samples("silu_backward")
+def _silu_backward(m):
+    return [
+        S(m.f(3, 4), m.f(3, 4)),
+        S(m.f(), m.f()),
+        S(m.f(2, 3, 4), m.nc(2, 3, 4)),
+        S(m.f(0, 3), m.f(0, 3)),
+        S(m.f(4), m.f(3, 4)),
+        S(m.f(3, 1, 4), m.f(3, 5, 4)),
+    ]
+
+
 @samples("threshold_backward")
 def _threshold_backward(m):
     return [
