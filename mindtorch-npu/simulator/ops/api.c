@@ -91,6 +91,8 @@ API(LogSoftmaxBackward, (const aclTensor *gradOutput, const aclTensor *output, i
     .t = {out, gradOutput, output}, .i = {dim})
 API(GeluBackwardV2, (const aclTensor *gradOutput, const aclTensor *self, char *approximate, aclTensor *gradInput, WS),
     .t = {gradInput, gradOutput, self}, .str = approximate)
+API(SiluBackward, (const aclTensor *gradOutput, const aclTensor *self, aclTensor *gradInput, WS),
+    .t = {gradInput, gradOutput, self})
 
 API(DivMod, (const aclTensor *self, const aclTensor *other, int mode, aclTensor *out, WS),
     .t = {out, self, other}, .i = {mode})

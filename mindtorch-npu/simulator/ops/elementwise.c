@@ -161,6 +161,14 @@ val e_gelu_bwd(const val *x, const val *p, int isf) {
     }
     return r;
 }
+/* SiluBackward: x[0] gradOutput, x[1] self; gradOutput s (1 + self (1 - s)) with s = sigmoid(self) */
+val e_silu_bwd(const val *x, const val *p, int isf) {
+    (void)p, (void)isf;
+    double g = x[0].f, a = x[1].f, s = 1.0 / (1.0 + exp(-a));
+    val r;
+    r.f = g * s * (1.0 + a * (1.0 - s));
+    return r;
+}
 val e_roundd(const val *x, const val *p, int isf) { /* PyTorch: scale by 10^|d|, round half even, unscale */
     if (!isf) return x[0];
     double a = x[0].f, ten = pow(10.0, (double)(p[0].i < 0 ? -p[0].i : p[0].i));
@@ -426,6 +434,50 @@ aclnnStatus v_gelu_backward(const op_def *d, args *a, aclOpExecutor *e) {
             a->str);
     KEEP(e, ct, out, g, x);
     e->p[0].i = mode;
+    return 0;
+}
+
+/* SiluBackward(gradOutput, self, gradInput), with the checks of ops-nn silu_grad's op_api in its order: NULL
+ * pointers; the three dtypes in the doc's table (BFLOAT16 only where the chip has it); the three dtypes equal, but on
+ * Ascend950 (regbase, which mixes precisions) a gradOutput and self of different dtypes want a FLOAT gradInput; at
+ * most 8 dims; off Ascend950 the three shapes equal, on it the broadcast of gradOutput and self gradInput's shape.
+ * An empty input ends the checks (nothing to compute). */
+aclnnStatus v_silu_backward(const op_def *d, args *a, aclOpExecutor *e) {
+    const aclTensor *out = a->t[0], *g = a->t[1], *x = a->t[2];
+    aclnnStatus rc;
+    if (!g || !x || !out) BAD(ACLNN_ERR_PARAM_NULLPTR, "aclnn%sGetWorkspaceSize: gradOutput, self or gradInput is NULL", d->name);
+    if ((rc = check_tensor(d, g, "gradOutput", 8)) || (rc = check_tensor(d, x, "self", 8)) ||
+        (rc = check_tensor(d, out, "gradInput", 8)))
+        return rc;
+    int regbase = chip_family() == FAM_950;
+    if (regbase && g->dtype != x->dtype) {
+        if (out->dtype != ACL_FLOAT)
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: gradOutput %s and self %s mix precisions, gradInput %s is not FLOAT",
+                d->name, dtname(g->dtype), dtname(x->dtype), dtname(out->dtype));
+    } else if (g->dtype != out->dtype || x->dtype != out->dtype) {
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: gradOutput %s, self %s and gradInput %s dtypes differ", d->name,
+            dtname(g->dtype), dtname(x->dtype), dtname(out->dtype));
+    }
+    char s1[256], s2[256];
+    if (!regbase) {
+        if (!same_shape(g, (int)out->ndim, out->dims) || !same_shape(x, (int)out->ndim, out->dims))
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: gradOutput, self and gradInput shapes differ", d->name);
+    } else {
+        int64_t bs[SIM_MAXDIM];
+        int nb = bshape((int)g->ndim, g->dims, (int)x->ndim, x->dims, bs);
+        if (nb < 0) {
+            shape_str(s1, sizeof s1, (int)g->ndim, g->dims);
+            shape_str(s2, sizeof s2, (int)x->ndim, x->dims);
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: shapes %s and %s cannot broadcast", d->name, s1, s2);
+        }
+        if (!same_shape(out, nb, bs)) {
+            shape_str(s1, sizeof s1, (int)out->ndim, out->dims);
+            shape_str(s2, sizeof s2, nb, bs);
+            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: gradInput shape %s is not the broadcast shape %s",
+                d->name, s1, s2);
+        }
+    }
+    KEEP(e, out->dtype, out, g, x);
     return 0;
 }
 

@@ -80,7 +80,7 @@ enum { SIG_BINARY, SIG_BINARY_SCALAR, SIG_CAST, SIG_COPY, SIG_FILL, SIG_ZERO, SI
        SIG_INDEX, SIG_MASKED_FILL, SIG_RANDOM, SIG_NLL, SIG_TERNARY, SIG_ARANGE, SIG_LAYER_NORM, SIG_EMBED_BWD,
        SIG_CLAMP, SIG_TRI, SIG_SORT, SIG_ELEMENTS, SIG_MULTINOMIAL, SIG_UNARY_P,
        SIG_FILLS, SIG_FLIP, SIG_CONV, SIG_POOL, SIG_ADAPTIVE, SIG_BATCH_NORM, SIG_GROUP_NORM, SIG_STATS, SIG_SCAN, SIG_INDEX_LIST, SIG_INDEX_DIM, SIG_NONZERO, SIG_REPEAT, SIG_FOREACH, SIG_AMP_UNSCALE, SIG_AMP_UPDATE, SIG_SEARCH, SIG_BINCOUNT, SIG_SCATTER_REDUCE, SIG_LINALG, SIG_SVD,
-       SIG_RMS_NORM, SIG_SWIGLU, SIG_ROPE, SIG_FLASH, SIG_LSTM, SIG_GMM, SIG_GELU_BWD, SIG_SOFTMAX_BWD,
+       SIG_RMS_NORM, SIG_SWIGLU, SIG_ROPE, SIG_FLASH, SIG_LSTM, SIG_GMM, SIG_GELU_BWD, SIG_SOFTMAX_BWD, SIG_SILU_BWD,
        SIG_COUNT };
 /* flags: F_FLOAT an integer/bool computation dtype becomes FLOAT (exp, div, ...); F_BOOL the result is a truth
  * value, stored into any out dtype (comparisons, logical ops); R_* the reduction an op performs */
@@ -204,7 +204,7 @@ aclnnStatus check_dtype(const op_def *d, int dt, const char *what);
 elem_f e_abs, e_acos, e_acosh, e_add, e_addcdiv, e_addcmul, e_asin, e_asinh, e_atan, e_atan2, e_atanh, e_band,
        e_bnot, e_bor, e_bxor, e_ceil, e_clamp, e_clamp_max_t, e_clamp_min_t, e_clamp_t, e_cos, e_cosh, e_digamma,
        e_div, e_divmod, e_elu, e_eq, e_erf, e_erfc, e_erfinv, e_exp, e_exp2, e_expm1, e_floor, e_fmodf, e_frac,
-       e_gcd, e_ge, e_gelu, e_gelu2, e_gelu_bwd, e_gt, e_id, e_isclose, e_isfinite, e_isneginf, e_isposinf, e_land, e_le,
+       e_gcd, e_ge, e_gelu, e_gelu2, e_gelu_bwd, e_silu_bwd, e_gt, e_id, e_isclose, e_isfinite, e_isneginf, e_isposinf, e_land, e_le,
        e_leaky, e_lerp, e_lgamma, e_lnot, e_log, e_log10, e_log1p, e_log2, e_logaddexp, e_logaddexp2, e_lor,
        e_lshift, e_lt, e_lxor, e_max, e_min, e_mish, e_mul, e_nan2num, e_ne, e_neg, e_pow, e_reciprocal, e_relu,
        e_rem, e_round, e_roundd, e_rshift, e_rsqrt, e_sigmoid, e_sign, e_signbit, e_silu, e_sin, e_sinh, e_softplus,
@@ -257,7 +257,7 @@ kernel_f k_elementwise;
 validate_fn v_binary;
 validate_fn v_cast, v_copy, v_fill, v_zero, check_approximate, set_shift_width;
 validate_fn v_unary_math;
-validate_fn v_gelu_backward;
+validate_fn v_gelu_backward, v_silu_backward;
 validate_fn v_scalar_tensor;
 validate_fn v_where;
 validate_fn v_masked_fill;

@@ -123,6 +123,7 @@ const op_def OPS[] = {
     /* their derivatives (ops-nn activation/softmax_grad, log_softmax_grad) and gelu's (activation/gelu_grad_v2) */
     OP("SoftmaxBackward", SIG_SOFTMAX_BWD, 0, 0, NULL, 0), OP("LogSoftmaxBackward", SIG_SOFTMAX_BWD, 0, 0, NULL, F_LOG),
     OP("GeluBackwardV2", SIG_GELU_BWD, 0, 0, e_gelu_bwd, 0),
+    OP("SiluBackward", SIG_SILU_BWD, 0, 0, e_silu_bwd, 0), /* activation/silu_grad */
     OP("Cumsum", SIG_SOFTMAX, 0, 0, NULL, L_CUMSUM),
     OP("ArgMax", SIG_SOFTMAX, 0, 0, NULL, L_ARG | R_MAX),
     OP("ArgMin", SIG_SOFTMAX, 0, 0, NULL, L_ARG | R_MIN),
@@ -292,6 +293,7 @@ const sig_def SIGS[SIG_COUNT] = {
     [SIG_MATMUL] = {v_matmul, k_matmul},
     [SIG_REDUCE] = {v_reduce, k_reduce}, [SIG_SOFTMAX] = {v_softmax, k_softmax},
     [SIG_SOFTMAX_BWD] = {v_softmax_bwd, k_softmax_bwd}, [SIG_GELU_BWD] = {v_gelu_backward, k_elementwise},
+    [SIG_SILU_BWD] = {v_silu_backward, k_elementwise},
     [SIG_STATS] = {v_stats, k_dense, run_stats}, [SIG_SCAN] = {v_scan, k_dense, run_scan},
     [SIG_BINCOUNT] = {v_bincount, k_dense, run_bincount},
     [SIG_SORT] = {v_sort, k_sort}, [SIG_SEARCH] = {v_search, k_dense, run_search},

@@ -267,6 +267,8 @@ OPS.update(
         "LogSoftmaxBackward": [T, T, c_int64, T],
         # ops-nn activation/gelu_grad_v2/op_api/aclnn_gelu_backward_v2.h: (gradOutput, self, approximate, gradInput)
         "GeluBackwardV2": [T, T, c_char_p, T],
+        # ops-nn activation/silu_grad/op_api/aclnn_silu_backward.h: (gradOutput, self, gradInput)
+        "SiluBackward": [T, T, T],
         # ops-math math/cumsum/op_api/aclnn_cumsum.h; math/arg_max_v2/op_api/aclnn_argmax.h, arg_min/.../aclnn_argmin.h
         "Cumsum": [T, c_int64, aclDataType, T],
         "ArgMax": [T, c_int64, c_bool, T],
