@@ -12,6 +12,7 @@ from ..acl.prototypes import UNARY_HEADERS, UNARY_ONLY_HEADERS
 from ..aclnn import Scalar, launch, scalar_for
 from ..copy import empty
 from ._common import (
+    as_1d,
     binary,
     binary_out,
     cast,
@@ -23,6 +24,7 @@ from ._common import (
     numel,
     run,
     scalar_tensor,
+    view,
 )
 
 KERNELS, kernel = kernel_table()
@@ -443,6 +445,36 @@ def _broadcasts_into(shape, target):
         return True
     k = len(target) - len(shape)
     return k >= 0 and all(s in (1, t) for s, t in zip(shape, target[k:]))
+
+
+@kernel("silu_backward")
+def silu_backward(m, g, a):
+    """aclnnSiluBackward. Off Ascend950 its op_api wants the three dtypes and shapes equal, so a gradient that
+    broadcasts into self's shape goes in as a stride-0 view of that shape (the operator takes strided inputs)
+    and a 0-dim pair as 1-d (the doc takes 1 to 8 dims). Core's composite takes mixed dtypes, a self that
+    broadcasts up to the gradient, more than 8 dims and a dtype the chip's operator lacks; an empty result
+    has nothing to compute."""
+    shape = a._shape
+    if (
+        g.dtype is not a.dtype
+        or tuple(m.shape) != shape
+        or len(shape) > 8
+        or not chips.supports("SiluBackward", a.dtype)
+    ):
+        return OPS["silu_backward"].composite(g, a)
+    out = empty(m.shape, m.dtype, a.device)
+    if numel(out):
+        launch("SiluBackward", as_1d(_expanded(g, shape)), as_1d(a), as_1d(out))
+    return out
+
+
+def _expanded(t, shape):
+    """t broadcast to `shape` as a view (stride 0 along the dims it is repeated on)."""
+    if t._shape == shape:
+        return t
+    k = len(shape) - len(t._shape)
+    stride = [0] * k + [0 if s == 1 and n != 1 else st for s, n, st in zip(t._shape, shape[k:], t._stride)]
+    return view(t, shape, stride)
 
 
 @kernel("leaky_relu")
