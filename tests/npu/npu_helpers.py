@@ -1,4 +1,5 @@
-"""Shared by the npu tests: the simulator's leak counters and a subprocess runner."""
+"""Shared by the npu tests: the simulator's leak counters, a subprocess runner, and npu results compared with
+the cpu backend's."""
 
 import ctypes
 import os
@@ -65,3 +66,19 @@ def run_python(code, env_update=None, drop=(), timeout=120):
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True, timeout=timeout
     )
+
+
+def close(got, want):
+    """An npu result against the cpu's: same dtype and shape, values within the dtype's tolerance."""
+    import mindtorch as torch
+    import numpy as np
+
+    tol = {torch.float32: 2e-6, torch.float16: 1e-3, torch.bfloat16: 8e-3, torch.float64: 1e-12}[want.dtype]
+    got = got.cpu()
+    assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape), (got.dtype, want.dtype, got.shape)
+    np.testing.assert_allclose(got.to(torch.float64).numpy(), want.to(torch.float64).numpy(), rtol=tol, atol=tol)
+
+
+def both(fn, *tensors):
+    """fn on the cpu tensors and on their npu copies."""
+    return fn(*tensors), fn(*(t.to("npu") for t in tensors))

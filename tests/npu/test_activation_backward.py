@@ -11,9 +11,9 @@ import mindtorch.nn.functional as F
 import numpy as np
 import pytest
 from mindtorch.plugins import OPS
+from npu_helpers import both, close
 
 NAMES = ("gelu_backward", "_softmax_backward_data", "_log_softmax_backward_data")
-TOL = {torch.float32: 2e-6, torch.float16: 1e-3, torch.bfloat16: 8e-3, torch.float64: 1e-12}
 
 
 @pytest.fixture
@@ -34,18 +34,6 @@ def composites(monkeypatch):
     for name in NAMES:
         monkeypatch.setattr(OPS[name], "composite", record(OPS[name], name))
     return fell_back
-
-
-def close(got, want):
-    got = got.cpu()
-    assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape), (got.dtype, want.dtype, got.shape)
-    tol = TOL[want.dtype]
-    np.testing.assert_allclose(got.to(torch.float64).numpy(), want.to(torch.float64).numpy(), rtol=tol, atol=tol)
-
-
-def both(fn, *tensors):
-    """fn on the cpu tensors and on their npu copies."""
-    return fn(*tensors), fn(*(t.to("npu") for t in tensors))
 
 
 def _probs(shape, dim, dtype, log=False):

@@ -9,8 +9,7 @@ import mindtorch.nn.functional as F
 import numpy as np
 import pytest
 from mindtorch.plugins import OPS
-
-TOL = {torch.float32: 2e-6, torch.float16: 1e-3, torch.bfloat16: 8e-3}
+from npu_helpers import both, close
 
 
 @pytest.fixture
@@ -26,17 +25,6 @@ def composites(monkeypatch):
 
     monkeypatch.setattr(OPS["silu_backward"], "composite", run)
     return fell_back
-
-
-def close(got, want):
-    got = got.cpu()
-    assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape), (got.dtype, want.dtype, got.shape)
-    tol = TOL[want.dtype]
-    np.testing.assert_allclose(got.to(torch.float64).numpy(), want.to(torch.float64).numpy(), rtol=tol, atol=tol)
-
-
-def both(fn, *tensors):
-    return fn(*tensors), fn(*(t.to("npu") for t in tensors))
 
 
 sb = torch.ops.silu_backward
