@@ -279,6 +279,27 @@ static int div_float_compute(int ct, int64_t mode, int self_dt, int other_dt) {
     return !(chip_family() == FAM_910B && self_dt == ACL_INT32 && other_dt == ACL_INT32);
 }
 
+/* `out` (named `what` in the message) has the broadcast shape of a and b, or a's own shape when b is NULL */
+static aclnnStatus check_broadcast_out(const op_def *d, const aclTensor *a, const aclTensor *b, const aclTensor *out,
+                                       const char *what) {
+    int64_t bs[SIM_MAXDIM];
+    int nb = b ? bshape((int)a->ndim, a->dims, (int)b->ndim, b->dims, bs) : (int)a->ndim;
+    if (!b) memcpy(bs, a->dims, sizeof(int64_t) * a->ndim);
+    char s1[256], s2[256];
+    if (nb < 0) {
+        shape_str(s1, sizeof s1, (int)a->ndim, a->dims);
+        shape_str(s2, sizeof s2, (int)b->ndim, b->dims);
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: shapes %s and %s cannot broadcast", d->name, s1, s2);
+    }
+    if (!same_shape(out, nb, bs)) {
+        shape_str(s1, sizeof s1, (int)out->ndim, out->dims);
+        shape_str(s2, sizeof s2, nb, bs);
+        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s shape %s is not the broadcast shape %s", d->name, what,
+            s1, s2);
+    }
+    return 0;
+}
+
 aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
     const char *nm = d->name;
     const aclTensor *self = d->inplace ? a->t[0] : a->t[1], *out = a->t[0], *other = a->t[2];
@@ -309,21 +330,7 @@ aclnnStatus v_binary(const op_def *d, args *a, aclOpExecutor *e) {
             BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: alpha of dtype %s cannot be converted to %s", nm,
                 dtname(adt), dtname(ct));
     }
-    int64_t bs[SIM_MAXDIM];
-    int nb = scalar_other ? (int)self->ndim : bshape((int)self->ndim, self->dims, (int)other->ndim, other->dims, bs);
-    if (scalar_other) memcpy(bs, self->dims, sizeof(int64_t) * self->ndim);
-    char s1[256], s2[256];
-    if (nb < 0) {
-        shape_str(s1, sizeof s1, (int)self->ndim, self->dims);
-        shape_str(s2, sizeof s2, (int)other->ndim, other->dims);
-        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: shapes %s and %s cannot broadcast", nm, s1, s2);
-    }
-    if (!same_shape(out, nb, bs)) {
-        shape_str(s1, sizeof s1, (int)out->ndim, out->dims);
-        shape_str(s2, sizeof s2, nb, bs);
-        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: %s shape %s is not the broadcast shape %s", nm,
-            d->inplace ? "selfRef" : "out", s1, s2);
-    }
+    if ((rc = check_broadcast_out(d, self, scalar_other ? NULL : other, out, d->inplace ? "selfRef" : "out"))) return rc;
     if ((d->flags & F_MODE) && div_float_compute(ct, a->i[0], self->dtype, scalar_other ? -1 : other->dtype))
         ct = ACL_FLOAT;
     KEEP(e, ct, out, self, scalar_other ? NULL : other);
@@ -414,20 +421,7 @@ aclnnStatus v_gelu_backward(const op_def *d, args *a, aclOpExecutor *e) {
     if (out->dtype != ct)
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: promoted dtype %s of gradOutput and self is not gradInput's %s",
             d->name, dtname(ct), dtname(out->dtype));
-    int64_t bs[SIM_MAXDIM];
-    int nb = bshape((int)g->ndim, g->dims, (int)x->ndim, x->dims, bs);
-    char s1[256], s2[256];
-    if (nb < 0) {
-        shape_str(s1, sizeof s1, (int)g->ndim, g->dims);
-        shape_str(s2, sizeof s2, (int)x->ndim, x->dims);
-        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: shapes %s and %s cannot broadcast", d->name, s1, s2);
-    }
-    if (!same_shape(out, nb, bs)) {
-        shape_str(s1, sizeof s1, (int)out->ndim, out->dims);
-        shape_str(s2, sizeof s2, nb, bs);
-        BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: gradInput shape %s is not the broadcast shape %s", d->name,
-            s1, s2);
-    }
+    if ((rc = check_broadcast_out(d, g, x, out, "gradInput"))) return rc;
     int mode = !strcmp(a->str, "none") ? 0 : !strcmp(a->str, "tanh") ? 1 : -1;
     if (mode < 0)
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: approximate only supports none or tanh, but got %s", d->name,
@@ -458,24 +452,11 @@ aclnnStatus v_silu_backward(const op_def *d, args *a, aclOpExecutor *e) {
         BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: gradOutput %s, self %s and gradInput %s dtypes differ", d->name,
             dtname(g->dtype), dtname(x->dtype), dtname(out->dtype));
     }
-    char s1[256], s2[256];
     if (!regbase) {
         if (!same_shape(g, (int)out->ndim, out->dims) || !same_shape(x, (int)out->ndim, out->dims))
             BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: gradOutput, self and gradInput shapes differ", d->name);
-    } else {
-        int64_t bs[SIM_MAXDIM];
-        int nb = bshape((int)g->ndim, g->dims, (int)x->ndim, x->dims, bs);
-        if (nb < 0) {
-            shape_str(s1, sizeof s1, (int)g->ndim, g->dims);
-            shape_str(s2, sizeof s2, (int)x->ndim, x->dims);
-            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: shapes %s and %s cannot broadcast", d->name, s1, s2);
-        }
-        if (!same_shape(out, nb, bs)) {
-            shape_str(s1, sizeof s1, (int)out->ndim, out->dims);
-            shape_str(s2, sizeof s2, nb, bs);
-            BAD(ACLNN_ERR_PARAM_INVALID, "aclnn%sGetWorkspaceSize: gradInput shape %s is not the broadcast shape %s",
-                d->name, s1, s2);
-        }
+    } else if ((rc = check_broadcast_out(d, g, x, out, "gradInput"))) {
+        return rc;
     }
     KEEP(e, out->dtype, out, g, x);
     return 0;
