@@ -41,15 +41,21 @@ def npu_device(dev=None):
 DENSE = {}  # shape -> (elements, C-contiguous strides): results come in a few shapes, over and over
 
 
-def _empty_py(shape, dtype, dev):
-    """A new dense tensor of `shape` and `dtype` on npu device `dev` (indexed), its memory uninitialized."""
-    if shape.__class__ is not tuple:
-        shape = tuple(shape)
+def dense_layout(shape):
+    """(elements, C-contiguous strides) of a tuple `shape`, kept in DENSE for the shapes that come again."""
     dense = DENSE.get(shape)
     if dense is None:
         dense = (numel(shape), c_strides(shape))
         if len(DENSE) < 4096:
             DENSE[shape] = dense
+    return dense
+
+
+def _empty_py(shape, dtype, dev):
+    """A new dense tensor of `shape` and `dtype` on npu device `dev` (indexed), its memory uninitialized."""
+    if shape.__class__ is not tuple:
+        shape = tuple(shape)
+    dense = dense_layout(shape)
     return make_tensor(ALLOCATOR.allocate(dense[0] * dtype.itemsize, dev), shape, dense[1], 0, dtype, dev)
 
 

@@ -2,13 +2,13 @@
 through ACLNN's foreach and loss-scaling operators."""
 
 import numpy as np
-from mindtorch.plugins import OPS, backend_for, c_strides, dtypes as D, kernel_table, make_tensor, numel
+from mindtorch.plugins import OPS, backend_for, dtypes as D, kernel_table, make_tensor
 
 from .. import chips
 from ..acl import types as A
 from ..aclnn import Scalar, launch
 from ..allocator import MIN_BLOCK_SIZE
-from ..copy import DENSE, empty
+from ..copy import DENSE, dense_layout, empty
 from ..state import RUNTIME
 from ._common import is_contiguous
 
@@ -125,7 +125,7 @@ def _scratch_like(ts):
     group, not one per tensor. Each starts MIN_BLOCK_SIZE-aligned, as a block of its own would."""
     t0 = ts[0]
     per = MIN_BLOCK_SIZE // t0.dtype.itemsize
-    dense = [DENSE.get(t._shape) or (numel(t._shape), c_strides(t._shape)) for t in ts]
+    dense = [dense_layout(t._shape) for t in ts]
     spans = [-(-n // per) * per for n, _ in dense]
     whole = empty((sum(spans),), t0.dtype, t0.device)
     storage, dtype, device = whole._storage, whole.dtype, whole.device
