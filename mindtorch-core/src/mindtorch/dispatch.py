@@ -398,9 +398,10 @@ def _check_out_overlap(op, out, args):
     joins = op.name in CAT_FAMILY
     if not (joins or op.family in _ITERATED) or op.name in _OUT_COPIED:
         return
+    refused = ("partial", "full") if joins else ("partial",)
     for a in args:
         for t in a if joins and isinstance(a, (list, tuple)) else (a,):
-            if isinstance(t, Tensor) and (_overlap(out, t) == "partial" or (joins and _overlap(out, t) == "full")):
+            if isinstance(t, Tensor) and _overlap(out, t) in refused:
                 raise RuntimeError(_PARTIAL_OVERLAP)
 
 
